@@ -1,0 +1,45 @@
+# The two commands a newcomer runs: `make demo` and `make test`. Both build .venv themselves.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+
+.PHONY: demo test lint typecheck pytest fuzz golden bench clean system-deps
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP) $@
+
+# Fonts for Greek/Cyrillic/Arabic/Devanagari/CJK/emoji and the rendering libraries WeasyPrint needs.
+# Installed only when missing and only when we may (root with apt-get); otherwise a hint is printed.
+system-deps:
+	@bash .ci/system-deps fonts
+
+demo: $(STAMP) system-deps
+	$(BIN)/citerender demo --out out
+
+test: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+fuzz: $(DEV_STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests -k fuzz -p no:randomly
+
+golden: $(DEV_STAMP)
+	$(BIN)/python -m pytest -q tests/test_golden.py --update-golden
+
+bench: $(STAMP)
+	$(BIN)/python bench/citations_bench.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""citerender's readers, document model and writers."""

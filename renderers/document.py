@@ -1,0 +1,292 @@
+"""The intermediate document every reader produces and every writer consumes (pandoc-style).
+
+All nodes are frozen dataclasses. Writers dispatch with ``match`` and must raise
+:class:`renderers.errors.UnsupportedNodeError` for a node they do not handle.
+A citation is the inline node :class:`Cite`; the citation pass
+(:mod:`renderers.resolve`) fills its ``numbers`` and ``anchor``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+# ---------------------------------------------------------------- inlines
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True)
+class Emph:
+    children: tuple[Inline, ...]
+
+
+@dataclass(frozen=True)
+class Strong:
+    children: tuple[Inline, ...]
+
+
+@dataclass(frozen=True)
+class Strike:
+    children: tuple[Inline, ...]
+
+
+@dataclass(frozen=True)
+class Code:
+    """Inline code; ``text`` is verbatim (tokens inside it are not citations)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """A hyperlink. ``url`` is already vetted by the reader (http, https, mailto or ``#frag``)."""
+
+    url: str
+    children: tuple[Inline, ...]
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Image:
+    """An inline image; ``src`` is resolved through the sandboxed fetcher by writers."""
+
+    src: str
+    alt: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class LineBreak:
+    """A hard line break."""
+
+
+@dataclass(frozen=True)
+class SoftBreak:
+    """A soft line break (rendered as a space by most writers)."""
+
+
+@dataclass(frozen=True)
+class RawInline:
+    """Inline markup a reader could not map (kept as text, never as live markup)."""
+
+    text: str
+    format: str = "html"
+
+
+@dataclass(frozen=True)
+class FootnoteRef:
+    """A reference to an author footnote (markdown ``[^label]``)."""
+
+    label: str
+
+
+@dataclass(frozen=True)
+class Cite:
+    """One citation: the sids as written, in order.
+
+    After the citation pass, ``numbers`` holds the sorted, de-duplicated display numbers of the
+    known sids and ``anchor`` a unique id (``cite-1``, ``cite-2`` … in document order).
+    A citation whose sids are all unknown has ``numbers == ()`` and writers render nothing.
+    """
+
+    sids: tuple[int, ...]
+    numbers: tuple[int, ...] = ()
+    anchor: str = ""
+
+
+Inline: TypeAlias = (
+    Text
+    | Emph
+    | Strong
+    | Strike
+    | Code
+    | Link
+    | Image
+    | LineBreak
+    | SoftBreak
+    | RawInline
+    | FootnoteRef
+    | Cite
+)
+
+# ---------------------------------------------------------------- blocks
+
+Alignment = Literal["left", "center", "right", "default"]
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int  # 1..6
+    children: tuple[Inline, ...]
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    children: tuple[Inline, ...]
+
+
+@dataclass(frozen=True)
+class ListItem:
+    """A list item; ``checked`` is None for a plain item, True/False for a task item."""
+
+    blocks: tuple[Block, ...]
+    checked: bool | None = None
+
+
+@dataclass(frozen=True)
+class BulletList:
+    items: tuple[ListItem, ...]
+    tight: bool = True
+
+
+@dataclass(frozen=True)
+class OrderedList:
+    items: tuple[ListItem, ...]
+    start: int = 1
+    tight: bool = True
+
+
+@dataclass(frozen=True)
+class TableCell:
+    children: tuple[Inline, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table: ``header`` is one row (may be empty), ``aligns`` one entry per column."""
+
+    header: tuple[TableCell, ...]
+    rows: tuple[tuple[TableCell, ...], ...]
+    aligns: tuple[Alignment, ...] = ()
+    caption: tuple[Inline, ...] = ()
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A code block; ``text`` is verbatim (tokens inside it are not citations)."""
+
+    text: str
+    language: str = ""
+
+
+@dataclass(frozen=True)
+class BlockQuote:
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A block image with an optional caption."""
+
+    image: Image
+    caption: tuple[Inline, ...] = ()
+
+
+@dataclass(frozen=True)
+class ThematicBreak:
+    pass
+
+
+@dataclass(frozen=True)
+class RawBlock:
+    """Block markup a reader could not map; writers show ``text`` as plain text, never live."""
+
+    text: str
+    format: str = "html"
+
+
+@dataclass(frozen=True)
+class FootnoteDef:
+    """An author footnote's body (markdown ``[^label]: …``)."""
+
+    label: str
+    blocks: tuple[Block, ...]
+
+
+Block: TypeAlias = (
+    Heading
+    | Paragraph
+    | BulletList
+    | OrderedList
+    | Table
+    | CodeBlock
+    | BlockQuote
+    | Figure
+    | ThematicBreak
+    | RawBlock
+    | FootnoteDef
+)
+
+
+@dataclass(frozen=True)
+class Document:
+    """A whole document: its blocks, an optional title and the USAGE sids met while reading."""
+
+    blocks: tuple[Block, ...]
+    title: str = ""
+    usage_sids: tuple[int, ...] = ()
+    warnings: tuple[str, ...] = field(default=())
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def plain_text(inlines: tuple[Inline, ...]) -> str:
+    """The visible text of inlines (citations omitted), for titles, alt text and ids."""
+    parts: list[str] = []
+    for node in inlines:
+        match node:
+            case Text(text) | Code(text) | RawInline(text):
+                parts.append(text)
+            case Emph(children) | Strong(children) | Strike(children) | Link(_, children):
+                parts.append(plain_text(children))
+            case Image(alt=alt):
+                parts.append(alt)
+            case LineBreak() | SoftBreak():
+                parts.append(" ")
+            case FootnoteRef() | Cite():
+                pass
+    return "".join(parts)
+
+
+def iter_inlines(blocks: tuple[Block, ...]) -> Iterator[Inline]:
+    """Every inline node of ``blocks`` in document order (depth first, children after parent)."""
+    for block in blocks:
+        yield from _block_inlines(block)
+
+
+def _walk(inlines: tuple[Inline, ...]) -> Iterator[Inline]:
+    for node in inlines:
+        yield node
+        match node:
+            case Emph(children) | Strong(children) | Strike(children) | Link(_, children):
+                yield from _walk(children)
+
+
+def _block_inlines(block: Block) -> Iterator[Inline]:
+    match block:
+        case Heading(children=children) | Paragraph(children):
+            yield from _walk(children)
+        case BulletList(items) | OrderedList(items):
+            for item in items:
+                yield from iter_inlines(item.blocks)
+        case Table(header, rows, _, caption):
+            for cell in header:
+                yield from _walk(cell.children)
+            for row in rows:
+                for cell in row:
+                    yield from _walk(cell.children)
+            yield from _walk(caption)
+        case BlockQuote(blocks) | FootnoteDef(_, blocks):
+            yield from iter_inlines(blocks)
+        case Figure(image, caption):
+            yield image
+            yield from _walk(caption)
+        case CodeBlock() | ThematicBreak() | RawBlock():
+            pass

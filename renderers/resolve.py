@@ -1,0 +1,189 @@
+"""The citation pass: number every ``Cite`` once and build the Sources entries for all writers."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from citations.links import domain_of, safe_link
+from citations.model import Source
+from citations.numbering import CitationPlan, NumberingMode, plan_citations
+from citations.pool import SourcePool
+from renderers.document import (
+    Block,
+    BlockQuote,
+    BulletList,
+    Cite,
+    Document,
+    Emph,
+    Figure,
+    FootnoteDef,
+    Heading,
+    Inline,
+    Link,
+    ListItem,
+    OrderedList,
+    Paragraph,
+    Strike,
+    Strong,
+    Table,
+    TableCell,
+    iter_inlines,
+)
+from renderers.errors import StrictError
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    """One line of the Sources section, identical for every writer."""
+
+    number: int
+    sid: int
+    source: Source
+    title: str
+    url: str  # the original URL when it is http/https/mailto, else ""
+    label: str  # the domain, or the artifact path for files and attachments
+    date: str
+    anchor: str  # "src-N"
+    backlink: str  # anchor of the first citation of this source ("cite-K")
+
+
+@dataclass(frozen=True)
+class ResolvedDocument:
+    """A document whose citations carry display numbers, plus everything a writer needs."""
+
+    document: Document
+    plan: CitationPlan
+    entries: tuple[SourceEntry, ...]
+    warnings: tuple[str, ...]
+    sources_heading: str = "Sources"
+
+    @property
+    def title(self) -> str:
+        return self.document.title
+
+    @property
+    def usage_sids(self) -> tuple[int, ...]:
+        return self.document.usage_sids
+
+
+def source_label(source: Source) -> str:
+    """Domain for web sources; artifact (or physical) path for files and attachments."""
+    if source.url:
+        return domain_of(source.url) or source.url
+    return source.artifact_path or source.physical_path
+
+
+def source_title(source: Source) -> str:
+    """The title to show: the row's title, else its label, else ``Source <sid>``."""
+    return source.title.strip() or source_label(source) or f"Source {source.sid}"
+
+
+def resolve(
+    document: Document,
+    pool: SourcePool,
+    *,
+    numbering: NumberingMode = "appearance",
+    strict: bool = False,
+    sources_heading: str = "Sources",
+) -> ResolvedDocument:
+    """Number ``document``'s citations against ``pool``.
+
+    Unknown sids are dropped with a warning (or raise :class:`StrictError` when ``strict``).
+    """
+    cites = [node for node in iter_inlines(document.blocks) if isinstance(node, Cite)]
+    plan = plan_citations((c.sids for c in cites), pool, numbering)
+    warnings = list(document.warnings)
+    if plan.unknown_sids:
+        listed = ", ".join(str(s) for s in plan.unknown_sids)
+        message = f"unknown sids not in the sources pool: {listed}"
+        if strict:
+            raise StrictError(message)
+        warnings.append(message)
+    if strict and document.warnings:
+        raise StrictError("; ".join(document.warnings))
+
+    counter = iter(range(1, len(cites) + 1))
+    first_anchor: dict[int, str] = {}
+
+    def number(cite: Cite) -> Cite:
+        anchor = f"cite-{next(counter)}"
+        numbers = plan.numbers_for(cite.sids)
+        for n in numbers:
+            first_anchor.setdefault(n, anchor)
+        return dataclasses.replace(cite, numbers=numbers, anchor=anchor)
+
+    blocks = _map_blocks(document.blocks, number)
+    entries = tuple(
+        SourceEntry(
+            number=n,
+            sid=source.sid,
+            source=source,
+            title=source_title(source),
+            url=safe_link(source.url),
+            label=source_label(source),
+            date=source.date,
+            anchor=f"src-{n}",
+            backlink=first_anchor.get(n, ""),
+        )
+        for n, source in plan.entries
+    )
+    return ResolvedDocument(
+        document=dataclasses.replace(document, blocks=blocks),
+        plan=plan,
+        entries=entries,
+        warnings=tuple(warnings),
+        sources_heading=sources_heading,
+    )
+
+
+CiteFn = Callable[[Cite], Cite]
+
+
+def _map_inlines(inlines: tuple[Inline, ...], fn: CiteFn) -> tuple[Inline, ...]:
+    out: list[Inline] = []
+    for node in inlines:
+        match node:
+            case Cite():
+                out.append(fn(node))
+            case Emph(children) | Strong(children) | Strike(children):
+                out.append(dataclasses.replace(node, children=_map_inlines(children, fn)))
+            case Link(children=children):
+                out.append(dataclasses.replace(node, children=_map_inlines(children, fn)))
+            case _:
+                out.append(node)
+    return tuple(out)
+
+
+def _map_cells(cells: tuple[TableCell, ...], fn: CiteFn) -> tuple[TableCell, ...]:
+    return tuple(TableCell(_map_inlines(c.children, fn)) for c in cells)
+
+
+def _map_blocks(blocks: tuple[Block, ...], fn: CiteFn) -> tuple[Block, ...]:
+    out: list[Block] = []
+    for block in blocks:
+        match block:
+            case Heading(children=children) | Paragraph(children=children):
+                out.append(dataclasses.replace(block, children=_map_inlines(children, fn)))
+            case BulletList(items) | OrderedList(items):
+                new_items = tuple(
+                    ListItem(_map_blocks(i.blocks, fn), i.checked) for i in items
+                )
+                out.append(dataclasses.replace(block, items=new_items))
+            case Table(header, rows, _, caption):
+                out.append(
+                    dataclasses.replace(
+                        block,
+                        header=_map_cells(header, fn),
+                        rows=tuple(_map_cells(r, fn) for r in rows),
+                        caption=_map_inlines(caption, fn),
+                    )
+                )
+            case BlockQuote(blocks=inner) | FootnoteDef(blocks=inner):
+                out.append(dataclasses.replace(block, blocks=_map_blocks(inner, fn)))
+            case Figure(caption=caption):
+                out.append(dataclasses.replace(block, caption=_map_inlines(caption, fn)))
+            case _:
+                out.append(block)
+    return tuple(out)
