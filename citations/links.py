@@ -10,7 +10,7 @@ _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
 
 
 def safe_link(url: str, *, allow_fragment: bool = False) -> str:
-    """Return ``url`` if it may be linked (http, https, mailto; ``#frag`` when allowed), else ``""``.
+    """Return ``url`` if it may be linked (http, https, mailto; ``#frag`` if allowed), else ``""``.
 
     Control characters and white space that browsers ignore (``java\\nscript:``) are removed
     before the scheme is read, so they cannot smuggle a dangerous scheme through.

@@ -56,7 +56,9 @@ class RenderOptions:
     def validate(self) -> RenderOptions:
         """Return self, or raise :class:`InputError` naming the bad option and what is accepted."""
         if self.numbering not in ("appearance", "sid"):
-            raise InputError(f"numbering={self.numbering!r}: accepted values are 'appearance', 'sid'")
+            raise InputError(
+                f"numbering={self.numbering!r}: accepted values are 'appearance', 'sid'"
+            )
         if self.page_size not in ("A4", "Letter"):
             raise InputError(f"page_size={self.page_size!r}: accepted values are 'A4', 'Letter'")
         if self.pdf_variant not in (None, "pdf/a-3b", "pdf/ua-1"):
