@@ -75,3 +75,19 @@ def sample_pool() -> list[dict[str, object]]:
         {"sid": 5, "title": "Board memo", "artifact_path": "attachments/memo.pdf",
          "physical_path": "attachments/memo.pdf", "mime": "application/pdf", "source_type": "file"},
     ]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--update-golden``: rewrite tests/golden/ from the current output instead of comparing."""
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="regenerate the golden files in tests/golden/ (review the diff before committing)",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    """Whether this run regenerates golden files (``--update-golden``)."""
+    return bool(request.config.getoption("--update-golden"))

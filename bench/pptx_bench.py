@@ -1,0 +1,136 @@
+"""PPTX benchmark: the 50-page cited report, our cold render vs pandoc, and slide-count scaling.
+
+Usage: ``.venv/bin/python bench/pptx_bench.py [--runs 5] [--keep DIR]``
+
+Prints, A/B interleaved in one run: cold ``citerender render --to pptx`` (a fresh process,
+imports included) vs ``pandoc --slide-level=2 -o x.pptx`` on the same markdown, the ratio
+(goal ≤ 1.0×) and the peak memory of each child (maxrss); then a 100-slide and a 300-slide
+deck rendered in one warm process, with the per-slide time ratio (≈ 1.0 means linear cost).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docx_bench import CLI, PYTHON, make_pool, make_report, run_child
+
+#: Pipeline used when the CLI cannot render PPTX yet (same work: read, resolve, write).
+PIPELINE = """
+import sys
+from pathlib import Path
+from citations.pool import SourcePool
+from renderers.read_markdown import read_markdown
+from renderers.resolve import resolve
+from renderers.options import RenderOptions
+from renderers.pptx import pptx_bytes
+src, pool, out = sys.argv[1:4]
+rdoc = resolve(read_markdown(Path(src).read_text("utf-8")), SourcePool.load(pool))
+Path(out).write_bytes(pptx_bytes(rdoc, RenderOptions()))
+"""
+
+
+def our_command(md: Path, pool: Path, out: Path, env: dict[str, str]) -> list[str]:
+    """The cold CLI when it renders PPTX, else a cold ``python -c`` running the same pipeline."""
+    cli = [str(CLI), "render", str(md), "--pool", str(pool), "--to", "pptx", "--out", str(out)]
+    if CLI.exists():
+        try:
+            run_child(cli, env)
+            if (out / f"{md.stem}.pptx").exists():
+                return cli
+        except RuntimeError:
+            pass
+    print("(CLI cannot render PPTX here; timing a cold `python -c` pipeline instead)")
+    return [str(PYTHON), "-c", PIPELINE, str(md), str(pool), str(out / f"{md.stem}.pptx")]
+
+
+def deck_markdown(slides: int) -> str:
+    """``slides`` short cited slides (one heading and one paragraph each)."""
+    parts = []
+    for k in range(slides):
+        parts.append(f"## Slide {k + 1}\n\nGrid storage grew fast in region {k} "
+                     f"[[S:{k % 120 + 1}]] while prices fell [[S:{(k * 7) % 120 + 1}]].\n")
+    return "\n".join(parts)
+
+
+def scaling() -> None:
+    """Warm per-slide cost of a ~100-slide and a ~300-slide deck (and ~1,000 as a check)."""
+    from citations.pool import SourcePool
+    from renderers.options import RenderOptions
+    from renderers.pptx import pptx_bytes
+    from renderers.read_markdown import read_markdown
+    from renderers.resolve import resolve
+
+    pool = SourcePool.from_rows(make_pool())
+    options = RenderOptions()
+    pptx_bytes(resolve(read_markdown(deck_markdown(20)), pool), options)  # warm caches
+    per_slide: dict[int, float] = {}
+    print("\nscaling (warm, in-process, best of 3):")
+    for count in (100, 300, 1000):
+        rdoc = resolve(read_markdown(deck_markdown(count)), pool)
+        best = float("inf")
+        for _ in range(3 if count < 1000 else 1):
+            start = time.perf_counter()
+            pptx_bytes(rdoc, options)
+            best = min(best, time.perf_counter() - start)
+        per_slide[count] = best / count
+        print(f"  {count:>5} content slides: {best:6.2f} s, "
+              f"{per_slide[count] * 1000:6.2f} ms/slide")
+    print(f"  per-slide time ratio 300 vs 100 slides : {per_slide[300] / per_slide[100]:.2f}x "
+          "(1.0 = linear)")
+    print(f"  per-slide time ratio 1000 vs 100 slides: {per_slide[1000] / per_slide[100]:.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--keep", type=Path, help="keep the generated inputs and outputs here")
+    args = parser.parse_args()
+    pandoc = shutil.which("pandoc")
+    work = Path(args.keep or tempfile.mkdtemp(prefix="pptx-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    md = work / "report.md"
+    pool = work / "pool.json"
+    md_text = make_report()
+    md.write_text(md_text, "utf-8")
+    pool.write_text(json.dumps(make_pool()), "utf-8")
+    print(f"input: {len(md_text.split())} words, {md_text.count('[[S:')} citation tokens, "
+          "120 sources")
+    env = dict(os.environ)
+    ours = our_command(md, pool, work, env)
+    times: dict[str, list[float]] = {"citerender": [], "pandoc": []}
+    peaks: dict[str, int] = {"citerender": 0, "pandoc": 0}
+    for _ in range(args.runs):
+        seconds, rss = run_child(ours, env)
+        times["citerender"].append(seconds)
+        peaks["citerender"] = max(peaks["citerender"], rss)
+        if pandoc:
+            argv = [pandoc, "--slide-level=2", str(md), "-o", str(work / "pandoc.pptx")]
+            seconds, rss = run_child(argv, env)
+            times["pandoc"].append(seconds)
+            peaks["pandoc"] = max(peaks["pandoc"], rss)
+    ours_median = statistics.median(times["citerender"])
+    print(f"\nciterender render --to pptx (cold): median {ours_median:.3f} s over "
+          f"{args.runs} runs, peak RSS {peaks['citerender'] / 1024:.0f} MiB")
+    if pandoc:
+        theirs = statistics.median(times["pandoc"])
+        print(f"pandoc --slide-level=2 -o x.pptx  : median {theirs:.3f} s, "
+              f"peak RSS {peaks['pandoc'] / 1024:.0f} MiB")
+        print(f"ratio citerender / pandoc         : {ours_median / theirs:.2f}x (goal <= 1.0x)")
+    else:
+        print("pandoc not installed: no A/B ratio")
+    scaling()
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

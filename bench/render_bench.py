@@ -1,0 +1,251 @@
+"""PDF/PNG benchmark: a 50-page cited report (≈26,000 words, 500 citations, 120 sources).
+
+Usage: ``.venv/bin/python bench/render_bench.py [--runs 2]``
+
+Prints, measured A/B in one run (best of ``--runs``, alternating):
+  1. our ``render(..., formats="pdf")`` vs ``pandoc --pdf-engine=weasyprint`` (goal ≤ 0.7×);
+  2. our PDF writer vs plain WeasyPrint on the same HTML (goal ≤ 1.05×);
+  3. PNG of every page at 150 dpi (goal ≤ 1.5 s) and the share spent encoding;
+  4. pdf+png+html+md in one call vs pdf alone (goal ≤ 1.3×);
+  5. peak memory (maxrss) of a child process rendering the PDF (goal ≤ 250 MiB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import pypdfium2 as pdfium  # noqa: E402
+from weasyprint import HTML  # noqa: E402
+
+from citations.pool import SourcePool  # noqa: E402
+from renderers.api import render  # noqa: E402
+from renderers.html import render_html  # noqa: E402
+from renderers.options import RenderOptions  # noqa: E402
+from renderers.pdf import pdf_bytes  # noqa: E402
+from renderers.png import ENCODE_WORKERS, encode_png, png_pages  # noqa: E402
+from renderers.read_markdown import read_markdown  # noqa: E402
+from renderers.resolve import resolve  # noqa: E402
+
+WORDS = (
+    "energy", "grid", "capacity", "solar", "wind", "storage", "battery", "demand", "supply",
+    "market", "price", "cost", "investment", "policy", "carbon", "emission", "transition",
+    "network", "utility", "generation", "forecast", "region", "country", "growth", "decline",
+    "scenario", "model", "analysis", "sector", "industry", "efficiency", "heating", "transport",
+    "hydrogen", "nuclear", "hydro", "finance", "risk", "the", "of", "and", "in", "to", "a", "for",
+    "with", "on", "by", "from", "that", "is", "as", "are",
+)
+
+
+def make_pool(count: int = 120) -> list[dict[str, object]]:
+    """``count`` web sources with titles, URLs and (mostly) dates."""
+    rng = random.Random(3)
+    return [
+        {
+            "sid": sid,
+            "title": " ".join(rng.choice(WORDS).title() for _ in range(6)),
+            "url": f"https://www.source{sid}.example.org/reports/{sid}/{rng.randrange(10**6)}",
+            "published_at": f"2024-{sid % 12 + 1:02d}-{sid % 27 + 1:02d}" if sid % 4 else "",
+        }
+        for sid in range(1, count + 1)
+    ]
+
+
+def make_report(words: int = 26_000, citations: int = 500, sources: int = 120) -> str:
+    """Markdown with headings, paragraphs, lists and tables; citations spread evenly."""
+    rng = random.Random(11)
+    sentences = words // 16
+    every = max(1, sentences // citations)
+    parts = ["# Global Energy Transition Review\n"]
+    cited = 0
+    paragraph: list[str] = []
+    for index in range(sentences):
+        sentence = " ".join(rng.choice(WORDS) for _ in range(16)).capitalize()
+        if index % every == 0 and cited < citations:
+            first = cited % sources + 1
+            spec = f"{first}" if cited % 5 else f"{first},{(first + 7) % sources + 1}"
+            sentence += f" [[S:{spec}]]"
+            cited += 1
+        paragraph.append(sentence + ".")
+        if len(paragraph) == 7:
+            parts.append(" ".join(paragraph) + "\n")
+            paragraph = []
+        if index % 120 == 119:
+            parts.append(f"## Section {index // 120 + 1}\n")
+        if index % 300 == 150:
+            rows = "\n".join(f"| {r} | {rng.randrange(1000)} | {rng.randrange(100)} % |"
+                             for r in ("Solar", "Wind", "Hydro", "Gas"))
+            parts.append(f"| Technology | GW | Share |\n|---|--:|--:|\n{rows}\n")
+        if index % 300 == 75:
+            parts.append("\n".join(f"- {rng.choice(WORDS)} {rng.choice(WORDS)}" for _ in range(4))
+                         + "\n")
+    parts.append(" ".join(paragraph) + "\n")
+    return "\n".join(parts)
+
+
+def best(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def ab(a: Callable[[], object], b: Callable[[], object], runs: int) -> tuple[float, float]:
+    """Best times of ``a`` and ``b``, measured alternately."""
+    ta, tb = [], []
+    for _ in range(runs):
+        ta.append(best(a, 1))
+        tb.append(best(b, 1))
+    return min(ta), min(tb)
+
+
+def pandoc_pdf(markdown: Path, out: Path) -> Callable[[], object]:
+    env = {**os.environ, "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ.get('PATH', '')}"}
+
+    def run() -> object:
+        return subprocess.run(
+            ["pandoc", str(markdown), "-o", str(out), "--pdf-engine=weasyprint",
+             "--metadata", "title=Report"],
+            check=True, capture_output=True, env=env, timeout=600,
+        )
+
+    return run
+
+
+def api_works(work: Path) -> bool:
+    """True when ``renderers.api.render`` runs end to end (its dependencies may be missing)."""
+    try:
+        render("# t\n\nx [[S:1]]\n", work / "probe", formats="html", sources_pool=make_pool(1))
+    except ImportError as exc:
+        print(f"renderers.api.render unavailable ({exc}); timing the pipeline directly")
+        return False
+    return True
+
+
+def pipeline(content: str, rows: list[dict[str, object]], formats: list[str], out: Path) -> None:
+    """Parse once, render many (what ``render`` does, minus sources_used.json)."""
+    from renderers.markdown import markdown_text
+
+    out.mkdir(parents=True, exist_ok=True)
+    options = RenderOptions(base_dir=out, out_dir=out)
+    rdoc = resolve(read_markdown(content), SourcePool.from_rows(rows))
+    html = render_html(rdoc, options)
+    pdf = pdf_bytes(html, options) if {"pdf", "png"} & set(formats) else b""
+    if "pdf" in formats:
+        (out / "report.pdf").write_bytes(pdf)
+    if "png" in formats:
+        for number, png in enumerate(png_pages(pdf, options), start=1):
+            (out / f"report-{number}.png").write_bytes(png)
+    if "html" in formats:
+        (out / "report.html").write_text(html, "utf-8")
+    if "md" in formats:
+        (out / "report.md").write_text(markdown_text(rdoc, options), "utf-8")
+
+
+def child_peak_mib(content: Path, pool: Path, out: Path) -> float:
+    code = (
+        "import json,sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]);"
+        "from bench.render_bench import pipeline;"
+        "pipeline(Path(sys.argv[2]).read_text('utf-8'),"
+        " json.loads(Path(sys.argv[3]).read_text('utf-8')), ['pdf'], Path(sys.argv[4]));"
+        "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')))"
+    )
+    # The child reports its own high-water mark (VmHWM, KiB). Not ru_maxrss: Linux carries the
+    # parent's peak across fork+exec into it, and RUSAGE_CHILDREN includes pandoc's weasyprint.
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT), str(content), str(pool), str(out)],
+        check=True, timeout=600, capture_output=True, text=True,
+    )
+    return int(done.stdout.split()[-1]) / 1024  # Linux: KiB
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=2)
+    args = parser.parse_args()
+    runs = max(1, args.runs)
+    work = Path(tempfile.mkdtemp(prefix="render-bench-"))
+    try:
+        content, rows = make_report(), make_pool()
+        (work / "report.md").write_text(content, "utf-8")
+        (work / "pool.json").write_text(json.dumps(rows), "utf-8")
+        rdoc = resolve(read_markdown(content), SourcePool.from_rows(rows))
+        options = RenderOptions()
+        html = render_html(rdoc, options)
+        pdf = pdf_bytes(html, options)
+        pages = len(pdfium.PdfDocument(pdf))
+        cites = sum(content.count(t) for t in ("[[S:",))
+        print(f"report: {len(content.split())} words, {cites} citations, {len(rows)} sources, "
+              f"{pages} pages, HTML {len(html) // 1024} KiB, PDF {len(pdf) // 1024} KiB")
+
+        use_api = api_works(work)
+        print(f"our side: {'renderers.api.render' if use_api else 'the pipeline directly'}")
+
+        def ours(formats: str, name: str) -> Callable[[], object]:
+            if use_api:
+                return lambda: render(content, work / name, formats=formats, sources_pool=rows)
+            return lambda: pipeline(content, rows, formats.split(","), work / name)
+
+        # 1. ours vs pandoc + weasyprint (pandoc gets our footnoted markdown: same document)
+        from renderers.markdown import markdown_text
+
+        (work / "pandoc.md").write_text(markdown_text(rdoc, options), "utf-8")
+        try:
+            t_ours, t_pandoc = ab(ours("pdf", "o1"), pandoc_pdf(work / "pandoc.md",
+                                                                   work / "pandoc.pdf"), runs)
+            print(f"1. render --to pdf {t_ours:6.2f} s | pandoc --pdf-engine=weasyprint "
+                  f"{t_pandoc:6.2f} s | ratio {t_ours / t_pandoc:.2f}x (goal <= 0.7x)")
+        except subprocess.CalledProcessError as exc:
+            print(f"1. pandoc --pdf-engine=weasyprint failed: {exc.stderr.decode()[-400:]}")
+
+        # 2. our PDF writer vs WeasyPrint alone on the same HTML
+        t_writer, t_plain = ab(lambda: pdf_bytes(html, options),
+                               lambda: HTML(string=html).write_pdf(), runs)
+        print(f"2. pdf_bytes {t_writer:6.2f} s | WeasyPrint alone {t_plain:6.2f} s | "
+              f"ratio {t_writer / t_plain:.2f}x (goal <= 1.05x)")
+
+        # 3. PNG of every page at 150 dpi: png_pages, and how much of it is encoding
+        png_options = RenderOptions(dpi=150)
+        t_png = best(lambda: png_pages(pdf, png_options), runs)
+        document = pdfium.PdfDocument(pdf)
+        start = time.perf_counter()
+        images = [document[i].render(scale=150 / 72, draw_annots=False).to_pil()
+                  for i in range(len(document))]
+        t_raster = time.perf_counter() - start
+        start = time.perf_counter()
+        for image in images:
+            encode_png(image, 150)
+        t_encode = time.perf_counter() - start
+        print(f"3. PNG {pages} pages @150 dpi {t_png:6.2f} s (goal <= 1.5 s); serially: "
+              f"rasterize {t_raster:.2f} s, encode {t_encode:.2f} s "
+              f"({100 * t_encode / (t_raster + t_encode):.0f} %), encoding overlaps on "
+              f"{ENCODE_WORKERS} threads")
+
+        # 4. four formats in one call vs PDF alone
+        t_four, t_pdf = ab(ours("pdf,png,html,md", "o4"), ours("pdf", "o5"), runs)
+        print(f"4. pdf+png+html+md {t_four:6.2f} s | pdf alone {t_pdf:6.2f} s | "
+              f"ratio {t_four / t_pdf:.2f}x (goal <= 1.3x)")
+
+        # 5. peak memory of a child process rendering the PDF
+        peak = child_peak_mib(work / "report.md", work / "pool.json", work / "o6")
+        print(f"5. peak memory (child VmHWM) {peak:6.1f} MiB (goal <= 250 MiB)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,278 @@
+"""Audit a document's citations against a sources pool (``citerender audit``).
+
+The report answers: which sources are cited (and numbered how), which sids are unknown, which
+tokens are invalid, which citations sit in code (not citations, probably a mistake), which pool
+sources were never used, and how much of the prose carries a citation.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import Any, Literal
+
+from citations.numbering import plan_citations
+from citations.pool import SourcePool
+from citations.tokens import (
+    line_starts,
+    markdown_blocks,
+    resolve_token_sids,
+    scan,
+)
+
+AuditFormat = Literal["markdown", "html"]
+
+
+@dataclass(frozen=True)
+class InvalidToken:
+    """A token that could not be read: its text, 1-based line and the reason."""
+
+    text: str
+    line: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"text", "line", "reason"}``."""
+        return {"text": self.text, "line": self.line, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The outcome of :func:`audit`; ``to_dict()`` is the ``citerender audit --json`` output."""
+
+    cited_sids: tuple[int, ...]
+    unknown_sids: tuple[int, ...]
+    usage_sids: tuple[int, ...]
+    in_code_sids: tuple[int, ...]
+    orphaned_sids: tuple[int, ...]
+    invalid_tokens: tuple[InvalidToken, ...]
+    numbers: dict[int, int]
+    coverage: float
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        """False when there are unknown sids, invalid tokens or citations in code."""
+        return not (self.unknown_sids or self.invalid_tokens or self.in_code_sids)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report, with exactly the keys of the audit contract."""
+        return {
+            "cited_sids": list(self.cited_sids),
+            "unknown_sids": list(self.unknown_sids),
+            "usage_sids": list(self.usage_sids),
+            "in_code_sids": list(self.in_code_sids),
+            "orphaned_sids": list(self.orphaned_sids),
+            "invalid_tokens": [t.to_dict() for t in self.invalid_tokens],
+            "numbers": {str(sid): n for sid, n in self.numbers.items()},
+            "coverage": self.coverage,
+            "ok": self.ok,
+        }
+
+    def format_text(self) -> str:
+        """A short human-readable report."""
+        lines = [
+            f"{len(self.cited_sids)} cited, {len(self.unknown_sids)} unknown, "
+            f"{len(self.usage_sids)} usage-only, {len(self.in_code_sids)} in code, "
+            f"{len(self.orphaned_sids)} orphaned; coverage {self.coverage:.0%} of paragraphs "
+            "and list items",
+        ]
+        if self.numbers:
+            lines.append(
+                "Numbers: " + ", ".join(f"S{sid}→{n}" for sid, n in self.numbers.items())
+            )
+        if self.unknown_sids:
+            lines.append("Unknown sids (not in the pool): " + _join(self.unknown_sids))
+        for token in self.invalid_tokens:
+            lines.append(f"Invalid token on line {token.line}: {token.text} — {token.reason}")
+        if self.in_code_sids:
+            lines.append("Tokens inside code (not citations): " + _join(self.in_code_sids))
+        if self.orphaned_sids:
+            lines.append("Never cited: " + _join(self.orphaned_sids))
+        lines += [f"Warning: {w}" for w in self.warnings]
+        lines.append("OK" if self.ok else "PROBLEMS FOUND")
+        return "\n".join(lines)
+
+
+def _join(sids: Iterable[int]) -> str:
+    return ", ".join(str(s) for s in sids)
+
+
+def _unique(values: Iterable[int]) -> tuple[int, ...]:
+    return tuple(dict.fromkeys(values))
+
+
+def audit(
+    content: str,
+    pool: object,
+    *,
+    content_format: AuditFormat = "markdown",
+    dialects: frozenset[str] = frozenset(),
+) -> AuditReport:
+    """Audit ``content`` (markdown or HTML) against ``pool`` (anything
+    :meth:`SourcePool.coerce` accepts).
+
+    ``numbers`` use appearance numbering; sids sharing a source share a number. A pool source is
+    *orphaned* when neither it nor a duplicate of it is cited or named in a USAGE tag.
+    """
+    if content_format not in ("markdown", "html"):
+        raise ValueError(
+            f"content_format={content_format!r}: accepted values are 'markdown', 'html'"
+        )
+    sources = SourcePool.coerce(pool)
+    tokens = scan(content, syntax=content_format, dialects=dialects)
+    groups: list[tuple[int, ...]] = []
+    usage: list[int] = []
+    in_code: list[int] = []
+    invalid: list[InvalidToken] = []
+    warnings: list[str] = []
+    cite_positions: list[int] = []
+    for token in tokens:
+        if token.in_code:
+            in_code += token.sids
+            continue
+        if token.error is not None:
+            invalid.append(InvalidToken(token.text, token.line, token.error))
+            continue
+        warnings += [f"line {token.line}: {token.text}: {w}" for w in token.warnings]
+        sids, missing = resolve_token_sids(token, sources)
+        if missing:
+            invalid.append(
+                InvalidToken(
+                    token.text,
+                    token.line,
+                    f"index {_join(missing)} is beyond the pool ({len(sources)} sources)",
+                )
+            )
+        if token.kind == "usage":
+            usage += sids
+        elif sids:
+            groups.append(sids)
+            cite_positions.append(token.start)
+    plan = plan_citations(groups, sources, "appearance")
+    used = {sources.canonical_sid(s) for s in (*plan.order, *usage) if s in sources}
+    orphaned = tuple(s for s in sources.sids if sources.canonical_sid(s) not in used)
+    return AuditReport(
+        cited_sids=plan.order,
+        unknown_sids=_unique(
+            (*plan.unknown_sids, *(s for s in usage if s not in sources))
+        ),
+        usage_sids=_unique(usage),
+        in_code_sids=_unique(in_code),
+        orphaned_sids=orphaned,
+        invalid_tokens=tuple(invalid),
+        numbers=dict(plan.numbers),
+        coverage=_coverage(content, content_format, cite_positions),
+        warnings=tuple(warnings),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Coverage: share of prose units (paragraphs outside lists, and list items) with a citation.
+
+
+def _coverage(content: str, content_format: AuditFormat, cite_positions: list[int]) -> float:
+    units = _markdown_units(content) if content_format == "markdown" else _html_units(content)
+    if not units:
+        return 0.0
+    units.sort()
+    starts = [start for start, _ in units]
+    covered: set[int] = set()
+    for pos in cite_positions:
+        index = bisect.bisect_right(starts, pos) - 1
+        while index >= 0:  # nested spans: the innermost holding ``pos`` starts last
+            if units[index][0] <= pos < units[index][1]:
+                covered.add(index)
+                break
+            index -= 1
+    return round(len(covered) / len(units), 4)
+
+
+def _markdown_units(content: str) -> list[tuple[int, int]]:
+    """Offset spans of the list items and of the paragraphs outside list items."""
+    starts = [*line_starts(content), len(content)]
+
+    def offset(line: int) -> int:
+        return starts[min(line, len(starts) - 1)]
+
+    units: list[tuple[int, int]] = []
+    item_depth = 0
+    for tok in markdown_blocks(content):
+        if tok.type == "list_item_open":
+            item_depth += 1
+            if tok.map is not None:
+                units.append((offset(tok.map[0]), offset(tok.map[1])))
+        elif tok.type == "list_item_close":
+            item_depth -= 1
+        elif tok.type == "paragraph_open" and item_depth == 0 and tok.map is not None:
+            units.append((offset(tok.map[0]), offset(tok.map[1])))
+    return units
+
+
+class _UnitParser(HTMLParser):
+    """Collects the offset spans of ``<li>`` elements and of ``<p>`` outside list items."""
+
+    _CLOSES_P = frozenset({
+        "address", "article", "aside", "blockquote", "div", "dl", "fieldset", "footer", "form",
+        "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p",
+        "pre", "section", "table", "ul", "body", "html", "td", "th",
+    })
+
+    def __init__(self, content: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self._starts = line_starts(content)
+        self._length = len(content)
+        self.units: list[tuple[int, int]] = []
+        self._open_p: int | None = None
+        self._items: list[tuple[int, int]] = []  # (start, list depth) of open <li>
+        self._depth = 0  # open <ul>/<ol>
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return min(self._starts[line - 1] + column, self._length)
+
+    def _close_p(self, end: int) -> None:
+        if self._open_p is not None:
+            self.units.append((self._open_p, end))
+            self._open_p = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        here = self._offset()
+        if tag in self._CLOSES_P:
+            self._close_p(here)
+        if tag in ("ul", "ol"):
+            self._depth += 1
+        elif tag == "li":
+            self._close_items(here, self._depth)
+            self._items.append((here, self._depth))
+        elif tag == "p" and not self._items:
+            self._open_p = here
+
+    def handle_endtag(self, tag: str) -> None:
+        here = self._offset()
+        if tag == "p" or tag in self._CLOSES_P:
+            self._close_p(here)
+        if tag == "li":
+            self._close_items(here, self._depth)
+        elif tag in ("ul", "ol") and self._depth:
+            self._close_items(here, self._depth)
+            self._depth -= 1
+
+    def _close_items(self, end: int, depth: int) -> None:
+        """Close the open list items at ``depth`` or deeper (``</li>`` is optional in HTML)."""
+        while self._items and self._items[-1][1] >= depth:
+            self.units.append((self._items.pop()[0], end))
+
+    def finish(self) -> list[tuple[int, int]]:
+        self.close()
+        self._close_p(self._length)
+        self._close_items(self._length, 0)
+        return self.units
+
+
+def _html_units(content: str) -> list[tuple[int, int]]:
+    parser = _UnitParser(content)
+    parser.feed(content)
+    return parser.finish()

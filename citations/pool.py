@@ -1,0 +1,451 @@
+"""The sources pool: loading, row normalization, dedupe keys, append-only merge and selectors."""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from citations.errors import DuplicateSidError, PoolError, SelectorError
+from citations.model import CANONICAL_FIELDS, Source
+from citations.urls import normalize_path, normalize_url
+
+#: Other names the canonical fields go by in tool outputs and older pools (alias → field).
+#: A canonical field given explicitly wins; the alias then stays in ``extra``.
+FIELD_ALIASES: dict[str, str] = {
+    "link": "url",
+    "href": "url",
+    "snippet": "text",
+    "published": "published_at",
+    "date": "published_at",
+    "published_time_iso": "published_at",
+    "fetched": "fetched_at",
+    "fetched_time_iso": "fetched_at",
+    "retrieved_at": "fetched_at",
+    "type": "source_type",
+    "mime_type": "mime",
+    "mimetype": "mime",
+    "size": "size_bytes",
+    "path": "physical_path",
+    "file_path": "physical_path",
+    "score": "relevance",
+}
+
+ACCEPTED_SHAPES = (
+    'a list of rows, {"sources_pool": [...]}, {"sources": [...]} (JSON), or the same in YAML'
+)
+_STR_FIELDS = frozenset(CANONICAL_FIELDS) - {"sid", "size_bytes", "relevance"}
+_INTEGRAL = re.compile(r"\+?\d+")
+
+
+def is_eligible_mime(mime: str | None) -> bool:
+    """True for MIME types an attachment or file source may have: text/*, image/*, PDF."""
+    base = (mime or "").split(";", 1)[0].strip().lower()
+    return base.startswith(("text/", "image/")) or base == "application/pdf"
+
+
+def dedupe_key(source: Source) -> str:
+    """The identity of a source: its normalized URL, else its normalized physical path, else a
+    fingerprint of its content (so identical rows under two sids are one source)."""
+    if source.url.strip():
+        return "url:" + normalize_url(source.url)
+    if source.physical_path.strip():
+        return "path:" + normalize_path(source.physical_path)
+    body = {k: v for k, v in source.to_dict().items() if k != "sid"}
+    digest = hashlib.sha1(
+        json.dumps(body, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")
+    ).hexdigest()
+    return "row:" + digest
+
+
+# -- row parsing -------------------------------------------------------------------------------
+
+
+def parse_sid(value: object, where: str) -> int:
+    """A positive integral sid from ``value`` (``3``, ``"3"``, ``3.0``); PoolError otherwise."""
+    sid: int | None = None
+    if isinstance(value, bool):
+        sid = None
+    elif isinstance(value, int):
+        sid = value
+    elif isinstance(value, float) and value.is_integer():
+        sid = int(value)
+    elif isinstance(value, str) and _INTEGRAL.fullmatch(value.strip()):
+        sid = int(value.strip())
+    if sid is None or sid < 1:
+        raise PoolError(f"{where}: sid {value!r} is not valid; accepted: a positive integer")
+    return sid
+
+
+def _as_str(value: object, name: str, where: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise PoolError(f"{where}: field {name!r} is {type(value).__name__}; accepted: a string")
+
+
+def _as_size(value: object, where: str) -> int | None:
+    if value in (None, ""):
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise PoolError(f"{where}: size_bytes {value!r} is not valid; accepted: a whole number >= 0")
+
+
+def _as_relevance(value: object, where: str) -> float | None:
+    if value in (None, ""):
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    raise PoolError(f"{where}: relevance {value!r} is not valid; accepted: a number")
+
+
+def source_from_row(row: Mapping[str, Any], where: str) -> Source:
+    """One canonical :class:`Source` from a row mapping (aliases folded, unknown keys kept).
+
+    An empty canonical field counts as absent, so an alias may fill it.
+
+    ``where`` names the row in error messages (``"pool.json: row 3"``).
+    """
+    fields: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in row.items():
+        name = str(key)
+        if name in CANONICAL_FIELDS and value not in (None, ""):
+            fields[name] = value
+    for key, value in row.items():
+        name = str(key)
+        if name in CANONICAL_FIELDS:
+            continue
+        target = FIELD_ALIASES.get(name)
+        if target is not None and target not in fields and value not in (None, ""):
+            fields[target] = value
+        else:
+            extra[name] = value
+    if "sid" not in fields:
+        raise PoolError(f"{where}: the row has no 'sid'; accepted: a positive integer sid")
+    kwargs: dict[str, Any] = {"sid": parse_sid(fields["sid"], where), "extra": extra}
+    for name in _STR_FIELDS:
+        if name in fields:
+            kwargs[name] = _as_str(fields[name], name, where)
+    if "size_bytes" in fields:
+        kwargs["size_bytes"] = _as_size(fields["size_bytes"], where)
+    if "relevance" in fields:
+        kwargs["relevance"] = _as_relevance(fields["relevance"], where)
+    return Source(**kwargs)
+
+
+# -- selectors ---------------------------------------------------------------------------------
+
+_SELECTOR = re.compile(r"\s*(?:so:)?\s*(?:sources_pool)?\s*(?:\[(?P<spec>[^\]]*)\])?\s*")
+_ITEM = re.compile(r"\s*(\d+)\s*(?:[-\u2013\u2014]\s*(\d+)\s*)?")
+
+
+def parse_selector(selector: str) -> list[tuple[int, int]] | None:
+    """The inclusive sid ranges of ``so:sources_pool[1-3,7]`` (``None`` = the whole pool).
+
+    Accepted: ``so:sources_pool[...]``, ``sources_pool[...]``, ``[...]`` and the bare
+    ``so:sources_pool``; items are sids or ranges ``a-b`` separated by commas.
+    """
+    match = _SELECTOR.fullmatch(selector or "")
+    if match is None or not (selector or "").strip():
+        raise SelectorError(
+            f"selector {selector!r} is not valid; accepted: so:sources_pool[1-5], [1,3,7], "
+            "so:sources_pool[1-3,7]"
+        )
+    spec = match.group("spec")
+    if spec is None:
+        if "sources_pool" not in selector:
+            raise SelectorError(
+                f"selector {selector!r} names no pool; accepted: so:sources_pool[..]"
+            )
+        return None
+    ranges: list[tuple[int, int]] = []
+    for item in spec.split(","):
+        found = _ITEM.fullmatch(item)
+        if found is None:
+            raise SelectorError(
+                f"selector {selector!r}: item {item.strip()!r} is not a sid or range; "
+                "accepted: positive integers and ranges such as 1-5"
+            )
+        first = int(found.group(1))
+        last = int(found.group(2)) if found.group(2) else first
+        if first < 1 or last < 1:
+            raise SelectorError(f"selector {selector!r}: sids start at 1")
+        ranges.append((min(first, last), max(first, last)))
+    return ranges
+
+
+# -- the pool ----------------------------------------------------------------------------------
+
+
+class SourcePool:
+    """An immutable set of sources keyed by sid, iterated in sid order."""
+
+    __slots__ = ("_by_key", "_canonical", "_keys", "_order", "_sources", "origin")
+
+    def __init__(self, sources: Iterable[Source] = (), *, origin: str = "<pool>") -> None:
+        self.origin = origin
+        self._sources: dict[int, Source] = {s.sid: s for s in sorted(sources, key=_sid_of)}
+        self._order: list[int] = list(self._sources)
+        self._keys: dict[int, str] = {sid: dedupe_key(s) for sid, s in self._sources.items()}
+        self._by_key: dict[str, int] = {}
+        self._canonical: dict[int, int] = {}
+        for sid, key in self._keys.items():
+            self._canonical[sid] = self._by_key.setdefault(key, sid)
+
+    # construction ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[object], *, origin: str = "<pool>") -> SourcePool:
+        """A pool from row mappings (or :class:`Source` objects).
+
+        Identical rows under one sid collapse; a sid reused with different content raises
+        :class:`DuplicateSidError` naming both rows.
+        """
+        seen: dict[int, tuple[int, Source]] = {}
+        for index, row in enumerate(rows):
+            where = f"{origin}: row {index}"
+            if isinstance(row, Source):
+                source = row
+            elif isinstance(row, Mapping):
+                source = source_from_row(row, where)
+            else:
+                raise PoolError(
+                    f"{where} is {type(row).__name__}; accepted: an object with a 'sid' field"
+                )
+            previous = seen.get(source.sid)
+            if previous is None:
+                seen[source.sid] = (index, source)
+            elif previous[1] != source:
+                raise DuplicateSidError(
+                    f"{origin}: rows {previous[0]} and {index} share sid {source.sid} but differ; "
+                    "accepted: one row per sid (identical repeats are merged)"
+                )
+        return cls((source for _, source in seen.values()), origin=origin)
+
+    @classmethod
+    def load(cls, path: str | Path) -> SourcePool:
+        """Load a pool file: JSON (``.json`` or anything else) or YAML (``.yaml``/``.yml``)."""
+        file = Path(path)
+        name = str(path)
+        if not file.exists():
+            raise PoolError(f"{name}: pool file not found")
+        if not file.is_file():
+            raise PoolError(f"{name}: not a file; accepted: a JSON or YAML pool file")
+        try:
+            text = file.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise PoolError(f"{name}: not UTF-8 text ({exc.reason}); {ACCEPTED_SHAPES}") from exc
+        except OSError as exc:
+            raise PoolError(f"{name}: cannot read ({exc.strerror})") from exc
+        data = _parse_text(text, name, yaml_first=file.suffix.lower() in (".yaml", ".yml"))
+        return cls.from_rows(_rows_of(data, name), origin=name)
+
+    @classmethod
+    def coerce(cls, obj: object) -> SourcePool:
+        """A pool from whatever callers pass as ``sources_pool``.
+
+        Accepted: a SourcePool, None (empty), a list of rows, a mapping with ``sources_pool`` or
+        ``sources``, a path (str or Path), or JSON text starting with ``[`` or ``{``.
+        """
+        if isinstance(obj, SourcePool):
+            return obj
+        if obj is None:
+            return cls()
+        if isinstance(obj, Path):
+            return cls.load(obj)
+        if isinstance(obj, str):
+            if obj.lstrip().startswith(("[", "{")):
+                data = _parse_text(obj, "sources_pool", yaml_first=False)
+                return cls.from_rows(_rows_of(data, "sources_pool"), origin="sources_pool")
+            return cls.load(obj)
+        if isinstance(obj, list | tuple):
+            return cls.from_rows(obj, origin="sources_pool")
+        if isinstance(obj, Mapping):
+            return cls.from_rows(_rows_of(obj, "sources_pool"), origin="sources_pool")
+        raise PoolError(
+            f"sources_pool is {type(obj).__name__}; accepted: {ACCEPTED_SHAPES}, a file path, "
+            "or a SourcePool"
+        )
+
+    # lookup ---------------------------------------------------------------------------------
+
+    def get(self, sid: int) -> Source | None:
+        """The source with ``sid``, or None."""
+        return self._sources.get(sid)
+
+    def __contains__(self, sid: object) -> bool:
+        return sid in self._sources
+
+    def __iter__(self) -> Iterator[Source]:
+        return iter(self._sources.values())
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SourcePool):
+            return NotImplemented
+        return self._sources == other._sources
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SourcePool({len(self)} sources from {self.origin})"
+
+    @property
+    def sids(self) -> tuple[int, ...]:
+        """All sids in ascending order."""
+        return tuple(self._order)
+
+    def key_of(self, sid: int) -> str | None:
+        """The dedupe key of ``sid`` (see :func:`dedupe_key`), or None when unknown."""
+        return self._keys.get(sid)
+
+    def canonical_sid(self, sid: int) -> int:
+        """The lowest sid sharing ``sid``'s dedupe key (``sid`` itself when unknown)."""
+        return self._canonical.get(sid, sid)
+
+    def by_index(self, index: int) -> Source | None:
+        """The ``index``-th source (1-based, sid order) — the numeric ``[1]`` dialect."""
+        if 1 <= index <= len(self._order):
+            return self._sources[self._order[index - 1]]
+        return None
+
+    def select(self, selector: str) -> list[Source]:
+        """The sources a selector names, in selector order, each once; absent sids are skipped."""
+        ranges = parse_selector(selector)
+        if ranges is None:
+            return list(self)
+        picked: list[Source] = []
+        seen: set[int] = set()
+        for first, last in ranges:
+            start = bisect.bisect_left(self._order, first)
+            stop = bisect.bisect_right(self._order, last)
+            for sid in self._order[start:stop]:
+                if sid not in seen:
+                    seen.add(sid)
+                    picked.append(self._sources[sid])
+        return picked
+
+    def eligible_files(self) -> list[Source]:
+        """File sources whose MIME type may be attached (text/*, image/*, PDF)."""
+        return [s for s in self if s.is_file and is_eligible_mime(s.mime)]
+
+    # merging --------------------------------------------------------------------------------
+
+    def merge(self, other: SourcePool | Iterable[object]) -> tuple[SourcePool, dict[int, int]]:
+        """Append ``other`` to this pool; return ``(merged, old→new sid map)`` for ``other``.
+
+        Existing sids never change and are never reused. A source already present (same dedupe
+        key) maps to the existing sid; new sources get the next free sids in ``other``'s order.
+        """
+        incoming = other if isinstance(other, SourcePool) else SourcePool.coerce(list(other))
+        merged = dict(self._sources)
+        keys = dict(self._keys)
+        by_key = dict(self._by_key)
+        next_sid = (self._order[-1] if self._order else 0) + 1
+        mapping: dict[int, int] = {}
+        for source in incoming:
+            key = incoming._keys[source.sid]
+            existing = by_key.get(key)
+            if existing is not None:
+                mapping[source.sid] = existing
+                continue
+            new = source if source.sid == next_sid else dataclasses.replace(source, sid=next_sid)
+            merged[next_sid] = new
+            keys[next_sid] = key
+            by_key[key] = next_sid
+            mapping[source.sid] = next_sid
+            next_sid += 1
+        canonical = dict(self._canonical)
+        canonical.update((sid, sid) for sid in merged if sid not in canonical)
+        return SourcePool._from_parts(merged, keys, by_key, canonical, self.origin), mapping
+
+    @classmethod
+    def _from_parts(
+        cls,
+        sources: dict[int, Source],
+        keys: dict[int, str],
+        by_key: dict[str, int],
+        canonical: dict[int, int],
+        origin: str,
+    ) -> SourcePool:
+        """A pool from already consistent internals (sources in ascending sid order)."""
+        pool = cls.__new__(cls)
+        pool.origin = origin
+        pool._sources = sources
+        pool._order = list(sources)
+        pool._keys = keys
+        pool._by_key = by_key
+        pool._canonical = canonical
+        return pool
+
+    # export ---------------------------------------------------------------------------------
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The pool as plain row dicts in sid order (canonical fields, then extras)."""
+        return [source.to_dict() for source in self]
+
+    to_list = rows
+
+
+def _sid_of(source: Source) -> int:
+    return source.sid
+
+
+def _parse_text(text: str, name: str, *, yaml_first: bool) -> object:
+    """Parse pool text as JSON (or YAML when ``yaml_first`` or JSON fails on non-JSON input)."""
+    if not yaml_first:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            if text.lstrip().startswith(("[", "{")) or name.lower().endswith(".json"):
+                raise PoolError(
+                    f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                    f"accepted: {ACCEPTED_SHAPES}"
+                ) from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise PoolError(f"{name}: not valid YAML{at}; accepted: {ACCEPTED_SHAPES}") from exc
+
+
+def _rows_of(data: object, name: str) -> list[object]:
+    """The list of rows inside parsed pool data, or PoolError naming the wrong shape."""
+    if isinstance(data, list):
+        return data
+    if isinstance(data, Mapping):
+        for key in ("sources_pool", "sources"):
+            if key in data:
+                rows = data[key]
+                if isinstance(rows, list):
+                    return rows
+                kind = type(rows).__name__
+                raise PoolError(f"{name}: {key!r} is {kind}, not a list; {ACCEPTED_SHAPES}")
+        keys = ", ".join(sorted(map(str, data))[:5]) or "no keys"
+        raise PoolError(f"{name}: an object with {keys} but no rows; accepted: {ACCEPTED_SHAPES}")
+    kind = "empty" if data is None else f"a {type(data).__name__}"
+    raise PoolError(f"{name}: top level is {kind}; accepted: {ACCEPTED_SHAPES}")

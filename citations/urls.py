@@ -1,0 +1,143 @@
+"""URL and file-path normalization used for dedupe keys (never for the links themselves)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from urllib.parse import unquote, urlsplit
+
+#: Default ports dropped by :func:`normalize_url`; any other port is kept.
+DEFAULT_PORTS: dict[str, int] = {"http": 80, "https": 443}
+
+#: Query parameters that only track clicks and never change the resource.
+TRACKING_PARAMS: frozenset[str] = frozenset({"gclid", "fbclid"})
+TRACKING_PREFIXES: tuple[str, ...] = ("utm_",)
+
+#: Characters that URL parsers silently drop (WHATWG): tab, carriage return, line feed.
+_IGNORED = re.compile(r"[\t\r\n]")
+#: Control characters and white space at either end (URL parsers strip them).
+_EDGES = re.compile(r"^[\x00-\x20\s]+|[\x00-\x20\s]+$")
+_TAIL_SPACE = re.compile(r"[\x00-\x20\s]+$")
+#: Plain http(s) URLs (printable ASCII, a DNS-style host) take a fast path.
+_SIMPLE = re.compile(
+    r"(?P<scheme>https?)://(?P<host>[A-Za-z0-9.-]+)(?::(?P<port>[0-9]{1,9}))?"
+    r"(?P<path>/[!-\"$-\x3e@-~]*)?(?:\?(?P<query>[!-\"$-~]*))?(?:#[!-~]*)?",
+    re.IGNORECASE,
+)
+_PLAIN_QUERY = re.compile(r"[^&\s]+(?:&[^&\s]+)*")
+_MAYBE_TRACKING = re.compile(r"utm|clid|%", re.IGNORECASE)
+#: Trailing slashes (and the white space around them) folded off a path.
+_TRAILING = re.compile(r"[/\x00-\x20\s]+$")
+#: An empty port separator or white space at the end of a host.
+_HOST_TAIL = re.compile(r"[:\x00-\x20\s]+$")
+
+
+def _is_tracking(piece: str) -> bool:
+    """True when the query piece ``name=value`` is a tracking parameter."""
+    name = unquote(piece.partition("=")[0]).strip().lower()
+    return name in TRACKING_PARAMS or name.startswith(TRACKING_PREFIXES)
+
+
+def _normalize_netloc(netloc: str, scheme: str) -> str:
+    """Lower-case the host, drop an empty or default port; user info is kept verbatim."""
+    userinfo, at, hostport = netloc.rpartition("@")
+    hostport = _HOST_TAIL.sub("", hostport)
+    if hostport.startswith("["):
+        close = hostport.find("]")
+        host, rest = (hostport, "") if close < 0 else (hostport[: close + 1], hostport[close + 1 :])
+        port = rest[1:] if rest.startswith(":") else None
+        if rest and port is None:
+            host = hostport  # not "[v6]:port": leave the whole thing alone
+    else:
+        host, colon, port_text = hostport.partition(":")
+        if not colon:
+            host, port = hostport, None
+        else:
+            port = port_text
+    host = _HOST_TAIL.sub("", host.lower())
+    if port is not None:
+        port = port.strip()
+        if port == "":
+            port = None
+        elif port.isascii() and port.isdigit():
+            number = int(port)
+            port = None if DEFAULT_PORTS.get(scheme) == number else str(number)
+    hostport = host if port is None else f"{host}:{port}"
+    return f"{userinfo}{at}{hostport}"
+
+
+def _filter_query(query: str) -> str:
+    """``query`` without empty pieces and tracking parameters (others keep order and encoding)."""
+    if _PLAIN_QUERY.fullmatch(query) and not _MAYBE_TRACKING.search(query):
+        return query
+    return _join(query)
+
+
+def _join(query: str) -> str:
+    return "&".join(p for p in query.split("&") if p.strip() and not _is_tracking(p))
+
+
+def _normalize_simple(match: re.Match[str]) -> str:
+    """Fast path of :func:`normalize_url` for plain ``http(s)://host[:port]/path?query`` URLs."""
+    scheme = match["scheme"].lower()
+    out = f"{scheme}://{match['host'].lower()}"
+    port = match["port"]
+    if port and DEFAULT_PORTS[scheme] != int(port):
+        out += f":{int(port)}"
+    out += (match["path"] or "").rstrip("/")
+    query = _filter_query(match["query"] or "")
+    return f"{out}?{query}" if query else out
+
+
+def normalize_url(url: str) -> str:
+    """The dedupe form of ``url``; idempotent: ``normalize_url(normalize_url(u))`` is unchanged.
+
+    Scheme and host are lower-cased, default ports (80 for http, 443 for https) dropped while
+    other ports are kept, the fragment is dropped, ``utm_*``/``gclid``/``fbclid`` query
+    parameters are removed (the others keep their order and encoding), trailing slashes of the
+    path are folded and the path keeps its case. Text that cannot be parsed as a URL comes back
+    stripped of surrounding white space.
+    """
+    text = _EDGES.sub("", _IGNORED.sub("", url or ""))
+    simple = _SIMPLE.fullmatch(text)
+    if simple is not None:
+        return _normalize_simple(simple)
+    return _normalize_general(text)
+
+
+def _normalize_general(text: str) -> str:
+    """:func:`normalize_url` for any text (already stripped of tabs, newlines and edges)."""
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return text
+    scheme = parts.scheme.lower()
+    query = _TAIL_SPACE.sub("", _filter_query(parts.query))
+    path = _TRAILING.sub("", parts.path)
+    out = f"{scheme}:" if scheme else ""
+    after_scheme = text[len(parts.scheme) + 1 :] if scheme else text
+    if parts.netloc or after_scheme.lstrip().startswith("//"):
+        out += "//" + _normalize_netloc(parts.netloc, scheme)
+        if path and not path.startswith("/"):
+            path = "/" + path
+    out += path
+    if query:
+        out += "?" + query
+    return _EDGES.sub("", out)
+
+
+def normalize_path(path: str) -> str:
+    """The dedupe form of a ``physical_path``: posix separators, ``.``/``..`` folded, case kept.
+
+    ``file://`` URLs are reduced to their path; an empty path gives ``""``.
+    """
+    text = (path or "").strip()
+    if text.lower().startswith("file://"):
+        text = unquote(urlsplit(text).path)
+    text = text.replace("\\", "/")
+    if not text:
+        return ""
+    folded = posixpath.normpath(text)
+    if folded.startswith("//"):  # posix keeps a leading "//"; one root is enough here
+        folded = "/" + folded.lstrip("/")
+    return "" if folded == "." else folded

@@ -1,0 +1,206 @@
+"""The resource sandbox: what a render may load (images, stylesheets, fonts) and from where.
+
+Only ``data:`` URIs and local files inside the allowed directories (the input's base directory
+and the output directory) load; ``http``, ``https``, ``ftp``, files outside (``../``, symlinks
+pointing out, ``file:///etc/passwd``) are refused. Nothing here ever opens a network connection.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import logging
+import mimetypes
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, unquote_to_bytes, urlsplit
+from urllib.request import url2pathname
+
+from PIL import Image as PILImage
+from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+from renderers.errors import ResourceError
+from renderers.options import RenderOptions
+
+LOGGER = logging.getLogger(__name__)
+
+#: Largest resource (decoded bytes) the sandbox hands out.
+MAX_RESOURCE_BYTES = 32 * 1024 * 1024
+#: Raster formats writers may embed, by Pillow format name.
+IMAGE_FORMATS: frozenset[str] = frozenset({"PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF"})
+
+
+@dataclass(frozen=True)
+class LoadedImage:
+    """A verified raster image ready to embed."""
+
+    data: bytes
+    mime: str
+    width: int
+    height: int
+
+    def data_uri(self) -> str:
+        """The image as a ``data:`` URI (for standalone HTML)."""
+        return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
+
+
+def allowed_dirs(options: RenderOptions) -> tuple[Path, ...]:
+    """The directories resources may come from: ``base_dir`` and ``out_dir`` (whichever are set)."""
+    return tuple(d for d in (options.base_dir, options.out_dir) if d is not None)
+
+
+def decode_data_uri(uri: str) -> tuple[bytes, str]:
+    """``data:[<mime>][;base64],<payload>`` → (bytes, mime). Raises :class:`ResourceError`."""
+    header, sep, payload = uri[5:].partition(",")
+    if not sep:
+        raise ResourceError("malformed data: URI (no comma): accepted is data:[<mime>][;base64],…")
+    params = [p.strip() for p in header.split(";")]
+    mime = params[0].lower() or "text/plain"
+    try:
+        if "base64" in (p.lower() for p in params[1:]):
+            data = base64.b64decode(unquote(payload), validate=False)
+        else:
+            data = unquote_to_bytes(payload)
+    except (binascii.Error, ValueError) as exc:
+        raise ResourceError(f"malformed data: URI payload ({exc})") from exc
+    if len(data) > MAX_RESOURCE_BYTES:
+        raise ResourceError(f"data: URI of {len(data)} bytes exceeds {MAX_RESOURCE_BYTES} bytes")
+    return data, mime
+
+
+class Sandbox:
+    """Resolves resource references to files inside the allowed directories (after symlinks)."""
+
+    def __init__(self, allowed_dirs: Sequence[Path]) -> None:
+        self.roots: tuple[str, ...] = tuple(os.path.realpath(d) for d in allowed_dirs)
+
+    def contains(self, path: str) -> bool:
+        """True if the real path of ``path`` lies inside one of the allowed directories."""
+        real = os.path.realpath(path)
+        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+                   for root in self.roots)
+
+    def resolve(self, reference: str) -> Path:
+        """The real path a ``file:`` URL, absolute or relative path designates; refused → error.
+
+        Relative paths are tried against each allowed directory in turn.
+        """
+        if not self.roots:
+            raise ResourceError(
+                f"refused {reference!r}: no base or output directory is set, only data: URIs load"
+            )
+        parts = urlsplit(reference)
+        scheme = parts.scheme.lower()
+        if scheme == "file":
+            if parts.netloc not in ("", "localhost"):
+                raise ResourceError(f"refused {reference!r}: remote file: URLs are not loaded")
+            candidates = [url2pathname(parts.path)]
+        elif scheme and len(scheme) > 1:  # a one-letter "scheme" is a Windows drive
+            raise ResourceError(
+                f"refused {reference!r}: only data: URIs and files under the base directory load"
+            )
+        else:
+            raw = unquote(reference.split("?", 1)[0].split("#", 1)[0])
+            if os.path.isabs(raw):
+                candidates = [raw]
+            else:
+                candidates = [os.path.join(root, raw) for root in self.roots]
+        for candidate in candidates:
+            if self.contains(candidate) and os.path.isfile(candidate):
+                return Path(os.path.realpath(candidate))
+        raise ResourceError(
+            f"refused {reference!r}: not a file inside {', '.join(self.roots)}"
+        )
+
+    def read(self, reference: str) -> tuple[bytes, str]:
+        """The bytes and guessed MIME type of a local resource (``data:`` or an allowed file)."""
+        if reference[:5].lower() == "data:":
+            return decode_data_uri(reference)
+        path = self.resolve(reference)
+        size = path.stat().st_size
+        if size > MAX_RESOURCE_BYTES:
+            raise ResourceError(f"refused {reference!r}: {size} bytes exceeds {MAX_RESOURCE_BYTES}")
+        mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        return path.read_bytes(), mime
+
+
+def _check_pixels(data: bytes, max_pixels: int, reference: str) -> None:
+    """Refuse raster images whose declared size exceeds ``max_pixels`` (decompression bombs)."""
+    try:
+        with PILImage.open(io.BytesIO(data)) as image:
+            width, height = image.size
+    except PILImage.DecompressionBombError as exc:
+        raise ResourceError(f"refused {reference[:80]!r}: {exc}") from exc
+    except (OSError, ValueError):
+        return  # not a raster image Pillow knows (CSS, font, SVG …): no pixel limit applies
+    if width * height > max_pixels:
+        raise ResourceError(
+            f"refused {reference[:80]!r}: {width}×{height} pixels exceeds the limit of {max_pixels}"
+        )
+
+
+class SandboxFetcher(URLFetcher):  # type: ignore[misc]
+    """A WeasyPrint (≥ 70) URL fetcher that serves only sandboxed resources.
+
+    Every refusal raises, so WeasyPrint logs a warning and skips the resource; refused
+    references are also collected in :attr:`refused`.
+    """
+
+    def __init__(
+        self, allowed_dirs: Sequence[Path], *, max_image_pixels: int = 50_000_000
+    ) -> None:
+        super().__init__(timeout=1, allowed_protocols=("data", "file"), allow_redirects=False)
+        self.sandbox = Sandbox(allowed_dirs)
+        self.max_image_pixels = max_image_pixels
+        self.refused: list[str] = []
+
+    @classmethod
+    def for_options(cls, options: RenderOptions) -> SandboxFetcher:
+        """The fetcher for a render with ``options`` (allowed dirs and pixel limit)."""
+        return cls(allowed_dirs(options), max_image_pixels=options.limits.max_image_pixels)
+
+    def fetch(self, url: str, headers: Any = None) -> URLFetcherResponse:
+        """Serve ``url`` from the sandbox or raise :class:`ResourceError`."""
+        try:
+            data, mime = self.sandbox.read(url)
+            _check_pixels(data, self.max_image_pixels, url)
+        except ResourceError as exc:
+            self.refused.append(url[:200])
+            LOGGER.warning("%s", exc)
+            raise
+        return URLFetcherResponse(url, data, {"Content-Type": mime})
+
+    def open(self, url: Any, data: Any = None, timeout: Any = None) -> URLFetcherResponse:
+        """Never let urllib's opener machinery run: everything goes through :meth:`fetch`."""
+        return self.fetch(url if isinstance(url, str) else url.full_url)
+
+
+def load_image(src: str, options: RenderOptions) -> LoadedImage | None:
+    """Load an image for embedding, or None when it is remote, refused, broken or too large.
+
+    ``src`` may be a ``data:`` URI, a ``file:`` URL, or a path relative to ``options.base_dir``
+    (then ``options.out_dir``). The bytes must be a raster image Pillow recognizes
+    (PNG, JPEG, GIF, WebP, BMP, TIFF) within ``options.limits.max_image_pixels``.
+    """
+    sandbox = Sandbox(allowed_dirs(options))
+    try:
+        data, _ = sandbox.read(src.strip())
+    except (ResourceError, OSError) as exc:
+        LOGGER.info("image not loaded: %s", exc)
+        return None
+    try:
+        with PILImage.open(io.BytesIO(data)) as image:
+            fmt, (width, height) = image.format, image.size
+            if fmt not in IMAGE_FORMATS or width * height > options.limits.max_image_pixels:
+                LOGGER.info("image not loaded: %s %s×%s refused", fmt, width, height)
+                return None
+            image.verify()
+    except (OSError, ValueError, SyntaxError, PILImage.DecompressionBombError) as exc:
+        LOGGER.info("image not loaded: %s is not a readable image (%s)", src[:80], exc)
+        return None
+    mime = PILImage.MIME.get(fmt or "", "application/octet-stream")
+    return LoadedImage(data=data, mime=mime, width=width, height=height)

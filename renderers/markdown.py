@@ -1,0 +1,506 @@
+"""The Markdown writer: normalized CommonMark + GFM with citations as ``[^N]`` footnotes.
+
+Every citation number becomes a footnote reference (``[^1][^3]``) and the Sources section is a
+heading followed by one ``[^N]: Title — <url>`` definition per entry. Author footnotes keep their
+own labels, prefixed so they can never clash with the numeric citation labels. Text is escaped
+so that reading the output back gives the same document; code is verbatim inside a fence longer
+than any backtick run it contains.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import quote
+
+from citations.links import safe_link
+from renderers.document import (
+    Block,
+    BlockQuote,
+    BulletList,
+    Cite,
+    Code,
+    CodeBlock,
+    Emph,
+    Figure,
+    FootnoteDef,
+    FootnoteRef,
+    Heading,
+    Image,
+    Inline,
+    LineBreak,
+    Link,
+    ListItem,
+    OrderedList,
+    Paragraph,
+    RawBlock,
+    RawInline,
+    SoftBreak,
+    Strike,
+    Strong,
+    Table,
+    TableCell,
+    Text,
+    ThematicBreak,
+    iter_inlines,
+    plain_text,
+)
+from renderers.errors import UnsupportedNodeError
+from renderers.options import RenderOptions
+from renderers.resolve import ResolvedDocument, SourceEntry
+
+AUTHOR_NOTE_PREFIX = "note-"
+
+_ESCAPE_ALWAYS = re.compile(r"[\\`*_\[\]<|~]")
+_ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
+_LINE_START_MARK = re.compile(r"[#>+\-=:]")
+_LINE_START_ORDERED = re.compile(r"^(\d{1,9})([.)])")
+_FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
+_BACKTICK_RUN = re.compile(r"`+")
+_IMAGE_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
+    """The whole document as Markdown, ending with its Sources section and a newline."""
+    labels = _author_labels(rdoc.document.blocks)
+    writer = _BlockWriter(labels)
+    blocks: list[Block] = list(rdoc.document.blocks)
+    title = options.title.strip()
+    if title and not (blocks and isinstance(blocks[0], Heading) and blocks[0].level == 1):
+        blocks.insert(0, Heading(1, (Text(title),)))
+    chunks = [writer.blocks(tuple(blocks))] if blocks else []
+    if rdoc.entries:
+        heading = rdoc.sources_heading.strip() or "Sources"
+        chunks.append(writer.block(Heading(2, (Text(heading),))))
+        chunks.append("\n".join(sources_definition(entry) for entry in rdoc.entries))
+    text = "\n\n".join(chunk for chunk in chunks if chunk)
+    return text + "\n" if text else ""
+
+
+def sources_definition(entry: SourceEntry) -> str:
+    """``[^N]: Title — <url>``; without a URL, ``[^N]: Title — label, date``."""
+    title = escape_text(_one_line(entry.title), line_start=False)
+    if entry.url:
+        detail = _autolink(entry.url)
+    else:
+        detail = ", ".join(
+            escape_text(_one_line(p), line_start=False)
+            for p in (entry.label, entry.date)
+            if p.strip()
+        )
+    return f"[^{entry.number}]: {title} — {detail}" if detail else f"[^{entry.number}]: {title}"
+
+
+# ---------------------------------------------------------------- escaping
+
+
+def escape_text(text: str, *, line_start: bool) -> str:
+    """Escape ``text`` (one line, no newline) so Markdown reads it back as the same text.
+
+    Inline syntax (emphasis, code, links, HTML, entities, tables, strikethrough) is escaped
+    everywhere; block syntax (headings, quotes, list markers, setext underlines) only at the
+    start of a line, where leading white space is also dropped (it is not significant there).
+    """
+    out = _ESCAPE_ALWAYS.sub(lambda m: "\\" + m.group(0), text)
+    out = _ENTITY.sub("\\\\&", out)
+    for char, entity in _FULLWIDTH.items():
+        out = out.replace(char, entity)
+    if line_start:
+        out = out.lstrip(" \t")
+        if _LINE_START_MARK.match(out):
+            out = "\\" + out
+        else:
+            out = _LINE_START_ORDERED.sub(r"\1\\\2", out, count=1)
+    return out
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _fence(text: str, char: str = "`", minimum: int = 1) -> str:
+    """A run of ``char`` longer than any run of it inside ``text`` (at least ``minimum``)."""
+    runs = [len(m.group(0)) for m in re.finditer(re.escape(char) + "+", text)]
+    return char * max(minimum, max(runs, default=0) + 1)
+
+
+def code_span(text: str, *, table: bool = False) -> str:
+    """An inline code span holding ``text`` verbatim (newlines become spaces, as in CommonMark).
+
+    In a GFM table cell, pipes are escaped even inside code (the row is split first).
+    """
+    body = text.replace("\r\n", " ").replace("\n", " ")
+    if table:
+        body = body.replace("|", "\\|")
+    fence = _fence(body)
+    if body and (
+        body[0] == "`"
+        or body[-1] == "`"
+        or (body[0] == " " and body[-1] == " " and body.strip(" "))
+    ):
+        body = f" {body} "
+    return f"{fence}{body}{fence}"
+
+
+_PRINTABLE_ASCII = "".join(chr(c) for c in range(33, 127))
+
+
+def _destination(url: str) -> str:
+    """A link destination: spaces, non-ASCII percent-encoded; brackets, backslashes escaped."""
+    cleaned = quote(url, safe=_PRINTABLE_ASCII)
+    return re.sub(r"([\\()<>])", r"\\\1", cleaned)
+
+
+def _link_title(title: str) -> str:
+    return ' "' + re.sub(r'([\\"])', r"\\\1", _one_line(title)) + '"' if title.strip() else ""
+
+
+def _autolink(url: str) -> str:
+    """``<url>`` with anything an autolink cannot hold percent-encoded."""
+    return "<" + quote(url, safe=_PRINTABLE_ASCII.replace("<", "").replace(">", "")) + ">"
+
+
+# ---------------------------------------------------------------- inlines
+
+
+class _InlineWriter:
+    """Renders inlines into one string, tracking line starts and footnote-reference adjacency.
+
+    ``single_line`` (table cells, headings) turns breaks into spaces; in ``table`` mode pipes
+    inside code spans are escaped too. Footnote references met inside a link are collected in
+    ``deferred`` and emitted right after the link, so they never nest inside link text.
+    """
+
+    def __init__(
+        self,
+        labels: dict[str, str],
+        *,
+        single_line: bool = False,
+        table: bool = False,
+        line_start: bool = True,
+        deferred: list[str] | None = None,
+    ):
+        self.labels = labels
+        self.single_line = single_line or table
+        self.table = table
+        self.deferred = deferred
+        self.parts: list[str] = []
+        self._line_start = line_start
+        self._after_ref = False
+
+    def text(self) -> str:
+        parts = list(self.parts)
+        while parts and parts[-1] in ("\\\n", "\n"):
+            parts.pop()
+        return re.sub(r"[ \t]+\n", "\n", "".join(parts))
+
+    def emit(self, chunk: str, *, ref: bool = False) -> None:
+        if not chunk:
+            return
+        self.parts.append(chunk)
+        self._line_start = chunk.endswith("\n")
+        self._after_ref = ref
+
+    def inlines(self, nodes: Iterable[Inline]) -> None:
+        for node in nodes:
+            self.inline(node)
+
+    def inline(self, node: Inline) -> None:
+        match node:
+            case Text(text) | RawInline(text):
+                self._text(text)
+            case Emph(children):
+                self._wrap("*", children)
+            case Strong(children):
+                self._wrap("**", children)
+            case Strike(children):
+                self._wrap("~~", children)
+            case Code(text):
+                self.emit(code_span(text, table=self.table))
+            case Link(url, children, title):
+                self._link(url, children, title)
+            case Image():
+                self.emit(self.image(node))
+            case LineBreak():
+                self._break("\\\n")
+            case SoftBreak():
+                self._break("\n")
+            case FootnoteRef(label):
+                self._ref(self.labels.get(label, _note_label(label)))
+            case Cite(numbers=numbers):
+                for number in numbers:
+                    self._ref(str(number))
+            case _:
+                raise UnsupportedNodeError(f"markdown writer: unsupported inline node {node!r}")
+
+    def _break(self, chunk: str) -> None:
+        if self.single_line:
+            self.emit(" ")
+        elif self.parts and not self._line_start:
+            self.emit(chunk)
+
+    def _ref(self, label: str) -> None:
+        if self.deferred is not None:
+            self.deferred.append(f"[^{label}]")
+        else:
+            self.emit(f"[^{label}]", ref=True)
+
+    def _text(self, text: str) -> None:
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        for index, line in enumerate(lines):
+            if index:
+                self._break("\n")
+            escaped = escape_text(line, line_start=self._line_start and not self.single_line)
+            if self._after_ref and escaped[:1] in (":", "("):
+                escaped = "\\" + escaped
+            self.emit(escaped)
+
+    def _child(self, deferred: list[str] | None = None) -> _InlineWriter:
+        return _InlineWriter(
+            self.labels,
+            single_line=self.single_line,
+            table=self.table,
+            line_start=False,
+            deferred=self.deferred if deferred is None else deferred,
+        )
+
+    def _wrap(self, delimiter: str, children: tuple[Inline, ...]) -> None:
+        inner = self._child()
+        inner.inlines(children)
+        body = inner.text()
+        core = body.strip(" \t\n")
+        lead = body[: len(body) - len(body.lstrip(" \t\n"))]
+        trail = body[len(body.rstrip(" \t\n")) :]
+        if lead and not self._line_start:
+            self.emit(lead)
+        if core:
+            self.emit(f"{delimiter}{core}{delimiter}")
+        if trail:
+            self.emit(trail)
+
+    def _link(self, url: str, children: tuple[Inline, ...], title: str) -> None:
+        target = safe_link(url, allow_fragment=True)
+        if not target:
+            self.inlines(children)
+            return
+        refs: list[str] = []
+        inner = self._child(deferred=refs)
+        inner.inlines(children)
+        simple = len(children) == 1 and isinstance(children[0], Text)
+        is_url = re.match(r"^(https?|mailto):", target) is not None
+        if simple and plain_text(children) == target and not title and is_url:
+            self.emit(_autolink(target))
+        else:
+            self.emit(f"[{inner.text()}]({_destination(target)}{_link_title(title)})")
+        for ref in refs:
+            if self.deferred is not None:
+                self.deferred.append(ref)
+            else:
+                self.emit(ref, ref=True)
+
+    def image(self, image: Image) -> str:
+        """``![alt](src "title")``, or the escaped alt text when the source is refused."""
+        src = _image_source(image.src)
+        alt = escape_text(_one_line(image.alt), line_start=False)
+        if not src:
+            return alt
+        return f"![{alt}]({_destination(src)}{_link_title(image.title)})"
+
+
+def _image_source(src: str) -> str:
+    """Image sources kept: http(s), ``data:image/…`` and relative paths; anything else dropped."""
+    candidate = src.strip()
+    if not candidate:
+        return ""
+    if candidate.lower().startswith("data:image/"):
+        return candidate
+    if _IMAGE_SCHEME.match(candidate) or candidate.startswith("//"):
+        linked = safe_link(candidate)
+        return linked if linked.lower().startswith(("http:", "https:")) else ""
+    return candidate
+
+
+def _note_label(label: str) -> str:
+    cleaned = re.sub(r"[\s\[\]\\^]+", "-", label).strip("-") or "note"
+    return AUTHOR_NOTE_PREFIX + cleaned
+
+
+def _author_labels(blocks: tuple[Block, ...]) -> dict[str, str]:
+    """Map every author footnote label to a distinct, non-numeric output label."""
+    labels: dict[str, str] = {}
+    used: set[str] = set()
+    found = [n.label for n in iter_inlines(blocks) if isinstance(n, FootnoteRef)]
+    found += _definition_labels(blocks)
+    for label in found:
+        if label in labels:
+            continue
+        base = _note_label(label)
+        candidate, suffix = base, 2
+        while candidate in used:
+            candidate, suffix = f"{base}-{suffix}", suffix + 1
+        labels[label] = candidate
+        used.add(candidate)
+    return labels
+
+
+def _definition_labels(blocks: tuple[Block, ...]) -> list[str]:
+    found: list[str] = []
+    for block in blocks:
+        match block:
+            case FootnoteDef(label, inner):
+                found.append(label)
+                found += _definition_labels(inner)
+            case BlockQuote(inner):
+                found += _definition_labels(inner)
+            case BulletList(items) | OrderedList(items):
+                for item in items:
+                    found += _definition_labels(item.blocks)
+            case _:
+                pass
+    return found
+
+
+# ---------------------------------------------------------------- blocks
+
+
+def _indent(text: str, first: str, rest: str) -> str:
+    lines = text.split("\n")
+    out = [first + lines[0] if lines[0] else first.rstrip()]
+    out += [rest + line if line else "" for line in lines[1:]]
+    return "\n".join(out)
+
+
+def _interrupts_paragraph(block: Block) -> bool:
+    """Whether ``block`` may follow a paragraph line directly (no blank line) in CommonMark."""
+    match block:
+        case Heading() | CodeBlock() | BlockQuote():
+            return True
+        case BulletList(items):
+            return bool(items and items[0].blocks)
+        case OrderedList(items, start):
+            return start == 1 and bool(items and items[0].blocks)
+        case _:
+            return False
+
+
+def _joins_tightly(previous: Block, block: Block) -> bool:
+    """Whether two blocks of a tight list item may be separated by a single newline."""
+    if isinstance(previous, Heading | CodeBlock | ThematicBreak):
+        return True
+    if isinstance(previous, Paragraph | Figure):
+        return _interrupts_paragraph(block)
+    return False
+
+
+class _BlockWriter:
+    def __init__(self, labels: dict[str, str]):
+        self.labels = labels
+
+    def inline_text(
+        self, nodes: tuple[Inline, ...], *, single_line: bool = False, table: bool = False
+    ) -> str:
+        writer = _InlineWriter(self.labels, single_line=single_line, table=table)
+        writer.inlines(nodes)
+        return writer.text().strip("\n")
+
+    def blocks(self, blocks: tuple[Block, ...], *, tight: bool = False) -> str:
+        rendered: list[str] = []
+        previous: Block | None = None
+        flip = False
+        for block in blocks:
+            if isinstance(block, BulletList | OrderedList):
+                # Two adjacent lists of one kind must differ in marker, or they would merge.
+                flip = (not flip) if type(previous) is type(block) else False
+                text = self.block(block, alternate=flip)
+            else:
+                text = self.block(block)
+            if not text:
+                continue
+            if previous is not None:
+                rendered.append("\n" if tight and _joins_tightly(previous, block) else "\n\n")
+            rendered.append(text)
+            previous = block
+        return "".join(rendered)
+
+    def block(self, block: Block, *, alternate: bool = False) -> str:
+        match block:
+            case Heading(level, children):
+                return self._heading(level, children)
+            case Paragraph(children):
+                return self.inline_text(children)
+            case BulletList(items, tight):
+                marker = "*" if alternate else "-"
+                return self._list([f"{marker} " for _ in items], items, tight)
+            case OrderedList(items, start, tight):
+                delim = ")" if alternate else "."
+                markers = [f"{start + i}{delim} " for i in range(len(items))]
+                return self._list(markers, items, tight)
+            case Table():
+                return self._table(block)
+            case CodeBlock(text, language):
+                return self._code_block(text, language)
+            case BlockQuote(inner):
+                body = self.blocks(inner)
+                return "\n".join(f"> {line}" if line else ">" for line in body.split("\n"))
+            case Figure(image, caption):
+                return self._figure(image, caption)
+            case ThematicBreak():
+                return "---"
+            case RawBlock(text):
+                return self.inline_text((Text(text),))
+            case FootnoteDef(label, inner):
+                body = self.blocks(inner)
+                name = self.labels.get(label, _note_label(label))
+                return _indent(body, f"[^{name}]: ", "    ")
+            case _:
+                raise UnsupportedNodeError(f"markdown writer: unsupported block node {block!r}")
+
+    def _heading(self, level: int, children: tuple[Inline, ...]) -> str:
+        text = self.inline_text(children, single_line=True).strip()
+        closing = re.search(r"(^|\s)(#+)$", text)
+        if closing:
+            text = text[: closing.start(2)] + "\\" + text[closing.start(2) :]
+        level = min(max(level, 1), 6)
+        return "#" * level + (" " + text if text else "")
+
+    def _list(self, markers: list[str], items: tuple[ListItem, ...], tight: bool) -> str:
+        rendered: list[str] = []
+        for marker, item in zip(markers, items, strict=True):
+            body = self.blocks(item.blocks, tight=tight)
+            if item.checked is not None:
+                body = ("[x] " if item.checked else "[ ] ") + body
+            rendered.append(_indent(body, marker, " " * len(marker)))
+        return ("\n" if tight else "\n\n").join(rendered)
+
+    def _table(self, table: Table) -> str:
+        width = max([len(table.header), len(table.aligns), *(len(r) for r in table.rows)])
+        if width == 0:
+            return ""
+
+        def row(cells: tuple[TableCell, ...]) -> str:
+            texts = [self.inline_text(c.children, table=True).strip() for c in cells]
+            texts += [""] * (width - len(texts))
+            return "| " + " | ".join(texts) + " |"
+
+        aligns = list(table.aligns) + ["default"] * (width - len(table.aligns))
+        delimiter = {"left": ":---", "center": ":---:", "right": "---:", "default": "---"}
+        lines = [row(table.header), "| " + " | ".join(delimiter[a] for a in aligns) + " |"]
+        lines += [row(r) for r in table.rows]
+        out = "\n".join(lines)
+        if table.caption:
+            out += "\n\n" + self.inline_text(table.caption)
+        return out
+
+    def _code_block(self, text: str, language: str) -> str:
+        body = text.replace("\r\n", "\n")
+        if body and not body.endswith("\n"):
+            body += "\n"
+        fence = _fence(body, "`", 3)
+        info = re.sub(r"[`\s]+", "", language.split()[0]) if language.strip() else ""
+        return f"{fence}{info}\n{body}{fence}"
+
+    def _figure(self, image: Image, caption: tuple[Inline, ...]) -> str:
+        picture = _InlineWriter(self.labels).image(image)
+        if not caption or plain_text(caption).strip() == image.alt.strip():
+            return picture
+        return picture + "\n\n" + self.inline_text(caption)

@@ -1,0 +1,154 @@
+"""Safe output names and atomic writes: nothing lands outside the output directory, and a crash
+never leaves a half-written file under its final name."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+from pathlib import Path, PurePosixPath
+
+from renderers.errors import OutputPathError
+
+#: Characters refused in any output name component (reserved on Windows, or path separators).
+RESERVED_CHARACTERS = '<>:"|?*\\'
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_WINDOWS_RESERVED = frozenset(
+    {"CON", "PRN", "AUX", "NUL"}
+    | {f"COM{i}" for i in range(1, 10)}
+    | {f"LPT{i}" for i in range(1, 10)}
+)
+MAX_COMPONENT_LENGTH = 255
+
+
+def validate_name(name: str) -> str:
+    """Check an output name (``report.pdf`` or ``reports/q1.pdf``) and return it in posix form.
+
+    Refused, with :class:`OutputPathError` naming the problem: empty names, absolute paths, ``..``
+    or ``.`` components, NUL and other control characters, the reserved characters
+    ``< > : " | ? * \\``, Windows device names (``CON``, ``nul.txt`` …) and components ending in a
+    dot or a space.
+    """
+    if not isinstance(name, str):
+        raise OutputPathError(f"output name {name!r}: expected a string such as 'report.pdf'")
+    if not name or not name.strip():
+        raise OutputPathError("output name is empty: give a file name such as 'report.pdf'")
+    if _CONTROL.search(name):
+        raise OutputPathError(f"output name {name!r}: NUL and control characters are not allowed")
+    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+        raise OutputPathError(
+            f"output name {name!r}: absolute paths are refused; give a name relative to the "
+            "output directory"
+        )
+    bad = sorted({c for c in name if c in RESERVED_CHARACTERS})
+    if bad:
+        listed = " ".join(bad)
+        raise OutputPathError(
+            f"output name {name!r}: reserved characters {listed} are not allowed "
+            f"(refused: {' '.join(RESERVED_CHARACTERS)})"
+        )
+    parts = name.split("/")
+    for part in parts:
+        _check_component(name, part)
+    return str(PurePosixPath(*parts))
+
+
+def _check_component(name: str, part: str) -> None:
+    if part in ("", "."):
+        raise OutputPathError(f"output name {name!r}: empty or '.' path components are refused")
+    if part == "..":
+        raise OutputPathError(
+            f"output name {name!r}: '..' is refused; outputs stay inside the output directory"
+        )
+    if part.endswith((".", " ")):
+        raise OutputPathError(
+            f"output name {name!r}: a name may not end with a dot or a space ({part!r})"
+        )
+    if part.split(".", 1)[0].upper().rstrip() in _WINDOWS_RESERVED:
+        raise OutputPathError(
+            f"output name {name!r}: {part!r} is a reserved device name on Windows"
+        )
+    if len(part.encode("utf-8")) > MAX_COMPONENT_LENGTH:
+        raise OutputPathError(
+            f"output name {name!r}: a path component is longer than {MAX_COMPONENT_LENGTH} bytes"
+        )
+
+
+def output_path(out_dir: str | os.PathLike[str], name: str) -> Path:
+    """The absolute path of ``name`` inside ``out_dir``, after :func:`validate_name`.
+
+    The path is resolved (symbolic links followed) and must stay inside the resolved output
+    directory; otherwise :class:`OutputPathError` is raised.
+    """
+    clean = validate_name(name)
+    root = Path(out_dir).resolve()
+    target = (root / clean).resolve()
+    if not target.is_relative_to(root) or target == root:
+        raise OutputPathError(
+            f"output name {name!r} resolves outside the output directory {str(root)!r}"
+        )
+    return target
+
+
+def relative_name(out_dir: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:
+    """``path`` relative to ``out_dir`` in posix form (the ``filename`` key of records)."""
+    root = Path(out_dir).resolve()
+    target = Path(path).resolve()
+    try:
+        return target.relative_to(root).as_posix()
+    except ValueError as exc:
+        raise OutputPathError(
+            f"{str(target)!r} is not inside the output directory {str(root)!r}"
+        ) from exc
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically and durably; return the path.
+
+    The bytes go to a temporary file in the same directory, which is flushed, fsynced and then
+    moved over ``path`` with :func:`os.replace`; readers see the old file or the new one, never
+    a torn one. Missing parent directories are created.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _open_temp(target)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+    _fsync_dir(target.parent)
+    return target
+
+
+def _open_temp(target: Path) -> tuple[int, Path]:
+    """Create a fresh hidden temporary file next to ``target`` (mode 0666 minus the umask)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Persist the rename itself (POSIX); a no-op where directories cannot be opened."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,474 @@
+"""The PPTX writer: draws the measured slide model (:mod:`renderers.slides`) with python-pptx.
+
+Citations are superscript runs whose numbers jump to the Sources slide holding their entry;
+each content slide carries a footer naming the sources it cites. Output is byte-identical for
+the same input (fixed core properties and zip metadata, no stale thumbnail).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pptx import Presentation
+from pptx.dml.color import RGBColor
+from pptx.exc import PackageNotFoundError
+from pptx.opc.constants import RELATIONSHIP_TYPE as RT
+from pptx.opc.packuri import PackURI
+from pptx.oxml.ns import qn
+from pptx.parts.slide import SlidePart
+from pptx.presentation import Presentation as PresentationObj
+from pptx.slide import Slide as PptxSlide
+from pptx.slide import SlideLayout
+from pptx.util import Emu
+
+from citations.links import safe_link
+from renderers import pptx_xml as px
+from renderers.document import Alignment
+from renderers.errors import InputError
+from renderers.ooxml import apply_core_properties, normalize_zip
+from renderers.options import RenderOptions
+from renderers.resolve import ResolvedDocument
+from renderers.slides import (
+    CODE_SIZE,
+    FOOTER_SIZE,
+    INSET_X,
+    INSET_Y,
+    LINE_FACTOR,
+    SUBTITLE_SIZE,
+    Box,
+    CodeItem,
+    Deck,
+    Geometry,
+    ImageLoader,
+    Para,
+    Picture,
+    PictureItem,
+    Run,
+    Slide,
+    TableItem,
+    TextItem,
+    build_deck,
+)
+
+FOOTER_COLOR = "595959"
+CODE_FILL = RGBColor(0xF3, 0xF4, 0xF6)
+CODE_LINE = RGBColor(0xD0, 0xD7, 0xDE)
+SLIDE_16_9 = (12192000, 6858000)
+SLIDE_4_3 = (9144000, 6858000)
+_TITLE_TYPES = ("center_title", "title")
+
+
+def pptx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
+    """Render ``rdoc`` as a PPTX deck and return its bytes (deterministic)."""
+    options = options.validate()
+    prs = _open(options)
+    layouts = Layouts.pick(prs)
+    geometry = geometry_for(prs, layouts, options)
+    deck = build_deck(rdoc, options, geometry, load_image=_image_loader(options))
+    DeckWriter(prs, layouts, deck).write()
+    apply_core_properties(prs.core_properties, title=deck.title, author=options.author)
+    out = io.BytesIO()
+    prs.save(out)
+    return normalize_zip(out.getvalue())
+
+
+# ================================================================ presentation and layouts
+
+
+def _open(options: RenderOptions) -> PresentationObj:
+    """A fresh presentation, or the reference deck emptied of its slides."""
+    if options.reference_pptx is None:
+        prs = Presentation()
+        prs.slide_width, prs.slide_height = (
+            Emu(n) for n in (SLIDE_16_9 if options.slide_ratio == "16:9" else SLIDE_4_3)
+        )
+    else:
+        path = Path(options.reference_pptx)
+        try:
+            prs = Presentation(str(path))
+        except (PackageNotFoundError, zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
+            raise InputError(
+                f"reference_pptx {path}: not a readable PowerPoint file ({exc}); "
+                "accepted is a .pptx or .potx saved by PowerPoint or LibreOffice"
+            ) from exc
+        _remove_slides(prs)
+    _drop_thumbnail(prs)
+    return prs
+
+
+def _remove_slides(prs: PresentationObj) -> None:
+    """Drop every slide of a template properly: its ``sldId`` and the relationship to its part."""
+    root = prs.part._element
+    sld_id_lst = root.find(qn("p:sldIdLst"))
+    if sld_id_lst is not None:
+        for sld_id in list(sld_id_lst):
+            rid = sld_id.get(qn("r:id"))
+            sld_id_lst.remove(sld_id)
+            if rid:
+                prs.part.drop_rel(rid)
+    # custom shows and slide sections name the removed slides: drop them too
+    for tag in ("p:custShowLst",):
+        for node in root.findall(qn(tag)):
+            root.remove(node)
+    for node in root.iter("{http://schemas.microsoft.com/office/powerpoint/2010/main}sectionLst"):
+        ext = node.getparent()
+        ext.getparent().remove(ext)
+
+
+def _drop_thumbnail(prs: PresentationObj) -> None:
+    """Remove the package thumbnail: it would show the template, not this deck."""
+    package = prs.part.package
+    for rid, rel in list(package._rels.items()):
+        if rel.reltype == RT.THUMBNAIL:
+            package.drop_rel(rid)
+
+
+def _kind(shape: object) -> str:
+    """A placeholder's type as a lower-case name: ``title``, ``center_title``, ``body`` …"""
+    return str(shape.element.ph_type.name).lower()  # type: ignore[attr-defined]
+
+
+def _placeholders(layout: SlideLayout) -> list[Any]:
+    holder: Any = layout
+    return list(holder.placeholders)
+
+
+def _placeholder_types(layout: SlideLayout) -> list[str]:
+    return [_kind(ph) for ph in _placeholders(layout)]
+
+
+class Layouts:
+    """The layouts used for cover, section and content slides (by name, then by placeholders)."""
+
+    def __init__(self, cover: SlideLayout, section: SlideLayout, content: SlideLayout,
+                 body: SlideLayout) -> None:
+        self.cover = cover
+        self.section = section
+        self.content = content
+        self.body = body  # where the content box is read from ("Title and Content")
+
+    @classmethod
+    def pick(cls, prs: PresentationObj) -> Layouts:
+        layouts = list(prs.slide_layouts)
+
+        def find(names: Sequence[str], test: Callable[[SlideLayout], bool]) -> SlideLayout:
+            for name in names:
+                for layout in layouts:
+                    if layout.name.strip().lower() == name.lower() and test(layout):
+                        return layout
+            for layout in layouts:
+                if test(layout):
+                    return layout
+            return layouts[0]
+
+        def has_title(layout: SlideLayout) -> bool:
+            return any(t in _placeholder_types(layout) for t in ("title", "center_title"))
+
+        def is_title_only(layout: SlideLayout) -> bool:
+            types = _placeholder_types(layout)
+            return "title" in types and not any(
+                t.startswith(("body", "object")) for t in types
+            )
+
+        def has_body(layout: SlideLayout) -> bool:
+            types = _placeholder_types(layout)
+            return "title" in types and any(t.startswith(("body", "object")) for t in types)
+
+        cover = find(("Title Slide",), lambda lay: "center_title" in _placeholder_types(lay))
+        content = find(("Title Only",), is_title_only)
+        if not is_title_only(content):
+            content = find(("Title and Content",), has_title)
+        body = find(("Title and Content",), has_body)
+        section = find(("Section Header",), has_title)
+        return cls(cover, section, content, body)
+
+
+def _placeholder_box(layout: SlideLayout, kinds: Sequence[str]) -> Box | None:
+    for kind in kinds:
+        for ph in _placeholders(layout):
+            if _kind(ph) == kind:
+                left, top, width, height = ph.left, ph.top, ph.width, ph.height
+                if None in (left, top, width, height) or not width or not height:
+                    continue
+                return Box(int(left), int(top), int(width), int(height))
+    return None
+
+
+def geometry_for(prs: PresentationObj, layouts: Layouts, options: RenderOptions) -> Geometry:
+    """The built-in geometry, or the boxes of the reference deck's layouts."""
+    if options.reference_pptx is None:
+        return Geometry.default(options.slide_ratio, footer=options.source_footer)
+    width, height = int(prs.slide_width or SLIDE_16_9[0]), int(prs.slide_height or SLIDE_16_9[1])
+    ratio = "16:9" if width / height > 1.5 else "4:3"
+    base = Geometry.default(ratio, footer=options.source_footer)
+    sx, sy = width / base.width, height / base.height
+
+    def scaled(box: Box) -> Box:
+        return Box(round(box.left * sx), round(box.top * sy), round(box.width * sx),
+                   round(box.height * sy))
+
+    title = _placeholder_box(layouts.content, ("title",)) or scaled(base.title)
+    body = _placeholder_box(layouts.body, ("object", "body"))
+    if body is None:
+        top = title.bottom + (title.height // 8)
+        body = Box(title.left, top, title.width, height - top - height // 20)
+    return Geometry.from_boxes(
+        width=width,
+        height=height,
+        title=title,
+        body=body,
+        cover_title=_placeholder_box(layouts.cover, ("center_title", "title"))
+        or scaled(base.cover_title),
+        cover_subtitle=_placeholder_box(layouts.cover, ("subtitle",))
+        or scaled(base.cover_subtitle),
+        section_title=_placeholder_box(layouts.section, ("title",)) or scaled(base.section_title),
+        footer=options.source_footer,
+    )
+
+
+def _image_loader(options: RenderOptions) -> ImageLoader:
+    """Images through the sandbox (imported on first use: most decks have none)."""
+
+    def load(src: str) -> Picture | None:
+        from renderers.fetch import load_image
+
+        loaded = load_image(src, options)
+        if loaded is None:
+            return None
+        return Picture(loaded.data, loaded.mime, loaded.width, loaded.height)
+
+    return load
+
+
+# ================================================================ drawing
+
+
+class DeckWriter:
+    """Adds the deck's slides to ``prs`` and draws every item."""
+
+    def __init__(self, prs: PresentationObj, layouts: Layouts, deck: Deck) -> None:
+        self.prs = prs
+        self.layouts = layouts
+        self.deck = deck
+        self.sans = deck.fonts.sans
+        self.mono = deck.fonts.mono
+        self.parts: list[SlidePart] = []
+        self._count = 0
+        self._specs: dict[int, dict[str, tuple[Any, str, str, int]]] = {}
+        self._rids: dict[tuple[int, str | int], str] = {}
+
+    def write(self) -> None:
+        created = [self.new_slide(s) for s in self.deck.slides]
+        self.parts = [part for part, _ in created]
+        for index, slide in enumerate(self.deck.slides):
+            self.draw(index, slide, created[index][1])
+
+    def layout_for(self, slide: Slide) -> SlideLayout:
+        return {"title": self.layouts.cover, "section": self.layouts.section}.get(
+            slide.kind, self.layouts.content
+        )
+
+    def specs(self, layout: SlideLayout) -> dict[str, tuple[Any, str, str, int]]:
+        """The layout's title (and subtitle) placeholder: type, orientation, size, idx."""
+        key = id(layout)
+        if key not in self._specs:
+            found: dict[str, tuple[Any, str, str, int]] = {}
+            for ph in _placeholders(layout):
+                kind = _kind(ph)
+                role = "title" if kind in _TITLE_TYPES else kind
+                if role in ("title", "subtitle") and role not in found:
+                    sp = ph.element
+                    found[role] = (sp.ph_type, sp.ph_orient, sp.ph_sz, sp.ph_idx)
+            self._specs[key] = found
+        return self._specs[key]
+
+    def new_slide(self, slide: Slide) -> tuple[SlidePart, dict[str, Any]]:
+        """Add a slide in constant time; return its part and the placeholders it got.
+
+        python-pptx's ``add_slide`` rescans every slide id and relationship (quadratic over a
+        deck) and clones every layout placeholder; here part names and slide ids come from
+        counters, and only the title (and the cover's subtitle) placeholders are cloned.
+        """
+        layout = self.layout_for(slide)
+        prs_part = self.prs.part
+        self._count += 1
+        part = SlidePart.new(PackURI(f"/ppt/slides/slide{self._count}.xml"), prs_part.package,
+                             layout.part)
+        rid = prs_part._rels._add_relationship(RT.SLIDE, part)
+        prs_part._element.get_or_add_sldIdLst()._add_sldId(id=255 + self._count, rId=rid)
+        tree = part._element.cSld.spTree
+        wanted = {"title": bool(slide.title), "subtitle": slide.kind == "title"
+                  and bool(slide.subtitle)}
+        placeholders: dict[str, Any] = {}
+        for role, (ph_type, orient, sz, idx) in self.specs(layout).items():
+            if wanted[role]:
+                shape_id = len(placeholders) + 2
+                name = f"{role.title()} {shape_id - 1}"
+                placeholders[role] = tree.add_placeholder(shape_id, name, ph_type, orient, sz,
+                                                          idx)
+        return part, placeholders
+
+    # ------------------------------------------------------------ one slide
+
+    def draw(self, index: int, slide: Slide, placeholders: dict[str, Any]) -> None:
+        geo = self.deck.geometry
+        part = self.parts[index]
+        target = part.slide
+        align: Alignment = "left"
+        box, anchor = geo.title, "b"
+        if slide.kind in ("title", "section"):
+            box = geo.cover_title if slide.kind == "title" else geo.section_title
+            align, anchor = "center", ("ctr" if slide.kind == "title" else "b")
+        if slide.title:
+            title = placeholders.get("title")
+            if title is None:
+                title = target.shapes.add_textbox(Emu(box.left), Emu(box.top), Emu(box.width),
+                                                  Emu(box.height)).element
+            self.position(title, box)
+            para = Para(slide.title, size=slide.title_size, space_before=0.0, align=align)
+            self.fill_text(part, title, [para], anchor=anchor)
+        subtitle = placeholders.get("subtitle")
+        if subtitle is not None:
+            self.position(subtitle, geo.cover_subtitle)
+            para = Para((Run(slide.subtitle),), size=SUBTITLE_SIZE, space_before=0.0,
+                        align="center")
+            self.fill_text(part, subtitle, [para])
+        content = geo.content
+        for item in slide.items:
+            match item:
+                case TextItem(paras, top, height):
+                    self.textbox(part, target, Box(content.left, content.top + top,
+                                                   content.width, height), paras)
+                case CodeItem():
+                    self.code(part, target, item)
+                case TableItem():
+                    self.table(part, target, item)
+                case PictureItem():
+                    self.picture(target, item)
+        if slide.footer:
+            para = Para(slide.footer, size=FOOTER_SIZE, space_before=0.0)
+            self.textbox(part, target, geo.footer, [para], color=FOOTER_COLOR, name="Sources")
+
+    @staticmethod
+    def position(element: Any, box: Box) -> None:
+        """Place a shape element (its own ``a:xfrm`` overrides the layout's position)."""
+        element.x, element.y, element.cx, element.cy = box.left, box.top, box.width, box.height
+
+    def textbox(self, part: SlidePart, target: PptxSlide, box: Box, paras: Sequence[Para],
+                color: str = "", name: str = "") -> None:
+        shape = target.shapes.add_textbox(Emu(box.left), Emu(box.top), Emu(box.width),
+                                          Emu(box.height))
+        if name:
+            shape.name = name
+        self.fill_text(part, shape.element, paras, color=color)
+
+    def fill_text(self, part: SlidePart, element: Any, paras: Sequence[Para],
+                  anchor: str = "t", color: str = "") -> None:
+        tx_body = element.get_or_add_txBody()
+        px.set_body(tx_body, inset_x=INSET_X, inset_y=INSET_Y, anchor=anchor)
+        px.clear_paragraphs(tx_body)
+        px.append_paragraphs(tx_body, [self.paragraph(part, para, color=color) for para in paras])
+
+    def paragraph(self, part: SlidePart, para: Para, *, color: str = "") -> str:
+        """The XML of one paragraph (superscript runs alternate their baseline, see pptx_xml)."""
+        runs: list[str] = []
+        baseline = 0
+        for run in para.runs:
+            if run.superscript:
+                baseline = (px.ALT_BASELINE if baseline == px.SUPERSCRIPT_BASELINE
+                            else px.SUPERSCRIPT_BASELINE)
+            else:
+                baseline = 0
+            runs.append(self.run(part, run, para.size, baseline, color=color))
+        return px.paragraph_xml(
+            "".join(runs), size=para.size, align=para.align, margin_left=para.margin_left,
+            indent=para.indent, space_before=para.space_before, line_factor=LINE_FACTOR,
+            bullet=para.bullet, number=para.number, bullet_font=self.sans,
+        )
+
+    def run(self, part: SlidePart, run: Run, size: float, baseline: int, *,
+            color: str = "") -> str:
+        if run.text == "\n":
+            return px.line_break_xml(size)
+        rid, jump = "", False
+        url = safe_link(run.url) if run.url else ""
+        anchor = f"src-{run.cite}" if run.cite else run.target
+        if url:
+            rid = self.rid(part, url)
+        elif anchor and anchor in self.deck.anchors:
+            rid = self.rid(part, self.deck.anchors[anchor])
+            jump = True
+        return px.run_xml(
+            run.text, size=size, typeface=self.mono if run.code else self.sans,
+            bold=run.bold, italic=run.italic, strike=run.strike, baseline=baseline,
+            color=color, link_rid=rid, slide_jump=jump,
+        )
+
+    def rid(self, part: SlidePart, target: str | int) -> str:
+        """The relationship id from ``part`` to a URL or to slide number ``target`` (cached)."""
+        key = (id(part), target)
+        rid = self._rids.get(key)
+        if rid is None:
+            if isinstance(target, str):
+                rid = px.relate_url(part, target)
+            else:
+                rid = px.relate_slide(part, self.parts[target])
+            self._rids[key] = rid
+        return rid
+
+    # ------------------------------------------------------------ items
+
+    def code(self, part: SlidePart, target: PptxSlide, item: CodeItem) -> None:
+        content = self.deck.geometry.content
+        shape = target.shapes.add_textbox(Emu(content.left), Emu(content.top + item.top),
+                                          Emu(content.width), Emu(item.height))
+        shape.name = f"Code {item.language}".strip()
+        shape.fill.solid()
+        shape.fill.fore_color.rgb = CODE_FILL
+        shape.line.color.rgb = CODE_LINE
+        tx_body = shape.element.get_or_add_txBody()
+        px.set_body(tx_body, inset_x=INSET_X, inset_y=INSET_Y)
+        px.clear_paragraphs(tx_body)
+        px.append_paragraphs(tx_body, [
+            px.paragraph_xml(
+                px.run_xml(line, size=CODE_SIZE, typeface=self.mono) if line else "",
+                size=CODE_SIZE, line_factor=LINE_FACTOR,
+            )
+            for line in item.lines
+        ])
+
+    def table(self, part: SlidePart, target: PptxSlide, item: TableItem) -> None:
+        content = self.deck.geometry.content
+        rows = ([item.header] if item.header else []) + list(item.rows)
+        ncols = len(item.col_widths)
+        frame = target.shapes.add_table(
+            len(rows), ncols, Emu(content.left), Emu(content.top + item.top),
+            Emu(content.width), Emu(item.height),
+        )
+        table = frame.table
+        table.first_row = bool(item.header)
+        table.horz_banding = True
+        for c, width in enumerate(item.col_widths):
+            table.columns[c].width = Emu(width)
+        for r, cells in enumerate(rows):
+            table.rows[r].height = Emu(item.row_heights[r])
+            for c, runs in enumerate(cells):
+                tc = table.cell(r, c)._tc
+                px.set_cell_margins(tc, inset_x=INSET_X, inset_y=INSET_Y)
+                tx_body = tc.get_or_add_txBody()
+                px.clear_paragraphs(tx_body)
+                para = Para(runs, size=item.size, space_before=0.0, align=item.aligns[c])
+                px.append_paragraphs(tx_body, [self.paragraph(part, para)])
+
+    def picture(self, target: PptxSlide, item: PictureItem) -> None:
+        content = self.deck.geometry.content
+        pic = target.shapes.add_picture(
+            io.BytesIO(item.picture.data), Emu(content.left + item.left),
+            Emu(content.top + item.top), Emu(item.width), Emu(item.height),
+        )
+        pic.name = f"Picture {item.alt}"[:120].strip()
+        px.set_alt_text(pic.element, item.alt)

@@ -1,0 +1,179 @@
+"""What both readers share: the reading context (warnings, USAGE sids, heading ids, title,
+limits) and an inline collector that merges text and tidies the space a USAGE tag leaves."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from citations.tokens import parse_sid_spec
+from renderers.document import (
+    Block,
+    Cite,
+    Document,
+    Heading,
+    Inline,
+    LineBreak,
+    SoftBreak,
+    Text,
+    plain_text,
+)
+from renderers.errors import LimitError
+from renderers.options import Limits
+from renderers.text import HeadingIds
+
+_ATTR = re.compile(r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+
+
+def tag_attributes(attributes: str) -> dict[str, str]:
+    """The attributes of a start tag's attribute text (names lower-cased, entities decoded)."""
+    found: dict[str, str] = {}
+    for match in _ATTR.finditer(attributes):
+        name = match.group(1).lower()
+        value = next((g for g in match.group(2, 3, 4) if g is not None), "")
+        found.setdefault(name, html.unescape(value))
+    return found
+
+
+def is_cite_sup(attributes: dict[str, str]) -> bool:
+    """Whether a ``<sup>`` with these attributes is a citation (``class="cite" data-sids``)."""
+    return "cite" in attributes.get("class", "").split() and "data-sids" in attributes
+
+
+@dataclass
+class ReadContext:
+    """What a reader gathers besides blocks: warnings, USAGE sids, ids, title; enforces limits."""
+
+    input_name: str
+    limits: Limits
+    warnings: list[str] = field(default_factory=list)
+    usage: dict[int, None] = field(default_factory=dict)
+    citations: int = 0
+    title: str = ""
+    ids: HeadingIds = field(default_factory=HeadingIds)
+
+    def check_size(self, content: str) -> None:
+        """Fail fast when ``content`` exceeds ``limits.max_content_bytes``."""
+        limit = self.limits.max_content_bytes
+        if len(content) > limit or len(content.encode("utf-8", "surrogatepass")) > limit:
+            raise LimitError(
+                f"{self.input_name}: content is larger than {limit} bytes "
+                "(limits.max_content_bytes)"
+            )
+
+    def check_depth(self, depth: int) -> None:
+        """Fail fast when nesting (lists, quotes, emphasis …) exceeds ``limits.max_nesting``."""
+        if depth > self.limits.max_nesting:
+            raise LimitError(
+                f"{self.input_name}: nesting deeper than {self.limits.max_nesting} levels "
+                "(limits.max_nesting); flatten the lists, quotes or emphasis"
+            )
+
+    def check_rows(self, rows: int) -> None:
+        """Fail fast when a table has more rows than ``limits.max_table_rows``."""
+        if rows > self.limits.max_table_rows:
+            raise LimitError(
+                f"{self.input_name}: a table has more than {self.limits.max_table_rows} rows "
+                "(limits.max_table_rows)"
+            )
+
+    def cite(self, sids: Sequence[int]) -> Cite:
+        """A new :class:`Cite`, counted against ``limits.max_citations``."""
+        self.citations += 1
+        if self.citations > self.limits.max_citations:
+            raise LimitError(
+                f"{self.input_name}: more than {self.limits.max_citations} citations "
+                "(limits.max_citations)"
+            )
+        return Cite(sids=tuple(sids))
+
+    def add_usage(self, sids: Sequence[int]) -> None:
+        """Record the sids of a ``[[USAGE:..]]`` tag (first appearance order, each once)."""
+        for sid in sids:
+            self.usage.setdefault(sid, None)
+
+    def warn(self, line: int, message: str) -> None:
+        """Add a warning; ``line`` is 1-based (0 when unknown)."""
+        where = f"{self.input_name}, line {line}" if line > 0 else self.input_name
+        self.warnings.append(f"{where}: {message}")
+
+    def sid_spec(self, spec: str, line: int, text: str) -> tuple[int, ...] | None:
+        """The sids of a ``data-sids`` value, or None (with a warning) when it is invalid."""
+        sids, error, notes = parse_sid_spec(spec)
+        for note in notes:
+            self.warn(line, f"{text!r}: {note}")
+        if error is not None or not sids:
+            self.warn(line, f"invalid citation {text!r}: {error or 'no sids'}; kept as text")
+            return None
+        return tuple(sids)
+
+    def heading(self, level: int, children: tuple[Inline, ...]) -> Heading:
+        """A heading with a unique id; the first h1 becomes the document title."""
+        text = plain_text(children).strip()
+        if level == 1 and not self.title:
+            self.title = text
+        return Heading(level=level, children=children, id=self.ids.assign(text))
+
+    def document(self, blocks: Sequence[Block]) -> Document:
+        """The finished document."""
+        return Document(
+            blocks=tuple(blocks),
+            title=self.title,
+            usage_sids=tuple(self.usage),
+            warnings=tuple(self.warnings),
+        )
+
+
+class InlineBuilder:
+    """Collects inlines: merges adjacent text, drops the doubled space a USAGE tag leaves."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Inline] = []
+        self._after_usage = False
+
+    def text(self, text: str) -> None:
+        """Append text (merged with a preceding :class:`Text`)."""
+        if not text:
+            return
+        last = self.nodes[-1] if self.nodes else None
+        if isinstance(last, Text):
+            if self._after_usage and last.text[-1:].isspace():
+                text = text.lstrip(" \t")
+            self.nodes[-1] = Text(last.text + text)
+        else:
+            self.nodes.append(Text(text))
+        self._after_usage = False
+
+    def add(self, node: Inline) -> None:
+        """Append any inline node."""
+        if isinstance(node, Text):
+            self.text(node.text)
+            return
+        self.nodes.append(node)
+        self._after_usage = False
+
+    def extend(self, nodes: Sequence[Inline]) -> None:
+        """Append several nodes."""
+        for node in nodes:
+            self.add(node)
+
+    def usage_removed(self) -> None:
+        """Note that a USAGE tag was removed here (the next space is then redundant)."""
+        self._after_usage = True
+
+    def result(self, *, trim: bool = True) -> tuple[Inline, ...]:
+        """The collected nodes; with ``trim``, white space at both ends is removed."""
+        nodes = list(self.nodes)
+        if trim:
+            while nodes and isinstance(nodes[-1], SoftBreak | LineBreak):
+                nodes.pop()
+            while nodes and isinstance(nodes[0], SoftBreak | LineBreak):
+                nodes.pop(0)
+            if nodes and isinstance(nodes[-1], Text):
+                nodes[-1] = Text(nodes[-1].text.rstrip())
+            if nodes and isinstance(nodes[0], Text):
+                nodes[0] = Text(nodes[0].text.lstrip())
+            nodes = [n for n in nodes if not (isinstance(n, Text) and not n.text)]
+        return tuple(nodes)

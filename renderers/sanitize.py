@@ -1,0 +1,157 @@
+"""HTML sanitizing (nh3 with an explicit allow-list) and the URL policy for images."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+import nh3
+
+from citations.links import safe_link
+
+_CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_DATA_IMAGE = re.compile(r"^data:image/[a-z0-9.+-]+[;,]", re.IGNORECASE)
+_IMAGE_SCHEMES = frozenset({"http", "https"})
+
+
+def safe_image_src(src: str) -> str:
+    """``src`` if an image may name it (http(s), relative path, ``data:image/…``), else ``""``.
+
+    The writers' sandboxed fetcher decides what actually loads; this only removes sources that
+    are never acceptable (``javascript:``, ``file:``, ``data:`` that is not an image …).
+    """
+    original = (src or "").strip()
+    probe = _CONTROL.sub("", original)  # browsers ignore these inside a scheme (java\tscript:)
+    if not probe:
+        return ""
+    if _DATA_IMAGE.match(probe):
+        return original
+    try:
+        scheme = urlsplit(probe).scheme.lower()
+    except ValueError:
+        return ""
+    return original if not scheme or scheme in _IMAGE_SCHEMES else ""
+
+
+# ---------------------------------------------------------------- HTML
+
+#: Elements kept (their attributes are listed below; anything else is unwrapped, text kept).
+_TAGS: frozenset[str] = frozenset(
+    {
+        "a", "abbr", "article", "aside", "b", "bdi", "bdo", "blockquote", "br", "caption",
+        "center", "cite", "code", "col", "colgroup", "dd", "del", "details", "dfn", "div", "dl",
+        "dt", "em", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+        "header", "hgroup", "hr", "i", "img", "ins", "kbd", "li", "main", "mark", "nav", "ol",
+        "p", "pre", "q", "rp", "rt", "ruby", "s", "samp", "section", "small", "span", "strike",
+        "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
+        "time", "title", "tr", "tt", "u", "ul", "var", "wbr",
+    }
+)  # fmt: skip
+#: Elements removed together with everything inside them.
+_DROP_WITH_CONTENT: frozenset[str] = frozenset(
+    {
+        "script", "iframe", "object", "embed", "applet", "frame", "frameset", "noembed",
+        "noframes", "template", "select", "textarea", "button", "datalist", "svg", "math",
+    }
+)  # fmt: skip
+_ATTRIBUTES: dict[str, set[str]] = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title", "width", "height"},
+    "sup": {"class", "data-sids"},
+    "code": {"class"},
+    "pre": {"class"},
+    "ol": {"start", "reversed", "type"},
+    "li": {"value"},
+    "th": {"align", "colspan", "rowspan", "scope", "style"},
+    "td": {"align", "colspan", "rowspan", "style"},
+    "col": {"span", "align"},
+    "colgroup": {"span", "align"},
+    "time": {"datetime"},
+    "del": {"datetime"},
+    "ins": {"datetime"},
+    "abbr": {"title"},
+    "bdo": {"dir"},
+}
+_STYLED_ATTRIBUTES = frozenset({"class", "id", "style"})
+_URL_SCHEMES = frozenset({"http", "https", "mailto", "data"})
+#: ids that would hijack the anchors writers generate (citations, Sources entries).
+_RESERVED_ID = re.compile(r"^(?:sources|(?:cite|src|fn|fnref)-\d+)$")
+_STYLE_BLOCK = re.compile(r"(<style\b[^>]*>)(.*?)(</style\s*>)", re.IGNORECASE | re.DOTALL)
+_CSS_IMPORT = re.compile(r"@import\b[^;]*;?", re.IGNORECASE)
+_CSS_URL = re.compile(r"url\(\s*(?:\"([^\"]*)\"|'([^']*)'|([^)]*?))\s*\)", re.IGNORECASE)
+_CSS_ESCAPE = re.compile(r"\\[0-9a-fA-F]{1,6}\s?|\\.")
+
+
+def sanitize_html(html: str, *, keep_styles: bool = False) -> str:
+    """Sanitize untrusted HTML with nh3 and an explicit allow-list; returns an HTML fragment.
+
+    Removed: scripts, ``on*`` handlers, iframes/objects/embeds, forms and their controls,
+    ``<base>``, ``<link>``, ``<meta>``, comments, and every link that is not http, https, mailto
+    or ``#fragment``. Images keep ``src`` when it is http(s), a relative path or a ``data:image``
+    URI. ``<sup class="cite" data-sids="…">`` is kept; ``<title>`` is kept for the title.
+
+    With ``keep_styles`` (the author's-look path) ``<style>`` blocks and the ``class``, ``id``
+    and ``style`` attributes are kept too; in the CSS, ``@import`` rules are removed and every
+    ``url(…)`` that is not a ``data:`` URI or a relative path becomes ``none``. Without it only
+    ``text-align`` survives, on table cells.
+    """
+    tags = set(_TAGS)
+    attributes = {tag: set(names) for tag, names in _ATTRIBUTES.items()}
+    if keep_styles:
+        tags.add("style")
+        attributes["*"] = set(_STYLED_ATTRIBUTES)
+    cleaned = nh3.clean(
+        html,
+        tags=tags,
+        clean_content_tags=set(_DROP_WITH_CONTENT) | (set() if keep_styles else {"style"}),
+        attributes=attributes,
+        attribute_filter=_filter_attribute,
+        strip_comments=True,
+        link_rel=None,
+        url_schemes=set(_URL_SCHEMES),
+        filter_style_properties=None if keep_styles else {"text-align"},
+    )
+    if keep_styles:
+        cleaned = _STYLE_BLOCK.sub(
+            lambda m: m.group(1) + sanitize_css(m.group(2)) + m.group(3), cleaned
+        )
+    return cleaned
+
+
+def _filter_attribute(tag: str, name: str, value: str) -> str | None:
+    """Per-attribute policy nh3 cannot express with schemes alone."""
+    if name == "href":
+        return safe_link(value, allow_fragment=True) or None
+    if name == "src":
+        return safe_image_src(value) or None
+    if name == "id" and _RESERVED_ID.match(value.strip()):
+        return None
+    if name == "style":
+        return sanitize_css(value)
+    return value
+
+
+def sanitize_css(css: str) -> str:
+    """CSS without ``@import`` rules and without ``url(…)`` other than ``data:`` or relative."""
+    css = _CSS_IMPORT.sub("", css)
+    return _CSS_URL.sub(_css_url, css)
+
+
+def _css_url(match: re.Match[str]) -> str:
+    target = next((g for g in match.groups() if g is not None), "")
+    plain = _CSS_ESCAPE.sub("_", target).strip()  # escapes could hide a scheme: refuse them
+    if plain != target.strip():
+        return "none"
+    probe = _CONTROL.sub("", plain).lower()
+    if probe.startswith("data:") or (
+        probe and not _has_scheme(probe) and not probe.startswith("//")
+    ):
+        return match.group(0)
+    return "none"
+
+
+def _has_scheme(url: str) -> bool:
+    try:
+        return bool(urlsplit(url).scheme)
+    except ValueError:
+        return True

@@ -1,0 +1,138 @@
+// citerender export page: export buttons download the rendered file; a debounced HTML render
+// feeds the sandboxed preview. No external resources, no inline script (see the page's CSP).
+"use strict";
+
+const PREVIEW_DELAY_MS = 500;
+const $ = (id) => document.getElementById(id);
+
+/** The request body from the editors; throws an Error naming the field on bad JSON. */
+function requestBody(format) {
+  let pool;
+  const poolText = $("pool").value.trim();
+  if (poolText) {
+    try {
+      pool = JSON.parse(poolText);
+    } catch (err) {
+      throw new Error(`Sources pool: not valid JSON (${err.message})`);
+    }
+  }
+  const body = { format, content: $("content").value, numbering: $("numbering").value };
+  if (pool !== undefined) body.sources_pool = pool;
+  const title = $("title").value.trim();
+  if (title) body.title = title;
+  const contentFormat = $("content-format").value;
+  if (contentFormat) body.content_format = contentFormat;
+  return body;
+}
+
+/** POST /render; resolves to the Response or throws an Error with the service's message. */
+async function render(format, signal) {
+  const response = await fetch("/render", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(requestBody(format)),
+    signal,
+  });
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      const data = await response.json();
+      if (data.error) message = `${response.status}: ${data.error}`;
+    } catch (_) { /* not JSON: keep the status line */ }
+    throw new Error(message);
+  }
+  return response;
+}
+
+/** The file name from Content-Disposition (RFC 5987 filename* first). */
+function filenameFrom(response, fallback) {
+  const header = response.headers.get("Content-Disposition") || "";
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  if (star) {
+    try { return decodeURIComponent(star[1]); } catch (_) { /* fall through */ }
+  }
+  const plain = /filename="([^"]+)"/i.exec(header);
+  return plain ? plain[1] : fallback;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+function setStatus(message) {
+  $("status").textContent = message;
+}
+
+async function exportAs(button) {
+  const format = button.dataset.format;
+  showError("");
+  setStatus(`Rendering ${button.textContent}…`);
+  button.disabled = true;
+  try {
+    const response = await render(format);
+    const blob = await response.blob();
+    const name = filenameFrom(response, `report.${format}`);
+    const url = URL.createObjectURL(blob);
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = name;
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    const used = response.headers.get("X-Sources-Used") || "none";
+    setStatus(`Downloaded ${name} — sources cited: ${used}`);
+  } catch (err) {
+    setStatus("");
+    showError(err.message);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/**
+ * In a srcdoc frame, "#src-1" resolves against the page's URL and would load the page itself
+ * into the frame; a base of about:srcdoc keeps citation links inside the previewed document.
+ */
+function withSrcdocBase(html) {
+  const base = '<base href="about:srcdoc">';
+  const head = /<head[^>]*>/i;
+  return head.test(html) ? html.replace(head, (tag) => tag + base) : base + html;
+}
+
+let previewTimer = 0;
+let previewAbort = null;
+
+async function refreshPreview() {
+  if (previewAbort) previewAbort.abort();
+  previewAbort = new AbortController();
+  const status = $("preview-status");
+  status.textContent = "updating…";
+  try {
+    const response = await render("html", previewAbort.signal);
+    $("preview").srcdoc = withSrcdocBase(await response.text());
+    status.textContent = "";
+    showError("");
+  } catch (err) {
+    if (err.name === "AbortError") return;
+    status.textContent = "preview failed";
+    showError(err.message);
+  }
+}
+
+function schedulePreview() {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(refreshPreview, PREVIEW_DELAY_MS);
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  for (const button of document.querySelectorAll("button[data-format]")) {
+    button.addEventListener("click", () => exportAs(button));
+  }
+  for (const id of ["content", "pool", "title", "content-format", "numbering"]) {
+    $(id).addEventListener("input", schedulePreview);
+  }
+  refreshPreview();
+});

@@ -1,0 +1,18 @@
+"""Hypothesis profiles: "ci" (bounded, the default) and "fuzz" (many more examples).
+
+Select with ``HYPOTHESIS_PROFILE=fuzz``; test modules import this module before using Hypothesis.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "fuzz", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

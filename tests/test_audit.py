@@ -1,0 +1,104 @@
+"""The citation audit: exact JSON keys, problems found, numbering and coverage."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from citations.audit import audit
+from citations.pool import SourcePool
+
+KEYS = {
+    "cited_sids", "unknown_sids", "usage_sids", "in_code_sids", "orphaned_sids",
+    "invalid_tokens", "numbers", "coverage", "ok",
+}
+
+MARKDOWN = """# Energy [[S:1]]
+
+Solar grew [[S:3]] while [[S:99]] is unknown.
+
+A paragraph without a citation. [[USAGE:5]]
+
+- item cites [[S:4]]
+- item with `[[S:2]]` in code only
+  continued
+
+```
+[[S:6]]
+```
+
+Bad [[S:abc]] and [[S:5-2]].
+"""
+
+
+@pytest.fixture
+def pool(sample_pool: list[dict[str, object]]) -> SourcePool:
+    rows = [*sample_pool, {"sid": 6, "title": "Six", "url": "https://six.org/"},
+            {"sid": 7, "title": "Seven", "url": "https://seven.org/"}]
+    return SourcePool.from_rows(rows)
+
+
+def test_markdown_report(pool: SourcePool) -> None:
+    report = audit(MARKDOWN, pool)
+    data = report.to_dict()
+    assert set(data) == KEYS
+    assert json.loads(json.dumps(data)) == data
+    assert data["cited_sids"] == [1, 3, 4, 2, 5]
+    assert data["unknown_sids"] == [99]
+    assert data["usage_sids"] == [5]
+    assert data["in_code_sids"] == [2, 6]
+    # sid 4 is a duplicate of sid 1 (same normalized URL): it shares number 1
+    assert data["numbers"] == {"1": 1, "3": 2, "4": 1, "2": 3, "5": 4}
+    assert data["orphaned_sids"] == [6, 7]
+    assert data["invalid_tokens"] == [
+        {"text": "[[S:abc]]", "line": 15,
+         "reason": "'abc' is not a sid or a range (expected e.g. 1, 3-5)"},
+    ]
+    # prose units: 3 paragraphs + 2 list items; cited: "Solar…", item 1, "Bad…"
+    assert data["coverage"] == 0.6
+    assert data["ok"] is False
+
+
+def test_clean_document_is_ok(pool: SourcePool) -> None:
+    report = audit("One [[S:1]].\n\nTwo [[S:2,3]].\n", pool)
+    assert report.ok and report.to_dict()["coverage"] == 1.0
+    assert report.numbers == {1: 1, 2: 2, 3: 3}
+    assert "OK" in report.format_text()
+
+
+def test_each_problem_alone_fails(pool: SourcePool) -> None:
+    assert not audit("x [[S:42]]", pool).ok
+    assert not audit("x [[S:1,,2]]", pool).ok
+    assert not audit("x `[[S:1]]`", pool).ok
+
+
+def test_html_report(pool: SourcePool) -> None:
+    html = (
+        "<h1>T</h1><p>A <sup class='cite' data-sids='2'>[S:2]</sup></p><p>No cite</p>"
+        "<ul><li>item [[S:3]]<li>plain</ul><pre>[[S:1]]</pre><p><code>[S:7]</code></p>"
+    )
+    data = audit(html, pool, content_format="html").to_dict()
+    assert data["cited_sids"] == [2, 3]
+    assert data["in_code_sids"] == [1, 7]
+    assert data["coverage"] == 0.4  # 3 paragraphs + 2 items, 2 cited
+    assert data["ok"] is False
+
+
+def test_numeric_dialect_maps_pool_indices(pool: SourcePool) -> None:
+    report = audit("Claim [2] and [9].", pool, dialects=frozenset({"numeric"}))
+    assert report.cited_sids == (2,)
+    assert report.invalid_tokens[0].reason.startswith("index 9 is beyond the pool")
+
+
+def test_text_report_names_problems(pool: SourcePool) -> None:
+    text = audit(MARKDOWN, pool).format_text()
+    assert "Unknown sids (not in the pool): 99" in text
+    assert "Invalid token on line 15: [[S:abc]]" in text
+    assert "Tokens inside code (not citations): 2, 6" in text
+    assert "PROBLEMS FOUND" in text
+
+
+def test_bad_format_is_refused(pool: SourcePool) -> None:
+    with pytest.raises(ValueError, match="markdown"):
+        audit("x", pool, content_format="docx")  # type: ignore[arg-type]
