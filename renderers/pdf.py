@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from fontTools.misc.timeTools import timestampSinceEpoch
+from fontTools.ttLib.tables import _h_e_a_d
 from weasyprint import CSS, HTML
 from weasyprint.document import Document as WeasyDocument
 from weasyprint.urls import path2url
@@ -72,9 +76,26 @@ def pdf_document(html: str, options: RenderOptions) -> WeasyDocument:
     return document
 
 
+@contextmanager
+def _fixed_font_timestamps() -> Iterator[None]:
+    """Pin the ``head.modified`` date fontTools writes into every embedded font subset.
+
+    fontTools stamps subsets with the current time unless ``SOURCE_DATE_EPOCH`` is set, which
+    made PDFs with several subsetted fonts differ from run to run.
+    """
+    stamp = timestampSinceEpoch(build_timestamp().timestamp())
+    original = _h_e_a_d.timestampNow
+    _h_e_a_d.timestampNow = lambda: stamp
+    try:
+        yield
+    finally:
+        _h_e_a_d.timestampNow = original
+
+
 def write_document(document: WeasyDocument, options: RenderOptions) -> bytes:
     """The PDF bytes of a laid-out document (same options as :func:`pdf_document`)."""
-    data = document.write_pdf(**_render_options(options))
+    with _fixed_font_timestamps():
+        data = document.write_pdf(**_render_options(options))
     assert isinstance(data, bytes)
     return data
 

@@ -70,7 +70,7 @@ class ResolvedDocument:
 
 def source_label(source: Source) -> str:
     """Domain for web sources; artifact (or physical) path for files and attachments."""
-    if source.url:
+    if safe_link(source.url):
         return domain_of(source.url) or source.url
     return source.artifact_path or source.physical_path
 

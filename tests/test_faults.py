@@ -178,7 +178,7 @@ def _docx_text(path: Path) -> str:
 def test_killed_api_writer_never_leaves_a_torn_artifact(tmp_path: Path) -> None:
     out = tmp_path / "artifacts"
     rng = random.Random(7)
-    for _ in range(10):
+    for _ in range(6):
         receiver, sender = FORK.Pipe(duplex=False)
         child = FORK.Process(target=_write_docx_forever, args=(str(out), sender))
         child.start()

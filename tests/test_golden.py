@@ -6,18 +6,28 @@ diff. The 50-page long report is rasterized to PNG for its first two pages only.
 
 from __future__ import annotations
 
+import io
 import shutil
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from renderers.api import EXTENSIONS
 from renderers.cli import sample_inputs
 from renderers.options import FORMATS
-from renderers.testing import assert_matches_golden, normalize_artifact, render_artifacts
+from renderers.testing import (
+    UPDATE_ENV,
+    PixelTolerance,
+    assert_matches_golden,
+    normalize_artifact,
+    normalize_bytes,
+    render_artifacts,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -104,3 +114,101 @@ def test_a_changed_output_fails_with_a_readable_diff(
         assert_matches_golden(changed, golden, update=False)
     assert "+A sentence nobody wrote." in str(caught.value)
     assert normalize_artifact(source) != normalize_artifact(changed)
+
+
+# ---------------------------------------------------------------- the machinery itself
+
+
+def _zip(entries: list[tuple[str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, data in entries:
+            package.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _png(path: Path, changed: int, value: int = 0) -> Path:
+    """A white 100×100 page with ``changed`` pixels of grey ``value`` on its first rows."""
+    image = Image.new("RGB", (100, 100), "white")
+    for i in range(changed):
+        image.putpixel((i % 100, i // 100), (value, value, value))
+    image.save(path)
+    return path
+
+
+def test_ooxml_normal_form_ignores_zip_order_and_attribute_layout() -> None:
+    body = (
+        b'<w:document xmlns:w="urn:w"><w:p><w:t xml:space="preserve"> a </w:t></w:p></w:document>'
+    )
+    spaced = body.replace(b"<w:p>", b"<w:p  >\n").replace(b"xmlns:w", b"xmlns:w ")
+    first = _zip([("[Content_Types].xml", b"<Types/>"), ("word/document.xml", body)])
+    second = _zip([("word/document.xml", spaced), ("[Content_Types].xml", b"<Types/>")])
+    assert normalize_bytes(first, "docx") == normalize_bytes(second, "docx")
+    text = normalize_bytes(first, "docx")["word/document.xml"]
+    assert '<w:t xml:space="preserve"> a </w:t>' in str(text)  # leaf text kept exactly
+    assert "\n  <w:p>" in str(text)  # indented for review
+
+
+def test_a_changed_ooxml_part_is_shown_as_a_diff(tmp_path: Path) -> None:
+    golden = tmp_path / "golden"
+    report = tmp_path / "deck.pptx"
+    report.write_bytes(_zip([("ppt/slides/slide1.xml", b"<sld><t>Old claim</t></sld>")]))
+    assert_matches_golden(report, golden, update=True)
+    assert (golden / "deck.pptx" / "ppt" / "slides" / "slide1.xml").is_file()
+    report.write_bytes(_zip([("ppt/slides/slide1.xml", b"<sld><t>New claim</t></sld>")]))
+    with pytest.raises(AssertionError) as caught:
+        assert_matches_golden(report, golden)
+    message = str(caught.value)
+    assert "-  <t>Old claim</t>" in message and "+  <t>New claim</t>" in message
+
+
+def test_png_tolerance_accepts_noise_and_rejects_changes(tmp_path: Path) -> None:
+    golden = tmp_path / "golden"
+    page = _png(tmp_path / "page.png", 0)
+    assert_matches_golden(page, golden, update=True)
+    _png(page, 100, value=240)  # faint anti-aliasing-like noise: within the channel tolerance
+    assert_matches_golden(page, golden)
+    _png(page, 10)  # ten black pixels: a real change for the default tolerance
+    with pytest.raises(AssertionError, match="10 of 10000 pixels differ by more than 32"):
+        assert_matches_golden(page, golden)
+    loose = PixelTolerance(channel=32, ratio=0.01)
+    assert_matches_golden(page, golden, tolerance=loose)
+    _png(page, 500)  # a black bar: too much even for the loose tolerance
+    with pytest.raises(AssertionError, match="500 of 10000 pixels differ"):
+        assert_matches_golden(page, golden, tolerance=loose)
+
+
+def test_missing_golden_files_and_stale_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    golden = tmp_path / "golden"
+    report = tmp_path / "report.docx"
+    report.write_bytes(_zip([("a.xml", b"<a/>"), ("b.xml", b"<b/>")]))
+    with pytest.raises(AssertionError, match=r"no golden files for report\.docx"):
+        assert_matches_golden(report, golden)
+    monkeypatch.setenv(UPDATE_ENV, "1")  # the environment variable turns on updating
+    assert_matches_golden(report, golden)
+    report.write_bytes(_zip([("a.xml", b"<a/>"), ("media/c.png", b"\x89PNG")]))
+    monkeypatch.delenv(UPDATE_ENV)
+    with pytest.raises(AssertionError) as caught:
+        assert_matches_golden(report, golden)
+    assert "not in the output: b.xml" in str(caught.value)
+    assert "not in the golden files: media/c.png.sha256" in str(caught.value)
+    assert_matches_golden(report, golden, update=True)
+    assert sorted(p.name for p in (golden / "report.docx").rglob("*") if p.is_file()) == [
+        "a.xml",
+        "c.png.sha256",
+    ]
+
+
+def test_pdf_normal_form_has_text_links_and_metadata(rendered: dict[str, list[Path]]) -> None:
+    sample = next(s for s in SAMPLES if s.name == "research-report")
+    (pdf,) = of_format(rendered[sample.name], "pdf")
+    form = normalize_artifact(pdf)
+    assert set(form) == {"text.txt", "links.txt", "info.txt"}
+    assert "=== page 1 ===" in str(form["text.txt"])
+    links = str(form["links.txt"]).splitlines()
+    assert any(" uri https://" in line for line in links)
+    assert any(" goto page " in line for line in links)
+    info = str(form["info.txt"])
+    assert info.startswith("pages: ") and "\noutline:\n" in info and "Producer" not in info
