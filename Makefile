@@ -27,7 +27,7 @@ system-deps:
 demo: $(STAMP) system-deps
 	$(BIN)/citerender demo --out out
 
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) system-deps
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile

@@ -4,8 +4,12 @@ Usage: ``.venv/bin/python bench/docx_bench.py [--runs 5] [--keep DIR]``
 
 Prints, A/B interleaved: cold ``citerender render --to docx`` (a fresh process, imports
 included) vs ``pandoc -o x.docx`` on the same markdown, the ratio (goal ≤ 1.0×, stretch
-0.6×), peak memory of each child process (maxrss), an in-process split of our time
+0.6×) in wall-clock and in CPU time (user + system of the child: steadier on a busy machine),
+peak memory of each child process (maxrss), the load average, an in-process split of our time
 (read, resolve, write) and the cProfile top entries of the DOCX writer.
+
+Children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE`` removed), as an installed
+package runs; the first, untimed run writes the caches.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,8 +116,17 @@ def make_report(words: int = 26_000, citations: int = 500, sources: int = 120) -
     return "\n".join(out) + "\n"
 
 
-def run_child(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
-    """Run ``argv`` once; return (wall seconds, peak RSS in KiB of that child)."""
+@dataclass(frozen=True)
+class Sample:
+    """One child run: wall seconds, CPU seconds (user + system) and peak RSS (KiB)."""
+
+    wall: float
+    cpu: float
+    rss: int
+
+
+def run_child(argv: list[str], env: dict[str, str]) -> Sample:
+    """Run ``argv`` once and measure that child alone (``os.wait4`` resource usage)."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -121,7 +135,52 @@ def run_child(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     if proc.returncode != 0:
         err = proc.stderr.read().decode() if proc.stderr else ""
         raise RuntimeError(f"{argv[0]} failed ({proc.returncode}): {err[-800:]}")
-    return elapsed, usage.ru_maxrss
+    return Sample(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+
+
+def child_env() -> dict[str, str]:
+    """The environment for timed children: bytecode caches on, as for an installed package."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def load_average() -> str:
+    """``1.23 1.10 0.98`` (1, 5, 15 minutes), or ``n/a``."""
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+def ab_runs(ours: list[str], theirs: list[str] | None, env: dict[str, str],
+            runs: int) -> dict[str, list[Sample]]:
+    """``runs`` interleaved A/B runs of our command and (when given) pandoc's."""
+    samples: dict[str, list[Sample]] = {"citerender": [], "pandoc": []}
+    for _ in range(runs):
+        samples["citerender"].append(run_child(ours, env))
+        if theirs:
+            samples["pandoc"].append(run_child(theirs, env))
+    return samples
+
+
+def report_ab(samples: dict[str, list[Sample]], labels: tuple[str, str], goal: str) -> None:
+    """Median wall and CPU time, peak RSS of both sides and the ratios."""
+    medians: dict[str, tuple[float, float]] = {}
+    for key, label in zip(("citerender", "pandoc"), labels, strict=True):
+        runs = samples[key]
+        if not runs:
+            continue
+        wall = statistics.median(s.wall for s in runs)
+        cpu = statistics.median(s.cpu for s in runs)
+        medians[key] = (wall, cpu)
+        print(f"{label:<36}: median wall {wall:.3f} s, CPU {cpu:.3f} s over {len(runs)} runs, "
+              f"peak RSS {max(s.rss for s in runs) / 1024:.0f} MiB")
+    if "pandoc" in medians:
+        (ours_wall, ours_cpu), (their_wall, their_cpu) = medians["citerender"], medians["pandoc"]
+        print(f"{'ratio citerender / pandoc':<36}: wall {ours_wall / their_wall:.2f}x, "
+              f"CPU {ours_cpu / their_cpu:.2f}x ({goal})")
+    else:
+        print("pandoc not installed: no A/B ratio")
+    print(f"load average after the runs         : {load_average()}")
 
 
 def our_command(md: Path, pool: Path, out: Path, env: dict[str, str]) -> list[str]:
@@ -188,29 +247,16 @@ def main() -> None:
     pool.write_text(json.dumps(make_pool()), "utf-8")
     words = len(md_text.split())
     print(f"input: {words} words, {md_text.count('[[S:')} citation tokens, 120 sources")
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "0"}
+    env = child_env()
+    print(f"load average before the runs        : {load_average()}")
     ours = our_command(md, pool, work, env)
-    times: dict[str, list[float]] = {"citerender": [], "pandoc": []}
-    peaks: dict[str, int] = {"citerender": 0, "pandoc": 0}
-    for _ in range(args.runs):
-        seconds, rss = run_child(ours, env)
-        times["citerender"].append(seconds)
-        peaks["citerender"] = max(peaks["citerender"], rss)
-        if pandoc:
-            seconds, rss = run_child([pandoc, str(md), "-o", str(work / "pandoc.docx")], env)
-            times["pandoc"].append(seconds)
-            peaks["pandoc"] = max(peaks["pandoc"], rss)
-    ours_median = statistics.median(times["citerender"])
-    print(f"\nciterender render --to docx (cold): median {ours_median:.3f} s "
-          f"over {args.runs} runs, peak RSS {peaks['citerender'] / 1024:.0f} MiB")
-    if pandoc:
-        theirs = statistics.median(times["pandoc"])
-        print(f"pandoc -o x.docx                  : median {theirs:.3f} s, "
-              f"peak RSS {peaks['pandoc'] / 1024:.0f} MiB")
-        print(f"ratio citerender / pandoc         : {ours_median / theirs:.2f}x "
-              "(goal <= 1.0x, stretch 0.6x)")
-    else:
-        print("pandoc not installed: no A/B ratio")
+    theirs = [pandoc, str(md), "-o", str(work / "pandoc.docx")] if pandoc else None
+    if theirs:
+        run_child(theirs, env)  # warm the file cache like our untimed first run
+    samples = ab_runs(ours, theirs, env, args.runs)
+    print()
+    report_ab(samples, ("citerender render --to docx (cold)", "pandoc -o x.docx"),
+              "goal <= 1.0x, stretch 0.6x")
     in_process_split(md_text, pool)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)

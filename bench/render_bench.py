@@ -2,7 +2,9 @@
 
 Usage: ``.venv/bin/python bench/render_bench.py [--runs 2]``
 
-Prints, measured A/B in one run (best of ``--runs``, alternating):
+Prints, measured A/B in one run (best of ``--runs``, alternating), wall-clock and CPU time
+(user + system of every thread and waited-for child) with the load average, since a shared
+machine stretches wall time but hardly CPU time:
   1. our ``render(..., formats="pdf")`` vs ``pandoc --pdf-engine=weasyprint`` (goal ≤ 0.7×);
   2. our PDF writer vs plain WeasyPrint on the same HTML (goal ≤ 1.05×);
   3. PNG of every page at 150 dpi (goal ≤ 1.5 s) and the share spent encoding;
@@ -16,12 +18,14 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +39,7 @@ from renderers.api import render  # noqa: E402
 from renderers.html import render_html  # noqa: E402
 from renderers.options import RenderOptions  # noqa: E402
 from renderers.pdf import pdf_bytes  # noqa: E402
-from renderers.png import ENCODE_WORKERS, encode_png, png_pages  # noqa: E402
+from renderers.png import ENCODE_WORKERS, encode_png, png_pages, rasterize  # noqa: E402
 from renderers.read_markdown import read_markdown  # noqa: E402
 from renderers.resolve import resolve  # noqa: E402
 
@@ -95,22 +99,51 @@ def make_report(words: int = 26_000, citations: int = 500, sources: int = 120) -
     return "\n".join(parts)
 
 
-def best(fn: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+@dataclass(frozen=True)
+class Timing:
+    """Wall-clock and CPU seconds (user + system, this process and its waited-for children)."""
+
+    wall: float
+    cpu: float
+
+    def __str__(self) -> str:
+        return f"{self.wall:6.2f} s (CPU {self.cpu:6.2f} s)"
 
 
-def ab(a: Callable[[], object], b: Callable[[], object], runs: int) -> tuple[float, float]:
-    """Best times of ``a`` and ``b``, measured alternately."""
+def _cpu_now() -> float:
+    own, children = os.times(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.user + own.system + children.ru_utime + children.ru_stime
+
+
+def timed(fn: Callable[[], object]) -> Timing:
+    """One run of ``fn``: wall and CPU time (all threads; children such as pandoc included)."""
+    wall, cpu = time.perf_counter(), _cpu_now()
+    fn()
+    return Timing(time.perf_counter() - wall, _cpu_now() - cpu)
+
+
+def best(fn: Callable[[], object], runs: int) -> Timing:
+    """The fastest of ``runs`` runs (by wall time; CPU of that same run)."""
+    return min((timed(fn) for _ in range(runs)), key=lambda t: t.wall)
+
+
+def ab(a: Callable[[], object], b: Callable[[], object], runs: int) -> tuple[Timing, Timing]:
+    """Best runs of ``a`` and ``b``, measured alternately."""
     ta, tb = [], []
     for _ in range(runs):
-        ta.append(best(a, 1))
-        tb.append(best(b, 1))
-    return min(ta), min(tb)
+        ta.append(timed(a))
+        tb.append(timed(b))
+    return min(ta, key=lambda t: t.wall), min(tb, key=lambda t: t.wall)
+
+
+def ratios(a: Timing, b: Timing) -> str:
+    """``a / b`` by wall and by CPU time."""
+    return f"ratio {a.wall / b.wall:.2f}x wall, {a.cpu / b.cpu:.2f}x CPU"
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} / {five:.1f} (1 / 5 min) on {os.cpu_count()} cores"
 
 
 def pandoc_pdf(markdown: Path, out: Path) -> Callable[[], object]:
@@ -192,6 +225,7 @@ def main() -> None:
         print(f"report: {len(content.split())} words, {cites} citations, {len(rows)} sources, "
               f"{pages} pages, HTML {len(html) // 1024} KiB, PDF {len(pdf) // 1024} KiB")
 
+        print(f"before: {load()}")
         use_api = api_works(work)
         print(f"our side: {'renderers.api.render' if use_api else 'the pipeline directly'}")
 
@@ -207,42 +241,42 @@ def main() -> None:
         try:
             t_ours, t_pandoc = ab(ours("pdf", "o1"), pandoc_pdf(work / "pandoc.md",
                                                                    work / "pandoc.pdf"), runs)
-            print(f"1. render --to pdf {t_ours:6.2f} s | pandoc --pdf-engine=weasyprint "
-                  f"{t_pandoc:6.2f} s | ratio {t_ours / t_pandoc:.2f}x (goal <= 0.7x)")
+            print(f"1. render --to pdf {t_ours} | pandoc --pdf-engine=weasyprint {t_pandoc} | "
+                  f"{ratios(t_ours, t_pandoc)} (goal <= 0.7x)")
         except subprocess.CalledProcessError as exc:
             print(f"1. pandoc --pdf-engine=weasyprint failed: {exc.stderr.decode()[-400:]}")
 
         # 2. our PDF writer vs WeasyPrint alone on the same HTML
         t_writer, t_plain = ab(lambda: pdf_bytes(html, options),
                                lambda: HTML(string=html).write_pdf(), runs)
-        print(f"2. pdf_bytes {t_writer:6.2f} s | WeasyPrint alone {t_plain:6.2f} s | "
-              f"ratio {t_writer / t_plain:.2f}x (goal <= 1.05x)")
+        print(f"2. pdf_bytes {t_writer} | WeasyPrint alone {t_plain} | "
+              f"{ratios(t_writer, t_plain)} (goal <= 1.05x)")
 
         # 3. PNG of every page at 150 dpi: png_pages, and how much of it is encoding
         png_options = RenderOptions(dpi=150)
         t_png = best(lambda: png_pages(pdf, png_options), runs)
         document = pdfium.PdfDocument(pdf)
-        start = time.perf_counter()
-        images = [document[i].render(scale=150 / 72, draw_annots=False).to_pil()
-                  for i in range(len(document))]
-        t_raster = time.perf_counter() - start
-        start = time.perf_counter()
-        for image in images:
-            encode_png(image, 150)
-        t_encode = time.perf_counter() - start
-        print(f"3. PNG {pages} pages @150 dpi {t_png:6.2f} s (goal <= 1.5 s); serially: "
-              f"rasterize {t_raster:.2f} s, encode {t_encode:.2f} s "
-              f"({100 * t_encode / (t_raster + t_encode):.0f} %), encoding overlaps on "
-              f"{ENCODE_WORKERS} threads")
+        rasters: list[tuple[bytes, int, int]] = []
+        t_raster = timed(lambda: rasters.extend(rasterize(document, i, 150)
+                                                for i in range(len(document))))
+        encoded: list[bytes] = []
+        t_encode = timed(lambda: encoded.extend(encode_png(rows, width, height, 150)
+                                                for rows, width, height in rasters))
+        share = 100 * t_encode.cpu / (t_raster.cpu + t_encode.cpu)
+        print(f"3. PNG {pages} pages @150 dpi {t_png} (goal <= 1.5 s), "
+              f"{sum(map(len, encoded)) / 2**20:.1f} MiB; serially: rasterize {t_raster}, "
+              f"encode {t_encode} = {share:.0f} % of the CPU time; encoding overlaps "
+              f"rasterizing on {ENCODE_WORKERS} threads")
 
         # 4. four formats in one call vs PDF alone
         t_four, t_pdf = ab(ours("pdf,png,html,md", "o4"), ours("pdf", "o5"), runs)
-        print(f"4. pdf+png+html+md {t_four:6.2f} s | pdf alone {t_pdf:6.2f} s | "
-              f"ratio {t_four / t_pdf:.2f}x (goal <= 1.3x)")
+        print(f"4. pdf+png+html+md {t_four} | pdf alone {t_pdf} | "
+              f"{ratios(t_four, t_pdf)} (goal <= 1.3x)")
 
         # 5. peak memory of a child process rendering the PDF
         peak = child_peak_mib(work / "report.md", work / "pool.json", work / "o6")
         print(f"5. peak memory (child VmHWM) {peak:6.1f} MiB (goal <= 250 MiB)")
+        print(f"after: {load()}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

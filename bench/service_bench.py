@@ -4,6 +4,8 @@ For a 5-page PDF it measures, with 1 and with 2 worker processes: warm single-cl
 (p50/p95) and throughput with 2×workers concurrent clients. Then it oversubscribes 2 workers
 with 8× as many clients and checks that only 200 and 503 answers come back and that the
 service is healthy afterwards. Goals: warm p50 ≤ 0.4 s; 2 workers ≥ 1.8× one worker.
+Besides wall-clock latency it prints the CPU seconds the service and its workers spent per
+rendered answer, and the load average: on a shared machine wall time stretches, CPU hardly.
 
     .venv/bin/python bench/service_bench.py [--requests 8] [--pages 5]
 
@@ -47,13 +49,46 @@ def document(paragraphs: int) -> str:
     return "".join(body)
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of process ``root`` and all its live descendants (Linux /proc).
+
+    The service's workers are grandchildren (via the fork server) that live through a run, so
+    ``RUSAGE_CHILDREN`` would not see them; their reaped children's time is included.
+    """
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        pid = int(entry)
+        parents[pid] = int(fields[1])
+        times[pid] = sum(int(v) for v in fields[11:15]) / tick  # utime stime cutime cstime
+    total, stack = 0.0, [root]
+    while stack:
+        pid = stack.pop()
+        total += times.get(pid, 0.0)
+        stack.extend(child for child, parent in parents.items() if parent == pid)
+    return total
+
+
 @dataclass
 class Run:
-    """Latencies and answers of one load run."""
+    """Latencies and answers of one load run, and the CPU time the service spent on it."""
 
     latencies: list[float]
     statuses: Counter[int]
     seconds: float
+    cpu: float = 0.0
+
+    @property
+    def cpu_per_render(self) -> float:
+        return self.cpu / self.statuses[200] if self.statuses[200] else float("nan")
 
     @property
     def throughput(self) -> float:
@@ -132,6 +167,14 @@ def calibrate(url: str, pages: int) -> dict[str, object]:
     raise RuntimeError(f"could not calibrate a {pages}-page document")
 
 
+def metered(service: Service, payload: dict[str, object], clients: int, each: int) -> Run:
+    """:func:`load` with the service's CPU time over the run."""
+    before = tree_cpu_seconds(service.process.pid)
+    run = asyncio.run(load(service.url, payload, clients, each))
+    run.cpu = tree_cpu_seconds(service.process.pid) - before
+    return run
+
+
 def measure(port: int, workers: int, pages: int, each: int) -> tuple[Run, Run]:
     """(warm single-client run, 2×workers-client throughput run) for ``workers``."""
     service = Service(port, workers)
@@ -139,8 +182,8 @@ def measure(port: int, workers: int, pages: int, each: int) -> tuple[Run, Run]:
         service.wait_ready()
         payload = calibrate(service.url, pages)
         asyncio.run(load(service.url, payload, workers, 2))  # warm every worker
-        single = asyncio.run(load(service.url, payload, 1, each))
-        loaded = asyncio.run(load(service.url, payload, 2 * workers, each))
+        single = metered(service, payload, 1, each)
+        loaded = metered(service, payload, 2 * workers, each)
         return single, loaded
     finally:
         service.stop()
@@ -169,21 +212,30 @@ def main() -> None:
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        from renderers.service import serve
+        import uvicorn
 
-        serve("127.0.0.1", args.serve[0], args.serve[1])
+        from renderers.service import create_app
+
+        # No access log: one line per request would flood the benchmark's output.
+        uvicorn.run(create_app(workers=args.serve[1]), host="127.0.0.1", port=args.serve[0],
+                    log_level="warning", access_log=False)
         return
 
+    before = os.getloadavg()[0]
     results = {w: measure(args.port + w, w, args.pages, args.requests) for w in (1, 2)}
     load1, load5, _ = os.getloadavg()
     print(f"{args.pages}-page PDF, {args.requests} requests per client; "
-          f"{os.cpu_count()} cores, load average {load1:.1f} / {load5:.1f} (1 / 5 min)")
-    print(f"{'workers':>7} {'p50 (1 client)':>15} {'p95 (1 client)':>15} "
-          f"{'clients':>7} {'p50':>7} {'p95':>7} {'req/s':>7}")
+          f"{os.cpu_count()} cores, load average {before:.1f} before, {load1:.1f} / {load5:.1f} "
+          "after (1 / 5 min)")
+    print(f"{'workers':>7} {'p50 (1 client)':>15} {'p95 (1 client)':>15} {'CPU/req':>8} "
+          f"{'clients':>7} {'p50':>7} {'p95':>7} {'req/s':>7} {'CPU/req':>8}")
     for workers, (single, loaded) in results.items():
         print(f"{workers:>7} {single.pct(0.5):>14.3f}s {single.pct(0.95):>14.3f}s "
+              f"{single.cpu_per_render:>7.3f}s "
               f"{2 * workers:>7} {loaded.pct(0.5):>6.2f}s {loaded.pct(0.95):>6.2f}s "
-              f"{loaded.throughput:>7.2f}")
+              f"{loaded.throughput:>7.2f} {loaded.cpu_per_render:>7.3f}s")
+    print("CPU/req: user + system seconds of the service and its workers per 200 answer "
+          "(robust to a busy machine, unlike wall time)")
     ratio = results[2][1].throughput / results[1][1].throughput
     warm = results[1][0].pct(0.5)
     print(f"warm p50 {warm:.3f} s (goal ≤ 0.4 s: {'met' if warm <= 0.4 else 'NOT met'})")

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import gc
 import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -128,31 +131,56 @@ def source_from_row(row: Mapping[str, Any], where: str) -> Source:
     """
     fields: dict[str, Any] = {}
     extra: dict[str, Any] = {}
-    others: list[tuple[str, Any]] = []
+    others: list[tuple[str, Any]] | None = None
     for key, value in row.items():
         name = key if type(key) is str else str(key)
         if name in _CANONICAL:
             if value is not None and value != "":
                 fields[name] = value
+        elif others is None:
+            others = [(name, value)]
         else:
             others.append((name, value))
-    for name, value in others:
-        target = FIELD_ALIASES.get(name)
-        if target is not None and target not in fields and value not in (None, ""):
-            fields[target] = value
-        else:
-            extra[name] = value
-    if "sid" not in fields:
+    if others is not None:
+        for name, value in others:
+            target = FIELD_ALIASES.get(name)
+            if target is not None and target not in fields and value not in (None, ""):
+                fields[target] = value
+            else:
+                extra[name] = value
+    sid = fields.pop("sid", None)
+    if sid is None:
         raise PoolError(f"{where}: the row has no 'sid'; accepted: a positive integer sid")
-    kwargs: dict[str, Any] = {"sid": parse_sid(fields["sid"], where), "extra": extra}
+    values: dict[str, Any] = {
+        "sid": sid if type(sid) is int and sid > 0 else parse_sid(sid, where),
+        **_SOURCE_DEFAULTS,
+        "extra": extra,
+    }
     for name, value in fields.items():
         if name in _STR_FIELDS:
-            kwargs[name] = value if type(value) is str else _as_str(value, name, where)
+            values[name] = value if type(value) is str else _as_str(value, name, where)
     if "size_bytes" in fields:
-        kwargs["size_bytes"] = _as_size(fields["size_bytes"], where)
+        values["size_bytes"] = _as_size(fields["size_bytes"], where)
     if "relevance" in fields:
-        kwargs["relevance"] = _as_relevance(fields["relevance"], where)
-    return Source(**kwargs)
+        values["relevance"] = _as_relevance(fields["relevance"], where)
+    return _make_source(values)
+
+
+#: Every field of a :class:`Source` with its default, in field order (``extra`` is per row).
+_SOURCE_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(Source) if f.name not in ("sid", "extra")
+}
+
+
+def _make_source(values: dict[str, Any]) -> Source:
+    """A :class:`Source` from a complete, already validated field dict.
+
+    Same object as ``Source(**values)`` without its frozen ``__setattr__`` per field, which
+    would dominate loading a 100,000-row pool.
+    """
+    source: Source = object.__new__(Source)
+    object.__setattr__(source, "__dict__", values)
+    return source
 
 
 # -- selectors ---------------------------------------------------------------------------------
@@ -224,25 +252,26 @@ class SourcePool:
         :class:`DuplicateSidError` naming both rows.
         """
         seen: dict[int, tuple[int, Source]] = {}
-        for index, row in enumerate(rows):
-            where = f"{origin}: row {index}"
-            if isinstance(row, Source):
-                source = row
-            elif isinstance(row, Mapping):
-                source = source_from_row(row, where)
-            else:
-                raise PoolError(
-                    f"{where} is {type(row).__name__}; accepted: an object with a 'sid' field"
-                )
-            previous = seen.get(source.sid)
-            if previous is None:
-                seen[source.sid] = (index, source)
-            elif previous[1] != source:
-                raise DuplicateSidError(
-                    f"{origin}: rows {previous[0]} and {index} share sid {source.sid} but differ; "
-                    "accepted: one row per sid (identical repeats are merged)"
-                )
-        return cls((source for _, source in seen.values()), origin=origin)
+        with _gc_paused():
+            for index, row in enumerate(rows):
+                if type(row) is dict or (not isinstance(row, Source) and isinstance(row, Mapping)):
+                    source = source_from_row(row, f"{origin}: row {index}")
+                elif isinstance(row, Source):
+                    source = row
+                else:
+                    raise PoolError(
+                        f"{origin}: row {index} is {type(row).__name__}; accepted: an object "
+                        "with a 'sid' field"
+                    )
+                previous = seen.get(source.sid)
+                if previous is None:
+                    seen[source.sid] = (index, source)
+                elif previous[1] != source:
+                    raise DuplicateSidError(
+                        f"{origin}: rows {previous[0]} and {index} share sid {source.sid} but "
+                        "differ; accepted: one row per sid (identical repeats are merged)"
+                    )
+            return cls((source for _, source in seen.values()), origin=origin)
 
     @classmethod
     def load(cls, path: str | Path) -> SourcePool:
@@ -362,6 +391,10 @@ class SourcePool:
         key) maps to the existing sid; new sources get the next free sids in ``other``'s order.
         """
         incoming = other if isinstance(other, SourcePool) else SourcePool.coerce(list(other))
+        with _gc_paused():
+            return self._merge(incoming)
+
+    def _merge(self, incoming: SourcePool) -> tuple[SourcePool, dict[int, int]]:
         merged = dict(self._sources)
         keys = dict(self._keys)
         by_key = dict(self._by_key)
@@ -412,11 +445,28 @@ class SourcePool:
 
 
 def _with_sid(source: Source, sid: int) -> Source:
-    """A copy of ``source`` under another sid (``dataclasses.replace`` without re-validation,
-    which would dominate a 100,000-row merge)."""
-    copy = object.__new__(Source)
-    object.__setattr__(copy, "__dict__", {**source.__dict__, "sid": sid})
-    return copy
+    """A copy of ``source`` under another sid (``dataclasses.replace`` without re-validation)."""
+    values = dict(source.__dict__)
+    values["sid"] = sid
+    return _make_source(values)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a pool builds many objects at once.
+
+    Bulk construction allocates hundreds of thousands of objects and no cycles; the collector's
+    full passes over them would take about half the time of a 100,000-row load or merge.
+    The previous state is restored (nothing happens when the collector is already off).
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _sid_of(source: Source) -> int:

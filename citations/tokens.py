@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -239,28 +239,58 @@ def _prefix_regex(pieces: list[_Piece]) -> str:
 
 
 @lru_cache(maxsize=16)
-def _token_regex(dialects: frozenset[str], ascii_only: bool = False) -> re.Pattern[str]:
-    """The one compiled scanning regex for ``dialects``.
+def _token_regex(dialects: frozenset[str]) -> re.Pattern[str]:
+    """The exact token regex for ``dialects``: ``lastgroup`` names the form of a match and the
+    named groups (``spec``, ``tag``, ``attrs``, ...) hold its parts."""
+    forms = _forms_for(dialects)
+    return re.compile("|".join(f"(?P<{f}>{''.join(p.main for p in _FORMS[f])})" for f in forms))
 
-    ``ascii_only`` builds the variant for texts without ``<`` and ``［``: every token then starts
-    with ``[``, which is factored out so that the regex engine skips ahead with a fast literal
-    search instead of testing a character class at every position.
+
+#: The plain ``[[S:1,3]]`` spelling after its first ``[``: tried first when scanning because
+#: most tokens are written this way; it matches exactly what the bracket form would match.
+_PLAIN_TAIL = "\\[S:[0-9,]{1,64}+\\]\\]"
+_GROUP_NAME_RE = re.compile(r"\(\?P<\w+>")
+_SUP_HINT_RE = re.compile("<[Ss][Uu][Pp]")
+
+
+def _tail(form: str) -> str:
+    """The regex of ``form`` without its first character and without named groups."""
+    return _GROUP_NAME_RE.sub("(?:", "".join(p.main for p in _FORMS[form][1:]))
+
+
+@lru_cache(maxsize=32)
+def _scan_pattern(dialects: frozenset[str], wide: bool, sup: bool) -> re.Pattern[str]:
+    """The scanning regex: the forms of :func:`_token_regex` split by their first character.
+
+    Every form starts with ``[``, ``［`` or ``<``, so each branch begins with a literal and the
+    regex engine skips ahead with a fast search instead of trying every form at every
+    position. ``wide`` adds the ``［`` forms and ``sup`` the ``<sup>`` form (only needed when
+    the text holds those characters). Only ``sup`` is a named group (``lastgroup == "sup"``).
     """
     forms = _forms_for(dialects)
-    if not ascii_only:
-        return re.compile(
-            "|".join(f"(?P<{f}>{''.join(p.main for p in _FORMS[f])})" for f in forms)
-        )
-    alternatives = [
-        f"(?P<{f}>{''.join(p.main for p in _FORMS[f][1:])})" for f in forms if f != "sup"
-    ]
-    return re.compile("\\[(?:" + "|".join(alternatives) + ")")
+    square = [_PLAIN_TAIL, *(_tail(f) for f in forms if f != "sup")]
+    branches = ["\\[(?:" + "|".join(square) + ")"]
+    if wide:
+        wide_tails = (_tail(f) for f in forms if _FORMS[f][0].main == _LB)
+        branches.append("\\uff3b(?:" + "|".join(wide_tails) + ")")
+    if sup:
+        branches.append(f"<(?P<sup>{_tail('sup')})")
+    return re.compile("|".join(branches))
+
+
+@lru_cache(maxsize=32)
+def _findall_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` without capturing groups (``findall`` then returns whole matches)."""
+    twin = re.compile(_GROUP_NAME_RE.sub("(?:", pattern.pattern), pattern.flags)
+    assert twin.groups == 0
+    return twin
 
 
 def _scan_regex(text: str, dialects: frozenset[str]) -> re.Pattern[str]:
     """The fastest scanning regex that is exact for ``text``."""
-    ascii_only = "<" not in text and "\uff3b" not in text
-    return _token_regex(frozenset(dialects), ascii_only)
+    wide = "\uff3b" in text
+    sup = "<" in text and _SUP_HINT_RE.search(text) is not None
+    return _scan_pattern(frozenset(dialects), wide, sup)
 
 
 @lru_cache(maxsize=8)
@@ -412,24 +442,41 @@ def _read_token_text(
 _new = object.__new__
 
 
+@lru_cache(maxsize=8192)
+def _token_fields(token_text: str) -> dict[str, object]:
+    """The fields of a :class:`Token` for ``token_text`` except its position (cached)."""
+    form, kind, sids, error, warnings = _read_token_text(token_text)
+    return {
+        "kind": kind,
+        "sids": sids,
+        "start": 0,
+        "end": 0,
+        "text": token_text,
+        "line": 0,
+        "form": form,
+        "in_code": False,
+        "error": error,
+        "warnings": warnings,
+    }
+
+
+@lru_cache(maxsize=8192)
+def _cited_sids_of(token_text: str) -> tuple[int, ...] | None:
+    """The sids of a valid ``cite`` token text, None for usage and invalid tokens (cached)."""
+    _, kind, sids, error, _ = _read_token_text(token_text)
+    return sids if kind == "cite" and error is None else None
+
+
 def _token_from_match(m: re.Match[str], line: int, in_code: bool) -> Token:
-    text = m.group()
-    form, kind, sids, error, warnings = _read_token_text(text)
-    # Scanning builds thousands of tokens: fill the frozen dataclass's __dict__ in one call
-    # instead of ten frozen __setattr__ calls (same object, ~3x faster).
+    # Scanning builds thousands of tokens: fill the frozen dataclass's __dict__ from a cached
+    # per-text template instead of ten frozen __setattr__ calls (same object, much faster).
     token: Token = _new(Token)
-    token.__dict__.update(
-        kind=kind,
-        sids=sids,
-        start=m.start(),
-        end=m.end(),
-        text=text,
-        line=line,
-        form=form,
-        in_code=in_code,
-        error=error,
-        warnings=warnings,
-    )
+    fields = token.__dict__
+    fields.update(_token_fields(m.group()))
+    fields["start"], fields["end"] = m.span()
+    fields["line"] = line
+    if in_code:
+        fields["in_code"] = True
     return token
 
 
@@ -459,7 +506,15 @@ def iter_matches(
 # Code awareness
 
 _LINE_BREAK_RE = re.compile(r"\r\n?|\n")
-_INDENT_HINT_RE = re.compile(r"\n(?: {4}|\t)")
+#: A cut between markdown sections (see :func:`_sections`): a blank line, then a line that
+#: does not start with a space or a tab.
+_CUT_RE = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
+#: A line whose leading container marks and blanks hold four spaces or a tab: the only lines
+#: that can be indented code (at the top level, in a list item or in a block quote).
+_INDENT_RE = re.compile(r"\n[ \t>*+.)0-9-]*?(?: {4}|\t)")
+_INDENT_START_RE = re.compile(r"[ \t>*+.)0-9-]*?(?: {4}|\t)")
+#: Starts of raw-HTML blocks that may run past a blank line (CommonMark kinds 1-5).
+_HTML_OPENER_RE = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
 _HTML_CODE_HINT_RE = re.compile(r"<(?:pre|code)\b", re.IGNORECASE)
 _BACKTICK_STOP_RE = re.compile(r"[\\`<]")
 _AUTOLINK_RE = re.compile(
@@ -578,26 +633,122 @@ def markdown_code_spans(text: str) -> list[tuple[int, int]]:
     """Offset spans of markdown code: fenced and indented blocks, code spans, ``<pre>``/``<code>``.
 
     Block structure comes from markdown-it-py (``.map`` line ranges); code spans are found in
-    the raw lines of every inline-bearing block with :func:`code_spans_inline`.
+    the raw lines of every inline-bearing block with :func:`code_spans_inline`. Only the
+    sections (see :func:`_sections`) that can hold code are parsed.
     """
-    starts = line_starts(text)
-    starts.append(len(text))
+    return _markdown_code_spans(text, None)
+
+
+def _sections(text: str) -> list[int]:
+    """Start offsets of the sections of ``text``: a section starts at a non-indented line
+    after a blank line (the whole text is one section when it holds a CR).
+
+    No block state crosses such a cut except an open fence or a raw-HTML block of kinds 1-5
+    (``<pre``, ``<script``, ``<style``, ``<textarea``, ``<!--``, ``<?``, ``<!X``), so every
+    other section parses alone exactly as it does in place.
+    """
+    if "\r" in text:
+        return [0]
+    return [0, *(m.end() for m in _CUT_RE.finditer(text))]
+
+
+def _hit_sections(cuts: list[int], find: Callable[[int], int]) -> set[int]:
+    """Indices of the sections holding a hit of ``find(pos)`` (an offset >= pos, or -1).
+
+    One probe per hit section: after a hit the search resumes at the next section.
+    """
+    found: set[int] = set()
+    pos = 0
+    while (hit := find(pos)) >= 0:
+        k = bisect.bisect_right(cuts, hit) - 1
+        found.add(k)
+        if k + 1 >= len(cuts):
+            break
+        pos = cuts[k + 1]
+    return found
+
+
+def _finder(pattern: re.Pattern[str], text: str, shift: int = 0) -> Callable[[int], int]:
+    """A ``find(pos)`` for :func:`_hit_sections` from a regex (hit = match start + ``shift``)."""
+
+    def find(pos: int) -> int:
+        m = pattern.search(text, max(pos - shift, 0))
+        return -1 if m is None else m.start() + shift
+
+    return find
+
+
+def _risky_sections(text: str, cuts: list[int]) -> tuple[set[int], set[int]]:
+    """``(code, openers)``: sections that may hold code, and those that may open a block
+    running past their end (fences, raw-HTML blocks of kinds 1-5)."""
+    if "\r" in text:  # one section; line breaks other than LF: parse it whenever it has tokens
+        return {0}, {0}
+    ends = [*cuts[1:], len(text)]
+    ticks = _hit_sections(cuts, lambda pos: text.find("`", pos))
+    tildes = _hit_sections(cuts, lambda pos: text.find("~", pos))
+    openers = {k for k in ticks if text.find("```", cuts[k], ends[k]) >= 0}
+    openers |= {k for k in tildes if text.find("~~~", cuts[k], ends[k]) >= 0}
+    code = ticks | openers | _hit_sections(cuts, _finder(_INDENT_RE, text, 1))
+    if _INDENT_START_RE.match(text):
+        code.add(0)
+    if "<" in text:
+        openers |= _hit_sections(cuts, _finder(_HTML_OPENER_RE, text))
+        code |= openers | _hit_sections(cuts, _finder(_HTML_CODE_HINT_RE, text))
+    return code, openers
+
+
+def _markdown_code_spans(
+    text: str, has_token: Callable[[int, int], bool] | None
+) -> list[tuple[int, int]]:
+    """:func:`markdown_code_spans`, parsing only the sections that may hold code and, when
+    ``has_token(start, end)`` is given, hold a token (sections that may open a block running
+    past their end are always checked)."""
+    cuts = _sections(text)
+    code, openers = _risky_sections(text, cuts)
+    ends = [*cuts[1:], len(text)]
+    spans: list[tuple[int, int]] = []
+    for k in sorted(code):
+        start, end = cuts[k], ends[k]
+        if has_token is not None:
+            if not has_token(start, len(text)):
+                break
+            if k not in openers and not has_token(start, end):
+                continue
+        found, closed = _section_code_spans(text, start, end)
+        if not closed:  # an open fence or HTML block runs on: parse the rest as one piece
+            spans += _section_code_spans(text, start, len(text))[0]
+            break
+        spans += found
+    return spans
+
+
+def _section_code_spans(text: str, start: int, end: int) -> tuple[list[tuple[int, int]], bool]:
+    """``(spans, closed)`` for ``text[start:end]`` parsed alone; ``closed`` is False when a
+    top-level fence or raw-HTML block runs to the end of the piece."""
+    part = text[start:end]
+    starts = line_starts(part)
+    lines = len(starts) - (1 if part.endswith(("\n", "\r")) else 0)
+    starts.append(len(part))
+    last_line = len(starts) - 1
 
     def offset(line: int) -> int:
-        return starts[min(line, len(starts) - 1)]
+        return start + starts[min(line, last_line)]
 
     spans: list[tuple[int, int]] = []
-    for tok in markdown_blocks(text):
+    closed = True
+    for tok in markdown_blocks(part):
         if tok.map is None:
             continue
         begin, finish = offset(tok.map[0]), offset(tok.map[1])
         if tok.type in ("fence", "code_block"):
             spans.append((begin, finish))
-        elif tok.type == "inline" and "`" in text[begin:finish]:
+        elif tok.type == "inline" and text.find("`", begin, finish) >= 0:
             spans += code_spans_inline(text, begin, finish)
         elif tok.type == "html_block":
             spans += html_code_spans(text, begin, finish)[0]
-    return spans
+        if tok.level == 0 and tok.map[1] >= lines and tok.type in ("fence", "html_block"):
+            closed = False
+    return spans, closed
 
 
 def html_code_spans(
@@ -628,45 +779,41 @@ def html_code_spans(
 # Scanning
 
 
-def _located_matches(
-    text: str, syntax: Syntax, dialects: frozenset[str]
-) -> Iterator[tuple[re.Match[str], bool]]:
-    """``(match, in_code)`` for every token match that ``syntax`` reads, in order."""
+_NO_SPANS = _Spans(())
+
+
+def _check_syntax(syntax: str) -> None:
     if syntax not in ("markdown", "html", "text"):
         raise ValueError(f"syntax={syntax!r}: accepted values are 'markdown', 'html', 'text'")
-    matches = iter_matches(text, dialects)
-    first = next(matches, None)
-    if first is None:
-        return
-    code = skipped = _Spans(())
-    if syntax == "markdown" and _may_hold_code(text):
-        code = _Spans(markdown_code_spans(text))
-    elif syntax == "html":
-        code_list, skip_list = html_code_spans(text)
-        code, skipped = _Spans(code_list), _Spans(skip_list)
-    if not code and not skipped:
-        yield first, False
-        for m in matches:
-            yield m, False
-        return
-    for m in (first, *matches):
+
+
+def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str]) -> tuple[_Spans, _Spans]:
+    """``(code, skipped)`` spans of ``text``: tokens starting in ``code`` are ``in_code``,
+    tokens starting in ``skipped`` (HTML tags, comments, scripts) are not read."""
+    if syntax == "markdown":
+
+        def has_token(start: int, end: int) -> bool:
+            m = pattern.search(text, start)
+            return m is not None and m.start() < end
+
+        return _Spans(_markdown_code_spans(text, has_token)), _NO_SPANS
+    if syntax == "html":
+        code, skipped = html_code_spans(text)
+        return _Spans(code), _Spans(skipped)
+    return _NO_SPANS, _NO_SPANS
+
+
+def _classify(
+    matches: Iterator[re.Match[str]], code: _Spans, skipped: _Spans
+) -> Iterator[tuple[re.Match[str], bool]]:
+    """``(match, in_code)`` for the ``matches`` not starting in a ``skipped`` span."""
+    for m in matches:
         begin = m.start()
         if skipped and begin in skipped and not (
             m.lastgroup == "sup" and _starts_span(skipped, begin)
         ):
             continue
-        yield m, begin in code
-
-
-def _may_hold_code(text: str) -> bool:
-    """Cheap test: could ``text`` hold markdown code at all (else skip the block parser)?"""
-    return (
-        "`" in text
-        or "~~~" in text
-        or text.startswith(("    ", "\t"))
-        or _INDENT_HINT_RE.search(text) is not None
-        or ("<" in text and _HTML_CODE_HINT_RE.search(text) is not None)
-    )
+        yield m, bool(code) and begin in code
 
 
 def scan(
@@ -681,15 +828,36 @@ def scan(
     tokens inside ``<pre>``/``<code>`` and ignores text inside tags, comments, ``<script>`` and
     ``<style>``; ``"text"`` reads every token.
     """
+    _check_syntax(syntax)
+    pattern = _scan_regex(text, frozenset(dialects))
+    if pattern.search(text) is None:
+        return []
+    code, skipped = _code_map(text, syntax, pattern)
     tokens: list[Token] = []
+    append = tokens.append
+    count = text.count
     line = 1
     last = 0
-    count = text.count
-    for m, in_code in _located_matches(text, syntax, frozenset(dialects)):
-        begin = m.start()
+    if code or skipped:
+        for m, in_code in _classify(pattern.finditer(text), code, skipped):
+            begin = m.start()
+            line += count("\n", last, begin)
+            last = begin
+            append(_token_from_match(m, line, in_code))
+        return tokens
+    # The common case (no code anywhere near a token): _token_from_match inlined.
+    new, fields_of = _new, _token_fields
+    for m in pattern.finditer(text):
+        begin, end = m.span()
         line += count("\n", last, begin)
         last = begin
-        tokens.append(_token_from_match(m, line, in_code))
+        token = new(Token)
+        fields = token.__dict__
+        fields.update(fields_of(m.group()))
+        fields["start"] = begin
+        fields["end"] = end
+        fields["line"] = line
+        append(token)
     return tokens
 
 
@@ -705,14 +873,17 @@ def citation_groups(
     Numeric-dialect tokens carry pool indices — use :func:`scan` and
     :func:`resolve_token_sids` when that dialect is on.
     """
-    groups: list[tuple[int, ...]] = []
-    for m, in_code in _located_matches(text, syntax, frozenset(dialects)):
-        if in_code:
-            continue
-        _, kind, sids, error, _ = _read_token_text(m.group())
-        if kind == "cite" and error is None:
-            groups.append(sids)
-    return groups
+    _check_syntax(syntax)
+    pattern = _scan_regex(text, frozenset(dialects))
+    if pattern.search(text) is None:
+        return []
+    code, skipped = _code_map(text, syntax, pattern)
+    if code or skipped:
+        located = _classify(pattern.finditer(text), code, skipped)
+        texts = [m.group() for m, in_code in located if not in_code]
+    else:
+        texts = _findall_twin(pattern).findall(text)
+    return [sids for sids in map(_cited_sids_of, texts) if sids is not None]
 
 
 def _starts_span(spans: _Spans, pos: int) -> bool:

@@ -25,17 +25,10 @@ _SIMPLE = re.compile(
     re.IGNORECASE,
 )
 _PLAIN_QUERY = re.compile(r"[^&\s]+(?:&[^&\s]+)*")
-_MAYBE_TRACKING = re.compile(r"utm|clid|%", re.IGNORECASE)
 #: Trailing slashes (and the white space around them) folded off a path.
 _TRAILING = re.compile(r"[/\x00-\x20\s]+$")
 #: An empty port separator or white space at the end of a host.
 _HOST_TAIL = re.compile(r"[:\x00-\x20\s]+$")
-
-
-def _is_tracking(piece: str) -> bool:
-    """True when the query piece ``name=value`` is a tracking parameter."""
-    name = unquote(piece.partition("=")[0]).strip().lower()
-    return name in TRACKING_PARAMS or name.startswith(TRACKING_PREFIXES)
 
 
 def _normalize_netloc(netloc: str, scheme: str) -> str:
@@ -68,25 +61,41 @@ def _normalize_netloc(netloc: str, scheme: str) -> str:
 
 def _filter_query(query: str) -> str:
     """``query`` without empty pieces and tracking parameters (others keep order and encoding)."""
-    if _PLAIN_QUERY.fullmatch(query) and not _MAYBE_TRACKING.search(query):
-        return query
-    return _join(query)
-
-
-def _join(query: str) -> str:
-    return "&".join(p for p in query.split("&") if p.strip() and not _is_tracking(p))
+    lowered = query.lower()
+    if (
+        "utm" not in lowered
+        and "clid" not in lowered
+        and "%" not in query
+        and _PLAIN_QUERY.fullmatch(query)
+    ):
+        return query  # no empty piece and no name that could be a tracking parameter
+    kept: list[str] = []
+    for piece in query.split("&"):
+        if not piece.strip():
+            continue
+        name = piece.partition("=")[0]
+        if "%" in name:
+            name = unquote(name)
+        name = name.strip().lower()
+        if name not in TRACKING_PARAMS and not name.startswith(TRACKING_PREFIXES):
+            kept.append(piece)
+    return "&".join(kept)
 
 
 def _normalize_simple(match: re.Match[str]) -> str:
     """Fast path of :func:`normalize_url` for plain ``http(s)://host[:port]/path?query`` URLs."""
-    scheme = match["scheme"].lower()
-    out = f"{scheme}://{match['host'].lower()}"
-    port = match["port"]
+    scheme, host, port, path, query = match.group("scheme", "host", "port", "path", "query")
+    scheme = scheme.lower()
+    out = scheme + "://" + host.lower()
     if port and DEFAULT_PORTS[scheme] != int(port):
-        out += f":{int(port)}"
-    out += (match["path"] or "").rstrip("/")
-    query = _filter_query(match["query"] or "")
-    return f"{out}?{query}" if query else out
+        out += ":" + str(int(port))
+    if path:
+        out += path.rstrip("/")
+    if query:
+        query = _filter_query(query)
+        if query:
+            out += "?" + query
+    return out
 
 
 def normalize_url(url: str) -> str:
@@ -98,7 +107,10 @@ def normalize_url(url: str) -> str:
     path are folded and the path keeps its case. Text that cannot be parsed as a URL comes back
     stripped of surrounding white space.
     """
-    text = _EDGES.sub("", _IGNORED.sub("", url or ""))
+    if url and url.isascii() and url.isprintable() and url[0] != " " and url[-1] != " ":
+        text = url  # nothing to strip: no control characters, no edge spaces
+    else:
+        text = _EDGES.sub("", _IGNORED.sub("", url or ""))
     simple = _SIMPLE.fullmatch(text)
     if simple is not None:
         return _normalize_simple(simple)
@@ -129,9 +141,18 @@ def _normalize_general(text: str) -> str:
 def normalize_path(path: str) -> str:
     """The dedupe form of a ``physical_path``: posix separators, ``.``/``..`` folded, case kept.
 
-    ``file://`` URLs are reduced to their path; an empty path gives ``""``.
+    ``file://`` URLs are reduced to their path; an empty path gives ``""``. Idempotent: the
+    folding is repeated until nothing changes (folding ``0\\r/`` exposes a trailing CR).
     """
-    text = (path or "").strip()
+    text = _normalize_path_once(path or "")
+    while (again := _normalize_path_once(text)) != text:
+        text = again
+    return text
+
+
+def _normalize_path_once(path: str) -> str:
+    """One folding pass of :func:`normalize_path`."""
+    text = path.strip()
     if text.lower().startswith("file://"):
         text = unquote(urlsplit(text).path)
     text = text.replace("\\", "/")

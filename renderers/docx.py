@@ -82,7 +82,7 @@ from renderers.docx_xml import (
     w,
 )
 from renderers.errors import InputError, UnsupportedNodeError
-from renderers.ooxml import apply_core_properties, normalize_zip
+from renderers.ooxml import PackageCollector, apply_core_properties, write_package
 from renderers.options import RenderOptions
 
 if TYPE_CHECKING:
@@ -118,9 +118,21 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     writer.write()
     apply_core_properties(document.core_properties, title=writer.title, author=options.author)
     drop_thumbnail(document.part.package)
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return normalize_zip(buffer.getvalue())
+    return _package_bytes(document.part.package)
+
+
+def _package_bytes(package: Any) -> bytes:
+    """The package's members (what ``Document.save`` writes), zipped once by write_package."""
+    from docx.opc.pkgwriter import PackageWriter
+
+    for part in package.parts:
+        part.before_marshal()
+    parts = list(package.parts)
+    collector: Any = PackageCollector()
+    PackageWriter._write_content_types_stream(collector, parts)
+    PackageWriter._write_pkg_rels(collector, package.rels)
+    PackageWriter._write_parts(collector, parts)
+    return write_package(collector.members)
 
 
 def _open_base(options: RenderOptions) -> Any:

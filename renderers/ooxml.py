@@ -6,6 +6,7 @@ import datetime as dt
 import io
 import os
 import zipfile
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 #: Zip entry timestamp used when SOURCE_DATE_EPOCH is not set (zip cannot store dates before 1980).
@@ -42,21 +43,76 @@ def apply_core_properties(
     props.last_printed = stamp
 
 
-def normalize_zip(data: bytes) -> bytes:
-    """Re-pack an OOXML zip with fixed timestamps, fixed permissions and a stable entry order.
+class PackageCollector:
+    """Stands in for python-docx's and python-pptx's zip writer (``write(pack_uri, blob)``).
 
-    ``[Content_Types].xml`` stays first (some readers expect it); the rest are sorted by name.
+    Their package writers compress every member as they go; collecting the members instead
+    lets :func:`write_package` compress each one exactly once, in a deterministic order.
+    """
+
+    def __init__(self) -> None:
+        self.members: dict[str, bytes] = {}
+
+    def write(self, pack_uri: Any, blob: bytes) -> None:
+        """Keep ``blob`` under the member name of ``pack_uri`` (a PackURI: ``/ppt/x.xml``)."""
+        self.members[str(pack_uri.membername)] = blob
+
+    def close(self) -> None:
+        """Nothing to flush (the zip is written by :func:`write_package`)."""
+
+    def __enter__(self) -> PackageCollector:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_RELS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
+_ATTR_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;",
+                 "\r": "&#13;", "\t": "&#9;"}
+_ATTR_TABLE = str.maketrans(_ATTR_ESCAPES)
+
+
+def relationships_xml(rels: Iterable[tuple[str, str, str, bool]]) -> bytes:
+    """A ``.rels`` part for (rId, type, target, external) relationships, in numeric rId order.
+
+    The same bytes python-pptx writes, without building an element tree per relationship
+    (a 300-slide deck has thousands of them).
+    """
+    def number(rid: str) -> int:
+        return int(rid[3:]) if rid.startswith("rId") and rid[3:].isdigit() else 0
+
+    items = "".join(
+        f'<Relationship Id="{rid.translate(_ATTR_TABLE)}" Type="{kind.translate(_ATTR_TABLE)}" '
+        f'Target="{target.translate(_ATTR_TABLE)}"'
+        + (' TargetMode="External"/>' if external else "/>")
+        for rid, kind, target, external in sorted(rels, key=lambda r: (number(r[0]), r[0]))
+    )
+    return (
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\n"
+        f'<Relationships xmlns="{_RELS_NS}">{items}</Relationships>'
+    ).encode()
+
+
+def write_package(members: Mapping[str, bytes]) -> bytes:
+    """Zip OOXML ``members`` (name → bytes) with fixed timestamps, permissions and order.
+
+    ``[Content_Types].xml`` comes first (some readers expect it); the rest are sorted by name.
     """
     stamp = build_timestamp().timetuple()[:6]
-    with zipfile.ZipFile(io.BytesIO(data)) as source:
-        names = source.namelist()
-        ordered = sorted(names, key=lambda n: (n != "[Content_Types].xml", n))
-        out = io.BytesIO()
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
-            for name in ordered:
-                info = zipfile.ZipInfo(name, date_time=stamp)
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                info.create_system = 3
-                target.writestr(info, source.read(name), compresslevel=6)
+    ordered = sorted(members, key=lambda n: (n != "[Content_Types].xml", n))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in ordered:
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            target.writestr(info, members[name], compresslevel=6)
     return out.getvalue()
+
+
+def normalize_zip(data: bytes) -> bytes:
+    """Re-pack an existing OOXML zip as :func:`write_package` writes it (same bytes)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as source:
+        return write_package({name: source.read(name) for name in source.namelist()})

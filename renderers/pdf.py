@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import logging
 import os
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import pydyf
 from fontTools.misc.timeTools import timestampSinceEpoch
 from fontTools.ttLib.tables import _h_e_a_d
 from weasyprint import CSS, HTML
@@ -18,7 +21,7 @@ from weasyprint.urls import path2url
 from renderers.errors import LimitError
 from renderers.fetch import SandboxFetcher, allowed_dirs
 from renderers.ooxml import build_timestamp
-from renderers.options import RenderOptions
+from renderers.options import PageSize, RenderOptions
 from renderers.templating import PAGE_SIZES
 
 GENERATOR = "citerender"
@@ -40,11 +43,27 @@ def _w3c_date() -> str | None:
     return build_timestamp().strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+#: WeasyPrint's own default page size: no fallback stylesheet is needed for it.
+_DEFAULT_PAGE_SIZE = "A4"
+
+
+@lru_cache(maxsize=len(PAGE_SIZES))
+def _fallback_page_css(page_size: PageSize) -> CSS:
+    """``@page { size: … }`` parsed once per page size (a CSS object is reusable)."""
+    return CSS(string=f"@page {{ size: {PAGE_SIZES[page_size]} }}")
+
+
 def _render_options(options: RenderOptions) -> dict[str, Any]:
-    """WeasyPrint options: fallback page size (author CSS wins), variant, tags, identifier."""
-    fallback = CSS(string=f"@page {{ size: {PAGE_SIZES[options.page_size]} }}")
+    """WeasyPrint options: fallback page size (author CSS wins), variant, tags, identifier.
+
+    The fallback stylesheet is left out for A4, WeasyPrint's default: every extra stylesheet
+    is matched against every element of the document.
+    """
+    stylesheets = []
+    if options.page_size != _DEFAULT_PAGE_SIZE:
+        stylesheets.append(_fallback_page_css(options.page_size))
     return {
-        "stylesheets": [fallback],
+        "stylesheets": stylesheets,
         "pdf_variant": options.pdf_variant,
         "pdf_identifier": True,  # /ID = MD5 of the PDF's own objects: fixed for fixed content
         "optimize_images": False,
@@ -92,10 +111,26 @@ def _fixed_font_timestamps() -> Iterator[None]:
         _h_e_a_d.timestampNow = original
 
 
+def _compress_streams_once(document: WeasyDocument, pdf: pydyf.PDF) -> None:
+    """WeasyPrint finisher: deflate every stream now, once, exactly as pydyf would.
+
+    pydyf deflates a stream each time its bytes are asked for, and the fixed ``/ID`` (an MD5
+    of every object) asks once more than writing does, so without this every page's content
+    and every font was compressed twice. The bytes written are the same either way.
+    """
+    for obj in pdf.objects:
+        if isinstance(obj, pydyf.Stream) and obj.compress:
+            compressor = zlib.compressobj(level=9)  # pydyf's level
+            raw = b"\n".join(pydyf._to_bytes(item) for item in obj.stream)
+            obj.stream = [compressor.compress(raw) + compressor.flush()]
+            obj.extra["Filter"] = "/FlateDecode"
+            obj.compress = False
+
+
 def write_document(document: WeasyDocument, options: RenderOptions) -> bytes:
     """The PDF bytes of a laid-out document (same options as :func:`pdf_document`)."""
     with _fixed_font_timestamps():
-        data = document.write_pdf(**_render_options(options))
+        data = document.write_pdf(finisher=_compress_streams_once, **_render_options(options))
     assert isinstance(data, bytes)
     return data
 

@@ -1,8 +1,11 @@
-"""The PPTX writer: draws the measured slide model (:mod:`renderers.slides`) with python-pptx.
+"""The PPTX writer: draws the measured slide model (:mod:`renderers.slides`).
 
-Citations are superscript runs whose numbers jump to the Sources slide holding their entry;
-each content slide carries a footer naming the sources it cites. Output is byte-identical for
-the same input (fixed core properties and zip metadata, no stale thumbnail).
+python-pptx holds the package (template or default deck, layouts, relationships, images); each
+slide part is written as finished XML by :mod:`renderers.pptx_xml`, and the package is zipped
+once by :func:`renderers.ooxml.write_package`. Citations are superscript runs whose numbers
+jump to the Sources slide holding their entry; each content slide carries a footer naming the
+sources it cites. Output is byte-identical for the same input (fixed core properties and zip
+metadata, no stale thumbnail).
 """
 
 from __future__ import annotations
@@ -14,14 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from pptx import Presentation
-from pptx.dml.color import RGBColor
 from pptx.exc import PackageNotFoundError
+from pptx.opc.constants import CONTENT_TYPE as CT
 from pptx.opc.constants import RELATIONSHIP_TYPE as RT
+from pptx.opc.package import Part
 from pptx.opc.packuri import PackURI
 from pptx.oxml.ns import qn
-from pptx.parts.slide import SlidePart
 from pptx.presentation import Presentation as PresentationObj
-from pptx.slide import Slide as PptxSlide
 from pptx.slide import SlideLayout
 from pptx.util import Emu
 
@@ -29,7 +31,12 @@ from citations.links import safe_link
 from renderers import pptx_xml as px
 from renderers.document import Alignment
 from renderers.errors import InputError
-from renderers.ooxml import apply_core_properties, normalize_zip
+from renderers.ooxml import (
+    PackageCollector,
+    apply_core_properties,
+    relationships_xml,
+    write_package,
+)
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.slides import (
@@ -55,8 +62,8 @@ from renderers.slides import (
 )
 
 FOOTER_COLOR = "595959"
-CODE_FILL = RGBColor(0xF3, 0xF4, 0xF6)
-CODE_LINE = RGBColor(0xD0, 0xD7, 0xDE)
+CODE_FILL = "F3F4F6"
+CODE_LINE = "D0D7DE"
 SLIDE_16_9 = (12192000, 6858000)
 SLIDE_4_3 = (9144000, 6858000)
 _TITLE_TYPES = ("center_title", "title")
@@ -71,9 +78,27 @@ def pptx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     deck = build_deck(rdoc, options, geometry, load_image=_image_loader(options))
     DeckWriter(prs, layouts, deck).write()
     apply_core_properties(prs.core_properties, title=deck.title, author=options.author)
-    out = io.BytesIO()
-    prs.save(out)
-    return normalize_zip(out.getvalue())
+    return _package_bytes(prs)
+
+
+def _package_bytes(prs: PresentationObj) -> bytes:
+    """The members ``Presentation.save`` writes, zipped once by write_package."""
+    from pptx.opc.serialized import PackageWriter
+
+    package = prs.part.package
+    parts = tuple(package.iter_parts())
+    collector = PackageCollector()
+    writer: Any = PackageWriter(io.BytesIO(), package._rels, parts)
+    writer._write_content_types_stream(collector)
+    writer._write_pkg_rels(collector)
+    for part in parts:
+        collector.members[part.partname.membername] = part.blob
+        if part._rels:
+            collector.members[part.partname.rels_uri.membername] = relationships_xml(
+                (rel.rId, rel.reltype, rel.target_ref, rel.is_external)
+                for rel in part.rels.values()
+            )
+    return write_package(collector.members)
 
 
 # ================================================================ presentation and layouts
@@ -247,8 +272,25 @@ def _image_loader(options: RenderOptions) -> ImageLoader:
 # ================================================================ drawing
 
 
+class _Shapes:
+    """The shape tree of one slide being written: XML fragments and the next shape id."""
+
+    def __init__(self) -> None:
+        self.xml: list[str] = []
+        self.next_id = 2  # id 1 is the tree itself
+
+    def take_id(self) -> int:
+        shape_id = self.next_id
+        self.next_id += 1
+        return shape_id
+
+
 class DeckWriter:
-    """Adds the deck's slides to ``prs`` and draws every item."""
+    """Adds the deck's slides to ``prs`` and draws every item.
+
+    Each slide part is written as finished XML (:mod:`renderers.pptx_xml`); python-pptx keeps
+    the package: layouts, relationships, image parts and the presentation's slide list.
+    """
 
     def __init__(self, prs: PresentationObj, layouts: Layouts, deck: Deck) -> None:
         self.prs = prs
@@ -256,124 +298,111 @@ class DeckWriter:
         self.deck = deck
         self.sans = deck.fonts.sans
         self.mono = deck.fonts.mono
-        self.parts: list[SlidePart] = []
+        self.parts: list[Part] = []
         self._count = 0
-        self._specs: dict[int, dict[str, tuple[Any, str, str, int]]] = {}
+        self._specs: dict[int, dict[str, str]] = {}
         self._rids: dict[tuple[int, str | int], str] = {}
+        self._links: dict[str, str] = {}
 
     def write(self) -> None:
-        created = [self.new_slide(s) for s in self.deck.slides]
-        self.parts = [part for part, _ in created]
+        self.parts = [self.new_slide(s) for s in self.deck.slides]
         for index, slide in enumerate(self.deck.slides):
-            self.draw(index, slide, created[index][1])
+            self.parts[index].blob = self.draw(index, slide)
 
     def layout_for(self, slide: Slide) -> SlideLayout:
         return {"title": self.layouts.cover, "section": self.layouts.section}.get(
             slide.kind, self.layouts.content
         )
 
-    def specs(self, layout: SlideLayout) -> dict[str, tuple[Any, str, str, int]]:
-        """The layout's title (and subtitle) placeholder: type, orientation, size, idx."""
+    def specs(self, layout: SlideLayout) -> dict[str, str]:
+        """The layout's title (and subtitle) placeholder, as the ``p:ph`` attributes to clone."""
         key = id(layout)
         if key not in self._specs:
-            found: dict[str, tuple[Any, str, str, int]] = {}
+            found: dict[str, str] = {}
             for ph in _placeholders(layout):
                 kind = _kind(ph)
                 role = "title" if kind in _TITLE_TYPES else kind
                 if role in ("title", "subtitle") and role not in found:
                     sp = ph.element
-                    found[role] = (sp.ph_type, sp.ph_orient, sp.ph_sz, sp.ph_idx)
+                    found[role] = px.placeholder_attrs(sp.ph_type, sp.ph_orient, sp.ph_sz,
+                                                       sp.ph_idx)
             self._specs[key] = found
         return self._specs[key]
 
-    def new_slide(self, slide: Slide) -> tuple[SlidePart, dict[str, Any]]:
-        """Add a slide in constant time; return its part and the placeholders it got.
+    def new_slide(self, slide: Slide) -> Part:
+        """Add an (empty) slide part in constant time, related to its layout.
 
         python-pptx's ``add_slide`` rescans every slide id and relationship (quadratic over a
-        deck) and clones every layout placeholder; here part names and slide ids come from
-        counters, and only the title (and the cover's subtitle) placeholders are cloned.
+        deck); here part names and slide ids come from counters.
         """
-        layout = self.layout_for(slide)
         prs_part = self.prs.part
         self._count += 1
-        part = SlidePart.new(PackURI(f"/ppt/slides/slide{self._count}.xml"), prs_part.package,
-                             layout.part)
+        part = Part(PackURI(f"/ppt/slides/slide{self._count}.xml"), CT.PML_SLIDE,
+                    prs_part.package, b"")
+        part.relate_to(self.layout_for(slide).part, RT.SLIDE_LAYOUT)
         rid = prs_part._rels._add_relationship(RT.SLIDE, part)
         prs_part._element.get_or_add_sldIdLst()._add_sldId(id=255 + self._count, rId=rid)
-        tree = part._element.cSld.spTree
-        wanted = {"title": bool(slide.title), "subtitle": slide.kind == "title"
-                  and bool(slide.subtitle)}
-        placeholders: dict[str, Any] = {}
-        for role, (ph_type, orient, sz, idx) in self.specs(layout).items():
-            if wanted[role]:
-                shape_id = len(placeholders) + 2
-                name = f"{role.title()} {shape_id - 1}"
-                placeholders[role] = tree.add_placeholder(shape_id, name, ph_type, orient, sz,
-                                                          idx)
-        return part, placeholders
+        return part
 
     # ------------------------------------------------------------ one slide
 
-    def draw(self, index: int, slide: Slide, placeholders: dict[str, Any]) -> None:
+    def draw(self, index: int, slide: Slide) -> bytes:
+        """The XML of slide ``index``: title (and subtitle) placeholders, items, footer."""
         geo = self.deck.geometry
         part = self.parts[index]
-        target = part.slide
+        shapes = _Shapes()
         align: Alignment = "left"
         box, anchor = geo.title, "b"
         if slide.kind in ("title", "section"):
             box = geo.cover_title if slide.kind == "title" else geo.section_title
             align, anchor = "center", ("ctr" if slide.kind == "title" else "b")
+        specs = self.specs(self.layout_for(slide))
+        texts: dict[str, tuple[Box, str]] = {}
         if slide.title:
-            title = placeholders.get("title")
-            if title is None:
-                title = target.shapes.add_textbox(Emu(box.left), Emu(box.top), Emu(box.width),
-                                                  Emu(box.height)).element
-            self.position(title, box)
             para = Para(slide.title, size=slide.title_size, space_before=0.0, align=align)
-            self.fill_text(part, title, [para], anchor=anchor)
-        subtitle = placeholders.get("subtitle")
-        if subtitle is not None:
-            self.position(subtitle, geo.cover_subtitle)
+            texts["title"] = (box, self.text_body(part, [para], anchor=anchor))
+        if slide.kind == "title" and slide.subtitle and "subtitle" in specs:
             para = Para((Run(slide.subtitle),), size=SUBTITLE_SIZE, space_before=0.0,
                         align="center")
-            self.fill_text(part, subtitle, [para])
+            texts["subtitle"] = (geo.cover_subtitle, self.text_body(part, [para]))
+        for role, ph_attrs in specs.items():
+            if role in texts:
+                shape_id = shapes.take_id()
+                role_box, body = texts[role]
+                shapes.xml.append(px.placeholder_xml(shape_id, f"{role.title()} {shape_id - 1}",
+                                                     ph_attrs, _emu(role_box), body))
+        if "title" in texts and "title" not in specs:
+            self.textbox(shapes, *texts["title"])
         content = geo.content
         for item in slide.items:
             match item:
                 case TextItem(paras, top, height):
-                    self.textbox(part, target, Box(content.left, content.top + top,
-                                                   content.width, height), paras)
+                    box = Box(content.left, content.top + top, content.width, height)
+                    self.textbox(shapes, box, self.text_body(part, paras))
                 case CodeItem():
-                    self.code(part, target, item)
+                    self.code(shapes, item)
                 case TableItem():
-                    self.table(part, target, item)
+                    self.table(part, shapes, item)
                 case PictureItem():
-                    self.picture(target, item)
+                    self.picture(part, shapes, item)
         if slide.footer:
             para = Para(slide.footer, size=FOOTER_SIZE, space_before=0.0)
-            self.textbox(part, target, geo.footer, [para], color=FOOTER_COLOR, name="Sources")
+            self.textbox(shapes, geo.footer, self.text_body(part, [para], color=FOOTER_COLOR),
+                         name="Sources")
+        return px.slide_xml(shapes.xml)
 
-    @staticmethod
-    def position(element: Any, box: Box) -> None:
-        """Place a shape element (its own ``a:xfrm`` overrides the layout's position)."""
-        element.x, element.y, element.cx, element.cy = box.left, box.top, box.width, box.height
+    def textbox(self, shapes: _Shapes, box: Box, body: str, name: str = "", fill: str = "",
+                line: str = "") -> None:
+        shape_id = shapes.take_id()
+        shapes.xml.append(px.textbox_xml(shape_id, name or f"TextBox {shape_id - 1}", _emu(box),
+                                         body, fill=fill, line=line))
 
-    def textbox(self, part: SlidePart, target: PptxSlide, box: Box, paras: Sequence[Para],
-                color: str = "", name: str = "") -> None:
-        shape = target.shapes.add_textbox(Emu(box.left), Emu(box.top), Emu(box.width),
-                                          Emu(box.height))
-        if name:
-            shape.name = name
-        self.fill_text(part, shape.element, paras, color=color)
+    def text_body(self, part: Part, paras: Sequence[Para], anchor: str = "t",
+                  color: str = "") -> str:
+        return px.text_body_xml([self.paragraph(part, para, color=color) for para in paras],
+                                inset_x=INSET_X, inset_y=INSET_Y, anchor=anchor)
 
-    def fill_text(self, part: SlidePart, element: Any, paras: Sequence[Para],
-                  anchor: str = "t", color: str = "") -> None:
-        tx_body = element.get_or_add_txBody()
-        px.set_body(tx_body, inset_x=INSET_X, inset_y=INSET_Y, anchor=anchor)
-        px.clear_paragraphs(tx_body)
-        px.append_paragraphs(tx_body, [self.paragraph(part, para, color=color) for para in paras])
-
-    def paragraph(self, part: SlidePart, para: Para, *, color: str = "") -> str:
+    def paragraph(self, part: Part, para: Para, *, color: str = "") -> str:
         """The XML of one paragraph (superscript runs alternate their baseline, see pptx_xml)."""
         runs: list[str] = []
         baseline = 0
@@ -390,12 +419,11 @@ class DeckWriter:
             bullet=para.bullet, number=para.number, bullet_font=self.sans,
         )
 
-    def run(self, part: SlidePart, run: Run, size: float, baseline: int, *,
-            color: str = "") -> str:
+    def run(self, part: Part, run: Run, size: float, baseline: int, *, color: str = "") -> str:
         if run.text == "\n":
             return px.line_break_xml(size)
         rid, jump = "", False
-        url = safe_link(run.url) if run.url else ""
+        url = self.safe_url(run.url) if run.url else ""
         anchor = f"src-{run.cite}" if run.cite else run.target
         if url:
             rid = self.rid(part, url)
@@ -408,7 +436,14 @@ class DeckWriter:
             color=color, link_rid=rid, slide_jump=jump,
         )
 
-    def rid(self, part: SlidePart, target: str | int) -> str:
+    def safe_url(self, url: str) -> str:
+        """``safe_link(url)``, once per distinct URL."""
+        safe = self._links.get(url)
+        if safe is None:
+            safe = self._links[url] = safe_link(url)
+        return safe
+
+    def rid(self, part: Part, target: str | int) -> str:
         """The relationship id from ``part`` to a URL or to slide number ``target`` (cached)."""
         key = (id(part), target)
         rid = self._rids.get(key)
@@ -422,53 +457,45 @@ class DeckWriter:
 
     # ------------------------------------------------------------ items
 
-    def code(self, part: SlidePart, target: PptxSlide, item: CodeItem) -> None:
+    def code(self, shapes: _Shapes, item: CodeItem) -> None:
         content = self.deck.geometry.content
-        shape = target.shapes.add_textbox(Emu(content.left), Emu(content.top + item.top),
-                                          Emu(content.width), Emu(item.height))
-        shape.name = f"Code {item.language}".strip()
-        shape.fill.solid()
-        shape.fill.fore_color.rgb = CODE_FILL
-        shape.line.color.rgb = CODE_LINE
-        tx_body = shape.element.get_or_add_txBody()
-        px.set_body(tx_body, inset_x=INSET_X, inset_y=INSET_Y)
-        px.clear_paragraphs(tx_body)
-        px.append_paragraphs(tx_body, [
+        box = Box(content.left, content.top + item.top, content.width, item.height)
+        body = px.text_body_xml([
             px.paragraph_xml(
                 px.run_xml(line, size=CODE_SIZE, typeface=self.mono) if line else "",
                 size=CODE_SIZE, line_factor=LINE_FACTOR,
             )
             for line in item.lines
-        ])
+        ], inset_x=INSET_X, inset_y=INSET_Y)
+        self.textbox(shapes, box, body, name=f"Code {item.language}".strip(), fill=CODE_FILL,
+                     line=CODE_LINE)
 
-    def table(self, part: SlidePart, target: PptxSlide, item: TableItem) -> None:
+    def table(self, part: Part, shapes: _Shapes, item: TableItem) -> None:
         content = self.deck.geometry.content
         rows = ([item.header] if item.header else []) + list(item.rows)
-        ncols = len(item.col_widths)
-        frame = target.shapes.add_table(
-            len(rows), ncols, Emu(content.left), Emu(content.top + item.top),
-            Emu(content.width), Emu(item.height),
-        )
-        table = frame.table
-        table.first_row = bool(item.header)
-        table.horz_banding = True
-        for c, width in enumerate(item.col_widths):
-            table.columns[c].width = Emu(width)
-        for r, cells in enumerate(rows):
-            table.rows[r].height = Emu(item.row_heights[r])
-            for c, runs in enumerate(cells):
-                tc = table.cell(r, c)._tc
-                px.set_cell_margins(tc, inset_x=INSET_X, inset_y=INSET_Y)
-                tx_body = tc.get_or_add_txBody()
-                px.clear_paragraphs(tx_body)
-                para = Para(runs, size=item.size, space_before=0.0, align=item.aligns[c])
-                px.append_paragraphs(tx_body, [self.paragraph(part, para)])
+        xml_rows = [
+            (item.row_heights[r], [
+                self.paragraph(part, Para(runs, size=item.size, space_before=0.0,
+                                          align=item.aligns[c]))
+                for c, runs in enumerate(cells)
+            ])
+            for r, cells in enumerate(rows)
+        ]
+        shape_id = shapes.take_id()
+        box = (content.left, content.top + item.top, content.width, item.height)
+        shapes.xml.append(px.table_xml(
+            shape_id, f"Table {shape_id - 1}", box, item.col_widths, xml_rows,
+            first_row=bool(item.header), inset_x=INSET_X, inset_y=INSET_Y,
+        ))
 
-    def picture(self, target: PptxSlide, item: PictureItem) -> None:
+    def picture(self, part: Part, shapes: _Shapes, item: PictureItem) -> None:
         content = self.deck.geometry.content
-        pic = target.shapes.add_picture(
-            io.BytesIO(item.picture.data), Emu(content.left + item.left),
-            Emu(content.top + item.top), Emu(item.width), Emu(item.height),
-        )
-        pic.name = f"Picture {item.alt}"[:120].strip()
-        px.set_alt_text(pic.element, item.alt)
+        image_part = part.package.get_or_add_image_part(io.BytesIO(item.picture.data))
+        rid = part.relate_to(image_part, RT.IMAGE)
+        box = (content.left + item.left, content.top + item.top, item.width, item.height)
+        shapes.xml.append(px.picture_xml(shapes.take_id(), f"Picture {item.alt}"[:120].strip(),
+                                         item.alt, rid, box))
+
+
+def _emu(box: Box) -> px.Rect:
+    return (box.left, box.top, box.width, box.height)

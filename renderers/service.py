@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import gc
 import html
 import io
 import json
@@ -166,8 +167,18 @@ def render_job(job: RenderJob) -> JobOutcome:
 _WARMUP_DOC = "# Warm-up\n\nFonts and layout load once per worker.[[S:1]]\n"
 
 
+#: Worker garbage-collector threshold for new objects (Python's default is 700). A layout
+#: allocates millions of short-lived objects; collecting less often saves a few per cent.
+_WORKER_GC_THRESHOLD = 50_000
+
+
 def warm_worker() -> None:
-    """Worker initializer: load the renderers and render a tiny PDF so the first job is warm."""
+    """Worker initializer: load the renderers and render a tiny PDF so the first job is warm.
+
+    Then everything loaded so far (modules, fonts, caches) is moved out of the garbage
+    collector's sight (:func:`gc.freeze`), so collections during a render scan only that
+    render's objects.
+    """
     try:
         from renderers.api import render
 
@@ -176,6 +187,9 @@ def warm_worker() -> None:
                    sources_pool=[{"sid": 1, "title": "Warm-up", "url": "https://example.org/"}])
     except Exception as exc:  # the worker still serves; the first job pays the cost instead
         print(f"citerender worker warm-up failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(_WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
 # --- HTTP helpers -----------------------------------------------------------------------------

@@ -18,9 +18,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import accumulate
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from citations.links import safe_link
 from citations.numbering import display_segments
@@ -254,10 +253,16 @@ def _face(path: str | None) -> _Face:
     return _Face(path)
 
 
-_BREAKS = re.compile(
-    r"\n| +|[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]"
-    r"|[^ \n\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]+"
-)
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+#: One token per match: a line break, a run of spaces, a CJK character (breaks anywhere) or a
+#: word, each followed by the spaces that hang after it.
+_TOKENS = re.compile(f"(\n)|( +)|([{_CJK}])( *)|([^ \n{_CJK}]+)( *)")
+_BREAK, _GAP, _WORD = 0, 1, 2
+
+
+#: A wrap unit: [kind, offset of its first character, end of its word, word width (em),
+#: width of the spaces hanging after it, whether a word continues into the next segment].
+_Token = list[Any]
 
 
 class TextMetrics:
@@ -266,6 +271,7 @@ class TextMetrics:
     def __init__(self, fonts: FontChoice | None = None) -> None:
         self.fonts = fonts or default_fonts()
         self._widths: dict[Style, dict[str, float]] = {}
+        self._runs: dict[Style, dict[str, float]] = {}  # width of whole words and space runs
         self._fallbacks = [p for p in (_find((n,)) for n in FALLBACK_FILES) if p]
 
     def _style_face(self, style: Style) -> _Face:
@@ -306,6 +312,67 @@ class TextMetrics:
         """The exact line pitch (points) written for text of ``size`` points."""
         return size * LINE_FACTOR
 
+    def _run_width(self, text: str, style: Style) -> float:
+        """Width in em of a word or a run of spaces (cached: words repeat)."""
+        table = self._runs.setdefault(style, {})
+        width = table.get(text)
+        if width is None:
+            width = table[text] = sum(self._em_widths(text, style))
+        return width
+
+    def _tokens(
+        self, segments: Iterable[tuple[str, Style]]
+    ) -> tuple[list[_Token], list[tuple[int, str, Style]]]:
+        """Wrap units of the joined text (a word split across segments is one unit)."""
+        tokens: list[_Token] = []
+        pieces: list[tuple[int, str, Style]] = []
+        pos = 0
+        for text, style in segments:
+            if not text:
+                continue
+            pieces.append((pos, text, style))
+            known = self._runs.setdefault(style, {})
+            first = True
+            for newline, spaces, cjk, cjk_tail, word, tail in _TOKENS.findall(text):
+                if newline:
+                    tokens.append([_BREAK, pos, pos + 1, 0.0, 0.0, False])
+                    pos += 1
+                elif spaces:
+                    width = known.get(spaces)
+                    if width is None:
+                        width = self._run_width(spaces, style)
+                    tokens.append([_GAP, pos, pos, width, 0.0, False])
+                    pos += len(spaces)
+                else:
+                    body, trail = (word, tail) if word else (cjk, cjk_tail)
+                    width = known.get(body)
+                    if width is None:
+                        width = self._run_width(body, style)
+                    trailing = 0.0
+                    if trail:
+                        trailing = known.get(trail) or self._run_width(trail, style)
+                    end = pos + len(body)
+                    if first and word and tokens and tokens[-1][5]:
+                        last = tokens[-1]
+                        last[2:] = [end, last[3] + width, trailing, not trail]
+                    else:
+                        tokens.append([_WORD, pos, end, width, trailing, bool(word) and not trail])
+                    pos = end + len(trail)
+                first = False
+            if tokens and tokens[-1][5] and tokens[-1][2] != pos:
+                tokens[-1][5] = False
+        return tokens, pieces
+
+    def _span_widths(self, pieces: list[tuple[int, str, Style]], start: int,
+                     end: int) -> list[float]:
+        """Per-character widths (em) of joined-text offsets ``start``..``end``."""
+        widths: list[float] = []
+        for offset, text, style in pieces:
+            lo, hi = max(start, offset), min(end, offset + len(text))
+            if lo < hi:
+                widths += self._em_widths(text[lo - offset:hi - offset], style)
+        return widths
+
     def line_starts(
         self, segments: Iterable[tuple[str, Style]], width: float, size: float
     ) -> list[int]:
@@ -314,41 +381,33 @@ class TextMetrics:
         Greedy word wrap as PowerPoint does it: spaces hang at a line end, a word wider than
         the line breaks between characters, CJK characters break anywhere.
         """
-        text_parts: list[str] = []
-        widths: list[float] = []
-        for text, style in segments:
-            text_parts.append(text)
-            widths += self._em_widths(text, style)
-        text = "".join(text_parts)
+        tokens, pieces = self._tokens(segments)
         limit = max(width * WIDTH_SLACK, size) / size  # in em from here on
-        prefix = [0.0, *accumulate(widths)]
         starts = [0]
         x = 0.0
         content = False
-        for match in _BREAKS.finditer(text):
-            start, end = match.span()
-            token = match.group()
-            if token == "\n":
+        for kind, start, end, w, trailing, _ in tokens:
+            if kind == _BREAK:
                 starts.append(end)
                 x, content = 0.0, False
                 continue
-            w = prefix[end] - prefix[start]
-            if token[0] == " ":
+            if kind == _GAP:
                 x += w
                 continue
             if content and x + w > limit:
                 starts.append(start)
                 x, content = 0.0, False
             if w <= limit:
-                x += w
+                x += w + trailing
                 content = True
                 continue
-            for k in range(start, end):
-                if content and x + widths[k] > limit:
+            for k, char_w in enumerate(self._span_widths(pieces, start, end), start):
+                if content and x + char_w > limit:
                     starts.append(k)
                     x = 0.0
-                x += widths[k]
+                x += char_w
                 content = True
+            x += trailing
         return starts
 
     def line_count(self, segments: Iterable[tuple[str, Style]], width: float, size: float) -> int:

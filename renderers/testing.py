@@ -7,8 +7,8 @@ diff and that ignore what does not matter:
   part name, so zip entry order and compression do not matter; binary parts (images, fonts)
   as a ``NAME.sha256`` line.
 - PDF: ``text.txt`` (the text of each page), ``links.txt`` (each page's URI links and internal
-  jumps with their target page) and ``info.txt`` (page count, page sizes, metadata without the
-  producer's version, outline).
+  jumps with their target anchor and page) and ``info.txt`` (page count, page sizes, metadata
+  without the producer's version, outline).
 - PNG: ``page.png``, the decoded pixels re-encoded losslessly; compared with a small per-pixel
   tolerance, so anti-aliasing noise across platforms does not fail a test.
 - HTML and Markdown: the file as written.
@@ -151,6 +151,7 @@ def normalize_pdf(data: bytes) -> dict[str, str]:
 
     document = pdfium.PdfDocument(data)
     try:
+        names = _named_destinations(document)
         texts: list[str] = []
         links: list[str] = []
         sizes: list[str] = []
@@ -158,7 +159,9 @@ def normalize_pdf(data: bytes) -> dict[str, str]:
             page = document[index]
             try:
                 texts.append(f"=== page {index + 1} ===\n{_page_text(page)}")
-                links.extend(f"page {index + 1}: {link}" for link in _page_links(document, page))
+                links.extend(
+                    f"page {index + 1}: {link}" for link in _page_links(document, page, names)
+                )
                 width, height = page.get_size()
                 sizes.append(f"page {index + 1}: {width:.1f} x {height:.1f} pt")
             finally:
@@ -191,8 +194,51 @@ def _page_text(page: Any) -> str:
     return "\n".join(line.rstrip() for line in lines).strip("\n")
 
 
-def _page_links(document: Any, page: Any) -> list[str]:
-    """Each link annotation of ``page``: ``uri URL`` or ``goto page N`` (pdfium link API)."""
+_Location = tuple[int, float | None, float | None]
+
+
+def _dest_location(document: Any, dest: Any) -> _Location:
+    """(page index, x, y) of a pdfium destination (x/y None when the destination has none)."""
+    import pypdfium2.raw as raw
+
+    has_x, has_y, has_zoom = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    x, y, zoom = ctypes.c_float(), ctypes.c_float(), ctypes.c_float()
+    raw.FPDFDest_GetLocationInPage(
+        dest, *(ctypes.byref(v) for v in (has_x, has_y, has_zoom, x, y, zoom))
+    )
+    return (
+        int(raw.FPDFDest_GetDestPageIndex(document.raw, dest)),
+        round(x.value, 1) if has_x.value else None,
+        round(y.value, 1) if has_y.value else None,
+    )
+
+
+def _named_destinations(document: Any) -> dict[_Location, str]:
+    """Location → name of the document's named destinations (anchors such as ``src-3``)."""
+    import pypdfium2.raw as raw
+
+    names: dict[_Location, str] = {}
+    for index in range(raw.FPDF_CountNamedDests(document.raw)):
+        size = ctypes.c_long(0)
+        raw.FPDF_GetNamedDest(document.raw, index, None, ctypes.byref(size))
+        buffer = ctypes.create_string_buffer(max(size.value, 2))
+        dest = raw.FPDF_GetNamedDest(document.raw, index, buffer, ctypes.byref(size))
+        if dest:
+            name = buffer.raw[: size.value].decode("utf-16-le", "replace").rstrip("\x00")
+            location = _dest_location(document, dest)
+            names[location] = min(name, names.get(location, name))
+    return names
+
+
+def _goto(document: Any, dest: Any, names: Mapping[_Location, str]) -> str:
+    location = _dest_location(document, dest)
+    name = names.get(location)
+    target = f"page {location[0] + 1}"
+    return f"goto #{name} ({target})" if name else f"goto {target}"
+
+
+def _page_links(document: Any, page: Any, names: Mapping[_Location, str]) -> list[str]:
+    """Each link of ``page``: ``uri URL``, or ``goto #anchor (page N)`` for an internal jump."""
     import pypdfium2.raw as raw
 
     found: list[str] = []
@@ -201,7 +247,7 @@ def _page_links(document: Any, page: Any) -> list[str]:
     while raw.FPDFLink_Enumerate(page.raw, ctypes.byref(position), ctypes.byref(link)):
         dest = raw.FPDFLink_GetDest(document.raw, link)
         if dest:
-            found.append(f"goto page {raw.FPDFDest_GetDestPageIndex(document.raw, dest) + 1}")
+            found.append(_goto(document, dest, names))
             continue
         action = raw.FPDFLink_GetAction(link)
         kind = raw.FPDFAction_GetType(action) if action else 0
@@ -210,10 +256,8 @@ def _page_links(document: Any, page: Any) -> list[str]:
             buffer = ctypes.create_string_buffer(size)
             raw.FPDFAction_GetURIPath(document.raw, action, buffer, size)
             found.append(f"uri {buffer.value.decode('utf-8', 'replace')}")
-        elif kind == _PDFACTION_GOTO:
-            target = raw.FPDFAction_GetDest(document.raw, action)
-            page_number = raw.FPDFDest_GetDestPageIndex(document.raw, target) + 1 if target else 0
-            found.append(f"goto page {page_number}")
+        elif kind == _PDFACTION_GOTO and (target := raw.FPDFAction_GetDest(document.raw, action)):
+            found.append(_goto(document, target, names))
         else:
             found.append(f"action {kind}")
     return found

@@ -50,7 +50,9 @@ DOCUMENTED_ERRORS: tuple[type[Exception], ...] = (RenderError, CitationError)
 
 def heavy(divisor: int = 6) -> settings:
     """Settings for expensive targets: the active profile's example count divided by ``divisor``."""
-    return settings(max_examples=max(5, settings.default.max_examples // divisor))
+    active = settings.default
+    assert active is not None
+    return settings(max_examples=max(5, active.max_examples // divisor))
 
 
 TOKEN_PIECES = [

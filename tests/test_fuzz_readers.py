@@ -12,6 +12,7 @@ from fuzz_strategies import DOCUMENTED_ERRORS, dialect_sets, hostile_html, hosti
 from hypothesis import given
 from hypothesis import strategies as st
 
+from citations.chars import UNSAFE_CHARS, clean_text
 from renderers.api import decode_content
 from renderers.detect import detect_format
 from renderers.document import Cite, Document, Image, Link, iter_inlines
@@ -62,4 +63,5 @@ def test_fuzz_decode_content_accepts_utf8_or_names_the_byte(data: bytes) -> None
     except InputError as exc:
         assert "not valid UTF-8 (byte " in str(exc)
         return
-    assert text == data.decode("utf-8-sig")
+    assert text == clean_text(data.decode("utf-8-sig"))
+    assert not UNSAFE_CHARS.search(text)

@@ -6,6 +6,8 @@ unsplit text, and the sids it reports are the same.
 
 from __future__ import annotations
 
+import itertools
+
 import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from fuzz_strategies import dialect_sets, token_text
 from hypothesis import given
@@ -17,10 +19,12 @@ from citations.streaming import StreamRewriter
 def _chunks(text: str, cuts: list[int]) -> list[str]:
     points = sorted({min(max(c, 0), len(text)) for c in cuts})
     edges = [0, *points, len(text)]
-    return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+    return [text[a:b] for a, b in itertools.pairwise(edges)]
 
 
-def _run(chunks: list[str], render: str, dialects: frozenset[str]) -> tuple[str, list[int], list[int]]:
+def _run(
+    chunks: list[str], render: str, dialects: frozenset[str]
+) -> tuple[str, list[int], list[int]]:
     """Output, cited sids and USAGE sids of streaming ``chunks``."""
     rewriter = StreamRewriter(render, dialects=dialects)  # type: ignore[arg-type]
     out = "".join(rewriter.feed(chunk) for chunk in chunks) + rewriter.flush()

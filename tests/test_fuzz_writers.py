@@ -2,7 +2,8 @@
 
 Properties: no exception except the documented error types, and every output opens in its
 own reader (HTML parser, markdown-it, python-docx, python-pptx, pypdf). The expensive writers
-(PDF, DOCX, PPTX) run a sixth of the profile's examples (``fuzz_strategies.heavy``).
+run a sixth of the profile's examples, PDF and the whole pipeline a fifteenth
+(``fuzz_strategies.heavy``): 25 and 10 in the "ci" profile, 833 and 333 in "fuzz".
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from pathlib import Path
 
 import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 import pytest
-from fuzz_strategies import DOCUMENTED_ERRORS, FUZZ_POOL, documents, heavy, hostile_html, hostile_markdown
+from fuzz_strategies import (
+    DOCUMENTED_ERRORS,
+    FUZZ_POOL,
+    documents,
+    heavy,
+    hostile_html,
+    hostile_markdown,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -22,8 +30,8 @@ from PIL import Image as PILImage
 
 from citations.pool import SourcePool
 from renderers.api import Session, build_options, prepare
-from renderers.docx import docx_bytes
 from renderers.document import Document
+from renderers.docx import docx_bytes
 from renderers.html import render_html
 from renderers.markdown import markdown_text
 from renderers.options import RenderOptions
@@ -89,12 +97,14 @@ def _write(run: Callable[[], object], check: Callable[..., None]) -> None:
 NUMBERING = st.sampled_from(["appearance", "sid"])
 
 
+@heavy()
 @given(document=documents, numbering=NUMBERING)
 def test_fuzz_html_writer(base: Path, document: Document, numbering: str) -> None:
     rdoc = _resolved(document, numbering)
     _write(lambda: render_html(rdoc, _options(base)), _opens_html)
 
 
+@heavy()
 @given(document=documents, numbering=NUMBERING)
 def test_fuzz_markdown_writer(base: Path, document: Document, numbering: str) -> None:
     rdoc = _resolved(document, numbering)
@@ -116,7 +126,7 @@ def test_fuzz_pptx_writer(base: Path, document: Document, numbering: str, ratio:
     _write(lambda: pptx_bytes(rdoc, _options(base, slide_ratio=ratio)), _opens_pptx)
 
 
-@heavy()
+@heavy(15)
 @given(document=documents)
 def test_fuzz_pdf_writer(base: Path, document: Document) -> None:
     rdoc = _resolved(document, "appearance")
@@ -133,7 +143,7 @@ CHECKS: dict[str, Callable[..., None]] = {
 }
 
 
-@heavy()
+@heavy(15)
 @given(content=st.one_of(hostile_markdown, hostile_html),
        content_format=st.sampled_from([None, "markdown", "html"]))
 def test_fuzz_pipeline_every_format(base: Path, content: str, content_format: str | None) -> None:

@@ -95,13 +95,26 @@ body {{ background: url({srv}/bg.png) }} @font-face {{ font-family: X; src: url(
 <svg width="10" height="10"><image href="{srv}/svg-image.png" width="9" height="9"/>
 <use href="{srv}/sprite.svg#a"/></svg>
 <audio src="{srv}/a.mp3"></audio><input type="image" src="{srv}/input.png">
+<p><img src="evil.svg" alt="local svg with external references"></p>
 """
+
+
+def _evil_svg(srv: str) -> str:
+    """A local SVG file (inside the base directory) whose parts point at the server."""
+    return f"""<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
+ width="40" height="20"><style>@import url("{srv}/svg-import.css");
+rect {{ fill: url({srv}/svg-fill.svg#g) }}</style>
+<image href="{srv}/svg-href.png" width="10" height="10"/>
+<image xlink:href="{srv}/svg-xlink.png" width="10" height="10"/>
+<use href="{srv}/svg-use.svg#a"/><rect width="5" height="5"/></svg>"""
 
 
 def _hostile_markdown(srv: str) -> str:
     return f"""# Report [[S:2]]
 
 ![remote]({srv}/md-img.png) ![redirect]({srv}/redirect?md=1 "t")
+
+![local svg](evil.svg)
 
 {_remote_refs(srv)}
 
@@ -139,6 +152,7 @@ def test_no_server_side_request_for_any_format(
 ) -> None:
     srv, hits = server
     hits.clear()
+    (tmp_path / "evil.svg").write_text(_evil_svg(srv), "utf-8")
     content = _hostile_markdown(srv) if kind == "markdown" else _hostile_html(srv)
     results = _render_all(content, tmp_path, kind, POOL_SAFE)
     assert hits == []

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import multiprocessing
+import re
 import resource
 import struct
 import zipfile
@@ -73,21 +73,12 @@ def test_ten_megabytes_over_a_configured_limit_fail_fast(tmp_path: Path, kind: s
 
 def test_content_over_the_default_limit_fails_fast(tmp_path: Path) -> None:
     content = "word " * (21 * MB // 5)
-    with pytest.raises(LimitError, match="limits.max_content_bytes"):
+    with pytest.raises(LimitError, match=r"limits\.max_content_bytes"):
         render(content, tmp_path, name="big", formats=("md",))
     # the limit counts bytes, not characters: 8 MiB of 3-byte characters is 24 MiB of UTF-8
-    with pytest.raises(LimitError, match="limits.max_content_bytes"):
+    with pytest.raises(LimitError, match=r"limits\.max_content_bytes"):
         render("€" * (8 * MB), tmp_path, name="big", formats=("md",))
     assert list(tmp_path.iterdir()) == []
-
-
-def test_a_megabyte_of_markdown_renders(tmp_path: Path) -> None:
-    para = "Solar capacity grew quickly in 2024 and costs fell again [[S:1]] and again [[S:2]].\n\n"
-    content = para * (MB // len(para))
-    (result,) = render(content, tmp_path, name="one-mb", formats=("md",), sources_pool=POOL)
-    text = result.path.read_text("utf-8")
-    assert text.count("[^1]") == content.count("[[S:1]]") + 1  # every use plus its definition
-    assert result.stats["citations"] == content.count("[[S:")
 
 
 # ------------------------------------------------------------------ citations
@@ -115,7 +106,7 @@ def test_citations_over_a_configured_limit_fail(tmp_path: Path) -> None:
     with pytest.raises(LimitError, match=r"more than 2000 citations \(limits.max_citations\)"):
         render(content, tmp_path, name="c", formats=("md",), sources_pool=POOL,
                limits={"max_citations": 2000})
-    with pytest.raises(LimitError, match="limits.max_citations"):
+    with pytest.raises(LimitError, match=r"limits\.max_citations"):
         render("<p>" + "x [[S:1]] " * 2001 + "</p>", tmp_path, name="c", formats=("md",),
                sources_pool=POOL, content_format="html", limits={"max_citations": 2000})
     assert list(tmp_path.iterdir()) == []
@@ -177,7 +168,9 @@ def _table_html(rows: int) -> str:
 
 
 @pytest.mark.parametrize("kind", ["markdown", "html"])
-def test_a_fifty_thousand_row_table_over_a_configured_limit_fails(tmp_path: Path, kind: str) -> None:
+def test_a_fifty_thousand_row_table_over_a_configured_limit_fails(
+    tmp_path: Path, kind: str
+) -> None:
     content = _table_md(50_000) if kind == "markdown" else _table_html(50_000)
     with pytest.raises(LimitError, match=r"more than 10000 rows \(limits.max_table_rows\)"):
         render(content, tmp_path, name="t", formats=("md",), content_format=kind,
@@ -225,15 +218,19 @@ def test_invalid_utf8_is_refused_naming_the_byte(tmp_path: Path, data: bytes, wh
     assert list(tmp_path.iterdir()) == []
 
 
-def test_lone_surrogates_in_text_do_not_crash(tmp_path: Path) -> None:
-    try:
-        results = render("Claim \ud800 [[S:1]] \udfff.", tmp_path, name="s",
-                         formats=("md", "html", "docx", "pptx"), sources_pool=POOL)
-    except InputError as exc:
-        assert "surrogate" in str(exc) or "UTF-8" in str(exc)
-        return
-    for result in results:
-        assert result.path.stat().st_size > 0
+def test_unencodable_characters_become_replacement_characters(tmp_path: Path) -> None:
+    """Lone surrogates and XML-invalid controls, in content and pool rows, reach every writer
+    as U+FFFD instead of crashing it."""
+    pool = [{"sid": 1, "title": "Bad\x0btitle\ud800", "url": "https://example.org/\x01"}]
+    results = render("Claim \ud800 [[S:1]] \udfff, tab\tok, vt\x0b, nul\x00, \x1f end.", tmp_path,
+                     name="chars", formats=("md", "html", "docx", "pptx", "pdf"), sources_pool=pool)
+    by_format = {r.format: r for r in results}
+    markdown = by_format["md"].path.read_text("utf-8")
+    assert "Claim \ufffd [^1] \ufffd, tab\tok, vt\ufffd, nul\ufffd, \ufffd end." in markdown
+    assert "Bad\ufffdtitle\ufffd" in markdown
+    with zipfile.ZipFile(by_format["docx"].path) as package:
+        assert "vt\ufffd, nul\ufffd" in package.read("word/document.xml").decode("utf-8")
+    assert by_format["pdf"].path.read_bytes().startswith(b"%PDF-")
 
 
 # ------------------------------------------------------------------ decompression bombs
@@ -271,8 +268,9 @@ def test_decompression_bomb_images_are_refused(tmp_path: Path, bomb: bytes, kind
         import base64
 
         content = content.replace("{}", base64.b64encode(bomb).decode("ascii"))
-    results = render(content, tmp_path / "out", name="bomb", formats=("pdf", "docx", "pptx", "html"),
-                     sources_pool=POOL, content_format=kind, base_dir=tmp_path)
+    results = render(content, tmp_path / "out", name="bomb",
+                     formats=("pdf", "docx", "pptx", "html"), sources_pool=POOL,
+                     content_format=kind, base_dir=tmp_path)
     by_format = {r.format: r for r in results}
     html = by_format["html"].path.read_text("utf-8")
     assert "data:image" not in html and "the bomb" in html

@@ -254,3 +254,9 @@ def test_scan_never_crashes_and_offsets_hold(text: str) -> None:
     for token in scan(text):
         assert text[token.start : token.end] == token.text
         assert (token.error is None) == bool(token.sids) or token.kind == "usage"
+
+
+@pytest.mark.parametrize("text", [">     [[S:1]]", "-     [[S:1]]", "   \t[[S:1]]"])
+def test_indented_code_behind_a_container_prefix_is_code(text: str) -> None:
+    (token,) = scan(text)
+    assert token.in_code and token.sids == (1,)

@@ -72,3 +72,7 @@ def test_normalize_url_is_idempotent(url: str) -> None:
 def test_normalize_path_is_idempotent(path: str) -> None:
     once = normalize_path(path)
     assert normalize_path(once) == once
+
+
+def test_normalize_path_folds_a_trailing_separator_after_control_characters() -> None:
+    assert normalize_path("0\r/") == normalize_path(normalize_path("0\r/"))
