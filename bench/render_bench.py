@@ -9,7 +9,7 @@ machine stretches wall time but hardly CPU time:
   2. our PDF writer vs plain WeasyPrint on the same HTML (goal ≤ 1.05×);
   3. PNG of every page at 150 dpi (goal ≤ 1.5 s) and the share spent encoding;
   4. pdf+png+html+md in one call vs pdf alone (goal ≤ 1.3×);
-  5. peak memory (maxrss) of a child process rendering the PDF (goal ≤ 250 MiB).
+  5. peak memory (VmHWM) of a child process rendering the PDF (goal ≤ 250 MiB).
 """
 
 from __future__ import annotations

@@ -13,8 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from citations.chars import clean_text
 from citations.errors import DuplicateSidError, PoolError, SelectorError
 from citations.model import CANONICAL_FIELDS, Source
 from citations.urls import normalize_path, normalize_url
@@ -158,7 +157,7 @@ def source_from_row(row: Mapping[str, Any], where: str) -> Source:
     }
     for name, value in fields.items():
         if name in _STR_FIELDS:
-            values[name] = value if type(value) is str else _as_str(value, name, where)
+            values[name] = clean_text(value if type(value) is str else _as_str(value, name, where))
     if "size_bytes" in fields:
         values["size_bytes"] = _as_size(fields["size_bytes"], where)
     if "relevance" in fields:
@@ -484,6 +483,8 @@ def _parse_text(text: str, name: str, *, yaml_first: bool) -> object:
                     f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                     f"accepted: {ACCEPTED_SHAPES}"
                 ) from exc
+    import yaml  # only YAML pools pay for it
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

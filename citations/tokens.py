@@ -480,18 +480,22 @@ def _token_from_match(m: re.Match[str], line: int, in_code: bool) -> Token:
     return token
 
 
-def match_at(text: str, pos: int, *, dialects: frozenset[str] = frozenset()) -> Token | None:
+def match_at(
+    text: str, pos: int, *, dialects: frozenset[str] = frozenset(), line: int | None = None
+) -> Token | None:
     """The token starting exactly at ``text[pos]``, or None (offsets relative to ``text``).
 
     Every form is tried (bracket, USAGE, bare, ``<sup class="cite">``, enabled dialects).
-    ``line`` is counted from the start of ``text``; ``in_code`` is always False here.
+    ``line`` is counted from the start of ``text`` unless given (callers scanning a long text
+    token by token pass it, or 0 for unknown, so each call stays O(token));
+    ``in_code`` is always False here.
     """
     if pos < 0 or pos >= len(text) or text[pos] not in TOKEN_START_CHARS:
         return None
     m = _token_regex(frozenset(dialects)).match(text, pos)
     if m is None:
         return None
-    return _token_from_match(m, text.count("\n", 0, pos) + 1, False)
+    return _token_from_match(m, text.count("\n", 0, pos) + 1 if line is None else line, False)
 
 
 def iter_matches(

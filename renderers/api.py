@@ -21,8 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from citations.chars import clean_text
 from renderers.document import Cite, iter_inlines
-from renderers.errors import InputError, RenderError, StrictError
+from renderers.errors import (
+    InputError,
+    LimitError,
+    OutputPathError,
+    RenderError,
+    StrictError,
+)
 from renderers.options import FORMATS, Limits, RenderOptions
 from renderers.outputs import output_path, relative_name, validate_name, write_atomic
 
@@ -229,13 +236,14 @@ class Prepared:
 
 
 def decode_content(content: str | bytes, origin: str = "content") -> str:
-    """``content`` as text; bytes must be UTF-8 (a BOM is dropped)."""
+    """``content`` as text; bytes must be UTF-8 (a BOM is dropped). Characters no output can
+    carry (controls, lone surrogates) become U+FFFD (:func:`citations.chars.clean_text`)."""
     if isinstance(content, str):
-        return content.removeprefix("\ufeff")
+        return clean_text(content.removeprefix("\ufeff"))
     if isinstance(content, bytes | bytearray | memoryview):
         raw = bytes(content)
         try:
-            return raw.decode("utf-8-sig")
+            return clean_text(raw.decode("utf-8-sig"))
         except UnicodeDecodeError as exc:
             raise InputError(
                 f"{origin} is not valid UTF-8 (byte {exc.start}: "
@@ -316,6 +324,11 @@ def prepare(
     fmt = _content_format(content_format, text)
     chosen = _dialects(dialects)
     pool = SourcePool.coerce(sources_pool)
+    if len(pool) > options.limits.max_pool_rows:
+        raise LimitError(
+            f"sources pool has {len(pool)} rows; the limit is {options.limits.max_pool_rows} "
+            "(limits.max_pool_rows)"
+        )
     extra: list[str] = []
     if "numeric" in chosen:
         text, extra = map_numeric_citations(text, fmt, pool)
@@ -439,7 +452,13 @@ class Session:
         plan = self.prepared.rdoc.plan
         records = []
         for path, data in zip(paths, blobs, strict=True):
-            write_atomic(path, data)
+            try:
+                write_atomic(path, data)
+            except OSError as exc:
+                raise OutputPathError(
+                    f"{path.parent}: cannot write {path.name} ({exc.strerror or exc}); "
+                    "accepted: a writable output directory"
+                ) from exc
             records.append(
                 ArtifactRecord(
                     artifact_name=artifact_name,

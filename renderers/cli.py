@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import yaml
 
 from citations.errors import CitationError
 from renderers.errors import RenderError, StrictError
@@ -34,14 +33,14 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT = 0, 1, 2
 POOL_SUFFIXES = (".pool.json", ".pool.yaml", ".pool.yml")
 INPUT_SUFFIXES = (".md", ".markdown", ".html", ".htm")
-#: Errors that are the user's input, not a bug: reported in one line, exit code 2.
+#: Errors that are the user's input, not a bug: reported in one line, exit code 2 (and
+#: ``yaml.YAMLError`` once a YAML pool has loaded yaml, see :func:`is_user_error`).
 USER_ERRORS: tuple[type[BaseException], ...] = (
     CitationError,
     RenderError,
     OSError,
     UnicodeDecodeError,
     json.JSONDecodeError,
-    yaml.YAMLError,
 )
 
 RENDER_EXAMPLES = """[bold]Examples[/bold]
@@ -142,6 +141,14 @@ def describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def is_user_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is the user's input (yaml is imported only when a YAML pool is read)."""
+    if isinstance(exc, USER_ERRORS):
+        return True
+    yaml = sys.modules.get("yaml")
+    return yaml is not None and isinstance(exc, yaml.YAMLError)
+
+
 def exit_code_for(exc: BaseException) -> int:
     return EXIT_PROBLEMS if isinstance(exc, StrictError) else EXIT_BAD_INPUT
 
@@ -153,7 +160,9 @@ def user_errors(where: str) -> Iterator[None]:
         yield
     except BadInput:
         raise
-    except USER_ERRORS as exc:
+    except Exception as exc:
+        if not is_user_error(exc):
+            raise
         raise BadInput(where, describe(exc), exit_code_for(exc)) from exc
 
 
@@ -262,7 +271,9 @@ def run_job(job: Job, notify: Callable[[Event], None] | None = None) -> Outcome:
             on_result=on_result,
             **job.kwargs,
         )
-    except USER_ERRORS as exc:
+    except Exception as exc:
+        if not is_user_error(exc):
+            raise
         outcome.error = one_line(job.input, describe(exc))
         outcome.code = exit_code_for(exc)
         send(("failed", job.input, "", ()))

@@ -91,11 +91,23 @@ def _package_bytes(prs: PresentationObj) -> bytes:
     writer: Any = PackageWriter(io.BytesIO(), package._rels, parts)
     writer._write_content_types_stream(collector)
     writer._write_pkg_rels(collector)
+    refs: dict[tuple[str, str], str] = {}  # (base URI, part name) → relative reference
+
+    def target_ref(base: str, rel: Any) -> str:
+        if rel.is_external:
+            return str(rel.target_ref)
+        name = rel.target_part.partname
+        ref = refs.get((base, name))
+        if ref is None:
+            ref = refs[base, name] = name.relative_ref(base)
+        return ref
+
     for part in parts:
         collector.members[part.partname.membername] = part.blob
         if part._rels:
+            base = part.partname.baseURI
             collector.members[part.partname.rels_uri.membername] = relationships_xml(
-                (rel.rId, rel.reltype, rel.target_ref, rel.is_external)
+                (rel.rId, rel.reltype, target_ref(base, rel), rel.is_external)
                 for rel in part.rels.values()
             )
     return write_package(collector.members)

@@ -236,10 +236,15 @@ def line_break_xml(size: float) -> str:
 
 
 def relate_slide(source: Part, target: Part) -> str:
-    """The rId (in ``source``) of a slide relationship to ``target``, for slide-jump links."""
-    return source.relate_to(target, RT.SLIDE)
+    """The rId of a new slide relationship from ``source`` to ``target`` (slide-jump links).
+
+    Always a new relationship, in constant time (python-pptx's ``relate_to`` first scans every
+    relationship of the part): callers ask once per target, as the PPTX writer caches rIds.
+    """
+    return str(source.rels._add_relationship(RT.SLIDE, target))
 
 
 def relate_url(source: Part, url: str) -> str:
-    """The rId (in ``source``) of an external hyperlink relationship to ``url``."""
-    return source.relate_to(url, RT.HYPERLINK, is_external=True)
+    """The rId of a new external hyperlink relationship from ``source`` to ``url`` (once per
+    URL, like :func:`relate_slide`)."""
+    return str(source.rels._add_relationship(RT.HYPERLINK, url, is_external=True))

@@ -130,10 +130,30 @@ def read_html(
     """Read (untrusted) HTML into a :class:`Document`; raises ``LimitError`` past a limit."""
     context = ReadContext("HTML input", limits or Limits())
     context.check_size(html)
+    _check_raw_nesting(html, context)
     builder = _TreeBuilder()
     builder.feed(sanitize_html(html))
     reader = _HtmlReader(context, frozenset(dialects))
     return context.document(reader.blocks(builder.finish().children, depth=0))
+
+
+#: Containers that nest when left open (the HTML parser never closes them implicitly).
+_NESTING_TAG = re.compile(
+    r"<(/?)(ul|ol|blockquote|div|section|article|aside|details|figure)\b[^>]*>", re.IGNORECASE
+)
+#: Raw nesting allowed before sanitizing, as a multiple of ``limits.max_nesting``: generous, yet
+#: it stops 10,000-deep input before the sanitizer spends seconds on it.
+RAW_NESTING_FACTOR = 8
+
+
+def _check_raw_nesting(html: str, context: ReadContext) -> None:
+    """Fail fast on absurdly deep containers, before the (superlinear) sanitizer sees them."""
+    ceiling = RAW_NESTING_FACTOR * context.limits.max_nesting
+    depth = 0
+    for match in _NESTING_TAG.finditer(html):
+        depth = max(depth - 1, 0) if match.group(1) else depth + 1
+        if depth > ceiling:
+            context.check_depth(context.limits.max_nesting + 1)
 
 
 def _text_of(node: _Element | str) -> str:

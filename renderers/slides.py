@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import mmap
 import os
 import re
+import struct
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -235,7 +237,93 @@ class _Face:
         return cached
 
 
+Buffer = bytes | mmap.mmap
+#: Unicode ``cmap`` subtables by preference (HarfBuzz's order, as fontTools' getBestCmap).
+_CMAP_PREFERENCES = ((3, 10), (0, 6), (0, 4), (3, 1), (0, 3), (0, 2), (0, 1), (0, 0))
+
+
 def _coverage(path: str) -> set[int] | None:
+    """The code points the font maps to a glyph (its best Unicode ``cmap`` subtable).
+
+    Formats 4 and 12 (every common font) are read directly, without importing fontTools and
+    without naming glyphs; any other subtable, or a table this reader cannot follow, goes
+    through fontTools, which gives the same set.
+    """
+    try:
+        with (
+            open(path, "rb") as handle,
+            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
+        ):
+            found = _read_cmap(data)
+    except (OSError, struct.error, ValueError):
+        found = None
+    return found if found is not None else _coverage_fonttools(path)
+
+
+def _read_cmap(data: Buffer) -> set[int] | None:
+    """Coverage from the first font of ``data``; None when the subtable is not format 4/12."""
+    base = struct.unpack_from(">I", data, 12)[0] if data[:4] == b"ttcf" else 0
+    (num_tables,) = struct.unpack_from(">H", data, base + 4)
+    cmap = next((offset for tag, _, offset, _ in
+                 struct.iter_unpack(">4sIII", data[base + 12:base + 12 + 16 * num_tables])
+                 if tag == b"cmap"), None)
+    if cmap is None:
+        return set()
+    (count,) = struct.unpack_from(">H", data, cmap + 2)
+    records = struct.iter_unpack(">HHI", data[cmap + 4:cmap + 4 + 8 * count])
+    subtables: dict[tuple[int, int], int] = {}
+    for platform, encoding, offset in records:
+        subtables.setdefault((platform, encoding), cmap + offset)
+    start = next((subtables[key] for key in _CMAP_PREFERENCES if key in subtables), None)
+    if start is None:
+        return set()
+    (fmt,) = struct.unpack_from(">H", data, start)
+    if fmt == 4:
+        return _cmap_format_4(data, start)
+    if fmt == 12:
+        return _cmap_format_12(data, start)
+    return None
+
+
+def _cmap_format_4(data: Buffer, start: int) -> set[int]:
+    """Segment mapping to delta values (the BMP); the final 0xFFFF segment is skipped."""
+    length, _, seg_x2 = struct.unpack_from(">HHH", data, start + 2)
+    seg = seg_x2 // 2
+    words = struct.unpack_from(f">{(length - 14) // 2}H", data, start + 14)
+    ends, starts = words[:seg], words[seg + 1:2 * seg + 1]
+    deltas, range_offsets = words[2 * seg + 1:3 * seg + 1], words[3 * seg + 1:4 * seg + 1]
+    glyphs = words[4 * seg + 1:]
+    covered: set[int] = set()
+    for i in range(seg - 1):
+        first, delta, range_offset = starts[i], deltas[i], range_offsets[i]
+        codes = range(first, ends[i] + 1)
+        if range_offset == 0:
+            covered.update(c for c in codes if (c + delta) & 0xFFFF)
+            continue
+        shift = range_offset // 2 - first + i - seg
+        for code in codes:
+            index = code + shift
+            if not 0 <= index < len(glyphs):
+                raise ValueError("cmap format 4: glyph index out of range")
+            if glyphs[index] and (glyphs[index] + delta) & 0xFFFF:
+                covered.add(code)
+    return covered
+
+
+def _cmap_format_12(data: Buffer, start: int) -> set[int] | None:
+    """Segmented coverage (full Unicode); None for tables fontTools would repair."""
+    (groups,) = struct.unpack_from(">I", data, start + 12)
+    covered: set[int] = set()
+    last_end = 0
+    for first, last, glyph in struct.iter_unpack(">III", data[start + 16:start + 16 + 12 * groups]):
+        if last > 0x10FFFF or first > last or first < last_end:
+            return None
+        last_end = last
+        covered.update(range(first + (glyph == 0), last + 1))
+    return covered
+
+
+def _coverage_fonttools(path: str) -> set[int] | None:
     try:
         from fontTools.ttLib import TTFont
     except ImportError:  # pragma: no cover - fontTools ships with WeasyPrint
@@ -525,6 +613,13 @@ class Run:
     def style(self) -> Style:
         return (self.bold, self.italic, self.code)
 
+    def with_text(self, text: str) -> Run:
+        """This run with other text (``dataclasses.replace`` without its per-call overhead)."""
+        if text == self.text:
+            return self
+        return Run(text, self.bold, self.italic, self.strike, self.code, self.superscript,
+                   self.url, self.target, self.cite, self.defines)
+
 
 @dataclass(frozen=True)
 class Para:
@@ -713,6 +808,7 @@ def cite_runs(numbers: tuple[int, ...], anchor: str = "") -> list[Run]:
 def _with_space_before_cites(runs: list[Run]) -> list[Run]:
     """Strip trailing white space and merge adjacent runs with equal style (fewer XML runs)."""
     merged: list[Run] = []
+    texts: list[list[str]] = []  # the texts each merged run joins
     for run in runs:
         if not run.text:
             continue
@@ -726,10 +822,11 @@ def _with_space_before_cites(runs: list[Run]) -> list[Run]:
             and not run.defines
             and _style_key(last) == _style_key(run)
         ):
-            merged[-1] = dataclasses.replace(last, text=last.text + run.text)
+            texts[-1].append(run.text)
         else:
             merged.append(run)
-    return merged
+            texts.append([run.text])
+    return [run.with_text("".join(parts)) for run, parts in zip(merged, texts, strict=True)]
 
 
 def _style_key(run: Run) -> tuple[object, ...]:
@@ -741,9 +838,9 @@ def normalize_runs(runs: Iterable[Run]) -> tuple[Run, ...]:
     """Runs merged and trimmed (leading/trailing spaces of the paragraph removed)."""
     merged = _with_space_before_cites(list(runs))
     if merged and not merged[0].superscript:
-        merged[0] = dataclasses.replace(merged[0], text=merged[0].text.lstrip(" "))
+        merged[0] = merged[0].with_text(merged[0].text.lstrip(" "))
     if merged and not merged[-1].superscript:
-        merged[-1] = dataclasses.replace(merged[-1], text=merged[-1].text.rstrip(" "))
+        merged[-1] = merged[-1].with_text(merged[-1].text.rstrip(" "))
     return tuple(r for r in merged if r.text)
 
 
@@ -1366,7 +1463,7 @@ def split_para(para: Para, offset: int) -> tuple[Para, Para]:
             tail.append(run)
         else:
             cut = offset - pos
-            head.append(dataclasses.replace(run, text=run.text[:cut]))
+            head.append(run.with_text(run.text[:cut]))
             tail.append(dataclasses.replace(run, text=run.text[cut:], defines=""))
         pos = end
     while head and head[-1].text == "\n":
