@@ -9,6 +9,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
+import hypothesis_profiles  # noqa: F401  (one Hypothesis profile for every test module)
 import pytest
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")

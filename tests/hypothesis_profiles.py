@@ -10,7 +10,11 @@ import os
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci",
+    max_examples=150,
+    deadline=None,
+    derandomize=True,  # CI is a gate: the same examples every run; `make fuzz` explores
+    suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
     "fuzz", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
