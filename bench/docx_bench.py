@@ -20,7 +20,6 @@ import io
 import json
 import os
 import pstats
-import random
 import shutil
 import statistics
 import subprocess
@@ -29,91 +28,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from report import load_average, make_pool, make_report
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = ROOT / ".venv" / "bin" / "python"
 CLI = ROOT / ".venv" / "bin" / "citerender"
 
-WORDS = (
-    "energy", "grid", "capacity", "solar", "wind", "storage", "battery", "demand", "supply",
-    "market", "price", "cost", "investment", "policy", "carbon", "emission", "transition",
-    "network", "utility", "generation", "forecast", "region", "country", "growth", "decline",
-    "scenario", "model", "analysis", "report", "sector", "industry", "efficiency", "heating",
-    "transport", "hydrogen", "nuclear", "hydro", "coal", "gas", "oil", "finance", "risk",
-)
 
-#: Pipeline used when the CLI cannot render DOCX yet (same work: read, resolve, write).
-PIPELINE = """
-import json, sys
-from pathlib import Path
-from citations.pool import SourcePool
-from renderers.read_markdown import read_markdown
-from renderers.resolve import resolve
-from renderers.options import RenderOptions
-from renderers.docx import docx_bytes
-src, pool, out = sys.argv[1:4]
-rdoc = resolve(read_markdown(Path(src).read_text("utf-8")), SourcePool.load(pool))
-Path(out).write_bytes(docx_bytes(rdoc, RenderOptions()))
-"""
-
-
-def make_pool(count: int = 120) -> list[dict[str, object]]:
-    """``count`` web sources with titles, URLs and dates."""
-    rng = random.Random(7)
-    return [
-        {
-            "sid": sid,
-            "title": " ".join(rng.choice(WORDS).title() for _ in range(5)),
-            "url": f"https://www.example{sid % 17}.org/reports/{sid}/{rng.choice(WORDS)}",
-            "published_at": f"2024-{sid % 12 + 1:02d}-{sid % 27 + 1:02d}",
-            "source_type": "web",
-        }
-        for sid in range(1, count + 1)
-    ]
-
-
-def make_report(words: int = 26_000, citations: int = 500, sources: int = 120) -> str:
-    """A deterministic ≈50-page markdown report with headings, lists, tables and code."""
-    rng = random.Random(42)
-    sentences: list[str] = []
-    lines: list[str | list[int]] = ["# Global Energy Transition Report", ""]  # list: a paragraph
-    section = 0
-    while sum(len(s.split()) for s in sentences) < words - 3000:
-        section += 1
-        lines += [f"## {section}. {rng.choice(WORDS).title()} and {rng.choice(WORDS)}", ""]
-        for sub in range(3):
-            lines += [f"### {section}.{sub + 1} {rng.choice(WORDS).title()} outlook", ""]
-            for _ in range(3):
-                paragraph: list[int] = []
-                for _ in range(4):
-                    chosen = [rng.choice(WORDS) for _ in range(rng.randint(18, 30))]
-                    if rng.random() < 0.2:
-                        chosen[5] = f"**{chosen[5]}**"
-                    paragraph.append(len(sentences))
-                    sentences.append(" ".join(chosen).capitalize())
-                lines += [paragraph, ""]
-            if sub == 1:
-                lines += [f"- {rng.choice(WORDS)} {rng.choice(WORDS)} item {i}" for i in range(5)]
-                lines.append("")
-        if section % 3 == 0:
-            lines += ["| Region | 2023 | 2024 | Change |", "|:--|--:|--:|--:|"]
-            for r in range(15):
-                a, b = rng.randint(10, 999), rng.randint(10, 999)
-                lines.append(f"| {rng.choice(WORDS).title()} {r} | {a} | {b} | {b - a:+d} |")
-            lines.append("")
-        if section % 5 == 0:
-            code = '    return x["[[S:1]]"]  # verbatim'
-            lines += ["```python", "def share(x):", code, "```", ""]
-    for index in rng.sample(range(len(sentences)), citations):
-        if rng.random() < 0.25:
-            first = rng.randint(1, sources - 3)
-            sentences[index] += f"[[S:{first}-{first + 2}, {rng.randint(1, sources)}]]"
-        else:
-            sentences[index] += f"[[S:{rng.randint(1, sources)}]]"
-    out = [
-        " ".join(sentences[i] + "." for i in line) if isinstance(line, list) else line
-        for line in lines
-    ]
-    return "\n".join(out) + "\n"
 
 
 @dataclass(frozen=True)
@@ -141,14 +62,6 @@ def run_child(argv: list[str], env: dict[str, str]) -> Sample:
 def child_env() -> dict[str, str]:
     """The environment for timed children: bytecode caches on, as for an installed package."""
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-
-
-def load_average() -> str:
-    """``1.23 1.10 0.98`` (1, 5, 15 minutes), or ``n/a``."""
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "n/a"
 
 
 def ab_runs(ours: list[str], theirs: list[str] | None, env: dict[str, str],
@@ -183,18 +96,9 @@ def report_ab(samples: dict[str, list[Sample]], labels: tuple[str, str], goal: s
     print(f"load average after the runs         : {load_average()}")
 
 
-def our_command(md: Path, pool: Path, out: Path, env: dict[str, str]) -> list[str]:
-    """The cold CLI when it renders DOCX, else a cold ``python -c`` running the same pipeline."""
-    cli = [str(CLI), "render", str(md), "--pool", str(pool), "--to", "docx", "--out", str(out)]
-    if CLI.exists():
-        try:
-            run_child(cli, env)
-            if (out / f"{md.stem}.docx").exists():
-                return cli
-        except RuntimeError:
-            pass
-    print("(CLI cannot render DOCX here; timing a cold `python -c` pipeline instead)")
-    return [str(PYTHON), "-c", PIPELINE, str(md), str(pool), str(out / f"{md.stem}.docx")]
+def our_command(md: Path, pool: Path, out: Path, fmt: str = "docx") -> list[str]:
+    """The cold CLI rendering ``md`` to ``fmt``."""
+    return [str(CLI), "render", str(md), "--pool", str(pool), "--to", fmt, "--out", str(out)]
 
 
 def in_process_split(md_text: str, pool_path: Path) -> None:
@@ -249,7 +153,7 @@ def main() -> None:
     print(f"input: {words} words, {md_text.count('[[S:')} citation tokens, 120 sources")
     env = child_env()
     print(f"load average before the runs        : {load_average()}")
-    ours = our_command(md, pool, work, env)
+    ours = our_command(md, pool, work)
     theirs = [pandoc, str(md), "-o", str(work / "pandoc.docx")] if pandoc else None
     if theirs:
         run_child(theirs, env)  # warm the file cache like our untimed first run

@@ -20,45 +20,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docx_bench import (
-    CLI,
-    PYTHON,
-    ab_runs,
-    child_env,
-    load_average,
-    make_pool,
-    make_report,
-    report_ab,
-    run_child,
-)
-
-#: Pipeline used when the CLI cannot render PPTX yet (same work: read, resolve, write).
-PIPELINE = """
-import sys
-from pathlib import Path
-from citations.pool import SourcePool
-from renderers.read_markdown import read_markdown
-from renderers.resolve import resolve
-from renderers.options import RenderOptions
-from renderers.pptx import pptx_bytes
-src, pool, out = sys.argv[1:4]
-rdoc = resolve(read_markdown(Path(src).read_text("utf-8")), SourcePool.load(pool))
-Path(out).write_bytes(pptx_bytes(rdoc, RenderOptions()))
-"""
-
-
-def our_command(md: Path, pool: Path, out: Path, env: dict[str, str]) -> list[str]:
-    """The cold CLI when it renders PPTX, else a cold ``python -c`` running the same pipeline."""
-    cli = [str(CLI), "render", str(md), "--pool", str(pool), "--to", "pptx", "--out", str(out)]
-    if CLI.exists():
-        try:
-            run_child(cli, env)
-            if (out / f"{md.stem}.pptx").exists():
-                return cli
-        except RuntimeError:
-            pass
-    print("(CLI cannot render PPTX here; timing a cold `python -c` pipeline instead)")
-    return [str(PYTHON), "-c", PIPELINE, str(md), str(pool), str(out / f"{md.stem}.pptx")]
+from docx_bench import ab_runs, child_env, our_command, report_ab, run_child
+from report import load_average, make_pool, make_report
 
 
 def deck_markdown(slides: int) -> str:
@@ -116,7 +79,7 @@ def main() -> None:
           "120 sources")
     env = child_env()
     print(f"load average before the runs        : {load_average()}")
-    ours = our_command(md, pool, work, env)
+    ours = our_command(md, pool, work, "pptx")
     theirs = None
     if pandoc:
         theirs = [pandoc, "--slide-level=2", str(md), "-o", str(work / "pandoc.pptx")]

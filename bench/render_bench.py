@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import resource
 import shutil
 import subprocess
@@ -43,60 +42,8 @@ from renderers.png import ENCODE_WORKERS, encode_png, png_pages, rasterize  # no
 from renderers.read_markdown import read_markdown  # noqa: E402
 from renderers.resolve import resolve  # noqa: E402
 
-WORDS = (
-    "energy", "grid", "capacity", "solar", "wind", "storage", "battery", "demand", "supply",
-    "market", "price", "cost", "investment", "policy", "carbon", "emission", "transition",
-    "network", "utility", "generation", "forecast", "region", "country", "growth", "decline",
-    "scenario", "model", "analysis", "sector", "industry", "efficiency", "heating", "transport",
-    "hydrogen", "nuclear", "hydro", "finance", "risk", "the", "of", "and", "in", "to", "a", "for",
-    "with", "on", "by", "from", "that", "is", "as", "are",
-)
-
-
-def make_pool(count: int = 120) -> list[dict[str, object]]:
-    """``count`` web sources with titles, URLs and (mostly) dates."""
-    rng = random.Random(3)
-    return [
-        {
-            "sid": sid,
-            "title": " ".join(rng.choice(WORDS).title() for _ in range(6)),
-            "url": f"https://www.source{sid}.example.org/reports/{sid}/{rng.randrange(10**6)}",
-            "published_at": f"2024-{sid % 12 + 1:02d}-{sid % 27 + 1:02d}" if sid % 4 else "",
-        }
-        for sid in range(1, count + 1)
-    ]
-
-
-def make_report(words: int = 26_000, citations: int = 500, sources: int = 120) -> str:
-    """Markdown with headings, paragraphs, lists and tables; citations spread evenly."""
-    rng = random.Random(11)
-    sentences = words // 16
-    every = max(1, sentences // citations)
-    parts = ["# Global Energy Transition Review\n"]
-    cited = 0
-    paragraph: list[str] = []
-    for index in range(sentences):
-        sentence = " ".join(rng.choice(WORDS) for _ in range(16)).capitalize()
-        if index % every == 0 and cited < citations:
-            first = cited % sources + 1
-            spec = f"{first}" if cited % 5 else f"{first},{(first + 7) % sources + 1}"
-            sentence += f" [[S:{spec}]]"
-            cited += 1
-        paragraph.append(sentence + ".")
-        if len(paragraph) == 7:
-            parts.append(" ".join(paragraph) + "\n")
-            paragraph = []
-        if index % 120 == 119:
-            parts.append(f"## Section {index // 120 + 1}\n")
-        if index % 300 == 150:
-            rows = "\n".join(f"| {r} | {rng.randrange(1000)} | {rng.randrange(100)} % |"
-                             for r in ("Solar", "Wind", "Hydro", "Gas"))
-            parts.append(f"| Technology | GW | Share |\n|---|--:|--:|\n{rows}\n")
-        if index % 300 == 75:
-            parts.append("\n".join(f"- {rng.choice(WORDS)} {rng.choice(WORDS)}" for _ in range(4))
-                         + "\n")
-    parts.append(" ".join(paragraph) + "\n")
-    return "\n".join(parts)
+sys.path.insert(0, str(ROOT / "bench"))
+from report import make_pool, make_report  # noqa: E402
 
 
 @dataclass(frozen=True)

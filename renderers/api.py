@@ -536,6 +536,43 @@ def _stem(name: str) -> str:
     return clean
 
 
+def open_session(
+    content: str | bytes,
+    out_dir: Path,
+    *,
+    sources_pool: Any = None,
+    content_format: str | None = None,
+    title: str | None = None,
+    numbering: str = "appearance",
+    strict: bool = False,
+    base_dir: str | os.PathLike[str] | None = None,
+    dialects: Iterable[str] | str | None = None,
+    origin: str = "content",
+    **options: Any,
+) -> Session:
+    """Validate the options, read and resolve ``content`` once, ready to write into ``out_dir``.
+
+    ``base_dir`` (where local images may load from) defaults to ``out_dir``.
+    """
+    opts = build_options(
+        title=title,
+        numbering=numbering,
+        strict=strict,
+        base_dir=base_dir if base_dir is not None else out_dir,
+        out_dir=out_dir,
+        **options,
+    )
+    prepared = prepare(
+        content,
+        sources_pool=sources_pool,
+        content_format=content_format,
+        options=opts,
+        dialects=dialects,
+        origin=origin,
+    )
+    return Session(prepared)
+
+
 def render(
     content: str | bytes,
     out_dir: str | os.PathLike[str],
@@ -563,23 +600,19 @@ def render(
     root = Path(out_dir)
     stem = _stem(name)
     targets = {fmt: output_path(root, stem + EXTENSIONS[fmt]) for fmt in fmts}
-    opts = build_options(
+    session = open_session(
+        content,
+        root,
+        sources_pool=sources_pool,
+        content_format=content_format,
         title=title,
         numbering=numbering,
         strict=strict,
-        base_dir=base_dir if base_dir is not None else root,
-        out_dir=root,
-        **options,
-    )
-    prepared = prepare(
-        content,
-        sources_pool=sources_pool,
-        content_format=content_format,
-        options=opts,
+        base_dir=base_dir,
         dialects=dialects,
         origin=origin,
+        **options,
     )
-    session = Session(prepared)
     artifact_name = Path(stem).name
     results: list[RenderResult] = []
     for fmt in fmts:
@@ -665,22 +698,19 @@ def _writer_for(fmt: str, name: str, summary: str) -> WriteFunction:
         target = Path(path)
         validate_name(target.name)
         root = target.parent.resolve()
-        opts = build_options(
+        session = open_session(
+            content,
+            root,
+            sources_pool=sources_pool,
+            content_format=content_format,
             title=title,
             numbering=numbering,
             strict=strict,
-            base_dir=base_dir if base_dir is not None else root,
-            out_dir=root,
+            base_dir=base_dir,
+            dialects=dialects,
             **options,
         )
-        prepared = prepare(
-            content,
-            sources_pool=sources_pool,
-            content_format=content_format,
-            options=opts,
-            dialects=dialects,
-        )
-        return Session(prepared).write(fmt, root / target.name, root, Path(target.name).stem)
+        return session.write(fmt, root / target.name, root, Path(target.name).stem)
 
     write.__name__ = write.__qualname__ = name
     write.__doc__ = f"{summary}\n\n{_writer_for.__doc__}"
