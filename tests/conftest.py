@@ -9,8 +9,9 @@ import tempfile
 import uuid
 from pathlib import Path
 
-import hypothesis_profiles  # noqa: F401  (one Hypothesis profile for every test module)
 import pytest
+
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 

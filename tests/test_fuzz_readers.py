@@ -7,11 +7,11 @@ every Cite holds positive sids.
 
 from __future__ import annotations
 
-import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from fuzz_strategies import DOCUMENTED_ERRORS, dialect_sets, hostile_html, hostile_markdown
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from citations.chars import UNSAFE_CHARS, clean_text
 from renderers.api import decode_content
 from renderers.detect import detect_format

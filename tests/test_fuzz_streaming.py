@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import itertools
 
-import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from fuzz_strategies import dialect_sets, token_text
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from citations.streaming import StreamRewriter
 
 

@@ -7,11 +7,11 @@ allows and a range is never expanded past its limit.
 
 from __future__ import annotations
 
-import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from fuzz_strategies import DOCUMENTED_ERRORS, FUZZ_POOL, dialect_sets, token_text
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from citations.audit import audit
 from citations.pool import SourcePool
 from citations.tokens import (

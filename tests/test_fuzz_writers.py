@@ -13,7 +13,6 @@ from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
-import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 import pytest
 from fuzz_strategies import (
     DOCUMENTED_ERRORS,
@@ -28,6 +27,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from PIL import Image as PILImage
 
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from citations.pool import SourcePool
 from renderers.api import Session, build_options, prepare
 from renderers.document import Document

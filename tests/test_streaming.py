@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from citations.streaming import StreamRewriter, render_html, render_markdown
 from citations.tokens import MAX_TOKEN_CHARS, Token
 

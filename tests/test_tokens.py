@@ -6,11 +6,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from citations.streaming import StreamRewriter
 from citations.tokens import (
     MAX_RANGE,
