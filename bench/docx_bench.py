@@ -31,10 +31,7 @@ from pathlib import Path
 from report import load_average, make_pool, make_report
 
 ROOT = Path(__file__).resolve().parent.parent
-PYTHON = ROOT / ".venv" / "bin" / "python"
 CLI = ROOT / ".venv" / "bin" / "citerender"
-
-
 
 
 @dataclass(frozen=True)

@@ -106,16 +106,6 @@ def pandoc_pdf(markdown: Path, out: Path) -> Callable[[], object]:
     return run
 
 
-def api_works(work: Path) -> bool:
-    """True when ``renderers.api.render`` runs end to end (its dependencies may be missing)."""
-    try:
-        render("# t\n\nx [[S:1]]\n", work / "probe", formats="html", sources_pool=make_pool(1))
-    except ImportError as exc:
-        print(f"renderers.api.render unavailable ({exc}); timing the pipeline directly")
-        return False
-    return True
-
-
 def pipeline(content: str, rows: list[dict[str, object]], formats: list[str], out: Path) -> None:
     """Parse once, render many (what ``render`` does, minus sources_used.json)."""
     from renderers.markdown import markdown_text
@@ -168,18 +158,14 @@ def main() -> None:
         html = render_html(rdoc, options)
         pdf = pdf_bytes(html, options)
         pages = len(pdfium.PdfDocument(pdf))
-        cites = sum(content.count(t) for t in ("[[S:",))
+        cites = content.count("[[S:")
         print(f"report: {len(content.split())} words, {cites} citations, {len(rows)} sources, "
               f"{pages} pages, HTML {len(html) // 1024} KiB, PDF {len(pdf) // 1024} KiB")
 
         print(f"before: {load()}")
-        use_api = api_works(work)
-        print(f"our side: {'renderers.api.render' if use_api else 'the pipeline directly'}")
 
         def ours(formats: str, name: str) -> Callable[[], object]:
-            if use_api:
-                return lambda: render(content, work / name, formats=formats, sources_pool=rows)
-            return lambda: pipeline(content, rows, formats.split(","), work / name)
+            return lambda: render(content, work / name, formats=formats, sources_pool=rows)
 
         # 1. ours vs pandoc + weasyprint (pandoc gets our footnoted markdown: same document)
         from renderers.markdown import markdown_text

@@ -6,7 +6,8 @@ import re
 from urllib.parse import urlsplit
 
 SAFE_SCHEMES: frozenset[str] = frozenset({"http", "https", "mailto"})
-_CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+#: Control characters and spaces, which browsers ignore inside a URL scheme (``java\nscript:``).
+URL_IGNORED = re.compile(r"[\x00-\x20\x7f]+")
 
 
 def safe_link(url: str, *, allow_fragment: bool = False) -> str:
@@ -15,7 +16,7 @@ def safe_link(url: str, *, allow_fragment: bool = False) -> str:
     Control characters and white space that browsers ignore (``java\\nscript:``) are removed
     before the scheme is read, so they cannot smuggle a dangerous scheme through.
     """
-    candidate = _CONTROL.sub("", url or "")
+    candidate = URL_IGNORED.sub("", url or "")
     if not candidate:
         return ""
     if allow_fragment and candidate.startswith("#"):

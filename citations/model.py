@@ -22,10 +22,6 @@ CANONICAL_FIELDS: tuple[str, ...] = (
     "relevance",
 )
 
-#: Hosting fields that are kept on the row but never shown in prompts or outputs.
-HOSTING_FIELDS: frozenset[str] = frozenset({"rn", "hosted_uri", "key"})
-
-
 @dataclass(frozen=True)
 class Source:
     """One row of a sources pool.

@@ -498,14 +498,6 @@ def match_at(
     return _token_from_match(m, text.count("\n", 0, pos) + 1 if line is None else line, False)
 
 
-def iter_matches(
-    text: str, dialects: frozenset[str] = frozenset(), start: int = 0, end: int | None = None
-) -> Iterator[re.Match[str]]:
-    """Raw regex matches of every token form in ``text[start:end]`` (no code awareness)."""
-    pattern = _scan_regex(text, dialects)
-    return pattern.finditer(text, start, len(text) if end is None else end)
-
-
 # --------------------------------------------------------------------------------------------
 # Code awareness
 

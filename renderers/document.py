@@ -255,6 +255,18 @@ def plain_text(inlines: tuple[Inline, ...]) -> str:
     return "".join(parts)
 
 
+def iter_blocks(blocks: tuple[Block, ...]) -> Iterator[Block]:
+    """Every block, nested ones (list items, quotes, footnotes) included, in document order."""
+    for block in blocks:
+        yield block
+        match block:
+            case BulletList(items) | OrderedList(items):
+                for item in items:
+                    yield from iter_blocks(item.blocks)
+            case BlockQuote(inner) | FootnoteDef(_, inner):
+                yield from iter_blocks(inner)
+
+
 def iter_inlines(blocks: tuple[Block, ...]) -> Iterator[Inline]:
     """Every inline node of ``blocks`` in document order (depth first, children after parent)."""
     for block in blocks:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +51,7 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
+    iter_blocks,
     plain_text,
 )
 from renderers.docx_xml import (
@@ -216,7 +216,7 @@ class _DocxWriter:
 
     def _collect(self, blocks: tuple[Block, ...]) -> None:
         """Gather footnote definitions and heading bookmarks first (links may point ahead)."""
-        for block in _walk_blocks(blocks):
+        for block in iter_blocks(blocks):
             if isinstance(block, FootnoteDef):
                 self.footnote_defs.setdefault(block.label, block)
             elif isinstance(block, Heading) and block.id and block.id not in self.heading_marks:
@@ -543,14 +543,3 @@ def _split_first(blocks: tuple[Block, ...]) -> tuple[Paragraph | None, tuple[Blo
         return blocks[0], blocks[1:]
     return None, blocks
 
-
-def _walk_blocks(blocks: tuple[Block, ...]) -> Iterator[Block]:
-    """Every block, nested ones included, in document order."""
-    for block in blocks:
-        yield block
-        match block:
-            case BulletList(items) | OrderedList(items):
-                for item in items:
-                    yield from _walk_blocks(item.blocks)
-            case BlockQuote(inner) | FootnoteDef(_, inner):
-                yield from _walk_blocks(inner)

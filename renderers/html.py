@@ -43,6 +43,7 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
+    iter_blocks,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -143,15 +144,6 @@ def render_page(
     )
 
 
-def render_sources(rdoc: ResolvedDocument) -> Markup:
-    """The Sources section alone (``sources.html.j2``), for the HTML-input path."""
-    return Markup(
-        environment().get_template("sources.html.j2").render(
-            entries=rdoc.entries, sources_heading=rdoc.sources_heading
-        )
-    )
-
-
 @dataclass
 class _Footnotes:
     """Author footnotes: numbered by first reference, rendered as a Notes list."""
@@ -161,16 +153,9 @@ class _Footnotes:
     refs: dict[str, list[str]] = field(default_factory=dict)
 
     def collect(self, blocks: tuple[Block, ...]) -> None:
-        for block in blocks:
-            match block:
-                case FootnoteDef(label=label):
-                    self.defs.setdefault(label, block)
-                    self.collect(block.blocks)
-                case BlockQuote(blocks=inner):
-                    self.collect(inner)
-                case BulletList(items) | OrderedList(items):
-                    for item in items:
-                        self.collect(item.blocks)
+        for block in iter_blocks(blocks):
+            if isinstance(block, FootnoteDef):
+                self.defs.setdefault(block.label, block)
 
     def reference(self, label: str) -> tuple[int, str] | None:
         """Number and a fresh anchor for a reference to ``label``; None when undefined."""

@@ -22,6 +22,7 @@ from renderers.html import (
     text_direction,
 )
 from renderers.options import RenderOptions
+from renderers.reading import is_cite_sup
 from renderers.resolve import ResolvedDocument
 from renderers.sanitize import sanitize_html
 
@@ -91,10 +92,8 @@ class _CiteRewriter:
                 self._tail(element, child)
                 continue
             tag = child.tag.lower()
-            if tag == "sup" and "cite" in (child.get("class") or "").split() and child.get(
-                "data-sids"
-            ) is not None:
-                sids, error, _ = parse_sid_spec(child.get("data-sids") or "")
+            if tag == "sup" and is_cite_sup(attributes := dict(child.attrib)):
+                sids, error, _ = parse_sid_spec(attributes["data-sids"])
                 if error is None:
                     replacement = self.sup(sids, child.tail)
                     element.replace(child, replacement)

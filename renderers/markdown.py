@@ -42,6 +42,7 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
+    iter_blocks,
     iter_inlines,
     plain_text,
 )
@@ -56,7 +57,6 @@ _ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-
 _LINE_START_MARK = re.compile(r"[#>+\-=:]")
 _LINE_START_ORDERED = re.compile(r"^(\d{1,9})([.)])")
 _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
-_BACKTICK_RUN = re.compile(r"`+")
 _IMAGE_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
@@ -330,7 +330,7 @@ def _author_labels(blocks: tuple[Block, ...]) -> dict[str, str]:
     labels: dict[str, str] = {}
     used: set[str] = set()
     found = [n.label for n in iter_inlines(blocks) if isinstance(n, FootnoteRef)]
-    found += _definition_labels(blocks)
+    found += [b.label for b in iter_blocks(blocks) if isinstance(b, FootnoteDef)]
     for label in found:
         if label in labels:
             continue
@@ -341,23 +341,6 @@ def _author_labels(blocks: tuple[Block, ...]) -> dict[str, str]:
         labels[label] = candidate
         used.add(candidate)
     return labels
-
-
-def _definition_labels(blocks: tuple[Block, ...]) -> list[str]:
-    found: list[str] = []
-    for block in blocks:
-        match block:
-            case FootnoteDef(label, inner):
-                found.append(label)
-                found += _definition_labels(inner)
-            case BlockQuote(inner):
-                found += _definition_labels(inner)
-            case BulletList(items) | OrderedList(items):
-                for item in items:
-                    found += _definition_labels(item.blocks)
-            case _:
-                pass
-    return found
 
 
 # ---------------------------------------------------------------- blocks

@@ -8,7 +8,6 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import pydyf
@@ -139,10 +138,3 @@ def pdf_bytes(html: str, options: RenderOptions) -> bytes:
     """The PDF of ``html``: A4 (or Letter), title/author metadata, links, bookmarks, no dates
     unless ``SOURCE_DATE_EPOCH`` is set, byte-identical for identical input."""
     return write_document(pdf_document(html, options), options)
-
-
-def write_pdf_file(html: str, path: Path, options: RenderOptions) -> bytes:
-    """Render ``html`` and write it to ``path``; returns the bytes written."""
-    data = pdf_bytes(html, options)
-    path.write_bytes(data)
-    return data

@@ -27,7 +27,6 @@ from pptx.presentation import Presentation as PresentationObj
 from pptx.slide import SlideLayout
 from pptx.util import Emu
 
-from citations.links import safe_link
 from renderers import pptx_xml as px
 from renderers.document import Alignment
 from renderers.errors import InputError
@@ -314,7 +313,6 @@ class DeckWriter:
         self._count = 0
         self._specs: dict[int, dict[str, str]] = {}
         self._rids: dict[tuple[int, str | int], str] = {}
-        self._links: dict[str, str] = {}
 
     def write(self) -> None:
         self.parts = [self.new_slide(s) for s in self.deck.slides]
@@ -435,10 +433,9 @@ class DeckWriter:
         if run.text == "\n":
             return px.line_break_xml(size)
         rid, jump = "", False
-        url = self.safe_url(run.url) if run.url else ""
         anchor = f"src-{run.cite}" if run.cite else run.target
-        if url:
-            rid = self.rid(part, url)
+        if run.url:  # vetted by safe_link when the slide model was built
+            rid = self.rid(part, run.url)
         elif anchor and anchor in self.deck.anchors:
             rid = self.rid(part, self.deck.anchors[anchor])
             jump = True
@@ -447,13 +444,6 @@ class DeckWriter:
             bold=run.bold, italic=run.italic, strike=run.strike, baseline=baseline,
             color=color, link_rid=rid, slide_jump=jump,
         )
-
-    def safe_url(self, url: str) -> str:
-        """``safe_link(url)``, once per distinct URL."""
-        safe = self._links.get(url)
-        if safe is None:
-            safe = self._links[url] = safe_link(url)
-        return safe
 
     def rid(self, part: Part, target: str | int) -> str:
         """The relationship id from ``part`` to a URL or to slide number ``target`` (cached)."""

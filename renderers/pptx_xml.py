@@ -10,7 +10,6 @@ and run-level hyperlinks (external URLs and slide jumps); fixed text-frame inset
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -21,7 +20,9 @@ from pptx.opc.package import Part
 from pptx.oxml.ns import nsdecls
 from pptx.oxml.shapes.autoshape import CT_Shape
 
-EMU_PER_PT = 12700
+from citations.chars import UNSAFE_CHARS
+from renderers.slides import EMU_PER_PT
+
 #: Raised baseline of superscripts (1/1000 %). Adjacent superscript runs alternate with
 #: ALT_BASELINE: LibreOffice drops the raise of a linked run followed by an identical run.
 SUPERSCRIPT_BASELINE = 30000
@@ -29,7 +30,6 @@ ALT_BASELINE = 31000
 SLIDE_JUMP = "ppaction://hlinksldjump"
 TABLE_STYLE = "{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}"  # python-pptx's default table style
 _ALIGN = {"left": "l", "center": "ctr", "right": "r", "default": "l"}
-_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _SLIDE_OPEN = (
     "<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\n"
     f'<p:sld {nsdecls("a", "p", "r")}>'
@@ -48,7 +48,7 @@ def _hundredths(points: float) -> str:
 @cache
 def _attr(value: str) -> str:
     """``value`` escaped for a double-quoted attribute (characters XML forbids removed)."""
-    return quoteattr(_XML_BAD.sub("", value))[1:-1]
+    return quoteattr(UNSAFE_CHARS.sub("", value))[1:-1]
 
 
 def _xfrm(box: Rect, tag: str = "a:xfrm") -> str:

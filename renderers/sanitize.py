@@ -7,9 +7,8 @@ from urllib.parse import urlsplit
 
 import nh3
 
-from citations.links import safe_link
+from citations.links import URL_IGNORED, safe_link
 
-_CONTROL = re.compile(r"[\x00-\x20\x7f]+")
 _DATA_IMAGE = re.compile(r"^data:image/[a-z0-9.+-]+[;,]", re.IGNORECASE)
 _IMAGE_SCHEMES = frozenset({"http", "https"})
 
@@ -21,7 +20,7 @@ def safe_image_src(src: str) -> str:
     are never acceptable (``javascript:``, ``file:``, ``data:`` that is not an image …).
     """
     original = (src or "").strip()
-    probe = _CONTROL.sub("", original)  # browsers ignore these inside a scheme (java\tscript:)
+    probe = URL_IGNORED.sub("", original)  # browsers ignore these inside a scheme (java\tscript:)
     if not probe:
         return ""
     if _DATA_IMAGE.match(probe):
@@ -142,7 +141,7 @@ def _css_url(match: re.Match[str]) -> str:
     plain = _CSS_ESCAPE.sub("_", target).strip()  # escapes could hide a scheme: refuse them
     if plain != target.strip():
         return "none"
-    probe = _CONTROL.sub("", plain).lower()
+    probe = URL_IGNORED.sub("", plain).lower()
     if probe.startswith("data:") or (
         probe and not _has_scheme(probe) and not probe.startswith("//")
     ):

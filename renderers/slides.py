@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from citations.chars import UNSAFE_CHARS
 from citations.links import safe_link
 from citations.numbering import display_segments
 from renderers.document import (
@@ -78,7 +79,6 @@ FOOTER_SIZE = 10.0
 TITLE_SIZES = (30.0, 26.0, 22.0, 20.0)
 COVER_SIZES = (40.0, 34.0, 28.0, 24.0)
 SUBTITLE_SIZE = 20.0
-TITLE_MAX_LINES = 2
 FOOTER_MAX_LINES = 2
 LEVEL_INDENT = 24.0  # points per list/quote level
 HANGING = 18.0  # bullet hanging indent (points)
@@ -242,7 +242,7 @@ Buffer = bytes | mmap.mmap
 _CMAP_PREFERENCES = ((3, 10), (0, 6), (0, 4), (3, 1), (0, 3), (0, 2), (0, 1), (0, 0))
 
 
-def _coverage(path: str) -> set[int] | None:
+def _coverage(path: str) -> set[int]:
     """The code points the font maps to a glyph (its best Unicode ``cmap`` subtable).
 
     Formats 4 and 12 (every common font) are read directly, without importing fontTools and
@@ -323,11 +323,9 @@ def _cmap_format_12(data: Buffer, start: int) -> set[int] | None:
     return covered
 
 
-def _coverage_fonttools(path: str) -> set[int] | None:
-    try:
-        from fontTools.ttLib import TTFont
-    except ImportError:  # pragma: no cover - fontTools ships with WeasyPrint
-        return None
+def _coverage_fonttools(path: str) -> set[int]:
+    from fontTools.ttLib import TTFont  # lazy: only for subtables _read_cmap cannot follow
+
     font = TTFont(path, fontNumber=0, lazy=True)
     try:
         cmap = font.getBestCmap() or {}
@@ -595,8 +593,8 @@ def _box(left: float, top: float, width: float, height: float) -> Box:
 @dataclass(frozen=True)
 class Run:
     """A styled piece of text. ``cite`` is a source number (links to its Sources slide),
-    ``target`` an internal anchor (slide jump), ``url`` an external link, ``defines`` an anchor
-    id that lives here (a citation's ``cite-K``)."""
+    ``target`` an internal anchor (slide jump), ``url`` an external link (already vetted by
+    ``safe_link``), ``defines`` an anchor id that lives here (a citation's ``cite-K``)."""
 
     text: str
     bold: bool = False
@@ -713,10 +711,6 @@ class Slide:
     footer: tuple[Run, ...] = ()
     anchors: tuple[str, ...] = ()
 
-    @property
-    def title_text(self) -> str:
-        return "".join(r.text for r in self.title if not r.superscript)
-
 
 @dataclass(frozen=True)
 class Deck:
@@ -734,13 +728,12 @@ ImageLoader = Callable[[str], Picture | None]
 
 # ================================================================ inlines → runs
 
-_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _SPACES = re.compile(r"[\t\r\n]+")
 
 
 def clean(text: str) -> str:
     """Text safe for XML: control characters removed, tabs and newlines as spaces."""
-    return _XML_BAD.sub("", _SPACES.sub(" ", text))
+    return UNSAFE_CHARS.sub("", _SPACES.sub(" ", text))
 
 
 @dataclass(frozen=True)
@@ -805,8 +798,8 @@ def cite_runs(numbers: tuple[int, ...], anchor: str = "") -> list[Run]:
     return runs
 
 
-def _with_space_before_cites(runs: list[Run]) -> list[Run]:
-    """Strip trailing white space and merge adjacent runs with equal style (fewer XML runs)."""
+def _merge_runs(runs: list[Run]) -> list[Run]:
+    """Drop empty runs and merge adjacent runs of equal style (fewer XML runs)."""
     merged: list[Run] = []
     texts: list[list[str]] = []  # the texts each merged run joins
     for run in runs:
@@ -836,7 +829,7 @@ def _style_key(run: Run) -> tuple[object, ...]:
 
 def normalize_runs(runs: Iterable[Run]) -> tuple[Run, ...]:
     """Runs merged and trimmed (leading/trailing spaces of the paragraph removed)."""
-    merged = _with_space_before_cites(list(runs))
+    merged = _merge_runs(list(runs))
     if merged and not merged[0].superscript:
         merged[0] = merged[0].with_text(merged[0].text.lstrip(" "))
     if merged and not merged[-1].superscript:
@@ -1147,7 +1140,7 @@ class _DeckBuilder:
 
     def code(self, text: str, language: str) -> None:
         self.ensure_open()
-        lines = [_XML_BAD.sub("", ln.replace("\t", "    ").rstrip("\r"))
+        lines = [UNSAFE_CHARS.sub("", ln.replace("\t", "    ").rstrip("\r"))
                  for ln in text.rstrip("\n").split("\n")]
         width = self.text_width
         line_h = self.metrics.line_height(CODE_SIZE)
