@@ -267,6 +267,17 @@ def iter_blocks(blocks: tuple[Block, ...]) -> Iterator[Block]:
                 yield from iter_blocks(inner)
 
 
+def task_marker(checked: bool | None) -> str:
+    """The box before a task item in office formats: ``"☒ "`` done, ``"☐ "`` open, ``""`` plain.
+
+    ☒ rather than ☑: the default fonts of office suites (LibreOffice's Liberation, Carlito) have
+    no ☑, which then comes out blank.
+    """
+    if checked is None:
+        return ""
+    return "\u2612 " if checked else "\u2610 "
+
+
 def iter_inlines(blocks: tuple[Block, ...]) -> Iterator[Inline]:
     """Every inline node of ``blocks`` in document order (depth first, children after parent)."""
     for block in blocks:

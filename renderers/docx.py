@@ -53,6 +53,7 @@ from renderers.document import (
     ThematicBreak,
     iter_blocks,
     plain_text,
+    task_marker,
 )
 from renderers.docx_xml import (
     INDENT_STEP,
@@ -330,7 +331,7 @@ class _DocxWriter:
             first, rest = _split_first(item.blocks)
             p = add_paragraph(parent, props)
             if item.checked is not None:
-                add_run(p, "\u2612 " if item.checked else "\u2610 ")
+                add_run(p, task_marker(item.checked))
             if first is not None:
                 self.inlines(p, first.children, RunProps(), inner)
             self.blocks(parent, rest, inner)

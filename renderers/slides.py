@@ -56,6 +56,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     plain_text,
+    task_marker,
 )
 from renderers.errors import LimitError, UnsupportedNodeError
 from renderers.options import RenderOptions
@@ -80,6 +81,7 @@ TITLE_SIZES = (30.0, 26.0, 22.0, 20.0)
 COVER_SIZES = (40.0, 34.0, 28.0, 24.0)
 SUBTITLE_SIZE = 20.0
 FOOTER_MAX_LINES = 2
+TAGLINE_MAX_CHARS = 160  # a longer line under the title stays on a body slide
 LEVEL_INDENT = 24.0  # points per list/quote level
 HANGING = 18.0  # bullet hanging indent (points)
 ITEM_GAP = 8.0  # vertical gap between items on a slide (points)
@@ -1108,7 +1110,7 @@ class _DeckBuilder:
             first = True
             bullet = "" if start is not None else BULLETS[(depth - 1) % len(BULLETS)]
             number = start + index if start is not None else 0
-            box = {None: "", True: "☑ ", False: "☐ "}[item.checked]
+            box = task_marker(item.checked)
             for sub in item.blocks or (Paragraph(()),):
                 if isinstance(sub, Paragraph) and first:
                     runs = _italic(normalize_runs(inline_runs(sub.children)), italic)
@@ -1359,11 +1361,17 @@ class _DeckBuilder:
                 if blocks[0].id:
                     self.anchors.append(blocks[0].id)
                 blocks.pop(0)
+                tagline = _tagline(blocks)
+                if tagline:
+                    blocks.pop(0)
+        else:
+            tagline = ""
         if not title:
             title = next((clean(plain_text(b.children)) for b in blocks
                           if isinstance(b, Heading) and b.level == 1), "")
         if title:
-            self.add_slide("title", (Run(title.strip()),), subtitle=clean(self.options.author))
+            subtitle = " · ".join(x for x in (tagline, clean(self.options.author)) if x)
+            self.add_slide("title", (Run(title.strip()),), subtitle=subtitle)
         self.blocks(blocks)
         self.close()
         self.sources(self.rdoc.entries)
@@ -1378,6 +1386,23 @@ class _DeckBuilder:
                 anchors.setdefault(anchor, index)
         return Deck(self.geo, self.metrics.fonts, tuple(self.slides), anchors, title,
                     tuple(self.warnings))
+
+
+def _tagline(blocks: list[Block]) -> str:
+    """The text of a short plain paragraph standing alone under the title heading, else "".
+
+    Such a line (``Strategy offsite · Energy team · January 2025``) belongs on the title slide as
+    its subtitle rather than on a slide of its own. Paragraphs with citations, links or images
+    stay in the body, so nothing they carry is lost.
+    """
+    if not blocks or not isinstance(blocks[0], Paragraph):
+        return ""
+    if len(blocks) > 1 and not isinstance(blocks[1], Heading):
+        return ""
+    if any(not isinstance(node, Text | Emph | Strong | SoftBreak) for node in blocks[0].children):
+        return ""
+    text = " ".join(clean(plain_text(blocks[0].children)).split())
+    return text if 0 < len(text) <= TAGLINE_MAX_CHARS else ""
 
 
 def entry_runs(entry: SourceEntry) -> tuple[Run, ...]:

@@ -441,3 +441,20 @@ def test_libreoffice_impress_shows_titles_citations_and_sources(report: Any, tmp
         assert entry.title in squashed
     assert "1–3" in squashed or "1-3" in squashed
     assert re.search(r"\[1\] site1\.org", squashed)
+
+
+def test_a_short_line_under_the_title_becomes_the_title_slide_subtitle() -> None:
+    content = "# Battery Storage\n\n*Offsite · January 2025*\n\n## Why now\n\nPrices fell.[[S:1]]\n"
+    _, prs, _ = render(content, make_pool(2))
+    cover = prs.slides[0]
+    assert "Battery Storage" in slide_text(cover)
+    assert "Offsite · January 2025" in slide_text(cover)
+    assert all("Offsite" not in slide_text(s) for s in list(prs.slides)[1:])
+    assert slide_title(prs.slides[1]) == "Why now"
+
+
+def test_a_cited_line_under_the_title_stays_in_the_body() -> None:
+    content = "# Battery Storage\n\nPrices fell.[[S:1]]\n\n## Why now\n\nMore.[[S:2]]\n"
+    _, prs, _ = render(content, make_pool(2))
+    assert "Prices fell" not in slide_text(prs.slides[0])
+    assert any("Prices fell" in slide_text(s) for s in list(prs.slides)[1:])
