@@ -1354,6 +1354,7 @@ class _DeckBuilder:
     def build(self) -> Deck:
         blocks = list(self.rdoc.document.blocks)
         title = clean(self.options.title or self.rdoc.title)
+        tagline = ""
         if blocks and isinstance(blocks[0], Heading) and blocks[0].level == 1:
             first = clean(plain_text(blocks[0].children)).strip()
             if not title or first == title.strip():
@@ -1364,8 +1365,6 @@ class _DeckBuilder:
                 tagline = _tagline(blocks)
                 if tagline:
                     blocks.pop(0)
-        else:
-            tagline = ""
         if not title:
             title = next((clean(plain_text(b.children)) for b in blocks
                           if isinstance(b, Heading) and b.level == 1), "")

@@ -458,3 +458,10 @@ def test_a_cited_line_under_the_title_stays_in_the_body() -> None:
     _, prs, _ = render(content, make_pool(2))
     assert "Prices fell" not in slide_text(prs.slides[0])
     assert any("Prices fell" in slide_text(s) for s in list(prs.slides)[1:])
+
+
+def test_a_title_option_that_differs_from_the_first_heading_keeps_that_heading() -> None:
+    content = "# Chapter one\n\nShort line.\n\n## Why now\n\nPrices fell.[[S:1]]\n"
+    _, prs, _ = render(content, make_pool(1), title="Quarterly deck")
+    assert "Quarterly deck" in slide_text(prs.slides[0])
+    assert any("Chapter one" in slide_text(s) for s in list(prs.slides)[1:])
