@@ -29,6 +29,7 @@ from renderers.document import (
     Strong,
     Table,
     TableCell,
+    Text,
     iter_inlines,
 )
 from renderers.errors import StrictError
@@ -153,6 +154,33 @@ def _map_inlines(inlines: tuple[Inline, ...], fn: CiteFn) -> tuple[Inline, ...]:
                 out.append(dataclasses.replace(node, children=_map_inlines(children, fn)))
             case _:
                 out.append(node)
+    return _drop_unresolved(out)
+
+
+#: Characters before which a dropped citation's leading space is removed too.
+_CLOSING = frozenset(".,;:!?)]}»”’…")
+
+
+def _drop_unresolved(inlines: list[Inline]) -> tuple[Inline, ...]:
+    """Remove citations left without numbers (all sids unknown) and the space they leave.
+
+    ``claim [[S:99]].`` reads ``claim.``, not ``claim .``: when the dropped citation is followed by
+    closing punctuation, white space or the end of the run, the preceding text loses its trailing
+    white space.
+    """
+    if not any(isinstance(n, Cite) and not n.numbers for n in inlines):
+        return tuple(inlines)
+    out: list[Inline] = []
+    for index, node in enumerate(inlines):
+        if not (isinstance(node, Cite) and not node.numbers):
+            out.append(node)
+            continue
+        following = inlines[index + 1] if index + 1 < len(inlines) else None
+        closes = following is None or (
+            isinstance(following, Text) and following.text[:1] in _CLOSING | {" ", "\n", ""}
+        )
+        if closes and out and isinstance(out[-1], Text):
+            out[-1] = Text(out[-1].text.rstrip(" "))
     return tuple(out)
 
 

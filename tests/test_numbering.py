@@ -95,3 +95,21 @@ def test_unsafe_source_urls_are_not_linked() -> None:
     pool = SourcePool.from_rows([{"sid": 1, "title": "Bad", "url": "javascript:alert(1)"}])
     resolved = resolve(Document(blocks=(Paragraph((Cite((1,)),)),)), pool)
     assert resolved.entries[0].url == ""
+
+
+def test_a_dropped_unknown_citation_leaves_no_stray_space(pool: SourcePool) -> None:
+    doc = Document(
+        blocks=(
+            Paragraph((Text("Solar"), Cite((1,)), Text(" and wind "), Cite((99,)), Text("."))),
+            Paragraph((Text("Gas "), Cite((98,)))),
+            Paragraph((Text("Hydro "), Cite((97,)), Text(" grew"))),
+        )
+    )
+    resolved = resolve(doc, pool)
+    first, second, third = resolved.document.blocks
+    assert isinstance(first, Paragraph) and isinstance(second, Paragraph)
+    assert isinstance(third, Paragraph)
+    assert first.children[-2:] == (Text(" and wind"), Text("."))
+    assert second.children == (Text("Gas"),)
+    assert "".join(n.text for n in third.children if isinstance(n, Text)) == "Hydro grew"
+    assert [e.number for e in resolved.entries] == [1]
