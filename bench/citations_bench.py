@@ -33,6 +33,9 @@ from citations.pool import SourcePool
 from citations.store import ArtifactRecord, SourcesUsedStore
 from citations.tokens import citation_groups, scan
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from report import load_average
+
 TARGET_BYTES = 1_000_000
 TOKENS = 10_000
 POOL_SIZE = 200
@@ -141,21 +144,15 @@ def bench_store(runs: int) -> None:
               "(goal <= 5 ms)")
 
 
-def load_average() -> str:
-    """The 1/5/15-minute load averages and the CPU count, for reading the figures."""
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
-
-
 def main() -> None:
-    print(load_average())
+    print(f"load average {load_average()} on {os.cpu_count()} CPUs")
     pool = SourcePool.from_rows(
         [{"sid": i, "title": f"S{i}", "url": f"https://s{i}.org"} for i in range(1, POOL_SIZE + 1)]
     )
     bench_scan(pool, make_markdown(), 9)
     bench_merge(pool, 5)
     bench_store(21)
-    print(load_average())
+    print(f"load average {load_average()} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

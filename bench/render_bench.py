@@ -43,7 +43,7 @@ from renderers.read_markdown import read_markdown  # noqa: E402
 from renderers.resolve import resolve  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from report import make_pool, make_report  # noqa: E402
+from report import load_average, make_pool, make_report  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -86,11 +86,6 @@ def ab(a: Callable[[], object], b: Callable[[], object], runs: int) -> tuple[Tim
 def ratios(a: Timing, b: Timing) -> str:
     """``a / b`` by wall and by CPU time."""
     return f"ratio {a.wall / b.wall:.2f}x wall, {a.cpu / b.cpu:.2f}x CPU"
-
-
-def load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"load average {one:.1f} / {five:.1f} (1 / 5 min) on {os.cpu_count()} cores"
 
 
 def pandoc_pdf(markdown: Path, out: Path) -> Callable[[], object]:
@@ -162,7 +157,7 @@ def main() -> None:
         print(f"report: {len(content.split())} words, {cites} citations, {len(rows)} sources, "
               f"{pages} pages, HTML {len(html) // 1024} KiB, PDF {len(pdf) // 1024} KiB")
 
-        print(f"before: {load()}")
+        print(f"before: load average {load_average()} (1/5/15 min) on {os.cpu_count()} cores")
 
         def ours(formats: str, name: str) -> Callable[[], object]:
             return lambda: render(content, work / name, formats=formats, sources_pool=rows)
@@ -209,7 +204,7 @@ def main() -> None:
         # 5. peak memory of a child process rendering the PDF
         peak = child_peak_mib(work / "report.md", work / "pool.json", work / "o6")
         print(f"5. peak memory (child VmHWM) {peak:6.1f} MiB (goal <= 250 MiB)")
-        print(f"after: {load()}")
+        print(f"after: load average {load_average()} (1/5/15 min) on {os.cpu_count()} cores")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

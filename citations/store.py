@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -20,6 +19,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from citations.atomic import write_atomic
 from citations.errors import StoreError
 
 STORE_NAME = "sources_used.json"
@@ -318,33 +318,10 @@ class SourcesUsedStore:
             n += 1
 
     def _write_atomic(self, data: bytes) -> None:
-        """Temp file in the same directory, fsync, ``os.replace``, fsync the directory."""
+        """Replace the file atomically (:func:`citations.atomic.write_atomic`)."""
         try:
-            fd, tmp = tempfile.mkstemp(dir=self.out_dir, prefix=f".{STORE_NAME}.", suffix=".tmp")
-        except OSError as exc:
+            write_atomic(self.path, data)
+        except PermissionError as exc:
             raise StoreError(self._unwritable(exc)) from exc
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, self.path)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
             raise StoreError(f"{self.path}: write failed ({exc.strerror or exc})") from exc
-        _fsync_dir(self.out_dir)
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make a rename durable (not every platform can open a directory; that is fine)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import io
 import os
 import time
@@ -675,6 +676,12 @@ class WriteFunction(Protocol):
     ) -> RenderResult: ...
 
 
+#: What ``help(write_pdf)`` and IDEs show: the protocol's parameters (without ``self``).
+_WRITE_SIGNATURE = inspect.signature(WriteFunction.__call__).replace(
+    parameters=list(inspect.signature(WriteFunction.__call__).parameters.values())[1:]
+)
+
+
 def _writer_for(fmt: str, name: str, summary: str) -> WriteFunction:
     """A ``write_<format>(content, path, …)`` function: one file at ``path``, recorded beside it.
 
@@ -682,35 +689,14 @@ def _writer_for(fmt: str, name: str, summary: str) -> WriteFunction:
     keyword ``options`` map onto :class:`RenderOptions` fields.
     """
 
-    def write(
-        content: str | bytes,
-        path: str | os.PathLike[str],
-        *,
-        sources_pool: Any = None,
-        content_format: str | None = None,
-        title: str | None = None,
-        numbering: str = "appearance",
-        strict: bool = False,
-        base_dir: str | os.PathLike[str] | None = None,
-        dialects: Iterable[str] | str | None = None,
-        **options: Any,
-    ) -> RenderResult:
+    def write(content: str | bytes, path: str | os.PathLike[str], **kwargs: Any) -> RenderResult:
         target = Path(path)
         validate_name(target.name)
         root = target.parent.resolve()
-        session = open_session(
-            content,
-            root,
-            sources_pool=sources_pool,
-            content_format=content_format,
-            title=title,
-            numbering=numbering,
-            strict=strict,
-            base_dir=base_dir,
-            dialects=dialects,
-            **options,
-        )
+        session = open_session(content, root, **kwargs)
         return session.write(fmt, root / target.name, root, Path(target.name).stem)
+
+    write.__signature__ = _WRITE_SIGNATURE  # type: ignore[attr-defined]
 
     write.__name__ = write.__qualname__ = name
     write.__doc__ = f"{summary}\n\n{_writer_for.__doc__}"

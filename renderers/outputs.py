@@ -3,12 +3,11 @@ never leaves a half-written file under its final name."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import secrets
 from pathlib import Path, PurePosixPath
 
+from citations.atomic import write_atomic as write_atomic  # re-exported: the artifact writer
 from renderers.errors import OutputPathError
 
 #: Characters refused in any output name component (reserved on Windows, or path separators).
@@ -101,54 +100,3 @@ def relative_name(out_dir: str | os.PathLike[str], path: str | os.PathLike[str])
         raise OutputPathError(
             f"{str(target)!r} is not inside the output directory {str(root)!r}"
         ) from exc
-
-
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically and durably; return the path.
-
-    The bytes go to a temporary file in the same directory, which is flushed, fsynced and then
-    moved over ``path`` with :func:`os.replace`; readers see the old file or the new one, never
-    a torn one. Missing parent directories are created.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _open_temp(target)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
-    _fsync_dir(target.parent)
-    return target
-
-
-def _open_temp(target: Path) -> tuple[int, Path]:
-    """Create a fresh hidden temporary file next to ``target`` (mode 0666 minus the umask)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    while True:
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            return os.open(tmp, flags, 0o666), tmp
-        except FileExistsError:
-            continue
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Persist the rename itself (POSIX); a no-op where directories cannot be opened."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
