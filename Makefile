@@ -36,7 +36,7 @@ fuzz: $(DEV_STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests -k fuzz -p no:randomly
 
 golden: $(DEV_STAMP)
-	$(BIN)/python -m pytest -q tests/test_golden.py --update-golden
+	$(BIN)/python -m pytest -q tests/golden/test_golden.py --update-golden
 
 # Every benchmark in turn (several minutes; run on a quiet machine). Needs pandoc for the A/B peers.
 bench: $(DEV_STAMP)

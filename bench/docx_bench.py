@@ -101,10 +101,10 @@ def our_command(md: Path, pool: Path, out: Path, fmt: str = "docx") -> list[str]
 def in_process_split(md_text: str, pool_path: Path) -> None:
     """Time each stage in one warm process and profile the DOCX writer."""
     from citations.pool import SourcePool
-    from renderers.docx import docx_bytes
     from renderers.options import RenderOptions
-    from renderers.read_markdown import read_markdown
+    from renderers.readers.markdown import read_markdown
     from renderers.resolve import resolve
+    from renderers.writers.docx.writer import docx_bytes
 
     stages: dict[str, float] = {}
     t0 = time.perf_counter()

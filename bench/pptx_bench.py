@@ -37,9 +37,9 @@ def scaling() -> None:
     """Warm per-slide cost of a ~100-slide and a ~300-slide deck (and ~1,000 as a check)."""
     from citations.pool import SourcePool
     from renderers.options import RenderOptions
-    from renderers.pptx import pptx_bytes
-    from renderers.read_markdown import read_markdown
+    from renderers.readers.markdown import read_markdown
     from renderers.resolve import resolve
+    from renderers.writers.pptx.output import pptx_bytes
 
     pool = SourcePool.from_rows(make_pool())
     options = RenderOptions()

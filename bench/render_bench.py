@@ -35,12 +35,12 @@ from weasyprint import HTML  # noqa: E402
 
 from citations.pool import SourcePool  # noqa: E402
 from renderers.api import render  # noqa: E402
-from renderers.html import render_html  # noqa: E402
 from renderers.options import RenderOptions  # noqa: E402
-from renderers.pdf import pdf_bytes  # noqa: E402
-from renderers.png import ENCODE_WORKERS, encode_png, png_pages, rasterize  # noqa: E402
-from renderers.read_markdown import read_markdown  # noqa: E402
+from renderers.readers.markdown import read_markdown  # noqa: E402
 from renderers.resolve import resolve  # noqa: E402
+from renderers.writers.html.report import render_html  # noqa: E402
+from renderers.writers.pdf import pdf_bytes  # noqa: E402
+from renderers.writers.png import ENCODE_WORKERS, encode_png, png_pages, rasterize  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from report import load_average, make_pool, make_report  # noqa: E402
@@ -103,7 +103,7 @@ def pandoc_pdf(markdown: Path, out: Path) -> Callable[[], object]:
 
 def pipeline(content: str, rows: list[dict[str, object]], formats: list[str], out: Path) -> None:
     """Parse once, render many (what ``render`` does, minus sources_used.json)."""
-    from renderers.markdown import markdown_text
+    from renderers.writers.markdown import markdown_text
 
     out.mkdir(parents=True, exist_ok=True)
     options = RenderOptions(base_dir=out, out_dir=out)
@@ -163,7 +163,7 @@ def main() -> None:
             return lambda: render(content, work / name, formats=formats, sources_pool=rows)
 
         # 1. ours vs pandoc + weasyprint (pandoc gets our footnoted markdown: same document)
-        from renderers.markdown import markdown_text
+        from renderers.writers.markdown import markdown_text
 
         (work / "pandoc.md").write_text(markdown_text(rdoc, options), "utf-8")
         try:

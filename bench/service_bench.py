@@ -214,7 +214,7 @@ def main() -> None:
     if args.serve:
         import uvicorn
 
-        from renderers.service import create_app
+        from renderers.service.app import create_app
 
         # No access log: one line per request would flood the benchmark's output.
         uvicorn.run(create_app(workers=args.serve[1]), host="127.0.0.1", port=args.serve[0],

@@ -51,12 +51,12 @@ EXTENSIONS: dict[str, str] = {
 }
 #: The writer modules each format needs (checked without importing them).
 _FORMAT_MODULES: dict[str, tuple[str, ...]] = {
-    "pdf": ("renderers.html", "renderers.pdf"),
-    "png": ("renderers.html", "renderers.pdf", "renderers.png"),
-    "docx": ("renderers.docx",),
-    "pptx": ("renderers.pptx",),
-    "html": ("renderers.html",),
-    "md": ("renderers.markdown",),
+    "pdf": ("renderers.writers.html.report", "renderers.writers.pdf"),
+    "png": ("renderers.writers.html.report", "renderers.writers.pdf", "renderers.writers.png"),
+    "docx": ("renderers.writers.docx.writer",),
+    "pptx": ("renderers.writers.pptx.output",),
+    "html": ("renderers.writers.html.report",),
+    "md": ("renderers.writers.markdown",),
 }
 _FORMAT_ALIASES = {"markdown": "md", "htm": "html", "jpeg": "png"}
 _CONTENT_FORMATS: dict[str, ContentFormat] = {
@@ -255,7 +255,7 @@ def decode_content(content: str | bytes, origin: str = "content") -> str:
 
 def _content_format(value: str | None, text: str) -> ContentFormat:
     if value is None or value == "":
-        from renderers.detect import detect_format
+        from renderers.readers.detect import detect_format
 
         return detect_format(text)
     fmt = _CONTENT_FORMATS.get(str(value).strip().lower())
@@ -337,11 +337,11 @@ def prepare(
         if extra and options.strict:
             raise StrictError("; ".join(extra))
     if fmt == "markdown":
-        from renderers.read_markdown import read_markdown
+        from renderers.readers.markdown import read_markdown
 
         document = read_markdown(text, dialects=chosen, limits=options.limits)
     else:
-        from renderers.read_html import read_html
+        from renderers.readers.html import read_html
 
         document = read_html(text, dialects=chosen, limits=options.limits)
     if options.title:
@@ -398,14 +398,15 @@ class Session:
     def html(self) -> str:
         """The standalone HTML report (the IR through the HTML writer)."""
         if self._html is None:
-            self._html = _writer("renderers.html").render_html(self.prepared.rdoc, self.options)
+            report = _writer("renderers.writers.html.report")
+            self._html = report.render_html(self.prepared.rdoc, self.options)
         return self._html
 
     def print_html(self) -> str:
         """The HTML WeasyPrint lays out: the report, or the author's own look for HTML input."""
         if self._print_html is None:
             if self.prepared.content_format == "html":
-                module = _writer("renderers.html_input")
+                module = _writer("renderers.writers.html.author_look")
                 self._print_html = module.render_html_input(
                     self.prepared.text,
                     self.prepared.rdoc,
@@ -419,7 +420,7 @@ class Session:
     def pdf(self) -> bytes:
         """The PDF, laid out once however many formats need it."""
         if self._pdf is None:
-            self._pdf = _writer("renderers.pdf").pdf_bytes(self.print_html(), self.options)
+            self._pdf = _writer("renderers.writers.pdf").pdf_bytes(self.print_html(), self.options)
         return self._pdf
 
     def produce(self, fmt: str) -> list[bytes]:
@@ -429,15 +430,16 @@ class Session:
             case "pdf":
                 return [self.pdf()]
             case "png":
-                return list(_writer("renderers.png").png_pages(self.pdf(), options))
+                return list(_writer("renderers.writers.png").png_pages(self.pdf(), options))
             case "html":
                 return [self.html().encode("utf-8")]
             case "md":
-                return [_writer("renderers.markdown").markdown_text(rdoc, options).encode("utf-8")]
+                markdown = _writer("renderers.writers.markdown")
+                return [markdown.markdown_text(rdoc, options).encode("utf-8")]
             case "docx":
-                return [_writer("renderers.docx").docx_bytes(rdoc, options)]
+                return [_writer("renderers.writers.docx.writer").docx_bytes(rdoc, options)]
             case "pptx":
-                return [_writer("renderers.pptx").pptx_bytes(rdoc, options)]
+                return [_writer("renderers.writers.pptx.output").pptx_bytes(rdoc, options)]
             case _:
                 raise InputError(f"format {fmt!r} is not known; accepted: {', '.join(FORMATS)}")
 

@@ -635,7 +635,7 @@ def audit(
             text = decode_content(input.read_bytes(), str(input))
             fmt = from_.value if from_ else content_format_for(input)
             if fmt is None:
-                from renderers.detect import detect_format
+                from renderers.readers.detect import detect_format
 
                 fmt = detect_format(text)
             report = run_audit(text, sources, content_format=fmt)
@@ -658,7 +658,7 @@ def serve(
     ] = None,
 ) -> None:
     """Run the HTTP export service (POST /render, GET / export page, GET /healthz)."""
-    from renderers.service import serve as run_service
+    from renderers.service.app import serve as run_service
 
     try:
         with user_errors(f"{host}:{port}"):

@@ -342,7 +342,7 @@ def _write(fmt: str, arguments: Mapping[str, Any], out_dir: Path) -> dict[str, A
 
 def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
     from citations.audit import audit
-    from renderers.detect import detect_format
+    from renderers.readers.detect import detect_format
 
     content = arguments["content"]
     report = audit(

@@ -1,0 +1,423 @@
+"""HTML → :class:`~renderers.document.Document`: sanitize first, then map elements to the model.
+
+``<sup class="cite" data-sids="…">`` is one :class:`Cite` (its inner text ignored);
+``[[S:..]]`` and bare ``[S:..]`` in text are citations too; text inside ``<pre>``/``<code>`` is
+verbatim. Unknown elements contribute their children, so no text is ever lost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from citations.links import safe_link
+from citations.tokens import scan
+from renderers.document import (
+    Alignment,
+    Block,
+    BlockQuote,
+    BulletList,
+    Code,
+    CodeBlock,
+    Document,
+    Emph,
+    Figure,
+    Image,
+    Inline,
+    LineBreak,
+    Link,
+    ListItem,
+    OrderedList,
+    Paragraph,
+    Strike,
+    Strong,
+    Table,
+    TableCell,
+    Text,
+    ThematicBreak,
+)
+from renderers.options import Limits
+from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup
+from renderers.readers.sanitize import safe_image_src, sanitize_html
+
+_VOID = frozenset({"br", "img", "hr", "wbr", "col", "input", "meta", "link", "base", "source"})
+_BLOCK = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "caption", "center", "dd",
+        "details", "div", "dl", "dt", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4",
+        "h5", "h6", "header", "hgroup", "hr", "html", "li", "main", "nav", "ol", "p", "pre",
+        "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "title", "tr",
+        "ul",
+    }
+)  # fmt: skip
+_CODE = frozenset({"code", "kbd", "samp", "tt"})
+_WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
+    "em": Emph,
+    "i": Emph,
+    "strong": Strong,
+    "b": Strong,
+    "s": Strike,
+    "del": Strike,
+    "strike": Strike,
+}
+_SPACE = re.compile(r"[ \t\n\r\f]+")
+_ALIGN = re.compile(r"text-align\s*:\s*(left|center|right)", re.IGNORECASE)
+_LANGUAGE = re.compile(r"^(?:language|lang)-(\S+)$")
+
+
+@dataclass
+class _Element:
+    """A node of the sanitized HTML tree; ``blocky`` when it or a descendant is block-level."""
+
+    tag: str
+    attrs: dict[str, str]
+    children: list[_Element | str] = field(default_factory=list)
+    blocky: bool = False
+
+
+class _TreeBuilder(HTMLParser):
+    """Builds an :class:`_Element` tree from (already sanitized, well-formed) HTML."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = _Element("#root", {})
+        self._stack = [self.root]
+        self._open: Counter[str] = Counter()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        element = _Element(tag, {name: value or "" for name, value in attrs})
+        element.blocky = tag in _BLOCK
+        parent = self._stack[-1]
+        parent.children.append(element)
+        parent.blocky = parent.blocky or element.blocky
+        if tag not in _VOID:
+            self._stack.append(element)
+            self._open[tag] += 1
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID:
+            self._close_top()
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self._open[tag]:
+            return
+        while self._stack[-1].tag != tag:
+            self._close_top()
+        self._close_top()
+
+    def handle_data(self, data: str) -> None:
+        self._stack[-1].children.append(data)
+
+    def _close_top(self) -> None:
+        element = self._stack.pop()
+        self._open[element.tag] -= 1
+        self._stack[-1].blocky = self._stack[-1].blocky or element.blocky
+
+    def finish(self) -> _Element:
+        self.close()
+        while len(self._stack) > 1:
+            self._close_top()
+        return self.root
+
+
+def read_html(
+    html: str, *, dialects: frozenset[str] = frozenset(), limits: Limits | None = None
+) -> Document:
+    """Read (untrusted) HTML into a :class:`Document`; raises ``LimitError`` past a limit."""
+    context = ReadContext("HTML input", limits or Limits())
+    context.check_size(html)
+    _check_raw_nesting(html, context)
+    builder = _TreeBuilder()
+    builder.feed(sanitize_html(html))
+    reader = _HtmlReader(context, frozenset(dialects))
+    return context.document(reader.blocks(builder.finish().children, depth=0))
+
+
+#: Containers that nest when left open (the HTML parser never closes them implicitly).
+_NESTING_TAG = re.compile(
+    r"<(/?)(ul|ol|blockquote|div|section|article|aside|details|figure)\b[^>]*>", re.IGNORECASE
+)
+#: Raw nesting allowed before sanitizing, as a multiple of ``limits.max_nesting``: generous, yet
+#: it stops 10,000-deep input before the sanitizer spends seconds on it.
+RAW_NESTING_FACTOR = 8
+
+
+def _check_raw_nesting(html: str, context: ReadContext) -> None:
+    """Fail fast on absurdly deep containers, before the (superlinear) sanitizer sees them."""
+    ceiling = RAW_NESTING_FACTOR * context.limits.max_nesting
+    depth = 0
+    for match in _NESTING_TAG.finditer(html):
+        depth = max(depth - 1, 0) if match.group(1) else depth + 1
+        if depth > ceiling:
+            context.check_depth(context.limits.max_nesting + 1)
+
+
+def _text_of(node: _Element | str) -> str:
+    """All text below ``node``, verbatim (iterative: no recursion on deep trees)."""
+    parts: list[str] = []
+    pending: list[_Element | str] = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, str):
+            parts.append(current)
+        else:
+            if current.tag == "br":
+                parts.append("\n")
+            pending.extend(reversed(current.children))
+    return "".join(parts)
+
+
+class _HtmlReader:
+    """Maps the sanitized element tree to model blocks and inlines."""
+
+    def __init__(self, context: ReadContext, dialects: frozenset[str]) -> None:
+        self.context = context
+        self.dialects = dialects
+        self._after_space = True  # HTML white space collapsing across elements of one block
+
+    # ------------------------------------------------ blocks
+
+    def blocks(self, nodes: Sequence[_Element | str], *, depth: int) -> list[Block]:
+        """Blocks from mixed content: runs of inline content become paragraphs."""
+        self.context.check_depth(depth)
+        out: list[Block] = []
+        run = InlineBuilder()
+        self._after_space = True
+        for node in nodes:
+            if isinstance(node, _Element) and (node.blocky or node.tag == "title"):
+                self._flush(run, out)
+                run = InlineBuilder()
+                out.extend(self.block(node, depth=depth))
+                self._after_space = True
+            else:
+                self.inline(node, run, depth=depth)
+        self._flush(run, out)
+        return out
+
+    def _flush(self, run: InlineBuilder, out: list[Block]) -> None:
+        children = run.result()
+        if not children:
+            return
+        if len(children) == 1 and isinstance(children[0], Image):
+            out.append(Figure(children[0]))
+        else:
+            out.append(Paragraph(children))
+
+    def block(self, element: _Element, *, depth: int) -> list[Block]:
+        """The blocks of one block-level element."""
+        tag = element.tag
+        if tag == "title":
+            if not self.context.title:
+                self.context.title = _SPACE.sub(" ", _text_of(element)).strip()
+            return []
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            return [self.context.heading(int(tag[1]), self.inlines(element, depth=depth))]
+        if tag == "p":
+            run = InlineBuilder()
+            self._after_space = True
+            self.inline_children(element, run, depth=depth)
+            out: list[Block] = []
+            self._flush(run, out)
+            return out
+        if tag in ("ul", "ol"):
+            return [self.list_(element, depth=depth)]
+        if tag == "blockquote":
+            return [BlockQuote(tuple(self.blocks(element.children, depth=depth + 1)))]
+        if tag == "pre":
+            return [self.code_block(element)]
+        if tag == "hr":
+            return [ThematicBreak()]
+        if tag == "table":
+            return [self.table(element, depth=depth)]
+        if tag == "figure":
+            return self.figure(element, depth=depth)
+        return self.blocks(element.children, depth=depth + 1)
+
+    def list_(self, element: _Element, *, depth: int) -> BulletList | OrderedList:
+        items: list[ListItem] = []
+        tight = True
+        for child in element.children:
+            if isinstance(child, str):
+                if child.strip():
+                    items.append(ListItem((Paragraph((Text(child.strip()),)),)))
+                continue
+            content = child.children if child.tag == "li" else [child]
+            blocks = self.blocks(content, depth=depth + 1)
+            tight = tight and not any(isinstance(c, _Element) and c.tag == "p" for c in content)
+            items.append(ListItem(tuple(blocks)))
+        if element.tag == "ol":
+            start = element.attrs.get("start", "1").strip()
+            number = int(start) if re.fullmatch(r"-?\d{1,9}", start) else 1
+            return OrderedList(tuple(items), start=number, tight=tight)
+        return BulletList(tuple(items), tight=tight)
+
+    def code_block(self, element: _Element) -> CodeBlock:
+        language = ""
+        candidates = [element] + [c for c in element.children if isinstance(c, _Element)]
+        for candidate in candidates:
+            for name in candidate.attrs.get("class", "").split():
+                match = _LANGUAGE.match(name)
+                if match and not language:
+                    language = match.group(1)
+        text = _text_of(element)
+        text = text[1:] if text.startswith("\n") else text
+        return CodeBlock(text[:-1] if text.endswith("\n") else text, language)
+
+    def table(self, element: _Element, *, depth: int) -> Table:
+        rows: list[tuple[list[TableCell], list[Alignment], bool]] = []
+        caption: tuple[Inline, ...] = ()
+        pending: list[_Element | str] = list(element.children)
+        while pending:
+            node = pending.pop(0)
+            if not isinstance(node, _Element):
+                continue
+            if node.tag == "caption":
+                caption = self.inlines(node, depth=depth)
+            elif node.tag in ("thead", "tbody", "tfoot"):
+                pending[:0] = node.children
+            elif node.tag == "tr":
+                rows.append(self.row(node, depth=depth))
+                self.context.check_rows(len(rows))
+        width = max((len(cells) for cells, _, _ in rows), default=0)
+        padded = [cells + [TableCell(())] * (width - len(cells)) for cells, _, _ in rows]
+        has_header = bool(rows) and rows[0][2]
+        aligns = rows[0][1] + ["default"] * (width - len(rows[0][1])) if rows else []
+        header = tuple(padded[0]) if has_header else ()
+        body = padded[1:] if has_header else padded
+        return Table(header, tuple(tuple(r) for r in body), tuple(aligns), caption)
+
+    def row(
+        self, element: _Element, *, depth: int
+    ) -> tuple[list[TableCell], list[Alignment], bool]:
+        """Cells, alignments and whether every cell is a header cell."""
+        cells: list[TableCell] = []
+        aligns: list[Alignment] = []
+        all_th = True
+        for cell in element.children:
+            if not isinstance(cell, _Element) or cell.tag not in ("td", "th"):
+                continue
+            all_th = all_th and cell.tag == "th"
+            cells.append(TableCell(self.inlines(cell, depth=depth)))
+            aligns.append(_alignment(cell.attrs))
+        return cells, aligns, all_th and bool(cells)
+
+    def figure(self, element: _Element, *, depth: int) -> list[Block]:
+        images = [c for c in element.children if isinstance(c, _Element) and c.tag == "img"]
+        captions = [
+            c for c in element.children if isinstance(c, _Element) and c.tag == "figcaption"
+        ]
+        others = [
+            c
+            for c in element.children
+            if (isinstance(c, _Element) and c.tag not in ("img", "figcaption"))
+            or (isinstance(c, str) and c.strip())
+        ]
+        if len(images) != 1 or others:
+            return self.blocks(element.children, depth=depth + 1)
+        caption = self.inlines(captions[0], depth=depth) if captions else ()
+        return [Figure(self.image(images[0]), caption)]
+
+    # ------------------------------------------------ inlines
+
+    def inlines(self, element: _Element, *, depth: int) -> tuple[Inline, ...]:
+        """The children of ``element`` as inlines (block children flattened onto lines)."""
+        run = InlineBuilder()
+        self._after_space = True
+        self.inline_children(element, run, depth=depth)
+        return run.result()
+
+    def inline_children(self, element: _Element, out: InlineBuilder, *, depth: int) -> None:
+        for child in element.children:
+            self.inline(child, out, depth=depth + 1)
+
+    def inline(self, node: _Element | str, out: InlineBuilder, *, depth: int) -> None:
+        """Append ``node`` to ``out`` as inlines."""
+        if isinstance(node, str):
+            self.text(node, out)
+            return
+        self.context.check_depth(depth)
+        tag = node.tag
+        if tag == "br":
+            out.add(LineBreak())
+            self._after_space = True
+        elif tag == "img":
+            out.add(self.image(node))
+            self._after_space = False
+        elif tag in _CODE or tag == "pre":
+            out.add(Code(_text_of(node)))
+            self._after_space = False
+        elif tag == "sup" and is_cite_sup(node.attrs):
+            sids = self.context.sid_spec(node.attrs["data-sids"], 0, _text_of(node))
+            if sids is None:
+                self.inline_children(node, out, depth=depth)
+            else:
+                out.add(self.context.cite(sids))
+                self._after_space = False
+        elif tag in _WRAPPERS:
+            inner = InlineBuilder()
+            self.inline_children(node, inner, depth=depth)
+            children = inner.result(trim=False)
+            if children:
+                out.add(_WRAPPERS[tag](children))
+        elif tag == "a":
+            inner = InlineBuilder()
+            self.inline_children(node, inner, depth=depth)
+            url = safe_link(node.attrs.get("href", ""), allow_fragment=True)
+            children = inner.result(trim=False)
+            if url and children:
+                out.add(Link(url, children, node.attrs.get("title", "")))
+            else:
+                out.extend(children)
+        elif tag in _BLOCK:  # a block inside inline content (a table cell, a heading …)
+            if out.nodes and not isinstance(out.nodes[-1], LineBreak):
+                out.add(LineBreak())
+            self._after_space = True
+            self.inline_children(node, out, depth=depth)
+        else:
+            self.inline_children(node, out, depth=depth)
+
+    def image(self, element: _Element) -> Image:
+        attrs = element.attrs
+        return Image(
+            safe_image_src(attrs.get("src", "")), attrs.get("alt", ""), attrs.get("title", "")
+        )
+
+    def text(self, text: str, out: InlineBuilder) -> None:
+        """Text with collapsed white space; citation tokens become Cite nodes."""
+        text = _SPACE.sub(" ", text)
+        if text.startswith(" ") and self._after_space:
+            text = text[1:]
+        if not text:
+            return
+        position = 0
+        for token in scan(text, syntax="text", dialects=self.dialects):
+            out.text(text[position : token.start])
+            position = token.end
+            for note in token.warnings:
+                self.context.warn(0, f"{token.text!r}: {note}")
+            if token.error:
+                self.context.warn(
+                    0, f"invalid citation token {token.text!r}: {token.error}; kept as text"
+                )
+                out.text(token.text)
+            elif token.kind == "usage":
+                self.context.add_usage(token.sids)
+                out.usage_removed()
+            else:
+                out.add(self.context.cite(token.sids))
+        out.text(text[position:])
+        self._after_space = text.endswith(" ")
+
+
+def _alignment(attrs: dict[str, str]) -> Alignment:
+    found = _ALIGN.search(attrs.get("style", ""))
+    value = (found.group(1) if found else attrs.get("align", "")).lower()
+    if value == "left":
+        return "left"
+    if value == "center":
+        return "center"
+    return "right" if value == "right" else "default"

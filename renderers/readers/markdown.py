@@ -1,0 +1,517 @@
+"""Markdown → :class:`~renderers.document.Document` (markdown-it-py + the citation inline rule).
+
+CommonMark plus GFM tables, strikethrough, task lists and footnotes. Every construct maps to a
+node; nothing is dropped: HTML the model cannot express is kept as ``RawBlock``/``RawInline``
+(shown as text by writers), an unsafe link keeps its text, an unreferenced footnote is kept.
+``[[USAGE:..]]`` tags never render; their sids go to ``Document.usage_sids``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import unescapeAll
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
+
+from citations.links import safe_link
+from citations.mdit_cite import cite_plugin
+from citations.tokens import scan
+from renderers.document import (
+    Alignment,
+    Block,
+    BlockQuote,
+    BulletList,
+    Cite,
+    Code,
+    CodeBlock,
+    Document,
+    Emph,
+    Figure,
+    FootnoteDef,
+    FootnoteRef,
+    Image,
+    Inline,
+    LineBreak,
+    Link,
+    ListItem,
+    OrderedList,
+    Paragraph,
+    RawBlock,
+    RawInline,
+    SoftBreak,
+    Strike,
+    Strong,
+    Table,
+    TableCell,
+    ThematicBreak,
+    plain_text,
+)
+from renderers.options import Limits
+from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
+from renderers.readers.sanitize import safe_image_src
+
+_SUP_OPEN = re.compile(r"^<sup(?=[\s>/])([^>]*)>$", re.IGNORECASE)
+_SUP_CLOSE = re.compile(r"^</sup\s*>$", re.IGNORECASE)
+_BR = re.compile(r"^<br\s*/?>$", re.IGNORECASE)
+_ALIGN = re.compile(r"text-align\s*:\s*(left|center|right)", re.IGNORECASE)
+_TASK_BOX = "task-list-item-checkbox"
+
+
+# ---------------------------------------------------------------- the parser
+
+
+def _block_levels(max_nesting: int) -> int:
+    """markdown-it's ``maxNesting`` for a model depth: a list level costs two token levels."""
+    return 2 * max_nesting + 6
+
+
+def _keep_unreferenced_footnotes(state: StateCore) -> None:
+    """Register footnote definitions nobody references so ``footnote_tail`` keeps them."""
+    data = state.env.get("footnotes")
+    if not data:
+        return
+    refs: dict[str, int] = data.setdefault("refs", {})
+    notes: dict[int, dict[str, Any]] = data.setdefault("list", {})
+    for key, number in list(refs.items()):
+        if number < 0:
+            new_id = len(notes)
+            notes[new_id] = {"label": key[1:], "count": 0}
+            refs[key] = new_id
+
+
+@lru_cache(maxsize=16)
+def markdown_parser(dialects: frozenset[str], max_nesting: int) -> MarkdownIt:
+    """The configured markdown-it parser (cached; parsing keeps no state on it).
+
+    Block nesting may go as deep as ``max_nesting``; inline content is parsed by a twin parser
+    with markdown-it's CommonMark default (20), because markdown-it's link-label scan costs
+    time proportional to that depth for every unclosed ``[``.
+    """
+    inline_md = _configured(MarkdownIt("commonmark"), dialects)
+    md = _configured(MarkdownIt("commonmark", {"maxNesting": _block_levels(max_nesting)}), dialects)
+
+    def inline_rule(state: StateCore) -> None:
+        for token in state.tokens:
+            if token.type == "inline":
+                token.children = token.children or []
+                inline_md.inline.parse(token.content, inline_md, state.env, token.children)
+
+    md.core.ruler.at("inline", inline_rule)
+    return md
+
+
+def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
+    md.enable(["table", "strikethrough"])
+    md.use(footnote_plugin)
+    md.use(tasklists_plugin)
+    md.use(cite_plugin, dialects=dialects)
+    md.core.ruler.before("footnote_tail", "keep_footnotes", _keep_unreferenced_footnotes)
+    return md
+
+
+def read_markdown(
+    text: str, *, dialects: frozenset[str] = frozenset(), limits: Limits | None = None
+) -> Document:
+    """Read markdown into a :class:`Document`.
+
+    Citations become :class:`Cite` nodes (a numeric-dialect ``[2]`` keeps the pool index 2 in
+    ``sids``; the API layer maps it to a sid). Invalid tokens stay literal text and are reported
+    in ``Document.warnings``. Raises :class:`LimitError` when a limit is exceeded.
+    """
+    limits = limits or Limits()
+    context = ReadContext("markdown input", limits)
+    context.check_size(text)
+    md = markdown_parser(frozenset(dialects), limits.max_nesting)
+    env: dict[str, Any] = {}
+    try:
+        tokens = md.parse(text, env)
+    except RecursionError:
+        context.check_depth(limits.max_nesting + 1)
+        raise
+    ceiling = _block_levels(limits.max_nesting) - 1
+    if any(token.level >= ceiling for token in tokens):
+        context.check_depth(limits.max_nesting + 1)
+    reader = _MarkdownReader(context, _footnote_labels(env), frozenset(dialects))
+    blocks, _ = reader.blocks(tokens, 0, depth=0)
+    return context.document(blocks)
+
+
+def _footnote_labels(env: dict[str, Any]) -> dict[int, str]:
+    """Footnote id → label; inline footnotes (``^[…]``) get ``inline-N``."""
+    notes: dict[int, dict[str, Any]] = env.get("footnotes", {}).get("list", {})
+    labels = {i: str(note["label"]) for i, note in notes.items() if note.get("label") is not None}
+    used = set(labels.values())
+    for i in sorted(notes):
+        if i not in labels:
+            label = f"inline-{i + 1}"
+            while label in used:
+                label += "-"
+            labels[i] = label
+            used.add(label)
+    return labels
+
+
+# ---------------------------------------------------------------- tokens → model
+
+_CONTAINER_CLOSE = {
+    "blockquote_open": "blockquote_close",
+    "bullet_list_open": "bullet_list_close",
+    "ordered_list_open": "ordered_list_close",
+    "list_item_open": "list_item_close",
+    "footnote_open": "footnote_close",
+    "footnote_block_open": "footnote_block_close",
+}
+_INLINE_WRAPPERS = {"em_open": "em_close", "strong_open": "strong_close", "s_open": "s_close"}
+
+
+@dataclass
+class _Frame:
+    """An open inline container while reading a token stream."""
+
+    kind: str
+    token: Token | None
+    builder: InlineBuilder = field(default_factory=InlineBuilder)
+
+
+class _MarkdownReader:
+    """Turns markdown-it's flat token stream into model blocks (one pass, bounded depth)."""
+
+    def __init__(
+        self, context: ReadContext, footnote_labels: dict[int, str], dialects: frozenset[str]
+    ) -> None:
+        self.context = context
+        self.footnote_labels = footnote_labels
+        self.dialects = dialects
+
+    # ------------------------------------------------ blocks
+
+    def blocks(
+        self, tokens: Sequence[Token], i: int, *, depth: int, until: str = ""
+    ) -> tuple[list[Block], int]:
+        """Blocks from ``tokens[i]`` up to the token of type ``until``; returns the index after."""
+        self.context.check_depth(depth)
+        out: list[Block] = []
+        while i < len(tokens):
+            token = tokens[i]
+            kind = token.type
+            if kind == until:
+                return out, i + 1
+            if kind == "heading_open":
+                inline = self.inlines(tokens[i + 1])
+                out.append(self.context.heading(int(token.tag[1:]), inline))
+                i = _skip_to(tokens, i, "heading_close")
+            elif kind == "paragraph_open":
+                paragraph = self.paragraph(tokens[i + 1])
+                if paragraph is not None:
+                    out.append(paragraph)
+                i = _skip_to(tokens, i, "paragraph_close")
+            elif kind in ("bullet_list_open", "ordered_list_open"):
+                lst, i = self.list_(tokens, i, depth=depth)
+                out.append(lst)
+            elif kind == "blockquote_open":
+                inner, i = self.blocks(tokens, i + 1, depth=depth + 1, until="blockquote_close")
+                out.append(BlockQuote(tuple(inner)))
+            elif kind == "table_open":
+                table, i = self.table(tokens, i)
+                out.append(table)
+            elif kind == "fence":
+                info = unescapeAll(token.info).strip()
+                language = info.split()[0] if info else ""
+                out.append(CodeBlock(_drop_final_newline(token.content), language))
+                i += 1
+            elif kind == "code_block":
+                out.append(CodeBlock(_drop_final_newline(token.content)))
+                i += 1
+            elif kind == "hr":
+                out.append(ThematicBreak())
+                i += 1
+            elif kind == "html_block":
+                out.append(RawBlock(_drop_final_newline(token.content), "html"))
+                self._warn_raw_citations(token)
+                i += 1
+            elif kind == "footnote_block_open":
+                notes, i = self.blocks(tokens, i + 1, depth=depth, until="footnote_block_close")
+                out.extend(notes)
+            elif kind == "footnote_open":
+                label = self.footnote_labels.get(token.meta["id"], str(token.meta["id"] + 1))
+                inner, i = self.blocks(tokens, i + 1, depth=depth + 1, until="footnote_close")
+                out.append(FootnoteDef(label, tuple(inner)))
+            elif kind == "footnote_anchor":
+                i += 1
+            elif kind == "inline":  # a stray inline outside a paragraph: keep its content
+                out.append(Paragraph(self.inlines(token)))
+                i += 1
+            else:
+                i += 1 if token.nesting != 1 else 0
+                if token.nesting == 1:
+                    close = _CONTAINER_CLOSE.get(kind, kind.replace("_open", "_close"))
+                    inner, i = self.blocks(tokens, i + 1, depth=depth + 1, until=close)
+                    out.extend(inner)
+        return out, i
+
+    def _warn_raw_citations(self, token: Token) -> None:
+        """Citations inside a raw HTML block are shown as text, not numbered: say so."""
+        for found in scan(token.content, syntax="html", dialects=self.dialects):
+            if not found.in_code and found.kind == "cite":
+                line = (token.map[0] if token.map else 0) + found.line
+                self.context.warn(
+                    line, f"citation {found.text!r} inside raw HTML is shown as text, not cited"
+                )
+
+    def paragraph(self, inline: Token) -> Paragraph | Figure | None:
+        """A paragraph, a figure (a paragraph holding only an image) or None if it is empty."""
+        children = self.inlines(inline)
+        if not children:
+            return None
+        if len(children) == 1 and isinstance(children[0], Image):
+            image_token = next(t for t in inline.children or () if t.type == "image")
+            caption = self.inlines_of(image_token.children or [], inline)
+            return Figure(children[0], caption)
+        return Paragraph(children)
+
+    def list_(self, tokens: Sequence[Token], i: int, *, depth: int) -> tuple[Block, int]:
+        """A bullet or ordered list starting at ``tokens[i]``."""
+        opening = tokens[i]
+        close = _CONTAINER_CLOSE[opening.type]
+        items: list[ListItem] = []
+        tight = True
+        i += 1
+        while i < len(tokens) and tokens[i].type != close:
+            if tokens[i].type != "list_item_open":
+                i += 1
+                continue
+            checked = _task_state(tokens, i)
+            item_level = tokens[i].level
+            for token in tokens[i + 1 :]:
+                if token.type == "list_item_close" and token.level == item_level:
+                    break
+                if token.type == "paragraph_open" and token.level == item_level + 1:
+                    tight = tight and token.hidden
+            inner, i = self.blocks(tokens, i + 1, depth=depth + 1, until="list_item_close")
+            items.append(ListItem(tuple(inner), checked))
+        i += 1
+        if opening.type == "ordered_list_open":
+            start = int(str(opening.attrs.get("start", 1)))
+            return OrderedList(tuple(items), start=start, tight=tight), i
+        return BulletList(tuple(items), tight=tight), i
+
+    def table(self, tokens: Sequence[Token], i: int) -> tuple[Table, int]:
+        """A GFM table starting at ``tokens[i]``."""
+        header: tuple[TableCell, ...] = ()
+        rows: list[tuple[TableCell, ...]] = []
+        aligns: list[Alignment] = []
+        row: list[TableCell] = []
+        in_head = False
+        i += 1
+        while tokens[i].type != "table_close":
+            token = tokens[i]
+            if token.type == "thead_open":
+                in_head = True
+            elif token.type == "thead_close":
+                in_head = False
+            elif token.type == "tr_open":
+                row = []
+            elif token.type == "tr_close":
+                if in_head:
+                    header = tuple(row)
+                else:
+                    rows.append(tuple(row))
+                    self.context.check_rows(len(rows))
+            elif token.type in ("th_open", "td_open"):
+                if token.type == "th_open":
+                    aligns.append(_alignment(str(token.attrs.get("style", ""))))
+                inline = tokens[i + 1]
+                cell = self.inlines(inline) if inline.type == "inline" else ()
+                row.append(TableCell(cell))
+            i += 1
+        return Table(header, tuple(rows), tuple(aligns)), i + 1
+
+    # ------------------------------------------------ inlines
+
+    def inlines(self, inline: Token) -> tuple[Inline, ...]:
+        """The inlines of one ``inline`` token."""
+        return self.inlines_of(inline.children or [], inline)
+
+    def inlines_of(self, children: Sequence[Token], parent: Token) -> tuple[Inline, ...]:
+        """Inlines from a token list (an explicit stack: deep emphasis cannot recurse)."""
+        stack = [_Frame("root", None)]
+        context = self.context
+        k = 0
+        while k < len(children):
+            token = children[k]
+            kind = token.type
+            top = stack[-1].builder
+            k += 1
+            if kind in ("text", "text_special"):
+                top.text(token.content)
+            elif kind == "softbreak":
+                top.add(SoftBreak())
+            elif kind == "hardbreak":
+                top.add(LineBreak())
+            elif kind == "code_inline":
+                top.add(Code(token.content))
+            elif kind in _INLINE_WRAPPERS or kind == "link_open":
+                stack.append(_Frame(kind, token))
+                context.check_depth(len(stack) - 1)
+            elif kind.endswith("_close") and len(stack) > 1:
+                frame = stack.pop()
+                self._close(frame, stack[-1].builder)
+            elif kind == "image":
+                self._image(token, top, parent)
+            elif kind == "cite":
+                self._cite(token, top, parent)
+            elif kind == "footnote_ref":
+                label = self.footnote_labels.get(token.meta["id"], str(token.meta["id"] + 1))
+                top.add(FootnoteRef(label))
+            elif kind == "html_inline":
+                k = self._html(children, k - 1, top, parent)
+            else:  # a token type this reader does not know: keep whatever text it carries
+                top.text(token.content)
+        while len(stack) > 1:  # unbalanced (never from markdown-it): keep the content
+            frame = stack.pop()
+            stack[-1].builder.extend(frame.builder.result(trim=False))
+        return stack[0].builder.result()
+
+    def _close(self, frame: _Frame, parent: InlineBuilder) -> None:
+        children = frame.builder.result(trim=False)
+        if frame.kind == "em_open":
+            parent.add(Emph(children))
+        elif frame.kind == "strong_open":
+            parent.add(Strong(children))
+        elif frame.kind == "s_open":
+            parent.add(Strike(children))
+        else:
+            assert frame.token is not None
+            url = safe_link(str(frame.token.attrs.get("href", "")), allow_fragment=True)
+            if url:
+                parent.add(Link(url, children, str(frame.token.attrs.get("title", "") or "")))
+            else:
+                parent.extend(children)
+
+    def _image(self, token: Token, out: InlineBuilder, parent: Token) -> None:
+        alt_nodes = self.inlines_of(token.children or [], parent)
+        out.add(
+            Image(
+                src=safe_image_src(str(token.attrs.get("src", ""))),
+                alt=plain_text(alt_nodes),
+                title=str(token.attrs.get("title", "") or ""),
+            )
+        )
+        out.extend([node for node in alt_nodes if isinstance(node, Cite)])
+
+    def _cite(self, token: Token, out: InlineBuilder, parent: Token) -> None:
+        meta = token.meta
+        line = _line_of(parent, int(meta.get("pos", 0)))
+        for note in meta.get("warnings", ()):
+            self.context.warn(line, f"{meta['text']!r}: {note}")
+        if meta.get("error"):
+            self.context.warn(
+                line, f"invalid citation token {meta['text']!r}: {meta['error']}; kept as text"
+            )
+            out.text(meta["text"])
+        elif meta["kind"] == "usage":
+            self.context.add_usage(meta["sids"])
+            out.usage_removed()
+        else:
+            out.add(self.context.cite(meta["sids"]))
+
+    def _html(self, children: Sequence[Token], k: int, out: InlineBuilder, parent: Token) -> int:
+        """Inline HTML at ``children[k]``; returns the index of the next token to read."""
+        raw = children[k].content
+        if _TASK_BOX in raw and k == 0:  # a task-list checkbox already read by _task_state
+            return k + 1
+        if _BR.match(raw):
+            out.add(LineBreak())
+            return k + 1
+        opening = _SUP_OPEN.match(raw)
+        if opening and is_cite_sup(attributes := tag_attributes(opening.group(1))):
+            line = _line_of(parent, 0)
+            sids = self.context.sid_spec(attributes["data-sids"], line, raw)
+            if sids is not None:
+                out.add(self.context.cite(sids))
+                end = _closing_sup(children, k + 1)
+                if end is not None:
+                    return end + 1
+                self.context.warn(line, f"{raw!r} has no closing </sup>; its text is kept")
+                return k + 1
+        out.add(RawInline(raw, "html"))
+        return k + 1
+
+
+# ---------------------------------------------------------------- small helpers
+
+
+def _skip_to(tokens: Sequence[Token], i: int, kind: str) -> int:
+    """The index after the first token of type ``kind`` at or after ``i``."""
+    while tokens[i].type != kind:
+        i += 1
+    return i + 1
+
+
+def _drop_final_newline(text: str) -> str:
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _alignment(style: str) -> Alignment:
+    match = _ALIGN.search(style)
+    if match is None:
+        return "default"
+    value = match.group(1).lower()
+    return "left" if value == "left" else "center" if value == "center" else "right"
+
+
+def _task_state(tokens: Sequence[Token], i: int) -> bool | None:
+    """True/False for a task item (``- [x]``/``- [ ]``) at ``tokens[i]``, else None.
+
+    The task-list plugin puts a checkbox ``html_inline`` first in the item's first inline; it is
+    read here and skipped by the inline reader, and the space after it is removed.
+    """
+    if "task-list-item" not in str(tokens[i].attrs.get("class", "")).split():
+        return None
+    inline = tokens[i + 2] if i + 2 < len(tokens) else None
+    if inline is None or inline.type != "inline" or not inline.children:
+        return None
+    first = inline.children[0]
+    if first.type != "html_inline" or _TASK_BOX not in first.content:
+        return None
+    if len(inline.children) > 1 and inline.children[1].type == "text":
+        inline.children[1].content = inline.children[1].content.lstrip(" ")
+    return 'checked="checked"' in first.content
+
+
+def _closing_sup(children: Sequence[Token], k: int) -> int | None:
+    """Index of the ``</sup>`` that closes a citation sup opened just before ``k``."""
+    depth = 0
+    for index in range(k, len(children)):
+        token = children[index]
+        if token.type != "html_inline":
+            continue
+        if _SUP_OPEN.match(token.content):
+            depth += 1
+        elif _SUP_CLOSE.match(token.content):
+            if depth == 0:
+                return index
+            depth -= 1
+    return None
+
+
+@lru_cache(maxsize=8)
+def _newline_offsets(content: str) -> tuple[int, ...]:
+    """Offsets of the newlines in ``content`` (cached: a paragraph may hold 100,000 citations)."""
+    return tuple(m.start() for m in re.finditer("\n", content))
+
+
+def _line_of(parent: Token, pos: int) -> int:
+    """1-based document line of offset ``pos`` in an inline token's content (0 if unknown)."""
+    if not parent.map:
+        return 0
+    return parent.map[0] + 1 + bisect_left(_newline_offsets(parent.content), pos)

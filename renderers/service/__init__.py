@@ -1,0 +1,1 @@
+"""renderers/service."""

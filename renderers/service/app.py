@@ -1,0 +1,537 @@
+"""The HTTP export service: ``POST /render`` answers the rendered file; ``GET /`` an export page.
+
+Rendering is CPU-bound, so it never runs in the event loop: each request becomes a job for a
+bounded pool of worker processes (:mod:`renderers.service.pool`). A full queue answers 503 with
+``Retry-After``, an overrun answers 504, a crashed worker 500 — each for that request only.
+Each request renders into its own directory under the service's temporary root; the directory
+is removed before the response is sent and the root when the service stops.
+
+Request body (JSON): ``content`` and ``format`` (pdf, png, docx, pptx, html, md) are required;
+``sources_pool``, ``content_format``, ``title``, ``numbering``, ``strict``, ``filename`` and the
+writer options of :data:`renderers.tools.FORMAT_PROPERTIES` are optional. PNG answers page 1 by
+default; ``pages`` selects others (``[2]``, ``[1, 3]`` or ``"all"``) and several pages answer a
+zip of ``NAME-1.png``, ``NAME-2.png`` ….
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import gc
+import html
+import io
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+import time
+import unicodedata
+import uuid
+import zipfile
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from jsonschema import Draft202012Validator
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from citations.errors import CitationError
+from renderers.errors import RenderError
+from renderers.service.pool import (
+    JobRaised,
+    JobTimeout,
+    PoolError,
+    PoolFull,
+    WorkerDied,
+    WorkerPool,
+)
+from renderers.tools import (
+    COMMON_PROPERTIES,
+    EXTENSIONS,
+    FORMAT_PROPERTIES,
+    classify_error,
+    render_kwargs,
+    validation_problem,
+)
+from renderers.writers.html.templating import templates_dir
+
+CONTENT_TYPES: dict[str, str] = {
+    "pdf": "application/pdf",
+    "png": "image/png",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "html": "text/html; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+    "zip": "application/zip",
+}
+_FORMAT_ALIASES = {"markdown": "md", "htm": "html", "jpg": "png"} | {f: f for f in EXTENSIONS}
+_JOB_STEM = "document"
+#: Imported once by the fork server, so every (replacement) worker starts with them loaded.
+PRELOAD_MODULES = (
+    "renderers.api",
+    "renderers.readers.markdown",
+    "renderers.readers.html",
+    "renderers.writers.html.report",
+    "renderers.writers.pdf",
+    "renderers.writers.png",
+    "renderers.writers.docx.writer",
+    "renderers.writers.pptx.output",
+    "renderers.writers.markdown",
+)
+_MAX_FILENAME = 120
+
+_writer_options: dict[str, Any] = {}
+for _props in FORMAT_PROPERTIES.values():
+    _writer_options.update(_props)
+_writer_options["pages"] = {
+    "description": 'PNG pages: a list of 1-based page numbers or "all" (default [1]).',
+    "anyOf": [FORMAT_PROPERTIES["png"]["pages"], {"const": "all"}],
+}
+
+REQUEST_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "format": {
+            "type": "string",
+            "enum": sorted(_FORMAT_ALIASES),
+            "description": "Output format: pdf, png, docx, pptx, html or md ('markdown').",
+        },
+        "filename": {
+            "type": "string",
+            "maxLength": 200,
+            "description": "Download name without extension (default: the title, else 'report').",
+        },
+        **COMMON_PROPERTIES,
+        "content": {**COMMON_PROPERTIES["content"], "minLength": 1},
+        **_writer_options,
+    },
+    "required": ["content", "format"],
+    "additionalProperties": False,
+}
+_REQUEST_VALIDATOR = Draft202012Validator(REQUEST_SCHEMA)
+
+
+# --- the job that runs in a worker process -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    """One render, as sent to a worker process."""
+
+    content: str
+    out_dir: str
+    format: str
+    kwargs: dict[str, Any]
+
+
+@dataclass
+class JobOutcome:
+    """What a worker answers: the files written, or an input error to show the client."""
+
+    ok: bool
+    paths: list[str] = field(default_factory=list)
+    sources_used: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+    code: str = ""
+    where: str = ""
+
+
+def _sid_of(item: Any) -> int:
+    return int(item["sid"]) if isinstance(item, dict) else int(item)
+
+
+def render_job(job: RenderJob) -> JobOutcome:
+    """Render ``job`` with :func:`renderers.api.render` (runs inside a worker process)."""
+    from renderers.api import render
+
+    try:
+        results = render(
+            job.content, job.out_dir, name=_JOB_STEM, formats=[job.format], **job.kwargs
+        )
+    except (RenderError, CitationError) as exc:
+        code, where = classify_error(exc)
+        return JobOutcome(ok=False, error=str(exc), code=code, where=where)
+    result = results[0]
+    paths = [str(p) for p in (getattr(result, "paths", None) or [result.path])]
+    return JobOutcome(
+        ok=True,
+        paths=paths,
+        sources_used=[_sid_of(item) for item in result.sources_used],
+        warnings=[str(w) for w in result.warnings],
+        stats=json.loads(json.dumps(dict(result.stats), default=str)),
+    )
+
+
+_WARMUP_DOC = "# Warm-up\n\nFonts and layout load once per worker.[[S:1]]\n"
+
+
+#: Worker garbage-collector threshold for new objects (Python's default is 700). A layout
+#: allocates millions of short-lived objects; collecting less often saves a few per cent.
+_WORKER_GC_THRESHOLD = 50_000
+
+
+def warm_worker() -> None:
+    """Worker initializer: load the renderers and render a tiny PDF so the first job is warm.
+
+    Then everything loaded so far (modules, fonts, caches) is moved out of the garbage
+    collector's sight (:func:`gc.freeze`), so collections during a render scan only that
+    render's objects.
+    """
+    try:
+        from renderers.api import render
+
+        with tempfile.TemporaryDirectory(prefix="citerender-warmup-") as tmp:
+            render(_WARMUP_DOC, tmp, name="warmup", formats=["pdf"],
+                   sources_pool=[{"sid": 1, "title": "Warm-up", "url": "https://example.org/"}])
+    except Exception as exc:  # the worker still serves; the first job pays the cost instead
+        print(f"citerender worker warm-up failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(_WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
+# --- HTTP helpers -----------------------------------------------------------------------------
+
+
+def _error(status: int, message: str, where: str = "", **headers: str) -> JSONResponse:
+    body: dict[str, Any] = {"error": message}
+    if where:
+        body["field"] = where
+    return JSONResponse(body, status_code=status, headers=headers or None)
+
+
+def download_names(stem: str, ext: str) -> tuple[str, str]:
+    """``(ascii_filename, utf8_filename)`` for Content-Disposition; never a path."""
+    cleaned = "".join(ch for ch in stem if unicodedata.category(ch)[0] != "C")
+    cleaned = cleaned.replace("/", "_").replace("\\", "_").strip(" .") or "report"
+    cleaned = cleaned[:_MAX_FILENAME]
+    folded = unicodedata.normalize("NFKD", cleaned).encode("ascii", "ignore").decode("ascii")
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in folded).strip("._")
+    while "__" in safe:
+        safe = safe.replace("__", "_")
+    return f"{safe or 'report'}{ext}", f"{cleaned}{ext}"
+
+
+def content_disposition(stem: str, ext: str) -> str:
+    """``attachment; filename="…"; filename*=UTF-8''…`` (RFC 6266 / RFC 5987)."""
+    ascii_name, utf8_name = download_names(stem, ext)
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(utf8_name, safe='')}"
+
+
+def _zip_pages(paths: list[Path], stem: str) -> bytes:
+    """A deterministic zip of PNG pages named ``STEM-N.png``."""
+    buffer = io.BytesIO()
+    ascii_stem = download_names(stem, "")[0]
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for path in paths:
+            suffix = path.name[len(_JOB_STEM):] if path.name.startswith(_JOB_STEM) else path.name
+            info = zipfile.ZipInfo(f"{ascii_stem}{suffix}", date_time=(1980, 1, 1, 0, 0, 0))
+            archive.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+# --- the application ----------------------------------------------------------------------------
+
+
+class ExportService:
+    """Configuration, worker pool and temporary root of one running app."""
+
+    def __init__(
+        self,
+        *,
+        workers: int,
+        max_body_bytes: int,
+        render_timeout_s: float,
+        queue_limit: int,
+        job: Callable[[RenderJob], JobOutcome],
+        warmup: bool,
+    ) -> None:
+        self.workers = workers
+        self.max_body_bytes = max_body_bytes
+        self.render_timeout_s = render_timeout_s
+        self.queue_limit = queue_limit
+        self.job = job
+        self.warmup = warmup
+        self.pool: WorkerPool | None = None
+        self.temp_root: Path | None = None
+        self._mean_job_s = 1.0
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        """Create the temporary root and the worker pool; remove both on shutdown."""
+        self.temp_root = Path(tempfile.mkdtemp(prefix="citerender-service-"))
+        self.pool = WorkerPool(
+            self.workers,
+            queue_limit=self.queue_limit,
+            initializer=warm_worker if self.warmup else None,
+            preload=PRELOAD_MODULES,
+        )
+        try:
+            await self.pool.start()
+            yield
+        finally:
+            await self.pool.close()
+            shutil.rmtree(self.temp_root, ignore_errors=True)
+
+    # -- routes --
+
+    async def index(self, request: Request) -> Response:
+        """The export page."""
+        return FileResponse(templates_dir() / "service" / "index.html", media_type="text/html")
+
+    async def asset(self, request: Request) -> Response:
+        """``app.js`` and ``app.css`` of the export page."""
+        name = request.path_params["name"]
+        media = {"app.js": "text/javascript", "app.css": "text/css"}.get(name)
+        if media is None:
+            return _error(404, f"no asset {name!r}")
+        return FileResponse(templates_dir() / "service" / name, media_type=media)
+
+    async def healthz(self, request: Request) -> Response:
+        """``{"status": "ok", "workers": {...}}``; 503 while the pool is not running."""
+        if self.pool is None:
+            return JSONResponse({"status": "starting"}, status_code=503)
+        return JSONResponse({"status": "ok", "workers": self.pool.stats().to_dict()})
+
+    async def openapi(self, request: Request) -> Response:
+        """The OpenAPI 3.1 description."""
+        return JSONResponse(openapi_spec())
+
+    async def docs(self, request: Request) -> Response:
+        """A self-contained page documenting the API from the same schema."""
+        return HTMLResponse(docs_page())
+
+    async def render(self, request: Request) -> Response:
+        """``POST /render``: validate, render in a worker, answer the file or the envelope."""
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body_bytes):
+            return _error(413, f"request body larger than {self.max_body_bytes} bytes", "body")
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media != "application/json":
+            return _error(415, "Content-Type must be application/json", "body")
+        body = bytearray()
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > self.max_body_bytes:
+                    return _error(
+                        413, f"request body larger than {self.max_body_bytes} bytes", "body"
+                    )
+        except ClientDisconnect:
+            return _error(400, "the client closed the connection mid-body", "body")
+        try:
+            payload = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return _error(400, f"the body is not valid JSON: {exc}", "body")
+        if not isinstance(payload, dict):
+            return _error(400, "the body must be a JSON object", "body")
+        problem = validation_problem(_REQUEST_VALIDATOR, payload)
+        if problem is not None:
+            where, message = problem
+            return _error(400, f"{where or 'body'}: {message}", where or "body")
+        return await self._render_payload(payload, request)
+
+    async def _render_payload(self, payload: dict[str, Any], request: Request) -> Response:
+        fmt = _FORMAT_ALIASES[payload["format"]]
+        if "\x00" in payload["content"]:
+            return _error(400, "content: holds a NUL character", "content")
+        kwargs = render_kwargs({k: v for k, v in payload.items() if k != "pages"})
+        if fmt == "png":
+            pages = payload.get("pages", [1])
+            kwargs["pages"] = None if pages == "all" else tuple(pages)
+        assert self.pool is not None and self.temp_root is not None
+        job_dir = self.temp_root / uuid.uuid4().hex
+        job_dir.mkdir()
+        try:
+            started = time.monotonic()
+            outcome = await self.pool.run(
+                self.job, RenderJob(payload["content"], str(job_dir), fmt, kwargs),
+                timeout=self.render_timeout_s,
+            )
+            self._mean_job_s = 0.8 * self._mean_job_s + 0.2 * (time.monotonic() - started)
+            if not outcome.ok:
+                return _error(422, f"{outcome.where or 'content'}: {outcome.error}",
+                              outcome.where or "content")
+            stem = payload.get("filename") or payload.get("title") or "report"
+            return self._answer(outcome, fmt, stem, request)
+        except PoolFull as exc:
+            retry = max(1, math.ceil(self._mean_job_s * (self.queue_limit + 1) / self.workers))
+            return _error(503, f"busy: {exc}; retry later", **{"Retry-After": str(retry)})
+        except JobTimeout as exc:
+            return _error(504, f"render timed out: {exc}")
+        except (WorkerDied, JobRaised) as exc:
+            return _error(500, f"render failed: {exc}")
+        except PoolError as exc:
+            return _error(503, f"unavailable: {exc}", **{"Retry-After": "1"})
+        finally:
+            shutil.rmtree(job_dir, ignore_errors=True)
+
+    def _answer(self, outcome: JobOutcome, fmt: str, stem: str, request: Request) -> Response:
+        assert self.temp_root is not None
+        root = self.temp_root.resolve()
+        paths = [Path(p) for p in outcome.paths]
+        if not paths or not all(p.resolve().is_relative_to(root) for p in paths):
+            return _error(500, "render failed: the renderer reported no file in its directory")
+        if len(paths) > 1:
+            data, kind, ext = _zip_pages(paths, stem), "zip", ".zip"
+        else:
+            data, kind, ext = paths[0].read_bytes(), fmt, EXTENSIONS[fmt]
+        ascii_name, _ = download_names(stem, ext)
+        sources = ",".join(str(sid) for sid in outcome.sources_used)
+        if "application/json" in request.headers.get("accept", ""):
+            return JSONResponse({
+                "ok": True,
+                "format": fmt,
+                "content_type": CONTENT_TYPES[kind],
+                "filename": ascii_name,
+                "sources_used": outcome.sources_used,
+                "warnings": outcome.warnings,
+                "stats": outcome.stats,
+                "content_base64": base64.b64encode(data).decode("ascii"),
+            })
+        headers = {
+            "Content-Disposition": content_disposition(stem, ext),
+            "X-Sources-Used": sources,
+            "X-Warnings-Count": str(len(outcome.warnings)),
+            "Cache-Control": "no-store",
+        }
+        return Response(data, media_type=CONTENT_TYPES[kind], headers=headers)
+
+
+def create_app(
+    *,
+    workers: int | None = None,
+    max_body_bytes: int = 10 * 1024 * 1024,
+    render_timeout_s: float = 60,
+    queue_limit: int | None = None,
+    job: Callable[[RenderJob], JobOutcome] = render_job,
+    warmup: bool = True,
+) -> Starlette:
+    """The Starlette app. ``workers`` defaults to the core count, ``queue_limit`` to 2×workers.
+
+    ``job`` is the module-level function a worker runs per request (default
+    :func:`render_job`); ``warmup`` renders a tiny PDF in each new worker first.
+    """
+    size = workers or os.cpu_count() or 1
+    service = ExportService(
+        workers=size,
+        max_body_bytes=max_body_bytes,
+        render_timeout_s=render_timeout_s,
+        queue_limit=2 * size if queue_limit is None else queue_limit,
+        job=job,
+        warmup=warmup,
+    )
+    routes = [
+        Route("/", service.index, methods=["GET"]),
+        Route("/static/{name}", service.asset, methods=["GET"]),
+        Route("/favicon.ico", lambda request: Response(status_code=204), methods=["GET"]),
+        Route("/healthz", service.healthz, methods=["GET"]),
+        Route("/openapi.json", service.openapi, methods=["GET"]),
+        Route("/docs", service.docs, methods=["GET"]),
+        Route("/render", service.render, methods=["POST"]),
+    ]
+    app = Starlette(routes=routes, lifespan=service.lifespan)
+    app.state.service = service
+    return app
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, workers: int | None = None) -> None:
+    """Run the service with uvicorn until interrupted."""
+    import uvicorn
+
+    uvicorn.run(create_app(workers=workers), host=host, port=port, log_level="info")
+
+
+# --- API description ------------------------------------------------------------------------------
+
+
+def openapi_spec() -> dict[str, Any]:
+    """OpenAPI 3.1 document for the service, built from :data:`REQUEST_SCHEMA`."""
+    error = {"content": {"application/json": {"schema": {
+        "type": "object",
+        "properties": {"error": {"type": "string"}, "field": {"type": "string"}},
+        "required": ["error"],
+    }}}}
+    files = {CONTENT_TYPES[k]: {"schema": {"type": "string", "format": "binary"}}
+             for k in CONTENT_TYPES}
+    envelope = {"type": "object", "properties": {
+        "ok": {"type": "boolean"}, "format": {"type": "string"},
+        "content_type": {"type": "string"}, "filename": {"type": "string"},
+        "sources_used": {"type": "array", "items": {"type": "integer"}},
+        "warnings": {"type": "array", "items": {"type": "string"}},
+        "stats": {"type": "object"}, "content_base64": {"type": "string"},
+    }}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "citerender export service", "version": "1"},
+        "paths": {
+            "/render": {"post": {
+                "summary": "Render cited markdown or HTML to one file",
+                "requestBody": {"required": True,
+                                "content": {"application/json": {"schema": REQUEST_SCHEMA}}},
+                "responses": {
+                    "200": {
+                        "description": "The file (Content-Disposition: attachment; "
+                                       "X-Sources-Used: cited sids), or the JSON envelope "
+                                       "when Accept: application/json",
+                        "content": {**files, "application/json": {"schema": envelope}},
+                    },
+                    "400": {"description": "Invalid JSON or field", **error},
+                    "413": {"description": "Body too large", **error},
+                    "415": {"description": "Not JSON", **error},
+                    "422": {"description": "Content or pool refused by the renderer", **error},
+                    "500": {"description": "The worker failed", **error},
+                    "503": {"description": "Queue full (Retry-After)", **error},
+                    "504": {"description": "Render time limit exceeded", **error},
+                },
+            }},
+            "/healthz": {"get": {"summary": "Liveness and worker pool state",
+                                 "responses": {"200": {"description": "ok"}}}},
+            "/": {"get": {"summary": "The export page",
+                          "responses": {"200": {"description": "HTML"}}}},
+        },
+    }
+
+
+def docs_page() -> str:
+    """HTML listing the endpoints and every request field (no external resources)."""
+    rows = []
+    required = set(REQUEST_SCHEMA["required"])
+    for name, schema in REQUEST_SCHEMA["properties"].items():
+        kind = schema.get("type") or " | ".join(
+            str(alt.get("type") or json.dumps(alt.get("const"))) for alt in schema.get("anyOf", [])
+        )
+        enum = schema.get("enum")
+        accepted = ", ".join(str(v) for v in enum) if enum else ""
+        rows.append(
+            f"<tr><td><code>{html.escape(name)}</code>{' *' if name in required else ''}</td>"
+            f"<td>{html.escape(str(kind))}</td><td>{html.escape(accepted)}</td>"
+            f"<td>{html.escape(schema.get('description', ''))}</td></tr>"
+        )
+    spec = html.escape(json.dumps(openapi_spec(), indent=2))
+    return (
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<title>citerender API</title><link rel=\"stylesheet\" href=\"/static/app.css\"></head>"
+        "<body class=\"docs\"><main><h1>citerender export service</h1>"
+        "<p><code>POST /render</code> with a JSON body answers the file "
+        "(<code>Content-Disposition: attachment</code>, <code>X-Sources-Used</code>); "
+        "send <code>Accept: application/json</code> for a JSON envelope with the file in "
+        "base64. <code>GET /healthz</code> reports the worker pool. "
+        "Errors answer <code>{\"error\": …, \"field\": …}</code>: 400 bad field, 413 too large, "
+        "415 not JSON, 422 refused content, 503 busy (Retry-After), 504 time limit.</p>"
+        "<h2>Request fields</h2><table><thead><tr><th>field</th><th>type</th>"
+        "<th>accepted</th><th>meaning</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table><h2>OpenAPI</h2><p><a href=\"/openapi.json\">/openapi.json</a></p>"
+        f"<details><summary>Show the document</summary><pre>{spec}</pre></details>"
+        "</main></body></html>"
+    )

@@ -1,0 +1,163 @@
+"""Author's-look path for HTML input to PDF/PNG: sanitized markup, citations rewritten in the DOM.
+
+The author's ``<style>`` blocks, classes and style attributes survive sanitizing; every resource
+they name still loads through the sandboxed fetcher at PDF time. Citations get exactly the markup
+of :mod:`renderers.writers.html.report` and the Sources section comes from the same template
+partial.
+"""
+
+from __future__ import annotations
+
+import lxml.html
+from lxml.html import HtmlElement
+from markupsafe import Markup
+
+from citations.pool import SourcePool
+from citations.tokens import Token, parse_sid_spec, resolve_token_sids, scan
+from renderers.options import RenderOptions
+from renderers.readers.context import is_cite_sup
+from renderers.readers.sanitize import sanitize_html
+from renderers.resolve import ResolvedDocument
+from renderers.sandbox import load_image
+from renderers.writers.html.report import (
+    cite_markup,
+    document_title,
+    image_alt_markup,
+    render_page,
+    text_direction,
+)
+
+#: Elements whose text stays verbatim (tokens inside are not citations).
+VERBATIM_TAGS: frozenset[str] = frozenset(
+    {"pre", "code", "kbd", "samp", "script", "style", "textarea", "title"}
+)
+#: Block elements that get ``dir="rtl"`` when their text starts right-to-left.
+DIRECTED_TAGS: frozenset[str] = frozenset(
+    {"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "td", "th", "dd", "dt",
+     "figcaption", "caption"}
+)
+
+
+class _CiteRewriter:
+    """Replaces citations in DOM order; ``cite-K`` anchors count like the citation pass."""
+
+    def __init__(
+        self, rdoc: ResolvedDocument, dialects: frozenset[str], pool: SourcePool | None
+    ) -> None:
+        self.plan = rdoc.plan
+        self.dialects = dialects
+        self.pool = pool
+        self.count = 0
+
+    def sup(self, sids: tuple[int, ...], tail: str | None) -> HtmlElement:
+        self.count += 1
+        markup = cite_markup(f"cite-{self.count}", self.plan.numbers_for(sids))
+        # every sid unknown: nothing shows, an empty span keeps the text that follows
+        element = lxml.html.fragment_fromstring(str(markup) or "<span></span>")
+        element.tail = tail
+        return element
+
+    def split(self, text: str) -> tuple[str, list[HtmlElement]]:
+        """``text`` up to the first token, then one element per citation (tails = text after)."""
+        tokens: list[Token] = [
+            t for t in scan(text, syntax="text", dialects=self.dialects)
+            if t.error is None and not t.in_code
+        ]
+        if not tokens:
+            return text, []
+        lead = text[: tokens[0].start]
+        elements: list[HtmlElement] = []
+        for index, token in enumerate(tokens):
+            end = tokens[index + 1].start if index + 1 < len(tokens) else len(text)
+            after = text[token.end : end]
+            if token.kind == "usage":  # never rendered: its text disappears
+                if elements:
+                    elements[-1].tail = (elements[-1].tail or "") + after
+                else:
+                    lead += after
+                continue
+            sids = token.sids
+            if self.pool is not None:
+                sids, _ = resolve_token_sids(token, self.pool)  # numeric dialect: pool indices
+            elements.append(self.sup(sids, after))
+        return lead, elements
+
+    def walk(self, element: HtmlElement) -> None:
+        """Rewrite ``element``'s text, children and their tails, in document order."""
+        if element.text:
+            element.text, new = self.split(element.text)
+            for offset, node in enumerate(new):
+                element.insert(offset, node)
+        for child in list(element):
+            if not isinstance(child.tag, str):  # comments, processing instructions
+                self._tail(element, child)
+                continue
+            tag = child.tag.lower()
+            if tag == "sup" and is_cite_sup(attributes := dict(child.attrib)):
+                sids, error, _ = parse_sid_spec(attributes["data-sids"])
+                if error is None:
+                    replacement = self.sup(sids, child.tail)
+                    element.replace(child, replacement)
+                    self._tail(element, replacement)
+                    continue
+            elif tag not in VERBATIM_TAGS:
+                self.walk(child)
+            self._tail(element, child)
+
+    def _tail(self, parent: HtmlElement, child: HtmlElement) -> None:
+        if not child.tail:
+            return
+        child.tail, new = self.split(child.tail)
+        position = parent.index(child)
+        for offset, node in enumerate(new, start=1):
+            parent.insert(position + offset, node)
+
+
+def _drop_refused_images(root: HtmlElement, options: RenderOptions) -> None:
+    """Images the sandbox will not load become their alt text, as in the report writer."""
+    for image in list(root.iter("img")):
+        if load_image(image.get("src") or "", options) is not None:
+            continue
+        alt = image.get("alt") or image.get("title") or "image"
+        span = lxml.html.fragment_fromstring(str(image_alt_markup(alt)))
+        span.tail = image.tail
+        image.getparent().replace(image, span)
+
+
+def _set_directions(root: HtmlElement) -> None:
+    """Explicit ``dir="rtl"`` on right-to-left blocks (WeasyPrint ignores ``dir="auto"``)."""
+    for element in root.iter(*DIRECTED_TAGS):
+        if element.get("dir") is None and text_direction(element.text_content()) == "rtl":
+            element.set("dir", "rtl")
+
+
+def render_html_input(
+    html: str,
+    rdoc: ResolvedDocument,
+    options: RenderOptions,
+    *,
+    dialects: frozenset[str] = frozenset(),
+    pool: SourcePool | None = None,
+) -> str:
+    """A printable HTML document of the author's own (sanitized) markup, for WeasyPrint.
+
+    ``rdoc`` is the same input read through :func:`renderers.readers.html.read_html` and resolved;
+    it supplies the numbering plan, the Sources entries and the title. ``dialects`` must be the
+    ones the reader used; the ``numeric`` dialect also needs the ``pool`` (indices → sids).
+    """
+    clean = sanitize_html(html, keep_styles=True)
+    container = lxml.html.fragment_fromstring(clean, create_parent="div")
+    for title in container.findall(".//title"):  # the page shell writes the one <title>
+        title.drop_tree()
+    _CiteRewriter(rdoc, dialects, pool).walk(container)
+    _drop_refused_images(container, options)
+    _set_directions(container)
+    parts = [Markup.escape(container.text or "")]
+    parts += [Markup(lxml.html.tostring(c, encoding="unicode")) for c in container]
+    return render_page(
+        body=Markup("").join(parts),
+        title=document_title(rdoc, options),
+        options=options,
+        show_title=False,
+        rdoc=rdoc,
+    )

@@ -1,0 +1,53 @@
+"""Find the ``templates/`` directory and build the one Jinja2 environment every HTML writer uses.
+
+In a source checkout the templates live at the repository root (``templates/``); in an installed
+wheel they are packaged as ``renderers/_templates`` (``pyproject.toml`` force-include).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+from renderers.options import PageSize
+
+#: CSS page sizes for :attr:`RenderOptions.page_size`.
+PAGE_SIZES: dict[str, str] = {"A4": "A4", "Letter": "letter"}
+
+
+def templates_dir() -> Path:
+    """The directory holding ``report.html.j2`` (installed wheel first, then the checkout)."""
+    package = Path(__file__).resolve().parents[2]  # renderers/
+    for candidate in (package / "_templates", package.parent / "templates"):
+        if (candidate / "report.html.j2").is_file():
+            return candidate
+    raise FileNotFoundError(
+        f"citerender templates not found: looked in {package / '_templates'} and "
+        f"{package.parent / 'templates'} for report.html.j2"
+    )
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The shared environment: autoescaping, strict undefined variables, no caching surprises."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        auto_reload=False,
+    )
+
+
+@lru_cache(maxsize=4)
+def report_css(page_size: PageSize = "A4") -> str:
+    """The print stylesheet with its page size set (``A4`` or ``Letter``)."""
+    size = PAGE_SIZES.get(page_size)
+    if size is None:
+        raise ValueError(f"page_size={page_size!r}: accepted values are 'A4', 'Letter'")
+    css = (templates_dir() / "report.css").read_text(encoding="utf-8")
+    return css.replace("/*PAGE_SIZE*/A4", size)

@@ -1,0 +1,140 @@
+"""The PDF writer: WeasyPrint on our HTML, resources through the sandbox, deterministic bytes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+
+import pydyf
+from fontTools.misc.timeTools import timestampSinceEpoch
+from fontTools.ttLib.tables import _h_e_a_d
+from weasyprint import CSS, HTML
+from weasyprint.document import Document as WeasyDocument
+from weasyprint.urls import path2url
+
+from renderers.errors import LimitError
+from renderers.options import PageSize, RenderOptions
+from renderers.sandbox import SandboxFetcher, allowed_dirs
+from renderers.writers.html.templating import PAGE_SIZES
+from renderers.writers.ooxml import build_timestamp
+
+GENERATOR = "citerender"
+LOGGER = logging.getLogger(__name__)
+
+
+def _base_url(options: RenderOptions) -> str | None:
+    """``file:`` URL of the first allowed directory (relative references resolve inside it)."""
+    dirs = allowed_dirs(options)
+    if not dirs:
+        return None
+    return path2url(os.path.realpath(dirs[0]) + os.sep)
+
+
+def _w3c_date() -> str | None:
+    """``SOURCE_DATE_EPOCH`` as a W3C date, or None when it is not set (then no date is written)."""
+    if not os.environ.get("SOURCE_DATE_EPOCH", "").strip():
+        return None
+    return build_timestamp().strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+#: WeasyPrint's own default page size: no fallback stylesheet is needed for it.
+_DEFAULT_PAGE_SIZE = "A4"
+
+
+@lru_cache(maxsize=len(PAGE_SIZES))
+def _fallback_page_css(page_size: PageSize) -> CSS:
+    """``@page { size: … }`` parsed once per page size (a CSS object is reusable)."""
+    return CSS(string=f"@page {{ size: {PAGE_SIZES[page_size]} }}")
+
+
+def _render_options(options: RenderOptions) -> dict[str, Any]:
+    """WeasyPrint options: fallback page size (author CSS wins), variant, tags, identifier.
+
+    The fallback stylesheet is left out for A4, WeasyPrint's default: every extra stylesheet
+    is matched against every element of the document.
+    """
+    stylesheets = []
+    if options.page_size != _DEFAULT_PAGE_SIZE:
+        stylesheets.append(_fallback_page_css(options.page_size))
+    return {
+        "stylesheets": stylesheets,
+        "pdf_variant": options.pdf_variant,
+        "pdf_identifier": True,  # /ID = MD5 of the PDF's own objects: fixed for fixed content
+        "optimize_images": False,
+    }
+
+
+def pdf_document(html: str, options: RenderOptions) -> WeasyDocument:
+    """Lay out ``html`` (sandboxed fetcher, base URL inside the base directory) and set metadata."""
+    fetcher = SandboxFetcher.for_options(options)
+    document = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher).render(
+        **_render_options(options)
+    )
+    if len(document.pages) > options.limits.max_pages:
+        raise LimitError(
+            f"the document lays out to {len(document.pages)} pages; the limit is "
+            f"{options.limits.max_pages} (Limits.max_pages)"
+        )
+    metadata = document.metadata
+    if options.title.strip():
+        metadata.title = options.title.strip()
+    if options.author.strip():
+        metadata.authors = [options.author.strip()]
+    metadata.generator = GENERATOR
+    stamp = _w3c_date()
+    metadata.created = stamp
+    metadata.modified = stamp
+    if not metadata.lang:
+        metadata.lang = "en"
+    return document
+
+
+@contextmanager
+def _fixed_font_timestamps() -> Iterator[None]:
+    """Pin the ``head.modified`` date fontTools writes into every embedded font subset.
+
+    fontTools stamps subsets with the current time unless ``SOURCE_DATE_EPOCH`` is set, which
+    made PDFs with several subsetted fonts differ from run to run.
+    """
+    stamp = timestampSinceEpoch(build_timestamp().timestamp())
+    original = _h_e_a_d.timestampNow
+    _h_e_a_d.timestampNow = lambda: stamp
+    try:
+        yield
+    finally:
+        _h_e_a_d.timestampNow = original
+
+
+def _compress_streams_once(document: WeasyDocument, pdf: pydyf.PDF) -> None:
+    """WeasyPrint finisher: deflate every stream now, once, exactly as pydyf would.
+
+    pydyf deflates a stream each time its bytes are asked for, and the fixed ``/ID`` (an MD5
+    of every object) asks once more than writing does, so without this every page's content
+    and every font was compressed twice. The bytes written are the same either way.
+    """
+    for obj in pdf.objects:
+        if isinstance(obj, pydyf.Stream) and obj.compress:
+            compressor = zlib.compressobj(level=9)  # pydyf's level
+            raw = b"\n".join(pydyf._to_bytes(item) for item in obj.stream)
+            obj.stream = [compressor.compress(raw) + compressor.flush()]
+            obj.extra["Filter"] = "/FlateDecode"
+            obj.compress = False
+
+
+def write_document(document: WeasyDocument, options: RenderOptions) -> bytes:
+    """The PDF bytes of a laid-out document (same options as :func:`pdf_document`)."""
+    with _fixed_font_timestamps():
+        data = document.write_pdf(finisher=_compress_streams_once, **_render_options(options))
+    assert isinstance(data, bytes)
+    return data
+
+
+def pdf_bytes(html: str, options: RenderOptions) -> bytes:
+    """The PDF of ``html``: A4 (or Letter), title/author metadata, links, bookmarks, no dates
+    unless ``SOURCE_DATE_EPOCH`` is set, byte-identical for identical input."""
+    return write_document(pdf_document(html, options), options)

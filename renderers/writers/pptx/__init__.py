@@ -1,0 +1,1 @@
+"""renderers/writers/pptx."""

@@ -1,0 +1,190 @@
+"""The HTML reader: sanitized HTML → the document model."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderers.document import (
+    BlockQuote,
+    BulletList,
+    Cite,
+    Code,
+    CodeBlock,
+    Document,
+    Emph,
+    Figure,
+    Heading,
+    Image,
+    LineBreak,
+    Link,
+    OrderedList,
+    Paragraph,
+    Strike,
+    Strong,
+    Table,
+    Text,
+    ThematicBreak,
+    iter_inlines,
+)
+from renderers.errors import LimitError
+from renderers.options import Limits
+from renderers.readers.html import read_html
+from renderers.text import document_text
+
+HOSTILE = """<html><head><title>Report</title><script>alert("x")</script>
+<link rel="stylesheet" href="http://evil.example/x.css"></head>
+<body onload="steal()"><p onclick="steal()">Claim <sup class="cite" data-sids="1,3">[S:1,3]</sup>
+<a href="javascript:alert(1)">js</a> <a href="https://ok.example/">ok</a>
+<a href="mailto:a@b.example">mail</a> <img src="file:///etc/passwd" alt="pw">
+<img src="pic.png" onerror="steal()" alt="pic"> <img src="data:image/png;base64,AA" alt="d">
+</p><iframe src="http://evil.example/frame">frame text</iframe>
+<form action="http://evil.example/post"><input value="v"><textarea>typed</textarea></form>
+<svg><script>alert(2)</script></svg></body></html>"""
+
+
+def cites(document: Document) -> list[tuple[int, ...]]:
+    return [node.sids for node in iter_inlines(document.blocks) if isinstance(node, Cite)]
+
+
+def test_citation_forms() -> None:
+    document = read_html(
+        "<p>A <sup class=\"cite\" data-sids='1,3'>[S:1,3]</sup> b "
+        '<sup class="cite" data-sids="2">[[S:2]]</sup> c [[S:4-5]] d [S:6] '
+        "e <code>[[S:7]]</code></p><pre>[S:8]</pre>"
+    )
+    assert cites(document) == [(1, 3), (2,), (4, 5), (6,)]
+    paragraph, code = document.blocks
+    assert isinstance(paragraph, Paragraph)
+    assert Code("[[S:7]]") in paragraph.children
+    assert code == CodeBlock("[S:8]")
+    assert "[S:1,3]" not in document_text(document)
+
+
+def test_usage_tags_and_invalid_tokens() -> None:
+    document = read_html("<p>Fact. [[USAGE:4]] More. [[S:0]]</p>")
+    assert document.usage_sids == (4,)
+    assert document.blocks == (Paragraph((Text("Fact. More. [[S:0]]"),)),)
+    assert len(document.warnings) == 1 and "[[S:0]]" in document.warnings[0]
+
+
+def test_sup_with_invalid_data_sids_keeps_its_text() -> None:
+    document = read_html('<p>x <sup class="cite" data-sids="0">[S:0]</sup></p>')
+    assert cites(document) == []
+    assert "[S:0]" in document_text(document)
+    assert document.warnings
+
+
+def test_title_from_title_element_else_first_h1() -> None:
+    with_title = read_html("<html><head><title>Doc &amp; Co</title></head><h1>Head</h1></html>")
+    assert with_title.title == "Doc & Co"
+    assert isinstance(with_title.blocks[0], Heading)
+    assert read_html("<h2>Sub</h2><h1>Main <em>one</em></h1><h1>Other</h1>").title == "Main one"
+
+
+def test_blocks() -> None:
+    document = read_html(
+        "<h2>Intro</h2><h2>Intro</h2><p>Para</p><blockquote><p>Quote</p></blockquote><hr>"
+        '<ol start="3"><li>a</li><li><p>b</p><ul><li>c</li></ul></li></ol>'
+        '<pre><code class="language-python">def f():\n    return [[S:1]]\n</code></pre>'
+    )
+    h1, h2, para, quote, rule, ordered, code = document.blocks
+    assert isinstance(h1, Heading) and isinstance(h2, Heading)
+    assert (h1.id, h2.id, h1.level) == ("intro", "intro-1", 2)
+    assert para == Paragraph((Text("Para"),))
+    assert quote == BlockQuote((Paragraph((Text("Quote"),)),))
+    assert rule == ThematicBreak()
+    assert isinstance(ordered, OrderedList) and ordered.start == 3 and not ordered.tight
+    nested = ordered.items[1].blocks[1]
+    assert isinstance(nested, BulletList) and nested.items[0].blocks == (Paragraph((Text("c"),)),)
+    assert code == CodeBlock("def f():\n    return [[S:1]]", "python")
+
+
+def test_table_header_alignment_and_caption() -> None:
+    (table,) = read_html(
+        "<table><caption>Cap</caption><thead><tr><th align=right>R</th>"
+        '<th style="text-align: center">C</th><th>D</th></tr></thead>'
+        "<tbody><tr><td>1</td><td>2 [[S:1]]</td></tr></tbody></table>"
+    ).blocks
+    assert isinstance(table, Table)
+    assert table.aligns == ("right", "center", "default")
+    assert [cell.children for cell in table.header] == [(Text("R"),), (Text("C"),), (Text("D"),)]
+    assert len(table.rows) == 1 and len(table.rows[0]) == 3  # padded to the header width
+    assert table.rows[0][1].children == (Text("2 "), Cite((1,)))
+    assert table.caption == (Text("Cap"),)
+
+
+def test_inlines_and_links() -> None:
+    (paragraph,) = read_html(
+        "<p><em>e</em> <i>i</i> <strong>s</strong> <b>b</b> <s>x</s> <del>d</del> a<br>b "
+        '<a href="https://ok.example" title="T">ok</a> <a href="javascript:alert(1)">bad</a> '
+        '<a href="page.html">rel</a> <a href="#top">top</a> <span>sp<u>an</u></span></p>'
+    ).blocks
+    assert isinstance(paragraph, Paragraph)
+    children = paragraph.children
+    assert Emph((Text("e"),)) in children and Emph((Text("i"),)) in children
+    assert Strong((Text("s"),)) in children and Strong((Text("b"),)) in children
+    assert Strike((Text("x"),)) in children and Strike((Text("d"),)) in children
+    assert LineBreak() in children
+    assert Link("https://ok.example", (Text("ok"),), "T") in children
+    assert Link("#top", (Text("top"),)) in children
+    links = [n for n in children if isinstance(n, Link)]
+    assert len(links) == 2
+    text = document_text(Document((paragraph,)))
+    assert "bad" in text and "rel" in text and "span" in text
+
+
+def test_images_and_figures() -> None:
+    document = read_html(
+        '<p><img src="a.png" alt="A"></p><figure><img src="b.png" alt="B">'
+        "<figcaption>The <em>cap</em></figcaption></figure>"
+        '<p>inline <img src="c.png" alt="C"> image</p><img src="file:///etc/passwd" alt="pw">'
+    )
+    first, second, third, fourth = document.blocks
+    assert first == Figure(Image("a.png", "A"))
+    assert second == Figure(Image("b.png", "B"), (Text("The "), Emph((Text("cap"),))))
+    assert isinstance(third, Paragraph) and Image("c.png", "C") in third.children
+    assert fourth == Figure(Image("", "pw"))
+
+
+def test_unknown_elements_keep_their_text() -> None:
+    document = read_html(
+        "<custom-tag>custom</custom-tag><div>loose <b>bold</b><p>inner</p>tail</div>"
+        "<details><summary>sum</summary>detail</details><dl><dt>term</dt><dd>def</dd></dl>"
+    )
+    text = document_text(document)
+    for word in ("custom", "loose", "bold", "inner", "tail", "sum", "detail", "term", "def"):
+        assert word in text
+
+
+def test_white_space_is_collapsed_outside_pre() -> None:
+    document = read_html("<p>  a \n\n  <em> b </em>  c  </p><pre>  x\n   y</pre>")
+    assert document.blocks[0] == Paragraph((Text("a "), Emph((Text("b "),)), Text("c")))
+    assert document.blocks[1] == CodeBlock("  x\n   y")
+
+
+def test_hostile_input_leaves_nothing_hostile_in_the_model() -> None:
+    document = read_html(HOSTILE)
+    text = document_text(document)
+    for needle in ("alert", "steal", "frame text", "typed", "evil.example", "etc/passwd"):
+        assert needle not in text
+    for node in iter_inlines(document.blocks):
+        if isinstance(node, Link):
+            assert node.url.startswith(("https:", "mailto:", "#"))
+        if isinstance(node, Image):
+            assert node.src in ("", "pic.png") or node.src.startswith("data:image/")
+    assert cites(document) == [(1, 3)]
+    assert document.title == "Report"
+
+
+def test_deep_nesting_fails_fast() -> None:
+    with pytest.raises(LimitError, match="max_nesting"):
+        read_html("<blockquote>" * 5_000 + "deep")
+    with pytest.raises(LimitError, match="max_nesting"):
+        read_html("<span>" * 5_000 + "deep")
+
+
+def test_limits() -> None:
+    with pytest.raises(LimitError, match="max_citations"):
+        read_html("<p>" + "[[S:1]] " * 4 + "</p>", limits=Limits(max_citations=3))
+    with pytest.raises(LimitError, match="max_content_bytes"):
+        read_html("<p>" + "x" * 200 + "</p>", limits=Limits(max_content_bytes=100))

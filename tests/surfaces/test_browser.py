@@ -1,0 +1,167 @@
+"""The export page in a real headless Chromium: every button downloads a file we then open."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from renderers.service.app import create_app
+from tests.helpers import IN_CI, pdf_text
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+TITLE = "Renewables outlook 2025"
+
+
+def _require(condition: bool, why: str) -> None:
+    if not condition:
+        if IN_CI:
+            pytest.fail(f"{why} (required in CI)")
+        pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    """A real uvicorn server on a free loopback port, in a background thread."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(create_app(workers=2), log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def page(base_url: str) -> Iterator[Any]:
+    _require(Path(CHROMIUM).exists() or shutil.which("chromium") is not None,
+             f"Chromium is not installed at {CHROMIUM}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - depends on the environment
+        _require(False, "the playwright package is not installed")
+        raise
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(accept_downloads=True)
+        browser_page = context.new_page()
+        browser_page.goto(base_url + "/")
+        yield browser_page
+        context.close()
+        browser.close()
+
+
+def _parts(path: Path, prefix: str) -> str:
+    with zipfile.ZipFile(path) as archive:
+        return "".join(archive.read(n).decode("utf-8") for n in sorted(archive.namelist())
+                       if n.startswith(prefix) and n.endswith(".xml"))
+
+
+def _check(fmt: str, path: Path) -> None:
+    if fmt == "pdf":
+        text = pdf_text(path)
+        assert "Solar and wind together" in text
+        assert "1, 3–5" in text, "the compressed multi-source citation is shown"
+        assert "World Energy Outlook 2024" in text
+    elif fmt == "docx":
+        xml = _parts(path, "word/document")
+        assert "Solar and wind together" in xml and "World Energy Outlook 2024" in xml
+    elif fmt == "pptx":
+        xml = _parts(path, "ppt/slides/slide")
+        assert TITLE in xml and "Global Electricity Review 2024" in xml
+    elif fmt == "png":
+        with Image.open(path) as image:
+            image.load()
+            assert image.format == "PNG" and image.width > 200
+    elif fmt == "html":
+        text = path.read_text("utf-8")
+        assert 'class="cite"' in text and "Solar and wind together" in text
+    else:
+        text = path.read_text("utf-8")
+        assert "[^1]" in text and "Solar and wind together" in text
+
+
+@pytest.mark.parametrize(
+    ("fmt", "ext"),
+    [("pdf", "pdf"), ("docx", "docx"), ("pptx", "pptx"), ("png", "png"), ("html", "html"),
+     ("md", "md")],
+)
+def test_export_button_downloads_the_file(page: Any, tmp_path: Path, fmt: str, ext: str) -> None:
+    from playwright.sync_api import expect
+
+    with page.expect_download(timeout=60_000) as info:
+        page.click(f"#export-{fmt}")
+    download = info.value
+    assert download.suggested_filename == f"{TITLE}.{ext}"
+    target = tmp_path / download.suggested_filename
+    download.save_as(target)
+    _check(fmt, target)
+    assert page.locator("#error").is_hidden()
+    expect(page.locator("#status")).to_contain_text("sources cited: 5,2,1,3,4")
+
+
+def test_preview_shows_clickable_citations(page: Any) -> None:
+    frame = page.frame_locator("#preview")
+    first = frame.locator("sup.cite a").first
+    first.wait_for(timeout=30_000)
+    href = first.get_attribute("href")
+    assert href and href.startswith("#src-")
+    target = frame.locator(href)
+    assert target.count() == 1 and "Global Electricity Review 2024" in target.inner_text()
+    first.click()
+    # The click scrolls to the entry inside the preview; it must not navigate the frame away.
+    deadline = time.monotonic() + 10
+    while not any(f.url == f"about:srcdoc{href}" for f in page.frames):
+        assert time.monotonic() < deadline, [f.url for f in page.frames]
+        time.sleep(0.05)
+    assert frame.locator(href).is_visible()
+    assert frame.locator("sup.cite a").count() >= 5
+
+
+def test_errors_are_shown(page: Any) -> None:
+    from playwright.sync_api import expect
+
+    pool = page.locator("#pool")
+    saved = pool.input_value()
+    try:
+        pool.fill("[{not json")
+        page.click("#export-pdf")
+        page.locator("#error").wait_for(state="visible")
+        assert "Sources pool" in page.locator("#error").inner_text()
+        pool.fill('"/etc/passwd"')
+        page.click("#export-pdf")
+        expect(page.locator("#error")).to_contain_text("400: sources_pool")
+    finally:
+        pool.fill(saved)
+    with page.expect_download(timeout=60_000) as info:
+        page.click("#export-md")
+    assert info.value.suggested_filename.endswith(".md")
+    assert page.locator("#error").is_hidden()
+

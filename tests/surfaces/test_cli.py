@@ -1,0 +1,410 @@
+"""The ``citerender`` command: render (single and batch), audit, demo, exit codes, errors."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from renderers import cli
+from renderers.api import available_formats
+from tests.helpers import pdf_text
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "samples"
+CITERENDER = ROOT / ".venv" / "bin" / "citerender"
+POOL = [
+    {
+        "sid": 1,
+        "title": "Global EV Outlook 2024",
+        "url": "https://www.iea.org/reports/global-ev-outlook-2024",
+    },
+    {
+        "sid": 2,
+        "title": "Battery price survey",
+        "url": "https://about.bnef.com/blog/battery-prices/",
+    },
+    {"sid": 3, "title": "Pilot results", "artifact_path": "attachments/pilot.xlsx"},
+]
+REPORT = "# Storage note\n\nPrices fell.[[S:2]] EV sales rose.[[S:1,3]]\n\n`[[S:9]]` is code.\n"
+
+
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    (tmp_path / "note.md").write_text(REPORT, encoding="utf-8")
+    (tmp_path / "other.md").write_text("# Other\n\nOnly one source.[[S:1]]\n", encoding="utf-8")
+    return tmp_path
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The installed console script in a real process (stdout is a pipe: not a tty)."""
+    command = [str(CITERENDER)] if CITERENDER.exists() else [sys.executable, "-m", "renderers.cli"]
+    env = {**os.environ, "COLUMNS": "120"}
+    return subprocess.run(
+        [*command, *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+def assert_one_line_error(stderr: str, *needles: str) -> None:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("citerender: error: ")
+    for needle in needles:
+        assert needle in lines[0]
+    assert "Traceback" not in stderr
+
+
+# ---------------------------------------------------------------- render
+
+
+def test_render_several_formats(workspace: Path) -> None:
+    out = workspace / "out"
+    result = runner().invoke(
+        cli.app,
+        [
+            "render",
+            str(workspace / "note.md"),
+            "--pool",
+            str(workspace / "pool.json"),
+            "--to",
+            "md,html",
+            "--out",
+            str(out),
+            "--title",
+            "Storage",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    md = (out / "note.md").read_text(encoding="utf-8")
+    assert "Prices fell.[^1] EV sales rose.[^2][^3]" in md and "`[[S:9]]`" in md
+    assert 'href="#src-1"' in (out / "note.html").read_text(encoding="utf-8")
+    # plain lines (not a tty) name each file written, then the summary table
+    assert f"{workspace / 'note.md'} → {(out / 'note.md').resolve()}" in result.stdout
+    assert "Sources cited" in result.stdout
+    records = {r["filename"]: r for r in json.loads((out / "sources_used.json").read_text())}
+    assert set(records) == {"note.md", "note.html"}
+    assert records["note.md"]["sids"] == [2, 1, 3]
+    assert (
+        records["note.md"]["sha256"] == hashlib.sha256((out / "note.md").read_bytes()).hexdigest()
+    )
+
+
+def test_render_pdf_and_png_with_options(workspace: Path) -> None:
+    if "png" not in available_formats():
+        pytest.skip("PNG writer not installed")
+    out = workspace / "out"
+    result = runner().invoke(
+        cli.app,
+        [
+            "render",
+            str(workspace / "note.md"),
+            "-p",
+            str(workspace / "pool.json"),
+            "-t",
+            "pdf,png",
+            "-o",
+            str(out),
+            "--name",
+            "brief",
+            "--page-size",
+            "Letter",
+            "--dpi",
+            "40",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Prices fell." in pdf_text(out / "brief.pdf")
+    assert (out / "brief.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_pool_found_next_to_the_input(workspace: Path) -> None:
+    (workspace / "note.pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    result = runner().invoke(
+        cli.app,
+        ["render", str(workspace / "note.md"), "--to", "md", "--out", str(workspace / "out")],
+    )
+    assert result.exit_code == 0, result.output
+    assert (workspace / "out" / "note.md").is_file()
+
+
+def test_batch_in_parallel_processes_with_plain_progress(workspace: Path) -> None:
+    proc = run_cli(
+        "render",
+        "note.md",
+        "other.md",
+        "--pool",
+        "pool.json",
+        "--to",
+        "md",
+        "-j",
+        "2",
+        "--out",
+        "build",
+        cwd=workspace,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    for stem in ("note", "other"):
+        written = (workspace / "build" / f"{stem}.md").resolve()
+        assert written.is_file()
+        assert f"{stem}.md → {written}" in lines
+    assert "\x1b[" not in proc.stdout  # no terminal control codes when not a tty
+    summary = proc.stdout[proc.stdout.index("Sources cited") :]
+    assert "note.md" in summary and "other.md" in summary
+    records = json.loads((workspace / "build" / "sources_used.json").read_text())
+    assert sorted(r["filename"] for r in records) == ["note.md", "other.md"]
+
+
+def test_warnings_are_printed_once_per_file_and_strict_fails(workspace: Path) -> None:
+    (workspace / "bad.md").write_text("One[[S:42]] two[[S:42]] three[[S:0]]\n", encoding="utf-8")
+    args = [
+        "render",
+        str(workspace / "bad.md"),
+        "--pool",
+        str(workspace / "pool.json"),
+        "--to",
+        "md",
+        "--out",
+        str(workspace / "out"),
+    ]
+    result = runner().invoke(cli.app, args)
+    assert result.exit_code == 0, result.output
+    warnings = [
+        line for line in result.stderr.splitlines() if line.startswith("citerender: warning")
+    ]
+    assert len(warnings) == len(set(warnings)) == 2
+    assert any("42" in w for w in warnings) and any("[[S:0]]" in w for w in warnings)
+
+    strict = runner().invoke(cli.app, [*args, "--strict"])
+    assert strict.exit_code == 1
+    assert "42" in strict.stderr and "Traceback" not in strict.output
+
+
+# ---------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("pool_text", "needle"),
+    [
+        (None, "not found"),
+        ("{not json", "not valid JSON"),
+        ('[{"title": "no sid here"}]', "sid"),
+    ],
+)
+def test_bad_pool_exits_2_with_one_line(
+    workspace: Path, pool_text: str | None, needle: str
+) -> None:
+    pool = workspace / "broken.json"
+    if pool_text is not None:
+        pool.write_text(pool_text, encoding="utf-8")
+    result = runner().invoke(
+        cli.app,
+        [
+            "render",
+            str(workspace / "note.md"),
+            "--pool",
+            str(pool),
+            "--to",
+            "md",
+            "--out",
+            str(workspace / "out"),
+        ],
+    )
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, str(pool), needle)
+    assert not (workspace / "out").exists()
+
+
+def test_bad_pool_in_a_real_process(workspace: Path) -> None:
+    (workspace / "broken.json").write_text("{not json", encoding="utf-8")
+    proc = run_cli("render", "note.md", "--pool", "broken.json", "--to", "md", cwd=workspace)
+    assert proc.returncode == 2
+    assert_one_line_error(proc.stderr, "broken.json", "not valid JSON")
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "needles"),
+    [
+        (None, ["missing.md", "--to", "md"], ["missing.md", "no such file"]),
+        ("bytes", ["latin1.md", "--to", "md"], ["latin1.md", "UTF-8"]),
+        (None, ["note.md", "--to", "gif"], ["--to", "'gif'"]),
+        (None, ["note.md", "other.md", "--name", "x", "--to", "md"], ["--name"]),
+        (None, ["note.md", "--to", "md", "--name", "../escape"], ["'..' is refused"]),
+        (None, ["note.md", "--to", "md", "--out", "pool.json"], ["pool.json", "not a directory"]),
+        (None, ["note.md", "--to", "docx", "--reference-docx", "nope.docx"], ["nope.docx"]),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    workspace: Path,
+    setup: str | None,
+    args: list[str],
+    needles: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if setup == "bytes":
+        (workspace / "latin1.md").write_bytes(b"caf\xe9 [[S:1]]\n")
+    monkeypatch.chdir(workspace)
+    result = runner().invoke(cli.app, ["render", "--pool", "pool.json", "--out", "out", *args])
+    assert result.exit_code == 2, result.output
+    assert_one_line_error(result.stderr, *needles)
+
+
+# ---------------------------------------------------------------- audit
+
+
+def test_audit_json_keys_and_exit_codes(workspace: Path) -> None:
+    (workspace / "clean.md").write_text("All good.[[S:1]] And this.[[S:2, 3]]\n", encoding="utf-8")
+    ok = runner().invoke(
+        cli.app,
+        ["audit", str(workspace / "clean.md"), "--pool", str(workspace / "pool.json"), "--json"],
+    )
+    assert ok.exit_code == 0, ok.output
+    report = json.loads(ok.stdout)
+    assert set(report) == {
+        "cited_sids",
+        "unknown_sids",
+        "usage_sids",
+        "in_code_sids",
+        "orphaned_sids",
+        "invalid_tokens",
+        "numbers",
+        "coverage",
+        "ok",
+    }
+    assert report["ok"] is True and report["cited_sids"] == [1, 2, 3]
+
+    problems = runner().invoke(
+        cli.app,
+        ["audit", str(workspace / "note.md"), "--pool", str(workspace / "pool.json"), "--json"],
+    )
+    assert problems.exit_code == 1
+    assert json.loads(problems.stdout)["in_code_sids"] == [9]
+
+    human = runner().invoke(
+        cli.app, ["audit", str(workspace / "note.md"), "--pool", str(workspace / "pool.json")]
+    )
+    assert human.exit_code == 1 and "{" not in human.stdout.splitlines()[0]
+
+
+def test_audit_bad_input_exits_2(workspace: Path) -> None:
+    (workspace / "nosid.json").write_text('[{"title": "x"}]', encoding="utf-8")
+    result = runner().invoke(
+        cli.app, ["audit", str(workspace / "note.md"), "--pool", str(workspace / "nosid.json")]
+    )
+    assert result.exit_code == 2
+    assert_one_line_error(result.stderr, "nosid.json")
+    missing = runner().invoke(
+        cli.app, ["audit", str(workspace / "gone.md"), "--pool", str(workspace / "pool.json")]
+    )
+    assert missing.exit_code == 2
+    assert_one_line_error(missing.stderr, "gone.md", "no such file")
+
+
+# ---------------------------------------------------------------- demo and help
+
+
+def test_samples_are_complete() -> None:
+    samples = cli.sample_inputs(SAMPLES)
+    names = {path.name for path, _ in samples}
+    assert names >= {
+        "research-report.md",
+        "briefing.html",
+        "multilingual.md",
+        "long-report.md",
+        "slides.md",
+        "agent-answer.md",
+    }
+    pools = {pool.name for _, pool in samples}
+    assert "multilingual.pool.yaml" in pools
+    assert "sources_pool" in json.loads((SAMPLES / "briefing.pool.json").read_text())
+    assert (SAMPLES / "assets" / "chart.png").read_bytes().startswith(b"\x89PNG")
+    sidecar = json.loads((SAMPLES / "agent-answer.sidecar.json").read_text())
+    assert sidecar["_citations"]
+
+
+def test_long_report_is_reproducible(tmp_path: Path) -> None:
+    script = (SAMPLES / "make_long_report.py").read_text(encoding="utf-8")
+    copy = tmp_path / "make_long_report.py"
+    copy.write_text(script, encoding="utf-8")
+    subprocess.run([sys.executable, str(copy)], check=True, capture_output=True, timeout=120)
+    for name in ("long-report.md", "long-report.pool.json"):
+        assert (tmp_path / name).read_bytes() == (SAMPLES / name).read_bytes(), name
+    text = (SAMPLES / "long-report.md").read_text(encoding="utf-8")
+    assert len(text.split()) > 24_000 and text.count("[[S:") >= 500
+
+
+def test_demo_renders_every_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("renderers.api.available_formats", lambda: ("md", "html"))
+    out = tmp_path / "demo"
+    result = runner().invoke(cli.app, ["demo", "--out", str(out), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    records = {r["filename"] for r in json.loads((out / "sources_used.json").read_text())}
+    for sample, _ in cli.sample_inputs(SAMPLES):
+        for ext in ("md", "html"):
+            written = out / f"{sample.stem}.{ext}"
+            assert written.is_file() and written.name in records
+            assert written.name in result.stdout  # the listing says where each file is
+    assert "[^1]" in (out / "research-report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_demo_every_format_in_a_real_process(tmp_path: Path) -> None:
+    proc = run_cli("demo", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for sample, _ in cli.sample_inputs(SAMPLES):
+        for fmt in available_formats():
+            pattern = f"{sample.stem}*.{fmt}"
+            assert list((tmp_path / "out").glob(pattern)), pattern
+
+
+def test_help_shows_examples() -> None:
+    for command in ("render", "audit", "serve", "mcp", "demo"):
+        result = runner().invoke(cli.app, [command, "--help"])
+        assert result.exit_code == 0
+        assert "Examples" in result.stdout and "citerender " + command in result.stdout
+
+
+def test_progress_bar_on_a_terminal(workspace: Path) -> None:
+    stream = io.StringIO()
+    console = Console(file=stream, force_terminal=True, width=100)
+    job = cli.Job(
+        input=str(workspace / "note.md"),
+        pool=str(workspace / "pool.json"),
+        out=str(workspace / "out"),
+        name=None,
+        formats=("md", "html"),
+        content_format=None,
+    )
+    [outcome] = cli.run_batch([job], 1, console)
+    assert outcome.formats == ["md", "html"] and not outcome.error
+    shown = stream.getvalue()
+    assert "all files" in shown and "2/2" in shown
+    assert "→" not in shown  # no plain lines when a progress bar is shown
+
+
+def test_serve_and_mcp_reach_their_entry_points(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr("renderers.service.app.serve", lambda *args: calls.append(("serve", *args)))
+    monkeypatch.setattr("renderers.mcp_server.run_stdio", lambda out: calls.append(("mcp", out)))
+    served = runner().invoke(cli.app, ["serve", "--port", "9123", "--workers", "2"])
+    assert served.exit_code == 0, served.output
+    mcp = runner().invoke(cli.app, ["mcp", "--out", str(tmp_path / "tools")])
+    assert mcp.exit_code == 0, mcp.output
+    assert calls == [("serve", "127.0.0.1", 9123, 2), ("mcp", tmp_path / "tools")]
+    assert (tmp_path / "tools").is_dir()

@@ -1,0 +1,299 @@
+"""The HTTP export service: real renders through the worker pool, limits and failure handling."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from starlette.testclient import TestClient
+
+from renderers.service.app import JobOutcome, RenderJob, create_app, render_job
+from tests.helpers import pdf_text
+
+CONTENT = (
+    "# Energy briefing\n\n"
+    "Utility solar is now the cheapest new power in most markets.[[S:3]]\n\n"
+    "Renewable capacity grew by a record amount in 2023.[[S:2]] The outlook is for "
+    "renewables to supply half of global electricity by 2030.[[S:1,3]]\n"
+)
+EXPECTED_SIDS = "3,2,1"
+
+MIME = {
+    "pdf": "application/pdf",
+    "png": "image/png",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "html": "text/html; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+}
+
+
+def controlled_job(job: RenderJob) -> JobOutcome:
+    """Worker job for failure tests: ``@hang``, ``@crash`` and ``@block:PATH`` contents."""
+    if job.content == "@hang":
+        time.sleep(120)
+    if job.content == "@crash":
+        os._exit(7)
+    if job.content.startswith("@block:"):
+        flag = Path(job.content.removeprefix("@block:"))
+        deadline = time.monotonic() + 30
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return render_job(RenderJob("Released.[[S:1]]\n", job.out_dir, job.format, job.kwargs))
+    return render_job(job)
+
+
+def body(fmt: str, pool: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {"content": CONTENT, "format": fmt, "sources_pool": pool,
+            "title": "Energy briefing", **extra}
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(workers=2, warmup=False)) as test_client:
+        yield test_client
+
+
+def zip_xml(data: bytes, prefix: str) -> str:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return "".join(
+            archive.read(name).decode("utf-8")
+            for name in sorted(archive.namelist())
+            if name.startswith(prefix) and name.endswith(".xml")
+        )
+
+
+@pytest.mark.parametrize("fmt", ["pdf", "docx", "pptx", "png", "html", "md"])
+def test_each_format_answers_the_file(
+    client: TestClient, sample_pool: list[dict[str, Any]], fmt: str, tmp_path: Path
+) -> None:
+    response = client.post("/render", json=body(fmt, sample_pool))
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == MIME[fmt]
+    ext = {"md": ".md"}.get(fmt, f".{fmt}")
+    assert response.headers["content-disposition"] == (
+        f"attachment; filename=\"Energy_briefing{ext}\"; "
+        f"filename*=UTF-8''Energy%20briefing{ext}"
+    )
+    assert response.headers["x-sources-used"] == EXPECTED_SIDS
+    data = response.content
+    if fmt == "pdf":
+        target = tmp_path / "out.pdf"
+        target.write_bytes(data)
+        text = pdf_text(target)
+        assert "cheapest new power" in text
+        assert "Lazard" in text and "Sources" in text
+    elif fmt == "docx":
+        xml = zip_xml(data, "word/document")
+        assert "cheapest new power" in xml and "Lazard LCOE+" in xml
+    elif fmt == "pptx":
+        xml = zip_xml(data, "ppt/slides/slide")
+        assert "Energy briefing" in xml and "Lazard LCOE+" in xml
+    elif fmt == "png":
+        image = Image.open(io.BytesIO(data))
+        image.verify()
+        assert image.format == "PNG"
+    elif fmt == "html":
+        text = data.decode("utf-8")
+        assert 'class="cite"' in text and 'href="#src-1"' in text
+        assert "cheapest new power" in text
+    else:
+        text = data.decode("utf-8")
+        assert "[^1]" in text and "cheapest new power" in text
+
+
+def test_json_envelope(client: TestClient, sample_pool: list[dict[str, Any]]) -> None:
+    response = client.post("/render", json=body("md", sample_pool),
+                           headers={"Accept": "application/json"})
+    assert response.status_code == 200
+    envelope = response.json()
+    assert envelope["ok"] is True and envelope["format"] == "md"
+    assert envelope["sources_used"] == [3, 2, 1]
+    assert envelope["filename"] == "Energy_briefing.md"
+    assert isinstance(envelope["warnings"], list) and isinstance(envelope["stats"], dict)
+    assert "cheapest new power" in base64.b64decode(envelope["content_base64"]).decode("utf-8")
+
+
+def test_unknown_sid_warns_and_strict_refuses(
+    client: TestClient, sample_pool: list[dict[str, Any]]
+) -> None:
+    content = "Claim.[[S:1]] Other claim.[[S:99]]\n"
+    loose = client.post("/render", json={"content": content, "format": "md",
+                                         "sources_pool": sample_pool},
+                        headers={"Accept": "application/json"})
+    assert loose.status_code == 200
+    assert loose.json()["sources_used"] == [1]
+    assert any("99" in warning for warning in loose.json()["warnings"])
+    strict = client.post("/render", json={"content": content, "format": "md",
+                                          "sources_pool": sample_pool, "strict": True})
+    assert strict.status_code == 422
+    assert "99" in strict.json()["error"]
+
+
+def test_png_pages_zip_and_unicode_filename(
+    client: TestClient, sample_pool: list[dict[str, Any]]
+) -> None:
+    long_content = "# Long\n\n" + "".join(
+        f"Paragraph {i} about grid build-out and storage.[[S:{i % 3 + 1}]]\n\n" for i in range(90)
+    )
+    response = client.post("/render", json={
+        "content": long_content, "format": "png", "sources_pool": sample_pool,
+        "pages": [1, 2], "dpi": 40, "filename": "Énergie rapport",
+    })
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/zip"
+    disposition = response.headers["content-disposition"]
+    assert 'filename="Energie_rapport.zip"' in disposition
+    assert "filename*=UTF-8''%C3%89nergie%20rapport.zip" in disposition
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        names = archive.namelist()
+        assert names == ["Energie_rapport-1.png", "Energie_rapport-2.png"]
+        for name in names:
+            assert Image.open(io.BytesIO(archive.read(name))).format == "PNG"
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"content": "x"}, "format"),
+        ({"format": "pdf"}, "content"),
+        ({"content": "x", "format": "gif"}, "format"),
+        ({"content": "x", "format": "pdf", "title": 12}, "title"),
+        ({"content": "x", "format": "pdf", "base_dir": "/etc"}, "base_dir"),
+        ({"content": "x", "format": "pdf", "sources_pool": "/etc/passwd"}, "sources_pool"),
+        ({"content": "x", "format": "pdf", "numbering": "alpha"}, "numbering"),
+        ({"content": "x", "format": "png", "pages": [0]}, "pages.0"),
+        ({"content": "x", "format": "png", "dpi": 5000}, "dpi"),
+        ({"content": "x\x00y", "format": "md"}, "content"),
+    ],
+)
+def test_bad_fields_answer_400_naming_the_field(
+    client: TestClient, payload: dict[str, Any], field: str
+) -> None:
+    response = client.post("/render", json=payload)
+    assert response.status_code == 400
+    assert response.json()["field"] == field
+    assert field.split(".")[0] in response.json()["error"]
+
+
+def test_bad_bodies(client: TestClient) -> None:
+    json_header = {"Content-Type": "application/json"}
+    not_json = client.post("/render", content=b"{nope", headers=json_header)
+    assert not_json.status_code == 400 and "JSON" in not_json.json()["error"]
+    array = client.post("/render", json=[1, 2])
+    assert array.status_code == 400 and "object" in array.json()["error"]
+    form = client.post("/render", data={"content": "x"})
+    assert form.status_code == 415
+
+
+def test_body_limit_by_header_and_by_stream(sample_pool: list[dict[str, Any]]) -> None:
+    with TestClient(create_app(workers=1, max_body_bytes=2_000, warmup=False)) as small:
+        big = json.dumps({"content": "x" * 5_000, "format": "md"}).encode()
+        declared = small.post("/render", content=big, headers={"Content-Type": "application/json"})
+        assert declared.status_code == 413 and declared.json()["field"] == "body"
+
+        def chunks() -> Iterator[bytes]:
+            for start in range(0, len(big), 500):
+                yield big[start:start + 500]
+
+        streamed = small.post("/render", content=chunks(),
+                              headers={"Content-Type": "application/json"})
+        assert "content-length" not in streamed.request.headers
+        assert streamed.status_code == 413
+        ok = small.post("/render", json={"content": "Fits.[[S:1]]", "format": "md",
+                                         "sources_pool": sample_pool[:1]})
+        assert ok.status_code == 200
+
+
+def test_full_queue_answers_503_with_retry_after(
+    tmp_path: Path, sample_pool: list[dict[str, Any]]
+) -> None:
+    flag = tmp_path / "release"
+    app = create_app(workers=1, queue_limit=0, warmup=False, job=controlled_job)
+    with TestClient(app) as busy:
+        first: dict[str, Any] = {}
+
+        def blocked_request() -> None:
+            first["response"] = busy.post("/render", json={
+                "content": f"@block:{flag}", "format": "md", "sources_pool": sample_pool})
+
+        thread = threading.Thread(target=blocked_request)
+        thread.start()
+        try:
+            deadline = time.monotonic() + 20
+            while busy.get("/healthz").json()["workers"]["busy"] < 1:
+                assert time.monotonic() < deadline, "the blocking job never started"
+                time.sleep(0.02)
+            refused = busy.post("/render", json=body("md", sample_pool))
+            assert refused.status_code == 503
+            assert int(refused.headers["retry-after"]) >= 1
+            assert "busy" in refused.json()["error"]
+        finally:
+            flag.touch()
+            thread.join(30)
+        assert first["response"].status_code == 200
+        assert "Released" in first["response"].text
+
+
+def test_timeout_answers_504_and_the_pool_recovers(sample_pool: list[dict[str, Any]]) -> None:
+    app = create_app(workers=1, render_timeout_s=4.0, warmup=False, job=controlled_job)
+    with TestClient(app) as slow:
+        hung = slow.post("/render", json={"content": "@hang", "format": "md"})
+        assert hung.status_code == 504 and "timed out" in hung.json()["error"]
+        health = slow.get("/healthz").json()
+        assert health["status"] == "ok" and health["workers"]["replaced"] == 1
+        after = slow.post("/render", json={"content": "Back.[[S:2]]", "format": "md",
+                                           "sources_pool": sample_pool})
+        assert after.status_code == 200 and after.headers["x-sources-used"] == "2"
+
+
+def test_worker_crash_answers_500_then_service_is_healthy(
+    sample_pool: list[dict[str, Any]],
+) -> None:
+    app = create_app(workers=1, warmup=False, job=controlled_job)
+    with TestClient(app) as crashy:
+        crashed = crashy.post("/render", json={"content": "@crash", "format": "md"})
+        assert crashed.status_code == 500 and "exit code 7" in crashed.json()["error"]
+        health = crashy.get("/healthz")
+        assert health.status_code == 200 and health.json()["workers"]["alive"] == 1
+        after = crashy.post("/render", json={"content": "Fine.[[S:1]]", "format": "md",
+                                             "sources_pool": sample_pool})
+        assert after.status_code == 200 and "Fine" in after.text
+
+
+def test_temp_dirs_are_removed(sample_pool: list[dict[str, Any]]) -> None:
+    app = create_app(workers=1, warmup=False)
+    with TestClient(app) as temp_client:
+        root = app.state.service.temp_root
+        assert root is not None and root.is_dir()
+        assert temp_client.post("/render", json=body("md", sample_pool)).status_code == 200
+        refused = temp_client.post("/render", json={"content": "x", "format": "gif"})
+        assert refused.status_code == 400
+        assert list(root.iterdir()) == []
+    assert not root.exists()
+
+
+def test_page_docs_and_health(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and 'id="export-pdf"' in page.text
+    assert "https://" not in page.text.split("<textarea")[0]  # no external resources
+    assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
+    assert client.get("/static/app.css").status_code == 200
+    assert client.get("/static/../service.py").status_code == 404
+    spec = client.get("/openapi.json").json()
+    assert spec["openapi"].startswith("3.") and "/render" in spec["paths"]
+    schema = spec["paths"]["/render"]["post"]["requestBody"]["content"]["application/json"]
+    assert set(schema["schema"]["required"]) == {"content", "format"}
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "sources_pool" in docs.text
+    assert client.get("/healthz").json()["workers"]["size"] == 2

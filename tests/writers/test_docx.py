@@ -1,0 +1,435 @@
+"""The DOCX writer: read the produced files back (python-docx, lxml) and through LibreOffice."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any, cast
+
+import docx
+import pytest
+from docx.shared import Inches
+from lxml import etree
+from PIL import Image as PILImage
+
+from citations.pool import SourcePool
+from renderers.document import Block, Document, Link, Paragraph, Text
+from renderers.errors import InputError, UnsupportedNodeError
+from renderers.options import RenderOptions
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import resolve
+from renderers.writers.docx.writer import docx_bytes
+from tests.helpers import convert_with_libreoffice, pdf_text
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+WP_DOCPR = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}docPr"
+WP_EXTENT = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}extent"
+HYPERLINK_RT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink"
+A4_TEXT_WIDTH_EMU = (11906 - 2 * 1440) * 635
+
+REPORT = """# Energy report
+
+Intro with **bold**, *italic*, ~~strike~~ and `code [[S:1]]`. Solar alpha[[S:1]] and wind \
+beta[[S:1-3, 5]]. See [IEA](https://www.iea.org/) and [evil](javascript:alert(1)) and \
+[details below](#details).
+
+## Details
+
+- one[[S:2]]
+- two
+  - nested
+  - [x] done
+- [ ] todo
+
+3. three
+4. four
+
+Interlude paragraph.
+
+1. again
+2. more
+
+| Region | Share |
+|:--|--:|
+| Europe[[S:3]] | 42 |
+| Asia | 17 |
+
+```python
+x = "[[S:1]]"
+    indented
+```
+
+> quoted wisdom[[S:2]]
+
+---
+
+Line one\\
+line two[^n]
+
+[^n]: An author footnote about storage.
+"""
+
+
+def render(md: str, pool: list[dict[str, object]], **options: Any) -> bytes:
+    rdoc = resolve(read_markdown(md), SourcePool.from_rows(pool))
+    return docx_bytes(rdoc, RenderOptions(**options))
+
+
+def part(data: bytes, name: str = "word/document.xml") -> etree._Element:
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        return etree.fromstring(package.read(name))
+
+
+def rels(data: bytes, name: str = "word/_rels/document.xml.rels") -> dict[str, dict[str, str]]:
+    root = part(data, name)
+    return {r.get("Id", ""): dict(r.attrib) for r in root}
+
+
+def text(element: etree._Element) -> str:
+    return "".join(t.text or "" for t in element.iter(f"{W}t"))
+
+
+def paragraphs(data: bytes) -> list[etree._Element]:
+    return list(part(data).iter(f"{W}p"))
+
+
+def page_size(document: Any) -> tuple[int, int]:
+    section = document.sections[0]
+    return (section.page_width.twips, section.page_height.twips)
+
+
+def style_of(p: etree._Element) -> str:
+    found = p.find(f"{W}pPr/{W}pStyle")
+    return found.get(f"{W}val", "") if found is not None else ""
+
+
+@pytest.fixture
+def report(sample_pool: list[dict[str, object]]) -> bytes:
+    return render(REPORT, sample_pool)
+
+
+def test_citations_are_superscript_links_to_existing_bookmarks(report: bytes) -> None:
+    body = part(report)
+    bookmarks = {b.get(f"{W}name") for b in body.iter(f"{W}bookmarkStart")}
+    cites = [
+        (text(h), h.get(f"{W}anchor"))
+        for h in body.iter(f"{W}hyperlink")
+        if (h.get(f"{W}anchor") or "").startswith("src_")
+    ]
+    # [[S:1]] → 1; [[S:1-3, 5]] → 1–4 (sid 4 dedupes to 1); then 2, 3 (table), 2 (quote)
+    assert cites == [("1", "src_1"), ("1", "src_1"), ("4", "src_4"), ("2", "src_2"),
+                     ("3", "src_3"), ("2", "src_2")]
+    for link in body.iter(f"{W}hyperlink"):
+        if link.get(f"{W}anchor"):
+            assert link.get(f"{W}anchor") in bookmarks
+    for link in body.iter(f"{W}hyperlink"):
+        if (link.get(f"{W}anchor") or "").startswith("src_"):
+            for run in link.iter(f"{W}r"):
+                assert run.find(f"{W}rPr/{W}vertAlign").get(f"{W}val") == "superscript"
+    en_dash = [r for r in body.iter(f"{W}r") if text(r) == "\u2013"]
+    assert en_dash and en_dash[0].find(f"{W}rPr/{W}vertAlign") is not None
+    for name in bookmarks:
+        assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,39}", name or ""), name
+
+
+def test_sources_section_links_titles_and_back_to_text(report: bytes) -> None:
+    paras = paragraphs(report)
+    heading = next(i for i, p in enumerate(paras) if text(p) == "Sources")
+    assert style_of(paras[heading]) == "Heading1"
+    entries = paras[heading + 1 :]
+    assert [next(p.iter(f"{W}t")).text for p in entries] == ["1.", "2.", "3.", "4."]
+    relationships = rels(report)
+    expected = {
+        "World Energy Outlook 2024": "https://www.iea.org/reports/weo-2024",
+        "Renewable Capacity Statistics": "https://www.irena.org/Publications/2024/Mar/stats",
+        "Lazard LCOE+": "https://www.lazard.com/research-insights/lcoe/",
+    }
+    for entry in entries[:3]:
+        link = next(h for h in entry.iter(f"{W}hyperlink") if h.get(R_ID))
+        rel = relationships[link.get(R_ID, "")]
+        assert rel["Type"] == HYPERLINK_RT and rel["TargetMode"] == "External"
+        assert rel["Target"] == expected[text(link)]
+        back = [h.get(f"{W}anchor") for h in entry.iter(f"{W}hyperlink") if h.get(f"{W}anchor")]
+        assert back and back[0].startswith("cite_")
+    assert "iea.org, 2024-10-16" in text(entries[0])
+    assert "Board memo \u2014 attachments/memo.pdf" in text(entries[3])
+    assert not any(h.get(R_ID) for h in entries[3].iter(f"{W}hyperlink"))
+    names = [b.get(f"{W}name") for e in entries for b in e.iter(f"{W}bookmarkStart")]
+    assert names == ["src_1", "src_2", "src_3", "src_4"]
+
+
+def test_lists_use_word_numbering_with_start_overrides(report: bytes) -> None:
+    numbering = part(report, "word/numbering.xml")
+    starts = {
+        n.get(f"{W}numId"): n.find(f"{W}lvlOverride/{W}startOverride").get(f"{W}val")
+        for n in numbering.iter(f"{W}num")
+        if n.find(f"{W}lvlOverride") is not None
+    }
+    items = {}
+    for p in paragraphs(report):
+        num = p.find(f"{W}pPr/{W}numPr")
+        if num is not None:
+            items[text(p)] = (num.find(f"{W}numId").get(f"{W}val"),
+                              num.find(f"{W}ilvl").get(f"{W}val"))
+    assert items["one2"][1] == "0" and items["nested"][1] == "1"
+    assert items["one2"][0] == items["two"][0] != items["nested"][0]
+    assert items["\u2612 done"][0] == items["nested"][0]
+    assert "\u2610 todo" in items
+    assert starts[items["three"][0]] == "3"
+    assert starts[items["again"][0]] == "1"
+    assert items["again"][0] != items["three"][0]
+    formats = {lvl.find(f"{W}numFmt").get(f"{W}val")
+               for lvl in numbering.iter(f"{W}lvl") if lvl.get(f"{W}ilvl") == "0"}
+    assert {"bullet", "decimal"} <= formats
+
+
+def test_table_has_header_cells_and_alignment(report: bytes) -> None:
+    document = docx.Document(io.BytesIO(report))
+    table = document.tables[0]
+    assert [[c.text for c in row.cells] for row in table.rows] == [
+        ["Region", "Share"], ["Europe3", "42"], ["Asia", "17"]]
+    first_row = table._tbl.tr_lst[0]
+    assert first_row.find(f"{W}trPr/{W}tblHeader") is not None
+    assert table._tbl.find(f"{W}tblPr/{W}tblBorders/{W}insideH") is not None
+    share = table._tbl.tr_lst[1].tc_lst[1].find(f"{W}p/{W}pPr/{W}jc")
+    assert share is not None and share.get(f"{W}val") == "right"
+
+
+def test_code_is_verbatim_monospace_and_unsafe_links_are_dropped(report: bytes) -> None:
+    body = part(report)
+    code = next(p for p in body.iter(f"{W}p") if "indented" in text(p))
+    assert text(code) == 'x = "[[S:1]]"    indented'
+    assert code.find(f".//{W}br") is not None
+    assert code.find(f"{W}r/{W}rPr/{W}rFonts").get(f"{W}ascii") == "Consolas"
+    assert code.find(f"{W}pPr/{W}shd") is not None
+    assert any(text(r) == "code [[S:1]]" for r in body.iter(f"{W}r"))
+    assert all("javascript" not in r["Target"] for r in rels(report).values())
+    assert "evil" in text(body) and all("evil" not in text(h) for h in body.iter(f"{W}hyperlink"))
+    internal = next(h for h in body.iter(f"{W}hyperlink") if text(h) == "details below")
+    heading = next(p for p in body.iter(f"{W}p") if text(p) == "Details")
+    assert style_of(heading) == "Heading2"
+    mark = heading.find(f"{W}bookmarkStart").get(f"{W}name")
+    assert internal.get(f"{W}anchor") == mark
+
+
+def test_title_quote_rule_and_author_footnote(report: bytes) -> None:
+    paras = paragraphs(report)
+    titled = [p for p in paras if text(p) == "Energy report"]
+    assert len(titled) == 1 and style_of(titled[0]) == "Title"
+    quote = next(p for p in paras if text(p).startswith("quoted wisdom"))
+    assert quote.find(f"{W}pPr/{W}pBdr/{W}left") is not None
+    assert int(quote.find(f"{W}pPr/{W}ind").get(f"{W}left")) > 0
+    assert any(p.find(f"{W}pPr/{W}pBdr/{W}bottom") is not None and not text(p) for p in paras)
+    line = next(p for p in paras if text(p).startswith("Line one"))
+    assert line.find(f".//{W}br") is not None
+    reference = line.find(f".//{W}footnoteReference")
+    assert reference is not None
+    notes = part(report, "word/footnotes.xml")
+    note = next(n for n in notes if n.get(f"{W}id") == reference.get(f"{W}id"))
+    assert text(note).strip() == "An author footnote about storage."
+    assert note.find(f".//{W}footnoteRef") is not None
+
+
+def test_core_properties_page_size_and_no_leftovers(report: bytes,
+                                                    sample_pool: list[dict[str, object]]) -> None:
+    document = docx.Document(io.BytesIO(report))
+    assert document.core_properties.title == "Energy report"
+    assert document.core_properties.author == "citerender"
+    assert page_size(document) == (11906, 16838)
+    with zipfile.ZipFile(io.BytesIO(report)) as package:
+        assert "docProps/thumbnail.jpeg" not in package.namelist()
+        for name in package.namelist():
+            assert b"python-docx" not in package.read(name), name
+    letter = docx.Document(io.BytesIO(render(REPORT, sample_pool, page_size="Letter",
+                                             author="Ada", title="Custom")))
+    assert page_size(letter) == (12240, 15840)
+    assert letter.core_properties.author == "Ada"
+    assert letter.core_properties.title == "Custom"
+    styles = [cast(Any, p.style).name for p in letter.paragraphs[:2]]
+    assert styles == ["Title", "Heading 1"]  # an explicit title keeps the h1 as a heading
+
+
+def test_deterministic_in_process_across_processes_and_source_date_epoch(
+    report: bytes, sample_pool: list[dict[str, object]], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert render(REPORT, sample_pool) == report
+    script = (
+        "import hashlib, json, sys\n"
+        "from tests.writers.test_docx import REPORT, render\n"
+        "print(hashlib.sha256(render(REPORT, json.loads(sys.argv[1]))).hexdigest())\n"
+    )
+    import json
+
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    child = subprocess.run([sys.executable, "-c", script, json.dumps(sample_pool)],
+                           capture_output=True, text=True, check=True, env=env,
+                           cwd=Path(__file__).resolve().parents[2])
+    assert child.stdout.strip() == hashlib.sha256(report).hexdigest()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    dated = render(REPORT, sample_pool)
+    assert dated == render(REPORT, sample_pool) and dated != report
+    core = docx.Document(io.BytesIO(dated)).core_properties
+    assert core.created is not None and core.created.year == 2023
+    assert core.modified == core.created
+
+
+def test_reference_docx_keeps_styles_margins_and_header(
+    tmp_path: Path, sample_pool: list[dict[str, object]],
+) -> None:
+    template = docx.Document()
+    template.styles["Normal"].font.name = "Liberation Serif"
+    template.sections[0].left_margin = Inches(2)
+    template.sections[0].header.paragraphs[0].text = "ACME Confidential"
+    heading4 = template.styles["Heading 4"].element
+    heading4.getparent().remove(heading4)
+    template.add_paragraph("TEMPLATE BODY")
+    reference = tmp_path / "reference.docx"
+    template.save(str(reference))
+    data = render("# Memo\n\nBody[[S:1]].\n\n#### Deep heading\n", sample_pool,
+                  reference_docx=reference)
+    out = docx.Document(io.BytesIO(data))
+    assert out.sections[0].left_margin == Inches(2)
+    assert out.sections[0].header.paragraphs[0].text == "ACME Confidential"
+    assert out.styles["Normal"].font.name == "Liberation Serif"
+    texts = [p.text for p in out.paragraphs]
+    assert "TEMPLATE BODY" not in texts and "Body1." in texts
+    deep = out.paragraphs[texts.index("Deep heading")]
+    assert cast(Any, deep.style).name.lower() == "heading 4"
+    assert page_size(out) == (12240, 15840)  # the template's Letter page, not A4
+    with pytest.raises(InputError, match="reference_docx"):
+        render("x", sample_pool, reference_docx=tmp_path / "missing.docx")
+
+
+def test_reference_docx_with_its_own_footnotes_part(
+    tmp_path: Path, sample_pool: list[dict[str, object]],
+) -> None:
+    reference = tmp_path / "with-notes.docx"
+    reference.write_bytes(render("Old body[^a]\n\n[^a]: OLD NOTE\n", sample_pool))
+    data = render("> - quoted item[[S:2]]\n", sample_pool, reference_docx=reference,
+                  docx_citations="footnotes")
+    notes = part(data, "word/footnotes.xml")
+    assert "OLD NOTE" not in text(notes)
+    ids = [n.get(f"{W}id") for n in notes]
+    assert len(ids) == len(set(ids)) and {"-1", "0"} <= set(ids)
+    reference_ids = [r.get(f"{W}id") for r in part(data).iter(f"{W}footnoteReference")]
+    assert len(reference_ids) == 1 and reference_ids[0] in ids
+    assert "Renewable Capacity Statistics" in text(notes)
+    item = next(p for p in part(data).iter(f"{W}p") if text(p).startswith("quoted item"))
+    assert item.find(f"{W}pPr/{W}numPr") is not None
+    assert item.find(f"{W}pPr/{W}pBdr/{W}left") is not None
+    assert int(item.find(f"{W}pPr/{W}ind").get(f"{W}left")) == 720 + 720  # quote + list level
+
+
+def test_footnotes_option(sample_pool: list[dict[str, object]]) -> None:
+    data = render(REPORT, sample_pool, docx_citations="footnotes")
+    body = part(data)
+    references = list(body.iter(f"{W}footnoteReference"))
+    assert len(references) == 6  # five citations and one author footnote
+    assert "Sources" not in [text(p) for p in body.iter(f"{W}p")]
+    assert not [h for h in body.iter(f"{W}hyperlink") if h.get(f"{W}anchor", "").startswith("src")]
+    notes = {n.get(f"{W}id"): n for n in part(data, "word/footnotes.xml")}
+    assert notes["-1"].get(f"{W}type") == "separator"
+    second = notes[references[1].get(f"{W}id")]
+    lines = [text(p) for p in second.iter(f"{W}p")]
+    assert lines[0].strip().startswith("World Energy Outlook 2024 \u2014 iea.org")
+    assert lines[0].endswith("https://www.iea.org/reports/weo-2024")
+    assert len(lines) == 4 and lines[3] == "Board memo \u2014 attachments/memo.pdf"
+    note_rels = rels(data, "word/_rels/footnotes.xml.rels")
+    assert {r["Target"] for r in note_rels.values()} >= {"https://www.iea.org/reports/weo-2024"}
+
+
+def test_images_are_embedded_scaled_with_alt_text(
+    tmp_path: Path, sample_pool: list[dict[str, object]],
+) -> None:
+    PILImage.new("RGB", (1600, 800), (200, 30, 30)).save(tmp_path / "chart.png")
+    md = "# Pics\n\n![A wide chart](chart.png)\n\nText ![Missing one](nope.png) end\n"
+    data = render(md, sample_pool, base_dir=tmp_path)
+    body = part(data)
+    doc_pr = body.find(f".//{WP_DOCPR}")
+    assert doc_pr is not None and doc_pr.get("descr") == "A wide chart"
+    extent = body.find(f".//{WP_EXTENT}")
+    cx, cy = int(extent.get("cx")), int(extent.get("cy"))
+    assert cx == A4_TEXT_WIDTH_EMU and abs(cy * 2 - cx) <= 2
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        assert any(n.startswith("word/media/") for n in package.namelist())
+    missing = next(r for r in body.iter(f"{W}r") if text(r) == "Missing one")
+    assert missing.find(f"{W}rPr/{W}i") is not None
+
+
+def test_html_input(sample_pool: list[dict[str, object]]) -> None:
+    from renderers.readers.html import read_html
+
+    html = ('<h1>Brief</h1><p>Hydro<sup class="cite" data-sids="3">[S:3]</sup> and '
+            '<a href="https://example.org/a">a link</a>.</p><ul><li>point</li></ul>')
+    rdoc = resolve(read_html(html), SourcePool.from_rows(sample_pool))
+    body = part(docx_bytes(rdoc, RenderOptions()))
+    anchors = [(text(h), h.get(f"{W}anchor")) for h in body.iter(f"{W}hyperlink")
+               if h.get(f"{W}anchor")]
+    assert ("1", "src_1") in anchors
+    assert any(p.find(f"{W}pPr/{W}numPr") is not None for p in body.iter(f"{W}p"))
+
+
+def test_writer_refuses_unsafe_links_itself(sample_pool: list[dict[str, object]]) -> None:
+    links = tuple(
+        Link(url, (Text(f"link{i}"),))
+        for i, url in enumerate(("javascript:alert(1)", "java\nscript:x", "data:text/html,x",
+                                 "file:///etc/passwd", "#nowhere", "https://ok.example/"))
+    )
+    rdoc = resolve(Document(blocks=(Paragraph(links),)), SourcePool.from_rows(sample_pool))
+    data = docx_bytes(rdoc, RenderOptions())
+    assert [r["Target"] for r in rels(data).values() if r["Type"] == HYPERLINK_RT] == [
+        "https://ok.example/"]
+    linked = [text(h) for h in part(data).iter(f"{W}hyperlink")]
+    assert linked == ["link5"]
+    assert "link0link1link2link3link4" in text(part(data))
+
+
+def test_unsupported_node_raises(sample_pool: list[dict[str, object]]) -> None:
+    bogus = cast(Block, object())
+    document = Document(blocks=(Paragraph((Text("ok"),)), bogus))
+    rdoc = resolve(document, SourcePool.from_rows(sample_pool))
+    with pytest.raises(UnsupportedNodeError):
+        docx_bytes(rdoc, RenderOptions())
+
+
+def test_libreoffice_shows_body_numbers_and_sources(report: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "report.docx"
+    path.write_bytes(report)
+    pdf = pdf_text(convert_with_libreoffice(path, tmp_path))
+    flat = " ".join(pdf.split())
+    assert "Intro with bold" in flat and "quoted wisdom" in flat
+    assert "alpha1" in flat.replace(" ", "") and "beta1\u20134" in flat.replace(" ", "")
+    for title in ("World Energy Outlook 2024", "Renewable Capacity Statistics",
+                  "Lazard LCOE+", "Board memo"):
+        assert title in flat
+    assert 'x = "[[S:1]]"' in pdf
+
+
+def test_libreoffice_shows_footnotes_at_page_bottom(
+    sample_pool: list[dict[str, object]], tmp_path: Path,
+) -> None:
+    from pypdf import PdfReader
+
+    path = tmp_path / "notes.docx"
+    path.write_bytes(render(REPORT, sample_pool, docx_citations="footnotes"))
+    pdf = convert_with_libreoffice(path, tmp_path)
+    positions: list[tuple[str, float]] = []
+    for page in PdfReader(str(pdf)).pages:
+        page.extract_text(visitor_text=lambda t, cm, tm, *_: positions.append((t, tm[5])))
+    footnote_y = [y for t, y in positions if "Lazard LCOE+" in t]
+    body_y = [y for t, y in positions if "Intro with" in t]
+    assert footnote_y and body_y and max(footnote_y) < 200 < min(body_y)  # bottom of an A4 page
+    flat = " ".join(pdf_text(pdf).split())
+    assert "https://www.iea.org/reports/weo-2024" in flat
+    assert "An author footnote about storage." in flat
+    odt = convert_with_libreoffice(path, tmp_path, "odt")
+    with zipfile.ZipFile(odt) as package:
+        content = package.read("content.xml").decode()
+    assert content.count('text:note-class="footnote"') == 6

@@ -1,0 +1,423 @@
+"""The Markdown writer: footnote citations, the Sources section, escaping that round-trips."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from citations.pool import SourcePool
+from renderers.document import (
+    Block,
+    BlockQuote,
+    BulletList,
+    Cite,
+    Code,
+    CodeBlock,
+    Document,
+    Emph,
+    Figure,
+    FootnoteDef,
+    FootnoteRef,
+    Heading,
+    Image,
+    Inline,
+    Link,
+    ListItem,
+    OrderedList,
+    Paragraph,
+    RawBlock,
+    SoftBreak,
+    Strike,
+    Strong,
+    Table,
+    TableCell,
+    Text,
+    plain_text,
+)
+from renderers.errors import UnsupportedNodeError
+from renderers.options import RenderOptions
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import resolve
+from renderers.writers.markdown import code_span, escape_text, markdown_text
+
+POOL_ROWS = [
+    {
+        "sid": 1,
+        "title": "World Energy Outlook 2024",
+        "url": "https://www.iea.org/reports/weo-2024",
+        "published_at": "2024-10-16",
+    },
+    {
+        "sid": 2,
+        "title": "Renewable Capacity *Statistics* [2024]",
+        "url": "https://www.irena.org/stats?a=1&b=2",
+    },
+    {"sid": 3, "title": "Lazard LCOE+", "url": "https://www.lazard.com/lcoe/"},
+    {
+        "sid": 4,
+        "title": "IEA WEO (tracking link)",
+        "url": "https://www.iea.org/reports/weo-2024?utm_source=x",
+    },
+    {
+        "sid": 5,
+        "title": "Board memo",
+        "artifact_path": "attachments/memo.pdf",
+        "physical_path": "attachments/memo.pdf",
+        "mime": "application/pdf",
+        "published_at": "2024-11-04",
+    },
+    {"sid": 6, "title": "Ember review", "url": "https://ember-energy.org/review"},
+]
+
+
+@pytest.fixture(scope="module")
+def pool() -> SourcePool:
+    return SourcePool.from_rows(POOL_ROWS)
+
+
+def md_of(source: str, pool: SourcePool, **options: object) -> str:
+    opts = RenderOptions(**options)  # type: ignore[arg-type]
+    rdoc = resolve(read_markdown(source), pool, sources_heading=opts.sources_heading)
+    return markdown_text(rdoc, opts)
+
+
+def md_of_document(document: Document, pool: SourcePool) -> str:
+    return markdown_text(resolve(document, pool), RenderOptions())
+
+
+# ---------------------------------------------------------------- citations and Sources
+
+
+def test_citations_become_one_footnote_reference_per_number(pool: SourcePool) -> None:
+    out = md_of("Solar grew.[[S:3]] Wind too.[[S:1, 3-5]]\n", pool)
+    # appearance numbering: 3→1, 1→2, 4 dedupes with 1 (→2), 5→3
+    assert "Solar grew.[^1] Wind too.[^1][^2][^3]" in out
+
+
+def test_sources_section_lists_each_entry_once_with_url_or_label(pool: SourcePool) -> None:
+    out = md_of("A[[S:2]] b[[S:1]] c[[S:5]] d[[S:2]]\n", pool)
+    head, sources = out.split("\n## Sources\n\n")
+    assert "A[^1] b[^2] c[^3] d[^1]" in head
+    lines = sources.strip().splitlines()
+    assert lines == [
+        r"[^1]: Renewable Capacity \*Statistics\* \[2024\] — <https://www.irena.org/stats?a=1&b=2>",
+        "[^2]: World Energy Outlook 2024 — <https://www.iea.org/reports/weo-2024>",
+        "[^3]: Board memo — attachments/memo.pdf, 2024-11-04",
+    ]
+
+
+def test_sources_heading_is_configurable_and_absent_without_citations(pool: SourcePool) -> None:
+    assert "## Quellen\n\n[^1]: Lazard" in md_of("x[[S:3]]\n", pool, sources_heading="Quellen")
+    out = md_of("No citations here.\n", pool)
+    assert "Sources" not in out and out == "No citations here.\n"
+
+
+def test_unknown_sids_render_nothing(pool: SourcePool) -> None:
+    out = md_of("Known[[S:1]] unknown[[S:99]] end.\n", pool)
+    assert "Known[^1] unknown end." in out
+    assert "[^2]" not in out
+
+
+def test_numbering_by_sid(pool: SourcePool) -> None:
+    rdoc = resolve(read_markdown("x[[S:6]] y[[S:3]]\n"), pool, numbering="sid")
+    out = markdown_text(rdoc, RenderOptions())
+    assert "x[^6] y[^3]" in out
+    assert "[^3]: Lazard LCOE+" in out and "[^6]: Ember review" in out
+
+
+def test_author_footnotes_keep_distinct_labels(pool: SourcePool) -> None:
+    source = "Cited[[S:1]] and noted[^1] and again[^a].\n\n[^1]: Author one.\n\n[^a]: Author a.\n"
+    out = md_of(source, pool)
+    assert "Cited[^1] and noted[^note-1] and again[^note-a]." in out
+    assert "[^note-1]: Author one." in out and "[^note-a]: Author a." in out
+    reread = read_markdown(out)
+    labels = [b.label for b in reread.blocks if isinstance(b, FootnoteDef)]
+    assert sorted(labels) == ["1", "note-1", "note-a"]
+
+
+def test_cite_inside_link_is_moved_after_the_link(pool: SourcePool) -> None:
+    doc = Document((Paragraph((Link("https://a.org/", (Text("see"), Cite((1,)))), Text("."))),))
+    out = md_of_document(doc, pool)
+    assert "[see](https://a.org/)[^1]." in out
+
+
+def test_text_after_a_reference_cannot_become_a_link_or_definition(pool: SourcePool) -> None:
+    doc = Document(
+        (
+            Paragraph(
+                (Cite((1,)), Text(": defined")),
+            ),
+            Paragraph(
+                (Cite((1,)), Text("(x)")),
+            ),
+        )
+    )
+    out = md_of_document(doc, pool)
+    assert "[^1]\\: defined" in out and "[^1]\\(x)" in out
+    reread = read_markdown(out)
+    assert not any(
+        isinstance(n, Link) for b in reread.blocks if isinstance(b, Paragraph) for n in b.children
+    )
+
+
+def test_title_option_adds_a_heading_only_without_leading_h1(pool: SourcePool) -> None:
+    assert md_of("Body.\n", pool, title="Report").startswith("# Report\n\nBody.")
+    assert md_of("# Own\n\nBody.\n", pool, title="Report").startswith("# Own\n")
+
+
+# ---------------------------------------------------------------- code
+
+
+def test_code_is_verbatim_with_long_enough_fences(pool: SourcePool) -> None:
+    code = "x = np.array([[1, 2], [3, 4]])  # [[S:1]]\n```\nnested fence\n````"
+    doc = Document((CodeBlock(code, "python"), Paragraph((Code("a `` b [[S:2]]"),))))
+    out = md_of_document(doc, pool)
+    assert "`````python\n" + code + "\n`````" in out
+    assert "```a `` b [[S:2]]```" in out
+    reread = read_markdown(out)
+    assert reread.blocks[0] == CodeBlock(code, "python")
+    assert reread.blocks[1] == Paragraph((Code("a `` b [[S:2]]"),))
+    assert "[^" not in out  # tokens inside code are not citations
+
+
+@pytest.mark.parametrize("text", ["`", "``x", "x`", " a ", "  ", "a|b", "[[S:1]]"])
+def test_code_span_round_trips(text: str) -> None:
+    reread = read_markdown(f"before {code_span(text)} after\n")
+    codes = [n for n in reread.blocks[0].children if isinstance(n, Code)]  # type: ignore[union-attr]
+    assert codes == [Code(text)]
+
+
+# ---------------------------------------------------------------- escaping
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# not a heading",
+        "- not a list",
+        "+ not a list",
+        "1. not a list",
+        "2) nor this",
+        "> not a quote",
+        "=====",
+        "---",
+        "*not emphasis*",
+        "_nor this_",
+        "~~not struck~~",
+        "`not code`",
+        "[not](a link)",
+        "![not](an image)",
+        "<b>not html</b>",
+        "&amp; stays literal",
+        "a | b | c",
+        "[[S:1]] is literal text",
+        "［［S：1］］ full-width literal",
+        "[^1] not a footnote",
+        "back\\slash",
+        "C# and F#",
+    ],
+)
+def test_text_escaping_round_trips(text: str, pool: SourcePool) -> None:
+    doc = Document((Paragraph((Text(text),)), Paragraph((Text("x"), SoftBreak(), Text(text)))))
+    out = md_of_document(doc, pool)
+    reread = read_markdown(out)
+    assert [plain_text(b.children) for b in reread.blocks if isinstance(b, Paragraph)] == [
+        text,
+        f"x {text}",
+    ]
+    assert not any(isinstance(n, Cite) for b in reread.blocks for n in getattr(b, "children", ()))
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.text(alphabet="ab1. #*_`[]<>&;|~!:-+=()\\^S$", min_size=1, max_size=40))
+def test_any_text_round_trips(text: str, pool: SourcePool) -> None:
+    doc = Document((Paragraph((Text(text),)),))
+    reread = read_markdown(md_of_document(doc, pool))
+    expected = text.strip(" ")
+    got = "".join(plain_text(b.children) for b in reread.blocks if isinstance(b, Paragraph))
+    assert got == expected
+    assert not reread.warnings
+
+
+def test_escape_text_only_escapes_block_syntax_at_line_start() -> None:
+    assert escape_text("# x", line_start=True) == "\\# x"
+    assert escape_text("# x", line_start=False) == "# x"
+    assert escape_text("2024. x", line_start=True) == "2024\\. x"
+    assert escape_text("a*b", line_start=False) == "a\\*b"
+
+
+# ---------------------------------------------------------------- every construct round-trips
+
+EVERYTHING = """# Heading *one*
+
+Paragraph with *emph*, **strong**, ~~strike~~, `code`, a [link](https://example.org/a_(b) "T"),
+an autolink <https://example.org/x>, and a hard\\
+break.[[S:1]]
+
+## Lists
+
+- tight one[[S:2]]
+- tight two
+  - nested
+    1. deep
+
+3. start at three
+4. four
+
+* [ ] open task
+* [x] done task
+
+- loose item
+
+  second paragraph
+
+> A quote[[S:3]]
+>
+> > nested quote
+
+```js
+const a = "[[S:1]]";
+```
+
+    indented code
+
+| Left | Center | Right |
+|:-----|:------:|------:|
+| a `|` b | **c** | 1[[S:5]] |
+| d | | e |
+
+![Alt text](assets/chart.png "Chart title")
+
+***
+
+Footnote[^n].
+
+[^n]: Author note with *emphasis*.
+"""
+
+
+def _strip_citations(blocks: tuple[Block, ...]) -> tuple[Block, ...]:
+    """Blocks without Cite nodes and numeric footnotes (the writer's own), texts merged."""
+    out: list[Block] = []
+    for block in blocks:
+        if isinstance(block, FootnoteDef) and block.label.isdigit():
+            continue
+        if isinstance(block, Heading) and plain_text(block.children) == "Sources":
+            continue
+        out.append(_map_block(block))
+    return tuple(out)
+
+
+def _clean(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:
+    out: list[Inline] = []
+    for node in inlines:
+        if isinstance(node, Cite) or (isinstance(node, FootnoteRef) and node.label.isdigit()):
+            continue
+        if isinstance(node, FootnoteRef):
+            node = FootnoteRef(re.sub(r"^note-", "", node.label))
+        if isinstance(node, Emph | Strong | Strike | Link):
+            node = dataclasses.replace(node, children=_clean(node.children))
+        if out and isinstance(out[-1], Text) and isinstance(node, Text):
+            out[-1] = Text(out[-1].text + node.text)
+        else:
+            out.append(node)
+    return tuple(out)
+
+
+def _map_block(block: Block) -> Block:
+    match block:
+        case Heading() | Paragraph():
+            return dataclasses.replace(block, children=_clean(block.children))
+        case BulletList(items) | OrderedList(items):
+            return dataclasses.replace(
+                block, items=tuple(ListItem(_strip_citations(i.blocks), i.checked) for i in items)
+            )
+        case Table(header, rows, aligns, caption):
+            return Table(
+                tuple(TableCell(_clean(c.children)) for c in header),
+                tuple(tuple(TableCell(_clean(c.children)) for c in r) for r in rows),
+                aligns,
+                _clean(caption),
+            )
+        case BlockQuote(inner):
+            return BlockQuote(_strip_citations(inner))
+        case FootnoteDef(label, inner):
+            return FootnoteDef(re.sub(r"^note-", "", label), _strip_citations(inner))
+        case Figure(image, caption):
+            return Figure(image, _clean(caption))
+        case _:
+            return block
+
+
+def test_every_construct_round_trips(pool: SourcePool) -> None:
+    original = read_markdown(EVERYTHING)
+    out = markdown_text(resolve(original, pool), RenderOptions())
+    reread = read_markdown(out)
+    assert _strip_citations(reread.blocks) == _strip_citations(original.blocks)
+
+
+def test_output_is_deterministic(pool: SourcePool) -> None:
+    assert md_of(EVERYTHING, pool) == md_of(EVERYTHING, pool)
+
+
+# ---------------------------------------------------------------- safety and failures
+
+
+def test_unsafe_links_and_images_are_not_emitted(pool: SourcePool) -> None:
+    doc = Document(
+        (
+            Paragraph(
+                (
+                    Link("javascript:alert(1)", (Text("click"),)),
+                    Text(" "),
+                    Image("file:///etc/passwd", alt="secret"),
+                    Text(" "),
+                    Image("https://example.org/i.png", alt="remote"),
+                )
+            ),
+            RawBlock("<script>alert(1)</script>"),
+        )
+    )
+    out = md_of_document(doc, pool)
+    assert "javascript" not in out and "file:" not in out
+    assert "click secret ![remote](https://example.org/i.png)" in out
+    assert "\\<script>alert(1)\\</script>" in out
+    assert read_markdown(out).blocks[1] == Paragraph((Text("<script>alert(1)</script>"),))
+
+
+def test_lists_next_to_each_other_stay_separate(pool: SourcePool) -> None:
+    item = ListItem((Paragraph((Text("x"),)),))
+    doc = Document(
+        (
+            BulletList((item,)),
+            BulletList((item,)),
+            OrderedList((item,)),
+            OrderedList((item,), start=5),
+        )
+    )
+    reread = read_markdown(md_of_document(doc, pool))
+    assert [type(b).__name__ for b in reread.blocks] == [
+        "BulletList",
+        "BulletList",
+        "OrderedList",
+        "OrderedList",
+    ]
+    assert reread.blocks[3].start == 5  # type: ignore[union-attr]
+
+
+def test_unsupported_node_fails_loudly(pool: SourcePool) -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Alien:
+        text: str = "?"
+
+    doc = Document((Paragraph((Alien(),)),))  # type: ignore[arg-type]
+    with pytest.raises(UnsupportedNodeError, match="Alien"):
+        md_of_document(doc, pool)
+    with pytest.raises(UnsupportedNodeError):
+        md_of_document(Document((Alien(),)), pool)  # type: ignore[arg-type]

@@ -1,0 +1,467 @@
+"""The PPTX writer, read back with python-pptx (and converted by LibreOffice Impress)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pptx import Presentation
+from pptx.oxml.ns import qn
+from pptx.util import Emu
+
+from citations.pool import SourcePool
+from renderers.options import RenderOptions
+from renderers.readers.html import read_html
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import ResolvedDocument, resolve
+from renderers.writers.pptx.deck import EMU_PER_PT, TextMetrics, default_fonts
+from renderers.writers.pptx.output import pptx_bytes
+from tests.helpers import convert_with_libreoffice, pdf_text
+
+ROOT = Path(__file__).resolve().parents[2]
+JUMP = "ppaction://hlinksldjump"
+WORDS = ["grid", "storage", "solar", "wind", "demand", "prices", "capacity", "transmission",
+         "market", "policy"]
+
+
+def _png(width: int, height: int) -> str:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (30, 90, 160)).save(out, "PNG")
+    return base64.b64encode(out.getvalue()).decode()
+
+
+PNG_2x1 = _png(200, 100)
+
+
+def make_pool(count: int) -> SourcePool:
+    rows: list[dict[str, object]] = [
+        {"sid": i, "title": f"Report {i} on {WORDS[i % len(WORDS)]} markets",
+         "url": f"https://www.site{i}.org/reports/{i}", "published_at": "2024-03-01"}
+        for i in range(1, count + 1)
+    ]
+    rows.append({"sid": count + 1, "title": "Board memo", "artifact_path": "attachments/memo.pdf",
+                 "physical_path": "attachments/memo.pdf", "mime": "application/pdf"})
+    rows.append({"sid": count + 2, "title": "Sneaky", "url": "javascript:alert(1)"})
+    return SourcePool.from_rows(rows)
+
+
+def long_text(n: int, cite_every: int = 7, sources: int = 20) -> str:
+    words = []
+    for i in range(n):
+        words.append(WORDS[(i * 7) % len(WORDS)])
+        if i % cite_every == cite_every - 1:
+            words[-1] += f"[[S:{(i // cite_every) % sources + 1}]]"
+    return " ".join(words) + "."
+
+
+REPORT = f"""# Energy Storage Review
+
+## Why storage now [[S:1]]
+
+Battery prices fell 14% in 2023 [[S:1,2,3]] and **grid** *demand* `code [[S:9]]` grew [[S:4]].
+Read [the IEA](https://www.iea.org/) or [bad](javascript:alert(1)) and [file](file:///etc/passwd).
+
+- first level [[S:5]]
+  - second level
+    - third level [[S:6]]
+- back to first
+
+1. ordered one
+2. ordered two
+
+### Details below the slide level
+
+{long_text(900)}
+
+# Part two
+
+## Deployment table
+
+| Region | 2023 | 2024 |
+|:--|--:|--:|
+""" + "".join(f"| Region {i} [[S:{i % 20 + 1}]] | {i * 3} | {i * 5} |\n" for i in range(45)) + """
+
+## Code
+
+```python
+print("[[S:1]] stays verbatim")
+```
+
+![A chart](data:image/png;base64,""" + PNG_2x1 + """)
+
+![Remote](https://example.com/x.png)
+
+## Memo
+
+Internal memo [[S:21]] and a sneaky row [[S:22]].
+"""
+
+
+def render(content: str, pool: SourcePool, *, html: bool = False, **options: Any
+           ) -> tuple[bytes, Any, ResolvedDocument]:
+    document = read_html(content) if html else read_markdown(content)
+    rdoc = resolve(document, pool)
+    data = pptx_bytes(rdoc, RenderOptions(**options))
+    return data, Presentation(io.BytesIO(data)), rdoc
+
+
+@pytest.fixture(scope="module")
+def report() -> tuple[bytes, Any, ResolvedDocument]:
+    return render(REPORT, make_pool(20))
+
+
+def slide_title(slide: Any) -> str:
+    title = slide.shapes.title
+    return title.text_frame.text if title is not None else ""
+
+
+def slide_text(slide: Any) -> str:
+    return "\n".join(s.text_frame.text for s in slide.shapes if s.has_text_frame)
+
+
+def runs(slide: Any) -> list[Any]:
+    """Every ``a:r`` element of a slide (text boxes and tables)."""
+    return list(slide.element.iter(qn("a:r")))
+
+
+def sources_slides(prs: Any) -> list[Any]:
+    return [s for s in prs.slides if slide_title(s).startswith("Sources")]
+
+
+# ---------------------------------------------------------------- citations and links
+
+
+def test_citations_are_superscript_runs_with_display_numbers(report: Any) -> None:
+    _, prs, _ = report
+    slide = next(s for s in prs.slides if slide_title(s).startswith("Why storage now"))
+    sup = [r for r in runs(slide) if r.find(qn("a:rPr")).get("baseline") in ("30000", "31000")]
+    text = "".join(r.findtext(qn("a:t")) for r in sup)
+    assert "1–3" in text and "4" in text and "5" in text
+    assert all(int(r.find(qn("a:rPr")).get("baseline")) > 0 for r in sup)
+    body = slide_text(slide)
+    assert "[[S:" not in body.replace("code [[S:9]]", "")
+    assert "code [[S:9]]" in body  # tokens inside code stay verbatim
+
+
+def test_every_slide_jump_targets_the_sources_slide_holding_its_number(report: Any) -> None:
+    _, prs, rdoc = report
+    slides = list(prs.slides)
+    by_part = {s.part: s for s in slides}
+    jumps = 0
+    for slide in slides:
+        for r in runs(slide):
+            link = r.find(qn("a:rPr")).find(qn("a:hlinkClick"))
+            if link is None or link.get("action") != JUMP:
+                continue
+            target = by_part[slide.part.related_part(link.get(qn("r:id")))]
+            text = r.findtext(qn("a:t"))
+            if text.strip() == "↑":
+                continue  # backlink from an entry to its first citation
+            number = text.strip("[]")
+            assert number.isdigit(), text
+            assert slide_title(target).startswith("Sources")
+            assert re.search(rf"^\[{number}\] ", slide_text(target), re.M), number
+            jumps += 1
+    assert jumps >= len(rdoc.entries)
+
+
+def test_every_sources_url_is_a_hyperlink_and_unsafe_links_are_absent(report: Any) -> None:
+    data, prs, rdoc = report
+    linked: dict[str, str] = {}
+    for slide in sources_slides(prs):
+        for r in runs(slide):
+            link = r.find(qn("a:rPr")).find(qn("a:hlinkClick"))
+            if link is not None and link.get("action") is None:
+                linked[r.findtext(qn("a:t"))] = slide.part.target_ref(link.get(qn("r:id")))
+    for entry in rdoc.entries:
+        if entry.url:
+            assert linked[entry.title] == entry.url
+        else:
+            assert entry.title not in linked
+    assert "Board memo" in "".join(slide_text(s) for s in sources_slides(prs))
+    assert "attachments/memo.pdf" in "".join(slide_text(s) for s in sources_slides(prs))
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        rels = "".join(package.read(n).decode() for n in package.namelist()
+                       if n.endswith(".rels"))
+    assert "javascript:" not in rels and "file:" not in rels
+    assert 'Target="https://www.iea.org/"' in rels
+
+
+def test_source_footer_lists_the_sources_of_each_slide(report: Any) -> None:
+    _, prs, rdoc = report
+    labels = {e.number: e.label for e in rdoc.entries}
+    slide = next(s for s in prs.slides if slide_title(s).startswith("Why storage now"))
+    footer = next(s for s in slide.shapes if s.name == "Sources").text_frame.text
+    assert footer.startswith(f"[1] {labels[1]} · [2] {labels[2]}")
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", footer)}
+    assert {1, 2, 3, 4, 5, 6} <= cited
+    _, no_footer, _ = render("## A\n\nText [[S:1]].\n", make_pool(3), source_footer=False)
+    assert all(s.name != "Sources" for sl in no_footer.slides for s in sl.shapes)
+
+
+# ---------------------------------------------------------------- the slide model
+
+
+def test_title_section_and_content_slides(report: Any) -> None:
+    _, prs, _ = report
+    titles = [slide_title(s) for s in prs.slides]
+    assert titles[0] == "Energy Storage Review"
+    assert "Part two" in titles  # an h1 above the slide level: a section slide
+    assert titles[1].startswith("Why storage now")
+    bold = [r for r in runs(prs.slides[1]) if r.find(qn("a:rPr")).get("b") == "1"
+            and r.findtext(qn("a:t")) == "Details below the slide level"]
+    assert bold  # a heading below the slide level is a bold paragraph
+    levels = {}
+    for p in prs.slides[1].element.iter(qn("a:p")):
+        text = "".join(t.text or "" for t in p.iter(qn("a:t")))
+        ppr = p.find(qn("a:pPr"))
+        levels[re.sub(r"[\d–, ]+$", "", text)] = (int(ppr.get("marL")),
+                                              ppr.find(qn("a:buChar")) is not None
+                                              or ppr.find(qn("a:buAutoNum")) is not None)
+    assert levels["first level"][0] < levels["second level"][0] < levels["third level"][0]
+    assert levels["first level"][1] and levels["ordered one"][1]
+
+
+def test_long_section_continues_on_cont_slides(report: Any) -> None:
+    _, prs, _ = report
+    titles = [slide_title(s) for s in prs.slides]
+    assert any(t.startswith("Why storage now") and t.endswith("(cont.)") for t in titles)
+    words = " ".join(slide_text(s) for s in prs.slides if slide_title(s).startswith("Why"))
+    assert len(re.findall(r"\b(?:grid|solar|wind)\b", words)) >= 200  # nothing dropped
+
+
+def test_long_table_splits_with_header_repeated(report: Any) -> None:
+    _, prs, _ = report
+    tables = [sh.table for s in prs.slides for sh in s.shapes if sh.has_table]
+    assert len(tables) >= 2
+    for table in tables:
+        assert [c.text for c in table.rows[0].cells] == ["Region", "2023", "2024"]
+        assert all(r.find(qn("a:rPr")).get("b") == "1"
+                   for c in table.rows[0].cells for r in c._tc.iter(qn("a:r"))
+                   if r.find(qn("a:rPr")).get("baseline") is None)
+    body = [r.cells[0].text for t in tables for r in list(t.rows)[1:]]
+    assert [b.split(" ")[1] for b in body] == [str(i) for i in range(45)]
+
+
+def _para_lines(metrics: TextMetrics, p: Any, width_pt: float, mono: str) -> tuple[int, float]:
+    ppr = p.find(qn("a:pPr"))
+    margin = int(ppr.get("marL", "0")) / EMU_PER_PT
+    pieces: list[tuple[str, tuple[bool, bool, bool]]] = []
+    size = int(p.find(qn("a:endParaRPr")).get("sz")) / 100
+    for child in p:
+        if child.tag == qn("a:br"):
+            pieces.append(("\n", (False, False, False)))
+        elif child.tag == qn("a:r"):
+            rpr = child.find(qn("a:rPr"))
+            face = rpr.find(qn("a:latin")).get("typeface")
+            style = (rpr.get("b") == "1", rpr.get("i") == "1", face == mono)
+            pieces.append((child.findtext(qn("a:t")), style))
+    lines = metrics.line_count(pieces, width_pt - margin, size)
+    pitch = int(ppr.find(qn("a:lnSpc")).find(qn("a:spcPts")).get("val")) / 100
+    before = int(ppr.find(qn("a:spcBef")).find(qn("a:spcPts")).get("val")) / 100
+    return lines, before + lines * pitch
+
+
+def test_no_text_frame_holds_more_lines_than_fit(report: Any) -> None:
+    _, prs, _ = report
+    metrics = TextMetrics(default_fonts())
+    mono = default_fonts().mono
+    checked = 0
+    for slide in prs.slides:
+        for shape in slide.shapes:
+            assert shape.top + shape.height <= prs.slide_height
+            frames: list[tuple[Any, float, float]] = []
+            if shape.has_text_frame:
+                body = shape.element.txBody
+                bpr = body.find(qn("a:bodyPr"))
+                assert bpr.find(qn("a:noAutofit")) is not None
+                ins_x = (int(bpr.get("lIns")) + int(bpr.get("rIns"))) / EMU_PER_PT
+                ins_y = (int(bpr.get("tIns")) + int(bpr.get("bIns"))) / EMU_PER_PT
+                frames.append((body, shape.width / EMU_PER_PT - ins_x,
+                               shape.height / EMU_PER_PT - ins_y))
+            if shape.has_table:
+                table = shape.table
+                for row in table.rows:
+                    for c, cell in enumerate(row.cells):
+                        width = table.columns[c].width / EMU_PER_PT
+                        frames.append((cell._tc.txBody, width - 2 * cell.margin_left / EMU_PER_PT,
+                                       row.height / EMU_PER_PT - 2 * cell.margin_top
+                                       / EMU_PER_PT))
+            for body, width, height in frames:
+                used = sum(_para_lines(metrics, p, width, mono)[1]
+                           for p in body.iter(qn("a:p")))
+                assert used <= height + 0.5, (slide_title(slide), shape.name, used, height)
+                checked += 1
+    assert checked > 50
+
+
+def test_images_are_placed_inside_the_content_area_or_show_alt_text(report: Any) -> None:
+    _, prs, _ = report
+    pictures = [(s, sh) for s in prs.slides for sh in s.shapes if sh.shape_type == 13]
+    assert len(pictures) == 1
+    _, pic = pictures[0]
+    assert pic.left >= 0 and pic.left + pic.width <= prs.slide_width
+    assert pic.element.find(qn("p:nvPicPr")).find(qn("p:cNvPr")).get("descr") == "A chart"
+    assert abs(pic.width / pic.height - 2.0) < 0.01  # aspect ratio kept
+    assert any("[Image: Remote]" in slide_text(s) for s in prs.slides)
+
+
+def test_three_hundred_sources_paginate_over_several_slides() -> None:
+    body = "\n\n".join(f"## Slide {k}\n\n" + " ".join(f"claim [[S:{k * 10 + j + 1}]]"
+                                                       for j in range(10)) for k in range(30))
+    _, prs, _ = render(body, make_pool(300))
+    slides = sources_slides(prs)
+    assert len(slides) >= 5
+    assert slide_title(slides[1]) == "Sources (cont.)"
+    numbers = [int(n) for s in slides for n in re.findall(r"^\[(\d+)\]", slide_text(s), re.M)]
+    assert numbers == list(range(1, 301))
+    for slide in slides:
+        box = next(sh for sh in slide.shapes if sh.has_text_frame and sh != slide.shapes.title)
+        assert box.top + box.height <= prs.slide_height
+
+
+# ---------------------------------------------------------------- options and determinism
+
+
+def test_ratio_option() -> None:
+    _, wide, _ = render("## A\n\nText.\n", make_pool(1))
+    _, narrow, _ = render("## A\n\nText.\n", make_pool(1), slide_ratio="4:3")
+    assert (wide.slide_width, wide.slide_height) == (Emu(12192000), Emu(6858000))
+    assert (narrow.slide_width, narrow.slide_height) == (Emu(9144000), Emu(6858000))
+    shape = next(s for s in narrow.slides[0].shapes if s.has_text_frame)
+    assert shape.left + shape.width <= narrow.slide_width
+
+
+def test_reference_pptx_uses_the_template_masters_and_drops_its_slides(tmp_path: Path) -> None:
+    template = Presentation()
+    from pptx.oxml.shapes.autoshape import CT_Shape
+
+    master = template.slide_masters[0]
+    marker = CT_Shape.new_textbox_sp(99, "Marker", 0, 0, 2000000, 300000)
+    marker.txBody.p_lst[0].add_r().text = "ACME CONFIDENTIAL"
+    master.shapes._spTree.append(marker)
+    title_only = next(lay for lay in template.slide_layouts if lay.name == "Title Only")
+    title_only.name = "ACME Heading"  # found by its placeholders, not its name
+    next(ph for ph in title_only.placeholders if ph.placeholder_format.idx == 0).top = Emu(200000)
+    for _ in range(2):
+        old = template.slides.add_slide(template.slide_layouts[1])
+        old.shapes.title.text = "OLD SLIDE"
+    path = tmp_path / "acme.pptx"
+    template.save(str(path))
+    data, prs, _ = render("## Hello\n\nWorld [[S:1]].\n", make_pool(2), reference_pptx=path)
+    assert all("OLD SLIDE" not in slide_text(s) for s in prs.slides)
+    assert [slide_title(s) for s in prs.slides] == ["Hello", "Sources"]
+    assert prs.slides[0].slide_layout.name == "ACME Heading"
+    assert any(getattr(sh, "text", "") == "ACME CONFIDENTIAL"
+               for sh in prs.slides[0].slide_layout.slide_master.shapes)
+    assert prs.slides[0].shapes.title.top == Emu(200000)  # the template's title position
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        slide_parts = [n for n in package.namelist() if re.match(r"ppt/slides/slide\d+\.xml$", n)]
+        assert len(slide_parts) == 2
+        assert b"OLD SLIDE" not in b"".join(package.read(n) for n in package.namelist())
+
+
+def test_bad_reference_pptx_is_an_input_error(tmp_path: Path) -> None:
+    from renderers.errors import InputError
+
+    bad = tmp_path / "bad.pptx"
+    bad.write_text("not a zip")
+    with pytest.raises(InputError, match=r"bad\.pptx"):
+        render("## A\n", make_pool(1), reference_pptx=bad)
+
+
+def test_output_is_byte_identical_across_processes(report: Any, monkeypatch: Any) -> None:
+    data, _, _ = report
+    again, _, _ = render(REPORT, make_pool(20))
+    assert again == data
+    script = (
+        f"import sys, hashlib; sys.path.insert(0, {str(ROOT)!r})\n"
+        "from tests.writers.test_pptx import REPORT, make_pool, render\n"
+        "print(hashlib.sha256(render(REPORT, make_pool(20))[0]).hexdigest())\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    env.pop("SOURCE_DATE_EPOCH", None)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, check=True, cwd=ROOT).stdout.strip()
+    import hashlib
+
+    assert out == hashlib.sha256(data).hexdigest()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    dated, _, _ = render(REPORT, make_pool(20))
+    with zipfile.ZipFile(io.BytesIO(dated)) as package:
+        core = package.read("docProps/core.xml").decode()
+        assert "2023-11-14T22:13:20Z" in core
+        assert "docProps/thumbnail.jpeg" not in package.namelist()
+
+
+def test_html_input() -> None:
+    html = ("<h1>Briefing</h1><h2>Findings</h2><p>Prices fell"
+            "<sup class=\"cite\" data-sids=\"2,3\">[S:2,3]</sup> and rose [[S:1]].</p>"
+            "<script>alert(1)</script><p><a href=\"javascript:alert(1)\">x</a></p>")
+    data, prs, _ = render(html, make_pool(3), html=True)
+    assert [slide_title(s) for s in prs.slides] == ["Briefing", "Findings", "Sources"]
+    sup = "".join(r.findtext(qn("a:t")) for r in runs(prs.slides[1])
+                  if r.find(qn("a:rPr")).get("baseline"))
+    assert sup == "1, 23"
+    assert "alert" not in " ".join(slide_text(s) for s in prs.slides)
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        assert not any(b"javascript" in package.read(n) for n in package.namelist())
+
+
+# ---------------------------------------------------------------- real client
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_impress_shows_titles_citations_and_sources(report: Any, tmp_path: Path
+                                                                ) -> None:
+    data, prs, rdoc = report
+    path = tmp_path / "deck.pptx"
+    path.write_bytes(data)
+    pdf = convert_with_libreoffice(path, tmp_path)
+    text = pdf_text(pdf)
+    squashed = re.sub(r"\s+", " ", text)
+    pages = text.split("\f")
+    assert len(pages) == len(prs.slides)
+    for slide in prs.slides:
+        title = re.sub(r"\s+", " ", slide_title(slide)).strip()
+        if title:
+            wanted = title.split(" (cont.)")[0].rstrip("0123456789 ").lower()
+            assert wanted in squashed.lower()  # a layout may show titles in capitals
+    for entry in rdoc.entries:
+        assert entry.title in squashed
+    assert "1–3" in squashed or "1-3" in squashed
+    assert re.search(r"\[1\] site1\.org", squashed)
+
+
+def test_a_short_line_under_the_title_becomes_the_title_slide_subtitle() -> None:
+    content = "# Battery Storage\n\n*Offsite · January 2025*\n\n## Why now\n\nPrices fell.[[S:1]]\n"
+    _, prs, _ = render(content, make_pool(2))
+    cover = prs.slides[0]
+    assert "Battery Storage" in slide_text(cover)
+    assert "Offsite · January 2025" in slide_text(cover)
+    assert all("Offsite" not in slide_text(s) for s in list(prs.slides)[1:])
+    assert slide_title(prs.slides[1]) == "Why now"
+
+
+def test_a_cited_line_under_the_title_stays_in_the_body() -> None:
+    content = "# Battery Storage\n\nPrices fell.[[S:1]]\n\n## Why now\n\nMore.[[S:2]]\n"
+    _, prs, _ = render(content, make_pool(2))
+    assert "Prices fell" not in slide_text(prs.slides[0])
+    assert any("Prices fell" in slide_text(s) for s in list(prs.slides)[1:])
+
+
+def test_a_title_option_that_differs_from_the_first_heading_keeps_that_heading() -> None:
+    content = "# Chapter one\n\nShort line.\n\n## Why now\n\nPrices fell.[[S:1]]\n"
+    _, prs, _ = render(content, make_pool(1), title="Quarterly deck")
+    assert "Quarterly deck" in slide_text(prs.slides[0])
+    assert any("Chapter one" in slide_text(s) for s in list(prs.slides)[1:])
