@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
+import time
 from pathlib import Path
 
-__all__ = ["write_atomic"]
+__all__ = ["remove_stale_temps", "write_atomic"]
+
+#: The hidden temporary names :func:`write_atomic` creates: ``.<name>.<12 hex>.tmp``.
+_TEMP_NAME = re.compile(r"\..+\.[0-9a-f]{12}\.tmp")
+#: A temporary file older than this was left by a writer that died: a live one lives for the
+#: time it takes to write bytes already in memory.
+STALE_TEMP_SECONDS = 600.0
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
@@ -63,3 +71,27 @@ def _fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def remove_stale_temps(directory: Path, *, older_than: float = STALE_TEMP_SECONDS) -> int:
+    """Delete the temporary files of killed writers in ``directory``; return how many.
+
+    Only names :func:`write_atomic` makes are touched, only regular files (never a link), and
+    only when older than ``older_than`` seconds, so a writer still at work keeps its file.
+    """
+    removed = 0
+    deadline = time.time() - older_than
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not _TEMP_NAME.fullmatch(entry.name):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False) and entry.stat(
+                follow_symlinks=False
+            ).st_mtime < deadline:
+                os.unlink(entry.path)
+                removed += 1
+    return removed
