@@ -154,7 +154,7 @@ _S_BODY = (
 )
 _N_BODY = f"[0-9]{{1,6}}(?:[ \\t]*[,\\-{_DASHES}][ \\t]*[0-9]{{1,6}}){{0,200}}"
 _CLASS_CITE = (
-    r"""(?=[^>]*?\b(?i:class)\s*=\s*(?:"[^"]*?(?<![\w-])cite(?![\w-])[^"]*"|"""
+    r"""(?=[^<>]*?\b(?i:class)\s*=\s*(?:"[^"]*?(?<![\w-])cite(?![\w-])[^"]*"|"""
     r"""'[^']*?(?<![\w-])cite(?![\w-])[^']*'|cite(?![\w\-"'])))"""
 )
 
@@ -187,7 +187,7 @@ _FORMS: dict[str, list[_Piece]] = {
         _words("sup", ignore_case=True),
         _look("(?=[\\s/>])"),
         _look(_CLASS_CITE),
-        _closure(f"[^>]{{0,{MAX_SPEC_CHARS}}}+", name="attrs"),
+        _closure(f"[^<>]{{0,{MAX_SPEC_CHARS}}}+", name="attrs"),  # a tag holds no "<"
         _char(">"),
         _Piece(
             f"(?P<inner>(?s:.{{0,{MAX_SUP_INNER}}}?))",
