@@ -919,7 +919,9 @@ def resolve_token_sids(
 # --------------------------------------------------------------------------------------------
 # Removing and rewriting tokens
 
-_CLOSERS = frozenset(".,;:!?)]}\u3001\u3002")
+#: Closing punctuation: a citation or tag removed right before one of these takes the white
+#: space before it along ("claim [[USAGE:1]]." reads "claim."). One set for every removal.
+CLOSING_PUNCTUATION = frozenset(".,;:!?)]}»”’…、。」』）］｝〉》，．！？：；")
 
 
 def removal_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -927,7 +929,7 @@ def removal_span(text: str, start: int, end: int) -> tuple[int, int]:
     space, no space before punctuation and no empty line is left behind."""
     before = text[start - 1] if start > 0 else "\n"
     after = text[end] if end < len(text) else ""
-    if before in " \t" and (after in ("", " ", "\t", "\n", "\r") or after in _CLOSERS):
+    if before in " \t" and (after in ("", " ", "\t", "\n", "\r") or after in CLOSING_PUNCTUATION):
         return start - 1, end
     if before in "\n([{" and after in " \t":
         return start, end + 1

@@ -609,7 +609,9 @@ def _render_jobs(
 
 @app.command(epilog=AUDIT_EXAMPLES)
 def audit(
-    input: Annotated[Path, typer.Argument(metavar="INPUT", help="Markdown, HTML, or a JSON/YAML answer.")],
+    input: Annotated[
+        Path, typer.Argument(metavar="INPUT", help="Markdown, HTML, or a JSON/YAML answer.")
+    ],
     pool: Annotated[
         Path | None, typer.Option("--pool", "-p", metavar="POOL", help="Sources pool file.")
     ] = None,
