@@ -154,7 +154,7 @@ _S_BODY = (
 )
 _N_BODY = f"[0-9]{{1,6}}(?:[ \\t]*[,\\-{_DASHES}][ \\t]*[0-9]{{1,6}}){{0,200}}"
 _CLASS_CITE = (
-    r"""(?=[^>]*?\b(?i:class)\s*=\s*(?:"[^"]*?(?<![\w-])cite(?![\w-])[^"]*"|"""
+    r"""(?=[^<>]*?\b(?i:class)\s*=\s*(?:"[^"]*?(?<![\w-])cite(?![\w-])[^"]*"|"""
     r"""'[^']*?(?<![\w-])cite(?![\w-])[^']*'|cite(?![\w\-"'])))"""
 )
 
@@ -187,7 +187,7 @@ _FORMS: dict[str, list[_Piece]] = {
         _words("sup", ignore_case=True),
         _look("(?=[\\s/>])"),
         _look(_CLASS_CITE),
-        _closure(f"[^>]{{0,{MAX_SPEC_CHARS}}}+", name="attrs"),
+        _closure(f"[^<>]{{0,{MAX_SPEC_CHARS}}}+", name="attrs"),  # a tag holds no "<"
         _char(">"),
         _Piece(
             f"(?P<inner>(?s:.{{0,{MAX_SUP_INNER}}}?))",
@@ -919,7 +919,9 @@ def resolve_token_sids(
 # --------------------------------------------------------------------------------------------
 # Removing and rewriting tokens
 
-_CLOSERS = frozenset(".,;:!?)]}\u3001\u3002")
+#: Closing punctuation: a citation or tag removed right before one of these takes the white
+#: space before it along ("claim [[USAGE:1]]." reads "claim."). One set for every removal.
+CLOSING_PUNCTUATION = frozenset(".,;:!?)]}»”’…、。」』）］｝〉》，．！？：；")
 
 
 def removal_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -927,7 +929,7 @@ def removal_span(text: str, start: int, end: int) -> tuple[int, int]:
     space, no space before punctuation and no empty line is left behind."""
     before = text[start - 1] if start > 0 else "\n"
     after = text[end] if end < len(text) else ""
-    if before in " \t" and (after in ("", " ", "\t", "\n", "\r") or after in _CLOSERS):
+    if before in " \t" and (after in ("", " ", "\t", "\n", "\r") or after in CLOSING_PUNCTUATION):
         return start - 1, end
     if before in "\n([{" and after in " \t":
         return start, end + 1

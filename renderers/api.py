@@ -453,6 +453,8 @@ class Session:
             raise RenderError(f"the {fmt} writer produced nothing for {target.name}")
         paths = page_paths(target, len(blobs)) if fmt == "png" else [target]
         plan = self.prepared.rdoc.plan
+        store = SourcesUsedStore(out_dir)
+        store_warnings = store.check()  # before the artifact: a bad store must not orphan it
         records = []
         for path, data in zip(paths, blobs, strict=True):
             try:
@@ -474,7 +476,7 @@ class Session:
                     sha256=hashlib.sha256(data).hexdigest(),
                 )
             )
-        store_warnings = SourcesUsedStore(out_dir).record_many(records)
+        store_warnings += store.record_many(records)
         elapsed = self.prepared.parse_ms + (time.perf_counter() - started) * 1000
         return RenderResult(
             path=paths[0],

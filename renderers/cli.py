@@ -609,7 +609,9 @@ def _render_jobs(
 
 @app.command(epilog=AUDIT_EXAMPLES)
 def audit(
-    input: Annotated[Path, typer.Argument(metavar="INPUT", help="Markdown or HTML file.")],
+    input: Annotated[
+        Path, typer.Argument(metavar="INPUT", help="Markdown, HTML, or a JSON/YAML answer.")
+    ],
     pool: Annotated[
         Path | None, typer.Option("--pool", "-p", metavar="POOL", help="Sources pool file.")
     ] = None,
@@ -621,6 +623,7 @@ def audit(
 ) -> None:
     """Check INPUT's citations against POOL: unknown, invalid, in-code and orphaned sources."""
     from citations.audit import audit as run_audit
+    from citations.audit import structured_format
     from citations.pool import SourcePool
     from renderers.api import content_format_for, decode_content
 
@@ -633,12 +636,17 @@ def audit(
             sources = SourcePool.load(pool_path)
         with user_errors(str(input)):
             text = decode_content(input.read_bytes(), str(input))
-            fmt = from_.value if from_ else content_format_for(input)
+            fmt = from_.value if from_ else (
+                structured_format(input.name, text) or content_format_for(input)
+            )
             if fmt is None:
                 from renderers.readers.detect import detect_format
 
                 fmt = detect_format(text)
-            report = run_audit(text, sources, content_format=fmt)
+            try:
+                report = run_audit(text, sources, content_format=fmt)
+            except ValueError as exc:
+                raise BadInput(str(input), str(exc)) from None
     except BadInput as exc:
         raise fail(exc.where, exc.message) from None
     if as_json:

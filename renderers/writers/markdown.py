@@ -146,9 +146,11 @@ _PRINTABLE_ASCII = "".join(chr(c) for c in range(33, 127))
 
 
 def _destination(url: str) -> str:
-    """A link destination: spaces, non-ASCII percent-encoded; brackets, backslashes escaped."""
+    """A link destination that a CommonMark reader decodes to exactly ``url``: spaces and
+    non-ASCII percent-encoded; brackets, backslashes and ``&`` escaped (an unescaped ``&#x6A;``
+    would decode to ``j`` and turn a checked relative path into ``javascript:``)."""
     cleaned = quote(url, safe=_PRINTABLE_ASCII)
-    return re.sub(r"([\\()<>])", r"\\\1", cleaned)
+    return re.sub(r"([\\()<>&])", r"\\\1", cleaned)
 
 
 def _link_title(title: str) -> str:

@@ -283,6 +283,7 @@ def test_audit_json_keys_and_exit_codes(workspace: Path) -> None:
         "invalid_tokens",
         "numbers",
         "coverage",
+        "contiguous",
         "ok",
     }
     assert report["ok"] is True and report["cited_sids"] == [1, 2, 3]

@@ -10,14 +10,13 @@ numbers linked to bookmarked Sources entries, or real Word footnotes with
 from __future__ import annotations
 
 import io
-import zipfile
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import docx
 from docx.image.exceptions import UnrecognizedImageError
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
-from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml.shape import CT_Inline
 from docx.shared import Emu, Twips
 
@@ -55,7 +54,7 @@ from renderers.document import (
     plain_text,
     task_marker,
 )
-from renderers.errors import InputError, UnsupportedNodeError
+from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.writers.docx.oxml import (
     INDENT_STEP,
@@ -84,7 +83,12 @@ from renderers.writers.docx.oxml import (
     list_indent,
     w,
 )
-from renderers.writers.ooxml import PackageCollector, apply_core_properties, write_package
+from renderers.writers.ooxml import (
+    PackageCollector,
+    apply_core_properties,
+    open_reference,
+    write_package,
+)
 
 if TYPE_CHECKING:
     from renderers.resolve import ResolvedDocument, SourceEntry
@@ -137,23 +141,29 @@ def _package_bytes(package: Any) -> bytes:
 
 
 def _open_base(options: RenderOptions) -> Any:
-    """The base document: the reference DOCX (styles, page setup, headers) or the default."""
+    """The base document: the reference DOCX (styles, page setup, headers) or the default.
+
+    Page size and margins come from the options wherever the base does not set them (always
+    for the default document; for a template only where its page setup is missing).
+    """
     if options.reference_docx is None:
         base = docx.Document()
-        section = base.sections[-1]
-        width, height = PAGE_SIZES[options.page_size]
+        keep_template = False
+    else:
+        base = open_reference(
+            Path(options.reference_docx), "reference_docx", "Word document (.docx)",
+            docx.Document,
+        )
+        base.element.body.get_or_add_sectPr()
+        keep_template = True
+    section = base.sections[-1]
+    width, height = PAGE_SIZES[options.page_size]
+    if not keep_template or section.page_width is None or section.page_height is None:
         section.page_width, section.page_height = Twips(width), Twips(height)
-        for side in ("left_margin", "right_margin", "top_margin", "bottom_margin"):
+    for side in ("left_margin", "right_margin", "top_margin", "bottom_margin"):
+        if not keep_template or getattr(section, side) is None:
             setattr(section, side, Twips(MARGIN))
-        return base
-    path = options.reference_docx
-    try:
-        return docx.Document(str(path))
-    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, OSError) as exc:
-        raise InputError(
-            f"reference_docx {str(path)!r} could not be opened as a Word document ({exc}); "
-            "accepted is an existing .docx file"
-        ) from exc
+    return base
 
 
 class _DocxWriter:

@@ -11,13 +11,11 @@ metadata, no stale thumbnail).
 from __future__ import annotations
 
 import io
-import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pptx import Presentation
-from pptx.exc import PackageNotFoundError
 from pptx.opc.constants import CONTENT_TYPE as CT
 from pptx.opc.constants import RELATIONSHIP_TYPE as RT
 from pptx.opc.package import Part
@@ -28,12 +26,12 @@ from pptx.slide import SlideLayout
 from pptx.util import Emu
 
 from renderers.document import Alignment
-from renderers.errors import InputError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.writers.ooxml import (
     PackageCollector,
     apply_core_properties,
+    open_reference,
     relationships_xml,
     write_package,
 )
@@ -123,14 +121,10 @@ def _open(options: RenderOptions) -> PresentationObj:
             Emu(n) for n in (SLIDE_16_9 if options.slide_ratio == "16:9" else SLIDE_4_3)
         )
     else:
-        path = Path(options.reference_pptx)
-        try:
-            prs = Presentation(str(path))
-        except (PackageNotFoundError, zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
-            raise InputError(
-                f"reference_pptx {path}: not a readable PowerPoint file ({exc}); "
-                "accepted is a .pptx or .potx saved by PowerPoint or LibreOffice"
-            ) from exc
+        prs = open_reference(
+            Path(options.reference_pptx), "reference_pptx", "PowerPoint deck (.pptx/.potx)",
+            Presentation,
+        )
         _remove_slides(prs)
     _drop_thumbnail(prs)
     return prs
