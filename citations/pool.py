@@ -353,7 +353,7 @@ class SourcePool:
         if isinstance(obj, Path):
             return cls.load(obj)
         if isinstance(obj, str):
-            if obj.lstrip().startswith(("[", "{")):
+            if _is_pool_text(obj):
                 data = _parse_text(obj, "sources_pool", yaml_first=False)
                 return cls.from_rows(_rows_of(data, "sources_pool"), origin="sources_pool")
             return cls.load(obj)
@@ -365,6 +365,16 @@ class SourcePool:
             f"sources_pool is {type(obj).__name__}; accepted: {ACCEPTED_SHAPES}, a file path, "
             "or a SourcePool"
         )
+
+    @staticmethod
+    def file_of(obj: object) -> Path | None:
+        """The pool file ``obj`` names when :meth:`coerce` would load it from disk, else None
+        (renders use it to keep their outputs from replacing the pool they read)."""
+        if isinstance(obj, Path):
+            return obj
+        if isinstance(obj, str) and not _is_pool_text(obj):
+            return Path(obj)
+        return None
 
     # lookup ---------------------------------------------------------------------------------
 
@@ -532,6 +542,11 @@ def _gc_paused() -> Iterator[None]:
 
 def _sid_of(source: Source) -> int:
     return source.sid
+
+
+def _is_pool_text(text: str) -> bool:
+    """Whether a ``sources_pool`` string is JSON text rather than a file path."""
+    return text.lstrip().startswith(("[", "{"))
 
 
 def _parse_text(text: str, name: str, *, yaml_first: bool) -> object:

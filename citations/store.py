@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -299,8 +299,19 @@ class SourcesUsedStore:
             warnings.append(f"{path.name} was {kind}; kept as {aside.name}")
         return warnings
 
-    def record_many(self, recs: Iterable[ArtifactRecord]) -> list[str]:
-        """Like :meth:`record` for several records in one locked update."""
+    def record_many(
+        self,
+        recs: Iterable[ArtifactRecord],
+        *,
+        supersedes: Callable[[ArtifactRecord], bool] | None = None,
+    ) -> list[str]:
+        """Like :meth:`record` for several records in one locked update.
+
+        ``supersedes`` picks existing records the new ones replace under other names (the pages
+        of a longer earlier render): they are dropped, and after the file is written their
+        artifact files are deleted, all under the same lock. A record written by this update is
+        never superseded.
+        """
         new = list(recs)
         warnings = self.check()
         remove_stale_temps(self.out_dir)
@@ -315,9 +326,18 @@ class SourcesUsedStore:
                         f"started afresh with {len(records)} readable record(s)"
                     )
                 merged = {r.filename: r for r in records}
+                fresh = {rec.filename for rec in new}
+                retired = [
+                    r.filename
+                    for r in records
+                    if supersedes is not None and r.filename not in fresh and supersedes(r)
+                ]
+                for filename in retired:
+                    del merged[filename]
                 for rec in new:
                     merged[rec.filename] = rec
                 self._write_atomic(dump_records(merged.values()).encode("utf-8"))
+                self._delete_artifacts(retired)
         except Timeout as exc:
             raise StoreError(
                 f"{self.lock_path}: lock not acquired within {LOCK_TIMEOUT:.0f} s"
@@ -325,6 +345,16 @@ class SourcesUsedStore:
         except PermissionError as exc:
             raise StoreError(self._unwritable(exc)) from exc
         return warnings
+
+    def _delete_artifacts(self, filenames: Iterable[str]) -> None:
+        """Delete the files of retired records (only regular files inside the directory)."""
+        root = self.out_dir.resolve()
+        for filename in filenames:
+            path = self.out_dir / filename
+            if path.is_symlink() or not path.resolve().is_relative_to(root):
+                continue
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                path.unlink()
 
     def _ensure_dir(self) -> None:
         try:

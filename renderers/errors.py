@@ -29,3 +29,7 @@ class LimitError(RenderError):
 
 class StrictError(RenderError):
     """``strict=True`` and the input had unknown sids or invalid tokens."""
+
+
+class OverwriteError(OutputPathError):
+    """An output would replace a file the render reads (its input or its sources pool)."""

@@ -139,6 +139,7 @@ class JobOutcome:
     paths: list[str] = field(default_factory=list)
     sources_used: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     error: str = ""
     code: str = ""
@@ -167,6 +168,7 @@ def render_job(job: RenderJob) -> JobOutcome:
         paths=paths,
         sources_used=[_sid_of(item) for item in result.sources_used],
         warnings=[str(w) for w in result.warnings],
+        diagnostics=[d.to_dict() for d in result.diagnostics],
         stats=json.loads(json.dumps(dict(result.stats), default=str)),
     )
 
@@ -395,6 +397,7 @@ class ExportService:
                 "filename": ascii_name,
                 "sources_used": outcome.sources_used,
                 "warnings": outcome.warnings,
+                "diagnostics": outcome.diagnostics,
                 "stats": outcome.stats,
                 "content_base64": base64.b64encode(data).decode("ascii"),
             })
@@ -468,6 +471,7 @@ def openapi_spec() -> dict[str, Any]:
         "content_type": {"type": "string"}, "filename": {"type": "string"},
         "sources_used": {"type": "array", "items": {"type": "integer"}},
         "warnings": {"type": "array", "items": {"type": "string"}},
+        "diagnostics": {"type": "array", "items": {"type": "object"}},
         "stats": {"type": "object"}, "content_base64": {"type": "string"},
     }}
     return {

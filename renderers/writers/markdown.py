@@ -49,6 +49,7 @@ from renderers.document import (
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
+from renderers.writers import Artifact, WriteSource
 
 AUTHOR_NOTE_PREFIX = "note-"
 
@@ -75,6 +76,11 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         chunks.append("\n".join(sources_definition(entry) for entry in rdoc.entries))
     text = "\n\n".join(chunk for chunk in chunks if chunk)
     return text + "\n" if text else ""
+
+
+def markdown_artifact(source: WriteSource) -> Artifact:
+    """The Markdown writer's artifact (for the writer registry)."""
+    return Artifact.of_text(markdown_text(source.rdoc, source.options))
 
 
 def sources_definition(entry: SourceEntry) -> str:

@@ -21,6 +21,7 @@ from isal import isal_zlib
 
 from renderers.errors import InputError, LimitError
 from renderers.options import RenderOptions
+from renderers.writers import Artifact, WriteSource
 
 #: ISA-L deflate level (0–3): 1 gives files ~15 % smaller than 0 for ~10 % more time.
 COMPRESS_LEVEL = 1
@@ -124,3 +125,10 @@ def png_pages(pdf: bytes, options: RenderOptions) -> list[bytes]:
         return out
     finally:
         document.close()
+
+
+def png_artifact(source: WriteSource) -> Artifact:
+    """The PNG writer: a file per selected page of the render's PDF (whose diagnostics, such as
+    refused resources, pass on to the pages)."""
+    pages = png_pages(source.artifact("pdf").data, source.options)
+    return Artifact(tuple(pages), stats={"pages": len(pages)})

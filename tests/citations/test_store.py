@@ -164,3 +164,20 @@ def test_filename_must_stay_inside_out_dir(bad: str) -> None:
 
 def test_windows_separators_become_posix() -> None:
     assert _record("sub\\report.pdf", []).filename == "sub/report.pdf"
+
+
+def test_superseded_records_and_their_files_go_in_the_same_update(tmp_path: Path) -> None:
+    store = SourcesUsedStore(tmp_path)
+    for name in ("rep-1.png", "rep-2.png", "rep-3.png", "keep.png"):
+        (tmp_path / name).write_bytes(b"png")
+    store.record_many([_record(f"rep-{i}.png", [i]) for i in (1, 2, 3)])
+    store.record(_record("keep.png", [9]))
+    (tmp_path / "rep-3.png").unlink()  # a record whose file is already gone
+
+    def stale(record: ArtifactRecord) -> bool:
+        return record.filename.startswith("rep-")
+
+    new = _record("rep-1.png", [5])
+    assert store.record_many([new], supersedes=stale) == []
+    assert [(r.filename, r.sids) for r in store.read()] == [("keep.png", [9]), ("rep-1.png", [5])]
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["keep.png", "rep-1.png"]

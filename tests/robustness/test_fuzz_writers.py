@@ -155,4 +155,4 @@ def test_fuzz_pipeline_every_format(base: Path, content: str, content_format: st
         return
     session = Session(prepared)
     for fmt, check in CHECKS.items():
-        _write(lambda fmt=fmt: session.produce(fmt), check)  # type: ignore[misc]
+        _write(lambda fmt=fmt: list(session.artifact(fmt).blobs), check)  # type: ignore[misc]

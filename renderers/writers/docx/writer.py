@@ -56,6 +56,8 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
+from renderers.sandbox import LoadedImage, load_image
+from renderers.writers import Artifact, WriteSource
 from renderers.writers.docx.oxml import (
     INDENT_STEP,
     LIST_HANGING,
@@ -92,7 +94,6 @@ from renderers.writers.ooxml import (
 
 if TYPE_CHECKING:
     from renderers.resolve import ResolvedDocument, SourceEntry
-    from renderers.sandbox import LoadedImage
 
 MONO_FONT = "Consolas"  # fontconfig maps it to DejaVu Sans Mono where Consolas is absent
 CODE_SHADE = "F2F2F2"
@@ -124,6 +125,11 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     apply_core_properties(document.core_properties, title=writer.title, author=options.author)
     drop_thumbnail(document.part.package)
     return _package_bytes(document.part.package)
+
+
+def docx_artifact(source: WriteSource) -> Artifact:
+    """The DOCX writer's artifact (for the writer registry)."""
+    return Artifact((docx_bytes(source.rdoc, source.options),))
 
 
 def _package_bytes(package: Any) -> bytes:
@@ -494,8 +500,6 @@ class _DocxWriter:
         self._open_footnotes.discard(label)
 
     def _image(self, p: Element, image: Image, scope: _Scope) -> None:
-        from renderers.sandbox import load_image  # deferred: the fetcher pulls in WeasyPrint
-
         loaded = load_image(image.src, self.options)
         inline = self._picture(loaded, image, scope) if loaded is not None else None
         if inline is None:

@@ -51,6 +51,7 @@ from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
 from renderers.text import HeadingIds
+from renderers.writers import Artifact, WriteSource
 from renderers.writers.html.templating import environment, report_css
 
 NOTES_HEADING = "Notes"
@@ -117,6 +118,11 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         notes=notes,
         rdoc=rdoc,
     )
+
+
+def html_artifact(source: WriteSource) -> Artifact:
+    """The HTML writer's artifact (for the writer registry; the PDF writer lays it out too)."""
+    return Artifact.of_text(render_html(source.rdoc, source.options))
 
 
 def render_page(

@@ -25,9 +25,12 @@ from pptx.presentation import Presentation as PresentationObj
 from pptx.slide import SlideLayout
 from pptx.util import Emu
 
+from renderers.diagnostics import Code, Diagnostic
 from renderers.document import Alignment
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
+from renderers.sandbox import load_image
+from renderers.writers import Artifact, WriteSource
 from renderers.writers.ooxml import (
     PackageCollector,
     apply_core_properties,
@@ -68,6 +71,21 @@ _TITLE_TYPES = ("center_title", "title")
 
 def pptx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     """Render ``rdoc`` as a PPTX deck and return its bytes (deterministic)."""
+    return _write_deck(rdoc, options)[0]
+
+
+def pptx_artifact(source: WriteSource) -> Artifact:
+    """The PPTX writer: the deck, its slide count, and what the slide model had to shorten."""
+    data, deck = _write_deck(source.rdoc, source.options)
+    return Artifact(
+        (data,),
+        stats={"slides": len(deck.slides)},
+        diagnostics=tuple(Diagnostic(Code.CONTENT_SHORTENED, note) for note in deck.warnings),
+    )
+
+
+def _write_deck(rdoc: ResolvedDocument, options: RenderOptions) -> tuple[bytes, Deck]:
+    """The deck's bytes and the slide model they were drawn from."""
     options = options.validate()
     prs = _open(options)
     layouts = Layouts.pick(prs)
@@ -75,7 +93,7 @@ def pptx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     deck = build_deck(rdoc, options, geometry, load_image=_image_loader(options))
     DeckWriter(prs, layouts, deck).write()
     apply_core_properties(prs.core_properties, title=deck.title, author=options.author)
-    return _package_bytes(prs)
+    return _package_bytes(prs), deck
 
 
 def _package_bytes(prs: PresentationObj) -> bytes:
@@ -261,11 +279,9 @@ def geometry_for(prs: PresentationObj, layouts: Layouts, options: RenderOptions)
 
 
 def _image_loader(options: RenderOptions) -> ImageLoader:
-    """Images through the sandbox (imported on first use: most decks have none)."""
+    """Images through the sandbox."""
 
     def load(src: str) -> Picture | None:
-        from renderers.sandbox import load_image
-
         loaded = load_image(src, options)
         if loaded is None:
             return None
