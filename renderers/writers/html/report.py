@@ -194,11 +194,12 @@ class _Writer:
         match block:
             case Heading(level, children, given_id):
                 level = min(max(level, 1), 6)
-                ident = self.ids.assign(given_id or plain_text(children))
-                direction = text_direction(plain_text(children))
+                label = plain_text(children)  # no citation numbers: the PDF outline's entry
+                ident = self.ids.assign(given_id or label)
+                direction = text_direction(label)
                 return Markup(
-                    f'<h{level} id="{escape(ident)}" dir="{direction}">'
-                    f"{self.inlines(children)}</h{level}>"
+                    f'<h{level} id="{escape(ident)}" dir="{direction}" '
+                    f'data-outline="{escape(label)}">{self.inlines(children)}</h{level}>'
                 )
             case Paragraph(children):
                 if tight:
