@@ -44,6 +44,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     iter_blocks,
+    iter_inlines,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -194,12 +195,14 @@ class _Writer:
         match block:
             case Heading(level, children, given_id):
                 level = min(max(level, 1), 6)
-                label = plain_text(children)  # no citation numbers: the PDF outline's entry
+                label = plain_text(children)  # no citation numbers
                 ident = self.ids.assign(given_id or label)
                 direction = text_direction(label)
+                cited = any(isinstance(n, Cite) for n in iter_inlines((Paragraph(children),)))
+                outline = f' data-outline="{escape(label)}"' if cited else ""  # PDF outline entry
                 return Markup(
-                    f'<h{level} id="{escape(ident)}" dir="{direction}" '
-                    f'data-outline="{escape(label)}">{self.inlines(children)}</h{level}>'
+                    f'<h{level} id="{escape(ident)}" dir="{direction}"{outline}>'
+                    f"{self.inlines(children)}</h{level}>"
                 )
             case Paragraph(children):
                 if tight:
