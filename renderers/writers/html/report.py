@@ -39,6 +39,7 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -287,6 +288,9 @@ class _Writer:
                 return Markup(f"<strong>{self.inlines(children)}</strong>")
             case Strike(children):
                 return Markup(f"<del>{self.inlines(children)}</del>")
+            case Styled(style, children, title):
+                attrs = f' title="{escape(title)}"' if title else ""
+                return Markup(f"<{style}{attrs}>{self.inlines(children)}</{style}>")
             case Code(text):
                 return Markup(f"<code>{escape(text)}</code>")
             case Link(url, children, title):
