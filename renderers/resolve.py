@@ -28,6 +28,7 @@ from renderers.document import (
     Paragraph,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -149,7 +150,7 @@ def _map_inlines(inlines: tuple[Inline, ...], fn: CiteFn) -> tuple[Inline, ...]:
         match node:
             case Cite():
                 out.append(fn(node))
-            case Emph(children) | Strong(children) | Strike(children):
+            case Emph(children) | Strong(children) | Strike(children) | Styled(_, children):
                 out.append(dataclasses.replace(node, children=_map_inlines(children, fn)))
             case Link(children=children):
                 out.append(dataclasses.replace(node, children=_map_inlines(children, fn)))

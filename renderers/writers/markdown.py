@@ -9,6 +9,7 @@ than any backtick run it contains.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from urllib.parse import quote
@@ -38,6 +39,7 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -223,6 +225,10 @@ class _InlineWriter:
                 self._wrap("**", children)
             case Strike(children):
                 self._wrap("~~", children)
+            case Styled(style, children, title):
+                # CommonMark carries these as inline HTML: the closed set of safe tags.
+                attrs = f' title="{html.escape(title, quote=True)}"' if title else ""
+                self._wrap(f"<{style}{attrs}>", children, f"</{style}>")
             case Code(text):
                 self.emit(code_span(text, table=self.table))
             case Link(url, children, title):
@@ -272,7 +278,7 @@ class _InlineWriter:
             deferred=self.deferred if deferred is None else deferred,
         )
 
-    def _wrap(self, delimiter: str, children: tuple[Inline, ...]) -> None:
+    def _wrap(self, delimiter: str, children: tuple[Inline, ...], closing: str = "") -> None:
         inner = self._child()
         inner.inlines(children)
         body = inner.text()
@@ -282,7 +288,7 @@ class _InlineWriter:
         if lead and not self._line_start:
             self.emit(lead)
         if core:
-            self.emit(f"{delimiter}{core}{delimiter}")
+            self.emit(f"{delimiter}{core}{closing or delimiter}")
         if trail:
             self.emit(trail)
 

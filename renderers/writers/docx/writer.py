@@ -10,6 +10,7 @@ numbers linked to bookmarked Sources entries, or real Word footnotes with
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ from renderers.document import (
     Heading,
     Image,
     Inline,
+    InlineStyle,
     LineBreak,
     Link,
     ListItem,
@@ -46,6 +48,7 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -170,6 +173,20 @@ def _open_base(options: RenderOptions) -> Any:
         if not keep_template or getattr(section, side) is None:
             setattr(section, side, Twips(MARGIN))
     return base
+
+
+#: Run formatting for each inline style of the safe HTML subset (``abbr`` keeps the text plain:
+#: Word has no tooltip for a run).
+_STYLED_RUNS: dict[InlineStyle, Callable[[RunProps], RunProps]] = {
+    "sub": lambda p: replace(p, subscript=True),
+    "sup": lambda p: replace(p, superscript=True),
+    "kbd": lambda p: replace(p, mono=MONO_FONT, shade=CODE_SHADE),
+    "mark": lambda p: replace(p, highlight="yellow"),
+    "small": lambda p: replace(p, size=18),
+    "abbr": lambda p: p,
+    "ins": lambda p: replace(p, underline=True),
+    "u": lambda p: replace(p, underline=True),
+}
 
 
 class _DocxWriter:
@@ -401,6 +418,9 @@ class _DocxWriter:
                     self.inlines(p, children, replace(props, bold=True), scope, in_link=in_link)
                 case Strike(children):
                     self.inlines(p, children, replace(props, strike=True), scope, in_link=in_link)
+                case Styled(style, children):
+                    styled = _STYLED_RUNS[style](props)
+                    self.inlines(p, children, styled, scope, in_link=in_link)
                 case Code(text):
                     add_run(p, text, replace(props, mono=MONO_FONT, shade=CODE_SHADE))
                 case Link():
