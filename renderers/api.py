@@ -11,16 +11,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
-import importlib.util
 import inspect
 import io
 import os
 import time
 import zipfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from citations.chars import clean_text
 from renderers.document import Cite, iter_inlines
@@ -31,43 +30,15 @@ from renderers.errors import (
     RenderError,
     StrictError,
 )
-from renderers.options import FORMATS, Limits, RenderOptions
+from renderers.formats import EXTENSIONS as EXTENSIONS
+from renderers.formats import FORMATS, ContentFormat, available_formats, normalize_formats
+from renderers.options import RenderOptions, build_options, read_options
+from renderers.options import accepted_options as accepted_options
 from renderers.outputs import output_path, relative_name, validate_name, write_atomic
 
 if TYPE_CHECKING:
     from citations.pool import SourcePool
     from renderers.resolve import ResolvedDocument
-
-ContentFormat = Literal["markdown", "html"]
-
-#: File extension of every output format.
-EXTENSIONS: dict[str, str] = {
-    "pdf": ".pdf",
-    "png": ".png",
-    "docx": ".docx",
-    "pptx": ".pptx",
-    "html": ".html",
-    "md": ".md",
-}
-#: The writer modules each format needs (checked without importing them).
-_FORMAT_MODULES: dict[str, tuple[str, ...]] = {
-    "pdf": ("renderers.writers.html.report", "renderers.writers.pdf"),
-    "png": ("renderers.writers.html.report", "renderers.writers.pdf", "renderers.writers.png"),
-    "docx": ("renderers.writers.docx.writer",),
-    "pptx": ("renderers.writers.pptx.output",),
-    "html": ("renderers.writers.html.report",),
-    "md": ("renderers.writers.markdown",),
-}
-_FORMAT_ALIASES = {"markdown": "md", "htm": "html", "jpeg": "png"}
-_CONTENT_FORMATS: dict[str, ContentFormat] = {
-    "markdown": "markdown",
-    "md": "markdown",
-    "html": "html",
-    "htm": "html",
-}
-DIALECTS: frozenset[str] = frozenset({"s_dialect", "numeric"})
-#: RenderOptions fields set by the API itself rather than through ``**options``.
-_API_FIELDS = frozenset({"title", "numbering", "strict", "base_dir", "out_dir"})
 
 ResultCallback = Callable[["RenderResult"], None]
 
@@ -93,130 +64,6 @@ class RenderResult:
             "stats": dict(self.stats),
             "warnings": list(self.warnings),
         }
-
-
-# ---------------------------------------------------------------- option handling
-
-
-def accepted_options() -> list[str]:
-    """Names accepted as ``**options`` (every RenderOptions field the API does not set itself)."""
-    return sorted(f.name for f in dataclasses.fields(RenderOptions) if f.name not in _API_FIELDS)
-
-
-def available_formats() -> tuple[str, ...]:
-    """The output formats whose writer modules are installed, in canonical order."""
-    return tuple(
-        fmt
-        for fmt in FORMATS
-        if all(importlib.util.find_spec(module) is not None for module in _FORMAT_MODULES[fmt])
-    )
-
-
-def normalize_formats(formats: str | Iterable[str]) -> tuple[str, ...]:
-    """Canonical, de-duplicated formats; ``"all"`` means every available format.
-
-    Accepts a comma-separated string or an iterable; raises :class:`InputError` on unknown names.
-    """
-    items = formats.split(",") if isinstance(formats, str) else list(formats)
-    out: list[str] = []
-    for raw in items:
-        if not isinstance(raw, str):
-            raise InputError(f"format {raw!r}: expected a string; accepted: {', '.join(FORMATS)}")
-        name = raw.strip().lower().lstrip(".")
-        if not name:
-            continue
-        if name == "all":
-            out.extend(available_formats())
-            continue
-        name = _FORMAT_ALIASES.get(name, name)
-        if name not in FORMATS:
-            raise InputError(
-                f"format {raw!r} is not known; accepted: {', '.join(FORMATS)} or 'all'"
-            )
-        out.append(name)
-    unique = tuple(dict.fromkeys(out))
-    if not unique:
-        raise InputError(f"no output format given; accepted: {', '.join(FORMATS)} or 'all'")
-    return unique
-
-
-def build_options(
-    *,
-    title: str | None = None,
-    numbering: str = "appearance",
-    strict: bool = False,
-    base_dir: str | os.PathLike[str] | None = None,
-    out_dir: str | os.PathLike[str] | None = None,
-    **options: Any,
-) -> RenderOptions:
-    """Validated :class:`RenderOptions` from API arguments; unknown options are refused."""
-    accepted = accepted_options()
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise InputError(f"unknown option {unknown[0]!r}; accepted options: {', '.join(accepted)}")
-    if title is not None and not isinstance(title, str):
-        raise InputError(f"title={title!r}: expected a string")
-    if not isinstance(numbering, str):
-        raise InputError(f"numbering={numbering!r}: accepted values are 'appearance', 'sid'")
-    values = {name: _coerce_option(name, value) for name, value in options.items()}
-    return RenderOptions(
-        title=(title or "").strip(),
-        numbering=numbering,  # type: ignore[arg-type]
-        strict=bool(strict),
-        base_dir=Path(base_dir).resolve() if base_dir is not None else None,
-        out_dir=Path(out_dir).resolve() if out_dir is not None else None,
-        **values,
-    ).validate()
-
-
-def _coerce_option(name: str, value: Any) -> Any:
-    """Bring an option value into the type RenderOptions expects, or raise InputError."""
-    if name in ("dpi", "slide_level"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"{name}={value!r}: expected an integer")
-        return value
-    if name == "source_footer":
-        if not isinstance(value, bool):
-            raise InputError(f"{name}={value!r}: expected true or false")
-        return value
-    if name in ("reference_docx", "reference_pptx"):
-        if value is None:
-            return None
-        if not isinstance(value, str | os.PathLike):
-            raise InputError(f"{name}={value!r}: expected a file path")
-        path = Path(value)
-        if not path.is_file():
-            raise InputError(f"{name}={str(path)!r}: no such file")
-        return path
-    if name == "pages":
-        return _coerce_pages(value)
-    if name == "page_size" and isinstance(value, str):
-        return {"a4": "A4", "letter": "Letter"}.get(value.strip().lower(), value)
-    if name == "limits":
-        if isinstance(value, Limits):
-            return value
-        if isinstance(value, Mapping):
-            try:
-                return Limits(**value)
-            except TypeError as exc:
-                known = ", ".join(f.name for f in dataclasses.fields(Limits))
-                raise InputError(f"limits={dict(value)!r}: accepted keys are {known}") from exc
-        raise InputError(f"limits={value!r}: expected a Limits or a mapping")
-    if name in ("author", "sources_heading") and not isinstance(value, str):
-        raise InputError(f"{name}={value!r}: expected a string")
-    return value
-
-
-def _coerce_pages(value: Any) -> tuple[int, ...] | None:
-    if value is None:
-        return None
-    items = [value] if isinstance(value, int) else value
-    if isinstance(items, str | bytes) or not isinstance(items, Iterable):
-        raise InputError(f"pages={value!r}: expected a list of 1-based page numbers")
-    pages = tuple(items)
-    if not pages or any(isinstance(p, bool) or not isinstance(p, int) or p < 1 for p in pages):
-        raise InputError(f"pages={value!r}: expected a non-empty list of 1-based page numbers")
-    return pages
 
 
 # ---------------------------------------------------------------- reading once
@@ -254,26 +101,12 @@ def decode_content(content: str | bytes, origin: str = "content") -> str:
 
 
 def _content_format(value: str | None, text: str) -> ContentFormat:
-    if value is None or value == "":
+    fmt = read_options(content_format=value).content_format
+    if fmt is None:
         from renderers.readers.detect import detect_format
 
         return detect_format(text)
-    fmt = _CONTENT_FORMATS.get(str(value).strip().lower())
-    if fmt is None:
-        raise InputError(f"content_format={value!r}: accepted values are 'markdown', 'html'")
     return fmt
-
-
-def _dialects(value: Iterable[str] | str | None) -> frozenset[str]:
-    if not value:
-        return frozenset()
-    items = {value} if isinstance(value, str) else set(value)
-    unknown = sorted(str(d) for d in items - DIALECTS)
-    if unknown:
-        raise InputError(
-            f"dialect {unknown[0]!r} is not known; accepted: {', '.join(sorted(DIALECTS))}"
-        )
-    return frozenset(items)
 
 
 def map_numeric_citations(
@@ -323,7 +156,7 @@ def prepare(
     started = time.perf_counter()
     text = decode_content(content, origin)
     fmt = _content_format(content_format, text)
-    chosen = _dialects(dialects)
+    chosen: frozenset[str] = read_options(dialects=dialects).dialects
     pool = SourcePool.coerce(sources_pool)
     if len(pool) > options.limits.max_pool_rows:
         raise LimitError(

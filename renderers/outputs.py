@@ -13,6 +13,7 @@ from renderers.errors import OutputPathError
 #: Characters refused in any output name component (reserved on Windows, or path separators).
 RESERVED_CHARACTERS = '<>:"|?*\\'
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate, or a non-UTF-8 file name
 _WINDOWS_RESERVED = frozenset(
     {"CON", "PRN", "AUX", "NUL"}
     | {f"COM{i}" for i in range(1, 10)}
@@ -33,6 +34,11 @@ def validate_name(name: str) -> str:
         raise OutputPathError(f"output name {name!r}: expected a string such as 'report.pdf'")
     if not name or not name.strip():
         raise OutputPathError("output name is empty: give a file name such as 'report.pdf'")
+    if _SURROGATE.search(name):
+        raise OutputPathError(
+            f"output name {name!a}: not valid UTF-8 (a lone surrogate or a file name in "
+            "another encoding); give a UTF-8 name"
+        )
     if _CONTROL.search(name):
         raise OutputPathError(f"output name {name!r}: NUL and control characters are not allowed")
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):

@@ -20,6 +20,7 @@ from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml.shape import CT_Inline
 from docx.shared import Emu, Twips
+from lxml import etree
 
 from citations.links import safe_link
 from citations.numbering import display_segments
@@ -55,7 +56,7 @@ from renderers.document import (
     plain_text,
     task_marker,
 )
-from renderers.errors import InputError, UnsupportedNodeError
+from renderers.errors import OptionError, UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.writers.docx.oxml import (
     INDENT_STEP,
@@ -149,10 +150,13 @@ def _open_base(options: RenderOptions) -> Any:
     path = options.reference_docx
     try:
         return docx.Document(str(path))
-    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, OSError) as exc:
-        raise InputError(
+    except (
+        PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, OSError, etree.LxmlError
+    ) as exc:
+        raise OptionError(
             f"reference_docx {str(path)!r} could not be opened as a Word document ({exc}); "
-            "accepted is an existing .docx file"
+            "accepted is an existing .docx file",
+            field="reference_docx",
         ) from exc
 
 

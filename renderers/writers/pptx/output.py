@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from lxml import etree
 from pptx import Presentation
 from pptx.exc import PackageNotFoundError
 from pptx.opc.constants import CONTENT_TYPE as CT
@@ -28,7 +29,7 @@ from pptx.slide import SlideLayout
 from pptx.util import Emu
 
 from renderers.document import Alignment
-from renderers.errors import InputError
+from renderers.errors import OptionError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.writers.ooxml import (
@@ -126,10 +127,14 @@ def _open(options: RenderOptions) -> PresentationObj:
         path = Path(options.reference_pptx)
         try:
             prs = Presentation(str(path))
-        except (PackageNotFoundError, zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
-            raise InputError(
+        except (
+            PackageNotFoundError, zipfile.BadZipFile, KeyError, OSError, ValueError,
+            etree.LxmlError,
+        ) as exc:
+            raise OptionError(
                 f"reference_pptx {path}: not a readable PowerPoint file ({exc}); "
-                "accepted is a .pptx or .potx saved by PowerPoint or LibreOffice"
+                "accepted is a .pptx or .potx saved by PowerPoint or LibreOffice",
+                field="reference_pptx",
             ) from exc
         _remove_slides(prs)
     _drop_thumbnail(prs)
