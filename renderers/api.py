@@ -9,16 +9,15 @@ nothing.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from renderers import writers
-from renderers.errors import InputError, OverwriteError
-from renderers.options import FORMATS, Limits, RenderOptions
+from renderers.errors import OverwriteError
+from renderers.formats import EXTENSIONS, available_formats, normalize_formats
+from renderers.options import accepted_options, build_options
 from renderers.outputs import output_path, validate_name
 from renderers.pipeline import (
     DIALECTS,
@@ -60,140 +59,6 @@ __all__ = [
     "write_png",
     "write_pptx",
 ]
-
-#: File extension of every output format.
-EXTENSIONS: dict[str, str] = {
-    "pdf": ".pdf",
-    "png": ".png",
-    "docx": ".docx",
-    "pptx": ".pptx",
-    "html": ".html",
-    "md": ".md",
-}
-_FORMAT_ALIASES = {"markdown": "md", "htm": "html", "jpeg": "png"}
-#: RenderOptions fields set by the API itself rather than through ``**options``.
-_API_FIELDS = frozenset({"title", "numbering", "strict", "base_dir", "out_dir"})
-
-
-# ---------------------------------------------------------------- option handling
-
-
-def accepted_options() -> list[str]:
-    """Names accepted as ``**options`` (every RenderOptions field the API does not set itself)."""
-    return sorted(f.name for f in dataclasses.fields(RenderOptions) if f.name not in _API_FIELDS)
-
-
-def available_formats() -> tuple[str, ...]:
-    """The output formats whose writer modules are installed, in canonical order."""
-    return writers.available_formats()
-
-
-def normalize_formats(formats: str | Iterable[str]) -> tuple[str, ...]:
-    """Canonical, de-duplicated formats; ``"all"`` means every available format.
-
-    Accepts a comma-separated string or an iterable; raises :class:`InputError` on unknown names.
-    """
-    items = formats.split(",") if isinstance(formats, str) else list(formats)
-    out: list[str] = []
-    for raw in items:
-        if not isinstance(raw, str):
-            raise InputError(f"format {raw!r}: expected a string; accepted: {', '.join(FORMATS)}")
-        name = raw.strip().lower().lstrip(".")
-        if not name:
-            continue
-        if name == "all":
-            out.extend(available_formats())
-            continue
-        name = _FORMAT_ALIASES.get(name, name)
-        if name not in FORMATS:
-            raise InputError(
-                f"format {raw!r} is not known; accepted: {', '.join(FORMATS)} or 'all'"
-            )
-        out.append(name)
-    unique = tuple(dict.fromkeys(out))
-    if not unique:
-        raise InputError(f"no output format given; accepted: {', '.join(FORMATS)} or 'all'")
-    return unique
-
-
-def build_options(
-    *,
-    title: str | None = None,
-    numbering: str = "appearance",
-    strict: bool = False,
-    base_dir: str | os.PathLike[str] | None = None,
-    out_dir: str | os.PathLike[str] | None = None,
-    **options: Any,
-) -> RenderOptions:
-    """Validated :class:`RenderOptions` from API arguments; unknown options are refused."""
-    accepted = accepted_options()
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise InputError(f"unknown option {unknown[0]!r}; accepted options: {', '.join(accepted)}")
-    if title is not None and not isinstance(title, str):
-        raise InputError(f"title={title!r}: expected a string")
-    if not isinstance(numbering, str):
-        raise InputError(f"numbering={numbering!r}: accepted values are 'appearance', 'sid'")
-    values = {name: _coerce_option(name, value) for name, value in options.items()}
-    return RenderOptions(
-        title=(title or "").strip(),
-        numbering=numbering,  # type: ignore[arg-type]
-        strict=bool(strict),
-        base_dir=Path(base_dir).resolve() if base_dir is not None else None,
-        out_dir=Path(out_dir).resolve() if out_dir is not None else None,
-        **values,
-    ).validate()
-
-
-def _coerce_option(name: str, value: Any) -> Any:
-    """Bring an option value into the type RenderOptions expects, or raise InputError."""
-    if name in ("dpi", "slide_level"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"{name}={value!r}: expected an integer")
-        return value
-    if name == "source_footer":
-        if not isinstance(value, bool):
-            raise InputError(f"{name}={value!r}: expected true or false")
-        return value
-    if name in ("reference_docx", "reference_pptx"):
-        if value is None:
-            return None
-        if not isinstance(value, str | os.PathLike):
-            raise InputError(f"{name}={value!r}: expected a file path")
-        path = Path(value)
-        if not path.is_file():
-            raise InputError(f"{name}={str(path)!r}: no such file")
-        return path
-    if name == "pages":
-        return _coerce_pages(value)
-    if name == "page_size" and isinstance(value, str):
-        return {"a4": "A4", "letter": "Letter"}.get(value.strip().lower(), value)
-    if name == "limits":
-        if isinstance(value, Limits):
-            return value
-        if isinstance(value, Mapping):
-            try:
-                return Limits(**value)
-            except TypeError as exc:
-                known = ", ".join(f.name for f in dataclasses.fields(Limits))
-                raise InputError(f"limits={dict(value)!r}: accepted keys are {known}") from exc
-        raise InputError(f"limits={value!r}: expected a Limits or a mapping")
-    if name in ("author", "sources_heading") and not isinstance(value, str):
-        raise InputError(f"{name}={value!r}: expected a string")
-    return value
-
-
-def _coerce_pages(value: Any) -> tuple[int, ...] | None:
-    if value is None:
-        return None
-    items = [value] if isinstance(value, int) else value
-    if isinstance(items, str | bytes) or not isinstance(items, Iterable):
-        raise InputError(f"pages={value!r}: expected a list of 1-based page numbers")
-    pages = tuple(items)
-    if not pages or any(isinstance(p, bool) or not isinstance(p, int) or p < 1 for p in pages):
-        raise InputError(f"pages={value!r}: expected a non-empty list of 1-based page numbers")
-    return pages
-
 
 # ---------------------------------------------------------------- public entry points
 
@@ -275,7 +140,7 @@ def render(
     fmts = normalize_formats(formats)
     root = Path(out_dir)
     stem = _stem(name)
-    targets = {fmt: output_path(root, stem + EXTENSIONS[fmt]) for fmt in fmts}
+    targets: dict[str, Path] = {fmt: output_path(root, stem + EXTENSIONS[fmt]) for fmt in fmts}
     session = open_session(
         content,
         root,

@@ -20,6 +20,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 #: Device names Windows reserves in every directory; it reads the superscript digits ¹ ² ³
 #: as 1 2 3 in ``COM¹`` and ``LPT²``.
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate, or a non-UTF-8 file name
 _WINDOWS_RESERVED = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
     | {f"{port}{digit}" for port in ("COM", "LPT") for digit in "123456789¹²³"}
@@ -41,6 +42,11 @@ def validate_name(name: str) -> str:
         raise OutputPathError(f"output name {name!r}: expected a string such as 'report.pdf'")
     if not name or not name.strip():
         raise OutputPathError("output name is empty: give a file name such as 'report.pdf'")
+    if _SURROGATE.search(name):
+        raise OutputPathError(
+            f"output name {name!a}: not valid UTF-8 (a lone surrogate or a file name in "
+            "another encoding); give a UTF-8 name"
+        )
     if _CONTROL.search(name):
         raise OutputPathError(f"output name {name!r}: NUL and control characters are not allowed")
     odd = next((c for c in name if unicodedata.category(c) in _REFUSED_CATEGORIES), None)

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from citations.chars import clean_text
 from renderers.diagnostics import Code, Diagnostic, collect, forward, unique
@@ -35,7 +35,8 @@ from renderers.errors import (
     RenderError,
     StrictError,
 )
-from renderers.options import RenderOptions
+from renderers.formats import ContentFormat
+from renderers.options import RenderOptions, read_options
 from renderers.outputs import relative_name, write_atomic
 from renderers.writers import Artifact, writer_for
 
@@ -43,14 +44,6 @@ if TYPE_CHECKING:
     from citations.store import ArtifactRecord
     from renderers.resolve import ResolvedDocument
 
-ContentFormat = Literal["markdown", "html"]
-
-_CONTENT_FORMATS: dict[str, ContentFormat] = {
-    "markdown": "markdown",
-    "md": "markdown",
-    "html": "html",
-    "htm": "html",
-}
 DIALECTS: frozenset[str] = frozenset({"s_dialect", "numeric"})
 
 ResultCallback = Callable[["RenderResult"], None]
@@ -121,26 +114,16 @@ def decode_content(content: str | bytes, origin: str = "content") -> str:
 
 def detect_content_format(value: str | None, text: str) -> ContentFormat:
     """The input format named by ``value``, or detected from ``text`` when none is named."""
-    if value is None or value == "":
+    fmt = read_options(content_format=value or None).content_format
+    if fmt is None:
         from renderers.readers.detect import detect_format
 
         return detect_format(text)
-    fmt = _CONTENT_FORMATS.get(str(value).strip().lower())
-    if fmt is None:
-        raise InputError(f"content_format={value!r}: accepted values are 'markdown', 'html'")
     return fmt
 
 
 def _dialects(value: Iterable[str] | str | None) -> frozenset[str]:
-    if not value:
-        return frozenset()
-    items = {value} if isinstance(value, str) else set(value)
-    unknown = sorted(str(d) for d in items - DIALECTS)
-    if unknown:
-        raise InputError(
-            f"dialect {unknown[0]!r} is not known; accepted: {', '.join(sorted(DIALECTS))}"
-        )
-    return frozenset(items)
+    return read_options(dialects=value).dialects
 
 
 def _input_diagnostics(rdoc: ResolvedDocument) -> list[Diagnostic]:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from renderers.errors import InputError
+from renderers.errors import OptionError
 
 T = TypeVar("T")
 
@@ -134,44 +134,40 @@ def normalize_zip(data: bytes) -> bytes:
 
 def open_reference(path: Path, option: str, kind: str, opener: Callable[[str], T]) -> T:
     """Open the reference package ``path`` (the value of ``option``) with ``opener`` after
-    checking its bounds; any failure becomes an :class:`InputError` naming the option.
+    checking its bounds; any failure becomes an :class:`OptionError` naming the option.
 
     Zip entries cannot unpack past their declared size (``zipfile`` stops there and the CRC
     check fails), so the declared sizes bound what the libraries will read.
     """
-    accepted = f"accepted: a {kind} of at most {MAX_REFERENCE_BYTES // 2**20} MB whose parts " \
-        f"unpack to at most {MAX_REFERENCE_PART_BYTES // 2**20} MB each"
+    name = f"{option} {str(path)!r}"
+    accepted = (
+        f"accepted: a {kind} of at most {MAX_REFERENCE_BYTES // 2**20} MB whose parts unpack "
+        f"to at most {MAX_REFERENCE_PART_BYTES // 2**20} MB each"
+    )
+
+    def refuse(problem: str) -> OptionError:
+        return OptionError(f"{name} {problem}; {accepted}", field=option)
+
     try:
         size = path.stat().st_size
         if size > MAX_REFERENCE_BYTES:
-            raise InputError(f"{option} {str(path)!r} is {size:,} bytes; {accepted}")
+            raise refuse(f"is {size:,} bytes")
         with zipfile.ZipFile(path) as package:
             members = package.infolist()
-    except InputError:
+    except OptionError:
         raise
     except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
-        raise InputError(
-            f"{option} {str(path)!r} is not a readable {kind} ({exc}); {accepted}"
-        ) from exc
+        raise refuse(f"is not a readable {kind} ({exc})") from exc
     if len(members) > MAX_REFERENCE_PARTS:
-        raise InputError(f"{option} {str(path)!r} holds {len(members):,} parts; {accepted}")
+        raise refuse(f"holds {len(members):,} parts")
     largest = max(members, key=lambda m: m.file_size, default=None)
     if largest is not None and largest.file_size > MAX_REFERENCE_PART_BYTES:
-        raise InputError(
-            f"{option} {str(path)!r}: part {largest.filename!r} unpacks to "
-            f"{largest.file_size:,} bytes; {accepted}"
-        )
+        raise refuse(f"has part {largest.filename!r}, which unpacks to {largest.file_size:,} bytes")
     if sum(m.file_size for m in members) > MAX_REFERENCE_TOTAL_BYTES:
-        raise InputError(
-            f"{option} {str(path)!r} unpacks to more than "
-            f"{MAX_REFERENCE_TOTAL_BYTES // 2**20} MB in all; {accepted}"
-        )
+        raise refuse(f"unpacks to more than {MAX_REFERENCE_TOTAL_BYTES // 2**20} MB in all")
     try:
         return opener(str(path))
     except MemoryError:
         raise
     except Exception as exc:  # the libraries raise a dozen types for broken packages
-        raise InputError(
-            f"{option} {str(path)!r} could not be opened as a {kind} "
-            f"({type(exc).__name__}: {exc}); {accepted}"
-        ) from exc
+        raise refuse(f"could not be opened as a {kind} ({type(exc).__name__}: {exc})") from exc

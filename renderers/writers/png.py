@@ -19,7 +19,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 from isal import isal_zlib
 
-from renderers.errors import InputError, LimitError
+from renderers.errors import LimitError, OptionError
 from renderers.options import RenderOptions
 from renderers.writers import Artifact, WriteSource
 
@@ -41,8 +41,9 @@ def select_pages(page_count: int, pages: tuple[int, ...] | None) -> list[int]:
         return list(range(page_count))
     bad = [p for p in pages if not 1 <= p <= page_count]
     if bad:
-        raise InputError(
-            f"pages={list(pages)}: page {bad[0]} does not exist; accepted are 1..{page_count}"
+        raise OptionError(
+            f"pages={list(pages)}: page {bad[0]} does not exist; accepted are 1..{page_count}",
+            field="pages",
         )
     return [p - 1 for p in dict.fromkeys(pages)]
 

@@ -349,7 +349,7 @@ def test_long_report_is_reproducible(tmp_path: Path) -> None:
 
 
 def test_demo_renders_every_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("renderers.api.available_formats", lambda: ("md", "html"))
+    monkeypatch.setattr("renderers.formats.available_formats", lambda: ("md", "html"))
     out = tmp_path / "demo"
     result = runner().invoke(cli.app, ["demo", "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 0, result.output
