@@ -17,6 +17,7 @@ from typing import Any, Literal
 import pytest
 
 from citations.pool import SourcePool
+from renderers.document import Document
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from tests.helpers import ROOT, require_marker
@@ -64,8 +65,10 @@ def write_resolved(fmt: WriterFormat, rdoc: ResolvedDocument, options: RenderOpt
             return pdf_bytes(render_html(rdoc, options), options)
 
 
-def resolve_rows(document: Any, pool_rows: PoolRows, **resolve_options: Any) -> ResolvedDocument:
-    """``document`` (an IR ``Document``) after the citation pass against ``pool_rows``."""
+def resolve_rows(
+    document: Document, pool_rows: PoolRows, **resolve_options: Any
+) -> ResolvedDocument:
+    """``document`` after the citation pass against ``pool_rows``."""
     from renderers.resolve import resolve
 
     return resolve(document, SourcePool.from_rows(pool_rows), **resolve_options)
