@@ -71,6 +71,7 @@ def test_rerender_citing_nothing_replaces_record(tmp_path: Path) -> None:
     assert by_name["other.md"]["sids"] == [5]
 
 
+@pytest.mark.slow
 def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
     ctx = multiprocessing.get_context("spawn")
     procs = [ctx.Process(target=_writer, args=(str(tmp_path), w, 100)) for w in range(8)]

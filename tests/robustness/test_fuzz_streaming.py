@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from citations.streaming import StreamRewriter, rewrite_text
 from tests.fuzz_strategies import dialect_sets, token_text
+
+#: Fuzz runs take seconds per property: `make test`, not `make test-fast`.
+pytestmark = pytest.mark.slow
 
 
 def _chunks(text: str, cuts: list[int]) -> list[str]:

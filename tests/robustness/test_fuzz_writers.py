@@ -39,6 +39,9 @@ from tests.fuzz_strategies import (
     hostile_markdown,
 )
 
+#: Fuzz runs take seconds per property: `make test`, not `make test-fast`.
+pytestmark = pytest.mark.slow
+
 POOL = SourcePool.from_rows(FUZZ_POOL)
 
 

@@ -140,6 +140,7 @@ def test_pool_found_next_to_the_input(workspace: Path) -> None:
     assert (workspace / "out" / "note.md").is_file()
 
 
+@pytest.mark.slow
 def test_batch_in_parallel_processes_with_plain_progress(workspace: Path) -> None:
     proc = run_cli(
         "render",

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from renderers.tools import tool_schemas
@@ -32,6 +33,7 @@ async def _session_run(out_dir: Path, pool: list[dict[str, Any]]) -> dict[str, A
         return {"tools": listed.tools, "written": written, "escaped": escaped}
 
 
+@pytest.mark.slow
 def test_stdio_round_trip(tmp_path: Path, sample_pool: list[dict[str, Any]]) -> None:
     out_dir = tmp_path / "out"
     result = anyio.run(_session_run, out_dir, sample_pool)
