@@ -354,10 +354,11 @@ class _Writer:
         return notes
 
     def note_body(self, mark: Markup, blocks: tuple[Block, ...]) -> Markup:
-        """A note of several blocks: its marker starts the first paragraph (or stands alone)."""
-        first = blocks[0]
-        if not isinstance(first, Paragraph):
+        """A note of several blocks (or none): its marker starts the first paragraph, or stands
+        alone before the blocks."""
+        if not blocks or not isinstance(blocks[0], Paragraph):
             return mark + self.blocks(blocks)
+        first = blocks[0]
         lead = mark + self.inlines(first.children)
         head = Markup(f'<p dir="{self.paragraph_dir(first.children)}">{lead}</p>\n')
         return head + self.blocks(blocks[1:])
