@@ -27,7 +27,7 @@ from renderers.errors import LimitError, ResourceError
 from renderers.options import PageSize, RenderOptions
 from renderers.sandbox import Sandbox, allowed_dirs
 from renderers.writers import Artifact, WriteSource
-from renderers.writers.html.templating import PAGE_SIZES
+from renderers.writers.common import PAGE_SIZES, page_dimensions
 from renderers.writers.ooxml import build_timestamp
 
 GENERATOR = "citerender"
@@ -94,7 +94,7 @@ _DEFAULT_PAGE_SIZE = "A4"
 @lru_cache(maxsize=len(PAGE_SIZES))
 def _fallback_page_css(page_size: PageSize) -> CSS:
     """``@page { size: … }`` parsed once per page size (a CSS object is reusable)."""
-    return CSS(string=f"@page {{ size: {PAGE_SIZES[page_size]} }}")
+    return CSS(string=f"@page {{ size: {page_dimensions(page_size).css} }}")
 
 
 def _render_options(options: RenderOptions) -> dict[str, Any]:
