@@ -40,7 +40,7 @@ from renderers.writers.html.report import render_html
 from renderers.writers.markdown import markdown_text
 from renderers.writers.pdf import pdf_bytes
 from renderers.writers.png import png_pages
-from renderers.writers.pptx.deck import CONT
+from renderers.writers.pptx.model import CONT
 from renderers.writers.pptx.output import pptx_bytes
 
 SPEC = Path(__file__).resolve().parents[1] / "data" / "commonmark" / "commonmark-spec.json"

@@ -22,7 +22,9 @@ from renderers.options import RenderOptions
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
-from renderers.writers.pptx.deck import EMU_PER_PT, TextMetrics, default_fonts
+from renderers.writers.pptx.fonts import default_fonts
+from renderers.writers.pptx.metrics import TextMetrics
+from renderers.writers.pptx.model import EMU_PER_PT
 from renderers.writers.pptx.output import pptx_bytes
 from tests.helpers import convert_with_libreoffice, pdf_text
 

@@ -1,4 +1,4 @@
-"""The PPTX writer: draws the measured slide model (:mod:`renderers.writers.pptx.deck`).
+"""The PPTX writer: draws the measured slide model (:mod:`renderers.writers.pptx.layout`).
 
 python-pptx holds the package (template or default deck, layouts, relationships, images); each
 slide part is written as finished XML by :mod:`renderers.writers.pptx.oxml`, and the package is
@@ -38,7 +38,8 @@ from renderers.writers.ooxml import (
     write_package,
 )
 from renderers.writers.pptx import oxml as px
-from renderers.writers.pptx.deck import (
+from renderers.writers.pptx.layout import build_deck
+from renderers.writers.pptx.model import (
     CODE_SIZE,
     FOOTER_SIZE,
     INSET_X,
@@ -57,7 +58,6 @@ from renderers.writers.pptx.deck import (
     Slide,
     TableItem,
     TextItem,
-    build_deck,
 )
 
 FOOTER_COLOR = "595959"

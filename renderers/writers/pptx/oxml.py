@@ -21,7 +21,7 @@ from pptx.oxml.ns import nsdecls
 from pptx.oxml.shapes.autoshape import CT_Shape
 
 from citations.chars import UNSAFE_CHARS
-from renderers.writers.pptx.deck import EMU_PER_PT
+from renderers.writers.pptx.model import EMU_PER_PT
 
 #: Raised baseline of superscripts (1/1000 %). Adjacent superscript runs alternate with
 #: ALT_BASELINE: LibreOffice drops the raise of a linked run followed by an identical run.

@@ -1,0 +1,220 @@
+"""Inline nodes → styled runs, and the run-level edits the layout needs.
+
+A citation becomes superscript runs (one linked run per displayed number); links become runs
+carrying a vetted URL or an internal target. Runs are merged and trimmed before measuring, and
+split, truncated or restyled here so that every such edit keeps links and anchors intact.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from citations.chars import UNSAFE_CHARS
+from citations.links import safe_link
+from citations.numbering import display_segments
+from renderers.document import (
+    Cite,
+    Code,
+    Emph,
+    FootnoteRef,
+    Image,
+    Inline,
+    LineBreak,
+    Link,
+    RawInline,
+    SoftBreak,
+    Strike,
+    Strong,
+    Text,
+)
+from renderers.errors import UnsupportedNodeError
+from renderers.resolve import SourceEntry
+from renderers.writers.pptx.metrics import TextMetrics
+from renderers.writers.pptx.model import Para, Run, Style
+
+_SPACES = re.compile(r"[\t\r\n]+")
+
+
+def clean(text: str) -> str:
+    """Text safe for XML: control characters removed, tabs and newlines as spaces."""
+    return UNSAFE_CHARS.sub("", _SPACES.sub(" ", text))
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    bold: bool = False
+    italic: bool = False
+    strike: bool = False
+    url: str = ""
+    target: str = ""
+
+
+def inline_runs(inlines: tuple[Inline, ...], ctx: _Ctx = _Ctx()) -> list[Run]:
+    """Runs for ``inlines``; a citation becomes superscript runs, one linked run per number."""
+    runs: list[Run] = []
+    for node in inlines:
+        match node:
+            case Text(text):
+                runs.append(_run(clean(text), ctx))
+            case SoftBreak():
+                runs.append(_run(" ", ctx))
+            case LineBreak():
+                runs.append(Run("\n"))
+            case Code(text):
+                runs.append(dataclasses.replace(_run(clean(text), ctx), code=True))
+            case RawInline(text):
+                runs.append(_run(clean(text), ctx))
+            case Emph(children):
+                runs += inline_runs(children, dataclasses.replace(ctx, italic=True))
+            case Strong(children):
+                runs += inline_runs(children, dataclasses.replace(ctx, bold=True))
+            case Strike(children):
+                runs += inline_runs(children, dataclasses.replace(ctx, strike=True))
+            case Link(url, children):
+                runs += inline_runs(children, _link_ctx(ctx, url))
+            case Image(alt=alt):
+                runs.append(_run(clean(f"[{alt or 'image'}]"), ctx))
+            case FootnoteRef(label):
+                runs.append(Run(clean(f"[{label}]"), superscript=True))
+            case Cite(numbers=numbers, anchor=anchor):
+                runs += cite_runs(numbers, anchor)
+            case _:
+                raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
+    return runs
+
+
+def _run(text: str, ctx: _Ctx) -> Run:
+    return Run(text, ctx.bold, ctx.italic, ctx.strike, url=ctx.url, target=ctx.target)
+
+
+def _link_ctx(ctx: _Ctx, url: str) -> _Ctx:
+    if url.startswith("#") and len(url) > 1:
+        return dataclasses.replace(ctx, target=url[1:], url="")
+    return dataclasses.replace(ctx, url=safe_link(url), target="")
+
+
+def cite_runs(numbers: tuple[int, ...], anchor: str = "") -> list[Run]:
+    """Superscript runs for a citation's numbers (``1–3, 5``); each number links to its entry."""
+    runs: list[Run] = []
+    for text, number in display_segments(numbers):
+        defines = anchor if (number is not None and not runs) else ""
+        runs.append(Run(text, superscript=True, cite=number or 0, defines=defines))
+    return runs
+
+
+def _merge_runs(runs: list[Run]) -> list[Run]:
+    """Drop empty runs and merge adjacent runs of equal style (fewer XML runs)."""
+    merged: list[Run] = []
+    texts: list[list[str]] = []  # the texts each merged run joins
+    for run in runs:
+        if not run.text:
+            continue
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and run.text != "\n"
+            and last.text != "\n"
+            and not run.cite
+            and not last.cite
+            and not run.defines
+            and _style_key(last) == _style_key(run)
+        ):
+            texts[-1].append(run.text)
+        else:
+            merged.append(run)
+            texts.append([run.text])
+    return [run.with_text("".join(parts)) for run, parts in zip(merged, texts, strict=True)]
+
+
+def _style_key(run: Run) -> tuple[object, ...]:
+    return (run.bold, run.italic, run.strike, run.code, run.superscript, run.url, run.target,
+            run.cite, run.defines)
+
+
+def normalize_runs(runs: Iterable[Run]) -> tuple[Run, ...]:
+    """Runs merged and trimmed (leading/trailing spaces of the paragraph removed)."""
+    merged = _merge_runs(list(runs))
+    if merged and not merged[0].superscript:
+        merged[0] = merged[0].with_text(merged[0].text.lstrip(" "))
+    if merged and not merged[-1].superscript:
+        merged[-1] = merged[-1].with_text(merged[-1].text.rstrip(" "))
+    return tuple(r for r in merged if r.text)
+
+
+def segments(runs: Iterable[Run]) -> list[tuple[str, Style]]:
+    """The (text, style) pieces the metrics measure."""
+    return [(r.text, r.style) for r in runs]
+
+
+
+def italicized(runs: tuple[Run, ...], italic: bool) -> tuple[Run, ...]:
+    if not italic:
+        return runs
+    return tuple(r if r.superscript else dataclasses.replace(r, italic=True) for r in runs)
+
+
+
+def entry_runs(entry: SourceEntry) -> tuple[Run, ...]:
+    """``[n] Title — label · date ↑`` with the title linked to the entry's URL (when safe)."""
+    title = cap(clean(entry.title), 300)
+    label = cap(clean(entry.label), 200)
+    runs = [Run(f"[{entry.number}] ", bold=True), Run(title, url=entry.url)]
+    detail = " · ".join(x for x in (label if label != title else "", clean(entry.date)) if x)
+    if detail:
+        runs.append(Run(f" — {detail}"))
+    if entry.backlink:
+        runs.append(Run(" ↑", target=entry.backlink))
+    return tuple(runs)
+
+
+def cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+
+def split_para(para: Para, offset: int) -> tuple[Para, Para]:
+    """Split ``para`` at character ``offset`` of its joined text; the tail has no bullet."""
+    head: list[Run] = []
+    tail: list[Run] = []
+    pos = 0
+    for run in para.runs:
+        end = pos + len(run.text)
+        if end <= offset:
+            head.append(run)
+        elif pos >= offset:
+            tail.append(run)
+        else:
+            cut = offset - pos
+            head.append(run.with_text(run.text[:cut]))
+            tail.append(dataclasses.replace(run, text=run.text[cut:], defines=""))
+        pos = end
+    while head and head[-1].text == "\n":
+        head.pop()
+    while tail and tail[0].text == "\n":
+        tail.pop(0)
+    return (
+        dataclasses.replace(para, runs=normalize_runs(head)),
+        dataclasses.replace(
+            para, runs=normalize_runs(tail), bullet="", number=0, space_before=0.0
+        ),
+    )
+
+
+def truncate_runs(
+    runs: tuple[Run, ...], metrics: TextMetrics, width: float, size: float, max_lines: int
+) -> tuple[Run, ...]:
+    """``runs`` cut to ``max_lines`` wrapped lines, ending with an ellipsis."""
+    starts = metrics.line_starts(segments(runs), width, size)
+    if len(starts) <= max_lines:
+        return runs
+    cut = starts[max_lines] - 1
+    while cut > 0:
+        head, _ = split_para(Para(runs, size=size), cut)
+        candidate = (*head.runs, Run("…", bold=runs[0].bold if runs else False))
+        if metrics.line_count(segments(candidate), width, size) <= max_lines:
+            return candidate
+        cut -= max(1, cut // 20)
+    return (Run("…"),)
