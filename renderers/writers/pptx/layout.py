@@ -46,6 +46,7 @@ from renderers.writers.pptx.model import (
     CAPTION_SIZE,
     CODE_SIZE,
     CONT,
+    CONT_MARK,
     COVER_SIZES,
     EMU_PER_PT,
     FOOTER_SIZE,
@@ -79,6 +80,7 @@ from renderers.writers.pptx.runs import (
     italicized,
     normalize_runs,
     segments,
+    sentence_starts,
     split_para,
     truncate_runs,
 )
@@ -134,7 +136,7 @@ class _DeckBuilder:
         carry: Para | None = None
         if self.paras and self.paras[-1].keep_with_next and (len(self.paras) > 1 or self.items):
             carry = self.paras.pop()
-            self.para_h -= self.para_height(carry, len(self.para_lines(carry)))
+            self.para_h -= self.para_height(carry)
         self.start(self.title_base, cont=True)
         if carry is not None:
             self.add_para(carry)
@@ -182,7 +184,7 @@ class _DeckBuilder:
 
     def footer(self, runs: Sequence[Run]) -> tuple[Run, ...]:
         """``[1] iea.org · [3] irena.org`` for the sources cited in ``runs``, fitted to 2 lines."""
-        numbers = sorted({r.cite for r in runs if r.cite})
+        numbers = sorted({n for r in runs for n in (r.cite, *r.spans) if n})
         if not numbers:
             return ()
         width = self.geo.footer.width_pt - 2 * INSET_X
@@ -206,11 +208,10 @@ class _DeckBuilder:
     def text_width(self) -> float:
         return self.content_w - 2 * INSET_X
 
-    def para_lines(self, para: Para) -> list[int]:
+    def para_height(self, para: Para) -> float:
+        """Height (points) of ``para``, in whichever client wraps it to more lines."""
         width = self.text_width - para.margin_left
-        return self.metrics.line_starts(segments(para.runs), width, para.size)
-
-    def para_height(self, para: Para, lines: int) -> float:
+        lines = self.metrics.line_count(segments(para.runs), width, para.size)
         return para.space_before + lines * self.metrics.line_height(para.size)
 
     def room(self) -> float:
@@ -226,33 +227,63 @@ class _DeckBuilder:
         return y + (ITEM_GAP if (self.items or self.paras) else 0.0)
 
     def add_para(self, para: Para) -> None:
-        """Place a paragraph, splitting it across slides at line boundaries when needed."""
+        """Place a paragraph whole, on a new slide when it does not fit this one.
+
+        Only a paragraph taller than a whole slide is split: at the last sentence boundary that
+        fits (at a line boundary when one sentence alone is taller than a slide), its remainder
+        continuing on the next slide marked "(cont.)".
+        """
         self.ensure_open()
         if not para.runs:
             return
         while True:
-            starts = self.para_lines(para)
-            height = self.para_height(para, len(starts))
-            room = self.room()
-            if height <= room + 0.01:
+            height = self.para_height(para)
+            if height <= self.room() + 0.01:
                 self.paras.append(para)
                 self.para_h += height
                 return
-            line_h = self.metrics.line_height(para.size)
-            fit = int((room - para.space_before + 0.01) // line_h)
-            if para.keep_with_next or fit < 1 or (fit < 2 and len(starts) > 2):
-                if self.is_empty():
-                    fit = max(fit, 1)  # never loop: an empty slide takes what it can
-                else:
-                    self.continue_slide()
-                    continue
-            if fit >= len(starts):
-                fit = len(starts) - 1
-            head, tail = split_para(para, starts[fit])
+            whole = self.content_h - 2 * INSET_Y  # the room on an empty slide
+            parts = None
+            if height > whole + 0.01:
+                parts = self.split_to_fit(para, self.room())
+                if parts is None and self.split_to_fit(para, whole) is None:
+                    # its first sentence alone is taller than a slide: lines are all that's left
+                    two_lines = para.space_before + 2 * self.metrics.line_height(para.size)
+                    if self.is_empty() or self.room() >= two_lines:
+                        parts = self.split_at_lines(para, self.room())
+            if parts is None:
+                self.continue_slide()
+                continue
+            head, para = parts
             self.paras.append(head)
-            self.para_h += self.para_height(head, fit)
+            self.para_h += self.para_height(head)
             self.continue_slide()
-            para = tail
+
+    def split_to_fit(self, para: Para, room: float) -> tuple[Para, Para] | None:
+        """``para`` split at its last sentence boundary whose head fits ``room``, or None."""
+        fitting: tuple[Para, Para] | None = None
+        candidates = sentence_starts(para.runs)
+        low, high = 0, len(candidates) - 1
+        while low <= high:  # a longer head is never shorter: binary search
+            middle = (low + high) // 2
+            parts = split_para(para, candidates[middle], marker=CONT_MARK)
+            if self.para_height(parts[0]) <= room + 0.01:
+                fitting, low = parts, middle + 1
+            else:
+                high = middle - 1
+        return fitting
+
+    def split_at_lines(self, para: Para, room: float) -> tuple[Para, Para]:
+        """``para`` split at the last line boundary that fits ``room`` (at least one line)."""
+        width = self.text_width - para.margin_left
+        starts = self.metrics.line_starts(segments(para.runs), width, para.size)
+        line_h = self.metrics.line_height(para.size)
+        fit = min(max(int((room - para.space_before + 0.01) // line_h), 1), len(starts) - 1)
+        while True:
+            parts = split_para(para, starts[fit], marker=CONT_MARK)
+            if fit == 1 or self.para_height(parts[0]) <= room + 0.01:
+                return parts
+            fit -= 1
 
     def is_empty(self) -> bool:
         return not self.items and not self.paras
@@ -388,7 +419,7 @@ class _DeckBuilder:
         width = self.text_width
         line_h = self.metrics.line_height(CODE_SIZE)
         counts = [
-            self.metrics.line_count([(ln, (False, False, True))], width, CODE_SIZE)
+            self.metrics.line_count([(ln, (False, False, True), False)], width, CODE_SIZE)
             for ln in lines
         ]
         i = 0
@@ -418,11 +449,11 @@ class _DeckBuilder:
         line_h = self.metrics.line_height(CODE_SIZE)
         max_lines = max(1, int(room // line_h))
         style: Style = (False, False, True)
-        starts = self.metrics.line_starts([(line, style)], self.text_width, CODE_SIZE)
+        starts = self.metrics.line_starts([(line, style, False)], self.text_width, CODE_SIZE)
         if len(starts) > max_lines:
             self.warnings.append("pptx: a code line too long for one slide was shortened")
             line = line[: max(starts[max_lines] - 1, 0)] + "…"
-            starts = self.metrics.line_starts([(line, style)], self.text_width, CODE_SIZE)
+            starts = self.metrics.line_starts([(line, style, False)], self.text_width, CODE_SIZE)
         return line, len(starts) * line_h
 
     # ------------------------------------------------------------ tables
@@ -478,7 +509,7 @@ class _DeckBuilder:
         cap_h = 0.0
         if cap_runs:
             cap = Para(cap_runs, size=CAPTION_SIZE)
-            cap_h = self.para_height(cap, len(self.para_lines(cap))) + 2 * INSET_Y + ITEM_GAP
+            cap_h = self.para_height(cap) + 2 * INSET_Y + ITEM_GAP
         natural_w = picture.width * 0.75  # 96 dpi
         natural_h = picture.height * 0.75
         for attempt in range(2):
@@ -513,7 +544,7 @@ class _DeckBuilder:
         used = 2 * INSET_Y
         for entry in entries:
             para = Para(entry_runs(entry), size=SOURCES_SIZE, space_before=4.0)
-            h = self.para_height(para, len(self.para_lines(para)))
+            h = self.para_height(para)
             if pending and used + h > self.content_h + 0.01:
                 self.sources_slide(heading, first, pending, numbers, used)
                 first, pending, numbers, used = False, [], [], 2 * INSET_Y

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from renderers.writers.pptx.fonts import (
     FALLBACK_FILES,
@@ -33,8 +33,14 @@ _BREAK, _GAP, _WORD = 0, 1, 2
 
 
 #: A wrap unit: [kind, offset of its first character, end of its word, word width (em),
-#: width of the spaces hanging after it, whether a word continues into the next segment].
+#: width of the spaces hanging after it, whether a word continues into the next segment,
+#: whether it holds a LibreOffice field].
 _Token = list[Any]
+#: Text to measure: a run's text, its style, and whether it is a link (a field in LibreOffice).
+Segment = tuple[str, Style, bool]
+#: Which client's line breaking to model.
+Client = Literal["powerpoint", "libreoffice"]
+
 
 
 class TextMetrics:
@@ -93,27 +99,43 @@ class TextMetrics:
         return width
 
     def _tokens(
-        self, segments: Iterable[tuple[str, Style]]
+        self, segments: Iterable[Segment], fields: bool
     ) -> tuple[list[_Token], list[tuple[int, str, Style]]]:
-        """Wrap units of the joined text (a word split across segments is one unit)."""
+        """Wrap units of the joined text (a word split across segments is one unit).
+
+        With ``fields``, a link segment is one unit, glued to the text it touches: LibreOffice
+        draws a hyperlink as a text field, which it never breaks at a space.
+        """
         tokens: list[_Token] = []
         pieces: list[tuple[int, str, Style]] = []
         pos = 0
-        for text, style in segments:
+        for text, style, link in segments:
             if not text:
                 continue
             pieces.append((pos, text, style))
             known = self._runs.setdefault(style, {})
+            if fields and link:
+                width = known.get(text)
+                if width is None:
+                    width = self._run_width(text, style)
+                end = pos + len(text)
+                if tokens and tokens[-1][5]:
+                    last = tokens[-1]
+                    last[2:] = [end, last[3] + width, 0.0, True, True]
+                else:
+                    tokens.append([_WORD, pos, end, width, 0.0, True, True])
+                pos = end
+                continue
             first = True
             for newline, spaces, cjk, cjk_tail, word, tail in _TOKENS.findall(text):
                 if newline:
-                    tokens.append([_BREAK, pos, pos + 1, 0.0, 0.0, False])
+                    tokens.append([_BREAK, pos, pos + 1, 0.0, 0.0, False, False])
                     pos += 1
                 elif spaces:
                     width = known.get(spaces)
                     if width is None:
                         width = self._run_width(spaces, style)
-                    tokens.append([_GAP, pos, pos, width, 0.0, False])
+                    tokens.append([_GAP, pos, pos, width, 0.0, False, False])
                     pos += len(spaces)
                 else:
                     body, trail = (word, tail) if word else (cjk, cjk_tail)
@@ -126,9 +148,10 @@ class TextMetrics:
                     end = pos + len(body)
                     if first and word and tokens and tokens[-1][5]:
                         last = tokens[-1]
-                        last[2:] = [end, last[3] + width, trailing, not trail]
+                        last[2:6] = [end, last[3] + width, trailing, not trail]
                     else:
-                        tokens.append([_WORD, pos, end, width, trailing, bool(word) and not trail])
+                        tokens.append([_WORD, pos, end, width, trailing, bool(word) and not trail,
+                                       False])
                     pos = end + len(trail)
                 first = False
             if tokens and tokens[-1][5] and tokens[-1][2] != pos:
@@ -146,29 +169,33 @@ class TextMetrics:
         return widths
 
     def line_starts(
-        self, segments: Iterable[tuple[str, Style]], width: float, size: float
+        self, segments: Iterable[Segment], width: float, size: float,
+        client: Client = "powerpoint",
     ) -> list[int]:
         """Offsets (into the joined text) where each wrapped line starts; ``\\n`` breaks a line.
 
         Greedy word wrap as PowerPoint does it: spaces hang at a line end, a word wider than
-        the line breaks between characters, CJK characters break anywhere.
+        the line breaks between characters, CJK characters break anywhere. As ``libreoffice``
+        does it, a link is a field: one unit that moves whole to the next line, and when it is
+        wider than a line it fills whole lines, the text after it starting on a new one.
         """
-        tokens, pieces = self._tokens(segments)
+        tokens, pieces = self._tokens(segments, client == "libreoffice")
         limit = max(width * WIDTH_SLACK, size) / size  # in em from here on
         starts = [0]
         x = 0.0
         content = False
-        for kind, start, end, w, trailing, _ in tokens:
+        fresh_line = False  # LibreOffice: the text after a wrapped field starts a new line
+        for kind, start, end, w, trailing, _, field in tokens:
             if kind == _BREAK:
                 starts.append(end)
-                x, content = 0.0, False
+                x, content, fresh_line = 0.0, False, False
                 continue
             if kind == _GAP:
                 x += w
                 continue
-            if content and x + w > limit:
+            if content and (fresh_line or x + w > limit):
                 starts.append(start)
-                x, content = 0.0, False
+                x, content, fresh_line = 0.0, False, False
             if w <= limit:
                 x += w + trailing
                 content = True
@@ -180,11 +207,17 @@ class TextMetrics:
                 x += char_w
                 content = True
             x += trailing
+            fresh_line = field
         return starts
 
-    def line_count(self, segments: Iterable[tuple[str, Style]], width: float, size: float) -> int:
-        """Number of lines ``segments`` wrap to in a line ``width`` points wide."""
-        return len(self.line_starts(segments, width, size))
+    def line_count(self, segments: Iterable[Segment], width: float, size: float) -> int:
+        """Lines ``segments`` take in a line ``width`` points wide: in PowerPoint or in
+        LibreOffice, whichever wraps to more (the layout must fit both)."""
+        pieces = list(segments)
+        count = len(self.line_starts(pieces, width, size))
+        if any(link and not text.isdigit() for text, _, link in pieces):
+            count = max(count, len(self.line_starts(pieces, width, size, "libreoffice")))
+        return count
 
     def text_width(self, text: str, style: Style, size: float) -> float:
         """Unwrapped width of ``text`` in points."""

@@ -36,7 +36,8 @@ LEVEL_INDENT = 24.0  # points per list/quote level
 HANGING = 18.0  # bullet hanging indent (points)
 ITEM_GAP = 8.0  # vertical gap between items on a slide (points)
 BULLETS = ("•", "–", "◦")
-CONT = " (cont.)"
+CONT = " (cont.)"  # after the title of a continuation slide
+CONT_MARK = "(cont.) "  # before the remainder of a paragraph split across slides
 
 
 def pt_to_emu(points: float) -> int:
@@ -134,7 +135,8 @@ def _box(left: float, top: float, width: float, height: float) -> Box:
 class Run:
     """A styled piece of text. ``cite`` is a source number (links to its Sources slide),
     ``target`` an internal anchor (slide jump), ``url`` an external link (already vetted by
-    ``safe_link``), ``defines`` an anchor id that lives here (a citation's ``cite-K``)."""
+    ``safe_link``), ``defines`` an anchor id that lives here (a citation's ``cite-K``),
+    ``spans`` the numbers the dash of a range (``1–4``) stands for (the footer lists them)."""
 
     text: str
     bold: bool = False
@@ -146,6 +148,7 @@ class Run:
     target: str = ""
     cite: int = 0
     defines: str = ""
+    spans: tuple[int, ...] = ()
 
     @property
     def style(self) -> Style:
@@ -156,7 +159,7 @@ class Run:
         if text == self.text:
             return self
         return Run(text, self.bold, self.italic, self.strike, self.code, self.superscript,
-                   self.url, self.target, self.cite, self.defines)
+                   self.url, self.target, self.cite, self.defines, self.spans)
 
 
 @dataclass(frozen=True)

@@ -388,7 +388,7 @@ class DeckWriter:
             match item:
                 case TextItem(paras, top, height):
                     box = Box(content.left, content.top + top, content.width, height)
-                    self.textbox(shapes, box, self.text_body(part, paras))
+                    self.textbox(shapes, box, self.text_body(part, paras, shrink=True))
                 case CodeItem():
                     self.code(shapes, item)
                 case TableItem():
@@ -408,9 +408,9 @@ class DeckWriter:
                                          body, fill=fill, line=line))
 
     def text_body(self, part: Part, paras: Sequence[Para], anchor: str = "t",
-                  color: str = "") -> str:
+                  color: str = "", *, shrink: bool = False) -> str:
         return px.text_body_xml([self.paragraph(part, para, color=color) for para in paras],
-                                inset_x=INSET_X, inset_y=INSET_Y, anchor=anchor)
+                                inset_x=INSET_X, inset_y=INSET_Y, anchor=anchor, shrink=shrink)
 
     def paragraph(self, part: Part, para: Para, *, color: str = "") -> str:
         """The XML of one paragraph (superscript runs alternate their baseline, see pptx_xml)."""

@@ -63,13 +63,19 @@ def slide_xml(shapes: Sequence[str]) -> bytes:
 
 def text_body_xml(
     paragraphs: Sequence[str], *, inset_x: float, inset_y: float, anchor: str = "t",
-    tag: str = "p:txBody",
+    tag: str = "p:txBody", shrink: bool = False,
 ) -> str:
-    """A text frame: fixed insets (points), ``anchor``, square wrap, no autofit."""
+    """A text frame: fixed insets (points), ``anchor``, square wrap.
+
+    The layout sizes every frame to its measured text, so nothing needs autofit; ``shrink``
+    writes ``normAutofit`` all the same, a second guard: a client that wraps to more lines
+    than measured (LibreOffice) shrinks the text into the frame instead of past the slide.
+    """
     ins_x, ins_y = round(inset_x * EMU_PER_PT), round(inset_y * EMU_PER_PT)
+    fit = "<a:normAutofit/>" if shrink else "<a:noAutofit/>"
     return (
         f'<{tag}><a:bodyPr wrap="square" lIns="{ins_x}" rIns="{ins_x}" tIns="{ins_y}" '
-        f'bIns="{ins_y}" anchor="{anchor}" rtlCol="0"><a:noAutofit/></a:bodyPr><a:lstStyle/>'
+        f'bIns="{ins_y}" anchor="{anchor}" rtlCol="0">{fit}</a:bodyPr><a:lstStyle/>'
         f'{"".join(paragraphs)}</{tag}>'
     )
 

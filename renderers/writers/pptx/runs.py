@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from citations.chars import UNSAFE_CHARS
 from citations.links import safe_link
-from citations.numbering import display_segments
+from citations.numbering import EN_DASH, display_segments
 from renderers.document import (
     Cite,
     Code,
@@ -32,8 +32,8 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.resolve import SourceEntry
-from renderers.writers.pptx.metrics import TextMetrics
-from renderers.writers.pptx.model import Para, Run, Style
+from renderers.writers.pptx.metrics import Segment, TextMetrics
+from renderers.writers.pptx.model import CONT_MARK, Para, Run
 
 _SPACES = re.compile(r"[\t\r\n]+")
 
@@ -99,9 +99,13 @@ def _link_ctx(ctx: _Ctx, url: str) -> _Ctx:
 def cite_runs(numbers: tuple[int, ...], anchor: str = "") -> list[Run]:
     """Superscript runs for a citation's numbers (``1–3, 5``); each number links to its entry."""
     runs: list[Run] = []
-    for text, number in display_segments(numbers):
+    shown = display_segments(numbers)
+    for index, (text, number) in enumerate(shown):
         defines = anchor if (number is not None and not runs) else ""
-        runs.append(Run(text, superscript=True, cite=number or 0, defines=defines))
+        spans: tuple[int, ...] = ()
+        if text == EN_DASH:  # always between the first and last number of a range
+            spans = tuple(range((shown[index - 1][1] or 0) + 1, shown[index + 1][1] or 0))
+        runs.append(Run(text, superscript=True, cite=number or 0, defines=defines, spans=spans))
     return runs
 
 
@@ -131,7 +135,7 @@ def _merge_runs(runs: list[Run]) -> list[Run]:
 
 def _style_key(run: Run) -> tuple[object, ...]:
     return (run.bold, run.italic, run.strike, run.code, run.superscript, run.url, run.target,
-            run.cite, run.defines)
+            run.cite, run.defines, run.spans)
 
 
 def normalize_runs(runs: Iterable[Run]) -> tuple[Run, ...]:
@@ -144,9 +148,9 @@ def normalize_runs(runs: Iterable[Run]) -> tuple[Run, ...]:
     return tuple(r for r in merged if r.text)
 
 
-def segments(runs: Iterable[Run]) -> list[tuple[str, Style]]:
-    """The (text, style) pieces the metrics measure."""
-    return [(r.text, r.style) for r in runs]
+def segments(runs: Iterable[Run]) -> list[Segment]:
+    """The pieces the metrics measure: text, style, and whether the run is a link."""
+    return [(r.text, r.style, bool(r.url or r.target or r.cite)) for r in runs]
 
 
 
@@ -175,8 +179,9 @@ def cap(text: str, limit: int) -> str:
 
 
 
-def split_para(para: Para, offset: int) -> tuple[Para, Para]:
-    """Split ``para`` at character ``offset`` of its joined text; the tail has no bullet."""
+def split_para(para: Para, offset: int, *, marker: str = "") -> tuple[Para, Para]:
+    """Split ``para`` at character ``offset`` of its joined text; the tail has no bullet and
+    starts with ``marker`` (italic) when one is given."""
     head: list[Run] = []
     tail: list[Run] = []
     pos = 0
@@ -195,12 +200,48 @@ def split_para(para: Para, offset: int) -> tuple[Para, Para]:
         head.pop()
     while tail and tail[0].text == "\n":
         tail.pop(0)
+    tail_runs = normalize_runs(tail)
+    if marker and tail_runs:
+        tail_runs = (Run(marker, italic=True), *tail_runs)
     return (
         dataclasses.replace(para, runs=normalize_runs(head)),
-        dataclasses.replace(
-            para, runs=normalize_runs(tail), bullet="", number=0, space_before=0.0
-        ),
+        dataclasses.replace(para, runs=tail_runs, bullet="", number=0, space_before=0.0),
     )
+
+
+#: A sentence's end: terminal punctuation and the closing quotes or brackets after it.
+_SENTENCE_END = re.compile(r"[.!?…。！？؟۔]+[\"'”’»)\]]*")
+_CLOSE_UP = frozenset("。！？")  # CJK full stops: the next sentence follows without a space
+
+
+def sentence_starts(runs: Sequence[Run]) -> list[int]:
+    """Offsets (into the joined text of ``runs``) where a sentence after the first begins.
+
+    A sentence ends at terminal punctuation followed by a space and a character that is not a
+    lower-case letter ("e.g. the" does not end one), or at a line break. Citation superscripts
+    right after the punctuation stay with the sentence they close. A leading split marker
+    (:data:`~.model.CONT_MARK`) is not a sentence.
+    """
+    text = "".join(r.text for r in runs)
+    raised = [r.superscript for r in runs for _ in r.text]
+    starts: list[int] = []
+    for match in _SENTENCE_END.finditer(text):
+        if raised[match.start()] or (text.startswith(CONT_MARK) and match.end() < len(CONT_MARK)):
+            continue
+        end = match.end()
+        while end < len(text) and raised[end]:
+            end += 1
+        after = end
+        while after < len(text) and text[after] == " ":
+            after += 1
+        if after >= len(text):
+            continue
+        if (after > end and not text[after].islower()) or (
+            after == end and text[match.end() - 1] in _CLOSE_UP
+        ):
+            starts.append(after)
+    starts += [i + 1 for i, ch in enumerate(text) if ch == "\n" and i + 1 < len(text)]
+    return sorted(set(starts))
 
 
 def truncate_runs(
