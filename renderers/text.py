@@ -1,9 +1,10 @@
-"""Text helpers over the IR: the visible text of a document and unique heading ids."""
+"""Text helpers over the IR: the visible text of a document, its direction and heading ids."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Literal
 
 from renderers.document import (
     Block,
@@ -26,6 +27,60 @@ _NOT_SLUG = re.compile(r"[^\w\- ]+")
 _DASHES = re.compile(r"[\s\-]+")
 #: Anchors that writers generate themselves; a heading never takes one of them.
 _RESERVED = re.compile(r"^(?:sources|(?:cite|src|fn|fnref)-\d+)$")
+
+
+Direction = Literal["ltr", "rtl"]
+
+
+def text_direction(text: str) -> Direction | None:
+    """The direction of ``text`` by its first strongly directional character, as ``dir="auto"``
+    decides (Unicode bidi rules P2–P3): ``"rtl"`` for Hebrew, Arabic and the other right-to-left
+    scripts, ``"ltr"`` for the rest, None when ``text`` has no strong character at all.
+
+    This is the one rule every writer uses to mark right-to-left paragraphs, list items, table
+    cells and Sources entries.
+    """
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind in ("R", "AL"):
+            return "rtl"
+        if kind == "L":
+            return "ltr"
+    return None
+
+
+def is_rtl(text: str) -> bool:
+    """Whether ``text`` starts (by its first strong character) right-to-left."""
+    return text_direction(text) == "rtl"
+
+
+def blocks_direction(blocks: tuple[Block, ...]) -> Direction | None:
+    """The direction of a container (list, list item, quote, table) by its first strong
+    character, in document order; code and raw blocks are skipped, because writers always set
+    them left-to-right (and ``dir="auto"`` skips elements that carry their own ``dir``)."""
+    for block in blocks:
+        if found := _block_direction(block):
+            return found
+    return None
+
+
+def _block_direction(block: Block) -> Direction | None:
+    match block:
+        case Heading(children=children) | Paragraph(children):
+            return text_direction(plain_text(children))
+        case BulletList(items) | OrderedList(items):
+            return next((d for item in items if (d := blocks_direction(item.blocks))), None)
+        case Table(header, rows, _, caption):
+            cells = (plain_text(cell.children) for row in (header, *rows) for cell in row)
+            texts = (plain_text(caption), *cells)
+            return next((d for text in texts if (d := text_direction(text))), None)
+        case BlockQuote(inner) | FootnoteDef(_, inner):
+            return blocks_direction(inner)
+        case Figure(_, caption):
+            return text_direction(plain_text(caption))
+        case CodeBlock() | RawBlock() | ThematicBreak():
+            return None
+    return None
 
 
 def document_text(document: Document) -> str:

@@ -1,0 +1,318 @@
+"""The rendering rules every writer shares, each decided once.
+
+Writers differ in how they lay things out, never in what they decide. This module decides:
+
+* **page sizes** — :data:`PAGE_SIZES` (CSS keyword for HTML/PDF, twips for DOCX);
+* **the document title** — :func:`document_title`: which text is the title, which heading
+  already shows it and whether the writer must add it;
+* **author notes** — :class:`AuthorNotes`: one series per document, lettered ``a, b, c …``
+  (:func:`note_marker`) so that a note can never be taken for a citation (citations are
+  numbers); the text shown for a reference to a note that does not exist;
+* **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
+  their separators, the back-link and its glyph, the entry's direction;
+* **an image that cannot be shown** — :func:`image_fallback`;
+* **task-list boxes** — :func:`task_box` / :func:`task_marker`.
+
+Text direction (the first-strong-character rule) lives in :mod:`renderers.text`, next to the
+other plain-text rules, because readers may use it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from renderers.document import (
+    Block,
+    Document,
+    FootnoteDef,
+    FootnoteRef,
+    Heading,
+    Image,
+    iter_blocks,
+    iter_inlines,
+    plain_text,
+)
+from renderers.options import PageSize, RenderOptions
+from renderers.resolve import SourceEntry
+from renderers.text import Direction, text_direction
+
+# ---------------------------------------------------------------- page sizes
+
+
+@dataclass(frozen=True)
+class PageDimensions:
+    """One page size: its CSS ``@page`` keyword and its exact size in twips (1/1440 inch)."""
+
+    css: str
+    width_twips: int
+    height_twips: int
+
+
+#: Every :data:`renderers.options.PageSize`: A4 is 210 × 297 mm, Letter 8.5 × 11 in.
+PAGE_SIZES: dict[str, PageDimensions] = {
+    "A4": PageDimensions("A4", 11906, 16838),
+    "Letter": PageDimensions("letter", 12240, 15840),
+}
+
+
+def page_dimensions(page_size: PageSize | str) -> PageDimensions:
+    """The dimensions of ``page_size``; a clear error for anything else."""
+    found = PAGE_SIZES.get(page_size)
+    if found is None:
+        accepted = ", ".join(repr(name) for name in PAGE_SIZES)
+        raise ValueError(f"page_size={page_size!r}: accepted values are {accepted}")
+    return found
+
+
+# ---------------------------------------------------------------- the title
+
+#: The HTML ``<title>`` of a document without any title (HTML requires a non-empty one).
+UNTITLED = "Report"
+
+
+@dataclass(frozen=True)
+class DocumentTitle:
+    """The title of a document and where it shows.
+
+    ``text`` is the title ("" when there is none). ``heading`` is the level-1 heading that
+    already shows it: writers render that heading as the title (DOCX's Title style, the PPTX
+    cover slide) and do not repeat the title. When no heading shows it, :attr:`added` is true and
+    the writer puts the title above the body itself.
+    """
+
+    text: str
+    heading: Heading | None
+
+    @property
+    def added(self) -> bool:
+        """Whether the writer must show the title itself (no heading of the body shows it)."""
+        return bool(self.text) and self.heading is None
+
+    @property
+    def page_title(self) -> str:
+        """The title for metadata that may not be empty (HTML ``<title>``)."""
+        return self.text or UNTITLED
+
+
+def document_title(document: Document, options: RenderOptions) -> DocumentTitle:
+    """The title rule: ``options.title``, else the document's own title (HTML ``<title>``, the
+    reader's first level-1 heading), else the text of its first level-1 heading.
+
+    The first level-1 heading whose text is the title shows it; an explicit title that no
+    heading shows is added above the body, in every format.
+    """
+    headings = [b for b in document.blocks if isinstance(b, Heading) and b.level == 1]
+    text = _one_line(options.title) or _one_line(document.title)
+    if not text and headings:
+        text = _one_line(plain_text(headings[0].children))
+    showing = next((h for h in headings if _one_line(plain_text(h.children)) == text), None)
+    return DocumentTitle(text, showing if text else None)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# ---------------------------------------------------------------- author notes
+
+
+def note_marker(number: int) -> str:
+    """The marker of the ``number``-th author note: ``a`` … ``z``, ``aa``, ``ab`` … (the CSS
+    ``lower-alpha`` series). Citations are numbers, so the two never look alike."""
+    if number < 1:
+        raise ValueError(f"note number {number}: author notes are numbered from 1")
+    letters: list[str] = []
+    while number:
+        number, rest = divmod(number - 1, 26)
+        letters.append(chr(ord("a") + rest))
+    return "".join(reversed(letters))
+
+
+def unresolved_note_text(label: str) -> str:
+    """What a reference to a note that is never defined shows: its source text, ``[^label]``."""
+    return f"[^{label}]"
+
+
+@dataclass(frozen=True)
+class AuthorNote:
+    """One author note (markdown ``[^label]: …``) with its place in the document's series."""
+
+    label: str
+    number: int
+    blocks: tuple[Block, ...]
+    referenced: bool
+
+    @property
+    def marker(self) -> str:
+        """What the reader sees at the reference and before the note: ``a``, ``b`` …"""
+        return note_marker(self.number)
+
+    @property
+    def anchor(self) -> str:
+        """The note's own anchor (``fn-N``; heading ids never take it)."""
+        return f"fn-{self.number}"
+
+
+class AuthorNotes:
+    """Every author note of a document, in one series.
+
+    Notes are numbered by their first reference: references in the text first, then references
+    made inside notes, then the notes nobody references, in the order they are defined. The
+    first definition of a label wins.
+    """
+
+    def __init__(self, blocks: tuple[Block, ...]) -> None:
+        definitions: dict[str, FootnoteDef] = {}
+        for block in iter_blocks(blocks):
+            if isinstance(block, FootnoteDef):
+                definitions.setdefault(block.label, block)
+        order: list[str] = []
+        body = tuple(b for b in blocks if not isinstance(b, FootnoteDef))
+        order.extend(_new_references(body, definitions, order))
+        index = 0
+        while index < len(order):  # references inside notes, breadth first
+            inner = definitions[order[index]].blocks
+            order.extend(_new_references(inner, definitions, order))
+            index += 1
+        referenced = len(order)
+        order.extend(label for label in definitions if label not in order)
+        self._notes: dict[str, AuthorNote] = {
+            label: AuthorNote(label, n, definitions[label].blocks, n <= referenced)
+            for n, label in enumerate(order, start=1)
+        }
+
+    def __bool__(self) -> bool:
+        return bool(self._notes)
+
+    def __iter__(self) -> Iterator[AuthorNote]:
+        """The notes in series order (a, b, c …)."""
+        return iter(self._notes.values())
+
+    def get(self, label: str) -> AuthorNote | None:
+        """The note defined as ``label``, or None (then show :func:`unresolved_note_text`)."""
+        return self._notes.get(label)
+
+
+def _new_references(
+    blocks: tuple[Block, ...], definitions: dict[str, FootnoteDef], seen: list[str]
+) -> list[str]:
+    """Labels of defined notes first referenced in ``blocks`` (not in ``seen``), in order."""
+    found: list[str] = []
+    for node in iter_inlines(blocks):
+        if (
+            isinstance(node, FootnoteRef)
+            and node.label in definitions
+            and node.label not in seen
+            and node.label not in found
+        ):
+            found.append(node.label)
+    return found
+
+
+# ---------------------------------------------------------------- Sources entries
+
+#: Between an entry's title and its details (``Title — iea.org · 2024-10-16``).
+DETAILS_LEAD = " \u2014 "
+#: Between two details.
+DETAILS_JOIN = " \u00b7 "
+#: The back-link from an entry to its first citation (and from a note to its reference).
+#: U+2191: the office fonts (Arial, Liberation Sans, Calibri) all have it and it has no emoji
+#: form, unlike U+21A9 (↩).
+BACKLINK_MARK = "\u2191"
+BACKLINK_TITLE = "Back to the first citation"
+NOTE_BACKLINK_TITLE = "Back to the text"
+
+DetailKind = Literal["label", "date"]
+
+
+@dataclass(frozen=True)
+class EntryDetail:
+    """One detail of an entry and the separator that goes before it."""
+
+    kind: DetailKind
+    text: str
+    separator: str
+
+
+@dataclass(frozen=True)
+class EntryParts:
+    """A Sources entry as data every writer lays out the same way:
+    ``{marker} {title}{details} {backlink}`` — the title linked when ``url`` is set, each
+    detail after its separator, the back-link (:data:`BACKLINK_MARK`) to ``backlink``."""
+
+    number: int
+    anchor: str
+    title: str
+    url: str
+    details: tuple[EntryDetail, ...]
+    backlink: str
+    direction: Direction | None
+
+    @property
+    def marker(self) -> str:
+        """The entry's number as lists show it: ``1.``"""
+        return f"{self.number}."
+
+    @property
+    def details_text(self) -> str:
+        """The details with their separators: ``" — iea.org · 2024-10-16"`` (or "")."""
+        return "".join(d.separator + d.text for d in self.details)
+
+    @property
+    def rtl(self) -> bool:
+        """Whether the entry reads right to left (by its title, then its details)."""
+        return self.direction == "rtl"
+
+
+def entry_parts(entry: SourceEntry) -> EntryParts:
+    """The parts of ``entry``: the label only when it says more than the title, then the date."""
+    title = _one_line(entry.title)
+    candidates: list[tuple[DetailKind, str]] = [
+        ("label", _one_line(entry.label)),
+        ("date", _one_line(entry.date)),
+    ]
+    kept = [(kind, text) for kind, text in candidates if text and text != title]
+    details = tuple(
+        EntryDetail(kind, text, DETAILS_LEAD if index == 0 else DETAILS_JOIN)
+        for index, (kind, text) in enumerate(kept)
+    )
+    direction = text_direction(title) or text_direction(" ".join(t for _, t in kept))
+    return EntryParts(
+        number=entry.number,
+        anchor=entry.anchor,
+        title=title,
+        url=entry.url,
+        details=details,
+        backlink=entry.backlink,
+        direction=direction,
+    )
+
+
+# ---------------------------------------------------------------- images and tasks
+
+
+def image_fallback(image: Image) -> str:
+    """What an image that cannot be shown (remote, refused, broken) becomes, in every format:
+    ``[Image: alt]`` (the title when there is no alt text), else ``[Image]``. Never its
+    source, which may be a path on the machine that rendered it."""
+    described = _one_line(image.alt) or _one_line(image.title)
+    return f"[Image: {described}]" if described else "[Image]"
+
+
+#: The box before a task item: ☒ done, ☐ open. ☒ rather than ☑: the default fonts of office
+#: suites (LibreOffice's Liberation, Carlito) have no ☑, which then comes out blank.
+TASK_BOXES: dict[bool, str] = {True: "\u2612", False: "\u2610"}
+
+
+def task_box(checked: bool | None) -> str:
+    """The box of a task item (``""`` for a plain item)."""
+    return "" if checked is None else TASK_BOXES[checked]
+
+
+def task_marker(checked: bool | None) -> str:
+    """The box and the space that starts a task item's text in formats without list syntax
+    for it (DOCX, PPTX); ``""`` for a plain item."""
+    box = task_box(checked)
+    return f"{box} " if box else ""
