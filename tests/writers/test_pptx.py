@@ -172,7 +172,7 @@ def test_every_slide_jump_targets_the_sources_slide_holding_its_number(report: A
             number = text.strip("[]")
             assert number.isdigit(), text
             assert slide_title(target).startswith("Sources")
-            assert re.search(rf"^\[{number}\] ", slide_text(target), re.M), number
+            assert re.search(rf"^{number}\. ", slide_text(target), re.M), number
             jumps += 1
     assert jumps >= len(rdoc.entries)
 
@@ -328,7 +328,7 @@ def test_three_hundred_sources_paginate_over_several_slides() -> None:
     slides = sources_slides(prs)
     assert len(slides) >= 5
     assert slide_title(slides[1]) == "Sources (cont.)"
-    numbers = [int(n) for s in slides for n in re.findall(r"^\[(\d+)\]", slide_text(s), re.M)]
+    numbers = [int(n) for s in slides for n in re.findall(r"^(\d+)\. ", slide_text(s), re.M)]
     assert numbers == list(range(1, 301))
     for slide in slides:
         box = next(sh for sh in slide.shapes if sh.has_text_frame and sh != slide.shapes.title)
@@ -470,3 +470,25 @@ def test_a_title_option_that_differs_from_the_first_heading_keeps_that_heading()
     _, prs, _ = render(content, make_pool(1), title="Quarterly deck")
     assert "Quarterly deck" in slide_text(prs.slides[0])
     assert any("Chapter one" in slide_text(s) for s in list(prs.slides)[1:])
+
+
+# ---------------------------------------------------------------- the writers' shared rules
+
+
+def test_author_notes_are_lettered_and_jump_to_the_note() -> None:
+    text = ("## Notes\n\nClaim[^x] and a cited one [[S:1]], then[^y].\n\n"
+            "[^y]: Second.\n\n[^x]: First.\n")
+    _, prs, _ = render(text, make_pool(2))
+    slide = next(s for s in prs.slides if slide_title(s) == "Notes")
+    raised = [(r.findtext(qn("a:t")), r.find(qn("a:rPr")).find(qn("a:hlinkClick")))
+              for r in runs(slide) if r.find(qn("a:rPr")).get("baseline")]
+    assert [t.strip() for t, _ in raised] == ["a", "1", "b", "a", "b"]  # refs, then the notes
+    assert raised[0][1].get("action") == JUMP  # a reference jumps to its note
+    assert "a First." in slide_text(slide) and "b Second." in slide_text(slide)
+
+
+def test_sources_entries_and_image_fallbacks_follow_the_shared_rules() -> None:
+    _, prs, _ = render("## S\n\nSee [[S:1]].\n\n![](https://example.com/x.png)\n", make_pool(1))
+    entry = slide_text(sources_slides(prs)[0]).splitlines()[1]
+    assert entry == "1. Report 1 on storage markets — site1.org · 2024-03-01 ↑"
+    assert "[Image]" in slide_text(prs.slides[0])

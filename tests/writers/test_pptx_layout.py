@@ -100,3 +100,15 @@ def test_sentence_boundaries() -> None:
     assert starts == ["Then ", "Solar", "中文。下一", "下一句"]
     assert sentence_starts((Run(CONT_MARK, italic=True), Run("rest of it. Next"))) == [
         len(CONT_MARK) + len("rest of it. ")]
+
+
+def test_a_split_right_to_left_paragraph_stays_right_to_left() -> None:
+    """The "(cont.)" marker starts left to right; the paragraph's direction was decided before."""
+    arabic = " ".join(f"نمت الطاقة الشمسية في المنطقة رقم {k} بسرعة كبيرة [[S:{k % 8 + 1}]]."
+                      for k in range(80))
+    data = pptx_bytes(resolve(read_markdown(f"## الطاقة\n\n{arabic}\n"), POOL), RenderOptions())
+    pieces = [p for slide in Presentation(io.BytesIO(data)).slides
+              for shape in slide.shapes if shape.name.startswith("TextBox")
+              for p in shape.text_frame.paragraphs if "الطاقة" in p.text]
+    assert len(pieces) >= 2 and pieces[1].text.startswith(CONT_MARK)
+    assert all(p._p.pPr.get("rtl") == "1" and p._p.pPr.get("algn") == "r" for p in pieces)

@@ -174,6 +174,7 @@ class Para:
     space_before: float = 6.0
     align: Alignment = "left"
     keep_with_next: bool = False  # a heading: never the last paragraph of a slide
+    rtl: bool | None = None  # right to left; None: decided from its text when drawn
 
     @property
     def margin_left(self) -> float:
@@ -216,6 +217,7 @@ class TableItem:
     size: float
     top: int
     height: int
+    rtl: bool = False  # columns run right to left (the table reads right to left)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ metadata, no stale thumbnail).
 from __future__ import annotations
 
 import io
+import unicodedata
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -59,6 +60,7 @@ from renderers.writers.pptx.model import (
     TableItem,
     TextItem,
 )
+from renderers.writers.pptx.runs import runs_rtl
 
 FOOTER_COLOR = "595959"
 CODE_FILL = "F3F4F6"
@@ -416,20 +418,25 @@ class DeckWriter:
         """The XML of one paragraph (superscript runs alternate their baseline, see pptx_xml)."""
         runs: list[str] = []
         baseline = 0
+        rtl = runs_rtl(para.runs) if para.rtl is None else para.rtl
         for run in para.runs:
             if run.superscript:
                 baseline = (px.ALT_BASELINE if baseline == px.SUPERSCRIPT_BASELINE
                             else px.SUPERSCRIPT_BASELINE)
             else:
                 baseline = 0
-            runs.append(self.run(part, run, para.size, baseline, color=color))
+            runs.append(self.run(part, run, para.size, baseline, color=color, rtl=rtl))
+        align = para.align
+        if rtl and align in ("left", "default"):
+            align = "right"  # right-to-left text starts at the right
         return px.paragraph_xml(
-            "".join(runs), size=para.size, align=para.align, margin_left=para.margin_left,
+            "".join(runs), size=para.size, align=align, margin_left=para.margin_left,
             indent=para.indent, space_before=para.space_before, line_factor=LINE_FACTOR,
-            bullet=para.bullet, number=para.number, bullet_font=self.sans,
+            bullet=para.bullet, number=para.number, bullet_font=self.sans, rtl=rtl,
         )
 
-    def run(self, part: Part, run: Run, size: float, baseline: int, *, color: str = "") -> str:
+    def run(self, part: Part, run: Run, size: float, baseline: int, *, color: str = "",
+            rtl: bool = False) -> str:
         if run.text == "\n":
             return px.line_break_xml(size)
         rid, jump = "", False
@@ -439,8 +446,11 @@ class DeckWriter:
         elif anchor and anchor in self.deck.anchors:
             rid = self.rid(part, self.deck.anchors[anchor])
             jump = True
+        text = run.text
+        if rid and rtl:
+            text = close_arabic_link(text)
         return px.run_xml(
-            run.text, size=size, typeface=self.mono if run.code else self.sans,
+            text, size=size, typeface=self.mono if run.code else self.sans,
             bold=run.bold, italic=run.italic, strike=run.strike, baseline=baseline,
             color=color, link_rid=rid, slide_jump=jump,
         )
@@ -487,7 +497,7 @@ class DeckWriter:
         box = (content.left, content.top + item.top, content.width, item.height)
         shapes.xml.append(px.table_xml(
             shape_id, f"Table {shape_id - 1}", box, item.col_widths, xml_rows,
-            first_row=bool(item.header), inset_x=INSET_X, inset_y=INSET_Y,
+            first_row=bool(item.header), inset_x=INSET_X, inset_y=INSET_Y, rtl=item.rtl,
         ))
 
     def picture(self, part: Part, shapes: _Shapes, item: PictureItem) -> None:
@@ -497,6 +507,25 @@ class DeckWriter:
         box = (content.left + item.left, content.top + item.top, item.width, item.height)
         shapes.xml.append(px.picture_xml(shapes.take_id(), f"Picture {item.alt}"[:120].strip(),
                                          item.alt, rid, box))
+
+
+#: ARABIC LETTER MARK: invisible, strongly Arabic (a zero-width character to the metrics).
+ALM = "\u061c"
+
+
+def close_arabic_link(text: str) -> str:
+    """Link text that mixes Arabic letters with a trailing number (``تقرير … 2024``), ended by
+    an Arabic letter mark.
+
+    LibreOffice (7.4) draws a link as a text field; in a right-to-left paragraph it lays out
+    such a field's Arabic and its number apart, partly past the slide's edge. Ending the field
+    on a strong Arabic character keeps it whole; the mark changes nothing in PowerPoint. (A
+    field that mixes Arabic with Latin letters it garbles whatever the text says.)
+    """
+    kinds = [unicodedata.bidirectional(ch) for ch in text]
+    if "AL" in kinds and kinds[-1] != "AL":
+        return text + ALM
+    return text
 
 
 def _emu(box: Box) -> px.Rect:

@@ -30,6 +30,7 @@ ALT_BASELINE = 31000
 SLIDE_JUMP = "ppaction://hlinksldjump"
 TABLE_STYLE = "{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}"  # python-pptx's default table style
 _ALIGN = {"left": "l", "center": "ctr", "right": "r", "default": "l"}
+RTL = ' rtl="1"'
 _SLIDE_OPEN = (
     "<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\n"
     f'<p:sld {nsdecls("a", "p", "r")}>'
@@ -121,8 +122,10 @@ def table_xml(
     first_row: bool,
     inset_x: float,
     inset_y: float,
+    rtl: bool = False,
 ) -> str:
-    """A table frame; ``rows`` are (height EMU, one paragraph's XML per cell), banded rows."""
+    """A table frame; ``rows`` are (height EMU, one paragraph's XML per cell), banded rows;
+    ``rtl`` puts the first column at the right."""
     ins_x, ins_y = round(inset_x * EMU_PER_PT), round(inset_y * EMU_PER_PT)
     tc_pr = f'<a:tcPr marL="{ins_x}" marR="{ins_x}" marT="{ins_y}" marB="{ins_y}"/>'
     grid = "".join(f'<a:gridCol w="{w}"/>' for w in col_widths)
@@ -133,7 +136,7 @@ def table_xml(
         + "</a:tr>"
         for height, cells in rows
     )
-    first = ' firstRow="1"' if first_row else ""
+    first = (' firstRow="1"' if first_row else "") + (RTL if rtl else "")
     return (
         f'<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="{shape_id}" name="{_attr(name)}"/>'
         '<p:cNvGraphicFramePr><a:graphicFrameLocks noGrp="1"/></p:cNvGraphicFramePr><p:nvPr/>'
@@ -168,9 +171,11 @@ def paragraph_xml(
     bullet: str = "",
     number: int = 0,
     bullet_font: str = "Arial",
+    rtl: bool = False,
 ) -> str:
     """An ``a:p`` holding ``runs`` (XML from :func:`run_xml`), with explicit indents (points),
-    exact line pitch and its bullet.
+    exact line pitch and its bullet; ``rtl`` sets the paragraph right to left (``rtl="1"``:
+    the bidi base direction, so that a citation number lands after the words it follows).
 
     ``number`` > 0 writes an auto-number whose ``startAt`` is that number, so every item shows
     its own number even when a list continues on another slide; ``bullet`` writes ``buChar``;
@@ -186,7 +191,8 @@ def paragraph_xml(
         bu = "<a:buNone/>"
     return (
         f'<a:p><a:pPr marL="{round(margin_left * EMU_PER_PT)}" '
-        f'indent="{round(indent * EMU_PER_PT)}" algn="{_ALIGN.get(align, "l")}">'
+        f'indent="{round(indent * EMU_PER_PT)}" algn="{_ALIGN.get(align, "l")}"'
+        f'{RTL if rtl else ""}>'
         f'<a:lnSpc><a:spcPts val="{_hundredths(size * line_factor)}"/></a:lnSpc>'
         f'<a:spcBef><a:spcPts val="{_hundredths(space_before)}"/></a:spcBef>'
         f'<a:spcAft><a:spcPts val="0"/></a:spcAft>{bu}</a:pPr>{runs}'

@@ -32,8 +32,16 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.resolve import SourceEntry
+from renderers.text import is_rtl
+from renderers.writers.common import (
+    BACKLINK_MARK,
+    AuthorNotes,
+    entry_parts,
+    image_fallback,
+    unresolved_note_text,
+)
 from renderers.writers.pptx.metrics import Segment, TextMetrics
-from renderers.writers.pptx.model import CONT_MARK, Para, Run
+from renderers.writers.pptx.model import CONT_MARK, SOURCES_SIZE, Para, Run
 
 _SPACES = re.compile(r"[\t\r\n]+")
 
@@ -52,38 +60,60 @@ class _Ctx:
     target: str = ""
 
 
-def inline_runs(inlines: tuple[Inline, ...], ctx: _Ctx = _Ctx()) -> list[Run]:
-    """Runs for ``inlines``; a citation becomes superscript runs, one linked run per number."""
-    runs: list[Run] = []
-    for node in inlines:
-        match node:
-            case Text(text):
-                runs.append(_run(clean(text), ctx))
-            case SoftBreak():
-                runs.append(_run(" ", ctx))
-            case LineBreak():
-                runs.append(Run("\n"))
-            case Code(text):
-                runs.append(dataclasses.replace(_run(clean(text), ctx), code=True))
-            case RawInline(text):
-                runs.append(_run(clean(text), ctx))
-            case Emph(children):
-                runs += inline_runs(children, dataclasses.replace(ctx, italic=True))
-            case Strong(children):
-                runs += inline_runs(children, dataclasses.replace(ctx, bold=True))
-            case Strike(children):
-                runs += inline_runs(children, dataclasses.replace(ctx, strike=True))
-            case Link(url, children):
-                runs += inline_runs(children, _link_ctx(ctx, url))
-            case Image(alt=alt):
-                runs.append(_run(clean(f"[{alt or 'image'}]"), ctx))
-            case FootnoteRef(label):
-                runs.append(Run(clean(f"[{label}]"), superscript=True))
-            case Cite(numbers=numbers, anchor=anchor):
-                runs += cite_runs(numbers, anchor)
-            case _:
-                raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
-    return runs
+_PLAIN = _Ctx()
+
+
+class InlineRuns:
+    """Inline nodes → runs for one document: a citation becomes superscript runs (one linked
+    run per number), a reference to an author note its letter (:class:`AuthorNotes` numbers
+    the notes once for the whole deck)."""
+
+    def __init__(self, notes: AuthorNotes | None = None) -> None:
+        self.notes = notes
+
+    def para(self, inlines: tuple[Inline, ...], *, italic: bool = False) -> tuple[Run, ...]:
+        """The runs of a paragraph: merged, trimmed, italic when it sits in a quote."""
+        return italicized(normalize_runs(self.runs(inlines)), italic)
+
+    def runs(self, inlines: tuple[Inline, ...], ctx: _Ctx = _PLAIN) -> list[Run]:
+        """Runs for ``inlines`` as they are (not merged)."""
+        runs: list[Run] = []
+        for node in inlines:
+            match node:
+                case Text(text):
+                    runs.append(_run(clean(text), ctx))
+                case SoftBreak():
+                    runs.append(_run(" ", ctx))
+                case LineBreak():
+                    runs.append(Run("\n"))
+                case Code(text):
+                    runs.append(dataclasses.replace(_run(clean(text), ctx), code=True))
+                case RawInline(text):
+                    runs.append(_run(clean(text), ctx))
+                case Emph(children):
+                    runs += self.runs(children, dataclasses.replace(ctx, italic=True))
+                case Strong(children):
+                    runs += self.runs(children, dataclasses.replace(ctx, bold=True))
+                case Strike(children):
+                    runs += self.runs(children, dataclasses.replace(ctx, strike=True))
+                case Link(url, children):
+                    runs += self.runs(children, _link_ctx(ctx, url))
+                case Image():
+                    runs.append(_run(clean(image_fallback(node)), ctx))
+                case FootnoteRef(label):
+                    runs.append(self.note_ref(label))
+                case Cite(numbers=numbers, anchor=anchor):
+                    runs += cite_runs(numbers, anchor)
+                case _:
+                    raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
+        return runs
+
+    def note_ref(self, label: str) -> Run:
+        """A reference to an author note: its letter, raised, jumping to the note."""
+        note = self.notes.get(label) if self.notes is not None else None
+        if note is None:
+            return Run(clean(unresolved_note_text(label)))
+        return Run(note.marker, superscript=True, target=note.anchor)
 
 
 def _run(text: str, ctx: _Ctx) -> Run:
@@ -155,28 +185,34 @@ def segments(runs: Iterable[Run]) -> list[Segment]:
 
 
 def italicized(runs: tuple[Run, ...], italic: bool) -> tuple[Run, ...]:
+    """``runs`` in italics (citation numbers stay upright) when ``italic``."""
     if not italic:
         return runs
     return tuple(r if r.superscript else dataclasses.replace(r, italic=True) for r in runs)
 
 
+def runs_rtl(runs: Iterable[Run]) -> bool:
+    """Whether text made of ``runs`` reads right to left (by its first strong character, as
+    ``dir="auto"`` decides); citation numbers are never strong."""
+    return is_rtl("".join(r.text for r in runs))
 
-def entry_runs(entry: SourceEntry) -> tuple[Run, ...]:
-    """``[n] Title — label · date ↑`` with the title linked to the entry's URL (when safe)."""
-    title = cap(clean(entry.title), 300)
-    label = cap(clean(entry.label), 200)
-    runs = [Run(f"[{entry.number}] ", bold=True), Run(title, url=entry.url)]
-    detail = " · ".join(x for x in (label if label != title else "", clean(entry.date)) if x)
-    if detail:
-        runs.append(Run(f" — {detail}"))
-    if entry.backlink:
-        runs.append(Run(" ↑", target=entry.backlink))
-    return tuple(runs)
+
+def entry_para(entry: SourceEntry) -> Para:
+    """A Sources entry (:func:`~renderers.writers.common.entry_parts`) as one paragraph:
+    ``1. Title — label · date ↑``, the title linked to the entry's URL (when safe)."""
+    parts = entry_parts(entry)
+    runs = [Run(f"{parts.marker} ", bold=True), Run(cap(clean(parts.title), 300), url=parts.url)]
+    details = "".join(d.separator + cap(clean(d.text), 200) for d in parts.details)
+    if details:
+        runs.append(Run(details))
+    if parts.backlink:
+        runs.append(Run(f" {BACKLINK_MARK}", target=parts.backlink))
+    return Para(tuple(runs), size=SOURCES_SIZE, space_before=4.0, rtl=parts.rtl)
 
 
 def cap(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis (a slide holds bounded text)."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
 
 
 def split_para(para: Para, offset: int, *, marker: str = "") -> tuple[Para, Para]:
@@ -203,9 +239,11 @@ def split_para(para: Para, offset: int, *, marker: str = "") -> tuple[Para, Para
     tail_runs = normalize_runs(tail)
     if marker and tail_runs:
         tail_runs = (Run(marker, italic=True), *tail_runs)
+    rtl = runs_rtl(para.runs) if para.rtl is None else para.rtl  # the marker must not decide
     return (
-        dataclasses.replace(para, runs=normalize_runs(head)),
-        dataclasses.replace(para, runs=tail_runs, bullet="", number=0, space_before=0.0),
+        dataclasses.replace(para, runs=normalize_runs(head), rtl=rtl),
+        dataclasses.replace(para, runs=tail_runs, bullet="", number=0, space_before=0.0,
+                            rtl=rtl),
     )
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from renderers.document import Alignment, Table, TableCell
 from renderers.writers.pptx.metrics import TextMetrics
 from renderers.writers.pptx.model import INSET_X, INSET_Y, Run
-from renderers.writers.pptx.runs import inline_runs, normalize_runs, segments, truncate_runs
+from renderers.writers.pptx.runs import InlineRuns, segments, truncate_runs
 
 Row = tuple[tuple[Run, ...], ...]
 
@@ -38,7 +38,7 @@ def table_size(ncols: int) -> float:
 
 
 def measure_table(
-    table: Table, metrics: TextMetrics, width: float, height: float
+    table: Table, inlines: InlineRuns, metrics: TextMetrics, width: float, height: float
 ) -> MeasuredTable | None:
     """``table`` measured for a box ``width`` × ``height`` points; None when it has no column.
 
@@ -48,8 +48,8 @@ def measure_table(
     if ncols == 0:
         return None
     size = table_size(ncols)
-    header = _cells(table.header, ncols, bold=True) if table.header else ()
-    rows = [_cells(r, ncols) for r in table.rows]
+    header = _cells(inlines, table.header, ncols, bold=True) if table.header else ()
+    rows = [_cells(inlines, r, ncols) for r in table.rows]
     aligns = tuple(_align(table.aligns, c) for c in range(ncols))
     widths = column_widths(metrics, [header, *rows] if header else rows, ncols, size, width)
     avail_row = height - 2 * INSET_Y
@@ -116,10 +116,12 @@ def _clip_row(
     )
 
 
-def _cells(cells: tuple[TableCell, ...], ncols: int, *, bold: bool = False) -> Row:
+def _cells(
+    inlines: InlineRuns, cells: tuple[TableCell, ...], ncols: int, *, bold: bool = False
+) -> Row:
     out: list[tuple[Run, ...]] = []
     for c in range(ncols):
-        runs = normalize_runs(inline_runs(cells[c].children)) if c < len(cells) else ()
+        runs = inlines.para(cells[c].children) if c < len(cells) else ()
         runs = tuple(dataclasses.replace(r, text=r.text.replace("\n", " ")) for r in runs)
         if bold:
             runs = tuple(r if r.superscript else dataclasses.replace(r, bold=True) for r in runs)
