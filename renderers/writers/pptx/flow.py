@@ -44,6 +44,9 @@ from renderers.writers.pptx.runs import (
     truncate_runs,
 )
 
+#: A paragraph split in two: the head, its height (points) and the tail.
+Split = tuple[Para, float, Para]
+
 
 class SlideFlow:
     """The slides made so far and the open one, measured against the content box."""
@@ -68,6 +71,7 @@ class SlideFlow:
         self.title_base: tuple[Run, ...] = ()
         self.items: list[Item] = []
         self.paras: list[Para] = []
+        self.heights: list[float] = []  # each pending paragraph's height (points)
         self.para_h = 0.0  # height of pending paragraphs (points, insets excluded)
         self.y = 0.0  # points used by finished items, gaps included
         self.anchors: list[str] = []
@@ -80,18 +84,18 @@ class SlideFlow:
         self.close()
         self.title_base = title if not cont else self.title_base
         self.title = (*self.title_base, Run(CONT)) if cont else title
-        self.items, self.paras, self.para_h, self.y = [], [], 0.0, 0.0
+        self.items, self.paras, self.heights, self.para_h, self.y = [], [], [], 0.0, 0.0
         self.open = True
 
     def continue_slide(self) -> None:
         """Open a "(cont.)" slide; a trailing sub-heading moves along with its content."""
-        carry: Para | None = None
+        carry: tuple[Para, float] | None = None
         if self.paras and self.paras[-1].keep_with_next and (len(self.paras) > 1 or self.items):
-            carry = self.paras.pop()
-            self.para_h -= self.para_height(carry)
+            carry = self.paras.pop(), self.heights.pop()
+            self.para_h -= carry[1]
         self.start(self.title_base, cont=True)
         if carry is not None:
-            self.add_para(carry)
+            self.add_para(*carry)
 
     def ensure_open(self) -> None:
         if not self.open:
@@ -178,8 +182,9 @@ class SlideFlow:
             y += (ITEM_GAP if self.items else 0.0) + self.para_h + 2 * INSET_Y
         return y + (ITEM_GAP if (self.items or self.paras) else 0.0)
 
-    def add_para(self, para: Para) -> None:
-        """Place a paragraph whole, on a new slide when it does not fit this one.
+    def add_para(self, para: Para, height: float | None = None) -> None:
+        """Place a paragraph (of ``height``, when already measured) whole, on a new slide when
+        it does not fit this one.
 
         Only a paragraph taller than a whole slide is split: at the last sentence boundary that
         fits (at a line boundary when one sentence alone is taller than a slide), its remainder
@@ -188,10 +193,12 @@ class SlideFlow:
         self.ensure_open()
         if not para.runs:
             return
-        while True:
+        if height is None:
             height = self.para_height(para)
+        while True:
             if height <= self.room() + 0.01:
                 self.paras.append(para)
+                self.heights.append(height)
                 self.para_h += height
                 return
             whole = self.content_h - 2 * INSET_Y  # the room on an empty slide
@@ -206,35 +213,39 @@ class SlideFlow:
             if parts is None:
                 self.continue_slide()
                 continue
-            head, para = parts
+            head, head_h, para = parts
             self.paras.append(head)
-            self.para_h += self.para_height(head)
+            self.heights.append(head_h)
+            self.para_h += head_h
             self.continue_slide()
+            height = self.para_height(para)
 
-    def split_to_fit(self, para: Para, room: float) -> tuple[Para, Para] | None:
+    def split_to_fit(self, para: Para, room: float) -> Split | None:
         """``para`` split at its last sentence boundary whose head fits ``room``, or None."""
-        fitting: tuple[Para, Para] | None = None
+        fitting: Split | None = None
         candidates = sentence_starts(para.runs)
         low, high = 0, len(candidates) - 1
         while low <= high:  # a longer head is never shorter: binary search
             middle = (low + high) // 2
-            parts = split_para(para, candidates[middle], marker=CONT_MARK)
-            if self.para_height(parts[0]) <= room + 0.01:
-                fitting, low = parts, middle + 1
+            head, tail = split_para(para, candidates[middle], marker=CONT_MARK)
+            head_h = self.para_height(head)
+            if head_h <= room + 0.01:
+                fitting, low = (head, head_h, tail), middle + 1
             else:
                 high = middle - 1
         return fitting
 
-    def split_at_lines(self, para: Para, room: float) -> tuple[Para, Para]:
+    def split_at_lines(self, para: Para, room: float) -> Split:
         """``para`` split at the last line boundary that fits ``room`` (at least one line)."""
         width = self.text_width - para.margin_left
         starts = self.metrics.line_starts(segments(para.runs), width, para.size)
         line_h = self.metrics.line_height(para.size)
         fit = min(max(int((room - para.space_before + 0.01) // line_h), 1), len(starts) - 1)
         while True:
-            parts = split_para(para, starts[fit], marker=CONT_MARK)
-            if fit == 1 or self.para_height(parts[0]) <= room + 0.01:
-                return parts
+            head, tail = split_para(para, starts[fit], marker=CONT_MARK)
+            head_h = self.para_height(head)
+            if fit == 1 or head_h <= room + 0.01:
+                return head, head_h, tail
             fit -= 1
 
     def is_empty(self) -> bool:
@@ -248,7 +259,7 @@ class SlideFlow:
         height = self.para_h + 2 * INSET_Y
         self.items.append(TextItem(tuple(self.paras), pt_to_emu(top), pt_to_emu(height)))
         self.y = top + height
-        self.paras, self.para_h = [], 0.0
+        self.paras, self.heights, self.para_h = [], [], 0.0
 
     def place(self, height: float) -> float | None:
         """Top offset (points) for a non-text item of ``height``, or None when it does not fit.

@@ -1,10 +1,11 @@
 """The deck builder: lays a resolved document onto slides (pandoc's split, document → slides).
 
 :func:`build_deck` turns a :class:`~renderers.resolve.ResolvedDocument` into a
-:class:`~.model.Deck` of frozen slides. Overflow is measured, never left to PowerPoint's
-autofit: every paragraph's wrapped line count comes from real font metrics (:mod:`.metrics`),
-and text, tables and code that would not fit the content box continue on a "Title (cont.)"
-slide. Nothing here imports python-pptx: :mod:`.output` only draws what this decided.
+:class:`~.model.Deck` of frozen slides: a cover, section slides, a slide per heading of
+``slide_level``, Sources slides. Overflow is measured, never left to autofit: every paragraph's
+wrapped line count comes from real font metrics (:mod:`.metrics`), and :mod:`.flow` moves what
+does not fit to a "Title (cont.)" slide. Nothing here imports python-pptx: :mod:`.output` only
+draws what this decided.
 """
 
 from __future__ import annotations
@@ -64,15 +65,10 @@ from renderers.writers.pptx.model import (
     TextItem,
     pt_to_emu,
 )
-from renderers.writers.pptx.runs import (
-    InlineRuns,
-    clean,
-    entry_para,
-)
+from renderers.writers.pptx.runs import InlineRuns, clean, entry_para
 from renderers.writers.pptx.tables import distribute, measure_table
 
 TAGLINE_MAX_CHARS = 160  # a longer line under the title stays on a body slide
-
 
 
 class _DeckBuilder(SlideFlow):

@@ -29,6 +29,7 @@ _CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
 #: One token per match: a line break, a run of spaces, a CJK character (breaks anywhere) or a
 #: word, each followed by the spaces that hang after it.
 _TOKENS = re.compile(f"(\n)|( +)|([{_CJK}])( *)|([^ \n{_CJK}]+)( *)")
+_HAS_CJK = re.compile(f"[{_CJK}]")
 _BREAK, _GAP, _WORD = 0, 1, 2
 
 
@@ -215,9 +216,16 @@ class TextMetrics:
         LibreOffice, whichever wraps to more (the layout must fit both)."""
         pieces = list(segments)
         count = len(self.line_starts(pieces, width, size))
-        if any(link and not text.isdigit() for text, _, link in pieces):
+        if any(link and self._field_wraps_apart(text, style, width, size)
+               for text, style, link in pieces):
             count = max(count, len(self.line_starts(pieces, width, size, "libreoffice")))
         return count
+
+    def _field_wraps_apart(self, text: str, style: Style, width: float, size: float) -> bool:
+        """Whether LibreOffice may wrap link ``text`` otherwise than PowerPoint: it holds a
+        break opportunity (a space, a CJK character) or is wider than a line."""
+        return (" " in text or _HAS_CJK.search(text) is not None
+                or self._run_width(text, style) * size > width * WIDTH_SLACK)
 
     def text_width(self, text: str, style: Style, size: float) -> float:
         """Unwrapped width of ``text`` in points."""

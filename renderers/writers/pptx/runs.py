@@ -1,8 +1,9 @@
 """Inline nodes → styled runs, and the run-level edits the layout needs.
 
-A citation becomes superscript runs (one linked run per displayed number); links become runs
-carrying a vetted URL or an internal target. Runs are merged and trimmed before measuring, and
-split, truncated or restyled here so that every such edit keeps links and anchors intact.
+A citation becomes superscript runs (one linked run per displayed number), an author-note
+reference its letter; links become runs carrying a vetted URL or an internal target. Runs are
+merged and trimmed before measuring, and split (at sentence boundaries), truncated or restyled
+here so that every such edit keeps links, anchors and the paragraph's direction intact.
 """
 
 from __future__ import annotations
