@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -33,6 +34,8 @@ from renderers.document import (
     iter_inlines,
 )
 from renderers.errors import StrictError
+
+_PATH_SEPARATORS = re.compile(r"[/\\]")
 
 
 @dataclass(frozen=True)
@@ -70,10 +73,17 @@ class ResolvedDocument:
 
 
 def source_label(source: Source) -> str:
-    """Domain for web sources; artifact (or physical) path for files and attachments."""
+    """Domain for web sources; for files and attachments the artifact path, else the file's
+    name. A ``physical_path`` is where the file sits on the rendering machine
+    (``/srv/data/tenant42/…``): it never reaches an output, only its last component does."""
     if safe_link(source.url):
         return domain_of(source.url) or source.url
-    return source.artifact_path or source.physical_path
+    return source.artifact_path.strip() or file_name(source.physical_path)
+
+
+def file_name(path: str) -> str:
+    """The last component of a POSIX or Windows path (``C:\\x\\memo.pdf`` → ``memo.pdf``)."""
+    return _PATH_SEPARATORS.split(path.strip().rstrip("/\\"))[-1]
 
 
 def source_title(source: Source) -> str:

@@ -60,3 +60,58 @@ def pdf_text(path: Path) -> str:
 
     reader = PdfReader(str(path))
     return "\f".join(page.extract_text() or "" for page in reader.pages)
+
+
+def pdf_lines(data: bytes) -> list[tuple[float, float, str]]:
+    """The text lines of every page as drawn, read with pypdfium2 character boxes.
+
+    Characters (spaces included) of normal size form lines by their vertical centre; smaller
+    ones (superscripts) join the line they overlap most. Each line is read left to right by the
+    characters' advance boxes: the visual order, whatever order the PDF's content stream uses
+    (WeasyPrint draws raised citation numbers after the line). Each line is
+    ``(left, right, text)`` in points, top to bottom, pages in order.
+    """
+    import statistics
+
+    import pypdfium2 as pdfium
+
+    Box = tuple[float, float, float, float, str]
+    lines: list[tuple[float, float, str]] = []
+    for page in pdfium.PdfDocument(data):
+        textpage = page.get_textpage()
+        chars: list[Box] = []
+        for index in range(textpage.count_chars()):
+            char = textpage.get_text_range(index, 1)
+            left, bottom, right, top = textpage.get_charbox(index, loose=True)
+            if char not in ("\r", "\n", ""):
+                chars.append((left, bottom, right, top, char))
+        if not chars:
+            continue
+        usual = statistics.median(c[3] - c[1] for c in chars if c[3] > c[1])
+        rows: list[list[Box]] = []
+        centres: list[float] = []
+        small: list[Box] = []
+        for box in sorted(chars, key=lambda c: -(c[1] + c[3])):
+            centre = (box[1] + box[3]) / 2
+            if box[3] - box[1] < 0.8 * usual:
+                small.append(box)
+            elif centres and abs(centre - centres[-1]) < 0.5 * usual:
+                rows[-1].append(box)
+            else:
+                rows.append([box])
+                centres.append(centre)
+        for box in small:
+            def overlap(row: list[Box], box: Box = box) -> float:
+                return min(box[3], max(c[3] for c in row)) - max(box[1], min(c[1] for c in row))
+            best = max(rows, key=overlap, default=None)
+            if best is not None and overlap(best) >= 0:
+                best.append(box)
+            else:
+                rows.append([box])
+        rows.sort(key=lambda row: -max(c[3] for c in row))
+        for row in rows:
+            row.sort(key=lambda c: (c[0], c[2]))
+            text = " ".join("".join(c[4] for c in row).split())
+            if text:
+                lines.append((row[0][0], max(c[2] for c in row), text))
+    return lines

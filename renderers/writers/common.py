@@ -118,6 +118,10 @@ def _one_line(text: str) -> str:
 # ---------------------------------------------------------------- author notes
 
 
+#: The heading of the list of author notes (HTML, PDF, DOCX put it before the Sources).
+NOTES_HEADING = "Notes"
+
+
 def note_marker(number: int) -> str:
     """The marker of the ``number``-th author note: ``a`` … ``z``, ``aa``, ``ab`` … (the CSS
     ``lower-alpha`` series). Citations are numbers, so the two never look alike."""

@@ -1,10 +1,11 @@
 """The Markdown writer: normalized CommonMark + GFM with citations as ``[^N]`` footnotes.
 
 Every citation number becomes a footnote reference (``[^1][^3]``) and the Sources section is a
-heading followed by one ``[^N]: Title — <url>`` definition per entry. Author footnotes keep their
-own labels, prefixed so they can never clash with the numeric citation labels. Text is escaped
-so that reading the output back gives the same document; code is verbatim inside a fence longer
-than any backtick run it contains.
+heading followed by one ``[^N]: [Title](url) — label · date`` definition per entry. Author notes
+are labelled with their letters (``[^a]``, :func:`renderers.writers.common.note_marker`), the
+same letters every other format shows, which can never clash with the numeric citation labels.
+Text is escaped so that reading the output back gives the same document; code is verbatim inside
+a fence longer than any backtick run it contains.
 """
 
 from __future__ import annotations
@@ -42,15 +43,18 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
-    iter_blocks,
-    iter_inlines,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
-
-AUTHOR_NOTE_PREFIX = "note-"
+from renderers.writers.common import (
+    AuthorNotes,
+    document_title,
+    entry_parts,
+    image_fallback,
+    unresolved_note_text,
+)
 
 _ESCAPE_ALWAYS = re.compile(r"[\\`*_\[\]<|~]")
 _ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
@@ -62,12 +66,11 @@ _IMAGE_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The whole document as Markdown, ending with its Sources section and a newline."""
-    labels = _author_labels(rdoc.document.blocks)
-    writer = _BlockWriter(labels)
+    writer = _BlockWriter(_note_labels(rdoc.document.blocks))
     blocks: list[Block] = list(rdoc.document.blocks)
-    title = options.title.strip()
-    if title and not (blocks and isinstance(blocks[0], Heading) and blocks[0].level == 1):
-        blocks.insert(0, Heading(1, (Text(title),)))
+    title = document_title(rdoc.document, options)
+    if title.added:
+        blocks.insert(0, Heading(1, (Text(title.text),)))
     chunks = [writer.blocks(tuple(blocks))] if blocks else []
     if rdoc.entries:
         heading = rdoc.sources_heading.strip() or "Sources"
@@ -78,17 +81,16 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
 
 
 def sources_definition(entry: SourceEntry) -> str:
-    """``[^N]: Title — <url>``; without a URL, ``[^N]: Title — label, date``."""
-    title = escape_text(_one_line(entry.title), line_start=False)
-    if entry.url:
-        detail = _autolink(entry.url)
-    else:
-        detail = ", ".join(
-            escape_text(_one_line(p), line_start=False)
-            for p in (entry.label, entry.date)
-            if p.strip()
-        )
-    return f"[^{entry.number}]: {title} — {detail}" if detail else f"[^{entry.number}]: {title}"
+    """``[^N]: [Title](url) — label · date``: the entry's parts, its title linked when it has
+    a URL. No back-link: Markdown renderers add their own to every footnote."""
+    parts = entry_parts(entry)
+    title = escape_text(parts.title, line_start=False)
+    if parts.url:
+        title = f"[{title}]({_destination(parts.url)})"
+    details = "".join(
+        d.separator + escape_text(d.text, line_start=False) for d in parts.details
+    )
+    return f"[^{parts.number}]: {title}{details}"
 
 
 # ---------------------------------------------------------------- escaping
@@ -226,7 +228,10 @@ class _InlineWriter:
             case SoftBreak():
                 self._break("\n")
             case FootnoteRef(label):
-                self._ref(self.labels.get(label, _note_label(label)))
+                if label in self.labels:
+                    self._ref(self.labels[label])
+                else:
+                    self._text(unresolved_note_text(label))
             case Cite(numbers=numbers):
                 for number in numbers:
                     self._ref(str(number))
@@ -299,11 +304,11 @@ class _InlineWriter:
                 self.emit(ref, ref=True)
 
     def image(self, image: Image) -> str:
-        """``![alt](src "title")``, or the escaped alt text when the source is refused."""
+        """``![alt](src "title")``, or the fallback text when the source is refused."""
         src = _image_source(image.src)
-        alt = escape_text(_one_line(image.alt), line_start=False)
         if not src:
-            return alt
+            return escape_text(image_fallback(image), line_start=False)
+        alt = escape_text(_one_line(image.alt), line_start=False)
         return f"![{alt}]({_destination(src)}{_link_title(image.title)})"
 
 
@@ -320,27 +325,9 @@ def _image_source(src: str) -> str:
     return candidate
 
 
-def _note_label(label: str) -> str:
-    cleaned = re.sub(r"[\s\[\]\\^]+", "-", label).strip("-") or "note"
-    return AUTHOR_NOTE_PREFIX + cleaned
-
-
-def _author_labels(blocks: tuple[Block, ...]) -> dict[str, str]:
-    """Map every author footnote label to a distinct, non-numeric output label."""
-    labels: dict[str, str] = {}
-    used: set[str] = set()
-    found = [n.label for n in iter_inlines(blocks) if isinstance(n, FootnoteRef)]
-    found += [b.label for b in iter_blocks(blocks) if isinstance(b, FootnoteDef)]
-    for label in found:
-        if label in labels:
-            continue
-        base = _note_label(label)
-        candidate, suffix = base, 2
-        while candidate in used:
-            candidate, suffix = f"{base}-{suffix}", suffix + 1
-        labels[label] = candidate
-        used.add(candidate)
-    return labels
+def _note_labels(blocks: tuple[Block, ...]) -> dict[str, str]:
+    """Every defined author note's label → its letter, the label it gets in the output."""
+    return {note.label: note.marker for note in AuthorNotes(blocks)}
 
 
 # ---------------------------------------------------------------- blocks
@@ -433,8 +420,7 @@ class _BlockWriter:
                 return self.inline_text((Text(text),))
             case FootnoteDef(label, inner):
                 body = self.blocks(inner)
-                name = self.labels.get(label, _note_label(label))
-                return _indent(body, f"[^{name}]: ", "    ")
+                return _indent(body, f"[^{self.labels[label]}]: ", "    ")
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported block node {block!r}")
 

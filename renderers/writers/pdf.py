@@ -20,7 +20,7 @@ from weasyprint.urls import path2url
 from renderers.errors import LimitError
 from renderers.options import PageSize, RenderOptions
 from renderers.sandbox import SandboxFetcher, allowed_dirs
-from renderers.writers.html.templating import PAGE_SIZES
+from renderers.writers.common import PAGE_SIZES, page_dimensions
 from renderers.writers.ooxml import build_timestamp
 
 GENERATOR = "citerender"
@@ -49,7 +49,7 @@ _DEFAULT_PAGE_SIZE = "A4"
 @lru_cache(maxsize=len(PAGE_SIZES))
 def _fallback_page_css(page_size: PageSize) -> CSS:
     """``@page { size: … }`` parsed once per page size (a CSS object is reusable)."""
-    return CSS(string=f"@page {{ size: {PAGE_SIZES[page_size]} }}")
+    return CSS(string=f"@page {{ size: {page_dimensions(page_size).css} }}")
 
 
 def _render_options(options: RenderOptions) -> dict[str, Any]:

@@ -103,7 +103,8 @@ def check_content(fmt: str, path: Path) -> None:
     elif fmt == "md":
         md = data.decode("utf-8")
         assert "record low.[^1] Storage deployment doubled.[^2][^3]" in md
-        assert "[^3]: Grid-Scale Battery Storage FAQ — <https://www.nrel.gov/docs/74426.pdf>" in md
+        assert ("[^3]: [Grid-Scale Battery Storage FAQ](https://www.nrel.gov/docs/74426.pdf)"
+                " — nrel.gov") in md
         assert "np.array([[1, 2], [3, 4]])  # [[S:4]]" in md
 
 

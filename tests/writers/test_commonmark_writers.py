@@ -30,11 +30,13 @@ from PIL import Image
 from citations.pool import SourcePool
 from renderers.api import pdf_page_count
 from renderers.document import Block, Document, Paragraph, Text
+from renderers.document import Image as ImageNode
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
 from renderers.testing import normalize_pdf
 from renderers.text import document_text
+from renderers.writers.common import image_fallback
 from renderers.writers.docx.writer import docx_bytes
 from renderers.writers.html.report import render_html
 from renderers.writers.markdown import markdown_text
@@ -55,9 +57,14 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 
 
+#: What the shared image rule puts before an image's alt text when the image cannot be shown.
+_FALLBACK_LEAD = image_fallback(ImageNode("", alt="\0")).split("\0")[0]
+
+
 def squeeze(text: str) -> str:
-    """``text`` in NFKC without white space or brackets: layout and decoration cannot matter."""
-    return _IGNORED.sub("", unicodedata.normalize("NFKC", text))
+    """``text`` in NFKC without white space, brackets or the missing-image lead: layout and
+    decoration cannot matter."""
+    return _IGNORED.sub("", unicodedata.normalize("NFKC", text.replace(_FALLBACK_LEAD, "")))
 
 
 def marker(number: int) -> str:

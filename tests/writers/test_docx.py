@@ -158,8 +158,8 @@ def test_sources_section_links_titles_and_back_to_text(report: bytes) -> None:
         assert rel["Target"] == expected[text(link)]
         back = [h.get(f"{W}anchor") for h in entry.iter(f"{W}hyperlink") if h.get(f"{W}anchor")]
         assert back and back[0].startswith("cite_")
-    assert "iea.org, 2024-10-16" in text(entries[0])
-    assert "Board memo \u2014 attachments/memo.pdf" in text(entries[3])
+    assert text(entries[0]) == "1.World Energy Outlook 2024 \u2014 iea.org \u00b7 2024-10-16 \u2191"
+    assert text(entries[3]) == "4.Board memo \u2014 attachments/memo.pdf \u2191"
     assert not any(h.get(R_ID) for h in entries[3].iter(f"{W}hyperlink"))
     names = [b.get(f"{W}name") for e in entries for b in e.iter(f"{W}bookmarkStart")]
     assert names == ["src_1", "src_2", "src_3", "src_4"]
@@ -229,12 +229,20 @@ def test_title_quote_rule_and_author_footnote(report: bytes) -> None:
     assert any(p.find(f"{W}pPr/{W}pBdr/{W}bottom") is not None and not text(p) for p in paras)
     line = next(p for p in paras if text(p).startswith("Line one"))
     assert line.find(f".//{W}br") is not None
-    reference = line.find(f".//{W}footnoteReference")
-    assert reference is not None
-    notes = part(report, "word/footnotes.xml")
-    note = next(n for n in notes if n.get(f"{W}id") == reference.get(f"{W}id"))
-    assert text(note).strip() == "An author footnote about storage."
-    assert note.find(f".//{W}footnoteRef") is not None
+    # the author note: a superscript letter linked to the Notes list, which links back
+    assert text(line).endswith("line twoa")
+    reference = next(h for h in line.iter(f"{W}hyperlink") if text(h) == "a")
+    assert reference.find(f".//{W}vertAlign").get(f"{W}val") == "superscript"
+    assert reference.find(f".//{W}color") is None  # not a citation's colour
+    notes_at = next(i for i, p in enumerate(paras) if text(p) == "Notes")
+    note = paras[notes_at + 1]
+    marks = [b.get(f"{W}name") for b in note.iter(f"{W}bookmarkStart")]
+    assert marks == [reference.get(f"{W}anchor")]
+    assert text(note) == "a.An author footnote about storage. \u2191"
+    back = next(h for h in note.iter(f"{W}hyperlink") if h.get(f"{W}anchor"))
+    first_ref = [b.get(f"{W}name") for b in line.iter(f"{W}bookmarkStart")]
+    assert [back.get(f"{W}anchor")] == first_ref
+    assert text(paras[notes_at + 2]) == "Sources"
 
 
 def test_core_properties_page_size_and_no_leftovers(report: bytes,
@@ -311,11 +319,12 @@ def test_reference_docx_with_its_own_footnotes_part(
     tmp_path: Path, sample_pool: list[dict[str, object]],
 ) -> None:
     reference = tmp_path / "with-notes.docx"
-    reference.write_bytes(render("Old body[^a]\n\n[^a]: OLD NOTE\n", sample_pool))
+    reference.write_bytes(render("Old body[[S:1]]\n", sample_pool, docx_citations="footnotes"))
+    assert "World Energy Outlook" in text(part(reference.read_bytes(), "word/footnotes.xml"))
     data = render("> - quoted item[[S:2]]\n", sample_pool, reference_docx=reference,
                   docx_citations="footnotes")
     notes = part(data, "word/footnotes.xml")
-    assert "OLD NOTE" not in text(notes)
+    assert "World Energy Outlook" not in text(notes)
     ids = [n.get(f"{W}id") for n in notes]
     assert len(ids) == len(set(ids)) and {"-1", "0"} <= set(ids)
     reference_ids = [r.get(f"{W}id") for r in part(data).iter(f"{W}footnoteReference")]
@@ -331,15 +340,17 @@ def test_footnotes_option(sample_pool: list[dict[str, object]]) -> None:
     data = render(REPORT, sample_pool, docx_citations="footnotes")
     body = part(data)
     references = list(body.iter(f"{W}footnoteReference"))
-    assert len(references) == 6  # five citations and one author footnote
+    assert len(references) == 5  # five citations (the author note is in the Notes list)
     assert "Sources" not in [text(p) for p in body.iter(f"{W}p")]
     assert not [h for h in body.iter(f"{W}hyperlink") if h.get(f"{W}anchor", "").startswith("src")]
     notes = {n.get(f"{W}id"): n for n in part(data, "word/footnotes.xml")}
     assert notes["-1"].get(f"{W}type") == "separator"
     second = notes[references[1].get(f"{W}id")]
     lines = [text(p) for p in second.iter(f"{W}p")]
-    assert lines[0].strip().startswith("World Energy Outlook 2024 \u2014 iea.org")
-    assert lines[0].endswith("https://www.iea.org/reports/weo-2024")
+    # each footnote line is the source's Sources entry: linked title, label · date
+    assert lines[0].strip() == "World Energy Outlook 2024 \u2014 iea.org \u00b7 2024-10-16"
+    title_link = next(h for h in second.iter(f"{W}hyperlink") if h.get(R_ID))
+    assert text(title_link) == "World Energy Outlook 2024"
     assert len(lines) == 4 and lines[3] == "Board memo \u2014 attachments/memo.pdf"
     note_rels = rels(data, "word/_rels/footnotes.xml.rels")
     assert {r["Target"] for r in note_rels.values()} >= {"https://www.iea.org/reports/weo-2024"}
@@ -359,7 +370,7 @@ def test_images_are_embedded_scaled_with_alt_text(
     assert cx == A4_TEXT_WIDTH_EMU and abs(cy * 2 - cx) <= 2
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         assert any(n.startswith("word/media/") for n in package.namelist())
-    missing = next(r for r in body.iter(f"{W}r") if text(r) == "Missing one")
+    missing = next(r for r in body.iter(f"{W}r") if text(r) == "[Image: Missing one]")
     assert missing.find(f"{W}rPr/{W}i") is not None
 
 
@@ -427,9 +438,15 @@ def test_libreoffice_shows_footnotes_at_page_bottom(
     body_y = [y for t, y in positions if "Intro with" in t]
     assert footnote_y and body_y and max(footnote_y) < 200 < min(body_y)  # bottom of an A4 page
     flat = " ".join(pdf_text(pdf).split())
-    assert "https://www.iea.org/reports/weo-2024" in flat
-    assert "An author footnote about storage." in flat
+    assert "World Energy Outlook 2024 \u2014 iea.org \u00b7 2024-10-16" in flat
+    uris = {
+        str(annotation.get_object().get("/A", {}).get("/URI"))
+        for page in PdfReader(str(pdf)).pages
+        for annotation in page.get("/Annots") or []
+    }
+    assert "https://www.iea.org/reports/weo-2024" in uris  # the footnote's title is a link
+    assert "Notes a. An author footnote about storage. \u2191" in flat
     odt = convert_with_libreoffice(path, tmp_path, "odt")
     with zipfile.ZipFile(odt) as package:
         content = package.read("content.xml").decode()
-    assert content.count('text:note-class="footnote"') == 6
+    assert content.count('text:note-class="footnote"') == 5

@@ -117,7 +117,7 @@ def test_every_node_renders(report: tuple[ResolvedDocument, str]) -> None:
                   "//pre[@class='raw']", "//span[@class='raw']"):
         assert root.xpath(xpath), xpath
     assert root.xpath("//td[@class='al-right']")[0].text_content().startswith("1")
-    assert "\u2611" in root.xpath("//li[contains(@class,'checked')]")[0].text_content()
+    assert "\u2612" in root.xpath("//li[contains(@class,'checked')]")[0].text_content()
     # tight list items have no <p>, loose ones do
     assert not root.xpath("//ul/li/p") and root.xpath("//ol/li/p")
 
@@ -178,7 +178,7 @@ def test_nothing_hostile_or_external(report: tuple[ResolvedDocument, str]) -> No
     assert "bad link" in root.text_content()
     assert "<script>alert(1)</script>" in root.xpath("//pre[@class='raw']")[0].text_content()
     assert all(img.get("src").startswith("data:image/png;base64,") for img in root.iter("img"))
-    assert "[remote alt]" in root.text_content() and "remote.png" not in html
+    assert "[Image: remote alt]" in root.text_content() and "remote.png" not in html
     assert root.xpath("//a[@href='https://example.org/a?b=1&c=2']")
 
 

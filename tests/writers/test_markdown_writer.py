@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -104,14 +103,16 @@ def test_sources_section_lists_each_entry_once_with_url_or_label(pool: SourcePoo
     assert "A[^1] b[^2] c[^3] d[^1]" in head
     lines = sources.strip().splitlines()
     assert lines == [
-        r"[^1]: Renewable Capacity \*Statistics\* \[2024\] — <https://www.irena.org/stats?a=1&b=2>",
-        "[^2]: World Energy Outlook 2024 — <https://www.iea.org/reports/weo-2024>",
-        "[^3]: Board memo — attachments/memo.pdf, 2024-11-04",
+        r"[^1]: [Renewable Capacity \*Statistics\* \[2024\]](https://www.irena.org/stats?a=1&b=2)"
+        " — irena.org",
+        "[^2]: [World Energy Outlook 2024](https://www.iea.org/reports/weo-2024) — iea.org"
+        " · 2024-10-16",
+        "[^3]: Board memo — attachments/memo.pdf · 2024-11-04",
     ]
 
 
 def test_sources_heading_is_configurable_and_absent_without_citations(pool: SourcePool) -> None:
-    assert "## Quellen\n\n[^1]: Lazard" in md_of("x[[S:3]]\n", pool, sources_heading="Quellen")
+    assert "## Quellen\n\n[^1]: [Lazard" in md_of("x[[S:3]]\n", pool, sources_heading="Quellen")
     out = md_of("No citations here.\n", pool)
     assert "Sources" not in out and out == "No citations here.\n"
 
@@ -126,17 +127,22 @@ def test_numbering_by_sid(pool: SourcePool) -> None:
     rdoc = resolve(read_markdown("x[[S:6]] y[[S:3]]\n"), pool, numbering="sid")
     out = markdown_text(rdoc, RenderOptions())
     assert "x[^6] y[^3]" in out
-    assert "[^3]: Lazard LCOE+" in out and "[^6]: Ember review" in out
+    assert "[^3]: [Lazard LCOE+]" in out and "[^6]: [Ember review]" in out
 
 
-def test_author_footnotes_keep_distinct_labels(pool: SourcePool) -> None:
-    source = "Cited[[S:1]] and noted[^1] and again[^a].\n\n[^1]: Author one.\n\n[^a]: Author a.\n"
+def test_author_notes_are_lettered_and_never_clash_with_citations(pool: SourcePool) -> None:
+    source = (
+        "Cited[[S:1]] and noted[^1] and again[^a] and[^gone].\n\n[^a]: Author a.\n\n"
+        "[^1]: Author one.\n\n[^spare]: Never referenced.\n"
+    )
     out = md_of(source, pool)
-    assert "Cited[^1] and noted[^note-1] and again[^note-a]." in out
-    assert "[^note-1]: Author one." in out and "[^note-a]: Author a." in out
+    # letters by first reference, the unreferenced note last; citations keep their numbers
+    assert "Cited[^1] and noted[^a] and again[^b] and\\[^gone\\]." in out
+    assert "[^b]: Author a." in out and "[^a]: Author one." in out
+    assert "[^c]: Never referenced." in out
     reread = read_markdown(out)
     labels = [b.label for b in reread.blocks if isinstance(b, FootnoteDef)]
-    assert sorted(labels) == ["1", "note-1", "note-a"]
+    assert sorted(labels) == ["1", "a", "b", "c"]
 
 
 def test_cite_inside_link_is_moved_after_the_link(pool: SourcePool) -> None:
@@ -164,9 +170,12 @@ def test_text_after_a_reference_cannot_become_a_link_or_definition(pool: SourceP
     )
 
 
-def test_title_option_adds_a_heading_only_without_leading_h1(pool: SourcePool) -> None:
+def test_title_is_added_unless_a_level_one_heading_shows_it(pool: SourcePool) -> None:
     assert md_of("Body.\n", pool, title="Report").startswith("# Report\n\nBody.")
-    assert md_of("# Own\n\nBody.\n", pool, title="Report").startswith("# Own\n")
+    assert md_of("# Report\n\nBody.\n", pool, title="Report").startswith("# Report\n\nBody.")
+    # an explicit title that no heading shows is added, as in every other format
+    assert md_of("# Own\n\nBody.\n", pool, title="Report").startswith("# Report\n\n# Own\n")
+    assert md_of("# Own\n\nBody.\n", pool).startswith("# Own\n\nBody.")
 
 
 # ---------------------------------------------------------------- code
@@ -296,9 +305,9 @@ const a = "[[S:1]]";
 
 ***
 
-Footnote[^n].
+Footnote[^a].
 
-[^n]: Author note with *emphasis*.
+[^a]: Author note with *emphasis*.
 """
 
 
@@ -319,8 +328,6 @@ def _clean(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:
     for node in inlines:
         if isinstance(node, Cite) or (isinstance(node, FootnoteRef) and node.label.isdigit()):
             continue
-        if isinstance(node, FootnoteRef):
-            node = FootnoteRef(re.sub(r"^note-", "", node.label))
         if isinstance(node, Emph | Strong | Strike | Link):
             node = dataclasses.replace(node, children=_clean(node.children))
         if out and isinstance(out[-1], Text) and isinstance(node, Text):
@@ -348,7 +355,7 @@ def _map_block(block: Block) -> Block:
         case BlockQuote(inner):
             return BlockQuote(_strip_citations(inner))
         case FootnoteDef(label, inner):
-            return FootnoteDef(re.sub(r"^note-", "", label), _strip_citations(inner))
+            return FootnoteDef(label, _strip_citations(inner))
         case Figure(image, caption):
             return Figure(image, _clean(caption))
         case _:
@@ -386,7 +393,7 @@ def test_unsafe_links_and_images_are_not_emitted(pool: SourcePool) -> None:
     )
     out = md_of_document(doc, pool)
     assert "javascript" not in out and "file:" not in out
-    assert "click secret ![remote](https://example.org/i.png)" in out
+    assert "click \\[Image: secret\\] ![remote](https://example.org/i.png)" in out
     assert "\\<script>alert(1)\\</script>" in out
     assert read_markdown(out).blocks[1] == Paragraph((Text("<script>alert(1)</script>"),))
 

@@ -4,22 +4,21 @@ python-docx opens the base document (its default template or ``options.reference
 owns the package, styles, images and core properties; the body is built with lxml through
 :mod:`renderers.writers.docx.oxml`, which keeps large reports fast. Citations become superscript
 numbers linked to bookmarked Sources entries, or real Word footnotes with
-``docx_citations="footnotes"``.
+``docx_citations="footnotes"``. Author notes are superscript letters linked to a Notes list
+before the Sources, as in HTML and PDF (:mod:`renderers.writers.common`), so they never look
+like citations. Right-to-left paragraphs, list items, table cells and tables are marked as such
+(``w:bidi``, ``w:rtl``, ``w:bidiVisual``).
 """
 
 from __future__ import annotations
 
-import io
 import zipfile
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import docx
-from docx.image.exceptions import UnrecognizedImageError
-from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import PackageNotFoundError
-from docx.oxml.shape import CT_Inline
-from docx.shared import Emu, Twips
+from docx.shared import Twips
 
 from citations.links import safe_link
 from citations.numbering import display_segments
@@ -53,63 +52,80 @@ from renderers.document import (
     ThematicBreak,
     iter_blocks,
     plain_text,
-    task_marker,
 )
 from renderers.errors import InputError, UnsupportedNodeError
 from renderers.options import RenderOptions
-from renderers.writers.docx.oxml import (
+from renderers.text import blocks_direction, is_rtl, text_direction
+from renderers.writers.common import (
+    BACKLINK_MARK,
+    BACKLINK_TITLE,
+    NOTE_BACKLINK_TITLE,
+    NOTES_HEADING,
+    AuthorNote,
+    AuthorNotes,
+    EntryParts,
+    document_title,
+    entry_parts,
+    image_fallback,
+    page_dimensions,
+    task_marker,
+    unresolved_note_text,
+)
+from renderers.writers.docx.footnotes import (
+    Footnotes,
+    add_footnote_reference,
+    insert_footnote_mark,
+)
+from renderers.writers.docx.images import Pictures
+from renderers.writers.docx.links import Bookmarks, Relations, add_hyperlink
+from renderers.writers.docx.numbering import (
     INDENT_STEP,
     LIST_HANGING,
-    Bookmarks,
-    Element,
-    Footnotes,
     ListKind,
     Numbering,
+    list_indent,
+)
+from renderers.writers.docx.oxml import (
+    Element,
     ParaProps,
-    Relations,
     RunProps,
-    StyleBook,
     add_break,
     add_cell,
     add_drawing,
-    add_footnote_reference,
-    add_hyperlink,
     add_paragraph,
     add_row,
     add_run,
     add_table,
     clear_body,
     drop_thumbnail,
-    insert_footnote_mark,
-    list_indent,
-    w,
 )
+from renderers.writers.docx.styles import StyleBook
 from renderers.writers.ooxml import PackageCollector, apply_core_properties, write_package
 
 if TYPE_CHECKING:
     from renderers.resolve import ResolvedDocument, SourceEntry
-    from renderers.sandbox import LoadedImage
 
 MONO_FONT = "Consolas"  # fontconfig maps it to DejaVu Sans Mono where Consolas is absent
 CODE_SHADE = "F2F2F2"
 HEADER_SHADE = "E7E6E6"
 CITE_COLOR = "0563C1"
-PAGE_SIZES: dict[str, tuple[int, int]] = {"A4": (11906, 16838), "Letter": (12240, 15840)}
+PLAIN = RunProps()
 MARGIN = 1440  # twips (1 inch)
-EMU_PER_PX = 9525  # at 96 dpi
 EMU_PER_TWIP = 635
 _JC = {"left": "left", "center": "center", "right": "right"}
+#: Word and LibreOffice read ``w:jc`` left/right of a right-to-left paragraph as its start/end;
+#: a column the author aligned left stays physically left.
+_MIRRORED = {"left": "right", "right": "left"}
 
 
 @dataclass(frozen=True)
 class _Scope:
-    """Where blocks are being written: list level, indentation, quote, footnote."""
+    """Where blocks are being written: list level, indentation, quote."""
 
     indent: int = 0  # twips, of body text in this scope
     origin: int = 0  # twips, where a list in this scope starts (moved right by block quotes)
     list_level: int = -1
     quote: bool = False
-    footnote: bool = False
 
 
 def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
@@ -117,7 +133,9 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     document = _open_base(options)
     writer = _DocxWriter(document, rdoc, options)
     writer.write()
-    apply_core_properties(document.core_properties, title=writer.title, author=options.author)
+    apply_core_properties(
+        document.core_properties, title=writer.title.text, author=options.author
+    )
     drop_thumbnail(document.part.package)
     return _package_bytes(document.part.package)
 
@@ -141,8 +159,9 @@ def _open_base(options: RenderOptions) -> Any:
     if options.reference_docx is None:
         base = docx.Document()
         section = base.sections[-1]
-        width, height = PAGE_SIZES[options.page_size]
-        section.page_width, section.page_height = Twips(width), Twips(height)
+        page = page_dimensions(options.page_size)
+        section.page_width = Twips(page.width_twips)
+        section.page_height = Twips(page.height_twips)
         for side in ("left_margin", "right_margin", "top_margin", "bottom_margin"):
             setattr(section, side, Twips(MARGIN))
         return base
@@ -164,7 +183,8 @@ class _DocxWriter:
         self.rdoc = rdoc
         self.options = options
         self.footnote_mode = options.docx_citations == "footnotes"
-        self.title = options.title.strip() or rdoc.title.strip()
+        self.title = document_title(rdoc.document, options)
+        self.notes = AuthorNotes(rdoc.document.blocks)
         self.styles = StyleBook(document.styles.element)
         self.numbering = Numbering(document.part.numbering_part.element)
         self.footnotes = Footnotes(document.part)
@@ -176,11 +196,15 @@ class _DocxWriter:
         backlinks = dict.fromkeys(e.backlink for e in rdoc.entries if e.backlink)
         self.cite_marks = {a: self.bookmarks.name_for(a.replace("-", "_")) for a in backlinks}
         self._placed_cites: set[str] = set()
-        self.footnote_defs: dict[str, FootnoteDef] = {}
-        self._open_footnotes: set[str] = set()
+        marks = self.bookmarks.name_for
+        self.note_marks = {n.label: marks(f"fn_{n.number}") for n in self.notes}
+        self.note_ref_marks = {
+            n.label: marks(f"fnref_{n.number}") for n in self.notes if n.referenced
+        }
+        self._placed_note_refs: set[str] = set()
         self.heading_marks: dict[str, str] = {}
         self._placed_marks: set[str] = set()
-        self._shape_id = 0
+        self.pictures = Pictures(document.part)
         section = document.sections[-1]
         self.text_width = int(section.page_width - section.left_margin - section.right_margin)
         self._collect(rdoc.document.blocks)
@@ -194,60 +218,85 @@ class _DocxWriter:
         """Replace the base document's body with the rendered document."""
         body = self.document.element.body
         sect_pr = clear_body(body)
-        blocks = list(self.rdoc.document.blocks)
-        title_heading = self._title_heading(blocks)
-        if self.title and title_heading is None:
-            p = add_paragraph(body, ParaProps(style=self.styles.get("Title")))
-            add_run(p, self.title)
-        for block in blocks:
-            if block is title_heading:
+        if self.title.added:
+            title = ParaProps(style=self.styles.get("Title"), bidi=is_rtl(self.title.text))
+            add_run(add_paragraph(body, title), self.title.text, self._direction(self.title.text))
+        for block in self.rdoc.document.blocks:
+            if block is self.title.heading:
                 self._heading(body, block, self.styles.get("Title"))
             else:
                 self.block(body, block, _Scope())
+        if self.notes:
+            self._notes(body)
         if not self.footnote_mode and self.rdoc.entries:
             self._sources(body)
         body.append(sect_pr)
 
-    def _title_heading(self, blocks: list[Block]) -> Heading | None:
-        """The first h1 when the title came from it (rendered as Title rather than twice)."""
-        first = next((b for b in blocks if isinstance(b, Heading) and b.level == 1), None)
-        if first is not None and self.title and plain_text(first.children).strip() == self.title:
-            return first
-        return None
-
     def _collect(self, blocks: tuple[Block, ...]) -> None:
-        """Gather footnote definitions and heading bookmarks first (links may point ahead)."""
+        """Reserve heading bookmarks first (links may point ahead)."""
         for block in iter_blocks(blocks):
-            if isinstance(block, FootnoteDef):
-                self.footnote_defs.setdefault(block.label, block)
-            elif isinstance(block, Heading) and block.id and block.id not in self.heading_marks:
+            if isinstance(block, Heading) and block.id and block.id not in self.heading_marks:
                 self.heading_marks[block.id] = self.bookmarks.name_for(block.id)
 
-    def _sources(self, body: Element) -> None:
-        heading = add_paragraph(body, ParaProps(style=self.styles.get("Heading 1")))
-        add_run(heading, self.rdoc.sources_heading)
-        width = len(str(max(self.entries))) * 120 + 360
-        for entry in self.rdoc.entries:
-            p = add_paragraph(body, ParaProps(indent=width, hanging=width, space_after=80))
-            bid = self.bookmarks.start(p, self.src_marks[entry.number])
-            add_run(p, f"{entry.number}.\t")
-            self.bookmarks.end(p, bid)
-            self._entry_text(p, entry, self.relations)
-            if entry.backlink in self.cite_marks:
-                mark = self.cite_marks[entry.backlink]
-                link = add_hyperlink(p, anchor=mark, tooltip="Back to text")
-                add_run(link, " \u2191", RunProps(color=CITE_COLOR))
+    def _back_matter(self, body: Element, heading: str, longest: int) -> ParaProps:
+        """The heading of the Notes or Sources list and the hanging indent of its entries,
+        wide enough for ``longest`` marker characters."""
+        add_run(add_paragraph(body, ParaProps(style=self.styles.get("Heading 1"))), heading)
+        width = longest * 120 + 360
+        return ParaProps(indent=width, hanging=width, space_after=80)
 
-    def _entry_text(self, p: Element, entry: SourceEntry, relations: Relations) -> None:
-        """Title (linked when it has a safe URL), then label and date."""
-        if entry.url:
-            link = add_hyperlink(p, rid=relations.link(entry.url))
-            add_run(link, entry.title, RunProps(style=self.styles.get("Hyperlink")))
+    def _marked(self, body: Element, props: ParaProps, mark: str, text: str) -> Element:
+        """A list entry: a paragraph starting with ``text`` and a tab, bookmarked as ``mark``."""
+        p = add_paragraph(body, props)
+        bid = self.bookmarks.start(p, mark)
+        add_run(p, f"{text}\t")
+        self.bookmarks.end(p, bid)
+        return p
+
+    def _backlink(self, p: Element, anchor: str, tooltip: str) -> None:
+        link = add_hyperlink(p, anchor=anchor, tooltip=tooltip)
+        add_run(link, f" {BACKLINK_MARK}", RunProps(color=CITE_COLOR))
+
+    def _notes(self, body: Element) -> None:
+        """The Notes list (a, b, c …), each note back-linked to its first reference."""
+        notes = list(self.notes)
+        props = self._back_matter(body, NOTES_HEADING, len(notes[-1].marker) + 1)
+        for note in notes:
+            first, rest = _split_first(note.blocks)
+            rtl = blocks_direction(note.blocks) == "rtl"
+            p = self._marked(body, replace(props, bidi=rtl), self.note_marks[note.label],
+                             f"{note.marker}.")
+            scope = _Scope(indent=props.indent, origin=props.indent)
+            if first is not None:
+                self.inlines(p, first.children, PLAIN, scope)
+            if note.label in self._placed_note_refs:
+                self._backlink(p, self.note_ref_marks[note.label], NOTE_BACKLINK_TITLE)
+            self.blocks(body, rest, scope)
+
+    def _sources(self, body: Element) -> None:
+        props = self._back_matter(body, self.rdoc.sources_heading, len(str(max(self.entries))))
+        for entry in self.rdoc.entries:
+            parts = entry_parts(entry)
+            p = self._marked(body, replace(props, bidi=parts.rtl), self.src_marks[entry.number],
+                             parts.marker)
+            self._entry_text(p, parts, self.relations)
+            if entry.backlink in self.cite_marks:
+                self._backlink(p, self.cite_marks[entry.backlink], BACKLINK_TITLE)
+
+    def _entry_text(self, p: Element, parts: EntryParts, relations: Relations) -> None:
+        """The entry's title (linked when it has a safe URL), then its details."""
+        if parts.url:
+            link = add_hyperlink(p, rid=relations.link(parts.url))
+            style = RunProps(style=self.styles.get("Hyperlink"))
+            add_run(link, parts.title, self._direction(parts.title, style))
         else:
-            add_run(p, entry.title)
-        details = [d for d in (entry.label, entry.date) if d and d != entry.title]
-        if details:
-            add_run(p, " \u2014 " + ", ".join(details))
+            add_run(p, parts.title, self._direction(parts.title))
+        if parts.details:
+            add_run(p, parts.details_text, self._direction(parts.details_text))
+
+    def _direction(self, text: str, props: RunProps = PLAIN) -> RunProps:
+        """``props`` marked right-to-left when ``text`` starts right-to-left."""
+        return replace(props, rtl=True) if is_rtl(text) else props
 
     # ------------------------------------------------------------ blocks
 
@@ -261,7 +310,7 @@ class _DocxWriter:
             case Heading():
                 self._heading(parent, block, self.styles.get(f"Heading {min(block.level, 6)}"))
             case Paragraph(children):
-                p = add_paragraph(parent, self._para(scope))
+                p = add_paragraph(parent, self._para(scope, children))
                 self.inlines(p, children, RunProps(), scope)
             case BulletList(items, tight):
                 self._list(parent, items, "bullet", 1, tight, scope)
@@ -282,7 +331,9 @@ class _DocxWriter:
                 p = add_paragraph(parent, replace(centered, keep_next=bool(caption)))
                 self._image(p, image, scope)
                 if caption:
-                    cap = add_paragraph(parent, replace(centered, style=self._caption(scope)))
+                    style = self.styles.get("Caption")
+                    cap = add_paragraph(parent, replace(self._para(scope, caption), style=style,
+                                                        align="center"))
                     self.inlines(cap, caption, RunProps(), scope)
             case ThematicBreak():
                 rule = replace(self._para(scope), border_bottom=True, space_after=240)
@@ -291,20 +342,19 @@ class _DocxWriter:
                 p = add_paragraph(parent, self._para(scope))
                 add_run(p, text.rstrip("\n"))
             case FootnoteDef():
-                pass  # written where it is referenced
+                pass  # written in the Notes list
             case _:
                 raise UnsupportedNodeError(f"DOCX writer: unsupported block {type(block).__name__}")
 
-    def _para(self, scope: _Scope) -> ParaProps:
-        """Paragraph properties for body text in ``scope``."""
-        style = self.styles.get("Footnote Text") if scope.footnote else ""
-        return ParaProps(style=style, indent=scope.indent, border_left=scope.quote)
-
-    def _caption(self, scope: _Scope) -> str:
-        return self.styles.get("Footnote Text" if scope.footnote else "Caption")
+    def _para(self, scope: _Scope, inlines: tuple[Inline, ...] = ()) -> ParaProps:
+        """Paragraph properties for body text in ``scope``, right-to-left when ``inlines``
+        start right-to-left."""
+        return ParaProps(indent=scope.indent, border_left=scope.quote,
+                         bidi=is_rtl(plain_text(inlines)) if inlines else False)
 
     def _heading(self, parent: Element, heading: Heading, style: str) -> None:
-        p = add_paragraph(parent, ParaProps(style=style, keep_next=True))
+        rtl = is_rtl(plain_text(heading.children))
+        p = add_paragraph(parent, ParaProps(style=style, keep_next=True, bidi=rtl))
         mark = self.heading_marks.get(heading.id, "")
         if heading.id in self._placed_marks:
             mark = ""  # a repeated id bookmarks only its first heading
@@ -323,13 +373,15 @@ class _DocxWriter:
         num_id = self.numbering.new_list(kind, level, start)
         indent = scope.origin + list_indent(level)
         inner = replace(scope, list_level=level, indent=indent)
-        style = self.styles.get("Footnote Text" if scope.footnote else "List Paragraph")
+        style = self.styles.get("List Paragraph")
         props = ParaProps(style=style, num=(num_id, level), border_left=scope.quote,
                           space_after=None if tight else 120,
                           indent=indent if scope.origin else 0, hanging=LIST_HANGING)
+        listed = blocks_direction(tuple(block for item in items for block in item.blocks))
         for item in items:
             first, rest = _split_first(item.blocks)
-            p = add_paragraph(parent, props)
+            direction = blocks_direction(item.blocks) or listed  # no strong text: the list's
+            p = add_paragraph(parent, replace(props, bidi=direction == "rtl"))
             if item.checked is not None:
                 add_run(p, task_marker(item.checked))
             if first is not None:
@@ -341,14 +393,16 @@ class _DocxWriter:
         if columns == 0:
             return
         if table.caption:
-            caption = replace(self._para(scope), style=self._caption(scope), keep_next=True)
+            caption = replace(self._para(scope, table.caption),
+                              style=self.styles.get("Caption"), keep_next=True)
             cap = add_paragraph(parent, caption)
             self.inlines(cap, table.caption, RunProps(), scope)
         available = self.text_width // EMU_PER_TWIP - scope.indent
         widths = [available // columns] * columns
-        tbl = add_table(parent, widths, indent=scope.indent)
+        rtl = blocks_direction((table,)) == "rtl"
+        tbl = add_table(parent, widths, indent=scope.indent, rtl=rtl)
         aligns = [_JC.get(a, "") for a in table.aligns] + [""] * columns
-        cell_scope = _Scope(footnote=scope.footnote)
+        cell_scope = _Scope()
         rows: list[tuple[tuple[TableCell, ...], bool]] = []
         if table.header:
             rows.append((table.header, True))
@@ -358,8 +412,12 @@ class _DocxWriter:
             base = RunProps(bold=header)
             for i in range(columns):
                 tc = add_cell(tr, widths[i], shade=HEADER_SHADE if header else "")
-                p = add_paragraph(tc, ParaProps(align=aligns[i], space_after=0,
-                                                style=self._para(cell_scope).style))
+                inlines = cells[i].children if i < len(cells) else ()
+                direction = text_direction(plain_text(inlines)) or ("rtl" if rtl else "ltr")
+                bidi = direction == "rtl"
+                align = _MIRRORED.get(aligns[i], aligns[i]) if bidi else aligns[i]
+                cell_props = replace(self._para(cell_scope), bidi=bidi, align=align)
+                p = add_paragraph(tc, replace(cell_props, space_after=0))
                 if i < len(cells):
                     self.inlines(p, cells[i].children, base, cell_scope)
         add_paragraph(parent, ParaProps(space_after=0))  # keeps adjacent tables apart
@@ -374,7 +432,7 @@ class _DocxWriter:
         for node in nodes:
             match node:
                 case Text(text) | RawInline(text):
-                    add_run(p, text, props)
+                    add_run(p, text, self._direction(text, props))
                 case SoftBreak():
                     add_run(p, " ", props)
                 case LineBreak():
@@ -394,7 +452,7 @@ class _DocxWriter:
                 case Cite():
                     self._cite(p, node, in_link)
                 case FootnoteRef(label):
-                    self._author_footnote(p, label)
+                    self._note_reference(p, label, in_link)
                 case _:
                     name = type(node).__name__
                     raise UnsupportedNodeError(f"DOCX writer: unsupported inline {name}")
@@ -409,20 +467,12 @@ class _DocxWriter:
             if mark:
                 target = add_hyperlink(p, anchor=mark, tooltip=link.title)
         else:
-            relations = self._relations(scope)
-            target = add_hyperlink(p, rid=relations.link(url), tooltip=link.title)
+            target = add_hyperlink(p, rid=self.relations.link(url), tooltip=link.title)
         if target is None:
             self.inlines(p, link.children, props, scope, in_link=in_link)
             return
         style = replace(props, style=self.styles.get("Hyperlink"))
         self.inlines(target, link.children, style, scope, in_link=True)
-
-    def _relations(self, scope: _Scope) -> Relations:
-        if scope.footnote:
-            self.footnotes.part  # noqa: B018  (creates the part and its relations)
-            assert self.footnotes.relations is not None
-            return self.footnotes.relations
-        return self.relations
 
     def _cite(self, p: Element, cite: Cite, in_link: bool) -> None:
         if not cite.numbers:
@@ -444,102 +494,58 @@ class _DocxWriter:
             self.bookmarks.end(p, bid)
 
     def _cite_footnote(self, p: Element, cite: Cite) -> None:
-        """One footnote per citation holding "Title — label — url" for each cited source."""
+        """One footnote per citation holding the Sources entry of each cited source."""
         fid, note = self.footnotes.add()
         assert self.footnotes.relations is not None
         add_footnote_reference(p, fid, self.styles.get("Footnote Reference"))
-        text_style = ParaProps(style=self.styles.get("Footnote Text"))
         for i, number in enumerate(cite.numbers):
-            entry = self.entries[number]
+            parts = entry_parts(self.entries[number])
+            text_style = ParaProps(style=self.styles.get("Footnote Text"), bidi=parts.rtl)
             fp = add_paragraph(note, text_style)
             if i == 0:
                 insert_footnote_mark(fp, self.styles.get("Footnote Reference"))
-            add_run(fp, entry.title)
-            if entry.label and entry.label != entry.title:
-                add_run(fp, f" \u2014 {entry.label}")
-            if entry.date:
-                add_run(fp, f", {entry.date}")
-            if entry.url:
-                add_run(fp, " \u2014 ")
-                link = add_hyperlink(fp, rid=self.footnotes.relations.link(entry.url))
-                add_run(link, entry.url, RunProps(style=self.styles.get("Hyperlink")))
+            self._entry_text(fp, parts, self.footnotes.relations)
 
-    def _author_footnote(self, p: Element, label: str) -> None:
-        definition = self.footnote_defs.get(label)
-        if definition is None or label in self._open_footnotes:
-            add_run(p, f"[^{label}]")
+    def _note_reference(self, p: Element, label: str, in_link: bool) -> None:
+        """The superscript letter of an author note, linked to it in the Notes list."""
+        note = self.notes.get(label)
+        if note is None:
+            add_run(p, unresolved_note_text(label))
             return
-        self._open_footnotes.add(label)
-        fid, note = self.footnotes.add()
-        add_footnote_reference(p, fid, self.styles.get("Footnote Reference"))
-        start = len(note)
-        self.blocks(note, definition.blocks, _Scope(footnote=True))
-        if len(note) == start:
-            add_paragraph(note, self._para(_Scope(footnote=True)))
-        first = note[start]
-        if first.tag != w("p"):  # a table or list first: the mark needs a paragraph of its own
-            first = add_paragraph(note, self._para(_Scope(footnote=True)))
-            note.insert(start, first)
-        insert_footnote_mark(first, self.styles.get("Footnote Reference"))
-        self._open_footnotes.discard(label)
+        first = label not in self._placed_note_refs
+        self._placed_note_refs.add(label)
+        bid = self.bookmarks.start(p, self.note_ref_marks[label]) if first else None
+        if in_link:
+            add_run(p, note.marker, self.sup)
+        else:
+            link = add_hyperlink(p, anchor=self.note_marks[label], tooltip=_note_tip(note))
+            add_run(link, note.marker, self.sup)
+        if bid is not None:
+            self.bookmarks.end(p, bid)
 
     def _image(self, p: Element, image: Image, scope: _Scope) -> None:
         from renderers.sandbox import load_image  # deferred: the fetcher pulls in WeasyPrint
 
         loaded = load_image(image.src, self.options)
-        inline = self._picture(loaded, image, scope) if loaded is not None else None
+        max_width = self.text_width - scope.indent * EMU_PER_TWIP
+        inline = self.pictures.inline(loaded, image, max_width) if loaded is not None else None
         if inline is None:
-            add_run(p, image.alt or image.title or image.src, RunProps(italic=True))
+            add_run(p, image_fallback(image), RunProps(italic=True))
             return
         add_drawing(p, inline)
-
-    def _picture(self, loaded: LoadedImage, image: Image, scope: _Scope) -> Element | None:
-        data = _embeddable(loaded)
-        if data is None:
-            return None
-        try:
-            image_part = self.document.part.package.get_or_add_image_part(io.BytesIO(data))
-        except UnrecognizedImageError:
-            return None
-        part = self.footnotes.part if scope.footnote else self.document.part
-        rid = part.relate_to(image_part, RT.IMAGE)
-        max_width = self.text_width - scope.indent * EMU_PER_TWIP
-        cx = loaded.width * EMU_PER_PX
-        cy = loaded.height * EMU_PER_PX
-        if cx > max_width:
-            cx, cy = max_width, int(cy * max_width / cx)
-        self._shape_id += 1
-        name = image_part.filename
-        inline = CT_Inline.new_pic_inline(self._shape_id, rid, name, Emu(cx), Emu(cy))
-        doc_pr = inline.docPr
-        doc_pr.set("descr", image.alt or image.title)
-        if image.title:
-            doc_pr.set("title", image.title)
-        return inline
 
 
 # ---------------------------------------------------------------- helpers
 
-_DOCX_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/bmp", "image/tiff"})
-
-
-def _embeddable(loaded: LoadedImage) -> bytes | None:
-    """Image bytes Word can embed: PNG/JPEG/GIF/BMP/TIFF as they are, others re-encoded as PNG."""
-    if loaded.mime in _DOCX_IMAGE_TYPES:
-        return loaded.data
-    from PIL import Image as PILImage
-
-    try:
-        with PILImage.open(io.BytesIO(loaded.data)) as picture:
-            out = io.BytesIO()
-            picture.save(out, format="PNG")
-    except (OSError, ValueError):
-        return None
-    return out.getvalue()
+def _note_tip(note: AuthorNote) -> str:
+    """The tooltip of a note reference: the beginning of the note."""
+    first, _ = _split_first(note.blocks)
+    return " ".join(plain_text(first.children).split())[:120] if first is not None else ""
 
 
 def _split_first(blocks: tuple[Block, ...]) -> tuple[Paragraph | None, tuple[Block, ...]]:
-    """A list item's leading paragraph (which carries the bullet) and the blocks after it."""
+    """A list item's (or note's) leading paragraph, which carries the bullet (or the note's
+    letter), and the blocks after it."""
     if blocks and isinstance(blocks[0], Paragraph):
         return blocks[0], blocks[1:]
     return None, blocks

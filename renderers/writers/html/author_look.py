@@ -14,27 +14,25 @@ from markupsafe import Markup
 
 from citations.pool import SourcePool
 from citations.tokens import Token, parse_sid_spec, resolve_token_sids, scan
+from renderers.document import Image
 from renderers.options import RenderOptions
 from renderers.readers.context import is_cite_sup
 from renderers.readers.sanitize import sanitize_html
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
-from renderers.writers.html.report import (
-    cite_markup,
-    document_title,
-    image_alt_markup,
-    render_page,
-    text_direction,
-)
+from renderers.text import is_rtl
+from renderers.writers.common import document_title
+from renderers.writers.html.report import cite_markup, image_fallback_markup, render_page
 
 #: Elements whose text stays verbatim (tokens inside are not citations).
 VERBATIM_TAGS: frozenset[str] = frozenset(
     {"pre", "code", "kbd", "samp", "script", "style", "textarea", "title"}
 )
-#: Block elements that get ``dir="rtl"`` when their text starts right-to-left.
+#: Elements that get ``dir="rtl"`` when their text starts right-to-left (lists and tables too,
+#: so that bullets and columns start on the right).
 DIRECTED_TAGS: frozenset[str] = frozenset(
-    {"p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "td", "th", "dd", "dt",
-     "figcaption", "caption"}
+    {"p", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "td",
+     "th", "dl", "dd", "dt", "figcaption", "caption"}
 )
 
 
@@ -114,12 +112,12 @@ class _CiteRewriter:
 
 
 def _drop_refused_images(root: HtmlElement, options: RenderOptions) -> None:
-    """Images the sandbox will not load become their alt text, as in the report writer."""
+    """Images the sandbox will not load show the fallback text, as in the report writer."""
     for image in list(root.iter("img")):
         if load_image(image.get("src") or "", options) is not None:
             continue
-        alt = image.get("alt") or image.get("title") or "image"
-        span = lxml.html.fragment_fromstring(str(image_alt_markup(alt)))
+        node = Image(image.get("src") or "", image.get("alt") or "", image.get("title") or "")
+        span = lxml.html.fragment_fromstring(str(image_fallback_markup(node)))
         span.tail = image.tail
         image.getparent().replace(image, span)
 
@@ -127,8 +125,20 @@ def _drop_refused_images(root: HtmlElement, options: RenderOptions) -> None:
 def _set_directions(root: HtmlElement) -> None:
     """Explicit ``dir="rtl"`` on right-to-left blocks (WeasyPrint ignores ``dir="auto"``)."""
     for element in root.iter(*DIRECTED_TAGS):
-        if element.get("dir") is None and text_direction(element.text_content()) == "rtl":
+        if element.get("dir") is None and is_rtl(_direction_text(element)):
             element.set("dir", "rtl")
+
+
+def _direction_text(element: HtmlElement) -> str:
+    """The text ``dir="auto"`` looks at: descendants with their own ``dir`` and verbatim
+    elements (code, scripts) do not count."""
+    parts = [element.text or ""]
+    for child in element:
+        tag = child.tag.lower() if isinstance(child.tag, str) else ""
+        if tag and child.get("dir") is None and tag not in VERBATIM_TAGS:
+            parts.append(_direction_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
 
 
 def render_html_input(
@@ -156,8 +166,7 @@ def render_html_input(
     parts += [Markup(lxml.html.tostring(c, encoding="unicode")) for c in container]
     return render_page(
         body=Markup("").join(parts),
-        title=document_title(rdoc, options),
+        title=document_title(rdoc.document, options),
         options=options,
-        show_title=False,
         rdoc=rdoc,
     )

@@ -1,14 +1,15 @@
 """The HTML writer: a standalone HTML5 report (inline CSS, images as ``data:`` URIs).
 
-The same markup feeds the PDF writer (WeasyPrint) and, through it, the PNG writer.
+The same markup feeds the PDF writer (WeasyPrint) and, through it, the PNG writer. What it shows
+for the title, author notes, Sources entries, missing images and task boxes is decided in
+:mod:`renderers.writers.common`; the direction of each block by :mod:`renderers.text`.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from markupsafe import Markup, escape
 
@@ -43,17 +44,29 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
-    iter_blocks,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
-from renderers.text import HeadingIds
+from renderers.text import Direction, HeadingIds, blocks_direction, text_direction
+from renderers.writers.common import (
+    BACKLINK_MARK,
+    BACKLINK_TITLE,
+    NOTE_BACKLINK_TITLE,
+    NOTES_HEADING,
+    AuthorNote,
+    AuthorNotes,
+    DocumentTitle,
+    document_title,
+    entry_parts,
+    image_fallback,
+    task_box,
+    unresolved_note_text,
+)
 from renderers.writers.html.templating import environment, report_css
 
-NOTES_HEADING = "Notes"
 NOTES_ID = "notes"
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+.#-]")
 
@@ -70,36 +83,23 @@ def cite_markup(anchor: str, numbers: Iterable[int]) -> Markup:
     return Markup(f'<sup class="cite" id="{escape(anchor)}">{inner}</sup>')
 
 
-def image_alt_markup(alt: str) -> Markup:
-    """What an image that is not loaded (remote, refused, broken) shows instead: its alt text."""
-    return Markup(f'<span class="img-alt">[{escape(alt)}]</span>')
+def image_fallback_markup(image: Image) -> Markup:
+    """What an image that is not loaded (remote, refused, broken) shows instead."""
+    return Markup(f'<span class="img-alt">{escape(image_fallback(image))}</span>')
 
 
-def text_direction(text: str) -> str:
-    """``"rtl"`` when the first strongly directional character is right-to-left, else ``"auto"``.
+def paragraph_dir(direction: Direction | None, inherited: Direction = "ltr") -> str:
+    """The ``dir`` of a paragraph or heading whose text starts in ``direction``.
 
-    WeasyPrint ignores ``dir="auto"``, so right-to-left blocks get an explicit ``dir="rtl"``;
-    browsers still resolve ``auto`` themselves.
+    WeasyPrint ignores ``dir="auto"`` (the element inherits its parent's direction), so
+    right-to-left, and left-to-right inside a right-to-left container, must be said; otherwise
+    ``auto`` lets browsers resolve the direction themselves.
     """
-    for char in text:
-        kind = unicodedata.bidirectional(char)
-        if kind in ("R", "AL"):
-            return "rtl"
-        if kind == "L":
-            return "auto"
+    if direction == "rtl":
+        return "rtl"
+    if direction == "ltr" and inherited == "rtl":
+        return "ltr"
     return "auto"
-
-
-def document_title(rdoc: ResolvedDocument, options: RenderOptions) -> str:
-    """``options.title``, else the document's title, else its first level-1 heading."""
-    if options.title.strip():
-        return options.title.strip()
-    if rdoc.title.strip():
-        return rdoc.title.strip()
-    for block in rdoc.document.blocks:
-        if isinstance(block, Heading) and block.level == 1:
-            return plain_text(block.children).strip()
-    return "Report"
 
 
 def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
@@ -107,13 +107,10 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     writer = _Writer(options, rdoc.document)
     body = writer.blocks(rdoc.document.blocks)
     notes = writer.notes()
-    title = document_title(rdoc, options)
-    has_h1 = any(isinstance(b, Heading) and b.level == 1 for b in rdoc.document.blocks)
     return render_page(
         body=body,
-        title=title,
+        title=document_title(rdoc.document, options),
         options=options,
-        show_title=not has_h1,
         notes=notes,
         rdoc=rdoc,
     )
@@ -122,50 +119,28 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
 def render_page(
     *,
     body: Markup,
-    title: str,
+    title: DocumentTitle,
     options: RenderOptions,
-    show_title: bool,
     rdoc: ResolvedDocument,
     notes: list[dict[str, object]] | None = None,
 ) -> str:
-    """Fill ``report.html.j2`` (page shell, CSS, notes and the Sources section) around ``body``."""
+    """Fill ``report.html.j2`` (page shell, CSS, title, notes, Sources) around ``body``."""
     css = report_css(options.page_size)
     return environment().get_template("report.html.j2").render(
         lang="en",
-        title=title,
+        title=title.page_title,
         author=options.author,
         css=Markup(css.replace("</", "<\\/")),
-        show_title=show_title,
+        show_title=title.added,
         body=body,
         notes=notes or [],
         notes_heading=NOTES_HEADING,
-        entries=rdoc.entries,
+        entries=[entry_parts(entry) for entry in rdoc.entries],
         sources_heading=rdoc.sources_heading,
+        backlink_mark=BACKLINK_MARK,
+        backlink_title=BACKLINK_TITLE,
+        note_backlink_title=NOTE_BACKLINK_TITLE,
     )
-
-
-@dataclass
-class _Footnotes:
-    """Author footnotes: numbered by first reference, rendered as a Notes list."""
-
-    defs: dict[str, FootnoteDef] = field(default_factory=dict)
-    numbers: dict[str, int] = field(default_factory=dict)
-    refs: dict[str, list[str]] = field(default_factory=dict)
-
-    def collect(self, blocks: tuple[Block, ...]) -> None:
-        for block in iter_blocks(blocks):
-            if isinstance(block, FootnoteDef):
-                self.defs.setdefault(block.label, block)
-
-    def reference(self, label: str) -> tuple[int, str] | None:
-        """Number and a fresh anchor for a reference to ``label``; None when undefined."""
-        if label not in self.defs:
-            return None
-        number = self.numbers.setdefault(label, len(self.numbers) + 1)
-        anchors = self.refs.setdefault(label, [])
-        anchor = f"fnref-{number}" + (f"-{len(anchors) + 1}" if anchors else "")
-        anchors.append(anchor)
-        return number, anchor
 
 
 class _Writer:
@@ -174,9 +149,10 @@ class _Writer:
     def __init__(self, options: RenderOptions, document: Document) -> None:
         self.options = options
         self.ids = HeadingIds()
-        self.footnotes = _Footnotes()
-        self.footnotes.collect(document.blocks)
-        if self.footnotes.defs:
+        self.direction: Direction = "ltr"  # inherited by the block being written
+        self.notes_series = AuthorNotes(document.blocks)
+        self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
+        if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
 
     # ------------------------------------------------------------------ blocks
@@ -189,7 +165,7 @@ class _Writer:
             case Heading(level, children, given_id):
                 level = min(max(level, 1), 6)
                 ident = self.ids.assign(given_id or plain_text(children))
-                direction = text_direction(plain_text(children))
+                direction = self.paragraph_dir(children)
                 return Markup(
                     f'<h{level} id="{escape(ident)}" dir="{direction}">'
                     f"{self.inlines(children)}</h{level}>"
@@ -198,14 +174,17 @@ class _Writer:
                 if tight:
                     return self.inlines(children)
                 return Markup(
-                    f'<p dir="{text_direction(plain_text(children))}">'
+                    f'<p dir="{self.paragraph_dir(children)}">'
                     f"{self.inlines(children)}</p>"
                 )
             case BulletList(items, list_tight):
-                return Markup(f"<ul>\n{self.items(items, list_tight)}\n</ul>")
+                with self.directed(blocks_direction((block,))) as attr:
+                    return Markup(f"<ul{attr}>\n{self.items(items, list_tight)}\n</ul>")
             case OrderedList(items, start, list_tight):
                 start_attr = f' start="{int(start)}"' if start != 1 else ""
-                return Markup(f"<ol{start_attr}>\n{self.items(items, list_tight)}\n</ol>")
+                with self.directed(blocks_direction((block,))) as attr:
+                    inner = self.items(items, list_tight)
+                    return Markup(f"<ol{start_attr}{attr}>\n{inner}\n</ol>")
             case Table():
                 return self.table(block)
             case CodeBlock(text, language):
@@ -231,15 +210,15 @@ class _Writer:
     def items(self, items: tuple[ListItem, ...], tight: bool) -> Markup:
         out: list[str] = []
         for item in items:
-            content = self.blocks(item.blocks, tight=tight)
+            with self.directed(blocks_direction(item.blocks)) as attr:
+                content = self.blocks(item.blocks, tight=tight)
             if item.checked is None:
-                out.append(f"<li>{content}</li>")
+                out.append(f"<li{attr}>{content}</li>")
             else:
-                box = "\u2611" if item.checked else "\u2610"
                 state = "checked" if item.checked else "unchecked"
                 out.append(
-                    f'<li class="task {state}"><span class="task-box" aria-hidden="true">'
-                    f"{box}</span>{content}</li>"
+                    f'<li class="task {state}"{attr}><span class="task-box" aria-hidden="true">'
+                    f"{task_box(item.checked)}</span>{content}</li>"
                 )
         return Markup("\n".join(out))
 
@@ -249,18 +228,40 @@ class _Writer:
             for index, cell in enumerate(cells):
                 align = table.aligns[index] if index < len(table.aligns) else "default"
                 cls = f' class="al-{align}"' if align != "default" else ""
-                parts.append(f"<{tag}{cls}>{self.inlines(cell.children)}</{tag}>")
+                with self.directed(text_direction(plain_text(cell.children))) as attr:
+                    parts.append(f"<{tag}{cls}{attr}>{self.inlines(cell.children)}</{tag}>")
             return "<tr>" + "".join(parts) + "</tr>"
 
-        parts = ["<table>"]
-        if table.caption:
-            parts.append(f"<caption>{self.inlines(table.caption)}</caption>")
-        if table.header:
-            parts.append(f"<thead>{row(table.header, 'th')}</thead>")
-        parts.append("<tbody>")
-        parts.extend(row(r, "td") for r in table.rows)
-        parts.append("</tbody></table>")
+        with self.directed(blocks_direction((table,))) as attr:
+            parts = [f"<table{attr}>"]
+            if table.caption:
+                parts.append(f"<caption>{self.inlines(table.caption)}</caption>")
+            if table.header:
+                parts.append(f"<thead>{row(table.header, 'th')}</thead>")
+            parts.append("<tbody>")
+            parts.extend(row(r, "td") for r in table.rows)
+            parts.append("</tbody></table>")
         return Markup("\n".join(parts))
+
+    # ------------------------------------------------------------------ direction
+
+    @contextmanager
+    def directed(self, direction: Direction | None) -> Iterator[str]:
+        """Write a container (list, item, table, cell) whose text starts in ``direction``:
+        yields its ``dir`` attribute (only when it differs from the inherited direction) and
+        makes the direction inherited inside it."""
+        outer = self.direction
+        if direction is None or direction == outer:
+            yield ""
+            return
+        self.direction = direction
+        try:
+            yield f' dir="{direction}"'
+        finally:
+            self.direction = outer
+
+    def paragraph_dir(self, children: tuple[Inline, ...]) -> str:
+        return paragraph_dir(text_direction(plain_text(children)), self.direction)
 
     # ------------------------------------------------------------------ inlines
 
@@ -290,13 +291,10 @@ class _Writer:
             case RawInline(text, _):
                 return Markup(f'<span class="raw">{escape(text)}</span>')
             case FootnoteRef(label):
-                ref = self.footnotes.reference(label)
-                if ref is None:
-                    return escape(f"[^{label}]")
-                number, anchor = ref
-                return Markup(
-                    f'<sup class="fnref" id="{anchor}"><a href="#fn-{number}">{number}</a></sup>'
-                )
+                note = self.notes_series.get(label)
+                if note is None:
+                    return escape(unresolved_note_text(label))
+                return self.note_reference(note)
             case Cite(_, numbers, anchor):
                 return cite_markup(anchor, numbers)
             case _:
@@ -314,32 +312,52 @@ class _Writer:
 
     def image(self, image: Image) -> Markup:
         loaded = load_image(image.src, self.options)
-        alt = image.alt or image.title or "image"
         if loaded is None:
-            return image_alt_markup(alt)
+            return image_fallback_markup(image)
         title_attr = f' title="{escape(image.title)}"' if image.title else ""
         return Markup(
             f'<img src="{loaded.data_uri()}" alt="{escape(image.alt)}"{title_attr} '
             f'width="{loaded.width}" height="{loaded.height}">'
         )
 
-    # ------------------------------------------------------------------ helpers
+    # ------------------------------------------------------------------ author notes
+
+    def note_reference(self, note: AuthorNote) -> Markup:
+        """The superscript letter of a note; each reference gets its own anchor."""
+        anchors = self.note_refs.setdefault(note.label, [])
+        anchor = f"fnref-{note.number}" + (f"-{len(anchors) + 1}" if anchors else "")
+        anchors.append(anchor)
+        return Markup(
+            f'<sup class="fnref" id="{anchor}"><a href="#{note.anchor}">{note.marker}</a></sup>'
+        )
 
     def notes(self) -> list[dict[str, object]]:
-        """The Notes list: referenced footnotes in reference order, then unreferenced ones."""
-        for label in self.footnotes.defs:
-            self.footnotes.numbers.setdefault(label, len(self.footnotes.numbers) + 1)
-        ordered = sorted(self.footnotes.numbers.items(), key=lambda kv: kv[1])
+        """The Notes list in series order (a, b, c …), each note led by its marker."""
         notes: list[dict[str, object]] = []
-        for label, number in ordered:
-            definition = self.footnotes.defs[label]
-            refs = self.footnotes.refs.get(label, [])
+        for note in self.notes_series:
+            mark = Markup(f'<span class="note-mark">{note.marker}.</span> ')
+            first = note.blocks[0] if note.blocks else None
+            if isinstance(first, Paragraph) and len(note.blocks) == 1:
+                body = mark + self.inlines(first.children)
+            else:
+                with self.directed(blocks_direction(note.blocks)):
+                    body = self.note_body(mark, note.blocks)
+            refs = self.note_refs.get(note.label, [])
             notes.append(
                 {
-                    "id": f"fn-{number}",
-                    "number": number,
-                    "body": self.blocks(definition.blocks, tight=len(definition.blocks) == 1),
+                    "id": note.anchor,
+                    "body": body,
                     "backref": refs[0] if refs else "",
+                    "rtl": blocks_direction(note.blocks) == "rtl",
                 }
             )
         return notes
+
+    def note_body(self, mark: Markup, blocks: tuple[Block, ...]) -> Markup:
+        """A note of several blocks: its marker starts the first paragraph (or stands alone)."""
+        first = blocks[0]
+        if not isinstance(first, Paragraph):
+            return mark + self.blocks(blocks)
+        lead = mark + self.inlines(first.children)
+        head = Markup(f'<p dir="{self.paragraph_dir(first.children)}">{lead}</p>\n')
+        return head + self.blocks(blocks[1:])

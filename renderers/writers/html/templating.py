@@ -12,9 +12,7 @@ from pathlib import Path
 import jinja2
 
 from renderers.options import PageSize
-
-#: CSS page sizes for :attr:`RenderOptions.page_size`.
-PAGE_SIZES: dict[str, str] = {"A4": "A4", "Letter": "letter"}
+from renderers.writers.common import page_dimensions
 
 
 def templates_dir() -> Path:
@@ -46,8 +44,6 @@ def environment() -> jinja2.Environment:
 @lru_cache(maxsize=4)
 def report_css(page_size: PageSize = "A4") -> str:
     """The print stylesheet with its page size set (``A4`` or ``Letter``)."""
-    size = PAGE_SIZES.get(page_size)
-    if size is None:
-        raise ValueError(f"page_size={page_size!r}: accepted values are 'A4', 'Letter'")
+    size = page_dimensions(page_size).css
     css = (templates_dir() / "report.css").read_text(encoding="utf-8")
     return css.replace("/*PAGE_SIZE*/A4", size)

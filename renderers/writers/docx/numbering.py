@@ -1,0 +1,83 @@
+"""List numbering definitions in ``numbering.xml``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from lxml import etree
+
+from renderers.writers.docx.oxml import Element, sub, w
+
+ListKind = Literal["bullet", "decimal"]
+
+#: Twips per level of list and block-quote indentation.
+INDENT_STEP = 720
+LIST_HANGING = 360
+_BULLETS = ("\u2022", "\u25e6", "\u25aa")
+_DECIMAL_FORMATS = ("decimal", "lowerLetter", "lowerRoman")
+
+
+class Numbering:
+    """List definitions in ``numbering.xml``: one abstract definition per kind, one num per list.
+
+    Every list gets its own ``w:num`` with a ``w:startOverride`` so that numbering restarts for
+    each list (Word continues numbers across nums of one abstract definition without it).
+    """
+
+    def __init__(self, numbering: Element) -> None:
+        self._root = numbering
+        self._abstract: dict[ListKind, int] = {}
+        abstract_ids = [
+            int(e.get(w("abstractNumId"), "0")) for e in numbering.iter(w("abstractNum"))
+        ]
+        num_ids = [int(e.get(w("numId"), "0")) for e in numbering.iter(w("num"))]
+        self._next_abstract = max(abstract_ids, default=-1) + 1
+        self._next_num = max(num_ids, default=0) + 1
+
+    def new_list(self, kind: ListKind, level: int, start: int = 1) -> int:
+        """A fresh ``numId`` for a list of ``kind`` at ``level`` (0–8) starting at ``start``."""
+        abstract_id = self._abstract.get(kind)
+        if abstract_id is None:
+            abstract_id = self._add_abstract(kind)
+        num_id = self._next_num
+        self._next_num += 1
+        num = sub(self._root, "num", {"numId": str(num_id)})
+        sub(num, "abstractNumId", {"val": str(abstract_id)})
+        override = sub(num, "lvlOverride", {"ilvl": str(level)})
+        sub(override, "startOverride", {"val": str(max(start, 0))})
+        return num_id
+
+    def _add_abstract(self, kind: ListKind) -> int:
+        abstract_id = self._next_abstract
+        self._next_abstract += 1
+        self._abstract[kind] = abstract_id
+        node = etree.Element(w("abstractNum"))
+        node.set(w("abstractNumId"), str(abstract_id))
+        sub(node, "multiLevelType", {"val": "multilevel"})
+        for level in range(9):
+            lvl = sub(node, "lvl", {"ilvl": str(level)})
+            sub(lvl, "start", {"val": "1"})
+            if kind == "bullet":
+                sub(lvl, "numFmt", {"val": "bullet"})
+                sub(lvl, "lvlText", {"val": _BULLETS[level % len(_BULLETS)]})
+            else:
+                sub(lvl, "numFmt", {"val": _DECIMAL_FORMATS[level % len(_DECIMAL_FORMATS)]})
+                sub(lvl, "lvlText", {"val": f"%{level + 1}."})
+            sub(lvl, "lvlJc", {"val": "left"})
+            ppr = sub(lvl, "pPr")
+            sub(ppr, "ind", {"left": str(list_indent(level)), "hanging": str(LIST_HANGING)})
+        existing = list(self._root.iter(w("abstractNum")))
+        if existing:
+            existing[-1].addnext(node)
+        else:
+            first_num = self._root.find(w("num"))
+            if first_num is not None:
+                first_num.addprevious(node)
+            else:
+                self._root.append(node)
+        return abstract_id
+
+
+def list_indent(level: int) -> int:
+    """Left indent (twips) of list text at ``level``."""
+    return INDENT_STEP * (level + 1)

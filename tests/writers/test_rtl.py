@@ -1,0 +1,193 @@
+"""Right-to-left text: paragraphs, list items, tables, cells and Sources entries take the
+direction of their first strong character (renderers.text.text_direction) in HTML, PDF and DOCX.
+
+The PDF from WeasyPrint and the PDF LibreOffice makes of the DOCX are read back character by
+character (tests.helpers.pdf_lines): a right-to-left paragraph must end at the right margin,
+read right to left with each citation number after the word it follows, and lists and tables
+must start on the right.
+"""
+
+from __future__ import annotations
+
+import io
+import unicodedata
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import lxml.html
+import pytest
+from lxml import etree
+
+from citations.pool import SourcePool
+from renderers.options import RenderOptions
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import ResolvedDocument, resolve
+from renderers.text import blocks_direction, text_direction
+from renderers.writers.docx.writer import docx_bytes
+from renderers.writers.html.report import render_html
+from renderers.writers.pdf import pdf_bytes
+from tests.helpers import convert_with_libreoffice, pdf_lines
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+A4_WIDTH = 595.3
+
+POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "World Energy Outlook 2024", "url": "https://www.iea.org/reports/weo"},
+    {"sid": 2, "title": "تقرير الطاقة المتجددة", "url": "https://www.irena.org/ar"},
+]
+
+ARABIC = "هذه فقرة عربية تنتهي باستشهاد[[S:1]] ثم تستمر بعده."
+ARABIC_READ = "هذه فقرة عربية تنتهي باستشهاد1 ثم تستمر بعده."
+HEBREW = "זוהי פסקה בעברית עם ציטוט[[S:2]] באמצע."
+HEBREW_READ = "זוהי פסקה בעברית עם ציטוט2 באמצע."
+
+REPORT = f"""# Directions
+
+An English paragraph stays left to right.
+
+{ARABIC}
+
+- بند أول في القائمة[[S:2]]
+- بند ثان
+
+| العمود الأول | العمود الثاني |
+|---|---|
+| خلية | 42 |
+
+{HEBREW}
+"""
+
+
+@pytest.fixture(scope="module")
+def rdoc() -> ResolvedDocument:
+    return resolve(read_markdown(REPORT), SourcePool.from_rows(POOL))
+
+
+def reading(text: str) -> str:
+    """A right-to-left line read as its reader does (right to left), in logical characters."""
+    return unicodedata.normalize("NFKC", text)[::-1]
+
+
+def line_with(lines: list[tuple[float, float, str]], part: str) -> tuple[float, float, str]:
+    return next(line for line in lines if part in reading(line[2]) or part in line[2])
+
+
+def check_layout(pdf: bytes, margin: float) -> None:
+    """Right-aligned right-to-left blocks, read right to left with markers after their words."""
+    lines = pdf_lines(pdf)
+    right_edge = A4_WIDTH - margin
+    english = line_with(lines, "An English paragraph")
+    assert abs(english[0] - margin) < 3, english
+    for logical in (ARABIC_READ, HEBREW_READ):
+        left, right, text = line_with(lines, logical[:12])
+        assert reading(text) == logical, (text, logical)
+        assert abs(right - right_edge) < 3 and left > margin + 60, (left, right, text)
+    item = line_with(lines, "بند أول في القائمة")
+    assert reading(item[2]).startswith("• بند أول في القائمة2"), item  # the bullet on the right
+    header = line_with(lines, "العمود الأول")
+    assert reading(header[2]).startswith("العمود الأول"), header  # the first column on the right
+    entry = line_with(lines, "تقرير الطاقة المتجددة")
+    assert reading(entry[2]).startswith("2. تقرير الطاقة المتجددة"), entry
+    assert 0 <= right_edge - entry[1] < 15 and entry[0] > margin + 60, entry  # list indent
+
+
+# ---------------------------------------------------------------- the rule
+
+
+def test_direction_is_decided_by_the_first_strong_character() -> None:
+    assert text_direction("  42, «שלום» world") == "rtl"
+    assert text_direction("(IEA) تقرير") == "ltr"
+    assert text_direction("42 — 17") is None
+    document = read_markdown("```\nكود\n```\n\n- 42\n- نص\n")
+    assert blocks_direction(document.blocks) == "rtl"  # code is skipped, then the list
+    assert blocks_direction(document.blocks[:1]) is None
+
+
+# ---------------------------------------------------------------- HTML and PDF
+
+
+def test_html_marks_lists_tables_and_cells(rdoc: ResolvedDocument) -> None:
+    root = lxml.html.document_fromstring(render_html(rdoc, RenderOptions()))
+    paragraphs = {p.text_content()[:7]: p.get("dir") for p in root.iter("p")}
+    assert paragraphs["An Engl"] == "auto" and paragraphs["هذه فقر"] == "rtl"
+    assert paragraphs["זוהי פס"] == "rtl"
+    assert root.find(".//ul").get("dir") == "rtl"
+    assert [li.get("dir") for li in root.find(".//ul").iter("li")] == [None, None]  # inherited
+    assert root.find(".//table").get("dir") == "rtl"
+    assert [td.get("dir") for td in root.find(".//table").iter("td", "th")] == [None] * 4
+    assert root.get_element_by_id("src-2").get("dir") == "rtl"
+    assert root.get_element_by_id("src-1").get("dir") is None
+    mixed = lxml.html.document_fromstring(render_html(
+        resolve(read_markdown("- نص\n- English\n\n| a | نص |\n|---|---|\n"),
+                SourcePool.from_rows(POOL)), RenderOptions()))
+    assert [li.get("dir") for li in mixed.iter("li")] == [None, "ltr"]
+    assert mixed.find(".//table").get("dir") is None
+    assert [th.get("dir") for th in mixed.iter("th")] == [None, "rtl"]
+
+
+def test_pdf_lays_out_right_to_left_blocks(rdoc: ResolvedDocument) -> None:
+    options = RenderOptions()
+    check_layout(pdf_bytes(render_html(rdoc, options), options), margin=56.7)
+
+
+# ---------------------------------------------------------------- DOCX
+
+
+def test_docx_marks_paragraphs_items_cells_tables_and_runs(rdoc: ResolvedDocument) -> None:
+    with zipfile.ZipFile(io.BytesIO(docx_bytes(rdoc, RenderOptions()))) as package:
+        body = etree.fromstring(package.read("word/document.xml"))
+
+    def text(element: etree._Element) -> str:
+        return "".join(t.text or "" for t in element.iter(f"{W}t"))
+
+    def bidi(start: str) -> bool:
+        p = next(p for p in body.iter(f"{W}p") if text(p).startswith(start))
+        return p.find(f"{W}pPr/{W}bidi") is not None
+
+    assert not bidi("Directions") and not bidi("An English") and not bidi("1.World")
+    for start in ("هذه فقرة", "بند أول", "بند ثان", "العمود الأول", "العمود الثاني", "خلية", "42",
+                  "זוהי פסקה", "2.تقرير"):
+        assert bidi(start), start  # "42" has no strong character: it takes its table's direction
+    table = body.find(f".//{W}tbl")
+    assert table.find(f"{W}tblPr/{W}bidiVisual") is not None
+    runs = {text(r): r.find(f"{W}rPr/{W}rtl") is not None for r in body.iter(f"{W}r")}
+    assert runs["هذه فقرة عربية تنتهي باستشهاد"] and runs["זוהי פסקה בעברית עם ציטוט"]
+    assert not runs["1"] and not runs["An English paragraph stays left to right."]
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_lays_out_right_to_left_paragraphs(
+    rdoc: ResolvedDocument, tmp_path: Path
+) -> None:
+    path = tmp_path / "rtl.docx"
+    path.write_bytes(docx_bytes(rdoc, RenderOptions()))
+    check_layout(convert_with_libreoffice(path, tmp_path).read_bytes(), margin=72.0)
+
+
+def test_author_look_html_input_marks_lists_and_tables() -> None:
+    from renderers.readers.html import read_html
+    from renderers.writers.html.author_look import render_html_input
+
+    html = ("<h1>Brief</h1><ul><li>بند أول</li><li>42</li></ul>"
+            "<table><tr><td>خلية</td><td><code>كود</code> code</td></tr></table>")
+    rdoc = resolve(read_html(html), SourcePool.from_rows(POOL))
+    root = lxml.html.document_fromstring(render_html_input(html, rdoc, RenderOptions()))
+    main = root.find(".//main")
+    assert main.find(".//ul").get("dir") == "rtl" and main.find(".//table").get("dir") == "rtl"
+    assert [li.get("dir") for li in main.iter("li")] == ["rtl", None]
+    assert [td.get("dir") for td in main.iter("td")] == ["rtl", None]  # code does not count
+
+
+def test_docx_keeps_an_authors_column_alignment_in_right_to_left_cells() -> None:
+    rdoc = resolve(read_markdown("| Left | Right |\n|:--|--:|\n| نص | نص |\n| text | text |\n"),
+                   SourcePool.from_rows(POOL))
+    with zipfile.ZipFile(io.BytesIO(docx_bytes(rdoc, RenderOptions()))) as package:
+        body = etree.fromstring(package.read("word/document.xml"))
+    cells = [
+        (p.find(f"{W}pPr/{W}bidi") is not None, p.find(f"{W}pPr/{W}jc").get(f"{W}val"))
+        for p in body.iter(f"{W}p") if p.find(f"{W}pPr/{W}jc") is not None
+    ]
+    # Word and LibreOffice read jc of a right-to-left paragraph from its start: mirrored
+    assert cells == [(False, "left"), (False, "right"), (True, "right"), (True, "left"),
+                     (False, "left"), (False, "right")]

@@ -1,0 +1,304 @@
+"""The rules every writer shares (renderers.writers.common), checked in every format's output.
+
+One input goes through the HTML, PDF, DOCX, PPTX and Markdown writers; each test reads the files
+back and checks that the format shows what the shared rule decides: the title, author notes that
+cannot be taken for citations, the Sources entry, the fallback for a missing image, task boxes,
+and that a source's server path never reaches any output.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+from typing import Any, get_args
+
+import lxml.html
+import pytest
+from lxml import etree
+
+from citations.pool import SourcePool
+from renderers.document import (
+    Document,
+    FootnoteDef,
+    FootnoteRef,
+    Heading,
+    Image,
+    Inline,
+    Paragraph,
+    Text,
+)
+from renderers.options import PageSize, RenderOptions
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import ResolvedDocument, SourceEntry, file_name, resolve, source_label
+from renderers.writers.common import (
+    BACKLINK_MARK,
+    PAGE_SIZES,
+    AuthorNotes,
+    document_title,
+    entry_parts,
+    image_fallback,
+    note_marker,
+    task_marker,
+)
+from renderers.writers.docx.writer import docx_bytes
+from renderers.writers.html.report import render_html
+from renderers.writers.markdown import markdown_text
+from renderers.writers.pdf import pdf_bytes
+from tests.helpers import convert_with_libreoffice, pdf_lines
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "World Energy Outlook 2024", "url": "https://www.iea.org/reports/weo-2024",
+     "published_at": "2024-10-16"},
+    {"sid": 2, "title": "Renewable Capacity Statistics", "url": "https://www.irena.org/stats"},
+    {"sid": 3, "title": "Tenant memo", "physical_path": "/srv/data/tenant42/uploads/q3-memo.pdf",
+     "source_type": "file"},
+    {"sid": 4, "physical_path": "C:\\Users\\ops\\secret\\board.xlsx", "source_type": "file"},
+]
+
+REPORT = """# Energy report
+
+Claim one[[S:1]] with an author note.[^why] Claim two.[[S:2]] Again[^why] and more.[^how]
+The memo[[S:3]] and the sheet[[S:4]].
+
+- [x] done task
+- [ ] open task
+
+![Remote picture](https://example.org/chart.png)
+
+[^why]: The first note.
+
+[^how]: The second note.
+
+[^spare]: Nobody references this note.
+"""
+
+
+def resolved(text: str = REPORT) -> ResolvedDocument:
+    return resolve(read_markdown(text), SourcePool.from_rows(POOL))
+
+
+@pytest.fixture(scope="module")
+def rdoc() -> ResolvedDocument:
+    return resolved()
+
+
+@pytest.fixture(scope="module")
+def html(rdoc: ResolvedDocument) -> str:
+    return render_html(rdoc, RenderOptions())
+
+
+@pytest.fixture(scope="module")
+def docx_data(rdoc: ResolvedDocument) -> bytes:
+    return docx_bytes(rdoc, RenderOptions())
+
+
+@pytest.fixture(scope="module")
+def pdf_data(html: str) -> bytes:
+    return pdf_bytes(html, RenderOptions())
+
+
+def docx_paragraphs(data: bytes) -> list[str]:
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        root = etree.fromstring(package.read("word/document.xml"))
+    return ["".join(t.text or "" for t in p.iter(f"{W}t")) for p in root.iter(f"{W}p")]
+
+
+def pdf_words(data: bytes) -> str:
+    """The PDF's text as drawn, line by line (superscripts where they are shown)."""
+    return "\n".join(text for _, _, text in pdf_lines(data))
+
+
+# ---------------------------------------------------------------- the rules themselves
+
+
+def test_note_markers_are_letters_in_the_css_lower_alpha_series() -> None:
+    assert [note_marker(n) for n in (1, 2, 26, 27, 28, 52, 53, 702, 703)] == [
+        "a", "b", "z", "aa", "ab", "az", "ba", "zz", "aaa"]
+    with pytest.raises(ValueError, match="numbered from 1"):
+        note_marker(0)
+
+
+def test_notes_are_numbered_by_first_reference_then_inside_notes_then_unreferenced() -> None:
+    def note(label: str, *inlines: Inline) -> FootnoteDef:
+        return FootnoteDef(label, (Paragraph(inlines),))
+
+    document = Document((
+        Paragraph((Text("Text"), FootnoteRef("b"), FootnoteRef("a"), FootnoteRef("b"))),
+        note("d", Text("D.")),
+        note("a", Text("A refers to"), FootnoteRef("c")),
+        note("b", Text("B.")),
+        note("c", Text("C.")),
+        note("a", Text("A again: the first definition wins.")),
+    ))
+    notes = AuthorNotes(document.blocks)
+    assert [(n.label, n.marker, n.referenced) for n in notes] == [
+        ("b", "a", True), ("a", "b", True), ("c", "c", True), ("d", "d", False)]
+    first = notes.get("a")
+    assert first is not None and first.anchor == "fn-2"
+    assert first.blocks == (Paragraph((Text("A refers to"), FootnoteRef("c"))),)
+    assert notes.get("missing") is None
+
+
+def test_title_rule() -> None:
+    opening = read_markdown("# Own title\n\nBody.\n")
+    plain = read_markdown("Body only.\n")
+    title = document_title(opening, RenderOptions())
+    assert title.text == "Own title" and title.heading is opening.blocks[0] and not title.added
+    given = document_title(opening, RenderOptions(title="Given"))
+    assert given.text == "Given" and given.heading is None and given.added
+    same = document_title(opening, RenderOptions(title="  Own   title "))
+    assert same.heading is opening.blocks[0] and not same.added
+    untitled = document_title(plain, RenderOptions())
+    assert untitled.text == "" and not untitled.added and untitled.page_title == "Report"
+    later = Document((Paragraph((Text("Lead."),)), Heading(1, (Text("Later"),))))
+    assert document_title(later, RenderOptions()).heading is later.blocks[1]
+
+
+def test_entry_parts_and_image_fallback() -> None:
+    rdoc = resolved("a[[S:1]] b[[S:3]]\n")
+    web, memo = (entry_parts(entry) for entry in rdoc.entries)
+    assert (web.marker, web.title, web.details_text) == (
+        "1.", "World Energy Outlook 2024", " \u2014 iea.org \u00b7 2024-10-16")
+    assert [d.kind for d in web.details] == ["label", "date"] and web.backlink == "cite-1"
+    assert (memo.title, memo.details_text, memo.url) == ("Tenant memo", " \u2014 q3-memo.pdf", "")
+    same = SourceEntry(1, 9, rdoc.entries[0].source, "iea.org", "", "iea.org", "", "src-1", "")
+    assert entry_parts(same).details == ()  # a label that only repeats the title is left out
+    assert image_fallback(Image("x.png", alt="  A  chart ")) == "[Image: A chart]"
+    assert image_fallback(Image("/srv/x.png", title="Titled")) == "[Image: Titled]"
+    assert image_fallback(Image("/srv/x.png")) == "[Image]"
+    assert (task_marker(True), task_marker(False), task_marker(None)) == ("\u2612 ", "\u2610 ", "")
+
+
+def test_every_page_size_has_dimensions() -> None:
+    assert set(PAGE_SIZES) == set(get_args(PageSize))
+    assert (PAGE_SIZES["A4"].width_twips, PAGE_SIZES["Letter"].css) == (11906, "letter")
+
+
+# ---------------------------------------------------------------- a server path never shows
+
+
+def test_a_physical_path_never_reaches_a_label() -> None:
+    rows = SourcePool.from_rows(POOL)
+    assert source_label(rows.get(3)) == "q3-memo.pdf"  # type: ignore[arg-type]
+    assert source_label(rows.get(4)) == "board.xlsx"  # type: ignore[arg-type]
+    with_artifact = SourcePool.from_rows(
+        [{"sid": 1, "artifact_path": "attachments/memo.pdf", "physical_path": "/srv/x/memo.pdf"}])
+    assert source_label(with_artifact.get(1)) == "attachments/memo.pdf"  # type: ignore[arg-type]
+    assert file_name("/srv/data/") == "data" and file_name("") == ""
+
+
+def _assert_no_server_path(text: str, where: str) -> None:
+    assert "/srv/" not in text and "tenant42" not in text, where
+    assert "Users" not in text and "secret" not in text, where
+    assert "q3-memo.pdf" in text and "board.xlsx" in text, where
+
+
+def test_no_format_shows_a_physical_path(
+    rdoc: ResolvedDocument, html: str, docx_data: bytes, pdf_data: bytes
+) -> None:
+    from renderers.writers.pptx.output import pptx_bytes
+
+    _assert_no_server_path(html, "html")
+    _assert_no_server_path(markdown_text(rdoc, RenderOptions()), "md")
+    _assert_no_server_path(pdf_words(pdf_data), "pdf")
+    for name, data in (("docx", docx_data), ("pptx", pptx_bytes(rdoc, RenderOptions()))):
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            xml = "".join(package.read(n).decode() for n in package.namelist()
+                          if n.endswith(".xml") or n.endswith(".rels"))
+        _assert_no_server_path(xml, name)
+
+
+# ---------------------------------------------------------------- notes are not citations
+
+
+def test_html_notes_are_letters_citations_numbers(html: str) -> None:
+    root = lxml.html.document_fromstring(html)
+    cites = [s.text_content() for s in root.find_class("cite")]
+    notes = [s.text_content() for s in root.find_class("fnref")]
+    assert cites == ["1", "2", "3", "4"] and notes == ["a", "a", "b"]
+    listed = root.get_element_by_id("notes").find_class("notes-list")[0]
+    texts = [" ".join(li.text_content().split()) for li in listed.iter("li")]
+    assert texts == [f"a. The first note. {BACKLINK_MARK}", f"b. The second note. {BACKLINK_MARK}",
+                     "c. Nobody references this note."]
+    second_ref = root.xpath("//sup[@class='fnref']")[1]
+    assert second_ref.get("id") == "fnref-1-2"
+    assert second_ref.find("a").get("href") == "#fn-1"
+
+
+def test_pdf_notes_are_letters_citations_numbers(pdf_data: bytes) -> None:
+    text = " ".join(pdf_words(pdf_data).split())
+    assert "Claim one1 with an author note.a Claim two.2 Againa and more.b" in text
+    assert "Notes a. The first note." in text and "c. Nobody references this note." in text
+
+
+def test_markdown_notes_are_letters_citations_numbers(rdoc: ResolvedDocument) -> None:
+    out = markdown_text(rdoc, RenderOptions())
+    assert "Claim one[^1] with an author note.[^a] Claim two.[^2] Again[^a] and more.[^b]" in out
+    assert "[^a]: The first note." in out and "[^c]: Nobody references this note." in out
+
+
+@pytest.mark.libreoffice
+def test_docx_notes_are_letters_citations_numbers_in_libreoffice(
+    docx_data: bytes, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.docx"
+    path.write_bytes(docx_data)
+    text = " ".join(pdf_words(convert_with_libreoffice(path, tmp_path).read_bytes()).split())
+    assert "Claim one1 with an author note.a Claim two.2 Againa and more.b" in text
+    assert f"Notes a. The first note. {BACKLINK_MARK} b. The second note. {BACKLINK_MARK}" in text
+    assert "c. Nobody references this note." in text
+
+
+# ---------------------------------------------------------------- entries, title, images, tasks
+
+
+def test_the_sources_entry_is_the_same_in_every_format(
+    rdoc: ResolvedDocument, html: str, docx_data: bytes, pdf_data: bytes
+) -> None:
+    entry = f"World Energy Outlook 2024 \u2014 iea.org \u00b7 2024-10-16 {BACKLINK_MARK}"
+    root = lxml.html.document_fromstring(html)
+    first = root.get_element_by_id("src-1")
+    assert " ".join(first.text_content().split()) == entry
+    assert f"1.{entry}" in docx_paragraphs(docx_data)
+    assert entry in " ".join(pdf_words(pdf_data).split())
+    md = markdown_text(rdoc, RenderOptions())
+    assert ("[^1]: [World Energy Outlook 2024](https://www.iea.org/reports/weo-2024) \u2014 "
+            "iea.org \u00b7 2024-10-16") in md
+
+
+def test_an_explicit_title_is_shown_once_in_every_format() -> None:
+    rdoc = resolved("# Own heading\n\nBody.[[S:1]]\n")
+    options = RenderOptions(title="Quarterly review")
+    root = lxml.html.document_fromstring(render_html(rdoc, options))
+    assert [h.text_content() for h in root.iter("h1")] == ["Quarterly review", "Own heading"]
+    assert root.find(".//title").text == "Quarterly review"
+    paragraphs = docx_paragraphs(docx_bytes(rdoc, options))
+    assert paragraphs[:2] == ["Quarterly review", "Own heading"]
+    assert markdown_text(rdoc, options).startswith("# Quarterly review\n\n# Own heading\n")
+    matching = RenderOptions(title="Own heading")
+    root = lxml.html.document_fromstring(render_html(rdoc, matching))
+    assert [h.text_content() for h in root.iter("h1")] == ["Own heading"]
+    assert docx_paragraphs(docx_bytes(rdoc, matching)).count("Own heading") == 1
+
+
+def test_a_missing_image_and_task_boxes_look_the_same_everywhere(
+    rdoc: ResolvedDocument, html: str, docx_data: bytes, pdf_data: bytes
+) -> None:
+    fallback = "[Image: Remote picture]"  # nothing is fetched while rendering
+    root = lxml.html.document_fromstring(html)
+    assert root.find_class("img-alt")[0].text_content() == fallback
+    assert "example.org" not in html
+    paragraphs = docx_paragraphs(docx_data)
+    assert fallback in paragraphs
+    refused = Document((Paragraph((Image("file:///srv/data/x.png", alt="Refused"),)),))
+    out = markdown_text(resolve(refused, SourcePool.from_rows(POOL)), RenderOptions())
+    assert out == "\\[Image: Refused\\]\n" and "/srv/" not in out
+    boxes = [span.text_content() for span in root.find_class("task-box")]
+    assert boxes == ["\u2612", "\u2610"]
+    assert "\u2612 done task" in paragraphs and "\u2610 open task" in paragraphs
+    text = pdf_words(pdf_data)
+    assert fallback in text and re.search("\u2612\\s*done task", text)
