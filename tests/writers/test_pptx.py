@@ -475,16 +475,26 @@ def test_a_title_option_that_differs_from_the_first_heading_keeps_that_heading()
 # ---------------------------------------------------------------- the writers' shared rules
 
 
-def test_author_notes_are_lettered_and_jump_to_the_note() -> None:
-    text = ("## Notes\n\nClaim[^x] and a cited one [[S:1]], then[^y].\n\n"
-            "[^y]: Second.\n\n[^x]: First.\n")
+def test_author_notes_are_lettered_on_a_notes_slide_before_the_sources() -> None:
+    text = ("## Notes here\n\nClaim[^x] and a cited one [[S:1]], then[^y] and[^x].\n\n"
+            "[^y]: Second.\n\n[^x]: First.\n\n[^z]: Nobody cites this.\n")
     _, prs, _ = render(text, make_pool(2))
-    slide = next(s for s in prs.slides if slide_title(s) == "Notes")
+    slides = list(prs.slides)
+    titles = [slide_title(s) for s in slides]
+    assert titles[-2:] == ["Notes", "Sources"]
+    body = slides[titles.index("Notes here")]
     raised = [(r.findtext(qn("a:t")), r.find(qn("a:rPr")).find(qn("a:hlinkClick")))
-              for r in runs(slide) if r.find(qn("a:rPr")).get("baseline")]
-    assert [t.strip() for t, _ in raised] == ["a", "1", "b", "a", "b"]  # refs, then the notes
-    assert raised[0][1].get("action") == JUMP  # a reference jumps to its note
-    assert "a First." in slide_text(slide) and "b Second." in slide_text(slide)
+              for r in runs(body) if r.find(qn("a:rPr")).get("baseline")]
+    assert [t for t, _ in raised] == ["a", "1", "b", "a"]  # letters, and the citation a number
+    notes = slides[titles.index("Notes")]
+    for _, link in [raised[0], raised[2]]:  # a reference jumps to the Notes slide
+        assert link.get("action") == JUMP
+        assert body.part.related_part(link.get(qn("r:id"))) is notes.part
+    assert slide_text(notes).splitlines()[1:] == [
+        "a. First. ↑", "b. Second. ↑", "c. Nobody cites this."]
+    back = next(r for r in runs(notes) if r.findtext(qn("a:t")) == " ↑")
+    link = back.find(qn("a:rPr")).find(qn("a:hlinkClick"))
+    assert notes.part.related_part(link.get(qn("r:id"))) is body.part
 
 
 def test_sources_entries_and_image_fallbacks_follow_the_shared_rules() -> None:

@@ -40,7 +40,14 @@ from renderers.errors import LimitError, UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.text import blocks_direction
-from renderers.writers.common import AuthorNotes, document_title, image_fallback, task_marker
+from renderers.writers.common import (
+    BACKLINK_MARK,
+    NOTES_HEADING,
+    AuthorNotes,
+    document_title,
+    image_fallback,
+    task_marker,
+)
 from renderers.writers.pptx.flow import SlideFlow
 from renderers.writers.pptx.metrics import TextMetrics
 from renderers.writers.pptx.model import (
@@ -52,6 +59,7 @@ from renderers.writers.pptx.model import (
     EMU_PER_PT,
     INSET_Y,
     ITEM_GAP,
+    SOURCES_SIZE,
     SUBHEAD_SIZE,
     CodeItem,
     Deck,
@@ -65,7 +73,7 @@ from renderers.writers.pptx.model import (
     TextItem,
     pt_to_emu,
 )
-from renderers.writers.pptx.runs import InlineRuns, clean, entry_para
+from renderers.writers.pptx.runs import InlineRuns, clean, entry_para, note_ref_anchor
 from renderers.writers.pptx.tables import distribute, measure_table
 
 TAGLINE_MAX_CHARS = 160  # a longer line under the title stays on a body slide
@@ -87,7 +95,6 @@ class _DeckBuilder(SlideFlow):
         self.load_image = load_image
         self.notes = AuthorNotes(rdoc.document.blocks)
         self.inlines = InlineRuns(self.notes)
-        self.notes_placed = False
 
     # ------------------------------------------------------------ blocks
 
@@ -119,7 +126,7 @@ class _DeckBuilder(SlideFlow):
             case RawBlock(text):
                 self.code(text, "")
             case FootnoteDef():
-                self.author_notes()
+                pass  # author notes have their own slides, after the body
             case _:
                 raise UnsupportedNodeError(f"pptx: block node {type(block).__name__}")
 
@@ -179,20 +186,24 @@ class _DeckBuilder(SlideFlow):
                 first = False
 
     def author_notes(self) -> None:
-        """Every author note, in series order (a, b, c …), where the first one is defined."""
-        if self.notes_placed:
+        """The Notes slides, before the Sources: every author note in series order, as
+        ``a. The note. ↑`` (the back-link returns to its first reference)."""
+        if not self.notes:
             return
-        self.notes_placed = True
+        self.start((Run(NOTES_HEADING),))
         for note in self.notes:
-            for index, sub in enumerate(note.blocks):
-                if isinstance(sub, Paragraph):
-                    runs = self.inlines.para(sub.children)
-                    if index == 0:
-                        mark = Run(f"{note.marker} ", superscript=True, defines=note.anchor)
-                        runs = (mark, *runs)
-                    self.add_para(Para(runs, size=CAPTION_SIZE))
-                else:
-                    self.block(sub, 0, False)
+            mark = Run(f"{note.marker}. ", bold=True, defines=note.anchor)
+            blocks = list(note.blocks)
+            runs: tuple[Run, ...] = (mark,)
+            first = blocks[0] if blocks else None
+            if isinstance(first, Paragraph):
+                runs = (mark, *self.inlines.para(first.children))
+                blocks.pop(0)
+            if note.referenced:
+                runs = (*runs, Run(f" {BACKLINK_MARK}", target=note_ref_anchor(note.number)))
+            self.add_para(Para(runs, size=SOURCES_SIZE, space_before=4.0))
+            self.blocks(blocks, 1)
+        self.close()
 
     # ------------------------------------------------------------ code
 
@@ -369,6 +380,7 @@ class _DeckBuilder(SlideFlow):
             self.add_slide("title", (Run(title.strip()),), subtitle=subtitle)
         self.blocks(blocks)
         self.close()
+        self.author_notes()
         self.sources(self.rdoc.entries)
         if len(self.slides) > self.options.limits.max_pages:
             raise LimitError(

@@ -71,6 +71,7 @@ class InlineRuns:
 
     def __init__(self, notes: AuthorNotes | None = None) -> None:
         self.notes = notes
+        self._referenced: set[str] = set()  # notes whose first reference is made
 
     def para(self, inlines: tuple[Inline, ...], *, italic: bool = False) -> tuple[Run, ...]:
         """The runs of a paragraph: merged, trimmed, italic when it sits in a quote."""
@@ -110,11 +111,20 @@ class InlineRuns:
         return runs
 
     def note_ref(self, label: str) -> Run:
-        """A reference to an author note: its letter, raised, jumping to the note."""
+        """A reference to an author note: its letter, raised, jumping to the note; the first
+        reference holds the anchor the note's back-link returns to."""
         note = self.notes.get(label) if self.notes is not None else None
         if note is None:
             return Run(clean(unresolved_note_text(label)))
-        return Run(note.marker, superscript=True, target=note.anchor)
+        first = label not in self._referenced
+        self._referenced.add(label)
+        return Run(note.marker, superscript=True, target=note.anchor,
+                   defines=note_ref_anchor(note.number) if first else "")
+
+
+def note_ref_anchor(number: int) -> str:
+    """The anchor of the first reference to author note ``number`` (its back-link's target)."""
+    return f"fnref-{number}"
 
 
 def _run(text: str, ctx: _Ctx) -> Run:
