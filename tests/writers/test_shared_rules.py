@@ -302,3 +302,13 @@ def test_a_missing_image_and_task_boxes_look_the_same_everywhere(
     assert "\u2612 done task" in paragraphs and "\u2610 open task" in paragraphs
     text = pdf_words(pdf_data)
     assert fallback in text and re.search("\u2612\\s*done task", text)
+
+
+def test_an_empty_note_still_has_its_letter_everywhere() -> None:
+    rdoc = resolve(Document((Paragraph((Text("Text"), FootnoteRef("e"))), FootnoteDef("e", ()))),
+                   SourcePool.from_rows(POOL))
+    root = lxml.html.document_fromstring(render_html(rdoc, RenderOptions()))
+    listed = root.get_element_by_id("notes").find_class("notes-list")[0]
+    assert " ".join(listed.text_content().split()) == f"a. {BACKLINK_MARK}"
+    assert f"a. {BACKLINK_MARK}" in docx_paragraphs(docx_bytes(rdoc, RenderOptions()))
+    assert "Text[^a]" in markdown_text(rdoc, RenderOptions())

@@ -12,12 +12,12 @@ like citations. Right-to-left paragraphs, list items, table cells and tables are
 
 from __future__ import annotations
 
-import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import docx
-from docx.opc.exceptions import PackageNotFoundError
 from docx.shared import Twips
 
 from citations.links import safe_link
@@ -36,6 +36,7 @@ from renderers.document import (
     Heading,
     Image,
     Inline,
+    InlineStyle,
     LineBreak,
     Link,
     ListItem,
@@ -46,6 +47,7 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -53,9 +55,11 @@ from renderers.document import (
     iter_blocks,
     plain_text,
 )
-from renderers.errors import InputError, UnsupportedNodeError
+from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
+from renderers.sandbox import load_image
 from renderers.text import blocks_direction, is_rtl, text_direction
+from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     BACKLINK_MARK,
     BACKLINK_TITLE,
@@ -100,7 +104,12 @@ from renderers.writers.docx.oxml import (
     drop_thumbnail,
 )
 from renderers.writers.docx.styles import StyleBook
-from renderers.writers.ooxml import PackageCollector, apply_core_properties, write_package
+from renderers.writers.ooxml import (
+    PackageCollector,
+    apply_core_properties,
+    open_reference,
+    write_package,
+)
 
 if TYPE_CHECKING:
     from renderers.resolve import ResolvedDocument, SourceEntry
@@ -140,6 +149,11 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     return _package_bytes(document.part.package)
 
 
+def docx_artifact(source: WriteSource) -> Artifact:
+    """The DOCX writer's artifact (for the writer registry)."""
+    return Artifact((docx_bytes(source.rdoc, source.options),))
+
+
 def _package_bytes(package: Any) -> bytes:
     """The package's members (what ``Document.save`` writes), zipped once by write_package."""
     from docx.opc.pkgwriter import PackageWriter
@@ -155,24 +169,44 @@ def _package_bytes(package: Any) -> bytes:
 
 
 def _open_base(options: RenderOptions) -> Any:
-    """The base document: the reference DOCX (styles, page setup, headers) or the default."""
+    """The base document: the reference DOCX (styles, page setup, headers) or the default.
+
+    Page size and margins come from the options wherever the base does not set them (always
+    for the default document; for a template only where its page setup is missing).
+    """
     if options.reference_docx is None:
         base = docx.Document()
-        section = base.sections[-1]
-        page = page_dimensions(options.page_size)
+        keep_template = False
+    else:
+        base = open_reference(
+            Path(options.reference_docx), "reference_docx", "Word document (.docx)",
+            docx.Document,
+        )
+        base.element.body.get_or_add_sectPr()
+        keep_template = True
+    section = base.sections[-1]
+    page = page_dimensions(options.page_size)
+    if not keep_template or section.page_width is None or section.page_height is None:
         section.page_width = Twips(page.width_twips)
         section.page_height = Twips(page.height_twips)
-        for side in ("left_margin", "right_margin", "top_margin", "bottom_margin"):
+    for side in ("left_margin", "right_margin", "top_margin", "bottom_margin"):
+        if not keep_template or getattr(section, side) is None:
             setattr(section, side, Twips(MARGIN))
-        return base
-    path = options.reference_docx
-    try:
-        return docx.Document(str(path))
-    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, OSError) as exc:
-        raise InputError(
-            f"reference_docx {str(path)!r} could not be opened as a Word document ({exc}); "
-            "accepted is an existing .docx file"
-        ) from exc
+    return base
+
+
+#: Run formatting for each inline style of the safe HTML subset (``abbr`` keeps the text plain:
+#: Word has no tooltip for a run).
+_STYLED_RUNS: dict[InlineStyle, Callable[[RunProps], RunProps]] = {
+    "sub": lambda p: replace(p, subscript=True),
+    "sup": lambda p: replace(p, superscript=True),
+    "kbd": lambda p: replace(p, mono=MONO_FONT, shade=CODE_SHADE),
+    "mark": lambda p: replace(p, highlight="yellow"),
+    "small": lambda p: replace(p, size=18),
+    "abbr": lambda p: p,
+    "ins": lambda p: replace(p, underline=True),
+    "u": lambda p: replace(p, underline=True),
+}
 
 
 class _DocxWriter:
@@ -443,6 +477,9 @@ class _DocxWriter:
                     self.inlines(p, children, replace(props, bold=True), scope, in_link=in_link)
                 case Strike(children):
                     self.inlines(p, children, replace(props, strike=True), scope, in_link=in_link)
+                case Styled(style, children):
+                    styled = _STYLED_RUNS[style](props)
+                    self.inlines(p, children, styled, scope, in_link=in_link)
                 case Code(text):
                     add_run(p, text, replace(props, mono=MONO_FONT, shade=CODE_SHADE))
                 case Link():
@@ -524,8 +561,6 @@ class _DocxWriter:
             self.bookmarks.end(p, bid)
 
     def _image(self, p: Element, image: Image, scope: _Scope) -> None:
-        from renderers.sandbox import load_image  # deferred: the fetcher pulls in WeasyPrint
-
         loaded = load_image(image.src, self.options)
         max_width = self.text_width - scope.indent * EMU_PER_TWIP
         inline = self.pictures.inline(loaded, image, max_width) if loaded is not None else None

@@ -40,10 +40,12 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
     ThematicBreak,
+    iter_inlines,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -51,6 +53,7 @@ from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
 from renderers.text import Direction, HeadingIds, blocks_direction, text_direction
+from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     BACKLINK_MARK,
     BACKLINK_TITLE,
@@ -116,6 +119,11 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     )
 
 
+def html_artifact(source: WriteSource) -> Artifact:
+    """The HTML writer's artifact (for the writer registry; the PDF writer lays it out too)."""
+    return Artifact.of_text(render_html(source.rdoc, source.options))
+
+
 def render_page(
     *,
     body: Markup,
@@ -164,10 +172,13 @@ class _Writer:
         match block:
             case Heading(level, children, given_id):
                 level = min(max(level, 1), 6)
-                ident = self.ids.assign(given_id or plain_text(children))
+                label = plain_text(children)  # no citation numbers
+                ident = self.ids.assign(given_id or label)
                 direction = self.paragraph_dir(children)
+                cited = any(isinstance(n, Cite) for n in iter_inlines((Paragraph(children),)))
+                outline = f' data-outline="{escape(label)}"' if cited else ""  # PDF outline entry
                 return Markup(
-                    f'<h{level} id="{escape(ident)}" dir="{direction}">'
+                    f'<h{level} id="{escape(ident)}" dir="{direction}"{outline}>'
                     f"{self.inlines(children)}</h{level}>"
                 )
             case Paragraph(children):
@@ -278,6 +289,9 @@ class _Writer:
                 return Markup(f"<strong>{self.inlines(children)}</strong>")
             case Strike(children):
                 return Markup(f"<del>{self.inlines(children)}</del>")
+            case Styled(style, children, title):
+                attrs = f' title="{escape(title)}"' if title else ""
+                return Markup(f"<{style}{attrs}>{self.inlines(children)}</{style}>")
             case Code(text):
                 return Markup(f"<code>{escape(text)}</code>")
             case Link(url, children, title):
@@ -354,10 +368,11 @@ class _Writer:
         return notes
 
     def note_body(self, mark: Markup, blocks: tuple[Block, ...]) -> Markup:
-        """A note of several blocks: its marker starts the first paragraph (or stands alone)."""
-        first = blocks[0]
-        if not isinstance(first, Paragraph):
+        """A note of several blocks (or none): its marker starts the first paragraph, or stands
+        alone before the blocks."""
+        if not blocks or not isinstance(blocks[0], Paragraph):
             return mark + self.blocks(blocks)
+        first = blocks[0]
         lead = mark + self.inlines(first.children)
         head = Markup(f'<p dir="{self.paragraph_dir(first.children)}">{lead}</p>\n')
         return head + self.blocks(blocks[1:])

@@ -29,6 +29,7 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -98,6 +99,8 @@ class InlineRuns:
                     runs += self.runs(children, dataclasses.replace(ctx, bold=True))
                 case Strike(children):
                     runs += self.runs(children, dataclasses.replace(ctx, strike=True))
+                case Styled(style, children):
+                    runs += self.styled(style, children, ctx)
                 case Link(url, children):
                     runs += self.runs(children, _link_ctx(ctx, url))
                 case Image():
@@ -108,6 +111,17 @@ class InlineRuns:
                     runs += cite_runs(numbers, anchor)
                 case _:
                     raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
+        return runs
+
+    def styled(self, style: str, children: tuple[Inline, ...], ctx: _Ctx) -> list[Run]:
+        """Runs for the safe HTML subset: ``sup`` is superscript, ``kbd`` code; the other styles
+        keep their words unformatted (the slide model has no subscript, highlight or small
+        print)."""
+        runs = self.runs(children, ctx)
+        if style == "sup":
+            return [dataclasses.replace(r, superscript=True) for r in runs]
+        if style == "kbd":
+            return [dataclasses.replace(r, code=True) for r in runs]
         return runs
 
     def note_ref(self, label: str) -> Run:
