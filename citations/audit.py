@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any, Literal
 
+from citations.adapters import PROVIDERS, adapt
 from citations.numbering import plan_citations
 from citations.pool import SourcePool
 from citations.tokens import (
@@ -105,24 +106,33 @@ def _unique(values: Iterable[int]) -> tuple[int, ...]:
 
 
 def audit(
-    content: str,
+    content: object,
     pool: object,
     *,
-    content_format: AuditFormat = "markdown",
+    content_format: str = "markdown",
     dialects: frozenset[str] = frozenset(),
 ) -> AuditReport:
     """Audit ``content`` (markdown or HTML) against ``pool`` (anything
     :meth:`SourcePool.coerce` accepts).
 
+    ``content`` may also be a provider's native answer (a dict/list, or its JSON text with
+    ``content_format`` naming the provider): it is adapted first (:mod:`citations.adapters`),
+    and its sources are merged into ``pool``.
+
     ``numbers`` use appearance numbering; sids sharing a source share a number. A pool source is
     *orphaned* when neither it nor a duplicate of it is cited or named in a USAGE tag.
     """
+    if not isinstance(content, str) or content_format in PROVIDERS:
+        adapted = adapt(content, pool, provider=content_format if content_format in PROVIDERS
+                        else None)
+        content, pool, content_format = adapted.content, adapted.pool, "markdown"
     if content_format not in ("markdown", "html"):
         raise ValueError(
             f"content_format={content_format!r}: accepted values are 'markdown', 'html'"
         )
     sources = SourcePool.coerce(pool)
-    tokens = scan(content, syntax=content_format, dialects=dialects)
+    syntax: AuditFormat = "html" if content_format == "html" else "markdown"
+    tokens = scan(content, syntax=syntax, dialects=dialects)
     groups: list[tuple[int, ...]] = []
     usage: list[int] = []
     in_code: list[int] = []
@@ -164,7 +174,7 @@ def audit(
         orphaned_sids=orphaned,
         invalid_tokens=tuple(invalid),
         numbers=dict(plan.numbers),
-        coverage=_coverage(content, content_format, cite_positions),
+        coverage=_coverage(content, syntax, cite_positions),
         warnings=tuple(warnings),
     )
 

@@ -37,3 +37,19 @@ class StoreError(CitationError):
 
 class ExtractorError(CitationError):
     """A tool output could not be turned into source rows."""
+
+
+class AnswerError(CitationError):
+    """A provider's answer (OpenAI, Anthropic, …) is malformed; ``field`` names the bad part.
+
+    ``field`` is a path into the answer such as ``output[0].content[1].annotations[2].end_index``
+    (``""`` for the answer as a whole); the message starts with it.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+
+
+class RegistryError(CitationError):
+    """A persistent source registry file could not be read, locked or written."""

@@ -13,13 +13,20 @@ Only a suffix that may still become a token is held back (at most
 ``[[USAGE:..]]`` never leaves a double space). ``[[USAGE:..]]`` tags are removed; invalid tokens
 pass through verbatim and are recorded. Fenced code blocks (lines opening with `````/``~~~``)
 pass through untouched; inline code spans are not detected while streaming.
+
+Providers' streamed events are accepted too: ``feed_event(event)`` takes OpenAI Responses
+(``response.output_text.delta`` / ``response.output_text.annotation.added``) or Anthropic
+Messages (``text_delta`` / ``citations_delta``) events, places their citations as
+:mod:`citations.adapters.streams` does and rewrites the result; after ``flush()``, ``answer``
+holds the adapted answer (its sources pool). The output equals rewriting the non-streamed
+answer's ``content``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from citations.tokens import (
     MAX_TOKEN_CHARS,
@@ -29,6 +36,10 @@ from citations.tokens import (
     removal_span,
     token_prefix_regex,
 )
+
+if TYPE_CHECKING:
+    from citations.adapters.base import AdaptedAnswer
+    from citations.adapters.streams import EventStream
 
 Renderer = Callable[[Token], str]
 
@@ -67,6 +78,7 @@ class StreamRewriter:
         render: Renderer | Literal["markdown", "html"] = "markdown",
         *,
         dialects: frozenset[str] = frozenset(),
+        sources_pool: object = None,
     ) -> None:
         if isinstance(render, str):
             if render not in _BUILTIN:
@@ -80,6 +92,9 @@ class StreamRewriter:
         self.cited_sids: list[int] = []
         self.usage_sids: list[int] = []
         self.invalid_tokens: list[Token] = []
+        self.sources_pool = sources_pool
+        self.events: EventStream | None = None
+        self.answer: AdaptedAnswer | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -96,9 +111,22 @@ class StreamRewriter:
         self._buf += chunk
         return self._drain(final=False)
 
+    def feed_event(self, event: object) -> str:
+        """Add one streamed provider event (OpenAI Responses or Anthropic Messages; a dict, an
+        SDK object or its JSON); return the rewritten text that is final so far."""
+        if self.events is None:
+            from citations.adapters.streams import open_event_stream
+
+            self.events = open_event_stream(event, self.sources_pool)
+        return self.feed(self.events.feed(event))
+
     def flush(self) -> str:
         """End of stream: return everything still held back, rewritten; then start afresh."""
-        out = self._drain(final=True)
+        head = ""
+        if self.events is not None:
+            head = self.feed(self.events.close())
+            self.answer, self.events = self.events.answer, None
+        out = head + self._drain(final=True)
         self._reset()
         return out
 

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from renderers.resolve import ResolvedDocument
 
 ContentFormat = Literal["markdown", "html"]
+#: What every entry point takes: markdown/HTML text (or UTF-8 bytes), or a provider's raw
+#: answer — a dict/list or its JSON (see :mod:`renderers.readers.answers`).
+Content = str | bytes | Mapping[str, Any] | list[Any]
 
 #: File extension of every output format.
 EXTENSIONS: dict[str, str] = {
@@ -234,9 +237,10 @@ class Prepared:
     warnings: tuple[str, ...]
     citations: int
     parse_ms: float
+    input_format: str = ""
 
 
-def decode_content(content: str | bytes, origin: str = "content") -> str:
+def decode_content(content: object, origin: str = "content") -> str:
     """``content`` as text; bytes must be UTF-8 (a BOM is dropped). Characters no output can
     carry (controls, lone surrogates) become U+FFFD (:func:`citations.chars.clean_text`)."""
     if isinstance(content, str):
@@ -308,7 +312,7 @@ def map_numeric_citations(
 
 
 def prepare(
-    content: str | bytes,
+    content: Content,
     *,
     sources_pool: Any = None,
     content_format: str | None = None,
@@ -318,9 +322,13 @@ def prepare(
 ) -> Prepared:
     """Read and resolve ``content`` once: the shared first half of every render."""
     from citations.pool import SourcePool
+    from renderers.readers.answers import read_answer
     from renderers.resolve import resolve
 
     started = time.perf_counter()
+    native = read_answer(content, sources_pool, content_format, origin)
+    if native is not None:  # a provider's raw answer: markdown with tokens plus its sources
+        content, sources_pool, content_format = native.text, native.pool, "markdown"
     text = decode_content(content, origin)
     fmt = _content_format(content_format, text)
     chosen = _dialects(dialects)
@@ -362,9 +370,11 @@ def prepare(
         rdoc=rdoc,
         options=options,
         dialects=chosen,
-        warnings=tuple(dict.fromkeys([*rdoc.warnings, *extra])),
+        warnings=tuple(dict.fromkeys([*(native.warnings if native else ()), *rdoc.warnings,
+                                      *extra])),
         citations=citations,
         parse_ms=(time.perf_counter() - started) * 1000,
+        input_format=native.provider if native else fmt,
     )
 
 
@@ -496,6 +506,7 @@ class Session:
         stats["bytes"] = sum(len(b) for b in blobs)
         stats["citations"] = self.prepared.citations
         stats["sources"] = len(self.prepared.rdoc.entries)
+        stats["input_format"] = self.prepared.input_format
         stats["elapsed_ms"] = round(elapsed_ms, 1)
         return stats
 
@@ -540,7 +551,7 @@ def _stem(name: str) -> str:
 
 
 def open_session(
-    content: str | bytes,
+    content: Content,
     out_dir: Path,
     *,
     sources_pool: Any = None,
@@ -577,7 +588,7 @@ def open_session(
 
 
 def render(
-    content: str | bytes,
+    content: Content,
     out_dir: str | os.PathLike[str],
     *,
     name: str = "report",
@@ -664,7 +675,7 @@ class WriteFunction(Protocol):
 
     def __call__(
         self,
-        content: str | bytes,
+        content: Content,
         path: str | os.PathLike[str],
         *,
         sources_pool: Any = None,
@@ -691,7 +702,7 @@ def _writer_for(fmt: str, name: str, summary: str) -> WriteFunction:
     keyword ``options`` map onto :class:`RenderOptions` fields.
     """
 
-    def write(content: str | bytes, path: str | os.PathLike[str], **kwargs: Any) -> RenderResult:
+    def write(content: Content, path: str | os.PathLike[str], **kwargs: Any) -> RenderResult:
         target = Path(path)
         validate_name(target.name)
         root = target.parent.resolve()

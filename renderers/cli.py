@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
     from rich.table import Table
 
+    from citations.adapters import Detection
+
 EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT = 0, 1, 2
 POOL_SUFFIXES = (".pool.json", ".pool.yaml", ".pool.yml")
 INPUT_SUFFIXES = (".md", ".markdown", ".html", ".htm")
@@ -104,6 +106,13 @@ class Numbering(StrEnum):
 class InputFormat(StrEnum):
     markdown = "markdown"
     html = "html"
+    openai = "openai"
+    anthropic = "anthropic"
+    perplexity = "perplexity"
+    gemini = "gemini"
+    langchain = "langchain"
+    llamaindex = "llamaindex"
+    sidecar = "sidecar"
 
 
 class PageSize(StrEnum):
@@ -196,6 +205,17 @@ def check_out_dir(path: Path) -> None:
         raise BadInput(str(path), "exists and is not a directory (given to --out)")
 
 
+def sniff_answer(path: Path, from_: InputFormat | None) -> Detection | None:
+    """The provider answer ``path`` holds (announced in one info line), or None."""
+    from renderers.readers.answers import sniff_file
+
+    with user_errors(str(path)):
+        found = sniff_file(path, from_.value if from_ else None)
+    if found is not None:
+        print(f"citerender: info: {path}: read as {found.shape}", file=sys.stderr)
+    return found
+
+
 def check_input(path: Path) -> None:
     if not path.exists():
         raise BadInput(str(path), "no such file")
@@ -266,7 +286,7 @@ def run_job(job: Job, notify: Callable[[Event], None] | None = None) -> Outcome:
             job.out,
             name=job.name,
             formats=job.formats,
-            sources_pool=Path(job.pool),
+            sources_pool=Path(job.pool) if job.pool else None,
             content_format=job.content_format,
             on_result=on_result,
             **job.kwargs,
@@ -582,12 +602,13 @@ def _render_jobs(
     for path in inputs:
         check_input(path)
         pool_path = pool if pool is not None else find_pool(path)
-        if pool_path is None:
+        native = sniff_answer(path, from_)
+        if pool_path is None and native is None:
             raise BadInput(
                 str(path),
                 f"no sources pool; pass --pool POOL (or put {path.stem}.pool.json next to it)",
             )
-        if pool_path not in checked_pools:
+        if pool_path is not None and pool_path not in checked_pools:
             check_pool(pool_path)
             checked_pools.add(pool_path)
         stem = name or path.stem
@@ -601,8 +622,9 @@ def _render_jobs(
             )
         stems[stem] = path
         jobs.append(Job(
-            input=str(path), pool=str(pool_path), out=str(out), name=name, formats=formats,
-            content_format=from_.value if from_ else None, kwargs=kwargs,
+            input=str(path), pool=str(pool_path or ""), out=str(out), name=name, formats=formats,
+            content_format=native.kind if native else from_.value if from_ else None,
+            kwargs=kwargs,
         ))  # fmt: skip
     return jobs
 
@@ -627,18 +649,25 @@ def audit(
     try:
         check_input(input)
         pool_path = pool if pool is not None else find_pool(input)
-        if pool_path is None:
+        native = sniff_answer(input, from_)
+        if pool_path is None and native is None:
             raise BadInput(str(input), "no sources pool; pass --pool POOL")
         with user_errors(str(pool_path)):
-            sources = SourcePool.load(pool_path)
+            sources = SourcePool.load(pool_path) if pool_path else SourcePool()
         with user_errors(str(input)):
-            text = decode_content(input.read_bytes(), str(input))
-            fmt = from_.value if from_ else content_format_for(input)
-            if fmt is None:
-                from renderers.readers.detect import detect_format
+            if native is not None:  # adapted first: its sources are merged into the pool
+                answer = json.loads(input.read_bytes())
+                report = run_audit(answer, sources, content_format=native.kind)
+            else:
+                text = decode_content(input.read_bytes(), str(input))
+                fmt = from_.value if from_ else content_format_for(input)
+                if fmt is None:
+                    from renderers.readers.detect import detect_format
 
-                fmt = detect_format(text)
-            report = run_audit(text, sources, content_format=fmt)
+                    fmt = detect_format(text)
+                if fmt not in ("markdown", "html"):
+                    raise BadInput(str(input), f"--from {fmt}: the file is not such an answer")
+                report = run_audit(text, sources, content_format=fmt)
     except BadInput as exc:
         raise fail(exc.where, exc.message) from None
     if as_json:
@@ -753,6 +782,11 @@ def demo(
         console.print(listing)
     console.print(f"Provenance of every file: {out / 'sources_used.json'}", soft_wrap=True)
     raise typer.Exit(code)
+
+
+from renderers.cli_pool import pool_app  # noqa: E402  (its commands use the helpers above)
+
+app.add_typer(pool_app, name="pool")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -17,7 +17,15 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from citations.errors import CitationError, PoolError, SidecarError, TokenError, UnknownSidError
+from citations.adapters import PROVIDERS
+from citations.errors import (
+    AnswerError,
+    CitationError,
+    PoolError,
+    SidecarError,
+    TokenError,
+    UnknownSidError,
+)
 from renderers.errors import (
     InputError,
     LimitError,
@@ -101,6 +109,29 @@ COMMON_PROPERTIES: dict[str, dict[str, Any]] = {
         ),
     },
 }
+
+#: A provider's raw answer instead of ``content`` (write tools and the audit; not the service).
+ANSWER_PROPERTIES: dict[str, dict[str, Any]] = {
+    "answer": {
+        "type": ["object", "array", "string"],
+        "description": (
+            "Instead of content: your model's raw cited response, as returned — an OpenAI "
+            "Responses or Chat Completions object (url_citation annotations), an Anthropic "
+            "Message (text blocks with citations), a Perplexity completion (citations / "
+            "search_results), a Gemini response (groundingMetadata), a LangChain AIMessage or "
+            "retrieval output, or a LlamaIndex Response (source_nodes); an object or its JSON "
+            "string. Its citations become linked superscripts where the provider placed them "
+            "and its sources the Sources section; sources_pool, when given, is merged (a known "
+            "URL keeps its sid)."
+        ),
+    },
+    "answer_format": {
+        "type": "string",
+        "enum": list(PROVIDERS),
+        "description": "The provider of answer; detected from its shape when omitted.",
+    },
+}
+_CONTENT_OR_ANSWER = "Give exactly one of 'content' (markdown or HTML) and 'answer'."
 
 _PAGE_SIZE = {"type": "string", "enum": ["A4", "Letter"], "description": "Page size (A4 default)."}
 
@@ -191,15 +222,18 @@ def _write_tool(name: str, fmt: str) -> dict[str, Any]:
             ),
         },
         **COMMON_PROPERTIES,
+        **ANSWER_PROPERTIES,
         **FORMAT_PROPERTIES[fmt],
     }
     return {
         "name": name,
-        "description": f"Render cited markdown or HTML to {_WHAT[fmt]}.{_RESULT_NOTE}",
+        "description": (
+            f"Render cited markdown or HTML — or a model's raw cited answer — to {_WHAT[fmt]}."
+            f"{_RESULT_NOTE} {_CONTENT_OR_ANSWER}"
+        ),
         "parameters": {
             "type": "object",
             "properties": properties,
-            "required": ["content"],
             "additionalProperties": False,
         },
     }
@@ -208,19 +242,20 @@ def _write_tool(name: str, fmt: str) -> dict[str, Any]:
 AUDIT_SCHEMA: dict[str, Any] = {
     "name": "audit_citations",
     "description": (
-        "Check the citations in markdown or HTML against a sources pool without rendering: "
-        "unknown sids, invalid tokens, citations inside code, sources never cited, coverage. "
-        "Returns {ok, format: 'audit', sources_used, stats, warnings, audit}."
+        "Check the citations in markdown or HTML (or a model's raw cited answer) against a "
+        "sources pool without rendering: unknown sids, invalid tokens, citations inside code, "
+        "sources never cited, coverage. Returns {ok, format: 'audit', sources_used, stats, "
+        f"warnings, audit}}. {_CONTENT_OR_ANSWER}"
     ),
     "parameters": {
         "type": "object",
         "properties": {
             "content": COMMON_PROPERTIES["content"],
+            **ANSWER_PROPERTIES,
             "sources_pool": SOURCES_POOL_SCHEMA,
             "content_format": COMMON_PROPERTIES["content_format"],
             "dialects": COMMON_PROPERTIES["dialects"],
         },
-        "required": ["content"],
         "additionalProperties": False,
     },
 }
@@ -285,6 +320,8 @@ def classify_error(exc: BaseException) -> tuple[str, str]:
     """``(code, where)`` for an error raised while rendering or auditing."""
     if isinstance(exc, OutputPathError):
         return "invalid_path", "path"
+    if isinstance(exc, AnswerError):
+        return "invalid_argument", ".".join(p for p in ("answer", exc.field) if p)
     if isinstance(exc, StrictError):
         return "strict_failed", "content"
     if isinstance(exc, LimitError):
@@ -331,9 +368,10 @@ def _write(fmt: str, arguments: Mapping[str, Any], out_dir: Path) -> dict[str, A
     out_dir.mkdir(parents=True, exist_ok=True)
     # render() confines NAME to out_dir (symbolic links resolved) and records the artifact
     # in out_dir/sources_used.json; local images load from out_dir only.
-    (result,) = render(
-        arguments["content"], out_dir, name=name, formats=[fmt], **render_kwargs(arguments)
-    )
+    kwargs = render_kwargs(arguments)
+    if "answer" in arguments:
+        kwargs["content_format"] = arguments.get("answer_format")
+    (result,) = render(_input(arguments), out_dir, name=name, formats=[fmt], **kwargs)
     envelope: dict[str, Any] = result.to_envelope()
     if len(result.paths) > 1:
         envelope["paths"] = [str(p) for p in result.paths]
@@ -344,11 +382,15 @@ def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
     from citations.audit import audit
     from renderers.readers.detect import detect_format
 
-    content = arguments["content"]
+    content = _input(arguments)
+    if "answer" in arguments:
+        fmt = arguments.get("answer_format") or ""
+    else:
+        fmt = arguments.get("content_format") or detect_format(content)
     report = audit(
         content,
         arguments.get("sources_pool") or [],
-        content_format=arguments.get("content_format") or detect_format(content),
+        content_format=fmt,
         dialects=frozenset(arguments.get("dialects") or ()),
     )
     data: dict[str, Any] = report.to_dict()
@@ -374,6 +416,18 @@ def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _input(arguments: Mapping[str, Any]) -> Any:
+    """The document to render: ``content``, or the native ``answer`` (its JSON string parsed)."""
+    if "answer" not in arguments:
+        return arguments["content"]
+    answer = arguments["answer"]
+    if isinstance(answer, str):
+        from citations.adapters import parse_answer
+
+        return parse_answer(answer, "answer")
+    return answer
+
+
 def call_tool(
     name: str, arguments: Mapping[str, Any] | None, *, out_dir: str | Path
 ) -> dict[str, Any]:
@@ -387,7 +441,10 @@ def call_tool(
     if problem is not None:
         where, message = problem
         return _error("invalid_argument", message, where)
-    if "\x00" in arguments["content"]:
+    if ("content" in arguments) == ("answer" in arguments):
+        where = "content" if "answer" not in arguments else "answer"
+        return _error("invalid_argument", _CONTENT_OR_ANSWER, where)
+    if "\x00" in arguments.get("content", ""):
         return _error("invalid_argument", "content holds a NUL character", "content")
     try:
         if name == "audit_citations":

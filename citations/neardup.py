@@ -1,0 +1,116 @@
+"""Near-duplicate sources: the same text under different URLs, found with 64-bit SimHash.
+
+Two sources whose texts differ by a few words get fingerprints a few bits apart (Charikar's
+SimHash over word bigrams). :class:`SimHashIndex` finds fingerprints within
+:data:`MAX_DISTANCE` bits through four 16-bit bands: by the pigeonhole principle two
+fingerprints at most 3 bits apart agree exactly on at least one band, so a lookup compares a
+handful of candidates, not the whole pool.
+
+Why not a library: ``datasketch`` (maintained, MinHash LSH) needs numpy and scipy — tens of
+megabytes for one optional check in a core that imports no heavy library — and the PyPI
+``simhash`` package has had no release since 2022. This module is 100 lines of stdlib.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+from collections.abc import Iterable
+
+BITS = 64
+BANDS = 4
+#: Largest Hamming distance reported as a near duplicate (≤ BANDS - 1 keeps lookups exact).
+MAX_DISTANCE = 3
+#: Fewest words a text needs before its fingerprint means anything.
+MIN_WORDS = 8
+#: Most features hashed per text (each lane of the vote counter holds 16 bits).
+MAX_FEATURES = 65_535
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_BAND_BITS = BITS // BANDS
+_BAND_MASK = (1 << _BAND_BITS) - 1
+_LANE = 16
+#: byte value → its 8 bits spread into 8 lanes of 16 bits (bit i → bit 16·i)
+_SPREAD = [sum(1 << (_LANE * i) for i in range(8) if b >> i & 1) for b in range(256)]
+
+
+def features(text: str) -> list[str]:
+    """The word bigrams of ``text`` (lower-cased words; one word alone is its own feature)."""
+    words = _WORD.findall(text.lower())
+    if len(words) < 2:
+        return words
+    return [f"{a} {b}" for a, b in itertools.pairwise(words)]
+
+
+def simhash(text: str) -> int | None:
+    """The 64-bit SimHash of ``text``, or None when it has fewer than :data:`MIN_WORDS` words.
+
+    Each distinct feature votes with its 64-bit BLAKE2b hash; bit j of the result is set when
+    more than half the features have bit j set. The votes are counted in one big integer with a
+    16-bit lane per bit position (bytes spread through a table), so hashing costs a few integer
+    operations per feature instead of 64.
+    """
+    unique = list(dict.fromkeys(features(text)))[:MAX_FEATURES]
+    if len(unique) + 1 < MIN_WORDS:
+        return None
+    total = 0
+    for feature in unique:
+        digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+        spread = 0
+        for k, byte in enumerate(digest):
+            spread |= _SPREAD[byte] << (8 * _LANE * k)
+        total += spread
+    votes = len(unique)
+    result = 0
+    for bit in range(BITS):
+        if ((total >> (_LANE * bit)) & 0xFFFF) * 2 > votes:
+            result |= 1 << bit
+    return result
+
+
+def hamming(a: int, b: int) -> int:
+    """Bits in which ``a`` and ``b`` differ."""
+    return (a ^ b).bit_count()
+
+
+class SimHashIndex:
+    """Fingerprints by band, for near-duplicate lookups among many sources."""
+
+    def __init__(self) -> None:
+        self._bands: list[dict[int, list[int]]] = [{} for _ in range(BANDS)]
+        self._hashes: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._hashes)
+
+    def add(self, sid: int, fingerprint: int) -> None:
+        """Index ``sid``'s fingerprint."""
+        self._hashes[sid] = fingerprint
+        for band, table in enumerate(self._bands):
+            table.setdefault((fingerprint >> (band * _BAND_BITS)) & _BAND_MASK, []).append(sid)
+
+    def near(self, fingerprint: int, max_distance: int = MAX_DISTANCE) -> list[tuple[int, int]]:
+        """``(sid, distance)`` of every indexed fingerprint within ``max_distance`` bits,
+        nearest first (then by sid)."""
+        seen: set[int] = set()
+        found: list[tuple[int, int]] = []
+        for band, table in enumerate(self._bands):
+            for sid in table.get((fingerprint >> (band * _BAND_BITS)) & _BAND_MASK, ()):
+                if sid in seen:
+                    continue
+                seen.add(sid)
+                distance = hamming(fingerprint, self._hashes[sid])
+                if distance <= max_distance:
+                    found.append((sid, distance))
+        return sorted(found, key=lambda item: (item[1], item[0]))
+
+
+def index_texts(items: Iterable[tuple[int, str]]) -> SimHashIndex:
+    """An index of ``(sid, text)`` pairs (texts too short for a fingerprint are left out)."""
+    index = SimHashIndex()
+    for sid, text in items:
+        fingerprint = simhash(text)
+        if fingerprint is not None:
+            index.add(sid, fingerprint)
+    return index

@@ -1,0 +1,123 @@
+"""Native LLM answers as input: the decode/detect step that runs before any reader.
+
+A provider's raw response — OpenAI, Anthropic, Perplexity, Gemini, LangChain or LlamaIndex, as
+an object, an SDK object, or JSON text or bytes — becomes markdown with ``[[S:n]]`` tokens, its
+sources merged into the given pool (:mod:`citations.adapters`). Everything else passes through
+untouched: markdown and HTML text, and JSON answers with a ``_citations`` sidecar (those belong
+to the structured-answer reader). This is the only place the renderers call the adapters; the
+CLI, the agent tools and the Python API all go through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from citations.adapters import (
+    ACCEPTED,
+    PROVIDERS,
+    AdaptedAnswer,
+    AnswerError,
+    Detection,
+    adapt,
+    detect,
+    parse_answer,
+)
+from citations.pool import SourcePool
+from renderers.errors import InputError
+
+#: Everything ``--from`` / ``content_format`` accepts.
+INPUT_FORMATS: tuple[str, ...] = ("markdown", "html", *PROVIDERS, "sidecar")
+_TEXT_FORMATS = frozenset({"markdown", "md", "html", "htm", "sidecar", "json", "yaml"})
+
+
+@dataclass(frozen=True)
+class NativeAnswer:
+    """A native answer ready for the markdown reader."""
+
+    text: str
+    pool: SourcePool
+    adapted: AdaptedAnswer
+
+    @property
+    def provider(self) -> str:
+        return self.adapted.provider
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.adapted.warnings
+
+    def describe(self) -> str:
+        """One line: ``OpenAI Responses … (3 citations, 2 sources)``."""
+        return self.adapted.describe()
+
+
+def _looks_like_json(content: str | bytes) -> bool:
+    """True when ``content`` starts (after a BOM and white space) with ``{`` or ``[``."""
+    if isinstance(content, bytes):
+        return content[:64].removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"[")
+    return content[:64].removeprefix("\ufeff").lstrip()[:1] in ("{", "[")
+
+
+def read_answer(
+    content: Any, sources_pool: Any, content_format: str | None, origin: str = "content"
+) -> NativeAnswer | None:
+    """``content`` adapted when it is a native answer (detected, or named by
+    ``content_format``), else None — markdown/HTML text and sidecar answers go on as they are.
+
+    A forced provider whose shape does not fit, or a malformed answer, raises
+    :class:`~citations.errors.AnswerError` naming the field; an object that is no known answer
+    raises :class:`InputError`.
+    """
+    fmt = (content_format or "").strip().lower() or None
+    if fmt in _TEXT_FORMATS or (fmt is not None and fmt not in PROVIDERS):
+        return None  # a text format, or an unknown name the readers refuse with their message
+    data = content
+    if isinstance(content, str | bytes | bytearray | memoryview):
+        raw = content if isinstance(content, str) else bytes(content)
+        if fmt is None and not _looks_like_json(raw):
+            return None
+        try:
+            data = parse_answer(raw, origin)
+        except AnswerError:
+            if fmt is None:
+                return None  # text that merely starts with a bracket
+            raise
+    if fmt is None:
+        found = detect(data)
+        if found is None or found.kind == "sidecar":
+            if isinstance(content, str | bytes | bytearray | memoryview):
+                return None
+            raise InputError(
+                f"{origin} is a {type(content).__name__} that is not a recognized answer; "
+                f"accepted: markdown or HTML text, or {ACCEPTED}"
+            )
+        fmt = found.kind
+    adapted = adapt(data, SourcePool.coerce(sources_pool), provider=fmt)
+    return NativeAnswer(adapted.content, adapted.pool, adapted)
+
+
+def sniff_file(path: Path, forced: str | None = None) -> Detection | None:
+    """What the input file ``path`` is when it is a native answer (for the CLI's info line and
+    to waive the pool requirement); None for markdown, HTML and sidecar answers.
+
+    ``forced`` (``--from``) names a provider: the file must then parse as JSON.
+    """
+    if forced is not None and forced not in PROVIDERS:
+        return None
+    data = path.read_bytes()
+    if forced is None and not _looks_like_json(data):
+        return None
+    try:
+        parsed = parse_answer(data, str(path))
+    except AnswerError:
+        if forced is None:
+            return None
+        raise
+    found = detect(parsed)
+    if forced is not None:
+        if found is not None and found.kind == forced:
+            return found
+        return Detection(forced, f"{forced} answer (forced with --from)")  # type: ignore[arg-type]
+    return None if found is None or found.kind == "sidecar" else found
