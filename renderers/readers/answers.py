@@ -25,7 +25,6 @@ from citations.adapters import (
     parse_answer,
 )
 from citations.pool import SourcePool
-from renderers.errors import InputError
 
 #: Everything ``--from`` / ``content_format`` accepts.
 INPUT_FORMATS: tuple[str, ...] = ("markdown", "html", *PROVIDERS, "sidecar")
@@ -67,8 +66,8 @@ def read_answer(
     ``content_format``), else None — markdown/HTML text and sidecar answers go on as they are.
 
     A forced provider whose shape does not fit, or a malformed answer, raises
-    :class:`~citations.errors.AnswerError` naming the field; an object that is no known answer
-    raises :class:`InputError`.
+    :class:`~citations.errors.AnswerError` naming the field (no field: an object that is no
+    known answer).
     """
     fmt = (content_format or "").strip().lower() or None
     if fmt in _TEXT_FORMATS or (fmt is not None and fmt not in PROVIDERS):
@@ -89,8 +88,8 @@ def read_answer(
         if found is None or found.kind == "sidecar":
             if isinstance(content, str | bytes | bytearray | memoryview):
                 return None
-            raise InputError(
-                f"{origin} is a {type(content).__name__} that is not a recognized answer; "
+            raise AnswerError(
+                "", f"{origin} is a {type(content).__name__} that is not a recognized answer; "
                 f"accepted: markdown or HTML text, or {ACCEPTED}"
             )
         fmt = found.kind
