@@ -1,10 +1,11 @@
 """Near-duplicate sources: the same text under different URLs, found with 64-bit SimHash.
 
 Two sources whose texts differ by a few words get fingerprints a few bits apart (Charikar's
-SimHash over word bigrams). :class:`SimHashIndex` finds fingerprints within
-:data:`MAX_DISTANCE` bits through four 16-bit bands: by the pigeonhole principle two
-fingerprints at most 3 bits apart agree exactly on at least one band, so a lookup compares a
-handful of candidates, not the whole pool.
+SimHash over word bigrams): the same text with other case, spacing or punctuation gives the same
+fingerprint, one word changed in a 75-word snippet about 5 bits. :class:`SimHashIndex` finds
+fingerprints within :data:`MAX_DISTANCE` bits through six bands of 10–11 bits: by the
+pigeonhole principle two fingerprints at most 5 bits apart agree exactly on at least one band,
+so a lookup compares the few candidates sharing a band, not the whole pool.
 
 Why not a library: ``datasketch`` (maintained, MinHash LSH) needs numpy and scipy — tens of
 megabytes for one optional check in a core that imports no heavy library — and the PyPI
@@ -19,17 +20,21 @@ import re
 from collections.abc import Iterable
 
 BITS = 64
-BANDS = 4
+BANDS = 6
 #: Largest Hamming distance reported as a near duplicate (≤ BANDS - 1 keeps lookups exact).
-MAX_DISTANCE = 3
+MAX_DISTANCE = BANDS - 1
 #: Fewest words a text needs before its fingerprint means anything.
 MIN_WORDS = 8
 #: Most features hashed per text (each lane of the vote counter holds 16 bits).
 MAX_FEATURES = 65_535
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_BAND_BITS = BITS // BANDS
-_BAND_MASK = (1 << _BAND_BITS) - 1
+#: (shift, mask) of each band: the first BITS % BANDS bands are one bit wider
+_BANDS = [
+    (sum(BITS // BANDS + (i < BITS % BANDS) for i in range(band)),
+     (1 << (BITS // BANDS + (band < BITS % BANDS))) - 1)
+    for band in range(BANDS)
+]
 _LANE = 16
 #: byte value → its 8 bits spread into 8 lanes of 16 bits (bit i → bit 16·i)
 _SPREAD = [sum(1 << (_LANE * i) for i in range(8) if b >> i & 1) for b in range(256)]
@@ -87,16 +92,16 @@ class SimHashIndex:
     def add(self, sid: int, fingerprint: int) -> None:
         """Index ``sid``'s fingerprint."""
         self._hashes[sid] = fingerprint
-        for band, table in enumerate(self._bands):
-            table.setdefault((fingerprint >> (band * _BAND_BITS)) & _BAND_MASK, []).append(sid)
+        for (shift, mask), table in zip(_BANDS, self._bands, strict=True):
+            table.setdefault((fingerprint >> shift) & mask, []).append(sid)
 
     def near(self, fingerprint: int, max_distance: int = MAX_DISTANCE) -> list[tuple[int, int]]:
         """``(sid, distance)`` of every indexed fingerprint within ``max_distance`` bits,
         nearest first (then by sid)."""
         seen: set[int] = set()
         found: list[tuple[int, int]] = []
-        for band, table in enumerate(self._bands):
-            for sid in table.get((fingerprint >> (band * _BAND_BITS)) & _BAND_MASK, ()):
+        for (shift, mask), table in zip(_BANDS, self._bands, strict=True):
+            for sid in table.get((fingerprint >> shift) & mask, ()):
                 if sid in seen:
                     continue
                 seen.add(sid)

@@ -10,6 +10,8 @@ CLI, the agent tools and the Python API all go through it.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,14 @@ def _looks_like_json(content: str | bytes) -> bool:
     return content[:64].removeprefix("\ufeff").lstrip()[:1] in ("{", "[")
 
 
+def _may_be_answer(content: object) -> bool:
+    """Text, a mapping or list, or an SDK object (pydantic model, dataclass)."""
+    return isinstance(content, str | bytes | bytearray | memoryview | Mapping | list | tuple) or (
+        callable(getattr(content, "model_dump", None))
+        or (dataclasses.is_dataclass(content) and not isinstance(content, type))
+    )
+
+
 def read_answer(
     content: Any, sources_pool: Any, content_format: str | None, origin: str = "content"
 ) -> NativeAnswer | None:
@@ -73,6 +83,8 @@ def read_answer(
     if fmt in _TEXT_FORMATS or (fmt is not None and fmt not in PROVIDERS):
         return None  # a text format, or an unknown name the readers refuse with their message
     data = content
+    if not _may_be_answer(content):
+        return None  # a number, None …: the text decoder names what is accepted
     if isinstance(content, str | bytes | bytearray | memoryview):
         raw = content if isinstance(content, str) else bytes(content)
         if fmt is None and not _looks_like_json(raw):
