@@ -15,7 +15,7 @@ from pathlib import Path
 __all__ = ["write_atomic"]
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+def write_atomic(path: str | os.PathLike[str], data: bytes | bytearray | memoryview) -> Path:
     """Write ``data`` to ``path`` atomically and durably; return the path.
 
     Missing parent directories are created; ``OSError`` propagates to the caller, and the

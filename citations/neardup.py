@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
-from collections.abc import Iterable
 
 BITS = 64
 BANDS = 6
@@ -80,42 +79,40 @@ def hamming(a: int, b: int) -> int:
 
 
 class SimHashIndex:
-    """Fingerprints by band, for near-duplicate lookups among many sources."""
+    """Distinct fingerprints by band, for near-duplicate lookups among many sources.
+
+    Each distinct fingerprint is indexed once, under the first sid that had it, so a pool full
+    of one boilerplate text costs one comparison, not one per copy.
+    """
 
     def __init__(self) -> None:
         self._bands: list[dict[int, list[int]]] = [{} for _ in range(BANDS)]
-        self._hashes: dict[int, int] = {}
+        self._first: dict[int, int] = {}  # fingerprint → first sid
 
     def __len__(self) -> int:
-        return len(self._hashes)
+        return len(self._first)
 
     def add(self, sid: int, fingerprint: int) -> None:
-        """Index ``sid``'s fingerprint."""
-        self._hashes[sid] = fingerprint
+        """Index ``sid``'s fingerprint (a fingerprint already indexed keeps its first sid)."""
+        if fingerprint in self._first:
+            return
+        self._first[fingerprint] = sid
         for (shift, mask), table in zip(_BANDS, self._bands, strict=True):
-            table.setdefault((fingerprint >> shift) & mask, []).append(sid)
+            table.setdefault((fingerprint >> shift) & mask, []).append(fingerprint)
 
-    def near(self, fingerprint: int, max_distance: int = MAX_DISTANCE) -> list[tuple[int, int]]:
-        """``(sid, distance)`` of every indexed fingerprint within ``max_distance`` bits,
-        nearest first (then by sid)."""
+    def near(
+        self, fingerprint: int, max_distance: int = MAX_DISTANCE, limit: int = 3
+    ) -> list[tuple[int, int]]:
+        """``(sid, distance)`` of up to ``limit`` indexed fingerprints within ``max_distance``
+        bits (each named by its first sid), nearest first, then by sid."""
         seen: set[int] = set()
         found: list[tuple[int, int]] = []
         for (shift, mask), table in zip(_BANDS, self._bands, strict=True):
-            for sid in table.get((fingerprint >> shift) & mask, ()):
-                if sid in seen:
+            for other in table.get((fingerprint >> shift) & mask, ()):
+                if other in seen:
                     continue
-                seen.add(sid)
-                distance = hamming(fingerprint, self._hashes[sid])
+                seen.add(other)
+                distance = hamming(fingerprint, other)
                 if distance <= max_distance:
-                    found.append((sid, distance))
-        return sorted(found, key=lambda item: (item[1], item[0]))
-
-
-def index_texts(items: Iterable[tuple[int, str]]) -> SimHashIndex:
-    """An index of ``(sid, text)`` pairs (texts too short for a fingerprint are left out)."""
-    index = SimHashIndex()
-    for sid, text in items:
-        fingerprint = simhash(text)
-        if fingerprint is not None:
-            index.add(sid, fingerprint)
-    return index
+                    found.append((self._first[other], distance))
+        return sorted(found, key=lambda item: (item[1], item[0]))[:limit]

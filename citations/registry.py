@@ -88,7 +88,9 @@ class _State:
     key: str = POOL_KEY
     head: dict[str, Any] = field(default_factory=dict)  # an object file's other keys, in order
     rows: list[dict[str, Any]] = field(default_factory=list)  # as stored
-    texts: list[str | None] = field(default_factory=list)  # serialized rows (None: to do)
+    document: bytearray | None = None  # the file as last written (None: compose afresh)
+    tail: bytes = b""  # the document's bytes after its last row
+    written_rows: int = 0  # rows the document holds (the rest are appended on the next write)
     sources: dict[int, Source] = field(default_factory=dict)
     position: dict[int, int] = field(default_factory=dict)  # sid → index in rows
     by_key: dict[str, int] = field(default_factory=dict)
@@ -202,7 +204,6 @@ class SourceRegistry:
             if sid in pool and sid not in state.position:
                 state.position[sid] = len(state.rows)
                 state.rows.append(row)
-        state.texts = [None] * len(state.rows)
         state.sources = {source.sid: source for source in pool}
         for sid in pool.sids:
             state.by_key.setdefault(pool.key_of(sid) or "", sid)
@@ -261,7 +262,6 @@ class SourceRegistry:
                 stored = _with_sid(source, sid)
                 state.position[sid] = len(state.rows)
                 state.rows.append(stored.to_dict())
-                state.texts.append(None)
                 state.sources[sid] = stored
                 state.by_key[key] = sid
                 added.append(sid)
@@ -307,7 +307,7 @@ class SourceRegistry:
                 changed = True
         if changed:
             state.sources[sid] = source_from_row(row, str(self.path))
-            state.texts[state.position[sid]] = None
+            state.document = None  # a row inside the document changed
         return changed
 
     @staticmethod
@@ -320,35 +320,56 @@ class SourceRegistry:
         return found
 
     def _write(self, state: _State) -> None:
-        for i, text in enumerate(state.texts):
-            if text is None:
-                state.texts[i] = _row_text(state.rows[i])
-        body = "[\n  " + ",\n  ".join(t for t in state.texts if t) + "\n]" if state.rows else "[]"
-        if state.shape == "list":
-            document = body + "\n"
+        """Replace the file (atomically, under the caller's lock) with ``state``.
+
+        Rows are only ever appended, so the document is kept between writes and a registration
+        encodes only its new rows, in place (an enriched row composes the document afresh).
+        """
+        indent = b"\n  " if state.shape == "list" else b"\n    "
+        if state.document is None or not state.written_rows:
+            state.document, state.tail = _compose(state, indent)
         else:
-            state.head.setdefault(state.key, [])
-            entries = []
-            for key, value in state.head.items():
-                shown = body.replace("\n", "\n  ") if key == state.key else json.dumps(
-                    value, ensure_ascii=False, indent=2).replace("\n", "\n  ")
-                entries.append(f"  {json.dumps(key, ensure_ascii=False)}: {shown}")
-            document = "{\n" + ",\n".join(entries) + "\n}\n"
+            del state.document[len(state.document) - len(state.tail) :]
+            for row in state.rows[state.written_rows :]:
+                state.document += b"," + indent + _row_bytes(row)
+            state.document += state.tail
+        state.written_rows = len(state.rows)
         try:
-            write_atomic(self.path, document.encode("utf-8"))
+            write_atomic(self.path, state.document)
         except OSError as exc:
+            state.document = None
             raise RegistryError(f"{self.path}: write failed ({exc.strerror or exc})") from exc
         state.stamp = self._stamp()
 
 
-def _row_text(row: Mapping[str, Any]) -> str:
-    """One row as compact JSON (non-ASCII kept; a lone surrogate escaped so the file is UTF-8)."""
+def _compose(state: _State, indent: bytes) -> tuple[bytearray, bytes]:
+    """The whole file for ``state`` and its bytes after the last row."""
+    rows = b",".join(indent + _row_bytes(row) for row in state.rows)
+    close = (indent[:-2] if rows else b"") + b"]"
+    if state.shape == "list":
+        return bytearray(b"[" + rows + close + b"\n"), close + b"\n"
+    state.head.setdefault(state.key, [])
+    keys = list(state.head)
+    at = keys.index(state.key)
+
+    def entry(key: str) -> bytes:
+        value = json.dumps(state.head[key], ensure_ascii=False, indent=2).replace("\n", "\n  ")
+        return b"  " + json.dumps(key, ensure_ascii=False).encode() + b": " + value.encode()
+
+    before = b"".join(entry(key) + b",\n" for key in keys[:at])
+    opening = b"  " + json.dumps(state.key, ensure_ascii=False).encode() + b": ["
+    after = b"".join(b",\n" + entry(key) for key in keys[at + 1 :])
+    tail = close + after + b"\n}\n"
+    return bytearray(b"{\n" + before + opening + rows + tail), tail
+
+
+def _row_bytes(row: Mapping[str, Any]) -> bytes:
+    """One row as compact UTF-8 JSON (non-ASCII kept; a lone surrogate escaped)."""
     text = json.dumps(row, ensure_ascii=False)
     try:
-        text.encode("utf-8")
+        return text.encode("utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(row)
-    return text
+        return json.dumps(row).encode("ascii")
 
 
 class AsyncSourceRegistry:
