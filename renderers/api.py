@@ -326,7 +326,8 @@ def prepare(
     from renderers.resolve import resolve
 
     started = time.perf_counter()
-    native = read_answer(content, sources_pool, content_format, origin)
+    native = read_answer(content, sources_pool, content_format, origin,
+                         max_bytes=options.limits.max_content_bytes)
     if native is not None:  # a provider's raw answer: markdown with tokens plus its sources
         content, sources_pool, content_format = native.text, native.pool, "markdown"
     text = decode_content(content, origin)

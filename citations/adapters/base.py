@@ -170,16 +170,21 @@ class TextOffsets:
 
     An offset that falls inside a character (inside its UTF-8 sequence or between the two
     halves of a surrogate pair) or beyond the text raises :class:`AnswerError` naming the field.
+
+    A stream keeps only the end of its text: ``text`` then starts at index ``base`` of a text of
+    ``length`` characters (code points only).
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, base: int = 0, length: int | None = None) -> None:
         self.text = text
+        self.base = base
+        self.length = base + len(text) if length is None else length
         self._starts: dict[str, list[int]] = {}
 
     def size(self, unit: OffsetUnit) -> int:
         """The length of the text in ``unit``."""
         if unit == "codepoints":
-            return len(self.text)
+            return self.length
         return self._boundaries(unit)[-1]
 
     def index(self, offset: int, unit: OffsetUnit, path: str) -> int:
@@ -206,6 +211,7 @@ class TextOffsets:
     def _boundaries(self, unit: OffsetUnit) -> list[int]:
         """``starts[i]`` = offset of character ``i`` in ``unit``; ``starts[-1]`` = the size."""
         found = self._starts.get(unit)
+        assert self.base == 0, "byte and UTF-16 offsets need the whole text"
         if found is None:
             wide = 0x10000 if unit == "utf16" else 0x80
             if all(ord(c) < wide for c in self.text):
@@ -250,11 +256,14 @@ class Mark:
     cut_from: int | None = None
 
 
-def settle(text: str, start: int, end: int) -> int:
+def settle(text: str, start: int, end: int, base: int = 0) -> int:
     """Where a citation of ``text[start:end]`` goes: after the span, but before white space
-    that ends it (a citation hangs on the last word, never on a space or a line break)."""
+    that ends it (a citation hangs on the last word, never on a space or a line break).
+
+    ``text`` may be the end of a longer text, starting at its index ``base``.
+    """
     position = end
-    while position > start and text[position - 1].isspace():
+    while position > max(start, base) and text[position - 1 - base].isspace():
         position -= 1
     return position
 
@@ -264,54 +273,68 @@ class MarkSet:
 
     Marks are added in the provider's order. A replacement (``cut_from``) is kept only when no
     other citation lies inside the text it removes; a later citation inside a kept replacement
-    joins it.
+    joins it. Kept replacements never overlap, so both rules are binary searches.
     """
 
     def __init__(self) -> None:
         self.by_position: dict[int, Mark] = {}
+        self._positions: list[int] = []  # sorted
+        self._cut_starts: list[int] = []  # kept replacements, sorted (disjoint ranges)
+        self._cut_ends: list[int] = []
 
-    def add(self, position: int, source: int, cut_from: int | None = None) -> None:
-        for mark in self.by_position.values():
-            if mark.cut_from is not None and mark.cut_from <= position < mark.position:
-                position, cut_from = mark.position, None  # inside a replaced link: join it
-                break
-        if cut_from is not None and any(
-            cut_from <= other < position
-            or (mark.cut_from is not None and mark.cut_from < position and cut_from < other)
-            for other, mark in self.by_position.items()
-            if other != position
-        ):
-            cut_from = None
+    def add(self, position: int, source: int, cut_from: int | None = None) -> int:
+        """Add a citation of ``source``; return the position it ends up at."""
+        k = bisect.bisect_right(self._cut_starts, position) - 1
+        if k >= 0 and position < self._cut_ends[k]:
+            position, cut_from = self._cut_ends[k], None  # inside a replaced link: join it
+        if cut_from is not None:
+            j = bisect.bisect_left(self._positions, cut_from)
+            if j < len(self._positions) and self._positions[j] < position:
+                cut_from = None  # another citation sits in the text it would remove
         found = self.by_position.get(position)
         if found is None:
-            self.by_position[position] = Mark(position, [source], cut_from)
-            return
-        if source not in found.sources:
+            found = self.by_position[position] = Mark(position, [source])
+            bisect.insort(self._positions, position)
+        elif source not in found.sources:
             found.sources.append(source)
         if cut_from is not None and (found.cut_from is None or cut_from < found.cut_from):
+            if found.cut_from is not None:
+                k = self._cut_starts.index(found.cut_from)
+                del self._cut_starts[k], self._cut_ends[k]
             found.cut_from = cut_from
+            k = bisect.bisect_left(self._cut_starts, cut_from)
+            self._cut_starts.insert(k, cut_from)
+            self._cut_ends.insert(k, position)
+        return position
 
     def take(self, upto: int) -> list[Mark]:
         """The marks at positions ≤ ``upto`` in position order, removed from the set."""
-        ready = sorted(p for p in self.by_position if p <= upto)
+        count = bisect.bisect_right(self._positions, upto)
+        ready = self._positions[:count]
+        del self._positions[:count]
+        cuts = bisect.bisect_right(self._cut_ends, upto)
+        del self._cut_starts[:cuts], self._cut_ends[:cuts]
         return [self.by_position.pop(p) for p in ready]
 
 
 Piece = str | tuple[int, ...]  # text, or a citation of local source numbers
 
 
-def place(text: str, marks: Iterable[Mark], start: int, stop: int) -> list[Piece]:
-    """The pieces of ``text[start:stop]`` with ``marks`` (positions within it) as citations."""
+def place(
+    text: str, marks: Iterable[Mark], start: int, stop: int, base: int = 0
+) -> list[Piece]:
+    """The pieces of ``text[start:stop]`` with ``marks`` (positions within it) as citations
+    (``text`` may be the end of a longer text, starting at its index ``base``)."""
     pieces: list[Piece] = []
     cursor = start
     for mark in sorted(marks, key=lambda m: m.position):
         cut = mark.position if mark.cut_from is None else mark.cut_from
         if cut > cursor:
-            pieces.append(text[cursor:cut])
+            pieces.append(text[cursor - base : cut - base])
         pieces.append(tuple(mark.sources))
         cursor = max(cursor, mark.position)
     if stop > cursor:
-        pieces.append(text[cursor:stop])
+        pieces.append(text[cursor - base : stop - base])
     return pieces
 
 

@@ -56,13 +56,13 @@ RESPONSES = "OpenAI Responses output_text with url_citation annotations"
 CHAT = "OpenAI Chat Completions message with url_citation annotations"
 
 _LINK_TEXT = r"[^\[\]\n]{0,500}"
-_LINK_URL = r"[^()\s]{1,2000}"
+_LINK_URL = r"[^()\[\]\s]{1,2000}"
 _INLINE_LINK = re.compile(
     rf"\(\[{_LINK_TEXT}\]\(({_LINK_URL})\)\)|\[{_LINK_TEXT}\]\(({_LINK_URL})\)"
 )
 #: Every prefix of an inline link (empty included): text that may still become one.
 _LINK_PREFIX = re.compile(
-    rf"\(?(?:\[{_LINK_TEXT}(?:\](?:\((?:[^()\s]{{0,2000}}(?:\)\)?)?)?)?)?)?"
+    rf"\(?(?:\[{_LINK_TEXT}(?:\](?:\((?:[^()\[\]\s]{{0,2000}}(?:\)\)?)?)?)?)?)?"
 )
 #: Longest inline link (with its parentheses) looked for at the end of streamed text.
 MAX_LINK_CHARS = 2510
@@ -182,14 +182,15 @@ def add_annotation(
     annotation: object,
     path: str,
     keep_inline_links: bool,
-) -> None:
-    """Name the source of one annotation and mark where its citation goes."""
+) -> int | None:
+    """Name the source of one annotation and mark where its citation goes (returned; None when
+    the annotation is no citation)."""
     annotation = as_object(annotation, path)
     kind = annotation.get("type")
     fields, fpath = annotation, path
     if isinstance(annotation.get("url_citation"), Mapping):  # Chat Completions nests them
         fields, fpath = annotation["url_citation"], child(path, "url_citation")
-    text = offsets.text
+    text, base = offsets.text, offsets.base
     if kind == "url_citation":
         url = as_text(fields.get("url"), child(fpath, "url"))
         if not url.strip():
@@ -200,8 +201,8 @@ def add_annotation(
                                           optional=True), "source_type": "web"},
             fpath,
         )
-        cut = None if keep_inline_links else _inline_link_cut(text, start, end, url)
-        marks.add(end if cut is not None else settle(text, start, end), number, cut)
+        cut = None if keep_inline_links else _inline_link_cut(text, start, end, url, base)
+        return marks.add(end if cut is not None else settle(text, start, end, base), number, cut)
     elif kind in ("file_citation", "container_file_citation"):
         file_id = as_text(fields.get("file_id"), child(fpath, "file_id"))
         name = as_text(fields.get("filename"), child(fpath, "filename"), optional=True)
@@ -210,14 +211,12 @@ def add_annotation(
         number = draft.collector.add(row, fpath, identity=f"file:{file_id}")
         if kind == "file_citation":
             index = as_index(fields.get("index"), child(fpath, "index"))
-            marks.add(offsets.index(index, "codepoints", child(fpath, "index")), number)
-        else:
-            start, end = _span(offsets, fields, fpath)
-            marks.add(settle(text, start, end), number)
-    elif kind == "file_path":
-        return  # a link to a file the model generated, not a citation
-    else:
+            return marks.add(offsets.index(index, "codepoints", child(fpath, "index")), number)
+        start, end = _span(offsets, fields, fpath)
+        return marks.add(settle(text, start, end, base), number)
+    if kind != "file_path":  # file_path links a file the model generated: not a citation
         draft.warnings.append(f"{path}: annotation type {kind!r} is not a citation; skipped")
+    return None
 
 
 def _span(offsets: TextOffsets, fields: Mapping[str, Any], path: str) -> tuple[int, int]:
@@ -229,24 +228,37 @@ def _span(offsets: TextOffsets, fields: Mapping[str, Any], path: str) -> tuple[i
     return start, end
 
 
-def _inline_link_cut(text: str, start: int, end: int, url: str) -> int | None:
+def _inline_link_cut(text: str, start: int, end: int, url: str, base: int = 0) -> int | None:
     """Where removed text starts when ``text[start:end]`` is an inline link to ``url`` (the
-    space before it goes too), else None."""
-    found = _INLINE_LINK.fullmatch(text, start, end)
-    if found is None or start == end:
+    space before it goes too), else None (``text`` starts at index ``base``)."""
+    if (start <= base and start > 0) or start == end:
+        return None  # a streamed link is never released before its annotation arrives
+    found = _INLINE_LINK.fullmatch(text, start - base, end - base)
+    if found is None:
         return None
     target = found.group(1) or found.group(2)
     if normalize_url(target) != normalize_url(url):
         return None
-    return start - 1 if start > 0 and text[start - 1] == " " else start
+    return start - 1 if start > 0 and text[start - 1 - base] == " " else start
 
 
 def link_hold(text: str, stop: int) -> int:
     """Where text that may still become an inline link ends ``text[:stop]`` (with the space
-    before it), else ``stop``: streamed text before this point can be released."""
-    line_start = text.rfind("\n", 0, stop) + 1
-    low = max(line_start, stop - MAX_LINK_CHARS)
-    for position in range(low, stop):
-        if text[position] in "([" and _LINK_PREFIX.fullmatch(text, position, stop):
+    before it), else ``stop``: streamed text before this point can be released.
+
+    Such a tail holds exactly one ``[`` (link text and URL hold none), so only the last ``[``
+    of the line — or a ``(`` just before it, or one ending the text — can start it.
+    """
+    low = max(text.rfind("\n", 0, stop) + 1, stop - MAX_LINK_CHARS)
+    bracket = text.rfind("[", low, stop)
+    candidates = []
+    if bracket >= 0:
+        if bracket > low and text[bracket - 1] == "(":
+            candidates.append(bracket - 1)
+        candidates.append(bracket)
+    if stop > low and text[stop - 1] == "(":
+        candidates.append(stop - 1)
+    for position in candidates:
+        if _LINK_PREFIX.fullmatch(text, position, stop):
             return position - 1 if position > 0 and text[position - 1] == " " else position
     return stop

@@ -99,13 +99,38 @@ class _Stream:
 
 @dataclass
 class _Part:
-    """One ``output_text`` part being streamed."""
+    """One ``output_text`` part being streamed.
+
+    Only the end of its text is kept (``tail``, from index ``base``): text before the last word
+    that was released can no longer take a citation, so every delta costs its own length, not
+    the answer's. ``chunks`` hold the whole text for the final check.
+    """
 
     path: str
-    text: str = ""
+    tail: str = ""
+    base: int = 0
+    length: int = 0
+    chunks: list[str] = field(default_factory=list)
     marks: MarkSet = field(default_factory=MarkSet)
     released: int = 0
     done: bool = False
+
+    def append(self, delta: str) -> None:
+        self.tail += delta
+        self.chunks.append(delta)
+        self.length += len(delta)
+
+    def offsets(self) -> TextOffsets:
+        return TextOffsets(self.tail, base=self.base, length=self.length)
+
+    def forget_before(self, position: int) -> None:
+        """Drop the kept text before ``position``, keeping the white space that ends the last
+        word before it (a citation may still settle after that word)."""
+        keep = position - self.base
+        while keep > 0 and self.tail[keep - 1].isspace():
+            keep -= 1
+        keep = max(keep - 1, 0)
+        self.tail, self.base = self.tail[keep:], self.base + keep
 
 
 class OpenAIEvents(_Stream):
@@ -129,31 +154,29 @@ class OpenAIEvents(_Stream):
                 return self._open(data)[0]
         elif kind == "response.output_text.delta":
             out, part = self._open(data)
-            out += self._release(part, len(part.text), final=False)
-            part.text += str(data.get("delta", ""))
+            out += self._release(part, part.length, final=False)
+            part.append(str(data.get("delta", "")))
             return out
         elif kind == "response.output_text.annotation.added":
             part = self._open(data)[1]
             index = data.get("annotation_index", 0)
             path = child(child(part.path, "annotations"), index if isinstance(index, int) else 0)
-            before = {p: list(m.sources) for p, m in part.marks.by_position.items()}
-            openai.add_annotation(self.draft, part.marks, TextOffsets(part.text),
-                                  data.get("annotation"), path, self.keep_inline_links)
-            for position, mark in part.marks.by_position.items():
-                if position < part.released and before.get(position) != mark.sources:
-                    self.draft.warnings.append(
-                        f"{path}: arrived after the text it cites was released; placed late"
-                    )
+            position = openai.add_annotation(self.draft, part.marks, part.offsets(),
+                                             data.get("annotation"), path, self.keep_inline_links)
+            if position is not None and position < part.released:
+                self.draft.warnings.append(
+                    f"{path}: arrived after the text it cites was released; placed late"
+                )
         elif kind in ("response.output_text.done", "response.content_part.done"):
             key = (data.get("output_index"), data.get("content_index"))
             part = self.parts.get(key)  # type: ignore[arg-type]
             if part is not None and not part.done:
                 final = data.get("text") if kind == "response.output_text.done" else None
-                if isinstance(final, str) and final != part.text:
+                if isinstance(final, str) and final != "".join(part.chunks):
                     raise AnswerError(child(part.path, "text"), "the streamed deltas do not "
                                       "add up to the text of response.output_text.done")
                 part.done = True
-                return self._release(part, len(part.text), final=True)
+                return self._release(part, part.length, final=True)
         return ""
 
     def _open(self, data: Mapping[str, Any]) -> tuple[str, _Part]:
@@ -172,20 +195,23 @@ class OpenAIEvents(_Stream):
 
     def _release(self, part: _Part, upto: int, *, final: bool) -> str:
         """Emit ``part`` up to ``upto`` minus what a later annotation may still change."""
+        tail, base = part.tail, part.base
         if not final:
-            upto = len(part.text[:upto].rstrip())
+            while upto > part.released and tail[upto - 1 - base].isspace():
+                upto -= 1
             if not self.keep_inline_links:
-                upto = openai.link_hold(part.text, upto)
+                upto = base + openai.link_hold(tail, upto - base)
         if upto < part.released or (upto == part.released and not final):
             return ""
         marks = part.marks.take(upto if final else upto - 1)
-        pieces = place(part.text, marks, part.released, upto)
+        pieces = place(tail, marks, part.released, upto, base)
         part.released = upto
+        part.forget_before(upto)
         return self.emit(pieces)
 
     def close(self) -> str:
         tail = "".join(
-            self._release(part, len(part.text), final=True)
+            self._release(part, part.length, final=True)
             for part in self.parts.values() if not part.done
         )
         if not self.parts:

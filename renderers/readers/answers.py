@@ -27,6 +27,7 @@ from citations.adapters import (
     parse_answer,
 )
 from citations.pool import SourcePool
+from renderers.errors import LimitError
 
 #: Everything ``--from`` / ``content_format`` accepts.
 INPUT_FORMATS: tuple[str, ...] = ("markdown", "html", *PROVIDERS, "sidecar")
@@ -70,14 +71,20 @@ def _may_be_answer(content: object) -> bool:
 
 
 def read_answer(
-    content: Any, sources_pool: Any, content_format: str | None, origin: str = "content"
+    content: Any,
+    sources_pool: Any,
+    content_format: str | None,
+    origin: str = "content",
+    *,
+    max_bytes: int | None = None,
 ) -> NativeAnswer | None:
     """``content`` adapted when it is a native answer (detected, or named by
     ``content_format``), else None — markdown/HTML text and sidecar answers go on as they are.
 
     A forced provider whose shape does not fit, or a malformed answer, raises
     :class:`~citations.errors.AnswerError` naming the field (no field: an object that is no
-    known answer).
+    known answer). JSON text longer than ``max_bytes`` raises :class:`LimitError` before it is
+    parsed.
     """
     fmt = (content_format or "").strip().lower() or None
     if fmt in _TEXT_FORMATS or (fmt is not None and fmt not in PROVIDERS):
@@ -89,6 +96,10 @@ def read_answer(
         raw = content if isinstance(content, str) else bytes(content)
         if fmt is None and not _looks_like_json(raw):
             return None
+        if max_bytes is not None and len(raw) > max_bytes:
+            raise LimitError(
+                f"{origin}: the answer is larger than {max_bytes} bytes (limits.max_content_bytes)"
+            )
         try:
             data = parse_answer(raw, origin)
         except AnswerError:
@@ -117,9 +128,11 @@ def sniff_file(path: Path, forced: str | None = None) -> Detection | None:
     """
     if forced is not None and forced not in PROVIDERS:
         return None
+    if forced is None:
+        with path.open("rb") as handle:
+            if not _looks_like_json(handle.read(64)):
+                return None  # markdown or HTML: not read twice
     data = path.read_bytes()
-    if forced is None and not _looks_like_json(data):
-        return None
     try:
         parsed = parse_answer(data, str(path))
     except AnswerError:

@@ -279,3 +279,31 @@ def test_a_cycle_is_refused_not_followed() -> None:
     assert detect(loop) is None
     with pytest.raises(AnswerError, match="nests deeper"):
         adapt(loop)
+
+
+def test_large_answers_are_read_in_one_pass() -> None:
+    """20,000 citations (annotations, markers, streamed deltas): nothing is quadratic."""
+    from citations.adapters.streams import OpenAIEvents
+    from tests.fixtures.answers.events import openai_events
+
+    sentences = [f"Claim {i} holds ([s{i % 97}.org](https://s{i % 97}.org/{i})). " for i in
+                 range(20_000)]
+    text = "".join(sentences)
+    annotations, position = [], 0
+    for i, sentence in enumerate(sentences):
+        start = position + sentence.index("(")
+        annotations.append({"type": "url_citation", "start_index": start,
+                            "end_index": position + len(sentence) - 2,
+                            "url": f"https://s{i % 97}.org/{i}", "title": f"S{i}"})
+        position += len(sentence)
+    response = {"object": "response", "output": [{"type": "message", "id": "m", "content": [
+        {"type": "output_text", "text": text, "annotations": annotations}]}]}
+    adapted = from_openai(response)
+    assert adapted.citations == 20_000 and adapted.content.count("[[S:") == 20_000
+    stream = OpenAIEvents()
+    events = openai_events(response, lambda t: [m + 1 for m in range(0, len(t), 37)])
+    assert "".join(stream.feed(e) for e in events) + stream.close() == adapted.content
+    markers = " ".join(f"Point {i} [{i % 50 + 1}][{(i + 7) % 50 + 1}]." for i in range(20_000))
+    sonar = {"choices": [{"message": {"content": markers}}],
+             "citations": [f"https://p{n}.org" for n in range(50)]}
+    assert from_perplexity(sonar).citations == 20_000

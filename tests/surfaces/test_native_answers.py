@@ -318,3 +318,11 @@ def test_bad_answers_are_invalid_argument(
     assert result["ok"] is False
     assert result["error"]["code"] == "invalid_argument"
     assert result["error"]["where"] == where
+
+
+def test_answer_size_limit(tmp_path: Path) -> None:
+    from renderers.errors import LimitError
+
+    text = (ANSWERS / "openai-chat.json").read_text("utf-8")
+    with pytest.raises(LimitError, match="larger than 500 bytes"):
+        render(text, tmp_path, formats="md", limits={"max_content_bytes": 500})
