@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any, Literal
 
-from citations.adapters import PROVIDERS, adapt
 from citations.numbering import plan_citations
 from citations.pool import SourcePool
 from citations.tokens import (
@@ -122,9 +121,16 @@ def audit(
     ``numbers`` use appearance numbering; sids sharing a source share a number. A pool source is
     *orphaned* when neither it nor a duplicate of it is cited or named in a USAGE tag.
     """
-    if not isinstance(content, str) or content_format in PROVIDERS:
-        adapted = adapt(content, pool, provider=content_format if content_format in PROVIDERS
-                        else None)
+    if not isinstance(content, str) or content_format not in ("markdown", "html"):
+        from citations.adapters import PROVIDERS, adapt
+
+        if isinstance(content, str) and content_format not in PROVIDERS:
+            raise ValueError(
+                f"content_format={content_format!r}: accepted values are 'markdown', 'html' "
+                f"or a provider ({', '.join(PROVIDERS)})"
+            )
+        provider = content_format if content_format in PROVIDERS else None
+        adapted = adapt(content, pool, provider=provider)
         content, pool, content_format = adapted.content, adapted.pool, "markdown"
     if content_format not in ("markdown", "html"):
         raise ValueError(

@@ -14,23 +14,16 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from citations.adapters import (
-    ACCEPTED,
-    PROVIDERS,
-    AdaptedAnswer,
-    AnswerError,
-    Detection,
-    adapt,
-    detect,
-    parse_answer,
-)
-from citations.pool import SourcePool
+from citations.errors import AnswerError
 from renderers.errors import LimitError
 
-#: Everything ``--from`` / ``content_format`` accepts.
-INPUT_FORMATS: tuple[str, ...] = ("markdown", "html", *PROVIDERS, "sidecar")
+if TYPE_CHECKING:
+    from citations.adapters import AdaptedAnswer, Detection
+    from citations.pool import SourcePool
+
+#: Formats that are not a provider's answer (the adapters are imported only for the others).
 _TEXT_FORMATS = frozenset({"markdown", "md", "html", "htm", "sidecar", "json", "yaml"})
 
 
@@ -87,15 +80,19 @@ def read_answer(
     parsed.
     """
     fmt = (content_format or "").strip().lower() or None
-    if fmt in _TEXT_FORMATS or (fmt is not None and fmt not in PROVIDERS):
-        return None  # a text format, or an unknown name the readers refuse with their message
+    if fmt in _TEXT_FORMATS or not _may_be_answer(content):
+        return None  # text formats; a number, None …: the text decoder names what is accepted
+    text = isinstance(content, str | bytes | bytearray | memoryview)
+    raw = (content if isinstance(content, str) else bytes(content)) if text else ""
+    if fmt is None and text and not _looks_like_json(raw):
+        return None
+    from citations.adapters import ACCEPTED, PROVIDERS, adapt, detect, parse_answer
+    from citations.pool import SourcePool
+
+    if fmt is not None and fmt not in PROVIDERS:
+        return None  # an unknown name: the readers refuse it with their message
     data = content
-    if not _may_be_answer(content):
-        return None  # a number, None …: the text decoder names what is accepted
-    if isinstance(content, str | bytes | bytearray | memoryview):
-        raw = content if isinstance(content, str) else bytes(content)
-        if fmt is None and not _looks_like_json(raw):
-            return None
+    if text:
         if max_bytes is not None and len(raw) > max_bytes:
             raise LimitError(
                 f"{origin}: the answer is larger than {max_bytes} bytes (limits.max_content_bytes)"
@@ -109,7 +106,7 @@ def read_answer(
     if fmt is None:
         found = detect(data)
         if found is None or found.kind == "sidecar":
-            if isinstance(content, str | bytes | bytearray | memoryview):
+            if text:
                 return None
             raise AnswerError(
                 "", f"{origin} is a {type(content).__name__} that is not a recognized answer; "
@@ -126,6 +123,8 @@ def sniff_file(path: Path, forced: str | None = None) -> Detection | None:
 
     ``forced`` (``--from``) names a provider: the file must then parse as JSON.
     """
+    from citations.adapters import PROVIDERS, Detection, detect, parse_answer
+
     if forced is not None and forced not in PROVIDERS:
         return None
     if forced is None:

@@ -307,3 +307,32 @@ def test_large_answers_are_read_in_one_pass() -> None:
     sonar = {"choices": [{"message": {"content": markers}}],
              "citations": [f"https://p{n}.org" for n in range(50)]}
     assert from_perplexity(sonar).citations == 20_000
+
+
+@pytest.mark.parametrize(
+    ("unit", "offsets", "inside"),
+    [
+        ("codepoints", [0, 1, 2, 3, 4, 5], []),
+        ("utf16", [0, 1, 3, 4, 5, 6], [2]),          # 😀 is a surrogate pair: two units
+        ("utf8", [0, 1, 5, 6, 8, 11], [2, 3, 4, 7, 9, 10]),  # 😀 is 4 bytes, é 2
+    ],
+)
+def test_text_offsets_in_each_unit(unit: Any, offsets: list[int], inside: list[int]) -> None:
+    from citations.adapters.base import TextOffsets
+
+    text = "a😀bé\ud800"  # a lone surrogate counts as one code point, one unit, three bytes
+    table = TextOffsets(text)
+    assert [table.index(o, unit, "x") for o in offsets] == [0, 1, 2, 3, 4, 5]
+    for offset in inside:
+        with pytest.raises(AnswerError, match="falls inside the character"):
+            table.index(offset, unit, "x")
+    with pytest.raises(AnswerError, match="beyond the text"):
+        table.index(table.size(unit) + 1, unit, "x")
+
+
+def test_lone_surrogates_keep_positions() -> None:
+    text = "Broken \ud83c text here. Next."
+    answer = {"type": "message", "content": [{"type": "output_text", "text": text, "annotations": [
+        {"type": "url_citation", "start_index": 0, "end_index": text.index(" Next"),
+         "url": "https://a.org", "title": "A"}]}]}
+    assert from_openai(answer).content == "Broken \ud83c text here.[[S:1]] Next."
