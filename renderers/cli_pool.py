@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from renderers.cli import BadInput, fail, user_errors
+from renderers.cli_errors import BadInput, fail, reading
 
 POOL_EXAMPLES = """[bold]Examples[/bold]
 
@@ -86,10 +86,10 @@ def add(
     from citations.registry import SourceRegistry
 
     try:
-        with user_errors(output):
+        with reading(output):
             data = _read_output(output)
             rows, origin = _rows(data, tool, output)
-        with user_errors(str(pool)):
+        with reading(str(pool)):
             result = SourceRegistry(pool, near_duplicates=near).register(rows)
     except BadInput as exc:
         raise fail(exc.where, exc.message, exc.code) from None
@@ -125,7 +125,7 @@ def show(
     from citations.prompt import sources_prompt_block
 
     try:
-        with user_errors(str(pool)):
+        with reading(str(pool)):
             sources = SourcePool.load(pool)
             sids = [s.sid for s in sources.select(selector)] if selector else None
     except BadInput as exc:

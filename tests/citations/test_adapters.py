@@ -125,7 +125,7 @@ def test_gemini_offsets_are_utf8_bytes() -> None:
     shifted_segment["segment"]["endIndex"] -= 1  # now inside the 4-byte 🌊
     with pytest.raises(AnswerError) as caught:
         from_gemini(shifted)
-    assert caught.value.field == "candidates[0].groundingMetadata.groundingSupports[1].segment" \
+    assert caught.value.path == "candidates[0].groundingMetadata.groundingSupports[1].segment" \
                                  ".endIndex"
     assert "inside the character '🌊'" in str(caught.value)
 
@@ -153,7 +153,7 @@ def test_anthropic_document_locations_are_kept_and_validated() -> None:
     bad["content"][3]["citations"][0]["end_page_number"] = 3
     with pytest.raises(AnswerError) as caught:
         from_anthropic(bad)
-    assert caught.value.field == "content[3].citations[0].end_page_number"
+    assert caught.value.path == "content[3].citations[0].end_page_number"
 
 
 def test_anthropic_web_results_give_dates_and_snippets() -> None:
@@ -256,7 +256,7 @@ def test_malformed_answers_name_the_field(name: str, mutate: Any, field: str) ->
     mutate(answer)
     with pytest.raises(AnswerError) as caught:
         adapt(answer)
-    assert caught.value.field == field
+    assert caught.value.path == field
     assert str(caught.value).startswith(field + ": ")
 
 

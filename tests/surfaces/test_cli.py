@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from typer.testing import CliRunner
 from renderers import cli
 from renderers.api import available_formats
 from tests.helpers import pdf_text
+from tests.support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -47,15 +47,6 @@ def workspace(tmp_path: Path) -> Path:
     (tmp_path / "note.md").write_text(REPORT, encoding="utf-8")
     (tmp_path / "other.md").write_text("# Other\n\nOnly one source.[[S:1]]\n", encoding="utf-8")
     return tmp_path
-
-
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The installed console script in a real process (stdout is a pipe: not a tty)."""
-    command = [str(CITERENDER)] if CITERENDER.exists() else [sys.executable, "-m", "renderers.cli"]
-    env = {**os.environ, "COLUMNS": "120"}
-    return subprocess.run(
-        [*command, *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=env
-    )
 
 
 def assert_one_line_error(stderr: str, *needles: str) -> None:
@@ -140,6 +131,7 @@ def test_pool_found_next_to_the_input(workspace: Path) -> None:
     assert (workspace / "out" / "note.md").is_file()
 
 
+@pytest.mark.slow
 def test_batch_in_parallel_processes_with_plain_progress(workspace: Path) -> None:
     proc = run_cli(
         "render",
@@ -283,6 +275,7 @@ def test_audit_json_keys_and_exit_codes(workspace: Path) -> None:
         "invalid_tokens",
         "numbers",
         "coverage",
+        "contiguous",
         "ok",
     }
     assert report["ok"] is True and report["cited_sids"] == [1, 2, 3]
@@ -348,7 +341,7 @@ def test_long_report_is_reproducible(tmp_path: Path) -> None:
 
 
 def test_demo_renders_every_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("renderers.api.available_formats", lambda: ("md", "html"))
+    monkeypatch.setattr("renderers.formats.available_formats", lambda: ("md", "html"))
     out = tmp_path / "demo"
     result = runner().invoke(cli.app, ["demo", "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 0, result.output

@@ -6,8 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from citations.pool import SourcePool
-from tests.surfaces.test_cli import run_cli
+from tests.support.cli import run_cli
+
+pytestmark = pytest.mark.slow  # every test starts the command in a fresh process
 
 ANSWERS = Path(__file__).resolve().parent.parent / "fixtures" / "answers"
 SEARCH = {"results": [
@@ -37,7 +41,7 @@ def test_add_prints_the_sid_map_and_show_prints_the_prompt_block(tmp_path: Path)
     shown = run_cli("pool", "show", "conv/pool.json", "so:sources_pool[2-3]", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout == (
-        'SOURCES POOL:\n[S:2] irena.org | "Statistics" | 2024-07-01\n'
+        'SOURCES POOL (2 sources):\n[S:2] irena.org | "Statistics" | 2024-07-01\n'
         '[S:3] ember-energy.org | "New"\n'
     )
 

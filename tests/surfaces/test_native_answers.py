@@ -23,8 +23,8 @@ from citations.audit import audit
 from citations.tokens import citation_groups
 from renderers import render, write_pdf
 from renderers.tools import TOOL_SCHEMAS, call_tool
-from tests.helpers import pdf_text, soffice_binary
-from tests.surfaces.test_cli import run_cli
+from tests.helpers import pdf_text, require_client, require_marker, soffice_binary
+from tests.support.cli import run_cli
 
 ANSWERS = Path(__file__).resolve().parent.parent / "fixtures" / "answers"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((ANSWERS / "expected.json").read_text("utf-8"))
@@ -165,9 +165,10 @@ def _anchored(name: str) -> list[str]:
 @pytest.fixture(scope="module")
 def office_pdfs(rendered: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every DOCX and PPTX converted to PDF by LibreOffice in one run."""
+    require_marker("libreoffice", "runs LibreOffice")
     binary = soffice_binary()
-    if binary is None:
-        pytest.skip("LibreOffice is not installed (outside CI)")
+    require_client(binary is not None, "LibreOffice is not installed")
+    assert binary is not None
     out = tmp_path_factory.mktemp("office")
     for fmt in ("docx", "pptx"):
         (out / fmt).mkdir()
@@ -231,6 +232,7 @@ def test_audit_reads_native_answers() -> None:
 # -- the command line -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_renders_an_answer_and_says_which_shape(tmp_path: Path) -> None:
     shutil.copy(ANSWERS / "anthropic-web-search.json", tmp_path / "answer.json")
     done = run_cli("render", "answer.json", "--to", "md", "--out", "out", cwd=tmp_path)
@@ -242,6 +244,7 @@ def test_cli_renders_an_answer_and_says_which_shape(tmp_path: Path) -> None:
     assert "2024[^1][^2], while" in text and "rebound 🔥[^3]" in text
 
 
+@pytest.mark.slow
 def test_cli_from_forces_a_provider(tmp_path: Path) -> None:
     shutil.copy(ANSWERS / "openai-chat.json", tmp_path / "answer.json")
     done = run_cli("render", "answer.json", "--from", "anthropic", "--to", "md", cwd=tmp_path)
@@ -252,6 +255,7 @@ def test_cli_from_forces_a_provider(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_cli_malformed_answer_names_the_field(tmp_path: Path) -> None:
     answer = load("openai-responses.json")
     message = answer["output"][1]
@@ -267,6 +271,7 @@ def test_cli_malformed_answer_names_the_field(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_cli_audit_of_an_answer(tmp_path: Path) -> None:
     shutil.copy(ANSWERS / "gemini-google-search.json", tmp_path / "answer.json")
     done = run_cli("audit", "answer.json", "--json", cwd=tmp_path)
@@ -292,7 +297,7 @@ def test_write_pdf_tool_with_a_raw_response(tmp_path: Path) -> None:
     assert result["sources_used"] == [1, 2] and result["stats"]["input_format"] == "gemini"
     as_string = call_tool("write_markdown", {
         "answer": (ANSWERS / "llamaindex-response.json").read_text("utf-8"),
-        "answer_format": "llamaindex", "path": "uba.md"}, out_dir=tmp_path)
+        "content_format": "llamaindex", "path": "uba.md"}, out_dir=tmp_path)
     assert as_string["ok"], as_string
     assert "📉[^1][^2]" in (tmp_path / "uba.md").read_text("utf-8")
     audited = call_tool("audit_citations", {"answer": load("openai-chat.json")}, out_dir=tmp_path)
