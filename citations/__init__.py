@@ -4,10 +4,12 @@ No rendering library is imported here.
 """
 
 from citations.errors import (
+    AnswerError,
     CitationError,
     DuplicateSidError,
     ExtractorError,
     PoolError,
+    RegistryError,
     SelectorError,
     SidecarError,
     StoreError,
@@ -17,10 +19,12 @@ from citations.errors import (
 from citations.model import Source
 
 __all__ = [
+    "AnswerError",
     "CitationError",
     "DuplicateSidError",
     "ExtractorError",
     "PoolError",
+    "RegistryError",
     "SelectorError",
     "SidecarError",
     "Source",

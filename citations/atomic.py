@@ -24,7 +24,7 @@ _TEMP_NAME = re.compile(r"\..+\.[0-9a-f]{12}\.tmp")
 STALE_TEMP_SECONDS = 600.0
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+def write_atomic(path: str | os.PathLike[str], data: bytes | bytearray | memoryview) -> Path:
     """Write ``data`` to ``path`` atomically and durably; return the path.
 
     Missing parent directories are created. The temporary file and the rename both go through

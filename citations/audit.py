@@ -125,27 +125,44 @@ def _unique(values: Iterable[int]) -> tuple[int, ...]:
 
 
 def audit(
-    content: str,
+    content: object,
     pool: object,
     *,
-    content_format: AuditFormat = "markdown",
+    content_format: str = "markdown",
     dialects: frozenset[str] = frozenset(),
 ) -> AuditReport:
     """Audit ``content`` (markdown, HTML, or a JSON/YAML answer with a ``_citations`` sidecar)
     against ``pool`` (anything :meth:`SourcePool.coerce` accepts).
 
+    ``content`` may also be a provider's native answer (a dict/list, or its JSON text with
+    ``content_format`` naming the provider): it is adapted first (:mod:`citations.adapters`),
+    and its sources are merged into ``pool``.
+
     ``numbers`` use appearance numbering; sids sharing a source share a number. A pool source is
     *orphaned* when neither it nor a duplicate of it is cited or named in a USAGE tag.
     """
-    if content_format in ("json", "yaml"):
-        return audit_structured(content, pool, content_format=content_format)
+    if content_format in ("json", "yaml") and isinstance(content, str):
+        structured: Literal["json", "yaml"] = "json" if content_format == "json" else "yaml"
+        return audit_structured(content, pool, content_format=structured)
+    if not isinstance(content, str) or content_format not in ("markdown", "html"):
+        from citations.adapters import PROVIDERS, adapt
+
+        if isinstance(content, str) and content_format not in PROVIDERS:
+            raise ValueError(
+                f"content_format={content_format!r}: accepted values are 'markdown', 'html', "
+                f"'json', 'yaml' or a provider ({', '.join(PROVIDERS)})"
+            )
+        provider = content_format if content_format in PROVIDERS else None
+        adapted = adapt(content, pool, provider=provider)
+        content, pool, content_format = adapted.content, adapted.pool, "markdown"
     if content_format not in ("markdown", "html"):
         raise ValueError(
             f"content_format={content_format!r}: accepted values are 'markdown', 'html', "
             "'json', 'yaml'"
         )
     sources = SourcePool.coerce(pool)
-    tokens = scan(content, syntax=content_format, dialects=dialects)
+    syntax: Literal["markdown", "html"] = "html" if content_format == "html" else "markdown"
+    tokens = scan(content, syntax=syntax, dialects=dialects)
     groups: list[tuple[int, ...]] = []
     usage: list[int] = []
     in_code: list[int] = []
@@ -188,7 +205,7 @@ def audit(
         orphaned_sids=orphaned,
         invalid_tokens=tuple(invalid),
         numbers=dict(plan.numbers),
-        coverage=_coverage(content, content_format, cite_positions),
+        coverage=_coverage(content, syntax, cite_positions),
         warnings=tuple(warnings),
     )
 

@@ -107,3 +107,35 @@ class ExtractorError(CitationError):
     """A tool output could not be turned into source rows."""
 
     default_field = "tool_output"
+
+
+class AnswerError(CitationError):
+    """A provider's answer (OpenAI, Anthropic, …) is malformed or is no answer at all.
+
+    ``path`` names the bad part inside the answer, such as
+    ``output[0].content[1].annotations[2].end_index`` (``""``: the answer as a whole); the
+    message starts with it. ``field`` is ``answer`` followed by that path, as the agent tools
+    name the argument.
+    """
+
+    default_code = ErrorCode.INVALID_ARGUMENT
+    default_field = "answer"
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(
+            f"{path}: {message}" if path else message,
+            field=f"answer.{path}" if path else "answer",
+        )
+        self.path = path
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        message = str(self.args[0]) if self.args else ""
+        detail = message[len(self.path) + 2 :] if self.path else message
+        return type(self), (self.path, detail), self.__dict__
+
+
+class RegistryError(CitationError):
+    """A persistent source registry file could not be read, locked or written."""
+
+    default_code = ErrorCode.INVALID_SOURCES_POOL
+    default_field = "pool"

@@ -16,12 +16,19 @@ has arrived and the section does not leave a fence or raw-HTML block open. So te
 back for at most one block (a paragraph, a list, a fenced block), never for the whole stream,
 and the output cannot differ from the batch rewrite. ``[[USAGE:..]]`` tags are removed;
 invalid tokens and tokens in code pass through verbatim; invalid tokens are recorded.
+
+Providers' streamed events are accepted too: ``feed_event(event)`` takes OpenAI Responses
+(``response.output_text.delta`` / ``response.output_text.annotation.added``) or Anthropic
+Messages (``text_delta`` / ``citations_delta``) events, places their citations as
+:mod:`citations.adapters.streams` does and rewrites the result; after ``flush()``, ``answer``
+holds the adapted answer (its sources pool). The output equals rewriting the non-streamed
+answer's ``content``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from citations.tokens import (
     _CUT_RE,
@@ -31,6 +38,10 @@ from citations.tokens import (
     removal_span,
     scan,
 )
+
+if TYPE_CHECKING:
+    from citations.adapters.base import AdaptedAnswer
+    from citations.adapters.streams import EventStream
 
 Renderer = Callable[[Token], str]
 
@@ -99,12 +110,16 @@ class StreamRewriter:
         render: Renderer | Literal["markdown", "html"] = "markdown",
         *,
         dialects: frozenset[str] = frozenset(),
+        sources_pool: object = None,
     ) -> None:
         self._render: Renderer = _renderer(render)
         self._dialects = frozenset(dialects)
         self.cited_sids: list[int] = []
         self.usage_sids: list[int] = []
         self.invalid_tokens: list[Token] = []
+        self.sources_pool = sources_pool
+        self.events: EventStream | None = None
+        self.answer: AdaptedAnswer | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -123,9 +138,22 @@ class StreamRewriter:
             self._whole = True
         return "" if self._whole else self._release()
 
+    def feed_event(self, event: object) -> str:
+        """Add one streamed provider event (OpenAI Responses or Anthropic Messages; a dict, an
+        SDK object or its JSON); return the rewritten text that is final so far."""
+        if self.events is None:
+            from citations.adapters.streams import open_event_stream
+
+            self.events = open_event_stream(event, self.sources_pool)
+        return self.feed(self.events.feed(event))
+
     def flush(self) -> str:
         """End of stream: return everything still held back, rewritten; then start afresh."""
-        out = self._emit(len(self._buf)) if self._buf else ""
+        head = ""
+        if self.events is not None:
+            head = self.feed(self.events.close())
+            self.answer, self.events = self.events.answer, None
+        out = head + (self._emit(len(self._buf)) if self._buf else "")
         self._reset()
         return out
 

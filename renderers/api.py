@@ -21,6 +21,7 @@ from renderers.options import accepted_options, build_options
 from renderers.outputs import output_path, validate_name
 from renderers.pipeline import (
     DIALECTS,
+    Content,
     ContentFormat,
     Prepared,
     RenderResult,
@@ -72,7 +73,7 @@ def _stem(name: str) -> str:
 
 
 def open_session(
-    content: str | bytes,
+    content: Content,
     out_dir: Path,
     *,
     sources_pool: Any = None,
@@ -112,7 +113,7 @@ def open_session(
 
 
 def render(
-    content: str | bytes,
+    content: Content,
     out_dir: str | os.PathLike[str],
     *,
     name: str = "report",
@@ -197,7 +198,7 @@ class WriteFunction(Protocol):
 
     def __call__(
         self,
-        content: str | bytes,
+        content: Content,
         path: str | os.PathLike[str],
         *,
         sources_pool: Any = None,
@@ -224,7 +225,7 @@ def _writer_for(fmt: str, name: str, summary: str) -> WriteFunction:
     keyword ``options`` map onto :class:`RenderOptions` fields.
     """
 
-    def write(content: str | bytes, path: str | os.PathLike[str], **kwargs: Any) -> RenderResult:
+    def write(content: Content, path: str | os.PathLike[str], **kwargs: Any) -> RenderResult:
         target = Path(path)
         validate_name(target.name)
         root = target.parent.resolve()

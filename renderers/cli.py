@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -47,6 +47,11 @@ from renderers.cli_errors import (
 )
 from renderers.errors import OptionError
 from renderers.options import PARAMS
+
+if TYPE_CHECKING:
+    from citations.adapters import Detection
+    from citations.audit import AuditReport
+    from citations.pool import SourcePool
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -191,6 +196,17 @@ def check_out_dir(path: Path) -> None:
         raise BadInput(str(path), "exists and is not a directory (given to --out)")
 
 
+def sniff_answer(path: Path, forced: str | None) -> Detection | None:
+    """The provider answer ``path`` holds (announced in one info line), or None."""
+    from renderers.readers.answers import sniff_file
+
+    with reading(str(path)):
+        found = sniff_file(path, forced)
+    if found is not None:
+        print(f"citerender: info: {path}: read as {found.shape}", file=sys.stderr)
+    return found
+
+
 def check_input(path: Path) -> None:
     if not path.exists():
         raise BadInput(str(path), "no such file")
@@ -298,12 +314,13 @@ def _render_jobs(
     for path in inputs:
         check_input(path)
         pool_path = pool if pool is not None else find_pool(path)
-        if pool_path is None:
+        native = sniff_answer(path, content_format)
+        if pool_path is None and native is None:
             raise BadInput(
                 str(path),
                 f"no sources pool; pass --pool POOL (or put {path.stem}.pool.json next to it)",
             )
-        if pool_path not in checked_pools:
+        if pool_path is not None and pool_path not in checked_pools:
             check_pool(pool_path)
             checked_pools.add(pool_path)
         stem = name or path.stem
@@ -321,8 +338,9 @@ def _render_jobs(
             )
         stems[stem] = path
         jobs.append(Job(
-            input=str(path), pool=str(pool_path), out=str(out), name=name, formats=formats,
-            content_format=content_format, kwargs=options,
+            input=str(path), pool=str(pool_path or ""), out=str(out), name=name,
+            formats=formats, content_format=native.kind if native else content_format,
+            kwargs=options,
         ))  # fmt: skip
     return jobs
 
@@ -348,9 +366,7 @@ def audit(
 ) -> None:
     """Check INPUT's citations against POOL: unknown, invalid, in-code and orphaned sources."""
     from citations.audit import audit as run_audit
-    from citations.audit import structured_format
     from citations.pool import SourcePool
-    from renderers.api import content_format_for, decode_content
     from renderers.options import read_options
 
     try:
@@ -358,25 +374,17 @@ def audit(
         check_options({"content_format": from_, "dialects": dialects})
         read = read_options(from_, dialects)
         pool_path = pool if pool is not None else find_pool(input)
-        if pool_path is None:
+        native = sniff_answer(input, read.content_format)
+        if pool_path is None and native is None:
             raise BadInput(str(input), "no sources pool; pass --pool POOL")
         with reading(str(pool_path)):
-            sources = SourcePool.load(pool_path)
+            sources = SourcePool.load(pool_path) if pool_path else SourcePool()
         with reading(str(input)):
-            text = decode_content(input.read_bytes(), str(input))
-            fmt: str | None = read.content_format or (
-                structured_format(input.name, text) or content_format_for(input)
-            )
-            if fmt is None:
-                from renderers.readers.detect import detect_format
-
-                fmt = detect_format(text)
-            try:
-                report = run_audit(
-                    text, sources, content_format=fmt, dialects=read.dialects  # type: ignore[arg-type]
-                )
-            except ValueError as exc:
-                raise BadInput(str(input), str(exc)) from None
+            if native is not None:  # adapted first: its sources are merged into the pool
+                report = run_audit(json.loads(input.read_bytes()), sources,
+                                   content_format=native.kind)
+            else:
+                report = _audit_text(input, sources, read.content_format, read.dialects)
     except BadInput as exc:
         raise fail(exc.where, exc.message) from None
     if as_json:
@@ -384,6 +392,28 @@ def audit(
     else:
         print(report.format_text())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_PROBLEMS)
+
+
+def _audit_text(
+    input: Path, sources: SourcePool, content_format: str | None, dialects: frozenset[str]
+) -> AuditReport:
+    """The audit of a markdown, HTML or JSON/YAML input file."""
+    from citations.audit import audit as run_audit
+    from citations.audit import structured_format
+    from renderers.api import content_format_for, decode_content
+
+    text = decode_content(input.read_bytes(), str(input))
+    fmt: str | None = content_format or (
+        structured_format(input.name, text) or content_format_for(input)
+    )
+    if fmt is None:
+        from renderers.readers.detect import detect_format
+
+        fmt = detect_format(text)
+    try:
+        return run_audit(text, sources, content_format=fmt, dialects=dialects)
+    except ValueError as exc:
+        raise BadInput(str(input), str(exc)) from None
 
 
 @app.command(epilog=SERVE_EXAMPLES)
@@ -494,6 +524,11 @@ def demo(
         console.print(listing)
     console.print(f"Provenance of every file: {out / 'sources_used.json'}", soft_wrap=True)
     raise typer.Exit(code)
+
+
+from renderers.cli_pool import pool_app  # noqa: E402  (its commands use the helpers above)
+
+app.add_typer(pool_app, name="pool")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

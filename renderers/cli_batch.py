@@ -96,7 +96,7 @@ def run_job(job: Job, notify: Callable[[Event], None] | None = None) -> Outcome:
             job.out,
             name=job.name,
             formats=job.formats,
-            sources_pool=Path(job.pool),
+            sources_pool=Path(job.pool) if job.pool else None,  # an answer brings its own
             content_format=job.content_format,
             on_result=on_result,
             **job.kwargs,

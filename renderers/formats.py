@@ -16,6 +16,11 @@ from renderers.errors import OptionError, short_repr
 
 Format = Literal["pdf", "png", "docx", "pptx", "html", "md"]
 ContentFormat = Literal["markdown", "html"]
+#: What an input may be: text the readers parse, or a provider's raw answer, which
+#: :mod:`renderers.readers.answers` adapts to markdown first (``citations.adapters.PROVIDERS``).
+InputFormat = Literal[
+    "markdown", "html", "openai", "anthropic", "perplexity", "gemini", "langchain", "llamaindex"
+]
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,10 @@ SERVER_NAME = "citerender"
 INSTRUCTIONS = (
     "Render cited markdown or HTML into PDF, DOCX, PPTX, PNG, HTML or Markdown. Cite with "
     "[[S:1]], [[S:1,3]] or [[S:2-4]] and pass the sources as sources_pool rows "
-    "({sid, title, url, published_at}). Files are written inside the server's output "
-    "directory; give 'path' as a name relative to it."
+    "({sid, title, url, published_at}) — or pass your model's raw cited response (OpenAI, "
+    "Anthropic, Perplexity, Gemini, LangChain, LlamaIndex) as 'answer' instead of content. "
+    "Files are written inside the server's output directory; give 'path' as a name relative "
+    "to it."
 )
 #: Deepest JSON nesting the SDK's parser (pydantic-core) accepts.
 MAX_DEPTH = 255

@@ -21,7 +21,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from citations.chars import clean_text
 from renderers.errors import OptionError, short_repr
-from renderers.formats import FORMATS, ContentFormat, Format
+from renderers.formats import FORMATS, Format, InputFormat
 
 __all__ = [
     "FORMATS",
@@ -126,9 +126,13 @@ class Limits:
 class ReadingOptions:
     """How the input is read: keyword arguments of ``render``/``write_*`` beside the options."""
 
-    content_format: ContentFormat | None = option(
+    content_format: InputFormat | None = option(
         None,
-        help="Input format (default: detected from the content).",
+        help=(
+            "Input format (default: detected from the content): markdown, html, or the "
+            "provider of a raw answer (openai, anthropic, perplexity, gemini, langchain, "
+            "llamaindex)."
+        ),
         aliases={"md": "markdown", "htm": "html"},
         cli_flags=("--from", "-f"),
     )

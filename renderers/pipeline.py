@@ -38,6 +38,7 @@ from renderers.errors import (
 from renderers.formats import ContentFormat
 from renderers.options import RenderOptions, read_options
 from renderers.outputs import relative_name, write_atomic
+from renderers.readers.answers import read_answer
 from renderers.writers import Artifact, writer_for
 
 if TYPE_CHECKING:
@@ -45,6 +46,9 @@ if TYPE_CHECKING:
     from renderers.resolve import ResolvedDocument
 
 DIALECTS: frozenset[str] = frozenset({"s_dialect", "numeric"})
+#: What every entry point takes: markdown/HTML text (or UTF-8 bytes), or a provider's raw
+#: answer — a dict/list, an SDK object or its JSON (see :mod:`renderers.readers.answers`).
+Content = str | bytes | Mapping[str, Any] | list[Any]
 
 ResultCallback = Callable[["RenderResult"], None]
 
@@ -89,13 +93,14 @@ class Prepared:
     citations: int
     parse_ms: float
     inputs: tuple[Path, ...] = ()  # files the render read: no output may replace them
+    input_format: str = ""  # markdown, html, or the provider whose answer was adapted
 
     @property
     def warnings(self) -> tuple[str, ...]:
         return tuple(str(d) for d in self.diagnostics)
 
 
-def decode_content(content: str | bytes, origin: str = "content") -> str:
+def decode_content(content: object, origin: str = "content") -> str:
     """``content`` as text; bytes must be UTF-8 (a BOM is dropped). Characters no output can
     carry (controls, lone surrogates) become U+FFFD (:func:`citations.chars.clean_text`)."""
     if isinstance(content, str):
@@ -119,6 +124,9 @@ def detect_content_format(value: str | None, text: str) -> ContentFormat:
         from renderers.readers.detect import detect_format
 
         return detect_format(text)
+    if fmt not in ("markdown", "html"):  # a provider's answer is adapted before this stage
+        raise InputError(f"{fmt} answers are JSON objects; this content is not one", field=
+                         "content_format")
     return fmt
 
 
@@ -136,7 +144,7 @@ def _input_diagnostics(rdoc: ResolvedDocument) -> list[Diagnostic]:
 
 
 def prepare(
-    content: str | bytes,
+    content: Content,
     *,
     sources_pool: Any = None,
     content_format: str | None = None,
@@ -154,6 +162,10 @@ def prepare(
     from renderers.resolve import resolve
 
     started = time.perf_counter()
+    native = read_answer(content, sources_pool, content_format, origin,
+                         max_bytes=options.limits.max_content_bytes)
+    if native is not None:  # a provider's raw answer: markdown with tokens plus its sources
+        content, sources_pool, content_format = native.text, native.pool, "markdown"
     text = decode_content(content, origin)
     fmt = detect_content_format(content_format, text)
     chosen = _dialects(dialects)
@@ -198,9 +210,13 @@ def prepare(
         rdoc=rdoc,
         options=options,
         dialects=chosen,
-        diagnostics=unique([*_input_diagnostics(rdoc), *mapped]),
+        diagnostics=unique([
+            *(Diagnostic(Code.READER_NOTE, w) for w in (native.warnings if native else ())),
+            *_input_diagnostics(rdoc), *mapped,
+        ]),
         citations=citations,
         parse_ms=(time.perf_counter() - started) * 1000,
+        input_format=native.provider if native else fmt,
         inputs=tuple(Path(f) for f in files if f is not None),
     )
 
@@ -362,6 +378,7 @@ class Session:
             "bytes": sum(len(blob) for blob in artifact.blobs),
             "citations": self.prepared.citations,
             "sources": len(self.rdoc.entries),
+            "input_format": self.prepared.input_format,
             "elapsed_ms": round(elapsed_ms, 1),
         }
 

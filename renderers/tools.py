@@ -72,6 +72,23 @@ INPUT_PROPERTIES: dict[str, dict[str, Any]] = {
     },
     "sources_pool": SOURCES_POOL_SCHEMA,
 }
+#: A provider's raw answer instead of ``content`` (the write tools and the audit).
+ANSWER_PROPERTIES: dict[str, dict[str, Any]] = {
+    "answer": {
+        "type": ["object", "array", "string"],
+        "description": (
+            "Instead of content: your model's raw cited response, as returned — an OpenAI "
+            "Responses or Chat Completions object (url_citation annotations), an Anthropic "
+            "Message (text blocks with citations), a Perplexity completion (citations / "
+            "search_results), a Gemini response (groundingMetadata), a LangChain AIMessage or "
+            "retrieval output, or a LlamaIndex Response (source_nodes); an object or its JSON "
+            "string. Its citations become linked superscripts where the provider placed them "
+            "and its sources the Sources section; sources_pool, when given, is merged (a known "
+            "URL keeps its sid). content_format may name the provider (detected otherwise)."
+        ),
+    },
+}
+_CONTENT_OR_ANSWER = "Give exactly one of 'content' (markdown or HTML) and 'answer'."
 
 
 def option_properties(
@@ -123,15 +140,18 @@ def _write_tool(name: str, fmt: Format, surface: Surface) -> dict[str, Any]:
             ),
         },
         **INPUT_PROPERTIES,
+        **ANSWER_PROPERTIES,
         **option_properties(surface, fmt),
     }
     return {
         "name": name,
-        "description": f"Render cited markdown or HTML to {BY_NAME[fmt].summary}.{_RESULT_NOTE}",
+        "description": (
+            f"Render cited markdown or HTML — or a model's raw cited answer — to "
+            f"{BY_NAME[fmt].summary}.{_RESULT_NOTE} {_CONTENT_OR_ANSWER}"
+        ),
         "parameters": {
             "type": "object",
             "properties": properties,
-            "required": ["content"],
             "additionalProperties": False,
         },
     }
@@ -141,14 +161,15 @@ def _audit_tool(surface: Surface) -> dict[str, Any]:
     return {
         "name": "audit_citations",
         "description": (
-            "Check the citations in markdown or HTML against a sources pool without rendering: "
-            "unknown sids, invalid tokens, citations inside code, sources never cited, coverage. "
-            "Returns {ok, format: 'audit', sources_used, stats, warnings, audit}."
+            "Check the citations in markdown or HTML (or a model's raw cited answer) against a "
+            "sources pool without rendering: unknown sids, invalid tokens, citations inside "
+            "code, sources never cited, coverage. Returns {ok, format: 'audit', sources_used, "
+            f"stats, warnings, audit}}. {_CONTENT_OR_ANSWER}"
         ),
         "parameters": {
             "type": "object",
-            "properties": {**INPUT_PROPERTIES, **option_properties(surface, reading_only=True)},
-            "required": ["content"],
+            "properties": {**INPUT_PROPERTIES, **ANSWER_PROPERTIES,
+                           **option_properties(surface, reading_only=True)},
             "additionalProperties": False,
         },
     }
@@ -290,7 +311,7 @@ def _write(fmt: Format, arguments: Mapping[str, Any], out_dir: Path) -> dict[str
     # render() confines NAME to out_dir (symbolic links resolved) and records the artifact
     # in out_dir/sources_used.json; local images load from out_dir only.
     (result,) = render(
-        arguments["content"], out_dir, name=name, formats=[fmt], **render_kwargs(arguments)
+        _input(arguments), out_dir, name=name, formats=[fmt], **render_kwargs(arguments)
     )
     envelope: dict[str, Any] = result.to_envelope()
     if len(result.paths) > 1:
@@ -303,12 +324,16 @@ def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
     from renderers.options import read_options
     from renderers.readers.detect import detect_format
 
-    content = arguments["content"]
+    content = _input(arguments)
     reading = read_options(arguments.get("content_format"), arguments.get("dialects"))
+    if "answer" in arguments:
+        fmt = reading.content_format or ""
+    else:
+        fmt = reading.content_format or detect_format(content)
     report = audit(
         content,
         arguments.get("sources_pool") or [],
-        content_format=reading.content_format or detect_format(content),
+        content_format=fmt,
         dialects=frozenset(reading.dialects),
     )
     data: dict[str, Any] = report.to_dict()
@@ -334,6 +359,18 @@ def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _input(arguments: Mapping[str, Any]) -> Any:
+    """The document: ``content``, or the raw ``answer`` (its JSON string parsed)."""
+    if "answer" not in arguments:
+        return arguments["content"]
+    answer = arguments["answer"]
+    if isinstance(answer, str):
+        from citations.adapters import parse_answer
+
+        return parse_answer(answer, "answer")
+    return answer
+
+
 def call_tool(name: object, arguments: object, *, out_dir: str | Path) -> dict[str, Any]:
     """Run tool ``name`` with ``arguments`` (a mapping or JSON text); files are written inside
     ``out_dir`` only. Always answers an envelope, never raises."""
@@ -352,7 +389,10 @@ def _call(name: object, arguments: object, out_dir: Path) -> dict[str, Any]:
     if problem is not None:
         where, message = problem
         return _error(ErrorCode.INVALID_ARGUMENT, message, where)
-    if "\x00" in args["content"]:
+    if ("content" in args) == ("answer" in args):
+        where = "content" if "answer" not in args else "answer"
+        return _error(ErrorCode.INVALID_ARGUMENT, _CONTENT_OR_ANSWER, where)
+    if "\x00" in args.get("content", ""):
         return _error(ErrorCode.INVALID_ARGUMENT, "content holds a NUL character", "content")
     if name == "audit_citations":
         return _audit(args)

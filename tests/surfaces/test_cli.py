@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from typer.testing import CliRunner
 from renderers import cli
 from renderers.api import available_formats
 from tests.helpers import pdf_text
+from tests.support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -47,15 +47,6 @@ def workspace(tmp_path: Path) -> Path:
     (tmp_path / "note.md").write_text(REPORT, encoding="utf-8")
     (tmp_path / "other.md").write_text("# Other\n\nOnly one source.[[S:1]]\n", encoding="utf-8")
     return tmp_path
-
-
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The installed console script in a real process (stdout is a pipe: not a tty)."""
-    command = [str(CITERENDER)] if CITERENDER.exists() else [sys.executable, "-m", "renderers.cli"]
-    env = {**os.environ, "COLUMNS": "120"}
-    return subprocess.run(
-        [*command, *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=env
-    )
 
 
 def assert_one_line_error(stderr: str, *needles: str) -> None:

@@ -21,8 +21,9 @@ RENDERERS_ALL = [
     "render", "write_docx", "write_html", "write_markdown", "write_pdf", "write_png", "write_pptx",
 ]
 CITATIONS_ALL = [
-    "CitationError", "DuplicateSidError", "ExtractorError", "PoolError", "SelectorError",
-    "SidecarError", "Source", "StoreError", "TokenError", "UnknownSidError",
+    "AnswerError", "CitationError", "DuplicateSidError", "ExtractorError", "PoolError",
+    "RegistryError", "SelectorError", "SidecarError", "Source", "StoreError", "TokenError",
+    "UnknownSidError",
 ]
 RENDERER_ERRORS = [
     "InputError", "LimitError", "OutputPathError", "ResourceError", "StrictError",
@@ -54,6 +55,10 @@ PUBLIC_NAMES: dict[str, list[str]] = {
     "renderers.cli": ["app", "main"],
     "renderers.mcp_server": ["build_server", "main"],
     "citations": CITATIONS_ALL,
+    "citations.adapters": [
+        "AdaptedAnswer", "adapt", "detect", "from_anthropic", "from_gemini", "from_langchain",
+        "from_llamaindex", "from_openai", "from_perplexity",
+    ],
     "citations.atomic": ["write_atomic"],
     "citations.audit": ["AuditReport", "InvalidToken", "audit"],
     "citations.chars": ["clean_text"],
@@ -65,6 +70,7 @@ PUBLIC_NAMES: dict[str, list[str]] = {
     "citations.model": ["Source"],
     "citations.numbering": ["CitationPlan", "format_numbers", "plan_citations"],
     "citations.pool": ["SourcePool"],
+    "citations.registry": ["AsyncSourceRegistry", "SourceRegistry"],
     "citations.prompt": ["citation_guidelines", "sources_prompt_block"],
     "citations.sidecar": ["read_sidecar", "validate_sidecar"],
     "citations.store": ["STORE_NAME", "ArtifactRecord", "SourcesUsedStore"],

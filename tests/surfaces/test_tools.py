@@ -34,7 +34,8 @@ def test_schemas_are_valid_function_calling_shapes() -> None:
         assert len(schema["description"]) > 40
         Draft202012Validator.check_schema(schema["parameters"])
         parameters = schema["parameters"]
-        assert parameters["type"] == "object" and parameters["required"] == ["content"]
+        assert parameters["type"] == "object" and "required" not in parameters  # content or answer
+        assert {"content", "answer", "content_format"} <= set(parameters["properties"])
         assert parameters["additionalProperties"] is False
         for name, prop in parameters["properties"].items():
             assert "description" in prop or name in ("slide_ratio",), name

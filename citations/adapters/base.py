@@ -1,0 +1,493 @@
+"""What every provider adapter shares: field paths, offsets, citation marks and the sources.
+
+An adapter reads one native answer into a :class:`Draft` — text pieces and citations of
+*local* source numbers — while a :class:`SourceCollector` gathers the sources the answer names.
+:func:`finish` merges those sources into the caller's pool (append-only, deduplicated by
+normalized URL through :meth:`citations.pool.SourcePool.merge`) and writes each citation as a
+canonical ``[[S:n]]`` token. The streaming adapters use the same collector and marks, so a
+streamed answer gives exactly the document of the non-streamed one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from citations.errors import AnswerError, PoolError
+from citations.model import Source
+from citations.pool import SourcePool, dedupe_key, source_from_row
+from citations.tokens import format_token
+
+Provider = Literal["openai", "anthropic", "perplexity", "gemini", "langchain", "llamaindex"]
+PROVIDERS: tuple[Provider, ...] = (
+    "openai", "anthropic", "perplexity", "gemini", "langchain", "llamaindex",
+)
+#: How an API counts positions in its text: Unicode code points (Python ``str`` indices),
+#: UTF-8 bytes, or UTF-16 code units (JavaScript string indices).
+OffsetUnit = Literal["codepoints", "utf8", "utf16"]
+
+#: Deepest nesting :func:`plain` follows in an SDK object (answers are a few levels deep).
+MAX_DEPTH = 64
+
+
+@dataclass(frozen=True)
+class AdaptedAnswer:
+    """A native answer as citerender input.
+
+    ``content`` is markdown whose citations are canonical ``[[S:n]]`` tokens, each right after
+    the span the provider says it supports; ``pool`` is the caller's pool with the answer's
+    sources appended (existing sids never change, a known URL keeps its sid); ``sid_map`` maps
+    the answer's own source numbers (its ``[1]`` markers, chunk or node positions, or the order
+    in which it first names each source) to sids in ``pool``.
+    """
+
+    content: str
+    pool: SourcePool
+    sid_map: dict[int, int]
+    provider: Provider
+    shape: str
+    citations: int
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def sources(self) -> list[Source]:
+        """The answer's sources as rows of ``pool``, in the order it names them, each once."""
+        sids = dict.fromkeys(self.sid_map.values())
+        return [s for s in (self.pool.get(sid) for sid in sids) if s is not None]
+
+    def describe(self) -> str:
+        """``"OpenAI Responses … (3 citations, 2 sources)"`` — one line for a CLI or a log."""
+        count = len(set(self.sid_map.values()))
+        return (
+            f"{self.shape} ({self.citations} citation{'s' * (self.citations != 1)}, "
+            f"{count} source{'s' * (count != 1)})"
+        )
+
+
+# -- field paths and readers ---------------------------------------------------------------
+
+
+def child(path: str, key: str | int) -> str:
+    """``output`` + 0 → ``output[0]``; ``output[0]`` + ``content`` → ``output[0].content``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def plain(value: object, depth: int = 0) -> Any:
+    """``value`` as JSON-like data: SDK objects (pydantic ``model_dump``, dataclasses,
+    ``to_dict``) become dicts, tuples become lists; nesting deeper than :data:`MAX_DEPTH` is
+    refused (an answer is never that deep; a cycle would be)."""
+    if depth > MAX_DEPTH:
+        raise AnswerError("", f"the answer nests deeper than {MAX_DEPTH} levels")
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v, depth + 1) for v in value]
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return plain(dump(), depth + 1)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)}
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return plain(to_dict(), depth + 1)
+    raise AnswerError("", f"the answer holds a {type(value).__name__}; accepted: JSON-like data")
+
+
+def kind_of(value: object) -> str:
+    """A JSON type name for messages: ``object``, ``array``, ``string``, ``number``, ``null``."""
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "null" if value is None else type(value).__name__
+
+
+def first(obj: Mapping[str, Any], *names: str) -> Any:
+    """The value of the first of ``names`` present in ``obj`` (REST camelCase or SDK
+    snake_case spellings of one field), else None."""
+    for name in names:
+        if name in obj and obj[name] is not None:
+            return obj[name]
+    return None
+
+
+def as_object(value: object, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise AnswerError(path, f"expected an object, got {kind_of(value)}")
+    return value
+
+
+def as_list(value: object, path: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise AnswerError(path, f"expected an array, got {kind_of(value)}")
+    return value
+
+
+def as_text(value: object, path: str, *, optional: bool = False) -> str:
+    """A string field; ``None`` is ``""`` when ``optional``."""
+    if value is None and optional:
+        return ""
+    if not isinstance(value, str):
+        raise AnswerError(path, f"expected a string, got {kind_of(value)}")
+    return value
+
+
+def as_index(value: object, path: str) -> int:
+    """A non-negative integer field (``3.0`` is 3; booleans and fractions are refused)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise AnswerError(path, f"expected a non-negative integer, got {value!r}")
+    return value
+
+
+def field_of(obj: Mapping[str, Any], path: str, *names: str) -> tuple[Any, str]:
+    """``(value, path of the field)`` for the first spelling present (the first if none)."""
+    for name in names:
+        if name in obj and obj[name] is not None:
+            return obj[name], child(path, name)
+    return None, child(path, names[0])
+
+
+# -- offsets -------------------------------------------------------------------------------
+
+
+class TextOffsets:
+    """Converts a provider's offsets into ``str`` indices of one text, exactly.
+
+    An offset that falls inside a character (inside its UTF-8 sequence or between the two
+    halves of a surrogate pair) or beyond the text raises :class:`AnswerError` naming the field.
+
+    A stream keeps only the end of its text: ``text`` then starts at index ``base`` of a text of
+    ``length`` characters (code points only).
+    """
+
+    def __init__(self, text: str, *, base: int = 0, length: int | None = None) -> None:
+        self.text = text
+        self.base = base
+        self.length = base + len(text) if length is None else length
+        self._starts: dict[str, list[int]] = {}
+
+    def size(self, unit: OffsetUnit) -> int:
+        """The length of the text in ``unit``."""
+        if unit == "codepoints":
+            return self.length
+        return self._boundaries(unit)[-1]
+
+    def index(self, offset: int, unit: OffsetUnit, path: str) -> int:
+        """The ``str`` index of ``offset`` (a boundary between two characters, or the end)."""
+        size = self.size(unit)
+        if offset > size:
+            raise AnswerError(
+                path, f"{offset} is beyond the text ({size} {_UNIT_NAMES[unit]})"
+            )
+        if unit == "codepoints":
+            return offset
+        starts = self._boundaries(unit)
+        position = bisect.bisect_left(starts, offset)
+        if starts[position] != offset:
+            char = self.text[position - 1]
+            raise AnswerError(
+                path,
+                f"{offset} falls inside the character {char!r} (U+{ord(char):04X}, "
+                f"{starts[position] - starts[position - 1]} {_UNIT_NAMES[unit]}); offsets here "
+                f"count {_UNIT_NAMES[unit]}",
+            )
+        return position
+
+    def _boundaries(self, unit: OffsetUnit) -> list[int]:
+        """``starts[i]`` = offset of character ``i`` in ``unit``; ``starts[-1]`` = the size."""
+        found = self._starts.get(unit)
+        assert self.base == 0, "byte and UTF-16 offsets need the whole text"
+        if found is None:
+            wide = 0x10000 if unit == "utf16" else 0x80
+            if all(ord(c) < wide for c in self.text):
+                found = list(range(len(self.text) + 1))
+            else:
+                found = [0] * (len(self.text) + 1)
+                total = 0
+                for i, char in enumerate(self.text):
+                    total += _width(char, unit)
+                    found[i + 1] = total
+            self._starts[unit] = found
+        return found
+
+
+_UNIT_NAMES: dict[str, str] = {
+    "codepoints": "characters",
+    "utf8": "UTF-8 bytes",
+    "utf16": "UTF-16 code units",
+}
+
+
+def _width(char: str, unit: OffsetUnit) -> int:
+    code = ord(char)
+    if unit == "utf16":
+        return 2 if code > 0xFFFF else 1
+    return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+
+
+# -- citation marks ------------------------------------------------------------------------
+
+
+@dataclass
+class Mark:
+    """A citation of local sources at ``position`` of a text (right after the cited span).
+
+    ``cut_from`` (when set) is where text removed in favour of the token starts: the span was
+    the provider's own rendering of the citation (an inline link to the cited URL).
+    """
+
+    position: int
+    sources: list[int]
+    cut_from: int | None = None
+
+
+def settle(text: str, start: int, end: int, base: int = 0) -> int:
+    """Where a citation of ``text[start:end]`` goes: after the span, but before white space
+    that ends it (a citation hangs on the last word, never on a space or a line break).
+
+    ``text`` may be the end of a longer text, starting at its index ``base``.
+    """
+    position = end
+    while position > max(start, base) and text[position - 1 - base].isspace():
+        position -= 1
+    return position
+
+
+class MarkSet:
+    """The citations of one text, merged: all citations at one position become one token.
+
+    Marks are added in the provider's order. A replacement (``cut_from``) is kept only when no
+    other citation lies inside the text it removes; a later citation inside a kept replacement
+    joins it. Kept replacements never overlap, so both rules are binary searches.
+    """
+
+    def __init__(self) -> None:
+        self.by_position: dict[int, Mark] = {}
+        self._positions: list[int] = []  # sorted
+        self._cut_starts: list[int] = []  # kept replacements, sorted (disjoint ranges)
+        self._cut_ends: list[int] = []
+
+    def add(self, position: int, source: int, cut_from: int | None = None) -> int:
+        """Add a citation of ``source``; return the position it ends up at."""
+        k = bisect.bisect_right(self._cut_starts, position) - 1
+        if k >= 0 and position < self._cut_ends[k]:
+            position, cut_from = self._cut_ends[k], None  # inside a replaced link: join it
+        if cut_from is not None:
+            j = bisect.bisect_left(self._positions, cut_from)
+            if j < len(self._positions) and self._positions[j] < position:
+                cut_from = None  # another citation sits in the text it would remove
+        found = self.by_position.get(position)
+        if found is None:
+            found = self.by_position[position] = Mark(position, [source])
+            bisect.insort(self._positions, position)
+        elif source not in found.sources:
+            found.sources.append(source)
+        if cut_from is not None and (found.cut_from is None or cut_from < found.cut_from):
+            if found.cut_from is not None:
+                k = self._cut_starts.index(found.cut_from)
+                del self._cut_starts[k], self._cut_ends[k]
+            found.cut_from = cut_from
+            k = bisect.bisect_left(self._cut_starts, cut_from)
+            self._cut_starts.insert(k, cut_from)
+            self._cut_ends.insert(k, position)
+        return position
+
+    def take(self, upto: int) -> list[Mark]:
+        """The marks at positions ≤ ``upto`` in position order, removed from the set."""
+        count = bisect.bisect_right(self._positions, upto)
+        ready = self._positions[:count]
+        del self._positions[:count]
+        cuts = bisect.bisect_right(self._cut_ends, upto)
+        del self._cut_starts[:cuts], self._cut_ends[:cuts]
+        return [self.by_position.pop(p) for p in ready]
+
+
+Piece = str | tuple[int, ...]  # text, or a citation of local source numbers
+
+
+def place(
+    text: str, marks: Iterable[Mark], start: int, stop: int, base: int = 0
+) -> list[Piece]:
+    """The pieces of ``text[start:stop]`` with ``marks`` (positions within it) as citations
+    (``text`` may be the end of a longer text, starting at its index ``base``)."""
+    pieces: list[Piece] = []
+    cursor = start
+    for mark in sorted(marks, key=lambda m: m.position):
+        cut = mark.position if mark.cut_from is None else mark.cut_from
+        if cut > cursor:
+            pieces.append(text[cursor - base : cut - base])
+        pieces.append(tuple(mark.sources))
+        cursor = max(cursor, mark.position)
+    if stop > cursor:
+        pieces.append(text[cursor - base : stop - base])
+    return pieces
+
+
+def marked_text(text: str, marks: MarkSet) -> list[Piece]:
+    """Every piece of ``text`` with all of ``marks`` placed (the non-streamed path)."""
+    return place(text, marks.take(len(text)), 0, len(text))
+
+
+# -- sources -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Local:
+    number: int
+    row: dict[str, Any]
+    key: str
+    sid: int
+
+
+@dataclass
+class SourceCollector:
+    """The sources one answer names, numbered locally, with the sid each will have in the pool.
+
+    The sid of a source is fixed when it is first named — the sid merging it into ``base``
+    gives (:meth:`SourcePool.merge`: a known dedupe key keeps its sid, a new source gets the next
+    free one) — so tokens can be written while an answer streams. A source named again fills
+    fields it lacked when it is keyed by URL or path (a content-keyed source stays as first
+    named, so its key, and therefore its sid, cannot change).
+    """
+
+    base: SourcePool
+    refs: dict[int, int] = field(default_factory=dict)  # answer's own number → local number
+    _locals: list[_Local] = field(default_factory=list)
+    _by_identity: dict[str, int] = field(default_factory=dict)
+    _known: dict[str, int] | None = None
+    _next_sid: int = 0
+
+    def add(
+        self,
+        row: Mapping[str, Any],
+        path: str,
+        *,
+        identity: str | None = None,
+        ref: int | None = None,
+    ) -> int:
+        """Name a source (``row`` without a sid); return its local number (1, 2, …).
+
+        ``identity`` says when two rows are one source (default: the pool's dedupe key);
+        ``ref`` is the answer's own number for it (default: its local number when new).
+        """
+        clean = {k: v for k, v in row.items() if v not in (None, "", [], {})}
+        try:
+            source = source_from_row({**clean, "sid": len(self._locals) + 1}, path)
+        except PoolError as exc:
+            raise AnswerError(path, str(exc).removeprefix(f"{path}: ")) from exc
+        key = dedupe_key(source)
+        ident = identity or key
+        number = self._by_identity.get(ident)
+        if number is None:
+            number = len(self._locals) + 1
+            self._by_identity[ident] = number
+            self._locals.append(_Local(number, clean, key, self._assign(key)))
+        else:
+            local = self._locals[number - 1]
+            if local.key.startswith(("url:", "path:")):
+                for name, value in clean.items():
+                    local.row.setdefault(name, value)
+        self.refs.setdefault(ref if ref is not None else number, number)
+        return number
+
+    def sid(self, number: int) -> int:
+        """The pool sid of local source ``number``."""
+        return self._locals[number - 1].sid
+
+    def _assign(self, key: str) -> int:
+        if self._known is None:
+            self._known = {}
+            for sid in self.base.sids:
+                self._known.setdefault(self.base.key_of(sid) or "", self.base.canonical_sid(sid))
+            self._next_sid = (self.base.sids[-1] if len(self.base) else 0) + 1
+        known = self._known.get(key)
+        if known is not None:
+            return known
+        sid = self._known[key] = self._next_sid
+        self._next_sid += 1
+        return sid
+
+    def finish(self) -> tuple[SourcePool, dict[int, int]]:
+        """The merged pool and the sid map (the answer's own numbers → sids)."""
+        rows = [{**local.row, "sid": local.number} for local in self._locals]
+        merged, mapping = self.base.merge(SourcePool.from_rows(rows, origin="answer"))
+        for local in self._locals:  # the sids written into tokens are the merge's sids
+            assert mapping[local.number] == local.sid, (local.number, mapping, local.sid)
+        return merged, {ref: mapping[number] for ref, number in self.refs.items()}
+
+
+def token_for(collector: SourceCollector, numbers: Sequence[int]) -> str:
+    """The canonical token citing local sources ``numbers`` (sids ascending, each once)."""
+    sids = sorted({collector.sid(n) for n in numbers})
+    return format_token(sids)
+
+
+@dataclass
+class Draft:
+    """An answer being adapted: its pieces so far, the sources they cite, warnings."""
+
+    collector: SourceCollector
+    pieces: list[Piece] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    pending_break: bool = False
+
+    def paragraph_break(self) -> None:
+        """Start the next text on a new paragraph (answer text resumes after a tool call or in
+        another output message); nothing happens before the first text."""
+        if self.pieces:
+            self.pending_break = True
+
+    def text(self, text: str) -> list[Piece]:
+        return self.extend([text])
+
+    def extend(self, pieces: Iterable[Piece]) -> list[Piece]:
+        """Append ``pieces`` (empty strings dropped); return what was appended."""
+        added = [p for p in pieces if p != ""]
+        if added and self.pending_break:
+            added.insert(0, "\n\n")
+            self.pending_break = False
+        self.pieces.extend(added)
+        return added
+
+    def render(self, pieces: Iterable[Piece] | None = None) -> str:
+        """``pieces`` (default: all) as markdown with canonical tokens."""
+        return "".join(
+            p if isinstance(p, str) else token_for(self.collector, p)
+            for p in (self.pieces if pieces is None else pieces)
+        )
+
+
+def finish(draft: Draft, provider: Provider, shape: str) -> AdaptedAnswer:
+    """The adapted answer: tokens with final sids, the merged pool and the sid map."""
+    content = draft.render()
+    pool, sid_map = draft.collector.finish()
+    citations = sum(1 for p in draft.pieces if not isinstance(p, str))
+    return AdaptedAnswer(
+        content=content,
+        pool=pool,
+        sid_map=sid_map,
+        provider=provider,
+        shape=shape,
+        citations=citations,
+        warnings=tuple(dict.fromkeys(draft.warnings)),
+    )
+
+
+def new_draft(pool: object) -> Draft:
+    """A draft whose sources will merge into ``pool`` (anything ``SourcePool.coerce`` takes)."""
+    return Draft(SourceCollector(SourcePool.coerce(pool)))

@@ -1,0 +1,111 @@
+"""Which provider an answer comes from, and the one entry point that adapts any of them.
+
+Each provider module recognizes its own shapes by their distinctive keys; they are asked in an
+order that keeps look-alikes apart (a Perplexity completion is an OpenAI-compatible chat
+completion plus ``citations``/``search_results``; an OpenAI Responses ``message`` item holds
+``output_text`` parts where an Anthropic message holds ``text`` blocks). A JSON document with a
+``_citations`` list is a structured answer with a sidecar (:mod:`citations.sidecar`), not a
+provider's answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from citations.adapters import anthropic, gemini, langchain, llamaindex, openai, perplexity
+from citations.adapters.base import PROVIDERS, AdaptedAnswer, Provider, plain
+from citations.errors import AnswerError
+
+AnswerKind = Literal[
+    "openai", "anthropic", "perplexity", "gemini", "langchain", "llamaindex", "sidecar"
+]
+SIDECAR = "JSON answer with a _citations sidecar"
+
+#: Recognizers in the order they are asked.
+_RECOGNIZERS: tuple[tuple[Provider, Callable[[object], str | None]], ...] = (
+    ("perplexity", perplexity.recognize),
+    ("llamaindex", llamaindex.recognize),
+    ("langchain", langchain.recognize),
+    ("gemini", gemini.recognize),
+    ("openai", openai.recognize),
+    ("anthropic", anthropic.recognize),
+)
+
+ADAPTERS: dict[Provider, Callable[..., AdaptedAnswer]] = {
+    "openai": openai.from_openai,
+    "anthropic": anthropic.from_anthropic,
+    "perplexity": perplexity.from_perplexity,
+    "gemini": gemini.from_gemini,
+    "langchain": langchain.from_langchain,
+    "llamaindex": llamaindex.from_llamaindex,
+}
+
+ACCEPTED = (
+    "an OpenAI Responses or Chat Completions object, an Anthropic Message, a Perplexity "
+    "completion, a Gemini response, a LangChain AIMessage or retrieval output, or a LlamaIndex "
+    "Response"
+)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What an answer is: its ``kind`` (a provider, or ``"sidecar"``) and its shape in words."""
+
+    kind: AnswerKind
+    shape: str
+
+    def __str__(self) -> str:
+        return self.shape
+
+
+def detect(answer: object) -> Detection | None:
+    """The provider and shape of ``answer`` (parsed JSON or an SDK object), or None."""
+    try:
+        data = plain(answer)
+    except AnswerError:
+        return None
+    if isinstance(data, Mapping) and isinstance(data.get("_citations"), list):
+        return Detection("sidecar", SIDECAR)
+    for provider, recognize in _RECOGNIZERS:
+        shape = recognize(data)
+        if shape is not None:
+            return Detection(provider, shape)
+    return None
+
+
+def parse_answer(text: str | bytes, origin: str = "answer") -> Any:
+    """JSON text of an answer as data; :class:`AnswerError` naming ``origin`` when it is not."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        where = (
+            f" (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            if isinstance(exc, json.JSONDecodeError) else ""
+        )
+        raise AnswerError("", f"{origin} is not valid JSON{where}; accepted: {ACCEPTED}") from exc
+
+
+def adapt(
+    answer: object, pool: object = None, *, provider: str | None = None
+) -> AdaptedAnswer:
+    """Any supported answer (an object, an SDK object or its JSON text) as citerender input.
+
+    ``provider`` forces one adapter (``"openai"`` …); by default the shape is detected.
+    Raises :class:`AnswerError` when the answer is not one of the accepted shapes or is
+    malformed (naming the field).
+    """
+    data = parse_answer(answer) if isinstance(answer, str | bytes) else plain(answer)
+    if provider is None:
+        found = detect(data)
+        if found is None or found.kind == "sidecar":
+            what = "a structured answer with a _citations sidecar" if found else "not an answer"
+            raise AnswerError("", f"{what}; accepted: {ACCEPTED}")
+        provider = found.kind
+    if provider not in ADAPTERS:
+        raise AnswerError(
+            "", f"provider {provider!r} is not known; accepted: {', '.join(PROVIDERS)}"
+        )
+    return ADAPTERS[provider](data, pool)  # type: ignore[index]

@@ -1,0 +1,217 @@
+"""Gemini answers: ``groundingMetadata`` with ``groundingChunks`` and ``groundingSupports``.
+
+Shapes read: a ``generateContent`` response (``{"candidates": [{"content": {"parts": [...]},
+"groundingMetadata": {...}}]}``, first candidate) or one candidate, in the REST API's camelCase
+or the google-genai SDK's snake_case (``grounding_metadata``, ``grounding_supports`` …). The
+text is the candidate's text parts in order (``thought`` parts left out).
+
+Offsets — what the documentation says (ai.google.dev/api/generate-content#Segment; Vertex AI
+``GroundingSupport.segment``, cloud.google.com/vertex-ai/generative-ai/docs/reference/rest):
+``startIndex`` is the "start index in the given Part, measured in bytes. Offset from the start
+of the Part, inclusive, starting at zero"; ``endIndex`` the "end index in the given Part,
+measured in bytes … exclusive"; ``partIndex`` "the index of a Part object within its parent
+Content object". So offsets are **UTF-8 bytes** within one part: ``é`` counts 2, a CJK
+character 3, an emoji 4. proto3 JSON leaves zero values out, so a missing ``startIndex`` or
+``partIndex`` is 0. ``segment.text``, when given, must be the text those bytes hold; if it is
+not, but the same numbers read as characters (or UTF-16 units) give it, those are used, with a
+warning — some proxies re-count offsets. An offset inside a character raises
+:class:`~citations.errors.AnswerError` naming the field.
+
+Each support's citation goes at its segment's end and names ``groundingChunkIndices`` into
+``groundingChunks`` (``web`` pages, ``retrievedContext`` documents, ``maps`` places);
+``sid_map`` maps chunk index + 1 to the sid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from citations.adapters.base import (
+    AdaptedAnswer,
+    Draft,
+    MarkSet,
+    OffsetUnit,
+    TextOffsets,
+    as_index,
+    as_list,
+    as_object,
+    as_text,
+    child,
+    field_of,
+    finish,
+    first,
+    marked_text,
+    new_draft,
+    settle,
+)
+from citations.errors import AnswerError
+from citations.links import domain_of
+
+GROUNDING = "Gemini response with groundingMetadata (groundingChunks + groundingSupports)"
+_UNITS: tuple[OffsetUnit, ...] = ("utf8", "codepoints", "utf16")
+
+
+def recognize(answer: object) -> str | None:
+    """The shape ``answer`` has among Gemini's, or None."""
+    if not isinstance(answer, Mapping):
+        return None
+    candidates = answer.get("candidates")
+    if isinstance(candidates, list) and candidates and isinstance(candidates[0], Mapping):
+        answer = candidates[0]
+    content = answer.get("content")
+    if isinstance(content, Mapping) and isinstance(content.get("parts"), list) and (
+        "candidates" in answer or first(answer, "groundingMetadata", "grounding_metadata")
+        is not None or "finishReason" in answer or "finish_reason" in answer
+        or content.get("role") == "model"
+    ):
+        return GROUNDING
+    return None
+
+
+def from_gemini(answer: Any, pool: object = None) -> AdaptedAnswer:
+    """A Gemini grounded answer as markdown with ``[[S:n]]`` tokens.
+
+    Raises :class:`~citations.errors.AnswerError` naming the malformed field.
+    """
+    answer = as_object(answer, "")
+    if recognize(answer) is None:
+        raise AnswerError(
+            "", "not a Gemini answer; accepted: a response with 'candidates' or one candidate "
+                "with 'content.parts'",
+        )
+    path = ""
+    if isinstance(answer.get("candidates"), list):
+        answer, path = as_object(answer["candidates"][0], "candidates[0]"), "candidates[0]"
+    parts = as_list(answer["content"]["parts"], child(path, "content.parts"))
+    texts: dict[int, str] = {}
+    for i, part in enumerate(parts):
+        part = as_object(part, child(child(path, "content.parts"), i))
+        if isinstance(part.get("text"), str) and not part.get("thought"):
+            texts[i] = part["text"]
+    if not texts:
+        raise AnswerError(child(path, "content.parts"), "no text part in the candidate")
+    draft = new_draft(pool)
+    metadata, meta_path = field_of(answer, path, "groundingMetadata", "grounding_metadata")
+    marks = {i: MarkSet() for i in texts}
+    if metadata is not None:
+        metadata = as_object(metadata, meta_path)
+        _add_chunks(draft, metadata, meta_path)
+        _add_supports(draft, metadata, meta_path, texts, marks)
+    for i, text in texts.items():
+        draft.extend(marked_text(text, marks[i]))
+    return finish(draft, "gemini", GROUNDING)
+
+
+def _add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
+    chunks, chunks_path = field_of(metadata, path, "groundingChunks", "grounding_chunks")
+    for i, chunk in enumerate(as_list(chunks or [], chunks_path)):
+        where = child(chunks_path, i)
+        chunk = as_object(chunk, where)
+        web, web_path = field_of(chunk, where, "web")
+        retrieved, retrieved_path = field_of(chunk, where, "retrievedContext", "retrieved_context")
+        place, place_path = field_of(chunk, where, "maps")
+        if web is not None:
+            web = as_object(web, web_path)
+            uri = as_text(web.get("uri"), child(web_path, "uri"))
+            title = as_text(web.get("title"), child(web_path, "title"), optional=True)
+            row = {"url": uri, "title": title or domain_of(uri), "source_type": "web"}
+            if isinstance(web.get("domain"), str):
+                row["domain"] = web["domain"]
+        elif retrieved is not None:
+            retrieved = as_object(retrieved, retrieved_path)
+            uri = as_text(retrieved.get("uri"), child(retrieved_path, "uri"), optional=True)
+            title = as_text(retrieved.get("title"), child(retrieved_path, "title"), optional=True)
+            row = {"title": title or uri, "text": as_text(retrieved.get("text"),
+                   child(retrieved_path, "text"), optional=True), "source_type": "retrieval"}
+            if uri.startswith(("http://", "https://")):
+                row["url"] = uri
+            elif uri:
+                row["artifact_path"] = uri
+        elif place is not None:
+            place = as_object(place, place_path)
+            uri = as_text(place.get("uri"), child(place_path, "uri"))
+            row = {"url": uri, "title": as_text(place.get("title"), child(place_path, "title"),
+                                                optional=True), "source_type": "place"}
+        else:
+            raise AnswerError(where, "a grounding chunk holds 'web', 'retrievedContext' or 'maps'")
+        draft.collector.add(row, where, ref=i + 1)
+
+
+def _add_supports(
+    draft: Draft,
+    metadata: Mapping[str, Any],
+    path: str,
+    texts: dict[int, str],
+    marks: dict[int, MarkSet],
+) -> None:
+    supports, supports_path = field_of(metadata, path, "groundingSupports", "grounding_supports")
+    refs = draft.collector.refs
+    offsets = {i: TextOffsets(text) for i, text in texts.items()}
+    for k, support in enumerate(as_list(supports or [], supports_path)):
+        where = child(supports_path, k)
+        support = as_object(support, where)
+        segment, seg_path = field_of(support, where, "segment")
+        segment = as_object(segment, seg_path)
+        part_value, part_path = field_of(segment, seg_path, "partIndex", "part_index")
+        part = as_index(part_value or 0, part_path)
+        if part not in texts:
+            raise AnswerError(part_path, f"{part} names no text part of the candidate")
+        start_value, start_path = field_of(segment, seg_path, "startIndex", "start_index")
+        end_value, end_path = field_of(segment, seg_path, "endIndex", "end_index")
+        start = as_index(start_value or 0, start_path)
+        end = as_index(end_value, end_path)
+        if start > end:
+            raise AnswerError(start_path, f"{start} is after endIndex {end}")
+        expected = segment.get("text")
+        begin, stop = _segment(draft, offsets[part], start, end, start_path, end_path,
+                               expected if isinstance(expected, str) else None, seg_path)
+        indices, indices_path = field_of(
+            support, where, "groundingChunkIndices", "grounding_chunk_indices"
+        )
+        for j, index in enumerate(as_list(indices or [], indices_path)):
+            index = as_index(index, child(indices_path, j))
+            if index + 1 not in refs:
+                raise AnswerError(
+                    child(indices_path, j), f"{index} names no grounding chunk ({len(refs)} given)"
+                )
+            marks[part].add(settle(texts[part], begin, stop), refs[index + 1])
+
+
+def _segment(
+    draft: Draft,
+    offsets: TextOffsets,
+    start: int,
+    end: int,
+    start_path: str,
+    end_path: str,
+    expected: str | None,
+    seg_path: str,
+) -> tuple[int, int]:
+    """The ``str`` span of a segment's byte offsets (checked against ``segment.text``)."""
+    try:
+        span = (offsets.index(start, "utf8", start_path), offsets.index(end, "utf8", end_path))
+    except AnswerError:
+        if expected is None:
+            raise
+        span = None
+    if expected is None or (span and offsets.text[span[0] : span[1]] == expected):
+        assert span is not None
+        return span
+    for unit in _UNITS[1:]:
+        try:
+            other = (offsets.index(start, unit, start_path), offsets.index(end, unit, end_path))
+        except AnswerError:
+            continue
+        if offsets.text[other[0] : other[1]] == expected:
+            draft.warnings.append(
+                f"{seg_path}: offsets match segment.text only when read as {unit} "
+                "(the API counts UTF-8 bytes); read that way"
+            )
+            return other
+    if span is None:
+        offsets.index(start, "utf8", start_path)
+        offsets.index(end, "utf8", end_path)
+    draft.warnings.append(f"{seg_path}: segment.text differs from the text at its offsets")
+    assert span is not None
+    return span

@@ -1,0 +1,120 @@
+"""LlamaIndex answers: a query engine's ``Response`` with its ``source_nodes``.
+
+Shape read: ``{"response": str, "source_nodes": [{"node": {...}, "score": 0.8}], "metadata":
+{...}}`` — a ``Response`` as a dict (``dataclasses.asdict`` or the object itself; nodes as
+``NodeWithScore.model_dump()``). A node's text is ``node.text`` (or ``text_resource.text``),
+its metadata the reader's (``file_name``, ``url``, ``title``, ``page_label`` …).
+
+Numbering: ``CitationQueryEngine`` splits the retrieved nodes into chunks whose text starts
+``"Source N:\\n"`` (N from 1, in ``source_nodes`` order) and the model cites them as ``[N]``
+(llama_index.core.query_engine.citation_query_engine, ``_create_citation_nodes``). The number is
+read from that prefix (else the node's position, from 1), the prefix is dropped from the row's
+text, and the ``[N]`` markers become tokens (:mod:`citations.adapters.markers`). A response
+without any marker — a plain query engine's — cites all its source nodes at its end.
+
+Offsets: none in the answer (markers are found in the text). A node's ``start_char_idx`` /
+``end_char_idx`` are Python ``str`` indices into its *source document* (code points) and are
+kept on the row as ``location``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from citations.adapters import anthropic
+from citations.adapters.base import (
+    AdaptedAnswer,
+    as_list,
+    as_object,
+    as_text,
+    child,
+    finish,
+    new_draft,
+)
+from citations.adapters.markers import replace_markers
+from citations.errors import AnswerError
+
+RESPONSE = "LlamaIndex Response with source_nodes"
+_SOURCE_PREFIX = re.compile(r"\A\s*Source\s+(\d{1,4})\s*:\s*\n?")
+
+
+def recognize(answer: object) -> str | None:
+    """The shape ``answer`` has among LlamaIndex's, or None."""
+    if (
+        isinstance(answer, Mapping)
+        and isinstance(answer.get("source_nodes"), list)
+        and isinstance(answer.get("response"), str)
+    ):
+        return RESPONSE
+    return None
+
+
+def from_llamaindex(answer: Any, pool: object = None) -> AdaptedAnswer:
+    """A LlamaIndex ``Response`` as markdown with ``[[S:n]]`` tokens.
+
+    ``sid_map`` maps each "Source N" number to its sid. Raises
+    :class:`~citations.errors.AnswerError` naming the malformed field.
+    """
+    answer = as_object(answer, "")
+    if recognize(answer) is None:
+        raise AnswerError(
+            "", "not a LlamaIndex answer; accepted: {'response': str, 'source_nodes': [...]}"
+        )
+    draft = new_draft(pool)
+    for i, item in enumerate(as_list(answer["source_nodes"], "source_nodes")):
+        where = child("source_nodes", i)
+        number, row = _node_row(as_object(item, where), where, i + 1)
+        draft.collector.add(row, where, ref=number, identity=f"node:{number}")
+    text = as_text(answer["response"], "response")
+    refs = draft.collector.refs
+    pieces = replace_markers(draft, text, refs, "response")
+    if all(isinstance(p, str) for p in pieces) and refs:
+        pieces = anthropic.block_pieces(text, list(dict.fromkeys(refs.values())))
+    draft.extend(pieces)
+    return finish(draft, "llamaindex", RESPONSE)
+
+
+def _node_row(item: Mapping[str, Any], path: str, position: int) -> tuple[int, dict[str, Any]]:
+    """``(source number, row)`` of one ``NodeWithScore``."""
+    node, node_path = item, path
+    if isinstance(item.get("node"), Mapping):
+        node, node_path = item["node"], child(path, "node")
+    text = node.get("text")
+    text_path = child(node_path, "text")
+    if text is None and isinstance(node.get("text_resource"), Mapping):
+        text, text_path = node["text_resource"].get("text"), child(node_path, "text_resource.text")
+    text = as_text(text, text_path, optional=True)
+    number = position
+    prefix = _SOURCE_PREFIX.match(text)
+    if prefix is not None:
+        number, text = int(prefix.group(1)), text[prefix.end() :].strip()
+    meta = as_object(node.get("metadata") or {}, child(node_path, "metadata"))
+
+    def meta_text(*names: str) -> str:
+        return next((v for n in names if isinstance(v := meta.get(n), str) and v), "")
+
+    url = meta_text("url", "source_url", "link", "source")
+    name = meta_text("file_name", "filename") or meta_text("file_path").replace("\\", "/").rsplit(
+        "/", 1
+    )[-1]
+    row: dict[str, Any] = {"text": text, "source_type": "document"}
+    if url.startswith(("http://", "https://")):
+        row["url"], row["source_type"] = url, "web"
+    elif name:
+        row["artifact_path"] = name
+    row["title"] = meta_text("title", "document_title") or name or url or f"Source {number}"
+    page = meta.get("page_label", meta.get("page"))
+    if isinstance(page, int | str) and not isinstance(page, bool) and str(page):
+        row["page"] = page
+    score = item.get("score")
+    if isinstance(score, int | float) and not isinstance(score, bool):
+        row["relevance"] = float(score)
+    start, end = node.get("start_char_idx"), node.get("end_char_idx")
+    if isinstance(start, int) and isinstance(end, int) and 0 <= start <= end:
+        row["location"] = f"characters {start}–{max(end - 1, start)}"
+    node_id = node.get("id_", node.get("node_id"))
+    if isinstance(node_id, str):
+        row["node_id"] = node_id
+    return number, row

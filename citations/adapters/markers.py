@@ -1,0 +1,63 @@
+"""Numbered citation markers written into an answer's text: ``[1]``, ``[1][2]``, ``[1, 3]``.
+
+Perplexity and LlamaIndex's CitationQueryEngine write their citations this way, numbering the
+sources they list from 1. A run of adjacent markers is one citation; markers inside code, in
+link syntax (``[1](…)``, ``[1]: …``) or after ``]`` (a reference link ``[text][1]``) are text.
+The space before a marker goes with it, so the token hangs on the last word (``claim [1].``
+becomes ``claim[[S:…]].``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from citations.adapters.base import Draft, Piece
+from citations.tokens import markdown_code_spans
+
+_GROUP = r"\[\s{0,2}\d{1,4}(?:\s{0,2},\s{0,2}\d{1,4}){0,50}\s{0,2}\]"
+_RUN = re.compile(rf"(?<![\]!\\])(?:{_GROUP})+(?![(\[:])")
+_GROUP_RE = re.compile(_GROUP)
+
+
+def replace_markers(draft: Draft, text: str, refs: dict[int, int], path: str) -> list[Piece]:
+    """``text`` with each run of markers turned into a citation of the local sources ``refs``
+    gives for its numbers (the answer's numbers → local numbers). A number ``refs`` lacks stays
+    as text, with a warning naming ``path``."""
+    code = sorted(markdown_code_spans(text)) if _RUN.search(text) else []
+    starts = [start for start, _ in code]
+    pieces: list[Piece] = []
+    cursor = 0
+    for run in _RUN.finditer(text):
+        start, end = run.span()
+        index = bisect.bisect_right(starts, start) - 1
+        if index >= 0 and code[index][0] <= start < code[index][1]:
+            continue
+        numbers: list[int] = []
+        unknown: list[str] = []
+        for group in _GROUP_RE.finditer(run.group()):
+            values = [int(v) for v in re.findall(r"\d+", group.group())]
+            missing = [v for v in values if v not in refs]
+            if missing:
+                unknown.append(group.group())
+                draft.warnings.append(
+                    f"{path}: marker {group.group()} names no listed source "
+                    f"({len(refs)} listed); left as text"
+                )
+                continue
+            numbers += [refs[v] for v in values if refs[v] not in numbers]
+        if not numbers:
+            continue
+        cut = start
+        before = text[cursor:cut]
+        if len(before) >= 2 and before[-1] in " \t\u00a0" and not before[-2].isspace():
+            cut -= 1
+        if cut > cursor:
+            pieces.append(text[cursor:cut])
+        pieces.append(tuple(numbers))
+        if unknown:
+            pieces.append("".join(unknown))
+        cursor = end
+    if cursor < len(text):
+        pieces.append(text[cursor:])
+    return pieces

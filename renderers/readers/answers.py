@@ -1,0 +1,146 @@
+"""Native LLM answers as input: the decode/detect step that runs before any reader.
+
+A provider's raw response — OpenAI, Anthropic, Perplexity, Gemini, LangChain or LlamaIndex, as
+an object, an SDK object, or JSON text or bytes — becomes markdown with ``[[S:n]]`` tokens, its
+sources merged into the given pool (:mod:`citations.adapters`). Everything else passes through
+untouched: markdown and HTML text, and JSON answers with a ``_citations`` sidecar (those belong
+to the structured-answer reader). This is the only place the renderers call the adapters; the
+CLI, the agent tools and the Python API all go through it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from citations.errors import AnswerError
+from renderers.errors import LimitError
+
+if TYPE_CHECKING:
+    from citations.adapters import AdaptedAnswer, Detection
+    from citations.pool import SourcePool
+
+#: Formats that are not a provider's answer (the adapters are imported only for the others).
+_TEXT_FORMATS = frozenset({"markdown", "md", "html", "htm", "sidecar", "json", "yaml"})
+
+
+@dataclass(frozen=True)
+class NativeAnswer:
+    """A native answer ready for the markdown reader."""
+
+    text: str
+    pool: SourcePool
+    adapted: AdaptedAnswer
+
+    @property
+    def provider(self) -> str:
+        return self.adapted.provider
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.adapted.warnings
+
+    def describe(self) -> str:
+        """One line: ``OpenAI Responses … (3 citations, 2 sources)``."""
+        return self.adapted.describe()
+
+
+def _looks_like_json(content: str | bytes) -> bool:
+    """True when ``content`` starts (after a BOM and white space) with ``{`` or ``[``."""
+    if isinstance(content, bytes):
+        return content[:64].removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"[")
+    return content[:64].removeprefix("\ufeff").lstrip()[:1] in ("{", "[")
+
+
+def _may_be_answer(content: object) -> bool:
+    """Text, a mapping or list, or an SDK object (pydantic model, dataclass)."""
+    return isinstance(content, str | bytes | bytearray | memoryview | Mapping | list | tuple) or (
+        callable(getattr(content, "model_dump", None))
+        or (dataclasses.is_dataclass(content) and not isinstance(content, type))
+    )
+
+
+def read_answer(
+    content: Any,
+    sources_pool: Any,
+    content_format: str | None,
+    origin: str = "content",
+    *,
+    max_bytes: int | None = None,
+) -> NativeAnswer | None:
+    """``content`` adapted when it is a native answer (detected, or named by
+    ``content_format``), else None — markdown/HTML text and sidecar answers go on as they are.
+
+    A forced provider whose shape does not fit, or a malformed answer, raises
+    :class:`~citations.errors.AnswerError` naming the field (no field: an object that is no
+    known answer). JSON text longer than ``max_bytes`` raises :class:`LimitError` before it is
+    parsed.
+    """
+    fmt = (content_format or "").strip().lower() or None
+    if fmt in _TEXT_FORMATS or not _may_be_answer(content):
+        return None  # text formats; a number, None …: the text decoder names what is accepted
+    text = isinstance(content, str | bytes | bytearray | memoryview)
+    raw = (content if isinstance(content, str) else bytes(content)) if text else ""
+    if fmt is None and text and not _looks_like_json(raw):
+        return None
+    from citations.adapters import ACCEPTED, PROVIDERS, adapt, detect, parse_answer
+    from citations.pool import SourcePool
+
+    if fmt is not None and fmt not in PROVIDERS:
+        return None  # an unknown name: the readers refuse it with their message
+    data = content
+    if text:
+        if max_bytes is not None and len(raw) > max_bytes:
+            raise LimitError(
+                f"{origin}: the answer is larger than {max_bytes} bytes (limits.max_content_bytes)"
+            )
+        try:
+            data = parse_answer(raw, origin)
+        except AnswerError:
+            if fmt is None:
+                return None  # text that merely starts with a bracket
+            raise
+    if fmt is None:
+        found = detect(data)
+        if found is None or found.kind == "sidecar":
+            if text:
+                return None
+            raise AnswerError(
+                "", f"{origin} is a {type(content).__name__} that is not a recognized answer; "
+                f"accepted: markdown or HTML text, or {ACCEPTED}"
+            )
+        fmt = found.kind
+    adapted = adapt(data, SourcePool.coerce(sources_pool), provider=fmt)
+    return NativeAnswer(adapted.content, adapted.pool, adapted)
+
+
+def sniff_file(path: Path, forced: str | None = None) -> Detection | None:
+    """What the input file ``path`` is when it is a native answer (for the CLI's info line and
+    to waive the pool requirement); None for markdown, HTML and sidecar answers.
+
+    ``forced`` (``--from``) names a provider: the file must then parse as JSON.
+    """
+    from citations.adapters import PROVIDERS, Detection, detect, parse_answer
+
+    if forced is not None and forced not in PROVIDERS:
+        return None
+    if forced is None:
+        with path.open("rb") as handle:
+            if not _looks_like_json(handle.read(64)):
+                return None  # markdown or HTML: not read twice
+    data = path.read_bytes()
+    try:
+        parsed = parse_answer(data, str(path))
+    except AnswerError:
+        if forced is None:
+            return None
+        raise
+    found = detect(parsed)
+    if forced is not None:
+        if found is not None and found.kind == forced:
+            return found
+        return Detection(forced, f"{forced} answer (forced with --from)")  # type: ignore[arg-type]
+    return None if found is None or found.kind == "sidecar" else found

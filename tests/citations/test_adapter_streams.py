@@ -1,0 +1,146 @@
+"""Streamed provider events give exactly the document of the non-streamed answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
+from citations.adapters import AnswerError, from_anthropic, from_openai
+from citations.adapters.streams import AnthropicEvents, OpenAIEvents, open_event_stream
+from citations.streaming import StreamRewriter, rewrite_stream
+from tests.fixtures.answers.events import anthropic_events, openai_events
+
+ANSWERS = Path(__file__).resolve().parent.parent / "fixtures" / "answers"
+POOL = [{"sid": 1, "title": "Known IEA page", "url": "https://www.iea.org/reports/renewables-2024"}]
+
+
+def load(name: str) -> Any:
+    return json.loads((ANSWERS / name).read_text("utf-8"))
+
+
+def stream_file(name: str) -> list[dict[str, Any]]:
+    lines = (ANSWERS / name).read_text("utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def run(stream: OpenAIEvents | AnthropicEvents, events: list[dict[str, Any]]) -> str:
+    return "".join(stream.feed(event) for event in events) + stream.close()
+
+
+def test_documented_openai_sequence_equals_the_response() -> None:
+    events = stream_file("openai-responses.stream.jsonl")
+    assert {e["type"] for e in events} >= {
+        "response.output_text.delta", "response.output_text.annotation.added",
+        "response.output_text.done", "response.completed",
+    }
+    batch = from_openai(load("openai-responses.json"), POOL)
+    stream = OpenAIEvents(POOL)
+    assert run(stream, events) == batch.content
+    assert stream.answer is not None
+    assert stream.answer.pool == batch.pool and stream.answer.sid_map == batch.sid_map
+
+
+def test_documented_anthropic_sequence_equals_the_message() -> None:
+    events = stream_file("anthropic-web-search.stream.jsonl")
+    assert any(e.get("delta", {}).get("type") == "citations_delta" for e in events)
+    batch = from_anthropic(load("anthropic-web-search.json"))
+    stream = AnthropicEvents()
+    assert run(stream, events) == batch.content
+    assert stream.answer is not None and stream.answer.pool == batch.pool
+
+
+@pytest.mark.parametrize(
+    ("events", "answer", "adapter"),
+    [
+        ("openai-responses.stream.jsonl", "openai-responses.json", from_openai),
+        ("anthropic-web-search.stream.jsonl", "anthropic-web-search.json", from_anthropic),
+    ],
+)
+def test_stream_rewriter_accepts_provider_events(events: str, answer: str, adapter: Any) -> None:
+    rewriter = StreamRewriter("html", sources_pool=POOL)
+    out = "".join(rewriter.feed_event(event) for event in stream_file(events)) + rewriter.flush()
+    batch = adapter(load(answer), POOL)
+    assert out == rewrite_stream([batch.content], "html")
+    assert rewriter.answer is not None and rewriter.answer.pool == batch.pool
+    assert rewriter.cited_sids == list(dict.fromkeys(
+        sid for sids in _token_sids(batch.content) for sid in sids))
+    assert '<sup class="cite"' in out and "[[S:" not in out
+
+
+def _token_sids(content: str) -> list[list[int]]:
+    from citations.tokens import citation_groups
+
+    return [list(group) for group in citation_groups(content)]
+
+
+def _cuts(draw: st.DrawFn, text: str) -> list[int]:
+    if len(text) < 2:
+        return []
+    return draw(st.lists(st.integers(1, len(text) - 1), max_size=12))
+
+
+@st.composite
+def _openai_case(draw: st.DrawFn) -> list[dict[str, Any]]:
+    response = load("openai-responses.json")
+    if draw(st.booleans()):  # a second message item, to cross a paragraph break
+        extra = json.loads(json.dumps(response["output"][1]))
+        extra["id"] = "msg_second"
+        response["output"].append(extra)
+    cut_lists: dict[str, list[int]] = {}
+
+    def cuts(text: str) -> list[int]:
+        if text not in cut_lists:
+            cut_lists[text] = _cuts(draw, text)
+        return cut_lists[text]
+
+    return openai_events(response, cuts)
+
+
+@given(_openai_case(), st.booleans())
+def test_any_openai_chunking_gives_the_response(events: list[dict[str, Any]], keep: bool) -> None:
+    response = events[-1]["response"]
+    batch = from_openai(response, POOL, keep_inline_links=keep)
+    stream = OpenAIEvents(POOL, keep_inline_links=keep)
+    assert run(stream, events) == batch.content
+    assert stream.answer is not None and stream.answer.pool == batch.pool
+
+
+@st.composite
+def _anthropic_case(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]]]:
+    name = draw(st.sampled_from(["anthropic-web-search.json", "anthropic-documents.json"]))
+    message = load(name)
+    return name, anthropic_events(
+        message,
+        lambda text: _cuts(draw, text),
+        lambda deltas: draw(st.integers(0, deltas)),
+    )
+
+
+@given(_anthropic_case())
+def test_any_anthropic_chunking_gives_the_message(case: tuple[str, list[dict[str, Any]]]) -> None:
+    name, events = case
+    batch = from_anthropic(load(name))
+    stream = AnthropicEvents()
+    assert run(stream, events) == batch.content
+    assert stream.answer is not None and stream.answer.pool == batch.pool
+
+
+def test_events_of_unknown_providers_and_errors_are_refused() -> None:
+    with pytest.raises(AnswerError, match="not a streamed answer event"):
+        open_event_stream({"type": "chunk"})
+    stream = AnthropicEvents()
+    with pytest.raises(AnswerError, match="overloaded"):
+        stream.feed({"type": "error", "error": {"type": "overloaded_error",
+                                                 "message": "overloaded"}})
+    openai = OpenAIEvents()
+    openai.feed({"type": "response.output_text.delta", "output_index": 0, "content_index": 0,
+                 "delta": "Hello"})
+    with pytest.raises(AnswerError, match="do not add up"):
+        openai.feed({"type": "response.output_text.done", "output_index": 0, "content_index": 0,
+                     "text": "Hello world"})

@@ -1,0 +1,338 @@
+"""Provider adapters: exact token placement, offsets in each API's unit, pools, field errors."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import pytest
+
+import citations.adapters as adapters
+from citations.adapters import (
+    AnswerError,
+    adapt,
+    detect,
+    from_anthropic,
+    from_gemini,
+    from_langchain,
+    from_llamaindex,
+    from_openai,
+    from_perplexity,
+)
+from citations.pool import SourcePool
+
+ANSWERS = Path(__file__).resolve().parent.parent / "fixtures" / "answers"
+EXPECTED: dict[str, dict[str, Any]] = json.loads((ANSWERS / "expected.json").read_text("utf-8"))
+ADAPTERS = {
+    "openai": from_openai, "anthropic": from_anthropic, "perplexity": from_perplexity,
+    "gemini": from_gemini, "langchain": from_langchain, "llamaindex": from_llamaindex,
+}
+
+
+def load(name: str) -> Any:
+    return json.loads((ANSWERS / name).read_text("utf-8"))
+
+
+def test_public_names() -> None:
+    assert set(adapters.__all__) >= {
+        "adapt", "detect", "AdaptedAnswer", "from_openai", "from_anthropic", "from_perplexity",
+        "from_gemini", "from_langchain", "from_llamaindex",
+    }
+    for name in adapters.__all__:
+        assert hasattr(adapters, name)
+
+
+def test_every_provider_has_two_fixtures() -> None:
+    providers = [expected["provider"] for expected in EXPECTED.values()]
+    assert {p: providers.count(p) for p in ADAPTERS} == dict.fromkeys(ADAPTERS, 2)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_gives_exact_content_and_pool(name: str) -> None:
+    expected = EXPECTED[name]
+    found = detect(load(name))
+    assert found is not None and found.kind == expected["provider"]
+    adapted = ADAPTERS[expected["provider"]](load(name))
+    assert adapted.content == expected["content"]
+    assert [s.title for s in adapted.pool] == expected["pool_titles"]
+    assert {str(k): v for k, v in adapted.sid_map.items()} == expected["sid_map"]
+    assert len(adapted.warnings) == expected["warnings"]
+    assert adapt(load(name)).content == expected["content"]  # detection picks the same adapter
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_json_text_and_bytes_are_answers_too(name: str) -> None:
+    text = (ANSWERS / name).read_text("utf-8")
+    assert adapt(text).content == adapt(text.encode()).content == EXPECTED[name]["content"]
+
+
+def test_merge_into_an_existing_pool_keeps_known_sids() -> None:
+    pool = SourcePool.from_rows([
+        {"sid": 1, "title": "Old note", "url": "https://example.org/note"},
+        {"sid": 5, "title": "IEA (known)", "url": "https://WWW.iea.org/reports/renewables-2024/"},
+    ])
+    adapted = from_openai(load("openai-responses.json"), pool)
+    assert adapted.pool.get(5).title == "IEA (known)"  # type: ignore[union-attr]
+    assert [s.sid for s in adapted.pool] == [1, 5, 6, 7, 8]
+    assert adapted.sid_map == {1: 5, 2: 6, 3: 7, 4: 8}
+    assert "450 GW[[S:5]]" in adapted.content and "€0.10/W[[S:6,7]]." in adapted.content
+    assert adapted.content.endswith("same curve.[[S:8]]")
+    assert [s.sid for s in adapted.sources] == [5, 6, 7, 8]
+
+
+def test_openai_offsets_are_code_points_not_utf16() -> None:
+    text = "🌍🌍 Earth is warming. Next."
+    good = {"type": "message", "content": [{"type": "output_text", "text": text, "annotations": [
+        {"type": "url_citation", "start_index": 3, "end_index": 20, "url": "https://a.org",
+         "title": "A"}]}]}
+    assert from_openai(good).content == "🌍🌍 Earth is warming.[[S:1]] Next."
+    utf16 = copy.deepcopy(good)  # the same span counted in UTF-16 units lands two further
+    utf16["content"][0]["annotations"][0].update(start_index=5, end_index=22)
+    assert from_openai(utf16).content != "🌍🌍 Earth is warming.[[S:1]] Next."
+
+
+def test_openai_inline_link_is_replaced_unless_kept() -> None:
+    answer = load("openai-responses.json")
+    kept = from_openai(answer, keep_inline_links=True).content
+    assert "450 GW ([iea.org](https://www.iea.org/reports/renewables-2024?utm_source=openai))" \
+           "[[S:1]], while" in kept
+    assert "450 GW[[S:1]], while" in from_openai(answer).content
+
+
+def test_openai_file_citation_is_placed_at_its_index() -> None:
+    text = "The deck shows margins of 12 %. Next."
+    answer = {"type": "message", "content": [{"type": "output_text", "text": text, "annotations": [
+        {"type": "file_citation", "file_id": "file-8x", "filename": "q3-deck.pdf", "index": 31},
+        {"type": "file_path", "file_id": "file-9y", "index": 3},
+    ]}]}
+    adapted = from_openai(answer)
+    assert adapted.content == "The deck shows margins of 12 %.[[S:1]] Next."
+    source = adapted.pool.get(1)
+    assert source is not None and source.artifact_path == "q3-deck.pdf" and source.is_file
+
+
+def test_gemini_offsets_are_utf8_bytes() -> None:
+    answer = load("gemini-google-search.json")
+    support = answer["candidates"][0]["groundingMetadata"]["groundingSupports"][2]["segment"]
+    text = answer["candidates"][0]["content"]["parts"][0]["text"]
+    assert support["endIndex"] == len(text.encode()) > len(text)  # bytes, not characters
+    shifted = copy.deepcopy(answer)
+    shifted_segment = shifted["candidates"][0]["groundingMetadata"]["groundingSupports"][1]
+    shifted_segment["segment"]["endIndex"] -= 1  # now inside the 4-byte 🌊
+    with pytest.raises(AnswerError) as caught:
+        from_gemini(shifted)
+    assert caught.value.path == "candidates[0].groundingMetadata.groundingSupports[1].segment" \
+                                 ".endIndex"
+    assert "inside the character '🌊'" in str(caught.value)
+
+
+def test_gemini_segment_text_rescues_offsets_counted_as_characters() -> None:
+    answer = load("gemini-google-search.json")
+    text = answer["candidates"][0]["content"]["parts"][0]["text"]
+    for support in answer["candidates"][0]["groundingMetadata"]["groundingSupports"]:
+        segment = support["segment"]
+        start = text.index(segment["text"])
+        segment["startIndex"], segment["endIndex"] = start, start + len(segment["text"])
+    adapted = from_gemini(answer)
+    assert adapted.content == EXPECTED["gemini-google-search.json"]["content"]
+    assert any("read as codepoints" in w for w in adapted.warnings)
+
+
+def test_anthropic_document_locations_are_kept_and_validated() -> None:
+    adapted = from_anthropic(load("anthropic-documents.json"))
+    rows = {s.sid: s for s in adapted.pool}
+    assert rows[1].extra["location"] == "characters 0–22"
+    assert rows[2].extra["location"] == "pages 3"
+    assert rows[3].extra["location"] == "blocks 1"
+    assert rows[4].url.startswith("https://www.statnett.no/")
+    bad = load("anthropic-documents.json")
+    bad["content"][3]["citations"][0]["end_page_number"] = 3
+    with pytest.raises(AnswerError) as caught:
+        from_anthropic(bad)
+    assert caught.value.path == "content[3].citations[0].end_page_number"
+
+
+def test_anthropic_web_results_give_dates_and_snippets() -> None:
+    adapted = from_anthropic(load("anthropic-web-search.json"))
+    ehpa = adapted.pool.get(1)
+    assert ehpa is not None
+    assert ehpa.published_at == "February 20, 2025"
+    assert ehpa.text == "Sales fell by 21 % across 14 countries."
+
+
+def test_markers_in_code_stay_and_unknown_markers_are_reported() -> None:
+    adapted = from_perplexity(load("perplexity-reasoning.json"))
+    assert "`h2[1]`" in adapted.content and "<think>" not in adapted.content
+    assert adapted.warnings == (
+        "choices[0].message.content: marker [9] names no listed source (3 listed); left as text",
+    )
+
+
+def test_langchain_documents_never_show_a_full_path() -> None:
+    adapted = from_langchain(load("langchain-retrieval.json"))
+    omie = adapted.pool.get(2)
+    assert omie is not None and omie.artifact_path == "omie-2024.pdf" and not omie.physical_path
+    assert omie.extra["page"] == 4
+
+
+def test_llamaindex_source_numbers_come_from_the_prefix() -> None:
+    answer = load("llamaindex-citation.json")
+    answer["source_nodes"].reverse()  # numbering follows "Source N:", not the list order
+    adapted = from_llamaindex(answer)
+    assert adapted.content == (  # sids follow the list order: Source 3 → 1, 2 → 2, 1 → 3
+        "Before college the author wrote short stories 📚[[S:2]] and programmed on an IBM "
+        "1401[[S:2,3]]. He also built a computer from a kit[[S:3]]. Später lernte er Lisp[[S:1]]"
+    )
+    first = adapted.pool.get(adapted.sid_map[1])
+    assert first is not None and first.text.startswith("What I Worked On")
+    assert "/srv/" not in json.dumps(adapted.pool.rows())
+
+
+def test_sdk_objects_are_accepted() -> None:
+    class Annotation(pydantic.BaseModel):
+        type: str
+        start_index: int
+        end_index: int
+        url: str
+        title: str
+
+    class Part(pydantic.BaseModel):
+        type: str
+        text: str
+        annotations: list[Annotation]
+
+    class Message(pydantic.BaseModel):
+        type: str
+        content: list[Part]
+
+    message = Message(type="message", content=[Part(type="output_text", text="Hi there.",
+                      annotations=[Annotation(type="url_citation", start_index=0, end_index=8,
+                                              url="https://a.org", title="A")])])
+    assert adapt(message).content == "Hi there[[S:1]]."
+
+    @dataclasses.dataclass
+    class Response:  # llama_index.core.base.response.schema.Response is a dataclass
+        response: str
+        source_nodes: list[dict[str, Any]]
+
+    node = {"node": {"text": "x", "metadata": {"url": "https://b.org"}}, "score": 0.5}
+    assert adapt(Response("Yes [1]", [node])).content == "Yes[[S:1]]"
+
+
+@pytest.mark.parametrize(
+    ("name", "mutate", "field"),
+    [
+        ("openai-responses.json",
+         lambda a: a["output"][1]["content"][0]["annotations"][2].update(end_index=10_000),
+         "output[1].content[0].annotations[2].end_index"),
+        ("openai-responses.json",
+         lambda a: a["output"][1]["content"][0]["annotations"][0].update(start_index="7"),
+         "output[1].content[0].annotations[0].start_index"),
+        ("openai-chat.json",
+         lambda a: a["choices"][0]["message"]["annotations"][1]["url_citation"].pop("url"),
+         "choices[0].message.annotations[1].url_citation.url"),
+        ("anthropic-web-search.json",
+         lambda a: a["content"][4]["citations"][1].pop("url"), "content[4].citations[1].url"),
+        ("perplexity-sonar.json", lambda a: a["citations"].__setitem__(2, 7), "citations[2]"),
+        ("gemini-google-search.json",
+         lambda a: a["candidates"][0]["groundingMetadata"]["groundingSupports"][0][
+             "groundingChunkIndices"].append(9),
+         "candidates[0].groundingMetadata.groundingSupports[0].groundingChunkIndices[2]"),
+        ("langchain-retrieval.json", lambda a: a["citations"].append(3), "citations[3]"),
+        ("langchain-message.json",
+         lambda a: a["content"][1]["annotations"][3].update(end_index=-1),
+         "content[1].annotations[3].end_index"),
+        ("llamaindex-citation.json",
+         lambda a: a["source_nodes"][1]["node"].update(metadata="x"),
+         "source_nodes[1].node.metadata"),
+    ],
+)
+def test_malformed_answers_name_the_field(name: str, mutate: Any, field: str) -> None:
+    answer = load(name)
+    mutate(answer)
+    with pytest.raises(AnswerError) as caught:
+        adapt(answer)
+    assert caught.value.path == field
+    assert str(caught.value).startswith(field + ": ")
+
+
+def test_forced_provider_that_does_not_fit_and_unknown_shapes() -> None:
+    with pytest.raises(AnswerError, match="not an OpenAI answer"):
+        adapt(load("anthropic-web-search.json"), provider="openai")
+    with pytest.raises(AnswerError, match="not an answer; accepted: an OpenAI"):
+        adapt({"hello": "world"})
+    with pytest.raises(AnswerError, match="_citations sidecar"):
+        adapt({"summary": "x", "_citations": []})
+    with pytest.raises(AnswerError, match="not valid JSON"):
+        adapt("{nope")
+    assert detect({"summary": "x", "_citations": []}).kind == "sidecar"  # type: ignore[union-attr]
+    assert detect("plain text") is None and detect([1, 2]) is None
+
+
+def test_a_cycle_is_refused_not_followed() -> None:
+    loop: dict[str, Any] = {"type": "message"}
+    loop["content"] = [loop]
+    assert detect(loop) is None
+    with pytest.raises(AnswerError, match="nests deeper"):
+        adapt(loop)
+
+
+def test_large_answers_are_read_in_one_pass() -> None:
+    """20,000 citations (annotations, markers, streamed deltas): nothing is quadratic."""
+    from citations.adapters.streams import OpenAIEvents
+    from tests.fixtures.answers.events import openai_events
+
+    sentences = [f"Claim {i} holds ([s{i % 97}.org](https://s{i % 97}.org/{i})). " for i in
+                 range(20_000)]
+    text = "".join(sentences)
+    annotations, position = [], 0
+    for i, sentence in enumerate(sentences):
+        start = position + sentence.index("(")
+        annotations.append({"type": "url_citation", "start_index": start,
+                            "end_index": position + len(sentence) - 2,
+                            "url": f"https://s{i % 97}.org/{i}", "title": f"S{i}"})
+        position += len(sentence)
+    response = {"object": "response", "output": [{"type": "message", "id": "m", "content": [
+        {"type": "output_text", "text": text, "annotations": annotations}]}]}
+    adapted = from_openai(response)
+    assert adapted.citations == 20_000 and adapted.content.count("[[S:") == 20_000
+    stream = OpenAIEvents()
+    events = openai_events(response, lambda t: [m + 1 for m in range(0, len(t), 37)])
+    assert "".join(stream.feed(e) for e in events) + stream.close() == adapted.content
+    markers = " ".join(f"Point {i} [{i % 50 + 1}][{(i + 7) % 50 + 1}]." for i in range(20_000))
+    sonar = {"choices": [{"message": {"content": markers}}],
+             "citations": [f"https://p{n}.org" for n in range(50)]}
+    assert from_perplexity(sonar).citations == 20_000
+
+
+@pytest.mark.parametrize(
+    ("unit", "offsets", "inside"),
+    [
+        ("codepoints", [0, 1, 2, 3, 4, 5], []),
+        ("utf16", [0, 1, 3, 4, 5, 6], [2]),          # 😀 is a surrogate pair: two units
+        ("utf8", [0, 1, 5, 6, 8, 11], [2, 3, 4, 7, 9, 10]),  # 😀 is 4 bytes, é 2
+    ],
+)
+def test_text_offsets_in_each_unit(unit: Any, offsets: list[int], inside: list[int]) -> None:
+    from citations.adapters.base import TextOffsets
+
+    text = "a😀bé\ud800"  # a lone surrogate counts as one code point, one unit, three bytes
+    table = TextOffsets(text)
+    assert [table.index(o, unit, "x") for o in offsets] == [0, 1, 2, 3, 4, 5]
+    for offset in inside:
+        with pytest.raises(AnswerError, match="falls inside the character"):
+            table.index(offset, unit, "x")
+    with pytest.raises(AnswerError, match="beyond the text"):
+        table.index(table.size(unit) + 1, unit, "x")
+
+
+def test_lone_surrogates_keep_positions() -> None:
+    text = "Broken \ud83c text here. Next."
+    answer = {"type": "message", "content": [{"type": "output_text", "text": text, "annotations": [
+        {"type": "url_citation", "start_index": 0, "end_index": text.index(" Next"),
+         "url": "https://a.org", "title": "A"}]}]}
+    assert from_openai(answer).content == "Broken \ud83c text here.[[S:1]] Next."
