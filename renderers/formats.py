@@ -19,7 +19,8 @@ ContentFormat = Literal["markdown", "html"]
 #: What an input may be: text the readers parse, or a provider's raw answer, which
 #: :mod:`renderers.readers.answers` adapts to markdown first (``citations.adapters.PROVIDERS``).
 InputFormat = Literal[
-    "markdown", "html", "openai", "anthropic", "perplexity", "gemini", "langchain", "llamaindex"
+    "markdown", "html", "sidecar",
+    "openai", "anthropic", "perplexity", "gemini", "langchain", "llamaindex",
 ]
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from citations.pool import SourcePool
 
 #: Formats that are not a provider's answer (the adapters are imported only for the others).
-_TEXT_FORMATS = frozenset({"markdown", "md", "html", "htm", "sidecar", "json", "yaml"})
+_TEXT_FORMATS = frozenset({"markdown", "md", "html", "htm", "json", "yaml"})
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def read_answer(
     from citations.adapters import ACCEPTED, PROVIDERS, adapt, detect, parse_answer
     from citations.pool import SourcePool
 
-    if fmt is not None and fmt not in PROVIDERS:
+    if fmt is not None and fmt not in PROVIDERS and fmt != "sidecar":
         return None  # an unknown name: the readers refuse it with their message
     data = content
     if text:
@@ -103,9 +103,11 @@ def read_answer(
             if fmt is None:
                 return None  # text that merely starts with a bracket
             raise
+    if fmt == "sidecar" or (fmt is None and (found := detect(data)) and found.kind == "sidecar"):
+        return _sidecar_answer(data, sources_pool, origin)
     if fmt is None:
         found = detect(data)
-        if found is None or found.kind == "sidecar":
+        if found is None:
             if text:
                 return None
             raise AnswerError(
@@ -115,6 +117,29 @@ def read_answer(
         fmt = found.kind
     adapted = adapt(data, SourcePool.coerce(sources_pool), provider=fmt)
     return NativeAnswer(adapted.content, adapted.pool, adapted)
+
+
+def _sidecar_answer(data: Any, sources_pool: Any, origin: str) -> NativeAnswer:
+    """A JSON answer with a ``_citations`` sidecar as a readable document: keys as headings,
+    each cited string followed by its citations (:mod:`citations.structured`)."""
+    from citations.adapters import AdaptedAnswer
+    from citations.adapters.detect import SIDECAR
+    from citations.errors import SidecarError
+    from citations.pool import SourcePool
+    from citations.sidecar import read_sidecar
+    from citations.structured import structured_markdown
+
+    try:
+        text = structured_markdown(data)
+        cited = [s for c in read_sidecar(data) for s in c.sids]
+    except SidecarError as exc:
+        raise AnswerError("_citations", f"{origin}: {exc}") from exc
+    pool = SourcePool.coerce(sources_pool)
+    adapted = AdaptedAnswer(
+        content=text, pool=pool, sid_map={sid: sid for sid in dict.fromkeys(cited)},
+        provider="sidecar", shape=SIDECAR, citations=len(cited),  # type: ignore[arg-type]
+    )
+    return NativeAnswer(text, pool, adapted)
 
 
 def sniff_file(path: Path, forced: str | None = None) -> Detection | None:
