@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any, Literal
 
+from citations.codemap import line_starts, markdown_blocks
 from citations.errors import SidecarError
 from citations.numbering import plan_citations
 from citations.pool import SourcePool
@@ -26,12 +27,7 @@ from citations.sidecar import (
     parse_pointer,
     resolve_pointer,
 )
-from citations.tokens import (
-    line_starts,
-    markdown_blocks,
-    resolve_token_sids,
-    scan,
-)
+from citations.tokens import resolve_token_sids, scan
 
 AuditFormat = Literal["markdown", "html", "json", "yaml"]
 

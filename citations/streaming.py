@@ -30,14 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
-from citations.tokens import (
-    _CUT_RE,
-    Token,
-    _rebuild,
-    _section_code_spans,
-    removal_span,
-    scan,
-)
+from citations.codemap import _CUT_RE, _section_code_spans
+from citations.tokens import Token, _rebuild, removal_span, scan
 
 if TYPE_CHECKING:
     from citations.adapters.base import AdaptedAnswer

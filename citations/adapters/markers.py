@@ -13,7 +13,7 @@ import bisect
 import re
 
 from citations.adapters.base import Draft, Piece
-from citations.tokens import markdown_code_spans
+from citations.codemap import markdown_code_spans
 
 _GROUP = r"\[\s{0,2}\d{1,4}(?:\s{0,2},\s{0,2}\d{1,4}){0,50}\s{0,2}\]"
 _RUN = re.compile(rf"(?<![\]!\\])(?:{_GROUP})+(?![(\[:])")

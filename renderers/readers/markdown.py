@@ -24,9 +24,10 @@ from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
+from citations.codemap import raw_code_elements
 from citations.links import safe_link
 from citations.mdit_cite import cite_plugin
-from citations.tokens import raw_code_elements, scan
+from citations.tokens import scan
 from renderers.document import (
     INLINE_STYLES,
     Alignment,

@@ -1,0 +1,319 @@
+"""Where code is, in markdown and HTML: the spans whose citation-looking text is not a citation.
+
+Markdown code comes from markdown-it-py's block map (fenced and indented code, raw HTML blocks)
+and a CommonMark backtick scanner (code spans; raw ``<code>…</code>`` elements count too).
+Only the *sections* of a document that could hold code near a token are parsed — a section
+starts at a non-indented line after a blank line, and no block state crosses such a cut except
+an open fence or a raw-HTML block of kinds 1-5. The streaming rewriter releases text a section
+at a time for the same reason. Split from :mod:`citations.tokens`, which re-exports the public
+names.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token as MdToken
+
+# --------------------------------------------------------------------------------------------
+# Code awareness
+
+_LINE_BREAK_RE = re.compile(r"\r\n?|\n")
+#: A cut between markdown sections (see :func:`_sections`): a blank line, then a line that
+#: does not start with a space or a tab.
+_CUT_RE = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
+#: A line whose leading container marks and blanks hold four spaces or a tab: the only lines
+#: that can be indented code (at the top level, in a list item or in a block quote).
+_INDENT_RE = re.compile(r"\n[ \t>*+.)0-9-]*?(?: {4}|\t)")
+_INDENT_START_RE = re.compile(r"[ \t>*+.)0-9-]*?(?: {4}|\t)")
+#: Starts of raw-HTML blocks that may run past a blank line (CommonMark kinds 1-5).
+_HTML_OPENER_RE = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
+_HTML_CODE_HINT_RE = re.compile(r"<(?:pre|code)\b", re.IGNORECASE)
+_BACKTICK_STOP_RE = re.compile(r"[\\`<]")
+_CODE_OPEN_RE = re.compile(r"<code(?:\s[^>]*)?>", re.IGNORECASE)
+_CODE_CLOSE_RE = re.compile(r"</code\s*>", re.IGNORECASE)
+_AUTOLINK_RE = re.compile(
+    r"<(?:[A-Za-z][A-Za-z0-9.+\-]{1,31}:[^<>\x00-\x20]*|"
+    r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~\-]+@[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?)*)>"
+)
+_HTML_SKIP_RE = re.compile(
+    r"<!--.*?(?:-->|\Z)|<(script|style|textarea|title)\b[^>]*>.*?(?:</\1\s*>|\Z)"
+    r"|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[?!][^>]*>|</?[A-Za-z][^>]*>",
+    re.DOTALL | re.IGNORECASE,
+)
+_HTML_CODE_OPEN_RE = re.compile(r"<(pre|code)\b[^>]*>", re.IGNORECASE)
+
+
+class _Spans:
+    """Sorted, non-overlapping ``[start, end)`` spans with a fast membership test."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(spans):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        self.starts = [s for s, _ in merged]
+        self.ends = [e for _, e in merged]
+
+    def __contains__(self, pos: object) -> bool:
+        assert isinstance(pos, int)
+        i = bisect.bisect_right(self.starts, pos) - 1
+        return i >= 0 and pos < self.ends[i]
+
+    def __bool__(self) -> bool:
+        return bool(self.starts)
+
+
+def code_spans_inline(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """CommonMark code spans in ``text[start:end]`` (one inline region) as offset spans.
+
+    A backtick run opens a span closed by the next run of the same length; a backslash escapes
+    one backtick outside spans; autolinks and raw HTML tags starting first win over spans.
+    A raw ``<code>…</code>`` element is code too (its whole extent, tags included).
+    """
+    stop = len(text) if end is None else end
+    spans: list[tuple[int, int]] = []
+    pos = start
+    while True:
+        m = _BACKTICK_STOP_RE.search(text, pos, stop)
+        if m is None:
+            return spans
+        i = m.start()
+        char = text[i]
+        if char == "\\":
+            pos = i + 2
+            continue
+        if char == "<":
+            html = _AUTOLINK_RE.match(text, i, stop) or _html_tag_match(text, i, stop)
+            pos = html.end() if html else i + 1
+            if html is not None and _CODE_OPEN_RE.fullmatch(html.group()):
+                closing = _CODE_CLOSE_RE.search(text, pos, stop)
+                if closing is not None:
+                    spans.append((i, closing.end()))
+                    pos = closing.end()
+            continue
+        run_end = i
+        while run_end < stop and text[run_end] == "`":
+            run_end += 1
+        width = run_end - i
+        close = _closing_run(text, run_end, stop, width)
+        if close is None:
+            pos = run_end
+            continue
+        spans.append((i, close + width))
+        pos = close + width
+
+
+def raw_code_elements(text: str) -> list[tuple[int, int, int, int]]:
+    """``(start, end, inner_start, inner_end)`` of each raw ``<code>…</code>`` element in one
+    inline region of markdown (outside backtick code spans), in order."""
+    elements: list[tuple[int, int, int, int]] = []
+    for start, end in code_spans_inline(text):
+        opening = _html_tag_match(text, start, end) if text[start] == "<" else None
+        if opening is not None and _CODE_OPEN_RE.fullmatch(opening.group()):
+            close = _CODE_CLOSE_RE.search(text, opening.end(), end)
+            assert close is not None
+            elements.append((start, end, opening.end(), close.start()))
+    return elements
+
+
+def _closing_run(text: str, pos: int, stop: int, width: int) -> int | None:
+    """Start of the next backtick run of exactly ``width`` at or after ``pos``."""
+    while True:
+        i = text.find("`", pos, stop)
+        if i < 0:
+            return None
+        j = i
+        while j < stop and text[j] == "`":
+            j += 1
+        if j - i == width:
+            return i
+        pos = j
+
+
+def _html_tag_match(text: str, pos: int, stop: int) -> re.Match[str] | None:
+    from markdown_it.common.html_re import HTML_TAG_RE
+
+    return HTML_TAG_RE.match(text, pos, stop)
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line starts (markdown-it's line breaks: CR LF, CR, LF)."""
+    return [0, *(m.end() for m in _LINE_BREAK_RE.finditer(text))]
+
+
+@lru_cache(maxsize=1)
+def _block_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark")
+    md.disable(["inline", "text_join"], ignoreInvalid=True)
+    return md
+
+
+def markdown_blocks(text: str) -> list[MdToken]:
+    """markdown-it-py's block tokens of ``text`` (CommonMark; inline parsing skipped).
+
+    Each block token's ``.map`` is its ``[first, last)`` line range; :func:`line_starts` turns
+    lines into offsets.
+    """
+    return _block_parser().parse(text)
+
+
+def markdown_code_spans(text: str) -> list[tuple[int, int]]:
+    """Offset spans of markdown code: fenced and indented blocks, code spans, ``<pre>``/``<code>``.
+
+    Block structure comes from markdown-it-py (``.map`` line ranges); code spans are found in
+    the raw lines of every inline-bearing block with :func:`code_spans_inline`. Only the
+    sections (see :func:`_sections`) that can hold code are parsed.
+    """
+    return _markdown_code_spans(text, None)
+
+
+def _sections(text: str) -> list[int]:
+    """Start offsets of the sections of ``text``: a section starts at a non-indented line
+    after a blank line (the whole text is one section when it holds a CR).
+
+    No block state crosses such a cut except an open fence or a raw-HTML block of kinds 1-5
+    (``<pre``, ``<script``, ``<style``, ``<textarea``, ``<!--``, ``<?``, ``<!X``), so every
+    other section parses alone exactly as it does in place.
+    """
+    if "\r" in text:
+        return [0]
+    return [0, *(m.end() for m in _CUT_RE.finditer(text))]
+
+
+def _hit_sections(cuts: list[int], find: Callable[[int], int]) -> set[int]:
+    """Indices of the sections holding a hit of ``find(pos)`` (an offset >= pos, or -1).
+
+    One probe per hit section: after a hit the search resumes at the next section.
+    """
+    found: set[int] = set()
+    pos = 0
+    while (hit := find(pos)) >= 0:
+        k = bisect.bisect_right(cuts, hit) - 1
+        found.add(k)
+        if k + 1 >= len(cuts):
+            break
+        pos = cuts[k + 1]
+    return found
+
+
+def _finder(pattern: re.Pattern[str], text: str, shift: int = 0) -> Callable[[int], int]:
+    """A ``find(pos)`` for :func:`_hit_sections` from a regex (hit = match start + ``shift``)."""
+
+    def find(pos: int) -> int:
+        m = pattern.search(text, max(pos - shift, 0))
+        return -1 if m is None else m.start() + shift
+
+    return find
+
+
+def _risky_sections(text: str, cuts: list[int]) -> tuple[set[int], set[int]]:
+    """``(code, openers)``: sections that may hold code, and those that may open a block
+    running past their end (fences, raw-HTML blocks of kinds 1-5)."""
+    if "\r" in text:  # one section; line breaks other than LF: parse it whenever it has tokens
+        return {0}, {0}
+    ends = [*cuts[1:], len(text)]
+    ticks = _hit_sections(cuts, lambda pos: text.find("`", pos))
+    tildes = _hit_sections(cuts, lambda pos: text.find("~", pos))
+    openers = {k for k in ticks if text.find("```", cuts[k], ends[k]) >= 0}
+    openers |= {k for k in tildes if text.find("~~~", cuts[k], ends[k]) >= 0}
+    code = ticks | openers | _hit_sections(cuts, _finder(_INDENT_RE, text, 1))
+    if _INDENT_START_RE.match(text):
+        code.add(0)
+    if "<" in text:
+        openers |= _hit_sections(cuts, _finder(_HTML_OPENER_RE, text))
+        code |= openers | _hit_sections(cuts, _finder(_HTML_CODE_HINT_RE, text))
+    return code, openers
+
+
+def _markdown_code_spans(
+    text: str, has_token: Callable[[int, int], bool] | None
+) -> list[tuple[int, int]]:
+    """:func:`markdown_code_spans`, parsing only the sections that may hold code and, when
+    ``has_token(start, end)`` is given, hold a token (sections that may open a block running
+    past their end are always checked)."""
+    cuts = _sections(text)
+    code, openers = _risky_sections(text, cuts)
+    ends = [*cuts[1:], len(text)]
+    spans: list[tuple[int, int]] = []
+    for k in sorted(code):
+        start, end = cuts[k], ends[k]
+        if has_token is not None:
+            if not has_token(start, len(text)):
+                break
+            if k not in openers and not has_token(start, end):
+                continue
+        found, closed = _section_code_spans(text, start, end)
+        if not closed:  # an open fence or HTML block runs on: parse the rest as one piece
+            spans += _section_code_spans(text, start, len(text))[0]
+            break
+        spans += found
+    return spans
+
+
+def _section_code_spans(text: str, start: int, end: int) -> tuple[list[tuple[int, int]], bool]:
+    """``(spans, closed)`` for ``text[start:end]`` parsed alone; ``closed`` is False when a
+    top-level fence or raw-HTML block runs to the end of the piece."""
+    part = text[start:end]
+    starts = line_starts(part)
+    lines = len(starts) - (1 if part.endswith(("\n", "\r")) else 0)
+    starts.append(len(part))
+    last_line = len(starts) - 1
+
+    def offset(line: int) -> int:
+        return start + starts[min(line, last_line)]
+
+    spans: list[tuple[int, int]] = []
+    closed = True
+    for tok in markdown_blocks(part):
+        if tok.map is None:
+            continue
+        begin, finish = offset(tok.map[0]), offset(tok.map[1])
+        if tok.type in ("fence", "code_block"):
+            spans.append((begin, finish))
+        elif tok.type == "inline" and (
+            text.find("`", begin, finish) >= 0 or _HTML_CODE_HINT_RE.search(text, begin, finish)
+        ):
+            spans += code_spans_inline(text, begin, finish)
+        elif tok.type == "html_block":
+            spans += html_code_spans(text, begin, finish)[0]
+        if tok.level == 0 and tok.map[1] >= lines and tok.type in ("fence", "html_block"):
+            closed = False
+    return spans, closed
+
+
+def html_code_spans(
+    text: str, start: int = 0, end: int | None = None
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """``(code, skipped)`` spans of HTML: ``<pre>``/``<code>`` elements, and tags, comments,
+    script/style/textarea/title contents (where tokens are not read at all)."""
+    stop = len(text) if end is None else end
+    code: list[tuple[int, int]] = []
+    skipped: list[tuple[int, int]] = []
+    pos = start
+    while pos < stop:
+        m = _HTML_SKIP_RE.search(text, pos, stop)
+        if m is None:
+            break
+        skipped.append((m.start(), m.end()))
+        pos = m.end()
+        opener = _HTML_CODE_OPEN_RE.fullmatch(m.group())
+        if opener is not None:
+            close = re.compile(rf"</{opener.group(1)}\s*>", re.IGNORECASE).search(text, pos, stop)
+            code_end = close.end() if close else stop
+            code.append((m.start(), code_end))
+            pos = code_end
+    return code, skipped
+
+
