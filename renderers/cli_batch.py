@@ -56,6 +56,7 @@ class Outcome:
     formats: list[str] = field(default_factory=list)
     paths: list[list[str]] = field(default_factory=list)  # per format (PNG: every page)
     sources_used: list[int] = field(default_factory=list)
+    sources_cited: int = 0  # Sources entries (sids that dedupe to one source count once)
     warnings: list[str] = field(default_factory=list)
     error: str = ""
     code: int = EXIT_OK
@@ -109,6 +110,7 @@ def run_job(job: Job, notify: Callable[[Event], None] | None = None) -> Outcome:
         return outcome
     if results:
         outcome.sources_used = list(results[0].sources_used)
+        outcome.sources_cited = int(results[0].stats.get("sources", len(outcome.sources_used)))
         outcome.warnings = list(dict.fromkeys(w for r in results for w in r.warnings))
     return outcome
 
@@ -265,7 +267,7 @@ def summary_table(outcomes: Sequence[Outcome]) -> Table:
         table.add_row(
             shown(outcome.input),
             formats,
-            str(len(outcome.sources_used)),
+            str(outcome.sources_cited),
             str(len(outcome.warnings)),
         )
     return table

@@ -42,15 +42,16 @@ from renderers.writers.html.report import render_html
 from renderers.writers.markdown import markdown_text
 from renderers.writers.pdf import pdf_bytes
 from renderers.writers.png import png_pages
-from renderers.writers.pptx.deck import CONT
+from renderers.writers.pptx.model import CONT
 from renderers.writers.pptx.output import pptx_bytes
 
 SPEC = Path(__file__).resolve().parents[1] / "data" / "commonmark" / "commonmark-spec.json"
 EXAMPLES: list[dict[str, Any]] = json.loads(SPEC.read_text(encoding="utf-8"))
 SECTIONS: list[str] = list(dict.fromkeys(e["section"] for e in EXAMPLES))
 OPTIONS = RenderOptions(dpi=30)
-#: White space (layout) and square brackets (an image that cannot load shows as "[alt]").
-_IGNORED = re.compile(r"[\s\[\]]+")
+#: White space (layout) and an image's fallback decoration (an image that cannot load shows as
+#: "[Image: alt]", renderers.writers.common.image_fallback).
+_IGNORED = re.compile(r"[\s\[\]]+|Image:")
 _MARKER = re.compile(r"QZX(\d{4})XZQ")
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"

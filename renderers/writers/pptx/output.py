@@ -1,4 +1,4 @@
-"""The PPTX writer: draws the measured slide model (:mod:`renderers.writers.pptx.deck`).
+"""The PPTX writer: draws the measured slide model (:mod:`renderers.writers.pptx.layout`).
 
 python-pptx holds the package (template or default deck, layouts, relationships, images); each
 slide part is written as finished XML by :mod:`renderers.writers.pptx.oxml`, and the package is
@@ -11,6 +11,7 @@ metadata, no stale thumbnail).
 from __future__ import annotations
 
 import io
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,8 @@ from renderers.writers.ooxml import (
     write_package,
 )
 from renderers.writers.pptx import oxml as px
-from renderers.writers.pptx.deck import (
+from renderers.writers.pptx.layout import build_deck
+from renderers.writers.pptx.model import (
     CODE_SIZE,
     FOOTER_SIZE,
     INSET_X,
@@ -58,8 +60,8 @@ from renderers.writers.pptx.deck import (
     Slide,
     TableItem,
     TextItem,
-    build_deck,
 )
+from renderers.writers.pptx.runs import runs_rtl
 
 FOOTER_COLOR = "595959"
 CODE_FILL = "F3F4F6"
@@ -398,7 +400,7 @@ class DeckWriter:
             match item:
                 case TextItem(paras, top, height):
                     box = Box(content.left, content.top + top, content.width, height)
-                    self.textbox(shapes, box, self.text_body(part, paras))
+                    self.textbox(shapes, box, self.text_body(part, paras, shrink=True))
                 case CodeItem():
                     self.code(shapes, item)
                 case TableItem():
@@ -418,28 +420,33 @@ class DeckWriter:
                                          body, fill=fill, line=line))
 
     def text_body(self, part: Part, paras: Sequence[Para], anchor: str = "t",
-                  color: str = "") -> str:
+                  color: str = "", *, shrink: bool = False) -> str:
         return px.text_body_xml([self.paragraph(part, para, color=color) for para in paras],
-                                inset_x=INSET_X, inset_y=INSET_Y, anchor=anchor)
+                                inset_x=INSET_X, inset_y=INSET_Y, anchor=anchor, shrink=shrink)
 
     def paragraph(self, part: Part, para: Para, *, color: str = "") -> str:
         """The XML of one paragraph (superscript runs alternate their baseline, see pptx_xml)."""
         runs: list[str] = []
         baseline = 0
+        rtl = runs_rtl(para.runs) if para.rtl is None else para.rtl
         for run in para.runs:
             if run.superscript:
                 baseline = (px.ALT_BASELINE if baseline == px.SUPERSCRIPT_BASELINE
                             else px.SUPERSCRIPT_BASELINE)
             else:
                 baseline = 0
-            runs.append(self.run(part, run, para.size, baseline, color=color))
+            runs.append(self.run(part, run, para.size, baseline, color=color, rtl=rtl))
+        align = para.align
+        if rtl and align in ("left", "default"):
+            align = "right"  # right-to-left text starts at the right
         return px.paragraph_xml(
-            "".join(runs), size=para.size, align=para.align, margin_left=para.margin_left,
+            "".join(runs), size=para.size, align=align, margin_left=para.margin_left,
             indent=para.indent, space_before=para.space_before, line_factor=LINE_FACTOR,
-            bullet=para.bullet, number=para.number, bullet_font=self.sans,
+            bullet=para.bullet, number=para.number, bullet_font=self.sans, rtl=rtl,
         )
 
-    def run(self, part: Part, run: Run, size: float, baseline: int, *, color: str = "") -> str:
+    def run(self, part: Part, run: Run, size: float, baseline: int, *, color: str = "",
+            rtl: bool = False) -> str:
         if run.text == "\n":
             return px.line_break_xml(size)
         rid, jump = "", False
@@ -449,8 +456,11 @@ class DeckWriter:
         elif anchor and anchor in self.deck.anchors:
             rid = self.rid(part, self.deck.anchors[anchor])
             jump = True
+        text = run.text
+        if rid and rtl:
+            text = close_arabic_link(text)
         return px.run_xml(
-            run.text, size=size, typeface=self.mono if run.code else self.sans,
+            text, size=size, typeface=self.mono if run.code else self.sans,
             bold=run.bold, italic=run.italic, strike=run.strike, baseline=baseline,
             color=color, link_rid=rid, slide_jump=jump,
         )
@@ -497,7 +507,7 @@ class DeckWriter:
         box = (content.left, content.top + item.top, content.width, item.height)
         shapes.xml.append(px.table_xml(
             shape_id, f"Table {shape_id - 1}", box, item.col_widths, xml_rows,
-            first_row=bool(item.header), inset_x=INSET_X, inset_y=INSET_Y,
+            first_row=bool(item.header), inset_x=INSET_X, inset_y=INSET_Y, rtl=item.rtl,
         ))
 
     def picture(self, part: Part, shapes: _Shapes, item: PictureItem) -> None:
@@ -507,6 +517,25 @@ class DeckWriter:
         box = (content.left + item.left, content.top + item.top, item.width, item.height)
         shapes.xml.append(px.picture_xml(shapes.take_id(), f"Picture {item.alt}"[:120].strip(),
                                          item.alt, rid, box))
+
+
+#: ARABIC LETTER MARK: invisible, strongly Arabic (a zero-width character to the metrics).
+ALM = "\u061c"
+
+
+def close_arabic_link(text: str) -> str:
+    """Link text that mixes Arabic letters with a trailing number (``تقرير … 2024``), ended by
+    an Arabic letter mark.
+
+    LibreOffice (7.4) draws a link as a text field; in a right-to-left paragraph it lays out
+    such a field's Arabic and its number apart, partly past the slide's edge. Ending the field
+    on a strong Arabic character keeps it whole; the mark changes nothing in PowerPoint. (A
+    field that mixes Arabic with Latin letters it garbles whatever the text says.)
+    """
+    kinds = [unicodedata.bidirectional(ch) for ch in text]
+    if "AL" in kinds and kinds[-1] != "AL":
+        return text + ALM
+    return text
 
 
 def _emu(box: Box) -> px.Rect:

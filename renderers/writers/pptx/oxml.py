@@ -21,7 +21,7 @@ from pptx.oxml.ns import nsdecls
 from pptx.oxml.shapes.autoshape import CT_Shape
 
 from citations.chars import UNSAFE_CHARS
-from renderers.writers.pptx.deck import EMU_PER_PT
+from renderers.writers.pptx.model import EMU_PER_PT
 
 #: Raised baseline of superscripts (1/1000 %). Adjacent superscript runs alternate with
 #: ALT_BASELINE: LibreOffice drops the raise of a linked run followed by an identical run.
@@ -30,6 +30,7 @@ ALT_BASELINE = 31000
 SLIDE_JUMP = "ppaction://hlinksldjump"
 TABLE_STYLE = "{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}"  # python-pptx's default table style
 _ALIGN = {"left": "l", "center": "ctr", "right": "r", "default": "l"}
+RTL = ' rtl="1"'
 _SLIDE_OPEN = (
     "<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\n"
     f'<p:sld {nsdecls("a", "p", "r")}>'
@@ -63,13 +64,19 @@ def slide_xml(shapes: Sequence[str]) -> bytes:
 
 def text_body_xml(
     paragraphs: Sequence[str], *, inset_x: float, inset_y: float, anchor: str = "t",
-    tag: str = "p:txBody",
+    tag: str = "p:txBody", shrink: bool = False,
 ) -> str:
-    """A text frame: fixed insets (points), ``anchor``, square wrap, no autofit."""
+    """A text frame: fixed insets (points), ``anchor``, square wrap.
+
+    The layout sizes every frame to its measured text, so nothing needs autofit; ``shrink``
+    writes ``normAutofit`` all the same, a second guard: a client that wraps to more lines
+    than measured (LibreOffice) shrinks the text into the frame instead of past the slide.
+    """
     ins_x, ins_y = round(inset_x * EMU_PER_PT), round(inset_y * EMU_PER_PT)
+    fit = "<a:normAutofit/>" if shrink else "<a:noAutofit/>"
     return (
         f'<{tag}><a:bodyPr wrap="square" lIns="{ins_x}" rIns="{ins_x}" tIns="{ins_y}" '
-        f'bIns="{ins_y}" anchor="{anchor}" rtlCol="0"><a:noAutofit/></a:bodyPr><a:lstStyle/>'
+        f'bIns="{ins_y}" anchor="{anchor}" rtlCol="0">{fit}</a:bodyPr><a:lstStyle/>'
         f'{"".join(paragraphs)}</{tag}>'
     )
 
@@ -115,8 +122,10 @@ def table_xml(
     first_row: bool,
     inset_x: float,
     inset_y: float,
+    rtl: bool = False,
 ) -> str:
-    """A table frame; ``rows`` are (height EMU, one paragraph's XML per cell), banded rows."""
+    """A table frame; ``rows`` are (height EMU, one paragraph's XML per cell), banded rows;
+    ``rtl`` puts the first column at the right."""
     ins_x, ins_y = round(inset_x * EMU_PER_PT), round(inset_y * EMU_PER_PT)
     tc_pr = f'<a:tcPr marL="{ins_x}" marR="{ins_x}" marT="{ins_y}" marB="{ins_y}"/>'
     grid = "".join(f'<a:gridCol w="{w}"/>' for w in col_widths)
@@ -127,7 +136,7 @@ def table_xml(
         + "</a:tr>"
         for height, cells in rows
     )
-    first = ' firstRow="1"' if first_row else ""
+    first = (' firstRow="1"' if first_row else "") + (RTL if rtl else "")
     return (
         f'<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="{shape_id}" name="{_attr(name)}"/>'
         '<p:cNvGraphicFramePr><a:graphicFrameLocks noGrp="1"/></p:cNvGraphicFramePr><p:nvPr/>'
@@ -162,9 +171,11 @@ def paragraph_xml(
     bullet: str = "",
     number: int = 0,
     bullet_font: str = "Arial",
+    rtl: bool = False,
 ) -> str:
     """An ``a:p`` holding ``runs`` (XML from :func:`run_xml`), with explicit indents (points),
-    exact line pitch and its bullet.
+    exact line pitch and its bullet; ``rtl`` sets the paragraph right to left (``rtl="1"``:
+    the bidi base direction, so that a citation number lands after the words it follows).
 
     ``number`` > 0 writes an auto-number whose ``startAt`` is that number, so every item shows
     its own number even when a list continues on another slide; ``bullet`` writes ``buChar``;
@@ -180,7 +191,8 @@ def paragraph_xml(
         bu = "<a:buNone/>"
     return (
         f'<a:p><a:pPr marL="{round(margin_left * EMU_PER_PT)}" '
-        f'indent="{round(indent * EMU_PER_PT)}" algn="{_ALIGN.get(align, "l")}">'
+        f'indent="{round(indent * EMU_PER_PT)}" algn="{_ALIGN.get(align, "l")}"'
+        f'{RTL if rtl else ""}>'
         f'<a:lnSpc><a:spcPts val="{_hundredths(size * line_factor)}"/></a:lnSpc>'
         f'<a:spcBef><a:spcPts val="{_hundredths(space_before)}"/></a:spcBef>'
         f'<a:spcAft><a:spcPts val="0"/></a:spcAft>{bu}</a:pPr>{runs}'

@@ -1,0 +1,290 @@
+"""The slide flow: the open slide, and how paragraphs and items fill it.
+
+:class:`SlideFlow` keeps the slide being filled (title, items, pending paragraphs), measures
+every paragraph in the client that wraps it to more lines, moves a paragraph that does not fit
+whole to a "(cont.)" slide, and splits only one taller than a slide (at a sentence boundary).
+The deck builder (:mod:`.layout`) decides what each block becomes and calls in here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
+
+from renderers.options import RenderOptions
+from renderers.writers.pptx.metrics import TextMetrics
+from renderers.writers.pptx.model import (
+    CONT,
+    CONT_MARK,
+    COVER_SIZES,
+    FOOTER_SIZE,
+    INSET_X,
+    INSET_Y,
+    ITEM_GAP,
+    TITLE_SIZES,
+    Box,
+    CodeItem,
+    Geometry,
+    Item,
+    Para,
+    PictureItem,
+    Run,
+    Slide,
+    SlideKind,
+    TableItem,
+    TextItem,
+    pt_to_emu,
+)
+from renderers.writers.pptx.runs import (
+    cap,
+    clean,
+    segments,
+    sentence_starts,
+    split_para,
+    truncate_runs,
+)
+
+#: A paragraph split in two: the head, its height (points) and the tail.
+Split = tuple[Para, float, Para]
+
+
+class SlideFlow:
+    """The slides made so far and the open one, measured against the content box."""
+
+    def __init__(
+        self,
+        options: RenderOptions,
+        geometry: Geometry,
+        metrics: TextMetrics,
+        labels: Mapping[int, str],
+    ) -> None:
+        self.options = options
+        self.geo = geometry
+        self.metrics = metrics
+        self.labels = labels  # source number → label, for the footer
+        self.slides: list[Slide] = []
+        self.warnings: list[str] = []
+        self.content_h = geometry.content.height_pt
+        self.content_w = geometry.content.width_pt
+        # the open slide
+        self.title: tuple[Run, ...] = ()
+        self.title_base: tuple[Run, ...] = ()
+        self.items: list[Item] = []
+        self.paras: list[Para] = []
+        self.heights: list[float] = []  # each pending paragraph's height (points)
+        self.para_h = 0.0  # height of pending paragraphs (points, insets excluded)
+        self.y = 0.0  # points used by finished items, gaps included
+        self.anchors: list[str] = []
+        self.open = False
+
+    # ------------------------------------------------------------ slide bookkeeping
+
+    def start(self, title: tuple[Run, ...], *, cont: bool = False) -> None:
+        """Open a content slide (closing any open one)."""
+        self.close()
+        self.title_base = title if not cont else self.title_base
+        self.title = (*self.title_base, Run(CONT)) if cont else title
+        self.items, self.paras, self.heights, self.para_h, self.y = [], [], [], 0.0, 0.0
+        self.open = True
+
+    def continue_slide(self) -> None:
+        """Open a "(cont.)" slide; a trailing sub-heading moves along with its content."""
+        carry: tuple[Para, float] | None = None
+        if self.paras and self.paras[-1].keep_with_next and (len(self.paras) > 1 or self.items):
+            carry = self.paras.pop(), self.heights.pop()
+            self.para_h -= carry[1]
+        self.start(self.title_base, cont=True)
+        if carry is not None:
+            self.add_para(*carry)
+
+    def ensure_open(self) -> None:
+        if not self.open:
+            self.start(self.title_base)
+
+    def close(self) -> None:
+        if not self.open:
+            return
+        self.flush_text()
+        if self.items or self.anchors or self.title:
+            self.add_slide("content", self.title, tuple(self.items))
+        self.open = False
+
+    def add_slide(
+        self, kind: SlideKind, title: tuple[Run, ...], items: tuple[Item, ...] = (),
+        subtitle: str = "",
+    ) -> None:
+        box = {"title": self.geo.cover_title, "section": self.geo.section_title}.get(
+            kind, self.geo.title
+        )
+        sizes = COVER_SIZES if kind in ("title", "section") else TITLE_SIZES
+        title, size = self.fit_title(title, box, sizes)
+        runs = [*title, *(r for it in items for r in _item_runs(it))]
+        footer = self.footer(runs) if self.options.source_footer and kind == "content" else ()
+        anchors = [*self.anchors, *(r.defines for r in runs if r.defines)]
+        self.anchors = []
+        self.slides.append(Slide(kind, title, size, items, subtitle, footer, tuple(anchors)))
+
+    def fit_title(
+        self, title: tuple[Run, ...], box: Box, sizes: Sequence[float]
+    ) -> tuple[tuple[Run, ...], float]:
+        """The largest size at which the title fits its box; else truncated at the smallest."""
+        width = box.width_pt - 2 * INSET_X
+        bold = tuple(dataclasses.replace(r, bold=True) for r in title)
+        for size in sizes:
+            lines = self.metrics.line_count(segments(bold), width, size)
+            if lines * self.metrics.line_height(size) + 2 * INSET_Y <= box.height_pt + 0.01:
+                return bold, size
+        size = sizes[-1]
+        max_lines = max(1, int((box.height_pt - 2 * INSET_Y) // self.metrics.line_height(size)))
+        return truncate_runs(bold, self.metrics, width, size, max_lines), size
+
+    def footer(self, runs: Sequence[Run]) -> tuple[Run, ...]:
+        """``[1] iea.org · [3] irena.org`` for the sources cited in ``runs``, fitted to 2 lines."""
+        numbers = sorted({n for r in runs for n in (r.cite, *r.spans) if n})
+        if not numbers:
+            return ()
+        width = self.geo.footer.width_pt - 2 * INSET_X
+        max_h = self.geo.footer.height_pt - 2 * INSET_Y + 0.01
+        for shown in range(len(numbers), 0, -1):
+            out: list[Run] = []
+            for i, n in enumerate(numbers[:shown]):
+                if i:
+                    out.append(Run(" · "))
+                out += [Run(f"[{n}]", cite=n), Run(f" {cap(clean(self.labels.get(n, '')), 60)}")]
+            if shown < len(numbers):
+                out.append(Run(f" · +{len(numbers) - shown} more"))
+            lines = self.metrics.line_count(segments(out), width, FOOTER_SIZE)
+            if lines * self.metrics.line_height(FOOTER_SIZE) <= max_h:
+                return tuple(out)
+        return ()
+
+    # ------------------------------------------------------------ text
+
+    @property
+    def text_width(self) -> float:
+        return self.content_w - 2 * INSET_X
+
+    def para_height(self, para: Para) -> float:
+        """Height (points) of ``para``, in whichever client wraps it to more lines."""
+        width = self.text_width - para.margin_left
+        lines = self.metrics.line_count(segments(para.runs), width, para.size)
+        return para.space_before + lines * self.metrics.line_height(para.size)
+
+    def room(self) -> float:
+        """Points left for more paragraphs in the pending text box."""
+        top = self.y + (ITEM_GAP if self.items else 0.0)
+        return self.content_h - top - 2 * INSET_Y - self.para_h
+
+    def next_top(self) -> float:
+        """Top (points) of the next non-text item, as if the pending text box were finished."""
+        y = self.y
+        if self.paras:
+            y += (ITEM_GAP if self.items else 0.0) + self.para_h + 2 * INSET_Y
+        return y + (ITEM_GAP if (self.items or self.paras) else 0.0)
+
+    def add_para(self, para: Para, height: float | None = None) -> None:
+        """Place a paragraph (of ``height``, when already measured) whole, on a new slide when
+        it does not fit this one.
+
+        Only a paragraph taller than a whole slide is split: at the last sentence boundary that
+        fits (at a line boundary when one sentence alone is taller than a slide), its remainder
+        continuing on the next slide marked "(cont.)".
+        """
+        self.ensure_open()
+        if not para.runs:
+            return
+        if height is None:
+            height = self.para_height(para)
+        while True:
+            if height <= self.room() + 0.01:
+                self.paras.append(para)
+                self.heights.append(height)
+                self.para_h += height
+                return
+            whole = self.content_h - 2 * INSET_Y  # the room on an empty slide
+            parts = None
+            if height > whole + 0.01:
+                parts = self.split_to_fit(para, self.room())
+                if parts is None and self.split_to_fit(para, whole) is None:
+                    # its first sentence alone is taller than a slide: lines are all that's left
+                    two_lines = para.space_before + 2 * self.metrics.line_height(para.size)
+                    if self.is_empty() or self.room() >= two_lines:
+                        parts = self.split_at_lines(para, self.room())
+            if parts is None:
+                self.continue_slide()
+                continue
+            head, head_h, para = parts
+            self.paras.append(head)
+            self.heights.append(head_h)
+            self.para_h += head_h
+            self.continue_slide()
+            height = self.para_height(para)
+
+    def split_to_fit(self, para: Para, room: float) -> Split | None:
+        """``para`` split at its last sentence boundary whose head fits ``room``, or None."""
+        fitting: Split | None = None
+        candidates = sentence_starts(para.runs)
+        low, high = 0, len(candidates) - 1
+        while low <= high:  # a longer head is never shorter: binary search
+            middle = (low + high) // 2
+            head, tail = split_para(para, candidates[middle], marker=CONT_MARK)
+            head_h = self.para_height(head)
+            if head_h <= room + 0.01:
+                fitting, low = (head, head_h, tail), middle + 1
+            else:
+                high = middle - 1
+        return fitting
+
+    def split_at_lines(self, para: Para, room: float) -> Split:
+        """``para`` split at the last line boundary that fits ``room`` (at least one line)."""
+        width = self.text_width - para.margin_left
+        starts = self.metrics.line_starts(segments(para.runs), width, para.size)
+        line_h = self.metrics.line_height(para.size)
+        fit = min(max(int((room - para.space_before + 0.01) // line_h), 1), len(starts) - 1)
+        while True:
+            head, tail = split_para(para, starts[fit], marker=CONT_MARK)
+            head_h = self.para_height(head)
+            if fit == 1 or head_h <= room + 0.01:
+                return head, head_h, tail
+            fit -= 1
+
+    def is_empty(self) -> bool:
+        return not self.items and not self.paras
+
+    def flush_text(self) -> None:
+        if not self.paras:
+            return
+        gap = ITEM_GAP if self.items else 0.0
+        top = self.y + gap
+        height = self.para_h + 2 * INSET_Y
+        self.items.append(TextItem(tuple(self.paras), pt_to_emu(top), pt_to_emu(height)))
+        self.y = top + height
+        self.paras, self.heights, self.para_h = [], [], 0.0
+
+    def place(self, height: float) -> float | None:
+        """Top offset (points) for a non-text item of ``height``, or None when it does not fit.
+
+        The pending text box is finished only when the item fits, so a trailing sub-heading can
+        still move to the continuation slide with it.
+        """
+        top = self.next_top()
+        if top + height <= self.content_h + 0.01 or self.is_empty():
+            self.flush_text()
+            return top
+        return None
+
+
+
+def _item_runs(item: Item) -> Iterator[Run]:
+    match item:
+        case TextItem(paras):
+            for para in paras:
+                yield from para.runs
+        case TableItem(header, rows):
+            for cell in header:
+                yield from cell
+            for row in rows:
+                for cell in row:
+                    yield from cell
+        case CodeItem() | PictureItem():
+            return

@@ -1,0 +1,429 @@
+"""The deck builder: lays a resolved document onto slides (pandoc's split, document → slides).
+
+:func:`build_deck` turns a :class:`~renderers.resolve.ResolvedDocument` into a
+:class:`~.model.Deck` of frozen slides: a cover, section slides, a slide per heading of
+``slide_level``, Sources slides. Overflow is measured, never left to autofit: every paragraph's
+wrapped line count comes from real font metrics (:mod:`.metrics`), and :mod:`.flow` moves what
+does not fit to a "Title (cont.)" slide. Nothing here imports python-pptx: :mod:`.output` only
+draws what this decided.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from citations.chars import UNSAFE_CHARS
+from renderers.document import (
+    Block,
+    BlockQuote,
+    BulletList,
+    CodeBlock,
+    Emph,
+    Figure,
+    FootnoteDef,
+    Heading,
+    Image,
+    Inline,
+    ListItem,
+    OrderedList,
+    Paragraph,
+    RawBlock,
+    SoftBreak,
+    Strong,
+    Table,
+    Text,
+    ThematicBreak,
+    plain_text,
+)
+from renderers.errors import LimitError, UnsupportedNodeError
+from renderers.options import RenderOptions
+from renderers.resolve import ResolvedDocument, SourceEntry
+from renderers.text import blocks_direction
+from renderers.writers.common import (
+    BACKLINK_MARK,
+    NOTES_HEADING,
+    AuthorNotes,
+    document_title,
+    image_fallback,
+    task_marker,
+)
+from renderers.writers.pptx.flow import SlideFlow
+from renderers.writers.pptx.metrics import TextMetrics
+from renderers.writers.pptx.model import (
+    BODY_SIZE,
+    BULLETS,
+    CAPTION_SIZE,
+    CODE_SIZE,
+    CONT,
+    EMU_PER_PT,
+    INSET_Y,
+    ITEM_GAP,
+    SOURCES_SIZE,
+    SUBHEAD_SIZE,
+    CodeItem,
+    Deck,
+    Geometry,
+    ImageLoader,
+    Para,
+    PictureItem,
+    Run,
+    Style,
+    TableItem,
+    TextItem,
+    pt_to_emu,
+)
+from renderers.writers.pptx.runs import InlineRuns, clean, entry_para, note_ref_anchor
+from renderers.writers.pptx.tables import distribute, measure_table
+
+TAGLINE_MAX_CHARS = 160  # a longer line under the title stays on a body slide
+
+
+class _DeckBuilder(SlideFlow):
+    """Lays blocks onto slides: which block becomes what (the flow measures and paginates)."""
+
+    def __init__(
+        self,
+        rdoc: ResolvedDocument,
+        options: RenderOptions,
+        geometry: Geometry,
+        metrics: TextMetrics,
+        load_image: ImageLoader,
+    ) -> None:
+        super().__init__(options, geometry, metrics, {e.number: e.label for e in rdoc.entries})
+        self.rdoc = rdoc
+        self.load_image = load_image
+        self.notes = AuthorNotes(rdoc.document.blocks)
+        self.inlines = InlineRuns(self.notes)
+
+    # ------------------------------------------------------------ blocks
+
+    def blocks(self, blocks: Sequence[Block], level: int = 0, italic: bool = False) -> None:
+        for block in blocks:
+            self.block(block, level, italic)
+
+    def block(self, block: Block, level: int, italic: bool) -> None:
+        match block:
+            case Heading(lvl, children, hid):
+                self.heading(lvl, children, hid)
+            case Paragraph(children):
+                self.paragraph(children, level, italic)
+            case BulletList(items, tight):
+                self.list_items(items, level, None, tight, italic)
+            case OrderedList(items, start, tight):
+                self.list_items(items, level, start, tight, italic)
+            case Table():
+                self.table(block)
+            case CodeBlock(text, language):
+                self.code(text, language)
+            case BlockQuote(inner):
+                self.blocks(inner, level + 1, True)
+            case Figure(image, caption):
+                self.figure(image, caption)
+            case ThematicBreak():
+                if self.open and not self.is_empty():
+                    self.continue_slide()
+            case RawBlock(text):
+                self.code(text, "")
+            case FootnoteDef():
+                pass  # author notes have their own slides, after the body
+            case _:
+                raise UnsupportedNodeError(f"pptx: block node {type(block).__name__}")
+
+    def heading(self, level: int, children: tuple[Inline, ...], hid: str) -> None:
+        runs = self.inlines.para(children)
+        slide_level = self.options.slide_level
+        if level < slide_level:
+            self.close()
+            if hid:
+                self.anchors.append(hid)
+            self.add_slide("section", runs)
+            self.title_base = runs
+            self.open = False
+        elif level == slide_level:
+            self.start(runs)
+            if hid:
+                self.anchors.append(hid)
+        else:
+            self.ensure_open()
+            if hid:
+                self.anchors.append(hid)
+            size = SUBHEAD_SIZE if level == slide_level + 1 else BODY_SIZE
+            bold = tuple(dataclasses.replace(r, bold=True) for r in runs)
+            self.add_para(Para(bold, size=size, space_before=10.0, keep_with_next=True))
+
+    def paragraph(self, children: tuple[Inline, ...], level: int, italic: bool) -> None:
+        if len(children) == 1 and isinstance(children[0], Image) and level == 0:
+            self.figure(children[0], ())
+            return
+        self.add_para(Para(self.inlines.para(children, italic=italic), level=level))
+
+    def list_items(
+        self, items: tuple[ListItem, ...], level: int, start: int | None, tight: bool,
+        italic: bool,
+    ) -> None:
+        depth = level + 1
+        for index, item in enumerate(items):
+            first = True
+            bullet = "" if start is not None else BULLETS[(depth - 1) % len(BULLETS)]
+            number = start + index if start is not None else 0
+            box = task_marker(item.checked)
+            for sub in item.blocks or (Paragraph(()),):
+                if isinstance(sub, Paragraph) and first:
+                    runs = self.inlines.para(sub.children, italic=italic)
+                    if box:
+                        runs = (Run(box), *runs)
+                    space = 3.0 if tight else 6.0
+                    self.add_para(Para(runs or (Run(" "),), level=depth, bullet=bullet,
+                                       number=number, space_before=space))
+                elif isinstance(sub, Paragraph):
+                    self.paragraph(sub.children, depth, italic)
+                else:
+                    if first:
+                        self.add_para(Para((Run(box or " "),), level=depth, bullet=bullet,
+                                           number=number, space_before=3.0))
+                    self.block(sub, depth, italic)
+                first = False
+
+    def author_notes(self) -> None:
+        """The Notes slides, before the Sources: every author note in series order, as
+        ``a. The note. ↑`` (the back-link returns to its first reference)."""
+        if not self.notes:
+            return
+        self.start((Run(NOTES_HEADING),))
+        for note in self.notes:
+            mark = Run(f"{note.marker}. ", bold=True, defines=note.anchor)
+            blocks = list(note.blocks)
+            runs: tuple[Run, ...] = (mark,)
+            first = blocks[0] if blocks else None
+            if isinstance(first, Paragraph):
+                runs = (mark, *self.inlines.para(first.children))
+                blocks.pop(0)
+            if note.referenced:
+                runs = (*runs, Run(f" {BACKLINK_MARK}", target=note_ref_anchor(note.number)))
+            self.add_para(Para(runs, size=SOURCES_SIZE, space_before=4.0))
+            self.blocks(blocks, 1)
+        self.close()
+
+    # ------------------------------------------------------------ code
+
+    def code(self, text: str, language: str) -> None:
+        self.ensure_open()
+        lines = [UNSAFE_CHARS.sub("", ln.replace("\t", "    ").rstrip("\r"))
+                 for ln in text.rstrip("\n").split("\n")]
+        width = self.text_width
+        line_h = self.metrics.line_height(CODE_SIZE)
+        counts = [
+            self.metrics.line_count([(ln, (False, False, True), False)], width, CODE_SIZE)
+            for ln in lines
+        ]
+        i = 0
+        while i < len(lines):
+            top = self.next_top()
+            room = self.content_h - top - 2 * INSET_Y
+            j, used = i, 0.0
+            while j < len(lines) and used + counts[j] * line_h <= room + 0.01:
+                used += counts[j] * line_h
+                j += 1
+            if j == i:
+                if not self.is_empty():
+                    self.continue_slide()
+                    continue
+                j = i + 1  # a single line taller than a whole slide
+                lines[i], used = self.clip_code_line(lines[i], room)
+            self.flush_text()
+            height = used + 2 * INSET_Y
+            self.items.append(CodeItem(tuple(lines[i:j]), language, pt_to_emu(top),
+                                       pt_to_emu(height)))
+            self.y = top + height
+            i = j
+            if i < len(lines):
+                self.continue_slide()
+
+    def clip_code_line(self, line: str, room: float) -> tuple[str, float]:
+        line_h = self.metrics.line_height(CODE_SIZE)
+        max_lines = max(1, int(room // line_h))
+        style: Style = (False, False, True)
+        starts = self.metrics.line_starts([(line, style, False)], self.text_width, CODE_SIZE)
+        if len(starts) > max_lines:
+            self.warnings.append("pptx: a code line too long for one slide was shortened")
+            line = line[: max(starts[max_lines] - 1, 0)] + "…"
+            starts = self.metrics.line_starts([(line, style, False)], self.text_width, CODE_SIZE)
+        return line, len(starts) * line_h
+
+    # ------------------------------------------------------------ tables
+
+    def table(self, table: Table) -> None:
+        self.ensure_open()
+        measured = measure_table(table, self.inlines, self.metrics, self.content_w,
+                                 self.content_h)
+        if measured is None:
+            return
+        self.warnings += ["pptx: a table row too tall for one slide was shortened"] * (
+            measured.clipped
+        )
+        header, rows, heights = measured.header, measured.rows, measured.heights
+        header_h = measured.header_height
+        col_emu = distribute(self.geo.content.width, measured.widths)
+        i = 0
+        while True:
+            top = self.place(header_h + (heights[i] if i < len(rows) else 0.0))
+            if top is None:
+                self.continue_slide()
+                continue
+            j, used = i, header_h
+            while j < len(rows) and top + used + heights[j] <= self.content_h + 0.01:
+                used += heights[j]
+                j += 1
+            if j == i and i < len(rows):
+                j = i + 1
+            row_h = ((header_h,) if header else ()) + tuple(heights[i:j])
+            row_emu = tuple(pt_to_emu(h) for h in row_h)
+            self.items.append(TableItem(header, tuple(rows[i:j]), measured.aligns, col_emu,
+                                        row_emu, measured.size, pt_to_emu(top), sum(row_emu),
+                                        rtl=blocks_direction((table,)) == "rtl"))
+            self.y = top + sum(row_emu) / EMU_PER_PT
+            i = j
+            if i >= len(rows):
+                break
+            self.continue_slide()
+        if table.caption:
+            runs = self.inlines.para(table.caption, italic=True)
+            self.add_para(Para(runs, size=CAPTION_SIZE))
+
+    # ------------------------------------------------------------ images
+
+    def figure(self, image: Image, caption: tuple[Inline, ...]) -> None:
+        self.ensure_open()
+        picture = self.load_image(image.src)
+        cap_runs = self.inlines.para(caption, italic=True) if caption else ()
+        if picture is None or picture.width <= 0 or picture.height <= 0:
+            fallback = Run(clean(image_fallback(image)), italic=True)
+            self.add_para(Para((fallback,), size=CAPTION_SIZE))
+            if cap_runs:
+                self.add_para(Para(cap_runs, size=CAPTION_SIZE))
+            return
+        cap_h = 0.0
+        if cap_runs:
+            cap = Para(cap_runs, size=CAPTION_SIZE)
+            cap_h = self.para_height(cap) + 2 * INSET_Y + ITEM_GAP
+        natural_w = picture.width * 0.75  # 96 dpi
+        natural_h = picture.height * 0.75
+        for attempt in range(2):
+            top = self.next_top()
+            room_h = self.content_h - top - cap_h
+            scale = min(1.0, self.content_w / natural_w, max(room_h, 1.0) / natural_h)
+            full = min(1.0, self.content_w / natural_w,
+                       max(self.content_h - cap_h, 1.0) / natural_h)
+            if attempt == 0 and not self.is_empty() and scale < 0.6 * full:
+                self.continue_slide()
+                continue
+            self.flush_text()
+            w, h = natural_w * scale, natural_h * scale
+            left = (self.content_w - w) / 2
+            self.items.append(PictureItem(picture, clean(image.alt), pt_to_emu(left),
+                                          pt_to_emu(top), pt_to_emu(w), pt_to_emu(h)))
+            self.y = top + h
+            break
+        if cap_runs:
+            self.add_para(Para(cap_runs, size=CAPTION_SIZE, align="center"))
+
+    # ------------------------------------------------------------ sources
+
+    def sources(self, entries: Sequence[SourceEntry]) -> None:
+        """Sources slides, paginated so none overflows; anchors ``src-N`` on each slide."""
+        if not entries:
+            return
+        heading = (Run(clean(self.rdoc.sources_heading or "Sources")),)
+        first = True
+        pending: list[Para] = []
+        numbers: list[int] = []
+        used = 2 * INSET_Y
+        for entry in entries:
+            para = entry_para(entry)
+            h = self.para_height(para)
+            if pending and used + h > self.content_h + 0.01:
+                self.sources_slide(heading, first, pending, numbers, used)
+                first, pending, numbers, used = False, [], [], 2 * INSET_Y
+            pending.append(para)
+            numbers.append(entry.number)
+            used += h
+        self.sources_slide(heading, first, pending, numbers, used)
+
+    def sources_slide(
+        self, heading: tuple[Run, ...], first: bool, paras: list[Para], numbers: list[int],
+        used: float,
+    ) -> None:
+        title = heading if first else (*heading, Run(CONT))
+        self.anchors = [f"src-{n}" for n in numbers]
+        item = TextItem(tuple(paras), 0, pt_to_emu(min(used, self.content_h)))
+        self.add_slide("sources", title, (item,))
+
+    # ------------------------------------------------------------ the whole deck
+
+    def build(self) -> Deck:
+        blocks = list(self.rdoc.document.blocks)
+        shown = document_title(self.rdoc.document, self.options)
+        title = clean(shown.text)
+        tagline = ""
+        if blocks and blocks[0] is shown.heading:
+            # the cover slide shows the opening heading; one further down stays where it is
+            # (a section slide), since the cover comes first and the text keeps its order
+            if shown.heading.id:
+                self.anchors.append(shown.heading.id)
+            blocks.pop(0)
+            tagline = _tagline(blocks)
+            if tagline:
+                blocks.pop(0)
+        if title:
+            subtitle = " · ".join(x for x in (tagline, clean(self.options.author)) if x)
+            self.add_slide("title", (Run(title.strip()),), subtitle=subtitle)
+        self.blocks(blocks)
+        self.close()
+        self.author_notes()
+        self.sources(self.rdoc.entries)
+        if len(self.slides) > self.options.limits.max_pages:
+            raise LimitError(
+                f"pptx: the deck needs {len(self.slides)} slides; the limit is "
+                f"{self.options.limits.max_pages} (limits.max_pages)"
+            )
+        anchors: dict[str, int] = {}
+        for index, slide in enumerate(self.slides):
+            for anchor in slide.anchors:
+                anchors.setdefault(anchor, index)
+        return Deck(self.geo, self.metrics.fonts, tuple(self.slides), anchors, title,
+                    tuple(self.warnings))
+
+
+
+def _tagline(blocks: list[Block]) -> str:
+    """The text of a short plain paragraph standing alone under the title heading, else "".
+
+    Such a line (``Strategy offsite · Energy team · January 2025``) belongs on the title slide as
+    its subtitle rather than on a slide of its own. Paragraphs with citations, links or images
+    stay in the body, so nothing they carry is lost.
+    """
+    if not blocks or not isinstance(blocks[0], Paragraph):
+        return ""
+    if len(blocks) > 1 and not isinstance(blocks[1], Heading):
+        return ""
+    if any(not isinstance(node, Text | Emph | Strong | SoftBreak) for node in blocks[0].children):
+        return ""
+    text = " ".join(clean(plain_text(blocks[0].children)).split())
+    return text if 0 < len(text) <= TAGLINE_MAX_CHARS else ""
+
+
+def build_deck(
+    rdoc: ResolvedDocument,
+    options: RenderOptions,
+    geometry: Geometry | None = None,
+    *,
+    metrics: TextMetrics | None = None,
+    load_image: ImageLoader | None = None,
+) -> Deck:
+    """The measured slide model of ``rdoc`` (``geometry`` defaults to the built-in layout)."""
+    geo = geometry or Geometry.default(options.slide_ratio, footer=options.source_footer)
+    builder = _DeckBuilder(
+        rdoc, options, geo, metrics or TextMetrics(), load_image or (lambda _src: None)
+    )
+    return builder.build()

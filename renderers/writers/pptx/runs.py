@@ -1,0 +1,324 @@
+"""Inline nodes → styled runs, and the run-level edits the layout needs.
+
+A citation becomes superscript runs (one linked run per displayed number), an author-note
+reference its letter; links become runs carrying a vetted URL or an internal target. Runs are
+merged and trimmed before measuring, and split (at sentence boundaries), truncated or restyled
+here so that every such edit keeps links, anchors and the paragraph's direction intact.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from citations.chars import UNSAFE_CHARS
+from citations.links import safe_link
+from citations.numbering import EN_DASH, display_segments
+from renderers.document import (
+    Cite,
+    Code,
+    Emph,
+    FootnoteRef,
+    Image,
+    Inline,
+    LineBreak,
+    Link,
+    RawInline,
+    SoftBreak,
+    Strike,
+    Strong,
+    Styled,
+    Text,
+)
+from renderers.errors import UnsupportedNodeError
+from renderers.resolve import SourceEntry
+from renderers.text import is_rtl
+from renderers.writers.common import (
+    BACKLINK_MARK,
+    AuthorNotes,
+    entry_parts,
+    image_fallback,
+    unresolved_note_text,
+)
+from renderers.writers.pptx.metrics import Segment, TextMetrics
+from renderers.writers.pptx.model import CONT_MARK, SOURCES_SIZE, Para, Run
+
+_SPACES = re.compile(r"[\t\r\n]+")
+
+
+def clean(text: str) -> str:
+    """Text safe for XML: control characters removed, tabs and newlines as spaces."""
+    return UNSAFE_CHARS.sub("", _SPACES.sub(" ", text))
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    bold: bool = False
+    italic: bool = False
+    strike: bool = False
+    url: str = ""
+    target: str = ""
+
+
+_PLAIN = _Ctx()
+
+
+class InlineRuns:
+    """Inline nodes → runs for one document: a citation becomes superscript runs (one linked
+    run per number), a reference to an author note its letter (:class:`AuthorNotes` numbers
+    the notes once for the whole deck)."""
+
+    def __init__(self, notes: AuthorNotes | None = None) -> None:
+        self.notes = notes
+        self._referenced: set[str] = set()  # notes whose first reference is made
+
+    def para(self, inlines: tuple[Inline, ...], *, italic: bool = False) -> tuple[Run, ...]:
+        """The runs of a paragraph: merged, trimmed, italic when it sits in a quote."""
+        return italicized(normalize_runs(self.runs(inlines)), italic)
+
+    def runs(self, inlines: tuple[Inline, ...], ctx: _Ctx = _PLAIN) -> list[Run]:
+        """Runs for ``inlines`` as they are (not merged)."""
+        runs: list[Run] = []
+        for node in inlines:
+            match node:
+                case Text(text):
+                    runs.append(_run(clean(text), ctx))
+                case SoftBreak():
+                    runs.append(_run(" ", ctx))
+                case LineBreak():
+                    runs.append(Run("\n"))
+                case Code(text):
+                    runs.append(dataclasses.replace(_run(clean(text), ctx), code=True))
+                case RawInline(text):
+                    runs.append(_run(clean(text), ctx))
+                case Emph(children):
+                    runs += self.runs(children, dataclasses.replace(ctx, italic=True))
+                case Strong(children):
+                    runs += self.runs(children, dataclasses.replace(ctx, bold=True))
+                case Strike(children):
+                    runs += self.runs(children, dataclasses.replace(ctx, strike=True))
+                case Styled(style, children):
+                    runs += self.styled(style, children, ctx)
+                case Link(url, children):
+                    runs += self.runs(children, _link_ctx(ctx, url))
+                case Image():
+                    runs.append(_run(clean(image_fallback(node)), ctx))
+                case FootnoteRef(label):
+                    runs.append(self.note_ref(label))
+                case Cite(numbers=numbers, anchor=anchor):
+                    runs += cite_runs(numbers, anchor)
+                case _:
+                    raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
+        return runs
+
+    def styled(self, style: str, children: tuple[Inline, ...], ctx: _Ctx) -> list[Run]:
+        """Runs for the safe HTML subset: ``sup`` is superscript, ``kbd`` code; the other styles
+        keep their words unformatted (the slide model has no subscript, highlight or small
+        print)."""
+        runs = self.runs(children, ctx)
+        if style == "sup":
+            return [dataclasses.replace(r, superscript=True) for r in runs]
+        if style == "kbd":
+            return [dataclasses.replace(r, code=True) for r in runs]
+        return runs
+
+    def note_ref(self, label: str) -> Run:
+        """A reference to an author note: its letter, raised, jumping to the note; the first
+        reference holds the anchor the note's back-link returns to."""
+        note = self.notes.get(label) if self.notes is not None else None
+        if note is None:
+            return Run(clean(unresolved_note_text(label)))
+        first = label not in self._referenced
+        self._referenced.add(label)
+        return Run(note.marker, superscript=True, target=note.anchor,
+                   defines=note_ref_anchor(note.number) if first else "")
+
+
+def note_ref_anchor(number: int) -> str:
+    """The anchor of the first reference to author note ``number`` (its back-link's target)."""
+    return f"fnref-{number}"
+
+
+def _run(text: str, ctx: _Ctx) -> Run:
+    return Run(text, ctx.bold, ctx.italic, ctx.strike, url=ctx.url, target=ctx.target)
+
+
+def _link_ctx(ctx: _Ctx, url: str) -> _Ctx:
+    if url.startswith("#") and len(url) > 1:
+        return dataclasses.replace(ctx, target=url[1:], url="")
+    return dataclasses.replace(ctx, url=safe_link(url), target="")
+
+
+def cite_runs(numbers: tuple[int, ...], anchor: str = "") -> list[Run]:
+    """Superscript runs for a citation's numbers (``1–3, 5``); each number links to its entry."""
+    runs: list[Run] = []
+    shown = display_segments(numbers)
+    for index, (text, number) in enumerate(shown):
+        defines = anchor if (number is not None and not runs) else ""
+        spans: tuple[int, ...] = ()
+        if text == EN_DASH:  # always between the first and last number of a range
+            spans = tuple(range((shown[index - 1][1] or 0) + 1, shown[index + 1][1] or 0))
+        runs.append(Run(text, superscript=True, cite=number or 0, defines=defines, spans=spans))
+    return runs
+
+
+def _merge_runs(runs: list[Run]) -> list[Run]:
+    """Drop empty runs and merge adjacent runs of equal style (fewer XML runs)."""
+    merged: list[Run] = []
+    texts: list[list[str]] = []  # the texts each merged run joins
+    for run in runs:
+        if not run.text:
+            continue
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and run.text != "\n"
+            and last.text != "\n"
+            and not run.cite
+            and not last.cite
+            and not run.defines
+            and _style_key(last) == _style_key(run)
+        ):
+            texts[-1].append(run.text)
+        else:
+            merged.append(run)
+            texts.append([run.text])
+    return [run.with_text("".join(parts)) for run, parts in zip(merged, texts, strict=True)]
+
+
+def _style_key(run: Run) -> tuple[object, ...]:
+    return (run.bold, run.italic, run.strike, run.code, run.superscript, run.url, run.target,
+            run.cite, run.defines, run.spans)
+
+
+def normalize_runs(runs: Iterable[Run]) -> tuple[Run, ...]:
+    """Runs merged and trimmed (leading/trailing spaces of the paragraph removed)."""
+    merged = _merge_runs(list(runs))
+    if merged and not merged[0].superscript:
+        merged[0] = merged[0].with_text(merged[0].text.lstrip(" "))
+    if merged and not merged[-1].superscript:
+        merged[-1] = merged[-1].with_text(merged[-1].text.rstrip(" "))
+    return tuple(r for r in merged if r.text)
+
+
+def segments(runs: Iterable[Run]) -> list[Segment]:
+    """The pieces the metrics measure: text, style, and whether the run is a link."""
+    return [(r.text, r.style, bool(r.url or r.target or r.cite)) for r in runs]
+
+
+
+def italicized(runs: tuple[Run, ...], italic: bool) -> tuple[Run, ...]:
+    """``runs`` in italics (citation numbers stay upright) when ``italic``."""
+    if not italic:
+        return runs
+    return tuple(r if r.superscript else dataclasses.replace(r, italic=True) for r in runs)
+
+
+def runs_rtl(runs: Iterable[Run]) -> bool:
+    """Whether text made of ``runs`` reads right to left (by its first strong character, as
+    ``dir="auto"`` decides); citation numbers are never strong."""
+    return is_rtl("".join(r.text for r in runs))
+
+
+def entry_para(entry: SourceEntry) -> Para:
+    """A Sources entry (:func:`~renderers.writers.common.entry_parts`) as one paragraph:
+    ``1. Title — label · date ↑``, the title linked to the entry's URL (when safe)."""
+    parts = entry_parts(entry)
+    runs = [Run(f"{parts.marker} ", bold=True), Run(cap(clean(parts.title), 300), url=parts.url)]
+    details = "".join(d.separator + cap(clean(d.text), 200) for d in parts.details)
+    if details:
+        runs.append(Run(details))
+    if parts.backlink:
+        runs.append(Run(f" {BACKLINK_MARK}", target=parts.backlink))
+    return Para(tuple(runs), size=SOURCES_SIZE, space_before=4.0, rtl=parts.rtl)
+
+
+def cap(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis (a slide holds bounded text)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def split_para(para: Para, offset: int, *, marker: str = "") -> tuple[Para, Para]:
+    """Split ``para`` at character ``offset`` of its joined text; the tail has no bullet and
+    starts with ``marker`` (italic) when one is given."""
+    head: list[Run] = []
+    tail: list[Run] = []
+    pos = 0
+    for run in para.runs:
+        end = pos + len(run.text)
+        if end <= offset:
+            head.append(run)
+        elif pos >= offset:
+            tail.append(run)
+        else:
+            cut = offset - pos
+            head.append(run.with_text(run.text[:cut]))
+            tail.append(dataclasses.replace(run, text=run.text[cut:], defines=""))
+        pos = end
+    while head and head[-1].text == "\n":
+        head.pop()
+    while tail and tail[0].text == "\n":
+        tail.pop(0)
+    tail_runs = normalize_runs(tail)
+    if marker and tail_runs:
+        tail_runs = (Run(marker, italic=True), *tail_runs)
+    rtl = runs_rtl(para.runs) if para.rtl is None else para.rtl  # the marker must not decide
+    return (
+        dataclasses.replace(para, runs=normalize_runs(head), rtl=rtl),
+        dataclasses.replace(para, runs=tail_runs, bullet="", number=0, space_before=0.0,
+                            rtl=rtl),
+    )
+
+
+#: A sentence's end: terminal punctuation and the closing quotes or brackets after it.
+_SENTENCE_END = re.compile(r"[.!?…。！？؟۔]+[\"'”’»)\]]*")
+_CLOSE_UP = frozenset("。！？")  # CJK full stops: the next sentence follows without a space
+
+
+def sentence_starts(runs: Sequence[Run]) -> list[int]:
+    """Offsets (into the joined text of ``runs``) where a sentence after the first begins.
+
+    A sentence ends at terminal punctuation followed by a space and a character that is not a
+    lower-case letter ("e.g. the" does not end one), or at a line break. Citation superscripts
+    right after the punctuation stay with the sentence they close. A leading split marker
+    (:data:`~.model.CONT_MARK`) is not a sentence.
+    """
+    text = "".join(r.text for r in runs)
+    raised = [r.superscript for r in runs for _ in r.text]
+    starts: list[int] = []
+    for match in _SENTENCE_END.finditer(text):
+        if raised[match.start()] or (text.startswith(CONT_MARK) and match.end() < len(CONT_MARK)):
+            continue
+        end = match.end()
+        while end < len(text) and raised[end]:
+            end += 1
+        after = end
+        while after < len(text) and text[after] == " ":
+            after += 1
+        if after >= len(text):
+            continue
+        if (after > end and not text[after].islower()) or (
+            after == end and text[match.end() - 1] in _CLOSE_UP
+        ):
+            starts.append(after)
+    starts += [i + 1 for i, ch in enumerate(text) if ch == "\n" and i + 1 < len(text)]
+    return sorted(set(starts))
+
+
+def truncate_runs(
+    runs: tuple[Run, ...], metrics: TextMetrics, width: float, size: float, max_lines: int
+) -> tuple[Run, ...]:
+    """``runs`` cut to ``max_lines`` wrapped lines, ending with an ellipsis."""
+    starts = metrics.line_starts(segments(runs), width, size)
+    if len(starts) <= max_lines:
+        return runs
+    cut = starts[max_lines] - 1
+    while cut > 0:
+        head, _ = split_para(Para(runs, size=size), cut)
+        candidate = (*head.runs, Run("…", bold=runs[0].bold if runs else False))
+        if metrics.line_count(segments(candidate), width, size) <= max_lines:
+            return candidate
+        cut -= max(1, cut // 20)
+    return (Run("…"),)

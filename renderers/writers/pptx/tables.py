@@ -1,0 +1,141 @@
+"""Table measurement: cells as runs, column widths, row heights, rows clipped to one slide.
+
+The layout (:mod:`.layout`) only places the measured rows: which rows go on which slide, with
+the header repeated on every continuation slide.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from renderers.document import Alignment, Table, TableCell
+from renderers.writers.pptx.metrics import TextMetrics
+from renderers.writers.pptx.model import INSET_X, INSET_Y, Run
+from renderers.writers.pptx.runs import InlineRuns, segments, truncate_runs
+
+Row = tuple[tuple[Run, ...], ...]
+
+
+@dataclass(frozen=True)
+class MeasuredTable:
+    """A table's runs and sizes (points); ``clipped`` counts the rows that were shortened."""
+
+    header: Row
+    rows: tuple[Row, ...]
+    aligns: tuple[Alignment, ...]
+    widths: tuple[float, ...]
+    header_height: float
+    heights: tuple[float, ...]
+    size: float
+    clipped: int
+
+
+def table_size(ncols: int) -> float:
+    """The font size of a table's text: smaller as columns multiply."""
+    return 14.0 if ncols <= 5 else 12.0 if ncols <= 8 else 10.0
+
+
+def measure_table(
+    table: Table, inlines: InlineRuns, metrics: TextMetrics, width: float, height: float
+) -> MeasuredTable | None:
+    """``table`` measured for a box ``width`` × ``height`` points; None when it has no column.
+
+    A row taller than the box (after the header) is shortened cell by cell, ending with "…".
+    """
+    ncols = max([len(table.header), *(len(r) for r in table.rows)], default=0)
+    if ncols == 0:
+        return None
+    size = table_size(ncols)
+    header = _cells(inlines, table.header, ncols, bold=True) if table.header else ()
+    rows = [_cells(inlines, r, ncols) for r in table.rows]
+    aligns = tuple(_align(table.aligns, c) for c in range(ncols))
+    widths = column_widths(metrics, [header, *rows] if header else rows, ncols, size, width)
+    avail_row = height - 2 * INSET_Y
+    header_h = row_height(metrics, header, widths, size) if header else 0.0
+    heights: list[float] = []
+    clipped = 0
+    for index, row in enumerate(rows):
+        h = row_height(metrics, row, widths, size)
+        if header_h + h > avail_row:
+            row = _clip_row(metrics, row, widths, size, avail_row - header_h)
+            rows[index] = row
+            h = row_height(metrics, row, widths, size)
+            clipped += 1
+        heights.append(h)
+    return MeasuredTable(header, tuple(rows), aligns, tuple(widths), header_h, tuple(heights),
+                         size, clipped)
+
+
+def column_widths(
+    metrics: TextMetrics, rows: Sequence[Row], ncols: int, size: float, total: float
+) -> list[float]:
+    """Column widths (points) proportional to content, each at least its longest word."""
+    natural = [2 * INSET_X + size] * ncols
+    minimum = [2 * INSET_X + size] * ncols
+    for row in rows:
+        for c, cell in enumerate(row):
+            text_w = sum(metrics.text_width(r.text, r.style, size) for r in cell)
+            natural[c] = max(natural[c], text_w + 2 * INSET_X)
+            for r in cell:
+                for word in r.text.split():
+                    w = metrics.text_width(word, r.style, size) + 2 * INSET_X
+                    minimum[c] = max(minimum[c], min(w, total / ncols))
+    if sum(natural) <= total:
+        scale = total / sum(natural)
+        return [w * scale for w in natural]
+    capped = [min(n, total * 0.6) for n in natural]
+    rest = total - sum(minimum)
+    if rest <= 0:
+        return [total / ncols] * ncols
+    extra = [max(c - m, 0.0) for c, m in zip(capped, minimum, strict=True)]
+    share = sum(extra) or 1.0
+    return [m + rest * e / share for m, e in zip(minimum, extra, strict=True)]
+
+
+def row_height(metrics: TextMetrics, row: Row, widths: Sequence[float], size: float) -> float:
+    """Height (points) of ``row``: its tallest cell's lines plus the cell insets."""
+    line_h = metrics.line_height(size)
+    lines = max(
+        (metrics.line_count(segments(cell), w - 2 * INSET_X, size)
+         for cell, w in zip(row, widths, strict=True)),
+        default=1,
+    )
+    return lines * line_h + 2 * INSET_Y
+
+
+def _clip_row(
+    metrics: TextMetrics, row: Row, widths: Sequence[float], size: float, room: float
+) -> Row:
+    """A row taller than a whole slide: each cell shortened to the lines that fit."""
+    max_lines = max(1, int((room - 2 * INSET_Y) // metrics.line_height(size)))
+    return tuple(
+        truncate_runs(cell, metrics, w - 2 * INSET_X, size, max_lines)
+        for cell, w in zip(row, widths, strict=True)
+    )
+
+
+def _cells(
+    inlines: InlineRuns, cells: tuple[TableCell, ...], ncols: int, *, bold: bool = False
+) -> Row:
+    out: list[tuple[Run, ...]] = []
+    for c in range(ncols):
+        runs = inlines.para(cells[c].children) if c < len(cells) else ()
+        runs = tuple(dataclasses.replace(r, text=r.text.replace("\n", " ")) for r in runs)
+        if bold:
+            runs = tuple(r if r.superscript else dataclasses.replace(r, bold=True) for r in runs)
+        out.append(runs)
+    return tuple(out)
+
+
+def _align(aligns: tuple[Alignment, ...], column: int) -> Alignment:
+    return aligns[column] if column < len(aligns) else "default"
+
+
+def distribute(total: int, widths: Sequence[float]) -> tuple[int, ...]:
+    """Integer EMU widths proportional to ``widths`` summing exactly to ``total``."""
+    scale = sum(widths) or 1.0
+    out = [int(total * w / scale) for w in widths]
+    out[-1] += total - sum(out)
+    return tuple(out)

@@ -1,0 +1,44 @@
+"""A sidecar answer as markdown: keys as headings, citations after the strings they support."""
+
+from __future__ import annotations
+
+import pytest
+
+from citations.errors import SidecarError
+from citations.structured import structured_markdown
+
+ANSWER = {
+    "summary": "Solar grew 30 %.",
+    "key_findings": ["Costs fell.", "Storage *doubled*."],
+    "sections": [{"title": "Costs", "body": "PV is cheapest."}],
+    "confidence": 0.8,
+    "_citations": [
+        {"path": "/summary", "sids": [1, 3]},
+        {"path": "/key_findings/1", "sids": [2]},
+        {"path": "/sections/0/body", "sids": [2, 4, 5, 6]},
+    ],
+}
+
+
+def test_keys_become_headings_and_citations_follow_their_strings() -> None:
+    text = structured_markdown(ANSWER)
+    assert text.startswith("# Summary\n\nSolar grew 30 %.[[S:1,3]]\n\n# Key findings\n\n")
+    assert "- Costs fell.\n- Storage *doubled*.[[S:2]]" in text
+    assert "## Body\n\nPV is cheapest.[[S:2,4-6]]" in text
+    assert "# Confidence\n\n0.8" in text
+    assert "_citations" not in text and "path" not in text
+
+
+def test_keys_are_escaped_and_strings_stay_markdown() -> None:
+    text = structured_markdown({"a*b [x](y)": "*emphasis*"})
+    assert text == "# A\\*b \\[x\\]\\(y\\)\n\n*emphasis*\n"
+
+
+def test_a_malformed_sidecar_or_deep_nesting_is_refused() -> None:
+    with pytest.raises(SidecarError):
+        structured_markdown({"a": "x", "_citations": [{"path": 3, "sids": [1]}]})
+    deep: object = "leaf"
+    for _ in range(200):
+        deep = {"k": deep}
+    with pytest.raises(SidecarError, match="nests deeper"):
+        structured_markdown(deep)

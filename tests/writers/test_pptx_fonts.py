@@ -1,0 +1,62 @@
+"""The PPTX writer's font discovery and its own ``cmap`` reader (checked against fontTools)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from renderers.writers.pptx import fonts
+
+
+def _measured_faces() -> list[str]:
+    choice = fonts.default_fonts()
+    found = {*choice.sans_files.values(), *choice.mono_files.values()}
+    found.update(p for p in (fonts.find_font((n,)) for n in fonts.FALLBACK_FILES) if p)
+    return sorted(found)
+
+
+FACES = _measured_faces()
+
+
+def test_fonts_are_found_for_both_families() -> None:
+    choice = fonts.default_fonts()
+    assert choice.sans_files and choice.mono_files, "no sans or mono font installed"
+    assert set(choice.sans_files) == {"regular", "bold", "italic", "bolditalic"}
+
+
+@pytest.mark.parametrize("path", FACES, ids=[Path(p).name for p in FACES])
+def test_own_cmap_reader_agrees_with_fonttools(path: str) -> None:
+    ours = fonts.coverage(path)
+    assert ours == fonts.coverage_fonttools(path)
+    assert len(ours) > 100
+
+
+def test_a_subtable_the_reader_cannot_follow_goes_through_fonttools(tmp_path: Path) -> None:
+    """A font whose best Unicode subtable is format 6 is read by fontTools, not dropped."""
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.ttLib.tables._c_m_a_p import cmap_format_6
+
+    builder = FontBuilder(1000, isTTF=True)
+    builder.setupGlyphOrder([".notdef", "A", "B"])
+    builder.setupCharacterMap({0x41: "A", 0x42: "B"})
+    table = builder.font["cmap"]
+    sub = cmap_format_6(6)
+    sub.platformID, sub.platEncID, sub.language = 3, 1, 0
+    sub.cmap = {0x41: "A", 0x42: "B"}
+    table.tables = [sub]
+    builder.setupGlyf({name: _empty_glyph() for name in (".notdef", "A", "B")})
+    builder.setupHorizontalMetrics({name: (500, 0) for name in (".notdef", "A", "B")})
+    builder.setupHorizontalHeader()
+    builder.setupNameTable({"familyName": "Probe", "styleName": "Regular"})
+    builder.setupOS2()
+    builder.setupPost()
+    path = tmp_path / "probe.ttf"
+    builder.save(str(path))
+    assert fonts.coverage(str(path)) == {0x41, 0x42}
+
+
+def _empty_glyph() -> object:
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+    return TTGlyphPen(None).glyph()

@@ -1,0 +1,114 @@
+"""PPTX pagination: a paragraph or bullet moves whole to the next slide; only one taller than a
+slide is split, at a sentence boundary, its remainder marked "(cont.)"."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+from pptx import Presentation
+
+from citations.pool import SourcePool
+from renderers.options import RenderOptions
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import resolve
+from renderers.writers.pptx.model import CONT_MARK, Run
+from renderers.writers.pptx.output import pptx_bytes
+from renderers.writers.pptx.runs import cite_runs, sentence_starts
+
+POOL = SourcePool.from_rows(
+    [{"sid": i, "title": f"Report {i}", "url": f"https://r{i}.org/"} for i in range(1, 9)]
+)
+TERMS = ["interconnection", "levelized", "merchant", "tariff", "storage", "capacity",
+         "transmission", "auction"]
+
+
+def sentence(k: int, words: int = 14) -> str:
+    body = " ".join(TERMS[(k + j) % len(TERMS)] for j in range(words))
+    return f"Sentence {k} on {body} costs [[S:{k % 8 + 1}]]."
+
+
+def body_paragraphs(markdown: str) -> list[tuple[int, str, bool]]:
+    """(slide number, text, has a bullet) of every body paragraph (Sources slides left out)."""
+    data = pptx_bytes(resolve(read_markdown(markdown), POOL), RenderOptions())
+    found: list[tuple[int, str, bool]] = []
+    for number, slide in enumerate(Presentation(io.BytesIO(data)).slides, start=1):
+        if slide.shapes.title is not None and slide.shapes.title.text.startswith("Sources"):
+            continue
+        for shape in slide.shapes:
+            if not shape.name.startswith("TextBox"):
+                continue
+            for p in shape.text_frame.paragraphs:
+                ppr: Any = p._p.pPr
+                bullet = ppr is not None and ppr.find(
+                    "{http://schemas.openxmlformats.org/drawingml/2006/main}buChar") is not None
+                found.append((number, p.text, bullet))
+    return found
+
+
+def shown(markdown: str) -> str:
+    """The text a slide shows for ``markdown`` (citation tokens become their numbers)."""
+    return re.sub(r"\[\[S:(\d+)\]\]", r"\1", markdown)
+
+
+def joined(pieces: list[str]) -> str:
+    """The pieces of a split paragraph put together again (markers removed)."""
+    return " ".join(" ".join(p.replace(CONT_MARK, "") for p in pieces).split())
+
+
+def test_a_long_bullet_that_does_not_fit_moves_whole_to_the_next_slide() -> None:
+    intro = "\n\n".join(" ".join(sentence(k + 3 * n) for k in range(3)) for n in range(2))
+    bullet = " ".join(sentence(40 + k) for k in range(8))  # half of it would fit below
+    paras = body_paragraphs(f"## Findings\n\n{intro}\n\n- {bullet}\n- short one\n")
+    bullets = [(slide, text) for slide, text, is_bullet in paras if is_bullet]
+    assert len(bullets) == 2, "the bullet was split across slides"
+    (bullet_slide, whole), (_, short) = bullets
+    assert whole == shown(bullet) and short == "short one"
+    intro_slides = {slide for slide, text, _ in paras if text.startswith("Sentence 0 ")}
+    assert intro_slides and bullet_slide not in intro_slides, "it moved to the next slide, whole"
+    assert not any(CONT_MARK in text for _, text, _ in paras)
+
+
+def test_a_paragraph_taller_than_a_slide_splits_only_at_sentence_ends() -> None:
+    text = " ".join(sentence(k) for k in range(40))
+    paras = body_paragraphs(f"## Long\n\n{text}\n")
+    pieces = [(slide, t) for slide, t, _ in paras]
+    assert len({slide for slide, _ in pieces}) >= 2
+    for index, (_, piece) in enumerate(pieces):
+        assert re.search(r"costs \d+\.$", piece), f"piece {index} ends mid-sentence: {piece[-40:]}"
+        if index:
+            assert piece.startswith(CONT_MARK + "Sentence "), piece[:40]
+    assert joined([t for _, t in pieces]) == shown(text)
+
+
+def test_one_sentence_taller_than_a_slide_splits_at_a_line_marked_cont() -> None:
+    words = " ".join(TERMS[k % len(TERMS)] for k in range(700))
+    paras = body_paragraphs(f"## One sentence\n\nIntro line.\n\n{words}.\n")
+    pieces = [t for _, t, _ in paras if "Intro" not in t]
+    assert len(pieces) >= 2
+    assert all(p.startswith(CONT_MARK) for p in pieces[1:])
+    assert joined(pieces) == f"{words}."
+
+
+def test_sentence_boundaries() -> None:
+    runs = (Run("Prices fell."), *cite_runs((1, 2, 3)), Run(" Then e.g. the grid grew; why? "),
+            Run("Solar. 中文。下一句"))
+    text = "".join(r.text for r in runs)
+    starts = [text[i:i + 5] for i in sentence_starts(runs)]
+    # the citation after a full stop stays with its sentence; "e.g. the" is no boundary
+    assert starts == ["Then ", "Solar", "中文。下一", "下一句"]
+    assert sentence_starts((Run(CONT_MARK, italic=True), Run("rest of it. Next"))) == [
+        len(CONT_MARK) + len("rest of it. ")]
+
+
+def test_a_split_right_to_left_paragraph_stays_right_to_left() -> None:
+    """The "(cont.)" marker starts left to right; the paragraph's direction was decided before."""
+    arabic = " ".join(f"نمت الطاقة الشمسية في المنطقة رقم {k} بسرعة كبيرة [[S:{k % 8 + 1}]]."
+                      for k in range(80))
+    data = pptx_bytes(resolve(read_markdown(f"## الطاقة\n\n{arabic}\n"), POOL), RenderOptions())
+    pieces = [p for slide in Presentation(io.BytesIO(data)).slides
+              for shape in slide.shapes if shape.name.startswith("TextBox")
+              for p in shape.text_frame.paragraphs if "الطاقة" in p.text]
+    assert len(pieces) >= 2 and pieces[1].text.startswith(CONT_MARK)
+    assert all(p._p.pPr.get("rtl") == "1" and p._p.pPr.get("algn") == "r" for p in pieces)
