@@ -285,14 +285,6 @@ def iter_blocks(blocks: tuple[Block, ...]) -> Iterator[Block]:
                 yield from iter_blocks(inner)
 
 
-def task_marker(checked: bool | None) -> str:
-    """Kept for writers not yet moved to :func:`renderers.writers.common.task_marker`, the rule's
-    one home (imported late: the writers' rules import this module)."""
-    from renderers.writers.common import task_marker as rule
-
-    return rule(checked)
-
-
 def iter_inlines(blocks: tuple[Block, ...]) -> Iterator[Inline]:
     """Every inline node of ``blocks`` in document order (depth first, children after parent)."""
     for block in blocks:

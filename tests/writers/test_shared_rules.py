@@ -312,3 +312,12 @@ def test_an_empty_note_still_has_its_letter_everywhere() -> None:
     assert " ".join(listed.text_content().split()) == f"a. {BACKLINK_MARK}"
     assert f"a. {BACKLINK_MARK}" in docx_paragraphs(docx_bytes(rdoc, RenderOptions()))
     assert "Text[^a]" in markdown_text(rdoc, RenderOptions())
+
+
+def test_a_note_referenced_only_by_itself_renders_everywhere() -> None:
+    rdoc = resolve(Document((FootnoteDef("x", (Paragraph((Text("Self"), FootnoteRef("x"))),)),)),
+                   SourcePool.from_rows(POOL))
+    assert f"a.Selfa {BACKLINK_MARK}" in docx_paragraphs(docx_bytes(rdoc, RenderOptions()))
+    root = lxml.html.document_fromstring(render_html(rdoc, RenderOptions()))
+    assert root.get_element_by_id("fnref-1").find("a").get("href") == "#fn-1"
+    assert markdown_text(rdoc, RenderOptions()) == "[^a]: Self[^a]\n"

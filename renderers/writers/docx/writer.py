@@ -551,6 +551,8 @@ class _DocxWriter:
             return
         first = label not in self._placed_note_refs
         self._placed_note_refs.add(label)
+        if first and label not in self.note_ref_marks:  # referenced only inside unlisted notes
+            self.note_ref_marks[label] = self.bookmarks.name_for(f"fnref_{note.number}")
         bid = self.bookmarks.start(p, self.note_ref_marks[label]) if first else None
         if in_link:
             add_run(p, note.marker, self.sup)
