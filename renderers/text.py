@@ -25,8 +25,8 @@ from renderers.document import (
 
 _NOT_SLUG = re.compile(r"[^\w\- ]+")
 _DASHES = re.compile(r"[\s\-]+")
-#: Anchors that writers generate themselves; a heading never takes one of them.
-_RESERVED = re.compile(r"^(?:sources|(?:cite|src|fn|fnref)-\d+)$")
+#: Anchors that writers generate themselves; neither a heading nor author HTML takes one.
+RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|src|fn|fnref)-\d+)$")
 
 
 Direction = Literal["ltr", "rtl"]
@@ -134,7 +134,7 @@ class HeadingIds:
         base = slugify(text)
         candidate = base
         counter = 0
-        while candidate in self._used or _RESERVED.match(candidate):
+        while candidate in self._used or RESERVED_ANCHOR.match(candidate):
             counter += 1
             candidate = f"{base}-{counter}"
         self._used.add(candidate)

@@ -61,6 +61,13 @@ def soffice_binary() -> str | None:
 
 def convert_with_libreoffice(path: Path, out_dir: Path, target: str = "pdf") -> Path:
     """Convert ``path`` with headless LibreOffice (own throw-away profile); return the result."""
+    return convert_all_with_libreoffice([path], out_dir, target)[0]
+
+
+def convert_all_with_libreoffice(
+    paths: list[Path], out_dir: Path, target: str = "pdf", *, timeout: float = 600
+) -> list[Path]:
+    """Convert several files in one LibreOffice start (it costs seconds); return the results."""
     require_marker("libreoffice", "runs LibreOffice")
     binary = soffice_binary()
     require_client(binary is not None, "LibreOffice is not installed")
@@ -77,17 +84,18 @@ def convert_with_libreoffice(path: Path, out_dir: Path, target: str = "pdf") -> 
                 target,
                 "--outdir",
                 str(out_dir),
-                str(path),
+                *(str(path) for path in paths),
             ],
             check=True,
             capture_output=True,
-            timeout=180,
+            timeout=max(180.0, timeout if len(paths) > 1 else 180.0),
         )
     finally:
         shutil.rmtree(profile, ignore_errors=True)
-    result = out_dir / f"{path.stem}.{target}"
-    assert result.exists(), f"LibreOffice produced no {target} for {path.name}"
-    return result
+    results = [out_dir / f"{path.stem}.{target}" for path in paths]
+    for path, result in zip(paths, results, strict=True):
+        assert result.exists(), f"LibreOffice produced no {target} for {path.name}"
+    return results
 
 
 @contextmanager

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 import nh3
 
 from citations.links import URL_IGNORED, safe_link
+from renderers.text import RESERVED_ANCHOR
 
 _DATA_IMAGE = re.compile(r"^data:image/[a-z0-9.+-]+[;,]", re.IGNORECASE)
 _IMAGE_SCHEMES = frozenset({"http", "https"})
@@ -73,8 +74,6 @@ _ATTRIBUTES: dict[str, set[str]] = {
 }
 _STYLED_ATTRIBUTES = frozenset({"class", "id", "style"})
 _URL_SCHEMES = frozenset({"http", "https", "mailto", "data"})
-#: ids that would hijack the anchors writers generate (citations, Sources entries).
-_RESERVED_ID = re.compile(r"^(?:sources|(?:cite|src|fn|fnref)-\d+)$")
 _STYLE_BLOCK = re.compile(r"(<style\b[^>]*>)(.*?)(</style\s*>)", re.IGNORECASE | re.DOTALL)
 _CSS_IMPORT = re.compile(r"@import\b[^;]*;?", re.IGNORECASE)
 _CSS_URL = re.compile(r"url\(\s*(?:\"([^\"]*)\"|'([^']*)'|([^)]*?))\s*\)", re.IGNORECASE)
@@ -130,7 +129,7 @@ def _filter_attribute(tag: str, name: str, value: str) -> str | None:
         return safe_link(value, allow_fragment=True) or None
     if name == "src":
         return safe_image_src(value) or None
-    if name == "id" and _RESERVED_ID.match(value.strip()):
+    if name == "id" and RESERVED_ANCHOR.match(value.strip()):  # would hijack a writer's anchor
         return None
     if name == "style":
         return sanitize_css(value)

@@ -6,10 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import tempfile
 import unicodedata
-import uuid
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -23,7 +20,7 @@ from citations.audit import audit
 from citations.tokens import citation_groups
 from renderers import render, write_pdf
 from renderers.tools import TOOL_SCHEMAS, call_tool
-from tests.helpers import pdf_text, require_client, require_marker, soffice_binary
+from tests.helpers import convert_all_with_libreoffice, pdf_text
 from tests.support.cli import run_cli
 
 ANSWERS = Path(__file__).resolve().parent.parent / "fixtures" / "answers"
@@ -95,7 +92,8 @@ def test_markdown_footnotes_and_definitions(name: str, rendered: dict[str, Path]
     refs = re.findall(r"((?:\[\^\d+\])+)(?!:)", text)
     assert [re.findall(r"\d+", ref) for ref in refs] == numbers(name)
     definitions = re.findall(r"^\[\^(\d+)\]: (.+?)(?: — .*)?$", text, re.M)
-    titles = [d[1].replace("\\", "") for d in definitions]
+    linked = re.compile(r"^\[(.*)\]\(<?[^\s>]*>?\)$")  # [Title](url): the shared entry rule
+    titles = [linked.sub(r"\1", d[1]).replace("\\", "") for d in definitions]
     assert [int(d[0]) for d in definitions] == list(range(1, len(titles) + 1))
     assert titles == EXPECTED[name]["sources"]
     assert "[[S:" not in text
@@ -165,23 +163,11 @@ def _anchored(name: str) -> list[str]:
 @pytest.fixture(scope="module")
 def office_pdfs(rendered: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every DOCX and PPTX converted to PDF by LibreOffice in one run."""
-    require_marker("libreoffice", "runs LibreOffice")
-    binary = soffice_binary()
-    require_client(binary is not None, "LibreOffice is not installed")
-    assert binary is not None
     out = tmp_path_factory.mktemp("office")
     for fmt in ("docx", "pptx"):
         (out / fmt).mkdir()
-        files = [str(path.with_suffix(f".{fmt}")) for path in rendered.values()]
-        profile = Path(tempfile.gettempdir()) / f"lo-profile-{uuid.uuid4().hex}"
-        try:
-            subprocess.run(
-                [binary, f"-env:UserInstallation=file://{profile}", "--headless", "--norestore",
-                 "--convert-to", "pdf", "--outdir", str(out / fmt), *files],
-                check=True, capture_output=True, timeout=600,
-            )
-        finally:
-            shutil.rmtree(profile, ignore_errors=True)
+        files = [path.with_suffix(f".{fmt}") for path in rendered.values()]
+        convert_all_with_libreoffice(files, out / fmt)
     return out
 
 

@@ -62,7 +62,7 @@ HOSTILE: list[tuple[str, Any, str, str]] = [
     ("content list", {"content": ["x"]}, "invalid_argument", "content"),
     ("NUL content", {"content": "a\x00b"}, "invalid_argument", "content"),
     ("path type", {"content": "x", "path": 5}, "invalid_argument", "path"),
-    ("non-string key", {1: "x"}, "invalid_argument", "content"),
+    ("non-string key", {1: "x"}, "invalid_argument", "1"),  # the stray key is named
 ]
 
 

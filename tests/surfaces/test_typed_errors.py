@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 import citations.errors as citation_errors
 import renderers.errors as render_errors
+from citations.errors import AnswerError
 from renderers import cli, tools
 from renderers.errors import (
     ErrorCode,
@@ -42,7 +43,12 @@ def error_classes() -> list[type[Exception]]:
 
 @pytest.mark.parametrize("cls", error_classes(), ids=lambda c: c.__name__)
 def test_every_error_has_a_code_and_a_field(cls: type[Any]) -> None:
-    error = cls("message", field="dpi") if cls is OptionError else cls("message")
+    if cls is OptionError:
+        error = cls("message", field="dpi")
+    elif cls is AnswerError:  # (path inside the answer, message): the path is its field
+        error = cls("", "message")
+    else:
+        error = cls("message")
     assert isinstance(error.code, ErrorCode)
     assert isinstance(error.field, str)
     assert error.code in HTTP_STATUS, "every code has an HTTP status"
