@@ -115,6 +115,10 @@ class Limits:
 
     max_content_bytes: int = _limit(20 * 1024 * 1024, "Largest content, in UTF-8 bytes.")
     max_citations: int = _limit(200_000, "Most citation tokens in one document.")
+    max_cited_sids: int = _limit(
+        500_000,
+        "Most sids all citations name together, ranges expanded ([[S:1-1000]] names 1000).",
+    )
     max_nesting: int = _limit(64, "Deepest nesting of lists, quotes and emphasis.")
     max_table_rows: int = _limit(100_000, "Most rows in one table.")
     max_pool_rows: int = _limit(200_000, "Most rows in the sources pool.")

@@ -25,7 +25,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from citations.links import safe_link
-from citations.mdit_cite import cite_plugin
+from citations.mdit_cite import ON_CITATION, cite_plugin
 from citations.tokens import raw_code_elements, scan
 from renderers.document import (
     INLINE_STYLES,
@@ -148,7 +148,7 @@ def read_markdown(
     context = ReadContext("markdown input", limits)
     context.check_size(text)
     md = markdown_parser(frozenset(dialects), limits.max_nesting)
-    env: dict[str, Any] = {}
+    env: dict[str, Any] = {ON_CITATION: context.count_citation}
     try:
         tokens = md.parse(text, env)
     except RecursionError:
@@ -458,7 +458,7 @@ class _MarkdownReader:
             self.context.add_usage(meta["sids"])
             out.usage_removed()
         else:
-            out.add(self.context.cite(meta["sids"]))
+            out.add(self.context.cite(meta["sids"], counted=True))
 
     def _html(
         self, children: Sequence[Token], k: int, stack: list[_Frame], parent: Token

@@ -41,6 +41,7 @@ def test_documented_defaults() -> None:
     assert Limits() == Limits(
         max_content_bytes=20 * MB,
         max_citations=200_000,
+        max_cited_sids=500_000,
         max_nesting=64,
         max_table_rows=100_000,
         max_pool_rows=200_000,
@@ -49,6 +50,7 @@ def test_documented_defaults() -> None:
     )
     security = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text("utf-8")
     for name, value in (("max_content_bytes", "20 MiB"), ("max_citations", "200,000"),
+                        ("max_cited_sids", "500,000"),
                         ("max_nesting", "64"), ("max_table_rows", "100,000"),
                         ("max_pool_rows", "200,000"), ("max_image_pixels", "50,000,000"),
                         ("max_pages", "2,000")):

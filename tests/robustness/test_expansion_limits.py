@@ -1,0 +1,55 @@
+"""Limits on what a small input expands to: cited sids, table cells, raster pixels, page size.
+
+Each test feeds the shape of a reported attack at a small scale with a low configured limit and
+checks the limit error names the limit, or that the output stays proportional to the input.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from renderers.api import render
+from renderers.errors import LimitError
+from renderers.options import Limits
+from renderers.readers.html import read_html
+from renderers.readers.markdown import read_markdown
+
+POOL: list[dict[str, Any]] = [
+    {"sid": n, "title": f"Source {n}", "url": f"https://example.org/{n}"} for n in range(1, 1001)
+]
+
+
+# ------------------------------------------------------------------ cited sids (ranges)
+
+
+@pytest.mark.parametrize("reader", [read_markdown, read_html])
+def test_ranges_are_counted_against_max_cited_sids(reader: Any) -> None:
+    content = "Claim [[S:1-1000]] " * 11
+    with pytest.raises(LimitError, match=r"more than 10000 sids .*limits\.max_cited_sids"):
+        reader(content, limits=Limits(max_cited_sids=10_000))
+    assert len(reader("Claim [[S:1-1000]] " * 10, limits=Limits(max_cited_sids=10_000)).blocks)
+
+
+def test_markdown_counts_citations_while_parsing() -> None:
+    """The sid limit fires during parsing: nesting past its limit later in the same input is
+    only found after the parse, so the citation limit must be the one reported."""
+    content = "Claim [[S:1-1000]] " * 20 + "\n\n" + "> " * 200 + "deep"
+    with pytest.raises(LimitError, match=r"limits\.max_cited_sids"):
+        read_markdown(content, limits=Limits(max_cited_sids=10_000))
+    with pytest.raises(LimitError, match=r"limits\.max_citations"):
+        read_markdown("x [[S:1]] " * 50 + "\n\n" + "> " * 200 + "deep",
+                      limits=Limits(max_citations=20))
+
+
+def test_markdown_output_compresses_a_run_of_footnote_references(tmp_path: Path) -> None:
+    (result,) = render("Claim [[S:1-1000]] and [[S:1,2,5]].", tmp_path, name="r",
+                       formats=("md",), sources_pool=POOL)
+    text = result.path.read_text("utf-8")
+    body = text.split("\n\n")[0]
+    assert "[^1]\u2013[^1000]" in body
+    assert len(re.findall(r"\[\^\d+\]", body)) == 2 + 3  # the run's two ends, then 1, 2, 5
+    assert text.count("[^500]: Source 500") == 1  # every cited source is still defined
