@@ -124,6 +124,12 @@ class Limits:
     max_pool_rows: int = _limit(200_000, "Most rows in the sources pool.")
     max_image_pixels: int = _limit(50_000_000, "Most pixels in one image.")
     max_pages: int = _limit(2_000, "Most pages (PDF, PNG) or slides (PPTX) in one output.")
+    max_page_inches: int = _limit(
+        100, "Longest side of a page in inches (author CSS may set @page size)."
+    )
+    max_raster_pixels: int = _limit(
+        100_000_000, "Most pixels in one PNG page (width x height at the requested dpi)."
+    )
 
 
 @dataclass(frozen=True)

@@ -53,3 +53,25 @@ def test_markdown_output_compresses_a_run_of_footnote_references(tmp_path: Path)
     assert "[^1]\u2013[^1000]" in body
     assert len(re.findall(r"\[\^\d+\]", body)) == 2 + 3  # the run's two ends, then 1, 2, 5
     assert text.count("[^500]: Source 500") == 1  # every cited source is still defined
+
+
+# ------------------------------------------------------------------ page size and raster pixels
+
+HUGE_PAGE = "<html><head><style>@page{size:200in 200in}</style></head><body><p>x</p></body></html>"
+
+
+def test_author_css_page_size_is_refused_before_rasterizing(tmp_path: Path) -> None:
+    with pytest.raises(LimitError, match=r"page 1 is 200 × 200 inches.*limits\.max_page_inches"):
+        render(HUGE_PAGE, tmp_path, name="big", formats=("png",), content_format="html")
+    assert not list(tmp_path.glob("*.png"))
+
+
+def test_raster_pixels_are_refused_before_rasterizing(tmp_path: Path) -> None:
+    page = HUGE_PAGE.replace("200in 200in", "40in 40in")
+    with pytest.raises(LimitError, match=r"page 1 would be 576,000,000 pixels at 600 dpi.*"
+                       r"limits\.max_raster_pixels"):
+        render(page, tmp_path, name="big", formats=("png",), content_format="html", dpi=600,
+               limits={"max_raster_pixels": 10_000_000})
+    (result,) = render(page, tmp_path, name="ok", formats=("png",), content_format="html",
+                       dpi=10)
+    assert result.paths[0].read_bytes()[16:24] == (400).to_bytes(4, "big") * 2  # IHDR size
