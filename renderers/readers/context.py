@@ -97,6 +97,16 @@ class ReadContext:
                 "sids together, ranges expanded (limits.max_cited_sids)"
             )
 
+    def check_cells(self, rows: int, columns: int) -> None:
+        """Fail fast when a table of ``rows`` × ``columns`` (short rows are padded to the
+        widest) exceeds ``limits.max_table_cells``: one wide header row must not multiply
+        every later row."""
+        if rows * columns > self.limits.max_table_cells:
+            raise LimitError(
+                f"{self.input_name}: a table of {rows} rows × {columns} columns has more than "
+                f"{self.limits.max_table_cells} cells (limits.max_table_cells)"
+            )
+
     def cite(self, sids: Sequence[int], *, counted: bool = False) -> Cite:
         """A new :class:`Cite`, counted by :meth:`count_citation` unless already ``counted``
         (the markdown parser counts tokens while it parses)."""

@@ -148,6 +148,7 @@ def read_markdown(
     context = ReadContext("markdown input", limits)
     context.check_size(text)
     md = markdown_parser(frozenset(dialects), limits.max_nesting)
+    _check_table_shapes(text, context)
     env: dict[str, Any] = {ON_CITATION: context.count_citation}
     try:
         tokens = md.parse(text, env)
@@ -160,6 +161,25 @@ def read_markdown(
     reader = _MarkdownReader(context, _footnote_labels(env), frozenset(dialects))
     blocks, _ = reader.blocks(tokens, 0, depth=0)
     return context.document(blocks)
+
+
+#: A GFM table's delimiter row (``| --- | :-: |``): it fixes the table's column count, and
+#: markdown-it pads every body row to it while parsing.
+_DELIMITER_ROW = re.compile(r"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$",
+                            re.MULTILINE)
+_BLANK_LINE = re.compile(r"\n[ \t>]*(?:\n|$)")
+
+
+def _check_table_shapes(text: str, context: ReadContext) -> None:
+    """Refuse, before parsing, a table whose columns × lines would exceed
+    ``limits.max_table_cells``: markdown-it builds every padded cell of a wide table before the
+    reader sees one. The lines up to the next blank line bound the table's rows."""
+    for match in _DELIMITER_ROW.finditer(text):
+        columns = match.group().strip(" \t>|").count("|") + 1
+        blank = _BLANK_LINE.search(text, match.end())
+        end = blank.start() if blank else len(text)
+        rows = text.count("\n", match.end(), end) + 1
+        context.check_cells(rows, columns)
 
 
 def _footnote_labels(env: dict[str, Any]) -> dict[int, str]:
@@ -345,6 +365,7 @@ class _MarkdownReader:
                 else:
                     rows.append(tuple(row))
                     self.context.check_rows(len(rows))
+                    self.context.check_cells(len(rows), len(row))
             elif token.type in ("th_open", "td_open"):
                 if token.type == "th_open":
                     aligns.append(_alignment(str(token.attrs.get("style", ""))))

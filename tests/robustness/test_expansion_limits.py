@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from renderers.api import render
+from renderers.document import Table
 from renderers.errors import LimitError
 from renderers.options import Limits
 from renderers.readers.html import read_html
@@ -75,3 +76,23 @@ def test_raster_pixels_are_refused_before_rasterizing(tmp_path: Path) -> None:
     (result,) = render(page, tmp_path, name="ok", formats=("png",), content_format="html",
                        dpi=10)
     assert result.paths[0].read_bytes()[16:24] == (400).to_bytes(4, "big") * 2  # IHDR size
+
+
+# ------------------------------------------------------------------ table cells
+
+
+def test_a_wide_markdown_table_is_refused_before_parsing() -> None:
+    columns = 5_000
+    table = "|" + " a |" * columns + "\n|" + " - |" * columns + "\n" + "| x |\n" * 300
+    with pytest.raises(LimitError, match=r"301 rows × 5000 columns .*limits\.max_table_cells"):
+        read_markdown(table, limits=Limits(max_table_cells=1_000_000))
+    (small,) = read_markdown(table[: table.index("| x |")] + "| x |\n" * 3).blocks
+    assert isinstance(small, Table) and len(small.rows) == 3 and len(small.rows[0]) == columns
+
+
+def test_a_wide_html_table_is_refused_while_reading() -> None:
+    table = "<table><tr>" + "<td>a</td>" * 5_000 + "</tr>" + "<tr><td>x</td></tr>" * 300
+    with pytest.raises(LimitError, match=r"5000 columns .*limits\.max_table_cells"):
+        read_html(table + "</table>", limits=Limits(max_table_cells=1_000_000))
+    (small,) = read_html(table[: -len("<tr><td>x</td></tr>") * 297] + "</table>").blocks
+    assert isinstance(small, Table) and len(small.rows) == 4 and len(small.rows[3]) == 5_000
