@@ -96,3 +96,11 @@ def test_a_wide_html_table_is_refused_while_reading() -> None:
         read_html(table + "</table>", limits=Limits(max_table_cells=1_000_000))
     (small,) = read_html(table[: -len("<tr><td>x</td></tr>") * 297] + "</table>").blocks
     assert isinstance(small, Table) and len(small.rows) == 4 and len(small.rows[3]) == 5_000
+
+
+def test_a_pool_list_is_counted_before_its_rows_are_read(tmp_path: Path) -> None:
+    """Rows past the limit are never read: an invalid row after it would fail differently."""
+    rows: list[Any] = [*POOL[:5], "not a row"]
+    with pytest.raises(LimitError, match=r"6 rows; the limit is 5 \(limits\.max_pool_rows\)"):
+        render("x", tmp_path, name="p", formats=("md",), sources_pool=rows,
+               limits={"max_pool_rows": 5})
