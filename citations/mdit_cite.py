@@ -28,6 +28,11 @@ from markdown_it.token import Token
 
 from citations.tokens import match_at
 
+#: Key of ``env`` (the dict given to ``MarkdownIt.parse``) whose value, a callable, is told the
+#: sid count of every valid citation as it is parsed: a caller enforcing limits raises from it,
+#: so parsing stops at the limit instead of expanding every token first.
+ON_CITATION = "citerender_on_citation"
+
 #: Full-width left square bracket: LLM output writes ``［［S：1］］``.
 _FULLWIDTH_BRACKET = "\uff3b"
 #: markdown-it's own stop characters for the ``text`` rule (used only on markdown-it-py < 4).
@@ -43,6 +48,9 @@ def cite_plugin(md: MarkdownIt, dialects: frozenset[str] = frozenset()) -> None:
         if found is None or found.end <= state.pos or found.end > state.posMax:
             return False
         if not silent:
+            on_citation = state.env.get(ON_CITATION)
+            if on_citation is not None and found.kind == "cite" and found.error is None:
+                on_citation(len(found.sids))
             token = state.push("cite", "", 0)
             token.content = found.text
             token.meta = {

@@ -115,11 +115,24 @@ class Limits:
 
     max_content_bytes: int = _limit(20 * 1024 * 1024, "Largest content, in UTF-8 bytes.")
     max_citations: int = _limit(200_000, "Most citation tokens in one document.")
+    max_cited_sids: int = _limit(
+        500_000,
+        "Most sids all citations name together, ranges expanded ([[S:1-1000]] names 1000).",
+    )
     max_nesting: int = _limit(64, "Deepest nesting of lists, quotes and emphasis.")
     max_table_rows: int = _limit(100_000, "Most rows in one table.")
+    max_table_cells: int = _limit(
+        1_000_000, "Most cells in one table (rows x columns, short rows padded)."
+    )
     max_pool_rows: int = _limit(200_000, "Most rows in the sources pool.")
     max_image_pixels: int = _limit(50_000_000, "Most pixels in one image.")
     max_pages: int = _limit(2_000, "Most pages (PDF, PNG) or slides (PPTX) in one output.")
+    max_page_inches: int = _limit(
+        100, "Longest side of a page in inches (author CSS may set @page size)."
+    )
+    max_raster_pixels: int = _limit(
+        100_000_000, "Most pixels in one PNG page (width x height at the requested dpi)."
+    )
 
 
 @dataclass(frozen=True)

@@ -130,6 +130,14 @@ def detect_content_format(value: str | None, text: str) -> ContentFormat:
     return fmt
 
 
+def _check_pool_rows(rows: int, options: RenderOptions) -> None:
+    if rows > options.limits.max_pool_rows:
+        raise LimitError(
+            f"sources pool has {rows} rows; the limit is {options.limits.max_pool_rows} "
+            "(limits.max_pool_rows)"
+        )
+
+
 def _dialects(value: Iterable[str] | str | None) -> frozenset[str]:
     return read_options(dialects=value).dialects
 
@@ -169,12 +177,11 @@ def prepare(
     text = decode_content(content, origin)
     fmt = detect_content_format(content_format, text)
     chosen = _dialects(dialects)
+    # A list of rows is counted before any row is read; a pool given another way after.
+    if isinstance(sources_pool, list | tuple):
+        _check_pool_rows(len(sources_pool), options)
     pool = SourcePool.coerce(sources_pool)
-    if len(pool) > options.limits.max_pool_rows:
-        raise LimitError(
-            f"sources pool has {len(pool)} rows; the limit is {options.limits.max_pool_rows} "
-            "(limits.max_pool_rows)"
-        )
+    _check_pool_rows(len(pool), options)
     mapped: list[Diagnostic] = []
     if "numeric" in chosen:
         from renderers.readers.numeric import map_numeric_citations

@@ -51,6 +51,7 @@ class ReadContext:
     warnings: list[str] = field(default_factory=list)
     usage: dict[int, None] = field(default_factory=dict)
     citations: int = 0
+    cited_sids: int = 0
     title: str = ""
     ids: HeadingIds = field(default_factory=HeadingIds)
 
@@ -79,14 +80,38 @@ class ReadContext:
                 "(limits.max_table_rows)"
             )
 
-    def cite(self, sids: Sequence[int]) -> Cite:
-        """A new :class:`Cite`, counted against ``limits.max_citations``."""
+    def count_citation(self, sid_count: int) -> None:
+        """Count one citation naming ``sid_count`` sids against ``limits.max_citations`` and
+        ``limits.max_cited_sids``: called as each token is read, so a flood of tokens (or of
+        wide ranges) stops at the limit instead of after the whole input was expanded."""
         self.citations += 1
+        self.cited_sids += sid_count
         if self.citations > self.limits.max_citations:
             raise LimitError(
                 f"{self.input_name}: more than {self.limits.max_citations} citations "
                 "(limits.max_citations)"
             )
+        if self.cited_sids > self.limits.max_cited_sids:
+            raise LimitError(
+                f"{self.input_name}: the citations name more than {self.limits.max_cited_sids} "
+                "sids together, ranges expanded (limits.max_cited_sids)"
+            )
+
+    def check_cells(self, rows: int, columns: int) -> None:
+        """Fail fast when a table of ``rows`` × ``columns`` (short rows are padded to the
+        widest) exceeds ``limits.max_table_cells``: one wide header row must not multiply
+        every later row."""
+        if rows * columns > self.limits.max_table_cells:
+            raise LimitError(
+                f"{self.input_name}: a table of {rows} rows × {columns} columns has more than "
+                f"{self.limits.max_table_cells} cells (limits.max_table_cells)"
+            )
+
+    def cite(self, sids: Sequence[int], *, counted: bool = False) -> Cite:
+        """A new :class:`Cite`, counted by :meth:`count_citation` unless already ``counted``
+        (the markdown parser counts tokens while it parses)."""
+        if not counted:
+            self.count_citation(len(sids))
         return Cite(sids=tuple(sids))
 
     def add_usage(self, sids: Sequence[int]) -> None:

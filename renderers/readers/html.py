@@ -273,6 +273,7 @@ class _HtmlReader:
     def table(self, element: _Element, *, depth: int) -> Table:
         rows: list[tuple[list[TableCell], list[Alignment], bool]] = []
         caption: tuple[Inline, ...] = ()
+        width = 0
         pending: list[_Element | str] = list(element.children)
         while pending:
             node = pending.pop(0)
@@ -285,7 +286,8 @@ class _HtmlReader:
             elif node.tag == "tr":
                 rows.append(self.row(node, depth=depth))
                 self.context.check_rows(len(rows))
-        width = max((len(cells) for cells, _, _ in rows), default=0)
+                width = max(width, len(rows[-1][0]))
+                self.context.check_cells(len(rows), width)
         padded = [cells + [TableCell(())] * (width - len(cells)) for cells, _, _ in rows]
         has_header = bool(rows) and rows[0][2]
         aligns = rows[0][1] + ["default"] * (width - len(rows[0][1])) if rows else []

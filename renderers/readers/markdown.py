@@ -26,7 +26,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 
 from citations.codemap import raw_code_elements
 from citations.links import safe_link
-from citations.mdit_cite import cite_plugin
+from citations.mdit_cite import ON_CITATION, cite_plugin
 from citations.tokens import scan
 from renderers.document import (
     INLINE_STYLES,
@@ -149,7 +149,8 @@ def read_markdown(
     context = ReadContext("markdown input", limits)
     context.check_size(text)
     md = markdown_parser(frozenset(dialects), limits.max_nesting)
-    env: dict[str, Any] = {}
+    _check_table_shapes(text, context)
+    env: dict[str, Any] = {ON_CITATION: context.count_citation}
     try:
         tokens = md.parse(text, env)
     except RecursionError:
@@ -161,6 +162,25 @@ def read_markdown(
     reader = _MarkdownReader(context, _footnote_labels(env), frozenset(dialects))
     blocks, _ = reader.blocks(tokens, 0, depth=0)
     return context.document(blocks)
+
+
+#: A GFM table's delimiter row (``| --- | :-: |``): it fixes the table's column count, and
+#: markdown-it pads every body row to it while parsing.
+_DELIMITER_ROW = re.compile(r"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$",
+                            re.MULTILINE)
+_BLANK_LINE = re.compile(r"\n[ \t>]*(?:\n|$)")
+
+
+def _check_table_shapes(text: str, context: ReadContext) -> None:
+    """Refuse, before parsing, a table whose columns × lines would exceed
+    ``limits.max_table_cells``: markdown-it builds every padded cell of a wide table before the
+    reader sees one. The lines up to the next blank line bound the table's rows."""
+    for match in _DELIMITER_ROW.finditer(text):
+        columns = match.group().strip(" \t>|").count("|") + 1
+        blank = _BLANK_LINE.search(text, match.end())
+        end = blank.start() if blank else len(text)
+        rows = text.count("\n", match.end(), end) + 1
+        context.check_cells(rows, columns)
 
 
 def _footnote_labels(env: dict[str, Any]) -> dict[int, str]:
@@ -346,6 +366,7 @@ class _MarkdownReader:
                 else:
                     rows.append(tuple(row))
                     self.context.check_rows(len(rows))
+                    self.context.check_cells(len(rows), len(row))
             elif token.type in ("th_open", "td_open"):
                 if token.type == "th_open":
                     aligns.append(_alignment(str(token.attrs.get("style", ""))))
@@ -459,7 +480,7 @@ class _MarkdownReader:
             self.context.add_usage(meta["sids"])
             out.usage_removed()
         else:
-            out.add(self.context.cite(meta["sids"]))
+            out.add(self.context.cite(meta["sids"], counted=True))
 
     def _html(
         self, children: Sequence[Token], k: int, stack: list[_Frame], parent: Token

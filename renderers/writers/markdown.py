@@ -1,9 +1,10 @@
 """The Markdown writer: normalized CommonMark + GFM with citations as ``[^N]`` footnotes.
 
-Every citation number becomes a footnote reference (``[^1][^3]``) and the Sources section is a
-heading followed by one ``[^N]: [Title](url) — label · date`` definition per entry. Author notes
-are labelled with their letters (``[^a]``, :func:`renderers.writers.common.note_marker`), the
-same letters every other format shows, which can never clash with the numeric citation labels.
+Every citation number becomes a footnote reference (``[^1][^3]``; a run of three or more shows
+as ``[^1]–[^9]``) and the Sources section is a heading followed by one
+``[^N]: [Title](url) — label · date`` definition per entry. Author notes are labelled with
+their letters (``[^a]``, :func:`renderers.writers.common.note_marker`), the same letters every
+other format shows, which can never clash with the numeric citation labels.
 Text is escaped so that reading the output back gives the same document; code is verbatim inside
 a fence longer than any backtick run it contains.
 """
@@ -16,6 +17,7 @@ from collections.abc import Iterable
 from urllib.parse import quote
 
 from citations.links import safe_link
+from citations.numbering import EN_DASH, display_segments
 from renderers.document import (
     Block,
     BlockQuote,
@@ -247,8 +249,13 @@ class _InlineWriter:
                 else:
                     self._text(unresolved_note_text(label))
             case Cite(numbers=numbers):
-                for number in numbers:
-                    self._ref(str(number))
+                # A run of three or more shows as [^1]–[^9]: a range never costs one
+                # reference per number (display_segments is the superscripts' rule).
+                for text, number in display_segments(numbers):
+                    if number is not None:
+                        self._ref(str(number))
+                    elif text == EN_DASH:
+                        self._mark(EN_DASH)
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported inline node {node!r}")
 
@@ -259,10 +266,14 @@ class _InlineWriter:
             self.emit(chunk)
 
     def _ref(self, label: str) -> None:
+        self._mark(f"[^{label}]")
+
+    def _mark(self, chunk: str) -> None:
+        """A footnote reference (or the dash of a run of them), deferred inside a link."""
         if self.deferred is not None:
-            self.deferred.append(f"[^{label}]")
+            self.deferred.append(chunk)
         else:
-            self.emit(f"[^{label}]", ref=True)
+            self.emit(chunk, ref=True)
 
     def _text(self, text: str) -> None:
         lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

@@ -24,7 +24,7 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse, path2url
 
 from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, ResourceError
-from renderers.options import PageSize, RenderOptions
+from renderers.options import Limits, PageSize, RenderOptions
 from renderers.sandbox import Sandbox, allowed_dirs
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import PAGE_SIZES, page_dimensions
@@ -97,6 +97,22 @@ def _fallback_page_css(page_size: PageSize) -> CSS:
     return CSS(string=f"@page {{ size: {page_dimensions(page_size).css} }}")
 
 
+#: WeasyPrint measures pages in CSS pixels.
+_CSS_PX_PER_INCH = 96
+
+
+def check_page_size(number: int, width: float, height: float, limits: Limits) -> None:
+    """Refuse page ``number`` (1-based) when a side, in inches, exceeds
+    ``limits.max_page_inches``: author CSS (``@page { size: 200in }``) chooses the page size,
+    and every rasterized pixel and laid-out line grows with it."""
+    longest = max(width, height)
+    if longest > limits.max_page_inches:
+        raise LimitError(
+            f"page {number} is {width:.4g} × {height:.4g} inches; the limit is "
+            f"{limits.max_page_inches} inches a side (limits.max_page_inches)"
+        )
+
+
 def _render_options(options: RenderOptions) -> dict[str, Any]:
     """WeasyPrint options: fallback page size (author CSS wins), variant, tags, identifier.
 
@@ -127,6 +143,9 @@ def pdf_document(
             f"the document lays out to {len(document.pages)} pages; the limit is "
             f"{options.limits.max_pages} (Limits.max_pages)"
         )
+    for number, page in enumerate(document.pages, 1):
+        check_page_size(number, page.width / _CSS_PX_PER_INCH, page.height / _CSS_PX_PER_INCH,
+                        options.limits)
     metadata = document.metadata
     if options.title.strip():
         metadata.title = options.title.strip()

@@ -9,10 +9,12 @@ The pixels are exactly pdfium's; the files carry only IHDR, pHYs (dpi), IDAT and
 
 from __future__ import annotations
 
+import math
 import os
 import struct
 import zlib
 from collections import deque
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import pypdfium2 as pdfium
@@ -22,6 +24,7 @@ from isal import isal_zlib
 from renderers.errors import LimitError, OptionError
 from renderers.options import RenderOptions
 from renderers.writers import Artifact, WriteSource
+from renderers.writers.pdf import check_page_size
 
 #: ISA-L deflate level (0–3): 1 gives files ~15 % smaller than 0 for ~10 % more time.
 COMPRESS_LEVEL = 1
@@ -101,6 +104,24 @@ def rasterize(document: pdfium.PdfDocument, index: int, dpi: int) -> tuple[bytes
         bitmap.close()
 
 
+def check_raster_size(
+    document: pdfium.PdfDocument, indexes: Sequence[int], options: RenderOptions
+) -> None:
+    """Refuse before rasterizing when a selected page is too large (``limits.max_page_inches``)
+    or would hold more than ``limits.max_raster_pixels`` pixels at ``options.dpi``: one page's
+    bitmap is held in memory whole, so its pixels bound the memory a PNG render needs."""
+    limits = options.limits
+    for index in indexes:
+        width, height = document.get_page_size(index)  # PDF points, 1/72 inch
+        check_page_size(index + 1, width / 72, height / 72, limits)
+        pixels = math.ceil(width * options.dpi / 72) * math.ceil(height * options.dpi / 72)
+        if pixels > limits.max_raster_pixels:
+            raise LimitError(
+                f"page {index + 1} would be {pixels:,} pixels at {options.dpi} dpi; the limit "
+                f"is {limits.max_raster_pixels:,} (limits.max_raster_pixels): lower the dpi"
+            )
+
+
 def png_pages(pdf: bytes, options: RenderOptions) -> list[bytes]:
     """One PNG per selected page (``options.pages``, default all) at ``options.dpi``.
 
@@ -114,6 +135,7 @@ def png_pages(pdf: bytes, options: RenderOptions) -> list[bytes]:
             raise LimitError(
                 f"{len(indexes)} pages to rasterize; the limit is {options.limits.max_pages}"
             )
+        check_raster_size(document, indexes, options)
         out: list[bytes] = []
         pending: deque[Future[bytes]] = deque()
         with ThreadPoolExecutor(max_workers=ENCODE_WORKERS) as pool:

@@ -108,8 +108,8 @@ def test_every_node_of_the_ir_renders(pool: SourcePool) -> None:
     lines = out.splitlines()
     assert lines[0] == "# Energy report"
     assert "Plain *emph* **strong** ~~gone~~ `x < y` first[^1]" in lines
-    # citation (3, 1, 2, 5) shows sorted numbers; the unknown sid 99 leaves nothing
-    assert "many[^1][^2][^3][^4] unknown\\<span onclick=x>raw\\</span>[^a]" in lines
+    # citation (3, 1, 2, 5): sorted, a run compressed; the unknown sid 99 leaves nothing
+    assert "many[^1]–[^4] unknown\\<span onclick=x>raw\\</span>[^a]" in lines
     link = next(line for line in lines if line.startswith("[a link](https://example.org/a?b=1"))
     assert link.endswith(' "Title")bad link\\')  # the refused link leaves its text
     assert "javascript" not in out and "\\<script>alert(1)\\</script>" in lines
@@ -128,11 +128,12 @@ def test_every_node_of_the_ir_renders(pool: SourcePool) -> None:
 # ---------------------------------------------------------------- citations and Sources
 
 
-def test_citations_become_one_footnote_reference_per_number(pool: SourcePool) -> None:
-    doc = Document((para(Text("Solar grew."), Cite((3,)), Text(" Wind too."), Cite((1, 3, 4, 5))),))
+def test_citations_become_one_footnote_reference_per_displayed_number(pool: SourcePool) -> None:
+    doc = Document((para(Text("Solar grew."), Cite((3,)), Text(" Wind too."), Cite((1, 3)),
+                         Text(" All."), Cite((1, 3, 4, 5))),))
     out = md_of_document(doc, pool)
-    # appearance numbering: 3→1, 1→2, 4 dedupes with 1 (→2), 5→3
-    assert "Solar grew.[^1] Wind too.[^1][^2][^3]" in out
+    # appearance numbering: 3→1, 1→2, 4 dedupes with 1 (→2), 5→3; a run of three is compressed
+    assert "Solar grew.[^1] Wind too.[^1][^2] All.[^1]–[^3]" in out
 
 
 def test_sources_section_lists_each_entry_once_with_url_or_label(pool: SourcePool) -> None:

@@ -1,0 +1,106 @@
+"""Limits on what a small input expands to: cited sids, table cells, raster pixels, page size.
+
+Each test feeds the shape of a reported attack at a small scale with a low configured limit and
+checks the limit error names the limit, or that the output stays proportional to the input.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from renderers.api import render
+from renderers.document import Table
+from renderers.errors import LimitError
+from renderers.options import Limits
+from renderers.readers.html import read_html
+from renderers.readers.markdown import read_markdown
+
+POOL: list[dict[str, Any]] = [
+    {"sid": n, "title": f"Source {n}", "url": f"https://example.org/{n}"} for n in range(1, 1001)
+]
+
+
+# ------------------------------------------------------------------ cited sids (ranges)
+
+
+@pytest.mark.parametrize("reader", [read_markdown, read_html])
+def test_ranges_are_counted_against_max_cited_sids(reader: Any) -> None:
+    content = "Claim [[S:1-1000]] " * 11
+    with pytest.raises(LimitError, match=r"more than 10000 sids .*limits\.max_cited_sids"):
+        reader(content, limits=Limits(max_cited_sids=10_000))
+    assert len(reader("Claim [[S:1-1000]] " * 10, limits=Limits(max_cited_sids=10_000)).blocks)
+
+
+def test_markdown_counts_citations_while_parsing() -> None:
+    """The sid limit fires during parsing: nesting past its limit later in the same input is
+    only found after the parse, so the citation limit must be the one reported."""
+    content = "Claim [[S:1-1000]] " * 20 + "\n\n" + "> " * 200 + "deep"
+    with pytest.raises(LimitError, match=r"limits\.max_cited_sids"):
+        read_markdown(content, limits=Limits(max_cited_sids=10_000))
+    with pytest.raises(LimitError, match=r"limits\.max_citations"):
+        read_markdown("x [[S:1]] " * 50 + "\n\n" + "> " * 200 + "deep",
+                      limits=Limits(max_citations=20))
+
+
+def test_markdown_output_compresses_a_run_of_footnote_references(tmp_path: Path) -> None:
+    (result,) = render("Claim [[S:1-1000]] and [[S:1,2,5]].", tmp_path, name="r",
+                       formats=("md",), sources_pool=POOL)
+    text = result.path.read_text("utf-8")
+    body = text.split("\n\n")[0]
+    assert "[^1]\u2013[^1000]" in body
+    assert len(re.findall(r"\[\^\d+\]", body)) == 2 + 3  # the run's two ends, then 1, 2, 5
+    assert text.count("[^500]: [Source 500](") == 1  # every cited source is still defined
+
+
+# ------------------------------------------------------------------ page size and raster pixels
+
+HUGE_PAGE = "<html><head><style>@page{size:200in 200in}</style></head><body><p>x</p></body></html>"
+
+
+def test_author_css_page_size_is_refused_before_rasterizing(tmp_path: Path) -> None:
+    with pytest.raises(LimitError, match=r"page 1 is 200 × 200 inches.*limits\.max_page_inches"):
+        render(HUGE_PAGE, tmp_path, name="big", formats=("png",), content_format="html")
+    assert not list(tmp_path.glob("*.png"))
+
+
+def test_raster_pixels_are_refused_before_rasterizing(tmp_path: Path) -> None:
+    page = HUGE_PAGE.replace("200in 200in", "40in 40in")
+    with pytest.raises(LimitError, match=r"page 1 would be 576,000,000 pixels at 600 dpi.*"
+                       r"limits\.max_raster_pixels"):
+        render(page, tmp_path, name="big", formats=("png",), content_format="html", dpi=600,
+               limits={"max_raster_pixels": 10_000_000})
+    (result,) = render(page, tmp_path, name="ok", formats=("png",), content_format="html",
+                       dpi=10)
+    assert result.paths[0].read_bytes()[16:24] == (400).to_bytes(4, "big") * 2  # IHDR size
+
+
+# ------------------------------------------------------------------ table cells
+
+
+def test_a_wide_markdown_table_is_refused_before_parsing() -> None:
+    columns = 5_000
+    table = "|" + " a |" * columns + "\n|" + " - |" * columns + "\n" + "| x |\n" * 300
+    with pytest.raises(LimitError, match=r"301 rows × 5000 columns .*limits\.max_table_cells"):
+        read_markdown(table, limits=Limits(max_table_cells=1_000_000))
+    (small,) = read_markdown(table[: table.index("| x |")] + "| x |\n" * 3).blocks
+    assert isinstance(small, Table) and len(small.rows) == 3 and len(small.rows[0]) == columns
+
+
+def test_a_wide_html_table_is_refused_while_reading() -> None:
+    table = "<table><tr>" + "<td>a</td>" * 5_000 + "</tr>" + "<tr><td>x</td></tr>" * 300
+    with pytest.raises(LimitError, match=r"5000 columns .*limits\.max_table_cells"):
+        read_html(table + "</table>", limits=Limits(max_table_cells=1_000_000))
+    (small,) = read_html(table[: -len("<tr><td>x</td></tr>") * 297] + "</table>").blocks
+    assert isinstance(small, Table) and len(small.rows) == 4 and len(small.rows[3]) == 5_000
+
+
+def test_a_pool_list_is_counted_before_its_rows_are_read(tmp_path: Path) -> None:
+    """Rows past the limit are never read: an invalid row after it would fail differently."""
+    rows: list[Any] = [*POOL[:5], "not a row"]
+    with pytest.raises(LimitError, match=r"6 rows; the limit is 5 \(limits\.max_pool_rows\)"):
+        render("x", tmp_path, name="p", formats=("md",), sources_pool=rows,
+               limits={"max_pool_rows": 5})
