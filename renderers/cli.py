@@ -529,6 +529,12 @@ def render(
         int, typer.Option("--slide-level", min=1, max=6, help="Heading level that starts a slide.")
     ] = 2,
     dpi: Annotated[int, typer.Option("--dpi", min=10, max=600, help="PNG resolution.")] = 110,
+    broker: Annotated[
+        str | None, typer.Option("--broker", metavar="URL", help="Render on Celery workers.")
+    ] = None,
+    store: Annotated[
+        str | None, typer.Option("--store", metavar="URL", help="The workers' artifact store.")
+    ] = None,
 ) -> None:
     """Render INPUT files to PDF, PNG, DOCX, PPTX, HTML and/or Markdown in DIR."""
     from renderers.api import normalize_formats
@@ -558,8 +564,13 @@ def render(
     except BadInput as exc:
         raise fail(exc.where, exc.message, exc.code) from None
     console = make_console()
-    with batch_gc():
-        outcomes = run_batch(jobs_list, jobs, console)
+    if broker is not None:
+        from renderers.workers.batch import run_remote_batch
+
+        outcomes = run_remote_batch(jobs_list, broker, store, console)
+    else:
+        with batch_gc():
+            outcomes = run_batch(jobs_list, jobs, console)
     raise typer.Exit(report_outcomes(outcomes, console, strict=strict))
 
 
@@ -656,13 +667,23 @@ def serve(
         int | None,
         typer.Option("--workers", min=1, max=64, help="Render processes (default: CPU cores)."),
     ] = None,
+    broker: Annotated[
+        str | None, typer.Option("--broker", metavar="URL", help="Send /jobs to Celery workers.")
+    ] = None,
+    store: Annotated[
+        str | None, typer.Option("--store", metavar="URL", help="Artifact store of /jobs.")
+    ] = None,
+    webhook_host: Annotated[
+        list[str] | None, typer.Option("--webhook-host", metavar="HOST", help="Webhook host.")
+    ] = None,
 ) -> None:
-    """Run the HTTP export service (POST /render, GET / export page, GET /healthz)."""
+    """Run the HTTP export service (POST /render, POST /jobs, GET / export page, GET /healthz)."""
     from renderers.service.app import serve as run_service
 
     try:
         with user_errors(f"{host}:{port}"):
-            run_service(host, port, workers)
+            run_service(host, port, workers, broker=broker, store=store,
+                        webhook_hosts=webhook_host or ())
     except BadInput as exc:
         raise fail(exc.where, exc.message) from None
 
@@ -753,6 +774,11 @@ def demo(
         console.print(listing)
     console.print(f"Provenance of every file: {out / 'sources_used.json'}", soft_wrap=True)
     raise typer.Exit(code)
+
+
+from renderers.workers.command import WORKER_EXAMPLES, worker  # noqa: E402
+
+app.command(epilog=WORKER_EXAMPLES)(worker)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
