@@ -38,13 +38,15 @@ fuzz: $(DEV_STAMP)
 golden: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q tests/golden/test_golden.py --update-golden
 
-# Every benchmark in turn (several minutes; run on a quiet machine). Needs pandoc for the A/B peers.
+# Every benchmark in turn (several minutes; run on a quiet machine). Needs pandoc for the A/B peers
+# and redis-server for the workers benchmark.
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/citations_bench.py
 	$(BIN)/python bench/render_bench.py
 	$(BIN)/python bench/docx_bench.py
 	$(BIN)/python bench/pptx_bench.py
 	$(BIN)/python bench/service_bench.py
+	$(BIN)/python bench/workers_bench.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -40,9 +40,9 @@ def worker(
                           help=f"Comma-separated queues to consume: {', '.join(QUEUES)}.")
     ] = ",".join(QUEUES),
     concurrency: Annotated[
-        int, typer.Option("--concurrency", "-c", min=1, max=64,
-                          help="Render processes (default: CPU cores).")
-    ] = 0,
+        int | None, typer.Option("--concurrency", "-c", min=1, max=64,
+                                 help="Render processes (default: CPU cores).")
+    ] = None,
     name: Annotated[
         str, typer.Option("--name", "-n", help="Worker name (%h is the host name).")
     ] = "citerender@%h",
@@ -63,7 +63,7 @@ def worker(
     visibility_timeout: Annotated[
         int, typer.Option("--visibility-timeout", min=0, metavar="SECONDS",
                           help="Seconds before a job of a dead worker goes to another "
-                               "(default: time limit + 60).")
+                               "(0: the time limit + 60).")
     ] = 0,
     restore_interval: Annotated[
         int, typer.Option("--restore-interval", min=1, metavar="SECONDS",

@@ -68,7 +68,7 @@ class JobState:
         return cls(**values)
 
     def dumps(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)
+        return json.dumps(self.to_dict(), sort_keys=True)  # ASCII: lone surrogates survive
 
     @classmethod
     def loads(cls, text: str | bytes) -> JobState:

@@ -78,7 +78,7 @@ def send_webhook(url: str, body: dict[str, Any], policy: WebhookPolicy) -> bool:
         return False
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    data = json.dumps(body).encode("ascii")
     headers = {"Content-Type": "application/json", "User-Agent": "citerender-webhook",
                "X-Citerender-Job": str(body.get("id", ""))}
     connection_class = (http.client.HTTPSConnection if parts.scheme == "https"

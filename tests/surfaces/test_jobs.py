@@ -205,3 +205,48 @@ def test_bad_store_or_broker_url_fails_at_start() -> None:
         create_app(workers=1, warmup=False, store="file://relative/dir")
     with pytest.raises(WorkerSetupError, match="redis://"):
         create_app(workers=1, warmup=False, broker="amqp://127.0.0.1")
+
+
+def test_a_job_that_keeps_killing_its_worker_is_failed_not_retried() -> None:
+    from renderers.workers.execute import MAX_ATTEMPTS, Finished, begin
+    from renderers.workers.jobstate import MemoryBoard, new_state
+
+    board = MemoryBoard()
+    state = new_state("f" * 64, "pdf", "report")
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        running = begin(board, state, worker="w", pid=1)
+        assert not isinstance(running, Finished) and running.attempts == attempt
+        state = running
+    ended = begin(board, state, worker="w", pid=1)
+    assert isinstance(ended, Finished) and ended.status == "failed"
+    assert ended.error is not None and ended.error["code"] == "worker_lost"
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["worker", "--broker", "amqp://127.0.0.1", "--store", "file:///tmp/x"], "redis://"),
+        (["worker", "--broker", "redis://127.0.0.1:1/0", "--store", "file://rel"], "--store"),
+        (["worker", "--broker", "redis://127.0.0.1:{port}/0", "--store", "file:///tmp/x"],
+         "unreachable"),
+        (["worker", "--broker", "redis://127.0.0.1:1/0", "--store", "file:///tmp/x", "-Q",
+          "render.gif"], "--queues"),
+        (["render", "{input}", "--pool", "{pool}", "--broker", "redis://127.0.0.1:{port}/0"],
+         "unreachable"),
+    ],
+)
+def test_worker_and_remote_batch_report_bad_settings_in_one_line(
+    argv: list[str], named: str, tmp_path: Path, sample_pool: list[dict[str, Any]]
+) -> None:
+    import subprocess
+
+    from tests.processes import CITERENDER
+
+    (tmp_path / "in.md").write_text("Claim.[[S:1]]\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(sample_pool), encoding="utf-8")
+    values = {"port": free_port(), "input": tmp_path / "in.md", "pool": tmp_path / "pool.json"}
+    done = subprocess.run([CITERENDER, *(a.format(**values) for a in argv)], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("citerender: error:") and named in lines[0]
