@@ -253,7 +253,13 @@ class JobsAPI:
         return state
 
     def _lookup(self, job_id: str) -> JobState | None:
-        state = self.board.get(job_id)
+        try:
+            state = self.board.get(job_id)
+        except BrokerUnavailable:
+            stored = load_result(self.store(), job_id)  # finished jobs outlive Redis
+            if stored is None:
+                raise
+            return stored
         if state is None or state.status != "done":
             stored = load_result(self.store(), job_id)
             return stored if stored is not None else state

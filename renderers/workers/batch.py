@@ -116,27 +116,24 @@ def _connect(broker: str, store_url: str | None) -> tuple[RedisBoard, CeleryQueu
     return board, queue, open_store(url)
 
 
-def request_body(job: Job, fmt: str) -> dict[str, Any]:
-    """The ``POST /render`` body for one input and format (user errors propagate)."""
+def request_body(job: Job) -> dict[str, Any]:
+    """The ``POST /render`` body of one input, without its format (user errors propagate)."""
     from citations.pool import SourcePool
     from renderers.api import content_format_for, decode_content
 
     path = Path(job.input)
     body: dict[str, Any] = {
         "content": decode_content(path.read_bytes(), job.input),
-        "format": fmt,
         "sources_pool": SourcePool.load(job.pool).rows(),
-        "content_format": job.content_format or content_format_for(path),
         "numbering": job.kwargs.get("numbering", "appearance"),
         "strict": bool(job.kwargs.get("strict", False)),
     }
+    content_format = job.content_format or content_format_for(path)
+    if content_format is not None:
+        body["content_format"] = content_format
     for option in ("title", "page_size", "dpi", "slide_level"):
         if job.kwargs.get(option) is not None:
             body[option] = job.kwargs[option]
-    if body["content_format"] is None:
-        del body["content_format"]
-    if fmt == "png":
-        body["pages"] = "all"
     return body
 
 
@@ -151,8 +148,10 @@ def _submit_all(
     for job in jobs:
         reporter.event(("start", job.input, "", ()))
         try:
+            body = request_body(job)
             for fmt in job.formats:
-                request = parse_render_request(request_body(job, fmt))
+                pages = {"pages": "all"} if fmt == "png" else {}  # a local batch writes them all
+                request = parse_render_request({**body, "format": fmt, **pages})
                 submission = submit(request, board=board, store=store,
                                     enqueue=lambda s, p: queue.enqueue(s, p, store.url))
                 pending.append(_Pending(job, fmt, submission.state.id, submission.state))

@@ -176,17 +176,23 @@ def test_webhooks_are_off_unless_hosts_are_allowed(sample_pool: list[dict[str, A
 
 
 def test_broker_down_answers_503_and_the_service_stays_healthy(
-    sample_pool: list[dict[str, Any]]
+    sample_pool: list[dict[str, Any]], tmp_path: Path
 ) -> None:
+    from renderers.workers.jobstate import new_state, save_result
+    from renderers.workers.stores import open_store
+
     broker = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
-    with TestClient(create_app(workers=1, warmup=False, broker=broker,
-                               store="file:///tmp/citerender-unused-store")) as app:
+    store = (tmp_path / "store").as_uri()
+    finished = new_state("e" * 64, "md", "old").with_status("done", result={"artifacts": []})
+    save_result(open_store(store), finished)
+    with TestClient(create_app(workers=1, warmup=False, broker=broker, store=store)) as app:
         answer = app.post("/jobs", json={"content": CONTENT, "format": "md",
                                          "sources_pool": sample_pool})
         assert answer.status_code == 503
         assert "unreachable" in answer.json()["error"] and answer.headers["retry-after"]
         assert "127.0.0.1" in answer.json()["error"]
         assert app.get("/jobs/" + "0" * 64).status_code == 503
+        assert app.get("/jobs/" + "e" * 64).json()["status"] == "done"  # read from the store
         assert app.get("/healthz").status_code == 200
         rendered = app.post("/render", json={"content": CONTENT, "format": "md",
                                              "sources_pool": sample_pool})
