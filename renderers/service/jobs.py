@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -57,8 +56,6 @@ if TYPE_CHECKING:
     from renderers.service.app import ExportService
     from renderers.workers.celery_app import CeleryQueue
     from renderers.workers.jobstate import RedisBoard
-
-log = logging.getLogger("citerender.service")
 
 _JOB_ID = re.compile(r"[0-9a-f]{64}")
 #: Jobs waiting for the local pool (no broker) beyond which ``POST /jobs`` answers 503.
@@ -220,7 +217,8 @@ class JobsAPI:
         try:
             if len(keys) == 1:
                 chunks = await asyncio.to_thread(self.store().stream, keys[0])
-                return StreamingResponse(_guarded(chunks), media_type=result["content_type"],
+                # A store failing mid-stream aborts the connection: never a short file with 200.
+                return StreamingResponse(chunks, media_type=result["content_type"],
                                          headers=headers)
             data = await asyncio.to_thread(self._zip, keys, found.stem)
         except KeyError as missing:
@@ -315,14 +313,6 @@ class JobsAPI:
                 finished = failure("unavailable", f"unavailable: {exc}")
             break
         await asyncio.to_thread(complete, board, store, started, finished, self.webhooks)
-
-
-def _guarded(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    """The store's chunks; a store that fails mid-stream ends the response (logged)."""
-    try:
-        yield from chunks
-    except (StoreUnavailable, OSError) as exc:
-        log.error("artifact stream broken: %s", exc)
 
 
 def job_openapi_paths() -> dict[str, Any]:
