@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck pytest fuzz golden bench clean system-deps
+.PHONY: demo test test-fast lint typecheck pytest fuzz golden bench clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ test: $(DEV_STAMP) system-deps
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+# The quick loop: every test not marked slow, libreoffice or browser (about a minute on 2 cores).
+test-fast: $(DEV_STAMP) system-deps
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow and not libreoffice and not browser"
 
 fuzz: $(DEV_STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests -k fuzz -p no:randomly

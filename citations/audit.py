@@ -8,13 +8,24 @@ sources were never used, and how much of the prose carries a citation.
 from __future__ import annotations
 
 import bisect
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any, Literal
 
+from citations.errors import SidecarError
 from citations.numbering import plan_citations
 from citations.pool import SourcePool
+from citations.sidecar import (
+    DEFAULT_POINTER,
+    inline_citations,
+    inside_pointer,
+    iter_strings,
+    load_structured,
+    parse_pointer,
+    resolve_pointer,
+)
 from citations.tokens import (
     line_starts,
     markdown_blocks,
@@ -22,7 +33,7 @@ from citations.tokens import (
     scan,
 )
 
-AuditFormat = Literal["markdown", "html"]
+AuditFormat = Literal["markdown", "html", "json", "yaml"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,12 @@ class AuditReport:
     warnings: tuple[str, ...] = field(default=())
 
     @property
+    def contiguous(self) -> bool:
+        """True when the display numbers run 1..N without a gap (always so for appearance
+        numbering of a sound document; a gap means a number points at nothing)."""
+        shown = sorted(set(self.numbers.values()))
+        return shown == list(range(1, len(shown) + 1))
+    @property
     def ok(self) -> bool:
         """False when there are unknown sids, invalid tokens or citations in code."""
         return not (self.unknown_sids or self.invalid_tokens or self.in_code_sids)
@@ -68,6 +85,7 @@ class AuditReport:
             "invalid_tokens": [t.to_dict() for t in self.invalid_tokens],
             "numbers": {str(sid): n for sid, n in self.numbers.items()},
             "coverage": self.coverage,
+            "contiguous": self.contiguous,
             "ok": self.ok,
         }
 
@@ -91,6 +109,8 @@ class AuditReport:
             lines.append("Tokens inside code (not citations): " + _join(self.in_code_sids))
         if self.orphaned_sids:
             lines.append("Never cited: " + _join(self.orphaned_sids))
+        if not self.contiguous:
+            lines.append("Display numbers have gaps: " + _join(sorted(set(self.numbers.values()))))
         lines += [f"Warning: {w}" for w in self.warnings]
         lines.append("OK" if self.ok else "PROBLEMS FOUND")
         return "\n".join(lines)
@@ -111,15 +131,18 @@ def audit(
     content_format: AuditFormat = "markdown",
     dialects: frozenset[str] = frozenset(),
 ) -> AuditReport:
-    """Audit ``content`` (markdown or HTML) against ``pool`` (anything
-    :meth:`SourcePool.coerce` accepts).
+    """Audit ``content`` (markdown, HTML, or a JSON/YAML answer with a ``_citations`` sidecar)
+    against ``pool`` (anything :meth:`SourcePool.coerce` accepts).
 
     ``numbers`` use appearance numbering; sids sharing a source share a number. A pool source is
     *orphaned* when neither it nor a duplicate of it is cited or named in a USAGE tag.
     """
+    if content_format in ("json", "yaml"):
+        return audit_structured(content, pool, content_format=content_format)
     if content_format not in ("markdown", "html"):
         raise ValueError(
-            f"content_format={content_format!r}: accepted values are 'markdown', 'html'"
+            f"content_format={content_format!r}: accepted values are 'markdown', 'html', "
+            "'json', 'yaml'"
         )
     sources = SourcePool.coerce(pool)
     tokens = scan(content, syntax=content_format, dialects=dialects)
@@ -150,7 +173,8 @@ def audit(
             usage += sids
         elif sids:
             groups.append(sids)
-            cite_positions.append(token.start)
+            if any(s in sources for s in sids):  # unknown sids support nothing
+                cite_positions.append(token.start)
     plan = plan_citations(groups, sources, "appearance")
     used = {sources.canonical_sid(s) for s in (*plan.order, *usage) if s in sources}
     orphaned = tuple(s for s in sources.sids if sources.canonical_sid(s) not in used)
@@ -167,6 +191,112 @@ def audit(
         coverage=_coverage(content, content_format, cite_positions),
         warnings=tuple(warnings),
     )
+
+
+def audit_structured(
+    content: str,
+    pool: object,
+    *,
+    content_format: Literal["json", "yaml"] = "json",
+    pointer: str = DEFAULT_POINTER,
+) -> AuditReport:
+    """Audit a JSON/YAML answer whose citations live in a ``_citations`` sidecar.
+
+    Every bad sidecar entry (not an object, a pointer that names nothing or a non-string, sids
+    that are not positive integers) becomes an invalid token whose text is its JSON Pointer.
+    Inline ``[[S:n]]`` tokens in strings count as citations. Coverage is the share of strings
+    outside the sidecar that some entry or inline token cites.
+    """
+    sources = SourcePool.coerce(pool)
+    try:
+        document = load_structured(content, content_format)
+    except SidecarError as exc:
+        raise ValueError(str(exc)) from exc
+    invalid: list[InvalidToken] = []
+    groups: list[tuple[int, ...]] = []
+    cited_paths: set[str] = set()
+    for path, sids, problem in _sidecar_entries(document, pointer):
+        if problem:
+            invalid.append(InvalidToken(path, 0, problem))
+            continue
+        groups.append(sids)
+        if any(s in sources for s in sids):
+            cited_paths.add(path)
+    for citation in inline_citations(document, skip=pointer):
+        groups.append(citation.sids)
+        if any(s in sources for s in citation.sids):
+            cited_paths.add(citation.path)
+    strings = [path for path, _ in iter_strings(document) if not inside_pointer(path, pointer)]
+    plan = plan_citations(groups, sources, "appearance")
+    used = {sources.canonical_sid(s) for s in plan.order if s in sources}
+    coverage = round(len(cited_paths & set(strings)) / len(strings), 4) if strings else 0.0
+    return AuditReport(
+        cited_sids=plan.order,
+        unknown_sids=tuple(plan.unknown_sids),
+        usage_sids=(),
+        in_code_sids=(),
+        orphaned_sids=tuple(s for s in sources.sids if sources.canonical_sid(s) not in used),
+        invalid_tokens=tuple(invalid),
+        numbers=dict(plan.numbers),
+        coverage=coverage,
+    )
+
+
+def _sidecar_entries(
+    document: object, pointer: str
+) -> Iterable[tuple[str, tuple[int, ...], str]]:
+    """``(pointer, sids, problem)`` for each sidecar entry; ``problem`` is ``""`` when sound.
+
+    Unlike :func:`citations.sidecar.read_sidecar` this never stops at the first bad entry: an
+    audit lists them all.
+    """
+    try:
+        entries = resolve_pointer(document, pointer)
+    except SidecarError:
+        return
+    if not isinstance(entries, list):
+        yield pointer, (), f"the sidecar is a {type(entries).__name__}, not a list of entries"
+        return
+    for index, entry in enumerate(entries):
+        where = f"{pointer}/{index}"
+        if not isinstance(entry, dict):
+            yield where, (), "entry is not an object with 'path' and 'sids'"
+            continue
+        path, sids = entry.get("path"), entry.get("sids")
+        if not isinstance(path, str):
+            yield where, (), f"'path' is {path!r}, not a JSON Pointer string"
+            continue
+        if not isinstance(sids, list) or not sids or any(
+            isinstance(s, bool) or not isinstance(s, int) or s <= 0 for s in sids
+        ):
+            yield path, (), f"'sids' is {sids!r}, not a non-empty list of positive integers"
+            continue
+        try:
+            parse_pointer(path)
+            target = resolve_pointer(document, path)
+        except SidecarError as exc:
+            yield path, (), f"the pointer names nothing ({exc})"
+            continue
+        if not isinstance(target, str):
+            yield path, (), f"the pointer names a {type(target).__name__}, not a string"
+            continue
+        yield path, tuple(dict.fromkeys(sids)), ""
+
+
+def structured_format(name: str, text: str) -> Literal["json", "yaml"] | None:
+    """``"json"``/``"yaml"`` when a file is a structured answer (by extension, else a JSON
+    object at the top), ``None`` for prose (markdown or HTML)."""
+    suffix = name.lower().rsplit(".", 1)[-1] if "." in name else ""
+    if suffix == "json":
+        return "json"
+    if suffix in ("yaml", "yml"):
+        return "yaml"
+    if text.lstrip().startswith("{"):
+        try:
+            return "json" if isinstance(json.loads(text), dict) else None
+        except (ValueError, RecursionError):
+            return None
+    return None
 
 
 # --------------------------------------------------------------------------------------------

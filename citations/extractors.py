@@ -17,6 +17,7 @@ import json
 import mimetypes
 import re
 from collections.abc import Callable, Iterable, Mapping
+from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -30,7 +31,7 @@ _REGISTRY: list[tuple[tuple[str, ...], Extractor]] = []
 _TAG = re.compile(r"<[^>]*>")
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 
-URL_KEYS = ("url", "link", "href", "uri", "source_url")
+URL_KEYS = ("url", "link", "href", "uri", "source_url", "sourceURL", "sourceUrl")
 TITLE_KEYS = ("title", "name", "headline")
 TEXT_KEYS = ("snippet", "description", "summary", "text", "content", "body", "extract")
 DATE_KEYS = ("published_at", "published", "publishedDate", "published_date", "date", "page_age")
@@ -71,18 +72,26 @@ def extract_sources(
     args = dict(arguments or {})
     data = _decode(output, tool_name)
     extractor = find_extractor(tool_name)
-    if extractor is None:
-        rows = extract_mcp(data, args) if _is_call_tool_result(data) else []
-    else:
-        try:
-            rows = extractor(data if extractor is extract_mcp else _unwrap_mcp(data), args)
-        except ExtractorError:
-            raise
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
-            raise ExtractorError(
-                f"tool {tool_name!r}: output could not be read as sources ({exc}); accepted: "
-                "the shapes documented in citations.extractors"
-            ) from exc
+    try:
+        if isinstance(data, Mapping) and _is_call_tool_result(data):
+            # MCP resources are sources whatever the tool is called; a specific extractor
+            # reads the result's payload (structured content or text) beside them.
+            if extractor is None or extractor is extract_mcp:
+                rows = extract_mcp(data, args)
+            else:
+                payload = _unwrap_mcp(data)
+                rows = _mcp_resource_rows(data)
+                if payload is not None:
+                    rows += extractor(payload, args)
+        else:
+            rows = extractor(data, args) if extractor is not None else []
+    except ExtractorError:
+        raise
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise ExtractorError(
+            f"tool {tool_name!r}: output could not be read as sources ({exc}); accepted: "
+            "the shapes documented in citations.extractors"
+        ) from exc
     numbered: list[Row] = []
     for row in rows:
         if row.get("url") or row.get("physical_path") or row.get("artifact_path"):
@@ -137,7 +146,8 @@ def _is_call_tool_result(data: object) -> bool:
 
 
 def _unwrap_mcp(data: object) -> object:
-    """The payload of an MCP result: structuredContent, else its JSON (or plain) text content."""
+    """The payload of an MCP result: structuredContent, else its JSON (or plain) text content
+    (``None`` when it has neither — only resources)."""
     if not _is_call_tool_result(data):
         return data
     assert isinstance(data, Mapping)
@@ -145,15 +155,90 @@ def _unwrap_mcp(data: object) -> object:
     if structured is not None:
         return structured
     texts = [i.get("text", "") for i in data.get("content", []) if _item_type(i) == "text"]
-    if len(texts) == len(data.get("content", [])) and texts:
-        joined = "\n".join(str(t) for t in texts).strip()
-        if joined.startswith(("{", "[")):
-            try:
-                return json.loads(joined)
-            except json.JSONDecodeError:
-                return joined
-        return joined
-    return data
+    if not texts:
+        return None
+    joined = "\n".join(str(t) for t in texts).strip()
+    if joined.startswith(("{", "[")):
+        try:
+            return json.loads(joined)
+        except json.JSONDecodeError:
+            return joined
+    return joined
+
+
+def _mcp_resource_rows(data: Mapping[str, Any]) -> list[Row]:
+    """Rows for the ``resource`` and ``resource_link`` items of an MCP result."""
+    rows: list[Row] = []
+    for item in data.get("content", []):
+        kind = _item_type(item)
+        if kind == "resource_link":
+            rows.append(_resource_row(item, item))
+        elif kind == "resource" and isinstance(item.get("resource"), Mapping):
+            rows.append(_resource_row(item["resource"], item))
+    return rows
+
+
+def _with_metadata(item: Mapping[str, Any]) -> dict[str, Any]:
+    """``item`` with the fields of a nested ``metadata`` or ``document`` object folded in (the
+    item's own fields win): firecrawl, LangChain and RAG chunks keep titles and URLs there."""
+    merged: dict[str, Any] = {}
+    for key in ("document", "metadata"):
+        nested = item.get(key)
+        if isinstance(nested, Mapping):
+            merged.update(nested)
+    merged.update((k, v) for k, v in item.items() if v not in (None, "", [], {}))
+    return merged
+
+
+class _PageText(HTMLParser):
+    """The readable text of an HTML page: tags, scripts, styles and comments removed."""
+
+    _SKIP = frozenset({"script", "style", "noscript", "template", "head"})
+    _BREAKS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6",
+                         "section", "article", "blockquote", "pre", "table", "ul", "ol"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._SKIP:
+            self._skipping += 1
+        elif tag in self._BREAKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP and self._skipping:
+            self._skipping -= 1
+        elif tag in self._BREAKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping:
+            self.parts.append(data)
+
+
+def _looks_like_html(text: str) -> bool:
+    head = text.lstrip()[:512].lower()
+    return head.startswith(("<!doctype html", "<html", "<head", "<body")) or (
+        head.startswith("<") and "</" in text and _TAG.search(text) is not None
+        and ("<body" in text.lower() or "<p" in text.lower() or "<div" in text.lower())
+    )
+
+
+def page_text(html_text: str) -> str:
+    """The text of a fetched HTML page (what a reader sees), white space tidied per line."""
+    parser = _PageText()
+    parser.feed(html_text)
+    parser.close()
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def _readable(body: str) -> str:
+    """``body`` as stored in a row: a raw HTML page becomes its text, anything else stays."""
+    return page_text(body) if _looks_like_html(body) else body
 
 
 def _item_type(item: object) -> str:
@@ -199,6 +284,7 @@ def _items(data: object) -> list[Mapping[str, Any]]:
 
 
 def _web_row(item: Mapping[str, Any], source_type: str = "web") -> Row:
+    item = _with_metadata(item)
     url = _first(item, URL_KEYS)
     return {
         "title": _text(_first(item, TITLE_KEYS)),
@@ -226,14 +312,9 @@ def extract_mcp(data: object, args: Mapping[str, Any]) -> list[Row]:
     if not _is_call_tool_result(data):
         return [_web_row(i, "mcp") for i in _items(data) if _first(i, URL_KEYS)]
     assert isinstance(data, Mapping)
-    rows: list[Row] = []
+    rows: list[Row] = _mcp_resource_rows(data)
     for item in data.get("content", []):
-        kind = _item_type(item)
-        if kind == "resource_link":
-            rows.append(_resource_row(item, item))
-        elif kind == "resource" and isinstance(item.get("resource"), Mapping):
-            rows.append(_resource_row(item["resource"], item))
-        elif kind == "text":
+        if _item_type(item) == "text":
             text = str(item.get("text", "")).strip()
             if text.startswith(("{", "[")):
                 try:
@@ -288,17 +369,19 @@ def extract_web_fetch(data: object, args: Mapping[str, Any]) -> list[Row]:
     if isinstance(data, str):
         url = str(args.get("url") or args.get("link") or "")
         title = _TITLE.search(data)
-        return [{"url": url, "title": _text(title.group(1)) if title else "", "content": data,
-                 "source_type": "web"}]
+        return [{"url": url, "title": _text(title.group(1)) if title else "",
+                 "content": _readable(data), "source_type": "web"}]
     rows = []
     for item in _items(data):
         row = _web_row(item)
+        body = str(_first(_with_metadata(item), ("content", "markdown", "text", "body", "html"))
+                   or "")
         row["text"] = ""
-        row["content"] = str(_first(item, ("content", "markdown", "text", "body", "html")) or "")
+        row["content"] = _readable(body)
         if not row["url"]:
             row["url"] = str(args.get("url") or "")
         if not row["title"]:
-            title = _TITLE.search(row["content"])
+            title = _TITLE.search(body)
             row["title"] = _text(title.group(1)) if title else ""
         rows.append(row)
     return rows
@@ -327,7 +410,7 @@ def extract_http_response(data: object, args: Mapping[str, Any]) -> list[Row]:
         rows.append({
             "url": url,
             "title": _text(title.group(1)) if title else url,
-            "content": body,
+            "content": _readable(body),
             "mime": mime.split(";", 1)[0].strip(),
             "source_type": "http",
             "status": status,
@@ -342,8 +425,7 @@ def extract_rag(data: object, args: Mapping[str, Any]) -> list[Row]:
     lines, text|content|page_content, score} → file rows keyed by physical path."""
     rows = []
     for item in _items(data):
-        meta = item.get("metadata")
-        merged = {**meta, **item} if isinstance(meta, Mapping) else dict(item)
+        merged = _with_metadata(item)
         path = _first(merged, ("physical_path", "path", "file_path", "filepath", "source", "file",
                                "filename"))
         if path is None:

@@ -20,7 +20,9 @@ def safe_link(url: str, *, allow_fragment: bool = False) -> str:
     if not candidate:
         return ""
     if allow_fragment and candidate.startswith("#"):
-        return candidate
+        # A bare "#" names no place: PDF engines resolve it against the base URL, which
+        # would put the output directory's file:// path into the document.
+        return candidate if len(candidate) > 1 else ""
     try:
         parts = urlsplit(candidate)
     except ValueError:

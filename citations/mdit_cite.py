@@ -18,9 +18,10 @@ USAGE tag as nothing and an invalid token as its escaped text.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
-from markdown_it import MarkdownIt
+from markdown_it import MarkdownIt, helpers
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -59,6 +60,48 @@ def cite_plugin(md: MarkdownIt, dialects: frozenset[str] = frozenset()) -> None:
     md.inline.ruler.before("link", "cite", cite_rule)
     _stop_text_at(md, _FULLWIDTH_BRACKET)
     md.add_render_rule("cite", _render_cite)
+    _allow_citations_in_link_text(md, frozen)
+
+
+def _allow_citations_in_link_text(md: MarkdownIt, dialects: frozenset[str]) -> None:
+    """Let link text hold citations: ``[IEA outlook[[S:3]]](https://…)`` stays a link.
+
+    markdown-it's label scan treats any token that starts with ``[`` as a nested link and gives
+    up (links may not contain links). This instance gets the same scan (markdown-it's
+    ``parseLinkLabel``, kept line for line) in which a citation token is just text; markdown-it
+    offers no narrower hook. Other parsers keep the stock helpers.
+    """
+
+    def parse_link_label(state: StateInline, start: int, disable_nested: bool = False) -> int:
+        old_pos = state.pos
+        state.pos = start + 1
+        level = 1
+        found = False
+        while state.pos < state.posMax:
+            marker = state.src[state.pos]
+            if marker == "]":
+                level -= 1
+                if level == 0:
+                    found = True
+                    break
+            prev_pos = state.pos
+            citation = marker == "[" and match_at(state.src, prev_pos, dialects=dialects)
+            state.md.inline.skipToken(state)
+            if marker == "[" and not citation:
+                if prev_pos == state.pos - 1:
+                    level += 1  # a "[" that is plain text
+                elif disable_nested:
+                    state.pos = old_pos
+                    return -1
+        label_end = state.pos if found else -1
+        state.pos = old_pos
+        return label_end
+
+    md.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkDestination=helpers.parseLinkDestination,
+        parseLinkTitle=helpers.parseLinkTitle,
+        parseLinkLabel=parse_link_label,
+    )
 
 
 def _stop_text_at(md: MarkdownIt, char: str) -> None:

@@ -7,6 +7,7 @@ import dataclasses
 import gc
 import hashlib
 import json
+import mimetypes
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -53,6 +54,26 @@ def is_eligible_mime(mime: str | None) -> bool:
     return base.startswith(("text/", "image/")) or base == "application/pdf"
 
 
+def file_mime(source: Source) -> str:
+    """A file source's MIME type: the declared one, else the one its file name implies ("")."""
+    if source.mime.strip():
+        return source.mime
+    name = source.artifact_path or source.physical_path
+    return (mimetypes.guess_type(name, strict=False)[0] or "") if name else ""
+
+
+def ineligible_file(source: Source) -> bool:
+    """True for a file or attachment whose (declared or implied) MIME type may not be attached.
+
+    A file whose type is unknown either way is let in: refusing it would drop real attachments
+    whose tool simply did not say what they are.
+    """
+    if not source.is_file:
+        return False
+    mime = file_mime(source)
+    return bool(mime) and not is_eligible_mime(mime)
+
+
 def dedupe_key(source: Source) -> str:
     """The identity of a source: its normalized URL, else its normalized physical path, else a
     fingerprint of its content (so identical rows under two sids are one source)."""
@@ -60,10 +81,10 @@ def dedupe_key(source: Source) -> str:
         return "url:" + normalize_url(source.url)
     if source.physical_path.strip():
         return "path:" + normalize_path(source.physical_path)
-    body = {k: v for k, v in source.to_dict().items() if k != "sid"}
-    digest = hashlib.sha1(
-        json.dumps(body, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")
-    ).hexdigest()
+    # Canonical fields only: unknown fields are never serialized here (a row's extras may be
+    # large or deeply nested, and this runs for every row of every pool).
+    body = [str(v) for k, v in source.__dict__.items() if k not in ("sid", "extra")]
+    digest = hashlib.sha1("\x00".join(body).encode("utf-8")).hexdigest()
     return "row:" + digest
 
 
@@ -147,6 +168,12 @@ def source_from_row(row: Mapping[str, Any], where: str) -> Source:
                 fields[target] = value
             else:
                 extra[name] = value
+    for name, value in extra.items():
+        if type(value) in (list, dict) and _nesting_depth(value) > MAX_EXTRA_DEPTH:
+            raise PoolError(
+                f"{where}: field {name!r} nests deeper than {MAX_EXTRA_DEPTH} levels; accepted: "
+                f"unknown fields nested at most {MAX_EXTRA_DEPTH} deep"
+            )
     sid = fields.pop("sid", None)
     if sid is None:
         raise PoolError(f"{where}: the row has no 'sid'; accepted: a positive integer sid")
@@ -163,6 +190,26 @@ def source_from_row(row: Mapping[str, Any], where: str) -> Source:
     if "relevance" in fields:
         values["relevance"] = _as_relevance(fields["relevance"], where)
     return _make_source(values)
+
+
+#: How deep an unknown field may nest. Rows travel between processes (pickle) and into JSON;
+#: both recurse, so a row nested hundreds deep would fail far from where it came in.
+MAX_EXTRA_DEPTH = 32
+
+
+def _nesting_depth(value: object) -> int:
+    """The nesting depth of lists and dicts in ``value`` (iterative: no recursion limit)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_EXTRA_DEPTH:
+                return deepest
+        children: Iterable[object] = item.values() if isinstance(item, dict) else item  # type: ignore[assignment]
+        stack.extend((c, depth + 1) for c in children if type(c) in (list, dict))
+    return deepest
 
 
 #: Every field of a :class:`Source` with its default, in field order (``extra`` is per row).
@@ -229,10 +276,12 @@ def parse_selector(selector: str) -> list[tuple[int, int]] | None:
 class SourcePool:
     """An immutable set of sources keyed by sid, iterated in sid order."""
 
-    __slots__ = ("_by_key", "_canonical", "_keys", "_order", "_sources", "origin")
+    __slots__ = ("_by_key", "_canonical", "_keys", "_order", "_sources", "origin", "warnings")
 
     def __init__(self, sources: Iterable[Source] = (), *, origin: str = "<pool>") -> None:
         self.origin = origin
+        #: What the last :meth:`merge` that built this pool left out, and why.
+        self.warnings: tuple[str, ...] = ()
         self._sources: dict[int, Source] = {s.sid: s for s in sorted(sources, key=_sid_of)}
         self._order: list[int] = list(self._sources)
         self._keys: dict[int, str] = {sid: dedupe_key(s) for sid, s in self._sources.items()}
@@ -304,7 +353,7 @@ class SourcePool:
         if isinstance(obj, Path):
             return cls.load(obj)
         if isinstance(obj, str):
-            if obj.lstrip().startswith(("[", "{")):
+            if _is_pool_text(obj):
                 data = _parse_text(obj, "sources_pool", yaml_first=False)
                 return cls.from_rows(_rows_of(data, "sources_pool"), origin="sources_pool")
             return cls.load(obj)
@@ -316,6 +365,16 @@ class SourcePool:
             f"sources_pool is {type(obj).__name__}; accepted: {ACCEPTED_SHAPES}, a file path, "
             "or a SourcePool"
         )
+
+    @staticmethod
+    def file_of(obj: object) -> Path | None:
+        """The pool file ``obj`` names when :meth:`coerce` would load it from disk, else None
+        (renders use it to keep their outputs from replacing the pool they read)."""
+        if isinstance(obj, Path):
+            return obj
+        if isinstance(obj, str) and not _is_pool_text(obj):
+            return Path(obj)
+        return None
 
     # lookup ---------------------------------------------------------------------------------
 
@@ -388,6 +447,8 @@ class SourcePool:
 
         Existing sids never change and are never reused. A source already present (same dedupe
         key) maps to the existing sid; new sources get the next free sids in ``other``'s order.
+        A file or attachment whose MIME type is not text/*, image/* or PDF does not enter: it
+        gets no sid in the map and ``merged.warnings`` names it.
         """
         incoming = other if isinstance(other, SourcePool) else SourcePool.coerce(list(other))
         with _gc_paused():
@@ -399,7 +460,15 @@ class SourcePool:
         by_key = dict(self._by_key)
         next_sid = (self._order[-1] if self._order else 0) + 1
         mapping: dict[int, int] = {}
+        refused: list[str] = []
         for source in incoming:
+            if ineligible_file(source):
+                name = source.artifact_path or Path(source.physical_path).name or source.title
+                refused.append(
+                    f"{incoming.origin}: sid {source.sid} ({name!r}) is {file_mime(source)!r} and "
+                    "was not added; accepted for files: text/*, image/*, application/pdf"
+                )
+                continue
             key = incoming._keys[source.sid]
             existing = by_key.get(key)
             if existing is not None:
@@ -413,7 +482,9 @@ class SourcePool:
             next_sid += 1
         canonical = dict(self._canonical)
         canonical.update((sid, sid) for sid in merged if sid not in canonical)
-        return SourcePool._from_parts(merged, keys, by_key, canonical, self.origin), mapping
+        pool = SourcePool._from_parts(merged, keys, by_key, canonical, self.origin)
+        pool.warnings = tuple(refused)
+        return pool, mapping
 
     @classmethod
     def _from_parts(
@@ -432,6 +503,7 @@ class SourcePool:
         pool._keys = keys
         pool._by_key = by_key
         pool._canonical = canonical
+        pool.warnings = ()
         return pool
 
     # export ---------------------------------------------------------------------------------
@@ -472,11 +544,18 @@ def _sid_of(source: Source) -> int:
     return source.sid
 
 
+def _is_pool_text(text: str) -> bool:
+    """Whether a ``sources_pool`` string is JSON text rather than a file path."""
+    return text.lstrip().startswith(("[", "{"))
+
+
 def _parse_text(text: str, name: str, *, yaml_first: bool) -> object:
     """Parse pool text as JSON (or YAML when ``yaml_first`` or JSON fails on non-JSON input)."""
     if not yaml_first:
         try:
             return json.loads(text)
+        except RecursionError as exc:
+            raise PoolError(f"{name}: nests too deeply; accepted: {ACCEPTED_SHAPES}") from exc
         except json.JSONDecodeError as exc:
             if text.lstrip().startswith(("[", "{")) or name.lower().endswith(".json"):
                 raise PoolError(
@@ -485,12 +564,66 @@ def _parse_text(text: str, name: str, *, yaml_first: bool) -> object:
                 ) from exc
     import yaml  # only YAML pools pay for it
 
+    loader = yaml.SafeLoader(text)
     try:
-        return yaml.safe_load(text)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_alias_expansion(node, name)
+        return loader.construct_document(node)
+    except RecursionError as exc:
+        raise PoolError(f"{name}: nests too deeply; accepted: {ACCEPTED_SHAPES}") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         raise PoolError(f"{name}: not valid YAML{at}; accepted: {ACCEPTED_SHAPES}") from exc
+    finally:
+        loader.dispose()
+
+
+#: How many nodes YAML aliases may add beyond the document's own. An alias re-uses a node, so a
+#: chain of aliases to aliases (a "billion laughs") describes exponentially many rows in a few
+#: hundred bytes; anchors shared by a few fields stay far below this.
+MAX_ALIAS_EXPANSION = 100_000
+
+
+def _check_alias_expansion(root: Any, name: str) -> None:
+    """Refuse a YAML node graph whose expanded size exceeds its own by more than the bound.
+
+    Sizes are summed bottom-up with one entry per distinct node, so the check itself is linear
+    in the composed document even when the expansion is astronomically large.
+    """
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        ident = id(node)
+        children = _yaml_children(node)
+        if done:
+            on_path.discard(ident)
+            sizes[ident] = 1 + sum(sizes[id(child)] for child in children)
+            continue
+        if ident in sizes:
+            continue
+        if ident in on_path:
+            raise PoolError(f"{name}: a YAML alias refers to itself; accepted: {ACCEPTED_SHAPES}")
+        on_path.add(ident)
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in sizes)
+    if sizes[id(root)] - len(sizes) > MAX_ALIAS_EXPANSION:
+        raise PoolError(
+            f"{name}: YAML aliases expand the document by {sizes[id(root)] - len(sizes):,} nodes; "
+            f"the limit is {MAX_ALIAS_EXPANSION:,} (alias chains are refused)"
+        )
+
+
+def _yaml_children(node: Any) -> list[Any]:
+    """The child nodes of a composed YAML node (keys and values of a mapping)."""
+    value = node.value
+    if isinstance(value, list):
+        return [part for item in value for part in (item if isinstance(item, tuple) else (item,))]
+    return []
 
 
 def _rows_of(data: object, name: str) -> list[object]:

@@ -84,14 +84,17 @@ def sources_prompt_block(
     snippet_chars: int = 0,
     heading: str = "SOURCES POOL",
 ) -> str:
-    """The SOURCES POOL block: one ``[S:1] example.com | "Title…"`` line per source.
+    """The SOURCES POOL block: a ``SOURCES POOL (N sources):`` header, then one
+    ``[S:1] example.com | "Title…"`` line per source.
 
     File sources show their artifact path instead of a domain; with ``snippet_chars > 0``
     each line is followed by an indented snippet (binary payloads as ``<base64>``).
     ``sids`` limits (and orders) the sources shown.
     """
-    lines = [f"{heading}:"]
-    for source in _selected(pool, sids):
+    chosen = _selected(pool, sids)
+    count = f"{len(chosen)} source" + ("" if len(chosen) == 1 else "s")
+    lines = [f"{heading} ({count}):"]
+    for source in chosen:
         title = truncate(one_line(source.title), title_chars).replace('"', "'")
         line = f"[S:{source.sid}] {source_label(source)}"
         if title:

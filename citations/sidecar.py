@@ -182,7 +182,7 @@ def inline_citations(document: Any, *, skip: str = DEFAULT_POINTER) -> list[Side
     """Citations written as tokens inside the document's strings (the sidecar ``skip`` aside)."""
     found: list[SidecarCitation] = []
     for path, text in iter_strings(document):
-        if _inside(path, skip):
+        if inside_pointer(path, skip):
             continue
         sids = _unique(s for group in citation_groups(text, syntax="text") for s in group)
         if sids:
@@ -228,7 +228,7 @@ def validate_sidecar(
         inline = []
     if allow_inline_tokens:
         for path, text in iter_strings(document):
-            if not _inside(path, pointer):
+            if not inside_pointer(path, pointer):
                 errors += [
                     f"invalid token {t.text!r} in the string at {path!r}: {t.error}"
                     for t in scan(text, syntax="text")
@@ -257,7 +257,7 @@ def extract_citation_sids_any(content: str, format: ContentFormat) -> list[int]:
     return _unique(s for c in citations for s in c.sids)
 
 
-def _inside(path: str, pointer: str) -> bool:
+def inside_pointer(path: str, pointer: str) -> bool:
     """True when ``path`` is ``pointer`` or below it."""
     return bool(pointer) and (path == pointer or path.startswith(pointer + "/"))
 

@@ -12,14 +12,15 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+import stat
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from filelock import FileLock, Timeout
 
-from citations.atomic import write_atomic
+from citations.atomic import remove_stale_temps, write_atomic
 from citations.errors import StoreError
 
 STORE_NAME = "sources_used.json"
@@ -239,6 +240,10 @@ class SourcesUsedStore:
             data = json.loads(raw.decode("utf-8")) if raw.strip() else []
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return [], f"not valid JSON ({exc})"
+        except RecursionError:
+            return [], "nested too deeply to be a list of records"
+        except ValueError as exc:  # e.g. an integer longer than Python's digit limit
+            return [], f"not readable JSON ({exc})"
         if not isinstance(data, list):
             return [], f"top level is {type(data).__name__}, not a list"
         records: dict[str, ArtifactRecord] = {}
@@ -265,11 +270,51 @@ class SourcesUsedStore:
         """
         return self.record_many([rec])
 
-    def record_many(self, recs: Iterable[ArtifactRecord]) -> list[str]:
-        """Like :meth:`record` for several records in one locked update."""
-        new = list(recs)
+    def check(self) -> list[str]:
+        """Make sure a record can be written, before the artifact it describes is.
+
+        A lock or store path that is a directory, a link or anything but a regular file is
+        moved aside (renamed, never followed) like a corrupt file; the warnings say so.
+        An unwritable directory raises :class:`StoreError`.
+        """
         self._ensure_dir()
         warnings: list[str] = []
+        for path in (self.lock_path, self.path):
+            try:
+                mode = path.lstat().st_mode
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise StoreError(self._unwritable(exc)) from exc
+            if stat.S_ISREG(mode):
+                continue
+            kind = "a link" if stat.S_ISLNK(mode) else "a directory" if stat.S_ISDIR(mode) else (
+                "not a regular file"
+            )
+            aside = self._free_name(f"{path.name}.corrupt-")
+            try:
+                os.replace(path, aside)
+            except OSError as exc:
+                raise StoreError(self._unwritable(exc)) from exc
+            warnings.append(f"{path.name} was {kind}; kept as {aside.name}")
+        return warnings
+
+    def record_many(
+        self,
+        recs: Iterable[ArtifactRecord],
+        *,
+        supersedes: Callable[[ArtifactRecord], bool] | None = None,
+    ) -> list[str]:
+        """Like :meth:`record` for several records in one locked update.
+
+        ``supersedes`` picks existing records the new ones replace under other names (the pages
+        of a longer earlier render): they are dropped, and after the file is written their
+        artifact files are deleted, all under the same lock. A record written by this update is
+        never superseded.
+        """
+        new = list(recs)
+        warnings = self.check()
+        remove_stale_temps(self.out_dir)
         try:
             lock = FileLock(str(self.lock_path), timeout=LOCK_TIMEOUT)
             with lock.acquire(poll_interval=0.002):
@@ -281,9 +326,18 @@ class SourcesUsedStore:
                         f"started afresh with {len(records)} readable record(s)"
                     )
                 merged = {r.filename: r for r in records}
+                fresh = {rec.filename for rec in new}
+                retired = [
+                    r.filename
+                    for r in records
+                    if supersedes is not None and r.filename not in fresh and supersedes(r)
+                ]
+                for filename in retired:
+                    del merged[filename]
                 for rec in new:
                     merged[rec.filename] = rec
                 self._write_atomic(dump_records(merged.values()).encode("utf-8"))
+                self._delete_artifacts(retired)
         except Timeout as exc:
             raise StoreError(
                 f"{self.lock_path}: lock not acquired within {LOCK_TIMEOUT:.0f} s"
@@ -291,6 +345,16 @@ class SourcesUsedStore:
         except PermissionError as exc:
             raise StoreError(self._unwritable(exc)) from exc
         return warnings
+
+    def _delete_artifacts(self, filenames: Iterable[str]) -> None:
+        """Delete the files of retired records (only regular files inside the directory)."""
+        root = self.out_dir.resolve()
+        for filename in filenames:
+            path = self.out_dir / filename
+            if path.is_symlink() or not path.resolve().is_relative_to(root):
+                continue
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                path.unlink()
 
     def _ensure_dir(self) -> None:
         try:
@@ -309,12 +373,17 @@ class SourcesUsedStore:
 
     def _move_aside(self) -> Path:
         """Rename the current file to the first free ``.corrupt-<n>`` name (bytes untouched)."""
+        aside = self._free_name(f"{STORE_NAME}.corrupt-")
+        os.replace(self.path, aside)
+        return aside
+
+    def _free_name(self, prefix: str) -> Path:
+        """The first ``<prefix><n>`` in the directory that names nothing (not even a link)."""
         n = 1
         while True:
-            aside = self.out_dir / f"{STORE_NAME}.corrupt-{n}"
-            if not aside.exists():
-                os.replace(self.path, aside)
-                return aside
+            candidate = self.out_dir / f"{prefix}{n}"
+            if not os.path.lexists(candidate):
+                return candidate
             n += 1
 
     def _write_atomic(self, data: bytes) -> None:

@@ -2,42 +2,42 @@
 
 :class:`StreamRewriter` replaces tokens while the text streams in: ``feed(chunk)`` returns the
 text that is final so far and ``flush()`` the rest. For every way of splitting an input into
-chunks the concatenated output is exactly the output of feeding it whole::
+chunks the concatenated output is exactly :func:`rewrite_text` of the whole input — the batch
+rule, code included::
 
     rw = StreamRewriter("html")
-    out = rw.feed("Solar grew [[S:1") + rw.feed(",3]] fast.") + rw.flush()
-    # 'Solar grew <sup class="cite" data-sids="1,3">[S:1,3]</sup> fast.'
+    out = rw.feed("Solar grew [[S:1") + rw.feed(",3]] fast.\n\nNext") + rw.flush()
 
-Only a suffix that may still become a token is held back (at most
-:data:`citations.tokens.MAX_TOKEN_CHARS` characters, plus one trailing space so that a removed
-``[[USAGE:..]]`` never leaves a double space). ``[[USAGE:..]]`` tags are removed; invalid tokens
-pass through verbatim and are recorded. Fenced code blocks (lines opening with `````/``~~~``)
-pass through untouched; inline code spans are not detected while streaming.
+Why whole sections: whether a token is code (a code span, an indented or fenced block) can
+depend on text after it (a closing backtick run, a closing fence). The batch scanner already
+cuts markdown into *sections* — a non-indented line after a blank line — that parse alone
+(:func:`citations.tokens._sections`); the stream releases a section as soon as the next cut
+has arrived and the section does not leave a fence or raw-HTML block open. So text is held
+back for at most one block (a paragraph, a list, a fenced block), never for the whole stream,
+and the output cannot differ from the batch rewrite. ``[[USAGE:..]]`` tags are removed;
+invalid tokens and tokens in code pass through verbatim; invalid tokens are recorded.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Literal
 
 from citations.tokens import (
-    MAX_TOKEN_CHARS,
+    _CUT_RE,
     Token,
-    _read_token_text,
-    _scan_regex,
+    _rebuild,
+    _section_code_spans,
     removal_span,
-    token_prefix_regex,
+    scan,
 )
 
 Renderer = Callable[[Token], str]
 
-#: Longest fence line prefix examined (an info string longer than this is not checked).
-MAX_FENCE_LINE = 4096
-_OPEN_RE = re.compile(r" {0,12}(`{3,}|~{3,})")
-_OPEN_PREFIX_RE = re.compile(r" {0,12}(?:`{0,2}|~{0,2})")
-_START_RE = re.compile("[\\[\uff3b<]")
-
+#: Parsing a stream may cost this many characters per character received (looks for a
+#: releasable section), plus :data:`_FREE_LOOK` up front.
+_LOOK_FACTOR = 8
+_FREE_LOOK = 1 << 16
 
 def render_markdown(token: Token) -> str:
     """Pandoc-style markdown superscript of the sids: ``^1,3^``."""
@@ -51,6 +51,38 @@ def render_html(token: Token) -> str:
 
 
 _BUILTIN: dict[str, Renderer] = {"markdown": render_markdown, "html": render_html}
+
+
+def rewrite_text(
+    text: str,
+    render: Renderer | Literal["markdown", "html"] = "markdown",
+    *,
+    dialects: frozenset[str] = frozenset(),
+) -> tuple[str, list[Token]]:
+    """The batch rule: ``text`` with every citation outside code rendered, USAGE tags removed
+    (with the space they leave), invalid tokens and tokens in code kept verbatim.
+
+    Returns the text and every token found (in code or not), offsets relative to ``text``.
+    """
+    renderer = _renderer(render)
+    tokens = scan(text, syntax="markdown", dialects=dialects)
+    edits: list[tuple[int, int, str]] = []
+    for token in tokens:
+        if token.in_code or token.error is not None:
+            continue
+        if token.kind == "usage":
+            edits.append((*removal_span(text, token.start, token.end), ""))
+        else:
+            edits.append((token.start, token.end, renderer(token)))
+    return _rebuild(text, edits), tokens
+
+
+def _renderer(render: Renderer | Literal["markdown", "html"]) -> Renderer:
+    if isinstance(render, str):
+        if render not in _BUILTIN:
+            raise ValueError(f"render={render!r}: accepted are 'markdown', 'html' or a callable")
+        return _BUILTIN[render]
+    return render
 
 
 class StreamRewriter:
@@ -68,168 +100,80 @@ class StreamRewriter:
         *,
         dialects: frozenset[str] = frozenset(),
     ) -> None:
-        if isinstance(render, str):
-            if render not in _BUILTIN:
-                raise ValueError(
-                    f"render={render!r}: accepted are 'markdown', 'html' or a callable"
-                )
-            render = _BUILTIN[render]
-        self._render: Renderer = render
+        self._render: Renderer = _renderer(render)
         self._dialects = frozenset(dialects)
-        self._prefix = token_prefix_regex(self._dialects)
         self.cited_sids: list[int] = []
         self.usage_sids: list[int] = []
         self.invalid_tokens: list[Token] = []
         self._reset()
 
     def _reset(self) -> None:
-        self._buf = ""  # source text not yet rewritten
-        self._prev = "\n"  # the source character just before _buf
+        self._buf = ""  # source text not yet released
         self._offset = 0  # stream offset of _buf[0]
         self._line = 1  # line number of _buf[0]
-        self._line_start = True  # _buf[0] begins a line
-        self._fence: tuple[str, int] | None = None  # (char, width) inside a fenced block
-        self._fence_line: str | None = ""  # current fence line while it may close the block
+        self._looked = 0  # the last cut of _buf found unreleasable (an open fence spans it)
+        self._budget = _FREE_LOOK  # characters of _buf that looks may still parse
+        self._whole = False  # a CR arrived: the batch reads everything as one section
 
     def feed(self, chunk: str) -> str:
         """Add ``chunk``; return the rewritten text that is final so far."""
         self._buf += chunk
-        return self._drain(final=False)
+        self._budget += _LOOK_FACTOR * len(chunk)
+        if "\r" in chunk:
+            self._whole = True
+        return "" if self._whole else self._release()
 
     def flush(self) -> str:
         """End of stream: return everything still held back, rewritten; then start afresh."""
-        out = self._drain(final=True)
+        out = self._emit(len(self._buf)) if self._buf else ""
         self._reset()
         return out
 
-    # ----------------------------------------------------------------------------------------
+    def _release(self) -> str:
+        """Rewrite and return the longest run of whole sections that can no longer change.
 
-    def _consume(self, count: int) -> None:
-        done = self._buf[:count]
-        self._prev = done[-1] if done else self._prev
-        self._offset += count
-        self._line += done.count("\n")
-        self._buf = self._buf[count:]
-
-    def _drain(self, final: bool) -> str:
-        out: list[str] = []
-        while self._buf:
-            if self._fence is not None:
-                out.append(self._fenced())
-            elif self._line_start:
-                opener = self._opener(final)
-                if opener is None:
-                    break
-                if opener:
-                    out.append(self._buf[:opener])
-                    self._consume(opener)
-                else:
-                    self._line_start = False
-            else:
-                text, done = self._inline(final)
-                out.append(text)
-                if not done:
-                    break
-        return "".join(out)
-
-    def _fenced(self) -> str:
-        """Pass fenced code through verbatim; leave the block at a closing fence line."""
-        assert self._fence is not None
-        newline = self._buf.find("\n")
-        piece = self._buf if newline < 0 else self._buf[: newline + 1]
-        if self._fence_line is not None:
-            line = self._fence_line + piece.rstrip("\n")
-            self._fence_line = line if len(line) <= MAX_FENCE_LINE else None
-        if newline >= 0:
-            char, width = self._fence
-            closing = self._fence_line
-            if closing is not None and re.fullmatch(
-                rf"[ \t]*{re.escape(char)}{{{width},}}[ \t\r]*", closing
-            ):
-                self._fence = None
-            self._fence_line = ""
-            self._line_start = True
-        self._consume(len(piece))
-        return piece
-
-    def _opener(self, final: bool) -> int | None:
-        """At a line start outside code: the length of a fence opener line to pass through,
-        0 when the line opens no fence, None when more text is needed to decide."""
+        A look parses the held text up to a cut; it happens only for a cut not looked at
+        before, and within a budget that grows with the text received, so a long fenced
+        block with many blank lines costs linear time, not quadratic.
+        """
         buf = self._buf
-        m = _OPEN_RE.match(buf)
-        if m is None:
-            head = buf[:16]
-            if not final and "\n" not in head and _OPEN_PREFIX_RE.fullmatch(head):
-                return None
-            return 0
-        newline = buf.find("\n", 0, MAX_FENCE_LINE)
-        info = buf[m.end() : newline if newline >= 0 else MAX_FENCE_LINE]
-        fence = m.group(1)
-        if fence[0] == "`" and "`" in info:
-            return 0
-        if newline < 0 and not final and len(buf) < MAX_FENCE_LINE:
-            return None
-        self._fence = (fence[0], len(fence))
-        if newline >= 0:
-            self._fence_line = ""
-            return newline + 1
-        self._fence_line = None  # the rest of an over-long opener line passes through
-        return min(len(buf), MAX_FENCE_LINE)
+        cuts = [m.end() for m in _CUT_RE.finditer(buf, self._looked)]
+        if not cuts:
+            return ""
+        for cut in dict.fromkeys((cuts[-1], cuts[0])):
+            if cut > self._budget:
+                return ""  # looked at again once more text has paid for it
+            self._budget -= cut
+            if _section_code_spans(buf, 0, cut)[1]:
+                return self._emit(cut)
+        self._looked = max(cuts[-1] - 1, 0)
+        return ""
 
-    def _pending(self, work: str, pos: int) -> int:
-        """The first position >= ``pos`` where ``work``'s tail may still grow into a token."""
-        for m in _START_RE.finditer(work, max(pos, len(work) - MAX_TOKEN_CHARS)):
-            if self._prefix.fullmatch(work, m.start()):
-                return m.start()
-        return len(work)
-
-    def _inline(self, final: bool) -> tuple[str, bool]:
-        """Rewrite the current line (or its final part). Returns (text, line finished)."""
-        newline = self._buf.find("\n")
-        complete = final or newline >= 0
-        segment = self._buf if newline < 0 else self._buf[: newline + 1]
-        work = self._prev + segment
-        pattern = _scan_regex(work, self._dialects)
-        hold = len(work) if complete else self._pending(work, 1)
-        out: list[str] = []
-        pos = 1
-        while True:
-            m = pattern.search(work, pos)
-            if m is None or m.start() >= hold:
-                break
-            start, end = m.start(), m.end()
-            form, kind, sids, error, warnings = _read_token_text(m.group())
-            if error is not None or kind == "usage":
-                cut_start, cut_end = (start, end) if error else removal_span(work, start, end)
+    def _emit(self, end: int) -> str:
+        piece = self._buf[:end]
+        text, tokens = rewrite_text(piece, self._render, dialects=self._dialects)
+        for token in tokens:
+            if token.in_code:
+                continue
+            if token.error is not None:
+                self.invalid_tokens.append(self._shifted(token))
+            elif token.kind == "usage":
+                self.usage_sids += [s for s in token.sids if s not in self.usage_sids]
             else:
-                cut_start, cut_end = start, end
-            out.append(work[pos : max(pos, cut_start)])
-            token = Token(
-                kind, sids, self._offset + start - 1, self._offset + end - 1, m.group(),
-                self._line + work.count("\n", 1, start), form, False, error, warnings,
-            )
-            self._record(token, out)
-            pos = max(pos, cut_end)
-            if not complete and pos > hold:
-                hold = self._pending(work, pos)
-        stop = max(hold, pos)
-        if not complete and stop > pos and work[stop - 1] in " \t":
-            stop -= 1  # keep one trailing space: a USAGE tag right after it may remove it
-        out.append(work[pos:stop])
-        self._consume(stop - 1)
-        if complete:
-            self._line_start = True
-        return "".join(out), complete
+                self.cited_sids += [s for s in token.sids if s not in self.cited_sids]
+        self._offset += end
+        self._line += piece.count("\n")
+        self._buf = self._buf[end:]
+        self._looked = 0
+        return text
 
-    def _record(self, token: Token, out: list[str]) -> None:
-        if token.error is not None:
-            self.invalid_tokens.append(token)
-            out.append(token.text)
-        elif token.kind == "usage":
-            self.usage_sids += [s for s in token.sids if s not in self.usage_sids]
-        else:
-            self.cited_sids += [s for s in token.sids if s not in self.cited_sids]
-            out.append(self._render(token))
+    def _shifted(self, token: Token) -> Token:
+        """``token`` with offsets and line relative to the whole stream."""
+        return Token(
+            token.kind, token.sids, token.start + self._offset, token.end + self._offset,
+            token.text, token.line + self._line - 1, token.form, token.in_code, token.error,
+            token.warnings,
+        )
 
 
 def rewrite_stream(

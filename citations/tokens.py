@@ -154,7 +154,7 @@ _S_BODY = (
 )
 _N_BODY = f"[0-9]{{1,6}}(?:[ \\t]*[,\\-{_DASHES}][ \\t]*[0-9]{{1,6}}){{0,200}}"
 _CLASS_CITE = (
-    r"""(?=[^>]*?\b(?i:class)\s*=\s*(?:"[^"]*?(?<![\w-])cite(?![\w-])[^"]*"|"""
+    r"""(?=[^<>]*?\b(?i:class)\s*=\s*(?:"[^"]*?(?<![\w-])cite(?![\w-])[^"]*"|"""
     r"""'[^']*?(?<![\w-])cite(?![\w-])[^']*'|cite(?![\w\-"'])))"""
 )
 
@@ -187,7 +187,7 @@ _FORMS: dict[str, list[_Piece]] = {
         _words("sup", ignore_case=True),
         _look("(?=[\\s/>])"),
         _look(_CLASS_CITE),
-        _closure(f"[^>]{{0,{MAX_SPEC_CHARS}}}+", name="attrs"),
+        _closure(f"[^<>]{{0,{MAX_SPEC_CHARS}}}+", name="attrs"),  # a tag holds no "<"
         _char(">"),
         _Piece(
             f"(?P<inner>(?s:.{{0,{MAX_SUP_INNER}}}?))",
@@ -513,6 +513,8 @@ _INDENT_START_RE = re.compile(r"[ \t>*+.)0-9-]*?(?: {4}|\t)")
 _HTML_OPENER_RE = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
 _HTML_CODE_HINT_RE = re.compile(r"<(?:pre|code)\b", re.IGNORECASE)
 _BACKTICK_STOP_RE = re.compile(r"[\\`<]")
+_CODE_OPEN_RE = re.compile(r"<code(?:\s[^>]*)?>", re.IGNORECASE)
+_CODE_CLOSE_RE = re.compile(r"</code\s*>", re.IGNORECASE)
 _AUTOLINK_RE = re.compile(
     r"<(?:[A-Za-z][A-Za-z0-9.+\-]{1,31}:[^<>\x00-\x20]*|"
     r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~\-]+@[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?"
@@ -553,6 +555,7 @@ def code_spans_inline(text: str, start: int = 0, end: int | None = None) -> list
 
     A backtick run opens a span closed by the next run of the same length; a backslash escapes
     one backtick outside spans; autolinks and raw HTML tags starting first win over spans.
+    A raw ``<code>…</code>`` element is code too (its whole extent, tags included).
     """
     stop = len(text) if end is None else end
     spans: list[tuple[int, int]] = []
@@ -569,6 +572,11 @@ def code_spans_inline(text: str, start: int = 0, end: int | None = None) -> list
         if char == "<":
             html = _AUTOLINK_RE.match(text, i, stop) or _html_tag_match(text, i, stop)
             pos = html.end() if html else i + 1
+            if html is not None and _CODE_OPEN_RE.fullmatch(html.group()):
+                closing = _CODE_CLOSE_RE.search(text, pos, stop)
+                if closing is not None:
+                    spans.append((i, closing.end()))
+                    pos = closing.end()
             continue
         run_end = i
         while run_end < stop and text[run_end] == "`":
@@ -580,6 +588,19 @@ def code_spans_inline(text: str, start: int = 0, end: int | None = None) -> list
             continue
         spans.append((i, close + width))
         pos = close + width
+
+
+def raw_code_elements(text: str) -> list[tuple[int, int, int, int]]:
+    """``(start, end, inner_start, inner_end)`` of each raw ``<code>…</code>`` element in one
+    inline region of markdown (outside backtick code spans), in order."""
+    elements: list[tuple[int, int, int, int]] = []
+    for start, end in code_spans_inline(text):
+        opening = _html_tag_match(text, start, end) if text[start] == "<" else None
+        if opening is not None and _CODE_OPEN_RE.fullmatch(opening.group()):
+            close = _CODE_CLOSE_RE.search(text, opening.end(), end)
+            assert close is not None
+            elements.append((start, end, opening.end(), close.start()))
+    return elements
 
 
 def _closing_run(text: str, pos: int, stop: int, width: int) -> int | None:
@@ -738,7 +759,9 @@ def _section_code_spans(text: str, start: int, end: int) -> tuple[list[tuple[int
         begin, finish = offset(tok.map[0]), offset(tok.map[1])
         if tok.type in ("fence", "code_block"):
             spans.append((begin, finish))
-        elif tok.type == "inline" and text.find("`", begin, finish) >= 0:
+        elif tok.type == "inline" and (
+            text.find("`", begin, finish) >= 0 or _HTML_CODE_HINT_RE.search(text, begin, finish)
+        ):
             spans += code_spans_inline(text, begin, finish)
         elif tok.type == "html_block":
             spans += html_code_spans(text, begin, finish)[0]
@@ -919,7 +942,9 @@ def resolve_token_sids(
 # --------------------------------------------------------------------------------------------
 # Removing and rewriting tokens
 
-_CLOSERS = frozenset(".,;:!?)]}\u3001\u3002")
+#: Closing punctuation: a citation or tag removed right before one of these takes the white
+#: space before it along ("claim [[USAGE:1]]." reads "claim."). One set for every removal.
+CLOSING_PUNCTUATION = frozenset(".,;:!?)]}»”’…、。」』）］｝〉》，．！？：；")
 
 
 def removal_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -927,7 +952,7 @@ def removal_span(text: str, start: int, end: int) -> tuple[int, int]:
     space, no space before punctuation and no empty line is left behind."""
     before = text[start - 1] if start > 0 else "\n"
     after = text[end] if end < len(text) else ""
-    if before in " \t" and (after in ("", " ", "\t", "\n", "\r") or after in _CLOSERS):
+    if before in " \t" and (after in ("", " ", "\t", "\n", "\r") or after in CLOSING_PUNCTUATION):
         return start - 1, end
     if before in "\n([{" and after in " \t":
         return start, end + 1

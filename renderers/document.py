@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, get_args
 
 # ---------------------------------------------------------------- inlines
 
@@ -33,6 +33,21 @@ class Strong:
 @dataclass(frozen=True)
 class Strike:
     children: tuple[Inline, ...]
+
+
+#: Inline formatting raw HTML may ask for: the sanitized subset every writer can show.
+InlineStyle = Literal["sub", "sup", "kbd", "mark", "small", "abbr", "ins", "u"]
+INLINE_STYLES: tuple[InlineStyle, ...] = get_args(InlineStyle)
+
+
+@dataclass(frozen=True)
+class Styled:
+    """``<sub>``, ``<sup>``, ``<kbd>``, ``<mark>``, ``<small>``, ``<abbr>``, ``<ins>`` or ``<u>``
+    around inlines; ``title`` is an ``<abbr>``'s expansion."""
+
+    style: InlineStyle
+    children: tuple[Inline, ...]
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -104,6 +119,7 @@ Inline: TypeAlias = (
     | Emph
     | Strong
     | Strike
+    | Styled
     | Code
     | Link
     | Image
@@ -244,7 +260,9 @@ def plain_text(inlines: tuple[Inline, ...]) -> str:
         match node:
             case Text(text) | Code(text) | RawInline(text):
                 parts.append(text)
-            case Emph(children) | Strong(children) | Strike(children) | Link(_, children):
+            case Emph(children) | Strong(children) | Strike(children) | Styled(_, children) | Link(
+                _, children
+            ):
                 parts.append(plain_text(children))
             case Image(alt=alt):
                 parts.append(alt)
@@ -288,7 +306,9 @@ def _walk(inlines: tuple[Inline, ...]) -> Iterator[Inline]:
     for node in inlines:
         yield node
         match node:
-            case Emph(children) | Strong(children) | Strike(children) | Link(_, children):
+            case Emph(children) | Strong(children) | Strike(children) | Styled(_, children) | Link(
+                _, children
+            ):
                 yield from _walk(children)
 
 

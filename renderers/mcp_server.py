@@ -1,9 +1,15 @@
 """citerender as an MCP server over stdio (official ``mcp`` SDK, low-level server).
 
-Exposes :data:`renderers.tools.TOOL_SCHEMAS` (write_pdf, write_docx, write_pptx, write_png,
-write_html, write_markdown, audit_citations) with exactly those schemas. Every file is written
-inside the output directory given at start; tool results carry the envelope of
-:func:`renderers.tools.call_tool` both as JSON text and as structured content.
+Exposes the agent tools (write_pdf, write_docx, write_pptx, write_png, write_html,
+write_markdown, audit_citations) with the schemas :func:`renderers.tools.tool_schemas` generates
+for the ``mcp`` surface. Every file is written inside the output directory given at start; tool
+results carry the envelope of :func:`renderers.tools.call_tool` both as JSON text and as
+structured content.
+
+Every request is answered. The SDK's stdio transport drops a line it cannot parse (not JSON,
+not JSON-RPC, nested deeper than its parser's 255 levels, a lone surrogate): the client then
+waits forever. :class:`Wire` checks each line first and answers such a line itself with a
+JSON-RPC error (parse error, or invalid request with the request's id when it can be read).
 
 Run: ``python -m renderers.mcp_server --out DIR`` (or ``citerender mcp --out DIR``).
 """
@@ -11,10 +17,13 @@ Run: ``python -m renderers.mcp_server --out DIR`` (or ``citerender mcp --out DIR
 from __future__ import annotations
 
 import argparse
+import io
 import json
-from collections.abc import Sequence
+import os
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
 import mcp_types as types
@@ -22,7 +31,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from renderers.tools import TOOL_SCHEMAS, call_tool
+from renderers.tools import call_tool, tool_schemas
 
 SERVER_NAME = "citerender"
 INSTRUCTIONS = (
@@ -31,12 +40,14 @@ INSTRUCTIONS = (
     "({sid, title, url, published_at}). Files are written inside the server's output "
     "directory; give 'path' as a name relative to it."
 )
+#: Deepest JSON nesting the SDK's parser (pydantic-core) accepts.
+MAX_DEPTH = 255
 
 
 def _tools() -> list[types.Tool]:
     return [
         types.Tool(name=s["name"], description=s["description"], input_schema=s["parameters"])
-        for s in TOOL_SCHEMAS
+        for s in tool_schemas("mcp")
     ]
 
 
@@ -54,16 +65,10 @@ def build_server(out_dir: str | Path) -> Server[Any]:
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        async with lock:
-            try:
-                envelope = await anyio.to_thread.run_sync(
-                    lambda: call_tool(params.name, params.arguments or {}, out_dir=root)
-                )
-            except Exception as exc:  # a bug, but the agent still gets a readable answer
-                envelope = {"ok": False, "error": {
-                    "code": "internal_error", "message": f"{type(exc).__name__}: {exc}",
-                    "where": "",
-                }}
+        async with lock:  # call_tool never raises: every failure is an envelope
+            envelope = await anyio.to_thread.run_sync(
+                lambda: call_tool(params.name, params.arguments or {}, out_dir=root)
+            )
         return types.CallToolResult(
             content=[types.TextContent(text=json.dumps(envelope, ensure_ascii=False))],
             structured_content=envelope,
@@ -79,11 +84,153 @@ def build_server(out_dir: str | Path) -> Server[Any]:
     )
 
 
+# ---------------------------------------------------------------- the stdio wire
+
+
+def refusal(line: str) -> str | None:
+    """The JSON-RPC error answering ``line``, or None when the SDK can read it."""
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception:  # pydantic's ValidationError, whatever the reason
+        pass
+    else:
+        if isinstance(message, types.JSONRPCNotification) and _has_id(line):
+            return _error(None, types.INVALID_REQUEST, "invalid request: an id must be a "
+                          "string or an integer")
+        return None
+    request_id: str | int | None = None
+    try:
+        message = json.loads(line)
+    except RecursionError:
+        code, text = types.INVALID_REQUEST, f"the request nests deeper than {MAX_DEPTH} levels"
+    except ValueError as exc:
+        code, text = types.PARSE_ERROR, f"parse error: not valid JSON ({exc})"
+    else:
+        request_id = _request_id(message)
+        code, text = types.INVALID_REQUEST, _why_invalid(message)
+    return _error(request_id, code, text)
+
+
+def _error(request_id: str | int | None, code: int, text: str) -> str:
+    error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}}
+    return json.dumps(error, ensure_ascii=True)
+
+
+def _has_id(line: str) -> bool:
+    """Whether a notification carries an ``id`` member (one the SDK could not read as an id)."""
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(message, dict) and "id" in message
+
+
+def _request_id(message: object) -> str | int | None:
+    """The request's id when it is usable in an answer (a string without surrogates, an int)."""
+    if not isinstance(message, dict):
+        return None
+    value = message.get("id")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**53:
+        return value
+    if isinstance(value, str) and _clean(value):
+        return value
+    return None
+
+
+def _clean(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _why_invalid(message: object) -> str:
+    """Why a JSON value is not a request the server can read (walked without recursion)."""
+    stack: list[tuple[object, int]] = [(message, 1)]
+    deepest, surrogate = 0, False
+    while stack:
+        value, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(value, dict):
+            surrogate |= not all(_clean(str(k)) for k in value)
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+        elif isinstance(value, str):
+            surrogate |= not _clean(value)
+    if surrogate:
+        return "invalid request: a string holds a lone surrogate (not valid Unicode)"
+    if deepest > MAX_DEPTH:
+        return f"invalid request: nested deeper than {MAX_DEPTH} levels"
+    return "invalid request: not a JSON-RPC 2.0 request, notification or response"
+
+
+class Wire:
+    """The stdio transport's two ends: lines in (bad ones answered here), JSON-RPC lines out.
+
+    Passed to the SDK's ``stdio_server`` as both ``stdin`` and ``stdout``; writes are whole
+    lines under one lock, so an answer written here never interleaves with the SDK's.
+    """
+
+    def __init__(self, reader: BinaryIO, writer: BinaryIO) -> None:
+        self._in = anyio.wrap_file(io.TextIOWrapper(reader, encoding="utf-8", errors="replace"))
+        self._out = anyio.wrap_file(io.TextIOWrapper(writer, encoding="utf-8", errors="replace"))
+        self._lock = anyio.Lock()
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        async for line in self._in:
+            if not line.strip():
+                continue
+            answer = refusal(line)
+            if answer is None:
+                yield line
+            else:
+                await self.write(answer + "\n")
+                await self.flush()
+
+    async def write(self, text: str) -> None:
+        async with self._lock:
+            await self._out.write(text)
+
+    async def flush(self) -> None:
+        async with self._lock:
+            await self._out.flush()
+
+
+@contextmanager
+def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """The wire as private copies of fds 0 and 1; while serving, fd 0 reads the null device
+    and fd 1 writes to stderr, so stray output of a library never corrupts the protocol."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    # closefd=False: a reading thread may still block on the wire when serving ends.
+    reader = os.fdopen(wire_in, "rb", closefd=False)
+    writer = os.fdopen(wire_out, "wb", closefd=False)
+    try:
+        yield reader, writer
+    finally:
+        writer.flush()
+        os.dup2(wire_in, 0)
+        os.dup2(wire_out, 1)
+
+
 async def serve_stdio(out_dir: str | Path) -> None:
     """Serve one MCP session over this process's stdin/stdout."""
     server = build_server(out_dir)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    with claimed_stdio() as (reader, writer):
+        wire = Wire(reader, writer)
+        async with stdio_server(stdin=wire, stdout=wire) as (  # type: ignore[arg-type]
+            read_stream,
+            write_stream,
+        ):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def run_stdio(out_dir: str | Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from pathlib import Path, PurePosixPath
 
 from citations.atomic import write_atomic as write_atomic  # re-exported: the artifact writer
@@ -13,11 +14,19 @@ from renderers.errors import OutputPathError
 #: Characters refused in any output name component (reserved on Windows, or path separators).
 RESERVED_CHARACTERS = '<>:"|?*\\'
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: Unicode categories refused in names: controls (C0 and C1), format characters (bidi
+#: overrides such as U+202E that make ``gpj.exe`` read as ``exe.jpg``, zero-width joiners),
+#: lone surrogates, and the line and paragraph separators U+2028/U+2029.
+_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+#: Device names Windows reserves in every directory; it reads the superscript digits ¹ ² ³
+#: as 1 2 3 in ``COM¹`` and ``LPT²``.
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate, or a non-UTF-8 file name
 _WINDOWS_RESERVED = frozenset(
-    {"CON", "PRN", "AUX", "NUL"}
-    | {f"COM{i}" for i in range(1, 10)}
-    | {f"LPT{i}" for i in range(1, 10)}
+    {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
+    | {f"{port}{digit}" for port in ("COM", "LPT") for digit in "123456789¹²³"}
 )
+#: Names of the provenance files an artifact must never replace.
+_PROVENANCE_NAMES = ("sources_used.json",)
 MAX_COMPONENT_LENGTH = 255
 
 
@@ -33,8 +42,20 @@ def validate_name(name: str) -> str:
         raise OutputPathError(f"output name {name!r}: expected a string such as 'report.pdf'")
     if not name or not name.strip():
         raise OutputPathError("output name is empty: give a file name such as 'report.pdf'")
+    if _SURROGATE.search(name):
+        raise OutputPathError(
+            f"output name {name!a}: not valid UTF-8 (a lone surrogate or a file name in "
+            "another encoding); give a UTF-8 name"
+        )
     if _CONTROL.search(name):
         raise OutputPathError(f"output name {name!r}: NUL and control characters are not allowed")
+    odd = next((c for c in name if unicodedata.category(c) in _REFUSED_CATEGORIES), None)
+    if odd is not None:
+        raise OutputPathError(
+            f"output name {name!r}: character U+{ord(odd):04X} "
+            f"({unicodedata.name(odd, 'unnamed')}) is not allowed; accepted: printable "
+            "characters without controls, bidi overrides or line separators"
+        )
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
         raise OutputPathError(
             f"output name {name!r}: absolute paths are refused; give a name relative to the "
@@ -68,6 +89,10 @@ def _check_component(name: str, part: str) -> None:
         raise OutputPathError(
             f"output name {name!r}: {part!r} is a reserved device name on Windows"
         )
+    if part.lower().startswith(_PROVENANCE_NAMES):
+        raise OutputPathError(
+            f"output name {name!r}: {part!r} is the provenance file's name; choose another"
+        )
     if len(part.encode("utf-8")) > MAX_COMPONENT_LENGTH:
         raise OutputPathError(
             f"output name {name!r}: a path component is longer than {MAX_COMPONENT_LENGTH} bytes"
@@ -77,23 +102,27 @@ def _check_component(name: str, part: str) -> None:
 def output_path(out_dir: str | os.PathLike[str], name: str) -> Path:
     """The absolute path of ``name`` inside ``out_dir``, after :func:`validate_name`.
 
-    The path is resolved (symbolic links followed) and must stay inside the resolved output
-    directory; otherwise :class:`OutputPathError` is raised.
+    The directories are resolved (symbolic links followed) and must stay inside the resolved
+    output directory; otherwise :class:`OutputPathError` is raised. The last component is never
+    followed: a link planted at the artifact's name is replaced by the artifact (an atomic
+    rename replaces the link itself), so it cannot steer the write anywhere else.
     """
     clean = validate_name(name)
     root = Path(out_dir).resolve()
-    target = (root / clean).resolve()
-    if not target.is_relative_to(root) or target == root:
+    relative = PurePosixPath(clean)
+    parent = (root / relative.parent).resolve()
+    if not parent.is_relative_to(root):
         raise OutputPathError(
             f"output name {name!r} resolves outside the output directory {str(root)!r}"
         )
-    return target
+    return parent / relative.name
 
 
 def relative_name(out_dir: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:
     """``path`` relative to ``out_dir`` in posix form (the ``filename`` key of records)."""
     root = Path(out_dir).resolve()
-    target = Path(path).resolve()
+    given = Path(path)
+    target = given.parent.resolve() / given.name  # the artifact's own name, never a link's target
     try:
         return target.relative_to(root).as_posix()
     except ValueError as exc:

@@ -10,6 +10,7 @@ from citations.links import domain_of, safe_link
 from citations.model import Source
 from citations.numbering import CitationPlan, NumberingMode, plan_citations
 from citations.pool import SourcePool
+from citations.tokens import CLOSING_PUNCTUATION
 from renderers.document import (
     Block,
     BlockQuote,
@@ -27,6 +28,7 @@ from renderers.document import (
     Paragraph,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -148,17 +150,13 @@ def _map_inlines(inlines: tuple[Inline, ...], fn: CiteFn) -> tuple[Inline, ...]:
         match node:
             case Cite():
                 out.append(fn(node))
-            case Emph(children) | Strong(children) | Strike(children):
+            case Emph(children) | Strong(children) | Strike(children) | Styled(_, children):
                 out.append(dataclasses.replace(node, children=_map_inlines(children, fn)))
             case Link(children=children):
                 out.append(dataclasses.replace(node, children=_map_inlines(children, fn)))
             case _:
                 out.append(node)
     return _drop_unresolved(out)
-
-
-#: Characters before which a dropped citation's leading space is removed too.
-_CLOSING = frozenset(".,;:!?)]}»”’…")
 
 
 def _drop_unresolved(inlines: list[Inline]) -> tuple[Inline, ...]:
@@ -177,7 +175,8 @@ def _drop_unresolved(inlines: list[Inline]) -> tuple[Inline, ...]:
             continue
         following = inlines[index + 1] if index + 1 < len(inlines) else None
         closes = following is None or (
-            isinstance(following, Text) and following.text[:1] in _CLOSING | {" ", "\n", ""}
+            isinstance(following, Text)
+            and following.text[:1] in CLOSING_PUNCTUATION | {" ", "\n", ""}
         )
         if closes and out and isinstance(out[-1], Text):
             out[-1] = Text(out[-1].text.rstrip(" "))

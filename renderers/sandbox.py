@@ -10,23 +10,19 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-import logging
 import mimetypes
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, unquote_to_bytes, urlsplit
 from urllib.request import url2pathname
 
 from PIL import Image as PILImage
-from weasyprint.urls import URLFetcher, URLFetcherResponse
 
+from renderers.diagnostics import Code, Diagnostic, report
 from renderers.errors import ResourceError
 from renderers.options import RenderOptions
-
-LOGGER = logging.getLogger(__name__)
 
 #: Largest resource (decoded bytes) the sandbox hands out.
 MAX_RESOURCE_BYTES = 32 * 1024 * 1024
@@ -127,8 +123,15 @@ class Sandbox:
         mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         return path.read_bytes(), mime
 
+    def load_resource(self, reference: str, max_image_pixels: int) -> tuple[bytes, str]:
+        """:meth:`read`, refusing raster images of more than ``max_image_pixels`` pixels: what a
+        layout engine's resource loader may hand out."""
+        data, mime = self.read(reference)
+        check_pixels(data, max_image_pixels, reference)
+        return data, mime
 
-def _check_pixels(data: bytes, max_pixels: int, reference: str) -> None:
+
+def check_pixels(data: bytes, max_pixels: int, reference: str) -> None:
     """Refuse raster images whose declared size exceeds ``max_pixels`` (decompression bombs)."""
     try:
         with PILImage.open(io.BytesIO(data)) as image:
@@ -143,64 +146,49 @@ def _check_pixels(data: bytes, max_pixels: int, reference: str) -> None:
         )
 
 
-class SandboxFetcher(URLFetcher):  # type: ignore[misc]
-    """A WeasyPrint (≥ 70) URL fetcher that serves only sandboxed resources.
-
-    Every refusal raises, so WeasyPrint logs a warning and skips the resource; refused
-    references are also collected in :attr:`refused`.
-    """
-
-    def __init__(
-        self, allowed_dirs: Sequence[Path], *, max_image_pixels: int = 50_000_000
-    ) -> None:
-        super().__init__(timeout=1, allowed_protocols=("data", "file"), allow_redirects=False)
-        self.sandbox = Sandbox(allowed_dirs)
-        self.max_image_pixels = max_image_pixels
-        self.refused: list[str] = []
-
-    @classmethod
-    def for_options(cls, options: RenderOptions) -> SandboxFetcher:
-        """The fetcher for a render with ``options`` (allowed dirs and pixel limit)."""
-        return cls(allowed_dirs(options), max_image_pixels=options.limits.max_image_pixels)
-
-    def fetch(self, url: str, headers: Any = None) -> URLFetcherResponse:
-        """Serve ``url`` from the sandbox or raise :class:`ResourceError`."""
-        try:
-            data, mime = self.sandbox.read(url)
-            _check_pixels(data, self.max_image_pixels, url)
-        except ResourceError as exc:
-            self.refused.append(url[:200])
-            LOGGER.warning("%s", exc)
-            raise
-        return URLFetcherResponse(url, data, {"Content-Type": mime})
-
-    def open(self, url: Any, data: Any = None, timeout: Any = None) -> URLFetcherResponse:
-        """Never let urllib's opener machinery run: everything goes through :meth:`fetch`."""
-        return self.fetch(url if isinstance(url, str) else url.full_url)
-
-
 def load_image(src: str, options: RenderOptions) -> LoadedImage | None:
     """Load an image for embedding, or None when it is remote, refused, broken or too large.
 
     ``src`` may be a ``data:`` URI, a ``file:`` URL, or a path relative to ``options.base_dir``
     (then ``options.out_dir``). The bytes must be a raster image Pillow recognizes
-    (PNG, JPEG, GIF, WebP, BMP, TIFF) within ``options.limits.max_image_pixels``.
+    (PNG, JPEG, GIF, WebP, BMP, TIFF) within ``options.limits.max_image_pixels``. Every image
+    not loaded is reported (:func:`renderers.diagnostics.report`): the writer shows its alt
+    text instead, and the render's warnings say why.
     """
+    reference = src.strip()
+    shown = reference[:80] + ("…" if len(reference) > 80 else "")
     sandbox = Sandbox(allowed_dirs(options))
     try:
-        data, _ = sandbox.read(src.strip())
-    except (ResourceError, OSError) as exc:
-        LOGGER.info("image not loaded: %s", exc)
+        data, _ = sandbox.read(reference)
+    except ResourceError as exc:  # the sandbox's message names the reference
+        message = f"image not loaded (its alt text is shown): {exc}"
+        report(Diagnostic(Code.IMAGE_REFUSED, message, file=shown))
+        return None
+    except OSError as exc:
+        _not_loaded(Code.IMAGE_REFUSED, shown, exc.strerror or str(exc))
         return None
     try:
         with PILImage.open(io.BytesIO(data)) as image:
             fmt, (width, height) = image.format, image.size
-            if fmt not in IMAGE_FORMATS or width * height > options.limits.max_image_pixels:
-                LOGGER.info("image not loaded: %s %s×%s refused", fmt, width, height)
+            if fmt not in IMAGE_FORMATS:
+                _not_loaded(Code.IMAGE_UNREADABLE, shown, f"{fmt} images are not embedded")
+                return None
+            if width * height > options.limits.max_image_pixels:
+                _not_loaded(
+                    Code.IMAGE_UNREADABLE,
+                    shown,
+                    f"{width}×{height} pixels exceeds the limit of "
+                    f"{options.limits.max_image_pixels} (limits.max_image_pixels)",
+                )
                 return None
             image.verify()
     except (OSError, ValueError, SyntaxError, PILImage.DecompressionBombError) as exc:
-        LOGGER.info("image not loaded: %s is not a readable image (%s)", src[:80], exc)
+        _not_loaded(Code.IMAGE_UNREADABLE, shown, f"not a readable image ({exc})")
         return None
     mime = PILImage.MIME.get(fmt or "", "application/octet-stream")
     return LoadedImage(data=data, mime=mime, width=width, height=height)
+
+
+def _not_loaded(code: Code, shown: str, reason: str) -> None:
+    message = f"image {shown!r} not loaded (its alt text is shown): {reason}"
+    report(Diagnostic(code, message, file=shown))

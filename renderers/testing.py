@@ -15,7 +15,8 @@ diff and that ignore what does not matter:
 
 :func:`assert_matches_golden` compares an artifact with ``GOLDEN_DIR/<artifact file name>/``
 and raises :class:`AssertionError` with a unified diff; with ``update=True`` (or the environment
-variable ``CITERENDER_UPDATE_GOLDEN=1``) it writes the golden files instead.
+variable ``CITERENDER_UPDATE_GOLDEN=1``, which ``pytest --update-golden`` sets through the plugin
+in :mod:`renderers.testing_plugin`) it writes the golden files instead.
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from PIL import Image, ImageChops
 
 #: Environment variable that turns every :func:`assert_matches_golden` into an update.
 UPDATE_ENV = "CITERENDER_UPDATE_GOLDEN"
@@ -138,6 +137,8 @@ def normalize_ooxml(data: bytes) -> Normalized:
 
 def normalize_png(data: bytes) -> bytes:
     """The pixels of a PNG re-encoded losslessly at maximum compression (metadata dropped)."""
+    from PIL import Image  # imported here: the pytest plugin loads this module in every run
+
     with Image.open(io.BytesIO(data)) as image:
         pixels = image.convert("RGBA") if image.mode not in ("RGB", "RGBA", "L") else image.copy()
     buffer = io.BytesIO()
@@ -400,6 +401,8 @@ def text_diff(old: str, new: str, old_name: str, new_name: str) -> str:
 
 def compare_png(old: bytes, new: bytes, tolerance: PixelTolerance) -> str | None:
     """``None`` when two PNGs match within ``tolerance``, else what differs."""
+    from PIL import Image, ImageChops
+
     with Image.open(io.BytesIO(old)) as first, Image.open(io.BytesIO(new)) as second:
         if first.size != second.size:
             return f"image size {second.size} differs from the golden {first.size}"

@@ -1,15 +1,19 @@
 """Agent tools: function-calling schemas and ``call_tool`` for citerender's writers.
 
 ``TOOL_SCHEMAS`` lists one ``{name, description, parameters}`` entry per tool in the shape
-agent frameworks use (OpenAI/Anthropic function calling, MCP ``inputSchema``).
-``call_tool(name, arguments, out_dir=…)`` validates the arguments against that schema, writes
-inside ``out_dir`` only, and answers the envelope ``{ok, path, format, sources_used, stats,
-warnings}`` or ``{ok: false, error: {code, message, where}}`` — it never raises for bad input.
+agent frameworks use (OpenAI/Anthropic function calling, MCP ``inputSchema``); the option
+properties are generated from the option spec (:mod:`renderers.options`), so a tool offers
+exactly the options its format uses. ``call_tool(name, arguments, out_dir=…)`` accepts the
+arguments as a mapping or as JSON text (as LLM APIs deliver ``tool_call.function.arguments``),
+validates them against the schema, writes inside ``out_dir`` only, and answers the envelope
+``{ok, path, format, sources_used, stats, warnings}`` or ``{ok: false, error: {code, message,
+where}}``. It never raises: ``code`` is an :class:`~renderers.errors.ErrorCode` taken from the
+error itself, ``where`` the field at fault.
 """
 
 from __future__ import annotations
 
-import re
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,15 +21,11 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from citations.errors import CitationError, PoolError, SidecarError, TokenError, UnknownSidError
-from renderers.errors import (
-    InputError,
-    LimitError,
-    OutputPathError,
-    RenderError,
-    ResourceError,
-    StrictError,
-)
+from citations.chars import clean_text
+from citations.errors import CodedError, ErrorCode
+from renderers.errors import OptionError, OutputPathError, short_repr
+from renderers.formats import BY_NAME, EXTENSIONS, Format
+from renderers.options import PARAMETERS, ReadingOptions, Surface
 
 # --- argument schemas (shared with the HTTP service) -------------------------------------
 
@@ -60,7 +60,8 @@ SOURCES_POOL_SCHEMA: dict[str, Any] = {
     ],
 }
 
-COMMON_PROPERTIES: dict[str, dict[str, Any]] = {
+#: The inputs every tool takes besides its options.
+INPUT_PROPERTIES: dict[str, dict[str, Any]] = {
     "content": {
         "type": "string",
         "description": (
@@ -70,105 +71,36 @@ COMMON_PROPERTIES: dict[str, dict[str, Any]] = {
         ),
     },
     "sources_pool": SOURCES_POOL_SCHEMA,
-    "content_format": {
-        "type": "string",
-        "enum": ["markdown", "html"],
-        "description": "Input format; detected from the content when omitted.",
-    },
-    "title": {"type": "string", "maxLength": 500, "description": "Document title."},
-    "author": {"type": "string", "maxLength": 500, "description": "Author (document metadata)."},
-    "numbering": {
-        "type": "string",
-        "enum": ["appearance", "sid"],
-        "description": "appearance: first cited source is 1 (default); sid: the sid is the number.",
-    },
-    "strict": {
-        "type": "boolean",
-        "description": "Fail on unknown sids or invalid citation tokens instead of warning.",
-    },
-    "sources_heading": {
-        "type": "string",
-        "maxLength": 200,
-        "description": "Heading of the Sources section (default 'Sources').",
-    },
-    "dialects": {
-        "type": "array",
-        "items": {"type": "string", "enum": ["s_dialect", "numeric"]},
-        "uniqueItems": True,
-        "description": (
-            "Extra citation forms: s_dialect reads [S1] / [S1, S3]; numeric reads [1] as the "
-            "first pool row."
-        ),
-    },
 }
 
-_PAGE_SIZE = {"type": "string", "enum": ["A4", "Letter"], "description": "Page size (A4 default)."}
 
-FORMAT_PROPERTIES: dict[str, dict[str, dict[str, Any]]] = {
-    "pdf": {
-        "page_size": _PAGE_SIZE,
-        "pdf_variant": {
-            "type": "string",
-            "enum": ["pdf/a-3b", "pdf/ua-1"],
-            "description": "Archival or accessible PDF variant.",
-        },
-    },
-    "png": {
-        "page_size": _PAGE_SIZE,
-        "dpi": {"type": "integer", "minimum": 10, "maximum": 600, "description": "Resolution."},
-        "pages": {
-            "type": "array",
-            "items": {"type": "integer", "minimum": 1},
-            "minItems": 1,
-            "uniqueItems": True,
-            "description": "1-based pages to render (default: every page, one PNG each).",
-        },
-    },
-    "docx": {
-        "page_size": _PAGE_SIZE,
-        "docx_citations": {
-            "type": "string",
-            "enum": ["superscript", "footnotes"],
-            "description": "Linked superscript numbers (default) or Word footnotes.",
-        },
-    },
-    "pptx": {
-        "slide_level": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 6,
-            "description": "Heading level that starts a new slide (default 2).",
-        },
-        "slide_ratio": {"type": "string", "enum": ["16:9", "4:3"]},
-        "source_footer": {
-            "type": "boolean",
-            "description": "Footer listing the sources cited on each slide (default true).",
-        },
-    },
-    "html": {},
-    "md": {},
-}
+def option_properties(
+    surface: Surface, fmt: Format | None = None, *, reading_only: bool = False
+) -> dict[str, dict[str, Any]]:
+    """JSON Schema properties of the options ``surface`` offers (for ``fmt``, or for any format).
 
-EXTENSIONS: dict[str, str] = {
-    "pdf": ".pdf", "png": ".png", "docx": ".docx", "pptx": ".pptx", "html": ".html", "md": ".md",
-}
+    Without ``fmt`` an option used by only some formats says which in its description.
+    """
+    properties: dict[str, dict[str, Any]] = {}
+    for param in PARAMETERS:
+        if not param.offered_on(surface) or (reading_only and param.owner is not ReadingOptions):
+            continue
+        if fmt is not None and not param.used_by(fmt):
+            continue
+        schema = param.json_schema()
+        if fmt is None and len(param.info.formats) < len(EXTENSIONS):
+            schema["description"] += f" ({', '.join(param.info.formats)} only)"
+        properties[param.name] = schema
+    return properties
 
-TOOL_FORMATS: dict[str, str] = {
+
+TOOL_FORMATS: dict[str, Format] = {
     "write_pdf": "pdf",
     "write_png": "png",
     "write_docx": "docx",
     "write_pptx": "pptx",
     "write_html": "html",
     "write_markdown": "md",
-}
-
-_WHAT = {
-    "pdf": "a paginated PDF report",
-    "png": "PNG page images (one file per page: NAME-1.png, NAME-2.png … when several)",
-    "docx": "a Word document",
-    "pptx": "a PowerPoint deck (a slide per heading of the slide level)",
-    "html": "a standalone HTML page",
-    "md": "Markdown with [^n] footnotes",
 }
 
 _RESULT_NOTE = (
@@ -178,7 +110,7 @@ _RESULT_NOTE = (
 )
 
 
-def _write_tool(name: str, fmt: str) -> dict[str, Any]:
+def _write_tool(name: str, fmt: Format, surface: Surface) -> dict[str, Any]:
     ext = EXTENSIONS[fmt]
     properties: dict[str, Any] = {
         "path": {
@@ -190,12 +122,12 @@ def _write_tool(name: str, fmt: str) -> dict[str, Any]:
                 f"'q3/report{ext}'. Absolute paths and '..' are refused. Default 'report{ext}'."
             ),
         },
-        **COMMON_PROPERTIES,
-        **FORMAT_PROPERTIES[fmt],
+        **INPUT_PROPERTIES,
+        **option_properties(surface, fmt),
     }
     return {
         "name": name,
-        "description": f"Render cited markdown or HTML to {_WHAT[fmt]}.{_RESULT_NOTE}",
+        "description": f"Render cited markdown or HTML to {BY_NAME[fmt].summary}.{_RESULT_NOTE}",
         "parameters": {
             "type": "object",
             "properties": properties,
@@ -205,30 +137,32 @@ def _write_tool(name: str, fmt: str) -> dict[str, Any]:
     }
 
 
-AUDIT_SCHEMA: dict[str, Any] = {
-    "name": "audit_citations",
-    "description": (
-        "Check the citations in markdown or HTML against a sources pool without rendering: "
-        "unknown sids, invalid tokens, citations inside code, sources never cited, coverage. "
-        "Returns {ok, format: 'audit', sources_used, stats, warnings, audit}."
-    ),
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "content": COMMON_PROPERTIES["content"],
-            "sources_pool": SOURCES_POOL_SCHEMA,
-            "content_format": COMMON_PROPERTIES["content_format"],
-            "dialects": COMMON_PROPERTIES["dialects"],
+def _audit_tool(surface: Surface) -> dict[str, Any]:
+    return {
+        "name": "audit_citations",
+        "description": (
+            "Check the citations in markdown or HTML against a sources pool without rendering: "
+            "unknown sids, invalid tokens, citations inside code, sources never cited, coverage. "
+            "Returns {ok, format: 'audit', sources_used, stats, warnings, audit}."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {**INPUT_PROPERTIES, **option_properties(surface, reading_only=True)},
+            "required": ["content"],
+            "additionalProperties": False,
         },
-        "required": ["content"],
-        "additionalProperties": False,
-    },
-}
+    }
 
-TOOL_SCHEMAS: list[dict[str, Any]] = [
-    *(_write_tool(name, fmt) for name, fmt in TOOL_FORMATS.items()),
-    AUDIT_SCHEMA,
-]
+
+def tool_schemas(surface: Surface = "tool") -> list[dict[str, Any]]:
+    """The tool schemas as ``surface`` (``tool`` or ``mcp``) offers them."""
+    return [
+        *(_write_tool(name, fmt, surface) for name, fmt in TOOL_FORMATS.items()),
+        _audit_tool(surface),
+    ]
+
+
+TOOL_SCHEMAS: list[dict[str, Any]] = tool_schemas("tool")
 
 _SCHEMAS_BY_NAME = {schema["name"]: schema for schema in TOOL_SCHEMAS}
 _VALIDATORS = {
@@ -237,80 +171,78 @@ _VALIDATORS = {
 
 # --- helpers shared with the HTTP service ---------------------------------------------------
 
-_OPTION_NAMES = (
-    "author", "sources_heading", "page_size", "pdf_variant", "dpi", "pages",
-    "docx_citations", "slide_level", "slide_ratio", "source_footer",
-)
-
 
 def validation_problem(validator: Draft202012Validator, arguments: Any) -> tuple[str, str] | None:
     """``(where, message)`` for the most relevant schema violation, or None when valid."""
     error: ValidationError | None = best_match(validator.iter_errors(arguments))
     if error is None:
         return None
-    where = ".".join(str(part) for part in error.absolute_path)
+    path = [str(part) for part in error.absolute_path]
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = set(error.schema.get("properties", {}))
-        extra = sorted(key for key in error.instance if key not in allowed)
-        where = ".".join([*(str(p) for p in error.absolute_path), extra[0]]) if extra else where
-        return where, (
-            f"unknown field {extra[0] if extra else '?'!r}; accepted: {', '.join(sorted(allowed))}"
+        extra = sorted(str(key) for key in error.instance if key not in allowed)
+        first = extra[0] if extra else "?"
+        return ".".join([*path, first]), (
+            f"unknown field {short_repr(first)}; accepted: {', '.join(sorted(allowed))}"
         )
-    if error.validator == "required":
-        missing = re.search(r"'([^']+)' is a required property", error.message)
+    if error.validator == "required" and isinstance(error.validator_value, list):
+        missing = [k for k in error.validator_value if k not in (error.instance or {})]
         if missing:
-            where = ".".join([*(str(p) for p in error.absolute_path), missing.group(1)])
-    return where, error.message
+            return ".".join([*path, str(missing[0])]), f"{missing[0]!r} is required"
+    return ".".join(path), _short_message(error)
 
 
-def render_kwargs(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """Keyword arguments for ``renderers.api`` from validated tool/request arguments."""
-    kwargs: dict[str, Any] = {
-        "sources_pool": arguments.get("sources_pool"),
-        "content_format": arguments.get("content_format"),
-        "title": arguments.get("title"),
-        "numbering": arguments.get("numbering", "appearance"),
-        "strict": bool(arguments.get("strict", False)),
-    }
-    if arguments.get("dialects"):
-        kwargs["dialects"] = list(arguments["dialects"])
-    for option in _OPTION_NAMES:
-        if arguments.get(option) is not None:
-            value = arguments[option]
-            kwargs[option] = tuple(value) if option == "pages" else value
+def _short_message(error: ValidationError) -> str:
+    """jsonschema's message without quoting a huge instance back at the caller."""
+    if len(error.message) <= 300:
+        return error.message
+    return f"{short_repr(error.instance)} fails the {error.validator!r} rule of the schema"
+
+
+def render_kwargs(arguments: Mapping[str, Any], surface: Surface = "tool") -> dict[str, Any]:
+    """Keyword arguments for ``renderers.api`` from validated tool/request arguments.
+
+    Every option ``surface`` offers is passed through as given; the API coerces and checks it.
+    """
+    kwargs: dict[str, Any] = {"sources_pool": arguments.get("sources_pool")}
+    for param in PARAMETERS:
+        if param.offered_on(surface) and arguments.get(param.name) is not None:
+            kwargs[param.name] = arguments[param.name]
     return kwargs
 
 
-def classify_error(exc: BaseException) -> tuple[str, str]:
-    """``(code, where)`` for an error raised while rendering or auditing."""
-    if isinstance(exc, OutputPathError):
-        return "invalid_path", "path"
-    if isinstance(exc, StrictError):
-        return "strict_failed", "content"
-    if isinstance(exc, LimitError):
-        return "limit_exceeded", "content"
-    if isinstance(exc, ResourceError):
-        return "resource_refused", "content"
-    if isinstance(exc, PoolError | SidecarError):
-        return "invalid_sources_pool", "sources_pool"
-    if isinstance(exc, TokenError | UnknownSidError):
-        return "invalid_citation", "content"
-    if isinstance(exc, InputError):
-        named = re.match(r"\s*(\w+)\s*=", str(exc))
-        return "invalid_input", named.group(1) if named else "content"
-    if isinstance(exc, CitationError):
-        return "invalid_input", "content"
-    return "render_failed", ""
+def error_envelope(exc: BaseException) -> dict[str, Any]:
+    """``{ok: false, error: {code, message, where}}`` from an error's own code and field.
+
+    Errors without a code are bugs (``internal_error``), except an operating-system error
+    (the output directory cannot be written) and the two an input can cause in any library
+    underneath: nesting too deep for the interpreter, and memory exhaustion.
+    """
+    if isinstance(exc, CodedError):
+        return _error(exc.code, str(exc), exc.field)
+    if isinstance(exc, OSError):  # the output directory cannot be created or written
+        return _error(ErrorCode.WRITE_FAILED, f"cannot write the output ({exc})", "path")
+    if isinstance(exc, RecursionError | MemoryError):
+        return _error(
+            ErrorCode.LIMIT_EXCEEDED,
+            f"the input nests too deeply or is too large to process ({type(exc).__name__})",
+            "",
+        )
+    return _error(ErrorCode.INTERNAL, f"{type(exc).__name__}: {short_repr(str(exc), 300)}", "")
 
 
-def _error(code: str, message: str, where: str) -> dict[str, Any]:
-    return {"ok": False, "error": {"code": code, "message": message, "where": where}}
+def _error(code: ErrorCode, message: str, where: str) -> dict[str, Any]:
+    # Messages may quote the input; a lone surrogate there would break every JSON encoder.
+    return {
+        "ok": False,
+        "error": {"code": str(code), "message": clean_text(message), "where": clean_text(where)},
+    }
 
 
 # --- call_tool --------------------------------------------------------------------------------
 
 
-def output_name(fmt: str, name: str | None) -> str:
+def output_name(fmt: Format, name: str | None) -> str:
     """The checked output name (default ``report.<ext>``; the extension is added if missing)."""
     from renderers.outputs import validate_name
 
@@ -324,7 +256,33 @@ def output_name(fmt: str, name: str | None) -> str:
     return name
 
 
-def _write(fmt: str, arguments: Mapping[str, Any], out_dir: Path) -> dict[str, Any]:
+def tool_arguments(arguments: object) -> dict[str, Any]:
+    """The arguments as a dict: a mapping, JSON text of an object, or None (no arguments).
+
+    Anything else raises :class:`OptionError` (``invalid_argument``) naming ``arguments``.
+    """
+    if arguments is None:
+        return {}
+    if isinstance(arguments, str | bytes | bytearray):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, 5,000-digit numbers
+            reason = "nests too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise OptionError(
+                f"arguments are not valid JSON ({short_repr(reason, 200)}); expected a JSON "
+                "object such as {\"content\": \"…\"}",
+                field="arguments",
+            ) from None
+    if not isinstance(arguments, Mapping):
+        raise OptionError(
+            f"arguments must be an object (a mapping or its JSON text), not "
+            f"{type(arguments).__name__}",
+            field="arguments",
+        )
+    return dict(arguments)
+
+
+def _write(fmt: Format, arguments: Mapping[str, Any], out_dir: Path) -> dict[str, Any]:
     from renderers.api import render
 
     name = output_name(fmt, arguments.get("path"))
@@ -342,14 +300,16 @@ def _write(fmt: str, arguments: Mapping[str, Any], out_dir: Path) -> dict[str, A
 
 def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
     from citations.audit import audit
+    from renderers.options import read_options
     from renderers.readers.detect import detect_format
 
     content = arguments["content"]
+    reading = read_options(arguments.get("content_format"), arguments.get("dialects"))
     report = audit(
         content,
         arguments.get("sources_pool") or [],
-        content_format=arguments.get("content_format") or detect_format(content),
-        dialects=frozenset(arguments.get("dialects") or ()),
+        content_format=reading.content_format or detect_format(content),
+        dialects=frozenset(reading.dialects),
     )
     data: dict[str, Any] = report.to_dict()
     warnings = [f"unknown sid {sid}" for sid in data.get("unknown_sids", [])]
@@ -374,25 +334,26 @@ def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def call_tool(
-    name: str, arguments: Mapping[str, Any] | None, *, out_dir: str | Path
-) -> dict[str, Any]:
-    """Run tool ``name`` with ``arguments``; files are written inside ``out_dir`` only."""
-    validator = _VALIDATORS.get(name)
-    if validator is None:
+def call_tool(name: object, arguments: object, *, out_dir: str | Path) -> dict[str, Any]:
+    """Run tool ``name`` with ``arguments`` (a mapping or JSON text); files are written inside
+    ``out_dir`` only. Always answers an envelope, never raises."""
+    try:
+        return _call(name, arguments, Path(out_dir))
+    except Exception as exc:
+        return error_envelope(exc)
+
+
+def _call(name: object, arguments: object, out_dir: Path) -> dict[str, Any]:
+    if not isinstance(name, str) or name not in _VALIDATORS:
         known = ", ".join(_SCHEMAS_BY_NAME)
-        return _error("unknown_tool", f"no tool {name!r}; tools: {known}", "name")
-    arguments = dict(arguments or {})
-    problem = validation_problem(validator, arguments)
+        return _error(ErrorCode.UNKNOWN_TOOL, f"no tool {short_repr(name)}; tools: {known}", "name")
+    args = tool_arguments(arguments)
+    problem = validation_problem(_VALIDATORS[name], args)
     if problem is not None:
         where, message = problem
-        return _error("invalid_argument", message, where)
-    if "\x00" in arguments["content"]:
-        return _error("invalid_argument", "content holds a NUL character", "content")
-    try:
-        if name == "audit_citations":
-            return _audit(arguments)
-        return _write(TOOL_FORMATS[name], arguments, Path(out_dir))
-    except (RenderError, CitationError) as exc:
-        code, where = classify_error(exc)
-        return _error(code, str(exc), where)
+        return _error(ErrorCode.INVALID_ARGUMENT, message, where)
+    if "\x00" in args["content"]:
+        return _error(ErrorCode.INVALID_ARGUMENT, "content holds a NUL character", "content")
+    if name == "audit_citations":
+        return _audit(args)
+    return _write(TOOL_FORMATS[name], args, out_dir)

@@ -1,10 +1,30 @@
-"""Shared fixtures and the ``--update-golden`` option; helpers live in ``tests/helpers.py``."""
+"""Shared fixtures and hooks; helpers live in ``tests/helpers.py`` and ``tests/support/``.
+
+``--update-golden`` and the ``update_golden`` fixture come from citerender's own pytest plugin
+(:mod:`renderers.testing_plugin`, loaded through its entry point), as in any user's project.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 
 import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
+from tests.helpers import RunningTest
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Tell :mod:`tests.helpers` which test runs (set-up and teardown included), so a helper
+    that starts LibreOffice or Chromium can demand the test's marker."""
+    RunningTest.item = item
+    try:
+        return (yield)
+    finally:
+        RunningTest.item = None
 
 
 @pytest.fixture
@@ -22,19 +42,3 @@ def sample_pool() -> list[dict[str, object]]:
         {"sid": 5, "title": "Board memo", "artifact_path": "attachments/memo.pdf",
          "physical_path": "attachments/memo.pdf", "mime": "application/pdf", "source_type": "file"},
     ]
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """``--update-golden``: rewrite tests/golden/ from the current output instead of comparing."""
-    parser.addoption(
-        "--update-golden",
-        action="store_true",
-        default=False,
-        help="regenerate the golden files in tests/golden/ (review the diff before committing)",
-    )
-
-
-@pytest.fixture
-def update_golden(request: pytest.FixtureRequest) -> bool:
-    """Whether this run regenerates golden files (``--update-golden``)."""
-    return bool(request.config.getoption("--update-golden"))

@@ -37,6 +37,7 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -127,6 +128,7 @@ def _extend_inlines(children: st.SearchStrategy[Inline]) -> st.SearchStrategy[In
     kids = st.lists(children, max_size=3).map(tuple)
     return st.one_of(
         kids.map(Emph), kids.map(Strong), kids.map(Strike),
+        kids.map(lambda c: Styled("sub", c)), kids.map(lambda c: Styled("abbr", c, "a <b>")),
         st.builds(Link, url=_urls, children=kids, title=_words),
     )
 

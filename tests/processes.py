@@ -2,8 +2,8 @@
 
 Every process binds 127.0.0.1 on a free port, starts in its own session (so a test can kill a
 whole worker with its pool), is waited for with a time bound, and is stopped by the fixture
-that started it. Outside CI a missing ``redis-server`` skips the tests; in CI it fails them
-(``.ci/system-deps all`` installs it).
+that started it; only a test marked ``slow`` may start one. Outside CI a missing
+``redis-server`` skips the tests; in CI it fails them (``.ci/system-deps all`` installs it).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import IN_CI, ROOT
+from tests.helpers import ROOT, require_client, require_marker
 
 CITERENDER = str(Path(sys.executable).with_name("citerender"))
 READY_TIMEOUT_S = 120.0
@@ -63,6 +63,7 @@ class Process:
     """A child process in its own session with its output in a log file."""
 
     def __init__(self, argv: Sequence[str], log: Path, env: dict[str, str] | None = None) -> None:
+        require_marker("slow", f"starts {Path(argv[0]).name}")
         self.log = log
         self._handle = log.open("wb")
         self.popen = subprocess.Popen(
@@ -102,10 +103,8 @@ class Process:
 
 def redis_binary() -> str:
     found = shutil.which("redis-server")
-    if found is None:
-        if IN_CI:
-            pytest.fail("redis-server is required in CI (installed by .ci/system-deps all)")
-        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    require_client(found is not None, "redis-server is not installed (apt-get install it)")
+    assert found is not None
     return found
 
 

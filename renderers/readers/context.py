@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from citations.tokens import parse_sid_spec
+from citations.tokens import CLOSING_PUNCTUATION, parse_sid_spec
 from renderers.document import (
     Block,
     Cite,
@@ -140,6 +140,8 @@ class InlineBuilder:
         last = self.nodes[-1] if self.nodes else None
         if isinstance(last, Text):
             if self._after_usage and last.text[-1:].isspace():
+                if text[:1] in CLOSING_PUNCTUATION:
+                    last = Text(last.text.rstrip(" \t"))
                 text = text.lstrip(" \t")
             self.nodes[-1] = Text(last.text + text)
         else:

@@ -16,6 +16,7 @@ from html.parser import HTMLParser
 from citations.links import safe_link
 from citations.tokens import scan
 from renderers.document import (
+    INLINE_STYLES,
     Alignment,
     Block,
     BlockQuote,
@@ -34,6 +35,7 @@ from renderers.document import (
     Paragraph,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -53,7 +55,8 @@ _BLOCK = frozenset(
         "ul",
     }
 )  # fmt: skip
-_CODE = frozenset({"code", "kbd", "samp", "tt"})
+_CODE = frozenset({"code", "samp", "tt"})
+_STYLES = frozenset(INLINE_STYLES)
 _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
     "em": Emph,
     "i": Emph,
@@ -357,12 +360,15 @@ class _HtmlReader:
             else:
                 out.add(self.context.cite(sids))
                 self._after_space = False
-        elif tag in _WRAPPERS:
+        elif tag in _WRAPPERS or tag in _STYLES:
             inner = InlineBuilder()
             self.inline_children(node, inner, depth=depth)
             children = inner.result(trim=False)
-            if children:
+            if children and tag in _WRAPPERS:
                 out.add(_WRAPPERS[tag](children))
+            elif children:
+                title = node.attrs.get("title", "") if tag == "abbr" else ""
+                out.add(Styled(tag, children, title))  # type: ignore[arg-type]
         elif tag == "a":
             inner = InlineBuilder()
             self.inline_children(node, inner, depth=depth)

@@ -1,8 +1,10 @@
 """Markdown → :class:`~renderers.document.Document` (markdown-it-py + the citation inline rule).
 
 CommonMark plus GFM tables, strikethrough, task lists and footnotes. Every construct maps to a
-node; nothing is dropped: HTML the model cannot express is kept as ``RawBlock``/``RawInline``
-(shown as text by writers), an unsafe link keeps its text, an unreferenced footnote is kept.
+node. Raw HTML blocks are kept as ``RawBlock`` (shown as text by writers); raw inline HTML
+becomes formatting for the safe subset (``<sub>`` … ``<u>``, ``<del>``, ``<br>``, ``<code>``
+kept verbatim) and is otherwise dropped with its text kept, so no tag shows or runs. A refused
+link keeps only its text; an unreferenced footnote is kept.
 ``[[USAGE:..]]`` tags never render; their sids go to ``Document.usage_sids``.
 """
 
@@ -24,8 +26,9 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 
 from citations.links import safe_link
 from citations.mdit_cite import cite_plugin
-from citations.tokens import scan
+from citations.tokens import raw_code_elements, scan
 from renderers.document import (
+    INLINE_STYLES,
     Alignment,
     Block,
     BlockQuote,
@@ -46,10 +49,10 @@ from renderers.document import (
     OrderedList,
     Paragraph,
     RawBlock,
-    RawInline,
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     ThematicBreak,
@@ -61,7 +64,13 @@ from renderers.readers.sanitize import safe_image_src
 
 _SUP_OPEN = re.compile(r"^<sup(?=[\s>/])([^>]*)>$", re.IGNORECASE)
 _SUP_CLOSE = re.compile(r"^</sup\s*>$", re.IGNORECASE)
+_CODE_CLOSE = re.compile(r"^</code\s*>$", re.IGNORECASE)
 _BR = re.compile(r"^<br\s*/?>$", re.IGNORECASE)
+_TAG = re.compile(r"^<(/?)([A-Za-z][A-Za-z0-9-]*)\b([^>]*)>$")
+#: Raw inline HTML shown as formatting (issue "raw inline HTML"): tag → the IR it becomes.
+#: Every other tag is dropped (its text stays); nothing shows as tag soup or runs.
+_STRIKE_TAGS = frozenset({"del", "s", "strike"})
+_STYLE_TAGS = frozenset(INLINE_STYLES)
 _ALIGN = re.compile(r"text-align\s*:\s*(left|center|right)", re.IGNORECASE)
 _TASK_BOX = "task-list-item-checkbox"
 
@@ -110,12 +119,20 @@ def markdown_parser(dialects: frozenset[str], max_nesting: int) -> MarkdownIt:
 
 
 def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
+    # Every link and image is parsed as one: the reader decides with safe_link /
+    # safe_image_src and keeps only the text of a refused link. markdown-it's own refusal
+    # would leave the whole "[text](javascript:…)" syntax on the page.
+    md.validateLink = _accept_every_link  # type: ignore[method-assign]
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(tasklists_plugin)
     md.use(cite_plugin, dialects=dialects)
     md.core.ruler.before("footnote_tail", "keep_footnotes", _keep_unreferenced_footnotes)
     return md
+
+
+def _accept_every_link(url: str) -> bool:
+    return True
 
 
 def read_markdown(
@@ -180,6 +197,7 @@ class _Frame:
     kind: str
     token: Token | None
     builder: InlineBuilder = field(default_factory=InlineBuilder)
+    attrs: str = ""  # a raw HTML tag's attribute text
 
 
 class _MarkdownReader:
@@ -191,6 +209,7 @@ class _MarkdownReader:
         self.context = context
         self.footnote_labels = footnote_labels
         self.dialects = dialects
+        self._code_cursor: dict[int, int] = {}  # per inline token: raw <code> elements read
 
     # ------------------------------------------------ blocks
 
@@ -363,8 +382,7 @@ class _MarkdownReader:
                 stack.append(_Frame(kind, token))
                 context.check_depth(len(stack) - 1)
             elif kind.endswith("_close") and len(stack) > 1:
-                frame = stack.pop()
-                self._close(frame, stack[-1].builder)
+                self._close_to(stack, kind[: -len("_close")] + "_open")
             elif kind == "image":
                 self._image(token, top, parent)
             elif kind == "cite":
@@ -373,7 +391,7 @@ class _MarkdownReader:
                 label = self.footnote_labels.get(token.meta["id"], str(token.meta["id"] + 1))
                 top.add(FootnoteRef(label))
             elif kind == "html_inline":
-                k = self._html(children, k - 1, top, parent)
+                k = self._html(children, k - 1, stack, parent)
             else:  # a token type this reader does not know: keep whatever text it carries
                 top.text(token.content)
         while len(stack) > 1:  # unbalanced (never from markdown-it): keep the content
@@ -381,9 +399,27 @@ class _MarkdownReader:
             stack[-1].builder.extend(frame.builder.result(trim=False))
         return stack[0].builder.result()
 
+    def _close_to(self, stack: list[_Frame], kind: str) -> bool:
+        """Close the innermost open frame of ``kind``; frames opened inside it and never closed
+        give up their wrapper and keep their content. False when none is open."""
+        depth = next((d for d in range(len(stack) - 1, 0, -1) if stack[d].kind == kind), None)
+        if depth is None:
+            return False
+        while len(stack) > depth + 1:
+            frame = stack.pop()
+            stack[-1].builder.extend(frame.builder.result(trim=False))
+        self._close(stack.pop(), stack[-1].builder)
+        return True
+
     def _close(self, frame: _Frame, parent: InlineBuilder) -> None:
         children = frame.builder.result(trim=False)
-        if frame.kind == "em_open":
+        tag = frame.kind.removeprefix("html:")
+        if tag in _STRIKE_TAGS:
+            parent.add(Strike(children))
+        elif tag in _STYLE_TAGS:
+            title = tag_attributes(frame.attrs).get("title", "") if tag == "abbr" else ""
+            parent.add(Styled(tag, children, title))  # type: ignore[arg-type]
+        elif frame.kind == "em_open":
             parent.add(Emph(children))
         elif frame.kind == "strong_open":
             parent.add(Strong(children))
@@ -424,14 +460,26 @@ class _MarkdownReader:
         else:
             out.add(self.context.cite(meta["sids"]))
 
-    def _html(self, children: Sequence[Token], k: int, out: InlineBuilder, parent: Token) -> int:
-        """Inline HTML at ``children[k]``; returns the index of the next token to read."""
+    def _html(
+        self, children: Sequence[Token], k: int, stack: list[_Frame], parent: Token
+    ) -> int:
+        """Inline HTML at ``children[k]``; returns the index of the next token to read.
+
+        The safe subset becomes formatting (``<sub>`` … ``<u>``, ``<del>``/``<s>``, ``<br>``,
+        ``<code>`` whose content stays verbatim, like a code span); a citation ``<sup>`` is a
+        citation; every other tag is dropped and its text kept.
+        """
         raw = children[k].content
+        out = stack[-1].builder
         if _TASK_BOX in raw and k == 0:  # a task-list checkbox already read by _task_state
             return k + 1
         if _BR.match(raw):
             out.add(LineBreak())
             return k + 1
+        tag = _TAG.match(raw)
+        name = tag.group(2).lower() if tag else ""
+        if name == "code" and not tag.group(1):  # type: ignore[union-attr]
+            return self._raw_code(children, k, out, parent)
         opening = _SUP_OPEN.match(raw)
         if opening and is_cite_sup(attributes := tag_attributes(opening.group(1))):
             line = _line_of(parent, 0)
@@ -443,8 +491,32 @@ class _MarkdownReader:
                     return end + 1
                 self.context.warn(line, f"{raw!r} has no closing </sup>; its text is kept")
                 return k + 1
-        out.add(RawInline(raw, "html"))
+        if tag is not None and (name in _STYLE_TAGS or name in _STRIKE_TAGS):
+            if not tag.group(1):
+                stack.append(_Frame(f"html:{name}", None, attrs=tag.group(3)))
+                self.context.check_depth(len(stack) - 1)
+            else:
+                self._close_to(stack, f"html:{name}")  # a stray closing tag is dropped
         return k + 1
+
+    def _raw_code(
+        self, children: Sequence[Token], k: int, out: InlineBuilder, parent: Token
+    ) -> int:
+        """``<code>…</code>`` in markdown: its source text verbatim (tokens inside are not
+        citations, as the scanner and the audit say); unclosed, the tag is dropped."""
+        elements = raw_code_elements(parent.content)
+        index = self._code_cursor.get(id(parent), 0)
+        close = next(
+            (j for j in range(k + 1, len(children))
+             if children[j].type == "html_inline" and _CODE_CLOSE.match(children[j].content)),
+            None,
+        )
+        if close is None or index >= len(elements):
+            return k + 1
+        self._code_cursor[id(parent)] = index + 1
+        _, _, inner_start, inner_end = elements[index]
+        out.add(Code(" ".join(parent.content[inner_start:inner_end].split("\n"))))
+        return close + 1
 
 
 # ---------------------------------------------------------------- small helpers

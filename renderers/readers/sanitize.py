@@ -79,6 +79,13 @@ _STYLE_BLOCK = re.compile(r"(<style\b[^>]*>)(.*?)(</style\s*>)", re.IGNORECASE |
 _CSS_IMPORT = re.compile(r"@import\b[^;]*;?", re.IGNORECASE)
 _CSS_URL = re.compile(r"url\(\s*(?:\"([^\"]*)\"|'([^']*)'|([^)]*?))\s*\)", re.IGNORECASE)
 _CSS_ESCAPE = re.compile(r"\\[0-9a-fA-F]{1,6}\s?|\\.")
+#: An at-keyword or a function name spelled with at least one CSS escape (``@\69mport``,
+#: ``\75rl(``): decoded before filtering, or the escapes would hide it from the filters.
+_ESCAPED_NAME = re.compile(
+    r"(?P<at>@?)(?P<name>(?:[\w-]|\\[0-9a-fA-F]{1,6}\s?|\\[^\n0-9a-fA-F])*"
+    r"\\(?:[0-9a-fA-F]{1,6}\s?|[^\n0-9a-fA-F])(?:[\w-]|\\[0-9a-fA-F]{1,6}\s?|\\[^\n0-9a-fA-F])*)"
+    r"(?P<call>\(?)"
+)
 
 
 def sanitize_html(html: str, *, keep_styles: bool = False) -> str:
@@ -131,9 +138,32 @@ def _filter_attribute(tag: str, name: str, value: str) -> str | None:
 
 
 def sanitize_css(css: str) -> str:
-    """CSS without ``@import`` rules and without ``url(…)`` other than ``data:`` or relative."""
+    """CSS without ``@import`` rules and without ``url(…)`` other than ``data:`` or relative.
+
+    At-keywords and function names written with escapes are decoded first, so ``@\69mport``
+    and ``\75rl(`` meet the same filters as ``@import`` and ``url(``.
+    """
+    css = _ESCAPED_NAME.sub(_decode_name, css)
     css = _CSS_IMPORT.sub("", css)
     return _CSS_URL.sub(_css_url, css)
+
+
+def _decode_name(match: re.Match[str]) -> str:
+    """The at-keyword or function name of ``match`` without its escapes (other idents stay)."""
+    if not (match.group("at") or match.group("call")):
+        return match.group(0)  # a selector or value: escapes there are the author's business
+    name = _CSS_ESCAPE.sub(_css_unescape, match.group("name"))
+    return match.group("at") + name + match.group("call")
+
+
+def _css_unescape(match: re.Match[str]) -> str:
+    """One CSS escape decoded (CSS Syntax §4.3.7): hex digits name a code point, else the
+    escaped character stands for itself; a null or out-of-range code point is U+FFFD."""
+    body = match.group(0)[1:].rstrip(" \t\n\r\f") if len(match.group(0)) > 2 else match.group(0)[1:]
+    if re.fullmatch(r"[0-9a-fA-F]{1,6}", body):
+        code = int(body, 16)
+        return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+    return body
 
 
 def _css_url(match: re.Match[str]) -> str:

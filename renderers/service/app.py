@@ -6,11 +6,12 @@ bounded pool of worker processes (:mod:`renderers.service.pool`). A full queue a
 Each request renders into its own directory under the service's temporary root; the directory
 is removed before the response is sent and the root when the service stops.
 
-Request body (JSON): ``content`` and ``format`` (pdf, png, docx, pptx, html, md) are required;
-``sources_pool``, ``content_format``, ``title``, ``numbering``, ``strict``, ``filename`` and the
-writer options of :data:`renderers.tools.FORMAT_PROPERTIES` are optional. PNG answers page 1 by
-default; ``pages`` selects others (``[2]``, ``[1, 3]`` or ``"all"``) and several pages answer a
-zip of ``NAME-1.png``, ``NAME-2.png`` ….
+Request body (JSON): ``content`` and ``format`` (pdf, png, docx, pptx, html, md; ``markdown``
+and ``htm`` too) are required; ``sources_pool``, ``filename`` and every option the option spec
+offers to the service (:func:`renderers.tools.option_properties`) are optional. PNG answers page
+1 by default; ``pages`` selects others (``[2]``, ``[1, 3]`` or ``"all"``) and several pages
+answer a zip of ``NAME-1.png``, ``NAME-2.png`` …. Errors answer ``{"error", "field", "code"}``
+with the status :data:`HTTP_STATUS` gives the error's code.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from citations.errors import CitationError
-from renderers.errors import RenderError
+from citations.chars import clean_text
+from citations.errors import CodedError, ErrorCode
+from renderers.formats import BY_NAME, EXTENSIONS
 from renderers.service.pool import (
     JobRaised,
     JobTimeout,
@@ -58,17 +60,25 @@ from renderers.service.requests import (
     parse_render_request,
     read_json_object,
 )
-from renderers.tools import EXTENSIONS, classify_error
 from renderers.writers.html.templating import templates_dir
 
 CONTENT_TYPES: dict[str, str] = {
-    "pdf": "application/pdf",
-    "png": "image/png",
-    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-    "html": "text/html; charset=utf-8",
-    "md": "text/markdown; charset=utf-8",
+    **{f.name: f.media_type for f in BY_NAME.values()},
     "zip": "application/zip",
+}
+#: The HTTP status of each error code (a client's mistake is 4xx; only bugs are 500).
+HTTP_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.INVALID_ARGUMENT: 400,
+    ErrorCode.INVALID_PATH: 400,
+    ErrorCode.UNKNOWN_TOOL: 400,
+    ErrorCode.INVALID_INPUT: 422,
+    ErrorCode.INVALID_SOURCES_POOL: 422,
+    ErrorCode.INVALID_CITATION: 422,
+    ErrorCode.RESOURCE_REFUSED: 422,
+    ErrorCode.LIMIT_EXCEEDED: 422,
+    ErrorCode.STRICT_FAILED: 422,
+    ErrorCode.WRITE_FAILED: 500,
+    ErrorCode.INTERNAL: 500,
 }
 _JOB_STEM = "document"
 #: Imported once by the fork server, so every (replacement) worker starts with them loaded.
@@ -84,7 +94,6 @@ PRELOAD_MODULES = (
     "renderers.writers.markdown",
 )
 _MAX_FILENAME = 120
-
 
 
 # --- the job that runs in a worker process -------------------------------------------------
@@ -108,9 +117,10 @@ class JobOutcome:
     paths: list[str] = field(default_factory=list)
     sources_used: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     error: str = ""
-    code: str = ""
+    code: ErrorCode = ErrorCode.INTERNAL
     where: str = ""
 
 
@@ -126,9 +136,8 @@ def render_job(job: RenderJob) -> JobOutcome:
         results = render(
             job.content, job.out_dir, name=_JOB_STEM, formats=[job.format], **job.kwargs
         )
-    except (RenderError, CitationError) as exc:
-        code, where = classify_error(exc)
-        return JobOutcome(ok=False, error=str(exc), code=code, where=where)
+    except CodedError as exc:
+        return JobOutcome(ok=False, error=str(exc), code=exc.code, where=exc.field)
     result = results[0]
     paths = [str(p) for p in (getattr(result, "paths", None) or [result.path])]
     return JobOutcome(
@@ -136,6 +145,7 @@ def render_job(job: RenderJob) -> JobOutcome:
         paths=paths,
         sources_used=[_sid_of(item) for item in result.sources_used],
         warnings=[str(w) for w in result.warnings],
+        diagnostics=[d.to_dict() for d in result.diagnostics],
         stats=json.loads(json.dumps(dict(result.stats), default=str)),
     )
 
@@ -171,10 +181,17 @@ def warm_worker() -> None:
 # --- HTTP helpers -----------------------------------------------------------------------------
 
 
-def _error(status: int, message: str, where: str = "", **headers: str) -> JSONResponse:
-    body: dict[str, Any] = {"error": message}
+def _error(
+    status: int,
+    message: str,
+    where: str = "",
+    code: ErrorCode | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    body: dict[str, Any] = {"error": clean_text(message)}
     if where:
-        body["field"] = where
+        body["field"] = clean_text(where)
+    body["code"] = str(code or (ErrorCode.INVALID_ARGUMENT if status < 500 else ErrorCode.INTERNAL))
     return JSONResponse(body, status_code=status, headers=headers or None)
 
 
@@ -284,7 +301,7 @@ class ExportService:
         try:
             parsed = parse_render_request(await read_json_object(request, self.max_body_bytes))
         except RequestProblem as problem:
-            return _error(problem.status, problem.message, problem.field)
+            return _error(problem.status, problem.message, problem.field, problem.code)
         return await self._render_payload(parsed, request)
 
     async def _render_payload(self, parsed: RenderRequest, request: Request) -> Response:
@@ -300,18 +317,19 @@ class ExportService:
             )
             self._mean_job_s = 0.8 * self._mean_job_s + 0.2 * (time.monotonic() - started)
             if not outcome.ok:
-                return _error(422, f"{outcome.where or 'content'}: {outcome.error}",
-                              outcome.where or "content")
+                where = outcome.where or "content"
+                return _error(HTTP_STATUS[outcome.code], f"{where}: {outcome.error}", where,
+                              outcome.code)
             return self._answer(outcome, fmt, parsed.stem, request)
         except PoolFull as exc:
             retry = max(1, math.ceil(self._mean_job_s * (self.queue_limit + 1) / self.workers))
-            return _error(503, f"busy: {exc}; retry later", **{"Retry-After": str(retry)})
+            return _error(503, f"busy: {exc}; retry later", headers={"Retry-After": str(retry)})
         except JobTimeout as exc:
             return _error(504, f"render timed out: {exc}")
         except (WorkerDied, JobRaised) as exc:
             return _error(500, f"render failed: {exc}")
         except PoolError as exc:
-            return _error(503, f"unavailable: {exc}", **{"Retry-After": "1"})
+            return _error(503, f"unavailable: {exc}", headers={"Retry-After": "1"})
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
 
@@ -336,6 +354,7 @@ class ExportService:
                 "filename": ascii_name,
                 "sources_used": outcome.sources_used,
                 "warnings": outcome.warnings,
+                "diagnostics": outcome.diagnostics,
                 "stats": outcome.stats,
                 "content_base64": base64.b64encode(data).decode("ascii"),
             })
@@ -411,7 +430,8 @@ def openapi_spec() -> dict[str, Any]:
     """OpenAPI 3.1 document for the service, built from :data:`REQUEST_SCHEMA`."""
     error = {"content": {"application/json": {"schema": {
         "type": "object",
-        "properties": {"error": {"type": "string"}, "field": {"type": "string"}},
+        "properties": {"error": {"type": "string"}, "field": {"type": "string"},
+                       "code": {"type": "string", "enum": [str(c) for c in ErrorCode]}},
         "required": ["error"],
     }}}}
     files = {CONTENT_TYPES[k]: {"schema": {"type": "string", "format": "binary"}}
@@ -421,6 +441,7 @@ def openapi_spec() -> dict[str, Any]:
         "content_type": {"type": "string"}, "filename": {"type": "string"},
         "sources_used": {"type": "array", "items": {"type": "integer"}},
         "warnings": {"type": "array", "items": {"type": "string"}},
+        "diagnostics": {"type": "array", "items": {"type": "object"}},
         "stats": {"type": "object"}, "content_base64": {"type": "string"},
     }}
     from renderers.service.jobs import job_openapi_paths
@@ -482,7 +503,8 @@ def docs_page() -> str:
         "(<code>Content-Disposition: attachment</code>, <code>X-Sources-Used</code>); "
         "send <code>Accept: application/json</code> for a JSON envelope with the file in "
         "base64. <code>GET /healthz</code> reports the worker pool. "
-        "Errors answer <code>{\"error\": …, \"field\": …}</code>: 400 bad field, 413 too large, "
+        "Errors answer <code>{\"error\": …, \"field\": …, \"code\": …}</code>: "
+        "400 bad field, 413 too large, "
         "415 not JSON, 422 refused content, 503 busy (Retry-After), 504 time limit.</p>"
         "<h2>Request fields</h2><table><thead><tr><th>field</th><th>type</th>"
         "<th>accepted</th><th>meaning</th></tr></thead><tbody>"

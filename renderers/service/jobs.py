@@ -32,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from citations.errors import ErrorCode
 from renderers.service.app import _error, content_disposition, zip_pages
 from renderers.service.pool import JobRaised, JobTimeout, PoolError, PoolFull, WorkerDied
 from renderers.service.requests import RequestProblem, parse_render_request, read_json_object
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     from renderers.workers.jobstate import RedisBoard
 
 _JOB_ID = re.compile(r"[0-9a-f]{64}")
+_RETRY = {"Retry-After": "5"}
 #: Jobs waiting for the local pool (no broker) beyond which ``POST /jobs`` answers 503.
 MAX_LOCAL_JOBS = 256
 #: How long a local job waits for a free worker before it fails as ``busy``.
@@ -174,18 +176,18 @@ class JobsAPI:
             if webhook is not None:
                 webhook = self.webhooks.check(webhook)
         except RequestProblem as problem:
-            return _error(problem.status, problem.message, problem.field)
+            return _error(problem.status, problem.message, problem.field, problem.code)
         except WebhookRefused as refused:
             return _error(400, str(refused), "webhook")
         if self.config.broker is None and len(self._local) >= MAX_LOCAL_JOBS:
             return _error(503, f"busy: {len(self._local)} jobs are waiting; retry later",
-                          **{"Retry-After": "5"})
+                          headers=_RETRY)
         try:
             submission = await asyncio.to_thread(
                 lambda: submit(parsed, board=self.board, store=self.store(),
                                enqueue=self._enqueue, webhook=webhook or ""))
         except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", **{"Retry-After": "5"})
+            return _error(503, f"unavailable: {exc}", headers=_RETRY)
         state = submission.state
         return JSONResponse(state.public(), status_code=200 if state.status == "done" else 202,
                             headers={"Location": f"/jobs/{state.id}"})
@@ -225,7 +227,7 @@ class JobsAPI:
             return _error(410, f"job {found.id}: the artifact {missing} is no longer in the "
                                "store; submit the request again", "job_id")
         except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", **{"Retry-After": "5"})
+            return _error(503, f"unavailable: {exc}", headers=_RETRY)
         return Response(data, media_type=result["content_type"], headers=headers)
 
     async def sources_used(self, request: Request) -> Response:
@@ -233,7 +235,7 @@ class JobsAPI:
         try:
             text = await asyncio.to_thread(lambda: sources_used_text(self.store()))
         except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", **{"Retry-After": "5"})
+            return _error(503, f"unavailable: {exc}", headers=_RETRY)
         return Response(text, media_type="application/json",
                         headers={"Cache-Control": "no-store"})
 
@@ -245,7 +247,7 @@ class JobsAPI:
         try:
             state = await asyncio.to_thread(self._lookup, job_id)
         except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", **{"Retry-After": "5"})
+            return _error(503, f"unavailable: {exc}", headers=_RETRY)
         if state is None:
             return _error(404, f"no job {job_id}", "job_id")
         return state
@@ -308,7 +310,7 @@ class JobsAPI:
             except JobTimeout as exc:
                 finished = failure("time_limit", f"render timed out: {exc}")
             except (WorkerDied, JobRaised) as exc:
-                finished = failure("render_failed", f"render failed: {exc}")
+                finished = failure(str(ErrorCode.INTERNAL), f"render failed: {exc}")
             except PoolError as exc:
                 finished = failure("unavailable", f"unavailable: {exc}")
             break

@@ -18,22 +18,22 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from starlette.requests import ClientDisconnect, Request
 
+from citations.errors import ErrorCode
+from renderers.errors import OptionError
+from renderers.formats import FORMAT_NAMES, normalize_format
+from renderers.options import PARAMETERS
 from renderers.tools import (
-    COMMON_PROPERTIES,
-    EXTENSIONS,
-    FORMAT_PROPERTIES,
+    INPUT_PROPERTIES,
+    option_properties,
     render_kwargs,
     validation_problem,
 )
 
-FORMAT_ALIASES = {"markdown": "md", "htm": "html", "jpg": "png"} | {f: f for f in EXTENSIONS}
-
-_writer_options: dict[str, Any] = {}
-for _props in FORMAT_PROPERTIES.values():
-    _writer_options.update(_props)
-_writer_options["pages"] = {
+_options = option_properties("service")
+_options["pages"] = {
     "description": 'PNG pages: a list of 1-based page numbers or "all" (default [1]).',
-    "anyOf": [FORMAT_PROPERTIES["png"]["pages"], {"const": "all"}],
+    "anyOf": [{k: v for k, v in _options["pages"].items() if k != "description"},
+              {"const": "all"}],
 }
 
 REQUEST_SCHEMA: dict[str, Any] = {
@@ -41,32 +41,36 @@ REQUEST_SCHEMA: dict[str, Any] = {
     "properties": {
         "format": {
             "type": "string",
-            "enum": sorted(FORMAT_ALIASES),
-            "description": "Output format: pdf, png, docx, pptx, html or md ('markdown').",
+            "enum": sorted(FORMAT_NAMES),
+            "description": "Output format: pdf, png, docx, pptx, html or md ('markdown', 'htm').",
         },
         "filename": {
             "type": "string",
             "maxLength": 200,
             "description": "Download name without extension (default: the title, else 'report').",
         },
-        **COMMON_PROPERTIES,
-        "content": {**COMMON_PROPERTIES["content"], "minLength": 1},
-        **_writer_options,
+        **INPUT_PROPERTIES,
+        "content": {**INPUT_PROPERTIES["content"], "minLength": 1},
+        **_options,
     },
     "required": ["content", "format"],
     "additionalProperties": False,
 }
 _REQUEST_VALIDATOR = Draft202012Validator(REQUEST_SCHEMA)
+#: What an option left out means, so a request that spells out a default has the same key.
+_SERVICE_DEFAULTS = {p.name: p.default for p in PARAMETERS if p.offered_on("service")}
 
 
 class RequestProblem(Exception):
-    """A request the service refuses: the HTTP status, the message and the field it names."""
+    """A request the service refuses: the HTTP status, the message, the field and the code."""
 
-    def __init__(self, status: int, message: str, field: str = "") -> None:
+    def __init__(self, status: int, message: str, field: str = "",
+                 code: ErrorCode | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.field = field
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -96,9 +100,10 @@ class RenderRequest:
             "content": self.content,
             "format": self.format,
             "stem": self.stem,
-            "options": self.kwargs,
+            "options": {**_SERVICE_DEFAULTS, **self.kwargs},
         }
-        text = json.dumps(canonical, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+        text = json.dumps(canonical, sort_keys=True, ensure_ascii=True, separators=(",", ":"),
+                          default=repr)
         return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
@@ -141,14 +146,19 @@ async def read_json_object(request: Request, max_bytes: int) -> dict[str, Any]:
 
 def parse_render_request(payload: dict[str, Any]) -> RenderRequest:
     """Check ``payload`` against :data:`REQUEST_SCHEMA`; RequestProblem (400) naming the field."""
+    try:
+        if "format" in payload:
+            normalize_format(payload["format"])
+    except OptionError as exc:  # jpg, jpeg: the hint says to ask for png
+        raise RequestProblem(400, str(exc), exc.field, exc.code) from None
     problem = validation_problem(_REQUEST_VALIDATOR, payload)
     if problem is not None:
         where, message = problem
         raise RequestProblem(400, f"{where or 'body'}: {message}", where or "body")
-    fmt = FORMAT_ALIASES[payload["format"]]
+    fmt = FORMAT_NAMES[payload["format"]]
     if "\x00" in payload["content"]:
         raise RequestProblem(400, "content: holds a NUL character", "content")
-    kwargs = render_kwargs({k: v for k, v in payload.items() if k != "pages"})
+    kwargs = render_kwargs({k: v for k, v in payload.items() if k != "pages"}, "service")
     if fmt == "png":
         pages = payload.get("pages", [1])
         kwargs["pages"] = None if pages == "all" else tuple(pages)

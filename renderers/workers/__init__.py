@@ -23,4 +23,5 @@ def queue_for(fmt: str) -> str:
     for queue, formats in QUEUES.items():
         if fmt in formats:
             return queue
-    raise WorkerSetupError(f"format {fmt!r} has no queue; accepted: {', '.join(QUEUES)}")
+    raise WorkerSetupError(f"format {fmt!r} has no queue; accepted: {', '.join(QUEUES)}",
+                           field="format")

@@ -20,17 +20,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citations.store import ArtifactRecord, SourcesUsedStore
-from renderers.cli import (
+from renderers.cli_batch import Job, Outcome, Reporter
+from renderers.cli_errors import (
     EXIT_BAD_INPUT,
     EXIT_PROBLEMS,
-    Job,
-    Outcome,
-    Reporter,
     describe,
     fail,
-    is_user_error,
+    is_input_error,
     one_line,
 )
+from renderers.options import PARAMS
 from renderers.workers.errors import BrokerUnavailable, StoreUnavailable, WorkerSetupError
 from renderers.workers.jobstate import JobState
 
@@ -72,10 +71,9 @@ def run_remote_batch(
 ) -> list[Outcome]:
     """Render ``jobs`` on the workers behind ``broker``; the outcomes in input order."""
     for job in jobs:
-        for option in ("reference_docx", "reference_pptx"):
-            if job.kwargs.get(option) is not None:
-                flag = "--" + option.replace("_", "-")
-                raise fail(flag, f"{flag} is not sent to remote workers; render locally")
+        for option in _local_only(job.kwargs):
+            flag = "--" + option.replace("_", "-")
+            raise fail(flag, f"{flag} is not sent to remote workers; render locally")
     try:
         board, queue, store = _connect(broker, store_url)
     except (WorkerSetupError, BrokerUnavailable, StoreUnavailable) as exc:
@@ -116,6 +114,20 @@ def _connect(broker: str, store_url: str | None) -> tuple[RedisBoard, CeleryQueu
     return board, queue, open_store(url)
 
 
+def _local_only(kwargs: dict[str, Any]) -> list[str]:
+    """The options given that a request cannot carry (limits only when not the defaults)."""
+    found = []
+    for name, value in kwargs.items():
+        if PARAMS[name].offered_on("service"):
+            continue
+        if name == "limits" and isinstance(value, dict):
+            defaults = PARAMS["limits"].default
+            found += [key for key, given in value.items() if getattr(defaults, key) != given]
+        else:
+            found.append(name)
+    return found
+
+
 def request_body(job: Job) -> dict[str, Any]:
     """The ``POST /render`` body of one input, without its format (user errors propagate)."""
     from citations.pool import SourcePool
@@ -125,16 +137,22 @@ def request_body(job: Job) -> dict[str, Any]:
     body: dict[str, Any] = {
         "content": decode_content(path.read_bytes(), job.input),
         "sources_pool": SourcePool.load(job.pool).rows(),
-        "numbering": job.kwargs.get("numbering", "appearance"),
-        "strict": bool(job.kwargs.get("strict", False)),
+        **{name: _json_value(value) for name, value in job.kwargs.items()
+           if PARAMS[name].offered_on("service")},
     }
     content_format = job.content_format or content_format_for(path)
     if content_format is not None:
         body["content_format"] = content_format
-    for option in ("title", "page_size", "dpi", "slide_level"):
-        if job.kwargs.get(option) is not None:
-            body[option] = job.kwargs[option]
     return body
+
+
+def _json_value(value: Any) -> Any:
+    """An option value as JSON carries it (tuples as lists, enums and paths as text)."""
+    if isinstance(value, tuple | list | set | frozenset):
+        return [_json_value(item) for item in value]
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    return str(value)
 
 
 def _submit_all(
@@ -158,7 +176,7 @@ def _submit_all(
         except RequestProblem as problem:
             _failed(progress[job.input], reporter, problem.message, EXIT_BAD_INPUT)
         except Exception as exc:
-            if not is_user_error(exc) or isinstance(exc, BrokerUnavailable | StoreUnavailable):
+            if not is_input_error(exc) or isinstance(exc, BrokerUnavailable | StoreUnavailable):
                 raise
             _failed(progress[job.input], reporter, describe(exc), EXIT_BAD_INPUT)
     return pending
@@ -242,6 +260,8 @@ def _fetch(item: _Pending, state: JobState, store: ArtifactStore, entry: _Progre
     outcome = entry.outcome
     if not outcome.sources_used:
         outcome.sources_used = list(result.get("sources_used", []))
+        stats = result.get("stats", {})
+        outcome.sources_cited = int(stats.get("sources", len(outcome.sources_used)))
     outcome.warnings = list(dict.fromkeys([*outcome.warnings, *result.get("warnings", []),
                                            *warnings]))
     entry.finished[item.fmt] = [str(p) for p in paths]

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from citations.errors import ErrorCode
 from renderers.workers import QUEUES, queue_for
 from renderers.workers.errors import BrokerUnavailable, WorkerSetupError, redact_url
 from renderers.workers.execute import (
@@ -94,7 +95,8 @@ def check_broker_url(url: str) -> str:
     """``url`` if it is a Redis URL, else :class:`WorkerSetupError`."""
     if not url.startswith(("redis://", "rediss://", "unix://")):
         raise WorkerSetupError(
-            f"broker {redact_url(url)!r}: accepted: redis://HOST:PORT/DB (or rediss://, unix://)"
+            f"broker {redact_url(url)!r}: accepted: redis://HOST:PORT/DB (or rediss://, unix://)",
+            field="broker",
         )
     return url
 
@@ -104,7 +106,7 @@ def _celery_class() -> type[Celery]:
         from celery import Celery
     except ImportError as exc:
         raise WorkerSetupError(
-            "the broker needs Celery and redis: pip install 'citerender[workers]'"
+            "the broker needs Celery and redis: pip install 'citerender[workers]'", field="broker"
         ) from exc
     return Celery
 
@@ -210,7 +212,7 @@ def run_render_task(
                                          f"{settings.soft_time_limit_s} s")
     except Exception as exc:
         log.exception("job %s failed", queued.id)
-        finished = failure("render_failed", f"{type(exc).__name__}: {exc}")
+        finished = failure(str(ErrorCode.INTERNAL), f"{type(exc).__name__}: {exc}")
     complete(board, store, started, finished, webhooks)
 
 

@@ -76,7 +76,7 @@ def worker(
     loglevel: Annotated[str, typer.Option("--loglevel", help="Log level.")] = "INFO",
 ) -> None:
     """Run a render worker: take jobs from the broker, write artifacts to the store."""
-    from renderers.cli import BadInput, fail, user_errors
+    from renderers.cli_errors import BadInput, fail, reading
     from renderers.workers.celery_app import WorkerSettings, make_celery
     from renderers.workers.jobstate import RedisBoard
     from renderers.workers.stores import open_store
@@ -87,10 +87,10 @@ def worker(
         if unknown or not chosen:
             raise BadInput("--queues", f"unknown queue {unknown[:1] or chosen!r}; accepted: "
                                        f"{', '.join(QUEUES)}")
-        with user_errors("--store"):
+        with reading("--store"):
             target = open_store(store)
             target.check()
-        with user_errors("--broker"):
+        with reading("--broker"):
             settings = WorkerSettings(
                 broker=broker, store=target.url, soft_time_limit_s=soft_time_limit,
                 time_limit_s=time_limit, max_tasks_per_child=max_tasks_per_child,

@@ -9,19 +9,28 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
+from citations.errors import ErrorCode
 from renderers.errors import RenderError
 
 
 class WorkerSetupError(RenderError):
     """A broker or store URL, or another worker setting, is not acceptable."""
 
+    default_code = ErrorCode.INVALID_ARGUMENT
+    default_field = "store"
+
 
 class StoreUnavailable(RenderError):
     """The artifact store could not be read or written (unreachable, refused, full)."""
 
+    default_code = ErrorCode.WRITE_FAILED
+    default_field = "store"
+
 
 class BrokerUnavailable(RenderError):
     """The broker (Redis) could not be reached, so no job can be queued or looked up."""
+
+    default_field = "broker"
 
 
 def redact_url(url: str) -> str:

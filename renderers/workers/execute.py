@@ -26,6 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from citations.errors import ErrorCode
 from citations.store import SourcesUsedStore
 from renderers.workers.jobstate import JobBoard, JobState, load_result, save_result
 from renderers.workers.provenance import write_records
@@ -69,20 +70,20 @@ def store_for(url: str) -> ArtifactStore:
 
 def render_to_store(job: StoreJob) -> Finished:
     """Render ``job`` and write its artifacts and provenance records to its store."""
+    from renderers.formats import EXTENSIONS
     from renderers.service.app import CONTENT_TYPES, RenderJob, download_names, render_job
     from renderers.service.requests import RequestProblem, parse_render_request
-    from renderers.tools import EXTENSIONS
 
     try:
         request = parse_render_request(job.payload)
     except RequestProblem as problem:
-        return failure("invalid_request", problem.message, problem.field)
+        return failure(str(problem.code or ErrorCode.INVALID_ARGUMENT), problem.message,
+                       problem.field)
     store = store_for(job.store_url)
     with tempfile.TemporaryDirectory(prefix="citerender-job-") as tmp:
         outcome = render_job(RenderJob(request.content, tmp, request.format, request.kwargs))
         if not outcome.ok:
-            return failure(outcome.code or "render_failed", outcome.error,
-                           outcome.where or "content")
+            return failure(str(outcome.code), outcome.error, outcome.where or "content")
         local = {record.filename: record for record in SourcesUsedStore(tmp).read()}
         keys: list[str] = []
         records = []
@@ -100,6 +101,7 @@ def render_to_store(job: StoreJob) -> Finished:
         "filename": download_names(request.stem, ext)[0],
         "sources_used": outcome.sources_used,
         "warnings": outcome.warnings,
+        "diagnostics": outcome.diagnostics,
         "stats": outcome.stats,
         "artifacts": keys,
         "provenance": [record.to_dict() for record in records],

@@ -9,6 +9,7 @@ than any backtick run it contains.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from urllib.parse import quote
@@ -38,6 +39,7 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -49,6 +51,7 @@ from renderers.document import (
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
+from renderers.writers import Artifact, WriteSource
 
 AUTHOR_NOTE_PREFIX = "note-"
 
@@ -75,6 +78,11 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         chunks.append("\n".join(sources_definition(entry) for entry in rdoc.entries))
     text = "\n\n".join(chunk for chunk in chunks if chunk)
     return text + "\n" if text else ""
+
+
+def markdown_artifact(source: WriteSource) -> Artifact:
+    """The Markdown writer's artifact (for the writer registry)."""
+    return Artifact.of_text(markdown_text(source.rdoc, source.options))
 
 
 def sources_definition(entry: SourceEntry) -> str:
@@ -146,9 +154,11 @@ _PRINTABLE_ASCII = "".join(chr(c) for c in range(33, 127))
 
 
 def _destination(url: str) -> str:
-    """A link destination: spaces, non-ASCII percent-encoded; brackets, backslashes escaped."""
+    """A link destination that a CommonMark reader decodes to exactly ``url``: spaces and
+    non-ASCII percent-encoded; brackets, backslashes and ``&`` escaped (an unescaped ``&#x6A;``
+    would decode to ``j`` and turn a checked relative path into ``javascript:``)."""
     cleaned = quote(url, safe=_PRINTABLE_ASCII)
-    return re.sub(r"([\\()<>])", r"\\\1", cleaned)
+    return re.sub(r"([\\()<>&])", r"\\\1", cleaned)
 
 
 def _link_title(title: str) -> str:
@@ -215,6 +225,10 @@ class _InlineWriter:
                 self._wrap("**", children)
             case Strike(children):
                 self._wrap("~~", children)
+            case Styled(style, children, title):
+                # CommonMark carries these as inline HTML: the closed set of safe tags.
+                attrs = f' title="{html.escape(title, quote=True)}"' if title else ""
+                self._wrap(f"<{style}{attrs}>", children, f"</{style}>")
             case Code(text):
                 self.emit(code_span(text, table=self.table))
             case Link(url, children, title):
@@ -264,7 +278,7 @@ class _InlineWriter:
             deferred=self.deferred if deferred is None else deferred,
         )
 
-    def _wrap(self, delimiter: str, children: tuple[Inline, ...]) -> None:
+    def _wrap(self, delimiter: str, children: tuple[Inline, ...], closing: str = "") -> None:
         inner = self._child()
         inner.inlines(children)
         body = inner.text()
@@ -274,7 +288,7 @@ class _InlineWriter:
         if lead and not self._line_start:
             self.emit(lead)
         if core:
-            self.emit(f"{delimiter}{core}{delimiter}")
+            self.emit(f"{delimiter}{core}{closing or delimiter}")
         if trail:
             self.emit(trail)
 

@@ -6,8 +6,22 @@ import datetime as dt
 import io
 import os
 import zipfile
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from renderers.errors import OptionError
+
+T = TypeVar("T")
+
+#: Bounds on a reference DOCX/PPTX (a template users hand us): its size on disk, how many
+#: parts it may hold, and how large any one part and all parts together may unpack to.
+#: python-docx and python-pptx read every part into memory and copy media into the output,
+#: so without them a 1.5 MB zip bomb costs gigabytes.
+MAX_REFERENCE_BYTES = 50 * 1024 * 1024
+MAX_REFERENCE_PARTS = 2_000
+MAX_REFERENCE_PART_BYTES = 64 * 1024 * 1024
+MAX_REFERENCE_TOTAL_BYTES = 160 * 1024 * 1024
 
 #: Zip entry timestamp used when SOURCE_DATE_EPOCH is not set (zip cannot store dates before 1980).
 DEFAULT_EPOCH = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
@@ -116,3 +130,44 @@ def normalize_zip(data: bytes) -> bytes:
     """Re-pack an existing OOXML zip as :func:`write_package` writes it (same bytes)."""
     with zipfile.ZipFile(io.BytesIO(data)) as source:
         return write_package({name: source.read(name) for name in source.namelist()})
+
+
+def open_reference(path: Path, option: str, kind: str, opener: Callable[[str], T]) -> T:
+    """Open the reference package ``path`` (the value of ``option``) with ``opener`` after
+    checking its bounds; any failure becomes an :class:`OptionError` naming the option.
+
+    Zip entries cannot unpack past their declared size (``zipfile`` stops there and the CRC
+    check fails), so the declared sizes bound what the libraries will read.
+    """
+    name = f"{option} {str(path)!r}"
+    accepted = (
+        f"accepted: a {kind} of at most {MAX_REFERENCE_BYTES // 2**20} MB whose parts unpack "
+        f"to at most {MAX_REFERENCE_PART_BYTES // 2**20} MB each"
+    )
+
+    def refuse(problem: str) -> OptionError:
+        return OptionError(f"{name} {problem}; {accepted}", field=option)
+
+    try:
+        size = path.stat().st_size
+        if size > MAX_REFERENCE_BYTES:
+            raise refuse(f"is {size:,} bytes")
+        with zipfile.ZipFile(path) as package:
+            members = package.infolist()
+    except OptionError:
+        raise
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
+        raise refuse(f"is not a readable {kind} ({exc})") from exc
+    if len(members) > MAX_REFERENCE_PARTS:
+        raise refuse(f"holds {len(members):,} parts")
+    largest = max(members, key=lambda m: m.file_size, default=None)
+    if largest is not None and largest.file_size > MAX_REFERENCE_PART_BYTES:
+        raise refuse(f"has part {largest.filename!r}, which unpacks to {largest.file_size:,} bytes")
+    if sum(m.file_size for m in members) > MAX_REFERENCE_TOTAL_BYTES:
+        raise refuse(f"unpacks to more than {MAX_REFERENCE_TOTAL_BYTES // 2**20} MB in all")
+    try:
+        return opener(str(path))
+    except MemoryError:
+        raise
+    except Exception as exc:  # the libraries raise a dozen types for broken packages
+        raise refuse(f"could not be opened as a {kind} ({type(exc).__name__}: {exc})") from exc

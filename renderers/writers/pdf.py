@@ -1,13 +1,18 @@
-"""The PDF writer: WeasyPrint on our HTML, resources through the sandbox, deterministic bytes."""
+"""The PDF writer: WeasyPrint on our HTML, resources through the sandbox, deterministic bytes.
+
+The only module that imports WeasyPrint: its ``url_fetcher`` seam is :class:`SandboxFetcher`,
+an adapter over the pure :mod:`renderers.sandbox`.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import pydyf
@@ -15,16 +20,56 @@ from fontTools.misc.timeTools import timestampSinceEpoch
 from fontTools.ttLib.tables import _h_e_a_d
 from weasyprint import CSS, HTML
 from weasyprint.document import Document as WeasyDocument
-from weasyprint.urls import path2url
+from weasyprint.urls import URLFetcher, URLFetcherResponse, path2url
 
-from renderers.errors import LimitError
+from renderers.diagnostics import Code, Diagnostic
+from renderers.errors import LimitError, ResourceError
 from renderers.options import PageSize, RenderOptions
-from renderers.sandbox import SandboxFetcher, allowed_dirs
+from renderers.sandbox import Sandbox, allowed_dirs
+from renderers.writers import Artifact, WriteSource
 from renderers.writers.html.templating import PAGE_SIZES
 from renderers.writers.ooxml import build_timestamp
 
 GENERATOR = "citerender"
 LOGGER = logging.getLogger(__name__)
+
+
+class SandboxFetcher(URLFetcher):  # type: ignore[misc]
+    """A WeasyPrint (≥ 70) URL fetcher that serves only what the sandbox allows.
+
+    Every refusal raises, so WeasyPrint logs a warning and skips the resource; each refusal is
+    also kept in :attr:`refused`, which the writer returns as its diagnostics.
+    """
+
+    def __init__(
+        self, allowed_dirs: Sequence[Path], *, max_image_pixels: int = 50_000_000
+    ) -> None:
+        super().__init__(timeout=1, allowed_protocols=("data", "file"), allow_redirects=False)
+        self.sandbox = Sandbox(allowed_dirs)
+        self.max_image_pixels = max_image_pixels
+        self.refused: list[Diagnostic] = []
+
+    @classmethod
+    def for_options(cls, options: RenderOptions) -> SandboxFetcher:
+        """The fetcher for a render with ``options`` (allowed dirs and pixel limit)."""
+        return cls(allowed_dirs(options), max_image_pixels=options.limits.max_image_pixels)
+
+    def fetch(self, url: str, headers: Any = None) -> URLFetcherResponse:
+        """Serve ``url`` from the sandbox or raise :class:`ResourceError`."""
+        try:
+            data, mime = self.sandbox.load_resource(url, self.max_image_pixels)
+        except ResourceError as exc:
+            shown = url[:80] + ("…" if len(url) > 80 else "")
+            self.refused.append(
+                Diagnostic(Code.RESOURCE_REFUSED, f"pdf: resource not loaded: {exc}", file=shown)
+            )
+            LOGGER.warning("%s", exc)
+            raise
+        return URLFetcherResponse(url, data, {"Content-Type": mime})
+
+    def open(self, url: Any, data: Any = None, timeout: Any = None) -> URLFetcherResponse:
+        """Never let urllib's opener machinery run: everything goes through :meth:`fetch`."""
+        return self.fetch(url if isinstance(url, str) else url.full_url)
 
 
 def _base_url(options: RenderOptions) -> str | None:
@@ -69,9 +114,11 @@ def _render_options(options: RenderOptions) -> dict[str, Any]:
     }
 
 
-def pdf_document(html: str, options: RenderOptions) -> WeasyDocument:
+def pdf_document(
+    html: str, options: RenderOptions, fetcher: SandboxFetcher | None = None
+) -> WeasyDocument:
     """Lay out ``html`` (sandboxed fetcher, base URL inside the base directory) and set metadata."""
-    fetcher = SandboxFetcher.for_options(options)
+    fetcher = fetcher or SandboxFetcher.for_options(options)
     document = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher).render(
         **_render_options(options)
     )
@@ -138,3 +185,15 @@ def pdf_bytes(html: str, options: RenderOptions) -> bytes:
     """The PDF of ``html``: A4 (or Letter), title/author metadata, links, bookmarks, no dates
     unless ``SOURCE_DATE_EPOCH`` is set, byte-identical for identical input."""
     return write_document(pdf_document(html, options), options)
+
+
+def pdf_artifact(source: WriteSource) -> Artifact:
+    """The PDF writer: the pages it laid out, and every resource its sandbox refused."""
+    options = source.options
+    fetcher = SandboxFetcher.for_options(options)
+    document = pdf_document(source.print_html(), options, fetcher)
+    return Artifact(
+        (write_document(document, options),),
+        stats={"pages": len(document.pages)},
+        diagnostics=tuple(fetcher.refused),
+    )

@@ -19,8 +19,9 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 from isal import isal_zlib
 
-from renderers.errors import InputError, LimitError
+from renderers.errors import LimitError, OptionError
 from renderers.options import RenderOptions
+from renderers.writers import Artifact, WriteSource
 
 #: ISA-L deflate level (0–3): 1 gives files ~15 % smaller than 0 for ~10 % more time.
 COMPRESS_LEVEL = 1
@@ -40,8 +41,9 @@ def select_pages(page_count: int, pages: tuple[int, ...] | None) -> list[int]:
         return list(range(page_count))
     bad = [p for p in pages if not 1 <= p <= page_count]
     if bad:
-        raise InputError(
-            f"pages={list(pages)}: page {bad[0]} does not exist; accepted are 1..{page_count}"
+        raise OptionError(
+            f"pages={list(pages)}: page {bad[0]} does not exist; accepted are 1..{page_count}",
+            field="pages",
         )
     return [p - 1 for p in dict.fromkeys(pages)]
 
@@ -124,3 +126,10 @@ def png_pages(pdf: bytes, options: RenderOptions) -> list[bytes]:
         return out
     finally:
         document.close()
+
+
+def png_artifact(source: WriteSource) -> Artifact:
+    """The PNG writer: a file per selected page of the render's PDF (whose diagnostics, such as
+    refused resources, pass on to the pages)."""
+    pages = png_pages(source.artifact("pdf").data, source.options)
+    return Artifact(tuple(pages), stats={"pages": len(pages)})

@@ -11,7 +11,7 @@ from citations.pool import SourcePool
 
 KEYS = {
     "cited_sids", "unknown_sids", "usage_sids", "in_code_sids", "orphaned_sids",
-    "invalid_tokens", "numbers", "coverage", "ok",
+    "invalid_tokens", "numbers", "coverage", "contiguous", "ok",
 }
 
 MARKDOWN = """# Energy [[S:1]]

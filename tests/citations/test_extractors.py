@@ -45,7 +45,7 @@ def test_web_fetch_dict_and_bare_text() -> None:
     assert row["content"] == "# Head\nBody" and "text" not in row and row["url"] == "https://a.org/p"
     page = "<html><head><title>My Page</title></head><body>x</body></html>"
     (bare,) = extract_sources("scrape_page", page, {"url": "https://b.org"})
-    assert (bare["url"], bare["title"], bare["content"]) == ("https://b.org", "My Page", page)
+    assert (bare["url"], bare["title"], bare["content"]) == ("https://b.org", "My Page", "x")
     assert extract_sources("fetch_url", "no url known") == []
 
 
@@ -145,3 +145,63 @@ def test_aggregate_subagent_pools(sample_pool: list[dict[str, object]]) -> None:
     assert maps == [{1: 1, 2: 6}, {1: 6, 7: 7}]
     assert pool.sids == (1, 2, 3, 4, 5, 6, 7)
     assert pool.get(7).title == "other"  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------- shapes found by a new user
+
+
+def test_mcp_resources_survive_a_tool_name_that_a_specific_extractor_claims() -> None:
+    result = {
+        "content": [
+            {"type": "text", "text": "Fetched 2 documents."},
+            {"type": "resource", "resource": {"uri": "https://docs.example.org/guide",
+                                              "mimeType": "text/markdown", "text": "# Guide"}},
+            {"type": "resource_link", "uri": "file:///repo/src/app.py", "name": "app.py",
+             "mimeType": "text/x-python"},
+        ]
+    }
+    for tool in ("mcp__fetch__fetch", "mcp__github__search_code", "mcp__web__scrape"):
+        rows = extract_sources(tool, result)
+        assert [r.get("url") or r.get("artifact_path") for r in rows] == [
+            "https://docs.example.org/guide", "/repo/src/app.py"
+        ], tool
+
+
+def test_firecrawl_scrape_results_become_rows() -> None:
+    output = {
+        "success": True,
+        "data": {
+            "markdown": "# Solar\nCapacity grew.",
+            "metadata": {"title": "Solar outlook", "sourceURL": "https://example.org/solar",
+                         "statusCode": 200},
+        },
+    }
+    (row,) = extract_sources("firecrawl_scrape", output)
+    assert row["url"] == "https://example.org/solar"
+    assert row["title"] == "Solar outlook"
+    assert row["content"] == "# Solar\nCapacity grew."
+
+
+def test_rag_chunks_with_a_nested_document_become_file_rows() -> None:
+    output = {"chunks": [
+        {"text": "Battery costs fell.", "score": 0.8,
+         "document": {"title": "Storage memo", "path": "/kb/memos/storage.pdf"}},
+    ]}
+    (row,) = extract_sources("rag_query", output)
+    assert row["physical_path"] == "/kb/memos/storage.pdf"
+    assert row["title"] == "Storage memo"
+    assert row["text"] == "Battery costs fell."
+
+
+def test_a_fetched_html_page_stores_its_text_not_its_tags() -> None:
+    page = (
+        "<!DOCTYPE html><html><head><title>Report</title><style>p{color:red}</style>"
+        "<script>track()</script></head><body><h1>Findings</h1><p>Solar &amp; wind grew."
+        "</p><div>Second <b>line</b></div></body></html>"
+    )
+    (row,) = extract_sources("web_fetch", {"url": "https://e.org/r", "html": page})
+    assert row["content"] == "Findings\nSolar & wind grew.\nSecond line"
+    assert row["title"] == "Report"
+    (http,) = extract_sources("http_request", {"url": "https://e.org/r", "status": 200,
+                                               "body": page, "content_type": "text/html"})
+    assert "<" not in http["content"] and "track()" not in http["content"]

@@ -36,7 +36,7 @@ def pool() -> SourcePool:
 def test_prompt_block_lines(pool: SourcePool) -> None:
     block = sources_prompt_block(pool, snippet_chars=40)
     lines = block.splitlines()
-    assert lines[0] == "SOURCES POOL:"
+    assert lines[0] == "SOURCES POOL (4 sources):"
     assert lines[1] == '[S:1] iea.org | "World Energy Outlook 2024" | 2024-10-16'
     assert lines[2] == "    Solar leads."
     assert lines[3].startswith("[S:2] b.org | \"A 'quoted' title very long")

@@ -9,15 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
-from citations.streaming import StreamRewriter, render_html, render_markdown
-from citations.tokens import MAX_TOKEN_CHARS, Token
+from citations.streaming import StreamRewriter, render_html, render_markdown, rewrite_text
+from citations.tokens import Token
 
 _PIECES = st.sampled_from(
     [
         "[[S:1]]", "[[S:1,3]]", "[[ s : 2-4 ]]", "[[USAGE:5]]", "[[S:0]]", "[[S:abc]]",
         "［［S：6］］", "[\u200b[S:7\u200b]]", "[S:8]", "[S:9](x)", "[[S:1", "[[", "[S", "<sup",
         '<sup class="cite" data-sids="2">[S:2]</sup>', "<sup>x</sup>", "```", "```py\n",
-        "~~~\n", "\n```\n", "`", "np.array([[1, 2], [3, 4]])", "[S1]", "[2, 3]", " ", "  ",
+        "~~~\n", "\n```\n", "`", "``", "    ", "\n    ", "- ", "> ",
+        "np.array([[1, 2], [3, 4]])", "[S1]", "[2, 3]", " ", "  ",
         "\n", "\n\n", "word", ".", ",", "(", "]", "]]", "：", "\u200b",
     ]
 )
@@ -42,7 +43,7 @@ def test_streaming_equals_unsplit(stream: tuple[str, list[str]], dialects: froze
     text, chunks = stream
     whole, expected = _run([text], dialects=dialects)
     split, seen = _run(chunks, dialects=dialects)
-    assert split == whole
+    assert split == whole == rewrite_text(text, "html", dialects=dialects)[0]
     assert seen.cited_sids == expected.cited_sids
     assert seen.usage_sids == expected.usage_sids
     assert [t.text for t in seen.invalid_tokens] == [t.text for t in expected.invalid_tokens]
@@ -59,18 +60,35 @@ def test_nothing_is_lost_without_tokens() -> None:
     assert _run([text[:7], text[7:]])[0] == text
 
 
-def test_held_back_text_is_bounded() -> None:
+def test_a_section_is_released_when_the_next_one_starts() -> None:
     rewriter = StreamRewriter("html")
-    emitted = rewriter.feed("[[S:" + "1," * (MAX_TOKEN_CHARS * 2))
-    assert len(emitted) >= MAX_TOKEN_CHARS  # far past any possible token: released
+    assert rewriter.feed("Grew [[S:1") == ""
+    assert rewriter.feed(",3]] fast.\n\n") == ""  # the next block may still be a lazy line
+    released = rewriter.feed("Next [[S:2")
+    assert released == 'Grew <sup class="cite" data-sids="1,3">[S:1,3]</sup> fast.\n\n'
+    assert rewriter.feed("]]") + rewriter.flush() == (
+        'Next <sup class="cite" data-sids="2">[S:2]</sup>'
+    )
+    assert rewriter.cited_sids == [1, 3, 2]
 
 
-def test_partial_token_is_held_then_replaced() -> None:
+def test_a_token_in_a_code_span_is_never_rewritten_even_when_it_closes_late() -> None:
+    text = "Run `x = [[S:1]]\nprint(x)` now [[S:2]].\n\nDone [[S:3]]."
+    whole = rewrite_text(text, "html")[0]
+    assert "`x = [[S:1]]\nprint(x)`" in whole
+    for size in (1, 3, 7):
+        chunks = [text[i : i + size] for i in range(0, len(text), size)]
+        assert _run(chunks)[0] == whole
+    _, rewriter = _run([text])
+    assert rewriter.cited_sids == [2, 3]
+
+
+def test_an_open_fence_holds_its_section_until_it_closes() -> None:
     rewriter = StreamRewriter("html")
-    assert rewriter.feed("Grew [[S:1") == "Grew"
-    assert rewriter.feed(",3]] fast") == ' <sup class="cite" data-sids="1,3">[S:1,3]</sup> fast'
-    assert rewriter.flush() == ""
-    assert rewriter.cited_sids == [1, 3]
+    assert rewriter.feed("```\n[[S:1]]\n\nstill code [[S:2]]\n\n") == ""
+    assert rewriter.feed("```\n\nAfter [[S:3]].").startswith("```\n[[S:1]]")
+    assert rewriter.flush().startswith("After <sup")
+    assert rewriter.cited_sids == [3]
 
 
 def test_records_sids_and_invalid_tokens() -> None:

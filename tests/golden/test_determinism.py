@@ -31,7 +31,11 @@ from citations.store import RECORD_KEYS, STORE_NAME
 from renderers.api import EXTENSIONS
 from renderers.options import FORMATS
 from renderers.testing import normalize_pdf
-from tests.golden.test_golden import ROOT, SAMPLE_IDS, SAMPLES, Sample
+from tests.helpers import ROOT
+from tests.support.samples import SAMPLE_IDS, SAMPLES, Sample
+
+#: Two render processes over every sample take minutes: only `make test`, not `make test-fast`.
+pytestmark = pytest.mark.slow
 
 EPOCH = 1_700_000_000  # 2023-11-14T22:13:20Z (an even second: zip stores 2-second steps)
 EPOCH_TIME = dt.datetime.fromtimestamp(EPOCH, tz=dt.UTC)

@@ -1,7 +1,9 @@
 """Every sample in samples/ × every output format against its golden files in tests/golden/.
 
-Regenerate with ``make golden`` (``pytest tests/test_golden.py --update-golden``) and review the
-diff. The 50-page long report is rasterized to PNG for its first two pages only.
+Regenerate with ``make golden`` (``pytest tests/golden/test_golden.py --update-golden``, the option
+of citerender's pytest plugin) and review the diff. The 50-page long report is rasterized to PNG
+for its first two pages only. Rendering every sample takes about half a minute, so the tests
+that compare samples are ``slow``; the tests of the golden machinery itself are not.
 """
 
 from __future__ import annotations
@@ -11,15 +13,12 @@ import re
 import shutil
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PIL import Image
 
 from renderers.api import EXTENSIONS
-from renderers.cli import sample_inputs
 from renderers.options import FORMATS
 from renderers.testing import (
     UPDATE_ENV,
@@ -29,34 +28,9 @@ from renderers.testing import (
     normalize_bytes,
     render_artifacts,
 )
+from tests.support.samples import SAMPLE_IDS, SAMPLES, Sample
 
-ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent
-#: Per-sample render options (the long report's PNG: first pages only, to bound test time).
-SAMPLE_OPTIONS: dict[str, dict[str, Any]] = {"long-report": {"pages": (1, 2)}}
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One sample report and how the tests render it."""
-
-    name: str
-    input: Path
-    pool: Path
-    options: dict[str, Any] = field(default_factory=dict)
-
-    def render(self, out_dir: Path) -> list[Path]:
-        """Every artifact of this sample in every format, written into ``out_dir``."""
-        return render_artifacts(
-            self.input, out_dir, sources_pool=str(self.pool), formats=FORMATS, **self.options
-        )
-
-
-SAMPLES: list[Sample] = [
-    Sample(path.stem, path, pool, SAMPLE_OPTIONS.get(path.stem, {}))
-    for path, pool in sample_inputs(ROOT / "samples")
-]
-SAMPLE_IDS = [sample.name for sample in SAMPLES]
 
 
 def of_format(paths: list[Path], fmt: str) -> list[Path]:
@@ -91,6 +65,7 @@ def test_no_golden_files_of_removed_samples(update_golden: bool) -> None:
     assert stored == set(SAMPLE_IDS), "run `make golden` after adding or removing a sample"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("sample", SAMPLES, ids=SAMPLE_IDS)
 def test_output_matches_golden(
@@ -173,7 +148,7 @@ def test_a_changed_ooxml_part_is_shown_as_a_diff(tmp_path: Path) -> None:
     assert (golden / "deck.pptx" / "ppt" / "slides" / "slide1.xml").is_file()
     report.write_bytes(_zip([("ppt/slides/slide1.xml", b"<sld><t>New claim</t></sld>")]))
     with pytest.raises(AssertionError) as caught:
-        assert_matches_golden(report, golden)
+        assert_matches_golden(report, golden, update=False)
     message = str(caught.value)
     assert "-  <t>Old claim</t>" in message and "+  <t>New claim</t>" in message
 
@@ -183,20 +158,21 @@ def test_png_tolerance_accepts_noise_and_rejects_changes(tmp_path: Path) -> None
     page = _png(tmp_path / "page.png", 0)
     assert_matches_golden(page, golden, update=True)
     _png(page, 100, value=240)  # faint anti-aliasing-like noise: within the channel tolerance
-    assert_matches_golden(page, golden)
+    assert_matches_golden(page, golden, update=False)
     _png(page, 10)  # ten black pixels: a real change for the default tolerance
     with pytest.raises(AssertionError, match="10 of 10000 pixels differ by more than 32"):
-        assert_matches_golden(page, golden)
+        assert_matches_golden(page, golden, update=False)
     loose = PixelTolerance(channel=32, ratio=0.01)
-    assert_matches_golden(page, golden, tolerance=loose)
+    assert_matches_golden(page, golden, update=False, tolerance=loose)
     _png(page, 500)  # a black bar: too much even for the loose tolerance
     with pytest.raises(AssertionError, match="500 of 10000 pixels differ"):
-        assert_matches_golden(page, golden, tolerance=loose)
+        assert_matches_golden(page, golden, update=False, tolerance=loose)
 
 
 def test_missing_golden_files_and_stale_entries(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv(UPDATE_ENV, raising=False)  # as `make golden` (--update-golden) sets it
     golden = tmp_path / "golden"
     report = tmp_path / "report.docx"
     report.write_bytes(_zip([("a.xml", b"<a/>"), ("b.xml", b"<b/>")]))
@@ -217,6 +193,7 @@ def test_missing_golden_files_and_stale_entries(
     ]
 
 
+@pytest.mark.slow
 def test_pdf_normal_form_has_text_links_and_metadata(rendered: dict[str, list[Path]]) -> None:
     sample = next(s for s in SAMPLES if s.name == "research-report")
     (pdf,) = of_format(rendered[sample.name], "pdf")

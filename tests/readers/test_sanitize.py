@@ -110,3 +110,25 @@ def test_sanitizing_is_deterministic_and_idempotent() -> None:
     once = sanitize_html(HOSTILE, keep_styles=True)
     assert once == sanitize_html(HOSTILE, keep_styles=True)
     assert sanitize_html(once, keep_styles=True) == once
+
+
+@pytest.mark.parametrize(
+    "css",
+    [
+        "@\\69mport url(https://evil.example/x.css);",
+        "@i\\mport 'https://evil.example/x.css';",
+        "@\\000069 mport 'x';",
+        "p{background:\\75rl(https://evil.example/t.png)}",
+        "p{background:u\\rl(https://evil.example/t.png)}",
+        "p{background:\\55 RL(https://evil.example/t.png)}",
+    ],
+)
+def test_css_escapes_do_not_hide_imports_or_urls(css: str) -> None:
+    cleaned = sanitize_css(css)
+    assert "evil.example" not in cleaned
+    assert "import" not in cleaned.lower()
+
+
+def test_css_escapes_outside_keywords_and_functions_are_kept() -> None:
+    css = '.\\31 23{content:"\\201C"} .a\\:b{color:red} p{background:url(img/ok.png)}'
+    assert sanitize_css(css) == css

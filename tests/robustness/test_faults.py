@@ -70,6 +70,7 @@ def _render_worker(out: str, index: int, barrier: Any) -> None:
     render(_content(index), out, name=f"w{index:02d}-2", formats=("docx",), sources_pool=POOL)
 
 
+@pytest.mark.slow
 def test_sixteen_processes_lose_no_record(tmp_path: Path) -> None:
     out = tmp_path / "shared"
     out.mkdir()
@@ -124,6 +125,7 @@ def _acks(conn: Connection) -> list[int]:
     return done
 
 
+@pytest.mark.slow
 def test_sigkill_loop_never_corrupts_or_loses_records(tmp_path: Path) -> None:
     out = tmp_path / "killed"
     rng = random.Random(20240611)
@@ -176,6 +178,7 @@ def _docx_text(path: Path) -> str:
     return "\n".join(p.text for p in docx.Document(str(path)).paragraphs)
 
 
+@pytest.mark.slow
 def test_killed_api_writer_never_leaves_a_torn_artifact(tmp_path: Path) -> None:
     out = tmp_path / "artifacts"
     rng = random.Random(7)
@@ -208,6 +211,7 @@ def _atomic_big_write(target: str, payload_mb: int) -> None:
     write_atomic(target, b"%PDF-1.7\n" + b"0" * (payload_mb << 20) + b"\n%%EOF\n")
 
 
+@pytest.mark.slow
 def test_kill_while_the_temporary_file_is_written_keeps_the_old_artifact(tmp_path: Path) -> None:
     from renderers.outputs import write_atomic
 

@@ -7,6 +7,7 @@ every Cite holds positive sids.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,6 +20,9 @@ from renderers.readers.detect import detect_format
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from tests.fuzz_strategies import DOCUMENTED_ERRORS, dialect_sets, hostile_html, hostile_markdown
+
+#: Fuzz runs take seconds per property: `make test`, not `make test-fast`.
+pytestmark = pytest.mark.slow
 
 SAFE_PREFIXES = ("http://", "https://", "mailto:", "#")
 

@@ -7,6 +7,7 @@ allows and a range is never expanded past its limit.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,6 +24,9 @@ from citations.tokens import (
     strip_tokens,
 )
 from tests.fuzz_strategies import DOCUMENTED_ERRORS, FUZZ_POOL, dialect_sets, token_text
+
+#: Fuzz runs take seconds per property: `make test`, not `make test-fast`.
+pytestmark = pytest.mark.slow
 
 SYNTAXES = st.sampled_from(["markdown", "html", "text"])
 POOL = SourcePool.from_rows(FUZZ_POOL)

@@ -39,6 +39,9 @@ from tests.fuzz_strategies import (
     hostile_markdown,
 )
 
+#: Fuzz runs take seconds per property: `make test`, not `make test-fast`.
+pytestmark = pytest.mark.slow
+
 POOL = SourcePool.from_rows(FUZZ_POOL)
 
 
@@ -155,4 +158,4 @@ def test_fuzz_pipeline_every_format(base: Path, content: str, content_format: st
         return
     session = Session(prepared)
     for fmt, check in CHECKS.items():
-        _write(lambda fmt=fmt: session.produce(fmt), check)  # type: ignore[misc]
+        _write(lambda fmt=fmt: list(session.artifact(fmt).blobs), check)  # type: ignore[misc]

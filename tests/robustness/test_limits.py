@@ -84,6 +84,7 @@ def test_content_over_the_default_limit_fails_fast(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ citations
 
 
+@pytest.mark.slow
 def test_a_hundred_thousand_citations_render(tmp_path: Path) -> None:
     content = ("Claim [[S:1]] and [[S:2]]. " * 50 + "\n\n") * 1000
     (result,) = render(content, tmp_path, name="cites", formats=("md",), sources_pool=POOL)
@@ -94,6 +95,7 @@ def test_a_hundred_thousand_citations_render(tmp_path: Path) -> None:
     assert record["sids"] == [1, 2]
 
 
+@pytest.mark.slow
 def test_thirty_thousand_citations_in_one_paragraph_render(tmp_path: Path) -> None:
     """One huge paragraph: per-citation work must not grow with the paragraph (no O(n²))."""
     content = "Claim [[S:1]] " * 30_000
@@ -167,6 +169,7 @@ def _table_html(rows: int) -> str:
     return f"<table><thead><tr><th>year</th><th>value</th></tr></thead>{body}</table>"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["markdown", "html"])
 def test_a_fifty_thousand_row_table_over_a_configured_limit_fails(
     tmp_path: Path, kind: str
@@ -190,6 +193,7 @@ def _pool(rows: int) -> list[dict[str, Any]]:
             for i in range(1, rows + 1)]
 
 
+@pytest.mark.slow
 def test_a_pool_of_a_hundred_thousand_rows_renders(tmp_path: Path) -> None:
     (result,) = render("Claim [[S:99999]] and [[S:7]].", tmp_path, name="pool", formats=("md",),
                        sources_pool=_pool(100_000))
@@ -296,6 +300,7 @@ def test_a_lower_pixel_limit_refuses_an_ordinary_image(tmp_path: Path) -> None:
         assert [n for n in b.namelist() if "/media/" in n] == []
 
 
+@pytest.mark.slow
 def test_pages_over_a_configured_limit_fail(tmp_path: Path) -> None:
     content = "\n\n".join(f"## Section {i}\n\nText [[S:1]]." for i in range(120))
     with pytest.raises(LimitError, match="max_pages"):

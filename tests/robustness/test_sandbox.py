@@ -11,7 +11,8 @@ from PIL import Image
 
 from renderers.errors import ResourceError
 from renderers.options import Limits, RenderOptions
-from renderers.sandbox import LoadedImage, SandboxFetcher, decode_data_uri, load_image
+from renderers.sandbox import LoadedImage, decode_data_uri, load_image
+from renderers.writers.pdf import SandboxFetcher
 
 
 def png_bytes(width: int = 4, height: int = 3, color: str = "red") -> bytes:

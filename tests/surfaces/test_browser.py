@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import socket
 import threading
 import time
@@ -15,23 +14,11 @@ import pytest
 from PIL import Image
 
 from renderers.service.app import create_app
-from tests.helpers import IN_CI, pdf_text
+from tests.helpers import chromium_browser, pdf_text
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 TITLE = "Renewables outlook 2025"
-
-
-def _require(condition: bool, why: str) -> None:
-    if not condition:
-        if IN_CI:
-            pytest.fail(f"{why} (required in CI)")
-        pytest.skip(why)
 
 
 @pytest.fixture(scope="module")
@@ -61,21 +48,12 @@ def base_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def page(base_url: str) -> Iterator[Any]:
-    _require(Path(CHROMIUM).exists() or shutil.which("chromium") is not None,
-             f"Chromium is not installed at {CHROMIUM}")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:  # pragma: no cover - depends on the environment
-        _require(False, "the playwright package is not installed")
-        raise
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium_browser() as browser:
         context = browser.new_context(accept_downloads=True)
         browser_page = context.new_page()
         browser_page.goto(base_url + "/")
         yield browser_page
         context.close()
-        browser.close()
 
 
 def _parts(path: Path, prefix: str) -> str:

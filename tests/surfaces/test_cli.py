@@ -140,6 +140,7 @@ def test_pool_found_next_to_the_input(workspace: Path) -> None:
     assert (workspace / "out" / "note.md").is_file()
 
 
+@pytest.mark.slow
 def test_batch_in_parallel_processes_with_plain_progress(workspace: Path) -> None:
     proc = run_cli(
         "render",
@@ -283,6 +284,7 @@ def test_audit_json_keys_and_exit_codes(workspace: Path) -> None:
         "invalid_tokens",
         "numbers",
         "coverage",
+        "contiguous",
         "ok",
     }
     assert report["ok"] is True and report["cited_sids"] == [1, 2, 3]
@@ -348,7 +350,7 @@ def test_long_report_is_reproducible(tmp_path: Path) -> None:
 
 
 def test_demo_renders_every_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("renderers.api.available_formats", lambda: ("md", "html"))
+    monkeypatch.setattr("renderers.formats.available_formats", lambda: ("md", "html"))
     out = tmp_path / "demo"
     result = runner().invoke(cli.app, ["demo", "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 0, result.output

@@ -228,6 +228,7 @@ def test_a_job_that_keeps_killing_its_worker_is_failed_not_retried() -> None:
     assert ended.error is not None and ended.error["code"] == "worker_lost"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "named"),
     [
@@ -239,6 +240,8 @@ def test_a_job_that_keeps_killing_its_worker_is_failed_not_retried() -> None:
           "render.gif"], "--queues"),
         (["render", "{input}", "--pool", "{pool}", "--broker", "redis://127.0.0.1:{port}/0"],
          "unreachable"),
+        (["render", "{input}", "--pool", "{pool}", "--broker", "redis://127.0.0.1:{port}/0",
+          "--max-pages", "5"], "--max-pages"),
     ],
 )
 def test_worker_and_remote_batch_report_bad_settings_in_one_line(

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from renderers.tools import TOOL_SCHEMAS
+from renderers.tools import tool_schemas
 from tests.helpers import pdf_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,13 +33,14 @@ async def _session_run(out_dir: Path, pool: list[dict[str, Any]]) -> dict[str, A
         return {"tools": listed.tools, "written": written, "escaped": escaped}
 
 
+@pytest.mark.slow
 def test_stdio_round_trip(tmp_path: Path, sample_pool: list[dict[str, Any]]) -> None:
     out_dir = tmp_path / "out"
     result = anyio.run(_session_run, out_dir, sample_pool)
 
     by_name = {tool.name: tool for tool in result["tools"]}
-    assert set(by_name) == {schema["name"] for schema in TOOL_SCHEMAS}
-    for schema in TOOL_SCHEMAS:
+    assert set(by_name) == {schema["name"] for schema in tool_schemas("mcp")}
+    for schema in tool_schemas("mcp"):
         assert by_name[schema["name"]].input_schema == schema["parameters"]
 
     written = result["written"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -113,9 +114,9 @@ def test_write_atomic_fsyncs_before_replacing(
         calls.append("fsync")
         real_fsync(fd)
 
-    def replace(src: str, dst: str) -> None:
+    def replace(src: str, dst: str, **dir_fds: int) -> None:
         calls.append("replace")
-        real_replace(src, dst)
+        real_replace(src, dst, **dir_fds)
 
     monkeypatch.setattr(outputs.os, "fsync", fsync)
     monkeypatch.setattr(outputs.os, "replace", replace)
@@ -129,7 +130,7 @@ def test_crash_before_replace_keeps_the_old_file(
     target = tmp_path / "report.pdf"
     target.write_bytes(b"old complete file")
 
-    def crash(src: object, dst: object) -> None:
+    def crash(src: object, dst: object, **dir_fds: int) -> None:
         raise OSError("disk vanished")
 
     monkeypatch.setattr(outputs.os, "replace", crash)
@@ -151,3 +152,57 @@ def test_crash_while_writing_leaves_no_partial_file(
     with pytest.raises(OSError, match="fsync failed"):
         write_atomic(target, b"PK\x03\x04 partial")
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- hostile names and links
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["x\x85.pdf", "report\u202egpj.pdf", "a\u2028b.pdf", "COM¹.pdf", "lpt².md", "CONIN$.pdf",
+     "conout$", "x\ud800.pdf", "zero\u200bwidth.pdf", "sources_used.json",
+     "Sources_Used.json.lock"],
+)
+def test_odd_output_names_are_refused(name: str) -> None:
+    with pytest.raises(OutputPathError):
+        validate_name(name)
+
+
+def test_a_planted_link_at_the_artifact_name_is_replaced_not_followed(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("untouched")
+    (out / "sources_used.json").write_text("[]\n")
+    (out / "a.md").symlink_to(outside)
+    (out / "b.md").symlink_to(out / "sources_used.json")
+    from renderers import write_markdown
+
+    for name in ("a.md", "b.md"):
+        write_markdown("Text.", out / name)
+        assert not (out / name).is_symlink()
+        assert (out / name).read_text().startswith("Text.")
+    assert outside.read_text() == "untouched"
+    records = json.loads((out / "sources_used.json").read_text())
+    assert sorted(r["filename"] for r in records) == ["a.md", "b.md"]
+
+
+def test_a_directory_swapped_for_a_link_during_the_write_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    real_open = os.open
+
+    def swap_then_open(path: object, flags: int, *args: object, **kwargs: object) -> int:
+        if Path(str(path)) == out and flags & os.O_DIRECTORY:
+            out.rename(tmp_path / "moved")
+            out.symlink_to(elsewhere)
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(outputs.os, "open", swap_then_open)
+    with pytest.raises(OSError):
+        write_atomic(out / "report.pdf", b"%PDF")
+    assert list(elsewhere.iterdir()) == []

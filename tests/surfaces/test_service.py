@@ -245,6 +245,7 @@ def test_full_queue_answers_503_with_retry_after(
         assert "Released" in first["response"].text
 
 
+@pytest.mark.slow
 def test_timeout_answers_504_and_the_pool_recovers(sample_pool: list[dict[str, Any]]) -> None:
     app = create_app(workers=1, render_timeout_s=4.0, warmup=False, job=controlled_job)
     with TestClient(app) as slow:
@@ -257,6 +258,7 @@ def test_timeout_answers_504_and_the_pool_recovers(sample_pool: list[dict[str, A
         assert after.status_code == 200 and after.headers["x-sources-used"] == "2"
 
 
+@pytest.mark.slow
 def test_worker_crash_answers_500_then_service_is_healthy(
     sample_pool: list[dict[str, Any]],
 ) -> None:

@@ -23,12 +23,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pypdfium2 as pdfium
 import pytest
 from lxml import etree, html
 from PIL import Image
 
 from citations.pool import SourcePool
-from renderers.api import pdf_page_count
 from renderers.document import Block, Document, Paragraph, Text
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
@@ -230,7 +230,7 @@ def test_pdf_writer_keeps_the_text(section: str) -> None:
 def test_png_writer_rasterizes_every_page(section: str) -> None:
     pdf = section_pdf(section)
     pages = png_pages(pdf, OPTIONS)
-    assert len(pages) == pdf_page_count(pdf)
+    assert len(pages) == len(pdfium.PdfDocument(pdf))
     for data in pages:
         with Image.open(io.BytesIO(data)) as image:
             assert image.format == "PNG"

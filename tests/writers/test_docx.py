@@ -1,13 +1,13 @@
-"""The DOCX writer: read the produced files back (python-docx, lxml) and through LibreOffice."""
+"""The DOCX writer: read the produced files back (python-docx, lxml) and through LibreOffice.
+
+Most tests start from the IR fixture ``energy_report`` (no reader involved); the LibreOffice
+tests and the HTML-input test go through a reader on purpose: they test the whole path.
+"""
 
 from __future__ import annotations
 
-import hashlib
 import io
-import os
 import re
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any, cast
@@ -22,10 +22,16 @@ from citations.pool import SourcePool
 from renderers.document import Block, Document, Link, Paragraph, Text
 from renderers.errors import InputError, UnsupportedNodeError
 from renderers.options import RenderOptions
-from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
 from renderers.writers.docx.writer import docx_bytes
 from tests.helpers import convert_with_libreoffice, pdf_text
+from tests.support.ir import load_ir
+from tests.support.render import (
+    render_in_fresh_process,
+    render_markdown,
+    resolve_rows,
+    write_resolved,
+)
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
@@ -34,6 +40,7 @@ WP_EXTENT = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDra
 HYPERLINK_RT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink"
 A4_TEXT_WIDTH_EMU = (11906 - 2 * 1440) * 635
 
+#: The markdown of the IR fixture ``energy_report`` (tests/fixtures/ir/energy_report.py).
 REPORT = """# Energy report
 
 Intro with **bold**, *italic*, ~~strike~~ and `code [[S:1]]`. Solar alpha[[S:1]] and wind \
@@ -77,9 +84,15 @@ line two[^n]
 """
 
 
-def render(md: str, pool: list[dict[str, object]], **options: Any) -> bytes:
-    rdoc = resolve(read_markdown(md), SourcePool.from_rows(pool))
-    return docx_bytes(rdoc, RenderOptions(**options))
+def render(md: str, pool: list[dict[str, Any]], **options: Any) -> bytes:
+    """Markdown through the reader and the citation pass into the DOCX writer."""
+    return render_markdown("docx", md, pool, **options)
+
+
+def render_report(pool: list[dict[str, Any]], **options: Any) -> bytes:
+    """The IR fixture ``energy_report`` written as DOCX (no reader involved)."""
+    rdoc = resolve_rows(load_ir("energy_report"), pool)
+    return write_resolved("docx", rdoc, RenderOptions(**options))
 
 
 def part(data: bytes, name: str = "word/document.xml") -> etree._Element:
@@ -111,8 +124,8 @@ def style_of(p: etree._Element) -> str:
 
 
 @pytest.fixture
-def report(sample_pool: list[dict[str, object]]) -> bytes:
-    return render(REPORT, sample_pool)
+def report(sample_pool: list[dict[str, Any]]) -> bytes:
+    return render_report(sample_pool)
 
 
 def test_citations_are_superscript_links_to_existing_bookmarks(report: bytes) -> None:
@@ -238,7 +251,7 @@ def test_title_quote_rule_and_author_footnote(report: bytes) -> None:
 
 
 def test_core_properties_page_size_and_no_leftovers(report: bytes,
-                                                    sample_pool: list[dict[str, object]]) -> None:
+                                                    sample_pool: list[dict[str, Any]]) -> None:
     document = docx.Document(io.BytesIO(report))
     assert document.core_properties.title == "Energy report"
     assert document.core_properties.author == "citerender"
@@ -247,8 +260,8 @@ def test_core_properties_page_size_and_no_leftovers(report: bytes,
         assert "docProps/thumbnail.jpeg" not in package.namelist()
         for name in package.namelist():
             assert b"python-docx" not in package.read(name), name
-    letter = docx.Document(io.BytesIO(render(REPORT, sample_pool, page_size="Letter",
-                                             author="Ada", title="Custom")))
+    letter = docx.Document(io.BytesIO(render_report(sample_pool, page_size="Letter",
+                                                    author="Ada", title="Custom")))
     assert page_size(letter) == (12240, 15840)
     assert letter.core_properties.author == "Ada"
     assert letter.core_properties.title == "Custom"
@@ -256,32 +269,28 @@ def test_core_properties_page_size_and_no_leftovers(report: bytes,
     assert styles == ["Title", "Heading 1"]  # an explicit title keeps the h1 as a heading
 
 
-def test_deterministic_in_process_across_processes_and_source_date_epoch(
-    report: bytes, sample_pool: list[dict[str, object]], monkeypatch: pytest.MonkeyPatch,
+def test_deterministic_in_process_and_dated_by_source_date_epoch(
+    report: bytes, sample_pool: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert render(REPORT, sample_pool) == report
-    script = (
-        "import hashlib, json, sys\n"
-        "from tests.writers.test_docx import REPORT, render\n"
-        "print(hashlib.sha256(render(REPORT, json.loads(sys.argv[1]))).hexdigest())\n"
-    )
-    import json
-
-    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
-    child = subprocess.run([sys.executable, "-c", script, json.dumps(sample_pool)],
-                           capture_output=True, text=True, check=True, env=env,
-                           cwd=Path(__file__).resolve().parents[2])
-    assert child.stdout.strip() == hashlib.sha256(report).hexdigest()
+    assert render_report(sample_pool) == report
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    dated = render(REPORT, sample_pool)
-    assert dated == render(REPORT, sample_pool) and dated != report
+    dated = render_report(sample_pool)
+    assert dated == render_report(sample_pool) and dated != report
     core = docx.Document(io.BytesIO(dated)).core_properties
     assert core.created is not None and core.created.year == 2023
     assert core.modified == core.created
 
 
+@pytest.mark.slow
+def test_identical_bytes_in_a_fresh_process(
+    sample_pool: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    assert render_in_fresh_process("docx", REPORT, sample_pool) == render(REPORT, sample_pool)
+
+
 def test_reference_docx_keeps_styles_margins_and_header(
-    tmp_path: Path, sample_pool: list[dict[str, object]],
+    tmp_path: Path, sample_pool: list[dict[str, Any]],
 ) -> None:
     template = docx.Document()
     template.styles["Normal"].font.name = "Liberation Serif"
@@ -308,7 +317,7 @@ def test_reference_docx_keeps_styles_margins_and_header(
 
 
 def test_reference_docx_with_its_own_footnotes_part(
-    tmp_path: Path, sample_pool: list[dict[str, object]],
+    tmp_path: Path, sample_pool: list[dict[str, Any]],
 ) -> None:
     reference = tmp_path / "with-notes.docx"
     reference.write_bytes(render("Old body[^a]\n\n[^a]: OLD NOTE\n", sample_pool))
@@ -327,8 +336,8 @@ def test_reference_docx_with_its_own_footnotes_part(
     assert int(item.find(f"{W}pPr/{W}ind").get(f"{W}left")) == 720 + 720  # quote + list level
 
 
-def test_footnotes_option(sample_pool: list[dict[str, object]]) -> None:
-    data = render(REPORT, sample_pool, docx_citations="footnotes")
+def test_footnotes_option(sample_pool: list[dict[str, Any]]) -> None:
+    data = render_report(sample_pool, docx_citations="footnotes")
     body = part(data)
     references = list(body.iter(f"{W}footnoteReference"))
     assert len(references) == 6  # five citations and one author footnote
@@ -346,7 +355,7 @@ def test_footnotes_option(sample_pool: list[dict[str, object]]) -> None:
 
 
 def test_images_are_embedded_scaled_with_alt_text(
-    tmp_path: Path, sample_pool: list[dict[str, object]],
+    tmp_path: Path, sample_pool: list[dict[str, Any]],
 ) -> None:
     PILImage.new("RGB", (1600, 800), (200, 30, 30)).save(tmp_path / "chart.png")
     md = "# Pics\n\n![A wide chart](chart.png)\n\nText ![Missing one](nope.png) end\n"
@@ -363,7 +372,7 @@ def test_images_are_embedded_scaled_with_alt_text(
     assert missing.find(f"{W}rPr/{W}i") is not None
 
 
-def test_html_input(sample_pool: list[dict[str, object]]) -> None:
+def test_html_input(sample_pool: list[dict[str, Any]]) -> None:
     from renderers.readers.html import read_html
 
     html = ('<h1>Brief</h1><p>Hydro<sup class="cite" data-sids="3">[S:3]</sup> and '
@@ -376,7 +385,7 @@ def test_html_input(sample_pool: list[dict[str, object]]) -> None:
     assert any(p.find(f"{W}pPr/{W}numPr") is not None for p in body.iter(f"{W}p"))
 
 
-def test_writer_refuses_unsafe_links_itself(sample_pool: list[dict[str, object]]) -> None:
+def test_writer_refuses_unsafe_links_itself(sample_pool: list[dict[str, Any]]) -> None:
     links = tuple(
         Link(url, (Text(f"link{i}"),))
         for i, url in enumerate(("javascript:alert(1)", "java\nscript:x", "data:text/html,x",
@@ -391,7 +400,7 @@ def test_writer_refuses_unsafe_links_itself(sample_pool: list[dict[str, object]]
     assert "link0link1link2link3link4" in text(part(data))
 
 
-def test_unsupported_node_raises(sample_pool: list[dict[str, object]]) -> None:
+def test_unsupported_node_raises(sample_pool: list[dict[str, Any]]) -> None:
     bogus = cast(Block, object())
     document = Document(blocks=(Paragraph((Text("ok"),)), bogus))
     rdoc = resolve(document, SourcePool.from_rows(sample_pool))
@@ -399,9 +408,12 @@ def test_unsupported_node_raises(sample_pool: list[dict[str, object]]) -> None:
         docx_bytes(rdoc, RenderOptions())
 
 
-def test_libreoffice_shows_body_numbers_and_sources(report: bytes, tmp_path: Path) -> None:
+@pytest.mark.libreoffice
+def test_libreoffice_shows_body_numbers_and_sources(
+    sample_pool: list[dict[str, Any]], tmp_path: Path
+) -> None:
     path = tmp_path / "report.docx"
-    path.write_bytes(report)
+    path.write_bytes(render(REPORT, sample_pool))  # markdown → reader → writer → LibreOffice
     pdf = pdf_text(convert_with_libreoffice(path, tmp_path))
     flat = " ".join(pdf.split())
     assert "Intro with bold" in flat and "quoted wisdom" in flat
@@ -412,8 +424,9 @@ def test_libreoffice_shows_body_numbers_and_sources(report: bytes, tmp_path: Pat
     assert 'x = "[[S:1]]"' in pdf
 
 
+@pytest.mark.libreoffice
 def test_libreoffice_shows_footnotes_at_page_bottom(
-    sample_pool: list[dict[str, object]], tmp_path: Path,
+    sample_pool: list[dict[str, Any]], tmp_path: Path,
 ) -> None:
     from pypdf import PdfReader
 

@@ -1,99 +1,24 @@
-"""The standalone HTML report: every IR node, citations, Sources section, no live hostile markup."""
+"""The standalone HTML report: every IR node, citations, Sources section, no live hostile markup.
+
+The tests start from the IR (the fixture ``every_node`` and small documents built here); one
+goes through the markdown reader on purpose.
+"""
 
 from __future__ import annotations
 
-import base64
-import io
 from pathlib import Path
 from typing import Any
 
 import lxml.html
 import pytest
-from PIL import Image as PILImage
 
-from citations.pool import SourcePool
-from renderers.document import (
-    BlockQuote,
-    BulletList,
-    Cite,
-    Code,
-    CodeBlock,
-    Document,
-    Emph,
-    Figure,
-    FootnoteDef,
-    FootnoteRef,
-    Heading,
-    Image,
-    LineBreak,
-    Link,
-    ListItem,
-    OrderedList,
-    Paragraph,
-    RawBlock,
-    RawInline,
-    SoftBreak,
-    Strike,
-    Strong,
-    Table,
-    TableCell,
-    Text,
-    ThematicBreak,
-)
+from renderers.document import Cite, Document, Paragraph, Text
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
-from renderers.resolve import ResolvedDocument, resolve
+from renderers.resolve import ResolvedDocument
 from renderers.writers.html.report import cite_markup, render_html
-
-
-def tiny_png() -> str:
-    buffer = io.BytesIO()
-    PILImage.new("RGB", (3, 2), "green").save(buffer, "PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
-
-
-def every_node_document() -> Document:
-    """One of every block and inline node, citations included."""
-    cell = TableCell
-    return Document(
-        blocks=(
-            Heading(1, (Text("Energy report"),)),
-            Paragraph((
-                Text("Plain "), Emph((Text("emph"),)), Text(" "), Strong((Text("strong"),)),
-                Text(" "), Strike((Text("gone"),)), Text(" "), Code("x < y"),
-                Text(" first"), Cite((1,)), SoftBreak(),
-                Link("https://example.org/a?b=1&c=2", (Text("a link"),), "Title"),
-                Link("javascript:alert(1)", (Text("bad link"),)), LineBreak(),
-                Text("many"), Cite((3, 1, 2, 5)), Text(" unknown"), Cite((99,)),
-                RawInline("<span onclick=x>raw</span>"), FootnoteRef("n1"),
-            )),
-            BulletList((ListItem((Paragraph((Text("tight item"),)),)),
-                        ListItem((Paragraph((Text("done"),)),), checked=True),
-                        ListItem((Paragraph((Text("todo"),)),), checked=False)), tight=True),
-            OrderedList((ListItem((Paragraph((Text("loose item"),)),)),), start=4, tight=False),
-            Table(
-                header=(cell((Text("Left"),)), cell((Text("Right"),))),
-                rows=((cell((Text("a"),)), cell((Text("1"), Cite((2,))))),),
-                aligns=("left", "right"),
-                caption=(Text("Costs"),),
-            ),
-            CodeBlock("x = [[S:1]]\n<b>not bold</b>", "python"),
-            BlockQuote((Paragraph((Text("quoted"), Cite((3,)))),)),
-            Figure(Image(tiny_png(), "a chart", "Chart"), (Text("Figure caption"),)),
-            Paragraph((Image("https://example.com/remote.png", "remote alt"),)),
-            ThematicBreak(),
-            RawBlock("<script>alert(1)</script>"),
-            Paragraph((Text("العربية مرحبا بالعالم"), Cite((1,)))),
-            FootnoteDef("n1", (Paragraph((Text("An author note."),)),)),
-        ),
-        title="",
-    )
-
-
-def resolved(
-    document: Document, pool_rows: list[dict[str, Any]], **kwargs: Any
-) -> ResolvedDocument:
-    return resolve(document, SourcePool.from_rows(pool_rows), **kwargs)
+from tests.support.ir import load_ir
+from tests.support.render import resolve_rows
 
 
 def parse(html: str) -> Any:
@@ -102,7 +27,7 @@ def parse(html: str) -> Any:
 
 @pytest.fixture
 def report(sample_pool: list[dict[str, Any]]) -> tuple[ResolvedDocument, str]:
-    rdoc = resolved(every_node_document(), sample_pool)
+    rdoc = resolve_rows(load_ir("every_node"), sample_pool)
     return rdoc, render_html(rdoc, RenderOptions(author="Analyst"))
 
 
@@ -196,7 +121,7 @@ def test_notes_and_directions(report: tuple[ResolvedDocument, str]) -> None:
 
 def test_title_author_page_size_and_heading(sample_pool: list[dict[str, Any]]) -> None:
     doc = Document((Paragraph((Text("x"), Cite((1,)))),), title="")
-    rdoc = resolved(doc, sample_pool, sources_heading="References")
+    rdoc = resolve_rows(doc, sample_pool, sources_heading="References")
     html = render_html(rdoc, RenderOptions(title="Given <title>", page_size="Letter"))
     root = parse(html)
     assert root.find(".//title").text == "Given <title>"
@@ -209,15 +134,15 @@ def test_title_author_page_size_and_heading(sample_pool: list[dict[str, Any]]) -
 
 def test_sid_numbering_keeps_list_values(sample_pool: list[dict[str, Any]]) -> None:
     doc = Document((Paragraph((Text("x"), Cite((5, 3)))),))
-    rdoc = resolved(doc, sample_pool, numbering="sid")
+    rdoc = resolve_rows(doc, sample_pool, numbering="sid")
     root = parse(render_html(rdoc, RenderOptions()))
     items = root.xpath("//ol[@class='sources-list']/li")
     assert [(li.get("id"), li.get("value")) for li in items] == [("src-3", "3"), ("src-5", "5")]
 
 
 def test_deterministic(sample_pool: list[dict[str, Any]]) -> None:
-    first = render_html(resolved(every_node_document(), sample_pool), RenderOptions())
-    second = render_html(resolved(every_node_document(), sample_pool), RenderOptions())
+    first = render_html(resolve_rows(load_ir("every_node"), sample_pool), RenderOptions())
+    second = render_html(resolve_rows(load_ir("every_node"), sample_pool), RenderOptions())
     assert first == second
 
 
@@ -226,7 +151,7 @@ def test_unsupported_node_fails_loudly(sample_pool: list[dict[str, Any]]) -> Non
         pass
 
     doc = Document((Paragraph((Text("x"),)), Alien()))  # type: ignore[arg-type]
-    rdoc = ResolvedDocument(doc, resolved(Document(()), sample_pool).plan, (), ())
+    rdoc = ResolvedDocument(doc, resolve_rows(Document(()), sample_pool).plan, (), ())
     with pytest.raises(UnsupportedNodeError, match="Alien"):
         render_html(rdoc, RenderOptions())
 
@@ -246,7 +171,7 @@ def test_markdown_input_renders(sample_pool: list[dict[str, Any]], tmp_path: Pat
         "| a | b |\n|:--|--:|\n| 1 | 2 [[S:5]] |\n\n```py\n[[S:1]]\n```\n\n> quote\n\n---\n\n"
         "![alt](missing.png)\n\n<div>raw</div>\n\n[^a]: note\n"
     )
-    rdoc = resolved(read_markdown(text), sample_pool)
+    rdoc = resolve_rows(read_markdown(text), sample_pool)
     root = parse(render_html(rdoc, RenderOptions(base_dir=tmp_path)))
     assert len(root.xpath("//sup[@class='cite']")) == 3
     assert "[[S:1]]" in root.xpath("//pre/code")[0].text_content()

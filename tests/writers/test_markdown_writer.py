@@ -1,4 +1,9 @@
-"""The Markdown writer: footnote citations, the Sources section, escaping that round-trips."""
+"""The Markdown writer: footnote citations, the Sources section, escaping that round-trips.
+
+The writer tests start from the IR (the fixture ``every_node`` or documents built here); the
+round-trip tests go through the markdown reader on purpose, since reading the output back is
+what they prove.
+"""
 
 from __future__ import annotations
 
@@ -43,6 +48,7 @@ from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
 from renderers.writers.markdown import code_span, escape_text, markdown_text
+from tests.support.ir import load_ir
 
 POOL_ROWS = [
     {
@@ -85,21 +91,54 @@ def md_of(source: str, pool: SourcePool, **options: object) -> str:
     return markdown_text(rdoc, opts)
 
 
-def md_of_document(document: Document, pool: SourcePool) -> str:
-    return markdown_text(resolve(document, pool), RenderOptions())
+def md_of_document(
+    document: Document, pool: SourcePool, *, numbering: str = "appearance", **options: object
+) -> str:
+    opts = RenderOptions(**options)  # type: ignore[arg-type]
+    rdoc = resolve(document, pool, numbering=numbering,  # type: ignore[arg-type]
+                   sources_heading=opts.sources_heading)
+    return markdown_text(rdoc, opts)
+
+
+def para(*children: Inline) -> Paragraph:
+    return Paragraph(children)
+
+
+def test_every_node_of_the_ir_renders(pool: SourcePool) -> None:
+    out = md_of_document(load_ir("every_node"), pool)
+    lines = out.splitlines()
+    assert lines[0] == "# Energy report"
+    assert "Plain *emph* **strong** ~~gone~~ `x < y` first[^1]" in lines
+    # citation (3, 1, 2, 5) shows sorted numbers; the unknown sid 99 leaves nothing
+    assert "many[^1][^2][^3][^4] unknown\\<span onclick=x>raw\\</span>[^note-n1]" in lines
+    link = next(line for line in lines if line.startswith("[a link](https://example.org/a?b=1"))
+    assert link.endswith(' "Title")bad link\\')  # the refused link leaves its text
+    assert "javascript" not in out and "\\<script>alert(1)\\</script>" in lines
+    items = lines.index("- tight item")
+    assert lines[items : items + 3] == ["- tight item", "- [x] done", "- [ ] todo"]
+    assert "4. loose item" in lines and "| :--- | ---: |" in lines and "| a | 1[^3] |" in lines
+    assert "```python\nx = [[S:1]]\n<b>not bold</b>\n```" in out
+    assert "> quoted[^2]" in lines and "العربية مرحبا بالعالم[^1]" in lines
+    assert "[^note-n1]: An author note." in lines
+    sources = out.split("\n## Sources\n\n")[1]
+    assert [line.split(":")[0] for line in sources.splitlines()] == [
+        "[^1]", "[^2]", "[^3]", "[^4]"]
+    assert sources.splitlines()[3] == "[^4]: Board memo — attachments/memo.pdf, 2024-11-04"
 
 
 # ---------------------------------------------------------------- citations and Sources
 
 
 def test_citations_become_one_footnote_reference_per_number(pool: SourcePool) -> None:
-    out = md_of("Solar grew.[[S:3]] Wind too.[[S:1, 3-5]]\n", pool)
+    doc = Document((para(Text("Solar grew."), Cite((3,)), Text(" Wind too."), Cite((1, 3, 4, 5))),))
+    out = md_of_document(doc, pool)
     # appearance numbering: 3→1, 1→2, 4 dedupes with 1 (→2), 5→3
     assert "Solar grew.[^1] Wind too.[^1][^2][^3]" in out
 
 
 def test_sources_section_lists_each_entry_once_with_url_or_label(pool: SourcePool) -> None:
-    out = md_of("A[[S:2]] b[[S:1]] c[[S:5]] d[[S:2]]\n", pool)
+    cited = (Text("A"), Cite((2,)), Text(" b"), Cite((1,)), Text(" c"), Cite((5,)), Text(" d"))
+    out = md_of_document(Document((para(*cited, Cite((2,))),)), pool)
     head, sources = out.split("\n## Sources\n\n")
     assert "A[^1] b[^2] c[^3] d[^1]" in head
     lines = sources.strip().splitlines()
@@ -111,20 +150,22 @@ def test_sources_section_lists_each_entry_once_with_url_or_label(pool: SourcePoo
 
 
 def test_sources_heading_is_configurable_and_absent_without_citations(pool: SourcePool) -> None:
-    assert "## Quellen\n\n[^1]: Lazard" in md_of("x[[S:3]]\n", pool, sources_heading="Quellen")
-    out = md_of("No citations here.\n", pool)
+    cited = Document((para(Text("x"), Cite((3,))),))
+    assert "## Quellen\n\n[^1]: Lazard" in md_of_document(cited, pool, sources_heading="Quellen")
+    out = md_of_document(Document((para(Text("No citations here.")),)), pool)
     assert "Sources" not in out and out == "No citations here.\n"
 
 
 def test_unknown_sids_render_nothing(pool: SourcePool) -> None:
-    out = md_of("Known[[S:1]] unknown[[S:99]] end.\n", pool)
+    doc = Document((para(Text("Known"), Cite((1,)), Text(" unknown"), Cite((99,)), Text(" end.")),))
+    out = md_of_document(doc, pool)
     assert "Known[^1] unknown end." in out
     assert "[^2]" not in out
 
 
 def test_numbering_by_sid(pool: SourcePool) -> None:
-    rdoc = resolve(read_markdown("x[[S:6]] y[[S:3]]\n"), pool, numbering="sid")
-    out = markdown_text(rdoc, RenderOptions())
+    doc = Document((para(Text("x"), Cite((6,)), Text(" y"), Cite((3,))),))
+    out = md_of_document(doc, pool, numbering="sid")
     assert "x[^6] y[^3]" in out
     assert "[^3]: Lazard LCOE+" in out and "[^6]: Ember review" in out
 
@@ -165,8 +206,11 @@ def test_text_after_a_reference_cannot_become_a_link_or_definition(pool: SourceP
 
 
 def test_title_option_adds_a_heading_only_without_leading_h1(pool: SourcePool) -> None:
-    assert md_of("Body.\n", pool, title="Report").startswith("# Report\n\nBody.")
-    assert md_of("# Own\n\nBody.\n", pool, title="Report").startswith("# Own\n")
+    body = para(Text("Body."))
+    titled = md_of_document(Document((body,)), pool, title="Report")
+    assert titled.startswith("# Report\n\nBody.")
+    own = Document((Heading(1, (Text("Own"),)), body), title="Own")
+    assert md_of_document(own, pool, title="Report").startswith("# Own\n")
 
 
 # ---------------------------------------------------------------- code

@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 from typing import Any
 
 import pypdfium2 as pdfium
@@ -22,6 +17,7 @@ from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
 from renderers.writers.html.report import render_html
 from renderers.writers.pdf import pdf_bytes
+from tests.support.render import render_in_fresh_process
 
 MULTILINGUAL = {
     "greek": "Ελληνικά κείμενα",
@@ -190,32 +186,20 @@ def test_pdf_variants(pool_rows: list[dict[str, Any]], variant: str, marker: byt
         assert "/OutputIntents" in root
 
 
-def test_deterministic_within_and_across_processes(
-    rendered: tuple[ResolvedDocument, bytes], pool_rows: list[dict[str, Any]], tmp_path: Path
+def test_deterministic_within_one_process(
+    rendered: tuple[ResolvedDocument, bytes]
 ) -> None:
     rdoc, first = rendered
     options = RenderOptions(author="Analyst")
     assert pdf_bytes(render_html(rdoc, options), options) == first
-    script = textwrap.dedent(
-        f"""
-        import sys
-        from citations.pool import SourcePool
-        from renderers.writers.html.report import render_html
-        from renderers.options import RenderOptions
-        from renderers.writers.pdf import pdf_bytes
-        from renderers.readers.markdown import read_markdown
-        from renderers.resolve import resolve
-        from tests.writers.test_pdf import report_markdown
-        rdoc = resolve(read_markdown(report_markdown()), SourcePool.from_rows({pool_rows!r}))
-        options = RenderOptions(author="Analyst")
-        sys.stdout.buffer.write(pdf_bytes(render_html(rdoc, options), options))
-        """
-    )
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(root)}
-    env.pop("SOURCE_DATE_EPOCH", None)
-    other = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, check=True, env=env, cwd=root,
-        timeout=120,
-    ).stdout
+
+
+@pytest.mark.slow
+def test_identical_bytes_in_a_fresh_process(
+    rendered: tuple[ResolvedDocument, bytes], pool_rows: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    _, first = rendered
+    other = render_in_fresh_process("pdf", report_markdown(), pool_rows, author="Analyst")
     assert other == first

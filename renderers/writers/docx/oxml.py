@@ -72,7 +72,10 @@ class RunProps:
     color: str = ""
     underline: bool = False
     superscript: bool = False
+    subscript: bool = False
     shade: str = ""
+    highlight: str = ""  # a ST_HighlightColor name ("yellow"), "" for none
+    size: int = 0  # half-points, 0 for the style's size
 
 
 def _run_props(run: Element, props: RunProps) -> None:
@@ -84,8 +87,8 @@ def _run_props(run: Element, props: RunProps) -> None:
 
 @cache
 def _rpr_prototype(props: RunProps) -> Element | None:
-    """``w:rPr`` for ``props`` in schema order (rStyle, rFonts, b, i, strike, color, u, shd,
-    vertAlign), or None for plain text."""
+    """``w:rPr`` for ``props`` in schema order (rStyle, rFonts, b, i, strike, color, sz,
+    highlight, u, shd, vertAlign), or None for plain text."""
     if props == RunProps():
         return None
     rpr = etree.Element(w("rPr"), nsmap={"w": W_NS})
@@ -101,12 +104,16 @@ def _rpr_prototype(props: RunProps) -> Element | None:
         sub(rpr, "strike")
     if props.color:
         sub(rpr, "color", {"val": props.color})
+    if props.size:
+        sub(rpr, "sz", {"val": str(props.size)})
+    if props.highlight:
+        sub(rpr, "highlight", {"val": props.highlight})
     if props.underline:
         sub(rpr, "u", {"val": "single"})
     if props.shade:
         sub(rpr, "shd", {"val": "clear", "color": "auto", "fill": props.shade})
-    if props.superscript:
-        sub(rpr, "vertAlign", {"val": "superscript"})
+    if props.superscript or props.subscript:
+        sub(rpr, "vertAlign", {"val": "superscript" if props.superscript else "subscript"})
     return rpr
 
 

@@ -10,14 +10,14 @@ numbers linked to bookmarked Sources entries, or real Word footnotes with
 from __future__ import annotations
 
 import io
-import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import docx
 from docx.image.exceptions import UnrecognizedImageError
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
-from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml.shape import CT_Inline
 from docx.shared import Emu, Twips
 
@@ -37,6 +37,7 @@ from renderers.document import (
     Heading,
     Image,
     Inline,
+    InlineStyle,
     LineBreak,
     Link,
     ListItem,
@@ -47,6 +48,7 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -55,8 +57,10 @@ from renderers.document import (
     plain_text,
     task_marker,
 )
-from renderers.errors import InputError, UnsupportedNodeError
+from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
+from renderers.sandbox import LoadedImage, load_image
+from renderers.writers import Artifact, WriteSource
 from renderers.writers.docx.oxml import (
     INDENT_STEP,
     LIST_HANGING,
@@ -84,11 +88,15 @@ from renderers.writers.docx.oxml import (
     list_indent,
     w,
 )
-from renderers.writers.ooxml import PackageCollector, apply_core_properties, write_package
+from renderers.writers.ooxml import (
+    PackageCollector,
+    apply_core_properties,
+    open_reference,
+    write_package,
+)
 
 if TYPE_CHECKING:
     from renderers.resolve import ResolvedDocument, SourceEntry
-    from renderers.sandbox import LoadedImage
 
 MONO_FONT = "Consolas"  # fontconfig maps it to DejaVu Sans Mono where Consolas is absent
 CODE_SHADE = "F2F2F2"
@@ -122,6 +130,11 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     return _package_bytes(document.part.package)
 
 
+def docx_artifact(source: WriteSource) -> Artifact:
+    """The DOCX writer's artifact (for the writer registry)."""
+    return Artifact((docx_bytes(source.rdoc, source.options),))
+
+
 def _package_bytes(package: Any) -> bytes:
     """The package's members (what ``Document.save`` writes), zipped once by write_package."""
     from docx.opc.pkgwriter import PackageWriter
@@ -137,23 +150,43 @@ def _package_bytes(package: Any) -> bytes:
 
 
 def _open_base(options: RenderOptions) -> Any:
-    """The base document: the reference DOCX (styles, page setup, headers) or the default."""
+    """The base document: the reference DOCX (styles, page setup, headers) or the default.
+
+    Page size and margins come from the options wherever the base does not set them (always
+    for the default document; for a template only where its page setup is missing).
+    """
     if options.reference_docx is None:
         base = docx.Document()
-        section = base.sections[-1]
-        width, height = PAGE_SIZES[options.page_size]
+        keep_template = False
+    else:
+        base = open_reference(
+            Path(options.reference_docx), "reference_docx", "Word document (.docx)",
+            docx.Document,
+        )
+        base.element.body.get_or_add_sectPr()
+        keep_template = True
+    section = base.sections[-1]
+    width, height = PAGE_SIZES[options.page_size]
+    if not keep_template or section.page_width is None or section.page_height is None:
         section.page_width, section.page_height = Twips(width), Twips(height)
-        for side in ("left_margin", "right_margin", "top_margin", "bottom_margin"):
+    for side in ("left_margin", "right_margin", "top_margin", "bottom_margin"):
+        if not keep_template or getattr(section, side) is None:
             setattr(section, side, Twips(MARGIN))
-        return base
-    path = options.reference_docx
-    try:
-        return docx.Document(str(path))
-    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, OSError) as exc:
-        raise InputError(
-            f"reference_docx {str(path)!r} could not be opened as a Word document ({exc}); "
-            "accepted is an existing .docx file"
-        ) from exc
+    return base
+
+
+#: Run formatting for each inline style of the safe HTML subset (``abbr`` keeps the text plain:
+#: Word has no tooltip for a run).
+_STYLED_RUNS: dict[InlineStyle, Callable[[RunProps], RunProps]] = {
+    "sub": lambda p: replace(p, subscript=True),
+    "sup": lambda p: replace(p, superscript=True),
+    "kbd": lambda p: replace(p, mono=MONO_FONT, shade=CODE_SHADE),
+    "mark": lambda p: replace(p, highlight="yellow"),
+    "small": lambda p: replace(p, size=18),
+    "abbr": lambda p: p,
+    "ins": lambda p: replace(p, underline=True),
+    "u": lambda p: replace(p, underline=True),
+}
 
 
 class _DocxWriter:
@@ -385,6 +418,9 @@ class _DocxWriter:
                     self.inlines(p, children, replace(props, bold=True), scope, in_link=in_link)
                 case Strike(children):
                     self.inlines(p, children, replace(props, strike=True), scope, in_link=in_link)
+                case Styled(style, children):
+                    styled = _STYLED_RUNS[style](props)
+                    self.inlines(p, children, styled, scope, in_link=in_link)
                 case Code(text):
                     add_run(p, text, replace(props, mono=MONO_FONT, shade=CODE_SHADE))
                 case Link():
@@ -484,8 +520,6 @@ class _DocxWriter:
         self._open_footnotes.discard(label)
 
     def _image(self, p: Element, image: Image, scope: _Scope) -> None:
-        from renderers.sandbox import load_image  # deferred: the fetcher pulls in WeasyPrint
-
         loaded = load_image(image.src, self.options)
         inline = self._picture(loaded, image, scope) if loaded is not None else None
         if inline is None:

@@ -124,6 +124,22 @@ def _drop_refused_images(root: HtmlElement, options: RenderOptions) -> None:
         image.getparent().replace(image, span)
 
 
+def _set_outline_labels(root: HtmlElement) -> None:
+    """Give headings that hold citations an outline label without the citation numbers
+    (runs after the rewrite: every citation is then a ``<sup class="cite">``)."""
+
+    def cites(element: HtmlElement) -> list[HtmlElement]:
+        return [s for s in element.iter("sup") if "cite" in (s.get("class") or "").split()]
+
+    for heading in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
+        if not cites(heading):
+            continue
+        copy = lxml.html.fragment_fromstring(lxml.html.tostring(heading, encoding="unicode"))
+        for sup in cites(copy):
+            sup.drop_tree()
+        heading.set("data-outline", " ".join(copy.text_content().split()))
+
+
 def _set_directions(root: HtmlElement) -> None:
     """Explicit ``dir="rtl"`` on right-to-left blocks (WeasyPrint ignores ``dir="auto"``)."""
     for element in root.iter(*DIRECTED_TAGS):
@@ -150,6 +166,7 @@ def render_html_input(
     for title in container.findall(".//title"):  # the page shell writes the one <title>
         title.drop_tree()
     _CiteRewriter(rdoc, dialects, pool).walk(container)
+    _set_outline_labels(container)
     _drop_refused_images(container, options)
     _set_directions(container)
     parts = [Markup.escape(container.text or "")]

@@ -39,11 +39,13 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
     ThematicBreak,
     iter_blocks,
+    iter_inlines,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -51,6 +53,7 @@ from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
 from renderers.text import HeadingIds
+from renderers.writers import Artifact, WriteSource
 from renderers.writers.html.templating import environment, report_css
 
 NOTES_HEADING = "Notes"
@@ -117,6 +120,11 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         notes=notes,
         rdoc=rdoc,
     )
+
+
+def html_artifact(source: WriteSource) -> Artifact:
+    """The HTML writer's artifact (for the writer registry; the PDF writer lays it out too)."""
+    return Artifact.of_text(render_html(source.rdoc, source.options))
 
 
 def render_page(
@@ -188,10 +196,13 @@ class _Writer:
         match block:
             case Heading(level, children, given_id):
                 level = min(max(level, 1), 6)
-                ident = self.ids.assign(given_id or plain_text(children))
-                direction = text_direction(plain_text(children))
+                label = plain_text(children)  # no citation numbers
+                ident = self.ids.assign(given_id or label)
+                direction = text_direction(label)
+                cited = any(isinstance(n, Cite) for n in iter_inlines((Paragraph(children),)))
+                outline = f' data-outline="{escape(label)}"' if cited else ""  # PDF outline entry
                 return Markup(
-                    f'<h{level} id="{escape(ident)}" dir="{direction}">'
+                    f'<h{level} id="{escape(ident)}" dir="{direction}"{outline}>'
                     f"{self.inlines(children)}</h{level}>"
                 )
             case Paragraph(children):
@@ -277,6 +288,9 @@ class _Writer:
                 return Markup(f"<strong>{self.inlines(children)}</strong>")
             case Strike(children):
                 return Markup(f"<del>{self.inlines(children)}</del>")
+            case Styled(style, children, title):
+                attrs = f' title="{escape(title)}"' if title else ""
+                return Markup(f"<{style}{attrs}>{self.inlines(children)}</{style}>")
             case Code(text):
                 return Markup(f"<code>{escape(text)}</code>")
             case Link(url, children, title):

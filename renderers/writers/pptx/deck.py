@@ -51,6 +51,7 @@ from renderers.document import (
     SoftBreak,
     Strike,
     Strong,
+    Styled,
     Table,
     TableCell,
     Text,
@@ -768,6 +769,8 @@ def inline_runs(inlines: tuple[Inline, ...], ctx: _Ctx = _Ctx()) -> list[Run]:
                 runs += inline_runs(children, dataclasses.replace(ctx, bold=True))
             case Strike(children):
                 runs += inline_runs(children, dataclasses.replace(ctx, strike=True))
+            case Styled(style, children):
+                runs += _styled_runs(style, children, ctx)
             case Link(url, children):
                 runs += inline_runs(children, _link_ctx(ctx, url))
             case Image(alt=alt):
@@ -778,6 +781,17 @@ def inline_runs(inlines: tuple[Inline, ...], ctx: _Ctx = _Ctx()) -> list[Run]:
                 runs += cite_runs(numbers, anchor)
             case _:
                 raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
+    return runs
+
+
+def _styled_runs(style: str, children: tuple[Inline, ...], ctx: _Ctx) -> list[Run]:
+    """Runs for the safe HTML subset: ``sup`` is superscript, ``kbd`` code; the other styles
+    keep their words unformatted (the slide model has no subscript, highlight or small print)."""
+    runs = inline_runs(children, ctx)
+    if style == "sup":
+        return [dataclasses.replace(r, superscript=True) for r in runs]
+    if style == "kbd":
+        return [dataclasses.replace(r, code=True) for r in runs]
     return runs
 
 

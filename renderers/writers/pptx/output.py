@@ -11,13 +11,11 @@ metadata, no stale thumbnail).
 from __future__ import annotations
 
 import io
-import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pptx import Presentation
-from pptx.exc import PackageNotFoundError
 from pptx.opc.constants import CONTENT_TYPE as CT
 from pptx.opc.constants import RELATIONSHIP_TYPE as RT
 from pptx.opc.package import Part
@@ -27,13 +25,16 @@ from pptx.presentation import Presentation as PresentationObj
 from pptx.slide import SlideLayout
 from pptx.util import Emu
 
+from renderers.diagnostics import Code, Diagnostic
 from renderers.document import Alignment
-from renderers.errors import InputError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
+from renderers.sandbox import load_image
+from renderers.writers import Artifact, WriteSource
 from renderers.writers.ooxml import (
     PackageCollector,
     apply_core_properties,
+    open_reference,
     relationships_xml,
     write_package,
 )
@@ -70,6 +71,21 @@ _TITLE_TYPES = ("center_title", "title")
 
 def pptx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     """Render ``rdoc`` as a PPTX deck and return its bytes (deterministic)."""
+    return _write_deck(rdoc, options)[0]
+
+
+def pptx_artifact(source: WriteSource) -> Artifact:
+    """The PPTX writer: the deck, its slide count, and what the slide model had to shorten."""
+    data, deck = _write_deck(source.rdoc, source.options)
+    return Artifact(
+        (data,),
+        stats={"slides": len(deck.slides)},
+        diagnostics=tuple(Diagnostic(Code.CONTENT_SHORTENED, note) for note in deck.warnings),
+    )
+
+
+def _write_deck(rdoc: ResolvedDocument, options: RenderOptions) -> tuple[bytes, Deck]:
+    """The deck's bytes and the slide model they were drawn from."""
     options = options.validate()
     prs = _open(options)
     layouts = Layouts.pick(prs)
@@ -77,7 +93,7 @@ def pptx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     deck = build_deck(rdoc, options, geometry, load_image=_image_loader(options))
     DeckWriter(prs, layouts, deck).write()
     apply_core_properties(prs.core_properties, title=deck.title, author=options.author)
-    return _package_bytes(prs)
+    return _package_bytes(prs), deck
 
 
 def _package_bytes(prs: PresentationObj) -> bytes:
@@ -123,14 +139,10 @@ def _open(options: RenderOptions) -> PresentationObj:
             Emu(n) for n in (SLIDE_16_9 if options.slide_ratio == "16:9" else SLIDE_4_3)
         )
     else:
-        path = Path(options.reference_pptx)
-        try:
-            prs = Presentation(str(path))
-        except (PackageNotFoundError, zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
-            raise InputError(
-                f"reference_pptx {path}: not a readable PowerPoint file ({exc}); "
-                "accepted is a .pptx or .potx saved by PowerPoint or LibreOffice"
-            ) from exc
+        prs = open_reference(
+            Path(options.reference_pptx), "reference_pptx", "PowerPoint deck (.pptx/.potx)",
+            Presentation,
+        )
         _remove_slides(prs)
     _drop_thumbnail(prs)
     return prs
@@ -267,11 +279,9 @@ def geometry_for(prs: PresentationObj, layouts: Layouts, options: RenderOptions)
 
 
 def _image_loader(options: RenderOptions) -> ImageLoader:
-    """Images through the sandbox (imported on first use: most decks have none)."""
+    """Images through the sandbox."""
 
     def load(src: str) -> Picture | None:
-        from renderers.sandbox import load_image
-
         loaded = load_image(src, options)
         if loaded is None:
             return None

@@ -1,0 +1,135 @@
+"""The ``citerender render`` options, generated from the option spec (:mod:`renderers.options`).
+
+Every option the spec offers to the CLI becomes one typer option (``--field-name`` unless the
+spec names its flags), grouped in help panels by the formats that use it; every field of
+:class:`~renderers.options.Limits` becomes a ``--max-…`` option. :func:`api_kwargs` turns the
+parsed values back into keyword arguments of :func:`renderers.api.render_file`, and
+:func:`flag_for` names the flag of an option an error points at.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from renderers.formats import FORMATS
+from renderers.options import LIMIT_PARAMETERS, PARAMETERS, Param, ReadingOptions
+
+LIMITS_PANEL = "Limits"
+
+
+def flags(param: Param) -> tuple[str, ...]:
+    """The command-line flags of ``param`` (``--page-size``, or the spec's own)."""
+    return param.info.cli_flags or ("--" + param.name.replace("_", "-"),)
+
+
+def flag_for(field: str) -> str | None:
+    """The flag of the option an error's ``field`` names (``limits.max_pages`` → --max-pages)."""
+    name = field.removeprefix("limits.")
+    for param in (*PARAMETERS, *LIMIT_PARAMETERS):
+        if param.name == name and param.offered_on("cli"):
+            return flags(param)[0]
+    return None
+
+
+def _panel(param: Param) -> str | None:
+    if param.owner is ReadingOptions:
+        return "Reading"
+    if len(param.info.formats) == len(FORMATS):
+        return "Document"
+    if len(param.info.formats) == 1:
+        return f"{param.info.formats[0].upper()} output"
+    return "Document"
+
+
+def _help(param: Param) -> str:
+    text = param.help
+    if len(param.info.formats) < len(FORMATS):
+        text += f" [dim]({', '.join(param.info.formats)})[/dim]"
+    if param.kind == "choices":
+        text += f" Comma-separated: {', '.join(param.choices)}."
+    return text
+
+
+def typer_option(param: Param, panel: str | None = None) -> Any:
+    """The ``typer.Option`` for ``param`` (``Annotated`` metadata)."""
+    names = flags(param)
+    if param.kind == "flag" and param.default is True:
+        names = (f"{names[0]}/--no-{names[0].removeprefix('--')}", *names[1:])
+    extra: dict[str, Any] = {}
+    if param.kind == "choice":
+        extra["case_sensitive"] = False
+    if param.kind == "integer":
+        extra.update(min=param.info.minimum, max=param.info.maximum)
+    if param.info.metavar:
+        extra["metavar"] = param.info.metavar
+    return typer.Option(*names, help=_help(param), rich_help_panel=panel or _panel(param), **extra)
+
+
+def _python_type(param: Param) -> Any:
+    if param.kind == "choice":  # the values and their aliases: typer shows and checks them
+        values: Any = Literal.__getitem__((*param.choices, *param.info.aliases))  # type: ignore[attr-defined]
+        return values | None if param.optional else values
+    return {
+        "flag": bool,
+        "integer": int,
+        "path": Path | None,
+    }.get(param.kind, str | None)
+
+
+def _default(param: Param) -> Any:
+    if param.kind in ("flag", "integer"):
+        return param.default
+    if param.kind == "choice" and not param.optional:
+        return param.default
+    if param.kind == "text" and param.default:
+        return param.default
+    return None  # not given: the API's default applies
+
+
+def parameters() -> list[inspect.Parameter]:
+    """Keyword parameters of the render command: the spec's CLI options, then the limits."""
+    out = []
+    for param in PARAMETERS:
+        if param.offered_on("cli") and param.kind != "limits":
+            annotation = Annotated[_python_type(param), typer_option(param)]  # type: ignore[valid-type]
+            out.append(
+                inspect.Parameter(
+                    param.name,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=_default(param),
+                    annotation=annotation,
+                )
+            )
+    if PARAMETERS_BY_NAME["limits"].offered_on("cli"):
+        for param in LIMIT_PARAMETERS:
+            annotation = Annotated[int, typer_option(param, LIMITS_PANEL)]
+            out.append(
+                inspect.Parameter(
+                    param.name,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=param.default,
+                    annotation=annotation,
+                )
+            )
+    return out
+
+
+PARAMETERS_BY_NAME: dict[str, Param] = {p.name: p for p in PARAMETERS}
+
+
+def api_kwargs(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of the API from the parsed render options (``None``: not given)."""
+    kwargs: dict[str, Any] = {}
+    for param in PARAMETERS:
+        value = values.get(param.name)
+        if param.offered_on("cli") and param.kind != "limits" and value is not None:
+            kwargs[param.name] = value
+    limits = {p.name: values[p.name] for p in LIMIT_PARAMETERS if values.get(p.name) is not None}
+    if limits and PARAMETERS_BY_NAME["limits"].offered_on("cli"):
+        kwargs["limits"] = limits
+    return kwargs

@@ -1,0 +1,107 @@
+"""Diagnostics: what a render noticed but did not fail on, as data (pandoc's ``LogMessage``).
+
+A :class:`Diagnostic` has a code from a closed set, a message a person can read on its own, and
+where it happened (file, line, slide, page — whichever are known). ``RenderResult.warnings``
+holds their messages (the text surfaces print), ``RenderResult.diagnostics`` the data.
+
+Writers return the diagnostics they hold in their artifact. Code deep inside a writer (the
+sandbox refusing an image) does not thread a list through every call: it calls :func:`report`,
+and the pipeline gathers what was reported while a writer ran with :func:`collect` — the way
+pandoc's ``report`` works inside its ``PandocMonad``. The scope is a context variable, so
+concurrent renders in threads or tasks never see each other's diagnostics.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Any
+
+LOGGER = logging.getLogger(__name__)
+
+
+class Code(StrEnum):
+    """Every kind of diagnostic (a closed set: a new kind is added here, with its meaning)."""
+
+    #: The reader kept something as text or read it leniently (an invalid token, a reversed range).
+    READER_NOTE = "reader-note"
+    #: Citations of sids that are not in the sources pool were dropped.
+    UNKNOWN_SID = "unknown-sid"
+    #: A numeric-dialect citation points past the end of the pool; left as text.
+    NUMERIC_OUT_OF_RANGE = "numeric-out-of-range"
+    #: The sandbox refused an image (remote, outside the allowed directories, too large a file).
+    IMAGE_REFUSED = "image-refused"
+    #: An image loaded but cannot be embedded (not a raster format, broken, too many pixels).
+    IMAGE_UNREADABLE = "image-unreadable"
+    #: The PDF layout asked for a resource (stylesheet, font, image) the sandbox refused.
+    RESOURCE_REFUSED = "resource-refused"
+    #: Content was shortened to fit (a table row or code line taller than a whole slide).
+    CONTENT_SHORTENED = "content-shortened"
+    #: ``sources_used.json`` was unreadable: kept aside and started afresh.
+    STORE_RECOVERED = "store-recovered"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One thing a render noticed. ``str()`` is the message, which names the place itself."""
+
+    code: Code
+    message: str
+    file: str | None = None  # the input, pool or resource concerned
+    line: int | None = None  # 1-based line of the input
+    slide: int | None = None  # 1-based slide of a deck
+    page: int | None = None  # 1-based page of a paginated output
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: code and message, and only the places that are known."""
+        data = {key: value for key, value in asdict(self).items() if value is not None}
+        data["code"] = str(self.code)
+        return data
+
+
+def unique(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
+    """``diagnostics`` in order, each once (ten refusals of one image are one diagnostic)."""
+    return tuple(dict.fromkeys(diagnostics))
+
+
+_SCOPE: ContextVar[list[Diagnostic] | None] = ContextVar("citerender_diagnostics", default=None)
+
+
+@contextmanager
+def collect() -> Iterator[list[Diagnostic]]:
+    """Gather what :func:`report` receives inside the block into the list this yields.
+
+    Scopes nest: an inner scope keeps its diagnostics to itself (the pipeline forwards an
+    intermediate's diagnostics explicitly with :func:`forward`).
+    """
+    found: list[Diagnostic] = []
+    token = _SCOPE.set(found)
+    try:
+        yield found
+    finally:
+        _SCOPE.reset(token)
+
+
+def report(diagnostic: Diagnostic) -> None:
+    """Hand ``diagnostic`` to the enclosing :func:`collect` scope, or log it when there is none
+    (a writer called directly, outside the pipeline)."""
+    scope = _SCOPE.get()
+    if scope is None:
+        LOGGER.info("%s: %s", diagnostic.code, diagnostic.message)
+    else:
+        scope.append(diagnostic)
+
+
+def forward(diagnostics: Iterable[Diagnostic]) -> None:
+    """Report ``diagnostics`` again into the enclosing scope, if any (an intermediate reused by a
+    second writer — the PDF a PNG is rasterized from — passes its diagnostics on)."""
+    scope = _SCOPE.get()
+    if scope is not None:
+        scope.extend(diagnostics)

@@ -1,0 +1,387 @@
+"""The render pipeline: decode → detect → read → resolve → write → record.
+
+:func:`prepare` runs the first four stages once (bytes to text, the input format, the reader,
+the citation pass); a :class:`Session` then hands the resolved document to any number of writers
+(:mod:`renderers.writers`, through its registry), reusing what formats share — the HTML a PDF is
+laid out from, the PDF a PNG is rasterized from — and writes and records each artifact:
+
+* no output may replace a file the render read (the input, the pool): :class:`OverwriteError`;
+* every file is written atomically and recorded in ``<out_dir>/sources_used.json``;
+* PNG pages of an earlier, longer render of the same name are removed with their records in the
+  same locked update, so the directory and the records hold exactly this render's pages;
+* every diagnostic (reader, citation pass, writer, store) reaches :class:`RenderResult`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from citations.chars import clean_text
+from renderers.diagnostics import Code, Diagnostic, collect, forward, unique
+from renderers.document import Cite, iter_inlines
+from renderers.errors import (
+    InputError,
+    LimitError,
+    OutputPathError,
+    OverwriteError,
+    RenderError,
+    StrictError,
+)
+from renderers.formats import ContentFormat
+from renderers.options import RenderOptions, read_options
+from renderers.outputs import relative_name, write_atomic
+from renderers.writers import Artifact, writer_for
+
+if TYPE_CHECKING:
+    from citations.store import ArtifactRecord
+    from renderers.resolve import ResolvedDocument
+
+DIALECTS: frozenset[str] = frozenset({"s_dialect", "numeric"})
+
+ResultCallback = Callable[["RenderResult"], None]
+
+
+@dataclass
+class RenderResult:
+    """One written artifact (for PNG, every page file of it)."""
+
+    path: Path
+    format: str
+    sources_used: list[int]
+    warnings: list[str]  # the messages of ``diagnostics``, as surfaces print them
+    stats: dict[str, Any]
+    paths: list[Path] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def to_envelope(self) -> dict[str, Any]:
+        """The agent-tool envelope ``{ok, path, format, sources_used, stats, warnings}``."""
+        return {
+            "ok": True,
+            "path": str(self.path),
+            "format": self.format,
+            "sources_used": list(self.sources_used),
+            "stats": dict(self.stats),
+            "warnings": list(self.warnings),
+        }
+
+
+# ---------------------------------------------------------------- decode, detect, read, resolve
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A read and resolved input, ready for any number of writers."""
+
+    text: str
+    content_format: ContentFormat
+    rdoc: ResolvedDocument
+    options: RenderOptions
+    dialects: frozenset[str]
+    diagnostics: tuple[Diagnostic, ...]
+    citations: int
+    parse_ms: float
+    inputs: tuple[Path, ...] = ()  # files the render read: no output may replace them
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(str(d) for d in self.diagnostics)
+
+
+def decode_content(content: str | bytes, origin: str = "content") -> str:
+    """``content`` as text; bytes must be UTF-8 (a BOM is dropped). Characters no output can
+    carry (controls, lone surrogates) become U+FFFD (:func:`citations.chars.clean_text`)."""
+    if isinstance(content, str):
+        return clean_text(content.removeprefix("\ufeff"))
+    if isinstance(content, bytes | bytearray | memoryview):
+        raw = bytes(content)
+        try:
+            return clean_text(raw.decode("utf-8-sig"))
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{origin} is not valid UTF-8 (byte {exc.start}: "
+                f"{raw[exc.start : exc.start + 1]!r}); save it as UTF-8"
+            ) from exc
+    raise InputError(f"{origin}: expected text (str) or UTF-8 bytes, got {type(content).__name__}")
+
+
+def detect_content_format(value: str | None, text: str) -> ContentFormat:
+    """The input format named by ``value``, or detected from ``text`` when none is named."""
+    fmt = read_options(content_format=value or None).content_format
+    if fmt is None:
+        from renderers.readers.detect import detect_format
+
+        return detect_format(text)
+    return fmt
+
+
+def _dialects(value: Iterable[str] | str | None) -> frozenset[str]:
+    return read_options(dialects=value).dialects
+
+
+def _input_diagnostics(rdoc: ResolvedDocument) -> list[Diagnostic]:
+    """The reader's notes and the citation pass's warnings (which follow them in
+    ``rdoc.warnings``: unknown sids dropped) as diagnostics."""
+    read = len(rdoc.document.warnings)
+    return [Diagnostic(Code.READER_NOTE, note) for note in rdoc.warnings[:read]] + [
+        Diagnostic(Code.UNKNOWN_SID, note) for note in rdoc.warnings[read:]
+    ]
+
+
+def prepare(
+    content: str | bytes,
+    *,
+    sources_pool: Any = None,
+    content_format: str | None = None,
+    options: RenderOptions,
+    dialects: Iterable[str] | str | None = None,
+    origin: str = "content",
+    input_file: str | os.PathLike[str] | None = None,
+) -> Prepared:
+    """Read and resolve ``content`` once: the shared first half of every render.
+
+    ``input_file`` is the file ``content`` came from, if any; it and a pool given as a path
+    are protected from being replaced by an output.
+    """
+    from citations.pool import SourcePool
+    from renderers.resolve import resolve
+
+    started = time.perf_counter()
+    text = decode_content(content, origin)
+    fmt = detect_content_format(content_format, text)
+    chosen = _dialects(dialects)
+    pool = SourcePool.coerce(sources_pool)
+    if len(pool) > options.limits.max_pool_rows:
+        raise LimitError(
+            f"sources pool has {len(pool)} rows; the limit is {options.limits.max_pool_rows} "
+            "(limits.max_pool_rows)"
+        )
+    mapped: list[Diagnostic] = []
+    if "numeric" in chosen:
+        from renderers.readers.numeric import map_numeric_citations
+
+        text, mapped = map_numeric_citations(text, fmt, pool)
+        chosen = chosen - {"numeric"}
+        if mapped and options.strict:
+            raise StrictError("; ".join(str(d) for d in mapped))
+    if fmt == "markdown":
+        from renderers.readers.markdown import read_markdown
+
+        document = read_markdown(text, dialects=chosen, limits=options.limits)
+    else:
+        from renderers.readers.html import read_html
+
+        document = read_html(text, dialects=chosen, limits=options.limits)
+    if options.title:
+        document = dataclasses.replace(document, title=options.title)
+    rdoc = resolve(
+        document,
+        pool,
+        numbering=options.numbering,
+        strict=options.strict,
+        sources_heading=options.sources_heading,
+    )
+    citations = sum(
+        1 for node in iter_inlines(rdoc.document.blocks) if isinstance(node, Cite) and node.numbers
+    )
+    files = (input_file, SourcePool.file_of(sources_pool))
+    return Prepared(
+        text=text,
+        content_format=fmt,
+        rdoc=rdoc,
+        options=options,
+        dialects=chosen,
+        diagnostics=unique([*_input_diagnostics(rdoc), *mapped]),
+        citations=citations,
+        parse_ms=(time.perf_counter() - started) * 1000,
+        inputs=tuple(Path(f) for f in files if f is not None),
+    )
+
+
+# ---------------------------------------------------------------- write and record
+
+
+def page_paths(target: Path, count: int) -> list[Path]:
+    """``STEM.png`` for one page; ``STEM-1.png``, ``STEM-2.png`` … for more."""
+    if count == 1:
+        return [target]
+    return [target.with_name(f"{target.stem}-{i}{target.suffix}") for i in range(1, count + 1)]
+
+
+def refuse_overwriting(outputs: Iterable[Path], inputs: Sequence[Path]) -> None:
+    """Raise :class:`OverwriteError` when writing any of ``outputs`` would replace an input.
+
+    Compared as files (``os.path.samefile``), so another spelling of the same path, a symbolic
+    link or a hard link to the input is caught too.
+    """
+    existing = [path for path in inputs if path.exists()]
+    for output in outputs:
+        if not output.exists():
+            continue
+        for source in existing:
+            if os.path.samefile(output, source):
+                raise OverwriteError(
+                    f"output {str(output)!r} would replace the input file {str(source)!r}; "
+                    "accepted: an output directory or name that differs from every input"
+                )
+
+
+def _stale_pages(
+    out_dir: Path, target: Path, artifact_name: str, inputs: Sequence[Path]
+) -> Callable[[ArtifactRecord], bool]:
+    """Which existing records (and files) a PNG render of ``target`` supersedes: the PNG pages
+    of the same artifact named ``STEM.png`` or ``STEM-N.png`` beside it — never an input."""
+    folder = PurePosixPath(relative_name(out_dir, target)).parent
+    page = re.compile(rf"{re.escape(target.stem)}(?:-[0-9]+)?{re.escape(target.suffix)}")
+    protected = {relative_name(out_dir, p) for p in inputs if p.resolve().is_relative_to(out_dir)}
+
+    def stale(record: ArtifactRecord) -> bool:
+        name = PurePosixPath(record.filename)
+        return (
+            record.format == "png"
+            and record.artifact_name == artifact_name
+            and name.parent == folder
+            and page.fullmatch(name.name) is not None
+            and record.filename not in protected
+        )
+
+    return stale
+
+
+class Session:
+    """The writers over one :class:`Prepared` input (a :class:`renderers.writers.WriteSource`).
+
+    Each format's artifact is made once and cached: the PDF writer reuses the HTML report, the
+    PNG writer the PDF. Whatever a writer reports while it runs joins its artifact's diagnostics.
+    """
+
+    def __init__(self, prepared: Prepared) -> None:
+        self.prepared = prepared
+        self._artifacts: dict[str, Artifact] = {}
+        self._print_html: tuple[str, tuple[Diagnostic, ...]] | None = None
+
+    @property
+    def rdoc(self) -> ResolvedDocument:
+        return self.prepared.rdoc
+
+    @property
+    def options(self) -> RenderOptions:
+        return self.prepared.options
+
+    def artifact(self, fmt: str) -> Artifact:
+        """The artifact of ``fmt``, made on first request by its registered writer."""
+        made = self._artifacts.get(fmt)
+        if made is None:
+            writer = writer_for(fmt)
+            with collect() as reported:
+                made = writer(self)
+            made = self._artifacts[fmt] = made.with_diagnostics(reported)
+        forward(made.diagnostics)
+        return made
+
+    def print_html(self) -> str:
+        """The HTML WeasyPrint lays out: the report, or the author's own look for HTML input."""
+        if self.prepared.content_format != "html":
+            return self.artifact("html").text()
+        if self._print_html is None:
+            from renderers.writers.html.author_look import render_html_input
+
+            with collect() as reported:
+                html = render_html_input(
+                    self.prepared.text, self.rdoc, self.options, dialects=self.prepared.dialects
+                )
+            self._print_html = html, unique(reported)
+        html, diagnostics = self._print_html
+        forward(diagnostics)
+        return html
+
+    def write(self, fmt: str, target: Path, out_dir: Path, artifact_name: str) -> RenderResult:
+        """Make ``fmt``, write it to ``target`` (PNG pages next to it) and record it."""
+        from citations.store import ArtifactRecord, SourcesUsedStore
+
+        started = time.perf_counter()
+        artifact = self.artifact(fmt)
+        if not artifact.blobs:
+            raise RenderError(f"the {fmt} writer produced nothing for {target.name}")
+        paths = page_paths(target, len(artifact.blobs)) if fmt == "png" else [target]
+        store = SourcesUsedStore(out_dir)
+        inputs = self.prepared.inputs
+        refuse_overwriting([*paths, store.path], inputs)
+        store_notes = store.check()  # before the artifact: a bad store must not orphan it
+        plan = self.rdoc.plan
+        records = []
+        for path, data in zip(paths, artifact.blobs, strict=True):
+            try:
+                write_atomic(path, data)
+            except OSError as exc:
+                raise OutputPathError(
+                    f"{path.parent}: cannot write {path.name} ({exc.strerror or exc}); "
+                    "accepted: a writable output directory"
+                ) from exc
+            records.append(
+                ArtifactRecord(
+                    artifact_name=artifact_name,
+                    filename=relative_name(out_dir, path),
+                    format=fmt,
+                    sids=list(plan.order),
+                    numbers={str(sid): n for sid, n in plan.numbers.items()},
+                    usage_sids=list(self.rdoc.usage_sids),
+                    unknown_sids=list(plan.unknown_sids),
+                    sha256=hashlib.sha256(data).hexdigest(),
+                )
+            )
+        supersedes = _stale_pages(out_dir, target, artifact_name, inputs) if fmt == "png" else None
+        store_notes += store.record_many(records, supersedes=supersedes)
+        diagnostics = unique([
+            *self.prepared.diagnostics,
+            *artifact.diagnostics,
+            *(Diagnostic(Code.STORE_RECOVERED, note, file=str(store.path)) for note in store_notes),
+        ])
+        elapsed = self.prepared.parse_ms + (time.perf_counter() - started) * 1000
+        return RenderResult(
+            path=paths[0],
+            paths=paths,
+            format=fmt,
+            sources_used=list(plan.order),
+            warnings=[str(d) for d in diagnostics],
+            diagnostics=list(diagnostics),
+            stats=self._stats(artifact, elapsed),
+        )
+
+    def _stats(self, artifact: Artifact, elapsed_ms: float) -> dict[str, Any]:
+        """The writer's own counts, then what every artifact reports."""
+        return {
+            **artifact.stats,
+            "bytes": sum(len(blob) for blob in artifact.blobs),
+            "citations": self.prepared.citations,
+            "sources": len(self.rdoc.entries),
+            "elapsed_ms": round(elapsed_ms, 1),
+        }
+
+
+def write_all(
+    session: Session,
+    targets: Mapping[str, Path],
+    out_dir: Path,
+    artifact_name: str,
+    on_result: ResultCallback | None = None,
+) -> list[RenderResult]:
+    """Write every format in ``targets`` (format → path inside ``out_dir``), in order.
+
+    Every target is checked against the inputs before anything is written.
+    """
+    refuse_overwriting(targets.values(), session.prepared.inputs)
+    results: list[RenderResult] = []
+    for fmt, target in targets.items():
+        result = session.write(fmt, target, out_dir, artifact_name)
+        if on_result is not None:
+            on_result(result)
+        results.append(result)
+    return results

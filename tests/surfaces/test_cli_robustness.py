@@ -1,0 +1,204 @@
+"""The CLI never prints a traceback: odd inputs and usage errors are one line and exit code 2."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from renderers import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+POOL = [{"sid": 1, "title": "Grid study", "url": "https://example.org/grid"}]
+
+
+def run(args: list[str | bytes], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """``citerender ARGS`` in a real process (bytes arguments reach argv unchanged)."""
+    env = {**os.environ, "COLUMNS": "100"}
+    command: list[str | bytes] = [sys.executable, "-m", "renderers.cli", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, env=env, timeout=300, check=False)
+
+
+def one_error_line(stderr: bytes | str, *needles: str) -> str:
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert len(lines) == 1, text
+    assert lines[0].startswith("citerender: error: "), text
+    assert "Traceback" not in text
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "in.md").write_text("# Note\n\nGrid costs fell.[[S:1]]\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    return tmp_path
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+BAD_POOLS = {
+    "5,000-digit sid": '[{"sid": ' + "7" * 5000 + ', "title": "x"}]',
+    "nested 100,000 deep": DEEP,
+    "row field nested 100,000 deep": '[{"sid": 1, "title": "x", "extra": ' + DEEP + "}]",
+}
+
+
+@pytest.mark.parametrize("text", BAD_POOLS.values(), ids=list(BAD_POOLS))
+def test_hostile_pools(workspace: Path, text: str) -> None:
+    (workspace / "bad.json").write_text(text, encoding="utf-8")
+    proc = run(["render", "in.md", "--pool", "bad.json", "--to", "md"], workspace)
+    assert proc.returncode == 2
+    one_error_line(proc.stderr, "bad.json")
+    assert not (workspace / "out").exists()
+
+
+def test_input_file_name_that_is_not_utf8(workspace: Path) -> None:
+    name = b"r\xe9sum\xe9.md"
+    (workspace / os.fsdecode(name)).write_text("Hi.[[S:1]]\n", encoding="utf-8")
+    proc = run(["render", name, "--pool", "pool.json", "--to", "md"], workspace)
+    assert proc.returncode == 2
+    one_error_line(proc.stderr, "not valid UTF-8", "--name")
+    named = run(
+        ["render", name, "--pool", "pool.json", "--to", "md", "--name", "resume"], workspace
+    )
+    assert named.returncode == 0, named.stderr
+    assert (workspace / "out" / "resume.md").is_file()
+
+
+def broken_package(source: bytes, part: str, data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(source)) as original, zipfile.ZipFile(buffer, "w") as out:
+        for info in original.infolist():
+            out.writestr(info.filename, data if info.filename == part else original.read(info))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["docx", "pptx"])
+@pytest.mark.parametrize("damage", ["content types", "not a zip", "empty"])
+def test_broken_reference_templates(workspace: Path, fmt: str, damage: str) -> None:
+    made = run(["render", "in.md", "--pool", "pool.json", "--to", fmt, "--out", "base"], workspace)
+    assert made.returncode == 0, made.stderr
+    good = (workspace / "base" / f"in.{fmt}").read_bytes()
+    template = workspace / f"template.{fmt}"
+    template.write_bytes(
+        {
+            "content types": broken_package(good, "[Content_Types].xml", b"<Types><oops"),
+            "not a zip": b"PK\x03\x04 this is not a package",
+            "empty": b"",
+        }[damage]
+    )
+    proc = run(
+        [
+            "render",
+            "in.md",
+            "--pool",
+            "pool.json",
+            "--to",
+            fmt,
+            f"--reference-{fmt}",
+            template.name,
+        ],
+        workspace,
+    )
+    assert proc.returncode == 2
+    one_error_line(proc.stderr, template.name)
+
+
+def test_reference_docx_with_an_entity_bomb_is_harmless(workspace: Path) -> None:
+    made = run(
+        ["render", "in.md", "--pool", "pool.json", "--to", "docx", "--out", "base"], workspace
+    )
+    assert made.returncode == 0
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa">'
+        + b"".join(
+            b'<!ENTITY %s "%s">' % (chr(98 + i).encode(), (b"&" + chr(97 + i).encode() + b";") * 10)
+            for i in range(8)
+        )
+        + b']><w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/'
+        b'main">&i;</w:styles>'
+    )
+    (workspace / "bomb.docx").write_bytes(
+        broken_package((workspace / "base" / "in.docx").read_bytes(), "word/styles.xml", bomb)
+    )
+    proc = run(
+        ["render", "in.md", "--pool", "pool.json", "--to", "docx", "--reference-docx", "bomb.docx"],
+        workspace,
+    )
+    assert proc.returncode in (0, 2)
+    assert b"Traceback" not in proc.stderr
+    if proc.returncode == 2:
+        one_error_line(proc.stderr, "bomb.docx")
+
+
+USAGE_ERRORS: list[tuple[list[str], str]] = [
+    (["render", "in.md", "--bogus"], "--bogus"),
+    (["render", "in.md", "--numbering", "random"], "--numbering"),
+    (["render", "in.md", "--dpi", "5"], "--dpi"),
+    (["render", "in.md", "--dpi", "high"], "--dpi"),
+    (["render", "in.md", "--page-size", "A3"], "--page-size"),
+    (["render"], "INPUT"),
+    (["audit"], "INPUT"),
+    (["rendr", "in.md"], "rendr"),
+    (["render", "in.md", "--pool"], "--pool"),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"), USAGE_ERRORS, ids=[" ".join(a) for a, _ in USAGE_ERRORS]
+)
+def test_usage_errors_are_one_line(workspace: Path, args: list[str], needle: str) -> None:
+    result = CliRunner().invoke(cli.app, args)
+    assert result.exit_code == 2
+    line = one_error_line(result.stderr, needle)
+    assert "╭" not in line and "--help" in line
+
+
+def test_usage_error_in_a_real_process(workspace: Path) -> None:
+    proc = run(["render", "in.md", "--slide-ratio", "21:9"], workspace)
+    assert proc.returncode == 2
+    assert proc.stdout == b""
+    one_error_line(proc.stderr, "--slide-ratio")
+
+
+def test_option_values_refused_by_the_spec_name_the_flag(workspace: Path) -> None:
+    result = CliRunner().invoke(
+        cli.app,
+        [
+            "render",
+            str(workspace / "in.md"),
+            "--pool",
+            str(workspace / "pool.json"),
+            "--pages",
+            "3-1",
+        ],
+    )
+    assert result.exit_code == 2
+    one_error_line(result.stderr, "--pages", "1-based page numbers")
+
+
+def test_a_bug_is_one_line_too(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any) -> None:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cli, "check_options", broken)
+    result = CliRunner().invoke(
+        cli.app, ["render", str(workspace / "in.md"), "--pool", str(workspace / "pool.json")]
+    )
+    assert result.exit_code == 2
+    one_error_line(result.stderr, "internal error", "KeyError")
+
+
+def test_help_is_not_an_error() -> None:
+    result = CliRunner().invoke(cli.app, ["render", "--help"])
+    assert result.exit_code == 0 and "--reference-pptx" in result.stdout

@@ -1,0 +1,142 @@
+"""The MCP server answers every line a client sends — malformed JSON-RPC, lone surrogates,
+nesting deeper than the SDK's parser takes — with a JSON-RPC error, and keeps serving."""
+
+from __future__ import annotations
+
+import json
+import select
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+
+
+class Client:
+    """Raw newline-delimited JSON-RPC over a real server process's stdio."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "renderers.mcp_server", "--out", str(out_dir)],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def send(self, line: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, timeout: float = 60) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        assert ready, "the server did not answer"
+        line = self.proc.stdout.readline()
+        assert line, "the server closed its output"
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    def close(self) -> str:
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+        return self.proc.stderr.read().decode("utf-8", "replace")
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
+    session = Client(tmp_path_factory.mktemp("mcp-out"))
+    session.send(json.dumps({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "wire-test", "version": "1"}},
+    }).encode())  # fmt: skip
+    assert session.answer()["id"] == 0
+    session.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    yield session
+    session.close()
+
+
+def call(request_id: int, arguments: str) -> bytes:
+    return (
+        f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", '
+        f'"params": {{"name": "write_markdown", "arguments": {arguments}}}}}'
+    ).encode()
+
+
+HOSTILE: list[tuple[str, bytes, int | None, int]] = [
+    ("not JSON", b'{"jsonrpc": "2.0", "id": 1, "method": ', None, PARSE_ERROR),
+    ("binary garbage", b"\xff\xfe\x00garbage", None, PARSE_ERROR),
+    ("a JSON array", b"[1, 2, 3]", None, INVALID_REQUEST),
+    ("a JSON string", b'"hello"', None, INVALID_REQUEST),
+    ("no method", b'{"jsonrpc": "2.0", "id": 2}', 2, INVALID_REQUEST),
+    ("wrong version", b'{"jsonrpc": "1.0", "id": 3, "method": "tools/list"}', 3, INVALID_REQUEST),
+    (
+        "id of the wrong type",
+        b'{"jsonrpc": "2.0", "id": [4], "method": "tools/list"}',
+        None,
+        INVALID_REQUEST,
+    ),
+    (
+        "nested 300 deep",
+        call(5, '{"content": "x", "title": ' + "[" * 300 + "]" * 300 + "}"),
+        5,
+        INVALID_REQUEST,
+    ),
+    (
+        "nested 100,000 deep",
+        call(6, '{"content": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+        None,
+        INVALID_REQUEST,
+    ),
+    (
+        "lone surrogate in a path",
+        call(7, '{"content": "x", "path": "a\\ud800.md"}'),
+        7,
+        INVALID_REQUEST,
+    ),
+    ("lone surrogate in content", call(8, '{"content": "x\\udfff"}'), 8, INVALID_REQUEST),
+    (
+        "lone surrogate as the id",
+        b'{"jsonrpc": "2.0", "id": "\\ud800", "method": "tools/list"}',
+        None,
+        INVALID_REQUEST,
+    ),
+    (
+        "5,000-digit id",
+        b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "x"}',
+        None,
+        PARSE_ERROR,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "line", "request_id", "code"), HOSTILE, ids=[case[0] for case in HOSTILE]
+)
+def test_every_request_is_answered(
+    client: Client, label: str, line: bytes, request_id: int | None, code: int
+) -> None:
+    client.send(line)
+    answer = client.answer()
+    assert answer["jsonrpc"] == "2.0" and answer["id"] == request_id
+    assert answer["error"]["code"] == code and answer["error"]["message"]
+    client.send(b'{"jsonrpc": "2.0", "id": 99, "method": "tools/list"}')
+    still = client.answer()
+    assert still["id"] == 99 and len(still["result"]["tools"]) == 7
+
+
+def test_a_tool_error_is_an_envelope_not_a_protocol_error(client: Client) -> None:
+    client.send(call(10, '{"content": "x", "path": "../escape.md"}'))
+    answer = client.answer()
+    assert answer["id"] == 10
+    result = answer["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["error"]["code"] == "invalid_path"

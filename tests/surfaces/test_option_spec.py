@@ -1,0 +1,234 @@
+"""The option spec reaches every surface: each field is offered by the CLI, the agent tools,
+MCP, the HTTP service and the API — and arrives there with the value given — or is excluded on
+that surface with a written reason and really absent from it."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from typer.testing import CliRunner
+
+from renderers import cli, cli_options, mcp_server
+from renderers.api import RenderResult, render
+from renderers.formats import FORMATS
+from renderers.options import (
+    LIMIT_PARAMETERS,
+    PARAMETERS,
+    SURFACES,
+    Limits,
+    Param,
+    ReadingOptions,
+    RenderOptions,
+    accepted_options,
+    build_options,
+    read_options,
+)
+from renderers.service.app import REQUEST_SCHEMA, JobOutcome, RenderJob, create_app
+from renderers.tools import TOOL_FORMATS, TOOL_SCHEMAS, call_tool, tool_schemas
+
+ROOT = Path(__file__).resolve().parents[2]
+POOL = [{"sid": 1, "title": "One", "url": "https://example.org/"}]
+IDS = [p.name for p in PARAMETERS]
+
+
+def sample(param: Param, tmp_path: Path) -> Any:
+    """A valid value of ``param`` that is not its default."""
+    match param.kind:
+        case "text":
+            return "Spec value"
+        case "flag":
+            return not param.default
+        case "integer":
+            low = param.info.minimum if param.info.minimum is not None else 0
+            return low if low != param.default else low + 1
+        case "choice":
+            return next(c for c in param.choices if c != param.default)
+        case "choices":
+            return frozenset(param.choices[:1])
+        case "pages":
+            return (2,)
+        case "path":
+            target = tmp_path / f"{param.name}.bin"
+            target.write_bytes(b"x")
+            return target.resolve() if param.info.must_exist else tmp_path.resolve()
+        case _:
+            return Limits(max_pages=7)
+
+
+def as_json(value: Any) -> Any:
+    return (
+        sorted(value)
+        if isinstance(value, frozenset)
+        else list(value)
+        if isinstance(value, tuple)
+        else value
+    )
+
+
+def arrived(param: Param, kwargs: dict[str, Any]) -> Any:
+    """What the API makes of ``kwargs`` for ``param`` (coerced through the spec)."""
+    if param.owner is ReadingOptions:
+        reading = {k: v for k, v in kwargs.items() if k in ("content_format", "dialects")}
+        return getattr(read_options(**reading), param.name)
+    names = {f.name for f in dataclasses.fields(RenderOptions)}
+    return getattr(build_options(**{k: v for k, v in kwargs.items() if k in names}), param.name)
+
+
+def cli_args(param: Param, value: Any) -> list[str]:
+    flag = cli_options.flags(param)[0]
+    match param.kind:
+        case "flag":
+            return [flag if value else f"--no-{flag.removeprefix('--')}"]
+        case "choices":
+            return [flag, ",".join(sorted(value))]
+        case "pages":
+            return [flag, ",".join(str(p) for p in value)]
+        case "limits":
+            return ["--max-pages", str(value.max_pages)]
+        case _:
+            return [flag, str(value)]
+
+
+# ---------------------------------------------------------------- the spec itself
+
+
+def test_every_field_is_declared_with_help_formats_and_reasons() -> None:
+    declared = {p.name for p in PARAMETERS}
+    assert {f.name for f in dataclasses.fields(RenderOptions)} <= declared
+    for param in (*PARAMETERS, *LIMIT_PARAMETERS):
+        assert len(param.help) > 8, param.name
+        assert param.info.formats and set(param.info.formats) <= set(FORMATS), param.name
+        for surface, reason in param.info.excluded.items():
+            assert surface in SURFACES and len(reason) > 20, (param.name, surface)
+        assert param.offered_on("api"), f"{param.name}: the API is the reference surface"
+
+
+# ---------------------------------------------------------------- CLI
+
+
+@pytest.fixture(scope="module")
+def render_help() -> str:
+    env = {**os.environ, "COLUMNS": "220"}
+    command = [sys.executable, "-m", "renderers.cli", "render", "--help"]
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize("param", PARAMETERS, ids=IDS)
+def test_cli(
+    param: Param, render_help: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flag = cli_options.flags(param)[0]
+    if not param.offered_on("cli"):
+        assert f" {flag} " not in render_help
+        return
+    if param.kind == "limits":
+        for limit in LIMIT_PARAMETERS:
+            assert f" {cli_options.flags(limit)[0]} " in render_help, limit.name
+    else:
+        assert f" {flag} " in render_help
+    jobs: list[cli.Job] = []
+    monkeypatch.setattr(cli, "run_batch", lambda batch, *_: jobs.extend(batch) or [])
+    (tmp_path / "in.md").write_text("Hi.[[S:1]]\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    value = sample(param, tmp_path)
+    result = CliRunner().invoke(cli.app, [
+        "render", str(tmp_path / "in.md"), "--pool", str(tmp_path / "pool.json"),
+        "--to", "md", "--out", str(tmp_path / "out"), *cli_args(param, value),
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (job,) = jobs
+    kwargs = {**job.kwargs, "content_format": job.content_format}
+    assert arrived(param, kwargs) == value
+
+
+# ---------------------------------------------------------------- agent tools and MCP
+
+
+@pytest.mark.parametrize("param", PARAMETERS, ids=IDS)
+def test_tools_and_mcp(param: Param, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    listed = {tool.name: tool.input_schema for tool in mcp_server._tools()}
+    assert listed == {s["name"]: s["parameters"] for s in tool_schemas("mcp")}
+    for surface, schemas in (
+        ("tool", {s["name"]: s["parameters"] for s in TOOL_SCHEMAS}),
+        ("mcp", listed),
+    ):
+        for tool, fmt in TOOL_FORMATS.items():
+            offered = param.name in schemas[tool]["properties"]
+            assert offered == (param.offered_on(surface) and param.used_by(fmt)), (surface, tool)
+    if not param.offered_on("tool"):
+        return
+    captured: dict[str, Any] = {}
+
+    def fake_render(content: str, out_dir: Path, **kwargs: Any) -> list[RenderResult]:
+        captured.update(kwargs)
+        return [RenderResult(out_dir / "x", "md", [], [], {})]
+
+    monkeypatch.setattr("renderers.api.render", fake_render)
+    value = sample(param, tmp_path)
+    tool = next(t for t, fmt in TOOL_FORMATS.items() if param.used_by(fmt))
+    envelope = call_tool(tool, {"content": "x", param.name: as_json(value)}, out_dir=tmp_path)
+    assert envelope["ok"] is True, envelope
+    assert arrived(param, captured) == value
+
+
+# ---------------------------------------------------------------- HTTP service
+
+
+def echo_job(job: RenderJob) -> JobOutcome:
+    """Worker job answering the render keyword arguments it was given, as a JSON file."""
+    path = Path(job.out_dir) / "document.md"
+    path.write_text(json.dumps(job.kwargs, default=sorted), encoding="utf-8")
+    return JobOutcome(ok=True, paths=[str(path)])
+
+
+@pytest.fixture(scope="module")
+def echo_client() -> Iterator[TestClient]:
+    with TestClient(create_app(workers=1, warmup=False, job=echo_job)) as client:
+        yield client
+
+
+@pytest.mark.parametrize("param", PARAMETERS, ids=IDS)
+def test_service(param: Param, tmp_path: Path, echo_client: TestClient) -> None:
+    properties = REQUEST_SCHEMA["properties"]
+    if not param.offered_on("service"):
+        assert param.name not in properties
+        return
+    assert param.name in properties
+    value = sample(param, tmp_path)
+    fmt = next(f for f in FORMATS if param.used_by(f))
+    response = echo_client.post("/render", json={
+        "content": "x", "format": fmt, param.name: as_json(value),
+    })  # fmt: skip
+    assert response.status_code == 200, response.text
+    assert arrived(param, response.json()) == value
+
+
+# ---------------------------------------------------------------- API
+
+
+@pytest.mark.parametrize("param", PARAMETERS, ids=IDS)
+def test_api(param: Param, tmp_path: Path) -> None:
+    keywords = set(inspect.signature(render).parameters) | set(accepted_options())
+    assert param.name in keywords
+    value = sample(param, tmp_path)
+    assert arrived(param, {param.name: value}) == value
+
+
+def test_the_readme_lists_every_cli_option() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for param in (*PARAMETERS, *LIMIT_PARAMETERS):
+        if param.offered_on("cli") and param.kind != "limits":
+            assert f"`{cli_options.flags(param)[0]}" in readme, param.name
+            assert f"`{param.name}`" in readme or param.owner is Limits, param.name

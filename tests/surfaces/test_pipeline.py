@@ -1,0 +1,233 @@
+"""The pipeline behind every surface: writer diagnostics reach the CLI, the tool envelope and the
+service; outputs never replace their inputs; a shorter PNG re-render leaves no stale pages;
+rendering anything but PDF/PNG never loads WeasyPrint."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+from starlette.testclient import TestClient
+from typer.testing import CliRunner
+
+from renderers import cli
+from renderers.api import OverwriteError, render, render_file, write_pptx
+from renderers.diagnostics import Code
+from renderers.service.app import create_app
+from renderers.tools import call_tool
+
+ROOT = Path(__file__).resolve().parents[2]
+POOL = [
+    {"sid": 1, "title": "Global EV Outlook 2024", "url": "https://www.iea.org/reports/ev-2024"},
+    {"sid": 2, "title": "Battery price survey", "url": "https://about.bnef.com/blog/battery/"},
+]
+REMOTE_IMAGE = "# Brief\n\nPrices fell.[[S:1]]\n\n![chart](https://example.com/chart.png)\n"
+#: One table row far taller than a slide: the slide model must shorten it.
+TALL_ROW = "# Deck\n\n## Table\n\n| a | b |\n|---|---|\n| " + "word " * 900 + " | b[[S:2]] |\n"
+
+
+def warning_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("citerender: warning")]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    (tmp_path / "image.md").write_text(REMOTE_IMAGE, encoding="utf-8")
+    (tmp_path / "table.md").write_text(TALL_ROW, encoding="utf-8")
+    return tmp_path
+
+
+def cli_render(workspace: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(
+        cli.app, ["render", *args, "--pool", str(workspace / "pool.json")]
+    )
+    assert "Traceback" not in result.output
+    return result.exit_code, result.stderr
+
+
+# ---------------------------------------------------------------- writer diagnostics
+
+
+@pytest.mark.parametrize("fmt", ["html", "docx", "pptx", "pdf"])
+def test_a_refused_image_is_a_warning_in_the_cli_and_the_envelope(
+    workspace: Path, fmt: str
+) -> None:
+    code, stderr = cli_render(
+        workspace, str(workspace / "image.md"), "--to", fmt, "--out", str(workspace / "out")
+    )
+    assert code == 0
+    lines = warning_lines(stderr)
+    assert len(lines) == 1 and "https://example.com/chart.png" in lines[0], stderr
+    assert "refused" in lines[0]
+
+    envelope = call_tool(
+        f"write_{fmt}", {"content": REMOTE_IMAGE, "sources_pool": POOL}, out_dir=workspace / "t"
+    )
+    assert envelope["ok"] is True
+    assert [w for w in envelope["warnings"] if "https://example.com/chart.png" in w]
+
+
+def test_the_diagnostic_is_data(tmp_path: Path) -> None:
+    (result,) = render(REMOTE_IMAGE, tmp_path, formats="html", sources_pool=POOL)
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.code is Code.IMAGE_REFUSED
+    assert diagnostic.file == "https://example.com/chart.png"
+    assert result.warnings == [diagnostic.message]
+    assert diagnostic.to_dict() == {
+        "code": "image-refused",
+        "message": diagnostic.message,
+        "file": "https://example.com/chart.png",
+    }
+
+
+def test_a_shortened_pptx_table_is_a_warning_in_the_cli_and_the_envelope(
+    workspace: Path,
+) -> None:
+    code, stderr = cli_render(
+        workspace, str(workspace / "table.md"), "--to", "pptx", "--out", str(workspace / "out")
+    )
+    assert code == 0
+    assert any("table row" in line and "shortened" in line for line in warning_lines(stderr))
+
+    envelope = call_tool(
+        "write_pptx", {"content": TALL_ROW, "sources_pool": POOL}, out_dir=workspace / "t"
+    )
+    assert any("table row" in w and "shortened" in w for w in envelope["warnings"])
+    result = write_pptx(TALL_ROW, workspace / "w" / "deck.pptx", sources_pool=POOL)
+    assert Code.CONTENT_SHORTENED in {d.code for d in result.diagnostics}
+
+
+def test_service_counts_writer_warnings(workspace: Path) -> None:
+    with TestClient(create_app(workers=1, warmup=False)) as client:
+        answer = client.post(
+            "/render", json={"content": REMOTE_IMAGE, "format": "html", "sources_pool": POOL}
+        )
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["x-warnings-count"] == "1"
+        envelope = client.post(
+            "/render",
+            json={"content": REMOTE_IMAGE, "format": "docx", "sources_pool": POOL},
+            headers={"Accept": "application/json"},
+        ).json()
+    assert [d["code"] for d in envelope["diagnostics"]] == ["image-refused"]
+    assert envelope["warnings"] == [d["message"] for d in envelope["diagnostics"]]
+
+
+def test_stats_are_the_writers_counts(tmp_path: Path) -> None:
+    long = "# Long\n\n" + "\n\n".join(f"## Part {i}\n\n" + "word " * 300 for i in range(8))
+    pdf, png, pptx = render(long, tmp_path, formats="pdf,png,pptx", sources_pool=POOL, dpi=20)
+    document = pdfium.PdfDocument(pdf.path)
+    assert pdf.stats["pages"] == len(document) > 1
+    document.close()
+    assert png.stats["pages"] == len(png.paths) == pdf.stats["pages"]
+    with zipfile.ZipFile(pptx.path) as package:
+        slides = [n for n in package.namelist() if n.startswith("ppt/slides/slide")]
+    assert pptx.stats["slides"] == len(slides) > 8
+    import renderers.api as api
+
+    assert not hasattr(api, "pdf_page_count") and not hasattr(api, "pptx_slide_count")
+
+
+# ---------------------------------------------------------------- outputs never replace inputs
+
+
+@pytest.mark.parametrize(("name", "fmt"), [("d1.md", "md"), ("x.html", "html")])
+def test_the_cli_refuses_to_overwrite_its_input(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, name: str, fmt: str
+) -> None:
+    text = "# D1\n\nHello.[[S:1]]\n" if fmt == "md" else "<h1>X</h1><p>Hi.[[S:1]]</p>\n"
+    source = workspace / name
+    source.write_text(text, encoding="utf-8")
+    monkeypatch.chdir(workspace)
+    code, stderr = cli_render(workspace, name, "--to", fmt, "--out", ".")
+    assert code == 2
+    (line,) = [line for line in stderr.splitlines() if line.strip()]
+    assert line.startswith("citerender: error: ")
+    assert str(source) in line and f"input file {name!r}" in line
+    assert source.read_text(encoding="utf-8") == text
+    assert not (workspace / "sources_used.json").exists()
+
+
+def test_the_api_refuses_before_writing_anything(workspace: Path) -> None:
+    source = workspace / "d1.md"
+    source.write_text("# D1\n\nHello.[[S:1]]\n", encoding="utf-8")
+    with pytest.raises(OverwriteError, match="would replace the input file"):
+        render_file(source, workspace, formats="html,md", sources_pool=workspace / "pool.json")
+    assert not (workspace / "d1.html").exists()  # the check runs before the first format
+
+
+def test_the_pool_file_is_protected_too(tmp_path: Path) -> None:
+    pool = tmp_path / "brief.html"  # JSON rows, whatever the name says
+    pool.write_text(json.dumps(POOL), encoding="utf-8")
+    with pytest.raises(OverwriteError) as caught:
+        render("Hi.[[S:1]]\n", tmp_path, name="brief", formats="html", sources_pool=pool)
+    assert str(pool) in str(caught.value)
+    assert json.loads(pool.read_text(encoding="utf-8")) == POOL
+
+
+def test_a_hard_link_to_the_input_counts_as_the_input(tmp_path: Path) -> None:
+    source = tmp_path / "in" / "d1.md"
+    source.parent.mkdir()
+    source.write_text("Hello.[[S:1]]\n", encoding="utf-8")
+    (tmp_path / "out").mkdir()
+    os.link(source, tmp_path / "out" / "d1.md")
+    with pytest.raises(OverwriteError):
+        render_file(source, tmp_path / "out", formats="md", sources_pool=POOL)
+
+
+# ---------------------------------------------------------------- PNG pages of a re-render
+
+
+def test_a_shorter_png_rerender_leaves_exactly_its_own_pages(tmp_path: Path) -> None:
+    long = "# Long\n\n" + "\n\n".join(
+        f"Paragraph {i} cites.[[S:2]] " + "word " * 80 for i in range(40)
+    )
+    (first,) = render(long, tmp_path, name="rep", formats="png", sources_pool=POOL, dpi=20)
+    assert len(first.paths) > 2
+    # another artifact whose name looks like a page of "rep", and an unrecorded file
+    render("# Other\n\nOther.[[S:1]]\n", tmp_path, name="rep-2", formats="png",
+           sources_pool=POOL, dpi=20)
+    (tmp_path / "rep-9.png").write_bytes(b"not ours")
+
+    (again,) = render("# Short\n\nHi.[[S:1]]\n", tmp_path, name="rep", formats="png",
+                      sources_pool=POOL, dpi=20)
+    assert [p.name for p in again.paths] == ["rep.png"]
+    pngs = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert pngs == ["rep-2.png", "rep-9.png", "rep.png"]
+    records = json.loads((tmp_path / "sources_used.json").read_text(encoding="utf-8"))
+    assert {r["filename"]: r["sids"] for r in records} == {"rep.png": [1], "rep-2.png": [1]}
+
+    (longer,) = render(long, tmp_path, name="rep", formats="png", sources_pool=POOL, dpi=20)
+    assert not (tmp_path / "rep.png").exists()  # the one-page name of the previous render
+    records = json.loads((tmp_path / "sources_used.json").read_text(encoding="utf-8"))
+    assert {r["filename"] for r in records} == {p.name for p in longer.paths}
+
+
+# ---------------------------------------------------------------- WeasyPrint only for PDF
+
+
+def test_rendering_without_pdf_never_imports_weasyprint(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from renderers.api import render\n"
+        f"results = render({REMOTE_IMAGE!r}, sys.argv[1], formats='docx,pptx,html,md',\n"
+        f"                 sources_pool={POOL!r})\n"
+        "assert [r.format for r in results] == ['docx', 'pptx', 'html', 'md']\n"
+        "assert all(r.warnings for r in results[:3])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'weasyprint')\n"
+        "print(loaded)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+    assert "weasyprint" not in (ROOT / "renderers" / "sandbox.py").read_text(encoding="utf-8")
