@@ -29,7 +29,7 @@ from renderers.cli_errors import (
     is_input_error,
     one_line,
 )
-from renderers.options import PARAMS
+from renderers.options import PARAMS, coerce
 from renderers.workers.errors import BrokerUnavailable, StoreUnavailable, WorkerSetupError
 from renderers.workers.jobstate import JobState
 
@@ -137,7 +137,7 @@ def request_body(job: Job) -> dict[str, Any]:
     body: dict[str, Any] = {
         "content": decode_content(path.read_bytes(), job.input),
         "sources_pool": SourcePool.load(job.pool).rows(),
-        **{name: _json_value(value) for name, value in job.kwargs.items()
+        **{name: _json_value(coerce(PARAMS[name], value)) for name, value in job.kwargs.items()
            if PARAMS[name].offered_on("service")},
     }
     content_format = job.content_format or content_format_for(path)
@@ -147,8 +147,10 @@ def request_body(job: Job) -> dict[str, Any]:
 
 
 def _json_value(value: Any) -> Any:
-    """An option value as JSON carries it (tuples as lists, enums and paths as text)."""
-    if isinstance(value, tuple | list | set | frozenset):
+    """A checked option value as JSON carries it (sets sorted, tuples as lists, enums as text)."""
+    if isinstance(value, set | frozenset):
+        return sorted(_json_value(item) for item in value)
+    if isinstance(value, tuple | list):
         return [_json_value(item) for item in value]
     if isinstance(value, bool | int | float | str) or value is None:
         return value
@@ -168,7 +170,8 @@ def _submit_all(
         try:
             body = request_body(job)
             for fmt in job.formats:
-                pages = {"pages": "all"} if fmt == "png" else {}  # a local batch writes them all
+                # A local batch writes every page unless --pages says otherwise.
+                pages = {"pages": "all"} if fmt == "png" and "pages" not in body else {}
                 request = parse_render_request({**body, "format": fmt, **pages})
                 submission = submit(request, board=board, store=store,
                                     enqueue=lambda s, p: queue.enqueue(s, p, store.url))

@@ -259,3 +259,21 @@ def test_worker_and_remote_batch_report_bad_settings_in_one_line(
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("citerender: error:") and named in lines[0]
+
+
+def test_remote_batch_requests_carry_cli_options_in_request_form(
+    tmp_path: Path, sample_pool: list[dict[str, Any]]
+) -> None:
+    from renderers.cli_batch import Job
+    from renderers.workers.batch import request_body
+
+    (tmp_path / "in.md").write_text("Claim.[[S:1]]\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(sample_pool), encoding="utf-8")
+    job = Job(input=str(tmp_path / "in.md"), pool=str(tmp_path / "pool.json"),
+              out=str(tmp_path / "out"), name=None, formats=("png",), content_format=None,
+              kwargs={"pages": "1,2", "dialects": "s_dialect,numeric", "title": "T", "dpi": 90})
+    body = request_body(job)
+    assert body["pages"] == [1, 2] and body["dialects"] == ["numeric", "s_dialect"]
+    assert body["content_format"] == "markdown" and body["sources_pool"][0]["sid"] == 1
+    request = parse_render_request({**body, "format": "png"})
+    assert request.kwargs["dpi"] == 90 and request.kwargs["pages"] == (1, 2)
