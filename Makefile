@@ -42,7 +42,8 @@ fuzz: $(DEV_STAMP)
 golden: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q tests/golden/test_golden.py --update-golden
 
-# Every benchmark in turn (several minutes; run on a quiet machine). Needs pandoc for the A/B peers.
+# Every benchmark in turn (several minutes; run on a quiet machine). Needs pandoc for the A/B peers
+# and redis-server for the workers benchmark.
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/citations_bench.py
 	$(BIN)/python bench/render_bench.py
@@ -50,6 +51,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/pptx_bench.py
 	$(BIN)/python bench/cmap_bench.py
 	$(BIN)/python bench/service_bench.py
+	$(BIN)/python bench/workers_bench.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -256,6 +256,12 @@ _RENDER_PARAMETERS = [
     inspect.Parameter("jobs", _K, default=1, annotation=Annotated[
         int, typer.Option("--jobs", "-j", min=1, max=64, help="Parallel processes for a batch."),
     ]),
+    inspect.Parameter("broker", _K, default=None, annotation=Annotated[
+        str | None, typer.Option("--broker", metavar="URL", help="Render on Celery workers."),
+    ]),
+    inspect.Parameter("store", _K, default=None, annotation=Annotated[
+        str | None, typer.Option("--store", metavar="URL", help="The workers' artifact store."),
+    ]),
 ]  # fmt: skip
 
 
@@ -269,6 +275,8 @@ def render(**values: Any) -> None:
     name: str | None = values.pop("name")
     workers: int = values.pop("jobs")
     to: str = values.pop("to")
+    broker: str | None = values.pop("broker")
+    store: str | None = values.pop("store")
     kwargs = cli_options.api_kwargs(values)
     try:
         with reading("--to"):
@@ -283,8 +291,13 @@ def render(**values: Any) -> None:
     except BadInput as exc:
         raise fail(exc.where, exc.message, exc.code) from None
     console = make_console()
-    with batch_gc():
-        outcomes = run_batch(jobs, workers, console)
+    if broker is not None:
+        from renderers.workers.batch import run_remote_batch
+
+        outcomes = run_remote_batch(jobs, broker, store, console)
+    else:
+        with batch_gc():
+            outcomes = run_batch(jobs, workers, console)
     raise typer.Exit(report_outcomes(outcomes, console, strict=bool(kwargs.get("strict"))))
 
 
@@ -424,13 +437,23 @@ def serve(
         int | None,
         typer.Option("--workers", min=1, max=64, help="Render processes (default: CPU cores)."),
     ] = None,
+    broker: Annotated[
+        str | None, typer.Option("--broker", metavar="URL", help="Send /jobs to Celery workers.")
+    ] = None,
+    store: Annotated[
+        str | None, typer.Option("--store", metavar="URL", help="Artifact store of /jobs.")
+    ] = None,
+    webhook_host: Annotated[
+        list[str] | None, typer.Option("--webhook-host", metavar="HOST", help="Webhook host.")
+    ] = None,
 ) -> None:
-    """Run the HTTP export service (POST /render, GET / export page, GET /healthz)."""
+    """Run the HTTP export service (POST /render, POST /jobs, GET / export page, GET /healthz)."""
     from renderers.service.app import serve as run_service
 
     try:
         with reading(f"{host}:{port}"):
-            run_service(host, port, workers)
+            run_service(host, port, workers, broker=broker, store=store,
+                        webhook_hosts=webhook_host or ())
     except BadInput as exc:
         raise fail(exc.where, exc.message) from None
 
@@ -527,8 +550,10 @@ def demo(
 
 
 from renderers.cli_pool import pool_app  # noqa: E402  (its commands use the helpers above)
+from renderers.workers.command import WORKER_EXAMPLES, worker  # noqa: E402
 
 app.add_typer(pool_app, name="pool")
+app.command(epilog=WORKER_EXAMPLES)(worker)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -31,22 +31,20 @@ import time
 import unicodedata
 import uuid
 import zipfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from jsonschema import Draft202012Validator
 from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode
-from renderers.errors import OptionError
-from renderers.formats import BY_NAME, EXTENSIONS, FORMAT_NAMES, normalize_format
+from renderers.formats import BY_NAME, EXTENSIONS
 from renderers.service.pool import (
     JobRaised,
     JobTimeout,
@@ -55,11 +53,12 @@ from renderers.service.pool import (
     WorkerDied,
     WorkerPool,
 )
-from renderers.tools import (
-    INPUT_PROPERTIES,
-    option_properties,
-    render_kwargs,
-    validation_problem,
+from renderers.service.requests import (
+    REQUEST_SCHEMA,
+    RenderRequest,
+    RequestProblem,
+    parse_render_request,
+    read_json_object,
 )
 from renderers.writers.html.templating import templates_dir
 
@@ -95,35 +94,6 @@ PRELOAD_MODULES = (
     "renderers.writers.markdown",
 )
 _MAX_FILENAME = 120
-
-_options = option_properties("service")
-_options["pages"] = {
-    "description": 'PNG pages: a list of 1-based page numbers or "all" (default [1]).',
-    "anyOf": [{k: v for k, v in _options["pages"].items() if k != "description"},
-              {"const": "all"}],
-}
-
-REQUEST_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "format": {
-            "type": "string",
-            "enum": sorted(FORMAT_NAMES),
-            "description": "Output format: pdf, png, docx, pptx, html or md ('markdown', 'htm').",
-        },
-        "filename": {
-            "type": "string",
-            "maxLength": 200,
-            "description": "Download name without extension (default: the title, else 'report').",
-        },
-        **INPUT_PROPERTIES,
-        "content": {**INPUT_PROPERTIES["content"], "minLength": 1},
-        **_options,
-    },
-    "required": ["content", "format"],
-    "additionalProperties": False,
-}
-_REQUEST_VALIDATOR = Draft202012Validator(REQUEST_SCHEMA)
 
 
 # --- the job that runs in a worker process -------------------------------------------------
@@ -243,15 +213,15 @@ def content_disposition(stem: str, ext: str) -> str:
     return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(utf8_name, safe='')}"
 
 
-def _zip_pages(paths: list[Path], stem: str) -> bytes:
-    """A deterministic zip of PNG pages named ``STEM-N.png``."""
+def zip_pages(pages: Sequence[tuple[str, bytes]], stem: str) -> bytes:
+    """A deterministic zip of PNG pages (``(file name, bytes)``) named ``STEM-N.png``."""
     buffer = io.BytesIO()
     ascii_stem = download_names(stem, "")[0]
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        for path in paths:
-            suffix = path.name[len(_JOB_STEM):] if path.name.startswith(_JOB_STEM) else path.name
+        for name, data in pages:
+            suffix = name[len(_JOB_STEM):] if name.startswith(_JOB_STEM) else name
             info = zipfile.ZipInfo(f"{ascii_stem}{suffix}", date_time=(1980, 1, 1, 0, 0, 0))
-            archive.writestr(info, path.read_bytes())
+            archive.writestr(info, data)
     return buffer.getvalue()
 
 
@@ -328,54 +298,21 @@ class ExportService:
 
     async def render(self, request: Request) -> Response:
         """``POST /render``: validate, render in a worker, answer the file or the envelope."""
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body_bytes):
-            return _error(413, f"request body larger than {self.max_body_bytes} bytes", "body")
-        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media != "application/json":
-            return _error(415, "Content-Type must be application/json", "body")
-        body = bytearray()
         try:
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > self.max_body_bytes:
-                    return _error(
-                        413, f"request body larger than {self.max_body_bytes} bytes", "body"
-                    )
-        except ClientDisconnect:
-            return _error(400, "the client closed the connection mid-body", "body")
-        try:
-            payload = json.loads(body)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return _error(400, f"the body is not valid JSON: {exc}", "body")
-        if not isinstance(payload, dict):
-            return _error(400, "the body must be a JSON object", "body")
-        try:
-            if "format" in payload:
-                normalize_format(payload["format"])
-        except OptionError as exc:  # jpg, jpeg: the hint says to ask for png
-            return _error(400, str(exc), exc.field, exc.code)
-        problem = validation_problem(_REQUEST_VALIDATOR, payload)
-        if problem is not None:
-            where, message = problem
-            return _error(400, f"{where or 'body'}: {message}", where or "body")
-        return await self._render_payload(payload, request)
+            parsed = parse_render_request(await read_json_object(request, self.max_body_bytes))
+        except RequestProblem as problem:
+            return _error(problem.status, problem.message, problem.field, problem.code)
+        return await self._render_payload(parsed, request)
 
-    async def _render_payload(self, payload: dict[str, Any], request: Request) -> Response:
-        fmt = FORMAT_NAMES[payload["format"]]
-        if "\x00" in payload["content"]:
-            return _error(400, "content: holds a NUL character", "content")
-        kwargs = render_kwargs({k: v for k, v in payload.items() if k != "pages"}, "service")
-        if fmt == "png":
-            pages = payload.get("pages", [1])
-            kwargs["pages"] = None if pages == "all" else tuple(pages)
+    async def _render_payload(self, parsed: RenderRequest, request: Request) -> Response:
+        fmt, kwargs = parsed.format, parsed.kwargs
         assert self.pool is not None and self.temp_root is not None
         job_dir = self.temp_root / uuid.uuid4().hex
         job_dir.mkdir()
         try:
             started = time.monotonic()
             outcome = await self.pool.run(
-                self.job, RenderJob(payload["content"], str(job_dir), fmt, kwargs),
+                self.job, RenderJob(parsed.content, str(job_dir), fmt, kwargs),
                 timeout=self.render_timeout_s,
             )
             self._mean_job_s = 0.8 * self._mean_job_s + 0.2 * (time.monotonic() - started)
@@ -383,8 +320,7 @@ class ExportService:
                 where = outcome.where or "content"
                 return _error(HTTP_STATUS[outcome.code], f"{where}: {outcome.error}", where,
                               outcome.code)
-            stem = payload.get("filename") or payload.get("title") or "report"
-            return self._answer(outcome, fmt, stem, request)
+            return self._answer(outcome, fmt, parsed.stem, request)
         except PoolFull as exc:
             retry = max(1, math.ceil(self._mean_job_s * (self.queue_limit + 1) / self.workers))
             return _error(503, f"busy: {exc}; retry later", headers={"Retry-After": str(retry)})
@@ -404,7 +340,8 @@ class ExportService:
         if not paths or not all(p.resolve().is_relative_to(root) for p in paths):
             return _error(500, "render failed: the renderer reported no file in its directory")
         if len(paths) > 1:
-            data, kind, ext = _zip_pages(paths, stem), "zip", ".zip"
+            data = zip_pages([(p.name, p.read_bytes()) for p in paths], stem)
+            kind, ext = "zip", ".zip"
         else:
             data, kind, ext = paths[0].read_bytes(), fmt, EXTENSIONS[fmt]
         ascii_name, _ = download_names(stem, ext)
@@ -438,12 +375,18 @@ def create_app(
     queue_limit: int | None = None,
     job: Callable[[RenderJob], JobOutcome] = render_job,
     warmup: bool = True,
+    broker: str | None = None,
+    store: str | None = None,
+    webhook_hosts: Sequence[str] = (),
 ) -> Starlette:
     """The Starlette app. ``workers`` defaults to the core count, ``queue_limit`` to 2×workers.
 
     ``job`` is the module-level function a worker runs per request (default
-    :func:`render_job`); ``warmup`` renders a tiny PDF in each new worker first.
+    :func:`render_job`); ``warmup`` renders a tiny PDF in each new worker first. ``broker``,
+    ``store`` and ``webhook_hosts`` configure the job routes (:mod:`renderers.service.jobs`).
     """
+    from renderers.service.jobs import JobsAPI, JobsConfig
+
     size = workers or os.cpu_count() or 1
     service = ExportService(
         workers=size,
@@ -462,16 +405,22 @@ def create_app(
         Route("/docs", service.docs, methods=["GET"]),
         Route("/render", service.render, methods=["POST"]),
     ]
-    app = Starlette(routes=routes, lifespan=service.lifespan)
+    jobs = JobsAPI(service, JobsConfig(broker, store, tuple(webhook_hosts)))
+    app = Starlette(routes=routes + jobs.routes(), lifespan=jobs.lifespan(service.lifespan))
     app.state.service = service
+    app.state.jobs = jobs
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, workers: int | None = None) -> None:
+def serve(
+    host: str = "127.0.0.1", port: int = 8000, workers: int | None = None, *,
+    broker: str | None = None, store: str | None = None, webhook_hosts: Sequence[str] = (),
+) -> None:
     """Run the service with uvicorn until interrupted."""
     import uvicorn
 
-    uvicorn.run(create_app(workers=workers), host=host, port=port, log_level="info")
+    app = create_app(workers=workers, broker=broker, store=store, webhook_hosts=webhook_hosts)
+    uvicorn.run(app, host=host, port=port, log_level="info")
 
 
 # --- API description ------------------------------------------------------------------------------
@@ -495,10 +444,13 @@ def openapi_spec() -> dict[str, Any]:
         "diagnostics": {"type": "array", "items": {"type": "object"}},
         "stats": {"type": "object"}, "content_base64": {"type": "string"},
     }}
+    from renderers.service.jobs import job_openapi_paths
+
     return {
         "openapi": "3.1.0",
         "info": {"title": "citerender export service", "version": "1"},
         "paths": {
+            **job_openapi_paths(),
             "/render": {"post": {
                 "summary": "Render cited markdown or HTML to one file",
                 "requestBody": {"required": True,

@@ -393,11 +393,13 @@ def test_serve_and_mcp_reach_their_entry_points(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[tuple[object, ...]] = []
-    monkeypatch.setattr("renderers.service.app.serve", lambda *args: calls.append(("serve", *args)))
+    monkeypatch.setattr("renderers.service.app.serve",
+                        lambda *args, **kwargs: calls.append(("serve", *args, kwargs)))
     monkeypatch.setattr("renderers.mcp_server.run_stdio", lambda out: calls.append(("mcp", out)))
     served = runner().invoke(cli.app, ["serve", "--port", "9123", "--workers", "2"])
     assert served.exit_code == 0, served.output
     mcp = runner().invoke(cli.app, ["mcp", "--out", str(tmp_path / "tools")])
     assert mcp.exit_code == 0, mcp.output
-    assert calls == [("serve", "127.0.0.1", 9123, 2), ("mcp", tmp_path / "tools")]
+    no_jobs_backend = {"broker": None, "store": None, "webhook_hosts": ()}
+    assert calls == [("serve", "127.0.0.1", 9123, 2, no_jobs_backend), ("mcp", tmp_path / "tools")]
     assert (tmp_path / "tools").is_dir()

@@ -1,0 +1,353 @@
+"""Asynchronous render jobs: ``POST /jobs``, ``GET /jobs/{id}``, ``GET /jobs/{id}/artifact``.
+
+``POST /jobs`` takes the body of ``POST /render`` (plus an optional ``webhook``) and answers
+202 ``{id, status, status_url}`` at once; ``GET /jobs/{id}`` answers the state (``queued``,
+``running``, ``done`` with the envelope, ``failed`` with the error) and
+``GET /jobs/{id}/artifact`` streams the file (a zip for several PNG pages). A request that
+repeats a finished one answers 200 with the finished job, rendering nothing. ``GET
+/sources_used.json`` is the provenance of every artifact in the store, merged on read.
+
+Two backends, chosen by configuration:
+
+- **with a broker** (``--broker redis://…``): jobs go to Celery workers; job states live on the
+  :class:`~renderers.workers.jobstate.RedisBoard` and artifacts in the store (``--store``, or
+  the store the workers advertise). The service keeps nothing of its own, so any replica
+  answers for any job. Redis down → 503 for job routes only; ``/render`` keeps working.
+- **without**: jobs run on the service's own worker pool (the one behind ``/render``), states
+  in memory, artifacts in ``--store`` or the service's temporary directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from citations.errors import ErrorCode
+from renderers.service.app import _error, content_disposition, zip_pages
+from renderers.service.pool import JobRaised, JobTimeout, PoolError, PoolFull, WorkerDied
+from renderers.service.requests import RequestProblem, parse_render_request, read_json_object
+from renderers.workers.errors import BrokerUnavailable, StoreUnavailable
+from renderers.workers.execute import (
+    Finished,
+    StoreJob,
+    begin,
+    complete,
+    failure,
+    render_to_store,
+)
+from renderers.workers.jobstate import JobBoard, JobState, MemoryBoard, load_result
+from renderers.workers.provenance import sources_used_text
+from renderers.workers.stores import ArtifactStore, open_store
+from renderers.workers.submit import submit
+from renderers.workers.webhooks import WebhookPolicy, WebhookRefused
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from renderers.service.app import ExportService
+    from renderers.workers.celery_app import CeleryQueue
+    from renderers.workers.jobstate import RedisBoard
+
+_JOB_ID = re.compile(r"[0-9a-f]{64}")
+_RETRY = {"Retry-After": "5"}
+#: Jobs waiting for the local pool (no broker) beyond which ``POST /jobs`` answers 503.
+MAX_LOCAL_JOBS = 256
+#: How long a local job waits for a free worker before it fails as ``busy``.
+LOCAL_QUEUE_WAIT_S = 600.0
+Lifespan = Callable[["Starlette"], contextlib.AbstractAsyncContextManager[None]]
+
+
+@dataclass(frozen=True)
+class JobsConfig:
+    """Where jobs run and land: a broker URL (or None: the local pool) and a store URL."""
+
+    broker: str | None = None
+    store: str | None = None
+    webhook_hosts: tuple[str, ...] = ()
+
+
+class JobsAPI:
+    """The job routes of one app and the backend behind them."""
+
+    def __init__(self, service: ExportService, config: JobsConfig) -> None:
+        self.service = service
+        self.config = config
+        self.webhooks = WebhookPolicy.of(config.webhook_hosts)
+        if config.store is not None:
+            open_store(config.store)  # a malformed URL fails at start-up, not per request
+        if config.broker is not None:
+            from renderers.workers.celery_app import check_broker_url
+
+            check_broker_url(config.broker)
+        self._board: JobBoard | None = None
+        self._queue: CeleryQueue | None = None
+        self._store: ArtifactStore | None = None
+        self._local: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- set-up -----------------------------------------------------------------------------
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/jobs", self.create, methods=["POST"]),
+            Route("/jobs/{job_id}", self.status, methods=["GET"]),
+            Route("/jobs/{job_id}/artifact", self.artifact, methods=["GET"]),
+            Route("/sources_used.json", self.sources_used, methods=["GET"]),
+        ]
+
+    def lifespan(self, inner: Lifespan) -> Lifespan:
+        """``inner`` (the service's lifespan) with the job backend started inside it."""
+
+        @contextlib.asynccontextmanager
+        async def wrapped(app: Starlette) -> AsyncIterator[None]:
+            async with inner(app):
+                self._loop = asyncio.get_running_loop()
+                if self.config.broker is not None:
+                    from renderers.workers.celery_app import CeleryQueue
+                    from renderers.workers.jobstate import RedisBoard
+
+                    self._board = RedisBoard(self.config.broker)
+                    self._queue = CeleryQueue(self.config.broker)
+                else:
+                    self._board = MemoryBoard()
+                try:
+                    yield
+                finally:
+                    await self._stop()
+
+        return wrapped
+
+    async def _stop(self) -> None:
+        for task in list(self._local):
+            task.cancel()
+        await asyncio.gather(*self._local, return_exceptions=True)
+        if self._queue is not None:
+            self._queue.close()
+        if self.config.broker is not None and self._board is not None:
+            self._board_redis().close()
+
+    def _board_redis(self) -> RedisBoard:
+        from renderers.workers.jobstate import RedisBoard
+
+        assert isinstance(self._board, RedisBoard)
+        return self._board
+
+    @property
+    def board(self) -> JobBoard:
+        if self._board is None:
+            raise BrokerUnavailable("the job routes are not running yet")
+        return self._board
+
+    def store(self) -> ArtifactStore:
+        """The artifact store (resolved on first use; may ask Redis for the advertised one)."""
+        if self._store is None:
+            url = self.config.store
+            if url is None and self.config.broker is not None:
+                url = self._board_redis().get_value("store")
+                if url is None:
+                    raise StoreUnavailable(
+                        "no artifact store: start the service with --store URL, or start a "
+                        "worker first (workers advertise their --store)"
+                    )
+            if url is None:
+                assert self.service.temp_root is not None
+                url = (self.service.temp_root / "jobs").as_uri()
+            self._store = open_store(url)
+        return self._store
+
+    # -- routes -----------------------------------------------------------------------------
+
+    async def create(self, request: Request) -> Response:
+        """``POST /jobs``: 202 for a queued (or running) job, 200 for a finished one."""
+        try:
+            body = await read_json_object(request, self.service.max_body_bytes)
+            webhook = body.pop("webhook", None)
+            parsed = parse_render_request(body)
+            if webhook is not None:
+                webhook = self.webhooks.check(webhook)
+        except RequestProblem as problem:
+            return _error(problem.status, problem.message, problem.field, problem.code)
+        except WebhookRefused as refused:
+            return _error(400, str(refused), "webhook")
+        if self.config.broker is None and len(self._local) >= MAX_LOCAL_JOBS:
+            return _error(503, f"busy: {len(self._local)} jobs are waiting; retry later",
+                          headers=_RETRY)
+        try:
+            submission = await asyncio.to_thread(
+                lambda: submit(parsed, board=self.board, store=self.store(),
+                               enqueue=self._enqueue, webhook=webhook or ""))
+        except (BrokerUnavailable, StoreUnavailable) as exc:
+            return _error(503, f"unavailable: {exc}", headers=_RETRY)
+        state = submission.state
+        return JSONResponse(state.public(), status_code=200 if state.status == "done" else 202,
+                            headers={"Location": f"/jobs/{state.id}"})
+
+    async def status(self, request: Request) -> Response:
+        """``GET /jobs/{id}``: the job's state."""
+        found = await self._find(request.path_params["job_id"])
+        if isinstance(found, Response):
+            return found
+        return JSONResponse(found.public(), headers={"Cache-Control": "no-store"})
+
+    async def artifact(self, request: Request) -> Response:
+        """``GET /jobs/{id}/artifact``: the finished job's file, streamed from the store."""
+        found = await self._find(request.path_params["job_id"])
+        if isinstance(found, Response):
+            return found
+        if found.status != "done" or found.result is None:
+            return _error(409, f"job {found.id} is {found.status}; the artifact exists once it "
+                               "is done", "job_id")
+        result = found.result
+        keys: list[str] = list(result.get("artifacts") or [])
+        ext = os.path.splitext(result["filename"])[1]
+        headers = {
+            "Content-Disposition": content_disposition(found.stem, ext),
+            "X-Sources-Used": ",".join(str(sid) for sid in result.get("sources_used", [])),
+            "X-Warnings-Count": str(len(result.get("warnings", []))),
+            "Cache-Control": "no-store",
+        }
+        try:
+            if len(keys) == 1:
+                chunks = await asyncio.to_thread(self.store().stream, keys[0])
+                # A store failing mid-stream aborts the connection: never a short file with 200.
+                return StreamingResponse(chunks, media_type=result["content_type"],
+                                         headers=headers)
+            data = await asyncio.to_thread(self._zip, keys, found.stem)
+        except KeyError as missing:
+            return _error(410, f"job {found.id}: the artifact {missing} is no longer in the "
+                               "store; submit the request again", "job_id")
+        except (BrokerUnavailable, StoreUnavailable) as exc:
+            return _error(503, f"unavailable: {exc}", headers=_RETRY)
+        return Response(data, media_type=result["content_type"], headers=headers)
+
+    async def sources_used(self, request: Request) -> Response:
+        """``GET /sources_used.json``: every artifact's record in the store, merged now."""
+        try:
+            text = await asyncio.to_thread(lambda: sources_used_text(self.store()))
+        except (BrokerUnavailable, StoreUnavailable) as exc:
+            return _error(503, f"unavailable: {exc}", headers=_RETRY)
+        return Response(text, media_type="application/json",
+                        headers={"Cache-Control": "no-store"})
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    async def _find(self, job_id: str) -> JobState | Response:
+        if not _JOB_ID.fullmatch(job_id):
+            return _error(404, f"no job {job_id[:80]!r}; job ids are 64 hex digits", "job_id")
+        try:
+            state = await asyncio.to_thread(self._lookup, job_id)
+        except (BrokerUnavailable, StoreUnavailable) as exc:
+            return _error(503, f"unavailable: {exc}", headers=_RETRY)
+        if state is None:
+            return _error(404, f"no job {job_id}", "job_id")
+        return state
+
+    def _lookup(self, job_id: str) -> JobState | None:
+        try:
+            state = self.board.get(job_id)
+        except BrokerUnavailable:
+            stored = load_result(self.store(), job_id)  # finished jobs outlive Redis
+            if stored is None:
+                raise
+            return stored
+        if state is None or state.status != "done":
+            stored = load_result(self.store(), job_id)
+            return stored if stored is not None else state
+        return state
+
+    def _zip(self, keys: list[str], stem: str) -> bytes:
+        pages = []
+        for key in keys:
+            data = self.store().get(key)
+            if data is None:
+                raise KeyError(key)
+            pages.append((key.rsplit("/", 1)[-1], data))
+        return zip_pages(pages, stem)
+
+    def _enqueue(self, state: JobState, payload: dict[str, Any]) -> None:
+        """Publish to Celery, or start the job on the local pool (called from a thread)."""
+        if self._queue is not None:
+            self._queue.enqueue(state, payload, self.store().url)
+            return
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self._start_local, state, payload)
+
+    def _start_local(self, state: JobState, payload: dict[str, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self._run_local(state, payload))
+        self._local.add(task)
+        task.add_done_callback(self._local.discard)
+
+    async def _run_local(self, queued: JobState, payload: dict[str, Any]) -> None:
+        """One job on the service's pool: the steps of :mod:`renderers.workers.execute`."""
+        board, store, pool = self.board, self.store(), self.service.pool
+        started = begin(board, board.get(queued.id) or queued, worker="service", pid=os.getpid())
+        if isinstance(started, Finished):
+            await asyncio.to_thread(complete, board, store, queued, started, self.webhooks)
+            return
+        deadline = time.monotonic() + LOCAL_QUEUE_WAIT_S
+        finished: Finished
+        while True:
+            try:
+                if pool is None:
+                    raise PoolError("the worker pool is not running")
+                finished = await pool.run(render_to_store, StoreJob(queued.id, payload, store.url),
+                                          timeout=self.service.render_timeout_s)
+            except PoolFull:
+                if time.monotonic() < deadline:
+                    await asyncio.sleep(0.25)
+                    continue
+                finished = failure("busy", f"no worker was free for {LOCAL_QUEUE_WAIT_S:g} s")
+            except JobTimeout as exc:
+                finished = failure("time_limit", f"render timed out: {exc}")
+            except (WorkerDied, JobRaised) as exc:
+                finished = failure(str(ErrorCode.INTERNAL), f"render failed: {exc}")
+            except PoolError as exc:
+                finished = failure("unavailable", f"unavailable: {exc}")
+            break
+        await asyncio.to_thread(complete, board, store, started, finished, self.webhooks)
+
+
+def job_openapi_paths() -> dict[str, Any]:
+    """The OpenAPI description of the job routes (merged into the service's document)."""
+    job_id = [{"name": "job_id", "in": "path", "required": True,
+               "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}]
+    state = {"content": {"application/json": {"schema": {"type": "object", "properties": {
+        "id": {"type": "string"}, "status": {"enum": ["queued", "running", "done", "failed"]},
+        "status_url": {"type": "string"}, "artifact_url": {"type": "string"},
+        "result": {"type": "object"}, "error": {"type": "object"},
+    }}}}}
+    return {
+        "/jobs": {"post": {
+            "summary": "Queue a render (the body of /render plus an optional webhook URL)",
+            "responses": {"202": {"description": "Queued or running", **state},
+                          "200": {"description": "Already done: the finished job", **state},
+                          "400": {"description": "Invalid field"},
+                          "503": {"description": "Broker or store unavailable (Retry-After)"}},
+        }},
+        "/jobs/{job_id}": {"get": {
+            "summary": "A job's state", "parameters": job_id,
+            "responses": {"200": {"description": "The state", **state},
+                          "404": {"description": "No such job"}},
+        }},
+        "/jobs/{job_id}/artifact": {"get": {
+            "summary": "The finished job's file", "parameters": job_id,
+            "responses": {"200": {"description": "The file (a zip for several PNG pages)"},
+                          "409": {"description": "Not done yet"},
+                          "410": {"description": "Removed from the store"}},
+        }},
+        "/sources_used.json": {"get": {
+            "summary": "Provenance of every artifact in the store, merged on read",
+            "responses": {"200": {"description": "The sources_used.json list"}},
+        }},
+    }
+

@@ -1,0 +1,243 @@
+"""The Celery 5 application: the render task, its queues and the settings for long CPU jobs.
+
+Settings, and why:
+
+- **late acknowledgement** (``task_acks_late``) with ``task_reject_on_worker_lost``: a message
+  is removed from Redis only after its render finished. A worker process that dies mid-render
+  (SIGKILL, the out-of-memory killer) has its message put back at once by the worker's main
+  process; a whole worker (or machine) that dies leaves the message unacknowledged, and Redis
+  hands it to another worker after ``visibility_timeout`` (which is therefore longer than the
+  hard time limit, or a slow render would be handed out twice).
+- **prefetch 1** (``worker_prefetch_multiplier=1``, ``worker_disable_prefetch``): a worker
+  takes a message only when it has a free process, so a long render never holds up jobs that
+  another worker could start now.
+- **soft and hard time limits**: the soft limit raises inside the render, which fails the job
+  with ``time_limit``; the hard limit kills the process (:meth:`RenderTask.on_failure` then
+  fails the job from the worker's main process).
+- **max tasks and memory per child**: WeasyPrint's caches grow with every document; a process
+  is replaced after that many renders or once it holds that much memory.
+- **queues per format family** (:data:`renderers.workers.QUEUES`): ``render.pdf`` (PDF and
+  PNG, WeasyPrint) and ``render.office`` (DOCX, PPTX, HTML, Markdown), so heavy layouts and
+  light writers can get their own workers and limits.
+
+Job state is not kept in a Celery result backend but on the :class:`RedisBoard` (the states
+the API answers, including ``queued`` and attempts), so results are ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from citations.errors import ErrorCode
+from renderers.workers import QUEUES, queue_for
+from renderers.workers.errors import BrokerUnavailable, WorkerSetupError, redact_url
+from renderers.workers.execute import (
+    Finished,
+    StoreJob,
+    begin,
+    complete,
+    failure,
+    finished_already,
+    render_to_store,
+    store_for,
+)
+from renderers.workers.jobstate import JobState, RedisBoard
+from renderers.workers.webhooks import WebhookPolicy
+
+if TYPE_CHECKING:
+    from celery import Celery, Task
+
+log = logging.getLogger("citerender.worker")
+
+TASK_NAME = "citerender.render"
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """A worker's limits and where it reads jobs and writes artifacts."""
+
+    broker: str
+    store: str
+    soft_time_limit_s: int = 60
+    time_limit_s: int = 90
+    max_tasks_per_child: int = 200
+    max_memory_per_child_mb: int = 1536
+    #: Seconds before an unacknowledged message goes to another worker (default: the hard
+    #: time limit plus a minute).
+    visibility_timeout_s: int = 0
+    #: Seconds between a worker's sweeps for messages whose worker died.
+    restore_interval_s: int = 10
+    webhook_hosts: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.soft_time_limit_s < self.time_limit_s:
+            raise WorkerSetupError(
+                f"soft time limit {self.soft_time_limit_s} s must be above 0 and below the hard "
+                f"limit {self.time_limit_s} s"
+            )
+        if self.visibility_timeout_s and self.visibility_timeout_s <= self.time_limit_s:
+            raise WorkerSetupError(
+                f"visibility timeout {self.visibility_timeout_s} s must exceed the hard time "
+                f"limit {self.time_limit_s} s, or a long render would be handed out twice"
+            )
+
+    @property
+    def visibility(self) -> int:
+        return self.visibility_timeout_s or self.time_limit_s + 60
+
+
+def check_broker_url(url: str) -> str:
+    """``url`` if it is a Redis URL, else :class:`WorkerSetupError`."""
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise WorkerSetupError(
+            f"broker {redact_url(url)!r}: accepted: redis://HOST:PORT/DB (or rediss://, unix://)",
+            field="broker",
+        )
+    return url
+
+
+def _celery_class() -> type[Celery]:
+    try:
+        from celery import Celery
+    except ImportError as exc:
+        raise WorkerSetupError(
+            "the broker needs Celery and redis: pip install 'citerender[workers]'", field="broker"
+        ) from exc
+    return Celery
+
+
+def make_celery(settings: WorkerSettings) -> Celery:
+    """The Celery app for ``settings`` with the render task registered."""
+    celery_class = _celery_class()
+    from celery import Task
+    from kombu import Exchange, Queue
+
+    app = celery_class("citerender", broker=check_broker_url(settings.broker),
+                       set_as_current=False)
+    app.conf.update(
+        task_serializer="json",
+        accept_content=["json"],
+        task_ignore_result=True,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        task_acks_on_failure_or_timeout=True,
+        worker_prefetch_multiplier=1,
+        worker_disable_prefetch=True,
+        task_soft_time_limit=settings.soft_time_limit_s,
+        task_time_limit=settings.time_limit_s,
+        worker_max_tasks_per_child=settings.max_tasks_per_child,
+        worker_max_memory_per_child=settings.max_memory_per_child_mb * 1024,
+        task_queues=[Queue(name, Exchange(name, type="direct"), routing_key=name)
+                     for name in QUEUES],
+        task_default_queue="render.pdf",
+        broker_connection_retry_on_startup=True,
+        broker_connection_timeout=3,
+        broker_transport_options={
+            "visibility_timeout": settings.visibility,
+            "unacked_restore_interval": settings.restore_interval_s,
+            "unacked_restore_throttle": 1,
+            "socket_connect_timeout": 3,
+            "socket_timeout": 30,
+        },
+        task_publish_retry_policy={
+            "max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5,
+        },
+        worker_send_task_events=False,
+        worker_hijack_root_logger=False,
+    )
+
+    class RenderTask(Task):  # type: ignore[misc]
+        """The render task; a hard time limit fails the job from the main process."""
+
+        def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any,
+                       einfo: Any) -> None:
+            from billiard.exceptions import TimeLimitExceeded
+
+            if isinstance(exc, TimeLimitExceeded) and isinstance(kwargs, dict):
+                board = board_for(settings.broker)
+                queued = JobState.from_dict(kwargs["state"])
+                current = board.get(queued.id) or queued
+                complete(board, store_for(settings.store), current, failure(
+                    "time_limit", f"the render ran past the hard limit of "
+                    f"{settings.time_limit_s} s; its process was stopped"),
+                    WebhookPolicy.of(settings.webhook_hosts))
+
+    def render(task: Task, state: dict[str, Any], payload: dict[str, Any], store_url: str) -> None:
+        run_render_task(settings, state, payload, store_url,
+                        worker=str(task.request.hostname or ""))
+
+    app.task(bind=True, base=RenderTask, name=TASK_NAME)(render)
+    return app
+
+
+@cache
+def board_for(broker: str) -> RedisBoard:
+    """One board per broker URL and process."""
+    return RedisBoard(broker)
+
+
+def run_render_task(
+    settings: WorkerSettings, state: dict[str, Any], payload: dict[str, Any], store_url: str,
+    *, worker: str,
+) -> None:
+    """The body of the render task (see :mod:`renderers.workers.execute` for the steps)."""
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    board = board_for(settings.broker)
+    store = store_for(settings.store)
+    webhooks = WebhookPolicy.of(settings.webhook_hosts)
+    queued = JobState.from_dict(state)
+    if finished_already(board, store, queued.id) is not None:
+        return  # redelivered after it finished: nothing to do
+    current = board.get(queued.id) or queued
+    if store_url != store.url:
+        complete(board, store, current, failure(
+            "store_mismatch", f"the job was submitted for the store {store_url} but this worker "
+            f"writes to {store.url}; start services and workers with the same --store"),
+            webhooks)
+        return
+    started = begin(board, current, worker=worker, pid=os.getpid())
+    if isinstance(started, Finished):
+        complete(board, store, current, started, webhooks)
+        return
+    try:
+        finished = render_to_store(StoreJob(queued.id, payload, store.url))
+    except SoftTimeLimitExceeded:
+        finished = failure("time_limit", f"the render ran past the soft limit of "
+                                         f"{settings.soft_time_limit_s} s")
+    except Exception as exc:
+        log.exception("job %s failed", queued.id)
+        finished = failure(str(ErrorCode.INTERNAL), f"{type(exc).__name__}: {exc}")
+    complete(board, store, started, finished, webhooks)
+
+
+class CeleryQueue:
+    """The producer side: puts a job on its format's queue (used by the service and the CLI)."""
+
+    def __init__(self, broker: str) -> None:
+        self.broker = broker
+        self.app = make_celery(WorkerSettings(broker=broker, store=""))
+
+    def enqueue(self, state: JobState, payload: dict[str, Any], store_url: str) -> None:
+        """Publish the job; :class:`BrokerUnavailable` when Redis does not take it."""
+        from kombu.exceptions import KombuError
+
+        try:
+            self.app.send_task(
+                TASK_NAME,
+                kwargs={"state": state.to_dict(), "payload": payload, "store_url": store_url},
+                queue=queue_for(state.format),
+                task_id=uuid.uuid4().hex,
+            )
+        except (KombuError, OSError) as exc:
+            raise BrokerUnavailable(
+                f"the broker {redact_url(self.broker)} did not take the job ({exc})"
+            ) from exc
+
+    def close(self) -> None:
+        self.app.close()

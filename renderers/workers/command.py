@@ -1,0 +1,127 @@
+"""``citerender worker``: a Celery worker that renders jobs into an artifact store.
+
+Registered on the ``citerender`` app by :mod:`renderers.cli`; importing this module costs only
+typer (Celery loads when the command runs).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from typing import Annotated
+
+import typer
+
+from renderers.workers import QUEUES
+
+WORKER_EXAMPLES = """[bold]Examples[/bold]
+
+  [cyan]citerender worker --broker redis://127.0.0.1:6379/0 --store file:///srv/citerender[/cyan]
+  [cyan]citerender worker --broker redis://redis:6379/0 --store s3://reports/citerender \\
+       --queues render.pdf --concurrency 4[/cyan]      PDF/PNG only, four processes
+
+Services started with [i]citerender serve --broker URL[/i] queue jobs; [i]citerender render
+--broker URL[/i] sends a batch. The worker advertises its store to them in Redis.
+"""
+
+
+def worker(
+    broker: Annotated[
+        str, typer.Option("--broker", metavar="URL", help="Redis broker: redis://HOST:PORT/DB.")
+    ],
+    store: Annotated[
+        str,
+        typer.Option("--store", metavar="URL",
+                     help="Artifact store: file:///shared/dir or s3://bucket/prefix."),
+    ],
+    queues: Annotated[
+        str, typer.Option("--queues", "-Q", metavar="NAMES",
+                          help=f"Comma-separated queues to consume: {', '.join(QUEUES)}.")
+    ] = ",".join(QUEUES),
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", "-c", min=1, max=64,
+                                 help="Render processes (default: CPU cores).")
+    ] = None,
+    name: Annotated[
+        str, typer.Option("--name", "-n", help="Worker name (%h is the host name).")
+    ] = "citerender@%h",
+    soft_time_limit: Annotated[
+        int, typer.Option("--soft-time-limit", min=1, help="Seconds before a render is failed.")
+    ] = 60,
+    time_limit: Annotated[
+        int, typer.Option("--time-limit", min=2, help="Seconds before its process is killed.")
+    ] = 90,
+    max_tasks_per_child: Annotated[
+        int, typer.Option("--max-tasks-per-child", min=1, help="Renders before a process is "
+                          "replaced (WeasyPrint's memory grows).")
+    ] = 200,
+    max_memory_per_child: Annotated[
+        int, typer.Option("--max-memory-per-child", min=64, metavar="MB",
+                          help="Resident memory after which a process is replaced.")
+    ] = 1536,
+    visibility_timeout: Annotated[
+        int, typer.Option("--visibility-timeout", min=0, metavar="SECONDS",
+                          help="Seconds before a job of a dead worker goes to another "
+                               "(0: the time limit + 60).")
+    ] = 0,
+    restore_interval: Annotated[
+        int, typer.Option("--restore-interval", min=1, metavar="SECONDS",
+                          help="How often to look for jobs of dead workers.")
+    ] = 10,
+    webhook_host: Annotated[
+        list[str] | None, typer.Option("--webhook-host", metavar="HOST",
+                                       help="A host webhooks may reach (repeat; none by default).")
+    ] = None,
+    loglevel: Annotated[str, typer.Option("--loglevel", help="Log level.")] = "INFO",
+) -> None:
+    """Run a render worker: take jobs from the broker, write artifacts to the store."""
+    from renderers.cli_errors import BadInput, fail, reading
+    from renderers.workers.celery_app import WorkerSettings, make_celery
+    from renderers.workers.jobstate import RedisBoard
+    from renderers.workers.stores import open_store
+
+    chosen = [q.strip() for q in queues.split(",") if q.strip()]
+    try:
+        unknown = [q for q in chosen if q not in QUEUES]
+        if unknown or not chosen:
+            raise BadInput("--queues", f"unknown queue {unknown[:1] or chosen!r}; accepted: "
+                                       f"{', '.join(QUEUES)}")
+        with reading("--store"):
+            target = open_store(store)
+            target.check()
+        with reading("--broker"):
+            settings = WorkerSettings(
+                broker=broker, store=target.url, soft_time_limit_s=soft_time_limit,
+                time_limit_s=time_limit, max_tasks_per_child=max_tasks_per_child,
+                max_memory_per_child_mb=max_memory_per_child,
+                visibility_timeout_s=visibility_timeout, restore_interval_s=restore_interval,
+                webhook_hosts=tuple(webhook_host or ()),
+            )
+            celery_app = make_celery(settings)
+            board = RedisBoard(broker)
+            board.ping()
+            board.set_value("store", target.url)
+            board.close()
+    except BadInput as exc:
+        raise fail(exc.where, exc.message) from None
+    logging.getLogger("weasyprint").setLevel(logging.WARNING)  # per-page INFO lines are noise
+    warm_main_process()
+    celery_app.worker_main([
+        "worker", f"--hostname={name}", f"--queues={','.join(chosen)}",
+        f"--concurrency={concurrency or os.cpu_count() or 1}", f"--loglevel={loglevel}",
+        "--pool=prefork", "--without-gossip", "--without-mingle", "--without-heartbeat",
+    ])
+
+
+def warm_main_process() -> None:
+    """Load the writers and render once before the pool forks, so every process starts warm.
+
+    The prefork pool forks its processes (and their replacements) from this one: modules,
+    fonts and layout caches loaded here are shared, not loaded again per process.
+    """
+    from renderers.service.app import PRELOAD_MODULES, warm_worker
+
+    for module in PRELOAD_MODULES:
+        importlib.import_module(module)
+    warm_worker()

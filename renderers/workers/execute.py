@@ -1,0 +1,150 @@
+"""Run one job: render a request and put its artifacts, provenance and result in a store.
+
+The same code runs in a Celery worker (:mod:`renderers.workers.celery_app`) and in the
+service's own worker processes when there is no broker (:mod:`renderers.service.jobs`):
+
+1. :func:`begin` marks the job running (one more attempt; a job whose renders killed their
+   worker :data:`MAX_ATTEMPTS` times is failed instead of being tried forever);
+2. :func:`render_to_store` renders with :func:`renderers.service.app.render_job` — the very
+   function behind ``POST /render`` — into a private temporary directory, then writes each
+   artifact to the store (atomically), then one provenance record per artifact;
+3. :func:`complete` writes the finished state to the store (last, so a ``done`` job always
+   has its artifacts and records), then to the board, then calls the webhook.
+
+Every write is idempotent: a task redelivered after its worker died renders the same bytes
+under the same keys, so running a job twice is harmless.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import tempfile
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from citations.errors import ErrorCode
+from citations.store import SourcesUsedStore
+from renderers.workers.jobstate import JobBoard, JobState, load_result, save_result
+from renderers.workers.provenance import write_records
+from renderers.workers.stores import ArtifactStore, open_store
+from renderers.workers.webhooks import WebhookPolicy, send_webhook
+
+log = logging.getLogger("citerender.jobs")
+
+#: Renders that stop their worker process (killed, out of memory) before a job is failed.
+MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class StoreJob:
+    """One job as sent to a worker process: its id, the request body and the store's URL."""
+
+    job_id: str
+    payload: dict[str, Any]
+    store_url: str
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a render ended: ``done`` with the result, or ``failed`` with the error."""
+
+    status: Literal["done", "failed"]
+    result: dict[str, Any] | None = None
+    error: dict[str, str] | None = None
+
+
+def failure(code: str, message: str, field: str = "") -> Finished:
+    """A failed ending with the error the client sees."""
+    return Finished("failed", error={"code": code, "message": message, "field": field})
+
+
+@cache
+def store_for(url: str) -> ArtifactStore:
+    """One store object per URL and process (an S3 store keeps its connections)."""
+    return open_store(url)
+
+
+def render_to_store(job: StoreJob) -> Finished:
+    """Render ``job`` and write its artifacts and provenance records to its store."""
+    from renderers.formats import EXTENSIONS
+    from renderers.service.app import CONTENT_TYPES, RenderJob, download_names, render_job
+    from renderers.service.requests import RequestProblem, parse_render_request
+
+    try:
+        request = parse_render_request(job.payload)
+    except RequestProblem as problem:
+        return failure(str(problem.code or ErrorCode.INVALID_ARGUMENT), problem.message,
+                       problem.field)
+    store = store_for(job.store_url)
+    with tempfile.TemporaryDirectory(prefix="citerender-job-") as tmp:
+        outcome = render_job(RenderJob(request.content, tmp, request.format, request.kwargs))
+        if not outcome.ok:
+            return failure(str(outcome.code), outcome.error, outcome.where or "content")
+        local = {record.filename: record for record in SourcesUsedStore(tmp).read()}
+        keys: list[str] = []
+        records = []
+        for path in map(Path, outcome.paths):
+            key = f"artifacts/{job.job_id}/{path.name}"
+            store.put(key, path.read_bytes())
+            records.append(dataclasses.replace(local[path.name], filename=key))
+            keys.append(key)
+    write_records(store, records)
+    kind, ext = ("zip", ".zip") if len(keys) > 1 else (request.format, EXTENSIONS[request.format])
+    return Finished("done", result={
+        "ok": True,
+        "format": request.format,
+        "content_type": CONTENT_TYPES[kind],
+        "filename": download_names(request.stem, ext)[0],
+        "sources_used": outcome.sources_used,
+        "warnings": outcome.warnings,
+        "diagnostics": outcome.diagnostics,
+        "stats": outcome.stats,
+        "artifacts": keys,
+        "provenance": [record.to_dict() for record in records],
+    })
+
+
+def finished_already(board: JobBoard, store: ArtifactStore, job_id: str) -> JobState | None:
+    """The job's finished state when it is done (on the board or in the store), else None."""
+    state = board.get(job_id)
+    if state is not None and state.status == "done":
+        return state
+    stored = load_result(store, job_id)
+    if stored is not None:
+        board.put(stored)
+    return stored
+
+
+def begin(board: JobBoard, state: JobState, *, worker: str, pid: int) -> JobState | Finished:
+    """Mark ``state`` running for one more attempt, or the failure when attempts ran out."""
+    attempts = state.attempts + 1
+    if attempts > MAX_ATTEMPTS:
+        return failure(
+            "worker_lost",
+            f"the render stopped its worker process {state.attempts} times (killed or out of "
+            "memory); it is not tried again",
+        )
+    running = state.with_status("running", attempts=attempts, worker=worker, pid=pid,
+                                started_at=time.time(), error=None)
+    board.put(running)
+    return running
+
+
+def complete(
+    board: JobBoard, store: ArtifactStore, state: JobState, finished: Finished,
+    webhooks: WebhookPolicy,
+) -> JobState:
+    """Record how the job ended (store first, then board) and call its webhook."""
+    final = state.with_status(finished.status, finished_at=time.time(),
+                              result=finished.result, error=finished.error)
+    if final.status == "done":
+        save_result(store, final)
+    board.put(final)
+    if final.webhook:
+        send_webhook(final.webhook, final.public(), webhooks)
+    log.info("job %s %s (attempt %d)", final.id, final.status, final.attempts)
+    return final

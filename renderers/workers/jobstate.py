@@ -1,0 +1,227 @@
+"""The state of an asynchronous render job, and the boards that hold it.
+
+A job's id is its request's key (:meth:`renderers.service.requests.RenderRequest.job_key`), so
+a repeated request finds the job it already started. The state moves
+``queued → running → done | failed`` (``running`` again when a lost task is redelivered).
+
+Two boards hold states: :class:`RedisBoard` in the broker's Redis, shared by every service
+replica and worker (no process keeps job state of its own), and :class:`MemoryBoard` for the
+single-process service without a broker. A finished job's state is also written to the
+artifact store (``jobs/<id>.json``, after its artifacts and provenance), which outlives
+Redis: the store's copy is what makes a repeat of a finished request free.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, cast
+
+from renderers.workers.errors import BrokerUnavailable, redact_url
+from renderers.workers.stores import ArtifactStore
+
+JobStatus = Literal["queued", "running", "done", "failed"]
+JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "done", "failed")
+#: How long Redis keeps a job's state (a finished job's result stays in the store).
+STATE_TTL_S = 7 * 24 * 3600
+_KEY_PREFIX = "citerender:job:"
+
+
+@dataclass
+class JobState:
+    """One job as the board and the store keep it (JSON-ready)."""
+
+    id: str
+    status: JobStatus
+    format: str
+    stem: str
+    created_at: float
+    updated_at: float = 0.0
+    started_at: float | None = None
+    finished_at: float | None = None
+    attempts: int = 0
+    worker: str = ""
+    pid: int = 0
+    webhook: str = ""
+    #: A finished job: the envelope of ``POST /render`` without the file, plus ``artifacts``
+    #: (store keys) and ``provenance`` (the artifacts' ``sources_used.json`` records).
+    result: dict[str, Any] | None = None
+    #: A failed job: ``{"code", "message", "field"}``.
+    error: dict[str, str] | None = None
+
+    def with_status(self, status: JobStatus, **changes: Any) -> JobState:
+        """A copy in ``status`` with ``changes``, stamped now."""
+        return dataclasses.replace(self, status=status, updated_at=time.time(), **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JobState:
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        if values.get("status") not in JOB_STATUSES:
+            raise ValueError(f"job state with status {values.get('status')!r}")
+        return cls(**values)
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)  # ASCII: lone surrogates survive
+
+    @classmethod
+    def loads(cls, text: str | bytes) -> JobState:
+        return cls.from_dict(json.loads(text))
+
+    def public(self) -> dict[str, Any]:
+        """What ``GET /jobs/{id}`` answers (and a webhook receives)."""
+        status_url = f"/jobs/{self.id}"
+        out: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "status_url": status_url,
+            "format": self.format,
+            "attempts": self.attempts,
+            "created_at": self.created_at,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+        }
+        if self.status == "done" and self.result is not None:
+            out["artifact_url"] = f"{status_url}/artifact"
+            out["result"] = self.result
+        if self.status == "failed" and self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+def result_key(job_id: str) -> str:
+    """Where the store keeps a finished job's state."""
+    return f"jobs/{job_id}.json"
+
+
+def save_result(store: ArtifactStore, state: JobState) -> None:
+    """Write a finished job's state to the store (the last write of a job)."""
+    store.put(result_key(state.id), (state.dumps() + "\n").encode("utf-8"))
+
+
+def load_result(store: ArtifactStore, job_id: str) -> JobState | None:
+    """A finished job's state from the store, or None (also for an unreadable object)."""
+    raw = store.get(result_key(job_id))
+    if raw is None:
+        return None
+    try:
+        state = JobState.loads(raw)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    return state if state.status == "done" else None
+
+
+class JobBoard(Protocol):
+    """Where job states live while jobs run."""
+
+    def get(self, job_id: str) -> JobState | None:
+        """The state, or None for an unknown job."""
+
+    def put(self, state: JobState) -> None:
+        """Store ``state`` (replacing the job's previous state)."""
+
+    def claim(self, state: JobState) -> bool:
+        """Store ``state`` only if the job has no state yet; whether it was stored."""
+
+    def drop(self, job_id: str) -> None:
+        """Forget the job (a submission that could not be queued)."""
+
+
+class MemoryBoard:
+    """Job states in this process (the service without a broker)."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def get(self, job_id: str) -> JobState | None:
+        with self._lock:
+            text = self._states.get(job_id)
+        return JobState.loads(text) if text is not None else None
+
+    def put(self, state: JobState) -> None:
+        with self._lock:
+            self._states[state.id] = state.dumps()
+
+    def claim(self, state: JobState) -> bool:
+        with self._lock:
+            if state.id in self._states:
+                return False
+            self._states[state.id] = state.dumps()
+            return True
+
+    def drop(self, job_id: str) -> None:
+        with self._lock:
+            self._states.pop(job_id, None)
+
+
+class RedisBoard:
+    """Job states in Redis under ``citerender:job:<id>``, shared by replicas and workers."""
+
+    def __init__(self, url: str, ttl_s: int = STATE_TTL_S) -> None:
+        import redis
+
+        self.url = url
+        self.ttl_s = ttl_s
+        self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+        self._redis = redis.Redis.from_url(
+            url, socket_connect_timeout=2, socket_timeout=10, health_check_interval=30
+        )
+
+    def _run(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except self._errors as exc:
+            raise BrokerUnavailable(
+                f"the broker {redact_url(self.url)} is unreachable ({what}: {exc}); "
+                "jobs cannot be queued or looked up until it is back"
+            ) from exc
+
+    def ping(self) -> None:
+        """Raise :class:`BrokerUnavailable` unless Redis answers."""
+        self._run("ping", self._redis.ping)
+
+    def get(self, job_id: str) -> JobState | None:
+        raw = self._run("read", self._redis.get, _KEY_PREFIX + job_id)
+        if raw is None:
+            return None
+        try:
+            return JobState.loads(cast(bytes, raw))
+        except (ValueError, TypeError):
+            return None
+
+    def put(self, state: JobState) -> None:
+        self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(), ex=self.ttl_s)
+
+    def claim(self, state: JobState) -> bool:
+        stored = self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(),
+                           ex=self.ttl_s, nx=True)
+        return bool(stored)
+
+    def drop(self, job_id: str) -> None:
+        self._run("write", self._redis.delete, _KEY_PREFIX + job_id)
+
+    def set_value(self, name: str, value: str) -> None:
+        """Set a plain ``citerender:<name>`` value (the store URL workers advertise)."""
+        self._run("write", self._redis.set, f"citerender:{name}", value)
+
+    def get_value(self, name: str) -> str | None:
+        raw = self._run("read", self._redis.get, f"citerender:{name}")
+        return raw.decode("utf-8") if isinstance(raw, bytes) else None
+
+    def close(self) -> None:
+        self._redis.close()
+
+
+def new_state(job_id: str, fmt: str, stem: str, webhook: str = "") -> JobState:
+    """A queued state for a job submitted now."""
+    now = time.time()
+    return JobState(id=job_id, status="queued", format=fmt, stem=stem, created_at=now,
+                    updated_at=now, webhook=webhook)
+

@@ -1,0 +1,76 @@
+"""Submitting a job once: the idempotency rule shared by the service and the batch CLI.
+
+The job id is the request's key, so:
+
+- a request whose job is **done** (on the board, or in the store after Redis forgot it) gets
+  the finished result and nothing is rendered again — output is byte-identical for the same
+  request, so the old result is the new one;
+- a request whose job is **queued or running** gets that job (only the first request's
+  webhook is called);
+- a request whose job **failed**, or that nobody asked for yet, is queued. The queued state
+  is claimed on the board before the message is published (two replicas that race for the
+  same new job publish it once), and dropped again when the broker does not take it;
+- a job still ``queued`` after :data:`STALE_QUEUED_S` is published again: its message may
+  have been lost with a crashed publisher. A duplicate message costs nothing, because a task
+  whose job is already done returns at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from renderers.service.requests import RenderRequest
+from renderers.workers.jobstate import JobBoard, JobState, load_result, new_state
+from renderers.workers.stores import ArtifactStore
+
+STALE_QUEUED_S = 900.0
+
+#: Publishes a claimed job: ``enqueue(state, payload)``; raises when it cannot.
+Enqueue = Callable[[JobState, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """The job a request maps to, and whether this call queued it."""
+
+    state: JobState
+    queued_now: bool
+
+
+def submit(
+    request: RenderRequest, *, board: JobBoard, store: ArtifactStore, enqueue: Enqueue,
+    webhook: str = "",
+) -> Submission:
+    """Find or queue the job for ``request`` (see the module docstring for the rules)."""
+    job_id = request.job_key()
+    state = board.get(job_id)
+    if state is not None and state.status == "done":
+        return Submission(state, False)
+    stored = load_result(store, job_id)  # the store is written before the board
+    if stored is not None:
+        board.put(stored)
+        return Submission(stored, False)
+    if state is not None and state.status in ("queued", "running"):
+        if state.status == "running" or time.time() - state.updated_at < STALE_QUEUED_S:
+            return Submission(state, False)
+        fresh = state.with_status("queued")
+        board.put(fresh)
+        enqueue(fresh, request.payload)
+        return Submission(fresh, True)
+    fresh = new_state(job_id, request.format, request.stem, webhook)
+    if state is None:
+        if not board.claim(fresh):
+            return Submission(board.get(job_id) or fresh, False)
+    else:  # failed before: try again from the first attempt
+        fresh = dataclasses.replace(fresh, created_at=state.created_at)
+        board.put(fresh)
+    try:
+        enqueue(fresh, request.payload)
+    except BaseException:
+        board.drop(job_id)
+        raise
+    return Submission(fresh, True)

@@ -1,0 +1,279 @@
+"""The job API without a broker: ``/jobs`` on the service's own worker pool, real renders."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from starlette.testclient import TestClient
+
+from renderers.service.app import create_app
+from renderers.service.requests import RequestProblem, parse_render_request
+from tests.helpers import pdf_text
+from tests.processes import free_port, wait_job, wait_until, webhook_receiver
+
+CONTENT = "# Grid note\n\nStorage paired with solar now wins tenders.[[S:3]] Wind too.[[S:1]]\n"
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(workers=1, warmup=False, webhook_hosts=["127.0.0.1"])) as app:
+        yield app
+
+
+def test_job_renders_on_the_local_pool_and_streams_its_artifact(
+    client: TestClient, sample_pool: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    body = {"content": CONTENT, "format": "pdf", "sources_pool": sample_pool, "title": "Grid"}
+    accepted = client.post("/jobs", json=body)
+    assert accepted.status_code == 202, accepted.text
+    job = accepted.json()
+    assert len(job["id"]) == 64 and job["status"] in ("queued", "running", "done")
+    assert job["status_url"] == f"/jobs/{job['id']}" == accepted.headers["location"]
+    state = wait_job(client, job["id"])
+    assert state["status"] == "done", state
+    result = state["result"]
+    assert result["sources_used"] == [3, 1] and result["filename"] == "Grid.pdf"
+    artifact = client.get(state["artifact_url"])
+    assert artifact.status_code == 200
+    assert artifact.headers["content-type"] == "application/pdf"
+    assert artifact.headers["x-sources-used"] == "3,1"
+    assert 'filename="Grid.pdf"' in artifact.headers["content-disposition"]
+    target = tmp_path / "grid.pdf"
+    target.write_bytes(artifact.content)
+    assert "Storage paired with solar" in pdf_text(target) and "Lazard" in pdf_text(target)
+    provenance = json.loads(client.get("/sources_used.json").text)
+    record = next(r for r in provenance if r["filename"] == result["artifacts"][0])
+    assert record["sids"] == [3, 1]
+    assert record["sha256"] == hashlib.sha256(artifact.content).hexdigest()
+
+
+def test_repeat_request_answers_the_finished_job_without_rendering(
+    client: TestClient, sample_pool: list[dict[str, Any]]
+) -> None:
+    body = {"content": CONTENT + "Repeat.\n", "format": "md", "sources_pool": sample_pool}
+    first = wait_job(client, client.post("/jobs", json=body).json()["id"])
+    assert first["status"] == "done" and first["attempts"] == 1
+    same = {"sources_pool": sample_pool, "format": "markdown", "content": body["content"]}
+    again = client.post("/jobs", json=same)
+    assert again.status_code == 200
+    repeat = again.json()
+    assert repeat["id"] == first["id"] and repeat["status"] == "done"
+    assert repeat["attempts"] == 1 and repeat["finished_at"] == first["finished_at"]
+    other = client.post("/jobs", json={**body, "numbering": "sid"})
+    assert other.json()["id"] != first["id"]
+
+
+def test_job_key_covers_content_pool_options_and_format(sample_pool: list[dict[str, Any]]) -> None:
+    base = {"content": CONTENT, "format": "pdf", "sources_pool": sample_pool}
+    key = parse_render_request(dict(base)).job_key()
+    assert parse_render_request(dict(reversed(list(base.items())))).job_key() == key
+    assert parse_render_request({**base, "numbering": "appearance"}).job_key() == key
+    changed = [
+        {**base, "content": CONTENT + " "},
+        {**base, "sources_pool": sample_pool[:3]},
+        {**base, "page_size": "Letter"},
+        {**base, "format": "png"},
+        {**base, "filename": "other"},
+    ]
+    keys = {parse_render_request(variant).job_key() for variant in changed}
+    assert key not in keys and len(keys) == len(changed)
+
+
+def test_several_png_pages_come_as_a_zip(
+    client: TestClient, sample_pool: list[dict[str, Any]]
+) -> None:
+    long_content = "# Pages\n\n" + "".join(
+        f"Paragraph {i} on storage and grids.[[S:{i % 3 + 1}]]\n\n" for i in range(90))
+    state = wait_job(client, client.post("/jobs", json={
+        "content": long_content, "format": "png", "pages": "all", "dpi": 30,
+        "sources_pool": sample_pool, "filename": "pages"}).json()["id"])
+    assert state["status"] == "done", state
+    assert len(state["result"]["artifacts"]) >= 2
+    answer = client.get(state["artifact_url"])
+    assert answer.headers["content-type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(answer.content)) as archive:
+        names = archive.namelist()
+        assert names[:2] == ["pages-1.png", "pages-2.png"]
+        assert all(Image.open(io.BytesIO(archive.read(n))).format == "PNG" for n in names)
+
+
+def test_failed_job_names_the_error_and_has_no_artifact(
+    client: TestClient, sample_pool: list[dict[str, Any]]
+) -> None:
+    state = wait_job(client, client.post("/jobs", json={
+        "content": "Claim.[[S:99]]\n", "format": "md", "sources_pool": sample_pool,
+        "strict": True}).json()["id"])
+    assert state["status"] == "failed"
+    assert state["error"]["code"] == "strict_failed" and "99" in state["error"]["message"]
+    refused = client.get(f"/jobs/{state['id']}/artifact")
+    assert refused.status_code == 409 and "failed" in refused.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"content": "x"}, "format"),
+        ({"content": "x", "format": "gif"}, "format"),
+        ({"content": "x", "format": "pdf", "base_dir": "/etc"}, "base_dir"),
+        ({"content": "x\x00y", "format": "md"}, "content"),
+        ({"content": "x", "format": "md", "webhook": "http://example.org/hook"}, "webhook"),
+        ({"content": "x", "format": "md", "webhook": "ftp://127.0.0.1/hook"}, "webhook"),
+        ({"content": "x", "format": "md", "webhook": "http://u:p@127.0.0.1/hook"}, "webhook"),
+        ({"content": "x", "format": "md", "webhook": 5}, "webhook"),
+    ],
+)
+def test_bad_job_requests_answer_400_naming_the_field(
+    client: TestClient, payload: dict[str, Any], field: str
+) -> None:
+    answer = client.post("/jobs", json=payload)
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["field"] == field
+
+
+def test_request_parsing_is_shared_with_render(client: TestClient) -> None:
+    with pytest.raises(RequestProblem) as caught:
+        parse_render_request({"content": "x", "format": "pdf", "dpi": 5000})
+    assert caught.value.field == "dpi"
+    assert client.post("/render", json={"content": "x", "format": "pdf", "dpi": 5000}
+                       ).json()["field"] == "dpi"
+    assert client.post("/jobs", json={"content": "x", "format": "pdf", "dpi": 5000}
+                       ).json()["field"] == "dpi"
+
+
+def test_unknown_and_malformed_job_ids_answer_404(client: TestClient) -> None:
+    assert client.get("/jobs/" + "0" * 64).status_code == 404
+    assert client.get("/jobs/../etc").status_code == 404
+    assert client.get("/jobs/xyz/artifact").status_code == 404
+
+
+def test_webhook_is_called_when_the_job_is_done(
+    client: TestClient, sample_pool: list[dict[str, Any]]
+) -> None:
+    with webhook_receiver() as (url, received):
+        job = client.post("/jobs", json={"content": CONTENT + "Hook.\n", "format": "html",
+                                         "sources_pool": sample_pool, "webhook": url}).json()
+        state = wait_job(client, job["id"])
+        wait_until(lambda: received, 30, "the webhook call")
+    call = received[-1]
+    assert call["id"] == job["id"] and call["status"] == "done"
+    assert call["result"]["sources_used"] == state["result"]["sources_used"]
+
+
+def test_webhooks_are_off_unless_hosts_are_allowed(sample_pool: list[dict[str, Any]]) -> None:
+    with TestClient(create_app(workers=1, warmup=False)) as plain:
+        answer = plain.post("/jobs", json={"content": "x", "format": "md",
+                                           "webhook": "http://127.0.0.1:9/x"})
+    assert answer.status_code == 400
+    assert "--webhook-host" in answer.json()["error"]
+
+
+def test_broker_down_answers_503_and_the_service_stays_healthy(
+    sample_pool: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    from renderers.workers.jobstate import new_state, save_result
+    from renderers.workers.stores import open_store
+
+    broker = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    store = (tmp_path / "store").as_uri()
+    finished = new_state("e" * 64, "md", "old").with_status("done", result={"artifacts": []})
+    save_result(open_store(store), finished)
+    with TestClient(create_app(workers=1, warmup=False, broker=broker, store=store)) as app:
+        answer = app.post("/jobs", json={"content": CONTENT, "format": "md",
+                                         "sources_pool": sample_pool})
+        assert answer.status_code == 503
+        assert "unreachable" in answer.json()["error"] and answer.headers["retry-after"]
+        assert "127.0.0.1" in answer.json()["error"]
+        assert app.get("/jobs/" + "0" * 64).status_code == 503
+        assert app.get("/jobs/" + "e" * 64).json()["status"] == "done"  # read from the store
+        assert app.get("/healthz").status_code == 200
+        rendered = app.post("/render", json={"content": CONTENT, "format": "md",
+                                             "sources_pool": sample_pool})
+        assert rendered.status_code == 200 and b"[^1]" in rendered.content
+
+
+def test_openapi_describes_the_job_routes(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/jobs", "/jobs/{job_id}", "/jobs/{job_id}/artifact", "/render"} <= set(paths)
+
+
+def test_bad_store_or_broker_url_fails_at_start() -> None:
+    from renderers.workers.errors import WorkerSetupError
+
+    with pytest.raises(WorkerSetupError, match="file:///absolute"):
+        create_app(workers=1, warmup=False, store="file://relative/dir")
+    with pytest.raises(WorkerSetupError, match="redis://"):
+        create_app(workers=1, warmup=False, broker="amqp://127.0.0.1")
+
+
+def test_a_job_that_keeps_killing_its_worker_is_failed_not_retried() -> None:
+    from renderers.workers.execute import MAX_ATTEMPTS, Finished, begin
+    from renderers.workers.jobstate import MemoryBoard, new_state
+
+    board = MemoryBoard()
+    state = new_state("f" * 64, "pdf", "report")
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        running = begin(board, state, worker="w", pid=1)
+        assert not isinstance(running, Finished) and running.attempts == attempt
+        state = running
+    ended = begin(board, state, worker="w", pid=1)
+    assert isinstance(ended, Finished) and ended.status == "failed"
+    assert ended.error is not None and ended.error["code"] == "worker_lost"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["worker", "--broker", "amqp://127.0.0.1", "--store", "file:///tmp/x"], "redis://"),
+        (["worker", "--broker", "redis://127.0.0.1:1/0", "--store", "file://rel"], "--store"),
+        (["worker", "--broker", "redis://127.0.0.1:{port}/0", "--store", "file:///tmp/x"],
+         "unreachable"),
+        (["worker", "--broker", "redis://127.0.0.1:1/0", "--store", "file:///tmp/x", "-Q",
+          "render.gif"], "--queues"),
+        (["render", "{input}", "--pool", "{pool}", "--broker", "redis://127.0.0.1:{port}/0"],
+         "unreachable"),
+        (["render", "{input}", "--pool", "{pool}", "--broker", "redis://127.0.0.1:{port}/0",
+          "--max-pages", "5"], "--max-pages"),
+    ],
+)
+def test_worker_and_remote_batch_report_bad_settings_in_one_line(
+    argv: list[str], named: str, tmp_path: Path, sample_pool: list[dict[str, Any]]
+) -> None:
+    import subprocess
+
+    from tests.processes import CITERENDER
+
+    (tmp_path / "in.md").write_text("Claim.[[S:1]]\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(sample_pool), encoding="utf-8")
+    values = {"port": free_port(), "input": tmp_path / "in.md", "pool": tmp_path / "pool.json"}
+    done = subprocess.run([CITERENDER, *(a.format(**values) for a in argv)], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("citerender: error:") and named in lines[0]
+
+
+def test_remote_batch_requests_carry_cli_options_in_request_form(
+    tmp_path: Path, sample_pool: list[dict[str, Any]]
+) -> None:
+    from renderers.cli_batch import Job
+    from renderers.workers.batch import request_body
+
+    (tmp_path / "in.md").write_text("Claim.[[S:1]]\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(sample_pool), encoding="utf-8")
+    job = Job(input=str(tmp_path / "in.md"), pool=str(tmp_path / "pool.json"),
+              out=str(tmp_path / "out"), name=None, formats=("png",), content_format=None,
+              kwargs={"pages": "1,2", "dialects": "s_dialect,numeric", "title": "T", "dpi": 90})
+    body = request_body(job)
+    assert body["pages"] == [1, 2] and body["dialects"] == ["numeric", "s_dialect"]
+    assert body["content_format"] == "markdown" and body["sources_pool"][0]["sid"] == 1
+    request = parse_render_request({**body, "format": "png"})
+    assert request.kwargs["dpi"] == 90 and request.kwargs["pages"] == (1, 2)

@@ -1,0 +1,234 @@
+"""Jobs on real Celery workers: a real redis-server, ``citerender worker`` processes, replicas.
+
+Every loop here is bounded in count and time; the fixtures stop every process they start.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import hashlib
+import io
+import json
+import os
+import signal
+import subprocess
+import zipfile
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from starlette.testclient import TestClient
+
+from renderers.service.app import create_app
+from tests.helpers import pdf_text
+from tests.processes import (
+    CITERENDER,
+    POOL,
+    Process,
+    free_port,
+    redis_server,
+    slow_document,
+    start_service,
+    start_worker,
+    wait_job,
+    wait_ready,
+    wait_until,
+    webhook_receiver,
+)
+
+pytestmark = pytest.mark.slow
+
+@dataclass
+class Cluster:
+    broker: str
+    store_dir: Path
+    store: str
+    client: TestClient
+    workers: dict[str, Process]
+    tmp: Path
+
+    def submit(self, body: dict[str, Any]) -> dict[str, Any]:
+        answer = self.client.post("/jobs", json=body)
+        assert answer.status_code in (200, 202), answer.text
+        result: dict[str, Any] = answer.json()
+        return result
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    tmp = tmp_path_factory.mktemp("cluster")
+    store_dir = tmp / "store"
+    store = store_dir.as_uri()
+    with redis_server(tmp) as (url, _):
+        broker = f"{url}/0"
+        limits = ("--soft-time-limit", "60", "--time-limit", "70", "--webhook-host", "127.0.0.1")
+        workers = {name: start_worker(broker, store, name, tmp, *limits) for name in ("w1", "w2")}
+        try:
+            wait_ready(*workers.values())
+            app = create_app(workers=1, warmup=False, broker=broker, store=store,
+                             webhook_hosts=["127.0.0.1"])
+            with TestClient(app) as client:
+                yield Cluster(broker, store_dir, store, client, workers, tmp)
+        finally:
+            for worker in workers.values():
+                worker.stop()
+
+
+def artifact_text(fmt: str, data: bytes, tmp: Path) -> str:
+    if fmt == "pdf":
+        target = tmp / f"{hashlib.sha256(data).hexdigest()}.pdf"
+        target.write_bytes(data)
+        return pdf_text(target)
+    if fmt == "docx":
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            return package.read("word/document.xml").decode("utf-8")
+    return data.decode("utf-8")
+
+
+def test_fifty_jobs_through_two_workers_all_complete(cluster: Cluster) -> None:
+    formats = ["pdf", "md", "html", "docx", "md"]
+    jobs = []
+    for index in range(50):
+        fmt = formats[index % len(formats)]
+        body = {"content": f"# Job {index}\n\nMarker job-{index}-done.[[S:{index % 5 + 1}]]\n",
+                "format": fmt, "sources_pool": POOL, "title": f"Job {index}"}
+        jobs.append((fmt, index, cluster.submit(body)["id"]))
+    assert len({job_id for _, _, job_id in jobs}) == 50
+    states = {job_id: wait_job(cluster.client, job_id, 600) for _, _, job_id in jobs}
+    assert Counter(state["status"] for state in states.values()) == {"done": 50}
+    board = redis.Redis.from_url(cluster.broker)
+    ran_on = Counter(json.loads(board.get(f"citerender:job:{job_id}"))["worker"].split("@")[0]
+                     for job_id in states)
+    assert set(ran_on) == {"w1", "w2"}, ran_on
+    provenance = {row["filename"]: row for row in
+                  json.loads(cluster.client.get("/sources_used.json").text)}
+    for fmt, index, job_id in jobs:
+        state = states[job_id]
+        answer = cluster.client.get(state["artifact_url"])
+        assert answer.status_code == 200
+        assert f"job-{index}-done" in artifact_text(fmt, answer.content, cluster.tmp)
+        (key,) = state["result"]["artifacts"]
+        record = provenance[key]
+        assert record["sids"] == [index % 5 + 1] and record["format"] == fmt
+        assert record["sha256"] == hashlib.sha256(answer.content).hexdigest()
+
+
+def test_repeat_is_answered_from_the_board_then_from_the_store(cluster: Cluster) -> None:
+    body = {"content": "Repeat me.[[S:2]]\n", "format": "pdf", "sources_pool": POOL}
+    first = wait_job(cluster.client, cluster.submit(body)["id"])
+    artifact = cluster.store_dir / first["result"]["artifacts"][0]
+    written = artifact.stat().st_mtime_ns
+    again = cluster.client.post("/jobs", json=body)
+    assert again.status_code == 200 and again.json()["finished_at"] == first["finished_at"]
+    redis.Redis.from_url(cluster.broker).delete(f"citerender:job:{first['id']}")  # Redis forgot
+    from_store = cluster.client.post("/jobs", json=body)
+    assert from_store.status_code == 200
+    assert from_store.json()["status"] == "done" and from_store.json()["attempts"] == 1
+    assert artifact.stat().st_mtime_ns == written  # nothing rendered or written again
+
+
+def test_worker_process_killed_mid_render_is_redelivered(cluster: Cluster) -> None:
+    job = cluster.submit({"content": slow_document(), "format": "pdf", "sources_pool": POOL,
+                          "title": "Killed once"})
+    board = redis.Redis.from_url(cluster.broker)
+
+    def running_pid() -> int:
+        raw = board.get(f"citerender:job:{job['id']}")
+        state = json.loads(raw) if raw else {}
+        return int(state["pid"]) if state.get("status") == "running" else 0
+
+    pid = wait_until(running_pid, 120, "the slow job to start")
+    os.kill(pid, signal.SIGKILL)  # the render process, as the out-of-memory killer would
+    state = wait_job(cluster.client, job["id"], 300)
+    assert state["status"] == "done", state
+    assert state["attempts"] == 2
+    data = cluster.client.get(state["artifact_url"]).content
+    assert "Paragraph 199" in artifact_text("pdf", data, cluster.tmp)
+    record = next(r for r in json.loads(cluster.client.get("/sources_used.json").text)
+                  if r["filename"] == state["result"]["artifacts"][0])
+    assert record["sha256"] == hashlib.sha256(data).hexdigest()
+
+
+def test_webhook_is_sent_by_the_worker(cluster: Cluster) -> None:
+    with webhook_receiver() as (url, received):
+        job = cluster.submit({"content": "Hooked.[[S:1]]\n", "format": "md",
+                              "sources_pool": POOL, "webhook": url})
+        wait_until(lambda: received, 120, "the webhook call")
+    assert received[0]["id"] == job["id"] and received[0]["status"] == "done"
+    assert received[0]["result"]["sources_used"] == [1]
+
+
+def test_batch_render_through_the_broker_matches_a_local_batch(cluster: Cluster) -> None:
+    inputs = cluster.tmp / "inputs"
+    inputs.mkdir()
+    (inputs / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    names = []
+    for index in range(3):
+        name = inputs / f"brief-{index}.md"
+        name.write_text(f"# Brief {index}\n\nStorage claim.[[S:{index + 1}]] Grid.[[S:5]]\n"
+                        + "Long paragraph on grids.[[S:2]]\n\n" * 40 * index, encoding="utf-8")
+        names.append(str(name))
+    common = [*names, "--pool", str(inputs / "pool.json"), "--to", "pdf,md,png,docx"]
+    remote = subprocess.run(
+        [CITERENDER, "render", *common, "--out", str(cluster.tmp / "remote"),
+         "--broker", cluster.broker], capture_output=True, text=True, timeout=600)
+    assert remote.returncode == 0, remote.stderr
+    assert "brief-2.md" in remote.stdout and "Sources cited" in remote.stdout
+    local = subprocess.run([CITERENDER, "render", *common, "--out", str(cluster.tmp / "local")],
+                           capture_output=True, text=True, timeout=600)
+    assert local.returncode == 0, local.stderr
+    comparison = filecmp.dircmp(cluster.tmp / "remote", cluster.tmp / "local")
+    assert comparison.left_only == comparison.right_only == [] and comparison.common_files
+    _, mismatch, errors = filecmp.cmpfiles(cluster.tmp / "remote", cluster.tmp / "local",
+                                           comparison.common_files, shallow=False)
+    assert mismatch == errors == []
+    assert "sources_used.json" in comparison.common_files
+    assert (cluster.tmp / "remote" / "brief-2-2.png").exists()
+
+
+def test_two_service_replicas_serve_each_others_jobs(cluster: Cluster) -> None:
+    ports = [free_port(), free_port()]
+    args = ("--broker", cluster.broker, "--store", cluster.store)
+    replicas = [start_service(port, cluster.tmp, *args) for port in ports]
+    try:
+        first, second = (httpx.Client(base_url=f"http://127.0.0.1:{p}", timeout=60)
+                         for p in ports)
+        body = {"content": "Replicated.[[S:3]]\n", "format": "pdf", "sources_pool": POOL}
+        accepted = first.post("/jobs", json=body)
+        assert accepted.status_code == 202
+        job_id = accepted.json()["id"]
+        state = wait_job(second, job_id)
+        assert state["status"] == "done"
+        from_second = second.get(f"/jobs/{job_id}/artifact")
+        from_first = first.get(f"/jobs/{job_id}/artifact")
+        assert from_second.status_code == 200 and from_second.content == from_first.content
+        repeat = second.post("/jobs", json=body)
+        assert repeat.status_code == 200 and repeat.json()["id"] == job_id
+        first.close()
+        second.close()
+    finally:
+        for replica in replicas:
+            replica.stop()
+
+
+def test_broker_going_down_answers_503_and_the_service_stays_healthy(tmp_path: Path) -> None:
+    with redis_server(tmp_path) as (url, server):
+        app = create_app(workers=1, warmup=False, broker=f"{url}/0",
+                         store=(tmp_path / "store").as_uri())
+        with TestClient(app) as client:
+            body = {"content": "Queued while up.[[S:1]]\n", "format": "md", "sources_pool": POOL}
+            queued = client.post("/jobs", json=body)
+            assert queued.status_code == 202
+            server.stop(5)
+            down = client.post("/jobs", json={**body, "content": "After the fall.[[S:1]]\n"})
+            assert down.status_code == 503
+            assert "unreachable" in down.json()["error"] and down.headers["retry-after"]
+            assert client.get(f"/jobs/{queued.json()['id']}").status_code == 503
+            assert client.get("/healthz").status_code == 200
+            rendered = client.post("/render", json=body)
+            assert rendered.status_code == 200 and b"[^1]" in rendered.content
