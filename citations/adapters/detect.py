@@ -80,7 +80,9 @@ def parse_answer(text: str | bytes, origin: str = "answer") -> Any:
     """JSON text of an answer as data; :class:`AnswerError` naming ``origin`` when it is not."""
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except RecursionError as exc:  # "[[[[…": nested past the parser's depth, not an answer
+        raise AnswerError("", f"{origin} nests too deeply to be an answer") from exc
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a 5,000-digit number
         where = (
             f" (line {exc.lineno}, column {exc.colno}: {exc.msg})"
             if isinstance(exc, json.JSONDecodeError) else ""

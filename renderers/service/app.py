@@ -3,6 +3,8 @@
 Rendering is CPU-bound, so it never runs in the event loop: each request becomes a job for a
 bounded pool of worker processes (:mod:`renderers.service.pool`). A full queue answers 503 with
 ``Retry-After``, an overrun answers 504, a crashed worker 500 — each for that request only.
+Neither does parsing: the event loop only collects the body (size limit, deadline) and a parser
+thread decodes and validates it within fixed bounds (:mod:`renderers.service.body`).
 Each request renders into its own directory under the service's temporary root; the directory
 is removed before the response is sent and the root when the service stops.
 
@@ -16,6 +18,7 @@ with the status :data:`HTTP_STATUS` gives the error's code.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import gc
@@ -32,12 +35,15 @@ import unicodedata
 import uuid
 import zipfile
 from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from jsonschema import Draft202012Validator
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -45,7 +51,10 @@ from starlette.routing import Route
 from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode
 from renderers.formats import BY_NAME, EXTENSIONS
+from renderers.options import Limits
+from renderers.service.body import BodyProblem, parse_json_object, read_body, request_problem
 from renderers.service.pool import (
+    HandOffFailed,
     JobRaised,
     JobTimeout,
     PoolError,
@@ -57,9 +66,11 @@ from renderers.service.requests import (
     REQUEST_SCHEMA,
     RenderRequest,
     RequestProblem,
+    check_format,
     parse_render_request,
-    read_json_object,
 )
+from renderers.service.server import AnswerUnexpectedErrors, ServerLimits
+from renderers.tools import SOURCE_ROW_SCHEMA
 from renderers.writers.html.templating import templates_dir
 
 CONTENT_TYPES: dict[str, str] = {
@@ -94,6 +105,10 @@ PRELOAD_MODULES = (
     "renderers.writers.markdown",
 )
 _MAX_FILENAME = 120
+#: Threads that parse and validate request bodies (off the event loop, a few at a time).
+_PARSER_THREADS = 2
+_REQUEST_VALIDATOR = Draft202012Validator(REQUEST_SCHEMA)
+_ROW_VALIDATOR = Draft202012Validator(SOURCE_ROW_SCHEMA)
 
 
 # --- the job that runs in a worker process -------------------------------------------------
@@ -236,6 +251,7 @@ class ExportService:
         *,
         workers: int,
         max_body_bytes: int,
+        body_timeout_s: float,
         render_timeout_s: float,
         queue_limit: int,
         job: Callable[[RenderJob], JobOutcome],
@@ -243,18 +259,22 @@ class ExportService:
     ) -> None:
         self.workers = workers
         self.max_body_bytes = max_body_bytes
+        self.body_timeout_s = body_timeout_s
         self.render_timeout_s = render_timeout_s
         self.queue_limit = queue_limit
         self.job = job
         self.warmup = warmup
         self.pool: WorkerPool | None = None
         self.temp_root: Path | None = None
+        self._parsers: ThreadPoolExecutor | None = None
         self._mean_job_s = 1.0
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
-        """Create the temporary root and the worker pool; remove both on shutdown."""
+        """Create the temporary root, the parser threads and the worker pool; remove all three
+        on shutdown (bounded: busy workers are killed, a running parse is abandoned)."""
         self.temp_root = Path(tempfile.mkdtemp(prefix="citerender-service-"))
+        self._parsers = ThreadPoolExecutor(_PARSER_THREADS, thread_name_prefix="citerender-parse")
         self.pool = WorkerPool(
             self.workers,
             queue_limit=self.queue_limit,
@@ -266,6 +286,7 @@ class ExportService:
             yield
         finally:
             await self.pool.close()
+            self._parsers.shutdown(wait=False, cancel_futures=True)
             shutil.rmtree(self.temp_root, ignore_errors=True)
 
     # -- routes --
@@ -283,10 +304,19 @@ class ExportService:
         return FileResponse(templates_dir() / "service" / name, media_type=media)
 
     async def healthz(self, request: Request) -> Response:
-        """``{"status": "ok", "workers": {...}}``; 503 while the pool is not running."""
+        """``{"status": "ok"|"degraded", "workers": {...}}``; 503 when no worker can take work.
+
+        Dead idle workers are replaced first, so a probe also heals the pool; ``reason`` says
+        what is missing when the pool is not at full strength.
+        """
         if self.pool is None:
             return JSONResponse({"status": "starting"}, status_code=503)
-        return JSONResponse({"status": "ok", "workers": self.pool.stats().to_dict()})
+        await self.pool.heal()
+        health = self.pool.health()
+        answer: dict[str, Any] = {"status": health.status, "workers": self.pool.stats().to_dict()}
+        if health.reason:
+            answer["reason"] = health.reason
+        return JSONResponse(answer, status_code=503 if health.status == "unavailable" else 200)
 
     async def openapi(self, request: Request) -> Response:
         """The OpenAPI 3.1 description."""
@@ -297,9 +327,17 @@ class ExportService:
         return HTMLResponse(docs_page())
 
     async def render(self, request: Request) -> Response:
-        """``POST /render``: validate, render in a worker, answer the file or the envelope."""
+        """``POST /render``: read the body, check it in a parser thread, render in a worker."""
+        assert self._parsers is not None
         try:
-            parsed = parse_render_request(await read_json_object(request, self.max_body_bytes))
+            body = await read_body(
+                request, max_bytes=self.max_body_bytes, timeout_s=self.body_timeout_s
+            )
+            loop = asyncio.get_running_loop()
+            parsed = await loop.run_in_executor(self._parsers, checked_request, body)
+        except BodyProblem as problem:
+            headers = {"Connection": "close"} if problem.close else {}
+            return _error(problem.status, problem.message, problem.field, headers=headers)
         except RequestProblem as problem:
             return _error(problem.status, problem.message, problem.field, problem.code)
         return await self._render_payload(parsed, request)
@@ -326,7 +364,7 @@ class ExportService:
             return _error(503, f"busy: {exc}; retry later", headers={"Retry-After": str(retry)})
         except JobTimeout as exc:
             return _error(504, f"render timed out: {exc}")
-        except (WorkerDied, JobRaised) as exc:
+        except (WorkerDied, JobRaised, HandOffFailed) as exc:
             return _error(500, f"render failed: {exc}")
         except PoolError as exc:
             return _error(503, f"unavailable: {exc}", headers={"Retry-After": "1"})
@@ -367,10 +405,25 @@ class ExportService:
         return Response(data, media_type=CONTENT_TYPES[kind], headers=headers)
 
 
+def checked_request(body: bytes) -> RenderRequest:
+    """The render request in ``body``, or :class:`BodyProblem`/:class:`RequestProblem` naming
+    the bad field. Runs in a parser thread; every step is bounded by the body limit and the
+    pool row limit (rows are counted before any is validated, then checked one at a time)."""
+    payload = parse_json_object(body)
+    check_format(payload)
+    problem = request_problem(
+        payload, _REQUEST_VALIDATOR, _ROW_VALIDATOR, max_pool_rows=Limits().max_pool_rows
+    )
+    if problem is not None:
+        raise problem
+    return parse_render_request(payload)
+
+
 def create_app(
     *,
     workers: int | None = None,
     max_body_bytes: int = 10 * 1024 * 1024,
+    body_timeout_s: float = 60,
     render_timeout_s: float = 60,
     queue_limit: int | None = None,
     job: Callable[[RenderJob], JobOutcome] = render_job,
@@ -380,6 +433,9 @@ def create_app(
     webhook_hosts: Sequence[str] = (),
 ) -> Starlette:
     """The Starlette app. ``workers`` defaults to the core count, ``queue_limit`` to 2×workers.
+
+    A body must be complete within ``body_timeout_s`` (408 after) and at most
+    ``max_body_bytes`` long (413); a render may take ``render_timeout_s`` (504 after).
 
     ``job`` is the module-level function a worker runs per request (default
     :func:`render_job`); ``warmup`` renders a tiny PDF in each new worker first. ``broker``,
@@ -391,6 +447,7 @@ def create_app(
     service = ExportService(
         workers=size,
         max_body_bytes=max_body_bytes,
+        body_timeout_s=body_timeout_s,
         render_timeout_s=render_timeout_s,
         queue_limit=2 * size if queue_limit is None else queue_limit,
         job=job,
@@ -406,7 +463,11 @@ def create_app(
         Route("/render", service.render, methods=["POST"]),
     ]
     jobs = JobsAPI(service, JobsConfig(broker, store, tuple(webhook_hosts)))
-    app = Starlette(routes=routes + jobs.routes(), lifespan=jobs.lifespan(service.lifespan))
+    app = Starlette(
+        routes=routes + jobs.routes(),
+        lifespan=jobs.lifespan(service.lifespan),
+        middleware=[Middleware(AnswerUnexpectedErrors)],
+    )
     app.state.service = service
     app.state.jobs = jobs
     return app
@@ -416,11 +477,11 @@ def serve(
     host: str = "127.0.0.1", port: int = 8000, workers: int | None = None, *,
     broker: str | None = None, store: str | None = None, webhook_hosts: Sequence[str] = (),
 ) -> None:
-    """Run the service with uvicorn until interrupted."""
-    import uvicorn
+    """Run the service with uvicorn until interrupted, within :class:`ServerLimits`."""
+    from renderers.service.server import run
 
     app = create_app(workers=workers, broker=broker, store=store, webhook_hosts=webhook_hosts)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    run(app, host=host, port=port, limits=ServerLimits())
 
 
 # --- API description ------------------------------------------------------------------------------
@@ -463,6 +524,7 @@ def openapi_spec() -> dict[str, Any]:
                         "content": {**files, "application/json": {"schema": envelope}},
                     },
                     "400": {"description": "Invalid JSON or field", **error},
+                    "408": {"description": "The body did not arrive in time", **error},
                     "413": {"description": "Body too large", **error},
                     "415": {"description": "Not JSON", **error},
                     "422": {"description": "Content or pool refused by the renderer", **error},
@@ -472,7 +534,10 @@ def openapi_spec() -> dict[str, Any]:
                 },
             }},
             "/healthz": {"get": {"summary": "Liveness and worker pool state",
-                                 "responses": {"200": {"description": "ok"}}}},
+                                 "responses": {
+                                     "200": {"description": "ok or degraded (reason)"},
+                                     "503": {"description": "No worker can take work (reason)"},
+                                 }}},
             "/": {"get": {"summary": "The export page",
                           "responses": {"200": {"description": "HTML"}}}},
         },
@@ -504,7 +569,7 @@ def docs_page() -> str:
         "send <code>Accept: application/json</code> for a JSON envelope with the file in "
         "base64. <code>GET /healthz</code> reports the worker pool. "
         "Errors answer <code>{\"error\": …, \"field\": …, \"code\": …}</code>: "
-        "400 bad field, 413 too large, "
+        "400 bad field, 408 body too slow, 413 too large, "
         "415 not JSON, 422 refused content, 503 busy (Retry-After), 504 time limit.</p>"
         "<h2>Request fields</h2><table><thead><tr><th>field</th><th>type</th>"
         "<th>accepted</th><th>meaning</th></tr></thead><tbody>"

@@ -5,6 +5,13 @@ worker that dies costs that one job only: the worker is killed (if needed) and r
 every other job carries on. Callers beyond ``size`` running plus ``queue_limit`` waiting
 are refused at once with :class:`PoolFull` instead of piling up.
 
+Every leased worker comes back: after a reply it returns to the idle queue; when the job
+could not even be serialized nothing reached it, so it returns too; after anything else
+(timeout, death, a broken pipe, an unreadable reply, the caller going away) its state is
+unknown, so it is killed and a fresh one takes its place. A replacement that cannot be
+started is retried on the next job and on every health check, and :meth:`WorkerPool.health`
+reports the pool as degraded or unavailable meanwhile.
+
 Workers come from the ``forkserver`` start method: the fork server imports ``preload``
 once, so a replacement worker starts in milliseconds with the rendering libraries loaded,
 and no worker is ever forked from the (threaded) event-loop process.
@@ -14,16 +21,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import multiprocessing
 import signal
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
-from typing import Any
+from multiprocessing.reduction import ForkingPickler
+from typing import Any, Literal
 
 _JOIN_TIMEOUT_S = 5.0
+#: How long a worker asked to exit at shutdown may take before it is killed.
+_STOP_GRACE_S = 3.0
+#: A helper thread waits this much longer than the job's own limit before giving up on a
+#: reply, so no thread outlives a job by more than that (the event loop gives up first).
+_REPLY_GRACE_S = 5.0
+
+_log = logging.getLogger("citerender.service")
 
 
 class PoolError(Exception):
@@ -31,7 +48,7 @@ class PoolError(Exception):
 
 
 class PoolFull(PoolError):
-    """Every worker is busy and the wait queue is full."""
+    """Every worker is busy and the wait queue is full (or no worker came free in time)."""
 
 
 class JobTimeout(PoolError):
@@ -46,8 +63,19 @@ class JobRaised(PoolError):
     """The job raised inside the worker; the message holds the exception's type and text."""
 
 
+class HandOffFailed(PoolError):
+    """The job or its reply could not pass between the processes (serialization, the pipe).
+
+    The worker was returned to the pool when nothing reached it, replaced otherwise.
+    """
+
+
 class PoolClosed(PoolError):
     """The pool is shut down (or not started)."""
+
+
+class NoWorker(PoolError):
+    """No worker process could be started (the system refused to start one)."""
 
 
 @dataclass
@@ -65,6 +93,26 @@ class PoolStats:
     def to_dict(self) -> dict[str, int]:
         """The snapshot as a JSON-ready dict."""
         return dict(self.__dict__)
+
+
+PoolStatus = Literal["ok", "degraded", "unavailable"]
+
+
+@dataclass(frozen=True)
+class PoolHealth:
+    """Whether the pool can take work: ``ok`` at full strength, ``degraded`` when some
+    workers are missing, ``unavailable`` when none can take a job; ``reason`` says why."""
+
+    status: PoolStatus
+    reason: str = ""
+
+
+class _NotSent(Exception):
+    """The job could not be serialized, so nothing was written to the worker's pipe."""
+
+
+class _NoReply(Exception):
+    """The worker sent nothing back within the job's limit plus a grace period."""
 
 
 def _worker_main(conn: Connection, initializer: Callable[[], None] | None) -> None:
@@ -104,12 +152,22 @@ class _Worker:
         )
         self.process.start()
         child_end.close()  # so the parent sees EOF when the worker dies
+        self.busy = False
 
-    def exchange(self, message: tuple[Callable[[Any], Any], Any]) -> tuple[str, Any]:
-        """Send one job and block until its reply (runs in a helper thread)."""
-        self.conn.send(message)
-        reply: tuple[str, Any] = self.conn.recv()
-        return reply
+    def exchange(self, message: tuple[Callable[[Any], Any], Any], timeout: float) -> Any:
+        """Send one job and wait for its reply (runs in a helper thread).
+
+        Serializing first and writing second tells the two failures apart: :class:`_NotSent`
+        means the pipe was never touched and the worker can take the next job.
+        """
+        try:
+            data = ForkingPickler.dumps(message)
+        except Exception as exc:
+            raise _NotSent(f"{type(exc).__name__}: {exc}") from exc
+        self.conn.send_bytes(data)
+        if not self.conn.poll(timeout + _REPLY_GRACE_S):
+            raise _NoReply(f"no reply within {timeout + _REPLY_GRACE_S:g} s")
+        return self.conn.recv()
 
     def kill(self) -> None:
         """Kill the process if it is still alive and reap it (the pipe stays open)."""
@@ -117,13 +175,28 @@ class _Worker:
             self.process.kill()
         self.process.join(_JOIN_TIMEOUT_S)
 
-    def stop(self) -> None:
-        """Ask the worker to exit, kill it if it does not, release the pipe."""
+    def close_pipe(self) -> None:
+        """Release the parent's end of the pipe."""
         with contextlib.suppress(OSError):
-            self.conn.send(None)
-        self.process.join(_JOIN_TIMEOUT_S)
-        self.kill()
-        self.conn.close()
+            self.conn.close()
+
+
+def _stop_all(workers: Sequence[_Worker]) -> None:
+    """Ask idle workers to exit, kill busy ones, and kill whatever is left after a grace."""
+    for worker in workers:
+        if worker.busy:
+            worker.kill()
+        else:
+            with contextlib.suppress(OSError, ValueError):
+                worker.conn.send(None)
+    deadline = time.monotonic() + _STOP_GRACE_S
+    running = [w for w in workers if w.process.is_alive()]
+    while running and time.monotonic() < deadline:
+        wait([w.process.sentinel for w in running], timeout=deadline - time.monotonic())
+        running = [w for w in running if w.process.is_alive()]
+    for worker in workers:
+        worker.kill()
+        worker.close_pipe()
 
 
 class WorkerPool:
@@ -151,9 +224,14 @@ class WorkerPool:
         self._ctx = multiprocessing.get_context("forkserver")
         if preload:
             self._ctx.set_forkserver_preload(list(preload))
-        self._threads = ThreadPoolExecutor(max_workers=size + 1, thread_name_prefix="workpool")
-        self._idle: asyncio.Queue[_Worker] | None = None
+        # One thread per busy worker for its exchange; starting and killing workers use their
+        # own threads so a pool of busy workers can still replace one.
+        self._exchanges = ThreadPoolExecutor(max_workers=size + 2, thread_name_prefix="workpool")
+        self._control = ThreadPoolExecutor(max_workers=2, thread_name_prefix="workpool-control")
+        self._idle: asyncio.Queue[_Worker | None] | None = None  # None: the pool closed
         self._workers: set[_Worker] = set()
+        self._spawning = 0
+        self._spawn_error = ""
         self._waiting = 0
         self._busy = 0
         self._completed = 0
@@ -162,33 +240,95 @@ class WorkerPool:
 
     async def start(self) -> None:
         """Start every worker (in parallel; each runs its initializer in the background)."""
-        loop = asyncio.get_running_loop()
         self._idle = asyncio.Queue()
-        started = await asyncio.gather(
-            *(loop.run_in_executor(self._threads, self._spawn) for _ in range(self.size))
-        )
-        for worker in started:
-            self._idle.put_nowait(worker)
+        await self._top_up()
+        if not self._workers:
+            raise NoWorker(f"no worker process could be started: {self._spawn_error}")
 
     def _spawn(self) -> _Worker:
-        worker = _Worker(self._ctx, self._initializer)
-        self._workers.add(worker)
-        return worker
+        return _Worker(self._ctx, self._initializer)
 
-    async def _replace(self, worker: _Worker, exchange: asyncio.Future[Any]) -> None:
-        """Kill ``worker``, let its pending exchange end, start a fresh worker in its place."""
+    async def _add_worker(self) -> None:
+        """Start one worker and make it idle; a failure is remembered for :meth:`health`."""
         loop = asyncio.get_running_loop()
+        self._spawning += 1
+        try:
+            worker = await loop.run_in_executor(self._control, self._spawn)
+        except Exception as exc:
+            self._spawn_error = f"{type(exc).__name__}: {exc}"
+            _log.error("citerender worker could not be started: %s", self._spawn_error)
+            return
+        finally:
+            self._spawning -= 1
+        if self._closed or self._idle is None:
+            await asyncio.to_thread(_stop_all, [worker])
+            return
+        self._spawn_error = ""
+        self._workers.add(worker)
+        self._idle.put_nowait(worker)
+
+    async def _top_up(self) -> None:
+        """Start as many workers as the pool is short of (after failed replacements)."""
+        missing = self.size - len(self._workers) - self._spawning
+        if missing > 0 and not self._closed:
+            await asyncio.gather(*(self._add_worker() for _ in range(missing)))
+
+    async def _retire(self, worker: _Worker, exchange: asyncio.Future[Any] | None = None) -> None:
+        """Kill ``worker`` and let its pending exchange end (the thread sees EOF)."""
         self._workers.discard(worker)
-        await loop.run_in_executor(self._threads, worker.kill)
-        await asyncio.wait([exchange])  # the helper thread sees EOF once the process is gone
-        if not exchange.cancelled():
-            exchange.exception()  # retrieved: the EOF is expected here
-        worker.conn.close()
         self._replaced += 1
+        if self._closed:
+            return  # close() stops every worker; the helper threads are gone
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._control, worker.kill)
+        if exchange is not None:
+            await asyncio.wait([exchange], timeout=_JOIN_TIMEOUT_S)
+            if exchange.done() and not exchange.cancelled():
+                exchange.exception()  # retrieved: the EOF is expected here
+        worker.close_pipe()
+
+    async def _replace(self, worker: _Worker, exchange: asyncio.Future[Any] | None = None) -> None:
+        """Kill ``worker`` and start a fresh worker in its place."""
+        await self._retire(worker, exchange)
+        await self._top_up()
+
+    async def heal(self) -> None:
+        """Replace idle workers that died (killed, out of memory) and any missing ones."""
         if self._closed or self._idle is None:
             return
-        fresh = await loop.run_in_executor(self._threads, self._spawn)
-        self._idle.put_nowait(fresh)
+        queued: list[_Worker | None] = []
+        while not self._idle.empty():
+            queued.append(self._idle.get_nowait())
+        dead = [w for w in queued if w is not None and not w.process.is_alive()]
+        for item in queued:
+            if item is None or item not in dead:
+                self._idle.put_nowait(item)
+        for worker in dead:
+            await self._retire(worker)
+        await self._top_up()
+
+    async def _lease(self, timeout: float) -> _Worker:
+        """An idle, live worker, waiting at most ``timeout`` seconds for one."""
+        assert self._idle is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            self._waiting += 1
+            try:
+                worker = await asyncio.wait_for(
+                    self._idle.get(), max(0.0, deadline - time.monotonic())
+                )
+            except TimeoutError:
+                raise PoolFull(f"no worker became free within {timeout:g} s") from None
+            finally:
+                self._waiting -= 1
+            if worker is None:
+                self._idle.put_nowait(None)  # wake the next waiter too
+                raise PoolClosed("the worker pool is shut down")
+            if worker.process.is_alive():
+                return worker
+            await self._replace(worker)  # it died while idle; nothing of a job is lost
+            if not self._workers and not self._spawning:
+                raise NoWorker(f"no worker process could be started: {self._spawn_error}")
 
     async def run(self, fn: Callable[[Any], Any], arg: Any, *, timeout: float) -> Any:
         """Run ``fn(arg)`` in a worker; raise a :class:`PoolError` subclass when it cannot."""
@@ -198,37 +338,60 @@ class WorkerPool:
             raise PoolFull(
                 f"all {self.size} workers are busy and {self._waiting} requests are waiting"
             )
-        self._waiting += 1
-        try:
-            worker = await self._idle.get()
-        finally:
-            self._waiting -= 1
-        loop = asyncio.get_running_loop()
+        await self._top_up()
+        if not self._workers and not self._spawning:
+            raise NoWorker(f"no worker process could be started: {self._spawn_error}")
+        worker = await self._lease(timeout)
+        worker.busy = True
         self._busy += 1
         try:
-            exchange = loop.run_in_executor(self._threads, worker.exchange, (fn, arg))
-            try:
-                done, _ = await asyncio.wait([exchange], timeout=timeout)
-            except asyncio.CancelledError:
-                # The caller went away mid-job: the worker's state is unknown, so replace it.
-                await asyncio.shield(self._replace(worker, exchange))
-                raise
-            if not done:
-                await self._replace(worker, exchange)
-                raise JobTimeout(f"the job ran longer than {timeout:g} s")
-            try:
-                status, payload = exchange.result()
-            except (EOFError, OSError):
-                await self._replace(worker, exchange)
-                code = worker.process.exitcode
-                raise WorkerDied(f"the worker process died (exit code {code})") from None
+            status, payload = await self._exchange(worker, (fn, arg), timeout)
         finally:
+            worker.busy = False
             self._busy -= 1
-        self._idle.put_nowait(worker)
         self._completed += 1
         if status == "error":
             raise JobRaised(str(payload))
         return payload
+
+    async def _exchange(
+        self, worker: _Worker, message: tuple[Callable[[Any], Any], Any], timeout: float
+    ) -> tuple[str, Any]:
+        """Hand ``message`` to the leased ``worker``; the worker is returned or replaced."""
+        assert self._idle is not None
+        loop = asyncio.get_running_loop()
+        try:
+            exchange = loop.run_in_executor(self._exchanges, worker.exchange, message, timeout)
+        except RuntimeError:  # the helper threads are gone: close() ran meanwhile
+            raise PoolClosed("the worker pool is shut down") from None
+        try:
+            done, _ = await asyncio.wait([exchange], timeout=timeout)
+        except asyncio.CancelledError:
+            # The caller went away mid-job: the worker's state is unknown, so replace it.
+            await asyncio.shield(self._replace(worker, exchange))
+            raise
+        if not done:
+            await self._replace(worker, exchange)
+            raise JobTimeout(f"the job ran longer than {timeout:g} s")
+        if exchange.cancelled():  # close() dropped the exchange before it started
+            raise PoolClosed("the worker pool is shut down")
+        try:
+            reply: tuple[str, Any] = exchange.result()
+        except _NotSent as exc:
+            self._idle.put_nowait(worker)
+            raise HandOffFailed(f"the job could not be serialized for a worker: {exc}") from None
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            await self._replace(worker, exchange)
+            code = worker.process.exitcode
+            raise WorkerDied(f"the worker process died (exit code {code})") from None
+        except Exception as exc:  # a failed write, an unreadable reply: the pipe's state is unknown
+            await self._replace(worker, exchange)
+            raise HandOffFailed(
+                f"the exchange with the worker failed ({type(exc).__name__}: {exc}); "
+                "the worker was replaced"
+            ) from None
+        self._idle.put_nowait(worker)
+        return reply
 
     def stats(self) -> PoolStats:
         """Current size, live workers, busy and waiting counts."""
@@ -242,11 +405,29 @@ class WorkerPool:
             replaced=self._replaced,
         )
 
+    def health(self) -> PoolHealth:
+        """Whether the pool can take work, and why not (see :class:`PoolHealth`)."""
+        if self._idle is None:
+            return PoolHealth("unavailable", "the worker pool is starting")
+        if self._closed:
+            return PoolHealth("unavailable", "the worker pool is shut down")
+        ready = sum(1 for worker in self._workers if worker.process.is_alive()) + self._spawning
+        if ready >= self.size:
+            return PoolHealth("ok")
+        reason = f"{ready} of {self.size} workers can take work"
+        if self._spawn_error:
+            reason += f"; starting a worker failed: {self._spawn_error}"
+        return PoolHealth("unavailable" if ready == 0 else "degraded", reason)
+
     async def close(self) -> None:
-        """Stop every worker and the helper threads."""
+        """Stop every worker (idle ones may exit, busy ones are killed) within a few seconds."""
+        if self._closed:
+            return
         self._closed = True
-        loop = asyncio.get_running_loop()
+        if self._idle is not None:
+            self._idle.put_nowait(None)  # wakes every waiter in turn with PoolClosed
         workers = list(self._workers)
         self._workers.clear()
-        await asyncio.gather(*(loop.run_in_executor(self._threads, w.stop) for w in workers))
-        self._threads.shutdown(wait=False, cancel_futures=True)
+        await asyncio.to_thread(_stop_all, workers)
+        self._exchanges.shutdown(wait=False, cancel_futures=True)
+        self._control.shutdown(wait=False, cancel_futures=True)

@@ -144,13 +144,19 @@ async def read_json_object(request: Request, max_bytes: int) -> dict[str, Any]:
     return payload
 
 
-def parse_render_request(payload: dict[str, Any]) -> RenderRequest:
-    """Check ``payload`` against :data:`REQUEST_SCHEMA`; RequestProblem (400) naming the field."""
+def check_format(payload: dict[str, Any]) -> None:
+    """Refuse an unknown ``format`` with the formats table's own message (``jpg`` → ask for
+    ``png``) before the schema's generic one."""
     try:
         if "format" in payload:
             normalize_format(payload["format"])
-    except OptionError as exc:  # jpg, jpeg: the hint says to ask for png
+    except OptionError as exc:
         raise RequestProblem(400, str(exc), exc.field, exc.code) from None
+
+
+def parse_render_request(payload: dict[str, Any]) -> RenderRequest:
+    """Check ``payload`` against :data:`REQUEST_SCHEMA`; RequestProblem (400) naming the field."""
+    check_format(payload)
     problem = validation_problem(_REQUEST_VALIDATOR, payload)
     if problem is not None:
         where, message = problem

@@ -1,0 +1,168 @@
+"""How the export service is served: uvicorn settings that bound slow clients and shutdown.
+
+uvicorn bounds the size of a request head (h11) and the idle time between requests, but not
+the time a head may take to arrive: a client sending one byte every second holds its
+connection forever. :class:`HeadDeadlineProtocol` closes a connection whose request head is
+not complete within :attr:`ServerLimits.header_timeout_s` of the connection opening or of
+the previous response; the body has its own deadline in the app
+(:func:`renderers.service.body.read_body`). Shutdown gives in-flight requests
+:attr:`ServerLimits.graceful_shutdown_s`, then cancels them, stops the workers and removes the
+service's temporary root.
+
+:class:`AnswerUnexpectedErrors` turns an exception that escapes a route into a JSON 500 the
+connection survives (Starlette re-raises it after answering, and uvicorn then drops the
+client's keep-alive connection).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+_log = logging.getLogger("citerender.service")
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """Connection-level bounds of the running service (documented in docs/security.md)."""
+
+    #: A request line and headers must be complete this long after the connection opened
+    #: or the previous response ended.
+    header_timeout_s: float = 10.0
+    #: An idle keep-alive connection is closed after this long.
+    keep_alive_s: int = 5
+    #: Open connections plus running requests; beyond it uvicorn answers 503.
+    max_connections: int = 100
+    #: Size of a request head (h11's incomplete-event limit; larger answers 400).
+    max_header_bytes: int = 16 * 1024
+    #: At shutdown, in-flight requests get this long before they are cancelled.
+    graceful_shutdown_s: int = 10
+
+
+class HeadDeadlineProtocol(H11Protocol):
+    """uvicorn's h11 protocol with a deadline for every request head."""
+
+    header_timeout_s = ServerLimits.header_timeout_s
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        """Start the head deadline with the connection."""
+        super().connection_made(transport)
+        self._arm_head_deadline()
+
+    def on_response_complete(self) -> None:
+        """A kept-alive connection's next head has the same deadline, from now."""
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm_head_deadline()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Stop the timer with the connection."""
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        super().connection_lost(exc)
+
+    def _arm_head_deadline(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+        self._head_timer = self.loop.call_later(self.header_timeout_s, self._head_deadline_passed)
+
+    def _head_deadline_passed(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is not None and not self.cycle.response_complete:
+            return  # a request is being served: its head arrived in time
+        _log.info("closing a connection whose request head did not arrive within %g s",
+                  self.header_timeout_s)
+        self.transport.close()
+
+
+def head_deadline_protocol(header_timeout_s: float) -> type[HeadDeadlineProtocol]:
+    """:class:`HeadDeadlineProtocol` with another head deadline (uvicorn takes a class)."""
+    return type("HeadDeadlineProtocol", (HeadDeadlineProtocol,),
+                {"header_timeout_s": header_timeout_s})
+
+
+class AnswerUnexpectedErrors:
+    """ASGI middleware: an exception escaping the app becomes a logged JSON 500.
+
+    Without it Starlette answers 500 and re-raises, and uvicorn closes the connection, so one
+    failing request costs the client its keep-alive connection. A response already started
+    cannot be repaired; that exception propagates.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run the app; answer 500 for an exception raised before the response started."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:
+            if started:
+                raise
+            _log.exception("unexpected error answering %s %s", scope["method"], scope["path"])
+            response = JSONResponse(
+                {"error": f"internal error ({type(exc).__name__}); the service logged it"},
+                status_code=500,
+            )
+            await response(scope, receive, send)
+
+
+def run(
+    app: Any,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    sockets: Sequence[socket.socket] | None = None,
+    limits: ServerLimits = ServerLimits(),
+    log_level: str = "info",
+) -> None:
+    """Serve ``app`` with uvicorn within ``limits`` until SIGINT/SIGTERM.
+
+    ``sockets`` serves already-bound listening sockets instead of ``host``/``port``. The
+    service's temporary root is removed on the way out even when a second signal forced the
+    exit past the app's own shutdown.
+    """
+    import uvicorn
+
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=head_deadline_protocol(limits.header_timeout_s),
+        timeout_keep_alive=limits.keep_alive_s,
+        limit_concurrency=limits.max_connections,
+        h11_max_incomplete_event_size=limits.max_header_bytes,
+        timeout_graceful_shutdown=limits.graceful_shutdown_s,
+        lifespan="on",
+        log_level=log_level,
+    )
+    try:
+        uvicorn.Server(config).run(sockets=list(sockets) if sockets is not None else None)
+    finally:
+        service = getattr(getattr(app, "state", None), "service", None)
+        temp_root = getattr(service, "temp_root", None)
+        if temp_root is not None:
+            shutil.rmtree(temp_root, ignore_errors=True)

@@ -1,0 +1,166 @@
+"""The export service as deployed: uvicorn in a subprocess on 127.0.0.1 with real workers.
+
+Each test replays a way a few requests once disabled the service or held it (issue 13): a job
+that could not be handed to a worker, a hung render at shutdown, an unexpected error that cost
+the client its connection, a huge body parsed on the event loop, slow clients.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.surfaces.service_process import UNPICKLABLE, Service, running_service
+
+pytestmark = pytest.mark.slow
+
+GOOD = {"content": "Solar is cheap.[[S:1]]\n", "format": "md",
+        "sources_pool": [{"sid": 1, "title": "Lazard LCOE+", "url": "https://www.lazard.com/"}]}
+
+
+def _health(service: Service) -> httpx.Response:
+    return httpx.get(f"{service.url}/healthz", timeout=30)
+
+
+def test_a_job_that_cannot_be_handed_over_fails_alone_and_the_pool_stays_whole(
+    tmp_path: Path,
+) -> None:
+    with running_service(tmp_path, workers=1) as service:
+        with httpx.Client(base_url=service.url, timeout=60) as client:
+            for _ in range(2):
+                refused = client.post("/render", json={**GOOD, "content": UNPICKLABLE})
+                assert refused.status_code == 500
+                assert "could not be serialized" in refused.json()["error"]
+            health = _health(service)
+            assert health.status_code == 200 and health.json()["status"] == "ok"
+            workers = health.json()["workers"]
+            assert workers["alive"] == 1 and workers["busy"] == 0 and workers["replaced"] == 0
+            after = client.post("/render", json=GOOD)
+            assert after.status_code == 200 and "Solar is cheap" in after.text
+        assert service.temp_roots()
+        service.stop()
+        assert service.temp_roots() == []
+
+
+def test_shutdown_completes_with_a_render_still_running(tmp_path: Path) -> None:
+    with running_service(tmp_path, workers=1, render_timeout_s=600,
+                         graceful_shutdown_s=2) as service:
+        answers: list[Any] = []
+
+        def hung_request() -> None:
+            try:
+                answers.append(httpx.post(f"{service.url}/render",
+                                          json={**GOOD, "content": "@hang"}, timeout=300))
+            except httpx.HTTPError as exc:  # the connection closed at shutdown
+                answers.append(exc)
+
+        thread = threading.Thread(target=hung_request, daemon=True)
+        thread.start()
+        for _ in range(300):
+            if _health(service).json()["workers"]["busy"] == 1:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the hanging job never started")
+        service.stop(timeout=90)
+        thread.join(60)
+        assert answers, "the hung request neither answered nor was disconnected"
+        assert service.temp_roots() == []
+
+
+def test_an_unexpected_error_answers_500_and_keeps_the_connection(tmp_path: Path) -> None:
+    with (
+        running_service(tmp_path, workers=1) as service,
+        httpx.Client(base_url=service.url, timeout=60) as client,
+    ):
+        failed = client.post("/render", json={**GOOD, "content": "@bogus"})
+        assert failed.status_code == 500
+        first = failed.extensions["network_stream"].get_extra_info("client_addr")
+        good = client.post("/render", json=GOOD)
+        assert good.status_code == 200
+        again = good.extensions["network_stream"].get_extra_info("client_addr")
+        assert again == first, "the failing request cost the client its connection"
+        assert "internal error" in failed.json()["error"]
+
+
+def _raw_request(port: int, body: bytes) -> socket.socket:
+    """A POST /render whose body is sent in full; the answer is left to read."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=120)
+    head = (f"POST /render HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    sock.sendall(head + body)
+    return sock
+
+
+def _port(service: Service) -> int:
+    return int(service.url.rsplit(":", 1)[1])
+
+
+def test_health_answers_while_a_huge_body_is_parsed(tmp_path: Path) -> None:
+    rows: list[dict[str, Any]] = [{"sid": i, "title": "t"} for i in range(1, 150_000)]
+    rows.append({"sid": "not a number"})
+    body = json.dumps({"content": "x", "format": "md", "sources_pool": rows}).encode()
+    with running_service(tmp_path, workers=1) as service:
+        sock = _raw_request(_port(service), body)
+        with sock:
+            health_during_parse = 0
+            for _ in range(2000):
+                readable, _, _ = select.select([sock], [], [], 0)
+                if readable:
+                    break
+                assert _health(service).status_code == 200
+                readable, _, _ = select.select([sock], [], [], 0)
+                if readable:
+                    break  # the answer came first: this probe does not count
+                health_during_parse += 1
+            answer = sock.recv(65536).decode("utf-8", "replace")
+        assert answer.startswith("HTTP/1.1 400"), answer[:300]
+        assert '"field":"sources_pool.149999.sid"' in answer
+        assert health_during_parse >= 1, "/healthz waited for the parse"
+
+
+def test_slow_clients_are_cut_off(tmp_path: Path) -> None:
+    with running_service(tmp_path, workers=1, header_timeout_s=2.0, keep_alive_s=1,
+                         body_timeout_s=3.0) as service:
+        port = _port(service)
+        head = b"POST /render HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        slow_heads = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+        slow_bodies = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+        for sock in slow_bodies:
+            sock.sendall(head + b"Content-Length: 1000\r\n\r\n{")
+        received: dict[socket.socket, bytes] = {sock: b"" for sock in slow_heads + slow_bodies}
+        closed: set[socket.socket] = set()
+        try:
+            for step in range(60):  # 30 s at most, then the test fails by itself
+                for sock in set(received) - closed:
+                    try:
+                        sock.sendall(head[step % len(head):][:1] if sock in slow_heads else b" ")
+                    except OSError:
+                        closed.add(sock)
+                readable, _, _ = select.select(list(set(received) - closed), [], [], 0.5)
+                for sock in readable:
+                    try:
+                        data = sock.recv(65536)
+                    except OSError:
+                        data = b""
+                    received[sock] += data
+                    if not data:
+                        closed.add(sock)
+                if len(closed) == len(received):
+                    break
+                assert _health(service).status_code == 200  # others are still served
+        finally:
+            for sock in received:
+                sock.close()
+        assert closed == set(received), f"{len(received) - len(closed)} slow clients still open"
+        for sock in slow_bodies:
+            assert received[sock].startswith(b"HTTP/1.1 408"), received[sock][:200]
+            assert b"did not arrive within 3 s" in received[sock]
