@@ -6,7 +6,6 @@ import bisect
 import dataclasses
 import gc
 import hashlib
-import json
 import mimetypes
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -17,6 +16,8 @@ from typing import Any
 from citations.chars import clean_text
 from citations.errors import DuplicateSidError, PoolError, SelectorError
 from citations.model import CANONICAL_FIELDS, Source
+from citations.pool_text import ACCEPTED_SHAPES as ACCEPTED_SHAPES
+from citations.pool_text import _is_pool_text, _parse_text, _rows_of
 from citations.urls import normalize_path, normalize_url
 
 #: Other names the canonical fields go by in tool outputs and older pools (alias → field).
@@ -40,9 +41,6 @@ FIELD_ALIASES: dict[str, str] = {
     "score": "relevance",
 }
 
-ACCEPTED_SHAPES = (
-    'a list of rows, {"sources_pool": [...]}, {"sources": [...]} (JSON), or the same in YAML'
-)
 _CANONICAL = frozenset(CANONICAL_FIELDS)
 _STR_FIELDS = _CANONICAL - {"sid", "size_bytes", "relevance"}
 _INTEGRAL = re.compile(r"\+?\d+")
@@ -542,103 +540,3 @@ def _gc_paused() -> Iterator[None]:
 
 def _sid_of(source: Source) -> int:
     return source.sid
-
-
-def _is_pool_text(text: str) -> bool:
-    """Whether a ``sources_pool`` string is JSON text rather than a file path."""
-    return text.lstrip().startswith(("[", "{"))
-
-
-def _parse_text(text: str, name: str, *, yaml_first: bool) -> object:
-    """Parse pool text as JSON (or YAML when ``yaml_first`` or JSON fails on non-JSON input)."""
-    if not yaml_first:
-        try:
-            return json.loads(text)
-        except RecursionError as exc:
-            raise PoolError(f"{name}: nests too deeply; accepted: {ACCEPTED_SHAPES}") from exc
-        except json.JSONDecodeError as exc:
-            if text.lstrip().startswith(("[", "{")) or name.lower().endswith(".json"):
-                raise PoolError(
-                    f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-                    f"accepted: {ACCEPTED_SHAPES}"
-                ) from exc
-    import yaml  # only YAML pools pay for it
-
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_alias_expansion(node, name)
-        return loader.construct_document(node)
-    except RecursionError as exc:
-        raise PoolError(f"{name}: nests too deeply; accepted: {ACCEPTED_SHAPES}") from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        raise PoolError(f"{name}: not valid YAML{at}; accepted: {ACCEPTED_SHAPES}") from exc
-    finally:
-        loader.dispose()
-
-
-#: How many nodes YAML aliases may add beyond the document's own. An alias re-uses a node, so a
-#: chain of aliases to aliases (a "billion laughs") describes exponentially many rows in a few
-#: hundred bytes; anchors shared by a few fields stay far below this.
-MAX_ALIAS_EXPANSION = 100_000
-
-
-def _check_alias_expansion(root: Any, name: str) -> None:
-    """Refuse a YAML node graph whose expanded size exceeds its own by more than the bound.
-
-    Sizes are summed bottom-up with one entry per distinct node, so the check itself is linear
-    in the composed document even when the expansion is astronomically large.
-    """
-    sizes: dict[int, int] = {}
-    on_path: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        ident = id(node)
-        children = _yaml_children(node)
-        if done:
-            on_path.discard(ident)
-            sizes[ident] = 1 + sum(sizes[id(child)] for child in children)
-            continue
-        if ident in sizes:
-            continue
-        if ident in on_path:
-            raise PoolError(f"{name}: a YAML alias refers to itself; accepted: {ACCEPTED_SHAPES}")
-        on_path.add(ident)
-        stack.append((node, True))
-        stack.extend((child, False) for child in children if id(child) not in sizes)
-    if sizes[id(root)] - len(sizes) > MAX_ALIAS_EXPANSION:
-        raise PoolError(
-            f"{name}: YAML aliases expand the document by {sizes[id(root)] - len(sizes):,} nodes; "
-            f"the limit is {MAX_ALIAS_EXPANSION:,} (alias chains are refused)"
-        )
-
-
-def _yaml_children(node: Any) -> list[Any]:
-    """The child nodes of a composed YAML node (keys and values of a mapping)."""
-    value = node.value
-    if isinstance(value, list):
-        return [part for item in value for part in (item if isinstance(item, tuple) else (item,))]
-    return []
-
-
-def _rows_of(data: object, name: str) -> list[object]:
-    """The list of rows inside parsed pool data, or PoolError naming the wrong shape."""
-    if isinstance(data, list):
-        return data
-    if isinstance(data, Mapping):
-        for key in ("sources_pool", "sources"):
-            if key in data:
-                rows = data[key]
-                if isinstance(rows, list):
-                    return rows
-                kind = type(rows).__name__
-                raise PoolError(f"{name}: {key!r} is {kind}, not a list; {ACCEPTED_SHAPES}")
-        keys = ", ".join(sorted(map(str, data))[:5]) or "no keys"
-        raise PoolError(f"{name}: an object with {keys} but no rows; accepted: {ACCEPTED_SHAPES}")
-    kind = "empty" if data is None else f"a {type(data).__name__}"
-    raise PoolError(f"{name}: top level is {kind}; accepted: {ACCEPTED_SHAPES}")
