@@ -43,8 +43,15 @@ from renderers.document import (
 )
 from renderers.options import Limits
 from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup
-from renderers.readers.sanitize import safe_image_src, sanitize_html
+from renderers.readers.sanitize import (
+    dropped_text,
+    safe_image_src,
+    sanitize_html,
+    visible_length,
+)
 
+#: Text the sanitizer may drop without a warning (scripts' fallbacks, a few stray characters).
+_DROP_TOLERANCE = 40
 _VOID = frozenset({"br", "img", "hr", "wbr", "col", "input", "meta", "link", "base", "source"})
 _BLOCK = frozenset(
     {
@@ -135,7 +142,16 @@ def read_html(
     context.check_size(html)
     _check_raw_nesting(html, context)
     builder = _TreeBuilder()
-    builder.feed(sanitize_html(html))
+    clean = sanitize_html(html)
+    lost = dropped_text(html, clean)
+    if lost > max(_DROP_TOLERANCE, visible_length(html) // 20):
+        context.warn(
+            0,
+            f"the HTML sanitizer removed {lost} characters of text (markup that swallows what "
+            "follows it, such as an unclosed <style> inside <math> or <svg>); the rendered "
+            "document is missing that text",
+        )
+    builder.feed(clean)
     reader = _HtmlReader(context, frozenset(dialects))
     return context.document(reader.blocks(builder.finish().children, depth=0))
 

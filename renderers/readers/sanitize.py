@@ -183,3 +183,27 @@ def _has_scheme(url: str) -> bool:
         return bool(urlsplit(url).scheme)
     except ValueError:
         return True
+
+
+#: Closed script and style elements and comments: text a reader never sees, on either side.
+_HIDDEN = re.compile(
+    r"<(script|style)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.IGNORECASE | re.DOTALL
+)
+_ANY_TAG = re.compile(r"<[^>]*>")
+_BLANK = re.compile(r"\s+")
+
+
+def visible_length(html: str) -> int:
+    """Characters of text in ``html`` outside tags, closed scripts/styles and comments.
+
+    Deliberately naive: an element the HTML parser reads as raw text because it is never
+    closed (``<math><mtext><table><mglyph><style>`` …) still counts here, which is the point —
+    comparing this before and after sanitizing shows text that vanished.
+    """
+    text = _ANY_TAG.sub(" ", _HIDDEN.sub(" ", html))
+    return len(_BLANK.sub("", text))
+
+
+def dropped_text(before: str, after: str) -> int:
+    """How many visible characters sanitizing removed (0 when it removed none)."""
+    return max(0, visible_length(before) - visible_length(after))
