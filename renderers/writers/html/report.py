@@ -68,6 +68,7 @@ from renderers.writers.common import (
     task_box,
     unresolved_note_text,
 )
+from renderers.writers.html.list_numbers import ol_start_style
 from renderers.writers.html.templating import environment, report_css
 
 NOTES_ID = "notes"
@@ -84,6 +85,13 @@ def cite_markup(anchor: str, numbers: Iterable[int]) -> Markup:
         for text, number in pieces
     )
     return Markup(f'<sup class="cite" id="{escape(anchor)}">{inner}</sup>')
+
+
+def list_start_attributes(start: int) -> str:
+    """``start`` of an ordered list, also as the counter reset WeasyPrint needs (list_numbers)."""
+    if start == 1:
+        return ""
+    return f' start="{int(start)}" style="{ol_start_style(start)}"'
 
 
 def image_fallback_markup(image: Image) -> Markup:
@@ -192,7 +200,7 @@ class _Writer:
                 with self.directed(blocks_direction((block,))) as attr:
                     return Markup(f"<ul{attr}>\n{self.items(items, list_tight)}\n</ul>")
             case OrderedList(items, start, list_tight):
-                start_attr = f' start="{int(start)}"' if start != 1 else ""
+                start_attr = list_start_attributes(start)
                 with self.directed(blocks_direction((block,))) as attr:
                     inner = self.items(items, list_tight)
                     return Markup(f"<ol{start_attr}{attr}>\n{inner}\n</ol>")
