@@ -133,6 +133,9 @@ class Limits:
     max_raster_pixels: int = _limit(
         100_000_000, "Most pixels in one PNG page (width x height at the requested dpi)."
     )
+    max_seconds: int = _limit(
+        300, "Longest one render may run, in seconds (reading, laying out, writing every format)."
+    )
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,7 @@ from renderers.writers.common import (
     task_box,
     unresolved_note_text,
 )
+from renderers.writers.html.breaks import breakable
 from renderers.writers.html.list_numbers import ol_start_style
 from renderers.writers.html.templating import environment, report_css
 
@@ -209,7 +210,7 @@ class _Writer:
             case CodeBlock(text, language):
                 cls = _LANGUAGE.sub("", language)
                 cls_attr = f' class="language-{cls}"' if cls else ""
-                return Markup(f'<pre dir="ltr"><code{cls_attr}>{escape(text)}</code></pre>')
+                return Markup(f'<pre dir="ltr"><code{cls_attr}>{breakable(text)}</code></pre>')
             case BlockQuote(inner):
                 return Markup(f'<blockquote dir="auto">\n{self.blocks(inner)}\n</blockquote>')
             case Figure(image, caption):
@@ -220,7 +221,7 @@ class _Writer:
             case ThematicBreak():
                 return Markup("<hr>")
             case RawBlock(text, _):
-                return Markup(f'<pre class="raw" dir="ltr">{escape(text)}</pre>')
+                return Markup(f'<pre class="raw" dir="ltr">{breakable(text)}</pre>')
             case FootnoteDef():
                 return Markup("")  # rendered in the Notes list
             case _:
@@ -290,7 +291,7 @@ class _Writer:
     def inline(self, node: Inline) -> Markup:
         match node:
             case Text(text):
-                return escape(text)
+                return breakable(text)
             case Emph(children):
                 return Markup(f"<em>{self.inlines(children)}</em>")
             case Strong(children):
@@ -301,7 +302,7 @@ class _Writer:
                 attrs = f' title="{escape(title)}"' if title else ""
                 return Markup(f"<{style}{attrs}>{self.inlines(children)}</{style}>")
             case Code(text):
-                return Markup(f"<code>{escape(text)}</code>")
+                return Markup(f"<code>{breakable(text)}</code>")
             case Link(url, children, title):
                 return self.link(url, children, title)
             case Image():
@@ -311,7 +312,7 @@ class _Writer:
             case SoftBreak():
                 return Markup("\n")
             case RawInline(text, _):
-                return Markup(f'<span class="raw">{escape(text)}</span>')
+                return Markup(f'<span class="raw">{breakable(text)}</span>')
             case FootnoteRef(label):
                 note = self.notes_series.get(label)
                 if note is None:

@@ -13,6 +13,7 @@ import jinja2
 
 from renderers.options import PageSize
 from renderers.writers.common import page_dimensions
+from renderers.writers.html.breaks import breakable
 from renderers.writers.html.list_numbers import li_value_style
 
 
@@ -41,6 +42,7 @@ def environment() -> jinja2.Environment:
         auto_reload=False,
     )
     env.globals["li_value_style"] = li_value_style
+    env.filters["breakable"] = breakable
     return env
 
 
