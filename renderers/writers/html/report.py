@@ -62,6 +62,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     DocumentTitle,
+    ImageBytes,
     document_title,
     entry_parts,
     image_fallback,
@@ -168,6 +169,7 @@ class _Writer:
         self.ids = HeadingIds()
         self.direction: Direction = "ltr"  # inherited by the block being written
         self.notes_series = AuthorNotes(document.blocks)
+        self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
         if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
@@ -338,6 +340,7 @@ class _Writer:
         if loaded is None:
             return image_fallback_markup(image)
         title_attr = f' title="{escape(image.title)}"' if image.title else ""
+        self.image_bytes.add(len(loaded.data))  # every <img> carries its own copy
         return Markup(
             f'<img src="{loaded.data_uri()}" alt="{escape(image.alt)}"{title_attr} '
             f'width="{loaded.width}" height="{loaded.height}">'
