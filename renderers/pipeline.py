@@ -133,11 +133,14 @@ def detect_content_format(value: str | None, text: str) -> ContentFormat:
     return fmt
 
 
-def _check_pool_rows(rows: int, options: RenderOptions) -> None:
+def _check_pool_rows(rows: int, options: RenderOptions, *, at_least: bool = False) -> None:
+    """Refuse a pool of ``rows`` rows (``at_least``: counting stopped there) over the limit."""
     if rows > options.limits.max_pool_rows:
+        count = f"at least {rows:,}" if at_least else f"{rows:,}"
         raise LimitError(
-            f"sources pool has {rows} rows; the limit is {options.limits.max_pool_rows} "
-            "(limits.max_pool_rows)"
+            f"sources pool has {count} rows; the limit is {options.limits.max_pool_rows:,} "
+            "(limits.max_pool_rows)",
+            field="sources_pool",
         )
 
 
@@ -177,6 +180,7 @@ def _read_and_resolve(
 ) -> _Read:
     """The reading stages of :func:`prepare`: adapt, decode, detect, read, resolve."""
     from citations.pool import SourcePool
+    from citations.pool_text import TooManyRows
     from renderers.resolve import resolve
 
     native = read_answer(content, sources_pool, content_format, origin,
@@ -189,7 +193,11 @@ def _read_and_resolve(
     # A list of rows is counted before any row is read; a pool given another way after.
     if isinstance(sources_pool, list | tuple):
         _check_pool_rows(len(sources_pool), options)
-    pool = SourcePool.coerce(sources_pool)
+    try:  # text and files are counted while they are parsed
+        pool = SourcePool.coerce(sources_pool, max_rows=options.limits.max_pool_rows)
+    except TooManyRows as exc:
+        _check_pool_rows(exc.rows, options, at_least=True)
+        raise
     _check_pool_rows(len(pool), options)
     mapped: list[Diagnostic] = []
     if "numeric" in chosen:
