@@ -17,10 +17,12 @@ the deadline fails at once when it has passed.
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from renderers.errors import LimitError
 
@@ -34,6 +36,24 @@ class RenderTimeout(LimitError):
 class _Interrupt(BaseException):
     """What the timer raises in the rendering thread: a ``BaseException``, like
     ``KeyboardInterrupt``, so that no library's ``except Exception`` swallows it."""
+
+
+def _quiet_lost_interrupts(previous: Callable[[Any], object]) -> Callable[[Any], object]:
+    """An ``unraisablehook`` that drops interrupts delivered where Python cannot raise (a
+    finalizer, a garbage-collector callback), which it would otherwise print as a traceback;
+    the timer interrupts again (:data:`REPEAT_S`)."""
+
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, _Interrupt):
+            previous(unraisable)
+
+    hook.quiets_interrupts = True  # type: ignore[attr-defined]
+    return hook
+
+
+def _install_quiet_hook() -> None:
+    if not getattr(sys.unraisablehook, "quiets_interrupts", False):
+        sys.unraisablehook = _quiet_lost_interrupts(sys.unraisablehook)
 
 
 def _raise_in(thread_id: int, exception: type[BaseException] | None) -> None:
@@ -103,6 +123,7 @@ class Deadline:
             yield  # already armed by the stage that contains this one
             return
         self.check(stage)
+        _install_quiet_hook()
         self._active.stage = stage
         arming = _Arming(threading.get_ident())
         timer = threading.Timer(max(0.0, self.ends - time.monotonic()), arming.fire)

@@ -93,3 +93,22 @@ def test_the_cli_reports_the_limit_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "longer than limits.max_seconds=1 s" in done.stderr
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+def test_an_interrupt_lost_in_a_finalizer_prints_nothing_and_comes_again(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Python cannot raise out of ``__del__``; it would print the interrupt as a traceback."""
+    import gc
+
+    class Slow:
+        def __del__(self) -> None:
+            busy(0.4)  # the deadline passes in here
+
+    deadline = Deadline(0.1)
+    with pytest.raises(RenderTimeout), deadline.armed("finalizing"):
+        Slow()
+        gc.collect()
+        busy(GIVE_UP_S)
+    assert "Traceback" not in capsys.readouterr().err
