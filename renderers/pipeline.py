@@ -38,7 +38,7 @@ from renderers.errors import (
     StrictError,
 )
 from renderers.formats import ContentFormat
-from renderers.options import RenderOptions, read_options
+from renderers.options import PARAMS, RenderOptions, read_options
 from renderers.outputs import relative_name, write_atomic
 from renderers.readers.answers import NativeAnswer, read_answer
 from renderers.writers import Artifact, writer_for
@@ -345,7 +345,7 @@ class Session:
         """The artifact of ``fmt``, made on first request by its registered writer."""
         made = self._artifacts.get(fmt)
         if made is None:
-            writer = writer_for(fmt)
+            writer = writer_for(fmt, self.options.pdf_engine)
             with collect() as reported, self._armed(f"making the {fmt}"):
                 made = writer(self)
             made = self._artifacts[fmt] = made.with_diagnostics(reported)
@@ -372,6 +372,10 @@ class Session:
         html, diagnostics = self._print_html
         forward(diagnostics)
         return html
+
+    def html_input(self) -> str | None:
+        """The HTML input's text, or None when the input is not HTML."""
+        return self.prepared.text if self.prepared.content_format == "html" else None
 
     def write(self, fmt: str, target: Path, out_dir: Path, artifact_name: str) -> RenderResult:
         """Make ``fmt``, write it to ``target`` (PNG pages next to it) and record it."""
@@ -406,6 +410,7 @@ class Session:
                     usage_sids=list(self.rdoc.usage_sids),
                     unknown_sids=list(plan.unknown_sids),
                     sha256=hashlib.sha256(data).hexdigest(),
+                    extra=self._record_extra(fmt),
                 )
             )
         supersedes = _stale_pages(out_dir, target, artifact_name, inputs) if fmt == "png" else None
@@ -425,6 +430,13 @@ class Session:
             diagnostics=list(diagnostics),
             stats=self._stats(artifact, elapsed),
         )
+
+    def _record_extra(self, fmt: str) -> dict[str, Any]:
+        """What a record carries beyond the contract keys (ARCHITECTURE §3.4a): the PDF
+        engine that typeset a PDF or PNG."""
+        if PARAMS["pdf_engine"].used_by(fmt):
+            return {"engine": self.options.pdf_engine}
+        return {}
 
     def _stats(self, artifact: Artifact, elapsed_ms: float) -> dict[str, Any]:
         """The writer's own counts, then what every artifact reports."""

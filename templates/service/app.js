@@ -22,6 +22,7 @@ function requestBody(format) {
   if (title) body.title = title;
   const contentFormat = $("content-format").value;
   if (contentFormat) body.content_format = contentFormat;
+  if (format === "pdf" || format === "png") body.pdf_engine = $("pdf-engine").value;
   return body;
 }
 
