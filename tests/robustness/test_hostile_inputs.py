@@ -433,3 +433,69 @@ def _pdf_image_count(path: Path) -> int:
 def _zip_text(path: Path, member: str) -> str:
     with zipfile.ZipFile(path) as package:
         return package.read(member).decode("utf-8")
+
+
+# ------------------------------------------------------------------ the Typst engine
+
+#: What the PDF engine typesets (every other format is the same whichever engine is chosen).
+TYPST_FORMATS = ("pdf", "png")
+
+
+def _render_typst(content: str, out: Path, kind: str, pool: list[dict[str, Any]],
+                  base: Path | None = None) -> dict[str, RenderResult]:
+    results = render(content, out, name=f"typst-{kind}", formats=TYPST_FORMATS,
+                     sources_pool=pool, content_format=kind, base_dir=base, pdf_engine="typst")
+    return {r.format: r for r in results}
+
+
+@pytest.mark.parametrize("kind", ["markdown", "html"])
+def test_typst_engine_makes_no_server_side_request(
+    server: tuple[str, list[str]], tmp_path: Path, kind: str
+) -> None:
+    srv, hits = server
+    hits.clear()
+    (tmp_path / "evil.svg").write_text(_evil_svg(srv), "utf-8")
+    content = _hostile_markdown(srv) if kind == "markdown" else _hostile_html(srv)
+    results = _render_typst(content, tmp_path, kind, POOL_SAFE)
+    assert hits == []
+    host = srv.removeprefix("http://")
+    assert [uri for uri in _pdf_uris(results["pdf"].path) if host in uri] == []
+    assert _pdf_image_count(results["pdf"].path) == 0
+    assert "Report" in _pdf_text(results["pdf"].path)
+
+
+@pytest.mark.parametrize("kind", ["markdown", "html"])
+def test_typst_engine_reads_no_file_outside_the_base_directory(
+    sandbox: tuple[Path, Path], kind: str
+) -> None:
+    base, secret = sandbox
+    body = _local_refs(secret, kind)
+    content = (f"# Files [[S:2]]\n\n{body}" if kind == "markdown"
+               else f"<html><head>{body.split('<p>', 1)[0]}</head><body><h1>Files [[S:2]]</h1>"
+                    f"<p>{body.split('<p>', 1)[1]}</body></html>")
+    results = _render_typst(content, base / "out", kind, _secret_pool(secret), base=base)
+    secret_png = (secret / "secret.png").read_bytes()
+    for result in results.values():
+        for path in result.paths:
+            blob = path.read_bytes()
+            assert secret_png not in blob and b"root:x:0" not in blob
+    pdf = results["pdf"].path
+    assert _pdf_image_count(pdf) == 1  # ok.png loaded: the sandbox is not simply closed
+    text = _pdf_text(pdf)
+    assert SECRET not in text and "root:x:0" not in text and "Local" in text
+    for png in results["png"].paths:
+        with Image.open(png) as image:
+            colors = image.convert("RGB").getcolors(1 << 20) or []
+        assert (1, 2, 3) not in {c for _, c in colors}
+
+
+@pytest.mark.parametrize("kind", ["markdown", "html"])
+def test_typst_engine_links_only_safe_urls_and_shows_titles_as_text(
+    tmp_path: Path, kind: str
+) -> None:
+    results = _render_typst(_bad_link_content(kind), tmp_path, kind, POOL_BAD)
+    pdf_uris = _pdf_uris(results["pdf"].path)
+    _assert_safe(pdf_uris, "pdf")
+    assert "https://example.org/fine" in pdf_uris
+    text = _pdf_text(results["pdf"].path)
+    assert "Fine <b>bold</b>" in text and '<script>alert("t")</script>' in text
