@@ -300,3 +300,25 @@ def test_the_compile_itself_is_confined(code: str, monkeypatch: pytest.MonkeyPat
 def test_the_template_imports_nothing() -> None:
     typst_writer.refuse_reaching_out(typst_writer.report_template())
     typst_writer.refuse_reaching_out('#"#import \\"@preview/x:1.0.0\\"";')  # text, not code
+
+
+def _resident_mib() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        return int(next(line.split()[1] for line in status if line.startswith("VmRSS"))) / 1024
+
+
+@pytest.mark.slow
+def test_a_long_lived_process_keeps_one_document_of_layout_cache() -> None:
+    """Typst memoizes layout process-wide; without the writer's eviction every distinct report
+    stays cached for ten more compiles (about 1 MiB per page)."""
+    def report(run: int) -> ResolvedDocument:
+        words = " ".join(f"claim{run}x{i}" for i in range(40))
+        return resolve(Document(tuple(para(Text(f"{words} {p}")) for p in range(250))), POOL)
+
+    for run in range(2):  # fonts, template and the first document's cache are in place
+        typst_pdf(report(run), RenderOptions())
+    before = _resident_mib()
+    for run in range(2, 14):
+        _, pages, _ = typst_pdf(report(run), RenderOptions())
+        assert pages >= 10
+    assert _resident_mib() - before < 40
