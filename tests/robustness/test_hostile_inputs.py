@@ -30,6 +30,8 @@ from renderers.errors import OutputPathError
 from renderers.tools import call_tool
 
 FORMATS = ("pdf", "png", "docx", "pptx", "html", "md")
+#: What the PDF engine typesets (every other format is the same whichever engine is chosen).
+TYPST_FORMATS = ("pdf", "png")
 SAFE_SCHEMES = ("http:", "https:", "mailto:")
 SECRET = "SECRETMARK-7f3a"
 
@@ -140,9 +142,11 @@ POOL_SAFE: list[dict[str, Any]] = [
 
 
 def _render_all(content: str, out: Path, kind: str, pool: list[dict[str, Any]],
-                base: Path | None = None) -> dict[str, RenderResult]:
-    results = render(content, out, name=f"hostile-{kind}", formats=FORMATS, sources_pool=pool,
-                     content_format=kind, base_dir=base)
+                base: Path | None = None, engine: str = "weasyprint") -> dict[str, RenderResult]:
+    """Every format (with WeasyPrint), or those the PDF engine typesets (with another)."""
+    formats = FORMATS if engine == "weasyprint" else TYPST_FORMATS
+    results = render(content, out, name=f"hostile-{kind}", formats=formats, sources_pool=pool,
+                     content_format=kind, base_dir=base, pdf_engine=engine)
     return {r.format: r for r in results}
 
 
@@ -208,6 +212,14 @@ def _local_refs(secret: Path, kind: str) -> str:
     return f'{css}\n<p>Local image [[S:1]].</p>\n<p><img src="ok.png" alt="allowed"></p>\n{images}'
 
 
+def _files_content(body: str, kind: str) -> str:
+    """A document around the references of :func:`_local_refs` (head links go in the head)."""
+    if kind == "markdown":
+        return f"# Files [[S:2]]\n\n{body}"
+    head, rest = body.split("<p>", 1)
+    return f"<html><head>{head}</head><body><h1>Files [[S:2]]</h1><p>{rest}</body></html>"
+
+
 def _secret_pool(secret: Path) -> list[dict[str, Any]]:
     return [
         {"sid": 1, "title": "Attachment", "physical_path": str(secret / "secret.txt"),
@@ -223,10 +235,8 @@ def test_files_outside_the_base_directory_are_never_read(
 ) -> None:
     base, secret = sandbox
     body = _local_refs(secret, kind)
-    content = (f"# Files [[S:2]]\n\n{body}" if kind == "markdown"
-               else f"<html><head>{body.split('<p>', 1)[0]}</head><body><h1>Files [[S:2]]</h1>"
-                    f"<p>{body.split('<p>', 1)[1]}</body></html>")
-    results = _render_all(content, base / "out", kind, _secret_pool(secret), base=base)
+    results = _render_all(_files_content(body, kind), base / "out", kind, _secret_pool(secret),
+                          base=base)
 
     secret_png = (secret / "secret.png").read_bytes()
     for fmt, result in results.items():
@@ -437,17 +447,6 @@ def _zip_text(path: Path, member: str) -> str:
 
 # ------------------------------------------------------------------ the Typst engine
 
-#: What the PDF engine typesets (every other format is the same whichever engine is chosen).
-TYPST_FORMATS = ("pdf", "png")
-
-
-def _render_typst(content: str, out: Path, kind: str, pool: list[dict[str, Any]],
-                  base: Path | None = None) -> dict[str, RenderResult]:
-    results = render(content, out, name=f"typst-{kind}", formats=TYPST_FORMATS,
-                     sources_pool=pool, content_format=kind, base_dir=base, pdf_engine="typst")
-    return {r.format: r for r in results}
-
-
 @pytest.mark.parametrize("kind", ["markdown", "html"])
 def test_typst_engine_makes_no_server_side_request(
     server: tuple[str, list[str]], tmp_path: Path, kind: str
@@ -456,7 +455,7 @@ def test_typst_engine_makes_no_server_side_request(
     hits.clear()
     (tmp_path / "evil.svg").write_text(_evil_svg(srv), "utf-8")
     content = _hostile_markdown(srv) if kind == "markdown" else _hostile_html(srv)
-    results = _render_typst(content, tmp_path, kind, POOL_SAFE)
+    results = _render_all(content, tmp_path, kind, POOL_SAFE, engine="typst")
     assert hits == []
     host = srv.removeprefix("http://")
     assert [uri for uri in _pdf_uris(results["pdf"].path) if host in uri] == []
@@ -470,10 +469,8 @@ def test_typst_engine_reads_no_file_outside_the_base_directory(
 ) -> None:
     base, secret = sandbox
     body = _local_refs(secret, kind)
-    content = (f"# Files [[S:2]]\n\n{body}" if kind == "markdown"
-               else f"<html><head>{body.split('<p>', 1)[0]}</head><body><h1>Files [[S:2]]</h1>"
-                    f"<p>{body.split('<p>', 1)[1]}</body></html>")
-    results = _render_typst(content, base / "out", kind, _secret_pool(secret), base=base)
+    results = _render_all(_files_content(body, kind), base / "out", kind, _secret_pool(secret),
+                          base=base, engine="typst")
     secret_png = (secret / "secret.png").read_bytes()
     for result in results.values():
         for path in result.paths:
@@ -493,7 +490,7 @@ def test_typst_engine_reads_no_file_outside_the_base_directory(
 def test_typst_engine_links_only_safe_urls_and_shows_titles_as_text(
     tmp_path: Path, kind: str
 ) -> None:
-    results = _render_typst(_bad_link_content(kind), tmp_path, kind, POOL_BAD)
+    results = _render_all(_bad_link_content(kind), tmp_path, kind, POOL_BAD, engine="typst")
     pdf_uris = _pdf_uris(results["pdf"].path)
     _assert_safe(pdf_uris, "pdf")
     assert "https://example.org/fine" in pdf_uris
