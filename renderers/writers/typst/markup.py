@@ -219,8 +219,10 @@ class _Markup:
     # ------------------------------------------------------------------ blocks
 
     def blocks(self, blocks: Iterable[Block], *, tight: bool = False) -> str:
+        """Blocks apart by paragraph spacing; in a tight list item, as the HTML report writes
+        them (paragraphs without their own spacing: a nested list follows its line directly)."""
         rendered = (self.block(b, tight=tight) for b in blocks)
-        return "\n\n".join(r for r in rendered if r)
+        return (" " if tight else "\n\n").join(r for r in rendered if r)
 
     def block(self, block: Block, *, tight: bool = False) -> str:
         match block:
@@ -304,8 +306,9 @@ class _Markup:
             ]  # fmt: skip
             kind = string_literal(bullet) if start is None else "auto"
             return call("marked-list", str(first), tight_arg, kind, array(markers), *bodies)
-        if start is None:
-            return call("list", f"tight: {tight_arg}", *bodies)
+        if start is None:  # the bullet of its depth among all lists, as HTML's `ol ul` is ◦
+            marker = f"marker: {content(text_expr(bullet))}"
+            return call("list", marker, f"tight: {tight_arg}", *bodies)
         return call("enum", f"start: {first}", f"tight: {tight_arg}", *bodies)
 
     def list_item(self, item: ListItem, tight: bool) -> str:
