@@ -322,3 +322,16 @@ def test_a_long_lived_process_keeps_one_document_of_layout_cache() -> None:
         _, pages, _ = typst_pdf(report(run), RenderOptions())
         assert pages >= 10
     assert _resident_mib() - before < 40
+
+
+def test_pdf_ua_takes_images_without_alt_text_as_decoration(tmp_path: Path) -> None:
+    """PDF/UA-1 wants alt text on every figure: an image without one (HTML's alt="") is marked
+    as an artifact instead, so the render succeeds and the image still shows."""
+    _png(tmp_path / "x.png", (0, 100, 0))
+    blocks = (Figure(Image("x.png")), para(Text("inline "), Image("x.png", alt="a chart")),
+              Table((), ((CELL, CELL),)))  # fmt: skip
+    options = RenderOptions(base_dir=tmp_path, pdf_variant="pdf/ua-1", title="T")
+    pdf, _, _ = typst_pdf(resolve(Document(blocks), POOL), options)
+    root = PdfReader(io.BytesIO(pdf)).trailer["/Root"]
+    assert "/StructTreeRoot" in root and b"pdfuaid" in root["/Metadata"].get_object().get_data()
+    assert len(re.findall(rb"/Subtype\s*/Image", pdf)) == 1  # one image, shown twice
