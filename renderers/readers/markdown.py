@@ -61,6 +61,7 @@ from renderers.document import (
 )
 from renderers.options import Limits
 from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
+from renderers.readers.link_normal import normalize_link
 from renderers.readers.sanitize import safe_image_src
 
 _SUP_OPEN = re.compile(r"^<sup(?=[\s>/])([^>]*)>$", re.IGNORECASE)
@@ -124,6 +125,7 @@ def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
     # safe_image_src and keeps only the text of a refused link. markdown-it's own refusal
     # would leave the whole "[text](javascript:…)" syntax on the page.
     md.validateLink = _accept_every_link  # type: ignore[method-assign]
+    md.normalizeLink = normalize_link  # type: ignore[method-assign]  # linear in the length
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(tasklists_plugin)
