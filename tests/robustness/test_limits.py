@@ -183,7 +183,7 @@ def test_a_fifty_thousand_row_table_over_a_configured_limit_fails(
     content = _table_md(50_000) if kind == "markdown" else _table_html(50_000)
     with pytest.raises(LimitError, match=r"more than 10000 rows \(limits.max_table_rows\)"):
         render(content, tmp_path, name="t", formats=("md",), content_format=kind,
-               limits={"max_table_rows": 10_000})
+               limits={"max_table_rows": 10_000, "max_table_cells": 1_000_000})
 
 
 def test_a_table_within_the_limit_renders_every_row(tmp_path: Path) -> None:
