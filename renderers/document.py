@@ -114,6 +114,51 @@ class Cite:
     anchor: str = ""
 
 
+@dataclass(frozen=True)
+class Math:
+    """TeX math (``$…$``, ``\\(…\\)``; ``display`` for ``$$…$$``, ``\\[…\\]``), kept as written.
+
+    Readers make one only for TeX that :mod:`renderers.math` can read; writers convert it there.
+    A paragraph holding only a displayed formula is an equation on its own line.
+    """
+
+    tex: str
+    display: bool = False
+
+
+#: What a cross-reference may point at: a figure or a table (pandoc-crossref's prefixes).
+CrossRefKind = Literal["fig", "tbl"]
+#: How every format names a numbered figure or table ("Figure 1", "Table 2").
+CROSSREF_NAMES: dict[CrossRefKind, str] = {"fig": "Figure", "tbl": "Table"}
+
+
+def label_kind(label: str) -> CrossRefKind:
+    """The kind a label names by its prefix (``fig:…``/``fig-…`` or ``tbl:…``/``tbl-…``)."""
+    return "tbl" if label.startswith("tbl") else "fig"
+
+
+def numbered_name(label: str, number: int) -> str:
+    """What a reference to, and the caption of, a numbered figure or table shows."""
+    return f"{CROSSREF_NAMES[label_kind(label)]} {number}"
+
+
+def numbered_anchor(label: str, number: int) -> str:
+    """The anchor of a numbered figure or table in every format (``fig-1``, ``tbl-2``)."""
+    return f"{label_kind(label)}-{number}"
+
+
+@dataclass(frozen=True)
+class CrossRef:
+    """A reference to a labelled figure or table (``@fig:solar``, ``[@tbl:costs]``).
+
+    ``label`` is the label as written (``fig:solar``); the cross-reference pass
+    (:mod:`renderers.crossref`) fills ``number``; a label nothing defines never reaches a writer.
+    """
+
+    label: str
+    number: int = 0
+
+
 Inline: TypeAlias = (
     Text
     | Emph
@@ -128,6 +173,8 @@ Inline: TypeAlias = (
     | RawInline
     | FootnoteRef
     | Cite
+    | Math
+    | CrossRef
 )
 
 # ---------------------------------------------------------------- blocks
@@ -181,6 +228,8 @@ class Table:
     rows: tuple[tuple[TableCell, ...], ...]
     aligns: tuple[Alignment, ...] = ()
     caption: tuple[Inline, ...] = ()
+    label: str = ""  # "tbl:costs" from a caption ending "{#tbl:costs}"
+    number: int = 0  # filled by the cross-reference pass for a labelled table
 
 
 @dataclass(frozen=True)
@@ -198,10 +247,14 @@ class BlockQuote:
 
 @dataclass(frozen=True)
 class Figure:
-    """A block image with an optional caption."""
+    """A block image with an optional caption; ``label`` (``fig:solar`` from
+    ``![…](…){#fig:solar}``) makes it a numbered figure (``number`` filled by the
+    cross-reference pass)."""
 
     image: Image
     caption: tuple[Inline, ...] = ()
+    label: str = ""
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -266,6 +319,10 @@ def plain_text(inlines: tuple[Inline, ...]) -> str:
                 parts.append(plain_text(children))
             case Image(alt=alt):
                 parts.append(alt)
+            case Math(tex):
+                parts.append(tex)
+            case CrossRef(label, number):
+                parts.append(numbered_name(label, number) if number else f"@{label}")
             case LineBreak() | SoftBreak():
                 parts.append(" ")
             case FootnoteRef() | Cite():

@@ -1,4 +1,5 @@
-"""The citation pass: number every ``Cite`` once and build the Sources entries for all writers."""
+"""The citation pass: number every ``Cite`` once and build the Sources entries for all writers
+(then the cross-reference pass, :mod:`renderers.crossref`, numbers figures and tables)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from citations.model import Source
 from citations.numbering import CitationPlan, NumberingMode, plan_citations
 from citations.pool import SourcePool
 from citations.tokens import CLOSING_PUNCTUATION
+from renderers.crossref import number_crossrefs
 from renderers.document import (
     Block,
     BlockQuote,
@@ -127,7 +129,10 @@ def resolve(
             first_anchor.setdefault(n, anchor)
         return dataclasses.replace(cite, numbers=numbers, anchor=anchor)
 
-    blocks = _map_blocks(document.blocks, number)
+    blocks, crossref_warnings = number_crossrefs(_map_blocks(document.blocks, number))
+    if strict and crossref_warnings:
+        raise StrictError("; ".join(crossref_warnings))
+    warnings += crossref_warnings
     entries = tuple(
         SourceEntry(
             number=n,
