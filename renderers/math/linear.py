@@ -59,7 +59,7 @@ def _text(node: MathNode) -> str:
         case "mroot" if len(parts) == 2:
             return f"√({_text(parts[1])}&{_text(parts[0])})"
         case "mtable":
-            return "[" + "; ".join(_text(row) for row in parts) + "]"
+            return "; ".join(_text(row) for row in parts)
         case "mtr":
             return ", ".join(_text(cell) for cell in parts)
         case _:

@@ -25,6 +25,7 @@ from renderers.document import (
     Cite,
     Code,
     CodeBlock,
+    CrossRef,
     Emph,
     Figure,
     FootnoteDef,
@@ -35,6 +36,7 @@ from renderers.document import (
     LineBreak,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -47,6 +49,8 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
+    numbered_anchor,
+    numbered_name,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -256,6 +260,11 @@ class _InlineWriter:
                         self._ref(str(number))
                     elif text == EN_DASH:
                         self._mark(EN_DASH)
+            case Math(tex, display):
+                self.emit(math_source(tex, display))
+            case CrossRef(label, number):
+                anchor = numbered_anchor(label, number)
+                self._link(f"#{anchor}", (Text(numbered_name(label, number)),), "")
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported inline node {node!r}")
 
@@ -335,6 +344,14 @@ class _InlineWriter:
             return escape_text(image_fallback(image), line_start=False)
         alt = escape_text(_one_line(image.alt), line_start=False)
         return f"![{alt}]({_destination(src)}{_link_title(image.title)})"
+
+
+def math_source(tex: str, display: bool) -> str:
+    """A formula as markdown writes it: ``$…$`` (``$$…$$`` displayed), or ``\\(…\\)`` when
+    the TeX holds a dollar sign of its own."""
+    if display:
+        return f"$${tex}$$"
+    return f"\\({tex}\\)" if "$" in tex else f"${tex}$"
 
 
 def _image_source(src: str) -> str:
@@ -437,8 +454,8 @@ class _BlockWriter:
             case BlockQuote(inner):
                 body = self.blocks(inner)
                 return "\n".join(f"> {line}" if line else ">" for line in body.split("\n"))
-            case Figure(image, caption):
-                return self._figure(image, caption)
+            case Figure(image, caption, label, number):
+                return self._figure(image, caption, self._caption_lead(label, number))
             case ThematicBreak():
                 return "---"
             case RawBlock(text):
@@ -481,8 +498,9 @@ class _BlockWriter:
         lines = [row(table.header), "| " + " | ".join(delimiter[a] for a in aligns) + " |"]
         lines += [row(r) for r in table.rows]
         out = "\n".join(lines)
-        if table.caption:
-            out += "\n\n" + self.inline_text(table.caption)
+        lead = self._caption_lead(table.label, table.number)
+        if table.caption or lead:
+            out += "\n\n" + lead + self.inline_text(table.caption)
         return out
 
     def _code_block(self, text: str, language: str) -> str:
@@ -493,8 +511,17 @@ class _BlockWriter:
         info = re.sub(r"[`\s]+", "", language.split()[0]) if language.strip() else ""
         return f"{fence}{info}\n{body}{fence}"
 
-    def _figure(self, image: Image, caption: tuple[Inline, ...]) -> str:
+    def _figure(self, image: Image, caption: tuple[Inline, ...], lead: str = "") -> str:
         picture = _InlineWriter(self.labels).image(image)
-        if not caption or plain_text(caption).strip() == image.alt.strip():
+        if not lead and (not caption or plain_text(caption).strip() == image.alt.strip()):
             return picture
-        return picture + "\n\n" + self.inline_text(caption)
+        return picture + "\n\n" + lead + self.inline_text(caption)
+
+    @staticmethod
+    def _caption_lead(label: str, number: int) -> str:
+        """``<a id="fig-1"></a>**Figure 1:** `` before a numbered caption: the anchor the
+        references link to (Markdown has no other way to name a place) and the number."""
+        if not label or not number:
+            return ""
+        anchor = numbered_anchor(label, number)
+        return f'<a id="{anchor}"></a>**{numbered_name(label, number)}:** '
