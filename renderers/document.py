@@ -128,6 +128,8 @@ class Math:
 
 #: What a cross-reference may point at: a figure or a table (pandoc-crossref's prefixes).
 CrossRefKind = Literal["fig", "tbl"]
+#: A label as references and definitions write it: ``fig:solar``, ``tbl-costs``, ``fig:a.b``.
+CROSSREF_LABEL = r"(?:fig|tbl)[:-][A-Za-z0-9_]+(?:[-:.][A-Za-z0-9_]+)*"
 #: How every format names a numbered figure or table ("Figure 1", "Table 2").
 CROSSREF_NAMES: dict[CrossRefKind, str] = {"fig": "Figure", "tbl": "Table"}
 

@@ -18,9 +18,9 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 
-from renderers.document import Block, Image, Inline, Paragraph, Table, Text
+from renderers.document import CROSSREF_LABEL, Block, Image, Inline, Paragraph, Table, Text
 
-LABEL = r"(?:fig|tbl)[:-][A-Za-z0-9_]+(?:[-:.][A-Za-z0-9_]+)*"
+LABEL = CROSSREF_LABEL
 _BARE = re.compile(rf"@({LABEL})")
 _BRACKETED = re.compile(rf"\[[ \t]*@({LABEL}(?:[ \t]*[;,][ \t]*@{LABEL})*)[ \t]*\]")
 _SPLIT = re.compile(r"[ \t]*[;,][ \t]*@")

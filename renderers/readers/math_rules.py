@@ -98,31 +98,30 @@ def _paren_inline(state: StateInline, silent: bool) -> bool:
 
 
 def _bracket_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    r"""``\[`` starting a line, ``\]`` ending one (the same line or a later one, before a
-    blank line): a displayed formula."""
+    r"""A line holding only ``\[``, the formula, a line holding only ``\]`` (no blank line
+    between): a displayed formula. A line such as ``\[1\] and \[2\]`` is escaped brackets,
+    as markdown writers put them, so a one-line ``\[…\]`` is not math (``$$…$$`` is)."""
     begin = state.bMarks[start] + state.tShift[start]
     if state.sCount[start] - state.blkIndent >= 4 or not state.src.startswith("\\[", begin):
+        return False
+    if state.src[begin + 2 : state.eMarks[start]].strip():
         return False
     key = ("\\]", "block", end)
     failed = _failed_from(state.env, key)
     if failed != -1 and start >= failed:
         return False
-    line = start
-    first = begin + 2
+    line = start + 1
     while line < end:
-        line_start = first if line == start else state.bMarks[line] + state.tShift[line]
+        line_start = state.bMarks[line] + state.tShift[line]
         line_end = state.eMarks[line]
-        if line != start and line_start >= line_end:  # a blank line: no closing
+        if line_start >= line_end:  # a blank line: no closing
             break
-        found = state.src.find("\\]", line_start, line_end)
-        if found != -1:
-            if state.src[found + 2 : line_end].strip():
-                return False
+        if state.src[line_start:line_end].rstrip() == "\\]":
             if silent:
                 return True
             token = state.push("math_bracket_block", "math", 0)
             token.block = True
-            token.content = state.src[first:found]
+            token.content = state.src[state.eMarks[start] : state.bMarks[line]]
             token.map = [start, line + 1]
             token.markup = "\\["
             state.line = line + 1

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from citations.links import safe_link
 from citations.numbering import EN_DASH, display_segments
 from renderers.document import (
+    CROSSREF_LABEL,
     Block,
     BlockQuote,
     BulletList,
@@ -67,6 +68,11 @@ from renderers.writers.common import (
 
 _ESCAPE_ALWAYS = re.compile(r"[\\`*_\[\]<|~]")
 _ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
+#: A ``$`` that could close a formula (after a non-space, not before a digit) and an ``@``
+#: that would start a cross-reference: escaped so that text never reads back as math or
+#: a reference ("$5 and $10" needs nothing).
+_MATH_DOLLAR = re.compile(r"(?:(?<=\S)|^)\$(?!\d)")
+_CROSSREF_AT = re.compile(rf"(?<![A-Za-z0-9._+@-])@(?={CROSSREF_LABEL})")
 _LINE_START_MARK = re.compile(r"[#>+\-=:]")
 _LINE_START_ORDERED = re.compile(r"^(\d{1,9})([.)])")
 _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
@@ -119,6 +125,8 @@ def escape_text(text: str, *, line_start: bool) -> str:
     """
     out = _ESCAPE_ALWAYS.sub(lambda m: "\\" + m.group(0), text)
     out = _ENTITY.sub("\\\\&", out)
+    out = _MATH_DOLLAR.sub("\\\\$", out)
+    out = _CROSSREF_AT.sub("\\\\@", out)
     for char, entity in _FULLWIDTH.items():
         out = out.replace(char, entity)
     if line_start:
