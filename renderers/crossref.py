@@ -129,5 +129,8 @@ def _map_inlines(nodes: tuple[Inline, ...], inline: InlineFn) -> tuple[Inline, .
             ):
                 out.append(dataclasses.replace(node, children=_map_inlines(children, inline)))
             case _:
-                out.append(inline(node))
+                mapped = inline(node)
+                if isinstance(mapped, Text) and out and isinstance(out[-1], Text):
+                    mapped = Text(out.pop().text + mapped.text)  # an unknown label's text
+                out.append(mapped)
     return tuple(out)

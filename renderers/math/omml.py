@@ -57,8 +57,58 @@ def omml_paragraph(formula: Formula) -> Element:
     return para
 
 
+#: Brackets paired into one ``m:d`` when both halves sit in the same row.
+PAIRS = {"(": ")", "[": "]", "{": "}"}
+_FENCE = "x-fence"  # a bracketed group found by :func:`_paired` (not a MathML element)
+
+
+def _closes(node: MathNode, closing: str) -> bool:
+    """``node`` is the closing bracket, or a script whose base is (``(1+d)^t``)."""
+    base = node.children[0] if node.tag in ("msub", "msup", "msubsup") and node.children else node
+    return base.tag == "mo" and base.text == closing
+
+
+def _paired(nodes: tuple[MathNode, ...]) -> tuple[MathNode, ...]:
+    """Bracket pairs in a row grouped as ``m:d`` (Word's own form; LibreOffice cannot import
+    a bracket whose partner sits in another structure, as ``(1+d)^t`` gives)."""
+    out: list[MathNode] = []
+    index = 0
+    while index < len(nodes):
+        node = nodes[index]
+        closing = PAIRS.get(node.text) if node.tag == "mo" else None
+        end = _partner(nodes, index, closing) if closing else None
+        if closing is None or end is None:
+            out.append(node)
+            index += 1
+            continue
+        closer = nodes[end]
+        fence = MathNode(_FENCE, (("close", closing), ("open", node.text)),
+                         _paired(nodes[index + 1 : end]))
+        if closer.tag == "mo":
+            out.append(fence)
+        else:
+            out.append(MathNode(closer.tag, closer.attrs, (fence, *closer.children[1:])))
+        index = end + 1
+    return tuple(out)
+
+
+def _partner(nodes: tuple[MathNode, ...], start: int, closing: str) -> int | None:
+    opening = nodes[start].text
+    depth = 0
+    for index in range(start + 1, len(nodes)):
+        node = nodes[index]
+        if node.tag == "mo" and node.text == opening:
+            depth += 1
+        elif _closes(node, closing):
+            if depth == 0:
+                return index
+            depth -= 1
+    return None
+
+
 def _content(parent: Element, nodes: tuple[MathNode, ...]) -> None:
     """Append ``nodes`` in order; a large operator takes the node after it as its operand."""
+    nodes = _paired(nodes)
     index = 0
     while index < len(nodes):
         node = nodes[index]
@@ -134,6 +184,12 @@ def _node(parent: Element, node: MathNode) -> None:
             _arg(_sub(parent, "borderBox"), "e", MathNode("mrow", children=parts))
         case "mphantom":
             _arg(_sub(parent, "phant"), "e", MathNode("mrow", children=parts))
+        case "x-fence":
+            delimiter = _sub(parent, "d")
+            props = _sub(delimiter, "dPr")
+            _sub(props, "begChr", node.attr("open"))
+            _sub(props, "endChr", node.attr("close"))
+            _arg(delimiter, "e", MathNode("mrow", children=parts))
         case "mrow" if _fenced(parts):
             delimiter = _sub(parent, "d")
             props = _sub(delimiter, "dPr")

@@ -9,6 +9,7 @@ in ``em`` of the surrounding text so that a formula scales with it.
 from __future__ import annotations
 
 import base64
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -48,13 +49,15 @@ def _configure() -> None:
 @lru_cache(maxsize=512)
 def draw_formula(formula: Formula) -> DrawnFormula:
     """The formula as SVG (cached: a formula repeated in a report is drawn once)."""
-    import ziamath
+    with warnings.catch_warnings():  # ziamath finds its font with a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import ziamath
 
-    _configure()
-    math = ziamath.Math(mathml_markup(formula, annotate=False), size=DRAW_SIZE, margin=0)
-    width, height = math.getsize()
-    depth = -math.getyofst()
-    svg = math.svg()
+        _configure()
+        math = ziamath.Math(mathml_markup(formula, annotate=False), size=DRAW_SIZE, margin=0)
+        width, height = math.getsize()
+        depth = -math.getyofst()
+        svg = math.svg()
     return DrawnFormula(svg, width / DRAW_SIZE, height / DRAW_SIZE, depth / DRAW_SIZE)
 
 
