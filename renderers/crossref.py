@@ -130,7 +130,9 @@ def _map_inlines(nodes: tuple[Inline, ...], inline: InlineFn) -> tuple[Inline, .
                 out.append(dataclasses.replace(node, children=_map_inlines(children, inline)))
             case _:
                 mapped = inline(node)
-                if isinstance(mapped, Text) and out and isinstance(out[-1], Text):
-                    mapped = Text(out.pop().text + mapped.text)  # an unknown label's text
-                out.append(mapped)
+                last = out[-1] if out else None
+                if isinstance(mapped, Text) and isinstance(last, Text):
+                    out[-1] = Text(last.text + mapped.text)  # an unknown label's text
+                else:
+                    out.append(mapped)
     return tuple(out)

@@ -26,7 +26,9 @@ def test_a_non_figure_label_after_an_image_stays_text() -> None:
     assert isinstance(paragraph, Paragraph) and paragraph.children[-1] == Text("{#tbl:a}")
 
 
-@pytest.mark.parametrize("caption", [": Costs per year {#tbl:costs}", "Table: Costs per year {#tbl:costs}"])
+@pytest.mark.parametrize(
+    "caption", [": Costs per year {#tbl:costs}", "Table: Costs per year {#tbl:costs}"]
+)
 def test_a_caption_paragraph_after_a_table_labels_it(caption: str) -> None:
     (table,) = read_markdown(f"{TABLE}\n{caption}\n").blocks
     assert isinstance(table, Table)
