@@ -8,7 +8,8 @@ A citation is the inline node :class:`Cite`; the citation pass
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, get_args
 
@@ -381,3 +382,58 @@ def _block_inlines(block: Block) -> Iterator[Inline]:
             yield from _walk(caption)
         case CodeBlock() | ThematicBreak() | RawBlock():
             pass
+
+
+def _keep_block(block: Block) -> Block:
+    return block
+
+
+def map_blocks(
+    blocks: tuple[Block, ...],
+    leaf: Callable[[Inline], Inline],
+    *,
+    block_fn: Callable[[Block], Block] = _keep_block,
+    tidy: Callable[[list[Inline]], tuple[Inline, ...]] = tuple,
+) -> tuple[Block, ...]:
+    """``blocks`` rebuilt with ``leaf`` applied to every inline that has no children (the
+    passes of :mod:`renderers.resolve` and :mod:`renderers.crossref`), ``tidy`` to every
+    rebuilt run of inlines, and ``block_fn`` to every block once its contents are mapped."""
+
+    def inlines(nodes: tuple[Inline, ...]) -> tuple[Inline, ...]:
+        out: list[Inline] = []
+        for node in nodes:
+            match node:
+                case Emph(children) | Strong(children) | Strike(children) | Styled(
+                    _, children
+                ) | Link(_, children):
+                    out.append(dataclasses.replace(node, children=inlines(children)))
+                case _:
+                    out.append(leaf(node))
+        return tidy(out)
+
+    def cells(row: tuple[TableCell, ...]) -> tuple[TableCell, ...]:
+        return tuple(TableCell(inlines(cell.children)) for cell in row)
+
+    def walk(nodes: tuple[Block, ...]) -> tuple[Block, ...]:
+        out: list[Block] = []
+        for block in nodes:
+            match block:
+                case Heading(children=children) | Paragraph(children=children):
+                    block = dataclasses.replace(block, children=inlines(children))
+                case BulletList(items) | OrderedList(items):
+                    block = dataclasses.replace(block, items=tuple(
+                        ListItem(walk(item.blocks), item.checked) for item in items
+                    ))
+                case Table(header, rows, _, caption):
+                    block = dataclasses.replace(
+                        block, header=cells(header), rows=tuple(cells(row) for row in rows),
+                        caption=inlines(caption),
+                    )
+                case BlockQuote(blocks=inner) | FootnoteDef(blocks=inner):
+                    block = dataclasses.replace(block, blocks=walk(inner))
+                case Figure(caption=caption):
+                    block = dataclasses.replace(block, caption=inlines(caption))
+            out.append(block_fn(block))
+        return tuple(out)
+
+    return walk(blocks)

@@ -11,24 +11,16 @@ from renderers.writers.docx.links import Bookmarks
 from renderers.writers.docx.oxml import Element, RunProps, add_run
 
 
-def add_math(p: Element, node: Math, code: RunProps) -> None:
-    """An ``m:oMath`` in paragraph ``p`` (TeX that is not math: its source in ``code`` runs)."""
+def add_math(p: Element, node: Math, code: RunProps, *, whole_paragraph: bool = False) -> None:
+    """An ``m:oMath`` in paragraph ``p``, or with ``whole_paragraph`` a displayed formula
+    filling it (``m:oMathPara``, centred by Word); TeX that is not math: its source in ``code``
+    runs."""
     try:
         formula = parse_tex(node.tex, node.display)
     except MathError:
         add_run(p, node.tex, code)
         return
-    p.append(omml_math(formula))
-
-
-def add_equation(p: Element, node: Math, code: RunProps) -> None:
-    """A displayed formula filling paragraph ``p`` (``m:oMathPara``, centred by Word)."""
-    try:
-        formula = parse_tex(node.tex, node.display)
-    except MathError:
-        add_run(p, node.tex, code)
-        return
-    p.append(omml_paragraph(formula))
+    p.append(omml_paragraph(formula) if whole_paragraph else omml_math(formula))
 
 
 def equation(children: tuple[Inline, ...]) -> Math | None:

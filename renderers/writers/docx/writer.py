@@ -87,7 +87,6 @@ from renderers.writers.docx.images import Pictures
 from renderers.writers.docx.links import Bookmarks, Relations, add_hyperlink
 from renderers.writers.docx.math import (
     add_caption_label,
-    add_equation,
     add_math,
     bookmark_name,
     equation,
@@ -359,7 +358,8 @@ class _DocxWriter:
             case Heading():
                 self._heading(parent, block, self.styles.get(f"Heading {min(block.level, 6)}"))
             case Paragraph(children) if (formula := equation(children)) is not None:
-                add_equation(add_paragraph(parent, self._para(scope)), formula, self.code)
+                p = add_paragraph(parent, self._para(scope))
+                add_math(p, formula, self.code, whole_paragraph=True)
             case Paragraph(children):
                 p = add_paragraph(parent, self._para(scope, children))
                 self.inlines(p, children, RunProps(), scope)
