@@ -31,7 +31,7 @@ RENDERER_ERRORS = [
 ]
 IR_NODES = [
     "Text", "Emph", "Strong", "Strike", "Code", "Link", "Image", "LineBreak", "SoftBreak",
-    "RawInline", "FootnoteRef", "Cite", "Heading", "Paragraph", "ListItem", "BulletList",
+    "RawInline", "FootnoteRef", "Cite", "Math", "CrossRef", "Heading", "Paragraph", "ListItem", "BulletList",
     "OrderedList", "TableCell", "Table", "CodeBlock", "BlockQuote", "Figure", "ThematicBreak",
     "RawBlock", "FootnoteDef", "Document",
 ]
