@@ -134,6 +134,7 @@ def _bracket_block(state: StateBlock, start: int, end: int, silent: bool) -> boo
 def display_math(token: Token, context: ReadContext) -> Block:
     """A displayed formula on its own (``$$…$$``, ``\\[…\\]`` lines), or its source as a code
     block with a warning when it is not TeX math."""
+    context.count_formula()
     tex = token.content.strip()
     error = tex_error(tex, True)
     if error is None:
@@ -145,6 +146,7 @@ def display_math(token: Token, context: ReadContext) -> Block:
 
 def inline_math(token: Token, context: ReadContext, line: int) -> Inline:
     """An inline formula, or its source (delimiters included) as code with a warning."""
+    context.count_formula()
     display = INLINE_MATH[token.type]
     tex = token.content.strip()
     error = tex_error(tex, display)

@@ -106,3 +106,11 @@ def test_content_size_limit_still_applies_to_math() -> None:
 
     with pytest.raises(LimitError):
         read_markdown("$x$ " * 100, limits=Limits(max_content_bytes=100))
+
+
+def test_the_number_of_formulas_is_bounded() -> None:
+    from renderers.options import Limits
+
+    with pytest.raises(LimitError, match=r"more than 3 math formulas .*limits\.max_formulas"):
+        read_markdown("$a$ $b$\n\n$$\nc\n$$\n\n\\(d\\)\n", limits=Limits(max_formulas=3))
+    assert len(formulas("$a$ $b$ $c$")) == 3
