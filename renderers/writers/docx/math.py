@@ -7,7 +7,7 @@ from __future__ import annotations
 from renderers.document import Inline, Math, numbered_anchor, numbered_name
 from renderers.math import MathError, parse_tex
 from renderers.math.omml import omml_math, omml_paragraph
-from renderers.writers.docx.links import Bookmarks
+from renderers.writers.docx.links import Bookmarks, add_hyperlink
 from renderers.writers.docx.oxml import Element, RunProps, add_run
 
 
@@ -43,3 +43,12 @@ def add_caption_label(p: Element, label: str, number: int, bookmarks: Bookmarks,
     if bid is not None:
         bookmarks.end(p, bid)
     add_run(p, " ")
+
+
+def add_crossref(p: Element, text: str, mark: str, props: RunProps, linked: RunProps) -> None:
+    """"Figure 1", linked to bookmark ``mark`` (plain text inside another link, or when the
+    figure has no bookmark)."""
+    if not mark:
+        add_run(p, text, props)
+        return
+    add_run(add_hyperlink(p, anchor=mark), text, linked)

@@ -87,6 +87,7 @@ from renderers.writers.docx.images import Pictures
 from renderers.writers.docx.links import Bookmarks, Relations, add_hyperlink
 from renderers.writers.docx.math import (
     add_caption_label,
+    add_crossref,
     add_math,
     bookmark_name,
     equation,
@@ -510,7 +511,10 @@ class _DocxWriter:
                 case Math():
                     add_math(p, node, self.code)
                 case CrossRef(label, number):
-                    self._crossref(p, label, number, props, in_link)
+                    hyperlink = replace(props, style=self.styles.get("Hyperlink"))
+                    mark = "" if in_link else self.numbered_marks.get(
+                        bookmark_name(label, number), "")
+                    add_crossref(p, numbered_name(label, number), mark, props, hyperlink)
                 case _:
                     name = type(node).__name__
                     raise UnsupportedNodeError(f"DOCX writer: unsupported inline {name}")
@@ -538,17 +542,6 @@ class _DocxWriter:
         if number:
             add_caption_label(p, label, number, self.bookmarks, self.numbered_marks)
         self.inlines(p, caption, RunProps(), scope)
-
-    def _crossref(self, p: Element, label: str, number: int, props: RunProps,
-                  in_link: bool) -> None:
-        """"Figure 1", linked to the figure's caption."""
-        mark = self.numbered_marks.get(bookmark_name(label, number), "")
-        if in_link or not mark:
-            add_run(p, numbered_name(label, number), props)
-            return
-        link = add_hyperlink(p, anchor=mark)
-        add_run(link, numbered_name(label, number),
-                replace(props, style=self.styles.get("Hyperlink")))
 
     def _cite(self, p: Element, cite: Cite, in_link: bool) -> None:
         if not cite.numbers:
