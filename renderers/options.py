@@ -136,6 +136,13 @@ class Limits:
     max_raster_pixels: int = _limit(
         100_000_000, "Most pixels in one PNG page (width x height at the requested dpi)."
     )
+    max_image_bytes: int = _limit(
+        100 * 1024 * 1024,
+        "Most image bytes one output embeds (an image used N times in HTML counts N times).",
+    )
+    max_seconds: int = _limit(
+        300, "Longest one render may run, in seconds (reading, laying out, writing every format)."
+    )
 
 
 @dataclass(frozen=True)

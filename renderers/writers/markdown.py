@@ -60,6 +60,7 @@ from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     AuthorNotes,
+    ImageBytes,
     document_title,
     entry_parts,
     image_fallback,
@@ -81,12 +82,14 @@ _IMAGE_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The whole document as Markdown, ending with its Sources section and a newline."""
-    writer = _BlockWriter(_note_labels(rdoc.document.blocks))
+    image_bytes = ImageBytes(options.limits.max_image_bytes)
+    writer = _BlockWriter(_note_labels(rdoc.document.blocks), image_bytes)
     blocks: list[Block] = list(rdoc.document.blocks)
     title = document_title(rdoc.document, options)
     if title.added:
         blocks.insert(0, Heading(1, (Text(title.text),)))
     chunks = [writer.blocks(tuple(blocks))] if blocks else []
+    chunks.append(writer.images.definitions())
     if rdoc.entries:
         heading = rdoc.sources_heading.strip() or "Sources"
         chunks.append(writer.block(Heading(2, (Text(heading),))))
@@ -205,8 +208,10 @@ class _InlineWriter:
         table: bool = False,
         line_start: bool = True,
         deferred: list[str] | None = None,
+        images: ImageDefinitions,
     ):
         self.labels = labels
+        self.images = images
         self.single_line = single_line or table
         self.table = table
         self.deferred = deferred
@@ -309,6 +314,7 @@ class _InlineWriter:
             table=self.table,
             line_start=False,
             deferred=self.deferred if deferred is None else deferred,
+            images=self.images,
         )
 
     def _wrap(self, delimiter: str, children: tuple[Inline, ...], closing: str = "") -> None:
@@ -351,7 +357,35 @@ class _InlineWriter:
         if not src:
             return escape_text(image_fallback(image), line_start=False)
         alt = escape_text(_one_line(image.alt), line_start=False)
+        if src.lower().startswith("data:"):
+            return f"![{alt}][{self.images.label(src, image.title)}]"
         return f"![{alt}]({_destination(src)}{_link_title(image.title)})"
+
+
+class ImageDefinitions:
+    """Embedded (``data:``) images as reference definitions, each written once.
+
+    An image an input uses many times (a reference definition used 200 times) would otherwise
+    be repeated in full at every use: ``![a][image-1]`` at each use and one
+    ``[image-1]: <data:…>`` after the document keep the output as small as the input. The
+    writer writes every link inline, so these are the output's only reference definitions.
+    """
+
+    def __init__(self, image_bytes: ImageBytes) -> None:
+        self._labels: dict[tuple[str, str], str] = {}
+        self.image_bytes = image_bytes
+
+    def label(self, src: str, title: str) -> str:
+        """The label of ``src`` with ``title`` (a new one on first use)."""
+        self.image_bytes.add(len(src), key=src)
+        return self._labels.setdefault((src, title), f"image-{len(self._labels) + 1}")
+
+    def definitions(self) -> str:
+        """The reference definitions, one per line (empty when no image was embedded)."""
+        return "\n".join(
+            f"[{label}]: {_destination(src)}{_link_title(title)}"
+            for (src, title), label in self._labels.items()
+        )
 
 
 def math_source(tex: str, display: bool) -> str:
@@ -413,13 +447,16 @@ def _joins_tightly(previous: Block, block: Block) -> bool:
 
 
 class _BlockWriter:
-    def __init__(self, labels: dict[str, str]):
+    def __init__(self, labels: dict[str, str], image_bytes: ImageBytes):
         self.labels = labels
+        self.images = ImageDefinitions(image_bytes)
 
     def inline_text(
         self, nodes: tuple[Inline, ...], *, single_line: bool = False, table: bool = False
     ) -> str:
-        writer = _InlineWriter(self.labels, single_line=single_line, table=table)
+        writer = _InlineWriter(
+            self.labels, single_line=single_line, table=table, images=self.images
+        )
         writer.inlines(nodes)
         return writer.text().strip("\n")
 
@@ -520,7 +557,7 @@ class _BlockWriter:
         return f"{fence}{info}\n{body}{fence}"
 
     def _figure(self, image: Image, caption: tuple[Inline, ...], lead: str = "") -> str:
-        picture = _InlineWriter(self.labels).image(image)
+        picture = _InlineWriter(self.labels, images=self.images).image(image)
         if not lead and (not caption or plain_text(caption).strip() == image.alt.strip()):
             return picture
         return picture + "\n\n" + lead + self.inline_text(caption)

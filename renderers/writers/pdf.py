@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -130,14 +131,58 @@ def _render_options(options: RenderOptions) -> dict[str, Any]:
     }
 
 
+class _PageLimit(logging.Filter):
+    """Stops WeasyPrint's layout at the first page past ``limits.max_pages``.
+
+    WeasyPrint lays out every page before it returns, and announces each one on its
+    ``weasyprint.progress`` logger ("Step 5 - Creating layout - Page N"); this filter raises
+    :class:`LimitError` from that announcement, so a 2,500-page input costs the layout of
+    ``max_pages`` pages, not of all of them. The limit is per thread (renders may run in
+    threads). The progress logger is set to INFO for this and no longer propagates: its
+    per-page messages would otherwise reach every root handler.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.active = threading.local()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        limit: int | None = getattr(self.active, "max_pages", None)
+        if limit is not None and record.msg == _PAGE_MESSAGE and record.args:
+            page = record.args[0] if isinstance(record.args, tuple) else None
+            if isinstance(page, int) and page > limit:
+                raise LimitError(
+                    f"the document lays out to more than {limit} pages; the limit is {limit} "
+                    "(limits.max_pages)"
+                )
+        return False  # nothing is printed
+
+    @contextmanager
+    def applied(self, max_pages: int) -> Iterator[None]:
+        self.active.max_pages = max_pages
+        try:
+            yield
+        finally:
+            self.active.max_pages = None
+
+
+_PAGE_MESSAGE = "Step 5 - Creating layout - Page %d"
+_PAGE_LIMIT = _PageLimit()
+_PROGRESS = logging.getLogger("weasyprint.progress")
+_PROGRESS.setLevel(logging.INFO)
+_PROGRESS.propagate = False
+_PROGRESS.addFilter(_PAGE_LIMIT)
+
+
 def pdf_document(
     html: str, options: RenderOptions, fetcher: SandboxFetcher | None = None
 ) -> WeasyDocument:
     """Lay out ``html`` (sandboxed fetcher, base URL inside the base directory) and set metadata."""
     fetcher = fetcher or SandboxFetcher.for_options(options)
-    document = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher).render(
-        **_render_options(options)
-    )
+    with _PAGE_LIMIT.applied(options.limits.max_pages):
+        document = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher).render(
+            **_render_options(options)
+        )
     if len(document.pages) > options.limits.max_pages:
         raise LimitError(
             f"the document lays out to {len(document.pages)} pages; the limit is "

@@ -12,6 +12,7 @@ like citations. Right-to-left paragraphs, list items, table cells and tables are
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -71,6 +72,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     EntryParts,
+    ImageBytes,
     document_title,
     entry_parts,
     image_fallback,
@@ -250,6 +252,7 @@ class _DocxWriter:
         self.numbered_marks: dict[str, str] = {}  # "fig_1" → bookmark name
         self._placed_marks: set[str] = set()
         self.pictures = Pictures(document.part)
+        self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         section = document.sections[-1]
         self.text_width = int(section.page_width - section.left_margin - section.right_margin)
         self._collect(rdoc.document.blocks)
@@ -596,6 +599,8 @@ class _DocxWriter:
 
     def _image(self, p: Element, image: Image, scope: _Scope) -> None:
         loaded = load_image(image.src, self.options)
+        if loaded is not None:  # python-docx stores one part per distinct image
+            self.image_bytes.add(len(loaded.data), key=hashlib.sha256(loaded.data).digest())
         max_width = self.text_width - scope.indent * EMU_PER_TWIP
         inline = self.pictures.inline(loaded, image, max_width) if loaded is not None else None
         if inline is None:

@@ -64,12 +64,15 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     DocumentTitle,
+    ImageBytes,
     document_title,
     entry_parts,
     image_fallback,
     task_box,
     unresolved_note_text,
 )
+from renderers.writers.html.breaks import breakable
+from renderers.writers.html.list_numbers import ol_start_style
 from renderers.writers.html.math import (
     MATH_CSS,
     caption_label,
@@ -93,6 +96,13 @@ def cite_markup(anchor: str, numbers: Iterable[int]) -> Markup:
         for text, number in pieces
     )
     return Markup(f'<sup class="cite" id="{escape(anchor)}">{inner}</sup>')
+
+
+def list_start_attributes(start: int) -> str:
+    """``start`` of an ordered list, also as the counter reset WeasyPrint needs (list_numbers)."""
+    if start == 1:
+        return ""
+    return f' start="{int(start)}" style="{ol_start_style(start)}"'
 
 
 def image_fallback_markup(image: Image) -> Markup:
@@ -171,6 +181,7 @@ class _Writer:
         self.ids = HeadingIds()
         self.direction: Direction = "ltr"  # inherited by the block being written
         self.notes_series = AuthorNotes(document.blocks)
+        self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
         self.has_math = False
         if self.notes_series:
@@ -205,7 +216,7 @@ class _Writer:
                 with self.directed(blocks_direction((block,))) as attr:
                     return Markup(f"<ul{attr}>\n{self.items(items, list_tight)}\n</ul>")
             case OrderedList(items, start, list_tight):
-                start_attr = f' start="{int(start)}"' if start != 1 else ""
+                start_attr = list_start_attributes(start)
                 with self.directed(blocks_direction((block,))) as attr:
                     inner = self.items(items, list_tight)
                     return Markup(f"<ol{start_attr}{attr}>\n{inner}\n</ol>")
@@ -214,7 +225,7 @@ class _Writer:
             case CodeBlock(text, language):
                 cls = _LANGUAGE.sub("", language)
                 cls_attr = f' class="language-{cls}"' if cls else ""
-                return Markup(f'<pre dir="ltr"><code{cls_attr}>{escape(text)}</code></pre>')
+                return Markup(f'<pre dir="ltr"><code{cls_attr}>{breakable(text)}</code></pre>')
             case BlockQuote(inner):
                 return Markup(f'<blockquote dir="auto">\n{self.blocks(inner)}\n</blockquote>')
             case Figure(image, caption, label, number):
@@ -228,7 +239,7 @@ class _Writer:
             case ThematicBreak():
                 return Markup("<hr>")
             case RawBlock(text, _):
-                return Markup(f'<pre class="raw" dir="ltr">{escape(text)}</pre>')
+                return Markup(f'<pre class="raw" dir="ltr">{breakable(text)}</pre>')
             case FootnoteDef():
                 return Markup("")  # rendered in the Notes list
             case _:
@@ -299,7 +310,7 @@ class _Writer:
     def inline(self, node: Inline) -> Markup:
         match node:
             case Text(text):
-                return escape(text)
+                return breakable(text)
             case Emph(children):
                 return Markup(f"<em>{self.inlines(children)}</em>")
             case Strong(children):
@@ -310,7 +321,7 @@ class _Writer:
                 attrs = f' title="{escape(title)}"' if title else ""
                 return Markup(f"<{style}{attrs}>{self.inlines(children)}</{style}>")
             case Code(text):
-                return Markup(f"<code>{escape(text)}</code>")
+                return Markup(f"<code>{breakable(text)}</code>")
             case Link(url, children, title):
                 return self.link(url, children, title)
             case Image():
@@ -320,7 +331,7 @@ class _Writer:
             case SoftBreak():
                 return Markup("\n")
             case RawInline(text, _):
-                return Markup(f'<span class="raw">{escape(text)}</span>')
+                return Markup(f'<span class="raw">{breakable(text)}</span>')
             case FootnoteRef(label):
                 note = self.notes_series.get(label)
                 if note is None:
@@ -351,6 +362,7 @@ class _Writer:
         if loaded is None:
             return image_fallback_markup(image)
         title_attr = f' title="{escape(image.title)}"' if image.title else ""
+        self.image_bytes.add(len(loaded.data))  # every <img> carries its own copy
         return Markup(
             f'<img src="{loaded.data_uri()}" alt="{escape(image.alt)}"{title_attr} '
             f'width="{loaded.width}" height="{loaded.height}">'
