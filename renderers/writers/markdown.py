@@ -128,8 +128,10 @@ def escape_text(text: str, *, line_start: bool) -> str:
     """
     out = _ESCAPE_ALWAYS.sub(lambda m: "\\" + m.group(0), text)
     out = _ENTITY.sub("\\\\&", out)
-    out = _MATH_DOLLAR.sub("\\\\$", out)
-    out = _CROSSREF_AT.sub("\\\\@", out)
+    if "$" in out:
+        out = _MATH_DOLLAR.sub("\\\\$", out)
+    if "@" in out:
+        out = _CROSSREF_AT.sub("\\\\@", out)
     for char, entity in _FULLWIDTH.items():
         out = out.replace(char, entity)
     if line_start:
