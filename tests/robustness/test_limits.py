@@ -45,6 +45,7 @@ def test_documented_defaults() -> None:
         max_nesting=64,
         max_table_rows=100_000,
         max_table_cells=100_000,
+        max_formulas=1_000,
         max_pool_rows=200_000,
         max_image_pixels=50_000_000,
         max_pages=2_000,
@@ -55,7 +56,8 @@ def test_documented_defaults() -> None:
     for name, value in (("max_content_bytes", "20 MiB"), ("max_citations", "200,000"),
                         ("max_cited_sids", "500,000"), ("max_table_cells", "100,000"),
                         ("max_nesting", "64"), ("max_table_rows", "100,000"),
-                        ("max_pool_rows", "200,000"), ("max_image_pixels", "50,000,000"),
+                        ("max_pool_rows", "200,000"), ("max_formulas", "1,000"),
+                        ("max_image_pixels", "50,000,000"),
                         ("max_pages", "2,000"), ("max_page_inches", "100"),
                         ("max_raster_pixels", "100,000,000")):
         assert f"`{name}`" in security and value in security, name
