@@ -44,6 +44,10 @@ class Source:
     def print_html(self) -> str:
         return self.html
 
+    @property
+    def authors_look(self) -> bool:
+        return False
+
     def html_input(self) -> str | None:
         return self.html_text
 

@@ -25,6 +25,7 @@ from renderers.diagnostics import Code
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
+from renderers.testing import normalize_pdf
 from renderers.writers.typst.writer import STYLES_NOT_APPLIED
 from tests.helpers import pdf_lines
 from tests.support.render import write_resolved
@@ -175,3 +176,21 @@ def test_the_engine_is_recorded_for_pdf_and_png(tmp_path: Path) -> None:
     assert (tmp_path / "t.pdf").read_bytes() != (tmp_path / "w.pdf").read_bytes()
     png = next(r for r in results if r.format == "png")
     assert png.stats["pages"] == 1 and (tmp_path / "t.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_cross_references_link_to_their_numbered_figure_and_formulas_are_drawn(
+    engine: str, tmp_path: Path
+) -> None:
+    PILImage.new("RGB", (200, 100), (0, 120, 0)).save(tmp_path / "chart.png")
+    filler = "\n\n".join(f"Paragraph {i} " + "with words " * 40 for i in range(30))
+    markdown = (f"# T\n\nSee @fig:chart and $\\frac{{a}}{{b}}$.\n\n{filler}\n\n"
+                "![A chart](chart.png){#fig:chart}\n")  # fmt: skip
+    pdf = pdf_of(markdown, engine, base_dir=tmp_path)
+    texts = page_texts(pdf)
+    figure_page = next(i for i, text in enumerate(texts, 1) if "Figure 1: A chart" in text)
+    assert figure_page > 1 and "See Figure 1" in texts[0] and "frac" not in "".join(texts)
+    links = normalize_pdf(pdf)["links.txt"].splitlines()
+    # "goto #fig-1 (page 5)" (WeasyPrint names its anchors) or "goto page 5" (Typst)
+    assert links[0].startswith("page 1: goto") and links[0].rstrip(")").endswith(
+        f"page {figure_page}"
+    )

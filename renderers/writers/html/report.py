@@ -22,6 +22,7 @@ from renderers.document import (
     Cite,
     Code,
     CodeBlock,
+    CrossRef,
     Document,
     Emph,
     Figure,
@@ -33,6 +34,7 @@ from renderers.document import (
     LineBreak,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -71,6 +73,13 @@ from renderers.writers.common import (
 )
 from renderers.writers.html.breaks import breakable
 from renderers.writers.html.list_numbers import ol_start_style
+from renderers.writers.html.math import (
+    MATH_CSS,
+    caption_label,
+    crossref_markup,
+    math_markup,
+    numbered_id,
+)
 from renderers.writers.html.templating import environment, report_css
 
 NOTES_ID = "notes"
@@ -126,6 +135,7 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         options=options,
         notes=notes,
         rdoc=rdoc,
+        math=writer.has_math,
     )
 
 
@@ -141,9 +151,11 @@ def render_page(
     options: RenderOptions,
     rdoc: ResolvedDocument,
     notes: list[dict[str, object]] | None = None,
+    math: bool = False,
 ) -> str:
-    """Fill ``report.html.j2`` (page shell, CSS, title, notes, Sources) around ``body``."""
-    css = report_css(options.page_size)
+    """Fill ``report.html.j2`` (page shell, CSS, title, notes, Sources) around ``body``;
+    ``math`` adds the CSS formulas need."""
+    css = report_css(options.page_size) + (MATH_CSS if math else "")
     return environment().get_template("report.html.j2").render(
         lang="en",
         title=title.page_title,
@@ -171,6 +183,7 @@ class _Writer:
         self.notes_series = AuthorNotes(document.blocks)
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
+        self.has_math = False
         if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
 
@@ -215,11 +228,14 @@ class _Writer:
                 return Markup(f'<pre dir="ltr"><code{cls_attr}>{breakable(text)}</code></pre>')
             case BlockQuote(inner):
                 return Markup(f'<blockquote dir="auto">\n{self.blocks(inner)}\n</blockquote>')
-            case Figure(image, caption):
+            case Figure(image, caption, label, number):
+                lead = caption_label(label, number)
                 cap = (
-                    Markup(f"<figcaption>{self.inlines(caption)}</figcaption>") if caption else ""
+                    Markup(f"<figcaption>{lead}{self.inlines(caption)}</figcaption>")
+                    if caption or lead else ""
                 )
-                return Markup(f"<figure>{self.image(image)}{cap}</figure>")
+                return Markup(f"<figure{numbered_id(label, number)}>{self.image(image)}{cap}"
+                              "</figure>")
             case ThematicBreak():
                 return Markup("<hr>")
             case RawBlock(text, _):
@@ -255,9 +271,10 @@ class _Writer:
             return "<tr>" + "".join(parts) + "</tr>"
 
         with self.directed(blocks_direction((table,))) as attr:
-            parts = [f"<table{attr}>"]
-            if table.caption:
-                parts.append(f"<caption>{self.inlines(table.caption)}</caption>")
+            parts = [f"<table{numbered_id(table.label, table.number)}{attr}>"]
+            lead = caption_label(table.label, table.number)
+            if table.caption or lead:
+                parts.append(f"<caption>{lead}{self.inlines(table.caption)}</caption>")
             if table.header:
                 parts.append(f"<thead>{row(table.header, 'th')}</thead>")
             parts.append("<tbody>")
@@ -322,6 +339,11 @@ class _Writer:
                 return self.note_reference(note)
             case Cite(_, numbers, anchor):
                 return cite_markup(anchor, numbers)
+            case Math():
+                self.has_math = True
+                return math_markup(node)
+            case CrossRef():
+                return crossref_markup(node)
             case _:
                 raise UnsupportedNodeError(f"HTML writer: unsupported inline {type(node).__name__}")
 

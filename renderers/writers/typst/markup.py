@@ -29,6 +29,7 @@ from renderers.document import (
     Cite,
     Code,
     CodeBlock,
+    CrossRef,
     Emph,
     Figure,
     FootnoteDef,
@@ -39,6 +40,7 @@ from renderers.document import (
     LineBreak,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -73,12 +75,20 @@ from renderers.writers.common import (
 )
 from renderers.writers.html.report import NOTES_ID, paragraph_dir
 from renderers.writers.typst.escape import string_literal, text_expr, text_markup
+from renderers.writers.typst.math import (
+    caption_lead,
+    crossref_markup,
+    math_markup,
+    numbered_anchor_of,
+)
 from renderers.writers.typst.parts import (
     STYLE_FUNCTIONS,
+    RootFiles,
     array,
     call,
     content,
     label_call,
+    labelled,
     optional,
     source_entry,
     typst_image,
@@ -132,7 +142,7 @@ def typst_source(
         writer.notes_section(),
         writer.sources_section(),
     ]
-    return TypstSource("\n\n".join(p for p in parts if p) + "\n", writer.images)
+    return TypstSource("\n\n".join(p for p in parts if p) + "\n", writer.root.files)
 
 
 def _metadata(title: str, options: RenderOptions, *, dated: bool) -> str:
@@ -149,8 +159,7 @@ class _Markup:
     def __init__(self, rdoc: ResolvedDocument, options: RenderOptions) -> None:
         self.rdoc = rdoc
         self.options = options
-        self.images: dict[str, bytes] = {}  # file name in the compile root → bytes
-        self.image_names: dict[bytes, str] = {}
+        self.root = RootFiles()
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.notes = AuthorNotes(rdoc.document.blocks)
         self.heading_ids: dict[int, str] = {}
@@ -181,6 +190,8 @@ class _Markup:
                 ident = ids.assign(block.id or plain_text(block.children))
                 self.heading_ids[id(block)] = ident
                 self.labels.add(ident)
+            elif isinstance(block, Figure | Table) and block.label and block.number:
+                self.labels.add(numbered_anchor_of(block.label, block.number))
         if self.rdoc.entries:
             self.labels.add(SOURCES_ID)
         for entry in self.rdoc.entries:
@@ -244,9 +255,12 @@ class _Markup:
                 if self.block_depth >= MAX_BLOCK_DEPTH:
                     return self.blocks(inner)
                 return call("quote-block", content(self.nested_blocks(inner)))
-            case Figure(image, caption):
+            case Figure(image, caption, label, number):
                 body = self.image(image, block=True)
-                return call("figure-block", content(body), optional(self.inlines(caption)))
+                lead = caption_lead(label, number)
+                caption_markup = optional(lead + self.inlines(caption))
+                figure = call("figure-block", content(body), caption_markup)
+                return labelled(figure, numbered_anchor_of(label, number))
             case ThematicBreak():
                 return "#rule-block();"
             case RawBlock(text, _):
@@ -376,6 +390,10 @@ class _Markup:
                 return self.note_reference(label)
             case Cite(_, numbers, anchor):
                 return self.cite(anchor, numbers)
+            case Math():
+                return math_markup(node, self.root)
+            case CrossRef():
+                return crossref_markup(node, self.labels)
             case _:
                 raise UnsupportedNodeError(
                     f"Typst writer: unsupported inline {type(node).__name__}"
@@ -445,11 +463,9 @@ class _Markup:
         if loaded is None:
             return call("image-alt", content(text_markup(image_fallback(image))))
         data, extension = typst_image(loaded)
-        name = self.image_names.get(data)
-        if name is None:  # the PDF holds each distinct image once, however often it is shown
+        name, new = self.root.name_of(data, "image", extension)
+        if new:  # the PDF holds each distinct image once, however often it is shown
             self.image_bytes.add(len(data))
-            name = self.image_names[data] = f"image-{len(self.images) + 1}.{extension}"
-            self.images[name] = data
         width = round(loaded.width * _PT_PER_PX, 2)
         function = "sized-image" if block else "inline-image"
         alt = image.alt or image.title

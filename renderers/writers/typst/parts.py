@@ -33,6 +33,24 @@ STYLE_FUNCTIONS: dict[InlineStyle, str] = {
 }
 
 
+class RootFiles:
+    """The files a compile's root holds besides the main file: each distinct picture once,
+    under a name we make (``image-1.png``, ``math-2.svg``), never one the input chose."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}  # name in the root → bytes
+        self._names: dict[bytes, str] = {}
+
+    def name_of(self, data: bytes, prefix: str, extension: str) -> tuple[str, bool]:
+        """The file name holding ``data`` and whether it is new (its bytes not yet in the root)."""
+        known = self._names.get(data)
+        if known is not None:
+            return known, False
+        name = self._names[data] = f"{prefix}-{len(self.files) + 1}.{extension}"
+        self.files[name] = data
+        return name, True
+
+
 def call(function: str, *args: str) -> str:
     """``#function(arg, …);`` — a call of a template function with arguments we built."""
     return f"#{function}({', '.join(args)});"
@@ -57,6 +75,14 @@ def array(items: Iterable[str]) -> str:
 def label_call(name: str) -> str:
     """``#label("name")`` after an element: the anchor links and back-links jump to."""
     return f"#label({string_literal(name)})"
+
+
+def labelled(markup: str, anchor: str) -> str:
+    """A call (``#f(…);``) with the label ``anchor`` attached, so links can target it; the
+    call as it is when there is no anchor."""
+    if not anchor:
+        return markup
+    return markup.removesuffix(";") + label_call(anchor) + ";"
 
 
 def typst_image(image: LoadedImage) -> tuple[bytes, str]:

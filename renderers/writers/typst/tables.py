@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from renderers.document import Alignment, Table, TableCell, plain_text
 from renderers.text import text_direction
-from renderers.writers.typst.parts import array, call, content, label_call, optional
+from renderers.writers.typst.math import caption_lead, numbered_anchor_of
+from renderers.writers.typst.parts import array, call, content, label_call, labelled, optional
 
 if TYPE_CHECKING:
     from renderers.writers.typst.markup import _Markup
@@ -51,7 +52,7 @@ class TableMarkup:
         header = list(table.header)
         columns = max((len(r) for r in (header, *rows)), default=0)
         if columns == 0:
-            return writer.inlines(table.caption)
+            return caption_lead(table.label, table.number) + writer.inlines(table.caption)
         aligns = table_aligns(table.aligns, columns)
         args = [
             f"columns: {array(f'{w}fr' for w in column_weights([header, *rows], columns))}",
@@ -69,7 +70,9 @@ class TableMarkup:
         args += [content(cell) for row in rows for cell in self.cells(row, columns, aligns)]
         body = f"table({', '.join(args)})"
         placed = "".join(f"#metadata(none){label_call(anchor)};" for anchor in anchors)
-        return placed + call("table-block", body, optional(writer.inlines(table.caption)))
+        caption = caption_lead(table.label, table.number) + writer.inlines(table.caption)
+        block = call("table-block", body, optional(caption))
+        return placed + labelled(block, numbered_anchor_of(table.label, table.number))
 
     def cells(self, cells: list[TableCell], columns: int, aligns: list[str]) -> list[str]:
         """The markup of each cell of a row, padded (or cut) to ``columns`` cells; a cell whose
