@@ -337,3 +337,24 @@ def test_pdf_ua_takes_images_without_alt_text_as_decoration(tmp_path: Path) -> N
     root = PdfReader(io.BytesIO(pdf)).trailer["/Root"]
     assert "/StructTreeRoot" in root and b"pdfuaid" in root["/Metadata"].get_object().get_data()
     assert len(re.findall(rb"/Subtype\s*/Image", pdf)) == 1  # one image, shown twice
+
+
+def test_every_node_of_the_ir_fixture_keeps_its_text(sample_pool: list[dict[str, object]]) -> None:
+    """The ``every_node`` fixture (every block and inline kind) through Typst: the text of each
+    text, code and raw inline is in the PDF, in order."""
+    from renderers.document import iter_inlines
+    from tests.support.ir import load_ir
+    from tests.support.render import resolve_rows
+
+    rdoc = resolve_rows(load_ir("every_node"), sample_pool)
+    pdf, _, notes = typst_pdf(rdoc, RenderOptions())
+    assert notes == []
+    shown = squeeze(pdf_text(pdf))
+    position = 0
+    body = tuple(b for b in rdoc.document.blocks if not isinstance(b, FootnoteDef))
+    pieces = [n.text for n in iter_inlines(body) if isinstance(n, Text | Code | RawInline)]
+    assert len(pieces) > 20
+    for piece in filter(None, map(squeeze, pieces)):
+        found = shown.find(piece, position)
+        assert found >= 0, (piece, shown[position : position + 80])
+        position = found + len(piece)
