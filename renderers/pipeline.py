@@ -207,6 +207,10 @@ def prepare(
         strict=options.strict,
         sources_heading=options.sources_heading,
     )
+    if options.csl or options.citation_format != "superscript":
+        from renderers.styles import apply_style
+
+        rdoc = apply_style(rdoc, options)
     citations = sum(
         1 for node in iter_inlines(rdoc.document.blocks) if isinstance(node, Cite) and node.numbers
     )
@@ -358,6 +362,7 @@ class Session:
                     usage_sids=list(self.rdoc.usage_sids),
                     unknown_sids=list(plan.unknown_sids),
                     sha256=hashlib.sha256(data).hexdigest(),
+                    extra=self._style_record(),
                 )
             )
         supersedes = _stale_pages(out_dir, target, artifact_name, inputs) if fmt == "png" else None
@@ -377,6 +382,16 @@ class Session:
             diagnostics=list(diagnostics),
             stats=self._stats(artifact, elapsed),
         )
+
+    def _style_record(self) -> dict[str, Any]:
+        """The citation style of the record (``style``, ``citation_format``): only what differs
+        from the default look, so default records keep their shape."""
+        record: dict[str, Any] = {}
+        if self.rdoc.style:
+            record["style"] = self.rdoc.style
+        if self.options.citation_format != "superscript":
+            record["citation_format"] = self.options.citation_format
+        return record
 
     def _stats(self, artifact: Artifact, elapsed_ms: float) -> dict[str, Any]:
         """The writer's own counts, then what every artifact reports."""

@@ -53,6 +53,8 @@ class SourceEntry:
     date: str
     anchor: str  # "src-N"
     backlink: str  # anchor of the first citation of this source ("cite-K")
+    formatted: tuple[Inline, ...] = ()  # the entry in a CSL style (renderers.styles), else ()
+    marker: str | None = None  # the style's marker ("[1]", "1.", "" unnumbered); None: "N."
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class ResolvedDocument:
     entries: tuple[SourceEntry, ...]
     warnings: tuple[str, ...]
     sources_heading: str = "Sources"
+    style: str = ""  # the CSL style applied (bundled name or file name); "" for the default look
 
     @property
     def title(self) -> str:
@@ -72,6 +75,20 @@ class ResolvedDocument:
     @property
     def usage_sids(self) -> tuple[int, ...]:
         return self.document.usage_sids
+
+
+_ENTRY_TARGET = re.compile(r"#src-([1-9][0-9]{0,8})")
+
+
+def entry_target(number: int) -> str:
+    """The in-document link to Sources entry ``number`` (its anchor is ``src-N``)."""
+    return f"#src-{number}"
+
+
+def entry_number(url: str) -> int | None:
+    """N of a link to Sources entry N (:func:`entry_target`), else None."""
+    match = _ENTRY_TARGET.fullmatch(url)
+    return int(match.group(1)) if match else None
 
 
 def source_label(source: Source) -> str:
@@ -120,7 +137,7 @@ def resolve(
     counter = iter(range(1, len(cites) + 1))
     first_anchor: dict[int, str] = {}
 
-    def number(cite: Cite) -> Cite:
+    def number(cite: Cite, _previous: Inline | None) -> Cite:
         anchor = f"cite-{next(counter)}"
         numbers = plan.numbers_for(cite.sids)
         for n in numbers:
@@ -151,7 +168,8 @@ def resolve(
     )
 
 
-CiteFn = Callable[[Cite], Cite]
+#: Maps one citation; the second argument is the inline node before it in its run (or None).
+CiteFn = Callable[[Cite, "Inline | None"], Cite]
 
 
 def _map_inlines(inlines: tuple[Inline, ...], fn: CiteFn) -> tuple[Inline, ...]:
@@ -159,7 +177,7 @@ def _map_inlines(inlines: tuple[Inline, ...], fn: CiteFn) -> tuple[Inline, ...]:
     for node in inlines:
         match node:
             case Cite():
-                out.append(fn(node))
+                out.append(fn(node, out[-1] if out else None))
             case Emph(children) | Strong(children) | Strike(children) | Styled(_, children):
                 out.append(dataclasses.replace(node, children=_map_inlines(children, fn)))
             case Link(children=children):
@@ -195,6 +213,11 @@ def _drop_unresolved(inlines: list[Inline]) -> tuple[Inline, ...]:
 
 def _map_cells(cells: tuple[TableCell, ...], fn: CiteFn) -> tuple[TableCell, ...]:
     return tuple(TableCell(_map_inlines(c.children, fn)) for c in cells)
+
+
+def map_cites(blocks: tuple[Block, ...], fn: CiteFn) -> tuple[Block, ...]:
+    """``blocks`` with every citation replaced by ``fn(cite, previous_inline)``."""
+    return _map_blocks(blocks, fn)
 
 
 def _map_blocks(blocks: tuple[Block, ...], fn: CiteFn) -> tuple[Block, ...]:

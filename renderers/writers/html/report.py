@@ -8,7 +8,7 @@ for the title, author notes, Sources entries, missing images and task boxes is d
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from markupsafe import Markup, escape
@@ -65,6 +65,7 @@ from renderers.writers.common import (
     document_title,
     entry_parts,
     image_fallback,
+    source_preview,
     task_box,
     unresolved_note_text,
 )
@@ -107,7 +108,7 @@ def paragraph_dir(direction: Direction | None, inherited: Direction = "ltr") -> 
 
 def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The standalone HTML5 report of ``rdoc``."""
-    writer = _Writer(options, rdoc.document)
+    writer = ReportWriter(options, rdoc.document)
     body = writer.blocks(rdoc.document.blocks)
     notes = writer.notes()
     return render_page(
@@ -116,7 +117,20 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         options=options,
         notes=notes,
         rdoc=rdoc,
+        cite_notes=writer.cite_notes,
     )
+
+
+def styled_cite_markup(cite: Cite, inlines: Callable[[tuple[Inline, ...]], Markup]) -> Markup:
+    """A citation the style pass filled (:mod:`renderers.styles`): its inlines in a
+    ``<span class="cite">`` (links to ``#src-N`` lead to the entries), or for a note style the
+    note's number linked to the note (``cnote-K``)."""
+    anchor = escape(cite.anchor)
+    if cite.note:
+        return Markup(
+            f'<sup class="cite" id="{anchor}"><a href="#cnote-{cite.note}">{cite.note}</a></sup>'
+        )
+    return Markup(f'<span class="cite" id="{anchor}">{inlines(cite.children)}</span>')
 
 
 def html_artifact(source: WriteSource) -> Artifact:
@@ -131,9 +145,14 @@ def render_page(
     options: RenderOptions,
     rdoc: ResolvedDocument,
     notes: list[dict[str, object]] | None = None,
+    cite_notes: list[dict[str, object]] | None = None,
 ) -> str:
-    """Fill ``report.html.j2`` (page shell, CSS, title, notes, Sources) around ``body``."""
+    """Fill ``report.html.j2`` (page shell, CSS, title, notes, Sources) around ``body``.
+
+    ``cite_notes`` are the notes of a note style (number, body, back-reference)."""
     css = report_css(options.page_size)
+    entry_writer = ReportWriter(options, rdoc.document)
+    bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
     return environment().get_template("report.html.j2").render(
         lang="en",
         title=title.page_title,
@@ -144,6 +163,10 @@ def render_page(
         notes=notes or [],
         notes_heading=NOTES_HEADING,
         entries=[entry_parts(entry) for entry in rdoc.entries],
+        bodies=bodies,
+        previews={e.anchor: source_preview(e) for e in rdoc.entries},
+        styled=bool(bodies),
+        cite_notes=cite_notes or [],
         sources_heading=rdoc.sources_heading,
         backlink_mark=BACKLINK_MARK,
         backlink_title=BACKLINK_TITLE,
@@ -151,7 +174,7 @@ def render_page(
     )
 
 
-class _Writer:
+class ReportWriter:
     """Walks the IR once; every node kind has a branch, anything else is an error."""
 
     def __init__(self, options: RenderOptions, document: Document) -> None:
@@ -160,6 +183,7 @@ class _Writer:
         self.direction: Direction = "ltr"  # inherited by the block being written
         self.notes_series = AuthorNotes(document.blocks)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
+        self.cite_notes: list[dict[str, object]] = []  # a note style's notes, in order
         if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
 
@@ -309,7 +333,12 @@ class _Writer:
                 if note is None:
                     return escape(unresolved_note_text(label))
                 return self.note_reference(note)
-            case Cite(_, numbers, anchor):
+            case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
+                if note:
+                    self.cite_notes.append({"id": f"cnote-{note}", "number": note,
+                                            "body": self.inlines(children), "backref": anchor})
+                if note or children:
+                    return styled_cite_markup(node, self.inlines)
                 return cite_markup(anchor, numbers)
             case _:
                 raise UnsupportedNodeError(f"HTML writer: unsupported inline {type(node).__name__}")
