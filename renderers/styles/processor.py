@@ -7,14 +7,10 @@ citation comes first, which is a repeat and which is *ibid.* Every citation item
 item span (:func:`renderers.styles.markup.item_prefix`) so that each cited source in
 "(IEA, 2025; Smith and Doe, 2023)" links to its own entry.
 
-Two of citeproc-py's gaps are closed here rather than worked around by hand-formatting:
-
-* it suppresses a substituted variable only when the ``<substitute>`` child names the variable
-  itself, not when it calls a macro (``<text macro="title"/>``), so APA and Chicago printed an
-  untitled-author web page's title twice; :func:`_repress_substituted` suppresses every
-  variable the substituting element renders, macros followed, as the CSL specification says;
-* it ignores ``display="left-margin"``, so a numeric entry came out as ``[1]IEA…``; the
-  bibliography's ``citation-number`` is wrapped in a number span and becomes the entry's marker.
+citeproc-py's departures from the CSL specification that the bundled styles meet are corrected
+in :mod:`renderers.styles.fixes`; it ignores ``display="left-margin"``, so the bibliography's
+``citation-number`` is wrapped in a number span here and becomes the entry's marker (else a
+numeric entry reads ``[1]IEA…``).
 
 What citeproc-py does not do at all, and so citerender does not either: year-suffix
 disambiguation ("2024a"), collapsing of cited numbers within a CSL citation, and
@@ -24,18 +20,18 @@ disambiguation ("2024a"), collapsing of cited numbers within a CSL citation, and
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle
-from citeproc.model import Names, Substitute, VariableError
 from citeproc.source.json import CiteProcJSON
 
 from renderers.document import Cite, Inline, Text
 from renderers.errors import OptionError
 from renderers.resolve import SourceEntry, entry_target
 from renderers.styles.catalog import CSL_NS, CslStyle
+from renderers.styles.fixes import install_fixes
 from renderers.styles.items import csl_item
 from renderers.styles.markup import (
     FORMATTER,
@@ -86,7 +82,7 @@ def format_document(
 def _format(
     style: CslStyle, entries: Sequence[SourceEntry], cites: Sequence[Cite]
 ) -> StyledDocument:
-    _install_substitute_fix()
+    install_fixes()
     processor = CitationStylesStyle(io.BytesIO(style.xml), validate=False)
     _mark_numbers(processor)
     by_number = {entry.number: entry for entry in entries}
@@ -183,61 +179,3 @@ def _mark_numbers(processor: CitationStylesStyle) -> None:
         if node.get("variable") == "citation-number":
             node.set("prefix", opening("number") + node.get("prefix", ""))
             node.set("suffix", node.get("suffix", "") + closing("number"))
-
-
-# ---------------------------------------------------------------- citeproc-py's substitute gap
-
-
-def _rendered_variables(element: Any, seen: set[str]) -> Iterator[str]:
-    """The variables ``element`` renders through ``cs:text``, following macros."""
-    for node in element.iter(f"{{{CSL_NS}}}text"):
-        variable = node.get("variable")
-        if variable:
-            yield variable
-        macro = node.get("macro")
-        if macro and macro not in seen:
-            seen.add(macro)
-            try:
-                found = node.get_macro(macro)
-            except (IndexError, KeyError, AttributeError):
-                continue
-            yield from _rendered_variables(found, seen)
-
-
-def _substitute_render(self: Substitute, item: Any, context: Any = None, **kwargs: Any) -> Any:
-    """``Substitute.render`` as the CSL specification wants it: the first child that renders
-    wins, and every variable it rendered (macros followed) is suppressed in the rest of the
-    entry. citeproc-py suppressed only a variable the child names itself."""
-    for child in self.getchildren():
-        try:
-            if isinstance(child, Names) and child.name is None:
-                names = self.xpath_search("./parent::cs:names[1]")[0]
-                text = child.render(item, names_context=names, context=context, **kwargs)
-            else:
-                text = child.render(item, context=context, **kwargs)
-        except VariableError:
-            continue
-        if text:
-            _repress(child, item, str(text), context)
-            return text
-    return None
-
-
-def _repress(child: Any, item: Any, shown: str, context: Any) -> None:
-    layout = context.get_layout()
-    if child.get("variable"):
-        for variable in child.get("variable").split():
-            layout.repressed.setdefault(child.tag, []).append(variable)
-    text_tag = f"{{{CSL_NS}}}text"
-    for variable in set(_rendered_variables(child, set())):
-        try:
-            value = item.reference[variable.replace("-", "_")]
-        except (VariableError, KeyError, AttributeError):
-            continue
-        if str(value) and str(value).casefold() in shown.casefold():
-            layout.repressed.setdefault(text_tag, []).append(variable)
-
-
-def _install_substitute_fix() -> None:
-    if Substitute.render is not _substitute_render:
-        Substitute.render = _substitute_render

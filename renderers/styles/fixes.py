@@ -1,0 +1,96 @@
+"""Corrections of citeproc-py where it departs from the CSL 1.0.2 specification in ways the
+bundled styles meet, installed once on its classes (:func:`install_fixes`).
+
+* **Substitution.** A ``<substitute>`` child that renders must suppress every variable it
+  rendered in the rest of the entry. citeproc-py suppressed only a variable the child names
+  itself, not one rendered through a macro (``<text macro="title"/>``), so APA and Chicago
+  printed an author-less web page's title twice ("*Grid page*. (2025). *Grid page*.").
+* **Localized date delimiters.** A localized date format (``<locale><date form="text"
+  delimiter=" ">``) joins its parts with its own delimiter. citeproc-py used the calling
+  ``<date>``'s (usually none), so NLM/Vancouver wrote "cited 2025Jan5".
+
+Each is the specification's rule, not a per-style tweak; the tests of :mod:`renderers.styles`
+show both on the bundled styles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from citeproc.model import Date, Names, Substitute, VariableError
+
+from renderers.styles.catalog import CSL_NS
+
+
+def _rendered_variables(element: Any, seen: set[str]) -> Iterator[str]:
+    """The variables ``element`` renders through ``cs:text``, following macros."""
+    for node in element.iter(f"{{{CSL_NS}}}text"):
+        variable = node.get("variable")
+        if variable:
+            yield variable
+        macro = node.get("macro")
+        if macro and macro not in seen:
+            seen.add(macro)
+            try:
+                found = node.get_macro(macro)
+            except (IndexError, KeyError, AttributeError):
+                continue
+            yield from _rendered_variables(found, seen)
+
+
+def _substitute_render(self: Substitute, item: Any, context: Any = None, **kwargs: Any) -> Any:
+    """``Substitute.render`` as the CSL specification wants it: the first child that renders
+    wins, and every variable it rendered (macros followed) is suppressed in the rest of the
+    entry. citeproc-py suppressed only a variable the child names itself."""
+    for child in self.getchildren():
+        try:
+            if isinstance(child, Names) and child.name is None:
+                names = self.xpath_search("./parent::cs:names[1]")[0]
+                text = child.render(item, names_context=names, context=context, **kwargs)
+            else:
+                text = child.render(item, context=context, **kwargs)
+        except VariableError:
+            continue
+        if text:
+            _repress(child, item, str(text), context)
+            return text
+    return None
+
+
+def _repress(child: Any, item: Any, shown: str, context: Any) -> None:
+    layout = context.get_layout()
+    if child.get("variable"):
+        for variable in child.get("variable").split():
+            layout.repressed.setdefault(child.tag, []).append(variable)
+    text_tag = f"{{{CSL_NS}}}text"
+    for variable in set(_rendered_variables(child, set())):
+        try:
+            value = item.reference[variable.replace("-", "_")]
+        except (VariableError, KeyError, AttributeError):
+            continue
+        if str(value) and str(value).casefold() in shown.casefold():
+            layout.repressed.setdefault(text_tag, []).append(variable)
+
+
+
+
+def _render_single_date(
+    self: Date, date: Any, show_parts: Any = None, context: Any = None
+) -> Any:
+    """``Date.render_single_date`` joining a localized format's parts with its own delimiter."""
+    parts = self.parts(date, show_parts, context) if context != self else self.parts(
+        date, show_parts
+    )
+    if not parts:
+        return None
+    own = not self.is_locale_date() or self.get("delimiter") is not None
+    return (self if own or context is None else context).join(parts)
+
+
+def install_fixes() -> None:
+    """Install the corrections (idempotent)."""
+    if Substitute.render is not _substitute_render:
+        Substitute.render = _substitute_render
+    if Date.render_single_date is not _render_single_date:
+        Date.render_single_date = _render_single_date
