@@ -5,6 +5,9 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
   rendered in the rest of the entry. citeproc-py suppressed only a variable the child names
   itself, not one rendered through a macro (``<text macro="title"/>``), so APA and Chicago
   printed an author-less web page's title twice ("*Grid page*. (2025). *Grid page*.").
+* **Sort keys.** Keys are compared as plain text (CSL: formatting does not take part in
+  sorting); citeproc-py compared them with their formatting, so an italic title (an author-less
+  web page in APA) sorted after every name.
 * **Localized date delimiters.** A localized date format (``<locale><date form="text"
   delimiter=" ">``) joins its parts with its own delimiter. citeproc-py used the calling
   ``<date>``'s (usually none), so NLM/Vancouver wrote "cited 2025Jan5".
@@ -18,9 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from citeproc.model import Date, Names, Substitute, VariableError
+from citeproc.model import Date, Key, Names, Substitute, VariableError
 
 from renderers.styles.catalog import CSL_NS
+from renderers.styles.markup import strip_marks
+
+_KEYS_WITH_FORMATTING = Key.sort_keys
 
 
 def _rendered_variables(element: Any, seen: set[str]) -> Iterator[str]:
@@ -88,8 +94,16 @@ def _render_single_date(
     return (self if own or context is None else context).join(parts)
 
 
+def _plain_sort_keys(self: Key, items: Any, context: Any) -> list[Any]:
+    """``Key.sort_keys`` without formatting: text keys compared as their words."""
+    keys = _KEYS_WITH_FORMATTING(self, items, context)
+    return [strip_marks(str(k)) if isinstance(k, str | list) else k for k in keys]
+
+
 def install_fixes() -> None:
     """Install the corrections (idempotent)."""
+    if Key.sort_keys is not _plain_sort_keys:
+        Key.sort_keys = _plain_sort_keys
     if Substitute.render is not _substitute_render:
         Substitute.render = _substitute_render
     if Date.render_single_date is not _render_single_date:
