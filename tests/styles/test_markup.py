@@ -15,9 +15,9 @@ from renderers.styles.markup import (
 
 
 def test_spans_become_nodes_and_the_number_span_the_marker() -> None:
-    text = (f"{opening('number')}[3]{closing('number')} A. "
-            + FORMATTER.Italic("Journal " + FORMATTER.Bold("vol")) + " " + FORMATTER.Superscript("2")
-            + FORMATTER.SmallCaps(" caps"))
+    italic = FORMATTER.Italic("Journal " + FORMATTER.Bold("vol"))
+    text = (f"{opening('number')}[3]{closing('number')} A. " + italic + " "
+            + FORMATTER.Superscript("2") + FORMATTER.SmallCaps(" caps"))
     parsed = parse_marked(text)
     assert parsed.marker == "[3]"
     assert parsed.inlines == (
