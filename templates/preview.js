@@ -29,7 +29,9 @@
       line("span", "cite-popover-meta", [d.label, d.date].filter(Boolean).join(" \u00b7 "));
       line("p", "cite-popover-snippet", d.snippet);
     } else {
-      line("p", "cite-popover-snippet", entry.textContent.replace(/\s*\u2191\s*$/, ""));
+      var copy = entry.cloneNode(true);
+      copy.querySelectorAll(".note-mark, .backlink").forEach(function (n) { n.remove(); });
+      line("p", "cite-popover-snippet", copy.textContent.trim());
     }
   }
   function place(link) {
