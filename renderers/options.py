@@ -191,9 +191,9 @@ class RenderOptions:
     citation_format: CitationFormat = option(
         "superscript",
         help=(
-            "How numbered citations show in the text: superscript, brackets ([1], [2, 3]) or "
-            "inline-links (the source's title as a link). Author-date styles write their own "
-            "(IEA, 2025); note styles make notes."
+            "How citations show in the text: superscript numbers, brackets ([1], [2, 3]) or "
+            "inline-links (the source's title as a link). With an author-date csl style, "
+            "superscript and brackets give way to its (IEA, 2025); a note style makes notes."
         ),
     )
     sources_heading: str = option("Sources", help="Heading of the Sources section.", max_length=200)

@@ -119,3 +119,13 @@ def test_pdf_citation_links_have_the_source_title_as_tooltip(
         assert tips["src-1"] == "World Energy Outlook 2024"
         assert tips["src-4"] == "Internal cost review"
     assert not any(tip.startswith(("src-", "cite-")) for tip in tips.values())
+
+
+def test_html_input_keeps_the_authors_look_with_styled_citations(tmp_path: Path) -> None:
+    html = ("<h1>Styled</h1><p>Solar led <sup class=\"cite\" data-sids=\"1\">[S:1]</sup> and "
+            "costs fell [[S:2]].</p>")
+    (result,) = render(html, tmp_path, formats=["pdf"], sources_pool=POOL, csl="apa")
+    text = " ".join(pdf_text(Path(result.path)).split())
+    assert "Solar led (IEA, 2024) and costs fell (Smith & Doe, 2024)." in text
+    assert "Smith, J., & Doe, J. (2024). Solar module prices in 2024." in text
+    assert _tooltips(Path(result.path))["src-2"] == "Solar module prices in 2024"
