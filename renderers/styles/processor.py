@@ -31,7 +31,7 @@ from renderers.document import Cite, Inline, Text
 from renderers.errors import OptionError
 from renderers.resolve import SourceEntry, entry_target
 from renderers.styles.catalog import CSL_NS, CslStyle
-from renderers.styles.fixes import install_fixes
+from renderers.styles.fixes import install_fixes, style_run
 from renderers.styles.items import csl_item
 from renderers.styles.markup import (
     FORMATTER,
@@ -84,6 +84,16 @@ def _format(
 ) -> StyledDocument:
     install_fixes()
     processor = CitationStylesStyle(io.BytesIO(style.xml), validate=False)
+    with style_run(processor.root):
+        return _format_in_run(processor, style, entries, cites)
+
+
+def _format_in_run(
+    processor: CitationStylesStyle,
+    style: CslStyle,
+    entries: Sequence[SourceEntry],
+    cites: Sequence[Cite],
+) -> StyledDocument:
     _mark_numbers(processor)
     by_number = {entry.number: entry for entry in entries}
     data = CiteProcJSON([_item(entry) for entry in entries])
@@ -95,10 +105,17 @@ def _format(
     if processor.has_bibliography():
         bibliography.sort()
     link = None if style.is_note else entry_target
-    texts = {
-        anchor: parse_marked(str(bibliography.cite(citation, _unknown)), link).inlines
-        for anchor, citation in citations
-    }
+    # A citation that does not depend on its position (no position test in the style's
+    # citation) reads the same wherever it stands: each set of sources is formatted once.
+    positional = _uses_position(processor)
+    known: dict[tuple[int, ...], tuple[Inline, ...]] = {}
+    texts: dict[str, tuple[Inline, ...]] = {}
+    shown = citations if style.is_note or style.is_author_date else []  # numeric: numbers
+    for cite, (anchor, citation) in zip(cites, shown, strict=False):
+        if positional or cite.numbers not in known:
+            text = str(bibliography.cite(citation, _unknown))
+            known[cite.numbers] = parse_marked(text, link).inlines
+        texts[anchor] = known[cite.numbers]
     if style.is_note:
         urls = tuple(e.url for e in entries)
         texts = {anchor: link_urls(inlines, urls) for anchor, inlines in texts.items()}
@@ -168,6 +185,25 @@ def _trim(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:
         head = inlines[0].text.lstrip()
         return ((Text(head),) if head else ()) + inlines[1:]
     return inlines
+
+
+def _uses_position(processor: CitationStylesStyle) -> bool:
+    """Whether the style's citation tests a citation's position (first, subsequent, ibid)."""
+    citation = processor.root.find(f"{{{CSL_NS}}}citation")
+    macros = {m.get("name"): m for m in processor.root.iterfind(f"{{{CSL_NS}}}macro")}
+    pending, seen = [citation], set()
+    while pending:
+        element = pending.pop()
+        if element is None:
+            continue
+        for node in element.iter():
+            if node.get("position") is not None:
+                return True
+            name = node.get("macro")
+            if name and name not in seen:
+                seen.add(name)
+                pending.append(macros.get(name))
+    return False
 
 
 def _mark_numbers(processor: CitationStylesStyle) -> None:
