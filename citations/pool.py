@@ -17,7 +17,7 @@ from citations.chars import clean_text
 from citations.errors import DuplicateSidError, PoolError, SelectorError
 from citations.model import CANONICAL_FIELDS, Source
 from citations.pool_text import ACCEPTED_SHAPES as ACCEPTED_SHAPES
-from citations.pool_text import _is_pool_text, _parse_text, _rows_of
+from citations.pool_text import MAX_POOL_FILE_BYTES, _is_pool_text, _parse_text, _rows_of
 from citations.urls import normalize_path, normalize_url
 
 #: Other names the canonical fields go by in tool outputs and older pools (alias → field).
@@ -320,41 +320,49 @@ class SourcePool:
             return cls((source for _, source in seen.values()), origin=origin)
 
     @classmethod
-    def load(cls, path: str | Path) -> SourcePool:
-        """Load a pool file: JSON (``.json`` or anything else) or YAML (``.yaml``/``.yml``)."""
+    def load(cls, path: str | Path, *, max_rows: int | None = None) -> SourcePool:
+        """Load a pool file: JSON (``.json`` or anything else) or YAML (``.yaml``/``.yml``);
+        more than ``max_rows`` rows raise :class:`TooManyRows` while parsing."""
         file = Path(path)
         name = str(path)
         if not file.exists():
             raise PoolError(f"{name}: pool file not found")
         if not file.is_file():
             raise PoolError(f"{name}: not a file; accepted: a JSON or YAML pool file")
+        if file.stat().st_size > MAX_POOL_FILE_BYTES:
+            raise PoolError(
+                f"{name}: {file.stat().st_size:,} bytes; accepted: a pool file of at most "
+                f"{MAX_POOL_FILE_BYTES:,} bytes"
+            )
         try:
             text = file.read_text(encoding="utf-8-sig")
         except UnicodeDecodeError as exc:
             raise PoolError(f"{name}: not UTF-8 text ({exc.reason}); {ACCEPTED_SHAPES}") from exc
         except OSError as exc:
             raise PoolError(f"{name}: cannot read ({exc.strerror})") from exc
-        data = _parse_text(text, name, yaml_first=file.suffix.lower() in (".yaml", ".yml"))
+        yaml_first = file.suffix.lower() in (".yaml", ".yml")
+        data = _parse_text(text, name, yaml_first=yaml_first, max_rows=max_rows)
         return cls.from_rows(_rows_of(data, name), origin=name)
 
     @classmethod
-    def coerce(cls, obj: object) -> SourcePool:
+    def coerce(cls, obj: object, *, max_rows: int | None = None) -> SourcePool:
         """A pool from whatever callers pass as ``sources_pool``.
 
         Accepted: a SourcePool, None (empty), a list of rows, a mapping with ``sources_pool`` or
-        ``sources``, a path (str or Path), or JSON text starting with ``[`` or ``{``.
+        ``sources``, a path (str or Path), or JSON text starting with ``[`` or ``{``. Text and
+        files with more than ``max_rows`` rows raise :class:`TooManyRows` while parsing.
         """
         if isinstance(obj, SourcePool):
             return obj
         if obj is None:
             return cls()
         if isinstance(obj, Path):
-            return cls.load(obj)
+            return cls.load(obj, max_rows=max_rows)
         if isinstance(obj, str):
             if _is_pool_text(obj):
-                data = _parse_text(obj, "sources_pool", yaml_first=False)
+                data = _parse_text(obj, "sources_pool", yaml_first=False, max_rows=max_rows)
                 return cls.from_rows(_rows_of(data, "sources_pool"), origin="sources_pool")
-            return cls.load(obj)
+            return cls.load(obj, max_rows=max_rows)
         if isinstance(obj, list | tuple):
             return cls.from_rows(obj, origin="sources_pool")
         if isinstance(obj, Mapping):

@@ -17,16 +17,53 @@ ACCEPTED_SHAPES = (
 )
 
 
+#: Largest pool file read (a pool file is read whole before it is parsed): 200,000 rows of
+#: about 1 KB each.
+MAX_POOL_FILE_BYTES = 256 * 1024 * 1024
+
+
 def _is_pool_text(text: str) -> bool:
     """Whether a ``sources_pool`` string is JSON text rather than a file path."""
     return text.lstrip().startswith(("[", "{"))
 
 
-def _parse_text(text: str, name: str, *, yaml_first: bool) -> object:
-    """Parse pool text as JSON (or YAML when ``yaml_first`` or JSON fails on non-JSON input)."""
+class TooManyRows(PoolError):
+    """Pool text holds more than ``max_rows`` rows; raised while parsing, before the rest of the
+    text is turned into objects (the renderer reports it as its ``limits.max_pool_rows``)."""
+
+    def __init__(self, name: str, rows: int, max_rows: int) -> None:
+        super().__init__(f"{name}: more than {max_rows:,} rows; the limit is {max_rows:,}")
+        self.rows = rows
+        self.max_rows = max_rows
+
+
+def _row_counter(name: str, max_rows: int | None) -> Any:
+    """A JSON ``object_pairs_hook`` that counts objects with a ``sid`` key (rows) and stops the
+    parse at the first one over ``max_rows``: a million-row pool costs what the limit allows,
+    not a gigabyte of dicts."""
+    rows = 0
+
+    def build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal rows
+        if max_rows is not None and any(key == "sid" for key, _ in pairs):
+            rows += 1
+            if rows > max_rows:
+                raise TooManyRows(name, rows, max_rows)
+        return dict(pairs)
+
+    return build
+
+
+def _parse_text(
+    text: str, name: str, *, yaml_first: bool, max_rows: int | None = None
+) -> object:
+    """Parse pool text as JSON (or YAML when ``yaml_first`` or JSON fails on non-JSON input);
+    more than ``max_rows`` rows raise :class:`TooManyRows` while parsing."""
     if not yaml_first:
         try:
-            return json.loads(text)
+            if max_rows is None:
+                return json.loads(text)
+            return json.loads(text, object_pairs_hook=_row_counter(name, max_rows))
         except RecursionError as exc:
             raise PoolError(f"{name}: nests too deeply; accepted: {ACCEPTED_SHAPES}") from exc
         except json.JSONDecodeError as exc:
@@ -35,6 +72,10 @@ def _parse_text(text: str, name: str, *, yaml_first: bool) -> object:
                     f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                     f"accepted: {ACCEPTED_SHAPES}"
                 ) from exc
+        except ValueError as exc:  # an integer longer than Python converts (4,300 digits)
+            raise PoolError(
+                f"{name}: a number too long to read ({exc}); accepted: {ACCEPTED_SHAPES}"
+            ) from exc
     import yaml  # only YAML pools pay for it
 
     loader = yaml.SafeLoader(text)
@@ -43,6 +84,7 @@ def _parse_text(text: str, name: str, *, yaml_first: bool) -> object:
         if node is None:
             return None
         _check_alias_expansion(node, name)
+        _check_yaml_rows(node, name, max_rows)
         return loader.construct_document(node)
     except RecursionError as exc:
         raise PoolError(f"{name}: nests too deeply; accepted: {ACCEPTED_SHAPES}") from exc
@@ -89,6 +131,23 @@ def _check_alias_expansion(root: Any, name: str) -> None:
             f"{name}: YAML aliases expand the document by {sizes[id(root)] - len(sizes):,} nodes; "
             f"the limit is {MAX_ALIAS_EXPANSION:,} (alias chains are refused)"
         )
+
+
+def _check_yaml_rows(root: Any, name: str, max_rows: int | None) -> None:
+    """Count the rows of a composed YAML document before any Python object is built."""
+    import yaml
+
+    if max_rows is None:
+        return
+    rows = root
+    if isinstance(root, yaml.MappingNode):
+        rows = next(
+            (value for key, value in root.value
+             if isinstance(key, yaml.ScalarNode) and key.value in ("sources_pool", "sources")),
+            None,
+        )
+    if isinstance(rows, yaml.SequenceNode) and len(rows.value) > max_rows:
+        raise TooManyRows(name, len(rows.value), max_rows)
 
 
 def _yaml_children(node: Any) -> list[Any]:

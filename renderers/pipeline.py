@@ -14,6 +14,7 @@ laid out from, the PDF a PNG is rasterized from — and writes and records each 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -25,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from citations.chars import clean_text
+from renderers.deadline import Deadline
 from renderers.diagnostics import Code, Diagnostic, collect, forward, unique
 from renderers.document import Cite, iter_inlines
 from renderers.errors import (
@@ -38,7 +40,8 @@ from renderers.errors import (
 from renderers.formats import ContentFormat
 from renderers.options import RenderOptions, read_options
 from renderers.outputs import relative_name, write_atomic
-from renderers.readers.answers import read_answer
+from renderers.readers.answers import NativeAnswer, read_answer
+from renderers.sandbox import image_cache
 from renderers.writers import Artifact, writer_for
 
 if TYPE_CHECKING:
@@ -94,6 +97,7 @@ class Prepared:
     parse_ms: float
     inputs: tuple[Path, ...] = ()  # files the render read: no output may replace them
     input_format: str = ""  # markdown, html, or the provider whose answer was adapted
+    deadline: Deadline | None = None  # limits.max_seconds, counted from the start of reading
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -130,11 +134,14 @@ def detect_content_format(value: str | None, text: str) -> ContentFormat:
     return fmt
 
 
-def _check_pool_rows(rows: int, options: RenderOptions) -> None:
+def _check_pool_rows(rows: int, options: RenderOptions, *, at_least: bool = False) -> None:
+    """Refuse a pool of ``rows`` rows (``at_least``: counting stopped there) over the limit."""
     if rows > options.limits.max_pool_rows:
+        count = f"at least {rows:,}" if at_least else f"{rows:,}"
         raise LimitError(
-            f"sources pool has {rows} rows; the limit is {options.limits.max_pool_rows} "
-            "(limits.max_pool_rows)"
+            f"sources pool has {count} rows; the limit is {options.limits.max_pool_rows:,} "
+            "(limits.max_pool_rows)",
+            field="sources_pool",
         )
 
 
@@ -151,25 +158,32 @@ def _input_diagnostics(rdoc: ResolvedDocument) -> list[Diagnostic]:
     ]
 
 
-def prepare(
-    content: Content,
-    *,
-    sources_pool: Any = None,
-    content_format: str | None = None,
-    options: RenderOptions,
-    dialects: Iterable[str] | str | None = None,
-    origin: str = "content",
-    input_file: str | os.PathLike[str] | None = None,
-) -> Prepared:
-    """Read and resolve ``content`` once: the shared first half of every render.
+@dataclass(frozen=True)
+class _Read:
+    """What the reading stages of :func:`prepare` produce."""
 
-    ``input_file`` is the file ``content`` came from, if any; it and a pool given as a path
-    are protected from being replaced by an output.
-    """
+    text: str
+    content_format: ContentFormat
+    dialects: frozenset[str]
+    rdoc: ResolvedDocument
+    native: NativeAnswer | None
+    mapped: list[Diagnostic]
+    sources_pool: Any  # as given, or the pool a provider's answer carried
+
+
+def _read_and_resolve(
+    content: Content,
+    sources_pool: Any,
+    content_format: str | None,
+    options: RenderOptions,
+    dialects: Iterable[str] | str | None,
+    origin: str,
+) -> _Read:
+    """The reading stages of :func:`prepare`: adapt, decode, detect, read, resolve."""
     from citations.pool import SourcePool
+    from citations.pool_text import TooManyRows
     from renderers.resolve import resolve
 
-    started = time.perf_counter()
     native = read_answer(content, sources_pool, content_format, origin,
                          max_bytes=options.limits.max_content_bytes)
     if native is not None:  # a provider's raw answer: markdown with tokens plus its sources
@@ -180,7 +194,11 @@ def prepare(
     # A list of rows is counted before any row is read; a pool given another way after.
     if isinstance(sources_pool, list | tuple):
         _check_pool_rows(len(sources_pool), options)
-    pool = SourcePool.coerce(sources_pool)
+    try:  # text and files are counted while they are parsed
+        pool = SourcePool.coerce(sources_pool, max_rows=options.limits.max_pool_rows)
+    except TooManyRows as exc:
+        _check_pool_rows(exc.rows, options, at_least=True)
+        raise
     _check_pool_rows(len(pool), options)
     mapped: list[Diagnostic] = []
     if "numeric" in chosen:
@@ -211,24 +229,50 @@ def prepare(
         from renderers.styles import apply_style
 
         rdoc = apply_style(rdoc, options)
+    return _Read(text, fmt, chosen, rdoc, native, mapped, sources_pool)
+
+
+def prepare(
+    content: Content,
+    *,
+    sources_pool: Any = None,
+    content_format: str | None = None,
+    options: RenderOptions,
+    dialects: Iterable[str] | str | None = None,
+    origin: str = "content",
+    input_file: str | os.PathLike[str] | None = None,
+) -> Prepared:
+    """Read and resolve ``content`` once: the shared first half of every render.
+
+    ``input_file`` is the file ``content`` came from, if any; it and a pool given as a path
+    are protected from being replaced by an output.
+    """
+    from citations.pool import SourcePool
+
+    started = time.perf_counter()
+    deadline = Deadline(options.limits.max_seconds)
+    with deadline.armed("reading the input"):
+        read = _read_and_resolve(content, sources_pool, content_format, options, dialects, origin)
+    rdoc, native = read.rdoc, read.native
     citations = sum(
         1 for node in iter_inlines(rdoc.document.blocks) if isinstance(node, Cite) and node.numbers
     )
-    files = (input_file, SourcePool.file_of(sources_pool))
+    files = (input_file, SourcePool.file_of(read.sources_pool))
     return Prepared(
-        text=text,
-        content_format=fmt,
+        text=read.text,
+        content_format=read.content_format,
         rdoc=rdoc,
         options=options,
-        dialects=chosen,
+        dialects=read.dialects,
         diagnostics=unique([
             *(Diagnostic(Code.READER_NOTE, w) for w in (native.warnings if native else ())),
-            *_input_diagnostics(rdoc), *mapped,
+            *_input_diagnostics(rdoc), *read.mapped,
         ]),
         citations=citations,
         parse_ms=(time.perf_counter() - started) * 1000,
-        input_format=native.provider if native else fmt,
+        input_format=native.provider if native else read.content_format,
         inputs=tuple(Path(f) for f in files if f is not None),
+        deadline=deadline,
     )
 
 
@@ -307,15 +351,24 @@ class Session:
         made = self._artifacts.get(fmt)
         if made is None:
             writer = writer_for(fmt)
-            with collect() as reported:
+            with collect() as reported, self._armed(f"making the {fmt}"), image_cache():
                 made = writer(self)
             made = self._artifacts[fmt] = made.with_diagnostics(reported)
         forward(made.diagnostics)
         return made
 
+    def _armed(self, stage: str) -> contextlib.AbstractContextManager[None]:
+        """``limits.max_seconds`` over ``stage`` (nothing when the session has no deadline)."""
+        deadline = self.prepared.deadline
+        return deadline.armed(stage) if deadline is not None else contextlib.nullcontext()
+
+    @property
+    def authors_look(self) -> bool:
+        return self.prepared.content_format == "html"
+
     def print_html(self) -> str:
         """The HTML WeasyPrint lays out: the report, or the author's own look for HTML input."""
-        if self.prepared.content_format != "html":
+        if not self.authors_look:
             return self.artifact("html").text()
         if self._print_html is None:
             from renderers.writers.html.author_look import render_html_input

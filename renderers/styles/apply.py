@@ -22,9 +22,9 @@ from __future__ import annotations
 import dataclasses
 
 from citations.numbering import display_segments
-from renderers.document import Cite, Inline, Link, Text, iter_inlines
+from renderers.document import Cite, Inline, Link, Text, iter_inlines, map_blocks
 from renderers.options import RenderOptions
-from renderers.resolve import ResolvedDocument, SourceEntry, entry_target, map_cites
+from renderers.resolve import ResolvedDocument, SourceEntry, entry_target
 from renderers.styles.catalog import CslStyle, load_style
 from renderers.styles.processor import StyledDocument, format_document
 
@@ -42,20 +42,19 @@ def apply_style(rdoc: ResolvedDocument, options: RenderOptions) -> ResolvedDocum
     entries = {entry.number: entry for entry in rdoc.entries}
     notes = {c.anchor: k for k, c in enumerate(cites, start=1)} if style and style.is_note else {}
 
-    def restyle(cite: Cite, previous: Inline | None) -> Cite:
-        if not cite.numbers:
-            return cite
-        if cite.anchor in notes and styled is not None:
+    def restyle(node: Inline) -> Inline:
+        if not isinstance(node, Cite) or not node.numbers:
+            return node
+        if node.anchor in notes and styled is not None:
             return dataclasses.replace(
-                cite, children=styled.citations[cite.anchor], note=notes[cite.anchor]
+                node, children=styled.citations[node.anchor], note=notes[node.anchor]
             )
-        children = _inline_form(cite, style, styled, options, entries)
-        if not children:
-            return cite
-        return dataclasses.replace(cite, children=_spaced(children, previous))
+        return dataclasses.replace(
+            node, children=_inline_form(node, style, styled, options, entries)
+        )
 
     document = dataclasses.replace(
-        rdoc.document, blocks=map_cites(rdoc.document.blocks, restyle)
+        rdoc.document, blocks=map_blocks(rdoc.document.blocks, restyle, tidy=_spaced_run)
     )
     return dataclasses.replace(
         rdoc,
@@ -103,13 +102,18 @@ def inline_links(numbers: tuple[int, ...], entries: dict[int, SourceEntry]) -> t
     return tuple(parts)
 
 
-def _spaced(children: tuple[Inline, ...], previous: Inline | None) -> tuple[Inline, ...]:
-    """An inline citation set off from the word before it by one space."""
-    if previous is None:
-        return children
-    if isinstance(previous, Text) and (not previous.text or previous.text[-1] in _NO_SPACE_AFTER):
-        return children
-    return (Text(" "), *children)
+def _spaced_run(run: list[Inline]) -> tuple[Inline, ...]:
+    """A run of inlines whose in-line citations are set off from the word before them by one
+    space."""
+    out: list[Inline] = []
+    for node in run:
+        if isinstance(node, Cite) and node.children and not node.note and out:
+            previous = out[-1]
+            if not (isinstance(previous, Text)
+                    and (not previous.text or previous.text[-1] in _NO_SPACE_AFTER)):
+                node = dataclasses.replace(node, children=(Text(" "), *node.children))
+        out.append(node)
+    return tuple(out)
 
 
 def _entries(

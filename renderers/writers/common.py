@@ -35,6 +35,7 @@ from renderers.document import (
     iter_inlines,
     plain_text,
 )
+from renderers.errors import LimitError
 from renderers.options import PageSize, RenderOptions
 from renderers.resolve import SourceEntry
 from renderers.text import Direction, text_direction
@@ -352,3 +353,32 @@ def task_marker(checked: bool | None) -> str:
     for it (DOCX, PPTX); ``""`` for a plain item."""
     box = task_box(checked)
     return f"{box} " if box else ""
+
+
+class ImageBytes:
+    """``limits.max_image_bytes``: the image bytes one artifact embeds, counted as it embeds.
+
+    One image used many times costs its bytes once where the format shares one copy (DOCX and
+    PPTX parts, Markdown reference definitions: pass a ``key``) and at every use where each use
+    carries its own copy (HTML ``data:`` URIs: no key). A render over the limit fails before
+    the output grows further.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.total = 0
+        self._seen: set[object] = set()
+
+    def add(self, size: int, key: object | None = None) -> None:
+        """Count ``size`` bytes (once per ``key``); raise :class:`LimitError` over the limit."""
+        if key is not None:
+            if key in self._seen:
+                return
+            self._seen.add(key)
+        self.total += size
+        if self.total > self.limit:
+            raise LimitError(
+                f"the images embedded in this output add up to more than {self.limit:,} bytes "
+                "(limits.max_image_bytes); use fewer or smaller images",
+                field="limits.max_image_bytes",
+            )

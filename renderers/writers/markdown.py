@@ -19,12 +19,14 @@ from urllib.parse import quote
 from citations.links import safe_link
 from citations.numbering import EN_DASH, display_segments
 from renderers.document import (
+    CROSSREF_LABEL,
     Block,
     BlockQuote,
     BulletList,
     Cite,
     Code,
     CodeBlock,
+    CrossRef,
     Emph,
     Figure,
     FootnoteDef,
@@ -35,6 +37,7 @@ from renderers.document import (
     LineBreak,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -47,6 +50,8 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
+    numbered_anchor,
+    numbered_name,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -55,6 +60,7 @@ from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     AuthorNotes,
+    ImageBytes,
     document_title,
     entry_parts,
     image_fallback,
@@ -63,6 +69,11 @@ from renderers.writers.common import (
 
 _ESCAPE_ALWAYS = re.compile(r"[\\`*_\[\]<|~]")
 _ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
+#: A ``$`` that could close a formula (after a non-space, not before a digit) and an ``@``
+#: that would start a cross-reference: escaped so that text never reads back as math or
+#: a reference ("$5 and $10" needs nothing).
+_MATH_DOLLAR = re.compile(r"(?:(?<=\S)|^)\$(?!\d)")
+_CROSSREF_AT = re.compile(rf"(?<![A-Za-z0-9._+@-])@(?={CROSSREF_LABEL})")
 _LINE_START_MARK = re.compile(r"[#>+\-=:]")
 _LINE_START_ORDERED = re.compile(r"^(\d{1,9})([.)])")
 _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
@@ -71,16 +82,19 @@ _IMAGE_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The whole document as Markdown, ending with its Sources section and a newline."""
-    writer = _BlockWriter(_note_labels(rdoc.document.blocks))
+    image_bytes = ImageBytes(options.limits.max_image_bytes)
+    writer = _BlockWriter(_note_labels(rdoc.document.blocks), image_bytes)
     blocks: list[Block] = list(rdoc.document.blocks)
     title = document_title(rdoc.document, options)
     if title.added:
         blocks.insert(0, Heading(1, (Text(title.text),)))
     chunks = [writer.blocks(tuple(blocks))] if blocks else []
+    chunks.append(writer.images.definitions())
     if rdoc.entries:
         heading = rdoc.sources_heading.strip() or "Sources"
         chunks.append(writer.block(Heading(2, (Text(heading),))))
-        chunks.append("\n".join(sources_definition(entry) for entry in rdoc.entries))
+        chunks.append("\n".join(sources_definition(entry, writer.images)
+                                 for entry in rdoc.entries))
     text = "\n\n".join(chunk for chunk in chunks if chunk)
     return text + "\n" if text else ""
 
@@ -90,12 +104,13 @@ def markdown_artifact(source: WriteSource) -> Artifact:
     return Artifact.of_text(markdown_text(source.rdoc, source.options))
 
 
-def sources_definition(entry: SourceEntry) -> str:
+def sources_definition(entry: SourceEntry, images: ImageDefinitions) -> str:
     """``[^N]: [Title](url) — label · date``: the entry's parts, its title linked when it has
-    a URL. No back-link: Markdown renderers add their own to every footnote."""
+    a URL (or the entry as its CSL style formats it). No back-link: Markdown renderers add
+    their own to every footnote."""
     parts = entry_parts(entry)
     if parts.formatted:  # a CSL style's entry; the footnote label already numbers it
-        writer = _InlineWriter({}, single_line=True, line_start=False)
+        writer = _InlineWriter({}, images=images, single_line=True, line_start=False)
         writer.inlines(parts.formatted)
         return f"[^{parts.number}]: {writer.text().strip()}"
     title = escape_text(parts.title, line_start=False)
@@ -119,6 +134,10 @@ def escape_text(text: str, *, line_start: bool) -> str:
     """
     out = _ESCAPE_ALWAYS.sub(lambda m: "\\" + m.group(0), text)
     out = _ENTITY.sub("\\\\&", out)
+    if "$" in out:
+        out = _MATH_DOLLAR.sub("\\\\$", out)
+    if "@" in out:
+        out = _CROSSREF_AT.sub("\\\\@", out)
     for char, entity in _FULLWIDTH.items():
         out = out.replace(char, entity)
     if line_start:
@@ -197,8 +216,10 @@ class _InlineWriter:
         table: bool = False,
         line_start: bool = True,
         deferred: list[str] | None = None,
+        images: ImageDefinitions,
     ):
         self.labels = labels
+        self.images = images
         self.single_line = single_line or table
         self.table = table
         self.deferred = deferred
@@ -262,6 +283,11 @@ class _InlineWriter:
                         self._ref(str(number))
                     elif text == EN_DASH:
                         self._mark(EN_DASH)
+            case Math(tex, display):
+                self.emit(math_source(tex, display))
+            case CrossRef(label, number):
+                anchor = numbered_anchor(label, number)
+                self._link(f"#{anchor}", (Text(numbered_name(label, number)),), "")
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported inline node {node!r}")
 
@@ -311,6 +337,7 @@ class _InlineWriter:
             table=self.table,
             line_start=False,
             deferred=self.deferred if deferred is None else deferred,
+            images=self.images,
         )
 
     def _wrap(self, delimiter: str, children: tuple[Inline, ...], closing: str = "") -> None:
@@ -353,7 +380,43 @@ class _InlineWriter:
         if not src:
             return escape_text(image_fallback(image), line_start=False)
         alt = escape_text(_one_line(image.alt), line_start=False)
+        if src.lower().startswith("data:"):
+            return f"![{alt}][{self.images.label(src, image.title)}]"
         return f"![{alt}]({_destination(src)}{_link_title(image.title)})"
+
+
+class ImageDefinitions:
+    """Embedded (``data:``) images as reference definitions, each written once.
+
+    An image an input uses many times (a reference definition used 200 times) would otherwise
+    be repeated in full at every use: ``![a][image-1]`` at each use and one
+    ``[image-1]: <data:…>`` after the document keep the output as small as the input. The
+    writer writes every link inline, so these are the output's only reference definitions.
+    """
+
+    def __init__(self, image_bytes: ImageBytes) -> None:
+        self._labels: dict[tuple[str, str], str] = {}
+        self.image_bytes = image_bytes
+
+    def label(self, src: str, title: str) -> str:
+        """The label of ``src`` with ``title`` (a new one on first use)."""
+        self.image_bytes.add(len(src), key=src)
+        return self._labels.setdefault((src, title), f"image-{len(self._labels) + 1}")
+
+    def definitions(self) -> str:
+        """The reference definitions, one per line (empty when no image was embedded)."""
+        return "\n".join(
+            f"[{label}]: {_destination(src)}{_link_title(title)}"
+            for (src, title), label in self._labels.items()
+        )
+
+
+def math_source(tex: str, display: bool) -> str:
+    """A formula as markdown writes it: ``$…$`` (``$$…$$`` displayed), or ``\\(…\\)`` when
+    the TeX holds a dollar sign of its own."""
+    if display:
+        return f"$${tex}$$"
+    return f"\\({tex}\\)" if "$" in tex else f"${tex}$"
 
 
 def _image_source(src: str) -> str:
@@ -407,13 +470,16 @@ def _joins_tightly(previous: Block, block: Block) -> bool:
 
 
 class _BlockWriter:
-    def __init__(self, labels: dict[str, str]):
+    def __init__(self, labels: dict[str, str], image_bytes: ImageBytes):
         self.labels = labels
+        self.images = ImageDefinitions(image_bytes)
 
     def inline_text(
         self, nodes: tuple[Inline, ...], *, single_line: bool = False, table: bool = False
     ) -> str:
-        writer = _InlineWriter(self.labels, single_line=single_line, table=table)
+        writer = _InlineWriter(
+            self.labels, single_line=single_line, table=table, images=self.images
+        )
         writer.inlines(nodes)
         return writer.text().strip("\n")
 
@@ -456,8 +522,8 @@ class _BlockWriter:
             case BlockQuote(inner):
                 body = self.blocks(inner)
                 return "\n".join(f"> {line}" if line else ">" for line in body.split("\n"))
-            case Figure(image, caption):
-                return self._figure(image, caption)
+            case Figure(image, caption, label, number):
+                return self._figure(image, caption, self._caption_lead(label, number))
             case ThematicBreak():
                 return "---"
             case RawBlock(text):
@@ -500,8 +566,9 @@ class _BlockWriter:
         lines = [row(table.header), "| " + " | ".join(delimiter[a] for a in aligns) + " |"]
         lines += [row(r) for r in table.rows]
         out = "\n".join(lines)
-        if table.caption:
-            out += "\n\n" + self.inline_text(table.caption)
+        lead = self._caption_lead(table.label, table.number)
+        if table.caption or lead:
+            out += "\n\n" + lead + self.inline_text(table.caption)
         return out
 
     def _code_block(self, text: str, language: str) -> str:
@@ -512,8 +579,17 @@ class _BlockWriter:
         info = re.sub(r"[`\s]+", "", language.split()[0]) if language.strip() else ""
         return f"{fence}{info}\n{body}{fence}"
 
-    def _figure(self, image: Image, caption: tuple[Inline, ...]) -> str:
-        picture = _InlineWriter(self.labels).image(image)
-        if not caption or plain_text(caption).strip() == image.alt.strip():
+    def _figure(self, image: Image, caption: tuple[Inline, ...], lead: str = "") -> str:
+        picture = _InlineWriter(self.labels, images=self.images).image(image)
+        if not lead and (not caption or plain_text(caption).strip() == image.alt.strip()):
             return picture
-        return picture + "\n\n" + self.inline_text(caption)
+        return picture + "\n\n" + lead + self.inline_text(caption)
+
+    @staticmethod
+    def _caption_lead(label: str, number: int) -> str:
+        """``<a id="fig-1"></a>**Figure 1:** `` before a numbered caption: the anchor the
+        references link to (Markdown has no other way to name a place) and the number."""
+        if not label or not number:
+            return ""
+        anchor = numbered_anchor(label, number)
+        return f'<a id="{anchor}"></a>**{numbered_name(label, number)}:** '

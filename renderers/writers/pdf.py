@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from renderers.errors import LimitError, ResourceError
 from renderers.options import Limits, PageSize, RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import Sandbox, allowed_dirs
+from renderers.text import document_text
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import PAGE_SIZES, page_dimensions
 from renderers.writers.ooxml import build_timestamp
@@ -131,14 +133,58 @@ def _render_options(options: RenderOptions) -> dict[str, Any]:
     }
 
 
+class _PageLimit(logging.Filter):
+    """Stops WeasyPrint's layout at the first page past ``limits.max_pages``.
+
+    WeasyPrint lays out every page before it returns, and announces each one on its
+    ``weasyprint.progress`` logger ("Step 5 - Creating layout - Page N"); this filter raises
+    :class:`LimitError` from that announcement, so a 2,500-page input costs the layout of
+    ``max_pages`` pages, not of all of them. The limit is per thread (renders may run in
+    threads). The progress logger is set to INFO for this and no longer propagates: its
+    per-page messages would otherwise reach every root handler.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.active = threading.local()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        limit: int | None = getattr(self.active, "max_pages", None)
+        if limit is not None and record.msg == _PAGE_MESSAGE and record.args:
+            page = record.args[0] if isinstance(record.args, tuple) else None
+            if isinstance(page, int) and page > limit:
+                raise LimitError(
+                    f"the document lays out to more than {limit} pages; the limit is {limit} "
+                    "(limits.max_pages)"
+                )
+        return False  # nothing is printed
+
+    @contextmanager
+    def applied(self, max_pages: int) -> Iterator[None]:
+        self.active.max_pages = max_pages
+        try:
+            yield
+        finally:
+            self.active.max_pages = None
+
+
+_PAGE_MESSAGE = "Step 5 - Creating layout - Page %d"
+_PAGE_LIMIT = _PageLimit()
+_PROGRESS = logging.getLogger("weasyprint.progress")
+_PROGRESS.setLevel(logging.INFO)
+_PROGRESS.propagate = False
+_PROGRESS.addFilter(_PAGE_LIMIT)
+
+
 def pdf_document(
     html: str, options: RenderOptions, fetcher: SandboxFetcher | None = None
 ) -> WeasyDocument:
     """Lay out ``html`` (sandboxed fetcher, base URL inside the base directory) and set metadata."""
     fetcher = fetcher or SandboxFetcher.for_options(options)
-    document = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher).render(
-        **_render_options(options)
-    )
+    with _PAGE_LIMIT.applied(options.limits.max_pages):
+        document = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher).render(
+            **_render_options(options)
+        )
     if len(document.pages) > options.limits.max_pages:
         raise LimitError(
             f"the document lays out to {len(document.pages)} pages; the limit is "
@@ -239,9 +285,27 @@ def pdf_bytes(html: str, options: RenderOptions) -> bytes:
     return write_document(pdf_document(html, options), options)
 
 
+#: More characters of text than any page of the report's own look holds (A4 or Letter, its
+#: smallest type, tables and code included): text length over this is a page count the layout
+#: cannot come in under. Author CSS may set any type size, so its HTML is not estimated.
+MAX_CHARS_PER_PAGE = 15_000
+
+
+def check_page_estimate(text_chars: int, limits: Limits) -> None:
+    """Refuse before layout a report whose text alone needs more than ``limits.max_pages``."""
+    least = text_chars // MAX_CHARS_PER_PAGE
+    if least > limits.max_pages:
+        raise LimitError(
+            f"the document's {text_chars:,} characters of text need at least {least:,} pages; "
+            f"the limit is {limits.max_pages} (limits.max_pages)"
+        )
+
+
 def pdf_artifact(source: WriteSource) -> Artifact:
     """The PDF writer: the pages it laid out, and every resource its sandbox refused."""
     options = source.options
+    if not source.authors_look:
+        check_page_estimate(len(document_text(source.rdoc.document)), options.limits)
     fetcher = SandboxFetcher.for_options(options)
     document = pdf_document(source.print_html(), options, fetcher)
     return Artifact(

@@ -6,11 +6,13 @@ checks the limit error names the limit, or that the output stays proportional to
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from renderers.api import render
 from renderers.document import Table
@@ -104,3 +106,69 @@ def test_a_pool_list_is_counted_before_its_rows_are_read(tmp_path: Path) -> None
     with pytest.raises(LimitError, match=r"6 rows; the limit is 5 \(limits\.max_pool_rows\)"):
         render("x", tmp_path, name="p", formats=("md",), sources_pool=rows,
                limits={"max_pool_rows": 5})
+
+
+@pytest.mark.parametrize("shape", ["json-text", "json-file", "yaml-file", "json-object-text"])
+def test_pool_text_and_files_are_counted_while_parsing(tmp_path: Path, shape: str) -> None:
+    """A pool over the limit is refused before it is read whole: the parse stops at the first row
+    past the limit (a bad row after it would otherwise be reported instead)."""
+    rows = [{"sid": i, "title": f"Source {i}"} for i in range(1, 8)]
+    text = json.dumps([*rows, {"sid": "not a number"}])
+    pool: Any = text
+    if shape == "json-object-text":
+        pool = json.dumps({"sources_pool": json.loads(text)})
+    elif shape == "json-file":
+        pool = tmp_path / "pool.json"
+        pool.write_text(text, encoding="utf-8")
+    elif shape == "yaml-file":
+        pool = tmp_path / "pool.yaml"
+        pool.write_text(yaml.safe_dump(json.loads(text)), encoding="utf-8")
+    refused = r"(at least 6|8) rows; the limit is 5 \(limits\.max_pool_rows\)"
+    with pytest.raises(LimitError, match=refused) as caught:
+        render("x", tmp_path, name="p", formats=("md",), sources_pool=pool,
+               limits={"max_pool_rows": 5})
+    assert caught.value.field == "sources_pool"
+
+
+def test_pdf_layout_stops_at_the_first_page_past_max_pages(tmp_path: Path) -> None:
+    """WeasyPrint would lay out every page before the count could be checked; the layout is
+    stopped when it announces page ``max_pages + 1``."""
+    import logging
+
+    announced: list[int] = []
+
+    class Recorder(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            if "Creating layout - Page" in str(record.msg) and isinstance(record.args, tuple):
+                announced.append(int(record.args[0]))
+            return True
+
+    long_report = "# Long\n\n" + "\n\n".join(
+        f"Paragraph {i} " + "words " * 80 + "[[S:1]]" for i in range(400)
+    )
+    progress = logging.getLogger("weasyprint.progress")
+    recorder = Recorder()
+    progress.filters.insert(0, recorder)
+    try:
+        # its text needs at least 13 pages, which the estimate before layout lets through
+        with pytest.raises(LimitError, match=r"more than 20 pages; the limit is 20") as caught:
+            render(long_report, tmp_path, formats=("pdf",), sources_pool=POOL,
+                   limits={"max_pages": 20})
+    finally:
+        progress.removeFilter(recorder)
+    assert caught.value.field == "content"
+    assert max(announced) == 21  # of about 60 pages, 21 were started
+    assert not (tmp_path / "report.pdf").exists()
+
+
+def test_a_report_whose_text_needs_too_many_pages_is_refused_before_layout(
+    tmp_path: Path,
+) -> None:
+    from renderers.writers.pdf import MAX_CHARS_PER_PAGE
+
+    text = "\n\n".join("word " * 100 for _ in range(3 * MAX_CHARS_PER_PAGE // 500 + 10))
+    with pytest.raises(LimitError, match=r"need at least 3 pages; the limit is 2"):
+        render(text, tmp_path, formats=("pdf",), sources_pool=POOL, limits={"max_pages": 2})
+    render(text, tmp_path, name="fits", formats=("pdf",), sources_pool=POOL,
+           limits={"max_pages": 200})
+    assert (tmp_path / "fits.pdf").exists()

@@ -71,3 +71,22 @@ def test_higher_dpi_gives_bigger_pages(multi_page_pdf: bytes) -> None:
     large = png_pages(multi_page_pdf, RenderOptions(dpi=90, pages=(1,)))[0]
     with Image.open(io.BytesIO(small)) as a, Image.open(io.BytesIO(large)) as b:
         assert b.width == pytest.approx(a.width * 3, abs=2)
+
+
+def test_page_encoding_gives_the_same_bytes_on_concurrent_threads(multi_page_pdf: bytes) -> None:
+    """The deflate step runs on encoder threads; ISA-L, used before, now and then gave other
+    (valid) bytes for the same page there. Many concurrent encodings must all agree."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from renderers.writers.png import encode_png, rasterize
+
+    document = pdfium.PdfDocument(multi_page_pdf)
+    try:
+        pages = [rasterize(document, i, 100) for i in range(len(document))]
+    finally:
+        document.close()
+    expected = [encode_png(rows, w, h, 100) for rows, w, h in pages]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in range(10):
+            encoded = list(pool.map(lambda page: encode_png(*page, 100), pages))
+            assert encoded == expected

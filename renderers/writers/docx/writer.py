@@ -12,6 +12,7 @@ like citations. Right-to-left paragraphs, list items, table cells and tables are
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,6 +30,7 @@ from renderers.document import (
     Cite,
     Code,
     CodeBlock,
+    CrossRef,
     Emph,
     Figure,
     FootnoteDef,
@@ -40,6 +42,7 @@ from renderers.document import (
     LineBreak,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -53,6 +56,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     iter_blocks,
+    numbered_name,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -68,6 +72,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     EntryParts,
+    ImageBytes,
     document_title,
     entry_parts,
     image_fallback,
@@ -82,6 +87,13 @@ from renderers.writers.docx.footnotes import (
 )
 from renderers.writers.docx.images import Pictures
 from renderers.writers.docx.links import Bookmarks, Relations, add_hyperlink
+from renderers.writers.docx.math import (
+    add_caption_label,
+    add_crossref,
+    add_math,
+    bookmark_name,
+    equation,
+)
 from renderers.writers.docx.numbering import (
     INDENT_STEP,
     LIST_HANGING,
@@ -239,12 +251,15 @@ class _DocxWriter:
         }
         self._placed_note_refs: set[str] = set()
         self.heading_marks: dict[str, str] = {}
+        self.numbered_marks: dict[str, str] = {}  # "fig_1" → bookmark name
         self._placed_marks: set[str] = set()
         self.pictures = Pictures(document.part)
+        self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         section = document.sections[-1]
         self.text_width = int(section.page_width - section.left_margin - section.right_margin)
         self._collect(rdoc.document.blocks)
         self.mono = RunProps(mono=MONO_FONT)
+        self.code = RunProps(mono=MONO_FONT, shade=CODE_SHADE)
         self.sup = RunProps(superscript=True)
         self.sup_link = RunProps(superscript=True, color=CITE_COLOR)
 
@@ -273,6 +288,9 @@ class _DocxWriter:
         for block in iter_blocks(blocks):
             if isinstance(block, Heading) and block.id and block.id not in self.heading_marks:
                 self.heading_marks[block.id] = self.bookmarks.name_for(block.id)
+            if isinstance(block, Figure | Table) and block.number:
+                name = bookmark_name(block.label, block.number)
+                self.numbered_marks.setdefault(name, self.bookmarks.name_for(name))
 
     def _back_matter(self, body: Element, heading: str, longest: int) -> ParaProps:
         """The heading of the Notes or Sources list and the hanging indent of its entries,
@@ -356,6 +374,9 @@ class _DocxWriter:
         match block:
             case Heading():
                 self._heading(parent, block, self.styles.get(f"Heading {min(block.level, 6)}"))
+            case Paragraph(children) if (formula := equation(children)) is not None:
+                p = add_paragraph(parent, self._para(scope))
+                add_math(p, formula, self.code, whole_paragraph=True)
             case Paragraph(children):
                 p = add_paragraph(parent, self._para(scope, children))
                 self.inlines(p, children, RunProps(), scope)
@@ -373,15 +394,15 @@ class _DocxWriter:
                 inset = scope.indent + INDENT_STEP
                 quoted = replace(scope, indent=inset, origin=inset, quote=True)
                 self.blocks(parent, blocks, quoted)
-            case Figure(image, caption):
+            case Figure(image, caption, label, number):
                 centered = replace(self._para(scope), align="center")
-                p = add_paragraph(parent, replace(centered, keep_next=bool(caption)))
+                p = add_paragraph(parent, replace(centered, keep_next=bool(caption or number)))
                 self._image(p, image, scope)
-                if caption:
+                if caption or number:
                     style = self.styles.get("Caption")
                     cap = add_paragraph(parent, replace(self._para(scope, caption), style=style,
                                                         align="center"))
-                    self.inlines(cap, caption, RunProps(), scope)
+                    self._caption(cap, label, number, caption, scope)
             case ThematicBreak():
                 rule = replace(self._para(scope), border_bottom=True, space_after=240)
                 add_paragraph(parent, rule)
@@ -439,11 +460,11 @@ class _DocxWriter:
         columns = max([len(table.header), *(len(r) for r in table.rows)], default=0)
         if columns == 0:
             return
-        if table.caption:
+        if table.caption or table.number:
             caption = replace(self._para(scope, table.caption),
                               style=self.styles.get("Caption"), keep_next=True)
             cap = add_paragraph(parent, caption)
-            self.inlines(cap, table.caption, RunProps(), scope)
+            self._caption(cap, table.label, table.number, table.caption, scope)
         available = self.text_width // EMU_PER_TWIP - scope.indent
         widths = [available // columns] * columns
         rtl = blocks_direction((table,)) == "rtl"
@@ -503,6 +524,13 @@ class _DocxWriter:
                     self._cite(p, node, in_link)
                 case FootnoteRef(label):
                     self._note_reference(p, label, in_link)
+                case Math():
+                    add_math(p, node, self.code)
+                case CrossRef(label, number):
+                    hyperlink = replace(props, style=self.styles.get("Hyperlink"))
+                    mark = "" if in_link else self.numbered_marks.get(
+                        bookmark_name(label, number), "")
+                    add_crossref(p, numbered_name(label, number), mark, props, hyperlink)
                 case _:
                     name = type(node).__name__
                     raise UnsupportedNodeError(f"DOCX writer: unsupported inline {name}")
@@ -524,6 +552,13 @@ class _DocxWriter:
             return
         style = replace(props, style=self.styles.get("Hyperlink"))
         self.inlines(target, link.children, style, scope, in_link=True)
+
+    def _caption(self, p: Element, label: str, number: int, caption: tuple[Inline, ...],
+                 scope: _Scope) -> None:
+        """A caption's text, led by "Figure 1: " when it is numbered."""
+        if number:
+            add_caption_label(p, label, number, self.bookmarks, self.numbered_marks)
+        self.inlines(p, caption, RunProps(), scope)
 
     def _cite(self, p: Element, cite: Cite, in_link: bool) -> None:
         if not cite.numbers:
@@ -587,6 +622,8 @@ class _DocxWriter:
 
     def _image(self, p: Element, image: Image, scope: _Scope) -> None:
         loaded = load_image(image.src, self.options)
+        if loaded is not None:  # python-docx stores one part per distinct image
+            self.image_bytes.add(len(loaded.data), key=hashlib.sha256(loaded.data).digest())
         max_width = self.text_width - scope.indent * EMU_PER_TWIP
         inline = self.pictures.inline(loaded, image, max_width) if loaded is not None else None
         if inline is None:

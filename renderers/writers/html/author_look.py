@@ -22,6 +22,8 @@ from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
 from renderers.text import is_rtl
 from renderers.writers.common import document_title
+from renderers.writers.html.breaks import break_long_runs
+from renderers.writers.html.list_numbers import number_lists
 from renderers.writers.html.report import (
     ReportWriter,
     cite_markup,
@@ -196,6 +198,8 @@ def render_html_input(
     _set_outline_labels(container)
     _drop_refused_images(container, options)
     _set_directions(container)
+    number_lists(container)
+    break_long_runs(container)
     parts = [Markup.escape(container.text or "")]
     parts += [Markup(lxml.html.tostring(c, encoding="unicode")) for c in container]
     return render_page(

@@ -22,6 +22,7 @@ from renderers.document import (
     Cite,
     Code,
     CodeBlock,
+    CrossRef,
     Document,
     Emph,
     Figure,
@@ -33,6 +34,7 @@ from renderers.document import (
     LineBreak,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -62,12 +64,22 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     DocumentTitle,
+    ImageBytes,
     document_title,
     entry_parts,
     image_fallback,
     source_preview,
     task_box,
     unresolved_note_text,
+)
+from renderers.writers.html.breaks import breakable
+from renderers.writers.html.list_numbers import ol_start_style
+from renderers.writers.html.math import (
+    MATH_CSS,
+    caption_label,
+    crossref_markup,
+    math_markup,
+    numbered_id,
 )
 from renderers.writers.html.templating import environment, report_css
 
@@ -85,6 +97,13 @@ def cite_markup(anchor: str, numbers: Iterable[int]) -> Markup:
         for text, number in pieces
     )
     return Markup(f'<sup class="cite" id="{escape(anchor)}">{inner}</sup>')
+
+
+def list_start_attributes(start: int) -> str:
+    """``start`` of an ordered list, also as the counter reset WeasyPrint needs (list_numbers)."""
+    if start == 1:
+        return ""
+    return f' start="{int(start)}" style="{ol_start_style(start)}"'
 
 
 def image_fallback_markup(image: Image) -> Markup:
@@ -118,6 +137,7 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         notes=notes,
         rdoc=rdoc,
         cite_notes=writer.cite_notes,
+        math=writer.has_math,
     )
 
 
@@ -146,11 +166,12 @@ def render_page(
     rdoc: ResolvedDocument,
     notes: list[dict[str, object]] | None = None,
     cite_notes: list[dict[str, object]] | None = None,
+    math: bool = False,
 ) -> str:
-    """Fill ``report.html.j2`` (page shell, CSS, title, notes, Sources) around ``body``.
-
-    ``cite_notes`` are the notes of a note style (number, body, back-reference)."""
-    css = report_css(options.page_size)
+    """Fill ``report.html.j2`` (page shell, CSS, title, notes, Sources) around ``body``;
+    ``cite_notes`` are the notes of a note style (number, body, back-reference), ``math``
+    adds the CSS formulas need."""
+    css = report_css(options.page_size) + (MATH_CSS if math else "")
     entry_writer = ReportWriter(options, rdoc.document)
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
     return environment().get_template("report.html.j2").render(
@@ -182,8 +203,10 @@ class ReportWriter:
         self.ids = HeadingIds()
         self.direction: Direction = "ltr"  # inherited by the block being written
         self.notes_series = AuthorNotes(document.blocks)
+        self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
         self.cite_notes: list[dict[str, object]] = []  # a note style's notes, in order
+        self.has_math = False
         if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
 
@@ -216,7 +239,7 @@ class ReportWriter:
                 with self.directed(blocks_direction((block,))) as attr:
                     return Markup(f"<ul{attr}>\n{self.items(items, list_tight)}\n</ul>")
             case OrderedList(items, start, list_tight):
-                start_attr = f' start="{int(start)}"' if start != 1 else ""
+                start_attr = list_start_attributes(start)
                 with self.directed(blocks_direction((block,))) as attr:
                     inner = self.items(items, list_tight)
                     return Markup(f"<ol{start_attr}{attr}>\n{inner}\n</ol>")
@@ -225,18 +248,21 @@ class ReportWriter:
             case CodeBlock(text, language):
                 cls = _LANGUAGE.sub("", language)
                 cls_attr = f' class="language-{cls}"' if cls else ""
-                return Markup(f'<pre dir="ltr"><code{cls_attr}>{escape(text)}</code></pre>')
+                return Markup(f'<pre dir="ltr"><code{cls_attr}>{breakable(text)}</code></pre>')
             case BlockQuote(inner):
                 return Markup(f'<blockquote dir="auto">\n{self.blocks(inner)}\n</blockquote>')
-            case Figure(image, caption):
+            case Figure(image, caption, label, number):
+                lead = caption_label(label, number)
                 cap = (
-                    Markup(f"<figcaption>{self.inlines(caption)}</figcaption>") if caption else ""
+                    Markup(f"<figcaption>{lead}{self.inlines(caption)}</figcaption>")
+                    if caption or lead else ""
                 )
-                return Markup(f"<figure>{self.image(image)}{cap}</figure>")
+                return Markup(f"<figure{numbered_id(label, number)}>{self.image(image)}{cap}"
+                              "</figure>")
             case ThematicBreak():
                 return Markup("<hr>")
             case RawBlock(text, _):
-                return Markup(f'<pre class="raw" dir="ltr">{escape(text)}</pre>')
+                return Markup(f'<pre class="raw" dir="ltr">{breakable(text)}</pre>')
             case FootnoteDef():
                 return Markup("")  # rendered in the Notes list
             case _:
@@ -268,9 +294,10 @@ class ReportWriter:
             return "<tr>" + "".join(parts) + "</tr>"
 
         with self.directed(blocks_direction((table,))) as attr:
-            parts = [f"<table{attr}>"]
-            if table.caption:
-                parts.append(f"<caption>{self.inlines(table.caption)}</caption>")
+            parts = [f"<table{numbered_id(table.label, table.number)}{attr}>"]
+            lead = caption_label(table.label, table.number)
+            if table.caption or lead:
+                parts.append(f"<caption>{lead}{self.inlines(table.caption)}</caption>")
             if table.header:
                 parts.append(f"<thead>{row(table.header, 'th')}</thead>")
             parts.append("<tbody>")
@@ -306,7 +333,7 @@ class ReportWriter:
     def inline(self, node: Inline) -> Markup:
         match node:
             case Text(text):
-                return escape(text)
+                return breakable(text)
             case Emph(children):
                 return Markup(f"<em>{self.inlines(children)}</em>")
             case Strong(children):
@@ -317,7 +344,7 @@ class ReportWriter:
                 attrs = f' title="{escape(title)}"' if title else ""
                 return Markup(f"<{style}{attrs}>{self.inlines(children)}</{style}>")
             case Code(text):
-                return Markup(f"<code>{escape(text)}</code>")
+                return Markup(f"<code>{breakable(text)}</code>")
             case Link(url, children, title):
                 return self.link(url, children, title)
             case Image():
@@ -327,7 +354,7 @@ class ReportWriter:
             case SoftBreak():
                 return Markup("\n")
             case RawInline(text, _):
-                return Markup(f'<span class="raw">{escape(text)}</span>')
+                return Markup(f'<span class="raw">{breakable(text)}</span>')
             case FootnoteRef(label):
                 note = self.notes_series.get(label)
                 if note is None:
@@ -340,6 +367,11 @@ class ReportWriter:
                 if note or children:
                     return styled_cite_markup(node, self.inlines)
                 return cite_markup(anchor, numbers)
+            case Math():
+                self.has_math = True
+                return math_markup(node)
+            case CrossRef():
+                return crossref_markup(node)
             case _:
                 raise UnsupportedNodeError(f"HTML writer: unsupported inline {type(node).__name__}")
 
@@ -358,6 +390,7 @@ class ReportWriter:
         if loaded is None:
             return image_fallback_markup(image)
         title_attr = f' title="{escape(image.title)}"' if image.title else ""
+        self.image_bytes.add(len(loaded.data))  # every <img> carries its own copy
         return Markup(
             f'<img src="{loaded.data_uri()}" alt="{escape(image.alt)}"{title_attr} '
             f'width="{loaded.width}" height="{loaded.height}">'

@@ -15,6 +15,8 @@ import jinja2
 
 from renderers.options import PageSize
 from renderers.writers.common import page_dimensions
+from renderers.writers.html.breaks import breakable
+from renderers.writers.html.list_numbers import li_value_style
 
 
 def templates_dir() -> Path:
@@ -32,7 +34,7 @@ def templates_dir() -> Path:
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The shared environment: autoescaping, strict undefined variables, no caching surprises."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -41,6 +43,9 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         auto_reload=False,
     )
+    env.globals["li_value_style"] = li_value_style
+    env.filters["breakable"] = breakable
+    return env
 
 
 @lru_cache(maxsize=4)

@@ -10,6 +10,7 @@ metadata, no stale thumbnail).
 
 from __future__ import annotations
 
+import hashlib
 import io
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -32,6 +33,7 @@ from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
 from renderers.writers import Artifact, WriteSource
+from renderers.writers.common import ImageBytes
 from renderers.writers.ooxml import (
     PackageCollector,
     apply_core_properties,
@@ -281,12 +283,15 @@ def geometry_for(prs: PresentationObj, layouts: Layouts, options: RenderOptions)
 
 
 def _image_loader(options: RenderOptions) -> ImageLoader:
-    """Images through the sandbox."""
+    """Images through the sandbox, their bytes counted against ``limits.max_image_bytes``."""
+    image_bytes = ImageBytes(options.limits.max_image_bytes)
 
     def load(src: str) -> Picture | None:
         loaded = load_image(src, options)
         if loaded is None:
             return None
+        # one media part per distinct image
+        image_bytes.add(len(loaded.data), key=hashlib.sha256(loaded.data).digest())
         return Picture(loaded.data, loaded.mime, loaded.width, loaded.height)
 
     return load
