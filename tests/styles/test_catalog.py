@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from renderers.document import Text
 from renderers.errors import OptionError
 from renderers.options import build_options
 from renderers.styles.catalog import BUNDLED, MAX_STYLE_BYTES, load_style, styles_dir
@@ -87,3 +88,33 @@ def test_an_oversized_style_file_is_refused_before_it_is_read(tmp_path: Path) ->
     with big.open("wb") as handle:
         handle.truncate(MAX_STYLE_BYTES + 1)
     assert f"at most {MAX_STYLE_BYTES}" in _refusal("big.csl", tmp_path)
+
+
+def test_a_style_the_processor_cannot_run_is_an_option_error(tmp_path: Path) -> None:
+    from renderers.pipeline import prepare
+
+    head = '<style xmlns="http://purl.org/net/xbiblio/csl" version="1.0" class="in-text"'
+    (tmp_path / "loop.csl").write_text(
+        f'{head}><macro name="loop"><text macro="loop"/></macro><citation><layout>'
+        '<text macro="loop"/></layout></citation></style>', "utf-8")
+    with pytest.raises(OptionError) as caught:
+        prepare("Claim [[S:1]].", sources_pool=[{"sid": 1, "title": "T"}],
+                options=build_options(csl="loop.csl", base_dir=tmp_path))
+    message = str(caught.value)
+    assert caught.value.field == "csl" and "RecursionError" in message
+    assert "accepted: a valid CSL 1.0 style" in message
+
+
+def test_a_minimal_style_without_bibliography_or_known_locale_still_renders(
+    tmp_path: Path,
+) -> None:
+    from renderers.pipeline import prepare
+
+    (tmp_path / "tiny.csl").write_text(
+        '<style xmlns="http://purl.org/net/xbiblio/csl" version="1.0" class="in-text" '
+        'default-locale="xx-XX"><citation><layout><text variable="title"/></layout>'
+        "</citation></style>", "utf-8")
+    rdoc = prepare("Claim [[S:1]].", sources_pool=[{"sid": 1, "title": "T"}],
+                   options=build_options(csl="tiny.csl", base_dir=tmp_path)).rdoc
+    assert rdoc.style == "tiny.csl"
+    assert [e.formatted for e in rdoc.entries] == [(Text("T"),)]  # the citation stands in
