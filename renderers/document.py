@@ -108,11 +108,19 @@ class Cite:
     After the citation pass, ``numbers`` holds the sorted, de-duplicated display numbers of the
     known sids and ``anchor`` a unique id (``cite-1``, ``cite-2`` … in document order).
     A citation whose sids are all unknown has ``numbers == ()`` and writers render nothing.
+
+    The style pass (:mod:`renderers.styles`) may fill ``children``: the citation as the chosen
+    CSL style and citation format write it ("(IEA, 2025)", "[1, 3]"), written in the line of
+    text, where a ``Link`` to ``#src-N`` leads to Sources entry N. Empty ``children`` means the
+    linked superscript numbers. ``note`` > 0 makes the citation note number ``note`` of a note
+    style, whose text is ``children``.
     """
 
     sids: tuple[int, ...]
     numbers: tuple[int, ...] = ()
     anchor: str = ""
+    children: tuple[Inline, ...] = ()
+    note: int = 0
 
 
 @dataclass(frozen=True)

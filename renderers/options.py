@@ -42,6 +42,7 @@ PageSize = Literal["A4", "Letter"]
 PdfVariant = Literal["pdf/a-3b", "pdf/ua-1"]
 PdfEngine = Literal["weasyprint", "typst"]
 DocxCitations = Literal["superscript", "footnotes"]
+CitationFormat = Literal["superscript", "brackets", "inline-links"]
 SlideRatio = Literal["16:9", "4:3"]
 Dialect = Literal["s_dialect", "numeric"]
 #: Where an option can be given: a keyword of ``render``/``write_*``, a ``citerender render``
@@ -187,6 +188,24 @@ class RenderOptions:
     )
     strict: bool = option(
         False, help="Unknown sids or invalid citation tokens fail instead of warning."
+    )
+    csl: str = option(
+        "",
+        help=(
+            "Citation style (CSL) of the Sources entries and in-text citations: ieee, apa, "
+            "chicago-author-date, chicago-note, vancouver, nature, harvard, or a .csl file "
+            "inside the base directory (default: the numeric superscript look)."
+        ),
+        max_length=1000,
+        metavar="STYLE",
+    )
+    citation_format: CitationFormat = option(
+        "superscript",
+        help=(
+            "How citations show in the text: superscript numbers, brackets ([1], [2, 3]) or "
+            "inline-links (the source's title as a link). With an author-date csl style, "
+            "superscript and brackets give way to its (IEA, 2025); a note style makes notes."
+        ),
     )
     sources_heading: str = option("Sources", help="Heading of the Sources section.", max_length=200)
     page_size: PageSize = option("A4", help="Page size.", formats=("pdf", "png", "docx", "html"))

@@ -225,6 +225,10 @@ def _read_and_resolve(
         strict=options.strict,
         sources_heading=options.sources_heading,
     )
+    if options.csl or options.citation_format != "superscript":
+        from renderers.styles import apply_style
+
+        rdoc = apply_style(rdoc, options)
     return _Read(text, fmt, chosen, rdoc, native, mapped, sources_pool)
 
 
@@ -437,11 +441,19 @@ class Session:
         )
 
     def _record_extra(self, fmt: str) -> dict[str, Any]:
-        """What a record carries beyond the contract keys (ARCHITECTURE §3.4a): the PDF
-        engine that typeset a PDF or PNG."""
-        if PARAMS["pdf_engine"].used_by(fmt):
-            return {"engine": self.options.pdf_engine}
-        return {}
+        """What a record carries beyond the contract keys (ARCHITECTURE §3.4a), only where it
+        differs from the default look, so default records keep their shape: the citation style
+        (``style``, ``citation_format``) and the PDF engine that typeset a PDF or PNG
+        (``engine``)."""
+        record: dict[str, Any] = {}
+        if self.rdoc.style:
+            record["style"] = self.rdoc.style
+        if self.options.citation_format != "superscript":
+            record["citation_format"] = self.options.citation_format
+        engine = PARAMS["pdf_engine"]
+        if engine.used_by(fmt) and self.options.pdf_engine != engine.default:
+            record["engine"] = self.options.pdf_engine
+        return record
 
     def _stats(self, artifact: Artifact, elapsed_ms: float) -> dict[str, Any]:
         """The writer's own counts, then what every artifact reports."""

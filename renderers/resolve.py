@@ -39,6 +39,8 @@ class SourceEntry:
     date: str
     anchor: str  # "src-N"
     backlink: str  # anchor of the first citation of this source ("cite-K")
+    formatted: tuple[Inline, ...] = ()  # the entry in a CSL style (renderers.styles), else ()
+    marker: str | None = None  # the style's marker ("[1]", "1.", "" unnumbered); None: "N."
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class ResolvedDocument:
     entries: tuple[SourceEntry, ...]
     warnings: tuple[str, ...]
     sources_heading: str = "Sources"
+    style: str = ""  # the CSL style applied (bundled name or file name); "" for the default look
 
     @property
     def title(self) -> str:
@@ -58,6 +61,20 @@ class ResolvedDocument:
     @property
     def usage_sids(self) -> tuple[int, ...]:
         return self.document.usage_sids
+
+
+_ENTRY_TARGET = re.compile(r"#src-([1-9][0-9]{0,8})")
+
+
+def entry_target(number: int) -> str:
+    """The in-document link to Sources entry ``number`` (its anchor is ``src-N``)."""
+    return f"#src-{number}"
+
+
+def entry_number(url: str) -> int | None:
+    """N of a link to Sources entry N (:func:`entry_target`), else None."""
+    match = _ENTRY_TARGET.fullmatch(url)
+    return int(match.group(1)) if match else None
 
 
 def source_label(source: Source) -> str:

@@ -180,3 +180,13 @@ def pdf_lines(data: bytes) -> list[tuple[float, float, str]]:
             if text:
                 lines.append((row[0][0], max(c[2] for c in row), text))
     return lines
+
+
+def without_preview_script(html: str) -> str:
+    """``html`` without citerender's own citation-preview script (exactly as the template writes
+    it, so any other script, or a changed copy of it, stays for the test to find)."""
+    from renderers.writers.html.templating import environment
+
+    own = environment().get_template("preview.html.j2").render().strip()
+    assert html.count(own) <= 1, "the preview script appears more than once"
+    return html.replace(own, "")

@@ -294,8 +294,13 @@ class ExportService:
     # -- routes --
 
     async def index(self, request: Request) -> Response:
-        """The export page."""
-        return FileResponse(templates_dir() / "service" / "index.html", media_type="text/html")
+        """The export page; its policy also admits the reports' own citation-preview script
+        (by hash), which the live preview (a srcdoc frame: same policy) runs."""
+        from renderers.writers.html.templating import preview_script_csp
+
+        page = (templates_dir() / "service" / "index.html").read_text(encoding="utf-8")
+        page = page.replace("script-src 'self'", f"script-src 'self' {preview_script_csp()}", 1)
+        return HTMLResponse(page)
 
     async def asset(self, request: Request) -> Response:
         """``app.js`` and ``app.css`` of the export page."""

@@ -30,6 +30,7 @@ from renderers.document import (
     FootnoteRef,
     Heading,
     Image,
+    Inline,
     iter_blocks,
     iter_inlines,
     plain_text,
@@ -245,7 +246,8 @@ class EntryDetail:
 class EntryParts:
     """A Sources entry as data every writer lays out the same way:
     ``{marker} {title}{details} {backlink}`` — the title linked when ``url`` is set, each
-    detail after its separator, the back-link (:data:`BACKLINK_MARK`) to ``backlink``."""
+    detail after its separator, the back-link (:data:`BACKLINK_MARK`) to ``backlink``. With a
+    CSL style, ``formatted`` (IR inlines: italics, links) replaces title and details."""
 
     number: int
     anchor: str
@@ -254,11 +256,14 @@ class EntryParts:
     details: tuple[EntryDetail, ...]
     backlink: str
     direction: Direction | None
+    formatted: tuple[Inline, ...] = ()
+    style_marker: str | None = None
 
     @property
     def marker(self) -> str:
-        """The entry's number as lists show it: ``1.``"""
-        return f"{self.number}."
+        """The entry's marker as lists show it: ``1.``, or the CSL style's own (``[1]``; ``""``
+        for a style whose bibliography is not numbered)."""
+        return f"{self.number}." if self.style_marker is None else self.style_marker
 
     @property
     def details_text(self) -> str:
@@ -292,6 +297,33 @@ def entry_parts(entry: SourceEntry) -> EntryParts:
         details=details,
         backlink=entry.backlink,
         direction=direction,
+        formatted=entry.formatted,
+        style_marker=entry.marker,
+    )
+
+
+#: Longest snippet (the source's ``text``) a citation preview shows, in characters.
+PREVIEW_SNIPPET_CHARS = 280
+
+
+@dataclass(frozen=True)
+class SourcePreview:
+    """What the HTML citation preview (the popover on a citation) shows of a source."""
+
+    title: str
+    label: str  # domain, or artifact path for files and attachments
+    date: str
+    snippet: str
+
+
+def source_preview(entry: SourceEntry) -> SourcePreview:
+    """The preview of ``entry``: its title, label and date on one line each, and the start of
+    the source's text (cut at :data:`PREVIEW_SNIPPET_CHARS` with an ellipsis)."""
+    snippet = _one_line(entry.source.text)
+    if len(snippet) > PREVIEW_SNIPPET_CHARS:
+        snippet = snippet[: PREVIEW_SNIPPET_CHARS - 1].rstrip() + "\u2026"
+    return SourcePreview(
+        _one_line(entry.title), _one_line(entry.label), _one_line(entry.date), snippet
     )
 
 

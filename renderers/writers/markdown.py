@@ -56,7 +56,7 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
-from renderers.resolve import ResolvedDocument, SourceEntry
+from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     AuthorNotes,
@@ -93,7 +93,8 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     if rdoc.entries:
         heading = rdoc.sources_heading.strip() or "Sources"
         chunks.append(writer.block(Heading(2, (Text(heading),))))
-        chunks.append("\n".join(sources_definition(entry) for entry in rdoc.entries))
+        chunks.append("\n".join(sources_definition(entry, writer.images)
+                                 for entry in rdoc.entries))
     text = "\n\n".join(chunk for chunk in chunks if chunk)
     return text + "\n" if text else ""
 
@@ -103,10 +104,15 @@ def markdown_artifact(source: WriteSource) -> Artifact:
     return Artifact.of_text(markdown_text(source.rdoc, source.options))
 
 
-def sources_definition(entry: SourceEntry) -> str:
+def sources_definition(entry: SourceEntry, images: ImageDefinitions) -> str:
     """``[^N]: [Title](url) — label · date``: the entry's parts, its title linked when it has
-    a URL. No back-link: Markdown renderers add their own to every footnote."""
+    a URL (or the entry as its CSL style formats it). No back-link: Markdown renderers add
+    their own to every footnote."""
     parts = entry_parts(entry)
+    if parts.formatted:  # a CSL style's entry; the footnote label already numbers it
+        writer = _InlineWriter({}, images=images, single_line=True, line_start=False)
+        writer.inlines(parts.formatted)
+        return f"[^{parts.number}]: {writer.text().strip()}"
     title = escape_text(parts.title, line_start=False)
     if parts.url:
         title = f"[{title}]({_destination(parts.url)})"
@@ -267,6 +273,8 @@ class _InlineWriter:
                     self._ref(self.labels[label])
                 else:
                     self._text(unresolved_note_text(label))
+            case Cite(children=children, note=0) if children:
+                self._styled_cite(children)
             case Cite(numbers=numbers):
                 # A run of three or more shows as [^1]–[^9]: a range never costs one
                 # reference per number (display_segments is the superscripts' rule).
@@ -282,6 +290,19 @@ class _InlineWriter:
                 self._link(f"#{anchor}", (Text(numbered_name(label, number)),), "")
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported inline node {node!r}")
+
+    def _styled_cite(self, children: tuple[Inline, ...]) -> None:
+        """A citation in a CSL style or citation format ("(IEA, 2025)", "[1, 3]"): its words,
+        each link to a Sources entry (``#src-N``) followed by that entry's footnote reference,
+        Markdown's only link to an entry."""
+        for child in children:
+            number = entry_number(child.url) if isinstance(child, Link) else None
+            if number is None or not isinstance(child, Link):
+                self.inline(child)
+                continue
+            if plain_text(child.children) != str(number):  # "[1]": the reference is the number
+                self.inlines(child.children)
+            self._ref(str(number))
 
     def _break(self, chunk: str) -> None:
         if self.single_line:

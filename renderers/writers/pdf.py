@@ -10,7 +10,7 @@ import logging
 import os
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +26,7 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse, path2url
 from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, ResourceError
 from renderers.options import Limits, PageSize, RenderOptions
+from renderers.resolve import ResolvedDocument
 from renderers.sandbox import Sandbox, allowed_dirs
 from renderers.text import document_text
 from renderers.writers import Artifact, WriteSource
@@ -238,12 +239,44 @@ def _compress_streams_once(document: WeasyDocument, pdf: pydyf.PDF) -> None:
             obj.compress = False
 
 
-def write_document(document: WeasyDocument, options: RenderOptions) -> bytes:
-    """The PDF bytes of a laid-out document (same options as :func:`pdf_document`)."""
+def _set_link_tooltips(pdf: pydyf.PDF, tooltips: Mapping[str, str]) -> None:
+    """Give each link annotation whose target (an in-document anchor such as ``src-3``, or a
+    URL) is in ``tooltips`` that text as its ``/Contents``, which PDF viewers show as the
+    link's tooltip: a citation shows its source's title, not an anchor id."""
+    for obj in pdf.objects:
+        if not isinstance(obj, pydyf.Dictionary) or obj.get("Subtype") != "/Link":
+            continue
+        target = obj.get("Dest")
+        if target is None and isinstance(obj.get("A"), pydyf.Dictionary):
+            target = obj["A"].get("URI")
+        text = tooltips.get(target.string) if isinstance(target, pydyf.String) else None
+        if text:
+            obj["Contents"] = pydyf.String(text)
+
+
+def write_document(
+    document: WeasyDocument, options: RenderOptions, tooltips: Mapping[str, str] | None = None
+) -> bytes:
+    """The PDF bytes of a laid-out document (same options as :func:`pdf_document`);
+    ``tooltips`` maps link targets to the tooltip their annotations get."""
+
+    def finish(laid_out: WeasyDocument, pdf: pydyf.PDF) -> None:
+        if tooltips:
+            _set_link_tooltips(pdf, tooltips)
+        _compress_streams_once(laid_out, pdf)
+
     with _fixed_font_timestamps():
-        data = document.write_pdf(finisher=_compress_streams_once, **_render_options(options))
+        data = document.write_pdf(finisher=finish, **_render_options(options))
     assert isinstance(data, bytes)
     return data
+
+
+def citation_tooltips(rdoc: ResolvedDocument) -> dict[str, str]:
+    """Link target → tooltip: each Sources entry's anchor (what citation numbers link to) and
+    each cited URL (what inline-link citations link to) → the source's title."""
+    tips = {entry.anchor: entry.title for entry in rdoc.entries}
+    tips.update({entry.url: entry.title for entry in rdoc.entries if entry.url})
+    return tips
 
 
 def pdf_bytes(html: str, options: RenderOptions) -> bytes:
@@ -276,7 +309,7 @@ def pdf_artifact(source: WriteSource) -> Artifact:
     fetcher = SandboxFetcher.for_options(options)
     document = pdf_document(source.print_html(), options, fetcher)
     return Artifact(
-        (write_document(document, options),),
+        (write_document(document, options, citation_tooltips(source.rdoc)),),
         stats={"pages": len(document.pages)},
         diagnostics=tuple(fetcher.refused),
     )

@@ -22,6 +22,9 @@ function requestBody(format) {
   if (title) body.title = title;
   const contentFormat = $("content-format").value;
   if (contentFormat) body.content_format = contentFormat;
+  const style = $("csl").value;
+  if (style) body.csl = style;
+  body.citation_format = $("citation-format").value;
   if (format === "pdf" || format === "png") body.pdf_engine = $("pdf-engine").value;
   return body;
 }
@@ -132,7 +135,8 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const button of document.querySelectorAll("button[data-format]")) {
     button.addEventListener("click", () => exportAs(button));
   }
-  for (const id of ["content", "pool", "title", "content-format", "numbering"]) {
+  for (const id of ["content", "pool", "title", "content-format", "numbering", "csl",
+                    "citation-format"]) {
     $(id).addEventListener("input", schedulePreview);
   }
   refreshPreview();

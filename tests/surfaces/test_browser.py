@@ -143,3 +143,25 @@ def test_errors_are_shown(page: Any) -> None:
     assert info.value.suggested_filename.endswith(".md")
     assert page.locator("#error").is_hidden()
 
+
+
+def test_preview_shows_citation_popovers_in_the_chosen_style(page: Any) -> None:
+    """The live preview runs the report's own citation-preview script (admitted by the page's
+    policy by hash) in the chosen CSL style."""
+    from playwright.sync_api import expect
+
+    frame = page.frame_locator("#preview")
+    try:
+        page.select_option("#csl", "apa")
+        cite = frame.locator("span.cite a", has_text="Global Electricity Review 2024").first
+        cite.wait_for(timeout=30_000)
+        cite.hover()
+        popover = frame.locator("#cite-popover")
+        expect(popover).to_be_visible()
+        expect(popover).to_contain_text("Global Electricity Review 2024")
+        cite.focus()
+        page.keyboard.press("Escape")
+        expect(popover).to_be_hidden()
+    finally:
+        page.select_option("#csl", "")
+    frame.locator("sup.cite a").first.wait_for(timeout=30_000)

@@ -175,6 +175,9 @@ def test_png_pages_zip_and_unicode_filename(
         ({"content": "x", "format": "png", "pages": [0]}, "pages.0"),
         ({"content": "x", "format": "png", "dpi": 5000}, "dpi"),
         ({"content": "x\x00y", "format": "md"}, "content"),
+        ({"content": "x", "format": "md", "csl": "mla"}, "csl"),
+        ({"content": "x", "format": "md", "csl": "/etc/styles/any.csl"}, "csl"),
+        ({"content": "x", "format": "md", "citation_format": "footnotes"}, "citation_format"),
     ],
 )
 def test_bad_fields_answer_400_naming_the_field(
@@ -298,4 +301,20 @@ def test_page_docs_and_health(client: TestClient) -> None:
     assert set(schema["schema"]["required"]) == {"content", "format"}
     docs = client.get("/docs")
     assert docs.status_code == 200 and "sources_pool" in docs.text
+    # the policy admits the reports' own citation-preview script (the live preview runs it)
+    from renderers.writers.html.templating import preview_script_csp
+
+    assert f"script-src 'self' {preview_script_csp()}" in page.text
+    assert 'id="csl"' in page.text and 'id="citation-format"' in page.text
+
+
+def test_render_in_a_citation_style(client: TestClient) -> None:
+    pool = [{"sid": 1, "title": "Outlook", "url": "https://iea.org/o", "published_at": "2024",
+             "author": "IEA"}]
+    response = client.post("/render", json={"content": "Claim [[S:1]].", "format": "html",
+                                            "sources_pool": pool, "csl": "apa",
+                                            "citation_format": "superscript"})
+    assert response.status_code == 200
+    assert '(<a href="#src-1">IEA, 2024</a>)' in response.text
+    assert "IEA. (2024). <em>Outlook</em>." in response.text
     assert client.get("/healthz").json()["workers"]["size"] == 2

@@ -239,6 +239,8 @@ class _DocxWriter:
         self.entries: dict[int, SourceEntry] = {e.number: e for e in rdoc.entries}
         # Reserved before heading ids so that these names are exact.
         self.src_marks = {n: self.bookmarks.name_for(f"src_{n}") for n in self.entries}
+        self.entry_marks = {e.anchor: self.src_marks[e.number] for e in rdoc.entries}
+        self.entry_tips = {e.anchor: e.title for e in rdoc.entries}  # links to entries
         backlinks = dict.fromkeys(e.backlink for e in rdoc.entries if e.backlink)
         self.cite_marks = {a: self.bookmarks.name_for(a.replace("-", "_")) for a in backlinks}
         self._placed_cites: set[str] = set()
@@ -301,7 +303,8 @@ class _DocxWriter:
         """A list entry: a paragraph starting with ``text`` and a tab, bookmarked as ``mark``."""
         p = add_paragraph(body, props)
         bid = self.bookmarks.start(p, mark)
-        add_run(p, f"{text}\t")
+        if text:  # a CSL style with an unnumbered bibliography has no marker
+            add_run(p, f"{text}\t")
         self.bookmarks.end(p, bid)
         return p
 
@@ -326,7 +329,9 @@ class _DocxWriter:
             self.blocks(body, rest, scope)
 
     def _sources(self, body: Element) -> None:
-        props = self._back_matter(body, self.rdoc.sources_heading, len(str(max(self.entries))))
+        styled = [len(e.marker) for e in self.rdoc.entries if e.marker is not None]
+        longest = max(styled) if styled else len(str(max(self.entries)))
+        props = self._back_matter(body, self.rdoc.sources_heading, longest)
         for entry in self.rdoc.entries:
             parts = entry_parts(entry)
             p = self._marked(body, replace(props, bidi=parts.rtl), self.src_marks[entry.number],
@@ -336,7 +341,15 @@ class _DocxWriter:
                 self._backlink(p, self.cite_marks[entry.backlink], BACKLINK_TITLE)
 
     def _entry_text(self, p: Element, parts: EntryParts, relations: Relations) -> None:
-        """The entry's title (linked when it has a safe URL), then its details."""
+        """The entry's title (linked when it has a safe URL), then its details; or the entry
+        as its CSL style formats it."""
+        if parts.formatted:
+            outer, self.relations = self.relations, relations  # links of this part
+            try:
+                self.inlines(p, parts.formatted, PLAIN, _Scope())
+            finally:
+                self.relations = outer
+            return
         if parts.url:
             link = add_hyperlink(p, rid=relations.link(parts.url))
             style = RunProps(style=self.styles.get("Hyperlink"))
@@ -528,9 +541,10 @@ class _DocxWriter:
         if in_link or not url:
             target = None
         elif url.startswith("#"):
-            mark = self.heading_marks.get(url[1:], "")
+            mark = self.heading_marks.get(url[1:], "") or self.entry_marks.get(url[1:], "")
             if mark:
-                target = add_hyperlink(p, anchor=mark, tooltip=link.title)
+                tip = link.title or self.entry_tips.get(url[1:], "")
+                target = add_hyperlink(p, anchor=mark, tooltip=tip)
         else:
             target = add_hyperlink(p, rid=self.relations.link(url), tooltip=link.title)
         if target is None:
@@ -549,13 +563,15 @@ class _DocxWriter:
     def _cite(self, p: Element, cite: Cite, in_link: bool) -> None:
         if not cite.numbers:
             return
-        if self.footnote_mode:
+        if self.footnote_mode or cite.note:
             self._cite_footnote(p, cite)
             return
         mark = "" if cite.anchor in self._placed_cites else self.cite_marks.get(cite.anchor, "")
         self._placed_cites.add(cite.anchor)
         bid = self.bookmarks.start(p, mark) if mark else None
-        for text, number in display_segments(cite.numbers):
+        if cite.children:  # a CSL style's or citation format's own words
+            self.inlines(p, cite.children, PLAIN, _Scope(), in_link=in_link)
+        for text, number in display_segments(() if cite.children else cite.numbers):
             if number is None or in_link:
                 add_run(p, text, self.sup)
             else:
@@ -566,10 +582,17 @@ class _DocxWriter:
             self.bookmarks.end(p, bid)
 
     def _cite_footnote(self, p: Element, cite: Cite) -> None:
-        """One footnote per citation holding the Sources entry of each cited source."""
+        """One footnote per citation holding the Sources entry of each cited source, or a note
+        style's note."""
         fid, note = self.footnotes.add()
         assert self.footnotes.relations is not None
         add_footnote_reference(p, fid, self.styles.get("Footnote Reference"))
+        if cite.note:
+            fp = add_paragraph(note, ParaProps(style=self.styles.get("Footnote Text")))
+            insert_footnote_mark(fp, self.styles.get("Footnote Reference"))
+            self._entry_text(fp, replace(entry_parts(self.entries[cite.numbers[0]]),
+                                         formatted=cite.children), self.footnotes.relations)
+            return
         for i, number in enumerate(cite.numbers):
             parts = entry_parts(self.entries[number])
             text_style = ParaProps(style=self.styles.get("Footnote Text"), bidi=parts.rtl)

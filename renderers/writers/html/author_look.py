@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from citations.pool import SourcePool
 from citations.tokens import Token, parse_sid_spec, resolve_token_sids, scan
-from renderers.document import Image
+from renderers.document import Cite, Image, iter_inlines
 from renderers.options import RenderOptions
 from renderers.readers.context import is_cite_sup
 from renderers.readers.sanitize import sanitize_html
@@ -24,7 +24,12 @@ from renderers.text import is_rtl
 from renderers.writers.common import document_title
 from renderers.writers.html.breaks import break_long_runs
 from renderers.writers.html.list_numbers import number_lists
-from renderers.writers.html.report import cite_markup, image_fallback_markup, render_page
+from renderers.writers.html.report import (
+    ReportWriter,
+    cite_markup,
+    image_fallback_markup,
+    render_page,
+)
 
 #: Elements whose text stays verbatim (tokens inside are not citations).
 VERBATIM_TAGS: frozenset[str] = frozenset(
@@ -42,16 +47,27 @@ class _CiteRewriter:
     """Replaces citations in DOM order; ``cite-K`` anchors count like the citation pass."""
 
     def __init__(
-        self, rdoc: ResolvedDocument, dialects: frozenset[str], pool: SourcePool | None
+        self, rdoc: ResolvedDocument, dialects: frozenset[str], pool: SourcePool | None,
+        writer: ReportWriter,
     ) -> None:
         self.plan = rdoc.plan
         self.dialects = dialects
         self.pool = pool
         self.count = 0
+        self.writer = writer  # writes citations a style filled (renderers.styles)
+        self.styled = {
+            node.anchor: node for node in iter_inlines(rdoc.document.blocks)
+            if isinstance(node, Cite) and (node.children or node.note)
+        }
 
     def sup(self, sids: tuple[int, ...], tail: str | None) -> HtmlElement:
         self.count += 1
-        markup = cite_markup(f"cite-{self.count}", self.plan.numbers_for(sids))
+        anchor = f"cite-{self.count}"
+        styled = self.styled.get(anchor)
+        markup = (
+            self.writer.inline(styled) if styled is not None
+            else cite_markup(anchor, self.plan.numbers_for(sids))
+        )
         # every sid unknown: nothing shows, an empty span keeps the text that follows
         element = lxml.html.fragment_fromstring(str(markup) or "<span></span>")
         element.tail = tail
@@ -177,7 +193,8 @@ def render_html_input(
     container = lxml.html.fragment_fromstring(clean, create_parent="div")
     for title in container.findall(".//title"):  # the page shell writes the one <title>
         title.drop_tree()
-    _CiteRewriter(rdoc, dialects, pool).walk(container)
+    writer = ReportWriter(options, rdoc.document)
+    _CiteRewriter(rdoc, dialects, pool, writer).walk(container)
     _set_outline_labels(container)
     _drop_refused_images(container, options)
     _set_directions(container)
@@ -190,4 +207,5 @@ def render_html_input(
         title=document_title(rdoc.document, options),
         options=options,
         rdoc=rdoc,
+        cite_notes=writer.cite_notes,
     )

@@ -8,7 +8,7 @@ for the title, author notes, Sources entries, missing images and task boxes is d
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from markupsafe import Markup, escape
@@ -68,6 +68,7 @@ from renderers.writers.common import (
     document_title,
     entry_parts,
     image_fallback,
+    source_preview,
     task_box,
     unresolved_note_text,
 )
@@ -126,7 +127,7 @@ def paragraph_dir(direction: Direction | None, inherited: Direction = "ltr") -> 
 
 def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The standalone HTML5 report of ``rdoc``."""
-    writer = _Writer(options, rdoc.document)
+    writer = ReportWriter(options, rdoc.document)
     body = writer.blocks(rdoc.document.blocks)
     notes = writer.notes()
     return render_page(
@@ -135,8 +136,21 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         options=options,
         notes=notes,
         rdoc=rdoc,
+        cite_notes=writer.cite_notes,
         math=writer.has_math,
     )
+
+
+def styled_cite_markup(cite: Cite, inlines: Callable[[tuple[Inline, ...]], Markup]) -> Markup:
+    """A citation the style pass filled (:mod:`renderers.styles`): its inlines in a
+    ``<span class="cite">`` (links to ``#src-N`` lead to the entries), or for a note style the
+    note's number linked to the note (``cnote-K``)."""
+    anchor = escape(cite.anchor)
+    if cite.note:
+        return Markup(
+            f'<sup class="cite" id="{anchor}"><a href="#cnote-{cite.note}">{cite.note}</a></sup>'
+        )
+    return Markup(f'<span class="cite" id="{anchor}">{inlines(cite.children)}</span>')
 
 
 def html_artifact(source: WriteSource) -> Artifact:
@@ -151,11 +165,15 @@ def render_page(
     options: RenderOptions,
     rdoc: ResolvedDocument,
     notes: list[dict[str, object]] | None = None,
+    cite_notes: list[dict[str, object]] | None = None,
     math: bool = False,
 ) -> str:
     """Fill ``report.html.j2`` (page shell, CSS, title, notes, Sources) around ``body``;
-    ``math`` adds the CSS formulas need."""
+    ``cite_notes`` are the notes of a note style (number, body, back-reference), ``math``
+    adds the CSS formulas need."""
     css = report_css(options.page_size) + (MATH_CSS if math else "")
+    entry_writer = ReportWriter(options, rdoc.document)
+    bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
     return environment().get_template("report.html.j2").render(
         lang="en",
         title=title.page_title,
@@ -166,6 +184,10 @@ def render_page(
         notes=notes or [],
         notes_heading=NOTES_HEADING,
         entries=[entry_parts(entry) for entry in rdoc.entries],
+        bodies=bodies,
+        previews={e.anchor: source_preview(e) for e in rdoc.entries},
+        styled=bool(bodies),
+        cite_notes=cite_notes or [],
         sources_heading=rdoc.sources_heading,
         backlink_mark=BACKLINK_MARK,
         backlink_title=BACKLINK_TITLE,
@@ -173,7 +195,7 @@ def render_page(
     )
 
 
-class _Writer:
+class ReportWriter:
     """Walks the IR once; every node kind has a branch, anything else is an error."""
 
     def __init__(self, options: RenderOptions, document: Document) -> None:
@@ -183,6 +205,7 @@ class _Writer:
         self.notes_series = AuthorNotes(document.blocks)
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
+        self.cite_notes: list[dict[str, object]] = []  # a note style's notes, in order
         self.has_math = False
         if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
@@ -337,7 +360,12 @@ class _Writer:
                 if note is None:
                     return escape(unresolved_note_text(label))
                 return self.note_reference(note)
-            case Cite(_, numbers, anchor):
+            case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
+                if note:
+                    self.cite_notes.append({"id": f"cnote-{note}", "number": note,
+                                            "body": self.inlines(children), "backref": anchor})
+                if note or children:
+                    return styled_cite_markup(node, self.inlines)
                 return cite_markup(anchor, numbers)
             case Math():
                 self.has_math = True

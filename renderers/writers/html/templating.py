@@ -6,6 +6,8 @@ wheel they are packaged as ``renderers/_templates`` (``pyproject.toml`` force-in
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -52,3 +54,17 @@ def report_css(page_size: PageSize = "A4") -> str:
     size = page_dimensions(page_size).css
     css = (templates_dir() / "report.css").read_text(encoding="utf-8")
     return css.replace("/*PAGE_SIZE*/A4", size)
+
+
+#: The id of the citation-preview script every report carries (templates/preview.html.j2).
+PREVIEW_SCRIPT_ID = "citation-previews"
+
+
+@lru_cache(maxsize=1)
+def preview_script_csp() -> str:
+    """The Content-Security-Policy source (``'sha256-…'``) that lets the citation-preview
+    script run where a policy forbids inline scripts (the export page's live preview)."""
+    html = environment().get_template("preview.html.j2").render()
+    body = html.split(f'<script id="{PREVIEW_SCRIPT_ID}">', 1)[1].split("</script>", 1)[0]
+    digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
+    return f"'sha256-{digest}'"

@@ -35,7 +35,7 @@ from renderers.document import (
     Text,
 )
 from renderers.errors import UnsupportedNodeError
-from renderers.resolve import SourceEntry
+from renderers.resolve import SourceEntry, entry_number
 from renderers.text import is_rtl
 from renderers.writers.common import (
     BACKLINK_MARK,
@@ -110,14 +110,33 @@ class InlineRuns:
                     runs.append(_run(clean(image_fallback(node)), ctx))
                 case FootnoteRef(label):
                     runs.append(self.note_ref(label))
-                case Cite(numbers=numbers, anchor=anchor):
-                    runs += cite_runs(numbers, anchor)
+                case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
+                    if children and not note:
+                        runs += self.styled_cite(children, anchor)
+                    else:  # a note style's notes show as the cited sources' numbers
+                        runs += cite_runs(numbers, anchor)
                 case Math():
                     runs.append(math_run(node))
                 case CrossRef(label, number):
                     runs.append(crossref_run(label, number))
                 case _:
                     raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
+        return runs
+
+    def styled_cite(self, children: tuple[Inline, ...], anchor: str) -> list[Run]:
+        """A citation in a CSL style or citation format ("(IEA, 2025)", "[1, 3]"): its words,
+        each link to a Sources entry jumping to that entry like a citation number; the first
+        run holds the citation's anchor."""
+        runs: list[Run] = []
+        for child in children:
+            number = entry_number(child.url) if isinstance(child, Link) else None
+            if number is None or not isinstance(child, Link):
+                runs += self.runs((child,))
+            else:
+                runs += [dataclasses.replace(r, cite=number, url="", target="")
+                         for r in self.runs(child.children)]
+        if runs:
+            runs[0] = dataclasses.replace(runs[0], defines=anchor)
         return runs
 
     def styled(self, style: str, children: tuple[Inline, ...], ctx: _Ctx) -> list[Run]:
@@ -233,9 +252,14 @@ def entry_para(entry: SourceEntry) -> Para:
     """A Sources entry (:func:`~renderers.writers.common.entry_parts`) as one paragraph:
     ``1. Title — label · date ↑``, the title linked to the entry's URL (when safe)."""
     parts = entry_parts(entry)
-    runs = [Run(f"{parts.marker} ", bold=True), Run(cap(clean(parts.title), 300), url=parts.url)]
+    if parts.formatted:  # a CSL style's entry; numbered on slides, which cite by number
+        marker = parts.marker or f"{parts.number}."
+        runs = [Run(f"{marker} ", bold=True), *cap_runs(InlineRuns().runs(parts.formatted), 600)]
+    else:
+        runs = [Run(f"{parts.marker} ", bold=True),
+                Run(cap(clean(parts.title), 300), url=parts.url)]
     details = "".join(d.separator + cap(clean(d.text), 200) for d in parts.details)
-    if details:
+    if details and not parts.formatted:
         runs.append(Run(details))
     if parts.backlink:
         runs.append(Run(f" {BACKLINK_MARK}", target=parts.backlink))
@@ -245,6 +269,19 @@ def entry_para(entry: SourceEntry) -> Para:
 def cap(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters with an ellipsis (a slide holds bounded text)."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cap_runs(runs: list[Run], limit: int) -> list[Run]:
+    """``runs`` cut to ``limit`` characters in all, the last one ending with an ellipsis."""
+    out: list[Run] = []
+    left = limit
+    for run in runs:
+        if left <= 0:
+            break
+        text = cap(run.text, left)
+        out.append(run.with_text(text))
+        left -= len(text)
+    return out
 
 
 def split_para(para: Para, offset: int, *, marker: str = "") -> tuple[Para, Para]:

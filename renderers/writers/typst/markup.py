@@ -53,6 +53,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     iter_blocks,
+    iter_inlines,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -61,7 +62,6 @@ from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
 from renderers.text import Direction, HeadingIds, blocks_direction, text_direction
 from renderers.writers.common import (
-    BACKLINK_MARK,
     NOTES_HEADING,
     AuthorNote,
     AuthorNotes,
@@ -89,6 +89,7 @@ from renderers.writers.typst.parts import (
     content,
     label_call,
     labelled,
+    note_fields,
     optional,
     source_entry,
     typst_image,
@@ -103,6 +104,8 @@ _TWIPS_PER_PT = 20
 _TAB_SIZE = 8
 _BULLETS = ("•", "◦", "▪")
 SOURCES_ID = "sources"
+#: The anchors of a note style's notes: ``cnote-1`` … (the HTML report's ids).
+CITE_NOTE_PREFIX = "cnote-"
 #: Nested lists, quotes and notes drawn as such; deeper ones keep their text but not their
 #: frames (Typst stops at a fixed layout depth, well below the readers' nesting limit).
 MAX_BLOCK_DEPTH = 16
@@ -140,6 +143,7 @@ def typst_source(
     parts += [
         writer.blocks(rdoc.document.blocks),
         writer.notes_section(),
+        writer.cite_notes_section(),
         writer.sources_section(),
     ]
     return TypstSource("\n\n".join(p for p in parts if p) + "\n", writer.root.files)
@@ -174,6 +178,8 @@ class _Markup:
         #: anchors go just before the table instead.
         self.header_anchors: list[str] | None = None
         self.labelled_notes: set[str] = set()  # notes whose first reference has its anchor
+        #: A note style's citations, in order: (note number, its text, the citation's anchor).
+        self.cite_notes: list[tuple[int, tuple[Inline, ...], str]] = []
         # PDF/UA-1 forbids skipped heading levels: the tagged structure is made continuous.
         self.continuous_levels = options.pdf_variant == "pdf/ua-1"
         self.previous_level = 0
@@ -192,6 +198,11 @@ class _Markup:
                 self.labels.add(ident)
             elif isinstance(block, Figure | Table) and block.label and block.number:
                 self.labels.add(numbered_anchor_of(block.label, block.number))
+        self.labels.update(
+            f"{CITE_NOTE_PREFIX}{node.note}"
+            for node in iter_inlines(self.rdoc.document.blocks)
+            if isinstance(node, Cite) and node.note
+        )
         if self.rdoc.entries:
             self.labels.add(SOURCES_ID)
         for entry in self.rdoc.entries:
@@ -388,8 +399,8 @@ class _Markup:
                 return text_expr(" ")
             case FootnoteRef(label):
                 return self.note_reference(label)
-            case Cite(_, numbers, anchor):
-                return self.cite(anchor, numbers)
+            case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
+                return self.cite(anchor, numbers, children, note)
             case Math():
                 return math_markup(node, self.root)
             case CrossRef():
@@ -409,12 +420,25 @@ class _Markup:
         finally:
             self.inline_depth -= 1
 
-    def cite(self, anchor: str, numbers: tuple[int, ...]) -> str:
+    def cite(
+        self, anchor: str, numbers: tuple[int, ...], children: tuple[Inline, ...], note: int
+    ) -> str:
+        """A citation: linked superscript numbers; as a CSL style wrote it (``children``, whose
+        links lead to the entries); or, in a note style, the note's number linked to it."""
+        if note:
+            self.cite_notes.append((note, children, anchor))
+            piece = f"({string_literal(f'{CITE_NOTE_PREFIX}{note}')}, {string_literal(str(note))})"
+            return call("cite-mark", self.anchor(anchor), piece)
+        if children:
+            mark = self.anchor(anchor)
+            placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
+            return placed + self.inlines(children)
         pieces = display_segments(numbers)
         if not pieces:
             return ""
         args = [
-            f"({'none' if number is None else int(number)}, {string_literal(text)})"
+            f"({'none' if number is None else string_literal(f'src-{int(number)}')}, "
+            f"{string_literal(text)})"
             for text, number in pieces
         ]
         return call("cite-mark", self.anchor(anchor), *args)
@@ -496,21 +520,27 @@ class _Markup:
             finally:
                 self.block_depth -= 1
         backlink = f"fnref-{note.number}" if note.label in self.labelled_notes else ""
-        fields = {
-            "anchor": string_literal(note.anchor),
-            "marker": string_literal(f"{note.marker}."),
-            "body": content(body),
-            "backlink": string_literal(backlink) if backlink else "none",
-            "mark": string_literal(BACKLINK_MARK),
-            "dir": direction or "none",
-        }
-        return "(" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + ")"
+        return note_fields(note.anchor, f"{note.marker}.", body, backlink, direction)
+
+    def cite_notes_section(self) -> str:
+        """A note style's notes (``1.`` …), each linking back to its citation, after the author
+        notes as in the HTML report. Written after the body, which collects them."""
+        if not self.cite_notes:
+            return ""
+        notes = [
+            note_fields(f"{CITE_NOTE_PREFIX}{number}", f"{number}.", self.inlines(children),
+                        anchor, None)
+            for number, children, anchor in self.cite_notes
+        ]  # fmt: skip
+        return call("notes-section", content(text_markup(NOTES_HEADING)), "none", array(notes))
 
     def sources_section(self) -> str:
         entries = self.rdoc.entries
         if not entries:
             return ""
+        styled = any(entry.formatted for entry in entries)
+        items = (source_entry(entry_parts(e), self.inlines(e.formatted)) for e in entries)
         return call(
             "sources-section", content(text_markup(self.rdoc.sources_heading)),
-            string_literal(SOURCES_ID), array(source_entry(entry_parts(e)) for e in entries),
+            string_literal(SOURCES_ID), "true" if styled else "false", array(items),
         )  # fmt: skip

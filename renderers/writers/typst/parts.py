@@ -104,8 +104,23 @@ def typst_image(image: LoadedImage) -> tuple[bytes, str]:
     return buffer.getvalue(), "png"
 
 
-def source_entry(entry: EntryParts) -> str:
-    """One Sources entry as a Typst dictionary (``source-entry`` in the template lays it out)."""
+def note_fields(anchor: str, marker: str, body: str, backlink: str, direction: str | None) -> str:
+    """One entry of a Notes section as a Typst dictionary (``note-entry`` lays it out): its
+    anchor, marker (``a.``, ``1.``), body markup, the anchor it links back to ("" for none)."""
+    fields = {
+        "anchor": string_literal(anchor),
+        "marker": string_literal(marker),
+        "body": content(body),
+        "backlink": string_literal(backlink) if backlink else "none",
+        "mark": string_literal(BACKLINK_MARK),
+        "dir": direction or "none",
+    }
+    return "(" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + ")"
+
+
+def source_entry(entry: EntryParts, formatted: str) -> str:
+    """One Sources entry as a Typst dictionary (``source-entry`` in the template lays it out);
+    ``formatted`` is the markup of a CSL-styled entry ("" for the default look)."""
     details = array(
         f"({string_literal(d.separator)}, [{text_markup(d.text)}])" for d in entry.details
     )
@@ -118,5 +133,7 @@ def source_entry(entry: EntryParts) -> str:
         "backlink": string_literal(entry.backlink) if entry.backlink else "none",
         "mark": string_literal(BACKLINK_MARK),
         "dir": "rtl" if entry.rtl else "none",
+        "formatted": optional(formatted),
+        "marker": string_literal(entry.marker),
     }
     return "(" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + ")"

@@ -1,0 +1,217 @@
+"""citeproc-py driven once per render: the Sources entries and the citations of one document
+in a CSL style, as IR inlines.
+
+Items are registered in Sources-number order first, so a numeric style's ``citation-number`` is
+the entry's rank; then each citation of the document in order, so that note styles know which
+citation comes first, which is a repeat and which is *ibid.* Every citation item carries an
+item span (:func:`renderers.styles.markup.item_prefix`) so that each cited source in
+"(IEA, 2025; Smith and Doe, 2023)" links to its own entry.
+
+citeproc-py's departures from the CSL specification that the bundled styles meet are corrected
+in :mod:`renderers.styles.fixes`; it ignores ``display="left-margin"``, so the bibliography's
+``citation-number`` is wrapped in a number span here and becomes the entry's marker (else a
+numeric entry reads ``[1]IEA…``).
+
+What citeproc-py does not do at all, and so citerender does not either: year-suffix
+disambiguation ("2024a"), collapsing of cited numbers within a CSL citation, and
+``subsequent-author-substitute``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle
+from citeproc.source.json import CiteProcJSON
+
+from renderers.document import Cite, Inline, Text
+from renderers.errors import OptionError
+from renderers.resolve import SourceEntry, entry_target
+from renderers.styles.catalog import CSL_NS, CslStyle
+from renderers.styles.fixes import install_fixes, style_run
+from renderers.styles.items import csl_item
+from renderers.styles.markup import (
+    FORMATTER,
+    closing,
+    item_prefix,
+    link_title,
+    link_urls,
+    opening,
+    parse_marked,
+)
+
+
+@dataclass(frozen=True)
+class StyledEntry:
+    """One Sources entry in the style: its inlines and its marker (``[1]``, ``1.``; ``""``
+    for a style whose bibliography is not numbered)."""
+
+    inlines: tuple[Inline, ...]
+    marker: str
+
+
+@dataclass(frozen=True)
+class StyledDocument:
+    """What the style made of one document."""
+
+    entries: dict[int, StyledEntry]  # entry number → entry
+    order: tuple[int, ...]  # entry numbers in the style's bibliography order
+    citations: dict[str, tuple[Inline, ...]]  # cite anchor → the citation (or note) text
+
+
+def format_document(
+    style: CslStyle, entries: Sequence[SourceEntry], cites: Sequence[Cite]
+) -> StyledDocument:
+    """Format ``entries`` and ``cites`` in ``style``; a style the processor cannot run is an
+    :class:`OptionError` naming ``csl``."""
+    try:
+        return _format(style, entries, cites)
+    except OptionError:
+        raise
+    except (RecursionError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise OptionError(
+            f"csl={style.name!r}: the CSL processor could not apply this style "
+            f"({type(exc).__name__}: {exc}); accepted: a valid CSL 1.0 style",
+            field="csl",
+        ) from exc
+
+
+def _format(
+    style: CslStyle, entries: Sequence[SourceEntry], cites: Sequence[Cite]
+) -> StyledDocument:
+    install_fixes()
+    processor = CitationStylesStyle(io.BytesIO(style.xml), validate=False)
+    with style_run(processor.root):
+        return _format_in_run(processor, style, entries, cites)
+
+
+def _format_in_run(
+    processor: CitationStylesStyle,
+    style: CslStyle,
+    entries: Sequence[SourceEntry],
+    cites: Sequence[Cite],
+) -> StyledDocument:
+    _mark_numbers(processor)
+    by_number = {entry.number: entry for entry in entries}
+    data = CiteProcJSON([_item(entry) for entry in entries])
+    bibliography = CitationStylesBibliography(processor, data, FORMATTER)
+    bibliography.register(Citation([CitationItem(_key(n)) for n in sorted(by_number)]))
+    citations = [(cite.anchor, _citation(cite)) for cite in cites]
+    for _, citation in citations:
+        bibliography.register(citation)
+    if processor.has_bibliography():
+        bibliography.sort()
+    link = None if style.is_note else entry_target
+    # A citation that does not depend on its position (no position test in the style's
+    # citation) reads the same wherever it stands: each set of sources is formatted once.
+    positional = _uses_position(processor)
+    known: dict[tuple[int, ...], tuple[Inline, ...]] = {}
+    texts: dict[str, tuple[Inline, ...]] = {}
+    shown = citations if style.is_note or style.is_author_date else []  # numeric: numbers
+    for cite, (anchor, citation) in zip(cites, shown, strict=False):
+        if positional or cite.numbers not in known:
+            text = str(bibliography.cite(citation, _unknown))
+            known[cite.numbers] = parse_marked(text, link).inlines
+        texts[anchor] = known[cite.numbers]
+    if style.is_note:
+        urls = tuple(e.url for e in entries)
+        texts = {anchor: link_urls(inlines, urls) for anchor, inlines in texts.items()}
+    order = tuple(_number(item.key) for item in bibliography.items)
+    styled = {
+        number: _entry(processor, item, by_number[number])
+        for number, item in zip(order, bibliography.items, strict=True)
+    }
+    return StyledDocument(entries=styled, order=order, citations=texts)
+
+
+def _key(number: int) -> str:
+    return f"n{number}"
+
+
+def _number(key: str) -> int:
+    return int(key[1:])
+
+
+def _item(entry: SourceEntry) -> dict[str, Any]:
+    return {**csl_item(entry.source), "id": _key(entry.number)}
+
+
+def _citation(cite: Cite) -> Citation:
+    return Citation([
+        CitationItem(_key(n), prefix=item_prefix(n), suffix=closing("item"))
+        for n in cite.numbers
+    ])
+
+
+def _unknown(item: CitationItem) -> str:
+    """citeproc-py's callback for an item missing from the data (never: every number is)."""
+    return ""
+
+
+def _entry(
+    processor: CitationStylesStyle,
+    item: CitationItem,
+    entry: SourceEntry,
+) -> StyledEntry:
+    """The bibliography entry of ``item``. A note style may leave a source out of its
+    bibliography (Chicago omits private documents); the style's first note for it alone then
+    stands as its entry."""
+    rendered = processor.render_bibliography([item]) if processor.has_bibliography() else []
+    if not rendered:
+        alone = Citation([CitationItem(item.key)])
+        alone.bibliography = item.bibliography
+        text = str(processor.render_citation(alone, [], _unknown) or "")
+        return StyledEntry(_linked(parse_marked(text).inlines, entry), "")
+    parsed = parse_marked(str(rendered[0]))
+    marker = parsed.marker or ""
+    if marker:  # the style's number is the entry's rank; the display number may differ (sid)
+        marker = marker.replace(str(item.number), str(entry.number), 1)
+    return StyledEntry(_linked(_trim(parsed.inlines), entry), marker)
+
+
+def _linked(inlines: tuple[Inline, ...], entry: SourceEntry) -> tuple[Inline, ...]:
+    linked = link_urls(inlines, (entry.url,))
+    if entry.url and linked == inlines:  # the style prints no URL: the title carries it
+        linked = link_title(inlines, entry.title, entry.url)
+    return linked
+
+
+def _trim(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:
+    """Drop the white space the removed number span leaves at the start."""
+    if inlines and isinstance(inlines[0], Text):
+        head = inlines[0].text.lstrip()
+        return ((Text(head),) if head else ()) + inlines[1:]
+    return inlines
+
+
+def _uses_position(processor: CitationStylesStyle) -> bool:
+    """Whether the style's citation tests a citation's position (first, subsequent, ibid)."""
+    citation = processor.root.find(f"{{{CSL_NS}}}citation")
+    macros = {m.get("name"): m for m in processor.root.iterfind(f"{{{CSL_NS}}}macro")}
+    pending, seen = [citation], set()
+    while pending:
+        element = pending.pop()
+        if element is None:
+            continue
+        for node in element.iter():
+            if node.get("position") is not None:
+                return True
+            name = node.get("macro")
+            if name and name not in seen:
+                seen.add(name)
+                pending.append(macros.get(name))
+    return False
+
+
+def _mark_numbers(processor: CitationStylesStyle) -> None:
+    """Wrap the bibliography's ``citation-number`` in a number span (the entry's marker)."""
+    bibliography = processor.root.find(f"{{{CSL_NS}}}bibliography")
+    if bibliography is None:
+        return
+    for node in bibliography.iter(f"{{{CSL_NS}}}text"):
+        if node.get("variable") == "citation-number":
+            node.set("prefix", opening("number") + node.get("prefix", ""))
+            node.set("suffix", node.get("suffix", "") + closing("number"))
