@@ -43,6 +43,10 @@ class Code(StrEnum):
     CONTENT_SHORTENED = "content-shortened"
     #: ``sources_used.json`` was unreadable: kept aside and started afresh.
     STORE_RECOVERED = "store-recovered"
+    #: HTML input brings its own stylesheet, which the chosen PDF engine (Typst) cannot apply.
+    STYLES_NOT_APPLIED = "styles-not-applied"
+    #: The typesetter (Typst) warned about the layout; the output was still written.
+    TYPESETTER_NOTE = "typesetter-note"
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ __all__ = [
 Numbering = Literal["appearance", "sid"]
 PageSize = Literal["A4", "Letter"]
 PdfVariant = Literal["pdf/a-3b", "pdf/ua-1"]
+PdfEngine = Literal["weasyprint", "typst"]
 DocxCitations = Literal["superscript", "footnotes"]
 CitationFormat = Literal["superscript", "brackets", "inline-links"]
 SlideRatio = Literal["16:9", "4:3"]
@@ -231,6 +232,12 @@ class RenderOptions:
         None,
         help="Archival (pdf/a-3b) or accessible (pdf/ua-1) PDF.",
         formats=("pdf",),
+    )
+    pdf_engine: PdfEngine = option(
+        "weasyprint",
+        help="Typesetter of PDF and PNG: weasyprint (keeps an HTML input's own CSS) or typst "
+        "(many times faster; HTML input takes the report's look).",
+        formats=("pdf", "png"),
     )
     dpi: int = option(
         110, help="PNG resolution in dots per inch.", formats=("png",), minimum=10, maximum=600

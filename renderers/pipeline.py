@@ -38,7 +38,7 @@ from renderers.errors import (
     StrictError,
 )
 from renderers.formats import ContentFormat
-from renderers.options import RenderOptions, read_options
+from renderers.options import PARAMS, RenderOptions, read_options
 from renderers.outputs import relative_name, write_atomic
 from renderers.readers.answers import NativeAnswer, read_answer
 from renderers.sandbox import image_cache
@@ -350,7 +350,7 @@ class Session:
         """The artifact of ``fmt``, made on first request by its registered writer."""
         made = self._artifacts.get(fmt)
         if made is None:
-            writer = writer_for(fmt)
+            writer = writer_for(fmt, self.options.pdf_engine)
             with collect() as reported, self._armed(f"making the {fmt}"), image_cache():
                 made = writer(self)
             made = self._artifacts[fmt] = made.with_diagnostics(reported)
@@ -381,6 +381,10 @@ class Session:
         html, diagnostics = self._print_html
         forward(diagnostics)
         return html
+
+    def html_input(self) -> str | None:
+        """The HTML input's text, or None when the input is not HTML."""
+        return self.prepared.text if self.prepared.content_format == "html" else None
 
     def write(self, fmt: str, target: Path, out_dir: Path, artifact_name: str) -> RenderResult:
         """Make ``fmt``, write it to ``target`` (PNG pages next to it) and record it."""
@@ -415,7 +419,7 @@ class Session:
                     usage_sids=list(self.rdoc.usage_sids),
                     unknown_sids=list(plan.unknown_sids),
                     sha256=hashlib.sha256(data).hexdigest(),
-                    extra=self._style_record(),
+                    extra=self._record_extra(fmt),
                 )
             )
         supersedes = _stale_pages(out_dir, target, artifact_name, inputs) if fmt == "png" else None
@@ -436,14 +440,17 @@ class Session:
             stats=self._stats(artifact, elapsed),
         )
 
-    def _style_record(self) -> dict[str, Any]:
-        """The citation style of the record (``style``, ``citation_format``): only what differs
-        from the default look, so default records keep their shape."""
+    def _record_extra(self, fmt: str) -> dict[str, Any]:
+        """What a record carries beyond the contract keys (ARCHITECTURE §3.4a): the citation
+        style (``style``, ``citation_format``) where it differs from the default look, and the
+        PDF engine that typeset a PDF or PNG."""
         record: dict[str, Any] = {}
         if self.rdoc.style:
             record["style"] = self.rdoc.style
         if self.options.citation_format != "superscript":
             record["citation_format"] = self.options.citation_format
+        if PARAMS["pdf_engine"].used_by(fmt):
+            record["engine"] = self.options.pdf_engine
         return record
 
     def _stats(self, artifact: Artifact, elapsed_ms: float) -> dict[str, Any]:

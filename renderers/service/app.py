@@ -99,6 +99,7 @@ PRELOAD_MODULES = (
     "renderers.readers.html",
     "renderers.writers.html.report",
     "renderers.writers.pdf",
+    "renderers.writers.typst.writer",
     "renderers.writers.png",
     "renderers.writers.docx.writer",
     "renderers.writers.pptx.output",
@@ -184,8 +185,9 @@ def warm_worker() -> None:
         from renderers.api import render
 
         with tempfile.TemporaryDirectory(prefix="citerender-warmup-") as tmp:
-            render(_WARMUP_DOC, tmp, name="warmup", formats=["pdf"],
-                   sources_pool=[{"sid": 1, "title": "Warm-up", "url": "https://example.org/"}])
+            for engine in ("weasyprint", "typst"):  # each PDF engine loads its fonts once
+                render(_WARMUP_DOC, tmp, name="warmup", formats=["pdf"], pdf_engine=engine,
+                       sources_pool=[{"sid": 1, "title": "Warm-up", "url": "https://example.org/"}])
     except Exception as exc:  # the worker still serves; the first job pays the cost instead
         print(f"citerender worker warm-up failed: {type(exc).__name__}: {exc}", file=sys.stderr)
     gc.collect()

@@ -77,6 +77,11 @@ class WriteSource(Protocol):
         """Whether :meth:`print_html` is the author's own (styled) HTML, not the report's."""
         ...
 
+    def html_input(self) -> str | None:
+        """The text of HTML input (None for any other input): the author's own look, which
+        only a CSS engine can lay out."""
+        ...
+
 
 class Writer(Protocol):
     """One output format's writer."""
@@ -115,14 +120,25 @@ REGISTRY: dict[str, WriterEntry] = {
 }
 
 
+_TYPST = "renderers.writers.typst.writer"
+
+#: The writers a PDF engine other than WeasyPrint (``RenderOptions.pdf_engine``) brings, by
+#: engine and format; a format it does not name is written as :data:`REGISTRY` says (the PNG
+#: writer rasterizes whichever engine's PDF).
+ENGINE_WRITERS: dict[str, dict[str, WriterEntry]] = {
+    "typst": {"pdf": WriterEntry(_TYPST, "pdf_artifact", (_TYPST,))},
+}
+
+
 def available_formats() -> tuple[str, ...]:
     """The output formats whose writer modules are installed, in canonical order."""
     return tuple(fmt for fmt, entry in REGISTRY.items() if entry.installed())
 
 
-def writer_for(fmt: str) -> Writer:
-    """The writer of ``fmt``, its module imported on first use."""
-    entry = REGISTRY.get(fmt)
+def writer_for(fmt: str, engine: str = "weasyprint") -> Writer:
+    """The writer of ``fmt`` (with the PDF engine ``engine``), its module imported on first
+    use."""
+    entry = ENGINE_WRITERS.get(engine, {}).get(fmt) or REGISTRY.get(fmt)
     if entry is None:
         raise InputError(f"format {fmt!r} is not known; accepted: {', '.join(REGISTRY)}")
     try:

@@ -25,6 +25,7 @@ function requestBody(format) {
   const style = $("csl").value;
   if (style) body.csl = style;
   body.citation_format = $("citation-format").value;
+  if (format === "pdf" || format === "png") body.pdf_engine = $("pdf-engine").value;
   return body;
 }
 

@@ -9,6 +9,7 @@ own output directories, concurrently:
 ``A/plain`` vs ``A/plain-again`` proves in-process determinism, ``A`` vs ``B`` cross-process
 determinism (different output directories too), the ``epoch`` runs that SOURCE_DATE_EPOCH sets
 each date a format writes and nothing else. ``sources_used.json`` is compared the same way.
+Each run also renders every sample's PDF and PNG with the Typst engine (into ``typst/``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from renderers.api import EXTENSIONS
 from renderers.options import FORMATS
 from renderers.testing import normalize_pdf
 from tests.helpers import ROOT
-from tests.support.samples import SAMPLE_IDS, SAMPLES, Sample
+from tests.support.samples import ENGINE_FORMATS, SAMPLE_IDS, SAMPLES, Sample
 
 #: Two render processes over every sample take minutes: only `make test`, not `make test-fast`.
 pytestmark = pytest.mark.slow
@@ -52,6 +53,8 @@ WORKER = textwrap.dedent(
         for job in plan["samples"]:
             render_artifacts(job["input"], run["out"], sources_pool=job["pool"], formats="all",
                              **job["options"])
+            render_artifacts(job["input"], run["out"] + "/typst", sources_pool=job["pool"],
+                             formats=["pdf", "png"], pdf_engine="typst", **job["options"])
     """
 )
 Files = dict[str, bytes]
@@ -100,8 +103,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Files]:
     }
 
 
-def _artifacts(files: Files, sample: Sample, fmt: str) -> Files:
-    pattern = re.compile(rf"{re.escape(sample.name)}(?:-\d+)?{re.escape(EXTENSIONS[fmt])}")
+def _artifacts(files: Files, sample: Sample, fmt: str, folder: str = "") -> Files:
+    pattern = re.compile(
+        rf"{re.escape(folder)}{re.escape(sample.name)}(?:-\d+)?{re.escape(EXTENSIONS[fmt])}"
+    )
     return {name: data for name, data in files.items() if pattern.fullmatch(name)}
 
 
@@ -153,16 +158,37 @@ def test_sources_used_json_is_stable(runs: dict[str, Files]) -> None:
         assert all(text == first for text in texts.values()), f"{env}: {sorted(texts)} differ"
     records = json.loads(runs["A/plain"][STORE_NAME])
     files = runs["A/plain"]
-    assert [r["filename"] for r in records] == sorted(set(files) - {STORE_NAME})
+    top = {name for name in files if "/" not in name}
+    assert [r["filename"] for r in records] == sorted(top - {STORE_NAME})
     for record in records:
-        assert tuple(record) == RECORD_KEYS
+        # the contract keys, then the engine of a typeset format (ARCHITECTURE §3.4a)
+        assert tuple(record)[: len(RECORD_KEYS)] == RECORD_KEYS
+        extra = {"engine": "weasyprint"} if record["format"] in ENGINE_FORMATS else {}
+        assert {k: record[k] for k in tuple(record)[len(RECORD_KEYS) :]} == extra
         assert record["sha256"] == hashlib.sha256(files[record["filename"]]).hexdigest()
 
 
+@pytest.mark.parametrize("fmt", ENGINE_FORMATS)
 @pytest.mark.parametrize("sample", SAMPLES, ids=SAMPLE_IDS)
-def test_source_date_epoch_sets_the_pdf_dates(runs: dict[str, Files], sample: Sample) -> None:
-    ((_, plain),) = _artifacts(runs["A/plain"], sample, "pdf").items()
-    ((_, dated),) = _artifacts(runs["A/epoch"], sample, "pdf").items()
+def test_typst_engine_identical_within_and_across_processes(
+    runs: dict[str, Files], sample: Sample, fmt: str
+) -> None:
+    for first, second in (("A/plain", "A/plain-again"), ("A/plain", "B/plain"),
+                          ("A/epoch", "B/epoch")):  # fmt: skip
+        _assert_identical(
+            _artifacts(runs[first], sample, fmt, "typst/"),
+            _artifacts(runs[second], sample, fmt, "typst/"),
+            f"{sample.name} {fmt} (Typst) in {first} and {second}",
+        )
+
+
+@pytest.mark.parametrize("folder", ["", "typst/"], ids=["weasyprint", "typst"])
+@pytest.mark.parametrize("sample", SAMPLES, ids=SAMPLE_IDS)
+def test_source_date_epoch_sets_the_pdf_dates(
+    runs: dict[str, Files], sample: Sample, folder: str
+) -> None:
+    ((_, plain),) = _artifacts(runs["A/plain"], sample, "pdf", folder).items()
+    ((_, dated),) = _artifacts(runs["A/epoch"], sample, "pdf", folder).items()
     plain_form, dated_form = normalize_pdf(plain), normalize_pdf(dated)
     stamp = EPOCH_TIME.strftime("%Y%m%d%H%M%S")
     for key in ("CreationDate", "ModDate"):

@@ -2,8 +2,10 @@
 
 Regenerate with ``make golden`` (``pytest tests/golden/test_golden.py --update-golden``, the option
 of citerender's pytest plugin) and review the diff. The 50-page long report is rasterized to PNG
-for its first two pages only. Rendering every sample takes about half a minute, so the tests
-that compare samples are ``slow``; the tests of the golden machinery itself are not.
+for its first two pages only. Each sample's PDF and PNG through the Typst engine
+(``pdf_engine="typst"``) have golden files of their own in ``<sample>/typst/``. Rendering every
+sample takes about half a minute, so the tests that compare samples are ``slow``; the tests of
+the golden machinery itself are not.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from renderers.testing import (
     normalize_bytes,
     render_artifacts,
 )
-from tests.support.samples import SAMPLE_IDS, SAMPLES, Sample
+from tests.support.samples import ENGINE_FORMATS, OTHER_ENGINES, SAMPLE_IDS, SAMPLES, Sample
 
 GOLDEN = Path(__file__).resolve().parent
 
@@ -47,6 +49,9 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, lis
         patch.delenv("SOURCE_DATE_EPOCH", raising=False)
         for sample in SAMPLES:
             cache[sample.name] = sample.render(out / sample.name)
+            for engine in OTHER_ENGINES:
+                where = f"{sample.name}/{engine}"
+                cache[where] = sample.render_engine(out / where, engine)
     yield cache
     shutil.rmtree(out, ignore_errors=True)
 
@@ -65,15 +70,23 @@ def test_no_golden_files_of_removed_samples(update_golden: bool) -> None:
     assert stored == set(SAMPLE_IDS), "run `make golden` after adding or removing a sample"
 
 
+#: Each format, then each format a PDF engine typesets again (``pdf-typst``, ``png-typst``).
+VARIANTS: tuple[str, ...] = (
+    *FORMATS, *(f"{fmt}-{engine}" for engine in OTHER_ENGINES for fmt in ENGINE_FORMATS)
+)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("sample", SAMPLES, ids=SAMPLE_IDS)
 def test_output_matches_golden(
-    sample: Sample, fmt: str, rendered: dict[str, list[Path]], update_golden: bool
+    sample: Sample, variant: str, rendered: dict[str, list[Path]], update_golden: bool
 ) -> None:
-    artifacts = of_format(rendered[sample.name], fmt)
-    assert artifacts, f"{sample.name}: nothing written for {fmt}"
-    golden_dir = GOLDEN / sample.name
+    fmt, _, engine = variant.partition("-")
+    where = f"{sample.name}/{engine}" if engine else sample.name
+    artifacts = of_format(rendered[where], fmt)
+    assert artifacts, f"{where}: nothing written for {fmt}"
+    golden_dir = GOLDEN / where
     for artifact in artifacts:
         assert_matches_golden(artifact, golden_dir, update=update_golden or None)
     if update_golden:  # drop goldens of PNG pages that no longer exist

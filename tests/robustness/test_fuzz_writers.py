@@ -2,12 +2,13 @@
 
 Properties: no exception except the documented error types, and every output opens in its
 own reader (HTML parser, markdown-it, python-docx, python-pptx, pypdf). The expensive writers
-run a sixth of the profile's examples, PDF and the whole pipeline a fifteenth
+run a sixth of the profile's examples, PDF (each engine) and the whole pipeline a fifteenth
 (``fuzz_strategies.heavy``): 25 and 10 in the "ci" profile, 833 and 333 in "fuzz".
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from collections.abc import Callable
 from html.parser import HTMLParser
@@ -30,6 +31,7 @@ from renderers.writers.html.report import render_html
 from renderers.writers.markdown import markdown_text
 from renderers.writers.pdf import pdf_bytes
 from renderers.writers.pptx.output import pptx_bytes
+from renderers.writers.typst.writer import typst_pdf
 from tests.fuzz_strategies import (
     DOCUMENTED_ERRORS,
     FUZZ_POOL,
@@ -137,6 +139,14 @@ def test_fuzz_pdf_writer(base: Path, document: Document) -> None:
     _write(lambda: pdf_bytes(render_html(rdoc, options), options), _opens_pdf)
 
 
+@heavy(15)
+@given(document=documents, numbering=NUMBERING)
+def test_fuzz_typst_pdf_writer(base: Path, document: Document, numbering: str) -> None:
+    rdoc = _resolved(document, numbering)
+    options = _options(base, pdf_engine="typst")
+    _write(lambda: typst_pdf(rdoc, options)[0], _opens_pdf)
+
+
 CHECKS: dict[str, Callable[..., None]] = {
     "html": lambda blobs: _opens_html(blobs[0].decode("utf-8")),
     "md": lambda blobs: _opens_markdown(blobs[0].decode("utf-8")),
@@ -159,3 +169,6 @@ def test_fuzz_pipeline_every_format(base: Path, content: str, content_format: st
     session = Session(prepared)
     for fmt, check in CHECKS.items():
         _write(lambda fmt=fmt: list(session.artifact(fmt).blobs), check)  # type: ignore[misc]
+    typst = Session(dataclasses.replace(
+        prepared, options=dataclasses.replace(prepared.options, pdf_engine="typst")))
+    _write(lambda: list(typst.artifact("pdf").blobs), CHECKS["pdf"])

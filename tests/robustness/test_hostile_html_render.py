@@ -26,6 +26,7 @@ from renderers.writers.html.author_look import render_html_input
 from renderers.writers.html.report import render_html
 from renderers.writers.pdf import pdf_bytes
 from renderers.writers.png import png_pages
+from renderers.writers.typst.writer import typst_pdf
 from tests.helpers import without_preview_script
 
 
@@ -148,7 +149,8 @@ def test_hostile_html_reaches_nothing(server: tuple[str, list[str]], base: Path)
     for marker in HOSTILE_MARKERS:
         assert marker not in without_preview_script(author_html).lower(), marker
     author_pdf = pdf_bytes(author_html, options)
-    for pdf in (model_pdf, author_pdf):
+    typst_model_pdf, _, _ = typst_pdf(rdoc, options)  # the Typst engine always takes the model
+    for pdf in (model_pdf, author_pdf, typst_model_pdf):
         _assert_clean_pdf(pdf, srv)
         assert _image_count(pdf) == 1  # only the local ok.png loaded
         for png in png_pages(pdf, RenderOptions(dpi=30)):

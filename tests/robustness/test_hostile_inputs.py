@@ -31,6 +31,8 @@ from renderers.tools import call_tool
 from tests.helpers import without_preview_script
 
 FORMATS = ("pdf", "png", "docx", "pptx", "html", "md")
+#: What the PDF engine typesets (every other format is the same whichever engine is chosen).
+TYPST_FORMATS = ("pdf", "png")
 SAFE_SCHEMES = ("http:", "https:", "mailto:")
 SECRET = "SECRETMARK-7f3a"
 
@@ -141,29 +143,35 @@ POOL_SAFE: list[dict[str, Any]] = [
 
 
 def _render_all(content: str, out: Path, kind: str, pool: list[dict[str, Any]],
-                base: Path | None = None) -> dict[str, RenderResult]:
-    results = render(content, out, name=f"hostile-{kind}", formats=FORMATS, sources_pool=pool,
-                     content_format=kind, base_dir=base)
+                base: Path | None = None, engine: str = "weasyprint") -> dict[str, RenderResult]:
+    """Every format (with WeasyPrint), or those the PDF engine typesets (with another)."""
+    formats = FORMATS if engine == "weasyprint" else TYPST_FORMATS
+    results = render(content, out, name=f"hostile-{kind}", formats=formats, sources_pool=pool,
+                     content_format=kind, base_dir=base, pdf_engine=engine)
     return {r.format: r for r in results}
 
 
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 @pytest.mark.parametrize("kind", ["markdown", "html"])
 def test_no_server_side_request_for_any_format(
-    server: tuple[str, list[str]], tmp_path: Path, kind: str
+    server: tuple[str, list[str]], tmp_path: Path, kind: str, engine: str
 ) -> None:
     srv, hits = server
     hits.clear()
     (tmp_path / "evil.svg").write_text(_evil_svg(srv), "utf-8")
     content = _hostile_markdown(srv) if kind == "markdown" else _hostile_html(srv)
-    results = _render_all(content, tmp_path, kind, POOL_SAFE)
+    results = _render_all(content, tmp_path, kind, POOL_SAFE, engine=engine)
     assert hits == []
-    assert sorted(results) == sorted(FORMATS)
+    assert sorted(results) == sorted(FORMATS if engine == "weasyprint" else TYPST_FORMATS)
     # raw HTML the markdown reader shows as text may mention the server; no reference may
     host = srv.removeprefix("http://")
-    html_refs, _ = _html_links(results["html"].path.read_text("utf-8"), styles=True)
-    assert [ref for ref in html_refs if host in ref] == []
+    if "html" in results:
+        html_refs, _ = _html_links(results["html"].path.read_text("utf-8"), styles=True)
+        assert [ref for ref in html_refs if host in ref] == []
     for fmt in ("docx", "pptx"):
-        assert [t for t in _package_targets(results[fmt].path, external=False) if host in t] == []
+        if fmt in results:
+            targets = _package_targets(results[fmt].path, external=False)
+            assert [t for t in targets if host in t] == []
     assert [uri for uri in _pdf_uris(results["pdf"].path) if host in uri] == []
     assert _pdf_image_count(results["pdf"].path) == 0
     assert "Report" in _pdf_text(results["pdf"].path)
@@ -209,6 +217,14 @@ def _local_refs(secret: Path, kind: str) -> str:
     return f'{css}\n<p>Local image [[S:1]].</p>\n<p><img src="ok.png" alt="allowed"></p>\n{images}'
 
 
+def _files_content(body: str, kind: str) -> str:
+    """A document around the references of :func:`_local_refs` (head links go in the head)."""
+    if kind == "markdown":
+        return f"# Files [[S:2]]\n\n{body}"
+    head, rest = body.split("<p>", 1)
+    return f"<html><head>{head}</head><body><h1>Files [[S:2]]</h1><p>{rest}</body></html>"
+
+
 def _secret_pool(secret: Path) -> list[dict[str, Any]]:
     return [
         {"sid": 1, "title": "Attachment", "physical_path": str(secret / "secret.txt"),
@@ -218,16 +234,15 @@ def _secret_pool(secret: Path) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 @pytest.mark.parametrize("kind", ["markdown", "html"])
 def test_files_outside_the_base_directory_are_never_read(
-    sandbox: tuple[Path, Path], kind: str
+    sandbox: tuple[Path, Path], kind: str, engine: str
 ) -> None:
     base, secret = sandbox
     body = _local_refs(secret, kind)
-    content = (f"# Files [[S:2]]\n\n{body}" if kind == "markdown"
-               else f"<html><head>{body.split('<p>', 1)[0]}</head><body><h1>Files [[S:2]]</h1>"
-                    f"<p>{body.split('<p>', 1)[1]}</body></html>")
-    results = _render_all(content, base / "out", kind, _secret_pool(secret), base=base)
+    results = _render_all(_files_content(body, kind), base / "out", kind, _secret_pool(secret),
+                          base=base, engine=engine)
 
     secret_png = (secret / "secret.png").read_bytes()
     for fmt, result in results.items():
@@ -244,8 +259,9 @@ def test_files_outside_the_base_directory_are_never_read(
     assert _pdf_image_count(pdf) == 1  # ok.png loaded: the sandbox is not simply closed
     text = _pdf_text(pdf)
     assert SECRET not in text and "root:x:0" not in text and "Local" in text
-    html = results["html"].path.read_text("utf-8")
-    assert html.count("data:image/png;base64,") == 1 and SECRET not in html
+    if "html" in results:
+        html = results["html"].path.read_text("utf-8")
+        assert html.count("data:image/png;base64,") == 1 and SECRET not in html
     for png in results["png"].paths:
         with Image.open(png) as image:
             colors = image.convert("RGB").getcolors(1 << 20) or []
@@ -434,3 +450,17 @@ def _pdf_image_count(path: Path) -> int:
 def _zip_text(path: Path, member: str) -> str:
     with zipfile.ZipFile(path) as package:
         return package.read(member).decode("utf-8")
+
+
+# ------------------------------------------------------------------ the Typst engine
+
+@pytest.mark.parametrize("kind", ["markdown", "html"])
+def test_typst_engine_links_only_safe_urls_and_shows_titles_as_text(
+    tmp_path: Path, kind: str
+) -> None:
+    results = _render_all(_bad_link_content(kind), tmp_path, kind, POOL_BAD, engine="typst")
+    pdf_uris = _pdf_uris(results["pdf"].path)
+    _assert_safe(pdf_uris, "pdf")
+    assert "https://example.org/fine" in pdf_uris
+    text = _pdf_text(results["pdf"].path)
+    assert "Fine <b>bold</b>" in text and '<script>alert("t")</script>' in text

@@ -1,8 +1,8 @@
 """One way for tests to call a writer, and the same render repeated in a fresh interpreter.
 
 The writers' entry points differ (text for HTML and Markdown, bytes for the rest; PDF goes
-through the HTML writer); :func:`write_resolved` hides that, so a test that compares bytes or
-a child process that re-renders does not repeat it.
+through the HTML writer, or through Typst with ``pdf_engine="typst"``); :func:`write_resolved`
+hides that, so a test that compares bytes or a child process that re-renders does not repeat it.
 """
 
 from __future__ import annotations
@@ -58,6 +58,10 @@ def write_resolved(fmt: WriterFormat, rdoc: ResolvedDocument, options: RenderOpt
             from renderers.writers.pptx.output import pptx_bytes
 
             return pptx_bytes(rdoc, options)
+        case "pdf" if options.pdf_engine == "typst":
+            from renderers.writers.typst.writer import typst_pdf
+
+            return typst_pdf(rdoc, options)[0]
         case "pdf":
             from renderers.writers.html.report import render_html
             from renderers.writers.pdf import pdf_bytes

@@ -13,6 +13,10 @@ from tests.helpers import ROOT
 
 #: Per-sample render options (the long report's PNG: first pages only, to bound test time).
 SAMPLE_OPTIONS: dict[str, dict[str, Any]] = {"long-report": {"pages": (1, 2)}}
+#: The formats the PDF engine typesets: rendered again with each engine besides WeasyPrint.
+ENGINE_FORMATS: tuple[str, ...] = ("pdf", "png")
+#: The PDF engines besides the default one, each with golden files of its own.
+OTHER_ENGINES: tuple[str, ...] = ("typst",)
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,13 @@ class Sample:
         return render_artifacts(
             self.input, out_dir, sources_pool=str(self.pool), formats=FORMATS, **self.options
         )
+
+    def render_engine(self, out_dir: Path, engine: str) -> list[Path]:
+        """This sample's PDF and PNG through the PDF engine ``engine``."""
+        return render_artifacts(
+            self.input, out_dir, sources_pool=str(self.pool), formats=ENGINE_FORMATS,
+            pdf_engine=engine, **self.options,
+        )  # fmt: skip
 
 
 SAMPLES: list[Sample] = [

@@ -36,6 +36,7 @@ class Source:
     options: RenderOptions
     html: str = ""
     made: dict[str, Artifact] = field(default_factory=dict)
+    html_text: str | None = None  # the text of HTML input (None: markdown input)
 
     def artifact(self, fmt: str) -> Artifact:
         return self.made[fmt]
@@ -46,6 +47,9 @@ class Source:
     @property
     def authors_look(self) -> bool:
         return False
+
+    def html_input(self) -> str | None:
+        return self.html_text
 
 
 def source_of(markdown: str, html: str = "", **options: object) -> Source:
@@ -73,6 +77,17 @@ def test_the_pdf_writer_reports_what_its_sandbox_refused(tmp_path: Path) -> None
     document = pdfium.PdfDocument(artifact.data)
     assert artifact.stats == {"pages": len(document)}
     document.close()
+
+
+def test_the_typst_engine_writes_the_pdf_from_the_document_model() -> None:
+    writer = writer_for("pdf", "typst")
+    assert writer is not writer_for("pdf") and writer_for("png", "typst") is writer_for("png")
+    artifact = writer(source_of("# T\n\nText [[S:1]]"))
+    assert artifact.data.startswith(b"%PDF") and artifact.diagnostics == ()
+    assert artifact.stats == {"pages": 1}
+    styled = source_of("# T\n\nText [[S:1]]")
+    styled.html_text = "<style>p { color: red }</style><h1>T</h1><p>Text [[S:1]]</p>"
+    assert [d.code for d in writer(styled).diagnostics] == [Code.STYLES_NOT_APPLIED]
 
 
 def test_the_pptx_writer_returns_its_slide_count_and_what_it_shortened() -> None:

@@ -5,9 +5,9 @@ IR, one line per block). Each line must appear, in order and with white space ig
 text read back from every output:
 
 - HTML and Markdown: every example on its own (Markdown is read back with the reader);
-- DOCX, PPTX and PDF: one combined document per spec section (rendering 652 separate Word or
-  PDF files would take minutes), each example after a unique marker paragraph, so the output
-  text is split back into examples at the markers;
+- DOCX, PPTX and PDF (both engines): one combined document per spec section (rendering 652
+  separate Word or PDF files would take minutes), each example after a unique marker
+  paragraph, so the output text is split back into examples at the markers;
 - PNG: the rasterized pages of every section's PDF (no crash, one non-blank image per page;
   its text is the PDF's, checked above).
 """
@@ -44,6 +44,7 @@ from renderers.writers.pdf import pdf_bytes
 from renderers.writers.png import png_pages
 from renderers.writers.pptx.model import CONT
 from renderers.writers.pptx.output import pptx_bytes
+from renderers.writers.typst.writer import typst_pdf
 
 SPEC = Path(__file__).resolve().parents[1] / "data" / "commonmark" / "commonmark-spec.json"
 EXAMPLES: list[dict[str, Any]] = json.loads(SPEC.read_text(encoding="utf-8"))
@@ -232,6 +233,13 @@ def test_pptx_writer_keeps_the_text(section: str) -> None:
 def test_pdf_writer_keeps_the_text(section: str) -> None:
     _, numbers = section_document(section)
     assert lost_examples(pdf_text(section_pdf(section)), numbers) == []
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_typst_pdf_writer_keeps_the_text(section: str) -> None:
+    document, numbers = section_document(section)
+    pdf, _, _ = typst_pdf(resolved(document), OPTIONS)
+    assert lost_examples(pdf_text(pdf), numbers) == []
 
 
 @pytest.mark.parametrize("section", SECTIONS)

@@ -1,4 +1,5 @@
-"""Ordered-list numbers in the PDF: ``start`` and sid-numbered Sources survive WeasyPrint.
+"""Ordered-list numbers in the PDF: ``start`` and sid-numbered Sources survive WeasyPrint (and
+the Typst engine).
 
 WeasyPrint ignores ``<ol start>`` and ``<li value>``; these tests read the numbers back from the
 PDF's text (and, for the browser, from Chromium's own print of the same HTML).
@@ -30,11 +31,13 @@ def numbered_lines(path: Path) -> list[str]:
     return [m.group(0) for line in lines if (m := re.match(r"\d+\. [^\W\d]+", line))]
 
 
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_a_markdown_list_keeps_its_start_and_sid_numbers_show_in_the_sources(
-    tmp_path: Path,
+    tmp_path: Path, engine: str
 ) -> None:
     markdown = "# Items\n\n3. three [[S:5]]\n4. four [[S:2]]\n"
-    render(markdown, tmp_path, sources_pool=POOL, formats=["pdf"], numbering="sid")
+    render(markdown, tmp_path, sources_pool=POOL, formats=["pdf"], numbering="sid",
+           pdf_engine=engine)
     lines = numbered_lines(tmp_path / "report.pdf")
     assert lines[:2] == ["3. three", "4. four"]
     assert lines[2:] == ["2. Second", "5. Fifth"]

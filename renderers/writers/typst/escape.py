@@ -1,0 +1,132 @@
+"""Text into Typst, safely: every piece of the author's text becomes a Typst *string literal*.
+
+Typst markup gives meaning to almost every ASCII punctuation mark (``#`` starts code, ``$`` math,
+``@`` a reference, ``<x>`` a label, ``*``/``_`` emphasis, ``//`` a comment, ``=`` at a line start
+a heading …). Escaping each of them inside markup is easy to get wrong, so no author text is ever
+written as markup: it is written as ``#"…";`` — an embedded string expression that Typst shows
+as plain text. Inside a string literal only the backslash and the double quote are special; both
+are escaped here, and every control character is written as a ``\\u{…}`` escape, so a string
+can neither end early nor span lines. The trailing ``;`` ends the embedded expression, so
+whatever the writer puts after it can never continue it (``.field``, ``(args)`` or ``[body]``).
+
+Words too long for a line get break opportunities the way CSS ``overflow-wrap: anywhere``
+gives them: the word is set as a row of boxes (Typst breaks between boxes), which adds no
+character to the PDF's text. Emoji are set in the colour emoji font explicitly: Typst picks the
+first listed font that has a glyph, and text fonts have monochrome ☀ and ⚡ that would win even
+where the text asks for the emoji form (U+FE0F).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Characters a Typst string literal cannot hold as they are.
+_SPECIAL = re.compile(r'[\\"\x00-\x1f\x7f\ud800-\udfff]')
+_NAMED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: HTML's white-space collapsing: runs of ASCII white space show as one space.
+_WHITE_SPACE = re.compile(r"[ \t\n\r\f]+")
+#: Length from which a word (no white space) may not fit on a line.
+LONG_WORD = 25
+_LONG_WORD = re.compile(rf"[^\s]{{{LONG_WORD},}}")
+#: Scripts whose long runs have no break opportunity of their own (CJK, Thai … already do).
+_UNBREAKABLE = re.compile(r"[\x21-\u02ff\u0370-\u052f]+")
+#: Where a long word may break: after these, or every ``_PIECE`` characters.
+_BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\])")
+_PIECE = 12
+#: Characters drawn as emoji on their own (Emoji_Presentation=Yes in the BMP; the pictograph
+#: planes) — the rest only when U+FE0F asks for it.
+_EMOJI_BASE = (
+    "\U0001F000-\U0001FAFF\u231a\u231b\u23e9-\u23ec\u23f0\u23f3\u25fd\u25fe\u2614\u2615"
+    "\u2648-\u2653\u267f\u2693\u26a1\u26aa\u26ab\u26bd\u26be\u26c4\u26c5\u26ce\u26d4"
+    "\u26ea\u26f2\u26f3\u26f5\u26fa\u26fd\u2705\u270a\u270b\u2728\u274c\u274e"
+    "\u2753-\u2755\u2757\u2795-\u2797\u27b0\u27bf\u2b1b\u2b1c\u2b50\u2b55"
+)
+_EMOJI_ONE = rf"(?:[{_EMOJI_BASE}]\ufe0f?|[^\s\ufe0f]\ufe0f\u20e3?)"
+#: One emoji as the reader sees it: skin tones, tags and ZWJ sequences included.
+_EMOJI = re.compile(
+    rf"{_EMOJI_ONE}(?:[\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F]|\u200d{_EMOJI_ONE})*"
+)
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group(0)
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    if "\ud800" <= char <= "\udfff":
+        return "\\u{fffd}"  # a lone surrogate cannot be encoded: show the replacement character
+    return f"\\u{{{ord(char):x}}}"
+
+
+def string_literal(text: str) -> str:
+    """``text`` as a Typst string literal (with its quotes), safe in markup and code."""
+    return '"' + _SPECIAL.sub(_escape_char, text) + '"'
+
+
+def text_expr(text: str) -> str:
+    """``text`` as an embedded string expression in markup: ``#"…";``."""
+    return "#" + string_literal(text) + ";"
+
+
+def collapse_white_space(text: str) -> str:
+    """Runs of spaces, tabs and line ends as one space (how HTML shows normal text)."""
+    return _WHITE_SPACE.sub(" ", text)
+
+
+def _pieces(word: str) -> list[str]:
+    """``word`` cut after URL punctuation, and every ``_PIECE`` characters in between."""
+    out: list[str] = []
+    for part in _BREAK_AFTER.split(word):
+        out.extend(part[i : i + _PIECE] for i in range(0, len(part), _PIECE))
+    return [piece for piece in out if piece]
+
+
+def _breakable_word(word: str) -> str:
+    """A long word as boxes Typst may break between (CJK and other runs stay as they are)."""
+    out: list[str] = []
+    last = 0
+    for run in _UNBREAKABLE.finditer(word):
+        if run.start() > last:
+            out.append(text_expr(word[last : run.start()]))
+        segment = run.group(0)
+        if len(segment) < LONG_WORD:
+            out.append(text_expr(segment))
+        else:
+            out.extend(f"#box[{text_expr(piece)}];" for piece in _pieces(segment))
+        last = run.end()
+    if last < len(word):
+        out.append(text_expr(word[last:]))
+    return "".join(out)
+
+
+def text_markup(text: str, *, collapse: bool = True) -> str:
+    """Markup showing ``text`` as plain text; long words may break anywhere, emoji are emoji.
+
+    ``collapse`` folds white space as HTML does (code keeps it: pass False).
+    """
+    if collapse:
+        text = collapse_white_space(text)
+    out: list[str] = []
+    last = 0
+    for emoji in _EMOJI.finditer(text):
+        out.append(_words(text[last : emoji.start()]))
+        out.append(f"#emoji-text({string_literal(emoji.group(0))});")
+        last = emoji.end()
+    out.append(_words(text[last:]))
+    return "".join(out)
+
+
+def _words(text: str) -> str:
+    """Markup for text without emoji: long words as breakable boxes."""
+    if not text:
+        return ""
+    out: list[str] = []
+    last = 0
+    for long_word in _LONG_WORD.finditer(text):
+        if long_word.start() > last:
+            out.append(text_expr(text[last : long_word.start()]))
+        out.append(_breakable_word(long_word.group(0)))
+        last = long_word.end()
+    if last < len(text):
+        out.append(text_expr(text[last:]))
+    return "".join(out)

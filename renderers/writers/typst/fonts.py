@@ -1,0 +1,94 @@
+"""The fonts Typst may use: the report's Noto and DejaVu families, given explicitly.
+
+Typst is never asked to scan the system's fonts: it would read every installed file on each
+process start and pick differently from machine to machine. Instead the files of the families
+``templates/report.typ`` names (and the Noto faces of the other living scripts, for text no
+listed family covers) are linked into a directory of their own, and Typst reads only that
+one: a private directory of links, made once per process. The CJK
+collections take most of the time Typst needs to index the fonts, so they are given only to
+documents that have a character they cover.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shutil
+import tempfile
+from functools import lru_cache
+
+import typst
+
+from renderers.writers.pptx.fonts import font_index
+
+#: Files of the families the template names, by family (first match of each name wins).
+REPORT_FONTS: dict[str, tuple[str, ...]] = {
+    "Noto Sans": ("NotoSans-Regular.ttf", "NotoSans-Bold.ttf", "NotoSans-Italic.ttf",
+                  "NotoSans-BoldItalic.ttf"),
+    "Noto Sans Arabic": ("NotoSansArabic-Regular.ttf", "NotoSansArabic-Bold.ttf"),
+    "Noto Sans Devanagari": ("NotoSansDevanagari-Regular.ttf", "NotoSansDevanagari-Bold.ttf"),
+    "DejaVu Sans": ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf",
+                    "DejaVuSans-BoldOblique.ttf"),
+    "DejaVu Sans Mono": ("DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf",
+                         "DejaVuSansMono-Oblique.ttf", "DejaVuSansMono-BoldOblique.ttf"),
+    "Noto Sans Symbols 2": ("NotoSansSymbols2-Regular.ttf",),
+    "Noto Color Emoji": ("NotoColorEmoji.ttf",),
+}  # fmt: skip
+#: The CJK collections (Sans and Mono faces for Chinese, Japanese and Korean).
+CJK_FONTS: tuple[str, ...] = ("NotoSansCJK-Regular.ttc", "NotoSansCJK-Bold.ttc")
+#: Characters only the CJK collections draw: CJK scripts and symbols, kana, Hangul, full-width
+#: forms, enclosed alphanumerics and ideographs beyond the BMP.
+CJK_CHARS = re.compile(
+    "[\u2460-\u24ff\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
+    "\U00020000-\U0003ffff]"
+)
+#: Further scripts (Noto Sans <Script>, regular and bold) for Typst's font fallback.
+FALLBACK_SCRIPTS: tuple[str, ...] = (
+    "Armenian", "Bengali", "Ethiopic", "Georgian", "Gujarati", "Gurmukhi", "Hebrew", "Kannada",
+    "Khmer", "Lao", "Malayalam", "Math", "Myanmar", "Oriya", "Sinhala", "Symbols", "Syriac",
+    "Tamil", "Telugu", "Thaana", "Thai",
+)  # fmt: skip
+
+
+def font_files(*, cjk: bool) -> list[str]:
+    """Paths of the installed files among the report's fonts (with the CJK collections or
+    without), in a fixed order."""
+    index = font_index()
+    names = [name for files in REPORT_FONTS.values() for name in files]
+    for script in FALLBACK_SCRIPTS:
+        names += [f"NotoSans{script}-Regular.ttf", f"NotoSans{script}-Bold.ttf"]
+    if cjk:
+        names += CJK_FONTS
+    return [index[name.lower()] for name in names if name.lower() in index]
+
+
+def needs_cjk(text: str) -> bool:
+    """Whether ``text`` has a character only the CJK collections draw."""
+    return CJK_CHARS.search(text) is not None
+
+
+def font_directory(paths: list[str]) -> str:
+    """A private temporary directory holding links to exactly ``paths``, removed when the
+    process that made it exits (Typst reads a face's data lazily, so the links must outlive
+    each compile)."""
+    directory = tempfile.mkdtemp(prefix="citerender-typst-fonts-")
+    owner = os.getpid()
+    atexit.register(_remove_if_owner, directory, owner)
+    for position, path in enumerate(paths):
+        os.symlink(path, os.path.join(directory, f"{position:03d}-{os.path.basename(path)}"))
+    return directory
+
+
+def _remove_if_owner(directory: str, owner: int) -> None:
+    """Remove ``directory`` at exit, only in the process that made it (not in forked copies)."""
+    if os.getpid() == owner:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@lru_cache(maxsize=2)
+def report_fonts(*, cjk: bool = True) -> typst.Fonts:
+    """Typst's font book over the report's fonts only (each variant built once per process)."""
+    directory = font_directory(font_files(cjk=cjk))
+    return typst.Fonts(include_system_fonts=False, include_embedded_fonts=True,
+                       font_paths=[directory])

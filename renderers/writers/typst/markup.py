@@ -1,0 +1,516 @@
+"""The document model → Typst markup (the body of the report; ``templates/report.typ`` styles it).
+
+Every piece of the author's text goes through :mod:`renderers.writers.typst.escape` and reaches
+Typst as a string literal; the markup written here is only calls of the template's functions
+and of Typst's own elements, with arguments we choose (numbers, lengths, labels we generate).
+
+What the report shows — the title, the lettered author notes, the Sources entries, the text of
+an image that cannot be shown, task boxes — is decided in :mod:`renderers.writers.common`, as
+for every other writer; which blocks read right to left by :mod:`renderers.text`.
+
+Citations are ``cite-mark`` superscripts labelled ``cite-K``, linked to the Sources entries
+``src-N``; the entries link back. Author notes are lettered superscripts linked to the Notes
+section (``fn-N``), whose entries link back to their first reference (``fnref-N``), as in the
+HTML report. Images are handed over as files in the compile root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from citations.links import safe_link
+from citations.numbering import display_segments
+from renderers.document import (
+    Block,
+    BlockQuote,
+    BulletList,
+    Cite,
+    Code,
+    CodeBlock,
+    CrossRef,
+    Emph,
+    Figure,
+    FootnoteDef,
+    FootnoteRef,
+    Heading,
+    Image,
+    Inline,
+    LineBreak,
+    Link,
+    ListItem,
+    Math,
+    OrderedList,
+    Paragraph,
+    RawBlock,
+    RawInline,
+    SoftBreak,
+    Strike,
+    Strong,
+    Styled,
+    Table,
+    Text,
+    ThematicBreak,
+    iter_blocks,
+    plain_text,
+)
+from renderers.errors import UnsupportedNodeError
+from renderers.options import RenderOptions
+from renderers.resolve import ResolvedDocument
+from renderers.sandbox import load_image
+from renderers.text import Direction, HeadingIds, blocks_direction, text_direction
+from renderers.writers.common import (
+    BACKLINK_MARK,
+    NOTES_HEADING,
+    AuthorNote,
+    AuthorNotes,
+    ImageBytes,
+    document_title,
+    entry_parts,
+    image_fallback,
+    page_dimensions,
+    task_box,
+    unresolved_note_text,
+)
+from renderers.writers.html.report import NOTES_ID, paragraph_dir
+from renderers.writers.typst.escape import string_literal, text_expr, text_markup
+from renderers.writers.typst.math import (
+    caption_lead,
+    crossref_markup,
+    math_markup,
+    numbered_anchor_of,
+)
+from renderers.writers.typst.parts import (
+    STYLE_FUNCTIONS,
+    RootFiles,
+    array,
+    call,
+    content,
+    label_call,
+    labelled,
+    optional,
+    source_entry,
+    typst_image,
+)
+from renderers.writers.typst.tables import TableMarkup
+
+#: One CSS pixel in points: images keep the size WeasyPrint gives them.
+_PT_PER_PX = 0.75
+#: Twips (the unit of :data:`renderers.writers.common.PAGE_SIZES`) per point.
+_TWIPS_PER_PT = 20
+#: Tab stops in code blocks (HTML ``<pre>``'s default).
+_TAB_SIZE = 8
+_BULLETS = ("•", "◦", "▪")
+SOURCES_ID = "sources"
+#: Nested lists, quotes and notes drawn as such; deeper ones keep their text but not their
+#: frames (Typst stops at a fixed layout depth, well below the readers' nesting limit).
+MAX_BLOCK_DEPTH = 16
+#: Nested emphasis, strong, strike-through and links kept as such; deeper ones as plain text.
+MAX_INLINE_DEPTH = 32
+
+
+@dataclass
+class TypstSource:
+    """The main file of a compile and the image files it refers to (name in the root → bytes)."""
+
+    text: str
+    images: dict[str, bytes] = field(default_factory=dict)
+
+
+def typst_source(
+    rdoc: ResolvedDocument, options: RenderOptions, *, dated: bool = False
+) -> TypstSource:
+    """The Typst main file's body for ``rdoc``: metadata, page setup, text, Notes, Sources.
+
+    ``dated``: the PDF gets creation and modification dates (from the compile's timestamp);
+    without it the PDF carries no date at all, so identical input gives identical bytes.
+    """
+    title = document_title(rdoc.document, options)
+    page = page_dimensions(options.page_size)
+    writer = _Markup(rdoc, options)
+    parts = [
+        _metadata(title.page_title, options, dated=dated),
+        f"#show: report.with(width: {page.width_twips / _TWIPS_PER_PT}pt, "
+        f"height: {page.height_twips / _TWIPS_PER_PT}pt);",
+    ]
+    if title.added:  # no heading of the body shows the title: the report adds it above
+        parts.append(f"#heading(level: 1)[{text_markup(title.text)}];")
+        writer.previous_level = 1
+    parts += [
+        writer.blocks(rdoc.document.blocks),
+        writer.notes_section(),
+        writer.sources_section(),
+    ]
+    return TypstSource("\n\n".join(p for p in parts if p) + "\n", writer.root.files)
+
+
+def _metadata(title: str, options: RenderOptions, *, dated: bool) -> str:
+    """``set document``: title, author, and the compile's timestamp as date when ``dated``."""
+    author = options.author.strip()
+    authors = f"({string_literal(author)},)" if author else "()"
+    date = "auto" if dated else "none"
+    return f"#set document(title: {string_literal(title)}, author: {authors}, date: {date});"
+
+
+class _Markup:
+    """Walks the IR once; every node kind has a branch, anything else is an error."""
+
+    def __init__(self, rdoc: ResolvedDocument, options: RenderOptions) -> None:
+        self.rdoc = rdoc
+        self.options = options
+        self.root = RootFiles()
+        self.image_bytes = ImageBytes(options.limits.max_image_bytes)
+        self.notes = AuthorNotes(rdoc.document.blocks)
+        self.heading_ids: dict[int, str] = {}
+        self.labels: set[str] = set()
+        self._collect_labels()
+        self.direction: Direction = "ltr"  # inherited by the block being written
+        self.list_depth = 0
+        self.block_depth = 0
+        self.inline_depth = 0
+        #: While a table header is written: the anchors of its citations and note references.
+        #: A repeated header is laid out once per page, so its marks carry no labels; the
+        #: anchors go just before the table instead.
+        self.header_anchors: list[str] | None = None
+        self.labelled_notes: set[str] = set()  # notes whose first reference has its anchor
+        # PDF/UA-1 forbids skipped heading levels: the tagged structure is made continuous.
+        self.continuous_levels = options.pdf_variant == "pdf/ua-1"
+        self.previous_level = 0
+
+    def _collect_labels(self) -> None:
+        """Heading ids (as the HTML writer assigns them) and every anchor a link may target."""
+        ids = HeadingIds()
+        if self.notes:
+            ids.assign(NOTES_ID)
+            self.labels.add(NOTES_ID)
+            self.labels.update(note.anchor for note in self.notes)
+        for block in iter_blocks(self.rdoc.document.blocks):
+            if isinstance(block, Heading):
+                ident = ids.assign(block.id or plain_text(block.children))
+                self.heading_ids[id(block)] = ident
+                self.labels.add(ident)
+            elif isinstance(block, Figure | Table) and block.label and block.number:
+                self.labels.add(numbered_anchor_of(block.label, block.number))
+        if self.rdoc.entries:
+            self.labels.add(SOURCES_ID)
+        for entry in self.rdoc.entries:
+            self.labels.add(entry.anchor)
+            if entry.backlink:
+                self.labels.add(entry.backlink)
+
+    # ------------------------------------------------------------------ direction
+
+    @contextmanager
+    def directed(self, direction: Direction | None) -> Iterator[str | None]:
+        """Write a container whose text starts in ``direction``: yields the direction to set on
+        it (None when it is the inherited one) and makes it the inherited one inside."""
+        outer = self.direction
+        if direction is None or direction == outer:
+            yield None
+            return
+        self.direction = direction
+        try:
+            yield direction
+        finally:
+            self.direction = outer
+
+    @staticmethod
+    def set_direction(direction: str | None, markup: str) -> str:
+        """``markup`` laid out in ``direction`` (as it is when None)."""
+        if direction is None or not markup:
+            return markup
+        return call("directed", direction, content(markup))
+
+    def paragraph_direction(self, children: tuple[Inline, ...]) -> str | None:
+        """The direction a paragraph or heading must set (the HTML writer's ``dir`` rule)."""
+        wanted = paragraph_dir(text_direction(plain_text(children)), self.direction)
+        return None if wanted == "auto" or wanted == self.direction else wanted
+
+    # ------------------------------------------------------------------ blocks
+
+    def blocks(self, blocks: Iterable[Block], *, tight: bool = False) -> str:
+        """Blocks apart by paragraph spacing; in a tight list item, as the HTML report writes
+        them (paragraphs without their own spacing: a nested list follows its line directly)."""
+        rendered = (self.block(b, tight=tight) for b in blocks)
+        return (" " if tight else "\n\n").join(r for r in rendered if r)
+
+    def block(self, block: Block, *, tight: bool = False) -> str:
+        match block:
+            case Heading():
+                return self.heading(block)
+            case Paragraph(children):
+                return self.set_direction(self.paragraph_direction(children),
+                                          self.inlines(children))
+            case BulletList(items, list_tight):
+                return self.list_block(block, items, list_tight, start=None)
+            case OrderedList(items, start, list_tight):
+                return self.list_block(block, items, list_tight, start=start)
+            case Table():
+                with self.directed(blocks_direction((block,))) as direction:
+                    return self.set_direction(direction, TableMarkup(self).table(block))
+            case CodeBlock(text, _):
+                return call("code-block", content(self.code_lines(text)))
+            case BlockQuote(inner):
+                if self.block_depth >= MAX_BLOCK_DEPTH:
+                    return self.blocks(inner)
+                return call("quote-block", content(self.nested_blocks(inner)))
+            case Figure(image, caption, label, number):
+                body = self.image(image, block=True)
+                lead = caption_lead(label, number)
+                caption_markup = optional(lead + self.inlines(caption))
+                figure = call("figure-block", content(body), caption_markup)
+                return labelled(figure, numbered_anchor_of(label, number))
+            case ThematicBreak():
+                return "#rule-block();"
+            case RawBlock(text, _):
+                return call("raw-block", content(self.code_lines(text)))
+            case FootnoteDef():
+                return ""  # written in the Notes section
+            case _:
+                raise UnsupportedNodeError(
+                    f"Typst writer: unsupported block {type(block).__name__}"
+                )
+
+    def nested_blocks(self, blocks: Iterable[Block], *, tight: bool = False) -> str:
+        """Blocks inside a list item, quote or note (one level deeper)."""
+        self.block_depth += 1
+        try:
+            return self.blocks(blocks, tight=tight)
+        finally:
+            self.block_depth -= 1
+
+    def heading(self, block: Heading) -> str:
+        level = min(max(block.level, 1), 6)
+        if self.continuous_levels:
+            level = min(level, self.previous_level + 1)
+        self.previous_level = level
+        ident = self.heading_ids.get(id(block)) or HeadingIds().assign(plain_text(block.children))
+        body = self.inlines(block.children, in_heading=True)
+        markup = f"#heading(level: {level})[{body}]{label_call(ident)};"
+        return self.set_direction(self.paragraph_direction(block.children), markup)
+
+    def list_block(
+        self, block: Block, items: tuple[ListItem, ...], tight: bool, *, start: int | None
+    ) -> str:
+        first = 1 if start is None else int(start)
+        if self.block_depth >= MAX_BLOCK_DEPTH:  # too deep to draw: the items as paragraphs
+            return "\n\n".join(
+                text_expr(f"{_BULLETS[0] if start is None else f'{first + n}.'} ")
+                + self.blocks(item.blocks, tight=True)
+                for n, item in enumerate(items)
+            )
+        with self.directed(blocks_direction((block,))) as direction:
+            return self.set_direction(direction, self.list_markup(items, tight, start, first))
+
+    def list_markup(
+        self, items: tuple[ListItem, ...], tight: bool, start: int | None, first: int
+    ) -> str:
+        bullet = _BULLETS[self.list_depth % len(_BULLETS)]
+        self.list_depth += 1
+        try:
+            bodies = [content(self.list_item(item, tight)) for item in items]
+        finally:
+            self.list_depth -= 1
+        tight_arg = "true" if tight else "false"
+        if any(item.checked is not None for item in items):
+            markers = [
+                string_literal(task_box(item.checked)) if item.checked is not None
+                else "none" for item in items
+            ]  # fmt: skip
+            kind = string_literal(bullet) if start is None else "auto"
+            return call("marked-list", str(first), tight_arg, kind, array(markers), *bodies)
+        if start is None:  # the bullet of its depth among all lists, as HTML's `ol ul` is ◦
+            marker = f"marker: {content(text_expr(bullet))}"
+            return call("list", marker, f"tight: {tight_arg}", *bodies)
+        return call("enum", f"start: {first}", f"tight: {tight_arg}", *bodies)
+
+    def list_item(self, item: ListItem, tight: bool) -> str:
+        with self.directed(blocks_direction(item.blocks)) as direction:
+            return self.set_direction(direction, self.nested_blocks(item.blocks, tight=tight))
+
+    def code_lines(self, text: str) -> str:
+        """Verbatim lines (tabs expanded, long lines breakable), joined by line breaks."""
+        lines = text.removesuffix("\n").split("\n")
+        return "#linebreak();".join(
+            text_markup(line.expandtabs(_TAB_SIZE), collapse=False) for line in lines
+        )
+
+    # ------------------------------------------------------------------ inlines
+
+    def inlines(self, nodes: Iterable[Inline], *, in_heading: bool = False) -> str:
+        if not in_heading:
+            return "".join(self.inline(node) for node in nodes)
+        # Marks in a heading go inside `context`, which keeps them out of the PDF outline's
+        # entry; the space before a mark goes in with it, so the entry has no trailing space.
+        out: list[str] = []
+        space = False
+        for node in nodes:
+            if isinstance(node, Cite | FootnoteRef):
+                mark = self.inline(node)
+                if mark:
+                    out.append(f"#context [{text_expr(' ') if space else ''}{mark}];")
+                    space = False
+                continue
+            if space:
+                out.append(text_expr(" "))
+            text = node.text if isinstance(node, Text) else ""
+            space = text != text.rstrip()
+            out.append(text_markup(text.rstrip()) if space else self.inline(node))
+        if space:
+            out.append(text_expr(" "))
+        return "".join(out)
+
+    def inline(self, node: Inline) -> str:
+        match node:
+            case Text(text) | RawInline(text):
+                return text_markup(text)
+            case Emph(children):
+                return self.styled("emph", children)
+            case Strong(children):
+                return self.styled("strong", children)
+            case Strike(children):
+                return self.styled("strike", children)
+            case Styled(style, children, title):
+                function = STYLE_FUNCTIONS[style]
+                if style == "abbr" and not title:
+                    function = ""  # only an abbreviation with an expansion is underlined
+                return self.styled(function, children)
+            case Code(text):
+                return call("code-span", content(text_markup(text)))
+            case Link(url, children, _):
+                return self.link(url, children)
+            case Image():
+                return self.image(node, block=False)
+            case LineBreak():
+                return "#linebreak();"
+            case SoftBreak():
+                return text_expr(" ")
+            case FootnoteRef(label):
+                return self.note_reference(label)
+            case Cite(_, numbers, anchor):
+                return self.cite(anchor, numbers)
+            case Math():
+                return math_markup(node, self.root)
+            case CrossRef():
+                return crossref_markup(node, self.labels)
+            case _:
+                raise UnsupportedNodeError(
+                    f"Typst writer: unsupported inline {type(node).__name__}"
+                )
+
+    def styled(self, function: str, children: tuple[Inline, ...]) -> str:
+        """``#function[children];``, or the children alone (no function, or nested too deep)."""
+        if not function or self.inline_depth >= MAX_INLINE_DEPTH:
+            return self.inlines(children)
+        self.inline_depth += 1
+        try:
+            return f"#{function}[{self.inlines(children)}];"
+        finally:
+            self.inline_depth -= 1
+
+    def cite(self, anchor: str, numbers: tuple[int, ...]) -> str:
+        pieces = display_segments(numbers)
+        if not pieces:
+            return ""
+        args = [
+            f"({'none' if number is None else int(number)}, {string_literal(text)})"
+            for text, number in pieces
+        ]
+        return call("cite-mark", self.anchor(anchor), *args)
+
+    def anchor(self, name: str) -> str:
+        """The label argument of a mark: ``name``, or none inside a table header (which takes
+        the anchor before the table)."""
+        if self.header_anchors is None:
+            return string_literal(name)
+        self.header_anchors.append(name)
+        return "none"
+
+    def link(self, url: str, children: tuple[Inline, ...]) -> str:
+        """A link; citations inside it follow it (a link inside a link would be ambiguous)."""
+        text = self.inlines(c for c in children if not isinstance(c, Cite))
+        cites = self.inlines(c for c in children if isinstance(c, Cite))
+        target = self.link_target(url)
+        if target is None or self.inline_depth >= MAX_INLINE_DEPTH:
+            return text + cites
+        return f"#link({target})[{text}];{cites}"
+
+    def link_target(self, url: str) -> str | None:
+        """A Typst link target: a URL string, a label we write, or None (shown as text)."""
+        href = safe_link(url, allow_fragment=True)
+        if not href:
+            return None
+        if href.startswith("#"):
+            fragment = href[1:]
+            return f"label({string_literal(fragment)})" if fragment in self.labels else None
+        return string_literal(href)
+
+    def note_reference(self, label: str) -> str:
+        """The superscript letter of a note, linked to it; the first reference is labelled
+        (``fnref-N``) for the note's back-link."""
+        note = self.notes.get(label)
+        if note is None:
+            return text_markup(unresolved_note_text(label))
+        anchor = "none"
+        if label not in self.labelled_notes:
+            self.labelled_notes.add(label)
+            anchor = self.anchor(f"fnref-{note.number}")
+        return call("note-ref", anchor, string_literal(note.anchor), string_literal(note.marker))
+
+    def image(self, image: Image, *, block: bool) -> str:
+        loaded = load_image(image.src, self.options)
+        if loaded is None:
+            return call("image-alt", content(text_markup(image_fallback(image))))
+        data, extension = typst_image(loaded)
+        name, new = self.root.name_of(data, "image", extension)
+        if new:  # the PDF holds each distinct image once, however often it is shown
+            self.image_bytes.add(len(data))
+        width = round(loaded.width * _PT_PER_PX, 2)
+        function = "sized-image" if block else "inline-image"
+        alt = image.alt or image.title
+        return call(function, string_literal(name), str(width), string_literal(alt))
+
+    # ------------------------------------------------------------------ end sections
+
+    def notes_section(self) -> str:
+        """Every author note in series order (a, b, c …), each linking back to its first
+        reference, as the HTML report lists them."""
+        if not self.notes:
+            return ""
+        notes = [self.note_entry(note) for note in self.notes]
+        return call(
+            "notes-section", content(text_markup(NOTES_HEADING)), string_literal(NOTES_ID),
+            array(notes),
+        )  # fmt: skip
+
+    def note_entry(self, note: AuthorNote) -> str:
+        with self.directed(blocks_direction(note.blocks)) as direction:
+            self.block_depth += 1
+            try:
+                first = note.blocks[0] if note.blocks else None
+                if isinstance(first, Paragraph) and len(note.blocks) == 1:
+                    body = self.inlines(first.children)
+                else:
+                    body = self.blocks(note.blocks)
+            finally:
+                self.block_depth -= 1
+        backlink = f"fnref-{note.number}" if note.label in self.labelled_notes else ""
+        fields = {
+            "anchor": string_literal(note.anchor),
+            "marker": string_literal(f"{note.marker}."),
+            "body": content(body),
+            "backlink": string_literal(backlink) if backlink else "none",
+            "mark": string_literal(BACKLINK_MARK),
+            "dir": direction or "none",
+        }
+        return "(" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + ")"
+
+    def sources_section(self) -> str:
+        entries = self.rdoc.entries
+        if not entries:
+            return ""
+        return call(
+            "sources-section", content(text_markup(self.rdoc.sources_heading)),
+            string_literal(SOURCES_ID), array(source_entry(entry_parts(e)) for e in entries),
+        )  # fmt: skip

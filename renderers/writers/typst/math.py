@@ -1,0 +1,50 @@
+"""Formulas, cross-references and numbered captions in the Typst markup.
+
+A formula is the SVG picture :mod:`renderers.math.svg` draws for every PDF (the WeasyPrint PDF
+shows the same one), handed to Typst as a file in the compile root and sized in ``em`` of the
+surrounding text, its alt text the TeX; TeX that cannot be read shows its source as code, as in
+the HTML report. A cross-reference is "Figure 1" linked to the figure's anchor (``fig-1``),
+and a numbered caption starts "Figure 1: ".
+"""
+
+from __future__ import annotations
+
+from renderers.document import CrossRef, Math, numbered_anchor, numbered_name
+from renderers.math import MathError, parse_tex
+from renderers.math.svg import draw_formula
+from renderers.writers.typst.escape import string_literal, text_markup
+from renderers.writers.typst.parts import RootFiles, call, content
+
+
+def math_markup(node: Math, root: RootFiles) -> str:
+    """A formula as its picture (a block of its own when displayed), or its TeX as code."""
+    try:
+        formula = parse_tex(node.tex, node.display)
+    except MathError:
+        return call("code-span", content(text_markup(node.tex)))
+    drawn = draw_formula(formula)
+    name, _ = root.name_of(drawn.svg.encode("utf-8"), "math", "svg")
+    sizes = (f"{round(value, 4)}" for value in (drawn.width, drawn.height, drawn.depth))
+    function = "math-display" if node.display else "math-inline"
+    return call(function, string_literal(name), *sizes, string_literal(formula.tex))
+
+
+def crossref_markup(node: CrossRef, labels: set[str]) -> str:
+    """"Figure 1", linked to the figure or table it names (plain text when it has no anchor)."""
+    name = text_markup(numbered_name(node.label, node.number))
+    anchor = numbered_anchor(node.label, node.number)
+    if anchor not in labels:
+        return name
+    return f"#link(label({string_literal(anchor)}))[{name}];"
+
+
+def numbered_anchor_of(label: str, number: int) -> str:
+    """The anchor of a numbered figure or table, or "" when it is not numbered."""
+    return numbered_anchor(label, number) if label and number else ""
+
+
+def caption_lead(label: str, number: int) -> str:
+    """The markup of "Figure 1: " before a numbered caption ("" for an unnumbered one)."""
+    if not label or not number:
+        return ""
+    return text_markup(f"{numbered_name(label, number)}: ")

@@ -1,0 +1,122 @@
+"""Small builders for the Typst markup: calls, arrays, labels, a Sources entry, images.
+
+Each takes values we produced (escaped strings, numbers, generated markup) and only arranges
+them; no author text reaches Typst here except through
+:func:`~renderers.writers.typst.escape.text_markup` and
+:func:`~renderers.writers.typst.escape.string_literal`.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+
+from renderers.document import InlineStyle
+from renderers.sandbox import LoadedImage
+from renderers.writers.common import BACKLINK_MARK, EntryParts
+from renderers.writers.typst.escape import string_literal, text_markup
+
+#: Image formats Typst reads as they are; the others the sandbox accepts become PNG first.
+TYPST_IMAGE_FORMATS: dict[str, str] = {
+    "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp",
+}  # fmt: skip
+#: The template function drawing each inline style (``renderers.document.Styled``).
+STYLE_FUNCTIONS: dict[InlineStyle, str] = {
+    "sub": "sub-text",
+    "sup": "super-text",
+    "kbd": "kbd-text",
+    "mark": "mark-text",
+    "small": "small-text",
+    "abbr": "abbr-text",
+    "ins": "underline",
+    "u": "underline",
+}
+
+
+class RootFiles:
+    """The files a compile's root holds besides the main file: each distinct picture once,
+    under a name we make (``image-1.png``, ``math-2.svg``), never one the input chose."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}  # name in the root → bytes
+        self._names: dict[bytes, str] = {}
+
+    def name_of(self, data: bytes, prefix: str, extension: str) -> tuple[str, bool]:
+        """The file name holding ``data`` and whether it is new (its bytes not yet in the root)."""
+        known = self._names.get(data)
+        if known is not None:
+            return known, False
+        name = self._names[data] = f"{prefix}-{len(self.files) + 1}.{extension}"
+        self.files[name] = data
+        return name, True
+
+
+def call(function: str, *args: str) -> str:
+    """``#function(arg, …);`` — a call of a template function with arguments we built."""
+    return f"#{function}({', '.join(args)});"
+
+
+def content(markup: str) -> str:
+    """``markup`` as a content argument: ``[markup]``."""
+    return f"[{markup}]"
+
+
+def optional(markup: str) -> str:
+    """A content argument, or ``none`` when there is no markup."""
+    return content(markup) if markup else "none"
+
+
+def array(items: Iterable[str]) -> str:
+    """A Typst array literal (a one-item array needs its trailing comma)."""
+    values = list(items)
+    return "(" + ", ".join(values) + ("," if len(values) == 1 else "") + ")"
+
+
+def label_call(name: str) -> str:
+    """``#label("name")`` after an element: the anchor links and back-links jump to."""
+    return f"#label({string_literal(name)})"
+
+
+def labelled(markup: str, anchor: str) -> str:
+    """A call (``#f(…);``) with the label ``anchor`` attached, so links can target it; the
+    call as it is when there is no anchor."""
+    if not anchor:
+        return markup
+    return markup.removesuffix(";") + label_call(anchor) + ";"
+
+
+def typst_image(image: LoadedImage) -> tuple[bytes, str]:
+    """``image`` as bytes Typst reads, with the file extension to store them under.
+
+    PNG, JPEG, GIF and WebP go in as loaded; BMP and TIFF are converted to PNG.
+    """
+    extension = TYPST_IMAGE_FORMATS.get(image.mime)
+    if extension is not None:
+        return image.data, extension
+    from PIL import Image as PILImage
+
+    with PILImage.open(io.BytesIO(image.data)) as loaded:
+        loaded.seek(0)
+        alpha = "A" in loaded.getbands() or "transparency" in loaded.info
+        converted = loaded.convert("RGBA" if alpha else "RGB")
+    buffer = io.BytesIO()
+    converted.save(buffer, "PNG")
+    return buffer.getvalue(), "png"
+
+
+def source_entry(entry: EntryParts) -> str:
+    """One Sources entry as a Typst dictionary (``source-entry`` in the template lays it out)."""
+    details = array(
+        f"({string_literal(d.separator)}, [{text_markup(d.text)}])" for d in entry.details
+    )
+    fields = {
+        "number": str(int(entry.number)),
+        "anchor": string_literal(entry.anchor),
+        "title": content(text_markup(entry.title)),
+        "url": string_literal(entry.url) if entry.url else "none",
+        "details": details,
+        "backlink": string_literal(entry.backlink) if entry.backlink else "none",
+        "mark": string_literal(BACKLINK_MARK),
+        "dir": "rtl" if entry.rtl else "none",
+    }
+    return "(" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + ")"

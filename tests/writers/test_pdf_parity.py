@@ -1,0 +1,196 @@
+"""The report's features, read back from the PDF of each engine (WeasyPrint and Typst).
+
+Tables repeat their header row on every page, code keeps its monospace font, task items show
+their boxes, author notes keep their letters, text and order, inline styles keep their text,
+right-to-left paragraphs are set from the right, CJK and emoji use the Noto fonts, a loaded
+image is embedded once, HTML input's own stylesheet is reported when Typst cannot apply it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+import pytest
+from PIL import Image as PILImage
+from pypdf import PdfReader
+
+from citations.pool import SourcePool
+from renderers.api import render
+from renderers.diagnostics import Code
+from renderers.options import RenderOptions
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import resolve
+from renderers.testing import normalize_pdf
+from renderers.writers.typst.writer import STYLES_NOT_APPLIED
+from tests.helpers import pdf_lines
+from tests.support.render import write_resolved
+
+ROWS = [{"sid": 1, "title": "A source", "url": "https://example.org/a"}]
+POOL = SourcePool.from_rows(ROWS)
+MM = 72 / 25.4
+
+
+@pytest.fixture(params=["weasyprint", "typst"])
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def pdf_of(markdown: str, engine: str, **options: object) -> bytes:
+    rdoc = resolve(read_markdown(markdown), POOL)
+    return write_resolved("pdf", rdoc, RenderOptions(pdf_engine=engine, **options))  # type: ignore[arg-type]
+
+
+def page_texts(pdf: bytes) -> list[str]:
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return [document[i].get_textpage().get_text_range() for i in range(len(document))]
+    finally:
+        document.close()
+
+
+def fonts_of(pdf: bytes) -> set[str]:
+    return {
+        re.sub(r"[^a-z]", "", str(font.get_object().get("/BaseFont")).split("+", 1)[-1].lower())
+        for page in PdfReader(io.BytesIO(pdf)).pages
+        for font in (page["/Resources"].get("/Font") or {}).values()
+    }
+
+
+def test_table_header_repeats_on_every_page(engine: str) -> None:
+    rows = "".join(f"| row {i} [[S:1]] | {i * 7} |\n" for i in range(160))
+    pdf = pdf_of(f"# T\n\n| Region HDR [[S:1]] | Value HDR |\n|---|--:|\n{rows}", engine)
+    texts = page_texts(pdf)
+    assert len(texts) >= 3
+    assert all("Region HDR" in text and "Value HDR" in text for text in texts)
+    body = "".join(texts)
+    assert all(f"row {i}" in body for i in range(160))
+
+
+def test_code_block_is_verbatim_and_monospace(engine: str) -> None:
+    pdf = pdf_of("# T\n\n```python\nx = [[S:1]]  # not a citation\n    indented()\n```\n", engine)
+    text = "".join(page_texts(pdf))
+    assert "x = [[S:1]]" in text and "indented()" in text
+    assert "dejavusansmono" in fonts_of(pdf)
+    assert "Sources" not in text  # code is not cited
+
+
+def test_block_quote_and_task_list(engine: str) -> None:
+    markdown = "# T\n\n> Quoted claim [[S:1]]\n\n- [x] done task\n- [ ] open task\n- plain item\n"
+    text = "".join(page_texts(pdf_of(markdown, engine)))
+    assert "Quoted claim" in text
+    assert re.search(r"☒\s*done task", text) and re.search(r"☐\s*open task", text)
+    assert "plain item" in text and "•" in text
+
+
+def test_author_notes_keep_their_letters_text_and_order(engine: str) -> None:
+    markdown = (
+        "# T\n\nFirst claim.[^x] Second.[^y] Again.[^x]\n\n[^x]: Note X text.\n[^y]: Note Y text.\n"
+    )
+    lines = [text for _, _, text in pdf_lines(pdf_of(markdown, engine))]
+    assert "First claim.a Second.b Again.a" in lines
+    notes = lines[lines.index("Notes") + 1 :]
+    assert notes[:2] == ["a. Note X text. ↑", "b. Note Y text. ↑"]
+
+
+def test_inline_styles_keep_their_text(engine: str) -> None:
+    markdown = "# T\n\nH<sub>2</sub>O, E = mc<sup>2</sup>, <kbd>Ctrl</kbd>, <mark>marked</mark>, " \
+               '<small>small</small>, <abbr title="World Health">WHO</abbr>, <ins>in</ins>, ' \
+               "<u>under</u>.\n"
+    text = "".join(page_texts(pdf_of(markdown, engine)).pop(0).split())  # spacing is layout
+    assert "H2O,E=mc2,Ctrl,marked,small,WHO,in,under." in text
+
+
+def test_right_to_left_paragraph_is_set_from_the_right(engine: str) -> None:
+    pdf = pdf_of("# T\n\nمرحبا بالعالم هذا نص عربي قصير\n\nLeft to right text.\n", engine)
+    document = pdfium.PdfDocument(pdf)
+    page = document[0]
+    textpage = page.get_textpage()
+    chars = [
+        (chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)), textpage.get_charbox(i))
+        for i in range(textpage.count_chars())
+    ]
+    arabic = [box for char, box in chars if "\u0600" <= char <= "\u06ff"]
+    latin = [box for char, box in chars if char == "L"]
+    right_margin = page.get_width() - 20 * MM
+    assert max(box[2] for box in arabic) > right_margin - 3  # flush right
+    assert min(box[0] for box in latin) < 20 * MM + 3  # flush left
+
+
+def test_cjk_and_emoji_use_the_noto_fonts(engine: str) -> None:
+    pdf = pdf_of("# T\n\n你好世界 日本語 한국어 and the sun ☀️ 🔋\n", engine)
+    text = "".join(page_texts(pdf))
+    assert "你好世界" in text and "日本語" in text and "한국어" in text
+    fonts = fonts_of(pdf)
+    assert any(name.startswith("notosanscjk") for name in fonts), fonts
+    # WeasyPrint embeds the colour emoji as a font, Typst as bitmap glyphs (a Type 3 font)
+    subtypes = {
+        str(font.get_object().get("/Subtype"))
+        for page in PdfReader(io.BytesIO(pdf)).pages
+        for font in (page["/Resources"].get("/Font") or {}).values()
+    }
+    assert "notocoloremoji" in fonts or "/Type3" in subtypes, (fonts, subtypes)
+
+
+def test_a_loaded_image_is_embedded_once(engine: str, tmp_path: Path) -> None:
+    PILImage.new("RGB", (80, 40), (0, 120, 0)).save(tmp_path / "chart.png")
+    markdown = "# T\n\n![A chart](chart.png)\n\n![remote](https://example.org/x.png)\n"
+    pdf = pdf_of(markdown, engine, base_dir=tmp_path)
+    assert len(re.findall(rb"/Subtype\s*/Image", pdf)) == 1
+    assert "[Image: remote]" in "".join(page_texts(pdf))
+
+
+STYLED_HTML = (
+    "<html><head><style>p { color: #123456 }</style></head><body><h1>Styled</h1>"
+    "<p>Claim [[S:1]].</p></body></html>"
+)
+
+
+def test_html_input_with_its_own_css_is_reported_on_typst(tmp_path: Path) -> None:
+    (typst,) = render(STYLED_HTML, tmp_path, name="t", formats=("pdf",), sources_pool=ROWS,
+                      pdf_engine="typst")  # fmt: skip
+    assert STYLES_NOT_APPLIED in typst.warnings
+    assert [d.code for d in typst.diagnostics] == [Code.STYLES_NOT_APPLIED]
+    assert "Claim" in "".join(page_texts(typst.path.read_bytes()))
+    (weasy,) = render(STYLED_HTML, tmp_path, name="w", formats=("pdf",), sources_pool=ROWS)
+    assert STYLES_NOT_APPLIED not in weasy.warnings
+    plain = "<h1>Plain</h1><p>Claim [[S:1]].</p>"
+    (unstyled,) = render(plain, tmp_path, name="p", formats=("pdf",), sources_pool=ROWS,
+                         content_format="html", pdf_engine="typst")  # fmt: skip
+    assert unstyled.warnings == []
+
+
+def test_the_engine_is_recorded_for_pdf_and_png(tmp_path: Path) -> None:
+    markdown = "# A\n\nClaim [[S:1]].\n"
+    results = render(markdown, tmp_path, name="t", formats=("pdf", "png", "md"),
+                     sources_pool=ROWS, pdf_engine="typst")  # fmt: skip
+    render(markdown, tmp_path, name="w", formats=("pdf",), sources_pool=ROWS)
+    records = {r["filename"]: r for r in json.loads((tmp_path / "sources_used.json").read_text())}
+    assert records["t.pdf"]["engine"] == "typst" and records["t.png"]["engine"] == "typst"
+    assert records["w.pdf"]["engine"] == "weasyprint"
+    assert "engine" not in records["t.md"]
+    assert (tmp_path / "t.pdf").read_bytes() != (tmp_path / "w.pdf").read_bytes()
+    png = next(r for r in results if r.format == "png")
+    assert png.stats["pages"] == 1 and (tmp_path / "t.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_cross_references_link_to_their_numbered_figure_and_formulas_are_drawn(
+    engine: str, tmp_path: Path
+) -> None:
+    PILImage.new("RGB", (200, 100), (0, 120, 0)).save(tmp_path / "chart.png")
+    filler = "\n\n".join(f"Paragraph {i} " + "with words " * 40 for i in range(30))
+    markdown = (f"# T\n\nSee @fig:chart and $\\frac{{a}}{{b}}$.\n\n{filler}\n\n"
+                "![A chart](chart.png){#fig:chart}\n")  # fmt: skip
+    pdf = pdf_of(markdown, engine, base_dir=tmp_path)
+    texts = page_texts(pdf)
+    figure_page = next(i for i, text in enumerate(texts, 1) if "Figure 1: A chart" in text)
+    assert figure_page > 1 and "See Figure 1" in texts[0] and "frac" not in "".join(texts)
+    links = normalize_pdf(pdf)["links.txt"].splitlines()
+    # "goto #fig-1 (page 5)" (WeasyPrint names its anchors) or "goto page 5" (Typst)
+    assert links[0].startswith("page 1: goto") and links[0].rstrip(")").endswith(
+        f"page {figure_page}"
+    )

@@ -1,0 +1,360 @@
+"""The Typst engine: author text never becomes Typst code, files or inputs; deep input stays
+bounded; fonts, root and output are ours alone.
+
+The hostile text below is Typst syntax of every kind (imports, file reads, ``eval``,
+``sys.inputs``, loops, math, references, labels, comments, escapes, brackets) and every special
+character. It goes through every node type of the document model; each PDF must show exactly
+that text, and the markup handed to Typst must hold it only inside string literals.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import unicodedata
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+import typst
+from PIL import Image as PILImage
+from pypdf import PdfReader
+
+from citations.pool import SourcePool
+from renderers.document import (
+    INLINE_STYLES,
+    Block,
+    BlockQuote,
+    BulletList,
+    Cite,
+    Code,
+    CodeBlock,
+    Document,
+    Emph,
+    Figure,
+    FootnoteDef,
+    FootnoteRef,
+    Heading,
+    Image,
+    LineBreak,
+    Link,
+    ListItem,
+    Math,
+    OrderedList,
+    Paragraph,
+    RawBlock,
+    RawInline,
+    SoftBreak,
+    Strike,
+    Strong,
+    Styled,
+    Table,
+    TableCell,
+    Text,
+    ThematicBreak,
+)
+from renderers.errors import LimitError, RenderError
+from renderers.options import Limits, RenderOptions
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import ResolvedDocument, resolve
+from renderers.writers.typst import fonts as typst_fonts
+from renderers.writers.typst import writer as typst_writer
+from renderers.writers.typst.escape import string_literal, text_markup
+from renderers.writers.typst.markup import TypstSource, typst_source
+from renderers.writers.typst.writer import page_count, typst_pdf
+
+HOSTILE = (
+    '#import "@preview/cetz:0.3.0": * #include "main.typ" #read("/etc/passwd") '
+    '#eval("1 + 1") #sys.inputs.at("x") #let x = 1 #while true { } #for i in range(9) [] '
+    "$x^2$ @ref <label> // line comment /* block comment */ \\ \\\\ \\u{41} ] [ } { ) ( "
+    "*bold* _emph_ `raw` = heading - item + item / term: ~ -- --- ... 'q' \"qq\" : ; , . ! ? "
+    "% & | ^ < > #box[x] #(1) #[content] #{code} #\"str\" #set text(red) #show: none"
+)
+POOL = SourcePool.from_rows([{"sid": 1, "title": "A source", "url": "https://example.org/a"}])
+_FOOTER = re.compile(r"Page\d+of\d+")
+
+
+def squeeze(text: str) -> str:
+    """``text`` in NFKC without white space (line breaks and spacing are layout)."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+
+def pdf_text(pdf: bytes) -> str:
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return "".join(document[i].get_textpage().get_text_range() for i in range(len(document)))
+    finally:
+        document.close()
+
+
+def render(blocks: tuple[Block, ...], **options: object) -> tuple[ResolvedDocument, bytes]:
+    rdoc = resolve(Document(blocks), POOL)
+    pdf, _, notes = typst_pdf(rdoc, RenderOptions(title="T", **options))  # type: ignore[arg-type]
+    assert notes == []
+    return rdoc, pdf
+
+
+def para(*inlines: object) -> Paragraph:
+    return Paragraph(tuple(inlines))  # type: ignore[arg-type]
+
+
+H = Text(HOSTILE)
+CELL = TableCell((H,))
+#: Every node type carrying the hostile text, and the text its PDF must show after the title.
+CASES: dict[str, tuple[tuple[Block, ...], str]] = {
+    "heading": ((Heading(2, (H,)),), HOSTILE),
+    "paragraph": ((para(H, SoftBreak(), H, LineBreak(), H),), HOSTILE * 3),
+    "emph-strong-strike": ((para(Emph((H,)), Strong((H,)), Strike((H,))),), HOSTILE * 3),
+    "styled": ((para(*(Styled(style, (H,), HOSTILE) for style in INLINE_STYLES)),),
+               HOSTILE * len(INLINE_STYLES)),
+    "code-span": ((para(Code(HOSTILE)),), HOSTILE),
+    "math": ((para(Math(HOSTILE), Math(HOSTILE, display=True)),), HOSTILE * 2),
+    "raw-inline": ((para(RawInline(HOSTILE)),), HOSTILE),
+    "link": ((para(Link("https://example.org/?q=%22#import", (H,), HOSTILE)),), HOSTILE),
+    "internal-link": ((para(Link("#nowhere", (H,))),), HOSTILE),
+    "image-alt": ((para(Image("https://example.org/x.png", alt=HOSTILE)),),
+                  f"[Image: {HOSTILE}]"),
+    "undefined-note": ((para(FootnoteRef(HOSTILE)),), f"[^{HOSTILE}]"),
+    "note": (
+        (para(Text("x"), FootnoteRef("n")), FootnoteDef("n", (para(H),))),
+        f"xa Notes a. {HOSTILE} ↑",
+    ),
+    "unreferenced-note": ((FootnoteDef(HOSTILE, (para(H),)),), f"Notes a. {HOSTILE}"),
+    "bullet-list": ((BulletList((ListItem((para(H),)), ListItem((para(H),), True))),),
+                    f"• {HOSTILE} ☒ {HOSTILE}"),
+    "ordered-list": ((OrderedList((ListItem((para(H),)),), start=7),), f"7. {HOSTILE}"),
+    "table": ((Table((CELL, CELL), ((CELL, CELL),), ("left", "right"), (H,)),), HOSTILE * 5),
+    "code-block": ((CodeBlock(f"{HOSTILE}\n\t{HOSTILE}\n", HOSTILE),), HOSTILE * 2),
+    "raw-block": ((RawBlock(HOSTILE),), HOSTILE),
+    "block-quote": ((BlockQuote((para(H), BlockQuote((para(H),)))),), HOSTILE * 2),
+    "figure": ((Figure(Image("/etc/passwd", alt=HOSTILE), (H,)),),
+               f"[Image: {HOSTILE}]{HOSTILE}"),
+    "thematic-break": ((para(H), ThematicBreak(), para(H)), HOSTILE * 2),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_hostile_text_is_shown_exactly(case: str) -> None:
+    blocks, expected = CASES[case]
+    _, pdf = render(blocks)
+    shown = _FOOTER.sub("", squeeze(pdf_text(pdf)))
+    assert shown == squeeze("T" + expected), case
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_hostile_text_stays_inside_string_literals(case: str) -> None:
+    blocks, _ = CASES[case]
+    source = typst_source(resolve(Document(blocks), POOL), RenderOptions(title=HOSTILE)).text
+    code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', source)  # every string literal emptied
+    for word in ("import", "include", "read(", "eval", "sys.", "while", "for ", "set text",
+                 "cetz", "passwd", "$", "@", "<label>", "//", "/*", "`", "\\u"):
+        assert word not in code, (case, word)
+    assert "\n" not in "".join(re.findall(r'"(?:[^"\\]|\\.)*"', source))  # one line each
+
+
+def test_hostile_title_author_sources_and_pool_fields() -> None:
+    pool = SourcePool.from_rows([
+        {"sid": 1, "title": HOSTILE, "url": "https://example.org/a?x=%23import"},
+        {"sid": 2, "title": "", "artifact_path": "#read(/etc/passwd)/$x$.pdf"},
+    ])  # fmt: skip
+    rdoc = resolve(Document((para(Text("c"), Cite((1, 2))),)), pool, sources_heading=HOSTILE)
+    options = RenderOptions(title=HOSTILE, author=HOSTILE)
+    pdf, _, _ = typst_pdf(rdoc, options)
+    meta = PdfReader(io.BytesIO(pdf)).metadata
+    assert meta is not None and (meta.title, meta.author) == (HOSTILE, HOSTILE)
+    shown = _FOOTER.sub("", squeeze(pdf_text(pdf)))
+    expected = f"{HOSTILE} c1, 2 {HOSTILE} 1. {HOSTILE} — example.org ↑ 2. " \
+               "#read(/etc/passwd)/$x$.pdf ↑"
+    assert shown == squeeze(expected)
+
+
+def test_deep_nesting_keeps_its_text_and_compiles() -> None:
+    depth = Limits().max_nesting
+    inline: object = H
+    for level in range(depth):
+        inline = (Strong, Emph, Strike)[level % 3]((inline,))
+    quote: Block = para(H)
+    items: Block = para(H)
+    for _ in range(depth):
+        quote = BlockQuote((quote,))
+        items = BulletList((ListItem((items,)),))
+    _, pdf = render((para(inline), quote, items))
+    shown = _FOOTER.sub("", squeeze(pdf_text(pdf)))
+    assert shown.count(squeeze(HOSTILE)) == 3
+    brackets = "[" * 300 + "(" * 300 + "{" * 300
+    _, pdf = render((para(Text(brackets)),))
+    assert squeeze(brackets) in squeeze(pdf_text(pdf))
+
+
+def test_deep_nesting_from_the_markdown_reader() -> None:
+    depth = Limits().max_nesting
+    markdown = ">" * (depth - 1) + " quoted [[S:1]]\n\n" + "".join(
+        "  " * i + "- item\n" for i in range(depth - 1)
+    )
+    pdf, _, _ = typst_pdf(resolve(read_markdown(markdown), POOL), RenderOptions())
+    assert squeeze("quoted") in squeeze(pdf_text(pdf))
+
+
+def test_string_literals_escape_everything() -> None:
+    assert string_literal('a"b\\c') == '"a\\"b\\\\c"'
+    assert string_literal("line\nnext\ttab\r\x00\x7f") == '"line\\nnext\\ttab\\r\\u{0}\\u{7f}"'
+    assert string_literal("\ud800") == '"\\u{fffd}"'
+    value = typst.Compiler().eval(string_literal(HOSTILE + '\n"\\'), format="json")
+    assert value == '"' + (HOSTILE + '\n"\\').replace("\\", "\\\\").replace('"', '\\"') \
+        .replace("\n", "\\n") + '"'
+
+
+def test_long_words_break_without_changing_the_text() -> None:
+    url = "https://example.org/" + "segment/" * 30 + "x" * 120
+    markup = text_markup(url)
+    assert markup.count("#box[") > 10
+    _, pdf = render((para(Text(url)),))
+    document = pdfium.PdfDocument(pdf)
+    page = document[0]
+    textpage = page.get_textpage()
+    right = max(textpage.get_charbox(i)[2] for i in range(textpage.count_chars()))
+    assert right <= page.get_width() - 20 * 72 / 25.4 + 1  # nothing runs into the margin
+    assert squeeze(url) in squeeze(pdf_text(pdf))
+
+
+def test_emoji_use_the_colour_font() -> None:
+    markup = text_markup("sun ☀️ bolt ⚡ plain ☀ 👍🏽")
+    assert markup.count("#emoji-text(") == 3  # ☀ without U+FE0F stays text
+
+
+def test_the_page_count_is_read_from_the_page_tree() -> None:
+    _, pdf = render(tuple(para(Text(f"paragraph {i} " * 40)) for i in range(60)))
+    assert page_count(pdf) == len(pdfium.PdfDocument(pdf)) >= 3
+    with pytest.raises(LimitError, match=r"limits\.max_pages"):
+        render(tuple(para(Text(f"paragraph {i} " * 40)) for i in range(60)),
+               limits=Limits(max_pages=2))  # fmt: skip
+
+
+# ---------------------------------------------------------------- confinement
+
+
+def _png(path: Path, color: tuple[int, int, int]) -> None:
+    PILImage.new("RGB", (40, 20), color).save(path)
+
+
+def test_images_come_only_through_the_sandbox(tmp_path: Path) -> None:
+    base, outside = tmp_path / "base", tmp_path / "outside"
+    base.mkdir()
+    outside.mkdir()
+    _png(base / "ok.png", (0, 128, 0))
+    _png(outside / "secret.png", (1, 2, 3))
+    (base / "link.png").symlink_to(outside / "secret.png")
+    PILImage.new("RGB", (30, 10), (0, 0, 200)).save(base / "ok.bmp")
+    refs = ["ok.png", "ok.bmp", "ok.png", "link.png", "../outside/secret.png",
+            str(outside / "secret.png"), f"file://{outside}/secret.png",
+            "https://example.org/x.png", "/etc/passwd"]  # fmt: skip
+    blocks = tuple(Figure(Image(ref, alt=f"ref{i}")) for i, ref in enumerate(refs))
+    rdoc = resolve(Document(blocks), POOL)
+    options = RenderOptions(base_dir=base)
+    source = typst_source(rdoc, options)
+    # the BMP became a PNG; the image shown twice is handed over once
+    assert sorted(source.images) == ["image-1.png", "image-2.png"]
+    assert all(data.startswith(b"\x89PNG") for data in source.images.values())
+    pdf, _, _ = typst_pdf(rdoc, options)
+    assert len(re.findall(rb"/Subtype\s*/Image", pdf)) == 2
+    shown = squeeze(pdf_text(pdf))
+    assert all(f"[Image:ref{i}]" in shown for i in range(3, len(refs)))
+    assert "ref0" not in shown and "ref1" not in shown and "ref2" not in shown
+
+
+def test_image_bytes_are_counted_once_per_distinct_image(tmp_path: Path) -> None:
+    _png(tmp_path / "ok.png", (0, 128, 0))
+    size = (tmp_path / "ok.png").stat().st_size
+    blocks = tuple(Figure(Image("ok.png", alt="x")) for _ in range(3))
+    rdoc = resolve(Document(blocks), POOL)
+    typst_source(rdoc, RenderOptions(base_dir=tmp_path, limits=Limits(max_image_bytes=size)))
+    with pytest.raises(LimitError, match="max_image_bytes"):
+        typst_source(rdoc, RenderOptions(base_dir=tmp_path,
+                                         limits=Limits(max_image_bytes=size - 1)))
+
+
+def test_typst_sees_only_the_report_fonts() -> None:
+    families = set(typst_fonts.report_fonts().families())
+    assert {"Noto Sans", "Noto Sans Arabic", "Noto Sans Devanagari", "DejaVu Sans Mono",
+            "Noto Color Emoji", "Noto Sans CJK SC"} <= families
+    assert "Noto Sans CJK SC" not in set(typst_fonts.report_fonts(cjk=False).families())
+    system = set(typst.Fonts(include_system_fonts=True).families())
+    assert len(system - families) > 10, "the system has fonts Typst is not given"
+
+
+@pytest.mark.parametrize(
+    "code",
+    ['#read("/etc/passwd")', '#read("../../../../../../etc/passwd")', '#image("/etc/passwd")',
+     '#sys.inputs.at("secret")', '#read("' + str(Path(__file__).resolve()) + '")',
+     '#import "@preview/example:0.1.0": *', '#include "x.typ"',
+     '#import("@preview/example:0.1.0")'],
+)
+def test_the_compile_itself_is_confined(code: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even markup that asked (ours never does) reads nothing outside the empty root, no
+    inputs and no packages (no import is ever compiled: Typst would download a missing
+    package): a second line of defence behind the escaping."""
+    monkeypatch.setattr(typst_writer, "typst_source", lambda *a, **k: TypstSource(f"{code}\n"))
+    reasons = "file not found|escape the project root|does not contain key|reach beyond"
+    with pytest.raises(RenderError, match=f"Typst .*({reasons})"):
+        typst_pdf(resolve(Document(()), POOL), RenderOptions())
+
+
+def test_the_template_imports_nothing() -> None:
+    typst_writer.refuse_reaching_out(typst_writer.report_template())
+    typst_writer.refuse_reaching_out('#"#import \\"@preview/x:1.0.0\\"";')  # text, not code
+
+
+def _resident_mib() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        return int(next(line.split()[1] for line in status if line.startswith("VmRSS"))) / 1024
+
+
+@pytest.mark.slow
+def test_a_long_lived_process_keeps_one_document_of_layout_cache() -> None:
+    """Typst memoizes layout process-wide; without the writer's eviction every distinct report
+    stays cached for ten more compiles (about 1 MiB per page)."""
+    def report(run: int) -> ResolvedDocument:
+        words = " ".join(f"claim{run}x{i}" for i in range(40))
+        return resolve(Document(tuple(para(Text(f"{words} {p}")) for p in range(250))), POOL)
+
+    for run in range(2):  # fonts, template and the first document's cache are in place
+        typst_pdf(report(run), RenderOptions())
+    before = _resident_mib()
+    for run in range(2, 14):
+        _, pages, _ = typst_pdf(report(run), RenderOptions())
+        assert pages >= 10
+    assert _resident_mib() - before < 40
+
+
+def test_pdf_ua_takes_images_without_alt_text_as_decoration(tmp_path: Path) -> None:
+    """PDF/UA-1 wants alt text on every figure: an image without one (HTML's alt="") is marked
+    as an artifact instead, so the render succeeds and the image still shows."""
+    _png(tmp_path / "x.png", (0, 100, 0))
+    blocks = (Figure(Image("x.png")), para(Text("inline "), Image("x.png", alt="a chart")),
+              Table((), ((CELL, CELL),)))  # fmt: skip
+    options = RenderOptions(base_dir=tmp_path, pdf_variant="pdf/ua-1", title="T")
+    pdf, _, _ = typst_pdf(resolve(Document(blocks), POOL), options)
+    root = PdfReader(io.BytesIO(pdf)).trailer["/Root"]
+    assert "/StructTreeRoot" in root and b"pdfuaid" in root["/Metadata"].get_object().get_data()
+    assert len(re.findall(rb"/Subtype\s*/Image", pdf)) == 1  # one image, shown twice
+
+
+def test_every_node_of_the_ir_fixture_keeps_its_text(sample_pool: list[dict[str, object]]) -> None:
+    """The ``every_node`` fixture (every block and inline kind) through Typst: the text of each
+    text, code and raw inline is in the PDF, in order."""
+    from renderers.document import iter_inlines
+    from tests.support.ir import load_ir
+    from tests.support.render import resolve_rows
+
+    rdoc = resolve_rows(load_ir("every_node"), sample_pool)
+    pdf, _, notes = typst_pdf(rdoc, RenderOptions())
+    assert notes == []
+    shown = squeeze(pdf_text(pdf))
+    position = 0
+    body = tuple(b for b in rdoc.document.blocks if not isinstance(b, FootnoteDef))
+    pieces = [n.text for n in iter_inlines(body) if isinstance(n, Text | Code | RawInline)]
+    assert len(pieces) > 20
+    for piece in filter(None, map(squeeze, pieces)):
+        found = shown.find(piece, position)
+        assert found >= 0, (piece, shown[position : position + 80])
+        position = found + len(piece)
