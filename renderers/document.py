@@ -225,6 +225,15 @@ class FootnoteDef:
     blocks: tuple[Block, ...]
 
 
+@dataclass(frozen=True)
+class SpeakerNotes:
+    """Speaker notes (markdown ``::: notes`` … ``:::``, pandoc's fenced div): PPTX puts them on
+    the notes page of the slide they belong to; the citation pass takes them out of the
+    document every other format sees (:attr:`renderers.resolve.ResolvedDocument.speaker_view`)."""
+
+    blocks: tuple[Block, ...]
+
+
 Block: TypeAlias = (
     Heading
     | Paragraph
@@ -237,6 +246,7 @@ Block: TypeAlias = (
     | ThematicBreak
     | RawBlock
     | FootnoteDef
+    | SpeakerNotes
 )
 
 
@@ -281,7 +291,7 @@ def iter_blocks(blocks: tuple[Block, ...]) -> Iterator[Block]:
             case BulletList(items) | OrderedList(items):
                 for item in items:
                     yield from iter_blocks(item.blocks)
-            case BlockQuote(inner) | FootnoteDef(_, inner):
+            case BlockQuote(inner) | FootnoteDef(_, inner) | SpeakerNotes(inner):
                 yield from iter_blocks(inner)
 
 
@@ -315,7 +325,7 @@ def _block_inlines(block: Block) -> Iterator[Inline]:
                 for cell in row:
                     yield from _walk(cell.children)
             yield from _walk(caption)
-        case BlockQuote(blocks) | FootnoteDef(_, blocks):
+        case BlockQuote(blocks) | FootnoteDef(_, blocks) | SpeakerNotes(blocks):
             yield from iter_inlines(blocks)
         case Figure(image, caption):
             yield image

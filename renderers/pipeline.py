@@ -386,7 +386,7 @@ class Session:
         inputs = self.prepared.inputs
         refuse_overwriting([*paths, store.path], inputs)
         store_notes = store.check()  # before the artifact: a bad store must not orphan it
-        plan = self.rdoc.plan
+        plan = artifact.sources or self.rdoc.plan
         records = []
         for path, data in zip(paths, artifact.blobs, strict=True):
             try:
@@ -423,16 +423,17 @@ class Session:
             sources_used=list(plan.order),
             warnings=[str(d) for d in diagnostics],
             diagnostics=list(diagnostics),
-            stats=self._stats(artifact, elapsed),
+            stats=self._stats(artifact, elapsed, len(plan.entries)),
         )
 
-    def _stats(self, artifact: Artifact, elapsed_ms: float) -> dict[str, Any]:
-        """The writer's own counts, then what every artifact reports."""
+    def _stats(self, artifact: Artifact, elapsed_ms: float, sources: int) -> dict[str, Any]:
+        """The writer's own counts, then what every artifact reports (``sources``: how many
+        it lists)."""
         return {
             **artifact.stats,
             "bytes": sum(len(blob) for blob in artifact.blobs),
             "citations": self.prepared.citations,
-            "sources": len(self.rdoc.entries),
+            "sources": sources,
             "input_format": self.prepared.input_format,
             "elapsed_ms": round(elapsed_ms, 1),
         }

@@ -7,7 +7,6 @@ for the title, author notes, Sources entries, missing images and task boxes is d
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
@@ -69,12 +68,18 @@ from renderers.writers.common import (
     task_box,
     unresolved_note_text,
 )
+from renderers.writers.contents import (
+    CONTENTS_ID,
+    contents_entries,
+    contents_headings,
+)
 from renderers.writers.html.breaks import breakable
+from renderers.writers.html.code import CodeBlocks
+from renderers.writers.html.contents import contents_markup
 from renderers.writers.html.list_numbers import ol_start_style
-from renderers.writers.html.templating import environment, report_css
+from renderers.writers.html.templating import environment, report_css, stylesheet
 
 NOTES_ID = "notes"
-_LANGUAGE = re.compile(r"[^A-Za-z0-9_+.#-]")
 
 
 def cite_markup(anchor: str, numbers: Iterable[int]) -> Markup:
@@ -117,15 +122,30 @@ def paragraph_dir(direction: Direction | None, inherited: Direction = "ltr") -> 
 
 def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The standalone HTML5 report of ``rdoc``."""
+    title = document_title(rdoc.document, options)
     writer = _Writer(options, rdoc.document)
-    body = writer.blocks(rdoc.document.blocks)
+    blocks = rdoc.document.blocks
+    parts = [writer.block(block) for block in blocks]
     notes = writer.notes()
+    toc = Markup("")
+    if options.toc:
+        back = [(NOTES_HEADING, NOTES_ID)] if notes else []
+        if rdoc.entries:
+            back.append((rdoc.sources_heading, "sources"))
+        headings = contents_headings(blocks, title.heading, writer.heading_id)
+        toc = contents_markup(contents_entries(headings, back))
+        if title.heading is not None:  # right after the heading that shows the title
+            at = next(i for i, block in enumerate(blocks) if block is title.heading)
+            parts.insert(at + 1, toc)
+            toc = Markup("")
     return render_page(
-        body=body,
-        title=document_title(rdoc.document, options),
+        body=Markup("\n").join(parts),
+        title=title,
         options=options,
         notes=notes,
         rdoc=rdoc,
+        toc=toc,
+        extra_css=writer.code.css(),
     )
 
 
@@ -141,15 +161,20 @@ def render_page(
     options: RenderOptions,
     rdoc: ResolvedDocument,
     notes: list[dict[str, object]] | None = None,
+    toc: str = "",
+    extra_css: str = "",
 ) -> str:
-    """Fill ``report.html.j2`` (page shell, CSS, title, notes, Sources) around ``body``."""
-    css = report_css(options.page_size)
+    """Fill ``report.html.j2`` (page shell, CSS, title, contents, notes, Sources) around
+    ``body``; ``extra_css`` (the code colours) follows the report's stylesheet, and so does
+    the contents' stylesheet when there is a ``toc``."""
+    css = report_css(options.page_size) + (stylesheet("contents.css") if toc else "") + extra_css
     return environment().get_template("report.html.j2").render(
         lang="en",
         title=title.page_title,
         author=options.author,
         css=Markup(css.replace("</", "<\\/")),
         show_title=title.added,
+        toc=Markup(toc),
         body=body,
         notes=notes or [],
         notes_heading=NOTES_HEADING,
@@ -171,8 +196,12 @@ class _Writer:
         self.notes_series = AuthorNotes(document.blocks)
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
+        self.code = CodeBlocks(options.highlight_style)
+        self.heading_ids: dict[int, str] = {}  # id(heading) → the id it was written with
         if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
+        if options.toc:
+            self.ids.assign(CONTENTS_ID)  # the contents list's own id
 
     # ------------------------------------------------------------------ blocks
 
@@ -185,6 +214,7 @@ class _Writer:
                 level = min(max(level, 1), 6)
                 label = plain_text(children)  # no citation numbers
                 ident = self.ids.assign(given_id or label)
+                self.heading_ids[id(block)] = ident
                 direction = self.paragraph_dir(children)
                 cited = any(isinstance(n, Cite) for n in iter_inlines((Paragraph(children),)))
                 outline = f' data-outline="{escape(label)}"' if cited else ""  # PDF outline entry
@@ -210,9 +240,7 @@ class _Writer:
             case Table():
                 return self.table(block)
             case CodeBlock(text, language):
-                cls = _LANGUAGE.sub("", language)
-                cls_attr = f' class="language-{cls}"' if cls else ""
-                return Markup(f'<pre dir="ltr"><code{cls_attr}>{breakable(text)}</code></pre>')
+                return self.code.block(text, language)
             case BlockQuote(inner):
                 return Markup(f'<blockquote dir="auto">\n{self.blocks(inner)}\n</blockquote>')
             case Figure(image, caption):
@@ -264,6 +292,12 @@ class _Writer:
             parts.extend(row(r, "td") for r in table.rows)
             parts.append("</tbody></table>")
         return Markup("\n".join(parts))
+
+    # ------------------------------------------------------------------ contents
+
+    def heading_id(self, heading: Heading) -> str:
+        """The id ``heading`` was written with."""
+        return self.heading_ids[id(heading)]
 
     # ------------------------------------------------------------------ direction
 
