@@ -166,8 +166,9 @@ def render_page(
 ) -> str:
     """Fill ``report.html.j2`` (page shell, CSS, title, contents, notes, Sources) around
     ``body``; ``extra_css`` (the code colours) follows the report's stylesheet, and so does
-    the contents' stylesheet when there is a ``toc``."""
-    css = report_css(options.page_size) + (stylesheet("contents.css") if toc else "") + extra_css
+    the contents' stylesheet when ``options.toc`` asks for contents."""
+    contents_css = stylesheet("contents.css") if options.toc else ""
+    css = report_css(options.page_size) + contents_css + extra_css
     return environment().get_template("report.html.j2").render(
         lang="en",
         title=title.page_title,
