@@ -72,6 +72,10 @@ def _parse_text(
                     f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                     f"accepted: {ACCEPTED_SHAPES}"
                 ) from exc
+        except ValueError as exc:  # an integer longer than Python converts (4,300 digits)
+            raise PoolError(
+                f"{name}: a number too long to read ({exc}); accepted: {ACCEPTED_SHAPES}"
+            ) from exc
     import yaml  # only YAML pools pay for it
 
     loader = yaml.SafeLoader(text)

@@ -8,7 +8,8 @@ A citation is the inline node :class:`Cite`; the citation pass
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, get_args
 
@@ -114,6 +115,53 @@ class Cite:
     anchor: str = ""
 
 
+@dataclass(frozen=True)
+class Math:
+    """TeX math (``$…$``, ``\\(…\\)``; ``display`` for ``$$…$$``, ``\\[…\\]``), kept as written.
+
+    Readers make one only for TeX that :mod:`renderers.math` can read; writers convert it there.
+    A paragraph holding only a displayed formula is an equation on its own line.
+    """
+
+    tex: str
+    display: bool = False
+
+
+#: What a cross-reference may point at: a figure or a table (pandoc-crossref's prefixes).
+CrossRefKind = Literal["fig", "tbl"]
+#: A label as references and definitions write it: ``fig:solar``, ``tbl-costs``, ``fig:a.b``.
+CROSSREF_LABEL = r"(?:fig|tbl)[:-][A-Za-z0-9_]+(?:[-:.][A-Za-z0-9_]+)*"
+#: How every format names a numbered figure or table ("Figure 1", "Table 2").
+CROSSREF_NAMES: dict[CrossRefKind, str] = {"fig": "Figure", "tbl": "Table"}
+
+
+def label_kind(label: str) -> CrossRefKind:
+    """The kind a label names by its prefix (``fig:…``/``fig-…`` or ``tbl:…``/``tbl-…``)."""
+    return "tbl" if label.startswith("tbl") else "fig"
+
+
+def numbered_name(label: str, number: int) -> str:
+    """What a reference to, and the caption of, a numbered figure or table shows."""
+    return f"{CROSSREF_NAMES[label_kind(label)]} {number}"
+
+
+def numbered_anchor(label: str, number: int) -> str:
+    """The anchor of a numbered figure or table in every format (``fig-1``, ``tbl-2``)."""
+    return f"{label_kind(label)}-{number}"
+
+
+@dataclass(frozen=True)
+class CrossRef:
+    """A reference to a labelled figure or table (``@fig:solar``, ``[@tbl:costs]``).
+
+    ``label`` is the label as written (``fig:solar``); the cross-reference pass
+    (:mod:`renderers.crossref`) fills ``number``; a label nothing defines never reaches a writer.
+    """
+
+    label: str
+    number: int = 0
+
+
 Inline: TypeAlias = (
     Text
     | Emph
@@ -128,6 +176,8 @@ Inline: TypeAlias = (
     | RawInline
     | FootnoteRef
     | Cite
+    | Math
+    | CrossRef
 )
 
 # ---------------------------------------------------------------- blocks
@@ -181,6 +231,8 @@ class Table:
     rows: tuple[tuple[TableCell, ...], ...]
     aligns: tuple[Alignment, ...] = ()
     caption: tuple[Inline, ...] = ()
+    label: str = ""  # "tbl:costs" from a caption ending "{#tbl:costs}"
+    number: int = 0  # filled by the cross-reference pass for a labelled table
 
 
 @dataclass(frozen=True)
@@ -198,10 +250,14 @@ class BlockQuote:
 
 @dataclass(frozen=True)
 class Figure:
-    """A block image with an optional caption."""
+    """A block image with an optional caption; ``label`` (``fig:solar`` from
+    ``![…](…){#fig:solar}``) makes it a numbered figure (``number`` filled by the
+    cross-reference pass)."""
 
     image: Image
     caption: tuple[Inline, ...] = ()
+    label: str = ""
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -276,6 +332,10 @@ def plain_text(inlines: tuple[Inline, ...]) -> str:
                 parts.append(plain_text(children))
             case Image(alt=alt):
                 parts.append(alt)
+            case Math(tex):
+                parts.append(tex)
+            case CrossRef(label, number):
+                parts.append(numbered_name(label, number) if number else f"@{label}")
             case LineBreak() | SoftBreak():
                 parts.append(" ")
             case FootnoteRef() | Cite():
@@ -332,3 +392,60 @@ def _block_inlines(block: Block) -> Iterator[Inline]:
             yield from _walk(caption)
         case CodeBlock() | ThematicBreak() | RawBlock():
             pass
+
+
+def _keep_block(block: Block) -> Block:
+    return block
+
+
+def map_blocks(
+    blocks: tuple[Block, ...],
+    leaf: Callable[[Inline], Inline],
+    *,
+    block_fn: Callable[[Block], Block] = _keep_block,
+    tidy: Callable[[list[Inline]], tuple[Inline, ...]] = tuple,
+) -> tuple[Block, ...]:
+    """``blocks`` rebuilt with ``leaf`` applied to every inline that has no children (the
+    passes of :mod:`renderers.resolve` and :mod:`renderers.crossref`), ``tidy`` to every
+    rebuilt run of inlines, and ``block_fn`` to every block once its contents are mapped."""
+
+    def inlines(nodes: tuple[Inline, ...]) -> tuple[Inline, ...]:
+        out: list[Inline] = []
+        for node in nodes:
+            match node:
+                case Emph(children) | Strong(children) | Strike(children) | Styled(
+                    _, children
+                ) | Link(_, children):
+                    out.append(dataclasses.replace(node, children=inlines(children)))
+                case _:
+                    out.append(leaf(node))
+        return tidy(out)
+
+    def cells(row: tuple[TableCell, ...]) -> tuple[TableCell, ...]:
+        return tuple(TableCell(inlines(cell.children)) for cell in row)
+
+    def walk(nodes: tuple[Block, ...]) -> tuple[Block, ...]:
+        out: list[Block] = []
+        for block in nodes:
+            match block:
+                case Heading(children=children) | Paragraph(children=children):
+                    block = dataclasses.replace(block, children=inlines(children))
+                case BulletList(items) | OrderedList(items):
+                    block = dataclasses.replace(block, items=tuple(
+                        ListItem(walk(item.blocks), item.checked) for item in items
+                    ))
+                case Table(header, rows, _, caption):
+                    block = dataclasses.replace(
+                        block, header=cells(header), rows=tuple(cells(row) for row in rows),
+                        caption=inlines(caption),
+                    )
+                case BlockQuote(blocks=inner) | FootnoteDef(blocks=inner) | SpeakerNotes(
+                    blocks=inner
+                ):
+                    block = dataclasses.replace(block, blocks=walk(inner))
+                case Figure(caption=caption):
+                    block = dataclasses.replace(block, caption=inlines(caption))
+            out.append(block_fn(block))
+        return tuple(out)
+
+    return walk(blocks)

@@ -128,7 +128,10 @@ class Limits:
     max_nesting: int = _limit(64, "Deepest nesting of lists, quotes and emphasis.")
     max_table_rows: int = _limit(100_000, "Most rows in one table.")
     max_table_cells: int = _limit(
-        1_000_000, "Most cells in one table (rows x columns, short rows padded)."
+        100_000, "Most cells in one table (rows x columns, short rows padded)."
+    )
+    max_formulas: int = _limit(
+        1_000, "Most math formulas ($…$, $$…$$) in one document (each is laid out once)."
     )
     max_pool_rows: int = _limit(200_000, "Most rows in the sources pool.")
     max_image_pixels: int = _limit(50_000_000, "Most pixels in one image.")

@@ -41,6 +41,7 @@ from renderers.formats import ContentFormat
 from renderers.options import RenderOptions, read_options
 from renderers.outputs import relative_name, write_atomic
 from renderers.readers.answers import NativeAnswer, read_answer
+from renderers.sandbox import image_cache
 from renderers.writers import Artifact, writer_for
 
 if TYPE_CHECKING:
@@ -346,7 +347,7 @@ class Session:
         made = self._artifacts.get(fmt)
         if made is None:
             writer = writer_for(fmt)
-            with collect() as reported, self._armed(f"making the {fmt}"):
+            with collect() as reported, self._armed(f"making the {fmt}"), image_cache():
                 made = writer(self)
             made = self._artifacts[fmt] = made.with_diagnostics(reported)
         forward(made.diagnostics)
@@ -357,9 +358,13 @@ class Session:
         deadline = self.prepared.deadline
         return deadline.armed(stage) if deadline is not None else contextlib.nullcontext()
 
+    @property
+    def authors_look(self) -> bool:
+        return self.prepared.content_format == "html"
+
     def print_html(self) -> str:
         """The HTML WeasyPrint lays out: the report, or the author's own look for HTML input."""
-        if self.prepared.content_format != "html":
+        if not self.authors_look:
             return self.artifact("html").text()
         if self._print_html is None:
             from renderers.writers.html.author_look import render_html_input

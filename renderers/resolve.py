@@ -1,10 +1,10 @@
-"""The citation pass: number every ``Cite`` once and build the Sources entries for all writers."""
+"""The citation pass: number every ``Cite`` once and build the Sources entries for all writers
+(then the cross-reference pass, :mod:`renderers.crossref`, numbers figures and tables)."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from citations.links import domain_of, safe_link
@@ -12,28 +12,13 @@ from citations.model import Source
 from citations.numbering import CitationPlan, NumberingMode, plan_citations
 from citations.pool import SourcePool
 from citations.tokens import CLOSING_PUNCTUATION
+from renderers.crossref import number_crossrefs
 from renderers.document import (
-    Block,
-    BlockQuote,
-    BulletList,
     Cite,
     Document,
-    Emph,
-    Figure,
-    FootnoteDef,
-    Heading,
     Inline,
-    Link,
-    ListItem,
-    OrderedList,
-    Paragraph,
-    SpeakerNotes,
-    Strike,
-    Strong,
-    Styled,
-    Table,
-    TableCell,
     Text,
+    map_blocks,
 )
 from renderers.errors import StrictError
 from renderers.speaker_notes import has_speaker_notes, planning_order, without_speaker_notes
@@ -155,7 +140,14 @@ def _resolve(
             first_anchor.setdefault(n, anchor)
         return dataclasses.replace(cite, numbers=numbers, anchor=anchor)
 
-    blocks = _map_blocks(document.blocks, number)
+    def number_leaf(node: Inline) -> Inline:
+        return number(node) if isinstance(node, Cite) else node
+
+    numbered = map_blocks(document.blocks, number_leaf, tidy=_drop_unresolved)
+    blocks, crossref_warnings = number_crossrefs(numbered)
+    if strict and crossref_warnings:
+        raise StrictError("; ".join(crossref_warnings))
+    warnings += crossref_warnings
     entries = tuple(
         SourceEntry(
             number=n,
@@ -179,24 +171,6 @@ def _resolve(
     )
 
 
-CiteFn = Callable[[Cite], Cite]
-
-
-def _map_inlines(inlines: tuple[Inline, ...], fn: CiteFn) -> tuple[Inline, ...]:
-    out: list[Inline] = []
-    for node in inlines:
-        match node:
-            case Cite():
-                out.append(fn(node))
-            case Emph(children) | Strong(children) | Strike(children) | Styled(_, children):
-                out.append(dataclasses.replace(node, children=_map_inlines(children, fn)))
-            case Link(children=children):
-                out.append(dataclasses.replace(node, children=_map_inlines(children, fn)))
-            case _:
-                out.append(node)
-    return _drop_unresolved(out)
-
-
 def _drop_unresolved(inlines: list[Inline]) -> tuple[Inline, ...]:
     """Remove citations left without numbers (all sids unknown) and the space they leave.
 
@@ -218,37 +192,4 @@ def _drop_unresolved(inlines: list[Inline]) -> tuple[Inline, ...]:
         )
         if closes and out and isinstance(out[-1], Text):
             out[-1] = Text(out[-1].text.rstrip(" "))
-    return tuple(out)
-
-
-def _map_cells(cells: tuple[TableCell, ...], fn: CiteFn) -> tuple[TableCell, ...]:
-    return tuple(TableCell(_map_inlines(c.children, fn)) for c in cells)
-
-
-def _map_blocks(blocks: tuple[Block, ...], fn: CiteFn) -> tuple[Block, ...]:
-    out: list[Block] = []
-    for block in blocks:
-        match block:
-            case Heading(children=children) | Paragraph(children=children):
-                out.append(dataclasses.replace(block, children=_map_inlines(children, fn)))
-            case BulletList(items) | OrderedList(items):
-                new_items = tuple(
-                    ListItem(_map_blocks(i.blocks, fn), i.checked) for i in items
-                )
-                out.append(dataclasses.replace(block, items=new_items))
-            case Table(header, rows, _, caption):
-                out.append(
-                    dataclasses.replace(
-                        block,
-                        header=_map_cells(header, fn),
-                        rows=tuple(_map_cells(r, fn) for r in rows),
-                        caption=_map_inlines(caption, fn),
-                    )
-                )
-            case BlockQuote(blocks=inner) | FootnoteDef(blocks=inner) | SpeakerNotes(blocks=inner):
-                out.append(dataclasses.replace(block, blocks=_map_blocks(inner, fn)))
-            case Figure(caption=caption):
-                out.append(dataclasses.replace(block, caption=_map_inlines(caption, fn)))
-            case _:
-                out.append(block)
     return tuple(out)

@@ -12,7 +12,9 @@ import binascii
 import io
 import mimetypes
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, unquote_to_bytes, urlsplit
@@ -20,7 +22,7 @@ from urllib.request import url2pathname
 
 from PIL import Image as PILImage
 
-from renderers.diagnostics import Code, Diagnostic, report
+from renderers.diagnostics import Code, Diagnostic, collect, forward, report
 from renderers.errors import ResourceError
 from renderers.options import RenderOptions
 
@@ -146,6 +148,26 @@ def check_pixels(data: bytes, max_pixels: int, reference: str) -> None:
         )
 
 
+#: ``data:`` images already loaded by the artifact being written (see :func:`image_cache`).
+_CACHE: ContextVar[dict[tuple[str, int], LoadedImage | Diagnostic] | None] = ContextVar(
+    "citerender_image_cache", default=None
+)
+
+
+@contextmanager
+def image_cache() -> Iterator[None]:
+    """Within the ``with`` body, a ``data:`` image used again is not decoded again: one image
+    used a thousand times costs one decode, not a thousand (nested bodies share the cache)."""
+    if _CACHE.get() is not None:
+        yield
+        return
+    token = _CACHE.set({})
+    try:
+        yield
+    finally:
+        _CACHE.reset(token)
+
+
 def load_image(src: str, options: RenderOptions) -> LoadedImage | None:
     """Load an image for embedding, or None when it is remote, refused, broken or too large.
 
@@ -156,6 +178,23 @@ def load_image(src: str, options: RenderOptions) -> LoadedImage | None:
     text instead, and the render's warnings say why.
     """
     reference = src.strip()
+    cache = _CACHE.get() if reference[:5].lower() == "data:" else None
+    key = (reference, options.limits.max_image_pixels)
+    if cache is not None and key in cache:
+        known = cache[key]
+        if isinstance(known, Diagnostic):
+            report(known)
+            return None
+        return known
+    with collect() as reported:
+        loaded = _load_image(reference, options)
+    forward(reported)
+    if cache is not None and (loaded is not None or reported):
+        cache[key] = loaded if loaded is not None else reported[0]
+    return loaded
+
+
+def _load_image(reference: str, options: RenderOptions) -> LoadedImage | None:
     shown = reference[:80] + ("…" if len(reference) > 80 else "")
     sandbox = Sandbox(allowed_dirs(options))
     try:

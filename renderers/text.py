@@ -26,7 +26,7 @@ from renderers.document import (
 _NOT_SLUG = re.compile(r"[^\w\- ]+")
 _DASHES = re.compile(r"[\s\-]+")
 #: Anchors that writers generate themselves; neither a heading nor author HTML takes one.
-RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|src|fn|fnref)-\d+)$")
+RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|src|fn|fnref|fig|tbl)-\d+)$")
 
 
 Direction = Literal["ltr", "rtl"]

@@ -51,6 +51,7 @@ class ReadContext:
     warnings: list[str] = field(default_factory=list)
     usage: dict[int, None] = field(default_factory=dict)
     citations: int = 0
+    formulas: int = 0
     cited_sids: int = 0
     title: str = ""
     ids: HeadingIds = field(default_factory=HeadingIds)
@@ -95,6 +96,16 @@ class ReadContext:
             raise LimitError(
                 f"{self.input_name}: the citations name more than {self.limits.max_cited_sids} "
                 "sids together, ranges expanded (limits.max_cited_sids)"
+            )
+
+    def count_formula(self) -> None:
+        """Count one formula against ``limits.max_formulas``: drawing each costs
+        milliseconds (an SVG for print, a picture for slides), so their number is bounded."""
+        self.formulas += 1
+        if self.formulas > self.limits.max_formulas:
+            raise LimitError(
+                f"{self.input_name}: more than {self.limits.max_formulas} math formulas "
+                "(limits.max_formulas)"
             )
 
     def check_cells(self, rows: int, columns: int) -> None:

@@ -39,6 +39,7 @@ from renderers.document import (
     Cite,
     Code,
     CodeBlock,
+    CrossRef,
     Document,
     Emph,
     Figure,
@@ -64,6 +65,19 @@ from renderers.document import (
 )
 from renderers.options import Limits
 from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
+from renderers.readers.crossref_rules import (
+    attach_table_captions,
+    crossref_plugin,
+    figure_label,
+)
+from renderers.readers.link_normal import normalize_link
+from renderers.readers.math_rules import (
+    BLOCK_MATH,
+    INLINE_MATH,
+    display_math,
+    inline_math,
+    math_plugin,
+)
 from renderers.readers.sanitize import safe_image_src
 
 _SUP_OPEN = re.compile(r"^<sup(?=[\s>/])([^>]*)>$", re.IGNORECASE)
@@ -127,10 +141,13 @@ def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
     # safe_image_src and keeps only the text of a refused link. markdown-it's own refusal
     # would leave the whole "[text](javascript:…)" syntax on the page.
     md.validateLink = _accept_every_link  # type: ignore[method-assign]
+    md.normalizeLink = normalize_link  # type: ignore[method-assign]  # linear in the length
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(tasklists_plugin)
     md.use(cite_plugin, dialects=dialects)
+    md.use(math_plugin)
+    md.use(crossref_plugin)
     md.use(container_plugin, name="notes", validate=_is_notes_fence)
     md.core.ruler.before("footnote_tail", "keep_footnotes", _keep_unreferenced_footnotes)
     return md
@@ -256,7 +273,7 @@ class _MarkdownReader:
             token = tokens[i]
             kind = token.type
             if kind == until:
-                return out, i + 1
+                return attach_table_captions(out), i + 1
             if kind == "heading_open":
                 inline = self.inlines(tokens[i + 1])
                 out.append(self.context.heading(int(token.tag[1:]), inline))
@@ -287,6 +304,9 @@ class _MarkdownReader:
             elif kind == "code_block":
                 out.append(CodeBlock(_drop_final_newline(token.content)))
                 i += 1
+            elif kind in BLOCK_MATH:
+                out.append(display_math(token, self.context))
+                i += 1
             elif kind == "hr":
                 out.append(ThematicBreak())
                 i += 1
@@ -312,7 +332,7 @@ class _MarkdownReader:
                     close = _CONTAINER_CLOSE.get(kind, kind.replace("_open", "_close"))
                     inner, i = self.blocks(tokens, i + 1, depth=depth + 1, until=close)
                     out.extend(inner)
-        return out, i
+        return attach_table_captions(out), i
 
     def _warn_raw_citations(self, token: Token) -> None:
         """Citations inside a raw HTML block are shown as text, not numbered: say so."""
@@ -328,10 +348,11 @@ class _MarkdownReader:
         children = self.inlines(inline)
         if not children:
             return None
-        if len(children) == 1 and isinstance(children[0], Image):
+        image, label = figure_label(children) or (children[0], "")
+        if isinstance(image, Image) and (label or len(children) == 1):
             image_token = next(t for t in inline.children or () if t.type == "image")
             caption = self.inlines_of(image_token.children or [], inline)
-            return Figure(children[0], caption)
+            return Figure(image, caption, label)
         return Paragraph(children)
 
     def list_(self, tokens: Sequence[Token], i: int, *, depth: int) -> tuple[Block, int]:
@@ -425,6 +446,13 @@ class _MarkdownReader:
                 self._image(token, top, parent)
             elif kind == "cite":
                 self._cite(token, top, parent)
+            elif kind in INLINE_MATH:
+                top.add(inline_math(token, self.context, _line_of(parent, 0)))
+            elif kind == "crossref":
+                for n, label in enumerate(token.meta["labels"]):
+                    if n:
+                        top.text(", ")
+                    top.add(CrossRef(label))
             elif kind == "footnote_ref":
                 label = self.footnote_labels.get(token.meta["id"], str(token.meta["id"] + 1))
                 top.add(FootnoteRef(label))

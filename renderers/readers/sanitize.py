@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 import nh3
@@ -14,6 +15,7 @@ _DATA_IMAGE = re.compile(r"^data:image/[a-z0-9.+-]+[;,]", re.IGNORECASE)
 _IMAGE_SCHEMES = frozenset({"http", "https"})
 
 
+@lru_cache(maxsize=64)  # an image used many times is checked once (its string keeps its hash)
 def safe_image_src(src: str) -> str:
     """``src`` if an image may name it (http(s), relative path, ``data:image/…``), else ``""``.
 

@@ -76,6 +76,11 @@ class WriteSource(Protocol):
         """The HTML the PDF is laid out from: the report, or the author's look for HTML input."""
         ...
 
+    @property
+    def authors_look(self) -> bool:
+        """Whether :meth:`print_html` is the author's own (styled) HTML, not the report's."""
+        ...
+
 
 class Writer(Protocol):
     """One output format's writer."""

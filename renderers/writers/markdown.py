@@ -19,12 +19,14 @@ from urllib.parse import quote
 from citations.links import safe_link
 from citations.numbering import EN_DASH, display_segments
 from renderers.document import (
+    CROSSREF_LABEL,
     Block,
     BlockQuote,
     BulletList,
     Cite,
     Code,
     CodeBlock,
+    CrossRef,
     Emph,
     Figure,
     FootnoteDef,
@@ -35,6 +37,7 @@ from renderers.document import (
     LineBreak,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -47,6 +50,8 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
+    numbered_anchor,
+    numbered_name,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -64,6 +69,11 @@ from renderers.writers.common import (
 
 _ESCAPE_ALWAYS = re.compile(r"[\\`*_\[\]<|~]")
 _ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
+#: A ``$`` that could close a formula (after a non-space, not before a digit) and an ``@``
+#: that would start a cross-reference: escaped so that text never reads back as math or
+#: a reference ("$5 and $10" needs nothing).
+_MATH_DOLLAR = re.compile(r"(?:(?<=\S)|^)\$(?!\d)")
+_CROSSREF_AT = re.compile(rf"(?<![A-Za-z0-9._+@-])@(?={CROSSREF_LABEL})")
 _LINE_START_MARK = re.compile(r"[#>+\-=:]")
 _LINE_START_ORDERED = re.compile(r"^(\d{1,9})([.)])")
 _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
@@ -118,6 +128,10 @@ def escape_text(text: str, *, line_start: bool) -> str:
     """
     out = _ESCAPE_ALWAYS.sub(lambda m: "\\" + m.group(0), text)
     out = _ENTITY.sub("\\\\&", out)
+    if "$" in out:
+        out = _MATH_DOLLAR.sub("\\\\$", out)
+    if "@" in out:
+        out = _CROSSREF_AT.sub("\\\\@", out)
     for char, entity in _FULLWIDTH.items():
         out = out.replace(char, entity)
     if line_start:
@@ -261,6 +275,11 @@ class _InlineWriter:
                         self._ref(str(number))
                     elif text == EN_DASH:
                         self._mark(EN_DASH)
+            case Math(tex, display):
+                self.emit(math_source(tex, display))
+            case CrossRef(label, number):
+                anchor = numbered_anchor(label, number)
+                self._link(f"#{anchor}", (Text(numbered_name(label, number)),), "")
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported inline node {node!r}")
 
@@ -371,6 +390,14 @@ class ImageDefinitions:
         )
 
 
+def math_source(tex: str, display: bool) -> str:
+    """A formula as markdown writes it: ``$…$`` (``$$…$$`` displayed), or ``\\(…\\)`` when
+    the TeX holds a dollar sign of its own."""
+    if display:
+        return f"$${tex}$$"
+    return f"\\({tex}\\)" if "$" in tex else f"${tex}$"
+
+
 def _image_source(src: str) -> str:
     """Image sources kept: http(s), ``data:image/…`` and relative paths; anything else dropped."""
     candidate = src.strip()
@@ -474,8 +501,8 @@ class _BlockWriter:
             case BlockQuote(inner):
                 body = self.blocks(inner)
                 return "\n".join(f"> {line}" if line else ">" for line in body.split("\n"))
-            case Figure(image, caption):
-                return self._figure(image, caption)
+            case Figure(image, caption, label, number):
+                return self._figure(image, caption, self._caption_lead(label, number))
             case ThematicBreak():
                 return "---"
             case RawBlock(text):
@@ -518,8 +545,9 @@ class _BlockWriter:
         lines = [row(table.header), "| " + " | ".join(delimiter[a] for a in aligns) + " |"]
         lines += [row(r) for r in table.rows]
         out = "\n".join(lines)
-        if table.caption:
-            out += "\n\n" + self.inline_text(table.caption)
+        lead = self._caption_lead(table.label, table.number)
+        if table.caption or lead:
+            out += "\n\n" + lead + self.inline_text(table.caption)
         return out
 
     def _code_block(self, text: str, language: str) -> str:
@@ -530,8 +558,17 @@ class _BlockWriter:
         info = re.sub(r"[`\s]+", "", language.split()[0]) if language.strip() else ""
         return f"{fence}{info}\n{body}{fence}"
 
-    def _figure(self, image: Image, caption: tuple[Inline, ...]) -> str:
+    def _figure(self, image: Image, caption: tuple[Inline, ...], lead: str = "") -> str:
         picture = _InlineWriter(self.labels, images=self.images).image(image)
-        if not caption or plain_text(caption).strip() == image.alt.strip():
+        if not lead and (not caption or plain_text(caption).strip() == image.alt.strip()):
             return picture
-        return picture + "\n\n" + self.inline_text(caption)
+        return picture + "\n\n" + lead + self.inline_text(caption)
+
+    @staticmethod
+    def _caption_lead(label: str, number: int) -> str:
+        """``<a id="fig-1"></a>**Figure 1:** `` before a numbered caption: the anchor the
+        references link to (Markdown has no other way to name a place) and the number."""
+        if not label or not number:
+            return ""
+        anchor = numbered_anchor(label, number)
+        return f'<a id="{anchor}"></a>**{numbered_name(label, number)}:** '

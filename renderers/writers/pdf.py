@@ -27,6 +27,7 @@ from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, ResourceError
 from renderers.options import Limits, PageSize, RenderOptions
 from renderers.sandbox import Sandbox, allowed_dirs
+from renderers.text import document_text
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import PAGE_SIZES, page_dimensions
 from renderers.writers.ooxml import build_timestamp
@@ -251,9 +252,27 @@ def pdf_bytes(html: str, options: RenderOptions) -> bytes:
     return write_document(pdf_document(html, options), options)
 
 
+#: More characters of text than any page of the report's own look holds (A4 or Letter, its
+#: smallest type, tables and code included): text length over this is a page count the layout
+#: cannot come in under. Author CSS may set any type size, so its HTML is not estimated.
+MAX_CHARS_PER_PAGE = 15_000
+
+
+def check_page_estimate(text_chars: int, limits: Limits) -> None:
+    """Refuse before layout a report whose text alone needs more than ``limits.max_pages``."""
+    least = text_chars // MAX_CHARS_PER_PAGE
+    if least > limits.max_pages:
+        raise LimitError(
+            f"the document's {text_chars:,} characters of text need at least {least:,} pages; "
+            f"the limit is {limits.max_pages} (limits.max_pages)"
+        )
+
+
 def pdf_artifact(source: WriteSource) -> Artifact:
     """The PDF writer: the pages it laid out, and every resource its sandbox refused."""
     options = source.options
+    if not source.authors_look:
+        check_page_estimate(len(document_text(source.rdoc.document)), options.limits)
     fetcher = SandboxFetcher.for_options(options)
     document = pdf_document(source.print_html(), options, fetcher)
     return Artifact(

@@ -150,11 +150,25 @@ def test_pdf_layout_stops_at_the_first_page_past_max_pages(tmp_path: Path) -> No
     recorder = Recorder()
     progress.filters.insert(0, recorder)
     try:
-        with pytest.raises(LimitError, match=r"more than 3 pages; the limit is 3") as caught:
+        # its text needs at least 13 pages, which the estimate before layout lets through
+        with pytest.raises(LimitError, match=r"more than 20 pages; the limit is 20") as caught:
             render(long_report, tmp_path, formats=("pdf",), sources_pool=POOL,
-                   limits={"max_pages": 3})
+                   limits={"max_pages": 20})
     finally:
         progress.removeFilter(recorder)
     assert caught.value.field == "content"
-    assert max(announced) == 4  # of about 60 pages, four were started
+    assert max(announced) == 21  # of about 60 pages, 21 were started
     assert not (tmp_path / "report.pdf").exists()
+
+
+def test_a_report_whose_text_needs_too_many_pages_is_refused_before_layout(
+    tmp_path: Path,
+) -> None:
+    from renderers.writers.pdf import MAX_CHARS_PER_PAGE
+
+    text = "\n\n".join("word " * 100 for _ in range(3 * MAX_CHARS_PER_PAGE // 500 + 10))
+    with pytest.raises(LimitError, match=r"need at least 3 pages; the limit is 2"):
+        render(text, tmp_path, formats=("pdf",), sources_pool=POOL, limits={"max_pages": 2})
+    render(text, tmp_path, name="fits", formats=("pdf",), sources_pool=POOL,
+           limits={"max_pages": 200})
+    assert (tmp_path / "fits.pdf").exists()

@@ -44,7 +44,8 @@ def test_documented_defaults() -> None:
         max_cited_sids=500_000,
         max_nesting=64,
         max_table_rows=100_000,
-        max_table_cells=1_000_000,
+        max_table_cells=100_000,
+        max_formulas=1_000,
         max_pool_rows=200_000,
         max_image_pixels=50_000_000,
         max_pages=2_000,
@@ -53,9 +54,10 @@ def test_documented_defaults() -> None:
     )
     security = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text("utf-8")
     for name, value in (("max_content_bytes", "20 MiB"), ("max_citations", "200,000"),
-                        ("max_cited_sids", "500,000"), ("max_table_cells", "1,000,000"),
+                        ("max_cited_sids", "500,000"), ("max_table_cells", "100,000"),
                         ("max_nesting", "64"), ("max_table_rows", "100,000"),
-                        ("max_pool_rows", "200,000"), ("max_image_pixels", "50,000,000"),
+                        ("max_pool_rows", "200,000"), ("max_formulas", "1,000"),
+                        ("max_image_pixels", "50,000,000"),
                         ("max_pages", "2,000"), ("max_page_inches", "100"),
                         ("max_raster_pixels", "100,000,000")):
         assert f"`{name}`" in security and value in security, name
@@ -183,7 +185,7 @@ def test_a_fifty_thousand_row_table_over_a_configured_limit_fails(
     content = _table_md(50_000) if kind == "markdown" else _table_html(50_000)
     with pytest.raises(LimitError, match=r"more than 10000 rows \(limits.max_table_rows\)"):
         render(content, tmp_path, name="t", formats=("md",), content_format=kind,
-               limits={"max_table_rows": 10_000})
+               limits={"max_table_rows": 10_000, "max_table_cells": 1_000_000})
 
 
 def test_a_table_within_the_limit_renders_every_row(tmp_path: Path) -> None:

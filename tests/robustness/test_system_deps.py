@@ -22,9 +22,11 @@ def _fake(bin_dir: Path, name: str, body: str) -> None:
     path.chmod(0o755)
 
 
-def _machine(tmp_path: Path, *, impress: bool, installed: str = "") -> tuple[Path, dict[str, str]]:
-    """A fake machine: LibreOffice (writer-nogui style, with or without Impress), Chromium,
-    poppler, redis-server, the fonts and libraries, a dpkg that knows no package except
+def _machine(
+    tmp_path: Path, *, impress: bool, installed: str = "", math: bool = True
+) -> tuple[Path, dict[str, str]]:
+    """A fake machine: LibreOffice (writer-nogui style, with or without Impress and Math),
+    Chromium, poppler, redis-server, the fonts and libraries, a dpkg that knows no package except
     ``installed``, and an apt-get that records what it was asked to install."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -40,6 +42,8 @@ def _machine(tmp_path: Path, *, impress: bool, installed: str = "") -> tuple[Pat
     (registry / "writer.xcd").write_text("")
     if impress:
         (registry / "impress.xcd").write_text("")
+    if math:
+        (registry / "math.xcd").write_text("")
     for name in ("chromium", "pdftotext", "pdftoppm", "redis-server"):
         _fake(bin_dir, name, "exit 0")
     _fake(bin_dir, "fc-list", "printf '%s\\n' " + " ".join(f"'{f}'" for f in FAMILIES))
@@ -67,6 +71,13 @@ def test_a_missing_impress_is_added_in_the_flavour_of_the_core(tmp_path: Path) -
     asked = log.read_text()
     assert "libreoffice-impress-nogui" in asked
     assert "libreoffice-writer" not in asked and "chromium" not in asked
+
+
+def test_a_missing_math_module_is_added_in_the_flavour_of_the_core(tmp_path: Path) -> None:
+    log, env = _machine(tmp_path, impress=True, math=False, installed="libreoffice-core-nogui")
+    subprocess.run([BASH, str(SCRIPT), "all"], check=True, env=env, timeout=60)
+    asked = log.read_text()
+    assert "libreoffice-math-nogui" in asked and "libreoffice-impress" not in asked
 
 
 def test_missing_commands_and_fonts_are_installed(tmp_path: Path) -> None:

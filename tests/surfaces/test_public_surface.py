@@ -31,9 +31,9 @@ RENDERER_ERRORS = [
 ]
 IR_NODES = [
     "Text", "Emph", "Strong", "Strike", "Code", "Link", "Image", "LineBreak", "SoftBreak",
-    "RawInline", "FootnoteRef", "Cite", "Heading", "Paragraph", "ListItem", "BulletList",
-    "OrderedList", "TableCell", "Table", "CodeBlock", "BlockQuote", "Figure", "ThematicBreak",
-    "RawBlock", "FootnoteDef", "Document",
+    "RawInline", "FootnoteRef", "Cite", "Math", "CrossRef", "Heading", "Paragraph", "ListItem",
+    "BulletList", "OrderedList", "TableCell", "Table", "CodeBlock", "BlockQuote", "Figure",
+    "ThematicBreak", "RawBlock", "FootnoteDef", "Document",
 ]
 #: Public import path → the names users import from it (README, docs/architecture.md, samples).
 PUBLIC_NAMES: dict[str, list[str]] = {

@@ -43,6 +43,10 @@ class Source:
     def print_html(self) -> str:
         return self.html
 
+    @property
+    def authors_look(self) -> bool:
+        return False
+
 
 def source_of(markdown: str, html: str = "", **options: object) -> Source:
     rdoc = resolve(read_markdown(markdown), SourcePool.from_rows(POOL))

@@ -30,6 +30,7 @@ from renderers.document import (
     Cite,
     Code,
     CodeBlock,
+    CrossRef,
     Emph,
     Figure,
     FootnoteDef,
@@ -41,6 +42,7 @@ from renderers.document import (
     LineBreak,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -54,6 +56,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     iter_blocks,
+    numbered_name,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -87,6 +90,13 @@ from renderers.writers.docx.footnotes import (
 )
 from renderers.writers.docx.images import Pictures
 from renderers.writers.docx.links import Bookmarks, Relations, add_hyperlink
+from renderers.writers.docx.math import (
+    add_caption_label,
+    add_crossref,
+    add_math,
+    bookmark_name,
+    equation,
+)
 from renderers.writers.docx.numbering import (
     INDENT_STEP,
     LIST_HANGING,
@@ -240,6 +250,7 @@ class _DocxWriter:
         }
         self._placed_note_refs: set[str] = set()
         self.heading_marks: dict[str, str] = {}
+        self.numbered_marks: dict[str, str] = {}  # "fig_1" → bookmark name
         self._placed_marks: set[str] = set()
         self.pictures = Pictures(document.part)
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
@@ -248,6 +259,7 @@ class _DocxWriter:
         self._collect(rdoc.document.blocks)
         #: bookmarks of the Notes and Sources headings, which the contents link to
         self.back_marks = {k: marks(k) for k in ("notes", "sources")} if options.toc else {}
+        self.code = RunProps(mono=MONO_FONT, shade=CODE_SHADE)
         self.sup = RunProps(superscript=True)
         self.sup_link = RunProps(superscript=True, color=CITE_COLOR)
 
@@ -279,6 +291,9 @@ class _DocxWriter:
         for block in iter_blocks(blocks):
             if isinstance(block, Heading) and block.id and block.id not in self.heading_marks:
                 self.heading_marks[block.id] = self.bookmarks.name_for(block.id)
+            if isinstance(block, Figure | Table) and block.number:
+                name = bookmark_name(block.label, block.number)
+                self.numbered_marks.setdefault(name, self.bookmarks.name_for(name))
 
     def _contents(self, body: Element) -> None:
         """The table of contents (``toc``): a filled Word TOC field."""
@@ -368,6 +383,9 @@ class _DocxWriter:
         match block:
             case Heading():
                 self._heading(parent, block, self.styles.get(f"Heading {min(block.level, 6)}"))
+            case Paragraph(children) if (formula := equation(children)) is not None:
+                p = add_paragraph(parent, self._para(scope))
+                add_math(p, formula, self.code, whole_paragraph=True)
             case Paragraph(children):
                 p = add_paragraph(parent, self._para(scope, children))
                 self.inlines(p, children, RunProps(), scope)
@@ -384,15 +402,15 @@ class _DocxWriter:
                 inset = scope.indent + INDENT_STEP
                 quoted = replace(scope, indent=inset, origin=inset, quote=True)
                 self.blocks(parent, blocks, quoted)
-            case Figure(image, caption):
+            case Figure(image, caption, label, number):
                 centered = replace(self._para(scope), align="center")
-                p = add_paragraph(parent, replace(centered, keep_next=bool(caption)))
+                p = add_paragraph(parent, replace(centered, keep_next=bool(caption or number)))
                 self._image(p, image, scope)
-                if caption:
+                if caption or number:
                     style = self.styles.get("Caption")
                     cap = add_paragraph(parent, replace(self._para(scope, caption), style=style,
                                                         align="center"))
-                    self.inlines(cap, caption, RunProps(), scope)
+                    self._caption(cap, label, number, caption, scope)
             case ThematicBreak():
                 rule = replace(self._para(scope), border_bottom=True, space_after=240)
                 add_paragraph(parent, rule)
@@ -450,11 +468,11 @@ class _DocxWriter:
         columns = max([len(table.header), *(len(r) for r in table.rows)], default=0)
         if columns == 0:
             return
-        if table.caption:
+        if table.caption or table.number:
             caption = replace(self._para(scope, table.caption),
                               style=self.styles.get("Caption"), keep_next=True)
             cap = add_paragraph(parent, caption)
-            self.inlines(cap, table.caption, RunProps(), scope)
+            self._caption(cap, table.label, table.number, table.caption, scope)
         available = self.text_width // EMU_PER_TWIP - scope.indent
         widths = [available // columns] * columns
         rtl = blocks_direction((table,)) == "rtl"
@@ -514,6 +532,13 @@ class _DocxWriter:
                     self._cite(p, node, in_link)
                 case FootnoteRef(label):
                     self._note_reference(p, label, in_link)
+                case Math():
+                    add_math(p, node, self.code)
+                case CrossRef(label, number):
+                    hyperlink = replace(props, style=self.styles.get("Hyperlink"))
+                    mark = "" if in_link else self.numbered_marks.get(
+                        bookmark_name(label, number), "")
+                    add_crossref(p, numbered_name(label, number), mark, props, hyperlink)
                 case _:
                     name = type(node).__name__
                     raise UnsupportedNodeError(f"DOCX writer: unsupported inline {name}")
@@ -534,6 +559,13 @@ class _DocxWriter:
             return
         style = replace(props, style=self.styles.get("Hyperlink"))
         self.inlines(target, link.children, style, scope, in_link=True)
+
+    def _caption(self, p: Element, label: str, number: int, caption: tuple[Inline, ...],
+                 scope: _Scope) -> None:
+        """A caption's text, led by "Figure 1: " when it is numbered."""
+        if number:
+            add_caption_label(p, label, number, self.bookmarks, self.numbered_marks)
+        self.inlines(p, caption, RunProps(), scope)
 
     def _cite(self, p: Element, cite: Cite, in_link: bool) -> None:
         if not cite.numbers:

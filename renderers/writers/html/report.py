@@ -21,6 +21,7 @@ from renderers.document import (
     Cite,
     Code,
     CodeBlock,
+    CrossRef,
     Document,
     Emph,
     Figure,
@@ -32,6 +33,7 @@ from renderers.document import (
     LineBreak,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -77,6 +79,13 @@ from renderers.writers.html.breaks import breakable
 from renderers.writers.html.code import CodeBlocks
 from renderers.writers.html.contents import contents_markup
 from renderers.writers.html.list_numbers import ol_start_style
+from renderers.writers.html.math import (
+    MATH_CSS,
+    caption_label,
+    crossref_markup,
+    math_markup,
+    numbered_id,
+)
 from renderers.writers.html.templating import environment, report_css, stylesheet
 
 NOTES_ID = "notes"
@@ -146,6 +155,7 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         rdoc=rdoc,
         toc=toc,
         extra_css=writer.code.css(),
+        math=writer.has_math,
     )
 
 
@@ -163,12 +173,13 @@ def render_page(
     notes: list[dict[str, object]] | None = None,
     toc: str = "",
     extra_css: str = "",
+    math: bool = False,
 ) -> str:
     """Fill ``report.html.j2`` (page shell, CSS, title, contents, notes, Sources) around
-    ``body``; ``extra_css`` (the code colours) follows the report's stylesheet, and so does
-    the contents' stylesheet when ``options.toc`` asks for contents."""
+    ``body``; ``math`` adds the CSS formulas need, the contents' stylesheet follows when
+    ``options.toc`` asks for contents, and ``extra_css`` (the code colours) comes last."""
     contents_css = stylesheet("contents.css") if options.toc else ""
-    css = report_css(options.page_size) + contents_css + extra_css
+    css = report_css(options.page_size) + (MATH_CSS if math else "") + contents_css + extra_css
     return environment().get_template("report.html.j2").render(
         lang="en",
         title=title.page_title,
@@ -199,6 +210,7 @@ class _Writer:
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
         self.code = CodeBlocks(options.highlight_style)
         self.heading_ids: dict[int, str] = {}  # id(heading) → the id it was written with
+        self.has_math = False
         if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
         if options.toc:
@@ -244,11 +256,14 @@ class _Writer:
                 return self.code.block(text, language)
             case BlockQuote(inner):
                 return Markup(f'<blockquote dir="auto">\n{self.blocks(inner)}\n</blockquote>')
-            case Figure(image, caption):
+            case Figure(image, caption, label, number):
+                lead = caption_label(label, number)
                 cap = (
-                    Markup(f"<figcaption>{self.inlines(caption)}</figcaption>") if caption else ""
+                    Markup(f"<figcaption>{lead}{self.inlines(caption)}</figcaption>")
+                    if caption or lead else ""
                 )
-                return Markup(f"<figure>{self.image(image)}{cap}</figure>")
+                return Markup(f"<figure{numbered_id(label, number)}>{self.image(image)}{cap}"
+                              "</figure>")
             case ThematicBreak():
                 return Markup("<hr>")
             case RawBlock(text, _):
@@ -284,9 +299,10 @@ class _Writer:
             return "<tr>" + "".join(parts) + "</tr>"
 
         with self.directed(blocks_direction((table,))) as attr:
-            parts = [f"<table{attr}>"]
-            if table.caption:
-                parts.append(f"<caption>{self.inlines(table.caption)}</caption>")
+            parts = [f"<table{numbered_id(table.label, table.number)}{attr}>"]
+            lead = caption_label(table.label, table.number)
+            if table.caption or lead:
+                parts.append(f"<caption>{lead}{self.inlines(table.caption)}</caption>")
             if table.header:
                 parts.append(f"<thead>{row(table.header, 'th')}</thead>")
             parts.append("<tbody>")
@@ -357,6 +373,11 @@ class _Writer:
                 return self.note_reference(note)
             case Cite(_, numbers, anchor):
                 return cite_markup(anchor, numbers)
+            case Math():
+                self.has_math = True
+                return math_markup(node)
+            case CrossRef():
+                return crossref_markup(node)
             case _:
                 raise UnsupportedNodeError(f"HTML writer: unsupported inline {type(node).__name__}")
 

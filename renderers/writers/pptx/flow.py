@@ -160,7 +160,8 @@ class SlideFlow:
             return ()
         width = self.geo.footer.width_pt - 2 * INSET_X
         max_h = self.geo.footer.height_pt - 2 * INSET_Y + 0.01
-        for shown in range(len(numbers), 0, -1):
+
+        def footer_of(shown: int) -> list[Run]:
             out: list[Run] = []
             for i, n in enumerate(numbers[:shown]):
                 if i:
@@ -168,10 +169,24 @@ class SlideFlow:
                 out += [Run(f"[{n}]", cite=n), Run(f" {cap(clean(self.labels.get(n, '')), 60)}")]
             if shown < len(numbers):
                 out.append(Run(f" · +{len(numbers) - shown} more"))
-            lines = self.metrics.line_count(segments(out), width, FOOTER_SIZE)
-            if lines * self.metrics.line_height(FOOTER_SIZE) <= max_h:
-                return tuple(out)
-        return ()
+            return out
+
+        def fits(shown: int) -> bool:
+            lines = self.metrics.line_count(segments(footer_of(shown)), width, FOOTER_SIZE)
+            return lines * self.metrics.line_height(FOOTER_SIZE) <= max_h
+
+        if fits(len(numbers)):
+            return tuple(footer_of(len(numbers)))
+        # The most sources that fit beside "+N more", by bisection: a slide citing a thousand
+        # sources would otherwise measure a thousand footers of up to a thousand entries each.
+        low, high = 0, len(numbers) - 1  # fits(low) holds (or low is 0); fits(high + 1) fails
+        while low < high:
+            middle = (low + high + 1) // 2
+            if fits(middle):
+                low = middle
+            else:
+                high = middle - 1
+        return tuple(footer_of(low)) if low else ()
 
     # ------------------------------------------------------------ text
 

@@ -52,6 +52,7 @@ from renderers.writers.contents import CONTENTS_HEADING, contents_entries, conte
 from renderers.writers.highlight import NO_HIGHLIGHT
 from renderers.writers.pptx.code import CodeLines, code_lines
 from renderers.writers.pptx.flow import SlideFlow
+from renderers.writers.pptx.math import caption_runs, equation_picture
 from renderers.writers.pptx.metrics import TextMetrics
 from renderers.writers.pptx.model import (
     BODY_SIZE,
@@ -69,6 +70,7 @@ from renderers.writers.pptx.model import (
     Geometry,
     ImageLoader,
     Para,
+    Picture,
     PictureItem,
     Run,
     Style,
@@ -122,8 +124,8 @@ class _DeckBuilder(SlideFlow):
                 self.code(text, language, self.options.highlight_style)
             case BlockQuote(inner):
                 self.blocks(inner, level + 1, True)
-            case Figure(image, caption):
-                self.figure(image, caption)
+            case Figure(image, caption, label, number):
+                self.figure(image, (*caption_runs(label, number), *self.caption(caption)))
             case ThematicBreak():
                 if self.open and not self.is_empty():
                     self.continue_slide()
@@ -161,6 +163,10 @@ class _DeckBuilder(SlideFlow):
     def paragraph(self, children: tuple[Inline, ...], level: int, italic: bool) -> None:
         if len(children) == 1 and isinstance(children[0], Image) and level == 0:
             self.figure(children[0], ())
+            return
+        if (equation := equation_picture(children)) is not None:
+            picture, alt, width, height = equation
+            self.picture(picture, alt, (width, height), ())
             return
         self.add_para(Para(self.inlines.para(children, italic=italic), level=level))
 
@@ -315,28 +321,36 @@ class _DeckBuilder(SlideFlow):
             if i >= len(rows):
                 break
             self.continue_slide()
-        if table.caption:
-            runs = self.inlines.para(table.caption, italic=True)
+        if table.caption or table.number:
+            runs = (*caption_runs(table.label, table.number), *self.caption(table.caption))
             self.add_para(Para(runs, size=CAPTION_SIZE))
 
     # ------------------------------------------------------------ images
 
-    def figure(self, image: Image, caption: tuple[Inline, ...]) -> None:
+    def caption(self, caption: tuple[Inline, ...]) -> tuple[Run, ...]:
+        return self.inlines.para(caption, italic=True) if caption else ()
+
+    def figure(self, image: Image, cap_runs: tuple[Run, ...]) -> None:
         self.ensure_open()
         picture = self.load_image(image.src)
-        cap_runs = self.inlines.para(caption, italic=True) if caption else ()
         if picture is None or picture.width <= 0 or picture.height <= 0:
             fallback = Run(clean(image_fallback(image)), italic=True)
             self.add_para(Para((fallback,), size=CAPTION_SIZE))
             if cap_runs:
                 self.add_para(Para(cap_runs, size=CAPTION_SIZE))
             return
+        natural = (picture.width * 0.75, picture.height * 0.75)  # 96 dpi
+        self.picture(picture, clean(image.alt), natural, cap_runs)
+
+    def picture(self, picture: Picture, alt: str, natural: tuple[float, float],
+                cap_runs: tuple[Run, ...]) -> None:
+        """A picture of ``natural`` size (points), shrunk to fit, with its caption below."""
+        self.ensure_open()
         cap_h = 0.0
         if cap_runs:
             cap = Para(cap_runs, size=CAPTION_SIZE)
             cap_h = self.para_height(cap) + 2 * INSET_Y + ITEM_GAP
-        natural_w = picture.width * 0.75  # 96 dpi
-        natural_h = picture.height * 0.75
+        natural_w, natural_h = natural
         for attempt in range(2):
             top = self.next_top()
             room_h = self.content_h - top - cap_h
@@ -349,7 +363,7 @@ class _DeckBuilder(SlideFlow):
             self.flush_text()
             w, h = natural_w * scale, natural_h * scale
             left = (self.content_w - w) / 2
-            self.items.append(PictureItem(picture, clean(image.alt), pt_to_emu(left),
+            self.items.append(PictureItem(picture, alt, pt_to_emu(left),
                                           pt_to_emu(top), pt_to_emu(w), pt_to_emu(h)))
             self.y = top + h
             break

@@ -19,12 +19,14 @@ from citations.numbering import EN_DASH, display_segments
 from renderers.document import (
     Cite,
     Code,
+    CrossRef,
     Emph,
     FootnoteRef,
     Image,
     Inline,
     LineBreak,
     Link,
+    Math,
     RawInline,
     SoftBreak,
     Strike,
@@ -42,6 +44,7 @@ from renderers.writers.common import (
     image_fallback,
     unresolved_note_text,
 )
+from renderers.writers.pptx.math import crossref_run, math_run
 from renderers.writers.pptx.metrics import Segment, TextMetrics
 from renderers.writers.pptx.model import CONT_MARK, SOURCES_SIZE, Para, Run
 
@@ -109,6 +112,10 @@ class InlineRuns:
                     runs.append(self.note_ref(label))
                 case Cite(numbers=numbers, anchor=anchor):
                     runs += cite_runs(numbers, anchor)
+                case Math():
+                    runs.append(math_run(node))
+                case CrossRef(label, number):
+                    runs.append(crossref_run(label, number))
                 case _:
                     raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
         return runs

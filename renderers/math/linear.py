@@ -1,0 +1,66 @@
+"""A formula as one line of text (UnicodeMath-like: ``x²``, ``(a)/(b)``, ``√(x)``), for places
+that hold only text runs: PPTX inline math, alt text."""
+
+from __future__ import annotations
+
+from renderers.math.tex import Formula, MathNode
+
+_SUPERSCRIPTS = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
+_SUBSCRIPTS = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
+_SUPERSCRIPTABLE = frozenset("0123456789+-=()n")
+_SUBSCRIPTABLE = frozenset("0123456789+-=()")
+
+
+def linear_text(formula: Formula) -> str:
+    """The formula as a line of Unicode text."""
+    return _text(formula.root).strip()
+
+
+def _group(node: MathNode) -> str:
+    """A script or fraction part: in parentheses unless it is a single symbol."""
+    text = _text(node)
+    return text if len(text) <= 1 else f"({text})"
+
+
+def _script(node: MathNode, marks: frozenset[str], table: dict[int, int], sign: str) -> str:
+    text = _text(node)
+    if text and set(text) <= marks:
+        return text.translate(table)
+    return sign + _group(node)
+
+
+def _text(node: MathNode) -> str:
+    parts = node.children
+    match node.tag:
+        case "mi" | "mn" | "mo" | "mtext" | "ms":
+            return node.text
+        case "mspace":
+            return " "
+        case "mphantom":
+            return ""
+        case "msup" if len(parts) == 2:
+            return _text(parts[0]) + _script(parts[1], _SUPERSCRIPTABLE, _SUPERSCRIPTS, "^")
+        case "msub" if len(parts) == 2:
+            return _text(parts[0]) + _script(parts[1], _SUBSCRIPTABLE, _SUBSCRIPTS, "_")
+        case "msubsup" | "munderover" if len(parts) == 3:
+            below = _script(parts[1], _SUBSCRIPTABLE, _SUBSCRIPTS, "_")
+            return _text(parts[0]) + below + _script(parts[2], _SUPERSCRIPTABLE,
+                                                     _SUPERSCRIPTS, "^")
+        case "munder" if len(parts) == 2:
+            return _text(parts[0]) + "_" + _group(parts[1])
+        case "mover" if len(parts) == 2:
+            return _text(parts[0]) + _text(parts[1]) if node.attr("accent") else (
+                _text(parts[0]) + "^" + _group(parts[1])
+            )
+        case "mfrac" if len(parts) == 2:
+            return f"{_group(parts[0])}/{_group(parts[1])}"
+        case "msqrt":
+            return "√" + _group(MathNode("mrow", children=parts))
+        case "mroot" if len(parts) == 2:
+            return f"√({_text(parts[1])}&{_text(parts[0])})"
+        case "mtable":
+            return "; ".join(_text(row) for row in parts)
+        case "mtr":
+            return ", ".join(_text(cell) for cell in parts)
+        case _:
+            return "".join(_text(child) for child in parts)

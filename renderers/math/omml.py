@@ -1,0 +1,289 @@
+"""A checked formula as Office Math (OMML), the equation markup of Word documents.
+
+Microsoft's MML2OMML.XSL is not redistributable, and the Python ports on PyPI are young forks
+of an unmaintained 2019 package; the tree of :mod:`renderers.math.tex` uses a small, closed set
+of elements, so the mapping is written here, element by element, as Word itself writes them:
+
+``mi``/``mn``/``mo``/``mtext`` → ``m:r`` · ``msub``/``msup``/``msubsup`` → ``m:sSub``/``m:sSup``/
+``m:sSubSup`` · a large operator with limits (``∑``, ``∫`` …) → ``m:nary`` over the element
+after it · ``mfrac`` → ``m:f`` · ``msqrt``/``mroot`` → ``m:rad`` · a fenced ``mrow``
+(``\\left( … \\right)``) → ``m:d`` · ``mover`` with an accent → ``m:acc`` (overline → ``m:bar``),
+else ``m:limUpp``; ``munder`` → ``m:limLow`` · ``mtable`` → ``m:m`` · ``menclose`` →
+``m:borderBox``; other containers give their children.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from lxml import etree
+
+from renderers.math.tex import Formula, MathNode
+
+M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+MATH_FONT = "Cambria Math"
+
+Element: TypeAlias = etree._Element
+
+#: Operators Word draws as n-ary operators (a sum, an integral) with their limits.
+NARY = frozenset("∑∏∐⋂⋃⋀⋁⨀⨁⨂∫∬∭∮∯∰")
+#: Accents drawn as a bar rather than a character above the base.
+BARS = frozenset("―‾¯_")
+
+
+def m(tag: str) -> str:
+    return f"{{{M_NS}}}{tag}"
+
+
+def _sub(parent: Element, tag: str, val: str | None = None) -> Element:
+    element = etree.SubElement(parent, m(tag))
+    if val is not None:
+        element.set(m("val"), val)
+    return element
+
+
+def omml_math(formula: Formula) -> Element:
+    """``m:oMath`` for ``formula`` (wrap it in ``m:oMathPara`` for a displayed equation)."""
+    root = etree.Element(m("oMath"), nsmap={"m": M_NS, "w": W_NS})
+    _content(root, formula.root.children)
+    return root
+
+
+def omml_paragraph(formula: Formula) -> Element:
+    """``m:oMathPara`` holding the equation: a displayed formula on its own line."""
+    para = etree.Element(m("oMathPara"), nsmap={"m": M_NS, "w": W_NS})
+    para.append(omml_math(formula))
+    return para
+
+
+#: Brackets paired into one ``m:d`` when both halves sit in the same row.
+PAIRS = {"(": ")", "[": "]", "{": "}"}
+_FENCE = "x-fence"  # a bracketed group found by :func:`_paired` (not a MathML element)
+
+
+def _closes(node: MathNode, closing: str) -> bool:
+    """``node`` is the closing bracket, or a script whose base is (``(1+d)^t``)."""
+    base = node.children[0] if node.tag in ("msub", "msup", "msubsup") and node.children else node
+    return base.tag == "mo" and base.text == closing
+
+
+def _paired(nodes: tuple[MathNode, ...]) -> tuple[MathNode, ...]:
+    """Bracket pairs in a row grouped as ``m:d`` (Word's own form; LibreOffice cannot import
+    a bracket whose partner sits in another structure, as ``(1+d)^t`` gives)."""
+    out: list[MathNode] = []
+    index = 0
+    while index < len(nodes):
+        node = nodes[index]
+        closing = PAIRS.get(node.text) if node.tag == "mo" else None
+        end = _partner(nodes, index, closing) if closing else None
+        if closing is None or end is None:
+            out.append(node)
+            index += 1
+            continue
+        closer = nodes[end]
+        fence = MathNode(_FENCE, (("close", closing), ("open", node.text)),
+                         _paired(nodes[index + 1 : end]))
+        if closer.tag == "mo":
+            out.append(fence)
+        else:
+            out.append(MathNode(closer.tag, closer.attrs, (fence, *closer.children[1:])))
+        index = end + 1
+    return tuple(out)
+
+
+def _partner(nodes: tuple[MathNode, ...], start: int, closing: str) -> int | None:
+    opening = nodes[start].text
+    depth = 0
+    for index in range(start + 1, len(nodes)):
+        node = nodes[index]
+        if node.tag == "mo" and node.text == opening:
+            depth += 1
+        elif _closes(node, closing):
+            if depth == 0:
+                return index
+            depth -= 1
+    return None
+
+
+def _content(parent: Element, nodes: tuple[MathNode, ...]) -> None:
+    """Append ``nodes`` in order; a large operator takes the node after it as its operand."""
+    nodes = _paired(nodes)
+    index = 0
+    while index < len(nodes):
+        node = nodes[index]
+        operator = _nary_operator(node)
+        if operator is not None and index + 1 < len(nodes):
+            _nary(parent, node, operator, nodes[index + 1])
+            index += 2
+            continue
+        _node(parent, node)
+        index += 1
+
+
+def _arg(parent: Element, tag: str, node: MathNode | None) -> None:
+    element = _sub(parent, tag)
+    if node is not None:
+        _content(element, node.children if node.tag == "mrow" else (node,))
+
+
+def _node(parent: Element, node: MathNode) -> None:
+    parts = node.children
+    match node.tag:
+        case "mi" | "mn" | "mo" | "ms":
+            _run(parent, node.text, plain=node.tag == "mi" and _upright(node))
+        case "mtext":
+            _run(parent, node.text, text_run=True)
+        case "mspace":
+            _run(parent, " ", text_run=True)
+        case "msub" | "msup" if len(parts) == 2:
+            if _nary_operator(node) is not None:
+                _nary(parent, node, _nary_operator(node) or "", None)
+                return
+            script = _sub(parent, "sSub" if node.tag == "msub" else "sSup")
+            _arg(script, "e", parts[0])
+            _arg(script, "sub" if node.tag == "msub" else "sup", parts[1])
+        case "msubsup" | "munderover" if len(parts) == 3:
+            if _nary_operator(node) is not None:
+                _nary(parent, node, _nary_operator(node) or "", None)
+            elif node.tag == "msubsup":
+                script = _sub(parent, "sSubSup")
+                _arg(script, "e", parts[0])
+                _arg(script, "sub", parts[1])
+                _arg(script, "sup", parts[2])
+            else:
+                upper = _sub(parent, "limUpp")
+                lower = _sub(_sub(upper, "e"), "limLow")
+                _arg(lower, "e", parts[0])
+                _arg(lower, "lim", parts[1])
+                _arg(upper, "lim", parts[2])
+        case "mfrac" if len(parts) == 2:
+            fraction = _sub(parent, "f")
+            if node.attr("linethickness") in ("0", "0px", "0em"):
+                _sub(_sub(fraction, "fPr"), "type", "noBar")
+            _arg(fraction, "num", parts[0])
+            _arg(fraction, "den", parts[1])
+        case "msqrt":
+            radical = _sub(parent, "rad")
+            _sub(_sub(radical, "radPr"), "degHide", "1")
+            _sub(radical, "deg")
+            _arg(radical, "e", MathNode("mrow", children=parts))
+        case "mroot" if len(parts) == 2:
+            radical = _sub(parent, "rad")
+            _arg(radical, "deg", parts[1])
+            _arg(radical, "e", parts[0])
+        case "mover" | "munder" if len(parts) == 2:
+            _over_under(parent, node)
+        case "mtable":
+            matrix = _sub(parent, "m")
+            for row in parts:
+                mr = _sub(matrix, "mr")
+                for cell in row.children or (MathNode("mtd"),):
+                    _arg(mr, "e", MathNode("mrow", children=cell.children))
+        case "menclose":
+            _arg(_sub(parent, "borderBox"), "e", MathNode("mrow", children=parts))
+        case "mphantom":
+            _arg(_sub(parent, "phant"), "e", MathNode("mrow", children=parts))
+        case "x-fence":
+            delimiter = _sub(parent, "d")
+            props = _sub(delimiter, "dPr")
+            _sub(props, "begChr", node.attr("open"))
+            _sub(props, "endChr", node.attr("close"))
+            _arg(delimiter, "e", MathNode("mrow", children=parts))
+        case "mrow" if _fenced(parts):
+            delimiter = _sub(parent, "d")
+            props = _sub(delimiter, "dPr")
+            _sub(props, "begChr", parts[0].text)
+            _sub(props, "endChr", parts[-1].text if parts[-1].attr("fence") else "")
+            inner = parts[1:-1] if parts[-1].attr("fence") else parts[1:]
+            _arg(delimiter, "e", MathNode("mrow", children=inner))
+        case _:
+            _content(parent, parts)
+
+
+def _over_under(parent: Element, node: MathNode) -> None:
+    base, mark = node.children
+    accent = node.attr("accent") == "true" or mark.attr("accent") == "true"
+    if node.tag == "mover" and accent and mark.tag == "mo" and len(mark.text) == 1:
+        if mark.text in BARS:
+            bar = _sub(parent, "bar")
+            _sub(_sub(bar, "barPr"), "pos", "top")
+            _arg(bar, "e", base)
+        else:
+            acc = _sub(parent, "acc")
+            _sub(_sub(acc, "accPr"), "chr", mark.text)
+            _arg(acc, "e", base)
+        return
+    if mark.tag == "mo" and len(mark.text) == 1 and mark.text in "⏟⏞":
+        group = _sub(parent, "groupChr")
+        props = _sub(group, "groupChrPr")
+        _sub(props, "chr", mark.text)
+        _sub(props, "pos", "bot" if node.tag == "munder" else "top")
+        _arg(group, "e", base)
+        return
+    limit = _sub(parent, "limUpp" if node.tag == "mover" else "limLow")
+    _arg(limit, "e", base)
+    _arg(limit, "lim", mark)
+
+
+def _nary_operator(node: MathNode) -> str | None:
+    """The operator character when ``node`` is a large operator, bare or with limits."""
+    base = node.children[0] if node.tag in ("msub", "msup", "msubsup", "munder", "mover",
+                                            "munderover") and node.children else node
+    if base.tag == "mo" and base.text in NARY:
+        return base.text
+    return None
+
+
+def _nary(parent: Element, node: MathNode, operator: str, operand: MathNode | None) -> None:
+    nary = _sub(parent, "nary")
+    props = _sub(nary, "naryPr")
+    _sub(props, "chr", operator)
+    under = node.tag in ("munder", "munderover")
+    _sub(props, "limLoc", "undOvr" if under or operator not in "∫∬∭∮∯∰" else "subSup")
+    parts = node.children
+    lower = upper = None
+    if node.tag in ("msub", "munder") and len(parts) == 2:
+        lower = parts[1]
+    elif node.tag in ("msup", "mover") and len(parts) == 2:
+        upper = parts[1]
+    elif node.tag in ("msubsup", "munderover") and len(parts) == 3:
+        lower, upper = parts[1], parts[2]
+    if lower is None:
+        _sub(props, "subHide", "1")
+    if upper is None:
+        _sub(props, "supHide", "1")
+    _arg(nary, "sub", lower)
+    _arg(nary, "sup", upper)
+    _arg(nary, "e", operand)
+
+
+def _fenced(parts: tuple[MathNode, ...]) -> bool:
+    """An ``mrow`` opened by a stretchy fence (``\\left(``): an OMML delimiter."""
+    return (
+        len(parts) >= 2 and parts[0].tag == "mo" and parts[0].attr("fence") == "true"
+        and parts[0].attr("form") == "prefix"
+    )
+
+
+def _upright(node: MathNode) -> bool:
+    """Identifiers of several letters (``sin``) and ``mathvariant="normal"`` are upright."""
+    return node.attr("mathvariant") == "normal" or len(node.text) > 1
+
+
+def _run(parent: Element, text: str, *, plain: bool = False, text_run: bool = False) -> None:
+    """``m:r``: italic math by default, upright (``plain``) or ordinary text (``text_run``)."""
+    run = _sub(parent, "r")
+    if plain or text_run:
+        props = _sub(run, "rPr")
+        if text_run:
+            _sub(props, "nor")
+        else:
+            _sub(props, "sty", "p")
+    fonts = etree.SubElement(etree.SubElement(run, f"{{{W_NS}}}rPr"), f"{{{W_NS}}}rFonts")
+    for attr in ("ascii", "hAnsi"):
+        fonts.set(f"{{{W_NS}}}{attr}", MATH_FONT)
+    t = _sub(run, "t")
+    t.text = text
+    if text[:1].isspace() or text[-1:].isspace():
+        t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")

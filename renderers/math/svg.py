@@ -1,0 +1,73 @@
+"""A checked formula drawn as SVG (ziamath, glyph outlines of its bundled STIX Two Math font) and
+as PNG (resvg), for the outputs that cannot show MathML: WeasyPrint lays MathML out as plain
+text, so the PDF and PNG show this SVG; a PPTX slide shows the PNG.
+
+The drawing depends on no installed font, so it is the same on every machine. Sizes are given
+in ``em`` of the surrounding text so that a formula scales with it.
+"""
+
+from __future__ import annotations
+
+import base64
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+
+from renderers.math.mathml import mathml_markup
+from renderers.math.tex import Formula
+
+#: Font size (px) the formula is drawn at; sizes are reported relative to it.
+DRAW_SIZE = 20.0
+#: PNG pixels per SVG unit (sharp on a projected slide).
+PNG_ZOOM = 4.0
+
+
+@dataclass(frozen=True)
+class DrawnFormula:
+    """The SVG of a formula with its size in ``em``; ``depth`` is how far it reaches below
+    the text's baseline."""
+
+    svg: str
+    width: float
+    height: float
+    depth: float
+
+    def data_uri(self) -> str:
+        """The SVG as a ``data:`` URI (an ``<img>`` source)."""
+        return "data:image/svg+xml;base64," + base64.b64encode(self.svg.encode()).decode()
+
+
+def _configure() -> None:
+    """Plain ``<path>`` elements (no SVG 2 ``<symbol>``/``<use>``, which not every SVG reader
+    draws) with coordinates rounded to a fixed precision (stable bytes)."""
+    import ziamath
+
+    ziamath.config.svg2 = False
+    ziamath.config.precision = 3
+
+
+@lru_cache(maxsize=512)
+def draw_formula(formula: Formula) -> DrawnFormula:
+    """The formula as SVG (cached: a formula repeated in a report is drawn once)."""
+    with warnings.catch_warnings():  # ziamath finds its font with a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import ziamath
+
+        _configure()
+        math = ziamath.Math(mathml_markup(formula, annotate=False), size=DRAW_SIZE, margin=0)
+        width, height = math.getsize()
+        depth = -math.getyofst()
+        svg = math.svg()
+    return DrawnFormula(svg, width / DRAW_SIZE, height / DRAW_SIZE, depth / DRAW_SIZE)
+
+
+@lru_cache(maxsize=128)
+def formula_png(formula: Formula) -> tuple[bytes, int, int]:
+    """The formula as PNG bytes with its pixel width and height (black on transparent)."""
+    import resvg_py
+
+    drawn = draw_formula(formula)
+    data = bytes(resvg_py.svg_to_bytes(svg_string=drawn.svg, zoom=PNG_ZOOM))
+    width = int.from_bytes(data[16:20], "big")
+    height = int.from_bytes(data[20:24], "big")
+    return data, width, height

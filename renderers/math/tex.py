@@ -1,0 +1,160 @@
+"""TeX → a checked MathML tree: the one place TeX is parsed.
+
+latex2mathml does the parsing; its output is then rebuilt as a small frozen tree of allow-listed
+MathML elements and attributes (``\\href`` gives an ``href`` attribute, ``\\color`` a colour:
+only what a writer can show safely is kept), so every writer (MathML, OMML, SVG, linear text)
+starts from the same vetted tree. Work is bounded before the converter runs (source length,
+brace depth) and after (tree size). Anything latex2mathml cannot read, and a command it does not
+know (it would otherwise print ``\\foo`` as an identifier), is a :class:`MathError`; readers keep
+the source in code style with a warning.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from functools import lru_cache
+
+#: Longest TeX source of one formula, in characters.
+MAX_TEX_CHARS = 4000
+#: Deepest nesting of ``{…}`` groups and ``\begin…\end`` environments in one formula.
+MAX_GROUP_DEPTH = 24
+#: Most MathML elements one formula may become.
+MAX_NODES = 4000
+
+MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+
+#: MathML elements kept as they are; an element outside this set is replaced by its children.
+ELEMENTS = frozenset({
+    "mrow", "mi", "mn", "mo", "mtext", "mspace", "ms", "msub", "msup", "msubsup", "mfrac",
+    "msqrt", "mroot", "munder", "mover", "munderover", "mtable", "mtr", "mtd", "mstyle",
+    "mpadded", "mphantom", "menclose", "mmultiscripts", "mprescripts", "none",
+})
+#: Attributes kept (with values matching :data:`_VALUE`); colours match :data:`_COLOUR`.
+ATTRIBUTES = frozenset({
+    "mathvariant", "stretchy", "fence", "form", "accent", "accentunder", "movablelimits",
+    "largeop", "symmetric", "minsize", "maxsize", "linethickness", "columnalign", "rowalign",
+    "width", "height", "depth", "lspace", "rspace", "separator", "columnspacing", "rowspacing",
+    "columnlines", "rowlines", "frame", "notation", "scriptlevel", "displaystyle",
+})
+COLOUR_ATTRIBUTES = frozenset({"mathcolor", "mathbackground"})
+_VALUE = re.compile(r"^[A-Za-z0-9 .%+\-]{0,64}$")
+_COLOUR = re.compile(r"^(?:#[0-9A-Fa-f]{3,8}|[A-Za-z]{1,20})$")
+_UNKNOWN_COMMAND = re.compile(r"^\\[A-Za-z]+")
+_ENVIRONMENT = re.compile(r"\\(begin|end)\s*\{")
+
+
+class MathError(ValueError):
+    """TeX that cannot become math: the message says why (shown in the warning)."""
+
+
+@dataclass(frozen=True)
+class MathNode:
+    """One MathML element: its tag, kept attributes, children and (for token elements) text."""
+
+    tag: str
+    attrs: tuple[tuple[str, str], ...] = ()
+    children: tuple[MathNode, ...] = ()
+    text: str = ""
+
+    def attr(self, name: str, default: str = "") -> str:
+        """The value of attribute ``name`` (``default`` when absent)."""
+        return next((value for key, value in self.attrs if key == name), default)
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A parsed formula: the source, whether it is displayed, and its MathML content (an
+    ``mrow`` standing for the ``<math>`` element)."""
+
+    tex: str
+    display: bool
+    root: MathNode
+
+
+def check_bounds(tex: str) -> None:
+    """Refuse a formula too long or too deeply nested to convert within bounded work."""
+    if len(tex) > MAX_TEX_CHARS:
+        raise MathError(f"formula longer than {MAX_TEX_CHARS} characters")
+    depth = deepest = 0
+    escaped = False
+    for char in tex:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "}":
+            depth -= 1
+    environments = 0
+    for match in _ENVIRONMENT.finditer(tex):
+        environments += 1 if match.group(1) == "begin" else -1
+        deepest = max(deepest, environments + depth)
+    if deepest > MAX_GROUP_DEPTH:
+        raise MathError(f"groups nested deeper than {MAX_GROUP_DEPTH} levels")
+
+
+@lru_cache(maxsize=1024)
+def parse_tex(tex: str, display: bool = False) -> Formula:
+    """The checked MathML tree of ``tex``; raises :class:`MathError` for TeX that is not math."""
+    source = tex.strip()
+    if not source:
+        raise MathError("empty formula")
+    check_bounds(source)
+    from latex2mathml.converter import convert
+
+    try:
+        markup = convert(source, display="block" if display else "inline")
+        element = ET.fromstring(markup)
+    except RecursionError as exc:
+        raise MathError(f"groups nested deeper than {MAX_GROUP_DEPTH} levels") from exc
+    except Exception as exc:  # latex2mathml raises many kinds (IndexError, its own …)
+        detail = str(exc).strip() or type(exc).__name__
+        raise MathError(f"not TeX math latex2mathml can read ({detail})") from exc
+    budget = [MAX_NODES]
+    children = _children(element, budget, 0)
+    return Formula(tex=source, display=display, root=MathNode("mrow", children=children))
+
+
+def tex_error(tex: str, display: bool = False) -> str | None:
+    """Why ``tex`` cannot be shown as math, or None when it can."""
+    try:
+        parse_tex(tex, display)
+    except MathError as exc:
+        return str(exc)
+    return None
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2]
+
+
+def _children(element: ET.Element, budget: list[int], depth: int) -> tuple[MathNode, ...]:
+    out: list[MathNode] = []
+    for child in element:
+        out.extend(_node(child, budget, depth + 1))
+    return tuple(out)
+
+
+def _node(element: ET.Element, budget: list[int], depth: int) -> tuple[MathNode, ...]:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise MathError(f"formula of more than {MAX_NODES} parts")
+    if depth > 4 * MAX_GROUP_DEPTH:
+        raise MathError(f"groups nested deeper than {MAX_GROUP_DEPTH} levels")
+    tag = _local(element.tag)
+    children = _children(element, budget, depth)
+    if tag not in ELEMENTS:
+        return children
+    text = (element.text or "") if not children else ""
+    if tag in ("mi", "mo") and _UNKNOWN_COMMAND.match(text):
+        raise MathError(f"unknown command {_UNKNOWN_COMMAND.match(text).group()}")  # type: ignore[union-attr]
+    attrs = tuple(sorted(
+        (name, value) for name, value in element.attrib.items()
+        if (name in ATTRIBUTES and _VALUE.match(value))
+        or (name in COLOUR_ATTRIBUTES and _COLOUR.match(value))
+    ))
+    return (MathNode(tag, attrs, children, text),)

@@ -1,0 +1,117 @@
+"""Cross-references in markdown, as pandoc-crossref and Quarto write them.
+
+* ``@fig:solar``, ``@tbl:costs`` (or ``fig-solar``), and bracketed ``[@fig:solar]`` or
+  ``[@fig:a; @tbl:b]``: the inline rule makes ``crossref`` tokens. A ``@`` right after a
+  letter, digit or ``.``/``_``/``-``/``+`` is part of an e-mail address, never a reference;
+  ``[@…]`` followed by ``(`` or ``[`` is a link; citation tokens (``[[S:…]]``) never start
+  with ``[@``.
+* ``![Caption](img.png){#fig:solar}``: a figure's label (:func:`figure_label`).
+* ``: Caption {#tbl:costs}`` or ``Table: Caption`` in the paragraph just before or after a
+  table: its caption and label (:func:`attach_table_captions`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+
+from renderers.document import CROSSREF_LABEL, Block, Image, Inline, Paragraph, Table, Text
+
+LABEL = CROSSREF_LABEL
+_BARE = re.compile(rf"@({LABEL})")
+_BRACKETED = re.compile(rf"\[[ \t]*@({LABEL}(?:[ \t]*[;,][ \t]*@{LABEL})*)[ \t]*\]")
+_SPLIT = re.compile(r"[ \t]*[;,][ \t]*@")
+_EMAIL_BEFORE = frozenset("._-+@")
+#: ``{#fig:label}`` (other pandoc attributes after the label are accepted and ignored).
+_ATTRIBUTES = re.compile(rf"^\{{#({LABEL})(?:\s[^{{}}]*)?\}}$")
+_CAPTION = re.compile(r"^(?:Table:|table:|:)[ \t]")
+
+
+def crossref_plugin(md: MarkdownIt) -> None:
+    """Register the ``@fig:…``/``[@fig:…]`` inline rule (before links)."""
+    md.inline.ruler.before("link", "crossref", _crossref)
+
+
+def _crossref(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    char = src[pos]
+    if char == "@":
+        before = src[pos - 1] if pos > 0 else " "
+        if before.isalnum() or before in _EMAIL_BEFORE:
+            return False
+        match = _BARE.match(src, pos, state.posMax)
+        labels = [match.group(1)] if match else []
+    elif char == "[":
+        match = _BRACKETED.match(src, pos, state.posMax)
+        if match and src[match.end() : match.end() + 1] in ("(", "["):
+            return False
+        labels = _SPLIT.split(match.group(1)) if match else []
+    else:
+        return False
+    if match is None:
+        return False
+    if not silent:
+        token = state.push("crossref", "", 0)
+        token.meta = {"labels": labels}
+        token.content = match.group()
+    state.pos = match.end()
+    return True
+
+
+def figure_label(children: tuple[Inline, ...]) -> tuple[Image, str] | None:
+    """The image and label of a paragraph that is an image followed by ``{#fig:…}``."""
+    if len(children) != 2 or not isinstance(children[0], Image):
+        return None
+    attributes = children[1]
+    if not isinstance(attributes, Text):
+        return None
+    match = _ATTRIBUTES.match(attributes.text.strip())
+    if match is None or not match.group(1).startswith("fig"):
+        return None
+    return children[0], match.group(1)
+
+
+def _caption(block: Block) -> tuple[tuple[Inline, ...], str] | None:
+    """A pandoc table caption paragraph: its inlines (prefix and label removed) and label."""
+    if not isinstance(block, Paragraph) or not block.children:
+        return None
+    first = block.children[0]
+    if not isinstance(first, Text) or not _CAPTION.match(first.text):
+        return None
+    children = list(block.children)
+    children[0] = Text(_CAPTION.sub("", first.text, count=1).lstrip())
+    label = ""
+    last = children[-1]
+    if isinstance(last, Text):
+        head, brace, tail = last.text.rpartition("{")
+        match = _ATTRIBUTES.match("{" + tail.strip()) if brace else None
+        if match is not None and match.group(1).startswith("tbl"):
+            label = match.group(1)
+            children[-1] = Text(head.rstrip())
+    return tuple(c for c in children if not (isinstance(c, Text) and not c.text)), label
+
+
+def attach_table_captions(blocks: list[Block]) -> list[Block]:
+    """Tables joined with the caption paragraph right after (or, failing that, right
+    before) them, as pandoc reads ``: Caption {#tbl:label}``."""
+    if not any(isinstance(block, Table) for block in blocks):
+        return blocks
+    out: list[Block] = []
+    index = 0
+    while index < len(blocks):
+        block = blocks[index]
+        if isinstance(block, Table) and not block.caption:
+            after = _caption(blocks[index + 1]) if index + 1 < len(blocks) else None
+            before = _caption(out[-1]) if out and after is None else None
+            found = after or before
+            if found is not None:
+                if before is not None:
+                    out.pop()
+                block = dataclasses.replace(block, caption=found[0], label=found[1])
+                index += 1 if after is not None else 0
+        out.append(block)
+        index += 1
+    return out

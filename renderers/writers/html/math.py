@@ -1,0 +1,62 @@
+"""Math and numbered captions in the HTML report (and so in the PDF and PNG).
+
+A formula is written twice: as MathML, which browsers lay out, and as an SVG picture
+(:mod:`renderers.math.svg`), because WeasyPrint shows MathML as a run of plain characters. The
+CSS added to a report with math shows the MathML on screen and the picture in print, the media
+WeasyPrint lays out. TeX that cannot be converted shows its source as code.
+"""
+
+from __future__ import annotations
+
+from markupsafe import Markup, escape
+
+from renderers.document import CrossRef, Math, numbered_anchor, numbered_name
+from renderers.math import MathError, parse_tex
+from renderers.math.mathml import mathml_markup
+from renderers.math.svg import draw_formula
+
+#: Only in reports with math: MathML on screen, its SVG drawing in print (WeasyPrint).
+MATH_CSS = (
+    ".math-svg{display:none}"
+    "@media print{.math>math{display:none}.math-svg{display:inline}}"
+    ".math.display{display:block;text-align:center;margin:.5em 0}"
+    ".math.display .math-svg{display:none}"
+    "@media print{.math.display .math-svg{display:inline-block}}"
+)
+
+
+def math_markup(node: Math) -> Markup:
+    """A formula as MathML plus its print picture (or its source as code)."""
+    try:
+        formula = parse_tex(node.tex, node.display)
+    except MathError:
+        return Markup(f'<code class="math-error">{escape(node.tex)}</code>')
+    drawn = draw_formula(formula)
+    picture = (
+        f'<img class="math-svg" src="{drawn.data_uri()}" alt="{escape(formula.tex)}" '
+        f'style="width:{drawn.width:.3f}em;height:{drawn.height:.3f}em;'
+        f'vertical-align:{-drawn.depth:.3f}em">'
+    )
+    kind = "math display" if node.display else "math"
+    return Markup(f'<span class="{kind}">{mathml_markup(formula)}{picture}</span>')
+
+
+def crossref_markup(node: CrossRef) -> Markup:
+    """A reference to a numbered figure or table: "Figure 1", linked to it."""
+    anchor = numbered_anchor(node.label, node.number)
+    name = numbered_name(node.label, node.number)
+    return Markup(f'<a class="xref" href="#{escape(anchor)}">{escape(name)}</a>')
+
+
+def caption_label(label: str, number: int) -> Markup:
+    """The "Figure 1:" that starts a numbered caption (nothing for an unnumbered one)."""
+    if not label or not number:
+        return Markup("")
+    return Markup(f'<span class="caption-label">{escape(numbered_name(label, number))}:</span> ')
+
+
+def numbered_id(label: str, number: int) -> Markup:
+    """The ``id`` attribute of a numbered figure or table."""
+    if not label or not number:
+        return Markup("")
+    return Markup(f' id="{escape(numbered_anchor(label, number))}"')

@@ -1,0 +1,57 @@
+"""Formulas and numbered captions on slides.
+
+A slide's text runs cannot hold a drawn formula, so inline math is its linear form
+(:mod:`renderers.math.linear`: ``x²``, ``(a)/(b)``) in italics, and a displayed formula on its
+own is a picture (:func:`renderers.math.svg.formula_png`) whose alt text is the TeX source.
+A numbered caption starts with "Figure 1:" and defines the anchor references jump to.
+"""
+
+from __future__ import annotations
+
+from renderers.document import Inline, Math, numbered_anchor, numbered_name
+from renderers.math import MathError, parse_tex
+from renderers.math.linear import linear_text
+from renderers.math.svg import draw_formula, formula_png
+from renderers.writers.pptx.model import BODY_SIZE, Picture, Run
+
+#: Point size a displayed formula is drawn at (a little above body text, as on paper).
+EQUATION_SIZE = BODY_SIZE * 1.2
+
+
+def math_run(node: Math) -> Run:
+    """An inline formula as one italic run of its linear form (its source as code when the
+    TeX is not math)."""
+    try:
+        formula = parse_tex(node.tex, node.display)
+    except MathError:
+        return Run(node.tex, code=True)
+    return Run(linear_text(formula), italic=True)
+
+
+def equation_picture(children: tuple[Inline, ...]) -> tuple[Picture, str, float, float] | None:
+    """For a paragraph that is a displayed formula on its own: its picture, alt text and
+    natural width and height in points; else None."""
+    only = children[0] if len(children) == 1 else None
+    if not isinstance(only, Math) or not only.display:
+        return None
+    try:
+        formula = parse_tex(only.tex, True)
+    except MathError:
+        return None
+    data, width, height = formula_png(formula)
+    drawn = draw_formula(formula)
+    picture = Picture(data=data, mime="image/png", width=width, height=height)
+    return picture, formula.tex, drawn.width * EQUATION_SIZE, drawn.height * EQUATION_SIZE
+
+
+def caption_runs(label: str, number: int) -> tuple[Run, ...]:
+    """"Figure 1: " leading a numbered caption; it holds the anchor references jump to."""
+    if not label or not number:
+        return ()
+    return (Run(numbered_name(label, number) + ":", bold=True,
+                defines=numbered_anchor(label, number)), Run(" "))
+
+
+def crossref_run(label: str, number: int) -> Run:
+    """"Figure 1", jumping to the slide with that figure's caption."""
+    return Run(numbered_name(label, number), target=numbered_anchor(label, number))

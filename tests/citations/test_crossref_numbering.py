@@ -1,0 +1,73 @@
+"""The cross-reference pass at resolve time: figures and tables numbered apart in document
+order, references resolved, unknown and repeated labels reported."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderers.document import CrossRef, Figure, Paragraph, Table, Text, iter_blocks, iter_inlines
+from renderers.errors import StrictError
+from renderers.readers.markdown import read_markdown
+from tests.support.render import resolve_rows
+
+POOL = [{"sid": 1, "title": "A source", "url": "https://example.org/a"}]
+TABLE = "| a | b |\n|---|---|\n| 1 | 2 |\n"
+DOC = f"""See @tbl:second, @fig:one and [@fig:two].
+
+![One](one.png){{#fig:one}}
+
+{TABLE}
+: First {{#tbl:first}}
+
+![Unlabelled](x.png)
+
+- ![Two](two.png){{#fig:two}}
+
+> {TABLE.replace(chr(10), chr(10) + "> ")}
+> : Second {{#tbl:second}}
+"""
+
+
+def numbered(markdown: str, **options: object) -> tuple[list[tuple[str, int]], list[CrossRef]]:
+    rdoc = resolve_rows(read_markdown(markdown), POOL, **options)
+    blocks = [(b.label, b.number) for b in iter_blocks(rdoc.document.blocks)
+              if isinstance(b, Figure | Table)]
+    refs = [n for n in iter_inlines(rdoc.document.blocks) if isinstance(n, CrossRef)]
+    return blocks, refs
+
+
+def test_figures_and_tables_count_apart_in_document_order_nested_ones_included() -> None:
+    blocks, refs = numbered(DOC)
+    assert blocks == [("fig:one", 1), ("tbl:first", 1), ("", 0), ("fig:two", 2),
+                      ("tbl:second", 2)]
+    assert [(r.label, r.number) for r in refs] == [("tbl:second", 2), ("fig:one", 1),
+                                                   ("fig:two", 2)]
+
+
+def test_an_unknown_label_keeps_its_text_with_a_warning() -> None:
+    rdoc = resolve_rows(read_markdown("See @fig:nope and @fig:one.\n\n![A](a.png){#fig:one}\n"),
+                        POOL)
+    paragraph = rdoc.document.blocks[0]
+    assert isinstance(paragraph, Paragraph) and paragraph.children[0] == Text("See @fig:nope and ")
+    assert any("unknown label 'fig:nope'" in w for w in rdoc.warnings)
+
+
+def test_strict_refuses_an_unknown_label() -> None:
+    with pytest.raises(StrictError, match="fig:nope"):
+        resolve_rows(read_markdown("See @fig:nope.\n"), POOL, strict=True)
+
+
+def test_a_label_defined_twice_keeps_the_first() -> None:
+    rdoc = resolve_rows(read_markdown(
+        "@fig:a\n\n![A](a.png){#fig:a}\n\n![B](b.png){#fig:a}\n"), POOL)
+    numbers = [b.number for b in rdoc.document.blocks if isinstance(b, Figure)]
+    refs = [n.number for n in iter_inlines(rdoc.document.blocks) if isinstance(n, CrossRef)]
+    assert numbers == [1, 2] and refs == [1]
+    assert any("defined twice" in w for w in rdoc.warnings)
+
+
+def test_a_document_without_labels_is_left_as_it_was() -> None:
+    document = read_markdown("# T\n\n![A](a.png)\n\nText [[S:1]].\n")
+    rdoc = resolve_rows(document, POOL)
+    assert all(b.number == 0 for b in rdoc.document.blocks if isinstance(b, Figure))
+    assert rdoc.warnings == ()

@@ -1,0 +1,77 @@
+"""Cross-references in markdown: labels on figures and table captions, ``@fig:…`` references,
+and what is never one (e-mail addresses, citation tokens, links)."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderers.document import Cite, CrossRef, Figure, Image, Link, Paragraph, Table, Text
+from renderers.readers.markdown import read_markdown
+
+TABLE = "| a | b |\n|---|---|\n| 1 | 2 |\n"
+
+
+def test_a_labelled_image_is_a_numbered_figure_candidate() -> None:
+    (figure,) = read_markdown("![The array](solar.png){#fig:solar}\n").blocks
+    assert figure == Figure(Image("solar.png", "The array"), (Text("The array"),), "fig:solar")
+
+
+def test_pandoc_attributes_after_the_label_are_accepted() -> None:
+    (figure,) = read_markdown("![A](a.png){#fig:a width=50% .wide}\n").blocks
+    assert isinstance(figure, Figure) and figure.label == "fig:a"
+
+
+def test_a_non_figure_label_after_an_image_stays_text() -> None:
+    (paragraph,) = read_markdown("![A](a.png){#tbl:a}\n").blocks
+    assert isinstance(paragraph, Paragraph) and paragraph.children[-1] == Text("{#tbl:a}")
+
+
+@pytest.mark.parametrize(
+    "caption", [": Costs per year {#tbl:costs}", "Table: Costs per year {#tbl:costs}"]
+)
+def test_a_caption_paragraph_after_a_table_labels_it(caption: str) -> None:
+    (table,) = read_markdown(f"{TABLE}\n{caption}\n").blocks
+    assert isinstance(table, Table)
+    assert table.caption == (Text("Costs per year"),) and table.label == "tbl:costs"
+
+
+def test_a_caption_before_a_table_and_one_without_label() -> None:
+    (table,) = read_markdown(f": Costs\n\n{TABLE}").blocks
+    assert isinstance(table, Table) and table.caption == (Text("Costs"),) and not table.label
+
+
+def test_a_colon_paragraph_far_from_a_table_is_prose() -> None:
+    blocks = read_markdown(f"{TABLE}\nText.\n\n: not a caption\n").blocks
+    assert isinstance(blocks[0], Table) and not blocks[0].caption
+    assert blocks[2] == Paragraph((Text(": not a caption"),))
+
+
+def test_references_bare_bracketed_and_several() -> None:
+    (paragraph,) = read_markdown(
+        "See @fig:solar, [@tbl:costs] and [@fig:a; @tbl-b] (Quarto's fig-x too: @fig-x).\n"
+    ).blocks
+    refs = [n.label for n in paragraph.children if isinstance(n, CrossRef)]
+    assert refs == ["fig:solar", "tbl:costs", "fig:a", "tbl-b", "fig-x"]
+    assert Text(", ") in paragraph.children
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mail ops@fig-tree.example or a.b@fig:x.org",
+        "user+tag@tbl-host.example",
+        "@figure and @tables are words; @sec:intro is another kind",
+        "`@fig:code` is code",
+    ],
+)
+def test_what_is_never_a_reference(text: str) -> None:
+    (paragraph,) = read_markdown(text + "\n").blocks
+    assert not any(isinstance(n, CrossRef) for n in paragraph.children)
+
+
+def test_citation_tokens_and_links_keep_their_meaning() -> None:
+    (paragraph,) = read_markdown("A [[S:1]] and [[S:2-3]] and [@fig:a](https://x.example).\n").blocks
+    cites = [n for n in paragraph.children if isinstance(n, Cite)]
+    assert [c.sids for c in cites] == [(1,), (2, 3)]
+    link = next(n for n in paragraph.children if isinstance(n, Link))
+    assert link.url == "https://x.example" and link.children == (CrossRef("fig:a"),)

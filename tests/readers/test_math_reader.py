@@ -1,0 +1,116 @@
+"""Math in markdown: which dollars and backslashes start a formula, and what bad TeX becomes."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderers.document import Code, CodeBlock, Math, Paragraph, Text, iter_inlines
+from renderers.errors import LimitError
+from renderers.math.tex import MAX_GROUP_DEPTH, MAX_TEX_CHARS
+from renderers.readers.markdown import read_markdown
+
+
+def formulas(markdown: str) -> list[Math]:
+    return [n for n in iter_inlines(read_markdown(markdown).blocks) if isinstance(n, Math)]
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "It costs $5 and $10.",
+        "$5 and $10 at the start of a paragraph",
+        "Between $5-$10 per unit",
+        "Prices: $5, $10, $15.",
+        "A range of $ 5 to $ 10",
+        "Pay $5 now and $10 later, or $15.50 in total",
+        "Escaped \\$x\\$ is text",
+        "Price 5$ and 6$",
+    ],
+)
+def test_dollars_in_prose_are_never_math(prose: str) -> None:
+    document = read_markdown(prose)
+    assert formulas(prose) == []
+    assert not document.warnings
+    assert "$" in "".join(n.text for n in iter_inlines(document.blocks) if isinstance(n, Text))
+
+
+def test_inline_formulas_by_dollars_and_parentheses() -> None:
+    found = formulas("Energy $E = mc^2$, area \\(\\pi r^2\\) and $$\\frac{a}{b}$$ inline.")
+    assert found == [Math("E = mc^2"), Math("\\pi r^2"), Math("\\frac{a}{b}", display=True)]
+
+
+def test_a_formula_first_in_a_paragraph_ending_in_a_digit() -> None:
+    # dollarmath alone reads "the character before" position 0 as the paragraph's last one
+    assert formulas("$x$ costs $5") == [Math("x")]
+
+
+def test_displayed_formulas_on_lines_of_their_own() -> None:
+    document = read_markdown("$$\n\\int_0^1 x\\,dx\n$$\n\n\\[\na^2 + b^2\n\\]\n")
+    assert document.blocks == (
+        Paragraph((Math("\\int_0^1 x\\,dx", display=True),)),
+        Paragraph((Math("a^2 + b^2", display=True),)),
+    )
+
+
+def test_escaped_brackets_in_prose_stay_brackets() -> None:
+    document = read_markdown("See \\[1\\] and\n\n\\[2\\] on a line of its own\n")
+    assert formulas("See \\[1\\] and\n\n\\[2\\] on a line of its own\n") == []
+    assert [b.children for b in document.blocks] == [
+        (Text("See [1] and"),), (Text("[2] on a line of its own"),)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "shown", "reason"),
+    [
+        ("Bad $\\frac{a}{$ here", "$\\frac{a}{$", "latex2mathml"),
+        ("Unknown $\\foo{x}$ here", "$\\foo{x}$", "unknown command \\foo"),
+        ("Link $\\href{javascript:alert(1)}$ here", "$\\href{javascript:alert(1)}$", ""),
+    ],
+)
+def test_tex_that_is_not_math_shows_its_source_as_code(
+    markdown: str, shown: str, reason: str
+) -> None:
+    document = read_markdown(markdown)
+    paragraph = document.blocks[0]
+    assert isinstance(paragraph, Paragraph) and Code(shown) in paragraph.children
+    assert len(document.warnings) == 1 and "shown as code" in document.warnings[0]
+    assert reason in document.warnings[0] and "line 1" in document.warnings[0]
+
+
+def test_a_displayed_formula_that_is_not_math_is_a_code_block() -> None:
+    document = read_markdown("Text\n\n$$\n\\frac{\n$$\n")
+    assert document.blocks[1] == CodeBlock("\\frac{")
+    assert "line 3" in document.warnings[0]
+
+
+def test_bounds_are_warnings_not_crashes() -> None:
+    long = "x+" * (MAX_TEX_CHARS // 2 + 1)
+    deep = "{" * (MAX_GROUP_DEPTH + 1) + "x" + "}" * (MAX_GROUP_DEPTH + 1)
+    chained = "\\sqrt" * 2000 + "x"
+    document = read_markdown(f"${long}x$\n\n${deep}$\n\n${chained}$\n")
+    assert formulas(f"${long}x$") == [] and formulas(f"${deep}$") == []
+    assert any("longer than" in w for w in document.warnings)
+    assert any("nested deeper" in w for w in document.warnings)
+    assert len(document.warnings) >= 2
+
+
+def test_unclosed_delimiters_in_bulk_read_as_text() -> None:
+    text = "\\(" * 20_000 + " and $a " * 5_000
+    document = read_markdown(text)
+    assert formulas(text) == [] and not document.warnings
+
+
+def test_content_size_limit_still_applies_to_math() -> None:
+    from renderers.options import Limits
+
+    with pytest.raises(LimitError):
+        read_markdown("$x$ " * 100, limits=Limits(max_content_bytes=100))
+
+
+def test_the_number_of_formulas_is_bounded() -> None:
+    from renderers.options import Limits
+
+    with pytest.raises(LimitError, match=r"more than 3 math formulas .*limits\.max_formulas"):
+        read_markdown("$a$ $b$\n\n$$\nc\n$$\n\n\\(d\\)\n", limits=Limits(max_formulas=3))
+    assert len(formulas("$a$ $b$ $c$")) == 3

@@ -1,0 +1,119 @@
+"""TeX → the checked MathML tree and what each writer makes of it: MathML markup, Office Math,
+SVG/PNG drawings and the linear text of slides."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from renderers.math import MathError, parse_tex
+from renderers.math.linear import linear_text
+from renderers.math.mathml import mathml_markup
+from renderers.math.omml import M_NS, omml_math, omml_paragraph
+from renderers.math.svg import draw_formula, formula_png
+from renderers.math.tex import ATTRIBUTES, COLOUR_ATTRIBUTES, ELEMENTS, MathNode
+
+MATHML = "{http://www.w3.org/1998/Math/MathML}"
+
+
+def walk(node: MathNode) -> list[MathNode]:
+    return [node, *(n for child in node.children for n in walk(child))]
+
+
+def omml_tags(tex: str) -> list[str]:
+    return [e.tag.replace(f"{{{M_NS}}}", "m:") for e in omml_math(parse_tex(tex)).iter()
+            if isinstance(e.tag, str) and e.tag.startswith(f"{{{M_NS}}}")]
+
+
+@pytest.mark.parametrize(
+    "tex",
+    [
+        "\\href{javascript:alert(1)}{x}",
+        "\\color{red}{x} \\style{x}",
+        "\\text{<script>alert(1)</script>}",
+        "\\mathbf{v} \\operatorname{foo} \\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}",
+    ],
+)
+def test_only_allow_listed_elements_and_attributes_survive(tex: str) -> None:
+    try:
+        formula = parse_tex(tex)
+    except MathError:
+        return  # refused outright is as safe
+    for node in walk(formula.root):
+        assert node.tag == "mrow" or node.tag in ELEMENTS
+        assert {name for name, _ in node.attrs} <= ATTRIBUTES | COLOUR_ATTRIBUTES
+    bare = mathml_markup(formula, annotate=False)
+    assert "href" not in bare and "<script" not in bare and "javascript" not in bare
+    markup = mathml_markup(formula)  # the TeX rides along as escaped annotation text only
+    assert "<script" not in markup and " href=" not in markup
+    ET.fromstring(markup)
+
+
+def test_mathml_markup_carries_display_and_the_tex_annotation() -> None:
+    markup = mathml_markup(parse_tex("a < b", display=True))
+    root = ET.fromstring(markup)
+    assert root.tag == f"{MATHML}math" and root.get("display") == "block"
+    annotation = root.find(f".//{MATHML}annotation")
+    assert annotation is not None and annotation.text == "a < b"
+    assert root.find(f".//{MATHML}mo") is not None
+
+
+@pytest.mark.parametrize(
+    ("tex", "message"),
+    [("", "empty"), ("\\frac{a}{", "latex2mathml"), ("\\unknowncmd", "unknown command"),
+     ("x" * 5000, "longer than"), ("{" * 40 + "}" * 40, "nested deeper")],
+)
+def test_what_is_not_math(tex: str, message: str) -> None:
+    with pytest.raises(MathError, match=message):
+        parse_tex(tex)
+
+
+@pytest.mark.parametrize(
+    ("tex", "expected"),
+    [
+        ("\\frac{a}{b}", ["m:oMath", "m:f", "m:num", "m:r", "m:t", "m:den", "m:r", "m:t"]),
+        ("\\sqrt{x}", ["m:oMath", "m:rad", "m:radPr", "m:degHide", "m:deg", "m:e", "m:r",
+                       "m:t"]),
+        ("x^2", ["m:oMath", "m:sSup", "m:e", "m:r", "m:t", "m:sup", "m:r", "m:t"]),
+        ("x_i^2", ["m:oMath", "m:sSubSup", "m:e", "m:r", "m:t", "m:sub", "m:r", "m:t", "m:sup",
+                   "m:r", "m:t"]),
+    ],
+)
+def test_omml_structures(tex: str, expected: list[str]) -> None:
+    assert omml_tags(tex) == expected
+
+
+def test_omml_operators_brackets_accents_and_matrices() -> None:
+    tags = omml_tags("\\sum_{i=1}^n x_i")
+    assert tags[:4] == ["m:oMath", "m:nary", "m:naryPr", "m:chr"] and "m:sSub" in tags
+    assert "m:d" in omml_tags("\\left( \\frac{1}{2} \\right)")
+    scripted = omml_math(parse_tex("(1+d)^t"))
+    sup = scripted.find(f"{{{M_NS}}}sSup")
+    assert sup is not None and sup.find(f"{{{M_NS}}}e/{{{M_NS}}}d") is not None
+    assert "m:acc" in omml_tags("\\hat{x}") and "m:bar" in omml_tags("\\overline{AB}")
+    assert "m:m" in omml_tags("\\begin{matrix}1&2\\\\3&4\\end{matrix}")
+    paragraph = omml_paragraph(parse_tex("x", display=True))
+    assert paragraph.tag == f"{{{M_NS}}}oMathPara" and len(paragraph) == 1
+
+
+def test_linear_text_of_slides() -> None:
+    assert linear_text(parse_tex("E = mc^2")) == "E=mc²"
+    assert linear_text(parse_tex("\\frac{a+1}{b}")) == "(a+1)/b"
+    assert linear_text(parse_tex("\\sqrt{x}")) == "√x"
+    assert linear_text(parse_tex("x_{i}")) == "x_i"
+    assert linear_text(parse_tex("\\alpha \\leq \\beta")) == "α≤β"
+
+
+def test_drawings_are_sized_in_em_and_repeatable() -> None:
+    formula = parse_tex("\\frac{a}{b}")
+    drawn = draw_formula(formula)
+    assert drawn.svg.startswith("<svg") and "<path" in drawn.svg and "<script" not in drawn.svg
+    assert 0.3 < drawn.width < 2 and 0.8 < drawn.height < 2 and 0 < drawn.depth < drawn.height
+    draw_formula.cache_clear()
+    assert draw_formula(formula) == drawn
+    png, width, height = formula_png(formula)
+    assert png.startswith(b"\x89PNG") and width > 20 and height > 40
+    formula_png.cache_clear()
+    draw_formula.cache_clear()
+    assert formula_png(formula) == (png, width, height)
