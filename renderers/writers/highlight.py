@@ -10,11 +10,13 @@ the spans out (HTML classes and a stylesheet, DOCX and PPTX coloured runs). The 
   without a colour of its own takes the style's text colour, and the block is shaded with the
   style's background, so dark styles stay readable;
 * cost is bounded: a block longer than :data:`MAX_CODE_CHARS` characters, or with a line longer
-  than :data:`MAX_LINE_CHARS`, stays plain. Pygments lexers are regular expressions, most of
-  them linear (Python: about 0.6 MB per CPU second); the few that a crafted input drives into
-  quadratic time (:data:`SLOW_LEXERS`, found by ``bench/highlight_bench.py --fuzz``) are
-  refused, and the block cap bounds what any other could cost. ``limits.max_seconds`` stays
-  the last guard of the whole render.
+  than :data:`MAX_LINE_CHARS`, stays plain, and a document highlights at most
+  :data:`MAX_DOCUMENT_CODE_CHARS` characters (:class:`Highlighter`; later blocks stay plain).
+  Pygments lexers are regular expressions, most of them linear (Python: about 0.3 MB per CPU
+  second); the few that a crafted input drives into quadratic time across lines
+  (:data:`SLOW_LEXERS`, found by ``bench/highlight_bench.py --fuzz``) are refused; the line
+  cap bounds those quadratic within a line (Make: under a second for the largest block) and
+  the document budget the sum. ``limits.max_seconds`` stays the last guard of the render.
 
 The result depends only on the text, the language and the style: identical in every process.
 """
@@ -36,6 +38,8 @@ from pygments.util import ClassNotFound
 MAX_CODE_CHARS = 20_000
 #: A code block holding a line longer than this (characters) is shown plain.
 MAX_LINE_CHARS = 1_000
+#: The most code characters one document highlights (in document order).
+MAX_DOCUMENT_CODE_CHARS = 500_000
 #: A language name longer than this is no lexer's name.
 MAX_LANGUAGE_CHARS = 64
 #: Lexers (by their first alias) whose time grows with the square of a crafted input (1,000
@@ -102,6 +106,7 @@ class HighlightedCode:
         return {span.kind: span.look for line in self.lines for span in line}
 
 
+@lru_cache(maxsize=128)  # the formats of one render colour the same blocks: lexed once
 def highlight_code(text: str, language: str, style: str) -> HighlightedCode | None:
     """``text`` highlighted as ``language`` in Pygments style ``style``, or None when it stays
     plain: highlighting off (``style == "none"``), no language or an unknown one, a block
@@ -126,6 +131,26 @@ def highlight_code(text: str, language: str, style: str) -> HighlightedCode | No
     return HighlightedCode(
         tuple(tuple(line) for line in lines), palette.background, palette.foreground
     )
+
+
+class Highlighter:
+    """The highlighting of one document in one style: :func:`highlight_code` within the
+    document's budget (:data:`MAX_DOCUMENT_CODE_CHARS`). Each writer makes one and asks in
+    document order, so every format colours the same blocks."""
+
+    def __init__(self, style: str) -> None:
+        self.style = style
+        self.left = MAX_DOCUMENT_CODE_CHARS
+
+    def __call__(self, text: str, language: str) -> HighlightedCode | None:
+        """``text`` highlighted, or None when it stays plain (see :func:`highlight_code`; also
+        when it would pass what is left of the budget)."""
+        if len(text) > self.left:
+            return None
+        highlighted = highlight_code(text, language, self.style)
+        if highlighted is not None:
+            self.left -= len(text)
+        return highlighted
 
 
 def lexer_name(language: str) -> str:

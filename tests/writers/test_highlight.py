@@ -23,6 +23,7 @@ from renderers.writers.highlight import (
     MAX_LINE_CHARS,
     NO_HIGHLIGHT,
     SLOW_LEXERS,
+    Highlighter,
     highlight_code,
     lexer_name,
 )
@@ -112,6 +113,23 @@ def test_blocks_over_the_bounds_stay_plain() -> None:
     wide = "x = '" + "z" * MAX_LINE_CHARS + "'"
     assert highlight_code(wide, "python", "default") is None
     assert highlight_code(wide[: MAX_LINE_CHARS - 1], "python", "default") is not None
+
+
+def test_a_document_highlights_within_its_budget_in_every_format(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("renderers.writers.highlight.MAX_DOCUMENT_CODE_CHARS", 100)
+    highlight = Highlighter("default")
+    assert highlight("x = 1  # " + "a" * 50, "python") is not None  # 59 of 100
+    assert highlight("y = 2  # " + "b" * 50, "python") is None  # would pass the budget
+    assert highlight("z = 3", "python") is not None  # still fits
+    blocks = "\n\n".join(f"```python\nv{i} = {i}  # {'c' * 40}\n```" for i in range(3))
+    html = render_markdown("html", blocks, POOL).decode()
+    assert html.count('<pre class="hl"') == 2
+    deck = Presentation(io.BytesIO(render_markdown("pptx", blocks, POOL)))
+    coloured = [shape for slide in deck.slides for shape in slide.shapes
+                if shape.name == "Code python" and str(shape.fill.fore_color.rgb) == "F8F8F8"]
+    assert len(coloured) == 2
 
 
 def test_lexers_that_a_crafted_input_makes_quadratic_are_refused_by_every_alias() -> None:

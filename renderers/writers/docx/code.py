@@ -14,20 +14,20 @@ from renderers.writers.docx.oxml import (
     add_paragraph,
     add_run,
 )
-from renderers.writers.highlight import highlight_code
+from renderers.writers.highlight import Highlighter
 
 MONO_FONT = "Consolas"  # fontconfig maps it to DejaVu Sans Mono where Consolas is absent
 CODE_SHADE = "F2F2F2"
 
 
 def add_code_block(
-    parent: Element, props: ParaProps, text: str, language: str, style: str
+    parent: Element, props: ParaProps, text: str, language: str, highlight: Highlighter
 ) -> Element:
-    """Append the code block ``text`` (in ``language``, coloured in Pygments ``style``) as a
-    paragraph with ``props`` plus the code frame; return the paragraph."""
+    """Append the code block ``text`` (in ``language``, coloured by the document's
+    ``highlight``) as a paragraph with ``props`` plus the code frame; return the paragraph."""
     code = text.rstrip("\n")
     frame = replace(props, shade=CODE_SHADE, border_box=True)
-    highlighted = highlight_code(code, language, style)
+    highlighted = highlight(code, language)
     if highlighted is None:
         p = add_paragraph(parent, frame)
         add_run(p, code, RunProps(mono=MONO_FONT))

@@ -119,6 +119,7 @@ from renderers.writers.docx.oxml import (
     drop_thumbnail,
 )
 from renderers.writers.docx.styles import StyleBook
+from renderers.writers.highlight import Highlighter
 from renderers.writers.ooxml import (
     PackageCollector,
     apply_core_properties,
@@ -260,6 +261,7 @@ class _DocxWriter:
         #: bookmarks of the Notes and Sources headings, which the contents link to
         self.back_marks = {k: marks(k) for k in ("notes", "sources")} if options.toc else {}
         self.code = RunProps(mono=MONO_FONT, shade=CODE_SHADE)
+        self.highlight = Highlighter(options.highlight_style)
         self.sup = RunProps(superscript=True)
         self.sup_link = RunProps(superscript=True, color=CITE_COLOR)
 
@@ -396,8 +398,7 @@ class _DocxWriter:
             case Table():
                 self._table(parent, block, scope)
             case CodeBlock(text, language):
-                add_code_block(parent, self._para(scope), text, language,
-                               self.options.highlight_style)
+                add_code_block(parent, self._para(scope), text, language, self.highlight)
             case BlockQuote(blocks):
                 inset = scope.indent + INDENT_STEP
                 quoted = replace(scope, indent=inset, origin=inset, quote=True)

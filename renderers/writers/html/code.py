@@ -13,7 +13,7 @@ import re
 
 from markupsafe import Markup
 
-from renderers.writers.highlight import HighlightedCode, TokenLook, highlight_code
+from renderers.writers.highlight import HighlightedCode, Highlighter, TokenLook
 from renderers.writers.html.breaks import breakable
 
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+.#-]")
@@ -23,7 +23,7 @@ class CodeBlocks:
     """Writes the code blocks of one report and remembers the styles they need."""
 
     def __init__(self, style: str) -> None:
-        self.style = style
+        self.highlight = Highlighter(style)
         self.looks: dict[str, TokenLook] = {}
         self.colors: tuple[str, str] | None = None  # (background, foreground) when highlighted
 
@@ -31,7 +31,7 @@ class CodeBlocks:
         """``<pre><code>`` of ``text``: coloured when its language has a lexer."""
         cls = _LANGUAGE.sub("", language)
         cls_attr = f' class="language-{cls}"' if cls else ""
-        highlighted = highlight_code(text, language, self.style)
+        highlighted = self.highlight(text, language)
         if highlighted is None:
             return Markup(f'<pre dir="ltr"><code{cls_attr}>{breakable(text)}</code></pre>')
         self.colors = (highlighted.background, highlighted.foreground)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from citations.chars import UNSAFE_CHARS
-from renderers.writers.highlight import TokenLook, highlight_code
+from renderers.writers.highlight import Highlighter, TokenLook
 
 #: One coloured piece of a code line.
 CodeRun = tuple[str, TokenLook]
@@ -44,11 +44,12 @@ class CodeLines:
         self.colors[index] = tuple(runs)
 
 
-def code_lines(text: str, language: str, style: str) -> CodeLines:
+def code_lines(text: str, language: str, highlight: Highlighter | None) -> CodeLines:
     """The cleaned lines of ``text`` (tabs as four spaces, no control characters, no carriage
-    return at a line's end), with their coloured runs when ``language`` has a lexer."""
+    return at a line's end), with their coloured runs when the document's ``highlight``
+    colours it (None: plain)."""
     code = text.rstrip("\n")
-    highlighted = highlight_code(code, language, style)
+    highlighted = highlight(code, language) if highlight is not None else None
     if highlighted is None:
         return CodeLines([_clean(line, last=True) for line in code.split("\n")], [])
     colors = []

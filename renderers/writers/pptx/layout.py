@@ -49,7 +49,7 @@ from renderers.writers.common import (
     task_marker,
 )
 from renderers.writers.contents import CONTENTS_HEADING, contents_entries, contents_headings
-from renderers.writers.highlight import NO_HIGHLIGHT
+from renderers.writers.highlight import Highlighter
 from renderers.writers.pptx.code import CodeLines, code_lines
 from renderers.writers.pptx.flow import SlideFlow
 from renderers.writers.pptx.math import caption_runs, equation_picture
@@ -101,6 +101,7 @@ class _DeckBuilder(SlideFlow):
         self.load_image = load_image
         self.notes = AuthorNotes(rdoc.document.blocks)
         self.inlines = InlineRuns(self.notes)
+        self.highlight = Highlighter(options.highlight_style)
 
     # ------------------------------------------------------------ blocks
 
@@ -121,7 +122,7 @@ class _DeckBuilder(SlideFlow):
             case Table():
                 self.table(block)
             case CodeBlock(text, language):
-                self.code(text, language, self.options.highlight_style)
+                self.code(text, language, self.highlight)
             case BlockQuote(inner):
                 self.blocks(inner, level + 1, True)
             case Figure(image, caption, label, number):
@@ -237,9 +238,9 @@ class _DeckBuilder(SlideFlow):
 
     # ------------------------------------------------------------ code
 
-    def code(self, text: str, language: str, style: str = NO_HIGHLIGHT) -> None:
+    def code(self, text: str, language: str, highlight: Highlighter | None = None) -> None:
         self.ensure_open()
-        code = code_lines(text, language, style)
+        code = code_lines(text, language, highlight)
         lines = code.lines
         width = self.text_width
         line_h = self.metrics.line_height(CODE_SIZE)
