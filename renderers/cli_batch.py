@@ -108,9 +108,10 @@ def run_job(job: Job, notify: Callable[[Event], None] | None = None) -> Outcome:
         outcome.code = exit_code_for(exc)
         send(("failed", job.input, "", ()))
         return outcome
-    if results:
-        outcome.sources_used = list(results[0].sources_used)
-        outcome.sources_cited = int(results[0].stats.get("sources", len(outcome.sources_used)))
+    if results:  # a deck's speaker notes may cite more than the other formats
+        widest = max(results, key=lambda r: len(r.sources_used))
+        outcome.sources_used = list(widest.sources_used)
+        outcome.sources_cited = int(widest.stats.get("sources", len(outcome.sources_used)))
         outcome.warnings = list(dict.fromkeys(w for r in results for w in r.warnings))
     return outcome
 

@@ -289,6 +289,15 @@ class FootnoteDef:
     blocks: tuple[Block, ...]
 
 
+@dataclass(frozen=True)
+class SpeakerNotes:
+    """Speaker notes (markdown ``::: notes`` … ``:::``, pandoc's fenced div): PPTX puts them on
+    the notes page of the slide they belong to; the citation pass takes them out of the
+    document every other format sees (:attr:`renderers.resolve.ResolvedDocument.speaker_view`)."""
+
+    blocks: tuple[Block, ...]
+
+
 Block: TypeAlias = (
     Heading
     | Paragraph
@@ -301,6 +310,7 @@ Block: TypeAlias = (
     | ThematicBreak
     | RawBlock
     | FootnoteDef
+    | SpeakerNotes
 )
 
 
@@ -349,7 +359,7 @@ def iter_blocks(blocks: tuple[Block, ...]) -> Iterator[Block]:
             case BulletList(items) | OrderedList(items):
                 for item in items:
                     yield from iter_blocks(item.blocks)
-            case BlockQuote(inner) | FootnoteDef(_, inner):
+            case BlockQuote(inner) | FootnoteDef(_, inner) | SpeakerNotes(inner):
                 yield from iter_blocks(inner)
 
 
@@ -383,7 +393,7 @@ def _block_inlines(block: Block) -> Iterator[Inline]:
                 for cell in row:
                     yield from _walk(cell.children)
             yield from _walk(caption)
-        case BlockQuote(blocks) | FootnoteDef(_, blocks):
+        case BlockQuote(blocks) | FootnoteDef(_, blocks) | SpeakerNotes(blocks):
             yield from iter_inlines(blocks)
         case Figure(image, caption):
             yield image
@@ -437,7 +447,9 @@ def map_blocks(
                         block, header=cells(header), rows=tuple(cells(row) for row in rows),
                         caption=inlines(caption),
                     )
-                case BlockQuote(blocks=inner) | FootnoteDef(blocks=inner):
+                case BlockQuote(blocks=inner) | FootnoteDef(blocks=inner) | SpeakerNotes(
+                    blocks=inner
+                ):
                     block = dataclasses.replace(block, blocks=walk(inner))
                 case Figure(caption=caption):
                     block = dataclasses.replace(block, caption=inlines(caption))

@@ -45,6 +45,12 @@ DocxCitations = Literal["superscript", "footnotes"]
 CitationFormat = Literal["superscript", "brackets", "inline-links"]
 SlideRatio = Literal["16:9", "4:3"]
 Dialect = Literal["s_dialect", "numeric"]
+#: Pygments styles offered for code blocks (light ones first, then dark); ``none``: plain code.
+HighlightStyle = Literal[
+    "default", "tango", "friendly", "emacs", "vs", "xcode", "solarized-light", "gruvbox-light",
+    "bw", "monokai", "dracula", "one-dark", "nord", "github-dark", "solarized-dark", "zenburn",
+    "none",
+]
 #: Where an option can be given: a keyword of ``render``/``write_*``, a ``citerender render``
 #: flag, an agent tool argument, an MCP tool argument, a field of ``POST /render``.
 Surface = Literal["api", "cli", "tool", "mcp", "service"]
@@ -209,6 +215,23 @@ class RenderOptions:
     )
     sources_heading: str = option("Sources", help="Heading of the Sources section.", max_length=200)
     page_size: PageSize = option("A4", help="Page size.", formats=("pdf", "png", "docx", "html"))
+    highlight_style: HighlightStyle = option(
+        "default",
+        help=(
+            "Colours of fenced code that names its language (a Pygments style; pygments is "
+            "another name for default); none shows code plain."
+        ),
+        formats=("pdf", "png", "html", "docx", "pptx"),
+        aliases={"pygments": "default", "off": "none"},
+    )
+    toc: bool = option(
+        False,
+        help=(
+            "A linked table of contents after the title (with page numbers in PDF, a Word "
+            "TOC field in DOCX, an agenda slide in PPTX)."
+        ),
+        formats=("pdf", "png", "html", "docx", "pptx"),
+    )
     base_dir: Path | None = option(
         None,
         help="Directory local images may load from (default: the input file's directory).",

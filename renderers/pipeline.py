@@ -399,7 +399,7 @@ class Session:
         inputs = self.prepared.inputs
         refuse_overwriting([*paths, store.path], inputs)
         store_notes = store.check()  # before the artifact: a bad store must not orphan it
-        plan = self.rdoc.plan
+        plan = artifact.sources or self.rdoc.plan
         records = []
         for path, data in zip(paths, artifact.blobs, strict=True):
             try:
@@ -437,7 +437,7 @@ class Session:
             sources_used=list(plan.order),
             warnings=[str(d) for d in diagnostics],
             diagnostics=list(diagnostics),
-            stats=self._stats(artifact, elapsed),
+            stats=self._stats(artifact, elapsed, len(plan.entries)),
         )
 
     def _record_extra(self, fmt: str) -> dict[str, Any]:
@@ -455,13 +455,14 @@ class Session:
             record["engine"] = self.options.pdf_engine
         return record
 
-    def _stats(self, artifact: Artifact, elapsed_ms: float) -> dict[str, Any]:
-        """The writer's own counts, then what every artifact reports."""
+    def _stats(self, artifact: Artifact, elapsed_ms: float, sources: int) -> dict[str, Any]:
+        """The writer's own counts, then what every artifact reports (``sources``: how many
+        it lists)."""
         return {
             **artifact.stats,
             "bytes": sum(len(blob) for blob in artifact.blobs),
             "citations": self.prepared.citations,
-            "sources": len(self.rdoc.entries),
+            "sources": sources,
             "input_format": self.prepared.input_format,
             "elapsed_ms": round(elapsed_ms, 1),
         }

@@ -18,10 +18,10 @@ from renderers.document import (
     Document,
     Inline,
     Text,
-    iter_inlines,
     map_blocks,
 )
 from renderers.errors import StrictError
+from renderers.speaker_notes import has_speaker_notes, planning_order, without_speaker_notes
 
 _PATH_SEPARATORS = re.compile(r"[/\\]")
 
@@ -45,7 +45,11 @@ class SourceEntry:
 
 @dataclass(frozen=True)
 class ResolvedDocument:
-    """A document whose citations carry display numbers, plus everything a writer needs."""
+    """A document whose citations carry display numbers, plus everything a writer needs.
+
+    ``document`` never holds speaker notes; when the input has some, ``speaker_view`` is the
+    document with them, numbered and planned for the formats that show them (PPTX).
+    """
 
     document: Document
     plan: CitationPlan
@@ -53,6 +57,12 @@ class ResolvedDocument:
     warnings: tuple[str, ...]
     sources_heading: str = "Sources"
     style: str = ""  # the CSL style applied (bundled name or file name); "" for the default look
+    speaker_view: ResolvedDocument | None = None
+
+    @property
+    def with_speaker_notes(self) -> ResolvedDocument:
+        """The view that keeps the speaker notes (this one when there are none)."""
+        return self.speaker_view or self
 
     @property
     def title(self) -> str:
@@ -106,9 +116,26 @@ def resolve(
 ) -> ResolvedDocument:
     """Number ``document``'s citations against ``pool``.
 
-    Unknown sids are dropped with a warning (or raise :class:`StrictError` when ``strict``).
+    Unknown sids are dropped with a warning (or raise :class:`StrictError` when ``strict``),
+    in speaker notes too. Speaker notes are taken out of the result's document and kept in
+    its ``speaker_view`` (:mod:`renderers.speaker_notes`).
     """
-    cites = [node for node in iter_inlines(document.blocks) if isinstance(node, Cite)]
+    if not has_speaker_notes(document.blocks):
+        return _resolve(document, pool, numbering, strict, sources_heading)
+    full = _resolve(document, pool, numbering, strict, sources_heading)
+    body = dataclasses.replace(document, blocks=without_speaker_notes(document.blocks))
+    shown = _resolve(body, pool, numbering, strict, sources_heading)
+    return dataclasses.replace(shown, warnings=full.warnings, speaker_view=full)
+
+
+def _resolve(
+    document: Document,
+    pool: SourcePool,
+    numbering: NumberingMode,
+    strict: bool,
+    sources_heading: str,
+) -> ResolvedDocument:
+    cites = planning_order(document.blocks)
     plan = plan_citations((c.sids for c in cites), pool, numbering)
     warnings = list(document.warnings)
     if plan.unknown_sids:

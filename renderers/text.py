@@ -129,6 +129,10 @@ class HeadingIds:
     def __init__(self) -> None:
         self._used: set[str] = set()
 
+    def reserve(self, ident: str) -> None:
+        """Mark ``ident`` taken, exactly as given (an id the document already has)."""
+        self._used.add(ident)
+
     def assign(self, text: str) -> str:
         """A fresh id for a heading whose visible text is ``text``."""
         base = slugify(text)

@@ -1,7 +1,8 @@
 """Markdown → :class:`~renderers.document.Document` (markdown-it-py + the citation inline rule).
 
-CommonMark plus GFM tables, strikethrough, task lists and footnotes. Every construct maps to a
-node. Raw HTML blocks are kept as ``RawBlock`` (shown as text by writers); raw inline HTML
+CommonMark plus GFM tables, strikethrough, task lists and footnotes, and pandoc's speaker
+notes (``::: notes`` fenced divs → :class:`~renderers.document.SpeakerNotes`). Every construct
+maps to a node. Raw HTML blocks are kept as ``RawBlock`` (shown as text by writers); raw inline HTML
 becomes formatting for the safe subset (``<sub>`` … ``<u>``, ``<del>``, ``<br>``, ``<code>``
 kept verbatim) and is otherwise dropped with its text kept, so no tag shows or runs. A refused
 link keeps only its text; an unreferenced footnote is kept.
@@ -21,6 +22,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import unescapeAll
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
@@ -52,6 +54,7 @@ from renderers.document import (
     Paragraph,
     RawBlock,
     SoftBreak,
+    SpeakerNotes,
     Strike,
     Strong,
     Styled,
@@ -145,8 +148,17 @@ def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
     md.use(cite_plugin, dialects=dialects)
     md.use(math_plugin)
     md.use(crossref_plugin)
+    md.use(container_plugin, name="notes", validate=_is_notes_fence)
     md.core.ruler.before("footnote_tail", "keep_footnotes", _keep_unreferenced_footnotes)
     return md
+
+
+#: How a speaker-notes div opens (pandoc): ``::: notes``, ``::: .notes``, ``::: {.notes}``.
+_NOTES_FENCES = frozenset({"notes", ".notes", "{.notes}"})
+
+
+def _is_notes_fence(params: str, markup: str) -> bool:
+    return params.strip() in _NOTES_FENCES
 
 
 def _accept_every_link(url: str) -> bool:
@@ -280,6 +292,10 @@ class _MarkdownReader:
             elif kind == "table_open":
                 table, i = self.table(tokens, i)
                 out.append(table)
+            elif kind == "container_notes_open":
+                inner, i = self.blocks(tokens, i + 1, depth=depth + 1,
+                                       until="container_notes_close")
+                out.append(SpeakerNotes(tuple(inner)))
             elif kind == "fence":
                 info = unescapeAll(token.info).strip()
                 language = info.split()[0] if info else ""

@@ -24,6 +24,7 @@ from renderers.diagnostics import Diagnostic, unique
 from renderers.errors import InputError, RenderError
 
 if TYPE_CHECKING:
+    from citations.numbering import CitationPlan
     from renderers.options import RenderOptions
     from renderers.resolve import ResolvedDocument
 
@@ -35,6 +36,9 @@ class Artifact:
     blobs: tuple[bytes, ...]
     stats: Mapping[str, int] = field(default_factory=dict)  # "pages", "slides" …
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: the citations it shows when they are not the document's: a deck's speaker notes may
+    #: cite sources the body does not (``sources_used.json`` records these)
+    sources: CitationPlan | None = None
 
     @classmethod
     def of_text(cls, text: str) -> Artifact:

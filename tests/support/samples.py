@@ -11,8 +11,12 @@ from renderers.options import FORMATS
 from renderers.testing import render_artifacts
 from tests.helpers import ROOT
 
-#: Per-sample render options (the long report's PNG: first pages only, to bound test time).
-SAMPLE_OPTIONS: dict[str, dict[str, Any]] = {"long-report": {"pages": (1, 2)}}
+#: Per-sample render options (the long report's PNG: first pages only, to bound test time;
+#: the engineering note with its table of contents).
+SAMPLE_OPTIONS: dict[str, dict[str, Any]] = {
+    "long-report": {"pages": (1, 2)},
+    "engineering-note": {"toc": True},
+}
 #: The formats the PDF engine typesets: rendered again with each engine besides WeasyPrint.
 ENGINE_FORMATS: tuple[str, ...] = ("pdf", "png")
 #: The PDF engines besides the default one, each with golden files of its own.

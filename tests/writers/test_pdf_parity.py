@@ -8,6 +8,7 @@ image is embedded once, HTML input's own stylesheet is reported when Typst canno
 
 from __future__ import annotations
 
+import ctypes
 import io
 import json
 import re
@@ -194,3 +195,33 @@ def test_cross_references_link_to_their_numbered_figure_and_formulas_are_drawn(
     assert links[0].startswith("page 1: goto") and links[0].rstrip(")").endswith(
         f"page {figure_page}"
     )
+
+
+def test_contents_list_their_headings_with_page_numbers(engine: str) -> None:
+    filler = "\n\n".join(f"Paragraph {i} " + "with words " * 40 for i in range(25))
+    markdown = f"# Report\n\n## First part\n\n{filler}\n\n## Second part\n\nEnd.[[S:1]]\n"
+    pdf = pdf_of(markdown, engine, toc=True)
+    texts = page_texts(pdf)
+    heading = re.compile(r"^Second part\s*$", re.M)
+    second = next(i for i, text in enumerate(texts, 1) if heading.search(text))
+    lines = [text for _, _, text in pdf_lines(pdf)]
+    contents = lines[lines.index("Contents") + 1 : lines.index("Contents") + 4]
+    assert [re.sub(r"[ .]+(\d+)$", r" \1", line) for line in contents] == [
+        "First part 1", f"Second part {second}", "Sources " + str(len(texts))
+    ]
+    assert second > 1
+
+
+def test_code_blocks_are_highlighted(engine: str) -> None:
+    pdf = pdf_of("# T\n\n```python\ndef f(x):\n    return 'text'\n```\n", engine)
+    document = pdfium.PdfDocument(pdf)
+    textpage = document[0].get_textpage()
+    colours = {}
+    for index in range(textpage.count_chars()):
+        red, green, blue, alpha = (ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(),
+                                   ctypes.c_uint())  # fmt: skip
+        pdfium_c.FPDFText_GetFillColor(textpage.raw, index, red, green, blue, alpha)
+        char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index))
+        colours.setdefault(char, (red.value, green.value, blue.value))
+    assert colours["d"] != colours["("]  # "def" is coloured as a keyword, "(" is not
+    assert colours["'"] != colours["("]  # and the string in its own colour

@@ -32,6 +32,14 @@ def _heading(level: int, size: int) -> StyleDef:
     )
 
 
+def _toc(level: int) -> StyleDef:
+    """Word's ``toc N``: the contents entries of level-N headings, indented by level."""
+    return StyleDef(
+        "paragraph", f"TOC{level}", f"toc {level}",
+        ppr=f'<w:spacing w:after="60"/><w:ind w:left="{(level - 1) * 240}"/>', based_on="Normal",
+    )
+
+
 FALLBACK_STYLES: dict[str, StyleDef] = {
     d.name.lower(): d
     for d in (
@@ -48,6 +56,11 @@ FALLBACK_STYLES: dict[str, StyleDef] = {
                  rpr='<w:vertAlign w:val="superscript"/>'),
         StyleDef("character", "Hyperlink", "Hyperlink",
                  rpr='<w:color w:val="0563C1"/><w:u w:val="single"/>'),
+        StyleDef("paragraph", "TOCHeading", "TOC Heading",
+                 ppr='<w:keepNext/><w:spacing w:before="240" w:after="120"/>'
+                 '<w:outlineLvl w:val="9"/>',
+                 rpr='<w:b/><w:sz w:val="32"/>', based_on="Normal"),
+        *(_toc(level) for level in range(1, 7)),
     )
 }
 

@@ -80,6 +80,9 @@ from renderers.writers.common import (
     task_marker,
     unresolved_note_text,
 )
+from renderers.writers.contents import contents_entries, contents_headings
+from renderers.writers.docx.code import CODE_SHADE, MONO_FONT, add_code_block
+from renderers.writers.docx.contents import add_contents
 from renderers.writers.docx.footnotes import (
     Footnotes,
     add_footnote_reference,
@@ -116,6 +119,7 @@ from renderers.writers.docx.oxml import (
     drop_thumbnail,
 )
 from renderers.writers.docx.styles import StyleBook
+from renderers.writers.highlight import Highlighter
 from renderers.writers.ooxml import (
     PackageCollector,
     apply_core_properties,
@@ -126,8 +130,6 @@ from renderers.writers.ooxml import (
 if TYPE_CHECKING:
     from renderers.resolve import ResolvedDocument, SourceEntry
 
-MONO_FONT = "Consolas"  # fontconfig maps it to DejaVu Sans Mono where Consolas is absent
-CODE_SHADE = "F2F2F2"
 HEADER_SHADE = "E7E6E6"
 CITE_COLOR = "0563C1"
 PLAIN = RunProps()
@@ -258,8 +260,10 @@ class _DocxWriter:
         section = document.sections[-1]
         self.text_width = int(section.page_width - section.left_margin - section.right_margin)
         self._collect(rdoc.document.blocks)
-        self.mono = RunProps(mono=MONO_FONT)
+        #: bookmarks of the Notes and Sources headings, which the contents link to
+        self.back_marks = {k: marks(k) for k in ("notes", "sources")} if options.toc else {}
         self.code = RunProps(mono=MONO_FONT, shade=CODE_SHADE)
+        self.highlight = Highlighter(options.highlight_style)
         self.sup = RunProps(superscript=True)
         self.sup_link = RunProps(superscript=True, color=CITE_COLOR)
 
@@ -272,9 +276,12 @@ class _DocxWriter:
         if self.title.added:
             title = ParaProps(style=self.styles.get("Title"), bidi=is_rtl(self.title.text))
             add_run(add_paragraph(body, title), self.title.text, self._direction(self.title.text))
+        if self.title.heading is None:
+            self._contents(body)
         for block in self.rdoc.document.blocks:
             if block is self.title.heading:
                 self._heading(body, block, self.styles.get("Title"))
+                self._contents(body)
             else:
                 self.block(body, block, _Scope())
         if self.notes:
@@ -292,10 +299,25 @@ class _DocxWriter:
                 name = bookmark_name(block.label, block.number)
                 self.numbered_marks.setdefault(name, self.bookmarks.name_for(name))
 
-    def _back_matter(self, body: Element, heading: str, longest: int) -> ParaProps:
-        """The heading of the Notes or Sources list and the hanging indent of its entries,
-        wide enough for ``longest`` marker characters."""
-        add_run(add_paragraph(body, ParaProps(style=self.styles.get("Heading 1"))), heading)
+    def _contents(self, body: Element) -> None:
+        """The table of contents (``toc``): a filled Word TOC field."""
+        if not self.options.toc:
+            return
+        back = [(NOTES_HEADING, self.back_marks["notes"])] if self.notes else []
+        if not self.footnote_mode and self.rdoc.entries:
+            back.append((self.rdoc.sources_heading, self.back_marks["sources"]))
+        headings = contents_headings(self.rdoc.document.blocks, self.title.heading,
+                                     lambda h: self.heading_marks.get(h.id, ""))
+        add_contents(body, contents_entries(headings, back), self.styles)
+
+    def _back_matter(self, body: Element, heading: str, longest: int, mark: str = "") -> ParaProps:
+        """The heading of the Notes or Sources list (bookmarked as ``mark`` for the contents)
+        and the hanging indent of its entries, wide enough for ``longest`` marker characters."""
+        p = add_paragraph(body, ParaProps(style=self.styles.get("Heading 1")))
+        bid = self.bookmarks.start(p, mark) if mark else None
+        add_run(p, heading)
+        if bid is not None:
+            self.bookmarks.end(p, bid)
         width = longest * 120 + 360
         return ParaProps(indent=width, hanging=width, space_after=80)
 
@@ -315,7 +337,8 @@ class _DocxWriter:
     def _notes(self, body: Element) -> None:
         """The Notes list (a, b, c …), each note back-linked to its first reference."""
         notes = list(self.notes)
-        props = self._back_matter(body, NOTES_HEADING, len(notes[-1].marker) + 1)
+        props = self._back_matter(body, NOTES_HEADING, len(notes[-1].marker) + 1,
+                                  self.back_marks.get("notes", ""))
         for note in notes:
             first, rest = _split_first(note.blocks)
             rtl = blocks_direction(note.blocks) == "rtl"
@@ -331,7 +354,8 @@ class _DocxWriter:
     def _sources(self, body: Element) -> None:
         styled = [len(e.marker) for e in self.rdoc.entries if e.marker is not None]
         longest = max(styled) if styled else len(str(max(self.entries)))
-        props = self._back_matter(body, self.rdoc.sources_heading, longest)
+        props = self._back_matter(body, self.rdoc.sources_heading, longest,
+                                  self.back_marks.get("sources", ""))
         for entry in self.rdoc.entries:
             parts = entry_parts(entry)
             p = self._marked(body, replace(props, bidi=parts.rtl), self.src_marks[entry.number],
@@ -386,10 +410,8 @@ class _DocxWriter:
                 self._list(parent, items, "decimal", start, tight, scope)
             case Table():
                 self._table(parent, block, scope)
-            case CodeBlock(text):
-                code = replace(self._para(scope), shade=CODE_SHADE, border_box=True)
-                p = add_paragraph(parent, code)
-                add_run(p, text.rstrip("\n"), self.mono)
+            case CodeBlock(text, language):
+                add_code_block(parent, self._para(scope), text, language, self.highlight)
             case BlockQuote(blocks):
                 inset = scope.indent + INDENT_STEP
                 quoted = replace(scope, indent=inset, origin=inset, quote=True)

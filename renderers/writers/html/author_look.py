@@ -23,6 +23,11 @@ from renderers.sandbox import load_image
 from renderers.text import is_rtl
 from renderers.writers.common import document_title
 from renderers.writers.html.breaks import break_long_runs
+from renderers.writers.html.contents import (
+    citations_in,
+    insert_author_contents,
+    text_without_citations,
+)
 from renderers.writers.html.list_numbers import number_lists
 from renderers.writers.html.report import (
     ReportWriter,
@@ -144,16 +149,9 @@ def _set_outline_labels(root: HtmlElement) -> None:
     """Give headings that hold citations an outline label without the citation numbers
     (runs after the rewrite: every citation is then a ``<sup class="cite">``)."""
 
-    def cites(element: HtmlElement) -> list[HtmlElement]:
-        return [s for s in element.iter("sup") if "cite" in (s.get("class") or "").split()]
-
     for heading in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
-        if not cites(heading):
-            continue
-        copy = lxml.html.fragment_fromstring(lxml.html.tostring(heading, encoding="unicode"))
-        for sup in cites(copy):
-            sup.drop_tree()
-        heading.set("data-outline", " ".join(copy.text_content().split()))
+        if citations_in(heading):
+            heading.set("data-outline", text_without_citations(heading))
 
 
 def _set_directions(root: HtmlElement) -> None:
@@ -199,13 +197,13 @@ def render_html_input(
     _drop_refused_images(container, options)
     _set_directions(container)
     number_lists(container)
+    title = document_title(rdoc.document, options)
+    toc = ""
+    if options.toc:
+        back = [(rdoc.sources_heading, "sources")] if rdoc.entries else []
+        toc = insert_author_contents(container, title, back)
     break_long_runs(container)
     parts = [Markup.escape(container.text or "")]
     parts += [Markup(lxml.html.tostring(c, encoding="unicode")) for c in container]
-    return render_page(
-        body=Markup("").join(parts),
-        title=document_title(rdoc.document, options),
-        options=options,
-        rdoc=rdoc,
-        cite_notes=writer.cite_notes,
-    )
+    return render_page(body=Markup("").join(parts), title=title, options=options, rdoc=rdoc,
+                       toc=toc, cite_notes=writer.cite_notes)

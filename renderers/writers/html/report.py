@@ -7,7 +7,6 @@ for the title, author notes, Sources entries, missing images and task boxes is d
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
@@ -72,7 +71,14 @@ from renderers.writers.common import (
     task_box,
     unresolved_note_text,
 )
+from renderers.writers.contents import (
+    CONTENTS_ID,
+    contents_entries,
+    contents_headings,
+)
 from renderers.writers.html.breaks import breakable
+from renderers.writers.html.code import CodeBlocks
+from renderers.writers.html.contents import contents_markup
 from renderers.writers.html.list_numbers import ol_start_style
 from renderers.writers.html.math import (
     MATH_CSS,
@@ -81,10 +87,9 @@ from renderers.writers.html.math import (
     math_markup,
     numbered_id,
 )
-from renderers.writers.html.templating import environment, report_css
+from renderers.writers.html.templating import environment, report_css, stylesheet
 
 NOTES_ID = "notes"
-_LANGUAGE = re.compile(r"[^A-Za-z0-9_+.#-]")
 
 
 def cite_markup(anchor: str, numbers: Iterable[int]) -> Markup:
@@ -127,16 +132,31 @@ def paragraph_dir(direction: Direction | None, inherited: Direction = "ltr") -> 
 
 def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The standalone HTML5 report of ``rdoc``."""
+    title = document_title(rdoc.document, options)
     writer = ReportWriter(options, rdoc.document)
-    body = writer.blocks(rdoc.document.blocks)
+    blocks = rdoc.document.blocks
+    parts = [writer.block(block) for block in blocks]
     notes = writer.notes()
+    toc = Markup("")
+    if options.toc:
+        back = [(NOTES_HEADING, NOTES_ID)] if notes else []
+        if rdoc.entries:
+            back.append((rdoc.sources_heading, "sources"))
+        headings = contents_headings(blocks, title.heading, writer.heading_id)
+        toc = contents_markup(contents_entries(headings, back))
+        if title.heading is not None:  # right after the heading that shows the title
+            at = next(i for i, block in enumerate(blocks) if block is title.heading)
+            parts.insert(at + 1, toc)
+            toc = Markup("")
     return render_page(
-        body=body,
-        title=document_title(rdoc.document, options),
+        body=Markup("\n").join(parts),
+        title=title,
         options=options,
         notes=notes,
         rdoc=rdoc,
         cite_notes=writer.cite_notes,
+        toc=toc,
+        extra_css=writer.code.css(),
         math=writer.has_math,
     )
 
@@ -166,12 +186,16 @@ def render_page(
     rdoc: ResolvedDocument,
     notes: list[dict[str, object]] | None = None,
     cite_notes: list[dict[str, object]] | None = None,
+    toc: str = "",
+    extra_css: str = "",
     math: bool = False,
 ) -> str:
-    """Fill ``report.html.j2`` (page shell, CSS, title, notes, Sources) around ``body``;
-    ``cite_notes`` are the notes of a note style (number, body, back-reference), ``math``
-    adds the CSS formulas need."""
-    css = report_css(options.page_size) + (MATH_CSS if math else "")
+    """Fill ``report.html.j2`` (page shell, CSS, title, contents, notes, Sources) around
+    ``body``; ``cite_notes`` are the notes of a note style (number, body, back-reference),
+    ``math`` adds the CSS formulas need, the contents' stylesheet follows when ``options.toc``
+    asks for contents, and ``extra_css`` (the code colours) comes last."""
+    contents_css = stylesheet("contents.css") if options.toc else ""
+    css = report_css(options.page_size) + (MATH_CSS if math else "") + contents_css + extra_css
     entry_writer = ReportWriter(options, rdoc.document)
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
     return environment().get_template("report.html.j2").render(
@@ -180,6 +204,7 @@ def render_page(
         author=options.author,
         css=Markup(css.replace("</", "<\\/")),
         show_title=title.added,
+        toc=Markup(toc),
         body=body,
         notes=notes or [],
         notes_heading=NOTES_HEADING,
@@ -206,9 +231,13 @@ class ReportWriter:
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
         self.cite_notes: list[dict[str, object]] = []  # a note style's notes, in order
+        self.code = CodeBlocks(options.highlight_style)
+        self.heading_ids: dict[int, str] = {}  # id(heading) → the id it was written with
         self.has_math = False
         if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
+        if options.toc:
+            self.ids.assign(CONTENTS_ID)  # the contents list's own id
 
     # ------------------------------------------------------------------ blocks
 
@@ -221,6 +250,7 @@ class ReportWriter:
                 level = min(max(level, 1), 6)
                 label = plain_text(children)  # no citation numbers
                 ident = self.ids.assign(given_id or label)
+                self.heading_ids[id(block)] = ident
                 direction = self.paragraph_dir(children)
                 cited = any(isinstance(n, Cite) for n in iter_inlines((Paragraph(children),)))
                 outline = f' data-outline="{escape(label)}"' if cited else ""  # PDF outline entry
@@ -246,9 +276,7 @@ class ReportWriter:
             case Table():
                 return self.table(block)
             case CodeBlock(text, language):
-                cls = _LANGUAGE.sub("", language)
-                cls_attr = f' class="language-{cls}"' if cls else ""
-                return Markup(f'<pre dir="ltr"><code{cls_attr}>{breakable(text)}</code></pre>')
+                return self.code.block(text, language)
             case BlockQuote(inner):
                 return Markup(f'<blockquote dir="auto">\n{self.blocks(inner)}\n</blockquote>')
             case Figure(image, caption, label, number):
@@ -304,6 +332,12 @@ class ReportWriter:
             parts.extend(row(r, "td") for r in table.rows)
             parts.append("</tbody></table>")
         return Markup("\n".join(parts))
+
+    # ------------------------------------------------------------------ contents
+
+    def heading_id(self, heading: Heading) -> str:
+        """The id ``heading`` was written with."""
+        return self.heading_ids[id(heading)]
 
     # ------------------------------------------------------------------ direction
 

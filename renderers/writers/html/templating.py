@@ -52,7 +52,7 @@ def environment() -> jinja2.Environment:
 def report_css(page_size: PageSize = "A4") -> str:
     """The print stylesheet with its page size set (``A4`` or ``Letter``)."""
     size = page_dimensions(page_size).css
-    css = (templates_dir() / "report.css").read_text(encoding="utf-8")
+    css = stylesheet("report.css")
     return css.replace("/*PAGE_SIZE*/A4", size)
 
 
@@ -68,3 +68,8 @@ def preview_script_csp() -> str:
     body = html.split(f'<script id="{PREVIEW_SCRIPT_ID}">', 1)[1].split("</script>", 1)[0]
     digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
     return f"'sha256-{digest}'"
+@lru_cache(maxsize=4)
+def stylesheet(name: str) -> str:
+    """The stylesheet ``templates/<name>`` (report.css; contents.css when a render has a
+    table of contents)."""
+    return (templates_dir() / name).read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ The deck builder (:mod:`.layout`) decides what each block becomes and calls in h
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from renderers.options import RenderOptions
 from renderers.writers.pptx.metrics import TextMetrics
@@ -76,6 +76,7 @@ class SlideFlow:
         self.y = 0.0  # points used by finished items, gaps included
         self.anchors: list[str] = []
         self.open = False
+        self.speaker_notes: list[Para] = []  # for the next slide made
 
     # ------------------------------------------------------------ slide bookkeeping
 
@@ -120,9 +121,23 @@ class SlideFlow:
         title, size = self.fit_title(title, box, sizes)
         runs = [*title, *(r for it in items for r in _item_runs(it))]
         footer = self.footer(runs) if self.options.source_footer and kind == "content" else ()
-        anchors = [*self.anchors, *(r.defines for r in runs if r.defines)]
+        notes, self.speaker_notes = tuple(self.speaker_notes), []
+        anchors = [*self.anchors, *(r.defines for r in [*runs, *_note_runs(notes)] if r.defines)]
         self.anchors = []
-        self.slides.append(Slide(kind, title, size, items, subtitle, footer, tuple(anchors)))
+        self.slides.append(Slide(kind, title, size, items, subtitle, footer, tuple(anchors),
+                                 notes))
+
+    def add_speaker_notes(self, paras: Sequence[Para]) -> None:
+        """Put ``paras`` on the notes page of the slide showing what came just before them:
+        the open slide, else the last one made (a cover or section slide); before any slide,
+        on the first one made."""
+        if self.open or not self.slides:
+            self.speaker_notes += paras
+            return
+        last = self.slides[-1]
+        defines = tuple(r.defines for r in _note_runs(paras) if r.defines)
+        self.slides[-1] = dataclasses.replace(last, notes=(*last.notes, *paras),
+                                              anchors=(*last.anchors, *defines))
 
     def fit_title(
         self, title: tuple[Run, ...], box: Box, sizes: Sequence[float]
@@ -288,6 +303,11 @@ class SlideFlow:
             return top
         return None
 
+
+
+def _note_runs(paras: Iterable[Para]) -> Iterator[Run]:
+    for para in paras:
+        yield from para.runs
 
 
 def _item_runs(item: Item) -> Iterator[Run]:

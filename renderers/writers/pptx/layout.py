@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from citations.chars import UNSAFE_CHARS
 from renderers.document import (
     Block,
     BlockQuote,
@@ -30,6 +29,7 @@ from renderers.document import (
     Paragraph,
     RawBlock,
     SoftBreak,
+    SpeakerNotes,
     Strong,
     Table,
     Text,
@@ -48,6 +48,9 @@ from renderers.writers.common import (
     image_fallback,
     task_marker,
 )
+from renderers.writers.contents import CONTENTS_HEADING, contents_entries, contents_headings
+from renderers.writers.highlight import Highlighter
+from renderers.writers.pptx.code import CodeLines, code_lines
 from renderers.writers.pptx.flow import SlideFlow
 from renderers.writers.pptx.math import caption_runs, equation_picture
 from renderers.writers.pptx.metrics import TextMetrics
@@ -75,6 +78,7 @@ from renderers.writers.pptx.model import (
     TextItem,
     pt_to_emu,
 )
+from renderers.writers.pptx.notes import notes_paras
 from renderers.writers.pptx.runs import InlineRuns, clean, entry_para, note_ref_anchor
 from renderers.writers.pptx.tables import distribute, measure_table
 
@@ -97,6 +101,7 @@ class _DeckBuilder(SlideFlow):
         self.load_image = load_image
         self.notes = AuthorNotes(rdoc.document.blocks)
         self.inlines = InlineRuns(self.notes)
+        self.highlight = Highlighter(options.highlight_style)
 
     # ------------------------------------------------------------ blocks
 
@@ -117,7 +122,7 @@ class _DeckBuilder(SlideFlow):
             case Table():
                 self.table(block)
             case CodeBlock(text, language):
-                self.code(text, language)
+                self.code(text, language, self.highlight)
             case BlockQuote(inner):
                 self.blocks(inner, level + 1, True)
             case Figure(image, caption, label, number):
@@ -129,6 +134,8 @@ class _DeckBuilder(SlideFlow):
                 self.code(text, "")
             case FootnoteDef():
                 pass  # author notes have their own slides, after the body
+            case SpeakerNotes(inner):
+                self.add_speaker_notes(notes_paras(inner, self.inlines))
             case _:
                 raise UnsupportedNodeError(f"pptx: block node {type(block).__name__}")
 
@@ -211,12 +218,30 @@ class _DeckBuilder(SlideFlow):
             self.blocks(blocks, 1)
         self.close()
 
+    def agenda(self, title: Heading | None) -> None:
+        """The contents as an agenda slide (more when long): the headings that start sections
+        and slides, each linked to its slide, then the Notes and Sources slides."""
+        back = [(NOTES_HEADING, next(iter(self.notes)).anchor)] if self.notes else []
+        if self.rdoc.entries:
+            back.append((self.rdoc.sources_heading, self.rdoc.entries[0].anchor))
+        headings = contents_headings(self.rdoc.document.blocks, title, lambda h: h.id,
+                                     deepest=self.options.slide_level)
+        entries = contents_entries(headings, back)
+        if not entries:
+            return
+        self.start((Run(CONTENTS_HEADING),))
+        for entry in entries:
+            run = Run(clean(entry.text), target=entry.anchor)
+            self.add_para(Para((run,), level=entry.depth - 1, space_before=4.0))
+        self.close()
+        self.title_base = ()  # what follows before the first heading has no title
+
     # ------------------------------------------------------------ code
 
-    def code(self, text: str, language: str) -> None:
+    def code(self, text: str, language: str, highlight: Highlighter | None = None) -> None:
         self.ensure_open()
-        lines = [UNSAFE_CHARS.sub("", ln.replace("\t", "    ").rstrip("\r"))
-                 for ln in text.rstrip("\n").split("\n")]
+        code = code_lines(text, language, highlight)
+        lines = code.lines
         width = self.text_width
         line_h = self.metrics.line_height(CODE_SIZE)
         counts = [
@@ -236,26 +261,30 @@ class _DeckBuilder(SlideFlow):
                     self.continue_slide()
                     continue
                 j = i + 1  # a single line taller than a whole slide
-                lines[i], used = self.clip_code_line(lines[i], room)
+                used = self.clip_code_line(code, i, room)
             self.flush_text()
             height = used + 2 * INSET_Y
             self.items.append(CodeItem(tuple(lines[i:j]), language, pt_to_emu(top),
-                                       pt_to_emu(height)))
+                                       pt_to_emu(height), colors=tuple(code.colors[i:j]),
+                                       fill=code.fill))
             self.y = top + height
             i = j
             if i < len(lines):
                 self.continue_slide()
 
-    def clip_code_line(self, line: str, room: float) -> tuple[str, float]:
+    def clip_code_line(self, code: CodeLines, index: int, room: float) -> float:
+        """Shorten line ``index`` of ``code`` to what fits ``room``; return its height."""
         line_h = self.metrics.line_height(CODE_SIZE)
         max_lines = max(1, int(room // line_h))
         style: Style = (False, False, True)
+        line = code.lines[index]
         starts = self.metrics.line_starts([(line, style, False)], self.text_width, CODE_SIZE)
         if len(starts) > max_lines:
             self.warnings.append("pptx: a code line too long for one slide was shortened")
-            line = line[: max(starts[max_lines] - 1, 0)] + "…"
+            code.clip(index, max(starts[max_lines] - 1, 0), "…")
+            line = code.lines[index]
             starts = self.metrics.line_starts([(line, style, False)], self.text_width, CODE_SIZE)
-        return line, len(starts) * line_h
+        return len(starts) * line_h
 
     # ------------------------------------------------------------ tables
 
@@ -392,6 +421,8 @@ class _DeckBuilder(SlideFlow):
         if title:
             subtitle = " · ".join(x for x in (tagline, clean(self.options.author)) if x)
             self.add_slide("title", (Run(title.strip()),), subtitle=subtitle)
+        if self.options.toc:
+            self.agenda(shown.heading)
         self.blocks(blocks)
         self.close()
         self.author_notes()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from renderers.document import Alignment
+from renderers.writers.pptx.code import CodeRun
 from renderers.writers.pptx.fonts import FontChoice
 
 EMU_PER_PT = 12700
@@ -198,11 +199,16 @@ class TextItem:
 
 @dataclass(frozen=True)
 class CodeItem:
+    """A code box; ``colors`` holds each line's coloured runs and ``fill`` the style's
+    background when the block is highlighted."""
+
     lines: tuple[str, ...]
     language: str
     top: int
     height: int
     size: float = CODE_SIZE
+    colors: tuple[tuple[CodeRun, ...], ...] = ()
+    fill: str = ""
 
 
 @dataclass(frozen=True)
@@ -246,7 +252,8 @@ SlideKind = Literal["title", "section", "content", "sources"]
 
 @dataclass(frozen=True)
 class Slide:
-    """One slide: its title runs (and chosen size), items, footer runs and the anchors it holds."""
+    """One slide: its title runs (and chosen size), items, footer runs, the anchors it holds
+    and its speaker notes."""
 
     kind: SlideKind
     title: tuple[Run, ...]
@@ -255,6 +262,7 @@ class Slide:
     subtitle: str = ""
     footer: tuple[Run, ...] = ()
     anchors: tuple[str, ...] = ()
+    notes: tuple[Para, ...] = ()  # the speaker notes on its notes page
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,12 @@ from renderers.writers.pptx.model import (
     TableItem,
     TextItem,
 )
+from renderers.writers.pptx.notes import (
+    NotesLayout,
+    add_notes_page,
+    ensure_notes_master_listed,
+    notes_page_xml,
+)
 from renderers.writers.pptx.runs import runs_rtl
 
 FOOTER_COLOR = "595959"
@@ -79,17 +85,22 @@ def pptx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
 
 
 def pptx_artifact(source: WriteSource) -> Artifact:
-    """The PPTX writer: the deck, its slide count, and what the slide model had to shorten."""
+    """The PPTX writer: the deck, its slide count, and what the slide model had to shorten.
+
+    The deck shows the speaker notes, so it cites what they cite too (its own plan)."""
     data, deck = _write_deck(source.rdoc, source.options)
+    shown = source.rdoc.with_speaker_notes
     return Artifact(
         (data,),
         stats={"slides": len(deck.slides)},
         diagnostics=tuple(Diagnostic(Code.CONTENT_SHORTENED, note) for note in deck.warnings),
+        sources=shown.plan if shown is not source.rdoc else None,
     )
 
 
 def _write_deck(rdoc: ResolvedDocument, options: RenderOptions) -> tuple[bytes, Deck]:
-    """The deck's bytes and the slide model they were drawn from."""
+    """The deck's bytes and the slide model they were drawn from (speaker notes included)."""
+    rdoc = rdoc.with_speaker_notes
     options = options.validate()
     prs = _open(options)
     layouts = Layouts.pick(prs)
@@ -335,6 +346,21 @@ class DeckWriter:
         self.parts = [self.new_slide(s) for s in self.deck.slides]
         for index, slide in enumerate(self.deck.slides):
             self.parts[index].blob = self.draw(index, slide)
+        self.write_notes()
+
+    def write_notes(self) -> None:
+        """A notes page for every slide with speaker notes (and the notes master they need)."""
+        noted = [(index, slide) for index, slide in enumerate(self.deck.slides) if slide.notes]
+        if not noted:
+            return
+        prs_part = self.prs.part
+        geometry = self.deck.geometry
+        layout = NotesLayout.of(prs_part, geometry.width, geometry.height)
+        ensure_notes_master_listed(prs_part)
+        master = prs_part.notes_master_part
+        for number, (index, slide) in enumerate(noted, start=1):
+            page = add_notes_page(number, self.parts[index], master)
+            page.blob = notes_page_xml([self.paragraph(page, p) for p in slide.notes], layout)
 
     def layout_for(self, slide: Slide) -> SlideLayout:
         return {"title": self.layouts.cover, "section": self.layouts.section}.get(
@@ -487,15 +513,21 @@ class DeckWriter:
     def code(self, shapes: _Shapes, item: CodeItem) -> None:
         content = self.deck.geometry.content
         box = Box(content.left, content.top + item.top, content.width, item.height)
+        if item.colors:
+            lines = [
+                "".join(px.run_xml(text, size=CODE_SIZE, typeface=self.mono, bold=look.bold,
+                                   italic=look.italic, color=look.color)
+                        for text, look in runs)
+                for runs in item.colors
+            ]
+        else:
+            lines = [px.run_xml(line, size=CODE_SIZE, typeface=self.mono) if line else ""
+                     for line in item.lines]
         body = px.text_body_xml([
-            px.paragraph_xml(
-                px.run_xml(line, size=CODE_SIZE, typeface=self.mono) if line else "",
-                size=CODE_SIZE, line_factor=LINE_FACTOR,
-            )
-            for line in item.lines
+            px.paragraph_xml(runs, size=CODE_SIZE, line_factor=LINE_FACTOR) for runs in lines
         ], inset_x=INSET_X, inset_y=INSET_Y)
-        self.textbox(shapes, box, body, name=f"Code {item.language}".strip(), fill=CODE_FILL,
-                     line=CODE_LINE)
+        self.textbox(shapes, box, body, name=f"Code {item.language}".strip(),
+                     fill=item.fill or CODE_FILL, line=CODE_LINE)
 
     def table(self, part: Part, shapes: _Shapes, item: TableItem) -> None:
         content = self.deck.geometry.content

@@ -46,6 +46,7 @@ from renderers.document import (
     RawBlock,
     RawInline,
     SoftBreak,
+    SpeakerNotes,
     Strike,
     Strong,
     Styled,
@@ -73,7 +74,9 @@ from renderers.writers.common import (
     task_box,
     unresolved_note_text,
 )
+from renderers.writers.contents import CONTENTS_ID, contents_entries, contents_headings
 from renderers.writers.html.report import NOTES_ID, paragraph_dir
+from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
 from renderers.writers.typst.escape import string_literal, text_expr, text_markup
 from renderers.writers.typst.math import (
     caption_lead,
@@ -100,8 +103,6 @@ from renderers.writers.typst.tables import TableMarkup
 _PT_PER_PX = 0.75
 #: Twips (the unit of :data:`renderers.writers.common.PAGE_SIZES`) per point.
 _TWIPS_PER_PT = 20
-#: Tab stops in code blocks (HTML ``<pre>``'s default).
-_TAB_SIZE = 8
 _BULLETS = ("•", "◦", "▪")
 SOURCES_ID = "sources"
 #: The anchors of a note style's notes: ``cnote-1`` … (the HTML report's ids).
@@ -140,8 +141,12 @@ def typst_source(
     if title.added:  # no heading of the body shows the title: the report adds it above
         parts.append(f"#heading(level: 1)[{text_markup(title.text)}];")
         writer.previous_level = 1
+    body = [writer.block(block) for block in rdoc.document.blocks]
+    if options.toc:  # right after the title: the heading that shows it, or the one added
+        at = next((i + 1 for i, b in enumerate(rdoc.document.blocks) if b is title.heading), 0)
+        body.insert(at, writer.contents(title.heading))
     parts += [
-        writer.blocks(rdoc.document.blocks),
+        "\n\n".join(b for b in body if b),
         writer.notes_section(),
         writer.cite_notes_section(),
         writer.sources_section(),
@@ -164,6 +169,7 @@ class _Markup:
         self.rdoc = rdoc
         self.options = options
         self.root = RootFiles()
+        self.code = CodeBlocks(options.highlight_style)
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.notes = AuthorNotes(rdoc.document.blocks)
         self.heading_ids: dict[int, str] = {}
@@ -187,6 +193,9 @@ class _Markup:
     def _collect_labels(self) -> None:
         """Heading ids (as the HTML writer assigns them) and every anchor a link may target."""
         ids = HeadingIds()
+        if self.options.toc:
+            ids.assign(CONTENTS_ID)  # the contents list's own anchor
+            self.labels.add(CONTENTS_ID)
         if self.notes:
             ids.assign(NOTES_ID)
             self.labels.add(NOTES_ID)
@@ -260,8 +269,8 @@ class _Markup:
             case Table():
                 with self.directed(blocks_direction((block,))) as direction:
                     return self.set_direction(direction, TableMarkup(self).table(block))
-            case CodeBlock(text, _):
-                return call("code-block", content(self.code_lines(text)))
+            case CodeBlock(text, language):
+                return self.code.block(text, language)
             case BlockQuote(inner):
                 if self.block_depth >= MAX_BLOCK_DEPTH:
                     return self.blocks(inner)
@@ -275,9 +284,11 @@ class _Markup:
             case ThematicBreak():
                 return "#rule-block();"
             case RawBlock(text, _):
-                return call("raw-block", content(self.code_lines(text)))
+                return call("raw-block", content(code_lines(text.removesuffix("\n").split("\n"))))
             case FootnoteDef():
                 return ""  # written in the Notes section
+            case SpeakerNotes():
+                return ""  # a deck's notes pages only (the citation pass takes them out)
             case _:
                 raise UnsupportedNodeError(
                     f"Typst writer: unsupported block {type(block).__name__}"
@@ -340,12 +351,6 @@ class _Markup:
         with self.directed(blocks_direction(item.blocks)) as direction:
             return self.set_direction(direction, self.nested_blocks(item.blocks, tight=tight))
 
-    def code_lines(self, text: str) -> str:
-        """Verbatim lines (tabs expanded, long lines breakable), joined by line breaks."""
-        lines = text.removesuffix("\n").split("\n")
-        return "#linebreak();".join(
-            text_markup(line.expandtabs(_TAB_SIZE), collapse=False) for line in lines
-        )
 
     # ------------------------------------------------------------------ inlines
 
@@ -496,6 +501,16 @@ class _Markup:
         return call(function, string_literal(name), str(width), string_literal(alt))
 
     # ------------------------------------------------------------------ end sections
+
+    def contents(self, title: Heading | None) -> str:
+        """The table of contents: the body's headings but the one showing the title, then
+        the Notes and the Sources (:mod:`renderers.writers.contents` decides)."""
+        back = [(NOTES_HEADING, NOTES_ID)] if self.notes else []
+        if self.rdoc.entries:
+            back.append((self.rdoc.sources_heading, SOURCES_ID))
+        blocks = self.rdoc.document.blocks
+        headings = contents_headings(blocks, title, lambda h: self.heading_ids[id(h)])
+        return contents_markup(contents_entries(headings, back))
 
     def notes_section(self) -> str:
         """Every author note in series order (a, b, c …), each linking back to its first

@@ -1,0 +1,84 @@
+"""The table of contents (``toc``), decided once for every writer.
+
+Which headings it lists, under what text and how deep: the headings of the body (not nested in
+lists or quotes) except the one that shows the document's title, three levels deep counted from
+the shallowest of them, each under its visible text without citation numbers or note letters;
+then the Notes and the Sources, at the top level. It goes right after the title (after the
+heading that shows it, or after the title the writer adds, else first). Writers say where each
+entry points: HTML and PDF to the heading's id (PDF adds the page number), DOCX to the
+heading's bookmark inside a Word TOC field, PPTX to the heading's slide on an agenda slide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from renderers.document import Block, Heading, plain_text
+from renderers.text import Direction, text_direction
+
+#: The heading of the contents list.
+CONTENTS_HEADING = "Contents"
+#: The id (HTML) and anchor of the contents list: no heading may take it.
+CONTENTS_ID = "contents"
+#: How many heading levels the contents list, from the shallowest listed.
+CONTENTS_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class ContentsEntry:
+    """One line of the contents: its text, where it points, its nesting ``depth`` (1 = top
+    level, never more than one deeper than the entry before) and the ``level`` of its heading
+    (1 for the Notes and Sources)."""
+
+    text: str
+    anchor: str
+    depth: int
+    level: int
+
+    @property
+    def direction(self) -> Direction | None:
+        return text_direction(self.text)
+
+
+def contents_headings(
+    blocks: Iterable[Block],
+    title: Heading | None,
+    anchor: Callable[[Heading], str],
+    *,
+    deepest: int = 6,
+) -> list[tuple[int, str, str]]:
+    """The headings the contents may list, as ``(level, text, anchor)``: the body's own,
+    except ``title`` (the heading that shows the title), none deeper than ``deepest`` (PPTX:
+    the slide level); ``anchor`` names each in the writer's output."""
+    return [
+        (block.level, heading_text(block), anchor(block)) for block in blocks
+        if isinstance(block, Heading) and block is not title and block.level <= deepest
+    ]
+
+
+def heading_text(heading: Heading) -> str:
+    """What the contents shows for ``heading``: its visible text on one line (citation numbers
+    and note letters left out)."""
+    return " ".join(plain_text(heading.children).split())
+
+
+def contents_entries(
+    headings: Iterable[tuple[int, str, str]],
+    back_matter: Iterable[tuple[str, str]] = (),
+) -> tuple[ContentsEntry, ...]:
+    """The entries for ``headings`` given as ``(level, text, anchor)`` in document order (the
+    anchor each has in the writer's output), then ``back_matter`` as ``(text, anchor)`` pairs
+    (Notes, Sources) at the top level."""
+    listed = [(level, text, anchor) for level, text, anchor in headings if text]
+    top = min((level for level, _, _ in listed), default=1)
+    entries: list[ContentsEntry] = []
+    depth = 0
+    for level, text, anchor in listed:
+        wanted = level - top + 1
+        if wanted > CONTENTS_DEPTH:
+            continue
+        depth = min(wanted, depth + 1)
+        entries.append(ContentsEntry(text, anchor, depth, level))
+    entries.extend(ContentsEntry(text, target, 1, 1) for text, target in back_matter if text)
+    return tuple(entries)

@@ -1,0 +1,82 @@
+"""Code blocks in the HTML report: plain, or highlighted (:mod:`renderers.writers.highlight`).
+
+A highlighted block is ``<pre class="hl">`` with one ``<span class="hl-K">`` per token run,
+where ``K`` is Pygments' short name of the token kind (``k`` keyword, ``s2`` string …), so a
+reader's own stylesheet can restyle it as it would Pygments' HTML. The rules for the kinds a
+report uses, and the block's background and text colour, are collected while writing and
+written once into the page's stylesheet (:meth:`CodeBlocks.css`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import Markup
+
+from renderers.writers.highlight import HighlightedCode, Highlighter, TokenLook
+from renderers.writers.html.breaks import breakable
+
+_LANGUAGE = re.compile(r"[^A-Za-z0-9_+.#-]")
+
+
+class CodeBlocks:
+    """Writes the code blocks of one report and remembers the styles they need."""
+
+    def __init__(self, style: str) -> None:
+        self.highlight = Highlighter(style)
+        self.looks: dict[str, TokenLook] = {}
+        self.colors: tuple[str, str] | None = None  # (background, foreground) when highlighted
+
+    def block(self, text: str, language: str) -> Markup:
+        """``<pre><code>`` of ``text``: coloured when its language has a lexer."""
+        cls = _LANGUAGE.sub("", language)
+        cls_attr = f' class="language-{cls}"' if cls else ""
+        highlighted = self.highlight(text, language)
+        if highlighted is None:
+            return Markup(f'<pre dir="ltr"><code{cls_attr}>{breakable(text)}</code></pre>')
+        self.colors = (highlighted.background, highlighted.foreground)
+        self.looks.update(highlighted.looks())
+        return Markup(
+            f'<pre class="hl" dir="ltr"><code{cls_attr}>{_spans(highlighted)}</code></pre>'
+        )
+
+    def css(self) -> str:
+        """The stylesheet rules of the highlighted blocks written so far ("" when none)."""
+        if self.colors is None:
+            return ""
+        background, foreground = self.colors
+        rules = [f"pre.hl {{ background: #{background}; color: #{foreground}; }}"]
+        for kind in sorted(self.looks):
+            declarations = _declarations(self.looks[kind], foreground)
+            if kind and declarations:
+                rules.append(f".hl-{kind} {{ {declarations} }}")
+        return "\n".join(rules) + "\n"
+
+
+def _spans(code: HighlightedCode) -> Markup:
+    """The lines of ``code``: a span per token run whose kind has a look of its own."""
+    looks = code.looks().items()
+    plain = {"", *(kind for kind, look in looks if not _declarations(look, code.foreground))}
+    lines = []
+    for line in code.lines:
+        parts = [
+            breakable(span.text) if span.kind in plain
+            else Markup(f'<span class="hl-{span.kind}">{breakable(span.text)}</span>')
+            for span in line
+        ]
+        lines.append(Markup("").join(parts))
+    return Markup("\n").join(lines)
+
+
+def _declarations(look: TokenLook, foreground: str) -> str:
+    """CSS declarations of ``look`` (the block's own text colour is not repeated)."""
+    parts = []
+    if look.color != foreground:
+        parts.append(f"color: #{look.color}")
+    if look.bold:
+        parts.append("font-weight: bold")
+    if look.italic:
+        parts.append("font-style: italic")
+    if look.underline:
+        parts.append("text-decoration: underline")
+    return "; ".join(parts)

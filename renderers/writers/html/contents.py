@@ -1,0 +1,95 @@
+"""The table of contents of the HTML report (and, laid out by WeasyPrint, of the PDF).
+
+A ``<nav role="doc-toc">`` of nested lists of links to the headings' ids. In print each link
+ends in a dot leader and the page number of its target (``target-counter``,
+``templates/contents.css``, which the page adds only when it has contents); browsers, which
+have neither, show the links alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import lxml.html
+from lxml.html import HtmlElement
+from markupsafe import Markup, escape
+
+from renderers.text import HeadingIds
+from renderers.writers.common import DocumentTitle
+from renderers.writers.contents import (
+    CONTENTS_HEADING,
+    CONTENTS_ID,
+    ContentsEntry,
+    contents_entries,
+)
+
+
+def contents_markup(entries: Sequence[ContentsEntry]) -> Markup:
+    """The contents list of ``entries`` ("" when there are none)."""
+    if not entries:
+        return Markup("")
+    out = [
+        f'<nav id="{CONTENTS_ID}" class="toc" role="doc-toc" dir="auto">',
+        f'<h2 class="toc-title">{escape(CONTENTS_HEADING)}</h2>',
+    ]
+    depth = 0
+    for entry in entries:
+        if entry.depth > depth:
+            out.append('<ul class="toc-list">' * (entry.depth - depth))
+        else:
+            out.append("</li>" + "</ul></li>" * (depth - entry.depth))
+        depth = entry.depth
+        rtl = ' dir="rtl"' if entry.direction == "rtl" else ""
+        out.append(f'<li{rtl}><a href="#{escape(entry.anchor)}">{escape(entry.text)}</a>')
+    out.append("</li></ul>" * depth)
+    out.append("</nav>")
+    return Markup("\n".join(out))
+
+
+def insert_author_contents(
+    root: HtmlElement, title: DocumentTitle, back_matter: Sequence[tuple[str, str]]
+) -> str:
+    """The contents of an author's HTML (on its way to the PDF): every heading except the one
+    that shows the title, under its text without citation numbers, each given an id when it
+    has none. The list goes right after that heading and "" is returned; without one, its
+    markup is returned for the page to put after the title it adds."""
+    used = {element.get("id") for element in root.iter() if element.get("id")}
+    ids = HeadingIds()
+    for taken in sorted(used):
+        ids.reserve(taken)
+    ids.reserve(CONTENTS_ID)
+    shows_title: HtmlElement | None = None
+    headings: list[tuple[int, str, str]] = []
+    for heading in root.iter(*_HEADINGS):
+        text = text_without_citations(heading)
+        if (shows_title is None and not title.added and title.text and heading.tag == "h1"
+                and text == title.text):
+            shows_title = heading
+            continue
+        if not heading.get("id"):
+            heading.set("id", ids.assign(text))
+        headings.append((int(heading.tag[1]), text, heading.get("id")))
+    markup = contents_markup(contents_entries(headings, back_matter))
+    if shows_title is None or not markup:
+        return str(markup)
+    for offset, element in enumerate(lxml.html.fragments_fromstring(str(markup)), start=1):
+        shows_title.getparent().insert(shows_title.getparent().index(shows_title) + offset,
+                                       element)
+    return ""
+
+
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def citations_in(element: HtmlElement) -> list[HtmlElement]:
+    """The citation superscripts (``<sup class="cite">``) inside ``element``."""
+    return [s for s in element.iter("sup") if "cite" in (s.get("class") or "").split()]
+
+
+def text_without_citations(element: HtmlElement) -> str:
+    """``element``'s text on one line, its citation superscripts left out (outline labels,
+    contents entries)."""
+    copy = lxml.html.fragment_fromstring(lxml.html.tostring(element, encoding="unicode"))
+    for sup in citations_in(copy):
+        sup.drop_tree()
+    return " ".join(copy.text_content().split())

@@ -1,0 +1,232 @@
+"""The table of contents (issue 18, item 2): the shared rule, then each format read back — HTML
+markup, PDF text, page numbers and links, the DOCX TOC field, the PPTX agenda slide, and DOCX
+and PPTX as LibreOffice shows them."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+
+import docx
+import pytest
+from pptx import Presentation
+from pypdf import PdfReader
+
+from renderers.api import write_pdf
+from renderers.document import Cite, Heading, Text
+from renderers.writers.contents import CONTENTS_DEPTH, contents_entries, contents_headings
+from tests.helpers import convert_all_with_libreoffice
+from tests.support.render import WriterFormat, render_markdown
+
+POOL = [
+    {"sid": 1, "title": "Storage outlook", "url": "https://iea.example/storage"},
+    {"sid": 2, "title": "Cost survey", "url": "https://irena.example/costs"},
+]
+REPORT = """# Grid Storage Outlook
+
+## Introduction
+
+Batteries are scaling fast.[[S:1]]
+
+### Costs fall [[S:2]]
+
+Cheaper every year.
+
+##### Too deep for the contents
+
+Detail.
+
+## Outlook
+
+More to come.[[S:1]]
+"""
+EXPECTED = [("Introduction", 1), ("Costs fall", 2), ("Outlook", 1), ("Sources", 1)]
+
+
+# ---------------------------------------------------------------- the rule
+
+
+def test_entries_skip_the_title_heading_and_citation_numbers_and_stay_three_deep() -> None:
+    title = Heading(1, (Text("Report"),), "report")
+    blocks = (
+        title,
+        Heading(2, (Text("Intro "), Cite((1,), (1,), "cite-1")), "intro"),
+        Heading(4, (Text("Jumps two levels"),), "jump"),
+        Heading(5, (Text("Four deep"),), "deep"),
+        Heading(3, (Text("Back"),), "back"),
+    )
+    headings = contents_headings(blocks, title, lambda h: f"#{h.id}")
+    assert headings[0] == (2, "Intro", "#intro")
+    entries = contents_entries(headings, [("Sources", "sources")])
+    assert [(e.text, e.anchor, e.depth) for e in entries] == [
+        ("Intro", "#intro", 1),
+        ("Jumps two levels", "#jump", 2),  # never deeper than one under the entry before
+        ("Back", "#back", 2),
+        ("Sources", "sources", 1),
+    ]
+    assert CONTENTS_DEPTH == 3  # "Four deep" is the fourth level from the top: left out
+
+
+def test_the_deck_lists_only_headings_that_start_slides() -> None:
+    blocks = (Heading(2, (Text("Slide"),), "s"), Heading(3, (Text("Sub"),), "t"))
+    assert contents_headings(blocks, None, lambda h: h.id, deepest=2) == [(2, "Slide", "s")]
+
+
+# ---------------------------------------------------------------- HTML and PDF
+
+
+def html_of(markdown: str, **options: object) -> str:
+    return render_markdown("html", markdown, POOL, **options).decode()
+
+
+def test_html_contents_follow_the_title_and_link_to_every_heading() -> None:
+    html = html_of(REPORT, toc=True)
+    nav = re.search(r'<nav id="contents".*?</nav>', html, re.S)
+    assert nav is not None
+    assert html.index("Grid Storage Outlook</h1>") < nav.start() < html.index('id="introduction"')
+    links = re.findall(r'<a href="#([^"]+)">([^<]+)</a>', nav.group(0))
+    assert [text for _, text in links] == [text for text, _ in EXPECTED]
+    for anchor, _ in links:
+        assert f'id="{anchor}"' in html
+    assert nav.group(0).count('<ul class="toc-list">') == 2  # "Costs fall" nested
+
+
+def test_html_without_toc_has_no_contents() -> None:
+    html = html_of(REPORT)
+    assert "toc" not in html.split("<style>")[0] + html.split("</style>")[1]
+
+
+def test_a_heading_called_contents_does_not_take_the_lists_id() -> None:
+    html = html_of("# Report\n\n## Contents\n\nText.\n", toc=True)
+    assert '<nav id="contents"' in html and '<h2 id="contents-1"' in html
+
+
+def test_contents_come_first_when_the_title_is_added_above_the_body() -> None:
+    html = html_of("Intro text.\n\n## Part one\n\n## Part two\n", toc=True, title="Memo")
+    assert html.index('<h1 class="doc-title">Memo</h1>') < html.index('<nav id="contents"')
+    assert html.index('<nav id="contents"') < html.index("Intro text.")
+
+
+def test_pdf_contents_show_page_numbers_and_link_to_the_headings(tmp_path: Path) -> None:
+    long_section = "\n\n".join(["Filler sentence for the first section. " * 12] * 14)
+    markdown = REPORT.replace("Cheaper every year.", long_section)
+    result = write_pdf(markdown, tmp_path / "toc.pdf", sources_pool=POOL, toc=True)
+    reader = PdfReader(str(result.path))
+    first = reader.pages[0].extract_text()
+    outlook_page = next(i for i, page in enumerate(reader.pages)
+                        if "More to come." in (page.extract_text() or ""))
+    assert outlook_page > 0
+    assert re.search(rf"Outlook\W*\.+\W*{outlook_page + 1}\b", first), first
+    assert re.search(r"Introduction\W*\.+\W*1\b", first), first
+    targets = []
+    for annotation in reader.pages[0].get("/Annots", []):
+        action = annotation.get_object()
+        destination = action.get("/Dest")
+        if destination is None and "/A" in action:
+            destination = action["/A"].get("/D")
+        if destination is not None:
+            named = reader.named_destinations.get(str(destination), destination)
+            page = named.page if hasattr(named, "page") else named[0]
+            targets.append(reader.get_page_number(page.get_object() if hasattr(page, "get_object")
+                                                  else page))
+    assert outlook_page in targets  # the contents entry jumps to the later page
+
+
+def test_html_input_gets_contents_in_its_pdf(tmp_path: Path) -> None:
+    html = ("<html><body><h1>Briefing</h1><h2>First <sup class=\"cite\" data-sids=\"1\">"
+            "[S:1]</sup></h2><p>Text.</p><h2>Second</h2><p>More.</p></body></html>")
+    result = write_pdf(html, tmp_path / "brief.pdf", sources_pool=POOL, toc=True)
+    text = PdfReader(str(result.path)).pages[0].extract_text()
+    lines = [line for line in text.splitlines() if "...." in line]
+    assert [line.split(".")[0].strip() for line in lines] == ["First", "Second", "Sources"]
+
+
+# ---------------------------------------------------------------- DOCX
+
+
+def docx_xml(data: bytes) -> str:
+    return zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml").decode()
+
+
+def test_docx_contents_are_a_filled_word_toc_field() -> None:
+    data = render_markdown("docx", REPORT, POOL, toc=True)
+    xml = docx_xml(data)
+    sdt = re.search(r"<w:sdt>.*?</w:sdt>", xml, re.S)
+    assert sdt is not None
+    field = sdt.group(0)
+    assert '<w:docPartGallery w:val="Table of Contents"/>' in field
+    kinds = re.findall(r'w:fldCharType="(\w+)"', field)
+    assert kinds == ["begin", "separate", "end"]
+    assert ' TOC \\o "1-3" \\h \\z \\u ' in field
+    anchors = re.findall(r'<w:hyperlink w:anchor="([^"]+)"', field)
+    texts = re.findall(r"<w:hyperlink[^>]*><w:r><w:t>([^<]+)</w:t>", field)
+    assert texts == [text for text, _ in EXPECTED]
+    bookmarks = set(re.findall(r'<w:bookmarkStart w:id="\d+" w:name="([^"]+)"', xml))
+    assert set(anchors) <= bookmarks
+    styles = re.findall(r'<w:pStyle w:val="([^"]+)"/>', field)
+    assert styles[0] == "TOCHeading" and styles[1:] == ["TOC1", "TOC2", "TOC1", "TOC1"]
+    document = docx.Document(io.BytesIO(data))
+    names = {style.style_id: style.name for style in document.styles}
+    assert names["TOC2"] == "toc 2" and "TOC3" not in names
+    assert xml.index("</w:sdt>") < xml.index(">Introduction</w:t></w:r><w:bookmarkEnd")
+
+
+def test_docx_without_toc_has_no_field() -> None:
+    assert "<w:sdt>" not in docx_xml(render_markdown("docx", REPORT, POOL))
+
+
+# ---------------------------------------------------------------- PPTX
+
+
+def test_pptx_agenda_slide_links_each_entry_to_its_slide() -> None:
+    deck = Presentation(io.BytesIO(render_markdown("pptx", REPORT, POOL, toc=True)))
+    slides = list(deck.slides)
+    agenda = slides[1]
+    assert agenda.shapes.title.text == "Contents"
+    body = next(s for s in agenda.shapes if s.has_text_frame and s != agenda.shapes.title)
+    paragraphs = body.text_frame.paragraphs
+    assert [p.text for p in paragraphs] == ["Introduction", "Outlook", "Sources"]
+    for paragraph in paragraphs:
+        run = paragraph.runs[0]
+        rid = run._r.find(".//{*}hlinkClick").get(
+            "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id")
+        target = agenda.part.related_part(rid)
+        shown = next(s for s in slides if s.part is target)
+        assert paragraph.text in shown.shapes.title.text
+
+
+def internal_links(reader: PdfReader, page: int) -> list[tuple[float, int]]:
+    """The internal links of a page as LibreOffice exports them: (top of the link's box,
+    index of the page it jumps to)."""
+    links = []
+    for annotation in reader.pages[page].get("/Annots", []):
+        destination = annotation.get_object().get("/Dest")
+        if destination is not None:
+            links.append((float(annotation.get_object()["/Rect"][3]),
+                          reader.get_page_number(destination[0].get_object())))
+    return sorted(links, reverse=True)
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_shows_the_docx_and_pptx_contents(tmp_path: Path) -> None:
+    paths = []
+    fmt: WriterFormat
+    for fmt, toc in (("docx", True), ("docx", False), ("pptx", True)):
+        path = tmp_path / f"contents-{fmt}-{toc}.{fmt}"
+        path.write_bytes(render_markdown(fmt, REPORT, POOL, toc=toc))
+        paths.append(path)
+    with_toc, without_toc, deck = (PdfReader(str(p))
+                                   for p in convert_all_with_libreoffice(paths, tmp_path))
+    text = with_toc.pages[0].extract_text()
+    start = text.index("Contents")
+    shown = [line.strip() for line in text[start:].splitlines()[1:5]]
+    assert shown == [t for t, _ in EXPECTED], text
+    added = len(internal_links(with_toc, 0)) - len(internal_links(without_toc, 0))
+    assert added == len(EXPECTED)  # each entry is a link within the document
+    agenda = deck.pages[1].extract_text()
+    assert agenda.splitlines()[0] == "Contents"
+    for entry, (_, target) in zip(("Introduction", "Outlook", "Sources"),
+                                  internal_links(deck, 1), strict=True):
+        assert deck.pages[target].extract_text().startswith(entry)
