@@ -130,6 +130,8 @@ CASES: dict[str, tuple[tuple[Block, ...], str]] = {
     "table": ((Table((CELL, CELL), ((CELL, CELL),), ("left", "right"), (H,)),), HOSTILE * 5),
     "code-block": ((CodeBlock(f"{HOSTILE}\n\t{HOSTILE}\n", HOSTILE),), HOSTILE * 2),
     "raw-block": ((RawBlock(HOSTILE),), HOSTILE),
+    "highlighted-code": ((CodeBlock(f"{HOSTILE}\nx = '{HOSTILE}'  # {HOSTILE}\n", "python"),),
+                         f"{HOSTILE}x = '{HOSTILE}' # {HOSTILE}"),
     "block-quote": ((BlockQuote((para(H), BlockQuote((para(H),)))),), HOSTILE * 2),
     "figure": ((Figure(Image("/etc/passwd", alt=HOSTILE), (H,)),),
                f"[Image: {HOSTILE}]{HOSTILE}"),
