@@ -53,6 +53,10 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/cmap_bench.py
 	$(BIN)/python bench/service_bench.py
 	$(BIN)/python bench/workers_bench.py
+	$(BIN)/python bench/registry_bench.py
+	$(BIN)/python bench/styles_bench.py
+	$(BIN)/python bench/math_bench.py
+	$(BIN)/python bench/highlight_bench.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache
