@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 NumberingMode = Literal["appearance", "sid"]
 EN_DASH = "\u2013"
+NUMBER_SEPARATOR = ", "  # between the numbers (and runs) one citation shows
 
 
 @dataclass(frozen=True)
@@ -84,22 +85,28 @@ def number_runs(numbers: Iterable[int]) -> list[tuple[int, int]]:
     return runs
 
 
-def display_segments(numbers: Iterable[int]) -> list[tuple[str, int | None]]:
+def display_segments(
+    numbers: Iterable[int], *, joined: bool = False
+) -> list[tuple[str, int | None]]:
     """The display of ``numbers`` as ``(text, number)`` pieces; separators carry ``None``.
 
     Runs of three or more collapse to ``first–last``; a run of two shows both (``1, 2``).
+    ``joined``: the numbers stand right after another citation's, so they open with the
+    separator (``²,³``; side by side ``²³`` would read as source 23).
     Writers link every piece whose number is not None.
     """
     pieces: list[tuple[str, int | None]] = []
     for first, last in number_runs(numbers):
         if pieces:
-            pieces.append((", ", None))
+            pieces.append((NUMBER_SEPARATOR, None))
         if last - first >= 2:
             pieces += [(str(first), first), (EN_DASH, None), (str(last), last)]
         elif last == first + 1:
-            pieces += [(str(first), first), (", ", None), (str(last), last)]
+            pieces += [(str(first), first), (NUMBER_SEPARATOR, None), (str(last), last)]
         else:
             pieces.append((str(first), first))
+    if joined and pieces:
+        pieces.insert(0, (NUMBER_SEPARATOR, None))
     return pieces
 
 

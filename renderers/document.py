@@ -113,7 +113,8 @@ class Cite:
     CSL style and citation format write it ("(IEA, 2025)", "[1, 3]"), written in the line of
     text, where a ``Link`` to ``#src-N`` leads to Sources entry N. Empty ``children`` means the
     linked superscript numbers. ``note`` > 0 makes the citation note number ``note`` of a note
-    style, whose text is ``children``.
+    style, whose text is ``children``. ``joined`` (set by the style pass): the superscript
+    numbers stand right after another citation's and open with a separator.
     """
 
     sids: tuple[int, ...]
@@ -121,6 +122,7 @@ class Cite:
     anchor: str = ""
     children: tuple[Inline, ...] = ()
     note: int = 0
+    joined: bool = False
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,9 @@ def _resolve(
     def number_leaf(node: Inline) -> Inline:
         return number(node) if isinstance(node, Cite) else node
 
-    numbered = map_blocks(document.blocks, number_leaf, tidy=_drop_unresolved)
+    numbered = map_blocks(
+        document.blocks, number_leaf, tidy=lambda run: _mark_joined(_drop_unresolved(run))
+    )
     blocks, crossref_warnings = number_crossrefs(numbered)
     if strict and crossref_warnings:
         raise StrictError("; ".join(crossref_warnings))
@@ -186,6 +188,20 @@ def _resolve(
         warnings=tuple(warnings),
         sources_heading=sources_heading,
     )
+
+
+def _mark_joined(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:
+    """Mark each citation that stands right after another one (``[[S:2]][[S:3]]``): its
+    superscript opens with a separator, so the pair reads ``²,³`` and never ``²³``."""
+    out: list[Inline] = []
+    previous: Inline | None = None
+    for node in inlines:
+        if isinstance(node, Cite) and isinstance(previous, Cite):
+            node = dataclasses.replace(node, joined=True)
+        out.append(node)
+        if not (isinstance(node, Text) and not node.text):
+            previous = node
+    return tuple(out)
 
 
 def _drop_unresolved(inlines: list[Inline]) -> tuple[Inline, ...]:

@@ -593,7 +593,9 @@ class _DocxWriter:
         bid = self.bookmarks.start(p, mark) if mark else None
         if cite.children:  # a CSL style's or citation format's own words
             self.inlines(p, cite.children, PLAIN, _Scope(), in_link=in_link)
-        for text, number in display_segments(() if cite.children else cite.numbers):
+        for text, number in display_segments(
+            () if cite.children else cite.numbers, joined=cite.joined
+        ):
             if number is None or in_link:
                 add_run(p, text, self.sup)
             else:

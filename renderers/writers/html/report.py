@@ -92,9 +92,9 @@ from renderers.writers.html.templating import environment, report_css, styleshee
 NOTES_ID = "notes"
 
 
-def cite_markup(anchor: str, numbers: Iterable[int]) -> Markup:
+def cite_markup(anchor: str, numbers: Iterable[int], *, joined: bool = False) -> Markup:
     """``<sup class="cite" id="cite-K">`` with one ``<a href="#src-N">`` per displayed number."""
-    pieces = display_segments(numbers)
+    pieces = display_segments(numbers, joined=joined)
     if not pieces:
         return Markup("")
     inner = "".join(
@@ -400,7 +400,7 @@ class ReportWriter:
                                             "body": self.inlines(children), "backref": anchor})
                 if note or children:
                     return styled_cite_markup(node, self.inlines)
-                return cite_markup(anchor, numbers)
+                return cite_markup(anchor, numbers, joined=node.joined)
             case Math():
                 self.has_math = True
                 return math_markup(node)

@@ -114,7 +114,7 @@ class InlineRuns:
                     if children and not note:
                         runs += self.styled_cite(children, anchor)
                     else:  # a note style's notes show as the cited sources' numbers
-                        runs += cite_runs(numbers, anchor)
+                        runs += cite_runs(numbers, anchor, joined=node.joined)
                 case Math():
                     runs.append(math_run(node))
                 case CrossRef(label, number):
@@ -177,12 +177,12 @@ def _link_ctx(ctx: _Ctx, url: str) -> _Ctx:
     return dataclasses.replace(ctx, url=safe_link(url), target="")
 
 
-def cite_runs(numbers: tuple[int, ...], anchor: str = "") -> list[Run]:
+def cite_runs(numbers: tuple[int, ...], anchor: str = "", *, joined: bool = False) -> list[Run]:
     """Superscript runs for a citation's numbers (``1–3, 5``); each number links to its entry."""
     runs: list[Run] = []
-    shown = display_segments(numbers)
+    shown = display_segments(numbers, joined=joined)
     for index, (text, number) in enumerate(shown):
-        defines = anchor if (number is not None and not runs) else ""
+        defines = anchor if (number is not None and not any(r.cite for r in runs)) else ""
         spans: tuple[int, ...] = ()
         if text == EN_DASH:  # always between the first and last number of a range
             spans = tuple(range((shown[index - 1][1] or 0) + 1, shown[index + 1][1] or 0))

@@ -405,7 +405,7 @@ class _Markup:
             case FootnoteRef(label):
                 return self.note_reference(label)
             case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
-                return self.cite(anchor, numbers, children, note)
+                return self.cite(anchor, numbers, children, note, joined=node.joined)
             case Math():
                 return math_markup(node, self.root)
             case CrossRef():
@@ -426,7 +426,13 @@ class _Markup:
             self.inline_depth -= 1
 
     def cite(
-        self, anchor: str, numbers: tuple[int, ...], children: tuple[Inline, ...], note: int
+        self,
+        anchor: str,
+        numbers: tuple[int, ...],
+        children: tuple[Inline, ...],
+        note: int,
+        *,
+        joined: bool = False,
     ) -> str:
         """A citation: linked superscript numbers; as a CSL style wrote it (``children``, whose
         links lead to the entries); or, in a note style, the note's number linked to it."""
@@ -438,7 +444,7 @@ class _Markup:
             mark = self.anchor(anchor)
             placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
             return placed + self.inlines(children)
-        pieces = display_segments(numbers)
+        pieces = display_segments(numbers, joined=joined)
         if not pieces:
             return ""
         args = [

@@ -1,0 +1,83 @@
+"""Two citations side by side (``[[S:2]][[S:3]]``) read ``²,³`` in every format, never ``²³``
+(which a reader takes for source 23); citations apart, or one citation of two sources, are
+unchanged."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from citations.numbering import display_segments
+from renderers.document import Cite, iter_inlines
+from renderers.readers.markdown import read_markdown
+from tests.helpers import convert_all_with_libreoffice
+from tests.support.render import render_markdown, resolve_rows
+
+ROWS = [{"sid": s, "title": f"Source {s}", "url": f"https://example.org/{s}"} for s in (1, 2, 3, 5)]
+# Shown numbers (appearance order): sid 2 → 1, sid 3 → 2, sid 1 → 3, sid 5 → 4.
+TEXT = (
+    "Revenue.[[S:2]][[S:3]] Apart [[S:1]] [[S:2]]. Gap [[S:1]][[S:99]][[S:3]] "
+    "and [[S:1-3]][[S:5]] end.\n"
+)
+EXPECTED = "Revenue.1, 2 Apart 3 1. Gap 3, 2 and 1–3, 4 end."
+
+
+def shown_text(pdf: Path) -> str:
+    """The PDF's text in reading order (poppler), white space removed: superscripts sit a
+    little above the line, so where spaces fall around them differs between producers."""
+    text = subprocess.run(
+        ["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
+    return re.sub(r"\s+", "", text)
+
+
+SHOWN = re.sub(r"\s+", "", EXPECTED)
+
+
+def test_the_citation_pass_marks_a_citation_right_after_another() -> None:
+    rdoc = resolve_rows(read_markdown(TEXT), ROWS)
+    cites = [n for n in iter_inlines(rdoc.document.blocks) if isinstance(n, Cite) and n.numbers]
+    assert [(c.numbers, c.joined) for c in cites] == [
+        ((1,), False), ((2,), True),  # side by side
+        ((3,), False), ((1,), False),  # a space between: apart
+        ((3,), False), ((2,), True),  # an unknown sid between shows nothing: side by side
+        ((1, 2, 3), False), ((4,), True),
+    ]
+
+
+def test_a_joined_display_opens_with_the_separator() -> None:
+    assert display_segments((4,), joined=True) == [(", ", None), ("4", 4)]
+    assert display_segments((), joined=True) == []
+
+
+def test_html_writes_two_linked_superscripts() -> None:
+    html = render_markdown("html", TEXT, ROWS).decode()
+    assert '<sup class="cite" id="cite-1"><a href="#src-1">1</a></sup>' in html
+    assert '<sup class="cite" id="cite-2">, <a href="#src-2">2</a></sup>' in html
+    assert '<sup class="cite" id="cite-4"><a href="#src-1">1</a></sup>' in html
+
+
+def test_markdown_keeps_one_footnote_reference_per_source() -> None:
+    markdown = render_markdown("md", TEXT, ROWS).decode()
+    assert "Revenue.[^1][^2] Apart [^3] [^1]." in markdown
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_shows_the_separator(engine: str, tmp_path: Path) -> None:
+    pdf = tmp_path / "adjacent.pdf"
+    pdf.write_bytes(render_markdown("pdf", TEXT, ROWS, pdf_engine=engine))
+    assert SHOWN in shown_text(pdf)
+
+
+@pytest.mark.libreoffice
+def test_docx_and_pptx_show_the_separator_in_libreoffice(tmp_path: Path) -> None:
+    paths = []
+    for fmt in ("docx", "pptx"):
+        path = tmp_path / f"adjacent-{fmt}.{fmt}"
+        path.write_bytes(render_markdown(fmt, TEXT, ROWS))
+        paths.append(path)
+    for converted in convert_all_with_libreoffice(paths, tmp_path / "pdf"):
+        assert SHOWN in shown_text(converted), converted.name
