@@ -112,3 +112,38 @@ def test_a_split_right_to_left_paragraph_stays_right_to_left() -> None:
               for p in shape.text_frame.paragraphs if "الطاقة" in p.text]
     assert len(pieces) >= 2 and pieces[1].text.startswith(CONT_MARK)
     assert all(p._p.pPr.get("rtl") == "1" and p._p.pPr.get("algn") == "r" for p in pieces)
+
+
+def slide_lines(markdown: str) -> list[list[str]]:
+    """The paragraph texts of every shape on every slide, in order."""
+    data = pptx_bytes(resolve(read_markdown(markdown), POOL), RenderOptions())
+    return [
+        [p.text for shape in slide.shapes if shape.has_text_frame
+         for p in shape.text_frame.paragraphs]
+        for slide in Presentation(io.BytesIO(data)).slides
+    ]
+
+
+def slide_of(slides: list[list[str]], text: str) -> int:
+    return next(i for i, lines in enumerate(slides) if text in lines)
+
+
+def test_a_code_block_one_slide_can_hold_moves_whole_with_its_heading_and_introduction() -> None:
+    filler = "\n\n".join(sentence(k, words=30) for k in range(5))
+    code = "\n".join(f"line_{n} = {n}" for n in range(8))
+    slides = slide_lines(f"## Model\n\n{filler}\n\n### Setup\n\nIt reads:\n\n```\n{code}\n```\n")
+    target = slide_of(slides, "line_0 = 0")
+    assert all(f"line_{n} = {n}" in slides[target] for n in range(8)), slides
+    assert slide_of(slides, "Setup") == target
+    assert slide_of(slides, "It reads:") == target
+    assert target > slide_of(slides, shown(sentence(0, words=30)))  # it did move
+
+
+def test_a_code_block_longer_than_a_slide_keeps_three_lines_in_each_part() -> None:
+    for extra in range(0, 40, 3):
+        code = "\n".join(f"row_{n} = {n}" for n in range(40 + extra))
+        slides = slide_lines(f"## Data\n\nIntro.\n\n```\n{code}\n```\n")
+        parts = [sum(line.startswith("row_") for line in lines) for lines in slides]
+        parts = [count for count in parts if count]
+        assert len(parts) >= 2 and sum(parts) == 40 + extra
+        assert min(parts) >= 3, (extra, parts)

@@ -89,14 +89,19 @@ class SlideFlow:
         self.open = True
 
     def continue_slide(self) -> None:
-        """Open a "(cont.)" slide; a trailing sub-heading moves along with its content."""
-        carry: tuple[Para, float] | None = None
-        if self.paras and self.paras[-1].keep_with_next and (len(self.paras) > 1 or self.items):
-            carry = self.paras.pop(), self.heights.pop()
-            self.para_h -= carry[1]
+        """Open a "(cont.)" slide; the trailing sub-heading and the paragraph introducing what
+        follows ("…as follows:") move along with it, when something else stays behind."""
+        keep = len(self.paras)
+        while keep and self.paras[keep - 1].keep_with_next:
+            keep -= 1
+        carry: list[tuple[Para, float]] = []
+        if keep < len(self.paras) and (keep or self.items):
+            carry = list(zip(self.paras[keep:], self.heights[keep:], strict=True))
+            del self.paras[keep:], self.heights[keep:]
+            self.para_h -= sum(height for _, height in carry)
         self.start(self.title_base, cont=True)
-        if carry is not None:
-            self.add_para(*carry)
+        for para, height in carry:
+            self.add_para(para, height)
 
     def ensure_open(self) -> None:
         if not self.open:

@@ -58,6 +58,7 @@ from renderers.writers.pptx.model import (
     BODY_SIZE,
     BULLETS,
     CAPTION_SIZE,
+    CODE_MIN_LINES,
     CODE_SIZE,
     CONT,
     EMU_PER_PT,
@@ -169,7 +170,9 @@ class _DeckBuilder(SlideFlow):
             picture, alt, width, height = equation
             self.picture(picture, alt, (width, height), ())
             return
-        self.add_para(Para(self.inlines.para(children, italic=italic), level=level))
+        runs = self.inlines.para(children, italic=italic)
+        introduces = "".join(run.text for run in runs).rstrip().endswith(":")
+        self.add_para(Para(runs, level=level, keep_with_next=introduces))
 
     def list_items(
         self, items: tuple[ListItem, ...], level: int, start: int | None, tight: bool,
@@ -248,7 +251,8 @@ class _DeckBuilder(SlideFlow):
             self.metrics.line_count([(ln, (False, False, True), False)], width, CODE_SIZE)
             for ln in lines
         ]
-        i = 0
+        whole = sum(counts) * line_h <= self.content_h - 2 * INSET_Y + 0.01
+        i, moved = 0, False
         while i < len(lines):
             top = self.next_top()
             room = self.content_h - top - 2 * INSET_Y
@@ -256,10 +260,17 @@ class _DeckBuilder(SlideFlow):
             while j < len(lines) and used + counts[j] * line_h <= room + 0.01:
                 used += counts[j] * line_h
                 j += 1
-            if j == i:
-                if not self.is_empty():
+            if j < len(lines):
+                # A block one slide can hold moves whole (once: what the move carries may
+                # take the room); a longer one leaves at least CODE_MIN_LINES on each side.
+                if not self.is_empty() and ((whole and not moved) or j - i < CODE_MIN_LINES):
+                    moved = True
                     self.continue_slide()
                     continue
+                if len(lines) - j < CODE_MIN_LINES and j - CODE_MIN_LINES > i:
+                    j = max(len(lines) - CODE_MIN_LINES, i + CODE_MIN_LINES)
+                    used = sum(counts[i:j]) * line_h
+            if j == i:
                 j = i + 1  # a single line taller than a whole slide
                 used = self.clip_code_line(code, i, room)
             self.flush_text()

@@ -26,6 +26,7 @@ INSET_Y = 3.6
 BODY_SIZE = 18.0
 SUBHEAD_SIZE = 20.0
 CODE_SIZE = 13.0
+CODE_MIN_LINES = 3  # a code block split across slides keeps at least this many lines per part
 CAPTION_SIZE = 14.0
 SOURCES_SIZE = 14.0
 FOOTER_SIZE = 10.0
@@ -174,7 +175,7 @@ class Para:
     number: int = 0
     space_before: float = 6.0
     align: Alignment = "left"
-    keep_with_next: bool = False  # a heading: never the last paragraph of a slide
+    keep_with_next: bool = False  # a heading, or a paragraph ending in ":", never ends a slide
     rtl: bool | None = None  # right to left; None: decided from its text when drawn
 
     @property
