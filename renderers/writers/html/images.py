@@ -73,8 +73,10 @@ class EmbeddedImages:
         self.target = target
         self.ids = ids  # a shared image's definition takes an id no heading may take
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
-        self._loaded: dict[str, _Embedded | None] | None = None  # reference → image
-        self._shared: dict[bytes, SharedImage] = {}  # content digest → its definition
+        self._loaded: dict[str, _Embedded | None] = {}  # reference → image
+        self._by_content: dict[bytes, LoadedImage] = {}  # digest → the one copy kept
+        self._shared: dict[bytes, SharedImage] = {}  # digest → its definition
+        self._counted = False
 
     def markup(self, image: Image) -> Markup:
         """``image`` as the report shows it (its fallback text when it is not loaded)."""
@@ -115,42 +117,36 @@ class EmbeddedImages:
         return {shared.print_url: shared.loaded for shared in self._shared.values()}
 
     def _load(self, src: str) -> _Embedded | None:
-        if self._loaded is None:
-            self._loaded = {}
+        if not self._counted:
+            self._counted = True
             self._count_uses()
-        reference = src.strip()
-        if reference not in self._loaded:  # an image the document walk did not see
-            self._loaded[reference] = self._embed(reference)
-        return self._loaded[reference]
+        return self._embedded(src)
 
     def _count_uses(self) -> None:
         """Load every image of the document once and share those shown more than once."""
-        assert self._loaded is not None
         uses: Counter[bytes] = Counter()
-        first: dict[bytes, LoadedImage] = {}
         for node in iter_inlines(self.blocks):
-            if not isinstance(node, Image):
-                continue
-            reference = node.src.strip()
-            if reference not in self._loaded:
-                self._loaded[reference] = self._embed(reference)
-            embedded = self._loaded[reference]
-            if embedded is not None:
+            if isinstance(node, Image) and (embedded := self._embedded(node.src)) is not None:
                 uses[embedded.digest] += 1
-                first.setdefault(embedded.digest, embedded.loaded)
-        for digest, loaded in first.items():
+        for digest, loaded in self._by_content.items():  # in order of first use
             if uses[digest] > 1:
                 number = len(self._shared) + 1
                 ident = self.ids.assign(f"image-{number}")
                 self._shared[digest] = SharedImage(loaded, number, ident)
 
-    def _embed(self, reference: str) -> _Embedded | None:
-        """Load ``reference`` and count its bytes (once per content) against the limit."""
+    def _embedded(self, src: str) -> _Embedded | None:
+        """The image at ``src``, loaded on first request: its bytes counted (once per content)
+        against the limit, and one copy kept of bytes that several references name."""
+        reference = src.strip()
+        if reference in self._loaded:
+            return self._loaded[reference]
         loaded = load_image(reference, self.options)
-        if loaded is None:
-            return None
-        embedded = _Embedded(loaded, hashlib.sha256(loaded.data).digest())
-        self.image_bytes.add(len(loaded.data), key=embedded.digest)
+        embedded = None
+        if loaded is not None:
+            digest = hashlib.sha256(loaded.data).digest()
+            self.image_bytes.add(len(loaded.data), key=digest)
+            embedded = _Embedded(self._by_content.setdefault(digest, loaded), digest)
+        self._loaded[reference] = embedded
         return embedded
 
 
