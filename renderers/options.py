@@ -146,7 +146,7 @@ class Limits:
     )
     max_image_bytes: int = _limit(
         100 * 1024 * 1024,
-        "Most image bytes one output embeds (an image used N times in HTML counts N times).",
+        "Most image bytes one output embeds (an image used many times counts once).",
     )
     max_seconds: int = _limit(
         300, "Longest one render may run, in seconds (reading, laying out, writing every format)."

@@ -358,10 +358,11 @@ def task_marker(checked: bool | None) -> str:
 class ImageBytes:
     """``limits.max_image_bytes``: the image bytes one artifact embeds, counted as it embeds.
 
-    One image used many times costs its bytes once where the format shares one copy (DOCX and
-    PPTX parts, Markdown reference definitions: pass a ``key``) and at every use where each use
-    carries its own copy (HTML ``data:`` URIs: no key). A render over the limit fails before
-    the output grows further.
+    Every writer embeds one copy of an image however often it is shown (DOCX and PPTX parts,
+    Markdown reference definitions, the HTML report's shared SVG image or print URL), and says
+    which image it is with a ``key`` (its content digest, or its reference), so one image used
+    many times costs its bytes once. Without a key every call counts. A render over the limit
+    fails before the output grows further.
     """
 
     def __init__(self, limit: int) -> None:

@@ -27,10 +27,11 @@ from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, ResourceError
 from renderers.options import Limits, PageSize, RenderOptions
 from renderers.resolve import ResolvedDocument
-from renderers.sandbox import Sandbox, allowed_dirs
+from renderers.sandbox import LoadedImage, Sandbox, allowed_dirs
 from renderers.text import document_text
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import PAGE_SIZES, page_dimensions
+from renderers.writers.html.report import WrittenReport, print_report
 from renderers.writers.ooxml import build_timestamp
 
 GENERATOR = "citerender"
@@ -38,27 +39,39 @@ LOGGER = logging.getLogger(__name__)
 
 
 class SandboxFetcher(URLFetcher):  # type: ignore[misc]
-    """A WeasyPrint (≥ 70) URL fetcher that serves only what the sandbox allows.
+    """A WeasyPrint (≥ 70) URL fetcher that serves only what the sandbox allows, and the
+    report's own shared images (``citerender-image:N``) from the table it was given.
 
     Every refusal raises, so WeasyPrint logs a warning and skips the resource; each refusal is
-    also kept in :attr:`refused`, which the writer returns as its diagnostics.
+    also kept in :attr:`refused`, which the writer returns as its diagnostics. A
+    ``citerender-image:`` URL not in the table (author HTML or CSS naming one) is refused like
+    any other scheme the sandbox does not know.
     """
 
     def __init__(
-        self, allowed_dirs: Sequence[Path], *, max_image_pixels: int = 50_000_000
+        self, allowed_dirs: Sequence[Path], *, max_image_pixels: int = 50_000_000,
+        images: Mapping[str, LoadedImage] | None = None,
     ) -> None:
         super().__init__(timeout=1, allowed_protocols=("data", "file"), allow_redirects=False)
         self.sandbox = Sandbox(allowed_dirs)
         self.max_image_pixels = max_image_pixels
+        self.images: Mapping[str, LoadedImage] = images or {}
         self.refused: list[Diagnostic] = []
 
     @classmethod
-    def for_options(cls, options: RenderOptions) -> SandboxFetcher:
-        """The fetcher for a render with ``options`` (allowed dirs and pixel limit)."""
-        return cls(allowed_dirs(options), max_image_pixels=options.limits.max_image_pixels)
+    def for_options(
+        cls, options: RenderOptions, images: Mapping[str, LoadedImage] | None = None
+    ) -> SandboxFetcher:
+        """The fetcher for a render with ``options`` (allowed dirs and pixel limit) serving the
+        print report's ``images`` (already loaded and checked by the sandbox)."""
+        return cls(allowed_dirs(options), max_image_pixels=options.limits.max_image_pixels,
+                   images=images)
 
     def fetch(self, url: str, headers: Any = None) -> URLFetcherResponse:
-        """Serve ``url`` from the sandbox or raise :class:`ResourceError`."""
+        """Serve ``url`` from the image table or the sandbox, or raise :class:`ResourceError`."""
+        shared = self.images.get(url)
+        if shared is not None:
+            return URLFetcherResponse(url, shared.data, {"Content-Type": shared.mime})
         try:
             data, mime = self.sandbox.load_resource(url, self.max_image_pixels)
         except ResourceError as exc:
@@ -279,10 +292,14 @@ def citation_tooltips(rdoc: ResolvedDocument) -> dict[str, str]:
     return tips
 
 
-def pdf_bytes(html: str, options: RenderOptions) -> bytes:
-    """The PDF of ``html``: A4 (or Letter), title/author metadata, links, bookmarks, no dates
-    unless ``SOURCE_DATE_EPOCH`` is set, byte-identical for identical input."""
-    return write_document(pdf_document(html, options), options)
+def pdf_bytes(
+    html: str, options: RenderOptions, images: Mapping[str, LoadedImage] | None = None
+) -> bytes:
+    """The PDF of ``html`` (a print report's ``images`` served by the fetcher): A4 (or Letter),
+    title/author metadata, links, bookmarks, no dates unless ``SOURCE_DATE_EPOCH`` is set,
+    byte-identical for identical input."""
+    fetcher = SandboxFetcher.for_options(options, images)
+    return write_document(pdf_document(html, options, fetcher), options)
 
 
 #: More characters of text than any page of the report's own look holds (A4 or Letter, its
@@ -301,13 +318,22 @@ def check_page_estimate(text_chars: int, limits: Limits) -> None:
         )
 
 
+def laid_out_html(source: WriteSource) -> WrittenReport:
+    """What WeasyPrint lays out: the author's own look for HTML input, else the report written
+    for print, whose images shown more than once the fetcher serves from its table."""
+    if source.authors_look:
+        return WrittenReport(source.print_html(), {})
+    return print_report(source.rdoc, source.options)
+
+
 def pdf_artifact(source: WriteSource) -> Artifact:
     """The PDF writer: the pages it laid out, and every resource its sandbox refused."""
     options = source.options
     if not source.authors_look:
         check_page_estimate(len(document_text(source.rdoc.document)), options.limits)
-    fetcher = SandboxFetcher.for_options(options)
-    document = pdf_document(source.print_html(), options, fetcher)
+    report = laid_out_html(source)
+    fetcher = SandboxFetcher.for_options(options, report.images)
+    document = pdf_document(report.html, options, fetcher)
     return Artifact(
         (write_document(document, options, citation_tooltips(source.rdoc)),),
         stats={"pages": len(document.pages)},

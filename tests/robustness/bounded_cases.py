@@ -79,9 +79,13 @@ class Case:
     options: Callable[[Path], dict[str, Any]] = lambda _: {}
 
 
+def reference_image_uri() -> str:
+    """The image of the reference-images case: a ``data:`` URI of about 1.9 MB (1.4 MB PNG)."""
+    return "data:image/png;base64," + base64.b64encode(noise_png(680)).decode()
+
+
 def _ref_images(_: Path) -> str:
-    uri = "data:image/png;base64," + base64.b64encode(noise_png(680)).decode()  # about 1.4 MB
-    return "# Pictures\n\n" + "![a][r] " * 200 + "[[S:1]]\n\n[r]: " + uri + "\n"
+    return "# Pictures\n\n" + "![a][r] " * 200 + "[[S:1]]\n\n[r]: " + reference_image_uri() + "\n"
 
 
 CASES: dict[str, Case] = {
@@ -225,29 +229,32 @@ def run(name: str, out: Path) -> dict[str, Any]:
     cap = _vm_size() + HEADROOM
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     results: dict[str, Any] = {}
+    sizes: dict[str, int] = {}
     try:  # read once, as a render of several formats does
         session = open_session(content, out, sources_pool=pool_rows, **options)
     except CodedError as exc:
-        return _report(dict.fromkeys(case.formats, f"{type(exc).__name__}:{exc.code}"), out)
+        return _report(dict.fromkeys(case.formats, f"{type(exc).__name__}:{exc.code}"), {}, out)
     except MemoryError:
-        return _report(dict.fromkeys(case.formats, "MemoryError"), out)
+        return _report(dict.fromkeys(case.formats, "MemoryError"), {}, out)
     for fmt in case.formats:
         try:
-            write_all(session, {fmt: out / f"report{EXTENSIONS[fmt]}"}, out, "report")
+            (result,) = write_all(session, {fmt: out / f"report{EXTENSIONS[fmt]}"}, out, "report")
             results[fmt] = "ok"
+            sizes[fmt] = sum(path.stat().st_size for path in result.paths or [result.path])
         except CodedError as exc:
             results[fmt] = f"{type(exc).__name__}:{exc.code}"
         except MemoryError:
             results[fmt] = "MemoryError"
-    return _report(results, out)
+    return _report(results, sizes, out)
 
 
-def _report(results: dict[str, str], out: Path) -> dict[str, Any]:
+def _report(results: dict[str, str], sizes: dict[str, int], out: Path) -> dict[str, Any]:
     written = sum(
         p.stat().st_size for p in out.rglob("*") if p.is_file() and "inputs" not in p.parts
     )
     return {
         "results": results,
+        "sizes": sizes,  # bytes written per format that rendered
         "bytes": written,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
     }

@@ -65,7 +65,7 @@ def test_packages_hold_a_reused_image_once(fmt: str) -> None:
         assert len(media) == 1 and package.read(media[0]) == png
 
 
-@pytest.mark.parametrize("fmt", ["docx", "pptx", "md"])
+@pytest.mark.parametrize("fmt", ["docx", "pptx", "md", "html", "pdf"])
 def test_distinct_images_over_the_limit_are_refused(fmt: str) -> None:
     pngs = [noise_png(seed) for seed in (3, 4, 5)]
     text = "# Pictures\n\n" + "\n\n".join(f"![p{i}]({data_uri(p)})" for i, p in enumerate(pngs))
@@ -76,11 +76,22 @@ def test_distinct_images_over_the_limit_are_refused(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["html", "pdf"])
-def test_html_counts_every_use_and_stops_before_growing(fmt: str) -> None:
+def test_fifty_uses_of_an_image_just_under_the_limit_render(fmt: str) -> None:
+    """HTML and PDF count a reused image once, like the packages."""
     png = noise_png(6)
-    with pytest.raises(LimitError, match=r"limits\.max_image_bytes"):
-        render_markdown(fmt, reused(data_uri(png), 200), POOL,
-                        limits=Limits(max_image_bytes=20 * len(png)))
-    html = render_markdown("html", reused(data_uri(png), 5), POOL,
-                           limits=Limits(max_image_bytes=20 * len(png))).decode()
-    assert html.count("<img ") == 5
+    data = render_markdown(fmt, reused(data_uri(png), 50), POOL,
+                           limits=Limits(max_image_bytes=len(png) + 1))
+    if fmt == "html":
+        assert data.decode().count(base64.b64encode(png).decode()) == 1
+        assert len(data) < 2 * len(data_uri(png))
+    else:
+        assert data.startswith(b"%PDF") and len(data) < 2 * len(png)
+
+
+@pytest.mark.parametrize("fmt", ["html", "pdf"])
+def test_two_different_images_over_the_limit_are_refused_in_html_and_pdf(fmt: str) -> None:
+    first, second = noise_png(7), noise_png(8)
+    text = reused(data_uri(first), 50) + f"\n![b]({data_uri(second)})\n"
+    with pytest.raises(LimitError, match=r"limits\.max_image_bytes") as caught:
+        render_markdown(fmt, text, POOL, limits=Limits(max_image_bytes=len(first) + 1))
+    assert caught.value.field == "limits.max_image_bytes"

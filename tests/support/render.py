@@ -63,10 +63,11 @@ def write_resolved(fmt: WriterFormat, rdoc: ResolvedDocument, options: RenderOpt
 
             return typst_pdf(rdoc, options)[0]
         case "pdf":
-            from renderers.writers.html.report import render_html
+            from renderers.writers.html.report import print_report
             from renderers.writers.pdf import pdf_bytes
 
-            return pdf_bytes(render_html(rdoc, options), options)
+            report = print_report(rdoc, options)
+            return pdf_bytes(report.html, options, report.images)
 
 
 def resolve_rows(

@@ -30,7 +30,8 @@ POOL = [{"sid": 1, "title": "Outlook", "url": "https://www.iea.org/outlook"}]
 
 @dataclass
 class Source:
-    """A bare WriteSource: a resolved document, options and fixed HTML to lay out."""
+    """A bare WriteSource: a resolved document, options and fixed HTML to lay out (as the
+    author's look; without it the PDF writer lays out the report)."""
 
     rdoc: ResolvedDocument
     options: RenderOptions
@@ -46,7 +47,7 @@ class Source:
 
     @property
     def authors_look(self) -> bool:
-        return False
+        return bool(self.html)  # fixed HTML stands for HTML input's own look
 
     def html_input(self) -> str | None:
         return self.html_text

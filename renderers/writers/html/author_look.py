@@ -28,11 +28,11 @@ from renderers.writers.html.contents import (
     insert_author_contents,
     text_without_citations,
 )
+from renderers.writers.html.images import image_fallback_markup
 from renderers.writers.html.list_numbers import number_lists
 from renderers.writers.html.report import (
     ReportWriter,
     cite_markup,
-    image_fallback_markup,
     render_page,
 )
 

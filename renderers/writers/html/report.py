@@ -1,14 +1,16 @@
 """The HTML writer: a standalone HTML5 report (inline CSS, images as ``data:`` URIs).
 
-The same markup feeds the PDF writer (WeasyPrint) and, through it, the PNG writer. What it shows
+The same markup feeds the PDF writer (WeasyPrint) and, through it, the PNG writer; the two differ
+only in how an image shown more than once is embedded once (:mod:`.images`). What it shows
 for the title, author notes, Sources entries, missing images and task boxes is decided in
 :mod:`renderers.writers.common`; the direction of each block by :mod:`renderers.text`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
@@ -52,7 +54,7 @@ from renderers.document import (
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
-from renderers.sandbox import load_image
+from renderers.sandbox import LoadedImage
 from renderers.text import Direction, HeadingIds, blocks_direction, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
@@ -63,10 +65,8 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     DocumentTitle,
-    ImageBytes,
     document_title,
     entry_parts,
-    image_fallback,
     source_preview,
     task_box,
     unresolved_note_text,
@@ -79,6 +79,7 @@ from renderers.writers.contents import (
 from renderers.writers.html.breaks import breakable
 from renderers.writers.html.code import CodeBlocks
 from renderers.writers.html.contents import contents_markup
+from renderers.writers.html.images import EmbeddedImages, ImageTarget
 from renderers.writers.html.list_numbers import ol_start_style
 from renderers.writers.html.math import (
     MATH_CSS,
@@ -111,11 +112,6 @@ def list_start_attributes(start: int) -> str:
     return f' start="{int(start)}" style="{ol_start_style(start)}"'
 
 
-def image_fallback_markup(image: Image) -> Markup:
-    """What an image that is not loaded (remote, refused, broken) shows instead."""
-    return Markup(f'<span class="img-alt">{escape(image_fallback(image))}</span>')
-
-
 def paragraph_dir(direction: Direction | None, inherited: Direction = "ltr") -> str:
     """The ``dir`` of a paragraph or heading whose text starts in ``direction``.
 
@@ -132,8 +128,30 @@ def paragraph_dir(direction: Direction | None, inherited: Direction = "ltr") -> 
 
 def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The standalone HTML5 report of ``rdoc``."""
+    return write_report(rdoc, options, "standalone").html
+
+
+@dataclass(frozen=True)
+class WrittenReport:
+    """A report's HTML, and for a print report the images its fetcher must serve
+    (``citerender-image:N`` → image: each image shown more than once, see :mod:`.images`)."""
+
+    html: str
+    images: Mapping[str, LoadedImage]
+
+
+def print_report(rdoc: ResolvedDocument, options: RenderOptions) -> WrittenReport:
+    """The report of ``rdoc`` as the PDF writer lays it out."""
+    return write_report(rdoc, options, "print")
+
+
+def write_report(
+    rdoc: ResolvedDocument, options: RenderOptions, target: ImageTarget
+) -> WrittenReport:
+    """The report of ``rdoc`` for ``target`` (they differ only in images shown more than
+    once), with the images a print report's fetcher serves."""
     title = document_title(rdoc.document, options)
-    writer = ReportWriter(options, rdoc.document)
+    writer = ReportWriter(options, rdoc.document, target)
     blocks = rdoc.document.blocks
     parts = [writer.block(block) for block in blocks]
     notes = writer.notes()
@@ -148,7 +166,10 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
             at = next(i for i, block in enumerate(blocks) if block is title.heading)
             parts.insert(at + 1, toc)
             toc = Markup("")
-    return render_page(
+    definitions = writer.images.definitions()
+    if definitions:
+        parts.insert(0, definitions)
+    html = render_page(
         body=Markup("\n").join(parts),
         title=title,
         options=options,
@@ -156,9 +177,10 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         rdoc=rdoc,
         cite_notes=writer.cite_notes,
         toc=toc,
-        extra_css=writer.code.css(),
+        extra_css=writer.images.css() + writer.code.css(),
         math=writer.has_math,
     )
+    return WrittenReport(html, writer.images.resources)
 
 
 def styled_cite_markup(cite: Cite, inlines: Callable[[tuple[Inline, ...]], Markup]) -> Markup:
@@ -223,12 +245,14 @@ def render_page(
 class ReportWriter:
     """Walks the IR once; every node kind has a branch, anything else is an error."""
 
-    def __init__(self, options: RenderOptions, document: Document) -> None:
+    def __init__(
+        self, options: RenderOptions, document: Document, target: ImageTarget = "standalone"
+    ) -> None:
         self.options = options
         self.ids = HeadingIds()
         self.direction: Direction = "ltr"  # inherited by the block being written
         self.notes_series = AuthorNotes(document.blocks)
-        self.image_bytes = ImageBytes(options.limits.max_image_bytes)
+        self.images = EmbeddedImages(document.blocks, options, target, self.ids)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
         self.cite_notes: list[dict[str, object]] = []  # a note style's notes, in order
         self.code = CodeBlocks(options.highlight_style)
@@ -420,15 +444,7 @@ class ReportWriter:
         return Markup(f'<a href="{escape(href)}"{title_attr}>{self.inlines(text)}</a>') + cites
 
     def image(self, image: Image) -> Markup:
-        loaded = load_image(image.src, self.options)
-        if loaded is None:
-            return image_fallback_markup(image)
-        title_attr = f' title="{escape(image.title)}"' if image.title else ""
-        self.image_bytes.add(len(loaded.data))  # every <img> carries its own copy
-        return Markup(
-            f'<img src="{loaded.data_uri()}" alt="{escape(image.alt)}"{title_attr} '
-            f'width="{loaded.width}" height="{loaded.height}">'
-        )
+        return self.images.markup(image)
 
     # ------------------------------------------------------------------ author notes
 
