@@ -367,9 +367,10 @@ class Session:
         return self.prepared.content_format == "html"
 
     def print_html(self) -> str:
-        """The HTML WeasyPrint lays out: the report, or the author's own look for HTML input."""
+        """The author's own look of HTML input, which WeasyPrint lays out for it (the report
+        itself is written for print by :func:`renderers.writers.pdf.laid_out_html`)."""
         if not self.authors_look:
-            return self.artifact("html").text()
+            raise ValueError("print_html: only HTML input with its own look has one")
         if self._print_html is None:
             from renderers.writers.html.author_look import render_html_input
 

@@ -73,7 +73,8 @@ class WriteSource(Protocol):
         ...
 
     def print_html(self) -> str:
-        """The HTML the PDF is laid out from: the report, or the author's look for HTML input."""
+        """The author's own look of HTML input, laid out as it is (only when
+        :attr:`authors_look`)."""
         ...
 
     @property
