@@ -120,6 +120,9 @@ class TypstSource:
 
     text: str
     images: dict[str, bytes] = field(default_factory=dict)
+    #: Every label a link of the text leads to, in order of first use (the template's
+    #: ``to-label`` finds each in ``late-dests``: :mod:`renderers.writers.typst.late_links`).
+    link_targets: tuple[str, ...] = ()
 
 
 def typst_source(
@@ -151,7 +154,8 @@ def typst_source(
         writer.cite_notes_section(),
         writer.sources_section(),
     ]
-    return TypstSource("\n\n".join(p for p in parts if p) + "\n", writer.root.files)
+    text = "\n\n".join(p for p in parts if p) + "\n"
+    return TypstSource(text, writer.root.files, tuple(writer.link_targets))
 
 
 def _metadata(title: str, options: RenderOptions, *, dated: bool) -> str:
@@ -184,6 +188,7 @@ class _Markup:
         #: anchors go just before the table instead.
         self.header_anchors: list[str] | None = None
         self.labelled_notes: set[str] = set()  # notes whose first reference has its anchor
+        self.link_targets: dict[str, None] = {}  # labels links lead to, in order of first use
         #: A note style's citations, in order: (note number, its text, the citation's anchor).
         self.cite_notes: list[tuple[int, tuple[Inline, ...], str]] = []
         # PDF/UA-1 forbids skipped heading levels: the tagged structure is made continuous.
@@ -409,7 +414,7 @@ class _Markup:
             case Math():
                 return math_markup(node, self.root)
             case CrossRef():
-                return crossref_markup(node, self.labels)
+                return crossref_markup(node, self.labels, self.to_label)
             case _:
                 raise UnsupportedNodeError(
                     f"Typst writer: unsupported inline {type(node).__name__}"
@@ -438,7 +443,7 @@ class _Markup:
         links lead to the entries); or, in a note style, the note's number linked to it."""
         if note:
             self.cite_notes.append((note, children, anchor))
-            piece = f"({string_literal(f'{CITE_NOTE_PREFIX}{note}')}, {string_literal(str(note))})"
+            piece = f"({self.target(f'{CITE_NOTE_PREFIX}{note}')}, {string_literal(str(note))})"
             return call("cite-mark", self.anchor(anchor), piece)
         if children:
             mark = self.anchor(anchor)
@@ -448,7 +453,7 @@ class _Markup:
         if not pieces:
             return ""
         args = [
-            f"({'none' if number is None else string_literal(f'src-{int(number)}')}, "
+            f"({'none' if number is None else self.target(f'src-{int(number)}')}, "
             f"{string_literal(text)})"
             for text, number in pieces
         ]
@@ -461,6 +466,15 @@ class _Markup:
             return string_literal(name)
         self.header_anchors.append(name)
         return "none"
+
+    def target(self, name: str) -> str:
+        """The string literal of a label a link leads to, recorded as a link target."""
+        self.link_targets.setdefault(name)
+        return string_literal(name)
+
+    def to_label(self, name: str) -> str:
+        """The destination of a link to the label ``name`` (``to-label`` in the template)."""
+        return f"to-label({self.target(name)})"
 
     def link(self, url: str, children: tuple[Inline, ...]) -> str:
         """A link; citations inside it follow it (a link inside a link would be ambiguous)."""
@@ -478,7 +492,7 @@ class _Markup:
             return None
         if href.startswith("#"):
             fragment = href[1:]
-            return f"label({string_literal(fragment)})" if fragment in self.labels else None
+            return self.to_label(fragment) if fragment in self.labels else None
         return string_literal(href)
 
     def note_reference(self, label: str) -> str:
@@ -491,7 +505,7 @@ class _Markup:
         if label not in self.labelled_notes:
             self.labelled_notes.add(label)
             anchor = self.anchor(f"fnref-{note.number}")
-        return call("note-ref", anchor, string_literal(note.anchor), string_literal(note.marker))
+        return call("note-ref", anchor, self.target(note.anchor), string_literal(note.marker))
 
     def image(self, image: Image, *, block: bool) -> str:
         loaded = load_image(image.src, self.options)

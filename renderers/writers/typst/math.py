@@ -9,6 +9,8 @@ and a numbered caption starts "Figure 1: ".
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from renderers.document import CrossRef, Math, numbered_anchor, numbered_name
 from renderers.math import MathError, parse_tex
 from renderers.math.svg import draw_formula
@@ -29,13 +31,14 @@ def math_markup(node: Math, root: RootFiles) -> str:
     return call(function, string_literal(name), *sizes, string_literal(formula.tex))
 
 
-def crossref_markup(node: CrossRef, labels: set[str]) -> str:
-    """"Figure 1", linked to the figure or table it names (plain text when it has no anchor)."""
+def crossref_markup(node: CrossRef, labels: set[str], to_label: Callable[[str], str]) -> str:
+    """"Figure 1", linked to the figure or table it names (plain text when it has no anchor);
+    ``to_label`` gives the destination of a link to a label."""
     name = text_markup(numbered_name(node.label, node.number))
     anchor = numbered_anchor(node.label, node.number)
     if anchor not in labels:
         return name
-    return f"#link(label({string_literal(anchor)}))[{name}];"
+    return f"#link({to_label(anchor)})[{name}];"
 
 
 def numbered_anchor_of(label: str, number: int) -> str:

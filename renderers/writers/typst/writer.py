@@ -34,6 +34,14 @@ from renderers.writers import Artifact, WriteSource
 from renderers.writers.html.templating import templates_dir
 from renderers.writers.ooxml import build_timestamp
 from renderers.writers.typst.fonts import needs_cjk, report_fonts
+from renderers.writers.typst.late_links import (
+    POSITIONS_LABEL,
+    Placement,
+    parse_positions,
+    positions_query,
+    prelude,
+    resolve_late_links,
+)
 from renderers.writers.typst.markup import TypstSource, typst_source
 
 #: Typst's PDF standard for each :attr:`RenderOptions.pdf_variant`.
@@ -123,29 +131,44 @@ def compile_source(
     ``options.dpi``, and Typst's warnings."""
     refuse_reaching_out(source.text)
     cjk = needs_cjk(source.text)
-    main = f"#let with-cjk = {'true' if cjk else 'false'}\n{report_template()}\n{source.text}"
+    tagged = options.pdf_variant == "pdf/ua-1"
+    # Links to our labels are set after layout (late_links), except in a tagged PDF.
+    late = not tagged
+    resolve_links = late and output == "pdf" and bool(source.link_targets)
+    main = (
+        f"#let with-cjk = {'true' if cjk else 'false'}\n"
+        f"{prelude(source.link_targets, late=late)}{report_template()}\n{source.text}"
+        f"{positions_query() if resolve_links else ''}"
+    )
     standard = STANDARDS.get(options.pdf_variant) if options.pdf_variant else None
     LAYOUT_CACHE.release()
+    placements: list[Placement] = []
     with tempfile.TemporaryDirectory(prefix="citerender-typst-") as root:
         for name, data in source.images.items():
             (Path(root) / name).write_bytes(data)
         (Path(root) / MAIN).write_text(main, encoding="utf-8")
-        compiler = typst.Compiler(root=root, font_paths=report_fonts(cjk=cjk), sys_inputs={},
+        compiler = typst.Compiler(input=str(Path(root) / MAIN), root=root,
+                                  font_paths=report_fonts(cjk=cjk), sys_inputs={},
                                   package_path=root, package_cache_path=root)
         try:
             result, warnings = compiler.compile_with_warnings(
-                input=str(Path(root) / MAIN),
                 format=output,
                 ppi=float(options.dpi) if output == "png" else None,
                 pdf_standards=[standard] if standard else [],
-                pdf_tags=options.pdf_variant == "pdf/ua-1",
+                pdf_tags=tagged,
                 timestamp=stamp,
             )
+            if resolve_links:  # answered from the compile just done (about 1 ms)
+                placements = parse_positions(
+                    compiler.query(selector=f"<{POSITIONS_LABEL}>", field="value", one=True)
+                )
         except typst.TypstError as exc:
             raise RenderError(
                 f"the Typst engine could not lay out the document: {_message(exc)}"
             ) from exc
     pages = result if isinstance(result, list) else [result] if result else []
+    if resolve_links and pages:
+        pages[0] = resolve_late_links(pages[0], placements)
     notes = [Diagnostic(Code.TYPESETTER_NOTE, f"Typst: {_message(w)}") for w in warnings]
     return pages, notes
 

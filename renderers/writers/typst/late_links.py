@@ -1,0 +1,214 @@
+"""Links to the document's own labels, resolved after layout and written into Typst's PDF.
+
+Why: Typst resolves ``link(label(...))`` during layout, so every paragraph holding such a link
+is laid out twice (once before the label's place is known, once after). The 50-page benchmark
+report has 500 linked citations: its compile costs 0.75 s of CPU with label links and 0.42 s
+with links to fixed positions (measured in one run, Typst 0.15). So the markup links each
+citation, note reference and in-text anchor link to a *placeholder* position: page 1 at a
+negative x (``-1pt`` for the first target, ``-2pt`` for the second …), which no laid-out
+element can have. The same compile reports where each label landed (a ``context`` block at the
+end of the document, the only part that is laid out again); :func:`resolve_late_links` then
+rewrites each placeholder destination of the PDF into the label's page and point, exactly as
+Typst computes a label link's destination (10 pt above the target, clamped to the page top).
+
+Typst deduplicates equal destinations, so the PDF holds one placeholder array per target,
+however many links lead there. Only those arrays change; the cross-reference table is
+rewritten for their new lengths. Done by hand rather than with a PDF library: pypdf (a test
+dependency only) takes 0.25 s of CPU to read and rewrite the 58-page report, most of the 0.33 s
+the layout saves; this patch of 120 small objects takes 4 ms.
+
+A tagged PDF (PDF/UA-1) keeps Typst's own label links: its link annotations carry alt text
+naming the target's page, which the placeholder would get wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from renderers.errors import RenderError
+from renderers.writers.typst.escape import string_literal
+
+#: The label of the metadata that reports where each target landed.
+POSITIONS_LABEL = "citerender-late-link-positions"
+#: Typst places a link's destination this far above its target (``pos_to_xyz`` in typst-pdf).
+_ABOVE_TARGET_PT = 10.0
+
+_PAGES = re.compile(rb"/Type/Pages/Count (\d+)/Kids\[([\d R]*)\]")
+_PLACEHOLDER = re.compile(rb"\[(\d+) 0 R/XYZ -(\d+) ([\d.]+) 0\]")
+_MEDIA_BOX = re.compile(rb"/MediaBox\[(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+)\]")
+_START_XREF = re.compile(rb"startxref\s+(\d+)\s+%%EOF\s*$")
+_XREF_SUBSECTION = re.compile(rb"(\d+) (\d+)\r?\n")
+_XREF_ENTRY = re.compile(rb"(\d{10}) (\d{5}) ([nf])(?: \r| \n|\r\n)")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a target landed: its page (from 1) and its point, in pt from the page's top left."""
+
+    page: int
+    x: float
+    y: float
+
+
+def prelude(targets: Sequence[str], *, late: bool) -> str:
+    """The definitions the template's ``to-label`` reads: whether links are late, and the
+    placeholder position of each target (in ``targets`` order)."""
+    if not late:
+        return "#let late-links = false\n#let late-dests = (:)\n"
+    entries = ", ".join(
+        f"{string_literal(target)}: (page: 1, x: {-(index + 1)}pt, y: 0pt)"
+        for index, target in enumerate(targets)
+    )
+    return f"#let late-links = true\n#let late-dests = ({entries or ':'}{',' if entries else ''})\n"
+
+
+def positions_query() -> str:
+    """Markup for the end of the document: the page and point of every target, as metadata."""
+    return (
+        "\n#context [#metadata(late-dests.keys().map(target => {"
+        " let p = locate(label(target)).position(); (p.page, p.x.pt(), p.y.pt()) }))"
+        f"#label({string_literal(POSITIONS_LABEL)})]\n"
+    )
+
+
+def parse_positions(reported: str) -> list[Placement]:
+    """The query's JSON answer as placements (in ``targets`` order)."""
+    try:
+        return [Placement(int(page), float(x), float(y)) for page, x, y in json.loads(reported)]
+    except (TypeError, ValueError) as exc:
+        raise RenderError(f"the Typst engine reported unreadable link targets: {exc}") from exc
+
+
+def resolve_late_links(pdf: bytes, placements: Sequence[Placement]) -> bytes:
+    """``pdf`` with each placeholder destination replaced by its target's place."""
+    pages = _page_objects(pdf)
+    offsets = _XrefTable.read(pdf)
+    first_page = pages[0] if pages else b""
+    patches: list[tuple[int, int, bytes]] = []
+    for found in _PLACEHOLDER.finditer(pdf):
+        if found.group(1) != first_page:
+            continue
+        index = int(found.group(2)) - 1
+        if not 0 <= index < len(placements):
+            continue  # not one of ours (no target has this number)
+        place = placements[index]
+        if not 1 <= place.page <= len(pages):
+            raise RenderError(f"the Typst engine placed a link target on page {place.page}")
+        page_ref = pages[place.page - 1]
+        top = _page_top(pdf, offsets, int(page_ref))
+        y = top - max(place.y - _ABOVE_TARGET_PT, 0.0)
+        array = b"[%s 0 R/XYZ %s %s 0]" % (page_ref, _number(place.x), _number(y))
+        patches.append((found.start(), found.end(), array))
+    return offsets.rewrite(pdf, patches)
+
+
+def _number(value: float) -> bytes:
+    """A PDF number with at most four decimals and no trailing zeros."""
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return (text if text not in ("", "-0") else "0").encode("ascii")
+
+
+def _page_objects(pdf: bytes) -> list[bytes]:
+    """The object numbers of the pages, in order (Typst writes one flat page tree)."""
+    found = _PAGES.search(pdf)
+    if found is None:
+        raise RenderError("the Typst engine wrote a PDF without a page tree")
+    pages = re.findall(rb"(\d+) 0 R", found.group(2))
+    if len(pages) != int(found.group(1)):
+        raise RenderError("the Typst engine wrote a nested page tree; its links cannot be set")
+    return list(pages)
+
+
+def _page_top(pdf: bytes, offsets: _XrefTable, page: int) -> float:
+    """The top edge of a page's media box (the y that Typst's page origin maps to)."""
+    start = offsets.offset_of(page)
+    end = pdf.find(b"endobj", start)
+    found = _MEDIA_BOX.search(pdf, start, end)
+    if found is None:
+        raise RenderError(f"the Typst engine wrote page object {page} without a media box")
+    return float(found.group(4))
+
+
+class _XrefTable:
+    """The PDF's one cross-reference table: where each object starts, rewritten after edits."""
+
+    def __init__(self, start: int, end: int, entries: list[tuple[int, int, bytes, bytes]]):
+        self.start = start  # offset of the keyword ``xref``
+        self.end = end  # offset just after the last entry
+        self.entries = entries  # (object number, offset, generation, kind)
+        self._by_number = {number: offset for number, offset, _, kind in entries if kind == b"n"}
+
+    @classmethod
+    def read(cls, pdf: bytes) -> _XrefTable:
+        found = _START_XREF.search(pdf[-64:])
+        start = int(found.group(1)) if found else -1
+        if not pdf.startswith(b"xref", start) or start < 0:
+            raise RenderError("the Typst engine wrote a PDF without a cross-reference table")
+        position = start + len(b"xref")
+        while pdf[position : position + 1] in (b"\r", b"\n", b" "):
+            position += 1
+        entries: list[tuple[int, int, bytes, bytes]] = []
+        while (section := _XREF_SUBSECTION.match(pdf, position)) is not None:
+            first, count = int(section.group(1)), int(section.group(2))
+            position = section.end()
+            for number in range(first, first + count):
+                entry = _XREF_ENTRY.match(pdf, position)
+                if entry is None:
+                    raise RenderError("the Typst engine wrote an unreadable cross-reference table")
+                entries.append((number, int(entry.group(1)), entry.group(2), entry.group(3)))
+                position = entry.end()
+        return cls(start, position, entries)
+
+    def offset_of(self, number: int) -> int:
+        try:
+            return self._by_number[number]
+        except KeyError:
+            raise RenderError(f"the Typst engine's PDF has no object {number}") from None
+
+    def rewrite(self, pdf: bytes, patches: Sequence[tuple[int, int, bytes]]) -> bytes:
+        """``pdf`` with each ``(start, end, bytes)`` patch applied (all before the table) and
+        the table and ``startxref`` moved to match."""
+        if not patches:
+            return pdf
+        pieces: list[bytes] = []
+        boundaries: list[int] = [0]  # old offsets from which ``totals`` apply
+        totals: list[int] = [0]
+        last, shift = 0, 0
+        for start, end, replacement in sorted(patches):
+            if start < last or end > self.start:
+                raise RenderError("overlapping edits of the Typst engine's PDF")
+            pieces += [pdf[last:start], replacement]
+            shift += len(replacement) - (end - start)
+            boundaries.append(end)
+            totals.append(shift)
+            last = end
+        pieces.append(pdf[last : self.start])
+
+        def moved(offset: int) -> int:
+            return offset + totals[bisect_right(boundaries, offset) - 1]
+
+        table = [b"xref\n"]
+        previous = None
+        for number, offset, generation, kind in self.entries:
+            if previous is None or number != previous + 1:
+                count = _run_length(self.entries, number)
+                table.append(b"%d %d\n" % (number, count))
+            previous = number
+            new_offset = moved(offset) if kind == b"n" else offset
+            table.append(b"%010d %s %s\r\n" % (new_offset, generation, kind))
+        trailer = pdf[self.end :]
+        trailer = _START_XREF.sub(b"startxref\n%d\n%%%%EOF" % moved(self.start), trailer)
+        return b"".join(pieces) + b"".join(table) + trailer
+
+
+def _run_length(entries: list[tuple[int, int, bytes, bytes]], first: int) -> int:
+    """How many consecutive object numbers start at ``first`` in ``entries``."""
+    numbers = {number for number, *_ in entries}
+    count = 0
+    while first + count in numbers:
+        count += 1
+    return count

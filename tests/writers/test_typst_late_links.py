@@ -1,0 +1,112 @@
+"""Links to the document's own labels, set after Typst's layout (typst/late_links.py).
+
+The default Typst PDF links citations, note references and in-text anchor links to placeholder
+positions and rewrites them afterwards; a tagged PDF (PDF/UA-1) keeps Typst's own label links.
+Both must lead to the same places, and the rewritten file must stay a well-formed PDF.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import warnings
+from collections import Counter
+
+import pytest
+from pypdf import PdfReader
+
+from citations.pool import SourcePool
+from renderers.options import RenderOptions
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import resolve
+from renderers.testing import normalize_pdf
+from renderers.writers.typst.late_links import (
+    Placement,
+    _XrefTable,
+    prelude,
+    resolve_late_links,
+)
+from renderers.writers.typst.markup import typst_source
+from tests.support.render import write_resolved
+
+SOURCES = 14
+POOL = SourcePool.from_rows(
+    [{"sid": n, "title": f"Source number {n}", "url": f"https://example.org/{n}"}
+     for n in range(1, SOURCES + 1)]
+)
+
+
+def long_markdown() -> str:
+    """Several pages: citations of every source on many pages, a note, an anchor link."""
+    paragraphs = ["# Findings", "See [the method](#method) first.[^n]", "[^n]: A note."]
+    for n in range(60):
+        sid = n % SOURCES + 1
+        paragraphs.append(
+            f"Paragraph {n} reports a measured figure [[S:{sid}]] and compares it with an "
+            f"earlier one [[S:{(sid % SOURCES) + 1},{((sid + 4) % SOURCES) + 1}]]. " * 3
+        )
+        if n == 30:
+            paragraphs.append("## Method")
+    return "\n\n".join(paragraphs)
+
+
+@pytest.fixture(scope="module")
+def pdfs() -> tuple[bytes, bytes]:
+    rdoc = resolve(read_markdown(long_markdown()), POOL)
+    late = write_resolved("pdf", rdoc, RenderOptions(pdf_engine="typst"))
+    tagged = write_resolved("pdf", rdoc, RenderOptions(pdf_engine="typst", pdf_variant="pdf/ua-1"))
+    return late, tagged
+
+
+def test_late_links_lead_where_typst_label_links_lead(pdfs: tuple[bytes, bytes]) -> None:
+    late, tagged = pdfs
+    late_links = normalize_pdf(late)["links.txt"]
+    assert late_links == normalize_pdf(tagged)["links.txt"]
+    # the citations of the last pages lead to the Sources entries on the last page
+    assert len(PdfReader(io.BytesIO(late)).pages) >= 4
+    assert b"/XYZ -" not in late  # no placeholder is left
+
+
+def test_every_citation_leads_to_its_entry(pdfs: tuple[bytes, bytes]) -> None:
+    late, _ = pdfs
+    reader = PdfReader(io.BytesIO(late))
+    pages = {page.indirect_reference.idnum: index for index, page in enumerate(reader.pages)}
+    reached: Counter[tuple[int, float]] = Counter()
+    for page in reader.pages:
+        for annotation in page.get("/Annots") or []:
+            destination = annotation.get_object().get("/Dest")
+            if destination is not None:
+                destination = destination.get_object()
+                reached[(pages[destination[0].idnum], float(destination[3]))] += 1
+    # 60 paragraphs × 3 sentences × 3 numbers, each source cited 30 times or more: the 14
+    # entries are the places reached that often, on the last pages, one place each
+    entries = {place: count for place, count in reached.items() if count >= 30}
+    assert len(entries) == SOURCES and sum(entries.values()) == 60 * 3 * 3
+    assert min(page for page, _ in entries) >= len(reader.pages) - 2
+
+
+def test_rewritten_cross_reference_table_is_exact(pdfs: tuple[bytes, bytes]) -> None:
+    late, _ = pdfs
+    table = _XrefTable.read(late)
+    used = [(number, offset) for number, offset, _, kind in table.entries if kind == b"n"]
+    assert used and all(late.startswith(b"%d 0 obj" % n, offset) for n, offset in used)
+    start = int(re.search(rb"startxref\s+(\d+)", late[-64:]).group(1))  # type: ignore[union-attr]
+    assert late.startswith(b"xref", start)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(PdfReader(io.BytesIO(late), strict=True).pages) >= 4
+
+
+def test_markup_lists_each_link_target_once_in_order() -> None:
+    rdoc = resolve(read_markdown(long_markdown()), POOL)
+    source = typst_source(rdoc, RenderOptions(pdf_engine="typst"))
+    assert source.link_targets[:3] == ("method", "fn-1", "src-1")
+    assert len(source.link_targets) == len(set(source.link_targets)) == SOURCES + 2
+    defined = prelude(source.link_targets, late=True)
+    assert '"src-1": (page: 1, x: -3pt, y: 0pt)' in defined
+    assert prelude(source.link_targets, late=False).endswith("#let late-dests = (:)\n")
+
+
+def test_a_pdf_without_placeholders_is_returned_unchanged(pdfs: tuple[bytes, bytes]) -> None:
+    _, tagged = pdfs
+    assert resolve_late_links(tagged, [Placement(1, 10.0, 10.0)]) == tagged
