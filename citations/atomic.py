@@ -11,7 +11,6 @@ import contextlib
 import errno
 import os
 import re
-import secrets
 import time
 from pathlib import Path
 
@@ -72,7 +71,7 @@ def _open_temp(name: str, dir_fd: int) -> tuple[int, str]:
     """Create a fresh hidden temporary file beside ``name`` (mode 0666 minus the umask)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     while True:
-        tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+        tmp = f".{name}.{os.urandom(6).hex()}.tmp"
         try:
             return os.open(tmp, flags, 0o666, dir_fd=dir_fd), tmp
         except FileExistsError:

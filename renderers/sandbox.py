@@ -18,9 +18,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, unquote_to_bytes, urlsplit
-from urllib.request import url2pathname
-
-from PIL import Image as PILImage
 
 from renderers.diagnostics import Code, Diagnostic, collect, forward, report
 from renderers.errors import ResourceError
@@ -96,6 +93,8 @@ class Sandbox:
         if scheme == "file":
             if parts.netloc not in ("", "localhost"):
                 raise ResourceError(f"refused {reference!r}: remote file: URLs are not loaded")
+            from urllib.request import url2pathname  # imported here: it pulls in http, ssl
+
             candidates = [url2pathname(parts.path)]
         elif scheme and len(scheme) > 1:  # a one-letter "scheme" is a Windows drive
             raise ResourceError(
@@ -135,6 +134,8 @@ class Sandbox:
 
 def check_pixels(data: bytes, max_pixels: int, reference: str) -> None:
     """Refuse raster images whose declared size exceeds ``max_pixels`` (decompression bombs)."""
+    from PIL import Image as PILImage  # imported when an image is loaded, not by every render
+
     try:
         with PILImage.open(io.BytesIO(data)) as image:
             width, height = image.size
@@ -206,6 +207,8 @@ def _load_image(reference: str, options: RenderOptions) -> LoadedImage | None:
     except OSError as exc:
         _not_loaded(Code.IMAGE_REFUSED, shown, exc.strerror or str(exc))
         return None
+    from PIL import Image as PILImage
+
     try:
         with PILImage.open(io.BytesIO(data)) as image:
             fmt, (width, height) = image.format, image.size

@@ -143,3 +143,17 @@ class HeadingIds:
             candidate = f"{base}-{counter}"
         self._used.add(candidate)
         return candidate
+
+
+def paragraph_dir(direction: Direction | None, inherited: Direction = "ltr") -> str:
+    """The ``dir`` of a paragraph or heading whose text starts in ``direction``.
+
+    WeasyPrint ignores ``dir="auto"`` (the element inherits its parent's direction), so
+    right-to-left, and left-to-right inside a right-to-left container, must be said; otherwise
+    ``auto`` lets browsers resolve the direction themselves.
+    """
+    if direction == "rtl":
+        return "rtl"
+    if direction == "ltr" and inherited == "rtl":
+        return "ltr"
+    return "auto"

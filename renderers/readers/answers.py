@@ -148,14 +148,14 @@ def sniff_file(path: Path, forced: str | None = None) -> Detection | None:
 
     ``forced`` (``--from``) names a provider: the file must then parse as JSON.
     """
+    if forced is None:
+        with path.open("rb") as handle:
+            if not _looks_like_json(handle.read(64)):
+                return None  # markdown or HTML: not read twice, the adapters not imported
     from citations.adapters import PROVIDERS, Detection, detect, parse_answer
 
     if forced is not None and forced not in PROVIDERS:
         return None
-    if forced is None:
-        with path.open("rb") as handle:
-            if not _looks_like_json(handle.read(64)):
-                return None  # markdown or HTML: not read twice
     data = path.read_bytes()
     try:
         parsed = parse_answer(data, str(path))

@@ -70,8 +70,8 @@ from renderers.service.requests import (
     parse_render_request,
 )
 from renderers.service.server import AnswerUnexpectedErrors, ServerLimits
+from renderers.templates import templates_dir
 from renderers.tools import SOURCE_ROW_SCHEMA
-from renderers.writers.html.templating import templates_dir
 
 CONTENT_TYPES: dict[str, str] = {
     **{f.name: f.media_type for f in BY_NAME.values()},

@@ -61,7 +61,7 @@ class CslStyle:
 
 
 def styles_dir() -> Path:
-    from renderers.writers.html.templating import templates_dir
+    from renderers.templates import templates_dir
 
     return templates_dir() / "csl"
 

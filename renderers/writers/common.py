@@ -122,6 +122,8 @@ def _one_line(text: str) -> str:
 
 #: The heading of the list of author notes (HTML, PDF, DOCX put it before the Sources).
 NOTES_HEADING = "Notes"
+#: The id (HTML) and label (Typst) of the Notes section.
+NOTES_ID = "notes"
 
 
 def note_marker(number: int) -> str:

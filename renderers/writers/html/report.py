@@ -55,13 +55,20 @@ from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import LoadedImage
-from renderers.text import Direction, HeadingIds, blocks_direction, text_direction
+from renderers.text import (
+    Direction,
+    HeadingIds,
+    blocks_direction,
+    paragraph_dir,
+    text_direction,
+)
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     BACKLINK_MARK,
     BACKLINK_TITLE,
     NOTE_BACKLINK_TITLE,
     NOTES_HEADING,
+    NOTES_ID,
     AuthorNote,
     AuthorNotes,
     DocumentTitle,
@@ -90,8 +97,6 @@ from renderers.writers.html.math import (
 )
 from renderers.writers.html.templating import environment, report_css, stylesheet
 
-NOTES_ID = "notes"
-
 
 def cite_markup(anchor: str, numbers: Iterable[int], *, joined: bool = False) -> Markup:
     """``<sup class="cite" id="cite-K">`` with one ``<a href="#src-N">`` per displayed number."""
@@ -110,20 +115,6 @@ def list_start_attributes(start: int) -> str:
     if start == 1:
         return ""
     return f' start="{int(start)}" style="{ol_start_style(start)}"'
-
-
-def paragraph_dir(direction: Direction | None, inherited: Direction = "ltr") -> str:
-    """The ``dir`` of a paragraph or heading whose text starts in ``direction``.
-
-    WeasyPrint ignores ``dir="auto"`` (the element inherits its parent's direction), so
-    right-to-left, and left-to-right inside a right-to-left container, must be said; otherwise
-    ``auto`` lets browsers resolve the direction themselves.
-    """
-    if direction == "rtl":
-        return "rtl"
-    if direction == "ltr" and inherited == "rtl":
-        return "ltr"
-    return "auto"
 
 
 def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:

@@ -1,34 +1,18 @@
-"""Find the ``templates/`` directory and build the one Jinja2 environment every HTML writer uses.
-
-In a source checkout the templates live at the repository root (``templates/``); in an installed
-wheel they are packaged as ``renderers/_templates`` (``pyproject.toml`` force-include).
-"""
+"""The one Jinja2 environment every HTML writer uses (templates from :mod:`renderers.templates`)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 from functools import lru_cache
-from pathlib import Path
 
 import jinja2
 
 from renderers.options import PageSize
+from renderers.templates import templates_dir
 from renderers.writers.common import page_dimensions
 from renderers.writers.html.breaks import breakable
 from renderers.writers.html.list_numbers import li_value_style
-
-
-def templates_dir() -> Path:
-    """The directory holding ``report.html.j2`` (installed wheel first, then the checkout)."""
-    package = Path(__file__).resolve().parents[2]  # renderers/
-    for candidate in (package / "_templates", package.parent / "templates"):
-        if (candidate / "report.html.j2").is_file():
-            return candidate
-    raise FileNotFoundError(
-        f"citerender templates not found: looked in {package / '_templates'} and "
-        f"{package.parent / 'templates'} for report.html.j2"
-    )
 
 
 @lru_cache(maxsize=1)

@@ -61,9 +61,16 @@ from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
-from renderers.text import Direction, HeadingIds, blocks_direction, text_direction
+from renderers.text import (
+    Direction,
+    HeadingIds,
+    blocks_direction,
+    paragraph_dir,
+    text_direction,
+)
 from renderers.writers.common import (
     NOTES_HEADING,
+    NOTES_ID,
     AuthorNote,
     AuthorNotes,
     ImageBytes,
@@ -75,7 +82,6 @@ from renderers.writers.common import (
     unresolved_note_text,
 )
 from renderers.writers.contents import CONTENTS_ID, contents_entries, contents_headings
-from renderers.writers.html.report import NOTES_ID, paragraph_dir
 from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
 from renderers.writers.typst.escape import string_literal, text_expr, text_markup
 from renderers.writers.typst.math import (

@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from renderers.document import CrossRef, Math, numbered_anchor, numbered_name
 from renderers.math import MathError, parse_tex
-from renderers.math.svg import draw_formula
 from renderers.writers.typst.escape import string_literal, text_markup
 from renderers.writers.typst.parts import RootFiles, call, content
 
@@ -24,6 +23,8 @@ def math_markup(node: Math, root: RootFiles) -> str:
         formula = parse_tex(node.tex, node.display)
     except MathError:
         return call("code-span", content(text_markup(node.tex)))
+    from renderers.math.svg import draw_formula  # its MathML step imports xml.sax and urllib
+
     drawn = draw_formula(formula)
     name, _ = root.name_of(drawn.svg.encode("utf-8"), "math", "svg")
     sizes = (f"{round(value, 4)}" for value in (drawn.width, drawn.height, drawn.depth))

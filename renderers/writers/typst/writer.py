@@ -30,8 +30,8 @@ from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, RenderError
 from renderers.options import PdfVariant, RenderOptions
 from renderers.resolve import ResolvedDocument
+from renderers.templates import templates_dir
 from renderers.writers import Artifact, WriteSource
-from renderers.writers.html.templating import templates_dir
 from renderers.writers.ooxml import build_timestamp
 from renderers.writers.typst.fonts import needs_cjk, report_fonts
 from renderers.writers.typst.late_links import (
