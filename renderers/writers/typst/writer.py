@@ -8,7 +8,8 @@ it sees no system fonts (only :func:`~renderers.writers.typst.fonts.report_fonts
 (:mod:`renderers.writers.typst.escape`). PDF/A and PDF/UA come from Typst's own standards
 support; the PDF is tagged for PDF/UA-1 only, as WeasyPrint's is (tags make the 50-page report
 2.7 times larger). Dates come from ``SOURCE_DATE_EPOCH`` or are left out, so identical input
-gives identical bytes.
+gives identical bytes. Links to our own labels are set after layout
+(:mod:`~renderers.writers.typst.late_links`), except in the tagged PDF.
 
 HTML input is laid out from the document model like markdown: Typst has no CSS, so an author's
 stylesheet is not applied, and the artifact says so.
