@@ -101,7 +101,13 @@ def test_markup_lists_each_link_target_once_in_order() -> None:
     rdoc = resolve(read_markdown(long_markdown()), POOL)
     source = typst_source(rdoc, RenderOptions(pdf_engine="typst"))
     assert source.link_targets[:3] == ("method", "fn-1", "src-1")
-    assert len(source.link_targets) == len(set(source.link_targets)) == SOURCES + 2
+    # the text's links, then the back-links: the note's to its reference, each entry's to
+    # the first citation of its source
+    # the first citation of a source (one citation may be the first of several)
+    backlinks = tuple(dict.fromkeys(entry.backlink for entry in rdoc.entries))
+    assert all(backlinks) and source.link_targets[-len(backlinks) - 1 :] == ("fnref-1", *backlinks)
+    expected = 2 + SOURCES + 1 + len(backlinks)
+    assert len(source.link_targets) == len(set(source.link_targets)) == expected
     defined = prelude(source.link_targets, late=True)
     assert '"src-1": (page: 1, x: -3pt, y: 0pt)' in defined
     assert prelude(source.link_targets, late=False).endswith("#let late-dests = (:)\n")

@@ -478,6 +478,12 @@ class _Markup:
         self.link_targets.setdefault(name)
         return string_literal(name)
 
+    def backlink(self, name: str) -> str:
+        """``name`` ("" for none), recorded as a link target: the anchor a back-link leads to."""
+        if name:
+            self.link_targets.setdefault(name)
+        return name
+
     def to_label(self, name: str) -> str:
         """The destination of a link to the label ``name`` (``to-label`` in the template)."""
         return f"to-label({self.target(name)})"
@@ -561,7 +567,7 @@ class _Markup:
             finally:
                 self.block_depth -= 1
         backlink = f"fnref-{note.number}" if note.label in self.labelled_notes else ""
-        return note_fields(note.anchor, f"{note.marker}.", body, backlink, direction)
+        return note_fields(note.anchor, f"{note.marker}.", body, self.backlink(backlink), direction)
 
     def cite_notes_section(self) -> str:
         """A note style's notes (``1.`` …), each linking back to its citation, after the author
@@ -570,7 +576,7 @@ class _Markup:
             return ""
         notes = [
             note_fields(f"{CITE_NOTE_PREFIX}{number}", f"{number}.", self.inlines(children),
-                        anchor, None)
+                        self.backlink(anchor), None)
             for number, children, anchor in self.cite_notes
         ]  # fmt: skip
         return call("notes-section", content(text_markup(NOTES_HEADING)), "none", array(notes))
@@ -580,6 +586,8 @@ class _Markup:
         if not entries:
             return ""
         styled = any(entry.formatted for entry in entries)
+        for entry in entries:
+            self.backlink(entry.backlink)
         items = (source_entry(entry_parts(e), self.inlines(e.formatted)) for e in entries)
         return call(
             "sources-section", content(text_markup(self.rdoc.sources_heading)),
