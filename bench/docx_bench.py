@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from report import load_average, make_pool, make_report
+from report import child_env, load_average, make_pool, make_report
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = ROOT / ".venv" / "bin" / "citerender"
@@ -54,11 +54,6 @@ def run_child(argv: list[str], env: dict[str, str]) -> Sample:
         err = proc.stderr.read().decode() if proc.stderr else ""
         raise RuntimeError(f"{argv[0]} failed ({proc.returncode}): {err[-800:]}")
     return Sample(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
-
-
-def child_env() -> dict[str, str]:
-    """The environment for timed children: bytecode caches on, as for an installed package."""
-    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def ab_runs(ours: list[str], theirs: list[str] | None, env: dict[str, str],

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from docx_bench import ab_runs, child_env, our_command, report_ab, run_child
-from report import load_average, make_pool, make_report
+from docx_bench import ab_runs, our_command, report_ab, run_child
+from report import child_env, load_average, make_pool, make_report
 
 
 def deck_markdown(slides: int) -> str:
