@@ -149,16 +149,19 @@ def check_pixels(data: bytes, max_pixels: int, reference: str) -> None:
         )
 
 
-#: ``data:`` images already loaded by the artifact being written (see :func:`image_cache`).
-_CACHE: ContextVar[dict[tuple[str, int], LoadedImage | Diagnostic] | None] = ContextVar(
+#: Images already loaded by the artifact being written (see :func:`image_cache`), by reference,
+#: the directories it may resolve in and the pixel limit.
+_CacheKey = tuple[str, tuple[Path, ...], int]
+_CACHE: ContextVar[dict[_CacheKey, LoadedImage | Diagnostic] | None] = ContextVar(
     "citerender_image_cache", default=None
 )
 
 
 @contextmanager
 def image_cache() -> Iterator[None]:
-    """Within the ``with`` body, a ``data:`` image used again is not decoded again: one image
-    used a thousand times costs one decode, not a thousand (nested bodies share the cache)."""
+    """Within the ``with`` body, an image used again is not read or decoded again: one image
+    used a thousand times costs one load, not a thousand (nested bodies share the cache). A
+    file is read once per artifact; a file changed while it is written is not seen."""
     if _CACHE.get() is not None:
         yield
         return
@@ -179,8 +182,8 @@ def load_image(src: str, options: RenderOptions) -> LoadedImage | None:
     text instead, and the render's warnings say why.
     """
     reference = src.strip()
-    cache = _CACHE.get() if reference[:5].lower() == "data:" else None
-    key = (reference, options.limits.max_image_pixels)
+    cache = _CACHE.get()
+    key = (reference, allowed_dirs(options), options.limits.max_image_pixels)
     if cache is not None and key in cache:
         known = cache[key]
         if isinstance(known, Diagnostic):

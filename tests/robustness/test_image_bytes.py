@@ -7,13 +7,16 @@ import base64
 import io
 import random
 import zipfile
+from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
 from PIL import Image
 
+from renderers.api import render
 from renderers.errors import LimitError
 from renderers.options import Limits
+from renderers.sandbox import Sandbox
 from tests.support.render import render_markdown
 
 POOL = [{"sid": 1, "title": "Source", "url": "https://e.example/"}]
@@ -95,3 +98,28 @@ def test_two_different_images_over_the_limit_are_refused_in_html_and_pdf(fmt: st
     with pytest.raises(LimitError, match=r"limits\.max_image_bytes") as caught:
         render_markdown(fmt, text, POOL, limits=Limits(max_image_bytes=len(first) + 1))
     assert caught.value.field == "limits.max_image_bytes"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "engine"),
+    [("docx", None), ("html", None), ("pdf", "weasyprint"), ("pdf", "typst")],
+)
+def test_a_file_image_used_200_times_is_read_once(
+    fmt: str, engine: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a ``data:`` image: one read and one decode per artifact, not one per use. (Markdown
+    keeps the reference and a slide shows images inside text as their alt text: no reads.)"""
+    (tmp_path / "chart.png").write_bytes(noise_png(9, side=40))
+    reads: list[str] = []
+    original = Sandbox.read
+
+    def counting(self: Sandbox, reference: str) -> tuple[bytes, str]:
+        reads.append(reference)
+        return original(self, reference)
+
+    monkeypatch.setattr(Sandbox, "read", counting)
+    options = {"pdf_engine": engine} if engine else {}
+    results = render(reused("chart.png", 200), tmp_path / "out", formats=[fmt],
+                     sources_pool=POOL, base_dir=tmp_path, **options)
+    assert results[0].path.stat().st_size > 0
+    assert reads == ["chart.png"]
