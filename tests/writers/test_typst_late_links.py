@@ -20,7 +20,9 @@ from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
 from renderers.testing import normalize_pdf
+from renderers.writers.typst import writer as typst_writer
 from renderers.writers.typst.late_links import (
+    LateLinkError,
     Placement,
     _XrefTable,
     prelude,
@@ -113,6 +115,30 @@ def test_markup_lists_each_link_target_once_in_order() -> None:
     assert prelude(source.link_targets, late=False).endswith("#let late-dests = (:)\n")
 
 
-def test_a_pdf_without_placeholders_is_returned_unchanged(pdfs: tuple[bytes, bytes]) -> None:
+def test_a_pdf_without_placeholders_is_refused(pdfs: tuple[bytes, bytes]) -> None:
+    """A Typst release that wrote its destinations otherwise would leave links on page 1."""
     _, tagged = pdfs
-    assert resolve_late_links(tagged, [Placement(1, 10.0, 10.0)]) == tagged
+    assert resolve_late_links(tagged, []) == tagged
+    with pytest.raises(LateLinkError, match="none of the placeholder"):
+        resolve_late_links(tagged, [Placement(1, 10.0, 10.0)])
+
+
+def test_an_unrecognized_pdf_is_compiled_again_with_typst_label_links(
+    pdfs: tuple[bytes, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    late, _ = pdfs
+
+    def unrecognized(pdf: bytes, placements: object) -> bytes:
+        raise LateLinkError("the Typst engine's PDF holds none of the placeholder destinations")
+
+    monkeypatch.setattr(typst_writer, "resolve_late_links", unrecognized)
+    rdoc = resolve(read_markdown(long_markdown()), POOL)
+    pages, notes = typst_writer.compile_source(
+        typst_source(rdoc, RenderOptions(pdf_engine="typst")), RenderOptions(pdf_engine="typst"),
+        stamp=None,
+    )
+    assert normalize_pdf(pages[0])["links.txt"] == normalize_pdf(late)["links.txt"]
+    assert [note.message for note in notes] == [
+        "Typst: links set by Typst (the Typst engine's PDF holds none of the placeholder "
+        "destinations)"
+    ]

@@ -33,13 +33,22 @@ from dataclasses import dataclass
 from renderers.errors import RenderError
 from renderers.writers.typst.escape import string_literal
 
+
+class LateLinkError(RenderError):
+    """Typst's PDF is not shaped as this module expects (a Typst release that writes it
+    differently): the writer compiles again with Typst's own label links instead."""
+
+
 #: The label of the metadata that reports where each target landed.
 POSITIONS_LABEL = "citerender-late-link-positions"
 #: Typst places a link's destination this far above its target (``pos_to_xyz`` in typst-pdf).
 _ABOVE_TARGET_PT = 10.0
 
 _PAGES = re.compile(rb"/Type/Pages/Count (\d+)/Kids\[([\d R]*)\]")
-_PLACEHOLDER = re.compile(rb"\[(\d+) 0 R/XYZ -(\d+) ([\d.]+) 0\]")
+#: A placeholder destination: an object of its own (as Typst writes every destination array),
+#: so the bytes of a compressed stream are not taken for one (they would have to spell a whole
+#: object).
+_PLACEHOLDER = re.compile(rb" 0 obj\n(\[(\d+) 0 R/XYZ -(\d+) [\d.]+ 0\])\nendobj")
 _MEDIA_BOX = re.compile(rb"/MediaBox\[(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+)\]")
 _START_XREF = re.compile(rb"startxref\s+(\d+)\s+%%EOF\s*$")
 _XREF_SUBSECTION = re.compile(rb"(\d+) (\d+)\r?\n")
@@ -81,29 +90,32 @@ def parse_positions(reported: str) -> list[Placement]:
     try:
         return [Placement(int(page), float(x), float(y)) for page, x, y in json.loads(reported)]
     except (TypeError, ValueError) as exc:
-        raise RenderError(f"the Typst engine reported unreadable link targets: {exc}") from exc
+        raise LateLinkError(f"the Typst engine reported unreadable link targets: {exc}") from exc
 
 
 def resolve_late_links(pdf: bytes, placements: Sequence[Placement]) -> bytes:
-    """``pdf`` with each placeholder destination replaced by its target's place."""
+    """``pdf`` with each placeholder destination replaced by its target's place. Raises
+    :class:`LateLinkError` when targets were placed but no placeholder is found."""
     pages = _page_objects(pdf)
     offsets = _XrefTable.read(pdf)
     first_page = pages[0] if pages else b""
     patches: list[tuple[int, int, bytes]] = []
     for found in _PLACEHOLDER.finditer(pdf):
-        if found.group(1) != first_page:
+        if found.group(2) != first_page:
             continue
-        index = int(found.group(2)) - 1
+        index = int(found.group(3)) - 1
         if not 0 <= index < len(placements):
             continue  # not one of ours (no target has this number)
         place = placements[index]
         if not 1 <= place.page <= len(pages):
-            raise RenderError(f"the Typst engine placed a link target on page {place.page}")
+            raise LateLinkError(f"the Typst engine placed a link target on page {place.page}")
         page_ref = pages[place.page - 1]
         top = _page_top(pdf, offsets, int(page_ref))
         y = top - max(place.y - _ABOVE_TARGET_PT, 0.0)
         array = b"[%s 0 R/XYZ %s %s 0]" % (page_ref, _number(place.x), _number(y))
-        patches.append((found.start(), found.end(), array))
+        patches.append((found.start(1), found.end(1), array))
+    if placements and not patches:
+        raise LateLinkError("the Typst engine's PDF holds none of the placeholder destinations")
     return offsets.rewrite(pdf, patches)
 
 
@@ -117,10 +129,10 @@ def _page_objects(pdf: bytes) -> list[bytes]:
     """The object numbers of the pages, in order (Typst writes one flat page tree)."""
     found = _PAGES.search(pdf)
     if found is None:
-        raise RenderError("the Typst engine wrote a PDF without a page tree")
+        raise LateLinkError("the Typst engine wrote a PDF without a page tree")
     pages = re.findall(rb"(\d+) 0 R", found.group(2))
     if len(pages) != int(found.group(1)):
-        raise RenderError("the Typst engine wrote a nested page tree; its links cannot be set")
+        raise LateLinkError("the Typst engine wrote a nested page tree; its links cannot be set")
     return list(pages)
 
 
@@ -130,7 +142,7 @@ def _page_top(pdf: bytes, offsets: _XrefTable, page: int) -> float:
     end = pdf.find(b"endobj", start)
     found = _MEDIA_BOX.search(pdf, start, end)
     if found is None:
-        raise RenderError(f"the Typst engine wrote page object {page} without a media box")
+        raise LateLinkError(f"the Typst engine wrote page object {page} without a media box")
     return float(found.group(4))
 
 
@@ -148,7 +160,7 @@ class _XrefTable:
         found = _START_XREF.search(pdf[-64:])
         start = int(found.group(1)) if found else -1
         if not pdf.startswith(b"xref", start) or start < 0:
-            raise RenderError("the Typst engine wrote a PDF without a cross-reference table")
+            raise LateLinkError("the Typst engine wrote a PDF without a cross-reference table")
         position = start + len(b"xref")
         while pdf[position : position + 1] in (b"\r", b"\n", b" "):
             position += 1
@@ -159,7 +171,7 @@ class _XrefTable:
             for number in range(first, first + count):
                 entry = _XREF_ENTRY.match(pdf, position)
                 if entry is None:
-                    raise RenderError("the Typst engine wrote an unreadable cross-reference table")
+                    raise LateLinkError("the Typst engine's cross-reference table is unreadable")
                 entries.append((number, int(entry.group(1)), entry.group(2), entry.group(3)))
                 position = entry.end()
         return cls(start, position, entries)
@@ -168,7 +180,7 @@ class _XrefTable:
         try:
             return self._by_number[number]
         except KeyError:
-            raise RenderError(f"the Typst engine's PDF has no object {number}") from None
+            raise LateLinkError(f"the Typst engine's PDF has no object {number}") from None
 
     def rewrite(self, pdf: bytes, patches: Sequence[tuple[int, int, bytes]]) -> bytes:
         """``pdf`` with each ``(start, end, bytes)`` patch applied (all before the table) and
@@ -181,7 +193,7 @@ class _XrefTable:
         last, shift = 0, 0
         for start, end, replacement in sorted(patches):
             if start < last or end > self.start:
-                raise RenderError("overlapping edits of the Typst engine's PDF")
+                raise LateLinkError("overlapping edits of the Typst engine's PDF")
             pieces += [pdf[last:start], replacement]
             shift += len(replacement) - (end - start)
             boundaries.append(end)

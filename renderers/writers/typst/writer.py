@@ -37,7 +37,7 @@ from renderers.writers.ooxml import build_timestamp
 from renderers.writers.typst.fonts import needs_cjk, report_fonts
 from renderers.writers.typst.late_links import (
     POSITIONS_LABEL,
-    Placement,
+    LateLinkError,
     parse_positions,
     positions_query,
     prelude,
@@ -127,14 +127,15 @@ def compile_source(
     *,
     stamp: dt.datetime | None,
     output: Literal["pdf", "png"] = "pdf",
+    late_links: bool = True,
 ) -> tuple[list[bytes], list[Diagnostic]]:
     """Compile ``source`` in a fresh, confined root: the PDF (one item) or one PNG per page at
-    ``options.dpi``, and Typst's warnings."""
+    ``options.dpi``, and Typst's warnings. ``late_links=False``: Typst sets every link itself."""
     refuse_reaching_out(source.text)
     cjk = needs_cjk(source.text)
     tagged = options.pdf_variant == "pdf/ua-1"
     # Links to our labels are set after layout (late_links), except in a tagged PDF.
-    late = not tagged
+    late = late_links and not tagged
     resolve_links = late and output == "pdf" and bool(source.link_targets)
     main = (
         f"#let with-cjk = {'true' if cjk else 'false'}\n"
@@ -143,7 +144,7 @@ def compile_source(
     )
     standard = STANDARDS.get(options.pdf_variant) if options.pdf_variant else None
     LAYOUT_CACHE.release()
-    placements: list[Placement] = []
+    reported = ""
     with tempfile.TemporaryDirectory(prefix="citerender-typst-") as root:
         for name, data in source.images.items():
             (Path(root) / name).write_bytes(data)
@@ -160,17 +161,20 @@ def compile_source(
                 timestamp=stamp,
             )
             if resolve_links:  # answered from the compile just done (about 1 ms)
-                placements = parse_positions(
-                    compiler.query(selector=f"<{POSITIONS_LABEL}>", field="value", one=True)
-                )
+                reported = compiler.query(selector=f"<{POSITIONS_LABEL}>", field="value", one=True)
         except typst.TypstError as exc:
             raise RenderError(
                 f"the Typst engine could not lay out the document: {_message(exc)}"
             ) from exc
     pages = result if isinstance(result, list) else [result] if result else []
-    if resolve_links and pages:
-        pages[0] = resolve_late_links(pages[0], placements)
     notes = [Diagnostic(Code.TYPESETTER_NOTE, f"Typst: {_message(w)}") for w in warnings]
+    if resolve_links and pages:
+        try:
+            pages[0] = resolve_late_links(pages[0], parse_positions(reported))
+        except LateLinkError as exc:  # a Typst that writes its PDF otherwise: slower, correct
+            pages, notes = compile_source(source, options, stamp=stamp, output=output,
+                                          late_links=False)
+            notes.append(Diagnostic(Code.TYPESETTER_NOTE, f"Typst: links set by Typst ({exc})"))
     return pages, notes
 
 
