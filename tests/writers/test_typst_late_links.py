@@ -1,12 +1,14 @@
 """Links to the document's own labels, set after Typst's layout (typst/late_links.py).
 
-The default Typst PDF links citations, note references and in-text anchor links to placeholder
-positions and rewrites them afterwards; a tagged PDF (PDF/UA-1) keeps Typst's own label links.
-Both must lead to the same places, and the rewritten file must stay a well-formed PDF.
+The Typst PDF links citations, note references, back-links and in-text anchor links to
+placeholder positions and rewrites them afterwards (links to headings stay Typst's own). The
+result must lead exactly where Typst's own label links lead, say the same alt text in a tagged
+PDF, and stay a well-formed PDF.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import re
 import warnings
@@ -16,7 +18,7 @@ import pytest
 from pypdf import PdfReader
 
 from citations.pool import SourcePool
-from renderers.options import RenderOptions
+from renderers.options import PdfVariant, RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
 from renderers.testing import normalize_pdf
@@ -29,13 +31,13 @@ from renderers.writers.typst.late_links import (
     resolve_late_links,
 )
 from renderers.writers.typst.markup import typst_source
-from tests.support.render import write_resolved
 
 SOURCES = 14
 POOL = SourcePool.from_rows(
     [{"sid": n, "title": f"Source number {n}", "url": f"https://example.org/{n}"}
      for n in range(1, SOURCES + 1)]
 )
+ALT_TEXT = re.compile(rb"/Contents\(([^)]*)\)")
 
 
 def long_markdown() -> str:
@@ -52,21 +54,30 @@ def long_markdown() -> str:
     return "\n\n".join(paragraphs)
 
 
+def compiled(variant: PdfVariant | None, *, late_links: bool) -> bytes:
+    rdoc = resolve(read_markdown(long_markdown()), POOL)
+    options = RenderOptions(pdf_engine="typst", pdf_variant=variant)
+    source = typst_source(rdoc, options, dated=True)
+    stamp = dt.datetime(2024, 1, 2, tzinfo=dt.UTC)  # PDF/A requires a date
+    pages, _ = typst_writer.compile_source(source, options, stamp=stamp, late_links=late_links)
+    return pages[0]
+
+
 @pytest.fixture(scope="module")
 def pdfs() -> tuple[bytes, bytes]:
-    rdoc = resolve(read_markdown(long_markdown()), POOL)
-    late = write_resolved("pdf", rdoc, RenderOptions(pdf_engine="typst"))
-    tagged = write_resolved("pdf", rdoc, RenderOptions(pdf_engine="typst", pdf_variant="pdf/ua-1"))
-    return late, tagged
+    """The default PDF with late links, and with Typst's own label links."""
+    return compiled(None, late_links=True), compiled(None, late_links=False)
 
 
-def test_late_links_lead_where_typst_label_links_lead(pdfs: tuple[bytes, bytes]) -> None:
-    late, tagged = pdfs
-    late_links = normalize_pdf(late)["links.txt"]
-    assert late_links == normalize_pdf(tagged)["links.txt"]
-    # the citations of the last pages lead to the Sources entries on the last page
+@pytest.mark.parametrize("variant", [None, "pdf/ua-1", "pdf/a-3b"])
+def test_late_links_lead_where_typst_label_links_lead(variant: PdfVariant | None) -> None:
+    late, label = compiled(variant, late_links=True), compiled(variant, late_links=False)
+    assert normalize_pdf(late)["links.txt"] == normalize_pdf(label)["links.txt"]
     assert len(PdfReader(io.BytesIO(late)).pages) >= 4
     assert b"/XYZ -" not in late  # no placeholder is left
+    # a tagged PDF's alt text of each link ("page 5", "Section, page 3") is Typst's own
+    assert ALT_TEXT.findall(late) == ALT_TEXT.findall(label)
+    assert (b"page 5" in ALT_TEXT.findall(late)) == (variant == "pdf/ua-1")
 
 
 def test_every_citation_leads_to_its_entry(pdfs: tuple[bytes, bytes]) -> None:
@@ -77,7 +88,7 @@ def test_every_citation_leads_to_its_entry(pdfs: tuple[bytes, bytes]) -> None:
     for page in reader.pages:
         for annotation in page.get("/Annots") or []:
             destination = annotation.get_object().get("/Dest")
-            if destination is not None:
+            if destination is not None and not isinstance(destination, str):  # not a name
                 destination = destination.get_object()
                 reached[(pages[destination[0].idnum], float(destination[3]))] += 1
     # 60 paragraphs × 3 sentences × 3 numbers, each source cited 30 times or more: the 14
@@ -102,25 +113,25 @@ def test_rewritten_cross_reference_table_is_exact(pdfs: tuple[bytes, bytes]) -> 
 def test_markup_lists_each_link_target_once_in_order() -> None:
     rdoc = resolve(read_markdown(long_markdown()), POOL)
     source = typst_source(rdoc, RenderOptions(pdf_engine="typst"))
-    assert source.link_targets[:3] == ("method", "fn-1", "src-1")
-    # the text's links, then the back-links: the note's to its reference, each entry's to
-    # the first citation of its source
-    # the first citation of a source (one citation may be the first of several)
+    # the text's links (not the one to the heading "Method"), then the back-links: the note's
+    # to its reference, each entry's to the first citation of its source (one citation may be
+    # the first of several)
     backlinks = tuple(dict.fromkeys(entry.backlink for entry in rdoc.entries))
     assert all(backlinks) and source.link_targets[-len(backlinks) - 1 :] == ("fnref-1", *backlinks)
-    expected = 2 + SOURCES + 1 + len(backlinks)
+    assert source.link_targets[:2] == ("fn-1", "src-1")
+    expected = 1 + SOURCES + 1 + len(backlinks)
     assert len(source.link_targets) == len(set(source.link_targets)) == expected
     defined = prelude(source.link_targets, late=True)
-    assert '"src-1": (page: 1, x: -3pt, y: 0pt)' in defined
+    assert '"src-1": (page: 1, x: -2pt, y: 0pt)' in defined
     assert prelude(source.link_targets, late=False).endswith("#let late-dests = (:)\n")
 
 
 def test_a_pdf_without_placeholders_is_refused(pdfs: tuple[bytes, bytes]) -> None:
     """A Typst release that wrote its destinations otherwise would leave links on page 1."""
-    _, tagged = pdfs
-    assert resolve_late_links(tagged, []) == tagged
+    _, label = pdfs
+    assert resolve_late_links(label, []) == label
     with pytest.raises(LateLinkError, match="none of the placeholder"):
-        resolve_late_links(tagged, [Placement(1, 10.0, 10.0)])
+        resolve_late_links(label, [Placement(1, 10.0, 10.0)])
 
 
 def test_an_unrecognized_pdf_is_compiled_again_with_typst_label_links(

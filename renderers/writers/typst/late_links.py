@@ -18,8 +18,11 @@ rewritten for their new lengths. Done by hand rather than with a PDF library: py
 dependency only) takes 0.25 s of CPU to read and rewrite the 58-page report, most of the 0.33 s
 the layout saves; this patch of 120 small objects takes 4 ms.
 
-A tagged PDF (PDF/UA-1) keeps Typst's own label links: its link annotations carry alt text
-naming the target's page, which the placeholder would get wrong.
+In a tagged PDF (PDF/UA-1) Typst gives each link annotation the alt text "page N" of its
+destination, page 1 for a placeholder: the number becomes the target's page, as Typst writes it
+for a label link. Links to headings stay Typst's own (``_Markup.to_label`` in the markup writer):
+their alt text is Typst's wording ("Section, page 3"). A PDF not shaped as expected (another
+Typst release) raises :class:`LateLinkError`, and the writer compiles again with label links.
 """
 
 from __future__ import annotations
@@ -48,7 +51,13 @@ _PAGES = re.compile(rb"/Type/Pages/Count (\d+)/Kids\[([\d R]*)\]")
 #: A placeholder destination: an object of its own (as Typst writes every destination array),
 #: so the bytes of a compressed stream are not taken for one (they would have to spell a whole
 #: object).
-_PLACEHOLDER = re.compile(rb" 0 obj\n(\[(\d+) 0 R/XYZ -(\d+) [\d.]+ 0\])\nendobj")
+_PLACEHOLDER = re.compile(rb"\n(\d+) 0 obj\n(\[(\d+) 0 R/XYZ -(\d+) [\d.]+ 0\])\nendobj")
+#: A link annotation and what follows its destination up to the end of its dictionary.
+_LINK_ANNOTATION = re.compile(
+    rb"/Subtype/Link/Rect\[[^\]]*\]/Border\[[^\]]*\]/Dest (\d+) 0 R([^>]*)>>"
+)
+#: A tagged PDF's alt text of a link to a position: Typst's word for "page", then the page.
+_PAGE_ALT = re.compile(rb"/Contents\(([^()\\]*) (\d+)\)")
 _MEDIA_BOX = re.compile(rb"/MediaBox\[(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+)\]")
 _START_XREF = re.compile(rb"startxref\s+(\d+)\s+%%EOF\s*$")
 _XREF_SUBSECTION = re.compile(rb"(\d+) (\d+)\r?\n")
@@ -94,16 +103,18 @@ def parse_positions(reported: str) -> list[Placement]:
 
 
 def resolve_late_links(pdf: bytes, placements: Sequence[Placement]) -> bytes:
-    """``pdf`` with each placeholder destination replaced by its target's place. Raises
-    :class:`LateLinkError` when targets were placed but no placeholder is found."""
+    """``pdf`` with each placeholder destination replaced by its target's place, and in a
+    tagged PDF each such link's alt text naming the target's page. Raises
+    :class:`LateLinkError` when the PDF is not shaped as expected."""
     pages = _page_objects(pdf)
     offsets = _XrefTable.read(pdf)
     first_page = pages[0] if pages else b""
     patches: list[tuple[int, int, bytes]] = []
+    page_of: dict[bytes, int] = {}  # placeholder object number → the target's page
     for found in _PLACEHOLDER.finditer(pdf):
-        if found.group(2) != first_page:
+        if found.group(3) != first_page:
             continue
-        index = int(found.group(3)) - 1
+        index = int(found.group(4)) - 1
         if not 0 <= index < len(placements):
             continue  # not one of ours (no target has this number)
         place = placements[index]
@@ -113,10 +124,28 @@ def resolve_late_links(pdf: bytes, placements: Sequence[Placement]) -> bytes:
         top = _page_top(pdf, offsets, int(page_ref))
         y = top - max(place.y - _ABOVE_TARGET_PT, 0.0)
         array = b"[%s 0 R/XYZ %s %s 0]" % (page_ref, _number(place.x), _number(y))
-        patches.append((found.start(1), found.end(1), array))
+        patches.append((found.start(2), found.end(2), array))
+        page_of[found.group(1)] = place.page
     if placements and not patches:
         raise LateLinkError("the Typst engine's PDF holds none of the placeholder destinations")
+    patches += _alt_text_patches(pdf, page_of)
     return offsets.rewrite(pdf, patches)
+
+
+def _alt_text_patches(pdf: bytes, page_of: dict[bytes, int]) -> list[tuple[int, int, bytes]]:
+    """In a tagged PDF, Typst gives a link annotation the alt text "page N" of its
+    destination: for a placeholder, page 1. Each becomes the target's page."""
+    patches: list[tuple[int, int, bytes]] = []
+    for link in _LINK_ANNOTATION.finditer(pdf):
+        page = page_of.get(link.group(1))
+        if page is None or b"/Contents" not in link.group(2):
+            continue
+        alt = _PAGE_ALT.search(link.group(2))
+        if alt is None or alt.group(2) != b"1":
+            raise LateLinkError("the Typst engine gave a link alt text not shaped as expected")
+        start = link.start(2) + alt.start(2)
+        patches.append((start, start + 1, str(page).encode("ascii")))
+    return patches
 
 
 def _number(value: float) -> bytes:

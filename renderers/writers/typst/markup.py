@@ -184,6 +184,8 @@ class _Markup:
         self.notes = AuthorNotes(rdoc.document.blocks)
         self.heading_ids: dict[int, str] = {}
         self.labels: set[str] = set()
+        #: The labels on headings: links to them stay Typst's own (``to_label``).
+        self.heading_labels: set[str] = set()
         self._collect_labels()
         self.direction: Direction = "ltr"  # inherited by the block being written
         self.list_depth = 0
@@ -209,13 +211,13 @@ class _Markup:
             self.labels.add(CONTENTS_ID)
         if self.notes:
             ids.assign(NOTES_ID)
-            self.labels.add(NOTES_ID)
+            self.heading_labels.add(NOTES_ID)
             self.labels.update(note.anchor for note in self.notes)
         for block in iter_blocks(self.rdoc.document.blocks):
             if isinstance(block, Heading):
                 ident = ids.assign(block.id or plain_text(block.children))
                 self.heading_ids[id(block)] = ident
-                self.labels.add(ident)
+                self.heading_labels.add(ident)
             elif isinstance(block, Figure | Table) and block.label and block.number:
                 self.labels.add(numbered_anchor_of(block.label, block.number))
         self.labels.update(
@@ -224,11 +226,12 @@ class _Markup:
             if isinstance(node, Cite) and node.note
         )
         if self.rdoc.entries:
-            self.labels.add(SOURCES_ID)
+            self.heading_labels.add(SOURCES_ID)
         for entry in self.rdoc.entries:
             self.labels.add(entry.anchor)
             if entry.backlink:
                 self.labels.add(entry.backlink)
+        self.labels |= self.heading_labels
 
     # ------------------------------------------------------------------ direction
 
@@ -485,7 +488,11 @@ class _Markup:
         return name
 
     def to_label(self, name: str) -> str:
-        """The destination of a link to the label ``name`` (``to-label`` in the template)."""
+        """The destination of a link to the label ``name`` (``to-label`` in the template). A
+        heading's stays Typst's own label: a tagged PDF's alt text of a link to a heading is
+        Typst's wording ("Section, page 3"), which a late link could not reproduce."""
+        if name in self.heading_labels:
+            return f"label({string_literal(name)})"
         return f"to-label({self.target(name)})"
 
     def link(self, url: str, children: tuple[Inline, ...]) -> str:

@@ -9,7 +9,7 @@ it sees no system fonts (only :func:`~renderers.writers.typst.fonts.report_fonts
 support; the PDF is tagged for PDF/UA-1 only, as WeasyPrint's is (tags make the 50-page report
 2.7 times larger). Dates come from ``SOURCE_DATE_EPOCH`` or are left out, so identical input
 gives identical bytes. Links to our own labels are set after layout
-(:mod:`~renderers.writers.typst.late_links`), except in the tagged PDF.
+(:mod:`~renderers.writers.typst.late_links`).
 
 HTML input is laid out from the document model like markdown: Typst has no CSS, so an author's
 stylesheet is not applied, and the artifact says so.
@@ -134,12 +134,11 @@ def compile_source(
     refuse_reaching_out(source.text)
     cjk = needs_cjk(source.text)
     tagged = options.pdf_variant == "pdf/ua-1"
-    # Links to our labels are set after layout (late_links), except in a tagged PDF.
-    late = late_links and not tagged
-    resolve_links = late and output == "pdf" and bool(source.link_targets)
+    # Links to our labels are set after layout (late_links).
+    resolve_links = late_links and output == "pdf" and bool(source.link_targets)
     main = (
         f"#let with-cjk = {'true' if cjk else 'false'}\n"
-        f"{prelude(source.link_targets, late=late)}{report_template()}\n{source.text}"
+        f"{prelude(source.link_targets, late=late_links)}{report_template()}\n{source.text}"
         f"{positions_query() if resolve_links else ''}"
     )
     standard = STANDARDS.get(options.pdf_variant) if options.pdf_variant else None
