@@ -26,11 +26,11 @@ from renderers.writers.typst import writer as typst_writer
 from renderers.writers.typst.late_links import (
     LateLinkError,
     Placement,
-    _XrefTable,
     prelude,
     resolve_late_links,
 )
 from renderers.writers.typst.markup import typst_source
+from renderers.writers.typst.pdf_file import XrefTable
 
 SOURCES = 14
 POOL = SourcePool.from_rows(
@@ -100,8 +100,13 @@ def test_every_citation_leads_to_its_entry(pdfs: tuple[bytes, bytes]) -> None:
 
 def test_rewritten_cross_reference_table_is_exact(pdfs: tuple[bytes, bytes]) -> None:
     late, _ = pdfs
-    table = _XrefTable.read(late)
-    used = [(number, offset) for number, offset, _, kind in table.entries if kind == b"n"]
+    table = XrefTable.read(late)
+    used = [
+        (first + index, offset)
+        for first, entries in table.sections
+        for index, (offset, _, kind) in enumerate(entries)
+        if kind == b"n"
+    ]
     assert used and all(late.startswith(b"%d 0 obj" % n, offset) for n, offset in used)
     start = int(re.search(rb"startxref\s+(\d+)", late[-64:]).group(1))  # type: ignore[union-attr]
     assert late.startswith(b"xref", start)

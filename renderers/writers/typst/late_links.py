@@ -29,15 +29,20 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from renderers.errors import RenderError
 from renderers.writers.typst.escape import string_literal
+from renderers.writers.typst.pdf_file import (
+    Patch,
+    UnexpectedPdfError,
+    XrefTable,
+    page_objects,
+    pdf_number,
+)
 
 
-class LateLinkError(RenderError):
+class LateLinkError(UnexpectedPdfError):
     """Typst's PDF is not shaped as this module expects (a Typst release that writes it
     differently): the writer compiles again with Typst's own label links instead."""
 
@@ -47,7 +52,6 @@ POSITIONS_LABEL = "citerender-late-link-positions"
 #: Typst places a link's destination this far above its target (``pos_to_xyz`` in typst-pdf).
 _ABOVE_TARGET_PT = 10.0
 
-_PAGES = re.compile(rb"/Type/Pages/Count (\d+)/Kids\[([\d R]*)\]")
 #: A placeholder destination: an object of its own (as Typst writes every destination array),
 #: so the bytes of a compressed stream are not taken for one (they would have to spell a whole
 #: object).
@@ -58,10 +62,6 @@ _LINK_ANNOTATION = re.compile(
 )
 #: A tagged PDF's alt text of a link to a position: Typst's word for "page", then the page.
 _PAGE_ALT = re.compile(rb"/Contents\(([^()\\]*) (\d+)\)")
-_MEDIA_BOX = re.compile(rb"/MediaBox\[(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+)\]")
-_START_XREF = re.compile(rb"startxref\s+(\d+)\s+%%EOF\s*$")
-_XREF_SUBSECTION = re.compile(rb"(\d+) (\d+)\r?\n")
-_XREF_ENTRY = re.compile(rb"(\d{10}) (\d{5}) ([nf])(?: \r| \n|\r\n)")
 
 
 @dataclass(frozen=True)
@@ -106,10 +106,11 @@ def resolve_late_links(pdf: bytes, placements: Sequence[Placement]) -> bytes:
     """``pdf`` with each placeholder destination replaced by its target's place, and in a
     tagged PDF each such link's alt text naming the target's page. Raises
     :class:`LateLinkError` when the PDF is not shaped as expected."""
-    pages = _page_objects(pdf)
-    offsets = _XrefTable.read(pdf)
+    pages = page_objects(pdf)
+    xref = XrefTable.read(pdf)
     first_page = pages[0] if pages else b""
-    patches: list[tuple[int, int, bytes]] = []
+    patches: list[Patch] = []
+    tops: dict[bytes, float] = {}  # page object → the top of its media box
     page_of: dict[bytes, int] = {}  # placeholder object number → the target's page
     for found in _PLACEHOLDER.finditer(pdf):
         if found.group(3) != first_page:
@@ -121,21 +122,22 @@ def resolve_late_links(pdf: bytes, placements: Sequence[Placement]) -> bytes:
         if not 1 <= place.page <= len(pages):
             raise LateLinkError(f"the Typst engine placed a link target on page {place.page}")
         page_ref = pages[place.page - 1]
-        top = _page_top(pdf, offsets, int(page_ref))
-        y = top - max(place.y - _ABOVE_TARGET_PT, 0.0)
-        array = b"[%s 0 R/XYZ %s %s 0]" % (page_ref, _number(place.x), _number(y))
+        if page_ref not in tops:
+            tops[page_ref] = xref.page_top(pdf, int(page_ref))
+        y = tops[page_ref] - max(place.y - _ABOVE_TARGET_PT, 0.0)
+        array = b"[%s 0 R/XYZ %s %s 0]" % (page_ref, pdf_number(place.x), pdf_number(y))
         patches.append((found.start(2), found.end(2), array))
         page_of[found.group(1)] = place.page
     if placements and not patches:
         raise LateLinkError("the Typst engine's PDF holds none of the placeholder destinations")
     patches += _alt_text_patches(pdf, page_of)
-    return offsets.rewrite(pdf, patches)
+    return xref.rewrite(pdf, patches)
 
 
-def _alt_text_patches(pdf: bytes, page_of: dict[bytes, int]) -> list[tuple[int, int, bytes]]:
+def _alt_text_patches(pdf: bytes, page_of: dict[bytes, int]) -> list[Patch]:
     """In a tagged PDF, Typst gives a link annotation the alt text "page N" of its
     destination: for a placeholder, page 1. Each becomes the target's page."""
-    patches: list[tuple[int, int, bytes]] = []
+    patches: list[Patch] = []
     for link in _LINK_ANNOTATION.finditer(pdf):
         page = page_of.get(link.group(1))
         if page is None or b"/Contents" not in link.group(2):
@@ -146,111 +148,3 @@ def _alt_text_patches(pdf: bytes, page_of: dict[bytes, int]) -> list[tuple[int, 
         start = link.start(2) + alt.start(2)
         patches.append((start, start + 1, str(page).encode("ascii")))
     return patches
-
-
-def _number(value: float) -> bytes:
-    """A PDF number with at most four decimals and no trailing zeros."""
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
-    return (text if text not in ("", "-0") else "0").encode("ascii")
-
-
-def _page_objects(pdf: bytes) -> list[bytes]:
-    """The object numbers of the pages, in order (Typst writes one flat page tree)."""
-    found = _PAGES.search(pdf)
-    if found is None:
-        raise LateLinkError("the Typst engine wrote a PDF without a page tree")
-    pages = re.findall(rb"(\d+) 0 R", found.group(2))
-    if len(pages) != int(found.group(1)):
-        raise LateLinkError("the Typst engine wrote a nested page tree; its links cannot be set")
-    return list(pages)
-
-
-def _page_top(pdf: bytes, offsets: _XrefTable, page: int) -> float:
-    """The top edge of a page's media box (the y that Typst's page origin maps to)."""
-    start = offsets.offset_of(page)
-    end = pdf.find(b"endobj", start)
-    found = _MEDIA_BOX.search(pdf, start, end)
-    if found is None:
-        raise LateLinkError(f"the Typst engine wrote page object {page} without a media box")
-    return float(found.group(4))
-
-
-class _XrefTable:
-    """The PDF's one cross-reference table: where each object starts, rewritten after edits."""
-
-    def __init__(self, start: int, end: int, entries: list[tuple[int, int, bytes, bytes]]):
-        self.start = start  # offset of the keyword ``xref``
-        self.end = end  # offset just after the last entry
-        self.entries = entries  # (object number, offset, generation, kind)
-        self._by_number = {number: offset for number, offset, _, kind in entries if kind == b"n"}
-
-    @classmethod
-    def read(cls, pdf: bytes) -> _XrefTable:
-        found = _START_XREF.search(pdf[-64:])
-        start = int(found.group(1)) if found else -1
-        if not pdf.startswith(b"xref", start) or start < 0:
-            raise LateLinkError("the Typst engine wrote a PDF without a cross-reference table")
-        position = start + len(b"xref")
-        while pdf[position : position + 1] in (b"\r", b"\n", b" "):
-            position += 1
-        entries: list[tuple[int, int, bytes, bytes]] = []
-        while (section := _XREF_SUBSECTION.match(pdf, position)) is not None:
-            first, count = int(section.group(1)), int(section.group(2))
-            position = section.end()
-            for number in range(first, first + count):
-                entry = _XREF_ENTRY.match(pdf, position)
-                if entry is None:
-                    raise LateLinkError("the Typst engine's cross-reference table is unreadable")
-                entries.append((number, int(entry.group(1)), entry.group(2), entry.group(3)))
-                position = entry.end()
-        return cls(start, position, entries)
-
-    def offset_of(self, number: int) -> int:
-        try:
-            return self._by_number[number]
-        except KeyError:
-            raise LateLinkError(f"the Typst engine's PDF has no object {number}") from None
-
-    def rewrite(self, pdf: bytes, patches: Sequence[tuple[int, int, bytes]]) -> bytes:
-        """``pdf`` with each ``(start, end, bytes)`` patch applied (all before the table) and
-        the table and ``startxref`` moved to match."""
-        if not patches:
-            return pdf
-        pieces: list[bytes] = []
-        boundaries: list[int] = [0]  # old offsets from which ``totals`` apply
-        totals: list[int] = [0]
-        last, shift = 0, 0
-        for start, end, replacement in sorted(patches):
-            if start < last or end > self.start:
-                raise LateLinkError("overlapping edits of the Typst engine's PDF")
-            pieces += [pdf[last:start], replacement]
-            shift += len(replacement) - (end - start)
-            boundaries.append(end)
-            totals.append(shift)
-            last = end
-        pieces.append(pdf[last : self.start])
-
-        def moved(offset: int) -> int:
-            return offset + totals[bisect_right(boundaries, offset) - 1]
-
-        table = [b"xref\n"]
-        previous = None
-        for number, offset, generation, kind in self.entries:
-            if previous is None or number != previous + 1:
-                count = _run_length(self.entries, number)
-                table.append(b"%d %d\n" % (number, count))
-            previous = number
-            new_offset = moved(offset) if kind == b"n" else offset
-            table.append(b"%010d %s %s\r\n" % (new_offset, generation, kind))
-        trailer = pdf[self.end :]
-        trailer = _START_XREF.sub(b"startxref\n%d\n%%%%EOF" % moved(self.start), trailer)
-        return b"".join(pieces) + b"".join(table) + trailer
-
-
-def _run_length(entries: list[tuple[int, int, bytes, bytes]], first: int) -> int:
-    """How many consecutive object numbers start at ``first`` in ``entries``."""
-    numbers = {number for number, *_ in entries}
-    count = 0
-    while first + count in numbers:
-        count += 1
-    return count

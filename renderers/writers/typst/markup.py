@@ -476,16 +476,16 @@ class _Markup:
         self.header_anchors.append(name)
         return "none"
 
-    def target(self, name: str) -> str:
-        """The string literal of a label a link leads to, recorded as a link target."""
-        self.link_targets.setdefault(name)
-        return string_literal(name)
-
-    def backlink(self, name: str) -> str:
-        """``name`` ("" for none), recorded as a link target: the anchor a back-link leads to."""
+    def record_target(self, name: str) -> str:
+        """``name``, the label a link leads to ("" for none), recorded as a link target (the
+        template's ``to-label`` looks each up in ``late-dests``)."""
         if name:
             self.link_targets.setdefault(name)
         return name
+
+    def target(self, name: str) -> str:
+        """The string literal of a label a link leads to, recorded as a link target."""
+        return string_literal(self.record_target(name))
 
     def to_label(self, name: str) -> str:
         """The destination of a link to the label ``name`` (``to-label`` in the template). A
@@ -573,8 +573,9 @@ class _Markup:
                     body = self.blocks(note.blocks)
             finally:
                 self.block_depth -= 1
-        backlink = f"fnref-{note.number}" if note.label in self.labelled_notes else ""
-        return note_fields(note.anchor, f"{note.marker}.", body, self.backlink(backlink), direction)
+        labelled = note.label in self.labelled_notes
+        backlink = self.record_target(f"fnref-{note.number}" if labelled else "")
+        return note_fields(note.anchor, f"{note.marker}.", body, backlink, direction)
 
     def cite_notes_section(self) -> str:
         """A note style's notes (``1.`` …), each linking back to its citation, after the author
@@ -583,7 +584,7 @@ class _Markup:
             return ""
         notes = [
             note_fields(f"{CITE_NOTE_PREFIX}{number}", f"{number}.", self.inlines(children),
-                        self.backlink(anchor), None)
+                        self.record_target(anchor), None)
             for number, children, anchor in self.cite_notes
         ]  # fmt: skip
         return call("notes-section", content(text_markup(NOTES_HEADING)), "none", array(notes))
@@ -593,8 +594,8 @@ class _Markup:
         if not entries:
             return ""
         styled = any(entry.formatted for entry in entries)
-        for entry in entries:
-            self.backlink(entry.backlink)
+        for entry in entries:  # source_entry writes the back-link itself: recorded here
+            self.record_target(entry.backlink)
         items = (source_entry(entry_parts(e), self.inlines(e.formatted)) for e in entries)
         return call(
             "sources-section", content(text_markup(self.rdoc.sources_heading)),

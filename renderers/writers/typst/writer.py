@@ -37,13 +37,13 @@ from renderers.writers.ooxml import build_timestamp
 from renderers.writers.typst.fonts import needs_cjk, report_fonts
 from renderers.writers.typst.late_links import (
     POSITIONS_LABEL,
-    LateLinkError,
     parse_positions,
     positions_query,
     prelude,
     resolve_late_links,
 )
 from renderers.writers.typst.markup import TypstSource, typst_source
+from renderers.writers.typst.pdf_file import UnexpectedPdfError, page_count
 
 #: Typst's PDF standard for each :attr:`RenderOptions.pdf_variant`.
 STANDARDS: dict[PdfVariant, Literal["a-3b", "ua-1"]] = {"pdf/a-3b": "a-3b", "pdf/ua-1": "ua-1"}
@@ -60,8 +60,6 @@ _STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 #: What could reach beyond the compile root: a module or package import, an include. Typst
 #: fetches a missing ``@preview`` package from the network, so none may ever be compiled.
 _REACHING_OUT = re.compile(r"(?<![\w-])(?:import|include)(?![\w-])|@preview|@local")
-#: The page count Typst writes into the PDF's page tree (its first object).
-_PAGE_COUNT = re.compile(rb"/Type\s*/Pages\s*/Count\s+(\d+)")
 
 
 def has_author_styles(html: str) -> bool:
@@ -170,7 +168,7 @@ def compile_source(
     if resolve_links and pages:
         try:
             pages[0] = resolve_late_links(pages[0], parse_positions(reported))
-        except LateLinkError as exc:  # a Typst that writes its PDF otherwise: slower, correct
+        except UnexpectedPdfError as exc:  # a Typst that writes its PDF otherwise: slower, correct
             pages, notes = compile_source(source, options, stamp=stamp, output=output,
                                           late_links=False)
             notes.append(Diagnostic(Code.TYPESETTER_NOTE, f"Typst: links set by Typst ({exc})"))
@@ -189,14 +187,6 @@ def refuse_reaching_out(markup: str) -> None:
         raise RenderError(
             f"the Typst markup would reach beyond its root ({found.group(0)!r}); refused"
         )
-
-
-def page_count(pdf: bytes) -> int:
-    """The number of pages of a PDF Typst wrote (read from its page tree, not by parsing)."""
-    found = _PAGE_COUNT.search(pdf)
-    if found is None:
-        raise RenderError("the Typst engine wrote a PDF without a page tree")
-    return int(found.group(1))
 
 
 def typst_pdf(
