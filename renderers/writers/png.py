@@ -13,6 +13,7 @@ IDAT and IEND chunks.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import struct
@@ -37,7 +38,8 @@ COMPRESS_LEVEL = 1
 ENCODE_WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_RGB = 3  # bytes per pixel of 8-bit RGB
+#: Bytes per pixel of the formats pages are rendered in.
+_BYTES_PER_PIXEL: dict[int, int] = {pdfium_c.FPDFBitmap_BGR: 3}
 _TRUECOLOR = 2  # PNG colour type of 8-bit RGB
 _METERS_PER_INCH = 0.0254
 
@@ -60,22 +62,35 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def scanlines(pixels: memoryview, width: int, height: int, stride: int, channels: int) -> bytes:
-    """The PNG filter stream of 8-bit pixel rows: each row prefixed with filter type 0 (None).
+class _FilterStreamBitmap:
+    """A pdfium bitmap whose buffer *is* the PNG filter stream of its pixels.
 
-    ``stride`` is the distance between row starts in ``pixels`` (rows may be padded).
+    Each row is preceded by one byte pdfium never writes: the buffer's first scan line starts at
+    offset 1 and each row is ``1 + width × 3`` bytes apart, so the byte before every row stays
+    0, PNG's "None" filter. Copying the rows out behind their filter bytes instead took 2.5 ms
+    of a 150-dpi A4 page on the rasterizing thread (0.15 s of the 58-page report, a quarter of
+    its PNG time).
     """
-    row_bytes = width * channels
-    parts: list[bytes | memoryview] = []
-    none_filter = b"\x00"
-    for start in range(0, height * stride, stride):
-        parts.append(none_filter)
-        parts.append(pixels[start:start + row_bytes])
-    return b"".join(parts)
+
+    def __init__(self) -> None:
+        self.stream = memoryview(b"")  # the last bitmap's filter stream
+
+    def __call__(self, width: int, height: int, *, format: int, rev_byteorder: bool
+                 ) -> pdfium.PdfBitmap:
+        """pypdfium2's ``bitmap_maker``: a bitmap of ``width`` × ``height`` in ``format``."""
+        stride = 1 + width * _BYTES_PER_PIXEL[format]
+        # One spare byte at the end: pdfium's view starts one byte in, and must hold
+        # ``stride × height`` bytes.
+        memory = bytearray(stride * height + 1)
+        self.stream = memoryview(memory)[: stride * height]
+        pixels = (ctypes.c_ubyte * (stride * height)).from_buffer(memory, 1)
+        return pdfium.PdfBitmap.new_native(width, height, format, rev_byteorder,
+                                           buffer=pixels, stride=stride)
 
 
-def encode_png(rows: bytes, width: int, height: int, dpi: int) -> bytes:
-    """PNG bytes of 8-bit RGB ``rows`` (from :func:`scanlines`): no time, no text chunks."""
+def encode_png(rows: bytes | memoryview, width: int, height: int, dpi: int) -> bytes:
+    """PNG bytes of 8-bit RGB ``rows`` (each row led by its filter byte, as
+    :func:`rasterize` gives them): no time, no text chunks."""
     ppm = int(dpi / _METERS_PER_INCH + 0.5)  # pixels per metre, rounded as Pillow does
     header = struct.pack(">IIBBBBB", width, height, 8, _TRUECOLOR, 0, 0, 0)
     return b"".join((
@@ -87,25 +102,25 @@ def encode_png(rows: bytes, width: int, height: int, dpi: int) -> bytes:
     ))
 
 
-def rasterize(document: pdfium.PdfDocument, index: int, dpi: int) -> tuple[bytes, int, int]:
-    """Page ``index`` at ``dpi`` as RGB scanlines (see :func:`scanlines`), width and height."""
+def rasterize(document: pdfium.PdfDocument, index: int, dpi: int) -> tuple[memoryview, int, int]:
+    """Page ``index`` at ``dpi`` as the PNG filter stream of its RGB rows (each row led by
+    filter type 0, None), its width and its height."""
     page = document[index]
+    make_bitmap = _FilterStreamBitmap()
     try:
         bitmap = page.render(
             scale=dpi / 72,
             draw_annots=False,
             may_draw_forms=False,
+            bitmap_maker=make_bitmap,
             force_bitmap_format=pdfium_c.FPDFBitmap_BGR,
             rev_byteorder=True,  # so the 3-byte pixels come out in PNG's RGB order
         )
     finally:
         page.close()
-    try:
-        pixels = memoryview(bitmap.buffer).cast("B")
-        rows = scanlines(pixels, bitmap.width, bitmap.height, bitmap.stride, _RGB)
-        return rows, bitmap.width, bitmap.height
-    finally:
-        bitmap.close()
+    width, height = bitmap.width, bitmap.height
+    bitmap.close()  # frees pdfium's handle only: the memory is ours
+    return make_bitmap.stream, width, height
 
 
 def check_raster_size(

@@ -90,3 +90,26 @@ def test_page_encoding_gives_the_same_bytes_on_concurrent_threads(multi_page_pdf
         for _ in range(10):
             encoded = list(pool.map(lambda page: encode_png(*page, 100), pages))
             assert encoded == expected
+
+
+@pytest.mark.parametrize("dpi", [37, 100])  # 37: rows whose byte length is odd
+def test_pixels_are_exactly_pdfiums(multi_page_pdf: bytes, dpi: int) -> None:
+    """pdfium renders straight into the PNG's filter stream (a spare byte before each row):
+    every filter byte stays 0 and the decoded pixels equal pdfium's own packed bitmap."""
+    from renderers.writers.png import rasterize
+
+    document = pdfium.PdfDocument(multi_page_pdf)
+    try:
+        rows, width, height = rasterize(document, 0, dpi)
+        reference = document[0].render(scale=dpi / 72, draw_annots=False, may_draw_forms=False,
+                                       force_bitmap_format=pdfium.raw.FPDFBitmap_BGR,
+                                       rev_byteorder=True).to_pil()
+    finally:
+        document.close()
+    stride = 1 + 3 * width
+    assert len(rows) == stride * height
+    assert bytes(rows[i * stride] for i in range(height)) == bytes(height)
+    png = png_pages(multi_page_pdf, RenderOptions(dpi=dpi, pages=(1,)))[0]
+    with Image.open(io.BytesIO(png)) as image:
+        assert image.size == reference.size == (width, height)
+        assert image.tobytes() == reference.convert("RGB").tobytes()
