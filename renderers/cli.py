@@ -27,6 +27,7 @@ from renderers import cli_options
 from renderers.cli_batch import (
     Job,
     Outcome,
+    as_text,
     batch_gc,
     describe_paths,
     make_console,
@@ -524,7 +525,8 @@ def demo(
         raise fail(exc.where, exc.message) from None
     console = make_console()
     console.print(
-        f"Rendering {len(samples)} samples from {directory} to {', '.join(formats)} → {out}/"
+        f"Rendering {len(samples)} samples from {as_text(str(directory))} to "
+        f"{', '.join(formats)} → {as_text(str(out))}/"
     )
     job_list = [
         Job(input=str(path), pool=str(pool), out=str(out), name=None, formats=formats,
@@ -543,9 +545,11 @@ def demo(
         listing.add_column("File", overflow="fold")
         for outcome in outcomes:
             for fmt, paths in zip(outcome.formats, outcome.paths, strict=True):
-                listing.add_row(Path(outcome.input).name, fmt, describe_paths(paths))
+                listing.add_row(as_text(Path(outcome.input).name), fmt,
+                                as_text(describe_paths(paths)))
         console.print(listing)
-    console.print(f"Provenance of every file: {out / 'sources_used.json'}", soft_wrap=True)
+    console.print(f"Provenance of every file: {as_text(str(out / 'sources_used.json'))}",
+                  soft_wrap=True)
     raise typer.Exit(code)
 
 

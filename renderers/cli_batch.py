@@ -161,12 +161,12 @@ class Reporter:
         if self.progress is None or self.overall is None:
             if kind == "done":
                 self.console.print(
-                    f"{shown(name)} → {shown(describe_paths(paths))}", soft_wrap=True
+                    f"{as_text(name)} → {as_text(describe_paths(paths))}", soft_wrap=True
                 )
             return
         if kind == "start":
             self.files[name] = self.progress.add_task(
-                shown(name), total=self.formats.get(name, 1)
+                as_text(name), total=self.formats.get(name, 1)
             )
         elif kind == "done":
             self.done[name] = self.done.get(name, 0) + 1
@@ -174,7 +174,7 @@ class Reporter:
             task = self.files.get(name)
             if task is not None:
                 self.progress.update(
-                    task, advance=1, description=f"{shown(name)} [dim]{fmt}[/dim]"
+                    task, advance=1, description=f"{as_text(name)} [dim]{fmt}[/dim]"
                 )
         elif kind == "failed":
             task = self.files.pop(name, None)
@@ -266,7 +266,7 @@ def summary_table(outcomes: Sequence[Outcome]) -> Table:
     for outcome in outcomes:
         formats = ", ".join(outcome.formats) if not outcome.error else "[red]failed[/red]"
         table.add_row(
-            shown(outcome.input),
+            as_text(outcome.input),
             formats,
             str(outcome.sources_cited),
             str(len(outcome.warnings)),
@@ -313,6 +313,16 @@ def batch_gc() -> Iterator[None]:
 
 
 def make_console() -> Console:
+    """The console of the CLI's own output: no highlighting, and no ``:emoji:`` codes (a file
+    named ``a:smile:.md`` is shown as named)."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    return Console(highlight=False, soft_wrap=False, emoji=False)
+
+
+def as_text(text: str) -> str:
+    """A file name or path for the console: printable (:func:`shown`) and shown as written,
+    never read as console markup (``a[red]b.md`` keeps its brackets)."""
+    from rich.markup import escape
+
+    return escape(shown(text))

@@ -24,7 +24,6 @@ from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from renderers.document import Block, Code, CodeBlock, Inline, Math, Paragraph
-from renderers.math import tex_error
 from renderers.readers.context import ReadContext
 
 #: Token types of math, inline and block, that the reader turns into ``Math`` nodes.
@@ -135,6 +134,8 @@ def display_math(token: Token, context: ReadContext) -> Block:
     """A displayed formula on its own (``$$…$$``, ``\\[…\\]`` lines), or its source as a code
     block with a warning when it is not TeX math."""
     context.count_formula()
+    from renderers.math import tex_error  # imported by the first formula a document has
+
     tex = token.content.strip()
     error = tex_error(tex, True)
     if error is None:
@@ -149,6 +150,8 @@ def inline_math(token: Token, context: ReadContext, line: int) -> Inline:
     context.count_formula()
     display = INLINE_MATH[token.type]
     tex = token.content.strip()
+    from renderers.math import tex_error
+
     error = tex_error(tex, display)
     if error is None:
         return Math(tex, display=display)

@@ -25,14 +25,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.style import StyleMeta
-from pygments.styles import get_style_by_name
-from pygments.token import STANDARD_TYPES, Token, _TokenType
-from pygments.util import ClassNotFound
+if TYPE_CHECKING:  # Pygments itself is imported by the first block that has a language
+    from pygments.lexer import Lexer
+    from pygments.token import _TokenType
 
 #: A code block longer than this (characters) is shown plain.
 MAX_CODE_CHARS = 20_000
@@ -117,6 +114,8 @@ def highlight_code(text: str, language: str, style: str) -> HighlightedCode | No
     lexer = _lexer(lexer_name(language))
     if lexer is None or _longest_line(text) > MAX_LINE_CHARS:
         return None
+    from pygments.token import STANDARD_TYPES, Token
+
     palette = _palette(style)
     lines: list[list[CodeSpan]] = [[]]
     for ttype, value in _tokens(lexer, text):
@@ -190,6 +189,9 @@ def _lexer(name: str) -> Lexer | None:
     no stripping, no tab expansion."""
     if not name:
         return None
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         lexer: Lexer = get_lexer_by_name(name, stripnl=False, stripall=False, ensurenl=True,
                                          tabsize=0)
@@ -200,6 +202,8 @@ def _lexer(name: str) -> Lexer | None:
 
 def _standard_type(ttype: _TokenType) -> _TokenType:
     """The nearest token type with a standard short name (lexers add their own subtypes)."""
+    from pygments.token import STANDARD_TYPES
+
     while ttype not in STANDARD_TYPES:
         ttype = ttype.parent
     return ttype
@@ -219,7 +223,10 @@ class _Palette:
 
 @lru_cache(maxsize=32)
 def _palette(name: str) -> _Palette:
-    style: StyleMeta = get_style_by_name(name)
+    from pygments.styles import get_style_by_name
+    from pygments.token import Token
+
+    style = get_style_by_name(name)
     text = style.style_for_token(Token.Text)["color"] or style.style_for_token(Token)["color"]
     return _Palette(style, hex_color(style.background_color) or "FFFFFF", hex_color(text) or
                     "000000")

@@ -93,6 +93,21 @@ def test_render_several_formats(workspace: Path) -> None:
     )
 
 
+def test_file_names_are_shown_as_written(workspace: Path) -> None:
+    """Brackets and colons in a file name are not console markup or emoji codes."""
+    name = "draft [red]v2 :smile:.md"
+    (workspace / name).write_text(REPORT, encoding="utf-8")
+    out = workspace / "out [bold]"
+    result = runner().invoke(cli.app, ["render", str(workspace / name), "--pool",
+                                       str(workspace / "pool.json"), "--to", "md", "--name",
+                                       "draft", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "draft.md").is_file()
+    assert f"{workspace / name} → {(out / 'draft.md').resolve()}" in result.stdout
+    table = result.stdout[result.stdout.index("Sources cited"):]
+    assert "[red]v2" in table and ":smile:" in table and "😄" not in result.stdout
+
+
 def test_render_pdf_and_png_with_options(workspace: Path) -> None:
     if "png" not in available_formats():
         pytest.skip("PNG writer not installed")

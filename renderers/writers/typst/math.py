@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from renderers.document import CrossRef, Math, numbered_anchor, numbered_name
-from renderers.math import MathError, parse_tex
 from renderers.writers.typst.escape import string_literal, text_markup
 from renderers.writers.typst.parts import RootFiles, call, content
 
 
 def math_markup(node: Math, root: RootFiles) -> str:
     """A formula as its picture (a block of its own when displayed), or its TeX as code."""
+    from renderers.math import MathError, parse_tex  # imported by a document's first formula
+
     try:
         formula = parse_tex(node.tex, node.display)
     except MathError:
