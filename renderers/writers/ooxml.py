@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from citations.chars import UNSAFE_CHARS
 from renderers.errors import OptionError
 
 T = TypeVar("T")
@@ -87,6 +88,12 @@ _ATTR_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&
 _ATTR_TABLE = str.maketrans(_ATTR_ESCAPES)
 
 
+def attribute_text(value: str) -> str:
+    """``value`` for a double-quoted XML attribute: ``& < > "`` and line breaks and tabs
+    escaped (a parser would fold them into spaces), characters XML forbids removed."""
+    return UNSAFE_CHARS.sub("", value).translate(_ATTR_TABLE)
+
+
 def relationships_xml(rels: Iterable[tuple[str, str, str, bool]]) -> bytes:
     """A ``.rels`` part for (rId, type, target, external) relationships, in numeric rId order.
 
@@ -97,8 +104,8 @@ def relationships_xml(rels: Iterable[tuple[str, str, str, bool]]) -> bytes:
         return int(rid[3:]) if rid.startswith("rId") and rid[3:].isdigit() else 0
 
     items = "".join(
-        f'<Relationship Id="{rid.translate(_ATTR_TABLE)}" Type="{kind.translate(_ATTR_TABLE)}" '
-        f'Target="{target.translate(_ATTR_TABLE)}"'
+        f'<Relationship Id="{attribute_text(rid)}" Type="{attribute_text(kind)}" '
+        f'Target="{attribute_text(target)}"'
         + (' TargetMode="External"/>' if external else "/>")
         for rid, kind, target, external in sorted(rels, key=lambda r: (number(r[0]), r[0]))
     )

@@ -323,6 +323,18 @@ def test_images_are_placed_inside_the_content_area_or_show_alt_text(report: Any)
     assert any("[Image: Remote]" in slide_text(s) for s in prs.slides)
 
 
+@pytest.mark.parametrize("alt", ['"', "'", "it's \"quoted\" & <b>"])
+def test_picture_descriptions_keep_quotes(alt: str) -> None:
+    """Found by the writer fuzz: an alt text of one double quote made a picture attribute
+    that closed early, and python-pptx (and PowerPoint) could not open the deck."""
+    markdown = "".join(f"&#{ord(ch)};" for ch in alt)  # every character, exactly
+    _, prs, _ = render(f"## A\n\n![{markdown}](data:image/png;base64,{PNG_2x1})\n",
+                          make_pool(1))
+    descriptions = [sh.element.find(qn("p:nvPicPr")).find(qn("p:cNvPr")).get("descr")
+                    for slide in prs.slides for sh in slide.shapes if sh.shape_type == 13]
+    assert descriptions == [alt]
+
+
 def test_three_hundred_sources_paginate_over_several_slides() -> None:
     body = "\n\n".join(f"## Slide {k}\n\n" + " ".join(f"claim [[S:{k * 10 + j + 1}]]"
                                                        for j in range(10)) for k in range(30))

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
 
 from pptx.opc.constants import RELATIONSHIP_TYPE as RT
 from pptx.opc.package import Part
 from pptx.oxml.ns import nsdecls
 from pptx.oxml.shapes.autoshape import CT_Shape
 
-from citations.chars import UNSAFE_CHARS
+from renderers.writers.ooxml import attribute_text as _attr
 from renderers.writers.pptx.model import EMU_PER_PT
 
 #: Raised baseline of superscripts (1/1000 %). Adjacent superscript runs alternate with
@@ -47,9 +47,6 @@ def _hundredths(points: float) -> str:
 
 
 @cache
-def _attr(value: str) -> str:
-    """``value`` escaped for a double-quoted attribute (characters XML forbids removed)."""
-    return quoteattr(UNSAFE_CHARS.sub("", value))[1:-1]
 
 
 def _xfrm(box: Rect, tag: str = "a:xfrm") -> str:
