@@ -36,7 +36,7 @@ from renderers.document import (
     plain_text,
 )
 from renderers.errors import LimitError
-from renderers.options import PageSize, RenderOptions
+from renderers.options import Limits, PageSize, RenderOptions
 from renderers.resolve import SourceEntry
 from renderers.text import Direction, text_direction
 
@@ -66,6 +66,19 @@ def page_dimensions(page_size: PageSize | str) -> PageDimensions:
         accepted = ", ".join(repr(name) for name in PAGE_SIZES)
         raise ValueError(f"page_size={page_size!r}: accepted values are {accepted}")
     return found
+
+
+def check_page_size(number: int, width: float, height: float, limits: Limits) -> None:
+    """Refuse page ``number`` (1-based) when a side, in inches, exceeds
+    ``limits.max_page_inches``: author CSS (``@page { size: 200in }``) chooses the page size,
+    and every rasterized pixel and laid-out line grows with it. (Here, not in the PDF writer:
+    the PNG writer checks the pages of either engine's PDF without importing WeasyPrint.)"""
+    longest = max(width, height)
+    if longest > limits.max_page_inches:
+        raise LimitError(
+            f"page {number} is {width:.4g} × {height:.4g} inches; the limit is "
+            f"{limits.max_page_inches} inches a side (limits.max_page_inches)"
+        )
 
 
 # ---------------------------------------------------------------- the title

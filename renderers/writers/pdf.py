@@ -30,7 +30,7 @@ from renderers.resolve import ResolvedDocument
 from renderers.sandbox import LoadedImage, Sandbox, allowed_dirs
 from renderers.text import document_text
 from renderers.writers import Artifact, WriteSource
-from renderers.writers.common import PAGE_SIZES, page_dimensions
+from renderers.writers.common import PAGE_SIZES, check_page_size, page_dimensions
 from renderers.writers.html.report import WrittenReport, print_report
 from renderers.writers.ooxml import build_timestamp
 
@@ -115,18 +115,6 @@ def _fallback_page_css(page_size: PageSize) -> CSS:
 
 #: WeasyPrint measures pages in CSS pixels.
 _CSS_PX_PER_INCH = 96
-
-
-def check_page_size(number: int, width: float, height: float, limits: Limits) -> None:
-    """Refuse page ``number`` (1-based) when a side, in inches, exceeds
-    ``limits.max_page_inches``: author CSS (``@page { size: 200in }``) chooses the page size,
-    and every rasterized pixel and laid-out line grows with it."""
-    longest = max(width, height)
-    if longest > limits.max_page_inches:
-        raise LimitError(
-            f"page {number} is {width:.4g} × {height:.4g} inches; the limit is "
-            f"{limits.max_page_inches} inches a side (limits.max_page_inches)"
-        )
 
 
 def _render_options(options: RenderOptions) -> dict[str, Any]:

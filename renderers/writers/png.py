@@ -29,7 +29,7 @@ from zlib_ng import zlib_ng
 from renderers.errors import LimitError, OptionError
 from renderers.options import RenderOptions
 from renderers.writers import Artifact, WriteSource
-from renderers.writers.pdf import check_page_size
+from renderers.writers.common import check_page_size
 
 #: zlib-ng deflate level: 1 is its fast strategy; 2 writes files ~30 % smaller for 50 % more time.
 COMPRESS_LEVEL = 1
