@@ -184,7 +184,7 @@ def main() -> None:
         png_options = RenderOptions(dpi=150)
         t_png = best(lambda: png_pages(pdf, png_options), runs)
         document = pdfium.PdfDocument(pdf)
-        rasters: list[tuple[bytes, int, int]] = []
+        rasters: list[tuple[memoryview, int, int]] = []
         t_raster = timed(lambda: rasters.extend(rasterize(document, i, 150)
                                                 for i in range(len(document))))
         encoded: list[bytes] = []
