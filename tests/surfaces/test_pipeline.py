@@ -213,40 +213,43 @@ def test_a_shorter_png_rerender_leaves_exactly_its_own_pages(tmp_path: Path) -> 
 # ---------------------------------------------------------------- WeasyPrint only for PDF
 
 
-def test_rendering_without_pdf_never_imports_weasyprint(tmp_path: Path) -> None:
+def weasyprint_modules_after(render_call: str, directory: Path) -> list[str]:
+    """The ``weasyprint`` modules a fresh process has loaded after ``render_call`` (Python
+    source using ``render`` and ``out``, the output directory)."""
     script = (
         "import sys\n"
         "from renderers.api import render\n"
-        f"results = render({REMOTE_IMAGE!r}, sys.argv[1], formats='docx,pptx,html,md',\n"
-        f"                 sources_pool={POOL!r})\n"
-        "assert [r.format for r in results] == ['docx', 'pptx', 'html', 'md']\n"
-        "assert all(r.warnings for r in results[:3])\n"
-        "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'weasyprint')\n"
-        "print(loaded)\n"
+        "out = sys.argv[1]\n"
+        f"{render_call}\n"
+        "print('\\n'.join(sorted(m for m in sys.modules if m.split('.')[0] == 'weasyprint')))\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path)],
+        [sys.executable, "-c", script, str(directory)],
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]"
+    return proc.stdout.split()
+
+
+def test_rendering_without_pdf_never_imports_weasyprint(tmp_path: Path) -> None:
+    loaded = weasyprint_modules_after(
+        f"results = render({REMOTE_IMAGE!r}, out, formats='docx,pptx,html,md', "
+        f"sources_pool={POOL!r})\n"
+        "assert [r.format for r in results] == ['docx', 'pptx', 'html', 'md']\n"
+        "assert all(r.warnings for r in results[:3])",
+        tmp_path,
+    )
+    assert loaded == []
     assert "weasyprint" not in (ROOT / "renderers" / "sandbox.py").read_text(encoding="utf-8")
 
 
 def test_the_typst_engine_never_imports_weasyprint(tmp_path: Path) -> None:
     """PDF and PNG through Typst: importing WeasyPrint would cost 0.45 s of a 0.35 s render
     (the PNG writer once took a page-size check from the WeasyPrint writer's module)."""
-    script = (
-        "import sys\n"
-        "from renderers.api import render\n"
-        "results = render('# T\\n\\nText.[[S:1]]\\n', sys.argv[1], formats='pdf,png',\n"
-        f"                 sources_pool={POOL!r}, pdf_engine='typst', dpi=20)\n"
-        "assert [r.format for r in results] == ['pdf', 'png']\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'weasyprint'))\n"
+    loaded = weasyprint_modules_after(
+        f"results = render('# T\\n\\nText.[[S:1]]\\n', out, formats='pdf,png', "
+        f"sources_pool={POOL!r}, pdf_engine='typst', dpi=20)\n"
+        "assert [r.format for r in results] == ['pdf', 'png']",
+        tmp_path,
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path)],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]"
+    assert loaded == []
