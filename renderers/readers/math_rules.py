@@ -134,10 +134,8 @@ def display_math(token: Token, context: ReadContext) -> Block:
     """A displayed formula on its own (``$$…$$``, ``\\[…\\]`` lines), or its source as a code
     block with a warning when it is not TeX math."""
     context.count_formula()
-    from renderers.math import tex_error  # imported by the first formula a document has
-
     tex = token.content.strip()
-    error = tex_error(tex, True)
+    error = _tex_error(tex, True)
     if error is None:
         return Paragraph((Math(tex, display=True),))
     line = (token.map[0] if token.map else 0) + 1
@@ -150,15 +148,21 @@ def inline_math(token: Token, context: ReadContext, line: int) -> Inline:
     context.count_formula()
     display = INLINE_MATH[token.type]
     tex = token.content.strip()
-    from renderers.math import tex_error
-
-    error = tex_error(tex, display)
+    error = _tex_error(tex, display)
     if error is None:
         return Math(tex, display=display)
     context.warn(line, f"math {_shown(tex)} not rendered: {error}; shown as code")
     markup = token.markup or "$"
     closing = "\\)" if markup == "\\(" else markup
     return Code(f"{markup}{token.content}{closing}")
+
+
+def _tex_error(tex: str, display: bool) -> str | None:
+    """Why ``tex`` is not TeX math the writers can draw, or None (the TeX parser is imported
+    by the first formula a document has, not by every reader)."""
+    from renderers.math import tex_error
+
+    return tex_error(tex, display)
 
 
 def _shown(tex: str) -> str:

@@ -200,6 +200,7 @@ def _lexer(name: str) -> Lexer | None:
     return None if lexer.aliases[0] in SLOW_LEXERS else lexer
 
 
+@lru_cache(maxsize=1024)  # called for every token; a lexer has a few dozen token types
 def _standard_type(ttype: _TokenType) -> _TokenType:
     """The nearest token type with a standard short name (lexers add their own subtypes)."""
     from pygments.token import STANDARD_TYPES

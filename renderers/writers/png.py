@@ -62,30 +62,23 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-class _WhiteBitmap(pdfium.PdfBitmap):
-    """A bitmap made white when its memory was allocated: pypdfium2's fill before rendering
-    (1.3 ms a 150-dpi A4 page, pdfium writing 3-byte pixels one by one) is skipped. Were
-    pypdfium2 to fill some other way, the page would only be filled twice."""
+class _FilterStreamBitmap(pdfium.PdfBitmap):
+    """A white pdfium bitmap whose memory *is* the PNG filter stream of its pixels (``stream``).
 
-    def fill_rect(self, *args: object, **kwargs: object) -> None:
-        """Nothing to do: the memory is white already."""
-
-
-class _FilterStreamBitmap:
-    """A white pdfium bitmap whose buffer *is* the PNG filter stream of its pixels.
-
-    Each row is preceded by one byte pdfium never writes: the buffer's first scan line starts at
-    offset 1 and each row is ``1 + width × 3`` bytes apart, so the byte before every row keeps
-    its 0, PNG's "None" filter. Copying the rows out behind their filter bytes instead took
-    2.5 ms of a 150-dpi A4 page on the rasterizing thread (0.15 s of the 58-page report, a
-    quarter of its PNG time).
+    Each row is preceded by one byte pdfium never writes: the first scan line starts at offset 1
+    and each row is ``1 + width × 3`` bytes apart, so the byte before every row keeps its 0,
+    PNG's "None" filter. Copying the rows out behind their filter bytes instead took 2.5 ms of
+    a 150-dpi A4 page on the rasterizing thread (0.15 s of the 58-page report, a quarter of its
+    PNG time). The memory is allocated white, so pypdfium2's fill before rendering (1.3 ms a
+    page, pdfium writing 3-byte pixels one by one) is skipped; were pypdfium2 to fill some
+    other way, the page would only be filled twice.
     """
 
-    def __init__(self) -> None:
-        self.stream = memoryview(b"")  # the last bitmap's filter stream
+    stream: memoryview  # the filter stream: every row behind its filter byte
 
-    def __call__(self, width: int, height: int, *, format: int, rev_byteorder: bool
-                 ) -> pdfium.PdfBitmap:
+    @classmethod
+    def make(cls, width: int, height: int, *, format: int, rev_byteorder: bool
+             ) -> _FilterStreamBitmap:
         """pypdfium2's ``bitmap_maker``: a white bitmap of ``width`` × ``height`` in
         ``format``."""
         stride = 1 + width * _BYTES_PER_PIXEL[format]
@@ -94,10 +87,14 @@ class _FilterStreamBitmap:
         # starts one byte in and must hold ``stride × height`` bytes.
         memory = bytearray(b"\xff") * (size + 1)
         memory[0:size:stride] = bytes(height)
-        self.stream = memoryview(memory)[:size]
         pixels = (ctypes.c_ubyte * size).from_buffer(memory, 1)
-        return _WhiteBitmap.new_native(width, height, format, rev_byteorder, buffer=pixels,
-                                       stride=stride)
+        bitmap = cls.new_native(width, height, format, rev_byteorder, buffer=pixels,
+                                stride=stride)
+        bitmap.stream = memoryview(memory)[:size]
+        return bitmap
+
+    def fill_rect(self, *args: object, **kwargs: object) -> None:
+        """Nothing to do: the memory is white already."""
 
 
 def encode_png(rows: bytes | memoryview, width: int, height: int, dpi: int) -> bytes:
@@ -118,21 +115,19 @@ def rasterize(document: pdfium.PdfDocument, index: int, dpi: int) -> tuple[memor
     """Page ``index`` at ``dpi`` as the PNG filter stream of its RGB rows (each row led by
     filter type 0, None), its width and its height."""
     page = document[index]
-    make_bitmap = _FilterStreamBitmap()
     try:
         bitmap = page.render(
             scale=dpi / 72,
             draw_annots=False,
             may_draw_forms=False,
-            bitmap_maker=make_bitmap,
+            bitmap_maker=_FilterStreamBitmap.make,
             force_bitmap_format=pdfium_c.FPDFBitmap_BGR,
             rev_byteorder=True,  # so the 3-byte pixels come out in PNG's RGB order
         )
     finally:
         page.close()
-    width, height = bitmap.width, bitmap.height
     bitmap.close()  # frees pdfium's handle only: the memory is ours
-    return make_bitmap.stream, width, height
+    return bitmap.stream, bitmap.width, bitmap.height
 
 
 def check_raster_size(

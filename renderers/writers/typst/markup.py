@@ -59,7 +59,7 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
-from renderers.resolve import ResolvedDocument
+from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.sandbox import load_image
 from renderers.text import (
     Direction,
@@ -594,10 +594,13 @@ class _Markup:
         if not entries:
             return ""
         styled = any(entry.formatted for entry in entries)
-        for entry in entries:  # source_entry writes the back-link itself: recorded here
-            self.record_target(entry.backlink)
-        items = (source_entry(entry_parts(e), self.inlines(e.formatted)) for e in entries)
+        items = (self.source_entry(entry) for entry in entries)
         return call(
             "sources-section", content(text_markup(self.rdoc.sources_heading)),
             string_literal(SOURCES_ID), "true" if styled else "false", array(items),
         )  # fmt: skip
+
+    def source_entry(self, entry: SourceEntry) -> str:
+        """One Sources entry; the label its back-link leads to is recorded as a link target."""
+        self.record_target(entry.backlink)
+        return source_entry(entry_parts(entry), self.inlines(entry.formatted))

@@ -31,19 +31,21 @@ class UnexpectedPdfError(RenderError):
     """The PDF is not shaped as Typst writes it today."""
 
 
-def page_count(pdf: bytes) -> int:
-    """The number of pages, read from the page tree (not by parsing the document)."""
+def _page_tree(pdf: bytes) -> re.Match[bytes]:
     found = _PAGE_TREE.search(pdf)
     if found is None:
         raise UnexpectedPdfError("the Typst engine wrote a PDF without a page tree")
-    return int(found.group(1))
+    return found
+
+
+def page_count(pdf: bytes) -> int:
+    """The number of pages, read from the page tree (not by parsing the document)."""
+    return int(_page_tree(pdf).group(1))
 
 
 def page_objects(pdf: bytes) -> list[bytes]:
     """The object numbers of the pages, in order (Typst writes one flat page tree)."""
-    found = _PAGE_TREE.search(pdf)
-    if found is None:
-        raise UnexpectedPdfError("the Typst engine wrote a PDF without a page tree")
+    found = _page_tree(pdf)
     pages = re.findall(rb"(\d+) 0 R", found.group(2) or b"")
     if len(pages) != int(found.group(1)):
         raise UnexpectedPdfError("the Typst engine wrote a nested page tree")

@@ -132,7 +132,8 @@ def compile_source(
     refuse_reaching_out(source.text)
     cjk = needs_cjk(source.text)
     tagged = options.pdf_variant == "pdf/ua-1"
-    # Links to our labels are set after layout (late_links).
+    # Links to our labels are set after layout (late_links); a PNG has no links, so its
+    # placeholders are left as they are (the cheaper layout either way).
     resolve_links = late_links and output == "pdf" and bool(source.link_targets)
     main = (
         f"#let with-cjk = {'true' if cjk else 'false'}\n"
