@@ -10,6 +10,7 @@ that text, and the markup handed to Typst must hold it only inside string litera
 from __future__ import annotations
 
 import io
+import os
 import re
 import unicodedata
 from pathlib import Path
@@ -286,6 +287,29 @@ def test_typst_sees_only_the_report_fonts() -> None:
     assert "Noto Sans CJK SC" not in set(typst_fonts.report_fonts(cjk=False).families())
     system = set(typst.Fonts(include_system_fonts=True).families())
     assert len(system - families) > 10, "the system has fonts Typst is not given"
+
+
+def test_the_font_directory_links_to_the_fonts_and_its_removal_keeps_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hard links where allowed, symbolic links where not (another file system); removing the
+    directory at exit leaves the installed fonts in place."""
+    fonts = typst_fonts.font_files(cjk=False)[:3]
+    hard = typst_fonts.font_directory(fonts)
+
+    def refused(target: str, name: str) -> None:
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(typst_fonts.os, "link", refused)
+    soft = typst_fonts.font_directory(fonts)
+    for directory, symbolic in ((hard, False), (soft, True)):
+        links = sorted(Path(directory).iterdir())
+        assert [link.name.split("-", 1)[1] for link in links] == [Path(f).name for f in fonts]
+        assert all(link.is_symlink() == symbolic for link in links)
+        assert all(link.samefile(font) for link, font in zip(links, fonts, strict=True))
+        typst_fonts._remove_if_owner(directory, os.getpid())
+        assert not Path(directory).exists()
+    assert all(Path(font).is_file() for font in fonts)
 
 
 @pytest.mark.parametrize(
