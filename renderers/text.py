@@ -1,9 +1,11 @@
-"""Text helpers over the IR: the visible text of a document, its direction and heading ids."""
+"""Text helpers over the IR: the visible text of a document, its direction, heading ids and the
+words too long for a line."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from typing import Literal
 
 from renderers.document import (
@@ -27,6 +29,23 @@ _NOT_SLUG = re.compile(r"[^\w\- ]+")
 _DASHES = re.compile(r"[\s\-]+")
 #: Anchors that writers generate themselves; neither a heading nor author HTML takes one.
 RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|src|fn|fnref|fig|tbl)-\d+)$")
+#: Length from which a word (a run without white space) may not fit on a line: such a word may
+#: break anywhere, as CSS ``overflow-wrap: anywhere`` lets it, in every paginated writer.
+LONG_WORD = 25
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD},}}")
+
+
+def split_long_words(text: str) -> Iterator[tuple[str, bool]]:
+    """``text`` as consecutive pieces, each with whether it is a word of LONG_WORD characters
+    or more (the other pieces hold the short words and the white space between)."""
+    last = 0
+    for word in _LONG_WORD.finditer(text):
+        if word.start() > last:
+            yield text[last : word.start()], False
+        yield word.group(0), True
+        last = word.end()
+    if last < len(text):
+        yield text[last:], False
 
 
 Direction = Literal["ltr", "rtl"]

@@ -260,6 +260,7 @@ class _MarkdownReader:
         self.footnote_labels = footnote_labels
         self.dialects = dialects
         self._code_cursor: dict[int, int] = {}  # per inline token: raw <code> elements read
+        self._alt_inlines: dict[int, tuple[Inline, ...]] = {}  # per image token: its alt, read
 
     # ------------------------------------------------ blocks
 
@@ -348,10 +349,14 @@ class _MarkdownReader:
         children = self.inlines(inline)
         if not children:
             return None
-        image, label = figure_label(children) or (children[0], "")
-        if isinstance(image, Image) and (label or len(children) == 1):
-            image_token = next(t for t in inline.children or () if t.type == "image")
-            caption = self.inlines_of(image_token.children or [], inline)
+        # The caption is the image's alt as read; the citations in it also follow the image
+        # (so that a paragraph that is not a figure keeps them), and are not counted here.
+        image_token = next((t for t in inline.children or () if t.type == "image"), None)
+        caption = self._alt_inlines.get(id(image_token), ()) if image_token else ()
+        from_alt = sum(isinstance(node, Cite) for node in caption)
+        bare = children[:1] + children[1 + from_alt :]
+        image, label = figure_label(bare) or (bare[0], "")
+        if isinstance(image, Image) and (label or len(bare) == 1):
             return Figure(image, caption, label)
         return Paragraph(children)
 
@@ -501,10 +506,11 @@ class _MarkdownReader:
 
     def _image(self, token: Token, out: InlineBuilder, parent: Token) -> None:
         alt_nodes = self.inlines_of(token.children or [], parent)
+        self._alt_inlines[id(token)] = alt_nodes
         out.add(
             Image(
                 src=safe_image_src(str(token.attrs.get("src", ""))),
-                alt=plain_text(alt_nodes),
+                alt=" ".join(plain_text(alt_nodes).split()),
                 title=str(token.attrs.get("title", "") or ""),
             )
         )

@@ -367,7 +367,9 @@ class _InlineWriter:
         if simple and plain_text(children) == target and not title and is_url:
             self.emit(_autolink(target))
         else:
-            self.emit(f"[{inner.text()}]({_destination(target)}{_link_title(title)})")
+            # citations inside the link follow it: the space before them stays out of its text
+            text = inner.text().rstrip(" ") if refs else inner.text()
+            self.emit(f"[{text}]({_destination(target)}{_link_title(title)})")
         for ref in refs:
             if self.deferred is not None:
                 self.deferred.append(ref)

@@ -236,6 +236,24 @@ def test_image_alone_is_a_figure_and_inline_image_stays_inline() -> None:
     assert isinstance(paragraph, Paragraph) and Image("y.png", "x") in paragraph.children
 
 
+def test_an_image_whose_alt_cites_a_source_is_a_figure_citing_it_in_its_caption() -> None:
+    document = read_markdown("![Output by region [[S:2]]](chart.png)\n\nText ![x [[S:1]]](y.png)\n")
+    figure, paragraph = document.blocks
+    assert isinstance(figure, Figure)
+    assert figure.image == Image("chart.png", "Output by region")
+    assert figure.caption[0] == Text("Output by region ")
+    assert isinstance(figure.caption[1], Cite) and figure.caption[1].sids == (2,)
+    assert next(n for n in iter_inlines(document.blocks) if isinstance(n, Cite)).sids == (2,)
+    assert isinstance(paragraph, Paragraph)  # inline: the citation follows the image
+    assert [type(n) for n in paragraph.children] == [Text, Image, Cite]
+
+
+def test_a_bad_token_in_a_figure_caption_is_reported_once() -> None:
+    document = read_markdown("![A chart [[S:0]]](chart.png)\n")
+    assert isinstance(document.blocks[0], Figure)
+    assert len(document.warnings) == 1 and "[[S:0]]" in document.warnings[0]
+
+
 def test_dangerous_image_sources_are_removed() -> None:
     document = read_markdown("![pw](file:///etc/passwd)\n\n![x](<javascript:alert(1)>)\n")
     images = [n for n in iter_inlines(document.blocks) if isinstance(n, Image)]

@@ -16,6 +16,7 @@ from renderers.writers.html.breaks import (
     break_long_runs,
     breakable,
     split_long_runs,
+    wrappable,
 )
 from tests.support.render import render_markdown
 
@@ -100,3 +101,24 @@ def test_a_long_word_reaches_the_pdf_whole_and_inside_the_page() -> None:
     body = re.sub(r"Page \d+ of \d+", "", text).split("Sources")[0]
     letters = re.sub(r"[^a-z]", "", body)  # line ends and the superscript out
     assert letters == word * 2  # the paragraph's and the code block's, every letter
+
+
+def test_a_long_word_in_running_text_may_wrap_anywhere() -> None:
+    """The words the Typst writer makes breakable (LONG_WORD characters or more) sit in a span
+    that may wrap anywhere; shorter words and the spaces between are left as they are."""
+    word = "x" * 24 + "<"
+    assert wrappable(f"a b {word} c") == f'a b <span class="long-word">{"x" * 24}&lt;</span> c'
+    assert wrappable("x" * 24) == "x" * 24
+    css = render_markdown("html", "# T\n", POOL).decode()
+    assert ".long-word { overflow-wrap: anywhere; }" in css
+
+
+def test_a_link_with_a_long_word_wraps_as_a_whole() -> None:
+    """The link itself may wrap: a span inside it would give WeasyPrint a second box to link,
+    and the PDF a second annotation for the same link."""
+    url = "https://example.org/" + "segment/" * 6
+    html = render_markdown("html", f"See [{url}]({url}) and [short](https://e.org/).\n", POOL)
+    page = lxml.html.fromstring(html)
+    long_link, short_link = page.xpath("//main//p/a")
+    assert long_link.get("class") == "long-word" and not long_link.xpath(".//span")
+    assert short_link.get("class") is None

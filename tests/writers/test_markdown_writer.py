@@ -191,6 +191,8 @@ def test_cite_inside_link_is_moved_after_the_link(pool: SourcePool) -> None:
     doc = Document((Paragraph((Link("https://a.org/", (Text("see"), Cite((1,)))), Text("."))),))
     out = md_of_document(doc, pool)
     assert "[see](https://a.org/)[^1]." in out
+    spaced = Document((Paragraph((Link("https://a.org/", (Text("see "), Cite((1,)))),)),))
+    assert "[see](https://a.org/)[^1]" in md_of_document(spaced, pool)  # no space kept inside
 
 
 def test_text_after_a_reference_cannot_become_a_link_or_definition(pool: SourcePool) -> None:

@@ -225,3 +225,35 @@ def test_code_blocks_are_highlighted(engine: str) -> None:
         colours.setdefault(char, (red.value, green.value, blue.value))
     assert colours["d"] != colours["("]  # "def" is coloured as a keyword, "(" is not
     assert colours["'"] != colours["("]  # and the string in its own colour
+
+
+WIDE = """A word too long for any line: {word} and a URL https://example.com/{path}?x=1 end.
+
+| Column A | Column B with long text | Code | Cite |
+|---|---|---|---|
+| short | Many words that wrap over lines [[S:1]] | `some_function(argument_one, two)` | [[S:1]] |
+| {cell} | https://example.com/another/very/long/url/in/a/table/cell | `x` | [[S:1]] |
+
+Inline code that is long: `{code}` end.
+""".format(word="Supercalifragilistic" * 6, path="segment/" * 20, cell="Unbroken" * 10,
+           code="a_long_identifier_" * 6)
+
+
+def test_long_words_and_wide_tables_stay_inside_the_text_column(engine: str) -> None:
+    """A long word wraps (in text, code and table cells) instead of running off the page, and
+    a table with one shrinks to the column: its last column and citations stay visible."""
+    document = pdfium.PdfDocument(pdf_of(WIDE, engine))
+    try:
+        page = document[0]
+        right_margin = page.get_width() - 20 * MM
+        textpage = page.get_textpage()
+        text = textpage.get_text_range()
+        for index in range(textpage.count_chars()):
+            _, _, right, _ = textpage.get_charbox(index)
+            if textpage.get_text_range(index, 1).strip():
+                assert right <= right_margin + 1, f"{text[index - 20:index + 1]!r} overflows"
+    finally:
+        document.close()
+    squashed = re.sub(r"\s+", "", text)
+    assert "CodeCite" in squashed  # the last header cell is there, after its neighbour
+    assert squashed.count("Supercalifragilistic") == 6

@@ -483,6 +483,32 @@ def test_a_title_option_that_differs_from_the_first_heading_keeps_that_heading()
     assert any("Chapter one" in slide_text(s) for s in list(prs.slides)[1:])
 
 
+def test_a_citation_in_the_opening_heading_shows_on_the_cover() -> None:
+    _, prs, _ = render("# Title claim [[S:3]]\n\n## Next\n\nBody.[[S:1]]\n", make_pool(3))
+    cover = prs.slides[0]
+    assert re.sub(r"\s+", " ", slide_text(cover)).strip() == "Title claim 1"
+    mark = next(r for r in runs(cover) if r.findtext(qn("a:t")) == "1")
+    assert mark.find(qn("a:rPr")).get("baseline") is not None  # superscript
+    assert mark.find(qn("a:rPr")).find(qn("a:hlinkClick")) is not None  # jumps to Sources
+
+
+def test_the_footer_names_a_source_without_a_url_by_its_title() -> None:
+    pool = SourcePool.coerce([{"sid": 1, "title": "Internal memo"},
+                              {"sid": 2, "title": "Web page", "url": "https://example.org/a"}])
+    _, prs, _ = render("## Claims\n\nOne.[[S:1]] Two.[[S:2]]\n", pool)
+    footer = next(s for s in prs.slides[0].shapes if s.name == "Sources").text_frame.text
+    assert footer == "[1] Internal memo · [2] example.org"
+
+
+def test_an_image_whose_alt_cites_a_source_is_a_picture_with_its_caption() -> None:
+    content = f"## Chart\n\n![Output [[S:1]]](data:image/png;base64,{PNG_2x1})\n"
+    _, prs, _ = render(content, make_pool(1))
+    slide = prs.slides[0]
+    assert [s for s in slide.shapes if s.shape_type == 13]  # a picture, not its alt text
+    assert "[Image" not in slide_text(slide)
+    assert re.search(r"Output\s*1", slide_text(slide))
+
+
 # ---------------------------------------------------------------- the writers' shared rules
 
 

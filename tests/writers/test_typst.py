@@ -62,6 +62,8 @@ from renderers.writers.typst import fonts as typst_fonts
 from renderers.writers.typst import writer as typst_writer
 from renderers.writers.typst.escape import string_literal, text_markup
 from renderers.writers.typst.markup import TypstSource, typst_source
+from renderers.writers.typst.parts import code_span
+from renderers.writers.typst.tables import column_widths
 from renderers.writers.typst.writer import page_count, typst_pdf
 
 HOSTILE = (
@@ -227,6 +229,23 @@ def test_long_words_break_without_changing_the_text() -> None:
 def test_emoji_use_the_colour_font() -> None:
     markup = text_markup("sun ☀️ bolt ⚡ plain ☀ 👍🏽")
     assert markup.count("#emoji-text(") == 3  # ☀ without U+FE0F stays text
+    flags = text_markup("🇫🇷🇩🇪 and a lone 🇫")  # a flag is a pair of regional indicators
+    assert re.findall(r'#emoji-text\("([^"]*)"\)', flags) == ["🇫🇷", "🇩🇪", "🇫"]
+
+
+def test_short_table_columns_take_their_contents_width() -> None:
+    """A column of short cells (a citation, a number) is as wide as its content, so its bold
+    header never runs past the table; long columns share the rest by their text's length."""
+    header = [TableCell((Text(text),)) for text in ("Region", "Comment", "Cite")]
+    row = [TableCell((Text(text),)) for text in ("North", "words " * 20, "1")]
+    assert column_widths([header, row], 3) == ["auto", "40fr", "auto"]
+    assert column_widths([header[:1], row[:1]], 1) == ["6fr"]  # all short: still full width
+
+
+def test_a_long_inline_code_span_is_shaded_without_padding_between_its_pieces() -> None:
+    assert code_span("short_name()") == '#code-span([#"short_name()";]);'
+    long = code_span("a_long_identifier_" * 3)
+    assert long.endswith(", breakable: true);") and "#box[" in long
 
 
 def test_the_page_count_is_read_from_the_page_tree() -> None:

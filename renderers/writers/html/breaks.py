@@ -6,6 +6,11 @@ handing Pango the whole rest of the run for every line it cuts: a 25,000-charact
 than :data:`LONGEST_RUN` cuts the run into short text boxes (measured: linear, about 0.1 s per
 10,000 characters) and lets over-long words in paragraphs wrap instead of running off the page.
 Browsers treat ``<wbr>`` as an invisible break opportunity: copied text is unchanged.
+
+A word of :data:`~renderers.text.LONG_WORD` characters or more in running text (a URL, an
+identifier) sits in a ``<span class="long-word">`` that may wrap anywhere, but only where the
+word does not fit on a line of its own: the same words that the Typst writer makes breakable.
+A table cell holding one shrinks with it instead of pushing the table off the page.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from collections.abc import Iterator
 
 from lxml.html import HtmlElement
 from markupsafe import Markup, escape
+
+from renderers.text import split_long_words
 
 #: Runs of non-space characters up to this length are left alone (long URLs, code lines).
 LONGEST_RUN = 200
@@ -56,6 +63,15 @@ def split_long_runs(text: str) -> list[str]:
 def breakable(text: str) -> Markup:
     """``text`` escaped for HTML, with ``<wbr>`` inside runs longer than LONGEST_RUN."""
     return Markup("<wbr>").join(escape(piece) for piece in split_long_runs(text))
+
+
+def wrappable(text: str) -> Markup:
+    """``text`` as :func:`breakable` makes it, each long word in a span that may wrap."""
+    return Markup("").join(
+        Markup('<span class="long-word">%s</span>') % breakable(piece) if long
+        else breakable(piece)
+        for piece, long in split_long_words(text)
+    )
 
 
 def break_long_runs(root: HtmlElement) -> None:

@@ -60,6 +60,7 @@ from renderers.text import (
     HeadingIds,
     blocks_direction,
     paragraph_dir,
+    split_long_words,
     text_direction,
 )
 from renderers.writers import Artifact, WriteSource
@@ -83,7 +84,7 @@ from renderers.writers.contents import (
     contents_entries,
     contents_headings,
 )
-from renderers.writers.html.breaks import breakable
+from renderers.writers.html.breaks import breakable, wrappable
 from renderers.writers.html.code import CodeBlocks
 from renderers.writers.html.contents import contents_markup
 from renderers.writers.html.images import EmbeddedImages, ImageTarget
@@ -249,6 +250,7 @@ class ReportWriter:
         self.code = CodeBlocks(options.highlight_style)
         self.heading_ids: dict[int, str] = {}  # id(heading) → the id it was written with
         self.has_math = False
+        self.in_link = False  # inside a link, the link wraps its long words, not a span
         if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
         if options.toc:
@@ -382,7 +384,7 @@ class ReportWriter:
     def inline(self, node: Inline) -> Markup:
         match node:
             case Text(text):
-                return breakable(text)
+                return self.words(text)
             case Emph(children):
                 return Markup(f"<em>{self.inlines(children)}</em>")
             case Strong(children):
@@ -393,7 +395,7 @@ class ReportWriter:
                 attrs = f' title="{escape(title)}"' if title else ""
                 return Markup(f"<{style}{attrs}>{self.inlines(children)}</{style}>")
             case Code(text):
-                return Markup(f"<code>{breakable(text)}</code>")
+                return Markup(f"<code>{self.words(text)}</code>")
             case Link(url, children, title):
                 return self.link(url, children, title)
             case Image():
@@ -424,6 +426,10 @@ class ReportWriter:
             case _:
                 raise UnsupportedNodeError(f"HTML writer: unsupported inline {type(node).__name__}")
 
+    def words(self, text: str) -> Markup:
+        """Running text, its long words wrappable (by the link itself inside a link)."""
+        return breakable(text) if self.in_link else wrappable(text)
+
     def link(self, url: str, children: tuple[Inline, ...], title: str) -> Markup:
         """A link; citations inside it follow the link (an ``<a>`` cannot contain ``<a>``)."""
         text = [c for c in children if not isinstance(c, Cite)]
@@ -432,7 +438,15 @@ class ReportWriter:
         if not href:
             return self.inlines(text) + cites
         title_attr = f' title="{escape(title)}"' if title else ""
-        return Markup(f'<a href="{escape(href)}"{title_attr}>{self.inlines(text)}</a>') + cites
+        # WeasyPrint links every box inside a link: a span there would double its annotations
+        long = any(is_long for _, is_long in split_long_words(plain_text(tuple(text))))
+        class_attr = ' class="long-word"' if long else ""
+        outer, self.in_link = self.in_link, True
+        try:
+            inner = self.inlines(text)
+        finally:
+            self.in_link = outer
+        return Markup(f'<a href="{escape(href)}"{class_attr}{title_attr}>{inner}</a>') + cites
 
     def image(self, image: Image) -> Markup:
         return self.images.markup(image)

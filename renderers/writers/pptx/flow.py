@@ -171,7 +171,10 @@ class SlideFlow:
             for i, n in enumerate(numbers[:shown]):
                 if i:
                     out.append(Run(" · "))
-                out += [Run(f"[{n}]", cite=n), Run(f" {cap(clean(self.labels.get(n, '')), 60)}")]
+                out.append(Run(f"[{n}]", cite=n))
+                label = cap(clean(self.labels.get(n, "")), 60)
+                if label:
+                    out.append(Run(f" {label}"))
             if shown < len(numbers):
                 out.append(Run(f" · +{len(numbers) - shown} more"))
             return out

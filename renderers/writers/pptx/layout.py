@@ -97,7 +97,9 @@ class _DeckBuilder(SlideFlow):
         metrics: TextMetrics,
         load_image: ImageLoader,
     ) -> None:
-        super().__init__(options, geometry, metrics, {e.number: e.label for e in rdoc.entries})
+        # the footer names a source by its domain (or file), else by its title
+        labels = {e.number: e.label or e.title for e in rdoc.entries}
+        super().__init__(options, geometry, metrics, labels)
         self.rdoc = rdoc
         self.load_image = load_image
         self.notes = AuthorNotes(rdoc.document.blocks)
@@ -419,8 +421,10 @@ class _DeckBuilder(SlideFlow):
         blocks = list(self.rdoc.document.blocks)
         shown = document_title(self.rdoc.document, self.options)
         title = clean(shown.text)
+        cover: tuple[Run, ...] = (Run(title.strip()),)
         tagline = ""
         if blocks and blocks[0] is shown.heading:
+            cover = self.inlines.para(shown.heading.children)  # its citations included
             # the cover slide shows the opening heading; one further down stays where it is
             # (a section slide), since the cover comes first and the text keeps its order
             if shown.heading.id:
@@ -431,7 +435,7 @@ class _DeckBuilder(SlideFlow):
                 blocks.pop(0)
         if title:
             subtitle = " · ".join(x for x in (tagline, clean(self.options.author)) if x)
-            self.add_slide("title", (Run(title.strip()),), subtitle=subtitle)
+            self.add_slide("title", cover, subtitle=subtitle)
         if self.options.toc:
             self.agenda(shown.heading)
         self.blocks(blocks)

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import re
 
+from renderers.text import LONG_WORD, split_long_words
+
 #: Characters a Typst string literal cannot hold as they are.
 _SPECIAL = re.compile(r'[\\"\x00-\x1f\x7f\ud800-\udfff]')
 _NAMED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: HTML's white-space collapsing: runs of ASCII white space show as one space.
 _WHITE_SPACE = re.compile(r"[ \t\n\r\f]+")
-#: Length from which a word (no white space) may not fit on a line.
-LONG_WORD = 25
-_LONG_WORD = re.compile(rf"[^\s]{{{LONG_WORD},}}")
 #: Scripts whose long runs have no break opportunity of their own (CJK, Thai … already do).
 _UNBREAKABLE = re.compile(r"[\x21-\u02ff\u0370-\u052f]+")
 #: Where a long word may break: after these, or every ``_PIECE`` characters.
@@ -41,7 +40,9 @@ _EMOJI_BASE = (
     "\u26ea\u26f2\u26f3\u26f5\u26fa\u26fd\u2705\u270a\u270b\u2728\u274c\u274e"
     "\u2753-\u2755\u2757\u2795-\u2797\u27b0\u27bf\u2b1b\u2b1c\u2b50\u2b55"
 )
-_EMOJI_ONE = rf"(?:[{_EMOJI_BASE}]\ufe0f?|[^\s\ufe0f]\ufe0f\u20e3?)"
+#: A flag is a pair of regional indicators; taken one by one, each shows as a boxed letter.
+_FLAG = "[\U0001F1E6-\U0001F1FF]{2}"
+_EMOJI_ONE = rf"(?:{_FLAG}|[{_EMOJI_BASE}]\ufe0f?|[^\s\ufe0f]\ufe0f\u20e3?)"
 #: One emoji as the reader sees it: skin tones, tags and ZWJ sequences included.
 _EMOJI = re.compile(
     rf"{_EMOJI_ONE}(?:[\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F]|\u200d{_EMOJI_ONE})*"
@@ -118,15 +119,5 @@ def text_markup(text: str, *, collapse: bool = True) -> str:
 
 def _words(text: str) -> str:
     """Markup for text without emoji: long words as breakable boxes."""
-    if not text:
-        return ""
-    out: list[str] = []
-    last = 0
-    for long_word in _LONG_WORD.finditer(text):
-        if long_word.start() > last:
-            out.append(text_expr(text[last : long_word.start()]))
-        out.append(_breakable_word(long_word.group(0)))
-        last = long_word.end()
-    if last < len(text):
-        out.append(text_expr(text[last:]))
-    return "".join(out)
+    return "".join(_breakable_word(piece) if long else text_expr(piece)
+                   for piece, long in split_long_words(text))

@@ -95,6 +95,7 @@ from renderers.writers.typst.parts import (
     RootFiles,
     array,
     call,
+    code_span,
     content,
     label_call,
     labelled,
@@ -407,7 +408,7 @@ class _Markup:
                     function = ""  # only an abbreviation with an expansion is underlined
                 return self.styled(function, children)
             case Code(text):
-                return call("code-span", content(text_markup(text)))
+                return code_span(text)
             case Link(url, children, _):
                 return self.link(url, children)
             case Image():

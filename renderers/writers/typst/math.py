@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from renderers.document import CrossRef, Math, numbered_anchor, numbered_name
 from renderers.writers.typst.escape import string_literal, text_markup
-from renderers.writers.typst.parts import RootFiles, call, content
+from renderers.writers.typst.parts import RootFiles, call, code_span
 
 
 def math_markup(node: Math, root: RootFiles) -> str:
@@ -23,7 +23,7 @@ def math_markup(node: Math, root: RootFiles) -> str:
     try:
         formula = parse_tex(node.tex, node.display)
     except MathError:
-        return call("code-span", content(text_markup(node.tex)))
+        return code_span(node.tex)
     from renderers.math.svg import draw_formula  # its MathML step imports xml.sax and urllib
 
     drawn = draw_formula(formula)

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from renderers.document import InlineStyle
 from renderers.sandbox import LoadedImage
+from renderers.text import split_long_words
 from renderers.writers.common import BACKLINK_MARK, EntryParts
 from renderers.writers.typst.escape import string_literal, text_markup
 
@@ -59,6 +60,18 @@ def call(function: str, *args: str) -> str:
 def content(markup: str) -> str:
     """``markup`` as a content argument: ``[markup]``."""
     return f"[{markup}]"
+
+
+def code_span(text: str) -> str:
+    """Inline code: its text on the shade, padded at both ends.
+
+    A long word in it is a row of boxes, and Typst shades each box's text separately; padding
+    each one would lay its shade over the last glyph of the box before. Such a span is shaded
+    without padding (``breakable``).
+    """
+    breakable = any(long for _, long in split_long_words(text))
+    flags = ["breakable: true"] if breakable else []
+    return call("code-span", content(text_markup(text)), *flags)
 
 
 def optional(markup: str) -> str:

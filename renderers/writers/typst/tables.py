@@ -17,22 +17,30 @@ if TYPE_CHECKING:
 _ALIGN: dict[str, str] = {"left": "left", "center": "center", "right": "right", "default": "start"}
 #: Bounds of a column's share of the table width, in characters of its longest cell.
 _MIN_WEIGHT, _MAX_WEIGHT = 4, 40
+#: A column whose cells are all this short takes the width of its content.
+_SHORT = 12
 
 
-def column_weights(rows: Sequence[Sequence[TableCell]], columns: int) -> list[int]:
-    """Each column's share of the width: the length of its longest cell text, bounded.
+def column_widths(rows: Sequence[Sequence[TableCell]], columns: int) -> list[str]:
+    """Each column's width: its content's (``auto``) if every cell is short, else a share of
+    the rest in proportion to its longest cell text, bounded.
 
-    The report's tables are 100 % wide and a browser sizes their columns by content; ``fr``
-    columns in proportion to the longest text come close without a second layout pass.
+    The report's tables are 100 % wide and a browser sizes their columns by content: short
+    columns (numbers, a citation, one word) get the width of their content, and the others
+    share the rest. ``fr`` columns by text length come close without measuring long cells, but
+    a short column's share may be narrower than its longest word in bold (a header); measuring
+    those few cells is cheap. A table of short columns only is shared out, to stay full width.
     """
-    weights = []
-    for index in range(columns):
-        longest = max(
-            (len(plain_text(row[index].children)) for row in rows if index < len(row)),
-            default=0,
-        )
-        weights.append(max(_MIN_WEIGHT, min(_MAX_WEIGHT, longest)))
-    return weights
+    longest = [
+        max((len(plain_text(row[index].children)) for row in rows if index < len(row)),
+            default=0)
+        for index in range(columns)
+    ]
+    if all(length <= _SHORT for length in longest):
+        return [f"{max(_MIN_WEIGHT, length)}fr" for length in longest]
+    return [
+        "auto" if length <= _SHORT else f"{min(_MAX_WEIGHT, length)}fr" for length in longest
+    ]
 
 
 def table_aligns(aligns: Sequence[Alignment], columns: int) -> list[str]:
@@ -55,7 +63,7 @@ class TableMarkup:
             return caption_lead(table.label, table.number) + writer.inlines(table.caption)
         aligns = table_aligns(table.aligns, columns)
         args = [
-            f"columns: {array(f'{w}fr' for w in column_weights([header, *rows], columns))}",
+            f"columns: {array(column_widths([header, *rows], columns))}",
             f"align: {array(aligns)}",
         ]
         anchors: list[str] = []
