@@ -144,6 +144,11 @@ class Limits:
     max_raster_pixels: int = _limit(
         100_000_000, "Most pixels in one PNG page (width x height at the requested dpi)."
     )
+    max_png_bytes: int = _limit(
+        256 * 1024 * 1024,
+        "Most bytes of PNG one output holds, all its pages together (counted as each page is "
+        "encoded).",
+    )
     max_image_bytes: int = _limit(
         100 * 1024 * 1024,
         "Most image bytes one output embeds (an image used many times counts once).",

@@ -38,11 +38,12 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from jsonschema import Draft202012Validator
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
@@ -109,6 +110,7 @@ _MAX_FILENAME = 120
 #: Threads that parse and validate request bodies (off the event loop, a few at a time).
 _PARSER_THREADS = 2
 _REQUEST_VALIDATOR = Draft202012Validator(REQUEST_SCHEMA)
+_Checked = TypeVar("_Checked")
 _ROW_VALIDATOR = Draft202012Validator(SOURCE_ROW_SCHEMA)
 
 
@@ -196,6 +198,21 @@ def warm_worker() -> None:
 
 
 # --- HTTP helpers -----------------------------------------------------------------------------
+
+
+async def _routing_error(request: Request, exc: Exception) -> Response:
+    """No such route or method (404, 405): the same JSON error body as every other refusal."""
+    assert isinstance(exc, HTTPException)
+    where = f"{request.method} {request.url.path}"
+    headers = dict(exc.headers) if exc.headers else None
+    return _error(exc.status_code, f"{where}: {exc.detail}", "path", headers=headers)
+
+
+def problem(refused: BodyProblem | RequestProblem) -> JSONResponse:
+    """The answer to a refused body; the connection is closed when its rest was not read."""
+    unread = isinstance(refused, BodyProblem) and refused.close
+    headers = {"Connection": "close"} if unread else None
+    return _error(refused.status, refused.message, refused.field, refused.code, headers=headers)
 
 
 def _error(
@@ -333,20 +350,21 @@ class ExportService:
         """A self-contained page documenting the API from the same schema."""
         return HTMLResponse(docs_page())
 
+    async def read_checked(self, request: Request, check: Callable[[bytes], _Checked]) -> _Checked:
+        """The body of ``request`` within the body bounds (size, deadline), then ``check``ed
+        in a parser thread, off the event loop: what every route taking a request body does.
+        Raises :class:`BodyProblem` or :class:`RequestProblem` (answer with :func:`problem`)."""
+        assert self._parsers is not None
+        body = await read_body(request, max_bytes=self.max_body_bytes,
+                               timeout_s=self.body_timeout_s)
+        return await asyncio.get_running_loop().run_in_executor(self._parsers, check, body)
+
     async def render(self, request: Request) -> Response:
         """``POST /render``: read the body, check it in a parser thread, render in a worker."""
-        assert self._parsers is not None
         try:
-            body = await read_body(
-                request, max_bytes=self.max_body_bytes, timeout_s=self.body_timeout_s
-            )
-            loop = asyncio.get_running_loop()
-            parsed = await loop.run_in_executor(self._parsers, checked_request, body)
-        except BodyProblem as problem:
-            headers = {"Connection": "close"} if problem.close else {}
-            return _error(problem.status, problem.message, problem.field, headers=headers)
-        except RequestProblem as problem:
-            return _error(problem.status, problem.message, problem.field, problem.code)
+            parsed = await self.read_checked(request, checked_request)
+        except (BodyProblem, RequestProblem) as refused:
+            return problem(refused)
         return await self._render_payload(parsed, request)
 
     async def _render_payload(self, parsed: RenderRequest, request: Request) -> Response:
@@ -416,7 +434,18 @@ def checked_request(body: bytes) -> RenderRequest:
     """The render request in ``body``, or :class:`BodyProblem`/:class:`RequestProblem` naming
     the bad field. Runs in a parser thread; every step is bounded by the body limit and the
     pool row limit (rows are counted before any is validated, then checked one at a time)."""
+    return _checked_fields(parse_json_object(body))
+
+
+def checked_job(body: bytes) -> tuple[RenderRequest, Any]:
+    """A ``POST /jobs`` body: the render request, checked as :func:`checked_request` checks
+    it, and its ``webhook`` field (None when absent; the jobs API checks it)."""
     payload = parse_json_object(body)
+    webhook = payload.pop("webhook", None)
+    return _checked_fields(payload), webhook
+
+
+def _checked_fields(payload: dict[str, Any]) -> RenderRequest:
     check_format(payload)
     problem = request_problem(
         payload, _REQUEST_VALIDATOR, _ROW_VALIDATOR, max_pool_rows=Limits().max_pool_rows
@@ -474,6 +503,7 @@ def create_app(
         routes=routes + jobs.routes(),
         lifespan=jobs.lifespan(service.lifespan),
         middleware=[Middleware(AnswerUnexpectedErrors)],
+        exception_handlers={HTTPException: _routing_error},
     )
     app.state.service = service
     app.state.jobs = jobs

@@ -23,6 +23,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from starlette.requests import ClientDisconnect, Request
 
+from citations.errors import ErrorCode
 from renderers.tools import validation_problem
 
 #: Arrays and objects nested in one body, the body itself counting as 1. The renderer takes
@@ -51,12 +52,16 @@ class BodyProblem(Exception):
     was not read, so the connection cannot carry another request).
     """
 
-    def __init__(self, status: int, message: str, field: str = "body", *, close: bool = False):
+    def __init__(
+        self, status: int, message: str, field: str = "body", *, close: bool = False,
+        code: ErrorCode | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
         self.field = field
         self.close = close
+        self.code = code
 
 
 async def read_body(request: Request, *, max_bytes: int, timeout_s: float) -> bytes:
@@ -291,6 +296,7 @@ def request_problem(
             f"sources_pool: {total} rows; accepted: at most {max_pool_rows} rows "
             "(limits.max_pool_rows)",
             "sources_pool",
+            code=ErrorCode.LIMIT_EXCEEDED,
         )
     fields = payload
     if row_lists:

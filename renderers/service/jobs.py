@@ -33,9 +33,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from citations.errors import ErrorCode
-from renderers.service.app import _error, content_disposition, zip_pages
+from renderers.service.app import _error, checked_job, content_disposition, problem, zip_pages
+from renderers.service.body import BodyProblem
 from renderers.service.pool import JobRaised, JobTimeout, PoolError, PoolFull, WorkerDied
-from renderers.service.requests import RequestProblem, parse_render_request, read_json_object
+from renderers.service.requests import RequestProblem
 from renderers.workers.errors import BrokerUnavailable, StoreUnavailable
 from renderers.workers.execute import (
     Finished,
@@ -169,14 +170,12 @@ class JobsAPI:
 
     async def create(self, request: Request) -> Response:
         """``POST /jobs``: 202 for a queued (or running) job, 200 for a finished one."""
-        try:
-            body = await read_json_object(request, self.service.max_body_bytes)
-            webhook = body.pop("webhook", None)
-            parsed = parse_render_request(body)
+        try:  # the same bounds and checks as POST /render, off the event loop
+            parsed, webhook = await self.service.read_checked(request, checked_job)
             if webhook is not None:
                 webhook = self.webhooks.check(webhook)
-        except RequestProblem as problem:
-            return _error(problem.status, problem.message, problem.field, problem.code)
+        except (BodyProblem, RequestProblem) as refused:
+            return problem(refused)
         except WebhookRefused as refused:
             return _error(400, str(refused), "webhook")
         if self.config.broker is None and len(self._local) >= MAX_LOCAL_JOBS:

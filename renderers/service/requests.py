@@ -2,8 +2,9 @@
 
 One home for reading and checking that body, so the synchronous route, the job routes and the
 Celery task (which receives the same body through the broker) accept exactly the same requests
-and name the same field when one is wrong. :func:`read_json_object` is the HTTP framing (size,
-media type, JSON); :func:`parse_render_request` is pure and runs anywhere, workers included.
+and name the same field when one is wrong. :func:`parse_render_request` is pure and runs anywhere,
+workers included; the HTTP framing (size, deadline, media type, bounded JSON) is
+:mod:`renderers.service.body`, used by both routes through ``Service.read_checked``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from importlib import metadata
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from starlette.requests import ClientDisconnect, Request
 
 from citations.errors import ErrorCode
 from renderers.errors import OptionError
@@ -113,35 +113,6 @@ def _version() -> str:
         return metadata.version("citerender")
     except metadata.PackageNotFoundError:
         return "unknown"
-
-
-async def read_json_object(request: Request, max_bytes: int) -> dict[str, Any]:
-    """The request body as a JSON object, read at most ``max_bytes`` far; RequestProblem if not.
-
-    413 for a body over the limit (by its Content-Length or while streaming), 415 for another
-    media type, 400 for a body that is not a JSON object or a client that went away mid-body.
-    """
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > max_bytes):
-        raise RequestProblem(413, f"request body larger than {max_bytes} bytes", "body")
-    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media != "application/json":
-        raise RequestProblem(415, "Content-Type must be application/json", "body")
-    body = bytearray()
-    try:
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > max_bytes:
-                raise RequestProblem(413, f"request body larger than {max_bytes} bytes", "body")
-    except ClientDisconnect:
-        raise RequestProblem(400, "the client closed the connection mid-body", "body") from None
-    try:
-        payload = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RequestProblem(400, f"the body is not valid JSON: {exc}", "body") from None
-    if not isinstance(payload, dict):
-        raise RequestProblem(400, "the body must be a JSON object", "body")
-    return payload
 
 
 def check_format(payload: dict[str, Any]) -> None:

@@ -148,6 +148,28 @@ def check_raster_size(
             )
 
 
+class _EncodedPages:
+    """The PNG pages encoded so far, refused once together they pass ``limits.max_png_bytes``:
+    a few pages of a long report at a high dpi can be hundreds of megabytes, all held until
+    written (or zipped, in the HTTP service)."""
+
+    def __init__(self, max_bytes: int, wanted: int) -> None:
+        self.pages: list[bytes] = []
+        self.size = 0
+        self.max_bytes = max_bytes
+        self.wanted = wanted
+
+    def add(self, page: bytes) -> None:
+        self.pages.append(page)
+        self.size += len(page)
+        if self.size > self.max_bytes:
+            raise LimitError(
+                f"the first {len(self.pages)} of {self.wanted} PNG pages are already "
+                f"{self.size:,} bytes; the limit is {self.max_bytes:,} (limits.max_png_bytes): "
+                "lower the dpi or choose fewer pages"
+            )
+
+
 def png_pages(pdf: bytes, options: RenderOptions) -> list[bytes]:
     """One PNG per selected page (``options.pages``, default all) at ``options.dpi``.
 
@@ -162,16 +184,17 @@ def png_pages(pdf: bytes, options: RenderOptions) -> list[bytes]:
                 f"{len(indexes)} pages to rasterize; the limit is {options.limits.max_pages}"
             )
         check_raster_size(document, indexes, options)
-        out: list[bytes] = []
+        out = _EncodedPages(options.limits.max_png_bytes, len(indexes))
         pending: deque[Future[bytes]] = deque()
         with ThreadPoolExecutor(max_workers=ENCODE_WORKERS) as pool:
             for index in indexes:
                 rows, width, height = rasterize(document, index, options.dpi)
                 pending.append(pool.submit(encode_png, rows, width, height, options.dpi))
                 if len(pending) >= 2 * ENCODE_WORKERS:
-                    out.append(pending.popleft().result())
-            out.extend(f.result() for f in pending)
-        return out
+                    out.add(pending.popleft().result())
+            while pending:
+                out.add(pending.popleft().result())
+        return out.pages
     finally:
         document.close()
 

@@ -69,6 +69,22 @@ def test_author_css_page_size_is_refused_before_rasterizing(tmp_path: Path) -> N
     assert not list(tmp_path.glob("*.png"))
 
 
+def test_png_bytes_are_counted_as_pages_are_encoded(tmp_path: Path) -> None:
+    """Many pages at a high dpi: the render stops at the first page past ``max_png_bytes``
+    and writes nothing; under the limit every page is written."""
+    content = "".join(f"## Part {i}\n\n" + "Solar and wind grew again. " * 300 + "\n\n"
+                      for i in range(6))
+    (result,) = render(content, tmp_path, name="ok", formats=("png",), dpi=100)
+    sizes = [path.stat().st_size for path in result.paths]
+    assert len(sizes) >= 4
+    limit = sum(sizes[:2]) + 1
+    with pytest.raises(LimitError, match=rf"the first 3 of {len(sizes)} PNG pages are already "
+                       r"[\d,]+ bytes; the limit is [\d,]+ \(limits\.max_png_bytes\)"):
+        render(content, tmp_path, name="big", formats=("png",), dpi=100,
+               limits={"max_png_bytes": limit})
+    assert not list(tmp_path.glob("big*"))
+
+
 def test_raster_pixels_are_refused_before_rasterizing(tmp_path: Path) -> None:
     page = HUGE_PAGE.replace("200in 200in", "40in 40in")
     with pytest.raises(LimitError, match=r"page 1 would be 576,000,000 pixels at 600 dpi.*"

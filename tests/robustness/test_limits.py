@@ -51,6 +51,7 @@ def test_documented_defaults() -> None:
         max_pages=2_000,
         max_page_inches=100,
         max_raster_pixels=100_000_000,
+        max_png_bytes=256 * MB,
     )
     security = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text("utf-8")
     for name, value in (("max_content_bytes", "20 MiB"), ("max_citations", "200,000"),
@@ -59,7 +60,8 @@ def test_documented_defaults() -> None:
                         ("max_pool_rows", "200,000"), ("max_formulas", "1,000"),
                         ("max_image_pixels", "50,000,000"),
                         ("max_pages", "2,000"), ("max_page_inches", "100"),
-                        ("max_raster_pixels", "100,000,000")):
+                        ("max_raster_pixels", "100,000,000"),
+                        ("max_png_bytes", "256 MiB")):
         assert f"`{name}`" in security and value in security, name
 
 

@@ -16,7 +16,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from renderers.options import Limits
-from renderers.service.app import checked_request, create_app
+from renderers.service.app import checked_job, checked_request, create_app
 from renderers.service.body import MAX_DEPTH, BodyProblem
 
 JSON = {"Content-Type": "application/json"}
@@ -73,10 +73,11 @@ BIG = "9" * 5000
          "surrogate-heading", "surrogate-content", "surrogate-pool-title", "surrogate-key",
          "nan", "minus-infinity", "overflow", "not-utf8"],
 )
+@pytest.mark.parametrize("route", ["/render", "/jobs"])
 def test_bodies_a_parser_cannot_carry_answer_400_naming_the_field(
-    client: TestClient, raw: bytes, field: str, words: str
+    client: TestClient, raw: bytes, field: str, words: str, route: str
 ) -> None:
-    response = client.post("/render", content=raw, headers=JSON)
+    response = client.post(route, content=raw, headers=JSON)
     assert response.status_code == 400, response.text
     assert response.json()["field"] == field
     assert words in response.json()["error"]
@@ -101,13 +102,15 @@ def test_nesting_within_the_body_limit_reaches_the_pool_rules(client: TestClient
     assert "nests deeper than 32" in response.json()["error"]
 
 
+@pytest.mark.parametrize("route", ["/render", "/jobs"])
 def test_too_many_pool_rows_are_refused_before_validation_naming_sources_pool(
-    client: TestClient,
+    client: TestClient, route: str
 ) -> None:
     limit = Limits().max_pool_rows
     rows = ",".join('{"sid":1}' for _ in range(limit + 1))
-    response = client.post("/render", content=body(sources_pool=f"[{rows}]"), headers=JSON)
+    response = client.post(route, content=body(sources_pool=f"[{rows}]"), headers=JSON)
     assert response.status_code == 422
+    assert response.json()["code"] == "limit_exceeded"
     assert response.json()["field"] == "sources_pool"
     assert f"{limit + 1} rows" in response.json()["error"]
     assert "limits.max_pool_rows" in response.json()["error"]
@@ -166,3 +169,25 @@ def test_a_hundred_thousand_open_brackets_are_content_not_a_crash(client: TestCl
     response = client.post("/render", json={"content": "[" * 100_000, "format": "md"})
     assert response.status_code == 200, response.text
     assert response.text.count("\\[") == 100_000
+
+
+def test_a_job_body_keeps_its_webhook_field_and_is_checked_like_a_render() -> None:
+    request, webhook = checked_job(body(webhook='"https://hooks.example/x"'))
+    assert webhook == "https://hooks.example/x" and request.format == "md"
+    with pytest.raises(BodyProblem, match="webhooks"):
+        checked_job(body(webhooks='"https://hooks.example/x"'))  # not a field of either
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [("GET", "/nope", 404), ("PUT", "/render", 405), ("DELETE", "/jobs", 405)],
+)
+def test_unknown_routes_and_methods_answer_json(
+    client: TestClient, method: str, path: str, status: int
+) -> None:
+    response = client.request(method, path)
+    assert response.status_code == status
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["error"].startswith(f"{method} {path}: ")
+    if status == 405:
+        assert "POST" in response.headers["allow"]

@@ -134,8 +134,8 @@ def test_slow_clients_are_cut_off(tmp_path: Path) -> None:
         head = b"POST /render HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         slow_heads = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
         slow_bodies = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
-        for sock in slow_bodies:
-            sock.sendall(head + b"Content-Length: 1000\r\n\r\n{")
+        for sock, route in zip(slow_bodies, (b"/render", b"/jobs"), strict=True):  # both bodies
+            sock.sendall(head.replace(b"/render", route) + b"Content-Length: 1000\r\n\r\n{")
         received: dict[socket.socket, bytes] = {sock: b"" for sock in slow_heads + slow_bodies}
         closed: set[socket.socket] = set()
         try:
