@@ -228,7 +228,7 @@ def audit_structured(
     invalid: list[InvalidToken] = []
     groups: list[tuple[int, ...]] = []
     cited_paths: set[str] = set()
-    for path, sids, problem in _sidecar_entries(document, pointer):
+    for path, sids, problem in sidecar_entries(document, pointer):
         if problem:
             invalid.append(InvalidToken(path, 0, problem))
             continue
@@ -255,7 +255,7 @@ def audit_structured(
     )
 
 
-def _sidecar_entries(
+def sidecar_entries(
     document: object, pointer: str
 ) -> Iterable[tuple[str, tuple[int, ...], str]]:
     """``(pointer, sids, problem)`` for each sidecar entry; ``problem`` is ``""`` when sound.

@@ -5,6 +5,11 @@ one, each key becomes a heading (nested keys one level deeper, to ``######``), e
 paragraph (or a list item inside a list) followed by the ``[[S:n]]`` token of every sidecar
 entry that points at it, and other scalars their JSON text. Strings are taken as markdown, as
 LLM answers write them; keys are escaped. The sidecar itself is not shown.
+
+Which entries are placed is decided by the audit's rule (``citations.audit``): an entry the
+audit reports (a pointer that names nothing or a non-string, a sidecar that is not a list) is
+left out and listed in :attr:`StructuredAnswer.problems` in the audit's words, so a render can
+warn about exactly what ``citerender audit`` reports instead of dropping it silently.
 """
 
 from __future__ import annotations
@@ -12,10 +17,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
+from citations.audit import sidecar_entries  # the audit's one rule
 from citations.errors import SidecarError
-from citations.sidecar import DEFAULT_POINTER, escape_pointer_token, inside_pointer, read_sidecar
+from citations.sidecar import (
+    DEFAULT_POINTER,
+    escape_pointer_token,
+    inside_pointer,
+    parse_pointer,
+    read_sidecar,
+    resolve_pointer,
+)
 from citations.tokens import format_token
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
@@ -25,14 +39,58 @@ _MAX_HEADING = 6
 MAX_DEPTH = 64
 
 
+@dataclass(frozen=True)
+class StructuredAnswer:
+    """A sidecar answer as markdown, the sids it cites and the sidecar problems left out.
+
+    Each problem reads ``"{pointer}: {what the audit says}"``, e.g. ``"/summry: the pointer
+    names nothing (…)"``: the entry's pointer, or the sidecar's own when it is not a list.
+    """
+
+    markdown: str
+    sids: tuple[int, ...]
+    problems: tuple[str, ...]
+
+
 def structured_markdown(document: Any, *, pointer: str = DEFAULT_POINTER) -> str:
     """Markdown for ``document`` with its sidecar's citations placed after the strings they
-    support. Raises :class:`citations.errors.SidecarError` when the sidecar is malformed."""
+    support. Raises :class:`citations.errors.SidecarError` when the sidecar is malformed or
+    not a list; :func:`read_structured` also lists the entries it left out, and why."""
+    read_sidecar(document, pointer=pointer)
+    return read_structured(document, pointer=pointer).markdown
+
+
+def read_structured(document: Any, *, pointer: str = DEFAULT_POINTER) -> StructuredAnswer:
+    """``document`` as a :class:`StructuredAnswer`: sound sidecar entries placed, the others
+    listed as problems.
+
+    A malformed entry (not an object, a ``path`` that is no pointer, bad ``sids``) still raises
+    :class:`~citations.errors.SidecarError`, as :func:`read_sidecar` always has: the answer is
+    broken, not merely imprecise. A sidecar that is not a list is a problem, not an error: the
+    answer's data is still worth showing.
+    """
+    parse_pointer(pointer)
+    if isinstance(_sidecar_or_none(document, pointer), list):
+        read_sidecar(document, pointer=pointer)
     cited: dict[str, list[int]] = {}
-    for citation in read_sidecar(document, pointer=pointer):
-        cited.setdefault(citation.path, []).extend(citation.sids)
+    problems: list[str] = []
+    for path, sids, problem in sidecar_entries(document, pointer):
+        if problem:
+            problems.append(f"{path}: {problem}")
+        else:
+            cited.setdefault(path, []).extend(sids)
     lines = list(_blocks(document, "", 1, cited, pointer, 0))
-    return "\n\n".join(line for line in lines if line) + "\n"
+    markdown = "\n\n".join(line for line in lines if line) + "\n"
+    sids = tuple(dict.fromkeys(s for group in cited.values() for s in group))
+    return StructuredAnswer(markdown, sids, tuple(problems))
+
+
+def _sidecar_or_none(document: Any, pointer: str) -> Any:
+    """The value at ``pointer``, or None when there is none (an answer without a sidecar)."""
+    try:
+        return resolve_pointer(document, pointer)
+    except SidecarError:
+        return None
 
 
 def _blocks(

@@ -88,6 +88,34 @@ _ITEM_RE = re.compile(r"(?:[Ss]:?)?(\d+)(?:\s*(-)\s*(?:[Ss]:?)?(\d+))?")
 _NEGATIVE_RE = re.compile(r"-\s*\d+")
 
 
+#: Digits of :data:`MAX_SID`: a run with more significant digits is too large, whatever they are.
+_MAX_SID_DIGITS = len(str(MAX_SID))
+#: Longest digit run an error message shows whole; a longer one is shown by its head and length.
+_SHOWN_DIGITS = 40
+
+
+def _read_sid(digits: str) -> int | str:
+    """The sid a run of digits names, or the error saying why it names none.
+
+    The significant digits are counted before ``int()`` sees them: ``int()`` refuses a run of
+    more than 4,300 digits with a ``ValueError`` (which escaped every reader and the audit) and
+    costs time quadratic in its length, while a run longer than :data:`MAX_SID`'s digits is too
+    large whatever it holds. Leading zeros are not counted (``007`` is sid 7).
+    """
+    significant = digits.lstrip("0")
+    if len(significant) > _MAX_SID_DIGITS:
+        shown = significant
+        if len(significant) > _SHOWN_DIGITS:
+            shown = f"{significant[:_SHOWN_DIGITS]}… ({len(significant)} digits)"
+        return f"sid {shown} is too large (at most {MAX_SID})"
+    value = int(significant or "0")
+    if value == 0:
+        return "sid 0 is not valid: sids are positive integers"
+    if value > MAX_SID:
+        return f"sid {value} is too large (at most {MAX_SID})"
+    return value
+
+
 def parse_sid_spec(spec: str) -> tuple[tuple[int, ...], str | None, tuple[str, ...]]:
     """Parse a sid list such as ``"1, 3-5"`` into ``(sids, error, warnings)``.
 
@@ -110,13 +138,12 @@ def parse_sid_spec(spec: str) -> tuple[tuple[int, ...], str | None, tuple[str, .
             if _NEGATIVE_RE.fullmatch(item):
                 return (), f"negative sid {item!r}: sids are positive integers", ()
             return (), f"{item!r} is not a sid or a range (expected e.g. 1, 3-5)", ()
-        first = int(match.group(1))
-        last = int(match.group(3)) if match.group(3) is not None else first
-        for value in (first, last):
-            if value == 0:
-                return (), "sid 0 is not valid: sids are positive integers", ()
-            if value > MAX_SID:
-                return (), f"sid {value} is too large (at most {MAX_SID})", ()
+        first = _read_sid(match.group(1))
+        if isinstance(first, str):
+            return (), first, ()
+        last = first if match.group(3) is None else _read_sid(match.group(3))
+        if isinstance(last, str):
+            return (), last, ()
         if last < first:
             warnings.append(f"reversed range {item!r} read as {last}-{first}")
             first, last = last, first

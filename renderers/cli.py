@@ -193,8 +193,9 @@ def check_pool(path: Path) -> None:
 
 
 def check_out_dir(path: Path) -> None:
-    if path.exists() and not path.is_dir():
-        raise BadInput(str(path), "exists and is not a directory (given to --out)")
+    with reading(str(path)):  # a name the system refuses (too long) is the directory's problem
+        if path.exists() and not path.is_dir():
+            raise BadInput(str(path), "exists and is not a directory (given to --out)")
 
 
 def sniff_answer(path: Path, forced: str | None) -> Detection | None:

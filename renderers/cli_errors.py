@@ -47,12 +47,19 @@ def shown(text: str) -> str:
 
 
 def one_line(where: str, message: str) -> str:
-    """``citerender: error: FILE: problem`` on a single line."""
+    """``citerender: error: FILE: problem`` on a single line; a message that already starts
+    with the file's name is not prefixed twice."""
     text = " ".join(shown(str(message)).split()) or "failed"
-    where = shown(where)
-    if where and where not in text:
+    where = printable_name(shown(where))
+    if where and not text.startswith(f"{where}:"):
         text = f"{where}: {text}"
     return f"citerender: error: {text}"
+
+
+def printable_name(name: str) -> str:
+    """``name`` with each unprintable character (a line break in a file name) escaped as
+    Python writes it, so the name stays on its line and can still be told apart."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in name)
 
 
 def is_input_error(exc: BaseException) -> bool:
@@ -95,14 +102,15 @@ def reraise_when_debugging(exc: BaseException) -> None:
 
 @contextmanager
 def reading(where: str) -> Iterator[None]:
-    """Any error raised inside the block is ``where``'s problem: :class:`BadInput` about it."""
+    """Any error raised inside the block is ``where``'s problem: :class:`BadInput` about it
+    (an empty file name given on the command line is named as ``''``)."""
     try:
         yield
     except (BadInput, typer.Exit):
         raise
     except Exception as exc:
         reraise_when_debugging(exc)
-        raise BadInput(where, describe(exc), exit_code_for(exc)) from exc
+        raise BadInput(where or "''", describe(exc), exit_code_for(exc)) from exc
 
 
 def fail(where: str, message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:

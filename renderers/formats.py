@@ -8,7 +8,7 @@ JPEG and silently gets PNG bytes has been misled (the service used to do exactly
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -116,15 +116,33 @@ def normalize_format(raw: object, *, field: str = "format") -> Format:
     )
 
 
+def _format_items(formats: object, field: str) -> Sequence[object]:
+    """The names ``formats`` holds: a comma-separated string split, an iterable listed.
+
+    Anything else is refused here with :class:`OptionError` naming ``field``; iterating it
+    would raise a bare ``TypeError`` (``'NoneType' object is not iterable``) that names
+    neither the option nor what it accepts. Bytes are refused too: they iterate as numbers.
+    """
+    if isinstance(formats, str):
+        return formats.split(",")
+    if isinstance(formats, Iterable) and not isinstance(formats, bytes | bytearray):
+        return list(formats)
+    raise OptionError(
+        f"{field}={short_repr(formats)}: expected a comma-separated string or a list of format "
+        f"names; accepted: {accepted_formats()} or 'all'",
+        field=field,
+    )
+
+
 def normalize_formats(
     formats: str | Iterable[str], *, field: str = "formats"
 ) -> tuple[Format, ...]:
     """Canonical, de-duplicated formats; ``"all"`` means every available format.
 
     Accepts a comma-separated string or an iterable; raises :class:`OptionError` on unknown
-    names.
+    names and on anything else (``None``, a number), which callers reach through the API.
     """
-    items = formats.split(",") if isinstance(formats, str) else list(formats)
+    items = _format_items(formats, field)
     out: list[Format] = []
     for raw in items:
         if isinstance(raw, str) and not raw.strip():

@@ -103,8 +103,16 @@ def option(
     return field(default=default, metadata=meta)
 
 
-def _limit(default: int, help: str) -> Any:
-    return option(default, help=help, minimum=1)
+def _limit(default: int, help: str, *, maximum: int | None = None) -> Any:
+    """A limit: a positive integer, bounded above only where a larger value would break
+    something (``help`` then says so, as it is the text every surface shows)."""
+    return option(default, help=help, minimum=1, maximum=maximum)
+
+
+#: Largest ``max_seconds``: one week. The deadline is a timer thread, and a wait past about
+#: 292 years overflows the platform's clock in that thread (a traceback, then no deadline);
+#: no render needs more than a week, so a larger value is refused as the option it is.
+MAX_SECONDS_LIMIT = 7 * 24 * 60 * 60
 
 
 _HOST_FILES = "names a file on the host: a remote caller may not choose which host files are read"
@@ -154,7 +162,10 @@ class Limits:
         "Most image bytes one output embeds (an image used many times counts once).",
     )
     max_seconds: int = _limit(
-        300, "Longest one render may run, in seconds (reading, laying out, writing every format)."
+        300,
+        "Longest one render may run, in seconds (reading, laying out, writing every format); "
+        f"at most {MAX_SECONDS_LIMIT} (one week).",
+        maximum=MAX_SECONDS_LIMIT,
     )
 
 

@@ -35,6 +35,7 @@ from renderers.errors import (
     OutputPathError,
     OverwriteError,
     RenderError,
+    ResourceError,
     StrictError,
 )
 from renderers.formats import ContentFormat
@@ -187,6 +188,8 @@ def _read_and_resolve(
     native = read_answer(content, sources_pool, content_format, origin,
                          max_bytes=options.limits.max_content_bytes)
     if native is not None:  # a provider's raw answer: markdown with tokens plus its sources
+        if native.warnings and options.strict:  # citations the answer's adapter could not place
+            raise StrictError("; ".join(native.warnings))
         content, sources_pool, content_format = native.text, native.pool, "markdown"
     text = decode_content(content, origin)
     fmt = detect_content_format(content_format, text)
@@ -244,8 +247,9 @@ def prepare(
 ) -> Prepared:
     """Read and resolve ``content`` once: the shared first half of every render.
 
-    ``input_file`` is the file ``content`` came from, if any; it and a pool given as a path
-    are protected from being replaced by an output.
+    ``input_file`` is the file ``content`` came from, if any; it, a pool given as a path and
+    the files the writers read (:func:`files_read`) are protected from being replaced by an
+    output.
     """
     from citations.pool import SourcePool
 
@@ -271,9 +275,32 @@ def prepare(
         citations=citations,
         parse_ms=(time.perf_counter() - started) * 1000,
         input_format=native.provider if native else read.content_format,
-        inputs=tuple(Path(f) for f in files if f is not None),
+        inputs=(*(Path(f) for f in files if f is not None), *files_read(rdoc, options)),
         deadline=deadline,
     )
+
+
+def files_read(rdoc: ResolvedDocument, options: RenderOptions) -> list[Path]:
+    """The files the writers read besides the content and the pool: the reference DOCX/PPTX,
+    a ``.csl`` file and the document's images (as the sandbox finds them; a reference it
+    refuses is read by no one). An output named like one of them must not replace it: a PNG
+    of ``chart.md`` written next to ``chart.png`` would otherwise become the next render's
+    chart."""
+    from renderers.document import Image
+    from renderers.sandbox import Sandbox, allowed_dirs
+
+    files = [p for p in (options.reference_docx, options.reference_pptx) if p is not None]
+    references = {
+        node.src for node in iter_inlines(rdoc.document.blocks)
+        if isinstance(node, Image) and node.src and node.src[:5].lower() != "data:"
+    }
+    if options.csl.lower().endswith(".csl"):
+        references.add(options.csl)
+    sandbox = Sandbox(allowed_dirs(options))
+    for reference in sorted(references):
+        with contextlib.suppress(ResourceError):
+            files.append(sandbox.resolve(reference))
+    return files
 
 
 # ---------------------------------------------------------------- write and record

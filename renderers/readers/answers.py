@@ -107,6 +107,8 @@ def read_answer(
         return _sidecar_answer(data, sources_pool, origin)
     if fmt is None:
         found = detect(data)
+        if found is None and _has_sidecar_member(data):
+            return _sidecar_answer(data, sources_pool, origin)
         if found is None:
             if text:
                 return None
@@ -119,27 +121,40 @@ def read_answer(
     return NativeAnswer(adapted.content, adapted.pool, adapted)
 
 
+def _has_sidecar_member(data: Any) -> bool:
+    """Whether ``data`` is a JSON object with a ``_citations`` member that detection refused
+    (not a list): the audit reads such a file as a sidecar answer with a bad sidecar, so the
+    render does too — and warns — instead of showing the raw JSON as if all were well."""
+    from citations.sidecar import DEFAULT_POINTER, parse_pointer
+
+    return isinstance(data, Mapping) and parse_pointer(DEFAULT_POINTER)[0] in data
+
+
 def _sidecar_answer(data: Any, sources_pool: Any, origin: str) -> NativeAnswer:
     """A JSON answer with a ``_citations`` sidecar as a readable document: keys as headings,
-    each cited string followed by its citations (:mod:`citations.structured`)."""
+    each cited string followed by its citations (:mod:`citations.structured`).
+
+    Each sidecar problem the audit reports (a pointer naming nothing or a non-string, a
+    sidecar that is not a list) becomes a warning in the audit's words, so ``--strict`` fails
+    on it; a malformed entry is an :class:`AnswerError` naming ``_citations``.
+    """
     from citations.adapters import AdaptedAnswer
     from citations.adapters.detect import SIDECAR
     from citations.errors import SidecarError
     from citations.pool import SourcePool
-    from citations.sidecar import read_sidecar
-    from citations.structured import structured_markdown
+    from citations.structured import read_structured
 
     try:
-        text = structured_markdown(data)
-        cited = [s for c in read_sidecar(data) for s in c.sids]
+        answer = read_structured(data)
     except SidecarError as exc:
         raise AnswerError("_citations", f"{origin}: {exc}") from exc
     pool = SourcePool.coerce(sources_pool)
     adapted = AdaptedAnswer(
-        content=text, pool=pool, sid_map={sid: sid for sid in dict.fromkeys(cited)},
-        provider="sidecar", shape=SIDECAR, citations=len(cited),  # type: ignore[arg-type]
+        content=answer.markdown, pool=pool, sid_map={sid: sid for sid in answer.sids},
+        provider="sidecar", shape=SIDECAR, citations=len(answer.sids),  # type: ignore[arg-type]
+        warnings=tuple(f"{problem}; skipped" for problem in answer.problems),
     )
-    return NativeAnswer(text, pool, adapted)
+    return NativeAnswer(answer.markdown, pool, adapted)
 
 
 def sniff_file(path: Path, forced: str | None = None) -> Detection | None:

@@ -35,7 +35,6 @@ from renderers.writers.html.report import WrittenReport, print_report
 from renderers.writers.ooxml import build_timestamp
 
 GENERATOR = "citerender"
-LOGGER = logging.getLogger(__name__)
 
 
 class SandboxFetcher(URLFetcher):  # type: ignore[misc]
@@ -78,8 +77,7 @@ class SandboxFetcher(URLFetcher):  # type: ignore[misc]
             shown = url[:80] + ("…" if len(url) > 80 else "")
             self.refused.append(
                 Diagnostic(Code.RESOURCE_REFUSED, f"pdf: resource not loaded: {exc}", file=shown)
-            )
-            LOGGER.warning("%s", exc)
+            )  # reported once, as this diagnostic (a log record would reach stderr a 2nd time)
             raise
         return URLFetcherResponse(url, data, {"Content-Type": mime})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from citations.errors import SidecarError
-from citations.structured import structured_markdown
+from citations.structured import read_structured, structured_markdown
 
 ANSWER = {
     "summary": "Solar grew 30 %.",
@@ -42,3 +42,34 @@ def test_a_malformed_sidecar_or_deep_nesting_is_refused() -> None:
         deep = {"k": deep}
     with pytest.raises(SidecarError, match="nests deeper"):
         structured_markdown(deep)
+
+
+def test_entries_the_audit_reports_are_left_out_and_listed_in_its_words() -> None:
+    answer = read_structured(
+        {
+            "summary": "Solar grew.",
+            "n": 5,
+            "_citations": [
+                {"path": "/summry", "sids": [1]},
+                {"path": "/n", "sids": [2]},
+                {"path": "/summary", "sids": [3]},
+            ],
+        }
+    )
+    assert answer.markdown == "# Summary\n\nSolar grew.[[S:3]]\n\n# N\n\n5\n"
+    assert answer.sids == (3,)
+    assert answer.problems == (
+        "/summry: the pointer names nothing (JSON Pointer '/summry': no member 'summry' at "
+        "'/summry')",
+        "/n: the pointer names a int, not a string",
+    )
+
+
+def test_a_sidecar_that_is_not_a_list_is_a_problem_not_an_error() -> None:
+    answer = read_structured({"_citations": "nope", "a": "x"})
+    assert answer.markdown == "# A\n\nx\n"
+    assert answer.problems == ("/_citations: the sidecar is a str, not a list of entries",)
+    with pytest.raises(SidecarError, match="is a str"):
+        structured_markdown({"_citations": "nope", "a": "x"})
+    with pytest.raises(SidecarError, match="'path' must be"):
+        read_structured({"a": "x", "_citations": [{"path": 3, "sids": [1]}]})

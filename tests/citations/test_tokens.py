@@ -181,6 +181,19 @@ def test_parse_sid_spec() -> None:
         assert sids == () and error, bad
 
 
+def test_a_digit_run_longer_than_the_largest_sid_is_too_large_without_int() -> None:
+    # int() refuses more than 4,300 digits with a ValueError; the run is refused by its length
+    sids, error, _ = parse_sid_spec("9" * 5000)
+    assert sids == ()
+    assert error == f"sid {'9' * 40}… (5000 digits) is too large (at most 2147483647)"
+    assert parse_sid_spec("2-" + "9" * 5000)[1] == error
+    assert parse_sid_spec("9" * 30)[1] == f"sid {'9' * 30} is too large (at most 2147483647)"
+    assert parse_sid_spec("0" * 5000 + "7") == ((7,), None, ())
+    assert parse_sid_spec("0" * 5000)[1] == "sid 0 is not valid: sids are positive integers"
+    assert parse_sid_spec("2147483647")[0] == (2147483647,)
+    assert parse_sid_spec("2147483648")[1] == "sid 2147483648 is too large (at most 2147483647)"
+
+
 def test_format_token_round_trips() -> None:
     assert format_token([1, 2, 3, 7]) == "[[S:1-3,7]]"
     assert format_token([4], kind="usage") == "[[USAGE:4]]"

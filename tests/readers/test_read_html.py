@@ -74,6 +74,15 @@ def test_sup_with_invalid_data_sids_keeps_its_text() -> None:
     assert document.warnings
 
 
+def test_sup_with_a_huge_sid_keeps_its_text_with_the_too_large_warning() -> None:
+    document = read_html(f'<p>Hi <sup class="cite" data-sids="{"9" * 5000}">x</sup></p>')
+    assert cites(document) == []
+    assert document_text(document).strip() == "Hi x"
+    (warning,) = document.warnings
+    assert "invalid citation 'x': sid 999" in warning
+    assert "(5000 digits) is too large (at most 2147483647); kept as text" in warning
+
+
 def test_title_from_title_element_else_first_h1() -> None:
     with_title = read_html("<html><head><title>Doc &amp; Co</title></head><h1>Head</h1></html>")
     assert with_title.title == "Doc & Co"

@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 
 from citations.errors import CitationError
+from renderers import cli
 from renderers.api import render
-from renderers.errors import InputError, LimitError, RenderError
+from renderers.errors import InputError, LimitError, OptionError, RenderError
 from renderers.options import Limits
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
@@ -325,6 +326,34 @@ def test_pages_over_a_configured_limit_fail(tmp_path: Path) -> None:
 def test_unknown_limit_names_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="accepted keys are max_content_bytes"):
         render("x", tmp_path, name="x", formats=("md",), limits={"max_bytes": 1})
+
+
+@pytest.mark.parametrize("limits", [{"max_seconds": 10**10}, Limits(max_seconds=10**10)])
+def test_max_seconds_over_a_week_is_an_option_error(tmp_path: Path, limits: object) -> None:
+    # a timer that long overflowed the clock in its thread: two tracebacks and no deadline
+    with pytest.raises(OptionError) as caught:
+        render("x", tmp_path, name="x", formats=("md",), limits=limits)
+    assert caught.value.field == "limits.max_seconds"
+    assert str(caught.value) == "limits.max_seconds=10000000000: accepted range is 1..604800"
+    assert not list(tmp_path.iterdir())
+    (result,) = render("x", tmp_path, name="x", formats=("md",), limits={"max_seconds": 604800})
+    assert result.path.exists()
+
+
+def test_the_cli_refuses_max_seconds_over_a_week_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "doc.md").write_text("Hi [[S:1]]\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    args = ["render", str(tmp_path / "doc.md"), "--pool", str(tmp_path / "pool.json")]
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([*args, "--to", "md", "--out", str(tmp_path / "o"),
+                  "--max-seconds", "10000000000"])
+    assert exit_info.value.code == 2
+    stderr = capsys.readouterr().err
+    assert "Traceback" not in stderr and "OverflowError" not in stderr
+    assert "'--max-seconds': 10000000000 is not in the range 1<=x<=604800" in stderr
+    assert not (tmp_path / "o").exists()
 
 
 # ------------------------------------------------------------------ bounded memory

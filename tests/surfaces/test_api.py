@@ -26,7 +26,7 @@ from renderers.api import (
     write_png,
     write_pptx,
 )
-from renderers.errors import InputError, OutputPathError, StrictError
+from renderers.errors import InputError, OptionError, OutputPathError, StrictError
 from tests.helpers import pdf_text
 
 CONTENT = (
@@ -294,6 +294,24 @@ def test_bad_formats_are_refused(tmp_path: Path) -> None:
         render(CONTENT, tmp_path, formats=["gif"], sources_pool=POOL)
     with pytest.raises(InputError, match="no output format"):
         render(CONTENT, tmp_path, formats="", sources_pool=POOL)
+
+
+@pytest.mark.parametrize("formats", [None, 5, b"pdf", object()])
+def test_formats_that_are_no_names_are_an_option_error(formats: object, tmp_path: Path) -> None:
+    with pytest.raises(OptionError) as caught:
+        render(CONTENT, tmp_path, formats=formats, sources_pool=POOL)  # type: ignore[arg-type]
+    assert caught.value.field == "formats"
+    message = str(caught.value)
+    assert message.startswith(f"formats={formats!r}"[:20])
+    assert "expected a comma-separated string or a list of format names" in message
+    assert "accepted: pdf, png, docx, pptx, html, md (aliases: htm, markdown) or 'all'" in message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_formats_may_be_a_string_a_list_or_any_iterable(tmp_path: Path) -> None:
+    for formats in ("md,html", ["md", "html"], iter(("md", "html"))):
+        results = render(CONTENT, tmp_path, formats=formats, sources_pool=POOL)
+        assert [r.format for r in results] == ["md", "html"]
 
 
 @pytest.mark.parametrize("name", ["../escape", "/abs/path", "a\x00b", "sub/../../x", "con", "x|y"])

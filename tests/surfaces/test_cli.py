@@ -200,6 +200,22 @@ def test_warnings_are_printed_once_per_file_and_strict_fails(workspace: Path) ->
     assert "42" in strict.stderr and "Traceback" not in strict.output
 
 
+def test_a_huge_sid_in_html_is_a_warning_not_an_error(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "sup.html").write_text(
+        f'<p>Hi <sup class="cite" data-sids="{"9" * 5000}">x</sup></p>', encoding="utf-8"
+    )
+    args = ["render", str(workspace / "sup.html"), "--pool", str(workspace / "pool.json")]
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([*args, "--to", "md", "--out", str(workspace / "out")])
+    assert exit_info.value.code == 0
+    stderr = capsys.readouterr().err
+    assert "is too large (at most 2147483647); kept as text" in stderr
+    assert "integer string conversion" not in stderr
+    assert (workspace / "out" / "sup.md").read_text(encoding="utf-8").startswith("Hi x")
+
+
 # ---------------------------------------------------------------- bad input
 
 

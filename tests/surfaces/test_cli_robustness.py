@@ -202,3 +202,40 @@ def test_a_bug_is_one_line_too(workspace: Path, monkeypatch: pytest.MonkeyPatch)
 def test_help_is_not_an_error() -> None:
     result = CliRunner().invoke(cli.app, ["render", "--help"])
     assert result.exit_code == 0 and "--reference-pptx" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("make", "args", "needle"),
+    [
+        (lambda ws: (ws / "mark").mkdir(), ["render", "mark"], "error: mark: not a file"),
+        (lambda ws: (ws / "a").mkdir(), ["render", "a"], "error: a: not a file"),
+        (lambda ws: (ws / "new\nline.md").mkdir(), ["render", "new\nline.md"],
+         "error: new\\nline.md: not a file"),
+        (lambda ws: None, ["render", "in.md", "--out", "x" * 300], "x" * 300 + ": "),
+        (lambda ws: None, ["pool", "add", "reg.json", ""], "error: '': "),
+    ],
+    ids=["name-inside-the-message", "one-letter-name", "line-break-in-name", "long-out",
+         "empty-tool-output"],
+)
+def test_every_error_names_its_file_on_one_line(
+    workspace: Path, make: Any, args: list[str], needle: str
+) -> None:
+    """The file at fault leads the line, even when its name also occurs in the message or
+    holds a line break, and when the system's own error does not name it."""
+    make(workspace)
+    proc = run([*args, "--pool", "pool.json"] if args[0] == "render" else args, workspace)
+    assert proc.returncode == 2
+    one_error_line(proc.stderr, needle)
+
+
+def test_a_refused_stylesheet_resource_is_reported_once(workspace: Path) -> None:
+    """The PDF writer's refusal reaches stderr as the one warning line, not also as a bare
+    log record (Python's last-resort handler printed one before it)."""
+    (workspace / "st.html").write_text(
+        "<html><head><style>body{background:url(/etc/hostname)}</style></head>"
+        "<body><p>x</p></body></html>", encoding="utf-8")
+    proc = run(["render", "st.html", "--pool", "pool.json", "--to", "pdf"], workspace)
+    assert proc.returncode == 0
+    lines = [line for line in proc.stderr.decode().splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("citerender: warning: st.html: pdf: resource not loaded: ")

@@ -172,6 +172,27 @@ def test_the_pool_file_is_protected_too(tmp_path: Path) -> None:
     assert json.loads(pool.read_text(encoding="utf-8")) == POOL
 
 
+def test_the_files_the_writers_read_are_protected_too(tmp_path: Path) -> None:
+    """An image the document shows, a reference DOCX and a CSL file are inputs as much as the
+    content: an output named like one of them is refused before anything is written."""
+    from PIL import Image as PILImage
+
+    PILImage.new("RGB", (20, 10), (255, 0, 0)).save(tmp_path / "chart.png")
+    picture = (tmp_path / "chart.png").read_bytes()
+    with pytest.raises(OverwriteError, match=r"chart\.png"):
+        render("# Chart\n\n![c](chart.png)\n", tmp_path, name="chart", formats="md,png",
+               sources_pool=POOL, base_dir=tmp_path)
+    assert (tmp_path / "chart.png").read_bytes() == picture
+    assert not (tmp_path / "chart.md").exists()
+    (docx,) = render("Hi.[[S:1]]\n", tmp_path, name="template", formats="docx",
+                     sources_pool=POOL)
+    template = docx.path.read_bytes()
+    with pytest.raises(OverwriteError, match=r"template\.docx"):
+        render("Hi.[[S:1]]\n", tmp_path, name="template", formats="docx", sources_pool=POOL,
+               reference_docx=docx.path)
+    assert docx.path.read_bytes() == template
+
+
 def test_a_hard_link_to_the_input_counts_as_the_input(tmp_path: Path) -> None:
     source = tmp_path / "in" / "d1.md"
     source.parent.mkdir()

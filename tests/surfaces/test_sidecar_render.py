@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from renderers import cli
 from renderers.api import render, render_file
+from renderers.errors import StrictError
 
 POOL = [
     {"sid": 1, "title": "IEA World Energy Outlook", "url": "https://iea.org/weo"},
@@ -44,3 +46,54 @@ def test_a_malformed_sidecar_names_the_field(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="_citations") as caught:
         render(bad, tmp_path, name="b", formats=("md",), sources_pool=POOL)
     assert getattr(caught.value, "field", "").startswith("answer")
+
+
+NAMES_NOTHING = (
+    "/summry: the pointer names nothing (JSON Pointer '/summry': no member 'summry' at "
+    "'/summry'); skipped"
+)
+NOT_A_LIST = "/_citations: the sidecar is a str, not a list of entries; skipped"
+
+
+def test_sidecar_problems_are_warnings_in_the_audits_words(tmp_path: Path) -> None:
+    bad = {"summary": "Solar grew.", "_citations": [{"path": "/summry", "sids": [1]}]}
+    (result,) = render(bad, tmp_path, name="a", formats=("md",), sources_pool=POOL)
+    assert result.warnings == [NAMES_NOTHING]
+    assert result.sources_used == []
+    (result,) = render({"_citations": "nope", "a": "x"}, tmp_path, name="b", formats=("md",))
+    assert result.warnings == [NOT_A_LIST]
+    assert (tmp_path / "b.md").read_text("utf-8") == "# A\n\nx\n"
+
+
+@pytest.mark.parametrize(
+    ("answer", "warning"),
+    [
+        (
+            {"summary": "Solar grew.", "_citations": [{"path": "/summry", "sids": [1]}]},
+            NAMES_NOTHING,
+        ),
+        ({"_citations": "nope", "a": "x"}, NOT_A_LIST),
+    ],
+)
+def test_cli_strict_fails_on_a_sidecar_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], answer: object, warning: str
+) -> None:
+    (tmp_path / "ans.json").write_text(json.dumps(answer), encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    args = ["render", str(tmp_path / "ans.json"), "--pool", str(tmp_path / "pool.json")]
+    for extra, code in (([], 0), (["--strict"], 1)):
+        with pytest.raises(SystemExit) as exit_info:
+            cli.main([*args, "--to", "md", "--out", str(tmp_path / "out"), *extra])
+        assert exit_info.value.code == code
+        assert f"ans.json: {warning}\n" in capsys.readouterr().err
+    assert "_citations" not in (tmp_path / "out" / "ans.md").read_text("utf-8")
+
+
+def test_the_api_in_strict_mode_refuses_an_answer_with_a_misplaced_citation(
+    tmp_path: Path,
+) -> None:
+    answer = {"summary": "Solar grew.", "_citations": [{"path": "/summry", "sids": [1]}]}
+    with pytest.raises(StrictError, match="/summry: the pointer names nothing"):
+        render(json.dumps(answer), tmp_path, name="a", formats="md", sources_pool=POOL,
+               strict=True)
+    assert not list(tmp_path.iterdir())

@@ -60,6 +60,7 @@ from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
 from renderers.writers.typst import fonts as typst_fonts
 from renderers.writers.typst import writer as typst_writer
+from renderers.writers.typst.bounds import MAX_PARAGRAPH_PIECES, check_paragraph_pieces
 from renderers.writers.typst.escape import string_literal, text_markup
 from renderers.writers.typst.markup import TypstSource, typst_source
 from renderers.writers.typst.parts import code_span
@@ -231,6 +232,17 @@ def test_emoji_use_the_colour_font() -> None:
     assert markup.count("#emoji-text(") == 3  # ☀ without U+FE0F stays text
     flags = text_markup("🇫🇷🇩🇪 and a lone 🇫")  # a flag is a pair of regional indicators
     assert re.findall(r'#emoji-text\("([^"]*)"\)', flags) == ["🇫🇷", "🇩🇪", "🇫"]
+
+
+def test_a_paragraph_of_too_many_pieces_is_refused_before_typst_starts() -> None:
+    """Typst's paragraph layout grows with the square of its pieces and cannot be stopped:
+    such a paragraph (here in a table cell) is refused with the way out, before compiling."""
+    pieces = tuple(Text(f"w{i} ") if i % 2 else Cite((1,)) for i in range(MAX_PARAGRAPH_PIECES))
+    check_paragraph_pieces((para(*pieces),))  # at the bound: accepted
+    cell = Table((TableCell((Text("h"),)),), ((TableCell((*pieces, Text("one more"))),),))
+    with pytest.raises(LimitError, match=r"typst: a paragraph has more than 5,000 inline pieces"
+                       r".*pdf_engine 'weasyprint'"):
+        render((cell,))
 
 
 def test_short_table_columns_take_their_contents_width() -> None:

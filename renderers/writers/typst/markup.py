@@ -82,6 +82,7 @@ from renderers.writers.common import (
     unresolved_note_text,
 )
 from renderers.writers.contents import CONTENTS_ID, contents_entries, contents_headings
+from renderers.writers.typst.bounds import check_paragraph_pieces
 from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
 from renderers.writers.typst.escape import string_literal, text_expr, text_markup
 from renderers.writers.typst.math import (
@@ -140,6 +141,7 @@ def typst_source(
     ``dated``: the PDF gets creation and modification dates (from the compile's timestamp);
     without it the PDF carries no date at all, so identical input gives identical bytes.
     """
+    check_paragraph_pieces(rdoc.document.blocks)
     title = document_title(rdoc.document, options)
     page = page_dimensions(options.page_size)
     writer = _Markup(rdoc, options)
