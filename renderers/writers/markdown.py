@@ -1,7 +1,8 @@
 """The Markdown writer: normalized CommonMark + GFM with citations as ``[^N]`` footnotes.
 
-Every citation number becomes a footnote reference (``[^1][^3]``; a run of three or more shows
-as ``[^1]–[^9]``) and the Sources section is a heading followed by one
+Every citation number becomes a footnote reference (``[^1][^3]``, a run too: ``[^1][^2][^3]``,
+since a definition no reference names drops out of the rendered footnotes) and the Sources
+section is a heading followed by one
 ``[^N]: [Title](url) — label · date`` definition per entry. Author notes are labelled with
 their letters (``[^a]``, :func:`renderers.writers.common.note_marker`), the same letters every
 other format shows, which can never clash with the numeric citation labels.
@@ -17,7 +18,6 @@ from collections.abc import Iterable
 from urllib.parse import quote
 
 from citations.links import safe_link
-from citations.numbering import EN_DASH, display_segments
 from renderers.document import (
     CROSSREF_LABEL,
     Block,
@@ -50,6 +50,7 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
+    iter_inlines,
     numbered_anchor,
     numbered_name,
     plain_text,
@@ -276,13 +277,11 @@ class _InlineWriter:
             case Cite(children=children, note=0) if children:
                 self._styled_cite(children)
             case Cite(numbers=numbers):
-                # A run of three or more shows as [^1]–[^9]: a range never costs one
-                # reference per number (display_segments is the superscripts' rule).
-                for text, number in display_segments(numbers):
-                    if number is not None:
-                        self._ref(str(number))
-                    elif text == EN_DASH:
-                        self._mark(EN_DASH)
+                # Every number its own reference, a run included: a footnote definition no
+                # reference names is left out of the rendered list, so [^1]–[^3] would drop
+                # source 2 from the Sources (the numbers are bounded by limits.max_cited_sids).
+                for number in numbers:
+                    self._ref(str(number))
             case Math(tex, display):
                 self.emit(math_source(tex, display))
             case CrossRef(label, number):
@@ -311,10 +310,8 @@ class _InlineWriter:
             self.emit(chunk)
 
     def _ref(self, label: str) -> None:
-        self._mark(f"[^{label}]")
-
-    def _mark(self, chunk: str) -> None:
-        """A footnote reference (or the dash of a run of them), deferred inside a link."""
+        """A footnote reference, deferred inside a link."""
+        chunk = f"[^{label}]"
         if self.deferred is not None:
             self.deferred.append(chunk)
         else:
@@ -364,12 +361,14 @@ class _InlineWriter:
         inner.inlines(children)
         simple = len(children) == 1 and isinstance(children[0], Text)
         is_url = re.match(r"^(https?|mailto):", target) is not None
+        # citations inside the link follow it: the space before them stays out of its text
+        text = inner.text().rstrip(" ") if refs else inner.text()
         if simple and plain_text(children) == target and not title and is_url:
             self.emit(_autolink(target))
-        else:
-            # citations inside the link follow it: the space before them stays out of its text
-            text = inner.text().rstrip(" ") if refs else inner.text()
+        elif text.strip():
             self.emit(f"[{text}]({_destination(target)}{_link_title(title)})")
+        # else: nothing to click but its citations (a link around a citation alone); an empty
+        # link would be written but never seen
         for ref in refs:
             if self.deferred is not None:
                 self.deferred.append(ref)
@@ -583,8 +582,9 @@ class _BlockWriter:
 
     def _figure(self, image: Image, caption: tuple[Inline, ...], lead: str = "") -> str:
         picture = _InlineWriter(self.labels, images=self.images).image(image)
-        if not lead and (not caption or plain_text(caption).strip() == image.alt.strip()):
-            return picture
+        cites = any(isinstance(node, Cite) for node in iter_inlines((Paragraph(caption),)))
+        if not lead and not cites and plain_text(caption).strip() == image.alt.strip():
+            return picture  # the alt already says it (a citation in it needs the caption)
         return picture + "\n\n" + lead + self.inline_text(caption)
 
     @staticmethod

@@ -203,6 +203,22 @@ def test_lists_use_word_numbering_with_start_overrides(report: bytes) -> None:
     assert {"bullet", "decimal"} <= formats
 
 
+def test_a_table_of_many_columns_leaves_room_for_text_in_every_cell() -> None:
+    """Sixty columns on a page are 150 twips each; two 80-twip cell margins left no room, and
+    Word and LibreOffice drew an empty grid. The margins shrink with the narrowest column."""
+    from renderers.readers.markdown import read_markdown
+
+    header = "|" + "|".join(f"h{i}" for i in range(60)) + "|\n|" + "---|" * 60 + "\n"
+    row = "|" + "|".join(f"c{i}" for i in range(60)) + "|\n"
+    data = docx_bytes(resolve(read_markdown(header + row), SourcePool.from_rows([])),
+                      RenderOptions())
+    table = docx.Document(io.BytesIO(data)).tables[0]
+    margin = int(table._tbl.find(f"{W}tblPr/{W}tblCellMar/{W}left").get(f"{W}w"))
+    widths = [int(col.get(f"{W}w")) for col in table._tbl.find(f"{W}tblGrid")]
+    assert len(widths) == 60 and 2 * margin < min(widths)
+    assert [c.text for c in table.rows[1].cells][:3] == ["c0", "c1", "c2"]
+
+
 def test_table_has_header_cells_and_alignment(report: bytes) -> None:
     document = docx.Document(io.BytesIO(report))
     table = document.tables[0]

@@ -8,6 +8,7 @@ what they prove.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -109,7 +110,7 @@ def test_every_node_of_the_ir_renders(pool: SourcePool) -> None:
     assert lines[0] == "# Energy report"
     assert "Plain *emph* **strong** ~~gone~~ `x < y` first[^1]" in lines
     # citation (3, 1, 2, 5): sorted, a run compressed; the unknown sid 99 leaves nothing
-    assert "many[^1]–[^4] unknown\\<span onclick=x>raw\\</span>[^a]" in lines
+    assert "many[^1][^2][^3][^4] unknown\\<span onclick=x>raw\\</span>[^a]" in lines
     link = next(line for line in lines if line.startswith("[a link](https://example.org/a?b=1"))
     assert link.endswith(' "Title")bad link\\')  # the refused link leaves its text
     assert "javascript" not in out and "\\<script>alert(1)\\</script>" in lines
@@ -133,7 +134,7 @@ def test_citations_become_one_footnote_reference_per_displayed_number(pool: Sour
                          Text(" All."), Cite((1, 3, 4, 5))),))
     out = md_of_document(doc, pool)
     # appearance numbering: 3→1, 1→2, 4 dedupes with 1 (→2), 5→3; a run of three is compressed
-    assert "Solar grew.[^1] Wind too.[^1][^2] All.[^1]–[^3]" in out
+    assert "Solar grew.[^1] Wind too.[^1][^2] All.[^1][^2][^3]" in out
 
 
 def test_sources_section_lists_each_entry_once_with_url_or_label(pool: SourcePool) -> None:
@@ -475,3 +476,24 @@ def test_unsupported_node_fails_loudly(pool: SourcePool) -> None:
         md_of_document(doc, pool)
     with pytest.raises(UnsupportedNodeError):
         md_of_document(Document((Alien(),)), pool)  # type: ignore[arg-type]
+
+
+def test_every_source_of_a_range_is_referenced_so_none_drops_out(pool: SourcePool) -> None:
+    """A footnote definition no reference names is left out of the rendered footnotes: a run
+    written as [^1]–[^3] lost source 2 from the Sources a reader sees."""
+    out = md_of_document(Document((Paragraph((Text("All"), Cite((1, 2, 3)))),)), pool)
+    assert "All[^1][^2][^3]" in out
+    referenced = set(re.findall(r"\[\^(\d+)\](?!:)", out))
+    defined = set(re.findall(r"^\[\^(\d+)\]:", out, re.MULTILINE))
+    assert defined == referenced == {"1", "2", "3"}
+
+
+def test_a_figure_whose_caption_cites_keeps_the_citation(pool: SourcePool) -> None:
+    doc = read_markdown("![Output by region [[S:2]]](chart.png)\n")
+    out = md_of_document(doc, pool)
+    assert out.startswith("![Output by region](chart.png)\n\nOutput by region [^1]")
+
+
+def test_a_link_around_a_citation_alone_is_not_written_empty(pool: SourcePool) -> None:
+    out = md_of_document(read_markdown("See [[[S:1]]](https://example.com) now.\n"), pool)
+    assert "See [^1] now." in out and "[](" not in out

@@ -243,14 +243,25 @@ def add_table(
     for edge in ("top", "left", "bottom", "right", "insideH", "insideV"):
         sub(borders, edge, {"val": "single", "sz": "4", "space": "0", "color": "A6A6A6"})
     margins = sub(tbl_pr, "tblCellMar")
-    sub(margins, "left", {"w": "80", "type": "dxa"})
-    sub(margins, "right", {"w": "80", "type": "dxa"})
+    margin = str(cell_margin(widths))
+    sub(margins, "left", {"w": margin, "type": "dxa"})
+    sub(margins, "right", {"w": margin, "type": "dxa"})
     sub(tbl_pr, "tblLook", {"val": "04A0", "firstRow": "1", "lastRow": "0", "firstColumn": "0",
                             "lastColumn": "0", "noHBand": "0", "noVBand": "1"})
     grid = sub(tbl, "tblGrid")
     for width in widths:
         sub(grid, "gridCol", {"w": str(width)})
     return tbl
+
+
+#: Space between a cell's border and its text, each side, in twips (4 pt)...
+CELL_MARGIN = 80
+
+
+def cell_margin(widths: list[int]) -> int:
+    """... or a quarter of the narrowest column: with 60 columns on a page, two full margins
+    were wider than a column, and Word and LibreOffice drew the cells with no text at all."""
+    return min(CELL_MARGIN, min(widths, default=CELL_MARGIN) // 4)
 
 
 def add_row(tbl: Element, *, header: bool = False) -> Element:

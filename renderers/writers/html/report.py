@@ -435,7 +435,8 @@ class ReportWriter:
         text = [c for c in children if not isinstance(c, Cite)]
         cites = self.inlines(c for c in children if isinstance(c, Cite))
         href = safe_link(url, allow_fragment=True)
-        if not href:
+        blank = all(isinstance(node, Text) and not node.text.strip() for node in text)
+        if not href or blank:  # nothing to show but citations: an empty <a> would be invisible
             return self.inlines(text) + cites
         title_attr = f' title="{escape(title)}"' if title else ""
         # WeasyPrint links every box inside a link: a span there would double its annotations
