@@ -26,6 +26,10 @@ MAX_SPEC_CHARS = 1024
 MAX_SUP_INNER = 2048
 #: Upper bound on the length of any token (every part of the grammar is bounded).
 MAX_TOKEN_CHARS = 4096
+#: Most significant digits any number read from text may have: Python's own default limit, past
+#: which ``int()`` raises a ``ValueError`` (and below which its cost, quadratic in the length,
+#: stays small).
+MAX_NUMBER_DIGITS = 4300
 
 ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uff0d"
@@ -56,6 +60,20 @@ class _Piece(NamedTuple):
     main: str  # regex used when scanning (may hold a named group or a lookaround)
     partial: str  # regex matching every prefix of what ``main`` matches (empty included)
     full: str  # ``main`` without group names or lookarounds (for the prefix regex)
+
+
+def read_digits(digits: str, max_digits: int = MAX_NUMBER_DIGITS) -> int | None:
+    """The integer a run of decimal digits names, or None when it has more than ``max_digits``
+    significant digits.
+
+    The significant digits are counted before ``int()`` sees them: ``int()`` refuses a run of
+    more than 4,300 digits with a ``ValueError`` and costs time quadratic in its length. Leading
+    zeros are not counted (``007`` is 7).
+    """
+    significant = digits.lstrip("0")
+    if len(significant) > max_digits:
+        return None
+    return int(significant or "0")
 
 
 def _closure(pattern: str, name: str | None = None) -> _Piece:

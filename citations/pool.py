@@ -15,6 +15,7 @@ from typing import Any
 
 from citations.chars import clean_text
 from citations.errors import DuplicateSidError, PoolError, SelectorError
+from citations.grammar import MAX_NUMBER_DIGITS, read_digits
 from citations.model import CANONICAL_FIELDS, Source
 from citations.pool_text import ACCEPTED_SHAPES as ACCEPTED_SHAPES
 from citations.pool_text import MAX_POOL_FILE_BYTES, _is_pool_text, _parse_text, _rows_of
@@ -44,6 +45,7 @@ FIELD_ALIASES: dict[str, str] = {
 _CANONICAL = frozenset(CANONICAL_FIELDS)
 _STR_FIELDS = _CANONICAL - {"sid", "size_bytes", "relevance"}
 _INTEGRAL = re.compile(r"\+?\d+")
+_DIGITS = re.compile(r"\d+")
 
 
 def is_eligible_mime(mime: str | None) -> bool:
@@ -99,10 +101,23 @@ def parse_sid(value: object, where: str) -> int:
     elif isinstance(value, float) and value.is_integer():
         sid = int(value)
     elif isinstance(value, str) and _INTEGRAL.fullmatch(value.strip()):
-        sid = int(value.strip())
+        sid = _read_integral(value, "sid", where, "a positive integer")
     if sid is None or sid < 1:
         raise PoolError(f"{where}: sid {value!r} is not valid; accepted: a positive integer")
     return sid
+
+
+def _read_integral(text: str, name: str, where: str, accepted: str) -> int:
+    """The integer a string of digits (``_INTEGRAL``) names; PoolError naming ``name`` when it
+    has more digits than :func:`~citations.grammar.read_digits` reads."""
+    digits = text.strip().lstrip("+")
+    value = read_digits(digits)
+    if value is None:
+        raise PoolError(
+            f"{where}: {name} is a number too long to read ({len(digits):,} digits); "
+            f"accepted: {accepted} of at most {MAX_NUMBER_DIGITS:,} digits"
+        )
+    return value
 
 
 def _as_str(value: object, name: str, where: str) -> str:
@@ -122,8 +137,8 @@ def _as_size(value: object, where: str) -> int | None:
         return value
     if isinstance(value, float) and value.is_integer() and value >= 0:
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
+    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        return _read_integral(value, "size_bytes", where, "a whole number >= 0")
     raise PoolError(f"{where}: size_bytes {value!r} is not valid; accepted: a whole number >= 0")
 
 

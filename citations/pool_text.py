@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from citations.errors import PoolError
+from citations.grammar import MAX_NUMBER_DIGITS
 
 ACCEPTED_SHAPES = (
     'a list of rows, {"sources_pool": [...]}, {"sources": [...]} (JSON), or the same in YAML'
@@ -54,6 +55,17 @@ def _row_counter(name: str, max_rows: int | None) -> Any:
     return build
 
 
+def value_problem(exc: ValueError) -> str:
+    """What a ``ValueError`` out of the JSON or YAML parser means, without Python's advice.
+
+    Past 4,300 digits ``int()`` refuses a number with a message that tells the caller to call
+    ``sys.set_int_max_str_digits()``; any other (a YAML date such as ``2024-13-45``) is quoted.
+    """
+    if "integer string conversion" in str(exc):
+        return f"a number too long to read (more than {MAX_NUMBER_DIGITS:,} digits)"
+    return f"a value that cannot be read ({exc})"
+
+
 def _parse_text(
     text: str, name: str, *, yaml_first: bool, max_rows: int | None = None
 ) -> object:
@@ -73,9 +85,7 @@ def _parse_text(
                     f"accepted: {ACCEPTED_SHAPES}"
                 ) from exc
         except ValueError as exc:  # an integer longer than Python converts (4,300 digits)
-            raise PoolError(
-                f"{name}: a number too long to read ({exc}); accepted: {ACCEPTED_SHAPES}"
-            ) from exc
+            raise PoolError(f"{name}: {value_problem(exc)}; accepted: {ACCEPTED_SHAPES}") from exc
     import yaml  # only YAML pools pay for it
 
     loader = yaml.SafeLoader(text)
@@ -88,6 +98,8 @@ def _parse_text(
         return loader.construct_document(node)
     except RecursionError as exc:
         raise PoolError(f"{name}: nests too deeply; accepted: {ACCEPTED_SHAPES}") from exc
+    except ValueError as exc:  # a number past 4,300 digits, a date such as 2024-13-45
+        raise PoolError(f"{name}: {value_problem(exc)}; accepted: {ACCEPTED_SHAPES}") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""

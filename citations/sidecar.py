@@ -29,12 +29,25 @@ from typing import Any, Literal
 import yaml
 
 from citations.errors import SidecarError
+from citations.pool_text import value_problem
 from citations.tokens import citation_groups, scan
 
 StructuredFormat = Literal["json", "yaml"]
 ContentFormat = Literal["markdown", "html", "json", "yaml"]
 DEFAULT_POINTER = "/_citations"
 _INDEX_RE = re.compile(r"0|[1-9][0-9]*")
+#: Digits of the longest array index a pointer may hold: no array has 10**18 elements, and a
+#: longer token is never handed to ``int()`` (which refuses 4,300 digits with a ValueError).
+_MAX_INDEX_DIGITS = 18
+#: Characters of a pointer or token an error message shows whole.
+_SHOWN_CHARS = 60
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for an error message, cut to its head and length when it is long."""
+    if len(text) <= _SHOWN_CHARS:
+        return repr(text)
+    return f"{text[:_SHOWN_CHARS]!r}… ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -110,6 +123,11 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
                 raise SidecarError(
                     f"JSON Pointer {pointer!r}: {token!r} is not an array index at {walked!r}"
                 )
+            if len(token) > _MAX_INDEX_DIGITS:
+                raise SidecarError(
+                    f"JSON Pointer {_shown(pointer)}: an index of {len(token):,} digits is out "
+                    f"of range at {_shown(walked)} (array of {len(value)})"
+                )
             index = int(token)
             if index >= len(value):
                 raise SidecarError(
@@ -133,6 +151,13 @@ def load_structured(content: str, format: StructuredFormat, *, name: str = "<con
             return yaml.safe_load(content)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise SidecarError(f"{name}: not valid {format.upper()}: {exc}") from exc
+    except RecursionError as exc:
+        raise SidecarError(
+            f"{name}: {format.upper()} nested too deeply to read; accepted: {format.upper()} "
+            "nested at most a few hundred levels"
+        ) from exc
+    except ValueError as exc:  # a number past 4,300 digits, a YAML date such as 2024-13-45
+        raise SidecarError(f"{name}: not valid {format.upper()}: {value_problem(exc)}") from exc
     raise SidecarError(f"format={format!r}: accepted are 'json', 'yaml'")
 
 

@@ -37,6 +37,7 @@ from citations.grammar import (
     _findall_twin,
     _scan_regex,
     _token_regex,
+    read_digits,
 )
 from citations.grammar import DIALECTS as DIALECTS
 from citations.grammar import MAX_RANGE as MAX_RANGE
@@ -97,18 +98,18 @@ _SHOWN_DIGITS = 40
 def _read_sid(digits: str) -> int | str:
     """The sid a run of digits names, or the error saying why it names none.
 
-    The significant digits are counted before ``int()`` sees them: ``int()`` refuses a run of
-    more than 4,300 digits with a ``ValueError`` (which escaped every reader and the audit) and
-    costs time quadratic in its length, while a run longer than :data:`MAX_SID`'s digits is too
-    large whatever it holds. Leading zeros are not counted (``007`` is sid 7).
+    The digits are read with :func:`~citations.grammar.read_digits` (``int()`` on a run of more
+    than 4,300 digits raised a ``ValueError`` that escaped every reader and the audit): a run
+    longer than :data:`MAX_SID`'s digits is too large whatever it holds. Leading zeros are not
+    counted (``007`` is sid 7).
     """
-    significant = digits.lstrip("0")
-    if len(significant) > _MAX_SID_DIGITS:
+    value = read_digits(digits, _MAX_SID_DIGITS)
+    if value is None:
+        significant = digits.lstrip("0")
         shown = significant
         if len(significant) > _SHOWN_DIGITS:
             shown = f"{significant[:_SHOWN_DIGITS]}… ({len(significant)} digits)"
         return f"sid {shown} is too large (at most {MAX_SID})"
-    value = int(significant or "0")
     if value == 0:
         return "sid 0 is not valid: sids are positive integers"
     if value > MAX_SID:

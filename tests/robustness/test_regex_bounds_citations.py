@@ -1,0 +1,63 @@
+"""Citation-side regexes that rescanned to the end of long runs (quadratic time, minutes on the
+inputs below, uninterruptible inside one C call): each case must now finish at once with the
+same answer the old patterns gave on short inputs."""
+
+from __future__ import annotations
+
+from citations.audit import audit
+from citations.extractors import extract_sources
+from citations.pool import SourcePool, dedupe_key
+from citations.tokens import scan
+from citations.urls import normalize_url
+
+RUN = 400_000
+POOL = [{"sid": 1, "title": "A", "url": "https://a.example/"}]
+
+
+def same(actual: str, expected: str) -> bool:
+    """``actual == expected``, kept out of pytest's diff (slow on strings this long)."""
+    return actual == expected
+
+
+def test_pool_url_with_long_runs_of_spaces() -> None:
+    # End-anchored strips: 40,000 spaces inside one pool URL took 20-46 s.
+    spaces = " " * RUN
+    assert same(normalize_url("\x01https://A.example" + spaces + "b"),
+                "https://a.example" + spaces + "b")
+    assert same(normalize_url("\x01http://a.example/p" + " /" * RUN + "x/ "),
+                "http://a.example/p" + " /" * RUN + "x")
+    assert same(normalize_url("\x01http://a.example/?q=1" + spaces + "x"),
+                "http://a.example?q=1" + spaces + "x")
+    assert normalize_url("\x01HTTP://A.example:" + spaces + "\x00") == "http://a.example"
+    assert normalize_url(spaces + "\x00http://A.example/x//" + spaces) == "http://a.example/x"
+    pool = SourcePool.coerce([{"sid": 1, "title": "t", "url": " https://A" + spaces + "b/"}])
+    source = pool.get(1)
+    assert source is not None
+    assert same(dedupe_key(source), "url:https://a" + spaces + "b")
+
+
+def test_extractor_titles_and_tags_without_closing() -> None:
+    # 80 KB of unclosed "<title>" (or of "<" without ">") took 6-16 s.
+    unclosed = "<title>" * (RUN // 7)
+    page = "<TITLE lang=en>A &amp; <b>B</b></title>" + unclosed
+    (row,) = extract_sources("web_fetch", [{"url": "https://a/", "content": page}])
+    assert row["title"] == "A & B"
+    (row,) = extract_sources("web_fetch", [{"url": "https://a/", "content": unclosed}])
+    assert "title" not in row  # no title found: the empty field is dropped
+    (row,) = extract_sources("http_request", [{"url": "https://a/", "body": "<title x" * RUN}])
+    assert row["title"] == "https://a/"
+    result = {"url": "https://a/", "title": "<b>x</b>" + "<" * RUN}
+    (row,) = extract_sources("web_search", {"results": [result]})
+    assert same(row["title"], "x" + "<" * RUN)
+
+
+def test_html_scan_with_unclosed_declarations_and_tags() -> None:
+    # Tag branches of the HTML skip regex: 80,000 chars of "<!" without ">" took 3.7-10 s.
+    for filler in ("<!" * (RUN // 2), "<a " * (RUN // 3), "<?" * (RUN // 2)):
+        text = "<p>x [[S:1]]</p>" + filler + " [[S:1]]"
+        assert [t.start for t in scan(text, syntax="html")] == [5, len(text) - 7]
+    text = "<p>x [[S:1]]</p>" + "<!" * (RUN // 2) + " [[S:2]]"
+    report = audit(text, [*POOL, {"sid": 2, "title": "B"}], content_format="html")
+    assert report.cited_sids == (1, 2)
+    text = "<p>[[S:1]]</p><!-- [[S:1]]" + "<a" * (RUN // 2)  # an unclosed comment runs to the end
+    assert [t.start for t in scan(text, syntax="html")] == [3]
