@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import unescapeAll
@@ -258,6 +259,7 @@ class _Frame:
     token: Token | None
     builder: InlineBuilder = field(default_factory=InlineBuilder)
     attrs: str = ""  # a raw HTML tag's attribute text
+    line: int = 0  # the source line of the block it is in (for warnings)
 
 
 class _MarkdownReader:
@@ -453,7 +455,7 @@ class _MarkdownReader:
             elif kind == "code_inline":
                 top.add(Code(token.content))
             elif kind in _INLINE_WRAPPERS or kind == "link_open":
-                stack.append(_Frame(kind, token))
+                stack.append(_Frame(kind, token, line=_line_of(parent, 0)))
                 context.check_depth(len(stack) - 1)
             elif kind.endswith("_close") and len(stack) > 1:
                 self._close_to(stack, kind[: -len("_close")] + "_open")
@@ -508,11 +510,16 @@ class _MarkdownReader:
             parent.add(Strike(children))
         else:
             assert frame.token is not None
-            url = safe_link(str(frame.token.attrs.get("href", "")), allow_fragment=True)
+            href = str(frame.token.attrs.get("href", ""))
+            url = safe_link(href, allow_fragment=True)
             if url:
                 parent.add(Link(url, children, str(frame.token.attrs.get("title", "") or "")))
             else:
                 parent.extend(children)
+                if any(found.kind == "cite" for found in scan(unquote(href))):
+                    self.context.warn(frame.line, f"the link target {unquote(href)!r} is a "
+                                      "citation, not a link: its text is kept without it; "
+                                      "write the citation after the link's text")
 
     def _image(self, token: Token, out: InlineBuilder, parent: Token) -> None:
         alt_nodes = self.inlines_of(token.children or [], parent)

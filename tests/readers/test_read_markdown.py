@@ -334,3 +334,13 @@ def test_content_and_citation_limits() -> None:
 def test_reading_is_deterministic() -> None:
     text = "# T\n\nA [[S:1]] b[^x].\n\n[^x]: n\n"
     assert read_markdown(text) == read_markdown(text)
+
+
+def test_a_citation_written_as_a_link_target_is_reported() -> None:
+    """``[see]([[S:6]])`` cites nothing (a link target is no citation) and links nowhere: the
+    text stays, and the warning says how to write it."""
+    document = read_markdown("# T\n\nSee [the study]([[S:6]]) and [ok](https://e.org/).\n")
+    assert document_text(document).startswith("T\nSee the study and ok.")
+    (warning,) = document.warnings
+    assert "line 3" in warning and "'[[S:6]]' is a citation, not a link" in warning
+    assert not [n for n in iter_inlines(document.blocks) if isinstance(n, Cite)]
