@@ -48,7 +48,8 @@ class StructuredAnswer:
     """
 
     markdown: str
-    sids: tuple[int, ...]
+    sids: tuple[int, ...]  # each once, in order of first citation
+    citations: int  # sids cited by the placed entries, repeats counted
     problems: tuple[str, ...]
 
 
@@ -81,8 +82,8 @@ def read_structured(document: Any, *, pointer: str = DEFAULT_POINTER) -> Structu
             cited.setdefault(path, []).extend(sids)
     lines = list(_blocks(document, "", 1, cited, pointer, 0))
     markdown = "\n\n".join(line for line in lines if line) + "\n"
-    sids = tuple(dict.fromkeys(s for group in cited.values() for s in group))
-    return StructuredAnswer(markdown, sids, tuple(problems))
+    every = [s for group in cited.values() for s in group]
+    return StructuredAnswer(markdown, tuple(dict.fromkeys(every)), len(every), tuple(problems))
 
 
 def _sidecar_or_none(document: Any, pointer: str) -> Any:

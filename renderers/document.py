@@ -367,41 +367,35 @@ def iter_blocks(blocks: tuple[Block, ...]) -> Iterator[Block]:
 
 def iter_inlines(blocks: tuple[Block, ...]) -> Iterator[Inline]:
     """Every inline node of ``blocks`` in document order (depth first, children after parent)."""
-    for block in blocks:
-        yield from _block_inlines(block)
+    for run in inline_runs(blocks):
+        yield from walk_inlines(run)
 
 
-def _walk(inlines: tuple[Inline, ...]) -> Iterator[Inline]:
+def inline_runs(blocks: tuple[Block, ...]) -> Iterator[tuple[Inline, ...]]:
+    """The inlines of every block, nested blocks included, one run per place that sets them
+    as one paragraph: a paragraph, a heading, a table cell, a caption (a figure's image leads
+    its caption)."""
+    for block in iter_blocks(blocks):
+        match block:
+            case Heading(children=children) | Paragraph(children):
+                yield children
+            case Table(header, rows, _, caption):
+                yield from (cell.children for cell in header)
+                yield from (cell.children for row in rows for cell in row)
+                yield caption
+            case Figure(image, caption):
+                yield (image, *caption)
+
+
+def walk_inlines(inlines: tuple[Inline, ...]) -> Iterator[Inline]:
+    """``inlines`` and every inline nested in them, depth first, children after parent."""
     for node in inlines:
         yield node
         match node:
             case Emph(children) | Strong(children) | Strike(children) | Styled(_, children) | Link(
                 _, children
             ):
-                yield from _walk(children)
-
-
-def _block_inlines(block: Block) -> Iterator[Inline]:
-    match block:
-        case Heading(children=children) | Paragraph(children):
-            yield from _walk(children)
-        case BulletList(items) | OrderedList(items):
-            for item in items:
-                yield from iter_inlines(item.blocks)
-        case Table(header, rows, _, caption):
-            for cell in header:
-                yield from _walk(cell.children)
-            for row in rows:
-                for cell in row:
-                    yield from _walk(cell.children)
-            yield from _walk(caption)
-        case BlockQuote(blocks) | FootnoteDef(_, blocks) | SpeakerNotes(blocks):
-            yield from iter_inlines(blocks)
-        case Figure(image, caption):
-            yield image
-            yield from _walk(caption)
-        case CodeBlock() | ThematicBreak() | RawBlock():
-            pass
+                yield from walk_inlines(children)
 
 
 def _keep_block(block: Block) -> Block:

@@ -294,8 +294,12 @@ def files_read(rdoc: ResolvedDocument, options: RenderOptions) -> list[Path]:
         node.src for node in iter_inlines(rdoc.document.blocks)
         if isinstance(node, Image) and node.src and node.src[:5].lower() != "data:"
     }
-    if options.csl.lower().endswith(".csl"):
-        references.add(options.csl)
+    if options.csl:
+        from renderers.styles.catalog import style_file
+
+        csl = style_file(options.csl)
+        if csl is not None:
+            references.add(csl)
     sandbox = Sandbox(allowed_dirs(options))
     for reference in sorted(references):
         with contextlib.suppress(ResourceError):

@@ -48,6 +48,11 @@ def split_long_words(text: str) -> Iterator[tuple[str, bool]]:
         yield text[last:], False
 
 
+def has_long_word(text: str) -> bool:
+    """Whether ``text`` holds a word of LONG_WORD characters or more."""
+    return _LONG_WORD.search(text) is not None
+
+
 Direction = Literal["ltr", "rtl"]
 
 

@@ -151,7 +151,7 @@ def _sidecar_answer(data: Any, sources_pool: Any, origin: str) -> NativeAnswer:
     pool = SourcePool.coerce(sources_pool)
     adapted = AdaptedAnswer(
         content=answer.markdown, pool=pool, sid_map={sid: sid for sid in answer.sids},
-        provider="sidecar", shape=SIDECAR, citations=len(answer.sids),  # type: ignore[arg-type]
+        provider="sidecar", shape=SIDECAR, citations=answer.citations,  # type: ignore[arg-type]
         warnings=tuple(f"{problem}; skipped" for problem in answer.problems),
     )
     return NativeAnswer(answer.markdown, pool, adapted)

@@ -110,8 +110,9 @@ _MAX_FILENAME = 120
 #: Threads that parse and validate request bodies (off the event loop, a few at a time).
 _PARSER_THREADS = 2
 _REQUEST_VALIDATOR = Draft202012Validator(REQUEST_SCHEMA)
-_Checked = TypeVar("_Checked")
 _ROW_VALIDATOR = Draft202012Validator(SOURCE_ROW_SCHEMA)
+#: What a route's body check returns (Service.read_checked).
+_Checked = TypeVar("_Checked")
 
 
 # --- the job that runs in a worker process -------------------------------------------------

@@ -74,12 +74,21 @@ def _refuse(value: str, reason: str) -> OptionError:
     return OptionError(f"csl={value!r}: {reason}; {_accepted()}", field="csl")
 
 
+def style_file(value: str) -> str | None:
+    """The file path ``value`` names, or None when it names a bundled style or no file (the
+    one rule telling a style's name from its file, for loading and for protecting the file)."""
+    name = value.strip()
+    if name.casefold() in BUNDLED or not name.lower().endswith(".csl"):
+        return None
+    return name
+
+
 def load_style(value: str, options: RenderOptions) -> CslStyle:
     """The style ``value`` names: a bundled name (case-insensitive) or a ``.csl`` file path."""
-    name = value.strip()
-    if name.casefold() in BUNDLED:
-        return _bundled(name.casefold())
-    if not name.lower().endswith(".csl"):
+    name = style_file(value)
+    if name is None:
+        if value.strip().casefold() in BUNDLED:
+            return _bundled(value.strip().casefold())
         raise _refuse(value, "not a bundled style name, and not a path ending in .csl")
     try:
         path = Sandbox(allowed_dirs(options)).resolve(name)

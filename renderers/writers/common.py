@@ -11,6 +11,7 @@ Writers differ in how they lay things out, never in what they decide. This modul
 * **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
   their separators, the back-link and its glyph, the entry's direction;
 * **an image that cannot be shown** — :func:`image_fallback`;
+* **a link that would show nothing** but its citations — :func:`shows_nothing`;
 * **task-list boxes** — :func:`task_box` / :func:`task_marker`.
 
 Text direction (the first-strong-character rule) lives in :mod:`renderers.text`, next to the
@@ -19,7 +20,7 @@ other plain-text rules, because readers may use it too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,6 +32,7 @@ from renderers.document import (
     Heading,
     Image,
     Inline,
+    Text,
     iter_blocks,
     iter_inlines,
     plain_text,
@@ -66,6 +68,13 @@ def page_dimensions(page_size: PageSize | str) -> PageDimensions:
         accepted = ", ".join(repr(name) for name in PAGE_SIZES)
         raise ValueError(f"page_size={page_size!r}: accepted values are {accepted}")
     return found
+
+
+def shows_nothing(inlines: Iterable[Inline]) -> bool:
+    """Whether ``inlines`` (a link's text without its citations) would show nothing: such a
+    link is not written, only its citations, since an empty link can be neither seen nor
+    clicked."""
+    return all(isinstance(node, Text) and not node.text.strip() for node in inlines)
 
 
 def check_page_size(number: int, width: float, height: float, limits: Limits) -> None:

@@ -50,10 +50,10 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
-    iter_inlines,
     numbered_anchor,
     numbered_name,
     plain_text,
+    walk_inlines,
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
@@ -65,6 +65,7 @@ from renderers.writers.common import (
     document_title,
     entry_parts,
     image_fallback,
+    shows_nothing,
     unresolved_note_text,
 )
 
@@ -365,10 +366,8 @@ class _InlineWriter:
         text = inner.text().rstrip(" ") if refs else inner.text()
         if simple and plain_text(children) == target and not title and is_url:
             self.emit(_autolink(target))
-        elif text.strip():
+        elif not shows_nothing(c for c in children if not isinstance(c, Cite)):
             self.emit(f"[{text}]({_destination(target)}{_link_title(title)})")
-        # else: nothing to click but its citations (a link around a citation alone); an empty
-        # link would be written but never seen
         for ref in refs:
             if self.deferred is not None:
                 self.deferred.append(ref)
@@ -582,7 +581,7 @@ class _BlockWriter:
 
     def _figure(self, image: Image, caption: tuple[Inline, ...], lead: str = "") -> str:
         picture = _InlineWriter(self.labels, images=self.images).image(image)
-        cites = any(isinstance(node, Cite) for node in iter_inlines((Paragraph(caption),)))
+        cites = any(isinstance(node, Cite) for node in walk_inlines(caption))
         if not lead and not cites and plain_text(caption).strip() == image.alt.strip():
             return picture  # the alt already says it (a citation in it needs the caption)
         return picture + "\n\n" + lead + self.inline_text(caption)

@@ -59,8 +59,8 @@ from renderers.text import (
     Direction,
     HeadingIds,
     blocks_direction,
+    has_long_word,
     paragraph_dir,
-    split_long_words,
     text_direction,
 )
 from renderers.writers import Artifact, WriteSource
@@ -75,6 +75,7 @@ from renderers.writers.common import (
     DocumentTitle,
     document_title,
     entry_parts,
+    shows_nothing,
     source_preview,
     task_box,
     unresolved_note_text,
@@ -435,13 +436,11 @@ class ReportWriter:
         text = [c for c in children if not isinstance(c, Cite)]
         cites = self.inlines(c for c in children if isinstance(c, Cite))
         href = safe_link(url, allow_fragment=True)
-        blank = all(isinstance(node, Text) and not node.text.strip() for node in text)
-        if not href or blank:  # nothing to show but citations: an empty <a> would be invisible
+        if not href or shows_nothing(text):
             return self.inlines(text) + cites
         title_attr = f' title="{escape(title)}"' if title else ""
         # WeasyPrint links every box inside a link: a span there would double its annotations
-        long = any(is_long for _, is_long in split_long_words(plain_text(tuple(text))))
-        class_attr = ' class="long-word"' if long else ""
+        class_attr = ' class="long-word"' if has_long_word(plain_text(tuple(text))) else ""
         outer, self.in_link = self.in_link, True
         try:
             inner = self.inlines(text)

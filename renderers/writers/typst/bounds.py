@@ -9,19 +9,9 @@ pieces; the bound leaves them untouched and keeps the worst paragraph under a se
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from itertools import islice
 
-from renderers.document import (
-    Block,
-    Figure,
-    Heading,
-    Inline,
-    Paragraph,
-    Table,
-    iter_blocks,
-    iter_inlines,
-)
+from renderers.document import Block, inline_runs, walk_inlines
 from renderers.errors import LimitError
 
 #: Inline pieces (nested ones counted) of one paragraph, heading, table cell or caption.
@@ -30,9 +20,8 @@ MAX_PARAGRAPH_PIECES = 5_000
 
 def check_paragraph_pieces(blocks: tuple[Block, ...]) -> None:
     """Raise :class:`LimitError` for the first run of inlines with more pieces than the bound."""
-    for children in _inline_runs(blocks):
-        pieces = sum(1 for _ in islice(iter_inlines((Paragraph(children),)),
-                                       MAX_PARAGRAPH_PIECES + 1))
+    for run in inline_runs(blocks):
+        pieces = sum(1 for _ in islice(walk_inlines(run), MAX_PARAGRAPH_PIECES + 1))
         if pieces > MAX_PARAGRAPH_PIECES:
             raise LimitError(
                 f"typst: a paragraph has more than {MAX_PARAGRAPH_PIECES:,} inline pieces "
@@ -40,17 +29,3 @@ def check_paragraph_pieces(blocks: tuple[Block, ...]) -> None:
                 "and cannot be interrupted; accepted: shorter paragraphs, or pdf_engine "
                 "'weasyprint'"
             )
-
-
-def _inline_runs(blocks: tuple[Block, ...]) -> Iterator[tuple[Inline, ...]]:
-    """The inline children of every block that sets them as one paragraph."""
-    for block in iter_blocks(blocks):
-        match block:
-            case Paragraph(children) | Heading(children=children):
-                yield children
-            case Table(header, rows, _, caption):
-                yield from (cell.children for cell in header)
-                yield from (cell.children for row in rows for cell in row)
-                yield caption
-            case Figure(_, caption):
-                yield caption

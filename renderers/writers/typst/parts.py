@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from renderers.document import InlineStyle
 from renderers.sandbox import LoadedImage
-from renderers.text import split_long_words
+from renderers.text import has_long_word
 from renderers.writers.common import BACKLINK_MARK, EntryParts
 from renderers.writers.typst.escape import string_literal, text_markup
 
@@ -69,8 +69,7 @@ def code_span(text: str) -> str:
     each one would lay its shade over the last glyph of the box before. Such a span is shaded
     without padding (``breakable``).
     """
-    breakable = any(long for _, long in split_long_words(text))
-    flags = ["breakable: true"] if breakable else []
+    flags = ["breakable: true"] if has_long_word(text) else []
     return call("code-span", content(text_markup(text)), *flags)
 
 
