@@ -33,7 +33,9 @@ class Code(StrEnum):
     UNKNOWN_SID = "unknown-sid"
     #: A numeric-dialect citation points past the end of the pool; left as text.
     NUMERIC_OUT_OF_RANGE = "numeric-out-of-range"
-    #: The sandbox refused an image (remote, outside the allowed directories, too large a file).
+    #: An image is shown as its alt text: the sandbox refused it (remote, outside the allowed
+    #: directories, too large a file), or its reader refused its source (``file:``,
+    #: ``javascript:`` …) or found none.
     IMAGE_REFUSED = "image-refused"
     #: An image loaded but cannot be embedded (not a raster format, broken, too many pixels).
     IMAGE_UNREADABLE = "image-unreadable"

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, get_args
 
+from renderers.diagnostics import Diagnostic
+
 # ---------------------------------------------------------------- inlines
 
 
@@ -318,12 +320,18 @@ Block: TypeAlias = (
 
 @dataclass(frozen=True)
 class Document:
-    """A whole document: its blocks, an optional title and the USAGE sids met while reading."""
+    """A whole document: its blocks, an optional title and the USAGE sids met while reading.
+
+    ``warnings`` are reading problems (``strict`` fails on them); ``diagnostics`` are what the
+    reader noticed about content it kept, which ``strict`` lets pass like a writer's notes (an
+    image whose source it refused).
+    """
 
     blocks: tuple[Block, ...]
     title: str = ""
     usage_sids: tuple[int, ...] = ()
     warnings: tuple[str, ...] = field(default=())
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
 
 
 # ---------------------------------------------------------------- helpers

@@ -152,10 +152,12 @@ def _dialects(value: Iterable[str] | str | None) -> frozenset[str]:
 
 def _input_diagnostics(rdoc: ResolvedDocument) -> list[Diagnostic]:
     """The reader's notes and the citation pass's warnings (which follow them in
-    ``rdoc.warnings``: unknown sids dropped) as diagnostics."""
+    ``rdoc.warnings``: unknown sids dropped) as diagnostics, then the reader's diagnostics."""
     read = len(rdoc.document.warnings)
-    return [Diagnostic(Code.READER_NOTE, note) for note in rdoc.warnings[:read]] + [
-        Diagnostic(Code.UNKNOWN_SID, note) for note in rdoc.warnings[read:]
+    return [
+        *(Diagnostic(Code.READER_NOTE, note) for note in rdoc.warnings[:read]),
+        *(Diagnostic(Code.UNKNOWN_SID, note) for note in rdoc.warnings[read:]),
+        *rdoc.document.diagnostics,
     ]
 
 

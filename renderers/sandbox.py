@@ -43,6 +43,12 @@ class LoadedImage:
         return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
 
 
+def shown_reference(reference: str) -> str:
+    """``reference`` short enough for a one-line warning (a data: URI runs to megabytes);
+    messages quote it with ``!r``, which escapes what is not printable."""
+    return reference[:80] + ("…" if len(reference) > 80 else "")
+
+
 def allowed_dirs(options: RenderOptions) -> tuple[Path, ...]:
     """The directories resources may come from: ``base_dir`` and ``out_dir`` (whichever are set)."""
     return tuple(d for d in (options.base_dir, options.out_dir) if d is not None)
@@ -140,12 +146,13 @@ def check_pixels(data: bytes, max_pixels: int, reference: str) -> None:
         with PILImage.open(io.BytesIO(data)) as image:
             width, height = image.size
     except PILImage.DecompressionBombError as exc:
-        raise ResourceError(f"refused {reference[:80]!r}: {exc}") from exc
+        raise ResourceError(f"refused {shown_reference(reference)!r}: {exc}") from exc
     except (OSError, ValueError):
         return  # not a raster image Pillow knows (CSS, font, SVG …): no pixel limit applies
     if width * height > max_pixels:
         raise ResourceError(
-            f"refused {reference[:80]!r}: {width}×{height} pixels exceeds the limit of {max_pixels}"
+            f"refused {shown_reference(reference)!r}: {width}×{height} pixels exceeds the limit "
+            f"of {max_pixels}"
         )
 
 
@@ -179,9 +186,12 @@ def load_image(src: str, options: RenderOptions) -> LoadedImage | None:
     (then ``options.out_dir``). The bytes must be a raster image Pillow recognizes
     (PNG, JPEG, GIF, WebP, BMP, TIFF) within ``options.limits.max_image_pixels``. Every image
     not loaded is reported (:func:`renderers.diagnostics.report`): the writer shows its alt
-    text instead, and the render's warnings say why.
+    text instead, and the render's warnings say why. An empty ``src`` is not reported again:
+    its reader already named the source it refused (or that there was none).
     """
     reference = src.strip()
+    if not reference:
+        return None
     cache = _CACHE.get()
     key = (reference, allowed_dirs(options), options.limits.max_image_pixels)
     if cache is not None and key in cache:
@@ -199,7 +209,7 @@ def load_image(src: str, options: RenderOptions) -> LoadedImage | None:
 
 
 def _load_image(reference: str, options: RenderOptions) -> LoadedImage | None:
-    shown = reference[:80] + ("…" if len(reference) > 80 else "")
+    shown = shown_reference(reference)
     sandbox = Sandbox(allowed_dirs(options))
     try:
         data, _ = sandbox.read(reference)

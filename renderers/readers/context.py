@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from citations.tokens import CLOSING_PUNCTUATION, parse_sid_spec
+from renderers.diagnostics import Code, Diagnostic
 from renderers.document import (
     Block,
     Cite,
@@ -22,6 +23,8 @@ from renderers.document import (
 )
 from renderers.errors import LimitError
 from renderers.options import Limits
+from renderers.readers.sanitize import refused_image_message
+from renderers.sandbox import shown_reference
 from renderers.text import HeadingIds
 
 _ATTR = re.compile(r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
@@ -55,6 +58,7 @@ class ReadContext:
     cited_sids: int = 0
     title: str = ""
     ids: HeadingIds = field(default_factory=HeadingIds)
+    refused_images: dict[str, Diagnostic] = field(default_factory=dict)  # by source
 
     def check_size(self, content: str) -> None:
         """Fail fast when ``content`` exceeds ``limits.max_content_bytes``."""
@@ -132,8 +136,22 @@ class ReadContext:
 
     def warn(self, line: int, message: str) -> None:
         """Add a warning; ``line`` is 1-based (0 when unknown)."""
-        where = f"{self.input_name}, line {line}" if line > 0 else self.input_name
-        self.warnings.append(f"{where}: {message}")
+        self.warnings.append(f"{self._where(line)}: {message}")
+
+    def refuse_image(self, line: int, src: str, alt: str) -> None:
+        """Report an image whose source was refused, once per source: writers get an empty
+        source and show the alt text, so only the reader can still say which image it was."""
+        if src in self.refused_images:
+            return
+        self.refused_images[src] = Diagnostic(
+            Code.IMAGE_REFUSED,
+            f"{self._where(line)}: {refused_image_message(src, alt)}",
+            file=shown_reference(src.strip()) or None,
+            line=line or None,
+        )
+
+    def _where(self, line: int) -> str:
+        return f"{self.input_name}, line {line}" if line > 0 else self.input_name
 
     def sid_spec(self, spec: str, line: int, text: str) -> tuple[int, ...] | None:
         """The sids of a ``data-sids`` value, or None (with a warning) when it is invalid."""
@@ -159,6 +177,7 @@ class ReadContext:
             title=self.title,
             usage_sids=tuple(self.usage),
             warnings=tuple(self.warnings),
+            diagnostics=tuple(self.refused_images.values()),
         )
 
 

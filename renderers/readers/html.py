@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -42,12 +42,13 @@ from renderers.document import (
     ThematicBreak,
 )
 from renderers.options import Limits
-from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup
+from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
 from renderers.readers.sanitize import (
     dropped_text,
     safe_image_src,
     sanitize_html,
     visible_length,
+    without_hidden,
 )
 
 #: Text the sanitizer may drop without a warning (scripts' fallbacks, a few stray characters).
@@ -76,6 +77,10 @@ _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
 _SPACE = re.compile(r"[ \t\n\r\f]+")
 _ALIGN = re.compile(r"text-align\s*:\s*(left|center|right)", re.IGNORECASE)
 _LANGUAGE = re.compile(r"^(?:language|lang)-(\S+)$")
+#: Where an ``<img>`` start tag begins, and the whole tag: attributes up to the first ">"
+#: outside quotes (possessive: a tag without its end fails without backtracking).
+_IMG_START = re.compile(r"<img(?=[\s/>])", re.IGNORECASE)
+_IMG_TAG = re.compile(r"""<img((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""", re.IGNORECASE)
 
 
 @dataclass
@@ -153,7 +158,38 @@ def read_html(
         )
     builder.feed(clean)
     reader = _HtmlReader(context, frozenset(dialects))
-    return context.document(reader.blocks(builder.finish().children, depth=0))
+    blocks = reader.blocks(builder.finish().children, depth=0)
+    if reader.sourceless:
+        _report_refused_images(html, reader.sourceless[0], context)
+    return context.document(blocks)
+
+
+def _report_refused_images(html: str, first: Image, context: ReadContext) -> None:
+    """Name each image the sanitizer left without a source. nh3 drops a src of a refused
+    scheme before any Python filter sees it, so the names come from the input; if its markup
+    hides them from that scan, the first such image is still reported, by its alt text."""
+    for src, alt in _written_images(html):
+        if not safe_image_src(src):
+            context.refuse_image(0, src, alt)
+    if not context.refused_images:
+        context.refuse_image(0, "", first.alt)
+
+
+def _written_images(html: str) -> Iterator[tuple[str, str]]:
+    """``(src, alt)`` of every ``<img>`` tag of ``html`` outside comments, scripts and styles.
+
+    A tag without its ">" runs to the end of the input (HTML reads the rest as its
+    attributes), so the scan stops there: linear, however many unclosed tags follow.
+    """
+    text = without_hidden(html)
+    position = 0
+    while (start := _IMG_START.search(text, position)) is not None:
+        tag = _IMG_TAG.match(text, start.start())
+        if tag is None:
+            return
+        attributes = tag_attributes(tag.group(1))
+        yield attributes.get("src", ""), attributes.get("alt", "")
+        position = tag.end()
 
 
 #: Containers that nest when left open (the HTML parser never closes them implicitly).
@@ -199,6 +235,7 @@ class _HtmlReader:
         self.context = context
         self.dialects = dialects
         self._after_space = True  # HTML white space collapsing across elements of one block
+        self.sourceless: list[Image] = []  # images the sanitizer left without a source
 
     # ------------------------------------------------ blocks
 
@@ -408,9 +445,12 @@ class _HtmlReader:
 
     def image(self, element: _Element) -> Image:
         attrs = element.attrs
-        return Image(
+        image = Image(
             safe_image_src(attrs.get("src", "")), attrs.get("alt", ""), attrs.get("title", "")
         )
+        if not image.src:
+            self.sourceless.append(image)
+        return image
 
     def text(self, text: str, out: InlineBuilder) -> None:
         """Text with collapsed white space; citation tokens become Cite nodes."""

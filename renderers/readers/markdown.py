@@ -524,13 +524,15 @@ class _MarkdownReader:
     def _image(self, token: Token, out: InlineBuilder, parent: Token) -> None:
         alt_nodes = self.inlines_of(token.children or [], parent)
         self._alt_inlines[id(token)] = alt_nodes
-        out.add(
-            Image(
-                src=safe_image_src(str(token.attrs.get("src", ""))),
-                alt=" ".join(plain_text(alt_nodes).split()),
-                title=str(token.attrs.get("title", "") or ""),
-            )
+        written = str(token.attrs.get("src", ""))
+        image = Image(
+            src=safe_image_src(written),
+            alt=" ".join(plain_text(alt_nodes).split()),
+            title=str(token.attrs.get("title", "") or ""),
         )
+        if not image.src:
+            self.context.refuse_image(_line_of(parent, 0), written, image.alt)
+        out.add(image)
         out.extend([node for node in alt_nodes if isinstance(node, Cite)])
 
     def _cite(self, token: Token, out: InlineBuilder, parent: Token) -> None:

@@ -9,10 +9,17 @@ from urllib.parse import urlsplit
 import nh3
 
 from citations.links import URL_IGNORED, safe_link
+from renderers.sandbox import shown_reference
 from renderers.text import RESERVED_ANCHOR
 
 _DATA_IMAGE = re.compile(r"^data:image/[a-z0-9.+-]+[;,]", re.IGNORECASE)
 _IMAGE_SCHEMES = frozenset({"http", "https"})
+
+
+#: What an image may name to be embedded, as the warnings about refused images say it.
+IMAGE_SOURCES_ACCEPTED = (
+    "a path relative to the input (an image file under the base directory) or a data:image/… URI"
+)
 
 
 @lru_cache(maxsize=64)  # an image used many times is checked once (its string keeps its hash)
@@ -22,17 +29,41 @@ def safe_image_src(src: str) -> str:
     The writers' sandboxed fetcher decides what actually loads; this only removes sources that
     are never acceptable (``javascript:``, ``file:``, ``data:`` that is not an image …).
     """
-    original = (src or "").strip()
-    probe = URL_IGNORED.sub("", original)  # browsers ignore these inside a scheme (java\tscript:)
+    return (src or "").strip() if image_src_refusal(src) is None else ""
+
+
+def image_src_refusal(src: str) -> str | None:
+    """Why an image may not name ``src`` (None: it may). The one rule: :func:`safe_image_src`
+    applies it and the readers' warnings quote it, so the two never disagree."""
+    probe = URL_IGNORED.sub("", (src or "").strip())  # browsers ignore these in a scheme
     if not probe:
-        return ""
+        return "it has no source"
     if _DATA_IMAGE.match(probe):
-        return original
+        return None
     try:
         scheme = urlsplit(probe).scheme.lower()
     except ValueError:
-        return ""
-    return original if not scheme or scheme in _IMAGE_SCHEMES else ""
+        return "it is not a valid URL"
+    if not scheme or scheme in _IMAGE_SCHEMES:
+        return None
+    if scheme == "data":
+        return "a data: URI that is not an image is never loaded"
+    return f"{scheme}: URLs are never loaded"
+
+
+def refused_image_message(src: str, alt: str) -> str:
+    """The warning for an image whose source :func:`safe_image_src` refused. Readers drop the
+    source, so this is the last place that can name it (shortened, printable) for the author."""
+    accepted = f"accepted: {IMAGE_SOURCES_ACCEPTED}"
+    reference = (src or "").strip()
+    if not reference:
+        subject = f"the image {alt!r}" if alt else "an image"
+        return f"{subject} has no source (its alt text is shown); {accepted}"
+    reason = image_src_refusal(reference) or "refused"
+    return (
+        f"image {shown_reference(reference)!r} not loaded (its alt text is shown): {reason}; "
+        f"{accepted}"
+    )
 
 
 # ---------------------------------------------------------------- HTML
@@ -216,7 +247,7 @@ def visible_length(html: str) -> int:
     closed (``<math><mtext><table><mglyph><style>`` …) still counts here, which is the point —
     comparing this before and after sanitizing shows text that vanished.
     """
-    text = _without_hidden(html)
+    text = without_hidden(html)
     # No tag ends after the last ">"; trying there rescanned to the end from every "<"
     # (quadratic: 100,000 "<" took 7 s).
     end = text.rfind(">") + 1
@@ -224,7 +255,7 @@ def visible_length(html: str) -> int:
     return len(_BLANK.sub("", text))
 
 
-def _without_hidden(html: str) -> str:
+def without_hidden(html: str) -> str:
     """``_HIDDEN.sub(" ", html)``, in time linear in ``html``.
 
     An opening :data:`_HIDDEN` cannot close has no end after any later opening of the same

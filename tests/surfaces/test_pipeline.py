@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from renderers import cli
-from renderers.api import OverwriteError, render, render_file, write_pptx
+from renderers.api import OverwriteError, available_formats, render, render_file, write_pptx
 from renderers.diagnostics import Code
 from renderers.service.app import create_app
 from renderers.tools import call_tool
@@ -85,6 +85,51 @@ def test_the_diagnostic_is_data(tmp_path: Path) -> None:
         "message": diagnostic.message,
         "file": "https://example.com/chart.png",
     }
+
+
+#: An image whose source the reader refuses: writers see no source, the reader names it.
+REFUSED_SOURCE = {
+    "markdown": "# Brief\n\nPrices fell.[[S:1]]\n\n![chart](file:///etc/passwd)\n",
+    "html": "<h1>Brief</h1><p>Prices fell.[[S:1]]</p>"
+    '<p><img src="file:///etc/passwd" alt="chart"></p>',
+}
+
+
+@pytest.mark.parametrize("content_format", sorted(REFUSED_SOURCE))
+def test_a_refused_image_source_is_named_once_in_every_format(
+    tmp_path: Path, content_format: str
+) -> None:
+    results = render(
+        REFUSED_SOURCE[content_format], tmp_path, formats=available_formats(),
+        sources_pool=POOL, content_format=content_format, strict=True,
+    )  # fmt: skip
+    assert [r.format for r in results] == list(available_formats())
+    for result in results:
+        (diagnostic,) = result.diagnostics
+        assert diagnostic.code is Code.IMAGE_REFUSED, result.format
+        assert diagnostic.file == "file:///etc/passwd", result.format
+        assert "'file:///etc/passwd'" in diagnostic.message
+        assert "file: URLs are never loaded" in diagnostic.message
+        assert "accepted: a path relative to the input" in diagnostic.message
+        assert result.warnings == [diagnostic.message]
+
+
+def test_refused_image_sources_are_named_printably_and_briefly(tmp_path: Path) -> None:
+    html = (
+        '<p><img src="ftp://files.example/&#10;' + "a" * 300 + '.png" alt="long">'
+        ' <img alt="logo"> <img src="javascript:alert(1)" alt="js">'
+        ' <img src="JaVaScRiPt:alert(1)" alt="js"></p>'
+        "<!-- <img src='file:///hidden.png'> -->"
+    )
+    (result,) = render(html, tmp_path, formats="md", content_format="html")
+    shortened = "ftp://files.example/\n" + "a" * 59 + "…"
+    by_file = {d.file: d.message for d in result.diagnostics}
+    assert set(by_file) == {shortened, None, "javascript:alert(1)", "JaVaScRiPt:alert(1)"}
+    for message in by_file.values():
+        assert "\n" not in message and len(message) < 300, message
+    assert f"image {shortened!r} not loaded" in by_file[shortened]
+    assert "ftp: URLs are never loaded" in by_file[shortened]
+    assert "the image 'logo' has no source" in by_file[None]
 
 
 def test_a_shortened_pptx_table_is_a_warning_in_the_cli_and_the_envelope(
