@@ -4,7 +4,8 @@ Exposes the agent tools (write_pdf, write_docx, write_pptx, write_png, write_htm
 write_markdown, audit_citations) with the schemas :func:`renderers.tools.tool_schemas` generates
 for the ``mcp`` surface. Every file is written inside the output directory given at start; tool
 results carry the envelope of :func:`renderers.tools.call_tool` both as JSON text and as
-structured content.
+structured content. Tool arguments may also come as the JSON text of an object, as agents often
+send them (:func:`arguments_as_object`), the way :func:`renderers.tools.call_tool` takes them.
 
 Every request is answered. The SDK's stdio transport drops a line it cannot parse (not JSON,
 not JSON-RPC, nested deeper than its parser's 255 levels, a lone surrogate): the client then
@@ -22,16 +23,19 @@ import json
 import os
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import anyio
 import mcp_types as types
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 
-from renderers.tools import call_tool, tool_schemas
+from renderers.errors import OptionError
+from renderers.tools import call_tool, tool_arguments, tool_schemas
 
 SERVER_NAME = "citerender"
 INSTRUCTIONS = (
@@ -51,6 +55,33 @@ def _tools() -> list[types.Tool]:
         types.Tool(name=s["name"], description=s["description"], input_schema=s["parameters"])
         for s in tool_schemas("mcp")
     ]
+
+
+async def arguments_as_object(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """``tools/call`` arguments sent as JSON text become the object they spell.
+
+    Agents often send the arguments stringified; the SDK validates ``arguments`` as an object
+    before any handler runs and refuses text with a bare -32602 that names nothing. This SDK
+    middleware runs before that validation: the text of an object goes on as the object (the
+    rule is :func:`renderers.tools.tool_arguments`, as on every surface); anything else is
+    the same -32602, saying that ``arguments`` must be an object and why it is not one.
+    """
+    params = ctx.params
+    if ctx.method != "tools/call" or not params or _is_object(params.get("arguments")):
+        return await call_next(ctx)
+    try:
+        arguments = tool_arguments(params["arguments"])
+    except OptionError as exc:
+        message = f"invalid params: {exc}"
+        raise MCPError(types.INVALID_PARAMS, message, {"where": exc.field}) from None
+    return await call_next(replace(ctx, params={**params, "arguments": arguments}))
+
+
+def _is_object(arguments: object) -> bool:
+    """Whether the SDK takes ``arguments`` as they are (an object, or none at all)."""
+    return arguments is None or isinstance(arguments, dict)
 
 
 def build_server(out_dir: str | Path) -> Server[Any]:
@@ -77,13 +108,15 @@ def build_server(out_dir: str | Path) -> Server[Any]:
             is_error=not envelope.get("ok", False),
         )
 
-    return Server(
+    server: Server[Any] = Server(
         SERVER_NAME,
         version="0.1.0",
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=on_call_tool,
     )
+    server.middleware.append(arguments_as_object)  # inside the SDK's tracing middleware
+    return server
 
 
 # ---------------------------------------------------------------- the stdio wire

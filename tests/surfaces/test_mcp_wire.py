@@ -1,5 +1,6 @@
 """The MCP server answers every line a client sends — malformed JSON-RPC, lone surrogates,
-nesting deeper than the SDK's parser takes — with a JSON-RPC error, and keeps serving."""
+nesting deeper than the SDK's parser takes — with a JSON-RPC error, and keeps serving. Tool
+arguments sent as JSON text (as agents often do) are the object they spell."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 
 
 class Client:
@@ -140,3 +141,41 @@ def test_a_tool_error_is_an_envelope_not_a_protocol_error(client: Client) -> Non
     result = answer["result"]
     assert result["isError"] is True
     assert result["structuredContent"]["error"]["code"] == "invalid_path"
+
+
+def test_arguments_sent_as_json_text_are_the_object_they_spell(client: Client) -> None:
+    arguments = json.dumps({"content": "# Note\n\nSent as text.\n", "path": "as-text.md"})
+    client.send(call(20, json.dumps(arguments)))
+    answer = client.answer()
+    assert answer["id"] == 20 and "error" not in answer, answer
+    result = answer["result"]
+    assert result["isError"] is False and result["structuredContent"]["ok"] is True
+    written = Path(result["structuredContent"]["path"])
+    assert written.name == "as-text.md"
+    assert "Sent as text." in written.read_text(encoding="utf-8")
+
+
+NOT_AN_OBJECT: list[tuple[str, str, str]] = [
+    ("JSON text of a list", json.dumps("[1, 2]"), "not list"),
+    ("text that is not JSON", json.dumps("content: x"), "not valid JSON"),
+    ("JSON text nested 100,000 deep", json.dumps("[" * 100_000 + "]" * 100_000), "too deep"),
+    ("a list", "[1, 2]", "not list"),
+    ("a number", "42", "not int"),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "arguments", "why"), NOT_AN_OBJECT, ids=[case[0] for case in NOT_AN_OBJECT]
+)
+def test_arguments_that_are_no_object_are_named(
+    client: Client, label: str, arguments: str, why: str
+) -> None:
+    client.send(call(21, arguments))
+    answer = client.answer()
+    assert answer["id"] == 21 and "result" not in answer, answer
+    error = answer["error"]
+    assert error["code"] == INVALID_PARAMS and error["data"] == {"where": "arguments"}
+    assert "arguments" in error["message"] and "object" in error["message"]
+    assert why in error["message"]
+    client.send(call(22, json.dumps({"content": "x", "path": "after.md"})))
+    assert client.answer()["result"]["structuredContent"]["ok"] is True
