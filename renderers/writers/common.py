@@ -12,6 +12,7 @@ Writers differ in how they lay things out, never in what they decide. This modul
   their separators, the back-link and its glyph, the entry's direction;
 * **an image that cannot be shown** — :func:`image_fallback`;
 * **a link that would show nothing** but its citations — :func:`shows_nothing`;
+* **a table cell's side margins** when columns are narrow — :func:`narrow_cell_margin`;
 * **task-list boxes** — :func:`task_box` / :func:`task_marker`.
 
 Text direction (the first-strong-character rule) lives in :mod:`renderers.text`, next to the
@@ -75,6 +76,14 @@ def shows_nothing(inlines: Iterable[Inline]) -> bool:
     link is not written, only its citations, since an empty link can be neither seen nor
     clicked."""
     return all(isinstance(node, Text) and not node.text.strip() for node in inlines)
+
+
+def narrow_cell_margin(column: float, most: float) -> float:
+    """The margin each side of a table cell's text in a column ``column`` wide: the writer's
+    usual ``most``, or a quarter of the column when that is less. With 60 columns two full
+    margins were wider than a column: Word and LibreOffice drew DOCX cells with no text, and
+    LibreOffice pushed a PPTX table off its slide."""
+    return min(most, column / 4)
 
 
 def check_page_size(number: int, width: float, height: float, limits: Limits) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pptx import Presentation
 from pptx.oxml.ns import qn
-from pptx.util import Emu
+from pptx.util import Emu, Inches
 
 from citations.pool import SourcePool
 from renderers.options import RenderOptions
@@ -310,6 +310,56 @@ def test_no_text_frame_holds_more_lines_than_fit(report: Any) -> None:
                 assert used <= height + 0.5, (slide_title(slide), shape.name, used, height)
                 checked += 1
     assert checked > 50
+
+
+def wide_table(columns: int, rows: int = 3) -> str:
+    """A table of ``columns`` short columns: ``C0 …`` over cells ``row.column``."""
+    head = "| " + " | ".join(f"C{c}" for c in range(columns)) + " |"
+    rule = "|" + "---|" * columns
+    body = ["| " + " | ".join(f"{r}.{c}" for c in range(columns)) + " |" for r in range(rows)]
+    return "\n".join([head, rule, *body])
+
+
+def table_frames(prs: Any) -> list[Any]:
+    return [shape for slide in prs.slides for shape in slide.shapes if shape.has_table]
+
+
+def test_sixty_columns_fit_the_slide_with_narrower_cell_margins() -> None:
+    """Two 0.1-inch insets were wider than a sixtieth of the slide: LibreOffice widened every
+    column and the table ran off the slide. The insets shrink with the columns instead."""
+    _, prs, _ = render(f"# Wide\n\n## Sixty columns\n\n{wide_table(60)}\n", make_pool(1))
+    frames = table_frames(prs)
+    assert frames
+    header = [f"C{c}" for c in range(60)]
+    body: list[str] = []
+    for frame in frames:
+        table = frame.table
+        widths = [column.width for column in table.columns]
+        assert len(widths) == 60
+        assert sum(widths) <= frame.width and frame.left + frame.width <= prs.slide_width
+        for row in table.rows:
+            for cell, width in zip(row.cells, widths, strict=True):
+                assert cell.margin_left == cell.margin_right < Inches(0.1)
+                assert 4 * cell.margin_left <= width + 1  # the text keeps half the column
+        assert [cell.text for cell in table.rows[0].cells] == header
+        body += [cell.text for row in list(table.rows)[1:] for cell in row.cells]
+    assert body == [f"{r}.{c}" for r in range(3) for c in range(60)]
+
+
+def test_a_short_column_beside_a_long_cell_keeps_its_word_whole() -> None:
+    """The short column got exactly its word's width, which the wrapper (filling 97 % of a
+    line) broke as "shortwor/d"; every column now holds its widest word unbroken."""
+    markdown = ("# Lopsided\n\n## Table\n\n| Name | Description |\n|---|---|\n"
+                f"| shortword | {long_text(90, sources=1)} |\n| Identifier | brief |\n")
+    _, prs, _ = render(markdown, make_pool(1))
+    table = table_frames(prs)[0].table
+    metrics, mono = TextMetrics(default_fonts()), default_fonts().mono
+    assert len(table.rows[1].cells[1].text) > 600
+    for row in table.rows:
+        cell = row.cells[0]
+        width = (table.columns[0].width - cell.margin_left - cell.margin_right) / EMU_PER_PT
+        paragraph = cell._tc.txBody.find(qn("a:p"))
+        assert _para_lines(metrics, paragraph, width, mono)[0] == 1, cell.text
 
 
 def test_images_are_placed_inside_the_content_area_or_show_alt_text(report: Any) -> None:

@@ -82,6 +82,29 @@ def test_no_character_is_drawn_outside_its_slide_in_libreoffice(tmp_path: Path) 
     assert len(pdf) >= 12
 
 
+def _wide_and_lopsided_tables() -> str:
+    """A table of 60 short columns, then a short column beside a cell of 600 characters."""
+    head = "| " + " | ".join(f"C{c}" for c in range(60)) + " |\n|" + "---|" * 60
+    body = "".join("\n| " + " | ".join(f"{r}.{c}" for c in range(60)) + " |" for r in range(3))
+    long = " ".join(TERMS[k % len(TERMS)] for k in range(60))
+    return (f"# Tables\n\n## Sixty columns\n\n{head}{body}\n\n## Lopsided\n\n"
+            f"| Name | Notes |\n|---|---|\n| shortword | {long} |\n")
+
+
+def test_wide_tables_stay_on_the_slide_and_short_columns_keep_their_words(
+    tmp_path: Path,
+) -> None:
+    """Sixty columns with full insets ran off the slide; a short column beside a long cell
+    broke its word ("shortwor/d")."""
+    pdf = _convert(_wide_and_lopsided_tables(), SourcePool.from_rows([]), tmp_path)
+    outside = _outside(pdf)
+    assert not outside, f"{len(outside)} characters outside their slide: {outside[:5]}"
+    text = "\n".join(page.get_textpage().get_text_range() for page in pdf)
+    assert "shortword" in text
+    cells = "".join(text.split())  # sixty columns are narrow: their cells wrap
+    assert "C0C1C2" in cells and "C57C58C59" in cells and "2.572.582.59" in cells
+
+
 # ---------------------------------------------------------------- right to left
 
 RTL_DECK = """# عرض الطاقة

@@ -19,6 +19,8 @@ from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.oxml.ns import nsmap
 from lxml import etree
 
+from renderers.writers.common import narrow_cell_margin
+
 W_NS = nsmap["w"]
 R_NS = nsmap["r"]
 XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
@@ -259,9 +261,9 @@ CELL_MARGIN = 80
 
 
 def cell_margin(widths: list[int]) -> int:
-    """... or a quarter of the narrowest column: with 60 columns on a page, two full margins
-    were wider than a column, and Word and LibreOffice drew the cells with no text at all."""
-    return min(CELL_MARGIN, min(widths, default=CELL_MARGIN) // 4)
+    """... or less in narrow columns (:func:`~renderers.writers.common.narrow_cell_margin` of
+    the narrowest column)."""
+    return int(narrow_cell_margin(min(widths, default=CELL_MARGIN), CELL_MARGIN))
 
 
 def add_row(tbl: Element, *, header: bool = False) -> Element:

@@ -328,8 +328,8 @@ class _DeckBuilder(SlideFlow):
             row_h = ((header_h,) if header else ()) + tuple(heights[i:j])
             row_emu = tuple(pt_to_emu(h) for h in row_h)
             self.items.append(TableItem(header, tuple(rows[i:j]), measured.aligns, col_emu,
-                                        row_emu, measured.size, pt_to_emu(top), sum(row_emu),
-                                        rtl=blocks_direction((table,)) == "rtl"))
+                                        row_emu, measured.size, measured.inset, pt_to_emu(top),
+                                        sum(row_emu), rtl=blocks_direction((table,)) == "rtl"))
             self.y = top + sum(row_emu) / EMU_PER_PT
             i = j
             if i >= len(rows):

@@ -230,3 +230,16 @@ class TextMetrics:
     def text_width(self, text: str, style: Style, size: float) -> float:
         """Unwrapped width of ``text`` in points."""
         return sum(self._em_widths(text, style)) * size
+
+    def widest_word(self, segments: Iterable[Segment], size: float) -> float:
+        """Width (points) of the widest word of ``segments``, a word running across segments
+        counted whole, as :meth:`line_starts` wraps them in PowerPoint."""
+        tokens, _ = self._tokens(segments, False)
+        return max((t[3] for t in tokens if t[0] == _WORD), default=0.0) * size
+
+
+def unbroken_width(text_width: float) -> float:
+    """The line width (points) that holds text ``text_width`` points wide on one line: the
+    wrapper fills only :data:`WIDTH_SLACK` of a line (plus a hundredth of a point, so that
+    rounding never breaks the word the width was made for)."""
+    return text_width / WIDTH_SLACK + 0.01

@@ -19,7 +19,8 @@ from renderers.writers.pptx.fonts import FontChoice
 EMU_PER_PT = 12700
 #: Exact line spacing written into every paragraph, as a multiple of the font size.
 LINE_FACTOR = 1.2
-#: Text frame insets (points) written into every text box and table cell.
+#: Text frame insets (points) written into every text box and table cell (a table of narrow
+#: columns has less at the sides: :func:`.tables.table_inset`).
 INSET_X = 7.2
 INSET_Y = 3.6
 
@@ -222,6 +223,7 @@ class TableItem:
     col_widths: tuple[int, ...]
     row_heights: tuple[int, ...]  # header first when there is one
     size: float
+    inset: float  # points each side of a cell's text (narrower than INSET_X in narrow columns)
     top: int
     height: int
     rtl: bool = False  # columns run right to left (the table reads right to left)

@@ -544,7 +544,7 @@ class DeckWriter:
         box = (content.left, content.top + item.top, content.width, item.height)
         shapes.xml.append(px.table_xml(
             shape_id, f"Table {shape_id - 1}", box, item.col_widths, xml_rows,
-            first_row=bool(item.header), inset_x=INSET_X, inset_y=INSET_Y, rtl=item.rtl,
+            first_row=bool(item.header), inset_x=item.inset, inset_y=INSET_Y, rtl=item.rtl,
         ))
 
     def picture(self, part: Part, shapes: _Shapes, item: PictureItem) -> None:

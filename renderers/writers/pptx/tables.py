@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from renderers.document import Alignment, Table, TableCell
-from renderers.writers.pptx.metrics import TextMetrics
+from renderers.writers.common import narrow_cell_margin
+from renderers.writers.pptx.metrics import TextMetrics, unbroken_width
 from renderers.writers.pptx.model import INSET_X, INSET_Y, Run
 from renderers.writers.pptx.runs import InlineRuns, segments, truncate_runs
 
@@ -20,7 +21,8 @@ Row = tuple[tuple[Run, ...], ...]
 
 @dataclass(frozen=True)
 class MeasuredTable:
-    """A table's runs and sizes (points); ``clipped`` counts the rows that were shortened."""
+    """A table's runs and sizes (points); ``inset`` is the margin each side of every cell's
+    text (:func:`table_inset`); ``clipped`` counts the rows that were shortened."""
 
     header: Row
     rows: tuple[Row, ...]
@@ -29,12 +31,21 @@ class MeasuredTable:
     header_height: float
     heights: tuple[float, ...]
     size: float
+    inset: float
     clipped: int
 
 
 def table_size(ncols: int) -> float:
     """The font size of a table's text: smaller as columns multiply."""
     return 14.0 if ncols <= 5 else 12.0 if ncols <= 8 else 10.0
+
+
+def table_inset(ncols: int, width: float) -> float:
+    """The side inset of a table's cells in a box ``width`` points wide: :data:`INSET_X`, or
+    less when ``ncols`` equal columns are narrow (60 columns with full insets ran off the
+    slide). Decided before the columns, whose minimums include it: every column is then two
+    insets and an em of text wide, or all are equal shares whose text keeps half of them."""
+    return narrow_cell_margin(width / ncols, INSET_X)
 
 
 def measure_table(
@@ -48,57 +59,73 @@ def measure_table(
     if ncols == 0:
         return None
     size = table_size(ncols)
+    inset = table_inset(ncols, width)
     header = _cells(inlines, table.header, ncols, bold=True) if table.header else ()
     rows = [_cells(inlines, r, ncols) for r in table.rows]
     aligns = tuple(_align(table.aligns, c) for c in range(ncols))
-    widths = column_widths(metrics, [header, *rows] if header else rows, ncols, size, width)
+    widths = column_widths(metrics, [header, *rows] if header else rows, ncols, size, width,
+                           inset)
     avail_row = height - 2 * INSET_Y
-    header_h = row_height(metrics, header, widths, size) if header else 0.0
+    header_h = row_height(metrics, header, widths, size, inset) if header else 0.0
     heights: list[float] = []
     clipped = 0
     for index, row in enumerate(rows):
-        h = row_height(metrics, row, widths, size)
+        h = row_height(metrics, row, widths, size, inset)
         if header_h + h > avail_row:
-            row = _clip_row(metrics, row, widths, size, avail_row - header_h)
+            row = _clip_row(metrics, row, widths, size, inset, avail_row - header_h)
             rows[index] = row
-            h = row_height(metrics, row, widths, size)
+            h = row_height(metrics, row, widths, size, inset)
             clipped += 1
         heights.append(h)
     return MeasuredTable(header, tuple(rows), aligns, tuple(widths), header_h, tuple(heights),
-                         size, clipped)
+                         size, inset, clipped)
 
 
 def column_widths(
-    metrics: TextMetrics, rows: Sequence[Row], ncols: int, size: float, total: float
+    metrics: TextMetrics, rows: Sequence[Row], ncols: int, size: float, total: float,
+    inset: float,
 ) -> list[float]:
-    """Column widths (points) proportional to content, each at least its longest word."""
-    natural = [2 * INSET_X + size] * ncols
-    minimum = [2 * INSET_X + size] * ncols
-    for row in rows:
-        for c, cell in enumerate(row):
-            text_w = sum(metrics.text_width(r.text, r.style, size) for r in cell)
-            natural[c] = max(natural[c], text_w + 2 * INSET_X)
-            for r in cell:
-                for word in r.text.split():
-                    w = metrics.text_width(word, r.style, size) + 2 * INSET_X
-                    minimum[c] = max(minimum[c], min(w, total / ncols))
+    """Column widths (points) summing to ``total``: proportional to content when every cell
+    fits on one line; else each column keeps its minimum (:func:`_column_needs`) and the rest
+    goes to the columns that wrap, or, when even the minimums do not fit, equal shares."""
+    natural, minimum = _column_needs(metrics, rows, ncols, size, total, inset)
     if sum(natural) <= total:
         scale = total / sum(natural)
         return [w * scale for w in natural]
-    capped = [min(n, total * 0.6) for n in natural]
     rest = total - sum(minimum)
     if rest <= 0:
         return [total / ncols] * ncols
+    capped = [min(n, total * 0.6) for n in natural]
     extra = [max(c - m, 0.0) for c, m in zip(capped, minimum, strict=True)]
     share = sum(extra) or 1.0
     return [m + rest * e / share for m, e in zip(minimum, extra, strict=True)]
 
 
-def row_height(metrics: TextMetrics, row: Row, widths: Sequence[float], size: float) -> float:
+def _column_needs(
+    metrics: TextMetrics, rows: Sequence[Row], ncols: int, size: float, total: float,
+    inset: float,
+) -> tuple[list[float], list[float]]:
+    """Each column's natural width (its longest cell on one line) and its minimum: its widest
+    word unbroken, at most an equal share of ``total``, so that a short column next to a long
+    one keeps its words whole. Both include the insets and at least one em of text."""
+    natural = [2 * inset + size] * ncols
+    minimum = [2 * inset + size] * ncols
+    for row in rows:
+        for c, cell in enumerate(row):
+            text_w = sum(metrics.text_width(r.text, r.style, size) for r in cell)
+            natural[c] = max(natural[c], unbroken_width(text_w) + 2 * inset)
+            word = unbroken_width(metrics.widest_word(segments(cell), size)) + 2 * inset
+            minimum[c] = max(minimum[c], min(word, total / ncols))
+    return natural, minimum
+
+
+def row_height(
+    metrics: TextMetrics, row: Row, widths: Sequence[float], size: float, inset: float
+) -> float:
     """Height (points) of ``row``: its tallest cell's lines plus the cell insets."""
     line_h = metrics.line_height(size)
     lines = max(
-        (metrics.line_count(segments(cell), w - 2 * INSET_X, size)
+        (metrics.line_count(segments(cell), w - 2 * inset, size)
          for cell, w in zip(row, widths, strict=True)),
         default=1,
     )
@@ -106,12 +133,13 @@ def row_height(metrics: TextMetrics, row: Row, widths: Sequence[float], size: fl
 
 
 def _clip_row(
-    metrics: TextMetrics, row: Row, widths: Sequence[float], size: float, room: float
+    metrics: TextMetrics, row: Row, widths: Sequence[float], size: float, inset: float,
+    room: float,
 ) -> Row:
     """A row taller than a whole slide: each cell shortened to the lines that fit."""
     max_lines = max(1, int((room - 2 * INSET_Y) // metrics.line_height(size)))
     return tuple(
-        truncate_runs(cell, metrics, w - 2 * INSET_X, size, max_lines)
+        truncate_runs(cell, metrics, w - 2 * inset, size, max_lines)
         for cell, w in zip(row, widths, strict=True)
     )
 
