@@ -11,10 +11,9 @@ import bisect
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Any, Literal
 
-from citations.codemap import line_starts, markdown_blocks
+from citations.codemap import html_tags, line_starts, markdown_blocks
 from citations.errors import SidecarError
 from citations.numbering import plan_citations
 from citations.pool import SourcePool
@@ -354,8 +353,9 @@ def _markdown_units(content: str) -> list[tuple[int, int]]:
     return units
 
 
-class _UnitParser(HTMLParser):
-    """Collects the offset spans of ``<li>`` elements and of ``<p>`` outside list items."""
+class _Units:
+    """Collects the offset spans of ``<li>`` elements and of ``<p>`` outside list items, from
+    the tags :func:`~citations.codemap.html_tags` finds (as the scanner sees markup)."""
 
     _CLOSES_P = frozenset({
         "address", "article", "aside", "blockquote", "div", "dl", "fieldset", "footer", "form",
@@ -363,26 +363,20 @@ class _UnitParser(HTMLParser):
         "pre", "section", "table", "ul", "body", "html", "td", "th",
     })
 
-    def __init__(self, content: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self._starts = line_starts(content)
-        self._length = len(content)
+    def __init__(self, length: int) -> None:
+        self._length = length
         self.units: list[tuple[int, int]] = []
         self._open_p: int | None = None
         self._items: list[tuple[int, int]] = []  # (start, list depth) of open <li>
         self._depth = 0  # open <ul>/<ol>
-
-    def _offset(self) -> int:
-        line, column = self.getpos()
-        return min(self._starts[line - 1] + column, self._length)
 
     def _close_p(self, end: int) -> None:
         if self._open_p is not None:
             self.units.append((self._open_p, end))
             self._open_p = None
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        here = self._offset()
+    def start(self, tag: str, here: int) -> None:
+        """A start tag at offset ``here``."""
         if tag in self._CLOSES_P:
             self._close_p(here)
         if tag in ("ul", "ol"):
@@ -393,8 +387,8 @@ class _UnitParser(HTMLParser):
         elif tag == "p" and not self._items:
             self._open_p = here
 
-    def handle_endtag(self, tag: str) -> None:
-        here = self._offset()
+    def end(self, tag: str, here: int) -> None:
+        """An end tag at offset ``here``."""
         if tag == "p" or tag in self._CLOSES_P:
             self._close_p(here)
         if tag == "li":
@@ -409,13 +403,16 @@ class _UnitParser(HTMLParser):
             self.units.append((self._items.pop()[0], end))
 
     def finish(self) -> list[tuple[int, int]]:
-        self.close()
         self._close_p(self._length)
         self._close_items(self._length, 0)
         return self.units
 
 
 def _html_units(content: str) -> list[tuple[int, int]]:
-    parser = _UnitParser(content)
-    parser.feed(content)
-    return parser.finish()
+    units = _Units(len(content))
+    for tag in html_tags(content):
+        if tag.kind != "end":
+            units.start(tag.name, tag.start)
+        if tag.kind != "start":
+            units.end(tag.name, tag.start)
+    return units.finish()

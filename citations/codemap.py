@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -44,7 +44,8 @@ _AUTOLINK_RE = re.compile(
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?)*)>"
 )
 _HTML_SKIP_RE = re.compile(
-    r"<!--.*?(?:-->|\Z)|<(script|style|textarea|title)\b[^>]*>.*?(?:</\1\s*>|\Z)"
+    r"<!--.*?(?:-->|\Z)"
+    r"|<(script|style|textarea|title)\b[^>]*>.*?(?:(?P<raw_end></\1\s*>)|\Z)"
     r"|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[?!][^>]*>|</?[A-Za-z][^>]*>",
     re.DOTALL | re.IGNORECASE,
 )
@@ -52,6 +53,21 @@ _HTML_SKIP_RE = re.compile(
 #: unclosed comments and CDATA sections (which run to the end) remain.
 _HTML_SKIP_TAIL_RE = re.compile(r"<!(?:--|\[CDATA\[)", re.IGNORECASE)
 _HTML_CODE_OPEN_RE = re.compile(r"<(pre|code)\b[^>]*>", re.IGNORECASE)
+#: A tag's name as Python's ``html.parser`` reads it (up to white space, ``/``, ``>`` or NUL).
+_TAG_NAME_RE = re.compile(r"<(/?)([A-Za-z][^\t\n\r\f />\x00]*)")
+#: A ``/>`` that ends an unquoted attribute value (``<a href=x/>``): the tag is not empty.
+_UNQUOTED_SLASH_RE = re.compile(r"=\s*+[^\s\"'=>]*?/>\Z")
+
+TagKind = Literal["start", "end", "empty"]
+
+
+class HtmlTag(NamedTuple):
+    """A tag of HTML text: its lower-cased name, the offset of its ``<`` and its kind
+    (``"empty"`` is ``<x/>``, a start and an end at once)."""
+
+    name: str
+    start: int
+    kind: TagKind
 
 
 class _Spans:
@@ -305,17 +321,8 @@ def html_code_spans(
     code: list[tuple[int, int]] = []
     skipped: list[tuple[int, int]] = []
     pos = start
-    # Tag branches are searched only up to the last ">": past it, each "<!" or "<a" rescanned
-    # to the end (80,000 chars of "<!" took 3.7 s); the match found is redone up to ``stop``.
     tags_end = text.rfind(">", start, stop) + 1
-    while pos < stop:
-        m = _HTML_SKIP_RE.search(text, pos, tags_end) if pos < tags_end else None
-        if m is None:
-            m = _HTML_SKIP_TAIL_RE.search(text, max(pos, tags_end), stop)
-            if m is None:
-                break
-        m = _HTML_SKIP_RE.match(text, m.start(), stop)
-        assert m is not None
+    while (m := _next_markup(text, pos, stop, tags_end)) is not None:
         skipped.append((m.start(), m.end()))
         pos = m.end()
         opener = _HTML_CODE_OPEN_RE.fullmatch(m.group())
@@ -327,3 +334,51 @@ def html_code_spans(
     return code, skipped
 
 
+def _next_markup(text: str, pos: int, stop: int, tags_end: int) -> re.Match[str] | None:
+    """The first markup of ``text[pos:stop]`` (a tag, comment, declaration or script-like
+    element), or None; ``tags_end`` is just past the last ``>`` before ``stop``.
+
+    Tag branches are searched only up to the last ">": past it, each "<!" or "<a" rescanned
+    to the end (80,000 chars of "<!" took 3.7 s); the match found is redone up to ``stop``.
+    """
+    if pos >= stop:
+        return None
+    m = _HTML_SKIP_RE.search(text, pos, tags_end) if pos < tags_end else None
+    if m is None:
+        m = _HTML_SKIP_TAIL_RE.search(text, max(pos, tags_end), stop)
+        if m is None:
+            return None
+    return _HTML_SKIP_RE.match(text, m.start(), stop)
+
+
+def html_tags(text: str) -> Iterator[HtmlTag]:
+    """The start and end tags of HTML ``text`` in order, as :func:`html_code_spans` sees
+    markup: nothing inside comments, declarations or script, style, textarea and title
+    elements (whose own tags are included) is a tag.
+
+    Linear where Python's ``html.parser`` is not: it rescans every unclosed tag to the end of
+    the text (80 KB of ``<a `` took 90 s; the audit's coverage used it). lxml's parsers would
+    be linear too but give an element no character offset, only its line.
+    """
+    pos, stop = 0, len(text)
+    tags_end = text.rfind(">") + 1
+    while (m := _next_markup(text, pos, stop, tags_end)) is not None:
+        pos = m.end()
+        name = _TAG_NAME_RE.match(text, m.start(), m.end())
+        if name is None:  # a comment, declaration or CDATA section
+            continue
+        if name.group(1):
+            yield HtmlTag(name.group(2).lower(), m.start(), "end")
+            continue
+        yield HtmlTag(name.group(2).lower(), m.start(), _start_kind(text, m.start()))
+        if m.group("raw_end") is not None:  # a script-like element's end tag
+            yield HtmlTag(m.group(1).lower(), m.start("raw_end"), "end")
+
+
+def _start_kind(text: str, start: int) -> TagKind:
+    """``"empty"`` for a start tag ending in ``/>`` (not the end of an unquoted attribute
+    value, which ``html.parser`` reads as part of the value), else ``"start"``."""
+    end = text.find(">", start) + 1
+    if text.startswith("/>", end - 2) and not _UNQUOTED_SLASH_RE.search(text, start, end):
+        return "empty"
+    return "start"

@@ -8,6 +8,10 @@ import pytest
 
 from citations.audit import audit
 from citations.pool import SourcePool
+from citations.tokens import parse_sid_spec
+from renderers.document import Cite, iter_inlines
+from renderers.readers.html import read_html
+from renderers.readers.markdown import read_markdown
 
 KEYS = {
     "cited_sids", "unknown_sids", "usage_sids", "in_code_sids", "orphaned_sids",
@@ -83,6 +87,48 @@ def test_html_report(pool: SourcePool) -> None:
     assert data["in_code_sids"] == [1, 7]
     assert data["coverage"] == 0.4  # 3 paragraphs + 2 items, 2 cited
     assert data["ok"] is False
+
+
+@pytest.mark.parametrize(
+    ("content_format", "text"),
+    [
+        ("html", '<p>Claim <sup class="cite" data-sids="{}">x</sup> end.</p>'),
+        ("markdown", 'Claim <sup class="cite" data-sids="{}">x</sup> end.\n'),
+    ],
+)
+def test_a_sup_longer_than_1024_characters_is_invalid_as_the_render_says(
+    pool: SourcePool, content_format: str, text: str
+) -> None:
+    # The scanner bounded a tag's attributes at 1,024 characters: the audit said OK while the
+    # render read the tag and warned that the sid is too large.
+    huge = "9" * 5000
+    document = text.format(huge)
+    reader = read_html if content_format == "html" else read_markdown
+    (warning,) = reader(document).warnings
+    report = audit(document, pool, content_format=content_format)
+    (token,) = report.invalid_tokens
+    _, reason, _ = parse_sid_spec(huge)
+    assert reason is not None and reason.startswith("sid 9999") and "too large" in reason
+    assert reason in warning and token.reason.endswith(reason)
+    assert token.text.startswith('<sup class="cite" data-sids="9999') and token.line == 1
+    assert not report.ok
+
+
+def test_a_long_valid_sup_is_cited_as_the_render_cites_it(pool: SourcePool) -> None:
+    html = f'<p>Claim <sup class="cite {"x" * 2000}" data-sids="2">2</sup>.</p>'
+    blocks = read_html(html).blocks
+    assert [n.sids for n in iter_inlines(blocks) if isinstance(n, Cite)] == [(2,)]
+    report = audit(html, pool, content_format="html")
+    assert report.cited_sids == (2,) and report.ok
+
+
+def test_html_coverage_places_tags_by_their_offsets(pool: SourcePool) -> None:
+    # html.parser counted lines at LF only while the offsets counted CR too: a lone CR shifted
+    # every later paragraph (coverage 0.0); and "<![x" made it raise an AssertionError.
+    html = "<p>a\rb</p>\n<p>x</p>\n<p>y [[S:1]]</p>"
+    assert audit(html, pool, content_format="html").coverage == 0.3333
+    html = "<![x]><p>a [[S:1]]</p><ul><li>b<li/><li>c [[S:2]]</ul><script><p>x</script>"
+    assert audit(html, pool, content_format="html").coverage == round(2 / 4, 4)
 
 
 def test_numeric_dialect_maps_pool_indices(pool: SourcePool) -> None:

@@ -164,6 +164,14 @@ def test_match_at_reads_exactly_at_pos() -> None:
     assert match_at(text, -1) is None
 
 
+def test_a_sup_class_value_ends_with_its_tag() -> None:
+    # The class check read a quoted value past the ">" ending the tag: with a '"' later in the
+    # text, '<sup class="cite>[S:1]</sup>' was a token to the scanner but none alone, and the
+    # audit and the markdown reader stopped on an AssertionError.
+    text = 'A <sup class="cite>[S:1]</sup> " '
+    assert [(t.form, t.sids) for t in scan(text)] == [("bare", (1,))]
+
+
 def test_match_at_dialects() -> None:
     assert match_at("[S3]", 0) is None
     token = match_at("[S3]", 0, dialects=frozenset({"s_dialect"}))
