@@ -8,6 +8,11 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
 * **Sort keys.** Keys are compared as plain text (CSL: formatting does not take part in
   sorting); citeproc-py compared them with their formatting, so an italic title (an author-less
   web page in APA) sorted after every name.
+* **Initials.** ``initialize-with`` turns given names into initials. citeproc-py took every
+  given-name word that does not start with an upper-case letter for a particle and wrapped it in
+  stray marks ("王, . 小明 ." in APA): a word in a script without letter case (Chinese,
+  Japanese, Korean, Hebrew, Arabic) or written in lower case is now kept whole ("王, 小明"), as
+  citeproc-js keeps a name it cannot initialise, and no mark stands without its initial.
 * **Localized date delimiters.** A localized date format (``<locale><date form="text"
   delimiter=" ">``) joins its parts with its own delimiter. citeproc-py used the calling
   ``<date>``'s (usually none), so NLM/Vancouver wrote "cited 2025Jan5".
@@ -23,6 +28,7 @@ once, as is each item's sort key.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -34,6 +40,7 @@ from citeproc.model import (
     Date,
     Key,
     Macro,
+    Name,
     Names,
     Substitute,
     VariableError,
@@ -45,6 +52,8 @@ from renderers.styles.markup import strip_marks
 _KEYS_WITH_FORMATTING = Key.sort_keys
 _MACRO_BY_XPATH = CitationStylesElement.get_macro
 _MACRO_CALLS_VARIABLE = Macro.calls_variable
+#: A given name's words (with the period of an abbreviation) and the hyphens between them.
+_GIVEN_TOKENS = re.compile(r"[^\s.\-]+\.?|-")
 
 
 @dataclass
@@ -152,6 +161,43 @@ def _repress(child: Any, item: Any, shown: str, context: Any) -> None:
 
 
 
+def given_initials(given: str, mark: str, *, hyphenate: bool) -> str:
+    """``given`` as initials, each followed by ``mark`` ("Jean-Paul" → "J.-P." with ``". "``).
+
+    Only a word that starts with an upper-case letter has an initial: a lower-case word (a
+    particle) and a word in a script without letter case are kept whole. A hyphen between two
+    initials is kept when ``hyphenate`` (``initialize-with-hyphen``), between whole words always.
+    """
+    out = ""
+    previous: bool | None = None  # whether the word before was an initial (None: no word yet)
+    hyphen = False
+    for token in _GIVEN_TOKENS.findall(given):
+        if token == "-":
+            hyphen = previous is not None
+            continue
+        initial = token[0].isupper()
+        if previous is not None:
+            keep_hyphen = hyphen and (hyphenate or not (initial and previous))
+            out = _joined(out, previous and initial, keep_hyphen)
+        out += token[0] + mark if initial else token
+        previous, hyphen = initial, False
+    return " ".join(out.split())
+
+
+def _joined(out: str, initials: bool, hyphen: bool) -> str:
+    """``out`` ready for the next word: a hyphen, nothing between two ``initials`` (the mark
+    is their spacing) or one space."""
+    if hyphen:
+        return out.rstrip() + "-"
+    return out if initials else out.rstrip() + " "
+
+
+def _initialize(self: Name, given: Any, mark: Any, context: Any) -> str:
+    """``Name.initialize`` by :func:`given_initials`."""
+    hyphenate = bool(self.get_option("initialize-with-hyphen", context))
+    return given_initials(str(given), str(mark), hyphenate=hyphenate)
+
+
 def _render_single_date(
     self: Date, date: Any, show_parts: Any = None, context: Any = None
 ) -> Any:
@@ -194,5 +240,7 @@ def install_fixes() -> None:
         Macro.calls_variable = _macro_calls_variable
     if Substitute.render is not _substitute_render:
         Substitute.render = _substitute_render
+    if Name.initialize is not _initialize:
+        Name.initialize = _initialize
     if Date.render_single_date is not _render_single_date:
         Date.render_single_date = _render_single_date
