@@ -13,6 +13,11 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
   stray marks ("王, . 小明 ." in APA): a word in a script without letter case (Chinese,
   Japanese, Korean, Hebrew, Arabic) or written in lower case is now kept whole ("王, 小明"), as
   citeproc-js keeps a name it cannot initialise, and no mark stands without its initial.
+* **Punctuation at span ends.** citeproc-py drops a punctuation mark that repeats the one
+  before it ("n.d." + "." → "n.d."), but cannot see the private marks that close citerender's
+  spans (:mod:`renderers.styles.markup`): Chicago notes ended "n.d.." where the citation item's
+  span closes between the two periods. :func:`merged_seams` drops such a repeat on the
+  processor's output.
 * **Localized date delimiters.** A localized date format (``<locale><date form="text"
   delimiter=" ">``) joins its parts with its own delimiter. citeproc-py used the calling
   ``<date>``'s (usually none), so NLM/Vancouver wrote "cited 2025Jan5".
@@ -47,11 +52,14 @@ from citeproc.model import (
 )
 
 from renderers.styles.catalog import CSL_NS
-from renderers.styles.markup import strip_marks
+from renderers.styles.markup import CLOSINGS, strip_marks
 
 _KEYS_WITH_FORMATTING = Key.sort_keys
 _MACRO_BY_XPATH = CitationStylesElement.get_macro
 _MACRO_CALLS_VARIABLE = Macro.calls_variable
+#: A punctuation mark, the spans closing after it, and the same mark again (citeproc-py's seam
+#: punctuation).
+_REPEATED_ACROSS_SPANS = re.compile(f"([.,;:!?])([{CLOSINGS}]+)\\1")
 #: A given name's words (with the period of an abbreviation) and the hyphens between them.
 _GIVEN_TOKENS = re.compile(r"[^\s.\-]+\.?|-")
 
@@ -196,6 +204,13 @@ def _initialize(self: Name, given: Any, mark: Any, context: Any) -> str:
     """``Name.initialize`` by :func:`given_initials`."""
     hyphenate = bool(self.get_option("initialize-with-hyphen", context))
     return given_initials(str(given), str(mark), hyphenate=hyphenate)
+
+
+def merged_seams(text: str) -> str:
+    """``text`` (the processor's output) without a punctuation mark that repeats the one before
+    it with only the ends of spans between them ("n.d.", end of span, "." → "n.d.", end of
+    span)."""
+    return _REPEATED_ACROSS_SPANS.sub(r"\1\2", text)
 
 
 def _render_single_date(

@@ -30,6 +30,8 @@ for _index, _kind in enumerate(("i", "b", "u", "sup", "sub", "plain", "item", "n
 _OPENERS = {char: kind for kind, char in _OPEN.items()}
 #: Separates an item span's entry number from its text: ``OPEN(item) 12 ITEM_SEP text CLOSE``.
 ITEM_SEP = chr(_BASE + 0x40)
+#: Every span's closing character, in one string (for a regular expression's ``[...]``).
+CLOSINGS = "".join(_CLOSE)
 
 
 def strip_marks(text: str) -> str:

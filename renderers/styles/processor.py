@@ -31,7 +31,7 @@ from renderers.document import Cite, Inline, Text
 from renderers.errors import OptionError
 from renderers.resolve import SourceEntry, entry_target
 from renderers.styles.catalog import CSL_NS, CslStyle
-from renderers.styles.fixes import install_fixes, style_run
+from renderers.styles.fixes import install_fixes, merged_seams, style_run
 from renderers.styles.items import csl_item
 from renderers.styles.markup import (
     FORMATTER,
@@ -113,7 +113,7 @@ def _format_in_run(
     shown = citations if style.is_note or style.is_author_date else []  # numeric: numbers
     for cite, (anchor, citation) in zip(cites, shown, strict=False):
         if positional or cite.numbers not in known:
-            text = str(bibliography.cite(citation, _unknown))
+            text = _finished(bibliography.cite(citation, _unknown))
             known[cite.numbers] = parse_marked(text, link).inlines
         texts[anchor] = known[cite.numbers]
     if style.is_note:
@@ -146,6 +146,11 @@ def _citation(cite: Cite) -> Citation:
     ])
 
 
+def _finished(rendered: object) -> str:
+    """The processor's output as text, corrected where citeproc-py cannot see the span marks."""
+    return merged_seams(str(rendered))
+
+
 def _unknown(item: CitationItem) -> str:
     """citeproc-py's callback for an item missing from the data (never: every number is)."""
     return ""
@@ -163,9 +168,9 @@ def _entry(
     if not rendered:
         alone = Citation([CitationItem(item.key)])
         alone.bibliography = item.bibliography
-        text = str(processor.render_citation(alone, [], _unknown) or "")
+        text = _finished(processor.render_citation(alone, [], _unknown) or "")
         return StyledEntry(_linked(parse_marked(text).inlines, entry), "")
-    parsed = parse_marked(str(rendered[0]))
+    parsed = parse_marked(_finished(rendered[0]))
     marker = parsed.marker or ""
     if marker:  # the style's number is the entry's rank; the display number may differ (sid)
         marker = marker.replace(str(item.number), str(entry.number), 1)

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from renderers.api import render
-from renderers.styles.fixes import given_initials
+from renderers.styles.fixes import given_initials, merged_seams
+from renderers.styles.markup import closing
 
 #: Authors in scripts without letter case, and a lower-case given name.
 UNCASED_POOL: list[dict[str, Any]] = [
@@ -71,3 +72,47 @@ def test_names_without_letter_case_are_not_initialised(
     for entry in entries:
         assert entry in text, text
     assert ". 小明" not in text and " . " not in text, text
+
+
+def docx_footnotes(path: Path) -> str:
+    """The text of a DOCX file's footnotes, one line per footnote."""
+    import re
+    import zipfile
+
+    xml = zipfile.ZipFile(path).read("word/footnotes.xml").decode("utf-8")
+    notes = re.findall(r"<w:footnote\b.*?</w:footnote>", xml, re.S)
+    return "\n".join("".join(re.findall(r"<w:t(?: [^>]*)?>([^<]*)</w:t>", n)) for n in notes)
+
+
+def test_a_repeated_mark_across_span_ends_is_dropped() -> None:
+    end = closing("item") + closing("i")
+    assert merged_seams(f"n.d.{end}.") == f"n.d.{end}"
+    assert merged_seams(f"Title?{end}.") == f"Title?{end}."  # only the same mark repeats
+    assert merged_seams("Ellipsis...") == "Ellipsis..."  # the processor's own seams untouched
+
+
+UNDATED_POOL = [{"sid": 1, "title": "No URL source"},
+                {"sid": 2, "title": "Undated page", "url": "https://example.com/undated"}]
+UNDATED_TEXT = "One.[[S:1]] Two.[[S:2]] Again.[[S:1]]\n"
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_notes_end_with_one_period_where_the_item_span_closes(
+    tmp_path: Path, engine: str
+) -> None:
+    from tests.helpers import pdf_text
+
+    render(UNDATED_TEXT, tmp_path, formats=["html", "docx", "pdf"], sources_pool=UNDATED_POOL,
+           csl="chicago-note", pdf_engine=engine)
+    html = (tmp_path / "report.html").read_text("utf-8")
+    shown = {
+        "html": html,
+        "docx": docx_footnotes(tmp_path / "report.docx"),
+        "pdf": pdf_text(tmp_path / "report.pdf"),
+    }
+    for name, text in shown.items():
+        assert "n.d.." not in text, (name, text)
+        assert "n.d." in text, (name, text)
+    notes = [line.strip() for line in shown["docx"].splitlines() if line.strip()]
+    assert notes == ["“No URL Source”, n.d.", "“Undated Page”, https://example.com/undated.",
+                     "“No URL Source”."], notes
