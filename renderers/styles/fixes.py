@@ -11,13 +11,21 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
 * **Initials.** ``initialize-with`` turns given names into initials. citeproc-py took every
   given-name word that does not start with an upper-case letter for a particle and wrapped it in
   stray marks ("王, . 小明 ." in APA): a word in a script without letter case (Chinese,
-  Japanese, Korean, Hebrew, Arabic) or written in lower case is now kept whole ("王, 小明"), as
-  citeproc-js keeps a name it cannot initialise, and no mark stands without its initial.
+  Japanese, Korean, Hebrew, Arabic) or written in lower case is now kept whole ("王, 小明"), and
+  no mark stands without its initial. (citeproc-js keeps Chinese, Japanese and Korean given
+  names whole too, but initialises Hebrew and Arabic ones.)
+  citeproc-py also ignored ``initialize="false"`` (an inheritable name option), so Chicago,
+  whose ``<name>`` elements set it, printed "J. Doe" for "Jane Doe"; now only the initials the
+  name already has get the mark ("James T Kirk" → "James T. Kirk").
 * **Punctuation at span ends.** citeproc-py drops a punctuation mark that repeats the one
   before it ("n.d." + "." → "n.d."), but cannot see the private marks that close citerender's
   spans (:mod:`renderers.styles.markup`): Chicago notes ended "n.d.." where the citation item's
   span closes between the two periods. :func:`merged_seams` drops such a repeat on the
   processor's output.
+* **Punctuation in quotes.** A locale with ``punctuation-in-quote="true"`` (en-US) puts a period
+  or comma that follows a closing quote inside it (IEEE "“Wind report.” [Online]", Chicago
+  "“Solar Costs,” 2024"); citeproc-py reads the option but never applies it.
+  :class:`OutputFixes` does, on the processor's output, for the style's own locale only.
 * **Localized date delimiters.** A localized date format (``<locale><date form="text"
   delimiter=" ">``) joins its parts with its own delimiter. citeproc-py used the calling
   ``<date>``'s (usually none), so NLM/Vancouver wrote "cited 2025Jan5".
@@ -169,12 +177,14 @@ def _repress(child: Any, item: Any, shown: str, context: Any) -> None:
 
 
 
-def given_initials(given: str, mark: str, *, hyphenate: bool) -> str:
+def given_initials(given: str, mark: str, *, hyphenate: bool, initialize: bool = True) -> str:
     """``given`` as initials, each followed by ``mark`` ("Jean-Paul" → "J.-P." with ``". "``).
 
     Only a word that starts with an upper-case letter has an initial: a lower-case word (a
-    particle) and a word in a script without letter case are kept whole. A hyphen between two
-    initials is kept when ``hyphenate`` (``initialize-with-hyphen``), between whole words always.
+    particle) and a word in a script without letter case are kept whole. Without
+    ``initialize`` (``initialize="false"``) every word is kept whole but the initials the name
+    already has ("James T Kirk" → "James T. Kirk"). A hyphen between two initials is kept when
+    ``hyphenate`` (``initialize-with-hyphen``), between whole words always.
     """
     out = ""
     previous: bool | None = None  # whether the word before was an initial (None: no word yet)
@@ -183,7 +193,7 @@ def given_initials(given: str, mark: str, *, hyphenate: bool) -> str:
         if token == "-":
             hyphen = previous is not None
             continue
-        initial = token[0].isupper()
+        initial = token[0].isupper() and (initialize or len(token.rstrip(".")) == 1)
         if previous is not None:
             keep_hyphen = hyphen and (hyphenate or not (initial and previous))
             out = _joined(out, previous and initial, keep_hyphen)
@@ -201,9 +211,44 @@ def _joined(out: str, initials: bool, hyphen: bool) -> str:
 
 
 def _initialize(self: Name, given: Any, mark: Any, context: Any) -> str:
-    """``Name.initialize`` by :func:`given_initials`."""
+    """``Name.initialize`` by :func:`given_initials`, honouring ``initialize="false"``."""
     hyphenate = bool(self.get_option("initialize-with-hyphen", context))
-    return given_initials(str(given), str(mark), hyphenate=hyphenate)
+    initialize = str(self.get_option("initialize", context)).lower() != "false"
+    return given_initials(str(given), str(mark), hyphenate=hyphenate, initialize=initialize)
+
+
+@dataclass(frozen=True)
+class OutputFixes:
+    """The corrections made on the processor's output text, for one style."""
+
+    close_quote: str  # the locale's closing quote when punctuation goes inside it, else ""
+
+    @classmethod
+    def of(cls, root: Any) -> OutputFixes:
+        """The corrections for the style ``root`` (its locales already chosen)."""
+        inside = str(root.get_locale_option("punctuation-in-quote") or "").lower() == "true"
+        return cls(str(root.get_single_term("close-quote")) if inside else "")
+
+    def apply(self, rendered: object) -> str:
+        text = merged_seams(str(rendered))
+        return punctuation_in_quotes(text, self.close_quote) if self.close_quote else text
+
+
+def punctuation_in_quotes(text: str, close_quote: str) -> str:
+    """``text`` with a period or comma that follows ``close_quote`` (span ends between them
+    allowed) moved inside it. A period after a quotation ending in ".", "?" or "!", and a comma
+    after one ending in "?" or "!", is dropped (the quotation's own mark stands for it)."""
+    closings = f"[{CLOSINGS}]*"
+    finder = re.compile(f"({re.escape(close_quote)})({closings})([.,])")
+
+    def moved(match: re.Match[str]) -> str:
+        quote, ends, mark = match.groups()
+        last = text[: match.start()].rstrip(CLOSINGS)[-1:]  # the quotation's last character
+        if last in ("?", "!") or (mark == "." and last == "."):
+            return quote + ends
+        return mark + quote + ends
+
+    return finder.sub(moved, text)
 
 
 def merged_seams(text: str) -> str:
@@ -257,5 +302,8 @@ def install_fixes() -> None:
         Substitute.render = _substitute_render
     if Name.initialize is not _initialize:
         Name.initialize = _initialize
+    # ``initialize`` is an inheritable name option: looked up on the name, then its citation or
+    # bibliography, then the style, like ``initialize-with``; CSL's default is "true".
+    CitationStylesElement._default_options.setdefault("initialize", "true")
     if Date.render_single_date is not _render_single_date:
         Date.render_single_date = _render_single_date

@@ -31,7 +31,7 @@ from renderers.document import Cite, Inline, Text
 from renderers.errors import OptionError
 from renderers.resolve import SourceEntry, entry_target
 from renderers.styles.catalog import CSL_NS, CslStyle
-from renderers.styles.fixes import install_fixes, merged_seams, style_run
+from renderers.styles.fixes import OutputFixes, install_fixes, style_run
 from renderers.styles.items import csl_item
 from renderers.styles.markup import (
     FORMATTER,
@@ -98,6 +98,7 @@ def _format_in_run(
     by_number = {entry.number: entry for entry in entries}
     data = CiteProcJSON([_item(entry) for entry in entries])
     bibliography = CitationStylesBibliography(processor, data, FORMATTER)
+    fixes = OutputFixes.of(processor.root)  # the formatter is set: terms can be read
     bibliography.register(Citation([CitationItem(_key(n)) for n in sorted(by_number)]))
     citations = [(cite.anchor, _citation(cite)) for cite in cites]
     for _, citation in citations:
@@ -113,7 +114,7 @@ def _format_in_run(
     shown = citations if style.is_note or style.is_author_date else []  # numeric: numbers
     for cite, (anchor, citation) in zip(cites, shown, strict=False):
         if positional or cite.numbers not in known:
-            text = _finished(bibliography.cite(citation, _unknown))
+            text = fixes.apply(bibliography.cite(citation, _unknown))
             known[cite.numbers] = parse_marked(text, link).inlines
         texts[anchor] = known[cite.numbers]
     if style.is_note:
@@ -121,7 +122,7 @@ def _format_in_run(
         texts = {anchor: link_urls(inlines, urls) for anchor, inlines in texts.items()}
     order = tuple(_number(item.key) for item in bibliography.items)
     styled = {
-        number: _entry(processor, item, by_number[number])
+        number: _entry(processor, fixes, item, by_number[number])
         for number, item in zip(order, bibliography.items, strict=True)
     }
     return StyledDocument(entries=styled, order=order, citations=texts)
@@ -146,11 +147,6 @@ def _citation(cite: Cite) -> Citation:
     ])
 
 
-def _finished(rendered: object) -> str:
-    """The processor's output as text, corrected where citeproc-py cannot see the span marks."""
-    return merged_seams(str(rendered))
-
-
 def _unknown(item: CitationItem) -> str:
     """citeproc-py's callback for an item missing from the data (never: every number is)."""
     return ""
@@ -158,6 +154,7 @@ def _unknown(item: CitationItem) -> str:
 
 def _entry(
     processor: CitationStylesStyle,
+    fixes: OutputFixes,
     item: CitationItem,
     entry: SourceEntry,
 ) -> StyledEntry:
@@ -168,9 +165,9 @@ def _entry(
     if not rendered:
         alone = Citation([CitationItem(item.key)])
         alone.bibliography = item.bibliography
-        text = _finished(processor.render_citation(alone, [], _unknown) or "")
+        text = fixes.apply(processor.render_citation(alone, [], _unknown) or "")
         return StyledEntry(_linked(parse_marked(text).inlines, entry), "")
-    parsed = parse_marked(_finished(rendered[0]))
+    parsed = parse_marked(fixes.apply(rendered[0]))
     marker = parsed.marker or ""
     if marker:  # the style's number is the entry's rank; the display number may differ (sid)
         marker = marker.replace(str(item.number), str(entry.number), 1)

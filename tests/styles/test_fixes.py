@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from renderers.api import render
-from renderers.styles.fixes import given_initials, merged_seams
+from renderers.styles.catalog import styles_dir
+from renderers.styles.fixes import given_initials, merged_seams, punctuation_in_quotes
 from renderers.styles.markup import closing
 
 #: Authors in scripts without letter case, and a lower-case given name.
@@ -28,8 +29,8 @@ UNCASED_TEXT = "Wind.[[S:1]] Sun.[[S:2]] Energy.[[S:3]] Names.[[S:4]]\n"
 
 
 def rendered_md(tmp_path: Path, content: str, pool: list[dict[str, Any]], csl: str) -> str:
-    render(content, tmp_path, name=csl, formats=["md"], sources_pool=pool, csl=csl)
-    return (tmp_path / f"{csl}.md").read_text("utf-8")
+    render(content, tmp_path, name="styled", formats=["md"], sources_pool=pool, csl=csl)
+    return (tmp_path / "styled.md").read_text("utf-8")
 
 
 @pytest.mark.parametrize(
@@ -114,5 +115,72 @@ def test_notes_end_with_one_period_where_the_item_span_closes(
         assert "n.d.." not in text, (name, text)
         assert "n.d." in text, (name, text)
     notes = [line.strip() for line in shown["docx"].splitlines() if line.strip()]
-    assert notes == ["“No URL Source”, n.d.", "“Undated Page”, https://example.com/undated.",
-                     "“No URL Source”."], notes
+    assert notes == ["“No URL Source,” n.d.", "“Undated Page,” https://example.com/undated.",
+                     "“No URL Source.”"], notes
+
+
+@pytest.mark.parametrize(
+    ("given", "mark", "expected"),
+    [("Jane", ". ", "Jane"), ("James T", ". ", "James T."), ("J.R.R.", ". ", "J. R. R."),
+     ("Jean-Paul", ". ", "Jean-Paul"), ("John Paul", "", "John Paul"), ("小明", ". ", "小明")],
+)
+def test_given_names_are_whole_without_initialize(given: str, mark: str, expected: str) -> None:
+    assert given_initials(given, mark, hyphenate=True, initialize=False) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("“Wind report”. [Online]", "“Wind report.” [Online]"),
+        ("“Solar Costs”, 2024", "“Solar Costs,” 2024"),
+        ("“Why?”.", "“Why?”"),
+        (f"“Why?{closing('i')}”.", f"“Why?{closing('i')}”"),  # an italic end inside the quote
+        ("“Why?”, 2024", "“Why?” 2024"),
+        ("“Acme Inc.”.", "“Acme Inc.”"),
+        ("“Acme Inc.”, 2024", "“Acme Inc.,” 2024"),
+        (f"“Costs”{closing('item')}.", f"“Costs.”{closing('item')}"),
+        ("“Costs”; “Prices”: 2024", "“Costs”; “Prices”: 2024"),
+    ],
+)
+def test_punctuation_goes_inside_the_closing_quote(text: str, expected: str) -> None:
+    assert punctuation_in_quotes(text, "”") == expected
+
+
+FULL_NAMES_POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "Solar Costs", "url": "https://example.com/solar", "published_at": "2024",
+     "authors": [{"family": "Doe", "given": "Jane"}, {"family": "Roe", "given": "Richard"}]},
+    {"sid": 2, "title": "Wind report", "url": "https://example.com/wind",
+     "author": "Kirk, James T", "published_at": "2020"},
+]
+FULL_NAMES_TEXT = "Solar.[[S:1]] Wind.[[S:2]] Again.[[S:1]]\n"
+
+
+def test_chicago_names_are_in_full_and_punctuation_goes_inside_quotes(tmp_path: Path) -> None:
+    render(FULL_NAMES_TEXT, tmp_path, formats=["html", "md", "docx"],
+           sources_pool=FULL_NAMES_POOL, csl="chicago-note")
+    notes = docx_footnotes(tmp_path / "report.docx").split("\n")
+    assert [n.strip() for n in notes if n.strip()] == [
+        "Jane Doe and Richard Roe, “Solar Costs,” 2024, https://example.com/solar.",
+        "James T. Kirk, “Wind Report,” 2020, https://example.com/wind.",
+        "Doe and Roe, “Solar Costs.”",
+    ]
+    html = (tmp_path / "report.html").read_text("utf-8")
+    assert "Jane Doe and Richard Roe, “Solar Costs,” 2024, <a" in html
+    markdown = (tmp_path / "report.md").read_text("utf-8")
+    assert "Doe, Jane, and Richard Roe. “Solar Costs.” 2024." in markdown
+    assert "Kirk, James T. “Wind Report.” 2020." in markdown
+
+
+def test_ieee_puts_the_period_inside_the_title_quotes(tmp_path: Path) -> None:
+    text = rendered_md(tmp_path, FULL_NAMES_TEXT, FULL_NAMES_POOL, "ieee")
+    assert "J. Doe and R. Roe, “Solar Costs.” \\[Online\\]" in text, text
+    assert "J. T. Kirk, “Wind report.” \\[Online\\]" in text, text
+
+
+def test_a_locale_without_punctuation_in_quote_leaves_it_outside(tmp_path: Path) -> None:
+    british = (styles_dir() / "ieee.csl").read_text("utf-8").replace(
+        'class="in-text"', 'class="in-text" default-locale="en-GB"', 1)
+    assert 'default-locale="en-GB"' in british
+    (tmp_path / "british.csl").write_text(british, "utf-8")
+    text = rendered_md(tmp_path, FULL_NAMES_TEXT, FULL_NAMES_POOL, "british.csl")
+    assert "J. Doe and R. Roe, ‘Solar Costs’. \\[Online\\]" in text, text
