@@ -43,8 +43,10 @@ _AUTOLINK_RE = re.compile(
     r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~\-]+@[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?)*)>"
 )
+#: Comments end as HTML5 ends them (CommonMark agrees): ``<!-->`` and ``<!--->`` are empty
+#: comments, and ``--!>`` closes one as ``-->`` does.
 _HTML_SKIP_RE = re.compile(
-    r"<!--.*?(?:-->|\Z)"
+    r"<!--(?:-?>|.*?(?:--!?>|\Z))"
     r"|<(script|style|textarea|title)\b[^>]*>.*?(?:(?P<raw_end></\1\s*>)|\Z)"
     r"|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[?!][^>]*>|</?[A-Za-z][^>]*>",
     re.DOTALL | re.IGNORECASE,

@@ -131,6 +131,16 @@ def test_html_coverage_places_tags_by_their_offsets(pool: SourcePool) -> None:
     assert audit(html, pool, content_format="html").coverage == round(2 / 4, 4)
 
 
+def test_html_comments_end_where_browsers_end_them(pool: SourcePool) -> None:
+    # "<!-->" and "<!--->" are empty comments and "--!>" closes one (HTML5): the scanner ran
+    # each to the next "-->" or to the end, so the audit missed citations the render cites.
+    html = ("<p>a [[S:1]]</p><!--><p>b [[S:2]]</p><!---><p>c [[S:3]]</p>"
+            "<!-- x --!><p>d [[S:4]]</p><!-- [[S:6]] -->")
+    cited = [n.sids for n in iter_inlines(read_html(html).blocks) if isinstance(n, Cite)]
+    assert cited == [(1,), (2,), (3,), (4,)]
+    assert audit(html, pool, content_format="html").cited_sids == (1, 2, 3, 4)
+
+
 def test_numeric_dialect_maps_pool_indices(pool: SourcePool) -> None:
     report = audit("Claim [2] and [9].", pool, dialects=frozenset({"numeric"}))
     assert report.cited_sids == (2,)
