@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 import pydyf
 from fontTools.misc.timeTools import timestampSinceEpoch
@@ -33,6 +35,7 @@ from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import PAGE_SIZES, check_page_size, page_dimensions
 from renderers.writers.html.report import WrittenReport, print_report
 from renderers.writers.ooxml import build_timestamp
+from renderers.writers.pptx.fonts import installed_font_file
 
 GENERATOR = "citerender"
 
@@ -67,10 +70,14 @@ class SandboxFetcher(URLFetcher):  # type: ignore[misc]
                    images=images)
 
     def fetch(self, url: str, headers: Any = None) -> URLFetcherResponse:
-        """Serve ``url`` from the image table or the sandbox, or raise :class:`ResourceError`."""
+        """Serve ``url`` from the image table, the installed fonts or the sandbox, or raise
+        :class:`ResourceError`."""
         shared = self.images.get(url)
         if shared is not None:
             return URLFetcherResponse(url, shared.data, {"Content-Type": shared.mime})
+        font = installed_font(url)
+        if font is not None:
+            return URLFetcherResponse(url, font.read_bytes(), {"Content-Type": "font/sfnt"})
         try:
             data, mime = self.sandbox.load_resource(url, self.max_image_pixels)
         except ResourceError as exc:
@@ -84,6 +91,17 @@ class SandboxFetcher(URLFetcher):  # type: ignore[misc]
     def open(self, url: Any, data: Any = None, timeout: Any = None) -> URLFetcherResponse:
         """Never let urllib's opener machinery run: everything goes through :meth:`fetch`."""
         return self.fetch(url if isinstance(url, str) else url.full_url)
+
+
+def installed_font(url: str) -> Path | None:
+    """The installed font file a ``file:`` URL names, else None. A face the stylesheet names
+    with ``local()`` (templates/report.css) reaches the fetcher as such a URL; the fonts the
+    layout finds by family name it reads without asking, so serving these grants nothing."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "file" or parts.netloc not in ("", "localhost"):
+        return None
+    path = url2pathname(parts.path)
+    return Path(path) if installed_font_file(path) else None
 
 
 def _base_url(options: RenderOptions) -> str | None:

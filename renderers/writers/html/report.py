@@ -97,7 +97,12 @@ from renderers.writers.html.math import (
     math_markup,
     numbered_id,
 )
-from renderers.writers.html.templating import environment, report_css, stylesheet
+from renderers.writers.html.templating import (
+    code_arabic_css,
+    environment,
+    report_css,
+    stylesheet,
+)
 
 
 def cite_markup(anchor: str, numbers: Iterable[int], *, joined: bool = False) -> Markup:
@@ -210,7 +215,10 @@ def render_page(
     ``math`` adds the CSS formulas need, the contents' stylesheet follows when ``options.toc``
     asks for contents, and ``extra_css`` (the code colours) comes last."""
     contents_css = stylesheet("contents.css") if options.toc else ""
-    css = report_css(options.page_size) + (MATH_CSS if math else "") + contents_css + extra_css
+    css = (
+        code_arabic_css(body + toc) + report_css(options.page_size) + (MATH_CSS if math else "")
+        + contents_css + extra_css
+    )
     entry_writer = ReportWriter(options, rdoc.document)
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
     return environment().get_template("report.html.j2").render(

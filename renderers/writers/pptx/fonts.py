@@ -76,6 +76,10 @@ FALLBACK_FILES = (
 )
 
 
+#: Endings of the font files the standard font directories are searched for.
+FONT_SUFFIXES = (".ttf", ".otf", ".ttc")
+
+
 @lru_cache(maxsize=1)
 def font_index() -> dict[str, str]:
     """Lower-cased font file name → path, over the standard font directories (first wins)."""
@@ -87,9 +91,19 @@ def font_index() -> dict[str, str]:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames.sort()
             for name in sorted(filenames):
-                if name.lower().endswith((".ttf", ".otf", ".ttc")):
+                if name.lower().endswith(FONT_SUFFIXES):
                     index.setdefault(name.lower(), os.path.join(dirpath, name))
     return index
+
+
+def installed_font_file(path: str) -> bool:
+    """Whether ``path`` is a font file in one of the standard font directories: a file any
+    layout engine reads through the system's font configuration anyway."""
+    normal = os.path.normpath(os.path.abspath(path))
+    if not normal.lower().endswith(FONT_SUFFIXES) or not os.path.isfile(normal):
+        return False
+    roots = (os.path.normpath(os.path.expanduser(raw)) for raw in FONT_DIRS)
+    return any(normal.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
 def find_font(names: Iterable[str]) -> str | None:
