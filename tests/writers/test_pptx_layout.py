@@ -13,9 +13,9 @@ from citations.pool import SourcePool
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
-from renderers.writers.pptx.model import CONT_MARK, Run
+from renderers.writers.pptx.model import CONT, CONT_MARK, Run
 from renderers.writers.pptx.output import pptx_bytes
-from renderers.writers.pptx.runs import cite_runs, sentence_starts
+from renderers.writers.pptx.runs import cite_runs, cont_marker, continued_title, sentence_starts
 
 POOL = SourcePool.from_rows(
     [{"sid": i, "title": f"Report {i}", "url": f"https://r{i}.org/"} for i in range(1, 9)]
@@ -110,8 +110,20 @@ def test_a_split_right_to_left_paragraph_stays_right_to_left() -> None:
     pieces = [p for slide in Presentation(io.BytesIO(data)).slides
               for shape in slide.shapes if shape.name.startswith("TextBox")
               for p in shape.text_frame.paragraphs if "الطاقة" in p.text]
-    assert len(pieces) >= 2 and pieces[1].text.startswith(CONT_MARK)
+    # the marker held left to right: bare, it would read "(.cont)" at the paragraph's start
+    assert len(pieces) >= 2 and pieces[1].text.startswith("\u200e(cont.)\u200e ")
     assert all(p._p.pPr.get("rtl") == "1" and p._p.pPr.get("algn") == "r" for p in pieces)
+    titles = [slide.shapes.title.text for slide in Presentation(io.BytesIO(data)).slides]
+    assert "الطاقة \u200e(cont.)\u200e" in titles
+
+
+def test_cont_marks_of_left_to_right_text_stay_bare() -> None:
+    assert cont_marker(CONT_MARK, False) == "(cont.) " and cont_marker(CONT, False) == " (cont.)"
+    assert continued_title((Run("Energy"),))[-1].text == " (cont.)"
+    marked = cont_marker(CONT_MARK, True)
+    # the marker's full stop is no sentence end, held or bare
+    assert sentence_starts((Run(marked, italic=True), Run("rest of it. Next"))) == [
+        len(marked) + len("rest of it. ")]
 
 
 def slide_lines(markdown: str) -> list[list[str]]:

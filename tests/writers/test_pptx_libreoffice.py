@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -227,3 +229,24 @@ def _column_edges(path: Path) -> list[tuple[float, float]]:
             x += w
     assert abs(x - (left + width)) < 1
     return spans
+
+
+def _shown_words(pdf: Path, page: int) -> list[str]:
+    """The words pdftotext finds on ``page`` (1-based), each as it is shown: left to right."""
+    shown = subprocess.run(
+        ["pdftotext", "-bbox", "-f", str(page), "-l", str(page), str(pdf), "-"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    return re.findall(r"<word [^>]*>([^<]*)</word>", shown)
+
+
+def test_cont_reads_cont_after_a_right_to_left_title_and_paragraph(tmp_path: Path) -> None:
+    arabic = " ".join(f"نمت الطاقة الشمسية في المنطقة رقم {k} بسرعة كبيرة." for k in range(80))
+    path = tmp_path / "deck.pptx"
+    path.write_bytes(pptx_bytes(resolve(read_markdown(f"## الطاقة\n\n{arabic}\n"), RTL_POOL),
+                                RenderOptions()))
+    words = _shown_words(convert_with_libreoffice(path, tmp_path), 2)
+    # the continued title and the remainder of the split paragraph: "(cont.)" each, whole
+    # (bare, the marker took the Arabic direction and showed as ").", "cont", "(")
+    assert words.count("(cont.)") == 2, words[:12]
+    assert "cont" not in words

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from renderers.options import RenderOptions
 from renderers.writers.pptx.metrics import TextMetrics
 from renderers.writers.pptx.model import (
-    CONT,
     CONT_MARK,
     COVER_SIZES,
     FOOTER_SIZE,
@@ -38,6 +37,7 @@ from renderers.writers.pptx.model import (
 from renderers.writers.pptx.runs import (
     cap,
     clean,
+    continued_title,
     segments,
     sentence_starts,
     split_para,
@@ -84,7 +84,7 @@ class SlideFlow:
         """Open a content slide (closing any open one)."""
         self.close()
         self.title_base = title if not cont else self.title_base
-        self.title = (*self.title_base, Run(CONT)) if cont else title
+        self.title = continued_title(self.title_base) if cont else title
         self.items, self.paras, self.heights, self.para_h, self.y = [], [], [], 0.0, 0.0
         self.open = True
 

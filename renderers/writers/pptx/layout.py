@@ -60,7 +60,6 @@ from renderers.writers.pptx.model import (
     CAPTION_SIZE,
     CODE_MIN_LINES,
     CODE_SIZE,
-    CONT,
     EMU_PER_PT,
     INSET_Y,
     ITEM_GAP,
@@ -80,7 +79,13 @@ from renderers.writers.pptx.model import (
     pt_to_emu,
 )
 from renderers.writers.pptx.notes import notes_paras
-from renderers.writers.pptx.runs import InlineRuns, clean, entry_para, note_ref_anchor
+from renderers.writers.pptx.runs import (
+    InlineRuns,
+    clean,
+    continued_title,
+    entry_para,
+    note_ref_anchor,
+)
 from renderers.writers.pptx.tables import distribute, measure_table
 
 TAGLINE_MAX_CHARS = 160  # a longer line under the title stays on a body slide
@@ -410,7 +415,7 @@ class _DeckBuilder(SlideFlow):
         self, heading: tuple[Run, ...], first: bool, paras: list[Para], numbers: list[int],
         used: float,
     ) -> None:
-        title = heading if first else (*heading, Run(CONT))
+        title = heading if first else continued_title(heading)
         self.anchors = [f"src-{n}" for n in numbers]
         item = TextItem(tuple(paras), 0, pt_to_emu(min(used, self.content_h)))
         self.add_slide("sources", title, (item,))

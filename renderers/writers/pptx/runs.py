@@ -46,7 +46,7 @@ from renderers.writers.common import (
 )
 from renderers.writers.pptx.math import crossref_run, math_run
 from renderers.writers.pptx.metrics import Segment, TextMetrics
-from renderers.writers.pptx.model import CONT_MARK, SOURCES_SIZE, Para, Run
+from renderers.writers.pptx.model import CONT, CONT_MARK, SOURCES_SIZE, Para, Run
 
 _SPACES = re.compile(r"[\t\r\n]+")
 
@@ -248,6 +248,27 @@ def runs_rtl(runs: Iterable[Run]) -> bool:
     return is_rtl("".join(r.text for r in runs))
 
 
+#: LEFT-TO-RIGHT MARK: invisible, strongly left to right (a zero-width character to the metrics).
+LRM = "\u200e"
+
+
+def cont_marker(marker: str, rtl: bool) -> str:
+    """The English "(cont.)" ``marker`` (:data:`~.model.CONT`, :data:`~.model.CONT_MARK`) for
+    a paragraph that reads right to left when ``rtl``: held between left-to-right marks, its
+    spaces outside. Bare, its parentheses and full stop take the paragraph's direction and
+    it reads "(.cont)" (LibreOffice, PowerPoint); the marks are invisible everywhere."""
+    if not rtl:
+        return marker
+    core = marker.strip()
+    start = marker.index(core)
+    return f"{marker[:start]}{LRM}{core}{LRM}{marker[start + len(core):]}"
+
+
+def continued_title(title: tuple[Run, ...]) -> tuple[Run, ...]:
+    """The title of a continuation slide: ``title (cont.)``."""
+    return (*title, Run(cont_marker(CONT, runs_rtl(title))))
+
+
 def entry_para(entry: SourceEntry) -> Para:
     """A Sources entry (:func:`~renderers.writers.common.entry_parts`) as one paragraph:
     ``1. Title — label · date ↑``, the title linked to the entry's URL (when safe)."""
@@ -306,9 +327,9 @@ def split_para(para: Para, offset: int, *, marker: str = "") -> tuple[Para, Para
     while tail and tail[0].text == "\n":
         tail.pop(0)
     tail_runs = normalize_runs(tail)
-    if marker and tail_runs:
-        tail_runs = (Run(marker, italic=True), *tail_runs)
     rtl = runs_rtl(para.runs) if para.rtl is None else para.rtl  # the marker must not decide
+    if marker and tail_runs:
+        tail_runs = (Run(cont_marker(marker, rtl), italic=True), *tail_runs)
     return (
         dataclasses.replace(para, runs=normalize_runs(head), rtl=rtl),
         dataclasses.replace(para, runs=tail_runs, bullet="", number=0, space_before=0.0,
@@ -331,9 +352,11 @@ def sentence_starts(runs: Sequence[Run]) -> list[int]:
     """
     text = "".join(r.text for r in runs)
     raised = [r.superscript for r in runs for _ in r.text]
+    marked = next((len(m) for m in (CONT_MARK, cont_marker(CONT_MARK, True))
+                   if text.startswith(m)), 0)
     starts: list[int] = []
     for match in _SENTENCE_END.finditer(text):
-        if raised[match.start()] or (text.startswith(CONT_MARK) and match.end() < len(CONT_MARK)):
+        if raised[match.start()] or match.end() < marked:
             continue
         end = match.end()
         while end < len(text) and raised[end]:
