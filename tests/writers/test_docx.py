@@ -479,3 +479,26 @@ def test_libreoffice_shows_footnotes_at_page_bottom(
     with zipfile.ZipFile(odt) as package:
         content = package.read("content.xml").decode()
     assert content.count('text:note-class="footnote"') == 5
+
+
+def _boxed(paragraph: Any) -> bool:
+    ppr = paragraph._p.pPr
+    return ppr is not None and ppr.find(W + "pBdr") is not None
+
+
+def test_code_blocks_in_a_row_stay_separate_boxes() -> None:
+    """Word and LibreOffice join adjacent paragraphs with the same borders into one box: three
+    code blocks in a row were drawn as one. A one-point paragraph without borders parts them;
+    a block of several lines stays one boxed paragraph."""
+    markdown = ("```python\ndef f():\n    return 1\n```\n\n```yaml\nkey: value\n```\n\n"
+                "```unknownlang\nplain text\n```\n\nText.\n\n```\none\ntwo\nthree\n```\n")
+    data = render_markdown("docx", markdown, [])
+    paragraphs = docx.Document(io.BytesIO(data)).paragraphs
+    boxed = [_boxed(p) for p in paragraphs]
+    texts = [p.text for p in paragraphs]
+    shown = list(zip(texts, boxed, strict=True))
+    assert boxed == [True, False, True, False, True, False, True], shown
+    assert texts[1] == texts[3] == ""
+    assert texts[6] == "one\ntwo\nthree"
+    gap = paragraphs[1]._p.pPr.find(W + "spacing")
+    assert gap is not None and gap.get(W + "line") == "20" and gap.get(W + "lineRule") == "exact"

@@ -164,6 +164,7 @@ class ParaProps:
     shade: str = ""
     space_before: int | None = None
     space_after: int | None = None
+    line_exact: int | None = None  # the line's exact height (twips)
     indent: int = 0
     hanging: int = 0
     align: str = ""  # "left" | "center" | "right" | "both"
@@ -208,12 +209,14 @@ def _ppr_prototype(props: ParaProps) -> Element | None:
         sub(ppr, "shd", {"val": "clear", "color": "auto", "fill": props.shade})
     if props.bidi:
         sub(ppr, "bidi")
-    if props.space_before is not None or props.space_after is not None:
+    if props.space_before is not None or props.space_after is not None or props.line_exact:
         spacing: dict[str, str] = {}
         if props.space_before is not None:
             spacing["before"] = str(props.space_before)
         if props.space_after is not None:
             spacing["after"] = str(props.space_after)
+        if props.line_exact:
+            spacing.update(line=str(props.line_exact), lineRule="exact")
         sub(ppr, "spacing", spacing)
     if props.indent:
         ind = {"left": str(props.indent)}
