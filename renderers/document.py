@@ -337,7 +337,12 @@ class Document:
 # ---------------------------------------------------------------- helpers
 
 
-def plain_text(inlines: tuple[Inline, ...]) -> str:
+#: How :func:`plain_text` writes a formula: its TeX source (ids, matching) or its linear
+#: Unicode form (``x²``, ``α``: text a reader sees, such as contents and outline entries).
+FormulaText = Literal["tex", "linear"]
+
+
+def plain_text(inlines: tuple[Inline, ...], formulas: FormulaText = "tex") -> str:
     """The visible text of inlines (citations omitted), for titles, alt text and ids."""
     parts: list[str] = []
     for node in inlines:
@@ -347,11 +352,11 @@ def plain_text(inlines: tuple[Inline, ...]) -> str:
             case Emph(children) | Strong(children) | Strike(children) | Styled(_, children) | Link(
                 _, children
             ):
-                parts.append(plain_text(children))
+                parts.append(plain_text(children, formulas))
             case Image(alt=alt):
                 parts.append(alt)
-            case Math(tex):
-                parts.append(tex)
+            case Math(tex, display):
+                parts.append(tex if formulas == "tex" else _linear(tex, display))
             case CrossRef(label, number):
                 parts.append(numbered_name(label, number) if number else f"@{label}")
             case LineBreak() | SoftBreak():
@@ -359,6 +364,14 @@ def plain_text(inlines: tuple[Inline, ...]) -> str:
             case FootnoteRef() | Cite():
                 pass
     return "".join(parts)
+
+
+def _linear(tex: str, display: bool) -> str:
+    """A formula as a line of text, its source when it is not math."""
+    from renderers.math.linear import tex_line  # parses TeX: loaded by a first formula
+
+    line = tex_line(tex, display)
+    return tex if line is None else line
 
 
 def iter_blocks(blocks: tuple[Block, ...]) -> Iterator[Block]:

@@ -1,9 +1,9 @@
 """A formula as one line of text (UnicodeMath-like: ``x²``, ``(a)/(b)``, ``√(x)``), for places
-that hold only text runs: PPTX inline math, alt text."""
+that hold only text: PPTX inline math, alt text, contents entries and PDF outline entries."""
 
 from __future__ import annotations
 
-from renderers.math.tex import Formula, MathNode
+from renderers.math.tex import Formula, MathError, MathNode, parse_tex
 
 _SUPERSCRIPTS = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
 _SUBSCRIPTS = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
@@ -14,6 +14,15 @@ _SUBSCRIPTABLE = frozenset("0123456789+-=()")
 def linear_text(formula: Formula) -> str:
     """The formula as a line of Unicode text."""
     return _text(formula.root).strip()
+
+
+def tex_line(tex: str, display: bool = False) -> str | None:
+    """The formula ``tex`` as a line of Unicode text, or None when the TeX is not math (the
+    caller then shows the source, as every writer does for such TeX)."""
+    try:
+        return linear_text(parse_tex(tex, display))
+    except MathError:
+        return None
 
 
 def _group(node: MathNode) -> str:

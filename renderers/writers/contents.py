@@ -2,11 +2,13 @@
 
 Which headings it lists, under what text and how deep: the headings of the body (not nested in
 lists or quotes) except the one that shows the document's title, three levels deep counted from
-the shallowest of them, each under its visible text without citation numbers or note letters;
-then the Notes and the Sources, at the top level. It goes right after the title (after the
-heading that shows it, or after the title the writer adds, else first). Writers say where each
-entry points: HTML and PDF to the heading's id (PDF adds the page number), DOCX to the
-heading's bookmark inside a Word TOC field, PPTX to the heading's slide on an agenda slide.
+the shallowest of them, each under its visible text without citation numbers or note letters,
+formulas in their linear form (``x²``, as a PPTX slide title shows them); then the Notes and the
+Sources, at the top level. Both PDF engines name a heading's outline entry with the same text.
+It goes right after the title (after the heading that shows it, or after the title the writer
+adds, else first). Writers say where each entry points: HTML and PDF to the heading's id (PDF
+adds the page number), DOCX to the heading's bookmark inside a Word TOC field, PPTX to the
+heading's slide on an agenda slide.
 """
 
 from __future__ import annotations
@@ -58,9 +60,10 @@ def contents_headings(
 
 
 def heading_text(heading: Heading) -> str:
-    """What the contents shows for ``heading``: its visible text on one line (citation numbers
-    and note letters left out)."""
-    return " ".join(plain_text(heading.children).split())
+    """What the contents and the PDF outline show for ``heading``: its visible text on one
+    line, formulas in their linear form (``x²``, ``α``, as on a PPTX slide title; TeX means
+    nothing to a reader), citation numbers and note letters left out."""
+    return " ".join(plain_text(heading.children, "linear").split())
 
 
 def contents_entries(

@@ -15,8 +15,13 @@ from pptx import Presentation
 from pypdf import PdfReader
 
 from renderers.api import write_pdf
-from renderers.document import Cite, Heading, Text
-from renderers.writers.contents import CONTENTS_DEPTH, contents_entries, contents_headings
+from renderers.document import Cite, Heading, Math, Text
+from renderers.writers.contents import (
+    CONTENTS_DEPTH,
+    contents_entries,
+    contents_headings,
+    heading_text,
+)
 from tests.helpers import convert_all_with_libreoffice
 from tests.support.render import WriterFormat, render_markdown
 
@@ -72,6 +77,12 @@ def test_entries_skip_the_title_heading_and_citation_numbers_and_stay_three_deep
 def test_the_deck_lists_only_headings_that_start_slides() -> None:
     blocks = (Heading(2, (Text("Slide"),), "s"), Heading(3, (Text("Sub"),), "t"))
     assert contents_headings(blocks, None, lambda h: h.id, deepest=2) == [(2, "Slide", "s")]
+
+
+def test_an_entry_shows_a_formula_as_text_not_tex() -> None:
+    heading = Heading(3, (Text("Sub with "), Math("\\alpha"), Text(" and "), Math("x^2")), "s")
+    assert heading_text(heading) == "Sub with α and x²"
+    assert heading_text(Heading(2, (Text("Raw "), Math("\\frac{")), "r")) == "Raw \\frac{"
 
 
 # ---------------------------------------------------------------- HTML and PDF
@@ -230,3 +241,68 @@ def test_libreoffice_shows_the_docx_and_pptx_contents(tmp_path: Path) -> None:
     for entry, (_, target) in zip(("Introduction", "Outlook", "Sources"),
                                   internal_links(deck, 1), strict=True):
         assert deck.pages[target].extract_text().startswith(entry)
+
+
+# ---------------------------------------------------------------- formulas in headings
+
+MATH_REPORT = """# Main title
+
+## Growth of $x^2$ and `code`[[S:1]]
+
+Text.[^n]
+
+[^n]: A note.[[S:2]]
+
+## $\\sqrt{x}$ first and last $\\beta$
+
+### Sub with $\\alpha$
+
+Text here.
+"""
+#: Every format's contents entries for MATH_REPORT: formulas as text, never TeX.
+MATH_ENTRIES = ["Growth of x² and code", "√x first and last β", "Sub with α", "Notes", "Sources"]
+
+
+def test_html_contents_and_outline_labels_show_formulas_as_text() -> None:
+    html = html_of(MATH_REPORT, toc=True)
+    nav = re.search(r'<nav id="contents".*?</nav>', html, re.S)
+    assert nav is not None
+    assert re.findall(r'<a href="#[^"]+">([^<]+)</a>', nav.group(0)) == MATH_ENTRIES
+    assert re.findall(r'data-outline="([^"]+)"', html) == MATH_ENTRIES[:3]
+
+
+def outline_titles(reader: PdfReader) -> list[str]:
+    """Every PDF outline entry's title, in document order."""
+    titles: list[str] = []
+
+    def walk(items: list[object]) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item)
+            else:
+                titles.append(item.title)  # type: ignore[attr-defined]
+
+    walk(reader.outline)
+    return titles
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_contents_and_outline_show_formulas_as_the_same_text(engine: str) -> None:
+    data = render_markdown("pdf", MATH_REPORT, POOL, toc=True, pdf_engine=engine)
+    reader = PdfReader(io.BytesIO(data))
+    assert outline_titles(reader) == ["Main title", *MATH_ENTRIES]  # no TeX, no stray spaces
+    lines = [line for line in reader.pages[0].extract_text().splitlines() if "...." in line]
+    assert [line.split("..")[0].strip() for line in lines] == MATH_ENTRIES
+
+
+def test_docx_and_pptx_contents_show_formulas_as_text() -> None:
+    field = re.search(r"<w:sdt>.*?</w:sdt>",
+                      docx_xml(render_markdown("docx", MATH_REPORT, POOL, toc=True)), re.S)
+    assert field is not None
+    texts = re.findall(r"<w:hyperlink[^>]*><w:r><w:t>([^<]+)</w:t>", field.group(0))
+    assert texts == MATH_ENTRIES
+    deck = Presentation(io.BytesIO(render_markdown("pptx", MATH_REPORT, POOL, toc=True)))
+    agenda = list(deck.slides)[1]
+    body = next(s for s in agenda.shapes if s.has_text_frame and s != agenda.shapes.title)
+    shown = [p.text for p in body.text_frame.paragraphs]
+    assert shown == [e for e in MATH_ENTRIES if e != "Sub with α"]  # the slide level: h2

@@ -48,8 +48,8 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
-    iter_inlines,
     plain_text,
+    walk_inlines,
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
@@ -84,6 +84,7 @@ from renderers.writers.contents import (
     CONTENTS_ID,
     contents_entries,
     contents_headings,
+    heading_text,
 )
 from renderers.writers.html.breaks import breakable, wrappable
 from renderers.writers.html.code import CodeBlocks
@@ -103,6 +104,17 @@ from renderers.writers.html.templating import (
     report_css,
     stylesheet,
 )
+
+#: Inlines whose HTML text is not what the contents shows for them (citation numbers, note
+#: letters, a formula's drawing or markup, an image): WeasyPrint would take them into a heading's
+#: PDF outline entry, so such a heading names its entry (``data-outline``, ``report.css``).
+_OFF_OUTLINE = (Cite, FootnoteRef, Math, Image)
+
+
+def needs_outline_label(children: tuple[Inline, ...]) -> bool:
+    """Whether a heading of ``children`` must name its PDF outline entry: the text WeasyPrint
+    reads from it would not be the contents entry's."""
+    return any(isinstance(node, _OFF_OUTLINE) for node in walk_inlines(children))
 
 
 def cite_markup(anchor: str, numbers: Iterable[int], *, joined: bool = False) -> Markup:
@@ -274,12 +286,13 @@ class ReportWriter:
         match block:
             case Heading(level, children, given_id):
                 level = min(max(level, 1), 6)
-                label = plain_text(children)  # no citation numbers
-                ident = self.ids.assign(given_id or label)
+                ident = self.ids.assign(given_id or plain_text(children))
                 self.heading_ids[id(block)] = ident
                 direction = self.paragraph_dir(children)
-                cited = any(isinstance(n, Cite) for n in iter_inlines((Paragraph(children),)))
-                outline = f' data-outline="{escape(label)}"' if cited else ""  # PDF outline entry
+                outline = (  # the PDF outline entry, when WeasyPrint's own would differ
+                    f' data-outline="{escape(heading_text(block))}"'
+                    if needs_outline_label(children) else ""
+                )
                 return Markup(
                     f'<h{level} id="{escape(ident)}" dir="{direction}"{outline}>'
                     f"{self.inlines(children)}</h{level}>"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from renderers.document import Inline, Math, numbered_anchor, numbered_name
 from renderers.math import MathError, parse_tex
-from renderers.math.linear import linear_text
+from renderers.math.linear import tex_line
 from renderers.math.svg import draw_formula, formula_png
 from renderers.writers.pptx.model import BODY_SIZE, Picture, Run
 
@@ -21,11 +21,8 @@ EQUATION_SIZE = BODY_SIZE * 1.2
 def math_run(node: Math) -> Run:
     """An inline formula as one italic run of its linear form (its source as code when the
     TeX is not math)."""
-    try:
-        formula = parse_tex(node.tex, node.display)
-    except MathError:
-        return Run(node.tex, code=True)
-    return Run(linear_text(formula), italic=True)
+    line = tex_line(node.tex, node.display)
+    return Run(node.tex, code=True) if line is None else Run(line, italic=True)
 
 
 def equation_picture(children: tuple[Inline, ...]) -> tuple[Picture, str, float, float] | None:

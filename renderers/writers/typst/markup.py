@@ -81,7 +81,12 @@ from renderers.writers.common import (
     task_box,
     unresolved_note_text,
 )
-from renderers.writers.contents import CONTENTS_ID, contents_entries, contents_headings
+from renderers.writers.contents import (
+    CONTENTS_ID,
+    contents_entries,
+    contents_headings,
+    heading_text,
+)
 from renderers.writers.typst.bounds import check_paragraph_pieces
 from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
 from renderers.writers.typst.escape import string_literal, text_expr, text_markup
@@ -325,7 +330,8 @@ class _Markup:
             level = min(level, self.previous_level + 1)
         self.previous_level = level
         ident = self.heading_ids.get(id(block)) or HeadingIds().assign(plain_text(block.children))
-        body = self.inlines(block.children, in_heading=True)
+        body = call("heading-body", string_literal(heading_text(block)),
+                    content(self.inlines(block.children)))
         markup = f"#heading(level: {level})[{body}]{label_call(ident)};"
         return self.set_direction(self.paragraph_direction(block.children), markup)
 
@@ -371,28 +377,8 @@ class _Markup:
 
     # ------------------------------------------------------------------ inlines
 
-    def inlines(self, nodes: Iterable[Inline], *, in_heading: bool = False) -> str:
-        if not in_heading:
-            return "".join(self.inline(node) for node in nodes)
-        # Marks in a heading go inside `context`, which keeps them out of the PDF outline's
-        # entry; the space before a mark goes in with it, so the entry has no trailing space.
-        out: list[str] = []
-        space = False
-        for node in nodes:
-            if isinstance(node, Cite | FootnoteRef):
-                mark = self.inline(node)
-                if mark:
-                    out.append(f"#context [{text_expr(' ') if space else ''}{mark}];")
-                    space = False
-                continue
-            if space:
-                out.append(text_expr(" "))
-            text = node.text if isinstance(node, Text) else ""
-            space = text != text.rstrip()
-            out.append(text_markup(text.rstrip()) if space else self.inline(node))
-        if space:
-            out.append(text_expr(" "))
-        return "".join(out)
+    def inlines(self, nodes: Iterable[Inline]) -> str:
+        return "".join(self.inline(node) for node in nodes)
 
     def inline(self, node: Inline) -> str:
         match node:
