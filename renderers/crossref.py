@@ -67,6 +67,14 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
     return mapped, warnings
 
 
+def defined_labels(blocks: tuple[Block, ...]) -> frozenset[str]:
+    """The labels a figure or table of ``blocks`` defines (what a reference may name)."""
+    return frozenset(
+        block.label for block in iter_blocks(blocks)
+        if isinstance(block, Figure | Table) and block.label
+    )
+
+
 def _has_refs(blocks: tuple[Block, ...]) -> bool:
     return any(isinstance(node, CrossRef) for node in iter_inlines(blocks))
 

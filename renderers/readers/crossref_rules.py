@@ -2,7 +2,10 @@
 
 * ``@fig:solar``, ``@tbl:costs`` (or ``fig-solar``), and bracketed ``[@fig:solar]`` or
   ``[@fig:a; @tbl:b]``: the inline rule makes ``crossref`` tokens. A ``@`` right after a
-  letter, digit or ``.``/``_``/``-``/``+`` is part of an e-mail address, never a reference;
+  letter or digit of a script that spaces its words, or after ``.``/``_``/``-``/``+``, is part
+  of an e-mail address, never a reference (:func:`renderers.document.crossref_may_follow`);
+  after a CJK, Thai or Arabic letter it is one (``见@fig:solar``). Such a refused ``@`` is a
+  ``crossref_refused`` token, so the reader can warn when its label names a figure or table.
   ``[@…]`` followed by ``(`` or ``[`` is a link; citation tokens (``[[S:…]]``) never start
   with ``[@``.
 * ``![Caption](img.png){#fig:solar}``: a figure's label (:func:`figure_label`).
@@ -18,13 +21,21 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 
-from renderers.document import CROSSREF_LABEL, Block, Image, Inline, Paragraph, Table, Text
+from renderers.document import (
+    CROSSREF_LABEL,
+    Block,
+    Image,
+    Inline,
+    Paragraph,
+    Table,
+    Text,
+    crossref_may_follow,
+)
 
 LABEL = CROSSREF_LABEL
 _BARE = re.compile(rf"@({LABEL})")
 _BRACKETED = re.compile(rf"\[[ \t]*@({LABEL}(?:[ \t]*[;,][ \t]*@{LABEL})*)[ \t]*\]")
 _SPLIT = re.compile(r"[ \t]*[;,][ \t]*@")
-_EMAIL_BEFORE = frozenset("._-+@")
 #: ``{#fig:label}`` (other pandoc attributes after the label are accepted and ignored).
 _ATTRIBUTES = re.compile(rf"^\{{#({LABEL})(?:\s[^{{}}]*)?\}}$")
 _CAPTION = re.compile(r"^(?:Table:|table:|:)[ \t]")
@@ -39,11 +50,18 @@ def _crossref(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     char = src[pos]
     if char == "@":
-        before = src[pos - 1] if pos > 0 else " "
-        if before.isalnum() or before in _EMAIL_BEFORE:
-            return False
         match = _BARE.match(src, pos, state.posMax)
-        labels = [match.group(1)] if match else []
+        if match is None:
+            return False
+        if pos > 0 and not crossref_may_follow(src[pos - 1]):
+            if not silent:  # "@" stays text; the reader warns when the label exists
+                token = state.push("crossref_refused", "", 0)
+                token.content = "@"
+                token.meta = {"label": match.group(1), "before": _word_before(src, pos),
+                              "pos": pos}
+            state.pos = pos + 1
+            return True
+        labels = [match.group(1)]
     elif char == "[":
         match = _BRACKETED.match(src, pos, state.posMax)
         if match and src[match.end() : match.end() + 1] in ("(", "["):
@@ -59,6 +77,11 @@ def _crossref(state: StateInline, silent: bool) -> bool:
         token.content = match.group()
     state.pos = match.end()
     return True
+
+
+def _word_before(src: str, pos: int) -> str:
+    """The end of the word right before ``src[pos]`` (at most 20 characters), for a warning."""
+    return src[max(0, pos - 20) : pos].split()[-1]
 
 
 def figure_label(children: tuple[Inline, ...]) -> tuple[Image, str] | None:

@@ -31,6 +31,7 @@ from citations.codemap import raw_code_elements
 from citations.links import safe_link
 from citations.mdit_cite import ON_CITATION, cite_plugin
 from citations.tokens import scan
+from renderers.crossref import defined_labels
 from renderers.document import (
     INLINE_STYLES,
     Alignment,
@@ -191,6 +192,7 @@ def read_markdown(
         context.check_depth(limits.max_nesting + 1)
     reader = _MarkdownReader(context, _footnote_labels(env), frozenset(dialects))
     blocks, _ = reader.blocks(tokens, 0, depth=0)
+    reader.warn_refused_refs(tuple(blocks))
     return context.document(blocks)
 
 
@@ -273,6 +275,19 @@ class _MarkdownReader:
         self.dialects = dialects
         self._code_cursor: dict[int, int] = {}  # per inline token: raw <code> elements read
         self._alt_inlines: dict[int, tuple[Inline, ...]] = {}  # per image token: its alt, read
+        self._refused_refs: list[tuple[str, str, int]] = []  # (word, label, line): "a@fig:x"
+
+    def warn_refused_refs(self, blocks: tuple[Block, ...]) -> None:
+        """Warn of each ``@label`` left as text for the letter before it (an e-mail address's
+        ``@``) whose label a figure or table defines: its author surely meant a reference."""
+        labels = defined_labels(blocks)
+        for word, label, line in self._refused_refs:
+            if label in labels:
+                self.context.warn(
+                    line, f"'{word}@{label}' is not read as a cross-reference: an @ right after "
+                    f"{word[-1]!r} is part of an e-mail address; put a space before the @ or "
+                    f"write [@{label}]",
+                )
 
     # ------------------------------------------------ blocks
 
@@ -470,6 +485,11 @@ class _MarkdownReader:
                     if n:
                         top.text(", ")
                     top.add(CrossRef(label))
+            elif kind == "crossref_refused":
+                top.text(token.content)
+                meta = token.meta
+                line = _line_of(parent, meta["pos"])
+                self._refused_refs.append((meta["before"], meta["label"], line))
             elif kind == "footnote_ref":
                 label = self.footnote_labels.get(token.meta["id"], str(token.meta["id"] + 1))
                 top.add(FootnoteRef(label))

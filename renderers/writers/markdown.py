@@ -50,6 +50,7 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
+    crossref_may_follow,
     numbered_anchor,
     numbered_name,
     plain_text,
@@ -75,7 +76,7 @@ _ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-
 #: that would start a cross-reference: escaped so that text never reads back as math or
 #: a reference ("$5 and $10" needs nothing).
 _MATH_DOLLAR = re.compile(r"(?:(?<=\S)|^)\$(?!\d)")
-_CROSSREF_AT = re.compile(rf"(?<![A-Za-z0-9._+@-])@(?={CROSSREF_LABEL})")
+_CROSSREF_AT = re.compile(rf"@(?={CROSSREF_LABEL})")
 _LINE_START_MARK = re.compile(r"[#>+\-=:]")
 _LINE_START_ORDERED = re.compile(r"^(\d{1,9})([.)])")
 _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
@@ -127,6 +128,13 @@ def sources_definition(entry: SourceEntry, images: ImageDefinitions) -> str:
 # ---------------------------------------------------------------- escaping
 
 
+def _escape_crossref_at(match: re.Match[str]) -> str:
+    """``\\@`` for an ``@`` the reader would take as a cross-reference (at the start of the
+    text, whatever ends the text before, it may be one), else the ``@`` itself."""
+    at = match.start()
+    return "\\@" if at == 0 or crossref_may_follow(match.string[at - 1]) else "@"
+
+
 def escape_text(text: str, *, line_start: bool) -> str:
     """Escape ``text`` (one line, no newline) so Markdown reads it back as the same text.
 
@@ -139,7 +147,7 @@ def escape_text(text: str, *, line_start: bool) -> str:
     if "$" in out:
         out = _MATH_DOLLAR.sub("\\\\$", out)
     if "@" in out:
-        out = _CROSSREF_AT.sub("\\\\@", out)
+        out = _CROSSREF_AT.sub(_escape_crossref_at, out)
     for char, entity in _FULLWIDTH.items():
         out = out.replace(char, entity)
     if line_start:

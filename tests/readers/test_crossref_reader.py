@@ -60,6 +60,7 @@ def test_references_bare_bracketed_and_several() -> None:
     [
         "mail ops@fig-tree.example or a.b@fig:x.org",
         "user+tag@tbl-host.example",
+        "café@fig:x.org and Москва@fig-x.ru",  # letters of scripts that space their words
         "@figure and @tables are words; @sec:intro is another kind",
         "`@fig:code` is code",
     ],
@@ -67,6 +68,33 @@ def test_references_bare_bracketed_and_several() -> None:
 def test_what_is_never_a_reference(text: str) -> None:
     (paragraph,) = read_markdown(text + "\n").blocks
     assert not any(isinstance(n, CrossRef) for n in paragraph.children)
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("见@fig:cap。", "fig:cap"),  # Chinese: no spaces between words
+        ("図@fig-cap を参照", "fig-cap"),  # Japanese, a Quarto label
+        ("그림@tbl:costs", "tbl:costs"),  # Hangul
+        ("ดูภาพ@fig:cap", "fig:cap"),  # Thai: no spaces between words
+        ("انظر@fig:cap", "fig:cap"),  # Arabic
+        ("ו@fig:cap", "fig:cap"),  # Hebrew: the prefix "and" joins the next word
+    ],
+)
+def test_a_reference_right_after_a_letter_of_an_unspaced_script(text: str, label: str) -> None:
+    (paragraph,) = read_markdown(text + "\n").blocks
+    assert [n.label for n in paragraph.children if isinstance(n, CrossRef)] == [label]
+
+
+def test_a_refused_reference_to_a_defined_label_is_a_warning() -> None:
+    markdown = ("![Cap](a.png){#fig:cap}\n\n"
+                "See Figure@fig:cap, x@fig:other, mail me@fig-cap.example or 见\\@fig:cap.\n")
+    document = read_markdown(markdown)
+    assert not any(isinstance(n, CrossRef) for n in document.blocks[1].children)
+    (warning,) = document.warnings  # not the unknown label, the address, nor the escaped @
+    assert warning.startswith("markdown input, line 3: 'Figure@fig:cap' is not read as a "
+                              "cross-reference")
+    assert "[@fig:cap]" in warning
 
 
 def test_citation_tokens_and_links_keep_their_meaning() -> None:

@@ -309,6 +309,30 @@ def test_escape_text_only_escapes_block_syntax_at_line_start() -> None:
     assert escape_text("a*b", line_start=False) == "a\\*b"
 
 
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("见@fig:cap", "见\\@fig:cap"),  # the reader would take it: escaped
+        ("ב@tbl-a and @fig:b", "ב\\@tbl-a and \\@fig:b"),
+        ("see@fig:cap and café@fig:x", "see@fig:cap and café@fig:x"),  # e-mail-like: as is
+    ],
+)
+def test_an_at_is_escaped_exactly_where_it_would_start_a_reference(
+    text: str, written: str, pool: SourcePool
+) -> None:
+    assert escape_text(text, line_start=False) == written
+    reread = read_markdown(md_of_document(Document((Paragraph((Text(text),)),)), pool))
+    (paragraph,) = reread.blocks
+    assert isinstance(paragraph, Paragraph) and paragraph.children == (Text(text),)
+
+
+def test_a_cjk_reference_becomes_a_link_in_markdown() -> None:
+    markdown = "![容量图](a.png){#fig:cap}\n\n见@fig:cap。如[@fig:cap]所示。\n"
+    rdoc = resolve(read_markdown(markdown), SourcePool.from_rows([]))
+    text = markdown_text(rdoc, RenderOptions())
+    assert "见[Figure 1](#fig-1)。如[Figure 1](#fig-1)所示。" in text and "@" not in text
+
+
 # ---------------------------------------------------------------- every construct round-trips
 
 EVERYTHING = """# Heading *one*

@@ -163,3 +163,20 @@ def test_markdown_keeps_tex_and_links_numbers_to_anchors(rdoc: ResolvedDocument)
 def test_every_format_is_deterministic(rdoc: ResolvedDocument, tmp_path: Path) -> None:
     for fmt in ("html", "md", "docx", "pptx"):
         assert write_resolved(fmt, rdoc, OPTIONS) == write_resolved(fmt, rdoc, OPTIONS), fmt
+
+
+def test_a_reference_right_after_a_cjk_or_arabic_letter_links_in_every_format() -> None:
+    markdown = ("![容量图](assets/chart.png){#fig:cap}\n\n"
+                "见@fig:cap。如[@fig:cap]所示。انظر@fig:cap\n")
+    options: dict[str, Any] = {"base_dir": SAMPLES}
+    html = render_markdown("html", markdown, [], **options).decode()
+    root = lxml.html.document_fromstring(html)
+    assert [a.get("href") for a in root.xpath("//a[@class='xref']")] == ["#fig-1"] * 3
+    assert "@fig" not in root.text_content()
+    document = zipfile.ZipFile(io.BytesIO(render_markdown("docx", markdown, [], **options)))
+    xml = document.read("word/document.xml").decode()
+    assert "@fig" not in xml and xml.count('w:anchor="fig_1"') == 3
+    deck = Presentation(io.BytesIO(render_markdown("pptx", markdown, [], **options)))
+    lines = [line for slide in deck.slides for shape in slide.shapes if shape.has_text_frame
+             for line in shape.text_frame.text.splitlines()]
+    assert "见Figure 1。如Figure 1所示。انظرFigure 1" in lines
