@@ -105,9 +105,21 @@ def display_segments(
             pieces += [(str(first), first), (NUMBER_SEPARATOR, None), (str(last), last)]
         else:
             pieces.append((str(first), first))
-    if joined and pieces:
-        pieces.insert(0, (NUMBER_SEPARATOR, None))
-    return pieces
+    return joined_lead(joined) + pieces if pieces else pieces
+
+
+def note_segments(note: int, *, joined: bool = False) -> list[tuple[str, int | None]]:
+    """The display of note number ``note`` of a note style, as :func:`display_segments`
+    pieces: the number, led by the separator when ``joined``."""
+    return [*joined_lead(joined), (str(note), note)]
+
+
+def joined_lead(joined: bool) -> list[tuple[str, int | None]]:
+    """What opens the mark of a citation (numbers or a note's number) that stands right after
+    another citation's: the separator, so the pair reads ``²,³`` (side by side ``²³`` would
+    read as 23); nothing otherwise. A Word footnote reference shows its own number, so the
+    DOCX writer writes this lead before it."""
+    return [(NUMBER_SEPARATOR, None)] if joined else []
 
 
 def format_numbers(numbers: Iterable[int]) -> str:

@@ -116,8 +116,9 @@ class Cite:
     CSL style and citation format write it ("(IEA, 2025)", "[1, 3]"), written in the line of
     text, where a ``Link`` to ``#src-N`` leads to Sources entry N. Empty ``children`` means the
     linked superscript numbers. ``note`` > 0 makes the citation note number ``note`` of a note
-    style, whose text is ``children``. ``joined`` (set by the style pass): the superscript
-    numbers stand right after another citation's and open with a separator.
+    style, whose text is ``children``. ``joined`` (set by the citation pass): the superscript
+    (numbers, or a note's number) stands right after another citation's and opens with a
+    separator (:func:`citations.numbering.joined_lead`).
     """
 
     sids: tuple[int, ...]

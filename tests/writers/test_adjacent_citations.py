@@ -1,17 +1,22 @@
 """Two citations side by side (``[[S:2]][[S:3]]``) read ``²,³`` in every format, never ``²³``
-(which a reader takes for source 23); citations apart, or one citation of two sources, are
-unchanged."""
+(which a reader takes for source 23), note numbers of a note style and Word footnote references
+too; citations apart, or one citation of two sources, are unchanged."""
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
-from citations.numbering import display_segments
+from citations.numbering import display_segments, note_segments
+from renderers.api import build_options, prepare
 from renderers.document import Cite, iter_inlines
+from renderers.pipeline import Session
 from renderers.readers.markdown import read_markdown
 from tests.helpers import convert_all_with_libreoffice
 from tests.support.render import render_markdown, resolve_rows
@@ -35,6 +40,7 @@ def shown_text(pdf: Path) -> str:
 
 
 SHOWN = re.sub(r"\s+", "", EXPECTED)
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
 def test_the_citation_pass_marks_a_citation_right_after_another() -> None:
@@ -81,3 +87,68 @@ def test_docx_and_pptx_show_the_separator_in_libreoffice(tmp_path: Path) -> None
         paths.append(path)
     for converted in convert_all_with_libreoffice(paths, tmp_path / "pdf"):
         assert SHOWN in shown_text(converted), converted.name
+
+
+# ------------------------------------------------ notes (a note style, Word footnotes)
+
+NOTE_TEXT = "Side by side[[S:2]][[S:3]]. Apart [[S:1]] [[S:5]].\n"
+#: Note numbers follow the citations: 1, 2 side by side, then 3 and 4 apart.
+NOTES_SHOWN = "Sidebyside1,2.Apart34."
+
+
+def render_noted(fmt: str, **options: object) -> bytes:
+    """``NOTE_TEXT`` in ``fmt`` with ``options`` (a note style, or DOCX footnotes)."""
+    built = build_options(**options)
+    return Session(prepare(NOTE_TEXT, sources_pool=ROWS, options=built)).artifact(fmt).data
+
+
+def test_note_numbers_open_with_the_separator() -> None:
+    assert note_segments(7, joined=True) == [(", ", None), ("7", 7)]
+    assert note_segments(7) == [("7", 7)]
+
+
+def test_html_note_numbers_side_by_side_are_separated() -> None:
+    html = render_noted("html", csl="chicago-note").decode()
+    assert '<sup class="cite" id="cite-1"><a href="#cnote-1">1</a></sup>' in html
+    assert '<sup class="cite" id="cite-2">, <a href="#cnote-2">2</a></sup>' in html
+    assert '<sup class="cite" id="cite-4"><a href="#cnote-4">4</a></sup>' in html
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_note_numbers_side_by_side_are_separated(engine: str, tmp_path: Path) -> None:
+    pdf = tmp_path / "notes.pdf"
+    pdf.write_bytes(render_noted("pdf", csl="chicago-note", pdf_engine=engine))
+    assert NOTES_SHOWN in shown_text(pdf)
+
+
+@pytest.mark.parametrize("options", [{"csl": "chicago-note"}, {"docx_citations": "footnotes"}])
+def test_docx_footnote_references_side_by_side_are_separated(options: dict[str, str]) -> None:
+    body = docx_body_runs(render_noted("docx", **options))
+    # each reference in its own run; the second of the pair is led by a superscript separator
+    assert body[:5] == ["Side by side", "<ref 1>", "<sup>, ", "<ref 2>", ". Apart "]
+    assert body[5:8] == ["<ref 3>", " ", "<ref 4>"]
+
+
+def docx_body_runs(data: bytes) -> list[str]:
+    """The runs of the DOCX's first paragraph that cites: footnote references as ``<ref N>``,
+    superscript text led by ``<sup>``."""
+    root = etree.fromstring(zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml"))
+    cites = (p for p in root.iter(f"{W}p") if p.find(f".//{W}footnoteReference") is not None)
+    paragraph = next(cites)
+    runs: list[str] = []
+    for run in paragraph.iter(f"{W}r"):
+        reference = run.find(f"{W}footnoteReference")
+        if reference is not None:
+            runs.append(f"<ref {reference.get(f'{W}id')}>")
+            continue
+        raised = run.find(f"{W}rPr/{W}vertAlign[@{W}val='superscript']") is not None
+        runs.append(("<sup>" if raised else "") + "".join(t.text or "" for t in run.iter(f"{W}t")))
+    return runs
+
+
+@pytest.mark.libreoffice
+def test_docx_footnote_references_show_the_separator_in_libreoffice(tmp_path: Path) -> None:
+    path = tmp_path / "notes.docx"
+    path.write_bytes(render_noted("docx", csl="chicago-note"))
+    (converted,) = convert_all_with_libreoffice([path], tmp_path / "pdf")
+    assert NOTES_SHOWN in shown_text(converted)

@@ -22,7 +22,7 @@ import docx
 from docx.shared import Twips
 
 from citations.links import safe_link
-from citations.numbering import display_segments
+from citations.numbering import display_segments, joined_lead
 from renderers.document import (
     Block,
     BlockQuote,
@@ -610,6 +610,8 @@ class _DocxWriter:
         style's note."""
         fid, note = self.footnotes.add()
         assert self.footnotes.relations is not None
+        for lead, _ in joined_lead(cite.joined):  # Word shows the reference's own number
+            add_run(p, lead, self.sup)
         add_footnote_reference(p, fid, self.styles.get("Footnote Reference"))
         if cite.note:
             fp = add_paragraph(note, ParaProps(style=self.styles.get("Footnote Text")))

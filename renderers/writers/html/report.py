@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from citations.links import safe_link
-from citations.numbering import display_segments
+from citations.numbering import display_segments, note_segments
 from renderers.document import (
     Block,
     BlockQuote,
@@ -119,11 +119,16 @@ def needs_outline_label(children: tuple[Inline, ...]) -> bool:
 
 def cite_markup(anchor: str, numbers: Iterable[int], *, joined: bool = False) -> Markup:
     """``<sup class="cite" id="cite-K">`` with one ``<a href="#src-N">`` per displayed number."""
-    pieces = display_segments(numbers, joined=joined)
+    return _cite_sup(anchor, display_segments(numbers, joined=joined), "src-")
+
+
+def _cite_sup(anchor: str, pieces: list[tuple[str, int | None]], target: str) -> Markup:
+    """``<sup class="cite">`` showing ``pieces`` (:func:`display_segments`), each number linked
+    to ``#{target}N`` (a Sources entry, or a note style's note)."""
     if not pieces:
         return Markup("")
     inner = "".join(
-        str(escape(text)) if number is None else f'<a href="#src-{number}">{escape(text)}</a>'
+        str(escape(text)) if number is None else f'<a href="#{target}{number}">{escape(text)}</a>'
         for text, number in pieces
     )
     return Markup(f'<sup class="cite" id="{escape(anchor)}">{inner}</sup>')
@@ -197,12 +202,9 @@ def styled_cite_markup(cite: Cite, inlines: Callable[[tuple[Inline, ...]], Marku
     """A citation the style pass filled (:mod:`renderers.styles`): its inlines in a
     ``<span class="cite">`` (links to ``#src-N`` lead to the entries), or for a note style the
     note's number linked to the note (``cnote-K``)."""
-    anchor = escape(cite.anchor)
     if cite.note:
-        return Markup(
-            f'<sup class="cite" id="{anchor}"><a href="#cnote-{cite.note}">{cite.note}</a></sup>'
-        )
-    return Markup(f'<span class="cite" id="{anchor}">{inlines(cite.children)}</span>')
+        return _cite_sup(cite.anchor, note_segments(cite.note, joined=cite.joined), "cnote-")
+    return Markup(f'<span class="cite" id="{escape(cite.anchor)}">{inlines(cite.children)}</span>')
 
 
 def html_artifact(source: WriteSource) -> Artifact:

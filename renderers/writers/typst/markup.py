@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from citations.links import safe_link
-from citations.numbering import display_segments
+from citations.numbering import display_segments, note_segments
 from renderers.document import (
     Block,
     BlockQuote,
@@ -441,17 +441,20 @@ class _Markup:
         links lead to the entries); or, in a note style, the note's number linked to it."""
         if note:
             self.cite_notes.append((note, children, anchor))
-            piece = f"({self.target(f'{CITE_NOTE_PREFIX}{note}')}, {string_literal(str(note))})"
-            return call("cite-mark", self.anchor(anchor), piece)
+            return self.cite_mark(anchor, note_segments(note, joined=joined), CITE_NOTE_PREFIX)
         if children:
             mark = self.anchor(anchor)
             placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
             return placed + self.inlines(children)
-        pieces = display_segments(numbers, joined=joined)
+        return self.cite_mark(anchor, display_segments(numbers, joined=joined), "src-")
+
+    def cite_mark(self, anchor: str, pieces: list[tuple[str, int | None]], target: str) -> str:
+        """``cite-mark`` showing ``pieces`` (:func:`display_segments`), each number linked to
+        the label ``{target}N`` (a Sources entry, or a note style's note)."""
         if not pieces:
             return ""
         args = [
-            f"({'none' if number is None else self.target(f'src-{int(number)}')}, "
+            f"({'none' if number is None else self.target(f'{target}{int(number)}')}, "
             f"{string_literal(text)})"
             for text, number in pieces
         ]
