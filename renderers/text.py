@@ -28,7 +28,7 @@ from renderers.document import (
 _NOT_SLUG = re.compile(r"[^\w\- ]+")
 _DASHES = re.compile(r"[\s\-]+")
 #: Anchors that writers generate themselves; neither a heading nor author HTML takes one.
-RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|src|fn|fnref|fig|tbl)-\d+)$")
+RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|cnote|src|fn|fnref|fig|tbl)-\d+)$")
 #: Length from which a word (a run without white space) may not fit on a line: such a word may
 #: break anywhere, as CSS ``overflow-wrap: anywhere`` lets it, in every paginated writer.
 LONG_WORD = 25

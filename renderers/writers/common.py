@@ -7,7 +7,8 @@ Writers differ in how they lay things out, never in what they decide. This modul
   already shows it and whether the writer must add it;
 * **author notes** — :class:`AuthorNotes`: one series per document, lettered ``a, b, c …``
   (:func:`note_marker`) so that a note can never be taken for a citation (citations are
-  numbers); the text shown for a reference to a note that does not exist;
+  numbers); the text shown for a reference to a note that does not exist; the titles of the
+  Notes and of a note style's Citation notes;
 * **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
   their separators, the back-link and its glyph, the entry's direction;
 * **an image that cannot be shown** — :func:`image_fallback`;
@@ -27,6 +28,7 @@ from typing import Literal
 
 from renderers.document import (
     Block,
+    Cite,
     Document,
     FootnoteDef,
     FootnoteRef,
@@ -155,6 +157,12 @@ def _one_line(text: str) -> str:
 NOTES_HEADING = "Notes"
 #: The id (HTML) and label (Typst) of the Notes section.
 NOTES_ID = "notes"
+#: The heading of a note style's notes (numbered ``1.`` …; HTML and PDF list them after the
+#: author's Notes): its own title, so that the two lists, their contents entries and outline
+#: items cannot be taken for one. DOCX has Word footnotes, PPTX and Markdown cite numbers.
+CITATION_NOTES_HEADING = "Citation notes"
+#: The id (HTML) and label (Typst) of the Citation notes section.
+CITATION_NOTES_ID = "citation-notes"
 
 
 def note_marker(number: int) -> str:
@@ -232,6 +240,12 @@ class AuthorNotes:
     def get(self, label: str) -> AuthorNote | None:
         """The note defined as ``label``, or None (then show :func:`unresolved_note_text`)."""
         return self._notes.get(label)
+
+
+def has_citation_notes(blocks: tuple[Block, ...]) -> bool:
+    """Whether a note style made notes of ``blocks``' citations (a Citation notes section),
+    known before writing so that no heading takes the section's id."""
+    return any(isinstance(node, Cite) and node.note for node in iter_inlines(blocks))
 
 
 def _new_references(

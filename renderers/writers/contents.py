@@ -3,12 +3,12 @@
 Which headings it lists, under what text and how deep: the headings of the body (not nested in
 lists or quotes) except the one that shows the document's title, three levels deep counted from
 the shallowest of them, each under its visible text without citation numbers or note letters,
-formulas in their linear form (``x²``, as a PPTX slide title shows them); then the Notes and the
-Sources, at the top level. Both PDF engines name a heading's outline entry with the same text.
-It goes right after the title (after the heading that shows it, or after the title the writer
-adds, else first). Writers say where each entry points: HTML and PDF to the heading's id (PDF
-adds the page number), DOCX to the heading's bookmark inside a Word TOC field, PPTX to the
-heading's slide on an agenda slide.
+formulas in their linear form (``x²``, as a PPTX slide title shows them); then the Notes, a note
+style's Citation notes and the Sources, at the top level (:func:`back_matter`). Both PDF engines
+name a heading's outline entry with the same text. It goes right after the title (after the
+heading that shows it, or after the title the writer adds, else first). Writers say where each
+entry points: HTML and PDF to the heading's id (PDF adds the page number), DOCX to the heading's
+bookmark inside a Word TOC field, PPTX to the heading's slide on an agenda slide.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from renderers.document import Block, Heading, plain_text
 from renderers.text import Direction, text_direction
+from renderers.writers.common import CITATION_NOTES_HEADING, NOTES_HEADING
 
 #: The heading of the contents list.
 CONTENTS_HEADING = "Contents"
@@ -85,3 +86,17 @@ def contents_entries(
         entries.append(ContentsEntry(text, anchor, depth, level))
     entries.extend(ContentsEntry(text, target, 1, 1) for text, target in back_matter if text)
     return tuple(entries)
+
+
+def back_matter(
+    *, notes: str = "", citation_notes: str = "", sources: str = "", sources_heading: str = ""
+) -> list[tuple[str, str]]:
+    """The sections after the body as the contents lists them, ``(text, anchor)`` in the order
+    writers put them: the author's Notes, a note style's Citation notes, the Sources. Each
+    argument is the section's anchor in the writer's output ("" when it has none)."""
+    sections = [
+        (NOTES_HEADING, notes),
+        (CITATION_NOTES_HEADING, citation_notes),
+        (sources_heading, sources),
+    ]
+    return [(text, anchor) for text, anchor in sections if anchor]

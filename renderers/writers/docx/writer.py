@@ -80,7 +80,7 @@ from renderers.writers.common import (
     task_marker,
     unresolved_note_text,
 )
-from renderers.writers.contents import contents_entries, contents_headings
+from renderers.writers.contents import back_matter, contents_entries, contents_headings
 from renderers.writers.docx.code import CODE_SHADE, MONO_FONT, add_code_block
 from renderers.writers.docx.contents import add_contents
 from renderers.writers.docx.footnotes import (
@@ -303,9 +303,12 @@ class _DocxWriter:
         """The table of contents (``toc``): a filled Word TOC field."""
         if not self.options.toc:
             return
-        back = [(NOTES_HEADING, self.back_marks["notes"])] if self.notes else []
-        if not self.footnote_mode and self.rdoc.entries:
-            back.append((self.rdoc.sources_heading, self.back_marks["sources"]))
+        listed = not self.footnote_mode and self.rdoc.entries
+        back = back_matter(  # a note style's notes are Word footnotes: no section
+            notes=self.back_marks["notes"] if self.notes else "",
+            sources=self.back_marks["sources"] if listed else "",
+            sources_heading=self.rdoc.sources_heading,
+        )
         headings = contents_headings(self.rdoc.document.blocks, self.title.heading,
                                      lambda h: self.heading_marks.get(h.id, ""))
         add_contents(body, contents_entries(headings, back), self.styles)

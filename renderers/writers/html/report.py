@@ -67,6 +67,8 @@ from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     BACKLINK_MARK,
     BACKLINK_TITLE,
+    CITATION_NOTES_HEADING,
+    CITATION_NOTES_ID,
     NOTE_BACKLINK_TITLE,
     NOTES_HEADING,
     NOTES_ID,
@@ -75,6 +77,7 @@ from renderers.writers.common import (
     DocumentTitle,
     document_title,
     entry_parts,
+    has_citation_notes,
     shows_nothing,
     source_preview,
     task_box,
@@ -82,6 +85,7 @@ from renderers.writers.common import (
 )
 from renderers.writers.contents import (
     CONTENTS_ID,
+    back_matter,
     contents_entries,
     contents_headings,
     heading_text,
@@ -172,9 +176,12 @@ def write_report(
     notes = writer.notes()
     toc = Markup("")
     if options.toc:
-        back = [(NOTES_HEADING, NOTES_ID)] if notes else []
-        if rdoc.entries:
-            back.append((rdoc.sources_heading, "sources"))
+        back = back_matter(
+            notes=NOTES_ID if notes else "",
+            citation_notes=CITATION_NOTES_ID if writer.cite_notes else "",
+            sources="sources" if rdoc.entries else "",
+            sources_heading=rdoc.sources_heading,
+        )
         headings = contents_headings(blocks, title.heading, writer.heading_id)
         toc = contents_markup(contents_entries(headings, back))
         if title.heading is not None:  # right after the heading that shows the title
@@ -245,6 +252,8 @@ def render_page(
         body=body,
         notes=notes or [],
         notes_heading=NOTES_HEADING,
+        cite_notes_heading=CITATION_NOTES_HEADING,
+        cite_notes_id=CITATION_NOTES_ID,
         entries=[entry_parts(entry) for entry in rdoc.entries],
         bodies=bodies,
         previews={e.anchor: source_preview(e) for e in rdoc.entries},
@@ -276,6 +285,8 @@ class ReportWriter:
         self.in_link = False  # inside a link, the link wraps its long words, not a span
         if self.notes_series:
             self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
+        if has_citation_notes(document.blocks):
+            self.ids.assign(CITATION_NOTES_ID)
         if options.toc:
             self.ids.assign(CONTENTS_ID)  # the contents list's own id
 

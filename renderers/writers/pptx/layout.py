@@ -48,7 +48,12 @@ from renderers.writers.common import (
     image_fallback,
     task_marker,
 )
-from renderers.writers.contents import CONTENTS_HEADING, contents_entries, contents_headings
+from renderers.writers.contents import (
+    CONTENTS_HEADING,
+    back_matter,
+    contents_entries,
+    contents_headings,
+)
 from renderers.writers.highlight import Highlighter
 from renderers.writers.pptx.code import CodeLines, code_lines
 from renderers.writers.pptx.flow import SlideFlow
@@ -231,9 +236,11 @@ class _DeckBuilder(SlideFlow):
     def agenda(self, title: Heading | None) -> None:
         """The contents as an agenda slide (more when long): the headings that start sections
         and slides, each linked to its slide, then the Notes and Sources slides."""
-        back = [(NOTES_HEADING, next(iter(self.notes)).anchor)] if self.notes else []
-        if self.rdoc.entries:
-            back.append((self.rdoc.sources_heading, self.rdoc.entries[0].anchor))
+        back = back_matter(  # a note style's citations show numbers: no notes of their own
+            notes=next(iter(self.notes)).anchor if self.notes else "",
+            sources=self.rdoc.entries[0].anchor if self.rdoc.entries else "",
+            sources_heading=self.rdoc.sources_heading,
+        )
         headings = contents_headings(self.rdoc.document.blocks, title, lambda h: h.id,
                                      deepest=self.options.slide_level)
         entries = contents_entries(headings, back)

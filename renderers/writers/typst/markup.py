@@ -69,6 +69,8 @@ from renderers.text import (
     text_direction,
 )
 from renderers.writers.common import (
+    CITATION_NOTES_HEADING,
+    CITATION_NOTES_ID,
     NOTES_HEADING,
     NOTES_ID,
     AuthorNote,
@@ -76,6 +78,7 @@ from renderers.writers.common import (
     ImageBytes,
     document_title,
     entry_parts,
+    has_citation_notes,
     image_fallback,
     page_dimensions,
     task_box,
@@ -83,6 +86,7 @@ from renderers.writers.common import (
 )
 from renderers.writers.contents import (
     CONTENTS_ID,
+    back_matter,
     contents_entries,
     contents_headings,
     heading_text,
@@ -221,6 +225,9 @@ class _Markup:
             ids.assign(NOTES_ID)
             self.heading_labels.add(NOTES_ID)
             self.labels.update(note.anchor for note in self.notes)
+        if has_citation_notes(self.rdoc.document.blocks):
+            ids.assign(CITATION_NOTES_ID)
+            self.heading_labels.add(CITATION_NOTES_ID)
         for block in iter_blocks(self.rdoc.document.blocks):
             if isinstance(block, Heading):
                 ident = ids.assign(block.id or plain_text(block.children))
@@ -535,10 +542,14 @@ class _Markup:
 
     def contents(self, title: Heading | None) -> str:
         """The table of contents: the body's headings but the one showing the title, then
-        the Notes and the Sources (:mod:`renderers.writers.contents` decides)."""
-        back = [(NOTES_HEADING, NOTES_ID)] if self.notes else []
-        if self.rdoc.entries:
-            back.append((self.rdoc.sources_heading, SOURCES_ID))
+        the Notes, Citation notes and Sources (:mod:`renderers.writers.contents` decides).
+        Written after the body, which collects the citation notes."""
+        back = back_matter(
+            notes=NOTES_ID if self.notes else "",
+            citation_notes=CITATION_NOTES_ID if self.cite_notes else "",
+            sources=SOURCES_ID if self.rdoc.entries else "",
+            sources_heading=self.rdoc.sources_heading,
+        )
         blocks = self.rdoc.document.blocks
         headings = contents_headings(blocks, title, lambda h: self.heading_ids[id(h)])
         return contents_markup(contents_entries(headings, back))
@@ -579,7 +590,10 @@ class _Markup:
                         self.record_target(anchor), None)
             for number, children, anchor in self.cite_notes
         ]  # fmt: skip
-        return call("notes-section", content(text_markup(NOTES_HEADING)), "none", array(notes))
+        return call(
+            "notes-section", content(text_markup(CITATION_NOTES_HEADING)),
+            string_literal(CITATION_NOTES_ID), array(notes),
+        )  # fmt: skip
 
     def sources_section(self) -> str:
         entries = self.rdoc.entries
