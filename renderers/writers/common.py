@@ -8,7 +8,7 @@ Writers differ in how they lay things out, never in what they decide. This modul
 * **author notes** — :class:`AuthorNotes`: one series per document, lettered ``a, b, c …``
   (:func:`note_marker`) so that a note can never be taken for a citation (citations are
   numbers); the text shown for a reference to a note that does not exist; the titles of the
-  Notes and of a note style's Citation notes;
+  Notes and of a note style's Citation notes, and a citation note's direction;
 * **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
   their separators, the back-link and its glyph, the entry's direction;
 * **an image that cannot be shown** — :func:`image_fallback`;
@@ -246,6 +246,12 @@ def has_citation_notes(blocks: tuple[Block, ...]) -> bool:
     """Whether a note style made notes of ``blocks``' citations (a Citation notes section),
     known before writing so that no heading takes the section's id."""
     return any(isinstance(node, Cite) and node.note for node in iter_inlines(blocks))
+
+
+def citation_note_direction(note: tuple[Inline, ...]) -> Direction | None:
+    """The direction of a note style's note (its text ``note``): by its first strong
+    character, the rule list items and Sources entries follow."""
+    return text_direction(plain_text(note))
 
 
 def _new_references(

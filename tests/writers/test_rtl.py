@@ -1,5 +1,6 @@
-"""Right-to-left text: paragraphs, list items, tables, cells and Sources entries take the
-direction of their first strong character (renderers.text.text_direction) in HTML, PDF and DOCX.
+"""Right-to-left text: paragraphs, list items, tables, cells, Sources entries and a note style's
+notes take the direction of their first strong character (renderers.text.text_direction) in
+HTML, PDF and DOCX.
 
 The PDF from WeasyPrint and the PDF LibreOffice makes of the DOCX are read back character by
 character (tests.helpers.pdf_lines): a right-to-left paragraph must end at the right margin,
@@ -20,7 +21,9 @@ import pytest
 from lxml import etree
 
 from citations.pool import SourcePool
+from renderers.api import build_options, prepare
 from renderers.options import RenderOptions
+from renderers.pipeline import Session
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
 from renderers.text import blocks_direction, text_direction
@@ -191,3 +194,40 @@ def test_docx_keeps_an_authors_column_alignment_in_right_to_left_cells() -> None
     # Word and LibreOffice read jc of a right-to-left paragraph from its start: mirrored
     assert cells == [(False, "left"), (False, "right"), (True, "right"), (True, "left"),
                      (False, "left"), (False, "right")]
+
+
+# ---------------------------------------------------------------- a note style's notes
+
+#: Note 1 cites the Arabic title (the note starts right to left), note 2 the English one.
+NOTED = "# Notes\n\nفقرة عربية تستشهد[[S:2]] ثم بمصدر آخر[[S:1]].\n"
+
+
+def noted(fmt: str, **options: Any) -> bytes:
+    built = build_options(csl="chicago-note", **options)
+    return Session(prepare(NOTED, sources_pool=POOL, options=built)).artifact(fmt).data
+
+
+def test_html_marks_a_citation_note_by_its_first_strong_character() -> None:
+    items = lxml.html.fromstring(noted("html")).xpath("//li[starts-with(@id, 'cnote-')]")
+    assert [(li.get("id"), li.get("dir")) for li in items] == [
+        ("cnote-1", "rtl"), ("cnote-2", None)
+    ]
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_lays_out_a_right_to_left_citation_note(engine: str) -> None:
+    lines = pdf_lines(noted("pdf", pdf_engine=engine))
+    margin = 56.7
+    left, right, text = line_with(lines, "تقرير الطاقة المتجددة")  # note 1 (Sources come later)
+    assert reading(text).startswith("1. ”تقرير الطاقة المتجددة”"), text  # its number on the right
+    assert abs(right - (A4_WIDTH - margin)) < 3 and left > margin + 60, (left, right, text)
+    english = line_with(lines, "2. “World Energy Outlook 2024”")
+    assert abs(english[0] - margin) < 3, english
+
+
+def test_docx_marks_a_right_to_left_citation_footnote() -> None:
+    with zipfile.ZipFile(io.BytesIO(noted("docx"))) as package:
+        footnotes = etree.fromstring(package.read("word/footnotes.xml"))
+    notes = [n for n in footnotes.iter(f"{W}footnote") if int(n.get(f"{W}id", "0")) > 0]
+    bidi = [n.find(f"{W}p/{W}pPr/{W}bidi") is not None for n in notes]
+    assert bidi == [True, False]

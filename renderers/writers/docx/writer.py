@@ -73,6 +73,7 @@ from renderers.writers.common import (
     AuthorNotes,
     EntryParts,
     ImageBytes,
+    citation_note_direction,
     document_title,
     entry_parts,
     image_fallback,
@@ -617,7 +618,8 @@ class _DocxWriter:
             add_run(p, lead, self.sup)
         add_footnote_reference(p, fid, self.styles.get("Footnote Reference"))
         if cite.note:
-            fp = add_paragraph(note, ParaProps(style=self.styles.get("Footnote Text")))
+            rtl = citation_note_direction(cite.children) == "rtl"
+            fp = add_paragraph(note, ParaProps(style=self.styles.get("Footnote Text"), bidi=rtl))
             insert_footnote_mark(fp, self.styles.get("Footnote Reference"))
             self._entry_text(fp, replace(entry_parts(self.entries[cite.numbers[0]]),
                                          formatted=cite.children), self.footnotes.relations)

@@ -75,6 +75,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     DocumentTitle,
+    citation_note_direction,
     document_title,
     entry_parts,
     has_citation_notes,
@@ -448,8 +449,7 @@ class ReportWriter:
                 return self.note_reference(note)
             case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
                 if note:
-                    self.cite_notes.append({"id": f"cnote-{note}", "number": note,
-                                            "body": self.inlines(children), "backref": anchor})
+                    self.cite_notes.append(self.cite_note(note, children, anchor))
                 if note or children:
                     return styled_cite_markup(node, self.inlines)
                 return cite_markup(anchor, numbers, joined=node.joined)
@@ -460,6 +460,15 @@ class ReportWriter:
                 return crossref_markup(node)
             case _:
                 raise UnsupportedNodeError(f"HTML writer: unsupported inline {type(node).__name__}")
+
+    def cite_note(self, note: int, children: tuple[Inline, ...], anchor: str) -> dict[str, object]:
+        """A note style's note for the Citation notes list: its number, text, the citation it
+        links back to, and whether it reads right to left."""
+        direction = citation_note_direction(children)
+        with self.directed(direction):
+            body = self.inlines(children)
+        return {"id": f"cnote-{note}", "number": note, "body": body, "backref": anchor,
+                "rtl": direction == "rtl"}
 
     def words(self, text: str) -> Markup:
         """Running text, its long words wrappable (by the link itself inside a link)."""

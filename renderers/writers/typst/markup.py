@@ -76,6 +76,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     ImageBytes,
+    citation_note_direction,
     document_title,
     entry_parts,
     has_citation_notes,
@@ -585,15 +586,18 @@ class _Markup:
         notes as in the HTML report. Written after the body, which collects them."""
         if not self.cite_notes:
             return ""
-        notes = [
-            note_fields(f"{CITE_NOTE_PREFIX}{number}", f"{number}.", self.inlines(children),
-                        self.record_target(anchor), None)
-            for number, children, anchor in self.cite_notes
-        ]  # fmt: skip
+        notes = [self.cite_note(*note) for note in self.cite_notes]
         return call(
             "notes-section", content(text_markup(CITATION_NOTES_HEADING)),
             string_literal(CITATION_NOTES_ID), array(notes),
         )  # fmt: skip
+
+    def cite_note(self, number: int, children: tuple[Inline, ...], anchor: str) -> str:
+        """One note of a note style, in the direction its text starts in."""
+        with self.directed(citation_note_direction(children)) as direction:
+            body = self.inlines(children)
+        backlink = self.record_target(anchor)
+        return note_fields(f"{CITE_NOTE_PREFIX}{number}", f"{number}.", body, backlink, direction)
 
     def sources_section(self) -> str:
         entries = self.rdoc.entries
