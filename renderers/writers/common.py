@@ -158,11 +158,18 @@ NOTES_HEADING = "Notes"
 #: The id (HTML) and label (Typst) of the Notes section.
 NOTES_ID = "notes"
 #: The heading of a note style's notes (numbered ``1.`` …; HTML and PDF list them after the
-#: author's Notes): its own title, so that the two lists, their contents entries and outline
-#: items cannot be taken for one. DOCX has Word footnotes, PPTX and Markdown cite numbers.
+#: author's Notes) when the author's Notes are there too. DOCX has Word footnotes, PPTX and
+#: Markdown cite numbers.
 CITATION_NOTES_HEADING = "Citation notes"
 #: The id (HTML) and label (Typst) of the Citation notes section.
 CITATION_NOTES_ID = "citation-notes"
+
+
+def citation_notes_heading(*, author_notes: bool) -> str:
+    """The title of a note style's notes: "Notes", as such documents call them, unless the
+    author's own Notes are there too; then "Citation notes", so that the two sections, their
+    contents entries and outline items cannot be taken for one."""
+    return CITATION_NOTES_HEADING if author_notes else NOTES_HEADING
 
 
 def note_marker(number: int) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from renderers.document import Block, Heading, plain_text
 from renderers.text import Direction, text_direction
-from renderers.writers.common import CITATION_NOTES_HEADING, NOTES_HEADING
+from renderers.writers.common import NOTES_HEADING, citation_notes_heading
 
 #: The heading of the contents list.
 CONTENTS_HEADING = "Contents"
@@ -96,7 +96,7 @@ def back_matter(
     argument is the section's anchor in the writer's output ("" when it has none)."""
     sections = [
         (NOTES_HEADING, notes),
-        (CITATION_NOTES_HEADING, citation_notes),
+        (citation_notes_heading(author_notes=bool(notes)), citation_notes),
         (sources_heading, sources),
     ]
     return [(text, anchor) for text, anchor in sections if anchor]

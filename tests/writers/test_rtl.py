@@ -219,9 +219,9 @@ def test_pdf_lays_out_a_right_to_left_citation_note(engine: str) -> None:
     lines = pdf_lines(noted("pdf", pdf_engine=engine))
     margin = 56.7
     left, right, text = line_with(lines, "تقرير الطاقة المتجددة")  # note 1 (Sources come later)
-    assert reading(text).startswith("1. ”تقرير الطاقة المتجددة”"), text  # its number on the right
+    assert reading(text).startswith("1. ”تقرير الطاقة المتجددة"), text  # its number on the right
     assert abs(right - (A4_WIDTH - margin)) < 3 and left > margin + 60, (left, right, text)
-    english = line_with(lines, "2. “World Energy Outlook 2024”")
+    english = line_with(lines, "2. “World Energy Outlook 2024")
     assert abs(english[0] - margin) < 3, english
 
 

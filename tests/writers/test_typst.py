@@ -115,7 +115,7 @@ CASES: dict[str, tuple[tuple[Block, ...], str]] = {
     "styled-cite": ((para(Text("x"), Cite((1,), children=(Link("#src-1", (H,)),))),),
                     f"x{HOSTILE} Sources 1. A source — example.org ↑"),
     "note-cite": ((para(Text("x"), Cite((1,), children=(H,), note=1)),),
-                  f"x1 Citation notes 1. {HOSTILE} ↑ Sources 1. A source — example.org ↑"),
+                  f"x1 Notes 1. {HOSTILE} ↑ Sources 1. A source — example.org ↑"),
     "math": ((para(Math(HOSTILE), Math(HOSTILE, display=True)),), HOSTILE * 2),
     "raw-inline": ((para(RawInline(HOSTILE)),), HOSTILE),
     "link": ((para(Link("https://example.org/?q=%22#import", (H,), HOSTILE)),), HOSTILE),

@@ -69,7 +69,6 @@ from renderers.text import (
     text_direction,
 )
 from renderers.writers.common import (
-    CITATION_NOTES_HEADING,
     CITATION_NOTES_ID,
     NOTES_HEADING,
     NOTES_ID,
@@ -77,6 +76,7 @@ from renderers.writers.common import (
     AuthorNotes,
     ImageBytes,
     citation_note_direction,
+    citation_notes_heading,
     document_title,
     entry_parts,
     has_citation_notes,
@@ -588,7 +588,8 @@ class _Markup:
             return ""
         notes = [self.cite_note(*note) for note in self.cite_notes]
         return call(
-            "notes-section", content(text_markup(CITATION_NOTES_HEADING)),
+            "notes-section",
+            content(text_markup(citation_notes_heading(author_notes=bool(self.notes)))),
             string_literal(CITATION_NOTES_ID), array(notes),
         )  # fmt: skip
 
