@@ -1,8 +1,9 @@
 """Audit a document's citations against a sources pool (``citerender audit``).
 
 The report answers: which sources are cited (and numbered how), which sids are unknown, which
-tokens are invalid, which citations sit in code (not citations, probably a mistake), which pool
-sources were never used, and how much of the prose carries a citation.
+tokens are invalid, which citations sit in code or in markdown's raw HTML (not citations,
+probably a mistake), which pool sources were never used, and how much of the prose carries a
+citation.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ class AuditReport:
     numbers: dict[int, int]
     coverage: float
     warnings: tuple[str, ...] = field(default=())
+    #: Sids of tokens inside markdown's raw HTML, which render does not cite: an HTML block is
+    #: shown as text, an inline tag (its attribute values) or comment is dropped.
+    in_raw_html_sids: tuple[int, ...] = field(default=())
 
     @property
     def contiguous(self) -> bool:
@@ -66,8 +70,10 @@ class AuditReport:
         return shown == list(range(1, len(shown) + 1))
     @property
     def ok(self) -> bool:
-        """False when there are unknown sids, invalid tokens or citations in code."""
-        return not (self.unknown_sids or self.invalid_tokens or self.in_code_sids)
+        """False when there are unknown sids, invalid tokens or citations in code or raw HTML."""
+        return not (
+            self.unknown_sids or self.invalid_tokens or self.in_code_sids or self.in_raw_html_sids
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report, with exactly the keys of the audit contract."""
@@ -76,6 +82,7 @@ class AuditReport:
             "unknown_sids": list(self.unknown_sids),
             "usage_sids": list(self.usage_sids),
             "in_code_sids": list(self.in_code_sids),
+            "in_raw_html_sids": list(self.in_raw_html_sids),
             "orphaned_sids": list(self.orphaned_sids),
             "invalid_tokens": [t.to_dict() for t in self.invalid_tokens],
             "numbers": {str(sid): n for sid, n in self.numbers.items()},
@@ -89,6 +96,7 @@ class AuditReport:
         lines = [
             f"{len(self.cited_sids)} cited, {len(self.unknown_sids)} unknown, "
             f"{len(self.usage_sids)} usage-only, {len(self.in_code_sids)} in code, "
+            f"{len(self.in_raw_html_sids)} in raw HTML, "
             f"{len(self.orphaned_sids)} orphaned; coverage {self.coverage:.0%} of paragraphs "
             "and list items",
         ]
@@ -102,6 +110,11 @@ class AuditReport:
             lines.append(f"Invalid token on line {token.line}: {token.text} — {token.reason}")
         if self.in_code_sids:
             lines.append("Tokens inside code (not citations): " + _join(self.in_code_sids))
+        if self.in_raw_html_sids:
+            lines.append(
+                "Tokens inside raw HTML (not citations: HTML blocks are shown as text, tags and "
+                "comments are dropped): " + _join(self.in_raw_html_sids)
+            )
         if self.orphaned_sids:
             lines.append("Never cited: " + _join(self.orphaned_sids))
         if not self.contiguous:
@@ -161,12 +174,16 @@ def audit(
     groups: list[tuple[int, ...]] = []
     usage: list[int] = []
     in_code: list[int] = []
+    in_raw_html: list[int] = []
     invalid: list[InvalidToken] = []
     warnings: list[str] = []
     cite_positions: list[int] = []
     for token in tokens:
         if token.in_code:
             in_code += token.sids
+            continue
+        if token.in_raw_html:
+            in_raw_html += token.sids
             continue
         if token.error is not None:
             invalid.append(InvalidToken(token.text, token.line, token.error))
@@ -202,6 +219,7 @@ def audit(
         numbers=dict(plan.numbers),
         coverage=_coverage(content, syntax, cite_positions),
         warnings=tuple(warnings),
+        in_raw_html_sids=_unique(in_raw_html),
     )
 
 

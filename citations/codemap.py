@@ -34,10 +34,16 @@ _INDENT_RE = re.compile(r"\n[ \t>*+.)0-9-]*?(?: {4}|\t)")
 _INDENT_START_RE = re.compile(r"[ \t>*+.)0-9-]*?(?: {4}|\t)")
 #: Starts of raw-HTML blocks that may run past a blank line (CommonMark kinds 1-5).
 _HTML_OPENER_RE = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
-_HTML_CODE_HINT_RE = re.compile(r"<(?:pre|code)\b", re.IGNORECASE)
+#: Starts of raw HTML that ends with its line or paragraph (tags; CommonMark kinds 6-7).
+_HTML_TAG_HINT_RE = re.compile(r"</?[A-Za-z]")
 _BACKTICK_STOP_RE = re.compile(r"[\\`<]")
 _CODE_OPEN_RE = re.compile(r"<code(?:\s[^>]*)?>", re.IGNORECASE)
 _CODE_CLOSE_RE = re.compile(r"</code\s*>", re.IGNORECASE)
+#: A comment's shortest forms (markdown-it's ``<!---?>``), and its closing ``-->`` right at
+#: the body's start or after a character other than ``-`` (see :class:`_InlineHtml`).
+_COMMENT_SHORT_RE = re.compile(r"<!---?>")
+_COMMENT_CLOSE_AT_BODY_RE = re.compile(r"(?:---)*-->")
+_COMMENT_CLOSE_RE = re.compile(r"(?<!-)(?:---)*-->")
 _AUTOLINK_RE = re.compile(
     r"<(?:[A-Za-z][A-Za-z0-9.+\-]{1,31}:[^<>\x00-\x20]*|"
     r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~\-]+@[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?"
@@ -94,6 +100,15 @@ class _Spans:
         return bool(self.starts)
 
 
+class InlineSpans(NamedTuple):
+    """What one inline region of markdown holds besides text: code (code spans and raw
+    ``<code>…</code>`` elements) and raw HTML (markdown-it's ``html_inline`` tokens: tags,
+    comments, processing instructions, declarations, CDATA), as offset spans."""
+
+    code: list[tuple[int, int]]
+    raw_html: list[tuple[int, int]]
+
+
 def code_spans_inline(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """CommonMark code spans in ``text[start:end]`` (one inline region) as offset spans.
 
@@ -101,23 +116,36 @@ def code_spans_inline(text: str, start: int = 0, end: int | None = None) -> list
     one backtick outside spans; autolinks and raw HTML tags starting first win over spans.
     A raw ``<code>…</code>`` element is code too (its whole extent, tags included).
     """
+    return inline_spans(text, start, end).code
+
+
+def inline_spans(text: str, start: int = 0, end: int | None = None) -> InlineSpans:
+    """The code and raw-HTML spans of ``text[start:end]`` (one inline region), read left to
+    right as markdown-it's inline rules read it (see :func:`code_spans_inline`)."""
     stop = len(text) if end is None else end
     spans: list[tuple[int, int]] = []
+    raw: list[tuple[int, int]] = []
+    html_at = _InlineHtml(text, start, stop)
+    code_close = _NextMatch(_CODE_CLOSE_RE, text, stop)
     pos = start
     while True:
         m = _BACKTICK_STOP_RE.search(text, pos, stop)
         if m is None:
-            return spans
+            return InlineSpans(spans, raw)
         i = m.start()
         char = text[i]
         if char == "\\":
             pos = i + 2
             continue
         if char == "<":
-            html = _AUTOLINK_RE.match(text, i, stop) or _html_tag_match(text, i, stop)
-            pos = html.end() if html else i + 1
-            if html is not None and _CODE_OPEN_RE.fullmatch(html.group()):
-                closing = _CODE_CLOSE_RE.search(text, pos, stop)
+            link = _AUTOLINK_RE.match(text, i, stop)
+            html_end = -1 if link else html_at.end(i)
+            pos = link.end() if link else max(html_end, i + 1)
+            if html_end < 0:
+                continue
+            raw.append((i, html_end))
+            if _CODE_OPEN_RE.fullmatch(text, i, html_end):
+                closing = code_close.search(pos)
                 if closing is not None:
                     spans.append((i, closing.end()))
                     pos = closing.end()
@@ -132,6 +160,82 @@ def code_spans_inline(text: str, start: int = 0, end: int | None = None) -> list
             continue
         spans.append((i, close + width))
         pos = close + width
+
+
+class _NextMatch:
+    """``pattern.search(text, pos, stop)`` for rising ``pos``, reusing the last answer while it
+    lies ahead: a run of openers that never close searches to the end once, not once each."""
+
+    def __init__(self, pattern: re.Pattern[str], text: str, stop: int) -> None:
+        self._pattern, self._text, self._stop = pattern, text, stop
+        self._searched = stop + 1
+        self._found: re.Match[str] | None = None
+
+    def search(self, pos: int) -> re.Match[str] | None:
+        """The first match starting at or after ``pos``."""
+        found = self._found
+        if self._searched > pos or (found is not None and found.start() < pos):
+            found = self._found = self._pattern.search(self._text, pos, self._stop)
+            self._searched = pos
+        return found
+
+
+class _InlineHtml:
+    """markdown-it's ``html_inline`` rule over one inline region, in linear time.
+
+    markdown-it matches ``HTML_TAG_RE`` at each ``<`` after checking that the construct's
+    terminator occurs later in the region at all. That check alone leaves comments quadratic
+    (its comment pattern runs past a ``-->`` that follows ``---``, so 40 KB of
+    ``<!-- a --->`` take 2 s in markdown-it), so a comment's end is found here first:
+    the pattern's units are forced, every character other than ``-`` ends one, and the
+    comment ends at the first ``-->`` whose run of dashes, counted from a unit boundary, has
+    ``3k + 2`` of them. The regex then confirms the construct inside that bound.
+    """
+
+    def __init__(self, text: str, start: int, stop: int) -> None:
+        self._text, self._start, self._stop = text, start, stop
+        self._last: dict[str, int] = {}
+        self._closer = _NextMatch(_COMMENT_CLOSE_RE, text, stop)
+
+    def _last_of(self, terminator: str) -> int:
+        """The last offset of ``terminator`` in the region (markdown-it's guard), or -1."""
+        if terminator not in self._last:
+            self._last[terminator] = self._text.rfind(terminator, self._start, self._stop)
+        return self._last[terminator]
+
+    def end(self, pos: int) -> int:
+        """The end of the raw HTML starting at ``text[pos] == "<"``, or -1 if none does."""
+        text, stop = self._text, self._stop
+        if pos + 2 >= stop:
+            return -1
+        bound = stop
+        if text.startswith("<!--", pos):
+            bound = self._comment_end(pos)
+        elif text.startswith("<![CDATA[", pos):
+            bound = stop if self._last_of("]]>") >= pos + 9 else -1
+        elif text[pos + 1] == "?":
+            bound = stop if self._last_of("?>") >= pos + 2 else -1
+        elif self._last_of(">") < pos + 2:
+            bound = -1
+        if bound < 0:
+            return -1
+        from markdown_it.common.html_re import HTML_TAG_RE
+
+        found = HTML_TAG_RE.match(text, pos, bound)
+        return found.end() if found is not None else -1
+
+    def _comment_end(self, pos: int) -> int:
+        """The end of the comment opening at ``pos`` (``<!--``), or -1 if it never closes."""
+        text, stop = self._text, self._stop
+        short = _COMMENT_SHORT_RE.match(text, pos, stop)
+        if short is not None:
+            return short.end()
+        body = pos + 4
+        at_body = _COMMENT_CLOSE_AT_BODY_RE.match(text, body, stop)
+        if at_body is not None:
+            return at_body.end()
+        closer = self._closer.search(body + 1)
+        return closer.end() if closer is not None else -1
 
 
 def raw_code_elements(text: str) -> list[tuple[int, int, int, int]]:
@@ -197,7 +301,7 @@ def markdown_code_spans(text: str) -> list[tuple[int, int]]:
     the raw lines of every inline-bearing block with :func:`code_spans_inline`. Only the
     sections (see :func:`_sections`) that can hold code are parsed.
     """
-    return _markdown_code_spans(text, None)
+    return _markdown_code_spans(text, None).code
 
 
 def _sections(text: str) -> list[int]:
@@ -240,8 +344,8 @@ def _finder(pattern: re.Pattern[str], text: str, shift: int = 0) -> Callable[[in
 
 
 def _risky_sections(text: str, cuts: list[int]) -> tuple[set[int], set[int]]:
-    """``(code, openers)``: sections that may hold code, and those that may open a block
-    running past their end (fences, raw-HTML blocks of kinds 1-5)."""
+    """``(code, openers)``: sections that may hold code or raw HTML, and those that may open a
+    block running past their end (fences, raw-HTML blocks of kinds 1-5)."""
     if "\r" in text:  # one section; line breaks other than LF: parse it whenever it has tokens
         return {0}, {0}
     ends = [*cuts[1:], len(text)]
@@ -254,20 +358,30 @@ def _risky_sections(text: str, cuts: list[int]) -> tuple[set[int], set[int]]:
         code.add(0)
     if "<" in text:
         openers |= _hit_sections(cuts, _finder(_HTML_OPENER_RE, text))
-        code |= openers | _hit_sections(cuts, _finder(_HTML_CODE_HINT_RE, text))
+        code |= openers | _hit_sections(cuts, _finder(_HTML_TAG_HINT_RE, text))
     return code, openers
+
+
+class MarkdownSpans(NamedTuple):
+    """Where markdown text is not prose, as offset spans: ``code`` (fenced and indented
+    blocks, code spans, ``<pre>``/``<code>``), ``raw_inline`` (inline raw HTML: tags,
+    comments, …; the reader drops them) and ``raw_blocks`` (HTML blocks; shown as text)."""
+
+    code: list[tuple[int, int]]
+    raw_inline: list[tuple[int, int]]
+    raw_blocks: list[tuple[int, int]]
 
 
 def _markdown_code_spans(
     text: str, has_token: Callable[[int, int], bool] | None
-) -> list[tuple[int, int]]:
-    """:func:`markdown_code_spans`, parsing only the sections that may hold code and, when
-    ``has_token(start, end)`` is given, hold a token (sections that may open a block running
-    past their end are always checked)."""
+) -> MarkdownSpans:
+    """:func:`markdown_code_spans` with the raw HTML too, parsing only the sections that may
+    hold code or raw HTML and, when ``has_token(start, end)`` is given, hold a token (sections
+    that may open a block running past their end are always checked)."""
     cuts = _sections(text)
     code, openers = _risky_sections(text, cuts)
     ends = [*cuts[1:], len(text)]
-    spans: list[tuple[int, int]] = []
+    found = MarkdownSpans([], [], [])
     for k in sorted(code):
         start, end = cuts[k], ends[k]
         if has_token is not None:
@@ -275,17 +389,29 @@ def _markdown_code_spans(
                 break
             if k not in openers and not has_token(start, end):
                 continue
-        found, closed = _section_code_spans(text, start, end)
-        if not closed:  # an open fence or HTML block runs on: parse the rest as one piece
-            spans += _section_code_spans(text, start, len(text))[0]
+        section = _section_code_spans(text, start, end)
+        runs_on = not section.closed  # an open fence or HTML block: parse the rest as one
+        if runs_on:
+            section = _section_code_spans(text, start, len(text))
+        for into, spans in zip(found, section[:3], strict=True):
+            into += spans
+        if runs_on:
             break
-        spans += found
-    return spans
+    return found
 
 
-def _section_code_spans(text: str, start: int, end: int) -> tuple[list[tuple[int, int]], bool]:
-    """``(spans, closed)`` for ``text[start:end]`` parsed alone; ``closed`` is False when a
-    top-level fence or raw-HTML block runs to the end of the piece."""
+class _SectionSpans(NamedTuple):
+    """:class:`MarkdownSpans` of one section, and whether no top-level fence or raw-HTML block
+    runs to its end (``closed``)."""
+
+    code: list[tuple[int, int]]
+    raw_inline: list[tuple[int, int]]
+    raw_blocks: list[tuple[int, int]]
+    closed: bool
+
+
+def _section_code_spans(text: str, start: int, end: int) -> _SectionSpans:
+    """The spans of ``text[start:end]`` parsed alone."""
     part = text[start:end]
     starts = line_starts(part)
     lines = len(starts) - (1 if part.endswith(("\n", "\r")) else 0)
@@ -295,23 +421,26 @@ def _section_code_spans(text: str, start: int, end: int) -> tuple[list[tuple[int
     def offset(line: int) -> int:
         return start + starts[min(line, last_line)]
 
-    spans: list[tuple[int, int]] = []
+    found = _SectionSpans([], [], [], True)
     closed = True
     for tok in markdown_blocks(part):
         if tok.map is None:
             continue
         begin, finish = offset(tok.map[0]), offset(tok.map[1])
         if tok.type in ("fence", "code_block"):
-            spans.append((begin, finish))
+            found.code.append((begin, finish))
         elif tok.type == "inline" and (
-            text.find("`", begin, finish) >= 0 or _HTML_CODE_HINT_RE.search(text, begin, finish)
+            text.find("`", begin, finish) >= 0 or text.find("<", begin, finish) >= 0
         ):
-            spans += code_spans_inline(text, begin, finish)
+            inline = inline_spans(text, begin, finish)
+            found.code.extend(inline.code)
+            found.raw_inline.extend(inline.raw_html)
         elif tok.type == "html_block":
-            spans += html_code_spans(text, begin, finish)[0]
+            found.code.extend(html_code_spans(text, begin, finish)[0])
+            found.raw_blocks.append((begin, finish))
         if tok.level == 0 and tok.map[1] >= lines and tok.type in ("fence", "html_block"):
             closed = False
-    return spans, closed
+    return found._replace(closed=closed)
 
 
 def html_code_spans(

@@ -15,7 +15,7 @@ cuts markdown into *sections* — a non-indented line after a blank line — tha
 has arrived and the section does not leave a fence or raw-HTML block open. So text is held
 back for at most one block (a paragraph, a list, a fenced block), never for the whole stream,
 and the output cannot differ from the batch rewrite. ``[[USAGE:..]]`` tags are removed;
-invalid tokens and tokens in code pass through verbatim; invalid tokens are recorded.
+invalid tokens and tokens in code or raw HTML pass through verbatim; invalid tokens are recorded.
 
 Providers' streamed events are accepted too: ``feed_event(event)`` takes OpenAI Responses
 (``response.output_text.delta`` / ``response.output_text.annotation.added``) or Anthropic
@@ -28,6 +28,7 @@ answer's ``content``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 from citations.codemap import _CUT_RE, _section_code_spans
@@ -64,8 +65,9 @@ def rewrite_text(
     *,
     dialects: frozenset[str] = frozenset(),
 ) -> tuple[str, list[Token]]:
-    """The batch rule: ``text`` with every citation outside code rendered, USAGE tags removed
-    (with the space they leave), invalid tokens and tokens in code kept verbatim.
+    """The batch rule: ``text`` with every citation outside code and raw HTML rendered, USAGE
+    tags removed (with the space they leave), invalid tokens and tokens in code or raw HTML
+    kept verbatim.
 
     Returns the text and every token found (in code or not), offsets relative to ``text``.
     """
@@ -73,7 +75,7 @@ def rewrite_text(
     tokens = scan(text, syntax="markdown", dialects=dialects)
     edits: list[tuple[int, int, str]] = []
     for token in tokens:
-        if token.in_code or token.error is not None:
+        if token.inert or token.error is not None:
             continue
         if token.kind == "usage":
             edits.append((*removal_span(text, token.start, token.end), ""))
@@ -166,7 +168,7 @@ class StreamRewriter:
             if cut > self._budget:
                 return ""  # looked at again once more text has paid for it
             self._budget -= cut
-            if _section_code_spans(buf, 0, cut)[1]:
+            if _section_code_spans(buf, 0, cut).closed:
                 return self._emit(cut)
         self._looked = max(cuts[-1] - 1, 0)
         return ""
@@ -175,7 +177,7 @@ class StreamRewriter:
         piece = self._buf[:end]
         text, tokens = rewrite_text(piece, self._render, dialects=self._dialects)
         for token in tokens:
-            if token.in_code:
+            if token.inert:
                 continue
             if token.error is not None:
                 self.invalid_tokens.append(self._shifted(token))
@@ -191,10 +193,9 @@ class StreamRewriter:
 
     def _shifted(self, token: Token) -> Token:
         """``token`` with offsets and line relative to the whole stream."""
-        return Token(
-            token.kind, token.sids, token.start + self._offset, token.end + self._offset,
-            token.text, token.line + self._line - 1, token.form, token.in_code, token.error,
-            token.warnings,
+        return replace(
+            token, start=token.start + self._offset, end=token.end + self._offset,
+            line=token.line + self._line - 1,
         )
 
 

@@ -15,7 +15,9 @@ Forms (``Token.form``):
 An invalid token (empty item, zero or negative sid, range wider than :data:`MAX_RANGE`,
 non-numeric item) is still a :class:`Token`, with ``error`` set and ``sids == ()``.
 ``scan`` is code-aware: tokens in markdown code (fences, indented code, code spans) or inside
-HTML ``<pre>``/``<code>`` come back with ``in_code=True``.
+HTML ``<pre>``/``<code>`` come back with ``in_code=True``; tokens inside markdown's raw HTML
+(HTML blocks, which render shows as text, and inline tags and comments, which it drops) with
+``in_raw_html=True``. Neither is a citation (:attr:`Token.inert`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from citations.codemap import (
     _markdown_code_spans,
@@ -70,11 +72,18 @@ class Token:
     in_code: bool = False
     error: str | None = None
     warnings: tuple[str, ...] = ()
+    in_raw_html: bool = False
 
     @property
     def valid(self) -> bool:
         """True when the token parsed (``error is None``)."""
         return self.error is None
+
+    @property
+    def inert(self) -> bool:
+        """True when the reader does not read a citation here (in code or in markdown's raw
+        HTML): the token is left as written and cites nothing."""
+        return self.in_code or self.in_raw_html
 
 
 def normalize_token_text(text: str) -> str:
@@ -263,6 +272,7 @@ def _token_fields(token_text: str) -> dict[str, object]:
         "in_code": False,
         "error": error,
         "warnings": warnings,
+        "in_raw_html": False,
     }
 
 
@@ -273,7 +283,7 @@ def _cited_sids_of(token_text: str) -> tuple[int, ...] | None:
     return sids if kind == "cite" and error is None else None
 
 
-def _token_from_match(m: re.Match[str], line: int, in_code: bool) -> Token:
+def _token_from_match(m: re.Match[str], line: int, in_code: bool, in_raw: bool = False) -> Token:
     # Scanning builds thousands of tokens: fill the frozen dataclass's __dict__ from a cached
     # per-text template instead of ten frozen __setattr__ calls (same object, much faster).
     token: Token = _new(Token)
@@ -283,6 +293,8 @@ def _token_from_match(m: re.Match[str], line: int, in_code: bool) -> Token:
     fields["line"] = line
     if in_code:
         fields["in_code"] = True
+    if in_raw:
+        fields["in_raw_html"] = True
     return token
 
 
@@ -316,33 +328,59 @@ def _check_syntax(syntax: str) -> None:
         raise ValueError(f"syntax={syntax!r}: accepted values are 'markdown', 'html', 'text'")
 
 
-def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str]) -> tuple[_Spans, _Spans]:
-    """``(code, skipped)`` spans of ``text``: tokens starting in ``code`` are ``in_code``,
-    tokens starting in ``skipped`` (HTML tags, comments, scripts) are not read."""
+class _Placement(NamedTuple):
+    """Where tokens of a text are not citations: ``code`` (tokens are ``in_code``),
+    ``skipped`` (HTML tags, comments, scripts: tokens are not read), ``raw`` (markdown's raw
+    HTML: tokens are ``in_raw_html``) and ``tag_starts`` (where inline raw HTML starts: a
+    ``<sup class="cite">`` there is read by the citation rule first, so it is a citation)."""
+
+    code: _Spans
+    skipped: _Spans
+    raw: _Spans
+    tag_starts: frozenset[int]
+
+    def __bool__(self) -> bool:
+        return bool(self.code or self.skipped or self.raw)
+
+
+_NOWHERE = _Placement(_NO_SPANS, _NO_SPANS, _NO_SPANS, frozenset())
+
+
+def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str]) -> _Placement:
+    """Where the tokens of ``text`` are not citations (see :class:`_Placement`)."""
     if syntax == "markdown":
 
         def has_token(start: int, end: int) -> bool:
             m = pattern.search(text, start)
             return m is not None and m.start() < end
 
-        return _Spans(_markdown_code_spans(text, has_token)), _NO_SPANS
+        spans = _markdown_code_spans(text, has_token)
+        raw = _Spans([*spans.raw_inline, *spans.raw_blocks])
+        starts = frozenset(start for start, _ in spans.raw_inline)
+        return _Placement(_Spans(spans.code), _NO_SPANS, raw, starts)
     if syntax == "html":
         code, skipped = html_code_spans(text)
-        return _Spans(code), _Spans(skipped)
-    return _NO_SPANS, _NO_SPANS
+        return _Placement(_Spans(code), _Spans(skipped), _NO_SPANS, frozenset())
+    return _NOWHERE
 
 
 def _classify(
-    matches: Iterator[re.Match[str]], code: _Spans, skipped: _Spans
-) -> Iterator[tuple[re.Match[str], bool]]:
-    """``(match, in_code)`` for the ``matches`` not starting in a ``skipped`` span."""
+    matches: Iterator[re.Match[str]], where: _Placement
+) -> Iterator[tuple[re.Match[str], bool, bool]]:
+    """``(match, in_code, in_raw_html)`` for the ``matches`` not starting in a ``skipped``
+    span. A ``<sup class="cite">`` starting a skipped span or an inline raw-HTML tag is a
+    citation: it is read before the tag is."""
+    code, skipped, raw, tag_starts = where
     for m in matches:
         begin = m.start()
         if skipped and begin in skipped and not (
             m.lastgroup == "sup" and _starts_span(skipped, begin)
         ):
             continue
-        yield m, bool(code) and begin in code
+        in_raw = bool(raw) and begin in raw and not (
+            m.lastgroup == "sup" and begin in tag_starts
+        )
+        yield m, bool(code) and begin in code, in_raw
 
 
 def scan(
@@ -351,9 +389,12 @@ def scan(
     syntax: Syntax = "markdown",
     dialects: frozenset[str] = frozenset(),
 ) -> list[Token]:
-    """Every token of ``text`` in order: valid, invalid (``error`` set) and in code (``in_code``).
+    """Every token of ``text`` in order: valid, invalid (``error`` set), in code (``in_code``)
+    and in markdown's raw HTML (``in_raw_html``).
 
-    ``syntax="markdown"`` marks tokens in fenced/indented code and code spans; ``"html"`` marks
+    ``syntax="markdown"`` marks tokens in fenced/indented code and code spans, and tokens in
+    HTML blocks and inline tags, comments, declarations (as markdown-it reads raw HTML; a
+    ``<sup class="cite">`` stays a citation); ``"html"`` marks
     tokens inside ``<pre>``/``<code>`` and ignores text inside tags, comments, ``<script>`` and
     ``<style>``; ``"text"`` reads every token.
     """
@@ -361,18 +402,18 @@ def scan(
     pattern = _scan_regex(text, frozenset(dialects))
     if pattern.search(text) is None:
         return []
-    code, skipped = _code_map(text, syntax, pattern)
+    where = _code_map(text, syntax, pattern)
     tokens: list[Token] = []
     append = tokens.append
     count = text.count
     line = 1
     last = 0
-    if code or skipped:
-        for m, in_code in _classify(pattern.finditer(text), code, skipped):
+    if where:
+        for m, in_code, in_raw in _classify(pattern.finditer(text), where):
             begin = m.start()
             line += count("\n", last, begin)
             last = begin
-            append(_token_from_match(m, line, in_code))
+            append(_token_from_match(m, line, in_code, in_raw))
         return tokens
     # The common case (no code anywhere near a token): _token_from_match inlined.
     new, fields_of = _new, _token_fields
@@ -396,7 +437,8 @@ def citation_groups(
     syntax: Syntax = "markdown",
     dialects: frozenset[str] = frozenset(),
 ) -> list[tuple[int, ...]]:
-    """The sids of every valid ``cite`` token outside code, one tuple per token, in order.
+    """The sids of every valid ``cite`` token outside code and raw HTML, one tuple per token,
+    in order.
 
     The lean path for numbering (:func:`citations.numbering.plan_citations`): no Token objects.
     Numeric-dialect tokens carry pool indices — use :func:`scan` and
@@ -406,10 +448,10 @@ def citation_groups(
     pattern = _scan_regex(text, frozenset(dialects))
     if pattern.search(text) is None:
         return []
-    code, skipped = _code_map(text, syntax, pattern)
-    if code or skipped:
-        located = _classify(pattern.finditer(text), code, skipped)
-        texts = [m.group() for m, in_code in located if not in_code]
+    where = _code_map(text, syntax, pattern)
+    if where:
+        located = _classify(pattern.finditer(text), where)
+        texts = [m.group() for m, in_code, in_raw in located if not (in_code or in_raw)]
     else:
         texts = _findall_twin(pattern).findall(text)
     return [sids for sids in map(_cited_sids_of, texts) if sids is not None]
@@ -424,7 +466,7 @@ def cited_sids(tokens: Iterable[Token]) -> list[int]:
     """Sids of the valid, non-code ``cite`` tokens, first appearance order, each once."""
     seen: dict[int, None] = {}
     for tok in tokens:
-        if tok.kind == "cite" and tok.error is None and not tok.in_code:
+        if tok.kind == "cite" and tok.error is None and not tok.inert:
             seen.update(dict.fromkeys(tok.sids))
     return list(seen)
 
@@ -500,11 +542,12 @@ def _removal_edits(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, i
 def strip_tokens(
     text: str, syntax: Syntax = "markdown", dialects: frozenset[str] = frozenset()
 ) -> str:
-    """``text`` without any citation token (valid or invalid, cite or usage) outside code."""
+    """``text`` without any citation token (valid or invalid, cite or usage) outside code and
+    markdown's raw HTML."""
     spans = [
         (tok.start, tok.end)
         for tok in scan(text, syntax=syntax, dialects=dialects)
-        if not tok.in_code
+        if not tok.inert
     ]
     return _rebuild(text, _removal_edits(text, spans))
 
@@ -563,7 +606,8 @@ def remap_tokens(
     syntax: Syntax = "markdown",
     dialects: frozenset[str] = frozenset(),
 ) -> tuple[str, list[int]]:
-    """Rewrite the sids of every valid token outside code through ``sid_map`` (form kept).
+    """Rewrite the sids of every valid token outside code and raw HTML through ``sid_map``
+    (form kept).
 
     Unmapped sids are dropped and returned (first-appearance order, each once); a token left
     without sids is removed with its surrounding space. Numeric-dialect tokens (pool indices)
@@ -574,7 +618,7 @@ def remap_tokens(
     edits: list[tuple[int, int, str]] = []
     removed: list[tuple[int, int]] = []
     for tok in scan(text, syntax=syntax, dialects=dialects):
-        if tok.in_code or tok.error is not None or tok.form == "numeric":
+        if tok.inert or tok.error is not None or tok.form == "numeric":
             continue
         m = pattern.match(text, tok.start)
         assert m is not None

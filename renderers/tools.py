@@ -343,6 +343,10 @@ def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
         for tok in data.get("invalid_tokens", [])
     ]
     warnings += [f"sid {sid} cited inside code" for sid in data.get("in_code_sids", [])]
+    warnings += [
+        f"sid {sid} cited inside raw HTML (not a citation)"
+        for sid in data.get("in_raw_html_sids", [])
+    ]
     return {
         "ok": True,
         "path": None,

@@ -29,7 +29,7 @@ def map_numeric_citations(
     diagnostics: list[Diagnostic] = []
     last = 0
     for token in scan(text, syntax=content_format, dialects=frozenset({DIALECT})):
-        if token.form != DIALECT or token.in_code or token.error or not token.sids:
+        if token.form != DIALECT or token.inert or token.error or not token.sids:
             continue
         sources = [pool.by_index(index) for index in token.sids]
         if any(source is None for source in sources):

@@ -14,8 +14,8 @@ from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 
 KEYS = {
-    "cited_sids", "unknown_sids", "usage_sids", "in_code_sids", "orphaned_sids",
-    "invalid_tokens", "numbers", "coverage", "contiguous", "ok",
+    "cited_sids", "unknown_sids", "usage_sids", "in_code_sids", "in_raw_html_sids",
+    "orphaned_sids", "invalid_tokens", "numbers", "coverage", "contiguous", "ok",
 }
 
 MARKDOWN = """# Energy [[S:1]]
@@ -139,6 +139,55 @@ def test_html_comments_end_where_browsers_end_them(pool: SourcePool) -> None:
     cited = [n.sids for n in iter_inlines(read_html(html).blocks) if isinstance(n, Cite)]
     assert cited == [(1,), (2,), (3,), (4,)]
     assert audit(html, pool, content_format="html").cited_sids == (1, 2, 3, 4)
+
+
+def _rendered_sids(markdown: str) -> list[int]:
+    """The sids the markdown reader cites, first appearance order, each once."""
+    cites = [n for n in iter_inlines(read_markdown(markdown).blocks) if isinstance(n, Cite)]
+    return list(dict.fromkeys(sid for cite in cites for sid in cite.sids))
+
+
+@pytest.mark.parametrize(
+    ("markdown", "cited", "in_raw_html"),
+    [
+        # an inline comment is dropped, a block comment shown as text, an attribute dropped
+        ('a <!-- [[S:3]] --> b [[S:1]]\n\n<!-- [[S:4]] -->\n\nc <span title="[[S:5]]">x</span>\n',
+         [1], [3, 4, 5]),
+        # CommonMark (markdown-it): "--!>" does not close a comment, the "-->" does
+        ("a <!-- x --!> [[S:3]] --> b [[S:1]]\n", [1], [3]),
+        # markdown-it's comment runs past a "-->" that ends a run of three dashes
+        ("a <!-- x ---> [[S:3]] --> b [[S:1]]\n", [1], [3]),
+        ("a <!-----> [[S:1]] b\n", [1], []),  # not a comment in markdown-it, ...
+        ("a <!-----> [[S:1]] --> b [[S:2]]\n", [2], [1]),  # ... but the start of this one
+        # an HTML block is shown as text: its citation sup is not one either
+        ('<div>\n<sup class="cite" data-sids="2">[S:2]</sup> [[S:3]]\n</div>\n\nb [[S:1]]\n',
+         [1], [2, 3]),
+        ("a <?php [[S:2]] ?> b [[S:1]] <![CDATA[ [[S:3]] ]]> <!X [[S:4]]>\n", [1], [2, 3, 4]),
+        # a citation sup in a paragraph is a citation, the tags around it are not
+        ('a <b><sup class="cite" data-sids="2">[S:2]</sup></b> <i title="[[S:3]]">[[S:1]]</i>\n',
+         [2, 1], [3]),
+        # not raw HTML: an autolink-less "<", an escaped "<", a "<" in a code span
+        ("a < [[S:1]] > b \\<!-- [[S:2]] --> `<!--` [[S:3]] `-->`\n", [1, 2, 3], []),
+        ("> quote <!-- [[S:3]]\n> --> [[S:1]]\n- item <em title='[[S:4]]'>[[S:2]]</em>\n",
+         [1, 2], [3, 4]),
+    ],
+)
+def test_markdown_raw_html_cites_what_the_render_cites(
+    markdown: str, cited: list[int], in_raw_html: list[int]
+) -> None:
+    # Tokens in raw HTML counted as cited: the audit said sids 3-5 were cited where the
+    # render cites 1 only (comments and attributes are dropped, HTML blocks shown as text).
+    pool = SourcePool.from_rows(
+        [{"sid": s, "title": f"S{s}", "url": f"https://s{s}.org/"} for s in range(1, 6)]
+    )
+    assert _rendered_sids(markdown) == cited
+    report = audit(markdown, pool)
+    assert list(report.cited_sids) == cited
+    assert list(report.in_raw_html_sids) == in_raw_html
+    assert report.to_dict()["in_raw_html_sids"] == in_raw_html
+    assert report.ok is not in_raw_html
+    if in_raw_html:
+        assert "Tokens inside raw HTML (not citations" in report.format_text()
 
 
 def test_numeric_dialect_maps_pool_indices(pool: SourcePool) -> None:

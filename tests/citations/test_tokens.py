@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,9 +10,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from markdown_it.common.html_re import HTML_TAG_RE
 
 import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
-from citations.streaming import StreamRewriter
+from citations.codemap import _InlineHtml
+from citations.streaming import StreamRewriter, rewrite_text
 from citations.tokens import (
     MAX_RANGE,
     Token,
@@ -282,3 +285,31 @@ def test_scan_never_crashes_and_offsets_hold(text: str) -> None:
 def test_indented_code_behind_a_container_prefix_is_code(text: str) -> None:
     (token,) = scan(text)
     assert token.in_code and token.sids == (1,)
+
+
+def test_inline_raw_html_ends_where_markdown_its_tag_regex_ends() -> None:
+    # The scanner finds a comment's end in linear time (markdown-it's regex is quadratic on
+    # runs of "<!-- a --->"); on every short input it must agree with that regex exactly.
+    pieces = ["<!--", "-", "-", ">", "a", "<", "!", " ", "--!>", "-->", "?", "]]>",
+              "<![CDATA[", "<?", '"', "b=", "<a", "\n"]
+    rng = random.Random(1)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        finder = _InlineHtml(text, 0, len(text))
+        for i in (i for i, char in enumerate(text) if char == "<"):
+            m = HTML_TAG_RE.match(text, i) if i + 2 < len(text) else None
+            assert finder.end(i) == (m.end() if m else -1), (text, i)
+
+
+def test_tokens_in_markdown_raw_html_are_inert_everywhere() -> None:
+    # The reader drops inline tags and comments and shows HTML blocks as text: no caller of
+    # the scanner may count, rewrite or strip a token there.
+    text = 'a <!-- [[S:3]] --> [[S:1]] <i title="[[S:4]]">x</i>\n\n<div>[[S:5]]</div>\n'
+    tokens = scan(text)
+    assert [(t.sids, t.in_raw_html, t.inert) for t in tokens] == [
+        ((3,), True, True), ((1,), False, False), ((4,), True, True), ((5,), True, True),
+    ]
+    assert citation_groups(text) == [(1,)]
+    assert strip_tokens(text) == text.replace(" [[S:1]]", "")
+    assert remap_tokens(text, {1: 7, 3: 8, 4: 8, 5: 8})[0] == text.replace("S:1", "S:7")
+    assert rewrite_text(text, "markdown")[0] == text.replace("[[S:1]]", "^1^")

@@ -90,3 +90,24 @@ def test_fetched_page_text_with_unclosed_and_deeply_nested_tags() -> None:
         (row,) = extract_sources("web_fetch", {"url": "https://e.org/r", "html": head + filler})
         assert row["content"].startswith("Solar grew.")
         assert "<" not in row["content"]
+
+
+def test_markdown_raw_html_scan_with_unclosed_comments_and_tags() -> None:
+    # Finding markdown's raw HTML (whose tokens render does not cite) with markdown-it's own
+    # tag regex: its comment pattern runs past "-->" after "---", so 40 KB of "<!-- a --->"
+    # take 2 s in markdown-it; unclosed "<code>" searched "</code>" to the end each time.
+    pool = [*POOL, {"sid": 2, "title": "B"}]
+    # unit → the sids cited, then those in raw HTML, when a final "-->" closes the first "<!--"
+    closing = {
+        "<!-- a ---> ": ((1,), (2,)), "<!-- ": ((1,), (2,)), "<!---": ((1,), (2,)),
+        "<!---->-->": ((1, 2), ()), "<![CDATA[ ": ((1, 2), ()), "<? ": ((1, 2), ()),
+        "<a ": ((1, 2), ()), '<span title="': ((1, 2), ()), "<code>": ((1, 2), ()),
+    }
+    for unit, closed in closing.items():
+        text = "x [[S:1]] " + unit * (RUN // len(unit)) + " [[S:2]]"
+        report = audit(text, pool)
+        assert (report.cited_sids, report.in_raw_html_sids) == ((1, 2), ()), unit
+        report = audit(text + " -->", pool)
+        assert (report.cited_sids, report.in_raw_html_sids) == closed, unit
+    report = audit("x <!--" + "-" * RUN + "> [[S:1]]", POOL)  # 3k+1 dashes: not a comment
+    assert report.cited_sids == (1,)

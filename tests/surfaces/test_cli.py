@@ -302,6 +302,7 @@ def test_audit_json_keys_and_exit_codes(workspace: Path) -> None:
         "unknown_sids",
         "usage_sids",
         "in_code_sids",
+        "in_raw_html_sids",
         "orphaned_sids",
         "invalid_tokens",
         "numbers",
