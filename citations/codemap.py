@@ -79,12 +79,14 @@ class HtmlTag(NamedTuple):
 
 
 class _Spans:
-    """Sorted, non-overlapping ``[start, end)`` spans with a fast membership test."""
+    """Sorted, non-overlapping ``[start, end)`` spans with a fast membership test. Spans that
+    only touch stay apart: where each starts still counts (a ``<sup class="cite">`` tag right
+    after ``<p>`` starts a span of its own, and is read as a citation)."""
 
     def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
         merged: list[tuple[int, int]] = []
         for start, end in sorted(spans):
-            if merged and start <= merged[-1][1]:
+            if merged and start < merged[-1][1]:
                 merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
             else:
                 merged.append((start, end))

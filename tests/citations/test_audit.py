@@ -190,6 +190,17 @@ def test_markdown_raw_html_cites_what_the_render_cites(
         assert "Tokens inside raw HTML (not citations" in report.format_text()
 
 
+def test_a_sup_right_after_another_tag_is_cited_as_the_render_cites_it(pool: SourcePool) -> None:
+    # Touching spans were merged, so a <sup class="cite"> right after "<p>" or "</em>" no
+    # longer started a span of its own and was skipped as tag text: the audit missed it.
+    html = ('<p><sup class="cite" data-sids="2">2</sup> opens.</p>'
+            '<ul><li><em>x</em><sup class="cite" data-sids="3">3</sup></li></ul>'
+            '<table><tr><td><sup class="cite" data-sids="4">4</sup></td></tr></table>')
+    cited = [n.sids for n in iter_inlines(read_html(html).blocks) if isinstance(n, Cite)]
+    assert cited == [(2,), (3,), (4,)]
+    assert audit(html, pool, content_format="html").cited_sids == (2, 3, 4)
+
+
 def test_numeric_dialect_maps_pool_indices(pool: SourcePool) -> None:
     report = audit("Claim [2] and [9].", pool, dialects=frozenset({"numeric"}))
     assert report.cited_sids == (2,)
