@@ -40,7 +40,7 @@ _BACKTICK_STOP_RE = re.compile(r"[\\`<]")
 _CODE_OPEN_RE = re.compile(r"<code(?:\s[^>]*)?>", re.IGNORECASE)
 _CODE_CLOSE_RE = re.compile(r"</code\s*>", re.IGNORECASE)
 #: A comment's shortest forms (markdown-it's ``<!---?>``), and its closing ``-->`` right at
-#: the body's start or after a character other than ``-`` (see :class:`_InlineHtml`).
+#: the body's start or after a character other than ``-`` (see :class:`InlineHtml`).
 _COMMENT_SHORT_RE = re.compile(r"<!---?>")
 _COMMENT_CLOSE_AT_BODY_RE = re.compile(r"(?:---)*-->")
 _COMMENT_CLOSE_RE = re.compile(r"(?<!-)(?:---)*-->")
@@ -127,7 +127,7 @@ def inline_spans(text: str, start: int = 0, end: int | None = None) -> InlineSpa
     stop = len(text) if end is None else end
     spans: list[tuple[int, int]] = []
     raw: list[tuple[int, int]] = []
-    html_at = _InlineHtml(text, start, stop)
+    html_at = InlineHtml(text, start, stop)
     code_close = _NextMatch(_CODE_CLOSE_RE, text, stop)
     pos = start
     while True:
@@ -182,7 +182,7 @@ class _NextMatch:
         return found
 
 
-class _InlineHtml:
+class InlineHtml:
     """markdown-it's ``html_inline`` rule over one inline region, in linear time.
 
     markdown-it matches ``HTML_TAG_RE`` at each ``<`` after checking that the construct's
@@ -198,6 +198,11 @@ class _InlineHtml:
         self._text, self._start, self._stop = text, start, stop
         self._last: dict[str, int] = {}
         self._closer = _NextMatch(_COMMENT_CLOSE_RE, text, stop)
+
+    @property
+    def text(self) -> str:
+        """The text this scanner reads."""
+        return self._text
 
     def _last_of(self, terminator: str) -> int:
         """The last offset of ``terminator`` in the region (markdown-it's guard), or -1."""

@@ -72,6 +72,7 @@ from renderers.readers.crossref_rules import (
     crossref_plugin,
     figure_label,
 )
+from renderers.readers.inline_html import inline_html_plugin
 from renderers.readers.link_normal import normalize_link
 from renderers.readers.math_rules import (
     BLOCK_MATH,
@@ -145,6 +146,7 @@ def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
     md.validateLink = _accept_every_link  # type: ignore[method-assign]
     md.normalizeLink = normalize_link  # type: ignore[method-assign]  # linear in the length
     md.enable(["table", "strikethrough"])
+    md.use(inline_html_plugin)
     md.use(footnote_plugin)
     md.use(tasklists_plugin)
     md.use(cite_plugin, dialects=dialects)

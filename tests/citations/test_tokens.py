@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from markdown_it.common.html_re import HTML_TAG_RE
 
 import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
-from citations.codemap import _InlineHtml
+from citations.codemap import InlineHtml
 from citations.streaming import StreamRewriter, rewrite_text
 from citations.tokens import (
     MAX_RANGE,
@@ -295,7 +295,7 @@ def test_inline_raw_html_ends_where_markdown_its_tag_regex_ends() -> None:
     rng = random.Random(1)
     for _ in range(20_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
-        finder = _InlineHtml(text, 0, len(text))
+        finder = InlineHtml(text, 0, len(text))
         for i in (i for i, char in enumerate(text) if char == "<"):
             m = HTML_TAG_RE.match(text, i) if i + 2 < len(text) else None
             assert finder.end(i) == (m.end() if m else -1), (text, i)
