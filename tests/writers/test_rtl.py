@@ -231,3 +231,19 @@ def test_docx_marks_a_right_to_left_citation_footnote() -> None:
     notes = [n for n in footnotes.iter(f"{W}footnote") if int(n.get(f"{W}id", "0")) > 0]
     bidi = [n.find(f"{W}p/{W}pPr/{W}bidi") is not None for n in notes]
     assert bidi == [True, False]
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_lays_out_a_right_to_left_entry_of_an_unnumbered_style(engine: str) -> None:
+    # APA's entries have no marker: Typst sized the entry's block to its text, so a
+    # right-to-left entry stood at the left margin while WeasyPrint set it at the right.
+    built = build_options(csl="apa", pdf_engine=engine)
+    pdf = Session(prepare(NOTED, sources_pool=POOL, options=built)).artifact("pdf").data
+    margin = 56.7
+    lines = pdf_lines(pdf)
+    left, right, text = line_with(lines, "https://www.irena.org/ar")  # the entry, not the text
+    hanging = 2.2 * 10.5 * 0.9  # WeasyPrint keeps the hanging indent's room on the right
+    assert A4_WIDTH - margin - hanging - 1 < right < A4_WIDTH - margin + 3, (left, right, text)
+    assert left > margin + 60, (left, right, text)
+    english = line_with(lines, "https://www.iea.org/reports/weo")
+    assert abs(english[0] - margin) < 3, english
