@@ -502,3 +502,13 @@ def test_code_blocks_in_a_row_stay_separate_boxes() -> None:
     assert texts[6] == "one\ntwo\nthree"
     gap = paragraphs[1]._p.pPr.find(W + "spacing")
     assert gap is not None and gap.get(W + "line") == "20" and gap.get(W + "lineRule") == "exact"
+
+
+def test_block_quotes_in_a_row_keep_their_own_bars() -> None:
+    """Two quotes in a row were one bar in Word and LibreOffice (adjacent paragraphs with the
+    same borders and indent are drawn as one frame); a quote of two paragraphs keeps one bar."""
+    markdown = "> First quote.\n>\n> Its second paragraph.\n\n> Another quote.\n\nText.\n"
+    paragraphs = docx.Document(io.BytesIO(render_markdown("docx", markdown, []))).paragraphs
+    shown = [(p.text, _boxed(p)) for p in paragraphs]
+    assert shown[:5] == [("First quote.", True), ("Its second paragraph.", True), ("", False),
+                         ("Another quote.", True), ("Text.", False)], shown

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, TypeAlias
 
@@ -178,6 +178,37 @@ def add_paragraph(parent: Element, props: ParaProps | None = None) -> Element:
     if proto is not None:
         p.append(copy.copy(proto))
     return p
+
+
+#: The paragraph that parts two framed blocks: one point high, no space around it.
+_PARTING = ParaProps(space_before=0, space_after=0, line_exact=20)
+
+
+def part_joined_frames(parent: Element, start: int, props: ParaProps) -> None:
+    """Keep the block written from ``parent[start]`` on apart from the block before it when
+    both are framed alike (two code boxes, two quotes' bars): Word and LibreOffice draw
+    adjacent paragraphs with the same borders and indent as one frame. An empty one-point
+    paragraph (``props``' indent and direction) parts them; a border of another colour would
+    too, but by a difference the reader is not meant to see."""
+    if not 0 < start < len(parent):
+        return
+    before, first = parent[start - 1], parent[start]
+    if before.tag != w("p") or first.tag != w("p") or _frame(before) is None:
+        return
+    if _frame(before) == _frame(first):
+        gap = add_paragraph(parent, replace(_PARTING, indent=props.indent, bidi=props.bidi))
+        parent.remove(gap)
+        parent.insert(start, gap)
+
+
+def _frame(p: Element) -> tuple[bytes, bytes] | None:
+    """The borders and indent of paragraph ``p`` as XML, or None when it has no border."""
+    ppr = p.find(w("pPr"))
+    borders = ppr.find(w("pBdr")) if ppr is not None else None
+    if ppr is None or borders is None:
+        return None
+    indent = ppr.find(w("ind"))
+    return etree.tostring(borders), etree.tostring(indent) if indent is not None else b""
 
 
 @cache

@@ -118,6 +118,7 @@ from renderers.writers.docx.oxml import (
     add_table,
     clear_body,
     drop_thumbnail,
+    part_joined_frames,
 )
 from renderers.writers.docx.styles import StyleBook
 from renderers.writers.highlight import Highlighter
@@ -415,11 +416,15 @@ class _DocxWriter:
             case Table():
                 self._table(parent, block, scope)
             case CodeBlock(text, language):
+                start = len(parent)
                 add_code_block(parent, self._para(scope), text, language, self.highlight)
+                part_joined_frames(parent, start, self._para(scope))
             case BlockQuote(blocks):
                 inset = scope.indent + INDENT_STEP
                 quoted = replace(scope, indent=inset, origin=inset, quote=True)
+                start = len(parent)
                 self.blocks(parent, blocks, quoted)
+                part_joined_frames(parent, start, self._para(quoted))
             case Figure(image, caption, label, number):
                 centered = replace(self._para(scope), align="center")
                 p = add_paragraph(parent, replace(centered, keep_next=bool(caption or number)))
