@@ -127,6 +127,22 @@ def pdf_text(path: Path) -> str:
     return "\f".join(page.extract_text() or "" for page in reader.pages)
 
 
+def outline_titles(reader: Any) -> list[str]:
+    """Every outline (bookmark) entry's title of a pypdf ``PdfReader``, nested ones included,
+    in document order."""
+    titles: list[str] = []
+
+    def walk(items: list[Any]) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item)
+            else:
+                titles.append(item.title)
+
+    walk(reader.outline)
+    return titles
+
+
 def pdf_lines(data: bytes) -> list[tuple[float, float, str]]:
     """The text lines of every page as drawn, read with pypdfium2 character boxes.
 

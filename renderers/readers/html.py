@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from citations.codemap import html_tags
 from citations.links import safe_link
 from citations.tokens import scan
 from renderers.document import (
@@ -48,7 +49,6 @@ from renderers.readers.sanitize import (
     safe_image_src,
     sanitize_html,
     visible_length,
-    without_hidden,
 )
 
 #: Text the sanitizer may drop without a warning (scripts' fallbacks, a few stray characters).
@@ -77,9 +77,8 @@ _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
 _SPACE = re.compile(r"[ \t\n\r\f]+")
 _ALIGN = re.compile(r"text-align\s*:\s*(left|center|right)", re.IGNORECASE)
 _LANGUAGE = re.compile(r"^(?:language|lang)-(\S+)$")
-#: Where an ``<img>`` start tag begins, and the whole tag: attributes up to the first ">"
-#: outside quotes (possessive: a tag without its end fails without backtracking).
-_IMG_START = re.compile(r"<img(?=[\s/>])", re.IGNORECASE)
+#: An ``<img>`` start tag: attributes up to the first ">" outside quotes (possessive: a tag
+#: without its end fails without backtracking).
 _IMG_TAG = re.compile(r"""<img((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""", re.IGNORECASE)
 
 
@@ -176,20 +175,23 @@ def _report_refused_images(html: str, first: Image, context: ReadContext) -> Non
 
 
 def _written_images(html: str) -> Iterator[tuple[str, str]]:
-    """``(src, alt)`` of every ``<img>`` tag of ``html`` outside comments, scripts and styles.
+    """``(src, alt)`` of every ``<img>`` tag of ``html``, among the tags the audit's scanner
+    sees (:func:`citations.codemap.html_tags`: none inside comments, scripts, styles, textareas
+    or titles); each tag read to its ``>`` outside quotes.
 
     A tag without its ">" runs to the end of the input (HTML reads the rest as its
     attributes), so the scan stops there: linear, however many unclosed tags follow.
     """
-    text = without_hidden(html)
-    position = 0
-    while (start := _IMG_START.search(text, position)) is not None:
-        tag = _IMG_TAG.match(text, start.start())
-        if tag is None:
+    after = 0
+    for tag in html_tags(html):
+        if tag.name != "img" or tag.kind == "end" or tag.start < after:
+            continue
+        written = _IMG_TAG.match(html, tag.start)
+        if written is None:
             return
-        attributes = tag_attributes(tag.group(1))
+        attributes = tag_attributes(written.group(1))
         yield attributes.get("src", ""), attributes.get("alt", "")
-        position = tag.end()
+        after = written.end()
 
 
 #: Containers that nest when left open (the HTML parser never closes them implicitly).

@@ -12,12 +12,12 @@ import docx
 import pytest
 from pptx import Presentation
 from pypdf import PdfReader
-from pypdf.generic import Destination
 
 from renderers.api import build_options, prepare
 from renderers.pipeline import Session
 from renderers.writers.common import CITATION_NOTES_HEADING, NOTES_HEADING
 from renderers.writers.contents import back_matter
+from tests.helpers import outline_titles
 
 POOL = [
     {"sid": 1, "title": "Storage outlook", "url": "https://iea.example/storage"},
@@ -69,7 +69,7 @@ def test_html_has_two_titled_sections_with_their_own_ids_and_lists_both() -> Non
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_pdf_outline_and_contents_list_both_sections(engine: str) -> None:
     reader = PdfReader(io.BytesIO(render("pdf", pdf_engine=engine)))
-    titles = [item.title for item in flatten(reader.outline)]
+    titles = outline_titles(reader)
     assert titles[-3:] == BACK
     assert titles.count(NOTES_HEADING) == 1
     text = reader.pages[0].extract_text()
@@ -77,17 +77,6 @@ def test_pdf_outline_and_contents_list_both_sections(engine: str) -> None:
     assert contents[-3:] == BACK
     headings_shown = [line.strip() for line in text.splitlines() if line.strip() in BACK]
     assert headings_shown[-3:] == BACK  # the section titles as printed
-
-
-def flatten(outline: list[object]) -> list[Destination]:
-    """The outline's items, nested ones included, in order."""
-    items: list[Destination] = []
-    for item in outline:
-        if isinstance(item, list):
-            items += flatten(item)
-        elif isinstance(item, Destination):
-            items.append(item)
-    return items
 
 
 def test_docx_and_pptx_keep_one_notes_section() -> None:

@@ -22,7 +22,7 @@ from renderers.writers.contents import (
     contents_headings,
     heading_text,
 )
-from tests.helpers import convert_all_with_libreoffice
+from tests.helpers import convert_all_with_libreoffice, outline_titles
 from tests.support.render import WriterFormat, render_markdown
 
 POOL = [
@@ -269,21 +269,6 @@ def test_html_contents_and_outline_labels_show_formulas_as_text() -> None:
     assert nav is not None
     assert re.findall(r'<a href="#[^"]+">([^<]+)</a>', nav.group(0)) == MATH_ENTRIES
     assert re.findall(r'data-outline="([^"]+)"', html) == MATH_ENTRIES[:3]
-
-
-def outline_titles(reader: PdfReader) -> list[str]:
-    """Every PDF outline entry's title, in document order."""
-    titles: list[str] = []
-
-    def walk(items: list[object]) -> None:
-        for item in items:
-            if isinstance(item, list):
-                walk(item)
-            else:
-                titles.append(item.title)  # type: ignore[attr-defined]
-
-    walk(reader.outline)
-    return titles
 
 
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])

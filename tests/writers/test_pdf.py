@@ -20,6 +20,7 @@ from renderers.document import Cite, iter_inlines
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
+from tests.helpers import outline_titles
 from tests.support.render import render_in_fresh_process, write_resolved
 
 PDF_ENGINES = ("weasyprint", "typst")
@@ -183,16 +184,7 @@ def test_every_source_url_is_a_uri_link(rendered: tuple[ResolvedDocument, bytes]
 def test_bookmarks_and_metadata(rendered: tuple[ResolvedDocument, bytes], engine: str) -> None:
     _, pdf = rendered
     reader = PdfReader(io.BytesIO(pdf))
-    titles: list[str] = []
-
-    def walk(items: list[Any]) -> None:
-        for item in items:
-            if isinstance(item, list):
-                walk(item)
-            else:
-                titles.append(item.title)
-
-    walk(reader.outline)
+    titles = outline_titles(reader)
     assert titles == ["Energy Outlook", "Summary", "Detail", "Languages", "Sources"]
     meta = reader.metadata
     assert meta is not None
