@@ -80,6 +80,14 @@ def test_the_arabic_code_face_is_defined_only_for_pages_with_arabic() -> None:
     assert 'font-family: "Code Arabic"' in faces and "U+0600-06FF" in faces
 
 
+def test_arabic_code_in_an_author_note_gets_the_arabic_code_face() -> None:
+    # Only the body and the contents were looked at: code in a note drew Arabic blank again.
+    markdown = ("Text.[^a]\n\n[^a]: A note with code:\n\n"
+                "    ```python\n    x = 1  # تعليق\n    ```\n")
+    html = render_markdown("html", markdown, []).decode("utf-8")
+    assert html.count('font-family: "Code Arabic"; font-weight') == 2
+
+
 def test_the_pdf_fetcher_serves_installed_fonts_and_nothing_else_outside(tmp_path: Path) -> None:
     arabic = find_font(["NotoSansArabic-Regular.ttf"])
     if arabic is None:

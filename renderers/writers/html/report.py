@@ -215,6 +215,15 @@ def styled_cite_markup(cite: Cite, inlines: Callable[[tuple[Inline, ...]], Marku
     return Markup(f'<span class="cite" id="{escape(cite.anchor)}">{inlines(cite.children)}</span>')
 
 
+def _shown_text(
+    body: str, toc: str, *note_lists: list[dict[str, object]] | None
+) -> str:
+    """The body, the contents and every note's body: the page's own text, which decides the
+    stylesheet's optional parts (the notes hold code too)."""
+    notes = "".join(str(note["body"]) for notes in note_lists for note in notes or ())
+    return body + toc + notes
+
+
 def html_artifact(source: WriteSource) -> Artifact:
     """The HTML writer's artifact (for the writer registry; the PDF writer lays it out too)."""
     return Artifact.of_text(render_html(source.rdoc, source.options))
@@ -238,8 +247,8 @@ def render_page(
     asks for contents, and ``extra_css`` (the code colours) comes last."""
     contents_css = stylesheet("contents.css") if options.toc else ""
     css = (
-        code_arabic_css(body + toc) + report_css(options.page_size) + (MATH_CSS if math else "")
-        + contents_css + extra_css
+        code_arabic_css(_shown_text(body, toc, notes, cite_notes)) + report_css(options.page_size)
+        + (MATH_CSS if math else "") + contents_css + extra_css
     )
     entry_writer = ReportWriter(options, rdoc.document)
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
