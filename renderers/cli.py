@@ -50,6 +50,7 @@ from renderers.cli_errors import (
 )
 from renderers.errors import OptionError
 from renderers.options import PARAMS
+from renderers.workers.command import MaxWorkerMemory
 
 if TYPE_CHECKING:
     from citations.adapters import Detection
@@ -450,6 +451,7 @@ def serve(
     webhook_host: Annotated[
         list[str] | None, typer.Option("--webhook-host", metavar="HOST", help="Webhook host.")
     ] = None,
+    max_worker_memory: MaxWorkerMemory = None,
 ) -> None:
     """Run the HTTP export service (POST /render, POST /jobs, GET / export page, GET /healthz)."""
     from renderers.service.app import serve as run_service
@@ -457,7 +459,7 @@ def serve(
     try:
         with reading(f"{host}:{port}"):
             run_service(host, port, workers, broker=broker, store=store,
-                        webhook_hosts=webhook_host or ())
+                        webhook_hosts=webhook_host or (), worker_memory_mib=max_worker_memory)
     except BadInput as exc:
         raise fail(exc.where, exc.message) from None
 

@@ -53,11 +53,13 @@ from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode
 from renderers.formats import BY_NAME, EXTENSIONS
 from renderers.options import Limits
+from renderers.process_memory import default_worker_memory_mib, memory_exceeded
 from renderers.service.body import BodyProblem, parse_json_object, read_body, request_problem
 from renderers.service.pool import (
     HandOffFailed,
     JobRaised,
     JobTimeout,
+    MemoryExceeded,
     PoolError,
     PoolFull,
     WorkerDied,
@@ -230,6 +232,21 @@ def _error(
     return JSONResponse(body, status_code=status, headers=headers or None)
 
 
+#: The setting a refusal for memory names (``citerender serve``'s flag).
+MEMORY_SETTING = "serve --max-worker-memory"
+
+
+def memory_refusal(exc: PoolError) -> str | None:
+    """The message for a job stopped by the workers' memory cap: one that raised
+    :class:`MemoryError`, or one whose worker aborted under the cap; None otherwise."""
+    if isinstance(exc, MemoryExceeded):
+        return memory_exceeded(exc.memory_mib, MEMORY_SETTING)
+    if isinstance(exc, WorkerDied) and exc.aborted_by_cap and exc.memory_mib is not None:
+        return (f"{memory_exceeded(exc.memory_mib, MEMORY_SETTING)} (the render process "
+                "aborted when an allocation was refused)")
+    return None
+
+
 def download_names(stem: str, ext: str) -> tuple[str, str]:
     """``(ascii_filename, utf8_filename)`` for Content-Disposition; never a path."""
     cleaned = "".join(ch for ch in stem if unicodedata.category(ch)[0] != "C")
@@ -276,6 +293,7 @@ class ExportService:
         queue_limit: int,
         job: Callable[[RenderJob], JobOutcome],
         warmup: bool,
+        worker_memory_mib: int,
     ) -> None:
         self.workers = workers
         self.max_body_bytes = max_body_bytes
@@ -284,6 +302,7 @@ class ExportService:
         self.queue_limit = queue_limit
         self.job = job
         self.warmup = warmup
+        self.worker_memory_mib = worker_memory_mib
         self.pool: WorkerPool | None = None
         self.temp_root: Path | None = None
         self._parsers: ThreadPoolExecutor | None = None
@@ -300,6 +319,7 @@ class ExportService:
             queue_limit=self.queue_limit,
             initializer=warm_worker if self.warmup else None,
             preload=PRELOAD_MODULES,
+            memory_mib=self.worker_memory_mib,
         )
         try:
             await self.pool.start()
@@ -390,7 +410,12 @@ class ExportService:
             return _error(503, f"busy: {exc}; retry later", headers={"Retry-After": str(retry)})
         except JobTimeout as exc:
             return _error(504, f"render timed out: {exc}")
-        except (WorkerDied, JobRaised, HandOffFailed) as exc:
+        except (MemoryExceeded, WorkerDied) as exc:
+            if (refusal := memory_refusal(exc)) is not None:
+                return _error(HTTP_STATUS[ErrorCode.LIMIT_EXCEEDED], refusal, "content",
+                              ErrorCode.LIMIT_EXCEEDED)
+            return _error(500, f"render failed: {exc}")
+        except (JobRaised, HandOffFailed) as exc:
             return _error(500, f"render failed: {exc}")
         except PoolError as exc:
             return _error(503, f"unavailable: {exc}", headers={"Retry-After": "1"})
@@ -465,6 +490,7 @@ def create_app(
     queue_limit: int | None = None,
     job: Callable[[RenderJob], JobOutcome] = render_job,
     warmup: bool = True,
+    worker_memory_mib: int | None = None,
     broker: str | None = None,
     store: str | None = None,
     webhook_hosts: Sequence[str] = (),
@@ -475,7 +501,10 @@ def create_app(
     ``max_body_bytes`` long (413); a render may take ``render_timeout_s`` (504 after).
 
     ``job`` is the module-level function a worker runs per request (default
-    :func:`render_job`); ``warmup`` renders a tiny PDF in each new worker first. ``broker``,
+    :func:`render_job`); ``warmup`` renders a tiny PDF in each new worker first.
+    ``worker_memory_mib`` caps each worker's memory (default:
+    :func:`~renderers.process_memory.default_worker_memory_mib`); a render past it fails
+    with 422 ``limit_exceeded``. ``broker``,
     ``store`` and ``webhook_hosts`` configure the job routes (:mod:`renderers.service.jobs`).
     """
     from renderers.service.jobs import JobsAPI, JobsConfig
@@ -489,6 +518,7 @@ def create_app(
         queue_limit=2 * size if queue_limit is None else queue_limit,
         job=job,
         warmup=warmup,
+        worker_memory_mib=worker_memory_mib or default_worker_memory_mib(size),
     )
     routes = [
         Route("/", service.index, methods=["GET"]),
@@ -514,11 +544,13 @@ def create_app(
 def serve(
     host: str = "127.0.0.1", port: int = 8000, workers: int | None = None, *,
     broker: str | None = None, store: str | None = None, webhook_hosts: Sequence[str] = (),
+    worker_memory_mib: int | None = None,
 ) -> None:
     """Run the service with uvicorn until interrupted, within :class:`ServerLimits`."""
     from renderers.service.server import run
 
-    app = create_app(workers=workers, broker=broker, store=store, webhook_hosts=webhook_hosts)
+    app = create_app(workers=workers, broker=broker, store=store, webhook_hosts=webhook_hosts,
+                     worker_memory_mib=worker_memory_mib)
     run(app, host=host, port=port, limits=ServerLimits())
 
 
@@ -565,7 +597,8 @@ def openapi_spec() -> dict[str, Any]:
                     "408": {"description": "The body did not arrive in time", **error},
                     "413": {"description": "Body too large", **error},
                     "415": {"description": "Not JSON", **error},
-                    "422": {"description": "Content or pool refused by the renderer", **error},
+                    "422": {"description": "Content or pool refused by the renderer, or a render "
+                                   "past the worker's memory cap", **error},
                     "500": {"description": "The worker failed", **error},
                     "503": {"description": "Queue full (Retry-After)", **error},
                     "504": {"description": "Render time limit exceeded", **error},

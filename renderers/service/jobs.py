@@ -33,9 +33,23 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from citations.errors import ErrorCode
-from renderers.service.app import _error, checked_job, content_disposition, problem, zip_pages
+from renderers.service.app import (
+    _error,
+    checked_job,
+    content_disposition,
+    memory_refusal,
+    problem,
+    zip_pages,
+)
 from renderers.service.body import BodyProblem
-from renderers.service.pool import JobRaised, JobTimeout, PoolError, PoolFull, WorkerDied
+from renderers.service.pool import (
+    JobRaised,
+    JobTimeout,
+    MemoryExceeded,
+    PoolError,
+    PoolFull,
+    WorkerDied,
+)
 from renderers.service.requests import RequestProblem
 from renderers.workers.errors import BrokerUnavailable, StoreUnavailable
 from renderers.workers.execute import (
@@ -308,7 +322,11 @@ class JobsAPI:
                 finished = failure("busy", f"no worker was free for {LOCAL_QUEUE_WAIT_S:g} s")
             except JobTimeout as exc:
                 finished = failure("time_limit", f"render timed out: {exc}")
-            except (WorkerDied, JobRaised) as exc:
+            except (MemoryExceeded, WorkerDied) as exc:
+                refusal = memory_refusal(exc)
+                finished = (failure(str(ErrorCode.LIMIT_EXCEEDED), refusal, "content") if refusal
+                            else failure(str(ErrorCode.INTERNAL), f"render failed: {exc}"))
+            except JobRaised as exc:
                 finished = failure(str(ErrorCode.INTERNAL), f"render failed: {exc}")
             except PoolError as exc:
                 finished = failure("unavailable", f"unavailable: {exc}")

@@ -33,6 +33,8 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Literal
 
+from renderers.process_memory import cap_process_memory
+
 _JOIN_TIMEOUT_S = 5.0
 #: How long a worker asked to exit at shutdown may take before it is killed.
 _STOP_GRACE_S = 3.0
@@ -56,7 +58,34 @@ class JobTimeout(PoolError):
 
 
 class WorkerDied(PoolError):
-    """The worker process died while running the job; it was replaced."""
+    """The worker process died while running the job; it was replaced. ``exitcode`` is the
+    process's (``-N``: stopped by signal N), ``memory_mib`` the pool's memory cap, if any."""
+
+    def __init__(self, message: str, exitcode: int | None = None,
+                 memory_mib: int | None = None) -> None:
+        super().__init__(message)
+        self.exitcode = exitcode
+        self.memory_mib = memory_mib
+
+    @property
+    def aborted_by_cap(self) -> bool:
+        """Whether the death looks like an allocation refused by the memory cap: code in Rust
+        or C that cannot get memory stops the process instead of raising (Rust aborts with
+        SIGABRT; GLib's ``g_error``, e.g. Pango failing to start a thread, with SIGTRAP)."""
+        return self.memory_mib is not None and self.exitcode in _ABORT_EXITS
+
+
+#: Exit codes of a process stopped by SIGABRT or SIGTRAP.
+_ABORT_EXITS = frozenset({-signal.SIGABRT, -signal.SIGTRAP})
+
+
+class MemoryExceeded(PoolError):
+    """The job raised :class:`MemoryError` under the pool's memory cap (``memory_mib``); the
+    worker reported it and exited, and was replaced."""
+
+    def __init__(self, memory_mib: int) -> None:
+        super().__init__(f"the job needed more than the {memory_mib} MiB cap")
+        self.memory_mib = memory_mib
 
 
 class JobRaised(PoolError):
@@ -115,11 +144,21 @@ class _NoReply(Exception):
     """The worker sent nothing back within the job's limit plus a grace period."""
 
 
-def _worker_main(conn: Connection, initializer: Callable[[], None] | None) -> None:
-    """Worker process loop: run ``(fn, arg)`` messages until ``None`` or the pipe closes."""
+def _worker_main(
+    conn: Connection, initializer: Callable[[], None] | None, memory_mib: int | None
+) -> None:
+    """Worker process loop: run ``(fn, arg)`` messages until ``None`` or the pipe closes.
+
+    Under a memory cap (set after the initializer, so the warm-up's own peak is not at
+    stake), a job that raises :class:`MemoryError` is answered ``("memory", None)`` and the
+    process exits: what the job left behind (a fragmented heap, half-built caches) is not
+    worth keeping.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent owns Ctrl-C and shutdown
     if initializer is not None:
         initializer()
+    if memory_mib is not None:
+        cap_process_memory(memory_mib)
     while True:
         try:
             message = conn.recv()
@@ -130,6 +169,8 @@ def _worker_main(conn: Connection, initializer: Callable[[], None] | None) -> No
         fn, arg = message
         try:
             reply: tuple[str, Any] = ("ok", fn(arg))
+        except MemoryError:  # answered once the job's frames are gone, then the worker ends
+            reply = ("memory", None)
         except Exception as exc:
             reply = ("error", f"{type(exc).__name__}: {exc}")
         try:
@@ -138,16 +179,20 @@ def _worker_main(conn: Connection, initializer: Callable[[], None] | None) -> No
             return
         except Exception as exc:  # an unpicklable result
             conn.send(("error", f"result could not be sent: {type(exc).__name__}: {exc}"))
+        if reply[0] == "memory":
+            return
 
 
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 
-    def __init__(self, ctx: Any, initializer: Callable[[], None] | None) -> None:
+    def __init__(
+        self, ctx: Any, initializer: Callable[[], None] | None, memory_mib: int | None
+    ) -> None:
         parent_end, child_end = multiprocessing.Pipe(duplex=True)
         self.conn: Connection = parent_end
         self.process: BaseProcess = ctx.Process(
-            target=_worker_main, args=(child_end, initializer), daemon=True,
+            target=_worker_main, args=(child_end, initializer, memory_mib), daemon=True,
             name="citerender-worker",
         )
         self.process.start()
@@ -203,7 +248,8 @@ class WorkerPool:
     """``size`` worker processes; ``await pool.run(fn, arg, timeout=…)`` runs one job.
 
     ``fn`` must be a module-level function (it is pickled by reference) and ``arg`` and its
-    return value must be picklable. ``initializer`` runs once in each new worker (warm-up).
+    return value must be picklable. ``initializer`` runs once in each new worker (warm-up);
+    ``memory_mib`` then caps each worker's memory (:mod:`renderers.process_memory`).
     """
 
     def __init__(
@@ -213,6 +259,7 @@ class WorkerPool:
         queue_limit: int,
         initializer: Callable[[], None] | None = None,
         preload: Sequence[str] = (),
+        memory_mib: int | None = None,
     ) -> None:
         if size < 1:
             raise ValueError(f"size={size}: a pool needs at least one worker")
@@ -221,6 +268,7 @@ class WorkerPool:
         self.size = size
         self.queue_limit = queue_limit
         self._initializer = initializer
+        self.memory_mib = memory_mib
         self._ctx = multiprocessing.get_context("forkserver")
         if preload:
             self._ctx.set_forkserver_preload(list(preload))
@@ -246,7 +294,7 @@ class WorkerPool:
             raise NoWorker(f"no worker process could be started: {self._spawn_error}")
 
     def _spawn(self) -> _Worker:
-        return _Worker(self._ctx, self._initializer)
+        return _Worker(self._ctx, self._initializer, self.memory_mib)
 
     async def _add_worker(self) -> None:
         """Start one worker and make it idle; a failure is remembered for :meth:`health`."""
@@ -383,13 +431,17 @@ class WorkerPool:
         except (EOFError, BrokenPipeError, ConnectionResetError):
             await self._replace(worker, exchange)
             code = worker.process.exitcode
-            raise WorkerDied(f"the worker process died (exit code {code})") from None
+            raise WorkerDied(f"the worker process died (exit code {code})", code,
+                             self.memory_mib) from None
         except Exception as exc:  # a failed write, an unreadable reply: the pipe's state is unknown
             await self._replace(worker, exchange)
             raise HandOffFailed(
                 f"the exchange with the worker failed ({type(exc).__name__}: {exc}); "
                 "the worker was replaced"
             ) from None
+        if reply[0] == "memory":  # the worker answered and exits: replace it
+            await self._replace(worker)
+            raise MemoryExceeded(self.memory_mib or 0)
         self._idle.put_nowait(worker)
         return reply
 

@@ -16,6 +16,11 @@ Settings, and why:
   fails the job from the worker's main process).
 - **max tasks and memory per child**: WeasyPrint's caches grow with every document; a process
   is replaced after that many renders or once it holds that much memory.
+- **a memory cap per process** (``memory_cap_mib``, set in each new process): Celery's memory
+  limit is checked only after a task, so one render could still take the machine's memory;
+  the kernel refuses it past the cap instead (:mod:`renderers.process_memory`). A render that
+  raises :class:`MemoryError` fails with ``limit_exceeded``; one that aborts (Typst) counts as
+  a lost process, tried again up to the attempt limit.
 - **queues per format family** (:data:`renderers.workers.QUEUES`): ``render.pdf`` (PDF and
   PNG, WeasyPrint) and ``render.office`` (DOCX, PPTX, HTML, Markdown), so heavy layouts and
   light writers can get their own workers and limits.
@@ -34,6 +39,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from citations.errors import ErrorCode
+from renderers.process_memory import cap_process_memory, memory_exceeded
 from renderers.workers import QUEUES, queue_for
 from renderers.workers.errors import BrokerUnavailable, WorkerSetupError, redact_url
 from renderers.workers.execute import (
@@ -67,6 +73,9 @@ class WorkerSettings:
     time_limit_s: int = 90
     max_tasks_per_child: int = 200
     max_memory_per_child_mb: int = 1536
+    #: The kernel's cap on each render process (:mod:`renderers.process_memory`), in MiB;
+    #: None: no cap (the producer side, which renders nothing).
+    memory_cap_mib: int | None = None
     #: Seconds before an unacknowledged message goes to another worker (default: the hard
     #: time limit plus a minute).
     visibility_timeout_s: int = 0
@@ -172,6 +181,11 @@ def make_celery(settings: WorkerSettings) -> Celery:
                         worker=str(task.request.hostname or ""))
 
     app.task(bind=True, base=RenderTask, name=TASK_NAME)(render)
+    if settings.memory_cap_mib is not None:
+        from celery.signals import worker_process_init
+
+        cap = settings.memory_cap_mib
+        worker_process_init.connect(lambda **_: cap_process_memory(cap), weak=False)
     return app
 
 
@@ -210,6 +224,14 @@ def run_render_task(
     except SoftTimeLimitExceeded:
         finished = failure("time_limit", f"the render ran past the soft limit of "
                                          f"{settings.soft_time_limit_s} s")
+    except MemoryError:
+        cap = settings.memory_cap_mib
+        finished = (
+            failure(str(ErrorCode.LIMIT_EXCEEDED),
+                    memory_exceeded(cap, "worker --max-worker-memory"), "content")
+            if cap is not None
+            else failure(str(ErrorCode.INTERNAL), "the machine ran out of memory")
+        )
     except Exception as exc:
         log.exception("job %s failed", queued.id)
         finished = failure(str(ErrorCode.INTERNAL), f"{type(exc).__name__}: {exc}")

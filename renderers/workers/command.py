@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from renderers.process_memory import DEFAULT_WORKER_MEMORY_MIB, MIN_WORKER_MEMORY_MIB
 from renderers.workers import QUEUES
 
 WORKER_EXAMPLES = """[bold]Examples[/bold]
@@ -24,6 +25,17 @@ WORKER_EXAMPLES = """[bold]Examples[/bold]
 Services started with [i]citerender serve --broker URL[/i] queue jobs; [i]citerender render
 --broker URL[/i] sends a batch. The worker advertises its store to them in Redis.
 """
+
+#: ``--max-worker-memory``, shared by ``citerender worker`` and ``citerender serve``.
+MaxWorkerMemory = Annotated[
+    int | None,
+    typer.Option(
+        "--max-worker-memory", metavar="MIB", min=MIN_WORKER_MEMORY_MIB,
+        help=f"Memory cap of each render process in MiB; a render past it fails with "
+        f"limit_exceeded (default: {DEFAULT_WORKER_MEMORY_MIB}, lowered so all render "
+        f"processes together stay within 80% of the machine's memory).",
+    ),
+]
 
 
 def worker(
@@ -60,6 +72,7 @@ def worker(
         int, typer.Option("--max-memory-per-child", min=64, metavar="MB",
                           help="Resident memory after which a process is replaced.")
     ] = 1536,
+    max_worker_memory: MaxWorkerMemory = None,
     visibility_timeout: Annotated[
         int, typer.Option("--visibility-timeout", min=0, metavar="SECONDS",
                           help="Seconds before a job of a dead worker goes to another "
@@ -77,11 +90,13 @@ def worker(
 ) -> None:
     """Run a render worker: take jobs from the broker, write artifacts to the store."""
     from renderers.cli_errors import BadInput, fail, reading
+    from renderers.process_memory import default_worker_memory_mib
     from renderers.workers.celery_app import WorkerSettings, make_celery
     from renderers.workers.jobstate import RedisBoard
     from renderers.workers.stores import open_store
 
     chosen = [q.strip() for q in queues.split(",") if q.strip()]
+    processes = concurrency or os.cpu_count() or 1
     try:
         unknown = [q for q in chosen if q not in QUEUES]
         if unknown or not chosen:
@@ -95,6 +110,7 @@ def worker(
                 broker=broker, store=target.url, soft_time_limit_s=soft_time_limit,
                 time_limit_s=time_limit, max_tasks_per_child=max_tasks_per_child,
                 max_memory_per_child_mb=max_memory_per_child,
+                memory_cap_mib=max_worker_memory or default_worker_memory_mib(processes),
                 visibility_timeout_s=visibility_timeout, restore_interval_s=restore_interval,
                 webhook_hosts=tuple(webhook_host or ()),
             )
@@ -109,7 +125,7 @@ def worker(
     warm_main_process()
     celery_app.worker_main([
         "worker", f"--hostname={name}", f"--queues={','.join(chosen)}",
-        f"--concurrency={concurrency or os.cpu_count() or 1}", f"--loglevel={loglevel}",
+        f"--concurrency={processes}", f"--loglevel={loglevel}",
         "--pool=prefork", "--without-gossip", "--without-mingle", "--without-heartbeat",
     ])
 

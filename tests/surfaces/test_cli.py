@@ -430,8 +430,14 @@ def test_serve_and_mcp_reach_their_entry_points(
     monkeypatch.setattr("renderers.mcp_server.run_stdio", lambda out: calls.append(("mcp", out)))
     served = runner().invoke(cli.app, ["serve", "--port", "9123", "--workers", "2"])
     assert served.exit_code == 0, served.output
+    capped = runner().invoke(cli.app, ["serve", "--max-worker-memory", "1024"])
+    assert capped.exit_code == 0, capped.output
+    too_small = runner().invoke(cli.app, ["serve", "--max-worker-memory", "100"])
+    assert too_small.exit_code == 2 and "--max-worker-memory" in too_small.output
     mcp = runner().invoke(cli.app, ["mcp", "--out", str(tmp_path / "tools")])
     assert mcp.exit_code == 0, mcp.output
-    no_jobs_backend = {"broker": None, "store": None, "webhook_hosts": ()}
-    assert calls == [("serve", "127.0.0.1", 9123, 2, no_jobs_backend), ("mcp", tmp_path / "tools")]
+    defaults = {"broker": None, "store": None, "webhook_hosts": (), "worker_memory_mib": None}
+    assert calls == [("serve", "127.0.0.1", 9123, 2, defaults),
+                     ("serve", "127.0.0.1", 8000, None, {**defaults, "worker_memory_mib": 1024}),
+                     ("mcp", tmp_path / "tools")]
     assert (tmp_path / "tools").is_dir()

@@ -117,6 +117,18 @@ def test_failed_job_names_the_error_and_has_no_artifact(
     assert refused.status_code == 409 and "failed" in refused.json()["error"]
 
 
+@pytest.mark.slow
+def test_a_job_past_the_memory_cap_fails_with_limit_exceeded() -> None:
+    from tests.surfaces.test_service import CAP_MIB, ten_long_reports
+
+    with TestClient(create_app(workers=1, warmup=False, worker_memory_mib=CAP_MIB)) as capped:
+        state = wait_job(capped, capped.post("/jobs", json=ten_long_reports()).json()["id"])
+        assert state["status"] == "failed", state
+        assert state["error"]["code"] == "limit_exceeded"
+        assert f"more than the {CAP_MIB} MiB" in state["error"]["message"]
+        assert state["error"]["field"] == "content"
+
+
 @pytest.mark.parametrize(
     ("payload", "field"),
     [

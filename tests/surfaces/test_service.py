@@ -18,7 +18,7 @@ from PIL import Image
 from starlette.testclient import TestClient
 
 from renderers.service.app import JobOutcome, RenderJob, create_app, render_job
-from tests.helpers import pdf_text
+from tests.helpers import ROOT, pdf_text
 
 CONTENT = (
     "# Energy briefing\n\n"
@@ -39,11 +39,16 @@ MIME = {
 
 
 def controlled_job(job: RenderJob) -> JobOutcome:
-    """Worker job for failure tests: ``@hang``, ``@crash`` and ``@block:PATH`` contents."""
+    """Worker job for failure tests: ``@hang``, ``@crash``, ``@hog``, ``@abort`` and
+    ``@block:PATH`` contents."""
     if job.content == "@hang":
         time.sleep(120)
     if job.content == "@crash":
         os._exit(7)
+    if job.content == "@hog":
+        bytearray(8 * 1024**3)  # 8 GiB: past any cap a test sets
+    if job.content == "@abort":
+        os.abort()  # as Typst (Rust) does when an allocation is refused
     if job.content.startswith("@block:"):
         flag = Path(job.content.removeprefix("@block:"))
         deadline = time.monotonic() + 30
@@ -274,6 +279,67 @@ def test_worker_crash_answers_500_then_service_is_healthy(
         after = crashy.post("/render", json={"content": "Fine.[[S:1]]", "format": "md",
                                              "sources_pool": sample_pool})
         assert after.status_code == 200 and "Fine" in after.text
+
+
+#: A memory cap far above a fresh worker's own size (100–150 MiB with the renderers loaded)
+#: and far below what ten times the 58-page sample report needs with Typst (about 840 MiB).
+CAP_MIB = 400
+
+
+def ten_long_reports() -> dict[str, Any]:
+    samples = ROOT / "samples"
+    report = (samples / "long-report.md").read_text(encoding="utf-8")
+    pool = json.loads((samples / "long-report.pool.json").read_text(encoding="utf-8"))
+    return {"content": "\n\n".join([report] * 10), "sources_pool": pool, "format": "pdf",
+            "pdf_engine": "typst"}
+
+
+@pytest.mark.slow
+def test_a_render_past_the_memory_cap_answers_422_and_the_service_carries_on(
+    sample_pool: list[dict[str, Any]],
+) -> None:
+    app = create_app(workers=1, warmup=False, worker_memory_mib=CAP_MIB)
+    with TestClient(app) as capped:
+        refused = capped.post("/render", json=ten_long_reports())
+        assert refused.status_code == 422, refused.text
+        answer = refused.json()
+        assert answer["code"] == "limit_exceeded" and answer["field"] == "content"
+        assert f"more than the {CAP_MIB} MiB" in answer["error"]
+        assert "serve --max-worker-memory" in answer["error"]
+        health = capped.get("/healthz").json()
+        assert health["status"] == "ok" and health["workers"]["replaced"] == 1
+        after = capped.post("/render", json=body("pdf", sample_pool))
+        assert after.status_code == 200 and after.headers["x-sources-used"] == EXPECTED_SIDS
+
+
+@pytest.mark.parametrize(("content", "how"), [("@hog", "raised"), ("@abort", "aborted")])
+def test_both_ways_of_running_out_of_memory_answer_422(content: str, how: str) -> None:
+    app = create_app(workers=1, warmup=False, worker_memory_mib=CAP_MIB, job=controlled_job)
+    with TestClient(app) as capped:
+        refused = capped.post("/render", json={"content": content, "format": "md"})
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["code"] == "limit_exceeded"
+        assert ("aborted when an allocation was refused" in refused.json()["error"]) == (
+            how == "aborted")
+        assert capped.get("/healthz").json()["workers"]["alive"] == 1
+
+
+def test_the_default_memory_cap_leaves_room_for_every_worker() -> None:
+    from renderers.process_memory import (
+        DEFAULT_WORKER_MEMORY_MIB,
+        MIN_WORKER_MEMORY_MIB,
+        default_worker_memory_mib,
+        machine_memory_mib,
+    )
+
+    total = machine_memory_mib()
+    assert total is not None and total > 0
+    for workers in (1, 2, 8, 64):
+        cap = default_worker_memory_mib(workers)
+        assert MIN_WORKER_MEMORY_MIB <= cap <= DEFAULT_WORKER_MEMORY_MIB
+        assert cap * workers <= 0.8 * total or cap == MIN_WORKER_MEMORY_MIB
+    service = create_app(workers=2, warmup=False).state.service
+    assert service.worker_memory_mib == default_worker_memory_mib(2)
 
 
 def test_temp_dirs_are_removed(sample_pool: list[dict[str, Any]]) -> None:

@@ -18,8 +18,10 @@ import pytest
 
 from renderers.service.pool import (
     HandOffFailed,
+    MemoryExceeded,
     NoWorker,
     PoolClosed,
+    WorkerDied,
     WorkerPool,
     _Worker,
 )
@@ -39,6 +41,23 @@ def worker_pid(_: object) -> int:
 def sleep_for(seconds: float) -> float:
     time.sleep(seconds)
     return seconds
+
+
+def hold_mib(mib: int) -> int:
+    """Touch ``mib`` MiB at once (every page written), as a render's heap grows."""
+    block = bytearray(mib * 1024 * 1024)
+    block[::4096] = b"\x01" * len(block[::4096])
+    return len(block) // (1024 * 1024)
+
+
+def data_limit(_: object) -> int:
+    import resource
+
+    return resource.getrlimit(resource.RLIMIT_DATA)[0]
+
+
+def abort(_: object) -> None:
+    os.abort()  # what Rust (Typst) and GLib do when an allocation is refused
 
 
 def _refuse_to_load() -> None:
@@ -212,3 +231,36 @@ def test_healthz_answers_503_while_no_worker_can_take_work(
         up = client.get("/healthz")  # the probe itself starts the missing worker
         assert up.status_code == 200 and up.json()["status"] == "ok"
         assert client.post("/render", json={"content": "Back.", "format": "md"}).status_code == 200
+
+
+def test_a_job_past_the_memory_cap_fails_alone_and_its_worker_is_replaced() -> None:
+    async def test(pool: WorkerPool) -> None:
+        assert await pool.run(data_limit, None, timeout=BOUND_S) == 300 * 1024 * 1024
+        pid = await pool.run(worker_pid, None, timeout=BOUND_S)
+        assert await pool.run(hold_mib, 100, timeout=BOUND_S) == 100  # under the cap: fine
+        with pytest.raises(MemoryExceeded) as refused:
+            await pool.run(hold_mib, 400, timeout=BOUND_S)
+        assert refused.value.memory_mib == 300
+        stats = pool.stats()
+        assert (stats.alive, stats.busy, stats.replaced) == (1, 0, 1)
+        assert await pool.run(worker_pid, None, timeout=BOUND_S) != pid  # a fresh worker
+        assert await pool.run(hold_mib, 100, timeout=BOUND_S) == 100
+
+    with_pool(1, test, memory_mib=300)
+
+
+def test_a_worker_that_aborts_under_a_cap_is_told_apart_from_other_deaths() -> None:
+    async def capped(pool: WorkerPool) -> None:
+        with pytest.raises(WorkerDied) as died:
+            await pool.run(abort, None, timeout=BOUND_S)
+        assert died.value.exitcode == -signal.SIGABRT and died.value.aborted_by_cap
+        assert await pool.run(double, 2, timeout=BOUND_S) == 4
+
+    async def uncapped(pool: WorkerPool) -> None:
+        with pytest.raises(WorkerDied) as died:
+            await pool.run(abort, None, timeout=BOUND_S)
+        assert not died.value.aborted_by_cap  # no cap: nothing says it was memory
+        assert await pool.run(data_limit, None, timeout=BOUND_S) == -1  # RLIM_INFINITY
+
+    with_pool(1, capped, memory_mib=300)
+    with_pool(1, uncapped)

@@ -232,3 +232,30 @@ def test_broker_going_down_answers_503_and_the_service_stays_healthy(tmp_path: P
             assert client.get("/healthz").status_code == 200
             rendered = client.post("/render", json=body)
             assert rendered.status_code == 200 and b"[^1]" in rendered.content
+
+
+def test_a_render_past_the_worker_memory_cap_fails_and_the_worker_carries_on(
+    tmp_path: Path,
+) -> None:
+    from tests.surfaces.test_service import CAP_MIB, ten_long_reports
+
+    store = (tmp_path / "store").as_uri()
+    with redis_server(tmp_path) as (url, _):
+        broker = f"{url}/0"
+        capped = start_worker(broker, store, "capped", tmp_path,
+                              "--max-worker-memory", str(CAP_MIB))
+        try:
+            wait_ready(capped)
+            app = create_app(workers=1, warmup=False, broker=broker, store=store)
+            with TestClient(app) as client:
+                big = client.post("/jobs", json=ten_long_reports()).json()
+                state = wait_job(client, big["id"], 300)
+                # Typst aborts past the cap: each attempt costs its process, up to the limit.
+                assert state["status"] == "failed", state
+                assert state["error"]["code"] in ("worker_lost", "limit_exceeded"), state
+                small = client.post("/jobs", json={"content": "After.[[S:1]]\n", "format": "md",
+                                                   "sources_pool": POOL}).json()
+                assert wait_job(client, small["id"], 120)["status"] == "done"
+            assert capped.alive()
+        finally:
+            capped.stop()
