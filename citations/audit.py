@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -61,6 +62,10 @@ class AuditReport:
     #: Sids of tokens inside markdown's raw HTML, which render does not cite: an HTML block is
     #: shown as text, an inline tag (its attribute values) or comment is dropped.
     in_raw_html_sids: tuple[int, ...] = field(default=())
+    #: Sids of valid tokens that render's reader does not cite where they stand (inside a
+    #: link's URL, a formula or a link reference definition); known only when the audit is
+    #: given render's citations (``cited_groups``, as :mod:`renderers.audit` gives them).
+    not_rendered_sids: tuple[int, ...] = field(default=())
 
     @property
     def contiguous(self) -> bool:
@@ -70,9 +75,11 @@ class AuditReport:
         return shown == list(range(1, len(shown) + 1))
     @property
     def ok(self) -> bool:
-        """False when there are unknown sids, invalid tokens or citations in code or raw HTML."""
+        """False when there are unknown sids, invalid tokens, or tokens render does not cite
+        (in code, in raw HTML, or elsewhere render reads no citation)."""
         return not (
-            self.unknown_sids or self.invalid_tokens or self.in_code_sids or self.in_raw_html_sids
+            self.unknown_sids or self.invalid_tokens or self.in_code_sids
+            or self.in_raw_html_sids or self.not_rendered_sids
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -83,6 +90,7 @@ class AuditReport:
             "usage_sids": list(self.usage_sids),
             "in_code_sids": list(self.in_code_sids),
             "in_raw_html_sids": list(self.in_raw_html_sids),
+            "not_rendered_sids": list(self.not_rendered_sids),
             "orphaned_sids": list(self.orphaned_sids),
             "invalid_tokens": [t.to_dict() for t in self.invalid_tokens],
             "numbers": {str(sid): n for sid, n in self.numbers.items()},
@@ -97,6 +105,7 @@ class AuditReport:
             f"{len(self.cited_sids)} cited, {len(self.unknown_sids)} unknown, "
             f"{len(self.usage_sids)} usage-only, {len(self.in_code_sids)} in code, "
             f"{len(self.in_raw_html_sids)} in raw HTML, "
+            f"{len(self.not_rendered_sids)} not rendered, "
             f"{len(self.orphaned_sids)} orphaned; coverage {self.coverage:.0%} of paragraphs "
             "and list items",
         ]
@@ -114,6 +123,11 @@ class AuditReport:
             lines.append(
                 "Tokens inside raw HTML (not citations: HTML blocks are shown as text, tags and "
                 "comments are dropped): " + _join(self.in_raw_html_sids)
+            )
+        if self.not_rendered_sids:
+            lines.append(
+                "Tokens render does not cite where they stand (in a link's URL, a formula or a "
+                "link reference definition): " + _join(self.not_rendered_sids)
             )
         if self.orphaned_sids:
             lines.append("Never cited: " + _join(self.orphaned_sids))
@@ -138,9 +152,16 @@ def audit(
     *,
     content_format: str = "markdown",
     dialects: frozenset[str] = frozenset(),
+    cited_groups: Sequence[Sequence[int]] | None = None,
 ) -> AuditReport:
     """Audit ``content`` (markdown, HTML, or a JSON/YAML answer with a ``_citations`` sidecar)
     against ``pool`` (anything :meth:`SourcePool.coerce` accepts).
+
+    ``cited_groups``: the sids of each citation of markdown or HTML ``content`` in the order
+    render numbers them, from render's own reader (:func:`renderers.audit.audit` passes them):
+    the report then counts and numbers exactly those, and lists the valid tokens that are not
+    among them as ``not_rendered_sids``. Without them, every valid token outside code and raw
+    HTML counts, in text order (the scanner's view: no document model is built).
 
     ``content`` may also be a provider's native answer (a dict/list, or its JSON text with
     ``content_format`` naming the provider): it is adapted first (:mod:`citations.adapters`),
@@ -171,13 +192,12 @@ def audit(
     sources = SourcePool.coerce(pool)
     syntax: Literal["markdown", "html"] = "html" if content_format == "html" else "markdown"
     tokens = scan(content, syntax=syntax, dialects=dialects)
-    groups: list[tuple[int, ...]] = []
     usage: list[int] = []
     in_code: list[int] = []
     in_raw_html: list[int] = []
     invalid: list[InvalidToken] = []
     warnings: list[str] = []
-    cite_positions: list[int] = []
+    token_groups: list[tuple[tuple[int, ...], int]] = []  # (sids, position) of valid citations
     for token in tokens:
         if token.in_code:
             in_code += token.sids
@@ -201,9 +221,16 @@ def audit(
         if token.kind == "usage":
             usage += sids
         elif sids:
-            groups.append(sids)
-            if any(s in sources for s in sids):  # unknown sids support nothing
-                cite_positions.append(token.start)
+            token_groups.append((sids, token.start))
+    not_rendered: list[int] = []
+    groups: list[tuple[int, ...]]
+    if cited_groups is None:
+        groups = [sids for sids, _ in token_groups]
+        placed = token_groups
+    else:
+        groups = [tuple(group) for group in cited_groups]
+        placed, not_rendered = _match_rendered(token_groups, groups)
+    cite_positions = [at for sids, at in placed if any(s in sources for s in sids)]
     plan = plan_citations(groups, sources, "appearance")
     used = {sources.canonical_sid(s) for s in (*plan.order, *usage) if s in sources}
     orphaned = tuple(s for s in sources.sids if sources.canonical_sid(s) not in used)
@@ -220,7 +247,26 @@ def audit(
         coverage=_coverage(content, syntax, cite_positions),
         warnings=tuple(warnings),
         in_raw_html_sids=_unique(in_raw_html),
+        not_rendered_sids=_unique(not_rendered),
     )
+
+
+def _match_rendered(
+    token_groups: list[tuple[tuple[int, ...], int]], rendered: list[tuple[int, ...]]
+) -> tuple[list[tuple[tuple[int, ...], int]], list[int]]:
+    """``(placed, not_rendered)``: the scanned citations that render cites too (matched by
+    their sids, as many times as render cites them; they place the coverage), and the sids of
+    the others."""
+    left = Counter(rendered)
+    placed: list[tuple[tuple[int, ...], int]] = []
+    not_rendered: list[int] = []
+    for sids, at in token_groups:
+        if left[sids] > 0:
+            left[sids] -= 1
+            placed.append((sids, at))
+        else:
+            not_rendered += sids
+    return placed, not_rendered
 
 
 def audit_structured(

@@ -383,8 +383,8 @@ def audit(
     ] = None,
 ) -> None:
     """Check INPUT's citations against POOL: unknown, invalid, in-code and orphaned sources."""
-    from citations.audit import audit as run_audit
     from citations.pool import SourcePool
+    from renderers.audit import audit as run_audit
     from renderers.options import read_options
 
     try:
@@ -416,9 +416,9 @@ def _audit_text(
     input: Path, sources: SourcePool, content_format: str | None, dialects: frozenset[str]
 ) -> AuditReport:
     """The audit of a markdown, HTML or JSON/YAML input file."""
-    from citations.audit import audit as run_audit
     from citations.audit import structured_format
     from renderers.api import content_format_for, decode_content
+    from renderers.audit import audit as run_audit
 
     text = decode_content(input.read_bytes(), str(input))
     fmt: str | None = content_format or (

@@ -46,7 +46,9 @@ from renderers.sandbox import image_cache
 from renderers.writers import Artifact, writer_for
 
 if TYPE_CHECKING:
+    from citations.pool import SourcePool
     from citations.store import ArtifactRecord
+    from renderers.document import Document
     from renderers.resolve import ResolvedDocument
 
 DIALECTS: frozenset[str] = frozenset({"s_dialect", "numeric"})
@@ -162,30 +164,38 @@ def _input_diagnostics(rdoc: ResolvedDocument) -> list[Diagnostic]:
 
 
 @dataclass(frozen=True)
-class _Read:
-    """What the reading stages of :func:`prepare` produce."""
+class ReadDocument:
+    """What the reading stages produce (:func:`read_document`), before citations are numbered:
+    the document model and what it was read from."""
 
+    #: The decoded text (a provider's answer: its markdown), before numeric citations were
+    #: mapped to sids: what the author wrote.
+    written: str
+    #: The text the reader read (numeric citations mapped to sids).
     text: str
     content_format: ContentFormat
+    #: The dialects asked for, and those the reader read with (numeric ones are mapped first).
+    requested_dialects: frozenset[str]
     dialects: frozenset[str]
-    rdoc: ResolvedDocument
+    document: Document
+    pool: SourcePool
     native: NativeAnswer | None
     mapped: list[Diagnostic]
     sources_pool: Any  # as given, or the pool a provider's answer carried
 
 
-def _read_and_resolve(
+def read_document(
     content: Content,
     sources_pool: Any,
     content_format: str | None,
     options: RenderOptions,
     dialects: Iterable[str] | str | None,
     origin: str,
-) -> _Read:
-    """The reading stages of :func:`prepare`: adapt, decode, detect, read, resolve."""
+) -> ReadDocument:
+    """The reading stages of :func:`prepare`: adapt, decode, detect, read. The audit reads
+    with them too (:mod:`renderers.audit`), so it counts the citations render will number."""
     from citations.pool import SourcePool
     from citations.pool_text import TooManyRows
-    from renderers.resolve import resolve
 
     native = read_answer(content, sources_pool, content_format, origin,
                          max_bytes=options.limits.max_content_bytes)
@@ -193,9 +203,9 @@ def _read_and_resolve(
         if native.warnings and options.strict:  # citations the answer's adapter could not place
             raise StrictError("; ".join(native.warnings))
         content, sources_pool, content_format = native.text, native.pool, "markdown"
-    text = decode_content(content, origin)
+    written = text = decode_content(content, origin)
     fmt = detect_content_format(content_format, text)
-    chosen = _dialects(dialects)
+    requested = chosen = _dialects(dialects)
     # A list of rows is counted before any row is read; a pool given another way after.
     if isinstance(sources_pool, list | tuple):
         _check_pool_rows(len(sources_pool), options)
@@ -223,9 +233,25 @@ def _read_and_resolve(
         document = read_html(text, dialects=chosen, limits=options.limits)
     if options.title:
         document = dataclasses.replace(document, title=options.title)
+    return ReadDocument(written, text, fmt, requested, chosen, document, pool, native, mapped,
+                        sources_pool)
+
+
+def _read_and_resolve(
+    content: Content,
+    sources_pool: Any,
+    content_format: str | None,
+    options: RenderOptions,
+    dialects: Iterable[str] | str | None,
+    origin: str,
+) -> tuple[ReadDocument, ResolvedDocument]:
+    """The reading stages of :func:`prepare`, then the citation pass (and a citation style)."""
+    from renderers.resolve import resolve
+
+    read = read_document(content, sources_pool, content_format, options, dialects, origin)
     rdoc = resolve(
-        document,
-        pool,
+        read.document,
+        read.pool,
         numbering=options.numbering,
         strict=options.strict,
         sources_heading=options.sources_heading,
@@ -234,7 +260,7 @@ def _read_and_resolve(
         from renderers.styles import apply_style
 
         rdoc = apply_style(rdoc, options)
-    return _Read(text, fmt, chosen, rdoc, native, mapped, sources_pool)
+    return read, rdoc
 
 
 def prepare(
@@ -258,8 +284,9 @@ def prepare(
     started = time.perf_counter()
     deadline = Deadline(options.limits.max_seconds)
     with deadline.armed("reading the input"):
-        read = _read_and_resolve(content, sources_pool, content_format, options, dialects, origin)
-    rdoc, native = read.rdoc, read.native
+        read, rdoc = _read_and_resolve(content, sources_pool, content_format, options, dialects,
+                                       origin)
+    native = read.native
     citations = sum(
         1 for node in iter_inlines(rdoc.document.blocks) if isinstance(node, Cite) and node.numbers
     )

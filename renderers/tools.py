@@ -320,21 +320,15 @@ def _write(fmt: Format, arguments: Mapping[str, Any], out_dir: Path) -> dict[str
 
 
 def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    from citations.audit import audit
+    from renderers.audit import audit
     from renderers.options import read_options
-    from renderers.readers.detect import detect_format
 
-    content = _input(arguments)
     reading = read_options(arguments.get("content_format"), arguments.get("dialects"))
-    if "answer" in arguments:
-        fmt = reading.content_format or ""
-    else:
-        fmt = reading.content_format or detect_format(content)
     report = audit(
-        content,
+        _input(arguments),
         arguments.get("sources_pool") or [],
-        content_format=fmt,
-        dialects=frozenset(reading.dialects),
+        content_format=reading.content_format,
+        dialects=reading.dialects,
     )
     data: dict[str, Any] = report.to_dict()
     warnings = [f"unknown sid {sid}" for sid in data.get("unknown_sids", [])]
@@ -346,6 +340,11 @@ def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
     warnings += [
         f"sid {sid} cited inside raw HTML (not a citation)"
         for sid in data.get("in_raw_html_sids", [])
+    ]
+    warnings += [
+        f"sid {sid} is not cited where it stands (a link's URL, a formula or a link "
+        "reference definition)"
+        for sid in data.get("not_rendered_sids", [])
     ]
     return {
         "ok": True,

@@ -538,10 +538,22 @@ class _MarkdownReader:
                 parent.add(Link(url, children, str(frame.token.attrs.get("title", "") or "")))
             else:
                 parent.extend(children)
-                if any(found.kind == "cite" for found in scan(unquote(href))):
-                    self.context.warn(frame.line, f"the link target {unquote(href)!r} is a "
-                                      "citation, not a link: its text is kept without it; "
-                                      "write the citation after the link's text")
+                self._cite_link_target(unquote(href), frame.line, parent)
+
+    def _cite_link_target(self, target: str, line: int, out: InlineBuilder) -> None:
+        """A refused link target holding citation tokens (``[the IEA report]([[S:2]])``, as
+        models write a link to a source) is what its writer meant: a citation, placed after
+        the link's text, where the audit counts it too."""
+        for found in scan(target, dialects=self.dialects):
+            if found.inert or found.kind != "cite":
+                continue
+            if found.error is not None:
+                self.context.warn(line, f"invalid citation token {found.text!r} in the link "
+                                  f"target {target!r}: {found.error}; the link's text is kept")
+                continue
+            for note in found.warnings:
+                self.context.warn(line, f"{found.text!r}: {note}")
+            out.add(self.context.cite(found.sids))
 
     def _image(self, token: Token, out: InlineBuilder, parent: Token) -> None:
         alt_nodes = self.inlines_of(token.children or [], parent)

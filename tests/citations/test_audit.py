@@ -15,7 +15,8 @@ from renderers.readers.markdown import read_markdown
 
 KEYS = {
     "cited_sids", "unknown_sids", "usage_sids", "in_code_sids", "in_raw_html_sids",
-    "orphaned_sids", "invalid_tokens", "numbers", "coverage", "contiguous", "ok",
+    "not_rendered_sids", "orphaned_sids", "invalid_tokens", "numbers", "coverage", "contiguous",
+    "ok",
 }
 
 MARKDOWN = """# Energy [[S:1]]

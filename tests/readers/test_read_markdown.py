@@ -336,11 +336,31 @@ def test_reading_is_deterministic() -> None:
     assert read_markdown(text) == read_markdown(text)
 
 
-def test_a_citation_written_as_a_link_target_is_reported() -> None:
-    """``[see]([[S:6]])`` cites nothing (a link target is no citation) and links nowhere: the
-    text stays, and the warning says how to write it."""
-    document = read_markdown("# T\n\nSee [the study]([[S:6]]) and [ok](https://e.org/).\n")
+def test_a_citation_written_as_a_link_target_cites_after_the_link_text() -> None:
+    """``[the study]([[S:6]])`` is how models write a link to a source: it becomes the text
+    followed by the citation (where the audit counts it), not a link; a safe link stays one."""
+    document = read_markdown("# T\n\nSee [the study]([[S:6]]) and [ok](https://e.org/).\n\n"
+                             "Also [two](<[[S:2,3]]> \"title\") and [bad]([[S:]]).\n")
     assert document_text(document).startswith("T\nSee the study and ok.")
+    cites = [n.sids for n in iter_inlines(document.blocks) if isinstance(n, Cite)]
+    assert cites == [(6,), (2, 3)]
+    links = [n.url for n in iter_inlines(document.blocks) if isinstance(n, Link)]
+    assert links == ["https://e.org/"]
     (warning,) = document.warnings
-    assert "line 3" in warning and "'[[S:6]]' is a citation, not a link" in warning
-    assert not [n for n in iter_inlines(document.blocks) if isinstance(n, Cite)]
+    assert "line 5" in warning and "invalid citation token '[[S:]]'" in warning
+
+
+def test_link_target_citations_count_toward_the_citation_limit() -> None:
+    with pytest.raises(LimitError, match="max_citations"):
+        read_markdown("[a]([[S:1]]) " * 11, limits=Limits(max_citations=10))
+
+
+def test_the_audit_and_the_render_number_link_target_citations_alike() -> None:
+    from citations.audit import audit
+
+    text = "First [the study]([[S:2]]) then [[S:1]].\n"
+    pool = [{"sid": 1, "url": "https://one.org"}, {"sid": 2, "url": "https://two.org"}]
+    document = read_markdown(text)
+    rendered = [n.sids for n in iter_inlines(document.blocks) if isinstance(n, Cite)]
+    assert rendered == [(2,), (1,)]
+    assert audit(text, pool).numbers == {2: 1, 1: 2}

@@ -303,6 +303,7 @@ def test_audit_json_keys_and_exit_codes(workspace: Path) -> None:
         "usage_sids",
         "in_code_sids",
         "in_raw_html_sids",
+        "not_rendered_sids",
         "orphaned_sids",
         "invalid_tokens",
         "numbers",

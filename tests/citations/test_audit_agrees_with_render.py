@@ -1,0 +1,132 @@
+"""The audit numbers what render numbers (``renderers.audit``): same sources, same numbers.
+
+A generated document mixes the places a citation-looking token can stand — prose, emphasis,
+code, raw HTML, links and their URLs, autolinks, footnotes, formulas, tables, headings,
+reference definitions, unclosed ``<sup class="cite">`` — and the audit's numbers must equal the
+citation pass's for every mix. Render is the judge: the audit reads with the same stages.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
+from citations.audit import audit as scanner_audit
+from citations.pool import SourcePool
+from renderers import cli
+from renderers.audit import audit
+from renderers.readers.html import read_html
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import resolve
+
+ROWS = [{"sid": sid, "title": f"Source {sid}", "url": f"https://s{sid}.org"} for sid in range(1, 7)]
+POOL = SourcePool.from_rows(ROWS)
+
+#: Markdown pieces; ``{n}`` and ``{m}`` become sids 1-6.
+MARKDOWN_PIECES = [
+    "[[S:{n}]]", "[[S:{n},{m}]]", "[[S:{n}-{m}]]", "[[USAGE:{n}]]", "`[[S:{n}]]`", " word ",
+    "*a [[S:{n}]]*", "**[[S:{n}]]**", "~~[[S:{n}]]~~", "\\[[S:{n}]]", "[[S:{n}]",
+    "[t]([[S:{n}]])", "[t](https://x.org/[[S:{n}]])", "<https://x.org/[[S:{n}]]>",
+    '<sup class="cite" data-sids="{n}">x</sup>', '<sup class="cite" data-sids="{n}">',
+    "<!-- [[S:{n}]] -->", "<b>[[S:{n}]]</b>", '<a href="[[S:{n}]]">x</a>',
+    "<code>[[S:{n}]]</code>", "![alt [[S:{n}]]](https://img.org/a.png)", "[^f]", "[^g]",
+    "\n\n[^f]: note [[S:{n}]]\n\n", "\n\n[^g]: other [[S:{n}]]\n\n", "$x$", "$$\n[[S:{n}]]\n$$",
+    "\n\n```\n[[S:{n}]]\n```\n\n", "\n\n    [[S:{n}]]\n\n", "\n\n> q [[S:{n}]]\n\n",
+    "\n\n- item [[S:{n}]]\n", "\n\n| a | b |\n|---|---|\n| [[S:{n}]] | x |\n\n",
+    "\n\n# H [[S:{n}]]\n\n", "[ref]", "\n\n[ref]: [[S:{n}]]\n\n", "\n", "\n\n", "<", "*", "[",
+    "]", "(", ")", "`", "\\",
+]
+HTML_PIECES = [
+    "<p>a [[S:{n}]]</p>", '<sup class="cite" data-sids="{n},{m}">[{n}]</sup>', "[S:{n}]",
+    "<code>[[S:{n}]]</code>", "<pre>[[S:{n}]]</pre>", '<a href="[[S:{n}]]">x</a>',
+    "<!-- [[S:{n}]] -->", "<ul><li>[[S:{n}]]</li></ul>", "<script>[[S:{n}]]</script>",
+    "<h2>T [[S:{n}]]</h2>", "<table><tr><td>[[S:{n}]]</td></tr></table>", " x ", "<p>", "</p>",
+]
+
+sids = st.integers(min_value=1, max_value=6)
+
+
+def documents(pieces: list[str]) -> st.SearchStrategy[str]:
+    piece = st.tuples(st.sampled_from(pieces), sids, sids).map(
+        lambda p: p[0].format(n=p[1], m=p[2])
+    )
+    return st.lists(piece, min_size=1, max_size=8).map("".join)
+
+
+def render_numbers(text: str, content_format: str) -> dict[int, int]:
+    read = read_markdown if content_format == "markdown" else read_html
+    return dict(resolve(read(text), POOL).plan.numbers)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=documents(MARKDOWN_PIECES))
+def test_markdown_audit_numbers_what_render_numbers(text: str) -> None:
+    report = audit(text, ROWS, content_format="markdown")
+    assert report.numbers == render_numbers(text, "markdown")
+    assert set(report.cited_sids) == set(report.numbers)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=documents(HTML_PIECES))
+def test_html_audit_numbers_what_render_numbers(text: str) -> None:
+    report = audit(text, ROWS, content_format="html")
+    assert report.numbers == render_numbers(text, "html")
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        # A footnote is shown at the end: its citations are numbered after the body's, notes
+        # in the order they are first referenced.
+        ("A[^f] B [[S:1]] C[^g]\n\n[^g]: g [[S:3]]\n\n[^f]: f [[S:2]]\n", {1: 1, 2: 2, 3: 3}),
+        ("[^f]: f [[S:2]]\n\nA[^f] B [[S:1]]\n", {1: 1, 2: 2}),
+        # An unclosed citation sup is still a citation.
+        ('A <sup class="cite" data-sids="3">x B [[S:1]]', {3: 1, 1: 2}),
+        # A link whose target is a citation cites after its text.
+        ("See [the study]([[S:2]]), then [[S:1]].", {2: 1, 1: 2}),
+        ("A [ref] and [[S:1]].\n\n[ref]: [[S:2]]\n", {2: 1, 1: 2}),
+    ],
+)
+def test_the_places_where_text_order_is_not_render_order(
+    text: str, numbers: dict[int, int]
+) -> None:
+    assert audit(text, ROWS).numbers == numbers == render_numbers(text, "markdown")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Read <https://x.org/[[S:2]]> and [[S:1]].",
+        "Read [it](https://x.org/[[S:2]]) and [[S:1]].",
+        "A formula $$\n[[S:2]]\n$$ and [[S:1]].",
+        "A reference never used and [[S:1]].\n\n[ref]: [[S:2]]\n",
+    ],
+)
+def test_tokens_render_does_not_cite_are_reported(text: str) -> None:
+    report = audit(text, ROWS)
+    assert report.cited_sids == (1,) and report.not_rendered_sids == (2,)
+    assert not report.ok and report.to_dict()["not_rendered_sids"] == [2]
+    assert "Tokens render does not cite where they stand" in report.format_text()
+    assert scanner_audit(text, ROWS).not_rendered_sids == ()  # the scanner alone cannot tell
+
+
+def test_the_cli_and_the_tool_audit_as_render_numbers(tmp_path: Path) -> None:
+    from renderers.tools import call_tool
+
+    text = "A[^f] B [[S:1]] <https://x.org/[[S:4]]>\n\n[^f]: f [[S:2]]\n"
+    (tmp_path / "doc.md").write_text(text, encoding="utf-8")
+    (tmp_path / "doc.pool.json").write_text(json.dumps(ROWS), encoding="utf-8")
+    result = CliRunner().invoke(cli.app, ["audit", str(tmp_path / "doc.md"), "--json"])
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert report["numbers"] == {"1": 1, "2": 2} and report["not_rendered_sids"] == [4]
+    answer = call_tool("audit_citations", {"content": text, "sources_pool": ROWS},
+                       out_dir=tmp_path)
+    assert answer["audit"]["numbers"] == {"1": 1, "2": 2}
+    assert any("sid 4 is not cited where it stands" in w for w in answer["warnings"])
