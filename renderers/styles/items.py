@@ -36,6 +36,13 @@ _CONTAINER_KEYS = ("container", "container_title", "container-title", "site_name
 _DATE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
 _MAX_FIELD = 1000
 _MAX_NAMES = 50
+#: A name part written in a script whose personal names put the family name first with no
+#: space between the parts (Han, kana, Hangul). citeproc-js shows such a name as written,
+#: 山田 + 太郎 → 山田太郎, in every style: never inverted, initialled or split by a comma.
+_FAMILY_FIRST_PART = re.compile(
+    "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003ffff]+"
+)
 
 
 def item_id(sid: int) -> str:
@@ -107,11 +114,20 @@ def _names(value: Any) -> list[dict[str, str]]:
             kept = {k: _text(str(v)) for k, v in entry.items()
                     if k in ("family", "given", "literal") and isinstance(v, str) and v.strip()}
             if kept:
-                names.append(kept)
+                names.append(_family_first(kept))
         elif isinstance(entry, str) and entry.strip():
             family, comma, given = entry.partition(",")
             if comma and family.strip() and given.strip() and "," not in given:
-                names.append({"family": _text(family), "given": _text(given)})
+                names.append(_family_first({"family": _text(family), "given": _text(given)}))
             else:
                 names.append({"literal": _text(entry)})
     return names
+
+
+def _family_first(name: dict[str, str]) -> dict[str, str]:
+    """A CJK name (both parts in :data:`_FAMILY_FIRST_PART`) as the literal its script writes,
+    family then given name with no space; any other name as it is."""
+    family, given = name.get("family", ""), name.get("given", "")
+    if _FAMILY_FIRST_PART.fullmatch(family) and _FAMILY_FIRST_PART.fullmatch(given):
+        return {"literal": family + given}
+    return name

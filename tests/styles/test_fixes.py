@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from citations.model import Source
 from renderers.api import render
 from renderers.styles.catalog import styles_dir
 from renderers.styles.fixes import given_initials, merged_seams, punctuation_in_quotes
@@ -57,22 +58,36 @@ def test_given_initials(given: str, mark: str, hyphenate: bool, expected: str) -
 @pytest.mark.parametrize(
     ("csl", "entries"),
     [
-        ("apa", ["王, 小明. (2023).", "李, 华. (2022).", "כהן, דוד. (2021).",
+        ("apa", ["王小明. (2023).", "李华. (2022).", "כהן, דוד. (2021).",
                  "Da Silva, jean-luc, & Smith, J. P. (2019)."]),
-        ("ieee", ["小明 王, “风能报告", "华 李, “太阳能成本", "דוד כהן, “דו\"ח",
+        ("ieee", ["王小明, “风能报告", "李华, “太阳能成本", "דוד כהן, “דו\"ח",
                   "jean-luc Da Silva and J. P. Smith, “Mixed names"]),
-        ("harvard", ["王, 小明 (2023)", "李, 华 (2022)", "כהן, דוד (2021)"]),
-        ("nature", ["王, 小明. 风能报告.", "李, 华. 太阳能成本.", "כהן, דוד. דו\"ח"]),
-        ("vancouver", ["王 小明. 风能报告", "李 华. 太阳能成本", "Da Silva jean-luc, Smith JP."]),
+        ("harvard", ["王小明 (2023)", "李华 (2022)", "כהן, דוד (2021)"]),
+        ("nature", ["王小明. 风能报告.", "李华. 太阳能成本.", "כהן, דוד. דו\"ח"]),
+        ("vancouver", ["王小明. 风能报告", "李华. 太阳能成本", "Da Silva jean-luc, Smith JP."]),
     ],
 )
 def test_names_without_letter_case_are_not_initialised(
     tmp_path: Path, csl: str, entries: list[str]
 ) -> None:
+    """A Chinese, Japanese or Korean name is shown as its script writes it, family name first
+    with no space (as citeproc-js shows it) in every style; other names keep the style's order,
+    without initials where their script has no letter case."""
     text = rendered_md(tmp_path, UNCASED_TEXT, UNCASED_POOL, csl)
     for entry in entries:
         assert entry in text, text
-    assert ". 小明" not in text and " . " not in text, text
+    assert ". 小明" not in text and " . " not in text and "小明 王" not in text, text
+
+
+def test_family_first_names_stay_whole_in_every_script_that_writes_them_so() -> None:
+    from renderers.styles.items import csl_item
+
+    source = Source(sid=1, title="T", extra={"authors": [
+        {"family": "山田", "given": "太郎"}, {"family": "김", "given": "민수"}, "王, 小明",
+        {"family": "Smith", "given": "小明"}, {"family": "王", "given": "Ming"}]})
+    assert csl_item(source)["author"] == [
+        {"literal": "山田太郎"}, {"literal": "김민수"}, {"literal": "王小明"},
+        {"family": "Smith", "given": "小明"}, {"family": "王", "given": "Ming"}]
 
 
 def docx_footnotes(path: Path) -> str:
