@@ -73,6 +73,20 @@ def text_direction(text: str) -> Direction | None:
     return None
 
 
+#: Characters of the right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko … and their
+#: presentation forms, the RLM, and the historic right-to-left planes).
+_RIGHT_TO_LEFT = re.compile(
+    "[\u0590-\u08ff\u200f\ufb1d-\ufdff\ufe70-\ufefc\U00010800-\U00010fff"
+    "\U0001e800-\U0001efff]"
+)
+
+
+def has_right_to_left(text: str) -> bool:
+    """Whether ``text`` holds any right-to-left character (anywhere, unlike
+    :func:`text_direction`, which looks at the first strong one)."""
+    return _RIGHT_TO_LEFT.search(text) is not None
+
+
 def is_rtl(text: str) -> bool:
     """Whether ``text`` starts (by its first strong character) right-to-left."""
     return text_direction(text) == "rtl"

@@ -116,6 +116,15 @@ from renderers.writers.html.templating import (
 _OFF_OUTLINE = (Cite, FootnoteRef, Math, Image)
 
 
+def shows_url(text: str) -> bool:
+    """Whether a link's visible text is itself a web or mail address: such text is set left to
+    right as one piece (``a.url`` in report.css), so inside a right-to-left line "https://"
+    is not reordered into "//:https" where the address wraps."""
+    shown = text.strip()
+    return (shown.lower().startswith(("http://", "https://", "mailto:"))
+            and not any(c.isspace() for c in shown) and bool(safe_link(shown)))
+
+
 def needs_outline_label(children: tuple[Inline, ...]) -> bool:
     """Whether a heading of ``children`` must name its PDF outline entry: the text WeasyPrint
     reads from it would not be the contents entry's."""
@@ -491,8 +500,12 @@ class ReportWriter:
         if not href or shows_nothing(text):
             return self.inlines(text) + cites
         title_attr = f' title="{escape(title)}"' if title else ""
-        # WeasyPrint links every box inside a link: a span there would double its annotations
-        class_attr = ' class="long-word"' if has_long_word(plain_text(tuple(text))) else ""
+        # WeasyPrint links every box inside a link: a span there would double its annotations,
+        # so what the link's text needs is said by classes on the link itself.
+        shown = plain_text(tuple(text))
+        classes = " ".join(name for name, needed in (
+            ("long-word", has_long_word(shown)), ("url", shows_url(shown))) if needed)
+        class_attr = f' class="{classes}"' if classes else ""
         outer, self.in_link = self.in_link, True
         try:
             inner = self.inlines(text)

@@ -29,6 +29,14 @@ _NAMED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _WHITE_SPACE = re.compile(r"[ \t\n\r\f]+")
 #: Scripts whose long runs have no break opportunity of their own (CJK, Thai … already do).
 _UNBREAKABLE = re.compile(r"[\x21-\u02ff\u0370-\u052f]+")
+#: A boxed run is left to right (:data:`_UNBREAKABLE` holds left-to-right scripts only), but
+#: in a right-to-left line the bidi algorithm sees each box as a neutral object and ordered
+#: the boxes of ``https://example.co.il/reports`` right to left ("reports/il.co.example//:https").
+#: In a document with right-to-left text the row is isolated left to right (LRI … PDI) and each
+#: box is laid out left to right inside. Typst writes the two marks into the PDF's text, so a
+#: document without right-to-left text, where no line can reorder the boxes, goes without.
+_LEFT_TO_RIGHT_ISOLATE = r'#"\u{2066}";'
+_POP_ISOLATE = r'#"\u{2069}";'
 #: Where a long word may break: after these, or every ``_PIECE`` characters.
 _BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\])")
 _PIECE = 12
@@ -82,8 +90,9 @@ def _pieces(word: str) -> list[str]:
     return [piece for piece in out if piece]
 
 
-def _breakable_word(word: str) -> str:
-    """A long word as boxes Typst may break between (CJK and other runs stay as they are)."""
+def _breakable_word(word: str, isolate: bool) -> str:
+    """A long word as boxes Typst may break between (CJK and other runs stay as they are);
+    ``isolate``: the row of boxes is a left-to-right isolate (see :data:`_POP_ISOLATE`)."""
     out: list[str] = []
     last = 0
     for run in _UNBREAKABLE.finditer(word):
@@ -93,31 +102,38 @@ def _breakable_word(word: str) -> str:
         if len(segment) < LONG_WORD:
             out.append(text_expr(segment))
         else:
-            out.extend(f"#box[{text_expr(piece)}];" for piece in _pieces(segment))
+            boxes = [f"#box[{text_expr(piece)}];" for piece in _pieces(segment)]
+            if isolate:
+                boxes = [_LEFT_TO_RIGHT_ISOLATE,
+                         *(f"#box(text(dir: ltr, {string_literal(piece)}));"
+                           for piece in _pieces(segment)),
+                         _POP_ISOLATE]
+            out.extend(boxes)
         last = run.end()
     if last < len(word):
         out.append(text_expr(word[last:]))
     return "".join(out)
 
 
-def text_markup(text: str, *, collapse: bool = True) -> str:
+def text_markup(text: str, *, collapse: bool = True, isolate: bool = False) -> str:
     """Markup showing ``text`` as plain text; long words may break anywhere, emoji are emoji.
 
-    ``collapse`` folds white space as HTML does (code keeps it: pass False).
+    ``collapse`` folds white space as HTML does (code keeps it: pass False); ``isolate``: the
+    text is in a document with right-to-left text (:data:`_POP_ISOLATE`).
     """
     if collapse:
         text = collapse_white_space(text)
     out: list[str] = []
     last = 0
     for emoji in _EMOJI.finditer(text):
-        out.append(_words(text[last : emoji.start()]))
+        out.append(_words(text[last : emoji.start()], isolate))
         out.append(f"#emoji-text({string_literal(emoji.group(0))});")
         last = emoji.end()
-    out.append(_words(text[last:]))
+    out.append(_words(text[last:], isolate))
     return "".join(out)
 
 
-def _words(text: str) -> str:
+def _words(text: str, isolate: bool) -> str:
     """Markup for text without emoji: long words as breakable boxes."""
-    return "".join(_breakable_word(piece) if long else text_expr(piece)
+    return "".join(_breakable_word(piece, isolate) if long else text_expr(piece)
                    for piece, long in split_long_words(text))

@@ -65,6 +65,8 @@ from renderers.text import (
     Direction,
     HeadingIds,
     blocks_direction,
+    document_text,
+    has_right_to_left,
     paragraph_dir,
     text_direction,
 )
@@ -201,6 +203,10 @@ class _Markup:
         self.heading_labels: set[str] = set()
         self._collect_labels()
         self.direction: Direction = "ltr"  # inherited by the block being written
+        #: Whether long words are set as left-to-right isolates (renderers.writers.typst.escape)
+        self.bidi = has_right_to_left(document_text(rdoc.document)) or any(
+            has_right_to_left(plain_text(e.formatted) if e.formatted else e.title)
+            for e in rdoc.entries)
         self.list_depth = 0
         self.block_depth = 0
         self.inline_depth = 0
@@ -391,7 +397,7 @@ class _Markup:
     def inline(self, node: Inline) -> str:
         match node:
             case Text(text) | RawInline(text):
-                return text_markup(text)
+                return text_markup(text, isolate=self.bidi)
             case Emph(children):
                 return self.styled("emph", children)
             case Strong(children):
