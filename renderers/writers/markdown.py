@@ -58,6 +58,7 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
+from renderers.readers.sanitize import safe_image_src
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
@@ -80,7 +81,6 @@ _CROSSREF_AT = re.compile(rf"@(?={CROSSREF_LABEL})")
 _LINE_START_MARK = re.compile(r"[#>+\-=:]")
 _LINE_START_ORDERED = re.compile(r"^(\d{1,9})([.)])")
 _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
-_IMAGE_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
 def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
@@ -384,7 +384,7 @@ class _InlineWriter:
 
     def image(self, image: Image) -> str:
         """``![alt](src "title")``, or the fallback text when the source is refused."""
-        src = _image_source(image.src)
+        src = safe_image_src(image.src)  # the readers' rule, again: the IR may be built by hand
         if not src:
             return escape_text(image_fallback(image), line_start=False)
         alt = escape_text(_one_line(image.alt), line_start=False)
@@ -425,19 +425,6 @@ def math_source(tex: str, display: bool) -> str:
     if display:
         return f"$${tex}$$"
     return f"\\({tex}\\)" if "$" in tex else f"${tex}$"
-
-
-def _image_source(src: str) -> str:
-    """Image sources kept: http(s), ``data:image/…`` and relative paths; anything else dropped."""
-    candidate = src.strip()
-    if not candidate:
-        return ""
-    if candidate.lower().startswith("data:image/"):
-        return candidate
-    if _IMAGE_SCHEME.match(candidate) or candidate.startswith("//"):
-        linked = safe_link(candidate)
-        return linked if linked.lower().startswith(("http:", "https:")) else ""
-    return candidate
 
 
 def _note_labels(blocks: tuple[Block, ...]) -> dict[str, str]:
