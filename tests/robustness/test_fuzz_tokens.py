@@ -23,7 +23,7 @@ from citations.tokens import (
     scan,
     strip_tokens,
 )
-from tests.fuzz_strategies import DOCUMENTED_ERRORS, FUZZ_POOL, dialect_sets, token_text
+from tests.fuzz_strategies import DOCUMENTED_ERRORS, FUZZ_POOL, dialect_sets, heavy, token_text
 
 #: Fuzz runs take seconds per property: `make test`, not `make test-fast`.
 pytestmark = pytest.mark.slow
@@ -88,4 +88,23 @@ def test_fuzz_audit_reports_without_crashing(text: str, content_format: str) -> 
         return
     data = report.to_dict()
     assert set(data.get("cited_sids", [])) <= set(POOL.sids)
+    assert isinstance(report.format_text(), str)
+
+
+@heavy(3)
+@given(text=token_text, content_format=st.sampled_from(["markdown", "html"]),
+       dialects=dialect_sets)
+def test_fuzz_render_audit_reports_without_crashing(
+    text: str, content_format: str, dialects: frozenset[str]
+) -> None:
+    """The audit every surface runs reads the text as render does: on any text it reports, or
+    raises a documented error, and counts no token twice (cited and not rendered)."""
+    from renderers.audit import audit as render_audit
+
+    try:
+        report = render_audit(text, FUZZ_POOL, content_format=content_format, dialects=dialects)
+    except DOCUMENTED_ERRORS:
+        return
+    assert set(report.cited_sids) <= set(POOL.sids) | set(report.unknown_sids)
+    assert report.numbers.keys() <= set(report.cited_sids)
     assert isinstance(report.format_text(), str)
