@@ -291,6 +291,14 @@ def test_a_long_address_in_a_right_to_left_paragraph_reads_left_to_right_with_ty
     assert "https://example.com/reports/" in shown and "//:https" not in shown, lines
 
 
+def test_long_inline_code_in_a_right_to_left_paragraph_reads_left_to_right_with_typst() -> None:
+    code = "some_very_long_identifier_name/and_more"
+    text = f"זוהי פסקה עם קוד `{code}` ארוך מאוד בתוכה ועוד מילים.[[S:1]]\n"
+    built = build_options(pdf_engine="typst")
+    lines = pdf_lines(Session(prepare(text, sources_pool=POOL, options=built)).artifact("pdf").data)
+    assert code in "".join(line[2] for line in lines), lines
+
+
 def test_only_a_document_with_right_to_left_text_gets_isolated_long_words() -> None:
     """The left-to-right isolate marks reach the PDF's text (a copied address would carry
     them), so a document with no right-to-left character is written without them."""

@@ -255,9 +255,11 @@ def test_short_table_columns_take_their_contents_width() -> None:
 
 
 def test_a_long_inline_code_span_is_shaded_without_padding_between_its_pieces() -> None:
-    assert code_span("short_name()") == '#code-span([#"short_name()";]);'
-    long = code_span("a_long_identifier_" * 3)
+    assert code_span("short_name()", isolate=False) == '#code-span([#"short_name()";]);'
+    long = code_span("a_long_identifier_" * 3, isolate=False)
     assert long.endswith(", breakable: true);") and "#box[" in long
+    isolated = code_span("a_long_identifier_" * 3, isolate=True)  # a document with RTL text
+    assert isolated.startswith('#code-span([#"\\u{2066}";#box(text(dir: ltr, ')
 
 
 def test_the_page_count_is_read_from_the_page_tree() -> None:

@@ -410,7 +410,7 @@ class _Markup:
                     function = ""  # only an abbreviation with an expansion is underlined
                 return self.styled(function, children)
             case Code(text):
-                return code_span(text)
+                return code_span(text, isolate=self.bidi)
             case Link(url, children, _):
                 return self.link(url, children)
             case Image():
@@ -424,7 +424,7 @@ class _Markup:
             case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
                 return self.cite(anchor, numbers, children, note, joined=node.joined)
             case Math():
-                return math_markup(node, self.root)
+                return math_markup(node, self.root, isolate=self.bidi)
             case CrossRef():
                 return crossref_markup(node, self.labels, self.to_label)
             case _:

@@ -16,14 +16,15 @@ from renderers.writers.typst.escape import string_literal, text_markup
 from renderers.writers.typst.parts import RootFiles, call, code_span
 
 
-def math_markup(node: Math, root: RootFiles) -> str:
-    """A formula as its picture (a block of its own when displayed), or its TeX as code."""
+def math_markup(node: Math, root: RootFiles, *, isolate: bool) -> str:
+    """A formula as its picture (a block of its own when displayed), or its TeX as code
+    (``isolate``: see :func:`~.parts.code_span`)."""
     from renderers.math import MathError, parse_tex  # imported by a document's first formula
 
     try:
         formula = parse_tex(node.tex, node.display)
     except MathError:
-        return code_span(node.tex)
+        return code_span(node.tex, isolate=isolate)
     from renderers.math.svg import draw_formula  # its MathML step imports xml.sax and urllib
 
     drawn = draw_formula(formula)

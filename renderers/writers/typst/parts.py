@@ -62,15 +62,16 @@ def content(markup: str) -> str:
     return f"[{markup}]"
 
 
-def code_span(text: str) -> str:
+def code_span(text: str, *, isolate: bool) -> str:
     """Inline code: its text on the shade, padded at both ends.
 
     A long word in it is a row of boxes, and Typst shades each box's text separately; padding
     each one would lay its shade over the last glyph of the box before. Such a span is shaded
-    without padding (``breakable``).
+    without padding (``breakable``). ``isolate``: as for :func:`~.escape.text_markup` (a
+    document with right-to-left text).
     """
     flags = ["breakable: true"] if has_long_word(text) else []
-    return call("code-span", content(text_markup(text)), *flags)
+    return call("code-span", content(text_markup(text, isolate=isolate)), *flags)
 
 
 def optional(markup: str) -> str:
