@@ -620,4 +620,4 @@ class _Markup:
     def source_entry(self, entry: SourceEntry) -> str:
         """One Sources entry; the label its back-link leads to is recorded as a link target."""
         self.record_target(entry.backlink)
-        return source_entry(entry_parts(entry), self.inlines(entry.formatted))
+        return source_entry(entry_parts(entry), self.inlines(entry.formatted), isolate=self.bidi)

@@ -131,16 +131,18 @@ def note_fields(anchor: str, marker: str, body: str, backlink: str, direction: s
     return "(" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + ")"
 
 
-def source_entry(entry: EntryParts, formatted: str) -> str:
+def source_entry(entry: EntryParts, formatted: str, *, isolate: bool) -> str:
     """One Sources entry as a Typst dictionary (``source-entry`` in the template lays it out);
-    ``formatted`` is the markup of a CSL-styled entry ("" for the default look)."""
+    ``formatted`` is the markup of a CSL-styled entry ("" for the default look); ``isolate``:
+    as for :func:`~.escape.text_markup`."""
     details = array(
-        f"({string_literal(d.separator)}, [{text_markup(d.text)}])" for d in entry.details
+        f"({string_literal(d.separator)}, [{text_markup(d.text, isolate=isolate)}])"
+        for d in entry.details
     )
     fields = {
         "number": str(int(entry.number)),
         "anchor": string_literal(entry.anchor),
-        "title": content(text_markup(entry.title)),
+        "title": content(text_markup(entry.title, isolate=isolate)),
         "url": string_literal(entry.url) if entry.url else "none",
         "details": details,
         "backlink": string_literal(entry.backlink) if entry.backlink else "none",
