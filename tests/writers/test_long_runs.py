@@ -120,6 +120,6 @@ def test_a_link_with_a_long_word_wraps_as_a_whole() -> None:
     html = render_markdown("html", f"See [{url}]({url}) and [short](https://e.org/).\n", POOL)
     page = lxml.html.fromstring(html)
     long_link, short_link = page.xpath("//main//p/a")
-    # "url": it shows its own address, which reads left to right in any line (report.css)
-    assert long_link.get("class") == "long-word url" and not long_link.xpath(".//span")
-    assert short_link.get("class") is None
+    assert long_link.get("class") == "long-word" and not long_link.xpath(".//span")
+    assert long_link.get("dir") == "ltr"  # it shows its own address: left to right in any line
+    assert short_link.get("class") is None and short_link.get("dir") is None

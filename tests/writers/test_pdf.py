@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 from typing import Any
 
 import pypdfium2 as pdfium
@@ -299,3 +300,22 @@ def test_identical_bytes_in_a_fresh_process(
     other = render_in_fresh_process("pdf", report_markdown(), pool_rows, author="Analyst",
                                     pdf_engine=engine)
     assert other == first
+
+
+@pytest.mark.parametrize("csl", [None, "apa"])
+def test_weasyprint_accepts_every_rule_of_the_report_stylesheet(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path, csl: str | None
+) -> None:
+    """WeasyPrint ignores CSS it does not support with a warning on its logger (a library user
+    without logging set up sees it on stderr; ``unicode-bidi`` was one): the report's own
+    stylesheet has none of it, for the multilingual sample with and without a CSL style."""
+    from renderers.api import render
+
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    with caplog.at_level("WARNING", logger="weasyprint"):
+        (result,) = render((samples / "multilingual.md").read_text("utf-8"), tmp_path,
+                           sources_pool=str(samples / "multilingual.pool.yaml"),
+                           formats=["pdf"], csl=csl)
+    assert result.path.stat().st_size > 0
+    ignored = [r.getMessage() for r in caplog.records if "Ignored" in r.getMessage()]
+    assert ignored == []

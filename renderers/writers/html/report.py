@@ -117,9 +117,10 @@ _OFF_OUTLINE = (Cite, FootnoteRef, Math, Image)
 
 
 def shows_url(text: str) -> bool:
-    """Whether a link's visible text is itself a web or mail address: such text is set left to
-    right as one piece (``a.url`` in report.css), so inside a right-to-left line "https://"
-    is not reordered into "//:https" where the address wraps."""
+    """Whether a link's visible text is itself a web or mail address: such a link is marked
+    ``dir="ltr"``, so inside a right-to-left line "https://" is not reordered into "//:https"
+    where the address wraps. The attribute, not CSS: browsers isolate an element with ``dir``,
+    and WeasyPrint honours the attribute but ignores ``unicode-bidi`` (it warns)."""
     shown = text.strip()
     return (shown.lower().startswith(("http://", "https://", "mailto:"))
             and not any(c.isspace() for c in shown) and bool(safe_link(shown)))
@@ -501,11 +502,11 @@ class ReportWriter:
             return self.inlines(text) + cites
         title_attr = f' title="{escape(title)}"' if title else ""
         # WeasyPrint links every box inside a link: a span there would double its annotations,
-        # so what the link's text needs is said by classes on the link itself.
+        # so what the link's text needs is said by attributes of the link itself.
         shown = plain_text(tuple(text))
-        classes = " ".join(name for name, needed in (
-            ("long-word", has_long_word(shown)), ("url", shows_url(shown))) if needed)
-        class_attr = f' class="{classes}"' if classes else ""
+        class_attr = ' class="long-word"' if has_long_word(shown) else ""
+        if shows_url(shown):
+            class_attr += ' dir="ltr"'
         outer, self.in_link = self.in_link, True
         try:
             inner = self.inlines(text)
