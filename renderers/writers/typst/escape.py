@@ -92,7 +92,8 @@ def _pieces(word: str) -> list[str]:
 
 def _breakable_word(word: str, isolate: bool) -> str:
     """A long word as boxes Typst may break between (CJK and other runs stay as they are);
-    ``isolate``: the row of boxes is a left-to-right isolate (see :data:`_POP_ISOLATE`)."""
+    ``isolate``: each row of boxes is a left-to-right isolate (:data:`_LEFT_TO_RIGHT_ISOLATE`).
+    """
     out: list[str] = []
     last = 0
     for run in _UNBREAKABLE.finditer(word):
@@ -102,13 +103,13 @@ def _breakable_word(word: str, isolate: bool) -> str:
         if len(segment) < LONG_WORD:
             out.append(text_expr(segment))
         else:
-            boxes = [f"#box[{text_expr(piece)}];" for piece in _pieces(segment)]
+            pieces = _pieces(segment)
             if isolate:
-                boxes = [_LEFT_TO_RIGHT_ISOLATE,
-                         *(f"#box(text(dir: ltr, {string_literal(piece)}));"
-                           for piece in _pieces(segment)),
-                         _POP_ISOLATE]
-            out.extend(boxes)
+                out.append(_LEFT_TO_RIGHT_ISOLATE)
+                out.extend(f"#box(text(dir: ltr, {string_literal(p)}));" for p in pieces)
+                out.append(_POP_ISOLATE)
+            else:
+                out.extend(f"#box[{text_expr(p)}];" for p in pieces)
         last = run.end()
     if last < len(word):
         out.append(text_expr(word[last:]))
@@ -119,7 +120,7 @@ def text_markup(text: str, *, collapse: bool = True, isolate: bool = False) -> s
     """Markup showing ``text`` as plain text; long words may break anywhere, emoji are emoji.
 
     ``collapse`` folds white space as HTML does (code keeps it: pass False); ``isolate``: the
-    text is in a document with right-to-left text (:data:`_POP_ISOLATE`).
+    text is in a document with right-to-left text (:data:`_LEFT_TO_RIGHT_ISOLATE`).
     """
     if collapse:
         text = collapse_white_space(text)
