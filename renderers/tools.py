@@ -162,8 +162,9 @@ def _audit_tool(surface: Surface) -> dict[str, Any]:
         "name": "audit_citations",
         "description": (
             "Check the citations in markdown or HTML (or a model's raw cited answer) against a "
-            "sources pool without rendering: unknown sids, invalid tokens, citations inside "
-            "code, sources never cited, coverage. Returns {ok, format: 'audit', sources_used, "
+            "sources pool without rendering, numbered as a render numbers them: unknown sids, "
+            "invalid tokens, citations inside code or where a render would not cite them, "
+            "sources never cited, coverage. Returns {ok, format: 'audit', sources_used, "
             f"stats, warnings, audit}}. {_CONTENT_OR_ANSWER}"
         ),
         "parameters": {
