@@ -469,6 +469,7 @@ def mcp(
     out: Annotated[
         Path, typer.Option("--out", "-o", metavar="DIR", help="Where the tools write files.")
     ] = Path("out"),
+    max_worker_memory: MaxWorkerMemory = None,
 ) -> None:
     """Run the MCP server on stdio (tools write_pdf … write_markdown, audit_citations)."""
     from renderers.mcp_server import run_stdio
@@ -476,7 +477,7 @@ def mcp(
     try:
         with reading(str(out)):
             out.mkdir(parents=True, exist_ok=True)
-            run_stdio(out)
+            run_stdio(out, max_worker_memory)
     except BadInput as exc:
         raise fail(exc.where, exc.message) from None
 

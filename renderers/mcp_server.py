@@ -12,6 +12,10 @@ not JSON-RPC, nested deeper than its parser's 255 levels, a lone surrogate): the
 waits forever. :class:`Wire` checks each line first and answers such a line itself with a
 JSON-RPC error (parse error, or invalid request with the request's id when it can be read).
 
+Tool calls render in a worker process of their own under a memory cap
+(:mod:`renderers.tool_process`): a document too large for it answers a ``limit_exceeded``
+envelope, and the server carries on.
+
 Run: ``python -m renderers.mcp_server --out DIR`` (or ``citerender mcp --out DIR``).
 """
 
@@ -35,6 +39,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from renderers.errors import OptionError
+from renderers.process_memory import DEFAULT_WORKER_MEMORY_MIB, MIN_WORKER_MEMORY_MIB
+from renderers.tool_process import ToolProcess
 from renderers.tools import call_tool, tool_arguments, tool_schemas
 
 SERVER_NAME = "citerender"
@@ -46,6 +52,8 @@ INSTRUCTIONS = (
     "Files are written inside the server's output directory; give 'path' as a name relative "
     "to it."
 )
+#: The option that sets the render process's memory cap, as a refusal names it.
+MEMORY_SETTING = "mcp --max-worker-memory"
 #: Deepest JSON nesting the SDK's parser (pydantic-core) accepts.
 MAX_DEPTH = 255
 
@@ -84,8 +92,10 @@ def _is_object(arguments: object) -> bool:
     return arguments is None or isinstance(arguments, dict)
 
 
-def build_server(out_dir: str | Path) -> Server[Any]:
-    """The MCP server writing into ``out_dir`` (created if missing)."""
+def build_server(out_dir: str | Path, *, renders: ToolProcess | None = None) -> Server[Any]:
+    """The MCP server writing into ``out_dir`` (created if missing). ``renders``: the process
+    tool calls run in (:class:`~renderers.tool_process.ToolProcess`, as the stdio server
+    does); None: in this process."""
     root = Path(out_dir).resolve()
     root.mkdir(parents=True, exist_ok=True)
     lock = anyio.Lock()  # one render at a time: the writers are not meant to share a process
@@ -99,9 +109,12 @@ def build_server(out_dir: str | Path) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         async with lock:  # call_tool never raises: every failure is an envelope
-            envelope = await anyio.to_thread.run_sync(
-                lambda: call_tool(params.name, params.arguments or {}, out_dir=root)
-            )
+            if renders is not None:
+                envelope = await renders.call(params.name, params.arguments or {}, root)
+            else:
+                envelope = await anyio.to_thread.run_sync(
+                    lambda: call_tool(params.name, params.arguments or {}, out_dir=root)
+                )
         return types.CallToolResult(
             content=[types.TextContent(text=json.dumps(envelope, ensure_ascii=False))],
             structured_content=envelope,
@@ -256,21 +269,39 @@ def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
         os.dup2(wire_out, 1)
 
 
-async def serve_stdio(out_dir: str | Path) -> None:
-    """Serve one MCP session over this process's stdin/stdout."""
-    server = build_server(out_dir)
+async def serve_stdio(out_dir: str | Path, memory_mib: int | None = None) -> None:
+    """Serve one MCP session over this process's stdin/stdout; tool calls render in a worker
+    process capped at ``memory_mib`` MiB (:class:`~renderers.tool_process.ToolProcess`), started
+    once stdout is claimed, so nothing the worker prints reaches the wire."""
+    renders = ToolProcess(memory_mib, setting=MEMORY_SETTING)
+    server = build_server(out_dir, renders=renders)
     with claimed_stdio() as (reader, writer):
         wire = Wire(reader, writer)
-        async with stdio_server(stdin=wire, stdout=wire) as (  # type: ignore[arg-type]
-            read_stream,
-            write_stream,
-        ):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        try:
+            async with stdio_server(stdin=wire, stdout=wire) as (  # type: ignore[arg-type]
+                read_stream,
+                write_stream,
+            ):
+                await server.run(read_stream, write_stream,
+                                 server.create_initialization_options())
+        finally:
+            await renders.close()
 
 
-def run_stdio(out_dir: str | Path) -> None:
+def run_stdio(out_dir: str | Path, memory_mib: int | None = None) -> None:
     """Blocking entry point used by ``citerender mcp --out DIR``."""
-    anyio.run(serve_stdio, out_dir)
+    anyio.run(serve_stdio, out_dir, memory_mib)
+
+
+def _memory_mib(text: str) -> int:
+    """``--max-worker-memory``: an integer of at least :data:`MIN_WORKER_MEMORY_MIB`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of MiB") from None
+    if value < MIN_WORKER_MEMORY_MIB:
+        raise argparse.ArgumentTypeError(f"{value} MiB: at least {MIN_WORKER_MEMORY_MIB}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -280,8 +311,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         description="citerender MCP server (stdio); files are written inside --out only.",
     )
     parser.add_argument("--out", required=True, help="output directory for rendered files")
+    parser.add_argument("--max-worker-memory", type=_memory_mib, metavar="MIB", default=None,
+                        help=f"memory cap of the render process in MiB (at least "
+                             f"{MIN_WORKER_MEMORY_MIB}; default: {DEFAULT_WORKER_MEMORY_MIB}, "
+                             "lowered to 80%% of the machine's memory)")
     args = parser.parse_args(argv)
-    run_stdio(args.out)
+    run_stdio(args.out, args.max_worker_memory)
 
 
 if __name__ == "__main__":

@@ -428,7 +428,8 @@ def test_serve_and_mcp_reach_their_entry_points(
     calls: list[tuple[object, ...]] = []
     monkeypatch.setattr("renderers.service.app.serve",
                         lambda *args, **kwargs: calls.append(("serve", *args, kwargs)))
-    monkeypatch.setattr("renderers.mcp_server.run_stdio", lambda out: calls.append(("mcp", out)))
+    monkeypatch.setattr("renderers.mcp_server.run_stdio",
+                        lambda out, memory=None: calls.append(("mcp", out, memory)))
     served = runner().invoke(cli.app, ["serve", "--port", "9123", "--workers", "2"])
     assert served.exit_code == 0, served.output
     capped = runner().invoke(cli.app, ["serve", "--max-worker-memory", "1024"])
@@ -437,8 +438,11 @@ def test_serve_and_mcp_reach_their_entry_points(
     assert too_small.exit_code == 2 and "--max-worker-memory" in too_small.output
     mcp = runner().invoke(cli.app, ["mcp", "--out", str(tmp_path / "tools")])
     assert mcp.exit_code == 0, mcp.output
+    capped_mcp = runner().invoke(cli.app, ["mcp", "--out", str(tmp_path / "tools"),
+                                           "--max-worker-memory", "2048"])
+    assert capped_mcp.exit_code == 0, capped_mcp.output
     defaults = {"broker": None, "store": None, "webhook_hosts": (), "worker_memory_mib": None}
     assert calls == [("serve", "127.0.0.1", 9123, 2, defaults),
                      ("serve", "127.0.0.1", 8000, None, {**defaults, "worker_memory_mib": 1024}),
-                     ("mcp", tmp_path / "tools")]
+                     ("mcp", tmp_path / "tools", None), ("mcp", tmp_path / "tools", 2048)]
     assert (tmp_path / "tools").is_dir()

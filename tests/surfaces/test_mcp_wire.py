@@ -21,9 +21,9 @@ PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 class Client:
     """Raw newline-delimited JSON-RPC over a real server process's stdio."""
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path, *options: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "renderers.mcp_server", "--out", str(out_dir)],
+            [sys.executable, "-m", "renderers.mcp_server", "--out", str(out_dir), *options],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -51,9 +51,8 @@ class Client:
         return self.proc.stderr.read().decode("utf-8", "replace")
 
 
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
-    session = Client(tmp_path_factory.mktemp("mcp-out"))
+def started(session: Client) -> Client:
+    """``session`` past the MCP handshake."""
     session.send(json.dumps({
         "jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -61,6 +60,12 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
     }).encode())  # fmt: skip
     assert session.answer()["id"] == 0
     session.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    return session
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
+    session = started(Client(tmp_path_factory.mktemp("mcp-out")))
     yield session
     session.close()
 
@@ -179,3 +184,33 @@ def test_arguments_that_are_no_object_are_named(
     assert why in error["message"]
     client.send(call(22, json.dumps({"content": "x", "path": "after.md"})))
     assert client.answer()["result"]["structuredContent"]["ok"] is True
+
+
+@pytest.mark.slow
+def test_a_render_past_the_memory_cap_is_an_envelope_and_the_server_carries_on(
+    tmp_path: Path,
+) -> None:
+    """Tool calls render in a capped worker process: ten times the sample report with Typst
+    (about 840 MiB) under a 400 MiB cap answers limit_exceeded; the next call renders."""
+    samples = ROOT / "samples"
+    report = (samples / "long-report.md").read_text(encoding="utf-8")
+    pool = json.loads((samples / "long-report.pool.json").read_text(encoding="utf-8"))
+    session = started(Client(tmp_path, "--max-worker-memory", "400"))
+    try:
+        big = {"content": "\n\n".join([report] * 10), "sources_pool": pool,
+               "pdf_engine": "typst", "path": "big.pdf"}
+        session.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                 "params": {"name": "write_pdf", "arguments": big}}).encode())
+        refused = session.answer(180)["result"]
+        assert refused["isError"] is True
+        error = refused["structuredContent"]["error"]
+        assert error["code"] == "limit_exceeded" and "400 MiB" in error["message"]
+        assert "mcp --max-worker-memory" in error["message"]
+        assert not (tmp_path / "big.pdf").exists()
+        session.send(call(2, '{"content": "Still here.[[S:1]]", "path": "after.md", '
+                             '"sources_pool": [{"sid": 1, "url": "https://e.org"}]}'))
+        after = session.answer(120)["result"]
+        assert after["isError"] is False, after
+        assert "Still here." in (tmp_path / "after.md").read_text(encoding="utf-8")
+    finally:
+        session.close()
