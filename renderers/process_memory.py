@@ -63,6 +63,12 @@ def cap_process_memory(mib: int) -> None:
     resource.setrlimit(resource.RLIMIT_DATA, (wanted, wanted))
 
 
+def current_cap_mib() -> int | None:
+    """The cap :func:`cap_process_memory` set on this process, in MiB (None: no cap)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
+    return None if soft == resource.RLIM_INFINITY else soft // _MIB
+
+
 def memory_exceeded(mib: int, setting: str) -> str:
     """The message of a render stopped by the cap: what happened, and the setting that sets
     it (``setting``, e.g. ``serve --max-worker-memory``)."""

@@ -26,6 +26,7 @@ from citations.errors import CodedError, ErrorCode
 from renderers.errors import OptionError, OutputPathError, short_repr
 from renderers.formats import BY_NAME, EXTENSIONS, Format
 from renderers.options import PARAMETERS, ReadingOptions, Surface
+from renderers.process_memory import current_cap_mib, memory_exceeded
 
 # --- argument schemas (shared with the HTTP service) -------------------------------------
 
@@ -244,6 +245,10 @@ def error_envelope(exc: BaseException) -> dict[str, Any]:
         return _error(exc.code, str(exc), exc.field)
     if isinstance(exc, OSError):  # the output directory cannot be created or written
         return _error(ErrorCode.WRITE_FAILED, f"cannot write the output ({exc})", "path")
+    if isinstance(exc, MemoryError) and (cap := current_cap_mib()) is not None:
+        # a render process under a memory cap (the MCP server's): the cap is what ran out
+        return _error(ErrorCode.LIMIT_EXCEEDED, memory_exceeded(cap, "--max-worker-memory"),
+                      "content")
     if isinstance(exc, RecursionError | MemoryError):
         return _error(
             ErrorCode.LIMIT_EXCEEDED,

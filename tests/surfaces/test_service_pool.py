@@ -56,6 +56,13 @@ def data_limit(_: object) -> int:
     return resource.getrlimit(resource.RLIMIT_DATA)[0]
 
 
+def memory_envelope(_: object) -> dict[str, Any]:
+    """The tool envelope of a MemoryError raised in this process."""
+    from renderers.tools import error_envelope
+
+    return error_envelope(MemoryError())
+
+
 def abort(_: object) -> None:
     os.abort()  # what Rust (Typst) and GLib do when an allocation is refused
 
@@ -261,6 +268,20 @@ def test_a_worker_that_aborts_under_a_cap_is_told_apart_from_other_deaths() -> N
             await pool.run(abort, None, timeout=BOUND_S)
         assert not died.value.aborted_by_cap  # no cap: nothing says it was memory
         assert await pool.run(data_limit, None, timeout=BOUND_S) == -1  # RLIM_INFINITY
+
+    with_pool(1, capped, memory_mib=300)
+    with_pool(1, uncapped)
+
+
+def test_a_tool_envelope_names_the_cap_its_process_ran_out_of() -> None:
+    async def capped(pool: WorkerPool) -> None:
+        error = (await pool.run(memory_envelope, None, timeout=BOUND_S))["error"]
+        assert error["code"] == "limit_exceeded" and "300 MiB" in error["message"]
+        assert "--max-worker-memory" in error["message"]
+
+    async def uncapped(pool: WorkerPool) -> None:
+        error = (await pool.run(memory_envelope, None, timeout=BOUND_S))["error"]
+        assert error["code"] == "limit_exceeded" and "too large to process" in error["message"]
 
     with_pool(1, capped, memory_mib=300)
     with_pool(1, uncapped)
