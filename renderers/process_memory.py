@@ -19,7 +19,6 @@ one job fails with a message naming the cap, and a fresh worker takes the dead o
 from __future__ import annotations
 
 import os
-import resource
 
 #: The cap when the operator sets none, in MiB: enough for the largest documents the default
 #: limits admit that we measured (a 500-page report: 842 MiB with Typst), and never more than
@@ -56,6 +55,8 @@ def default_worker_memory_mib(workers: int) -> int:
 def cap_process_memory(mib: int) -> None:
     """Cap this process's data (heap and private writable mappings) at ``mib`` MiB, for good:
     the hard limit is lowered too, so nothing the render runs can raise it again."""
+    import resource  # POSIX only: imported where a cap is set, so the CLI starts anywhere
+
     wanted = mib * _MIB
     _, hard = resource.getrlimit(resource.RLIMIT_DATA)
     if hard != resource.RLIM_INFINITY:
@@ -64,7 +65,12 @@ def cap_process_memory(mib: int) -> None:
 
 
 def current_cap_mib() -> int | None:
-    """The cap :func:`cap_process_memory` set on this process, in MiB (None: no cap)."""
+    """The cap :func:`cap_process_memory` set on this process, in MiB (None: no cap, or a
+    platform without POSIX resource limits)."""
+    try:
+        import resource
+    except ImportError:
+        return None
     soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
     return None if soft == resource.RLIM_INFINITY else soft // _MIB
 
