@@ -237,18 +237,10 @@ def read_document(
                         sources_pool)
 
 
-def _read_and_resolve(
-    content: Content,
-    sources_pool: Any,
-    content_format: str | None,
-    options: RenderOptions,
-    dialects: Iterable[str] | str | None,
-    origin: str,
-) -> tuple[ReadDocument, ResolvedDocument]:
-    """The reading stages of :func:`prepare`, then the citation pass (and a citation style)."""
+def _resolved(read: ReadDocument, options: RenderOptions) -> ResolvedDocument:
+    """The citation pass over what :func:`read_document` read (and a citation style)."""
     from renderers.resolve import resolve
 
-    read = read_document(content, sources_pool, content_format, options, dialects, origin)
     rdoc = resolve(
         read.document,
         read.pool,
@@ -260,7 +252,7 @@ def _read_and_resolve(
         from renderers.styles import apply_style
 
         rdoc = apply_style(rdoc, options)
-    return read, rdoc
+    return rdoc
 
 
 def prepare(
@@ -284,8 +276,8 @@ def prepare(
     started = time.perf_counter()
     deadline = Deadline(options.limits.max_seconds)
     with deadline.armed("reading the input"):
-        read, rdoc = _read_and_resolve(content, sources_pool, content_format, options, dialects,
-                                       origin)
+        read = read_document(content, sources_pool, content_format, options, dialects, origin)
+        rdoc = _resolved(read, options)
     native = read.native
     citations = sum(
         1 for node in iter_inlines(rdoc.document.blocks) if isinstance(node, Cite) and node.numbers

@@ -12,9 +12,12 @@ envelope, the worker is replaced, and the server carries on.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from renderers.process_memory import default_worker_memory_mib, memory_exceeded
+from renderers.process_memory import default_worker_memory_mib
+
+if TYPE_CHECKING:
+    from renderers.service.pool import WorkerPool
 
 #: How long the pool waits for a call before it kills the worker: past the longest render
 #: ``limits.max_seconds`` admits (a week), which the render enforces itself.
@@ -37,13 +40,13 @@ class ToolProcess:
     def __init__(self, memory_mib: int | None = None, *, setting: str) -> None:
         self.memory_mib = memory_mib or default_worker_memory_mib(1)
         self.setting = setting
-        self._pool: Any = None
+        self._pool: WorkerPool | None = None
 
     async def call(self, name: object, arguments: object, out_dir: Path) -> dict[str, Any]:
         """The envelope of the tool call, rendered in the worker; a call the worker could
         not finish is an error envelope too (``limit_exceeded`` past the memory cap)."""
         from renderers.errors import LimitError
-        from renderers.service.pool import MemoryExceeded, PoolError, WorkerDied
+        from renderers.service.pool import PoolError, memory_refusal
         from renderers.tools import error_envelope
 
         pool = await self._started()
@@ -51,20 +54,12 @@ class ToolProcess:
             envelope: dict[str, Any] = await pool.run(
                 run_tool_call, (name, arguments, str(out_dir)), timeout=_HARD_TIMEOUT_S
             )
-        except MemoryExceeded:
-            refused = memory_exceeded(self.memory_mib, self.setting)
-            return error_envelope(LimitError(refused, field="content"))
-        except WorkerDied as exc:
-            if not exc.aborted_by_cap:
-                return error_envelope(exc)
-            refused = (f"{memory_exceeded(self.memory_mib, self.setting)} (the render process "
-                       "aborted when an allocation was refused)")
-            return error_envelope(LimitError(refused, field="content"))
         except PoolError as exc:
-            return error_envelope(exc)
+            refused = memory_refusal(exc, self.setting)
+            return error_envelope(exc if refused is None else LimitError(refused, field="content"))
         return envelope
 
-    async def _started(self) -> Any:
+    async def _started(self) -> WorkerPool:
         if self._pool is None:
             from renderers.service.app import PRELOAD_MODULES, warm_worker
             from renderers.service.pool import WorkerPool

@@ -53,7 +53,7 @@ from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode
 from renderers.formats import BY_NAME, EXTENSIONS
 from renderers.options import Limits
-from renderers.process_memory import default_worker_memory_mib, memory_exceeded
+from renderers.process_memory import default_worker_memory_mib
 from renderers.service.body import BodyProblem, parse_json_object, read_body, request_problem
 from renderers.service.pool import (
     HandOffFailed,
@@ -64,6 +64,7 @@ from renderers.service.pool import (
     PoolFull,
     WorkerDied,
     WorkerPool,
+    memory_refusal,
 )
 from renderers.service.requests import (
     REQUEST_SCHEMA,
@@ -236,17 +237,6 @@ def _error(
 MEMORY_SETTING = "serve --max-worker-memory"
 
 
-def memory_refusal(exc: PoolError) -> str | None:
-    """The message for a job stopped by the workers' memory cap: one that raised
-    :class:`MemoryError`, or one whose worker aborted under the cap; None otherwise."""
-    if isinstance(exc, MemoryExceeded):
-        return memory_exceeded(exc.memory_mib, MEMORY_SETTING)
-    if isinstance(exc, WorkerDied) and exc.aborted_by_cap and exc.memory_mib is not None:
-        return (f"{memory_exceeded(exc.memory_mib, MEMORY_SETTING)} (the render process "
-                "aborted when an allocation was refused)")
-    return None
-
-
 def download_names(stem: str, ext: str) -> tuple[str, str]:
     """``(ascii_filename, utf8_filename)`` for Content-Disposition; never a path."""
     cleaned = "".join(ch for ch in stem if unicodedata.category(ch)[0] != "C")
@@ -411,7 +401,7 @@ class ExportService:
         except JobTimeout as exc:
             return _error(504, f"render timed out: {exc}")
         except (MemoryExceeded, WorkerDied) as exc:
-            if (refusal := memory_refusal(exc)) is not None:
+            if (refusal := memory_refusal(exc, MEMORY_SETTING)) is not None:
                 return _error(HTTP_STATUS[ErrorCode.LIMIT_EXCEEDED], refusal, "content",
                               ErrorCode.LIMIT_EXCEEDED)
             return _error(500, f"render failed: {exc}")

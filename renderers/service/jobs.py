@@ -34,10 +34,10 @@ from starlette.routing import Route
 
 from citations.errors import ErrorCode
 from renderers.service.app import (
+    MEMORY_SETTING,
     _error,
     checked_job,
     content_disposition,
-    memory_refusal,
     problem,
     zip_pages,
 )
@@ -49,6 +49,7 @@ from renderers.service.pool import (
     PoolError,
     PoolFull,
     WorkerDied,
+    memory_refusal,
 )
 from renderers.service.requests import RequestProblem
 from renderers.workers.errors import BrokerUnavailable, StoreUnavailable
@@ -323,7 +324,7 @@ class JobsAPI:
             except JobTimeout as exc:
                 finished = failure("time_limit", f"render timed out: {exc}")
             except (MemoryExceeded, WorkerDied) as exc:
-                refusal = memory_refusal(exc)
+                refusal = memory_refusal(exc, MEMORY_SETTING)
                 finished = (failure(str(ErrorCode.LIMIT_EXCEEDED), refusal, "content") if refusal
                             else failure(str(ErrorCode.INTERNAL), f"render failed: {exc}"))
             except JobRaised as exc:

@@ -33,7 +33,7 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Literal
 
-from renderers.process_memory import cap_process_memory
+from renderers.process_memory import cap_process_memory, memory_exceeded
 
 _JOIN_TIMEOUT_S = 5.0
 #: How long a worker asked to exit at shutdown may take before it is killed.
@@ -86,6 +86,18 @@ class MemoryExceeded(PoolError):
     def __init__(self, memory_mib: int) -> None:
         super().__init__(f"the job needed more than the {memory_mib} MiB cap")
         self.memory_mib = memory_mib
+
+
+def memory_refusal(exc: PoolError, setting: str) -> str | None:
+    """The message for a job stopped by the pool's memory cap (``setting`` names the option
+    that sets it): one that raised :class:`MemoryError`, or one whose worker aborted under the
+    cap; None for any other failure."""
+    if isinstance(exc, MemoryExceeded):
+        return memory_exceeded(exc.memory_mib, setting)
+    if isinstance(exc, WorkerDied) and exc.aborted_by_cap and exc.memory_mib is not None:
+        return (f"{memory_exceeded(exc.memory_mib, setting)} (the render process aborted when "
+                "an allocation was refused)")
+    return None
 
 
 class JobRaised(PoolError):
