@@ -254,6 +254,20 @@ def test_short_table_columns_take_their_contents_width() -> None:
     assert column_widths([header[:1], row[:1]], 1) == ["6fr"]  # all short: still full width
 
 
+def test_a_column_of_in_line_citations_is_sized_by_their_text() -> None:
+    """A style's citation or a linked title (``--citation-format inline-links``) is text the
+    column shows: counted as such, the other columns keep room for their words."""
+    title = Text("Levelized Cost of Energy+ (LCOE+) 2024, Annual Technology Baseline")
+    cite = Cite((1,), children=(Link("#src-1", (title,)),))
+    header = tuple(TableCell((Text(t),)) for t in ("Technology", "Capacity factor", "Source"))
+    row = (TableCell((Text("Utility-scale PV"),)), TableCell((Text("15–30%"),)),
+           TableCell((Text("Lazard "), cite)))
+    assert column_widths([header, row], 3) == ["16fr", "15fr", "40fr"]
+    _, pdf = render((Table(header, (row,)),))
+    shown = " ".join(pdfium.PdfDocument(pdf)[0].get_textpage().get_text_range().split())
+    assert "Technology Capacity factor Source Utility-scale PV 15–30%" in shown
+
+
 def test_a_long_inline_code_span_is_shaded_without_padding_between_its_pieces() -> None:
     assert code_span("short_name()", isolate=False) == '#code-span([#"short_name()";]);'
     long = code_span("a_long_identifier_" * 3, isolate=False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from renderers.document import Alignment, Table, TableCell, plain_text
+from renderers.document import Alignment, Cite, Table, TableCell, plain_text, walk_inlines
 from renderers.text import text_direction
 from renderers.writers.typst.math import caption_lead, numbered_anchor_of
 from renderers.writers.typst.parts import array, call, content, label_call, labelled, optional
@@ -32,8 +32,7 @@ def column_widths(rows: Sequence[Sequence[TableCell]], columns: int) -> list[str
     those few cells is cheap. A table of short columns only is shared out, to stay full width.
     """
     longest = [
-        max((len(plain_text(row[index].children)) for row in rows if index < len(row)),
-            default=0)
+        max((shown_length(row[index]) for row in rows if index < len(row)), default=0)
         for index in range(columns)
     ]
     if all(length <= _SHORT for length in longest):
@@ -41,6 +40,17 @@ def column_widths(rows: Sequence[Sequence[TableCell]], columns: int) -> list[str
     return [
         "auto" if length <= _SHORT else f"{min(_MAX_WEIGHT, length)}fr" for length in longest
     ]
+
+
+def shown_length(cell: TableCell) -> int:
+    """How many characters ``cell`` shows: its text and its citations, whose in-line forms
+    (a style's "(IEA, 2025)", a linked title) can be the longest text of a column."""
+    length = len(plain_text(cell.children))
+    for node in walk_inlines(cell.children):
+        if isinstance(node, Cite):
+            shown = plain_text(node.children) if node.children else ",".join(map(str, node.numbers))
+            length += len(shown)
+    return length
 
 
 def table_aligns(aligns: Sequence[Alignment], columns: int) -> list[str]:
