@@ -257,3 +257,38 @@ def test_long_words_and_wide_tables_stay_inside_the_text_column(engine: str) -> 
     squashed = re.sub(r"\s+", "", text)
     assert "CodeCite" in squashed  # the last header cell is there, after its neighbour
     assert squashed.count("Supercalifragilistic") == 6
+
+
+#: The mark moves one character to the right per paragraph, so that in some paragraph it falls
+#: just past the end of a line, where it would wrap alone if a break were allowed before it.
+CREEPING_MARKS = "\n\n".join(
+    f"lorem ipsum lorem ipsum lorem ipsum lorem ipsum lorem ipsum lorem ipsum {'x' * k} "
+    f"end.{mark} Next sentence goes on here."
+    for mark in ("[[S:1]]", "[^n]") for k in range(1, 60)
+) + "\n\n[^n]: A note.\n"
+
+
+def test_no_line_starts_with_a_citation_or_note_mark(engine: str) -> None:
+    """A raised mark stays on the line of the word it follows: a reader never finds "¹ Next
+    sentence…" opening a line, cut off from the claim it supports."""
+    document = pdfium.PdfDocument(pdf_of(CREEPING_MARKS, engine))
+    orphans: list[str] = []
+    try:
+        for page in document:
+            textpage = page.get_textpage()
+            chars = []
+            for index in range(textpage.count_chars()):
+                char = textpage.get_text_range(index, 1)
+                if char.strip():
+                    size = pdfium_c.FPDFText_GetFontSize(textpage.raw, index)
+                    chars.append((char, size, *textpage.get_charbox(index)))
+            body = [c for c in chars if c[1] > 9]
+            for char, size, left, bottom, _, top in chars:
+                middle = (bottom + top) / 2
+                if size < 8 and char in "1a" and not any(
+                    b[2] < left and b[3] - 3 <= middle <= b[5] + 3 for b in body
+                ):
+                    orphans.append(char)
+    finally:
+        document.close()
+    assert orphans == []
