@@ -103,6 +103,26 @@ def test_openai_inline_link_is_replaced_unless_kept() -> None:
     assert "450 GW[[S:1]], while" in from_openai(answer).content
 
 
+PAREN_URL = "https://en.wikipedia.org/wiki/Solar_(disambiguation)?utm_source=openai"
+PAREN_TEXT = f"Solar means several things ([wikipedia.org]({PAREN_URL})). Next sentence."
+PAREN_ANSWER = {"type": "message", "content": [{"type": "output_text", "text": PAREN_TEXT,
+    "annotations": [{"type": "url_citation", "start_index": 27, "end_index": 116,
+                     "url": PAREN_URL, "title": "Solar - Wikipedia"}]}]}
+
+
+def test_openai_inline_link_with_parentheses_in_its_url_is_replaced() -> None:
+    # CommonMark lets a destination hold balanced parentheses; the link is replaced like any.
+    assert PAREN_TEXT[27:116] == f"([wikipedia.org]({PAREN_URL}))"
+    assert from_openai(PAREN_ANSWER).content == "Solar means several things[[S:1]]. Next sentence."
+    bare = copy.deepcopy(PAREN_ANSWER)  # the link without the surrounding parentheses
+    bare["content"][0]["text"] = PAREN_TEXT.replace(f"([wikipedia.org]({PAREN_URL}))",
+                                                    f"[wikipedia.org]({PAREN_URL})")
+    bare["content"][0]["annotations"][0]["end_index"] = 114
+    assert from_openai(bare).content == "Solar means several things[[S:1]]. Next sentence."
+    kept = from_openai(PAREN_ANSWER, keep_inline_links=True).content
+    assert f"[wikipedia.org]({PAREN_URL}))[[S:1]]." in kept
+
+
 def test_openai_file_citation_is_placed_at_its_index() -> None:
     text = "The deck shows margins of 12 %. Next."
     answer = {"type": "message", "content": [{"type": "output_text", "text": text, "annotations": [
