@@ -162,6 +162,21 @@ def test_gemini_segment_text_rescues_offsets_counted_as_characters() -> None:
     assert any("read as codepoints" in w for w in adapted.warnings)
 
 
+def test_gemini_rows_name_the_site_behind_the_grounding_redirect() -> None:
+    redirect = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
+    chunks = [{"web": {"uri": redirect + "A", "title": "Wind report", "domain": "ree.es"}},
+              {"web": {"uri": redirect + "B", "title": "News.JP"}},
+              {"web": {"uri": redirect + "C", "title": "Solar - Wikipedia", "domain": None}}]
+    answer = {"candidates": [{"content": {"parts": [{"text": "A. B. C."}]}, "groundingMetadata": {
+        "groundingChunks": chunks,
+        "groundingSupports": [{"segment": {"startIndex": 0, "endIndex": 8},
+                               "groundingChunkIndices": [0, 1, 2]}]}}]}
+    rows = {s.sid: s for s in from_gemini(answer).pool}
+    assert rows[1].extra["domain"] == "ree.es"  # web.domain
+    assert rows[2].extra["domain"] == "news.jp"  # the title, when it is a host name
+    assert "domain" not in rows[3].extra
+
+
 def test_anthropic_document_locations_are_kept_and_validated() -> None:
     adapted = from_anthropic(load("anthropic-documents.json"))
     rows = {s.sid: s for s in adapted.pool}
