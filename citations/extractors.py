@@ -457,6 +457,8 @@ def extract_rag(data: object, args: Mapping[str, Any]) -> list[Row]:
             rows.append({**_web_row({**merged, "url": path}, "rag")})
             continue
         page = _first(merged, ("page", "page_number", "page_no"))
+        if not isinstance(page, str | int) or isinstance(page, bool):
+            page = None  # a row's page is text or a number (citations.model.BIBLIOGRAPHIC_FIELDS)
         lines = merged.get("lines") or merged.get("line_range")
         start = merged.get("start_line", lines[0] if isinstance(lines, list) and lines else None)
         end = merged.get("end_line", lines[-1] if isinstance(lines, list) and lines else None)

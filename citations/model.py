@@ -22,6 +22,39 @@ CANONICAL_FIELDS: tuple[str, ...] = (
     "relevance",
 )
 
+#: Bibliographic fields a row may carry for citation styles: the CSL-JSON variable each fills
+#: → the row keys read for it, the first one present winning. They are kept in
+#: :attr:`Source.extra` under the key given; the pool accepts text or a number there
+#: (:func:`citations.pool.source_from_row`) and ``renderers.styles.items`` maps them.
+BIBLIOGRAPHIC_FIELDS: dict[str, tuple[str, ...]] = {
+    "container-title": ("container", "container_title", "container-title", "journal",
+                        "site_name", "website"),
+    "collection-title": ("collection", "collection_title", "collection-title", "series"),
+    "collection-number": ("collection_number", "collection-number"),
+    "publisher": ("publisher",),
+    "publisher-place": ("publisher_place", "publisher-place"),
+    "volume": ("volume",),
+    "issue": ("issue",),
+    "page": ("page", "pages"),
+    "edition": ("edition",),
+    "DOI": ("doi", "DOI"),
+    "ISBN": ("isbn", "ISBN"),
+    "ISSN": ("issn", "ISSN"),
+    "language": ("language",),
+}
+#: Name fields (CSL name variable → row keys): ``"Family, Given"``, ``{family, given}`` (with
+#: particles), a literal (an organisation), or a list of those; read leniently (an entry of
+#: another shape is left out).
+NAME_FIELDS: dict[str, tuple[str, ...]] = {
+    "author": ("author", "authors"),
+    "editor": ("editor", "editors"),
+    "translator": ("translator", "translators"),
+}
+#: Every row key of :data:`BIBLIOGRAPHIC_FIELDS` (those whose values the pool checks).
+BIBLIOGRAPHIC_KEYS: frozenset[str] = frozenset(
+    key for keys in BIBLIOGRAPHIC_FIELDS.values() for key in keys
+)
+
 @dataclass(frozen=True)
 class Source:
     """One row of a sources pool.

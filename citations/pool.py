@@ -16,7 +16,7 @@ from typing import Any
 from citations.chars import clean_text
 from citations.errors import DuplicateSidError, PoolError, SelectorError
 from citations.grammar import MAX_NUMBER_DIGITS, read_digits
-from citations.model import CANONICAL_FIELDS, Source
+from citations.model import BIBLIOGRAPHIC_KEYS, CANONICAL_FIELDS, Source
 from citations.pool_text import ACCEPTED_SHAPES as ACCEPTED_SHAPES
 from citations.pool_text import MAX_POOL_FILE_BYTES, _is_pool_text, _parse_text, _rows_of
 from citations.urls import normalize_path, normalize_url
@@ -130,6 +130,18 @@ def _as_str(value: object, name: str, where: str) -> str:
     raise PoolError(f"{where}: field {name!r} is {type(value).__name__}; accepted: a string")
 
 
+def _bibliographic(value: object, name: str, where: str) -> object:
+    """A bibliographic field's value (:data:`~citations.model.BIBLIOGRAPHIC_FIELDS`): text
+    (cleaned like every pool string) or a number; PoolError otherwise."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    raise PoolError(
+        f"{where}: field {name!r} is {type(value).__name__}; accepted: a string or a number"
+    )
+
+
 def _as_size(value: object, where: str) -> int | None:
     if value in (None, ""):
         return None
@@ -182,7 +194,9 @@ def source_from_row(row: Mapping[str, Any], where: str) -> Source:
             else:
                 extra[name] = value
     for name, value in extra.items():
-        if type(value) in (list, dict) and _nesting_depth(value) > MAX_EXTRA_DEPTH:
+        if name in BIBLIOGRAPHIC_KEYS and value is not None:
+            extra[name] = _bibliographic(value, name, where)
+        elif type(value) in (list, dict) and _nesting_depth(value) > MAX_EXTRA_DEPTH:
             raise PoolError(
                 f"{where}: field {name!r} nests deeper than {MAX_EXTRA_DEPTH} levels; accepted: "
                 f"unknown fields nested at most {MAX_EXTRA_DEPTH} deep"

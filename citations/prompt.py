@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from citations.links import domain_of
+from citations.links import source_domain
 from citations.model import Source
 from citations.pool import SourcePool
 
@@ -58,7 +58,7 @@ def is_binary(source: Source) -> bool:
 def source_label(source: Source) -> str:
     """Where a source lives, as shown to a model: the domain, else the artifact path."""
     if source.url:
-        return domain_of(source.url) or one_line(source.url)
+        return source_domain(source) or one_line(source.url)
     return source.artifact_path or source.physical_path or "(no location)"
 
 

@@ -7,7 +7,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from citations.links import domain_of, safe_link
+from citations.links import safe_link, source_domain
 from citations.model import Source
 from citations.numbering import CitationPlan, NumberingMode, plan_citations
 from citations.pool import SourcePool
@@ -88,11 +88,12 @@ def entry_number(url: str) -> int | None:
 
 
 def source_label(source: Source) -> str:
-    """Domain for web sources; for files and attachments the artifact path, else the file's
-    name. A ``physical_path`` is where the file sits on the rendering machine
+    """Domain for web sources (the row's own ``domain`` when it names one: see
+    :func:`citations.links.source_domain`); for files and attachments the artifact path, else
+    the file's name. A ``physical_path`` is where the file sits on the rendering machine
     (``/srv/data/tenant42/…``): it never reaches an output, only its last component does."""
     if safe_link(source.url):
-        return domain_of(source.url) or source.url
+        return source_domain(source) or source.url
     return source.artifact_path.strip() or file_name(source.physical_path)
 
 

@@ -46,7 +46,7 @@ from citations.adapters.base import (
     settle,
 )
 from citations.errors import AnswerError
-from citations.links import domain_of
+from citations.links import domain_of, host_name
 
 GROUNDING = "Gemini response with groundingMetadata (groundingChunks + groundingSupports)"
 _UNITS: tuple[OffsetUnit, ...] = ("utf8", "codepoints", "utf16")
@@ -116,8 +116,12 @@ def _add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
             uri = as_text(web.get("uri"), child(web_path, "uri"))
             title = as_text(web.get("title"), child(web_path, "title"), optional=True)
             row = {"url": uri, "title": title or domain_of(uri), "source_type": "web"}
-            if isinstance(web.get("domain"), str):
-                row["domain"] = web["domain"]
+            # The uri is usually Google's grounding redirect: the site is named beside it, in
+            # ``domain`` or else in the title (which Google Search grounding sets to the
+            # site's domain), and the Sources entry shows that (citations.links.source_domain).
+            domain = host_name(web.get("domain")) or host_name(title)
+            if domain:
+                row["domain"] = domain
         elif retrieved is not None:
             retrieved = as_object(retrieved, retrieved_path)
             uri = as_text(retrieved.get("uri"), child(retrieved_path, "uri"), optional=True)

@@ -56,13 +56,19 @@ RESPONSES = "OpenAI Responses output_text with url_citation annotations"
 CHAT = "OpenAI Chat Completions message with url_citation annotations"
 
 _LINK_TEXT = r"[^\[\]\n]{0,500}"
-_LINK_URL = r"[^()\[\]\s]{1,2000}"
+#: A URL character, or a parenthesized run of them: a link destination may hold balanced
+#: parentheses one level deep, as CommonMark's may (``…/wiki/Solar_(disambiguation)?…``).
+_URL_PIECE = r"(?:[^()\[\]\s]|\([^()\[\]\s]*\))"
+_LINK_URL = rf"{_URL_PIECE}+"
+#: Longest link destination taken for a cited link.
+MAX_URL_CHARS = 2000
 _INLINE_LINK = re.compile(
     rf"\(\[{_LINK_TEXT}\]\(({_LINK_URL})\)\)|\[{_LINK_TEXT}\]\(({_LINK_URL})\)"
 )
-#: Every prefix of an inline link (empty included): text that may still become one.
+#: Every prefix of an inline link (empty included): text that may still become one (a
+#: destination's prefix may end inside an open parenthesis).
 _LINK_PREFIX = re.compile(
-    rf"\(?(?:\[{_LINK_TEXT}(?:\](?:\((?:[^()\[\]\s]{{0,2000}}(?:\)\)?)?)?)?)?)?"
+    rf"\(?(?:\[{_LINK_TEXT}(?:\](?:\((?:{_URL_PIECE}*(?:\([^()\[\]\s]*)?(?:\)\)?)?)?)?)?)?"
 )
 #: Longest inline link (with its parentheses) looked for at the end of streamed text.
 MAX_LINK_CHARS = 2510
@@ -237,7 +243,7 @@ def _inline_link_cut(text: str, start: int, end: int, url: str, base: int = 0) -
     if found is None:
         return None
     target = found.group(1) or found.group(2)
-    if normalize_url(target) != normalize_url(url):
+    if len(target) > MAX_URL_CHARS or normalize_url(target) != normalize_url(url):
         return None
     return start - 1 if start > 0 and text[start - 1 - base] == " " else start
 

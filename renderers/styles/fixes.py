@@ -26,6 +26,16 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
   or comma that follows a closing quote inside it (IEEE "“Wind report.” [Online]", Chicago
   "“Solar Costs,” 2024"); citeproc-py reads the option but never applies it.
   :class:`OutputFixes` does, on the processor's output, for the style's own locale only.
+* **Title case.** ``text-case="title"`` capitalizes the lower-case words of an English title
+  but its stop words, which stay lower-case unless they open or close the title or follow a
+  colon. citeproc-py knew only the specification's short stop-word list and never
+  capitalized a closing one; citeproc-js (and pandoc's citeproc) also keep lower-case the
+  prepositions of its longer list and the particles of names in titles ("de", "von", "van",
+  "et"), so Chicago printed "Éléments De Géométrie" where they print "Éléments de
+  Géométrie". :func:`title_case` uses that list (:data:`STOP_WORDS`), capitalizes the first
+  letter after opening punctuation ("(new)" → "(New)"), and leaves words with a capital
+  letter, and a title in another language (the item's ``language``, else the style's
+  ``default-locale``), as they are.
 * **Localized date delimiters.** A localized date format (``<locale><date form="text"
   delimiter=" ">``) joins its parts with its own delimiter. citeproc-py used the calling
   ``<date>``'s (usually none), so NLM/Vancouver wrote "cited 2025Jan5".
@@ -56,13 +66,31 @@ from citeproc.model import (
     Name,
     Names,
     Substitute,
+    TextCased,
     VariableError,
 )
+from citeproc.string import NoCase
 
 from renderers.styles.catalog import CSL_NS
 from renderers.styles.markup import CLOSINGS, strip_marks
 
 _KEYS_WITH_FORMATTING = Key.sort_keys
+_CASE = TextCased.case
+#: Words ``text-case="title"`` leaves in lower case inside a title: citeproc-js's skip words
+#: (the CSL specification's stop words, more prepositions, and the particles "de", "d'",
+#: "von", "van", "et", "c", "ca"), its one-word entries.
+_STOP_WORDS = """
+    a about above across afore after against along alongside amid amidst among amongst an and
+    anenst apropos apud around as aside astride at athwart atop barring before behind below
+    beneath beside besides between beyond but by c ca circa d' de despite down during et except
+    for forenenst from given in inside into lest like modulo near next nor notwithstanding of
+    off on onto or out over per plus pro qua sans since so than the through thru throughout
+    thruout till to toward towards under underneath until unto up upon v v. van versus via
+    vis-à-vis von vs vs. with within without yet
+"""
+STOP_WORDS: frozenset[str] = frozenset(_STOP_WORDS.split())
+#: A word's opening punctuation, its body, and its closing punctuation.
+_WORD_PARTS = re.compile(r"^(\W*)(.*?)(\W*)$", re.DOTALL)
 _MACRO_BY_XPATH = CitationStylesElement.get_macro
 _MACRO_CALLS_VARIABLE = Macro.calls_variable
 #: A punctuation mark, the spans closing after it, and the same mark again (citeproc-py's seam
@@ -271,6 +299,37 @@ def _render_single_date(
     return (self if own or context is None else context).join(parts)
 
 
+def _case(self: TextCased, text: Any, language: str | None = None) -> Any:
+    """``TextCased.case`` with ``text-case="title"`` done by :func:`title_case`; citeproc-py's
+    own rule for the other cases and for non-English text (``language`` is the item's, else the
+    style's default locale: citeproc-py passes None where no title case applies)."""
+    if self.get("text-case") != "title" or str(language or "").lower() != "en":
+        return _CASE(self, text, language)
+    return title_case(text)
+
+
+def title_case(text: Any) -> str:
+    """An English title in title case: each lower-case word capitalized (its first letter after
+    any opening punctuation) but :data:`STOP_WORDS`, which are capitalized only as the first or
+    last word or after a colon; words with a capital letter (and no-case spans) are left
+    alone."""
+    words = list(text.words())
+    out: list[str] = []
+    after_colon = True  # the first word is capitalized
+    for index, word in enumerate(words):
+        plain = str(word)
+        lead, body, tail = _WORD_PARTS.match(plain).groups()  # type: ignore[union-attr]
+        edge = after_colon or index == len(words) - 1
+        if not isinstance(word, NoCase) and body and plain.islower():
+            if body in STOP_WORDS and not edge:
+                plain = plain.lower()
+            else:
+                plain = lead + body[0].upper() + body[1:] + tail
+        out.append(plain)
+        after_colon = plain.endswith(":")
+    return " ".join(out)
+
+
 def _plain_sort_keys(self: Key, items: Any, context: Any) -> list[Any]:
     """``Key.sort_keys`` without formatting: text keys compared as their words. Within a
     style run each item's key is worked out once (a citation sorts its items each time)."""
@@ -305,5 +364,7 @@ def install_fixes() -> None:
     # ``initialize`` is an inheritable name option: looked up on the name, then its citation or
     # bibliography, then the style, like ``initialize-with``; CSL's default is "true".
     CitationStylesElement._default_options.setdefault("initialize", "true")
+    if TextCased.case is not _case:
+        TextCased.case = _case
     if Date.render_single_date is not _render_single_date:
         Date.render_single_date = _render_single_date

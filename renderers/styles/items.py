@@ -1,10 +1,20 @@
 """Pool rows → CSL-JSON items, the data a CSL processor formats.
 
 Canonical fields map directly (``title``, ``url`` → ``URL``, ``published_at`` → ``issued``,
-``fetched_at`` → ``accessed``, ``source_type`` → ``type``); ``author``/``authors``,
-``publisher`` and ``container``/``container_title``/``site_name``/``journal`` come from the row's
-extra fields. Files and attachments are ``document`` items whose artifact path is their
-``archive_location``. Only http, https and mailto URLs are passed on.
+``fetched_at`` → ``accessed``, ``source_type`` → ``type``); the bibliographic fields of
+:data:`citations.model.BIBLIOGRAPHIC_FIELDS` (container, collection, publisher and its place,
+volume, issue, page, edition, DOI, ISBN, ISSN, language) and the names of
+:data:`citations.model.NAME_FIELDS` come from the row's extra fields. Files and attachments are
+``document`` items whose artifact path is their ``archive_location``. Only http, https and
+mailto URLs are passed on; a DOI is passed on bare (``10.5555/x``, from ``doi:…`` or
+``https://doi.org/…`` too), and only when it is one, so the style prints it and
+:mod:`renderers.styles.markup` links it to ``https://doi.org/…``.
+
+Names are split as citeproc-js splits them: lower-case words that open a family name are its
+non-dropping particle ("van Gogh" → "van" + "Gogh", "de la Vallée Poussin"), lower-case words
+that close a given name its dropping particle ("Ludwig van"), so a style's
+``demote-non-dropping-particle`` can file and print "Gogh, Vincent van" (Chicago) or
+"van Gogh, V." (APA).
 """
 
 from __future__ import annotations
@@ -14,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from citations.links import safe_link
-from citations.model import Source
+from citations.model import BIBLIOGRAPHIC_FIELDS, NAME_FIELDS, Source
 from renderers.resolve import file_name, source_title
 from renderers.styles.markup import strip_marks
 
@@ -30,9 +40,8 @@ SOURCE_TYPES: dict[str, str] = {
     "standard": "standard", "legislation": "legislation", "file": "document",
     "attachment": "document", "document": "document", "pdf": "document",
 }
-_AUTHOR_KEYS = ("author", "authors")
-_CONTAINER_KEYS = ("container", "container_title", "container-title", "site_name", "journal",
-                   "website")
+#: A DOI as written in a pool: bare, ``doi:10.…``, or a doi.org URL.
+_DOI = re.compile(r"(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)", re.IGNORECASE)
 _DATE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
 _MAX_FIELD = 1000
 _MAX_NAMES = 50
@@ -68,16 +77,32 @@ def csl_item(source: Source) -> dict[str, Any]:
         parts = date_parts(value)
         if parts:
             item[key] = {"date-parts": [parts]}
-    authors = _names(_first(source.extra, _AUTHOR_KEYS))
-    if authors:
-        item["author"] = authors
-    publisher = _first(source.extra, ("publisher",))
-    if isinstance(publisher, str) and publisher.strip():
-        item["publisher"] = _text(publisher)
-    container = _first(source.extra, _CONTAINER_KEYS)
-    if isinstance(container, str) and container.strip():
-        item["container-title"] = _text(container)
+    for variable, keys in NAME_FIELDS.items():
+        names = _names(_first(source.extra, keys))
+        if names:
+            item[variable] = names
+    for variable, keys in BIBLIOGRAPHIC_FIELDS.items():
+        value = _first(source.extra, keys)
+        text = _text(str(value)) if isinstance(value, str | int | float) else ""
+        if variable == "DOI":
+            text = doi(text)
+        if text:
+            item[variable] = text
     return item
+
+
+def doi_link(source: Source) -> str:
+    """``https://doi.org/…`` for the row's DOI, else ``""``."""
+    value = _first(source.extra, BIBLIOGRAPHIC_FIELDS["DOI"])
+    found = doi(str(value)) if isinstance(value, str) else ""
+    return f"https://doi.org/{found}" if found else ""
+
+
+def doi(value: str) -> str:
+    """The bare DOI ``value`` names (``doi:10.1/x``, ``https://doi.org/10.1/x`` → ``10.1/x``),
+    else ``""``."""
+    match = _DOI.fullmatch(value.strip())
+    return match.group(1) if match else ""
 
 
 def date_parts(value: str) -> list[int]:
@@ -112,16 +137,61 @@ def _names(value: Any) -> list[dict[str, str]]:
     for entry in raw[:_MAX_NAMES]:
         if isinstance(entry, dict):
             kept = {k: _text(str(v)) for k, v in entry.items()
-                    if k in ("family", "given", "literal") and isinstance(v, str) and v.strip()}
-            if kept:
-                names.append(_family_first(kept))
+                    if k in _NAME_PARTS and isinstance(v, str) and v.strip()}
+            if "literal" in kept:
+                names.append({"literal": kept["literal"]})
+            elif kept:
+                names.append(_family_first(_particles(kept)))
         elif isinstance(entry, str) and entry.strip():
             family, comma, given = entry.partition(",")
             if comma and family.strip() and given.strip() and "," not in given:
-                names.append(_family_first({"family": _text(family), "given": _text(given)}))
+                name = {"family": _text(family), "given": _text(given)}
+                names.append(_family_first(_particles(name)))
             else:
                 names.append({"literal": _text(entry)})
     return names
+
+
+_NAME_PARTS = ("family", "given", "literal", "non-dropping-particle", "dropping-particle",
+               "suffix")
+
+
+def _particles(name: dict[str, str]) -> dict[str, str]:
+    """``name`` with the particles citeproc-js finds split off (unless the name gives them):
+    the lower-case words opening the family name ("de la Vallée Poussin") are its
+    non-dropping particle, those closing the given name ("Ludwig van") its dropping particle.
+    A part made only of lower-case words (or of one word) is left whole."""
+    name = dict(name)
+    if "non-dropping-particle" not in name:
+        particle, rest = _split_particle(name.get("family", "").split(), leading=True)
+        if particle:
+            name["non-dropping-particle"], name["family"] = particle, rest
+    if "dropping-particle" not in name:
+        particle, rest = _split_particle(name.get("given", "").split(), leading=False)
+        if particle:
+            name["dropping-particle"], name["given"] = particle, rest
+    return name
+
+
+def _split_particle(words: list[str], *, leading: bool) -> tuple[str, str]:
+    """The lower-case words at the start (``leading``) or end of ``words`` and the others,
+    when both are there; else ``("", "")``."""
+    ordered = words if leading else words[::-1]
+    count = 0
+    while count < len(ordered) and _is_particle(ordered[count]):
+        count += 1
+    if not count or count == len(ordered):
+        return "", ""
+    particle, rest = ordered[:count], ordered[count:]
+    if not leading:
+        particle, rest = particle[::-1], rest[::-1]
+    return " ".join(particle), " ".join(rest)
+
+
+def _is_particle(word: str) -> bool:
+    """A word written in lower case: its first letter has case and is lower-case ("van",
+    "de", "d'", "von"); a word in a script without case (王, כהן) never is."""
+    return word[0].islower()
 
 
 def _family_first(name: dict[str, str]) -> dict[str, str]:

@@ -32,7 +32,7 @@ from renderers.errors import OptionError
 from renderers.resolve import SourceEntry, entry_target
 from renderers.styles.catalog import CSL_NS, CslStyle
 from renderers.styles.fixes import OutputFixes, install_fixes, style_run
-from renderers.styles.items import csl_item
+from renderers.styles.items import csl_item, doi_link
 from renderers.styles.markup import (
     FORMATTER,
     closing,
@@ -176,8 +176,9 @@ def _entry(
 
 def _linked(inlines: tuple[Inline, ...], entry: SourceEntry) -> tuple[Inline, ...]:
     linked = link_urls(inlines, (entry.url,))
-    if entry.url and linked == inlines:  # the style prints no URL: the title carries it
-        linked = link_title(inlines, entry.title, entry.url)
+    target = entry.url or doi_link(entry.source)
+    if target and linked == inlines:  # the style prints no URL or DOI: the title carries it
+        linked = link_title(inlines, entry.title, target)
     return linked
 
 

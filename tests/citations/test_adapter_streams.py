@@ -144,3 +144,19 @@ def test_events_of_unknown_providers_and_errors_are_refused() -> None:
     with pytest.raises(AnswerError, match="do not add up"):
         openai.feed({"type": "response.output_text.done", "output_index": 0, "content_index": 0,
                      "text": "Hello world"})
+
+
+def test_streamed_inline_link_with_parentheses_in_its_url_is_replaced_at_every_cut() -> None:
+    # A destination with balanced parentheses (CommonMark) is held while it may still be a
+    # cited link, wherever the deltas are cut, and replaced as in the non-streamed answer.
+    url = "https://en.wikipedia.org/wiki/Solar_(disambiguation)?utm_source=openai"
+    text = f"Solar means several things ([wikipedia.org]({url})). Next sentence."
+    response = {"id": "r", "object": "response", "status": "completed", "output": [
+        {"id": "msg_1", "type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": text, "annotations": [
+                {"type": "url_citation", "start_index": 27, "end_index": 116, "url": url,
+                 "title": "Solar - Wikipedia"}]}]}]}
+    expected = "Solar means several things[[S:1]]. Next sentence."
+    assert from_openai(response).content == expected
+    for cut in range(1, len(text)):
+        assert run(OpenAIEvents(), openai_events(response, lambda _t, c=cut: [c])) == expected

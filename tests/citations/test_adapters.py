@@ -103,6 +103,26 @@ def test_openai_inline_link_is_replaced_unless_kept() -> None:
     assert "450 GW[[S:1]], while" in from_openai(answer).content
 
 
+PAREN_URL = "https://en.wikipedia.org/wiki/Solar_(disambiguation)?utm_source=openai"
+PAREN_TEXT = f"Solar means several things ([wikipedia.org]({PAREN_URL})). Next sentence."
+PAREN_ANSWER = {"type": "message", "content": [{"type": "output_text", "text": PAREN_TEXT,
+    "annotations": [{"type": "url_citation", "start_index": 27, "end_index": 116,
+                     "url": PAREN_URL, "title": "Solar - Wikipedia"}]}]}
+
+
+def test_openai_inline_link_with_parentheses_in_its_url_is_replaced() -> None:
+    # CommonMark lets a destination hold balanced parentheses; the link is replaced like any.
+    assert PAREN_TEXT[27:116] == f"([wikipedia.org]({PAREN_URL}))"
+    assert from_openai(PAREN_ANSWER).content == "Solar means several things[[S:1]]. Next sentence."
+    bare = copy.deepcopy(PAREN_ANSWER)  # the link without the surrounding parentheses
+    bare["content"][0]["text"] = PAREN_TEXT.replace(f"([wikipedia.org]({PAREN_URL}))",
+                                                    f"[wikipedia.org]({PAREN_URL})")
+    bare["content"][0]["annotations"][0]["end_index"] = 114
+    assert from_openai(bare).content == "Solar means several things[[S:1]]. Next sentence."
+    kept = from_openai(PAREN_ANSWER, keep_inline_links=True).content
+    assert f"[wikipedia.org]({PAREN_URL}))[[S:1]]." in kept
+
+
 def test_openai_file_citation_is_placed_at_its_index() -> None:
     text = "The deck shows margins of 12 %. Next."
     answer = {"type": "message", "content": [{"type": "output_text", "text": text, "annotations": [
@@ -140,6 +160,21 @@ def test_gemini_segment_text_rescues_offsets_counted_as_characters() -> None:
     adapted = from_gemini(answer)
     assert adapted.content == EXPECTED["gemini-google-search.json"]["content"]
     assert any("read as codepoints" in w for w in adapted.warnings)
+
+
+def test_gemini_rows_name_the_site_behind_the_grounding_redirect() -> None:
+    redirect = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
+    chunks = [{"web": {"uri": redirect + "A", "title": "Wind report", "domain": "ree.es"}},
+              {"web": {"uri": redirect + "B", "title": "News.JP"}},
+              {"web": {"uri": redirect + "C", "title": "Solar - Wikipedia", "domain": None}}]
+    answer = {"candidates": [{"content": {"parts": [{"text": "A. B. C."}]}, "groundingMetadata": {
+        "groundingChunks": chunks,
+        "groundingSupports": [{"segment": {"startIndex": 0, "endIndex": 8},
+                               "groundingChunkIndices": [0, 1, 2]}]}}]}
+    rows = {s.sid: s for s in from_gemini(answer).pool}
+    assert rows[1].extra["domain"] == "ree.es"  # web.domain
+    assert rows[2].extra["domain"] == "news.jp"  # the title, when it is a host name
+    assert "domain" not in rows[3].extra
 
 
 def test_anthropic_document_locations_are_kept_and_validated() -> None:

@@ -193,6 +193,17 @@ def test_rag_chunks_with_a_nested_document_become_file_rows() -> None:
     assert row["text"] == "Battery costs fell."
 
 
+def test_a_rag_chunk_page_that_is_not_text_or_a_number_is_left_out() -> None:
+    # A row's page is a bibliographic field the pool checks: the extractor passes on only a
+    # page it may hold, so the rows always load.
+    output = {"chunks": [{"text": "A.", "path": "/kb/a.pdf", "page": 4},
+                         {"text": "B.", "path": "/kb/b.pdf", "page": {"from": 2, "to": 3}}]}
+    first, second = extract_sources("rag_query", output)
+    assert (first["page"], first["title"]) == (4, "a.pdf, p. 4")
+    assert "page" not in second and second["title"] == "b.pdf"
+    assert len(SourcePool.from_rows([first, second])) == 2
+
+
 def test_a_fetched_html_page_stores_its_text_not_its_tags() -> None:
     page = (
         "<!DOCTYPE html><html><head><title>Report</title><style>p{color:red}</style>"

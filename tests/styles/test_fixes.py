@@ -11,7 +11,12 @@ import pytest
 from citations.model import Source
 from renderers.api import render
 from renderers.styles.catalog import styles_dir
-from renderers.styles.fixes import given_initials, merged_seams, punctuation_in_quotes
+from renderers.styles.fixes import (
+    given_initials,
+    merged_seams,
+    punctuation_in_quotes,
+    title_case,
+)
 from renderers.styles.markup import closing
 
 #: Authors in scripts without letter case, and a lower-case given name.
@@ -199,3 +204,111 @@ def test_a_locale_without_punctuation_in_quote_leaves_it_outside(tmp_path: Path)
     (tmp_path / "british.csl").write_text(british, "utf-8")
     text = rendered_md(tmp_path, FULL_NAMES_TEXT, FULL_NAMES_POOL, "british.csl")
     assert "J. Doe and R. Roe, ‘Solar Costs’. \\[Online\\]" in text, text
+
+
+#: A journal article and a book, with every field pandoc's citeproc needs for the entries below.
+BIBLIOGRAPHIC_POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "Attention is all you need", "source_type": "article",
+     "authors": [{"family": "Vaswani", "given": "Ashish"}], "journal": "NeurIPS", "volume": "30",
+     "issue": "2", "page": "5998-6008", "doi": "10.5555/3295222.3295349", "published_at": "2017"},
+    {"sid": 2, "title": "Origins", "source_type": "book", "author": "van Gogh, Vincent",
+     "edition": "2", "publisher": "Penguin", "publisher_place": "London", "published_at": "2001"},
+]
+
+
+@pytest.mark.parametrize(
+    ("csl", "entries"),
+    [
+        ("apa", ["[^2]: van Gogh, V. (2001). *Origins* (2nd ed.). Penguin.",
+                 "[^1]: Vaswani, A. (2017). Attention is all you need. *NeurIPS*, *30*(2), "
+                 "5998–6008. <https://doi.org/10.5555/3295222.3295349>"]),
+        ("ieee", ["[^1]: A. Vaswani, “Attention is all you need,” *NeurIPS*, vol. 30, no. 2, "
+                  "pp. 5998–6008, 2017, doi: [10.5555/3295222.3295349]"
+                  "(https://doi.org/10.5555/3295222.3295349).",
+                  "[^2]: V. van Gogh, *Origins*, 2nd ed. London: Penguin, 2001."]),
+        ("chicago-author-date", [
+            "[^2]: Gogh, Vincent van. 2001. *Origins*. 2nd ed. Penguin.",
+            "[^1]: Vaswani, Ashish. 2017. “Attention Is All You Need.” *NeurIPS* 30 (2): "
+            "5998–6008. <https://doi.org/10.5555/3295222.3295349>."]),
+        # Nature prints no DOI: the title links to it, as it would to a URL.
+        ("nature", ["[^1]: Vaswani, A. [Attention is all you need]"
+                    "(https://doi.org/10.5555/3295222.3295349). *NeurIPS* **30**, 5998–6008 "
+                    "(2017).",
+                    "[^2]: van Gogh, V. *Origins*. (Penguin, London, 2001)."]),
+    ],
+)
+def test_entries_show_volume_issue_pages_doi_edition_and_place_as_citeproc_does(
+    tmp_path: Path, csl: str, entries: list[str]
+) -> None:
+    # The entries pandoc --citeproc writes for the same items (its CSL-JSON: container-title,
+    # volume, issue, page, DOI, edition, publisher-place), in the style's order.
+    text = rendered_md(tmp_path, "A[[S:1]] B[[S:2]]\n", BIBLIOGRAPHIC_POOL, csl)
+    assert text.split("## Sources\n\n", 1)[1].splitlines() == entries
+
+
+#: Family names with particles (and one in another language's title).
+PARTICLE_POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "Éléments de géométrie", "source_type": "book",
+     "authors": ["de la Vallée Poussin, Charles"], "publisher": "Gauthier-Villars",
+     "published_at": "1905"},
+    {"sid": 2, "title": "Letters", "source_type": "book", "author": "van Gogh, Vincent",
+     "publisher": "Penguin", "published_at": "1996"},
+    {"sid": 3, "title": "Heat", "source_type": "book", "author": "Fourier, Joseph",
+     "publisher": "Didot", "published_at": "1822"},
+    {"sid": 4, "title": "Théorie analytique de la chaleur", "source_type": "book",
+     "author": "Fourier, Joseph", "publisher": "Didot", "published_at": "1822",
+     "language": "fr"},
+]
+PARTICLE_TEXT = "A[[S:1]] B[[S:2]] C[[S:3]] D[[S:4]]\n"
+
+
+def test_chicago_demotes_non_dropping_particles_in_display_and_sort(tmp_path: Path) -> None:
+    # Chicago leaves demote-non-dropping-particle at its default, display-and-sort: pandoc and
+    # citeproc-js file "Vallée Poussin, Charles de la" under V and "Gogh, Vincent van" under G;
+    # the citation keeps the particle ("de la Vallée Poussin 1905").
+    text = rendered_md(tmp_path, PARTICLE_TEXT, PARTICLE_POOL, "chicago-author-date")
+    assert "A (de la Vallée Poussin 1905[^1]) B (van Gogh 1996[^2])" in text
+    assert text.split("## Sources\n\n", 1)[1].splitlines() == [
+        "[^3]: Fourier, Joseph. 1822. *Heat*. Didot.",
+        "[^4]: Fourier, Joseph. 1822. *Théorie analytique de la chaleur*. Didot.",
+        "[^2]: Gogh, Vincent van. 1996. *Letters*. Penguin.",
+        "[^1]: Vallée Poussin, Charles de la. 1905. *Éléments de Géométrie*. Gauthier-Villars.",
+    ]
+    notes = rendered_md(tmp_path / "n", PARTICLE_TEXT, PARTICLE_POOL, "chicago-note")
+    assert "[^1]: Vallée Poussin, Charles de la. *Éléments de Géométrie*. Gauthier-Villars, " \
+           "1905." in notes
+
+
+def test_apa_keeps_the_particle_in_front_as_the_style_says(tmp_path: Path) -> None:
+    # APA sets demote-non-dropping-particle="never": "van Gogh, V." and "de la Vallée
+    # Poussin, C.", filed by the particle.
+    entries = rendered_md(tmp_path, PARTICLE_TEXT, PARTICLE_POOL, "apa").split(
+        "## Sources\n\n", 1)[1].splitlines()
+    assert entries[0] == "[^1]: de la Vallée Poussin, C. (1905). *Éléments de géométrie*. " \
+                         "Gauthier-Villars."
+    assert entries[-1] == "[^2]: van Gogh, V. (1996). *Letters*. Penguin."
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("éléments de géométrie", "Éléments de Géométrie"),
+        ("what solar panels are made of", "What Solar Panels Are Made Of"),
+        ("the sun: a history of the world", "The Sun: A History of the World"),
+        ("studies in van gogh versus the rest", "Studies in van Gogh versus the Rest"),
+        ("(new) results from iPhone sales", "(New) Results from iPhone Sales"),
+        ("U.S. energy in the 2020s", "U.S. Energy in the 2020s"),
+    ],
+)
+def test_title_case_keeps_stop_words_lower_case(title: str, expected: str) -> None:
+    from citeproc.string import String
+
+    assert title_case(String(title)) == expected
+
+
+def test_title_case_applies_to_english_titles_only(tmp_path: Path) -> None:
+    # citeproc-js title-cases an item whose language is English or unset; "fr" is kept as
+    # written ("Théorie analytique de la chaleur"), as the Chicago entries above show.
+    text = rendered_md(tmp_path, PARTICLE_TEXT, PARTICLE_POOL, "chicago-note")
+    assert "*Théorie analytique de la chaleur*" in text
+    assert "*Éléments de Géométrie*" in text

@@ -191,6 +191,22 @@ def test_a_physical_path_never_reaches_a_label() -> None:
     assert file_name("/srv/data/") == "data" and file_name("") == ""
 
 
+def test_a_row_that_names_its_domain_is_shown_under_it() -> None:
+    # Gemini links a Google redirect and names the site beside it: the label is the site's,
+    # in every format (they all take the label from source_label).
+    redirect = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AAA"
+    pool = SourcePool.from_rows([
+        {"sid": 1, "title": "Wind in Spain", "url": redirect, "domain": "www.REE.es"},
+        {"sid": 2, "title": "Other", "url": redirect, "domain": "not a host"},
+        {"sid": 3, "title": "No URL", "domain": "ree.es", "artifact_path": "a/memo.pdf"},
+    ])
+    labels = [source_label(pool.get(sid)) for sid in (1, 2, 3)]  # type: ignore[arg-type]
+    assert labels == ["ree.es", "vertexaisearch.cloud.google.com", "a/memo.pdf"]
+    document = resolve(read_markdown("Wind[[S:1]]."), pool)
+    assert "[^1]: [Wind in Spain](" + redirect + ") — ree.es" in markdown_text(
+        document, RenderOptions())
+
+
 def _assert_no_server_path(text: str, where: str) -> None:
     assert "/srv/" not in text and "tenant42" not in text, where
     assert "Users" not in text and "secret" not in text, where
