@@ -130,18 +130,6 @@ def _as_str(value: object, name: str, where: str) -> str:
     raise PoolError(f"{where}: field {name!r} is {type(value).__name__}; accepted: a string")
 
 
-def _bibliographic(value: object, name: str, where: str) -> object:
-    """A bibliographic field's value (:data:`~citations.model.BIBLIOGRAPHIC_FIELDS`): text
-    (cleaned like every pool string) or a number; PoolError otherwise."""
-    if isinstance(value, str):
-        return clean_text(value)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return value
-    raise PoolError(
-        f"{where}: field {name!r} is {type(value).__name__}; accepted: a string or a number"
-    )
-
-
 def _as_size(value: object, where: str) -> int | None:
     if value in (None, ""):
         return None
@@ -194,8 +182,8 @@ def source_from_row(row: Mapping[str, Any], where: str) -> Source:
             else:
                 extra[name] = value
     for name, value in extra.items():
-        if name in BIBLIOGRAPHIC_KEYS and value is not None:
-            extra[name] = _bibliographic(value, name, where)
+        if name in BIBLIOGRAPHIC_KEYS and isinstance(value, str):
+            extra[name] = clean_text(value)  # the styles print it, like every pool string
         elif type(value) in (list, dict) and _nesting_depth(value) > MAX_EXTRA_DEPTH:
             raise PoolError(
                 f"{where}: field {name!r} nests deeper than {MAX_EXTRA_DEPTH} levels; accepted: "
