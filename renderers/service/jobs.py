@@ -4,8 +4,13 @@
 202 ``{id, status, status_url}`` at once; ``GET /jobs/{id}`` answers the state (``queued``,
 ``running``, ``done`` with the envelope, ``failed`` with the error) and
 ``GET /jobs/{id}/artifact`` streams the file (a zip for several PNG pages). A request that
-repeats a finished one answers 200 with the finished job, rendering nothing. ``GET
-/sources_used.json`` is the provenance of every artifact in the store, merged on read.
+repeats a finished one answers 200 with the finished job, rendering nothing.
+
+A job id is the capability to read that job: no route lists job ids or anything holding them
+(artifact keys are ``artifacts/<job id>/…``). A finished job's own provenance records are in
+its state (``result.provenance``); the merged ``sources_used.json`` of the whole store is for
+the operator, read from the store itself (:func:`renderers.workers.provenance.sources_used_text`,
+or :func:`~renderers.workers.provenance.compact` to write it at the store's root).
 
 Two backends, chosen by configuration:
 
@@ -62,7 +67,6 @@ from renderers.workers.execute import (
     render_to_store,
 )
 from renderers.workers.jobstate import JobBoard, JobState, MemoryBoard, load_result
-from renderers.workers.provenance import sources_used_text
 from renderers.workers.stores import ArtifactStore, open_store
 from renderers.workers.submit import submit
 from renderers.workers.webhooks import WebhookPolicy, WebhookRefused
@@ -118,7 +122,6 @@ class JobsAPI:
             Route("/jobs", self.create, methods=["POST"]),
             Route("/jobs/{job_id}", self.status, methods=["GET"]),
             Route("/jobs/{job_id}/artifact", self.artifact, methods=["GET"]),
-            Route("/sources_used.json", self.sources_used, methods=["GET"]),
         ]
 
     def lifespan(self, inner: Lifespan) -> Lifespan:
@@ -244,15 +247,6 @@ class JobsAPI:
             return _error(503, f"unavailable: {exc}", headers=_RETRY)
         return Response(data, media_type=result["content_type"], headers=headers)
 
-    async def sources_used(self, request: Request) -> Response:
-        """``GET /sources_used.json``: every artifact's record in the store, merged now."""
-        try:
-            text = await asyncio.to_thread(lambda: sources_used_text(self.store()))
-        except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", headers=_RETRY)
-        return Response(text, media_type="application/json",
-                        headers={"Cache-Control": "no-store"})
-
     # -- helpers ----------------------------------------------------------------------------
 
     async def _find(self, job_id: str) -> JobState | Response:
@@ -362,10 +356,6 @@ def job_openapi_paths() -> dict[str, Any]:
             "responses": {"200": {"description": "The file (a zip for several PNG pages)"},
                           "409": {"description": "Not done yet"},
                           "410": {"description": "Removed from the store"}},
-        }},
-        "/sources_used.json": {"get": {
-            "summary": "Provenance of every artifact in the store, merged on read",
-            "responses": {"200": {"description": "The sources_used.json list"}},
         }},
     }
 

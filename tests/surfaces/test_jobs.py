@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 
 from renderers.service.app import create_app
 from renderers.service.requests import RequestProblem, parse_render_request
+from renderers.workers.provenance import sources_used_text
 from tests.helpers import pdf_text
 from tests.processes import free_port, wait_job, wait_until, webhook_receiver
 
@@ -49,10 +50,27 @@ def test_job_renders_on_the_local_pool_and_streams_its_artifact(
     target = tmp_path / "grid.pdf"
     target.write_bytes(artifact.content)
     assert "Storage paired with solar" in pdf_text(target) and "Lazard" in pdf_text(target)
-    provenance = json.loads(client.get("/sources_used.json").text)
-    record = next(r for r in provenance if r["filename"] == result["artifacts"][0])
-    assert record["sids"] == [3, 1]
+    (record,) = result["provenance"]  # the job's own records travel with its state
+    assert record["filename"] == result["artifacts"][0] and record["sids"] == [3, 1]
     assert record["sha256"] == hashlib.sha256(artifact.content).hexdigest()
+    merged = json.loads(sources_used_text(client.app.state.jobs.store()))  # the operator's view
+    assert record in merged
+
+
+def test_no_route_lists_job_ids(client: TestClient, sample_pool: list[dict[str, Any]]) -> None:
+    """A job id is all ``GET /jobs/{id}/artifact`` needs, so it is a capability: no route
+    without the id may list it (the store's merged provenance names every artifact by it)."""
+    state = wait_job(client, client.post("/jobs", json={
+        "content": CONTENT + "Private.\n", "format": "md", "sources_pool": sample_pool}
+    ).json()["id"])
+    assert state["status"] == "done", state
+    assert client.get("/sources_used.json").status_code == 404
+    for path, spec in client.get("/openapi.json").json()["paths"].items():
+        if "get" in spec and "{" not in path:
+            answer = client.get(path)
+            assert state["id"] not in answer.text, f"GET {path} lists a job id"
+    assert not any("{" not in path and "sources_used" in path
+                   for path in client.get("/openapi.json").json()["paths"])
 
 
 def test_repeat_request_answers_the_finished_job_without_rendering(
