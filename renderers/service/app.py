@@ -55,6 +55,7 @@ from renderers.formats import BY_NAME, EXTENSIONS
 from renderers.options import Limits
 from renderers.process_memory import default_worker_memory_mib
 from renderers.service.body import BodyProblem, parse_json_object, read_body, request_problem
+from renderers.service.codes import ServiceCode
 from renderers.service.pool import (
     HandOffFailed,
     JobRaised,
@@ -150,6 +151,23 @@ def _sid_of(item: Any) -> int:
     return int(item["sid"]) if isinstance(item, dict) else int(item)
 
 
+def request_refusal(exc: CodedError) -> tuple[str, str]:
+    """``(field, message)`` of a render error as the request's refusal names them: the request
+    field at fault, and a message that names it once, at the start.
+
+    A native answer's error names ``answer.<path inside the answer>``, the agent tools'
+    argument; a request carries the answer in ``content`` (``content_format`` names the
+    provider), and the message already starts with the path, so the field is ``content``.
+    """
+    where = exc.field or "content"
+    if where == "answer" or where.startswith("answer."):
+        where = "content"
+    message = str(exc)
+    if message != where and not message.startswith((f"{where}:", f"{where} ")):
+        message = f"{where}: {message}"
+    return where, message
+
+
 def render_job(job: RenderJob) -> JobOutcome:
     """Render ``job`` with :func:`renderers.api.render` (runs inside a worker process)."""
     from renderers.api import render
@@ -159,7 +177,8 @@ def render_job(job: RenderJob) -> JobOutcome:
             job.content, job.out_dir, name=_JOB_STEM, formats=[job.format], **job.kwargs
         )
     except CodedError as exc:
-        return JobOutcome(ok=False, error=str(exc), code=exc.code, where=exc.field)
+        where, message = request_refusal(exc)
+        return JobOutcome(ok=False, error=message, code=exc.code, where=where)
     result = results[0]
     paths = [str(p) for p in (getattr(result, "paths", None) or [result.path])]
     return JobOutcome(
@@ -209,27 +228,33 @@ async def _routing_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     where = f"{request.method} {request.url.path}"
     headers = dict(exc.headers) if exc.headers else None
-    return _error(exc.status_code, f"{where}: {exc.detail}", "path", headers=headers)
+    code = {404: ServiceCode.NOT_FOUND, 405: ServiceCode.METHOD_NOT_ALLOWED}.get(exc.status_code)
+    return error_response(exc.status_code, f"{where}: {exc.detail}", "path",
+                          code or ErrorCode.INVALID_ARGUMENT, headers=headers)
 
 
 def problem(refused: BodyProblem | RequestProblem) -> JSONResponse:
     """The answer to a refused body; the connection is closed when its rest was not read."""
     unread = isinstance(refused, BodyProblem) and refused.close
     headers = {"Connection": "close"} if unread else None
-    return _error(refused.status, refused.message, refused.field, refused.code, headers=headers)
+    return error_response(refused.status, refused.message, refused.field,
+                          refused.code or ErrorCode.INVALID_ARGUMENT, headers=headers)
 
 
-def _error(
+def error_response(
     status: int,
     message: str,
-    where: str = "",
-    code: ErrorCode | None = None,
+    where: str,
+    code: ErrorCode | ServiceCode,
     headers: dict[str, str] | None = None,
 ) -> JSONResponse:
-    body: dict[str, Any] = {"error": clean_text(message)}
-    if where:
-        body["field"] = clean_text(where)
-    body["code"] = str(code or (ErrorCode.INVALID_ARGUMENT if status < 500 else ErrorCode.INTERNAL))
+    """Every refusal of the service: ``{"error", "field", "code"}``, always all three.
+
+    ``field`` names the request field at fault, ``""`` when none is (the service is busy, a
+    render ran out of time, a worker failed); ``code`` says what happened (an
+    :class:`~citations.errors.ErrorCode` of the renderer or a :class:`ServiceCode`).
+    """
+    body = {"error": clean_text(message), "field": clean_text(where), "code": str(code)}
     return JSONResponse(body, status_code=status, headers=headers or None)
 
 
@@ -335,7 +360,7 @@ class ExportService:
         name = request.path_params["name"]
         media = {"app.js": "text/javascript", "app.css": "text/css"}.get(name)
         if media is None:
-            return _error(404, f"no asset {name!r}")
+            return error_response(404, f"no asset {name!r}", "path", ServiceCode.NOT_FOUND)
         return FileResponse(templates_dir() / "service" / name, media_type=media)
 
     async def healthz(self, request: Request) -> Response:
@@ -391,33 +416,39 @@ class ExportService:
             )
             self._mean_job_s = 0.8 * self._mean_job_s + 0.2 * (time.monotonic() - started)
             if not outcome.ok:
-                where = outcome.where or "content"
-                return _error(HTTP_STATUS[outcome.code], f"{where}: {outcome.error}", where,
-                              outcome.code)
+                return error_response(HTTP_STATUS[outcome.code], outcome.error, outcome.where,
+                                      outcome.code)
             return self._answer(outcome, fmt, parsed.stem, request)
         except PoolFull as exc:
-            retry = max(1, math.ceil(self._mean_job_s * (self.queue_limit + 1) / self.workers))
-            return _error(503, f"busy: {exc}; retry later", headers={"Retry-After": str(retry)})
+            return self.busy(f"busy: {exc}; retry later")
         except JobTimeout as exc:
-            return _error(504, f"render timed out: {exc}")
+            return error_response(504, f"render timed out: {exc}", "", ServiceCode.TIME_LIMIT)
         except (MemoryExceeded, WorkerDied) as exc:
             if (refusal := memory_refusal(exc, MEMORY_SETTING)) is not None:
-                return _error(HTTP_STATUS[ErrorCode.LIMIT_EXCEEDED], refusal, "content",
-                              ErrorCode.LIMIT_EXCEEDED)
-            return _error(500, f"render failed: {exc}")
+                return error_response(HTTP_STATUS[ErrorCode.LIMIT_EXCEEDED], refusal, "content",
+                                      ErrorCode.LIMIT_EXCEEDED)
+            return error_response(500, f"render failed: {exc}", "", ErrorCode.INTERNAL)
         except (JobRaised, HandOffFailed) as exc:
-            return _error(500, f"render failed: {exc}")
+            return error_response(500, f"render failed: {exc}", "", ErrorCode.INTERNAL)
         except PoolError as exc:
-            return _error(503, f"unavailable: {exc}", headers={"Retry-After": "1"})
+            return error_response(503, f"unavailable: {exc}", "", ServiceCode.UNAVAILABLE,
+                                  headers={"Retry-After": "1"})
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
+
+    def busy(self, message: str) -> JSONResponse:
+        """503 ``busy`` with a ``Retry-After`` of about the time the queue ahead takes."""
+        retry = max(1, math.ceil(self._mean_job_s * (self.queue_limit + 1) / self.workers))
+        return error_response(503, message, "", ServiceCode.BUSY,
+                              headers={"Retry-After": str(retry)})
 
     def _answer(self, outcome: JobOutcome, fmt: str, stem: str, request: Request) -> Response:
         assert self.temp_root is not None
         root = self.temp_root.resolve()
         paths = [Path(p) for p in outcome.paths]
         if not paths or not all(p.resolve().is_relative_to(root) for p in paths):
-            return _error(500, "render failed: the renderer reported no file in its directory")
+            return error_response(500, "render failed: the renderer reported no file in its "
+                                  "directory", "", ErrorCode.INTERNAL)
         if len(paths) > 1:
             data = zip_pages([(p.name, p.read_bytes()) for p in paths], stem)
             kind, ext = "zip", ".zip"
@@ -551,9 +582,14 @@ def openapi_spec() -> dict[str, Any]:
     """OpenAPI 3.1 document for the service, built from :data:`REQUEST_SCHEMA`."""
     error = {"content": {"application/json": {"schema": {
         "type": "object",
-        "properties": {"error": {"type": "string"}, "field": {"type": "string"},
-                       "code": {"type": "string", "enum": [str(c) for c in ErrorCode]}},
-        "required": ["error"],
+        "properties": {
+            "error": {"type": "string", "description": "What was refused and what is accepted"},
+            "field": {"type": "string",
+                      "description": "The request field at fault; empty when none is"},
+            "code": {"type": "string",
+                     "enum": [str(c) for c in ErrorCode] + [str(c) for c in ServiceCode]},
+        },
+        "required": ["error", "field", "code"],
     }}}}
     files = {CONTENT_TYPES[k]: {"schema": {"type": "string", "format": "binary"}}
              for k in CONTENT_TYPES}
@@ -571,7 +607,7 @@ def openapi_spec() -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": "citerender export service", "version": "1"},
         "paths": {
-            **job_openapi_paths(),
+            **job_openapi_paths(error),
             "/render": {"post": {
                 "summary": "Render cited markdown or HTML to one file",
                 "requestBody": {"required": True,
@@ -589,9 +625,10 @@ def openapi_spec() -> dict[str, Any]:
                     "415": {"description": "Not JSON", **error},
                     "422": {"description": "Content or pool refused by the renderer, or a render "
                                    "past the worker's memory cap", **error},
-                    "500": {"description": "The worker failed", **error},
-                    "503": {"description": "Queue full (Retry-After)", **error},
-                    "504": {"description": "Render time limit exceeded", **error},
+                    "500": {"description": "The worker failed (internal_error)", **error},
+                    "503": {"description": "Queue full (busy) or the pool is not running "
+                                           "(unavailable); Retry-After", **error},
+                    "504": {"description": "Render time limit exceeded (time_limit)", **error},
                 },
             }},
             "/healthz": {"get": {"summary": "Liveness and worker pool state",
@@ -629,9 +666,11 @@ def docs_page() -> str:
         "(<code>Content-Disposition: attachment</code>, <code>X-Sources-Used</code>); "
         "send <code>Accept: application/json</code> for a JSON envelope with the file in "
         "base64. <code>GET /healthz</code> reports the worker pool. "
-        "Errors answer <code>{\"error\": …, \"field\": …, \"code\": …}</code>: "
+        "Errors answer <code>{\"error\": …, \"field\": …, \"code\": …}</code> "
+        "(<code>field</code> is empty when no field is at fault): "
         "400 bad field, 408 body too slow, 413 too large, "
-        "415 not JSON, 422 refused content, 503 busy (Retry-After), 504 time limit.</p>"
+        "415 not JSON, 422 refused content, 503 <code>busy</code> or "
+        "<code>unavailable</code> (Retry-After), 504 <code>time_limit</code>.</p>"
         "<h2>Request fields</h2><table><thead><tr><th>field</th><th>type</th>"
         "<th>accepted</th><th>meaning</th></tr></thead><tbody>"
         + "".join(rows)

@@ -40,13 +40,14 @@ from starlette.routing import Route
 from citations.errors import ErrorCode
 from renderers.service.app import (
     MEMORY_SETTING,
-    _error,
     checked_job,
     content_disposition,
+    error_response,
     problem,
     zip_pages,
 )
 from renderers.service.body import BodyProblem
+from renderers.service.codes import ServiceCode
 from renderers.service.pool import (
     JobRaised,
     JobTimeout,
@@ -195,16 +196,16 @@ class JobsAPI:
         except (BodyProblem, RequestProblem) as refused:
             return problem(refused)
         except WebhookRefused as refused:
-            return _error(400, str(refused), "webhook")
+            return error_response(400, str(refused), "webhook", ErrorCode.INVALID_ARGUMENT)
         if self.config.broker is None and len(self._local) >= MAX_LOCAL_JOBS:
-            return _error(503, f"busy: {len(self._local)} jobs are waiting; retry later",
-                          headers=_RETRY)
+            return error_response(503, f"busy: {len(self._local)} jobs are waiting; retry later",
+                                  "", ServiceCode.BUSY, headers=_RETRY)
         try:
             submission = await asyncio.to_thread(
                 lambda: submit(parsed, board=self.board, store=self.store(),
                                enqueue=self._enqueue, webhook=webhook or ""))
         except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", headers=_RETRY)
+            return _unavailable(exc)
         state = submission.state
         return JSONResponse(state.public(), status_code=200 if state.status == "done" else 202,
                             headers={"Location": f"/jobs/{state.id}"})
@@ -222,8 +223,8 @@ class JobsAPI:
         if isinstance(found, Response):
             return found
         if found.status != "done" or found.result is None:
-            return _error(409, f"job {found.id} is {found.status}; the artifact exists once it "
-                               "is done", "job_id")
+            return error_response(409, f"job {found.id} is {found.status}; the artifact exists "
+                                  "once it is done", "job_id", ServiceCode.NOT_READY)
         result = found.result
         keys: list[str] = list(result.get("artifacts") or [])
         ext = os.path.splitext(result["filename"])[1]
@@ -241,23 +242,25 @@ class JobsAPI:
                                          headers=headers)
             data = await asyncio.to_thread(self._zip, keys, found.stem)
         except KeyError as missing:
-            return _error(410, f"job {found.id}: the artifact {missing} is no longer in the "
-                               "store; submit the request again", "job_id")
+            return error_response(410, f"job {found.id}: the artifact {missing} is no longer in "
+                                  "the store; submit the request again", "job_id",
+                                  ServiceCode.GONE)
         except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", headers=_RETRY)
+            return _unavailable(exc)
         return Response(data, media_type=result["content_type"], headers=headers)
 
     # -- helpers ----------------------------------------------------------------------------
 
     async def _find(self, job_id: str) -> JobState | Response:
         if not _JOB_ID.fullmatch(job_id):
-            return _error(404, f"no job {job_id[:80]!r}; job ids are 64 hex digits", "job_id")
+            return error_response(404, f"no job {job_id[:80]!r}; job ids are 64 hex digits",
+                                  "job_id", ServiceCode.NOT_FOUND)
         try:
             state = await asyncio.to_thread(self._lookup, job_id)
         except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", headers=_RETRY)
+            return _unavailable(exc)
         if state is None:
-            return _error(404, f"no job {job_id}", "job_id")
+            return error_response(404, f"no job {job_id}", "job_id", ServiceCode.NOT_FOUND)
         return state
 
     def _lookup(self, job_id: str) -> JobState | None:
@@ -314,9 +317,10 @@ class JobsAPI:
                 if time.monotonic() < deadline:
                     await asyncio.sleep(0.25)
                     continue
-                finished = failure("busy", f"no worker was free for {LOCAL_QUEUE_WAIT_S:g} s")
+                finished = failure(ServiceCode.BUSY,
+                                   f"no worker was free for {LOCAL_QUEUE_WAIT_S:g} s")
             except JobTimeout as exc:
-                finished = failure("time_limit", f"render timed out: {exc}")
+                finished = failure(ServiceCode.TIME_LIMIT, f"render timed out: {exc}")
             except (MemoryExceeded, WorkerDied) as exc:
                 refusal = memory_refusal(exc, MEMORY_SETTING)
                 finished = (failure(str(ErrorCode.LIMIT_EXCEEDED), refusal, "content") if refusal
@@ -324,13 +328,20 @@ class JobsAPI:
             except JobRaised as exc:
                 finished = failure(str(ErrorCode.INTERNAL), f"render failed: {exc}")
             except PoolError as exc:
-                finished = failure("unavailable", f"unavailable: {exc}")
+                finished = failure(ServiceCode.UNAVAILABLE, f"unavailable: {exc}")
             break
         await asyncio.to_thread(complete, board, store, started, finished, self.webhooks)
 
 
-def job_openapi_paths() -> dict[str, Any]:
-    """The OpenAPI description of the job routes (merged into the service's document)."""
+def _unavailable(exc: Exception) -> Response:
+    """503 ``unavailable``: the broker or the store cannot be used now (retry later)."""
+    return error_response(503, f"unavailable: {exc}", "", ServiceCode.UNAVAILABLE,
+                          headers=_RETRY)
+
+
+def job_openapi_paths(error: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI description of the job routes (merged into the service's document);
+    ``error`` is the content of every refusal (``{"error", "field", "code"}``)."""
     job_id = [{"name": "job_id", "in": "path", "required": True,
                "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}]
     state = {"content": {"application/json": {"schema": {"type": "object", "properties": {
@@ -341,21 +352,27 @@ def job_openapi_paths() -> dict[str, Any]:
     return {
         "/jobs": {"post": {
             "summary": "Queue a render (the body of /render plus an optional webhook URL)",
-            "responses": {"202": {"description": "Queued or running", **state},
+            "description": "The job id is the capability to read the job and its file; no "
+                           "route lists job ids.",
+            "responses": {"202": {"description": "Queued (a job is running only once a worker "
+                                                 "has taken it)", **state},
                           "200": {"description": "Already done: the finished job", **state},
-                          "400": {"description": "Invalid field"},
-                          "503": {"description": "Broker or store unavailable (Retry-After)"}},
+                          "400": {"description": "Invalid field", **error},
+                          "422": {"description": "Refused content or pool", **error},
+                          "503": {"description": "The job backlog is full (busy), or the broker "
+                                                 "or store is unavailable (unavailable); "
+                                                 "Retry-After", **error}},
         }},
         "/jobs/{job_id}": {"get": {
             "summary": "A job's state", "parameters": job_id,
             "responses": {"200": {"description": "The state", **state},
-                          "404": {"description": "No such job"}},
+                          "404": {"description": "No such job (not_found)", **error}},
         }},
         "/jobs/{job_id}/artifact": {"get": {
             "summary": "The finished job's file", "parameters": job_id,
             "responses": {"200": {"description": "The file (a zip for several PNG pages)"},
-                          "409": {"description": "Not done yet"},
-                          "410": {"description": "Removed from the store"}},
+                          "404": {"description": "No such job (not_found)", **error},
+                          "409": {"description": "Not done yet (not_ready)", **error},
+                          "410": {"description": "Removed from the store (gone)", **error}},
         }},
     }
-

@@ -245,7 +245,9 @@ def test_full_queue_answers_503_with_retry_after(
             refused = busy.post("/render", json=body("md", sample_pool))
             assert refused.status_code == 503
             assert int(refused.headers["retry-after"]) >= 1
-            assert "busy" in refused.json()["error"]
+            answer = refused.json()
+            assert answer["code"] == "busy" and answer["field"] == ""  # no field is at fault
+            assert answer["error"].startswith("busy: ") and "retry later" in answer["error"]
         finally:
             flag.touch()
             thread.join(30)
@@ -259,6 +261,7 @@ def test_timeout_answers_504_and_the_pool_recovers(sample_pool: list[dict[str, A
     with TestClient(app) as slow:
         hung = slow.post("/render", json={"content": "@hang", "format": "md"})
         assert hung.status_code == 504 and "timed out" in hung.json()["error"]
+        assert hung.json()["code"] == "time_limit" and hung.json()["field"] == ""
         health = slow.get("/healthz").json()
         assert health["status"] == "ok" and health["workers"]["replaced"] == 1
         after = slow.post("/render", json={"content": "Back.[[S:2]]", "format": "md",
@@ -274,6 +277,7 @@ def test_worker_crash_answers_500_then_service_is_healthy(
     with TestClient(app) as crashy:
         crashed = crashy.post("/render", json={"content": "@crash", "format": "md"})
         assert crashed.status_code == 500 and "exit code 7" in crashed.json()["error"]
+        assert crashed.json()["code"] == "internal_error" and crashed.json()["field"] == ""
         health = crashy.get("/healthz")
         assert health.status_code == 200 and health.json()["workers"]["alive"] == 1
         after = crashy.post("/render", json={"content": "Fine.[[S:1]]", "format": "md",
@@ -352,6 +356,36 @@ def test_temp_dirs_are_removed(sample_pool: list[dict[str, Any]]) -> None:
         assert refused.status_code == 400
         assert list(root.iterdir()) == []
     assert not root.exists()
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "payload", "status", "code", "field"),
+    [
+        ("GET", "/nope", None, 404, "not_found", "path"),
+        ("PUT", "/render", None, 405, "method_not_allowed", "path"),
+        ("GET", "/static/nope.js", None, 404, "not_found", "path"),
+        ("GET", "/jobs/" + "0" * 64, None, 404, "not_found", "job_id"),
+        ("POST", "/render", {"content": "x", "format": "md", "dpi": 5000}, 400,
+         "invalid_argument", "dpi"),
+        ("POST", "/render", {"content": "x[[S:9]]", "format": "md", "strict": True}, 422,
+         "strict_failed", "content"),
+    ],
+)
+def test_every_refusal_has_error_field_and_code(
+    client: TestClient, method: str, path: str, payload: Any, status: int, code: str,
+    field: str,
+) -> None:
+    """The documented shape of every refusal: exactly ``error``, ``field`` and ``code``."""
+    answer = client.request(method, path, json=payload)
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"] == "application/json"
+    refusal = answer.json()
+    assert set(refusal) == {"error", "field", "code"}
+    assert (refusal["code"], refusal["field"]) == (code, field)
+    spec = client.get("/openapi.json").json()
+    error = spec["paths"]["/render"]["post"]["responses"]["503"]["content"]["application/json"]
+    assert set(error["schema"]["required"]) == {"error", "field", "code"}
+    assert code in error["schema"]["properties"]["code"]["enum"]
 
 
 def test_page_docs_and_health(client: TestClient) -> None:
