@@ -27,6 +27,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -262,6 +263,52 @@ def error_response(
 MEMORY_SETTING = "serve --max-worker-memory"
 
 
+#: A qvalue as RFC 9110 §12.4.2 writes it: 0 to 1, at most three decimals.
+_QVALUE = re.compile(r"0(\.\d{0,3})?|1(\.0{0,3})?")
+
+
+def accept_quality(accept: str, media_type: str) -> float:
+    """How much ``accept`` (an Accept header) wants ``media_type``: the q of the most specific
+    range that matches it (``type/subtype``, then ``type/*``, then ``*/*``), 0 when none does.
+
+    Written here rather than taken from a library: Starlette parses no Accept header, and
+    Werkzeug (which does) is not a dependency of citerender, only of a test tool. Media type
+    parameters other than ``q`` are ignored; a range with a malformed ``q`` is skipped.
+    """
+    kind, _, subtype = media_type.split(";", 1)[0].strip().lower().partition("/")
+    specificity, quality = -1, 0.0
+    for item in accept.split(","):
+        media_range, *params = item.split(";")
+        range_kind, slash, range_subtype = media_range.strip().lower().partition("/")
+        if not slash or not range_kind or not range_subtype:
+            continue
+        if (range_kind, range_subtype) == (kind, subtype):
+            rank = 2
+        elif range_kind == kind and range_subtype == "*":
+            rank = 1
+        elif (range_kind, range_subtype) == ("*", "*"):
+            rank = 0
+        else:
+            continue
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                value = value.strip()
+                q = float(value) if _QVALUE.fullmatch(value) else -1.0
+                break
+        if q >= 0 and rank > specificity:
+            specificity, quality = rank, q
+    return quality
+
+
+def prefers_json(accept: str, media_type: str) -> bool:
+    """Whether a client sending ``accept`` wants the JSON envelope rather than the file of
+    ``media_type``: only when it prefers ``application/json`` strictly; a tie (axios's
+    ``application/json, text/plain, */*``), no Accept header or ``*/*`` get the file."""
+    return accept_quality(accept, "application/json") > accept_quality(accept, media_type)
+
+
 def download_names(stem: str, ext: str) -> tuple[str, str]:
     """``(ascii_filename, utf8_filename)`` for Content-Disposition; never a path."""
     cleaned = "".join(ch for ch in stem if unicodedata.category(ch)[0] != "C")
@@ -456,7 +503,7 @@ class ExportService:
             data, kind, ext = paths[0].read_bytes(), fmt, EXTENSIONS[fmt]
         ascii_name, _ = download_names(stem, ext)
         sources = ",".join(str(sid) for sid in outcome.sources_used)
-        if "application/json" in request.headers.get("accept", ""):
+        if prefers_json(request.headers.get("accept", ""), CONTENT_TYPES[kind]):
             return JSONResponse({
                 "ok": True,
                 "format": fmt,
@@ -616,7 +663,9 @@ def openapi_spec() -> dict[str, Any]:
                     "200": {
                         "description": "The file (Content-Disposition: attachment; "
                                        "X-Sources-Used: cited sids), or the JSON envelope "
-                                       "when Accept: application/json",
+                                       "when the Accept header prefers application/json "
+                                       "to the file's type (q-values count; a tie gets the "
+                                       "file)",
                         "content": {**files, "application/json": {"schema": envelope}},
                     },
                     "400": {"description": "Invalid JSON or field", **error},
@@ -664,8 +713,8 @@ def docs_page() -> str:
         "<body class=\"docs\"><main><h1>citerender export service</h1>"
         "<p><code>POST /render</code> with a JSON body answers the file "
         "(<code>Content-Disposition: attachment</code>, <code>X-Sources-Used</code>); "
-        "send <code>Accept: application/json</code> for a JSON envelope with the file in "
-        "base64. <code>GET /healthz</code> reports the worker pool. "
+        "send <code>Accept: application/json</code> (preferred to the file's type) for a "
+        "JSON envelope with the file in base64. <code>GET /healthz</code> reports the worker pool. "
         "Errors answer <code>{\"error\": …, \"field\": …, \"code\": …}</code> "
         "(<code>field</code> is empty when no field is at fault): "
         "400 bad field, 408 body too slow, 413 too large, "

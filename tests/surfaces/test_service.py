@@ -129,6 +129,38 @@ def test_json_envelope(client: TestClient, sample_pool: list[dict[str, Any]]) ->
     assert "cheapest new power" in base64.b64decode(envelope["content_base64"]).decode("utf-8")
 
 
+@pytest.mark.parametrize(
+    ("fmt", "accept", "envelope"),
+    [
+        ("md", None, False),
+        ("md", "*/*", False),
+        ("md", "application/json", True),
+        ("md", "APPLICATION/JSON; charset=utf-8", True),
+        ("md", "application/json, text/plain, */*", False),  # axios's default: a tie
+        ("pdf", "application/pdf, application/json;q=0.1", False),
+        ("pdf", "application/*;q=0.2, application/json;q=0.1", False),  # the most specific
+        ("md", "text/markdown;q=0.5, application/json", True),
+        ("md", "*/*;q=0.8, application/json", True),
+        ("md", "text/html, application/json;q=0.9", True),  # markdown not accepted at all
+        ("md", "application/json;q=0", False),
+        ("md", "application/json;q=2", False),  # a malformed q is skipped
+    ],
+)
+def test_accept_chooses_the_envelope_only_when_json_is_preferred(
+    client: TestClient, sample_pool: list[dict[str, Any]], fmt: str, accept: str | None,
+    envelope: bool,
+) -> None:
+    headers = {"Accept": accept} if accept is not None else {}
+    response = client.post("/render", json=body(fmt, sample_pool), headers=headers)
+    assert response.status_code == 200, response.text
+    if envelope:
+        assert response.headers["content-type"] == "application/json"
+        assert response.json()["format"] == fmt
+    else:
+        assert response.headers["content-type"] == MIME[fmt]
+        assert response.headers["x-sources-used"] == EXPECTED_SIDS
+
+
 def test_unknown_sid_warns_and_strict_refuses(
     client: TestClient, sample_pool: list[dict[str, Any]]
 ) -> None:
