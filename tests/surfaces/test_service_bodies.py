@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 from renderers.options import Limits
 from renderers.service.app import checked_job, checked_request, create_app
 from renderers.service.body import MAX_DEPTH, BodyProblem
+from renderers.service.requests import REQUEST_SCHEMA
 
 JSON = {"Content-Type": "application/json"}
 POOL = [{"sid": 1, "title": "Lazard LCOE+", "url": "https://www.lazard.com/"}]
@@ -191,3 +192,62 @@ def test_unknown_routes_and_methods_answer_json(
     assert response.json()["error"].startswith(f"{method} {path}: ")
     if status == 405:
         assert "POST" in response.headers["allow"]
+
+
+GEMINI = {"candidates": [{"content": {"parts": [{"text": "Solar is cheap."}]},
+                          "groundingMetadata": {
+                              "groundingChunks": [{"web": {"uri": "https://a.example/x",
+                                                           "title": "A"}}],
+                              "groundingSupports": [{
+                                  "segment": {"startIndex": 0, "endIndex": 5000},
+                                  "groundingChunkIndices": [0]}]}}]}
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "says"),
+    [
+        ({"format": "png", "pages": "x"}, "pages",
+         "'x' is not valid; accepted: a list of integers of 1 or more (1 to 10,000 items, "
+         'no repeats), or "all"'),
+        ({"sources_pool": "pool.json"}, "sources_pool",
+         "'pool.json' is not valid; accepted: a list of objects, or an object holding "
+         "'sources_pool' or 'sources'"),
+        ({"title": "t" * 100_000}, "title",
+         "a string of 100,000 characters; accepted: a string of at most 500 characters"),
+        ({"dpi": 5000}, "dpi", "accepted: an integer from 10 to 600"),
+        ({"numbering": "alpha"}, "numbering", 'accepted: one of "appearance", "sid"'),
+        ({"strict": "yes"}, "strict", "'yes' is a string; accepted: true or false"),
+    ],
+)
+def test_a_refused_field_says_what_is_accepted(
+    client: TestClient, fields: dict[str, Any], field: str, says: str
+) -> None:
+    answer = client.post("/render", json={"content": "x", "format": "md", **fields})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["field"] == field
+    assert answer.json()["error"].startswith(f"{field}: ")
+    assert answer.json()["error"].endswith(says)
+
+
+@pytest.mark.parametrize("name", sorted(REQUEST_SCHEMA["properties"]))
+def test_every_field_refused_by_the_schema_says_what_is_accepted(
+    client: TestClient, name: str
+) -> None:
+    payload = {"content": "x", "format": "md", name: [[[]]]}
+    answer = client.post("/render", json=payload)
+    assert answer.status_code == 400, answer.text
+    refusal = answer.json()
+    assert refusal["field"].split(".")[0] == name
+    assert "; accepted: " in refusal["error"], refusal["error"]
+    assert "given schemas" not in refusal["error"] and "rule of the schema" not in refusal["error"]
+
+
+def test_a_malformed_native_answer_names_the_content_field_once(client: TestClient) -> None:
+    answer = client.post("/render", json={"content": json.dumps(GEMINI), "format": "md",
+                                          "content_format": "gemini"})
+    assert answer.status_code == 400, answer.text
+    refusal = answer.json()
+    assert refusal["field"] == "content"
+    path = "candidates[0].groundingMetadata.groundingSupports[0].segment.endIndex"
+    assert refusal["error"].startswith(f"content: {path}: 5000 is beyond the text")
+    assert refusal["error"].count(path) == 1 and "answer" not in refusal["error"]
