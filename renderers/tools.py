@@ -23,6 +23,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode
+from citations.pool import ROW_SCHEMA
 from renderers.errors import OptionError, OutputPathError, short_repr
 from renderers.formats import BY_NAME, EXTENSIONS, Format
 from renderers.options import PARAMETERS, ReadingOptions, Surface
@@ -30,19 +31,9 @@ from renderers.process_memory import current_cap_mib, memory_exceeded
 
 # --- argument schemas (shared with the HTTP service) -------------------------------------
 
-SOURCE_ROW_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "One source. Unknown fields are kept.",
-    "properties": {
-        "sid": {"type": "integer", "minimum": 1, "description": "Source id, cited as [[S:sid]]."},
-        "title": {"type": "string"},
-        "url": {"type": "string", "description": "http, https or mailto; others are not linked."},
-        "text": {"type": "string", "description": "Snippet or extract."},
-        "source_type": {"type": "string", "description": "e.g. web, file, rag."},
-        "published_at": {"type": "string", "description": "ISO date."},
-        "artifact_path": {"type": "string", "description": "Label for a file source."},
-    },
-}
+#: One pool row: the pool loader's own schema (:data:`citations.pool.ROW_SCHEMA`), so a tool
+#: or request never refuses a row the loader reads (``"sid": "3"``).
+SOURCE_ROW_SCHEMA: dict[str, Any] = ROW_SCHEMA
 
 SOURCES_POOL_SCHEMA: dict[str, Any] = {
     "description": (

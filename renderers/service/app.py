@@ -77,7 +77,6 @@ from renderers.service.requests import (
 )
 from renderers.service.server import AnswerUnexpectedErrors, ServerLimits
 from renderers.templates import templates_dir
-from renderers.tools import SOURCE_ROW_SCHEMA
 
 CONTENT_TYPES: dict[str, str] = {
     **{f.name: f.media_type for f in BY_NAME.values()},
@@ -115,7 +114,6 @@ _MAX_FILENAME = 120
 #: Threads that parse and validate request bodies (off the event loop, a few at a time).
 _PARSER_THREADS = 2
 _REQUEST_VALIDATOR = Draft202012Validator(REQUEST_SCHEMA)
-_ROW_VALIDATOR = Draft202012Validator(SOURCE_ROW_SCHEMA)
 #: What a route's body check returns (Service.read_checked).
 _Checked = TypeVar("_Checked")
 
@@ -542,7 +540,7 @@ def checked_job(body: bytes) -> tuple[RenderRequest, Any]:
 def _checked_fields(payload: dict[str, Any]) -> RenderRequest:
     check_format(payload)
     problem = request_problem(
-        payload, _REQUEST_VALIDATOR, _ROW_VALIDATOR, max_pool_rows=Limits().max_pool_rows
+        payload, _REQUEST_VALIDATOR, max_pool_rows=Limits().max_pool_rows
     )
     if problem is not None:
         raise problem
