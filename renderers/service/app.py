@@ -481,9 +481,11 @@ class ExportService:
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
 
-    def busy(self, message: str) -> JSONResponse:
-        """503 ``busy`` with a ``Retry-After`` of about the time the queue ahead takes."""
-        retry = max(1, math.ceil(self._mean_job_s * (self.queue_limit + 1) / self.workers))
+    def busy(self, message: str, ahead: int | None = None) -> JSONResponse:
+        """503 ``busy`` with a ``Retry-After`` of about the time the ``ahead`` renders in front
+        take (default: a full queue)."""
+        ahead = self.queue_limit + 1 if ahead is None else ahead
+        retry = max(1, math.ceil(self._mean_job_s * ahead / self.workers))
         return error_response(503, message, "", ServiceCode.BUSY,
                               headers={"Retry-After": str(retry)})
 
@@ -560,6 +562,7 @@ def create_app(
     broker: str | None = None,
     store: str | None = None,
     webhook_hosts: Sequence[str] = (),
+    job_backlog: int | None = None,
 ) -> Starlette:
     """The Starlette app. ``workers`` defaults to the core count, ``queue_limit`` to 2×workers.
 
@@ -571,9 +574,11 @@ def create_app(
     ``worker_memory_mib`` caps each worker's memory (default:
     :func:`~renderers.process_memory.default_worker_memory_mib`); a render past it fails
     with 422 ``limit_exceeded``. ``broker``,
-    ``store`` and ``webhook_hosts`` configure the job routes (:mod:`renderers.service.jobs`).
+    ``store``, ``webhook_hosts`` and ``job_backlog`` (local jobs queued or running at once,
+    default :data:`~renderers.service.jobs.MAX_LOCAL_JOBS`) configure the job routes
+    (:mod:`renderers.service.jobs`).
     """
-    from renderers.service.jobs import JobsAPI, JobsConfig
+    from renderers.service.jobs import MAX_LOCAL_JOBS, JobsAPI, JobsConfig
 
     size = workers or os.cpu_count() or 1
     service = ExportService(
@@ -595,7 +600,8 @@ def create_app(
         Route("/docs", service.docs, methods=["GET"]),
         Route("/render", service.render, methods=["POST"]),
     ]
-    jobs = JobsAPI(service, JobsConfig(broker, store, tuple(webhook_hosts)))
+    backlog = MAX_LOCAL_JOBS if job_backlog is None else job_backlog
+    jobs = JobsAPI(service, JobsConfig(broker, store, tuple(webhook_hosts), backlog))
     app = Starlette(
         routes=routes + jobs.routes(),
         lifespan=jobs.lifespan(service.lifespan),

@@ -19,7 +19,12 @@ Two backends, chosen by configuration:
   the store the workers advertise). The service keeps nothing of its own, so any replica
   answers for any job. Redis down → 503 for job routes only; ``/render`` keeps working.
 - **without**: jobs run on the service's own worker pool (the one behind ``/render``), states
-  in memory, artifacts in ``--store`` or the service's temporary directory.
+  in memory, artifacts in ``--store`` or the service's temporary directory. At most
+  ``JobsConfig.backlog`` jobs are queued or running at once (beyond, ``POST /jobs`` answers
+  503 ``busy``); a queued job waits apart from ``/render`` requests and takes a worker only
+  when no request is waiting for one (:class:`~renderers.service.pool.WorkerPool`'s
+  background jobs), so jobs never make ``/render`` answer 503. A job stays ``queued`` until a
+  worker takes it.
 """
 
 from __future__ import annotations
@@ -28,7 +33,6 @@ import asyncio
 import contextlib
 import os
 import re
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -81,7 +85,7 @@ if TYPE_CHECKING:
 
 _JOB_ID = re.compile(r"[0-9a-f]{64}")
 _RETRY = {"Retry-After": "5"}
-#: Jobs waiting for the local pool (no broker) beyond which ``POST /jobs`` answers 503.
+#: Local jobs (no broker) queued or running at once, beyond which ``POST /jobs`` answers 503.
 MAX_LOCAL_JOBS = 256
 #: How long a local job waits for a free worker before it fails as ``busy``.
 LOCAL_QUEUE_WAIT_S = 600.0
@@ -95,6 +99,8 @@ class JobsConfig:
     broker: str | None = None
     store: str | None = None
     webhook_hosts: tuple[str, ...] = ()
+    #: Local jobs queued or running at once (without a broker); beyond, 503 ``busy``.
+    backlog: int = MAX_LOCAL_JOBS
 
 
 class JobsAPI:
@@ -114,6 +120,8 @@ class JobsAPI:
         self._queue: CeleryQueue | None = None
         self._store: ArtifactStore | None = None
         self._local: set[asyncio.Task[None]] = set()
+        #: Local jobs admitted and not finished (counted on the event loop, before submission).
+        self._backlog = 0
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- set-up -----------------------------------------------------------------------------
@@ -197,15 +205,24 @@ class JobsAPI:
             return problem(refused)
         except WebhookRefused as refused:
             return error_response(400, str(refused), "webhook", ErrorCode.INVALID_ARGUMENT)
-        if self.config.broker is None and len(self._local) >= MAX_LOCAL_JOBS:
-            return error_response(503, f"busy: {len(self._local)} jobs are waiting; retry later",
-                                  "", ServiceCode.BUSY, headers=_RETRY)
+        local = self.config.broker is None
+        if local:
+            if self._backlog >= self.config.backlog:
+                return self.service.busy(
+                    f"busy: {self._backlog} jobs are queued or running, the most this service "
+                    f"takes (job backlog {self.config.backlog}); retry later", self._backlog)
+            self._backlog += 1  # reserved now, so concurrent requests cannot overshoot
+        queued_now = False
         try:
             submission = await asyncio.to_thread(
                 lambda: submit(parsed, board=self.board, store=self.store(),
                                enqueue=self._enqueue, webhook=webhook or ""))
+            queued_now = submission.queued_now
         except (BrokerUnavailable, StoreUnavailable) as exc:
             return _unavailable(exc)
+        finally:
+            if local and not queued_now:
+                self._backlog -= 1  # a finished, queued or running job: nothing new to run
         state = submission.state
         return JSONResponse(state.public(), status_code=200 if state.status == "done" else 202,
                             headers={"Location": f"/jobs/{state.id}"})
@@ -299,38 +316,61 @@ class JobsAPI:
         task.add_done_callback(self._local.discard)
 
     async def _run_local(self, queued: JobState, payload: dict[str, Any]) -> None:
-        """One job on the service's pool: the steps of :mod:`renderers.workers.execute`."""
+        """One job on the service's pool: the steps of :mod:`renderers.workers.execute`.
+
+        The job stays ``queued`` while it waits: it is marked ``running`` (:func:`begin`) only
+        when a worker has been leased for it.
+        """
+        try:
+            await self._render_local(queued, payload)
+        finally:
+            self._backlog -= 1
+
+    async def _render_local(self, queued: JobState, payload: dict[str, Any]) -> None:
         board, store, pool = self.board, self.store(), self.service.pool
-        started = begin(board, board.get(queued.id) or queued, worker="service", pid=os.getpid())
-        if isinstance(started, Finished):
-            await asyncio.to_thread(complete, board, store, queued, started, self.webhooks)
-            return
-        deadline = time.monotonic() + LOCAL_QUEUE_WAIT_S
+        current = board.get(queued.id) or queued
+        started: JobState | None = None
+
+        def take_worker(pid: int) -> None:
+            nonlocal started
+            begun = begin(board, current, worker="service", pid=pid)
+            if isinstance(begun, Finished):
+                raise _NotStarted(begun)
+            started = begun
+
         finished: Finished
-        while True:
-            try:
-                if pool is None:
-                    raise PoolError("the worker pool is not running")
-                finished = await pool.run(render_to_store, StoreJob(queued.id, payload, store.url),
-                                          timeout=self.service.render_timeout_s)
-            except PoolFull:
-                if time.monotonic() < deadline:
-                    await asyncio.sleep(0.25)
-                    continue
-                finished = failure(ServiceCode.BUSY,
-                                   f"no worker was free for {LOCAL_QUEUE_WAIT_S:g} s")
-            except JobTimeout as exc:
-                finished = failure(ServiceCode.TIME_LIMIT, f"render timed out: {exc}")
-            except (MemoryExceeded, WorkerDied) as exc:
-                refusal = memory_refusal(exc, MEMORY_SETTING)
-                finished = (failure(str(ErrorCode.LIMIT_EXCEEDED), refusal, "content") if refusal
-                            else failure(str(ErrorCode.INTERNAL), f"render failed: {exc}"))
-            except JobRaised as exc:
-                finished = failure(str(ErrorCode.INTERNAL), f"render failed: {exc}")
-            except PoolError as exc:
-                finished = failure(ServiceCode.UNAVAILABLE, f"unavailable: {exc}")
-            break
-        await asyncio.to_thread(complete, board, store, started, finished, self.webhooks)
+        try:
+            if pool is None:
+                raise PoolError("the worker pool is not running")
+            finished = await pool.run(
+                render_to_store, StoreJob(queued.id, payload, store.url),
+                timeout=self.service.render_timeout_s, background=True,
+                wait=LOCAL_QUEUE_WAIT_S, on_start=take_worker)
+        except _NotStarted as ended:
+            finished = ended.finished
+        except PoolFull:
+            finished = failure(ServiceCode.BUSY,
+                               f"no worker was free for {LOCAL_QUEUE_WAIT_S:g} s")
+        except JobTimeout as exc:
+            finished = failure(ServiceCode.TIME_LIMIT, f"render timed out: {exc}")
+        except (MemoryExceeded, WorkerDied) as exc:
+            refusal = memory_refusal(exc, MEMORY_SETTING)
+            finished = (failure(str(ErrorCode.LIMIT_EXCEEDED), refusal, "content") if refusal
+                        else failure(str(ErrorCode.INTERNAL), f"render failed: {exc}"))
+        except JobRaised as exc:
+            finished = failure(str(ErrorCode.INTERNAL), f"render failed: {exc}")
+        except PoolError as exc:
+            finished = failure(ServiceCode.UNAVAILABLE, f"unavailable: {exc}")
+        await asyncio.to_thread(complete, board, store, started or current, finished,
+                                self.webhooks)
+
+
+class _NotStarted(Exception):
+    """A local job that may not run (its attempts ran out): how it ended instead."""
+
+    def __init__(self, finished: Finished) -> None:
+        super().__init__("the job was not started")
+        self.finished = finished
 
 
 def _unavailable(exc: Exception) -> Response:
