@@ -65,6 +65,9 @@ class PoolError(CitationError):
 
     default_code = ErrorCode.INVALID_SOURCES_POOL
     default_field = "sources_pool"
+    #: The field of the refused row at fault (``sid``, ``title`` …), ``""`` when the error is
+    #: not about one field of one row; set by :func:`citations.pool.source_from_row`.
+    row_field: str = ""
 
 
 class DuplicateSidError(PoolError):

@@ -91,6 +91,39 @@ def dedupe_key(source: Source) -> str:
 # -- row parsing -------------------------------------------------------------------------------
 
 
+#: A JSON Schema of one row, for the tool and HTTP schemas: the shape and the types that
+#: :func:`source_from_row` reads, never narrower (a sid may be ``"3"``, a title a number), so a
+#: schema check never refuses a row the loader takes. The loader decides: run it to check rows
+#: (the HTTP service does, one row at a time).
+ROW_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "One source. Unknown fields are kept; common aliases (link, snippet, date, "
+                   "path …) are understood.",
+    "properties": {
+        "sid": {"type": ["integer", "string"], "minimum": 1,
+                "description": 'Source id, cited as [[S:sid]]: a positive integer ("3" is '
+                               "read as 3)."},
+        **{name: {"type": ["string", "number", "null"], **({"description": text} if text else {})}
+           for name, text in (
+               ("title", ""),
+               ("url", "http, https or mailto; others are not linked."),
+               ("text", "Snippet or extract."),
+               ("source_type", "e.g. web, file, rag."),
+               ("published_at", "ISO date."),
+               ("artifact_path", "Label for a file source."),
+           )},
+    },
+    "required": ["sid"],
+}
+
+
+def _row_error(where: str, row_field: str, message: str) -> PoolError:
+    """A :class:`PoolError` for one field of one row, naming the row (``where``) and the field."""
+    error = PoolError(f"{where}: {message}")
+    error.row_field = row_field
+    return error
+
+
 def parse_sid(value: object, where: str) -> int:
     """A positive integral sid from ``value`` (``3``, ``"3"``, ``3.0``); PoolError otherwise."""
     sid: int | None = None
@@ -103,7 +136,7 @@ def parse_sid(value: object, where: str) -> int:
     elif isinstance(value, str) and _INTEGRAL.fullmatch(value.strip()):
         sid = _read_integral(value, "sid", where, "a positive integer")
     if sid is None or sid < 1:
-        raise PoolError(f"{where}: sid {value!r} is not valid; accepted: a positive integer")
+        raise _row_error(where, "sid", f"sid {value!r} is not valid; accepted: a positive integer")
     return sid
 
 
@@ -113,8 +146,8 @@ def _read_integral(text: str, name: str, where: str, accepted: str) -> int:
     digits = text.strip().lstrip("+")
     value = read_digits(digits)
     if value is None:
-        raise PoolError(
-            f"{where}: {name} is a number too long to read ({len(digits):,} digits); "
+        raise _row_error(
+            where, name, f"{name} is a number too long to read ({len(digits):,} digits); "
             f"accepted: {accepted} of at most {MAX_NUMBER_DIGITS:,} digits"
         )
     return value
@@ -127,7 +160,7 @@ def _as_str(value: object, name: str, where: str) -> str:
         return value
     if isinstance(value, int | float) and not isinstance(value, bool):
         return str(value)
-    raise PoolError(f"{where}: field {name!r} is {type(value).__name__}; accepted: a string")
+    raise _row_error(where, name, f"field {name!r} is {type(value).__name__}; accepted: a string")
 
 
 def _as_size(value: object, where: str) -> int | None:
@@ -139,7 +172,8 @@ def _as_size(value: object, where: str) -> int | None:
         return int(value)
     if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
         return _read_integral(value, "size_bytes", where, "a whole number >= 0")
-    raise PoolError(f"{where}: size_bytes {value!r} is not valid; accepted: a whole number >= 0")
+    raise _row_error(where, "size_bytes",
+                     f"size_bytes {value!r} is not valid; accepted: a whole number >= 0")
 
 
 def _as_relevance(value: object, where: str) -> float | None:
@@ -152,7 +186,7 @@ def _as_relevance(value: object, where: str) -> float | None:
             return float(value)
         except ValueError:
             pass
-    raise PoolError(f"{where}: relevance {value!r} is not valid; accepted: a number")
+    raise _row_error(where, "relevance", f"relevance {value!r} is not valid; accepted: a number")
 
 
 def source_from_row(row: Mapping[str, Any], where: str) -> Source:
@@ -185,13 +219,13 @@ def source_from_row(row: Mapping[str, Any], where: str) -> Source:
         if name in BIBLIOGRAPHIC_KEYS and isinstance(value, str):
             extra[name] = clean_text(value)  # the styles print it, like every pool string
         elif type(value) in (list, dict) and _nesting_depth(value) > MAX_EXTRA_DEPTH:
-            raise PoolError(
-                f"{where}: field {name!r} nests deeper than {MAX_EXTRA_DEPTH} levels; accepted: "
-                f"unknown fields nested at most {MAX_EXTRA_DEPTH} deep"
+            raise _row_error(
+                where, name, f"field {name!r} nests deeper than {MAX_EXTRA_DEPTH} levels; "
+                f"accepted: unknown fields nested at most {MAX_EXTRA_DEPTH} deep"
             )
     sid = fields.pop("sid", None)
     if sid is None:
-        raise PoolError(f"{where}: the row has no 'sid'; accepted: a positive integer sid")
+        raise _row_error(where, "sid", "the row has no 'sid'; accepted: a positive integer sid")
     values: dict[str, Any] = {
         "sid": sid if type(sid) is int and sid > 0 else parse_sid(sid, where),
         **_SOURCE_DEFAULTS,

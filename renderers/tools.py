@@ -23,6 +23,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode
+from citations.pool import ROW_SCHEMA
 from renderers.errors import OptionError, OutputPathError, short_repr
 from renderers.formats import BY_NAME, EXTENSIONS, Format
 from renderers.options import PARAMETERS, ReadingOptions, Surface
@@ -30,19 +31,9 @@ from renderers.process_memory import current_cap_mib, memory_exceeded
 
 # --- argument schemas (shared with the HTTP service) -------------------------------------
 
-SOURCE_ROW_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "One source. Unknown fields are kept.",
-    "properties": {
-        "sid": {"type": "integer", "minimum": 1, "description": "Source id, cited as [[S:sid]]."},
-        "title": {"type": "string"},
-        "url": {"type": "string", "description": "http, https or mailto; others are not linked."},
-        "text": {"type": "string", "description": "Snippet or extract."},
-        "source_type": {"type": "string", "description": "e.g. web, file, rag."},
-        "published_at": {"type": "string", "description": "ISO date."},
-        "artifact_path": {"type": "string", "description": "Label for a file source."},
-    },
-}
+#: One pool row: the pool loader's own schema (:data:`citations.pool.ROW_SCHEMA`), so a tool
+#: or request never refuses a row the loader reads (``"sid": "3"``).
+SOURCE_ROW_SCHEMA: dict[str, Any] = ROW_SCHEMA
 
 SOURCES_POOL_SCHEMA: dict[str, Any] = {
     "description": (
@@ -212,14 +203,109 @@ def validation_problem(validator: Draft202012Validator, arguments: Any) -> tuple
         missing = [k for k in error.validator_value if k not in (error.instance or {})]
         if missing:
             return ".".join([*path, str(missing[0])]), f"{missing[0]!r} is required"
-    return ".".join(path), _short_message(error)
+    return ".".join(path), f"{_what_is_wrong(error)}; accepted: {accepted_values(error.schema)}"
 
 
-def _short_message(error: ValidationError) -> str:
-    """jsonschema's message without quoting a huge instance back at the caller."""
-    if len(error.message) <= 300:
-        return error.message
-    return f"{short_repr(error.instance)} fails the {error.validator!r} rule of the schema"
+def _what_is_wrong(error: ValidationError) -> str:
+    """The refused value in a few words, never the whole of a huge one."""
+    value, rule = error.instance, error.validator
+    if rule in ("maxLength", "minLength") and isinstance(value, str):
+        return f"a string of {len(value):,} characters"
+    if rule in ("maxItems", "minItems") and isinstance(value, list):
+        return f"a list of {len(value):,} items"
+    if rule == "type":
+        return f"{short_repr(value)} is {_json_kind(value)}"
+    if rule in ("anyOf", "oneOf", "enum", "const") or len(error.message) > 300:
+        return f"{short_repr(value)} is not valid"
+    return error.message
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return "null" if value is None else type(value).__name__
+
+
+_KINDS = {"string": "a string", "integer": "an integer", "number": "a number",
+          "boolean": "true or false", "array": "a list", "object": "an object", "null": "null"}
+_PLURALS = {"a string": "strings", "an integer": "integers", "a number": "numbers",
+            "an object": "objects", "a list": "lists"}
+
+
+def accepted_values(schema: Any) -> str:
+    """What ``schema`` accepts, in words (``a string of at most 500 characters``, ``a list of
+    integers of 1 or more, or "all"``): the end of every schema refusal's message, so each says
+    what would have been accepted whatever the field."""
+    if not isinstance(schema, dict):
+        return "any value"
+    if "const" in schema:
+        return json.dumps(schema["const"])
+    if "enum" in schema:
+        return "one of " + ", ".join(json.dumps(value) for value in schema["enum"])
+    alternatives = schema.get("anyOf") or schema.get("oneOf")
+    if alternatives:
+        return ", or ".join(accepted_values(alternative) for alternative in alternatives)
+    kinds = schema.get("type")
+    if isinstance(kinds, list):
+        return " or ".join(accepted_values({**schema, "type": kind}) for kind in kinds)
+    if kinds == "string":
+        return "a string" + _bounds(schema.get("minLength"), schema.get("maxLength"),
+                                    "characters")
+    if kinds in ("integer", "number"):
+        return _KINDS[kinds] + _range(schema.get("minimum"), schema.get("maximum"))
+    if kinds == "array":
+        items = _plural(accepted_values(schema["items"])) if "items" in schema else ""
+        text = f"a list of {items}" if items else "a list"
+        count = _bounds(schema.get("minItems"), schema.get("maxItems"), "items")
+        count = count.removeprefix(" of ").strip()
+        notes = [note for note in (count, "no repeats" if schema.get("uniqueItems") else "")
+                 if note]
+        return text + (f" ({', '.join(notes)})" if notes else "")
+    if kinds == "object":
+        keys = list(schema.get("properties", {}))
+        if keys and len(keys) <= 4 and schema.get("additionalProperties") is not False:
+            return "an object holding " + " or ".join(repr(key) for key in keys)
+        return "an object"
+    return _KINDS.get(str(kinds), "any value")
+
+
+def _plural(accepted: str) -> str:
+    """``an integer of 1 or more`` → ``integers of 1 or more``; other phrases as they are
+    (``one of "a", "b"`` → ``items that are one of "a", "b"``)."""
+    for single, plural in _PLURALS.items():
+        if accepted == single or accepted.startswith(f"{single} "):
+            return plural + accepted[len(single):]
+    return f"items that are {accepted}"
+
+
+def _bounds(low: int | None, high: int | None, unit: str) -> str:
+    if low and high is not None:
+        return f" of {low:,} to {high:,} {unit}"
+    if high is not None:
+        return f" of at most {high:,} {unit}"
+    if low:
+        return f" of at least {low:,} {unit}"
+    return ""
+
+
+def _range(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f" from {low:g} to {high:g}"
+    if low is not None:
+        return f" of {low:g} or more"
+    if high is not None:
+        return f" of {high:g} or less"
+    return ""
 
 
 def render_kwargs(arguments: Mapping[str, Any], surface: Surface = "tool") -> dict[str, Any]:

@@ -27,6 +27,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -55,6 +56,7 @@ from renderers.formats import BY_NAME, EXTENSIONS
 from renderers.options import Limits
 from renderers.process_memory import default_worker_memory_mib
 from renderers.service.body import BodyProblem, parse_json_object, read_body, request_problem
+from renderers.service.codes import ServiceCode
 from renderers.service.pool import (
     HandOffFailed,
     JobRaised,
@@ -75,7 +77,6 @@ from renderers.service.requests import (
 )
 from renderers.service.server import AnswerUnexpectedErrors, ServerLimits
 from renderers.templates import templates_dir
-from renderers.tools import SOURCE_ROW_SCHEMA
 
 CONTENT_TYPES: dict[str, str] = {
     **{f.name: f.media_type for f in BY_NAME.values()},
@@ -113,7 +114,6 @@ _MAX_FILENAME = 120
 #: Threads that parse and validate request bodies (off the event loop, a few at a time).
 _PARSER_THREADS = 2
 _REQUEST_VALIDATOR = Draft202012Validator(REQUEST_SCHEMA)
-_ROW_VALIDATOR = Draft202012Validator(SOURCE_ROW_SCHEMA)
 #: What a route's body check returns (Service.read_checked).
 _Checked = TypeVar("_Checked")
 
@@ -150,6 +150,23 @@ def _sid_of(item: Any) -> int:
     return int(item["sid"]) if isinstance(item, dict) else int(item)
 
 
+def request_refusal(exc: CodedError) -> tuple[str, str]:
+    """``(field, message)`` of a render error as the request's refusal names them: the request
+    field at fault, and a message that names it once, at the start.
+
+    A native answer's error names ``answer.<path inside the answer>``, the agent tools'
+    argument; a request carries the answer in ``content`` (``content_format`` names the
+    provider), and the message already starts with the path, so the field is ``content``.
+    """
+    where = exc.field or "content"
+    if where == "answer" or where.startswith("answer."):
+        where = "content"
+    message = str(exc)
+    if message != where and not message.startswith((f"{where}:", f"{where} ")):
+        message = f"{where}: {message}"
+    return where, message
+
+
 def render_job(job: RenderJob) -> JobOutcome:
     """Render ``job`` with :func:`renderers.api.render` (runs inside a worker process)."""
     from renderers.api import render
@@ -159,7 +176,8 @@ def render_job(job: RenderJob) -> JobOutcome:
             job.content, job.out_dir, name=_JOB_STEM, formats=[job.format], **job.kwargs
         )
     except CodedError as exc:
-        return JobOutcome(ok=False, error=str(exc), code=exc.code, where=exc.field)
+        where, message = request_refusal(exc)
+        return JobOutcome(ok=False, error=message, code=exc.code, where=where)
     result = results[0]
     paths = [str(p) for p in (getattr(result, "paths", None) or [result.path])]
     return JobOutcome(
@@ -209,32 +227,84 @@ async def _routing_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     where = f"{request.method} {request.url.path}"
     headers = dict(exc.headers) if exc.headers else None
-    return _error(exc.status_code, f"{where}: {exc.detail}", "path", headers=headers)
+    code = {404: ServiceCode.NOT_FOUND, 405: ServiceCode.METHOD_NOT_ALLOWED}.get(exc.status_code)
+    return error_response(exc.status_code, f"{where}: {exc.detail}", "path",
+                          code or ErrorCode.INVALID_ARGUMENT, headers=headers)
 
 
 def problem(refused: BodyProblem | RequestProblem) -> JSONResponse:
     """The answer to a refused body; the connection is closed when its rest was not read."""
     unread = isinstance(refused, BodyProblem) and refused.close
     headers = {"Connection": "close"} if unread else None
-    return _error(refused.status, refused.message, refused.field, refused.code, headers=headers)
+    return error_response(refused.status, refused.message, refused.field,
+                          refused.code or ErrorCode.INVALID_ARGUMENT, headers=headers)
 
 
-def _error(
+def error_response(
     status: int,
     message: str,
-    where: str = "",
-    code: ErrorCode | None = None,
+    where: str,
+    code: ErrorCode | ServiceCode,
     headers: dict[str, str] | None = None,
 ) -> JSONResponse:
-    body: dict[str, Any] = {"error": clean_text(message)}
-    if where:
-        body["field"] = clean_text(where)
-    body["code"] = str(code or (ErrorCode.INVALID_ARGUMENT if status < 500 else ErrorCode.INTERNAL))
+    """Every refusal of the service: ``{"error", "field", "code"}``, always all three.
+
+    ``field`` names the request field at fault, ``""`` when none is (the service is busy, a
+    render ran out of time, a worker failed); ``code`` says what happened (an
+    :class:`~citations.errors.ErrorCode` of the renderer or a :class:`ServiceCode`).
+    """
+    body = {"error": clean_text(message), "field": clean_text(where), "code": str(code)}
     return JSONResponse(body, status_code=status, headers=headers or None)
 
 
 #: The setting a refusal for memory names (``citerender serve``'s flag).
 MEMORY_SETTING = "serve --max-worker-memory"
+
+
+#: A qvalue as RFC 9110 §12.4.2 writes it: 0 to 1, at most three decimals.
+_QVALUE = re.compile(r"0(\.\d{0,3})?|1(\.0{0,3})?")
+
+
+def accept_quality(accept: str, media_type: str) -> float:
+    """How much ``accept`` (an Accept header) wants ``media_type``: the q of the most specific
+    range that matches it (``type/subtype``, then ``type/*``, then ``*/*``), 0 when none does.
+
+    Written here rather than taken from a library: Starlette parses no Accept header, and
+    Werkzeug (which does) is not a dependency of citerender, only of a test tool. Media type
+    parameters other than ``q`` are ignored; a range with a malformed ``q`` is skipped.
+    """
+    kind, _, subtype = media_type.split(";", 1)[0].strip().lower().partition("/")
+    specificity, quality = -1, 0.0
+    for item in accept.split(","):
+        media_range, *params = item.split(";")
+        range_kind, slash, range_subtype = media_range.strip().lower().partition("/")
+        if not slash or not range_kind or not range_subtype:
+            continue
+        if (range_kind, range_subtype) == (kind, subtype):
+            rank = 2
+        elif range_kind == kind and range_subtype == "*":
+            rank = 1
+        elif (range_kind, range_subtype) == ("*", "*"):
+            rank = 0
+        else:
+            continue
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                value = value.strip()
+                q = float(value) if _QVALUE.fullmatch(value) else -1.0
+                break
+        if q >= 0 and rank > specificity:
+            specificity, quality = rank, q
+    return quality
+
+
+def prefers_json(accept: str, media_type: str) -> bool:
+    """Whether a client sending ``accept`` wants the JSON envelope rather than the file of
+    ``media_type``: only when it prefers ``application/json`` strictly; a tie (axios's
+    ``application/json, text/plain, */*``), no Accept header or ``*/*`` get the file."""
+    return accept_quality(accept, "application/json") > accept_quality(accept, media_type)
 
 
 def download_names(stem: str, ext: str) -> tuple[str, str]:
@@ -335,7 +405,7 @@ class ExportService:
         name = request.path_params["name"]
         media = {"app.js": "text/javascript", "app.css": "text/css"}.get(name)
         if media is None:
-            return _error(404, f"no asset {name!r}")
+            return error_response(404, f"no asset {name!r}", "path", ServiceCode.NOT_FOUND)
         return FileResponse(templates_dir() / "service" / name, media_type=media)
 
     async def healthz(self, request: Request) -> Response:
@@ -391,33 +461,41 @@ class ExportService:
             )
             self._mean_job_s = 0.8 * self._mean_job_s + 0.2 * (time.monotonic() - started)
             if not outcome.ok:
-                where = outcome.where or "content"
-                return _error(HTTP_STATUS[outcome.code], f"{where}: {outcome.error}", where,
-                              outcome.code)
+                return error_response(HTTP_STATUS[outcome.code], outcome.error, outcome.where,
+                                      outcome.code)
             return self._answer(outcome, fmt, parsed.stem, request)
         except PoolFull as exc:
-            retry = max(1, math.ceil(self._mean_job_s * (self.queue_limit + 1) / self.workers))
-            return _error(503, f"busy: {exc}; retry later", headers={"Retry-After": str(retry)})
+            return self.busy(f"busy: {exc}; retry later")
         except JobTimeout as exc:
-            return _error(504, f"render timed out: {exc}")
+            return error_response(504, f"render timed out: {exc}", "", ServiceCode.TIME_LIMIT)
         except (MemoryExceeded, WorkerDied) as exc:
             if (refusal := memory_refusal(exc, MEMORY_SETTING)) is not None:
-                return _error(HTTP_STATUS[ErrorCode.LIMIT_EXCEEDED], refusal, "content",
-                              ErrorCode.LIMIT_EXCEEDED)
-            return _error(500, f"render failed: {exc}")
+                return error_response(HTTP_STATUS[ErrorCode.LIMIT_EXCEEDED], refusal, "content",
+                                      ErrorCode.LIMIT_EXCEEDED)
+            return error_response(500, f"render failed: {exc}", "", ErrorCode.INTERNAL)
         except (JobRaised, HandOffFailed) as exc:
-            return _error(500, f"render failed: {exc}")
+            return error_response(500, f"render failed: {exc}", "", ErrorCode.INTERNAL)
         except PoolError as exc:
-            return _error(503, f"unavailable: {exc}", headers={"Retry-After": "1"})
+            return error_response(503, f"unavailable: {exc}", "", ServiceCode.UNAVAILABLE,
+                                  headers={"Retry-After": "1"})
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
+
+    def busy(self, message: str, ahead: int | None = None) -> JSONResponse:
+        """503 ``busy`` with a ``Retry-After`` of about the time the ``ahead`` renders in front
+        take (default: a full queue)."""
+        ahead = self.queue_limit + 1 if ahead is None else ahead
+        retry = max(1, math.ceil(self._mean_job_s * ahead / self.workers))
+        return error_response(503, message, "", ServiceCode.BUSY,
+                              headers={"Retry-After": str(retry)})
 
     def _answer(self, outcome: JobOutcome, fmt: str, stem: str, request: Request) -> Response:
         assert self.temp_root is not None
         root = self.temp_root.resolve()
         paths = [Path(p) for p in outcome.paths]
         if not paths or not all(p.resolve().is_relative_to(root) for p in paths):
-            return _error(500, "render failed: the renderer reported no file in its directory")
+            return error_response(500, "render failed: the renderer reported no file in its "
+                                  "directory", "", ErrorCode.INTERNAL)
         if len(paths) > 1:
             data = zip_pages([(p.name, p.read_bytes()) for p in paths], stem)
             kind, ext = "zip", ".zip"
@@ -425,7 +503,7 @@ class ExportService:
             data, kind, ext = paths[0].read_bytes(), fmt, EXTENSIONS[fmt]
         ascii_name, _ = download_names(stem, ext)
         sources = ",".join(str(sid) for sid in outcome.sources_used)
-        if "application/json" in request.headers.get("accept", ""):
+        if prefers_json(request.headers.get("accept", ""), CONTENT_TYPES[kind]):
             return JSONResponse({
                 "ok": True,
                 "format": fmt,
@@ -464,7 +542,7 @@ def checked_job(body: bytes) -> tuple[RenderRequest, Any]:
 def _checked_fields(payload: dict[str, Any]) -> RenderRequest:
     check_format(payload)
     problem = request_problem(
-        payload, _REQUEST_VALIDATOR, _ROW_VALIDATOR, max_pool_rows=Limits().max_pool_rows
+        payload, _REQUEST_VALIDATOR, max_pool_rows=Limits().max_pool_rows
     )
     if problem is not None:
         raise problem
@@ -484,6 +562,7 @@ def create_app(
     broker: str | None = None,
     store: str | None = None,
     webhook_hosts: Sequence[str] = (),
+    job_backlog: int | None = None,
 ) -> Starlette:
     """The Starlette app. ``workers`` defaults to the core count, ``queue_limit`` to 2×workers.
 
@@ -495,9 +574,11 @@ def create_app(
     ``worker_memory_mib`` caps each worker's memory (default:
     :func:`~renderers.process_memory.default_worker_memory_mib`); a render past it fails
     with 422 ``limit_exceeded``. ``broker``,
-    ``store`` and ``webhook_hosts`` configure the job routes (:mod:`renderers.service.jobs`).
+    ``store``, ``webhook_hosts`` and ``job_backlog`` (local jobs queued or running at once,
+    default :data:`~renderers.service.jobs.MAX_LOCAL_JOBS`) configure the job routes
+    (:mod:`renderers.service.jobs`).
     """
-    from renderers.service.jobs import JobsAPI, JobsConfig
+    from renderers.service.jobs import MAX_LOCAL_JOBS, JobsAPI, JobsConfig
 
     size = workers or os.cpu_count() or 1
     service = ExportService(
@@ -519,7 +600,8 @@ def create_app(
         Route("/docs", service.docs, methods=["GET"]),
         Route("/render", service.render, methods=["POST"]),
     ]
-    jobs = JobsAPI(service, JobsConfig(broker, store, tuple(webhook_hosts)))
+    backlog = MAX_LOCAL_JOBS if job_backlog is None else job_backlog
+    jobs = JobsAPI(service, JobsConfig(broker, store, tuple(webhook_hosts), backlog))
     app = Starlette(
         routes=routes + jobs.routes(),
         lifespan=jobs.lifespan(service.lifespan),
@@ -551,9 +633,14 @@ def openapi_spec() -> dict[str, Any]:
     """OpenAPI 3.1 document for the service, built from :data:`REQUEST_SCHEMA`."""
     error = {"content": {"application/json": {"schema": {
         "type": "object",
-        "properties": {"error": {"type": "string"}, "field": {"type": "string"},
-                       "code": {"type": "string", "enum": [str(c) for c in ErrorCode]}},
-        "required": ["error"],
+        "properties": {
+            "error": {"type": "string", "description": "What was refused and what is accepted"},
+            "field": {"type": "string",
+                      "description": "The request field at fault; empty when none is"},
+            "code": {"type": "string",
+                     "enum": [str(c) for c in ErrorCode] + [str(c) for c in ServiceCode]},
+        },
+        "required": ["error", "field", "code"],
     }}}}
     files = {CONTENT_TYPES[k]: {"schema": {"type": "string", "format": "binary"}}
              for k in CONTENT_TYPES}
@@ -571,7 +658,7 @@ def openapi_spec() -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": "citerender export service", "version": "1"},
         "paths": {
-            **job_openapi_paths(),
+            **job_openapi_paths(error),
             "/render": {"post": {
                 "summary": "Render cited markdown or HTML to one file",
                 "requestBody": {"required": True,
@@ -580,7 +667,9 @@ def openapi_spec() -> dict[str, Any]:
                     "200": {
                         "description": "The file (Content-Disposition: attachment; "
                                        "X-Sources-Used: cited sids), or the JSON envelope "
-                                       "when Accept: application/json",
+                                       "when the Accept header prefers application/json "
+                                       "to the file's type (q-values count; a tie gets the "
+                                       "file)",
                         "content": {**files, "application/json": {"schema": envelope}},
                     },
                     "400": {"description": "Invalid JSON or field", **error},
@@ -589,9 +678,10 @@ def openapi_spec() -> dict[str, Any]:
                     "415": {"description": "Not JSON", **error},
                     "422": {"description": "Content or pool refused by the renderer, or a render "
                                    "past the worker's memory cap", **error},
-                    "500": {"description": "The worker failed", **error},
-                    "503": {"description": "Queue full (Retry-After)", **error},
-                    "504": {"description": "Render time limit exceeded", **error},
+                    "500": {"description": "The worker failed (internal_error)", **error},
+                    "503": {"description": "Queue full (busy) or the pool is not running "
+                                           "(unavailable); Retry-After", **error},
+                    "504": {"description": "Render time limit exceeded (time_limit)", **error},
                 },
             }},
             "/healthz": {"get": {"summary": "Liveness and worker pool state",
@@ -627,11 +717,13 @@ def docs_page() -> str:
         "<body class=\"docs\"><main><h1>citerender export service</h1>"
         "<p><code>POST /render</code> with a JSON body answers the file "
         "(<code>Content-Disposition: attachment</code>, <code>X-Sources-Used</code>); "
-        "send <code>Accept: application/json</code> for a JSON envelope with the file in "
-        "base64. <code>GET /healthz</code> reports the worker pool. "
-        "Errors answer <code>{\"error\": …, \"field\": …, \"code\": …}</code>: "
+        "send <code>Accept: application/json</code> (preferred to the file's type) for a "
+        "JSON envelope with the file in base64. <code>GET /healthz</code> reports the worker pool. "
+        "Errors answer <code>{\"error\": …, \"field\": …, \"code\": …}</code> "
+        "(<code>field</code> is empty when no field is at fault): "
         "400 bad field, 408 body too slow, 413 too large, "
-        "415 not JSON, 422 refused content, 503 busy (Retry-After), 504 time limit.</p>"
+        "415 not JSON, 422 refused content, 503 <code>busy</code> or "
+        "<code>unavailable</code> (Retry-After), 504 <code>time_limit</code>.</p>"
         "<h2>Request fields</h2><table><thead><tr><th>field</th><th>type</th>"
         "<th>accepted</th><th>meaning</th></tr></thead><tbody>"
         + "".join(rows)

@@ -23,7 +23,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from starlette.requests import ClientDisconnect, Request
 
-from citations.errors import ErrorCode
+from citations.errors import ErrorCode, PoolError
+from citations.pool import source_from_row
+from renderers.errors import short_repr
 from renderers.tools import validation_problem
 
 #: Arrays and objects nested in one body, the body itself counting as 1. The renderer takes
@@ -277,7 +279,6 @@ def _pool_row_lists(payload: dict[str, Any]) -> list[tuple[str, list[Any]]]:
 def request_problem(
     payload: dict[str, Any],
     validator: Draft202012Validator,
-    row_validator: Draft202012Validator,
     *,
     max_pool_rows: int,
 ) -> BodyProblem | None:
@@ -285,8 +286,10 @@ def request_problem(
 
     Pool rows are counted first (more than the renderer's ``max_pool_rows`` is refused
     before any is looked at), then the fields are validated with the rows set aside, then
-    the rows one at a time, stopping at the first bad one: a schema validator would hold an
-    error for every bad row at once (gigabytes for 200,000 of them).
+    the rows one at a time by the pool loader itself (:func:`citations.pool.source_from_row`),
+    stopping at the first bad one: the service accepts exactly the rows a render reads
+    (``"sid": "3"`` too), and a schema validator would hold an error for every bad row at
+    once (gigabytes for 200,000 of them).
     """
     row_lists = _pool_row_lists(payload)
     total = sum(len(rows) for _, rows in row_lists)
@@ -305,17 +308,26 @@ def request_problem(
             key: [] if isinstance(value, list) else value for key, value in pool.items()
         }}
     problem = validation_problem(validator, fields)
-    if problem is None:
-        for where, rows in row_lists:
-            for index, row in enumerate(rows):
-                if not row_validator.is_valid(row):
-                    inner = validation_problem(row_validator, row)
-                    assert inner is not None
-                    problem = (".".join(p for p in (where, str(index), inner[0]) if p), inner[1])
-                    break
-            if problem is not None:
-                break
-    if problem is None:
-        return None
-    where, message = problem
-    return BodyProblem(400, f"{where or 'body'}: {message}", where or "body")
+    if problem is not None:
+        where, message = problem
+        return BodyProblem(400, f"{where or 'body'}: {message}", where or "body")
+    for where, rows in row_lists:
+        for index, row in enumerate(rows):
+            if (refused := _row_problem(row, f"{where}.{index}")) is not None:
+                return refused
+    return None
+
+
+def _row_problem(row: Any, where: str) -> BodyProblem | None:
+    """The pool loader's refusal of one row, naming the row and its field at fault: 422
+    ``invalid_sources_pool``, as the same row refused while rendering answers."""
+    if not isinstance(row, dict):
+        return BodyProblem(
+            422, f"{where}: {_printable(short_repr(row))} is not a row; accepted: an object "
+            "with a 'sid' field", where, code=ErrorCode.INVALID_SOURCES_POOL)
+    try:
+        source_from_row(row, where)
+    except PoolError as refused:
+        field = f"{where}.{refused.row_field}" if refused.row_field else where
+        return BodyProblem(422, str(refused), field, code=refused.code)
+    return None

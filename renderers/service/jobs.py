@@ -4,8 +4,13 @@
 202 ``{id, status, status_url}`` at once; ``GET /jobs/{id}`` answers the state (``queued``,
 ``running``, ``done`` with the envelope, ``failed`` with the error) and
 ``GET /jobs/{id}/artifact`` streams the file (a zip for several PNG pages). A request that
-repeats a finished one answers 200 with the finished job, rendering nothing. ``GET
-/sources_used.json`` is the provenance of every artifact in the store, merged on read.
+repeats a finished one answers 200 with the finished job, rendering nothing.
+
+A job id is the capability to read that job: no route lists job ids or anything holding them
+(artifact keys are ``artifacts/<job id>/…``). A finished job's own provenance records are in
+its state (``result.provenance``); the merged ``sources_used.json`` of the whole store is for
+the operator, read from the store itself (:func:`renderers.workers.provenance.sources_used_text`,
+or :func:`~renderers.workers.provenance.compact` to write it at the store's root).
 
 Two backends, chosen by configuration:
 
@@ -14,7 +19,12 @@ Two backends, chosen by configuration:
   the store the workers advertise). The service keeps nothing of its own, so any replica
   answers for any job. Redis down → 503 for job routes only; ``/render`` keeps working.
 - **without**: jobs run on the service's own worker pool (the one behind ``/render``), states
-  in memory, artifacts in ``--store`` or the service's temporary directory.
+  in memory, artifacts in ``--store`` or the service's temporary directory. At most
+  ``JobsConfig.backlog`` jobs are queued or running at once (beyond, ``POST /jobs`` answers
+  503 ``busy``); a queued job waits apart from ``/render`` requests and takes a worker only
+  when no request is waiting for one (:class:`~renderers.service.pool.WorkerPool`'s
+  background jobs), so jobs never make ``/render`` answer 503. A job stays ``queued`` until a
+  worker takes it.
 """
 
 from __future__ import annotations
@@ -23,7 +33,6 @@ import asyncio
 import contextlib
 import os
 import re
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -35,13 +44,14 @@ from starlette.routing import Route
 from citations.errors import ErrorCode
 from renderers.service.app import (
     MEMORY_SETTING,
-    _error,
     checked_job,
     content_disposition,
+    error_response,
     problem,
     zip_pages,
 )
 from renderers.service.body import BodyProblem
+from renderers.service.codes import ServiceCode
 from renderers.service.pool import (
     JobRaised,
     JobTimeout,
@@ -62,7 +72,6 @@ from renderers.workers.execute import (
     render_to_store,
 )
 from renderers.workers.jobstate import JobBoard, JobState, MemoryBoard, load_result
-from renderers.workers.provenance import sources_used_text
 from renderers.workers.stores import ArtifactStore, open_store
 from renderers.workers.submit import submit
 from renderers.workers.webhooks import WebhookPolicy, WebhookRefused
@@ -76,7 +85,7 @@ if TYPE_CHECKING:
 
 _JOB_ID = re.compile(r"[0-9a-f]{64}")
 _RETRY = {"Retry-After": "5"}
-#: Jobs waiting for the local pool (no broker) beyond which ``POST /jobs`` answers 503.
+#: Local jobs (no broker) queued or running at once, beyond which ``POST /jobs`` answers 503.
 MAX_LOCAL_JOBS = 256
 #: How long a local job waits for a free worker before it fails as ``busy``.
 LOCAL_QUEUE_WAIT_S = 600.0
@@ -90,6 +99,8 @@ class JobsConfig:
     broker: str | None = None
     store: str | None = None
     webhook_hosts: tuple[str, ...] = ()
+    #: Local jobs queued or running at once (without a broker); beyond, 503 ``busy``.
+    backlog: int = MAX_LOCAL_JOBS
 
 
 class JobsAPI:
@@ -109,6 +120,8 @@ class JobsAPI:
         self._queue: CeleryQueue | None = None
         self._store: ArtifactStore | None = None
         self._local: set[asyncio.Task[None]] = set()
+        #: Local jobs admitted and not finished (counted on the event loop, before submission).
+        self._backlog = 0
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- set-up -----------------------------------------------------------------------------
@@ -118,7 +131,6 @@ class JobsAPI:
             Route("/jobs", self.create, methods=["POST"]),
             Route("/jobs/{job_id}", self.status, methods=["GET"]),
             Route("/jobs/{job_id}/artifact", self.artifact, methods=["GET"]),
-            Route("/sources_used.json", self.sources_used, methods=["GET"]),
         ]
 
     def lifespan(self, inner: Lifespan) -> Lifespan:
@@ -192,16 +204,25 @@ class JobsAPI:
         except (BodyProblem, RequestProblem) as refused:
             return problem(refused)
         except WebhookRefused as refused:
-            return _error(400, str(refused), "webhook")
-        if self.config.broker is None and len(self._local) >= MAX_LOCAL_JOBS:
-            return _error(503, f"busy: {len(self._local)} jobs are waiting; retry later",
-                          headers=_RETRY)
+            return error_response(400, str(refused), "webhook", ErrorCode.INVALID_ARGUMENT)
+        local = self.config.broker is None
+        if local:
+            if self._backlog >= self.config.backlog:
+                return self.service.busy(
+                    f"busy: {self._backlog} jobs are queued or running, the most this service "
+                    f"takes (job backlog {self.config.backlog}); retry later", self._backlog)
+            self._backlog += 1  # reserved now, so concurrent requests cannot overshoot
+        queued_now = False
         try:
             submission = await asyncio.to_thread(
                 lambda: submit(parsed, board=self.board, store=self.store(),
                                enqueue=self._enqueue, webhook=webhook or ""))
+            queued_now = submission.queued_now
         except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", headers=_RETRY)
+            return _unavailable(exc)
+        finally:
+            if local and not queued_now:
+                self._backlog -= 1  # a finished, queued or running job: nothing new to run
         state = submission.state
         return JSONResponse(state.public(), status_code=200 if state.status == "done" else 202,
                             headers={"Location": f"/jobs/{state.id}"})
@@ -219,8 +240,8 @@ class JobsAPI:
         if isinstance(found, Response):
             return found
         if found.status != "done" or found.result is None:
-            return _error(409, f"job {found.id} is {found.status}; the artifact exists once it "
-                               "is done", "job_id")
+            return error_response(409, f"job {found.id} is {found.status}; the artifact exists "
+                                  "once it is done", "job_id", ServiceCode.NOT_READY)
         result = found.result
         keys: list[str] = list(result.get("artifacts") or [])
         ext = os.path.splitext(result["filename"])[1]
@@ -238,32 +259,25 @@ class JobsAPI:
                                          headers=headers)
             data = await asyncio.to_thread(self._zip, keys, found.stem)
         except KeyError as missing:
-            return _error(410, f"job {found.id}: the artifact {missing} is no longer in the "
-                               "store; submit the request again", "job_id")
+            return error_response(410, f"job {found.id}: the artifact {missing} is no longer in "
+                                  "the store; submit the request again", "job_id",
+                                  ServiceCode.GONE)
         except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", headers=_RETRY)
+            return _unavailable(exc)
         return Response(data, media_type=result["content_type"], headers=headers)
-
-    async def sources_used(self, request: Request) -> Response:
-        """``GET /sources_used.json``: every artifact's record in the store, merged now."""
-        try:
-            text = await asyncio.to_thread(lambda: sources_used_text(self.store()))
-        except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", headers=_RETRY)
-        return Response(text, media_type="application/json",
-                        headers={"Cache-Control": "no-store"})
 
     # -- helpers ----------------------------------------------------------------------------
 
     async def _find(self, job_id: str) -> JobState | Response:
         if not _JOB_ID.fullmatch(job_id):
-            return _error(404, f"no job {job_id[:80]!r}; job ids are 64 hex digits", "job_id")
+            return error_response(404, f"no job {job_id[:80]!r}; job ids are 64 hex digits",
+                                  "job_id", ServiceCode.NOT_FOUND)
         try:
             state = await asyncio.to_thread(self._lookup, job_id)
         except (BrokerUnavailable, StoreUnavailable) as exc:
-            return _error(503, f"unavailable: {exc}", headers=_RETRY)
+            return _unavailable(exc)
         if state is None:
-            return _error(404, f"no job {job_id}", "job_id")
+            return error_response(404, f"no job {job_id}", "job_id", ServiceCode.NOT_FOUND)
         return state
 
     def _lookup(self, job_id: str) -> JobState | None:
@@ -302,41 +316,72 @@ class JobsAPI:
         task.add_done_callback(self._local.discard)
 
     async def _run_local(self, queued: JobState, payload: dict[str, Any]) -> None:
-        """One job on the service's pool: the steps of :mod:`renderers.workers.execute`."""
+        """One job on the service's pool: the steps of :mod:`renderers.workers.execute`.
+
+        The job stays ``queued`` while it waits: it is marked ``running`` (:func:`begin`) only
+        when a worker has been leased for it.
+        """
+        try:
+            await self._render_local(queued, payload)
+        finally:
+            self._backlog -= 1
+
+    async def _render_local(self, queued: JobState, payload: dict[str, Any]) -> None:
         board, store, pool = self.board, self.store(), self.service.pool
-        started = begin(board, board.get(queued.id) or queued, worker="service", pid=os.getpid())
-        if isinstance(started, Finished):
-            await asyncio.to_thread(complete, board, store, queued, started, self.webhooks)
-            return
-        deadline = time.monotonic() + LOCAL_QUEUE_WAIT_S
+        current = board.get(queued.id) or queued
+        started: JobState | None = None
+
+        def take_worker(pid: int) -> None:
+            nonlocal started
+            begun = begin(board, current, worker="service", pid=pid)
+            if isinstance(begun, Finished):
+                raise _NotStarted(begun)
+            started = begun
+
         finished: Finished
-        while True:
-            try:
-                if pool is None:
-                    raise PoolError("the worker pool is not running")
-                finished = await pool.run(render_to_store, StoreJob(queued.id, payload, store.url),
-                                          timeout=self.service.render_timeout_s)
-            except PoolFull:
-                if time.monotonic() < deadline:
-                    await asyncio.sleep(0.25)
-                    continue
-                finished = failure("busy", f"no worker was free for {LOCAL_QUEUE_WAIT_S:g} s")
-            except JobTimeout as exc:
-                finished = failure("time_limit", f"render timed out: {exc}")
-            except (MemoryExceeded, WorkerDied) as exc:
-                refusal = memory_refusal(exc, MEMORY_SETTING)
-                finished = (failure(str(ErrorCode.LIMIT_EXCEEDED), refusal, "content") if refusal
-                            else failure(str(ErrorCode.INTERNAL), f"render failed: {exc}"))
-            except JobRaised as exc:
-                finished = failure(str(ErrorCode.INTERNAL), f"render failed: {exc}")
-            except PoolError as exc:
-                finished = failure("unavailable", f"unavailable: {exc}")
-            break
-        await asyncio.to_thread(complete, board, store, started, finished, self.webhooks)
+        try:
+            if pool is None:
+                raise PoolError("the worker pool is not running")
+            finished = await pool.run(
+                render_to_store, StoreJob(queued.id, payload, store.url),
+                timeout=self.service.render_timeout_s, background=True,
+                wait=LOCAL_QUEUE_WAIT_S, on_start=take_worker)
+        except _NotStarted as ended:
+            finished = ended.finished
+        except PoolFull:
+            finished = failure(ServiceCode.BUSY,
+                               f"no worker was free for {LOCAL_QUEUE_WAIT_S:g} s")
+        except JobTimeout as exc:
+            finished = failure(ServiceCode.TIME_LIMIT, f"render timed out: {exc}")
+        except (MemoryExceeded, WorkerDied) as exc:
+            refusal = memory_refusal(exc, MEMORY_SETTING)
+            finished = (failure(str(ErrorCode.LIMIT_EXCEEDED), refusal, "content") if refusal
+                        else failure(str(ErrorCode.INTERNAL), f"render failed: {exc}"))
+        except JobRaised as exc:
+            finished = failure(str(ErrorCode.INTERNAL), f"render failed: {exc}")
+        except PoolError as exc:
+            finished = failure(ServiceCode.UNAVAILABLE, f"unavailable: {exc}")
+        await asyncio.to_thread(complete, board, store, started or current, finished,
+                                self.webhooks)
 
 
-def job_openapi_paths() -> dict[str, Any]:
-    """The OpenAPI description of the job routes (merged into the service's document)."""
+class _NotStarted(Exception):
+    """A local job that may not run (its attempts ran out): how it ended instead."""
+
+    def __init__(self, finished: Finished) -> None:
+        super().__init__("the job was not started")
+        self.finished = finished
+
+
+def _unavailable(exc: Exception) -> Response:
+    """503 ``unavailable``: the broker or the store cannot be used now (retry later)."""
+    return error_response(503, f"unavailable: {exc}", "", ServiceCode.UNAVAILABLE,
+                          headers=_RETRY)
+
+
+def job_openapi_paths(error: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI description of the job routes (merged into the service's document);
+    ``error`` is the content of every refusal (``{"error", "field", "code"}``)."""
     job_id = [{"name": "job_id", "in": "path", "required": True,
                "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}]
     state = {"content": {"application/json": {"schema": {"type": "object", "properties": {
@@ -347,25 +392,27 @@ def job_openapi_paths() -> dict[str, Any]:
     return {
         "/jobs": {"post": {
             "summary": "Queue a render (the body of /render plus an optional webhook URL)",
-            "responses": {"202": {"description": "Queued or running", **state},
+            "description": "The job id is the capability to read the job and its file; no "
+                           "route lists job ids.",
+            "responses": {"202": {"description": "Queued (a job is running only once a worker "
+                                                 "has taken it)", **state},
                           "200": {"description": "Already done: the finished job", **state},
-                          "400": {"description": "Invalid field"},
-                          "503": {"description": "Broker or store unavailable (Retry-After)"}},
+                          "400": {"description": "Invalid field", **error},
+                          "422": {"description": "Refused content or pool", **error},
+                          "503": {"description": "The job backlog is full (busy), or the broker "
+                                                 "or store is unavailable (unavailable); "
+                                                 "Retry-After", **error}},
         }},
         "/jobs/{job_id}": {"get": {
             "summary": "A job's state", "parameters": job_id,
             "responses": {"200": {"description": "The state", **state},
-                          "404": {"description": "No such job"}},
+                          "404": {"description": "No such job (not_found)", **error}},
         }},
         "/jobs/{job_id}/artifact": {"get": {
             "summary": "The finished job's file", "parameters": job_id,
             "responses": {"200": {"description": "The file (a zip for several PNG pages)"},
-                          "409": {"description": "Not done yet"},
-                          "410": {"description": "Removed from the store"}},
-        }},
-        "/sources_used.json": {"get": {
-            "summary": "Provenance of every artifact in the store, merged on read",
-            "responses": {"200": {"description": "The sources_used.json list"}},
+                          "404": {"description": "No such job (not_found)", **error},
+                          "409": {"description": "Not done yet (not_ready)", **error},
+                          "410": {"description": "Removed from the store (gone)", **error}},
         }},
     }
-

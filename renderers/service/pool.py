@@ -5,6 +5,11 @@ worker that dies costs that one job only: the worker is killed (if needed) and r
 every other job carries on. Callers beyond ``size`` running plus ``queue_limit`` waiting
 are refused at once with :class:`PoolFull` instead of piling up.
 
+Background jobs (``run(..., background=True)``: the service's queued ``/jobs``) wait apart:
+they take no waiting slot and get a worker only when it is idle and no foreground caller (a
+synchronous ``/render``) is waiting for one, so queued jobs never make a request answer 503.
+Their number is bounded by whoever queues them.
+
 Every leased worker comes back: after a reply it returns to the idle queue; when the job
 could not even be serialized nothing reached it, so it returns too; after anything else
 (timeout, death, a broken pipe, an unreadable reply, the caller going away) its state is
@@ -128,6 +133,7 @@ class PoolStats:
     busy: int
     waiting: int
     queue_limit: int
+    background: int
     completed: int
     replaced: int
 
@@ -293,6 +299,9 @@ class WorkerPool:
         self._spawning = 0
         self._spawn_error = ""
         self._waiting = 0
+        self._background = 0
+        #: Set whenever a worker may have become available to a background job.
+        self._freed = asyncio.Event()
         self._busy = 0
         self._completed = 0
         self._replaced = 0
@@ -325,7 +334,7 @@ class WorkerPool:
             return
         self._spawn_error = ""
         self._workers.add(worker)
-        self._idle.put_nowait(worker)
+        self._release(worker)
 
     async def _top_up(self) -> None:
         """Start as many workers as the pool is short of (after failed replacements)."""
@@ -381,6 +390,7 @@ class WorkerPool:
                 raise PoolFull(f"no worker became free within {timeout:g} s") from None
             finally:
                 self._waiting -= 1
+                self._freed.set()  # with no foreground waiter left, a background job may go
             if worker is None:
                 self._idle.put_nowait(None)  # wake the next waiter too
                 raise PoolClosed("the worker pool is shut down")
@@ -390,18 +400,78 @@ class WorkerPool:
             if not self._workers and not self._spawning:
                 raise NoWorker(f"no worker process could be started: {self._spawn_error}")
 
-    async def run(self, fn: Callable[[Any], Any], arg: Any, *, timeout: float) -> Any:
-        """Run ``fn(arg)`` in a worker; raise a :class:`PoolError` subclass when it cannot."""
+    def _release(self, worker: _Worker) -> None:
+        """Make ``worker`` idle again: the next foreground waiter takes it, else a background
+        job may."""
+        assert self._idle is not None
+        self._idle.put_nowait(worker)
+        self._freed.set()
+
+    async def _lease_background(self, wait: float) -> _Worker:
+        """An idle, live worker that no foreground caller is waiting for, waiting at most
+        ``wait`` seconds; takes no waiting slot (see the module doc)."""
+        assert self._idle is not None
+        deadline = time.monotonic() + wait
+        self._background += 1
+        try:
+            while True:
+                if self._closed:
+                    raise PoolClosed("the worker pool is shut down")
+                if self._waiting == 0 and not self._idle.empty():
+                    worker = self._idle.get_nowait()
+                    if worker is None:
+                        self._idle.put_nowait(None)
+                        raise PoolClosed("the worker pool is shut down")
+                    if worker.process.is_alive():
+                        return worker
+                    await self._replace(worker)  # it died while idle
+                    if not self._workers and not self._spawning:
+                        raise NoWorker(f"no worker process could be started: {self._spawn_error}")
+                    continue
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise PoolFull(f"no worker was free for a background job within {wait:g} s")
+                self._freed.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._freed.wait(), remaining)
+        finally:
+            self._background -= 1
+
+    async def run(
+        self,
+        fn: Callable[[Any], Any],
+        arg: Any,
+        *,
+        timeout: float,
+        background: bool = False,
+        wait: float | None = None,
+        on_start: Callable[[int], None] | None = None,
+    ) -> Any:
+        """Run ``fn(arg)`` in a worker; raise a :class:`PoolError` subclass when it cannot.
+
+        ``timeout`` bounds the job, and the wait for a worker unless ``wait`` is given.
+        ``background`` jobs wait apart and give way to foreground callers (module doc).
+        ``on_start(pid)`` runs once a worker (process ``pid``) is leased, before the job is
+        sent; if it raises, the worker goes back unused and the exception propagates.
+        """
         if self._closed or self._idle is None:
             raise PoolClosed("the worker pool is not running")
-        if self._idle.empty() and self._waiting >= self.queue_limit:
+        if not background and self._idle.empty() and self._waiting >= self.queue_limit:
             raise PoolFull(
                 f"all {self.size} workers are busy and {self._waiting} requests are waiting"
             )
         await self._top_up()
         if not self._workers and not self._spawning:
             raise NoWorker(f"no worker process could be started: {self._spawn_error}")
-        worker = await self._lease(timeout)
+        patience = timeout if wait is None else wait
+        worker = await (self._lease_background(patience) if background
+                        else self._lease(patience))
+        if on_start is not None:
+            try:
+                on_start(worker.process.pid or 0)
+            except BaseException:
+                self._release(worker)
+                raise
         worker.busy = True
         self._busy += 1
         try:
@@ -438,7 +508,7 @@ class WorkerPool:
         try:
             reply: tuple[str, Any] = exchange.result()
         except _NotSent as exc:
-            self._idle.put_nowait(worker)
+            self._release(worker)
             raise HandOffFailed(f"the job could not be serialized for a worker: {exc}") from None
         except (EOFError, BrokenPipeError, ConnectionResetError):
             await self._replace(worker, exchange)
@@ -454,7 +524,7 @@ class WorkerPool:
         if reply[0] == "memory":  # the worker answered and exits: replace it
             await self._replace(worker)
             raise MemoryExceeded(self.memory_mib or 0)
-        self._idle.put_nowait(worker)
+        self._release(worker)
         return reply
 
     def stats(self) -> PoolStats:
@@ -465,6 +535,7 @@ class WorkerPool:
             busy=self._busy,
             waiting=self._waiting,
             queue_limit=self.queue_limit,
+            background=self._background,
             completed=self._completed,
             replaced=self._replaced,
         )
@@ -490,6 +561,7 @@ class WorkerPool:
         self._closed = True
         if self._idle is not None:
             self._idle.put_nowait(None)  # wakes every waiter in turn with PoolClosed
+        self._freed.set()  # and every background waiter
         workers = list(self._workers)
         self._workers.clear()
         await asyncio.to_thread(_stop_all, workers)

@@ -28,6 +28,8 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from citations.errors import ErrorCode
+
 _log = logging.getLogger("citerender.service")
 
 
@@ -124,7 +126,8 @@ class AnswerUnexpectedErrors:
                 raise
             _log.exception("unexpected error answering %s %s", scope["method"], scope["path"])
             response = JSONResponse(
-                {"error": f"internal error ({type(exc).__name__}); the service logged it"},
+                {"error": f"internal error ({type(exc).__name__}); the service logged it",
+                 "field": "", "code": str(ErrorCode.INTERNAL)},
                 status_code=500,
             )
             await response(scope, receive, send)

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from citations.errors import ErrorCode
 from renderers.process_memory import cap_process_memory, memory_exceeded
+from renderers.service.codes import ServiceCode
 from renderers.workers import QUEUES, queue_for
 from renderers.workers.errors import BrokerUnavailable, WorkerSetupError, redact_url
 from renderers.workers.execute import (
@@ -222,8 +223,8 @@ def run_render_task(
     try:
         finished = render_to_store(StoreJob(queued.id, payload, store.url))
     except SoftTimeLimitExceeded:
-        finished = failure("time_limit", f"the render ran past the soft limit of "
-                                         f"{settings.soft_time_limit_s} s")
+        finished = failure(ServiceCode.TIME_LIMIT, f"the render ran past the soft limit of "
+                                                   f"{settings.soft_time_limit_s} s")
     except MemoryError:
         cap = settings.memory_cap_mib
         finished = (

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from citations.errors import ErrorCode
 from citations.store import SourcesUsedStore
+from renderers.service.codes import ServiceCode
 from renderers.workers.jobstate import JobBoard, JobState, load_result, save_result
 from renderers.workers.provenance import write_records
 from renderers.workers.stores import ArtifactStore, open_store
@@ -59,7 +60,7 @@ class Finished:
 
 def failure(code: str, message: str, field: str = "") -> Finished:
     """A failed ending with the error the client sees."""
-    return Finished("failed", error={"code": code, "message": message, "field": field})
+    return Finished("failed", error={"code": str(code), "message": message, "field": field})
 
 
 @cache
@@ -124,7 +125,7 @@ def begin(board: JobBoard, state: JobState, *, worker: str, pid: int) -> JobStat
     attempts = state.attempts + 1
     if attempts > MAX_ATTEMPTS:
         return failure(
-            "worker_lost",
+            ServiceCode.WORKER_LOST,
             f"the render stopped its worker process {state.attempts} times (killed or out of "
             "memory); it is not tried again",
         )

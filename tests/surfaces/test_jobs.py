@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 
 from renderers.service.app import create_app
 from renderers.service.requests import RequestProblem, parse_render_request
+from renderers.workers.provenance import sources_used_text
 from tests.helpers import pdf_text
 from tests.processes import free_port, wait_job, wait_until, webhook_receiver
 
@@ -49,10 +50,27 @@ def test_job_renders_on_the_local_pool_and_streams_its_artifact(
     target = tmp_path / "grid.pdf"
     target.write_bytes(artifact.content)
     assert "Storage paired with solar" in pdf_text(target) and "Lazard" in pdf_text(target)
-    provenance = json.loads(client.get("/sources_used.json").text)
-    record = next(r for r in provenance if r["filename"] == result["artifacts"][0])
-    assert record["sids"] == [3, 1]
+    (record,) = result["provenance"]  # the job's own records travel with its state
+    assert record["filename"] == result["artifacts"][0] and record["sids"] == [3, 1]
     assert record["sha256"] == hashlib.sha256(artifact.content).hexdigest()
+    merged = json.loads(sources_used_text(client.app.state.jobs.store()))  # the operator's view
+    assert record in merged
+
+
+def test_no_route_lists_job_ids(client: TestClient, sample_pool: list[dict[str, Any]]) -> None:
+    """A job id is all ``GET /jobs/{id}/artifact`` needs, so it is a capability: no route
+    without the id may list it (the store's merged provenance names every artifact by it)."""
+    state = wait_job(client, client.post("/jobs", json={
+        "content": CONTENT + "Private.\n", "format": "md", "sources_pool": sample_pool}
+    ).json()["id"])
+    assert state["status"] == "done", state
+    assert client.get("/sources_used.json").status_code == 404
+    for path, spec in client.get("/openapi.json").json()["paths"].items():
+        if "get" in spec and "{" not in path:
+            answer = client.get(path)
+            assert state["id"] not in answer.text, f"GET {path} lists a job id"
+    assert not any("{" not in path and "sources_used" in path
+                   for path in client.get("/openapi.json").json()["paths"])
 
 
 def test_repeat_request_answers_the_finished_job_without_rendering(
@@ -289,3 +307,62 @@ def test_remote_batch_requests_carry_cli_options_in_request_form(
     assert body["content_format"] == "markdown" and body["sources_pool"][0]["sid"] == 1
     request = parse_render_request({**body, "format": "png"})
     assert request.kwargs["dpi"] == 90 and request.kwargs["pages"] == (1, 2)
+
+
+def test_queued_jobs_leave_render_its_queue_and_stay_queued_until_a_worker_takes_them(
+    tmp_path: Path, sample_pool: list[dict[str, Any]]
+) -> None:
+    """One worker, busy; one waiting slot for /render; a backlog of two jobs. The jobs wait
+    apart (``queued``, not started), a third is refused 503 ``busy``, and a /render still gets
+    the waiting slot and the next free worker, before the jobs."""
+    import threading
+    import time
+
+    from tests.surfaces.test_service import controlled_job
+
+    flag = tmp_path / "release"
+    app = create_app(workers=1, queue_limit=1, job_backlog=2, warmup=False, job=controlled_job)
+    with TestClient(app) as busy:
+        answers: dict[str, Any] = {}
+
+        def post(name: str, content: str) -> None:
+            answers[name] = busy.post("/render", json={
+                "content": content, "format": "md", "sources_pool": sample_pool})
+
+        blocker = threading.Thread(target=post, args=("blocked", f"@block:{flag}"))
+        blocker.start()
+        try:
+            wait_until(lambda: busy.get("/healthz").json()["workers"]["busy"] >= 1, 30,
+                       "the blocking render to start")
+            jobs = [busy.post("/jobs", json={"content": f"Job {i}.[[S:1]]\n", "format": "md",
+                                             "sources_pool": sample_pool}) for i in range(2)]
+            assert [job.status_code for job in jobs] == [202, 202], [j.text for j in jobs]
+            time.sleep(0.5)  # the jobs' tasks are waiting for a worker by now
+            for job in jobs:
+                state = busy.get(f"/jobs/{job.json()['id']}").json()
+                assert state["status"] == "queued", state
+                assert state["started_at"] is None and state["attempts"] == 0
+            full = busy.post("/jobs", json={"content": "Job 3.\n", "format": "md"})
+            assert full.status_code == 503, full.text
+            assert full.json()["code"] == "busy" and full.json()["field"] == ""
+            assert "backlog" in full.json()["error"] and int(full.headers["retry-after"]) >= 1
+            waiting = threading.Thread(target=post, args=("waiting", "Waited.[[S:2]]\n"))
+            waiting.start()
+            wait_until(lambda: busy.get("/healthz").json()["workers"]["waiting"] == 1, 30,
+                       "the /render request to wait for the worker")
+            assert busy.get("/healthz").json()["workers"]["background"] == 2
+        finally:
+            flag.touch()
+            blocker.join(60)
+        waiting.join(60)
+        assert answers["blocked"].status_code == 200
+        assert answers["waiting"].status_code == 200, answers["waiting"].text
+        assert "Waited" in answers["waiting"].text
+        states = [wait_job(busy, job.json()["id"]) for job in jobs]
+        assert [state["status"] for state in states] == ["done", "done"], states
+        for state in states:
+            assert state["attempts"] == 1 and state["started_at"] is not None
+            # the render waited behind the jobs' queue, not the other way round
+            assert state["started_at"] >= state["created_at"]
+        after = busy.post("/jobs", json={"content": "Job 3.\n", "format": "md"})
+        assert after.status_code == 202, after.text  # the backlog emptied

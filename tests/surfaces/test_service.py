@@ -129,6 +129,38 @@ def test_json_envelope(client: TestClient, sample_pool: list[dict[str, Any]]) ->
     assert "cheapest new power" in base64.b64decode(envelope["content_base64"]).decode("utf-8")
 
 
+@pytest.mark.parametrize(
+    ("fmt", "accept", "envelope"),
+    [
+        ("md", None, False),
+        ("md", "*/*", False),
+        ("md", "application/json", True),
+        ("md", "APPLICATION/JSON; charset=utf-8", True),
+        ("md", "application/json, text/plain, */*", False),  # axios's default: a tie
+        ("pdf", "application/pdf, application/json;q=0.1", False),
+        ("pdf", "application/*;q=0.2, application/json;q=0.1", False),  # the most specific
+        ("md", "text/markdown;q=0.5, application/json", True),
+        ("md", "*/*;q=0.8, application/json", True),
+        ("md", "text/html, application/json;q=0.9", True),  # markdown not accepted at all
+        ("md", "application/json;q=0", False),
+        ("md", "application/json;q=2", False),  # a malformed q is skipped
+    ],
+)
+def test_accept_chooses_the_envelope_only_when_json_is_preferred(
+    client: TestClient, sample_pool: list[dict[str, Any]], fmt: str, accept: str | None,
+    envelope: bool,
+) -> None:
+    headers = {"Accept": accept} if accept is not None else {}
+    response = client.post("/render", json=body(fmt, sample_pool), headers=headers)
+    assert response.status_code == 200, response.text
+    if envelope:
+        assert response.headers["content-type"] == "application/json"
+        assert response.json()["format"] == fmt
+    else:
+        assert response.headers["content-type"] == MIME[fmt]
+        assert response.headers["x-sources-used"] == EXPECTED_SIDS
+
+
 def test_unknown_sid_warns_and_strict_refuses(
     client: TestClient, sample_pool: list[dict[str, Any]]
 ) -> None:
@@ -245,7 +277,9 @@ def test_full_queue_answers_503_with_retry_after(
             refused = busy.post("/render", json=body("md", sample_pool))
             assert refused.status_code == 503
             assert int(refused.headers["retry-after"]) >= 1
-            assert "busy" in refused.json()["error"]
+            answer = refused.json()
+            assert answer["code"] == "busy" and answer["field"] == ""  # no field is at fault
+            assert answer["error"].startswith("busy: ") and "retry later" in answer["error"]
         finally:
             flag.touch()
             thread.join(30)
@@ -259,6 +293,7 @@ def test_timeout_answers_504_and_the_pool_recovers(sample_pool: list[dict[str, A
     with TestClient(app) as slow:
         hung = slow.post("/render", json={"content": "@hang", "format": "md"})
         assert hung.status_code == 504 and "timed out" in hung.json()["error"]
+        assert hung.json()["code"] == "time_limit" and hung.json()["field"] == ""
         health = slow.get("/healthz").json()
         assert health["status"] == "ok" and health["workers"]["replaced"] == 1
         after = slow.post("/render", json={"content": "Back.[[S:2]]", "format": "md",
@@ -274,6 +309,7 @@ def test_worker_crash_answers_500_then_service_is_healthy(
     with TestClient(app) as crashy:
         crashed = crashy.post("/render", json={"content": "@crash", "format": "md"})
         assert crashed.status_code == 500 and "exit code 7" in crashed.json()["error"]
+        assert crashed.json()["code"] == "internal_error" and crashed.json()["field"] == ""
         health = crashy.get("/healthz")
         assert health.status_code == 200 and health.json()["workers"]["alive"] == 1
         after = crashy.post("/render", json={"content": "Fine.[[S:1]]", "format": "md",
@@ -352,6 +388,36 @@ def test_temp_dirs_are_removed(sample_pool: list[dict[str, Any]]) -> None:
         assert refused.status_code == 400
         assert list(root.iterdir()) == []
     assert not root.exists()
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "payload", "status", "code", "field"),
+    [
+        ("GET", "/nope", None, 404, "not_found", "path"),
+        ("PUT", "/render", None, 405, "method_not_allowed", "path"),
+        ("GET", "/static/nope.js", None, 404, "not_found", "path"),
+        ("GET", "/jobs/" + "0" * 64, None, 404, "not_found", "job_id"),
+        ("POST", "/render", {"content": "x", "format": "md", "dpi": 5000}, 400,
+         "invalid_argument", "dpi"),
+        ("POST", "/render", {"content": "x[[S:9]]", "format": "md", "strict": True}, 422,
+         "strict_failed", "content"),
+    ],
+)
+def test_every_refusal_has_error_field_and_code(
+    client: TestClient, method: str, path: str, payload: Any, status: int, code: str,
+    field: str,
+) -> None:
+    """The documented shape of every refusal: exactly ``error``, ``field`` and ``code``."""
+    answer = client.request(method, path, json=payload)
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"] == "application/json"
+    refusal = answer.json()
+    assert set(refusal) == {"error", "field", "code"}
+    assert (refusal["code"], refusal["field"]) == (code, field)
+    spec = client.get("/openapi.json").json()
+    error = spec["paths"]["/render"]["post"]["responses"]["503"]["content"]["application/json"]
+    assert set(error["schema"]["required"]) == {"error", "field", "code"}
+    assert code in error["schema"]["properties"]["code"]["enum"]
 
 
 def test_page_docs_and_health(client: TestClient) -> None:

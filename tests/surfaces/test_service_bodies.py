@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 from renderers.options import Limits
 from renderers.service.app import checked_job, checked_request, create_app
 from renderers.service.body import MAX_DEPTH, BodyProblem
+from renderers.service.requests import REQUEST_SCHEMA
 
 JSON = {"Content-Type": "application/json"}
 POOL = [{"sid": 1, "title": "Lazard LCOE+", "url": "https://www.lazard.com/"}]
@@ -98,7 +99,7 @@ def test_nesting_within_the_body_limit_reaches_the_pool_rules(client: TestClient
     response = client.post("/render", json={"content": "x[[S:1]]", "format": "md",
                                             "sources_pool": [row]})
     assert response.status_code == 422, response.text
-    assert response.json()["field"] == "sources_pool"
+    assert response.json()["field"] == "sources_pool.0.extra"  # the row's field, by the loader
     assert "nests deeper than 32" in response.json()["error"]
 
 
@@ -120,7 +121,7 @@ def test_too_many_pool_rows_are_refused_before_validation_naming_sources_pool(
     ("pool", "field"),
     [
         ([*POOL, {"sid": 2}, {"sid": "three"}], "sources_pool.2.sid"),
-        ({"sources": [*POOL, {"sid": 2, "title": 5}]}, "sources_pool.sources.1.title"),
+        ({"sources": [*POOL, {"sid": 2, "title": [5]}]}, "sources_pool.sources.1.title"),
         ({"sources_pool": [{"sid": 0}]}, "sources_pool.sources_pool.0.sid"),
     ],
 )
@@ -128,7 +129,8 @@ def test_a_bad_pool_row_is_named_by_position(
     client: TestClient, pool: Any, field: str
 ) -> None:
     response = client.post("/render", json={"content": "x", "format": "md", "sources_pool": pool})
-    assert response.status_code == 400, response.text
+    assert response.status_code == 422, response.text  # refused by the pool loader itself
+    assert response.json()["code"] == "invalid_sources_pool"
     assert response.json()["field"] == field
 
 
@@ -191,3 +193,109 @@ def test_unknown_routes_and_methods_answer_json(
     assert response.json()["error"].startswith(f"{method} {path}: ")
     if status == 405:
         assert "POST" in response.headers["allow"]
+
+
+GEMINI = {"candidates": [{"content": {"parts": [{"text": "Solar is cheap."}]},
+                          "groundingMetadata": {
+                              "groundingChunks": [{"web": {"uri": "https://a.example/x",
+                                                           "title": "A"}}],
+                              "groundingSupports": [{
+                                  "segment": {"startIndex": 0, "endIndex": 5000},
+                                  "groundingChunkIndices": [0]}]}}]}
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "says"),
+    [
+        ({"format": "png", "pages": "x"}, "pages",
+         "'x' is not valid; accepted: a list of integers of 1 or more (1 to 10,000 items, "
+         'no repeats), or "all"'),
+        ({"sources_pool": "pool.json"}, "sources_pool",
+         "'pool.json' is not valid; accepted: a list of objects, or an object holding "
+         "'sources_pool' or 'sources'"),
+        ({"title": "t" * 100_000}, "title",
+         "a string of 100,000 characters; accepted: a string of at most 500 characters"),
+        ({"dpi": 5000}, "dpi", "accepted: an integer from 10 to 600"),
+        ({"numbering": "alpha"}, "numbering", 'accepted: one of "appearance", "sid"'),
+        ({"strict": "yes"}, "strict", "'yes' is a string; accepted: true or false"),
+    ],
+)
+def test_a_refused_field_says_what_is_accepted(
+    client: TestClient, fields: dict[str, Any], field: str, says: str
+) -> None:
+    answer = client.post("/render", json={"content": "x", "format": "md", **fields})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["field"] == field
+    assert answer.json()["error"].startswith(f"{field}: ")
+    assert answer.json()["error"].endswith(says)
+
+
+@pytest.mark.parametrize("name", sorted(REQUEST_SCHEMA["properties"]))
+def test_every_field_refused_by_the_schema_says_what_is_accepted(
+    client: TestClient, name: str
+) -> None:
+    payload = {"content": "x", "format": "md", name: [[[]]]}
+    answer = client.post("/render", json=payload)
+    assert answer.status_code == (422 if name == "sources_pool" else 400), answer.text
+    refusal = answer.json()
+    assert refusal["field"].split(".")[0] == name
+    assert "; accepted: " in refusal["error"], refusal["error"]
+    assert "given schemas" not in refusal["error"] and "rule of the schema" not in refusal["error"]
+
+
+def test_a_malformed_native_answer_names_the_content_field_once(client: TestClient) -> None:
+    answer = client.post("/render", json={"content": json.dumps(GEMINI), "format": "md",
+                                          "content_format": "gemini"})
+    assert answer.status_code == 400, answer.text
+    refusal = answer.json()
+    assert refusal["field"] == "content"
+    path = "candidates[0].groundingMetadata.groundingSupports[0].segment.endIndex"
+    assert refusal["error"].startswith(f"content: {path}: 5000 is beyond the text")
+    assert refusal["error"].count(path) == 1 and "answer" not in refusal["error"]
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {"sid": "3", "title": "T"}, {"sid": " 3 "}, {"sid": 3.0}, {"sid": "+3"},
+        {"sid": 3, "title": 12}, {"sid": 3, "link": "https://example.org/"},
+        {"sid": 3, "size_bytes": "120", "relevance": "0.5"},
+        {"sid": "three"}, {"sid": 0}, {"sid": "0"}, {"sid": 3.5}, {"sid": True}, {"sid": None},
+        {"title": "no sid"}, {"sid": 3, "title": [1]}, {"sid": 3, "relevance": "high"},
+        {"sid": "9" * 5000},
+    ],
+)
+def test_the_service_accepts_exactly_the_rows_the_pool_loader_reads(
+    client: TestClient, row: dict[str, Any]
+) -> None:
+    from citations.errors import PoolError
+    from citations.pool import SourcePool
+
+    try:
+        SourcePool.coerce([row])
+        loads = True
+    except PoolError:
+        loads = False
+    answer = client.post("/render", json={"content": "Claim.[[S:3]]", "format": "md",
+                                          "sources_pool": [row]})
+    assert (answer.status_code == 200) == loads, answer.text
+    if not loads:
+        assert answer.status_code == 422 and answer.json()["field"].startswith("sources_pool.0")
+        assert answer.json()["code"] == "invalid_sources_pool"
+        assert "accepted: " in answer.json()["error"]
+
+
+@pytest.mark.parametrize("route", ["/render", "/jobs"])
+def test_a_string_sid_is_read_as_its_number(client: TestClient, route: str) -> None:
+    """The README: "3" is read as 3 — over HTTP too, as by the CLI and the API."""
+    payload = {"content": "Claim.[[S:3]]", "format": "md", "filename": f"sid{route[1:]}",
+               "sources_pool": [{"sid": "3", "title": "Lazard", "url": "https://lazard.com/"}]}
+    answer = client.post(route, json=payload)
+    assert answer.status_code in (200, 202), answer.text
+    if route == "/render":
+        assert answer.headers["x-sources-used"] == "3" and "Lazard" in answer.text
+    else:
+        from tests.processes import wait_job
+
+        state = wait_job(client, answer.json()["id"])
+        assert state["status"] == "done" and state["result"]["sources_used"] == [3], state

@@ -25,6 +25,8 @@ import redis
 from starlette.testclient import TestClient
 
 from renderers.service.app import create_app
+from renderers.workers.provenance import sources_used_text
+from renderers.workers.stores import open_store
 from tests.helpers import pdf_text
 from tests.processes import (
     CITERENDER,
@@ -106,7 +108,7 @@ def test_fifty_jobs_through_two_workers_all_complete(cluster: Cluster) -> None:
                      for job_id in states)
     assert set(ran_on) == {"w1", "w2"}, ran_on
     provenance = {row["filename"]: row for row in
-                  json.loads(cluster.client.get("/sources_used.json").text)}
+                  json.loads(sources_used_text(open_store(cluster.store)))}
     for fmt, index, job_id in jobs:
         state = states[job_id]
         answer = cluster.client.get(state["artifact_url"])
@@ -149,7 +151,7 @@ def test_worker_process_killed_mid_render_is_redelivered(cluster: Cluster) -> No
     assert state["attempts"] == 2
     data = cluster.client.get(state["artifact_url"]).content
     assert "Paragraph 199" in artifact_text("pdf", data, cluster.tmp)
-    record = next(r for r in json.loads(cluster.client.get("/sources_used.json").text)
+    record = next(r for r in json.loads(sources_used_text(open_store(cluster.store)))
                   if r["filename"] == state["result"]["artifacts"][0])
     assert record["sha256"] == hashlib.sha256(data).hexdigest()
 

@@ -15,6 +15,8 @@ import redis
 from starlette.testclient import TestClient
 
 from renderers.service.app import create_app
+from renderers.workers.provenance import sources_used_text
+from renderers.workers.stores import open_store
 from tests.processes import (
     POOL,
     redis_server,
@@ -72,7 +74,7 @@ def test_whole_worker_killed_mid_render_job_completes_on_another(
                 "sources_pool": POOL}).json()["id"] for i in range(5)]
             states = [wait_job(client, job_id, 240) for job_id in [slow["id"], *others]]
             provenance = {row["filename"]: row for row in
-                          json.loads(client.get("/sources_used.json").text)}
+                          json.loads(sources_used_text(open_store(store.as_uri())))}
     finally:
         for worker in workers.values():
             worker.stop()

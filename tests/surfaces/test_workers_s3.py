@@ -14,6 +14,8 @@ from PIL import Image
 from starlette.testclient import TestClient
 
 from renderers.service.app import create_app
+from renderers.workers.provenance import sources_used_text
+from renderers.workers.stores import open_store
 from tests.processes import (
     POOL,
     moto_server,
@@ -46,7 +48,7 @@ def test_jobs_land_in_an_s3_bucket_with_their_provenance(tmp_path: Path) -> None
                        for b in bodies]
                 states = [wait_job(client, job_id) for job_id in ids]
                 files = [client.get(state["artifact_url"]) for state in states]
-                provenance = json.loads(client.get("/sources_used.json").text)
+                provenance = json.loads(sources_used_text(open_store(store)))
         finally:
             worker.stop()
         objects = boto3.client("s3").list_objects_v2(Bucket=BUCKET)["Contents"]

@@ -1,0 +1,25 @@
+"""The error codes of the HTTP service and its jobs, beside the renderer's own.
+
+A refusal's ``code`` says what happened. The renderer's codes (:class:`~citations.errors.ErrorCode`,
+``invalid_argument`` … ``internal_error``) describe the request; these describe the service
+and its jobs — the request may be fine and succeed later (``busy``, ``unavailable``), took too
+long (``time_limit``), or names no such thing (``not_found``). A job that failed carries one of
+them as its ``error.code`` too.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ServiceCode(StrEnum):
+    """A service or job error that is not the renderer's (see the module doc)."""
+
+    BUSY = "busy"  # 503: every worker busy and the queue (or the job backlog) full; retry later
+    UNAVAILABLE = "unavailable"  # 503: the pool, the broker or the store cannot be used now
+    TIME_LIMIT = "time_limit"  # 504 (408 for a body): ran past its time limit
+    NOT_FOUND = "not_found"  # 404: no such route, asset or job
+    METHOD_NOT_ALLOWED = "method_not_allowed"  # 405
+    NOT_READY = "not_ready"  # 409: the job has no artifact yet (queued, running or failed)
+    GONE = "gone"  # 410: the job's artifact is no longer in the store
+    WORKER_LOST = "worker_lost"  # a job whose renders kept stopping their worker process
