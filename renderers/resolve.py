@@ -22,6 +22,7 @@ from renderers.document import (
 )
 from renderers.errors import StrictError
 from renderers.speaker_notes import has_speaker_notes, planning_order, without_speaker_notes
+from renderers.text import Direction, blocks_direction
 
 _PATH_SEPARATORS = re.compile(r"[/\\]")
 
@@ -41,6 +42,9 @@ class SourceEntry:
     backlink: str  # anchor of the first citation of this source ("cite-K")
     formatted: tuple[Inline, ...] = ()  # the entry in a CSL style (renderers.styles), else ()
     marker: str | None = None  # the style's marker ("[1]", "1.", "" unnumbered); None: "N."
+    #: The Sources list's direction, the document's (:func:`document_direction`): an Arabic
+    #: title in an English report stays in a left-to-right entry, number first.
+    direction: Direction = "ltr"
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,21 @@ def source_label(source: Source) -> str:
 def file_name(path: str) -> str:
     """The last component of a POSIX or Windows path (``C:\\x\\memo.pdf`` → ``memo.pdf``)."""
     return _PATH_SEPARATORS.split(path.strip().rstrip("/\\"))[-1]
+
+
+def entry_date(source: Source) -> str:
+    """The date a default Sources entry shows: the publication date, else the day the source
+    was fetched, said as such ("accessed 2024-09-30") so it is not read as a publication
+    date."""
+    if source.published_at:
+        return source.published_at
+    return f"accessed {source.fetched_at}" if source.fetched_at else ""
+
+
+def document_direction(document: Document) -> Direction:
+    """The document's direction by its first strong character, as ``dir="auto"`` on the page
+    decides; left to right when it has none."""
+    return blocks_direction(document.blocks) or "ltr"
 
 
 def source_title(source: Source) -> str:
@@ -168,6 +187,7 @@ def _resolve(
     if strict and crossref_warnings:
         raise StrictError("; ".join(crossref_warnings))
     warnings += crossref_warnings
+    direction = document_direction(document)
     entries = tuple(
         SourceEntry(
             number=n,
@@ -176,9 +196,10 @@ def _resolve(
             title=source_title(source),
             url=safe_link(source.url),
             label=source_label(source),
-            date=source.date,
+            date=entry_date(source),
             anchor=f"src-{n}",
             backlink=first_anchor.get(n, ""),
+            direction=direction,
         )
         for n, source in plan.entries
     )

@@ -315,7 +315,7 @@ class EntryParts:
     url: str
     details: tuple[EntryDetail, ...]
     backlink: str
-    direction: Direction | None
+    direction: Direction
     formatted: tuple[Inline, ...] = ()
     style_marker: str | None = None
 
@@ -332,7 +332,7 @@ class EntryParts:
 
     @property
     def rtl(self) -> bool:
-        """Whether the entry reads right to left (by its title, then its details)."""
+        """Whether the entry reads right to left (the document does)."""
         return self.direction == "rtl"
 
 
@@ -348,7 +348,6 @@ def entry_parts(entry: SourceEntry) -> EntryParts:
         EntryDetail(kind, text, DETAILS_LEAD if index == 0 else DETAILS_JOIN)
         for index, (kind, text) in enumerate(kept)
     )
-    direction = text_direction(title) or text_direction(" ".join(t for _, t in kept))
     return EntryParts(
         number=entry.number,
         anchor=entry.anchor,
@@ -356,7 +355,7 @@ def entry_parts(entry: SourceEntry) -> EntryParts:
         url=entry.url,
         details=details,
         backlink=entry.backlink,
-        direction=direction,
+        direction=entry.direction,
         formatted=entry.formatted,
         style_marker=entry.marker,
     )

@@ -5,18 +5,18 @@ lists or quotes) except the one that shows the document's title, three levels de
 the shallowest of them, each under its visible text without citation numbers or note letters,
 formulas in their linear form (``x²``, as a PPTX slide title shows them); then the Notes, a note
 style's Citation notes and the Sources, at the top level (:func:`back_matter`). Both PDF engines
-name a heading's outline entry with the same text. It goes right after the title (after the
-heading that shows it, or after the title the writer adds, else first). Writers say where each
-entry points: HTML and PDF to the heading's id (PDF adds the page number), DOCX to the heading's
-bookmark inside a Word TOC field, PPTX to the heading's slide on an agenda slide.
+name a heading's outline entry with the same text. It goes right after the title and the
+paragraphs directly under it, a byline or a lede (:func:`contents_position`). Writers say where
+each entry points: HTML and PDF to the heading's id (PDF adds the page number), DOCX to the
+heading's bookmark inside a Word TOC field, PPTX to the heading's slide on an agenda slide.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from renderers.document import Block, Heading, plain_text
+from renderers.document import Block, Heading, Paragraph, plain_text
 from renderers.text import Direction, text_direction
 from renderers.writers.common import NOTES_HEADING, citation_notes_heading
 
@@ -42,6 +42,16 @@ class ContentsEntry:
     @property
     def direction(self) -> Direction | None:
         return text_direction(self.text)
+
+
+def contents_position(blocks: Sequence[Block], title: Heading | None) -> int:
+    """Where the contents go among ``blocks`` (an index to insert at): after the heading that
+    shows the title (or at the start, under the title a writer adds) and the paragraphs that
+    follow it before any other block, which belong with the title, not after the contents."""
+    start = next((i + 1 for i, block in enumerate(blocks) if block is title), 0)
+    while start < len(blocks) and isinstance(blocks[start], Paragraph):
+        start += 1
+    return start
 
 
 def contents_headings(

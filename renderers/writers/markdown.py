@@ -60,6 +60,7 @@ from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.readers.sanitize import safe_image_src
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
+from renderers.sandbox import load_image
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     AuthorNotes,
@@ -85,8 +86,7 @@ _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
 
 def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The whole document as Markdown, ending with its Sources section and a newline."""
-    image_bytes = ImageBytes(options.limits.max_image_bytes)
-    writer = _BlockWriter(_note_labels(rdoc.document.blocks), image_bytes)
+    writer = _BlockWriter(_note_labels(rdoc.document.blocks), ImageDefinitions(options))
     blocks: list[Block] = list(rdoc.document.blocks)
     title = document_title(rdoc.document, options)
     if title.added:
@@ -383,33 +383,41 @@ class _InlineWriter:
                 self.emit(ref, ref=True)
 
     def image(self, image: Image) -> str:
-        """``![alt](src "title")``, or the fallback text when the source is refused."""
-        src = safe_image_src(image.src)  # the readers' rule, again: the IR may be built by hand
-        if not src:
+        """``![alt][image-N]`` with the image embedded, or the fallback text when it is not
+        loaded (remote, refused, broken), as every other format shows it."""
+        label = self.images.label(image)
+        if label is None:
             return escape_text(image_fallback(image), line_start=False)
-        alt = escape_text(_one_line(image.alt), line_start=False)
-        if src.lower().startswith("data:"):
-            return f"![{alt}][{self.images.label(src, image.title)}]"
-        return f"![{alt}]({_destination(src)}{_link_title(image.title)})"
+        return f"![{escape_text(_one_line(image.alt), line_start=False)}][{label}]"
 
 
 class ImageDefinitions:
-    """Embedded (``data:``) images as reference definitions, each written once.
+    """The document's images, embedded as ``data:`` reference definitions, each written once.
 
-    An image an input uses many times (a reference definition used 200 times) would otherwise
-    be repeated in full at every use: ``![a][image-1]`` at each use and one
-    ``[image-1]: <data:…>`` after the document keep the output as small as the input. The
-    writer writes every link inline, so these are the output's only reference definitions.
+    Like the standalone HTML, the Markdown stands alone: every image is loaded through the
+    sandbox (:func:`renderers.sandbox.load_image`: inside the base directory, a real raster
+    image, never remote) and embedded, so the file shows its images wherever it is written or
+    moved; a path relative to the input would break as soon as the output is written elsewhere.
+    An image used many times (a reference definition used 200 times) would otherwise be repeated
+    in full at every use: ``![a][image-1]`` at each use and one ``[image-1]: <data:…>`` after
+    the document keep the output as small as the input. The writer writes every link inline,
+    so these are the output's only reference definitions.
     """
 
-    def __init__(self, image_bytes: ImageBytes) -> None:
+    def __init__(self, options: RenderOptions) -> None:
+        self.options = options
         self._labels: dict[tuple[str, str], str] = {}
-        self.image_bytes = image_bytes
+        self.image_bytes = ImageBytes(options.limits.max_image_bytes)
 
-    def label(self, src: str, title: str) -> str:
-        """The label of ``src`` with ``title`` (a new one on first use)."""
+    def label(self, image: Image) -> str | None:
+        """The label of ``image``'s bytes with its title (a new one on first use), or None when
+        the image is not loaded (the sandbox has reported why)."""
+        loaded = load_image(safe_image_src(image.src), self.options)
+        if loaded is None:
+            return None
+        src = loaded.data_uri()
         self.image_bytes.add(len(src), key=src)
-        return self._labels.setdefault((src, title), f"image-{len(self._labels) + 1}")
+        return self._labels.setdefault((src, image.title), f"image-{len(self._labels) + 1}")
 
     def definitions(self) -> str:
         """The reference definitions, one per line (empty when no image was embedded)."""
@@ -465,9 +473,9 @@ def _joins_tightly(previous: Block, block: Block) -> bool:
 
 
 class _BlockWriter:
-    def __init__(self, labels: dict[str, str], image_bytes: ImageBytes):
+    def __init__(self, labels: dict[str, str], images: ImageDefinitions):
         self.labels = labels
-        self.images = ImageDefinitions(image_bytes)
+        self.images = images
 
     def inline_text(
         self, nodes: tuple[Inline, ...], *, single_line: bool = False, table: bool = False

@@ -16,10 +16,12 @@ from pypdf import PdfReader
 
 from renderers.api import write_pdf
 from renderers.document import Cite, Heading, Math, Text
+from renderers.readers.markdown import read_markdown
 from renderers.writers.contents import (
     CONTENTS_DEPTH,
     contents_entries,
     contents_headings,
+    contents_position,
     heading_text,
 )
 from tests.helpers import convert_all_with_libreoffice, outline_titles
@@ -114,10 +116,42 @@ def test_a_heading_called_contents_does_not_take_the_lists_id() -> None:
     assert '<nav id="contents"' in html and '<h2 id="contents-1"' in html
 
 
-def test_contents_come_first_when_the_title_is_added_above_the_body() -> None:
+def test_contents_follow_the_added_title_and_the_paragraphs_under_it() -> None:
     html = html_of("Intro text.\n\n## Part one\n\n## Part two\n", toc=True, title="Memo")
-    assert html.index('<h1 class="doc-title">Memo</h1>') < html.index('<nav id="contents"')
-    assert html.index('<nav id="contents"') < html.index("Intro text.")
+    assert html.index('<h1 class="doc-title">Memo</h1>') < html.index("Intro text.")
+    assert html.index("Intro text.") < html.index('<nav id="contents"')
+    assert html.index('<nav id="contents"') < html.index("Part one</h2>")
+    table = html_of("| a |\n|---|\n| b |\n\n## Part one\n", toc=True, title="Memo")
+    assert table.index('<nav id="contents"') < table.index("<table")  # only paragraphs stay
+
+
+BYLINE = "# Grid Storage Outlook\n\n*Prepared for the board · May 2025*\n\n" + REPORT.split(
+    "\n", 2)[2]
+
+
+def test_contents_position_keeps_the_byline_with_the_title() -> None:
+    blocks = read_markdown(BYLINE).blocks
+    assert contents_position(blocks, blocks[0]) == 2  # after the title and its byline
+    assert contents_position(blocks, None) == 0  # a title added above: the body starts
+    assert contents_position(blocks[1:], None) == 1
+
+
+@pytest.mark.parametrize("source", ["markdown-weasyprint", "markdown-typst", "html"])
+def test_the_pdf_contents_come_after_the_byline(source: str, tmp_path: Path) -> None:
+    """The byline under the title belongs to it: the contents follow it, in every PDF."""
+    content, engine = BYLINE, source.rpartition("-")[2]
+    if source == "html":
+        content, engine = ("<h1>Grid Storage Outlook</h1><p><em>Prepared for the board · May "
+                           "2025</em></p><h2>Introduction</h2><p>Text.</p>"), "weasyprint"
+    result = write_pdf(content, tmp_path / "r.pdf", sources_pool=POOL, toc=True,
+                       pdf_engine=engine)
+    text = " ".join(PdfReader(str(result.path)).pages[0].extract_text().split())
+    assert text.index("Prepared for the board") < text.index("Contents")
+
+
+def test_docx_contents_come_after_the_byline() -> None:
+    xml = docx_xml(render_markdown("docx", BYLINE, POOL, toc=True))
+    assert xml.index("Prepared for the board") < xml.index("<w:sdt>")
 
 
 def test_pdf_contents_show_page_numbers_and_link_to_the_headings(tmp_path: Path) -> None:

@@ -7,14 +7,18 @@ what they prove.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citations.pool import SourcePool
+from renderers.diagnostics import Code as DiagnosticCode
+from renderers.diagnostics import collect
 from renderers.document import (
     Block,
     BlockQuote,
@@ -49,6 +53,8 @@ from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
 from renderers.writers.markdown import code_span, escape_text, markdown_text
 from tests.support.ir import load_ir
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 POOL_ROWS = [
     {
@@ -428,17 +434,20 @@ def _map_block(block: Block) -> Block:
             return BlockQuote(_strip_citations(inner))
         case FootnoteDef(label, inner):
             return FootnoteDef(label, _strip_citations(inner))
-        case Figure(image, caption):
-            return Figure(image, _clean(caption))
+        case Figure(image, caption):  # the image's bytes are embedded: compared apart
+            return Figure(dataclasses.replace(image, src=""), _clean(caption))
         case _:
             return block
 
 
 def test_every_construct_round_trips(pool: SourcePool) -> None:
     original = read_markdown(EVERYTHING)
-    out = markdown_text(resolve(original, pool), RenderOptions())
+    out = markdown_text(resolve(original, pool), RenderOptions(base_dir=SAMPLES))
     reread = read_markdown(out)
     assert _strip_citations(reread.blocks) == _strip_citations(original.blocks)
+    (figure,) = [b for b in reread.blocks if isinstance(b, Figure)]
+    assert figure.image.src == "data:image/png;base64," + base64.b64encode(
+        (SAMPLES / "assets" / "chart.png").read_bytes()).decode()
 
 
 def test_output_is_deterministic(pool: SourcePool) -> None:
@@ -465,7 +474,9 @@ def test_unsafe_links_and_images_are_not_emitted(pool: SourcePool) -> None:
     )
     out = md_of_document(doc, pool)
     assert "javascript" not in out and "file:" not in out
-    assert "click \\[Image: secret\\] ![remote](https://example.org/i.png)" in out
+    # never loaded, so never shown: a reader's viewer would fetch a remote image (and any
+    # tracking it carries), as the HTML report never lets it
+    assert "click \\[Image: secret\\] \\[Image: remote\\]" in out
     assert "\\<script>alert(1)\\</script>" in out
     assert read_markdown(out).blocks[1] == Paragraph((Text("<script>alert(1)</script>"),))
 
@@ -513,9 +524,27 @@ def test_every_source_of_a_range_is_referenced_so_none_drops_out(pool: SourcePoo
 
 
 def test_a_figure_whose_caption_cites_keeps_the_citation(pool: SourcePool) -> None:
-    doc = read_markdown("![Output by region [[S:2]]](chart.png)\n")
-    out = md_of_document(doc, pool)
-    assert out.startswith("![Output by region](chart.png)\n\nOutput by region [^1]")
+    doc = read_markdown("![Output by region [[S:2]]](assets/chart.png)\n")
+    out = md_of_document(doc, pool, base_dir=SAMPLES)
+    assert out.startswith("![Output by region][image-1]\n\nOutput by region [^1]")
+
+
+def test_images_are_embedded_through_the_sandbox_so_the_file_stands_alone(
+    pool: SourcePool, tmp_path: Path
+) -> None:
+    """A path relative to the input broke once the Markdown was written elsewhere, and a path
+    outside the base directory was written out as given: every image is loaded through the
+    sandbox and embedded once, or shown as its alt text with a warning."""
+    (tmp_path / "outside.png").write_bytes((SAMPLES / "assets" / "chart.png").read_bytes())
+    doc = read_markdown("![a](assets/chart.png) ![b](assets/chart.png) ![c](../outside.png) "
+                        f"![d]({tmp_path / 'outside.png'}) ![e](/etc/hostname)\n")
+    with collect() as warnings:
+        out = md_of_document(doc, pool, base_dir=SAMPLES)
+    assert out.startswith("![a][image-1] ![b][image-1] \\[Image: c\\] \\[Image: d\\] "
+                          "\\[Image: e\\]")
+    assert out.count("data:image/png;base64,") == 1
+    assert "outside" not in out and "/etc" not in out
+    assert len(warnings) == 3 and all(w.code == DiagnosticCode.IMAGE_REFUSED for w in warnings)
 
 
 def test_a_link_around_a_citation_alone_is_not_written_empty(pool: SourcePool) -> None:

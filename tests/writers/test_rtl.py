@@ -1,6 +1,7 @@
-"""Right-to-left text: paragraphs, list items, tables, cells, Sources entries and a note style's
-notes take the direction of their first strong character (renderers.text.text_direction) in
-HTML, PDF and DOCX.
+"""Right-to-left text: paragraphs, list items, tables, cells and a note style's notes take the
+direction of their first strong character (renderers.text.text_direction) in HTML, PDF and
+DOCX; the Sources list takes the document's (an Arabic title in an English report keeps its
+number on the left, in a left-to-right entry).
 
 The PDF from WeasyPrint and the PDF LibreOffice makes of the DOCX are read back character by
 character (tests.helpers.pdf_lines): a right-to-left paragraph must end at the right margin,
@@ -62,6 +63,10 @@ An English paragraph stays left to right.
 """
 
 
+#: A report in Arabic from its title on: its Sources list reads right to left.
+ARABIC_REPORT = f"# تقرير\n\n{ARABIC}\n\nنص آخر[[S:2]].\n"
+
+
 @pytest.fixture(scope="module")
 def rdoc() -> ResolvedDocument:
     return resolve(read_markdown(REPORT), SourcePool.from_rows(POOL))
@@ -90,9 +95,9 @@ def check_layout(pdf: bytes, margin: float) -> None:
     assert reading(item[2]).startswith("• بند أول في القائمة2"), item  # the bullet on the right
     header = line_with(lines, "العمود الأول")
     assert reading(header[2]).startswith("العمود الأول"), header  # the first column on the right
-    entry = line_with(lines, "تقرير الطاقة المتجددة")
-    assert reading(entry[2]).startswith("2. تقرير الطاقة المتجددة"), entry
-    assert 0 <= right_edge - entry[1] < 15 and entry[0] > margin + 60, entry  # list indent
+    entry = line_with(lines, "تقرير الطاقة المتجددة")  # an English report: left to right
+    assert entry[2].startswith("2."), entry  # its number first, on the left
+    assert margin - 1 < entry[0] < margin + 30, entry
 
 
 # ---------------------------------------------------------------- the rule
@@ -119,8 +124,11 @@ def test_html_marks_lists_tables_and_cells(rdoc: ResolvedDocument) -> None:
     assert [li.get("dir") for li in root.find(".//ul").iter("li")] == [None, None]  # inherited
     assert root.find(".//table").get("dir") == "rtl"
     assert [td.get("dir") for td in root.find(".//table").iter("td", "th")] == [None] * 4
-    assert root.get_element_by_id("src-2").get("dir") == "rtl"
+    assert root.get_element_by_id("src-2").get("dir") is None  # the document's direction
     assert root.get_element_by_id("src-1").get("dir") is None
+    arabic = lxml.html.document_fromstring(render_html(
+        resolve(read_markdown(ARABIC_REPORT), SourcePool.from_rows(POOL)), RenderOptions()))
+    assert [arabic.get_element_by_id(f"src-{n}").get("dir") for n in (1, 2)] == ["rtl"] * 2
     mixed = lxml.html.document_fromstring(render_html(
         resolve(read_markdown("- نص\n- English\n\n| a | نص |\n|---|---|\n"),
                 SourcePool.from_rows(POOL)), RenderOptions()))
@@ -149,14 +157,19 @@ def test_docx_marks_paragraphs_items_cells_tables_and_runs(rdoc: ResolvedDocumen
         return p.find(f"{W}pPr/{W}bidi") is not None
 
     assert not bidi("Directions") and not bidi("An English") and not bidi("1.World")
+    assert not bidi("2.تقرير")  # the Sources list reads in the document's direction
     for start in ("هذه فقرة", "بند أول", "بند ثان", "العمود الأول", "العمود الثاني", "خلية", "42",
-                  "זוהי פסקה", "2.تقرير"):
+                  "זוהי פסקה"):
         assert bidi(start), start  # "42" has no strong character: it takes its table's direction
     table = body.find(f".//{W}tbl")
     assert table.find(f"{W}tblPr/{W}bidiVisual") is not None
     runs = {text(r): r.find(f"{W}rPr/{W}rtl") is not None for r in body.iter(f"{W}r")}
     assert runs["هذه فقرة عربية تنتهي باستشهاد"] and runs["זוהי פסקה בעברית עם ציטוט"]
     assert not runs["1"] and not runs["An English paragraph stays left to right."]
+    arabic = resolve(read_markdown(ARABIC_REPORT), SourcePool.from_rows(POOL))
+    with zipfile.ZipFile(io.BytesIO(docx_bytes(arabic, RenderOptions()))) as package:
+        body = etree.fromstring(package.read("word/document.xml"))
+    assert bidi("1.World") and bidi("2.تقرير")  # an Arabic report's Sources: right to left
 
 
 @pytest.mark.libreoffice
@@ -200,6 +213,8 @@ def test_docx_keeps_an_authors_column_alignment_in_right_to_left_cells() -> None
 
 #: Note 1 cites the Arabic title (the note starts right to left), note 2 the English one.
 NOTED = "# Notes\n\nفقرة عربية تستشهد[[S:2]] ثم بمصدر آخر[[S:1]].\n"
+#: The same in an Arabic report (its title too).
+ARABIC_NOTED = "# ملاحظات\n\nفقرة عربية تستشهد[[S:2]] ثم بمصدر آخر[[S:1]].\n"
 
 
 def noted(fmt: str, **options: Any) -> bytes:
@@ -236,16 +251,21 @@ def test_docx_marks_a_right_to_left_citation_footnote() -> None:
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_pdf_lays_out_a_right_to_left_entry_of_an_unnumbered_style(engine: str) -> None:
     # APA's entries have no marker: Typst sized the entry's block to its text, so a
-    # right-to-left entry stood at the left margin while WeasyPrint set it at the right.
+    # right-to-left entry stood at the left margin while WeasyPrint set it at the right. In an
+    # Arabic report every entry is set from the right, the English one too.
     built = build_options(csl="apa", pdf_engine=engine)
-    pdf = Session(prepare(NOTED, sources_pool=POOL, options=built)).artifact("pdf").data
+    pdf = Session(prepare(ARABIC_NOTED, sources_pool=POOL, options=built)).artifact("pdf").data
     margin = 56.7
     lines = pdf_lines(pdf)
-    left, right, text = line_with(lines, "https://www.irena.org/ar")  # the entry, not the text
-    assert abs(right - (A4_WIDTH - margin)) < 3, (left, right, text)
-    assert left > margin + 60, (left, right, text)
-    english = line_with(lines, "https://www.iea.org/reports/weo")
-    assert abs(english[0] - margin) < 3, english
+    for address in ("https://www.irena.org/ar", "https://www.iea.org/reports/weo"):
+        left, right, text = line_with(lines, address)  # the entry, not the text
+        assert abs(right - (A4_WIDTH - margin)) < 3, (left, right, text)
+        assert left > margin + 60, (left, right, text)
+    english = pdf_lines(Session(prepare(NOTED, sources_pool=POOL, options=built))
+                        .artifact("pdf").data)
+    for address in ("https://www.irena.org/ar", "https://www.iea.org/reports/weo"):
+        left, right, text = line_with(english, address)  # an English report: from the left
+        assert abs(left - margin) < 3, (left, right, text)
 
 
 #: A Hebrew entry long enough to wrap, its address at the end of its first line or the next.

@@ -81,7 +81,12 @@ from renderers.writers.common import (
     task_marker,
     unresolved_note_text,
 )
-from renderers.writers.contents import back_matter, contents_entries, contents_headings
+from renderers.writers.contents import (
+    back_matter,
+    contents_entries,
+    contents_headings,
+    contents_position,
+)
 from renderers.writers.docx.code import CODE_SHADE, MONO_FONT, add_code_block
 from renderers.writers.docx.contents import add_contents
 from renderers.writers.docx.footnotes import (
@@ -278,14 +283,17 @@ class _DocxWriter:
         if self.title.added:
             title = ParaProps(style=self.styles.get("Title"), bidi=is_rtl(self.title.text))
             add_run(add_paragraph(body, title), self.title.text, self._direction(self.title.text))
-        if self.title.heading is None:
-            self._contents(body)
-        for block in self.rdoc.document.blocks:
+        blocks = self.rdoc.document.blocks
+        contents_at = contents_position(blocks, self.title.heading)
+        for index, block in enumerate(blocks):
+            if index == contents_at:
+                self._contents(body)
             if block is self.title.heading:
                 self._heading(body, block, self.styles.get("Title"))
-                self._contents(body)
             else:
                 self.block(body, block, _Scope())
+        if contents_at == len(blocks):
+            self._contents(body)
         if self.notes:
             self._notes(body)
         if not self.footnote_mode and self.rdoc.entries:

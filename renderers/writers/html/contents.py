@@ -51,8 +51,8 @@ def insert_author_contents(
 ) -> str:
     """The contents of an author's HTML (on its way to the PDF): every heading except the one
     that shows the title, under its text without citation numbers, each given an id when it
-    has none. The list goes right after that heading and "" is returned; without one, its
-    markup is returned for the page to put after the title it adds."""
+    has none. The list goes right after that heading and the paragraphs under it, and "" is
+    returned; without one, its markup is returned for the page to put after the title it adds."""
     used = {element.get("id") for element in root.iter() if element.get("id")}
     ids = HeadingIds()
     for taken in sorted(used):
@@ -72,9 +72,12 @@ def insert_author_contents(
     markup = contents_markup(contents_entries(headings, back_matter))
     if shows_title is None or not markup:
         return str(markup)
-    for offset, element in enumerate(lxml.html.fragments_fromstring(str(markup)), start=1):
-        shows_title.getparent().insert(shows_title.getparent().index(shows_title) + offset,
-                                       element)
+    parent = shows_title.getparent()
+    at = parent.index(shows_title) + 1
+    while at < len(parent) and parent[at].tag == "p":  # its byline or lede stays with it
+        at += 1  # (as renderers.writers.contents.contents_position places it)
+    for offset, element in enumerate(lxml.html.fragments_fromstring(str(markup))):
+        parent.insert(at + offset, element)
     return ""
 
 

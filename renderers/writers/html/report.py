@@ -89,6 +89,7 @@ from renderers.writers.contents import (
     back_matter,
     contents_entries,
     contents_headings,
+    contents_position,
     heading_text,
 )
 from renderers.writers.html.breaks import breakable, wrappable
@@ -195,10 +196,8 @@ def write_report(
         )
         headings = contents_headings(blocks, title.heading, writer.heading_id)
         toc = contents_markup(contents_entries(headings, back))
-        if title.heading is not None:  # right after the heading that shows the title
-            at = next(i for i, block in enumerate(blocks) if block is title.heading)
-            parts.insert(at + 1, toc)
-            toc = Markup("")
+        parts.insert(contents_position(blocks, title.heading), toc)
+        toc = Markup("")
     definitions = writer.images.definitions()
     if definitions:
         parts.insert(0, definitions)

@@ -92,6 +92,7 @@ from renderers.writers.contents import (
     back_matter,
     contents_entries,
     contents_headings,
+    contents_position,
     heading_text,
 )
 from renderers.writers.typst.bounds import check_paragraph_pieces
@@ -166,8 +167,8 @@ def typst_source(
         parts.append(f"#heading(level: 1)[{text_markup(title.text)}];")
         writer.previous_level = 1
     body = [writer.block(block) for block in rdoc.document.blocks]
-    if options.toc:  # right after the title: the heading that shows it, or the one added
-        at = next((i + 1 for i, b in enumerate(rdoc.document.blocks) if b is title.heading), 0)
+    if options.toc:
+        at = contents_position(rdoc.document.blocks, title.heading)
         body.insert(at, writer.contents(title.heading))
     parts += [
         "\n\n".join(b for b in body if b),
