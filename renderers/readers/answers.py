@@ -134,9 +134,10 @@ def _sidecar_answer(data: Any, sources_pool: Any, origin: str) -> NativeAnswer:
     """A JSON answer with a ``_citations`` sidecar as a readable document: keys as headings,
     each cited string followed by its citations (:mod:`citations.structured`).
 
-    Each sidecar problem the audit reports (a pointer naming nothing or a non-string, a
-    sidecar that is not a list) becomes a warning in the audit's words, so ``--strict`` fails
-    on it; a malformed entry is an :class:`AnswerError` naming ``_citations``.
+    Each sidecar problem the audit reports (an entry that is not an object, a pointer naming
+    nothing or a non-string, sids that are not positive integers, a sidecar that is not a
+    list) becomes a warning in the audit's words and the entry is skipped, as an invalid token
+    in markdown is: ``--strict`` fails on it, otherwise the sound entries are cited.
     """
     from citations.adapters import AdaptedAnswer
     from citations.adapters.detect import SIDECAR
@@ -147,7 +148,7 @@ def _sidecar_answer(data: Any, sources_pool: Any, origin: str) -> NativeAnswer:
     try:
         answer = read_structured(data)
     except SidecarError as exc:
-        raise AnswerError("_citations", f"{origin}: {exc}") from exc
+        raise AnswerError("", f"{origin}: {exc}") from exc  # names the file once
     pool = SourcePool.coerce(sources_pool)
     adapted = AdaptedAnswer(
         content=answer.markdown, pool=pool, sid_map={sid: sid for sid in answer.sids},
