@@ -87,6 +87,7 @@ def read_answer(
     if fmt is None and text and not _looks_like_json(raw):
         return None
     from citations.adapters import ACCEPTED, PROVIDERS, adapt, detect, parse_answer
+    from citations.adapters.detect import SIDECAR_ACCEPTED
     from citations.pool import SourcePool
 
     if fmt is not None and fmt not in PROVIDERS and fmt != "sidecar":
@@ -98,7 +99,9 @@ def read_answer(
                 f"{origin}: the answer is larger than {max_bytes} bytes (limits.max_content_bytes)"
             )
         try:
-            data = parse_answer(raw, origin)
+            # --from sidecar names the one form accepted, not the providers' answers
+            data = parse_answer(raw, origin,
+                                accepted=SIDECAR_ACCEPTED if fmt == "sidecar" else ACCEPTED)
         except AnswerError:
             if fmt is None:
                 return None  # text that merely starts with a bracket

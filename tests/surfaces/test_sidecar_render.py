@@ -120,3 +120,20 @@ def test_the_api_in_strict_mode_refuses_an_answer_with_a_misplaced_citation(
         render(json.dumps(answer), tmp_path, name="a", formats="md", sources_pool=POOL,
                strict=True)
     assert not list(tmp_path.iterdir())
+
+
+def test_from_sidecar_on_text_says_what_a_sidecar_answer_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--from sidecar`` on a markdown file listed the providers' answers (OpenAI … LlamaIndex)
+    as what is accepted, not the sidecar form that was asked for, and named the file twice."""
+    (tmp_path / "x.md").write_text("# Hi\n\nText [[S:1]].\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["render", str(tmp_path / "x.md"), "--from", "sidecar", "--pool",
+                  str(tmp_path / "pool.json"), "--to", "md", "--out", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if "error:" in x]
+    assert line.count("x.md") == 1
+    assert "x.md is not valid JSON (line 1, column 1" in line
+    assert '"_citations"' in line and "OpenAI" not in line
