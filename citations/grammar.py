@@ -20,6 +20,15 @@ MAX_RANGE = 1000
 MAX_SIDS_PER_TOKEN = 10_000
 #: Largest accepted sid.
 MAX_SID = 2**31 - 1
+#: The sids a citation token can name, in words: a pool row with another sid could never be
+#: cited, so the pool refuses it (:func:`citations.pool.parse_sid`) with these words.
+SID_RANGE = f"an integer from 1 to {MAX_SID}"
+
+
+def sid_in_range(sid: int) -> bool:
+    """Whether a token can name ``sid`` (1 … :data:`MAX_SID`): the one rule the token grammar
+    and the sources pool share."""
+    return 0 < sid <= MAX_SID
 #: Longest sid list inside one bracket token, in characters.
 MAX_SPEC_CHARS = 1024
 #: Longest inner content of a ``<sup class="cite">`` element, in characters.

@@ -15,7 +15,7 @@ from typing import Any
 
 from citations.chars import clean_text
 from citations.errors import DuplicateSidError, PoolError, SelectorError
-from citations.grammar import MAX_NUMBER_DIGITS, read_digits
+from citations.grammar import MAX_NUMBER_DIGITS, MAX_SID, SID_RANGE, read_digits, sid_in_range
 from citations.model import BIBLIOGRAPHIC_KEYS, CANONICAL_FIELDS, Source
 from citations.pool_text import ACCEPTED_SHAPES as ACCEPTED_SHAPES
 from citations.pool_text import MAX_POOL_FILE_BYTES, _is_pool_text, _parse_text, _rows_of
@@ -124,8 +124,15 @@ def _row_error(where: str, row_field: str, message: str) -> PoolError:
     return error
 
 
+#: Characters of a refused sid an error message shows whole.
+_SHOWN_SID_CHARS = 40
+
+
 def parse_sid(value: object, where: str) -> int:
-    """A positive integral sid from ``value`` (``3``, ``"3"``, ``3.0``); PoolError otherwise."""
+    """An integral sid a citation token can name from ``value`` (``3``, ``"3"``, ``3.0``: 1 …
+    :data:`~citations.grammar.MAX_SID`, the token grammar's rule); PoolError naming the row and
+    the accepted range otherwise (a row with sid 3000000000 loaded, and was reported orphaned
+    because ``[[S:3000000000]]`` is an invalid token)."""
     sid: int | None = None
     if isinstance(value, bool):
         sid = None
@@ -135,8 +142,14 @@ def parse_sid(value: object, where: str) -> int:
         sid = int(value)
     elif isinstance(value, str) and _INTEGRAL.fullmatch(value.strip()):
         sid = _read_integral(value, "sid", where, "a positive integer")
-    if sid is None or sid < 1:
-        raise _row_error(where, "sid", f"sid {value!r} is not valid; accepted: a positive integer")
+    if sid is None or not sid_in_range(sid):
+        shown = repr(value)
+        if len(shown) > _SHOWN_SID_CHARS:
+            shown = f"{shown[:_SHOWN_SID_CHARS]}… ({len(shown):,} characters)"
+        beyond = " (larger than a citation token can name)" if sid is not None and sid > 0 else ""
+        raise _row_error(
+            where, "sid", f"sid {shown} is not valid{beyond}; accepted: {SID_RANGE}"
+        )
     return sid
 
 
@@ -225,9 +238,9 @@ def source_from_row(row: Mapping[str, Any], where: str) -> Source:
             )
     sid = fields.pop("sid", None)
     if sid is None:
-        raise _row_error(where, "sid", "the row has no 'sid'; accepted: a positive integer sid")
+        raise _row_error(where, "sid", f"the row has no 'sid'; accepted: {SID_RANGE}")
     values: dict[str, Any] = {
-        "sid": sid if type(sid) is int and sid > 0 else parse_sid(sid, where),
+        "sid": sid if type(sid) is int and 0 < sid <= MAX_SID else parse_sid(sid, where),
         **_SOURCE_DEFAULTS,
         "extra": extra,
     }
@@ -531,6 +544,11 @@ class SourcePool:
             if existing is not None:
                 mapping[source.sid] = existing
                 continue
+            if not sid_in_range(next_sid):
+                raise PoolError(
+                    f"{incoming.origin}: sid {source.sid} would get sid {next_sid}, past the "
+                    f"sids a citation token can name; accepted: {SID_RANGE}"
+                )
             new = source if source.sid == next_sid else _with_sid(source, next_sid)
             merged[next_sid] = new
             keys[next_sid] = key

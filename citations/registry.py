@@ -35,6 +35,7 @@ from filelock import FileLock, Timeout
 
 from citations.atomic import write_atomic
 from citations.errors import PoolError, RegistryError
+from citations.grammar import SID_RANGE, sid_in_range
 from citations.model import CANONICAL_FIELDS, Source
 from citations.neardup import SimHashIndex, simhash
 from citations.pool import SourcePool, _with_sid, dedupe_key, parse_sid, source_from_row
@@ -258,6 +259,11 @@ class SourceRegistry:
             key = dedupe_key(source)
             known = state.by_key.get(key)
             if known is None:
+                if not sid_in_range(state.last_sid + 1):
+                    raise RegistryError(
+                        f"{self.path}: no sid is left for a new source (the last is "
+                        f"{state.last_sid}); accepted: {SID_RANGE}, what a citation token can name"
+                    )
                 sid = state.last_sid = state.last_sid + 1
                 stored = _with_sid(source, sid)
                 state.position[sid] = len(state.rows)

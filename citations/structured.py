@@ -28,7 +28,6 @@ from citations.sidecar import (
     inside_pointer,
     parse_pointer,
     read_sidecar,
-    resolve_pointer,
 )
 from citations.tokens import format_token
 
@@ -65,14 +64,14 @@ def read_structured(document: Any, *, pointer: str = DEFAULT_POINTER) -> Structu
     """``document`` as a :class:`StructuredAnswer`: sound sidecar entries placed, the others
     listed as problems.
 
-    A malformed entry (not an object, a ``path`` that is no pointer, bad ``sids``) still raises
-    :class:`~citations.errors.SidecarError`, as :func:`read_sidecar` always has: the answer is
-    broken, not merely imprecise. A sidecar that is not a list is a problem, not an error: the
-    answer's data is still worth showing.
+    Every entry the audit reports is a problem, not an error, whatever is wrong with it (not an
+    object, a ``path`` that is no pointer or names nothing, ``sids`` that are not positive
+    integers), as an invalid token is in markdown: the answer's other entries and data are
+    still worth showing, and a render (``--strict`` aside) cites what the audit counts.
+    :class:`~citations.errors.SidecarError` is raised only for a bad ``pointer`` and for an
+    answer nested deeper than :data:`MAX_DEPTH`.
     """
     parse_pointer(pointer)
-    if isinstance(_sidecar_or_none(document, pointer), list):
-        read_sidecar(document, pointer=pointer)
     cited: dict[str, list[int]] = {}
     problems: list[str] = []
     for path, sids, problem in sidecar_entries(document, pointer):
@@ -84,14 +83,6 @@ def read_structured(document: Any, *, pointer: str = DEFAULT_POINTER) -> Structu
     markdown = "\n\n".join(line for line in lines if line) + "\n"
     every = [s for group in cited.values() for s in group]
     return StructuredAnswer(markdown, tuple(dict.fromkeys(every)), len(every), tuple(problems))
-
-
-def _sidecar_or_none(document: Any, pointer: str) -> Any:
-    """The value at ``pointer``, or None when there is none (an answer without a sidecar)."""
-    try:
-        return resolve_pointer(document, pointer)
-    except SidecarError:
-        return None
 
 
 def _blocks(

@@ -40,6 +40,7 @@ from citations.grammar import (
     _scan_regex,
     _token_regex,
     read_digits,
+    sid_in_range,
 )
 from citations.grammar import DIALECTS as DIALECTS
 from citations.grammar import MAX_RANGE as MAX_RANGE
@@ -121,7 +122,7 @@ def _read_sid(digits: str) -> int | str:
         return f"sid {shown} is too large (at most {MAX_SID})"
     if value == 0:
         return "sid 0 is not valid: sids are positive integers"
-    if value > MAX_SID:
+    if not sid_in_range(value):
         return f"sid {value} is too large (at most {MAX_SID})"
     return value
 

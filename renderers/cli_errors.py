@@ -48,10 +48,10 @@ def shown(text: str) -> str:
 
 def one_line(where: str, message: str) -> str:
     """``citerender: error: FILE: problem`` on a single line; a message that already starts
-    with the file's name is not prefixed twice."""
+    with the file's name (``FILE: …``, ``FILE is not valid JSON …``) is not prefixed twice."""
     text = " ".join(shown(str(message)).split()) or "failed"
     where = printable_name(shown(where))
-    if where and not text.startswith(f"{where}:"):
+    if where and not text.startswith((f"{where}:", f"{where} ")):
         text = f"{where}: {text}"
     return f"citerender: error: {text}"
 

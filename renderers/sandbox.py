@@ -12,6 +12,7 @@ import binascii
 import io
 import mimetypes
 import os
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -27,6 +28,11 @@ from renderers.options import RenderOptions
 MAX_RESOURCE_BYTES = 32 * 1024 * 1024
 #: Raster formats writers may embed, by Pillow format name.
 IMAGE_FORMATS: frozenset[str] = frozenset({"PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF"})
+#: What a warning about an image that is not loaded says is accepted.
+IMAGE_FORMATS_ACCEPTED = "accepted: PNG, JPEG, GIF, WebP, BMP or TIFF images"
+#: A Python object's repr (``<_io.BytesIO object at 0x7f…>``), which Pillow puts in some of its
+#: messages: a warning holding one differs from run to run and is never printed once.
+_OBJECT_REPR = re.compile(r"\s*<[^<>]* at 0x[0-9A-Fa-f]+>")
 
 
 @dataclass(frozen=True)
@@ -226,7 +232,8 @@ def _load_image(reference: str, options: RenderOptions) -> LoadedImage | None:
         with PILImage.open(io.BytesIO(data)) as image:
             fmt, (width, height) = image.format, image.size
             if fmt not in IMAGE_FORMATS:
-                _not_loaded(Code.IMAGE_UNREADABLE, shown, f"{fmt} images are not embedded")
+                _not_loaded(Code.IMAGE_UNREADABLE, shown,
+                            f"{fmt} images are not embedded; {IMAGE_FORMATS_ACCEPTED}")
                 return None
             if width * height > options.limits.max_image_pixels:
                 _not_loaded(
@@ -237,11 +244,26 @@ def _load_image(reference: str, options: RenderOptions) -> LoadedImage | None:
                 )
                 return None
             image.verify()
-    except (OSError, ValueError, SyntaxError, PILImage.DecompressionBombError) as exc:
-        _not_loaded(Code.IMAGE_UNREADABLE, shown, f"not a readable image ({exc})")
+    except PILImage.DecompressionBombError as exc:
+        _not_loaded(Code.IMAGE_UNREADABLE, shown, _pillow_reason(exc))
+        return None
+    except PILImage.UnidentifiedImageError:
+        _not_loaded(Code.IMAGE_UNREADABLE, shown,
+                    f"not a readable image (unknown format); {IMAGE_FORMATS_ACCEPTED}")
+        return None
+    except (OSError, ValueError, SyntaxError) as exc:
+        _not_loaded(Code.IMAGE_UNREADABLE, shown,
+                    f"not a readable image ({_pillow_reason(exc)}); {IMAGE_FORMATS_ACCEPTED}")
         return None
     mime = PILImage.MIME.get(fmt or "", "application/octet-stream")
     return LoadedImage(data=data, mime=mime, width=width, height=height)
+
+
+def _pillow_reason(exc: BaseException) -> str:
+    """Pillow's message for ``exc`` without object reprs, so one image gives one warning text
+    in every run and every format (``cannot identify image file <_io.BytesIO object at 0x…>``
+    became a new warning each time)."""
+    return _OBJECT_REPR.sub("", str(exc)).strip() or type(exc).__name__
 
 
 def _not_loaded(code: Code, shown: str, reason: str) -> None:

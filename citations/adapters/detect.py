@@ -23,6 +23,11 @@ AnswerKind = Literal[
     "openai", "anthropic", "perplexity", "gemini", "langchain", "llamaindex", "sidecar"
 ]
 SIDECAR = "JSON answer with a _citations sidecar"
+#: What a sidecar answer is, in the words of an error about input that should have been one.
+SIDECAR_ACCEPTED = (
+    'a JSON object citing through a "_citations" member, a list of '
+    '{"path": "/json/pointer", "sids": [1, 3]} entries'
+)
 
 #: Recognizers in the order they are asked.
 _RECOGNIZERS: tuple[tuple[Provider, Callable[[object], str | None]], ...] = (
@@ -76,8 +81,9 @@ def detect(answer: object) -> Detection | None:
     return None
 
 
-def parse_answer(text: str | bytes, origin: str = "answer") -> Any:
-    """JSON text of an answer as data; :class:`AnswerError` naming ``origin`` when it is not."""
+def parse_answer(text: str | bytes, origin: str = "answer", *, accepted: str = ACCEPTED) -> Any:
+    """JSON text of an answer as data; :class:`AnswerError` naming ``origin`` and what is
+    ``accepted`` (by default every provider's answer) when it is not."""
     try:
         return json.loads(text)
     except RecursionError as exc:  # "[[[[…": nested past the parser's depth, not an answer
@@ -87,7 +93,7 @@ def parse_answer(text: str | bytes, origin: str = "answer") -> Any:
             f" (line {exc.lineno}, column {exc.colno}: {exc.msg})"
             if isinstance(exc, json.JSONDecodeError) else ""
         )
-        raise AnswerError("", f"{origin} is not valid JSON{where}; accepted: {ACCEPTED}") from exc
+        raise AnswerError("", f"{origin} is not valid JSON{where}; accepted: {accepted}") from exc
 
 
 def adapt(

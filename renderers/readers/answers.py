@@ -87,6 +87,7 @@ def read_answer(
     if fmt is None and text and not _looks_like_json(raw):
         return None
     from citations.adapters import ACCEPTED, PROVIDERS, adapt, detect, parse_answer
+    from citations.adapters.detect import SIDECAR_ACCEPTED
     from citations.pool import SourcePool
 
     if fmt is not None and fmt not in PROVIDERS and fmt != "sidecar":
@@ -98,7 +99,9 @@ def read_answer(
                 f"{origin}: the answer is larger than {max_bytes} bytes (limits.max_content_bytes)"
             )
         try:
-            data = parse_answer(raw, origin)
+            # --from sidecar names the one form accepted, not the providers' answers
+            data = parse_answer(raw, origin,
+                                accepted=SIDECAR_ACCEPTED if fmt == "sidecar" else ACCEPTED)
         except AnswerError:
             if fmt is None:
                 return None  # text that merely starts with a bracket
@@ -134,9 +137,10 @@ def _sidecar_answer(data: Any, sources_pool: Any, origin: str) -> NativeAnswer:
     """A JSON answer with a ``_citations`` sidecar as a readable document: keys as headings,
     each cited string followed by its citations (:mod:`citations.structured`).
 
-    Each sidecar problem the audit reports (a pointer naming nothing or a non-string, a
-    sidecar that is not a list) becomes a warning in the audit's words, so ``--strict`` fails
-    on it; a malformed entry is an :class:`AnswerError` naming ``_citations``.
+    Each sidecar problem the audit reports (an entry that is not an object, a pointer naming
+    nothing or a non-string, sids that are not positive integers, a sidecar that is not a
+    list) becomes a warning in the audit's words and the entry is skipped, as an invalid token
+    in markdown is: ``--strict`` fails on it, otherwise the sound entries are cited.
     """
     from citations.adapters import AdaptedAnswer
     from citations.adapters.detect import SIDECAR
@@ -147,7 +151,7 @@ def _sidecar_answer(data: Any, sources_pool: Any, origin: str) -> NativeAnswer:
     try:
         answer = read_structured(data)
     except SidecarError as exc:
-        raise AnswerError("_citations", f"{origin}: {exc}") from exc
+        raise AnswerError("", f"{origin}: {exc}") from exc  # names the file once
     pool = SourcePool.coerce(sources_pool)
     adapted = AdaptedAnswer(
         content=answer.markdown, pool=pool, sid_map={sid: sid for sid in answer.sids},

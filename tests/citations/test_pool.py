@@ -238,3 +238,29 @@ def test_merge_never_changes_or_reuses_sids(base_rows, new_rows, offset) -> None
             assert merged.get(new).title == first.title  # type: ignore[union-attr]
     again, again_map = merged.merge(other)
     assert again == merged and again_map == mapping
+
+
+@pytest.mark.parametrize(
+    "sid", [3_000_000_000, 2**31, 10**30, 1e30, "3000000000", "9" * 4000],
+    ids=["3e9", "2^31", "10^30", "float", "text", "4000-digits"],
+)
+def test_a_sid_no_token_can_cite_is_refused_naming_the_row_and_the_range(sid: object) -> None:
+    """``[[S:3000000000]]`` is invalid (at most 2147483647), yet the row loaded and was
+    reported orphaned: the pool and the token grammar now share one rule."""
+    rows = [{"sid": 1, "title": "fine"}, {"sid": sid, "title": "big"}]
+    with pytest.raises(PoolError) as caught:
+        SourcePool.coerce(rows)
+    message = str(caught.value)
+    assert "row 1" in message and "accepted: an integer from 1 to 2147483647" in message
+    assert len(message) < 300
+    assert caught.value.row_field == "sid"  # type: ignore[attr-defined]
+
+
+def test_the_largest_sid_a_token_can_cite_loads_and_is_cited() -> None:
+    from citations.tokens import parse_sid_spec
+
+    pool = SourcePool.coerce([{"sid": 2147483647, "title": "max"}])
+    assert list(pool.sids) == [2147483647]
+    assert parse_sid_spec("2147483647")[0] == (2147483647,)
+    with pytest.raises(PoolError, match="accepted: an integer from 1 to 2147483647"):
+        pool.merge([{"sid": 1, "title": "next", "url": "https://example.org/next"}])

@@ -206,3 +206,10 @@ def test_simhash_distances() -> None:
     index.add(2, unrelated)
     assert index.near(edited) == [(1, hamming(base, edited))]
     assert index.near(base ^ 0b111111) == []  # six bits away: beyond MAX_DISTANCE
+
+
+def test_no_sid_past_what_a_token_can_cite_is_given(tmp_path: Path) -> None:
+    path = tmp_path / "pool.json"
+    path.write_text(json.dumps([{"sid": 2147483647, "title": "max"}]), encoding="utf-8")
+    with pytest.raises(RegistryError, match="accepted: an integer from 1 to 2147483647"):
+        SourceRegistry(path).register([{"url": "https://example.org/new", "title": "new"}])

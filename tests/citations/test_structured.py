@@ -71,5 +71,20 @@ def test_a_sidecar_that_is_not_a_list_is_a_problem_not_an_error() -> None:
     assert answer.problems == ("/_citations: the sidecar is a str, not a list of entries",)
     with pytest.raises(SidecarError, match="is a str"):
         structured_markdown({"_citations": "nope", "a": "x"})
-    with pytest.raises(SidecarError, match="'path' must be"):
-        read_structured({"a": "x", "_citations": [{"path": 3, "sids": [1]}]})
+
+
+def test_a_malformed_entry_is_a_problem_and_the_sound_entries_are_placed() -> None:
+    """A bad entry raised and nothing was rendered, while the audit listed it as an invalid
+    token and counted the others: it is skipped, as an invalid token in markdown is."""
+    answer = read_structured({"a": "x", "b": "y", "c": "z", "_citations": [
+        {"path": 3, "sids": [1]}, {"path": "/a", "sids": [0]}, "nope", {"path": "/b", "sids": [2]},
+    ]})
+    assert answer.markdown == "# A\n\nx\n\n# B\n\ny[[S:2]]\n\n# C\n\nz\n"
+    assert answer.sids == (2,)
+    assert answer.problems == (
+        "/_citations/0: 'path' is 3, not a JSON Pointer string",
+        "/a: 'sids' is [0], not a non-empty list of positive integers",
+        "/_citations/2: entry is not an object with 'path' and 'sids'",
+    )
+    with pytest.raises(SidecarError, match="'path' must be"):  # the strict reading still raises
+        structured_markdown({"a": "x", "_citations": [{"path": 3, "sids": [1]}]})

@@ -392,6 +392,35 @@ def test_only_safe_links_reach_any_output_and_titles_are_escaped(tmp_path: Path,
     assert "Fine &lt;b&gt;bold&lt;/b&gt;" in docx_xml and "<b>" not in docx_xml
 
 
+POOL_SPACED: list[dict[str, Any]] = [
+    {"sid": 1, "title": "Solar search", "url": "https://www.google.com/search?q=solar panels"},
+    {"sid": 2, "title": "Bank", "url": "https://mybank.com .attacker.example/login"},
+]
+
+
+@pytest.mark.parametrize("kind", ["markdown", "html"])
+def test_pool_urls_are_linked_where_they_go_never_with_spaces_removed(
+    tmp_path: Path, kind: str
+) -> None:
+    """A space in a pool URL was removed (``q=solarpanels``; a host ``mybank.com .attacker…``
+    became ``mybank.com.attacker.example`` under the label ``mybank.com .attacker.example``)."""
+    content = ("<p>Claims [[S:1]] [[S:2]].</p>" if kind == "html" else "Claims [[S:1]] [[S:2]].")
+    results = {r.format: r for r in render(content, tmp_path, name="spaced",
+                                           formats=("md", "html", "docx", "pptx"),
+                                           sources_pool=POOL_SPACED, content_format=kind)}
+    encoded = "https://www.google.com/search?q=solar%20panels"
+    html, _ = _html_links(without_preview_script(results["html"].path.read_text("utf-8")))
+    markdown = results["md"].path.read_text("utf-8")
+    targets = {fmt: _package_targets(results[fmt].path) for fmt in ("docx", "pptx")}
+    for where, links in [("html", html), ("md", [markdown]), *targets.items()]:
+        joined = " ".join(links)
+        assert encoded in joined, where
+        assert "solarpanels" not in joined and "attacker" not in joined, where
+    for result in results.values():
+        text = b"".join(p.read_bytes() for p in result.paths)
+        assert b"mybank.com .attacker" not in text, result.format  # no label for a refused URL
+
+
 # ------------------------------------------------------------------ output names
 
 

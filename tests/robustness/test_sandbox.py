@@ -128,3 +128,44 @@ def test_fetcher_serves_inside_files_with_their_type(layout: tuple[Path, Path]) 
     data = fetcher.fetch(data_uri(b"abc", "text/plain"))
     assert data.read() == b"abc"
     assert fetcher.refused == []
+
+
+def _load_warnings(src: str, options: RenderOptions) -> list[str]:
+    from renderers.diagnostics import collect
+
+    with collect() as found:
+        assert load_image(src, options) is None
+    return [d.message for d in found]
+
+
+@pytest.mark.parametrize(
+    "data", [b"AAAA", png_bytes(40, 30)[:-20]], ids=["unknown-format", "truncated-png"]
+)
+def test_an_unreadable_image_is_named_the_same_way_every_time(data: bytes) -> None:
+    """Pillow's message held ``<_io.BytesIO object at 0x7f…>``: the warning differed on every
+    load, so one image was printed once per format instead of once per file."""
+    src = data_uri(data)
+    first = _load_warnings(src, RenderOptions())
+    assert first == _load_warnings(src, RenderOptions())
+    (message,) = first
+    assert " at 0x" not in message and "object" not in message
+    assert message.endswith("accepted: PNG, JPEG, GIF, WebP, BMP or TIFF images")
+
+
+def test_an_unreadable_image_is_one_warning_for_every_format(tmp_path: Path) -> None:
+    from renderers.api import render
+
+    content = "A ![d](data:image/png;base64,AAAA)\n"
+    results = render(content, tmp_path, name="b", formats=("docx", "pptx", "html", "md"))
+    warnings = {w for r in results for w in r.warnings}
+    assert warnings == {
+        "image 'data:image/png;base64,AAAA' not loaded (its alt text is shown): not a readable "
+        "image (unknown format); accepted: PNG, JPEG, GIF, WebP, BMP or TIFF images"
+    }
+
+
+def test_object_reprs_are_left_out_of_pillows_reasons() -> None:
+    from renderers.sandbox import _pillow_reason
+
+    reason = _pillow_reason(OSError("cannot identify image file <_io.BytesIO object at 0x7f43>"))
+    assert reason == "cannot identify image file"

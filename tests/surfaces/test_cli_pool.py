@@ -91,3 +91,23 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
         assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
     assert (tmp_path / "pool.json").read_text("utf-8") == "{oops"
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [("nope, not json\n", "line 1, column 1"), ('\n{"results": [1,\n', "line 3, column 1"),
+     ('{"a": ', "line 1, column 7")],
+)
+def test_add_says_a_json_file_is_not_valid_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, where: str
+) -> None:
+    """Invalid JSON was read as plain text (or not at all) and reported as "no sources found"."""
+    from renderers import cli
+
+    (tmp_path / "bad.json").write_text(text, encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["pool", "add", str(tmp_path / "reg.json"), str(tmp_path / "bad.json")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"bad.json: not valid JSON ({where}: Expecting value)" in err
+    assert "no sources found" not in err and not (tmp_path / "reg.json").exists()

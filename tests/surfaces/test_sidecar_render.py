@@ -41,11 +41,28 @@ def test_a_sidecar_object_renders_through_the_api(tmp_path: Path) -> None:
     assert result.sources_used == [1, 2]
 
 
-def test_a_malformed_sidecar_names_the_field(tmp_path: Path) -> None:
-    bad = {"summary": "x", "_citations": [{"path": 7, "sids": [1]}]}
-    with pytest.raises(Exception, match="_citations") as caught:
-        render(bad, tmp_path, name="b", formats=("md",), sources_pool=POOL)
-    assert getattr(caught.value, "field", "").startswith("answer")
+def test_a_malformed_entry_is_skipped_with_a_warning_and_the_others_are_cited(
+    tmp_path: Path,
+) -> None:
+    """A bad entry failed the whole render (without --strict) while the audit listed it as an
+    invalid token and counted the good entries: render now cites what the audit counts."""
+    from renderers.audit import audit
+
+    bad = {"summary": "x", "more": "y",
+           "_citations": [{"path": 7, "sids": [1]}, {"path": "/summary", "sids": [0]},
+                          {"path": "/more", "sids": [2]}]}
+    (result,) = render(bad, tmp_path, name="b", formats=("md",), sources_pool=POOL)
+    assert result.warnings == [
+        "/_citations/0: 'path' is 7, not a JSON Pointer string; skipped",
+        "/summary: 'sids' is [0], not a non-empty list of positive integers; skipped",
+    ]
+    assert result.sources_used == [2]
+    report = audit(json.dumps(bad), POOL, content_format="json")
+    assert list(report.cited_sids) == result.sources_used
+    assert [t.text for t in report.invalid_tokens] == ["/_citations/0", "/summary"]
+    with pytest.raises(StrictError, match="'sids' is \\[0\\]"):
+        render(bad, tmp_path / "strict", name="b", formats=("md",), sources_pool=POOL,
+               strict=True)
 
 
 NAMES_NOTHING = (
@@ -73,6 +90,10 @@ def test_sidecar_problems_are_warnings_in_the_audits_words(tmp_path: Path) -> No
             NAMES_NOTHING,
         ),
         ({"_citations": "nope", "a": "x"}, NOT_A_LIST),
+        (
+            {"a": "x", "_citations": [{"path": "/a", "sids": [0]}]},
+            "/a: 'sids' is [0], not a non-empty list of positive integers; skipped",
+        ),
     ],
 )
 def test_cli_strict_fails_on_a_sidecar_problem(
@@ -85,7 +106,9 @@ def test_cli_strict_fails_on_a_sidecar_problem(
         with pytest.raises(SystemExit) as exit_info:
             cli.main([*args, "--to", "md", "--out", str(tmp_path / "out"), *extra])
         assert exit_info.value.code == code
-        assert f"ans.json: {warning}\n" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert f"ans.json: {warning}\n" in err
+        assert err.count("ans.json") == 1  # the file is named once
     assert "_citations" not in (tmp_path / "out" / "ans.md").read_text("utf-8")
 
 
@@ -97,3 +120,20 @@ def test_the_api_in_strict_mode_refuses_an_answer_with_a_misplaced_citation(
         render(json.dumps(answer), tmp_path, name="a", formats="md", sources_pool=POOL,
                strict=True)
     assert not list(tmp_path.iterdir())
+
+
+def test_from_sidecar_on_text_says_what_a_sidecar_answer_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--from sidecar`` on a markdown file listed the providers' answers (OpenAI … LlamaIndex)
+    as what is accepted, not the sidecar form that was asked for, and named the file twice."""
+    (tmp_path / "x.md").write_text("# Hi\n\nText [[S:1]].\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["render", str(tmp_path / "x.md"), "--from", "sidecar", "--pool",
+                  str(tmp_path / "pool.json"), "--to", "md", "--out", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if "error:" in x]
+    assert line.count("x.md") == 1
+    assert "x.md is not valid JSON (line 1, column 1" in line
+    assert '"_citations"' in line and "OpenAI" not in line
