@@ -286,6 +286,7 @@ def render(**values: Any) -> None:
     try:
         with reading("--to"):
             formats = normalize_formats(to)
+        _check_store(store, broker)
         if name is not None and len(inputs) > 1:
             raise BadInput(
                 "--name",
@@ -341,12 +342,12 @@ def _render_jobs(
         if pool_path is not None and pool_path not in checked_pools:
             check_pool(pool_path)
             checked_pools.add(pool_path)
-        stem = name or path.stem
+        stem = path.stem if name is None else name  # --name '' is refused, not ignored
         try:
-            with reading("--name" if name else str(path)):
+            with reading(str(path) if name is None else "--name"):
                 validate_name(stem)
         except BadInput as exc:
-            hint = "" if name else "; pass --name STEM to name the outputs"
+            hint = "; pass --name STEM to name the outputs" if name is None else ""
             raise BadInput(exc.where, exc.message + hint) from None
         if stem in stems:
             raise BadInput(
@@ -361,6 +362,17 @@ def _render_jobs(
             kwargs=options,
         ))  # fmt: skip
     return jobs
+
+
+def _check_store(store: str | None, broker: str | None) -> None:
+    """``--store`` names where Celery workers write: without ``--broker`` nothing would use it,
+    so it is refused rather than silently ignored."""
+    if store is not None and broker is None:
+        raise BadInput(
+            "--store",
+            "is the Celery workers' artifact store and needs --broker URL; without --broker "
+            "renders run locally and use no store (leave --store out)",
+        )
 
 
 # ---------------------------------------------------------------- audit, serve, mcp
@@ -457,7 +469,8 @@ def serve(
     from renderers.service.app import serve as run_service
 
     try:
-        with reading(f"{host}:{port}"):
+        _check_store(store, broker)
+        with reading(f"[{host}]:{port}" if ":" in host else f"{host}:{port}"):
             run_service(host, port, workers, broker=broker, store=store,
                         webhook_hosts=webhook_host or (), worker_memory_mib=max_worker_memory)
     except BadInput as exc:

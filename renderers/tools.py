@@ -26,7 +26,7 @@ from citations.errors import CodedError, ErrorCode
 from citations.pool import ROW_SCHEMA
 from renderers.errors import OptionError, OutputPathError, short_repr
 from renderers.formats import BY_NAME, EXTENSIONS, Format
-from renderers.options import PARAMETERS, ReadingOptions, Surface
+from renderers.options import NOT_BLANK, PARAMETERS, ReadingOptions, Surface
 from renderers.process_memory import current_cap_mib, memory_exceeded
 
 # --- argument schemas (shared with the HTTP service) -------------------------------------
@@ -209,6 +209,10 @@ def validation_problem(validator: Draft202012Validator, arguments: Any) -> tuple
 def _what_is_wrong(error: ValidationError) -> str:
     """The refused value in a few words, never the whole of a huge one."""
     value, rule = error.instance, error.validator
+    if (rule in ("minLength", "pattern") and value == "") or (
+        rule == "pattern" and error.validator_value == NOT_BLANK and isinstance(value, str)
+    ):
+        return "blank text"
     if rule in ("maxLength", "minLength") and isinstance(value, str):
         return f"a string of {len(value):,} characters"
     if rule in ("maxItems", "minItems") and isinstance(value, list):
@@ -259,7 +263,8 @@ def accepted_values(schema: Any) -> str:
     if isinstance(kinds, list):
         return " or ".join(accepted_values({**schema, "type": kind}) for kind in kinds)
     if kinds == "string":
-        return "a string" + _bounds(schema.get("minLength"), schema.get("maxLength"),
+        text = "text that is not blank" if schema.get("pattern") == NOT_BLANK else "a string"
+        return text + _bounds(schema.get("minLength"), schema.get("maxLength"),
                                     "characters")
     if kinds in ("integer", "number"):
         return _KINDS[kinds] + _range(schema.get("minimum"), schema.get("maximum"))

@@ -618,12 +618,20 @@ def serve(
     broker: str | None = None, store: str | None = None, webhook_hosts: Sequence[str] = (),
     worker_memory_mib: int | None = None,
 ) -> None:
-    """Run the service with uvicorn until interrupted, within :class:`ServerLimits`."""
-    from renderers.service.server import run
+    """Run the service with uvicorn until interrupted, within :class:`ServerLimits`.
+
+    The settings are checked and ``host``:``port`` is bound before any worker starts: a port
+    in use or an unknown host raises :class:`~renderers.service.server.ListenError`."""
+    from renderers.service.server import listen, run
 
     app = create_app(workers=workers, broker=broker, store=store, webhook_hosts=webhook_hosts,
                      worker_memory_mib=worker_memory_mib)
-    run(app, host=host, port=port, limits=ServerLimits())
+    sockets = listen(host, port)
+    try:
+        run(app, sockets=sockets, limits=ServerLimits())
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 # --- API description ------------------------------------------------------------------------------

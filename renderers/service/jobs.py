@@ -62,7 +62,7 @@ from renderers.service.pool import (
     memory_refusal,
 )
 from renderers.service.requests import RequestProblem
-from renderers.workers.errors import BrokerUnavailable, StoreUnavailable
+from renderers.workers.errors import BrokerUnavailable, StoreUnavailable, WorkerSetupError
 from renderers.workers.execute import (
     Finished,
     StoreJob,
@@ -112,6 +112,13 @@ class JobsAPI:
         self.webhooks = WebhookPolicy.of(config.webhook_hosts)
         if config.store is not None:
             open_store(config.store)  # a malformed URL fails at start-up, not per request
+        if config.store is not None and config.broker is None:
+            raise WorkerSetupError(
+                f"store {config.store!r} without a broker: the store is where Celery workers "
+                "write their artifacts; without a broker jobs run on the service's own workers "
+                "and keep their files in its temporary directory (give the broker too, or no "
+                "store)"
+            )
         if config.broker is not None:
             from renderers.workers.celery_app import check_broker_url
 

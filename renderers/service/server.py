@@ -17,6 +17,7 @@ client's keep-alive connection).
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import shutil
 import socket
@@ -133,6 +134,50 @@ class AnswerUnexpectedErrors:
             await response(scope, receive, send)
 
 
+class ListenError(OSError):
+    """The service cannot listen on the host and port it was given (in use, no such address)."""
+
+
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets for ``host``:``port``, bound before anything else starts.
+
+    uvicorn binds only after the app's startup (the worker processes) and answers a failure
+    with a logged ``[Errno 98]`` among its INFO lines and exit status 3; binding first lets
+    the caller refuse in one line, before any worker starts. Every address ``host`` resolves
+    to is bound, as uvicorn's own ``create_server`` does (``localhost``: IPv4 and IPv6).
+    """
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ListenError(
+            getattr(exc, "errno", None) or 0,
+            f"{where}: cannot listen: no such host or interface ({reason}); accepted: a "
+            "local address or host name (--host 127.0.0.1, 0.0.0.0, ::1)",
+        ) from None
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(found):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:  # the IPv4 address, if any, has its own socket
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(2048)
+            sock.set_inheritable(True)
+    except OSError as exc:
+        for sock in sockets:
+            sock.close()
+        hint = "; another process holds the port (choose another --port)" if (
+            exc.errno == errno.EADDRINUSE) else ""
+        raise ListenError(exc.errno or 0,
+                          f"{where}: cannot listen: {exc.strerror or exc}{hint}") from None
+    return sockets
+
+
 def run(
     app: Any,
     *,
@@ -162,6 +207,13 @@ def run(
         lifespan="on",
         log_level=log_level,
     )
+    if sockets is not None:  # uvicorn announces only the addresses it bound itself
+        for sock in sockets:
+            address, bound_port = sock.getsockname()[:2]
+            shown = f"[{address}]" if ":" in address else address
+            logging.getLogger("uvicorn.error").info(
+                "citerender serving on http://%s:%d (Press CTRL+C to quit)", shown, bound_port
+            )
     try:
         uvicorn.Server(config).run(sockets=list(sockets) if sockets is not None else None)
     finally:

@@ -88,6 +88,53 @@ def test_a_render_stops_at_max_seconds_and_keeps_what_was_written(tmp_path: Path
     assert (tmp_path / "short.pdf").read_bytes().startswith(b"%PDF")
 
 
+@pytest.mark.parametrize("late", ["before", "during"])
+def test_the_typst_compile_is_bounded_by_max_seconds_before_and_after(
+    late: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typst's compile cannot be interrupted: a deadline passed before it starts stops the
+    render without compiling, and one passed while it runs stops the render as it returns,
+    before anything is written."""
+    import typst
+
+    from renderers.writers.typst import markup, writer
+
+    real_source, real_compiler = markup.typst_source, typst.Compiler
+    compiled: list[float] = []  # when each compile returned
+
+    def slow_source(*args: object, **kwargs: object) -> object:
+        busy(GIVE_UP_S)  # Python work: the deadline passes here
+        return real_source(*args, **kwargs)  # type: ignore[arg-type]
+
+    class SlowCompiler:  # what a compile longer than the deadline looks like from Python
+        def __init__(self, **kwargs: object) -> None:
+            self.real = real_compiler(**kwargs)
+
+        def compile_with_warnings(self, **kwargs: object) -> object:
+            result = self.real.compile_with_warnings(**kwargs)
+            compiled.append(time.monotonic() + 1.5)
+            time.sleep(1.5)  # in C, like Typst: the interrupt waits until it returns
+            return result
+
+        def query(self, **kwargs: object) -> object:
+            return self.real.query(**kwargs)
+
+    if late == "before":
+        monkeypatch.setattr(writer, "typst_source", slow_source)
+    else:
+        monkeypatch.setattr(writer.typst, "Compiler", SlowCompiler)
+    started = time.monotonic()
+    with pytest.raises(RenderTimeout, match=r"max_seconds=1 s \(stopped while making the pdf"):
+        render("# T\n\nText [[S:1]].\n", tmp_path, sources_pool=POOL, formats=["pdf"],
+               pdf_engine="typst", limits={"max_seconds": 1})
+    stopped = time.monotonic()
+    assert stopped - started < GIVE_UP_S / 2
+    assert len(compiled) == (0 if late == "before" else 1)  # never started, or ran once
+    if compiled:
+        assert stopped - compiled[0] < 1.0  # at once when the compile returned
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.slow
 def test_the_cli_reports_the_limit_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "long.md").write_text(LONG_REPORT, encoding="utf-8")

@@ -267,6 +267,13 @@ def test_bad_pool_in_a_real_process(workspace: Path) -> None:
         (None, ["note.md", "--to", "gif"], ["--to", "'gif'"]),
         (None, ["note.md", "other.md", "--name", "x", "--to", "md"], ["--name"]),
         (None, ["note.md", "--to", "md", "--name", "../escape"], ["'..' is refused"]),
+        (None, ["note.md", "--to", "md", "--name", ""], ["--name", "output name is empty"]),
+        (None, ["note.md", "--to", "md", "--name", "  "], ["--name", "output name is empty"]),
+        (None, ["note.md", "--to", "md", "--sources-heading", ""],
+         ["--sources-heading", "sources_heading=''", "not blank"]),
+        (None, ["note.md", "--to", "md", "--sources-heading", " \t"],
+         ["--sources-heading", "not blank"]),
+        (None, ["note.md", "--to", "md", "--store", "s3://x"], ["--store", "--broker"]),
         (None, ["note.md", "--to", "md", "--out", "pool.json"], ["pool.json", "not a directory"]),
         (None, ["note.md", "--to", "docx", "--reference-docx", "nope.docx"], ["nope.docx"]),
     ],
@@ -284,6 +291,7 @@ def test_bad_input_exits_2_with_one_line(
     result = runner().invoke(cli.app, ["render", "--pool", "pool.json", "--out", "out", *args])
     assert result.exit_code == 2, result.output
     assert_one_line_error(result.stderr, *needles)
+    assert not (workspace / "out").exists() or not any((workspace / "out").iterdir())
 
 
 # ---------------------------------------------------------------- audit
@@ -446,3 +454,33 @@ def test_serve_and_mcp_reach_their_entry_points(
                      ("serve", "127.0.0.1", 8000, None, {**defaults, "worker_memory_mib": 1024}),
                      ("mcp", tmp_path / "tools", None), ("mcp", tmp_path / "tools", 2048)]
     assert (tmp_path / "tools").is_dir()
+
+
+@pytest.mark.parametrize("case", ["port in use", "unknown host", "store without broker"])
+def test_serve_refuses_in_one_line_before_any_worker_starts(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A port in use or a host that does not resolve is exit 2 with one line naming host:port
+    (it was uvicorn's logged [Errno 98] and exit 3, after the workers had started); a --store
+    without --broker would be used by no worker, so it is refused too."""
+    import socket
+
+    started: list[object] = []
+    monkeypatch.setattr("renderers.service.server.run", lambda *a, **k: started.append(a))
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    args, needles = {
+        "port in use": (["--port", str(port)],
+                        [f"127.0.0.1:{port}: cannot listen", "in use", "--port"]),
+        "unknown host": (["--host", "999.1.1.1"], ["999.1.1.1:8000: cannot listen", "--host"]),
+        "store without broker": (["--store", "s3://x"], ["--store", "--broker"]),
+    }[case]
+    try:
+        result = runner().invoke(cli.app, ["serve", "--workers", "1", *args])
+    finally:
+        holder.close()
+    assert result.exit_code == 2, result.output
+    assert_one_line_error(result.stderr, *needles)
+    assert started == []  # never reached uvicorn, so no worker process was started

@@ -243,6 +243,14 @@ def test_bad_store_or_broker_url_fails_at_start() -> None:
         create_app(workers=1, warmup=False, broker="amqp://127.0.0.1")
 
 
+def test_a_store_without_a_broker_is_refused_at_start() -> None:
+    """Without a broker no Celery worker writes to the store: refused, not silently unused."""
+    from renderers.workers.errors import WorkerSetupError
+
+    with pytest.raises(WorkerSetupError, match="without a broker"):
+        create_app(workers=1, warmup=False, store="file:///tmp/citerender-store")
+
+
 def test_a_job_that_keeps_killing_its_worker_is_failed_not_retried() -> None:
     from renderers.workers.execute import MAX_ATTEMPTS, Finished, begin
     from renderers.workers.jobstate import MemoryBoard, new_state

@@ -8,6 +8,7 @@ import dataclasses
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from typer.testing import CliRunner
 
 from renderers import cli, cli_options, mcp_server
 from renderers.api import RenderResult, render
+from renderers.errors import OptionError
 from renderers.formats import FORMATS
 from renderers.options import (
     LIMIT_PARAMETERS,
@@ -232,3 +234,27 @@ def test_the_readme_lists_every_cli_option() -> None:
         if param.offered_on("cli") and param.kind != "limits":
             assert f"`{cli_options.flags(param)[0]}" in readme, param.name
             assert f"`{param.name}`" in readme or param.owner is Limits, param.name
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
+def test_a_blank_sources_heading_is_refused_on_every_surface(
+    blank: str, tmp_path: Path, echo_client: TestClient
+) -> None:
+    """Markdown fell back to "## Sources" while HTML and PDF wrote an empty heading: one rule
+    for all, in the spec, naming the option and what is accepted."""
+    accepted = "text that is not blank (1 to 200 characters)"
+    refused = rf"sources_heading=.*blank; accepted: {re.escape(accepted)}"
+    with pytest.raises(OptionError, match=refused):
+        render("x [[S:1]]", tmp_path, sources_pool=POOL, formats=["md"], sources_heading=blank)
+    envelope = call_tool("write_markdown", {"content": "x", "sources_heading": blank},
+                         out_dir=tmp_path)
+    assert envelope["ok"] is False and envelope["error"]["where"] == "sources_heading"
+    answer = echo_client.post("/render", json={"content": "x", "format": "md",
+                                               "sources_heading": blank})
+    assert answer.status_code == 400 and answer.json()["field"] == "sources_heading"
+    assert answer.json()["error"] == ("sources_heading: blank text; accepted: text that is not "
+                                      "blank of 1 to 200 characters")
+    done = CliRunner().invoke(cli.app, ["render", "x.md", "--sources-heading", blank])
+    assert done.exit_code == 2 and "--sources-heading" in done.stderr
+    assert not list(tmp_path.iterdir())
+    assert build_options(sources_heading="  Quellen ").sources_heading == "Quellen"

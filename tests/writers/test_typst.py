@@ -22,6 +22,7 @@ from PIL import Image as PILImage
 from pypdf import PdfReader
 
 from citations.pool import SourcePool
+from renderers.api import render as api_render
 from renderers.document import (
     INLINE_STYLES,
     Block,
@@ -60,7 +61,15 @@ from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
 from renderers.writers.typst import fonts as typst_fonts
 from renderers.writers.typst import writer as typst_writer
-from renderers.writers.typst.bounds import MAX_PARAGRAPH_PIECES, check_paragraph_pieces
+from renderers.writers.typst.bounds import (
+    CELL_PIECES,
+    CODE_LINE_PIECES,
+    ENTRY_PIECES,
+    MAX_DOCUMENT_PIECES,
+    MAX_PARAGRAPH_PIECES,
+    check_paragraph_pieces,
+    document_pieces,
+)
 from renderers.writers.typst.escape import string_literal, text_markup
 from renderers.writers.typst.markup import TypstSource, typst_source
 from renderers.writers.typst.parts import code_span
@@ -74,6 +83,7 @@ HOSTILE = (
     "*bold* _emph_ `raw` = heading - item + item / term: ~ -- --- ... 'q' \"qq\" : ; , . ! ? "
     "% & | ^ < > #box[x] #(1) #[content] #{code} #\"str\" #set text(red) #show: none"
 )
+ROOT = Path(__file__).resolve().parents[2]
 POOL = SourcePool.from_rows([{"sid": 1, "title": "A source", "url": "https://example.org/a"}])
 _FOOTER = re.compile(r"Page\d+of\d+")
 
@@ -243,6 +253,45 @@ def test_a_paragraph_of_too_many_pieces_is_refused_before_typst_starts() -> None
     with pytest.raises(LimitError, match=r"typst: a paragraph has more than 5,000 inline pieces"
                        r".*pdf_engine 'weasyprint'"):
         render((cell,))
+
+
+def test_a_document_of_too_many_pieces_is_refused_before_typst_starts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A large table passes every input limit, but Typst's compile of it (minutes, gigabytes)
+    cannot be interrupted: refused at once with the way out, and Typst never starts."""
+    def never(*args: object, **kwargs: object) -> object:
+        raise AssertionError("Typst was started")
+
+    monkeypatch.setattr(typst_writer, "compile_source", never)
+    table = "|" + "a|" * 50 + "\n|" + "-|" * 50 + "\n" + ("|" + "x [[S:1]]|" * 50 + "\n") * 400
+    with pytest.raises(LimitError, match=r"typst: the document has more than 40,000 pieces"
+                       r".*pdf_engine 'weasyprint'"):
+        api_render(table, sources_pool=[{"sid": 1, "title": "One", "url": "https://e.example"}],
+                   formats=["pdf"], out_dir=tmp_path, pdf_engine="typst")
+    assert not list(tmp_path.glob("*.pdf"))  # 1,000 such rows took Typst 20 s and 2.2 GB
+
+
+def test_the_document_bound_weighs_cells_entries_and_code_lines() -> None:
+    cell = TableCell((Text("x"), Cite((1,))))
+    table = Table((cell,), ((cell, cell),) * 2)  # 5 cells of 2 pieces
+    code = CodeBlock("a\nb\nc\n", "python")  # 3 lines, with or without the last newline
+    assert document_pieces((table,)) == 5 * (2 + CELL_PIECES)
+    assert document_pieces((code,)) == document_pieces((CodeBlock("a\nb\nc"),)) == 3 * 4
+    assert CODE_LINE_PIECES == 4
+    assert document_pieces((para(Text("x")),), entries=3) == 1 + 3 * ENTRY_PIECES
+    lines = MAX_DOCUMENT_PIECES // CODE_LINE_PIECES
+    assert document_pieces((CodeBlock("x\n" * lines),)) == MAX_DOCUMENT_PIECES  # accepted
+    assert document_pieces((CodeBlock("x\n" * (lines + 1)),)) > MAX_DOCUMENT_PIECES
+
+
+def test_the_benchmarks_500_page_report_stays_within_the_document_bound() -> None:
+    """bench/typst_bench.py renders the long sample ten times over with Typst."""
+    text = (ROOT / "samples" / "long-report.md").read_text("utf-8")
+    pool = SourcePool.load(ROOT / "samples" / "long-report.pool.json")
+    rdoc = resolve(read_markdown("\n\n".join([text] * 10)), pool)
+    weighed = document_pieces(rdoc.document.blocks, len(rdoc.entries))
+    assert weighed <= MAX_DOCUMENT_PIECES * 0.85, weighed  # with room for a longer report
 
 
 def test_short_table_columns_take_their_contents_width() -> None:

@@ -95,7 +95,7 @@ from renderers.writers.contents import (
     contents_position,
     heading_text,
 )
-from renderers.writers.typst.bounds import check_paragraph_pieces
+from renderers.writers.typst.bounds import check_document_pieces, check_paragraph_pieces
 from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
 from renderers.writers.typst.escape import string_literal, text_expr, text_markup
 from renderers.writers.typst.math import (
@@ -155,6 +155,7 @@ def typst_source(
     without it the PDF carries no date at all, so identical input gives identical bytes.
     """
     check_paragraph_pieces(rdoc.document.blocks)
+    check_document_pieces(rdoc.document.blocks, len(rdoc.entries))
     title = document_title(rdoc.document, options)
     page = page_dimensions(options.page_size)
     writer = _Markup(rdoc, options)
