@@ -34,9 +34,9 @@ So a piece costs Typst about 0.1 ms and 8–12 KiB, a table cell about as much a
 its contents, an entry of the Sources section about eight pieces (its title, link and
 back-links: 70–80 KiB), and a code line about four pieces of time (a long code block grows
 faster than linearly). :data:`MAX_DOCUMENT_PIECES` weighs them so; what it admits costs Typst
-at most about 4 s of CPU and 600 MiB (the cited table at the bound; the default
-``max_seconds`` is 300), while the 580-page report the benchmark renders keeps a fifth of the
-bound in reserve. Its 842 MiB are long text
+at most about 6 s of CPU and 1 GiB (a cited table near the bound, from the rows above; the
+default ``max_seconds`` is 300), and a report of about 1,400 pages like the sample still fits:
+the 580-page one the benchmark renders uses two fifths of it. Its 842 MiB are long text
 runs, which cost by their characters (``max_content_bytes`` and ``max_pages`` bound those),
 not by their number.
 """
@@ -51,7 +51,7 @@ from renderers.errors import LimitError
 #: Inline pieces (nested ones counted) of one paragraph, heading, table cell or caption.
 MAX_PARAGRAPH_PIECES = 5_000
 #: Weighed pieces of one document (:func:`document_pieces`; figures in the module's text).
-MAX_DOCUMENT_PIECES = 40_000
+MAX_DOCUMENT_PIECES = 80_000
 #: What a table cell weighs besides its inline pieces (an empty cell is laid out too).
 CELL_PIECES = 1
 #: What one entry of the Sources section weighs.
