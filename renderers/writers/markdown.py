@@ -407,17 +407,23 @@ class ImageDefinitions:
     def __init__(self, options: RenderOptions) -> None:
         self.options = options
         self._labels: dict[tuple[str, str], str] = {}
+        self._loaded: dict[tuple[str, str], str | None] = {}  # (src, title) → its label
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
 
     def label(self, image: Image) -> str | None:
         """The label of ``image``'s bytes with its title (a new one on first use), or None when
-        the image is not loaded (the sandbox has reported why)."""
-        loaded = load_image(safe_image_src(image.src), self.options)
-        if loaded is None:
-            return None
-        src = loaded.data_uri()
-        self.image_bytes.add(len(src), key=src)
-        return self._labels.setdefault((src, image.title), f"image-{len(self._labels) + 1}")
+        the image is not loaded (the sandbox has reported why). Each image is loaded once."""
+        key = (image.src, image.title)
+        if key not in self._loaded:
+            loaded = load_image(safe_image_src(image.src), self.options)
+            label = None
+            if loaded is not None:
+                src = loaded.data_uri()
+                self.image_bytes.add(len(src), key=src)
+                label = self._labels.setdefault((src, image.title),
+                                                f"image-{len(self._labels) + 1}")
+            self._loaded[key] = label
+        return self._loaded[key]
 
     def definitions(self) -> str:
         """The reference definitions, one per line (empty when no image was embedded)."""
@@ -585,7 +591,8 @@ class _BlockWriter:
     def _figure(self, image: Image, caption: tuple[Inline, ...], lead: str = "") -> str:
         picture = _InlineWriter(self.labels, images=self.images).image(image)
         cites = any(isinstance(node, Cite) for node in walk_inlines(caption))
-        if not lead and not cites and plain_text(caption).strip() == image.alt.strip():
+        shown = self.images.label(image) is not None  # else its fallback, then the caption
+        if shown and not lead and not cites and plain_text(caption).strip() == image.alt.strip():
             return picture  # the alt already says it (a citation in it needs the caption)
         return picture + "\n\n" + lead + self.inline_text(caption)
 
