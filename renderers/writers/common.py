@@ -14,7 +14,8 @@ Writers differ in how they lay things out, never in what they decide. This modul
 * **an image that cannot be shown** — :func:`image_fallback`;
 * **a link that would show nothing** but its citations — :func:`shows_nothing`;
 * **a table cell's side margins** when columns are narrow — :func:`narrow_cell_margin`;
-* **task-list boxes** — :func:`task_box` / :func:`task_marker`.
+* **task-list boxes** — :func:`task_box`, and :func:`item_marker`: a task item's box takes
+  the place of its bullet or number.
 
 Text direction (the first-strong-character rule) lives in :mod:`renderers.text`, next to the
 other plain-text rules, because readers may use it too.
@@ -408,11 +409,12 @@ def task_box(checked: bool | None) -> str:
     return "" if checked is None else TASK_BOXES[checked]
 
 
-def task_marker(checked: bool | None) -> str:
-    """The box and the space that starts a task item's text in formats without list syntax
-    for it (DOCX, PPTX); ``""`` for a plain item."""
-    box = task_box(checked)
-    return f"{box} " if box else ""
+def item_marker(checked: bool | None, marker: str) -> str:
+    """What marks a list item whose list would mark it ``marker`` (a bullet, a number): a
+    task's box instead, else ``marker``. An item shows one marker in every format — HTML's task
+    item has no list marker, only its box; Typst numbers the item by its box; DOCX gives it a
+    numbering level drawing the box, PPTX a bullet of it — never a bullet and then a box."""
+    return task_box(checked) or marker
 
 
 class ImageBytes:
