@@ -3,6 +3,8 @@
 Writers differ in how they lay things out, never in what they decide. This module decides:
 
 * **page sizes** — :data:`PAGE_SIZES` (CSS keyword for HTML/PDF, twips for DOCX);
+* **the level of the sections a writer adds** (contents, Notes, Citation notes, Sources) —
+  :data:`ADDED_SECTION_LEVEL`;
 * **the document title** — :func:`document_title`: which text is the title, which heading
   already shows it and whether the writer must add it;
 * **author notes** — :class:`AuthorNotes`: one series per document, lettered ``a, b, c …``
@@ -100,6 +102,16 @@ def check_page_size(number: int, width: float, height: float, limits: Limits) ->
             f"page {number} is {width:.4g} × {height:.4g} inches; the limit is "
             f"{limits.max_page_inches} inches a side (limits.max_page_inches)"
         )
+
+
+# ---------------------------------------------------------------- added sections
+
+#: The heading level of the sections a writer adds around the body: the contents, Notes,
+#: Citation notes and Sources. Level 2, the level of a document's top sections under its title
+#: (``# Title``, ``## Section``), so that they are peers of those sections in every outline:
+#: HTML ``<h2>`` (and the PDF's bookmarks), DOCX Heading 2 under the Title style (Word's
+#: navigation pane), the contents' entries.
+ADDED_SECTION_LEVEL = 2
 
 
 # ---------------------------------------------------------------- the title

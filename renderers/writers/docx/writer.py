@@ -65,6 +65,7 @@ from renderers.sandbox import load_image
 from renderers.text import blocks_direction, is_rtl, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
+    ADDED_SECTION_LEVEL,
     BACKLINK_MARK,
     BACKLINK_TITLE,
     NOTE_BACKLINK_TITLE,
@@ -318,7 +319,10 @@ class _DocxWriter:
     def _back_matter(self, body: Element, heading: str, longest: int, mark: str = "") -> ParaProps:
         """The heading of the Notes or Sources list (bookmarked as ``mark`` for the contents)
         and the hanging indent of its entries, wide enough for ``longest`` marker characters."""
-        p = add_paragraph(body, ParaProps(style=self.styles.get("Heading 1")))
+        # the level of the top sections under the Title, as HTML's <h2>: in Word's navigation
+        # pane Sources is their peer, not the only Heading 1 above them all
+        level = ADDED_SECTION_LEVEL
+        p = add_paragraph(body, ParaProps(style=self.styles.get(f"Heading {level}")))
         bid = self.bookmarks.start(p, mark) if mark else None
         add_run(p, heading)
         if bid is not None:

@@ -245,12 +245,13 @@ class _DeckBuilder(SlideFlow):
         entries = contents_entries(headings, back)
         if not entries:
             return
+        base = self.title_base
         self.start((Run(CONTENTS_HEADING),))
         for entry in entries:
             run = Run(clean(entry.text), target=entry.anchor)
             self.add_para(Para((run,), level=entry.depth - 1, space_before=4.0))
         self.close()
-        self.title_base = ()  # what follows before the first heading has no title
+        self.title_base = base  # what follows before the first heading: the document's title
 
     # ------------------------------------------------------------ code
 
@@ -447,6 +448,12 @@ class _DeckBuilder(SlideFlow):
         if title:
             subtitle = " · ".join(x for x in (tagline, clean(self.options.author)) if x)
             self.add_slide("title", cover, subtitle=subtitle)
+            # What comes before the first heading (a lede, a whole answer without headings)
+            # is shown under the document's title, as a careful deck-maker names every slide:
+            # an untitled slide reads as broken and is unnamed in the outline and slide sorter.
+            # (A short byline alone under the title is the cover's subtitle instead.) Plain
+            # text: the cover heading's citations are shown, and defined, on the cover.
+            self.title_base = (Run(title.strip()),)
         if self.options.toc:
             self.agenda(shown.heading)
         self.blocks(blocks)
