@@ -3,6 +3,8 @@
 Writers differ in how they lay things out, never in what they decide. This module decides:
 
 * **page sizes** — :data:`PAGE_SIZES` (CSS keyword for HTML/PDF, twips for DOCX);
+* **the level of the sections a writer adds** (contents, Notes, Citation notes, Sources) —
+  :data:`ADDED_SECTION_LEVEL`;
 * **the document title** — :func:`document_title`: which text is the title, which heading
   already shows it and whether the writer must add it;
 * **author notes** — :class:`AuthorNotes`: one series per document, lettered ``a, b, c …``
@@ -14,7 +16,8 @@ Writers differ in how they lay things out, never in what they decide. This modul
 * **an image that cannot be shown** — :func:`image_fallback`;
 * **a link that would show nothing** but its citations — :func:`shows_nothing`;
 * **a table cell's side margins** when columns are narrow — :func:`narrow_cell_margin`;
-* **task-list boxes** — :func:`task_box` / :func:`task_marker`.
+* **task-list boxes** — :func:`task_box`, and :func:`item_marker`: a task item's box takes
+  the place of its bullet or number.
 
 Text direction (the first-strong-character rule) lives in :mod:`renderers.text`, next to the
 other plain-text rules, because readers may use it too.
@@ -99,6 +102,16 @@ def check_page_size(number: int, width: float, height: float, limits: Limits) ->
             f"page {number} is {width:.4g} × {height:.4g} inches; the limit is "
             f"{limits.max_page_inches} inches a side (limits.max_page_inches)"
         )
+
+
+# ---------------------------------------------------------------- added sections
+
+#: The heading level of the sections a writer adds around the body: the contents, Notes,
+#: Citation notes and Sources. Level 2, the level of a document's top sections under its title
+#: (``# Title``, ``## Section``), so that they are peers of those sections in every outline:
+#: HTML ``<h2>`` (and the PDF's bookmarks), DOCX Heading 2 under the Title style (Word's
+#: navigation pane), the contents' entries.
+ADDED_SECTION_LEVEL = 2
 
 
 # ---------------------------------------------------------------- the title
@@ -407,11 +420,12 @@ def task_box(checked: bool | None) -> str:
     return "" if checked is None else TASK_BOXES[checked]
 
 
-def task_marker(checked: bool | None) -> str:
-    """The box and the space that starts a task item's text in formats without list syntax
-    for it (DOCX, PPTX); ``""`` for a plain item."""
-    box = task_box(checked)
-    return f"{box} " if box else ""
+def item_marker(checked: bool | None, marker: str) -> str:
+    """What marks a list item whose list would mark it ``marker`` (a bullet, a number): a
+    task's box instead, else ``marker``. An item shows one marker in every format — HTML's task
+    item has no list marker, only its box; Typst numbers the item by its box; DOCX gives it a
+    numbering level drawing the box, PPTX a bullet of it — never a bullet and then a box."""
+    return task_box(checked) or marker
 
 
 class ImageBytes:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from renderers.document import Block, Heading, Paragraph, plain_text
 from renderers.text import Direction, text_direction
-from renderers.writers.common import NOTES_HEADING, citation_notes_heading
+from renderers.writers.common import ADDED_SECTION_LEVEL, NOTES_HEADING, citation_notes_heading
 
 #: The heading of the contents list.
 CONTENTS_HEADING = "Contents"
@@ -32,7 +32,7 @@ CONTENTS_DEPTH = 3
 class ContentsEntry:
     """One line of the contents: its text, where it points, its nesting ``depth`` (1 = top
     level, never more than one deeper than the entry before) and the ``level`` of its heading
-    (1 for the Notes and Sources)."""
+    (:data:`~renderers.writers.common.ADDED_SECTION_LEVEL` for the Notes and Sources)."""
 
     text: str
     anchor: str
@@ -94,7 +94,8 @@ def contents_entries(
             continue
         depth = min(wanted, depth + 1)
         entries.append(ContentsEntry(text, anchor, depth, level))
-    entries.extend(ContentsEntry(text, target, 1, 1) for text, target in back_matter if text)
+    entries.extend(ContentsEntry(text, target, 1, ADDED_SECTION_LEVEL)
+                   for text, target in back_matter if text)
     return tuple(entries)
 
 

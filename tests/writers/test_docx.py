@@ -22,8 +22,10 @@ from citations.pool import SourcePool
 from renderers.document import Block, Document, Link, Paragraph, Text
 from renderers.errors import InputError, UnsupportedNodeError
 from renderers.options import RenderOptions
+from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
 from renderers.writers.docx.writer import docx_bytes
+from renderers.writers.html.report import render_html
 from tests.helpers import convert_with_libreoffice, pdf_text
 from tests.support.ir import load_ir
 from tests.support.render import (
@@ -155,7 +157,7 @@ def test_citations_are_superscript_links_to_existing_bookmarks(report: bytes) ->
 def test_sources_section_links_titles_and_back_to_text(report: bytes) -> None:
     paras = paragraphs(report)
     heading = next(i for i, p in enumerate(paras) if text(p) == "Sources")
-    assert style_of(paras[heading]) == "Heading1"
+    assert style_of(paras[heading]) == "Heading2"  # a peer of the top sections, as HTML's <h2>
     entries = paras[heading + 1 :]
     assert [next(p.iter(f"{W}t")).text for p in entries] == ["1.", "2.", "3.", "4."]
     relationships = rels(report)
@@ -193,8 +195,10 @@ def test_lists_use_word_numbering_with_start_overrides(report: bytes) -> None:
                               num.find(f"{W}ilvl").get(f"{W}val"))
     assert items["one2"][1] == "0" and items["nested"][1] == "1"
     assert items["one2"][0] == items["two"][0] != items["nested"][0]
-    assert items["\u2612 done"][0] == items["nested"][0]
-    assert "\u2610 todo" in items
+    # a task item is numbered by a list of its boxes, in place of the bullet (the item's text
+    # has no box of its own)
+    assert items["done"][1] == items["nested"][1] and items["done"][0] != items["nested"][0]
+    assert "todo" in items and items["todo"][0] != items["done"][0]
     assert starts[items["three"][0]] == "3"
     assert starts[items["again"][0]] == "1"
     assert items["again"][0] != items["three"][0]
@@ -512,3 +516,20 @@ def test_block_quotes_in_a_row_keep_their_own_bars() -> None:
     shown = [(p.text, _boxed(p)) for p in paragraphs]
     assert shown[:5] == [("First quote.", True), ("Its second paragraph.", True), ("", False),
                          ("Another quote.", True), ("Text.", False)], shown
+
+
+@pytest.mark.parametrize("toc", [False, True])
+def test_notes_and_sources_are_peers_of_the_top_sections(toc: bool) -> None:
+    # Sources was the only Heading 1, under the Title, with every section a Heading 2: in
+    # Word's navigation pane it outranked them all. HTML and the PDF outline make it an h2.
+    content = ("# Report\n\n## Findings\n\nA claim.[[S:1]][^n]\n\n### Detail\n\nMore.\n\n"
+               "[^n]: A note.\n")
+    data = docx_bytes(resolve(read_markdown(content), SourcePool.from_rows(
+        [{"sid": 1, "title": "Source one", "url": "https://one.org/"}])), RenderOptions(toc=toc))
+    styles = {p.text: p.style.name for p in docx.Document(io.BytesIO(data)).paragraphs}
+    assert styles["Report"] == "Title" and styles["Findings"] == "Heading 2"
+    assert styles["Notes"] == styles["Sources"] == "Heading 2"
+    assert "Heading 1" not in styles.values()
+    html = render_html(resolve(read_markdown(content), SourcePool.from_rows(
+        [{"sid": 1, "title": "Source one", "url": "https://one.org/"}])), RenderOptions())
+    assert "<h2>Sources</h2>" in html and "<h2>Notes</h2>" in html  # the same rule

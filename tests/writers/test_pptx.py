@@ -589,3 +589,22 @@ def test_sources_entries_and_image_fallbacks_follow_the_shared_rules() -> None:
     entry = slide_text(sources_slides(prs)[0]).splitlines()[1]
     assert entry == "1. Report 1 on storage markets — site1.org · 2024-03-01 ↑"
     assert "[Image]" in slide_text(prs.slides[0])
+
+
+@pytest.mark.parametrize("toc", [False, True])
+def test_text_before_the_first_heading_is_shown_under_the_documents_title(toc: bool) -> None:
+    # An answer without headings, or a lede before the first section, had slides without a
+    # title: they read as broken and were unnamed in the outline and the slide sorter.
+    answer = " ".join(f"Heat pumps deliver {k} units of heat per unit.[[S:1]]" for k in range(60))
+    content = f"# Should we recommend heat pumps?\n\n{answer}\n\n- Radiators\n- Insulation\n"
+    _, prs, _ = render(content, make_pool(1), toc=toc)
+    slides = list(prs.slides)
+    assert all(slide_title(s).strip() for s in slides), [slide_title(s) for s in slides]
+    body = [s for s in slides if "Heat pumps deliver 0" in slide_text(s)]
+    assert [slide_title(s) for s in body] == ["Should we recommend heat pumps?"]
+    rest = [slide_title(s) for s in slides if "Radiators" in slide_text(s)]
+    assert rest and rest[0].startswith("Should we recommend heat pumps?")
+    lede = ("# Briefing\n\nA lede that cites its figures, longer than a byline.[[S:1]]\n\n"
+            "## Power\n\nX.\n")
+    titles = [slide_title(s) for s in render(lede, make_pool(1), toc=toc)[1].slides]
+    assert titles[:1] == ["Briefing"] and "Briefing" in titles[1:] and "Power" in titles

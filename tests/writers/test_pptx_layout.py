@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from pptx import Presentation
@@ -13,6 +14,8 @@ from citations.pool import SourcePool
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
+from renderers.writers.pptx.layout import build_deck
+from renderers.writers.pptx.metrics import Client, Segment, TextMetrics
 from renderers.writers.pptx.model import CONT, CONT_MARK, Run
 from renderers.writers.pptx.output import pptx_bytes
 from renderers.writers.pptx.runs import cite_runs, cont_marker, continued_title, sentence_starts
@@ -159,3 +162,34 @@ def test_a_code_block_longer_than_a_slide_keeps_three_lines_in_each_part() -> No
         parts = [count for count in parts if count]
         assert len(parts) >= 2 and sum(parts) == 40 + extra
         assert min(parts) >= 3, (extra, parts)
+
+
+class CountingMetrics(TextMetrics):
+    """Metrics that count the characters they wrap: the work of measuring a deck."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.measured = 0
+
+    def line_starts(self, segments: Iterable[Segment], width: float, size: float,
+                    client: Client = "powerpoint") -> list[int]:
+        pieces = list(segments)
+        self.measured += sum(len(text) for text, _, _ in pieces)
+        return super().line_starts(pieces, width, size, client)
+
+
+def measured_characters(markdown: str) -> tuple[int, int]:
+    """Characters wrapped to build the deck of ``markdown``, and its slides."""
+    metrics = CountingMetrics()
+    deck = build_deck(resolve(read_markdown(markdown), POOL), RenderOptions(), metrics=metrics)
+    return metrics.measured, len(deck.slides)
+
+
+def test_splitting_a_very_long_paragraph_measures_it_in_linear_work() -> None:
+    # Each continuation slide re-measured the whole rest of the paragraph: 40,000 words took
+    # 12 s and 200,000 words minutes. Doubling the paragraph must about double the work.
+    for text in ("word " * 4000, " ".join(sentence(k) for k in range(240))):
+        small, small_slides = measured_characters(f"## Long\n\n{text}\n")
+        large, large_slides = measured_characters(f"## Long\n\n{text}{text}\n")
+        assert large_slides >= 2 * small_slides - 1 and small_slides > 10
+        assert large < 2.3 * small, (small, large)

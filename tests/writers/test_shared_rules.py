@@ -39,13 +39,14 @@ from renderers.writers.common import (
     document_title,
     entry_parts,
     image_fallback,
+    item_marker,
     note_marker,
-    task_marker,
 )
 from renderers.writers.docx.writer import docx_bytes
 from renderers.writers.html.report import render_html
 from renderers.writers.markdown import markdown_text
 from renderers.writers.pdf import pdf_bytes
+from renderers.writers.pptx.output import pptx_bytes
 from tests.helpers import convert_with_libreoffice, pdf_lines
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -170,7 +171,8 @@ def test_entry_parts_and_image_fallback() -> None:
     assert image_fallback(Image("x.png", alt="  A  chart ")) == "[Image: A chart]"
     assert image_fallback(Image("/srv/x.png", title="Titled")) == "[Image: Titled]"
     assert image_fallback(Image("/srv/x.png")) == "[Image]"
-    assert (task_marker(True), task_marker(False), task_marker(None)) == ("\u2612 ", "\u2610 ", "")
+    assert (item_marker(True, "\u2022"), item_marker(False, ""), item_marker(None, "\u2022")) == (
+        "\u2612", "\u2610", "\u2022")  # a task's box replaces the bullet or number
 
 
 def test_every_page_size_has_dimensions() -> None:
@@ -315,7 +317,7 @@ def test_a_missing_image_and_task_boxes_look_the_same_everywhere(
     assert out == "\\[Image: Refused\\]\n" and "/srv/" not in out
     boxes = [span.text_content() for span in root.find_class("task-box")]
     assert boxes == ["\u2612", "\u2610"]
-    assert "\u2612 done task" in paragraphs and "\u2610 open task" in paragraphs
+    assert "done task" in paragraphs and "open task" in paragraphs  # the box is the list mark
     text = pdf_words(pdf_data)
     assert fallback in text and re.search("\u2612\\s*done task", text)
 
@@ -337,3 +339,66 @@ def test_a_note_referenced_only_by_itself_renders_everywhere() -> None:
     root = lxml.html.document_fromstring(render_html(rdoc, RenderOptions()))
     assert root.get_element_by_id("fnref-1").find("a").get("href") == "#fn-1"
     assert markdown_text(rdoc, RenderOptions()) == "[^a]: Self[^a]\n"
+
+
+def docx_list_marks(data: bytes) -> dict[str, str]:
+    """Each list paragraph's text → the mark its Word numbering level draws (``%1.`` for a
+    number)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        root = etree.fromstring(package.read("word/document.xml"))
+        numbering = etree.fromstring(package.read("word/numbering.xml"))
+    abstract = {a.get(f"{W}abstractNumId"): a for a in numbering.iter(f"{W}abstractNum")}
+    nums = {n.get(f"{W}numId"): abstract[n.find(f"{W}abstractNumId").get(f"{W}val")]
+            for n in numbering.iter(f"{W}num")}
+    marks: dict[str, str] = {}
+    for p in root.iter(f"{W}p"):
+        num_pr = p.find(f"{W}pPr/{W}numPr")
+        if num_pr is None:
+            continue
+        level = num_pr.find(f"{W}ilvl").get(f"{W}val")
+        definition = nums[num_pr.find(f"{W}numId").get(f"{W}val")]
+        lvl = next(x for x in definition.iter(f"{W}lvl") if x.get(f"{W}ilvl") == level)
+        text = "".join(t.text or "" for t in p.iter(f"{W}t"))
+        marks[text] = lvl.find(f"{W}lvlText").get(f"{W}val")
+    return marks
+
+
+TASKS = """# Tasks
+
+- [ ] open task
+- [x] done task
+- plain bullet
+
+1. first step
+2. [x] second step
+3. third step
+"""
+
+
+def test_a_task_item_shows_its_box_instead_of_a_bullet_or_number_in_docx() -> None:
+    data = docx_bytes(resolved(TASKS), RenderOptions())
+    assert docx_list_marks(data) == {
+        "open task": "\u2610", "done task": "\u2612", "plain bullet": "\u2022",
+        "first step": "%1.", "second step": "\u2612", "third step": "%1.",
+    }
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        numbering = etree.fromstring(package.read("word/numbering.xml"))
+    starts = [o.get(f"{W}val") for o in numbering.iter(f"{W}startOverride")]
+    assert "3" in starts, "the item after a task keeps counting it: 3., as HTML shows"
+
+
+@pytest.mark.libreoffice
+def test_task_items_show_one_mark_in_docx_and_pptx_in_libreoffice(tmp_path: Path) -> None:
+    rdoc = resolved(TASKS)
+    docx = tmp_path / "tasks.docx"
+    docx.write_bytes(docx_bytes(rdoc, RenderOptions()))
+    pptx = tmp_path / "deck" / "tasks.pptx"
+    pptx.parent.mkdir()
+    pptx.write_bytes(pptx_bytes(rdoc, RenderOptions()))
+    for path in (docx, pptx):
+        # spaces left out: the gap between a mark and the text is the client's to draw
+        lines = ["".join(text.split()) for _, _, text in
+                 pdf_lines(convert_with_libreoffice(path, path.parent).read_bytes())]
+        assert "\u2610opentask" in lines and "\u2612donetask" in lines, (path.name, lines)
+        assert "\u2612secondstep" in lines and "3.thirdstep" in lines, (path.name, lines)
+        assert "\u2022plainbullet" in lines, (path.name, lines)

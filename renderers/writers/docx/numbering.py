@@ -6,9 +6,12 @@ from typing import Literal
 
 from lxml import etree
 
+from renderers.writers.common import task_box
 from renderers.writers.docx.oxml import Element, sub, w
 
-ListKind = Literal["bullet", "decimal"]
+#: A Word list's marks: bullets, numbers, or a task's box (open or done) in their place.
+ListKind = Literal["bullet", "decimal", "task-open", "task-done"]
+_TASK_KINDS: dict[bool, ListKind] = {False: "task-open", True: "task-done"}
 
 #: Twips per level of list and block-quote indentation.
 INDENT_STEP = 720
@@ -57,7 +60,10 @@ class Numbering:
         for level in range(9):
             lvl = sub(node, "lvl", {"ilvl": str(level)})
             sub(lvl, "start", {"val": "1"})
-            if kind == "bullet":
+            if kind in _TASK_KINDS.values():
+                sub(lvl, "numFmt", {"val": "bullet"})
+                sub(lvl, "lvlText", {"val": task_box(kind == "task-done")})
+            elif kind == "bullet":
                 sub(lvl, "numFmt", {"val": "bullet"})
                 sub(lvl, "lvlText", {"val": _BULLETS[level % len(_BULLETS)]})
             else:
@@ -76,6 +82,12 @@ class Numbering:
             else:
                 self._root.append(node)
         return abstract_id
+
+
+def item_kind(checked: bool | None, kind: ListKind) -> ListKind:
+    """The marks of an item of a ``kind`` list: a task's box in place of the bullet or number
+    (the rule of :func:`~renderers.writers.common.item_marker`), else the list's own."""
+    return kind if checked is None else _TASK_KINDS[checked]
 
 
 def list_indent(level: int) -> int:

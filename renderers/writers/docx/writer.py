@@ -65,6 +65,7 @@ from renderers.sandbox import load_image
 from renderers.text import blocks_direction, is_rtl, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
+    ADDED_SECTION_LEVEL,
     BACKLINK_MARK,
     BACKLINK_TITLE,
     NOTE_BACKLINK_TITLE,
@@ -78,7 +79,6 @@ from renderers.writers.common import (
     entry_parts,
     image_fallback,
     page_dimensions,
-    task_marker,
     unresolved_note_text,
 )
 from renderers.writers.contents import (
@@ -108,6 +108,7 @@ from renderers.writers.docx.numbering import (
     LIST_HANGING,
     ListKind,
     Numbering,
+    item_kind,
     list_indent,
 )
 from renderers.writers.docx.oxml import (
@@ -326,7 +327,10 @@ class _DocxWriter:
     def _back_matter(self, body: Element, heading: str, longest: int, mark: str = "") -> ParaProps:
         """The heading of the Notes or Sources list (bookmarked as ``mark`` for the contents)
         and the hanging indent of its entries, wide enough for ``longest`` marker characters."""
-        p = add_paragraph(body, ParaProps(style=self.styles.get("Heading 1")))
+        # the level of the top sections under the Title, as HTML's <h2>: in Word's navigation
+        # pane Sources is their peer, not the only Heading 1 above them all
+        level = ADDED_SECTION_LEVEL
+        p = add_paragraph(body, ParaProps(style=self.styles.get(f"Heading {level}")))
         bid = self.bookmarks.start(p, mark) if mark else None
         add_run(p, heading)
         if bid is not None:
@@ -477,20 +481,27 @@ class _DocxWriter:
     ) -> None:
         """One Word list (its own num, so numbering restarts); nested lists go one level down."""
         level = min(scope.list_level + 1, 8)
-        num_id = self.numbering.new_list(kind, level, start)
         indent = scope.origin + list_indent(level)
         inner = replace(scope, list_level=level, indent=indent)
         style = self.styles.get("List Paragraph")
-        props = ParaProps(style=style, num=(num_id, level), border_left=scope.quote,
+        props = ParaProps(style=style, border_left=scope.quote,
                           space_after=None if tight else 120,
                           indent=indent if scope.origin else 0, hanging=LIST_HANGING)
         listed = blocks_direction(tuple(block for item in items for block in item.blocks))
-        for item in items:
+        # A task item's box replaces its bullet or number: it is numbered by a list of boxes.
+        # The numbers of the other items go on counting it (HTML's <li> does), so a numbered
+        # item after a task starts a numbered list of its own at its number.
+        nums: dict[ListKind, int] = {}
+        previous: ListKind | None = None
+        for index, item in enumerate(items):
+            marks = item_kind(item.checked, kind)
+            if marks not in nums or (marks == "decimal" and previous != "decimal"):
+                nums[marks] = self.numbering.new_list(marks, level, start + index)
+            previous = marks
             first, rest = _split_first(item.blocks)
             direction = blocks_direction(item.blocks) or listed  # no strong text: the list's
-            p = add_paragraph(parent, replace(props, bidi=direction == "rtl"))
-            if item.checked is not None:
-                add_run(p, task_marker(item.checked))
+            p = add_paragraph(parent, replace(props, num=(nums[marks], level),
+                                              bidi=direction == "rtl"))
             if first is not None:
                 self.inlines(p, first.children, RunProps(), inner)
             self.blocks(parent, rest, inner)

@@ -15,7 +15,7 @@ from lxml.html import HtmlElement
 from markupsafe import Markup, escape
 
 from renderers.text import HeadingIds
-from renderers.writers.common import DocumentTitle
+from renderers.writers.common import ADDED_SECTION_LEVEL, DocumentTitle
 from renderers.writers.contents import (
     CONTENTS_HEADING,
     CONTENTS_ID,
@@ -30,7 +30,8 @@ def contents_markup(entries: Sequence[ContentsEntry]) -> Markup:
         return Markup("")
     out = [
         f'<nav id="{CONTENTS_ID}" class="toc" role="doc-toc" dir="auto">',
-        f'<h2 class="toc-title">{escape(CONTENTS_HEADING)}</h2>',
+        f'<h{ADDED_SECTION_LEVEL} class="toc-title">{escape(CONTENTS_HEADING)}'
+        f"</h{ADDED_SECTION_LEVEL}>",
     ]
     depth = 0
     for entry in entries:

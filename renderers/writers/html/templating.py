@@ -11,7 +11,7 @@ import jinja2
 
 from renderers.options import PageSize
 from renderers.templates import templates_dir
-from renderers.writers.common import page_dimensions
+from renderers.writers.common import ADDED_SECTION_LEVEL, page_dimensions
 from renderers.writers.html.breaks import breakable
 from renderers.writers.html.list_numbers import li_value_style
 
@@ -29,6 +29,7 @@ def environment() -> jinja2.Environment:
         auto_reload=False,
     )
     env.globals["li_value_style"] = li_value_style
+    env.globals["section_level"] = ADDED_SECTION_LEVEL  # Notes, Sources: h2
     env.filters["breakable"] = breakable
     return env
 

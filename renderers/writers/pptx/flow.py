@@ -9,7 +9,9 @@ The deck builder (:mod:`.layout`) decides what each block becomes and calls in h
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import accumulate
 
 from renderers.options import RenderOptions
 from renderers.writers.pptx.metrics import TextMetrics
@@ -38,14 +40,21 @@ from renderers.writers.pptx.runs import (
     cap,
     clean,
     continued_title,
+    runs_rtl,
     segments,
     sentence_starts,
     split_para,
     truncate_runs,
 )
 
-#: A paragraph split in two: the head, its height (points) and the tail.
-Split = tuple[Para, float, Para]
+#: Where a paragraph splits: the head, its height (points), and the offset (into the joined
+#: text of the paragraph split) where the rest begins.
+Split = tuple[Para, float, int]
+#: Lines a window of a tall paragraph's remainder holds beyond what fits an empty slide: the
+#: remainder measured alone wraps a line or two otherwise than inside the whole paragraph
+#: (it starts with "(cont.)"), so a margin keeps every split the window decides the one the
+#: whole remainder would get.
+_WINDOW_MARGIN = 4
 
 
 class SlideFlow:
@@ -224,39 +233,57 @@ class SlideFlow:
         """Place a paragraph (of ``height``, when already measured) whole, on a new slide when
         it does not fit this one.
 
-        Only a paragraph taller than a whole slide is split: at the last sentence boundary that
-        fits (at a line boundary when one sentence alone is taller than a slide), its remainder
-        continuing on the next slide marked "(cont.)".
+        Only a paragraph taller than a whole slide is split (:meth:`add_tall_para`).
         """
         self.ensure_open()
         if not para.runs:
             return
         if height is None:
             height = self.para_height(para)
+        if height > self.content_h - 2 * INSET_Y + 0.01:
+            self.add_tall_para(para)
+            return
+        while height > self.room() + 0.01:
+            self.continue_slide()
+        self.paras.append(para)
+        self.heights.append(height)
+        self.para_h += height
+
+    def add_tall_para(self, para: Para) -> None:
+        """Place a paragraph taller than a whole slide: at the last sentence boundary that fits
+        (at a line boundary when one sentence alone is taller than a slide), its remainder
+        continuing on the next slide marked "(cont.)".
+
+        The paragraph is measured once (:class:`_Remainder`); each decision then measures only
+        the window of its remainder that one slide could hold, so the work grows with the
+        paragraph's length, not with its square (a 1 MB paragraph was re-measured whole for each
+        of its hundreds of slides).
+        """
+        whole = self.content_h - 2 * INSET_Y  # the room on an empty slide
+        rest = _Remainder(para, self.metrics, self.text_width - para.margin_left,
+                          int(whole // self.metrics.line_height(para.size)) + _WINDOW_MARGIN)
         while True:
-            if height <= self.room() + 0.01:
-                self.paras.append(para)
-                self.heights.append(height)
-                self.para_h += height
-                return
-            whole = self.content_h - 2 * INSET_Y  # the room on an empty slide
-            parts = None
-            if height > whole + 0.01:
-                parts = self.split_to_fit(para, self.room())
-                if parts is None and self.split_to_fit(para, whole) is None:
-                    # its first sentence alone is taller than a slide: lines are all that's left
-                    two_lines = para.space_before + 2 * self.metrics.line_height(para.size)
-                    if self.is_empty() or self.room() >= two_lines:
-                        parts = self.split_at_lines(para, self.room())
+            window, complete = rest.window()
+            if complete:
+                height = self.para_height(window)
+                if height <= whole + 0.01:  # what is left fits a slide: placed whole
+                    self.add_para(window, height)
+                    return
+            parts = self.split_to_fit(window, self.room())
+            if parts is None and self.split_to_fit(window, whole) is None:
+                # its first sentence alone is taller than a slide: lines are all that's left
+                two_lines = window.space_before + 2 * self.metrics.line_height(window.size)
+                if self.is_empty() or self.room() >= two_lines:
+                    parts = self.split_at_lines(window, self.room())
             if parts is None:
                 self.continue_slide()
                 continue
-            head, head_h, para = parts
+            head, head_h, offset = parts
             self.paras.append(head)
             self.heights.append(head_h)
             self.para_h += head_h
             self.continue_slide()
-            height = self.para_height(para)
+            rest.advance(offset)
 
     def split_to_fit(self, para: Para, room: float) -> Split | None:
         """``para`` split at its last sentence boundary whose head fits ``room``, or None."""
@@ -265,10 +292,10 @@ class SlideFlow:
         low, high = 0, len(candidates) - 1
         while low <= high:  # a longer head is never shorter: binary search
             middle = (low + high) // 2
-            head, tail = split_para(para, candidates[middle], marker=CONT_MARK)
+            head = split_para(para, candidates[middle], marker=CONT_MARK)[0]
             head_h = self.para_height(head)
             if head_h <= room + 0.01:
-                fitting, low = (head, head_h, tail), middle + 1
+                fitting, low = (head, head_h, candidates[middle]), middle + 1
             else:
                 high = middle - 1
         return fitting
@@ -280,10 +307,10 @@ class SlideFlow:
         line_h = self.metrics.line_height(para.size)
         fit = min(max(int((room - para.space_before + 0.01) // line_h), 1), len(starts) - 1)
         while True:
-            head, tail = split_para(para, starts[fit], marker=CONT_MARK)
+            head = split_para(para, starts[fit], marker=CONT_MARK)[0]
             head_h = self.para_height(head)
             if fit == 1 or head_h <= room + 0.01:
-                return head, head_h, tail
+                return head, head_h, starts[fit]
             fit -= 1
 
     def is_empty(self) -> bool:
@@ -311,6 +338,55 @@ class SlideFlow:
             return top
         return None
 
+
+
+class _Remainder:
+    """A paragraph taller than a slide, and what is left of it to place.
+
+    It is measured once (PowerPoint's line starts of the whole paragraph); :meth:`window` then
+    hands out what :func:`~.runs.split_para` would leave of it from the current position (the
+    "(cont.)" marker first), cut ``span`` lines further on. What lies past the window cannot
+    change a decision: a remainder longer than the window is taller than a slide, and a head
+    reaching past it does not fit one (a marker or a later start only pushes words onto later
+    lines), so each decision measures a slide's worth of text instead of the whole rest.
+    """
+
+    def __init__(self, para: Para, metrics: TextMetrics, width: float, span: int) -> None:
+        self.para = para
+        self.rtl = runs_rtl(para.runs) if para.rtl is None else para.rtl
+        self.text = "".join(run.text for run in para.runs)
+        #: where each run starts in the joined text, then where the text ends
+        self.offsets = list(accumulate((len(run.text) for run in para.runs), initial=0))
+        self.lines = metrics.line_starts(segments(para.runs), width, para.size)
+        self.span = span
+        self.pos = 0  # where the remainder starts in the paragraph's text
+        self.base = 0  # where the window's text (after its marker) starts in the paragraph's
+        self.marked = 0  # characters of the window's marker
+
+    def window(self) -> tuple[Para, bool]:
+        """The remainder as a paragraph, cut ``span`` lines on; whether it is all of it."""
+        line = bisect_right(self.lines, self.pos) - 1
+        ahead = line + self.span
+        end = self.lines[ahead] if ahead < len(self.lines) else len(self.text)
+        first = bisect_right(self.offsets, self.pos) - 1
+        last = bisect_left(self.offsets, end)  # the runs starting before ``end``
+        runs = list(self.para.runs[first:last])
+        runs[-1] = runs[-1].with_text(runs[-1].text[:end - self.offsets[last - 1]])
+        piece = dataclasses.replace(self.para, runs=tuple(runs), rtl=self.rtl)
+        complete = end == len(self.text)
+        if self.pos == 0:
+            self.base, self.marked = 0, 0
+            return piece, complete
+        window = split_para(piece, self.pos - self.offsets[first], marker=CONT_MARK)[1]
+        self.marked = len(window.runs[0].text) if window.runs else 0
+        shown = "".join(run.text for run in window.runs)[self.marked:]
+        # split_para drops the line breaks and spaces the remainder would start with
+        self.base = self.pos + max(self.text.find(shown, self.pos, end), 0) - self.pos
+        return window, complete
+
+    def advance(self, offset: int) -> None:
+        """The last window was placed up to ``offset`` (into its text)."""
+        self.pos = self.base + offset - self.marked
 
 
 def _note_runs(paras: Iterable[Para]) -> Iterator[Run]:

@@ -46,7 +46,7 @@ from renderers.writers.common import (
     AuthorNotes,
     document_title,
     image_fallback,
-    task_marker,
+    item_marker,
 )
 from renderers.writers.contents import (
     CONTENTS_HEADING,
@@ -193,14 +193,13 @@ class _DeckBuilder(SlideFlow):
         depth = level + 1
         for index, item in enumerate(items):
             first = True
-            bullet = "" if start is not None else BULLETS[(depth - 1) % len(BULLETS)]
-            number = start + index if start is not None else 0
-            box = task_marker(item.checked)
+            # a task's box takes the place of the item's bullet or number
+            listed = "" if start is not None else BULLETS[(depth - 1) % len(BULLETS)]
+            bullet = item_marker(item.checked, listed)
+            number = start + index if start is not None and not bullet else 0
             for sub in item.blocks or (Paragraph(()),):
                 if isinstance(sub, Paragraph) and first:
                     runs = self.inlines.para(sub.children, italic=italic)
-                    if box:
-                        runs = (Run(box), *runs)
                     space = 3.0 if tight else 6.0
                     self.add_para(Para(runs or (Run(" "),), level=depth, bullet=bullet,
                                        number=number, space_before=space))
@@ -208,7 +207,7 @@ class _DeckBuilder(SlideFlow):
                     self.paragraph(sub.children, depth, italic)
                 else:
                     if first:
-                        self.add_para(Para((Run(box or " "),), level=depth, bullet=bullet,
+                        self.add_para(Para((Run(" "),), level=depth, bullet=bullet,
                                            number=number, space_before=3.0))
                     self.block(sub, depth, italic)
                 first = False
@@ -246,12 +245,13 @@ class _DeckBuilder(SlideFlow):
         entries = contents_entries(headings, back)
         if not entries:
             return
+        base = self.title_base
         self.start((Run(CONTENTS_HEADING),))
         for entry in entries:
             run = Run(clean(entry.text), target=entry.anchor)
             self.add_para(Para((run,), level=entry.depth - 1, space_before=4.0))
         self.close()
-        self.title_base = ()  # what follows before the first heading has no title
+        self.title_base = base  # what follows before the first heading: the document's title
 
     # ------------------------------------------------------------ code
 
@@ -448,6 +448,12 @@ class _DeckBuilder(SlideFlow):
         if title:
             subtitle = " · ".join(x for x in (tagline, clean(self.options.author)) if x)
             self.add_slide("title", cover, subtitle=subtitle)
+            # What comes before the first heading (a lede, a whole answer without headings)
+            # is shown under the document's title, as a careful deck-maker names every slide:
+            # an untitled slide reads as broken and is unnamed in the outline and slide sorter.
+            # (A short byline alone under the title is the cover's subtitle instead.) Plain
+            # text: the cover heading's citations are shown, and defined, on the cover.
+            self.title_base = (Run(title.strip()),)
         if self.options.toc:
             self.agenda(shown.heading)
         self.blocks(blocks)

@@ -36,7 +36,7 @@ from renderers.document import (
     ThematicBreak,
 )
 from renderers.errors import UnsupportedNodeError
-from renderers.writers.common import image_fallback, task_marker
+from renderers.writers.common import image_fallback, item_marker
 from renderers.writers.pptx.model import BULLETS, Para, Run
 from renderers.writers.pptx.runs import InlineRuns, clean, italicized
 
@@ -93,13 +93,12 @@ def _list_paras(block: BulletList | OrderedList, inlines: InlineRuns, level: int
         inner = notes_paras(item.blocks, inlines, level + 1)
         if not item.blocks or not isinstance(item.blocks[0], Paragraph):
             inner.insert(0, _para((), level + 1))
-        box = task_marker(item.checked)
-        runs = ((Run(box),) if box else ()) + inner[0].runs
-        if isinstance(block, OrderedList):
-            inner[0] = dataclasses.replace(inner[0], runs=runs, number=block.start + index)
+        listed = "" if isinstance(block, OrderedList) else BULLETS[level % len(BULLETS)]
+        bullet = item_marker(item.checked, listed)  # a task's box in place of its bullet
+        if isinstance(block, OrderedList) and not bullet:
+            inner[0] = dataclasses.replace(inner[0], number=block.start + index)
         else:
-            inner[0] = dataclasses.replace(inner[0], runs=runs,
-                                           bullet=BULLETS[level % len(BULLETS)])
+            inner[0] = dataclasses.replace(inner[0], bullet=bullet)
         paras += inner
     return paras
 
