@@ -39,7 +39,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 from urllib.parse import quote
 
 from jsonschema import Draft202012Validator
@@ -53,7 +53,7 @@ from starlette.routing import Route
 from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode
 from renderers.formats import BY_NAME, EXTENSIONS
-from renderers.options import Limits
+from renderers.options import Limits, PdfEngine
 from renderers.process_memory import default_worker_memory_mib
 from renderers.service.body import BodyProblem, parse_json_object, read_body, request_problem
 from renderers.service.codes import ServiceCode
@@ -198,8 +198,9 @@ _WARMUP_DOC = "# Warm-up\n\nFonts and layout load once per worker.[[S:1]]\n"
 _WORKER_GC_THRESHOLD = 50_000
 
 
-def warm_worker() -> None:
-    """Worker initializer: load the renderers and render a tiny PDF so the first job is warm.
+def warm_worker(engines: tuple[PdfEngine, ...] = get_args(PdfEngine)) -> None:
+    """Worker initializer: load the renderers and render a tiny PDF with each of ``engines``
+    so the first job is warm.
 
     Then everything loaded so far (modules, fonts, caches) is moved out of the garbage
     collector's sight (:func:`gc.freeze`), so collections during a render scan only that
@@ -209,7 +210,7 @@ def warm_worker() -> None:
         from renderers.api import render
 
         with tempfile.TemporaryDirectory(prefix="citerender-warmup-") as tmp:
-            for engine in ("weasyprint", "typst"):  # each PDF engine loads its fonts once
+            for engine in engines:  # each PDF engine loads its fonts once
                 render(_WARMUP_DOC, tmp, name="warmup", formats=["pdf"], pdf_engine=engine,
                        sources_pool=[{"sid": 1, "title": "Warm-up", "url": "https://example.org/"}])
     except Exception as exc:  # the worker still serves; the first job pays the cost instead

@@ -182,11 +182,20 @@ def make_celery(settings: WorkerSettings) -> Celery:
                         worker=str(task.request.hostname or ""))
 
     app.task(bind=True, base=RenderTask, name=TASK_NAME)(render)
-    if settings.memory_cap_mib is not None:
-        from celery.signals import worker_process_init
+    from celery.signals import worker_process_init
 
-        cap = settings.memory_cap_mib
-        worker_process_init.connect(lambda **_: cap_process_memory(cap), weak=False)
+    cap = settings.memory_cap_mib
+
+    def start_render_process(**_: object) -> None:
+        """A new render process: its memory cap, then a warm Typst (never warmed before the
+        fork: see :func:`renderers.workers.command.warm_main_process`)."""
+        if cap is not None:
+            cap_process_memory(cap)
+        from renderers.service.app import warm_worker
+
+        warm_worker(("typst",))
+
+    worker_process_init.connect(start_render_process, weak=False)
     return app
 
 

@@ -131,13 +131,17 @@ def worker(
 
 
 def warm_main_process() -> None:
-    """Load the writers and render once before the pool forks, so every process starts warm.
+    """Load the writers and render once with WeasyPrint before the pool forks, so every
+    process starts warm.
 
     The prefork pool forks its processes (and their replacements) from this one: modules,
-    fonts and layout caches loaded here are shared, not loaded again per process.
+    fonts and layout caches loaded here are shared, not loaded again per process. Typst is
+    warmed in each render process after the fork instead (``celery_app``): its compile runs
+    threads that a fork does not copy, and every child's first Typst compile waited forever
+    on a lock one of them held in this process.
     """
     from renderers.service.app import PRELOAD_MODULES, warm_worker
 
     for module in PRELOAD_MODULES:
         importlib.import_module(module)
-    warm_worker()
+    warm_worker(("weasyprint",))
