@@ -120,6 +120,22 @@ def test_fifty_jobs_through_two_workers_all_complete(cluster: Cluster) -> None:
         assert record["sha256"] == hashlib.sha256(answer.content).hexdigest()
 
 
+@pytest.mark.parametrize("fmt", ["pdf", "png"])
+def test_typst_jobs_render_on_the_workers(cluster: Cluster, fmt: str) -> None:
+    """The worker warms WeasyPrint before its pool forks; Typst, whose compile threads a fork
+    does not copy, is warmed in each render process: warmed before the fork, every Typst job
+    hung until the hard time limit."""
+    body = {"content": f"# Typst {fmt}\n\nMarker typst-{fmt}-done.[[S:1]]\n", "format": fmt,
+            "sources_pool": POOL, "pdf_engine": "typst"}
+    state = wait_job(cluster.client, cluster.submit(body)["id"], 60)
+    assert state["status"] == "done" and state["attempts"] == 1, state
+    data = cluster.client.get(state["artifact_url"]).content
+    if fmt == "pdf":
+        assert f"typst-{fmt}-done" in artifact_text(fmt, data, cluster.tmp)
+    else:
+        assert data.startswith(b"\x89PNG")
+
+
 def test_repeat_is_answered_from_the_board_then_from_the_store(cluster: Cluster) -> None:
     body = {"content": "Repeat me.[[S:2]]\n", "format": "pdf", "sources_pool": POOL}
     first = wait_job(cluster.client, cluster.submit(body)["id"])
