@@ -49,11 +49,10 @@ from renderers.workers.execute import (
     begin,
     complete,
     failure,
-    finished_already,
     render_to_store,
     store_for,
 )
-from renderers.workers.jobstate import JobState, RedisBoard
+from renderers.workers.jobstate import JobState, RedisBoard, finished_state
 from renderers.workers.webhooks import WebhookPolicy
 
 if TYPE_CHECKING:
@@ -216,7 +215,7 @@ def run_render_task(
     store = store_for(settings.store)
     webhooks = WebhookPolicy.of(settings.webhook_hosts)
     queued = JobState.from_dict(state)
-    if finished_already(board, store, queued.id) is not None:
+    if finished_state(board, store, queued.id) is not None:
         return  # redelivered after it finished: nothing to do
     current = board.get(queued.id) or queued
     if store_url != store.url:

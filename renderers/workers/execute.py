@@ -29,7 +29,7 @@ from typing import Any, Literal
 from citations.errors import ErrorCode
 from citations.store import SourcesUsedStore
 from renderers.service.codes import ServiceCode
-from renderers.workers.jobstate import JobBoard, JobState, load_result, save_result
+from renderers.workers.jobstate import JobBoard, JobState, save_result
 from renderers.workers.provenance import write_records
 from renderers.workers.stores import ArtifactStore, open_store
 from renderers.workers.webhooks import WebhookPolicy, send_webhook
@@ -107,17 +107,6 @@ def render_to_store(job: StoreJob) -> Finished:
         "artifacts": keys,
         "provenance": [record.to_dict() for record in records],
     })
-
-
-def finished_already(board: JobBoard, store: ArtifactStore, job_id: str) -> JobState | None:
-    """The job's finished state when it is done (on the board or in the store), else None."""
-    state = board.get(job_id)
-    if state is not None and state.status == "done":
-        return state
-    stored = load_result(store, job_id)
-    if stored is not None:
-        board.put(stored)
-    return stored
 
 
 def begin(board: JobBoard, state: JobState, *, worker: str, pid: int) -> JobState | Finished:

@@ -101,7 +101,8 @@ def result_key(job_id: str) -> str:
 
 
 def save_result(store: ArtifactStore, state: JobState) -> None:
-    """Write a finished job's state to the store (the last write of a job)."""
+    """Write a finished job's state to the store (the last write of a job), or the queued state
+    that replaces a finished one whose artifacts were removed (:mod:`~renderers.workers.submit`)."""
     store.put(result_key(state.id), (state.dumps() + "\n").encode("utf-8"))
 
 
@@ -115,6 +116,30 @@ def load_result(store: ArtifactStore, job_id: str) -> JobState | None:
     except (ValueError, TypeError, RecursionError):
         return None
     return state if state.status == "done" else None
+
+
+def artifacts_kept(store: ArtifactStore, state: JobState) -> bool:
+    """Whether every artifact of the finished ``state`` is still in the store (one listing of
+    the job's folder). A lifecycle rule or an operator may remove them; then the job counts as
+    not done, and the same request renders it again instead of answering 410 for ever."""
+    wanted = list((state.result or {}).get("artifacts") or [])
+    if not wanted:
+        return True
+    present = set(store.keys(f"artifacts/{state.id}/"))
+    return all(key in present for key in wanted)
+
+
+def finished_state(board: JobBoard, store: ArtifactStore, job_id: str) -> JobState | None:
+    """The job's finished state when it is done and its artifacts are still stored (on the
+    board, or in the store after Redis forgot it: the board learns it again), else None."""
+    state = board.get(job_id)
+    if state is not None and state.status == "done" and artifacts_kept(store, state):
+        return state
+    stored = load_result(store, job_id)  # the store is written before the board
+    if stored is None or not artifacts_kept(store, stored):
+        return None
+    board.put(stored)
+    return stored
 
 
 class JobBoard(Protocol):

@@ -24,7 +24,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from renderers.service.requests import RenderRequest
-from renderers.workers.jobstate import JobBoard, JobState, load_result, new_state
+from renderers.workers.jobstate import (
+    JobBoard,
+    JobState,
+    finished_state,
+    load_result,
+    new_state,
+    save_result,
+)
 from renderers.workers.stores import ArtifactStore
 
 STALE_QUEUED_S = 900.0
@@ -47,13 +54,10 @@ def submit(
 ) -> Submission:
     """Find or queue the job for ``request`` (see the module docstring for the rules)."""
     job_id = request.job_key()
+    finished = finished_state(board, store, job_id)
+    if finished is not None:
+        return Submission(finished, False)
     state = board.get(job_id)
-    if state is not None and state.status == "done":
-        return Submission(state, False)
-    stored = load_result(store, job_id)  # the store is written before the board
-    if stored is not None:
-        board.put(stored)
-        return Submission(stored, False)
     if state is not None and state.status in ("queued", "running"):
         if state.status == "running" or time.time() - state.updated_at < STALE_QUEUED_S:
             return Submission(state, False)
@@ -65,9 +69,11 @@ def submit(
     if state is None:
         if not board.claim(fresh):
             return Submission(board.get(job_id) or fresh, False)
-    else:  # failed before: try again from the first attempt
+    else:  # failed before, or done but its artifacts are gone: again from the first attempt
         fresh = dataclasses.replace(fresh, created_at=state.created_at)
         board.put(fresh)
+    if load_result(store, job_id) is not None:  # done once, its artifacts removed since:
+        save_result(store, fresh)  # that result must not answer for this run
     try:
         enqueue(fresh, request.payload)
     except BaseException:

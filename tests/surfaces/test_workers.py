@@ -150,6 +150,21 @@ def test_repeat_is_answered_from_the_board_then_from_the_store(cluster: Cluster)
     assert artifact.stat().st_mtime_ns == written  # nothing rendered or written again
 
 
+def test_a_job_whose_artifact_left_the_store_is_rendered_again(cluster: Cluster) -> None:
+    """A lifecycle rule removed the file: the artifact answers 410 and says to submit again,
+    and submitting again renders it again (it used to answer the finished job for ever)."""
+    body = {"content": "Removed later.[[S:3]]\n", "format": "md", "sources_pool": POOL}
+    first = wait_job(cluster.client, cluster.submit(body)["id"])
+    (cluster.store_dir / first["result"]["artifacts"][0]).unlink()
+    gone = cluster.client.get(first["artifact_url"])
+    assert gone.status_code == 410 and "submit the request again" in gone.json()["error"]
+    again = cluster.client.post("/jobs", json=body)
+    assert again.status_code == 202, again.json()
+    state = wait_job(cluster.client, again.json()["id"])
+    assert state["status"] == "done" and state["finished_at"] > first["finished_at"]
+    assert b"Removed later." in cluster.client.get(state["artifact_url"]).content
+
+
 def test_worker_process_killed_mid_render_is_redelivered(cluster: Cluster) -> None:
     job = cluster.submit({"content": slow_document(), "format": "pdf", "sources_pool": POOL,
                           "title": "Killed once"})
