@@ -220,8 +220,10 @@ def check_input(path: Path) -> None:
 
 
 def check_options(kwargs: dict[str, Any]) -> None:
-    """Validate the render options once, before any job: BadInput naming the flag at fault."""
-    from renderers.options import build_options, read_options
+    """Validate the render options once, before any job: BadInput naming the flag at fault,
+    in the spec's words (click checks only that a number is a number). A choice is replaced
+    by the value it names (``--page-size letter`` → ``Letter``, ``--from md`` → ``markdown``)."""
+    from renderers.options import PARAMS, build_options, coerce, read_options
 
     reading_names = {"content_format", "dialects"}
     try:
@@ -229,6 +231,9 @@ def check_options(kwargs: dict[str, Any]) -> None:
         build_options(**{k: v for k, v in kwargs.items() if k not in reading_names})
     except OptionError as exc:
         raise BadInput(cli_options.flag_for(exc.field) or exc.field, str(exc)) from None
+    for key, value in kwargs.items():
+        if key in PARAMS and PARAMS[key].kind == "choice" and value is not None:
+            kwargs[key] = coerce(PARAMS[key], value)
 
 
 # ---------------------------------------------------------------- render
