@@ -450,6 +450,23 @@ def test_help_shows_examples() -> None:
         assert "Examples" in result.stdout and "citerender " + command in result.stdout
 
 
+def test_audit_help_names_every_finding_that_exits_1(workspace: Path) -> None:
+    """The help said exit 1 meant unknown sids, invalid tokens or citations in code; raw HTML
+    and tokens render does not cite (not_rendered_sids) fail the audit too."""
+    import re
+
+    text = " ".join(runner().invoke(cli.app, ["audit", "--help"]).stdout.split())
+    text = re.sub(r"[│╭╮╰╯─]", "", text)
+    for needle in ("unknown sids", "invalid tokens", "in code", "raw HTML", "link's URL",
+                   "formula", "not_rendered_sids"):
+        assert needle in text, needle
+    (workspace / "raw.md").write_text("Cited.[[S:1]] <span title=\"[[S:2]]\">x</span>\n",
+                                      encoding="utf-8")
+    result = runner().invoke(cli.app, ["audit", str(workspace / "raw.md"), "--pool",
+                                       str(workspace / "pool.json"), "--json"])
+    assert result.exit_code == 1 and json.loads(result.stdout)["in_raw_html_sids"] == [2]
+
+
 def test_progress_bar_on_a_terminal(workspace: Path) -> None:
     stream = io.StringIO()
     console = Console(file=stream, force_terminal=True, width=100)
