@@ -48,6 +48,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/citations_bench.py
 	$(BIN)/python bench/render_bench.py
 	$(BIN)/python bench/typst_bench.py
+	$(BIN)/python bench/typst_bounds_bench.py
 	$(BIN)/python bench/docx_bench.py
 	$(BIN)/python bench/pptx_bench.py
 	$(BIN)/python bench/cmap_bench.py

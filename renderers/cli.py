@@ -90,8 +90,10 @@ AUDIT_EXAMPLES = """[bold]Examples[/bold]
   [cyan]citerender audit report.md --pool pool.json[/cyan]
   [cyan]citerender audit answer.html --pool pool.yaml --json | jq .unknown_sids[/cyan]
 
-Exit code 0: every citation resolves; 1: unknown sids, invalid tokens or citations in code;
-2: the input or the pool cannot be read.
+Exit code 0: every citation resolves and is rendered as one; 1: unknown sids, invalid tokens,
+or tokens render does not cite (in code, in raw HTML, in a link's URL, a formula or an unused
+link reference definition: [i]in_code_sids[/i], [i]in_raw_html_sids[/i],
+[i]not_rendered_sids[/i]); 2: the input or the pool cannot be read.
 """
 SERVE_EXAMPLES = """[bold]Examples[/bold]
 
@@ -220,8 +222,10 @@ def check_input(path: Path) -> None:
 
 
 def check_options(kwargs: dict[str, Any]) -> None:
-    """Validate the render options once, before any job: BadInput naming the flag at fault."""
-    from renderers.options import build_options, read_options
+    """Validate the render options once, before any job: BadInput naming the flag at fault,
+    in the spec's words (click checks only that a number is a number). A choice is replaced
+    by the value it names (``--page-size letter`` → ``Letter``, ``--from md`` → ``markdown``)."""
+    from renderers.options import PARAMS, build_options, coerce, read_options
 
     reading_names = {"content_format", "dialects"}
     try:
@@ -229,6 +233,9 @@ def check_options(kwargs: dict[str, Any]) -> None:
         build_options(**{k: v for k, v in kwargs.items() if k not in reading_names})
     except OptionError as exc:
         raise BadInput(cli_options.flag_for(exc.field) or exc.field, str(exc)) from None
+    for key, value in kwargs.items():
+        if key in PARAMS and PARAMS[key].kind == "choice" and value is not None:
+            kwargs[key] = coerce(PARAMS[key], value)
 
 
 # ---------------------------------------------------------------- render
@@ -394,7 +401,8 @@ def audit(
         str | None, cli_options.typer_option(PARAMS["dialects"], panel="Options")
     ] = None,
 ) -> None:
-    """Check INPUT's citations against POOL: unknown, invalid, in-code and orphaned sources."""
+    """Check INPUT's citations against POOL: unknown, invalid, not rendered (in code, raw HTML,
+    a link's URL, a formula) and orphaned sources."""
     from citations.pool import SourcePool
     from renderers.audit import audit as run_audit
     from renderers.options import read_options

@@ -275,7 +275,10 @@ def summary_table(outcomes: Sequence[Outcome]) -> Table:
 
 
 def report_outcomes(outcomes: Sequence[Outcome], console: Console, *, strict: bool) -> int:
-    """Print warnings (once per file), errors and the summary; return the exit code."""
+    """Print warnings (once per file), errors and the summary; return the exit code.
+
+    When nothing was rendered at all (every input failed before writing a file), the error
+    lines are the whole answer: a table of failed rows would only repeat them."""
     code = EXIT_OK
     for outcome in outcomes:
         for warning in outcome.warnings:
@@ -288,7 +291,8 @@ def report_outcomes(outcomes: Sequence[Outcome], console: Console, *, strict: bo
             code = max(code, outcome.code)
         elif strict and outcome.warnings:
             code = max(code, EXIT_PROBLEMS)
-    console.print(summary_table(outcomes))
+    if any(not outcome.error or outcome.formats for outcome in outcomes):
+        console.print(summary_table(outcomes))
     return code
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import typer
 
@@ -52,28 +52,40 @@ def _help(param: Param) -> str:
         text += f" [dim]({', '.join(param.info.formats)})[/dim]"
     if param.kind == "choices":
         text += f" Comma-separated: {', '.join(param.choices)}."
+    low, high = param.info.minimum, param.info.maximum
+    if param.kind == "integer" and low is not None:
+        text += f" [dim][{low}..{high}][/dim]" if high is not None else f" [dim][>={low}][/dim]"
     return text
 
 
+def _metavar(param: Param) -> str | None:
+    """The spec's metavar; a choice shows its values and aliases (``<A4|Letter>``)."""
+    if param.info.metavar:
+        return param.info.metavar
+    if param.kind == "choice":
+        return "<" + "|".join((*param.choices, *param.info.aliases)) + ">"
+    return None
+
+
 def typer_option(param: Param, panel: str | None = None) -> Any:
-    """The ``typer.Option`` for ``param`` (``Annotated`` metadata)."""
+    """The ``typer.Option`` for ``param`` (``Annotated`` metadata).
+
+    Ranges and choices are not given to click: the spec checks them (``check_options`` in
+    :mod:`renderers.cli`), so a bad value is refused in the spec's own words, as ``--pages``
+    and every other surface refuse it (``--dpi: dpi=5: accepted range is 10..600``)."""
     names = flags(param)
     if param.kind == "flag" and param.default is True:
         names = (f"{names[0]}/--no-{names[0].removeprefix('--')}", *names[1:])
     extra: dict[str, Any] = {}
-    if param.kind == "choice":
-        extra["case_sensitive"] = False
-    if param.kind == "integer":
-        extra.update(min=param.info.minimum, max=param.info.maximum)
-    if param.info.metavar:
-        extra["metavar"] = param.info.metavar
+    metavar = _metavar(param)
+    if metavar:
+        extra["metavar"] = metavar
     return typer.Option(*names, help=_help(param), rich_help_panel=panel or _panel(param), **extra)
 
 
 def _python_type(param: Param) -> Any:
-    if param.kind == "choice":  # the values and their aliases: typer shows and checks them
-        values: Any = Literal.__getitem__((*param.choices, *param.info.aliases))  # type: ignore[attr-defined]
-        return values | None if param.optional else values
+    if param.kind == "choice":  # checked by the spec; the metavar shows the values
+        return str | None if param.optional else str
     return {
         "flag": bool,
         "integer": int,

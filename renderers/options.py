@@ -81,6 +81,8 @@ class OptionInfo:
     must_exist: bool = False  # a path option naming a file that must exist
     cli_flags: tuple[str, ...] = ()  # default: --field-name
     metavar: str | None = None
+    #: The help of the JSON form when it differs from the CLI's (a list, not ``1,3-5``).
+    schema_help: str | None = None
 
 
 def option(
@@ -295,6 +297,10 @@ class RenderOptions:
         help="1-based pages to rasterize, e.g. 1,3-5 (default: every page, one PNG each).",
         formats=("png",),
         metavar="LIST",
+        schema_help=(
+            "1-based pages to rasterize, a list of page numbers such as [1, 3, 4, 5] "
+            "(default: every page, one PNG each)."
+        ),
     )
     docx_citations: DocxCitations = option(
         "superscript",
@@ -394,7 +400,7 @@ class Param:
                 }
             case _:
                 raise TypeError(f"option {self.name} ({self.kind}) has no JSON form")
-        return {**schema, "description": self.help}
+        return {**schema, "description": self.info.schema_help or self.help}
 
 
 def _kind_of(annotation: Any) -> tuple[Kind, tuple[str, ...], bool]:

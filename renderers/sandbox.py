@@ -56,8 +56,13 @@ def shown_reference(reference: str) -> str:
 
 
 def allowed_dirs(options: RenderOptions) -> tuple[Path, ...]:
-    """The directories resources may come from: ``base_dir`` and ``out_dir`` (whichever are set)."""
-    return tuple(d for d in (options.base_dir, options.out_dir) if d is not None)
+    """The directories resources may come from: ``base_dir`` and ``out_dir`` (whichever are set),
+    each once (``base_dir`` defaults to the output directory, so they are often the same)."""
+    dirs: dict[str, Path] = {}
+    for d in (options.base_dir, options.out_dir):
+        if d is not None:
+            dirs.setdefault(os.path.realpath(d), d)
+    return tuple(dirs.values())
 
 
 def decode_data_uri(uri: str) -> tuple[bytes, str]:
@@ -83,7 +88,9 @@ class Sandbox:
     """Resolves resource references to files inside the allowed directories (after symlinks)."""
 
     def __init__(self, allowed_dirs: Sequence[Path]) -> None:
-        self.roots: tuple[str, ...] = tuple(os.path.realpath(d) for d in allowed_dirs)
+        self.roots: tuple[str, ...] = tuple(
+            dict.fromkeys(os.path.realpath(d) for d in allowed_dirs)
+        )
 
     def contains(self, path: str) -> bool:
         """True if the real path of ``path`` lies inside one of the allowed directories."""

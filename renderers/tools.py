@@ -377,7 +377,9 @@ def output_name(fmt: Format, name: str | None) -> str:
 def tool_arguments(arguments: object) -> dict[str, Any]:
     """The arguments as a dict: a mapping, JSON text of an object, or None (no arguments).
 
-    Anything else raises :class:`OptionError` (``invalid_argument``) naming ``arguments``.
+    An argument whose value is null is left out: every tool argument is optional and LLMs
+    often send null for one they do not use, which means what leaving it out means. Anything
+    else raises :class:`OptionError` (``invalid_argument``) naming ``arguments``.
     """
     if arguments is None:
         return {}
@@ -397,7 +399,7 @@ def tool_arguments(arguments: object) -> dict[str, Any]:
             f"{type(arguments).__name__}",
             field="arguments",
         )
-    return dict(arguments)
+    return {key: value for key, value in arguments.items() if value is not None}
 
 
 def _write(fmt: Format, arguments: Mapping[str, Any], out_dir: Path) -> dict[str, Any]:

@@ -667,7 +667,7 @@ def openapi_spec() -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": "citerender export service", "version": "1"},
         "paths": {
-            **job_openapi_paths(error),
+            **job_openapi_paths(error, REQUEST_SCHEMA),
             "/render": {"post": {
                 "summary": "Render cited markdown or HTML to one file",
                 "requestBody": {"required": True,
@@ -682,9 +682,10 @@ def openapi_spec() -> dict[str, Any]:
                         "content": {**files, "application/json": {"schema": envelope}},
                     },
                     "400": {"description": "Invalid JSON or field", **error},
-                    "408": {"description": "The body did not arrive in time", **error},
-                    "413": {"description": "Body too large", **error},
-                    "415": {"description": "Not JSON", **error},
+                    "408": {"description": "The body did not arrive in time (time_limit)",
+                            **error},
+                    "413": {"description": "Body too large (too_large)", **error},
+                    "415": {"description": "Not JSON (unsupported_media_type)", **error},
                     "422": {"description": "Content or pool refused by the renderer, or a render "
                                    "past the worker's memory cap", **error},
                     "500": {"description": "The worker failed (internal_error)", **error},
@@ -730,8 +731,9 @@ def docs_page() -> str:
         "JSON envelope with the file in base64. <code>GET /healthz</code> reports the worker pool. "
         "Errors answer <code>{\"error\": …, \"field\": …, \"code\": …}</code> "
         "(<code>field</code> is empty when no field is at fault): "
-        "400 bad field, 408 body too slow, 413 too large, "
-        "415 not JSON, 422 refused content, 503 <code>busy</code> or "
+        "400 bad field, 408 body too slow (<code>time_limit</code>), 413 too large "
+        "(<code>too_large</code>), 415 not JSON (<code>unsupported_media_type</code>), "
+        "422 refused content, 503 <code>busy</code> or "
         "<code>unavailable</code> (Retry-After), 504 <code>time_limit</code>.</p>"
         "<h2>Request fields</h2><table><thead><tr><th>field</th><th>type</th>"
         "<th>accepted</th><th>meaning</th></tr></thead><tbody>"

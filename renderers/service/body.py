@@ -26,6 +26,7 @@ from starlette.requests import ClientDisconnect, Request
 from citations.errors import ErrorCode, PoolError
 from citations.pool import source_from_row
 from renderers.errors import short_repr
+from renderers.service.codes import ServiceCode
 from renderers.tools import validation_problem
 
 #: Arrays and objects nested in one body, the body itself counting as 1. The renderer takes
@@ -56,7 +57,7 @@ class BodyProblem(Exception):
 
     def __init__(
         self, status: int, message: str, field: str = "body", *, close: bool = False,
-        code: ErrorCode | None = None,
+        code: ErrorCode | ServiceCode | None = None,
     ):
         super().__init__(message)
         self.status = status
@@ -75,26 +76,34 @@ async def read_body(request: Request, *, max_bytes: int, timeout_s: float) -> by
     """
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > max_bytes):
-        raise BodyProblem(413, f"request body larger than {max_bytes} bytes", close=True)
+        raise _too_large(max_bytes)
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "application/json":
-        raise BodyProblem(415, "Content-Type must be application/json", close=True)
+        raise BodyProblem(
+            415, "Content-Type must be application/json", close=True,
+            code=ServiceCode.UNSUPPORTED_MEDIA_TYPE,
+        )
     body = bytearray()
     try:
         async with asyncio.timeout(timeout_s):
             async for chunk in request.stream():
                 body += chunk
                 if len(body) > max_bytes:
-                    raise BodyProblem(
-                        413, f"request body larger than {max_bytes} bytes", close=True
-                    )
+                    raise _too_large(max_bytes)
     except TimeoutError:
         raise BodyProblem(
-            408, f"the body did not arrive within {timeout_s:g} s", close=True
+            408, f"the body did not arrive within {timeout_s:g} s", close=True,
+            code=ServiceCode.TIME_LIMIT,
         ) from None
     except ClientDisconnect:
         raise BodyProblem(400, "the client closed the connection mid-body") from None
     return bytes(body)
+
+
+def _too_large(max_bytes: int) -> BodyProblem:
+    return BodyProblem(
+        413, f"request body larger than {max_bytes} bytes", close=True, code=ServiceCode.TOO_LARGE
+    )
 
 
 class _Refused:

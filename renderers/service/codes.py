@@ -3,8 +3,9 @@
 A refusal's ``code`` says what happened. The renderer's codes (:class:`~citations.errors.ErrorCode`,
 ``invalid_argument`` … ``internal_error``) describe the request; these describe the service
 and its jobs — the request may be fine and succeed later (``busy``, ``unavailable``), took too
-long (``time_limit``), or names no such thing (``not_found``). A job that failed carries one of
-them as its ``error.code`` too.
+long (``time_limit``), has a body too large or not JSON (``too_large``,
+``unsupported_media_type``), or names no such thing (``not_found``). A job that failed carries
+one of them as its ``error.code`` too.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ class ServiceCode(StrEnum):
     BUSY = "busy"  # 503: every worker busy and the queue (or the job backlog) full; retry later
     UNAVAILABLE = "unavailable"  # 503: the pool, the broker or the store cannot be used now
     TIME_LIMIT = "time_limit"  # 504 (408 for a body): ran past its time limit
+    TOO_LARGE = "too_large"  # 413: the request body is larger than the service reads
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"  # 415: the body is not application/json
     NOT_FOUND = "not_found"  # 404: no such route, asset or job
     METHOD_NOT_ALLOWED = "method_not_allowed"  # 405
     NOT_READY = "not_ready"  # 409: the job has no artifact yet (queued, running or failed)

@@ -74,6 +74,7 @@ from renderers.workers.execute import (
 from renderers.workers.jobstate import JobBoard, JobState, MemoryBoard, load_result
 from renderers.workers.stores import ArtifactStore, open_store
 from renderers.workers.submit import submit
+from renderers.workers.webhooks import MAX_URL as _MAX_WEBHOOK_URL
 from renderers.workers.webhooks import WebhookPolicy, WebhookRefused
 
 if TYPE_CHECKING:
@@ -386,9 +387,12 @@ def _unavailable(exc: Exception) -> Response:
                           headers=_RETRY)
 
 
-def job_openapi_paths(error: dict[str, Any]) -> dict[str, Any]:
+def job_openapi_paths(
+    error: dict[str, Any], request_schema: dict[str, Any]
+) -> dict[str, Any]:
     """The OpenAPI description of the job routes (merged into the service's document);
-    ``error`` is the content of every refusal (``{"error", "field", "code"}``)."""
+    ``error`` is the content of every refusal (``{"error", "field", "code"}``) and
+    ``request_schema`` the body of ``POST /render``, which ``POST /jobs`` takes too."""
     job_id = [{"name": "job_id", "in": "path", "required": True,
                "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}]
     state = {"content": {"application/json": {"schema": {"type": "object", "properties": {
@@ -396,15 +400,30 @@ def job_openapi_paths(error: dict[str, Any]) -> dict[str, Any]:
         "status_url": {"type": "string"}, "artifact_url": {"type": "string"},
         "result": {"type": "object"}, "error": {"type": "object"},
     }}}}}
+    body = {**request_schema, "properties": {
+        **request_schema["properties"],
+        "webhook": {"type": "string", "maxLength": _MAX_WEBHOOK_URL,
+                    "description": "An http(s) URL POSTed the job's state when it finishes "
+                                   "(only to hosts the operator allows with --webhook-host; "
+                                   "400 otherwise)."},
+    }}
+    unavailable = {"description": "The broker or store cannot be used now (unavailable); "
+                                  "Retry-After", **error}
     return {
         "/jobs": {"post": {
             "summary": "Queue a render (the body of /render plus an optional webhook URL)",
             "description": "The job id is the capability to read the job and its file; no "
                            "route lists job ids.",
+            "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
             "responses": {"202": {"description": "Queued (a job is running only once a worker "
                                                  "has taken it)", **state},
                           "200": {"description": "Already done: the finished job", **state},
-                          "400": {"description": "Invalid field", **error},
+                          "400": {"description": "Invalid JSON or field, or a refused webhook",
+                                  **error},
+                          "408": {"description": "The body did not arrive in time (time_limit)",
+                                  **error},
+                          "413": {"description": "Body too large (too_large)", **error},
+                          "415": {"description": "Not JSON (unsupported_media_type)", **error},
                           "422": {"description": "Refused content or pool", **error},
                           "503": {"description": "The job backlog is full (busy), or the broker "
                                                  "or store is unavailable (unavailable); "
@@ -413,13 +432,15 @@ def job_openapi_paths(error: dict[str, Any]) -> dict[str, Any]:
         "/jobs/{job_id}": {"get": {
             "summary": "A job's state", "parameters": job_id,
             "responses": {"200": {"description": "The state", **state},
-                          "404": {"description": "No such job (not_found)", **error}},
+                          "404": {"description": "No such job (not_found)", **error},
+                          "503": unavailable},
         }},
         "/jobs/{job_id}/artifact": {"get": {
             "summary": "The finished job's file", "parameters": job_id,
             "responses": {"200": {"description": "The file (a zip for several PNG pages)"},
                           "404": {"description": "No such job (not_found)", **error},
                           "409": {"description": "Not done yet (not_ready)", **error},
-                          "410": {"description": "Removed from the store (gone)", **error}},
+                          "410": {"description": "Removed from the store (gone)", **error},
+                          "503": unavailable},
         }},
     }

@@ -23,7 +23,7 @@ log = logging.getLogger("citerender.webhooks")
 
 WEBHOOK_TIMEOUT_S = 5.0
 WEBHOOK_ATTEMPTS = 3
-_MAX_URL = 2000
+MAX_URL = 2000
 
 
 class WebhookRefused(ValueError):
@@ -42,8 +42,8 @@ class WebhookPolicy:
 
     def check(self, url: object) -> str:
         """``url`` when a webhook may be sent there, else :class:`WebhookRefused`."""
-        if not isinstance(url, str) or not url or len(url) > _MAX_URL:
-            raise WebhookRefused(f"webhook: expected an http(s) URL of at most {_MAX_URL} chars")
+        if not isinstance(url, str) or not url or len(url) > MAX_URL:
+            raise WebhookRefused(f"webhook: expected an http(s) URL of at most {MAX_URL} chars")
         if not self.hosts:
             raise WebhookRefused(
                 "webhook: this service sends no webhooks (the operator enables them for chosen "

@@ -169,3 +169,18 @@ def test_object_reprs_are_left_out_of_pillows_reasons() -> None:
 
     reason = _pillow_reason(OSError("cannot identify image file <_io.BytesIO object at 0x7f43>"))
     assert reason == "cannot identify image file"
+
+
+def test_a_refused_image_names_each_allowed_directory_once(tmp_path: Path) -> None:
+    """``write_pdf(text, "out/report.pdf")`` allows the output directory as ``base_dir`` and as
+    ``out_dir``: the refusal listed it twice (``not a file inside /x/out, /x/out``)."""
+    from renderers.api import write_html
+    from renderers.sandbox import allowed_dirs
+
+    out = tmp_path / "out"
+    out.mkdir()
+    assert allowed_dirs(RenderOptions(base_dir=out, out_dir=out)) == (out,)
+    result = write_html("A ![c](missing.png)\n", out / "report.html")
+    (warning,) = [w for w in result.warnings if "missing.png" in w]
+    root = str(out.resolve())
+    assert f"not a file inside {root}" in warning and warning.count(root) == 1, warning

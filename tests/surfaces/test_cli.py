@@ -200,6 +200,44 @@ def test_warnings_are_printed_once_per_file_and_strict_fails(workspace: Path) ->
     assert "42" in strict.stderr and "Traceback" not in strict.output
 
 
+RENDER_TIME_ERRORS: list[tuple[str, list[str], int, str]] = [
+    ("overwrite", ["--to", "md", "--out", "{dir}"], 2, "would replace the input file"),
+    ("bad csl", ["--to", "md", "--csl", "nope"], 2, "csl='nope'"),
+    ("sidecar not JSON", ["--to", "md", "--from", "sidecar"], 2, "is not valid JSON"),
+    ("strict", ["--to", "md", "--strict"], 1, "unknown sids"),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "extra", "code", "needle"), RENDER_TIME_ERRORS, ids=[c[0] for c in RENDER_TIME_ERRORS]
+)
+def test_an_input_that_failed_at_render_time_is_one_line_without_a_table(
+    workspace: Path, case: str, extra: list[str], code: int, needle: str
+) -> None:
+    """Errors found while rendering printed the error line plus a summary table marking the
+    file failed; with nothing rendered the documented one line is the whole output."""
+    (workspace / "bad.md").write_text("Cited.[[S:1]] Unknown.[[S:42]]\n", encoding="utf-8")
+    extra = [arg.replace("{dir}", str(workspace)) for arg in extra]
+    if "--out" not in extra:
+        extra += ["--out", str(workspace / "out")]
+    result = runner().invoke(cli.app, [
+        "render", str(workspace / "bad.md"), "--pool", str(workspace / "pool.json"), *extra,
+    ])  # fmt: skip
+    assert result.exit_code == code, result.output
+    assert result.stdout == ""
+    assert_one_line_error(result.stderr, needle)
+
+
+def test_a_batch_with_a_rendered_file_keeps_its_table(workspace: Path) -> None:
+    (workspace / "bad.md").write_text("Unknown.[[S:42]]\n", encoding="utf-8")
+    result = runner().invoke(cli.app, [
+        "render", str(workspace / "note.md"), str(workspace / "bad.md"), "--pool",
+        str(workspace / "pool.json"), "--to", "md", "--out", str(workspace / "out"), "--strict",
+    ])  # fmt: skip
+    assert result.exit_code == 1
+    assert "Formats" in result.stdout and "failed" in result.stdout
+
+
 def test_a_huge_sid_in_html_is_a_warning_not_an_error(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -410,6 +448,23 @@ def test_help_shows_examples() -> None:
         result = runner().invoke(cli.app, [command, "--help"])
         assert result.exit_code == 0
         assert "Examples" in result.stdout and "citerender " + command in result.stdout
+
+
+def test_audit_help_names_every_finding_that_exits_1(workspace: Path) -> None:
+    """The help said exit 1 meant unknown sids, invalid tokens or citations in code; raw HTML
+    and tokens render does not cite (not_rendered_sids) fail the audit too."""
+    import re
+
+    text = " ".join(runner().invoke(cli.app, ["audit", "--help"]).stdout.split())
+    text = re.sub(r"[│╭╮╰╯─]", "", text)
+    for needle in ("unknown sids", "invalid tokens", "in code", "raw HTML", "link's URL",
+                   "formula", "not_rendered_sids"):
+        assert needle in text, needle
+    (workspace / "raw.md").write_text("Cited.[[S:1]] <span title=\"[[S:2]]\">x</span>\n",
+                                      encoding="utf-8")
+    result = runner().invoke(cli.app, ["audit", str(workspace / "raw.md"), "--pool",
+                                       str(workspace / "pool.json"), "--json"])
+    assert result.exit_code == 1 and json.loads(result.stdout)["in_raw_html_sids"] == [2]
 
 
 def test_progress_bar_on_a_terminal(workspace: Path) -> None:

@@ -234,6 +234,26 @@ def test_openapi_describes_the_job_routes(client: TestClient) -> None:
     assert {"/jobs", "/jobs/{job_id}", "/jobs/{job_id}/artifact", "/render"} <= set(paths)
 
 
+def test_openapi_gives_post_jobs_its_body_and_every_route_its_refusals(
+    client: TestClient,
+) -> None:
+    """A generated client could not send a job's body (no requestBody), and the job routes
+    did not list the 503 they answer when the broker or store is down."""
+    paths = client.get("/openapi.json").json()["paths"]
+    render_body = paths["/render"]["post"]["requestBody"]["content"]["application/json"]
+    post_jobs = paths["/jobs"]["post"]
+    job_body = post_jobs["requestBody"]["content"]["application/json"]["schema"]
+    assert post_jobs["requestBody"]["required"] is True
+    assert job_body["properties"]["webhook"]["type"] == "string"
+    assert {k: v for k, v in job_body["properties"].items() if k != "webhook"} == (
+        render_body["schema"]["properties"]
+    )
+    assert job_body["required"] == render_body["schema"]["required"]
+    assert {"400", "408", "413", "415", "422", "503"} <= set(post_jobs["responses"])
+    for path in ("/jobs/{job_id}", "/jobs/{job_id}/artifact"):
+        assert "503" in paths[path]["get"]["responses"], path
+
+
 def test_bad_store_or_broker_url_fails_at_start() -> None:
     from renderers.workers.errors import WorkerSetupError
 

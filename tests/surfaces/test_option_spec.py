@@ -155,6 +155,53 @@ def test_cli(
     assert arrived(param, kwargs) == value
 
 
+BOUNDED = [
+    p for p in (*PARAMETERS, *LIMIT_PARAMETERS)
+    if p.offered_on("cli") and (p.kind == "choice" or (p.kind == "integer" and p.info.maximum))
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("param", BOUNDED, ids=[p.name for p in BOUNDED])
+def test_a_bad_cli_value_is_refused_in_the_specs_words(
+    param: Param, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Out-of-range numbers and unknown choices get the same message every surface gives
+    (``--dpi: dpi=5: accepted range is 10..600``), not click's wording."""
+    (tmp_path / "in.md").write_text("Hi.[[S:1]]\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    bad = "no-such-value" if param.kind == "choice" else str((param.info.maximum or 0) + 1)
+    flag = cli_options.flags(param)[0]
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["render", str(tmp_path / "in.md"), "--pool", str(tmp_path / "pool.json"),
+                  "--to", "md", "--out", str(tmp_path / "out"), flag, bad])
+    assert exit_info.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    name = param.name if param.owner is not Limits else f"limits.{param.name}"
+    accepted = "accepted values are" if param.kind == "choice" else "accepted range is"
+    shown = repr(bad) if param.kind == "choice" else bad
+    assert line.startswith(f"citerender: error: {flag}: {name}={shown}: {accepted}"), line
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_choices_are_read_as_the_spec_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Case and aliases as the spec folds them; the job carries the value named."""
+    jobs: list[cli.Job] = []
+    monkeypatch.setattr(cli, "run_batch", lambda batch, *_: jobs.extend(batch) or [])
+    (tmp_path / "in.md").write_text("Hi.[[S:1]]\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    result = CliRunner().invoke(cli.app, [
+        "render", str(tmp_path / "in.md"), "--pool", str(tmp_path / "pool.json"), "--to", "md",
+        "--out", str(tmp_path / "out"), "--page-size", "letter", "--from", "MD",
+        "--highlight-style", "Pygments",
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (job,) = jobs
+    assert job.content_format == "markdown"
+    assert job.kwargs["page_size"] == "Letter" and job.kwargs["highlight_style"] == "default"
+
+
 # ---------------------------------------------------------------- agent tools and MCP
 
 

@@ -16,8 +16,9 @@ import citations
 import renderers
 
 RENDERERS_ALL = [
-    "FORMATS", "InputError", "LimitError", "Limits", "OutputPathError", "RenderError",
-    "RenderOptions", "RenderResult", "ResourceError", "StrictError", "UnsupportedNodeError",
+    "FORMATS", "InputError", "LimitError", "Limits", "OptionError", "OutputPathError",
+    "OverwriteError", "RenderError", "RenderOptions", "RenderResult", "ResourceError",
+    "StrictError", "UnsupportedNodeError",
     "render", "write_docx", "write_html", "write_markdown", "write_pdf", "write_png", "write_pptx",
 ]
 CITATIONS_ALL = [
@@ -26,8 +27,8 @@ CITATIONS_ALL = [
     "UnknownSidError",
 ]
 RENDERER_ERRORS = [
-    "InputError", "LimitError", "OutputPathError", "ResourceError", "StrictError",
-    "UnsupportedNodeError",
+    "InputError", "LimitError", "OptionError", "OutputPathError", "OverwriteError",
+    "ResourceError", "StrictError", "UnsupportedNodeError",
 ]
 IR_NODES = [
     "Text", "Emph", "Strong", "Strike", "Code", "Link", "Image", "LineBreak", "SoftBreak",
@@ -127,3 +128,18 @@ def test_error_trees() -> None:
     for name in CITATIONS_ALL:
         if name.endswith("Error") and name != "CitationError":
             assert issubclass(getattr(citations, name), citations.CitationError), name
+
+
+def test_every_error_class_the_readme_names_can_be_imported_from_the_package() -> None:
+    """``from renderers import OverwriteError`` (and ``OptionError``) failed although the README
+    tells callers to catch them."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`([A-Z][A-Za-z]*Error)`", readme))
+    assert {"OptionError", "OverwriteError"} <= named
+    missing = [
+        n for n in named - {"OSError"} if not hasattr(renderers, n) and not hasattr(citations, n)
+    ]
+    assert not missing, missing

@@ -234,6 +234,8 @@ def test_bad_bodies(client: TestClient) -> None:
     assert array.status_code == 400 and "object" in array.json()["error"]
     form = client.post("/render", data={"content": "x"})
     assert form.status_code == 415
+    assert form.json() == {"error": "Content-Type must be application/json", "field": "body",
+                           "code": "unsupported_media_type"}
 
 
 def test_body_limit_by_header_and_by_stream(sample_pool: list[dict[str, Any]]) -> None:
@@ -241,6 +243,7 @@ def test_body_limit_by_header_and_by_stream(sample_pool: list[dict[str, Any]]) -
         big = json.dumps({"content": "x" * 5_000, "format": "md"}).encode()
         declared = small.post("/render", content=big, headers={"Content-Type": "application/json"})
         assert declared.status_code == 413 and declared.json()["field"] == "body"
+        assert declared.json()["code"] == "too_large"
 
         def chunks() -> Iterator[bytes]:
             for start in range(0, len(big), 500):
@@ -249,7 +252,7 @@ def test_body_limit_by_header_and_by_stream(sample_pool: list[dict[str, Any]]) -
         streamed = small.post("/render", content=chunks(),
                               headers={"Content-Type": "application/json"})
         assert "content-length" not in streamed.request.headers
-        assert streamed.status_code == 413
+        assert streamed.status_code == 413 and streamed.json()["code"] == "too_large"
         ok = small.post("/render", json={"content": "Fits.[[S:1]]", "format": "md",
                                          "sources_pool": sample_pool[:1]})
         assert ok.status_code == 200

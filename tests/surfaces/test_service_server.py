@@ -164,3 +164,4 @@ def test_slow_clients_are_cut_off(tmp_path: Path) -> None:
         for sock in slow_bodies:
             assert received[sock].startswith(b"HTTP/1.1 408"), received[sock][:200]
             assert b"did not arrive within 3 s" in received[sock]
+            assert b'"code":"time_limit"' in received[sock]

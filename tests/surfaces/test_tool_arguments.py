@@ -103,3 +103,34 @@ def test_an_unwritable_output_directory_is_an_envelope(tmp_path: Path) -> None:
     envelope = call_tool("write_markdown", {"content": "x"}, out_dir=blocker / "out")
     assert envelope["ok"] is False
     assert (envelope["error"]["code"], envelope["error"]["where"]) == ("write_failed", "path")
+
+
+def test_null_for_an_optional_argument_means_it_was_left_out(tmp_path: Path) -> None:
+    """LLMs send ``null`` for optional fields they do not use; that was refused ("None is
+    null") instead of meaning the default."""
+    from renderers.tools import TOOL_SCHEMAS
+
+    assert all("required" not in s["parameters"] for s in TOOL_SCHEMAS)  # every one optional
+    arguments = {
+        "content": "# Note\n\nGrid costs fell.[[S:1]]\n", "sources_pool": POOL, "path": None,
+        "answer": None, "title": None, "dpi": None, "pages": None, "page_size": None,
+        "pdf_variant": None, "pdf_engine": None, "content_format": None, "dialects": None,
+    }
+    envelope = call_tool("write_png", json.dumps(arguments), out_dir=tmp_path)
+    assert envelope["ok"] is True, envelope
+    assert Path(envelope["path"]).name == "report.png"
+    audit = call_tool("audit_citations", {"content": "x[[S:1]]", "sources_pool": POOL,
+                                          "answer": None, "dialects": None}, out_dir=tmp_path)
+    assert audit["ok"] is True and audit["sources_used"] == [1], audit
+    neither = call_tool("write_pdf", {"content": None, "answer": None}, out_dir=tmp_path)
+    assert neither["ok"] is False and neither["error"]["code"] == "invalid_argument"
+    assert "exactly one of 'content'" in neither["error"]["message"]
+
+
+def test_the_pages_argument_describes_the_list_it_takes() -> None:
+    from renderers.tools import TOOL_SCHEMAS
+
+    (png,) = [s for s in TOOL_SCHEMAS if s["name"] == "write_png"]
+    pages = png["parameters"]["properties"]["pages"]
+    assert pages["type"] == "array" and pages["items"]["type"] == "integer"
+    assert "[1, 3, 4, 5]" in pages["description"] and "1,3-5" not in pages["description"]
