@@ -129,17 +129,38 @@ def artifacts_kept(store: ArtifactStore, state: JobState) -> bool:
     return all(key in present for key in wanted)
 
 
-def finished_state(board: JobBoard, store: ArtifactStore, job_id: str) -> JobState | None:
-    """The job's finished state when it is done and its artifacts are still stored (on the
-    board, or in the store after Redis forgot it: the board learns it again), else None."""
+@dataclass(frozen=True)
+class JobLookup:
+    """What the board and the store say of one job, each read once."""
+
+    #: The job's state on the board (None: the board never knew it, or forgot it).
+    board_state: JobState | None
+    #: Its finished state, when it is done and its artifacts are still stored.
+    finished: JobState | None
+    #: The store holds a finished result whose artifacts have been removed since.
+    stale_result: bool
+
+
+def look_up(board: JobBoard, store: ArtifactStore, job_id: str) -> JobLookup:
+    """Read the job from the board, then (unless it is done there) from the store, which is
+    written before the board: a finished state found only in the store is put back on the
+    board (Redis forgot it)."""
     state = board.get(job_id)
     if state is not None and state.status == "done" and artifacts_kept(store, state):
-        return state
-    stored = load_result(store, job_id)  # the store is written before the board
-    if stored is None or not artifacts_kept(store, stored):
-        return None
+        return JobLookup(state, state, False)
+    stored = load_result(store, job_id)
+    if stored is None:
+        return JobLookup(state, None, False)
+    if not artifacts_kept(store, stored):
+        return JobLookup(state, None, True)
     board.put(stored)
-    return stored
+    return JobLookup(state, stored, False)
+
+
+def finished_state(board: JobBoard, store: ArtifactStore, job_id: str) -> JobState | None:
+    """The job's finished state when it is done and its artifacts are still stored (on the
+    board, or in the store after Redis forgot it), else None."""
+    return look_up(board, store, job_id).finished
 
 
 class JobBoard(Protocol):

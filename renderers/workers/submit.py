@@ -27,8 +27,7 @@ from renderers.service.requests import RenderRequest
 from renderers.workers.jobstate import (
     JobBoard,
     JobState,
-    finished_state,
-    load_result,
+    look_up,
     new_state,
     save_result,
 )
@@ -54,10 +53,10 @@ def submit(
 ) -> Submission:
     """Find or queue the job for ``request`` (see the module docstring for the rules)."""
     job_id = request.job_key()
-    finished = finished_state(board, store, job_id)
-    if finished is not None:
-        return Submission(finished, False)
-    state = board.get(job_id)
+    found = look_up(board, store, job_id)
+    if found.finished is not None:
+        return Submission(found.finished, False)
+    state = found.board_state
     if state is not None and state.status in ("queued", "running"):
         if state.status == "running" or time.time() - state.updated_at < STALE_QUEUED_S:
             return Submission(state, False)
@@ -72,8 +71,8 @@ def submit(
     else:  # failed before, or done but its artifacts are gone: again from the first attempt
         fresh = dataclasses.replace(fresh, created_at=state.created_at)
         board.put(fresh)
-    if load_result(store, job_id) is not None:  # done once, its artifacts removed since:
-        save_result(store, fresh)  # that result must not answer for this run
+    if found.stale_result:  # done once, its artifacts removed since: that result must not
+        save_result(store, fresh)  # answer for this run
     try:
         enqueue(fresh, request.payload)
     except BaseException:
