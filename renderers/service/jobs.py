@@ -62,7 +62,12 @@ from renderers.service.pool import (
     memory_refusal,
 )
 from renderers.service.requests import RequestProblem
-from renderers.workers.errors import BrokerUnavailable, StoreUnavailable, WorkerSetupError
+from renderers.workers.errors import (
+    BrokerUnavailable,
+    StoreUnavailable,
+    WorkerSetupError,
+    no_store_advertised,
+)
 from renderers.workers.execute import (
     Finished,
     StoreJob,
@@ -185,16 +190,16 @@ class JobsAPI:
         return self._board
 
     def store(self) -> ArtifactStore:
-        """The artifact store (resolved on first use; may ask Redis for the advertised one)."""
+        """The artifact store, resolved on first use: ``--store``, else the one the workers
+        advertise in Redis. Only a store found is kept: while none is advertised (no worker
+        yet, or Redis restarted and no worker has advertised again) every request asks Redis
+        again, so the job routes answer as soon as a worker's next advertisement lands."""
         if self._store is None:
             url = self.config.store
             if url is None and self.config.broker is not None:
-                url = self._board_redis().get_value("store")
+                url = self._board_redis().advertised_store()
                 if url is None:
-                    raise StoreUnavailable(
-                        "no artifact store: start the service with --store URL, or start a "
-                        "worker first (workers advertise their --store)"
-                    )
+                    raise no_store_advertised("start the service with --store URL")
             if url is None:
                 assert self.service.temp_root is not None
                 url = (self.service.temp_root / "jobs").as_uri()

@@ -16,6 +16,9 @@ QUEUES: dict[str, tuple[str, ...]] = {
     "render.pdf": ("pdf", "png"),
     "render.office": ("docx", "pptx", "html", "md"),
 }
+#: Seconds between a worker's advertisements of its store in Redis (``--advertise-interval``);
+#: each one lasts three intervals.
+ADVERTISE_INTERVAL_S = 30
 
 
 def queue_for(fmt: str) -> str:

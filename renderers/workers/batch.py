@@ -30,7 +30,12 @@ from renderers.cli_errors import (
     one_line,
 )
 from renderers.options import PARAMS, coerce
-from renderers.workers.errors import BrokerUnavailable, StoreUnavailable, WorkerSetupError
+from renderers.workers.errors import (
+    BrokerUnavailable,
+    StoreUnavailable,
+    WorkerSetupError,
+    no_store_advertised,
+)
 from renderers.workers.jobstate import JobState
 
 if TYPE_CHECKING:
@@ -105,12 +110,9 @@ def _connect(broker: str, store_url: str | None) -> tuple[RedisBoard, CeleryQueu
     queue = CeleryQueue(broker)
     board = RedisBoard(broker)
     board.ping()
-    url = store_url or board.get_value("store")
+    url = store_url or board.advertised_store()
     if url is None:
-        raise StoreUnavailable(
-            "no artifact store: pass --store URL, or start a worker first (it advertises its "
-            "--store)"
-        )
+        raise no_store_advertised("pass --store URL")
     return board, queue, open_store(url)
 
 

@@ -21,6 +21,11 @@ Settings, and why:
   the kernel refuses it past the cap instead (:mod:`renderers.process_memory`). A render that
   raises :class:`MemoryError` fails with ``limit_exceeded``; one that aborts (Typst) counts as
   a lost process, tried again up to the attempt limit.
+- **the store advertisement** (``citerender:store`` in Redis, :func:`advertise_store`): a
+  service or batch given no ``--store`` uses the store the workers advertise. Every worker sets
+  it at start, at every task it takes and every ``advertise_interval_s`` seconds (a timer in
+  its main process), each time for three intervals, so it comes back within one interval after
+  Redis restarts or is flushed, and disappears once no worker serves the store.
 - **queues per format family** (:data:`renderers.workers.QUEUES`): ``render.pdf`` (PDF and
   PNG, WeasyPrint) and ``render.office`` (DOCX, PPTX, HTML, Markdown), so heavy layouts and
   light writers can get their own workers and limits.
@@ -41,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from citations.errors import ErrorCode
 from renderers.process_memory import cap_process_memory, memory_exceeded
 from renderers.service.codes import ServiceCode
-from renderers.workers import QUEUES, queue_for
+from renderers.workers import ADVERTISE_INTERVAL_S, QUEUES, queue_for
 from renderers.workers.errors import BrokerUnavailable, WorkerSetupError, redact_url
 from renderers.workers.execute import (
     Finished,
@@ -82,6 +87,8 @@ class WorkerSettings:
     #: Seconds between a worker's sweeps for messages whose worker died.
     restore_interval_s: int = 10
     webhook_hosts: tuple[str, ...] = field(default_factory=tuple)
+    #: Seconds between a worker's advertisements of its store (:func:`advertise_store`).
+    advertise_interval_s: int = ADVERTISE_INTERVAL_S
 
     def __post_init__(self) -> None:
         if not 0 < self.soft_time_limit_s < self.time_limit_s:
@@ -98,6 +105,12 @@ class WorkerSettings:
     @property
     def visibility(self) -> int:
         return self.visibility_timeout_s or self.time_limit_s + 60
+
+    @property
+    def advertise_ttl_s(self) -> int:
+        """How long one advertisement lasts: three intervals, so a late beat or two (a busy
+        machine, a short broker outage) never lets it lapse while the worker runs."""
+        return 3 * self.advertise_interval_s
 
 
 def check_broker_url(url: str) -> str:
@@ -195,7 +208,51 @@ def make_celery(settings: WorkerSettings) -> Celery:
         warm_worker(("typst",))
 
     worker_process_init.connect(start_render_process, weak=False)
+    if settings.store:  # a worker's app (the producer's has no store to advertise)
+        app.steps["worker"].add(_advertiser_step(settings))
     return app
+
+
+def advertise_store(settings: WorkerSettings, board: RedisBoard | None = None) -> None:
+    """Advertise the worker's store on the board for :attr:`WorkerSettings.advertise_ttl_s`
+    (the only writer of the advertisement; :class:`BrokerUnavailable` when Redis is down)."""
+    (board or board_for(settings.broker)).advertise_store(settings.store,
+                                                          settings.advertise_ttl_s)
+
+
+def refresh_advertisement(settings: WorkerSettings) -> None:
+    """:func:`advertise_store`, logging instead of raising when Redis is down: the next task
+    or beat tries again."""
+    try:
+        advertise_store(settings)
+    except BrokerUnavailable as exc:
+        log.warning("could not advertise the store: %s", exc)
+
+
+def _advertiser_step(settings: WorkerSettings) -> type:
+    """A worker bootstep that calls :func:`refresh_advertisement` every
+    ``advertise_interval_s`` seconds on the worker's timer (in the main process's event loop:
+    no thread, so nothing runs while the pool forks a render process)."""
+    from celery import bootsteps
+
+    class AdvertiseStore(bootsteps.StartStopStep):  # type: ignore[misc]
+        requires = ("celery.worker.components:Timer",)
+
+        def __init__(self, parent: Any, **kwargs: Any) -> None:
+            super().__init__(parent, **kwargs)
+            self.entry: Any = None
+
+        def start(self, parent: Any) -> None:
+            refresh_advertisement(settings)  # the one set at launch may lapse during warm-up
+            self.entry = parent.timer.call_repeatedly(
+                settings.advertise_interval_s, refresh_advertisement, (settings,))
+
+        def stop(self, parent: Any) -> None:
+            if self.entry is not None:
+                self.entry.cancel()
+                self.entry = None
+
+    return AdvertiseStore
 
 
 @cache
@@ -214,6 +271,7 @@ def run_render_task(
     board = board_for(settings.broker)
     store = store_for(settings.store)
     webhooks = WebhookPolicy.of(settings.webhook_hosts)
+    refresh_advertisement(settings)
     queued = JobState.from_dict(state)
     if finished_state(board, store, queued.id) is not None:
         return  # redelivered after it finished: nothing to do

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from renderers.process_memory import DEFAULT_WORKER_MEMORY_MIB, MIN_WORKER_MEMORY_MIB
-from renderers.workers import QUEUES
+from renderers.workers import ADVERTISE_INTERVAL_S, QUEUES
 
 WORKER_EXAMPLES = """[bold]Examples[/bold]
 
@@ -23,7 +23,8 @@ WORKER_EXAMPLES = """[bold]Examples[/bold]
        --queues render.pdf --concurrency 4[/cyan]      PDF/PNG only, four processes
 
 Services started with [i]citerender serve --broker URL[/i] queue jobs; [i]citerender render
---broker URL[/i] sends a batch. The worker advertises its store to them in Redis.
+--broker URL[/i] sends a batch. The worker advertises its store to them in Redis, again
+at each job and every [i]--advertise-interval[/i] seconds (so it is back after a Redis restart).
 """
 
 #: ``--max-worker-memory``, shared by ``citerender worker`` and ``citerender serve``.
@@ -82,6 +83,11 @@ def worker(
         int, typer.Option("--restore-interval", min=1, metavar="SECONDS",
                           help="How often to look for jobs of dead workers.")
     ] = 10,
+    advertise_interval: Annotated[
+        int, typer.Option("--advertise-interval", min=1, metavar="SECONDS",
+                          help="How often to advertise --store in Redis to services and "
+                               "batches given none (it expires after 3 intervals without).")
+    ] = ADVERTISE_INTERVAL_S,
     webhook_host: Annotated[
         list[str] | None, typer.Option("--webhook-host", metavar="HOST",
                                        help="A host webhooks may reach (repeat; none by default).")
@@ -91,7 +97,7 @@ def worker(
     """Run a render worker: take jobs from the broker, write artifacts to the store."""
     from renderers.cli_errors import BadInput, fail, reading
     from renderers.process_memory import default_worker_memory_mib
-    from renderers.workers.celery_app import WorkerSettings, make_celery
+    from renderers.workers.celery_app import WorkerSettings, advertise_store, make_celery
     from renderers.workers.jobstate import RedisBoard
     from renderers.workers.stores import open_store
 
@@ -112,12 +118,11 @@ def worker(
                 max_memory_per_child_mb=max_memory_per_child,
                 memory_cap_mib=max_worker_memory or default_worker_memory_mib(processes),
                 visibility_timeout_s=visibility_timeout, restore_interval_s=restore_interval,
-                webhook_hosts=tuple(webhook_host or ()),
+                webhook_hosts=tuple(webhook_host or ()), advertise_interval_s=advertise_interval,
             )
             celery_app = make_celery(settings)
             board = RedisBoard(broker)
-            board.ping()
-            board.set_value("store", target.url)
+            advertise_store(settings, board)  # again at each task and each interval
             board.close()
     except BadInput as exc:
         raise fail(exc.where, exc.message) from None

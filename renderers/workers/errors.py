@@ -33,6 +33,15 @@ class BrokerUnavailable(RenderError):
     default_field = "broker"
 
 
+def no_store_advertised(remedy: str) -> StoreUnavailable:
+    """The error of a service or batch given no ``--store`` when no worker advertises one."""
+    return StoreUnavailable(
+        f"no artifact store: {remedy}, or start a worker (a running worker advertises its "
+        "--store in Redis every --advertise-interval seconds, so after a Redis restart it is "
+        "back within one interval: retry then)"
+    )
+
+
 def redact_url(url: str) -> str:
     """``url`` without its password (``redis://:***@host:6379/0``), for messages and logs."""
     parts = urlsplit(url)

@@ -28,6 +28,8 @@ JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "done", "failed")
 #: How long Redis keeps a job's state (a finished job's result stays in the store).
 STATE_TTL_S = 7 * 24 * 3600
 _KEY_PREFIX = "citerender:job:"
+#: The artifact store URL the workers advertise, for services and batches given no ``--store``.
+_STORE_KEY = "citerender:store"
 
 
 @dataclass
@@ -253,12 +255,18 @@ class RedisBoard:
     def drop(self, job_id: str) -> None:
         self._run("write", self._redis.delete, _KEY_PREFIX + job_id)
 
-    def set_value(self, name: str, value: str) -> None:
-        """Set a plain ``citerender:<name>`` value (the store URL workers advertise)."""
-        self._run("write", self._redis.set, f"citerender:{name}", value)
+    def advertise_store(self, url: str, ttl_s: int) -> None:
+        """Advertise ``url`` as the workers' artifact store for ``ttl_s`` seconds.
 
-    def get_value(self, name: str) -> str | None:
-        raw = self._run("read", self._redis.get, f"citerender:{name}")
+        Workers call this at start, at every task and on a timer
+        (:func:`renderers.workers.celery_app.advertise_store`), so the advertisement comes
+        back after Redis restarts or is flushed, and expires once no worker serves the store.
+        """
+        self._run("write", self._redis.set, _STORE_KEY, url, ex=ttl_s)
+
+    def advertised_store(self) -> str | None:
+        """The store URL a worker advertised in the last few intervals, or None."""
+        raw = self._run("read", self._redis.get, _STORE_KEY)
         return raw.decode("utf-8") if isinstance(raw, bytes) else None
 
     def close(self) -> None:

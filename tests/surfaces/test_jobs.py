@@ -229,6 +229,21 @@ def test_broker_down_answers_503_and_the_service_stays_healthy(
         assert rendered.status_code == 200 and b"[^1]" in rendered.content
 
 
+def test_a_worker_advertising_its_store_to_a_redis_that_is_down_carries_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The timer and every task advertise the store again; Redis down only logs a warning
+    (never raises out of the timer or the task): the next task or beat tries again."""
+    from renderers.workers.celery_app import WorkerSettings, refresh_advertisement
+
+    settings = WorkerSettings(broker=f"redis://127.0.0.1:{free_port()}/0",
+                              store=(tmp_path / "store").as_uri(), advertise_interval_s=5)
+    assert settings.advertise_ttl_s == 15
+    with caplog.at_level("WARNING", logger="citerender.worker"):
+        refresh_advertisement(settings)
+    assert "could not advertise the store" in caplog.text and "unreachable" in caplog.text
+
+
 def test_openapi_describes_the_job_routes(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/jobs", "/jobs/{job_id}", "/jobs/{job_id}/artifact", "/render"} <= set(paths)

@@ -292,3 +292,97 @@ def test_a_render_past_the_worker_memory_cap_fails_and_the_worker_carries_on(
             assert capped.alive()
         finally:
             capped.stop()
+
+
+def test_a_service_without_store_looks_for_the_advertisement_again_at_each_request(
+    tmp_path: Path,
+) -> None:
+    """No worker has advertised a store yet: 503, and the absence is not kept — the request
+    after an advertisement lands is queued."""
+    from renderers.workers.jobstate import RedisBoard
+
+    store = (tmp_path / "store").as_uri()
+    with redis_server(tmp_path) as (url, _):
+        broker = f"{url}/0"
+        with TestClient(create_app(workers=1, warmup=False, broker=broker)) as client:
+            body = {"content": "Waits for a store.[[S:1]]\n", "format": "md",
+                    "sources_pool": POOL}
+            missing = client.post("/jobs", json=body)
+            assert missing.status_code == 503 and missing.headers["retry-after"]
+            assert "no artifact store" in missing.json()["error"]
+            assert "--advertise-interval" in missing.json()["error"]
+            board = RedisBoard(broker)
+            board.advertise_store(store, 60)
+            assert 0 < redis.Redis.from_url(broker).ttl("citerender:store") <= 60
+            board.close()
+            queued = client.post("/jobs", json=body)
+            assert queued.status_code == 202, queued.json()
+            assert client.get(f"/jobs/{queued.json()['id']}").json()["status"] == "queued"
+
+
+def test_a_render_task_advertises_the_store_again(tmp_path: Path) -> None:
+    """Each task a worker takes sets the advertisement again (here one that returns at once:
+    its job finished before)."""
+    from renderers.workers.celery_app import WorkerSettings, run_render_task
+    from renderers.workers.jobstate import new_state, save_result
+
+    store = (tmp_path / "store").as_uri()
+    with redis_server(tmp_path) as (url, _):
+        broker = f"{url}/0"
+        settings = WorkerSettings(broker=broker, store=store, advertise_interval_s=3600)
+        finished = new_state("f" * 64, "md", "old").with_status("done", result={"artifacts": []})
+        save_result(open_store(store), finished)
+        client = redis.Redis.from_url(broker)
+        assert client.get("citerender:store") is None
+        run_render_task(settings, finished.to_dict(), {}, store, worker="test@host")
+        assert client.get("citerender:store") == store.encode()
+        assert 3600 < client.ttl("citerender:store") <= 3 * 3600  # it expires without workers
+        client.close()
+
+
+def test_after_redis_is_flushed_running_workers_advertise_their_store_again(
+    tmp_path: Path,
+) -> None:
+    """Redis restarted empty (here: flushed) while a worker runs: within one advertisement
+    interval a service and a batch given no ``--store`` find the store again, and a service
+    that was already running before keeps queueing jobs that get rendered."""
+    store = (tmp_path / "store").as_uri()
+    body = {"content": "Before the flush.[[S:1]]\n", "format": "md", "sources_pool": POOL}
+    with redis_server(tmp_path) as (url, _):
+        broker = f"{url}/0"
+        worker = start_worker(broker, store, "beat", tmp_path, "--advertise-interval", "1")
+        try:
+            wait_ready(worker)
+            with TestClient(create_app(workers=1, warmup=False, broker=broker)) as before:
+                first = before.post("/jobs", json=body)
+                assert first.status_code == 202, first.json()
+                assert wait_job(before, first.json()["id"], 120)["status"] == "done"
+                redis.Redis.from_url(broker).flushall()
+                with TestClient(create_app(workers=1, warmup=False, broker=broker)) as after:
+                    again = {**body, "content": "After the flush.[[S:2]]\n"}
+
+                    def accepted() -> dict[str, Any] | None:
+                        answer = after.post("/jobs", json=again)
+                        assert answer.status_code in (202, 503), answer.json()
+                        return answer.json() if answer.status_code == 202 else None
+
+                    job = wait_until(accepted, 60, "the store to be advertised again", every=0.2)
+                    state = wait_job(after, job["id"], 120)
+                    assert state["status"] == "done", state
+                    assert b"After the flush." in after.get(state["artifact_url"]).content
+                ttl = redis.Redis.from_url(broker).ttl("citerender:store")
+                assert 0 < ttl <= 3  # three intervals: gone soon after the last worker stops
+                old = before.post("/jobs", json={**body, "content": "Old replica.[[S:3]]\n"})
+                assert old.status_code == 202, old.json()
+                assert wait_job(before, old.json()["id"], 120)["status"] == "done"
+            (tmp_path / "in.md").write_text("Batch after the flush.[[S:4]]\n", encoding="utf-8")
+            (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+            batch = subprocess.run(
+                [CITERENDER, "render", str(tmp_path / "in.md"), "--pool",
+                 str(tmp_path / "pool.json"), "--to", "md", "--out", str(tmp_path / "out"),
+                 "--broker", broker], capture_output=True, text=True, timeout=300)
+            assert batch.returncode == 0, batch.stderr
+            assert "Batch after the flush." in (tmp_path / "out" / "in.md").read_text("utf-8")
+            assert worker.alive()
+        finally:
+            worker.stop()
