@@ -111,8 +111,23 @@ def entry_date(source: Source) -> str:
     was fetched, said as such ("accessed 2024-09-30") so it is not read as a publication
     date."""
     if source.published_at:
-        return source.published_at
-    return f"accessed {source.fetched_at}" if source.fetched_at else ""
+        return day_of(source.published_at)
+    return f"accessed {day_of(source.fetched_at)}" if source.fetched_at else ""
+
+
+#: An ISO 8601 date with a time of day (``2024-09-30T10:00:00Z``, ``2024-09-30 10:00``).
+_DATE_TIME = re.compile(
+    r"(\d{4}-\d{2}-\d{2})[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?",
+    re.IGNORECASE,
+)
+
+
+def day_of(value: str) -> str:
+    """The day of an ISO 8601 date-time (a reader wants the date, not the crawler's clock);
+    any other text (``2024-09-30``, ``March 2024``) as it is."""
+    value = value.strip()
+    match = _DATE_TIME.fullmatch(value)
+    return match.group(1) if match else value
 
 
 def document_direction(document: Document) -> Direction:

@@ -215,6 +215,21 @@ def _assert_no_server_path(text: str, where: str) -> None:
     assert "q3-memo.pdf" in text and "board.xlsx" in text, where
 
 
+def test_an_entry_shows_the_day_not_the_clock_and_says_when_it_was_only_accessed() -> None:
+    pool = SourcePool.from_rows([
+        {"sid": 1, "title": "Crawled", "url": "https://a.example",
+         "fetched_at": "2024-09-30T10:00:00Z"},
+        {"sid": 2, "title": "Dated", "url": "https://b.example",
+         "published_at": "2024-10-16 08:00:00+02:00", "fetched_at": "2025-01-05"},
+        {"sid": 3, "title": "Loose", "url": "https://c.example", "published_at": "March 2024"},
+    ])
+    document = resolve(read_markdown("A[[S:1]] b[[S:2]] c[[S:3]]."), pool)
+    assert [entry.date for entry in document.entries] == [
+        "accessed 2024-09-30", "2024-10-16", "March 2024"]
+    text = markdown_text(document, RenderOptions())
+    assert "a.example · accessed 2024-09-30\n" in text and "T10:00" not in text
+
+
 def test_no_format_shows_a_physical_path(
     rdoc: ResolvedDocument, html: str, docx_data: bytes, pdf_data: bytes
 ) -> None:
