@@ -4,14 +4,15 @@ Runs once, at resolve time, after the citation pass (:func:`renderers.resolve.re
 it), so writers only show what it decided: a labelled :class:`Figure` or :class:`Table` gets
 its number (figures and tables counted apart, in document order), every :class:`CrossRef` to a
 known label the same number, and a reference nothing defines stays the text the author wrote,
-with a warning. A label defined twice keeps its first definition; the second is numbered as
-any figure, but references go to the first.
+with an ``unknown-label`` diagnostic. A label defined twice (``duplicate-label``) keeps its
+first definition; the second is numbered as any figure, but references go to the first.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from renderers.diagnostics import Code, Diagnostic
 from renderers.document import (
     Block,
     CrossRef,
@@ -27,22 +28,25 @@ from renderers.document import (
 )
 
 
-def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list[str]]:
-    """``blocks`` with figures, tables and references numbered, and the warnings this gave."""
+def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list[Diagnostic]]:
+    """``blocks`` with figures, tables and references numbered, and the diagnostics this gave
+    (``duplicate-label``, ``unknown-label``)."""
     numbers: dict[str, int] = {}
     counters: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0}
-    warnings: list[str] = []
+    notes: list[Diagnostic] = []
     for block in iter_blocks(blocks):
         if isinstance(block, Figure | Table) and block.label:
             kind = label_kind(block.label)
             counters[kind] += 1
             if block.label in numbers:
-                warnings.append(f"label {block.label!r} is defined twice; references go to the "
-                                "first")
+                notes.append(Diagnostic(
+                    Code.DUPLICATE_LABEL,
+                    f"label {block.label!r} is defined twice; references go to the first",
+                ))
             else:
                 numbers[block.label] = counters[kind]
     if not numbers and not _has_refs(blocks):
-        return blocks, warnings
+        return blocks, notes
     counted: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0}
     unknown: dict[str, None] = {}
 
@@ -63,8 +67,11 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
         return dataclasses.replace(node, number=number)
 
     mapped = map_blocks(blocks, number_ref, block_fn=number_block, tidy=_merge_text)
-    warnings += [f"cross-reference to unknown label {label!r} kept as text" for label in unknown]
-    return mapped, warnings
+    notes += [
+        Diagnostic(Code.UNKNOWN_LABEL, f"cross-reference to unknown label {label!r} kept as text")
+        for label in unknown
+    ]
+    return mapped, notes
 
 
 def defined_labels(blocks: tuple[Block, ...]) -> frozenset[str]:

@@ -31,6 +31,11 @@ class Code(StrEnum):
     READER_NOTE = "reader-note"
     #: Citations of sids that are not in the sources pool were dropped.
     UNKNOWN_SID = "unknown-sid"
+    #: A cross-reference (``@fig:…``, ``[@tbl:…]``) names a label no figure or table defines;
+    #: it is kept as the text the author wrote.
+    UNKNOWN_LABEL = "unknown-label"
+    #: Two figures or tables define the same label; references go to the first.
+    DUPLICATE_LABEL = "duplicate-label"
     #: A numeric-dialect citation points past the end of the pool; left as text.
     NUMERIC_OUT_OF_RANGE = "numeric-out-of-range"
     #: An image is shown as its alt text: the sandbox refused it (remote, outside the allowed
@@ -62,6 +67,12 @@ class Diagnostic:
     slide: int | None = None  # 1-based slide of a deck
     page: int | None = None  # 1-based page of a paginated output
 
+    def __post_init__(self) -> None:
+        # The code's text ("reader-note", as ``to_dict`` writes it) is read as its member, so a
+        # diagnostic rebuilt from JSON or from fixture source equals the original.
+        if not isinstance(self.code, Code):
+            object.__setattr__(self, "code", Code(self.code))
+
     def __str__(self) -> str:
         return self.message
 
@@ -70,6 +81,11 @@ class Diagnostic:
         data = {key: value for key, value in asdict(self).items() if value is not None}
         data["code"] = str(self.code)
         return data
+
+
+def messages(diagnostics: Iterable[Diagnostic]) -> tuple[str, ...]:
+    """The messages of ``diagnostics``: the text warnings surfaces print."""
+    return tuple(d.message for d in diagnostics)
 
 
 def unique(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:

@@ -348,16 +348,22 @@ Block: TypeAlias = (
 class Document:
     """A whole document: its blocks, an optional title and the USAGE sids met while reading.
 
-    ``warnings`` are reading problems (``strict`` fails on them); ``diagnostics`` are what the
-    reader noticed about content it kept, which ``strict`` lets pass like a writer's notes (an
-    image whose source it refused).
+    ``notes`` are reading problems (``strict`` fails on them): ``reader-note`` diagnostics with
+    the 1-based line of the input where the reader knows it; ``warnings`` are their messages.
+    ``diagnostics`` are what the reader noticed about content it kept, which ``strict`` lets
+    pass like a writer's notes (an image whose source it refused).
     """
 
     blocks: tuple[Block, ...]
     title: str = ""
     usage_sids: tuple[int, ...] = ()
-    warnings: tuple[str, ...] = field(default=())
+    notes: tuple[Diagnostic, ...] = field(default=())
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The messages of :attr:`notes` (``markdown input, line 3: invalid citation …``)."""
+        return tuple(note.message for note in self.notes)
 
 
 # ---------------------------------------------------------------- helpers

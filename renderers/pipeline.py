@@ -152,14 +152,30 @@ def _dialects(value: Iterable[str] | str | None) -> frozenset[str]:
     return read_options(dialects=value).dialects
 
 
-def _input_diagnostics(rdoc: ResolvedDocument) -> list[Diagnostic]:
-    """The reader's notes and the citation pass's warnings (which follow them in
-    ``rdoc.warnings``: unknown sids dropped) as diagnostics, then the reader's diagnostics."""
-    read = len(rdoc.document.warnings)
-    return [
-        *(Diagnostic(Code.READER_NOTE, note) for note in rdoc.warnings[:read]),
-        *(Diagnostic(Code.UNKNOWN_SID, note) for note in rdoc.warnings[read:]),
+#: The diagnostics about the input's text: they name the input file when a file is rendered.
+_ABOUT_THE_INPUT = frozenset({Code.READER_NOTE, Code.NUMERIC_OUT_OF_RANGE})
+
+
+def _input_diagnostics(read: ReadDocument, rdoc: ResolvedDocument,
+                       input_file: str | os.PathLike[str] | None) -> list[Diagnostic]:
+    """What reading and resolving noticed, in order: the answer adapter's notes, the reader's
+    and the citation and cross-reference passes' (``rdoc.notes``), the reader's diagnostics
+    about content it kept, then the numeric dialect's. With ``input_file``, each note about the
+    input's text names it as its ``file``. A provider's or sidecar answer is read as the
+    markdown made from it, whose lines are not the answer's: its notes keep no ``line``."""
+    found = [
+        *(read.native.notes if read.native else ()),
+        *rdoc.notes,
         *rdoc.document.diagnostics,
+        *read.mapped,
+    ]
+    if input_file is None and read.native is None:
+        return found
+    place: dict[str, Any] = {"line": None} if read.native is not None else {}
+    if input_file is not None:
+        place["file"] = os.fspath(input_file)
+    return [
+        dataclasses.replace(d, **place) if d.code in _ABOUT_THE_INPUT else d for d in found
     ]
 
 
@@ -289,10 +305,7 @@ def prepare(
         rdoc=rdoc,
         options=options,
         dialects=read.dialects,
-        diagnostics=unique([
-            *(Diagnostic(Code.READER_NOTE, w) for w in (native.warnings if native else ())),
-            *_input_diagnostics(rdoc), *read.mapped,
-        ]),
+        diagnostics=unique(_input_diagnostics(read, rdoc, input_file)),
         citations=citations,
         parse_ms=(time.perf_counter() - started) * 1000,
         input_format=native.provider if native else read.content_format,

@@ -13,6 +13,7 @@ from citations.numbering import CitationPlan, NumberingMode, plan_citations
 from citations.pool import SourcePool
 from citations.tokens import CLOSING_PUNCTUATION
 from renderers.crossref import number_crossrefs
+from renderers.diagnostics import Code, Diagnostic, messages
 from renderers.document import (
     Cite,
     Document,
@@ -58,10 +59,17 @@ class ResolvedDocument:
     document: Document
     plan: CitationPlan
     entries: tuple[SourceEntry, ...]
-    warnings: tuple[str, ...]
+    #: The reader's notes (``document.notes``), then the citation pass's (``unknown-sid``) and
+    #: the cross-reference pass's (``unknown-label``, ``duplicate-label``).
+    notes: tuple[Diagnostic, ...]
     sources_heading: str = "Sources"
     style: str = ""  # the CSL style applied (bundled name or file name); "" for the default look
     speaker_view: ResolvedDocument | None = None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The messages of :attr:`notes`."""
+        return messages(self.notes)
 
     @property
     def with_speaker_notes(self) -> ResolvedDocument:
@@ -160,7 +168,7 @@ def resolve(
     full = _resolve(document, pool, numbering, strict, sources_heading)
     body = dataclasses.replace(document, blocks=without_speaker_notes(document.blocks))
     shown = _resolve(body, pool, numbering, strict, sources_heading)
-    return dataclasses.replace(shown, warnings=full.warnings, speaker_view=full)
+    return dataclasses.replace(shown, notes=full.notes, speaker_view=full)
 
 
 def _resolve(
@@ -172,14 +180,14 @@ def _resolve(
 ) -> ResolvedDocument:
     cites = planning_order(document.blocks)
     plan = plan_citations((c.sids for c in cites), pool, numbering)
-    warnings = list(document.warnings)
+    notes = list(document.notes)
     if plan.unknown_sids:
         listed = ", ".join(str(s) for s in plan.unknown_sids)
         message = f"unknown sids not in the sources pool: {listed}"
         if strict:
             raise StrictError(message)
-        warnings.append(message)
-    if strict and document.warnings:
+        notes.append(Diagnostic(Code.UNKNOWN_SID, message))
+    if strict and document.notes:
         raise StrictError("; ".join(document.warnings))
 
     counter = iter(range(1, len(cites) + 1))
@@ -198,10 +206,10 @@ def _resolve(
     numbered = map_blocks(
         document.blocks, number_leaf, tidy=lambda run: _mark_joined(_drop_unresolved(run))
     )
-    blocks, crossref_warnings = number_crossrefs(numbered)
-    if strict and crossref_warnings:
-        raise StrictError("; ".join(crossref_warnings))
-    warnings += crossref_warnings
+    blocks, crossref_notes = number_crossrefs(numbered)
+    if strict and crossref_notes:
+        raise StrictError("; ".join(messages(crossref_notes)))
+    notes += crossref_notes
     direction = document_direction(document)
     entries = tuple(
         SourceEntry(
@@ -222,7 +230,7 @@ def _resolve(
         document=dataclasses.replace(document, blocks=blocks),
         plan=plan,
         entries=entries,
-        warnings=tuple(warnings),
+        notes=tuple(notes),
         sources_heading=sources_heading,
     )
 

@@ -22,11 +22,11 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from citations.chars import clean_text
-from citations.errors import CodedError, ErrorCode
-from citations.pool import ROW_SCHEMA
-from renderers.errors import OptionError, OutputPathError, short_repr
+from citations.errors import CodedError, ErrorCode, PoolError
+from citations.pool import ROW_SCHEMA, source_from_row
+from renderers.errors import LimitError, OptionError, OutputPathError, short_repr
 from renderers.formats import BY_NAME, EXTENSIONS, Format
-from renderers.options import NOT_BLANK, PARAMETERS, ReadingOptions, Surface
+from renderers.options import NOT_BLANK, PARAMETERS, Limits, ReadingOptions, Surface
 from renderers.process_memory import current_cap_mib, memory_exceeded
 
 # --- argument schemas (shared with the HTTP service) -------------------------------------
@@ -204,6 +204,80 @@ def validation_problem(validator: Draft202012Validator, arguments: Any) -> tuple
         if missing:
             return ".".join([*path, str(missing[0])]), f"{missing[0]!r} is required"
     return ".".join(path), f"{_what_is_wrong(error)}; accepted: {accepted_values(error.schema)}"
+
+
+def arguments_problem(
+    arguments: Mapping[str, Any], validator: Draft202012Validator, *, max_pool_rows: int
+) -> CodedError | None:
+    """The first problem with tool arguments or a request body, with work and memory bounded;
+    the one rule the tools (:func:`call_tool`, the MCP server) and the HTTP service share.
+
+    Pool rows are counted first (more than ``max_pool_rows`` is :class:`LimitError`,
+    ``limit_exceeded``, before any row is looked at), then the other fields are validated
+    against the schema with the rows set aside (:class:`OptionError`, ``invalid_argument``;
+    its message does not repeat the field), then the rows one at a time by the pool loader
+    itself (:func:`pool_row_problem`: :class:`PoolError`, ``invalid_sources_pool``, naming the
+    row by its position, ``sources_pool.2``, and its field, ``sources_pool.2.sid``), stopping
+    at the first bad one. So every surface accepts exactly the rows a render reads (``"sid":
+    "3"`` too), and a schema validator never holds an error for every bad row at once
+    (gigabytes for 200,000 of them).
+    """
+    row_lists = pool_row_lists(arguments)
+    total = sum(len(rows) for _, rows in row_lists)
+    if total > max_pool_rows:
+        return LimitError(
+            f"sources_pool: {total} rows; accepted: at most {max_pool_rows} rows "
+            "(limits.max_pool_rows)",
+            field="sources_pool",
+        )
+    fields = arguments
+    if row_lists:
+        pool = arguments["sources_pool"]
+        fields = {**arguments, "sources_pool": [] if isinstance(pool, list) else {
+            key: [] if isinstance(value, list) else value for key, value in pool.items()
+        }}
+    problem = validation_problem(validator, fields)
+    if problem is not None:
+        where, message = problem
+        return OptionError(message, field=where)
+    for where, rows in row_lists:
+        for index, row in enumerate(rows):
+            if (refused := pool_row_problem(row, f"{where}.{index}")) is not None:
+                return refused
+    return None
+
+
+def pool_row_lists(arguments: Mapping[str, Any]) -> list[tuple[str, list[Any]]]:
+    """``(field path, rows)`` for each list of pool rows in the ``sources_pool`` argument: a
+    list of rows, or an object holding the list under ``sources_pool`` or ``sources``
+    (:data:`SOURCES_POOL_SCHEMA`)."""
+    pool = arguments.get("sources_pool")
+    if isinstance(pool, list):
+        return [("sources_pool", pool)]
+    if isinstance(pool, dict):
+        return [
+            (f"sources_pool.{key}", pool[key])
+            for key in ("sources_pool", "sources")
+            if isinstance(pool.get(key), list)
+        ]
+    return []
+
+
+def pool_row_problem(row: Any, where: str) -> PoolError | None:
+    """The pool loader's refusal of the row at ``where`` (``sources_pool.2``), or None: a
+    :class:`PoolError` (``invalid_sources_pool``) whose message starts with ``where`` and
+    whose ``field`` names the row's field at fault (``sources_pool.2.sid``)."""
+    if not isinstance(row, dict):
+        return PoolError(
+            f"{where}: {short_repr(row)} is not a row; accepted: an object with a 'sid' field",
+            field=where,
+        )
+    try:
+        source_from_row(row, where)
+    except PoolError as refused:
+        refused.field = f"{where}.{refused.row_field}" if refused.row_field else where
+        return refused
+    return None
 
 
 def _what_is_wrong(error: ValidationError) -> str:
@@ -487,10 +561,9 @@ def _call(name: object, arguments: object, out_dir: Path) -> dict[str, Any]:
         known = ", ".join(_SCHEMAS_BY_NAME)
         return _error(ErrorCode.UNKNOWN_TOOL, f"no tool {short_repr(name)}; tools: {known}", "name")
     args = tool_arguments(arguments)
-    problem = validation_problem(_VALIDATORS[name], args)
-    if problem is not None:
-        where, message = problem
-        return _error(ErrorCode.INVALID_ARGUMENT, message, where)
+    problem = arguments_problem(args, _VALIDATORS[name], max_pool_rows=Limits().max_pool_rows)
+    if problem is not None:  # a bad pool row: invalid_sources_pool, as the HTTP service says
+        return error_envelope(problem)
     if ("content" in args) == ("answer" in args):
         where = "content" if "answer" not in args else "answer"
         return _error(ErrorCode.INVALID_ARGUMENT, _CONTENT_OR_ANSWER, where)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citations.errors import AnswerError
+from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError
 
 if TYPE_CHECKING:
@@ -42,6 +43,12 @@ class NativeAnswer:
     @property
     def warnings(self) -> tuple[str, ...]:
         return self.adapted.warnings
+
+    @property
+    def notes(self) -> tuple[Diagnostic, ...]:
+        """The adapter's warnings as ``reader-note`` diagnostics (citations it could not place,
+        sidecar entries skipped): an answer is JSON, so no line is known."""
+        return tuple(Diagnostic(Code.READER_NOTE, warning) for warning in self.warnings)
 
     def describe(self) -> str:
         """One line: ``OpenAI Responses … (3 citations, 2 sources)``."""

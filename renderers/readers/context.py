@@ -1,4 +1,4 @@
-"""What both readers share: the reading context (warnings, USAGE sids, heading ids, title,
+"""What both readers share: the reading context (notes, USAGE sids, heading ids, title,
 limits) and an inline collector that merges text and tidies the space a USAGE tag leaves."""
 
 from __future__ import annotations
@@ -47,11 +47,11 @@ def is_cite_sup(attributes: dict[str, str]) -> bool:
 
 @dataclass
 class ReadContext:
-    """What a reader gathers besides blocks: warnings, USAGE sids, ids, title; enforces limits."""
+    """What a reader gathers besides blocks: notes, USAGE sids, ids, title; enforces limits."""
 
     input_name: str
     limits: Limits
-    warnings: list[str] = field(default_factory=list)
+    notes: list[Diagnostic] = field(default_factory=list)  # reading problems (strict fails)
     usage: dict[int, None] = field(default_factory=dict)
     citations: int = 0
     formulas: int = 0
@@ -135,8 +135,12 @@ class ReadContext:
             self.usage.setdefault(sid, None)
 
     def warn(self, line: int, message: str) -> None:
-        """Add a warning; ``line`` is 1-based (0 when unknown)."""
-        self.warnings.append(f"{self._where(line)}: {message}")
+        """Add a reading problem (a ``reader-note`` diagnostic whose message names the place);
+        ``line`` is the 1-based line of the input (0 when unknown)."""
+        self.notes.append(
+            Diagnostic(Code.READER_NOTE, f"{self._where(line)}: {message}",
+                       line=line if line > 0 else None)
+        )
 
     def refuse_image(self, line: int, src: str, alt: str) -> None:
         """Report an image whose source was refused, once per source: writers get an empty
@@ -176,7 +180,7 @@ class ReadContext:
             blocks=tuple(blocks),
             title=self.title,
             usage_sids=tuple(self.usage),
-            warnings=tuple(self.warnings),
+            notes=tuple(self.notes),
             diagnostics=tuple(self.refused_images.values()),
         )
 

@@ -176,7 +176,7 @@ def read_markdown(
 
     Citations become :class:`Cite` nodes (a numeric-dialect ``[2]`` keeps the pool index 2 in
     ``sids``; the API layer maps it to a sid). Invalid tokens stay literal text and are reported
-    in ``Document.warnings``. Raises :class:`LimitError` when a limit is exceeded.
+    in ``Document.notes`` (with their line). Raises :class:`LimitError` when a limit is exceeded.
     """
     limits = limits or Limits()
     context = ReadContext("markdown input", limits)

@@ -23,11 +23,10 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from starlette.requests import ClientDisconnect, Request
 
-from citations.errors import ErrorCode, PoolError
-from citations.pool import source_from_row
-from renderers.errors import short_repr
+from citations.errors import ErrorCode
+from renderers.errors import OptionError
 from renderers.service.codes import ServiceCode
-from renderers.tools import validation_problem
+from renderers.tools import arguments_problem
 
 #: Arrays and objects nested in one body, the body itself counting as 1. The renderer takes
 #: pool rows' unknown fields 32 deep (``citations.pool.MAX_EXTRA_DEPTH``); this leaves room
@@ -267,76 +266,22 @@ def _refuse_bad_values(payload: dict[str, Any]) -> None:
 # --- bounded validation of the request fields ------------------------------------------------
 
 
-def _pool_row_lists(payload: dict[str, Any]) -> list[tuple[str, list[Any]]]:
-    """``(field path, rows)`` for each list of pool rows in the ``sources_pool`` field.
-
-    The field is a list of rows, or an object holding the list under ``sources_pool`` or
-    ``sources`` (:data:`renderers.tools.SOURCES_POOL_SCHEMA`).
-    """
-    pool = payload.get("sources_pool")
-    if isinstance(pool, list):
-        return [("sources_pool", pool)]
-    if isinstance(pool, dict):
-        return [
-            (f"sources_pool.{key}", pool[key])
-            for key in ("sources_pool", "sources")
-            if isinstance(pool.get(key), list)
-        ]
-    return []
-
-
 def request_problem(
     payload: dict[str, Any],
     validator: Draft202012Validator,
     *,
     max_pool_rows: int,
 ) -> BodyProblem | None:
-    """The first problem with ``payload``'s fields, with work and memory bounded.
-
-    Pool rows are counted first (more than the renderer's ``max_pool_rows`` is refused
-    before any is looked at), then the fields are validated with the rows set aside, then
-    the rows one at a time by the pool loader itself (:func:`citations.pool.source_from_row`),
-    stopping at the first bad one: the service accepts exactly the rows a render reads
-    (``"sid": "3"`` too), and a schema validator would hold an error for every bad row at
-    once (gigabytes for 200,000 of them).
-    """
-    row_lists = _pool_row_lists(payload)
-    total = sum(len(rows) for _, rows in row_lists)
-    if total > max_pool_rows:
-        return BodyProblem(
-            422,
-            f"sources_pool: {total} rows; accepted: at most {max_pool_rows} rows "
-            "(limits.max_pool_rows)",
-            "sources_pool",
-            code=ErrorCode.LIMIT_EXCEEDED,
-        )
-    fields = payload
-    if row_lists:
-        pool = payload["sources_pool"]
-        fields = {**payload, "sources_pool": [] if isinstance(pool, list) else {
-            key: [] if isinstance(value, list) else value for key, value in pool.items()
-        }}
-    problem = validation_problem(validator, fields)
-    if problem is not None:
-        where, message = problem
-        return BodyProblem(400, f"{where or 'body'}: {message}", where or "body")
-    for where, rows in row_lists:
-        for index, row in enumerate(rows):
-            if (refused := _row_problem(row, f"{where}.{index}")) is not None:
-                return refused
-    return None
-
-
-def _row_problem(row: Any, where: str) -> BodyProblem | None:
-    """The pool loader's refusal of one row, naming the row and its field at fault: 422
-    ``invalid_sources_pool``, as the same row refused while rendering answers."""
-    if not isinstance(row, dict):
-        return BodyProblem(
-            422, f"{where}: {_printable(short_repr(row))} is not a row; accepted: an object "
-            "with a 'sid' field", where, code=ErrorCode.INVALID_SOURCES_POOL)
-    try:
-        source_from_row(row, where)
-    except PoolError as refused:
-        field = f"{where}.{refused.row_field}" if refused.row_field else where
-        return BodyProblem(422, str(refused), field, code=refused.code)
-    return None
+    """The first problem with ``payload``'s fields, with work and memory bounded: the tools'
+    own check (:func:`renderers.tools.arguments_problem`: rows counted, fields validated with
+    the rows set aside, then each row by the pool loader itself, stopping at the first bad
+    one), answered with its HTTP status — 400 for a field the schema refuses, 422
+    ``limit_exceeded`` for too many rows and ``invalid_sources_pool`` for a bad row, named by
+    its position and field (``sources_pool.2.sid``)."""
+    problem = arguments_problem(payload, validator, max_pool_rows=max_pool_rows)
+    if problem is None:
+        return None
+    if isinstance(problem, OptionError):  # the schema's refusal; its message names no field
+        where = problem.field or "body"
+        return BodyProblem(400, f"{where}: {problem}", where)
+    return BodyProblem(422, str(problem), problem.field, code=problem.code)

@@ -10,6 +10,7 @@ module for what the markdown reader makes of ``INPUT.md`` (the way ``pandoc -t n
 from __future__ import annotations
 
 import dataclasses
+import enum
 import importlib
 import sys
 from pathlib import Path
@@ -82,6 +83,8 @@ def _flat(node: object) -> str:
     if dataclasses.is_dataclass(node) and not isinstance(node, type):
         args = ", ".join(f"{k}={_flat(v)}" if k else _flat(v) for k, v in _arguments(node))
         return f"{type(node).__name__}({args})"
+    if isinstance(node, enum.Enum):  # a diagnostic's code: its text, read back as the member
+        return repr(node.value)
     return repr(node)
 
 

@@ -160,6 +160,19 @@ def test_arguments_sent_as_json_text_are_the_object_they_spell(client: Client) -
     assert "Sent as text." in written.read_text(encoding="utf-8")
 
 
+def test_a_bad_pool_row_is_named_as_the_http_service_names_it(client: Client) -> None:
+    client.send(call(30, json.dumps({"content": "Claim.[[S:1]]",
+                                     "sources_pool": [{"sid": 1}, {"sid": "three"}]})))
+    answer = client.answer()
+    assert answer["id"] == 30 and answer["result"]["isError"] is True
+    assert answer["result"]["structuredContent"]["error"] == {
+        "code": "invalid_sources_pool",
+        "message": "sources_pool.1: sid 'three' is not valid; accepted: an integer from 1 to "
+                   "2147483647",
+        "where": "sources_pool.1.sid",
+    }
+
+
 NOT_AN_OBJECT: list[tuple[str, str, str]] = [
     ("JSON text of a list", json.dumps("[1, 2]"), "not list"),
     ("text that is not JSON", json.dumps("content: x"), "not valid JSON"),

@@ -180,6 +180,96 @@ def test_stats_are_the_writers_counts(tmp_path: Path) -> None:
     assert not hasattr(api, "pdf_page_count") and not hasattr(api, "pptx_slide_count")
 
 
+# ---------------------------------------------------------------- reader and citation-pass notes
+
+#: An invalid token on line 3, a reversed range on line 5, an unknown sid, a label defined
+#: twice and a reference to a label nothing defines.
+NOTED = (
+    "# Brief\n\nPrices fell.[[S:0]]\n\nAnd rose.[[S:2-1]] See @fig:nope.[[S:9]]\n\n"
+    "![a](a.png){#fig:a}\n\n![b](b.png){#fig:a}\n"
+)
+INVALID_ZERO = (
+    "markdown input, line 3: invalid citation token '[[S:0]]': sid 0 is not valid: sids are "
+    "positive integers; kept as text"
+)
+
+
+def test_reader_notes_carry_their_line_and_keep_their_text(tmp_path: Path) -> None:
+    (result,) = render(NOTED, tmp_path, formats="md", sources_pool=POOL)
+    noted = [d for d in result.diagnostics if d.code is not Code.IMAGE_REFUSED]
+    assert [(d.code, d.line, d.file) for d in noted] == [
+        (Code.READER_NOTE, 3, None),
+        (Code.READER_NOTE, 5, None),
+        (Code.UNKNOWN_SID, None, None),
+        (Code.DUPLICATE_LABEL, None, None),
+        (Code.UNKNOWN_LABEL, None, None),
+    ]
+    assert result.warnings[:5] == [  # the text surfaces print, as before
+        INVALID_ZERO,
+        "markdown input, line 5: '[[S:2-1]]': reversed range '2-1' read as 1-2",
+        "unknown sids not in the sources pool: 9",
+        "label 'fig:a' is defined twice; references go to the first",
+        "cross-reference to unknown label 'fig:nope' kept as text",
+    ]
+    assert result.warnings == [d.message for d in result.diagnostics]
+    assert noted[0].to_dict() == {"code": "reader-note", "message": INVALID_ZERO, "line": 3}
+
+
+def test_a_rendered_file_is_named_by_its_reader_notes(tmp_path: Path) -> None:
+    source = tmp_path / "brief.md"
+    source.write_text("# Brief\n\nPrices fell.[[S:0]]\n", encoding="utf-8")
+    (result,) = render_file(source, tmp_path / "out", formats="md", sources_pool=POOL)
+    (note,) = result.diagnostics
+    assert note.to_dict() == {
+        "code": "reader-note", "message": INVALID_ZERO, "file": str(source), "line": 3,
+    }
+    assert result.warnings == [INVALID_ZERO]
+
+
+def test_a_skipped_sidecar_entry_names_the_answer_file_but_no_line(tmp_path: Path) -> None:
+    """The answer is read as markdown made from it: that markdown's lines are not the file's."""
+    source = tmp_path / "answer.json"
+    source.write_text(json.dumps({
+        "summary": "Solar grew.\n\nAgain.[[S:0]]",
+        "_citations": [{"path": 7, "sids": [1]}, {"path": "/summary", "sids": [2]}],
+    }), encoding="utf-8")
+    (result,) = render_file(source, tmp_path / "out", formats="md", sources_pool=POOL)
+    assert [(d.code, d.file, d.line) for d in result.diagnostics] == [
+        (Code.READER_NOTE, str(source), None), (Code.READER_NOTE, str(source), None),
+    ]
+    assert result.warnings[0] == "/_citations/0: 'path' is 7, not a JSON Pointer string; skipped"
+
+
+def test_the_service_answers_a_reader_notes_line(tmp_path: Path) -> None:
+    with TestClient(create_app(workers=1, warmup=False)) as client:
+        envelope = client.post(
+            "/render",
+            json={"content": NOTED, "format": "md", "sources_pool": POOL},
+            headers={"Accept": "application/json"},
+        ).json()
+    assert envelope["diagnostics"][0] == {"code": "reader-note", "message": INVALID_ZERO,
+                                          "line": 3}
+    assert [d["code"] for d in envelope["diagnostics"]][2:5] == [
+        "unknown-sid", "duplicate-label", "unknown-label",
+    ]
+
+
+def test_strict_still_fails_on_reader_notes_and_unknown_labels(tmp_path: Path) -> None:
+    from renderers.errors import StrictError
+
+    with pytest.raises(StrictError, match=r"line 3: invalid citation token '\[\[S:0\]\]'"):
+        render("# B\n\nPrices fell.[[S:0]]\n", tmp_path, formats="md", sources_pool=POOL,
+               strict=True)
+    with pytest.raises(StrictError, match="unknown label 'fig:nope'"):
+        render("See @fig:nope.[[S:1]]\n", tmp_path, formats="md", sources_pool=POOL,
+               strict=True)
+
+
+def test_the_readme_lists_every_diagnostic_code() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert [code for code in Code if f"`{code}`" not in readme] == []
+
+
 # ---------------------------------------------------------------- outputs never replace inputs
 
 

@@ -55,7 +55,7 @@ HOSTILE: list[tuple[str, Any, str, str]] = [
     (
         "deep dict",
         {"content": "x", "sources_pool": json.loads("[" * 900 + "]" * 900)},
-        "invalid_argument",
+        "invalid_sources_pool",  # a list is not a row, as the HTTP service says
         "sources_pool.0",
     ),
     ("huge int", {"content": "x", "dpi": 10**5000}, "invalid_argument", "dpi"),

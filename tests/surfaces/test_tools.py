@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import io
+import json
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 from PIL import Image
+from starlette.testclient import TestClient
 
+from renderers.service.app import create_app
 from renderers.tools import TOOL_SCHEMAS, call_tool
 from tests.helpers import pdf_text
 
@@ -138,3 +142,49 @@ def test_errors_are_envelopes(
     assert result["error"]["code"] == code
     assert result["error"]["where"] == where
     assert files_under(tmp_path) <= {tmp_path / "sources_used.json"}
+
+
+# ---------------------------------------------------------------- a bad pool row
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[TestClient]:
+    with TestClient(create_app(workers=1, warmup=False)) as client:
+        yield client
+
+
+GOOD_ROW = {"sid": 1, "title": "IEA", "url": "https://iea.org"}
+#: Pools with one bad row, the field naming it, and the start of the message.
+BAD_ROWS = [
+    ([GOOD_ROW, {"sid": 2}, {"sid": "three"}], "sources_pool.2.sid",
+     "sources_pool.2: sid 'three' is not valid; accepted: an integer from 1"),
+    ({"sources": [GOOD_ROW, {"sid": 2, "title": [5]}]}, "sources_pool.sources.1.title",
+     "sources_pool.sources.1: field 'title' is list; accepted: a string"),
+    ({"sources_pool": [{"sid": 0}]}, "sources_pool.sources_pool.0.sid",
+     "sources_pool.sources_pool.0: sid 0 is not valid"),
+    ([{"title": "no sid"}], "sources_pool.0.sid", "sources_pool.0: the row has no 'sid'"),
+    ([GOOD_ROW, 5], "sources_pool.1", "sources_pool.1: 5 is not a row; accepted: an object"),
+    ([{"sid": True}], "sources_pool.0.sid", "sources_pool.0: sid True is not valid"),
+]
+
+
+@pytest.mark.parametrize(("pool", "where", "message"), BAD_ROWS)
+@pytest.mark.parametrize("tool", ["write_markdown", "audit_citations"])
+def test_a_bad_pool_row_is_invalid_sources_pool_named_by_position(
+    tmp_path: Path, service: TestClient, tool: str, pool: Any, where: str, message: str
+) -> None:
+    """The tools answered ``invalid_argument`` (the schema's words) or ``invalid_sources_pool``
+    without the row's position, where the HTTP service answers 422 ``invalid_sources_pool``
+    naming the row and its field: now all three surfaces say the same."""
+    arguments = {"content": "Claim.[[S:1]]", "sources_pool": pool}
+    envelope = call_tool(tool, arguments, out_dir=tmp_path)
+    assert envelope["ok"] is False, envelope
+    assert envelope["error"]["code"] == "invalid_sources_pool"
+    assert envelope["error"]["where"] == where
+    assert envelope["error"]["message"].startswith(message)
+    assert call_tool(tool, json.dumps(arguments), out_dir=tmp_path) == envelope  # as JSON text
+    answer = service.post("/render", json={**arguments, "format": "md"})
+    assert answer.status_code == 422
+    assert answer.json() == {"error": envelope["error"]["message"], "field": where,
+                             "code": "invalid_sources_pool"}
+    assert files_under(tmp_path) == set()
