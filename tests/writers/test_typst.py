@@ -13,7 +13,9 @@ import io
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
 import pytest
@@ -484,3 +486,27 @@ def test_every_node_of_the_ir_fixture_keeps_its_text(sample_pool: list[dict[str,
         found = shown.find(piece, position)
         assert found >= 0, (piece, shown[position : position + 80])
         position = found + len(piece)
+
+
+def _outline(pdf: bytes) -> list[object]:
+    """The PDF's outline as nested lists of titles."""
+    def titles(items: Sequence[Any]) -> list[object]:
+        return [titles(item) if isinstance(item, list) else item.title
+                for item in items]
+    return titles(PdfReader(io.BytesIO(pdf)).outline)
+
+
+@pytest.mark.parametrize("level, expected", [
+    (2, ["Title", ["Part", "Sources"]]),
+    (3, ["Title", ["Part", ["Sources"]]]),
+])
+def test_the_added_sections_take_their_level_from_python(
+    level: int, expected: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Sources heading's level is ``common.ADDED_SECTION_LEVEL``, handed to the template in
+    the prelude: the template writes no level of its own."""
+    assert "heading(level: 2" not in typst_writer.report_template()
+    monkeypatch.setattr(typst_writer, "ADDED_SECTION_LEVEL", level)
+    rdoc = resolve(read_markdown("# Title\n\n## Part\n\nText [[S:1]].\n"), POOL)
+    pdf, _, _ = typst_pdf(rdoc, RenderOptions())
+    assert _outline(pdf) == expected
