@@ -319,3 +319,30 @@ def test_weasyprint_accepts_every_rule_of_the_report_stylesheet(
     assert result.path.stat().st_size > 0
     ignored = [r.getMessage() for r in caplog.records if "Ignored" in r.getMessage()]
     assert ignored == []
+
+
+#: Code lines longer than an A4 code block, whose highlighted form WeasyPrint broke inside a
+#: token (`50|3`, `re|tries`) while the block had `overflow-wrap: anywhere`.
+LONG_CODE = (
+    "def configure(session, retries=3, backoff_factor=0.5, status_forcelist=(500, 502, 503, "
+    '504), allowed_methods=frozenset({"GET", "POST"})):',
+    "adapter = HTTPAdapter(max_retries=Retry(total=retries, read=retries, connect=retries, "
+    "backoff_factor=backoff_factor))",
+)
+
+
+@pytest.mark.parametrize("language", ["", "python"])
+def test_a_long_code_line_wraps_at_its_spaces(language: str) -> None:
+    """WeasyPrint wraps a long code line at a space, not inside whichever token reaches the
+    margin; only a word too long for a line of its own still breaks inside (and stays on the
+    page)."""
+    word = "x" * 120
+    text = f"```{language}\n{LONG_CODE[0]}\n{LONG_CODE[1]}\ny = '{word}'\n```\n"
+    pdf = engine_pdf(resolve(read_markdown(text), SourcePool.from_rows([])), "weasyprint")
+    page = pdfium.PdfDocument(pdf)[0]
+    lines = [line.strip() for line in page.get_textpage().get_text_range().split("\r\n")]
+    for code in LONG_CODE:
+        start = next(i for i, line in enumerate(lines) if code.startswith(line))
+        wrapped = lines[start:start + 2]
+        assert " ".join(wrapped) == code  # wrapped once, at a space
+    assert f"y = '{word}'" in "".join(lines)  # broken inside, all of it on the page
