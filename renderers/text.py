@@ -53,6 +53,26 @@ def has_long_word(text: str) -> bool:
     return _LONG_WORD.search(text) is not None
 
 
+#: The regional faces of Noto Sans CJK: a Han character takes the glyph shapes its region
+#: writes (Japanese 直, 骨 differ from Chinese ones). Both PDF engines name
+#: ``Noto Sans CJK <region>`` and ``Noto Sans Mono CJK <region>``.
+CjkRegion = Literal["SC", "TC", "JP", "KR"]
+_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+
+
+def cjk_region(text: str) -> CjkRegion:
+    """The Noto Sans CJK face for ``text``: Japanese (JP) when it has kana, Korean (KR) when it
+    has Hangul (the one more frequent when it has both), else Simplified Chinese (SC). Nothing
+    declares a document's language yet, so the text decides; Traditional Chinese (TC) is only
+    ever declared, never guessed from Han characters."""
+    kana = len(_KANA.findall(text))
+    hangul = len(_HANGUL.findall(text))
+    if kana == 0 and hangul == 0:
+        return "SC"
+    return "JP" if kana >= hangul else "KR"
+
+
 Direction = Literal["ltr", "rtl"]
 
 

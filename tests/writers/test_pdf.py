@@ -346,3 +346,25 @@ def test_a_long_code_line_wraps_at_its_spaces(language: str) -> None:
         wrapped = lines[start:start + 2]
         assert " ".join(wrapped) == code  # wrapped once, at a space
     assert f"y = '{word}'" in "".join(lines)  # broken inside, all of it on the page
+
+
+@pytest.mark.parametrize(("text", "face"), [
+    ("本文は日本語です。直線と骨格。", "notosanscjkjp"),  # kana: Japanese
+    ("이 문서는 한국어입니다. 漢字 直骨.", "notosanscjkkr"),  # Hangul: Korean
+    ("你好世界，直线与骨骼。", "notosanscjksc"),  # Han only: Simplified Chinese
+])
+def test_cjk_text_takes_the_regional_face_it_needs(text: str, face: str, engine: str) -> None:
+    """Kanji in Japanese text take the Japanese glyph shapes (and Hanja in Korean text the
+    Korean ones): the PDF embeds the regional Noto Sans CJK face, in body and code alike,
+    and no other."""
+    rdoc = resolve(read_markdown(f"# {text}\n\n{text} `{text}`\n"), SourcePool.from_rows([]))
+    pdf = engine_pdf(rdoc, engine)
+    fonts = {  # "XYZ+Noto-Sans-CJK-JP-Bold" (WeasyPrint), "XYZ+NotoSansCJKjp-Regular…" (Typst)
+        re.sub(r"[^a-z]", "", str(font["/BaseFont"]).split("+", 1)[-1].lower())
+        for page in PdfReader(io.BytesIO(pdf)).pages
+        for font in (page["/Resources"].get("/Font") or {}).values()
+    }
+    cjk = {name for name in fonts if "cjk" in name}
+    mono = face.replace("notosans", "notosansmono")
+    assert cjk and all(name.startswith((face, mono)) for name in cjk), fonts
+    assert any(name.startswith(mono) for name in cjk), fonts  # the code span's face
