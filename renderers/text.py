@@ -62,15 +62,16 @@ _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 
 
 def cjk_region(text: str) -> CjkRegion:
-    """The Noto Sans CJK face for ``text``: Japanese (JP) when it has kana, Korean (KR) when it
-    has Hangul (the one more frequent when it has both), else Simplified Chinese (SC). Nothing
-    declares a document's language yet, so the text decides; Traditional Chinese (TC) is only
-    ever declared, never guessed from Han characters."""
-    kana = len(_KANA.findall(text))
-    hangul = len(_HANGUL.findall(text))
-    if kana == 0 and hangul == 0:
-        return "SC"
-    return "JP" if kana >= hangul else "KR"
+    """The Noto Sans CJK face for ``text``: Japanese (JP) when it has kana and no Hangul, Korean
+    (KR) when it has Hangul and no kana, else Simplified Chinese (SC) — a document with both
+    (the multilingual sample's Chinese, Japanese and Korean sections) keeps the default, as one
+    face serves the whole document. Nothing declares a document's language yet, so the text
+    decides; Traditional Chinese (TC) would have to be declared, Han characters never tell."""
+    kana = _KANA.search(text) is not None
+    hangul = _HANGUL.search(text) is not None
+    if kana != hangul:
+        return "JP" if kana else "KR"
+    return "SC"
 
 
 Direction = Literal["ltr", "rtl"]
