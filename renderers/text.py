@@ -53,6 +53,27 @@ def has_long_word(text: str) -> bool:
     return _LONG_WORD.search(text) is not None
 
 
+#: The regional faces of Noto Sans CJK: a Han character takes the glyph shapes its region
+#: writes (Japanese 直, 骨 differ from Chinese ones). Both PDF engines name
+#: ``Noto Sans CJK <region>`` and ``Noto Sans Mono CJK <region>``.
+CjkRegion = Literal["SC", "TC", "JP", "KR"]
+_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+
+
+def cjk_region(text: str) -> CjkRegion:
+    """The Noto Sans CJK face for ``text``: Japanese (JP) when it has kana and no Hangul, Korean
+    (KR) when it has Hangul and no kana, else Simplified Chinese (SC) — a document with both
+    (the multilingual sample's Chinese, Japanese and Korean sections) keeps the default, as one
+    face serves the whole document. Nothing declares a document's language yet, so the text
+    decides; Traditional Chinese (TC) would have to be declared, Han characters never tell."""
+    kana = _KANA.search(text) is not None
+    hangul = _HANGUL.search(text) is not None
+    if kana != hangul:
+        return "JP" if kana else "KR"
+    return "SC"
+
+
 Direction = Literal["ltr", "rtl"]
 
 

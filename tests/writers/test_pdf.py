@@ -319,3 +319,52 @@ def test_weasyprint_accepts_every_rule_of_the_report_stylesheet(
     assert result.path.stat().st_size > 0
     ignored = [r.getMessage() for r in caplog.records if "Ignored" in r.getMessage()]
     assert ignored == []
+
+
+#: Code lines longer than an A4 code block, whose highlighted form WeasyPrint broke inside a
+#: token (`50|3`, `re|tries`) while the block had `overflow-wrap: anywhere`.
+LONG_CODE = (
+    "def configure(session, retries=3, backoff_factor=0.5, status_forcelist=(500, 502, 503, "
+    '504), allowed_methods=frozenset({"GET", "POST"})):',
+    "adapter = HTTPAdapter(max_retries=Retry(total=retries, read=retries, connect=retries, "
+    "backoff_factor=backoff_factor))",
+)
+
+
+@pytest.mark.parametrize("language", ["", "python"])
+def test_a_long_code_line_wraps_at_its_spaces(language: str) -> None:
+    """WeasyPrint wraps a long code line at a space, not inside whichever token reaches the
+    margin; only a word too long for a line of its own still breaks inside (and stays on the
+    page)."""
+    word = "x" * 120
+    text = f"```{language}\n{LONG_CODE[0]}\n{LONG_CODE[1]}\ny = '{word}'\n```\n"
+    pdf = engine_pdf(resolve(read_markdown(text), SourcePool.from_rows([])), "weasyprint")
+    page = pdfium.PdfDocument(pdf)[0]
+    lines = [line.strip() for line in page.get_textpage().get_text_range().split("\r\n")]
+    for code in LONG_CODE:
+        start = next(i for i, line in enumerate(lines) if code.startswith(line))
+        wrapped = lines[start:start + 2]
+        assert " ".join(wrapped) == code  # wrapped once, at a space
+    assert f"y = '{word}'" in "".join(lines)  # broken inside, all of it on the page
+
+
+@pytest.mark.parametrize(("text", "face"), [
+    ("本文は日本語です。直線と骨格。", "notosanscjkjp"),  # kana: Japanese
+    ("이 문서는 한국어입니다. 漢字 直骨.", "notosanscjkkr"),  # Hangul: Korean
+    ("你好世界，直线与骨骼。", "notosanscjksc"),  # Han only: Simplified Chinese
+])
+def test_cjk_text_takes_the_regional_face_it_needs(text: str, face: str, engine: str) -> None:
+    """Kanji in Japanese text take the Japanese glyph shapes (and Hanja in Korean text the
+    Korean ones): the PDF embeds the regional Noto Sans CJK face, in body and code alike,
+    and no other."""
+    rdoc = resolve(read_markdown(f"# {text}\n\n{text} `{text}`\n"), SourcePool.from_rows([]))
+    pdf = engine_pdf(rdoc, engine)
+    fonts = {  # "XYZ+Noto-Sans-CJK-JP-Bold" (WeasyPrint), "XYZ+NotoSansCJKjp-Regular…" (Typst)
+        re.sub(r"[^a-z]", "", str(font["/BaseFont"]).split("+", 1)[-1].lower())
+        for page in PdfReader(io.BytesIO(pdf)).pages
+        for font in (page["/Resources"].get("/Font") or {}).values()
+    }
+    cjk = {name for name in fonts if "cjk" in name}
+    mono = face.replace("notosans", "notosansmono")
+    assert cjk and all(name.startswith((face, mono)) for name in cjk), fonts
+    assert any(name.startswith(mono) for name in cjk), fonts  # the code span's face

@@ -608,3 +608,38 @@ def test_text_before_the_first_heading_is_shown_under_the_documents_title(toc: b
             "## Power\n\nX.\n")
     titles = [slide_title(s) for s in render(lede, make_pool(1), toc=toc)[1].slides]
     assert titles[:1] == ["Briefing"] and "Briefing" in titles[1:] and "Power" in titles
+
+
+def test_a_task_box_is_followed_by_a_space_and_sits_where_a_bullet_does() -> None:
+    """The box (about 0.9 em wide) hangs far enough that a space's width parts it from its
+    text; the box itself starts where a plain item's bullet does."""
+    from fontTools.ttLib import TTFont
+
+    from renderers.writers.pptx.fonts import font_index
+
+    face = TTFont(font_index()["dejavusans.ttf"])
+    em = face["head"].unitsPerEm
+    box_width, space_width = (face["hmtx"][face.getBestCmap()[ord(ch)]][0] / em
+                              for ch in ("\u2610", " "))
+    _, deck, _ = render("# T\n\n## Tasks\n\n- [ ] open task\n- [x] done task\n- plain item\n",
+                        make_pool(1))
+    found: dict[str, tuple[float, float, float]] = {}
+    for slide in deck.slides:
+        for shape in slide.shapes:
+            if not shape.has_text_frame:
+                continue
+            for para in shape.text_frame.paragraphs:
+                ppr = para._p.pPr
+                bullet = ppr.find(qn("a:buChar")) if ppr is not None else None
+                if bullet is None:
+                    continue
+                size = para.runs[0].font.size.pt
+                found[para.text] = (int(ppr.get("marL")) / EMU_PER_PT,
+                                    int(ppr.get("indent")) / EMU_PER_PT, size)
+                assert bullet.get("char") in {"\u2610", "\u2612", "\u2022"}
+    assert set(found) == {"open task", "done task", "plain item"}
+    plain_margin, plain_indent, _ = found["plain item"]
+    for task in ("open task", "done task"):
+        margin, indent, size = found[task]
+        assert -indent >= (box_width + space_width) * size  # the box, then a space
+        assert margin + indent == pytest.approx(plain_margin + plain_indent)  # box at the bullet

@@ -13,7 +13,9 @@ import io
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
 import pytest
@@ -484,3 +486,62 @@ def test_every_node_of_the_ir_fixture_keeps_its_text(sample_pool: list[dict[str,
         found = shown.find(piece, position)
         assert found >= 0, (piece, shown[position : position + 80])
         position = found + len(piece)
+
+
+def _outline(pdf: bytes) -> list[object]:
+    """The PDF's outline as nested lists of titles."""
+    def titles(items: Sequence[Any]) -> list[object]:
+        return [titles(item) if isinstance(item, list) else item.title
+                for item in items]
+    return titles(PdfReader(io.BytesIO(pdf)).outline)
+
+
+@pytest.mark.parametrize("level, expected", [
+    (2, ["Title", ["Part", "Sources"]]),
+    (3, ["Title", ["Part", ["Sources"]]]),
+])
+def test_the_added_sections_take_their_level_from_python(
+    level: int, expected: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Sources heading's level is ``common.ADDED_SECTION_LEVEL``, handed to the template in
+    the prelude: the template writes no level of its own."""
+    assert "heading(level: 2" not in typst_writer.report_template()
+    monkeypatch.setattr(typst_writer, "ADDED_SECTION_LEVEL", level)
+    rdoc = resolve(read_markdown("# Title\n\n## Part\n\nText [[S:1]].\n"), POOL)
+    pdf, _, _ = typst_pdf(rdoc, RenderOptions())
+    assert _outline(pdf) == expected
+
+
+def _line_starts(pdf: bytes) -> list[tuple[str, float]]:
+    """Each text line of the first page: its text and the left edge of its first glyph."""
+    page = pdfium.PdfDocument(pdf)[0]
+    textpage = page.get_textpage()
+    text = textpage.get_text_range()
+    lines, start = [], 0
+    for line in text.split("\r\n"):
+        if line.strip():
+            offset = start + len(line) - len(line.lstrip())
+            lines.append((line.strip(), textpage.get_charbox(offset, loose=True)[0]))
+        start += len(line) + 2
+    return lines
+
+
+@pytest.mark.parametrize("language", ["", "python"])
+def test_a_wrapped_code_line_hangs_in_past_its_own_indentation(language: str) -> None:
+    """A code line too long for the block goes on four characters further in than the line's
+    own indentation: never from the left edge, where it would read as a line of its own."""
+    long = "    result = compute(" + ", ".join(f"argument_{i}" for i in range(14)) + ")"
+    code = f"def f():\n{long}\n\n    return result\n"
+    pdf, _, _ = typst_pdf(resolve(Document((CodeBlock(code, language),)), POOL),
+                          RenderOptions())
+    lines = [line for line in _line_starts(pdf) if not _FOOTER.fullmatch(squeeze(line[0]))]
+    texts = [text for text, _ in lines]
+    assert texts[0] == "def f():" and texts[1].startswith("result = compute(")
+    assert texts[-1] == "return result" and len(lines) >= 4  # the long line wrapped
+    left, indented = lines[0][1], lines[1][1]
+    advance = (indented - left) / 4  # four spaces of indentation
+    for _, x in lines[2:-1]:  # the wrapped part
+        assert x == pytest.approx(indented + 4 * advance, abs=0.5)
+    assert lines[-1][1] == pytest.approx(indented, abs=0.5)
+    blank = squeeze(pdf_text(pdf))
+    assert "0return" not in blank  # the blank line's hidden text is not in the PDF

@@ -14,7 +14,7 @@ import re
 from markupsafe import Markup
 
 from renderers.writers.highlight import HighlightedCode, Highlighter, TokenLook
-from renderers.writers.html.breaks import breakable
+from renderers.writers.html.breaks import wrappable
 
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+.#-]")
 
@@ -33,7 +33,7 @@ class CodeBlocks:
         cls_attr = f' class="language-{cls}"' if cls else ""
         highlighted = self.highlight(text, language)
         if highlighted is None:
-            return Markup(f'<pre dir="ltr"><code{cls_attr}>{breakable(text)}</code></pre>')
+            return Markup(f'<pre dir="ltr"><code{cls_attr}>{wrappable(text)}</code></pre>')
         self.colors = (highlighted.background, highlighted.foreground)
         self.looks.update(highlighted.looks())
         return Markup(
@@ -54,14 +54,15 @@ class CodeBlocks:
 
 
 def _spans(code: HighlightedCode) -> Markup:
-    """The lines of ``code``: a span per token run whose kind has a look of its own."""
+    """The lines of ``code``: a span per token run whose kind has a look of its own (its long
+    words, as in a plain block, in spans that may wrap anywhere)."""
     looks = code.looks().items()
     plain = {"", *(kind for kind, look in looks if not _declarations(look, code.foreground))}
     lines = []
     for line in code.lines:
         parts = [
-            breakable(span.text) if span.kind in plain
-            else Markup(f'<span class="hl-{span.kind}">{breakable(span.text)}</span>')
+            wrappable(span.text) if span.kind in plain
+            else Markup(f'<span class="hl-{span.kind}">{wrappable(span.text)}</span>')
             for span in line
         ]
         lines.append(Markup("").join(parts))

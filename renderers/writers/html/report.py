@@ -59,6 +59,7 @@ from renderers.text import (
     Direction,
     HeadingIds,
     blocks_direction,
+    cjk_region,
     has_long_word,
     paragraph_dir,
     text_direction,
@@ -255,8 +256,9 @@ def render_page(
     ``math`` adds the CSS formulas need, the contents' stylesheet follows when ``options.toc``
     asks for contents, and ``extra_css`` (the code colours) comes last."""
     contents_css = stylesheet("contents.css") if options.toc else ""
+    shown = _shown_text(body, toc, notes, cite_notes)
     css = (
-        code_arabic_css(_shown_text(body, toc, notes, cite_notes)) + report_css(options.page_size)
+        code_arabic_css(shown) + report_css(options.page_size, cjk_region(title.page_title + shown))
         + (MATH_CSS if math else "") + contents_css + extra_css
     )
     entry_writer = ReportWriter(options, rdoc.document)

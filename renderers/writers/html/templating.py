@@ -11,6 +11,7 @@ import jinja2
 
 from renderers.options import PageSize
 from renderers.templates import templates_dir
+from renderers.text import CjkRegion
 from renderers.writers.common import ADDED_SECTION_LEVEL, page_dimensions
 from renderers.writers.html.breaks import breakable
 from renderers.writers.html.list_numbers import li_value_style
@@ -34,12 +35,15 @@ def environment() -> jinja2.Environment:
     return env
 
 
-@lru_cache(maxsize=4)
-def report_css(page_size: PageSize = "A4") -> str:
-    """The print stylesheet with its page size set (``A4`` or ``Letter``)."""
+@lru_cache(maxsize=16)
+def report_css(page_size: PageSize = "A4", cjk: CjkRegion = "SC") -> str:
+    """The print stylesheet with its page size set (``A4`` or ``Letter``) and its CJK faces
+    the regional ones of ``cjk`` (:func:`renderers.text.cjk_region`; report.css names SC)."""
     size = page_dimensions(page_size).css
-    css = stylesheet("report.css")
-    return css.replace("/*PAGE_SIZE*/A4", size)
+    css = stylesheet("report.css").replace("/*PAGE_SIZE*/A4", size)
+    for family in ("Noto Sans CJK", "Noto Sans Mono CJK"):
+        css = css.replace(f'"{family} SC"', f'"{family} {cjk}"')
+    return css
 
 
 #: The Unicode blocks of the Arabic script (and its presentation forms, without U+FEFF).

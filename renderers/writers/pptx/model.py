@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from renderers.document import Alignment
+from renderers.writers.common import TASK_BOXES
 from renderers.writers.pptx.code import CodeRun
 from renderers.writers.pptx.fonts import FontChoice
 
@@ -37,6 +38,9 @@ SUBTITLE_SIZE = 20.0
 FOOTER_MAX_LINES = 2
 LEVEL_INDENT = 24.0  # points per list/quote level
 HANGING = 18.0  # bullet hanging indent (points)
+#: A task box's hanging indent, in em of its paragraph's size: the box (about 0.9 em wide in
+#: the fonts that draw it) and a space after it, as report.css gives ``.task-box`` 1.3 em.
+TASK_HANGING_EM = 1.3
 ITEM_GAP = 8.0  # vertical gap between items on a slide (points)
 BULLETS = ("•", "–", "◦")
 CONT = " (cont.)"  # after the title of a continuation slide
@@ -180,14 +184,23 @@ class Para:
     rtl: bool | None = None  # right to left; None: decided from its text when drawn
 
     @property
+    def hanging(self) -> float:
+        """How far the bullet hangs left of the text (points): a task's box is wider than a
+        bullet and is followed by a space, so it hangs further (its text moves right; the box
+        stays where a bullet would be)."""
+        if self.bullet in TASK_BOXES.values():
+            return max(HANGING, TASK_HANGING_EM * self.size)
+        return HANGING if (self.bullet or self.number) else 0.0
+
+    @property
     def margin_left(self) -> float:
         """Left margin in points (text start)."""
-        return self.level * LEVEL_INDENT
+        return self.level * LEVEL_INDENT + max(0.0, self.hanging - HANGING)
 
     @property
     def indent(self) -> float:
         """First-line indent in points (negative = hanging bullet)."""
-        return -HANGING if (self.bullet or self.number) else 0.0
+        return -self.hanging
 
 
 @dataclass(frozen=True)

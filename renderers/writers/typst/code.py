@@ -22,10 +22,21 @@ TAB_SIZE = 8
 
 
 def code_lines(lines: Sequence[str]) -> str:
-    """Verbatim lines (tabs expanded, long lines breakable), joined by line breaks."""
-    return "#linebreak();".join(
-        text_markup(line.expandtabs(TAB_SIZE), collapse=False) for line in lines
+    """Verbatim lines (tabs expanded, long words breakable), each a ``code-line``."""
+    return "".join(
+        code_line(line, text_markup(line, collapse=False))
+        for line in (line.expandtabs(TAB_SIZE) for line in lines)
     )
+
+
+def code_line(text: str, markup: str) -> str:
+    """One line of code (``text``, its tabs expanded) as ``markup``: a paragraph of its own,
+    whose wrapped part hangs in by the line's own indentation plus the template's continuation
+    indent; a blank line keeps its height."""
+    if not text.strip():
+        return "#code-line(0, none);"
+    indent = len(text) - len(text.lstrip(" "))
+    return f"#code-line({indent}, {content(markup)});"
 
 
 class CodeBlocks:
@@ -40,12 +51,13 @@ class CodeBlocks:
             return call("code-block", content(code_lines(text.removesuffix("\n").split("\n"))))
         foreground = highlighted.foreground
         lines = [
-            "".join(_run(piece, look, foreground) for piece, look in line)
+            code_line("".join(piece for piece, _ in line).expandtabs(TAB_SIZE),
+                      "".join(_run(piece, look, foreground) for piece, look in line))
             for line in highlighted.runs()
         ]
         colours = (f"background: {string_literal(highlighted.background)}",
                    f"foreground: {string_literal(foreground)}")  # fmt: skip
-        return call("code-block", content("#linebreak();".join(lines)), *colours)
+        return call("code-block", content("".join(lines)), *colours)
 
 
 def _run(text: str, look: TokenLook, foreground: str) -> str:

@@ -32,7 +32,9 @@ from renderers.errors import LimitError, RenderError
 from renderers.options import PdfVariant, RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.templates import templates_dir
+from renderers.text import cjk_region
 from renderers.writers import Artifact, WriteSource
+from renderers.writers.common import ADDED_SECTION_LEVEL
 from renderers.writers.ooxml import build_timestamp
 from renderers.writers.typst.fonts import needs_cjk, report_fonts
 from renderers.writers.typst.late_links import (
@@ -119,6 +121,19 @@ def _message(item: typst.TypstWarning | typst.TypstError) -> str:
     return " ".join(str(getattr(item, "message", "") or item).split())
 
 
+def rules_prelude(text: str, *, cjk: bool) -> str:
+    """The definitions ``report.typ`` takes from Python, so that each rule has one home:
+    whether the CJK fonts are loaded and which regional face of them ``text`` needs
+    (:func:`renderers.text.cjk_region`), and the heading level of the sections the writers add
+    (:data:`~renderers.writers.common.ADDED_SECTION_LEVEL`)."""
+    region = cjk_region(text) if cjk else "SC"
+    return (
+        f"#let with-cjk = {'true' if cjk else 'false'}\n"
+        f'#let cjk-region = "{region}"\n'
+        f"#let added-section-level = {ADDED_SECTION_LEVEL}\n"
+    )
+
+
 def compile_source(
     source: TypstSource,
     options: RenderOptions,
@@ -136,7 +151,7 @@ def compile_source(
     # placeholders are left as they are (the cheaper layout either way).
     resolve_links = late_links and output == "pdf" and bool(source.link_targets)
     main = (
-        f"#let with-cjk = {'true' if cjk else 'false'}\n"
+        f"{rules_prelude(source.text, cjk=cjk)}"
         f"{prelude(source.link_targets, late=late_links)}{report_template()}\n{source.text}"
         f"{positions_query() if resolve_links else ''}"
     )
