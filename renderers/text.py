@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
-from typing import Literal
+from collections.abc import Iterator, Sequence
+from typing import Literal, TypeVar
 
 from renderers.document import (
     Block,
@@ -46,6 +46,35 @@ def split_long_words(text: str) -> Iterator[tuple[str, bool]]:
         last = word.end()
     if last < len(text):
         yield text[last:], False
+
+
+_Tag = TypeVar("_Tag")
+
+
+def split_runs_at_long_words(
+    runs: Sequence[tuple[str, _Tag]],
+) -> list[tuple[str, _Tag, bool]]:
+    """``runs`` (text, tag) of one line cut where its long words start and end, each piece with
+    whether it lies in a long word. A word is counted over the whole line, not per run: a
+    highlighted line splits ``obj.m0().m1()…`` or minified JSON into many short runs, which
+    together are one word too long for a line and must wrap like any other."""
+    line = "".join(text for text, _ in runs)
+    cuts = sorted({offset for word in _LONG_WORD.finditer(line) for offset in word.span()})
+    inside = {word.start() for word in _LONG_WORD.finditer(line)}  # the starts of long words
+    pieces: list[tuple[str, _Tag, bool]] = []
+    start, next_cut, in_word = 0, 0, False
+    for text, tag in runs:
+        end = start + len(text)
+        left = start
+        while left < end:
+            while next_cut < len(cuts) and cuts[next_cut] <= left:
+                in_word = cuts[next_cut] in inside  # a cut starts a word or ends one
+                next_cut += 1
+            right = min(end, cuts[next_cut]) if next_cut < len(cuts) else end
+            pieces.append((line[left:right], tag, in_word))
+            left = right
+        start = end
+    return pieces
 
 
 def has_long_word(text: str) -> bool:

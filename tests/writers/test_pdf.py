@@ -7,6 +7,7 @@ the same text, links, outline, metadata and page geometry.
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -368,3 +369,33 @@ def test_cjk_text_takes_the_regional_face_it_needs(text: str, face: str, engine:
     mono = face.replace("notosans", "notosansmono")
     assert cjk and all(name.startswith((face, mono)) for name in cjk), fonts
     assert any(name.startswith(mono) for name in cjk), fonts  # the code span's face
+
+
+#: Lines with no space that a highlighter cuts into many short tokens: none of the tokens is a
+#: long word, but the line is one word too long for the block.
+TOKEN_CHAINS = {
+    "python": "result=" + ".".join(f"step_{i}()" for i in range(24)),
+    "json": json.dumps({f"key{i}": i for i in range(30)}, separators=(",", ":")),
+}
+
+
+@pytest.mark.parametrize("language", sorted(TOKEN_CHAINS))
+def test_a_highlighted_line_of_short_tokens_wraps_inside_the_page(
+    language: str, engine: str
+) -> None:
+    """A line of short highlighted tokens with no space (a call chain, minified JSON) wraps
+    like a long word of plain text instead of running off the page: the word is counted over
+    the whole line."""
+    code = TOKEN_CHAINS[language]
+    pdf = engine_pdf(resolve(read_markdown(f"```{language}\n{code}\n```\n"),
+                             SourcePool.from_rows([])), engine)
+    page = pdfium.PdfDocument(pdf)[0]
+    width = page.get_width()
+    textpage = page.get_textpage()
+    text = textpage.get_text_range()
+    shown = "".join(text.split())
+    assert "".join(code.split()) in shown  # all of it, in order
+    rights = [textpage.get_charbox(i)[2] for i in range(len(text)) if not text[i].isspace()]
+    assert max(rights) < width - 36  # inside the right margin (0.5 in)
+    lines = [line for line in text.split("\r\n") if line.strip()]
+    assert sum(1 for line in lines if line.strip() and line.strip() in code) >= 2  # wrapped

@@ -13,8 +13,9 @@ import re
 
 from markupsafe import Markup
 
+from renderers.text import split_runs_at_long_words
 from renderers.writers.highlight import HighlightedCode, Highlighter, TokenLook
-from renderers.writers.html.breaks import wrappable
+from renderers.writers.html.breaks import breakable, wrappable
 
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+.#-]")
 
@@ -54,19 +55,36 @@ class CodeBlocks:
 
 
 def _spans(code: HighlightedCode) -> Markup:
-    """The lines of ``code``: a span per token run whose kind has a look of its own (its long
-    words, as in a plain block, in spans that may wrap anywhere)."""
+    """The lines of ``code``: a span per token run whose kind has a look of its own. A long word
+    of a line (counted across its runs, :func:`renderers.text.split_runs_at_long_words`) sits in
+    one span that may wrap anywhere, as in a plain block."""
     looks = code.looks().items()
     plain = {"", *(kind for kind, look in looks if not _declarations(look, code.foreground))}
     lines = []
     for line in code.lines:
-        parts = [
-            wrappable(span.text) if span.kind in plain
-            else Markup(f'<span class="hl-{span.kind}">{wrappable(span.text)}</span>')
-            for span in line
-        ]
+        parts: list[Markup] = []
+        word: list[Markup] = []
+        for text, kind, in_long_word in split_runs_at_long_words([(s.text, s.kind) for s in line]):
+            run = (breakable(text) if kind in plain
+                   else Markup(f'<span class="hl-{kind}">{breakable(text)}</span>'))
+            if in_long_word:
+                word.append(run)
+                continue
+            if word:
+                parts.append(_long_word(word))
+                word = []
+            parts.append(run)
+        if word:
+            parts.append(_long_word(word))
         lines.append(Markup("").join(parts))
     return Markup("\n").join(lines)
+
+
+def _long_word(runs: list[Markup]) -> Markup:
+    """The runs of one long word, with a break opportunity between each two (where Typst's
+    boxes break too): WeasyPrint lays out ``overflow-wrap: anywhere`` across nested spans
+    unreliably (a chain of calls wrapped once, then ran off the page)."""
+    return Markup('<span class="long-word">%s</span>') % Markup("<wbr>").join(runs)
 
 
 def _declarations(look: TokenLook, foreground: str) -> str:

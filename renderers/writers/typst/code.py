@@ -10,11 +10,12 @@ does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
+from renderers.text import split_runs_at_long_words
 from renderers.writers.contents import CONTENTS_HEADING, CONTENTS_ID, ContentsEntry
 from renderers.writers.highlight import Highlighter, TokenLook
-from renderers.writers.typst.escape import string_literal, text_markup
+from renderers.writers.typst.escape import string_literal, text_markup, word_pieces
 from renderers.writers.typst.parts import array, call, content
 
 #: Tab stops in code blocks (HTML ``<pre>``'s default).
@@ -52,12 +53,24 @@ class CodeBlocks:
         foreground = highlighted.foreground
         lines = [
             code_line("".join(piece for piece, _ in line).expandtabs(TAB_SIZE),
-                      "".join(_run(piece, look, foreground) for piece, look in line))
+                      "".join(_runs(line, foreground)))
             for line in highlighted.runs()
         ]
         colours = (f"background: {string_literal(highlighted.background)}",
                    f"foreground: {string_literal(foreground)}")  # fmt: skip
         return call("code-block", content("".join(lines)), *colours)
+
+
+def _runs(line: Sequence[tuple[str, TokenLook]], foreground: str) -> Iterator[str]:
+    """The runs of one highlighted line; those in a long word of the line (counted across its
+    runs, as the HTML report counts it) as boxes Typst may break between, as
+    :func:`~renderers.writers.typst.escape.text_markup` sets a long word of plain text."""
+    for text, look, in_long_word in split_runs_at_long_words(line):
+        if not in_long_word:
+            yield _run(text, look, foreground)
+            continue
+        for piece in word_pieces(text.expandtabs(TAB_SIZE)):
+            yield f"#box[{_run(piece, look, foreground)}];"
 
 
 def _run(text: str, look: TokenLook, foreground: str) -> str:

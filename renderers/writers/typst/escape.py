@@ -82,7 +82,7 @@ def collapse_white_space(text: str) -> str:
     return _WHITE_SPACE.sub(" ", text)
 
 
-def _pieces(word: str) -> list[str]:
+def word_pieces(word: str) -> list[str]:
     """``word`` cut after URL punctuation, and every ``_PIECE`` characters in between."""
     out: list[str] = []
     for part in _BREAK_AFTER.split(word):
@@ -103,7 +103,7 @@ def _breakable_word(word: str, isolate: bool) -> str:
         if len(segment) < LONG_WORD:
             out.append(text_expr(segment))
         else:
-            pieces = _pieces(segment)
+            pieces = word_pieces(segment)
             if isolate:
                 out.append(_LEFT_TO_RIGHT_ISOLATE)
                 out.extend(f"#box(text(dir: ltr, {string_literal(p)}));" for p in pieces)
