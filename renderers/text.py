@@ -27,6 +27,8 @@ from renderers.document import (
 
 _NOT_SLUG = re.compile(r"[^\w\- ]+")
 _DASHES = re.compile(r"[\s\-]+")
+#: An id a heading may keep as it is (an HTML id: no white space; bounded).
+_GIVEN_ID = re.compile(r"[^\s]{1,200}")
 #: Anchors that writers generate themselves; neither a heading nor author HTML takes one.
 RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|cnote|src|fn|fnref|fig|tbl)-\d+)$")
 #: Length from which a word (a run without white space) may not fit on a line: such a word may
@@ -220,6 +222,16 @@ class HeadingIds:
     def reserve(self, ident: str) -> None:
         """Mark ``ident`` taken, exactly as given (an id the document already has)."""
         self._used.add(ident)
+
+    def take(self, given: str, text: str) -> str:
+        """The id of a heading: ``given`` (an id its document gave it, which the document's
+        links use) as it is when it is free, else a fresh one made from ``given`` or ``text``.
+        An id as a slug is its own slug, so a reader's ids pass through writers unchanged."""
+        if _GIVEN_ID.fullmatch(given) and given not in self._used \
+                and not RESERVED_ANCHOR.match(given):
+            self._used.add(given)
+            return given
+        return self.assign(given or text)
 
     def assign(self, text: str) -> str:
         """A fresh id for a heading whose visible text is ``text``."""

@@ -167,12 +167,14 @@ class ReadContext:
             return None
         return tuple(sids)
 
-    def heading(self, level: int, children: tuple[Inline, ...]) -> Heading:
-        """A heading with a unique id; the first h1 becomes the document title."""
+    def heading(self, level: int, children: tuple[Inline, ...], given_id: str = "") -> Heading:
+        """A heading with a unique id: ``given_id`` (the author's, which the document's links
+        use) when it is free, else one made from its text; the first h1 becomes the document
+        title."""
         text = plain_text(children).strip()
         if level == 1 and not self.title:
             self.title = text
-        return Heading(level=level, children=children, id=self.ids.assign(text))
+        return Heading(level=level, children=children, id=self.ids.take(given_id, text))
 
     def document(self, blocks: Sequence[Block]) -> Document:
         """The finished document."""

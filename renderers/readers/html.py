@@ -275,7 +275,8 @@ class _HtmlReader:
                 self.context.title = _SPACE.sub(" ", _text_of(element)).strip()
             return []
         if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
-            return [self.context.heading(int(tag[1]), self.inlines(element, depth=depth))]
+            return [self.context.heading(int(tag[1]), self.inlines(element, depth=depth),
+                                         given_id=element.attrs.get("id", ""))]
         if tag == "p":
             run = InlineBuilder()
             self._after_space = True

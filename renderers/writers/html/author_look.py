@@ -60,10 +60,11 @@ class _CiteRewriter:
         self.pool = pool
         self.count = 0
         self.writer = writer  # writes citations a style filled (renderers.styles)
-        self.styled = {
-            node.anchor: node for node in iter_inlines(rdoc.document.blocks)
-            if isinstance(node, Cite) and (node.children or node.note)
-        }
+        cites = [node for node in iter_inlines(rdoc.document.blocks) if isinstance(node, Cite)]
+        self.styled = {node.anchor: node for node in cites if node.children or node.note}
+        #: Citations right after another (the citation pass decides: ``Cite.joined``), whose
+        #: superscript opens with the separator so that the pair reads ``¹,²``, never ``¹²``.
+        self.joined = {node.anchor for node in cites if node.joined}
 
     def sup(self, sids: tuple[int, ...], tail: str | None) -> HtmlElement:
         self.count += 1
@@ -71,7 +72,7 @@ class _CiteRewriter:
         styled = self.styled.get(anchor)
         markup = (
             self.writer.inline(styled) if styled is not None
-            else cite_markup(anchor, self.plan.numbers_for(sids))
+            else cite_markup(anchor, self.plan.numbers_for(sids), joined=anchor in self.joined)
         )
         # every sid unknown: nothing shows, an empty span keeps the text that follows
         element = lxml.html.fragment_fromstring(str(markup) or "<span></span>")

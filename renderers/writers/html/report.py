@@ -320,7 +320,7 @@ class ReportWriter:
         match block:
             case Heading(level, children, given_id):
                 level = min(max(level, 1), 6)
-                ident = self.ids.assign(given_id or plain_text(children))
+                ident = self.ids.take(given_id, plain_text(children))
                 self.heading_ids[id(block)] = ident
                 direction = self.paragraph_dir(children)
                 outline = (  # the PDF outline entry, when WeasyPrint's own would differ

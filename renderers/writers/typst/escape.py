@@ -11,9 +11,13 @@ whatever the writer puts after it can never continue it (``.field``, ``(args)`` 
 
 Words too long for a line get break opportunities the way CSS ``overflow-wrap: anywhere``
 gives them: the word is set as a row of boxes (Typst breaks between boxes), which adds no
-character to the PDF's text. Emoji are set in the colour emoji font explicitly: Typst picks the
-first listed font that has a glyph, and text fonts have monochrome ☀ and ⚡ that would win even
-where the text asks for the emoji form (U+FE0F).
+character to the PDF's text. A URL is left to Typst, which breaks it itself (``linebreak_link``
+in typst-layout: after ``://``, between punctuation marks, anywhere in a run of 16 or more):
+one text item, so a link showing its own address gets one PDF annotation per line, where a row
+of boxes gave one per box (Typst annotates each item of a link's text). Emoji are set in the
+colour emoji font explicitly: Typst picks the first listed font that has a glyph, and text
+fonts have monochrome ☀ and ⚡ that would win even where the text asks for the emoji form
+(U+FE0F).
 """
 
 from __future__ import annotations
@@ -40,6 +44,14 @@ _POP_ISOLATE = r'#"\u{2069}";'
 #: Where a long word may break: after these, or every ``_PIECE`` characters.
 _BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\])")
 _PIECE = 12
+#: A URL whose address Typst breaks itself: a scheme, ``://``, then what Typst's ``link_prefix``
+#: takes (ASCII letters, digits and URL punctuation, brackets balanced), without the trailing
+#: marks it leaves to the text. Only when an ASCII letter follows ``://``: Unicode's line
+#: breaking then allows a break there, which is where Typst looks for the ``://`` (before a
+#: digit it allows none, UAX #14 rule LB25).
+_URL_HEAD = re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,15}://(?=[A-Za-z])")
+_URL_CHAR = re.compile(r"[0-9A-Za-z!#$%&*+,\-./:;=?@_~'\[\]()]")
+_URL_TRAILING = "!,.:;?'"
 #: Characters drawn as emoji on their own (Emoji_Presentation=Yes in the BMP; the pictograph
 #: planes) — the rest only when U+FE0F asks for it.
 _EMOJI_BASE = (
@@ -90,26 +102,77 @@ def word_pieces(word: str) -> list[str]:
     return [piece for piece in out if piece]
 
 
+def typst_url(text: str) -> tuple[int, int] | None:
+    """Where the first URL in ``text`` that Typst breaks by itself starts and ends, if any."""
+    head = _URL_HEAD.search(text)
+    if head is None:
+        return None
+    end = head.end()
+    brackets: list[str] = []
+    while end < len(text) and _URL_CHAR.match(text, end):
+        char = text[end]
+        if char in "([":
+            brackets.append(char)
+        elif char in ")]" and (not brackets or brackets.pop() != "(["[")]".index(char)]):
+            break
+        end += 1
+    while end > head.end() and text[end - 1] in _URL_TRAILING:
+        end -= 1
+    return head.start(), _last_url_break(text, head.start(), end)
+
+
+def _url_class(char: str) -> int:
+    """Typst's class of a URL character: 0 letter, 1 digit, 2 opening bracket, 3 other."""
+    return 0 if char.isalpha() else 1 if char.isnumeric() else 2 if char in "([" else 3
+
+
+def _last_url_break(text: str, start: int, end: int) -> int:
+    """``end``, or where the URL's last piece starts when that piece is a long word: Typst
+    breaks a piece of 16 characters or more anywhere only when another piece follows, so a
+    long last piece (``…/xxxxxxxx…``) is left to the boxes."""
+    last, previous = start, 3
+    for index in range(start, end):
+        kind = _url_class(text[index])
+        if index > start and previous != 2 and (previous == 3 if kind == 3 else kind != previous):
+            last = index
+        previous = kind
+    return last if end - last >= LONG_WORD else end
+
+
+def _url_markup(url: str, isolate: bool) -> str:
+    """A URL Typst breaks itself, as one string (one text item); a left-to-right isolate
+    when ``isolate`` (its characters stay in order in a right-to-left line)."""
+    if isolate:
+        return _LEFT_TO_RIGHT_ISOLATE + text_expr(url) + _POP_ISOLATE
+    return text_expr(url)
+
+
+def _boxed_run(segment: str, isolate: bool) -> str:
+    """A run of :data:`_UNBREAKABLE` characters: as it is when short, else as boxes."""
+    if len(segment) < LONG_WORD:
+        return text_expr(segment) if segment else ""
+    pieces = word_pieces(segment)
+    if isolate:
+        boxes = "".join(f"#box(text(dir: ltr, {string_literal(p)}));" for p in pieces)
+        return _LEFT_TO_RIGHT_ISOLATE + boxes + _POP_ISOLATE
+    return "".join(f"#box[{text_expr(p)}];" for p in pieces)
+
+
 def _breakable_word(word: str, isolate: bool) -> str:
-    """A long word as boxes Typst may break between (CJK and other runs stay as they are);
-    ``isolate``: each row of boxes is a left-to-right isolate (:data:`_LEFT_TO_RIGHT_ISOLATE`).
-    """
+    """A long word as boxes Typst may break between (CJK and other runs stay as they are,
+    URLs are left to Typst: :func:`typst_url`); ``isolate``: each row of boxes, and each URL,
+    is a left-to-right isolate (:data:`_LEFT_TO_RIGHT_ISOLATE`)."""
     out: list[str] = []
     last = 0
     for run in _UNBREAKABLE.finditer(word):
         if run.start() > last:
             out.append(text_expr(word[last : run.start()]))
         segment = run.group(0)
-        if len(segment) < LONG_WORD:
-            out.append(text_expr(segment))
-        else:
-            pieces = word_pieces(segment)
-            if isolate:
-                out.append(_LEFT_TO_RIGHT_ISOLATE)
-                out.extend(f"#box(text(dir: ltr, {string_literal(p)}));" for p in pieces)
-                out.append(_POP_ISOLATE)
-            else:
-                out.extend(f"#box[{text_expr(p)}];" for p in pieces)
+        while (url := typst_url(segment)) is not None:
+            out.append(_boxed_run(segment[: url[0]], isolate))
+            out.append(_url_markup(segment[url[0] : url[1]], isolate))
+            segment = segment[url[1] :]
+        out.append(_boxed_run(segment, isolate))
         last = run.end()
     if last < len(word):
         out.append(text_expr(word[last:]))

@@ -239,7 +239,7 @@ class _Markup:
             self.heading_labels.add(CITATION_NOTES_ID)
         for block in iter_blocks(self.rdoc.document.blocks):
             if isinstance(block, Heading):
-                ident = ids.assign(block.id or plain_text(block.children))
+                ident = ids.take(block.id, plain_text(block.children))
                 self.heading_ids[id(block)] = ident
                 self.heading_labels.add(ident)
             elif isinstance(block, Figure | Table) and block.label and block.number:
@@ -504,11 +504,17 @@ class _Markup:
         return f"to-label({self.target(name)})"
 
     def link(self, url: str, children: tuple[Inline, ...]) -> str:
-        """A link; citations inside it follow it (a link inside a link would be ambiguous)."""
+        """A link; citations inside it follow it (a link inside a link would be ambiguous).
+        A link to an anchor the document does not have shows as a link leading nowhere, as
+        in the HTML the other engine lays out (WeasyPrint drops its annotation, silently)."""
         text = self.inlines(c for c in children if not isinstance(c, Cite))
         cites = self.inlines(c for c in children if isinstance(c, Cite))
         target = self.link_target(url)
-        if target is None or self.inline_depth >= MAX_INLINE_DEPTH:
+        if self.inline_depth >= MAX_INLINE_DEPTH:
+            return text + cites
+        if target is None:
+            if safe_link(url, allow_fragment=True).startswith("#") and text:
+                return f"#text(fill: accent)[{text}];{cites}"
             return text + cites
         return f"#link({target})[{text}];{cites}"
 

@@ -44,6 +44,7 @@ from renderers.writers.typst.late_links import (
     prelude,
     resolve_late_links,
 )
+from renderers.writers.typst.link_areas import merge_link_annotations
 from renderers.writers.typst.markup import TypstSource, typst_source
 from renderers.writers.typst.pdf_file import UnexpectedPdfError, page_count
 
@@ -188,6 +189,9 @@ def compile_source(
             pages, notes = compile_source(source, options, stamp=stamp, output=output,
                                           late_links=False)
             notes.append(Diagnostic(Code.TYPESETTER_NOTE, f"Typst: links set by Typst ({exc})"))
+            return pages, notes
+    if output == "pdf" and pages:
+        pages[0] = merge_link_annotations(pages[0])
     return pages, notes
 
 
