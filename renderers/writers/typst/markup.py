@@ -346,9 +346,13 @@ class _Markup:
             level = min(level, self.previous_level + 1)
         self.previous_level = level
         ident = self.heading_ids.get(id(block)) or HeadingIds().assign(plain_text(block.children))
-        body = call("heading-body", string_literal(heading_text(block)),
+        entry = heading_text(block)
+        body = call("heading-body", string_literal(entry),
                     content(self.inlines(block.children)))
-        markup = f"#heading(level: {level})[{body}]{label_call(ident)};"
+        # A heading with no text for the outline (only a citation) gets no PDF bookmark, as
+        # WeasyPrint leaves it out: Typst would write one with an empty title.
+        bookmarked = "" if entry else ", bookmarked: false"
+        markup = f"#heading(level: {level}{bookmarked})[{body}]{label_call(ident)};"
         return self.set_direction(self.paragraph_direction(block.children), markup)
 
     def list_block(
