@@ -12,6 +12,7 @@ import ctypes
 import io
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -292,3 +293,30 @@ def test_no_line_starts_with_a_citation_or_note_mark(engine: str) -> None:
     finally:
         document.close()
     assert orphans == []
+
+
+def pdftotext(pdf: bytes, tmp_path: Path) -> str:
+    """The PDF's text as ``pdftotext -layout`` reads it."""
+    path = tmp_path / "read.pdf"
+    path.write_bytes(pdf)
+    return subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def test_soft_hyphens_leave_no_trace_in_the_text(engine: str, tmp_path: Path) -> None:
+    """A search for a word written with soft hyphens (U+00AD) finds it: Typst wrote them into
+    the PDF's text (its own ``-?`` too, and at a break it maps the hyphen it draws to one),
+    WeasyPrint leaves them out. A long word still breaks at one of them."""
+    shy = "\u00ad"
+    parts = ["Donau", "dampf", "schiff", "fahrts", "gesellschafts", "kapitäns", "mütze"]
+    filler = "Some words to fill the line up to near its end so the long word wraps: " * 2
+    pdf = pdf_of(f"# T\n\nShort{shy}ly said.[[S:1]] {filler}{shy.join(parts)} ends.\n", engine)
+    for text in (pdftotext(pdf, tmp_path), "".join(page_texts(pdf)),
+                 "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)):
+        assert shy not in text
+        assert "Shortly said." in text
+    if engine == "typst":  # a break between two of the parts, none inside one
+        lines = [line for _, _, line in pdf_lines(pdf)]
+        first = next(i for i, line in enumerate(lines) if "Donau" in line)
+        assert "".join(lines[first:first + 2]).replace(" ", "").find("".join(parts)) >= 0
+        assert any(lines[first].endswith("".join(parts[:n])) for n in range(1, len(parts)))

@@ -37,8 +37,12 @@ _UNBREAKABLE = re.compile(r"[\x21-\u02ff\u0370-\u052f]+")
 #: document without right-to-left text, where no line can reorder the boxes, goes without.
 _LEFT_TO_RIGHT_ISOLATE = r'#"\u{2066}";'
 _POP_ISOLATE = r'#"\u{2069}";'
-#: Where a long word may break: after these, or every ``_PIECE`` characters.
-_BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\])")
+#: Where a long word may break: after these (a soft hyphen too), or every ``_PIECE`` characters.
+_BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\\u00ad])")
+#: A soft hyphen: Typst writes it into the PDF's text (as it does the hyphen it draws at a
+#: break, with ``-?`` as well), so a search for the word fails; WeasyPrint's text has none. It
+#: is left out; in a long word its place is still a break opportunity (without a hyphen).
+SOFT_HYPHEN = "\u00ad"
 _PIECE = 12
 #: Characters drawn as emoji on their own (Emoji_Presentation=Yes in the BMP; the pictograph
 #: planes) — the rest only when U+FE0F asks for it.
@@ -87,7 +91,7 @@ def _pieces(word: str) -> list[str]:
     out: list[str] = []
     for part in _BREAK_AFTER.split(word):
         out.extend(part[i : i + _PIECE] for i in range(0, len(part), _PIECE))
-    return [piece for piece in out if piece]
+    return [shown for piece in out if (shown := piece.replace(SOFT_HYPHEN, ""))]
 
 
 def _breakable_word(word: str, isolate: bool) -> str:
@@ -98,10 +102,10 @@ def _breakable_word(word: str, isolate: bool) -> str:
     last = 0
     for run in _UNBREAKABLE.finditer(word):
         if run.start() > last:
-            out.append(text_expr(word[last : run.start()]))
+            out.append(_plain(word[last : run.start()]))
         segment = run.group(0)
         if len(segment) < LONG_WORD:
-            out.append(text_expr(segment))
+            out.append(_plain(segment))
         else:
             pieces = _pieces(segment)
             if isolate:
@@ -112,7 +116,7 @@ def _breakable_word(word: str, isolate: bool) -> str:
                 out.extend(f"#box[{text_expr(p)}];" for p in pieces)
         last = run.end()
     if last < len(word):
-        out.append(text_expr(word[last:]))
+        out.append(_plain(word[last:]))
     return "".join(out)
 
 
@@ -136,5 +140,12 @@ def text_markup(text: str, *, collapse: bool = True, isolate: bool = False) -> s
 
 def _words(text: str, isolate: bool) -> str:
     """Markup for text without emoji: long words as breakable boxes."""
-    return "".join(_breakable_word(piece, isolate) if long else text_expr(piece)
+    return "".join(_breakable_word(piece, isolate) if long else _plain(piece)
                    for piece, long in split_long_words(text))
+
+
+def _plain(text: str) -> str:
+    """``text`` as an embedded string expression, without soft hyphens (:data:`SOFT_HYPHEN`);
+    nothing when that leaves no text."""
+    shown = text.replace(SOFT_HYPHEN, "")
+    return text_expr(shown) if shown else ""
