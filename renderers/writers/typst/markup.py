@@ -189,6 +189,12 @@ def _metadata(title: str, options: RenderOptions, *, dated: bool) -> str:
     return f"#set document(title: {string_literal(title)}, author: {authors}, date: {date});"
 
 
+def _displayed_formulas(children: tuple[Inline, ...]) -> bool:
+    """Whether a paragraph holds displayed formulas and nothing else (line ends aside)."""
+    return any(isinstance(c, Math) for c in children) and all(
+        (isinstance(c, Math) and c.display) or isinstance(c, SoftBreak) for c in children)
+
+
 class _Markup:
     """Walks the IR once; every node kind has a branch, anything else is an error."""
 
@@ -297,6 +303,9 @@ class _Markup:
         match block:
             case Heading():
                 return self.heading(block)
+            case Paragraph(children) if _displayed_formulas(children):
+                return "".join(math_markup(node, self.root, isolate=self.bidi, alone=True)
+                               for node in children if isinstance(node, Math))
             case Paragraph(children):
                 return self.set_direction(self.paragraph_direction(children),
                                           self.inlines(children))
