@@ -470,16 +470,21 @@ class _Markup:
         links lead to the entries); or, in a note style, the note's number linked to it."""
         if note:
             self.cite_notes.append((note, children, anchor))
-            return self.cite_mark(anchor, note_segments(note, joined=joined), CITE_NOTE_PREFIX)
+            return self.cite_mark(anchor, note_segments(note, joined=joined), CITE_NOTE_PREFIX,
+                                  joined=joined)
         if children:
             mark = self.anchor(anchor)
             placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
             return placed + self.inlines(children)
-        return self.cite_mark(anchor, display_segments(numbers, joined=joined), "src-")
+        return self.cite_mark(anchor, display_segments(numbers, joined=joined), "src-",
+                              joined=joined)
 
-    def cite_mark(self, anchor: str, pieces: list[tuple[str, int | None]], target: str) -> str:
+    def cite_mark(
+        self, anchor: str, pieces: list[tuple[str, int | None]], target: str, *, joined: bool
+    ) -> str:
         """``cite-mark`` showing ``pieces`` (:func:`display_segments`), each number linked to
-        the label ``{target}N`` (a Sources entry, or a note style's note)."""
+        the label ``{target}N`` (a Sources entry, or a note style's note); ``joined``: the
+        mark follows another directly (its separator comes first, without a gap)."""
         if not pieces:
             return ""
         args = [
@@ -487,7 +492,8 @@ class _Markup:
             f"{string_literal(text)})"
             for text, number in pieces
         ]
-        return call("cite-mark", self.anchor(anchor), *args)
+        flags = ["gap: false"] if joined else []
+        return call("cite-mark", self.anchor(anchor), *flags, *args)
 
     def anchor(self, name: str) -> str:
         """The label argument of a mark: ``name``, or none inside a table header (which takes
