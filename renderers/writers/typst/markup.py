@@ -474,7 +474,7 @@ class _Markup:
                                   joined=joined)
         if children:
             mark = self.anchor(anchor)
-            placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
+            placed = call("line-anchor", mark) if mark != "none" else ""
             return placed + self.inlines(children)
         return self.cite_mark(anchor, display_segments(numbers, joined=joined), "src-",
                               joined=joined)
