@@ -13,6 +13,7 @@ import io
 import json
 import re
 import subprocess
+from itertools import pairwise
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -365,7 +366,7 @@ def vertical_gaps(pdf: bytes) -> list[float]:
         else:
             drawn.append((top, bottom, kind))
     shown = drawn[1:9]  # up to the last line of the text (the Sources heading aside)
-    return [round(below[0] - above[1], 1) for above, below in zip(shown, shown[1:], strict=False)]
+    return [round(below[0] - above[1], 1) for above, below in pairwise(shown)]
 
 
 def test_a_displayed_formula_is_spaced_as_in_the_weasyprint_pdf() -> None:
