@@ -474,7 +474,9 @@ class _Markup:
                                   joined=joined)
         if children:
             mark = self.anchor(anchor)
-            placed = call("line-anchor", mark) if mark != "none" else ""
+            # At the baseline: line-anchor's box between word joiners would put a joiner into
+            # the text of the citation's first word (it shares that text's run).
+            placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
             return placed + self.inlines(children)
         return self.cite_mark(anchor, display_segments(numbers, joined=joined), "src-",
                               joined=joined)
