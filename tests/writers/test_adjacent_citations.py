@@ -78,6 +78,20 @@ def test_pdf_shows_the_separator(engine: str, tmp_path: Path) -> None:
     assert SHOWN in shown_text(pdf)
 
 
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_text_has_no_space_before_the_separator(engine: str, tmp_path: Path) -> None:
+    """Extracted with its spaces, the pair reads "1, 2" as one citation of two sources does:
+    Typst set the joined mark's gap before its separator, which poppler read as a space
+    ("1 , 2")."""
+    pdf = tmp_path / "adjacent.pdf"
+    pdf.write_bytes(render_markdown("pdf", "Revenue.[[S:2]][[S:3]] and[[S:2,3]].\n", ROWS,
+                                    pdf_engine=engine))
+    for layout in ([], ["-layout"]):
+        text = subprocess.run(["pdftotext", *layout, str(pdf), "-"], check=True,
+                              capture_output=True, text=True).stdout
+        assert re.findall(r"\d\s*,\s*\d", text.split("Sources")[0]) == ["1, 2"] * 2, text
+
+
 @pytest.mark.libreoffice
 def test_docx_and_pptx_show_the_separator_in_libreoffice(tmp_path: Path) -> None:
     paths = []

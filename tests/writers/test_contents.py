@@ -314,6 +314,15 @@ def test_pdf_contents_and_outline_show_formulas_as_the_same_text(engine: str) ->
     assert [line.split("..")[0].strip() for line in lines] == MATH_ENTRIES
 
 
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_a_heading_of_only_a_citation_has_no_outline_entry(engine: str) -> None:
+    """Its outline text is empty (citation numbers are left out): WeasyPrint leaves it out of
+    the PDF outline, and Typst wrote a bookmark with an empty title for each."""
+    data = render_markdown("pdf", "# [[S:1]]\n\n## [[S:2]]\n\nBody.[[S:1]]\n", POOL,
+                           pdf_engine=engine)
+    assert outline_titles(PdfReader(io.BytesIO(data))) == ["Sources"]
+
+
 def test_docx_and_pptx_contents_show_formulas_as_text() -> None:
     field = re.search(r"<w:sdt>.*?</w:sdt>",
                       docx_xml(render_markdown("docx", MATH_REPORT, POOL, toc=True)), re.S)

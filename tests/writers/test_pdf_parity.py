@@ -12,6 +12,8 @@ import ctypes
 import io
 import json
 import re
+import subprocess
+from itertools import pairwise
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -292,3 +294,86 @@ def test_no_line_starts_with_a_citation_or_note_mark(engine: str) -> None:
     finally:
         document.close()
     assert orphans == []
+
+
+def pdftotext(pdf: bytes, tmp_path: Path) -> str:
+    """The PDF's text as ``pdftotext -layout`` reads it."""
+    path = tmp_path / "read.pdf"
+    path.write_bytes(pdf)
+    return subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def test_soft_hyphens_leave_no_trace_in_the_text(engine: str, tmp_path: Path) -> None:
+    """A search for a word written with soft hyphens (U+00AD) finds it: Typst wrote them into
+    the PDF's text (its own ``-?`` too, and at a break it maps the hyphen it draws to one),
+    WeasyPrint leaves them out. A long word still breaks at one of them."""
+    shy = "\u00ad"
+    parts = ["Donau", "dampf", "schiff", "fahrts", "gesellschafts", "kapitäns", "mütze"]
+    filler = "Some words to fill the line up to near its end so the long word wraps: " * 2
+    pdf = pdf_of(f"# T\n\nShort{shy}ly said.[[S:1]] {filler}{shy.join(parts)} ends.\n", engine)
+    for text in (pdftotext(pdf, tmp_path), "".join(page_texts(pdf)),
+                 "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)):
+        assert shy not in text
+        assert "Shortly said." in text
+    if engine == "typst":  # a break between two of the parts, none inside one
+        lines = [line for _, _, line in pdf_lines(pdf)]
+        first = next(i for i, line in enumerate(lines) if "Donau" in line)
+        assert "".join(lines[first:first + 2]).replace(" ", "").find("".join(parts)) >= 0
+        assert any(lines[first].endswith("".join(parts[:n])) for n in range(1, len(parts)))
+
+
+FORMULAS = """# T
+
+Text before the formula.[[S:1]]
+
+$$
+E = mc^2 + \\sum_{i=1}^n x_i
+$$
+
+Text after the formula.
+
+$$x^2$$
+
+Text after the small one.
+
+A paragraph with a formula inside
+$$\\alpha = \\frac{1}{2}$$
+and text after it.
+"""
+
+
+def vertical_gaps(pdf: bytes) -> list[float]:
+    """Top to bottom on the first page, the gaps between what is drawn after the title: lines
+    of text (their characters' glyph boxes) and formulas (their glyph outlines, as paths)."""
+    document = pdfium.PdfDocument(pdf)
+    page = document[0]
+    height = page.get_height()
+    textpage = page.get_textpage()
+    spans: list[tuple[float, float, str]] = []
+    for index in range(textpage.count_chars()):
+        if textpage.get_text_range(index, 1).strip():
+            _, bottom, _, top = textpage.get_charbox(index)
+            spans.append((height - top, height - bottom, "text"))
+    for obj in page.get_objects(max_depth=5):
+        if obj.type == pdfium_c.FPDF_PAGEOBJ_PATH:
+            _, bottom, _, top = obj.get_bounds()
+            spans.append((height - top, height - bottom, "formula"))
+    drawn: list[tuple[float, float, str]] = []
+    for top, bottom, kind in sorted(spans):
+        if drawn and drawn[-1][2] == kind and (kind == "formula" or top < drawn[-1][1]):
+            drawn[-1] = (drawn[-1][0], max(drawn[-1][1], bottom), kind)  # the same line or formula
+        else:
+            drawn.append((top, bottom, kind))
+    shown = drawn[1:9]  # up to the last line of the text (the Sources heading aside)
+    return [round(below[0] - above[1], 1) for above, below in pairwise(shown)]
+
+
+def test_a_displayed_formula_is_spaced_as_in_the_weasyprint_pdf() -> None:
+    """Typst set a displayed formula 0.5 em from the text around it (its block's spacing
+    overrode the paragraph's), 2.6 pt closer than WeasyPrint, where a formula that is a
+    paragraph of its own has the paragraph's 0.7 em and a small one a line of text's height."""
+    weasy = vertical_gaps(pdf_of(FORMULAS, "weasyprint"))
+    typst = vertical_gaps(pdf_of(FORMULAS, "typst"))
+    assert len(typst) == len(weasy) == 7, (weasy, typst)  # line, f, line, f, line, line, f, line
+    assert all(abs(a - b) < 0.8 for a, b in zip(weasy, typst, strict=True)), (weasy, typst)

@@ -331,3 +331,47 @@ def test_only_a_document_with_right_to_left_text_gets_isolated_long_words() -> N
     assert "\\u{2066}" not in source(f"Read {LONG_URL} now.[[S:1]]\n")
     assert "\\u{2066}" in source(f"Read {LONG_URL} now.[[S:2]]\n")  # an Arabic title cited
     assert "\\u{2066}" in source(f"קרא {LONG_URL} עכשיו.\n")
+
+
+#: One Latin entry with a domain and a date, one Arabic, one bare: in an Arabic report each
+#: reads right to left, in an English one left to right.
+ENTRY_POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "World Energy Outlook 2024", "url": "https://www.iea.org/x",
+     "published_at": "2024-10-16"},
+    {"sid": 2, "title": "تقرير الطاقة المتجددة", "url": "https://www.irena.org/ar"},
+    {"sid": 3, "title": "B", "url": "https://b.example"},
+]
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_a_right_to_left_sources_list_starts_each_entry_at_the_right_margin(engine: str) -> None:
+    """Every entry of an Arabic report reads right to left: its number at the right margin,
+    then (leftwards) the title, the domain and date, the back-link last at the left. Typst
+    left the numbers at the left margin, set the entries right-aligned in a column ending two
+    thirds across, and ran a Latin title and its domain together left to right."""
+    built = build_options(pdf_engine=engine)
+    report = "# تقرير الطاقة\n\nفقرة.[[S:1]] نص.[[S:2]] آخر.[[S:3]]\n"
+    lines = pdf_lines(Session(prepare(report, sources_pool=ENTRY_POOL, options=built))
+                      .artifact("pdf").data)
+    right_margin = A4_WIDTH - 56.7
+    shown = {
+        1: "↑ 2024-10-16 · iea.org — World Energy Outlook 2024 .1",
+        2: "↑ irena.org — " + reading("تقرير الطاقة المتجددة") + " .2",
+        3: "↑ b.example — B .3",
+    }
+    for number, text in shown.items():
+        left, right, line = next(line for line in lines if line[2].endswith(f".{number}"))
+        assert unicodedata.normalize("NFKC", line) == text, (line, text)
+        assert right_margin - 15 < right <= right_margin + 1, (left, right, line)
+    english = pdf_lines(Session(prepare("# Energy\n\nText.[[S:1]] More.[[S:2]] Also.[[S:3]]\n",
+                                        sources_pool=ENTRY_POOL, options=built))
+                        .artifact("pdf").data)
+    shown = {
+        1: "1. World Energy Outlook 2024 — iea.org · 2024-10-16 ↑",
+        2: "2. " + reading("تقرير الطاقة المتجددة") + " — irena.org ↑",
+        3: "3. B — b.example ↑",
+    }
+    for number, text in shown.items():
+        left, right, line = next(line for line in english if line[2].startswith(f"{number}. "))
+        assert unicodedata.normalize("NFKC", line) == text, (line, text)
+        assert 56.7 < left < 56.7 + 15, (left, right, line)

@@ -158,3 +158,33 @@ def test_an_unrecognized_pdf_is_compiled_again_with_typst_label_links(
         "Typst: links set by Typst (the Typst engine's PDF holds none of the placeholder "
         "destinations)"
     ]
+
+
+def test_a_back_link_leads_to_the_top_of_the_citations_line() -> None:
+    """The destination of a Sources entry's back-link is the top of the line holding its
+    citation: a heading's (a viewer showed it cut: the destination lay 10 pt above the
+    baseline, below the top of a 20 pt heading's capitals) and a paragraph's. WeasyPrint's
+    lands at the raised number's top, at the capitals' height."""
+    import pypdfium2 as pdfium
+
+    markdown = "# Energy outlook[[S:1]]\n\n## Storage costs[[S:2]]\n\nBatteries fell.[[S:3]]\n"
+    rdoc = resolve(read_markdown(markdown), POOL)
+    pdf, _, _ = typst_writer.typst_pdf(rdoc, RenderOptions(pdf_engine="typst"))
+    reader = PdfReader(io.BytesIO(pdf))
+    height = float(reader.pages[0].mediabox.top)
+    links = [annotation.get_object() for annotation in reader.pages[0].get("/Annots") or []]
+    back_links = [  # the entries' back-links, in order: the links leading up the page
+        height - float(link["/Dest"].get_object()[3]) for link in links
+        if "/Dest" in link and float(link["/Dest"].get_object()[3]) > float(link["/Rect"][3])
+    ]
+    textpage = pdfium.PdfDocument(pdf)[0].get_textpage()
+    capitals = {}  # the top of each line's first capital, by letter
+    for index in range(textpage.count_chars()):
+        char = textpage.get_text_range(index, 1)
+        if char in "ESB" and char not in capitals:
+            capitals[char] = height - textpage.get_charbox(index)[3]
+    sizes = {"E": 1.9 * 10.5, "S": 1.45 * 10.5, "B": 10.5}
+    assert len(back_links) == 3, back_links
+    for destination, (letter, size) in zip(back_links, sizes.items(), strict=True):
+        top_of_line = capitals[letter] - (1.069 - 0.714) * size  # Noto Sans: ascender, capitals
+        assert abs(destination - top_of_line) < 1, (letter, destination, capitals[letter])

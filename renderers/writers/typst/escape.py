@@ -41,8 +41,12 @@ _UNBREAKABLE = re.compile(r"[\x21-\u02ff\u0370-\u052f]+")
 #: document without right-to-left text, where no line can reorder the boxes, goes without.
 _LEFT_TO_RIGHT_ISOLATE = r'#"\u{2066}";'
 _POP_ISOLATE = r'#"\u{2069}";'
-#: Where a long word may break: after these, or every ``_PIECE`` characters.
-_BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\])")
+#: Where a long word may break: after these (a soft hyphen too), or every ``_PIECE`` characters.
+_BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\\u00ad])")
+#: A soft hyphen: Typst writes it into the PDF's text (as it does the hyphen it draws at a
+#: break, with ``-?`` as well), so a search for the word fails; WeasyPrint's text has none. It
+#: is left out; in a long word its place is still a break opportunity (without a hyphen).
+SOFT_HYPHEN = "\u00ad"
 _PIECE = 12
 #: A URL whose address Typst breaks itself: a scheme, ``://``, then what Typst's ``link_prefix``
 #: takes (ASCII letters, digits and URL punctuation, brackets balanced), without the trailing
@@ -99,7 +103,7 @@ def word_pieces(word: str) -> list[str]:
     out: list[str] = []
     for part in _BREAK_AFTER.split(word):
         out.extend(part[i : i + _PIECE] for i in range(0, len(part), _PIECE))
-    return [piece for piece in out if piece]
+    return [shown for piece in out if (shown := piece.replace(SOFT_HYPHEN, ""))]
 
 
 def typst_url(text: str) -> tuple[int, int] | None:
@@ -150,7 +154,7 @@ def _url_markup(url: str, isolate: bool) -> str:
 def _boxed_run(segment: str, isolate: bool) -> str:
     """A run of :data:`_UNBREAKABLE` characters: as it is when short, else as boxes."""
     if len(segment) < LONG_WORD:
-        return text_expr(segment) if segment else ""
+        return _plain(segment)
     pieces = word_pieces(segment)
     if isolate:
         boxes = "".join(f"#box(text(dir: ltr, {string_literal(p)}));" for p in pieces)
@@ -166,7 +170,7 @@ def _breakable_word(word: str, isolate: bool) -> str:
     last = 0
     for run in _UNBREAKABLE.finditer(word):
         if run.start() > last:
-            out.append(text_expr(word[last : run.start()]))
+            out.append(_plain(word[last : run.start()]))
         segment = run.group(0)
         while (url := typst_url(segment)) is not None:
             out.append(_boxed_run(segment[: url[0]], isolate))
@@ -175,7 +179,7 @@ def _breakable_word(word: str, isolate: bool) -> str:
         out.append(_boxed_run(segment, isolate))
         last = run.end()
     if last < len(word):
-        out.append(text_expr(word[last:]))
+        out.append(_plain(word[last:]))
     return "".join(out)
 
 
@@ -199,5 +203,12 @@ def text_markup(text: str, *, collapse: bool = True, isolate: bool = False) -> s
 
 def _words(text: str, isolate: bool) -> str:
     """Markup for text without emoji: long words as breakable boxes."""
-    return "".join(_breakable_word(piece, isolate) if long else text_expr(piece)
+    return "".join(_breakable_word(piece, isolate) if long else _plain(piece)
                    for piece, long in split_long_words(text))
+
+
+def _plain(text: str) -> str:
+    """``text`` as an embedded string expression, without soft hyphens (:data:`SOFT_HYPHEN`);
+    nothing when that leaves no text."""
+    shown = text.replace(SOFT_HYPHEN, "")
+    return text_expr(shown) if shown else ""

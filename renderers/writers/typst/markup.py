@@ -189,6 +189,12 @@ def _metadata(title: str, options: RenderOptions, *, dated: bool) -> str:
     return f"#set document(title: {string_literal(title)}, author: {authors}, date: {date});"
 
 
+def _displayed_formulas(children: tuple[Inline, ...]) -> bool:
+    """Whether a paragraph holds displayed formulas and nothing else (line ends aside)."""
+    return any(isinstance(c, Math) for c in children) and all(
+        (isinstance(c, Math) and c.display) or isinstance(c, SoftBreak) for c in children)
+
+
 class _Markup:
     """Walks the IR once; every node kind has a branch, anything else is an error."""
 
@@ -297,6 +303,9 @@ class _Markup:
         match block:
             case Heading():
                 return self.heading(block)
+            case Paragraph(children) if _displayed_formulas(children):
+                return "".join(math_markup(node, self.root, isolate=self.bidi, alone=True)
+                               for node in children if isinstance(node, Math))
             case Paragraph(children):
                 return self.set_direction(self.paragraph_direction(children),
                                           self.inlines(children))
@@ -346,9 +355,13 @@ class _Markup:
             level = min(level, self.previous_level + 1)
         self.previous_level = level
         ident = self.heading_ids.get(id(block)) or HeadingIds().assign(plain_text(block.children))
-        body = call("heading-body", string_literal(heading_text(block)),
+        entry = heading_text(block)
+        body = call("heading-body", string_literal(entry),
                     content(self.inlines(block.children)))
-        markup = f"#heading(level: {level})[{body}]{label_call(ident)};"
+        # A heading with no text for the outline (only a citation) gets no PDF bookmark, as
+        # WeasyPrint leaves it out: Typst would write one with an empty title.
+        bookmarked = "" if entry else ", bookmarked: false"
+        markup = f"#heading(level: {level}{bookmarked})[{body}]{label_call(ident)};"
         return self.set_direction(self.paragraph_direction(block.children), markup)
 
     def list_block(
@@ -457,16 +470,23 @@ class _Markup:
         links lead to the entries); or, in a note style, the note's number linked to it."""
         if note:
             self.cite_notes.append((note, children, anchor))
-            return self.cite_mark(anchor, note_segments(note, joined=joined), CITE_NOTE_PREFIX)
+            return self.cite_mark(anchor, note_segments(note, joined=joined), CITE_NOTE_PREFIX,
+                                  joined=joined)
         if children:
             mark = self.anchor(anchor)
+            # At the baseline: line-anchor's box between word joiners would put a joiner into
+            # the text of the citation's first word (it shares that text's run).
             placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
             return placed + self.inlines(children)
-        return self.cite_mark(anchor, display_segments(numbers, joined=joined), "src-")
+        return self.cite_mark(anchor, display_segments(numbers, joined=joined), "src-",
+                              joined=joined)
 
-    def cite_mark(self, anchor: str, pieces: list[tuple[str, int | None]], target: str) -> str:
+    def cite_mark(
+        self, anchor: str, pieces: list[tuple[str, int | None]], target: str, *, joined: bool
+    ) -> str:
         """``cite-mark`` showing ``pieces`` (:func:`display_segments`), each number linked to
-        the label ``{target}N`` (a Sources entry, or a note style's note)."""
+        the label ``{target}N`` (a Sources entry, or a note style's note); ``joined``: the
+        mark follows another directly (its separator comes first, without a gap)."""
         if not pieces:
             return ""
         args = [
@@ -474,7 +494,8 @@ class _Markup:
             f"{string_literal(text)})"
             for text, number in pieces
         ]
-        return call("cite-mark", self.anchor(anchor), *args)
+        flags = ["gap: false"] if joined else []
+        return call("cite-mark", self.anchor(anchor), *flags, *args)
 
     def anchor(self, name: str) -> str:
         """The label argument of a mark: ``name``, or none inside a table header (which takes

@@ -16,9 +16,10 @@ from renderers.writers.typst.escape import string_literal, text_markup
 from renderers.writers.typst.parts import RootFiles, call, code_span
 
 
-def math_markup(node: Math, root: RootFiles, *, isolate: bool) -> str:
+def math_markup(node: Math, root: RootFiles, *, isolate: bool, alone: bool = False) -> str:
     """A formula as its picture (a block of its own when displayed), or its TeX as code
-    (``isolate``: see :func:`~.parts.code_span`)."""
+    (``isolate``: see :func:`~.parts.code_span`); ``alone``: a displayed formula that is a
+    paragraph of its own, spaced as one (``math-display`` in the template)."""
     from renderers.math import MathError, parse_tex  # imported by a document's first formula
 
     try:
@@ -31,7 +32,8 @@ def math_markup(node: Math, root: RootFiles, *, isolate: bool) -> str:
     name, _ = root.name_of(drawn.svg.encode("utf-8"), "math", "svg")
     sizes = (f"{round(value, 4)}" for value in (drawn.width, drawn.height, drawn.depth))
     function = "math-display" if node.display else "math-inline"
-    return call(function, string_literal(name), *sizes, string_literal(formula.tex))
+    flags = ["alone: true"] if alone and node.display else []
+    return call(function, string_literal(name), *sizes, string_literal(formula.tex), *flags)
 
 
 def crossref_markup(node: CrossRef, labels: set[str], to_label: Callable[[str], str]) -> str:

@@ -131,12 +131,29 @@ def note_fields(anchor: str, marker: str, body: str, backlink: str, direction: s
     return "(" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + ")"
 
 
+#: The longest detail of a right-to-left entry set as one box (a box does not wrap).
+BOXED_DETAIL = 60
+
+
+def _detail(text: str, *, rtl: bool, isolate: bool) -> str:
+    """The markup of an entry's detail (its domain, its date). In a right-to-left entry a
+    detail is a box, as it is an inline box that WeasyPrint orders: the bidi algorithm sees a
+    box as a neutral object, so the separators around it take the entry's direction and the
+    parts read right to left (title, then domain to its left), where the separator between a
+    Latin title and a Latin domain would have run the two together left to right. A detail too
+    long for a line stays text, which may wrap."""
+    markup = text_markup(text, isolate=isolate)
+    if not rtl or len(text) > BOXED_DETAIL:
+        return markup
+    return f"#box[{markup}];"
+
+
 def source_entry(entry: EntryParts, formatted: str, *, isolate: bool) -> str:
     """One Sources entry as a Typst dictionary (``source-entry`` in the template lays it out);
     ``formatted`` is the markup of a CSL-styled entry ("" for the default look); ``isolate``:
     as for :func:`~.escape.text_markup`."""
     details = array(
-        f"({string_literal(d.separator)}, [{text_markup(d.text, isolate=isolate)}])"
+        f"({string_literal(d.separator)}, [{_detail(d.text, rtl=entry.rtl, isolate=isolate)}])"
         for d in entry.details
     )
     fields = {
