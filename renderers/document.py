@@ -351,7 +351,8 @@ class Document:
     ``notes`` are reading problems (``strict`` fails on them): ``reader-note`` diagnostics with
     the 1-based line of the input where the reader knows it; ``warnings`` are their messages.
     ``diagnostics`` are what the reader noticed about content it kept, which ``strict`` lets
-    pass like a writer's notes (an image whose source it refused).
+    pass like a writer's notes (an image whose source it refused). ``lang`` is the language the
+    input itself declares (an HTML input's ``<html lang>``, a canonical BCP 47 tag), or "".
     """
 
     blocks: tuple[Block, ...]
@@ -359,6 +360,7 @@ class Document:
     usage_sids: tuple[int, ...] = ()
     notes: tuple[Diagnostic, ...] = field(default=())
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    lang: str = ""
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import types
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -22,6 +22,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 from citations.chars import clean_text
 from renderers.errors import OptionError, short_repr
 from renderers.formats import FORMATS, Format, InputFormat
+from renderers.language import MAX_TAG_LENGTH, normalize_tag
 
 __all__ = [
     "FORMATS",
@@ -83,6 +84,11 @@ class OptionInfo:
     metavar: str | None = None
     #: The help of the JSON form when it differs from the CLI's (a list, not ``1,3-5``).
     schema_help: str | None = None
+    #: A text option's own rule: the stripped, non-empty text in its canonical form, or
+    #: ValueError whose message says what is accepted (``lang``: a BCP 47 tag).
+    normalize: Callable[[str], str] | None = None
+    #: A valid value that is not the default, for documentation and the surface tests.
+    example: str | None = None
 
 
 def option(
@@ -209,6 +215,19 @@ class RenderOptions:
         help="Author, written to the document's metadata.",
         formats=("pdf", "html", "docx", "pptx"),
         max_length=500,
+    )
+    lang: str = option(
+        "",
+        help=(
+            "Language of the document, a BCP 47 tag (ar, ja, zh-Hant, pt-BR …), declared in "
+            "every format that declares one and choosing the regional CJK face (default: the "
+            "HTML input's own <html lang>, else detected from the text's dominant script)."
+        ),
+        formats=("pdf", "png", "html", "docx", "pptx"),
+        max_length=MAX_TAG_LENGTH,
+        normalize=normalize_tag,
+        example="zh-Hant",
+        metavar="TAG",
     )
     numbering: Numbering = option(
         "appearance",
@@ -497,6 +516,11 @@ def _text(param: Param, value: Any) -> str:
         what = "blank" if not text else f"{len(text)} characters"
         raise _refuse(param, value, f"{what}; accepted: text that is not blank ({size} "
                                     "characters)")
+    if param.info.normalize is not None and text:
+        try:
+            return param.info.normalize(text)
+        except ValueError as exc:
+            raise _refuse(param, value, str(exc)) from None
     if param.info.max_length is not None and len(text) > param.info.max_length:
         raise _refuse(
             param, value, f"{len(text)} characters; accepted: at most {param.info.max_length}"

@@ -263,6 +263,7 @@ def _resolved(read: ReadDocument, options: RenderOptions) -> ResolvedDocument:
         numbering=options.numbering,
         strict=options.strict,
         sources_heading=options.sources_heading,
+        lang=options.lang,
     )
     if options.csl or options.citation_format != "superscript":
         from renderers.styles import apply_style

@@ -22,6 +22,7 @@ from renderers.document import (
     map_blocks,
 )
 from renderers.errors import StrictError
+from renderers.language import DEFAULT_LANGUAGE, Language, document_language
 from renderers.speaker_notes import has_speaker_notes, planning_order, without_speaker_notes
 from renderers.text import Direction, blocks_direction
 
@@ -65,6 +66,9 @@ class ResolvedDocument:
     sources_heading: str = "Sources"
     style: str = ""  # the CSL style applied (bundled name or file name); "" for the default look
     speaker_view: ResolvedDocument | None = None
+    #: The document's language (:func:`renderers.language.document_language`): the ``lang``
+    #: option, the input's own, or the one its text's dominant script tells.
+    language: Language = DEFAULT_LANGUAGE
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -156,19 +160,25 @@ def resolve(
     numbering: NumberingMode = "appearance",
     strict: bool = False,
     sources_heading: str = "Sources",
+    lang: str = "",
 ) -> ResolvedDocument:
     """Number ``document``'s citations against ``pool``.
 
     Unknown sids are dropped with a warning (or raise :class:`StrictError` when ``strict``),
     in speaker notes too. Speaker notes are taken out of the result's document and kept in
-    its ``speaker_view`` (:mod:`renderers.speaker_notes`).
+    its ``speaker_view`` (:mod:`renderers.speaker_notes`). The result's ``language`` is
+    ``lang`` (a canonical BCP 47 tag) when given, else the document's own or detected one
+    (:func:`renderers.language.document_language`, over the whole document, notes included).
     """
+    language = document_language(document, lang)
     if not has_speaker_notes(document.blocks):
-        return _resolve(document, pool, numbering, strict, sources_heading)
+        rdoc = _resolve(document, pool, numbering, strict, sources_heading)
+        return dataclasses.replace(rdoc, language=language)
     full = _resolve(document, pool, numbering, strict, sources_heading)
+    full = dataclasses.replace(full, language=language)
     body = dataclasses.replace(document, blocks=without_speaker_notes(document.blocks))
     shown = _resolve(body, pool, numbering, strict, sources_heading)
-    return dataclasses.replace(shown, notes=full.notes, speaker_view=full)
+    return dataclasses.replace(shown, notes=full.notes, speaker_view=full, language=language)
 
 
 def _resolve(

@@ -7,6 +7,7 @@ verbatim. Unknown elements contribute their children, so no text is ever lost.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -42,6 +43,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
 )
+from renderers.language import normalize_tag
 from renderers.options import Limits
 from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
 from renderers.readers.sanitize import (
@@ -79,6 +81,7 @@ _ALIGN = re.compile(r"text-align\s*:\s*(left|center|right)", re.IGNORECASE)
 _LANGUAGE = re.compile(r"^(?:language|lang)-(\S+)$")
 #: An ``<img>`` start tag: attributes up to the first ">" outside quotes (possessive: a tag
 #: without its end fails without backtracking).
+_HTML_TAG = re.compile(r"""<html((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""", re.IGNORECASE)
 _IMG_TAG = re.compile(r"""<img((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""", re.IGNORECASE)
 
 
@@ -160,7 +163,25 @@ def read_html(
     blocks = reader.blocks(builder.finish().children, depth=0)
     if reader.sourceless:
         _report_refused_images(html, reader.sourceless[0], context)
-    return context.document(blocks)
+    return dataclasses.replace(context.document(blocks), lang=declared_language(html))
+
+
+def declared_language(html: str) -> str:
+    """The language the input's ``<html lang>`` declares, as a canonical BCP 47 tag, or "" when
+    it declares none or one that is not a well-formed tag (the first ``<html>`` tag decides,
+    as the HTML parser keeps only its attributes)."""
+    for tag in html_tags(html):
+        if tag.name != "html" or tag.kind == "end":
+            continue
+        written = _HTML_TAG.match(html, tag.start)
+        if written is None:
+            return ""
+        declared = tag_attributes(written.group(1)).get("lang", "").strip()
+        try:
+            return normalize_tag(declared) if declared else ""
+        except ValueError:
+            return ""
+    return ""
 
 
 def _report_refused_images(html: str, first: Image, context: ReadContext) -> None:

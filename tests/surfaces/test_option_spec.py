@@ -47,7 +47,7 @@ def sample(param: Param, tmp_path: Path) -> Any:
     """A valid value of ``param`` that is not its default."""
     match param.kind:
         case "text":
-            return "Spec value"
+            return param.info.example or "Spec value"
         case "flag":
             return not param.default
         case "integer":
@@ -305,3 +305,24 @@ def test_a_blank_sources_heading_is_refused_on_every_surface(
     assert done.exit_code == 2 and "--sources-heading" in done.stderr
     assert not list(tmp_path.iterdir())
     assert build_options(sources_heading="  Quellen ").sources_heading == "Quellen"
+
+
+def test_a_malformed_language_tag_is_refused_on_every_surface(tmp_path: Path) -> None:
+    """``lang`` is checked by the spec's own rule (a BCP 47 tag), so every surface refuses
+    ``english`` naming the option and what is accepted, and accepts ``zh-hant`` as
+    ``zh-Hant``."""
+    accepted = "accepted: a BCP 47 language tag such as en, ar, ja, zh-Hant, pt-BR"
+    with pytest.raises(OptionError, match=f"lang='english': not a language tag; {accepted}"):
+        render("x [[S:1]]", tmp_path, sources_pool=POOL, formats=["html"], lang="english")
+    envelope = call_tool("write_html", {"content": "x", "lang": "english"}, out_dir=tmp_path)
+    assert envelope["ok"] is False and envelope["error"]["where"] == "lang"
+    assert accepted in envelope["error"]["message"]
+    with TestClient(create_app(workers=1, warmup=False)) as client:  # the API checks it
+        answer = client.post("/render", json={"content": "x", "format": "html",
+                                              "lang": "english"})
+    assert answer.status_code == 400 and answer.json()["field"] == "lang"
+    assert accepted in answer.json()["error"]
+    done = CliRunner().invoke(cli.app, ["render", "x.md", "--lang", "english"])
+    assert done.exit_code == 2 and "--lang" in done.stderr and accepted in done.stderr
+    assert not list(tmp_path.iterdir())
+    assert build_options(lang=" zh-hant ").lang == "zh-Hant"

@@ -8,6 +8,7 @@ from typing import Literal
 
 from docx.oxml.parser import parse_xml
 
+from renderers.language import DEFAULT_LANGUAGE, Language
 from renderers.writers.docx.oxml import W_NS, Element, w
 
 
@@ -109,3 +110,48 @@ class StyleBook:
         )
         self._root.append(parse_xml(xml))
         return style_id
+
+
+#: ``w:rPr`` children that come after ``w:lang`` (ECMA-376 CT_RPr's sequence).
+_AFTER_LANG = ("eastAsianLayout", "specVanish", "oMath", "rPrChange")
+
+
+def _child(parent: Element, tag: str, *, first: bool = False) -> Element:
+    found = parent.find(w(tag))
+    if found is None:
+        found = parent.makeelement(w(tag), {})
+        if first:
+            parent.insert(0, found)
+        else:
+            parent.append(found)
+    return found
+
+
+def set_default_language(styles: Element, language: Language, *, keep_base: bool = False) -> None:
+    """Declare ``language`` as the document's default run language (``w:docDefaults``'
+    ``w:lang``): ``w:val`` always, ``w:eastAsia`` for Chinese, Japanese and Korean, ``w:bidi``
+    for a right-to-left language; the other attributes keep the base document's values.
+
+    ``keep_base`` (a reference DOCX): a base that declares a language keeps it when the
+    document declares none and its text tells nothing but the fallback (Latin script: en), as
+    a German template's de-DE says more than "Latin letters" does."""
+    defaults = _child(styles, "docDefaults", first=True)
+    rpr = _child(_child(defaults, "rPrDefault", first=True), "rPr")
+    lang = rpr.find(w("lang"))
+    fallback = not language.declared and language.tag == DEFAULT_LANGUAGE.tag
+    if keep_base and fallback and lang is not None and lang.get(w("val")):
+        return
+    if lang is None:
+        lang = rpr.makeelement(w("lang"), {})
+        later = next((i for i, child in enumerate(rpr)
+                      if isinstance(child.tag, str) and child.tag in {w(t) for t in _AFTER_LANG}),
+                     None)
+        if later is None:
+            rpr.append(lang)
+        else:
+            rpr.insert(later, lang)
+    lang.set(w("val"), language.tag)
+    if language.east_asian:
+        lang.set(w("eastAsia"), language.tag)
+    if language.right_to_left:
+        lang.set(w("bidi"), language.tag)

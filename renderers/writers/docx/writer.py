@@ -60,6 +60,7 @@ from renderers.document import (
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
+from renderers.language import language_for
 from renderers.options import RenderOptions
 from renderers.sandbox import load_image
 from renderers.text import blocks_direction, is_rtl, text_direction
@@ -126,7 +127,7 @@ from renderers.writers.docx.oxml import (
     drop_thumbnail,
     part_joined_frames,
 )
-from renderers.writers.docx.styles import StyleBook
+from renderers.writers.docx.styles import StyleBook, set_default_language
 from renderers.writers.highlight import Highlighter
 from renderers.writers.ooxml import (
     PackageCollector,
@@ -162,6 +163,8 @@ class _Scope:
 def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     """Render ``rdoc`` as DOCX bytes, identical for identical input."""
     document = _open_base(options)
+    set_default_language(document.styles.element, language_for(rdoc, options),
+                         keep_base=options.reference_docx is not None)
     writer = _DocxWriter(document, rdoc, options)
     writer.write()
     apply_core_properties(

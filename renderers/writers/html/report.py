@@ -52,6 +52,7 @@ from renderers.document import (
     walk_inlines,
 )
 from renderers.errors import UnsupportedNodeError
+from renderers.language import language_for
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import LoadedImage
@@ -59,7 +60,6 @@ from renderers.text import (
     Direction,
     HeadingIds,
     blocks_direction,
-    cjk_region,
     has_long_word,
     paragraph_dir,
     text_direction,
@@ -257,14 +257,16 @@ def render_page(
     asks for contents, and ``extra_css`` (the code colours) comes last."""
     contents_css = stylesheet("contents.css") if options.toc else ""
     shown = _shown_text(body, toc, notes, cite_notes)
+    language = language_for(rdoc, options)
     css = (
-        code_arabic_css(shown) + report_css(options.page_size, cjk_region(title.page_title + shown))
+        code_arabic_css(shown)
+        + report_css(options.page_size, language.cjk_face(title.page_title + shown))
         + (MATH_CSS if math else "") + contents_css + extra_css
     )
     entry_writer = ReportWriter(options, rdoc.document)
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
     return environment().get_template("report.html.j2").render(
-        lang="en",
+        lang=language.tag,
         title=title.page_title,
         author=options.author,
         css=Markup(css.replace("</", "<\\/")),

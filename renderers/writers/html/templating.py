@@ -38,7 +38,8 @@ def environment() -> jinja2.Environment:
 @lru_cache(maxsize=16)
 def report_css(page_size: PageSize = "A4", cjk: CjkRegion = "SC") -> str:
     """The print stylesheet with its page size set (``A4`` or ``Letter``) and its CJK faces
-    the regional ones of ``cjk`` (:func:`renderers.text.cjk_region`; report.css names SC)."""
+    the regional ones of ``cjk`` (:meth:`renderers.language.Language.cjk_face`; report.css
+    names SC)."""
     size = page_dimensions(page_size).css
     css = stylesheet("report.css").replace("/*PAGE_SIZE*/A4", size)
     for family in ("Noto Sans CJK", "Noto Sans Mono CJK"):

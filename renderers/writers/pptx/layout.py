@@ -37,6 +37,7 @@ from renderers.document import (
     plain_text,
 )
 from renderers.errors import LimitError, UnsupportedNodeError
+from renderers.language import language_for
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.text import blocks_direction
@@ -470,7 +471,7 @@ class _DeckBuilder(SlideFlow):
             for anchor in slide.anchors:
                 anchors.setdefault(anchor, index)
         return Deck(self.geo, self.metrics.fonts, tuple(self.slides), anchors, title,
-                    tuple(self.warnings))
+                    tuple(self.warnings), language_for(self.rdoc, self.options).tag)
 
 
 

@@ -291,6 +291,9 @@ class Deck:
     anchors: Mapping[str, int]  # anchor id ("src-3", heading id, "cite-2") → slide index
     title: str
     warnings: tuple[str, ...] = field(default=())
+    #: The document's language, a BCP 47 tag (:func:`renderers.language.language_for`): every
+    #: run's ``lang``.
+    lang: str = "en"
 
 
 ImageLoader = Callable[[str], Picture | None]

@@ -474,12 +474,13 @@ class DeckWriter:
             "".join(runs), size=para.size, align=align, margin_left=para.margin_left,
             indent=para.indent, space_before=para.space_before, line_factor=LINE_FACTOR,
             bullet=para.bullet, number=para.number, bullet_font=self.sans, rtl=rtl,
+            lang=self.deck.lang,
         )
 
     def run(self, part: Part, run: Run, size: float, baseline: int, *, color: str = "",
             rtl: bool = False) -> str:
         if run.text == "\n":
-            return px.line_break_xml(size)
+            return px.line_break_xml(size, self.deck.lang)
         rid, jump = "", False
         anchor = f"src-{run.cite}" if run.cite else run.target
         if run.url:  # vetted by safe_link when the slide model was built
@@ -493,7 +494,7 @@ class DeckWriter:
         return px.run_xml(
             text, size=size, typeface=self.mono if run.code else self.sans,
             bold=run.bold, italic=run.italic, strike=run.strike, baseline=baseline,
-            color=color, link_rid=rid, slide_jump=jump,
+            color=color, link_rid=rid, slide_jump=jump, lang=self.deck.lang,
         )
 
     def rid(self, part: Part, target: str | int) -> str:
@@ -516,15 +517,17 @@ class DeckWriter:
         if item.colors:
             lines = [
                 "".join(px.run_xml(text, size=CODE_SIZE, typeface=self.mono, bold=look.bold,
-                                   italic=look.italic, color=look.color)
+                                   italic=look.italic, color=look.color, lang=self.deck.lang)
                         for text, look in runs)
                 for runs in item.colors
             ]
         else:
-            lines = [px.run_xml(line, size=CODE_SIZE, typeface=self.mono) if line else ""
+            lines = [px.run_xml(line, size=CODE_SIZE, typeface=self.mono, lang=self.deck.lang)
+                     if line else ""
                      for line in item.lines]
         body = px.text_body_xml([
-            px.paragraph_xml(runs, size=CODE_SIZE, line_factor=LINE_FACTOR) for runs in lines
+            px.paragraph_xml(runs, size=CODE_SIZE, line_factor=LINE_FACTOR, lang=self.deck.lang)
+            for runs in lines
         ], inset_x=INSET_X, inset_y=INSET_Y)
         self.textbox(shapes, box, body, name=f"Code {item.language}".strip(),
                      fill=item.fill or CODE_FILL, line=CODE_LINE)

@@ -169,6 +169,7 @@ def paragraph_xml(
     number: int = 0,
     bullet_font: str = "Arial",
     rtl: bool = False,
+    lang: str,
 ) -> str:
     """An ``a:p`` holding ``runs`` (XML from :func:`run_xml`), with explicit indents (points),
     exact line pitch and its bullet; ``rtl`` sets the paragraph right to left (``rtl="1"``:
@@ -193,7 +194,7 @@ def paragraph_xml(
         f'<a:lnSpc><a:spcPts val="{_hundredths(size * line_factor)}"/></a:lnSpc>'
         f'<a:spcBef><a:spcPts val="{_hundredths(space_before)}"/></a:spcBef>'
         f'<a:spcAft><a:spcPts val="0"/></a:spcAft>{bu}</a:pPr>{runs}'
-        f'<a:endParaRPr lang="en-US" sz="{_hundredths(size)}" dirty="0"/></a:p>'
+        f'<a:endParaRPr lang="{_attr(lang)}" sz="{_hundredths(size)}" dirty="0"/></a:p>'
     )
 
 
@@ -209,8 +210,10 @@ def run_xml(
     color: str = "",
     link_rid: str = "",
     slide_jump: bool = False,
+    lang: str,
 ) -> str:
-    """An ``a:r``: fixed size and typeface, optional raised ``baseline`` and link.
+    """An ``a:r``: fixed size and typeface, optional raised ``baseline`` and link, in language
+    ``lang`` (a BCP 47 tag: the document's, :func:`renderers.language.language_for`).
 
     ``link_rid`` is a relationship id of the slide part: to an external URL, or (with
     ``slide_jump``) to another slide part.
@@ -219,16 +222,17 @@ def run_xml(
     if link_rid:
         action = f' action="{SLIDE_JUMP}"' if slide_jump else ""
         link = f'<a:hlinkClick r:id="{_attr(link_rid)}"{action}/>'
-    head = _run_head(size, typeface, bold, italic, strike, baseline, color)
+    head = _run_head(size, typeface, bold, italic, strike, baseline, color, lang)
     return f"{head}{link}</a:rPr><a:t>{escape(text)}</a:t></a:r>"
 
 
 @cache
 def _run_head(
-    size: float, typeface: str, bold: bool, italic: bool, strike: bool, baseline: int, color: str
+    size: float, typeface: str, bold: bool, italic: bool, strike: bool, baseline: int, color: str,
+    lang: str,
 ) -> str:
     """``<a:r><a:rPr …>`` up to the link (a deck uses only a handful of run styles)."""
-    attrs = (f'lang="en-US" sz="{_hundredths(size)}" b="{int(bold)}" i="{int(italic)}"'
+    attrs = (f'lang="{_attr(lang)}" sz="{_hundredths(size)}" b="{int(bold)}" i="{int(italic)}"'
              ' dirty="0"')
     if strike:
         attrs += ' strike="sngStrike"'
@@ -239,9 +243,9 @@ def _run_head(
     return f'<a:r><a:rPr {attrs}>{fill}<a:latin typeface="{face}"/><a:cs typeface="{face}"/>'
 
 
-def line_break_xml(size: float) -> str:
+def line_break_xml(size: float, lang: str) -> str:
     """A hard line break (``a:br``) of the paragraph's size."""
-    return f'<a:br><a:rPr lang="en-US" sz="{_hundredths(size)}"/></a:br>'
+    return f'<a:br><a:rPr lang="{_attr(lang)}" sz="{_hundredths(size)}"/></a:br>'
 
 
 def relate_slide(source: Part, target: Part) -> str:

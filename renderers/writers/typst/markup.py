@@ -58,6 +58,7 @@ from renderers.document import (
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
+from renderers.language import DEFAULT_LANGUAGE, Language, language_for
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.sandbox import load_image
@@ -144,6 +145,9 @@ class TypstSource:
     #: Every label a link of the text leads to, in order of first use (the template's
     #: ``to-label`` finds each in ``late-dests``: :mod:`renderers.writers.typst.late_links`).
     link_targets: tuple[str, ...] = ()
+    #: The document's language (:func:`renderers.language.language_for`): ``text(lang:,
+    #: region:)`` and the regional CJK face.
+    language: Language = DEFAULT_LANGUAGE
 
 
 def typst_source(
@@ -178,7 +182,8 @@ def typst_source(
         writer.sources_section(),
     ]
     text = "\n\n".join(p for p in parts if p) + "\n"
-    return TypstSource(text, writer.root.files, tuple(writer.link_targets))
+    return TypstSource(text, writer.root.files, tuple(writer.link_targets),
+                       language_for(rdoc, options))
 
 
 def _metadata(title: str, options: RenderOptions, *, dated: bool) -> str:

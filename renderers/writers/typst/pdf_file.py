@@ -139,3 +139,22 @@ class XrefTable:
                 table.append(b"%010d %s %s\r\n" % (new_offset, generation, kind))
         trailer = _START_XREF.sub(b"startxref\n%d\n%%%%EOF" % moved(self.start), pdf[self.end :])
         return b"".join(pieces) + b"".join(table) + trailer
+
+
+_CATALOG = re.compile(rb"/Type\s*/Catalog\b")
+_LANG_ENTRY = re.compile(rb"/Lang\s*\(([A-Za-z0-9-]*)\)")
+
+
+def declare_language(pdf: bytes, tag: str) -> bytes:
+    """``pdf`` with its catalog's ``/Lang`` the whole BCP 47 ``tag``. Typst writes only the
+    language and region it typesets with (``zh`` of ``zh-Hant``); the tag ASCII, as every
+    canonical tag is. A catalog without ``/Lang`` is left as it is."""
+    catalog = _CATALOG.search(pdf)
+    if catalog is None:
+        raise UnexpectedPdfError("the Typst engine wrote a PDF without a catalog")
+    end = pdf.find(b"endobj", catalog.end())
+    found = _LANG_ENTRY.search(pdf, catalog.end(), end if end >= 0 else len(pdf))
+    wanted = tag.encode("ascii")
+    if found is None or found.group(1) == wanted:
+        return pdf
+    return XrefTable.read(pdf).rewrite(pdf, [(found.start(1), found.end(1), wanted)])

@@ -29,10 +29,10 @@ import typst
 
 from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, RenderError
+from renderers.language import DEFAULT_LANGUAGE, Language
 from renderers.options import PdfVariant, RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.templates import templates_dir
-from renderers.text import cjk_region
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import ADDED_SECTION_LEVEL
 from renderers.writers.ooxml import build_timestamp
@@ -46,7 +46,7 @@ from renderers.writers.typst.late_links import (
 )
 from renderers.writers.typst.link_areas import merge_link_annotations
 from renderers.writers.typst.markup import TypstSource, typst_source
-from renderers.writers.typst.pdf_file import UnexpectedPdfError, page_count
+from renderers.writers.typst.pdf_file import UnexpectedPdfError, declare_language, page_count
 
 #: Typst's PDF standard for each :attr:`RenderOptions.pdf_variant`.
 STANDARDS: dict[PdfVariant, Literal["a-3b", "ua-1"]] = {"pdf/a-3b": "a-3b", "pdf/ua-1": "ua-1"}
@@ -122,15 +122,20 @@ def _message(item: typst.TypstWarning | typst.TypstError) -> str:
     return " ".join(str(getattr(item, "message", "") or item).split())
 
 
-def rules_prelude(text: str, *, cjk: bool) -> str:
+def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE) -> str:
     """The definitions ``report.typ`` takes from Python, so that each rule has one home:
-    whether the CJK fonts are loaded and which regional face of them ``text`` needs
-    (:func:`renderers.text.cjk_region`), and the heading level of the sections the writers add
+    whether the CJK fonts are loaded and which regional face of them ``text`` in ``language``
+    needs (:meth:`renderers.language.Language.cjk_face`), the document's language and region
+    (``text(lang:, region:)``: an ISO 639 code, an ISO 3166-1 alpha-2 code or none), and the
+    heading level of the sections the writers add
     (:data:`~renderers.writers.common.ADDED_SECTION_LEVEL`)."""
-    region = cjk_region(text) if cjk else "SC"
+    face = language.cjk_face(text) if cjk else "SC"
+    region = f'"{language.typst_region}"' if language.typst_region else "none"
     return (
         f"#let with-cjk = {'true' if cjk else 'false'}\n"
-        f'#let cjk-region = "{region}"\n'
+        f'#let cjk-region = "{face}"\n'
+        f'#let doc-lang = "{language.typst_lang}"\n'
+        f"#let doc-region = {region}\n"
         f"#let added-section-level = {ADDED_SECTION_LEVEL}\n"
     )
 
@@ -152,7 +157,7 @@ def compile_source(
     # placeholders are left as they are (the cheaper layout either way).
     resolve_links = late_links and output == "pdf" and bool(source.link_targets)
     main = (
-        f"{rules_prelude(source.text, cjk=cjk)}"
+        f"{rules_prelude(source.text, cjk=cjk, language=source.language)}"
         f"{prelude(source.link_targets, late=late_links)}{report_template()}\n{source.text}"
         f"{positions_query() if resolve_links else ''}"
     )
@@ -192,6 +197,10 @@ def compile_source(
             return pages, notes
     if output == "pdf" and pages:
         pages[0] = merge_link_annotations(pages[0])
+        try:
+            pages[0] = declare_language(pages[0], source.language.tag)
+        except UnexpectedPdfError:  # a Typst that writes its PDF otherwise keeps its own /Lang
+            pass
     return pages, notes
 
 
