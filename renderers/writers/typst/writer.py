@@ -17,6 +17,7 @@ stylesheet is not applied, and the artifact says so.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import re
@@ -197,10 +198,9 @@ def compile_source(
             return pages, notes
     if output == "pdf" and pages:
         pages[0] = merge_link_annotations(pages[0])
-        try:
+        # a Typst that writes its PDF otherwise keeps its own /Lang (language and region)
+        with contextlib.suppress(UnexpectedPdfError):
             pages[0] = declare_language(pages[0], source.language.tag)
-        except UnexpectedPdfError:  # a Typst that writes its PDF otherwise keeps its own /Lang
-            pass
     return pages, notes
 
 
