@@ -74,6 +74,22 @@ def test_table_header_repeats_on_every_page(engine: str) -> None:
     assert all(f"row {i}" in body for i in range(160))
 
 
+def test_a_row_taller_than_a_page_starts_under_the_heading_and_keeps_its_header(
+    engine: str,
+) -> None:
+    # WeasyPrint kept the row whole (report.css: tr break-inside: avoid): page 1 held only the
+    # heading, and the row's pages lost the header row but for the last one.
+    words = " ".join(f"word{i}" for i in range(1400))
+    pdf = pdf_of(f"# Tall row\n\n| LeftHDR | RightHDR |\n|---|---|\n| {words} | short |\n"
+                 f"| next | row [[S:1]] |\n", engine)
+    texts = page_texts(pdf)
+    assert len(texts) == 4
+    assert "Tall row" in texts[0] and "word0 " in texts[0]
+    assert all("LeftHDR" in text and "RightHDR" in text for text in texts)
+    body = " ".join(texts).split()
+    assert all(f"word{i}" in body for i in (0, 700, 1399))
+
+
 def test_code_block_is_verbatim_and_monospace(engine: str) -> None:
     pdf = pdf_of("# T\n\n```python\nx = [[S:1]]  # not a citation\n    indented()\n```\n", engine)
     text = "".join(page_texts(pdf))
