@@ -33,7 +33,7 @@ from renderers.resolve import ResolvedDocument
 from renderers.sandbox import LoadedImage, Sandbox, allowed_dirs
 from renderers.text import document_text
 from renderers.writers import Artifact, WriteSource
-from renderers.writers.common import PAGE_SIZES, check_page_size, page_dimensions
+from renderers.writers.common import PAGE_SIZES, check_page_size, page_dimensions, pdf_uri
 from renderers.writers.html.report import WrittenReport, print_report
 from renderers.writers.ooxml import build_timestamp
 from renderers.writers.pptx.fonts import installed_font_file
@@ -323,7 +323,7 @@ def citation_tooltips(rdoc: ResolvedDocument) -> dict[str, str]:
     """Link target → tooltip: each Sources entry's anchor (what citation numbers link to) and
     each cited URL (what inline-link citations link to) → the source's title."""
     tips = {entry.anchor: entry.title for entry in rdoc.entries}
-    tips.update({entry.url: entry.title for entry in rdoc.entries if entry.url})
+    tips.update({pdf_uri(entry.url): entry.title for entry in rdoc.entries if entry.url})
     return tips
 
 
