@@ -417,11 +417,12 @@ def test_headings_are_spaced_alike_in_both_engines() -> None:
     and lacked the half-leading CSS puts between a heading and the body line next to it: 1.2 pt
     more below a level-1 heading, 0.5 pt more above the Sources heading."""
     markdown = ("# Heading one\n\nFirst paragraph.\n\n## Section two\n\nSecond paragraph.\n\n"
-                "### Third level\n\nThird paragraph.\n\nLast paragraph [[S:1]].\n\n# Another one\n\n"
-                "Closing paragraph.\n")
+                "### Third level\n\nThird paragraph.\n\nLast paragraph [[S:1]].\n\n"
+                "# Another one\n\nClosing paragraph.\n")
     words = ["Heading", "First", "Section", "Second", "Third level", "Third paragraph", "Last",
              "Another", "Closing", "Sources", "A source"]
-    lines = {engine: baselines(pdf_of(markdown, engine), words) for engine in ("weasyprint", "typst")}
+    lines = {engine: baselines(pdf_of(markdown, engine), words)
+             for engine in ("weasyprint", "typst")}
     gaps = {engine: [a - b for a, b in pairwise(ys)] for engine, ys in lines.items()}
     for word, css, typst in zip(words[1:], gaps["weasyprint"], gaps["typst"], strict=True):
         assert abs(typst - css) < 0.2, (word, css, typst)
