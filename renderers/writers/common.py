@@ -16,6 +16,7 @@ Writers differ in how they lay things out, never in what they decide. This modul
 * **an image that cannot be shown** — :func:`image_fallback`;
 * **a link that would show nothing** but its citations — :func:`shows_nothing`;
 * **a table cell's side margins** when columns are narrow — :func:`narrow_cell_margin`;
+* **a PDF link's URI** — :func:`pdf_uri`: a URL with non-ASCII characters percent-encoded;
 * **task-list boxes** — :func:`task_box`, and :func:`item_marker`: a task item's box takes
   the place of its bullet or number.
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import quote
 
 from renderers.document import (
     Block,
@@ -74,6 +76,24 @@ def page_dimensions(page_size: PageSize | str) -> PageDimensions:
         accepted = ", ".join(repr(name) for name in PAGE_SIZES)
         raise ValueError(f"page_size={page_size!r}: accepted values are {accepted}")
     return found
+
+
+#: The characters a URI may hold as they are (RFC 3986's reserved and unreserved ones) and
+#: ``%``, which already encodes: WeasyPrint's ``iri_to_uri`` (``weasyprint.urls``) keeps these.
+_URI_SAFE = "/:?#[]@!$&'()*+,;=~%"
+
+
+def pdf_uri(url: str) -> str:
+    """The URI a PDF link annotation holds for ``url`` (an IRI): every character a URI cannot
+    hold (non-ASCII ones as their UTF-8 bytes, spaces, quotes, braces …) percent-encoded, the
+    host included (``https://例え.jp/ü`` → ``https://%E4%BE%8B%E3%81%88.jp/%C3%BC``).
+
+    A PDF's URI action is 7-bit ASCII. This is WeasyPrint's rule (``iri_to_uri``, which it
+    applies to every ``href``), so both PDF engines write the same URI for the same link: the
+    Typst writer encodes its link targets with it, and the WeasyPrint writer finds its link
+    annotations by it.
+    """
+    return quote(url.encode("utf-8"), safe=_URI_SAFE)
 
 
 def shows_nothing(inlines: Iterable[Inline]) -> bool:

@@ -23,6 +23,7 @@ from fontTools.misc.timeTools import timestampSinceEpoch
 from fontTools.ttLib.tables import _h_e_a_d
 from weasyprint import CSS, HTML
 from weasyprint.document import Document as WeasyDocument
+from weasyprint.formatting_structure.boxes import TableRowBox, TableRowGroupBox
 from weasyprint.urls import URLFetcher, URLFetcherResponse, path2url
 
 from renderers.diagnostics import Code, Diagnostic
@@ -32,7 +33,7 @@ from renderers.resolve import ResolvedDocument
 from renderers.sandbox import LoadedImage, Sandbox, allowed_dirs
 from renderers.text import document_text
 from renderers.writers import Artifact, WriteSource
-from renderers.writers.common import PAGE_SIZES, check_page_size, page_dimensions
+from renderers.writers.common import PAGE_SIZES, check_page_size, page_dimensions, pdf_uri
 from renderers.writers.html.report import WrittenReport, print_report
 from renderers.writers.ooxml import build_timestamp
 from renderers.writers.pptx.fonts import installed_font_file
@@ -193,15 +194,45 @@ _PROGRESS.propagate = False
 _PROGRESS.addFilter(_PAGE_LIMIT)
 
 
+#: What a table row taller than a page gets (inline, on the second layout): leave to break.
+_BREAKABLE_ROW = "break-inside: auto; page-break-inside: auto"
+
+
+def _rows_split_despite_avoid(document: WeasyDocument) -> list[Any]:
+    """The ``<tr>`` elements of body rows kept whole (``break-inside: avoid``, report.css) that
+    WeasyPrint split anyway: rows taller than a page.
+
+    WeasyPrint first moves such a row to the next page, leaving the page before with nothing of
+    the table, and on an empty page it lays the row out only after dropping the table's header
+    (``table_layout`` tries the body under the header as if the page were not empty, where the
+    row is refused): the row's pages lost the header row. Left to break, the row starts under
+    the header where the table starts and the header repeats on each of its pages, as in Typst.
+    """
+    pages: dict[Any, set[int]] = {}
+    for number, page in enumerate(document.pages):
+        for box in page._page_box.descendants():
+            if not isinstance(box, TableRowGroupBox) or box.is_header or box.is_footer:
+                continue
+            for row in box.children:
+                if (isinstance(row, TableRowBox) and row.element is not None
+                        and row.style["break_inside"] in ("avoid", "avoid-page")):
+                    pages.setdefault(row.element, set()).add(number)
+    return [element for element, seen in pages.items() if len(seen) > 1]
+
+
 def pdf_document(
     html: str, options: RenderOptions, fetcher: SandboxFetcher | None = None
 ) -> WeasyDocument:
     """Lay out ``html`` (sandboxed fetcher, base URL inside the base directory) and set metadata."""
     fetcher = fetcher or SandboxFetcher.for_options(options)
+    parsed = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher)
     with _PAGE_LIMIT.applied(options.limits.max_pages):
-        document = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher).render(
-            **_render_options(options)
-        )
+        document = parsed.render(**_render_options(options))
+        tall_rows = _rows_split_despite_avoid(document) if "<tr" in html else []
+        if tall_rows:
+            for row in tall_rows:
+                row.set("style", f"{row.get('style') or ''};{_BREAKABLE_ROW}")
+            document = parsed.render(**_render_options(options))
     if len(document.pages) > options.limits.max_pages:
         raise LimitError(
             f"the document lays out to {len(document.pages)} pages; the limit is "
@@ -292,7 +323,7 @@ def citation_tooltips(rdoc: ResolvedDocument) -> dict[str, str]:
     """Link target → tooltip: each Sources entry's anchor (what citation numbers link to) and
     each cited URL (what inline-link citations link to) → the source's title."""
     tips = {entry.anchor: entry.title for entry in rdoc.entries}
-    tips.update({entry.url: entry.title for entry in rdoc.entries if entry.url})
+    tips.update({pdf_uri(entry.url): entry.title for entry in rdoc.entries if entry.url})
     return tips
 
 

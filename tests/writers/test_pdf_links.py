@@ -12,8 +12,10 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 from pypdf import PdfReader
+from weasyprint.urls import iri_to_uri
 
 from renderers.api import render
+from renderers.writers.common import pdf_uri
 
 POOL = [
     {"sid": 1, "title": "Alpha report on things", "author": "Doe, Jane", "date": "2024-03-01",
@@ -180,3 +182,49 @@ def test_side_by_side_citations_of_html_input_read_apart(tmp_path: Path, engine:
                            check=True).stdout
     body = re.sub(r"\s+", "", shown.split("Sources")[0])
     assert body == "Tx1,2andy31andz2,3."
+
+
+IRI_POOL = [
+    {"sid": 1, "title": "Größe", "url": "https://de.wikipedia.org/wiki/Größe"},
+    {"sid": 2, "title": "Beispiel", "url": "https://例え.jp/パス?q=ü"},
+]
+IRI_TEXT = ("# T\n\nSee [Größe](https://de.wikipedia.org/wiki/Größe),"
+            " [mail](mailto:jürgen@example.org) and [odd](https://example.org/a%20b|c{d})"
+            " [[S:1]] [[S:2]].\n")
+
+
+def test_both_engines_write_the_same_ascii_uris_for_non_ascii_urls(tmp_path: Path) -> None:
+    """Typst wrote a non-ASCII URL into the link annotation as raw UTF-8 (a PDF URI action is
+    7-bit ASCII); WeasyPrint percent-encodes it (its iri_to_uri), and now both do."""
+    uris = {}
+    for engine in ENGINES:
+        out = tmp_path / engine
+        render(IRI_TEXT, out, sources_pool=IRI_POOL, formats=["pdf"], pdf_engine=engine)
+        uris[engine] = sorted(target for _, _, target in links(out / "report.pdf")
+                              if target.startswith(("https:", "mailto:")))
+    assert uris["typst"] == uris["weasyprint"]
+    assert all(uri.isascii() for uri in uris["typst"])
+    assert "https://de.wikipedia.org/wiki/Gr%C3%B6%C3%9Fe" in uris["typst"]
+    assert "https://%E4%BE%8B%E3%81%88.jp/%E3%83%91%E3%82%B9?q=%C3%BC" in uris["typst"]
+    assert "mailto:j%C3%BCrgen@example.org" in uris["typst"]
+    assert "https://example.org/a%20b%7Cc%7Bd%7D" in uris["typst"]
+
+
+def test_a_source_with_a_non_ascii_url_keeps_its_tooltip_in_weasyprint(tmp_path: Path) -> None:
+    render(IRI_TEXT, tmp_path, sources_pool=IRI_POOL, formats=["pdf"], pdf_engine="weasyprint")
+    tips = {
+        str(annot["/A"]["/URI"]): str(annot.get("/Contents"))
+        for page in PdfReader(tmp_path / "report.pdf").pages
+        for ref in page.get("/Annots") or []
+        if "/A" in (annot := ref.get_object()) and "/URI" in annot["/A"]
+    }
+    assert tips["https://%E4%BE%8B%E3%81%88.jp/%E3%83%91%E3%82%B9?q=%C3%BC"] == "Beispiel"
+
+
+@pytest.mark.parametrize("url", [
+    "https://例え.jp/パス?q=ü#frag", "https://de.wikipedia.org/wiki/Größe", "mailto:jürgen@x.org",
+    "https://example.org/a%20b|c{d}<e>\"f\\g^h`i~j'k(l)*m!n$o&p;q=r+s,t@u[v]",
+    "https://example.org/plain/ascii?x=1",
+])
+def test_pdf_uri_is_weasyprints_iri_to_uri(url: str) -> None:
+    assert pdf_uri(url) == iri_to_uri(url)

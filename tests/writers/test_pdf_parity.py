@@ -74,6 +74,22 @@ def test_table_header_repeats_on_every_page(engine: str) -> None:
     assert all(f"row {i}" in body for i in range(160))
 
 
+def test_a_row_taller_than_a_page_starts_under_the_heading_and_keeps_its_header(
+    engine: str,
+) -> None:
+    # WeasyPrint kept the row whole (report.css: tr break-inside: avoid): page 1 held only the
+    # heading, and the row's pages lost the header row but for the last one.
+    words = " ".join(f"word{i}" for i in range(1400))
+    pdf = pdf_of(f"# Tall row\n\n| LeftHDR | RightHDR |\n|---|---|\n| {words} | short |\n"
+                 f"| next | row [[S:1]] |\n", engine)
+    texts = page_texts(pdf)
+    assert len(texts) == 4
+    assert "Tall row" in texts[0] and "word0 " in texts[0]
+    assert all("LeftHDR" in text and "RightHDR" in text for text in texts)
+    body = " ".join(texts).split()
+    assert all(f"word{i}" in body for i in (0, 700, 1399))
+
+
 def test_code_block_is_verbatim_and_monospace(engine: str) -> None:
     pdf = pdf_of("# T\n\n```python\nx = [[S:1]]  # not a citation\n    indented()\n```\n", engine)
     text = "".join(page_texts(pdf))
@@ -377,3 +393,37 @@ def test_a_displayed_formula_is_spaced_as_in_the_weasyprint_pdf() -> None:
     typst = vertical_gaps(pdf_of(FORMULAS, "typst"))
     assert len(typst) == len(weasy) == 7, (weasy, typst)  # line, f, line, f, line, line, f, line
     assert all(abs(a - b) < 0.8 for a, b in zip(weasy, typst, strict=True)), (weasy, typst)
+
+
+def baselines(pdf: bytes, words: list[str]) -> list[float]:
+    """The baseline (origin y, points from the page's bottom) of the first character of each of
+    ``words`` on page 1, each word found once in the page's text."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        textpage = document[0].get_textpage()
+        text = textpage.get_text_range()
+        out = []
+        for word in words:
+            x, y = ctypes.c_double(), ctypes.c_double()
+            assert pdfium_c.FPDFText_GetCharOrigin(textpage.raw, text.index(word), x, y)
+            out.append(y.value)
+        return out
+    finally:
+        document.close()
+
+
+def test_headings_are_spaced_alike_in_both_engines() -> None:
+    """Typst's heading had the text edges of body text (1.362 em) where CSS's line box is 1.2 em,
+    and lacked the half-leading CSS puts between a heading and the body line next to it: 1.2 pt
+    more below a level-1 heading, 0.5 pt more above the Sources heading."""
+    markdown = ("# Heading one\n\nFirst paragraph.\n\n## Section two\n\nSecond paragraph.\n\n"
+                "### Third level\n\nThird paragraph.\n\nLast paragraph [[S:1]].\n\n"
+                "# Another one\n\nClosing paragraph.\n")
+    words = ["Heading", "First", "Section", "Second", "Third level", "Third paragraph", "Last",
+             "Another", "Closing", "Sources", "A source"]
+    lines = {engine: baselines(pdf_of(markdown, engine), words)
+             for engine in ("weasyprint", "typst")}
+    gaps = {engine: [a - b for a, b in pairwise(ys)] for engine, ys in lines.items()}
+    for word, css, typst in zip(words[1:], gaps["weasyprint"], gaps["typst"], strict=True):
+        assert abs(typst - css) < 0.2, (word, css, typst)
+    assert abs(lines["typst"][0] - lines["weasyprint"][0]) < 0.2  # the page's first heading

@@ -85,6 +85,7 @@ from renderers.writers.common import (
     has_citation_notes,
     image_fallback,
     page_dimensions,
+    pdf_uri,
     task_box,
     unresolved_note_text,
 )
@@ -552,7 +553,7 @@ class _Markup:
         if href.startswith("#"):
             fragment = href[1:]
             return self.to_label(fragment) if fragment in self.labels else None
-        return string_literal(href)
+        return string_literal(pdf_uri(href))
 
     def note_reference(self, label: str) -> str:
         """The superscript letter of a note, linked to it; the first reference is labelled

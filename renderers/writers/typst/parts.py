@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from renderers.document import InlineStyle
 from renderers.sandbox import LoadedImage
 from renderers.text import has_long_word
-from renderers.writers.common import BACKLINK_MARK, EntryParts
+from renderers.writers.common import BACKLINK_MARK, EntryParts, pdf_uri
 from renderers.writers.typst.escape import string_literal, text_markup
 
 #: Image formats Typst reads as they are; the others the sandbox accepts become PNG first.
@@ -160,7 +160,7 @@ def source_entry(entry: EntryParts, formatted: str, *, isolate: bool) -> str:
         "number": str(int(entry.number)),
         "anchor": string_literal(entry.anchor),
         "title": content(text_markup(entry.title, isolate=isolate)),
-        "url": string_literal(entry.url) if entry.url else "none",
+        "url": string_literal(pdf_uri(entry.url)) if entry.url else "none",
         "details": details,
         "backlink": string_literal(entry.backlink) if entry.backlink else "none",
         "mark": string_literal(BACKLINK_MARK),
