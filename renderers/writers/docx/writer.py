@@ -62,7 +62,7 @@ from renderers.document import (
 from renderers.errors import UnsupportedNodeError
 from renderers.options import RenderOptions
 from renderers.sandbox import load_image
-from renderers.text import blocks_direction, is_rtl, text_direction
+from renderers.text import blocks_direction, cjk_region, is_rtl, needs_cjk, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     ADDED_SECTION_LEVEL,
@@ -126,7 +126,7 @@ from renderers.writers.docx.oxml import (
     drop_thumbnail,
     part_joined_frames,
 )
-from renderers.writers.docx.styles import StyleBook
+from renderers.writers.docx.styles import StyleBook, name_east_asian_font
 from renderers.writers.highlight import Highlighter
 from renderers.writers.ooxml import (
     PackageCollector,
@@ -164,6 +164,11 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     document = _open_base(options)
     writer = _DocxWriter(document, rdoc, options)
     writer.write()
+    text = "".join(document.element.body.itertext())
+    if writer.footnotes.written:
+        text += "".join(writer.footnotes.part.element.itertext())
+    if needs_cjk(text):
+        name_east_asian_font(document.styles.element, f"Noto Sans CJK {cjk_region(text)}")
     apply_core_properties(
         document.core_properties, title=writer.title.text, author=options.author
     )

@@ -1,0 +1,62 @@
+"""DOCX and PPTX against the PDF: what a reader relies on (text, numbers) reaches them too.
+
+Each test opens the produced file (python-docx, python-pptx, the package's XML); the
+``libreoffice`` ones read the text LibreOffice draws.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import docx
+import pytest
+from lxml import etree
+
+from tests.helpers import convert_with_libreoffice, pdf_text
+from tests.support.render import render_markdown
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "World Energy Outlook 2024", "url": "https://www.iea.org/reports/weo"},
+    {"sid": 2, "title": "日本語のソース 🚀", "url": "https://jp.example.jp/a"},
+]
+
+CJK_MD = "# 日本語の見出し 🚀\n\nこれは日本語の段落です。[[S:1]] 本文。[[S:2]]\n"
+
+
+def _styles(data: bytes) -> etree._Element:
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        return etree.fromstring(package.read("word/styles.xml"))
+
+
+def test_docx_names_an_east_asian_font_where_the_theme_named_none() -> None:
+    data = render_markdown("docx", CJK_MD, POOL)
+    styles = _styles(data)
+    themed = [f for f in styles.iter(f"{W}rFonts") if f.get(f"{W}eastAsiaTheme") is not None]
+    assert themed == []
+    default = styles.find(f"{W}docDefaults/{W}rPrDefault/{W}rPr/{W}rFonts")
+    assert default is not None and default.get(f"{W}eastAsia") == "Noto Sans CJK JP"
+    title = docx.Document(io.BytesIO(data)).styles["Title"].element
+    fonts = title.find(f"{W}rPr/{W}rFonts")
+    assert fonts is not None and fonts.get(f"{W}eastAsia") == "Noto Sans CJK JP"
+
+
+def test_docx_without_cjk_text_keeps_the_theme_fonts() -> None:
+    styles = _styles(render_markdown("docx", "# Title\n\nPlain.[[S:1]]\n", POOL[:1]))
+    assert any(f.get(f"{W}eastAsiaTheme") for f in styles.iter(f"{W}rFonts"))
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_draws_cjk_headings_and_sources_of_a_docx(tmp_path: Path) -> None:
+    """The theme named no East Asian face: LibreOffice drew "日本語の見出し 🚀" as the emoji
+    alone and the Sources title "日本語のソース 🚀" as nothing."""
+    path = tmp_path / "cjk.docx"
+    path.write_bytes(render_markdown("docx", CJK_MD, POOL))
+    shown = "".join(pdf_text(convert_with_libreoffice(path, tmp_path)).split())
+    assert "日本語の見出し" in shown
+    assert "日本語のソース" in shown
+    assert "これは日本語の段落です。" in shown
