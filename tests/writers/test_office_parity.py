@@ -60,3 +60,59 @@ def test_libreoffice_draws_cjk_headings_and_sources_of_a_docx(tmp_path: Path) ->
     assert "日本語の見出し" in shown
     assert "日本語のソース" in shown
     assert "これは日本語の段落です。" in shown
+
+
+NESTED_OL_MD = """# Lists
+
+3. three
+
+   7. seven[[S:1]]
+   8. eight
+
+      0. zero
+      1. one
+
+4. four
+"""
+
+
+def _docx_levels(data: bytes) -> dict[str, tuple[str, int]]:
+    """Each list item's text → (its level's number format, its first number)."""
+    document = docx.Document(io.BytesIO(data))
+    numbering = document.part.numbering_part.element
+    abstract = {a.get(f"{W}abstractNumId"): a for a in numbering.iter(f"{W}abstractNum")}
+    nums = {n.get(f"{W}numId"): n for n in numbering.iter(f"{W}num")}
+    found: dict[str, tuple[str, int]] = {}
+    for p in document.element.body.iter(f"{W}p"):
+        num_pr = p.find(f"{W}pPr/{W}numPr")
+        if num_pr is None:
+            continue
+        num = nums[num_pr.find(f"{W}numId").get(f"{W}val")]
+        level = num_pr.find(f"{W}ilvl").get(f"{W}val")
+        definition = abstract[num.find(f"{W}abstractNumId").get(f"{W}val")]
+        lvl = next(v for v in definition.iter(f"{W}lvl") if v.get(f"{W}ilvl") == level)
+        start = num.find(f"{W}lvlOverride/{W}startOverride")
+        text = "".join(t.text or "" for t in p.iter(f"{W}t"))
+        found[text] = (lvl.find(f"{W}numFmt").get(f"{W}val"), int(start.get(f"{W}val")))
+    return found
+
+
+def test_docx_nested_ordered_lists_count_in_decimal_as_the_pdf() -> None:
+    """Word's habit (a., i. below 1.) showed the input's "7. seven" as "g. seven" and a
+    list from 0 as "0." then "i."; the PDF and the slides count 7., 8. and 0., 1."""
+    items = _docx_levels(render_markdown("docx", NESTED_OL_MD, POOL))
+    assert items["three"] == ("decimal", 3)
+    assert items["seven1"] == ("decimal", 7)
+    assert items["zero"] == ("decimal", 0)
+    assert {fmt for fmt, _ in items.values()} == {"decimal"}
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_shows_the_nested_numbers_of_a_docx(tmp_path: Path) -> None:
+    path = tmp_path / "lists.docx"
+    path.write_bytes(render_markdown("docx", NESTED_OL_MD, POOL))
+    lines = [" ".join(line.split()) for line in
+             pdf_text(convert_with_libreoffice(path, tmp_path)).splitlines()]
+    for shown in ("3. three", "8. eight", "0. zero", "1. one", "4. four"):
+        assert shown in lines
+    assert any(line.startswith("7. seven") for line in lines)
