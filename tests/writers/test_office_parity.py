@@ -116,3 +116,52 @@ def test_libreoffice_shows_the_nested_numbers_of_a_docx(tmp_path: Path) -> None:
     for shown in ("3. three", "8. eight", "0. zero", "1. one", "4. four"):
         assert shown in lines
     assert any(line.startswith("7. seven") for line in lines)
+
+
+LISTS_MD = """# Lists
+
+3. three
+4. four
+   1. deep one
+   2. deep two
+5. five
+"""
+
+
+def _slide_items(data: bytes) -> dict[str, tuple[int, str]]:
+    """Each slide paragraph's text → (its ``lvl``, its auto-number's ``startAt`` or "")."""
+    from pptx import Presentation
+
+    a = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+    found: dict[str, tuple[int, str]] = {}
+    for slide in Presentation(io.BytesIO(data)).slides:
+        for shape in slide.shapes:
+            if not shape.has_text_frame:
+                continue
+            for p in shape.text_frame.paragraphs:
+                ppr = p._p.find(f"{a}pPr")
+                auto = ppr.find(f"{a}buAutoNum") if ppr is not None else None
+                found[p.text] = (int(ppr.get("lvl", "0")) if ppr is not None else 0,
+                                 auto.get("startAt", "") if auto is not None else "")
+    return found
+
+
+def test_pptx_list_items_carry_their_nesting_level() -> None:
+    items = _slide_items(render_markdown("pptx", LISTS_MD + "\n" + NESTED_OL_MD, POOL))
+    assert items["three"] == (1, "3") and items["five"] == (1, "5")
+    assert items["deep one"] == (2, "1") and items["deep two"] == (2, "2")
+    assert items["seven1"] == (2, "7")
+    # a list from 0: no auto-number shows 0, the item's text opens with it
+    assert items["0. zero"] == (3, "") and items["one"] == (3, "1")
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_numbers_a_nested_slide_list_from_its_own_start(tmp_path: Path) -> None:
+    """All items were at level 0: LibreOffice counted "deep one" on from "4. four" (5.)."""
+    path = tmp_path / "lists.pptx"
+    path.write_bytes(render_markdown("pptx", LISTS_MD + "\n" + NESTED_OL_MD, POOL))
+    lines = [" ".join(line.split()) for line in
+             pdf_text(convert_with_libreoffice(path, tmp_path)).splitlines()]
+    for shown in ("3. three", "4. four", "1. deep one", "2. deep two", "5. five",
+                  "8. eight", "0. zero", "1. one"):
+        assert shown in lines, (shown, lines)

@@ -474,6 +474,7 @@ class DeckWriter:
             "".join(runs), size=para.size, align=align, margin_left=para.margin_left,
             indent=para.indent, space_before=para.space_before, line_factor=LINE_FACTOR,
             bullet=para.bullet, number=para.number, bullet_font=self.sans, rtl=rtl,
+            level=para.level,
         )
 
     def run(self, part: Part, run: Run, size: float, baseline: int, *, color: str = "",
