@@ -165,3 +165,84 @@ def test_libreoffice_numbers_a_nested_slide_list_from_its_own_start(tmp_path: Pa
     for shown in ("3. three", "4. four", "1. deep one", "2. deep two", "5. five",
                   "8. eight", "0. zero", "1. one"):
         assert shown in lines, (shown, lines)
+
+
+BULLETS_MD = "# Deep\n\n- a\n  - b\n    - c\n      - d\n        - e\n          - f[[S:1]]\n"
+
+
+def test_docx_bullet_levels_name_a_face_for_their_marks() -> None:
+    data = render_markdown("docx", BULLETS_MD, POOL)
+    numbering = docx.Document(io.BytesIO(data)).part.numbering_part.element
+    marks = {}
+    for lvl in numbering.iter(f"{W}lvl"):
+        if lvl.find(f"{W}numFmt").get(f"{W}val") == "bullet":
+            fonts = lvl.find(f"{W}rPr/{W}rFonts")
+            marks[lvl.find(f"{W}lvlText").get(f"{W}val")] = (
+                fonts.get(f"{W}ascii") if fonts is not None else None)
+    assert marks["\u25aa"] == marks["\u2022"] == marks["\u25e6"] == "Arial"
+
+
+def _inked_marks(pdf: Path, mark: str) -> list[bool]:
+    """Whether each ``mark`` character on the PDF's first page has ink in its box."""
+    import pypdfium2 as pdfium
+
+    page = pdfium.PdfDocument(str(pdf))[0]
+    text = page.get_textpage()
+    scale = 4
+    image = page.render(scale=scale).to_pil().convert("L")
+    height = page.get_height()
+    inked = []
+    for index in range(text.count_chars()):
+        if text.get_text_range(index, 1) != mark:
+            continue
+        left, bottom, right, top = text.get_charbox(index)
+        box = (int(left * scale), int((height - top) * scale),
+               int(right * scale) + 1, int((height - bottom) * scale) + 1)
+        low, _ = image.crop(box).getextrema()
+        inked.append(low < 128)
+    return inked
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_draws_every_bullet_of_a_deep_docx_list(tmp_path: Path) -> None:
+    """With no face named, LibreOffice drew no "▪": items c and f had no mark."""
+    path = tmp_path / "deep.docx"
+    path.write_bytes(render_markdown("docx", BULLETS_MD, POOL))
+    pdf = convert_with_libreoffice(path, tmp_path)
+    for mark in ("\u2022", "\u25e6", "\u25aa"):
+        assert _inked_marks(pdf, mark) == [True, True], mark
+
+
+TALL_ROW_MD = ("# Tall row\n\n| A | B |\n|---|---|\n| "
+               + " ".join(f"word{i}" for i in range(1400)) + " | short |\n| next | row[[S:1]] |\n")
+
+
+def _table_cells(data: bytes) -> list[tuple[str, list[str]]]:
+    """Each table on a slide: the slide's title and every cell's text, row by row."""
+    from pptx import Presentation
+
+    tables = []
+    for slide in Presentation(io.BytesIO(data)).slides:
+        title = next((s.text_frame.text for s in slide.shapes if s.has_text_frame), "")
+        for shape in slide.shapes:
+            if shape.has_table:
+                tables.append((title, [c.text for r in shape.table.rows for c in r.cells]))
+    return tables
+
+
+def test_pptx_splits_a_row_taller_than_a_slide_and_keeps_every_word() -> None:
+    """The row was shortened to what one slide holds, ending "…": 1,100 words were lost."""
+    from renderers.writers.pptx.output import pptx_artifact
+    from tests.writers.test_artifacts import source_of
+
+    artifact = pptx_artifact(source_of(TALL_ROW_MD))
+    assert artifact.diagnostics == ()
+    tables = _table_cells(artifact.data)
+    assert len(tables) >= 3
+    assert all(cells[:2] == ["A", "B"] for _, cells in tables)  # the header on every slide
+    words = [w for _, cells in tables for c in cells for w in c.split()
+             if w.startswith("word")]
+    assert words == [f"word{i}" for i in range(1400)]
+    assert "short" in tables[0][1] and tables[-1][1][-2:] == ["next", "row1"]
+    assert all(cells[2].startswith("(cont.) ") for _, cells in tables[1:])
+    assert "…" not in "".join(c for _, cells in tables for c in cells)

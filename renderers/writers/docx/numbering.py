@@ -17,6 +17,8 @@ _TASK_KINDS: dict[bool, ListKind] = {False: "task-open", True: "task-done"}
 INDENT_STEP = 720
 LIST_HANGING = 360
 _BULLETS = ("\u2022", "\u25e6", "\u25aa")
+#: The face of the bullets (as the slides' ``buFont``).
+BULLET_FONT = "Arial"
 
 
 class Numbering:
@@ -73,6 +75,11 @@ class Numbering:
             sub(lvl, "lvlJc", {"val": "left"})
             ppr = sub(lvl, "pPr")
             sub(ppr, "ind", {"left": str(list_indent(level)), "hanging": str(LIST_HANGING)})
+            if kind == "bullet":
+                # a named face that has the marks (the slides' bullet font): with none,
+                # LibreOffice drew no "▪" (levels 3, 6 …), leaving those items unmarked
+                rpr = sub(lvl, "rPr")
+                sub(rpr, "rFonts", {"ascii": BULLET_FONT, "hAnsi": BULLET_FONT})
         existing = list(self._root.iter(w("abstractNum")))
         if existing:
             existing[-1].addnext(node)
