@@ -246,3 +246,34 @@ def test_pptx_splits_a_row_taller_than_a_slide_and_keeps_every_word() -> None:
     assert "short" in tables[0][1] and tables[-1][1][-2:] == ["next", "row1"]
     assert all(cells[2].startswith("(cont.) ") for _, cells in tables[1:])
     assert "…" not in "".join(c for _, cells in tables for c in cells)
+
+
+TEN_MD = "# Ten\n\n" + "".join(f"{n}. item {n}\n" for n in range(8, 13)) + "\nEnd.[[S:1]]\n"
+
+
+def test_pptx_numbers_past_nine_hang_further_than_one_digit() -> None:
+    from pptx import Presentation
+
+    a = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+    indents = {}
+    for slide in Presentation(io.BytesIO(render_markdown("pptx", TEN_MD, POOL))).slides:
+        for shape in slide.shapes:
+            if shape.has_text_frame:
+                for p in shape.text_frame.paragraphs:
+                    ppr = p._p.find(f"{a}pPr")
+                    if ppr is not None and ppr.find(f"{a}buAutoNum") is not None:
+                        indents[p.text] = -int(ppr.get("indent")) / 12700  # points
+    assert set(indents) == {f"item {n}" for n in range(8, 13)}
+    # "12." at 18 pt is about 25 pt of Arial: the whole list hangs as far, aligned
+    assert len(set(indents.values())) == 1 and min(indents.values()) >= 28
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_keeps_a_gap_after_a_two_digit_slide_number(tmp_path: Path) -> None:
+    """"10." was wider than the 18 pt hanging indent: LibreOffice showed "10.item 10"."""
+    path = tmp_path / "ten.pptx"
+    path.write_bytes(render_markdown("pptx", TEN_MD, POOL))
+    lines = [" ".join(line.split()) for line in
+             pdf_text(convert_with_libreoffice(path, tmp_path)).splitlines()]
+    for n in range(8, 13):
+        assert f"{n}. item {n}" in lines, lines

@@ -191,6 +191,7 @@ class _DeckBuilder(SlideFlow):
         italic: bool,
     ) -> None:
         depth = level + 1
+        digits = len(str(start + len(items) - 1)) if start is not None else 1
         for index, item in enumerate(items):
             first = True
             # a task's box takes the place of the item's bullet or number
@@ -205,13 +206,13 @@ class _DeckBuilder(SlideFlow):
                     runs = (*lead, *self.inlines.para(sub.children, italic=italic))
                     space = 3.0 if tight else 6.0
                     self.add_para(Para(runs or (Run(" "),), level=depth, bullet=bullet,
-                                       number=number, space_before=space))
+                                       number=number, digits=digits, space_before=space))
                 elif isinstance(sub, Paragraph):
                     self.paragraph(sub.children, depth, italic)
                 else:
                     if first:
                         self.add_para(Para(lead or (Run(" "),), level=depth, bullet=bullet,
-                                           number=number, space_before=3.0))
+                                           number=number, digits=digits, space_before=3.0))
                     self.block(sub, depth, italic)
                 first = False
 
