@@ -46,7 +46,8 @@ class Code(StrEnum):
     IMAGE_UNREADABLE = "image-unreadable"
     #: The PDF layout asked for a resource (stylesheet, font, image) the sandbox refused.
     RESOURCE_REFUSED = "resource-refused"
-    #: Content was shortened to fit (a table row or code line taller than a whole slide).
+    #: Content was shortened to fit (a code line longer than a whole slide holds; a table row
+    #: as tall goes on in rows on the next slides).
     CONTENT_SHORTENED = "content-shortened"
     #: ``sources_used.json`` was unreadable: kept aside and started afresh.
     STORE_RECOVERED = "store-recovered"

@@ -88,8 +88,19 @@ def has_long_word(text: str) -> bool:
 #: writes (Japanese 直, 骨 differ from Chinese ones). Both PDF engines name
 #: ``Noto Sans CJK <region>`` and ``Noto Sans Mono CJK <region>``.
 CjkRegion = Literal["SC", "TC", "JP", "KR"]
+#: Characters only the CJK collections draw: CJK scripts and symbols, kana, Hangul, full-width
+#: forms, enclosed alphanumerics and ideographs beyond the BMP.
+CJK_CHARS = re.compile(
+    "[\u2460-\u24ff\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
+    "\U00020000-\U0003ffff]"
+)
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+
+
+def needs_cjk(text: str) -> bool:
+    """Whether ``text`` has a character only the CJK collections draw."""
+    return CJK_CHARS.search(text) is not None
 
 
 def cjk_region(text: str) -> CjkRegion:

@@ -28,8 +28,9 @@ POOL = [
     {"sid": 2, "title": "Battery price survey", "url": "https://about.bnef.com/blog/battery/"},
 ]
 REMOTE_IMAGE = "# Brief\n\nPrices fell.[[S:1]]\n\n![chart](https://example.com/chart.png)\n"
-#: One table row far taller than a slide: the slide model must shorten it.
-TALL_ROW = "# Deck\n\n## Table\n\n| a | b |\n|---|---|\n| " + "word " * 900 + " | b[[S:2]] |\n"
+#: One code line far longer than a slide holds: the slide model must shorten it (a table row
+#: as tall goes on in rows on the next slides).
+LONG_CODE_LINE = "# Deck\n\n## Code\n\n```\n" + "x" * 20000 + "\n```\n\nText.[[S:2]]\n"
 
 
 def warning_lines(stderr: str) -> list[str]:
@@ -40,7 +41,7 @@ def warning_lines(stderr: str) -> list[str]:
 def workspace(tmp_path: Path) -> Path:
     (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
     (tmp_path / "image.md").write_text(REMOTE_IMAGE, encoding="utf-8")
-    (tmp_path / "table.md").write_text(TALL_ROW, encoding="utf-8")
+    (tmp_path / "code.md").write_text(LONG_CODE_LINE, encoding="utf-8")
     return tmp_path
 
 
@@ -132,20 +133,20 @@ def test_refused_image_sources_are_named_printably_and_briefly(tmp_path: Path) -
     assert "the image 'logo' has no source" in by_file[None]
 
 
-def test_a_shortened_pptx_table_is_a_warning_in_the_cli_and_the_envelope(
+def test_a_shortened_pptx_code_line_is_a_warning_in_the_cli_and_the_envelope(
     workspace: Path,
 ) -> None:
     code, stderr = cli_render(
-        workspace, str(workspace / "table.md"), "--to", "pptx", "--out", str(workspace / "out")
+        workspace, str(workspace / "code.md"), "--to", "pptx", "--out", str(workspace / "out")
     )
     assert code == 0
-    assert any("table row" in line and "shortened" in line for line in warning_lines(stderr))
+    assert any("code line" in line and "shortened" in line for line in warning_lines(stderr))
 
     envelope = call_tool(
-        "write_pptx", {"content": TALL_ROW, "sources_pool": POOL}, out_dir=workspace / "t"
+        "write_pptx", {"content": LONG_CODE_LINE, "sources_pool": POOL}, out_dir=workspace / "t"
     )
-    assert any("table row" in w and "shortened" in w for w in envelope["warnings"])
-    result = write_pptx(TALL_ROW, workspace / "w" / "deck.pptx", sources_pool=POOL)
+    assert any("code line" in w and "shortened" in w for w in envelope["warnings"])
+    result = write_pptx(LONG_CODE_LINE, workspace / "w" / "deck.pptx", sources_pool=POOL)
     assert Code.CONTENT_SHORTENED in {d.code for d in result.diagnostics}
 
 

@@ -66,6 +66,11 @@ class Footnotes:
         self._document_part.relate_to(part, RT.FOOTNOTES)
         return part
 
+    @property
+    def written(self) -> bool:
+        """Whether the document has a footnotes part (one was added or inherited in use)."""
+        return self._part is not None
+
     def add(self) -> tuple[int, Element]:
         """A new, empty ``w:footnote``; returns ``(id, element)``."""
         root = self.part.element

@@ -17,7 +17,8 @@ _TASK_KINDS: dict[bool, ListKind] = {False: "task-open", True: "task-done"}
 INDENT_STEP = 720
 LIST_HANGING = 360
 _BULLETS = ("\u2022", "\u25e6", "\u25aa")
-_DECIMAL_FORMATS = ("decimal", "lowerLetter", "lowerRoman")
+#: The face of the bullets (as the slides' ``buFont``).
+BULLET_FONT = "Arial"
 
 
 class Numbering:
@@ -67,11 +68,18 @@ class Numbering:
                 sub(lvl, "numFmt", {"val": "bullet"})
                 sub(lvl, "lvlText", {"val": _BULLETS[level % len(_BULLETS)]})
             else:
-                sub(lvl, "numFmt", {"val": _DECIMAL_FORMATS[level % len(_DECIMAL_FORMATS)]})
+                # decimal at every level, as the PDF's and the slides' nested lists: "7." of
+                # the input stays 7., not "g." (nor "0." then "i." for a list from 0)
+                sub(lvl, "numFmt", {"val": "decimal"})
                 sub(lvl, "lvlText", {"val": f"%{level + 1}."})
             sub(lvl, "lvlJc", {"val": "left"})
             ppr = sub(lvl, "pPr")
             sub(ppr, "ind", {"left": str(list_indent(level)), "hanging": str(LIST_HANGING)})
+            if kind == "bullet":
+                # a named face that has the marks (the slides' bullet font): with none,
+                # LibreOffice drew no "▪" (levels 3, 6 …), leaving those items unmarked
+                rpr = sub(lvl, "rPr")
+                sub(rpr, "rFonts", {"ascii": BULLET_FONT, "hAnsi": BULLET_FONT})
         existing = list(self._root.iter(w("abstractNum")))
         if existing:
             existing[-1].addnext(node)

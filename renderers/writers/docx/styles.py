@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from docx.oxml.parser import parse_xml
+from lxml import etree
 
 from renderers.language import DEFAULT_LANGUAGE, Language
-from renderers.writers.docx.oxml import W_NS, Element, w
+from renderers.writers.docx.oxml import W_NS, Element, sub, w
 
 
 @dataclass(frozen=True)
@@ -155,3 +156,38 @@ def set_default_language(styles: Element, language: Language, *, keep_base: bool
         lang.set(w("eastAsia"), language.tag)
     if language.right_to_left:
         lang.set(w("bidi"), language.tag)
+
+
+def name_east_asian_font(styles: Element, face: str) -> None:
+    """Name ``face`` as the East Asian font of the document defaults and of every style that
+    takes its East Asian font from the theme.
+
+    The default document's theme names no East Asian typeface (Word maps a script to its own
+    font); LibreOffice then draws CJK text in ``Title``, the headings and the body with no font
+    at all — as empty boxes, or not at all when an emoji follows in the run ("日本語の見出し 🚀"
+    showed only the emoji). A named face (an explicit ``w:eastAsia`` replaces the theme's
+    ``w:eastAsiaTheme``, which would win over it) is drawn by both, as the PDF draws it. Fonts
+    a reference document names itself are kept.
+    """
+    doc_defaults = styles.find(w("docDefaults"))
+    if doc_defaults is None:
+        doc_defaults = etree.Element(w("docDefaults"))
+        styles.insert(0, doc_defaults)
+    defaults = doc_defaults.find(w("rPrDefault"))
+    if defaults is None:
+        defaults = etree.Element(w("rPrDefault"))
+        doc_defaults.insert(0, defaults)
+    rpr = defaults.find(w("rPr"))
+    if rpr is None:
+        rpr = sub(defaults, "rPr")
+    fonts = rpr.find(w("rFonts"))
+    if fonts is None:
+        fonts = etree.Element(w("rFonts"))
+        rpr.insert(0, fonts)
+    if fonts.get(w("eastAsia")) is None:
+        fonts.set(w("eastAsia"), face)
+    for themed in styles.iter(w("rFonts")):
+        if themed.get(w("eastAsiaTheme")) is not None:
+            del themed.attrib[w("eastAsiaTheme")]
+            themed.set(w("eastAsia"), face)
+

@@ -63,7 +63,7 @@ from renderers.errors import UnsupportedNodeError
 from renderers.language import language_for
 from renderers.options import RenderOptions
 from renderers.sandbox import load_image
-from renderers.text import blocks_direction, is_rtl, text_direction
+from renderers.text import blocks_direction, is_rtl, needs_cjk, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     ADDED_SECTION_LEVEL,
@@ -127,7 +127,7 @@ from renderers.writers.docx.oxml import (
     drop_thumbnail,
     part_joined_frames,
 )
-from renderers.writers.docx.styles import StyleBook, set_default_language
+from renderers.writers.docx.styles import StyleBook, name_east_asian_font, set_default_language
 from renderers.writers.highlight import Highlighter
 from renderers.writers.ooxml import (
     PackageCollector,
@@ -163,10 +163,16 @@ class _Scope:
 def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     """Render ``rdoc`` as DOCX bytes, identical for identical input."""
     document = _open_base(options)
-    set_default_language(document.styles.element, language_for(rdoc, options),
+    language = language_for(rdoc, options)
+    set_default_language(document.styles.element, language,
                          keep_base=options.reference_docx is not None)
     writer = _DocxWriter(document, rdoc, options)
     writer.write()
+    text = "".join(document.element.body.itertext())
+    if writer.footnotes.written:
+        text += "".join(writer.footnotes.part.element.itertext())
+    if needs_cjk(text):
+        name_east_asian_font(document.styles.element, f"Noto Sans CJK {language.cjk_face(text)}")
     apply_core_properties(
         document.core_properties, title=writer.title.text, author=options.author
     )

@@ -192,24 +192,28 @@ class _DeckBuilder(SlideFlow):
         italic: bool,
     ) -> None:
         depth = level + 1
+        digits = len(str(start + len(items) - 1)) if start is not None else 1
         for index, item in enumerate(items):
             first = True
             # a task's box takes the place of the item's bullet or number
             listed = "" if start is not None else BULLETS[(depth - 1) % len(BULLETS)]
             bullet = item_marker(item.checked, listed)
             number = start + index if start is not None and not bullet else 0
+            # an auto-number counts from 1 (startAt) and a bullet is one character: the 0 of a
+            # list from 0 opens the item's text
+            lead = (Run(f"{number}. "),) if start is not None and not bullet and number < 1 else ()
             for sub in item.blocks or (Paragraph(()),):
                 if isinstance(sub, Paragraph) and first:
-                    runs = self.inlines.para(sub.children, italic=italic)
+                    runs = (*lead, *self.inlines.para(sub.children, italic=italic))
                     space = 3.0 if tight else 6.0
                     self.add_para(Para(runs or (Run(" "),), level=depth, bullet=bullet,
-                                       number=number, space_before=space))
+                                       number=number, digits=digits, space_before=space))
                 elif isinstance(sub, Paragraph):
                     self.paragraph(sub.children, depth, italic)
                 else:
                     if first:
-                        self.add_para(Para((Run(" "),), level=depth, bullet=bullet,
-                                           number=number, space_before=3.0))
+                        self.add_para(Para(lead or (Run(" "),), level=depth, bullet=bullet,
+                                           number=number, digits=digits, space_before=3.0))
                     self.block(sub, depth, italic)
                 first = False
 

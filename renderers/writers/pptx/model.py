@@ -38,6 +38,10 @@ SUBTITLE_SIZE = 20.0
 FOOTER_MAX_LINES = 2
 LEVEL_INDENT = 24.0  # points per list/quote level
 HANGING = 18.0  # bullet hanging indent (points)
+#: An auto-number's widths in em (Arial's digits; its period and the gap after it): a list
+#: numbered past 9 hangs its numbers further, or "10." ran into its item's text.
+DIGIT_EM = 0.556
+NUMBER_TAIL_EM = 0.58
 #: A task box's hanging indent, in em of its paragraph's size: the box (about 0.9 em wide in
 #: the fonts that draw it) and a space after it, as report.css gives ``.task-box`` 1.3 em.
 TASK_HANGING_EM = 1.3
@@ -178,6 +182,7 @@ class Para:
     level: int = 0
     bullet: str = ""
     number: int = 0
+    digits: int = 1  # of the largest number of its list
     space_before: float = 6.0
     align: Alignment = "left"
     keep_with_next: bool = False  # a heading, or a paragraph ending in ":", never ends a slide
@@ -190,6 +195,8 @@ class Para:
         stays where a bullet would be)."""
         if self.bullet in TASK_BOXES.values():
             return max(HANGING, TASK_HANGING_EM * self.size)
+        if self.number and self.digits > 1:
+            return max(HANGING, (self.digits * DIGIT_EM + NUMBER_TAIL_EM) * self.size)
         return HANGING if (self.bullet or self.number) else 0.0
 
     @property

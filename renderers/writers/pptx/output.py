@@ -475,6 +475,7 @@ class DeckWriter:
             indent=para.indent, space_before=para.space_before, line_factor=LINE_FACTOR,
             bullet=para.bullet, number=para.number, bullet_font=self.sans, rtl=rtl,
             lang=self.deck.lang,
+            level=para.level,
         )
 
     def run(self, part: Part, run: Run, size: float, baseline: int, *, color: str = "",

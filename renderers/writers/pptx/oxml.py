@@ -169,6 +169,7 @@ def paragraph_xml(
     number: int = 0,
     bullet_font: str = "Arial",
     rtl: bool = False,
+    level: int = 0,
     lang: str,
 ) -> str:
     """An ``a:p`` holding ``runs`` (XML from :func:`run_xml`), with explicit indents (points),
@@ -179,6 +180,11 @@ def paragraph_xml(
     its own number even when a list continues on another slide; ``bullet`` writes ``buChar``;
     neither writes ``buNone``. The paragraph ends with ``a:endParaRPr`` so an empty one keeps
     its line height.
+
+    ``level`` (the list or quote depth, ``lvl``, at most 8) tells a viewer which paragraphs
+    are one list: without it every item is at level 0, and LibreOffice counted a nested list
+    on from its parent's items ("5. deep one" under "4. four"), as a ``startAt`` of 1 is the
+    default it continues from.
     """
     if number > 0:
         bu = (f'<a:buFont typeface="{_attr(bullet_font)}"/>'
@@ -187,8 +193,10 @@ def paragraph_xml(
         bu = f'<a:buFont typeface="{_attr(bullet_font)}"/><a:buChar char="{_attr(bullet)}"/>'
     else:
         bu = "<a:buNone/>"
+    lvl = f'lvl="{min(level, 8)}" ' if level > 0 else ""
     return (
         f'<a:p><a:pPr marL="{round(margin_left * EMU_PER_PT)}" '
+        f"{lvl}"
         f'indent="{round(indent * EMU_PER_PT)}" algn="{_ALIGN.get(align, "l")}"'
         f'{RTL if rtl else ""}>'
         f'<a:lnSpc><a:spcPts val="{_hundredths(size * line_factor)}"/></a:lnSpc>'

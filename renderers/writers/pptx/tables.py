@@ -1,4 +1,4 @@
-"""Table measurement: cells as runs, column widths, row heights, rows clipped to one slide.
+"""Table measurement: cells as runs, column widths, row heights, rows too tall for a slide split.
 
 The layout (:mod:`.layout`) only places the measured rows: which rows go on which slide, with
 the header repeated on every continuation slide.
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from renderers.document import Alignment, Table, TableCell
 from renderers.writers.common import narrow_cell_margin
 from renderers.writers.pptx.metrics import TextMetrics, unbroken_width
-from renderers.writers.pptx.model import INSET_X, INSET_Y, Run
-from renderers.writers.pptx.runs import InlineRuns, segments, truncate_runs
+from renderers.writers.pptx.model import CONT_MARK, INSET_X, INSET_Y, Para, Run
+from renderers.writers.pptx.runs import InlineRuns, segments, split_para, truncate_runs
 
 Row = tuple[tuple[Run, ...], ...]
 
@@ -53,7 +53,9 @@ def measure_table(
 ) -> MeasuredTable | None:
     """``table`` measured for a box ``width`` × ``height`` points; None when it has no column.
 
-    A row taller than the box (after the header) is shortened cell by cell, ending with "…".
+    A row taller than the box (after the header) becomes several rows, each as tall as the
+    box holds: every cell's lines go on in the next one, after "(cont.)" (the layout puts
+    each on its own slide under the repeated header), as the PDF breaks a row across pages.
     """
     ncols = max([len(table.header), *(len(r) for r in table.rows)], default=0)
     if ncols == 0:
@@ -68,17 +70,23 @@ def measure_table(
     avail_row = height - 2 * INSET_Y
     header_h = row_height(metrics, header, widths, size, inset) if header else 0.0
     heights: list[float] = []
+    placed: list[Row] = []
     clipped = 0
-    for index, row in enumerate(rows):
+    for row in rows:
         h = row_height(metrics, row, widths, size, inset)
+        pieces = [row]
         if header_h + h > avail_row:
-            row = _clip_row(metrics, row, widths, size, inset, avail_row - header_h)
-            rows[index] = row
-            h = row_height(metrics, row, widths, size, inset)
-            clipped += 1
-        heights.append(h)
-    return MeasuredTable(header, tuple(rows), aligns, tuple(widths), header_h, tuple(heights),
-                         size, inset, clipped)
+            pieces = _split_row(metrics, row, widths, size, inset, avail_row - header_h)
+        for piece in pieces:
+            h = row_height(metrics, piece, widths, size, inset)
+            if header_h + h > avail_row:  # never expected: a safety net, reported
+                piece = _clip_row(metrics, piece, widths, size, inset, avail_row - header_h)
+                h = row_height(metrics, piece, widths, size, inset)
+                clipped += 1
+            placed.append(piece)
+            heights.append(h)
+    return MeasuredTable(header, tuple(placed), aligns, tuple(widths), header_h,
+                         tuple(heights), size, inset, clipped)
 
 
 def column_widths(
@@ -130,6 +138,34 @@ def row_height(
         default=1,
     )
     return lines * line_h + 2 * INSET_Y
+
+
+def _split_row(
+    metrics: TextMetrics, row: Row, widths: Sequence[float], size: float, inset: float,
+    room: float,
+) -> list[Row]:
+    """A row taller than a whole slide as rows that each fit ``room``: every cell cut after
+    the lines that fit, its rest (after "(cont.)") in the next row; a cell that has ended is
+    empty there."""
+    max_lines = max(1, int((room - 2 * INSET_Y) // metrics.line_height(size)))
+    pieces: list[Row] = []
+    rest = row
+    while any(rest):
+        head: list[tuple[Run, ...]] = []
+        tail: list[tuple[Run, ...]] = []
+        for cell, w in zip(rest, widths, strict=True):
+            starts = metrics.line_starts(segments(cell), w - 2 * inset, size)
+            if len(starts) <= max_lines:
+                head.append(cell)
+                tail.append(())
+                continue
+            first, second = split_para(Para(cell, size=size), starts[max_lines],
+                                       marker=CONT_MARK)
+            head.append(first.runs)
+            tail.append(second.runs)
+        pieces.append(tuple(head))
+        rest = tuple(tail)
+    return pieces
 
 
 def _clip_row(

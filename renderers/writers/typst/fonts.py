@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import re
 import shutil
 import tempfile
 from functools import lru_cache
@@ -37,12 +36,6 @@ REPORT_FONTS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 #: The CJK collections (Sans and Mono faces for Chinese, Japanese and Korean).
 CJK_FONTS: tuple[str, ...] = ("NotoSansCJK-Regular.ttc", "NotoSansCJK-Bold.ttc")
-#: Characters only the CJK collections draw: CJK scripts and symbols, kana, Hangul, full-width
-#: forms, enclosed alphanumerics and ideographs beyond the BMP.
-CJK_CHARS = re.compile(
-    "[\u2460-\u24ff\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
-    "\U00020000-\U0003ffff]"
-)
 #: Further scripts (Noto Sans <Script>, regular and bold) for Typst's font fallback.
 FALLBACK_SCRIPTS: tuple[str, ...] = (
     "Armenian", "Bengali", "Ethiopic", "Georgian", "Gujarati", "Gurmukhi", "Hebrew", "Kannada",
@@ -61,11 +54,6 @@ def font_files(*, cjk: bool) -> list[str]:
     if cjk:
         names += CJK_FONTS
     return [index[name.lower()] for name in names if name.lower() in index]
-
-
-def needs_cjk(text: str) -> bool:
-    """Whether ``text`` has a character only the CJK collections draw."""
-    return CJK_CHARS.search(text) is not None
 
 
 def font_directory(paths: list[str]) -> str:

@@ -34,10 +34,11 @@ from renderers.language import DEFAULT_LANGUAGE, Language
 from renderers.options import PdfVariant, RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.templates import templates_dir
+from renderers.text import needs_cjk
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import ADDED_SECTION_LEVEL
 from renderers.writers.ooxml import build_timestamp
-from renderers.writers.typst.fonts import needs_cjk, report_fonts
+from renderers.writers.typst.fonts import report_fonts
 from renderers.writers.typst.late_links import (
     POSITIONS_LABEL,
     parse_positions,
