@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
+from urllib.parse import unquote
 
 from citations.codemap import html_tags
 from citations.links import safe_link
@@ -19,6 +20,7 @@ from citations.tokens import scan
 from renderers.document import (
     INLINE_STYLES,
     Alignment,
+    Anchor,
     Block,
     BlockQuote,
     BulletList,
@@ -27,6 +29,7 @@ from renderers.document import (
     Document,
     Emph,
     Figure,
+    Heading,
     Image,
     Inline,
     LineBreak,
@@ -64,6 +67,7 @@ _BLOCK = frozenset(
     }
 )  # fmt: skip
 _CODE = frozenset({"code", "samp", "tt"})
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _STYLES = frozenset(INLINE_STYLES)
 _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
     "em": Emph,
@@ -156,8 +160,9 @@ def read_html(
             "document is missing that text",
         )
     builder.feed(clean)
-    reader = _HtmlReader(context, frozenset(dialects))
-    blocks = reader.blocks(builder.finish().children, depth=0)
+    root = builder.finish()
+    reader = _HtmlReader(context, frozenset(dialects), _link_targets(root))
+    blocks = reader.blocks(root.children, depth=0)
     if reader.sourceless:
         _report_refused_images(html, reader.sourceless[0], context)
     return context.document(blocks)
@@ -215,6 +220,57 @@ def _check_raw_nesting(html: str, context: ReadContext) -> None:
             context.check_depth(context.limits.max_nesting + 1)
 
 
+def _link_targets(root: _Element) -> frozenset[str]:
+    """The ids the document's own links lead to (``href="#fn1"`` → ``fn1``), iteratively."""
+    targets: set[str] = set()
+    pending: list[_Element | str] = [root]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, str):
+            continue
+        href = current.attrs.get("href", "") if current.tag == "a" else ""
+        if href.startswith("#") and len(href) > 1:
+            targets.add(unquote(href[1:]))
+        pending.extend(current.children)
+    return frozenset(targets)
+
+
+def _with_anchor(blocks: list[Block], anchor: Anchor) -> list[Block]:
+    """``blocks`` with ``anchor`` at the start of the first block that holds a line of text
+    (a paragraph, a heading, a list's first item, a table's first cell, a figure's caption);
+    unchanged when none does (a code block, a rule)."""
+    for index, block in enumerate(blocks):
+        placed = _anchor_block(block, anchor)
+        if placed is not None:
+            return [*blocks[:index], placed, *blocks[index + 1 :]]
+    return blocks
+
+
+def _anchor_block(block: Block, anchor: Anchor) -> Block | None:
+    if isinstance(block, Paragraph | Heading):
+        return replace(block, children=(anchor, *block.children))
+    if isinstance(block, Figure):
+        return replace(block, caption=(anchor, *block.caption))
+    if isinstance(block, BulletList | OrderedList) and block.items:
+        first = block.items[0]
+        placed = _with_anchor(list(first.blocks), anchor)
+        if placed == list(first.blocks):
+            return None
+        return replace(block, items=(replace(first, blocks=tuple(placed)), *block.items[1:]))
+    if isinstance(block, BlockQuote):
+        inner = _with_anchor(list(block.blocks), anchor)
+        return None if inner == list(block.blocks) else BlockQuote(tuple(inner))
+    if isinstance(block, Table):
+        if block.header:
+            head = block.header
+            return replace(block, header=(TableCell((anchor, *head[0].children)), *head[1:]))
+        if block.rows and block.rows[0]:
+            row = block.rows[0]
+            first_row = (TableCell((anchor, *row[0].children)), *row[1:])
+            return replace(block, rows=(first_row, *block.rows[1:]))
+    return None
+
+
 def _text_of(node: _Element | str) -> str:
     """All text below ``node``, verbatim (iterative: no recursion on deep trees)."""
     parts: list[str] = []
@@ -233,9 +289,12 @@ def _text_of(node: _Element | str) -> str:
 class _HtmlReader:
     """Maps the sanitized element tree to model blocks and inlines."""
 
-    def __init__(self, context: ReadContext, dialects: frozenset[str]) -> None:
+    def __init__(
+        self, context: ReadContext, dialects: frozenset[str], targets: frozenset[str]
+    ) -> None:
         self.context = context
         self.dialects = dialects
+        self.targets = targets  # ids the document's links lead to
         self._after_space = True  # HTML white space collapsing across elements of one block
         self.sourceless: list[Image] = []  # images the sanitizer left without a source
 
@@ -267,14 +326,31 @@ class _HtmlReader:
         else:
             out.append(Paragraph(children))
 
+    def anchor(self, element: _Element) -> Anchor | None:
+        """An :class:`Anchor` for ``element``'s id when the document links to it, the element
+        is not a heading (a heading keeps its id itself) and nothing has the id yet."""
+        ident = element.attrs.get("id", "")
+        if (
+            ident in self.targets
+            and element.tag not in _HEADINGS
+            and self.context.ids.claim(ident)
+        ):
+            return Anchor(ident)
+        return None
+
     def block(self, element: _Element, *, depth: int) -> list[Block]:
-        """The blocks of one block-level element."""
+        """The blocks of one block-level element, led by its anchor when it has one."""
+        anchor = self.anchor(element)
+        blocks = self._block(element, depth=depth)
+        return _with_anchor(blocks, anchor) if anchor is not None else blocks
+
+    def _block(self, element: _Element, *, depth: int) -> list[Block]:
         tag = element.tag
         if tag == "title":
             if not self.context.title:
                 self.context.title = _SPACE.sub(" ", _text_of(element)).strip()
             return []
-        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        if tag in _HEADINGS:
             return [self.context.heading(int(tag[1]), self.inlines(element, depth=depth),
                                          given_id=element.attrs.get("id", ""))]
         if tag == "p":
@@ -307,7 +383,10 @@ class _HtmlReader:
                     items.append(ListItem((Paragraph((Text(child.strip()),)),)))
                 continue
             content = child.children if child.tag == "li" else [child]
+            anchor = self.anchor(child) if child.tag == "li" else None
             blocks = self.blocks(content, depth=depth + 1)
+            if anchor is not None:
+                blocks = _with_anchor(blocks, anchor) if blocks else [Paragraph((anchor,))]
             tight = tight and not any(isinstance(c, _Element) and c.tag == "p" for c in content)
             items.append(ListItem(tuple(blocks)))
         if element.tag == "ol":
@@ -364,7 +443,9 @@ class _HtmlReader:
             if not isinstance(cell, _Element) or cell.tag not in ("td", "th"):
                 continue
             all_th = all_th and cell.tag == "th"
-            cells.append(TableCell(self.inlines(cell, depth=depth)))
+            anchor = self.anchor(cell)
+            children = self.inlines(cell, depth=depth)
+            cells.append(TableCell((anchor, *children) if anchor is not None else children))
             aligns.append(_alignment(cell.attrs))
         return cells, aligns, all_th and bool(cells)
 
@@ -404,6 +485,9 @@ class _HtmlReader:
             return
         self.context.check_depth(depth)
         tag = node.tag
+        anchor = self.anchor(node)
+        if anchor is not None:
+            out.add(anchor)
         if tag == "br":
             out.add(LineBreak())
             self._after_space = True

@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 from citations.links import safe_link
 from citations.numbering import display_segments, note_segments
 from renderers.document import (
+    Anchor,
     Block,
     BlockQuote,
     BulletList,
@@ -462,6 +463,8 @@ class ReportWriter:
                 return Markup("\n")
             case RawInline(text, _):
                 return Markup(f'<span class="raw">{breakable(text)}</span>')
+            case Anchor(ident):
+                return Markup(f'<span id="{escape(ident)}"></span>')
             case FootnoteRef(label):
                 note = self.notes_series.get(label)
                 if note is None:
