@@ -499,8 +499,11 @@ class _HtmlReader:
             self._after_space = False
         elif tag == "sup" and is_cite_sup(node.attrs):
             sids = self.context.sid_spec(node.attrs["data-sids"], 0, _text_of(node))
-            if sids is None:
-                self.inline_children(node, out, depth=depth)
+            if sids is None:  # not a citation (reported): a superscript, as the PDF shows it
+                inner = InlineBuilder()
+                self.inline_children(node, inner, depth=depth)
+                if children := inner.result(trim=False):
+                    out.add(Styled("sup", children))
             else:
                 out.add(self.context.cite(sids))
                 self._after_space = False
@@ -513,6 +516,11 @@ class _HtmlReader:
             elif children:
                 title = node.attrs.get("title", "") if tag == "abbr" else ""
                 out.add(Styled(tag, children, title))  # type: ignore[arg-type]
+        elif tag == "q":  # the quotation marks a browser (and the PDF) puts around it
+            out.text("\u201c")
+            self.inline_children(node, out, depth=depth)
+            out.text("\u201d")
+            self._after_space = False
         elif tag == "a":
             inner = InlineBuilder()
             self.inline_children(node, inner, depth=depth)

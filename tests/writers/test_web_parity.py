@@ -75,3 +75,34 @@ def test_pdf_of_linked_html_still_jumps(tmp_path: Path) -> None:
     names = set(PdfReader(str(path)).named_destinations)
     assert {"fn1", "fnref1", "costs"} <= names
     assert "The note." in pdf_text(path)
+
+
+def test_html_keeps_no_link_to_a_missing_fragment(tmp_path: Path) -> None:
+    """A link to an id nothing has: no annotation in the PDF; in the HTML no dead href (every
+    ``href="#x"`` of the page names an element), its text kept."""
+    content = "# Links\n\n[dangling](#nowhere) and [home](#links) and cite[[S:1]].\n"
+    path = tmp_path / "links.html"
+    write_html(content, path, sources_pool=POOL)
+    root = _html_root(path)
+    ids = {e.get("id") for e in root.iter() if isinstance(e.tag, str) and e.get("id")}
+    assert [t for t in _fragment_links(root) if t not in ids] == []
+    assert {"links", "src-1", "cite-1"} <= set(_fragment_links(root))
+    assert "dangling and home and cite" in root.text_content()
+
+
+def test_html_input_quotes_and_superscripts_that_are_not_citations(tmp_path: Path) -> None:
+    """``<q>`` shows its quotation marks and a ``<sup class="cite">`` that names no source
+    stays a superscript, as in the PDF (the author's look keeps both)."""
+    content = (
+        '<p>He said <q>stop <em>now</em></q> and eps'
+        '<sup class="cite" data-sids="abc">x</sup>.</p>'
+    )
+    html_path, md_path, pdf_path = (tmp_path / f"q.{ext}" for ext in ("html", "md", "pdf"))
+    write_html(content, html_path, sources_pool=POOL, content_format="html")
+    write_markdown(content, md_path, sources_pool=POOL, content_format="html")
+    write_pdf(content, pdf_path, sources_pool=POOL, content_format="html")
+    assert "\u201cstop now\u201d" in pdf_text(pdf_path)
+    root = _html_root(html_path)
+    assert "He said \u201cstop now\u201d and eps" in root.text_content()
+    assert root.xpath("string(//p/sup)") == "x"
+    assert "He said \u201cstop *now*\u201d and eps<sup>x</sup>." in md_path.read_text("utf-8")
