@@ -106,3 +106,22 @@ def test_html_input_quotes_and_superscripts_that_are_not_citations(tmp_path: Pat
     assert "He said \u201cstop now\u201d and eps" in root.text_content()
     assert root.xpath("string(//p/sup)") == "x"
     assert "He said \u201cstop *now*\u201d and eps<sup>x</sup>." in md_path.read_text("utf-8")
+
+
+@pytest.mark.parametrize("tex", [r"\text{<a>(1)</a>}", r"\text{<script>x</script>}",
+                                 r"\text{</mtext><mi>y}", r"\mbox{a{<b>z</b>}}"])
+def test_markup_inside_text_of_a_formula_is_kept_verbatim(tmp_path: Path, tex: str) -> None:
+    """latex2mathml copies ``\\text{…}`` unescaped: ``<a>(1)</a>`` became MathML elements, its
+    text vanished from the HTML and ziamath failed on what was left (the HTML and PDF renders
+    ended in an internal error while the Markdown went through). Now the formula is code,
+    its TeX shown as written, in every format."""
+    content = f"Before ${tex}$ after.[[S:1]]\n"
+    html_path, md_path, pdf_path = (tmp_path / f"m.{ext}" for ext in ("html", "md", "pdf"))
+    write_html(content, html_path, sources_pool=POOL)
+    write_markdown(content, md_path, sources_pool=POOL)
+    write_pdf(content, pdf_path, sources_pool=POOL)
+    root = _html_root(html_path)
+    assert root.xpath("string(//p/code)") == f"${tex}$"
+    assert not root.xpath("//math")
+    assert f"`${tex}$`" in md_path.read_text("utf-8")
+    assert f"${tex}$" in pdf_text(pdf_path).replace("\n", "")
