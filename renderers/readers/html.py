@@ -411,6 +411,8 @@ class _HtmlReader:
         rows: list[tuple[list[TableCell], list[Alignment], bool]] = []
         caption: tuple[Inline, ...] = ()
         width = 0
+        spans: dict[int, int] = {}  # column → rows below that a cell above still covers
+        columns = _widest_row(element)
         pending: list[_Element | str] = list(element.children)
         while pending:
             node = pending.pop(0)
@@ -421,7 +423,7 @@ class _HtmlReader:
             elif node.tag in ("thead", "tbody", "tfoot"):
                 pending[:0] = node.children
             elif node.tag == "tr":
-                rows.append(self.row(node, depth=depth))
+                rows.append(self.row(node, spans, columns, depth=depth))
                 self.context.check_rows(len(rows))
                 width = max(width, len(rows[-1][0]))
                 self.context.check_cells(len(rows), width)
@@ -433,21 +435,55 @@ class _HtmlReader:
         return Table(header, tuple(tuple(r) for r in body), tuple(aligns), caption)
 
     def row(
-        self, element: _Element, *, depth: int
+        self, element: _Element, spans: dict[int, int], columns: int, *, depth: int
     ) -> tuple[list[TableCell], list[Alignment], bool]:
-        """Cells, alignments and whether every cell is a header cell."""
+        """Cells, alignments and whether every cell is a header cell. A cell spanning columns
+        or rows (``colspan``, ``rowspan``) is followed by, or stands above, empty cells in the
+        columns it covers, so every later cell stays in its own column (the model has no
+        spans; the PDF of the author's HTML draws them). ``spans`` carries the rows a cell
+        still covers below from one row to the next. A span reaches no further than the
+        ``columns`` of the table's widest row (``colspan="100"`` meaning "the whole width")."""
         cells: list[TableCell] = []
         aligns: list[Alignment] = []
+        below: dict[int, int] = {}
         all_th = True
+
+        def pad() -> None:
+            cells.append(TableCell(()))
+            aligns.append("default")
+
+        def covered() -> None:  # the columns that cells of the rows above reach into
+            while len(cells) in spans:
+                if spans[len(cells)] > 1:
+                    below[len(cells)] = spans[len(cells)] - 1
+                pad()
+
         for cell in element.children:
             if not isinstance(cell, _Element) or cell.tag not in ("td", "th"):
                 continue
+            covered()
             all_th = all_th and cell.tag == "th"
+            start = len(cells)
             anchor = self.anchor(cell)
             children = self.inlines(cell, depth=depth)
             cells.append(TableCell((anchor, *children) if anchor is not None else children))
             aligns.append(_alignment(cell.attrs))
-        return cells, aligns, all_th and bool(cells)
+            across = min(_span(cell.attrs.get("colspan", ""), _MAX_COLSPAN),
+                         max(columns - start, 1))
+            for _ in range(across - 1):
+                pad()
+            down = _span(cell.attrs.get("rowspan", ""), _MAX_ROWSPAN)
+            if down > 1:
+                below.update(dict.fromkeys(range(start, start + across), down - 1))
+        real = bool(cells)
+        last = max(spans, default=-1)
+        while len(cells) <= last:
+            covered()
+            if len(cells) <= last and len(cells) not in spans:
+                pad()
+        spans.clear()
+        spans.update(below)
+        return cells, aligns, all_th and real
 
     def figure(self, element: _Element, *, depth: int) -> list[Block]:
         images = [c for c in element.children if isinstance(c, _Element) and c.tag == "img"]
@@ -572,6 +608,36 @@ class _HtmlReader:
                 out.add(self.context.cite(token.sids))
         out.text(text[position:])
         self._after_space = text.endswith(" ")
+
+
+def _widest_row(table: _Element) -> int:
+    """The most cells one row of ``table`` has (its rows, and those of its row groups)."""
+    widest = 0
+    for node in table.children:
+        if not isinstance(node, _Element):
+            continue
+        rows = [node] if node.tag == "tr" else (
+            [r for r in node.children if isinstance(r, _Element) and r.tag == "tr"]
+            if node.tag in ("thead", "tbody", "tfoot") else []
+        )
+        for row in rows:
+            widest = max(widest, sum(
+                1 for c in row.children if isinstance(c, _Element) and c.tag in ("td", "th")
+            ))
+    return widest
+
+
+#: The most columns and rows one cell may span, as browsers cap them (HTML).
+_MAX_COLSPAN = 1000
+_MAX_ROWSPAN = 65534
+
+
+def _span(value: str, most: int) -> int:
+    """A cell's ``colspan``/``rowspan``: a whole number from 1 to ``most`` (else 1)."""
+    value = value.strip()
+    if not re.fullmatch(r"\d{1,6}", value):
+        return 1
+    return min(max(int(value), 1), most)
 
 
 def _alignment(attrs: dict[str, str]) -> Alignment:

@@ -125,3 +125,29 @@ def test_markup_inside_text_of_a_formula_is_kept_verbatim(tmp_path: Path, tex: s
     assert not root.xpath("//math")
     assert f"`${tex}$`" in md_path.read_text("utf-8")
     assert f"${tex}$" in pdf_text(pdf_path).replace("\n", "")
+
+
+SPANNED = """<table><tr><th colspan="2">Wide head</th><th>C</th></tr>
+<tr><td rowspan="2">Tall</td><td>r1b</td><td>r1c</td></tr>
+<tr><td>r2b</td><td>r2c</td></tr>
+<tr><td>x</td><td colspan="2">block</td></tr>
+<tr><td colspan="100">whole width</td></tr></table>"""
+
+
+def test_spanned_cells_leave_every_cell_in_its_column(tmp_path: Path) -> None:
+    """The PDF draws the author's spans; the HTML and Markdown have none, and the cells after a
+    span slid left under the wrong heading (``r2b`` under "Tall"'s column). Now a span is
+    followed by, or stands above, empty cells."""
+    html_path, md_path = tmp_path / "t.html", tmp_path / "t.md"
+    write_html(SPANNED, html_path, sources_pool=POOL, content_format="html")
+    write_markdown(SPANNED, md_path, sources_pool=POOL, content_format="html")
+    root = _html_root(html_path)
+    grid = [[c.text_content() for c in tr.xpath("./th|./td")] for tr in root.xpath("//tr")]
+    assert grid == [
+        ["Wide head", "", "C"],
+        ["Tall", "r1b", "r1c"],
+        ["", "r2b", "r2c"],
+        ["x", "block", ""],
+        ["whole width", "", ""],
+    ]
+    assert "|  | r2b | r2c |" in md_path.read_text("utf-8").splitlines()
