@@ -361,7 +361,7 @@ class _HtmlReader:
             self._flush(run, out)
             return out
         if tag in ("ul", "ol"):
-            return [self.list_(element, depth=depth)]
+            return self.list_(element, depth=depth)
         if tag == "blockquote":
             return [BlockQuote(tuple(self.blocks(element.children, depth=depth + 1)))]
         if tag == "pre":
@@ -374,8 +374,12 @@ class _HtmlReader:
             return self.figure(element, depth=depth)
         return self.blocks(element.children, depth=depth + 1)
 
-    def list_(self, element: _Element, *, depth: int) -> BulletList | OrderedList:
+    def list_(self, element: _Element, *, depth: int) -> list[Block]:
+        """The list; an ordered list whose item sets its number (``<li value="5">``) goes on
+        as a new list from that number, the model's way to say it (the PDF of the author's
+        HTML numbers that item 5 too)."""
         items: list[ListItem] = []
+        restarts: dict[int, int] = {}  # item index → its number
         tight = True
         for child in element.children:
             if isinstance(child, str):
@@ -388,12 +392,20 @@ class _HtmlReader:
             if anchor is not None:
                 blocks = _with_anchor(blocks, anchor) if blocks else [Paragraph((anchor,))]
             tight = tight and not any(isinstance(c, _Element) and c.tag == "p" for c in content)
+            value = child.attrs.get("value", "").strip() if child.tag == "li" else ""
+            if re.fullmatch(r"-?\d{1,9}", value):
+                restarts[len(items)] = int(value)
             items.append(ListItem(tuple(blocks)))
-        if element.tag == "ol":
-            start = element.attrs.get("start", "1").strip()
-            number = int(start) if re.fullmatch(r"-?\d{1,9}", start) else 1
-            return OrderedList(tuple(items), start=number, tight=tight)
-        return BulletList(tuple(items), tight=tight)
+        if element.tag != "ol":
+            return [BulletList(tuple(items), tight=tight)]
+        start = element.attrs.get("start", "1").strip()
+        restarts.setdefault(0, int(start) if re.fullmatch(r"-?\d{1,9}", start) else 1)
+        firsts = sorted(restarts)
+        return [
+            OrderedList(tuple(items[first:end]), start=restarts[first], tight=tight)
+            for first, end in zip(firsts, [*firsts[1:], len(items)], strict=True)
+            if items[first:end] or first == 0
+        ]
 
     def code_block(self, element: _Element) -> CodeBlock:
         language = ""

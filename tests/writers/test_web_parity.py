@@ -151,3 +151,20 @@ def test_spanned_cells_leave_every_cell_in_its_column(tmp_path: Path) -> None:
         ["whole width", "", ""],
     ]
     assert "|  | r2b | r2c |" in md_path.read_text("utf-8").splitlines()
+
+
+def test_list_item_value_numbers_the_item_as_the_pdf_does(tmp_path: Path) -> None:
+    """``<li value="5">``: the PDF numbers 1, 5, 6; the HTML and Markdown said 1, 2, 3."""
+    content = '<ol><li>one</li><li value="5">five</li><li>six</li></ol>'
+    html_path, md_path, pdf_path = (tmp_path / f"l.{ext}" for ext in ("html", "md", "pdf"))
+    write_html(content, html_path, sources_pool=POOL, content_format="html")
+    write_markdown(content, md_path, sources_pool=POOL, content_format="html")
+    write_pdf(content, pdf_path, sources_pool=POOL, content_format="html")
+    lines = {line.strip() for line in pdf_text(pdf_path).splitlines()}
+    assert {"1.", "5.", "6."} <= lines and "2." not in lines
+    root = _html_root(html_path)
+    starts = [(ol.get("start") or "1", len(ol.xpath("./li"))) for ol in root.xpath("//ol")]
+    assert starts == [("1", 1), ("5", 2)]
+    md = MarkdownIt("commonmark").parse(md_path.read_text("utf-8"))
+    lists = [(t.attrs.get("start", 1), t.map) for t in md if t.type == "ordered_list_open"]
+    assert [start for start, _ in lists] == [1, 5]
