@@ -168,3 +168,29 @@ def test_list_item_value_numbers_the_item_as_the_pdf_does(tmp_path: Path) -> Non
     md = MarkdownIt("commonmark").parse(md_path.read_text("utf-8"))
     lists = [(t.attrs.get("start", 1), t.map) for t in md if t.type == "ordered_list_open"]
     assert [start for start, _ in lists] == [1, 5]
+
+
+def test_markdown_anchors_lead_somewhere_in_every_output(tmp_path: Path) -> None:
+    """``<a id="x"></a>`` in markdown (how the Markdown writer names a place) was dropped: the
+    links to it led nowhere in the HTML, the PDF and the Markdown written from it, and the
+    Markdown of an HTML input lost its anchors when read again."""
+    content = (
+        "# Intro\n\nSee [the costs](#costs).\n\n<a id=\"costs\"></a>Costs.[[S:1]]\n"
+    )
+    html_path, md_path, pdf_path = (tmp_path / f"a.{ext}" for ext in ("html", "md", "pdf"))
+    write_html(content, html_path, sources_pool=POOL)
+    write_markdown(content, md_path, sources_pool=POOL)
+    write_pdf(content, pdf_path, sources_pool=POOL)
+    root = _html_root(html_path)
+    assert root.xpath("string(//*[@id='costs']/following::text()[1])") == "Costs."
+    assert '<a id="costs"></a>Costs.[^1]' in md_path.read_text("utf-8")
+    from pypdf import PdfReader
+
+    assert "costs" in PdfReader(str(pdf_path)).named_destinations
+    # the Markdown written from an HTML input keeps its anchors when it is read again
+    linked_md = tmp_path / "linked.md"
+    write_markdown(LINKED_HTML, linked_md, sources_pool=POOL, content_format="html")
+    again = tmp_path / "again.html"
+    write_html(linked_md.read_text("utf-8"), again, sources_pool=POOL)
+    ids = {e.get("id") for e in _html_root(again).iter() if isinstance(e.tag, str)}
+    assert {"costs", "tbl", "fn1", "fnref1"} <= ids
