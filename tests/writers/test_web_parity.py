@@ -194,3 +194,34 @@ def test_markdown_anchors_lead_somewhere_in_every_output(tmp_path: Path) -> None
     write_html(linked_md.read_text("utf-8"), again, sources_pool=POOL)
     ids = {e.get("id") for e in _html_root(again).iter() if isinstance(e.tag, str)}
     assert {"costs", "tbl", "fn1", "fnref1"} <= ids
+
+
+@pytest.mark.browser
+def test_chromium_follows_the_authors_internal_links(tmp_path: Path) -> None:
+    """In a real browser every link of the page leads to an element, and following the
+    footnote mark and its back-link scrolls to the note and back to the mark."""
+    from tests.helpers import chromium_browser
+
+    path = tmp_path / "linked.html"
+    filler = "".join(f"<p>Filler paragraph {i}.</p>" for i in range(80))
+    write_html(LINKED_HTML.replace("<section class", filler + "<section class"), path,
+               sources_pool=POOL, content_format="html")
+    with chromium_browser() as browser:
+        page = browser.new_page(viewport={"width": 900, "height": 700})
+        requests: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(path.as_uri())
+        missing = page.evaluate(
+            "[...document.querySelectorAll('a[href^=\"#\"]')]"
+            ".map(a => decodeURIComponent(a.getAttribute('href').slice(1)))"
+            ".filter(id => !document.getElementById(id))"
+        )
+        page.click("a[href='#fn1']")
+        note_top = page.evaluate("document.getElementById('fn1').getBoundingClientRect().top")
+        scrolled = page.evaluate("window.scrollY")
+        page.click("a[href='#fnref1']")
+        mark_top = page.evaluate("document.getElementById('fnref1').getBoundingClientRect().top")
+    assert missing == []
+    assert scrolled > 500 and 0 <= note_top < 700, "the note is in the window"
+    assert -1 < mark_top < 50, "the back-link returns to the mark, at the window's top"
+    assert [u for u in requests if u != path.as_uri()] == []
