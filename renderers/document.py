@@ -98,6 +98,16 @@ class RawInline:
 
 
 @dataclass(frozen=True)
+class Anchor:
+    """A place the document's own links lead to (``#id``): an id the author's HTML gave an
+    element that is not a heading (``<li id="fn1">``, ``<section id="costs">``). It shows
+    nothing; writers that can name a place give it ``id`` (HTML ``<span id>``, Markdown
+    ``<a id>``), the others leave it out."""
+
+    id: str
+
+
+@dataclass(frozen=True)
 class FootnoteRef:
     """A reference to an author footnote (markdown ``[^label]``)."""
 
@@ -212,6 +222,7 @@ Inline: TypeAlias = (
     | LineBreak
     | SoftBreak
     | RawInline
+    | Anchor
     | FootnoteRef
     | Cite
     | Math
@@ -395,7 +406,7 @@ def plain_text(inlines: tuple[Inline, ...], formulas: FormulaText = "tex") -> st
                 parts.append(numbered_name(label, number) if number else f"@{label}")
             case LineBreak() | SoftBreak():
                 parts.append(" ")
-            case FootnoteRef() | Cite():
+            case FootnoteRef() | Cite() | Anchor():
                 pass
     return "".join(parts)
 

@@ -244,6 +244,16 @@ class HeadingIds:
             return given
         return self.assign(given or text)
 
+    def claim(self, given: str) -> bool:
+        """Take ``given`` exactly as it is for an anchor (an id the author's HTML gave an
+        element that is not a heading): True when it was free and is not a writer's own;
+        False leaves the id to what already has it."""
+        if _GIVEN_ID.fullmatch(given) and given not in self._used \
+                and not RESERVED_ANCHOR.match(given):
+            self._used.add(given)
+            return True
+        return False
+
     def assign(self, text: str) -> str:
         """A fresh id for a heading whose visible text is ``text``."""
         base = slugify(text)

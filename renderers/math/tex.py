@@ -42,6 +42,12 @@ COLOUR_ATTRIBUTES = frozenset({"mathcolor", "mathbackground"})
 _VALUE = re.compile(r"^[A-Za-z0-9 .%+\-]{0,64}$")
 _COLOUR = re.compile(r"^(?:#[0-9A-Fa-f]{3,8}|[A-Za-z]{1,20})$")
 _UNKNOWN_COMMAND = re.compile(r"^\\[A-Za-z]+")
+#: A text-mode argument holding ``<`` or ``&``: latex2mathml copies such text into the MathML
+#: unescaped, where ``\text{<b>x</b>}`` becomes elements (their text lost, and ziamath fails
+#: on the empty ``mtext`` they leave) and ``\text{</mtext><mi>x}`` rewrites the formula.
+_MARKUP_IN_TEXT = re.compile(r"\\(?:text(?!style)[a-z]*|mbox|hbox|fbox)\s*\{[^{}]*[<&]")
+#: MathML elements that hold only text (an element inside one came from text, not TeX).
+_TOKENS = frozenset({"mi", "mn", "mo", "mtext", "ms"})
 _ENVIRONMENT = re.compile(r"\\(begin|end)\s*\{")
 
 
@@ -104,6 +110,8 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
     if not source:
         raise MathError("empty formula")
     check_bounds(source)
+    if _MARKUP_IN_TEXT.search(source):
+        raise MathError("text in the formula holds '<' or '&', which would be read as markup")
     from latex2mathml.converter import convert
 
     try:
@@ -146,6 +154,8 @@ def _node(element: ET.Element, budget: list[int], depth: int) -> tuple[MathNode,
     if depth > 4 * MAX_GROUP_DEPTH:
         raise MathError(f"groups nested deeper than {MAX_GROUP_DEPTH} levels")
     tag = _local(element.tag)
+    if tag in _TOKENS and len(element):
+        raise MathError("text in the formula holds markup")
     children = _children(element, budget, depth)
     if tag not in ELEMENTS:
         return children

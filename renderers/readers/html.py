@@ -11,8 +11,9 @@ import dataclasses
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
+from urllib.parse import unquote
 
 from citations.codemap import html_tags
 from citations.links import safe_link
@@ -20,6 +21,7 @@ from citations.tokens import scan
 from renderers.document import (
     INLINE_STYLES,
     Alignment,
+    Anchor,
     Block,
     BlockQuote,
     BulletList,
@@ -28,6 +30,7 @@ from renderers.document import (
     Document,
     Emph,
     Figure,
+    Heading,
     Image,
     Inline,
     LineBreak,
@@ -66,6 +69,7 @@ _BLOCK = frozenset(
     }
 )  # fmt: skip
 _CODE = frozenset({"code", "samp", "tt"})
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _STYLES = frozenset(INLINE_STYLES)
 _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
     "em": Emph,
@@ -159,8 +163,9 @@ def read_html(
             "document is missing that text",
         )
     builder.feed(clean)
-    reader = _HtmlReader(context, frozenset(dialects))
-    blocks = reader.blocks(builder.finish().children, depth=0)
+    root = builder.finish()
+    reader = _HtmlReader(context, frozenset(dialects), _link_targets(root))
+    blocks = reader.blocks(root.children, depth=0)
     if reader.sourceless:
         _report_refused_images(html, reader.sourceless[0], context)
     return dataclasses.replace(context.document(blocks), lang=declared_language(html))
@@ -236,6 +241,57 @@ def _check_raw_nesting(html: str, context: ReadContext) -> None:
             context.check_depth(context.limits.max_nesting + 1)
 
 
+def _link_targets(root: _Element) -> frozenset[str]:
+    """The ids the document's own links lead to (``href="#fn1"`` → ``fn1``), iteratively."""
+    targets: set[str] = set()
+    pending: list[_Element | str] = [root]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, str):
+            continue
+        href = current.attrs.get("href", "") if current.tag == "a" else ""
+        if href.startswith("#") and len(href) > 1:
+            targets.add(unquote(href[1:]))
+        pending.extend(current.children)
+    return frozenset(targets)
+
+
+def _with_anchor(blocks: list[Block], anchor: Anchor) -> list[Block]:
+    """``blocks`` with ``anchor`` at the start of the first block that holds a line of text
+    (a paragraph, a heading, a list's first item, a table's first cell, a figure's caption);
+    unchanged when none does (a code block, a rule)."""
+    for index, block in enumerate(blocks):
+        placed = _anchor_block(block, anchor)
+        if placed is not None:
+            return [*blocks[:index], placed, *blocks[index + 1 :]]
+    return blocks
+
+
+def _anchor_block(block: Block, anchor: Anchor) -> Block | None:
+    if isinstance(block, Paragraph | Heading):
+        return replace(block, children=(anchor, *block.children))
+    if isinstance(block, Figure):
+        return replace(block, caption=(anchor, *block.caption))
+    if isinstance(block, BulletList | OrderedList) and block.items:
+        first = block.items[0]
+        placed = _with_anchor(list(first.blocks), anchor)
+        if placed == list(first.blocks):
+            return None
+        return replace(block, items=(replace(first, blocks=tuple(placed)), *block.items[1:]))
+    if isinstance(block, BlockQuote):
+        inner = _with_anchor(list(block.blocks), anchor)
+        return None if inner == list(block.blocks) else BlockQuote(tuple(inner))
+    if isinstance(block, Table):
+        if block.header:
+            head = block.header
+            return replace(block, header=(TableCell((anchor, *head[0].children)), *head[1:]))
+        if block.rows and block.rows[0]:
+            row = block.rows[0]
+            first_row = (TableCell((anchor, *row[0].children)), *row[1:])
+            return replace(block, rows=(first_row, *block.rows[1:]))
+    return None
+
+
 def _text_of(node: _Element | str) -> str:
     """All text below ``node``, verbatim (iterative: no recursion on deep trees)."""
     parts: list[str] = []
@@ -254,9 +310,12 @@ def _text_of(node: _Element | str) -> str:
 class _HtmlReader:
     """Maps the sanitized element tree to model blocks and inlines."""
 
-    def __init__(self, context: ReadContext, dialects: frozenset[str]) -> None:
+    def __init__(
+        self, context: ReadContext, dialects: frozenset[str], targets: frozenset[str]
+    ) -> None:
         self.context = context
         self.dialects = dialects
+        self.targets = targets  # ids the document's links lead to
         self._after_space = True  # HTML white space collapsing across elements of one block
         self.sourceless: list[Image] = []  # images the sanitizer left without a source
 
@@ -288,14 +347,31 @@ class _HtmlReader:
         else:
             out.append(Paragraph(children))
 
+    def anchor(self, element: _Element) -> Anchor | None:
+        """An :class:`Anchor` for ``element``'s id when the document links to it, the element
+        is not a heading (a heading keeps its id itself) and nothing has the id yet."""
+        ident = element.attrs.get("id", "")
+        if (
+            ident in self.targets
+            and element.tag not in _HEADINGS
+            and self.context.ids.claim(ident)
+        ):
+            return Anchor(ident)
+        return None
+
     def block(self, element: _Element, *, depth: int) -> list[Block]:
-        """The blocks of one block-level element."""
+        """The blocks of one block-level element, led by its anchor when it has one."""
+        anchor = self.anchor(element)
+        blocks = self._block(element, depth=depth)
+        return _with_anchor(blocks, anchor) if anchor is not None else blocks
+
+    def _block(self, element: _Element, *, depth: int) -> list[Block]:
         tag = element.tag
         if tag == "title":
             if not self.context.title:
                 self.context.title = _SPACE.sub(" ", _text_of(element)).strip()
             return []
-        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        if tag in _HEADINGS:
             return [self.context.heading(int(tag[1]), self.inlines(element, depth=depth),
                                          given_id=element.attrs.get("id", ""))]
         if tag == "p":
@@ -306,7 +382,7 @@ class _HtmlReader:
             self._flush(run, out)
             return out
         if tag in ("ul", "ol"):
-            return [self.list_(element, depth=depth)]
+            return self.list_(element, depth=depth)
         if tag == "blockquote":
             return [BlockQuote(tuple(self.blocks(element.children, depth=depth + 1)))]
         if tag == "pre":
@@ -319,8 +395,12 @@ class _HtmlReader:
             return self.figure(element, depth=depth)
         return self.blocks(element.children, depth=depth + 1)
 
-    def list_(self, element: _Element, *, depth: int) -> BulletList | OrderedList:
+    def list_(self, element: _Element, *, depth: int) -> list[Block]:
+        """The list; an ordered list whose item sets its number (``<li value="5">``) goes on
+        as a new list from that number, the model's way to say it (the PDF of the author's
+        HTML numbers that item 5 too)."""
         items: list[ListItem] = []
+        restarts: dict[int, int] = {}  # item index → its number
         tight = True
         for child in element.children:
             if isinstance(child, str):
@@ -328,14 +408,25 @@ class _HtmlReader:
                     items.append(ListItem((Paragraph((Text(child.strip()),)),)))
                 continue
             content = child.children if child.tag == "li" else [child]
+            anchor = self.anchor(child) if child.tag == "li" else None
             blocks = self.blocks(content, depth=depth + 1)
+            if anchor is not None:
+                blocks = _with_anchor(blocks, anchor) if blocks else [Paragraph((anchor,))]
             tight = tight and not any(isinstance(c, _Element) and c.tag == "p" for c in content)
+            value = child.attrs.get("value", "").strip() if child.tag == "li" else ""
+            if re.fullmatch(r"-?\d{1,9}", value):
+                restarts[len(items)] = int(value)
             items.append(ListItem(tuple(blocks)))
-        if element.tag == "ol":
-            start = element.attrs.get("start", "1").strip()
-            number = int(start) if re.fullmatch(r"-?\d{1,9}", start) else 1
-            return OrderedList(tuple(items), start=number, tight=tight)
-        return BulletList(tuple(items), tight=tight)
+        if element.tag != "ol":
+            return [BulletList(tuple(items), tight=tight)]
+        start = element.attrs.get("start", "1").strip()
+        restarts.setdefault(0, int(start) if re.fullmatch(r"-?\d{1,9}", start) else 1)
+        firsts = sorted(restarts)
+        return [
+            OrderedList(tuple(items[first:end]), start=restarts[first], tight=tight)
+            for first, end in zip(firsts, [*firsts[1:], len(items)], strict=True)
+            if items[first:end] or first == 0
+        ]
 
     def code_block(self, element: _Element) -> CodeBlock:
         language = ""
@@ -353,6 +444,8 @@ class _HtmlReader:
         rows: list[tuple[list[TableCell], list[Alignment], bool]] = []
         caption: tuple[Inline, ...] = ()
         width = 0
+        spans: dict[int, int] = {}  # column → rows below that a cell above still covers
+        columns = _widest_row(element)
         pending: list[_Element | str] = list(element.children)
         while pending:
             node = pending.pop(0)
@@ -363,7 +456,7 @@ class _HtmlReader:
             elif node.tag in ("thead", "tbody", "tfoot"):
                 pending[:0] = node.children
             elif node.tag == "tr":
-                rows.append(self.row(node, depth=depth))
+                rows.append(self.row(node, spans, columns, depth=depth))
                 self.context.check_rows(len(rows))
                 width = max(width, len(rows[-1][0]))
                 self.context.check_cells(len(rows), width)
@@ -375,19 +468,55 @@ class _HtmlReader:
         return Table(header, tuple(tuple(r) for r in body), tuple(aligns), caption)
 
     def row(
-        self, element: _Element, *, depth: int
+        self, element: _Element, spans: dict[int, int], columns: int, *, depth: int
     ) -> tuple[list[TableCell], list[Alignment], bool]:
-        """Cells, alignments and whether every cell is a header cell."""
+        """Cells, alignments and whether every cell is a header cell. A cell spanning columns
+        or rows (``colspan``, ``rowspan``) is followed by, or stands above, empty cells in the
+        columns it covers, so every later cell stays in its own column (the model has no
+        spans; the PDF of the author's HTML draws them). ``spans`` carries the rows a cell
+        still covers below from one row to the next. A span reaches no further than the
+        ``columns`` of the table's widest row (``colspan="100"`` meaning "the whole width")."""
         cells: list[TableCell] = []
         aligns: list[Alignment] = []
+        below: dict[int, int] = {}
         all_th = True
+
+        def pad() -> None:
+            cells.append(TableCell(()))
+            aligns.append("default")
+
+        def covered() -> None:  # the columns that cells of the rows above reach into
+            while len(cells) in spans:
+                if spans[len(cells)] > 1:
+                    below[len(cells)] = spans[len(cells)] - 1
+                pad()
+
         for cell in element.children:
             if not isinstance(cell, _Element) or cell.tag not in ("td", "th"):
                 continue
+            covered()
             all_th = all_th and cell.tag == "th"
-            cells.append(TableCell(self.inlines(cell, depth=depth)))
+            start = len(cells)
+            anchor = self.anchor(cell)
+            children = self.inlines(cell, depth=depth)
+            cells.append(TableCell((anchor, *children) if anchor is not None else children))
             aligns.append(_alignment(cell.attrs))
-        return cells, aligns, all_th and bool(cells)
+            across = min(_span(cell.attrs.get("colspan", ""), _MAX_COLSPAN),
+                         max(columns - start, 1))
+            for _ in range(across - 1):
+                pad()
+            down = _span(cell.attrs.get("rowspan", ""), _MAX_ROWSPAN)
+            if down > 1:
+                below.update(dict.fromkeys(range(start, start + across), down - 1))
+        real = bool(cells)
+        last = max(spans, default=-1)
+        while len(cells) <= last:
+            covered()
+            if len(cells) <= last and len(cells) not in spans:
+                pad()
+        spans.clear()
+        spans.update(below)
+        return cells, aligns, all_th and real
 
     def figure(self, element: _Element, *, depth: int) -> list[Block]:
         images = [c for c in element.children if isinstance(c, _Element) and c.tag == "img"]
@@ -425,6 +554,9 @@ class _HtmlReader:
             return
         self.context.check_depth(depth)
         tag = node.tag
+        anchor = self.anchor(node)
+        if anchor is not None:
+            out.add(anchor)
         if tag == "br":
             out.add(LineBreak())
             self._after_space = True
@@ -436,8 +568,11 @@ class _HtmlReader:
             self._after_space = False
         elif tag == "sup" and is_cite_sup(node.attrs):
             sids = self.context.sid_spec(node.attrs["data-sids"], 0, _text_of(node))
-            if sids is None:
-                self.inline_children(node, out, depth=depth)
+            if sids is None:  # not a citation (reported): a superscript, as the PDF shows it
+                inner = InlineBuilder()
+                self.inline_children(node, inner, depth=depth)
+                if children := inner.result(trim=False):
+                    out.add(Styled("sup", children))
             else:
                 out.add(self.context.cite(sids))
                 self._after_space = False
@@ -450,6 +585,11 @@ class _HtmlReader:
             elif children:
                 title = node.attrs.get("title", "") if tag == "abbr" else ""
                 out.add(Styled(tag, children, title))  # type: ignore[arg-type]
+        elif tag == "q":  # the quotation marks a browser (and the PDF) puts around it
+            out.text("\u201c")
+            self.inline_children(node, out, depth=depth)
+            out.text("\u201d")
+            self._after_space = False
         elif tag == "a":
             inner = InlineBuilder()
             self.inline_children(node, inner, depth=depth)
@@ -501,6 +641,36 @@ class _HtmlReader:
                 out.add(self.context.cite(token.sids))
         out.text(text[position:])
         self._after_space = text.endswith(" ")
+
+
+def _widest_row(table: _Element) -> int:
+    """The most cells one row of ``table`` has (its rows, and those of its row groups)."""
+    widest = 0
+    for node in table.children:
+        if not isinstance(node, _Element):
+            continue
+        rows = [node] if node.tag == "tr" else (
+            [r for r in node.children if isinstance(r, _Element) and r.tag == "tr"]
+            if node.tag in ("thead", "tbody", "tfoot") else []
+        )
+        for row in rows:
+            widest = max(widest, sum(
+                1 for c in row.children if isinstance(c, _Element) and c.tag in ("td", "th")
+            ))
+    return widest
+
+
+#: The most columns and rows one cell may span, as browsers cap them (HTML).
+_MAX_COLSPAN = 1000
+_MAX_ROWSPAN = 65534
+
+
+def _span(value: str, most: int) -> int:
+    """A cell's ``colspan``/``rowspan``: a whole number from 1 to ``most`` (else 1)."""
+    value = value.strip()
+    if not re.fullmatch(r"\d{1,6}", value):
+        return 1
+    return min(max(int(value), 1), most)
 
 
 def _alignment(attrs: dict[str, str]) -> Alignment:

@@ -35,6 +35,7 @@ from renderers.crossref import defined_labels
 from renderers.document import (
     INLINE_STYLES,
     Alignment,
+    Anchor,
     Block,
     BlockQuote,
     BulletList,
@@ -616,6 +617,13 @@ class _MarkdownReader:
                     return end + 1
                 self.context.warn(line, f"{raw!r} has no closing </sup>; its text is kept")
                 return k + 1
+        if name == "a" and not tag.group(1):  # type: ignore[union-attr]
+            # ``<a id="x"></a>``: the place ``[…](#x)`` leads to (the Markdown writer names
+            # places so), an anchor when nothing has the id yet; the tags themselves drop out
+            ident = tag_attributes(tag.group(3)).get("id", "").strip()  # type: ignore[union-attr]
+            if ident and self.context.ids.claim(ident):
+                out.add(Anchor(ident))
+            return k + 1
         if tag is not None and (name in _STYLE_TAGS or name in _STRIKE_TAGS):
             if not tag.group(1):
                 stack.append(_Frame(f"html:{name}", None, attrs=tag.group(3)))

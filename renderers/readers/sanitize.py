@@ -104,8 +104,9 @@ _ATTRIBUTES: dict[str, set[str]] = {
     "ins": {"datetime"},
     "abbr": {"title"},
     "bdo": {"dir"},
-    # A heading keeps its id: the document's own links (``href="#id"``) lead to it.
-    **{f"h{level}": {"id"} for level in range(1, 7)},
+    # Every element keeps its id: the document's own links (``href="#id"``) lead to it (a
+    # heading by its id, any other element by an ``Anchor`` the reader puts in its place).
+    "*": {"id"},
 }
 _STYLED_ATTRIBUTES = frozenset({"class", "id", "style"})
 _URL_SCHEMES = frozenset({"http", "https", "mailto", "data"})

@@ -20,6 +20,7 @@ from urllib.parse import quote
 from citations.links import safe_link
 from renderers.document import (
     CROSSREF_LABEL,
+    Anchor,
     Block,
     BlockQuote,
     BulletList,
@@ -258,6 +259,9 @@ class _InlineWriter:
         match node:
             case Text(text) | RawInline(text):
                 self._text(text)
+            case Anchor(ident):
+                # the one way to name a place in Markdown (as a numbered caption's anchor)
+                self.emit(f'<a id="{html.escape(ident, quote=True)}"></a>')
             case Emph(children):
                 self._wrap("*", children)
             case Strong(children):

@@ -24,6 +24,7 @@ from docx.shared import Twips
 from citations.links import safe_link
 from citations.numbering import display_segments, joined_lead
 from renderers.document import (
+    Anchor,
     Block,
     BlockQuote,
     BulletList,
@@ -560,6 +561,8 @@ class _DocxWriter:
             match node:
                 case Text(text) | RawInline(text):
                     add_run(p, text, self._direction(text, props))
+                case Anchor():
+                    pass  # a place only HTML and Markdown name
                 case SoftBreak():
                     add_run(p, " ", props)
                 case LineBreak():

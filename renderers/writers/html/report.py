@@ -8,15 +8,19 @@ for the title, author notes, Sources entries, missing images and task boxes is d
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from html import unescape
+from urllib.parse import unquote
 
 from markupsafe import Markup, escape
 
 from citations.links import safe_link
 from citations.numbering import display_segments, note_segments
 from renderers.document import (
+    Anchor,
     Block,
     BlockQuote,
     BulletList,
@@ -213,7 +217,27 @@ def write_report(
         extra_css=writer.images.css() + writer.code.css(),
         math=writer.has_math,
     )
+    if target == "standalone":
+        html = unlink_missing_fragments(html)
     return WrittenReport(html, writer.images.resources)
+
+
+#: An ``id`` attribute and the start of a link to a fragment, as this writer writes them.
+_ID_ATTRIBUTE = re.compile(r'\sid="([^"]*)"')
+_FRAGMENT_LINK = re.compile(r'<a href="#([^"]*)"')
+
+
+def unlink_missing_fragments(html: str) -> str:
+    """``html`` with every link to a fragment that no element of the page has (an author's
+    ``[x](#nowhere)``) left without its ``href``: a browser would follow it nowhere, and the
+    PDF draws no link for it either (WeasyPrint skips an annotation without a destination)."""
+    ids = {unescape(ident) for ident in _ID_ATTRIBUTE.findall(html)}
+
+    def keep(match: re.Match[str]) -> str:
+        target = unescape(match.group(1))
+        return match.group(0) if target in ids or unquote(target) in ids else "<a"
+
+    return _FRAGMENT_LINK.sub(keep, html)
 
 
 def styled_cite_markup(cite: Cite, inlines: Callable[[tuple[Inline, ...]], Markup]) -> Markup:
@@ -464,6 +488,8 @@ class ReportWriter:
                 return Markup("\n")
             case RawInline(text, _):
                 return Markup(f'<span class="raw">{breakable(text)}</span>')
+            case Anchor(ident):
+                return Markup(f'<span id="{escape(ident)}"></span>')
             case FootnoteRef(label):
                 note = self.notes_series.get(label)
                 if note is None:

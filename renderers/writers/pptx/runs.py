@@ -17,6 +17,7 @@ from citations.chars import UNSAFE_CHARS
 from citations.links import safe_link
 from citations.numbering import EN_DASH, display_segments
 from renderers.document import (
+    Anchor,
     Cite,
     Code,
     CrossRef,
@@ -96,6 +97,8 @@ class InlineRuns:
                     runs.append(dataclasses.replace(_run(clean(text), ctx), code=True))
                 case RawInline(text):
                     runs.append(_run(clean(text), ctx))
+                case Anchor():
+                    pass  # a place only HTML and Markdown name
                 case Emph(children):
                     runs += self.runs(children, dataclasses.replace(ctx, italic=True))
                 case Strong(children):

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from citations.links import safe_link
 from citations.numbering import display_segments, note_segments
 from renderers.document import (
+    Anchor,
     Block,
     BlockQuote,
     BulletList,
@@ -419,6 +420,8 @@ class _Markup:
         match node:
             case Text(text) | RawInline(text):
                 return text_markup(text, isolate=self.bidi)
+            case Anchor():
+                return ""  # a place only HTML and Markdown name
             case Emph(children):
                 return self.styled("emph", children)
             case Strong(children):
