@@ -20,6 +20,8 @@ function requestBody(format) {
   if (pool !== undefined) body.sources_pool = pool;
   const title = $("title").value.trim();
   if (title) body.title = title;
+  const lang = $("lang").value.trim();
+  if (lang) body.lang = lang;
   const contentFormat = $("content-format").value;
   if (contentFormat) body.content_format = contentFormat;
   const style = $("csl").value;
@@ -135,7 +137,7 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const button of document.querySelectorAll("button[data-format]")) {
     button.addEventListener("click", () => exportAs(button));
   }
-  for (const id of ["content", "pool", "title", "content-format", "numbering", "csl",
+  for (const id of ["content", "pool", "title", "lang", "content-format", "numbering", "csl",
                     "citation-format"]) {
     $(id).addEventListener("input", schedulePreview);
   }

@@ -145,6 +145,26 @@ def test_errors_are_shown(page: Any) -> None:
 
 
 
+def test_the_language_field_declares_the_documents_language(page: Any) -> None:
+    """The page's Language field reaches the render: the preview declares it, and a value
+    that is not a language tag is refused with the service's message."""
+    from playwright.sync_api import expect
+
+    lang = page.locator("#lang")
+    try:
+        lang.fill("fr")
+        expect(page.frame_locator("#preview").locator("html")).to_have_attribute(
+            "lang", "fr", timeout=30_000)
+        lang.fill("english")
+        page.click("#export-md")
+        expect(page.locator("#error")).to_contain_text("lang")
+        expect(page.locator("#error")).to_contain_text("BCP 47")
+    finally:
+        lang.fill("")
+    expect(page.frame_locator("#preview").locator("html")).to_have_attribute(
+        "lang", "en", timeout=30_000)
+
+
 def test_preview_shows_citation_popovers_in_the_chosen_style(page: Any) -> None:
     """The live preview runs the report's own citation-preview script (admitted by the page's
     policy by hash) in the chosen CSL style."""
