@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from renderers.text import CjkRegion, cjk_region
+from renderers.text import HANGUL, HANGUL_CHARS, KANA, KANA_CHARS, CjkRegion, cjk_region
 
 if TYPE_CHECKING:
     from renderers.document import Document
@@ -188,14 +188,12 @@ DEFAULT_LANGUAGE = Language()
 _ARABIC = "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc"
 _HEBREW = "\u0590-\u05ff\ufb1d-\ufb4f"
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-_KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
-_HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
 _SCRIPTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (language, re.compile(f"[{chars}]"))
     for language, chars in (
         ("ar", _ARABIC),
         ("he", _HEBREW),
-        ("cjk", _HAN + _KANA + _HANGUL),
+        ("cjk", _HAN + KANA_CHARS + HANGUL_CHARS),
         ("hi", "\u0900-\u097f\ua8e0-\ua8ff"),
         ("ru", "\u0400-\u052f"),
         ("el", "\u0370-\u03ff\u1f00-\u1fff"),
@@ -203,8 +201,6 @@ _SCRIPTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("en", "A-Za-z\u00c0-\u024f\u1e00-\u1eff"),  # Latin: taken for English
     )
 )
-_KANA_CHAR = re.compile(f"[{_KANA}]")
-_HANGUL_CHAR = re.compile(f"[{_HANGUL}]")
 #: Characters of text looked at: enough to tell the dominant script of any document.
 SAMPLE_CHARS = 100_000
 
@@ -224,7 +220,7 @@ def detect_language(text: str) -> str:
     if counts[language] == 0:
         return "en"
     if language == "cjk":
-        kana, hangul = _count(_KANA_CHAR, text), _count(_HANGUL_CHAR, text)
+        kana, hangul = _count(KANA, text), _count(HANGUL, text)
         share = counts["cjk"] / 20
         if hangul > kana and hangul >= share:
             return "ko"

@@ -94,8 +94,11 @@ CJK_CHARS = re.compile(
     "[\u2460-\u24ff\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
     "\U00020000-\U0003ffff]"
 )
-_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+#: The characters of kana and of Hangul (one home: the language detection counts them too).
+KANA_CHARS = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+HANGUL_CHARS = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+KANA = re.compile(f"[{KANA_CHARS}]")
+HANGUL = re.compile(f"[{HANGUL_CHARS}]")
 
 
 def needs_cjk(text: str) -> bool:
@@ -107,10 +110,11 @@ def cjk_region(text: str) -> CjkRegion:
     """The Noto Sans CJK face for ``text``: Japanese (JP) when it has kana and no Hangul, Korean
     (KR) when it has Hangul and no kana, else Simplified Chinese (SC) — a document with both
     (the multilingual sample's Chinese, Japanese and Korean sections) keeps the default, as one
-    face serves the whole document. Nothing declares a document's language yet, so the text
-    decides; Traditional Chinese (TC) would have to be declared, Han characters never tell."""
-    kana = _KANA.search(text) is not None
-    hangul = _HANGUL.search(text) is not None
+    face serves the whole document. The rule for a document that declares no CJK language
+    (:meth:`renderers.language.Language.cjk_face`); Han characters never tell Traditional
+    Chinese (TC), which must be declared (``lang="zh-Hant"``)."""
+    kana = KANA.search(text) is not None
+    hangul = HANGUL.search(text) is not None
     if kana != hangul:
         return "JP" if kana else "KR"
     return "SC"
