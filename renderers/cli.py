@@ -253,10 +253,11 @@ _RENDER_PARAMETERS = [
         typer.Option("--pool", "-p", metavar="POOL",
                      help='Sources pool (JSON list, {"sources_pool": [...]} or YAML).'),
     ]),
-    inspect.Parameter("to", _K, default="pdf", annotation=Annotated[
-        str,
+    inspect.Parameter("to", _K, default=["pdf"], annotation=Annotated[
+        list[str],
         typer.Option("--to", "-t", metavar="FORMATS",
-                     help="Comma-separated: pdf, png, docx, pptx, html, md — or all."),
+                     help="Comma-separated: pdf, png, docx, pptx, html, md — or all. "
+                          "Repeatable: -t pdf -t md is -t pdf,md."),
     ]),
     inspect.Parameter("out", _K, default=Path("out"), annotation=Annotated[
         Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory."),
@@ -286,7 +287,8 @@ def render(**values: Any) -> None:
     out: Path = values.pop("out")
     name: str | None = values.pop("name")
     workers: int = values.pop("jobs")
-    to: str = values.pop("to")
+    # every --to counts (a repeated option used to keep only its last value)
+    to: str = ",".join(values.pop("to"))
     broker: str | None = values.pop("broker")
     store: str | None = values.pop("store")
     kwargs = cli_options.api_kwargs(values)

@@ -93,6 +93,18 @@ def test_render_several_formats(workspace: Path) -> None:
     )
 
 
+
+def test_repeated_to_options_add_up(workspace: Path) -> None:
+    """``-t md -t html,md`` writes both formats (a repeated option once kept only its last)."""
+    out = workspace / "out"
+    result = runner().invoke(cli.app, ["render", str(workspace / "note.md"), "--pool",
+                                       str(workspace / "pool.json"), "-t", "md", "-t", "html,md",
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    records = json.loads((out / "sources_used.json").read_text())
+    assert sorted(r["filename"] for r in records) == ["note.html", "note.md"]
+    assert not (out / "note.pdf").exists()
+
 def test_file_names_are_shown_as_written(workspace: Path) -> None:
     """Brackets and colons in a file name are not console markup or emoji codes."""
     name = "draft [red]v2 :smile:.md"
