@@ -539,8 +539,10 @@ class _BlockWriter:
                 return self._figure(image, caption, self._caption_lead(label, number))
             case ThematicBreak():
                 return "---"
-            case RawBlock(text):
-                return self.inline_text((Text(text),))
+            case RawBlock(text, markup):
+                # shown as text, as every writer shows it: a fence keeps its lines (an escaped
+                # paragraph ran them together) and nothing in it is live
+                return self._code_block(text, markup)
             case FootnoteDef(label, inner):
                 body = self.blocks(inner)
                 return _indent(body, f"[^{self.labels[label]}]: ", "    ")

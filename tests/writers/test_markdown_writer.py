@@ -119,7 +119,8 @@ def test_every_node_of_the_ir_renders(pool: SourcePool) -> None:
     assert "many[^1][^2][^3][^4] unknown\\<span onclick=x>raw\\</span>[^a]" in lines
     link = next(line for line in lines if line.startswith("[a link](https://example.org/a?b=1"))
     assert link.endswith(' "Title")bad link\\')  # the refused link leaves its text
-    assert "javascript" not in out and "\\<script>alert(1)\\</script>" in lines
+    # raw HTML is shown as text, as every writer shows it: fenced, never live
+    assert "javascript" not in out and "```html\n<script>alert(1)</script>\n```" in out
     items = lines.index("- tight item")
     assert lines[items : items + 3] == ["- tight item", "- [x] done", "- [ ] todo"]
     assert "4. loose item" in lines and "| :--- | ---: |" in lines and "| a | 1[^3] |" in lines
@@ -477,8 +478,8 @@ def test_unsafe_links_and_images_are_not_emitted(pool: SourcePool) -> None:
     # never loaded, so never shown: a reader's viewer would fetch a remote image (and any
     # tracking it carries), as the HTML report never lets it
     assert "click \\[Image: secret\\] \\[Image: remote\\]" in out
-    assert "\\<script>alert(1)\\</script>" in out
-    assert read_markdown(out).blocks[1] == Paragraph((Text("<script>alert(1)</script>"),))
+    assert "```html\n<script>alert(1)</script>\n```" in out
+    assert read_markdown(out).blocks[1] == CodeBlock("<script>alert(1)</script>", "html")
 
 
 def test_lists_next_to_each_other_stay_separate(pool: SourcePool) -> None:
