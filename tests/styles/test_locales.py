@@ -19,6 +19,7 @@ from renderers.options import build_options
 from renderers.pipeline import prepare
 from renderers.resolve import ResolvedDocument
 from renderers.styles.locales import csl_locale
+from renderers.tools import call_tool
 from tests.helpers import convert_all_with_libreoffice, pdf_text
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -200,3 +201,13 @@ def test_docx_and_pptx_show_the_localized_entries(tmp_path: Path) -> None:
     for pdf in convert_all_with_libreoffice(paths, tmp_path):
         shown = _sources_text(pdf)
         assert all(word in shown for word in GERMAN_WORDS), (pdf.name, shown)
+
+
+def test_the_markdown_tool_takes_the_language_for_a_styles_wording(tmp_path: Path) -> None:
+    """``lang`` was offered only by the formats that declare a language; with a style it is
+    the wording of Markdown too."""
+    envelope = call_tool("write_markdown", {"content": GERMAN, "sources_pool": POOL,
+                                            "csl": "apa", "lang": "de"}, out_dir=tmp_path)
+    assert envelope["ok"] is True, envelope
+    written = next(tmp_path.glob("*.md")).read_text("utf-8")
+    assert "Abgerufen 3. Februar 2025, von" in written
