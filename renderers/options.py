@@ -220,10 +220,10 @@ class RenderOptions:
         "",
         help=(
             "Language of the document, a BCP 47 tag (ar, ja, zh-Hant, pt-BR …), declared in "
-            "every format that declares one and choosing the regional CJK face (default: the "
-            "HTML input's own <html lang>, else detected from the text's dominant script)."
+            "every format that declares one, choosing the regional CJK face and a CSL style's "
+            "locale (default: the HTML input's own <html lang>, else detected from the text's "
+            "dominant script, which leaves a style in its default locale)."
         ),
-        formats=("pdf", "png", "html", "docx", "pptx"),
         max_length=MAX_TAG_LENGTH,
         normalize=normalize_tag,
         example="zh-Hant",

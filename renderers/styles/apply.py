@@ -23,9 +23,11 @@ import dataclasses
 
 from citations.numbering import display_segments
 from renderers.document import Cite, Inline, Link, Text, iter_inlines, map_blocks
+from renderers.language import language_for
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_target
 from renderers.styles.catalog import CslStyle, load_style
+from renderers.styles.locales import csl_locale
 from renderers.styles.processor import StyledDocument, format_document
 
 #: After these characters an inline citation needs no space before it.
@@ -33,12 +35,16 @@ _NO_SPACE_AFTER = frozenset(" \t\n\u00a0([{\u201c\u2018\"'/")
 
 
 def apply_style(rdoc: ResolvedDocument, options: RenderOptions) -> ResolvedDocument:
-    """``rdoc`` in ``options.csl`` and ``options.citation_format``; unchanged for the default."""
+    """``rdoc`` in ``options.csl`` and ``options.citation_format``; unchanged for the default.
+    The style speaks the document's declared language (:func:`csl_locale`)."""
     if not options.csl and options.citation_format == "superscript":
         return rdoc
     style = load_style(options.csl, options) if options.csl else None
     cites = [n for n in iter_inlines(rdoc.document.blocks) if isinstance(n, Cite) and n.numbers]
-    styled = format_document(style, rdoc.entries, cites) if style is not None else None
+    styled = None
+    if style is not None:
+        locale = csl_locale(language_for(rdoc, options), style.default_locale)
+        styled = format_document(style, rdoc.entries, cites, locale)
     entries = {entry.number: entry for entry in rdoc.entries}
     notes = {c.anchor: k for k, c in enumerate(cites, start=1)} if style and style.is_note else {}
 

@@ -21,6 +21,8 @@ from renderers.options import RenderOptions
 from renderers.sandbox import Sandbox, allowed_dirs
 
 CSL_NS = "http://purl.org/net/xbiblio/csl"
+#: The locale of a style that names none (CSL's ``default-locale`` default).
+DEFAULT_LOCALE = "en-US"
 #: Largest style file read (the largest bundled style, Chicago notes, is about 240 KB).
 MAX_STYLE_BYTES = 2 * 1024 * 1024
 
@@ -40,8 +42,9 @@ StyleClass = Literal["in-text", "note"]
 
 @dataclass(frozen=True)
 class CslStyle:
-    """A loaded style: its name as recorded, its CSL id and title, and the independent style's
-    XML that the processor reads (a dependent style's parent)."""
+    """A loaded style: its name as recorded, its CSL id and title, the independent style's
+    XML that the processor reads (a dependent style's parent), and its default locale (a
+    dependent style's own overrides its parent's, as the CSL specification says)."""
 
     name: str
     id: str
@@ -49,6 +52,7 @@ class CslStyle:
     style_class: StyleClass
     numeric: bool
     xml: bytes
+    default_locale: str = DEFAULT_LOCALE
 
     @property
     def is_note(self) -> bool:
@@ -180,6 +184,8 @@ def _parse(data: bytes, name: str, value: str) -> CslStyle:
         style_class="note" if style_class == "note" else "in-text",
         numeric=numeric,
         xml=parent_xml,
+        default_locale=(root.get("default-locale") or independent.get("default-locale")
+                        or DEFAULT_LOCALE),
     )
 
 

@@ -25,7 +25,8 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
 * **Punctuation in quotes.** A locale with ``punctuation-in-quote="true"`` (en-US) puts a period
   or comma that follows a closing quote inside it (IEEE "“Wind report.” [Online]", Chicago
   "“Solar Costs,” 2024"); citeproc-py reads the option but never applies it.
-  :class:`OutputFixes` does, on the processor's output, for the style's own locale only.
+  :class:`OutputFixes` does, on the processor's output, by the option and ``close-quote`` of
+  the locale in use (:mod:`renderers.styles.locales`): none in German („…“.) or French.
 * **Title case.** ``text-case="title"`` capitalizes the lower-case words of an English title
   but its stop words, which stay lower-case unless they open or close the title or follow a
   colon. citeproc-py knew only the specification's short stop-word list and never
@@ -34,8 +35,15 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
   "et"), so Chicago printed "Éléments De Géométrie" where they print "Éléments de
   Géométrie". :func:`title_case` uses that list (:data:`STOP_WORDS`), capitalizes the first
   letter after opening punctuation ("(new)" → "(New)"), and leaves words with a capital
-  letter, and a title in another language (the item's ``language``, else the style's
-  ``default-locale``), as they are.
+  letter, and a title in another language (the item's ``language``, else the locale in use:
+  a German document's titles keep their case), as they are.
+* **Ordinals.** The ordinal terms (``ordinal``, ``ordinal-00`` … ``ordinal-99``) are taken
+  as a set from the first locale that defines any of them (CSL: redefining one replaces them
+  all), a two-digit term before a one-digit one before ``ordinal``, each by its ``match``,
+  and the variant of the gender of the term it qualifies (a day: the month's). citeproc-py
+  looked each term up through every locale, so a German date read "3rd Februar" (en-US's
+  ``ordinal-03`` before de-DE's ``ordinal``), and took the first gendered variant: "1ʳᵉ
+  janvier".
 * **Localized date delimiters.** A localized date format (``<locale><date form="text"
   delimiter=" ">``) joins its parts with its own delimiter. citeproc-py used the calling
   ``<date>``'s (usually none), so NLM/Vancouver wrote "cited 2025Jan5".
@@ -58,6 +66,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from citeproc import model as citeproc_model
 from citeproc.model import (
     CitationStylesElement,
     Date,
@@ -96,6 +105,8 @@ _MACRO_CALLS_VARIABLE = Macro.calls_variable
 #: A punctuation mark, the spans closing after it, and the same mark again (citeproc-py's seam
 #: punctuation).
 _REPEATED_ACROSS_SPANS = re.compile(f"([.,;:!?])([{CLOSINGS}]+)\\1")
+#: An ordinal term's name: ``ordinal`` or ``ordinal-`` and two digits.
+_ORDINAL_TERM = re.compile(r"ordinal(?:-(\d\d))?")
 #: A given name's words (with the period of an abbreviation) and the hyphens between them.
 _GIVEN_TOKENS = re.compile(r"[^\s.\-]+\.?|-")
 
@@ -299,10 +310,68 @@ def _render_single_date(
     return (self if own or context is None else context).join(parts)
 
 
+def _to_ordinal(number: int, context: Any) -> str:
+    """citeproc-py's ``to_ordinal`` by :func:`ordinal_suffix` over the style's locales."""
+    terms = _ordinal_terms(context.get_root().locales)
+    qualified = "month-01" if context.tag.endswith(("}date", "}date-part")) else (
+        context.get("variable") or "")
+    gender = next((t.get("gender") for t in _locale_terms(context.get_root().locales)
+                   if t.get("name") == qualified and t.get("form") is None), None)
+    return f"{number}{ordinal_suffix(number, terms, gender)}"
+
+
+def _locale_terms(locales: Any) -> Iterator[Any]:
+    """The ``cs:term`` elements of ``locales``, in their order."""
+    for locale in locales:
+        yield from locale.iterfind(f"{{{CSL_NS}}}terms/{{{CSL_NS}}}term")
+
+
+def _ordinal_terms(locales: Any) -> list[Any]:
+    """The ordinal terms of the first of ``locales`` that defines any."""
+    for locale in locales:
+        found = [t for t in _locale_terms((locale,))
+                 if _ORDINAL_TERM.fullmatch(t.get("name", "")) and t.get("form") is None]
+        if found:
+            return found
+    return []
+
+
+def ordinal_suffix(number: int, terms: list[Any], gender: str | None = None) -> str:
+    """The suffix of ``number`` among one locale's ordinal ``terms`` (elements with ``name``,
+    ``match``, ``gender-form`` and text): the first of ``ordinal-10`` … ``ordinal-99``,
+    ``ordinal-00`` … ``ordinal-09`` and ``ordinal`` that matches (CSL's defaults: the last two
+    digits, the last digit), in its ``gender`` variant, else its neuter one."""
+
+    def digits(name: str) -> str:
+        return _ORDINAL_TERM.fullmatch(name).group(1) or ""  # type: ignore[union-attr]
+
+    def matches(name: str, match: str | None) -> bool:
+        given = digits(name)
+        if not given:
+            return True
+        if match == "whole-number":
+            return number == int(given)
+        if given[0] != "0" or match == "last-two-digits":
+            return number % 100 == int(given)
+        return number % 10 == int(given)
+
+    def rank(name: str) -> tuple[int, str]:
+        given = digits(name)
+        return (2 if not given else 1 if given[0] == "0" else 0), name
+
+    for name in sorted({str(t.get("name")) for t in terms}, key=rank):
+        variants = [t for t in terms if t.get("name") == name and matches(name, t.get("match"))]
+        for wanted in (gender, None) if gender else (None,):
+            chosen = next((t for t in variants if t.get("gender-form") == wanted), None)
+            if chosen is not None:
+                return str(chosen.text or "")
+    return ""
+
+
 def _case(self: TextCased, text: Any, language: str | None = None) -> Any:
     """``TextCased.case`` with ``text-case="title"`` done by :func:`title_case`; citeproc-py's
     own rule for the other cases and for non-English text (``language`` is the item's, else the
-    style's default locale: citeproc-py passes None where no title case applies)."""
+    locale in use: citeproc-py passes None where no title case applies)."""
     if self.get("text-case") != "title" or str(language or "").lower() != "en":
         return _CASE(self, text, language)
     return title_case(text)
@@ -368,3 +437,5 @@ def install_fixes() -> None:
         TextCased.case = _case
     if Date.render_single_date is not _render_single_date:
         Date.render_single_date = _render_single_date
+    if citeproc_model.to_ordinal is not _to_ordinal:
+        citeproc_model.to_ordinal = _to_ordinal

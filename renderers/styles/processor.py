@@ -63,12 +63,16 @@ class StyledDocument:
 
 
 def format_document(
-    style: CslStyle, entries: Sequence[SourceEntry], cites: Sequence[Cite]
+    style: CslStyle,
+    entries: Sequence[SourceEntry],
+    cites: Sequence[Cite],
+    locale: str | None = None,
 ) -> StyledDocument:
-    """Format ``entries`` and ``cites`` in ``style``; a style the processor cannot run is an
-    :class:`OptionError` naming ``csl``."""
+    """Format ``entries`` and ``cites`` in ``style`` and the CSL ``locale`` (its terms, dates
+    and quotes; :func:`renderers.styles.locales.csl_locale`; None: the style's default). A
+    style the processor cannot run is an :class:`OptionError` naming ``csl``."""
     try:
-        return _format(style, entries, cites)
+        return _format(style, entries, cites, locale or style.default_locale)
     except OptionError:
         raise
     except (RecursionError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
@@ -80,10 +84,13 @@ def format_document(
 
 
 def _format(
-    style: CslStyle, entries: Sequence[SourceEntry], cites: Sequence[Cite]
+    style: CslStyle, entries: Sequence[SourceEntry], cites: Sequence[Cite], locale: str
 ) -> StyledDocument:
     install_fixes()
-    processor = CitationStylesStyle(io.BytesIO(style.xml), validate=False)
+    processor = CitationStylesStyle(io.BytesIO(style.xml), locale=locale, validate=False)
+    # citeproc-py reads the language of an item without one (whether English title case
+    # applies) from ``default-locale``: the locale in use, as in citeproc-js.
+    processor.root.set("default-locale", locale)
     with style_run(processor.root):
         return _format_in_run(processor, style, entries, cites)
 

@@ -27,6 +27,19 @@ def test_vancouver_is_a_dependent_style_rendered_with_its_parent() -> None:
     assert b"<citation" in style.xml and b"nlm-citation-sequence" in style.xml
 
 
+def test_a_dependent_styles_own_default_locale_overrides_its_parents(tmp_path: Path) -> None:
+    """CSL: a dependent style's ``default-locale`` wins over the parent's (the terms a
+    document without a declared language reads)."""
+    assert load_style("nature", build_options()).default_locale == "en-GB"
+    assert load_style("vancouver", build_options()).default_locale == "en-US"
+    (tmp_path / "german.csl").write_text(
+        '<style xmlns="http://purl.org/net/xbiblio/csl" version="1.0" default-locale="de-DE">'
+        "<info><title>German NLM</title><id>german-nlm</id><link rel=\"independent-parent\" "
+        'href="http://www.zotero.org/styles/nlm-citation-sequence"/></info></style>', "utf-8")
+    style = load_style("german.csl", build_options(base_dir=tmp_path))
+    assert style.default_locale == "de-DE" and b"nlm-citation-sequence" in style.xml
+
+
 def test_the_licence_notice_sits_beside_the_styles() -> None:
     folder = styles_dir()
     notice = (folder / "README.md").read_text("utf-8") + (folder / "LICENSE").read_text("utf-8")

@@ -14,6 +14,7 @@ from renderers.styles.catalog import styles_dir
 from renderers.styles.fixes import (
     given_initials,
     merged_seams,
+    ordinal_suffix,
     punctuation_in_quotes,
     title_case,
 )
@@ -312,3 +313,74 @@ def test_title_case_applies_to_english_titles_only(tmp_path: Path) -> None:
     text = rendered_md(tmp_path, PARTICLE_TEXT, PARTICLE_POOL, "chicago-note")
     assert "*Théorie analytique de la chaleur*" in text
     assert "*Éléments de Géométrie*" in text
+
+
+def _ordinal_terms(locale: str) -> list[Any]:
+    """The ordinal terms of citeproc-py's locale file ``locale``."""
+    from citeproc import LOCALES_PATH
+    from lxml import etree
+
+    root = etree.parse(str(Path(LOCALES_PATH) / f"locales-{locale}.xml")).getroot()
+    return [t for t in root.iter("{*}term") if t.get("name", "").startswith("ordinal")]
+
+
+@pytest.mark.parametrize(("locale", "gender", "suffixes"), [
+    ("en-US", None, {1: "st", 2: "nd", 3: "rd", 4: "th", 11: "th", 12: "th", 13: "th", 21: "st",
+                     22: "nd", 101: "st", 111: "th", 112: "th", 123: "rd"}),
+    ("de-DE", None, {1: ".", 3: ".", 22: "."}),
+    # ordinal-01 has only gendered variants, matched by the whole number
+    ("fr-FR", "masculine", {1: "ᵉʳ", 2: "ᵉ", 21: "ᵉ"}),
+    ("fr-FR", "feminine", {1: "ʳᵉ", 2: "ᵉ"}),
+    ("fr-FR", None, {1: "ᵉ"}),
+    # ordinal-00 by the whole number, ordinal-02 by the last two digits, ordinal-10..19
+    ("nl-NL", None, {0: "de", 1: "ste", 2: "de", 8: "ste", 12: "de", 20: "ste", 102: "de"}),
+])
+def test_ordinal_suffixes_follow_the_match_rules_of_csl(
+    locale: str, gender: str | None, suffixes: dict[int, str]
+) -> None:
+    terms = _ordinal_terms(locale)
+    assert {n: ordinal_suffix(n, terms, gender) for n in suffixes} == suffixes
+
+
+@pytest.mark.parametrize(("lang", "edition"), [("", "(2nd ed.)"), ("de", "(2. Aufl.)"),
+                                                ("fr", "(2ᵉ éd.)"), ("nl", "(2de dr.)")])
+def test_an_edition_takes_the_ordinal_of_the_documents_locale(
+    tmp_path: Path, lang: str, edition: str
+) -> None:
+    """citeproc-py looked each ordinal term up through every locale: a German entry read
+    "2nd Aufl." (en-US's ordinal-02 found before de-DE's ordinal)."""
+    render("B[[S:2]]\n", tmp_path, name="styled", formats=["md"], sources_pool=BIBLIOGRAPHIC_POOL,
+           csl="apa", lang=lang)
+    entry = (tmp_path / "styled.md").read_text("utf-8").split("## Sources\n\n", 1)[1]
+    assert f"*Origins* {edition}" in entry, entry
+
+#: A style whose dates show the day as an ordinal ("1st March 2025").
+DAY_ORDINAL_STYLE = """<?xml version="1.0" encoding="utf-8"?>
+<style xmlns="http://purl.org/net/xbiblio/csl" class="in-text" version="1.0">
+  <info><title>Day ordinals</title><id>day-ordinals</id>
+    <updated>2025-01-01T00:00:00+00:00</updated></info>
+  <citation><layout><text variable="citation-number"/></layout></citation>
+  <bibliography><layout>
+    <text variable="title" suffix=", "/>
+    <date variable="issued"><date-part name="day" form="ordinal" suffix=" "/>
+      <date-part name="month" suffix=" "/><date-part name="year"/></date>
+  </layout></bibliography>
+</style>
+"""
+
+
+@pytest.mark.parametrize(("lang", "days"), [
+    ("", ["Day one, 1st March 2025", "Day two, 2nd March 2025"]),
+    # French months are masculine: "1er", and only the first day is an ordinal
+    ("fr", ["Day one, 1ᵉʳ mars 2025", "Day two, 2 mars 2025"]),
+])
+def test_a_day_ordinal_takes_the_gender_of_the_month(
+    tmp_path: Path, lang: str, days: list[str]
+) -> None:
+    (tmp_path / "days.csl").write_text(DAY_ORDINAL_STYLE, "utf-8")
+    pool = [{"sid": n, "title": f"Day {word}", "published_at": f"2025-03-0{n}"}
+            for n, word in ((1, "one"), (2, "two"))]
+    render("A[[S:1]] B[[S:2]]\n", tmp_path, name="styled", formats=["md"], sources_pool=pool,
+           csl="days.csl", base_dir=tmp_path, lang=lang)
+    entries = (tmp_path / "styled.md").read_text("utf-8").split("## Sources\n\n", 1)[1]
+    assert [line.split(": ", 1)[1] for line in entries.splitlines()] == days
