@@ -121,6 +121,10 @@ def cjk_region(text: str) -> CjkRegion:
 
 
 Direction = Literal["ltr", "rtl"]
+#: LEFT-TO-RIGHT and RIGHT-TO-LEFT MARKS: invisible, strongly directional characters that
+#: writers without isolates (DOCX, PPTX) place where a neutral must take a side.
+LRM = "\u200e"
+RLM = "\u200f"
 
 
 def text_direction(text: str) -> Direction | None:
@@ -152,6 +156,13 @@ def has_right_to_left(text: str) -> bool:
     """Whether ``text`` holds any right-to-left character (anywhere, unlike
     :func:`text_direction`, which looks at the first strong one)."""
     return _RIGHT_TO_LEFT.search(text) is not None
+
+
+def closing_marks(text: str) -> str:
+    """The marks that end ``text`` as a part of a right-to-left line read part by part: a
+    left-to-right mark after left-to-right text (its final "?" or ")" stays at its end), then
+    a right-to-left mark, so that what follows takes the line's direction."""
+    return (LRM if text_direction(text) == "ltr" else "") + RLM
 
 
 def is_rtl(text: str) -> bool:

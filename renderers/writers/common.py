@@ -26,7 +26,7 @@ other plain-text rules, because readers may use it too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote
@@ -48,7 +48,7 @@ from renderers.document import (
 from renderers.errors import LimitError
 from renderers.options import Limits, PageSize, RenderOptions
 from renderers.resolve import SourceEntry
-from renderers.text import Direction, text_direction
+from renderers.text import Direction, closing_marks, text_direction
 
 # ---------------------------------------------------------------- page sizes
 
@@ -367,6 +367,22 @@ class EntryParts:
     def rtl(self) -> bool:
         """Whether the entry reads right to left (the document does)."""
         return self.direction == "rtl"
+
+    def details_run(self, shown: Callable[[str], str] = str) -> str:
+        """The details as the one run that follows the title in a word processor or on a
+        slide (DOCX, PPTX), each detail's text through ``shown`` ("" for none). In a
+        right-to-left entry the title and each detail end with :func:`~renderers.text.
+        closing_marks`, as neither format isolates a part: the parts then read right to left
+        as the PDF sets them (the HTML isolates them, ``html.templating.part_dir``), where
+        LibreOffice ran a Latin title, its domain and date together left to right, moved a
+        Latin title's final "?" to its start and put the back-link (a field, in a slide)
+        between the domain and the date. The marks are invisible; the run may be there with
+        no detail, to end the title."""
+        if not self.rtl:
+            return "".join(d.separator + shown(d.text) for d in self.details)
+        return closing_marks(self.title) + "".join(
+            d.separator + shown(d.text) + closing_marks(d.text) for d in self.details
+        )
 
 
 def entry_parts(entry: SourceEntry) -> EntryParts:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import unicodedata
 import zipfile
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from renderers.text import blocks_direction, text_direction
 from renderers.writers.docx.writer import docx_bytes
 from renderers.writers.html.report import render_html
 from renderers.writers.pdf import pdf_bytes
-from tests.helpers import convert_with_libreoffice, pdf_lines
+from tests.helpers import convert_all_with_libreoffice, convert_with_libreoffice, pdf_lines
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 A4_WIDTH = 595.3
@@ -375,3 +376,164 @@ def test_a_right_to_left_sources_list_starts_each_entry_at_the_right_margin(engi
         left, right, line = next(line for line in english if line[2].startswith(f"{number}. "))
         assert unicodedata.normalize("NFKC", line) == text, (line, text)
         assert 56.7 < left < 56.7 + 15, (left, right, line)
+
+
+#: A Latin title ending in a neutral "?", which a right-to-left run would move to its left.
+QUESTION_POOL: list[dict[str, Any]] = [
+    *ENTRY_POOL, {"sid": 4, "title": "What is solar power?", "url": "https://example.com/solar"},
+]
+ARABIC_ENTRIES = "# تقرير الطاقة\n\nفقرة.[[S:1]] نص.[[S:2]] آخر.[[S:3]] سؤال.[[S:4]]\n"
+ENGLISH_ENTRIES = "# Energy\n\nText.[[S:1]] More.[[S:2]] Also.[[S:3]] Asked.[[S:4]]\n"
+#: The parts of an entry in reading order, as programs find them (li > a.source-title …).
+ENTRY_PARTS = ("a.source-title", ".source-label", ".source-date", "a.backlink")
+
+
+def entries(report: str, fmt: str) -> bytes:
+    built = build_options()
+    return Session(prepare(report, sources_pool=QUESTION_POOL, options=built)).artifact(fmt).data
+
+
+def entries_html(report: str) -> str:
+    return entries(report, "html").decode()
+
+
+def test_each_part_of_a_right_to_left_entry_says_its_direction() -> None:
+    """No wrapper: the parts stay the entry's children, each with its own dir (the entry's when
+    it has no strong character); a left-to-right entry's parts carry none."""
+    root = lxml.html.document_fromstring(entries_html(ARABIC_ENTRIES))
+
+    def dirs(number: int) -> list[tuple[str, str | None]]:
+        entry = root.get_element_by_id(f"src-{number}")
+        return [(part.get("class"), part.get("dir")) for part in entry]
+
+    assert dirs(1) == [("source-title", "ltr"), ("source-label", "ltr"), ("source-date", "rtl"),
+                       ("backlink", "rtl")]
+    assert dirs(2) == [("source-title", "rtl"), ("source-label", "ltr"), ("backlink", "rtl")]
+    english = lxml.html.document_fromstring(entries_html(ENGLISH_ENTRIES))
+    assert all(part.get("dir") is None for part in english.xpath("//li[@id]/*"))
+
+
+def test_pdf_keeps_a_latin_titles_question_mark_at_its_end_in_a_right_to_left_entry() -> None:
+    lines = pdf_lines(entries(ARABIC_ENTRIES, "pdf"))
+    line = next(text for _, _, text in lines if text.endswith(".4"))
+    assert line == "↑ example.com — What is solar power? .4", line
+
+
+@pytest.mark.browser
+def test_chromium_lays_out_a_right_to_left_entry_part_by_part(tmp_path: Path) -> None:
+    """Chromium ran a Latin title, its domain and date together left to right in an Arabic
+    report's entry; each part now stands to the left of the one before it, as both PDF engines
+    set it, and reads in its own direction. An English report's entries read left to right."""
+    from tests.helpers import chromium_browser
+
+    measure = (
+        "([number, parts]) => parts.map(part => {"
+        " const e = document.querySelector(`#src-${number} > ${part}`);"
+        " if (!e) return null;"
+        " const r = e.getBoundingClientRect(); return [r.left, r.right, r.top]; })"
+    )
+    last_char = (  # the box of the fourth title's last character ("?")
+        "() => { const t = document.querySelector('#src-4 > a.source-title').lastChild;"
+        " const range = document.createRange(); range.setStart(t, t.length - 1);"
+        " range.setEnd(t, t.length); const r = range.getBoundingClientRect();"
+        " return [r.left, r.right]; }"
+    )
+    shown: dict[str, dict[int, list[Any]]] = {}
+    question: dict[str, list[float]] = {}
+    with chromium_browser() as browser:
+        page = browser.new_page(viewport={"width": 900, "height": 900})
+        for name, report in (("arabic", ARABIC_ENTRIES), ("english", ENGLISH_ENTRIES)):
+            path = tmp_path / f"{name}.html"
+            path.write_text(entries_html(report), encoding="utf-8")
+            page.goto(path.as_uri())
+            shown[name] = {n: page.evaluate(measure, [n, ENTRY_PARTS]) for n in (1, 2, 3, 4)}
+            question[name] = page.evaluate(last_char)
+            title = shown[name][4][0]
+            assert abs(question[name][1] - title[1]) < 1, (name, question[name], title)
+    for name, measured in shown.items():
+        for number, boxes in measured.items():
+            parts = [box for box in boxes if box is not None]  # no date in entries 2-4
+            tops = [top for _, _, top in parts]
+            assert max(tops) - min(tops) < 3, (name, number, parts)  # one line
+            for before, after in pairwise(parts):
+                if name == "arabic":  # the next part left of the one before it
+                    assert after[1] < before[0], (name, number, parts)
+                else:
+                    assert before[1] < after[0], (name, number, parts)
+
+
+#: Lists and Sources in an Arabic report and in an English one, for the office formats.
+LISTED = {
+    "arabic": ("# تقرير الطاقة\n\n- بند عربي[[S:1]]\n- بند ثان[[S:2]]\n\n"
+               "1. خطة أ[[S:3]]\n2. خطة ب[[S:4]]\n"),
+    "english": ("# Energy\n\n- First item[[S:1]]\n- Second item[[S:2]]\n\n"
+                "1. First step[[S:3]]\n2. Second step[[S:4]]\n"),
+}
+
+
+def marker_sides(pdf: bytes) -> list[tuple[str, str]]:
+    """Each list or Sources marker of ``pdf`` (a bullet, or a number by its full stop)
+    with the side of its line it stands on: ``"right"`` when it is right of every other
+    character of the line, ``"left"`` when left of them all, else ``"middle"``. A line is the
+    characters whose centre lies within the marker's box: LibreOffice draws a slide's bullet
+    a little higher than its text, so the lines of :func:`pdf_lines` put it apart."""
+    import pypdfium2 as pdfium
+
+    sides = []
+    for page in pdfium.PdfDocument(pdf):
+        textpage = page.get_textpage()
+        chars = [(textpage.get_text_range(i, 1), *textpage.get_charbox(i, loose=True))
+                 for i in range(textpage.count_chars())
+                 if textpage.get_text_range(i, 1) not in ("\r", "\n", "")]
+        for index, (char, left, bottom, right, top) in enumerate(chars):
+            stop = next((i for i, c in enumerate(chars)  # ".1" or "1.", side by side
+                         if c[0] == "." and bottom < (c[2] + c[4]) / 2 < top
+                         and min(abs(c[1] - right), abs(left - c[3])) < 1), None)
+            if char != "•" and not (char.isdigit() and stop is not None):
+                continue
+            own = {index} if stop is None else {index, stop}
+            line = [c for i, c in enumerate(chars) if i not in own and not c[0].isspace()
+                    and bottom < (c[2] + c[4]) / 2 < top]
+            side = ("right" if all(c[3] <= left + 0.5 for c in line)
+                    else "left" if all(c[1] >= right - 0.5 for c in line) else "middle")
+            sides.append((char, side))
+    return sides
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_sets_markers_and_entry_parts_in_the_documents_direction(
+    tmp_path: Path,
+) -> None:
+    """The DOCX and the PPTX as LibreOffice lays them out: in an Arabic report bullets, list
+    numbers and Sources numbers stand at the right of their text, and each entry reads part by
+    part from its number leftwards (title, domain, date, back-link, as in the PDF), where
+    LibreOffice ran a Latin title, its domain and date together left to right and moved a
+    final "?" to the title's start; in an English report the markers stand at the left."""
+    paths = []
+    for name, report in LISTED.items():
+        for fmt in ("docx", "pptx"):
+            path = tmp_path / f"{name}-{fmt}.{fmt}"
+            path.write_bytes(entries(report, fmt))
+            paths.append(path)
+    for pdf in convert_all_with_libreoffice(paths, tmp_path):
+        lines = pdf_lines(pdf.read_bytes())
+        arabic = pdf.stem.startswith("arabic")
+        side = "right" if arabic else "left"
+        assert marker_sides(pdf.read_bytes()) == [
+            ("•", side), ("•", side), ("1", side), ("2", side),  # the lists
+            ("1", side), ("2", side), ("3", side), ("4", side),  # the Sources
+        ], pdf.name
+        arabic_title = reading("تقرير الطاقة المتجددة")
+        expected = [
+            "↑ 2024-10-16 · iea.org — World Energy Outlook 2024 .1",
+            f"↑ irena.org — {arabic_title} .2",
+            "↑ b.example — B .3", "↑ example.com — What is solar power? .4",
+        ] if arabic else [
+            "1. World Energy Outlook 2024 — iea.org · 2024-10-16 ↑",
+            f"2. {arabic_title} — irena.org ↑",
+            "3. B — b.example ↑", "4. What is solar power? — example.com ↑",
+        ]
+        if pdf.stem.endswith("pptx"):  # LibreOffice breaks up an Arabic link on a slide
+            del expected[1]
+        texts = [unicodedata.normalize("NFKC", text) for _, _, text in lines]
+        assert all(entry in texts for entry in expected), (pdf.name, texts)

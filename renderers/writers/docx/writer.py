@@ -407,8 +407,8 @@ class _DocxWriter:
             add_run(link, parts.title, self._direction(parts.title, style))
         else:
             add_run(p, parts.title, self._direction(parts.title))
-        if parts.details:
-            add_run(p, parts.details_text, self._direction(parts.details_text))
+        if details := parts.details_run():
+            add_run(p, details, self._direction(parts.details_text))
 
     def _direction(self, text: str, props: RunProps = PLAIN) -> RunProps:
         """``props`` marked right-to-left when ``text`` starts right-to-left."""

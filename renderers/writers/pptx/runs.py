@@ -37,7 +37,7 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.resolve import SourceEntry, entry_number
-from renderers.text import is_rtl
+from renderers.text import LRM, is_rtl
 from renderers.writers.common import (
     BACKLINK_MARK,
     AuthorNotes,
@@ -251,10 +251,6 @@ def runs_rtl(runs: Iterable[Run]) -> bool:
     return is_rtl("".join(r.text for r in runs))
 
 
-#: LEFT-TO-RIGHT MARK: invisible, strongly left to right (a zero-width character to the metrics).
-LRM = "\u200e"
-
-
 def cont_marker(marker: str, rtl: bool) -> str:
     """The English "(cont.)" ``marker`` (:data:`~.model.CONT`, :data:`~.model.CONT_MARK`) for
     a paragraph that reads right to left when ``rtl``: held between left-to-right marks, its
@@ -274,7 +270,9 @@ def continued_title(title: tuple[Run, ...]) -> tuple[Run, ...]:
 
 def entry_para(entry: SourceEntry) -> Para:
     """A Sources entry (:func:`~renderers.writers.common.entry_parts`) as one paragraph:
-    ``1. Title — label · date ↑``, the title linked to the entry's URL (when safe)."""
+    ``1. Title — label · date ↑``, the title linked to the entry's URL (when safe). In a
+    right-to-left entry the space before the back-link is not the link's: LibreOffice lays a
+    link (a field) out left to right, and the space stood on the arrow's far side."""
     parts = entry_parts(entry)
     if parts.formatted:  # a CSL style's entry; numbered on slides, which cite by number
         marker = parts.marker or f"{parts.number}."
@@ -282,10 +280,12 @@ def entry_para(entry: SourceEntry) -> Para:
     else:
         runs = [Run(f"{parts.marker} ", bold=True),
                 Run(cap(clean(parts.title), 300), url=parts.url)]
-    details = "".join(d.separator + cap(clean(d.text), 200) for d in parts.details)
+    details = parts.details_run(lambda text: cap(clean(text), 200))
     if details and not parts.formatted:
         runs.append(Run(details))
-    if parts.backlink:
+    if parts.backlink and parts.rtl:  # the space outside the link: see below
+        runs.extend((Run(" "), Run(BACKLINK_MARK, target=parts.backlink)))
+    elif parts.backlink:
         runs.append(Run(f" {BACKLINK_MARK}", target=parts.backlink))
     return Para(tuple(runs), size=SOURCES_SIZE, space_before=4.0, rtl=parts.rtl)
 
