@@ -75,7 +75,7 @@ from renderers.writers.typst.bounds import (
 from renderers.writers.typst.escape import string_literal, text_markup
 from renderers.writers.typst.markup import TypstSource, typst_source
 from renderers.writers.typst.parts import code_span
-from renderers.writers.typst.tables import column_widths
+from renderers.writers.typst.tables import column_pieces, widest_cells
 from renderers.writers.typst.writer import page_count, typst_pdf
 
 HOSTILE = (
@@ -306,24 +306,32 @@ def test_the_benchmarks_500_page_report_stays_within_the_document_bound() -> Non
     assert weighed <= MAX_DOCUMENT_PIECES / 2, weighed  # with room for a longer report
 
 
-def test_short_table_columns_take_their_contents_width() -> None:
-    """A column of short cells (a citation, a number) is as wide as its content, so its bold
-    header never runs past the table; long columns share the rest by their text's length."""
-    header = [TableCell((Text(text),)) for text in ("Region", "Comment", "Cite")]
-    row = [TableCell((Text(text),)) for text in ("North", "words " * 20, "1")]
-    assert column_widths([header, row], 3) == ["auto", "40fr", "auto"]
-    assert column_widths([header[:1], row[:1]], 1) == ["6fr"]  # all short: still full width
+def test_the_pieces_a_line_cannot_break_are_named_in_their_look() -> None:
+    """Typst measures a column's min-content width on these: words between spaces and after
+    dashes, each CJK character, bold in the header, code in its face; a long word (it may break
+    anywhere) and a citation number are no such piece."""
+    header = [TableCell((Text("Region"),)), TableCell((Text("Note"),))]
+    row = [TableCell((Text("well-known 15–30% -5 "), Code("x_y"), Cite((1,)))),
+           TableCell((Text("東京 " + "Unbroken" * 4),))]
+    pieces = column_pieces([header, row], 2, header=True)
+    assert pieces[0] == '(strong("Region"), "well-", "known", "15–")'  # the four longest
+    assert pieces[1] == '(strong("Note"), "東", "京")'
+    assert column_pieces([row], 2, header=False)[0] == '("well-", "known", "15–", "30%")'
+    assert column_pieces([[TableCell((Code("x_y"), Text(" -5")))]], 1, header=False) == [
+        '(code-span("x_y"), "-5")']
 
 
 def test_a_column_of_in_line_citations_is_sized_by_their_text() -> None:
     """A style's citation or a linked title (``--citation-format inline-links``) is text the
-    column shows: counted as such, the other columns keep room for their words."""
+    column shows: its cell is among those measured for the column's width, so the other
+    columns keep room for their words."""
     title = Text("Levelized Cost of Energy+ (LCOE+) 2024, Annual Technology Baseline")
     cite = Cite((1,), children=(Link("#src-1", (title,)),))
     header = tuple(TableCell((Text(t),)) for t in ("Technology", "Capacity factor", "Source"))
     row = (TableCell((Text("Utility-scale PV"),)), TableCell((Text("15–30%"),)),
            TableCell((Text("Lazard "), cite)))
-    assert column_widths([header, row], 3) == ["16fr", "15fr", "40fr"]
+    plain = (TableCell((Text("Solar"),)), TableCell((Text("20%"),)), TableCell((Text("Lazard"),)))
+    assert widest_cells([header, row, *[plain] * 5], 3)[2] == "(5, 2, 8, 11)"  # cited first
     _, pdf = render((Table(header, (row,)),))
     shown = " ".join(pdfium.PdfDocument(pdf)[0].get_textpage().get_text_range().split())
     assert "Technology Capacity factor Source Utility-scale PV 15–30%" in shown

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Literal
 
 from citations.links import safe_link
 from citations.numbering import display_segments, note_segments
@@ -134,6 +135,9 @@ CITE_NOTE_PREFIX = "cnote-"
 #: Nested lists, quotes and notes drawn as such; deeper ones keep their text but not their
 #: frames (Typst stops at a fixed layout depth, well below the readers' nesting limit).
 MAX_BLOCK_DEPTH = 16
+#: The spacing (a length of report.typ) a list leaves after an item: a tight list's between
+#: its items, a paragraph's otherwise.
+ItemGap = Literal["leading", "paragraph-gap"]
 #: Nested emphasis, strong, strike-through and links kept as such; deeper ones as plain text.
 MAX_INLINE_DEPTH = 32
 
@@ -300,13 +304,22 @@ class _Markup:
 
     # ------------------------------------------------------------------ blocks
 
-    def blocks(self, blocks: Iterable[Block], *, tight: bool = False) -> str:
+    def blocks(
+        self, blocks: Iterable[Block], *, tight: bool = False, item_gap: ItemGap | None = None
+    ) -> str:
         """Blocks apart by paragraph spacing; in a tight list item, as the HTML report writes
-        them (paragraphs without their own spacing: a nested list follows its line directly)."""
-        rendered = (self.block(b, tight=tight) for b in blocks)
+        them (paragraphs without their own spacing: a nested list follows its line directly).
+        ``item_gap``: they fill a list item, which the list's spacing of that name follows."""
+        listed = list(blocks)
+        rendered = (
+            self.block(b, tight=tight, item_gap=item_gap if n == len(listed) - 1 else None)
+            for n, b in enumerate(listed)
+        )
         return (" " if tight else "\n\n").join(r for r in rendered if r)
 
-    def block(self, block: Block, *, tight: bool = False) -> str:
+    def block(
+        self, block: Block, *, tight: bool = False, item_gap: ItemGap | None = None
+    ) -> str:
         match block:
             case Heading():
                 return self.heading(block)
@@ -328,7 +341,9 @@ class _Markup:
             case BlockQuote(inner):
                 if self.block_depth >= MAX_BLOCK_DEPTH:
                     return self.blocks(inner)
-                return call("quote-block", content(self.nested_blocks(inner)))
+                return call("quote-block", content(self.nested_blocks(inner)),
+                            *(["tight: true"] if tight else []),
+                            *([f"item-end: {item_gap}"] if item_gap else []))
             case Figure(image, caption, label, number):
                 body = self.image(image, block=True)
                 lead = caption_lead(label, number)
@@ -348,11 +363,13 @@ class _Markup:
                     f"Typst writer: unsupported block {type(block).__name__}"
                 )
 
-    def nested_blocks(self, blocks: Iterable[Block], *, tight: bool = False) -> str:
+    def nested_blocks(
+        self, blocks: Iterable[Block], *, tight: bool = False, item_gap: ItemGap | None = None
+    ) -> str:
         """Blocks inside a list item, quote or note (one level deeper)."""
         self.block_depth += 1
         try:
-            return self.blocks(blocks, tight=tight)
+            return self.blocks(blocks, tight=tight, item_gap=item_gap)
         finally:
             self.block_depth -= 1
 
@@ -390,7 +407,8 @@ class _Markup:
         bullet = _BULLETS[self.list_depth % len(_BULLETS)]
         self.list_depth += 1
         try:
-            bodies = [content(self.list_item(item, tight)) for item in items]
+            bodies = [content(self.list_item(item, tight, last=n == len(items) - 1))
+                      for n, item in enumerate(items)]
         finally:
             self.list_depth -= 1
         tight_arg = "true" if tight else "false"
@@ -406,9 +424,14 @@ class _Markup:
             return call("list", marker, f"tight: {tight_arg}", *bodies)
         return call("enum", f"start: {first}", f"tight: {tight_arg}", *bodies)
 
-    def list_item(self, item: ListItem, tight: bool) -> str:
+    def list_item(self, item: ListItem, tight: bool, *, last: bool) -> str:
+        """An item's blocks; the spacing after it is the tight list's leading between its items,
+        else a paragraph's."""
+        gap: ItemGap = "leading" if tight and not last else "paragraph-gap"
         with self.directed(blocks_direction(item.blocks)) as direction:
-            return self.set_direction(direction, self.nested_blocks(item.blocks, tight=tight))
+            return self.set_direction(
+                direction, self.nested_blocks(item.blocks, tight=tight, item_gap=gap)
+            )
 
 
     # ------------------------------------------------------------------ inlines

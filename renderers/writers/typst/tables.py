@@ -1,13 +1,33 @@
 """A table of the document model as a Typst ``table``: the report's style, the header row
-repeated on every page, columns sized by their content, each cell in its own direction."""
+repeated on every page, columns sized by their content as CSS's automatic table layout sizes
+them (``report-table`` in report.typ), each cell in its own direction."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Literal
 
-from renderers.document import Alignment, Cite, Table, TableCell, plain_text, walk_inlines
-from renderers.text import text_direction
+from renderers.document import (
+    Alignment,
+    Cite,
+    Code,
+    Emph,
+    Inline,
+    LineBreak,
+    Link,
+    SoftBreak,
+    Strike,
+    Strong,
+    Styled,
+    Table,
+    TableCell,
+    Text,
+    plain_text,
+    walk_inlines,
+)
+from renderers.text import CJK_CHARS, LONG_WORD, text_direction
+from renderers.writers.typst.escape import string_literal
 from renderers.writers.typst.math import caption_lead, numbered_anchor_of
 from renderers.writers.typst.parts import array, call, content, label_call, labelled, optional
 
@@ -15,31 +35,32 @@ if TYPE_CHECKING:
     from renderers.writers.typst.markup import _Markup
 
 _ALIGN: dict[str, str] = {"left": "left", "center": "center", "right": "right", "default": "start"}
-#: Bounds of a column's share of the table width, in characters of its longest cell.
-_MIN_WEIGHT, _MAX_WEIGHT = 4, 40
-#: A column whose cells are all this short takes the width of its content.
-_SHORT = 12
+#: How a piece of a cell's text is set, so that Typst measures it in its face.
+PieceLook = Literal["plain", "strong", "code"]
+#: The cells of each column with the longest text (and the longest pieces of its text) that
+#: Typst measures for its max-content (and min-content) width.
+CELLS_PER_COLUMN = PIECES_PER_COLUMN = 4
+#: Where a line may break inside a word: after a dash, after a hyphen but before a digit.
+_BREAK_IN_WORD = re.compile(r"(?<=[–—])|(?<=-)(?=\D)")
+#: A CJK character: a line may break before and after each.
+_CJK_CHAR = re.compile(f"({CJK_CHARS.pattern})")
 
 
-def column_widths(rows: Sequence[Sequence[TableCell]], columns: int) -> list[str]:
-    """Each column's width: its content's (``auto``) if every cell is short, else a share of
-    the rest in proportion to its longest cell text, bounded.
+def widest_cells(rows: Sequence[Sequence[TableCell]], columns: int) -> list[str]:
+    """Per column, a Typst array of the indices (row by row, among ``rows``) of the cells that
+    ``report-table`` measures for the column's max-content width: those whose text is longest.
 
-    The report's tables are 100 % wide and a browser sizes their columns by content: short
-    columns (numbers, a citation, one word) get the width of their content, and the others
-    share the rest. ``fr`` columns by text length come close without measuring long cells, but
-    a short column's share may be narrower than its longest word in bold (a header); measuring
-    those few cells is cheap. A table of short columns only is shared out, to stay full width.
+    Measuring every cell would cost Typst about a second layout of the table (three times the
+    compile time and twice the memory of a large cited table); the longest texts are the widest
+    but for a few percent of glyph widths, so a handful per column finds the widest.
     """
-    longest = [
-        max((shown_length(row[index]) for row in rows if index < len(row)), default=0)
-        for index in range(columns)
-    ]
-    if all(length <= _SHORT for length in longest):
-        return [f"{max(_MIN_WEIGHT, length)}fr" for length in longest]
-    return [
-        "auto" if length <= _SHORT else f"{min(_MAX_WEIGHT, length)}fr" for length in longest
-    ]
+    widest: list[str] = []
+    for column in range(columns):
+        lengths = {index: shown_length(row[column])
+                   for index, row in enumerate(rows) if column < len(row)}
+        longest = sorted(lengths, key=lambda index: -lengths[index])[:CELLS_PER_COLUMN]
+        widest.append(array(str(index * columns + column) for index in longest))
+    return widest
 
 
 def shown_length(cell: TableCell) -> int:
@@ -51,6 +72,75 @@ def shown_length(cell: TableCell) -> int:
             shown = plain_text(node.children) if node.children else ",".join(map(str, node.numbers))
             length += len(shown)
     return length
+
+
+def column_pieces(rows: Sequence[Sequence[TableCell]], columns: int, *, header: bool) -> list[str]:
+    """Per column, a Typst array of its longest unbreakable pieces of text, each in its look: the
+    pieces ``report-table`` measures for the column's min-content width (CSS's auto layout gives
+    a column at least that much). The first row is bold when the table has a ``header``.
+
+    Typst cannot measure a cell's narrowest layout, so its widest pieces are named here: words
+    between spaces and after dashes, each CJK character on its own, and no long word (of
+    :data:`~renderers.text.LONG_WORD` characters: it may break anywhere in both engines).
+    """
+    found: list[dict[tuple[str, PieceLook], None]] = [{} for _ in range(columns)]
+    for index, row in enumerate(rows):
+        look: PieceLook = "strong" if header and index == 0 else "plain"
+        for column, cell in enumerate(row[:columns]):
+            for text, run_look in _joined(_runs(cell.children, look)):
+                for piece in _pieces(text):
+                    found[column][piece, run_look] = None
+    return [
+        array(_piece_markup(text, look)
+              for text, look in sorted(pieces, key=lambda item: -len(item[0]))[:PIECES_PER_COLUMN])
+        for pieces in found
+    ]
+
+
+def _runs(nodes: Sequence[Inline], look: PieceLook) -> Iterator[tuple[str, PieceLook]]:
+    """The text ``nodes`` show, in runs of one look (a citation's in-line text included)."""
+    for node in nodes:
+        match node:
+            case Text(text):
+                yield text, look
+            case Code(text):
+                yield text, "code"
+            case Strong(children):
+                yield from _runs(children, "strong" if look == "plain" else look)
+            case Cite(children=children):
+                yield from _runs(children, look)
+            case Emph(children) | Strike(children) | Styled(_, children) | Link(_, children):
+                yield from _runs(children, look)
+            case LineBreak() | SoftBreak():
+                yield " ", look
+
+
+def _joined(runs: Iterator[tuple[str, PieceLook]]) -> Iterator[tuple[str, PieceLook]]:
+    """``runs`` with neighbours of one look joined (a word may span two text nodes)."""
+    pending: tuple[str, PieceLook] | None = None
+    for text, look in runs:
+        if pending is not None and pending[1] == look:
+            pending = (pending[0] + text, look)
+        else:
+            if pending is not None:
+                yield pending
+            pending = (text, look)
+    if pending is not None:
+        yield pending
+
+
+def _pieces(text: str) -> Iterator[str]:
+    """The pieces of ``text`` a line cannot break inside (long words left out)."""
+    for word in text.split():
+        if len(word) >= LONG_WORD:
+            continue
+        for piece in _BREAK_IN_WORD.split(word):
+            yield from filter(None, _CJK_CHAR.split(piece))
+
+
+def _piece_markup(text: str, look: PieceLook) -> str:
+    literal = string_literal(text)
+    return {"plain": literal, "strong": f"strong({literal})", "code": f"code-span({literal})"}[look]
 
 
 def table_aligns(aligns: Sequence[Alignment], columns: int) -> list[str]:
@@ -72,21 +162,20 @@ class TableMarkup:
         if columns == 0:
             return caption_lead(table.label, table.number) + writer.inlines(table.caption)
         aligns = table_aligns(table.aligns, columns)
-        args = [
-            f"columns: {array(column_widths([header, *rows], columns))}",
-            f"align: {array(aligns)}",
-        ]
         anchors: list[str] = []
+        head: list[str] = []
         if header:
             writer.header_anchors = anchors
             try:
-                cells = [content(f"#strong[{c}];") for c in self.cells(header, columns, aligns)]
+                head = [content(f"#strong[{c}];") for c in self.cells(header, columns, aligns)]
             finally:
                 writer.header_anchors = None
-            args.append("fill: (_, y) => if y == 0 { header-fill }")
-            args.append(f"table.header(repeat: true, {', '.join(cells)})")
+        every = [header, *rows] if header else rows
+        widest = widest_cells(every, columns)
+        pieces = column_pieces(every, columns, header=bool(header))
+        args = [array(aligns), array(head), array(widest), array(pieces)]
         args += [content(cell) for row in rows for cell in self.cells(row, columns, aligns)]
-        body = f"table({', '.join(args)})"
+        body = f"report-table({', '.join(args)})"
         placed = "".join(f"#metadata(none){label_call(anchor)};" for anchor in anchors)
         caption = caption_lead(table.label, table.number) + writer.inlines(table.caption)
         block = call("table-block", body, optional(caption))
