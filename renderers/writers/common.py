@@ -368,6 +368,12 @@ class EntryParts:
         """Whether the entry reads right to left (the document does)."""
         return self.direction == "rtl"
 
+    def part_direction(self, text: str) -> Direction:
+        """The direction one part of the entry (its title, a detail, the back-link) reads in,
+        isolated from the others in a right-to-left entry: its own, by its first strong
+        character, else the entry's (a date, the arrow)."""
+        return text_direction(text) or self.direction
+
     def details_run(self, shown: Callable[[str], str] = str) -> str:
         """The details as the one run that follows the title in a word processor or on a
         slide (DOCX, PPTX), each detail's text through ``shown`` ("" for none). In a

@@ -388,9 +388,17 @@ ENGLISH_ENTRIES = "# Energy\n\nText.[[S:1]] More.[[S:2]] Also.[[S:3]] Asked.[[S:
 ENTRY_PARTS = ("a.source-title", ".source-label", ".source-date", "a.backlink")
 
 
-def entries(report: str, fmt: str) -> bytes:
-    built = build_options()
-    return Session(prepare(report, sources_pool=QUESTION_POOL, options=built)).artifact(fmt).data
+def entries(report: str, fmt: str, pool: list[dict[str, Any]] = QUESTION_POOL,
+            **options: Any) -> bytes:
+    built = build_options(**options)
+    return Session(prepare(report, sources_pool=pool, options=built)).artifact(fmt).data
+
+
+def pdf_text(pdf: bytes) -> str:
+    """The text of ``pdf`` as a reader copies it (pdfium's text page), pages in order."""
+    import pypdfium2 as pdfium
+
+    return "".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(pdf))
 
 
 def entries_html(report: str) -> str:
@@ -413,10 +421,28 @@ def test_each_part_of_a_right_to_left_entry_says_its_direction() -> None:
     assert all(part.get("dir") is None for part in english.xpath("//li[@id]/*"))
 
 
-def test_pdf_keeps_a_latin_titles_question_mark_at_its_end_in_a_right_to_left_entry() -> None:
-    lines = pdf_lines(entries(ARABIC_ENTRIES, "pdf"))
-    line = next(text for _, _, text in lines if text.endswith(".4"))
-    assert line == "↑ example.com — What is solar power? .4", line
+#: A Latin title too long to be set as one box in Typst (renderers.writers.typst.parts).
+LONG_QUESTION = "What is solar power, and how does it compare with the wind over a lifetime?"
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_keeps_a_latin_titles_question_mark_at_its_end_in_a_right_to_left_entry(
+    engine: str,
+) -> None:
+    """Typst set a Latin title as text of the right-to-left line and moved its final "?" to
+    its start; each part is now set in its own direction (a box, or, too long for one, between
+    isolate marks), and the text a reader copies has no control character in the entry."""
+    pool = [*QUESTION_POOL, {"sid": 5, "title": LONG_QUESTION, "url": "https://example.com/w"}]
+    pdf = entries(ARABIC_ENTRIES.replace("[[S:4]]", "[[S:4]][[S:5]]"), "pdf", pool,
+                  pdf_engine=engine)
+    lines = [text for _, _, text in pdf_lines(pdf)]
+    assert next(text for text in lines if text.endswith(".4")) == (
+        "↑ example.com — What is solar power? .4"), lines
+    assert next(text for text in lines if text.endswith(".5")) == (
+        f"↑ example.com — {LONG_QUESTION} .5"), lines
+    copied = pdf_text(pdf)
+    controls = {c for c in copied[copied.index("Sources"):] if unicodedata.category(c) == "Cf"}
+    assert not controls, controls
 
 
 @pytest.mark.browser
