@@ -563,3 +563,101 @@ def test_libreoffice_sets_markers_and_entry_parts_in_the_documents_direction(
             del expected[1]
         texts = [unicodedata.normalize("NFKC", text) for _, _, text in lines]
         assert all(entry in texts for entry in expected), (pdf.name, texts)
+
+
+# ---------------------------------------------------------------- CSL-styled entries
+
+#: Chicago's entries open with a quotation mark and end with a full stop: neutrals that a
+#: right-to-left line moved to the far end of a Latin entry.
+STYLED_LATIN = {
+    1: "“World Energy Outlook 2024.” 2024. October 16. https://www.iea.org/x.",
+    3: "“B.” n.d. https://b.example.",
+    4: "“What Is Solar Power?” n.d. https://example.com/solar.",
+}
+
+
+def styled(report: str, fmt: str, **options: Any) -> bytes:
+    return entries(report, fmt, csl="chicago-author-date", **options)
+
+
+def test_html_holds_a_latin_csl_entry_in_its_own_direction_in_a_right_to_left_list() -> None:
+    """A styled entry's text whose direction is not the list's is one span with its own dir;
+    an entry in the list's direction, and every entry of a left-to-right list, has none."""
+    def spans(report: str) -> dict[int, str | None]:
+        root = lxml.html.document_fromstring(styled(report, "html").decode())
+        found = {n: root.get_element_by_id(f"src-{n}").find("span[@class='source-text']")
+                 for n in (1, 2, 3, 4)}
+        return {n: None if span is None else span.get("dir") for n, span in found.items()}
+
+    assert spans(ARABIC_ENTRIES) == {1: "ltr", 2: None, 3: "ltr", 4: "ltr"}
+    assert spans(ENGLISH_ENTRIES) == {1: None, 2: None, 3: None, 4: None}
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_reads_a_latin_csl_entry_left_to_right_in_a_right_to_left_list(engine: str) -> None:
+    """Each Latin entry of an Arabic report reads left to right as a whole, its opening
+    quotation mark and its final full stop at its ends, from the right margin, the back-link
+    at its left; set as right-to-left text, the full stop stood at the entry's start, the
+    quotation mark at its end, and the runs in between read right to left."""
+    lines = pdf_lines(styled(ARABIC_ENTRIES, "pdf", pdf_engine=engine))
+    right_margin = A4_WIDTH - 56.7
+    for text in STYLED_LATIN.values():
+        left, right, line = next(line for line in lines if text.split()[-1] in line[2])
+        assert unicodedata.normalize("NFKC", line) == unicodedata.normalize(
+            "NFKC", f"↑ {text}"), (line, text)
+        assert abs(right - right_margin) < 3, (left, right, line)
+
+
+@pytest.mark.browser
+def test_chromium_lays_out_a_latin_csl_entry_left_to_right_from_the_right(tmp_path: Path) -> None:
+    """In an Arabic report Chromium sets a Latin entry's styled text left to right, its
+    opening quotation mark at its left end and its full stop at its right end, the text
+    ending at the entry's right edge (its first line hangs) and the back-link to its left."""
+    from tests.helpers import chromium_browser
+
+    measure = (
+        "(number) => { const li = document.querySelector(`#src-${number}`);"
+        " const span = li.querySelector('span.source-text');"
+        " const walker = document.createTreeWalker(span, NodeFilter.SHOW_TEXT);"
+        " const nodes = []; while (walker.nextNode()) {"
+        "  if (walker.currentNode.length) nodes.push(walker.currentNode); }"
+        " const char = (node, i) => { const range = document.createRange();"
+        "  range.setStart(node, i); range.setEnd(node, i + 1);"
+        "  const r = range.getBoundingClientRect(); return [r.left, r.right]; };"
+        " const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; };"
+        " const last = nodes[nodes.length - 1];"
+        " return {first: char(nodes[0], 0), last: char(last, last.length - 1), span: box(span),"
+        "  back: box(li.querySelector('a.backlink')), entry: box(li),"
+        "  text: [nodes[0].data[0], last.data[last.length - 1]]}; }"
+    )
+    path = tmp_path / "styled.html"
+    path.write_bytes(styled(ARABIC_ENTRIES, "html"))
+    with chromium_browser() as browser:
+        page = browser.new_page(viewport={"width": 900, "height": 900})
+        page.goto(path.as_uri())
+        shown = {n: page.evaluate(measure, n) for n in STYLED_LATIN}
+    for number, box in shown.items():
+        assert box["text"] == ["“", "."], (number, box)
+        assert abs(box["first"][0] - box["span"][0]) < 1, (number, box)  # “ at the left end
+        assert abs(box["last"][1] - box["span"][1]) < 1, (number, box)  # . at the right end
+        assert abs(box["span"][1] - box["entry"][1]) < 1, (number, box)  # from the right edge
+        assert box["back"][1] < box["span"][0], (number, box)  # the back-link to its left
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_reads_a_latin_csl_entry_left_to_right_in_a_right_to_left_list(
+    tmp_path: Path,
+) -> None:
+    """The DOCX and the PPTX of an Arabic report: a Latin entry's styled text reads left to
+    right between invisible marks (EntryParts.formatted_marks), where LibreOffice set its
+    opening quotation mark at its end and its full stop at its start (PPTX: the runs read
+    right to left too); a slide numbers the entry, at the right."""
+    paths = []
+    for fmt in ("docx", "pptx"):
+        paths.append(tmp_path / f"styled-{fmt}.{fmt}")
+        paths[-1].write_bytes(styled(ARABIC_ENTRIES, fmt))
+    for pdf in convert_all_with_libreoffice(paths, tmp_path):
+        texts = [unicodedata.normalize("NFKC", text) for _, _, text in pdf_lines(pdf.read_bytes())]
+        for number, text in STYLED_LATIN.items():
+            marker = f" .{number}" if pdf.stem.endswith("pptx") else ""
+            assert unicodedata.normalize("NFKC", f"↑ {text}{marker}") in texts, (pdf.name, texts)

@@ -156,8 +156,10 @@ def _part(text: str, entry: EntryParts, *, isolate: bool) -> str:
 
 def source_entry(entry: EntryParts, formatted: str, *, isolate: bool) -> str:
     """One Sources entry as a Typst dictionary (``source-entry`` in the template lays it out);
-    ``formatted`` is the markup of a CSL-styled entry ("" for the default look); ``isolate``:
-    as for :func:`~.escape.text_markup`."""
+    ``formatted`` is the markup of a CSL-styled entry ("" for the default look), held in its
+    own direction when it is not the list's; ``isolate``: as for :func:`~.escape.text_markup`."""
+    if formatted and (own := entry.formatted_direction) is not None:
+        formatted = isolated(formatted, own)  # may wrap, so not a box
     details = array(
         f"({string_literal(d.separator)}, [{_part(d.text, entry, isolate=isolate)}])"
         for d in entry.details
