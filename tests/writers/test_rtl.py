@@ -661,3 +661,35 @@ def test_libreoffice_reads_a_latin_csl_entry_left_to_right_in_a_right_to_left_li
         for number, text in STYLED_LATIN.items():
             marker = f" .{number}" if pdf.stem.endswith("pptx") else ""
             assert unicodedata.normalize("NFKC", f"↑ {text}{marker}") in texts, (pdf.name, texts)
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_sets_a_right_to_left_slides_source_footer_from_the_right(
+    tmp_path: Path,
+) -> None:
+    """The footer naming a slide's sources ("[1] iea.org · [2] irena.org …") follows the
+    slide's direction: on an Arabic slide it ends at the footer's right edge and reads right
+    to left, each number at the right of its label, where it stayed left to right at the
+    bottom left and ran the labels of the Latin sources together; on an English slide it
+    starts at the left edge."""
+    from renderers.writers.pptx.model import EMU_PER_PT, INSET_X, Geometry
+
+    footer = Geometry.default("16:9", footer=True).footer
+    left_edge = footer.left / EMU_PER_PT + INSET_X
+    right_edge = (footer.left + footer.width) / EMU_PER_PT - INSET_X
+    paths = []
+    for name, report in LISTED.items():
+        paths.append(tmp_path / f"{name}.pptx")
+        paths[-1].write_bytes(entries(report, "pptx"))
+    expected = {
+        "arabic": "example.com [4] · b.example [3] · irena.org [2] · iea.org [1]",
+        "english": "[1] iea.org · [2] irena.org · [3] b.example · [4] example.com",
+    }
+    for pdf in convert_all_with_libreoffice(paths, tmp_path):
+        left, right, text = next(line for line in pdf_lines(pdf.read_bytes())
+                                 if "iea.org" in line[2] and "[" in line[2])
+        assert unicodedata.normalize("NFKC", text) == expected[pdf.stem], (pdf.name, text)
+        if pdf.stem == "arabic":
+            assert abs(right - right_edge) < 2 and left > left_edge + 100, (left, right)
+        else:
+            assert abs(left - left_edge) < 2 and right < right_edge - 100, (left, right)
