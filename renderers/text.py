@@ -165,6 +165,18 @@ def closing_marks(text: str) -> str:
     return (LRM if text_direction(text) == "ltr" else "") + RLM
 
 
+#: The mark of each direction (:data:`LRM`, :data:`RLM`).
+MARKS: dict[Direction, str] = {"ltr": LRM, "rtl": RLM}
+
+
+def enclosing_marks(inner: Direction, outer: Direction) -> tuple[str, str]:
+    """The marks around text that reads ``inner`` inside a line that reads ``outer``, for
+    writers without isolates: ``inner``'s mark before it and after it (its leading and final
+    neutrals, a quotation mark or a full stop, stay at its ends), then ``outer``'s, so that what
+    follows takes the line's direction."""
+    return MARKS[inner], MARKS[inner] + MARKS[outer]
+
+
 def is_rtl(text: str) -> bool:
     """Whether ``text`` starts (by its first strong character) right-to-left."""
     return text_direction(text) == "rtl"

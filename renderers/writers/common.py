@@ -48,7 +48,7 @@ from renderers.document import (
 from renderers.errors import LimitError
 from renderers.options import Limits, PageSize, RenderOptions
 from renderers.resolve import SourceEntry
-from renderers.text import Direction, closing_marks, text_direction
+from renderers.text import Direction, closing_marks, enclosing_marks, text_direction
 
 # ---------------------------------------------------------------- page sizes
 
@@ -367,6 +367,36 @@ class EntryParts:
     def rtl(self) -> bool:
         """Whether the entry reads right to left (the document does)."""
         return self.direction == "rtl"
+
+    @property
+    def formatted_direction(self) -> Direction | None:
+        """The direction a CSL style's entry reads in, in a right-to-left list, when it is not
+        the list's: ``"ltr"`` for a Latin entry in an Arabic report, by the first strong
+        character of its text; else None. Each writer isolates the whole styled text in it
+        (HTML ``dir``, Typst isolate marks, DOCX and PPTX :meth:`formatted_marks`), its marker
+        staying on the list's side: set as text of the list's direction, a Latin entry ran
+        right to left run by run, and its opening quotation mark or final full stop stood at
+        its other end. A left-to-right list is left as it is, as a default entry's parts are:
+        there an entry starting with an Arabic title goes on in the style's Latin wording
+        ("Retrieved", "n.d."), which reads best left to right."""
+        if not self.formatted or not self.rtl:
+            return None
+        own = text_direction(plain_text(self.formatted))
+        return own if own is not None and own != self.direction else None
+
+    @property
+    def formatted_marks(self) -> tuple[str, str]:
+        """The marks before and after a CSL style's entry (:func:`~renderers.text.
+        enclosing_marks`) in the formats without isolates (DOCX, PPTX): ("", "") unless
+        :attr:`formatted_direction` says it reads otherwise than its list."""
+        own = self.formatted_direction
+        return ("", "") if own is None else enclosing_marks(own, self.direction)
+
+    def part_direction(self, text: str) -> Direction:
+        """The direction one part of the entry (its title, a detail, the back-link) reads in,
+        isolated from the others in a right-to-left entry: its own, by its first strong
+        character, else the entry's (a date, the arrow)."""
+        return text_direction(text) or self.direction
 
     def details_run(self, shown: Callable[[str], str] = str) -> str:
         """The details as the one run that follows the title in a word processor or on a

@@ -388,9 +388,17 @@ ENGLISH_ENTRIES = "# Energy\n\nText.[[S:1]] More.[[S:2]] Also.[[S:3]] Asked.[[S:
 ENTRY_PARTS = ("a.source-title", ".source-label", ".source-date", "a.backlink")
 
 
-def entries(report: str, fmt: str) -> bytes:
-    built = build_options()
-    return Session(prepare(report, sources_pool=QUESTION_POOL, options=built)).artifact(fmt).data
+def entries(report: str, fmt: str, pool: list[dict[str, Any]] = QUESTION_POOL,
+            **options: Any) -> bytes:
+    built = build_options(**options)
+    return Session(prepare(report, sources_pool=pool, options=built)).artifact(fmt).data
+
+
+def pdf_text(pdf: bytes) -> str:
+    """The text of ``pdf`` as a reader copies it (pdfium's text page), pages in order."""
+    import pypdfium2 as pdfium
+
+    return "".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(pdf))
 
 
 def entries_html(report: str) -> str:
@@ -413,10 +421,28 @@ def test_each_part_of_a_right_to_left_entry_says_its_direction() -> None:
     assert all(part.get("dir") is None for part in english.xpath("//li[@id]/*"))
 
 
-def test_pdf_keeps_a_latin_titles_question_mark_at_its_end_in_a_right_to_left_entry() -> None:
-    lines = pdf_lines(entries(ARABIC_ENTRIES, "pdf"))
-    line = next(text for _, _, text in lines if text.endswith(".4"))
-    assert line == "↑ example.com — What is solar power? .4", line
+#: A Latin title too long to be set as one box in Typst (renderers.writers.typst.parts).
+LONG_QUESTION = "What is solar power, and how does it compare with the wind over a lifetime?"
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_keeps_a_latin_titles_question_mark_at_its_end_in_a_right_to_left_entry(
+    engine: str,
+) -> None:
+    """Typst set a Latin title as text of the right-to-left line and moved its final "?" to
+    its start; each part is now set in its own direction (a box, or, too long for one, between
+    isolate marks), and the text a reader copies has no control character in the entry."""
+    pool = [*QUESTION_POOL, {"sid": 5, "title": LONG_QUESTION, "url": "https://example.com/w"}]
+    pdf = entries(ARABIC_ENTRIES.replace("[[S:4]]", "[[S:4]][[S:5]]"), "pdf", pool,
+                  pdf_engine=engine)
+    lines = [text for _, _, text in pdf_lines(pdf)]
+    assert next(text for text in lines if text.endswith(".4")) == (
+        "↑ example.com — What is solar power? .4"), lines
+    assert next(text for text in lines if text.endswith(".5")) == (
+        f"↑ example.com — {LONG_QUESTION} .5"), lines
+    copied = pdf_text(pdf)
+    controls = {c for c in copied[copied.index("Sources"):] if unicodedata.category(c) == "Cf"}
+    assert not controls, controls
 
 
 @pytest.mark.browser
@@ -537,3 +563,133 @@ def test_libreoffice_sets_markers_and_entry_parts_in_the_documents_direction(
             del expected[1]
         texts = [unicodedata.normalize("NFKC", text) for _, _, text in lines]
         assert all(entry in texts for entry in expected), (pdf.name, texts)
+
+
+# ---------------------------------------------------------------- CSL-styled entries
+
+#: Chicago's entries open with a quotation mark and end with a full stop: neutrals that a
+#: right-to-left line moved to the far end of a Latin entry.
+STYLED_LATIN = {
+    1: "“World Energy Outlook 2024.” 2024. October 16. https://www.iea.org/x.",
+    3: "“B.” n.d. https://b.example.",
+    4: "“What Is Solar Power?” n.d. https://example.com/solar.",
+}
+
+
+def styled(report: str, fmt: str, **options: Any) -> bytes:
+    return entries(report, fmt, csl="chicago-author-date", **options)
+
+
+def test_html_holds_a_latin_csl_entry_in_its_own_direction_in_a_right_to_left_list() -> None:
+    """A styled entry's text whose direction is not the list's is one span with its own dir;
+    an entry in the list's direction, and every entry of a left-to-right list, has none."""
+    def spans(report: str) -> dict[int, str | None]:
+        root = lxml.html.document_fromstring(styled(report, "html").decode())
+        found = {n: root.get_element_by_id(f"src-{n}").find("span[@class='source-text']")
+                 for n in (1, 2, 3, 4)}
+        return {n: None if span is None else span.get("dir") for n, span in found.items()}
+
+    assert spans(ARABIC_ENTRIES) == {1: "ltr", 2: None, 3: "ltr", 4: "ltr"}
+    assert spans(ENGLISH_ENTRIES) == {1: None, 2: None, 3: None, 4: None}
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_reads_a_latin_csl_entry_left_to_right_in_a_right_to_left_list(engine: str) -> None:
+    """Each Latin entry of an Arabic report reads left to right as a whole, its opening
+    quotation mark and its final full stop at its ends, from the right margin, the back-link
+    at its left; set as right-to-left text, the full stop stood at the entry's start, the
+    quotation mark at its end, and the runs in between read right to left."""
+    lines = pdf_lines(styled(ARABIC_ENTRIES, "pdf", pdf_engine=engine))
+    right_margin = A4_WIDTH - 56.7
+    for text in STYLED_LATIN.values():
+        left, right, line = next(line for line in lines if text.split()[-1] in line[2])
+        assert unicodedata.normalize("NFKC", line) == unicodedata.normalize(
+            "NFKC", f"↑ {text}"), (line, text)
+        assert abs(right - right_margin) < 3, (left, right, line)
+
+
+@pytest.mark.browser
+def test_chromium_lays_out_a_latin_csl_entry_left_to_right_from_the_right(tmp_path: Path) -> None:
+    """In an Arabic report Chromium sets a Latin entry's styled text left to right, its
+    opening quotation mark at its left end and its full stop at its right end, the text
+    ending at the entry's right edge (its first line hangs) and the back-link to its left."""
+    from tests.helpers import chromium_browser
+
+    measure = (
+        "(number) => { const li = document.querySelector(`#src-${number}`);"
+        " const span = li.querySelector('span.source-text');"
+        " const walker = document.createTreeWalker(span, NodeFilter.SHOW_TEXT);"
+        " const nodes = []; while (walker.nextNode()) {"
+        "  if (walker.currentNode.length) nodes.push(walker.currentNode); }"
+        " const char = (node, i) => { const range = document.createRange();"
+        "  range.setStart(node, i); range.setEnd(node, i + 1);"
+        "  const r = range.getBoundingClientRect(); return [r.left, r.right]; };"
+        " const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; };"
+        " const last = nodes[nodes.length - 1];"
+        " return {first: char(nodes[0], 0), last: char(last, last.length - 1), span: box(span),"
+        "  back: box(li.querySelector('a.backlink')), entry: box(li),"
+        "  text: [nodes[0].data[0], last.data[last.length - 1]]}; }"
+    )
+    path = tmp_path / "styled.html"
+    path.write_bytes(styled(ARABIC_ENTRIES, "html"))
+    with chromium_browser() as browser:
+        page = browser.new_page(viewport={"width": 900, "height": 900})
+        page.goto(path.as_uri())
+        shown = {n: page.evaluate(measure, n) for n in STYLED_LATIN}
+    for number, box in shown.items():
+        assert box["text"] == ["“", "."], (number, box)
+        assert abs(box["first"][0] - box["span"][0]) < 1, (number, box)  # “ at the left end
+        assert abs(box["last"][1] - box["span"][1]) < 1, (number, box)  # . at the right end
+        assert abs(box["span"][1] - box["entry"][1]) < 1, (number, box)  # from the right edge
+        assert box["back"][1] < box["span"][0], (number, box)  # the back-link to its left
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_reads_a_latin_csl_entry_left_to_right_in_a_right_to_left_list(
+    tmp_path: Path,
+) -> None:
+    """The DOCX and the PPTX of an Arabic report: a Latin entry's styled text reads left to
+    right between invisible marks (EntryParts.formatted_marks), where LibreOffice set its
+    opening quotation mark at its end and its full stop at its start (PPTX: the runs read
+    right to left too); a slide numbers the entry, at the right."""
+    paths = []
+    for fmt in ("docx", "pptx"):
+        paths.append(tmp_path / f"styled-{fmt}.{fmt}")
+        paths[-1].write_bytes(styled(ARABIC_ENTRIES, fmt))
+    for pdf in convert_all_with_libreoffice(paths, tmp_path):
+        texts = [unicodedata.normalize("NFKC", text) for _, _, text in pdf_lines(pdf.read_bytes())]
+        for number, text in STYLED_LATIN.items():
+            marker = f" .{number}" if pdf.stem.endswith("pptx") else ""
+            assert unicodedata.normalize("NFKC", f"↑ {text}{marker}") in texts, (pdf.name, texts)
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_sets_a_right_to_left_slides_source_footer_from_the_right(
+    tmp_path: Path,
+) -> None:
+    """The footer naming a slide's sources ("[1] iea.org · [2] irena.org …") follows the
+    slide's direction: on an Arabic slide it ends at the footer's right edge and reads right
+    to left, each number at the right of its label, where it stayed left to right at the
+    bottom left and ran the labels of the Latin sources together; on an English slide it
+    starts at the left edge."""
+    from renderers.writers.pptx.model import EMU_PER_PT, INSET_X, Geometry
+
+    footer = Geometry.default("16:9", footer=True).footer
+    left_edge = footer.left / EMU_PER_PT + INSET_X
+    right_edge = (footer.left + footer.width) / EMU_PER_PT - INSET_X
+    paths = []
+    for name, report in LISTED.items():
+        paths.append(tmp_path / f"{name}.pptx")
+        paths[-1].write_bytes(entries(report, "pptx"))
+    expected = {
+        "arabic": "example.com [4] · b.example [3] · irena.org [2] · iea.org [1]",
+        "english": "[1] iea.org · [2] irena.org · [3] b.example · [4] example.com",
+    }
+    for pdf in convert_all_with_libreoffice(paths, tmp_path):
+        left, right, text = next(line for line in pdf_lines(pdf.read_bytes())
+                                 if "iea.org" in line[2] and "[" in line[2])
+        assert unicodedata.normalize("NFKC", text) == expected[pdf.stem], (pdf.name, text)
+        if pdf.stem == "arabic":
+            assert abs(right - right_edge) < 2 and left > left_edge + 100, (left, right)
+        else:
+            assert abs(left - left_edge) < 2 and right < right_edge - 100, (left, right)

@@ -395,11 +395,16 @@ class _DocxWriter:
         """The entry's title (linked when it has a safe URL), then its details; or the entry
         as its CSL style formats it."""
         if parts.formatted:
+            opening, closing = parts.formatted_marks  # its own direction, if not the list's
+            if opening:
+                add_run(p, opening, PLAIN)
             outer, self.relations = self.relations, relations  # links of this part
             try:
                 self.inlines(p, parts.formatted, PLAIN, _Scope())
             finally:
                 self.relations = outer
+            if closing:
+                add_run(p, closing, PLAIN)
             return
         if parts.url:
             link = add_hyperlink(p, rid=relations.link(parts.url))

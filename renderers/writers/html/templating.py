@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from renderers.options import PageSize
 from renderers.templates import templates_dir
-from renderers.text import CjkRegion, text_direction
+from renderers.text import CjkRegion
 from renderers.writers.common import ADDED_SECTION_LEVEL, EntryParts, page_dimensions
 from renderers.writers.html.breaks import breakable
 from renderers.writers.html.list_numbers import li_value_style
@@ -49,7 +49,7 @@ def part_dir(entry: EntryParts, text: str) -> Markup:
     direction also keeps a Latin title's final "?" at its end in the PDF."""
     if not entry.rtl:
         return Markup("")
-    return Markup(f' dir="{text_direction(text) or entry.direction}"')
+    return Markup(f' dir="{entry.part_direction(text)}"')
 
 
 @lru_cache(maxsize=16)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate
 
 from renderers.options import RenderOptions
+from renderers.text import closing_marks, enclosing_marks
 from renderers.writers.pptx.metrics import TextMetrics
 from renderers.writers.pptx.model import (
     CONT_MARK,
@@ -134,12 +135,14 @@ class SlideFlow:
         sizes = COVER_SIZES if kind in ("title", "section") else TITLE_SIZES
         title, size = self.fit_title(title, box, sizes)
         runs = [*title, *(r for it in items for r in _item_runs(it))]
-        footer = self.footer(runs) if self.options.source_footer and kind == "content" else ()
+        rtl = runs_rtl(runs)  # the slide's direction, by its first strong character
+        footer = (self.footer(runs, rtl=rtl) if self.options.source_footer and kind == "content"
+                  else ())
         notes, self.speaker_notes = tuple(self.speaker_notes), []
         anchors = [*self.anchors, *(r.defines for r in [*runs, *_note_runs(notes)] if r.defines)]
         self.anchors = []
         self.slides.append(Slide(kind, title, size, items, subtitle, footer, tuple(anchors),
-                                 notes))
+                                 notes, footer_rtl=rtl and bool(footer)))
 
     def add_speaker_notes(self, paras: Sequence[Para]) -> None:
         """Put ``paras`` on the notes page of the slide showing what came just before them:
@@ -167,8 +170,13 @@ class SlideFlow:
         max_lines = max(1, int((box.height_pt - 2 * INSET_Y) // self.metrics.line_height(size)))
         return truncate_runs(bold, self.metrics, width, size, max_lines), size
 
-    def footer(self, runs: Sequence[Run]) -> tuple[Run, ...]:
-        """``[1] iea.org · [3] irena.org`` for the sources cited in ``runs``, fitted to 2 lines."""
+    def footer(self, runs: Sequence[Run], *, rtl: bool = False) -> tuple[Run, ...]:
+        """``[1] iea.org · [3] irena.org`` for the sources cited in ``runs``, fitted to 2 lines.
+
+        On a right-to-left slide (``rtl``) the footer reads right to left part by part, as a
+        right-to-left Sources entry does: each label, and the ``+N more`` that ends a full
+        footer, ends with direction marks (:func:`~renderers.text.closing_marks`), where the
+        bidi algorithm ran ``iea.org · [3] irena.org`` together left to right beside ``[1]``."""
         numbers = sorted({n for r in runs for n in (r.cite, *r.spans) if n})
         if not numbers:
             return ()
@@ -183,9 +191,11 @@ class SlideFlow:
                 out.append(Run(f"[{n}]", cite=n))
                 label = cap(clean(self.labels.get(n, "")), 60)
                 if label:
-                    out.append(Run(f" {label}"))
+                    out.append(Run(f" {label}{closing_marks(label) if rtl else ''}"))
             if shown < len(numbers):
-                out.append(Run(f" · +{len(numbers) - shown} more"))
+                more = f"+{len(numbers) - shown} more"
+                opening, closing = enclosing_marks("ltr", "rtl") if rtl else ("", "")
+                out.append(Run(f" · {opening}{more}{closing}"))
             return out
 
         def fits(shown: int) -> bool:

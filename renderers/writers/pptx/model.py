@@ -286,6 +286,7 @@ class Slide:
     footer: tuple[Run, ...] = ()
     anchors: tuple[str, ...] = ()
     notes: tuple[Para, ...] = ()  # the speaker notes on its notes page
+    footer_rtl: bool = False  # the footer reads right to left, as the slide does
 
 
 @dataclass(frozen=True)

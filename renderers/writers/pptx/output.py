@@ -439,7 +439,7 @@ class DeckWriter:
                 case PictureItem():
                     self.picture(part, shapes, item)
         if slide.footer:
-            para = Para(slide.footer, size=FOOTER_SIZE, space_before=0.0)
+            para = Para(slide.footer, size=FOOTER_SIZE, space_before=0.0, rtl=slide.footer_rtl)
             self.textbox(shapes, geo.footer, self.text_body(part, [para], color=FOOTER_COLOR),
                          name="Sources")
         return px.slide_xml(shapes.xml)

@@ -276,7 +276,10 @@ def entry_para(entry: SourceEntry) -> Para:
     parts = entry_parts(entry)
     if parts.formatted:  # a CSL style's entry; numbered on slides, which cite by number
         marker = parts.marker or f"{parts.number}."
-        runs = [Run(f"{marker} ", bold=True), *cap_runs(InlineRuns().runs(parts.formatted), 600)]
+        opening, closing = parts.formatted_marks  # its own direction, if not the list's
+        styled = cap_runs(InlineRuns().runs(parts.formatted), 600)
+        runs = [Run(f"{marker} ", bold=True), *(Run(mark) for mark in (opening,) if mark),
+                *styled, *(Run(mark) for mark in (closing,) if mark)]
     else:
         runs = [Run(f"{parts.marker} ", bold=True),
                 Run(cap(clean(parts.title), 300), url=parts.url)]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from renderers.text import LONG_WORD, split_long_words
+from renderers.text import LONG_WORD, Direction, split_long_words
 
 #: Characters a Typst string literal cannot hold as they are.
 _SPECIAL = re.compile(r'[\\"\x00-\x1f\x7f\ud800-\udfff]')
@@ -40,6 +40,7 @@ _UNBREAKABLE = re.compile(r"[\x21-\u02ff\u0370-\u052f]+")
 #: box is laid out left to right inside. Typst writes the two marks into the PDF's text, so a
 #: document without right-to-left text, where no line can reorder the boxes, goes without.
 _LEFT_TO_RIGHT_ISOLATE = r'#"\u{2066}";'
+_RIGHT_TO_LEFT_ISOLATE = r'#"\u{2067}";'
 _POP_ISOLATE = r'#"\u{2069}";'
 #: Where a long word may break: after these (a soft hyphen too), or every ``_PIECE`` characters.
 _BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\\u00ad])")
@@ -143,11 +144,21 @@ def _last_url_break(text: str, start: int, end: int) -> int:
     return last if end - last >= LONG_WORD else end
 
 
+def isolated(markup: str, direction: Direction) -> str:
+    """``markup`` held between isolate marks (LRI or RLI … PDI): it reads in ``direction``
+    apart from its neighbours and may wrap, as an HTML element's ``dir`` isolates it. Typst
+    honours the marks (its bidi algorithm is Unicode's, isolates included), but writes them into
+    the PDF's text, as it does every character it is given: where a part fits on a line, a box
+    set in its direction isolates it without them."""
+    opening = _LEFT_TO_RIGHT_ISOLATE if direction == "ltr" else _RIGHT_TO_LEFT_ISOLATE
+    return opening + markup + _POP_ISOLATE
+
+
 def _url_markup(url: str, isolate: bool) -> str:
     """A URL Typst breaks itself, as one string (one text item); a left-to-right isolate
     when ``isolate`` (its characters stay in order in a right-to-left line)."""
     if isolate:
-        return _LEFT_TO_RIGHT_ISOLATE + text_expr(url) + _POP_ISOLATE
+        return isolated(text_expr(url), "ltr")
     return text_expr(url)
 
 
@@ -158,7 +169,7 @@ def _boxed_run(segment: str, isolate: bool) -> str:
     pieces = word_pieces(segment)
     if isolate:
         boxes = "".join(f"#box(text(dir: ltr, {string_literal(p)}));" for p in pieces)
-        return _LEFT_TO_RIGHT_ISOLATE + boxes + _POP_ISOLATE
+        return isolated(boxes, "ltr")
     return "".join(f"#box[{text_expr(p)}];" for p in pieces)
 
 

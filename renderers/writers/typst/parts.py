@@ -15,7 +15,7 @@ from renderers.document import InlineStyle
 from renderers.sandbox import LoadedImage
 from renderers.text import has_long_word
 from renderers.writers.common import BACKLINK_MARK, EntryParts, pdf_uri
-from renderers.writers.typst.escape import string_literal, text_markup
+from renderers.writers.typst.escape import isolated, string_literal, text_markup
 
 #: Image formats Typst reads as they are; the others the sandbox accepts become PNG first.
 TYPST_IMAGE_FORMATS: dict[str, str] = {
@@ -131,35 +131,43 @@ def note_fields(anchor: str, marker: str, body: str, backlink: str, direction: s
     return "(" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + ")"
 
 
-#: The longest detail of a right-to-left entry set as one box (a box does not wrap).
-BOXED_DETAIL = 60
+#: The longest part of a right-to-left entry set as one box (a box does not wrap).
+BOXED_PART = 60
 
 
-def _detail(text: str, *, rtl: bool, isolate: bool) -> str:
-    """The markup of an entry's detail (its domain, its date). In a right-to-left entry a
-    detail is a box, as it is an inline box that WeasyPrint orders: the bidi algorithm sees a
-    box as a neutral object, so the separators around it take the entry's direction and the
-    parts read right to left (title, then domain to its left), where the separator between a
-    Latin title and a Latin domain would have run the two together left to right. A detail too
-    long for a line stays text, which may wrap."""
+def _part(text: str, entry: EntryParts, *, isolate: bool) -> str:
+    """The markup of one part of an entry (its title, domain or date). In a right-to-left entry
+    each part reads in its own direction (:meth:`~renderers.writers.common.EntryParts.
+    part_direction`), apart from the others, as the HTML's ``dir`` on each part has WeasyPrint
+    lay it out: the parts read right to left from the number, and a Latin title's final "?"
+    stays at its end, where Typst, the title being text of the right-to-left line, moved it to
+    the title's start. A part is a box set in its direction: the bidi algorithm sees a box as
+    one neutral object, so the separators around it take the entry's direction, and the box
+    adds no character to the PDF's text. A part too long for a line (a box does not wrap) is
+    held between isolate marks instead (:func:`~.escape.isolated`), which the PDF's text keeps."""
     markup = text_markup(text, isolate=isolate)
-    if not rtl or len(text) > BOXED_DETAIL:
+    if not entry.rtl:
         return markup
-    return f"#box[{markup}];"
+    direction = entry.part_direction(text)
+    if len(text) > BOXED_PART:
+        return isolated(markup, direction)
+    return f"#directed({direction}, box[{markup}]);"
 
 
 def source_entry(entry: EntryParts, formatted: str, *, isolate: bool) -> str:
     """One Sources entry as a Typst dictionary (``source-entry`` in the template lays it out);
-    ``formatted`` is the markup of a CSL-styled entry ("" for the default look); ``isolate``:
-    as for :func:`~.escape.text_markup`."""
+    ``formatted`` is the markup of a CSL-styled entry ("" for the default look), held in its
+    own direction when it is not the list's; ``isolate``: as for :func:`~.escape.text_markup`."""
+    if formatted and (own := entry.formatted_direction) is not None:
+        formatted = isolated(formatted, own)  # may wrap, so not a box
     details = array(
-        f"({string_literal(d.separator)}, [{_detail(d.text, rtl=entry.rtl, isolate=isolate)}])"
+        f"({string_literal(d.separator)}, [{_part(d.text, entry, isolate=isolate)}])"
         for d in entry.details
     )
     fields = {
         "number": str(int(entry.number)),
         "anchor": string_literal(entry.anchor),
-        "title": content(text_markup(entry.title, isolate=isolate)),
+        "title": content(_part(entry.title, entry, isolate=isolate)),
         "url": string_literal(pdf_uri(entry.url)) if entry.url else "none",
         "details": details,
         "backlink": string_literal(entry.backlink) if entry.backlink else "none",
