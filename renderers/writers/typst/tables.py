@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from renderers.document import Alignment, Cite, Table, TableCell, plain_text, walk_inlines
 from renderers.text import text_direction
-from renderers.writers.typst.math import caption_lead, numbered_anchor_of
+from renderers.writers.typst.math import numbered_anchor_of
 from renderers.writers.typst.parts import array, call, content, label_call, labelled, optional
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class TableMarkup:
         header = list(table.header)
         columns = max((len(r) for r in (header, *rows)), default=0)
         if columns == 0:
-            return caption_lead(table.label, table.number) + writer.inlines(table.caption)
+            return writer.caption(table.label, table.number, table.caption)
         aligns = table_aligns(table.aligns, columns)
         args = [
             f"columns: {array(column_widths([header, *rows], columns))}",
@@ -88,7 +88,7 @@ class TableMarkup:
         args += [content(cell) for row in rows for cell in self.cells(row, columns, aligns)]
         body = f"table({', '.join(args)})"
         placed = "".join(f"#metadata(none){label_call(anchor)};" for anchor in anchors)
-        caption = caption_lead(table.label, table.number) + writer.inlines(table.caption)
+        caption = writer.caption(table.label, table.number, table.caption)
         block = call("table-block", body, optional(caption))
         return placed + labelled(block, numbered_anchor_of(table.label, table.number))
 
