@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, get_args
 
 from renderers.diagnostics import Diagnostic
+from renderers.labels import ENGLISH, Labels
 
 # ---------------------------------------------------------------- inlines
 
@@ -155,8 +156,6 @@ class Math:
 CrossRefKind = Literal["fig", "tbl"]
 #: A label as references and definitions write it: ``fig:solar``, ``tbl-costs``, ``fig:a.b``.
 CROSSREF_LABEL = r"(?:fig|tbl)[:-][A-Za-z0-9_]+(?:[-:.][A-Za-z0-9_]+)*"
-#: How every format names a numbered figure or table ("Figure 1", "Table 2").
-CROSSREF_NAMES: dict[CrossRefKind, str] = {"fig": "Figure", "tbl": "Table"}
 #: Characters after which an ``@`` is part of an e-mail address (``a.b@…``, ``x+y@…``).
 _EMAIL_BEFORE = frozenset("._-+@")
 #: Letters of scripts in which a word meets a reference without a space: CJK (Han, kana,
@@ -188,9 +187,10 @@ def label_kind(label: str) -> CrossRefKind:
     return "tbl" if label.startswith("tbl") else "fig"
 
 
-def numbered_name(label: str, number: int) -> str:
-    """What a reference to, and the caption of, a numbered figure or table shows."""
-    return f"{CROSSREF_NAMES[label_kind(label)]} {number}"
+def numbered_name(label: str, number: int, words: Labels) -> str:
+    """What a reference to a numbered figure or table shows ("Figure 1", "Abbildung 1"), in
+    the document's ``words`` (:func:`renderers.labels.labels_for`)."""
+    return words.numbered(label_kind(label), number)
 
 
 def numbered_anchor(label: str, number: int) -> str:
@@ -387,8 +387,11 @@ class Document:
 FormulaText = Literal["tex", "linear"]
 
 
-def plain_text(inlines: tuple[Inline, ...], formulas: FormulaText = "tex") -> str:
-    """The visible text of inlines (citations omitted), for titles, alt text and ids."""
+def plain_text(
+    inlines: tuple[Inline, ...], formulas: FormulaText = "tex", words: Labels = ENGLISH
+) -> str:
+    """The visible text of inlines (citations omitted), for titles, alt text and ids; a
+    reference to a figure or table named in ``words`` (contents entries: the document's)."""
     parts: list[str] = []
     for node in inlines:
         match node:
@@ -397,13 +400,13 @@ def plain_text(inlines: tuple[Inline, ...], formulas: FormulaText = "tex") -> st
             case Emph(children) | Strong(children) | Strike(children) | Styled(_, children) | Link(
                 _, children
             ):
-                parts.append(plain_text(children, formulas))
+                parts.append(plain_text(children, formulas, words))
             case Image(alt=alt):
                 parts.append(alt)
             case Math(tex, display):
                 parts.append(tex if formulas == "tex" else _linear(tex, display))
             case CrossRef(label, number):
-                parts.append(numbered_name(label, number) if number else f"@{label}")
+                parts.append(numbered_name(label, number, words) if number else f"@{label}")
             case LineBreak() | SoftBreak():
                 parts.append(" ")
             case FootnoteRef() | Cite() | Anchor():

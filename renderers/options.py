@@ -255,10 +255,14 @@ class RenderOptions:
         ),
     )
     sources_heading: str = option(
-        "Sources",
-        help="Heading of the Sources section (not blank).",
-        min_length=1,
+        "",
+        help=(
+            "Heading of the Sources section (default or blank: the word of the document's "
+            "declared language: Sources in English or when none is declared, Quellen in German "
+            "…)."
+        ),
         max_length=200,
+        example="References",
     )
     page_size: PageSize = option("A4", help="Page size.", formats=("pdf", "png", "docx", "html"))
     highlight_style: HighlightStyle = option(

@@ -22,6 +22,7 @@ from renderers.document import (
     map_blocks,
 )
 from renderers.errors import StrictError
+from renderers.labels import Labels, labels_for
 from renderers.language import DEFAULT_LANGUAGE, Language, document_language
 from renderers.speaker_notes import has_speaker_notes, planning_order, without_speaker_notes
 from renderers.text import Direction, blocks_direction
@@ -148,9 +149,10 @@ def document_direction(document: Document) -> Direction:
     return blocks_direction(document.blocks) or "ltr"
 
 
-def source_title(source: Source) -> str:
-    """The title to show: the row's title, else its label, else ``Source <sid>``."""
-    return source.title.strip() or source_label(source) or f"Source {source.sid}"
+def source_title(source: Source, words: Labels) -> str:
+    """The title to show: the row's title, else its label, else ``Source <sid>`` in the
+    document's ``words``."""
+    return source.title.strip() or source_label(source) or words.source.format(sid=source.sid)
 
 
 def resolve(
@@ -159,7 +161,7 @@ def resolve(
     *,
     numbering: NumberingMode = "appearance",
     strict: bool = False,
-    sources_heading: str = "Sources",
+    sources_heading: str = "",
     lang: str = "",
 ) -> ResolvedDocument:
     """Number ``document``'s citations against ``pool``.
@@ -169,15 +171,19 @@ def resolve(
     its ``speaker_view`` (:mod:`renderers.speaker_notes`). The result's ``language`` is
     ``lang`` (a canonical BCP 47 tag) when given, else the document's own or detected one
     (:func:`renderers.language.document_language`, over the whole document, notes included).
+    The Sources heading is ``sources_heading``, else the language's word
+    (:func:`renderers.labels.labels_for`: "Sources", "Quellen").
     """
     language = document_language(document, lang)
+    words = labels_for(language)
+    heading = sources_heading or words.sources
     if not has_speaker_notes(document.blocks):
-        rdoc = _resolve(document, pool, numbering, strict, sources_heading)
+        rdoc = _resolve(document, pool, numbering, strict, heading, words)
         return dataclasses.replace(rdoc, language=language)
-    full = _resolve(document, pool, numbering, strict, sources_heading)
+    full = _resolve(document, pool, numbering, strict, heading, words)
     full = dataclasses.replace(full, language=language)
     body = dataclasses.replace(document, blocks=without_speaker_notes(document.blocks))
-    shown = _resolve(body, pool, numbering, strict, sources_heading)
+    shown = _resolve(body, pool, numbering, strict, heading, words)
     return dataclasses.replace(shown, notes=full.notes, speaker_view=full, language=language)
 
 
@@ -187,6 +193,7 @@ def _resolve(
     numbering: NumberingMode,
     strict: bool,
     sources_heading: str,
+    words: Labels,
 ) -> ResolvedDocument:
     cites = planning_order(document.blocks)
     plan = plan_citations((c.sids for c in cites), pool, numbering)
@@ -226,7 +233,7 @@ def _resolve(
             number=n,
             sid=source.sid,
             source=source,
-            title=source_title(source),
+            title=source_title(source, words),
             url=safe_link(source.url),
             label=source_label(source),
             date=entry_date(source),

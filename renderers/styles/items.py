@@ -25,6 +25,7 @@ from typing import Any
 
 from citations.links import safe_link
 from citations.model import BIBLIOGRAPHIC_FIELDS, NAME_FIELDS, Source
+from renderers.labels import ENGLISH
 from renderers.resolve import file_name, source_title
 from renderers.styles.markup import strip_marks
 
@@ -58,14 +59,16 @@ def item_id(sid: int) -> str:
     return f"s{sid}"
 
 
-def csl_item(source: Source) -> dict[str, Any]:
-    """The CSL-JSON item of ``source`` (its id is :func:`item_id` of the sid)."""
+def csl_item(source: Source, title: str | None = None) -> dict[str, Any]:
+    """The CSL-JSON item of ``source`` (its id is :func:`item_id` of the sid); ``title`` is
+    its entry's (:attr:`renderers.resolve.SourceEntry.title`: a row without one is named in
+    the document's words), by default the English one."""
     url = safe_link(source.url)
     kind = SOURCE_TYPES.get(source.source_type.strip().lower())
     item: dict[str, Any] = {
         "id": item_id(source.sid),
         "type": kind or ("webpage" if url else "document"),
-        "title": _text(source_title(source)),
+        "title": _text(source_title(source, ENGLISH) if title is None else title),
     }
     if url:
         item["URL"] = url

@@ -144,7 +144,7 @@ def _number(key: str) -> int:
 
 
 def _item(entry: SourceEntry) -> dict[str, Any]:
-    return {**csl_item(entry.source), "id": _key(entry.number)}
+    return {**csl_item(entry.source, entry.title), "id": _key(entry.number)}
 
 
 def _citation(cite: Cite) -> Citation:

@@ -2,6 +2,7 @@
 
 Writers differ in how they lay things out, never in what they decide. This module decides:
 
+* **the words a writer writes itself** — :func:`document_words` (:mod:`renderers.labels`);
 * **page sizes** — :data:`PAGE_SIZES` (CSS keyword for HTML/PDF, twips for DOCX);
 * **the level of the sections a writer adds** (contents, Notes, Citation notes, Sources) —
   :data:`ADDED_SECTION_LEVEL`;
@@ -14,6 +15,7 @@ Writers differ in how they lay things out, never in what they decide. This modul
 * **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
   their separators, the back-link and its glyph, the entry's direction;
 * **an image that cannot be shown** — :func:`image_fallback`;
+* **a numbered caption's lead and direction** — :func:`caption_lead`, :func:`caption_direction`;
 * **a link that would show nothing** but its citations — :func:`shows_nothing`;
 * **a table cell's side margins** when columns are narrow — :func:`narrow_cell_margin`;
 * **a PDF link's URI** — :func:`pdf_uri`: a URL with non-ASCII characters percent-encoded;
@@ -43,12 +45,24 @@ from renderers.document import (
     Text,
     iter_blocks,
     iter_inlines,
+    label_kind,
     plain_text,
 )
 from renderers.errors import LimitError
+from renderers.labels import Labels, labels_for
+from renderers.language import language_for
 from renderers.options import Limits, PageSize, RenderOptions
-from renderers.resolve import SourceEntry
+from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.text import Direction, closing_marks, enclosing_marks, text_direction
+
+# ---------------------------------------------------------------- the words
+
+
+def document_words(rdoc: ResolvedDocument, options: RenderOptions) -> Labels:
+    """The words a writer writes itself (headings, captions, footers) in the document's
+    language, the one it declares (:func:`~renderers.language.language_for`)."""
+    return labels_for(language_for(rdoc, options))
+
 
 # ---------------------------------------------------------------- page sizes
 
@@ -186,23 +200,20 @@ def _one_line(text: str) -> str:
 # ---------------------------------------------------------------- author notes
 
 
-#: The heading of the list of author notes (HTML, PDF, DOCX put it before the Sources).
-NOTES_HEADING = "Notes"
-#: The id (HTML) and label (Typst) of the Notes section.
+#: The id (HTML) and label (Typst) of the Notes section (its heading: ``Labels.notes``; HTML,
+#: PDF, DOCX put it before the Sources).
 NOTES_ID = "notes"
-#: The heading of a note style's notes (numbered ``1.`` …; HTML and PDF list them after the
-#: author's Notes) when the author's Notes are there too. DOCX has Word footnotes, PPTX and
-#: Markdown cite numbers.
-CITATION_NOTES_HEADING = "Citation notes"
-#: The id (HTML) and label (Typst) of the Citation notes section.
+#: The id (HTML) and label (Typst) of the Citation notes section: a note style's notes
+#: (numbered ``1.`` …; HTML and PDF list them after the author's Notes). DOCX has Word
+#: footnotes, PPTX and Markdown cite numbers.
 CITATION_NOTES_ID = "citation-notes"
 
 
-def citation_notes_heading(*, author_notes: bool) -> str:
+def citation_notes_heading(words: Labels, *, author_notes: bool) -> str:
     """The title of a note style's notes: "Notes", as such documents call them, unless the
     author's own Notes are there too; then "Citation notes", so that the two sections, their
-    contents entries and outline items cannot be taken for one."""
-    return CITATION_NOTES_HEADING if author_notes else NOTES_HEADING
+    contents entries and outline items cannot be taken for one (in the document's ``words``)."""
+    return words.citation_notes if author_notes else words.notes
 
 
 def note_marker(number: int) -> str:
@@ -320,8 +331,6 @@ DETAILS_JOIN = " \u00b7 "
 #: U+2191: the office fonts (Arial, Liberation Sans, Calibri) all have it and it has no emoji
 #: form, unlike U+21A9 (↩).
 BACKLINK_MARK = "\u2191"
-BACKLINK_TITLE = "Back to the first citation"
-NOTE_BACKLINK_TITLE = "Back to the text"
 
 DetailKind = Literal["label", "date"]
 
@@ -468,12 +477,27 @@ def source_preview(entry: SourceEntry) -> SourcePreview:
 # ---------------------------------------------------------------- images and tasks
 
 
-def image_fallback(image: Image) -> str:
+def caption_lead(label: str, number: int, words: Labels) -> str:
+    """"Figure 1:" before the caption of a numbered figure or table, in the document's
+    ``words``; "" for an unnumbered one."""
+    return words.caption_lead(label_kind(label), number) if label and number else ""
+
+
+def caption_direction(
+    label: str, number: int, caption: tuple[Inline, ...], words: Labels
+) -> Direction | None:
+    """The direction a caption reads in: its first strong character's, counting its lead
+    (:func:`caption_lead`), as readers see it: "شكل 1: …" reads right to left whatever its
+    text, "Figure 1: …" left to right."""
+    return text_direction(f"{caption_lead(label, number, words)} {plain_text(caption)}")
+
+
+def image_fallback(image: Image, words: Labels) -> str:
     """What an image that cannot be shown (remote, refused, broken) becomes, in every format:
-    ``[Image: alt]`` (the title when there is no alt text), else ``[Image]``. Never its
-    source, which may be a path on the machine that rendered it."""
-    described = _one_line(image.alt) or _one_line(image.title)
-    return f"[Image: {described}]" if described else "[Image]"
+    ``[Image: alt]`` (the title when there is no alt text), else ``[Image]``, in the
+    document's ``words``. Never its source, which may be a path on the machine that rendered
+    it."""
+    return words.image_text(_one_line(image.alt) or _one_line(image.title))
 
 
 #: The box before a task item: ☒ done, ☐ open. ☒ rather than ☑: the default fonts of office

@@ -17,11 +17,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from renderers.document import Block, Heading, Paragraph, plain_text
+from renderers.labels import Labels
 from renderers.text import Direction, text_direction
-from renderers.writers.common import ADDED_SECTION_LEVEL, NOTES_HEADING, citation_notes_heading
+from renderers.writers.common import ADDED_SECTION_LEVEL, citation_notes_heading
 
-#: The heading of the contents list.
-CONTENTS_HEADING = "Contents"
 #: The id (HTML) and anchor of the contents list: no heading may take it.
 CONTENTS_ID = "contents"
 #: How many heading levels the contents list, from the shallowest listed.
@@ -58,6 +57,7 @@ def contents_headings(
     blocks: Iterable[Block],
     title: Heading | None,
     anchor: Callable[[Heading], str],
+    words: Labels,
     *,
     deepest: int = 6,
 ) -> list[tuple[int, str, str]]:
@@ -65,16 +65,17 @@ def contents_headings(
     except ``title`` (the heading that shows the title), none deeper than ``deepest`` (PPTX:
     the slide level); ``anchor`` names each in the writer's output."""
     return [
-        (block.level, heading_text(block), anchor(block)) for block in blocks
+        (block.level, heading_text(block, words), anchor(block)) for block in blocks
         if isinstance(block, Heading) and block is not title and block.level <= deepest
     ]
 
 
-def heading_text(heading: Heading) -> str:
+def heading_text(heading: Heading, words: Labels) -> str:
     """What the contents and the PDF outline show for ``heading``: its visible text on one
     line, formulas in their linear form (``x²``, ``α``, as on a PPTX slide title; TeX means
-    nothing to a reader), citation numbers and note letters left out."""
-    return " ".join(plain_text(heading.children, "linear").split())
+    nothing to a reader), citation numbers and note letters left out, a reference to a figure
+    in the document's ``words``."""
+    return " ".join(plain_text(heading.children, "linear", words).split())
 
 
 def contents_entries(
@@ -100,14 +101,19 @@ def contents_entries(
 
 
 def back_matter(
-    *, notes: str = "", citation_notes: str = "", sources: str = "", sources_heading: str = ""
+    words: Labels,
+    *,
+    notes: str = "",
+    citation_notes: str = "",
+    sources: str = "",
+    sources_heading: str = "",
 ) -> list[tuple[str, str]]:
     """The sections after the body as the contents lists them, ``(text, anchor)`` in the order
     writers put them: the author's Notes, a note style's Citation notes, the Sources. Each
     argument is the section's anchor in the writer's output ("" when it has none)."""
     sections = [
-        (NOTES_HEADING, notes),
-        (citation_notes_heading(author_notes=bool(notes)), citation_notes),
+        (words.notes, notes),
+        (citation_notes_heading(words, author_notes=bool(notes)), citation_notes),
         (sources_heading, sources),
     ]
     return [(text, anchor) for text, anchor in sections if anchor]

@@ -52,12 +52,14 @@ from renderers.document import (
     Text,
     ThematicBreak,
     crossref_may_follow,
+    label_kind,
     numbered_anchor,
     numbered_name,
     plain_text,
     walk_inlines,
 )
 from renderers.errors import UnsupportedNodeError
+from renderers.labels import Labels
 from renderers.options import RenderOptions
 from renderers.readers.sanitize import safe_image_src
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
@@ -67,6 +69,7 @@ from renderers.writers.common import (
     AuthorNotes,
     ImageBytes,
     document_title,
+    document_words,
     entry_parts,
     image_fallback,
     shows_nothing,
@@ -87,7 +90,8 @@ _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
 
 def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The whole document as Markdown, ending with its Sources section and a newline."""
-    writer = _BlockWriter(_note_labels(rdoc.document.blocks), ImageDefinitions(options))
+    words = document_words(rdoc, options)
+    writer = _BlockWriter(_note_labels(rdoc.document.blocks), ImageDefinitions(options), words)
     blocks: list[Block] = list(rdoc.document.blocks)
     title = document_title(rdoc.document, options)
     if title.added:
@@ -95,9 +99,8 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     chunks = [writer.blocks(tuple(blocks))] if blocks else []
     chunks.append(writer.images.definitions())
     if rdoc.entries:
-        heading = rdoc.sources_heading.strip() or "Sources"
-        chunks.append(writer.block(Heading(2, (Text(heading),))))
-        chunks.append("\n".join(sources_definition(entry, writer.images)
+        chunks.append(writer.block(Heading(2, (Text(rdoc.sources_heading),))))
+        chunks.append("\n".join(sources_definition(entry, writer.images, words)
                                  for entry in rdoc.entries))
     text = "\n\n".join(chunk for chunk in chunks if chunk)
     return text + "\n" if text else ""
@@ -108,13 +111,14 @@ def markdown_artifact(source: WriteSource) -> Artifact:
     return Artifact.of_text(markdown_text(source.rdoc, source.options))
 
 
-def sources_definition(entry: SourceEntry, images: ImageDefinitions) -> str:
+def sources_definition(entry: SourceEntry, images: ImageDefinitions, words: Labels) -> str:
     """``[^N]: [Title](url) — label · date``: the entry's parts, its title linked when it has
     a URL (or the entry as its CSL style formats it). No back-link: Markdown renderers add
     their own to every footnote."""
     parts = entry_parts(entry)
     if parts.formatted:  # a CSL style's entry; the footnote label already numbers it
-        writer = _InlineWriter({}, images=images, single_line=True, line_start=False)
+        writer = _InlineWriter({}, images=images, words=words, single_line=True,
+                               line_start=False)
         writer.inlines(parts.formatted)
         return f"[^{parts.number}]: {writer.text().strip()}"
     title = escape_text(parts.title, line_start=False)
@@ -228,9 +232,11 @@ class _InlineWriter:
         line_start: bool = True,
         deferred: list[str] | None = None,
         images: ImageDefinitions,
+        words: Labels,
     ):
         self.labels = labels
         self.images = images
+        self.words = words  # the document's (renderers.labels)
         self.single_line = single_line or table
         self.table = table
         self.deferred = deferred
@@ -299,7 +305,7 @@ class _InlineWriter:
                 self.emit(math_source(tex, display))
             case CrossRef(label, number):
                 anchor = numbered_anchor(label, number)
-                self._link(f"#{anchor}", (Text(numbered_name(label, number)),), "")
+                self._link(f"#{anchor}", (Text(numbered_name(label, number, self.words)),), "")
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported inline node {node!r}")
 
@@ -348,6 +354,7 @@ class _InlineWriter:
             line_start=False,
             deferred=self.deferred if deferred is None else deferred,
             images=self.images,
+            words=self.words,
         )
 
     def _wrap(self, delimiter: str, children: tuple[Inline, ...], closing: str = "") -> None:
@@ -391,7 +398,7 @@ class _InlineWriter:
         loaded (remote, refused, broken), as every other format shows it."""
         label = self.images.label(image)
         if label is None:
-            return escape_text(image_fallback(image), line_start=False)
+            return escape_text(image_fallback(image, self.words), line_start=False)
         return f"![{escape_text(_one_line(image.alt), line_start=False)}][{label}]"
 
 
@@ -483,15 +490,17 @@ def _joins_tightly(previous: Block, block: Block) -> bool:
 
 
 class _BlockWriter:
-    def __init__(self, labels: dict[str, str], images: ImageDefinitions):
+    def __init__(self, labels: dict[str, str], images: ImageDefinitions, words: Labels):
         self.labels = labels
         self.images = images
+        self.words = words  # the document's (renderers.labels)
 
     def inline_text(
         self, nodes: tuple[Inline, ...], *, single_line: bool = False, table: bool = False
     ) -> str:
         writer = _InlineWriter(
-            self.labels, single_line=single_line, table=table, images=self.images
+            self.labels, single_line=single_line, table=table, images=self.images,
+            words=self.words,
         )
         writer.inlines(nodes)
         return writer.text().strip("\n")
@@ -595,18 +604,18 @@ class _BlockWriter:
         return f"{fence}{info}\n{body}{fence}"
 
     def _figure(self, image: Image, caption: tuple[Inline, ...], lead: str = "") -> str:
-        picture = _InlineWriter(self.labels, images=self.images).image(image)
+        picture = _InlineWriter(self.labels, images=self.images, words=self.words).image(image)
         cites = any(isinstance(node, Cite) for node in walk_inlines(caption))
         shown = self.images.label(image) is not None  # else its fallback, then the caption
         if shown and not lead and not cites and plain_text(caption).strip() == image.alt.strip():
             return picture  # the alt already says it (a citation in it needs the caption)
         return picture + "\n\n" + lead + self.inline_text(caption)
 
-    @staticmethod
-    def _caption_lead(label: str, number: int) -> str:
+    def _caption_lead(self, label: str, number: int) -> str:
         """``<a id="fig-1"></a>**Figure 1:** `` before a numbered caption: the anchor the
         references link to (Markdown has no other way to name a place) and the number."""
         if not label or not number:
             return ""
         anchor = numbered_anchor(label, number)
-        return f'<a id="{anchor}"></a>**{numbered_name(label, number)}:** '
+        lead = escape_text(self.words.caption_lead(label_kind(label), number), line_start=False)
+        return f'<a id="{anchor}"></a>**{lead}** '

@@ -351,7 +351,7 @@ def test_an_edition_takes_the_ordinal_of_the_documents_locale(
     "2nd Aufl." (en-US's ordinal-02 found before de-DE's ordinal)."""
     render("B[[S:2]]\n", tmp_path, name="styled", formats=["md"], sources_pool=BIBLIOGRAPHIC_POOL,
            csl="apa", lang=lang)
-    entry = (tmp_path / "styled.md").read_text("utf-8").split("## Sources\n\n", 1)[1]
+    entry = (tmp_path / "styled.md").read_text("utf-8").split("[^1]: ", 1)[1]
     assert f"*Origins* {edition}" in entry, entry
 
 #: A style whose dates show the day as an ordinal ("1st March 2025").

@@ -8,7 +8,6 @@ import dataclasses
 import inspect
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from renderers.formats import FORMATS
 from renderers.options import (
     LIMIT_PARAMETERS,
     PARAMETERS,
+    PARAMS,
     SURFACES,
     Limits,
     Param,
@@ -284,26 +284,32 @@ def test_the_readme_lists_every_cli_option() -> None:
 
 
 @pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
-def test_a_blank_sources_heading_is_refused_on_every_surface(
+def test_a_blank_sources_heading_is_the_languages_word_on_every_surface(
     blank: str, tmp_path: Path, echo_client: TestClient
 ) -> None:
-    """Markdown fell back to "## Sources" while HTML and PDF wrote an empty heading: one rule
-    for all, in the spec, naming the option and what is accepted."""
-    accepted = "text that is not blank (1 to 200 characters)"
-    refused = rf"sources_heading=.*blank; accepted: {re.escape(accepted)}"
-    with pytest.raises(OptionError, match=refused):
-        render("x [[S:1]]", tmp_path, sources_pool=POOL, formats=["md"], sources_heading=blank)
-    envelope = call_tool("write_markdown", {"content": "x", "sources_heading": blank},
-                         out_dir=tmp_path)
-    assert envelope["ok"] is False and envelope["error"]["where"] == "sources_heading"
+    """Markdown fell back to "## Sources" while HTML and PDF wrote an empty heading. Blank
+    text is now the option left out, as for ``title`` and ``lang``: one rule for every
+    surface and format, the heading in the document's language (renderers.resolve)."""
+    assert build_options(sources_heading=blank).sources_heading == ""
+    german = render("x [[S:1]]", tmp_path / "api", sources_pool=POOL, formats=["md", "html"],
+                    sources_heading=blank, lang="de")
+    md, html = (result.path.read_text("utf-8") for result in german)
+    assert "\n## Quellen\n" in md and ">Quellen</h2>" in html and "Sources" not in md + html
+    envelope = call_tool("write_markdown", {"content": "x [[S:1]]", "sources_pool": POOL,
+                                            "sources_heading": blank}, out_dir=tmp_path / "tool")
+    assert envelope["ok"] is True, envelope
+    assert "\n## Sources\n" in Path(envelope["path"]).read_text("utf-8")
     answer = echo_client.post("/render", json={"content": "x", "format": "md",
                                                "sources_heading": blank})
-    assert answer.status_code == 400 and answer.json()["field"] == "sources_heading"
-    assert answer.json()["error"] == ("sources_heading: blank text; accepted: text that is not "
-                                      "blank of 1 to 200 characters")
-    done = CliRunner().invoke(cli.app, ["render", "x.md", "--sources-heading", blank])
-    assert done.exit_code == 2 and "--sources-heading" in done.stderr
-    assert not list(tmp_path.iterdir())
+    assert answer.status_code == 200, answer.text
+    assert arrived(PARAMS["sources_heading"], answer.json()) == ""
+    (tmp_path / "x.md").write_text("x [[S:1]]\n", encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    done = CliRunner().invoke(cli.app, [
+        "render", str(tmp_path / "x.md"), "--pool", str(tmp_path / "pool.json"), "--to", "md",
+        "--out", str(tmp_path / "cli"), "--sources-heading", blank, "--lang", "es"])
+    assert done.exit_code == 0, done.output
+    assert "\n## Fuentes\n\n[^1]:" in (tmp_path / "cli" / "x.md").read_text("utf-8")
     assert build_options(sources_heading="  Quellen ").sources_heading == "Quellen"
 
 

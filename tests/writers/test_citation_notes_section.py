@@ -14,10 +14,12 @@ from pptx import Presentation
 from pypdf import PdfReader
 
 from renderers.api import build_options, prepare
+from renderers.labels import ENGLISH
 from renderers.pipeline import Session
-from renderers.writers.common import CITATION_NOTES_HEADING, NOTES_HEADING
 from renderers.writers.contents import back_matter
 from tests.helpers import outline_titles
+
+NOTES_HEADING, CITATION_NOTES_HEADING = ENGLISH.notes, ENGLISH.citation_notes
 
 POOL = [
     {"sid": 1, "title": "Storage outlook", "url": "https://iea.example/storage"},
@@ -45,9 +47,10 @@ def render(fmt: str, **options: object) -> bytes:
 
 def test_the_titles_differ_and_come_in_the_order_the_sections_are_written() -> None:
     assert NOTES_HEADING != CITATION_NOTES_HEADING
-    back = back_matter(notes="n", citation_notes="c", sources="s", sources_heading="Sources")
+    back = back_matter(ENGLISH, notes="n", citation_notes="c", sources="s",
+                       sources_heading="Sources")
     assert back == [(NOTES_HEADING, "n"), (CITATION_NOTES_HEADING, "c"), ("Sources", "s")]
-    assert back_matter(sources="s", sources_heading="Sources") == [("Sources", "s")]
+    assert back_matter(ENGLISH, sources="s", sources_heading="Sources") == [("Sources", "s")]
 
 
 def test_html_has_two_titled_sections_with_their_own_ids_and_lists_both() -> None:

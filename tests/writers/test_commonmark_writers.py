@@ -31,6 +31,7 @@ from PIL import Image
 from citations.pool import SourcePool
 from renderers.document import Block, Document, Paragraph, Text
 from renderers.document import Image as ImageNode
+from renderers.labels import ENGLISH
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
@@ -42,7 +43,6 @@ from renderers.writers.html.report import render_html
 from renderers.writers.markdown import markdown_text
 from renderers.writers.pdf import pdf_bytes
 from renderers.writers.png import png_pages
-from renderers.writers.pptx.model import CONT
 from renderers.writers.pptx.output import pptx_bytes
 from renderers.writers.typst.writer import typst_pdf
 
@@ -59,7 +59,7 @@ _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 
 
 #: What the shared image rule puts before an image's alt text when the image cannot be shown.
-_FALLBACK_LEAD = image_fallback(ImageNode("", alt="\0")).split("\0")[0]
+_FALLBACK_LEAD = image_fallback(ImageNode("", alt="\0"), ENGLISH).split("\0")[0]
 
 
 def squeeze(text: str) -> str:
@@ -168,7 +168,8 @@ def pptx_text(data: bytes) -> str:
     parts: list[str] = []
     for slide in Presentation(io.BytesIO(data)).slides:
         title = slide.shapes.title
-        skip = title.element if title is not None and title.text.endswith(CONT) else None
+        continued = title is not None and title.text.endswith(ENGLISH.continued)
+        skip = title.element if continued else None
         for element in slide.element.iter():
             if skip is not None and any(a is skip for a in element.iterancestors()):
                 continue

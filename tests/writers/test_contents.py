@@ -16,6 +16,7 @@ from pypdf import PdfReader
 
 from renderers.api import write_pdf
 from renderers.document import Cite, Heading, Math, Text
+from renderers.labels import ENGLISH
 from renderers.readers.markdown import read_markdown
 from renderers.writers.contents import (
     CONTENTS_DEPTH,
@@ -64,7 +65,7 @@ def test_entries_skip_the_title_heading_and_citation_numbers_and_stay_three_deep
         Heading(5, (Text("Four deep"),), "deep"),
         Heading(3, (Text("Back"),), "back"),
     )
-    headings = contents_headings(blocks, title, lambda h: f"#{h.id}")
+    headings = contents_headings(blocks, title, lambda h: f"#{h.id}", ENGLISH)
     assert headings[0] == (2, "Intro", "#intro")
     entries = contents_entries(headings, [("Sources", "sources")])
     assert [(e.text, e.anchor, e.depth) for e in entries] == [
@@ -78,13 +79,14 @@ def test_entries_skip_the_title_heading_and_citation_numbers_and_stay_three_deep
 
 def test_the_deck_lists_only_headings_that_start_slides() -> None:
     blocks = (Heading(2, (Text("Slide"),), "s"), Heading(3, (Text("Sub"),), "t"))
-    assert contents_headings(blocks, None, lambda h: h.id, deepest=2) == [(2, "Slide", "s")]
+    assert contents_headings(blocks, None, lambda h: h.id, ENGLISH, deepest=2) == [
+        (2, "Slide", "s")]
 
 
 def test_an_entry_shows_a_formula_as_text_not_tex() -> None:
     heading = Heading(3, (Text("Sub with "), Math("\\alpha"), Text(" and "), Math("x^2")), "s")
-    assert heading_text(heading) == "Sub with α and x²"
-    assert heading_text(Heading(2, (Text("Raw "), Math("\\frac{")), "r")) == "Raw \\frac{"
+    assert heading_text(heading, ENGLISH) == "Sub with α and x²"
+    assert heading_text(Heading(2, (Text("Raw "), Math("\\frac{")), "r"), ENGLISH) == "Raw \\frac{"
 
 
 # ---------------------------------------------------------------- HTML and PDF

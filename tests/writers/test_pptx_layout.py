@@ -11,14 +11,25 @@ from typing import Any
 from pptx import Presentation
 
 from citations.pool import SourcePool
+from renderers.labels import ENGLISH
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
 from renderers.writers.pptx.layout import build_deck
 from renderers.writers.pptx.metrics import Client, Segment, TextMetrics
-from renderers.writers.pptx.model import CONT, CONT_MARK, Run
+from renderers.writers.pptx.model import Run
 from renderers.writers.pptx.output import pptx_bytes
-from renderers.writers.pptx.runs import cite_runs, cont_marker, continued_title, sentence_starts
+from renderers.writers.pptx.runs import (
+    cite_runs,
+    cont_marker,
+    continued_mark,
+    continued_title,
+    sentence_starts,
+)
+
+#: What starts the rest of a split paragraph, and what follows a continued slide's title.
+CONT_MARK = continued_mark(ENGLISH)
+CONT = ENGLISH.space + ENGLISH.continued
 
 POOL = SourcePool.from_rows(
     [{"sid": i, "title": f"Report {i}", "url": f"https://r{i}.org/"} for i in range(1, 9)]
@@ -101,7 +112,7 @@ def test_sentence_boundaries() -> None:
     starts = [text[i:i + 5] for i in sentence_starts(runs)]
     # the citation after a full stop stays with its sentence; "e.g. the" is no boundary
     assert starts == ["Then ", "Solar", "中文。下一", "下一句"]
-    assert sentence_starts((Run(CONT_MARK, italic=True), Run("rest of it. Next"))) == [
+    assert sentence_starts((Run(CONT_MARK, italic=True), Run("rest of it. Next")), CONT_MARK) == [
         len(CONT_MARK) + len("rest of it. ")]
 
 
@@ -122,10 +133,10 @@ def test_a_split_right_to_left_paragraph_stays_right_to_left() -> None:
 
 def test_cont_marks_of_left_to_right_text_stay_bare() -> None:
     assert cont_marker(CONT_MARK, False) == "(cont.) " and cont_marker(CONT, False) == " (cont.)"
-    assert continued_title((Run("Energy"),))[-1].text == " (cont.)"
+    assert continued_title((Run("Energy"),), ENGLISH)[-1].text == " (cont.)"
     marked = cont_marker(CONT_MARK, True)
     # the marker's full stop is no sentence end, held or bare
-    assert sentence_starts((Run(marked, italic=True), Run("rest of it. Next"))) == [
+    assert sentence_starts((Run(marked, italic=True), Run("rest of it. Next")), CONT_MARK) == [
         len(marked) + len("rest of it. ")]
 
 

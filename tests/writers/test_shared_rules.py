@@ -29,6 +29,7 @@ from renderers.document import (
     Paragraph,
     Text,
 )
+from renderers.labels import ENGLISH, LABELS
 from renderers.options import PageSize, RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, SourceEntry, file_name, resolve, source_label
@@ -168,9 +169,10 @@ def test_entry_parts_and_image_fallback() -> None:
     assert (memo.title, memo.details_text, memo.url) == ("Tenant memo", " \u2014 q3-memo.pdf", "")
     same = SourceEntry(1, 9, rdoc.entries[0].source, "iea.org", "", "iea.org", "", "src-1", "")
     assert entry_parts(same).details == ()  # a label that only repeats the title is left out
-    assert image_fallback(Image("x.png", alt="  A  chart ")) == "[Image: A chart]"
-    assert image_fallback(Image("/srv/x.png", title="Titled")) == "[Image: Titled]"
-    assert image_fallback(Image("/srv/x.png")) == "[Image]"
+    assert image_fallback(Image("x.png", alt="  A  chart "), ENGLISH) == "[Image: A chart]"
+    assert image_fallback(Image("/srv/x.png", title="Titled"), ENGLISH) == "[Image: Titled]"
+    assert image_fallback(Image("/srv/x.png"), ENGLISH) == "[Image]"
+    assert image_fallback(Image("/srv/x.png", title="Titel"), LABELS["de"]) == "[Bild: Titel]"
     assert (item_marker(True, "\u2022"), item_marker(False, ""), item_marker(None, "\u2022")) == (
         "\u2612", "\u2610", "\u2022")  # a task's box replaces the bullet or number
 

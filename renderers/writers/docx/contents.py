@@ -15,7 +15,9 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-from renderers.writers.contents import CONTENTS_HEADING, ContentsEntry
+from renderers.labels import Labels
+from renderers.text import is_rtl
+from renderers.writers.contents import ContentsEntry
 from renderers.writers.docx.links import add_hyperlink
 from renderers.writers.docx.oxml import (
     XML_SPACE,
@@ -36,8 +38,11 @@ def toc_instruction(entries: Sequence[ContentsEntry]) -> str:
     return f' TOC \\o "1-{deepest}" \\h \\z \\u '
 
 
-def add_contents(body: Element, entries: Sequence[ContentsEntry], styles: StyleBook) -> None:
-    """Append the contents of ``entries`` to ``body`` (nothing when there are none)."""
+def add_contents(
+    body: Element, entries: Sequence[ContentsEntry], styles: StyleBook, words: Labels
+) -> None:
+    """Append the contents of ``entries`` under their heading in ``words`` to ``body``
+    (nothing when there are none)."""
     if not entries:
         return
     sdt = sub(body, "sdt")
@@ -45,8 +50,8 @@ def add_contents(body: Element, entries: Sequence[ContentsEntry], styles: StyleB
                   {"val": "Table of Contents"})
     sub(gallery.getparent(), "docPartUnique")
     content = sub(sdt, "sdtContent")
-    heading = ParaProps(style=styles.get("TOC Heading"))
-    add_run(add_paragraph(content, heading), CONTENTS_HEADING)
+    heading = ParaProps(style=styles.get("TOC Heading"), bidi=is_rtl(words.contents))
+    add_run(add_paragraph(content, heading), words.contents)
     for index, entry in enumerate(entries):
         rtl = entry.direction == "rtl"
         last = index == len(entries) - 1

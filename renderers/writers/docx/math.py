@@ -4,9 +4,11 @@ that link to it."""
 
 from __future__ import annotations
 
-from renderers.document import Inline, Math, numbered_anchor, numbered_name
+from renderers.document import Inline, Math, numbered_anchor
+from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.omml import omml_math, omml_paragraph
+from renderers.writers.common import caption_lead
 from renderers.writers.docx.links import Bookmarks, add_hyperlink
 from renderers.writers.docx.oxml import Element, RunProps, add_run
 
@@ -35,11 +37,11 @@ def bookmark_name(label: str, number: int) -> str:
 
 
 def add_caption_label(p: Element, label: str, number: int, bookmarks: Bookmarks,
-                      marks: dict[str, str]) -> None:
+                      marks: dict[str, str], words: Labels) -> None:
     """"Figure 1: " at the start of a caption, inside the bookmark references jump to."""
     mark = marks.get(bookmark_name(label, number), "")
     bid = bookmarks.start(p, mark) if mark else None
-    add_run(p, numbered_name(label, number) + ":", RunProps(bold=True))
+    add_run(p, caption_lead(label, number, words), RunProps(bold=True))
     if bid is not None:
         bookmarks.end(p, bid)
     add_run(p, " ")

@@ -69,15 +69,14 @@ from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     ADDED_SECTION_LEVEL,
     BACKLINK_MARK,
-    BACKLINK_TITLE,
-    NOTE_BACKLINK_TITLE,
-    NOTES_HEADING,
     AuthorNote,
     AuthorNotes,
     EntryParts,
     ImageBytes,
+    caption_direction,
     citation_note_direction,
     document_title,
+    document_words,
     entry_parts,
     image_fallback,
     page_dimensions,
@@ -248,6 +247,7 @@ class _DocxWriter:
         self.document = document
         self.rdoc = rdoc
         self.options = options
+        self.words = document_words(rdoc, options)
         self.footnote_mode = options.docx_citations == "footnotes"
         self.title = document_title(rdoc.document, options)
         self.notes = AuthorNotes(rdoc.document.blocks)
@@ -326,13 +326,14 @@ class _DocxWriter:
             return
         listed = not self.footnote_mode and self.rdoc.entries
         back = back_matter(  # a note style's notes are Word footnotes: no section
+            self.words,
             notes=self.back_marks["notes"] if self.notes else "",
             sources=self.back_marks["sources"] if listed else "",
             sources_heading=self.rdoc.sources_heading,
         )
         headings = contents_headings(self.rdoc.document.blocks, self.title.heading,
-                                     lambda h: self.heading_marks.get(h.id, ""))
-        add_contents(body, contents_entries(headings, back), self.styles)
+                                     lambda h: self.heading_marks.get(h.id, ""), self.words)
+        add_contents(body, contents_entries(headings, back), self.styles, self.words)
 
     def _back_matter(self, body: Element, heading: str, longest: int, mark: str = "") -> ParaProps:
         """The heading of the Notes or Sources list (bookmarked as ``mark`` for the contents)
@@ -340,7 +341,8 @@ class _DocxWriter:
         # the level of the top sections under the Title, as HTML's <h2>: in Word's navigation
         # pane Sources is their peer, not the only Heading 1 above them all
         level = ADDED_SECTION_LEVEL
-        p = add_paragraph(body, ParaProps(style=self.styles.get(f"Heading {level}")))
+        p = add_paragraph(body, ParaProps(style=self.styles.get(f"Heading {level}"),
+                                          bidi=is_rtl(heading)))
         bid = self.bookmarks.start(p, mark) if mark else None
         add_run(p, heading)
         if bid is not None:
@@ -364,7 +366,7 @@ class _DocxWriter:
     def _notes(self, body: Element) -> None:
         """The Notes list (a, b, c …), each note back-linked to its first reference."""
         notes = list(self.notes)
-        props = self._back_matter(body, NOTES_HEADING, len(notes[-1].marker) + 1,
+        props = self._back_matter(body, self.words.notes, len(notes[-1].marker) + 1,
                                   self.back_marks.get("notes", ""))
         for note in notes:
             first, rest = _split_first(note.blocks)
@@ -375,7 +377,8 @@ class _DocxWriter:
             if first is not None:
                 self.inlines(p, first.children, PLAIN, scope)
             if note.label in self._placed_note_refs:
-                self._backlink(p, self.note_ref_marks[note.label], NOTE_BACKLINK_TITLE)
+                self._backlink(p, self.note_ref_marks[note.label],
+                               self.words.note_backlink)
             self.blocks(body, rest, scope)
 
     def _sources(self, body: Element) -> None:
@@ -389,7 +392,7 @@ class _DocxWriter:
                              parts.marker)
             self._entry_text(p, parts, self.relations)
             if entry.backlink in self.cite_marks:
-                self._backlink(p, self.cite_marks[entry.backlink], BACKLINK_TITLE)
+                self._backlink(p, self.cite_marks[entry.backlink], self.words.backlink)
 
     def _entry_text(self, p: Element, parts: EntryParts, relations: Relations) -> None:
         """The entry's title (linked when it has a safe URL), then its details; or the entry
@@ -458,8 +461,9 @@ class _DocxWriter:
                 self._image(p, image, scope)
                 if caption or number:
                     style = self.styles.get("Caption")
-                    cap = add_paragraph(parent, replace(self._para(scope, caption), style=style,
-                                                        align="center"))
+                    rtl = caption_direction(label, number, caption, self.words) == "rtl"
+                    cap = add_paragraph(parent, replace(self._para(scope), style=style,
+                                                        align="center", bidi=rtl))
                     self._caption(cap, label, number, caption, scope)
             case ThematicBreak():
                 rule = replace(self._para(scope), border_bottom=True, space_after=240)
@@ -526,8 +530,9 @@ class _DocxWriter:
         if columns == 0:
             return
         if table.caption or table.number:
-            caption = replace(self._para(scope, table.caption),
-                              style=self.styles.get("Caption"), keep_next=True)
+            reads = caption_direction(table.label, table.number, table.caption, self.words)
+            caption = replace(self._para(scope), style=self.styles.get("Caption"),
+                              keep_next=True, bidi=reads == "rtl")
             cap = add_paragraph(parent, caption)
             self._caption(cap, table.label, table.number, table.caption, scope)
         available = self.text_width // EMU_PER_TWIP - scope.indent
@@ -597,7 +602,8 @@ class _DocxWriter:
                     hyperlink = replace(props, style=self.styles.get("Hyperlink"))
                     mark = "" if in_link else self.numbered_marks.get(
                         bookmark_name(label, number), "")
-                    add_crossref(p, numbered_name(label, number), mark, props, hyperlink)
+                    name = numbered_name(label, number, self.words)
+                    add_crossref(p, name, mark, props, hyperlink)
                 case _:
                     name = type(node).__name__
                     raise UnsupportedNodeError(f"DOCX writer: unsupported inline {name}")
@@ -624,7 +630,8 @@ class _DocxWriter:
                  scope: _Scope) -> None:
         """A caption's text, led by "Figure 1: " when it is numbered."""
         if number:
-            add_caption_label(p, label, number, self.bookmarks, self.numbered_marks)
+            add_caption_label(p, label, number, self.bookmarks, self.numbered_marks,
+                              self.words)
         self.inlines(p, caption, RunProps(), scope)
 
     def _cite(self, p: Element, cite: Cite, in_link: bool) -> None:
@@ -699,7 +706,7 @@ class _DocxWriter:
         max_width = self.text_width - scope.indent * EMU_PER_TWIP
         inline = self.pictures.inline(loaded, image, max_width) if loaded is not None else None
         if inline is None:
-            add_run(p, image_fallback(image), RunProps(italic=True))
+            add_run(p, image_fallback(image, self.words), RunProps(italic=True))
             return
         add_drawing(p, inline)
 

@@ -15,13 +15,14 @@ from markupsafe import Markup
 from citations.pool import SourcePool
 from citations.tokens import Token, parse_sid_spec, resolve_token_sids, scan
 from renderers.document import Cite, Image, iter_inlines
+from renderers.labels import Labels
 from renderers.options import RenderOptions
 from renderers.readers.context import is_cite_sup
 from renderers.readers.sanitize import sanitize_html
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
 from renderers.text import is_rtl
-from renderers.writers.common import document_title
+from renderers.writers.common import document_title, document_words
 from renderers.writers.html.breaks import break_long_runs
 from renderers.writers.html.contents import (
     citations_in,
@@ -135,13 +136,13 @@ class _CiteRewriter:
             parent.insert(position + offset, node)
 
 
-def _drop_refused_images(root: HtmlElement, options: RenderOptions) -> None:
+def _drop_refused_images(root: HtmlElement, options: RenderOptions, words: Labels) -> None:
     """Images the sandbox will not load show the fallback text, as in the report writer."""
     for image in list(root.iter("img")):
         if load_image(image.get("src") or "", options) is not None:
             continue
         node = Image(image.get("src") or "", image.get("alt") or "", image.get("title") or "")
-        span = lxml.html.fragment_fromstring(str(image_fallback_markup(node)))
+        span = lxml.html.fragment_fromstring(str(image_fallback_markup(node, words)))
         span.tail = image.tail
         image.getparent().replace(image, span)
 
@@ -192,17 +193,18 @@ def render_html_input(
     container = lxml.html.fragment_fromstring(clean, create_parent="div")
     for title in container.findall(".//title"):  # the page shell writes the one <title>
         title.drop_tree()
-    writer = ReportWriter(options, rdoc.document)
+    words = document_words(rdoc, options)
+    writer = ReportWriter(options, rdoc.document, words)
     _CiteRewriter(rdoc, dialects, pool, writer).walk(container)
     _set_outline_labels(container)
-    _drop_refused_images(container, options)
+    _drop_refused_images(container, options, words)
     _set_directions(container)
     number_lists(container)
     title = document_title(rdoc.document, options)
     toc = ""
     if options.toc:
         back = [(rdoc.sources_heading, "sources")] if rdoc.entries else []
-        toc = insert_author_contents(container, title, back)
+        toc = insert_author_contents(container, title, back, words)
     break_long_runs(container)
     parts = [Markup.escape(container.text or "")]
     parts += [Markup(lxml.html.tostring(c, encoding="unicode")) for c in container]

@@ -14,23 +14,26 @@ import lxml.html
 from lxml.html import HtmlElement
 from markupsafe import Markup, escape
 
+from renderers.labels import Labels
 from renderers.text import HeadingIds
 from renderers.writers.common import ADDED_SECTION_LEVEL, DocumentTitle
 from renderers.writers.contents import (
-    CONTENTS_HEADING,
     CONTENTS_ID,
     ContentsEntry,
     contents_entries,
 )
+from renderers.writers.html.templating import heading_dir
 
 
-def contents_markup(entries: Sequence[ContentsEntry]) -> Markup:
-    """The contents list of ``entries`` ("" when there are none)."""
+def contents_markup(entries: Sequence[ContentsEntry], words: Labels) -> Markup:
+    """The contents list of ``entries`` under its heading in ``words`` ("" when there are
+    none)."""
     if not entries:
         return Markup("")
     out = [
         f'<nav id="{CONTENTS_ID}" class="toc" role="doc-toc" dir="auto">',
-        f'<h{ADDED_SECTION_LEVEL} class="toc-title">{escape(CONTENTS_HEADING)}'
+        f'<h{ADDED_SECTION_LEVEL} class="toc-title"{heading_dir(words.contents)}>'
+        f"{escape(words.contents)}"
         f"</h{ADDED_SECTION_LEVEL}>",
     ]
     depth = 0
@@ -48,7 +51,10 @@ def contents_markup(entries: Sequence[ContentsEntry]) -> Markup:
 
 
 def insert_author_contents(
-    root: HtmlElement, title: DocumentTitle, back_matter: Sequence[tuple[str, str]]
+    root: HtmlElement,
+    title: DocumentTitle,
+    back_matter: Sequence[tuple[str, str]],
+    words: Labels,
 ) -> str:
     """The contents of an author's HTML (on its way to the PDF): every heading except the one
     that shows the title, under its text without citation numbers, each given an id when it
@@ -70,7 +76,7 @@ def insert_author_contents(
         if not heading.get("id"):
             heading.set("id", ids.assign(text))
         headings.append((int(heading.tag[1]), text, heading.get("id")))
-    markup = contents_markup(contents_entries(headings, back_matter))
+    markup = contents_markup(contents_entries(headings, back_matter), words)
     if shows_title is None or not markup:
         return str(markup)
     parent = shows_title.getparent()

@@ -26,9 +26,10 @@ from typing import Literal
 from markupsafe import Markup, escape
 
 from renderers.document import Block, Image, iter_inlines
+from renderers.labels import Labels
 from renderers.options import RenderOptions
 from renderers.sandbox import LoadedImage, load_image
-from renderers.text import HeadingIds
+from renderers.text import HeadingIds, text_direction
 from renderers.writers.common import ImageBytes, image_fallback
 
 #: Which report the images are written into: a page for browsers, or HTML for WeasyPrint.
@@ -41,9 +42,12 @@ PRINT_SCHEME = "citerender-image"
 SHARED_IMAGE_CSS = "svg.img { max-width: 100%; height: auto; }\n"
 
 
-def image_fallback_markup(image: Image) -> Markup:
-    """What an image that is not loaded (remote, refused, broken) shows instead."""
-    return Markup(f'<span class="img-alt">{escape(image_fallback(image))}</span>')
+def image_fallback_markup(image: Image, words: Labels) -> Markup:
+    """What an image that is not loaded (remote, refused, broken) shows instead; in words
+    that read right to left ("[صورة: …]"), in that direction wherever it stands."""
+    text = image_fallback(image, words)
+    attr = ' dir="rtl"' if text_direction(text) == "rtl" else ""
+    return Markup(f'<span class="img-alt"{attr}>{escape(text)}</span>')
 
 
 @dataclass(frozen=True)
@@ -67,9 +71,11 @@ class EmbeddedImages:
     def __init__(
         self, blocks: tuple[Block, ...], options: RenderOptions, target: ImageTarget,
         ids: HeadingIds,
+        words: Labels,
     ) -> None:
         self.blocks = blocks
         self.options = options
+        self.words = words  # the fallback text's (renderers.labels)
         self.target = target
         self.ids = ids  # a shared image's definition takes an id no heading may take
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
@@ -82,7 +88,7 @@ class EmbeddedImages:
         """``image`` as the report shows it (its fallback text when it is not loaded)."""
         embedded = self._load(image.src)
         if embedded is None:
-            return image_fallback_markup(image)
+            return image_fallback_markup(image, self.words)
         loaded = embedded.loaded
         shared = self._shared.get(embedded.digest)
         if shared is None:

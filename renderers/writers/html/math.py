@@ -11,9 +11,11 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from renderers.document import CrossRef, Math, numbered_anchor, numbered_name
+from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.mathml import mathml_markup
 from renderers.math.svg import draw_formula
+from renderers.writers.common import caption_lead
 
 #: Only in reports with math: MathML on screen, its SVG drawing in print (WeasyPrint).
 MATH_CSS = (
@@ -41,18 +43,19 @@ def math_markup(node: Math) -> Markup:
     return Markup(f'<span class="{kind}">{mathml_markup(formula)}{picture}</span>')
 
 
-def crossref_markup(node: CrossRef) -> Markup:
+def crossref_markup(node: CrossRef, words: Labels) -> Markup:
     """A reference to a numbered figure or table: "Figure 1", linked to it."""
     anchor = numbered_anchor(node.label, node.number)
-    name = numbered_name(node.label, node.number)
+    name = numbered_name(node.label, node.number, words)
     return Markup(f'<a class="xref" href="#{escape(anchor)}">{escape(name)}</a>')
 
 
-def caption_label(label: str, number: int) -> Markup:
+def caption_label(label: str, number: int, words: Labels) -> Markup:
     """The "Figure 1:" that starts a numbered caption (nothing for an unnumbered one)."""
-    if not label or not number:
+    lead = caption_lead(label, number, words)
+    if not lead:
         return Markup("")
-    return Markup(f'<span class="caption-label">{escape(numbered_name(label, number))}:</span> ')
+    return Markup(f'<span class="caption-label">{escape(lead)}</span> ')
 
 
 def numbered_id(label: str, number: int) -> Markup:

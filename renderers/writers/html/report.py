@@ -56,6 +56,7 @@ from renderers.document import (
     walk_inlines,
 )
 from renderers.errors import UnsupportedNodeError
+from renderers.labels import Labels, labels_for
 from renderers.language import language_for
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
@@ -71,17 +72,16 @@ from renderers.text import (
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     BACKLINK_MARK,
-    BACKLINK_TITLE,
     CITATION_NOTES_ID,
-    NOTE_BACKLINK_TITLE,
-    NOTES_HEADING,
     NOTES_ID,
     AuthorNote,
     AuthorNotes,
     DocumentTitle,
+    caption_direction,
     citation_note_direction,
     citation_notes_heading,
     document_title,
+    document_words,
     entry_parts,
     has_citation_notes,
     shows_nothing,
@@ -112,6 +112,7 @@ from renderers.writers.html.math import (
 from renderers.writers.html.templating import (
     code_arabic_css,
     environment,
+    page_footer,
     report_css,
     stylesheet,
 )
@@ -187,20 +188,22 @@ def write_report(
     """The report of ``rdoc`` for ``target`` (they differ only in images shown more than
     once), with the images a print report's fetcher serves."""
     title = document_title(rdoc.document, options)
-    writer = ReportWriter(options, rdoc.document, target)
+    words = document_words(rdoc, options)
+    writer = ReportWriter(options, rdoc.document, words, target)
     blocks = rdoc.document.blocks
     parts = [writer.block(block) for block in blocks]
     notes = writer.notes()
     toc = Markup("")
     if options.toc:
         back = back_matter(
+            words,
             notes=NOTES_ID if notes else "",
             citation_notes=CITATION_NOTES_ID if writer.cite_notes else "",
             sources="sources" if rdoc.entries else "",
             sources_heading=rdoc.sources_heading,
         )
-        headings = contents_headings(blocks, title.heading, writer.heading_id)
-        toc = contents_markup(contents_entries(headings, back))
+        headings = contents_headings(blocks, title.heading, writer.heading_id, words)
+        toc = contents_markup(contents_entries(headings, back), words)
         parts.insert(contents_position(blocks, title.heading), toc)
         toc = Markup("")
     definitions = writer.images.definitions()
@@ -282,12 +285,14 @@ def render_page(
     contents_css = stylesheet("contents.css") if options.toc else ""
     shown = _shown_text(body, toc, notes, cite_notes)
     language = language_for(rdoc, options)
+    words = labels_for(language)
     css = (
         code_arabic_css(shown)
-        + report_css(options.page_size, language.cjk_face(title.page_title + shown))
+        + report_css(options.page_size, language.cjk_face(title.page_title + shown),
+                     page_footer(words))
         + (MATH_CSS if math else "") + contents_css + extra_css
     )
-    entry_writer = ReportWriter(options, rdoc.document)
+    entry_writer = ReportWriter(options, rdoc.document, words)
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
     return environment().get_template("report.html.j2").render(
         lang=language.tag,
@@ -298,8 +303,8 @@ def render_page(
         toc=Markup(toc),
         body=body,
         notes=notes or [],
-        notes_heading=NOTES_HEADING,
-        cite_notes_heading=citation_notes_heading(author_notes=bool(notes)),
+        notes_heading=words.notes,
+        cite_notes_heading=citation_notes_heading(words, author_notes=bool(notes)),
         cite_notes_id=CITATION_NOTES_ID,
         entries=[entry_parts(entry) for entry in rdoc.entries],
         bodies=bodies,
@@ -308,8 +313,8 @@ def render_page(
         cite_notes=cite_notes or [],
         sources_heading=rdoc.sources_heading,
         backlink_mark=BACKLINK_MARK,
-        backlink_title=BACKLINK_TITLE,
-        note_backlink_title=NOTE_BACKLINK_TITLE,
+        backlink_title=words.backlink,
+        note_backlink_title=words.note_backlink,
     )
 
 
@@ -317,13 +322,18 @@ class ReportWriter:
     """Walks the IR once; every node kind has a branch, anything else is an error."""
 
     def __init__(
-        self, options: RenderOptions, document: Document, target: ImageTarget = "standalone"
+        self,
+        options: RenderOptions,
+        document: Document,
+        words: Labels,
+        target: ImageTarget = "standalone",
     ) -> None:
         self.options = options
+        self.words = words  # the document's own (renderers.labels)
         self.ids = HeadingIds()
         self.direction: Direction = "ltr"  # inherited by the block being written
         self.notes_series = AuthorNotes(document.blocks)
-        self.images = EmbeddedImages(document.blocks, options, target, self.ids)
+        self.images = EmbeddedImages(document.blocks, options, target, self.ids, words)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
         self.cite_notes: list[dict[str, object]] = []  # a note style's notes, in order
         self.code = CodeBlocks(options.highlight_style)
@@ -350,7 +360,7 @@ class ReportWriter:
                 self.heading_ids[id(block)] = ident
                 direction = self.paragraph_dir(children)
                 outline = (  # the PDF outline entry, when WeasyPrint's own would differ
-                    f' data-outline="{escape(heading_text(block))}"'
+                    f' data-outline="{escape(heading_text(block, self.words))}"'
                     if needs_outline_label(children) else ""
                 )
                 return Markup(
@@ -379,11 +389,13 @@ class ReportWriter:
             case BlockQuote(inner):
                 return Markup(f'<blockquote dir="auto">\n{self.blocks(inner)}\n</blockquote>')
             case Figure(image, caption, label, number):
-                lead = caption_label(label, number)
-                cap = (
-                    Markup(f"<figcaption>{lead}{self.inlines(caption)}</figcaption>")
-                    if caption or lead else ""
-                )
+                lead = caption_label(label, number, self.words)
+                cap = Markup("")
+                if caption or lead:
+                    reads = caption_direction(label, number, caption, self.words)
+                    with self.directed(reads) as attr:
+                        cap = Markup(f"<figcaption{attr}>{lead}{self.inlines(caption)}"
+                                     "</figcaption>")
                 return Markup(f"<figure{numbered_id(label, number)}>{self.image(image)}{cap}"
                               "</figure>")
             case ThematicBreak():
@@ -422,9 +434,13 @@ class ReportWriter:
 
         with self.directed(blocks_direction((table,))) as attr:
             parts = [f"<table{numbered_id(table.label, table.number)}{attr}>"]
-            lead = caption_label(table.label, table.number)
+            lead = caption_label(table.label, table.number, self.words)
             if table.caption or lead:
-                parts.append(f"<caption>{lead}{self.inlines(table.caption)}</caption>")
+                direction = caption_direction(table.label, table.number, table.caption,
+                                              self.words)
+                with self.directed(direction) as cap_attr:
+                    parts.append(f"<caption{cap_attr}>{lead}{self.inlines(table.caption)}"
+                                 "</caption>")
             if table.header:
                 parts.append(f"<thead>{row(table.header, 'th')}</thead>")
             parts.append("<tbody>")
@@ -466,7 +482,7 @@ class ReportWriter:
     def inline(self, node: Inline) -> Markup:
         match node:
             case Text(text):
-                return self.words(text)
+                return self.running_text(text)
             case Emph(children):
                 return Markup(f"<em>{self.inlines(children)}</em>")
             case Strong(children):
@@ -477,7 +493,7 @@ class ReportWriter:
                 attrs = f' title="{escape(title)}"' if title else ""
                 return Markup(f"<{style}{attrs}>{self.inlines(children)}</{style}>")
             case Code(text):
-                return Markup(f"<code>{self.words(text)}</code>")
+                return Markup(f"<code>{self.running_text(text)}</code>")
             case Link(url, children, title):
                 return self.link(url, children, title)
             case Image():
@@ -505,7 +521,7 @@ class ReportWriter:
                 self.has_math = True
                 return math_markup(node)
             case CrossRef():
-                return crossref_markup(node)
+                return crossref_markup(node, self.words)
             case _:
                 raise UnsupportedNodeError(f"HTML writer: unsupported inline {type(node).__name__}")
 
@@ -518,7 +534,7 @@ class ReportWriter:
         return {"id": f"cnote-{note}", "number": note, "body": body, "backref": anchor,
                 "rtl": direction == "rtl"}
 
-    def words(self, text: str) -> Markup:
+    def running_text(self, text: str) -> Markup:
         """Running text, its long words wrappable (by the link itself inside a link)."""
         return breakable(text) if self.in_link else wrappable(text)
 

@@ -10,9 +10,10 @@ from functools import lru_cache
 import jinja2
 from markupsafe import Markup
 
+from renderers.labels import ENGLISH, Labels
 from renderers.options import PageSize
 from renderers.templates import templates_dir
-from renderers.text import CjkRegion
+from renderers.text import CjkRegion, text_direction
 from renderers.writers.common import ADDED_SECTION_LEVEL, EntryParts, page_dimensions
 from renderers.writers.html.breaks import breakable
 from renderers.writers.html.list_numbers import li_value_style
@@ -32,6 +33,7 @@ def environment() -> jinja2.Environment:
     )
     env.globals["li_value_style"] = li_value_style
     env.globals["part_dir"] = part_dir
+    env.globals["heading_dir"] = heading_dir
     env.globals["section_level"] = ADDED_SECTION_LEVEL  # Notes, Sources: h2
     env.filters["breakable"] = breakable
     return env
@@ -52,13 +54,55 @@ def part_dir(entry: EntryParts, text: str) -> Markup:
     return Markup(f' dir="{entry.part_direction(text)}"')
 
 
+def page_footer(words: Labels) -> str:
+    """The CSS ``content`` of the page footer in the document's ``words``: ``"Page "
+    counter(page) " of " counter(pages)``."""
+    counters = {"page": "counter(page)", "pages": "counter(pages)"}
+    return " ".join(
+        counters[kind] if kind in counters else css_string(text)
+        for kind, text in words.page_parts()
+    )
+
+
+def css_string(text: str) -> str:
+    """``text`` as a CSS string."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ")
+    return f'"{escaped}"'
+
+
+#: The footer report.css is written with (an English one), and its fonts.
+_FOOTER = page_footer(ENGLISH)
+_FOOTER_FONTS = '"Noto Sans", "DejaVu Sans", sans-serif'
+#: The body's font families in report.css.
+_BODY_FONTS = re.compile(r"\nhtml \{\n  font-family: ([^;]+);")
+
+
+def heading_dir(text: str) -> Markup:
+    """The ``dir`` attribute of the heading of a section the writers add (Contents, Notes,
+    Sources) whose words read right to left ("المصادر"): WeasyPrint ignores the section's
+    ``dir="auto"``, and set left to right such a heading stood at the left margin above
+    entries set from the right. Nothing for any other heading."""
+    return Markup(' dir="rtl"') if text_direction(text) == "rtl" else Markup("")
+
+
 @lru_cache(maxsize=16)
-def report_css(page_size: PageSize = "A4", cjk: CjkRegion = "SC") -> str:
-    """The print stylesheet with its page size set (``A4`` or ``Letter``) and its CJK faces
-    the regional ones of ``cjk`` (:meth:`renderers.language.Language.cjk_face`; report.css
-    names SC)."""
+def report_css(
+    page_size: PageSize = "A4", cjk: CjkRegion = "SC", footer: str = _FOOTER
+) -> str:
+    """The print stylesheet with its page size set (``A4`` or ``Letter``), its CJK faces the
+    regional ones of ``cjk`` (:meth:`renderers.language.Language.cjk_face`; report.css names
+    SC) and its page footer ``footer`` (:func:`page_footer`).
+
+    A footer in other words is set in the body's fonts: report.css's English one names Latin
+    faces only, and fontconfig would draw "第 1 頁" in whichever CJK face it found first."""
     size = page_dimensions(page_size).css
     css = stylesheet("report.css").replace("/*PAGE_SIZE*/A4", size)
+    if footer != _FOOTER:
+        english = f"content: {_FOOTER};\n    font-family: {_FOOTER_FONTS};"
+        body_fonts = _BODY_FONTS.search(css)
+        if english not in css or body_fonts is None:
+            raise RuntimeError("report.css: no English page footer or body fonts to replace")
+        css = css.replace(english, f"content: {footer};\n    font-family: {body_fonts[1]};")
     for family in ("Noto Sans CJK", "Noto Sans Mono CJK"):
         css = css.replace(f'"{family} SC"', f'"{family} {cjk}"')
     return css

@@ -13,11 +13,11 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate
 
+from renderers.labels import Labels
 from renderers.options import RenderOptions
 from renderers.text import closing_marks, enclosing_marks
 from renderers.writers.pptx.metrics import TextMetrics
 from renderers.writers.pptx.model import (
-    CONT_MARK,
     COVER_SIZES,
     FOOTER_SIZE,
     INSET_X,
@@ -40,6 +40,7 @@ from renderers.writers.pptx.model import (
 from renderers.writers.pptx.runs import (
     cap,
     clean,
+    continued_mark,
     continued_title,
     runs_rtl,
     segments,
@@ -67,11 +68,14 @@ class SlideFlow:
         geometry: Geometry,
         metrics: TextMetrics,
         labels: Mapping[int, str],
+        words: Labels,
     ) -> None:
         self.options = options
         self.geo = geometry
         self.metrics = metrics
         self.labels = labels  # source number → label, for the footer
+        self.words = words  # the document's (renderers.labels)
+        self.cont_mark = continued_mark(words)
         self.slides: list[Slide] = []
         self.warnings: list[str] = []
         self.content_h = geometry.content.height_pt
@@ -94,7 +98,7 @@ class SlideFlow:
         """Open a content slide (closing any open one)."""
         self.close()
         self.title_base = title if not cont else self.title_base
-        self.title = continued_title(self.title_base) if cont else title
+        self.title = continued_title(self.title_base, self.words) if cont else title
         self.items, self.paras, self.heights, self.para_h, self.y = [], [], [], 0.0, 0.0
         self.open = True
 
@@ -193,7 +197,7 @@ class SlideFlow:
                 if label:
                     out.append(Run(f" {label}{closing_marks(label) if rtl else ''}"))
             if shown < len(numbers):
-                more = f"+{len(numbers) - shown} more"
+                more = self.words.more.format(count=len(numbers) - shown)
                 opening, closing = enclosing_marks("ltr", "rtl") if rtl else ("", "")
                 out.append(Run(f" · {opening}{more}{closing}"))
             return out
@@ -271,7 +275,8 @@ class SlideFlow:
         """
         whole = self.content_h - 2 * INSET_Y  # the room on an empty slide
         rest = _Remainder(para, self.metrics, self.text_width - para.margin_left,
-                          int(whole // self.metrics.line_height(para.size)) + _WINDOW_MARGIN)
+                          int(whole // self.metrics.line_height(para.size)) + _WINDOW_MARGIN,
+                          self.cont_mark)
         while True:
             window, complete = rest.window()
             if complete:
@@ -298,11 +303,11 @@ class SlideFlow:
     def split_to_fit(self, para: Para, room: float) -> Split | None:
         """``para`` split at its last sentence boundary whose head fits ``room``, or None."""
         fitting: Split | None = None
-        candidates = sentence_starts(para.runs)
+        candidates = sentence_starts(para.runs, self.cont_mark)
         low, high = 0, len(candidates) - 1
         while low <= high:  # a longer head is never shorter: binary search
             middle = (low + high) // 2
-            head = split_para(para, candidates[middle], marker=CONT_MARK)[0]
+            head = split_para(para, candidates[middle], marker=self.cont_mark)[0]
             head_h = self.para_height(head)
             if head_h <= room + 0.01:
                 fitting, low = (head, head_h, candidates[middle]), middle + 1
@@ -317,7 +322,7 @@ class SlideFlow:
         line_h = self.metrics.line_height(para.size)
         fit = min(max(int((room - para.space_before + 0.01) // line_h), 1), len(starts) - 1)
         while True:
-            head = split_para(para, starts[fit], marker=CONT_MARK)[0]
+            head = split_para(para, starts[fit], marker=self.cont_mark)[0]
             head_h = self.para_height(head)
             if fit == 1 or head_h <= room + 0.01:
                 return head, head_h, starts[fit]
@@ -361,8 +366,11 @@ class _Remainder:
     lines), so each decision measures a slide's worth of text instead of the whole rest.
     """
 
-    def __init__(self, para: Para, metrics: TextMetrics, width: float, span: int) -> None:
+    def __init__(
+        self, para: Para, metrics: TextMetrics, width: float, span: int, marker: str
+    ) -> None:
         self.para = para
+        self.marker = marker  # what starts each window after the first (continued_mark)
         self.rtl = runs_rtl(para.runs) if para.rtl is None else para.rtl
         self.text = "".join(run.text for run in para.runs)
         #: where each run starts in the joined text, then where the text ends
@@ -387,7 +395,7 @@ class _Remainder:
         if self.pos == 0:
             self.base, self.marked = 0, 0
             return piece, complete
-        window = split_para(piece, self.pos - self.offsets[first], marker=CONT_MARK)[1]
+        window = split_para(piece, self.pos - self.offsets[first], marker=self.marker)[1]
         self.marked = len(window.runs[0].text) if window.runs else 0
         shown = "".join(run.text for run in window.runs)[self.marked:]
         # split_para drops the line breaks and spaces the remainder would start with

@@ -43,14 +43,13 @@ from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.text import blocks_direction
 from renderers.writers.common import (
     BACKLINK_MARK,
-    NOTES_HEADING,
     AuthorNotes,
     document_title,
+    document_words,
     image_fallback,
     item_marker,
 )
 from renderers.writers.contents import (
-    CONTENTS_HEADING,
     back_matter,
     contents_entries,
     contents_headings,
@@ -110,11 +109,11 @@ class _DeckBuilder(SlideFlow):
     ) -> None:
         # the footer names a source by its domain (or file), else by its title
         labels = {e.number: e.label or e.title for e in rdoc.entries}
-        super().__init__(options, geometry, metrics, labels)
+        super().__init__(options, geometry, metrics, labels, document_words(rdoc, options))
         self.rdoc = rdoc
         self.load_image = load_image
         self.notes = AuthorNotes(rdoc.document.blocks)
-        self.inlines = InlineRuns(self.notes)
+        self.inlines = InlineRuns(self.words, self.notes)
         self.highlight = Highlighter(options.highlight_style)
 
     # ------------------------------------------------------------ blocks
@@ -140,7 +139,8 @@ class _DeckBuilder(SlideFlow):
             case BlockQuote(inner):
                 self.blocks(inner, level + 1, True)
             case Figure(image, caption, label, number):
-                self.figure(image, (*caption_runs(label, number), *self.caption(caption)))
+                self.figure(image, (*caption_runs(label, number, self.words),
+                                    *self.caption(caption)))
             case ThematicBreak():
                 if self.open and not self.is_empty():
                     self.continue_slide()
@@ -222,7 +222,7 @@ class _DeckBuilder(SlideFlow):
         ``a. The note. ↑`` (the back-link returns to its first reference)."""
         if not self.notes:
             return
-        self.start((Run(NOTES_HEADING),))
+        self.start((Run(self.words.notes),))
         for note in self.notes:
             mark = Run(f"{note.marker}. ", bold=True, defines=note.anchor)
             blocks = list(note.blocks)
@@ -241,17 +241,18 @@ class _DeckBuilder(SlideFlow):
         """The contents as an agenda slide (more when long): the headings that start sections
         and slides, each linked to its slide, then the Notes and Sources slides."""
         back = back_matter(  # a note style's citations show numbers: no notes of their own
+            self.words,
             notes=next(iter(self.notes)).anchor if self.notes else "",
             sources=self.rdoc.entries[0].anchor if self.rdoc.entries else "",
             sources_heading=self.rdoc.sources_heading,
         )
         headings = contents_headings(self.rdoc.document.blocks, title, lambda h: h.id,
-                                     deepest=self.options.slide_level)
+                                     self.words, deepest=self.options.slide_level)
         entries = contents_entries(headings, back)
         if not entries:
             return
         base = self.title_base
-        self.start((Run(CONTENTS_HEADING),))
+        self.start((Run(self.words.contents),))
         for entry in entries:
             run = Run(clean(entry.text), target=entry.anchor)
             self.add_para(Para((run,), level=entry.depth - 1, space_before=4.0))
@@ -353,7 +354,8 @@ class _DeckBuilder(SlideFlow):
                 break
             self.continue_slide()
         if table.caption or table.number:
-            runs = (*caption_runs(table.label, table.number), *self.caption(table.caption))
+            runs = (*caption_runs(table.label, table.number, self.words),
+                    *self.caption(table.caption))
             self.add_para(Para(runs, size=CAPTION_SIZE))
 
     # ------------------------------------------------------------ images
@@ -365,7 +367,7 @@ class _DeckBuilder(SlideFlow):
         self.ensure_open()
         picture = self.load_image(image.src)
         if picture is None or picture.width <= 0 or picture.height <= 0:
-            fallback = Run(clean(image_fallback(image)), italic=True)
+            fallback = Run(clean(image_fallback(image, self.words)), italic=True)
             self.add_para(Para((fallback,), size=CAPTION_SIZE))
             if cap_runs:
                 self.add_para(Para(cap_runs, size=CAPTION_SIZE))
@@ -407,13 +409,13 @@ class _DeckBuilder(SlideFlow):
         """Sources slides, paginated so none overflows; anchors ``src-N`` on each slide."""
         if not entries:
             return
-        heading = (Run(clean(self.rdoc.sources_heading or "Sources")),)
+        heading = (Run(clean(self.rdoc.sources_heading)),)
         first = True
         pending: list[Para] = []
         numbers: list[int] = []
         used = 2 * INSET_Y
         for entry in entries:
-            para = entry_para(entry)
+            para = entry_para(entry, self.inlines)
             h = self.para_height(para)
             if pending and used + h > self.content_h + 0.01:
                 self.sources_slide(heading, first, pending, numbers, used)
@@ -427,7 +429,7 @@ class _DeckBuilder(SlideFlow):
         self, heading: tuple[Run, ...], first: bool, paras: list[Para], numbers: list[int],
         used: float,
     ) -> None:
-        title = heading if first else continued_title(heading)
+        title = heading if first else continued_title(heading, self.words)
         self.anchors = [f"src-{n}" for n in numbers]
         item = TextItem(tuple(paras), 0, pt_to_emu(min(used, self.content_h)))
         self.add_slide("sources", title, (item,))

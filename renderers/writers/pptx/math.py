@@ -9,9 +9,11 @@ A numbered caption starts with "Figure 1:" and defines the anchor references jum
 from __future__ import annotations
 
 from renderers.document import Inline, Math, numbered_anchor, numbered_name
+from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.linear import tex_line
 from renderers.math.svg import draw_formula, formula_png
+from renderers.writers.common import caption_lead
 from renderers.writers.pptx.model import BODY_SIZE, Picture, Run
 
 #: Point size a displayed formula is drawn at (a little above body text, as on paper).
@@ -41,14 +43,15 @@ def equation_picture(children: tuple[Inline, ...]) -> tuple[Picture, str, float,
     return picture, formula.tex, drawn.width * EQUATION_SIZE, drawn.height * EQUATION_SIZE
 
 
-def caption_runs(label: str, number: int) -> tuple[Run, ...]:
+def caption_runs(label: str, number: int, words: Labels) -> tuple[Run, ...]:
     """"Figure 1: " leading a numbered caption; it holds the anchor references jump to."""
-    if not label or not number:
+    lead = caption_lead(label, number, words)
+    if not lead:
         return ()
-    return (Run(numbered_name(label, number) + ":", bold=True,
+    return (Run(lead, bold=True,
                 defines=numbered_anchor(label, number)), Run(" "))
 
 
-def crossref_run(label: str, number: int) -> Run:
+def crossref_run(label: str, number: int, words: Labels) -> Run:
     """"Figure 1", jumping to the slide with that figure's caption."""
-    return Run(numbered_name(label, number), target=numbered_anchor(label, number))
+    return Run(numbered_name(label, number, words), target=numbered_anchor(label, number))

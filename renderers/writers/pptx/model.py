@@ -47,8 +47,6 @@ NUMBER_TAIL_EM = 0.58
 TASK_HANGING_EM = 1.3
 ITEM_GAP = 8.0  # vertical gap between items on a slide (points)
 BULLETS = ("•", "–", "◦")
-CONT = " (cont.)"  # after the title of a continuation slide
-CONT_MARK = "(cont.) "  # before the remainder of a paragraph split across slides
 
 
 def pt_to_emu(points: float) -> int:

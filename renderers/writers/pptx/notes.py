@@ -78,7 +78,8 @@ def _block_paras(block: Block, inlines: InlineRuns, level: int) -> list[Para]:
                      for row in (header, *rows) if row]
             return paras + ([_para(inlines.para(caption, italic=True), level)] if caption else [])
         case Figure(image, caption):
-            runs = inlines.para(caption) if caption else (Run(clean(image_fallback(image))),)
+            fallback = Run(clean(image_fallback(image, inlines.words)))
+            runs = inlines.para(caption) if caption else (fallback,)
             return [_para(runs, level)]
         case ThematicBreak() | FootnoteDef():
             return []

@@ -36,8 +36,9 @@ from renderers.document import (
     Text,
 )
 from renderers.errors import UnsupportedNodeError
+from renderers.labels import Labels
 from renderers.resolve import SourceEntry, entry_number
-from renderers.text import LRM, is_rtl
+from renderers.text import LRM, RLM, is_rtl, text_direction
 from renderers.writers.common import (
     BACKLINK_MARK,
     AuthorNotes,
@@ -47,7 +48,7 @@ from renderers.writers.common import (
 )
 from renderers.writers.pptx.math import crossref_run, math_run
 from renderers.writers.pptx.metrics import Segment, TextMetrics
-from renderers.writers.pptx.model import CONT, CONT_MARK, SOURCES_SIZE, Para, Run
+from renderers.writers.pptx.model import SOURCES_SIZE, Para, Run
 
 _SPACES = re.compile(r"[\t\r\n]+")
 
@@ -74,7 +75,8 @@ class InlineRuns:
     run per number), a reference to an author note its letter (:class:`AuthorNotes` numbers
     the notes once for the whole deck)."""
 
-    def __init__(self, notes: AuthorNotes | None = None) -> None:
+    def __init__(self, words: Labels, notes: AuthorNotes | None = None) -> None:
+        self.words = words  # the document's (renderers.labels)
         self.notes = notes
         self._referenced: set[str] = set()  # notes whose first reference is made
 
@@ -110,7 +112,7 @@ class InlineRuns:
                 case Link(url, children):
                     runs += self.runs(children, _link_ctx(ctx, url))
                 case Image():
-                    runs.append(_run(clean(image_fallback(node)), ctx))
+                    runs.append(_run(clean(image_fallback(node, self.words)), ctx))
                 case FootnoteRef(label):
                     runs.append(self.note_ref(label))
                 case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
@@ -121,7 +123,7 @@ class InlineRuns:
                 case Math():
                     runs.append(math_run(node))
                 case CrossRef(label, number):
-                    runs.append(crossref_run(label, number))
+                    runs.append(crossref_run(label, number, self.words))
                 case _:
                     raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
         return runs
@@ -251,24 +253,33 @@ def runs_rtl(runs: Iterable[Run]) -> bool:
     return is_rtl("".join(r.text for r in runs))
 
 
+def continued_mark(words: Labels) -> str:
+    """What starts the rest of a paragraph or cell split across slides: ``(cont.) ``."""
+    return words.continued + words.space
+
+
 def cont_marker(marker: str, rtl: bool) -> str:
-    """The English "(cont.)" ``marker`` (:data:`~.model.CONT`, :data:`~.model.CONT_MARK`) for
-    a paragraph that reads right to left when ``rtl``: held between left-to-right marks, its
-    spaces outside. Bare, its parentheses and full stop take the paragraph's direction and
-    it reads "(.cont)" (LibreOffice, PowerPoint); the marks are invisible everywhere."""
-    if not rtl:
-        return marker
+    """The "(cont.)" ``marker`` (:func:`continued_mark`, or the one :func:`continued_title`
+    appends) for a paragraph that reads right to left when ``rtl``: when the marker's own
+    direction is the other one ("(cont.)" in an Arabic paragraph, "(تابع)" in an English
+    one), held between marks of its own direction, its spaces outside. Bare, its parentheses
+    and full stop take the paragraph's direction and it reads "(.cont)" (LibreOffice,
+    PowerPoint); the marks are invisible everywhere."""
     core = marker.strip()
+    own = text_direction(core) or "ltr"
+    if own == ("rtl" if rtl else "ltr"):
+        return marker
+    mark = RLM if own == "rtl" else LRM
     start = marker.index(core)
-    return f"{marker[:start]}{LRM}{core}{LRM}{marker[start + len(core):]}"
+    return f"{marker[:start]}{mark}{core}{mark}{marker[start + len(core):]}"
 
 
-def continued_title(title: tuple[Run, ...]) -> tuple[Run, ...]:
+def continued_title(title: tuple[Run, ...], words: Labels) -> tuple[Run, ...]:
     """The title of a continuation slide: ``title (cont.)``."""
-    return (*title, Run(cont_marker(CONT, runs_rtl(title))))
+    return (*title, Run(cont_marker(words.space + words.continued, runs_rtl(title))))
 
 
-def entry_para(entry: SourceEntry) -> Para:
+def entry_para(entry: SourceEntry, inlines: InlineRuns) -> Para:
     """A Sources entry (:func:`~renderers.writers.common.entry_parts`) as one paragraph:
     ``1. Title — label · date ↑``, the title linked to the entry's URL (when safe). In a
     right-to-left entry the space before the back-link is not the link's: LibreOffice lays a
@@ -277,7 +288,7 @@ def entry_para(entry: SourceEntry) -> Para:
     if parts.formatted:  # a CSL style's entry; numbered on slides, which cite by number
         marker = parts.marker or f"{parts.number}."
         opening, closing = parts.formatted_marks  # its own direction, if not the list's
-        styled = cap_runs(InlineRuns().runs(parts.formatted), 600)
+        styled = cap_runs(inlines.runs(parts.formatted), 600)
         runs = [Run(f"{marker} ", bold=True), *(Run(mark) for mark in (opening,) if mark),
                 *styled, *(Run(mark) for mark in (closing,) if mark)]
     else:
@@ -348,18 +359,18 @@ _SENTENCE_END = re.compile(r"[.!?…。！？؟۔]+[\"'”’»)\]]*")
 _CLOSE_UP = frozenset("。！？")  # CJK full stops: the next sentence follows without a space
 
 
-def sentence_starts(runs: Sequence[Run]) -> list[int]:
+def sentence_starts(runs: Sequence[Run], marker: str = "") -> list[int]:
     """Offsets (into the joined text of ``runs``) where a sentence after the first begins.
 
     A sentence ends at terminal punctuation followed by a space and a character that is not a
     lower-case letter ("e.g. the" does not end one), or at a line break. Citation superscripts
-    right after the punctuation stay with the sentence they close. A leading split marker
-    (:data:`~.model.CONT_MARK`) is not a sentence.
+    right after the punctuation stay with the sentence they close. A leading split
+    ``marker`` (:func:`continued_mark`) is not a sentence.
     """
     text = "".join(r.text for r in runs)
     raised = [r.superscript for r in runs for _ in r.text]
-    marked = next((len(m) for m in (CONT_MARK, cont_marker(CONT_MARK, True))
-                   if text.startswith(m)), 0)
+    forms = (marker, cont_marker(marker, True), cont_marker(marker, False)) if marker else ()
+    marked = next((len(m) for m in forms if text.startswith(m)), 0)
     starts: list[int] = []
     for match in _SENTENCE_END.finditer(text):
         if raised[match.start()] or match.end() < marked:

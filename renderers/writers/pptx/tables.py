@@ -13,8 +13,14 @@ from dataclasses import dataclass
 from renderers.document import Alignment, Table, TableCell
 from renderers.writers.common import narrow_cell_margin
 from renderers.writers.pptx.metrics import TextMetrics, unbroken_width
-from renderers.writers.pptx.model import CONT_MARK, INSET_X, INSET_Y, Para, Run
-from renderers.writers.pptx.runs import InlineRuns, segments, split_para, truncate_runs
+from renderers.writers.pptx.model import INSET_X, INSET_Y, Para, Run
+from renderers.writers.pptx.runs import (
+    InlineRuns,
+    continued_mark,
+    segments,
+    split_para,
+    truncate_runs,
+)
 
 Row = tuple[tuple[Run, ...], ...]
 
@@ -76,7 +82,8 @@ def measure_table(
         h = row_height(metrics, row, widths, size, inset)
         pieces = [row]
         if header_h + h > avail_row:
-            pieces = _split_row(metrics, row, widths, size, inset, avail_row - header_h)
+            pieces = _split_row(metrics, row, widths, size, inset, avail_row - header_h,
+                                continued_mark(inlines.words))
         for piece in pieces:
             h = row_height(metrics, piece, widths, size, inset)
             if header_h + h > avail_row:  # never expected: a safety net, reported
@@ -142,11 +149,11 @@ def row_height(
 
 def _split_row(
     metrics: TextMetrics, row: Row, widths: Sequence[float], size: float, inset: float,
-    room: float,
+    room: float, marker: str,
 ) -> list[Row]:
     """A row taller than a whole slide as rows that each fit ``room``: every cell cut after
-    the lines that fit, its rest (after "(cont.)") in the next row; a cell that has ended is
-    empty there."""
+    the lines that fit, its rest (after ``marker``, "(cont.)") in the next row; a cell that
+    has ended is empty there."""
     max_lines = max(1, int((room - 2 * INSET_Y) // metrics.line_height(size)))
     pieces: list[Row] = []
     rest = row
@@ -159,8 +166,7 @@ def _split_row(
                 head.append(cell)
                 tail.append(())
                 continue
-            first, second = split_para(Para(cell, size=size), starts[max_lines],
-                                       marker=CONT_MARK)
+            first, second = split_para(Para(cell, size=size), starts[max_lines], marker=marker)
             head.append(first.runs)
             tail.append(second.runs)
         pieces.append(tuple(head))

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from renderers.labels import Labels
 from renderers.text import split_runs_at_long_words
-from renderers.writers.contents import CONTENTS_HEADING, CONTENTS_ID, ContentsEntry
+from renderers.writers.contents import CONTENTS_ID, ContentsEntry
 from renderers.writers.highlight import Highlighter, TokenLook
 from renderers.writers.typst.escape import string_literal, text_markup, word_pieces
-from renderers.writers.typst.parts import array, call, content
+from renderers.writers.typst.parts import array, call, content, section_title
 
 #: Tab stops in code blocks (HTML ``<pre>``'s default).
 TAB_SIZE = 8
@@ -82,9 +83,9 @@ def _run(text: str, look: TokenLook, foreground: str) -> str:
     return call("code-run", string_literal(look.color), flags, content(markup))
 
 
-def contents_markup(entries: Sequence[ContentsEntry]) -> str:
-    """The contents list of ``entries`` ("" when there are none): ``(depth, text, anchor,
-    rtl)`` for ``contents-list`` in the template."""
+def contents_markup(entries: Sequence[ContentsEntry], words: Labels) -> str:
+    """The contents list of ``entries`` under its heading in ``words`` ("" when there are
+    none): ``(depth, text, anchor, rtl)`` for ``contents-list`` in the template."""
     if not entries:
         return ""
     items = array(
@@ -92,5 +93,5 @@ def contents_markup(entries: Sequence[ContentsEntry]) -> str:
         f"{'true' if entry.direction == 'rtl' else 'false'})"
         for entry in entries
     )
-    title = content(text_markup(CONTENTS_HEADING))
+    title = section_title(words.contents)
     return call("contents-list", title, string_literal(CONTENTS_ID), items)

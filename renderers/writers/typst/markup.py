@@ -75,14 +75,15 @@ from renderers.text import (
 )
 from renderers.writers.common import (
     CITATION_NOTES_ID,
-    NOTES_HEADING,
     NOTES_ID,
     AuthorNote,
     AuthorNotes,
     ImageBytes,
+    caption_direction,
     citation_note_direction,
     citation_notes_heading,
     document_title,
+    document_words,
     entry_parts,
     has_citation_notes,
     image_fallback,
@@ -103,7 +104,7 @@ from renderers.writers.typst.bounds import check_document_pieces, check_paragrap
 from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
 from renderers.writers.typst.escape import string_literal, text_expr, text_markup
 from renderers.writers.typst.math import (
-    caption_lead,
+    caption_lead_markup,
     crossref_markup,
     math_markup,
     numbered_anchor_of,
@@ -119,6 +120,7 @@ from renderers.writers.typst.parts import (
     labelled,
     note_fields,
     optional,
+    section_title,
     source_entry,
     typst_image,
 )
@@ -212,6 +214,7 @@ class _Markup:
     def __init__(self, rdoc: ResolvedDocument, options: RenderOptions) -> None:
         self.rdoc = rdoc
         self.options = options
+        self.words = document_words(rdoc, options)
         self.root = RootFiles()
         self.code = CodeBlocks(options.highlight_style)
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
@@ -346,8 +349,7 @@ class _Markup:
                             *([f"item-end: {item_gap}"] if item_gap else []))
             case Figure(image, caption, label, number):
                 body = self.image(image, block=True)
-                lead = caption_lead(label, number)
-                caption_markup = optional(lead + self.inlines(caption))
+                caption_markup = optional(self.caption(label, number, caption))
                 figure = call("figure-block", content(body), caption_markup)
                 return labelled(figure, numbered_anchor_of(label, number))
             case ThematicBreak():
@@ -362,6 +364,15 @@ class _Markup:
                 raise UnsupportedNodeError(
                     f"Typst writer: unsupported block {type(block).__name__}"
                 )
+
+    def caption(self, label: str, number: int, caption: tuple[Inline, ...]) -> str:
+        """A figure's or table's caption, led by "Figure 1: " when it is numbered, in the
+        direction it reads in (:func:`~renderers.writers.common.caption_direction`)."""
+        lead = caption_lead_markup(label, number, self.words)
+        if not lead and not caption:
+            return ""
+        with self.directed(caption_direction(label, number, caption, self.words)) as direction:
+            return self.set_direction(direction, lead + self.inlines(caption))
 
     def nested_blocks(
         self, blocks: Iterable[Block], *, tight: bool = False, item_gap: ItemGap | None = None
@@ -379,7 +390,7 @@ class _Markup:
             level = min(level, self.previous_level + 1)
         self.previous_level = level
         ident = self.heading_ids.get(id(block)) or HeadingIds().assign(plain_text(block.children))
-        entry = heading_text(block)
+        entry = heading_text(block, self.words)
         body = call("heading-body", string_literal(entry),
                     content(self.inlines(block.children)))
         # A heading with no text for the outline (only a citation) gets no PDF bookmark, as
@@ -473,7 +484,7 @@ class _Markup:
             case Math():
                 return math_markup(node, self.root, isolate=self.bidi)
             case CrossRef():
-                return crossref_markup(node, self.labels, self.to_label)
+                return crossref_markup(node, self.labels, self.to_label, self.words)
             case _:
                 raise UnsupportedNodeError(
                     f"Typst writer: unsupported inline {type(node).__name__}"
@@ -596,7 +607,12 @@ class _Markup:
     def image(self, image: Image, *, block: bool) -> str:
         loaded = load_image(image.src, self.options)
         if loaded is None:
-            return call("image-alt", content(text_markup(image_fallback(image))))
+            text = image_fallback(image, self.words)
+            alt = call("image-alt", content(text_markup(text)))
+            if not block:
+                return alt
+            with self.directed(text_direction(text)) as direction:  # "[صورة: …]" on its line
+                return self.set_direction(direction, alt)
         data, extension = typst_image(loaded)
         name, new = self.root.name_of(data, "image", extension)
         if new:  # the PDF holds each distinct image once, however often it is shown
@@ -613,14 +629,16 @@ class _Markup:
         the Notes, Citation notes and Sources (:mod:`renderers.writers.contents` decides).
         Written after the body, which collects the citation notes."""
         back = back_matter(
+            self.words,
             notes=NOTES_ID if self.notes else "",
             citation_notes=CITATION_NOTES_ID if self.cite_notes else "",
             sources=SOURCES_ID if self.rdoc.entries else "",
             sources_heading=self.rdoc.sources_heading,
         )
         blocks = self.rdoc.document.blocks
-        headings = contents_headings(blocks, title, lambda h: self.heading_ids[id(h)])
-        return contents_markup(contents_entries(headings, back))
+        headings = contents_headings(blocks, title, lambda h: self.heading_ids[id(h)],
+                                     self.words)
+        return contents_markup(contents_entries(headings, back), self.words)
 
     def notes_section(self) -> str:
         """Every author note in series order (a, b, c …), each linking back to its first
@@ -629,7 +647,7 @@ class _Markup:
             return ""
         notes = [self.note_entry(note) for note in self.notes]
         return call(
-            "notes-section", content(text_markup(NOTES_HEADING)), string_literal(NOTES_ID),
+            "notes-section", section_title(self.words.notes), string_literal(NOTES_ID),
             array(notes),
         )  # fmt: skip
 
@@ -656,7 +674,7 @@ class _Markup:
         notes = [self.cite_note(*note) for note in self.cite_notes]
         return call(
             "notes-section",
-            content(text_markup(citation_notes_heading(author_notes=bool(self.notes)))),
+            section_title(citation_notes_heading(self.words, author_notes=bool(self.notes))),
             string_literal(CITATION_NOTES_ID), array(notes),
         )  # fmt: skip
 
@@ -674,7 +692,7 @@ class _Markup:
         styled = any(entry.formatted for entry in entries)
         items = (self.source_entry(entry) for entry in entries)
         return call(
-            "sources-section", content(text_markup(self.rdoc.sources_heading)),
+            "sources-section", section_title(self.rdoc.sources_heading),
             string_literal(SOURCES_ID), "true" if styled else "false", array(items),
         )  # fmt: skip
 

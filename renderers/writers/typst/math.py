@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from renderers.document import CrossRef, Math, numbered_anchor, numbered_name
+from renderers.labels import Labels
+from renderers.writers.common import caption_lead
 from renderers.writers.typst.escape import string_literal, text_markup
 from renderers.writers.typst.parts import RootFiles, call, code_span
 
@@ -36,10 +38,12 @@ def math_markup(node: Math, root: RootFiles, *, isolate: bool, alone: bool = Fal
     return call(function, string_literal(name), *sizes, string_literal(formula.tex), *flags)
 
 
-def crossref_markup(node: CrossRef, labels: set[str], to_label: Callable[[str], str]) -> str:
+def crossref_markup(
+    node: CrossRef, labels: set[str], to_label: Callable[[str], str], words: Labels
+) -> str:
     """"Figure 1", linked to the figure or table it names (plain text when it has no anchor);
     ``to_label`` gives the destination of a link to a label."""
-    name = text_markup(numbered_name(node.label, node.number))
+    name = text_markup(numbered_name(node.label, node.number, words))
     anchor = numbered_anchor(node.label, node.number)
     if anchor not in labels:
         return name
@@ -51,8 +55,7 @@ def numbered_anchor_of(label: str, number: int) -> str:
     return numbered_anchor(label, number) if label and number else ""
 
 
-def caption_lead(label: str, number: int) -> str:
+def caption_lead_markup(label: str, number: int, words: Labels) -> str:
     """The markup of "Figure 1: " before a numbered caption ("" for an unnumbered one)."""
-    if not label or not number:
-        return ""
-    return text_markup(f"{numbered_name(label, number)}: ")
+    lead = caption_lead(label, number, words)
+    return text_markup(f"{lead} ") if lead else ""

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from renderers.document import InlineStyle
 from renderers.sandbox import LoadedImage
-from renderers.text import has_long_word
+from renderers.text import has_long_word, text_direction
 from renderers.writers.common import BACKLINK_MARK, EntryParts, pdf_uri
 from renderers.writers.typst.escape import isolated, string_literal, text_markup
 
@@ -60,6 +60,16 @@ def call(function: str, *args: str) -> str:
 def content(markup: str) -> str:
     """``markup`` as a content argument: ``[markup]``."""
     return f"[{markup}]"
+
+
+def section_title(text: str) -> str:
+    """The title of a section the writers add (Contents, Notes, Sources) as a content
+    argument, laid out right to left when its words read so ("المصادر" at the right margin
+    of an Arabic document), as the HTML report's ``dir`` on its heading."""
+    markup = text_markup(text)
+    if text_direction(text) == "rtl":
+        markup = call("directed", "rtl", content(markup))
+    return content(markup)
 
 
 def code_span(text: str, *, isolate: bool) -> str:

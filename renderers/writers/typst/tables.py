@@ -28,7 +28,7 @@ from renderers.document import (
 )
 from renderers.text import CJK_CHARS, LONG_WORD, text_direction
 from renderers.writers.typst.escape import string_literal
-from renderers.writers.typst.math import caption_lead, numbered_anchor_of
+from renderers.writers.typst.math import numbered_anchor_of
 from renderers.writers.typst.parts import array, call, content, label_call, labelled, optional
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ class TableMarkup:
         header = list(table.header)
         columns = max((len(r) for r in (header, *rows)), default=0)
         if columns == 0:
-            return caption_lead(table.label, table.number) + writer.inlines(table.caption)
+            return writer.caption(table.label, table.number, table.caption)
         aligns = table_aligns(table.aligns, columns)
         anchors: list[str] = []
         head: list[str] = []
@@ -177,7 +177,7 @@ class TableMarkup:
         args += [content(cell) for row in rows for cell in self.cells(row, columns, aligns)]
         body = f"report-table({', '.join(args)})"
         placed = "".join(f"#metadata(none){label_call(anchor)};" for anchor in anchors)
-        caption = caption_lead(table.label, table.number) + writer.inlines(table.caption)
+        caption = writer.caption(table.label, table.number, table.caption)
         block = call("table-block", body, optional(caption))
         return placed + labelled(block, numbered_anchor_of(table.label, table.number))
 

@@ -30,14 +30,16 @@ import typst
 
 from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, RenderError
+from renderers.labels import Labels, labels_for
 from renderers.language import DEFAULT_LANGUAGE, Language
 from renderers.options import PdfVariant, RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.templates import templates_dir
-from renderers.text import needs_cjk
+from renderers.text import needs_cjk, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import ADDED_SECTION_LEVEL
 from renderers.writers.ooxml import build_timestamp
+from renderers.writers.typst.escape import string_literal
 from renderers.writers.typst.fonts import report_fonts
 from renderers.writers.typst.late_links import (
     POSITIONS_LABEL,
@@ -128,9 +130,10 @@ def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE
     """The definitions ``report.typ`` takes from Python, so that each rule has one home:
     whether the CJK fonts are loaded and which regional face of them ``text`` in ``language``
     needs (:meth:`renderers.language.Language.cjk_face`), the document's language and region
-    (``text(lang:, region:)``: an ISO 639 code, an ISO 3166-1 alpha-2 code or none), and the
+    (``text(lang:, region:)``: an ISO 639 code, an ISO 3166-1 alpha-2 code or none), the
     heading level of the sections the writers add
-    (:data:`~renderers.writers.common.ADDED_SECTION_LEVEL`)."""
+    (:data:`~renderers.writers.common.ADDED_SECTION_LEVEL`) and the page footer in the
+    language's words (:func:`page_footer`)."""
     face = language.cjk_face(text) if cjk else "SC"
     region = f'"{language.typst_region}"' if language.typst_region else "none"
     return (
@@ -139,7 +142,21 @@ def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE
         f'#let doc-lang = "{language.typst_lang}"\n'
         f"#let doc-region = {region}\n"
         f"#let added-section-level = {ADDED_SECTION_LEVEL}\n"
+        f"{page_footer(labels_for(language))}"
     )
+
+
+def page_footer(words: Labels) -> str:
+    """``page-footer(page, pages)``, the footer's text for the page number and the number of
+    pages (``Page 1 of 5``), and ``footer-dir``, its direction: right to left for words in a
+    right-to-left script ("صفحة 1 من 5" starts at the right)."""
+    pieces = {"page": "page", "pages": "[#pages]"}
+    body = "; ".join(
+        pieces[kind] if kind in pieces else string_literal(text)
+        for kind, text in words.page_parts()
+    )
+    direction = text_direction(words.page) or "ltr"
+    return f"#let page-footer(page, pages) = {{ {body} }}\n#let footer-dir = {direction}\n"
 
 
 def compile_source(
