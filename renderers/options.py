@@ -59,8 +59,6 @@ SURFACES: tuple[Surface, ...] = get_args(Surface)
 #: How a field's type is read, coerced and offered (derived from its annotation).
 Kind = Literal["text", "flag", "integer", "choice", "choices", "pages", "path", "limits"]
 
-#: The JSON Schema ``pattern`` of a text option that may not be blank (``min_length``).
-NOT_BLANK = r"\S"
 #: Most pages one ``pages`` selection may name (a range such as ``1-999999`` is refused).
 MAX_PAGE_SELECTION = 10_000
 _REMOTE: tuple[Surface, ...] = ("tool", "mcp", "service")
@@ -76,8 +74,6 @@ class OptionInfo:
     minimum: int | None = None
     maximum: int | None = None
     max_length: int | None = None
-    #: Text shorter than this once stripped is refused (1: the option may not be blank).
-    min_length: int | None = None
     aliases: Mapping[str, str] = field(default_factory=dict)
     must_exist: bool = False  # a path option naming a file that must exist
     cli_flags: tuple[str, ...] = ()  # default: --field-name
@@ -392,9 +388,6 @@ class Param:
         match self.kind:
             case "text":
                 schema = {"type": "string"}
-                if self.info.min_length is not None:
-                    schema["minLength"] = self.info.min_length
-                    schema["pattern"] = NOT_BLANK  # blank text is refused as empty text is
                 if self.info.max_length is not None:
                     schema["maxLength"] = self.info.max_length
             case "flag":
@@ -513,13 +506,6 @@ def _text(param: Param, value: Any) -> str:
     if not isinstance(value, str):
         raise _refuse(param, value, "expected a string")
     text = clean_text(value).strip()
-    low = param.info.min_length
-    if low is not None and len(text) < low:
-        high = param.info.max_length
-        size = f"{low} to {high}" if high is not None else f"at least {low}"
-        what = "blank" if not text else f"{len(text)} characters"
-        raise _refuse(param, value, f"{what}; accepted: text that is not blank ({size} "
-                                    "characters)")
     if param.info.normalize is not None and text:
         try:
             return param.info.normalize(text)

@@ -26,7 +26,7 @@ from citations.errors import CodedError, ErrorCode, PoolError
 from citations.pool import ROW_SCHEMA, source_from_row
 from renderers.errors import LimitError, OptionError, OutputPathError, short_repr
 from renderers.formats import BY_NAME, EXTENSIONS, Format
-from renderers.options import NOT_BLANK, PARAMETERS, Limits, ReadingOptions, Surface
+from renderers.options import PARAMETERS, Limits, ReadingOptions, Surface
 from renderers.process_memory import current_cap_mib, memory_exceeded
 
 # --- argument schemas (shared with the HTTP service) -------------------------------------
@@ -283,9 +283,7 @@ def pool_row_problem(row: Any, where: str) -> PoolError | None:
 def _what_is_wrong(error: ValidationError) -> str:
     """The refused value in a few words, never the whole of a huge one."""
     value, rule = error.instance, error.validator
-    if (rule in ("minLength", "pattern") and value == "") or (
-        rule == "pattern" and error.validator_value == NOT_BLANK and isinstance(value, str)
-    ):
+    if rule in ("minLength", "pattern") and value == "":
         return "blank text"
     if rule in ("maxLength", "minLength") and isinstance(value, str):
         return f"a string of {len(value):,} characters"
@@ -337,8 +335,7 @@ def accepted_values(schema: Any) -> str:
     if isinstance(kinds, list):
         return " or ".join(accepted_values({**schema, "type": kind}) for kind in kinds)
     if kinds == "string":
-        text = "text that is not blank" if schema.get("pattern") == NOT_BLANK else "a string"
-        return text + _bounds(schema.get("minLength"), schema.get("maxLength"),
+        return "a string" + _bounds(schema.get("minLength"), schema.get("maxLength"),
                                     "characters")
     if kinds in ("integer", "number"):
         return _KINDS[kinds] + _range(schema.get("minimum"), schema.get("maximum"))
