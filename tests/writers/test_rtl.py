@@ -788,6 +788,27 @@ def test_pdf_reads_each_citation_as_one_unit_in_a_right_to_left_line(engine: str
         assert_cited_lines(cited(look, "pdf", pdf_engine=engine), look, engine)
 
 
+def test_the_authors_look_holds_a_citation_apart_as_the_report_does() -> None:
+    """HTML input printed in its author's look: each citation gets the report's dir, once the
+    author's blocks have their direction, the space before it outside (an Arabic author's in
+    an English sentence too); the PDF reads each as one unit."""
+    html = "<h1>تقرير الطاقة</h1>" + "".join(
+        f"<p>{before}{token} {after}</p>"
+        for (before, after), token in zip(CITED_WORDS, ("[[S:1,2]]", "[[S:3]]", "[[S:1-3]]"),
+                                          strict=True)) + "<p>An Arabic author[[S:4]] here.</p>"
+    for look, (options, shown) in CITED_LOOKS.items():
+        session = Session(prepare(html, sources_pool=CITED_POOL,
+                                  options=build_options(**options)))
+        root = lxml.html.document_fromstring(session.print_html())
+        cites = [(cite.get("dir"), cite.text_content()) for cite in root.find_class("cite")]
+        held = [None if text.isdigit() else "ltr" for text in shown]
+        assert cites[:3] == list(zip(held, shown, strict=True)), (look, cites)
+        assert_cited_lines(session.artifact("pdf").data, look, "author's look")
+        if look == "author-date":
+            assert cites[3] == ("rtl", "(الوكالة الدولية للطاقة المتجددة, 2023)"), cites
+            assert "An Arabic author " in root.text_content()
+
+
 @pytest.mark.browser
 def test_chromium_reads_each_citation_as_one_unit_in_a_right_to_left_line(
     tmp_path: Path,
