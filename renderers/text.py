@@ -167,6 +167,10 @@ def closing_marks(text: str) -> str:
 
 #: The mark of each direction (:data:`LRM`, :data:`RLM`).
 MARKS: dict[Direction, str] = {"ltr": LRM, "rtl": RLM}
+#: LEFT-TO-RIGHT and RIGHT-TO-LEFT ISOLATE, which POP DIRECTIONAL ISOLATE ends: text between
+#: them reads in its own direction, one neutral object to the line around it.
+ISOLATES: dict[Direction, str] = {"ltr": "\u2066", "rtl": "\u2067"}
+POP_ISOLATE = "\u2069"
 
 
 def enclosing_marks(inner: Direction, outer: Direction) -> tuple[str, str]:

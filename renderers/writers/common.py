@@ -12,6 +12,8 @@ Writers differ in how they lay things out, never in what they decide. This modul
   (:func:`note_marker`) so that a note can never be taken for a citation (citations are
   numbers); the text shown for a reference to a note that does not exist; the titles of the
   Notes and of a note style's Citation notes, and a citation note's direction;
+* **a citation in its line of text** — :func:`cite_direction`: whether a citation is held
+  apart from a line that reads the other way, and in which direction;
 * **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
   their separators, the back-link and its glyph, the entry's direction;
 * **an image that cannot be shown** — :func:`image_fallback`;
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote
 
+from citations.numbering import format_numbers
 from renderers.document import (
     Block,
     Cite,
@@ -319,6 +322,48 @@ def _new_references(
         ):
             found.append(node.label)
     return found
+
+
+# ---------------------------------------------------------------- citations in a line
+
+
+def cite_direction(cite: Cite, line: Direction) -> Direction | None:
+    """The direction ``cite`` is held in, apart from its line of text reading ``line``: None
+    when it reads as the line does.
+
+    A citation reads as one unit in its own direction: by the first strong character of what
+    it shows, left to right when it has none (the numbers, brackets and Latin punctuation of
+    "[1, 2]", "1–3"). In a line reading the other way the bidi algorithm split it up: in an
+    Arabic sentence "(International Energy Agency, 2024)" had its parentheses at the wrong
+    ends and "(A, 2024; B, 2020)" its parts swapped, "[1–3]" read "[3–1]". Each writer holds
+    it apart its own way (HTML ``dir``, Typst a box or isolate marks, DOCX and PPTX
+    :func:`~renderers.text.enclosing_marks`), in its place in the line. Digits alone read the
+    same either way, and a superscript joined to the one before it (``Cite.joined``) stays in
+    the line's order: its leading separator must stand between the two, where holding it apart
+    would move it to its far end."""
+    if not cite.numbers or cite.joined:
+        return None
+    if cite.note:
+        shown = str(cite.note)
+    elif cite.children:
+        shown = plain_text(cite.children).strip()
+    else:
+        shown = format_numbers(cite.numbers)
+    if shown.isdigit():
+        return None
+    own = text_direction(shown) or "ltr"
+    return None if own == line else own
+
+
+def cite_space(children: tuple[Inline, ...]) -> tuple[str, tuple[Inline, ...]]:
+    """The space that sets a styled citation off from the word before it (the style pass
+    adds it), and the citation's own inlines after it: a citation held apart from its line
+    (:func:`cite_direction`) leaves the space outside, between it and that word."""
+    if children and isinstance(first := children[0], Text) and first.text[:1].isspace():
+        text = first.text.lstrip()
+        rest = (Text(text), *children[1:]) if text else children[1:]
+        return first.text[: len(first.text) - len(text)], rest
+    return "", children
 
 
 # ---------------------------------------------------------------- Sources entries

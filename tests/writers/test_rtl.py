@@ -693,3 +693,167 @@ def test_libreoffice_sets_a_right_to_left_slides_source_footer_from_the_right(
             assert abs(right - right_edge) < 2 and left > left_edge + 100, (left, right)
         else:
             assert abs(left - left_edge) < 2 and right < right_edge - 100, (left, right)
+
+
+# ---------------------------------------------------------------- citations in a line
+
+#: Sources cited by author and date; the third has no date (APA writes "n.d.").
+CITED_POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "World Energy Outlook 2024", "url": "https://www.iea.org/x",
+     "author": "International Energy Agency", "published_at": "2024"},
+    {"sid": 2, "title": "Solar", "url": "https://b.example", "author": "Smith, John",
+     "published_at": "2020"},
+    {"sid": 3, "title": "Wind", "url": "https://c.example", "author": "World Bank"},
+    {"sid": 4, "title": "تقرير الطاقة المتجددة", "url": "https://www.irena.org/ar",
+     "author": "الوكالة الدولية للطاقة المتجددة", "published_at": "2023"},
+]
+#: The words before and after each citation of :data:`CITED`, in reading order.
+CITED_WORDS = (("فقرة بمصدرين", "ثم تستمر."), ("مصدر بلا تاريخ", "هنا."), ("نطاق", "كامل."))
+#: An Arabic report: two sources, one without a date, a range.
+CITED = "# تقرير الطاقة\n\n" + "".join(
+    f"{before}{token} {after}\n\n"
+    for (before, after), token in zip(CITED_WORDS, ("[[S:1,2]]", "[[S:3]]", "[[S:1-3]]"),
+                                      strict=True))
+#: The options of each look and how its citations of :data:`CITED` read: each one unit, left
+#: to right. Set as text of the right-to-left line, "1–3" read "3–1", "1, 2" "2, 1", the
+#: parts of "(A, 2024; B, 2020)" swapped (WeasyPrint), "n.d.)" stood as ".)" at its start.
+CITED_LOOKS: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
+    "superscript": ({}, ("1, 2", "3", "1–3")),
+    "brackets": ({"citation_format": "brackets"}, ("[1, 2]", "[3]", "[1–3]")),
+    "author-date": ({"csl": "apa"}, (
+        "(International Energy Agency, 2024; Smith, 2020)", "(World Bank, n.d.)",
+        # longer than a Typst box may be: held between isolate marks
+        "(International Energy Agency, 2024; Smith, 2020; World Bank, n.d.)")),
+}
+
+
+def cited(look: str, fmt: str, report: str = CITED, **options: Any) -> bytes:
+    built = build_options(**CITED_LOOKS[look][0], **options)
+    return Session(prepare(report, sources_pool=CITED_POOL, options=built)).artifact(fmt).data
+
+
+def squeezed(text: str) -> str:
+    """``text`` as lines of every engine compare: NFKC, without spaces (engines differ in the
+    spaces they put around a superscript) or format characters, each bracket as its opening
+    one — a PDF's text names a mirrored bracket either way; which way a citation's brackets
+    face is for the Chromium test to see."""
+    kept = (c for c in unicodedata.normalize("NFKC", text)
+            if not c.isspace() and unicodedata.category(c) != "Cf")
+    return "".join(kept).translate(str.maketrans(")]", "(["))
+
+
+def cited_lines(look: str) -> list[str]:
+    """How each paragraph of :data:`CITED` reads on the page from the left: the words after
+    the citation, the citation left to right, the words it follows."""
+    return [squeezed(reading(after) + cite + reading(before))
+            for (before, after), cite in zip(CITED_WORDS, CITED_LOOKS[look][1], strict=True)]
+
+
+def assert_cited_lines(pdf: bytes, look: str, name: str) -> None:
+    shown = [squeezed(text) for _, _, text in pdf_lines(pdf)]
+    for expected in cited_lines(look):
+        assert expected in shown, (name, look, expected, shown)
+
+
+def test_html_holds_a_citation_apart_from_a_line_that_reads_the_other_way() -> None:
+    """A citation whose direction (its own, left to right without a strong character) is not
+    its line's has its own dir, the space before it outside; digits alone, a citation in a
+    line of its direction and a superscript joined to the one before it have none."""
+    def cites(html: bytes) -> list[tuple[str | None, str]]:
+        root = lxml.html.document_fromstring(html.decode())
+        return [(cite.get("dir"), cite.text_content()) for cite in root.find_class("cite")]
+
+    assert cites(cited("superscript", "html")) == [
+        ("ltr", "1, 2"), (None, "3"), ("ltr", "1–3")]
+    assert cites(cited("brackets", "html")) == [
+        ("ltr", "[1, 2]"), ("ltr", "[3]"), ("ltr", "[1–3]")]
+    assert cites(cited("author-date", "html")) == [
+        ("ltr", text) for text in CITED_LOOKS["author-date"][1]]
+    english = "# Energy\n\nTwo sources[[S:1,2]] and a range[[S:1-3]].\n"
+    for look in CITED_LOOKS:
+        assert all(direction is None for direction, _ in cites(cited(look, "html", english)))
+    mixed = ("# Energy\n\nAn Arabic author[[S:4]] in English.\n\n"
+             "مؤلف عربي[[S:4]] في العربية.\n\nنص[[S:1]][[S:2,3]] هنا.\n")
+    assert cites(cited("author-date", "html", mixed))[:2] == [
+        ("rtl", "(الوكالة الدولية للطاقة المتجددة, 2023)"),
+        (None, " (الوكالة الدولية للطاقة المتجددة, 2023)")]
+    assert cites(cited("superscript", "html", mixed))[2:] == [(None, "2"), (None, ", 3, 4")]
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_reads_each_citation_as_one_unit_in_a_right_to_left_line(engine: str) -> None:
+    """Superscripts, brackets and author-date citations in an Arabic report: each reads left
+    to right as one unit, to the left of the word it follows (:data:`CITED_LOOKS`)."""
+    for look in CITED_LOOKS:
+        assert_cited_lines(cited(look, "pdf", pdf_engine=engine), look, engine)
+
+
+def test_the_authors_look_holds_a_citation_apart_as_the_report_does() -> None:
+    """HTML input printed in its author's look: each citation gets the report's dir, once the
+    author's blocks have their direction, the space before it outside (an Arabic author's in
+    an English sentence too); the PDF reads each as one unit."""
+    html = "<h1>تقرير الطاقة</h1>" + "".join(
+        f"<p>{before}{token} {after}</p>"
+        for (before, after), token in zip(CITED_WORDS, ("[[S:1,2]]", "[[S:3]]", "[[S:1-3]]"),
+                                          strict=True)) + "<p>An Arabic author[[S:4]] here.</p>"
+    for look, (options, shown) in CITED_LOOKS.items():
+        session = Session(prepare(html, sources_pool=CITED_POOL,
+                                  options=build_options(**options)))
+        root = lxml.html.document_fromstring(session.print_html())
+        cites = [(cite.get("dir"), cite.text_content()) for cite in root.find_class("cite")]
+        held = [None if text.isdigit() else "ltr" for text in shown]
+        assert cites[:3] == list(zip(held, shown, strict=True)), (look, cites)
+        assert_cited_lines(session.artifact("pdf").data, look, "author's look")
+        if look == "author-date":
+            assert cites[3] == ("rtl", "(الوكالة الدولية للطاقة المتجددة, 2023)"), cites
+            assert "An Arabic author " in root.text_content()
+
+
+@pytest.mark.browser
+def test_chromium_reads_each_citation_as_one_unit_in_a_right_to_left_line(
+    tmp_path: Path,
+) -> None:
+    """In Chromium each citation of the Arabic report reads left to right, its characters in
+    their order from the left (an opening bracket at its left end, unmirrored), all of it to
+    the left of the word it follows."""
+    from tests.helpers import chromium_browser
+
+    measure = (
+        "() => [...document.querySelectorAll('p .cite')].map(cite => {"
+        " const box = (node, i) => { const range = document.createRange();"
+        "  range.setStart(node, i); range.setEnd(node, i + 1);"
+        "  const r = range.getBoundingClientRect(); return [node.data[i], r.left, r.right]; };"
+        " const chars = []; const walker = document.createTreeWalker(cite, NodeFilter.SHOW_TEXT);"
+        " while (walker.nextNode()) { const node = walker.currentNode;"
+        "  for (let i = 0; i < node.length; i++) chars.push(box(node, i)); }"
+        " const before = cite.previousSibling; const end = before.data.trimEnd().length;"
+        " return {chars, word: box(before, end - 1)}; })"
+    )
+    with chromium_browser() as browser:
+        page = browser.new_page(viewport={"width": 900, "height": 900})
+        for look, (_, expected) in CITED_LOOKS.items():
+            path = tmp_path / f"{look}.html"
+            path.write_bytes(cited(look, "html"))
+            page.goto(path.as_uri())
+            for cite, shown in zip(page.evaluate(measure), expected, strict=True):
+                chars = cite["chars"]
+                assert "".join(c for c, _, _ in chars) == shown, (look, chars)
+                from_left = "".join(c for c, _, _ in sorted(chars, key=lambda c: c[1]))
+                assert from_left == shown, (look, from_left, shown)
+                word_left = cite["word"][1]
+                assert max(right for _, _, right in chars) <= word_left + 0.5, (look, cite)
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_reads_each_citation_as_one_unit_in_a_right_to_left_line(
+    tmp_path: Path,
+) -> None:
+    """The DOCX and the PPTX of the Arabic report as LibreOffice lays them out: each citation
+    reads left to right as one unit, held between direction marks."""
+    paths = []
+    for look in CITED_LOOKS:
+        for fmt in ("docx", "pptx"):
+            paths.append(tmp_path / f"{look}-{fmt}.{fmt}")
+            paths[-1].write_bytes(cited(look, fmt))
+    for pdf in convert_all_with_libreoffice(paths, tmp_path):
+        assert_cited_lines(pdf.read_bytes(), pdf.stem.rsplit("-", 1)[0], pdf.name)

@@ -19,6 +19,7 @@ from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.oxml.ns import nsmap
 from lxml import etree
 
+from renderers.text import Direction
 from renderers.writers.common import narrow_cell_margin
 
 W_NS = nsmap["w"]
@@ -178,6 +179,15 @@ def add_paragraph(parent: Element, props: ParaProps | None = None) -> Element:
     if proto is not None:
         p.append(copy.copy(proto))
     return p
+
+
+def line_direction(parent: Element) -> Direction:
+    """The direction of the paragraph holding ``parent`` (the paragraph, or a hyperlink in
+    it): ``"rtl"`` when it is set right to left (``w:bidi``), as its runs are laid out."""
+    p: Element | None = parent
+    while p is not None and p.tag != w("p"):
+        p = p.getparent()
+    return "rtl" if p is not None and p.find(f"{w('pPr')}/{w('bidi')}") is not None else "ltr"
 
 
 #: The paragraph that parts two framed blocks: one point high, no space around it.

@@ -64,7 +64,7 @@ from renderers.errors import UnsupportedNodeError
 from renderers.language import language_for
 from renderers.options import RenderOptions
 from renderers.sandbox import load_image
-from renderers.text import blocks_direction, is_rtl, needs_cjk, text_direction
+from renderers.text import blocks_direction, enclosing_marks, is_rtl, needs_cjk, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     ADDED_SECTION_LEVEL,
@@ -75,6 +75,8 @@ from renderers.writers.common import (
     ImageBytes,
     caption_direction,
     citation_note_direction,
+    cite_direction,
+    cite_space,
     document_title,
     document_words,
     entry_parts,
@@ -125,6 +127,7 @@ from renderers.writers.docx.oxml import (
     add_table,
     clear_body,
     drop_thumbnail,
+    line_direction,
     part_joined_frames,
 )
 from renderers.writers.docx.styles import StyleBook, name_east_asian_font, set_default_language
@@ -640,11 +643,21 @@ class _DocxWriter:
         if self.footnote_mode or cite.note:
             self._cite_footnote(p, cite)
             return
+        line = line_direction(p)
+        direction = cite_direction(cite, line)
+        children, opening, closing = cite.children, "", ""
+        if direction is not None:  # held apart from its line, the space before it outside
+            space, children = cite_space(cite.children)
+            if space:
+                add_run(p, space, PLAIN)
+            opening, closing = enclosing_marks(direction, line)
         mark = "" if cite.anchor in self._placed_cites else self.cite_marks.get(cite.anchor, "")
         self._placed_cites.add(cite.anchor)
         bid = self.bookmarks.start(p, mark) if mark else None
-        if cite.children:  # a CSL style's or citation format's own words
-            self.inlines(p, cite.children, PLAIN, _Scope(), in_link=in_link)
+        if opening:
+            add_run(p, opening, PLAIN)
+        if children:  # a CSL style's or citation format's own words
+            self.inlines(p, children, PLAIN, _Scope(), in_link=in_link)
         for text, number in display_segments(
             () if cite.children else cite.numbers, joined=cite.joined
         ):
@@ -654,6 +667,8 @@ class _DocxWriter:
                 tip = self.entries[number].title
                 link = add_hyperlink(p, anchor=self.src_marks[number], tooltip=tip)
                 add_run(link, text, self.sup_link)
+        if closing:
+            add_run(p, closing, PLAIN)
         if bid is not None:
             self.bookmarks.end(p, bid)
 

@@ -21,8 +21,8 @@ from renderers.readers.context import is_cite_sup
 from renderers.readers.sanitize import sanitize_html
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
-from renderers.text import is_rtl
-from renderers.writers.common import document_title, document_words
+from renderers.text import Direction, is_rtl, text_direction
+from renderers.writers.common import cite_direction, document_title, document_words
 from renderers.writers.html.breaks import break_long_runs
 from renderers.writers.html.contents import (
     citations_in,
@@ -35,6 +35,7 @@ from renderers.writers.html.report import (
     ReportWriter,
     cite_markup,
     render_page,
+    styled_cite_markup,
 )
 
 #: Elements whose text stays verbatim (tokens inside are not citations).
@@ -66,14 +67,21 @@ class _CiteRewriter:
         #: Citations right after another (the citation pass decides: ``Cite.joined``), whose
         #: superscript opens with the separator so that the pair reads ``¹,²``, never ``¹²``.
         self.joined = {node.anchor for node in cites if node.joined}
+        #: Each citation written, by anchor: :func:`_hold_citations` gives it its direction
+        #: once the lines have theirs.
+        self.written: dict[str, Cite] = {}
 
     def sup(self, sids: tuple[int, ...], tail: str | None) -> HtmlElement:
         self.count += 1
         anchor = f"cite-{self.count}"
         styled = self.styled.get(anchor)
+        cite = styled or Cite(sids, self.plan.numbers_for(sids), anchor,
+                              joined=anchor in self.joined)
+        self.written[anchor] = cite
         markup = (
-            self.writer.inline(styled) if styled is not None
-            else cite_markup(anchor, self.plan.numbers_for(sids), joined=anchor in self.joined)
+            self.writer.inline(styled) if styled is not None and styled.note  # its note listed
+            else styled_cite_markup(styled, self.writer.inlines) if styled is not None
+            else cite_markup(anchor, cite.numbers, joined=cite.joined)
         )
         # every sid unknown: nothing shows, an empty span keeps the text that follows
         element = lxml.html.fragment_fromstring(str(markup) or "<span></span>")
@@ -156,6 +164,44 @@ def _set_outline_labels(root: HtmlElement) -> None:
             heading.set("data-outline", text_without_citations(heading))
 
 
+def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
+    """``dir`` on each citation whose direction is not its line's (:func:`cite_direction`), as
+    the report writer sets it, the space before it moved outside; after
+    :func:`_set_directions`, which gives the lines theirs."""
+    for element in list(root.iter("sup", "span")):
+        cite = written.get(element.get("id") or "")
+        if cite is None or element.get("class") != "cite":
+            continue
+        direction = cite_direction(cite, _line_direction(element))
+        if direction is None:
+            continue
+        element.set("dir", direction)
+        text = element.text or ""
+        element.text = text.lstrip()
+        space = text[: len(text) - len(element.text)]
+        previous, parent = element.getprevious(), element.getparent()
+        if not space or parent is None:
+            continue
+        if previous is not None:
+            previous.tail = (previous.tail or "") + space
+        else:
+            parent.text = (parent.text or "") + space
+
+
+def _line_direction(element: HtmlElement) -> Direction:
+    """The direction ``element``'s line is laid out in: its nearest ``dir`` (``auto`` by the
+    text, as browsers decide it), else left to right."""
+    for ancestor in element.iterancestors():
+        match (ancestor.get("dir") or "").lower():
+            case "rtl":
+                return "rtl"
+            case "ltr":
+                return "ltr"
+            case "auto" if found := text_direction(_direction_text(ancestor)):
+                return found
+    return "ltr"
+
+
 def _set_directions(root: HtmlElement) -> None:
     """Explicit ``dir="rtl"`` on right-to-left blocks (WeasyPrint ignores ``dir="auto"``)."""
     for element in root.iter(*DIRECTED_TAGS):
@@ -195,10 +241,12 @@ def render_html_input(
         title.drop_tree()
     words = document_words(rdoc, options)
     writer = ReportWriter(options, rdoc.document, words)
-    _CiteRewriter(rdoc, dialects, pool, writer).walk(container)
+    rewriter = _CiteRewriter(rdoc, dialects, pool, writer)
+    rewriter.walk(container)
     _set_outline_labels(container)
     _drop_refused_images(container, options, words)
     _set_directions(container)
+    _hold_citations(container, rewriter.written)
     number_lists(container)
     title = document_title(rdoc.document, options)
     toc = ""

@@ -80,6 +80,8 @@ from renderers.writers.common import (
     caption_direction,
     citation_note_direction,
     citation_notes_heading,
+    cite_direction,
+    cite_space,
     document_title,
     document_words,
     entry_parts,
@@ -139,12 +141,19 @@ def needs_outline_label(children: tuple[Inline, ...]) -> bool:
     return any(isinstance(node, _OFF_OUTLINE) for node in walk_inlines(children))
 
 
-def cite_markup(anchor: str, numbers: Iterable[int], *, joined: bool = False) -> Markup:
-    """``<sup class="cite" id="cite-K">`` with one ``<a href="#src-N">`` per displayed number."""
-    return _cite_sup(anchor, display_segments(numbers, joined=joined), "src-")
+def cite_markup(
+    anchor: str, numbers: Iterable[int], *, joined: bool = False,
+    direction: Direction | None = None,
+) -> Markup:
+    """``<sup class="cite" id="cite-K">`` with one ``<a href="#src-N">`` per displayed number;
+    ``direction``: its ``dir``, held apart from its line (:func:`cite_direction`)."""
+    return _cite_sup(anchor, display_segments(numbers, joined=joined), "src-", direction)
 
 
-def _cite_sup(anchor: str, pieces: list[tuple[str, int | None]], target: str) -> Markup:
+def _cite_sup(
+    anchor: str, pieces: list[tuple[str, int | None]], target: str,
+    direction: Direction | None = None,
+) -> Markup:
     """``<sup class="cite">`` showing ``pieces`` (:func:`display_segments`), each number linked
     to ``#{target}N`` (a Sources entry, or a note style's note)."""
     if not pieces:
@@ -153,7 +162,12 @@ def _cite_sup(anchor: str, pieces: list[tuple[str, int | None]], target: str) ->
         str(escape(text)) if number is None else f'<a href="#{target}{number}">{escape(text)}</a>'
         for text, number in pieces
     )
-    return Markup(f'<sup class="cite" id="{escape(anchor)}">{inner}</sup>')
+    return Markup(f'<sup class="cite" id="{escape(anchor)}"{_dir(direction)}>{inner}</sup>')
+
+
+def _dir(direction: Direction | None) -> str:
+    """The ``dir`` attribute of a citation held apart from its line (none when it is not)."""
+    return f' dir="{direction}"' if direction else ""
 
 
 def list_start_attributes(start: int) -> str:
@@ -243,13 +257,20 @@ def unlink_missing_fragments(html: str) -> str:
     return _FRAGMENT_LINK.sub(keep, html)
 
 
-def styled_cite_markup(cite: Cite, inlines: Callable[[tuple[Inline, ...]], Markup]) -> Markup:
+def styled_cite_markup(
+    cite: Cite, inlines: Callable[[tuple[Inline, ...]], Markup],
+    direction: Direction | None = None,
+) -> Markup:
     """A citation the style pass filled (:mod:`renderers.styles`): its inlines in a
     ``<span class="cite">`` (links to ``#src-N`` lead to the entries), or for a note style the
-    note's number linked to the note (``cnote-K``)."""
+    note's number linked to the note (``cnote-K``). ``direction``: the element's ``dir``, held
+    apart from its line (:func:`cite_direction`), the space before it left outside."""
     if cite.note:
-        return _cite_sup(cite.anchor, note_segments(cite.note, joined=cite.joined), "cnote-")
-    return Markup(f'<span class="cite" id="{escape(cite.anchor)}">{inlines(cite.children)}</span>')
+        return _cite_sup(cite.anchor, note_segments(cite.note, joined=cite.joined), "cnote-",
+                         direction)
+    space, children = cite_space(cite.children) if direction else ("", cite.children)
+    return Markup(f'{space}<span class="cite" id="{escape(cite.anchor)}"{_dir(direction)}>'
+                  f"{inlines(children)}</span>")
 
 
 def _shown_text(
@@ -365,14 +386,14 @@ class ReportWriter:
                 )
                 return Markup(
                     f'<h{level} id="{escape(ident)}" dir="{direction}"{outline}>'
-                    f"{self.inlines(children)}</h{level}>"
+                    f"{self.line(children)}</h{level}>"
                 )
             case Paragraph(children):
-                if tight:
+                if tight:  # the text of its list item, in the item's direction
                     return self.inlines(children)
                 return Markup(
                     f'<p dir="{self.paragraph_dir(children)}">'
-                    f"{self.inlines(children)}</p>"
+                    f"{self.line(children)}</p>"
                 )
             case BulletList(items, list_tight):
                 with self.directed(blocks_direction((block,))) as attr:
@@ -474,6 +495,13 @@ class ReportWriter:
     def paragraph_dir(self, children: tuple[Inline, ...]) -> str:
         return paragraph_dir(text_direction(plain_text(children)), self.direction)
 
+    def line(self, children: tuple[Inline, ...]) -> Markup:
+        """The inlines of a paragraph or heading, written in the direction its text reads in
+        (its container's when it has no strong character), which its citations read against
+        (:func:`cite_direction`)."""
+        with self.directed(text_direction(plain_text(children))):
+            return self.inlines(children)
+
     # ------------------------------------------------------------------ inlines
 
     def inlines(self, nodes: Iterable[Inline]) -> Markup:
@@ -514,9 +542,10 @@ class ReportWriter:
             case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
                 if note:
                     self.cite_notes.append(self.cite_note(note, children, anchor))
+                direction = cite_direction(node, self.direction)
                 if note or children:
-                    return styled_cite_markup(node, self.inlines)
-                return cite_markup(anchor, numbers, joined=node.joined)
+                    return styled_cite_markup(node, self.inlines, direction)
+                return cite_markup(anchor, numbers, joined=node.joined, direction=direction)
             case Math():
                 self.has_math = True
                 return math_markup(node)
@@ -580,7 +609,7 @@ class ReportWriter:
             mark = Markup(f'<span class="note-mark">{note.marker}.</span> ')
             first = note.blocks[0] if note.blocks else None
             if isinstance(first, Paragraph) and len(note.blocks) == 1:
-                body = mark + self.inlines(first.children)
+                body = mark + self.line(first.children)
             else:
                 with self.directed(blocks_direction(note.blocks)):
                     body = self.note_body(mark, note.blocks)
@@ -601,6 +630,6 @@ class ReportWriter:
         if not blocks or not isinstance(blocks[0], Paragraph):
             return mark + self.blocks(blocks)
         first = blocks[0]
-        lead = mark + self.inlines(first.children)
+        lead = mark + self.line(first.children)
         head = Markup(f'<p dir="{self.paragraph_dir(first.children)}">{lead}</p>\n')
         return head + self.blocks(blocks[1:])

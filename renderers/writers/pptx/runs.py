@@ -34,14 +34,17 @@ from renderers.document import (
     Strong,
     Styled,
     Text,
+    plain_text,
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.labels import Labels
 from renderers.resolve import SourceEntry, entry_number
-from renderers.text import LRM, RLM, is_rtl, text_direction
+from renderers.text import LRM, RLM, Direction, enclosing_marks, is_rtl, text_direction
 from renderers.writers.common import (
     BACKLINK_MARK,
     AuthorNotes,
+    cite_direction,
+    cite_space,
     entry_parts,
     image_fallback,
     unresolved_note_text,
@@ -79,10 +82,16 @@ class InlineRuns:
         self.words = words  # the document's (renderers.labels)
         self.notes = notes
         self._referenced: set[str] = set()  # notes whose first reference is made
+        #: The direction of the paragraph being written, which its citations read against
+        self.line: Direction = "ltr"
 
     def para(self, inlines: tuple[Inline, ...], *, italic: bool = False) -> tuple[Run, ...]:
         """The runs of a paragraph: merged, trimmed, italic when it sits in a quote."""
-        return italicized(normalize_runs(self.runs(inlines)), italic)
+        outer, self.line = self.line, "rtl" if is_rtl(plain_text(inlines)) else "ltr"
+        try:
+            return italicized(normalize_runs(self.runs(inlines)), italic)
+        finally:
+            self.line = outer
 
     def runs(self, inlines: tuple[Inline, ...], ctx: _Ctx = _PLAIN) -> list[Run]:
         """Runs for ``inlines`` as they are (not merged)."""
@@ -115,11 +124,8 @@ class InlineRuns:
                     runs.append(_run(clean(image_fallback(node, self.words)), ctx))
                 case FootnoteRef(label):
                     runs.append(self.note_ref(label))
-                case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
-                    if children and not note:
-                        runs += self.styled_cite(children, anchor)
-                    else:  # a note style's notes show as the cited sources' numbers
-                        runs += cite_runs(numbers, anchor, joined=node.joined)
+                case Cite():
+                    runs += self.cite(node)
                 case Math():
                     runs.append(math_run(node))
                 case CrossRef(label, number):
@@ -127,6 +133,24 @@ class InlineRuns:
                 case _:
                     raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
         return runs
+
+    def cite(self, cite: Cite) -> list[Run]:
+        """A citation's runs: a style's words, else its numbers raised (a note style's notes
+        show as the cited sources' numbers). Held apart from a line reading the other way
+        (:func:`~renderers.writers.common.cite_direction`): between direction marks, the space
+        before it outside them."""
+        if cite.note:
+            cite = dataclasses.replace(cite, note=0, children=())
+        direction = cite_direction(cite, self.line)
+        space, children = cite_space(cite.children) if direction else ("", cite.children)
+        if children:
+            runs = self.styled_cite(children, cite.anchor)
+        else:
+            runs = cite_runs(cite.numbers, cite.anchor, joined=cite.joined)
+        if direction is None:
+            return runs
+        opening, closing = enclosing_marks(direction, self.line)
+        return [Run(space), Run(opening), *runs, Run(closing)]
 
     def styled_cite(self, children: tuple[Inline, ...], anchor: str) -> list[Run]:
         """A citation in a CSL style or citation format ("(IEA, 2025)", "[1, 3]"): its words,

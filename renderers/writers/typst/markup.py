@@ -65,6 +65,8 @@ from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.sandbox import load_image
 from renderers.text import (
+    ISOLATES,
+    POP_ISOLATE,
     Direction,
     HeadingIds,
     blocks_direction,
@@ -82,6 +84,8 @@ from renderers.writers.common import (
     caption_direction,
     citation_note_direction,
     citation_notes_heading,
+    cite_direction,
+    cite_space,
     document_title,
     document_words,
     entry_parts,
@@ -110,12 +114,14 @@ from renderers.writers.typst.math import (
     numbered_anchor_of,
 )
 from renderers.writers.typst.parts import (
+    BOXED_PART,
     STYLE_FUNCTIONS,
     RootFiles,
     array,
     call,
     code_span,
     content,
+    held,
     label_call,
     labelled,
     note_fields,
@@ -305,6 +311,13 @@ class _Markup:
         wanted = paragraph_dir(text_direction(plain_text(children)), self.direction)
         return None if wanted == "auto" or wanted == self.direction else wanted
 
+    def line(self, children: tuple[Inline, ...]) -> str:
+        """The inlines of a paragraph or heading, written in the direction its text reads in
+        (its container's when it has no strong character), which its citations read against
+        (:func:`cite_direction`)."""
+        with self.directed(text_direction(plain_text(children))):
+            return self.inlines(children)
+
     # ------------------------------------------------------------------ blocks
 
     def blocks(
@@ -331,7 +344,7 @@ class _Markup:
                                for node in children if isinstance(node, Math))
             case Paragraph(children):
                 return self.set_direction(self.paragraph_direction(children),
-                                          self.inlines(children))
+                                          self.line(children))
             case BulletList(items, list_tight):
                 return self.list_block(block, items, list_tight, start=None)
             case OrderedList(items, start, list_tight):
@@ -391,8 +404,7 @@ class _Markup:
         self.previous_level = level
         ident = self.heading_ids.get(id(block)) or HeadingIds().assign(plain_text(block.children))
         entry = heading_text(block, self.words)
-        body = call("heading-body", string_literal(entry),
-                    content(self.inlines(block.children)))
+        body = call("heading-body", string_literal(entry), content(self.line(block.children)))
         # A heading with no text for the outline (only a citation) gets no PDF bookmark, as
         # WeasyPrint leaves it out: Typst would write one with an empty title.
         bookmarked = "" if entry else ", bookmarked: false"
@@ -480,7 +492,8 @@ class _Markup:
             case FootnoteRef(label):
                 return self.note_reference(label)
             case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
-                return self.cite(anchor, numbers, children, note, joined=node.joined)
+                return self.cite(anchor, numbers, children, note, joined=node.joined,
+                                 direction=cite_direction(node, self.direction))
             case Math():
                 return math_markup(node, self.root, isolate=self.bidi)
             case CrossRef():
@@ -508,36 +521,51 @@ class _Markup:
         note: int,
         *,
         joined: bool = False,
+        direction: Direction | None = None,
     ) -> str:
         """A citation: linked superscript numbers; as a CSL style wrote it (``children``, whose
-        links lead to the entries); or, in a note style, the note's number linked to it."""
+        links lead to the entries); or, in a note style, the note's number linked to it.
+        ``direction``: the citation is :func:`held` in it, apart from its line, the space
+        before it left outside."""
         if note:
             self.cite_notes.append((note, children, anchor))
             return self.cite_mark(anchor, note_segments(note, joined=joined), CITE_NOTE_PREFIX,
-                                  joined=joined)
+                                  joined=joined, direction=direction)
         if children:
             mark = self.anchor(anchor)
             # At the baseline: line-anchor's box between word joiners would put a joiner into
             # the text of the citation's first word (it shares that text's run).
             placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
-            return placed + self.inlines(children)
+            if direction is None:
+                return placed + self.inlines(children)
+            space, shown = cite_space(children)
+            return (placed + self.inlines((Text(space),) if space else ())
+                    + held(self.inlines(shown), plain_text(shown), direction))
         return self.cite_mark(anchor, display_segments(numbers, joined=joined), "src-",
-                              joined=joined)
+                              joined=joined, direction=direction)
 
     def cite_mark(
-        self, anchor: str, pieces: list[tuple[str, int | None]], target: str, *, joined: bool
+        self, anchor: str, pieces: list[tuple[str, int | None]], target: str, *, joined: bool,
+        direction: Direction | None = None,
     ) -> str:
         """``cite-mark`` showing ``pieces`` (:func:`display_segments`), each number linked to
         the label ``{target}N`` (a Sources entry, or a note style's note); ``joined``: the
-        mark follows another directly (its separator comes first, without a gap)."""
+        mark follows another directly (its separator comes first, without a gap);
+        ``direction``: the mark is set in it, apart from its line (the template's box; too
+        long for a box, between isolate marks: :func:`held`)."""
         if not pieces:
             return ""
+        flags = ["gap: false"] if joined else []
+        if direction is not None:
+            if sum(len(text) for text, _ in pieces) > BOXED_PART:
+                pieces = [(ISOLATES[direction], None), *pieces, (POP_ISOLATE, None)]
+            else:
+                flags.append(f"dir: {direction}")
         args = [
             f"({'none' if number is None else self.target(f'{target}{int(number)}')}, "
             f"{string_literal(text)})"
             for text, number in pieces
         ]
-        flags = ["gap: false"] if joined else []
         return call("cite-mark", self.anchor(anchor), *flags, *args)
 
     def anchor(self, name: str) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from renderers.document import InlineStyle
 from renderers.sandbox import LoadedImage
-from renderers.text import has_long_word, text_direction
+from renderers.text import Direction, has_long_word, text_direction
 from renderers.writers.common import BACKLINK_MARK, EntryParts, pdf_uri
 from renderers.writers.typst.escape import isolated, string_literal, text_markup
 
@@ -151,14 +151,20 @@ def _part(text: str, entry: EntryParts, *, isolate: bool) -> str:
     part_direction`), apart from the others, as the HTML's ``dir`` on each part has WeasyPrint
     lay it out: the parts read right to left from the number, and a Latin title's final "?"
     stays at its end, where Typst, the title being text of the right-to-left line, moved it to
-    the title's start. A part is a box set in its direction: the bidi algorithm sees a box as
-    one neutral object, so the separators around it take the entry's direction, and the box
-    adds no character to the PDF's text. A part too long for a line (a box does not wrap) is
-    held between isolate marks instead (:func:`~.escape.isolated`), which the PDF's text keeps."""
+    the title's start. Each part is :func:`held` in its direction, so the separators around
+    it take the entry's."""
     markup = text_markup(text, isolate=isolate)
     if not entry.rtl:
         return markup
-    direction = entry.part_direction(text)
+    return held(markup, text, entry.part_direction(text))
+
+
+def held(markup: str, text: str, direction: Direction) -> str:
+    """``markup`` (showing ``text``) read in ``direction`` apart from the line around it (an
+    entry's part, a citation: :func:`~renderers.writers.common.cite_direction`): a box set in
+    that direction, which the bidi algorithm sees as one neutral object and which adds no
+    character to the PDF's text; too long for a line (:data:`BOXED_PART`: a box does not
+    wrap), between isolate marks (:func:`~.escape.isolated`), which the PDF's text keeps."""
     if len(text) > BOXED_PART:
         return isolated(markup, direction)
     return f"#directed({direction}, box[{markup}]);"
