@@ -21,7 +21,7 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
   before it ("n.d." + "." → "n.d."), but cannot see the private marks that close citerender's
   spans (:mod:`renderers.styles.markup`): Chicago notes ended "n.d.." where the citation item's
   span closes between the two periods. :func:`merged_seams` drops such a repeat on the
-  processor's output.
+  processor's output, and a period after a title's "?" or "!" (APA printed "*Why?*. (2024)").
 * **Punctuation in quotes.** A locale with ``punctuation-in-quote="true"`` (en-US) puts a period
   or comma that follows a closing quote inside it (IEEE "“Wind report.” [Online]", Chicago
   "“Solar Costs,” 2024"); citeproc-py reads the option but never applies it.
@@ -105,6 +105,9 @@ _MACRO_CALLS_VARIABLE = Macro.calls_variable
 #: A punctuation mark, the spans closing after it, and the same mark again (citeproc-py's seam
 #: punctuation).
 _REPEATED_ACROSS_SPANS = re.compile(f"([.,;:!?])([{CLOSINGS}]+)\\1")
+#: A period after a question or exclamation mark, with only the ends of spans between them,
+#: that ends a sentence (not the "?." of a URL's query).
+_PERIOD_AFTER_MARK = re.compile(f"([!?])([{CLOSINGS}]*)\\.(?![\\w.])")
 #: An ordinal term's name: ``ordinal`` or ``ordinal-`` and two digits.
 _ORDINAL_TERM = re.compile(r"ordinal(?:-(\d\d))?")
 #: A given name's words (with the period of an abbreviation) and the hyphens between them.
@@ -293,8 +296,9 @@ def punctuation_in_quotes(text: str, close_quote: str) -> str:
 def merged_seams(text: str) -> str:
     """``text`` (the processor's output) without a punctuation mark that repeats the one before
     it with only the ends of spans between them ("n.d.", end of span, "." → "n.d.", end of
-    span)."""
-    return _REPEATED_ACROSS_SPANS.sub(r"\1\2", text)
+    span), and without a period after a title's own "?" or "!" (APA's "*What is solar
+    power?*. (2024)" → "*What is solar power?* (2024)", as citeproc-js writes it)."""
+    return _PERIOD_AFTER_MARK.sub(r"\1\2", _REPEATED_ACROSS_SPANS.sub(r"\1\2", text))
 
 
 def _render_single_date(

@@ -109,7 +109,12 @@ def docx_footnotes(path: Path) -> str:
 def test_a_repeated_mark_across_span_ends_is_dropped() -> None:
     end = closing("item") + closing("i")
     assert merged_seams(f"n.d.{end}.") == f"n.d.{end}"
-    assert merged_seams(f"Title?{end}.") == f"Title?{end}."  # only the same mark repeats
+    assert merged_seams(f"n.d.{end},") == f"n.d.{end},"  # only the same mark repeats
+    # a title's own "?" or "!" ends the sentence: no period after it
+    assert merged_seams(f"Title?{end}. (2024)") == f"Title?{end} (2024)"
+    assert merged_seams("Why not! 2024.") == "Why not! 2024."
+    assert merged_seams("Why not!. 2024.") == "Why not! 2024."
+    assert merged_seams("https://a.example/?.x and ?..") == "https://a.example/?.x and ?.."
     assert merged_seams("Ellipsis...") == "Ellipsis..."  # the processor's own seams untouched
 
 
@@ -384,3 +389,13 @@ def test_a_day_ordinal_takes_the_gender_of_the_month(
            csl="days.csl", base_dir=tmp_path, lang=lang)
     entries = (tmp_path / "styled.md").read_text("utf-8").split("## Sources\n\n", 1)[1]
     assert [line.split(": ", 1)[1] for line in entries.splitlines()] == days
+
+
+def test_no_period_after_a_titles_own_question_mark_in_a_rendered_entry(tmp_path: Path) -> None:
+    """APA italicizes a web page's title and puts a period after it: after a title's "?" the
+    period goes, as citeproc-js leaves it out; the Markdown shows it as the reader sees it."""
+    pool = [{"sid": 1, "title": "What is solar power?", "url": "https://example.org/solar",
+             "published_at": "2024-05-08"}]
+    render("# T\n\nSolar.[[S:1]]\n", tmp_path, sources_pool=pool, formats=["md"], csl="apa")
+    text = (tmp_path / "report.md").read_text("utf-8")
+    assert "*What is solar power?* (2024, May 8)." in text, text
