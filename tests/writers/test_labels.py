@@ -251,3 +251,18 @@ def test_a_slide_footer_naming_some_sources_counts_the_rest_in_the_language() ->
     deck = build_deck(rdoc, RenderOptions(lang="de"))
     footers = ["".join(run.text for run in slide.footer) for slide in deck.slides if slide.footer]
     assert footers and footers[0].endswith(" weitere") and "more" not in footers[0], footers
+
+
+def test_an_arabic_slide_footer_counts_the_rest_in_arabic_without_left_to_right_marks() -> None:
+    """The Arabic words for "+N more" read right to left by themselves: held left to right, as
+    the English ones are in a right-to-left footer, they would read "أخرى N+"."""
+    rows = [{"sid": i, "title": f"T{i}", "url": f"https://a-long-domain-name-{i}.example.org/"}
+            for i in range(1, 61)]
+    cites = "".join(f"[[S:{i}]]" for i in range(1, 61))
+    rdoc = resolve(read_markdown(f"# تقرير\n\n## شريحة\n\nنص {cites}.\n"),
+                   SourcePool.from_rows(rows), lang="ar")
+    deck = build_deck(rdoc, RenderOptions(lang="ar"))
+    footers = ["".join(run.text for run in slide.footer) for slide in deck.slides if slide.footer]
+    assert footers, deck.slides
+    last = footers[0].rsplit(" · ", 1)[-1]
+    assert last.startswith("+") and last.endswith(" أخرى"), footers[0]

@@ -15,7 +15,7 @@ from itertools import accumulate
 
 from renderers.labels import Labels
 from renderers.options import RenderOptions
-from renderers.text import closing_marks, enclosing_marks
+from renderers.text import closing_marks, enclosing_marks, text_direction
 from renderers.writers.pptx.metrics import TextMetrics
 from renderers.writers.pptx.model import (
     COVER_SIZES,
@@ -198,7 +198,10 @@ class SlideFlow:
                     out.append(Run(f" {label}{closing_marks(label) if rtl else ''}"))
             if shown < len(numbers):
                 more = self.words.more.format(count=len(numbers) - shown)
-                opening, closing = enclosing_marks("ltr", "rtl") if rtl else ("", "")
+                # held left to right in a right-to-left footer when its words are ("+3 more"),
+                # not when they read right to left themselves (Arabic's)
+                held = rtl and text_direction(more) != "rtl"
+                opening, closing = enclosing_marks("ltr", "rtl") if held else ("", "")
                 out.append(Run(f" · {opening}{more}{closing}"))
             return out
 
