@@ -153,10 +153,6 @@ ADDED_SECTION_LEVEL = 2
 
 # ---------------------------------------------------------------- the title
 
-#: The HTML ``<title>`` of a document without any title (HTML requires a non-empty one).
-UNTITLED = "Report"
-
-
 @dataclass(frozen=True)
 class DocumentTitle:
     """The title of a document and where it shows.
@@ -175,10 +171,10 @@ class DocumentTitle:
         """Whether the writer must show the title itself (no heading of the body shows it)."""
         return bool(self.text) and self.heading is None
 
-    @property
-    def page_title(self) -> str:
-        """The title for metadata that may not be empty (HTML ``<title>``)."""
-        return self.text or UNTITLED
+    def page_title(self, words: Labels) -> str:
+        """The title for metadata that may not be empty (HTML ``<title>``, the PDF's title):
+        without one, the word for a report in the document's ``words``."""
+        return self.text or words.untitled
 
 
 def document_title(document: Document, options: RenderOptions) -> DocumentTitle:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from lxml import html as lxml_html
+from pypdf import PdfReader
 
 from citations.pool import SourcePool
 from renderers.api import render
@@ -266,3 +267,19 @@ def test_an_arabic_slide_footer_counts_the_rest_in_arabic_without_left_to_right_
     assert footers, deck.slides
     last = footers[0].rsplit(" · ", 1)[-1]
     assert last.startswith("+") and last.endswith(" أخرى"), footers[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("lang", "title"), [("", "Report"), ("de", "Bericht"), ("ja", "レポート")])
+def test_an_untitled_document_is_named_in_its_language(
+    tmp_path: Path, lang: str, title: str
+) -> None:
+    """A document with no title still needs one in the HTML's <title> and the PDF's metadata:
+    the word for a report, in the declared language."""
+    content = "Nur ein Absatz ohne Überschrift [[S:1]].\n"
+    results = render(content, tmp_path, sources_pool=POOL, formats=["html"], lang=lang)
+    assert lxml_html.fromstring(results[0].path.read_bytes()).findtext(".//title") == title
+    for engine in ("weasyprint", "typst"):
+        (pdf,) = render(content, tmp_path / engine, sources_pool=POOL, formats=["pdf"],
+                        lang=lang, pdf_engine=engine)
+        assert PdfReader(str(pdf.path)).metadata.title == title, engine

@@ -309,7 +309,7 @@ def render_page(
     words = labels_for(language)
     css = (
         code_arabic_css(shown)
-        + report_css(options.page_size, language.cjk_face(title.page_title + shown),
+        + report_css(options.page_size, language.cjk_face(title.page_title(words) + shown),
                      page_footer(words))
         + (MATH_CSS if math else "") + contents_css + extra_css
     )
@@ -317,7 +317,7 @@ def render_page(
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
     return environment().get_template("report.html.j2").render(
         lang=language.tag,
-        title=title.page_title,
+        title=title.page_title(words),
         author=options.author,
         css=Markup(css.replace("</", "<\\/")),
         show_title=title.added,

@@ -178,7 +178,7 @@ def typst_source(
     page = page_dimensions(options.page_size)
     writer = _Markup(rdoc, options)
     parts = [
-        _metadata(title.page_title, options, dated=dated),
+        _metadata(title.page_title(writer.words), options, dated=dated),
         f"#show: report.with(width: {page.width_twips / _TWIPS_PER_PT}pt, "
         f"height: {page.height_twips / _TWIPS_PER_PT}pt);",
     ]
