@@ -155,7 +155,11 @@ def test_title_rule() -> None:
     same = document_title(opening, RenderOptions(title="  Own   title "))
     assert same.heading is opening.blocks[0] and not same.added
     untitled = document_title(plain, RenderOptions())
-    assert untitled.text == "" and not untitled.added and untitled.page_title == "Report"
+    assert untitled.text == "" and not untitled.added
+    # metadata that needs a title names the report in the document's words
+    assert untitled.page_title(ENGLISH) == "Report"
+    assert untitled.page_title(LABELS["de"]) == "Bericht"
+    assert title.page_title(LABELS["de"]) == "Own title"
     later = Document((Paragraph((Text("Lead."),)), Heading(1, (Text("Later"),))))
     assert document_title(later, RenderOptions()).heading is later.blocks[1]
 
