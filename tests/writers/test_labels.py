@@ -243,28 +243,27 @@ def test_the_html_input_s_own_language_declares_the_words(tmp_path: Path) -> Non
     assert "\n## Fuentes\n" in result.path.read_text("utf-8")
 
 
-def test_a_slide_footer_naming_some_sources_counts_the_rest_in_the_language() -> None:
+def slide_footers(lang: str, title: str, slide: str, text: str) -> list[str]:
+    """The source footers of a deck whose one slide cites 60 sources (more than fit)."""
     rows = [{"sid": i, "title": f"T{i}", "url": f"https://a-long-domain-name-{i}.example.org/"}
             for i in range(1, 61)]
     cites = "".join(f"[[S:{i}]]" for i in range(1, 61))
-    rdoc = resolve(read_markdown(f"# Titel\n\n## Folie\n\nText {cites}.\n"),
-                   SourcePool.from_rows(rows), lang="de")
-    deck = build_deck(rdoc, RenderOptions(lang="de"))
-    footers = ["".join(run.text for run in slide.footer) for slide in deck.slides if slide.footer]
+    rdoc = resolve(read_markdown(f"# {title}\n\n## {slide}\n\n{text} {cites}.\n"),
+                   SourcePool.from_rows(rows), lang=lang)
+    deck = build_deck(rdoc, RenderOptions(lang=lang))
+    return ["".join(run.text for run in s.footer) for s in deck.slides if s.footer]
+
+
+def test_a_slide_footer_naming_some_sources_counts_the_rest_in_the_language() -> None:
+    footers = slide_footers("de", "Titel", "Folie", "Text")
     assert footers and footers[0].endswith(" weitere") and "more" not in footers[0], footers
 
 
 def test_an_arabic_slide_footer_counts_the_rest_in_arabic_without_left_to_right_marks() -> None:
     """The Arabic words for "+N more" read right to left by themselves: held left to right, as
     the English ones are in a right-to-left footer, they would read "أخرى N+"."""
-    rows = [{"sid": i, "title": f"T{i}", "url": f"https://a-long-domain-name-{i}.example.org/"}
-            for i in range(1, 61)]
-    cites = "".join(f"[[S:{i}]]" for i in range(1, 61))
-    rdoc = resolve(read_markdown(f"# تقرير\n\n## شريحة\n\nنص {cites}.\n"),
-                   SourcePool.from_rows(rows), lang="ar")
-    deck = build_deck(rdoc, RenderOptions(lang="ar"))
-    footers = ["".join(run.text for run in slide.footer) for slide in deck.slides if slide.footer]
-    assert footers, deck.slides
+    footers = slide_footers("ar", "تقرير", "شريحة", "نص")
+    assert footers
     last = footers[0].rsplit(" · ", 1)[-1]
     assert last.startswith("+") and last.endswith(" أخرى"), footers[0]
 
