@@ -76,6 +76,14 @@ NESTED_OL_MD = """# Lists
 """
 
 
+def _shown_lines(fmt: str, markdown: str, tmp_path: Path, name: str) -> list[str]:
+    """The text lines LibreOffice shows of ``markdown`` rendered to ``fmt``, spaces squeezed."""
+    path = tmp_path / f"{name}.{fmt}"
+    path.write_bytes(render_markdown(fmt, markdown, POOL))
+    return [" ".join(line.split()) for line in
+            pdf_text(convert_with_libreoffice(path, tmp_path)).splitlines()]
+
+
 def _docx_levels(data: bytes) -> dict[str, tuple[str, int]]:
     """Each list item's text → (its level's number format, its first number)."""
     document = docx.Document(io.BytesIO(data))
@@ -109,10 +117,7 @@ def test_docx_nested_ordered_lists_count_in_decimal_as_the_pdf() -> None:
 
 @pytest.mark.libreoffice
 def test_libreoffice_shows_the_nested_numbers_of_a_docx(tmp_path: Path) -> None:
-    path = tmp_path / "lists.docx"
-    path.write_bytes(render_markdown("docx", NESTED_OL_MD, POOL))
-    lines = [" ".join(line.split()) for line in
-             pdf_text(convert_with_libreoffice(path, tmp_path)).splitlines()]
+    lines = _shown_lines("docx", NESTED_OL_MD, tmp_path, "lists")
     for shown in ("3. three", "8. eight", "0. zero", "1. one", "4. four"):
         assert shown in lines
     assert any(line.startswith("7. seven") for line in lines)
@@ -158,10 +163,7 @@ def test_pptx_list_items_carry_their_nesting_level() -> None:
 @pytest.mark.libreoffice
 def test_libreoffice_numbers_a_nested_slide_list_from_its_own_start(tmp_path: Path) -> None:
     """All items were at level 0: LibreOffice counted "deep one" on from "4. four" (5.)."""
-    path = tmp_path / "lists.pptx"
-    path.write_bytes(render_markdown("pptx", LISTS_MD + "\n" + NESTED_OL_MD, POOL))
-    lines = [" ".join(line.split()) for line in
-             pdf_text(convert_with_libreoffice(path, tmp_path)).splitlines()]
+    lines = _shown_lines("pptx", LISTS_MD + "\n" + NESTED_OL_MD, tmp_path, "lists")
     for shown in ("3. three", "4. four", "1. deep one", "2. deep two", "5. five",
                   "8. eight", "0. zero", "1. one"):
         assert shown in lines, (shown, lines)
@@ -271,9 +273,6 @@ def test_pptx_numbers_past_nine_hang_further_than_one_digit() -> None:
 @pytest.mark.libreoffice
 def test_libreoffice_keeps_a_gap_after_a_two_digit_slide_number(tmp_path: Path) -> None:
     """"10." was wider than the 18 pt hanging indent: LibreOffice showed "10.item 10"."""
-    path = tmp_path / "ten.pptx"
-    path.write_bytes(render_markdown("pptx", TEN_MD, POOL))
-    lines = [" ".join(line.split()) for line in
-             pdf_text(convert_with_libreoffice(path, tmp_path)).splitlines()]
+    lines = _shown_lines("pptx", TEN_MD, tmp_path, "ten")
     for n in range(8, 13):
         assert f"{n}. item {n}" in lines, lines

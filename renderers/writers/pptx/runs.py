@@ -39,7 +39,7 @@ from renderers.document import (
 from renderers.errors import UnsupportedNodeError
 from renderers.labels import Labels
 from renderers.resolve import SourceEntry, entry_number
-from renderers.text import LRM, RLM, Direction, enclosing_marks, is_rtl, text_direction
+from renderers.text import MARKS, Direction, enclosing_marks, is_rtl, text_direction
 from renderers.writers.common import (
     BACKLINK_MARK,
     AuthorNotes,
@@ -293,7 +293,7 @@ def cont_marker(marker: str, rtl: bool) -> str:
     own = text_direction(core) or "ltr"
     if own == ("rtl" if rtl else "ltr"):
         return marker
-    mark = RLM if own == "rtl" else LRM
+    mark = MARKS[own]
     start = marker.index(core)
     return f"{marker[:start]}{mark}{core}{mark}{marker[start + len(core):]}"
 

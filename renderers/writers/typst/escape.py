@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from renderers.text import LONG_WORD, Direction, split_long_words
+from renderers.text import ISOLATES, LONG_WORD, POP_ISOLATE, Direction, split_long_words
 
 #: Characters a Typst string literal cannot hold as they are.
 _SPECIAL = re.compile(r'[\\"\x00-\x1f\x7f\ud800-\udfff]')
@@ -39,9 +39,11 @@ _UNBREAKABLE = re.compile(r"[\x21-\u02ff\u0370-\u052f]+")
 #: In a document with right-to-left text the row is isolated left to right (LRI … PDI) and each
 #: box is laid out left to right inside. Typst writes the two marks into the PDF's text, so a
 #: document without right-to-left text, where no line can reorder the boxes, goes without.
-_LEFT_TO_RIGHT_ISOLATE = r'#"\u{2066}";'
-_RIGHT_TO_LEFT_ISOLATE = r'#"\u{2067}";'
-_POP_ISOLATE = r'#"\u{2069}";'
+_ISOLATE_MARKUP: dict[Direction, str] = {
+    direction: f'#"\\u{{{ord(mark):04x}}}";' for direction, mark in ISOLATES.items()
+}
+_LEFT_TO_RIGHT_ISOLATE = _ISOLATE_MARKUP["ltr"]
+_POP_ISOLATE = f'#"\\u{{{ord(POP_ISOLATE):04x}}}";'
 #: Where a long word may break: after these (a soft hyphen too), or every ``_PIECE`` characters.
 _BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\\u00ad])")
 #: A soft hyphen: Typst writes it into the PDF's text (as it does the hyphen it draws at a
@@ -150,8 +152,7 @@ def isolated(markup: str, direction: Direction) -> str:
     honours the marks (its bidi algorithm is Unicode's, isolates included), but writes them into
     the PDF's text, as it does every character it is given: where a part fits on a line, a box
     set in its direction isolates it without them."""
-    opening = _LEFT_TO_RIGHT_ISOLATE if direction == "ltr" else _RIGHT_TO_LEFT_ISOLATE
-    return opening + markup + _POP_ISOLATE
+    return _ISOLATE_MARKUP[direction] + markup + _POP_ISOLATE
 
 
 def _url_markup(url: str, isolate: bool) -> str:
