@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from citations.tokens import CLOSING_PUNCTUATION, parse_sid_spec
@@ -157,13 +157,20 @@ class ReadContext:
     def _where(self, line: int) -> str:
         return f"{self.input_name}, line {line}" if line > 0 else self.input_name
 
-    def sid_spec(self, spec: str, line: int, text: str) -> tuple[int, ...] | None:
-        """The sids of a ``data-sids`` value, or None (with a warning) when it is invalid."""
+    def sid_spec(
+        self, spec: str, line: int | Callable[[], int], text: str
+    ) -> tuple[int, ...] | None:
+        """The sids of a ``data-sids`` value, or None (with a warning) when it is invalid.
+        ``line`` may be how to find the line, asked only for a warning (HTML input finds it
+        with a scan, see :mod:`renderers.readers.html_lines`)."""
         sids, error, notes = parse_sid_spec(spec)
+        if not notes and error is None and sids:
+            return tuple(sids)
+        where = line() if callable(line) else line
         for note in notes:
-            self.warn(line, f"{text!r}: {note}")
+            self.warn(where, f"{text!r}: {note}")
         if error is not None or not sids:
-            self.warn(line, f"invalid citation {text!r}: {error or 'no sids'}; kept as text")
+            self.warn(where, f"invalid citation {text!r}: {error or 'no sids'}; kept as text")
             return None
         return tuple(sids)
 

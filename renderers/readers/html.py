@@ -49,7 +49,9 @@ from renderers.document import (
 from renderers.language import normalize_tag
 from renderers.options import Limits
 from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
+from renderers.readers.html_lines import InputLines
 from renderers.readers.sanitize import (
+    dropped_at,
     dropped_text,
     safe_image_src,
     sanitize_html,
@@ -154,20 +156,22 @@ def read_html(
     _check_raw_nesting(html, context)
     builder = _TreeBuilder()
     clean = sanitize_html(html)
+    lines = InputLines(html, frozenset(dialects))
     lost = dropped_text(html, clean)
     if lost > max(_DROP_TOLERANCE, visible_length(html) // 20):
+        where = dropped_at(html)
         context.warn(
-            0,
+            lines.at(where) if where >= 0 else 0,
             f"the HTML sanitizer removed {lost} characters of text (markup that swallows what "
             "follows it, such as an unclosed <style> inside <math> or <svg>); the rendered "
             "document is missing that text",
         )
     builder.feed(clean)
     root = builder.finish()
-    reader = _HtmlReader(context, frozenset(dialects), _link_targets(root))
+    reader = _HtmlReader(context, frozenset(dialects), _link_targets(root), lines)
     blocks = reader.blocks(root.children, depth=0)
     if reader.sourceless:
-        _report_refused_images(html, reader.sourceless[0], context)
+        _report_refused_images(html, reader.sourceless[0], context, lines)
     return dataclasses.replace(context.document(blocks), lang=declared_language(html))
 
 
@@ -189,21 +193,23 @@ def declared_language(html: str) -> str:
     return ""
 
 
-def _report_refused_images(html: str, first: Image, context: ReadContext) -> None:
-    """Name each image the sanitizer left without a source. nh3 drops a src of a refused
-    scheme before any Python filter sees it, so the names come from the input; if its markup
-    hides them from that scan, the first such image is still reported, by its alt text."""
-    for src, alt in _written_images(html):
+def _report_refused_images(
+    html: str, first: Image, context: ReadContext, lines: InputLines
+) -> None:
+    """Name each image the sanitizer left without a source, at its line. nh3 drops a src of a
+    refused scheme before any Python filter sees it, so the names come from the input; if its
+    markup hides them from that scan, the first such image is still reported, by its alt text."""
+    for src, alt, start in _written_images(html):
         if not safe_image_src(src):
-            context.refuse_image(0, src, alt)
+            context.refuse_image(lines.at(start), src, alt)
     if not context.refused_images:
         context.refuse_image(0, "", first.alt)
 
 
-def _written_images(html: str) -> Iterator[tuple[str, str]]:
-    """``(src, alt)`` of every ``<img>`` tag of ``html``, among the tags the audit's scanner
-    sees (:func:`citations.codemap.html_tags`: none inside comments, scripts, styles, textareas
-    or titles); each tag read to its ``>`` outside quotes.
+def _written_images(html: str) -> Iterator[tuple[str, str, int]]:
+    """``(src, alt, offset of its "<")`` of every ``<img>`` tag of ``html``, among the tags
+    the audit's scanner sees (:func:`citations.codemap.html_tags`: none inside comments,
+    scripts, styles, textareas or titles); each tag read to its ``>`` outside quotes.
 
     A tag without its ">" runs to the end of the input (HTML reads the rest as its
     attributes), so the scan stops there: linear, however many unclosed tags follow.
@@ -216,7 +222,7 @@ def _written_images(html: str) -> Iterator[tuple[str, str]]:
         if written is None:
             return
         attributes = tag_attributes(written.group(1))
-        yield attributes.get("src", ""), attributes.get("alt", "")
+        yield attributes.get("src", ""), attributes.get("alt", ""), tag.start
         after = written.end()
 
 
@@ -311,11 +317,17 @@ class _HtmlReader:
     """Maps the sanitized element tree to model blocks and inlines."""
 
     def __init__(
-        self, context: ReadContext, dialects: frozenset[str], targets: frozenset[str]
+        self,
+        context: ReadContext,
+        dialects: frozenset[str],
+        targets: frozenset[str],
+        lines: InputLines | None = None,
     ) -> None:
         self.context = context
         self.dialects = dialects
         self.targets = targets  # ids the document's links lead to
+        # Where notes point; without the input (None), nowhere: an empty input places nothing.
+        self.lines = lines or InputLines("", dialects)
         self._after_space = True  # HTML white space collapsing across elements of one block
         self.sourceless: list[Image] = []  # images the sanitizer left without a source
 
@@ -567,7 +579,8 @@ class _HtmlReader:
             out.add(Code(_text_of(node)))
             self._after_space = False
         elif tag == "sup" and is_cite_sup(node.attrs):
-            sids = self.context.sid_spec(node.attrs["data-sids"], 0, _text_of(node))
+            spec = node.attrs["data-sids"]
+            sids = self.context.sid_spec(spec, lambda: self.lines.cite_sup(spec), _text_of(node))
             if sids is None:  # not a citation (reported): a superscript, as the PDF shows it
                 inner = InlineBuilder()
                 self.inline_children(node, inner, depth=depth)
@@ -627,11 +640,12 @@ class _HtmlReader:
         for token in scan(text, syntax="text", dialects=self.dialects):
             out.text(text[position : token.start])
             position = token.end
+            line = self.lines.token(token.text) if token.warnings or token.error else 0
             for note in token.warnings:
-                self.context.warn(0, f"{token.text!r}: {note}")
+                self.context.warn(line, f"{token.text!r}: {note}")
             if token.error:
                 self.context.warn(
-                    0, f"invalid citation token {token.text!r}: {token.error}; kept as text"
+                    line, f"invalid citation token {token.text!r}: {token.error}; kept as text"
                 )
                 out.text(token.text)
             elif token.kind == "usage":

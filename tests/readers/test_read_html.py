@@ -29,7 +29,9 @@ from renderers.document import (
 from renderers.errors import LimitError
 from renderers.options import Limits
 from renderers.readers.html import read_html
+from renderers.readers.html_lines import InputLines
 from renderers.text import document_text
+from tests.support.html_notes import NOTED_HTML, NOTES
 
 HOSTILE = """<html><head><title>Report</title><script>alert("x")</script>
 <link rel="stylesheet" href="http://evil.example/x.css"></head>
@@ -197,3 +199,49 @@ def test_limits() -> None:
         read_html("<p>" + "[[S:1]] " * 4 + "</p>", limits=Limits(max_citations=3))
     with pytest.raises(LimitError, match="max_content_bytes"):
         read_html("<p>" + "x" * 200 + "</p>", limits=Limits(max_content_bytes=100))
+
+
+# ---------------------------------------------------------------- where the notes point
+
+
+def test_each_note_names_its_line_of_the_input() -> None:
+    """Lines are the input's, not the sanitizer output's (where the script, style, comment and
+    split tags before them leave no lines: a token on line 7 sits on its line 4)."""
+    document = read_html(NOTED_HTML)
+    reader_notes = [(str(n.code), n.line, n.message) for n in document.notes]
+    assert reader_notes == [note for note in NOTES if note[0] == "reader-note"]
+    assert [(str(d.code), d.line, d.message) for d in document.diagnostics] == [
+        note for note in NOTES if note[0] == "image-refused"
+    ]
+
+
+def test_lines_count_crlf_and_cr_as_markdown_does() -> None:
+    for newline in ("\r\n", "\r"):
+        document = read_html(NOTED_HTML.replace("\n", newline))
+        assert [n.line for n in document.notes] == [7, 10, 17], newline
+
+
+def test_each_occurrence_of_a_token_gets_its_own_line() -> None:
+    document = read_html("<p>[[S:0]]</p>\n<p>\n[[S:0]] and <sup class='cite' data-sids='0'>x</sup>"
+                         "</p>\n\n<p><sup class='cite' data-sids='0'>y</sup> [[S:0]]</p>")
+    assert [n.line for n in document.notes] == [1, 3, 3, 5, 5]
+
+
+def test_a_token_the_input_spells_with_character_references_has_no_line() -> None:
+    (note,) = read_html("<p>\n&#91;&#91;S:0]]</p>").notes
+    assert note.line is None and note.message.startswith("HTML input: invalid citation token")
+
+
+def test_input_lines_start_where_the_html_does() -> None:
+    """HTML read from inside another input (a block of markdown) counts from its own line."""
+    lines = InputLines("<p>a</p>\n<p>[[S:0]] <sup class='cite' data-sids='x'>y</sup></p>",
+                       frozenset(), first_line=40)
+    assert (lines.token("[[S:0]]"), lines.cite_sup("x"), lines.token("[[S:0]]")) == (41, 41, 0)
+    assert lines.at(0) == 40
+
+
+def test_swallowed_text_is_reported_where_the_swallowing_element_starts() -> None:
+    html = ("<p>Intro.</p>\n<svg><path d='M0 0'/></svg>\n<p>Before <math><mtext><table><mglyph>"
+            "<style>" + "<p>Findings the reader must see.</p>" * 4 + "\n<p>End.</p>")
+    (note,) = read_html(html).notes
+    assert note.line == 3 and note.message.startswith("HTML input, line 3: the HTML sanitizer")

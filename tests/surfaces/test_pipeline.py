@@ -21,6 +21,9 @@ from renderers.api import OverwriteError, available_formats, render, render_file
 from renderers.diagnostics import Code
 from renderers.service.app import create_app
 from renderers.tools import call_tool
+from tests.helpers import pdf_text
+from tests.support.html_notes import NOTED_HTML, NOTES
+from tests.support.html_notes import POOL as HTML_POOL
 
 ROOT = Path(__file__).resolve().parents[2]
 POOL = [
@@ -264,6 +267,45 @@ def test_strict_still_fails_on_reader_notes_and_unknown_labels(tmp_path: Path) -
     with pytest.raises(StrictError, match="unknown label 'fig:nope'"):
         render("See @fig:nope.[[S:1]]\n", tmp_path, formats="md", sources_pool=POOL,
                strict=True)
+
+
+def test_html_input_notes_name_their_file_and_line_everywhere(tmp_path: Path) -> None:
+    """The API's diagnostics, the service's JSON, the CLI's warnings and the audit point at
+    the lines of the HTML file (see :data:`tests.support.html_notes.NOTED_HTML`)."""
+    source = tmp_path / "page.html"
+    source.write_text(NOTED_HTML, encoding="utf-8")
+    (result,) = render_file(source, tmp_path / "out", formats="md", sources_pool=HTML_POOL)
+    assert [(str(d.code), d.line, d.message) for d in result.diagnostics] == NOTES
+    assert [d.file for d in result.diagnostics] == [str(source)] * 3 + [None, "javascript:alert(1)"]
+
+    with TestClient(create_app(workers=1, warmup=False)) as client:
+        envelope = client.post(
+            "/render",
+            json={"content": NOTED_HTML, "format": "md", "sources_pool": HTML_POOL},
+            headers={"Accept": "application/json"},
+        ).json()
+    assert [(d["code"], d.get("line"), d["message"]) for d in envelope["diagnostics"]] == NOTES
+
+    pool = tmp_path / "pool.json"
+    pool.write_text(json.dumps(HTML_POOL), encoding="utf-8")
+    rendered = CliRunner().invoke(cli.app, ["render", str(source), "--pool", str(pool), "--to",
+                                            "md", "--out", str(tmp_path / "cli")])
+    assert rendered.exit_code == 0, rendered.output
+    assert [line for line in rendered.stderr.splitlines() if "warning" in line] == [
+        f"citerender: warning: {source}: {message}" for _, _, message in NOTES
+    ]
+    audited = CliRunner().invoke(cli.app, ["audit", str(source), "--pool", str(pool)])
+    assert "Invalid token on line 7: [[S:abc]]" in audited.stdout
+    assert "Invalid token on line 17: [[S:0]]" in audited.stdout
+    assert "Warning: line 10: <sup" in audited.stdout
+
+
+def test_html_in_its_authors_look_reports_the_same_lines(tmp_path: Path) -> None:
+    """The PDF that keeps the author's stylesheet reads the input with the same reader: the
+    token on line 7 is kept as text in the PDF and its note names line 7."""
+    (result,) = render(NOTED_HTML, tmp_path, formats="pdf", sources_pool=HTML_POOL)
+    assert [(str(d.code), d.line, d.message) for d in result.diagnostics] == NOTES
+    assert "A bad token [[S:abc]] on line 7." in pdf_text(result.path)
 
 
 def test_the_readme_lists_every_diagnostic_code() -> None:

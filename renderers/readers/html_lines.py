@@ -1,0 +1,79 @@
+"""Where an HTML input's reader notes point: the input's line of the token or tag concerned.
+
+The HTML reader maps the sanitizer's output, whose lines are not the input's (a comment, a
+script or a tag spread over lines leaves no line behind, so ``html.parser``'s ``getpos()``
+there drifts by as many lines). The audit's token scanner, run over the input
+(:func:`citations.tokens.scan`), already places each token and ``<sup class="cite">`` the way
+the audit reports them; a note finds its token among those, so render and audit name the same
+line. The scan runs once, and only for a document that has a note to place.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import deque
+from collections.abc import Hashable
+
+from citations.codemap import line_starts
+from citations.tokens import scan
+from renderers.readers.context import tag_attributes
+from renderers.readers.sanitize import dropped_elements
+
+#: A start tag's attributes, up to the first ">" outside quotes (possessive: linear).
+_START_TAG = re.compile(r"""<[A-Za-z][^\s/>]*((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
+#: White space as the reader collapses it before it reads a text's tokens.
+_SPACE = re.compile(r"[ \t\n\r\f]+")
+
+
+class InputLines:
+    """The lines of one HTML input (``first_line`` is the line its text starts on: 1 for a
+    file, a block's own line for HTML inside markdown); :meth:`token` and :meth:`cite_sup`
+    give each occurrence once, in the input's order, as the reader meets them."""
+
+    def __init__(self, html: str, dialects: frozenset[str], first_line: int = 1) -> None:
+        self._html = html
+        self._dialects = dialects
+        self._first_line = first_line
+        self._starts: list[int] | None = None
+        self._pending: dict[Hashable, deque[int]] | None = None  # key → offsets not yet given
+
+    def at(self, offset: int) -> int:
+        """The 1-based line of ``offset`` (line breaks as markdown counts them: CR LF, CR, LF)."""
+        if self._starts is None:
+            self._starts = line_starts(self._html)
+        return bisect.bisect_right(self._starts, offset) + self._first_line - 1
+
+    def token(self, text: str) -> int:
+        """The line of the next token written ``text`` (white space collapsed) outside code,
+        or 0 when the input shows none there (a token written with character references)."""
+        return self._next(("text", _SPACE.sub(" ", text)))
+
+    def cite_sup(self, spec: str) -> int:
+        """The line of the next ``<sup class="cite">`` whose ``data-sids`` is ``spec``, or 0."""
+        return self._next(("sup", spec))
+
+    def _next(self, key: Hashable) -> int:
+        if self._pending is None:
+            self._pending = self._index()
+        offsets = self._pending.get(key)
+        return self.at(offsets.popleft()) if offsets else 0
+
+    def _index(self) -> dict[Hashable, deque[int]]:
+        """Each token the reader reads, by what it is: not those in ``<pre>``/``<code>`` nor
+        in what the sanitizer drops (:func:`~renderers.readers.sanitize.dropped_elements`)."""
+        found: dict[Hashable, deque[int]] = {}
+        dropped = deque(dropped_elements(self._html))
+        for token in scan(self._html, syntax="html", dialects=self._dialects):
+            while dropped and dropped[0][1] <= token.start:
+                dropped.popleft()
+            if token.in_code or (dropped and dropped[0][0] <= token.start):
+                continue
+            if token.form == "sup":
+                opening = _START_TAG.match(token.text)
+                attributes = tag_attributes(opening.group(1)) if opening else {}
+                key: Hashable = ("sup", attributes.get("data-sids"))
+            else:
+                key = ("text", _SPACE.sub(" ", token.text))
+            found.setdefault(key, deque()).append(token.start)
+        return found
