@@ -363,7 +363,8 @@ class Document:
     the 1-based line of the input where the reader knows it; ``warnings`` are their messages.
     ``diagnostics`` are what the reader noticed about content it kept, which ``strict`` lets
     pass like a writer's notes (an image whose source it refused). ``lang`` is the language the
-    input itself declares (an HTML input's ``<html lang>``, a canonical BCP 47 tag), or "".
+    input itself declares (an HTML input's ``<html lang>``, a markdown input's pandoc metadata
+    block ``lang:``; a canonical BCP 47 tag), or "".
     """
 
     blocks: tuple[Block, ...]

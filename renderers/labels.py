@@ -3,8 +3,8 @@ Notes, Contents), the PDF footer ("Page 1 of 5"), the names of numbered figures 
 "(cont.)" on a continued slide, back-link titles and the text of an image that cannot be shown.
 
 Every writer takes them from the :class:`Labels` of :func:`labels_for`, and nothing else spells
-them. A *declared* language (the ``lang`` option or the HTML input's ``<html lang>``) picks the
-set of its primary language subtag (Chinese: of its script, Simplified or Traditional); a
+them. A *declared* language (the ``lang`` option, the input's ``<html lang>`` or ``lang:``)
+picks the set of its primary language subtag (Chinese: of its script, Simplified or Traditional); a
 detected one keeps English, as detection knows only the script (Latin text is taken for
 English), and so does a language without a set. The words are each language's usual terms in
 print (Duden and Chicago conventions, GOST's "Рисунок 1 —" caption, French spacing before a

@@ -217,7 +217,8 @@ class RenderOptions:
         help=(
             "Language of the document, a BCP 47 tag (ar, ja, zh-Hant, pt-BR …), declared in "
             "every format that declares one, choosing the regional CJK face and a CSL style's "
-            "locale (default: the HTML input's own <html lang>, else detected from the text's "
+            "locale (default: the input's own, an HTML <html lang> or a markdown metadata "
+            "block's lang:, else detected from the text's "
             "dominant script, which leaves a style in its default locale)."
         ),
         max_length=MAX_TAG_LENGTH,

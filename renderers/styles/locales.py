@@ -2,11 +2,12 @@
 the processor uses ("abgerufen", "o. J.", „…“ in a German document), as citeproc-js and pandoc
 let the document's language override a style's ``default-locale``.
 
-Only a *declared* language (the ``lang`` option or the HTML input's ``<html lang>``) picks
-one: a detected language is known by its script alone (Latin text is taken for English), so it
-leaves the style's own default locale. The locales are the files citeproc-py bundles
-(:data:`citeproc.LANGUAGE_NAMES`); its own lookup falls back on the language's primary dialect
-and then en-US, never on the style's default, hence this choice before it.
+Only a *declared* language (the ``lang`` option or the input's own: ``<html lang>``, a
+markdown metadata block's ``lang:``) picks one: a detected language is known by its script
+alone (Latin text is taken for English), so it leaves the style's own default locale. The
+locales are the files citeproc-py bundles (:data:`citeproc.LANGUAGE_NAMES`); its own lookup
+falls back on the language's primary dialect and then en-US, never on the style's default,
+hence this choice before it.
 """
 
 from __future__ import annotations

@@ -60,6 +60,7 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.labels import Labels
+from renderers.language import language_for, metadata_block
 from renderers.options import RenderOptions
 from renderers.readers.sanitize import safe_image_src
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
@@ -89,7 +90,8 @@ _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
 
 
 def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
-    """The whole document as Markdown, ending with its Sources section and a newline."""
+    """The whole document as Markdown, ending with its Sources section and a newline; a
+    declared language leads as pandoc's metadata block (``lang:``, ``dir: rtl``)."""
     words = document_words(rdoc, options)
     writer = _BlockWriter(_note_labels(rdoc.document.blocks), ImageDefinitions(options), words)
     blocks: list[Block] = list(rdoc.document.blocks)
@@ -103,7 +105,8 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         chunks.append("\n".join(sources_definition(entry, writer.images, words)
                                  for entry in rdoc.entries))
     text = "\n\n".join(chunk for chunk in chunks if chunk)
-    return text + "\n" if text else ""
+    metadata = metadata_block(language_for(rdoc, options))
+    return "\n".join(part for part in (metadata, text + "\n" if text else "") if part)
 
 
 def markdown_artifact(source: WriteSource) -> Artifact:

@@ -5,6 +5,8 @@ file opened and its declaration read — and the regional CJK face that follows 
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from renderers.api import render
 from renderers.errors import OptionError
 from renderers.language import Language, detect_language, normalize_tag
 from renderers.readers.html import read_html
+from renderers.readers.markdown import read_markdown
 
 POOL = [{"sid": 1, "title": "One", "url": "https://example.org/"}]
 ARABIC = "# تقرير الطاقة\n\nتمتلك المنطقة العربية بعضاً من أفضل موارد الطاقة الشمسية.[[S:1]]\n"
@@ -184,3 +187,66 @@ def test_zh_hant_embeds_the_traditional_chinese_face(tmp_path: Path, engine: str
                          sources_pool=POOL, pdf_engine=engine)
     assert cjk_faces(detected.path) == {"SC"}
     assert declared(detected.path) == {"lang": "zh"}
+
+
+# ---------------------------------------------------------------- the Markdown output
+
+GERMAN = "# Bericht\n\nDie Solarenergie wächst.[[S:1]]\n"
+
+
+def markdown_of(tmp_path: Path, content: str, **options: Any) -> str:
+    (result,) = render(content, tmp_path, formats=["md"], sources_pool=POOL, **options)
+    return result.path.read_text(encoding="utf-8")
+
+
+def pandoc_reads(markdown: str) -> str:
+    """The ``<html>`` tag pandoc writes for ``markdown`` (its metadata read as pandoc does)."""
+    if shutil.which("pandoc") is None:
+        pytest.skip("pandoc is not installed")
+    page = subprocess.run(
+        ["pandoc", "--from", "markdown", "--to", "html5", "--standalone",
+         "--metadata", "title=t"],
+        input=markdown, capture_output=True, text=True, check=True,
+    ).stdout
+    found = re.search(r"<html[^>]*>", page)
+    assert found is not None
+    return found.group(0)
+
+
+@pytest.mark.parametrize(("lang", "block", "tag"), [
+    ("de", "---\nlang: de\n---\n\n", 'lang="de" xml:lang="de">'),
+    ("ar", "---\nlang: ar\ndir: rtl\n---\n\n", 'lang="ar" xml:lang="ar" dir="rtl">'),
+    ("no", '---\nlang: "no"\n---\n\n', 'lang="no" xml:lang="no">'),  # not YAML 1.1's false
+])  # fmt: skip
+def test_markdown_declares_a_declared_language_as_pandoc_reads_it(
+    tmp_path: Path, lang: str, block: str, tag: str
+) -> None:
+    markdown = markdown_of(tmp_path, GERMAN, lang=lang)
+    assert markdown.startswith(block + "# Bericht\n")
+    assert pandoc_reads(markdown).endswith(tag)
+    again = read_markdown(markdown)  # citerender's own reader takes it back
+    assert again.lang == lang and again.blocks[0] == read_markdown(GERMAN).blocks[0]
+    assert markdown_of(tmp_path / "again", markdown) == markdown.replace("[^1]", "[^a]")
+
+
+def test_an_html_inputs_own_language_is_declared_in_its_markdown(tmp_path: Path) -> None:
+    page = '<html lang="he"><body><h1>Report</h1><p>Text [[S:1]].</p></body></html>'
+    assert markdown_of(tmp_path, page).startswith("---\nlang: he\ndir: rtl\n---\n\n# Report\n")
+
+
+@pytest.mark.parametrize("content", [ENGLISH, ARABIC])
+def test_markdown_of_an_undeclared_language_declares_none(tmp_path: Path, content: str) -> None:
+    """A detected language is a guess (German text says ``en``): the file stays as it was."""
+    assert markdown_of(tmp_path, content).startswith("# ")
+
+
+def test_a_markdown_inputs_metadata_block_declares_its_language(tmp_path: Path) -> None:
+    """Its lines read as blank (a note below keeps its line); any other leading block is the
+    author's text, read as before."""
+    document = read_markdown("---\nlang: de-at\n---\n\nFakt.[[S:0]]\n")
+    assert document.lang == "de-AT" and document.notes[0].line == 5
+    assert document.blocks == read_markdown("Fakt.[[S:0]]\n").blocks
+    assert "## Quellen" in markdown_of(tmp_path, "---\nlang: de\n---\n\n" + GERMAN)
+    for other in ("---\ntitle: Bericht\nlang: de\n---\n\nText\n", "---\nlang: german\n---\n"):
+        kept = read_markdown(other)
+        assert kept.lang == "" and "lang" in "".join(str(block) for block in kept.blocks)
