@@ -186,9 +186,6 @@ class Language:
 
 DEFAULT_LANGUAGE = Language()
 
-# ---------------------------------------------------------------- detection
-
-
 # ---------------------------------------------------------------- pandoc's metadata block
 
 #: A leading pandoc metadata block of ``lang`` and ``dir`` lines only (the one a Markdown
@@ -235,6 +232,9 @@ def metadata_language(text: str) -> tuple[str, str]:
         return "", text
     blanked = re.sub(r"[^\r\n]", "", block.group(0))
     return tag, blanked + text[block.end() :]
+
+
+# ---------------------------------------------------------------- detection
 
 #: Each script the text may be dominated by, and the language it is taken for.
 _ARABIC = "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc"
