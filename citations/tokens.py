@@ -16,8 +16,9 @@ An invalid token (empty item, zero or negative sid, range wider than :data:`MAX_
 non-numeric item) is still a :class:`Token`, with ``error`` set and ``sids == ()``.
 ``scan`` is code-aware: tokens in markdown code (fences, indented code, code spans) or inside
 HTML ``<pre>``/``<code>`` come back with ``in_code=True``; tokens inside markdown's raw HTML
-(HTML blocks, which render shows as text, and inline tags and comments, which it drops) with
-``in_raw_html=True``. Neither is a citation (:attr:`Token.inert`).
+markup (tags and their attributes, comments, declarations, CDATA, script-like elements, in
+HTML blocks and inline; the reader drops them) with ``in_raw_html=True``. The text of an HTML
+block is read as HTML: its tokens are citations. Neither is a citation (:attr:`Token.inert`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from citations.codemap import (
+    ATTRIBUTE_RE,
     _markdown_code_spans,
     _Spans,
     html_code_spans,
@@ -198,15 +200,12 @@ def _format_spec(sids: list[int]) -> str:
 # --------------------------------------------------------------------------------------------
 # Matching
 
-_ATTR_RE = re.compile(
-    r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?"""
-)
 _TAG_RE = re.compile(r"<[^>]*>")
 
 
 def _sup_attrs(attrs: str) -> dict[str, str]:
     found: dict[str, str] = {}
-    for m in _ATTR_RE.finditer(attrs):
+    for m in ATTRIBUTE_RE.finditer(attrs):
         value = next((v for v in m.group(2, 3, 4) if v is not None), "")
         found.setdefault(m.group(1).lower(), value)
     return found
@@ -357,7 +356,7 @@ def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str]) -> _Placement
 
         spans = _markdown_code_spans(text, has_token)
         raw = _Spans([*spans.raw_inline, *spans.raw_blocks])
-        starts = frozenset(start for start, _ in spans.raw_inline)
+        starts = frozenset(start for start, _ in (*spans.raw_inline, *spans.raw_blocks))
         return _Placement(_Spans(spans.code), _NO_SPANS, raw, starts)
     if syntax == "html":
         code, skipped = html_code_spans(text)

@@ -45,6 +45,8 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
+    inline_runs,
+    iter_blocks,
 )
 from renderers.language import normalize_tag
 from renderers.options import Limits
@@ -99,14 +101,21 @@ class _Element:
     blocky: bool = False
 
 
-class _TreeBuilder(HTMLParser):
-    """Builds an :class:`_Element` tree from (already sanitized, well-formed) HTML."""
+#: The element standing for a run of markdown blocks between HTML blocks (see
+#: :func:`read_html_blocks`); its ``run`` attribute is the run's index.
+_MARKDOWN = "#markdown"
 
-    def __init__(self) -> None:
+
+class _TreeBuilder(HTMLParser):
+    """Builds an :class:`_Element` tree from (already sanitized, well-formed) HTML; text that
+    ``marker`` matches becomes a :data:`_MARKDOWN` element."""
+
+    def __init__(self, marker: re.Pattern[str] | None = None) -> None:
         super().__init__(convert_charrefs=True)
         self.root = _Element("#root", {})
         self._stack = [self.root]
         self._open: Counter[str] = Counter()
+        self._marker = marker
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         element = _Element(tag, {name: value or "" for name, value in attrs})
@@ -131,7 +140,16 @@ class _TreeBuilder(HTMLParser):
         self._close_top()
 
     def handle_data(self, data: str) -> None:
-        self._stack[-1].children.append(data)
+        parent = self._stack[-1]
+        if self._marker is None:
+            parent.children.append(data)
+            return
+        for index, piece in enumerate(self._marker.split(data)):
+            if index % 2:
+                parent.children.append(_Element(_MARKDOWN, {"run": piece}, blocky=True))
+                parent.blocky = True
+            elif piece:
+                parent.children.append(piece)
 
     def _close_top(self) -> None:
         element = self._stack.pop()
@@ -151,24 +169,64 @@ def read_html(
     """Read (untrusted) HTML into a :class:`Document`; raises ``LimitError`` past a limit."""
     context = ReadContext("HTML input", limits or Limits())
     context.check_size(html)
-    _check_raw_nesting(html, context)
-    builder = _TreeBuilder()
-    clean = sanitize_html(html)
-    lost = dropped_text(html, clean)
-    if lost > max(_DROP_TOLERANCE, visible_length(html) // 20):
-        context.warn(
-            0,
-            f"the HTML sanitizer removed {lost} characters of text (markup that swallows what "
-            "follows it, such as an unclosed <style> inside <math> or <svg>); the rendered "
-            "document is missing that text",
-        )
-    builder.feed(clean)
-    root = builder.finish()
+    root = _sanitized_tree(html, context, _TreeBuilder(), 0)
     reader = _HtmlReader(context, frozenset(dialects), _link_targets(root))
     blocks = reader.blocks(root.children, depth=0)
     if reader.sourceless:
         _report_refused_images(html, reader.sourceless[0], context)
     return dataclasses.replace(context.document(blocks), lang=declared_language(html))
+
+
+def read_html_blocks(
+    pieces: Sequence[str],
+    runs: Sequence[Sequence[Block]],
+    context: ReadContext,
+    *,
+    dialects: frozenset[str],
+    depth: int,
+    line: int,
+) -> list[Block]:
+    """Blocks of the HTML blocks of markdown, read as HTML input is read (sanitized, then
+    mapped), with the markdown between them in its places: ``runs[n]`` (already read) stands
+    between ``pieces[n]`` and ``pieces[n + 1]`` of the HTML. ``line``: where the HTML starts,
+    for warnings.
+
+    Each run is marked in the HTML by its number between two characters found nowhere in the
+    pieces (private-use ones: the author's text cannot forge a marker). A run whose marker the
+    parser moved out of sight follows the others: markdown is never lost.
+    """
+    used = set().union(*map(set, pieces))
+    fence = next((chr(c) for c in range(0xE000, 0xF900) if chr(c) not in used), "\uf8ff")
+    marked = "".join(
+        piece + (f"{fence}{n}{fence}" if n < len(runs) else "") for n, piece in enumerate(pieces)
+    )
+    marker = re.compile(f"{fence}(\\d+){fence}") if runs else None
+    root = _sanitized_tree(marked, context, _TreeBuilder(marker), line)
+    reader = _HtmlReader(context, dialects, _link_targets(root), runs, line)
+    blocks = reader.blocks(root.children, depth=depth)
+    for index, run in enumerate(runs):
+        if index not in reader.placed:
+            blocks.extend(run)
+    if reader.sourceless:
+        _report_refused_images(marked, reader.sourceless[0], context, line)
+    return blocks
+
+
+def _sanitized_tree(html: str, context: ReadContext, builder: _TreeBuilder, line: int) -> _Element:
+    """``html`` sanitized and parsed into a tree, after the nesting check; warns when the
+    sanitizer removed much of the text."""
+    _check_raw_nesting(html, context)
+    clean = sanitize_html(html)
+    lost = dropped_text(html, clean)
+    if lost > max(_DROP_TOLERANCE, visible_length(html) // 20):
+        context.warn(
+            line,
+            f"the HTML sanitizer removed {lost} characters of text (markup that swallows what "
+            "follows it, such as an unclosed <style> inside <math> or <svg>); the rendered "
+            "document is missing that text",
+        )
+    builder.feed(clean)
+    return builder.finish()
 
 
 def declared_language(html: str) -> str:
@@ -189,15 +247,17 @@ def declared_language(html: str) -> str:
     return ""
 
 
-def _report_refused_images(html: str, first: Image, context: ReadContext) -> None:
+def _report_refused_images(
+    html: str, first: Image, context: ReadContext, line: int = 0
+) -> None:
     """Name each image the sanitizer left without a source. nh3 drops a src of a refused
     scheme before any Python filter sees it, so the names come from the input; if its markup
     hides them from that scan, the first such image is still reported, by its alt text."""
     for src, alt in _written_images(html):
         if not safe_image_src(src):
-            context.refuse_image(0, src, alt)
+            context.refuse_image(line, src, alt)
     if not context.refused_images:
-        context.refuse_image(0, "", first.alt)
+        context.refuse_image(line, "", first.alt)
 
 
 def _written_images(html: str) -> Iterator[tuple[str, str]]:
@@ -311,11 +371,19 @@ class _HtmlReader:
     """Maps the sanitized element tree to model blocks and inlines."""
 
     def __init__(
-        self, context: ReadContext, dialects: frozenset[str], targets: frozenset[str]
+        self,
+        context: ReadContext,
+        dialects: frozenset[str],
+        targets: frozenset[str],
+        runs: Sequence[Sequence[Block]] = (),
+        line: int = 0,
     ) -> None:
         self.context = context
         self.dialects = dialects
         self.targets = targets  # ids the document's links lead to
+        self.runs = runs  # markdown read between HTML blocks (see read_html_blocks)
+        self.placed: set[int] = set()  # the runs placed
+        self.line = line  # the input line warnings name (0: unknown)
         self._after_space = True  # HTML white space collapsing across elements of one block
         self.sourceless: list[Image] = []  # images the sanitizer left without a source
 
@@ -367,6 +435,8 @@ class _HtmlReader:
 
     def _block(self, element: _Element, *, depth: int) -> list[Block]:
         tag = element.tag
+        if tag == _MARKDOWN:
+            return list(self._run(element))
         if tag == "title":
             if not self.context.title:
                 self.context.title = _SPACE.sub(" ", _text_of(element)).strip()
@@ -560,6 +630,12 @@ class _HtmlReader:
         if tag == "br":
             out.add(LineBreak())
             self._after_space = True
+        elif tag == _MARKDOWN:  # markdown in a table cell, a summary …: one line per block
+            for line in _lines(self._run(node)):
+                if out.nodes and not isinstance(out.nodes[-1], LineBreak):
+                    out.add(LineBreak())
+                out.extend(line)
+            self._after_space = True
         elif tag == "img":
             out.add(self.image(node))
             self._after_space = False
@@ -567,7 +643,7 @@ class _HtmlReader:
             out.add(Code(_text_of(node)))
             self._after_space = False
         elif tag == "sup" and is_cite_sup(node.attrs):
-            sids = self.context.sid_spec(node.attrs["data-sids"], 0, _text_of(node))
+            sids = self.context.sid_spec(node.attrs["data-sids"], self.line, _text_of(node))
             if sids is None:  # not a citation (reported): a superscript, as the PDF shows it
                 inner = InlineBuilder()
                 self.inline_children(node, inner, depth=depth)
@@ -607,6 +683,14 @@ class _HtmlReader:
         else:
             self.inline_children(node, out, depth=depth)
 
+    def _run(self, element: _Element) -> Sequence[Block]:
+        """The markdown run a :data:`_MARKDOWN` element stands for (placed once)."""
+        index = int(element.attrs["run"])
+        if index >= len(self.runs) or index in self.placed:
+            return ()
+        self.placed.add(index)
+        return self.runs[index]
+
     def image(self, element: _Element) -> Image:
         attrs = element.attrs
         image = Image(
@@ -628,10 +712,11 @@ class _HtmlReader:
             out.text(text[position : token.start])
             position = token.end
             for note in token.warnings:
-                self.context.warn(0, f"{token.text!r}: {note}")
+                self.context.warn(self.line, f"{token.text!r}: {note}")
             if token.error:
                 self.context.warn(
-                    0, f"invalid citation token {token.text!r}: {token.error}; kept as text"
+                    self.line,
+                    f"invalid citation token {token.text!r}: {token.error}; kept as text",
                 )
                 out.text(token.text)
             elif token.kind == "usage":
@@ -641,6 +726,16 @@ class _HtmlReader:
                 out.add(self.context.cite(token.sids))
         out.text(text[position:])
         self._after_space = text.endswith(" ")
+
+
+def _lines(blocks: Sequence[Block]) -> Iterator[tuple[Inline, ...]]:
+    """The inlines of ``blocks`` set in inline content, one line per paragraph, heading, code
+    block, table cell or caption (as the reader sets block elements there)."""
+    for block in iter_blocks(tuple(blocks)):
+        if isinstance(block, CodeBlock):
+            yield (Code(block.text),)
+        elif isinstance(block, Paragraph | Heading | Table | Figure):
+            yield from inline_runs((block,))
 
 
 def _widest_row(table: _Element) -> int:
