@@ -403,18 +403,13 @@ def scan(
     if pattern.search(text) is None:
         return []
     where = _code_map(text, syntax, pattern)
+    if where:
+        return _placed_tokens(text, pattern, where)
     tokens: list[Token] = []
     append = tokens.append
     count = text.count
     line = 1
     last = 0
-    if where:
-        for m, in_code, in_raw in _classify(pattern.finditer(text), where):
-            begin = m.start()
-            line += count("\n", last, begin)
-            last = begin
-            append(_token_from_match(m, line, in_code, in_raw))
-        return tokens
     # The common case (no code anywhere near a token): _token_from_match inlined.
     new, fields_of = _new, _token_fields
     for m in pattern.finditer(text):
@@ -429,6 +424,32 @@ def scan(
         fields["line"] = line
         append(token)
     return tokens
+
+
+def _placed_tokens(text: str, pattern: re.Pattern[str], where: _Placement) -> list[Token]:
+    """The tokens of ``text`` marked by where they stand (see :func:`_classify`)."""
+    tokens: list[Token] = []
+    line = 1
+    last = 0
+    for m, in_code, in_raw in _classify(pattern.finditer(text), where):
+        begin = m.start()
+        line += text.count("\n", last, begin)
+        last = begin
+        tokens.append(_token_from_match(m, line, in_code, in_raw))
+    return tokens
+
+
+def scan_html_block(text: str, *, dialects: frozenset[str] = frozenset()) -> list[Token]:
+    """The tokens of one HTML block of markdown (its content, as markdown-it gives it), marked
+    as :func:`scan` marks them in the whole document: in its markup ``in_raw_html``, in its
+    ``<pre>``/``<code>`` ``in_code``, in its text citations (a ``<sup class="cite">`` too)."""
+    pattern = _scan_regex(text, frozenset(dialects))
+    if pattern.search(text) is None:
+        return []
+    code, markup = html_code_spans(text)
+    starts = frozenset(start for start, _ in markup)
+    where = _Placement(_Spans(code), _NO_SPANS, _Spans(markup), starts)
+    return _placed_tokens(text, pattern, where)
 
 
 def citation_groups(

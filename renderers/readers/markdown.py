@@ -32,7 +32,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 from citations.codemap import BlockHtml, block_html, raw_code_elements
 from citations.links import safe_link
 from citations.mdit_cite import ON_CITATION, cite_plugin
-from citations.tokens import scan
+from citations.tokens import scan, scan_html_block
 from renderers.crossref import defined_labels
 from renderers.document import (
     INLINE_STYLES,
@@ -431,7 +431,7 @@ class _MarkdownReader:
     def _warn_markup_citations(self, token: Token) -> None:
         """Citations in an HTML block's markup (a tag's attribute, a comment) are dropped
         with it: say so (its text is read as HTML, where tokens are citations)."""
-        for found in scan(token.content, dialects=self.dialects):
+        for found in scan_html_block(token.content, dialects=self.dialects):
             if found.in_raw_html and found.kind == "cite":
                 line = (token.map[0] if token.map else 0) + found.line
                 self.context.warn(
