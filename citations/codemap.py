@@ -372,7 +372,9 @@ def _risky_sections(text: str, cuts: list[int]) -> tuple[set[int], set[int]]:
 class MarkdownSpans(NamedTuple):
     """Where markdown text is not prose, as offset spans: ``code`` (fenced and indented
     blocks, code spans, ``<pre>``/``<code>``), ``raw_inline`` (inline raw HTML: tags,
-    comments, …; the reader drops them) and ``raw_blocks`` (HTML blocks; shown as text)."""
+    comments, …; the reader drops them) and ``raw_blocks`` (the markup of HTML blocks: tags,
+    comments, declarations, script-like elements; the reader keeps only their text, see
+    :func:`block_html`)."""
 
     code: list[tuple[int, int]]
     raw_inline: list[tuple[int, int]]
@@ -443,8 +445,9 @@ def _section_code_spans(text: str, start: int, end: int) -> _SectionSpans:
             found.code.extend(inline.code)
             found.raw_inline.extend(inline.raw_html)
         elif tok.type == "html_block":
-            found.code.extend(html_code_spans(text, begin, finish)[0])
-            found.raw_blocks.append((begin, finish))
+            code, markup = html_code_spans(text, begin, finish)
+            found.code.extend(code)
+            found.raw_blocks.extend(markup)
         if tok.level == 0 and tok.map[1] >= lines and tok.type in ("fence", "html_block"):
             closed = False
     return found._replace(closed=closed)
@@ -520,3 +523,118 @@ def _start_kind(text: str, start: int) -> TagKind:
     if text.startswith("/>", end - 2) and not _UNQUOTED_SLASH_RE.search(text, start, end):
         return "empty"
     return "start"
+
+
+# --------------------------------------------------------------------------------------------
+# Markdown's HTML blocks as the reader reads them
+
+#: An attribute of a start tag: its name, then its value double-quoted, single-quoted or bare.
+ATTRIBUTE_RE = re.compile(r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+#: Elements an HTML parser reads as raw text (``<plaintext>`` to the end of the input): their
+#: tags are left out, so what they hold is read as the scanner reads it, as HTML.
+_RAW_TEXT_TAGS = frozenset({"iframe", "noembed", "noframes", "noscript", "plaintext", "xmp"})
+#: Elements that never hold markdown: left open, they end with the HTML block that opens them
+#: (the sanitizer drops most of them with their content; a citation sup cites its sids only).
+_CONFINED_TAGS = frozenset(
+    {"applet", "button", "datalist", "math", "object", "select", "sub", "sup", "svg",
+     "template", "frameset"}
+)  # fmt: skip
+#: Elements whose end tag may be left out (HTML ends them itself) and void elements: neither
+#: leaves a wrapper open for the markdown that follows.
+_SELF_ENDING_TAGS = frozenset(
+    {"area", "base", "br", "caption", "col", "colgroup", "dd", "dt", "embed", "frame", "hr",
+     "img", "input", "li", "link", "meta", "optgroup", "option", "p", "param", "rb", "rp",
+     "rt", "rtc", "source", "tbody", "td", "tfoot", "th", "thead", "tr", "track", "wbr",
+     "body", "head", "html"}
+)  # fmt: skip
+
+
+class BlockHtml(NamedTuple):
+    """One HTML block of markdown as the reader parses it (see :func:`block_html`):
+    ``html`` and the wrapper tags it opens or closes for the markdown after it,
+    ``(name, "start" | "end")`` in order."""
+
+    html: str
+    wrappers: tuple[tuple[str, TagKind], ...]
+
+
+def block_html(text: str) -> BlockHtml:
+    """An HTML block of markdown (``text``, its content) rewritten so that an HTML parser
+    finds in it exactly the markup :func:`html_code_spans` finds, whatever comes after it:
+    the rule for which of its tokens are citations then has this one home.
+
+    Every other ``<`` is escaped; each tag is written again from its name and attributes (an
+    open quote cannot run on); comments, declarations, CDATA and script, style, textarea and
+    title elements are left out; a ``<pre>``/``<code>`` element ends where that function
+    ends it (at the end of ``text`` when never closed), as do the elements that never hold
+    markdown (:data:`_CONFINED_TAGS`). Any other element left open wraps what follows.
+    """
+    out: list[str] = []
+    wrappers: list[tuple[str, TagKind]] = []
+    confined: list[str] = []
+    pos = _rewrite_markup(text, 0, len(text), out, wrappers, confined)
+    out.append(text[pos:].replace("<", "&lt;"))
+    out.extend(f"</{name}>" for name in reversed(confined))
+    return BlockHtml("".join(out), tuple(wrappers))
+
+
+def _rewrite_markup(
+    text: str,
+    pos: int,
+    stop: int,
+    out: list[str],
+    wrappers: list[tuple[str, TagKind]] | None,
+    confined: list[str],
+    code: str = "",
+) -> int:
+    """Rewrite ``text[pos:stop]`` into ``out`` up to its last markup; returns where the text
+    after it starts. ``wrappers`` is None inside a code element (``code``: its name)."""
+    tags_end = text.rfind(">", pos, stop) + 1
+    while (m := _next_markup(text, pos, stop, tags_end)) is not None:
+        out.append(text[pos : m.start()].replace("<", "&lt;"))
+        pos = m.end()
+        name_match = _TAG_NAME_RE.match(text, m.start(), m.end())
+        if name_match is None or m.group(1):  # comment, declaration, script-like element
+            continue
+        name = name_match.group(2).lower()
+        kind: TagKind = "end" if name_match.group(1) else _start_kind(text, m.start())
+        if name in _RAW_TEXT_TAGS or (code and (name == "pre" or code == name == "code")):
+            continue
+        out.append(_written_tag(text, name_match, m.end(), kind))
+        if code:
+            continue
+        opener = _HTML_CODE_OPEN_RE.fullmatch(m.group())
+        if opener is not None and kind == "start":
+            closer = re.compile(rf"</{opener.group(1)}\s*>", re.IGNORECASE).search(text, pos, stop)
+            inner_end = closer.start() if closer else stop
+            rest = _rewrite_markup(text, pos, inner_end, out, None, confined, name)
+            # "</code>" too: a code element left open in a <pre> (a formatting element)
+            # would be opened again after it
+            out.append(text[rest:inner_end].replace("<", "&lt;") + "</code>" + (
+                "</pre>" if name == "pre" else ""
+            ))
+            pos = closer.end() if closer else stop
+        elif name in _CONFINED_TAGS:
+            if kind == "start":
+                confined.append(name)
+            elif kind == "end" and name in confined:
+                del confined[len(confined) - 1 - confined[::-1].index(name) :]
+        elif wrappers is not None and not confined and kind != "empty" and (
+            name not in _SELF_ENDING_TAGS
+        ):
+            wrappers.append((name, kind))
+    return pos
+
+
+def _written_tag(text: str, name: re.Match[str], end: int, kind: TagKind) -> str:
+    """The tag ``text[name.start():end]`` written again: its name and each attribute with a
+    double-quoted value (entities left for the parser to decode)."""
+    if kind == "end":
+        return f"</{name.group(2)}>"
+    parts = [f"<{name.group(2)}"]
+    for m in ATTRIBUTE_RE.finditer(text, name.end(), end - 1):
+        value = next((v for v in m.group(2, 3, 4) if v is not None), None)
+        parts.append(f" {m.group(1)}" if value is None else
+                     f' {m.group(1)}="{value.replace(chr(34), "&quot;")}"')
+    parts.append("/>" if kind == "empty" else ">")
+    return "".join(parts)

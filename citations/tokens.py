@@ -16,8 +16,9 @@ An invalid token (empty item, zero or negative sid, range wider than :data:`MAX_
 non-numeric item) is still a :class:`Token`, with ``error`` set and ``sids == ()``.
 ``scan`` is code-aware: tokens in markdown code (fences, indented code, code spans) or inside
 HTML ``<pre>``/``<code>`` come back with ``in_code=True``; tokens inside markdown's raw HTML
-(HTML blocks, which render shows as text, and inline tags and comments, which it drops) with
-``in_raw_html=True``. Neither is a citation (:attr:`Token.inert`).
+markup (tags and their attributes, comments, declarations, CDATA, script-like elements, in
+HTML blocks and inline; the reader drops them) with ``in_raw_html=True``. The text of an HTML
+block is read as HTML: its tokens are citations. Neither is a citation (:attr:`Token.inert`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from citations.codemap import (
+    ATTRIBUTE_RE,
     _markdown_code_spans,
     _Spans,
     html_code_spans,
@@ -198,15 +200,12 @@ def _format_spec(sids: list[int]) -> str:
 # --------------------------------------------------------------------------------------------
 # Matching
 
-_ATTR_RE = re.compile(
-    r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?"""
-)
 _TAG_RE = re.compile(r"<[^>]*>")
 
 
 def _sup_attrs(attrs: str) -> dict[str, str]:
     found: dict[str, str] = {}
-    for m in _ATTR_RE.finditer(attrs):
+    for m in ATTRIBUTE_RE.finditer(attrs):
         value = next((v for v in m.group(2, 3, 4) if v is not None), "")
         found.setdefault(m.group(1).lower(), value)
     return found
@@ -357,7 +356,7 @@ def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str]) -> _Placement
 
         spans = _markdown_code_spans(text, has_token)
         raw = _Spans([*spans.raw_inline, *spans.raw_blocks])
-        starts = frozenset(start for start, _ in spans.raw_inline)
+        starts = frozenset(start for start, _ in (*spans.raw_inline, *spans.raw_blocks))
         return _Placement(_Spans(spans.code), _NO_SPANS, raw, starts)
     if syntax == "html":
         code, skipped = html_code_spans(text)
@@ -404,18 +403,13 @@ def scan(
     if pattern.search(text) is None:
         return []
     where = _code_map(text, syntax, pattern)
+    if where:
+        return _placed_tokens(text, pattern, where)
     tokens: list[Token] = []
     append = tokens.append
     count = text.count
     line = 1
     last = 0
-    if where:
-        for m, in_code, in_raw in _classify(pattern.finditer(text), where):
-            begin = m.start()
-            line += count("\n", last, begin)
-            last = begin
-            append(_token_from_match(m, line, in_code, in_raw))
-        return tokens
     # The common case (no code anywhere near a token): _token_from_match inlined.
     new, fields_of = _new, _token_fields
     for m in pattern.finditer(text):
@@ -430,6 +424,32 @@ def scan(
         fields["line"] = line
         append(token)
     return tokens
+
+
+def _placed_tokens(text: str, pattern: re.Pattern[str], where: _Placement) -> list[Token]:
+    """The tokens of ``text`` marked by where they stand (see :func:`_classify`)."""
+    tokens: list[Token] = []
+    line = 1
+    last = 0
+    for m, in_code, in_raw in _classify(pattern.finditer(text), where):
+        begin = m.start()
+        line += text.count("\n", last, begin)
+        last = begin
+        tokens.append(_token_from_match(m, line, in_code, in_raw))
+    return tokens
+
+
+def scan_html_block(text: str, *, dialects: frozenset[str] = frozenset()) -> list[Token]:
+    """The tokens of one HTML block of markdown (its content, as markdown-it gives it), marked
+    as :func:`scan` marks them in the whole document: in its markup ``in_raw_html``, in its
+    ``<pre>``/``<code>`` ``in_code``, in its text citations (a ``<sup class="cite">`` too)."""
+    pattern = _scan_regex(text, frozenset(dialects))
+    if pattern.search(text) is None:
+        return []
+    code, markup = html_code_spans(text)
+    starts = frozenset(start for start, _ in markup)
+    where = _Placement(_Spans(code), _NO_SPANS, _Spans(markup), starts)
+    return _placed_tokens(text, pattern, where)
 
 
 def citation_groups(

@@ -45,11 +45,13 @@ from renderers.document import (
     TableCell,
     Text,
     ThematicBreak,
+    inline_runs,
+    iter_blocks,
 )
 from renderers.language import normalize_tag
 from renderers.options import Limits
 from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
-from renderers.readers.html_lines import InputLines
+from renderers.readers.html_lines import InputLines, NoteLines, OneLine
 from renderers.readers.sanitize import (
     dropped_at,
     dropped_text,
@@ -101,14 +103,21 @@ class _Element:
     blocky: bool = False
 
 
-class _TreeBuilder(HTMLParser):
-    """Builds an :class:`_Element` tree from (already sanitized, well-formed) HTML."""
+#: The element standing for a run of markdown blocks between HTML blocks (see
+#: :func:`read_html_blocks`); its ``run`` attribute is the run's index.
+_MARKDOWN = "#markdown"
 
-    def __init__(self) -> None:
+
+class _TreeBuilder(HTMLParser):
+    """Builds an :class:`_Element` tree from (already sanitized, well-formed) HTML; text that
+    ``marker`` matches becomes a :data:`_MARKDOWN` element."""
+
+    def __init__(self, marker: re.Pattern[str] | None = None) -> None:
         super().__init__(convert_charrefs=True)
         self.root = _Element("#root", {})
         self._stack = [self.root]
         self._open: Counter[str] = Counter()
+        self._marker = marker
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         element = _Element(tag, {name: value or "" for name, value in attrs})
@@ -133,7 +142,16 @@ class _TreeBuilder(HTMLParser):
         self._close_top()
 
     def handle_data(self, data: str) -> None:
-        self._stack[-1].children.append(data)
+        parent = self._stack[-1]
+        if self._marker is None:
+            parent.children.append(data)
+            return
+        for index, piece in enumerate(self._marker.split(data)):
+            if index % 2:
+                parent.children.append(_Element(_MARKDOWN, {"run": piece}, blocky=True))
+                parent.blocky = True
+            elif piece:
+                parent.children.append(piece)
 
     def _close_top(self) -> None:
         element = self._stack.pop()
@@ -153,10 +171,58 @@ def read_html(
     """Read (untrusted) HTML into a :class:`Document`; raises ``LimitError`` past a limit."""
     context = ReadContext("HTML input", limits or Limits())
     context.check_size(html)
-    _check_raw_nesting(html, context)
-    builder = _TreeBuilder()
-    clean = sanitize_html(html)
     lines = InputLines(html, frozenset(dialects))
+    root = _sanitized_tree(html, context, _TreeBuilder(), lines)
+    reader = _HtmlReader(context, frozenset(dialects), _link_targets(root), lines)
+    blocks = reader.blocks(root.children, depth=0)
+    if reader.sourceless:
+        _report_refused_images(html, reader.sourceless[0], context, lines)
+    return dataclasses.replace(context.document(blocks), lang=declared_language(html))
+
+
+def read_html_blocks(
+    pieces: Sequence[str],
+    runs: Sequence[Sequence[Block]],
+    context: ReadContext,
+    *,
+    dialects: frozenset[str],
+    depth: int,
+    line: int,
+) -> list[Block]:
+    """Blocks of the HTML blocks of markdown, read as HTML input is read (sanitized, then
+    mapped), with the markdown between them in its places: ``runs[n]`` (already read) stands
+    between ``pieces[n]`` and ``pieces[n + 1]`` of the HTML. ``line``: where the HTML starts,
+    for warnings.
+
+    Each run is marked in the HTML by its number between two characters found nowhere in the
+    pieces (private-use ones: the author's text cannot forge a marker). A run whose marker the
+    parser moved out of sight follows the others: markdown is never lost.
+    """
+    used = set().union(*map(set, pieces))
+    fence = next((chr(c) for c in range(0xE000, 0xF900) if chr(c) not in used), "\uf8ff")
+    marked = "".join(
+        piece + (f"{fence}{n}{fence}" if n < len(runs) else "") for n, piece in enumerate(pieces)
+    )
+    marker = re.compile(f"{fence}(\\d+){fence}") if runs else None
+    lines = OneLine(line)
+    root = _sanitized_tree(marked, context, _TreeBuilder(marker), lines)
+    reader = _HtmlReader(context, dialects, _link_targets(root), lines, runs)
+    blocks = reader.blocks(root.children, depth=depth)
+    for index, run in enumerate(runs):
+        if index not in reader.placed:
+            blocks.extend(run)
+    if reader.sourceless:
+        _report_refused_images(marked, reader.sourceless[0], context, lines)
+    return blocks
+
+
+def _sanitized_tree(
+    html: str, context: ReadContext, builder: _TreeBuilder, lines: NoteLines
+) -> _Element:
+    """``html`` sanitized and parsed into a tree, after the nesting check; warns, at the line
+    of the first element that took text with it, when the sanitizer removed much of the text."""
+    _check_raw_nesting(html, context)
+    clean = sanitize_html(html)
     lost = dropped_text(html, clean)
     if lost > max(_DROP_TOLERANCE, visible_length(html) // 20):
         where = dropped_at(html)
@@ -167,12 +233,7 @@ def read_html(
             "document is missing that text",
         )
     builder.feed(clean)
-    root = builder.finish()
-    reader = _HtmlReader(context, frozenset(dialects), _link_targets(root), lines)
-    blocks = reader.blocks(root.children, depth=0)
-    if reader.sourceless:
-        _report_refused_images(html, reader.sourceless[0], context, lines)
-    return dataclasses.replace(context.document(blocks), lang=declared_language(html))
+    return builder.finish()
 
 
 def declared_language(html: str) -> str:
@@ -194,7 +255,7 @@ def declared_language(html: str) -> str:
 
 
 def _report_refused_images(
-    html: str, first: Image, context: ReadContext, lines: InputLines
+    html: str, first: Image, context: ReadContext, lines: NoteLines
 ) -> None:
     """Name each image the sanitizer left without a source, at its line. nh3 drops a src of a
     refused scheme before any Python filter sees it, so the names come from the input; if its
@@ -203,7 +264,7 @@ def _report_refused_images(
         if not safe_image_src(src):
             context.refuse_image(lines.at(start), src, alt)
     if not context.refused_images:
-        context.refuse_image(0, "", first.alt)
+        context.refuse_image(lines.unplaced, "", first.alt)
 
 
 def _written_images(html: str) -> Iterator[tuple[str, str, int]]:
@@ -321,13 +382,15 @@ class _HtmlReader:
         context: ReadContext,
         dialects: frozenset[str],
         targets: frozenset[str],
-        lines: InputLines | None = None,
+        lines: NoteLines,
+        runs: Sequence[Sequence[Block]] = (),
     ) -> None:
         self.context = context
         self.dialects = dialects
         self.targets = targets  # ids the document's links lead to
-        # Where notes point; without the input (None), nowhere: an empty input places nothing.
-        self.lines = lines or InputLines("", dialects)
+        self.lines = lines  # where notes point
+        self.runs = runs  # markdown read between HTML blocks (see read_html_blocks)
+        self.placed: set[int] = set()  # the runs placed
         self._after_space = True  # HTML white space collapsing across elements of one block
         self.sourceless: list[Image] = []  # images the sanitizer left without a source
 
@@ -379,6 +442,8 @@ class _HtmlReader:
 
     def _block(self, element: _Element, *, depth: int) -> list[Block]:
         tag = element.tag
+        if tag == _MARKDOWN:
+            return list(self._run(element))
         if tag == "title":
             if not self.context.title:
                 self.context.title = _SPACE.sub(" ", _text_of(element)).strip()
@@ -572,6 +637,12 @@ class _HtmlReader:
         if tag == "br":
             out.add(LineBreak())
             self._after_space = True
+        elif tag == _MARKDOWN:  # markdown in a table cell, a summary …: one line per block
+            for line in _lines(self._run(node)):
+                if out.nodes and not isinstance(out.nodes[-1], LineBreak):
+                    out.add(LineBreak())
+                out.extend(line)
+            self._after_space = True
         elif tag == "img":
             out.add(self.image(node))
             self._after_space = False
@@ -620,6 +691,14 @@ class _HtmlReader:
         else:
             self.inline_children(node, out, depth=depth)
 
+    def _run(self, element: _Element) -> Sequence[Block]:
+        """The markdown run a :data:`_MARKDOWN` element stands for (placed once)."""
+        index = int(element.attrs["run"])
+        if index >= len(self.runs) or index in self.placed:
+            return ()
+        self.placed.add(index)
+        return self.runs[index]
+
     def image(self, element: _Element) -> Image:
         attrs = element.attrs
         image = Image(
@@ -655,6 +734,16 @@ class _HtmlReader:
                 out.add(self.context.cite(token.sids))
         out.text(text[position:])
         self._after_space = text.endswith(" ")
+
+
+def _lines(blocks: Sequence[Block]) -> Iterator[tuple[Inline, ...]]:
+    """The inlines of ``blocks`` set in inline content, one line per paragraph, heading, code
+    block, table cell or caption (as the reader sets block elements there)."""
+    for block in iter_blocks(tuple(blocks)):
+        if isinstance(block, CodeBlock):
+            yield (Code(block.text),)
+        elif isinstance(block, Paragraph | Heading | Table | Figure):
+            yield from inline_runs((block,))
 
 
 def _widest_row(table: _Element) -> int:

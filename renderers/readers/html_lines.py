@@ -14,6 +14,8 @@ import bisect
 import re
 from collections import deque
 from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import TypeAlias
 
 from citations.codemap import line_starts
 from citations.tokens import scan
@@ -37,6 +39,9 @@ class InputLines:
         self._first_line = first_line
         self._starts: list[int] | None = None
         self._pending: dict[Hashable, deque[int]] | None = None  # key → offsets not yet given
+
+    #: The line of a note whose place the input does not show: none.
+    unplaced = 0
 
     def at(self, offset: int) -> int:
         """The 1-based line of ``offset`` (line breaks as markdown counts them: CR LF, CR, LF)."""
@@ -77,3 +82,29 @@ class InputLines:
                 key = ("text", _SPACE.sub(" ", token.text))
             found.setdefault(key, deque()).append(token.start)
         return found
+
+
+@dataclass(frozen=True)
+class OneLine:
+    """Every note of a stretch of HTML at one line: markdown's HTML blocks, read from their
+    rewritten markup (:func:`citations.codemap.block_html`) with the markdown between them
+    taken out, which keeps none of the input's lines; the stretch's first line is named."""
+
+    line: int
+
+    @property
+    def unplaced(self) -> int:
+        return self.line
+
+    def at(self, offset: int) -> int:
+        return self.line
+
+    def token(self, text: str) -> int:
+        return self.line
+
+    def cite_sup(self, spec: str) -> int:
+        return self.line
+
+
+#: Where an HTML reader's notes point.
+NoteLines: TypeAlias = InputLines | OneLine

@@ -2,7 +2,9 @@
 
 CommonMark plus GFM tables, strikethrough, task lists and footnotes, and pandoc's speaker
 notes (``::: notes`` fenced divs → :class:`~renderers.document.SpeakerNotes`). Every construct
-maps to a node. Raw HTML blocks are kept as ``RawBlock`` (shown as text by writers); raw inline HTML
+maps to a node. Raw HTML blocks are read by the HTML reader (sanitized, mapped to the model), the
+markdown between an HTML block that opens wrappers and the one that closes them in its place
+(GitHub's ``<details>`` … ``</details>``); raw inline HTML
 becomes formatting for the safe subset (``<sub>`` … ``<u>``, ``<del>``, ``<br>``, ``<code>``
 kept verbatim) and is otherwise dropped with its text kept, so no tag shows or runs. A refused
 link keeps only its text; an unreferenced footnote is kept.
@@ -28,10 +30,10 @@ from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from citations.codemap import raw_code_elements
+from citations.codemap import BlockHtml, block_html, raw_code_elements
 from citations.links import safe_link
 from citations.mdit_cite import ON_CITATION, cite_plugin
-from citations.tokens import scan
+from citations.tokens import scan, scan_html_block
 from renderers.crossref import defined_labels
 from renderers.document import (
     INLINE_STYLES,
@@ -56,7 +58,6 @@ from renderers.document import (
     ListItem,
     OrderedList,
     Paragraph,
-    RawBlock,
     SoftBreak,
     SpeakerNotes,
     Strike,
@@ -75,6 +76,7 @@ from renderers.readers.crossref_rules import (
     crossref_plugin,
     figure_label,
 )
+from renderers.readers.html import read_html_blocks
 from renderers.readers.inline_html import inline_html_plugin
 from renderers.readers.link_normal import normalize_link
 from renderers.readers.math_rules import (
@@ -284,6 +286,7 @@ class _MarkdownReader:
         self._code_cursor: dict[int, int] = {}  # per inline token: raw <code> elements read
         self._alt_inlines: dict[int, tuple[Inline, ...]] = {}  # per image token: its alt, read
         self._refused_refs: list[tuple[str, str, int]] = []  # (word, label, line): "a@fig:x"
+        self._block_html: dict[int, BlockHtml] = {}  # per HTML block token: its HTML, read
 
     def warn_refused_refs(self, blocks: tuple[Block, ...]) -> None:
         """Warn of each ``@label`` left as text for the letter before it (an e-mail address's
@@ -347,9 +350,9 @@ class _MarkdownReader:
                 out.append(ThematicBreak())
                 i += 1
             elif kind == "html_block":
-                out.append(RawBlock(_drop_final_newline(token.content), "html"))
-                self._warn_raw_citations(token)
-                i += 1
+                last = self._html_group_end(tokens, i)
+                out.extend(self.html_blocks(tokens, i, last, depth=depth))
+                i = last + 1
             elif kind == "footnote_block_open":
                 notes, i = self.blocks(tokens, i + 1, depth=depth, until="footnote_block_close")
                 out.extend(notes)
@@ -370,13 +373,75 @@ class _MarkdownReader:
                     out.extend(inner)
         return attach_table_captions(out), i
 
-    def _warn_raw_citations(self, token: Token) -> None:
-        """Citations inside a raw HTML block are shown as text, not numbered: say so."""
-        for found in scan(token.content, syntax="html", dialects=self.dialects):
-            if not found.in_code and found.kind == "cite":
+    def _block_html_of(self, token: Token) -> BlockHtml:
+        """An HTML block as the HTML reader reads it (read once)."""
+        found = self._block_html.get(id(token))
+        if found is None:
+            found = self._block_html[id(token)] = block_html(token.content)
+            self._warn_markup_citations(token)
+        return found
+
+    def _html_group_end(self, tokens: Sequence[Token], i: int) -> int:
+        """The index of the last HTML block read with the one at ``tokens[i]``: the first
+        sibling HTML block after which every wrapper it opened (``<details>``, ``<div>``,
+        ``<table>`` …) is closed again, else the last sibling HTML block (a wrapper never
+        closed ends with the last HTML block of its container; markdown after that is never
+        swallowed). A closing tag nothing opened is dropped, as a browser drops it."""
+        level = tokens[i].level
+        open_: list[str] = []
+        last = i
+        for j in range(i, len(tokens)):
+            token = tokens[j]
+            if token.level < level:
+                break
+            if token.level != level or token.type != "html_block":
+                continue
+            last = j
+            for name, kind in self._block_html_of(token).wrappers:
+                if kind == "start":
+                    open_.append(name)
+                elif name in open_:
+                    del open_[len(open_) - 1 - open_[::-1].index(name) :]
+            if not open_:
+                break
+        return last
+
+    def html_blocks(
+        self, tokens: Sequence[Token], i: int, last: int, *, depth: int
+    ) -> list[Block]:
+        """The HTML blocks ``tokens[i]`` … ``tokens[last]`` and the markdown between them,
+        read by the HTML reader as one piece of HTML (sanitized as HTML input is)."""
+        level = tokens[i].level
+        pieces: list[str] = []
+        runs: list[list[Block]] = []
+        j = i
+        while j <= last:
+            if tokens[j].type == "html_block" and tokens[j].level == level:
+                if len(pieces) > len(runs):
+                    runs.append([])
+                pieces.append(self._block_html_of(tokens[j]).html)
+                j += 1
+                continue
+            k = j
+            while not (tokens[k].type == "html_block" and tokens[k].level == level):
+                k += 1
+            run, _ = self.blocks(tokens[j:k], 0, depth=depth)
+            runs.append(run)
+            j = k
+        first = tokens[i].map
+        line = first[0] + 1 if first else 0
+        return read_html_blocks(pieces, runs, self.context, dialects=self.dialects,
+                                depth=depth, line=line)
+
+    def _warn_markup_citations(self, token: Token) -> None:
+        """Citations in an HTML block's markup (a tag's attribute, a comment) are dropped
+        with it: say so (its text is read as HTML, where tokens are citations)."""
+        for found in scan_html_block(token.content, dialects=self.dialects):
+            if found.in_raw_html and found.kind == "cite":
                 line = (token.map[0] if token.map else 0) + found.line
                 self.context.warn(
-                    line, f"citation {found.text!r} inside raw HTML is shown as text, not cited"
+                    line, f"citation {found.text!r} inside an HTML tag or comment is dropped, "
+                    "not cited",
                 )
 
     def paragraph(self, inline: Token) -> Paragraph | Figure | None:

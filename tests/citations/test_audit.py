@@ -151,7 +151,7 @@ def _rendered_sids(markdown: str) -> list[int]:
 @pytest.mark.parametrize(
     ("markdown", "cited", "in_raw_html"),
     [
-        # an inline comment is dropped, a block comment shown as text, an attribute dropped
+        # an inline comment is dropped, a block comment too, an attribute dropped
         ('a <!-- [[S:3]] --> b [[S:1]]\n\n<!-- [[S:4]] -->\n\nc <span title="[[S:5]]">x</span>\n',
          [1], [3, 4, 5]),
         # CommonMark (markdown-it): "--!>" does not close a comment, the "-->" does
@@ -160,9 +160,15 @@ def _rendered_sids(markdown: str) -> list[int]:
         ("a <!-- x ---> [[S:3]] --> b [[S:1]]\n", [1], [3]),
         ("a <!-----> [[S:1]] b\n", [1], []),  # not a comment in markdown-it, ...
         ("a <!-----> [[S:1]] --> b [[S:2]]\n", [2], [1]),  # ... but the start of this one
-        # an HTML block is shown as text: its citation sup is not one either
+        # an HTML block is read as HTML: its text and its citation sup cite, its tags'
+        # attributes and comments do not; its <pre> is code
         ('<div>\n<sup class="cite" data-sids="2">[S:2]</sup> [[S:3]]\n</div>\n\nb [[S:1]]\n',
-         [1], [2, 3]),
+         [2, 3, 1], []),
+        ('<div title="[[S:4]]">\n<!-- [[S:5]] --> a [[S:2]]\n</div>\n\nb [[S:1]]\n',
+         [2, 1], [4, 5]),
+        # the markdown between an HTML block that opens <details> and the one closing it
+        ("<details>\n<summary>Why [[S:3]]</summary>\n\nProse [[S:2]].\n\n</details>\n",
+         [3, 2], []),
         ("a <?php [[S:2]] ?> b [[S:1]] <![CDATA[ [[S:3]] ]]> <!X [[S:4]]>\n", [1], [2, 3, 4]),
         # a citation sup in a paragraph is a citation, the tags around it are not
         ('a <b><sup class="cite" data-sids="2">[S:2]</sup></b> <i title="[[S:3]]">[[S:1]]</i>\n',
@@ -177,7 +183,7 @@ def test_markdown_raw_html_cites_what_the_render_cites(
     markdown: str, cited: list[int], in_raw_html: list[int]
 ) -> None:
     # Tokens in raw HTML counted as cited: the audit said sids 3-5 were cited where the
-    # render cites 1 only (comments and attributes are dropped, HTML blocks shown as text).
+    # render cites 1 only (comments and attributes are dropped; an HTML block's text cites).
     pool = SourcePool.from_rows(
         [{"sid": s, "title": f"S{s}", "url": f"https://s{s}.org/"} for s in range(1, 6)]
     )

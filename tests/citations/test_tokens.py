@@ -301,15 +301,23 @@ def test_inline_raw_html_ends_where_markdown_its_tag_regex_ends() -> None:
             assert finder.end(i) == (m.end() if m else -1), (text, i)
 
 
-def test_tokens_in_markdown_raw_html_are_inert_everywhere() -> None:
-    # The reader drops inline tags and comments and shows HTML blocks as text: no caller of
-    # the scanner may count, rewrite or strip a token there.
-    text = 'a <!-- [[S:3]] --> [[S:1]] <i title="[[S:4]]">x</i>\n\n<div>[[S:5]]</div>\n'
+def test_tokens_in_markdown_raw_html_markup_are_inert_everywhere() -> None:
+    # The reader drops inline tags, comments and an HTML block's markup, and reads an HTML
+    # block's text as HTML: no caller of the scanner may count, rewrite or strip a token in
+    # markup, and every caller treats a token in an HTML block's text as a citation.
+    text = (
+        'a <!-- [[S:3]] --> [[S:1]] <i title="[[S:4]]">x</i>\n\n'
+        '<div title="[[S:6]]">[[S:5]]<!-- [[S:7]] --><pre>[[S:8]]</pre></div>\n'
+    )
     tokens = scan(text)
-    assert [(t.sids, t.in_raw_html, t.inert) for t in tokens] == [
-        ((3,), True, True), ((1,), False, False), ((4,), True, True), ((5,), True, True),
+    assert [(t.sids, t.in_raw_html, t.in_code) for t in tokens] == [
+        ((3,), True, False), ((1,), False, False), ((4,), True, False), ((6,), True, False),
+        ((5,), False, False), ((7,), True, False), ((8,), False, True),
     ]
-    assert citation_groups(text) == [(1,)]
-    assert strip_tokens(text) == text.replace(" [[S:1]]", "")
-    assert remap_tokens(text, {1: 7, 3: 8, 4: 8, 5: 8})[0] == text.replace("S:1", "S:7")
-    assert rewrite_text(text, "markdown")[0] == text.replace("[[S:1]]", "^1^")
+    assert citation_groups(text) == [(1,), (5,)]
+    assert strip_tokens(text) == text.replace(" [[S:1]]", "").replace("[[S:5]]", "")
+    sid_map = {1: 7, 5: 9, 3: 2, 4: 2, 6: 2, 7: 2, 8: 2}
+    assert remap_tokens(text, sid_map)[0] == text.replace("S:1", "S:7").replace("S:5", "S:9")
+    assert rewrite_text(text, "markdown")[0] == (
+        text.replace("[[S:1]]", "^1^").replace("[[S:5]]", "^5^")
+    )

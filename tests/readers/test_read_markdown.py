@@ -7,6 +7,7 @@ from markdown_it import MarkdownIt
 
 from citations.mdit_cite import cite_plugin
 from renderers.document import (
+    Block,
     BlockQuote,
     BulletList,
     Cite,
@@ -23,7 +24,6 @@ from renderers.document import (
     Link,
     OrderedList,
     Paragraph,
-    RawBlock,
     RawInline,
     SoftBreak,
     Strike,
@@ -32,6 +32,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     iter_inlines,
+    plain_text,
 )
 from renderers.errors import LimitError
 from renderers.options import Limits
@@ -114,10 +115,10 @@ def test_unclosed_citation_sup_keeps_its_text() -> None:
     assert document.warnings
 
 
-def test_citation_in_raw_html_block_is_reported() -> None:
-    document = read_markdown("<div>\nClaim [[S:1]]\n</div>\n\nText.\n")
-    assert document.blocks[0] == RawBlock("<div>\nClaim [[S:1]]\n</div>", "html")
-    assert any("line 2" in w and "raw HTML" in w for w in document.warnings)
+def test_citation_in_raw_html_block_text_cites_and_in_its_markup_is_reported() -> None:
+    document = read_markdown('<div title="[[S:2]]">\nClaim [[S:1]]\n</div>\n\nText.\n')
+    assert document.blocks[0] == Paragraph((Text("Claim "), Cite((1,))))
+    assert any("line 1" in w and "'[[S:2]]' inside an HTML tag" in w for w in document.warnings)
 
 
 def test_crlf_input() -> None:
@@ -224,7 +225,7 @@ def test_code_thematic_break_and_html_blocks() -> None:
     document = read_markdown("```js extra\n  a\n\n  b\n```\n\n---\n\n<div>\n*raw*\n</div>\n")
     assert document.blocks[0] == CodeBlock("  a\n\n  b", "js")
     assert document.blocks[1] == ThematicBreak()
-    assert document.blocks[2] == RawBlock("<div>\n*raw*\n</div>", "html")
+    assert document.blocks[2] == Paragraph((Text("*raw*"),))  # HTML: no markdown inside
 
 
 def test_image_alone_is_a_figure_and_inline_image_stays_inline() -> None:
@@ -364,3 +365,113 @@ def test_the_audit_and_the_render_number_link_target_citations_alike() -> None:
     rendered = [n.sids for n in iter_inlines(document.blocks) if isinstance(n, Cite)]
     assert rendered == [(2,), (1,)]
     assert audit(text, pool).numbers == {2: 1, 1: 2}
+
+
+# ---------------------------------------------------------------- raw HTML blocks
+
+
+def test_html_blocks_become_the_model_the_html_reader_makes() -> None:
+    document = read_markdown(
+        "<table>\n<tr><th>Year</th><th>Price</th></tr>\n"
+        '<tr><td>2024</td><td>8 <sup class="cite" data-sids="3">[S:3]</sup></td></tr>\n'
+        "</table>\n\n<ul><li>one [[S:1]]</li><li>two</li></ul>\n\n<h2>Heading</h2>\n\n"
+        '<blockquote>Quoted</blockquote>\n\n<p align="center"><img src="chart.png" '
+        'alt="A chart"></p>\n\n<pre><code class="language-py">x = [[S:2]]\n</code></pre>\n'
+    )
+    table, items, heading, quote, figure, code = document.blocks
+    assert isinstance(table, Table) and table.header[0].children == (Text("Year"),)
+    assert table.rows[0][1].children == (Text("8 "), Cite((3,)))
+    assert isinstance(items, BulletList) and cites(document)[:2] == [(3,), (1,)]
+    assert isinstance(heading, Heading) and heading.id == "heading"
+    assert quote == BlockQuote((Paragraph((Text("Quoted"),)),))
+    assert figure == Figure(Image("chart.png", "A chart"))
+    assert code == CodeBlock("x = [[S:2]]", "py") and cites(document) == [(3,), (1,)]
+
+
+def test_markdown_between_html_blocks_that_open_and_close_a_wrapper_stays_markdown() -> None:
+    document = read_markdown(
+        "<details>\n<summary>Why it matters [[S:2]]</summary>\n\nPrices **fell** [[S:1]].\n"
+        '\n- a list\n\n</details>\n\n<div align="center">\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'
+        "\n</div>\n\nAfter.\n"
+    )
+    summary, prose, items, table, after = document.blocks
+    assert summary == Paragraph((Text("Why it matters "), Cite((2,))))
+    assert prose == Paragraph((Text("Prices "), Strong((Text("fell"),)), Text(" "), Cite((1,)),
+                               Text(".")))
+    assert isinstance(items, BulletList) and isinstance(table, Table)
+    assert after == Paragraph((Text("After."),))
+    assert "<" not in document_text(document) and not document.warnings
+
+
+def test_markdown_inside_a_table_cell_is_set_on_lines_of_the_cell() -> None:
+    document = read_markdown(
+        "<table>\n<tr>\n<td>\n\n**bold** [[S:1]]\n\nsecond\n\n</td>\n</tr>\n</table>\n"
+    )
+    (table,) = document.blocks
+    assert isinstance(table, Table)
+    assert table.rows[0][0].children == (
+        Strong((Text("bold"),)), Text(" "), Cite((1,)), LineBreak(), Text("second"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected"),
+    [
+        # a closing tag nothing opened is dropped, as a browser drops it
+        ("</div>\n\nText [[S:1]]\n\n</details>\n", ["Text [S1]"]),
+        # a wrapper never closed ends with the last HTML block of its container
+        ("<div>\n\nInside [[S:1]]\n\n<p>Last</p>\n\nAfter\n", ["Inside [S1]", "Last", "After"]),
+        ("<blockquote>\n\nQuoted\n\n<hr>\n\nAfter\n", ["> Quoted", "> ---", "After"]),
+        # inside a list item, the wrapper is the item's: the next item is not swallowed
+        ("- <details>\n  <summary>S</summary>\n\n  Body\n\n  </details>\n- Next\n",
+         ["- S", "- Body", "- Next"]),
+        # a comment alone is dropped
+        ("<!-- note [[S:1]] -->\n\nText\n", ["Text"]),
+    ],
+)
+def test_unmatched_tags_never_show_and_never_swallow_what_follows(
+    markdown: str, expected: list[str]
+) -> None:
+    document = read_markdown(markdown)
+    assert outline(document.blocks) == expected
+
+
+def outline(blocks: tuple[Block, ...], prefix: str = "") -> list[str]:
+    """One line per block: quotes as ``> ``, list items as ``- ``, citations as ``[S<sid>]``."""
+    lines: list[str] = []
+    for block in blocks:
+        if isinstance(block, BlockQuote):
+            lines += outline(block.blocks, prefix + "> ")
+        elif isinstance(block, BulletList):
+            for item in block.items:
+                lines += outline(item.blocks, prefix + "- ")
+        elif isinstance(block, ThematicBreak):
+            lines.append(prefix + "---")
+        else:
+            text = "".join(
+                f"[S{','.join(map(str, n.sids))}]" if isinstance(n, Cite) else plain_text((n,))
+                for n in getattr(block, "children", ())
+            )
+            lines.append(prefix + text)
+    return lines
+
+
+def test_hostile_html_in_a_block_is_sanitized_as_html_input_is() -> None:
+    document = read_markdown(
+        "<div onclick=\"steal()\">\n<script>alert([[S:1]])</script><style>p{x:y}</style>\n"
+        '<a href="javascript:alert(1)">bad</a> <a href="https://ok.org" onmouseover="x()">ok</a>'
+        '\n<img src="javascript:alert(1)" onerror="alert(2)" alt="pic">\n</div>\n'
+    )
+    (paragraph,) = document.blocks
+    assert paragraph == Paragraph((
+        Text("bad "), Link("https://ok.org", (Text("ok"),)), Text(" "), Image("", "pic"),
+    ))
+    assert [d.code for d in document.diagnostics] == ["image-refused"]
+    assert not cites(document)  # the token in the script went with it
+
+
+def test_deep_html_in_a_block_is_bounded() -> None:
+    with pytest.raises(LimitError):
+        read_markdown("<div>\n" + "<blockquote>" * 2000 + "deep" + "\n\ntext\n", limits=Limits())
+    shallow = read_markdown("<div>\n" + "<section>" * 40 + "deep\n\nafter\n")
+    assert document_text(shallow).split() == ["deep", "after"]
