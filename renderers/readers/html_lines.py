@@ -29,14 +29,12 @@ _SPACE = re.compile(r"[ \t\n\r\f]+")
 
 
 class InputLines:
-    """The lines of one HTML input (``first_line`` is the line its text starts on: 1 for a
-    file, a block's own line for HTML inside markdown); :meth:`token` and :meth:`cite_sup`
+    """The lines of one HTML input; :meth:`token` and :meth:`cite_sup`
     give each occurrence once, in the input's order, as the reader meets them."""
 
-    def __init__(self, html: str, dialects: frozenset[str], first_line: int = 1) -> None:
+    def __init__(self, html: str, dialects: frozenset[str]) -> None:
         self._html = html
         self._dialects = dialects
-        self._first_line = first_line
         self._starts: list[int] | None = None
         self._pending: dict[Hashable, deque[int]] | None = None  # key → offsets not yet given
 
@@ -47,7 +45,7 @@ class InputLines:
         """The 1-based line of ``offset`` (line breaks as markdown counts them: CR LF, CR, LF)."""
         if self._starts is None:
             self._starts = line_starts(self._html)
-        return bisect.bisect_right(self._starts, offset) + self._first_line - 1
+        return bisect.bisect_right(self._starts, offset)
 
     def token(self, text: str) -> int:
         """The line of the next token written ``text`` (white space collapsed) outside code,

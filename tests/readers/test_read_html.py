@@ -29,7 +29,7 @@ from renderers.document import (
 from renderers.errors import LimitError
 from renderers.options import Limits
 from renderers.readers.html import read_html
-from renderers.readers.html_lines import InputLines
+from renderers.readers.markdown import read_markdown
 from renderers.text import document_text
 from tests.support.html_notes import NOTED_HTML, NOTES
 
@@ -232,12 +232,12 @@ def test_a_token_the_input_spells_with_character_references_has_no_line() -> Non
     assert note.line is None and note.message.startswith("HTML input: invalid citation token")
 
 
-def test_input_lines_start_where_the_html_does() -> None:
-    """HTML read from inside another input (a block of markdown) counts from its own line."""
-    lines = InputLines("<p>a</p>\n<p>[[S:0]] <sup class='cite' data-sids='x'>y</sup></p>",
-                       frozenset(), first_line=40)
-    assert (lines.token("[[S:0]]"), lines.cite_sup("x"), lines.token("[[S:0]]")) == (41, 41, 0)
-    assert lines.at(0) == 40
+def test_notes_of_a_markdown_html_block_name_the_block_s_first_line() -> None:
+    """HTML read from markdown's HTML blocks is rewritten (citations.codemap.block_html), so
+    its own lines are not the input's: its notes name the line the block starts on."""
+    document = read_markdown("Intro.\n\n<div>\n<p>[[S:0]]</p>\n<sup class='cite' "
+                             "data-sids='x'>y</sup> <img src='javascript:1' alt='a'>\n</div>\n")
+    assert [note.line for note in (*document.notes, *document.diagnostics)] == [3, 3, 3]
 
 
 def test_swallowed_text_is_reported_where_the_swallowing_element_starts() -> None:
