@@ -12,8 +12,9 @@ Writers differ in how they lay things out, never in what they decide. This modul
   (:func:`note_marker`) so that a note can never be taken for a citation (citations are
   numbers); the text shown for a reference to a note that does not exist; the titles of the
   Notes and of a note style's Citation notes, and a citation note's direction;
-* **a citation in its line of text** — :func:`cite_direction`: whether a citation is held
-  apart from a line that reads the other way, and in which direction;
+* **a citation in its line of text** — :func:`cite_direction`: whether a citation, with the
+  superscripts joined to it (:func:`joined_runs`), is held apart as one unit from a line that
+  reads the other way, and in which direction;
 * **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
   their separators, the back-link and its glyph, the entry's direction;
 * **an image that cannot be shown** — :func:`image_fallback`;
@@ -30,12 +31,12 @@ other plain-text rules, because readers may use it too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote
 
-from citations.numbering import format_numbers
+from citations.numbering import display_segments, note_segments
 from renderers.document import (
     Block,
     Cite,
@@ -323,32 +324,67 @@ def _new_references(
 # ---------------------------------------------------------------- citations in a line
 
 
-def cite_direction(cite: Cite, line: Direction) -> Direction | None:
-    """The direction ``cite`` is held in, apart from its line of text reading ``line``: None
-    when it reads as the line does.
+def joined_runs(nodes: Iterable[Inline]) -> Iterator[tuple[Inline, ...]]:
+    """``nodes`` one by one, except that a citation comes with the superscripts joined to it
+    (``Cite.joined``: ``[[S:1]][[S:3-5]]`` shows "1, 3–5"): one tuple, which
+    :func:`cite_direction` holds apart as one unit. A style's own words ("[3]", "(IEA, 2025)")
+    open with no separator and are a unit of their own; empty text between two joined
+    citations (what a dropped citation leaves) is left out."""
+    run: list[Inline] = []
+    for node in nodes:
+        if isinstance(node, Cite) and run and _opens_with_separator(node):
+            run.append(node)
+        elif isinstance(node, Text) and not node.text and run:
+            continue
+        else:
+            if run:
+                yield tuple(run)
+            run = [node] if isinstance(node, Cite) else []
+            if not run:
+                yield (node,)
+    if run:
+        yield tuple(run)
+
+
+def _opens_with_separator(cite: Cite) -> bool:
+    """Whether ``cite`` is joined to the citation before it and shows that by a leading
+    separator (superscript numbers, a note's number)."""
+    return cite.joined and (bool(cite.note) or not cite.children)
+
+
+def cite_direction(run: Sequence[Cite], line: Direction) -> Direction | None:
+    """The direction the citation ``run`` (a citation and the superscripts joined to it:
+    :func:`joined_runs`) is held in as one unit, apart from its line of text reading ``line``:
+    None when it reads as the line does.
 
     A citation reads as one unit in its own direction: by the first strong character of what
     it shows, left to right when it has none (the numbers, brackets and Latin punctuation of
     "[1, 2]", "1–3"). In a line reading the other way the bidi algorithm split it up: in an
     Arabic sentence "(International Energy Agency, 2024)" had its parentheses at the wrong
-    ends and "(A, 2024; B, 2020)" its parts swapped, "[1–3]" read "[3–1]". Each writer holds
-    it apart its own way (HTML ``dir``, Typst a box or isolate marks, DOCX and PPTX
-    :func:`~renderers.text.enclosing_marks`), in its place in the line. Digits alone read the
-    same either way, and a superscript joined to the one before it (``Cite.joined``) stays in
-    the line's order: its leading separator must stand between the two, where holding it apart
-    would move it to its far end."""
-    if not cite.numbers or cite.joined:
+    ends and "(A, 2024; B, 2020)" its parts swapped, "[1–3]" read "[3–1]", and "1" with "3–5"
+    joined to it "5–3 ,1". Each writer holds the run apart its own way (HTML ``dir``, Typst a
+    box or isolate marks, DOCX and PPTX :func:`~renderers.text.enclosing_marks`), in its place
+    in the line, each number still its own link. Digits alone read the same either way; a
+    joined superscript is held only with the citation it follows, because its leading
+    separator must stand between the two."""
+    if not run or not run[0].numbers or _opens_with_separator(run[0]):
         return None
-    if cite.note:
-        shown = str(cite.note)
-    elif cite.children:
-        shown = plain_text(cite.children).strip()
-    else:
-        shown = format_numbers(cite.numbers)
+    shown = "".join(_cite_shown(cite) for cite in run).strip()
     if shown.isdigit():
         return None
     own = text_direction(shown) or "ltr"
     return None if own == line else own
+
+
+def _cite_shown(cite: Cite) -> str:
+    """The text ``cite`` shows in its line (its joined separator included)."""
+    if cite.note:
+        pieces = note_segments(cite.note, joined=cite.joined)
+    elif cite.children:
+        return plain_text(cite.children)
+    else:
+        pieces = display_segments(cite.numbers, joined=cite.joined)
+    return "".join(text for text, _ in pieces)
 
 
 def cite_space(children: tuple[Inline, ...]) -> tuple[str, tuple[Inline, ...]]:

@@ -12,6 +12,7 @@ must start on the right.
 from __future__ import annotations
 
 import io
+import subprocess
 import unicodedata
 import zipfile
 from itertools import pairwise
@@ -28,7 +29,7 @@ from renderers.options import RenderOptions
 from renderers.pipeline import Session
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
-from renderers.text import blocks_direction, text_direction
+from renderers.text import ISOLATES, POP_ISOLATE, blocks_direction, text_direction
 from renderers.writers.docx.writer import docx_bytes
 from renderers.writers.html.report import render_html
 from renderers.writers.pdf import pdf_bytes
@@ -321,8 +322,8 @@ def test_long_inline_code_in_a_right_to_left_paragraph_reads_left_to_right_with_
 
 
 def test_only_a_document_with_right_to_left_text_gets_isolated_long_words() -> None:
-    """The left-to-right isolate marks reach the PDF's text (a copied address would carry
-    them), so a document with no right-to-left character is written without them."""
+    """A document with no right-to-left character is written without the left-to-right
+    isolate marks, which no line of it needs (and which once reached the PDF's text)."""
     from renderers.writers.typst.markup import typst_source
 
     def source(text: str) -> str:
@@ -565,6 +566,37 @@ def test_libreoffice_sets_markers_and_entry_parts_in_the_documents_direction(
         assert all(entry in texts for entry in expected), (pdf.name, texts)
 
 
+#: Fourteen sources, each labelled "sN.example" on a slide's footer, which then wraps.
+FOOTER_POOL: list[dict[str, Any]] = [
+    {"sid": n, "title": f"Source {n}", "url": f"https://s{n}.example"} for n in range(1, 15)
+]
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_keeps_each_number_with_its_label_in_a_wrapped_right_to_left_footer(
+    tmp_path: Path,
+) -> None:
+    """A right-to-left slide's footer of two lines: each number stays on the line of its
+    label, at the label's right; LibreOffice ended the first line with a bare "[12]" and
+    started the second with its label (a NO-BREAK SPACE between them did not hold)."""
+    import re
+
+    path = tmp_path / "footer.pptx"
+    path.write_bytes(entries("# تقرير الطاقة\n\nنص عربي قصير[[S:1-14]] هنا.\n", "pptx",
+                             FOOTER_POOL))
+    lines = [unicodedata.normalize("NFKC", text) for _, _, text in
+             pdf_lines(convert_with_libreoffice(path, tmp_path).read_bytes())
+             if "example [" in text]
+    assert len(lines) == 2, lines
+    shown = set()
+    for line in lines:
+        for number in re.finditer(r"\[(\d+)\]", line):
+            label = f"s{number.group(1)}.example "
+            assert line[: number.start()].endswith(label), (number.group(0), line)
+            shown.add(int(number.group(1)))
+    assert shown == set(range(1, 15)), lines
+
+
 # ---------------------------------------------------------------- CSL-styled entries
 
 #: Chicago's entries open with a quotation mark and end with a full stop: neutrals that a
@@ -606,6 +638,31 @@ def test_pdf_reads_a_latin_csl_entry_left_to_right_in_a_right_to_left_list(engin
         assert unicodedata.normalize("NFKC", line) == unicodedata.normalize(
             "NFKC", f"↑ {text}"), (line, text)
         assert abs(right - right_margin) < 3, (left, right, line)
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_the_copied_text_of_a_right_to_left_report_holds_no_isolate_mark(engine: str) -> None:
+    """Poppler copied a POP DIRECTIONAL ISOLATE from each Latin CSL entry of an Arabic report
+    set by Typst (shaped with the back-link's space, the mark became part of that space's
+    ActualText), and the marks around a long address in a Hebrew line; pdfium showed none.
+    Neither reader copies one now, from a long Latin title either (held by isolate marks, too
+    long for a box); the entries and the address read as before."""
+    pool = [*QUESTION_POOL, {"sid": 5, "title": LONG_QUESTION, "url": "https://example.com/w"}]
+    report = (ARABIC_ENTRIES.replace("[[S:4]]", "[[S:4]][[S:5]]")
+              + f"\nזוהי פסקה עם כתובת ארוכה מאוד {LONG_URL} ועוד מילים.\n")
+    marks = {*ISOLATES.values(), POP_ISOLATE}
+    for options in ({"csl": "chicago-author-date"}, {}):
+        pdf = entries(report, "pdf", pool, pdf_engine=engine, **options)
+        poppler = subprocess.run(["pdftotext", "-", "-"], input=pdf, check=True,
+                                 capture_output=True).stdout.decode()
+        for reader, text in (("poppler", poppler), ("pdfium", pdf_text(pdf))):
+            assert not marks & set(text), (reader, options, text)
+            assert LONG_URL in text, (reader, options, text)
+        if not options:
+            assert LONG_QUESTION in poppler, poppler
+        else:
+            for shown in STYLED_LATIN.values():
+                assert f"↑ {shown}" in poppler, (shown, poppler)
 
 
 @pytest.mark.browser
@@ -758,7 +815,8 @@ def assert_cited_lines(pdf: bytes, look: str, name: str) -> None:
 def test_html_holds_a_citation_apart_from_a_line_that_reads_the_other_way() -> None:
     """A citation whose direction (its own, left to right without a strong character) is not
     its line's has its own dir, the space before it outside; digits alone, a citation in a
-    line of its direction and a superscript joined to the one before it have none."""
+    line of its direction and a superscript joined to the one before it have none (the
+    joined run is held by a wrapper: test_html_holds_a_joined_run_as_one_unit)."""
     def cites(html: bytes) -> list[tuple[str | None, str]]:
         root = lxml.html.document_fromstring(html.decode())
         return [(cite.get("dir"), cite.text_content()) for cite in root.find_class("cite")]
@@ -857,3 +915,146 @@ def test_libreoffice_reads_each_citation_as_one_unit_in_a_right_to_left_line(
             paths[-1].write_bytes(cited(look, fmt))
     for pdf in convert_all_with_libreoffice(paths, tmp_path):
         assert_cited_lines(pdf.read_bytes(), pdf.stem.rsplit("-", 1)[0], pdf.name)
+
+
+# ---------------------------------------------------------------- joined citations
+
+#: Forty sources, cited by their sids (``numbering="sid"``) so that a run can be long.
+JOINED_POOL: list[dict[str, Any]] = [
+    {"sid": n, "title": f"Source {n}", "url": f"https://s{n}.example"} for n in range(1, 41)
+]
+#: Odd sids from 3 to 39: joined to [[S:1]], a run too long for a Typst box (BOXED_PART).
+MANY = ",".join(str(n) for n in range(3, 40, 2))
+#: The words before and after each joined run of :func:`joined`, in reading order.
+JOINED_WORDS = (("نص عربي", "هنا."), ("سطر ثان", "أيضا."), ("طويل", "جدا."))
+JOINED_TOKENS = ("[[S:1]][[S:2-4]]", "[[S:2]][[S:4]][[S:1,3]]", f"[[S:1]][[S:{MANY}]]")
+#: The options of each look and how each run of :func:`joined` reads from the left: one unit,
+#: left to right ("5–3 ,1" when the joined marks were left to the line). A style's brackets
+#: open with no separator: each is a unit of its own, the first at the right.
+ODD = ", ".join(str(n) for n in range(3, 40, 2))
+JOINED_LOOKS: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
+    "superscript": ({"numbering": "sid"}, ("1, 2–4", "2, 4, 1, 3", f"1, {ODD}")),
+    "notes": ({"csl": "chicago-note"}, ("1, 2", "3, 4, 5", "6, 7")),
+    "brackets": ({"citation_format": "brackets", "numbering": "sid"},
+                 ("[2–4] [1]", "[1, 3] [4] [2]", f"[{ODD}] [1]")),
+}
+#: How the English line reads in each look (a note style's numbers follow the Arabic notes).
+JOINED_ENGLISH = {"superscript": "English text1, 2–4 here.",
+                  "notes": "English text{}, {} here.", "brackets": "English text [1] [2–4] here."}
+
+
+def joined(look: str, fmt: str, *, runs: int = 3, **options: Any) -> bytes:
+    """An Arabic report whose paragraphs hold the first ``runs`` joined runs (the third is long
+    enough that its superscripts would outnumber the letters on a slide, from which
+    :func:`~tests.helpers.pdf_lines` tells the size of text), then an English line."""
+    report = "# تقرير الطاقة\n\n" + "".join(
+        f"{before}{tokens} {after}\n\n"
+        for (before, after), tokens in zip(JOINED_WORDS[:runs], JOINED_TOKENS, strict=False)
+    ) + "English text[[S:1]][[S:2-4]] here.\n"
+    built = build_options(**JOINED_LOOKS[look][0], **options)
+    return Session(prepare(report, sources_pool=JOINED_POOL, options=built)).artifact(fmt).data
+
+
+def assert_joined_lines(pdf: bytes, look: str, name: str, runs: int = 3) -> None:
+    """Each of the first ``runs`` runs of :func:`joined` reads as one unit left of the word it
+    follows (a slide shows a note style's citations as the sources' numbers); the English line
+    as written."""
+    shown = [squeezed(text) for _, _, text in pdf_lines(pdf)]
+    if name.endswith("pptx") and look == "notes":
+        look = "superscript"
+    expected_runs = JOINED_LOOKS[look][1][:runs]
+    for (before, after), run in zip(JOINED_WORDS, expected_runs, strict=False):
+        expected = squeezed(reading(after) + run + reading(before))
+        assert expected in shown, (name, look, expected, shown)
+    notes = sum(tokens.count("[[") for tokens in JOINED_TOKENS[:runs])
+    english = JOINED_ENGLISH[look].format(notes + 1, notes + 2)
+    assert squeezed(english) in shown, (name, look, english, shown)
+
+
+def test_html_holds_a_joined_run_as_one_unit() -> None:
+    """A citation and the superscripts joined to it sit in one ``span.cite-run`` with the
+    run's ``dir`` in a right-to-left line, each still its own ``sup.cite`` with one link per
+    number; in a left-to-right line there is no wrapper. A style's brackets are each held."""
+    root = lxml.html.document_fromstring(joined("superscript", "html").decode())
+    runs = root.find_class("cite-run")
+    assert [(run.get("dir"), run.text_content()) for run in runs] == [
+        ("ltr", text) for text in JOINED_LOOKS["superscript"][1][:2]] + [("ltr", f"1, {ODD}")]
+    first = runs[0]
+    assert [(sup.get("id"), sup.text_content(), [a.get("href") for a in sup.iter("a")])
+            for sup in first] == [("cite-1", "1", ["#src-1"]),
+                                  ("cite-2", ", 2–4", ["#src-2", "#src-4"])]
+    english = root.xpath("//p[starts-with(., 'English')]")[0]
+    assert not english.find_class("cite-run") and english.get("dir") == "auto"
+    assert [sup.get("dir") for sup in english.find_class("cite")] == [None, None]
+    brackets = lxml.html.document_fromstring(joined("brackets", "html").decode())
+    assert not brackets.find_class("cite-run")
+    assert [(cite.get("dir"), cite.text_content()) for cite in brackets.find_class("cite")][:2] \
+        == [("ltr", "[1]"), ("ltr", "[2–4]")]  # the space before it moved outside
+
+
+def test_the_authors_look_holds_a_joined_run_as_the_report_does() -> None:
+    html = "<h1>تقرير الطاقة</h1><p>نص عربي[[S:1]][[S:2-4]] هنا.</p><p>Text[[S:1]][[S:2]].</p>"
+    session = Session(prepare(html, sources_pool=JOINED_POOL, options=build_options()))
+    root = lxml.html.document_fromstring(session.print_html())
+    runs = root.find_class("cite-run")
+    assert [(run.get("dir"), [sup.get("id") for sup in run]) for run in runs] == [
+        ("ltr", ["cite-1", "cite-2"])]
+    lines = [squeezed(text) for _, _, text in pdf_lines(session.artifact("pdf").data)]
+    assert squeezed(reading("هنا.") + "1, 2–4" + reading("نص عربي")) in lines, lines
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_reads_a_joined_run_as_one_unit_in_a_right_to_left_line(engine: str) -> None:
+    """"1" with "2–4" joined to it reads "1, 2–4" from the left in an Arabic line, not
+    "4–2 ,1"; a run too long for a Typst box too (held by isolate marks there)."""
+    for look in JOINED_LOOKS:
+        assert_joined_lines(joined(look, "pdf", pdf_engine=engine), look, engine)
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_reads_a_joined_run_as_one_unit_in_a_right_to_left_line(
+    tmp_path: Path,
+) -> None:
+    """The DOCX (Word footnotes for the note style) and the PPTX as LibreOffice lays them out:
+    each joined run reads left to right between direction marks."""
+    paths = []
+    for look in JOINED_LOOKS:
+        for fmt in ("docx", "pptx"):
+            paths.append(tmp_path / f"{look}-{fmt}.{fmt}")
+            # no source footer: its small letters would outnumber the slide's text
+            extra = {"source_footer": False} if fmt == "pptx" else {}
+            paths[-1].write_bytes(joined(look, fmt, runs=2, **extra))
+    for pdf in convert_all_with_libreoffice(paths, tmp_path):
+        assert_joined_lines(pdf.read_bytes(), pdf.stem.rsplit("-", 1)[0], pdf.stem, runs=2)
+
+
+@pytest.mark.browser
+def test_chromium_reads_a_joined_run_as_one_unit_in_a_right_to_left_line(
+    tmp_path: Path,
+) -> None:
+    """In Chromium each run's characters read "1, 2–4" from the left, all of it left of the
+    word it follows."""
+    from tests.helpers import chromium_browser
+
+    measure = (
+        "() => [...document.querySelectorAll('p .cite-run')].map(run => {"
+        " const box = (node, i) => { const range = document.createRange();"
+        "  range.setStart(node, i); range.setEnd(node, i + 1);"
+        "  const r = range.getBoundingClientRect(); return [node.data[i], r.left, r.right]; };"
+        " const chars = []; const walker = document.createTreeWalker(run, NodeFilter.SHOW_TEXT);"
+        " while (walker.nextNode()) { const node = walker.currentNode;"
+        "  for (let i = 0; i < node.length; i++) chars.push(box(node, i)); }"
+        " const before = run.previousSibling; const end = before.data.trimEnd().length;"
+        " return {chars, word: box(before, end - 1)}; })"
+    )
+    path = tmp_path / "joined.html"
+    path.write_bytes(joined("superscript", "html"))
+    with chromium_browser() as browser:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.goto(path.as_uri())
+        shown = page.evaluate(measure)
+    assert len(shown) == 3, shown
+    for run, expected in zip(shown, JOINED_LOOKS["superscript"][1], strict=True):
+        from_left = "".join(c for c, _, _ in sorted(run["chars"], key=lambda c: c[1]))
+        assert from_left == expected, (from_left, expected)
+        assert max(right for _, _, right in run["chars"]) <= run["word"][1] + 0.5, run

@@ -342,7 +342,8 @@ def test_a_long_inline_code_span_is_shaded_without_padding_between_its_pieces() 
     long = code_span("a_long_identifier_" * 3, isolate=False)
     assert long.endswith(", breakable: true);") and "#box[" in long
     isolated = code_span("a_long_identifier_" * 3, isolate=True)  # a document with RTL text
-    assert isolated.startswith('#code-span([#"\\u{2066}";#box(text(dir: ltr, ')
+    assert isolated.startswith(
+        '#code-span([#text(fill: black, "\\u{2066}");#box(text(dir: ltr, ')
 
 
 def test_the_page_count_is_read_from_the_page_tree() -> None:

@@ -13,7 +13,7 @@ like citations. Right-to-left paragraphs, list items, table cells and tables are
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -81,6 +81,7 @@ from renderers.writers.common import (
     document_words,
     entry_parts,
     image_fallback,
+    joined_runs,
     page_dimensions,
     unresolved_note_text,
 )
@@ -570,8 +571,11 @@ class _DocxWriter:
         *, in_link: bool = False,
     ) -> None:
         """Write inline nodes as runs of paragraph (or hyperlink) ``p``."""
-        for node in nodes:
-            match node:
+        for run in joined_runs(nodes):
+            if len(run) > 1:  # a citation and the superscripts joined to it
+                self._cites(p, [node for node in run if isinstance(node, Cite)], in_link)
+                continue
+            match node := run[0]:
                 case Text(text) | RawInline(text):
                     add_run(p, text, self._direction(text, props))
                 case Anchor():
@@ -596,7 +600,7 @@ class _DocxWriter:
                 case Image():
                     self._image(p, node, scope)
                 case Cite():
-                    self._cite(p, node, in_link)
+                    self._cites(p, [node], in_link)
                 case FootnoteRef(label):
                     self._note_reference(p, label, in_link)
                 case Math():
@@ -637,20 +641,37 @@ class _DocxWriter:
                               self.words)
         self.inlines(p, caption, RunProps(), scope)
 
-    def _cite(self, p: Element, cite: Cite, in_link: bool) -> None:
-        if not cite.numbers:
-            return
-        if self.footnote_mode or cite.note:
-            self._cite_footnote(p, cite)
+    def _cites(self, p: Element, cites: Sequence[Cite], in_link: bool) -> None:
+        """A citation, or one and the superscripts joined to it (:func:`joined_runs`), held
+        apart as one unit from a line that reads the other way (:func:`cite_direction`):
+        between :func:`~renderers.text.enclosing_marks`, the space before it outside. A Word
+        footnote reference shows one number whatever the citation cites, so footnotes are held
+        only when joined ("1, 2")."""
+        cites = [cite for cite in cites if cite.numbers]
+        if not cites:
             return
         line = line_direction(p)
-        direction = cite_direction(cite, line)
-        children, opening, closing = cite.children, "", ""
-        if direction is not None:  # held apart from its line, the space before it outside
+        footnotes = self.footnote_mode or cites[0].note > 0
+        direction = cite_direction(cites, line) if len(cites) > 1 or not footnotes else None
+        opening, closing = enclosing_marks(direction, line) if direction else ("", "")
+        for index, cite in enumerate(cites):
+            if footnotes:
+                if index == 0 and opening:
+                    add_run(p, opening, PLAIN)
+                self._cite_footnote(p, cite)
+            else:
+                self._cite(p, cite, in_link, opening if index == 0 else "")
+        if closing:
+            add_run(p, closing, PLAIN)
+
+    def _cite(self, p: Element, cite: Cite, in_link: bool, opening: str) -> None:
+        """One citation's runs in its bookmark, led by ``opening`` (the marks that hold it
+        apart from its line, the space before it outside them)."""
+        children = cite.children
+        if opening:
             space, children = cite_space(cite.children)
             if space:
                 add_run(p, space, PLAIN)
-            opening, closing = enclosing_marks(direction, line)
         mark = "" if cite.anchor in self._placed_cites else self.cite_marks.get(cite.anchor, "")
         self._placed_cites.add(cite.anchor)
         bid = self.bookmarks.start(p, mark) if mark else None
@@ -667,8 +688,6 @@ class _DocxWriter:
                 tip = self.entries[number].title
                 link = add_hyperlink(p, anchor=self.src_marks[number], tooltip=tip)
                 add_run(link, text, self.sup_link)
-        if closing:
-            add_run(p, closing, PLAIN)
         if bid is not None:
             self.bookmarks.end(p, bid)
 

@@ -22,7 +22,12 @@ from renderers.readers.sanitize import sanitize_html
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
 from renderers.text import Direction, is_rtl, text_direction
-from renderers.writers.common import cite_direction, document_title, document_words
+from renderers.writers.common import (
+    cite_direction,
+    document_title,
+    document_words,
+    joined_runs,
+)
 from renderers.writers.html.breaks import break_long_runs
 from renderers.writers.html.contents import (
     citations_in,
@@ -166,20 +171,36 @@ def _set_outline_labels(root: HtmlElement) -> None:
 
 def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
     """``dir`` on each citation whose direction is not its line's (:func:`cite_direction`), as
-    the report writer sets it, the space before it moved outside; after
-    :func:`_set_directions`, which gives the lines theirs."""
+    the report writer sets it, the space before it moved outside; a citation and the
+    superscripts joined to it (:func:`joined_runs`) get one ``span.cite-run`` around them all.
+    After :func:`_set_directions`, which gives the lines theirs."""
+    done: set[str] = set()
     for element in list(root.iter("sup", "span")):
-        cite = written.get(element.get("id") or "")
-        if cite is None or element.get("class") != "cite":
+        anchor = element.get("id") or ""
+        if anchor in done or anchor not in written or element.get("class") != "cite":
             continue
-        direction = cite_direction(cite, _line_direction(element))
+        elements = [element]  # the citations that follow it with no text between
+        while not elements[-1].tail and (after := elements[-1].getnext()) is not None \
+                and after.get("class") == "cite" and after.get("id") in written:
+            elements.append(after)
+        run = next(joined_runs(written[e.get("id")] for e in elements))
+        elements = elements[: len(run)]
+        done.update(e.get("id") for e in elements)
+        direction = cite_direction([written[e.get("id")] for e in elements],
+                                   _line_direction(element))
         if direction is None:
             continue
-        element.set("dir", direction)
+        held = element
+        if len(elements) > 1:
+            held = lxml.html.Element("span", {"class": "cite-run"})
+            element.addprevious(held)
+            held.tail, elements[-1].tail = elements[-1].tail, None
+            held.extend(elements)
+        held.set("dir", direction)
         text = element.text or ""
         element.text = text.lstrip()
         space = text[: len(text) - len(element.text)]
-        previous, parent = element.getprevious(), element.getparent()
+        previous, parent = held.getprevious(), held.getparent()
         if not space or parent is None:
             continue
         if previous is not None:

@@ -86,6 +86,7 @@ from renderers.writers.common import (
     document_words,
     entry_parts,
     has_citation_notes,
+    joined_runs,
     shows_nothing,
     source_preview,
     task_box,
@@ -505,7 +506,21 @@ class ReportWriter:
     # ------------------------------------------------------------------ inlines
 
     def inlines(self, nodes: Iterable[Inline]) -> Markup:
-        return Markup("").join(self.inline(n) for n in nodes)
+        return Markup("").join(
+            self.inline(run[0]) if len(run) == 1 else self.cite_run(run)
+            for run in joined_runs(nodes)
+        )
+
+    def cite_run(self, run: tuple[Inline, ...]) -> Markup:
+        """A citation and the superscripts joined to it, each its own ``sup.cite``; held
+        apart from a line that reads the other way (:func:`cite_direction`) by a
+        ``span.cite-run`` with its ``dir`` around them all."""
+        cites = [node for node in run if isinstance(node, Cite)]
+        marks = Markup("").join(self.cite(node, None) for node in cites)
+        direction = cite_direction(cites, self.direction)
+        if direction is None:
+            return marks
+        return Markup(f'<span class="cite-run" dir="{direction}">{marks}</span>')
 
     def inline(self, node: Inline) -> Markup:
         match node:
@@ -539,13 +554,8 @@ class ReportWriter:
                 if note is None:
                     return escape(unresolved_note_text(label))
                 return self.note_reference(note)
-            case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
-                if note:
-                    self.cite_notes.append(self.cite_note(note, children, anchor))
-                direction = cite_direction(node, self.direction)
-                if note or children:
-                    return styled_cite_markup(node, self.inlines, direction)
-                return cite_markup(anchor, numbers, joined=node.joined, direction=direction)
+            case Cite():
+                return self.cite(node, cite_direction((node,), self.direction))
             case Math():
                 self.has_math = True
                 return math_markup(node)
@@ -553,6 +563,15 @@ class ReportWriter:
                 return crossref_markup(node, self.words)
             case _:
                 raise UnsupportedNodeError(f"HTML writer: unsupported inline {type(node).__name__}")
+
+    def cite(self, cite: Cite, direction: Direction | None) -> Markup:
+        """One citation, its ``dir`` ``direction`` (:func:`cite_direction`); a note style's
+        note is listed."""
+        if cite.note:
+            self.cite_notes.append(self.cite_note(cite.note, cite.children, cite.anchor))
+        if cite.note or cite.children:
+            return styled_cite_markup(cite, self.inlines, direction)
+        return cite_markup(cite.anchor, cite.numbers, joined=cite.joined, direction=direction)
 
     def cite_note(self, note: int, children: tuple[Inline, ...], anchor: str) -> dict[str, object]:
         """A note style's note for the Citation notes list: its number, text, the citation it

@@ -49,6 +49,11 @@ from renderers.writers.pptx.runs import (
     truncate_runs,
 )
 
+#: Between a number and its label in a right-to-left slide's source footer: FIGURE SPACE, a
+#: no-break space (Unicode line breaking class GL) as wide as a digit. LibreOffice broke a
+#: line at a NO-BREAK SPACE (and at U+202F, with or without word joiners) next to the number,
+#: which it lays out as a link field; at this space it does not.
+_NUMBER_TO_LABEL = "\u2007"
 #: Where a paragraph splits: the head, its height (points), and the offset (into the joined
 #: text of the paragraph split) where the rest begins.
 Split = tuple[Para, float, int]
@@ -180,7 +185,9 @@ class SlideFlow:
         On a right-to-left slide (``rtl``) the footer reads right to left part by part, as a
         right-to-left Sources entry does: each label, and the ``+N more`` that ends a full
         footer, ends with direction marks (:func:`~renderers.text.closing_marks`), where the
-        bidi algorithm ran ``iea.org · [3] irena.org`` together left to right beside ``[1]``."""
+        bidi algorithm ran ``iea.org · [3] irena.org`` together left to right beside ``[1]``;
+        and :data:`_NUMBER_TO_LABEL` keeps each number with its label, where LibreOffice ended
+        the first of two lines with a bare ``[12]`` (a left-to-right footer keeps its space)."""
         numbers = sorted({n for r in runs for n in (r.cite, *r.spans) if n})
         if not numbers:
             return ()
@@ -195,7 +202,8 @@ class SlideFlow:
                 out.append(Run(f"[{n}]", cite=n))
                 label = cap(clean(self.labels.get(n, "")), 60)
                 if label:
-                    out.append(Run(f" {label}{closing_marks(label) if rtl else ''}"))
+                    out.append(Run(f"{_NUMBER_TO_LABEL}{label}{closing_marks(label)}" if rtl
+                                   else f" {label}"))
             if shown < len(numbers):
                 more = self.words.more.format(count=len(numbers) - shown)
                 # held left to right in a right-to-left footer when its words are ("+3 more"),

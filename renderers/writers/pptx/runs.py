@@ -47,6 +47,7 @@ from renderers.writers.common import (
     cite_space,
     entry_parts,
     image_fallback,
+    joined_runs,
     unresolved_note_text,
 )
 from renderers.writers.pptx.math import crossref_run, math_run
@@ -96,8 +97,11 @@ class InlineRuns:
     def runs(self, inlines: tuple[Inline, ...], ctx: _Ctx = _PLAIN) -> list[Run]:
         """Runs for ``inlines`` as they are (not merged)."""
         runs: list[Run] = []
-        for node in inlines:
-            match node:
+        for run in joined_runs(inlines):
+            if len(run) > 1:  # a citation and the superscripts joined to it
+                runs += self.cite(*(node for node in run if isinstance(node, Cite)))
+                continue
+            match node := run[0]:
                 case Text(text):
                     runs.append(_run(clean(text), ctx))
                 case SoftBreak():
@@ -134,19 +138,25 @@ class InlineRuns:
                     raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
         return runs
 
-    def cite(self, cite: Cite) -> list[Run]:
-        """A citation's runs: a style's words, else its numbers raised (a note style's notes
-        show as the cited sources' numbers). Held apart from a line reading the other way
+    def cite(self, *cites: Cite) -> list[Run]:
+        """A citation's runs, or those of one and the superscripts joined to it
+        (:func:`~renderers.writers.common.joined_runs`): a style's words, else its numbers
+        raised (a note style's notes show as the cited sources' numbers). Held apart from a
+        line reading the other way as one unit
         (:func:`~renderers.writers.common.cite_direction`): between direction marks, the space
         before it outside them."""
-        if cite.note:
-            cite = dataclasses.replace(cite, note=0, children=())
-        direction = cite_direction(cite, self.line)
-        space, children = cite_space(cite.children) if direction else ("", cite.children)
-        if children:
-            runs = self.styled_cite(children, cite.anchor)
-        else:
-            runs = cite_runs(cite.numbers, cite.anchor, joined=cite.joined)
+        shown = [dataclasses.replace(c, note=0, children=()) if c.note else c for c in cites]
+        direction = cite_direction(shown, self.line)
+        space, runs = "", []
+        for index, cite in enumerate(shown):
+            if index == 0 and direction:
+                space, children = cite_space(cite.children)
+            else:
+                children = cite.children
+            if children:
+                runs += self.styled_cite(children, cite.anchor)
+            else:
+                runs += cite_runs(cite.numbers, cite.anchor, joined=cite.joined)
         if direction is None:
             return runs
         opening, closing = enclosing_marks(direction, self.line)

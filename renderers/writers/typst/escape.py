@@ -37,13 +37,21 @@ _UNBREAKABLE = re.compile(r"[\x21-\u02ff\u0370-\u052f]+")
 #: in a right-to-left line the bidi algorithm sees each box as a neutral object and ordered
 #: the boxes of ``https://example.co.il/reports`` right to left ("reports/il.co.example//:https").
 #: In a document with right-to-left text the row is isolated left to right (LRI … PDI) and each
-#: box is laid out left to right inside. Typst writes the two marks into the PDF's text, so a
-#: document without right-to-left text, where no line can reorder the boxes, goes without.
+#: box is laid out left to right inside. A document without right-to-left text, where no line
+#: can reorder the boxes, goes without (its PDF stays as it was before the marks).
+#:
+#: Each mark is a text of its own style (a fill, which a mark without a glyph never shows), so
+#: that Typst shapes it alone. Shaped with its neighbour at the line's level (the space before
+#: an entry's back-link, the words around an address), the mark's glyph was dropped into that
+#: neighbour's cluster, whose text Typst then wrote as the space's ActualText ("\u2069 "):
+#: poppler copied the mark, pdfium (which reads the font's ToUnicode) did not. Shaped alone, it
+#: leaves no glyph and no text; the page is the same to the pixel.
+_MARK_MARKUP = '#text(fill: black, "\\u{{{:04x}}}");'
 _ISOLATE_MARKUP: dict[Direction, str] = {
-    direction: f'#"\\u{{{ord(mark):04x}}}";' for direction, mark in ISOLATES.items()
+    direction: _MARK_MARKUP.format(ord(mark)) for direction, mark in ISOLATES.items()
 }
 _LEFT_TO_RIGHT_ISOLATE = _ISOLATE_MARKUP["ltr"]
-_POP_ISOLATE = f'#"\\u{{{ord(POP_ISOLATE):04x}}}";'
+_POP_ISOLATE = _MARK_MARKUP.format(ord(POP_ISOLATE))
 #: Where a long word may break: after these (a soft hyphen too), or every ``_PIECE`` characters.
 _BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\\u00ad])")
 #: A soft hyphen: Typst writes it into the PDF's text (as it does the hyphen it draws at a
@@ -149,9 +157,9 @@ def _last_url_break(text: str, start: int, end: int) -> int:
 def isolated(markup: str, direction: Direction) -> str:
     """``markup`` held between isolate marks (LRI or RLI … PDI): it reads in ``direction``
     apart from its neighbours and may wrap, as an HTML element's ``dir`` isolates it. Typst
-    honours the marks (its bidi algorithm is Unicode's, isolates included), but writes them into
-    the PDF's text, as it does every character it is given: where a part fits on a line, a box
-    set in its direction isolates it without them."""
+    honours the marks (its bidi algorithm is Unicode's, isolates included); each is shaped
+    alone (:data:`_MARK_MARKUP`), so none reaches the PDF's text. Where a part fits on a
+    line, a box set in its direction isolates it without them."""
     return _ISOLATE_MARKUP[direction] + markup + _POP_ISOLATE
 
 

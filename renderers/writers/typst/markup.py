@@ -16,10 +16,10 @@ HTML report. Images are handed over as files in the compile root.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from citations.links import safe_link
 from citations.numbering import display_segments, note_segments
@@ -91,6 +91,7 @@ from renderers.writers.common import (
     entry_parts,
     has_citation_notes,
     image_fallback,
+    joined_runs,
     page_dimensions,
     pdf_uri,
     task_box,
@@ -148,6 +149,16 @@ MAX_BLOCK_DEPTH = 16
 ItemGap = Literal["leading", "paragraph-gap"]
 #: Nested emphasis, strong, strike-through and links kept as such; deeper ones as plain text.
 MAX_INLINE_DEPTH = 32
+
+
+class _Mark(NamedTuple):
+    """One citation's superscript: its anchor, the pieces it shows (:func:`display_segments`),
+    the label prefix its numbers link to, and whether it is joined to the mark before it."""
+
+    anchor: str
+    pieces: list[tuple[str, int | None]]
+    target: str
+    joined: bool
 
 
 @dataclass
@@ -460,7 +471,11 @@ class _Markup:
     # ------------------------------------------------------------------ inlines
 
     def inlines(self, nodes: Iterable[Inline]) -> str:
-        return "".join(self.inline(node) for node in nodes)
+        return "".join(
+            self.inline(run[0]) if len(run) == 1
+            else self.cite_marks([n for n in run if isinstance(n, Cite)], self.direction)
+            for run in joined_runs(nodes)
+        )
 
     def inline(self, node: Inline) -> str:
         match node:
@@ -491,9 +506,8 @@ class _Markup:
                 return text_expr(" ")
             case FootnoteRef(label):
                 return self.note_reference(label)
-            case Cite(numbers=numbers, anchor=anchor, children=children, note=note):
-                return self.cite(anchor, numbers, children, note, joined=node.joined,
-                                 direction=cite_direction(node, self.direction))
+            case Cite():
+                return self.cite(node)
             case Math():
                 return math_markup(node, self.root, isolate=self.bidi)
             case CrossRef():
@@ -513,60 +527,64 @@ class _Markup:
         finally:
             self.inline_depth -= 1
 
-    def cite(
-        self,
-        anchor: str,
-        numbers: tuple[int, ...],
-        children: tuple[Inline, ...],
-        note: int,
-        *,
-        joined: bool = False,
-        direction: Direction | None = None,
-    ) -> str:
-        """A citation: linked superscript numbers; as a CSL style wrote it (``children``, whose
-        links lead to the entries); or, in a note style, the note's number linked to it.
-        ``direction``: the citation is :func:`held` in it, apart from its line, the space
-        before it left outside."""
-        if note:
-            self.cite_notes.append((note, children, anchor))
-            return self.cite_mark(anchor, note_segments(note, joined=joined), CITE_NOTE_PREFIX,
-                                  joined=joined, direction=direction)
-        if children:
-            mark = self.anchor(anchor)
-            # At the baseline: line-anchor's box between word joiners would put a joiner into
-            # the text of the citation's first word (it shares that text's run).
-            placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
-            if direction is None:
-                return placed + self.inlines(children)
-            space, shown = cite_space(children)
-            return (placed + self.inlines((Text(space),) if space else ())
-                    + held(self.inlines(shown), plain_text(shown), direction))
-        return self.cite_mark(anchor, display_segments(numbers, joined=joined), "src-",
-                              joined=joined, direction=direction)
+    def cite(self, cite: Cite) -> str:
+        """A citation: linked superscript numbers (or, in a note style, the note's number
+        linked to it: :meth:`cite_marks`); or as a CSL style wrote it (its ``children``, whose
+        links lead to the entries), :func:`held` apart from a line that reads the other way
+        (:func:`cite_direction`), the space before it left outside."""
+        if cite.note or not cite.children:
+            return self.cite_marks([cite], self.direction)
+        mark = self.anchor(cite.anchor)
+        # At the baseline: line-anchor's box between word joiners would put a joiner into
+        # the text of the citation's first word (it shares that text's run).
+        placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
+        direction = cite_direction((cite,), self.direction)
+        if direction is None:
+            return placed + self.inlines(cite.children)
+        space, shown = cite_space(cite.children)
+        return (placed + self.inlines((Text(space),) if space else ())
+                + held(self.inlines(shown), plain_text(shown), direction))
 
-    def cite_mark(
-        self, anchor: str, pieces: list[tuple[str, int | None]], target: str, *, joined: bool,
-        direction: Direction | None = None,
-    ) -> str:
-        """``cite-mark`` showing ``pieces`` (:func:`display_segments`), each number linked to
-        the label ``{target}N`` (a Sources entry, or a note style's note); ``joined``: the
-        mark follows another directly (its separator comes first, without a gap);
-        ``direction``: the mark is set in it, apart from its line (the template's box; too
-        long for a box, between isolate marks: :func:`held`)."""
-        if not pieces:
-            return ""
-        flags = ["gap: false"] if joined else []
-        if direction is not None:
-            if sum(len(text) for text, _ in pieces) > BOXED_PART:
-                pieces = [(ISOLATES[direction], None), *pieces, (POP_ISOLATE, None)]
+    def cite_marks(self, cites: Sequence[Cite], line: Direction) -> str:
+        """The ``cite-mark`` superscripts of a citation and those joined to it
+        (:func:`joined_runs`), each number linked to the label ``src-N`` (a Sources entry) or
+        ``cnote-N`` (a note style's note, listed here); a joined mark's separator follows the
+        mark before it without a gap. Held apart from a ``line`` that reads the other way
+        (:func:`cite_direction`) as one unit: ``cite-run``'s box in their direction, or, too
+        long for a box (:data:`BOXED_PART`), between isolate marks."""
+        marks: list[_Mark] = []
+        for cite in cites:
+            if cite.note:
+                self.cite_notes.append((cite.note, cite.children, cite.anchor))
+                pieces = note_segments(cite.note, joined=cite.joined)
+                marks.append(_Mark(cite.anchor, pieces, CITE_NOTE_PREFIX, cite.joined))
             else:
-                flags.append(f"dir: {direction}")
+                pieces = display_segments(cite.numbers, joined=cite.joined)
+                marks.append(_Mark(cite.anchor, pieces, "src-", cite.joined))
+        direction = cite_direction(cites, line)
+        if direction is None:
+            return "".join(self.cite_mark(mark) for mark in marks)
+        if sum(len(text) for mark in marks for text, _ in mark.pieces) > BOXED_PART:
+            first = marks[0]  # then the last (the same one when alone)
+            marks[0] = first._replace(pieces=[(ISOLATES[direction], None), *first.pieces])
+            marks[-1] = marks[-1]._replace(pieces=[*marks[-1].pieces, (POP_ISOLATE, None)])
+            return "".join(self.cite_mark(mark) for mark in marks)
+        boxed = (content(self.cite_mark(mark._replace(joined=True))) for mark in marks)
+        return call("cite-run", direction, *boxed)
+
+    def cite_mark(self, mark: _Mark) -> str:
+        """``cite-mark`` showing ``mark``'s pieces (:func:`display_segments`), each number
+        linked to the label ``{target}N``; a joined mark's separator comes first, without a
+        gap."""
+        if not mark.pieces:
+            return ""
+        flags = ["gap: false"] if mark.joined else []
         args = [
-            f"({'none' if number is None else self.target(f'{target}{int(number)}')}, "
+            f"({'none' if number is None else self.target(f'{mark.target}{int(number)}')}, "
             f"{string_literal(text)})"
-            for text, number in pieces
+            for text, number in mark.pieces
         ]
-        return call("cite-mark", self.anchor(anchor), *flags, *args)
+        return call("cite-mark", self.anchor(mark.anchor), *flags, *args)
 
     def anchor(self, name: str) -> str:
         """The label argument of a mark: ``name``, or none inside a table header (which takes

@@ -164,7 +164,7 @@ def held(markup: str, text: str, direction: Direction) -> str:
     entry's part, a citation: :func:`~renderers.writers.common.cite_direction`): a box set in
     that direction, which the bidi algorithm sees as one neutral object and which adds no
     character to the PDF's text; too long for a line (:data:`BOXED_PART`: a box does not
-    wrap), between isolate marks (:func:`~.escape.isolated`), which the PDF's text keeps."""
+    wrap), between isolate marks (:func:`~.escape.isolated`)."""
     if len(text) > BOXED_PART:
         return isolated(markup, direction)
     return f"#directed({direction}, box[{markup}]);"
