@@ -395,9 +395,9 @@ def test_a_displayed_formula_is_spaced_as_in_the_weasyprint_pdf() -> None:
     assert all(abs(a - b) < 0.8 for a, b in zip(weasy, typst, strict=True)), (weasy, typst)
 
 
-def baselines(pdf: bytes, words: list[str]) -> list[float]:
-    """The baseline (origin y, points from the page's bottom) of the first character of each of
-    ``words`` on page 1, each word found once in the page's text."""
+def origins(pdf: bytes, words: list[str]) -> list[tuple[float, float]]:
+    """The origin (x, and y from the page's bottom: its baseline) of the first character of
+    each of ``words`` on page 1, each word found once in the page's text."""
     document = pdfium.PdfDocument(pdf)
     try:
         textpage = document[0].get_textpage()
@@ -405,11 +405,70 @@ def baselines(pdf: bytes, words: list[str]) -> list[float]:
         out = []
         for word in words:
             x, y = ctypes.c_double(), ctypes.c_double()
-            assert pdfium_c.FPDFText_GetCharOrigin(textpage.raw, text.index(word), x, y)
-            out.append(y.value)
+            assert pdfium_c.FPDFText_GetCharOrigin(textpage.raw, text.index(word), x, y), word
+            out.append((x.value, y.value))
         return out
     finally:
         document.close()
+
+
+def baselines(pdf: bytes, words: list[str]) -> list[float]:
+    """The baseline (points from the page's bottom) of each of ``words`` on page 1."""
+    return [y for _, y in origins(pdf, words)]
+
+
+def filled_rects(pdf: bytes, colour: tuple[int, int, int]) -> list[tuple[float, ...]]:
+    """The bounds (left, bottom, right, top) of each path on page 1 filled in ``colour``."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        found = []
+        for obj in document[0].get_objects(max_depth=5):
+            if obj.type != pdfium_c.FPDF_PAGEOBJ_PATH:
+                continue
+            rgba = [ctypes.c_uint() for _ in range(4)]
+            if pdfium_c.FPDFPageObj_GetFillColor(obj.raw, *rgba) and tuple(
+                    c.value for c in rgba[:3]) == colour:
+                found.append(tuple(round(v, 1) for v in obj.get_bounds()))
+        return sorted(found)
+    finally:
+        document.close()
+
+
+def drawn_paths(pdf: bytes, top: float, bottom: float) -> list[tuple[float, ...]]:
+    """The bounds of each path on page 1 between ``top`` and ``bottom`` (points from the page's
+    bottom) that is no rule (a formula's glyph outlines)."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        found = []
+        for obj in document[0].get_objects(max_depth=5):
+            if obj.type == pdfium_c.FPDF_PAGEOBJ_PATH:
+                left, low, right, high = obj.get_bounds()
+                if bottom < low and high < top and min(right - left, high - low) > 2:
+                    found.append((left, low, right, high))
+        return sorted(found)
+    finally:
+        document.close()
+
+
+def test_inline_code_is_padded_and_shaded_as_in_the_weasyprint_pdf() -> None:
+    """Typst padded inline code 0.2 em of the text around it, CSS 0.2 em of the code's own
+    (smaller) size: the text after a span 0.5 pt further right, and a table column holding one
+    wider; its shade sat 0.8 pt lower (Typst's edges are the face's typographic ascender and
+    descender, WeasyPrint's one em centred on the content area)."""
+    markdown = ("# T\n\n| Option | Meaning |\n|---|---|\n| a `--pdf-engine` b | x |\n\n"
+                "Body a `code` b and `more` c.\n")
+    words = ["--pdf", "x", "code", "b and", "more", "c."]
+    shade = (0xF3, 0xF4, 0xF6)
+    for_engine = {}
+    for engine in ("weasyprint", "typst"):
+        pdf = pdf_of(markdown, engine)
+        for_engine[engine] = (origins(pdf, words), filled_rects(pdf, shade))
+    (css_at, css_shades), (typst_at, typst_shades) = for_engine.values()
+    for word, css, typst in zip(words, css_at, typst_at, strict=True):
+        assert abs(css[0] - typst[0]) < 0.05 and abs(css[1] - typst[1]) < 0.05, (word, css, typst)
+    assert len(css_shades) == len(typst_shades) == 3, (css_shades, typst_shades)
+    for css, typst in zip(css_shades, typst_shades, strict=True):
+        assert all(abs(a - b) < 0.15 for a, b in zip(css, typst, strict=True)), (css, typst)
 
 
 def test_headings_are_spaced_alike_in_both_engines() -> None:
@@ -515,8 +574,8 @@ TABLES = {
 def test_table_columns_are_as_wide_in_both_engines(case: str) -> None:
     """Typst's columns were content-sized (``auto``) or shared by text length, up to 162 pt off
     WeasyPrint's; they now follow CSS's automatic table layout on measured widths. Within 1 pt
-    (measured: 0.1 pt, 0.5 pt for code, whose padding Typst sets 0.02 em wider): glyph advances
-    round differently in the two engines, and Typst measures only each column's longest cells."""
+    (measured: 0.1 pt): glyph advances round differently in the two engines, and Typst measures
+    only each column's longest cells."""
     css = column_rules(pdf_of(f"# T\n\n{TABLES[case]}", "weasyprint"))
     typst = column_rules(pdf_of(f"# T\n\n{TABLES[case]}", "typst"))
     assert len(css) == len(typst), (css, typst)
