@@ -471,6 +471,19 @@ def test_inline_code_is_padded_and_shaded_as_in_the_weasyprint_pdf() -> None:
         assert all(abs(a - b) < 0.15 for a, b in zip(css, typst, strict=True)), (css, typst)
 
 
+def test_code_blocks_are_placed_as_in_the_weasyprint_pdf() -> None:
+    """Typst's code block left its 0.5 pt border no room (CSS's takes it inside the box), its
+    lines had Noto Sans's text edges, its margin below was in the body's em, not the code's, and
+    its margin above had a whole leading: its text sat 0.4 pt lower and 0.5 pt further left,
+    the text after it 1 pt lower."""
+    markdown = "# T\n\nBefore.\n\n```\nline one\nline two\n```\n\nAfter.\n"
+    words = ["Before", "line one", "line two", "After"]
+    css = origins(pdf_of(markdown, "weasyprint"), words)
+    typst = origins(pdf_of(markdown, "typst"), words)
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)
+
+
 def test_headings_are_spaced_alike_in_both_engines() -> None:
     """Typst's heading had the text edges of body text (1.362 em) where CSS's line box is 1.2 em,
     and lacked the half-leading CSS puts between a heading and the body line next to it: 1.2 pt
