@@ -608,3 +608,15 @@ def test_tables_are_spaced_alike_in_both_engines() -> None:
     gaps = {engine: [a - b for a, b in pairwise(ys)] for engine, ys in lines.items()}
     for word, css, typst in zip(words[1:], gaps["weasyprint"], gaps["typst"], strict=True):
         assert abs(typst - css) < 0.5, (word, css, typst)
+
+
+def test_a_heading_after_a_table_is_placed_as_in_the_weasyprint_pdf() -> None:
+    """Typst's table block ended at its last rule's centre and a heading after it added the
+    half-leading of a line of text that is not there: the heading sat 0.16 pt lower."""
+    markdown = ("Before.\n\n| Head | Other |\n|---|---|\n| Cell | More |\n\n## Next\n\nAfter.\n\n"
+                "| Again | Other |\n|---|---|\n| Once | More |\n\n### Third\n\nEnd.\n")
+    words = ["Before", "Cell", "Next", "After", "Once", "Third", "End"]
+    css = baselines(pdf_of(f"# T\n\n{markdown}", "weasyprint"), words)
+    typst = baselines(pdf_of(f"# T\n\n{markdown}", "typst"), words)
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a - b) < 0.05, (word, a, b)
