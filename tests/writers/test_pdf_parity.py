@@ -620,3 +620,22 @@ def test_a_heading_after_a_table_is_placed_as_in_the_weasyprint_pdf() -> None:
     typst = baselines(pdf_of(f"# T\n\n{markdown}", "typst"), words)
     for word, a, b in zip(words, css, typst, strict=True):
         assert abs(a - b) < 0.05, (word, a, b)
+
+
+def test_inline_formulas_sit_as_in_the_weasyprint_pdf() -> None:
+    """A formula alone in a table cell stood on a line only as tall as the picture (CSS's line
+    box holds a line of text at least): 4 pt higher than in WeasyPrint. A picture deeper than the
+    text made Typst's line taller by what the text edges lack, CSS's only by what its line box
+    (half-leadings included) lacks: 0.44 pt more."""
+    markdown = ("# T\n\n| Input | Symbol | Value |\n|---|:-:|--:|\n| Area | $A$ | 1.9 |\n"
+                "| Ratio | $\\frac{1}{2}$ | 0.80 |\n\n"
+                "Body $x^2$ and $\\frac{1}{2}$ here.\n\nAfter.\n")
+    words = ["Area", "Ratio", "Body", "After"]
+    pdfs = [pdf_of(markdown, engine) for engine in ("weasyprint", "typst")]
+    css, typst = (baselines(pdf, words) for pdf in pdfs)
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a - b) < 0.05, (word, a, b)
+    css_formulas, typst_formulas = (drawn_paths(pdf, css[0] + 12, css[2] - 6) for pdf in pdfs)
+    assert len(css_formulas) == len(typst_formulas) >= 4, (css_formulas, typst_formulas)
+    for a, b in zip(css_formulas, typst_formulas, strict=True):
+        assert all(abs(p - q) < 0.05 for p, q in zip(a, b, strict=True)), (a, b)
