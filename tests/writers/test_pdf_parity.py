@@ -622,6 +622,22 @@ def test_a_heading_after_a_table_is_placed_as_in_the_weasyprint_pdf() -> None:
         assert abs(a - b) < 0.05, (word, a, b)
 
 
+def test_list_markers_and_text_are_indented_as_in_the_weasyprint_pdf() -> None:
+    """CSS sets an item's text 1.6 em in (a Sources entry's 2.2 em) and its marker and a space
+    before it, outside; Typst indented the marker and put the text after it, 1.1 pt short for a
+    bullet, 5.9 pt further in after a "10.", 3.4 pt short in the Sources list. A task item's box
+    (DejaVu Sans) makes WeasyPrint's line 0.44 pt taller."""
+    markdown = ("# T\n\n- Item one\n  - Nested one\n\nTasks:\n\n- [ ] Task one\n- [x] Task two\n\n"
+                "7. Seven\n8. Eight\n9. Nine\n10. Ten\n\nAfter.[[S:1]]\n")
+    # WeasyPrint's text has the markers after the page's other text: each word once
+    words = ["Item one", "Nested", "Task one", "Task two", "7.", "Seven", "10.", "Ten", "After",
+             "1. ", "A source"]
+    css = origins(pdf_of(markdown, "weasyprint"), words)
+    typst = origins(pdf_of(markdown, "typst"), words)
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)
+
+
 def test_inline_formulas_sit_as_in_the_weasyprint_pdf() -> None:
     """A formula alone in a table cell stood on a line only as tall as the picture (CSS's line
     box holds a line of text at least): 4 pt higher than in WeasyPrint. A picture deeper than the

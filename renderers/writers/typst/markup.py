@@ -443,7 +443,7 @@ class _Markup:
             kind = string_literal(bullet) if start is None else "auto"
             return call("marked-list", str(first), tight_arg, kind, array(markers), *bodies)
         if start is None:  # the bullet of its depth among all lists, as HTML's `ol ul` is ◦
-            marker = f"marker: {content(text_expr(bullet))}"
+            marker = f"marker: outside-marker({content(text_expr(bullet))})"
             return call("list", marker, f"tight: {tight_arg}", *bodies)
         return call("enum", f"start: {first}", f"tight: {tight_arg}", *bodies)
 
