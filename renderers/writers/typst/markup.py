@@ -533,14 +533,13 @@ class _Markup:
                                   joined=joined, direction=direction)
         if children:
             mark = self.anchor(anchor)
-            # At the baseline: line-anchor's box between word joiners would put a joiner into
-            # the text of the citation's first word (it shares that text's run).
-            placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
-            if direction is None:
-                return placed + self.inlines(children)
+            # After the space the style put before the citation, at the top of its line.
             space, shown = cite_space(children)
-            return (placed + self.inlines((Text(space),) if space else ())
-                    + held(self.inlines(shown), plain_text(shown), direction))
+            placed = call("text-anchor", mark) if mark != "none" else ""
+            lead = self.inlines((Text(space),)) if space else ""
+            if direction is None:
+                return lead + placed + self.inlines(shown)
+            return lead + placed + held(self.inlines(shown), plain_text(shown), direction)
         return self.cite_mark(anchor, display_segments(numbers, joined=joined), "src-",
                               joined=joined, direction=direction)
 
