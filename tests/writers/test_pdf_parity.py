@@ -395,9 +395,9 @@ def test_a_displayed_formula_is_spaced_as_in_the_weasyprint_pdf() -> None:
     assert all(abs(a - b) < 0.8 for a, b in zip(weasy, typst, strict=True)), (weasy, typst)
 
 
-def baselines(pdf: bytes, words: list[str]) -> list[float]:
-    """The baseline (origin y, points from the page's bottom) of the first character of each of
-    ``words`` on page 1, each word found once in the page's text."""
+def origins(pdf: bytes, words: list[str]) -> list[tuple[float, float]]:
+    """The origin (x, and y from the page's bottom: its baseline) of the first character of
+    each of ``words`` on page 1, each word found once in the page's text."""
     document = pdfium.PdfDocument(pdf)
     try:
         textpage = document[0].get_textpage()
@@ -405,11 +405,83 @@ def baselines(pdf: bytes, words: list[str]) -> list[float]:
         out = []
         for word in words:
             x, y = ctypes.c_double(), ctypes.c_double()
-            assert pdfium_c.FPDFText_GetCharOrigin(textpage.raw, text.index(word), x, y)
-            out.append(y.value)
+            assert pdfium_c.FPDFText_GetCharOrigin(textpage.raw, text.index(word), x, y), word
+            out.append((x.value, y.value))
         return out
     finally:
         document.close()
+
+
+def baselines(pdf: bytes, words: list[str]) -> list[float]:
+    """The baseline (points from the page's bottom) of each of ``words`` on page 1."""
+    return [y for _, y in origins(pdf, words)]
+
+
+def filled_rects(pdf: bytes, colour: tuple[int, int, int]) -> list[tuple[float, ...]]:
+    """The bounds (left, bottom, right, top) of each path on page 1 filled in ``colour``."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        found = []
+        for obj in document[0].get_objects(max_depth=5):
+            if obj.type != pdfium_c.FPDF_PAGEOBJ_PATH:
+                continue
+            rgba = [ctypes.c_uint() for _ in range(4)]
+            if pdfium_c.FPDFPageObj_GetFillColor(obj.raw, *rgba) and tuple(
+                    c.value for c in rgba[:3]) == colour:
+                found.append(tuple(round(v, 1) for v in obj.get_bounds()))
+        return sorted(found)
+    finally:
+        document.close()
+
+
+def drawn_paths(pdf: bytes, top: float, bottom: float) -> list[tuple[float, ...]]:
+    """The bounds of each path on page 1 between ``top`` and ``bottom`` (points from the page's
+    bottom) that is no rule (a formula's glyph outlines)."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        found = []
+        for obj in document[0].get_objects(max_depth=5):
+            if obj.type == pdfium_c.FPDF_PAGEOBJ_PATH:
+                left, low, right, high = obj.get_bounds()
+                if bottom < low and high < top and min(right - left, high - low) > 2:
+                    found.append((left, low, right, high))
+        return sorted(found)
+    finally:
+        document.close()
+
+
+def test_inline_code_is_padded_and_shaded_as_in_the_weasyprint_pdf() -> None:
+    """Typst padded inline code 0.2 em of the text around it, CSS 0.2 em of the code's own
+    (smaller) size: the text after a span 0.5 pt further right, and a table column holding one
+    wider; its shade sat 0.8 pt lower (Typst's edges are the face's typographic ascender and
+    descender, WeasyPrint's one em centred on the content area)."""
+    markdown = ("# T\n\n| Option | Meaning |\n|---|---|\n| a `--pdf-engine` b | x |\n\n"
+                "Body a `code` b and `more` c.\n")
+    words = ["--pdf", "x", "code", "b and", "more", "c."]
+    shade = (0xF3, 0xF4, 0xF6)
+    for_engine = {}
+    for engine in ("weasyprint", "typst"):
+        pdf = pdf_of(markdown, engine)
+        for_engine[engine] = (origins(pdf, words), filled_rects(pdf, shade))
+    (css_at, css_shades), (typst_at, typst_shades) = for_engine.values()
+    for word, css, typst in zip(words, css_at, typst_at, strict=True):
+        assert abs(css[0] - typst[0]) < 0.05 and abs(css[1] - typst[1]) < 0.05, (word, css, typst)
+    assert len(css_shades) == len(typst_shades) == 3, (css_shades, typst_shades)
+    for css, typst in zip(css_shades, typst_shades, strict=True):
+        assert all(abs(a - b) < 0.15 for a, b in zip(css, typst, strict=True)), (css, typst)
+
+
+def test_code_blocks_are_placed_as_in_the_weasyprint_pdf() -> None:
+    """Typst's code block left its 0.5 pt border no room (CSS's takes it inside the box), its
+    lines had Noto Sans's text edges, its margin below was in the body's em, not the code's, and
+    its margin above had a whole leading: its text sat 0.4 pt lower and 0.5 pt further left,
+    the text after it 1 pt lower."""
+    markdown = "# T\n\nBefore.\n\n```\nline one\nline two\n```\n\nAfter.\n"
+    words = ["Before", "line one", "line two", "After"]
+    css = origins(pdf_of(markdown, "weasyprint"), words)
+    typst = origins(pdf_of(markdown, "typst"), words)
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)
 
 
 def test_headings_are_spaced_alike_in_both_engines() -> None:
@@ -515,8 +587,8 @@ TABLES = {
 def test_table_columns_are_as_wide_in_both_engines(case: str) -> None:
     """Typst's columns were content-sized (``auto``) or shared by text length, up to 162 pt off
     WeasyPrint's; they now follow CSS's automatic table layout on measured widths. Within 1 pt
-    (measured: 0.1 pt, 0.5 pt for code, whose padding Typst sets 0.02 em wider): glyph advances
-    round differently in the two engines, and Typst measures only each column's longest cells."""
+    (measured: 0.1 pt): glyph advances round differently in the two engines, and Typst measures
+    only each column's longest cells."""
     css = column_rules(pdf_of(f"# T\n\n{TABLES[case]}", "weasyprint"))
     typst = column_rules(pdf_of(f"# T\n\n{TABLES[case]}", "typst"))
     assert len(css) == len(typst), (css, typst)
@@ -536,3 +608,50 @@ def test_tables_are_spaced_alike_in_both_engines() -> None:
     gaps = {engine: [a - b for a, b in pairwise(ys)] for engine, ys in lines.items()}
     for word, css, typst in zip(words[1:], gaps["weasyprint"], gaps["typst"], strict=True):
         assert abs(typst - css) < 0.5, (word, css, typst)
+
+
+def test_a_heading_after_a_table_is_placed_as_in_the_weasyprint_pdf() -> None:
+    """Typst's table block ended at its last rule's centre and a heading after it added the
+    half-leading of a line of text that is not there: the heading sat 0.16 pt lower."""
+    markdown = ("Before.\n\n| Head | Other |\n|---|---|\n| Cell | More |\n\n## Next\n\nAfter.\n\n"
+                "| Again | Other |\n|---|---|\n| Once | More |\n\n### Third\n\nEnd.\n")
+    words = ["Before", "Cell", "Next", "After", "Once", "Third", "End"]
+    css = baselines(pdf_of(f"# T\n\n{markdown}", "weasyprint"), words)
+    typst = baselines(pdf_of(f"# T\n\n{markdown}", "typst"), words)
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a - b) < 0.05, (word, a, b)
+
+
+def test_list_markers_and_text_are_indented_as_in_the_weasyprint_pdf() -> None:
+    """CSS sets an item's text 1.6 em in (a Sources entry's 2.2 em) and its marker and a space
+    before it, outside; Typst indented the marker and put the text after it, 1.1 pt short for a
+    bullet, 5.9 pt further in after a "10.", 3.4 pt short in the Sources list. A task item's box
+    (DejaVu Sans) makes WeasyPrint's line 0.44 pt taller."""
+    markdown = ("# T\n\n- Item one\n  - Nested one\n\nTasks:\n\n- [ ] Task one\n- [x] Task two\n\n"
+                "7. Seven\n8. Eight\n9. Nine\n10. Ten\n\nAfter.[[S:1]]\n")
+    # WeasyPrint's text has the markers after the page's other text: each word once
+    words = ["Item one", "Nested", "Task one", "Task two", "7.", "Seven", "10.", "Ten", "After",
+             "1. ", "A source"]
+    css = origins(pdf_of(markdown, "weasyprint"), words)
+    typst = origins(pdf_of(markdown, "typst"), words)
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)
+
+
+def test_inline_formulas_sit_as_in_the_weasyprint_pdf() -> None:
+    """A formula alone in a table cell stood on a line only as tall as the picture (CSS's line
+    box holds a line of text at least): 4 pt higher than in WeasyPrint. A picture deeper than the
+    text made Typst's line taller by what the text edges lack, CSS's only by what its line box
+    (half-leadings included) lacks: 0.44 pt more."""
+    markdown = ("# T\n\n| Input | Symbol | Value |\n|---|:-:|--:|\n| Area | $A$ | 1.9 |\n"
+                "| Ratio | $\\frac{1}{2}$ | 0.80 |\n\n"
+                "Body $x^2$ and $\\frac{1}{2}$ here.\n\nAfter.\n")
+    words = ["Area", "Ratio", "Body", "After"]
+    pdfs = [pdf_of(markdown, engine) for engine in ("weasyprint", "typst")]
+    css, typst = (baselines(pdf, words) for pdf in pdfs)
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a - b) < 0.05, (word, a, b)
+    css_formulas, typst_formulas = (drawn_paths(pdf, css[0] + 12, css[2] - 6) for pdf in pdfs)
+    assert len(css_formulas) == len(typst_formulas) >= 4, (css_formulas, typst_formulas)
+    for a, b in zip(css_formulas, typst_formulas, strict=True):
+        assert all(abs(p - q) < 0.05 for p, q in zip(a, b, strict=True)), (a, b)

@@ -160,16 +160,22 @@ def test_an_unrecognized_pdf_is_compiled_again_with_typst_label_links(
     ]
 
 
-def test_a_back_link_leads_to_the_top_of_the_citations_line() -> None:
+@pytest.mark.parametrize("csl", ["", "apa"])
+def test_a_back_link_leads_to_the_top_of_the_citations_line(csl: str) -> None:
     """The destination of a Sources entry's back-link is the top of the line holding its
     citation: a heading's (a viewer showed it cut: the destination lay 10 pt above the
     baseline, below the top of a 20 pt heading's capitals) and a paragraph's. WeasyPrint's
-    lands at the raised number's top, at the capitals' height."""
+    lands at the raised number's top, at the capitals' height. A citation a CSL style writes
+    out ("(Source number 1, n.d.)") too: its anchor lay on the baseline, 6 pt below the top of
+    a level-2 heading's line."""
     import pypdfium2 as pdfium
 
+    from renderers.styles.apply import apply_style
+
     markdown = "# Energy outlook[[S:1]]\n\n## Storage costs[[S:2]]\n\nBatteries fell.[[S:3]]\n"
-    rdoc = resolve(read_markdown(markdown), POOL)
-    pdf, _, _ = typst_writer.typst_pdf(rdoc, RenderOptions(pdf_engine="typst"))
+    options = RenderOptions(pdf_engine="typst", csl=csl)
+    rdoc = apply_style(resolve(read_markdown(markdown), POOL), options)
+    pdf, _, _ = typst_writer.typst_pdf(rdoc, options)
     reader = PdfReader(io.BytesIO(pdf))
     height = float(reader.pages[0].mediabox.top)
     links = [annotation.get_object() for annotation in reader.pages[0].get("/Annots") or []]
@@ -178,13 +184,10 @@ def test_a_back_link_leads_to_the_top_of_the_citations_line() -> None:
         if "/Dest" in link and float(link["/Dest"].get_object()[3]) > float(link["/Rect"][3])
     ]
     textpage = pdfium.PdfDocument(pdf)[0].get_textpage()
-    capitals = {}  # the top of each line's first capital, by letter
-    for index in range(textpage.count_chars()):
-        char = textpage.get_text_range(index, 1)
-        if char in "ESB" and char not in capitals:
-            capitals[char] = height - textpage.get_charbox(index)[3]
-    sizes = {"E": 1.9 * 10.5, "S": 1.45 * 10.5, "B": 10.5}
+    text = textpage.get_text_range()
+    sizes = {"Energy": 1.9 * 10.5, "Storage": 1.45 * 10.5, "Batteries": 10.5}
     assert len(back_links) == 3, back_links
-    for destination, (letter, size) in zip(back_links, sizes.items(), strict=True):
-        top_of_line = capitals[letter] - (1.069 - 0.714) * size  # Noto Sans: ascender, capitals
-        assert abs(destination - top_of_line) < 1, (letter, destination, capitals[letter])
+    for destination, (word, size) in zip(back_links, sizes.items(), strict=True):
+        capital = height - textpage.get_charbox(text.index(word))[3]  # the top of its capital
+        top_of_line = capital - (1.069 - 0.714) * size  # Noto Sans: ascender, capitals
+        assert abs(destination - top_of_line) < 1, (word, destination, capital)

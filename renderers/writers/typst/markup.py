@@ -454,7 +454,7 @@ class _Markup:
             kind = string_literal(bullet) if start is None else "auto"
             return call("marked-list", str(first), tight_arg, kind, array(markers), *bodies)
         if start is None:  # the bullet of its depth among all lists, as HTML's `ol ul` is ◦
-            marker = f"marker: {content(text_expr(bullet))}"
+            marker = f"marker: outside-marker({content(text_expr(bullet))})"
             return call("list", marker, f"tight: {tight_arg}", *bodies)
         return call("enum", f"start: {first}", f"tight: {tight_arg}", *bodies)
 
@@ -535,15 +535,14 @@ class _Markup:
         if cite.note or not cite.children:
             return self.cite_marks([cite], self.direction)
         mark = self.anchor(cite.anchor)
-        # At the baseline: line-anchor's box between word joiners would put a joiner into
-        # the text of the citation's first word (it shares that text's run).
-        placed = f"#metadata(none)#label({mark});" if mark != "none" else ""
+        # After the space the style put before the citation, at the top of its line.
+        space, shown = cite_space(cite.children)
+        placed = call("text-anchor", mark) if mark != "none" else ""
+        lead = self.inlines((Text(space),)) if space else ""
         direction = cite_direction((cite,), self.direction)
         if direction is None:
-            return placed + self.inlines(cite.children)
-        space, shown = cite_space(cite.children)
-        return (placed + self.inlines((Text(space),) if space else ())
-                + held(self.inlines(shown), plain_text(shown), direction))
+            return lead + placed + self.inlines(shown)
+        return lead + placed + held(self.inlines(shown), plain_text(shown), direction)
 
     def cite_marks(self, cites: Sequence[Cite], line: Direction) -> str:
         """The ``cite-mark`` superscripts of a citation and those joined to it
