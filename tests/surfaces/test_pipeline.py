@@ -9,7 +9,9 @@ import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
 import pytest
@@ -244,13 +246,19 @@ def test_a_skipped_sidecar_entry_names_the_answer_file_but_no_line(tmp_path: Pat
     assert result.warnings[0] == "/_citations/0: 'path' is 7, not a JSON Pointer string; skipped"
 
 
-def test_the_service_answers_a_reader_notes_line(tmp_path: Path) -> None:
+def _service_md_envelope(content: str, pool: Sequence[Mapping[str, object]]) -> dict[str, Any]:
+    """The service's JSON envelope for ``content`` rendered to Markdown."""
     with TestClient(create_app(workers=1, warmup=False)) as client:
-        envelope = client.post(
+        envelope: dict[str, Any] = client.post(
             "/render",
-            json={"content": NOTED, "format": "md", "sources_pool": POOL},
+            json={"content": content, "format": "md", "sources_pool": pool},
             headers={"Accept": "application/json"},
         ).json()
+    return envelope
+
+
+def test_the_service_answers_a_reader_notes_line(tmp_path: Path) -> None:
+    envelope = _service_md_envelope(NOTED, POOL)
     assert envelope["diagnostics"][0] == {"code": "reader-note", "message": INVALID_ZERO,
                                           "line": 3}
     assert [d["code"] for d in envelope["diagnostics"]][2:5] == [
@@ -278,12 +286,7 @@ def test_html_input_notes_name_their_file_and_line_everywhere(tmp_path: Path) ->
     assert [(str(d.code), d.line, d.message) for d in result.diagnostics] == NOTES
     assert [d.file for d in result.diagnostics] == [str(source)] * 3 + [None, "javascript:alert(1)"]
 
-    with TestClient(create_app(workers=1, warmup=False)) as client:
-        envelope = client.post(
-            "/render",
-            json={"content": NOTED_HTML, "format": "md", "sources_pool": HTML_POOL},
-            headers={"Accept": "application/json"},
-        ).json()
+    envelope = _service_md_envelope(NOTED_HTML, HTML_POOL)
     assert [(d["code"], d.get("line"), d["message"]) for d in envelope["diagnostics"]] == NOTES
 
     pool = tmp_path / "pool.json"
