@@ -59,8 +59,9 @@ class AuditReport:
     numbers: dict[int, int]
     coverage: float
     warnings: tuple[str, ...] = field(default=())
-    #: Sids of tokens inside markdown's raw HTML, which render does not cite: an HTML block is
-    #: shown as text, an inline tag (its attribute values) or comment is dropped.
+    #: Sids of tokens inside markdown's raw HTML or YAML front matter, which render does not
+    #: cite: an HTML block is shown as text, an inline tag (its attribute values) or comment is
+    #: dropped, front matter is metadata (a title keeps its token as written).
     in_raw_html_sids: tuple[int, ...] = field(default=())
     #: Sids of valid tokens that render's reader does not cite where they stand (inside a
     #: link's URL, a formula or a link reference definition); known only when the audit is
@@ -121,8 +122,9 @@ class AuditReport:
             lines.append("Tokens inside code (not citations): " + _join(self.in_code_sids))
         if self.in_raw_html_sids:
             lines.append(
-                "Tokens inside raw HTML (not citations: HTML blocks are shown as text, tags and "
-                "comments are dropped): " + _join(self.in_raw_html_sids)
+                "Tokens inside raw HTML or front matter (not citations: HTML blocks are shown "
+                "as text, tags and comments are dropped, front matter is metadata): "
+                + _join(self.in_raw_html_sids)
             )
         if self.not_rendered_sids:
             lines.append(

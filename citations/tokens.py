@@ -17,8 +17,9 @@ non-numeric item) is still a :class:`Token`, with ``error`` set and ``sids == ()
 ``scan`` is code-aware: tokens in markdown code (fences, indented code, code spans) or inside
 HTML ``<pre>``/``<code>`` come back with ``in_code=True``; tokens inside markdown's raw HTML
 markup (tags and their attributes, comments, declarations, CDATA, script-like elements, in
-HTML blocks and inline; the reader drops them) with ``in_raw_html=True``. The text of an HTML
-block is read as HTML: its tokens are citations. Neither is a citation (:attr:`Token.inert`).
+HTML blocks and inline; the reader drops them) and in YAML front matter (metadata, not prose:
+:mod:`citations.front_matter`) with ``in_raw_html=True``. The text of an HTML block is read as
+HTML: its tokens are citations. Neither is a citation (:attr:`Token.inert`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from citations.codemap import (
     _Spans,
     html_code_spans,
 )
+from citations.front_matter import front_matter_span
 from citations.grammar import (
     _NORMALIZE,
     _findall_twin,
@@ -355,8 +357,12 @@ def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str]) -> _Placement
             return m is not None and m.start() < end
 
         spans = _markdown_code_spans(text, has_token)
-        raw = _Spans([*spans.raw_inline, *spans.raw_blocks])
-        starts = frozenset(start for start, _ in (*spans.raw_inline, *spans.raw_blocks))
+        front = front_matter_span(text)  # metadata, not prose: its tokens are markup's
+        raw = _Spans([*spans.raw_inline, *spans.raw_blocks, *([front] if front else [])])
+        after = front[1] if front else 0
+        starts = frozenset(
+            start for start, _ in (*spans.raw_inline, *spans.raw_blocks) if start >= after
+        )
         return _Placement(_Spans(spans.code), _NO_SPANS, raw, starts)
     if syntax == "html":
         code, skipped = html_code_spans(text)

@@ -363,8 +363,9 @@ class Document:
     the 1-based line of the input where the reader knows it; ``warnings`` are their messages.
     ``diagnostics`` are what the reader noticed about content it kept, which ``strict`` lets
     pass like a writer's notes (an image whose source it refused). ``lang`` is the language the
-    input itself declares (an HTML input's ``<html lang>``, a markdown input's pandoc metadata
-    block ``lang:``; a canonical BCP 47 tag), or "".
+    input itself declares (an HTML input's ``<html lang>``, a markdown input's front matter
+    ``lang:``; a canonical BCP 47 tag), or "". ``authors``, ``date`` and ``keywords`` come from
+    a markdown input's front matter (:mod:`renderers.metadata`), plain text.
     """
 
     blocks: tuple[Block, ...]
@@ -373,6 +374,9 @@ class Document:
     notes: tuple[Diagnostic, ...] = field(default=())
     diagnostics: tuple[Diagnostic, ...] = field(default=())
     lang: str = ""
+    authors: tuple[str, ...] = ()
+    date: str = ""
+    keywords: tuple[str, ...] = ()
 
     @property
     def warnings(self) -> tuple[str, ...]:

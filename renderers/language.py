@@ -5,9 +5,9 @@ Every writer that declares a language (HTML ``<html lang>``, the PDF's ``/Lang``
 engines, Typst's ``text(lang:, region:)``, DOCX's default ``w:lang``, PPTX's run ``lang``) and
 the choice of the regional CJK face read the :class:`Language` that :func:`language_for` gives:
 the ``lang`` option when given; else the input's own (an HTML ``<html lang>``, a markdown
-metadata block's ``lang:``, :func:`metadata_language`); else the dominant script of the text
-(:func:`detect_language`). The Markdown writer declares a declared language in that block
-(:func:`metadata_block`).
+front matter's ``lang:``, :mod:`renderers.metadata`); else the dominant script of the text
+(:func:`detect_language`). The Markdown writer declares a declared language in its front matter
+(:func:`renderers.metadata.metadata_block`).
 """
 
 from __future__ import annotations
@@ -31,8 +31,6 @@ __all__ = [
     "detect_language",
     "document_language",
     "language_for",
-    "metadata_block",
-    "metadata_language",
     "normalize_tag",
 ]
 
@@ -186,54 +184,6 @@ class Language:
 
 DEFAULT_LANGUAGE = Language()
 
-# ---------------------------------------------------------------- pandoc's metadata block
-
-#: A leading pandoc metadata block of ``lang`` and ``dir`` lines only (the one a Markdown
-#: output declares its language in), closed by ``---`` or ``...``.
-_METADATA = re.compile(
-    r"---[ \t]*\r?\n((?:(?:lang|dir):[ \t]*[^\r\n]*\r?\n){1,2})(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)"
-)
-_METADATA_ITEM = re.compile(r"""(lang|dir):[ \t]*("?)([A-Za-z0-9-]{1,35})\2[ \t]*""")
-#: Words YAML 1.1 reads as booleans that are also well-formed language tags (``no`` is
-#: Norwegian): quoted, so every YAML reader takes them as text.
-_YAML_BOOLEANS = frozenset({"no", "yes", "on", "off"})
-
-
-def metadata_block(language: Language) -> str:
-    """Pandoc's YAML metadata block declaring ``language`` (``lang``, and ``dir: rtl`` for a
-    right-to-left one, as pandoc writes ``<html dir>`` from it), or "" for a detected language:
-    a document that declares none says nothing, as before."""
-    if not language.declared:
-        return ""
-    tag = f'"{language.tag}"' if language.tag.lower() in _YAML_BOOLEANS else language.tag
-    direction = "dir: rtl\n" if language.right_to_left else ""
-    return f"---\nlang: {tag}\n{direction}---\n"
-
-
-def metadata_language(text: str) -> tuple[str, str]:
-    """``(tag, text)``: the language a leading metadata block of :func:`metadata_block`'s shape
-    declares (a canonical tag, else ""), and ``text`` with that block's lines left blank (so
-    every later line keeps its number). Any other leading block is the author's text and stays.
-    """
-    block = _METADATA.match(text)
-    if block is None:
-        return "", text
-    items: dict[str, str] = {}
-    for line in block.group(1).splitlines():
-        item = _METADATA_ITEM.fullmatch(line)
-        if item is None or item.group(1) in items:
-            return "", text
-        items[item.group(1)] = item.group(3)
-    if "lang" not in items or items.get("dir", "rtl") not in ("ltr", "rtl"):
-        return "", text
-    try:
-        tag = normalize_tag(items["lang"])
-    except ValueError:
-        return "", text
-    blanked = re.sub(r"[^\r\n]", "", block.group(0))
-    return tag, blanked + text[block.end() :]
-
-
 # ---------------------------------------------------------------- detection
 
 #: Each script the text may be dominated by, and the language it is taken for.
@@ -300,7 +250,7 @@ def _sample(document: Document) -> str:
 
 def document_language(document: Document, lang: str = "") -> Language:
     """The language of ``document``: ``lang`` (the option, a canonical tag) when given, else the
-    one its input declared (``Document.lang``: ``<html lang>``, a metadata block's ``lang:``),
+    one its input declared (``Document.lang``: ``<html lang>``, a front matter ``lang:``),
     else the one its text's dominant script tells (:func:`detect_language`)."""
     if lang:
         return Language(lang, declared=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from citations.chars import clean_text
+from citations.front_matter import MAX_FRONT_MATTER_BYTES
 from renderers.errors import OptionError, short_repr
 from renderers.formats import FORMATS, Format, InputFormat
 from renderers.language import MAX_TAG_LENGTH, normalize_tag
@@ -151,6 +152,9 @@ class Limits:
     max_formulas: int = _limit(
         1_000, "Most math formulas ($…$, $$…$$) in one document (each is laid out once)."
     )
+    max_front_matter_bytes: int = _limit(
+        MAX_FRONT_MATTER_BYTES, "Largest YAML front matter of markdown input, in UTF-8 bytes."
+    )
     max_pool_rows: int = _limit(200_000, "Most rows in the sources pool.")
     max_image_pixels: int = _limit(50_000_000, "Most pixels in one image.")
     max_pages: int = _limit(2_000, "Most pages (PDF, PNG) or slides (PPTX) in one output.")
@@ -205,11 +209,19 @@ class ReadingOptions:
 class RenderOptions:
     """Everything a writer may read. :meth:`validate` re-checks every field against the spec."""
 
-    title: str = option("", help="Document title (default: the first heading).", max_length=500)
+    title: str = option(
+        "",
+        help="Document title (default: a markdown input's front matter title:, else the first "
+        "heading).",
+        max_length=500,
+    )
     author: str = option(
         "",
-        help="Author, written to the document's metadata.",
-        formats=("pdf", "html", "docx", "pptx"),
+        help=(
+            "Author, written to the document's metadata (default: a markdown input's front "
+            "matter author:)."
+        ),
+        formats=("pdf", "html", "docx", "pptx", "md"),
         max_length=500,
     )
     lang: str = option(
@@ -217,8 +229,8 @@ class RenderOptions:
         help=(
             "Language of the document, a BCP 47 tag (ar, ja, zh-Hant, pt-BR …), declared in "
             "every format that declares one, choosing the regional CJK face and a CSL style's "
-            "locale (default: the input's own, an HTML <html lang> or a markdown metadata "
-            "block's lang:, else detected from the text's "
+            "locale (default: the input's own, an HTML <html lang> or a markdown front "
+            "matter lang:, else detected from the text's "
             "dominant script, which leaves a style in its default locale)."
         ),
         max_length=MAX_TAG_LENGTH,

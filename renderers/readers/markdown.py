@@ -13,7 +13,6 @@ link keeps only its text; an unreferenced footnote is kept.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -68,7 +67,7 @@ from renderers.document import (
     ThematicBreak,
     plain_text,
 )
-from renderers.language import metadata_language
+from renderers.metadata import read_metadata, with_metadata
 from renderers.options import Limits
 from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
 from renderers.readers.crossref_rules import (
@@ -181,14 +180,14 @@ def read_markdown(
 
     Citations become :class:`Cite` nodes (a numeric-dialect ``[2]`` keeps the pool index 2 in
     ``sids``; the API layer maps it to a sid). Invalid tokens stay literal text and are reported
-    in ``Document.notes`` (with their line). A leading pandoc metadata block that declares
-    the language (``lang:``, as the Markdown writer writes it) gives ``Document.lang``.
+    in ``Document.notes`` (with their line). A leading YAML front matter block gives the
+    title, authors, date, keywords and ``Document.lang`` (:mod:`renderers.metadata`).
     Raises :class:`LimitError` when a limit is exceeded.
     """
     limits = limits or Limits()
     context = ReadContext("markdown input", limits)
     context.check_size(text)
-    lang, text = metadata_language(text)
+    metadata, text = read_metadata(text, context)
     md = markdown_parser(frozenset(dialects), limits.max_nesting)
     _check_table_shapes(text, context)
     env: dict[str, Any] = {ON_CITATION: context.count_citation}
@@ -203,7 +202,7 @@ def read_markdown(
     reader = _MarkdownReader(context, _footnote_labels(env), frozenset(dialects))
     blocks, _ = reader.blocks(tokens, 0, depth=0)
     reader.warn_refused_refs(tuple(blocks))
-    return dataclasses.replace(context.document(blocks), lang=lang)
+    return with_metadata(context.document(blocks), metadata)
 
 
 #: A GFM table's delimiter row (``| --- | :-: |``): it fixes the table's column count, and

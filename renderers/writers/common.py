@@ -193,6 +193,19 @@ def document_title(document: Document, options: RenderOptions) -> DocumentTitle:
     return DocumentTitle(text, showing if text else None)
 
 
+def document_authors(document: Document, options: RenderOptions) -> tuple[str, ...]:
+    """The author rule: ``options.author``, else the authors of a markdown input's front
+    matter (:attr:`Document.authors`)."""
+    author = _one_line(options.author)
+    return (author,) if author else document.authors
+
+
+def document_author(document: Document, options: RenderOptions) -> str:
+    """The authors as one metadata value (HTML ``<meta name="author">``, the PDF's
+    ``/Author``, OOXML's creator): joined with "; ", as pandoc joins them."""
+    return "; ".join(document_authors(document, options))
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 

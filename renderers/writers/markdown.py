@@ -60,7 +60,8 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.labels import Labels
-from renderers.language import language_for, metadata_block
+from renderers.language import language_for
+from renderers.metadata import metadata_block
 from renderers.options import RenderOptions
 from renderers.readers.sanitize import safe_image_src
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
@@ -69,6 +70,7 @@ from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     AuthorNotes,
     ImageBytes,
+    document_authors,
     document_title,
     document_words,
     entry_parts,
@@ -105,8 +107,24 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         chunks.append("\n".join(sources_definition(entry, writer.images, words)
                                  for entry in rdoc.entries))
     text = "\n\n".join(chunk for chunk in chunks if chunk)
-    metadata = metadata_block(language_for(rdoc, options))
+    document = rdoc.document
+    metadata = metadata_block(
+        language_for(rdoc, options),
+        title=_title_to_declare(title.text, blocks),
+        authors=document_authors(document, options),
+        date=document.date,
+        keywords=document.keywords,
+    )
     return "\n".join(part for part in (metadata, text + "\n" if text else "") if part)
+
+
+def _title_to_declare(title: str, blocks: list[Block]) -> str:
+    """The title the front matter must name: "" when the first level-1 heading written gives
+    it back (the title a reader takes from it), as it does whenever the title is added."""
+    first = next((b for b in blocks if isinstance(b, Heading) and b.level == 1), None)
+    if first is not None and " ".join(plain_text(first.children).split()) == title:
+        return ""
+    return title
 
 
 def markdown_artifact(source: WriteSource) -> Artifact:

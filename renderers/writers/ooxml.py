@@ -41,16 +41,23 @@ def build_timestamp() -> dt.datetime:
 
 
 def apply_core_properties(
-    props: Any, *, title: str, author: str, generator: str = "citerender"
+    props: Any,
+    *,
+    title: str,
+    author: str,
+    keywords: tuple[str, ...] = (),
+    generator: str = "citerender",
 ) -> None:
-    """Set OOXML core properties to fixed, meaningful values (python-docx and python-pptx alike)."""
+    """Set OOXML core properties to fixed, meaningful values (python-docx and python-pptx alike).
+    The dates are the build's (:func:`build_timestamp`), never a front matter ``date``: they
+    say when the file was made, and keep identical input byte-identical."""
     stamp = build_timestamp().replace(tzinfo=None)
     props.title = title[:255]
-    props.author = author or generator
-    props.last_modified_by = author or generator
+    props.author = (author or generator)[:255]
+    props.last_modified_by = (author or generator)[:255]
     props.comments = ""
     props.subject = ""
-    props.keywords = ""
+    props.keywords = ", ".join(keywords)[:255]
     props.category = ""
     props.revision = 1
     props.created = stamp

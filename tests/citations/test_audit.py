@@ -194,7 +194,7 @@ def test_markdown_raw_html_cites_what_the_render_cites(
     assert report.to_dict()["in_raw_html_sids"] == in_raw_html
     assert report.ok is not in_raw_html
     if in_raw_html:
-        assert "Tokens inside raw HTML (not citations" in report.format_text()
+        assert "Tokens inside raw HTML or front matter (not citations" in report.format_text()
 
 
 def test_a_sup_right_after_another_tag_is_cited_as_the_render_cites_it(pool: SourcePool) -> None:

@@ -161,3 +161,37 @@ def test_the_cli_and_the_tool_audit_as_render_numbers(tmp_path: Path) -> None:
                        out_dir=tmp_path)
     assert answer["audit"]["numbers"] == {"1": 1, "2": 2}
     assert any("sid 4 is not cited where it stands" in w for w in answer["warnings"])
+
+
+#: Leading blocks: front matter (its tokens are metadata, never citations) and blocks that are
+#: not front matter (a rule, then text: their tokens cite as any prose does).
+FRONT_MATTER_PIECES = [
+    '---\ntitle: "Report [[S:{n}]]"\nauthor: [[S:{m}]]\n---\n',
+    "---\r\ntitle: T [[S:{n}]]\r\n...\r\n",
+    "---\nkeywords: [\"`[[S:{n}]]`\", '<sup class=\"cite\" data-sids=\"{m}\">x</sup>']\n---\n",
+    "---\nNot YAML: [[S:{n}]]: x\n---\n",  # does not parse: the author's text
+    "---\nJust prose [[S:{n}]]\n---\n",  # a setext heading between rules
+    "\n---\ntitle: [[S:{n}]]\n---\n",  # not at the top
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    head=st.tuples(st.sampled_from(FRONT_MATTER_PIECES), sids, sids).map(
+        lambda p: p[0].format(n=p[1], m=p[2])
+    ),
+    text=documents(MARKDOWN_PIECES),
+)
+def test_front_matter_tokens_are_numbered_as_render_numbers_them(head: str, text: str) -> None:
+    document = head + text
+    numbers = render_numbers(document, "markdown")
+    assert audit(document, ROWS).numbers == numbers
+    assert scanner_audit(head + "\n", ROWS).numbers == render_numbers(head + "\n", "markdown")
+
+
+def test_a_token_in_front_matter_is_reported_as_not_a_citation() -> None:
+    text = '---\ntitle: "Report [[S:2]]"\n---\n\nBody [[S:1]].\n'
+    for report in (audit(text, ROWS), scanner_audit(text, ROWS)):
+        assert report.cited_sids == (1,) and report.in_raw_html_sids == (2,)
+        assert "front matter" in report.format_text() and not report.ok
+    assert read_markdown(text).title == "Report [[S:2]]"  # the title shows it as written

@@ -77,6 +77,7 @@ from renderers.writers.common import (
     citation_note_direction,
     cite_direction,
     cite_space,
+    document_author,
     document_title,
     document_words,
     entry_parts,
@@ -178,7 +179,8 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     if needs_cjk(text):
         name_east_asian_font(document.styles.element, f"Noto Sans CJK {language.cjk_face(text)}")
     apply_core_properties(
-        document.core_properties, title=writer.title.text, author=options.author
+        document.core_properties, title=writer.title.text,
+        author=document_author(rdoc.document, options), keywords=rdoc.document.keywords,
     )
     drop_thumbnail(document.part.package)
     return _package_bytes(document.part.package)

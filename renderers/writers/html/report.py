@@ -82,6 +82,7 @@ from renderers.writers.common import (
     citation_notes_heading,
     cite_direction,
     cite_space,
+    document_author,
     document_title,
     document_words,
     entry_parts,
@@ -319,7 +320,9 @@ def render_page(
     return environment().get_template("report.html.j2").render(
         lang=language.tag,
         title=title.page_title(words),
-        author=options.author,
+        author=document_author(rdoc.document, options),
+        date=rdoc.document.date,
+        keywords=", ".join(rdoc.document.keywords),
         css=Markup(css.replace("</", "<\\/")),
         show_title=title.added,
         toc=Markup(toc),

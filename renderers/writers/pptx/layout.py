@@ -44,6 +44,7 @@ from renderers.text import blocks_direction
 from renderers.writers.common import (
     BACKLINK_MARK,
     AuthorNotes,
+    document_author,
     document_title,
     document_words,
     image_fallback,
@@ -453,7 +454,8 @@ class _DeckBuilder(SlideFlow):
             if tagline:
                 blocks.pop(0)
         if title:
-            subtitle = " · ".join(x for x in (tagline, clean(self.options.author)) if x)
+            author = clean(document_author(self.rdoc.document, self.options))
+            subtitle = " · ".join(x for x in (tagline, author) if x)
             self.add_slide("title", cover, subtitle=subtitle)
             # What comes before the first heading (a lede, a whole answer without headings)
             # is shown under the document's title, as a careful deck-maker names every slide:

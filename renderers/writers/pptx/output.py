@@ -33,7 +33,7 @@ from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
 from renderers.writers import Artifact, WriteSource
-from renderers.writers.common import ImageBytes
+from renderers.writers.common import ImageBytes, document_author
 from renderers.writers.ooxml import (
     PackageCollector,
     apply_core_properties,
@@ -107,7 +107,9 @@ def _write_deck(rdoc: ResolvedDocument, options: RenderOptions) -> tuple[bytes, 
     geometry = geometry_for(prs, layouts, options)
     deck = build_deck(rdoc, options, geometry, load_image=_image_loader(options))
     DeckWriter(prs, layouts, deck).write()
-    apply_core_properties(prs.core_properties, title=deck.title, author=options.author)
+    apply_core_properties(prs.core_properties, title=deck.title,
+                          author=document_author(rdoc.document, options),
+                          keywords=rdoc.document.keywords)
     return _package_bytes(prs), deck
 
 

@@ -32,6 +32,7 @@ from renderers.document import (
     Code,
     CodeBlock,
     CrossRef,
+    Document,
     Emph,
     Figure,
     FootnoteDef,
@@ -86,6 +87,7 @@ from renderers.writers.common import (
     citation_notes_heading,
     cite_direction,
     cite_space,
+    document_author,
     document_title,
     document_words,
     entry_parts,
@@ -189,7 +191,7 @@ def typst_source(
     page = page_dimensions(options.page_size)
     writer = _Markup(rdoc, options)
     parts = [
-        _metadata(title.page_title(writer.words), options, dated=dated),
+        _metadata(title.page_title(writer.words), rdoc.document, options, dated=dated),
         f"#show: report.with(width: {page.width_twips / _TWIPS_PER_PT}pt, "
         f"height: {page.height_twips / _TWIPS_PER_PT}pt);",
     ]
@@ -211,12 +213,18 @@ def typst_source(
                        language_for(rdoc, options))
 
 
-def _metadata(title: str, options: RenderOptions, *, dated: bool) -> str:
-    """``set document``: title, author, and the compile's timestamp as date when ``dated``."""
-    author = options.author.strip()
+def _metadata(title: str, document: Document, options: RenderOptions, *, dated: bool) -> str:
+    """``set document``: title, author (one value, as WeasyPrint writes it), keywords, and the
+    compile's timestamp as date when ``dated``."""
+    author = document_author(document, options)
     authors = f"({string_literal(author)},)" if author else "()"
+    keywords = "".join(f"{string_literal(k)}," for k in document.keywords)
+    keywords = f"keywords: ({keywords}), " if keywords else ""
     date = "auto" if dated else "none"
-    return f"#set document(title: {string_literal(title)}, author: {authors}, date: {date});"
+    return (
+        f"#set document(title: {string_literal(title)}, author: {authors}, {keywords}"
+        f"date: {date});"
+    )
 
 
 def _displayed_formulas(children: tuple[Inline, ...]) -> bool:

@@ -1,0 +1,109 @@
+"""A markdown input's YAML front matter: where it is, and the mapping it holds (pandoc's rule).
+
+The block opens the input (after an optional BOM) with a line ``---`` not followed by a blank
+line, and ends at the next line ``---`` or ``...``; it is front matter when its content is a YAML
+mapping. Anything else is the author's markdown (a rule, then text). The scanner reads its
+tokens as not prose (:mod:`citations.codemap`), the markdown reader its keys
+(:mod:`renderers.metadata`): both ask :func:`front_matter`, so they never disagree on where it
+is. YAML is read with ``safe_load``'s constructors, at most :data:`MAX_FRONT_MATTER_BYTES` of it,
+and refusing aliases: ``*name`` repeats a node without copying it, so a few hundred bytes of
+aliases ("billion laughs") name more strings than memory holds once anything walks them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "MAX_FRONT_MATTER_BYTES", "FrontMatter", "blank_lines", "front_matter", "front_matter_span",
+]
+
+#: Largest front matter read, in UTF-8 bytes (the default of ``limits.max_front_matter_bytes``):
+#: metadata is a few lines, and PyYAML reads about a megabyte a second.
+MAX_FRONT_MATTER_BYTES = 64 * 1024
+
+_OPEN = re.compile(r"\ufeff?---[ \t]*(?:\r\n|\r|\n)(?![ \t]*(?:\r\n|\r|\n|\Z))")
+_CLOSE = re.compile(r"(?:\r\n|\r|\n)(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|\Z)")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """A leading ``---`` … ``---`` block: ``end`` is the offset after its closing line;
+    ``fields`` the mapping it holds, or None when it is not front matter (``problem`` says why,
+    at 1-based input ``line``; "" for prose that merely sits between two rules)."""
+
+    end: int
+    fields: Mapping[str, Any] | None
+    problem: str = ""
+    line: int = 1
+    size: int = 0
+
+    @property
+    def read(self) -> bool:
+        """Whether the block is front matter (its content is a YAML mapping)."""
+        return self.fields is not None
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """``safe_load``'s constructors; an alias is an error, not a shared node."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(
+                None, None, "found an alias (*name), which front matter does not expand",
+                self.peek_event().start_mark,
+            )
+        return super().compose_node(parent, index)
+
+
+def front_matter(text: str, max_bytes: int = MAX_FRONT_MATTER_BYTES) -> FrontMatter | None:
+    """The block at the start of ``text`` (None when there is none). A block larger than
+    ``max_bytes`` is not parsed: its ``problem`` says so and ``size`` gives its bytes."""
+    opening = _OPEN.match(text)
+    if opening is None:
+        return None
+    closing = _CLOSE.search(text, opening.end() - 1)
+    if closing is None:
+        return None
+    content = text[opening.end() : closing.start()]
+    first_line = 2
+    size = len(content.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        return FrontMatter(closing.end(), None, f"larger than {max_bytes} bytes", first_line, size)
+    try:
+        data = yaml.load(content, Loader=_NoAliasLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = first_line + (mark.line if mark is not None else 0)
+        problem = " ".join(part for part in (exc.context, exc.problem) if part)
+        return FrontMatter(closing.end(), None, f"not YAML: {problem}", line, size)
+    except yaml.YAMLError as exc:
+        return FrontMatter(closing.end(), None, f"not YAML: {exc}", first_line, size)
+    except RecursionError:
+        return FrontMatter(closing.end(), None, "not YAML: nested too deeply", first_line, size)
+    if isinstance(data, dict):
+        fields = {key: value for key, value in data.items() if isinstance(key, str)}
+        return FrontMatter(closing.end(), fields, "", first_line, size)
+    if data is None or isinstance(data, str):  # prose (or nothing) between two rules
+        return FrontMatter(closing.end(), None, "", first_line, size)
+    kind = "a list" if isinstance(data, list) else f"a {type(data).__name__}"
+    return FrontMatter(closing.end(), None, f"{kind}, not a YAML mapping", first_line, size)
+
+
+def front_matter_span(text: str) -> tuple[int, int] | None:
+    """The offsets of the front matter of ``text`` (None when it has none): text that is not
+    prose, whose tokens cite nothing."""
+    found = front_matter(text)
+    return (0, found.end) if found is not None and found.read else None
+
+
+def blank_lines(text: str, end: int) -> str:
+    """``text`` with its first ``end`` characters emptied but for their line breaks, so that
+    every later line keeps its number."""
+    return "".join(_LINE_BREAK.findall(text, 0, end)) + text[end:]

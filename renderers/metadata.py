@@ -1,0 +1,164 @@
+"""A markdown document's metadata: the keys of its YAML front matter, and the block the Markdown
+writer writes them back in.
+
+Where the block is and whether it is front matter is :func:`citations.front_matter.front_matter`
+(the scanner asks it too). The keys read are pandoc's: ``title``, ``author`` (a string, or a list
+of strings or of mappings with a ``name``), ``date``, ``lang`` (a BCP 47 tag), ``dir`` (``ltr``
+or ``rtl``: checked, the direction follows the language) and ``keywords``; any other key is
+ignored, as pandoc ignores it. Values are plain text, never markup: a token in a title is shown
+as written. The render options ``title``, ``author`` and ``lang`` win over the block's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from citations.front_matter import blank_lines, front_matter
+from renderers.errors import LimitError
+from renderers.language import Language, normalize_tag
+
+if TYPE_CHECKING:
+    from renderers.document import Document
+    from renderers.readers.context import ReadContext
+
+__all__ = ["Metadata", "metadata_block", "read_metadata", "with_metadata"]
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """What a front matter block says (each "" or empty when it says nothing)."""
+
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    date: str = ""
+    lang: str = ""
+    keywords: tuple[str, ...] = ()
+
+
+def read_metadata(text: str, context: ReadContext) -> tuple[Metadata, str]:
+    """``(metadata, text)``: the front matter of ``text`` and ``text`` with the block's lines
+    left blank (every later line keeps its number). A block that is not front matter stays the
+    author's text, with a reader note naming its line and why, unless it is prose between two
+    rules; one larger than ``limits.max_front_matter_bytes`` is refused (LimitError)."""
+    limit = context.limits.max_front_matter_bytes
+    found = front_matter(text, limit)
+    if found is None:
+        return Metadata(), text
+    if found.size > limit:
+        raise LimitError(
+            f"{context.input_name}: front matter of {found.size} bytes is larger than {limit} "
+            "bytes (limits.max_front_matter_bytes)"
+        )
+    if found.fields is None:
+        if found.problem:
+            context.warn(found.line, f"front matter {found.problem}; kept as text")
+        return Metadata(), text
+    return _metadata(found.fields, context), blank_lines(text, found.end)
+
+
+def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
+    def ignored(key: str, why: str) -> None:
+        context.warn(1, f"front matter {key}: {why}; ignored")
+
+    title = _text(fields.get("title"))
+    if title is None:
+        ignored("title", "not text")
+    date = _text(fields.get("date"))
+    if date is None:
+        ignored("date", "not text")
+    lang = _text(fields.get("lang")) or ""
+    if lang:
+        try:
+            lang = normalize_tag(lang)
+        except ValueError as exc:
+            ignored("lang", f"{lang!r} is {exc}")
+            lang = ""
+    elif "lang" in fields:
+        ignored("lang", "not a language tag")
+    direction = fields.get("dir", "ltr")
+    if direction not in ("ltr", "rtl"):
+        ignored("dir", "accepted values are ltr and rtl")
+    return Metadata(
+        title=title or "",
+        authors=_texts(fields.get("author"), lambda: ignored("author", "not text")),
+        date=date or "",
+        lang=lang,
+        keywords=_texts(fields.get("keywords"), lambda: ignored("keywords", "not text")),
+    )
+
+
+def _text(value: object) -> str | None:
+    """A scalar as one line of plain text ("" for none), None for a list or mapping."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.date):  # YAML reads 2025-03-01 as a date
+        return value.isoformat()
+    if isinstance(value, str | int | float):
+        return " ".join(str(value).split())
+    return None
+
+
+def _texts(value: object, problem: Any) -> tuple[str, ...]:
+    """A string, or a list of strings and of mappings with a ``name`` (pandoc's authors)."""
+    items = value if isinstance(value, list) else [value]
+    found: list[str] = []
+    for item in items:
+        if isinstance(item, Mapping):
+            item = item.get("name")
+        text = _text(item)
+        if text is None:
+            problem()
+        elif text:
+            found.append(text)
+    return tuple(found)
+
+
+def with_metadata(document: Document, metadata: Metadata) -> Document:
+    """``document`` with what its front matter says (its title over the first heading's)."""
+    return dataclasses.replace(
+        document,
+        title=metadata.title or document.title,
+        lang=metadata.lang,
+        authors=metadata.authors,
+        date=metadata.date,
+        keywords=metadata.keywords,
+    )
+
+
+def metadata_block(
+    language: Language,
+    *,
+    title: str = "",
+    authors: tuple[str, ...] = (),
+    date: str = "",
+    keywords: tuple[str, ...] = (),
+) -> str:
+    """Pandoc's YAML metadata block of what is given: ``title``, ``author`` (one string, or a
+    list), ``date``, ``keywords``, a declared ``language`` (``lang``, and ``dir: rtl`` for a
+    right-to-left one, as pandoc writes ``<html dir>`` from it); "" when there is nothing to
+    say. Every value is a YAML string (``no`` is Norwegian, 2025-03-01 a date's text)."""
+    fields: dict[str, Any] = {}
+    if title:
+        fields["title"] = title
+    if authors:
+        fields["author"] = authors[0] if len(authors) == 1 else list(authors)
+    if date:
+        fields["date"] = date
+    if keywords:
+        fields["keywords"] = list(keywords)
+    if language.declared:
+        fields["lang"] = language.tag
+        if language.right_to_left:
+            fields["dir"] = "rtl"
+    if not fields:
+        return ""
+    body = yaml.safe_dump(fields, allow_unicode=True, sort_keys=False, width=2**31 - 1)
+    return f"---\n{body}---\n"

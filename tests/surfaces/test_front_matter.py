@@ -1,0 +1,121 @@
+"""A markdown answer's YAML front matter reaches every format's metadata through the CLI, the
+options winning; the Markdown output declares it again, for citerender and pandoc alike."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import docx
+import pytest
+from pptx import Presentation
+from pypdf import PdfReader
+from typer.testing import CliRunner
+
+from renderers import cli
+from renderers.readers.markdown import read_markdown
+from tests.helpers import pdf_text
+
+POOL = [{"sid": 1, "title": "Source 1", "url": "https://s1.example.org/"}]
+ANSWER = """---
+title: "Grid storage in 2025 <b>[[S:1]]</b>"
+author: [Ana Ruiz, {name: Li Wei}]
+date: 2025-03-01
+lang: de
+keywords: [storage, grid]
+---
+
+Batteries got cheaper [[S:1]].
+"""
+TITLE = "Grid storage in 2025 <b>[[S:1]]</b>"
+AUTHOR = "Ana Ruiz; Li Wei"
+
+
+def _render(root: Path, text: str, *extra: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "answer.md").write_text(text, "utf-8")
+    (root / "answer.pool.json").write_text(json.dumps(POOL), "utf-8")
+    out = root / "out"
+    for args in (["--to", "pdf,docx,pptx,html,md"], ["--to", "pdf", "--pdf-engine", "typst",
+                                                      "--name", "typst"]):
+        result = CliRunner().invoke(
+            cli.app, ["render", str(root / "answer.md"), "--out", str(out), *args, *extra]
+        )
+        assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _render(tmp_path_factory.mktemp("front-matter"), ANSWER)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["answer.pdf", "typst.pdf"])
+def test_the_pdf_of_either_engine_has_the_title_and_authors(rendered: Path, name: str) -> None:
+    meta = PdfReader(rendered / name).metadata
+    assert meta is not None
+    assert (meta.title, meta.author) == (TITLE, AUTHOR)
+    assert meta["/Keywords"] == "storage, grid"
+    text = " ".join(pdf_text(rendered / name).split())
+    assert text.startswith(TITLE) and "title:" not in text  # the title, not the block's keys
+    assert "Quellen" in text  # lang: de
+
+
+@pytest.mark.slow
+def test_docx_and_pptx_core_properties(rendered: Path) -> None:
+    core = docx.Document(str(rendered / "answer.docx")).core_properties
+    assert (core.title, core.author, core.keywords) == (TITLE, AUTHOR, "storage, grid")
+    deck = Presentation(str(rendered / "answer.pptx")).core_properties
+    assert (deck.title, deck.author, deck.keywords) == (TITLE, AUTHOR, "storage, grid")
+
+
+@pytest.mark.slow
+def test_html_title_and_meta_are_escaped_text(rendered: Path) -> None:
+    page = (rendered / "answer.html").read_text("utf-8")
+    assert "<title>Grid storage in 2025 &lt;b&gt;[[S:1]]&lt;/b&gt;</title>" in page
+    assert f'<meta name="author" content="{AUTHOR}">' in page
+    assert '<meta name="dcterms.date" content="2025-03-01">' in page
+    assert re.search(r'<html lang="de"', page) and "<b>[[S:1]]" not in page
+
+
+@pytest.mark.slow
+def test_the_markdown_output_reads_back_with_the_same_metadata(rendered: Path) -> None:
+    markdown = (rendered / "answer.md").read_text("utf-8")
+    assert markdown.startswith("---\nauthor:\n- Ana Ruiz\n- Li Wei\ndate: '2025-03-01'\n")
+    again = read_markdown(markdown)
+    assert (again.title, again.authors, again.date, again.lang) == (
+        TITLE, ("Ana Ruiz", "Li Wei"), "2025-03-01", "de")
+    assert again.keywords == ("storage", "grid") and again.notes == ()
+    if shutil.which("pandoc") is None:
+        pytest.skip("pandoc is not installed")
+    meta = json.loads(subprocess.run(
+        ["pandoc", "--from", "markdown", "--to", "json"], input=markdown,
+        capture_output=True, text=True, check=True).stdout)["meta"]
+    assert [a["c"][0]["c"] for a in meta["author"]["c"]] == ["Ana", "Li"]
+    assert meta["lang"]["c"][0]["c"] == "de"
+
+
+@pytest.mark.slow
+def test_the_options_win_over_the_front_matter(tmp_path: Path) -> None:
+    out = _render(tmp_path, ANSWER, "--title", "Given", "--author", "Editor", "--lang", "fr")
+    for name in ("answer.pdf", "typst.pdf"):
+        meta = PdfReader(out / name).metadata
+        assert meta is not None and (meta.title, meta.author) == ("Given", "Editor")
+    core = docx.Document(io.BytesIO((out / "answer.docx").read_bytes())).core_properties
+    assert (core.title, core.author) == ("Given", "Editor")
+    markdown = (out / "answer.md").read_text("utf-8")
+    again = read_markdown(markdown)
+    assert (again.title, again.authors, again.lang) == ("Given", ("Editor",), "fr")
+
+
+@pytest.mark.slow
+def test_a_title_the_first_heading_does_not_give_back_is_declared(tmp_path: Path) -> None:
+    text = "---\ntitle: Later\n---\n\n# First\n\nA.\n\n# Later\n\nB [[S:1]].\n"
+    markdown = (_render(tmp_path, text) / "answer.md").read_text("utf-8")
+    assert markdown.startswith("---\ntitle: Later\n---\n\n# First\n")
+    assert read_markdown(markdown).title == "Later"
