@@ -30,19 +30,23 @@ MAX_FRONT_MATTER_BYTES = 64 * 1024
 _OPEN = re.compile(r"\ufeff?---[ \t]*(?:\r\n|\r|\n)(?![ \t]*(?:\r\n|\r|\n|\Z))")
 _CLOSE = re.compile(r"(?:\r\n|\r|\n)(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|\Z)")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+#: A first line that makes a block front matter rather than prose between two rules: a key.
+_KEY_LINE = re.compile(r"[ \t]*[^\s#:'\"\-?][^\r\n:]*:(?:[ \t]|$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class FrontMatter:
     """A leading ``---`` … ``---`` block: ``end`` is the offset after its closing line;
     ``fields`` the mapping it holds, or None when it is not front matter (``problem`` says why,
-    at 1-based input ``line``; "" for prose that merely sits between two rules)."""
+    at 1-based input ``line``; "" for prose that merely sits between two rules). ``too_large``:
+    front matter by its first line (``key:``), but larger than the limit, so not parsed."""
 
     end: int
     fields: Mapping[str, Any] | None
     problem: str = ""
     line: int = 1
     size: int = 0
+    too_large: bool = False
 
     @property
     def read(self) -> bool:
@@ -75,7 +79,10 @@ def front_matter(text: str, max_bytes: int = MAX_FRONT_MATTER_BYTES) -> FrontMat
     first_line = 2
     size = len(content.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
-        return FrontMatter(closing.end(), None, f"larger than {max_bytes} bytes", first_line, size)
+        # Not parsed. Prose between two rules (a document that opens with a rule) stays text;
+        # what opens with a key is front matter too large to read.
+        return FrontMatter(closing.end(), None, f"larger than {max_bytes} bytes", first_line,
+                           size, too_large=_KEY_LINE.match(content) is not None)
     try:
         data = yaml.load(content, Loader=_NoAliasLoader)
     except yaml.MarkedYAMLError as exc:

@@ -45,18 +45,19 @@ def read_metadata(text: str, context: ReadContext) -> tuple[Metadata, str]:
     """``(metadata, text)``: the front matter of ``text`` and ``text`` with the block's lines
     left blank (every later line keeps its number). A block that is not front matter stays the
     author's text, with a reader note naming its line and why, unless it is prose between two
-    rules; one larger than ``limits.max_front_matter_bytes`` is refused (LimitError)."""
+    rules; one larger than ``limits.max_front_matter_bytes`` is refused (LimitError) when it opens
+    with a key, and is text (without a note) when it does not."""
     limit = context.limits.max_front_matter_bytes
     found = front_matter(text, limit)
     if found is None:
         return Metadata(), text
-    if found.size > limit:
+    if found.too_large:
         raise LimitError(
             f"{context.input_name}: front matter of {found.size} bytes is larger than {limit} "
             "bytes (limits.max_front_matter_bytes)"
         )
     if found.fields is None:
-        if found.problem:
+        if found.problem and found.size <= limit:
             context.warn(found.line, f"front matter {found.problem}; kept as text")
         return Metadata(), text
     return _metadata(found.fields, context), blank_lines(text, found.end)

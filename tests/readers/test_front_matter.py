@@ -8,6 +8,7 @@ import tracemalloc
 import pytest
 
 from citations.front_matter import front_matter
+from renderers.document import Cite, Paragraph, ThematicBreak
 from renderers.errors import LimitError
 from renderers.options import Limits
 from renderers.readers.markdown import read_markdown
@@ -126,3 +127,14 @@ def test_front_matter_larger_than_the_limit_is_refused() -> None:
     assert read_markdown(text).title == "T"
     found = front_matter(text, 1000)
     assert found is not None and not found.read and found.size > 1000
+
+
+def test_a_long_document_between_two_rules_is_text_not_too_large_front_matter() -> None:
+    """A document that opens with a rule and has another far below is prose, however long:
+    only a block opening with a key is front matter too large to read."""
+    text = "---\nThe findings [[S:1]] follow.\n\n" + "More prose. " * 200 + "\n\n---\n\nEnd.\n"
+    document = read_markdown(text, limits=Limits(max_front_matter_bytes=1000))
+    assert not document.warnings
+    first, second = document.blocks[:2]
+    assert isinstance(first, ThematicBreak) and isinstance(second, Paragraph)
+    assert Cite((1,)) in second.children
