@@ -38,7 +38,6 @@ from renderers.templates import templates_dir
 from renderers.text import needs_cjk, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import ADDED_SECTION_LEVEL
-from renderers.writers.ooxml import build_timestamp
 from renderers.writers.typst.escape import string_literal
 from renderers.writers.typst.fonts import report_fonts
 from renderers.writers.typst.late_links import (
@@ -121,6 +120,8 @@ def _timestamp(options: RenderOptions) -> dt.datetime | None:
     archival = (options.pdf_variant or "").startswith("pdf/a")
     if not archival and not os.environ.get("SOURCE_DATE_EPOCH", "").strip():
         return None
+    from renderers.writers.ooxml import build_timestamp  # zipfile & co. only when dated
+
     return build_timestamp()
 
 
