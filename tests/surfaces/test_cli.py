@@ -548,3 +548,14 @@ def test_serve_refuses_in_one_line_before_any_worker_starts(
     assert result.exit_code == 2, result.output
     assert_one_line_error(result.stderr, *needles)
     assert started == []  # never reached uvicorn, so no worker process was started
+
+
+def test_importing_the_cli_leaves_the_collector_as_it_was() -> None:
+    """The CLI holds young collections back only while its modules load: a program that
+    imports it keeps its own thresholds."""
+    code = (
+        "import gc; gc.set_threshold(700, 10, 10); import renderers.cli; "
+        "assert gc.get_threshold() == (700, 10, 10), gc.get_threshold()"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=120,
+                   cwd=Path(__file__).resolve().parents[2])

@@ -451,6 +451,22 @@ def test_the_template_imports_nothing() -> None:
     typst_writer.refuse_reaching_out('#"#import \\"@preview/x:1.0.0\\"";')  # text, not code
 
 
+@pytest.mark.parametrize(
+    ("markup", "refused"),
+    [("#import", True), ('#let x = "a" \nimport', True), ("(include)", True), ("#x.@local", True),
+     ("#importx", False), ("#x-include", False), ("#reimport", False), ("#include_x", False),
+     ('#"import"; #"include"', False), ('#"a" + "@preview"', False), ("#imports", False)],
+)
+def test_only_code_that_imports_or_includes_is_refused(markup: str, refused: bool) -> None:
+    """Whole words ``import``/``include`` and ``@preview``/``@local`` outside string literals;
+    not parts of longer words, not the author's text."""
+    if refused:
+        with pytest.raises(RenderError, match="reach beyond"):
+            typst_writer.refuse_reaching_out(markup)
+    else:
+        typst_writer.refuse_reaching_out(markup)
+
+
 def _resident_mib() -> float:
     with open("/proc/self/status", encoding="ascii") as status:
         return int(next(line.split()[1] for line in status if line.startswith("VmRSS"))) / 1024

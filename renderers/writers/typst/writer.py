@@ -38,7 +38,6 @@ from renderers.templates import templates_dir
 from renderers.text import needs_cjk, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import ADDED_SECTION_LEVEL
-from renderers.writers.ooxml import build_timestamp
 from renderers.writers.typst.escape import string_literal
 from renderers.writers.typst.fonts import report_fonts
 from renderers.writers.typst.late_links import (
@@ -66,7 +65,9 @@ _AUTHOR_STYLES = re.compile(r"<style\b|<link\b[^>]*\bstylesheet\b|\sstyle\s*=", 
 _STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 #: What could reach beyond the compile root: a module or package import, an include. Typst
 #: fetches a missing ``@preview`` package from the network, so none may ever be compiled.
-_REACHING_OUT = re.compile(r"(?<![\w-])(?:import|include)(?![\w-])|@preview|@local")
+#: (``i(?<![\w-]i)`` is ``(?<![\w-])i`` written to start with a character: the scan then
+#: skips ahead to each ``i`` or ``@``, 1.8 ms over the 50-page report instead of 6 ms.)
+_REACHING_OUT = re.compile(r"i(?<![\w-]i)(?:mport|nclude)(?![\w-])|@preview|@local")
 
 
 def has_author_styles(html: str) -> bool:
@@ -119,6 +120,8 @@ def _timestamp(options: RenderOptions) -> dt.datetime | None:
     archival = (options.pdf_variant or "").startswith("pdf/a")
     if not archival and not os.environ.get("SOURCE_DATE_EPOCH", "").strip():
         return None
+    from renderers.writers.ooxml import build_timestamp  # zipfile & co. only when dated
+
     return build_timestamp()
 
 
@@ -229,6 +232,8 @@ def refuse_reaching_out(markup: str) -> None:
     so this is the second line of defence: Typst's compile root holds only our files, but a
     package import would make Typst download it.
     """
+    if _REACHING_OUT.search(markup) is None:  # none even in the text: no literal to skip
+        return
     found = _REACHING_OUT.search(_STRING_LITERAL.sub('""', markup))
     if found is not None:
         raise RenderError(
