@@ -12,16 +12,8 @@ always need — writers, process pools, rich's progress bar, the server — is i
 
 from __future__ import annotations
 
-import gc
-
-# One command is one process, and most of what its imports allocate lives until it exits: with
-# CPython's default thresholds the cycle collector would rescan it some 40 times while the
-# modules load (8–12 ms of CPU, measured). Young collections wait until this module is loaded;
-# what it made is then frozen out of later scans (see the end of the module).
-_THRESHOLDS = gc.get_threshold()
-gc.set_threshold(100_000, 50, 100)
-
 import atexit
+import gc
 import inspect
 import json
 import os
@@ -596,8 +588,8 @@ def demo(
     raise typer.Exit(code)
 
 
-from renderers.cli_pool import pool_app  # its commands use the helpers above
-from renderers.workers.command import WORKER_EXAMPLES, worker
+from renderers.cli_pool import pool_app  # noqa: E402  (its commands use the helpers above)
+from renderers.workers.command import WORKER_EXAMPLES, worker  # noqa: E402
 
 app.add_typer(pool_app, name="pool")
 app.command(epilog=WORKER_EXAMPLES)(worker)
@@ -612,10 +604,6 @@ def _skip_exit_collection() -> None:
 
 
 atexit.register(_skip_exit_collection)
-# The module is loaded: what it allocated stays out of the collector's scans from here on (a
-# render's batch_gc thaws it afterwards, for in-process callers), and young collections resume.
-gc.freeze()
-gc.set_threshold(*_THRESHOLDS)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -551,7 +551,7 @@ def test_serve_refuses_in_one_line_before_any_worker_starts(
 
 
 def test_importing_the_cli_leaves_the_collector_as_it_was() -> None:
-    """The CLI holds young collections back only while its modules load: a program that
+    """The CLI tunes the collector only while a render runs (batch_gc): a program that
     imports it keeps its own thresholds."""
     code = (
         "import gc; gc.set_threshold(700, 10, 10); import renderers.cli; "
