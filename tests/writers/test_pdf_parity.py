@@ -655,3 +655,71 @@ def test_inline_formulas_sit_as_in_the_weasyprint_pdf() -> None:
     assert len(css_formulas) == len(typst_formulas) >= 4, (css_formulas, typst_formulas)
     for a, b in zip(css_formulas, typst_formulas, strict=True):
         assert all(abs(p - q) < 0.05 for p, q in zip(a, b, strict=True)), (a, b)
+
+
+#: Blocks that meet a heading, a code block, a rule, a formula or a figure and no paragraph:
+#: each case's markdown and the words (each once on the page) whose baselines are compared.
+NEIGHBOURS = {
+    "headings": ("# One\n\n## Two\n\n### Three\n\n#### Four\n\n## Five\n\n# Six\n\nText.\n",
+                 ["One", "Two", "Three", "Four", "Five", "Six", "Text"]),
+    "code after headings": ("## Two\n\n```\ncode two\n```\n\n### Three\n\n```\ncode three\n```\n\n"
+                            "#### Four\n\n```\ncode four\n```\n\nText.\n",
+                            ["Two", "code two", "Three", "code three", "Four", "code four",
+                             "Text"]),
+    "headings after code": ("```\ncode one\n```\n\n## Two\n\n```\ncode two\n```\n\n### Three\n\n"
+                            "Text.\n", ["code one", "Two", "code two", "Three", "Text"]),
+    "formulas": ("## Two\n\n$$x^2$$\n\n### Three\n\n$$y^2$$\n\n#### Four\n\nText.\n",
+                 ["Two", "Three", "Four", "Text"]),
+    "rules": ("Para.\n\n---\n\nText.\n\n---\n\n## Two\n\n---\n\n```\ncode one\n```\n\nEnd.\n",
+              ["Para", "Text", "Two", "code one", "End"]),
+    "figures": ("Para.\n\n![Cap one](chart.png)\n\n## Two\n\n![Cap two](chart.png)\n\n"
+                "![](chart.png)\n\n### Three\n\n![Cap three](chart.png)\n\nText.\n",
+                ["Para", "Cap one", "Two", "Cap two", "Three", "Cap three", "Text"]),
+    "code beside other blocks": ("> Quoted.\n\n```\ncode one\n```\n\n- Item.\n\n"
+                                 "```\ncode two\n```\n\n| Head |\n|---|\n| Cell |\n\n"
+                                 "```\ncode three\n```\n\nText.\n",
+                                 ["Quoted", "code one", "Item", "code two", "Cell",
+                                  "code three", "Text"]),
+}
+
+
+@pytest.mark.parametrize("case", NEIGHBOURS)
+def test_blocks_beside_headings_and_code_are_placed_as_in_the_weasyprint_pdf(
+    case: str, tmp_path: Path
+) -> None:
+    """Each block's spacing in report.typ is CSS's beside a paragraph; where two blocks meet
+    and neither is one, Typst took the larger of the two and CSS collapses the margins: a
+    heading after a heading sat 0.45 pt lower (a half-leading of a line that is not there), a
+    code block after an h2 0.7 pt lower (a paragraph's margin), after an h3 2.1 pt lower. A rule
+    took no room (CSS's border 0.75 pt) nor the text's half-leadings: the text after it 1.7 pt
+    higher. A figure's image stood on no line of text: its caption 3.2 pt higher."""
+    PILImage.new("RGB", (200, 60), (0, 120, 0)).save(tmp_path / "chart.png")
+    markdown, words = NEIGHBOURS[case]
+    css, typst = (baselines(pdf_of(f"# T\n\n{markdown}", engine, base_dir=tmp_path), words)
+                  for engine in ("weasyprint", "typst"))
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a - b) < 0.05, (word, a, b)
+
+
+def test_rules_and_figures_are_drawn_where_weasyprint_draws_them(tmp_path: Path) -> None:
+    """The rule's centre and the image's and formula's edges, as far down as the text."""
+    PILImage.new("RGB", (200, 60), (0, 120, 0)).save(tmp_path / "chart.png")
+    markdown = "# T\n\nPara.\n\n---\n\n### Sec\n\n![Cap one](chart.png)\n\n$$x^2$$\n\nText.\n"
+    drawn = {}
+    for engine in ("weasyprint", "typst"):
+        document = pdfium.PdfDocument(pdf_of(markdown, engine, base_dir=tmp_path))
+        try:
+            found = []
+            for obj in document[0].get_objects(max_depth=5):
+                if obj.type in (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE):
+                    _, bottom, _, top = obj.get_bounds()
+                    if top - bottom < 2:  # a rule: its centre line
+                        bottom = top = (top + bottom) / 2
+                    found.append((bottom, top))
+            drawn[engine] = sorted(found, reverse=True)
+        finally:
+            document.close()
+    css, typst = drawn.values()
+    assert len(css) == len(typst) == 4, (css, typst)  # the rule, the image, two glyphs
+    for a, b in zip(css, typst, strict=True):
+        assert all(abs(p - q) < 0.05 for p, q in zip(a, b, strict=True)), (a, b)
