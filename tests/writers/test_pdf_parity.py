@@ -734,3 +734,33 @@ def test_the_footer_is_placed_as_in_the_weasyprint_pdf(page_size: str) -> None:
                   for engine in ("weasyprint", "typst"))
     for word, a, b in zip(words, css, typst, strict=True):
         assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)
+
+
+def marker_glyphs(pdf: bytes) -> list[tuple[str, str, float]]:
+    """Each list bullet on page 1: the character, its font's name (subset tag and punctuation
+    left out, lower case) and its glyph's width."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        textpage = document[0].get_textpage()
+        found = []
+        for index in range(textpage.count_chars()):
+            char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index))
+            if char in "•◦▪":
+                name = ctypes.create_string_buffer(200)
+                pdfium_c.FPDFText_GetFontInfo(textpage.raw, index, name, 200, None)
+                face = re.sub(r"[^a-z]", "", name.value.decode().split("+")[-1].lower())
+                left, _, right, _ = textpage.get_charbox(index)
+                found.append((char, face.removesuffix("regular"), round(right - left, 2)))
+        return found
+    finally:
+        document.close()
+
+
+def test_nested_bullets_are_the_glyphs_of_the_weasyprint_pdf() -> None:
+    """report.css's font stack has no ◦ or ▪ before Noto Sans CJK, which WeasyPrint draws them
+    from; Typst, without the CJK fonts, fell back to DejaVu Sans's smaller ones."""
+    markdown = "# T\n\n- Item one\n  - Nested one\n    - Deeper one\n\nAfter.\n"
+    css, typst = (marker_glyphs(pdf_of(markdown, engine)) for engine in ("weasyprint", "typst"))
+    assert [(c, f) for c, f, _ in css] == [("•", "notosans"), ("◦", "notosanscjksc"),
+                                           ("▪", "notosanscjksc")], css
+    assert css == typst

@@ -16,6 +16,7 @@ HTML report. Images are handed over as files in the compile root.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -138,6 +139,10 @@ _PT_PER_PX = 0.75
 #: Twips (the unit of :data:`renderers.writers.common.PAGE_SIZES`) per point.
 _TWIPS_PER_PT = 20
 _BULLETS = ("•", "◦", "▪")
+#: Characters report.css's font stack draws from Noto Sans CJK, no font before it having them:
+#: the bullets of nested lists. Typst loads the CJK fonts for a document holding one, so that
+#: its body fonts (report.typ) fall back to the same glyph (DejaVu Sans's otherwise).
+CJK_FONT_CHARS = re.compile(f"[{''.join(_BULLETS[1:])}]")
 SOURCES_ID = "sources"
 #: The anchors of a note style's notes: ``cnote-1`` … (the HTML report's ids).
 CITE_NOTE_PREFIX = "cnote-"
