@@ -764,3 +764,16 @@ def test_nested_bullets_are_the_glyphs_of_the_weasyprint_pdf() -> None:
     assert [(c, f) for c, f, _ in css] == [("•", "notosans"), ("◦", "notosanscjksc"),
                                            ("▪", "notosanscjksc")], css
     assert css == typst
+
+
+def test_a_wrapped_task_item_is_set_as_in_the_weasyprint_pdf() -> None:
+    """CSS's task box (an inline block of DejaVu Sans) makes the item's first line 0.44 pt
+    deeper, so its next lines follow that much lower; Typst deepened only the marker beside
+    it. (A loose list's box stands on a line of its own in WeasyPrint: not compared.)"""
+    long = " ".join(["wrapped"] * 14)
+    markdown = (f"# T\n\n- [ ] First {long} alpha end\n- [x] Second item\n- Plain {long} beta\n\n"
+                f"1. [x] Numbered {long} gamma end\n2. Two\n\nAfter.\n")
+    words = ["First", "alpha", "Second", "Plain", "beta", "Numbered", "gamma", "Two", "After"]
+    css, typst = (origins(pdf_of(markdown, engine), words) for engine in ("weasyprint", "typst"))
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)

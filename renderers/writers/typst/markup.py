@@ -525,9 +525,13 @@ class _Markup:
         else a paragraph's."""
         gap: ItemGap = "leading" if tight and not last else "paragraph-gap"
         with self.directed(blocks_direction(item.blocks)) as direction:
-            return self.set_direction(
-                direction, self.nested_blocks(item.blocks, tight=tight, item_gap=gap)
-            )
+            body = self.nested_blocks(item.blocks, tight=tight, item_gap=gap)
+            first = item.blocks[0] if item.blocks else None
+            if (item.checked is not None and isinstance(first, Paragraph)
+                    and self.block_kind(first) == "text"
+                    and self.paragraph_direction(first.children) is None):
+                body = "#task-strut;" + body  # the depth its box gives its first line
+            return self.set_direction(direction, body)
 
 
     # ------------------------------------------------------------------ inlines
