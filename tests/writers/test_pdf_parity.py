@@ -655,3 +655,125 @@ def test_inline_formulas_sit_as_in_the_weasyprint_pdf() -> None:
     assert len(css_formulas) == len(typst_formulas) >= 4, (css_formulas, typst_formulas)
     for a, b in zip(css_formulas, typst_formulas, strict=True):
         assert all(abs(p - q) < 0.05 for p, q in zip(a, b, strict=True)), (a, b)
+
+
+#: Blocks that meet a heading, a code block, a rule, a formula or a figure and no paragraph:
+#: each case's markdown and the words (each once on the page) whose baselines are compared.
+NEIGHBOURS = {
+    "headings": ("# One\n\n## Two\n\n### Three\n\n#### Four\n\n## Five\n\n# Six\n\nText.\n",
+                 ["One", "Two", "Three", "Four", "Five", "Six", "Text"]),
+    "code after headings": ("## Two\n\n```\ncode two\n```\n\n### Three\n\n```\ncode three\n```\n\n"
+                            "#### Four\n\n```\ncode four\n```\n\nText.\n",
+                            ["Two", "code two", "Three", "code three", "Four", "code four",
+                             "Text"]),
+    "headings after code": ("```\ncode one\n```\n\n## Two\n\n```\ncode two\n```\n\n### Three\n\n"
+                            "Text.\n", ["code one", "Two", "code two", "Three", "Text"]),
+    "formulas": ("## Two\n\n$$x^2$$\n\n### Three\n\n$$y^2$$\n\n#### Four\n\nText.\n",
+                 ["Two", "Three", "Four", "Text"]),
+    "rules": ("Para.\n\n---\n\nText.\n\n---\n\n## Two\n\n---\n\n```\ncode one\n```\n\nEnd.\n",
+              ["Para", "Text", "Two", "code one", "End"]),
+    "figures": ("Para.\n\n![Cap one](chart.png)\n\n## Two\n\n![Cap two](chart.png)\n\n"
+                "![](chart.png)\n\n### Three\n\n![Cap three](chart.png)\n\nText.\n",
+                ["Para", "Cap one", "Two", "Cap two", "Three", "Cap three", "Text"]),
+    "code beside other blocks": ("> Quoted.\n\n```\ncode one\n```\n\n- Item.\n\n"
+                                 "```\ncode two\n```\n\n| Head |\n|---|\n| Cell |\n\n"
+                                 "```\ncode three\n```\n\nText.\n",
+                                 ["Quoted", "code one", "Item", "code two", "Cell",
+                                  "code three", "Text"]),
+}
+
+
+@pytest.mark.parametrize("case", NEIGHBOURS)
+def test_blocks_beside_headings_and_code_are_placed_as_in_the_weasyprint_pdf(
+    case: str, tmp_path: Path
+) -> None:
+    """Each block's spacing in report.typ is CSS's beside a paragraph; where two blocks meet
+    and neither is one, Typst took the larger of the two and CSS collapses the margins: a
+    heading after a heading sat 0.45 pt lower (a half-leading of a line that is not there), a
+    code block after an h2 0.7 pt lower (a paragraph's margin), after an h3 2.1 pt lower. A rule
+    took no room (CSS's border 0.75 pt) nor the text's half-leadings: the text after it 1.7 pt
+    higher. A figure's image stood on no line of text: its caption 3.2 pt higher."""
+    PILImage.new("RGB", (200, 60), (0, 120, 0)).save(tmp_path / "chart.png")
+    markdown, words = NEIGHBOURS[case]
+    css, typst = (baselines(pdf_of(f"# T\n\n{markdown}", engine, base_dir=tmp_path), words)
+                  for engine in ("weasyprint", "typst"))
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a - b) < 0.05, (word, a, b)
+
+
+def test_rules_and_figures_are_drawn_where_weasyprint_draws_them(tmp_path: Path) -> None:
+    """The rule's centre and the image's and formula's edges, as far down as the text."""
+    PILImage.new("RGB", (200, 60), (0, 120, 0)).save(tmp_path / "chart.png")
+    markdown = "# T\n\nPara.\n\n---\n\n### Sec\n\n![Cap one](chart.png)\n\n$$x^2$$\n\nText.\n"
+    drawn = {}
+    for engine in ("weasyprint", "typst"):
+        document = pdfium.PdfDocument(pdf_of(markdown, engine, base_dir=tmp_path))
+        try:
+            found = []
+            for obj in document[0].get_objects(max_depth=5):
+                if obj.type in (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE):
+                    _, bottom, _, top = obj.get_bounds()
+                    if top - bottom < 2:  # a rule: its centre line
+                        bottom = top = (top + bottom) / 2
+                    found.append((bottom, top))
+            drawn[engine] = sorted(found, reverse=True)
+        finally:
+            document.close()
+    css, typst = drawn.values()
+    assert len(css) == len(typst) == 4, (css, typst)  # the rule, the image, two glyphs
+    for a, b in zip(css, typst, strict=True):
+        assert all(abs(p - q) < 0.05 for p, q in zip(a, b, strict=True)), (a, b)
+
+
+@pytest.mark.parametrize("page_size", ["A4", "Letter"])
+def test_the_footer_is_placed_as_in_the_weasyprint_pdf(page_size: str) -> None:
+    """CSS centres the footer's line box in the bottom margin; Typst hung its text 40 % of the
+    margin below the text area: "Page 1 of 1" stood 1.0 pt higher."""
+    words = ["Page 1", "of 1"]
+    css, typst = (origins(pdf_of("# T\n\nText.\n", engine, page_size=page_size), words)
+                  for engine in ("weasyprint", "typst"))
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)
+
+
+def marker_glyphs(pdf: bytes) -> list[tuple[str, str, float]]:
+    """Each list bullet on page 1: the character, its font's name (subset tag and punctuation
+    left out, lower case) and its glyph's width."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        textpage = document[0].get_textpage()
+        found = []
+        for index in range(textpage.count_chars()):
+            char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index))
+            if char in "•◦▪":
+                name = ctypes.create_string_buffer(200)
+                pdfium_c.FPDFText_GetFontInfo(textpage.raw, index, name, 200, None)
+                face = re.sub(r"[^a-z]", "", name.value.decode().split("+")[-1].lower())
+                left, _, right, _ = textpage.get_charbox(index)
+                found.append((char, face.removesuffix("regular"), round(right - left, 2)))
+        return found
+    finally:
+        document.close()
+
+
+def test_nested_bullets_are_the_glyphs_of_the_weasyprint_pdf() -> None:
+    """report.css's font stack has no ◦ or ▪ before Noto Sans CJK, which WeasyPrint draws them
+    from; Typst, without the CJK fonts, fell back to DejaVu Sans's smaller ones."""
+    markdown = "# T\n\n- Item one\n  - Nested one\n    - Deeper one\n\nAfter.\n"
+    css, typst = (marker_glyphs(pdf_of(markdown, engine)) for engine in ("weasyprint", "typst"))
+    assert [(c, f) for c, f, _ in css] == [("•", "notosans"), ("◦", "notosanscjksc"),
+                                           ("▪", "notosanscjksc")], css
+    assert css == typst
+
+
+def test_a_wrapped_task_item_is_set_as_in_the_weasyprint_pdf() -> None:
+    """CSS's task box (an inline block of DejaVu Sans) makes the item's first line 0.44 pt
+    deeper, so its next lines follow that much lower; Typst deepened only the marker beside
+    it. (A loose list's box stands on a line of its own in WeasyPrint: not compared.)"""
+    long = " ".join(["wrapped"] * 14)
+    markdown = (f"# T\n\n- [ ] First {long} alpha end\n- [x] Second item\n- Plain {long} beta\n\n"
+                f"1. [x] Numbered {long} gamma end\n2. Two\n\nAfter.\n")
+    words = ["First", "alpha", "Second", "Plain", "beta", "Numbered", "gamma", "Two", "After"]
+    css, typst = (origins(pdf_of(markdown, engine), words) for engine in ("weasyprint", "typst"))
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)

@@ -171,8 +171,10 @@ def test_every_slide_jump_targets_the_sources_slide_holding_its_number(report: A
             text = r.findtext(qn("a:t"))
             if text.strip() == "↑":
                 continue  # backlink from an entry to its first citation
-            number = text.strip("[]")
-            assert number.isdigit(), text
+            # a footer's link holds its label too ("[1] iea.org"): the number is its start
+            found = re.match(r"\[?(\d+)\]?(?:\u00a0|$)", text.strip())
+            assert found, text
+            number = found.group(1)
             assert slide_title(target).startswith("Sources")
             assert re.search(rf"^{number}\. ", slide_text(target), re.M), number
             jumps += 1
@@ -206,7 +208,8 @@ def test_source_footer_lists_the_sources_of_each_slide(report: Any) -> None:
     labels = {e.number: e.label for e in rdoc.entries}
     slide = next(s for s in prs.slides if slide_title(s).startswith("Why storage now"))
     footer = next(s for s in slide.shapes if s.name == "Sources").text_frame.text
-    assert footer.startswith(f"[1] {labels[1]} · [2] {labels[2]}")
+    # a no-break space keeps each number on its label's line
+    assert footer.startswith(f"[1]\u00a0{labels[1]} · [2]\u00a0{labels[2]}")
     cited = {int(n) for n in re.findall(r"\[(\d+)\]", footer)}
     assert {1, 2, 3, 4, 5, 6} <= cited
     _, no_footer, _ = render("## A\n\nText [[S:1]].\n", make_pool(3), source_footer=False)
@@ -547,7 +550,7 @@ def test_the_footer_names_a_source_without_a_url_by_its_title() -> None:
                               {"sid": 2, "title": "Web page", "url": "https://example.org/a"}])
     _, prs, _ = render("## Claims\n\nOne.[[S:1]] Two.[[S:2]]\n", pool)
     footer = next(s for s in prs.slides[0].shapes if s.name == "Sources").text_frame.text
-    assert footer == "[1] Internal memo · [2] example.org"
+    assert footer == "[1]\u00a0Internal memo · [2]\u00a0example.org"
 
 
 def test_an_image_whose_alt_cites_a_source_is_a_picture_with_its_caption() -> None:

@@ -14,7 +14,7 @@ from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
 from renderers.writers.pptx.output import pptx_bytes
-from tests.helpers import convert_with_libreoffice
+from tests.helpers import convert_with_libreoffice, pdf_lines
 
 pytestmark = pytest.mark.libreoffice
 
@@ -253,3 +253,28 @@ def test_cont_reads_cont_after_a_right_to_left_title_and_paragraph(tmp_path: Pat
     # (bare, the marker took the Arabic direction and showed as ").", "cont", "(")
     assert words.count("(cont.)") == 2, words[:12]
     assert "cont" not in words
+
+
+@pytest.mark.parametrize("host", ["s", "source", "longersource"])
+def test_libreoffice_keeps_each_number_with_its_label_in_a_wrapped_footer(
+    host: str, tmp_path: Path
+) -> None:
+    """A slide's footer of two lines: each "[N]" is followed on its line by its label. With a
+    space, a no-break space or a figure space between them, LibreOffice ended the first line
+    with a bare "[9]" (or "[7]", "[12]": wherever a label did not fit the line's end)."""
+    pool = SourcePool.from_rows([{"sid": n, "title": f"Source {n}",
+                                  "url": f"https://{host}{n}.example"} for n in range(1, 15)])
+    path = tmp_path / "footer.pptx"
+    markdown = "# Energy report\n\nShort English text[[S:1-14]] here.\n"
+    path.write_bytes(pptx_bytes(resolve(read_markdown(markdown), pool), RenderOptions()))
+    lines = [text.replace("\u00a0", " ") for _, _, text in
+             pdf_lines(convert_with_libreoffice(path, tmp_path).read_bytes())
+             if re.search(r"\.example · ", text)]
+    assert len(lines) == 2, lines
+    shown = set()
+    for line in lines:
+        for number in re.finditer(r"\[(\d+)\]", line):
+            label = f" {host}{number.group(1)}.example"
+            assert line[number.end():].startswith(label), (number.group(0), line)
+            shown.add(int(number.group(1)))
+    assert shown == set(range(1, len(shown) + 1)) and len(shown) >= 12, lines

@@ -90,7 +90,7 @@ def test_the_slide_footer_does_not_name_what_only_the_notes_cite() -> None:
     deck = Presentation(io.BytesIO(render_markdown("pptx", DECK, POOL)))
     storage = next(s for s in deck.slides if s.shapes.title.text == "Storage")
     footer = next(shape for shape in storage.shapes if shape.name == "Sources")
-    assert footer.text_frame.text == "[1] s1.example"
+    assert footer.text_frame.text == "[1]\u00a0s1.example"
 
 
 def test_the_package_lists_its_notes_master() -> None:

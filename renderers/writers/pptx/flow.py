@@ -54,6 +54,11 @@ from renderers.writers.pptx.runs import (
 #: line at a NO-BREAK SPACE (and at U+202F, with or without word joiners) next to the number,
 #: which it lays out as a link field; at this space it does not.
 _NUMBER_TO_LABEL = "\u2007"
+#: Between a number and its label in a left-to-right footer: a NO-BREAK SPACE inside the
+#: number's link, which then holds the label too. LibreOffice broke the line after the link
+#: (a field to it) whenever the label did not fit the line's end, whatever joined them
+#: (no-break or figure space), and left "[9]" alone at the line's end.
+_LTR_NUMBER_TO_LABEL = "\u00a0"
 #: Where a paragraph splits: the head, its height (points), and the offset (into the joined
 #: text of the paragraph split) where the rest begins.
 Split = tuple[Para, float, int]
@@ -187,7 +192,8 @@ class SlideFlow:
         footer, ends with direction marks (:func:`~renderers.text.closing_marks`), where the
         bidi algorithm ran ``iea.org · [3] irena.org`` together left to right beside ``[1]``;
         and :data:`_NUMBER_TO_LABEL` keeps each number with its label, where LibreOffice ended
-        the first of two lines with a bare ``[12]`` (a left-to-right footer keeps its space)."""
+        the first of two lines with a bare ``[12]``. A left-to-right footer links each number
+        together with its label (:data:`_LTR_NUMBER_TO_LABEL`)."""
         numbers = sorted({n for r in runs for n in (r.cite, *r.spans) if n})
         if not numbers:
             return ()
@@ -199,11 +205,13 @@ class SlideFlow:
             for i, n in enumerate(numbers[:shown]):
                 if i:
                     out.append(Run(" · "))
-                out.append(Run(f"[{n}]", cite=n))
                 label = cap(clean(self.labels.get(n, "")), 60)
+                if label and not rtl:
+                    out.append(Run(f"[{n}]{_LTR_NUMBER_TO_LABEL}{label}", cite=n))
+                    continue
+                out.append(Run(f"[{n}]", cite=n))
                 if label:
-                    out.append(Run(f"{_NUMBER_TO_LABEL}{label}{closing_marks(label)}" if rtl
-                                   else f" {label}"))
+                    out.append(Run(f"{_NUMBER_TO_LABEL}{label}{closing_marks(label)}"))
             if shown < len(numbers):
                 more = self.words.more.format(count=len(numbers) - shown)
                 # held left to right in a right-to-left footer when its words are ("+3 more"),

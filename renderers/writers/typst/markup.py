@@ -16,6 +16,7 @@ HTML report. Images are handed over as files in the compile root.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -140,6 +141,10 @@ _PT_PER_PX = 0.75
 #: Twips (the unit of :data:`renderers.writers.common.PAGE_SIZES`) per point.
 _TWIPS_PER_PT = 20
 _BULLETS = ("•", "◦", "▪")
+#: Characters report.css's font stack draws from Noto Sans CJK, no font before it having them:
+#: the bullets of nested lists. Typst loads the CJK fonts for a document holding one, so that
+#: its body fonts (report.typ) fall back to the same glyph (DejaVu Sans's otherwise).
+CJK_FONT_CHARS = re.compile(f"[{''.join(_BULLETS[1:])}]")
 SOURCES_ID = "sources"
 #: The anchors of a note style's notes: ``cnote-1`` … (the HTML report's ids).
 CITE_NOTE_PREFIX = "cnote-"
@@ -151,6 +156,14 @@ MAX_BLOCK_DEPTH = 16
 ItemGap = Literal["leading", "paragraph-gap"]
 #: Nested emphasis, strong, strike-through and links kept as such; deeper ones as plain text.
 MAX_INLINE_DEPTH = 32
+#: A block as report.typ's ``block-edges`` knows it, to space two blocks as CSS does: "text"
+#: is a paragraph, "math" a paragraph of displayed formulas, "h1" to "h6" a heading.
+BlockKind = Literal["text", "list", "quote", "table", "code", "rule", "math", "figure",
+                    "figure-captioned", "h1", "h2", "h3", "h4", "h5", "h6"]
+_HEADING_KINDS: tuple[BlockKind, ...] = ("h1", "h2", "h3", "h4", "h5", "h6")
+#: The blocks whose ``above`` and ``below`` in report.typ are right only beside a paragraph.
+_BOXED_KINDS: frozenset[BlockKind] = frozenset(
+    {"code", "rule", "math", "figure", "figure-captioned", *_HEADING_KINDS})
 
 
 class _Mark(NamedTuple):
@@ -198,7 +211,7 @@ def typst_source(
     if title.added:  # no heading of the body shows the title: the report adds it above
         parts.append(f"#heading(level: 1)[{text_markup(title.text)}];")
         writer.previous_level = 1
-    body = [writer.block(block) for block in rdoc.document.blocks]
+    body = writer.spaced(rdoc.document.blocks, after="h1" if title.added else None)
     if options.toc:
         at = contents_position(rdoc.document.blocks, title.heading)
         body.insert(at, writer.contents(title.heading))
@@ -345,12 +358,61 @@ class _Markup:
         """Blocks apart by paragraph spacing; in a tight list item, as the HTML report writes
         them (paragraphs without their own spacing: a nested list follows its line directly).
         ``item_gap``: they fill a list item, which the list's spacing of that name follows."""
+        if not tight:
+            return "\n\n".join(r for r in self.spaced(blocks, item_gap=item_gap) if r)
         listed = list(blocks)
         rendered = (
             self.block(b, tight=tight, item_gap=item_gap if n == len(listed) - 1 else None)
             for n, b in enumerate(listed)
         )
-        return (" " if tight else "\n\n").join(r for r in rendered if r)
+        return " ".join(r for r in rendered if r)
+
+    def spaced(
+        self, blocks: Iterable[Block], *, after: BlockKind | None = None,
+        item_gap: ItemGap | None = None,
+    ) -> list[str]:
+        """Each block's markup (the last one ending a list item when ``item_gap``), with
+        ``block-gap`` before it where it meets a heading, code block, rule, formula or figure
+        and neither of the two is a paragraph: those blocks' own spacing in report.typ is CSS's
+        beside a paragraph, and Typst's (the larger of the two blocks') is not CSS's collapsed
+        margins. ``after``: the kind of the block before the first (the added title)."""
+        listed = list(blocks)
+        out: list[str] = []
+        previous = after
+        for n, block in enumerate(listed):
+            markup = self.block(block, item_gap=item_gap if n == len(listed) - 1 else None)
+            if not markup:
+                continue
+            kind = self.block_kind(block)
+            if (previous is not None and kind is not None and "text" not in (previous, kind)
+                    and (previous in _BOXED_KINDS or kind in _BOXED_KINDS)):
+                out.append(call("block-gap", string_literal(previous), string_literal(kind)))
+            out.append(markup)
+            previous = kind
+        return out
+
+    def block_kind(self, block: Block) -> BlockKind | None:
+        """How ``block-gap`` spaces ``block``, just written (a heading at the level it was
+        written at); None for a block it leaves to Typst."""
+        match block:
+            case Heading():
+                return _HEADING_KINDS[self.previous_level - 1]
+            case Paragraph(children):
+                return "math" if _displayed_formulas(children) else "text"
+            case BulletList() | OrderedList():
+                return "list" if self.block_depth < MAX_BLOCK_DEPTH else None
+            case Table():
+                return "table"
+            case CodeBlock() | RawBlock():
+                return "code"
+            case BlockQuote():
+                return "quote" if self.block_depth < MAX_BLOCK_DEPTH else None
+            case Figure(_, caption, label, number):
+                lead = caption_lead_markup(label, number, self.words)
+                return "figure-captioned" if caption or lead else "figure"
+            case ThematicBreak():
+                return "rule"
+        return None
 
     def block(
         self, block: Block, *, tight: bool = False, item_gap: ItemGap | None = None
@@ -471,9 +533,13 @@ class _Markup:
         else a paragraph's."""
         gap: ItemGap = "leading" if tight and not last else "paragraph-gap"
         with self.directed(blocks_direction(item.blocks)) as direction:
-            return self.set_direction(
-                direction, self.nested_blocks(item.blocks, tight=tight, item_gap=gap)
-            )
+            body = self.nested_blocks(item.blocks, tight=tight, item_gap=gap)
+            first = item.blocks[0] if item.blocks else None
+            if (item.checked is not None and isinstance(first, Paragraph)
+                    and self.block_kind(first) == "text"
+                    and self.paragraph_direction(first.children) is None):
+                body = "#task-strut;" + body  # the depth its box gives its first line
+            return self.set_direction(direction, body)
 
 
     # ------------------------------------------------------------------ inlines

@@ -48,7 +48,7 @@ from renderers.writers.typst.late_links import (
     resolve_late_links,
 )
 from renderers.writers.typst.link_areas import merge_link_annotations
-from renderers.writers.typst.markup import TypstSource, typst_source
+from renderers.writers.typst.markup import CJK_FONT_CHARS, TypstSource, typst_source
 from renderers.writers.typst.pdf_file import UnexpectedPdfError, declare_language, page_count
 
 #: Typst's PDF standard for each :attr:`RenderOptions.pdf_variant`.
@@ -173,7 +173,7 @@ def compile_source(
     """Compile ``source`` in a fresh, confined root: the PDF (one item) or one PNG per page at
     ``options.dpi``, and Typst's warnings. ``late_links=False``: Typst sets every link itself."""
     refuse_reaching_out(source.text)
-    cjk = needs_cjk(source.text)
+    cjk = needs_cjk(source.text) or CJK_FONT_CHARS.search(source.text) is not None
     tagged = options.pdf_variant == "pdf/ua-1"
     # Links to our labels are set after layout (late_links); a PNG has no links, so its
     # placeholders are left as they are (the cheaper layout either way).
