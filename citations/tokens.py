@@ -15,11 +15,14 @@ Forms (``Token.form``):
 An invalid token (empty item, zero or negative sid, range wider than :data:`MAX_RANGE`,
 non-numeric item) is still a :class:`Token`, with ``error`` set and ``sids == ()``.
 ``scan`` is code-aware: tokens in markdown code (fences, indented code, code spans) or inside
-HTML ``<pre>``/``<code>`` come back with ``in_code=True``; tokens inside markdown's raw HTML
-markup (tags and their attributes, comments, declarations, CDATA, script-like elements, in
-HTML blocks and inline; the reader drops them) and in YAML front matter (metadata, not prose:
+the HTML elements shown as code (:data:`~citations.codemap.CODE_ELEMENTS`) come back with
+``in_code=True``; tokens inside markdown's raw HTML markup (tags and their attributes,
+comments, declarations, CDATA, script-like elements, in HTML blocks and inline; the reader
+drops them), inside elements the sanitizer removes with their content (``<svg>``,
+``<button>`` …, HTML input too) and in YAML front matter (metadata, not prose:
 :mod:`citations.front_matter`) with ``in_raw_html=True``. The text of an HTML block is read as
-HTML: its tokens are citations. Neither is a citation (:attr:`Token.inert`).
+HTML: its tokens are citations, its white space collapsed as the reader collapses it. Neither
+is a citation (:attr:`Token.inert`).
 """
 
 from __future__ import annotations
@@ -446,8 +449,11 @@ def scan(
     ``syntax="markdown"`` marks tokens in fenced/indented code and code spans, and tokens in
     HTML blocks and inline tags, comments, declarations (as markdown-it reads raw HTML; a
     ``<sup class="cite">`` stays a citation); ``"html"`` marks
-    tokens inside ``<pre>``/``<code>`` and ignores text inside tags, comments, ``<script>`` and
-    ``<style>``; ``"text"`` reads every token.
+    tokens inside ``<pre>``/``<code>``/``<samp>``/``<tt>`` and inside what the sanitizer drops
+    with its content, and ignores text inside tags, comments, ``<script>`` and ``<style>``;
+    ``"text"`` reads every token. HTML text (``"html"``, markdown's HTML blocks) is read as
+    the reader reads it, white space collapsed: a token's ``text`` there has its line breaks
+    as spaces (:func:`_reader_view`).
     """
     _check_syntax(syntax)
     pattern = _scan_regex(text, frozenset(dialects))
