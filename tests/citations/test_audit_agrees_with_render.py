@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from citations.audit import audit as scanner_audit
 from citations.pool import SourcePool
+from citations.streaming import rewrite_text
 from renderers import cli
 from renderers.audit import audit
 from renderers.readers.html import read_html
@@ -144,6 +145,8 @@ def test_a_token_over_a_line_break_in_html_text_is_one_citation(content_format: 
     for report in (scanner_audit(text, ROWS, content_format=content_format),
                    audit(text, ROWS, content_format=content_format)):
         assert report.numbers == {1: 1, 2: 2, 3: 3} and report.ok
+    if content_format == "markdown":  # the streaming rewriter reads them as citations too
+        assert rewrite_text(text)[0].count("^") == 4
     # in a markdown paragraph a line break still ends a token, for both
     assert render_numbers("A [[S:\n1]].\n", "markdown") == {}
     assert scanner_audit("A [[S:\n1]].\n", ROWS).cited_sids == ()
