@@ -66,6 +66,23 @@ CODE_ELEMENTS: frozenset[str] = frozenset({"pre", "code", "samp", "tt"})
 _HTML_CODE_OPEN_RE = re.compile(
     rf"<({'|'.join(sorted(CODE_ELEMENTS))})\b[^>]*>", re.IGNORECASE
 )
+#: End tags before which HTML ends a ``<samp>`` left open: it is no formatting element, so it
+#: ends with the block holding it (``<code>`` and ``<tt>`` are carried on into the next one).
+_SAMP_ENDS = (
+    "p|div|li|dd|dt|td|th|tr|table|h[1-6]|blockquote|section|article|aside|header|footer|"
+    "main|nav|figure|figcaption|details|summary|ul|ol|dl|body|html|address|caption|center"
+)
+
+
+@lru_cache(maxsize=8)
+def _code_close_re(name: str) -> re.Pattern[str]:
+    """Where a code element ``name`` ends: its end tag, or (zero-width) the end tag that ends
+    a ``<samp>`` left open."""
+    if name == "samp":
+        return re.compile(rf"</samp\s*>|(?=</(?:{_SAMP_ENDS})\s*>)", re.IGNORECASE)
+    return re.compile(rf"</{name}\s*>", re.IGNORECASE)
+
+
 #: Elements the HTML sanitizer removes with everything inside them
 #: (:func:`renderers.readers.sanitize.sanitize_html`).
 DROPPED_WITH_CONTENT: frozenset[str] = frozenset(
@@ -497,7 +514,7 @@ def html_code_spans(
         pos = m.end()
         opener = _HTML_CODE_OPEN_RE.fullmatch(m.group())
         if opener is not None:
-            close = re.compile(rf"</{opener.group(1)}\s*>", re.IGNORECASE).search(text, pos, stop)
+            close = _code_close_re(opener.group(1).lower()).search(text, pos, stop)
             code_end = close.end() if close else stop
             code.append((m.start(), code_end))
             pos = code_end
@@ -581,12 +598,21 @@ def dropped_elements(
             index += 1
             if points is not None and other.name in points and other.kind != "empty":
                 inside_point = max(inside_point + (1 if other.kind == "start" else -1), 0)
+            if other.name == tag.name and other.kind == "start" and tag.name in _UNNESTED:
+                # HTML ends the element here: a <button> before the new one starts (which
+                # the next round reads), a <select> with this tag as its end tag
+                index -= tag.name == "button"
+                end = other.start if tag.name == "button" else html.find(">", other.start) + 1
+                depth = 0
+                break
             if other.name == tag.name and other.kind != "empty":
                 depth += 1 if other.kind == "start" else -1
                 end = html.find(">", other.start) + 1
         yield tag.start, len(html) if depth else end
 
 
+#: Elements that never nest: one's start tag inside another ends that one.
+_UNNESTED = frozenset({"button", "select"})
 #: The foreign elements (SVG, MathML) and, for each, the elements inside it whose content is
 #: HTML again (HTML's integration points).
 _INTEGRATION_POINTS = {
@@ -703,7 +729,7 @@ def _rewrite_markup(
             continue
         opener = _HTML_CODE_OPEN_RE.fullmatch(m.group())
         if opener is not None and kind == "start":
-            closer = re.compile(rf"</{opener.group(1)}\s*>", re.IGNORECASE).search(text, pos, stop)
+            closer = _code_close_re(opener.group(1).lower()).search(text, pos, stop)
             inner_end = closer.start() if closer else stop
             rest = _rewrite_markup(text, pos, inner_end, out, None, confined, name)
             # "</code>" too: a code element left open in a <pre> (a formatting element)

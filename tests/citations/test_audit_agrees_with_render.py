@@ -45,6 +45,7 @@ RAW_HTML_BLOCK_PIECES = [
     "\n\n<div><button>[[S:{n}]]</button><select>[[S:\n{m}]]</select></div>\n\n",
     "\n\n<div><svg><p>[[S:{n}]]</p></svg></div>\n\n",
     "\n\n<div><samp>[[S:{n}]]</samp> <tt>[[S:\n{m}]]</tt> <kbd>[[S:{m}]]</kbd></div>\n\n",
+    "\n\n<div><p><samp>[[S:{n}]]</p><p>[[S:{m}]]</p></div>\n\n",
 ]
 
 #: Markdown pieces; ``{n}`` and ``{m}`` become sids 1-6.
@@ -71,7 +72,8 @@ HTML_PIECES = [
     '<math><sup class="cite" data-sids="{n}">x</sup></math>', "<button>[[S:{n}]]</button>",
     "<select><option>[[S:{n}]]</option></select>", "<template>[[S:{n}]]</template>",
     "<object>[[S:{n}]]</object>", "<samp>[[S:{n}]]</samp>", "<tt>[[S:{n}]]</tt>",
-    "<kbd>[[S:{n}]]</kbd>", "<embed src=x>",
+    "<kbd>[[S:{n}]]</kbd>", "<embed src=x>", "<p><samp>[[S:{n}]]</p>", "<button>",
+    "<select>[[S:{n}]]<select>",
 ]
 
 sids = st.integers(min_value=1, max_value=6)
