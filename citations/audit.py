@@ -59,9 +59,10 @@ class AuditReport:
     numbers: dict[int, int]
     coverage: float
     warnings: tuple[str, ...] = field(default=())
-    #: Sids of tokens inside markdown's raw HTML or YAML front matter, which render does not
-    #: cite: an HTML block is shown as text, an inline tag (its attribute values) or comment is
-    #: dropped, front matter is metadata (a title keeps its token as written).
+    #: Sids of tokens inside raw HTML or YAML front matter, which render does not cite:
+    #: markdown's tags (their attribute values) and comments, and elements the sanitizer
+    #: removes with their content (``<svg>``, ``<button>`` …, in HTML input too) are dropped,
+    #: front matter is metadata (a title keeps its token as written).
     in_raw_html_sids: tuple[int, ...] = field(default=())
     #: Sids of valid tokens that render's reader does not cite where they stand (inside a
     #: link's URL, a formula or a link reference definition); known only when the audit is
@@ -122,8 +123,9 @@ class AuditReport:
             lines.append("Tokens inside code (not citations): " + _join(self.in_code_sids))
         if self.in_raw_html_sids:
             lines.append(
-                "Tokens inside raw HTML or front matter (not citations: HTML blocks are shown "
-                "as text, tags and comments are dropped, front matter is metadata): "
+                "Tokens inside raw HTML or front matter (not citations: tags, comments and what "
+                "the sanitizer removes with its content, such as <svg>, are dropped, front "
+                "matter is metadata): "
                 + _join(self.in_raw_html_sids)
             )
         if self.not_rendered_sids:

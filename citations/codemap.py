@@ -60,7 +60,47 @@ _HTML_SKIP_RE = re.compile(
 #: What :data:`_HTML_SKIP_RE` can still match after the last ``>``: tags need a ``>``, so only
 #: unclosed comments and CDATA sections (which run to the end) remain.
 _HTML_SKIP_TAIL_RE = re.compile(r"<!(?:--|\[CDATA\[)", re.IGNORECASE)
-_HTML_CODE_OPEN_RE = re.compile(r"<(pre|code)\b[^>]*>", re.IGNORECASE)
+#: Elements whose text the HTML reader shows verbatim, as code (:mod:`renderers.readers.html`):
+#: a token in them is ``in_code``, for HTML input and markdown's HTML blocks alike.
+CODE_ELEMENTS: frozenset[str] = frozenset({"pre", "code", "samp", "tt"})
+_HTML_CODE_OPEN_RE = re.compile(
+    rf"<({'|'.join(sorted(CODE_ELEMENTS))})\b[^>]*>", re.IGNORECASE
+)
+#: End tags before which HTML ends a ``<samp>`` left open: it is no formatting element, so it
+#: ends with the block holding it (``<code>`` and ``<tt>`` are carried on into the next one).
+_SAMP_ENDS = (
+    "p|div|li|dd|dt|td|th|tr|table|h[1-6]|blockquote|section|article|aside|header|footer|"
+    "main|nav|figure|figcaption|details|summary|ul|ol|dl|body|html|address|caption|center"
+)
+
+
+@lru_cache(maxsize=8)
+def _code_close_re(name: str) -> re.Pattern[str]:
+    """Where a code element ``name`` ends: its end tag, or (zero-width) the end tag that ends
+    a ``<samp>`` left open."""
+    if name == "samp":
+        return re.compile(rf"</samp\s*>|(?=</(?:{_SAMP_ENDS})\s*>)", re.IGNORECASE)
+    return re.compile(rf"</{name}\s*>", re.IGNORECASE)
+
+
+#: Elements the HTML sanitizer removes with everything inside them
+#: (:func:`renderers.readers.sanitize.sanitize_html`).
+DROPPED_WITH_CONTENT: frozenset[str] = frozenset(
+    {"script", "iframe", "object", "embed", "applet", "frame", "frameset", "noembed",
+     "noframes", "template", "select", "textarea", "button", "datalist", "svg", "math"}
+)  # fmt: skip
+#: Those of them that take no content where they stand in a body (void ``<embed>`` and
+#: ``<frame>``; a ``<frameset>`` tag there is ignored): the text after them is kept.
+_CONTENTLESS = frozenset({"embed", "frame", "frameset"})
+#: The elements a scan over HTML looks for among those the sanitizer drops: scripts and
+#: textareas (and styles) are skipped as markup already.
+SCANNED_DROPPED: frozenset[str] = DROPPED_WITH_CONTENT - _CONTENTLESS - {"script", "textarea"}
+
+
+@lru_cache(maxsize=8)
+def _opener_re(names: frozenset[str]) -> re.Pattern[str]:
+    """Where an element of ``names`` may start: without a match, none needs looking for."""
+    return re.compile(rf"<(?:{'|'.join(sorted(names))})\b", re.IGNORECASE)
 #: A tag's name as Python's ``html.parser`` reads it (up to white space, ``/``, ``>`` or NUL).
 _TAG_NAME_RE = re.compile(r"<(/?)([A-Za-z][^\t\n\r\f />\x00]*)")
 #: A ``/>`` that ends an unquoted attribute value (``<a href=x/>``): the tag is not empty.
@@ -373,12 +413,15 @@ class MarkdownSpans(NamedTuple):
     """Where markdown text is not prose, as offset spans: ``code`` (fenced and indented
     blocks, code spans, ``<pre>``/``<code>``), ``raw_inline`` (inline raw HTML: tags,
     comments, …; the reader drops them) and ``raw_blocks`` (the markup of HTML blocks: tags,
-    comments, declarations, script-like elements; the reader keeps only their text, see
-    :func:`block_html`)."""
+    comments, declarations, script-like elements, and elements the sanitizer drops with
+    their content; the reader keeps only their text, see :func:`block_html`)."""
 
     code: list[tuple[int, int]]
     raw_inline: list[tuple[int, int]]
     raw_blocks: list[tuple[int, int]]
+    #: Each HTML block's whole extent: the reader collapses its white space (a token written
+    #: over a line break there is one citation), as a browser does.
+    html_blocks: list[tuple[int, int]]
 
 
 def _markdown_code_spans(
@@ -390,7 +433,7 @@ def _markdown_code_spans(
     cuts = _sections(text)
     code, openers = _risky_sections(text, cuts)
     ends = [*cuts[1:], len(text)]
-    found = MarkdownSpans([], [], [])
+    found = MarkdownSpans([], [], [], [])
     for k in sorted(code):
         start, end = cuts[k], ends[k]
         if has_token is not None:
@@ -402,7 +445,7 @@ def _markdown_code_spans(
         runs_on = not section.closed  # an open fence or HTML block: parse the rest as one
         if runs_on:
             section = _section_code_spans(text, start, len(text))
-        for into, spans in zip(found, section[:3], strict=True):
+        for into, spans in zip(found, section[:4], strict=True):
             into += spans
         if runs_on:
             break
@@ -416,6 +459,7 @@ class _SectionSpans(NamedTuple):
     code: list[tuple[int, int]]
     raw_inline: list[tuple[int, int]]
     raw_blocks: list[tuple[int, int]]
+    html_blocks: list[tuple[int, int]]
     closed: bool
 
 
@@ -430,7 +474,7 @@ def _section_code_spans(text: str, start: int, end: int) -> _SectionSpans:
     def offset(line: int) -> int:
         return start + starts[min(line, last_line)]
 
-    found = _SectionSpans([], [], [], True)
+    found = _SectionSpans([], [], [], [], True)
     closed = True
     for tok in markdown_blocks(part):
         if tok.map is None:
@@ -448,6 +492,8 @@ def _section_code_spans(text: str, start: int, end: int) -> _SectionSpans:
             code, markup = html_code_spans(text, begin, finish)
             found.code.extend(code)
             found.raw_blocks.extend(markup)
+            found.raw_blocks.extend(html_block_dropped(text, begin, finish))
+            found.html_blocks.append((begin, finish))
         if tok.level == 0 and tok.map[1] >= lines and tok.type in ("fence", "html_block"):
             closed = False
     return found._replace(closed=closed)
@@ -468,7 +514,7 @@ def html_code_spans(
         pos = m.end()
         opener = _HTML_CODE_OPEN_RE.fullmatch(m.group())
         if opener is not None:
-            close = re.compile(rf"</{opener.group(1)}\s*>", re.IGNORECASE).search(text, pos, stop)
+            close = _code_close_re(opener.group(1).lower()).search(text, pos, stop)
             code_end = close.end() if close else stop
             code.append((m.start(), code_end))
             pos = code_end
@@ -523,6 +569,84 @@ def _start_kind(text: str, start: int) -> TagKind:
     if text.startswith("/>", end - 2) and not _UNQUOTED_SLASH_RE.search(text, start, end):
         return "empty"
     return "start"
+
+
+def dropped_elements(
+    html: str, names: frozenset[str] = DROPPED_WITH_CONTENT | {"style"}
+) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each outermost element of ``names`` in ``html`` (by default those the
+    sanitizer removes with their content: scripts, ``<svg>``, ``<math>``, ``<style>`` when
+    styles go …), in order: where nothing the reader reads can be. An element left open runs
+    to the end of ``html``; one that takes no content there (``<embed>``) drops nothing."""
+    names = names - _CONTENTLESS
+    if _opener_re(names).search(html) is None:
+        return
+    tags = list(html_tags(html))
+    index = 0
+    while index < len(tags):
+        tag = tags[index]
+        index += 1
+        if tag.name not in names or tag.kind != "start":
+            continue
+        points = _INTEGRATION_POINTS.get(tag.name)
+        depth, end, inside_point = 1, len(html), 0
+        while index < len(tags) and depth:  # to its end tag (nested ones of its name too)
+            other = tags[index]
+            if points is not None and not inside_point and _breaks_out(html, other):
+                end, depth = other.start, 0  # HTML closes the foreign element before it
+                break
+            index += 1
+            if points is not None and other.name in points and other.kind != "empty":
+                inside_point = max(inside_point + (1 if other.kind == "start" else -1), 0)
+            if other.name == tag.name and other.kind == "start" and tag.name in _UNNESTED:
+                # HTML ends the element here: a <button> before the new one starts (which
+                # the next round reads), a <select> with this tag as its end tag
+                index -= tag.name == "button"
+                end = other.start if tag.name == "button" else html.find(">", other.start) + 1
+                depth = 0
+                break
+            if other.name == tag.name and other.kind != "empty":
+                depth += 1 if other.kind == "start" else -1
+                end = html.find(">", other.start) + 1
+        yield tag.start, len(html) if depth else end
+
+
+#: Elements that never nest: one's start tag inside another ends that one.
+_UNNESTED = frozenset({"button", "select"})
+#: The foreign elements (SVG, MathML) and, for each, the elements inside it whose content is
+#: HTML again (HTML's integration points).
+_INTEGRATION_POINTS = {
+    "svg": frozenset({"foreignobject", "desc", "title"}),
+    "math": frozenset({"mi", "mo", "mn", "ms", "mtext", "annotation-xml"}),
+}
+#: Start tags that end foreign content where they stand (HTML's "breakout" tags): ``<svg><p>``
+#: is an empty ``<svg>``, then a paragraph the sanitizer keeps.
+_BREAKOUT_TAGS = frozenset(
+    {"b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em",
+     "embed", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing",
+     "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span", "strong",
+     "strike", "sub", "sup", "table", "tt", "u", "ul", "var"}
+)  # fmt: skip
+_FONT_BREAKOUT_RE = re.compile(r"[\s/](?:color|face|size)\s*+(?:=|[\s/>])", re.IGNORECASE)
+
+
+def _breaks_out(html: str, tag: HtmlTag) -> bool:
+    """Whether ``tag`` ends the foreign content it stands in (outside an integration point)."""
+    if tag.kind == "end":
+        return tag.name in ("br", "p")
+    if tag.name == "font":
+        return _FONT_BREAKOUT_RE.search(html, tag.start, html.find(">", tag.start) + 1) is not None
+    return tag.name in _BREAKOUT_TAGS
+
+
+def html_block_dropped(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The elements of the HTML block ``text[start:end]`` the sanitizer removes with their
+    content, as :func:`block_html` leaves them: each ends with the block at the latest
+    (:data:`_CONFINED_TAGS`); the raw-text ones lose their tags there and keep their text."""
+    names = SCANNED_DROPPED - _RAW_TEXT_TAGS
+    if _opener_re(names).search(text, start, end) is None:
+        return []
+    return [(start + a, start + b) for a, b in dropped_elements(text[start:end], names)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -605,13 +729,13 @@ def _rewrite_markup(
             continue
         opener = _HTML_CODE_OPEN_RE.fullmatch(m.group())
         if opener is not None and kind == "start":
-            closer = re.compile(rf"</{opener.group(1)}\s*>", re.IGNORECASE).search(text, pos, stop)
+            closer = _code_close_re(opener.group(1).lower()).search(text, pos, stop)
             inner_end = closer.start() if closer else stop
             rest = _rewrite_markup(text, pos, inner_end, out, None, confined, name)
             # "</code>" too: a code element left open in a <pre> (a formatting element)
             # would be opened again after it
             out.append(text[rest:inner_end].replace("<", "&lt;") + "</code>" + (
-                "</pre>" if name == "pre" else ""
+                "" if name == "code" else f"</{name}>"
             ))
             pos = closer.end() if closer else stop
         elif name in _CONFINED_TAGS:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from citations.links import safe_link, source_domain
@@ -17,7 +18,12 @@ from renderers.diagnostics import Code, Diagnostic, messages
 from renderers.document import (
     Cite,
     Document,
+    Emph,
     Inline,
+    Link,
+    Strike,
+    Strong,
+    Styled,
     Text,
     map_blocks,
 )
@@ -195,6 +201,9 @@ def _resolve(
     sources_heading: str,
     words: Labels,
 ) -> ResolvedDocument:
+    document = dataclasses.replace(
+        document, blocks=map_blocks(document.blocks, _keep, tidy=_cites_after_links)
+    )
     cites = planning_order(document.blocks)
     plan = plan_citations((c.sids for c in cites), pool, numbering)
     notes = list(document.notes)
@@ -266,18 +275,79 @@ def _mark_joined(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:
     return tuple(out)
 
 
+def _keep(node: Inline) -> Inline:
+    return node
+
+
+def _cites_after_links(inlines: list[Inline]) -> tuple[Inline, ...]:
+    """Each link's citations taken out of its text and set right after it as one citation.
+
+    A link cannot hold a citation's own link, so every format shows them after the link; side
+    by side there, citations written apart (``[solar [[S:1]] and wind [[S:2]]](…)``) read as
+    "12". As one citation their numbers read "1, 2" (a range when they run on, "1–3"), and a
+    citation written right after the link is joined to it like any other (:func:`_mark_joined`).
+    The link's text loses the space each citation leaves (:func:`_drop_cites`); a link left
+    showing nothing is not kept.
+    """
+    if not any(isinstance(node, Link) for node in inlines):
+        return tuple(inlines)
+    out: list[Inline] = []
+    for node in inlines:
+        cites = _cites_within(node) if isinstance(node, Link) else []
+        if not isinstance(node, Link) or not cites:
+            out.append(node)
+            continue
+        text = _without_cites(node.children)
+        if all(isinstance(child, Text) and not child.text.strip() for child in text):
+            out.extend(text)
+        else:
+            out.append(dataclasses.replace(node, children=text))
+        out.append(Cite(tuple(dict.fromkeys(sid for cite in cites for sid in cite.sids))))
+    return tuple(out)
+
+
+def _cites_within(node: Inline) -> list[Cite]:
+    """The citations inside ``node`` (a link and the emphasis or styles in it), in order."""
+    found: list[Cite] = []
+    pending: list[Inline] = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, Cite):
+            found.append(current)
+        elif isinstance(current, Emph | Strong | Strike | Styled | Link):
+            pending.extend(reversed(current.children))
+    return found
+
+
+def _without_cites(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:
+    """``inlines`` without their citations, at every depth, and the space each leaves (an
+    emphasis that held only a citation goes with it)."""
+    kept: list[Inline] = []
+    for node in inlines:
+        if isinstance(node, Emph | Strong | Strike | Styled | Link):
+            children = _without_cites(node.children)
+            node = dataclasses.replace(node, children=children) if children else Cite(())
+        kept.append(node)
+    return _drop_cites(kept, lambda cite: True)
+
+
 def _drop_unresolved(inlines: list[Inline]) -> tuple[Inline, ...]:
-    """Remove citations left without numbers (all sids unknown) and the space they leave.
+    """Remove citations left without numbers (all sids unknown) and the space they leave."""
+    return _drop_cites(inlines, lambda cite: not cite.numbers)
+
+
+def _drop_cites(inlines: list[Inline], dropped: Callable[[Cite], bool]) -> tuple[Inline, ...]:
+    """Remove the citations ``dropped`` picks and the space they leave.
 
     ``claim [[S:99]].`` reads ``claim.``, not ``claim .``: when the dropped citation is followed by
     closing punctuation, white space or the end of the run, the preceding text loses its trailing
     white space.
     """
-    if not any(isinstance(n, Cite) and not n.numbers for n in inlines):
+    if not any(isinstance(n, Cite) and dropped(n) for n in inlines):
         return tuple(inlines)
     out: list[Inline] = []
     for index, node in enumerate(inlines):
-        if not (isinstance(node, Cite) and not node.numbers):
+        if not (isinstance(node, Cite) and dropped(node)):
             out.append(node)
             continue
         following = inlines[index + 1] if index + 1 < len(inlines) else None

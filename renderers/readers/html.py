@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from urllib.parse import unquote
 
-from citations.codemap import html_tags
+from citations.codemap import CODE_ELEMENTS, html_tags
 from citations.links import safe_link
 from citations.tokens import scan
 from renderers.document import (
@@ -72,7 +72,6 @@ _BLOCK = frozenset(
         "ul",
     }
 )  # fmt: skip
-_CODE = frozenset({"code", "samp", "tt"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _STYLES = frozenset(INLINE_STYLES)
 _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
@@ -646,7 +645,7 @@ class _HtmlReader:
         elif tag == "img":
             out.add(self.image(node))
             self._after_space = False
-        elif tag in _CODE or tag == "pre":
+        elif tag in CODE_ELEMENTS:
             out.add(Code(_text_of(node)))
             self._after_space = False
         elif tag == "sup" and is_cite_sup(node.attrs):

@@ -20,7 +20,6 @@ from typing import TypeAlias
 from citations.codemap import line_starts
 from citations.tokens import scan
 from renderers.readers.context import tag_attributes
-from renderers.readers.sanitize import dropped_elements
 
 #: A start tag's attributes, up to the first ">" outside quotes (possessive: linear).
 _START_TAG = re.compile(r"""<[A-Za-z][^\s/>]*((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
@@ -63,14 +62,11 @@ class InputLines:
         return self.at(offsets.popleft()) if offsets else 0
 
     def _index(self) -> dict[Hashable, deque[int]]:
-        """Each token the reader reads, by what it is: not those in ``<pre>``/``<code>`` nor
-        in what the sanitizer drops (:func:`~renderers.readers.sanitize.dropped_elements`)."""
+        """Each token the reader reads, by what it is: not those in code nor in what the
+        sanitizer drops (:attr:`~citations.tokens.Token.inert`)."""
         found: dict[Hashable, deque[int]] = {}
-        dropped = deque(dropped_elements(self._html))
         for token in scan(self._html, syntax="html", dialects=self._dialects):
-            while dropped and dropped[0][1] <= token.start:
-                dropped.popleft()
-            if token.in_code or (dropped and dropped[0][0] <= token.start):
+            if token.inert:
                 continue
             if token.form == "sup":
                 opening = _START_TAG.match(token.text)

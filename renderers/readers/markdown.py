@@ -433,14 +433,15 @@ class _MarkdownReader:
                                 depth=depth, line=line)
 
     def _warn_markup_citations(self, token: Token) -> None:
-        """Citations in an HTML block's markup (a tag's attribute, a comment) are dropped
+        """Citations in an HTML block's markup (a tag's attribute, a comment) or in an
+        element the sanitizer removes with its content (``<svg>``, ``<button>`` …) are dropped
         with it: say so (its text is read as HTML, where tokens are citations)."""
         for found in scan_html_block(token.content, dialects=self.dialects):
             if found.in_raw_html and found.kind == "cite":
                 line = (token.map[0] if token.map else 0) + found.line
                 self.context.warn(
-                    line, f"citation {found.text!r} inside an HTML tag or comment is dropped, "
-                    "not cited",
+                    line, f"citation {found.text!r} inside an HTML tag, a comment or an element "
+                    "the sanitizer removes is dropped, not cited",
                 )
 
     def paragraph(self, inline: Token) -> Paragraph | Figure | None:

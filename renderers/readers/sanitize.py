@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from functools import lru_cache
 from urllib.parse import urlsplit
 
 import nh3
 
-from citations.codemap import html_tags
+from citations.codemap import DROPPED_WITH_CONTENT, dropped_elements
 from citations.links import URL_IGNORED, safe_link
 from renderers.sandbox import shown_reference
 from renderers.text import RESERVED_ANCHOR
@@ -82,13 +81,9 @@ _TAGS: frozenset[str] = frozenset(
         "time", "title", "tr", "tt", "u", "ul", "var", "wbr",
     }
 )  # fmt: skip
-#: Elements removed together with everything inside them.
-_DROP_WITH_CONTENT: frozenset[str] = frozenset(
-    {
-        "script", "iframe", "object", "embed", "applet", "frame", "frameset", "noembed",
-        "noframes", "template", "select", "textarea", "button", "datalist", "svg", "math",
-    }
-)  # fmt: skip
+#: Elements removed together with everything inside them (their one home is the scanner's
+#: module: a token inside them is no citation for the audit either).
+_DROP_WITH_CONTENT = DROPPED_WITH_CONTENT
 _ATTRIBUTES: dict[str, set[str]] = {
     "a": {"href", "title"},
     "img": {"src", "alt", "title", "width", "height"},
@@ -294,29 +289,6 @@ def without_hidden(html: str) -> str:
 def dropped_text(before: str, after: str) -> int:
     """How many visible characters sanitizing removed (0 when it removed none)."""
     return max(0, visible_length(before) - visible_length(after))
-
-
-
-def dropped_elements(html: str) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` of each outermost element the sanitizer removes with its content
-    (scripts, ``<svg>``, ``<math>``, ``<style>`` when styles go …), in order: where nothing
-    the reader reads can be. An element left open runs to the end of ``html``."""
-    dropping = _DROP_WITH_CONTENT | {"style"}
-    tags = list(html_tags(html))
-    index = 0
-    while index < len(tags):
-        tag = tags[index]
-        index += 1
-        if tag.name not in dropping or tag.kind != "start":
-            continue
-        depth, end = 1, len(html)
-        while index < len(tags) and depth:  # to its end tag (nested ones of its name too)
-            other = tags[index]
-            index += 1
-            if other.name == tag.name and other.kind != "empty":
-                depth += 1 if other.kind == "start" else -1
-                end = html.find(">", other.start) + 1
-        yield tag.start, len(html) if depth else end
 
 
 def dropped_at(html: str) -> int:

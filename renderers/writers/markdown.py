@@ -402,11 +402,12 @@ class _InlineWriter:
         inner.inlines(children)
         simple = len(children) == 1 and isinstance(children[0], Text)
         is_url = re.match(r"^(https?|mailto):", target) is not None
-        # citations inside the link follow it: the space before them stays out of its text
+        # note references inside the link follow it (its citations already do:
+        # renderers.resolve): the space before them stays out of its text
         text = inner.text().rstrip(" ") if refs else inner.text()
         if simple and plain_text(children) == target and not title and is_url:
             self.emit(_autolink(target))
-        elif not shows_nothing(c for c in children if not isinstance(c, Cite)):
+        elif not shows_nothing(children):
             self.emit(f"[{text}]({_destination(target)}{_link_title(title)})")
         for ref in refs:
             if self.deferred is not None:

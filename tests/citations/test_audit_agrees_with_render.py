@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from citations.audit import audit as scanner_audit
 from citations.pool import SourcePool
+from citations.streaming import rewrite_text
 from renderers import cli
 from renderers.audit import audit
 from renderers.readers.html import read_html
@@ -37,6 +38,14 @@ RAW_HTML_BLOCK_PIECES = [
     "\n\n<pre>\n[[S:{n}]]\n</pre>\n\n", "\n\n<div><code>[[S:{n}]]\n\n",
     '\n\n<ul><li><sup class="cite" data-sids="{n}">[S:{m}]</sup> <b>[[S:{m}]]\n\n',
     "\n\n<div>\n\n", "\n\n</div>\n\n", "x [[S:{n}]]",
+    # a token over a line break (read as one line), in elements the sanitizer drops with
+    # their content (a breakout tag ends <svg>), in elements shown as code
+    "\n\n<div>[[S:\n{n}]] [[S:{m},\n  {n}]]</div>\n\n", "\n\n<p>a <svg><g>[[S:{n}]]</g></svg>\n\n",
+    '\n\n<div><math><sup class="cite" data-sids="{n}">x</sup>[[S:{m}]]</math></div>\n\n',
+    "\n\n<div><button>[[S:{n}]]</button><select>[[S:\n{m}]]</select></div>\n\n",
+    "\n\n<div><svg><p>[[S:{n}]]</p></svg></div>\n\n",
+    "\n\n<div><samp>[[S:{n}]]</samp> <tt>[[S:\n{m}]]</tt> <kbd>[[S:{m}]]</kbd></div>\n\n",
+    "\n\n<div><p><samp>[[S:{n}]]</p><p>[[S:{m}]]</p></div>\n\n",
 ]
 
 #: Markdown pieces; ``{n}`` and ``{m}`` become sids 1-6.
@@ -58,6 +67,13 @@ HTML_PIECES = [
     "<code>[[S:{n}]]</code>", "<pre>[[S:{n}]]</pre>", '<a href="[[S:{n}]]">x</a>',
     "<!-- [[S:{n}]] -->", "<ul><li>[[S:{n}]]</li></ul>", "<script>[[S:{n}]]</script>",
     "<h2>T [[S:{n}]]</h2>", "<table><tr><td>[[S:{n}]]</td></tr></table>", " x ", "<p>", "</p>",
+    "[[S:\n{n}]]", "<p>[[S:{n},\n  {m}]]</p>", "<pre>[[S:\n{n}]]</pre>", "<svg>[[S:{n}]]</svg>",
+    "<svg><text>[[S:{n}]]</text><b>[[S:{m}]]</b></svg>", "<math><mi>[[S:{n}]]</mi></math>",
+    '<math><sup class="cite" data-sids="{n}">x</sup></math>', "<button>[[S:{n}]]</button>",
+    "<select><option>[[S:{n}]]</option></select>", "<template>[[S:{n}]]</template>",
+    "<object>[[S:{n}]]</object>", "<samp>[[S:{n}]]</samp>", "<tt>[[S:{n}]]</tt>",
+    "<kbd>[[S:{n}]]</kbd>", "<embed src=x>", "<p><samp>[[S:{n}]]</p>", "<button>",
+    "<select>[[S:{n}]]<select>",
 ]
 
 sids = st.integers(min_value=1, max_value=6)
@@ -93,14 +109,57 @@ def test_the_scanner_alone_numbers_html_blocks_as_render_does(text: str) -> None
     assert audit(text, ROWS).not_rendered_sids == ()
 
 
-@pytest.mark.parametrize("element", ["svg", "button", "select"])
-def test_html_block_text_the_sanitizer_drops_is_reported_not_rendered(element: str) -> None:
-    # As in HTML input, these elements go with their content: the scanner cannot know it,
-    # render's audit says so.
+@pytest.mark.parametrize("element", ["svg", "button", "select", "math", "template"])
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_tokens_in_what_the_sanitizer_drops_are_reported_as_raw_html(
+    element: str, content_format: str
+) -> None:
+    # These elements go with their content: the scanner knows it as render does.
     text = f"<div><{element}>[[S:2]]</{element}> [[S:1]]</div>\n"
-    assert scanner_audit(text, ROWS).cited_sids == (2, 1)
-    report = audit(text, ROWS)
-    assert report.cited_sids == (1,) and report.not_rendered_sids == (2,)
+    for report in (scanner_audit(text, ROWS, content_format=content_format),
+                   audit(text, ROWS, content_format=content_format)):
+        assert report.cited_sids == (1,) and report.in_raw_html_sids == (2,)
+        assert report.not_rendered_sids == () and not report.ok
+    assert render_numbers(text, content_format) == {1: 1}
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_tag_that_ends_svg_starts_what_is_read(content_format: str) -> None:
+    # "<svg><p>" is an empty <svg> and a paragraph: the sanitizer keeps that paragraph
+    text = '<div><svg><p>[[S:2]]</p><sup class="cite" data-sids="3">x</sup></svg></div>\n'
+    assert render_numbers(text, content_format) == {2: 1, 3: 2}
+    assert scanner_audit(text, ROWS, content_format=content_format).numbers == {2: 1, 3: 2}
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_samp_and_tt_are_code_for_the_scanner_as_for_the_reader(content_format: str) -> None:
+    text = "<div><samp>[[S:2]]</samp> <tt>[[S:3]]</tt> <kbd>[[S:4]]</kbd> [[S:1]]</div>\n"
+    for report in (scanner_audit(text, ROWS, content_format=content_format),
+                   audit(text, ROWS, content_format=content_format)):
+        assert report.in_code_sids == (2, 3) and report.cited_sids == (4, 1)
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_token_over_a_line_break_in_html_text_is_one_citation(content_format: str) -> None:
+    # The reader collapses HTML text's white space, as a browser shows it: "[[S: 1]]"
+    text = "<div>\nA [[S:\n1]] and [[S:2,\n     3]], <code>[[S:\n4]]</code>.\n</div>\n"
+    assert render_numbers(text, content_format) == {1: 1, 2: 2, 3: 3}
+    for report in (scanner_audit(text, ROWS, content_format=content_format),
+                   audit(text, ROWS, content_format=content_format)):
+        assert report.numbers == {1: 1, 2: 2, 3: 3} and report.ok
+    if content_format == "markdown":  # the streaming rewriter reads them as citations too
+        assert rewrite_text(text)[0].count("^") == 4
+    # in a markdown paragraph a line break still ends a token, for both
+    assert render_numbers("A [[S:\n1]].\n", "markdown") == {}
+    assert scanner_audit("A [[S:\n1]].\n", ROWS).cited_sids == ()
+
+
+def test_an_invalid_token_over_a_line_break_has_its_line_in_audit_and_render() -> None:
+    text = "<p>First line\nthen [[S:\n0]] here</p>"
+    (invalid,) = scanner_audit(text, ROWS, content_format="html").invalid_tokens
+    assert (invalid.text, invalid.line) == ("[[S: 0]]", 2)
+    (note,) = read_html(text).notes
+    assert note.message.startswith("HTML input, line 2: invalid citation token '[[S: 0]]'")
 
 
 @settings(max_examples=150, deadline=None)
@@ -108,6 +167,8 @@ def test_html_block_text_the_sanitizer_drops_is_reported_not_rendered(element: s
 def test_html_audit_numbers_what_render_numbers(text: str) -> None:
     report = audit(text, ROWS, content_format="html")
     assert report.numbers == render_numbers(text, "html")
+    assert report.not_rendered_sids == ()  # the scanner alone knows what render cites
+    assert scanner_audit(text, ROWS, content_format="html").numbers == report.numbers
 
 
 @pytest.mark.parametrize(

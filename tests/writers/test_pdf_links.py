@@ -184,6 +184,35 @@ def test_side_by_side_citations_of_html_input_read_apart(tmp_path: Path, engine:
     assert body == "Tx1,2andy31andz2,3."
 
 
+LINKED_CITES_HTML = (
+    "<html><head><style>p { color: #222; }</style></head><body><h1>T</h1>"
+    '<p>x <a href="https://x.org/">a [[S:1]] and b [[S:2]]</a> y [[S:3]].</p>'
+    '<p>z <a href="https://x.org/">c <sup class="cite" data-sids="3">[S:3]</sup></a>[S:1]'
+    " <tt>[[S:2]]</tt> <kbd>[[S:1]]</kbd>.</p></body></html>"
+)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_citations_inside_a_link_of_html_input_follow_it_as_one(
+    tmp_path: Path, engine: str
+) -> None:
+    """The author's look (WeasyPrint) sets them as the citation pass does: after the link, one
+    citation, "1, 2" and never "12"; its anchors count alike, so each entry's back-link leads
+    to its first citation (``<tt>`` is code there too, ``<kbd>`` is not)."""
+    pdf = render_pdf(tmp_path, LINKED_CITES_HTML, engine)
+    shown = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    body = re.sub(r"\s+", "", shown.split("Sources")[0])
+    assert body == "Txaandb1,2y3.zc3,1[[S:2]]1."
+    found = links(pdf)
+    assert [t for _, _, t in found if t == "https://x.org/"] == ["https://x.org/"] * 2
+    if engine == "weasyprint":  # the author's look; Typst's destinations are not named
+        backlinks = [t for _, _, t in found if t.startswith("cite-")]
+        assert backlinks == ["cite-1", "cite-1", "cite-2"]  # sources 1, 2, 3 first cited there
+        named = PdfReader(pdf).named_destinations  # z c³,¹ and the kbd¹: cite-3 to cite-5
+        assert "cite-5" in named and "cite-6" not in named
+
+
 IRI_POOL = [
     {"sid": 1, "title": "Größe", "url": "https://de.wikipedia.org/wiki/Größe"},
     {"sid": 2, "title": "Beispiel", "url": "https://例え.jp/パス?q=ü"},

@@ -12,6 +12,7 @@ import lxml.html
 from lxml.html import HtmlElement
 from markupsafe import Markup
 
+from citations.codemap import CODE_ELEMENTS
 from citations.pool import SourcePool
 from citations.tokens import Token, parse_sid_spec, resolve_token_sids, scan
 from renderers.document import Cite, Image, iter_inlines
@@ -43,10 +44,11 @@ from renderers.writers.html.report import (
     styled_cite_markup,
 )
 
-#: Elements whose text stays verbatim (tokens inside are not citations).
-VERBATIM_TAGS: frozenset[str] = frozenset(
-    {"pre", "code", "kbd", "samp", "script", "style", "textarea", "title"}
-)
+#: Elements whose text stays verbatim (tokens inside are not citations): those the reader
+#: shows as code, and those whose text it never reads.
+VERBATIM_TAGS: frozenset[str] = CODE_ELEMENTS | {"script", "style", "textarea", "title"}
+#: Marks the place of a citation met inside a link until the link is done.
+_HELD = "data-held-citation"
 #: Elements that get ``dir="rtl"`` when their text starts right-to-left (lists and tables too,
 #: so that bullets and columns start on the right).
 DIRECTED_TAGS: frozenset[str] = frozenset(
@@ -75,8 +77,16 @@ class _CiteRewriter:
         #: Each citation written, by anchor: :func:`_hold_citations` gives it its direction
         #: once the lines have theirs.
         self.written: dict[str, Cite] = {}
+        #: The sids of the citations met in the link being walked (None outside links).
+        self.held: list[int] | None = None
 
     def sup(self, sids: tuple[int, ...], tail: str | None) -> HtmlElement:
+        if self.held is not None:  # in a link: one citation after it (see :meth:`link`)
+            self.held += sids
+            placeholder = lxml.html.fragment_fromstring("<span></span>")
+            placeholder.set(_HELD, "")
+            placeholder.tail = tail
+            return placeholder
         self.count += 1
         anchor = f"cite-{self.count}"
         styled = self.styled.get(anchor)
@@ -136,9 +146,36 @@ class _CiteRewriter:
                     element.replace(child, replacement)
                     self._tail(element, replacement)
                     continue
+            elif tag == "a" and child.get("href") and self.held is None:
+                self.link(element, child)
+                continue
             elif tag not in VERBATIM_TAGS:
                 self.walk(child)
             self._tail(element, child)
+
+    def link(self, parent: HtmlElement, link: HtmlElement) -> None:
+        """A link whose citations follow it as one, as the citation pass sets them
+        (:func:`renderers.resolve.resolve`): so the ``cite-K`` anchors count alike, and no
+        citation's own link stands inside the link."""
+        self.held = []
+        try:
+            self.walk(link)
+        finally:
+            held, self.held = self.held, None
+        placeholders = [node for node in link.iter() if node.get(_HELD) is not None]
+        if not placeholders:
+            self._tail(parent, link)
+            return
+        for node in placeholders:
+            node.drop_tree()  # the text after the token stays
+        if len(link):
+            link[-1].tail = (link[-1].tail or "").rstrip()
+        else:
+            link.text = (link.text or "").rstrip()
+        cite = self.sup(tuple(dict.fromkeys(held)), link.tail)
+        link.tail = None
+        link.addnext(cite)
+        self._tail(parent, cite)
 
     def _tail(self, parent: HtmlElement, child: HtmlElement) -> None:
         if not child.tail:

@@ -590,12 +590,11 @@ class ReportWriter:
         return breakable(text) if self.in_link else wrappable(text)
 
     def link(self, url: str, children: tuple[Inline, ...], title: str) -> Markup:
-        """A link; citations inside it follow the link (an ``<a>`` cannot contain ``<a>``)."""
-        text = [c for c in children if not isinstance(c, Cite)]
-        cites = self.inlines(c for c in children if isinstance(c, Cite))
+        """A link (its citations already follow it: :func:`renderers.resolve.resolve`)."""
+        text = children
         href = safe_link(url, allow_fragment=True)
         if not href or shows_nothing(text):
-            return self.inlines(text) + cites
+            return self.inlines(text)
         title_attr = f' title="{escape(title)}"' if title else ""
         # WeasyPrint links every box inside a link: a span there would double its annotations,
         # so what the link's text needs is said by attributes of the link itself.
@@ -608,7 +607,7 @@ class ReportWriter:
             inner = self.inlines(text)
         finally:
             self.in_link = outer
-        return Markup(f'<a href="{escape(href)}"{class_attr}{title_attr}>{inner}</a>') + cites
+        return Markup(f'<a href="{escape(href)}"{class_attr}{title_attr}>{inner}</a>')
 
     def image(self, image: Image) -> Markup:
         return self.images.markup(image)

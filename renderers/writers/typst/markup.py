@@ -687,19 +687,18 @@ class _Markup:
         return f"to-label({self.target(name)})"
 
     def link(self, url: str, children: tuple[Inline, ...]) -> str:
-        """A link; citations inside it follow it (a link inside a link would be ambiguous).
+        """A link (its citations already follow it: :func:`renderers.resolve.resolve`).
         A link to an anchor the document does not have shows as a link leading nowhere, as
         in the HTML the other engine lays out (WeasyPrint drops its annotation, silently)."""
-        text = self.inlines(c for c in children if not isinstance(c, Cite))
-        cites = self.inlines(c for c in children if isinstance(c, Cite))
+        text = self.inlines(children)
         target = self.link_target(url)
         if self.inline_depth >= MAX_INLINE_DEPTH:
-            return text + cites
+            return text
         if target is None:
             if safe_link(url, allow_fragment=True).startswith("#") and text:
-                return f"#text(fill: accent)[{text}];{cites}"
-            return text + cites
-        return f"#link({target})[{text}];{cites}"
+                return f"#text(fill: accent)[{text}];"
+            return text
+        return f"#link({target})[{text}];"
 
     def link_target(self, url: str) -> str | None:
         """A Typst link target: a URL string, a label we write, or None (shown as text)."""
