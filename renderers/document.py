@@ -238,6 +238,9 @@ Inline: TypeAlias = (
 
 # ---------------------------------------------------------------- blocks
 
+#: A table column's or a block's horizontal alignment, physical as HTML's ``align`` is (left
+#: stays left in right-to-left text); "default" is the writer's own (a line's start, a figure
+#: centred). Justified text is not kept: no writer justifies, and ragged text reads the same.
 Alignment = Literal["left", "center", "right", "default"]
 
 
@@ -246,11 +249,15 @@ class Heading:
     level: int  # 1..6
     children: tuple[Inline, ...]
     id: str = ""
+    align: Alignment = "default"
 
 
 @dataclass(frozen=True)
 class Paragraph:
+    """A paragraph; ``align`` is what HTML input asked (``<p align="center">``, ``<center>``)."""
+
     children: tuple[Inline, ...]
+    align: Alignment = "default"
 
 
 @dataclass(frozen=True)
@@ -314,6 +321,7 @@ class Figure:
     caption: tuple[Inline, ...] = ()
     label: str = ""
     number: int = 0
+    align: Alignment = "default"
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,8 @@ _BLOCK = frozenset(
     }
 )  # fmt: skip
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: Elements whose alignment (``align``, a kept ``text-align``) the blocks inside them take.
+_ALIGNED = _HEADINGS | {"p", "div", "center", "figure"}
 _STYLES = frozenset(INLINE_STYLES)
 _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
     "em": Emph,
@@ -84,7 +86,7 @@ _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
     "strike": Strike,
 }
 _SPACE = re.compile(r"[ \t\n\r\f]+")
-_ALIGN = re.compile(r"text-align\s*:\s*(left|center|right)", re.IGNORECASE)
+_ALIGN = re.compile(r"text-align\s*:\s*([a-z-]+)", re.IGNORECASE)
 _LANGUAGE = re.compile(r"^(?:language|lang)-(\S+)$")
 #: An ``<img>`` start tag: attributes up to the first ">" outside quotes (possessive: a tag
 #: without its end fails without backtracking).
@@ -333,6 +335,21 @@ def _with_anchor(blocks: list[Block], anchor: Anchor) -> list[Block]:
     return blocks
 
 
+def _aligned(blocks: list[Block], align: Alignment) -> list[Block]:
+    """``blocks`` inside an element aligned ``align``: the paragraphs, headings and figures
+    that ask for no alignment of their own take it, in block quotes too, as they inherit
+    ``text-align`` in a browser. Lists and tables keep theirs (the model aligns table columns,
+    not list items)."""
+    out: list[Block] = []
+    for block in blocks:
+        if isinstance(block, Paragraph | Heading | Figure) and block.align == "default":
+            block = replace(block, align=align)
+        elif isinstance(block, BlockQuote):
+            block = BlockQuote(tuple(_aligned(list(block.blocks), align)))
+        out.append(block)
+    return out
+
+
 def _anchor_block(block: Block, anchor: Anchor) -> Block | None:
     if isinstance(block, Paragraph | Heading):
         return replace(block, children=(anchor, *block.children))
@@ -437,6 +454,9 @@ class _HtmlReader:
         """The blocks of one block-level element, led by its anchor when it has one."""
         anchor = self.anchor(element)
         blocks = self._block(element, depth=depth)
+        align = "center" if element.tag == "center" else _alignment(element.attrs)
+        if align != "default" and element.tag in _ALIGNED:
+            blocks = _aligned(blocks, align)
         return _with_anchor(blocks, anchor) if anchor is not None else blocks
 
     def _block(self, element: _Element, *, depth: int) -> list[Block]:
@@ -776,8 +796,10 @@ def _span(value: str, most: int) -> int:
 
 
 def _alignment(attrs: dict[str, str]) -> Alignment:
-    found = _ALIGN.search(attrs.get("style", ""))
-    value = (found.group(1) if found else attrs.get("align", "")).lower()
+    """A cell's or block's alignment: its style's last ``text-align`` (CSS's winner), else
+    its ``align`` attribute; "default" for any other value (``justify``, ``start``)."""
+    found = _ALIGN.findall(attrs.get("style", ""))
+    value = (found[-1] if found else attrs.get("align", "")).strip().lower()
     if value == "left":
         return "left"
     if value == "center":

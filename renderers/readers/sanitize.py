@@ -101,6 +101,11 @@ _ATTRIBUTES: dict[str, set[str]] = {
     "ins": {"datetime"},
     "abbr": {"title"},
     "bdo": {"dir"},
+    # Alignment: ``align``, or a ``style`` of which the cleaner keeps only ``text-align``.
+    **{
+        tag: {"align", "style"}
+        for tag in ("p", "div", "center", "figure", "h1", "h2", "h3", "h4", "h5", "h6")
+    },
     # Every element keeps its id: the document's own links (``href="#id"``) lead to it (a
     # heading by its id, any other element by an ``Anchor`` the reader puts in its place).
     "*": {"id"},
@@ -138,7 +143,7 @@ def sanitize_html(html: str, *, keep_styles: bool = False) -> str:
     With ``keep_styles`` (the author's-look path) ``<style>`` blocks and the ``class``, ``id``
     and ``style`` attributes are kept too; in the CSS, ``@import`` rules are removed and every
     ``url(…)`` that is not a ``data:`` URI or a relative path becomes ``none``. Without it only
-    ``text-align`` survives, on table cells.
+    ``text-align`` survives, on table cells, paragraphs, divisions, headings and figures.
     """
     cleaned = _cleaner(keep_styles).clean(html)
     if keep_styles:

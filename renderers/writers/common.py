@@ -38,14 +38,17 @@ from urllib.parse import quote
 
 from citations.numbering import display_segments, note_segments
 from renderers.document import (
+    Alignment,
     Block,
     Cite,
     Document,
+    Figure,
     FootnoteDef,
     FootnoteRef,
     Heading,
     Image,
     Inline,
+    Paragraph,
     Text,
     iter_blocks,
     iter_inlines,
@@ -565,6 +568,16 @@ def source_preview(entry: SourceEntry) -> SourcePreview:
 
 
 # ---------------------------------------------------------------- images and tasks
+
+
+def block_alignment(block: Paragraph | Heading | Figure) -> Alignment:
+    """The alignment a writer sets on ``block`` beyond its own layout ("default": none), as
+    its HTML asked (physical: left stays left in right-to-left text). A figure is centred
+    already, so only left or right moves it. The Markdown writer keeps ``align`` as written:
+    Markdown viewers centre nothing."""
+    if isinstance(block, Figure) and block.align == "center":
+        return "default"
+    return block.align
 
 
 def caption_lead(label: str, number: int, words: Labels) -> str:

@@ -547,6 +547,14 @@ class _BlockWriter:
         return "".join(rendered)
 
     def block(self, block: Block, *, alternate: bool = False) -> str:
+        text = self._block(block, alternate=alternate)
+        if isinstance(block, Paragraph | Heading | Figure) and block.align != "default" and text:
+            # Markdown cannot align: the HTML wrapper GitHub READMEs use, which the markdown
+            # reader reads back (the markdown between its two HTML blocks takes the alignment)
+            return f'<div align="{block.align}">\n\n{text.strip(chr(10))}\n\n</div>'
+        return text
+
+    def _block(self, block: Block, *, alternate: bool = False) -> str:
         match block:
             case Heading(level, children):
                 return self._heading(level, children)

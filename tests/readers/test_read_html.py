@@ -245,3 +245,53 @@ def test_swallowed_text_is_reported_where_the_swallowing_element_starts() -> Non
             "<style>" + "<p>Findings the reader must see.</p>" * 4 + "\n<p>End.</p>")
     (note,) = read_html(html).notes
     assert note.line == 3 and note.message.startswith("HTML input, line 3: the HTML sanitizer")
+
+
+# ---------------------------------------------------------------- alignment
+
+
+def test_align_attributes_and_center_align_their_blocks() -> None:
+    blocks = read_html(
+        '<h1 align="center">Title</h1><p align="right">Right.</p><center>Old.</center>'
+        '<p align="justify">Justified.</p><p>Plain.</p>'
+    ).blocks
+    assert [(type(b).__name__, b.align) for b in blocks] == [  # type: ignore[union-attr]
+        ("Heading", "center"), ("Paragraph", "right"), ("Paragraph", "center"),
+        ("Paragraph", "default"), ("Paragraph", "default"),
+    ]
+
+
+def test_text_align_is_read_from_the_style_the_sanitizer_keeps() -> None:
+    blocks = read_html(
+        '<p style="color: red; text-align: left; text-align: center">Last wins.</p>'
+        '<div style="background: url(javascript:alert(1)); text-align:right">In a div.</div>'
+    ).blocks
+    assert [b.align for b in blocks] == ["center", "right"]  # type: ignore[union-attr]
+
+
+def test_a_division_aligns_the_blocks_inside_it_that_ask_for_none() -> None:
+    blocks = read_html(
+        '<div align="center"><h2>Head</h2><p>Text.</p><p align="left">Own.</p>'
+        "<blockquote><p>Quoted.</p></blockquote><ul><li>Item.</li></ul>"
+        '<p><img src="logo.png" alt="logo"></p></div>'
+    ).blocks
+    heading, text, own, quote, items, figure = blocks
+    assert isinstance(heading, Heading) and heading.align == "center"
+    assert isinstance(text, Paragraph) and text.align == "center"
+    assert isinstance(own, Paragraph) and own.align == "left"
+    assert isinstance(quote, BlockQuote) and quote.blocks[0].align == "center"  # type: ignore[union-attr]
+    assert isinstance(items, BulletList) and items.items[0].blocks[0].align == "default"  # type: ignore[union-attr]
+    assert isinstance(figure, Figure) and figure.align == "center"
+
+
+def test_markdown_between_the_html_blocks_of_an_aligned_division_takes_its_alignment() -> None:
+    markdown = (
+        '<p align="center"><img src="logo.png" alt="logo"></p>\n\n'
+        '<div align="center">\n\n# Centred\n\nSome **markdown** text.\n\n</div>\n\n'
+        "After the division.\n"
+    )
+    blocks = read_markdown(markdown).blocks
+    assert [(type(b).__name__, b.align) for b in blocks] == [  # type: ignore[union-attr]
+        ("Figure", "center"), ("Heading", "center"), ("Paragraph", "center"),
+        ("Paragraph", "default"),
+    ]

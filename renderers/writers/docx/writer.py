@@ -24,6 +24,7 @@ from docx.shared import Twips
 from citations.links import safe_link
 from citations.numbering import display_segments, joined_lead
 from renderers.document import (
+    Alignment,
     Anchor,
     Block,
     BlockQuote,
@@ -73,6 +74,7 @@ from renderers.writers.common import (
     AuthorNotes,
     EntryParts,
     ImageBytes,
+    block_alignment,
     caption_direction,
     citation_note_direction,
     cite_direction,
@@ -443,7 +445,9 @@ class _DocxWriter:
                 p = add_paragraph(parent, self._para(scope))
                 add_math(p, formula, self.code, whole_paragraph=True)
             case Paragraph(children):
-                p = add_paragraph(parent, self._para(scope, children))
+                props = self._para(scope, children)
+                props = replace(props, align=_jc(block_alignment(block), props.bidi))
+                p = add_paragraph(parent, props)
                 self.inlines(p, children, RunProps(), scope)
             case BulletList(items, tight):
                 self._list(parent, items, "bullet", 1, tight, scope)
@@ -462,14 +466,16 @@ class _DocxWriter:
                 self.blocks(parent, blocks, quoted)
                 part_joined_frames(parent, start, self._para(quoted))
             case Figure(image, caption, label, number):
-                centered = replace(self._para(scope), align="center")
-                p = add_paragraph(parent, replace(centered, keep_next=bool(caption or number)))
+                side = block_alignment(block)
+                placed = replace(self._para(scope), align=_jc(side, False) or "center")
+                p = add_paragraph(parent, replace(placed, keep_next=bool(caption or number)))
                 self._image(p, image, scope)
                 if caption or number:
                     style = self.styles.get("Caption")
                     rtl = caption_direction(label, number, caption, self.words) == "rtl"
                     cap = add_paragraph(parent, replace(self._para(scope), style=style,
-                                                        align="center", bidi=rtl))
+                                                        align=_jc(side, rtl) or "center",
+                                                        bidi=rtl))
                     self._caption(cap, label, number, caption, scope)
             case ThematicBreak():
                 rule = replace(self._para(scope), border_bottom=True, space_after=240)
@@ -490,7 +496,8 @@ class _DocxWriter:
 
     def _heading(self, parent: Element, heading: Heading, style: str) -> None:
         rtl = is_rtl(plain_text(heading.children))
-        p = add_paragraph(parent, ParaProps(style=style, keep_next=True, bidi=rtl))
+        p = add_paragraph(parent, ParaProps(style=style, keep_next=True, bidi=rtl,
+                                            align=_jc(block_alignment(heading), rtl)))
         mark = self.heading_marks.get(heading.id, "")
         if heading.id in self._placed_marks:
             mark = ""  # a repeated id bookmarks only its first heading
@@ -545,7 +552,8 @@ class _DocxWriter:
         widths = [available // columns] * columns
         rtl = blocks_direction((table,)) == "rtl"
         tbl = add_table(parent, widths, indent=scope.indent, rtl=rtl)
-        aligns = [_JC.get(a, "") for a in table.aligns] + [""] * columns
+        default: list[Alignment] = ["default"] * columns
+        aligns = [*table.aligns, *default]
         cell_scope = _Scope()
         rows: list[tuple[tuple[TableCell, ...], bool]] = []
         if table.header:
@@ -559,8 +567,8 @@ class _DocxWriter:
                 inlines = cells[i].children if i < len(cells) else ()
                 direction = text_direction(plain_text(inlines)) or ("rtl" if rtl else "ltr")
                 bidi = direction == "rtl"
-                align = _MIRRORED.get(aligns[i], aligns[i]) if bidi else aligns[i]
-                cell_props = replace(self._para(cell_scope), bidi=bidi, align=align)
+                cell_props = replace(self._para(cell_scope), bidi=bidi,
+                                     align=_jc(aligns[i], bidi))
                 p = add_paragraph(tc, replace(cell_props, space_after=0))
                 if i < len(cells):
                     self.inlines(p, cells[i].children, base, cell_scope)
@@ -748,6 +756,14 @@ class _DocxWriter:
 
 
 # ---------------------------------------------------------------- helpers
+
+def _jc(align: Alignment, bidi: bool) -> str:
+    """``w:jc`` of a paragraph aligned ``align`` (physical, as HTML's): "" for its default.
+    Word and LibreOffice read left/right of a right-to-left paragraph as its start/end, so
+    those are swapped there."""
+    jc = _JC.get(align, "")
+    return _MIRRORED.get(jc, jc) if bidi else jc
+
 
 def _note_tip(note: AuthorNote) -> str:
     """The tooltip of a note reference: the beginning of the note."""

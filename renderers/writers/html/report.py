@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 from citations.links import safe_link
 from citations.numbering import display_segments, note_segments
 from renderers.document import (
+    Alignment,
     Anchor,
     Block,
     BlockQuote,
@@ -77,6 +78,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     DocumentTitle,
+    block_alignment,
     caption_direction,
     citation_note_direction,
     citation_notes_heading,
@@ -389,14 +391,14 @@ class ReportWriter:
                     if needs_outline_label(children) else ""
                 )
                 return Markup(
-                    f'<h{level} id="{escape(ident)}" dir="{direction}"{outline}>'
-                    f"{self.line(children)}</h{level}>"
+                    f'<h{level} id="{escape(ident)}"{_align_class(block)} dir="{direction}"'
+                    f"{outline}>{self.line(children)}</h{level}>"
                 )
             case Paragraph(children):
                 if tight:  # the text of its list item, in the item's direction
                     return self.inlines(children)
                 return Markup(
-                    f'<p dir="{self.paragraph_dir(children)}">'
+                    f'<p{_align_class(block)} dir="{self.paragraph_dir(children)}">'
                     f"{self.line(children)}</p>"
                 )
             case BulletList(items, list_tight):
@@ -421,8 +423,8 @@ class ReportWriter:
                     with self.directed(reads) as attr:
                         cap = Markup(f"<figcaption{attr}>{lead}{self.inlines(caption)}"
                                      "</figcaption>")
-                return Markup(f"<figure{numbered_id(label, number)}>{self.image(image)}{cap}"
-                              "</figure>")
+                return Markup(f"<figure{numbered_id(label, number)}{_align_class(block)}>"
+                              f"{self.image(image)}{cap}</figure>")
             case ThematicBreak():
                 return Markup("<hr>")
             case RawBlock(text, _):
@@ -451,8 +453,8 @@ class ReportWriter:
         def row(cells: tuple[TableCell, ...], tag: str) -> str:
             parts = []
             for index, cell in enumerate(cells):
-                align = table.aligns[index] if index < len(table.aligns) else "default"
-                cls = f' class="al-{align}"' if align != "default" else ""
+                cls = _align_attribute(table.aligns[index] if index < len(table.aligns)
+                                       else "default")
                 with self.directed(text_direction(plain_text(cell.children))) as attr:
                     parts.append(f"<{tag}{cls}{attr}>{self.inlines(cell.children)}</{tag}>")
             return "<tr>" + "".join(parts) + "</tr>"
@@ -654,3 +656,13 @@ class ReportWriter:
         lead = mark + self.line(first.children)
         head = Markup(f'<p dir="{self.paragraph_dir(first.children)}">{lead}</p>\n')
         return head + self.blocks(blocks[1:])
+
+
+def _align_attribute(align: Alignment) -> str:
+    """The ``class`` of an element aligned ``align`` (report.css's ``al-*``), or ""."""
+    return f' class="al-{align}"' if align != "default" else ""
+
+
+def _align_class(block: Paragraph | Heading | Figure) -> str:
+    """The ``class`` a paragraph, heading or figure carries for its alignment, or ""."""
+    return _align_attribute(block_alignment(block))

@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from renderers.document import (
+    Alignment,
     Block,
     BlockQuote,
     BulletList,
@@ -44,6 +45,7 @@ from renderers.text import blocks_direction
 from renderers.writers.common import (
     BACKLINK_MARK,
     AuthorNotes,
+    block_alignment,
     document_author,
     document_title,
     document_words,
@@ -126,9 +128,9 @@ class _DeckBuilder(SlideFlow):
     def block(self, block: Block, level: int, italic: bool) -> None:
         match block:
             case Heading(lvl, children, hid):
-                self.heading(lvl, children, hid)
+                self.heading(lvl, children, hid, block_alignment(block))
             case Paragraph(children):
-                self.paragraph(children, level, italic)
+                self.paragraph(children, level, italic, block_alignment(block))
             case BulletList(items, tight):
                 self.list_items(items, level, None, tight, italic)
             case OrderedList(items, start, tight):
@@ -141,7 +143,7 @@ class _DeckBuilder(SlideFlow):
                 self.blocks(inner, level + 1, True)
             case Figure(image, caption, label, number):
                 self.figure(image, (*caption_runs(label, number, self.words),
-                                    *self.caption(caption)))
+                                    *self.caption(caption)), block_alignment(block))
             case ThematicBreak():
                 if self.open and not self.is_empty():
                     self.continue_slide()
@@ -154,7 +156,10 @@ class _DeckBuilder(SlideFlow):
             case _:
                 raise UnsupportedNodeError(f"pptx: block node {type(block).__name__}")
 
-    def heading(self, level: int, children: tuple[Inline, ...], hid: str) -> None:
+    def heading(
+        self, level: int, children: tuple[Inline, ...], hid: str, align: Alignment = "default"
+    ) -> None:
+        """A slide title (where the layout places it), or a bold line ``align``ed on the slide."""
         runs = self.inlines.para(children)
         slide_level = self.options.slide_level
         if level < slide_level:
@@ -174,11 +179,15 @@ class _DeckBuilder(SlideFlow):
                 self.anchors.append(hid)
             size = SUBHEAD_SIZE if level == slide_level + 1 else BODY_SIZE
             bold = tuple(dataclasses.replace(r, bold=True) for r in runs)
-            self.add_para(Para(bold, size=size, space_before=10.0, keep_with_next=True))
+            self.add_para(Para(bold, size=size, space_before=10.0, keep_with_next=True,
+                               align=align))
 
-    def paragraph(self, children: tuple[Inline, ...], level: int, italic: bool) -> None:
+    def paragraph(
+        self, children: tuple[Inline, ...], level: int, italic: bool,
+        align: Alignment = "default",
+    ) -> None:
         if len(children) == 1 and isinstance(children[0], Image) and level == 0:
-            self.figure(children[0], ())
+            self.figure(children[0], (), align)
             return
         if (equation := equation_picture(children)) is not None:
             picture, alt, width, height = equation
@@ -186,7 +195,7 @@ class _DeckBuilder(SlideFlow):
             return
         runs = self.inlines.para(children, italic=italic)
         introduces = "".join(run.text for run in runs).rstrip().endswith(":")
-        self.add_para(Para(runs, level=level, keep_with_next=introduces))
+        self.add_para(Para(runs, level=level, keep_with_next=introduces, align=align))
 
     def list_items(
         self, items: tuple[ListItem, ...], level: int, start: int | None, tight: bool,
@@ -364,21 +373,25 @@ class _DeckBuilder(SlideFlow):
     def caption(self, caption: tuple[Inline, ...]) -> tuple[Run, ...]:
         return self.inlines.para(caption, italic=True) if caption else ()
 
-    def figure(self, image: Image, cap_runs: tuple[Run, ...]) -> None:
+    def figure(
+        self, image: Image, cap_runs: tuple[Run, ...], align: Alignment = "default"
+    ) -> None:
+        """``align``: "default" centres the picture (and its caption), else left or right."""
         self.ensure_open()
         picture = self.load_image(image.src)
         if picture is None or picture.width <= 0 or picture.height <= 0:
             fallback = Run(clean(image_fallback(image, self.words)), italic=True)
-            self.add_para(Para((fallback,), size=CAPTION_SIZE))
+            self.add_para(Para((fallback,), size=CAPTION_SIZE, align=align))
             if cap_runs:
-                self.add_para(Para(cap_runs, size=CAPTION_SIZE))
+                self.add_para(Para(cap_runs, size=CAPTION_SIZE, align=align))
             return
         natural = (picture.width * 0.75, picture.height * 0.75)  # 96 dpi
-        self.picture(picture, clean(image.alt), natural, cap_runs)
+        self.picture(picture, clean(image.alt), natural, cap_runs, align)
 
     def picture(self, picture: Picture, alt: str, natural: tuple[float, float],
-                cap_runs: tuple[Run, ...]) -> None:
-        """A picture of ``natural`` size (points), shrunk to fit, with its caption below."""
+                cap_runs: tuple[Run, ...], align: Alignment = "default") -> None:
+        """A picture of ``natural`` size (points), shrunk to fit, with its caption below;
+        centred unless ``align`` is left or right."""
         self.ensure_open()
         cap_h = 0.0
         if cap_runs:
@@ -396,13 +409,15 @@ class _DeckBuilder(SlideFlow):
                 continue
             self.flush_text()
             w, h = natural_w * scale, natural_h * scale
-            left = (self.content_w - w) / 2
+            left = {"left": 0.0, "right": self.content_w - w}.get(align,
+                                                                  (self.content_w - w) / 2)
             self.items.append(PictureItem(picture, alt, pt_to_emu(left),
                                           pt_to_emu(top), pt_to_emu(w), pt_to_emu(h)))
             self.y = top + h
             break
         if cap_runs:
-            self.add_para(Para(cap_runs, size=CAPTION_SIZE, align="center"))
+            self.add_para(Para(cap_runs, size=CAPTION_SIZE,
+                               align="center" if align == "default" else align))
 
     # ------------------------------------------------------------ sources
 

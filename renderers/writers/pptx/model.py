@@ -182,7 +182,7 @@ class Para:
     number: int = 0
     digits: int = 1  # of the largest number of its list
     space_before: float = 6.0
-    align: Alignment = "left"
+    align: Alignment = "default"  # physical; "default": the start of its text's direction
     keep_with_next: bool = False  # a heading, or a paragraph ending in ":", never ends a slide
     rtl: bool | None = None  # right to left; None: decided from its text when drawn
 

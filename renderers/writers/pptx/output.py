@@ -406,7 +406,7 @@ class DeckWriter:
         geo = self.deck.geometry
         part = self.parts[index]
         shapes = _Shapes()
-        align: Alignment = "left"
+        align: Alignment = "default"
         box, anchor = geo.title, "b"
         if slide.kind in ("title", "section"):
             box = geo.cover_title if slide.kind == "title" else geo.section_title
@@ -470,8 +470,8 @@ class DeckWriter:
                 baseline = 0
             runs.append(self.run(part, run, para.size, baseline, color=color, rtl=rtl))
         align = para.align
-        if rtl and align in ("left", "default"):
-            align = "right"  # right-to-left text starts at the right
+        if align == "default":  # a line's start: right-to-left text starts at the right
+            align = "right" if rtl else "left"
         return px.paragraph_xml(
             "".join(runs), size=para.size, align=align, margin_left=para.margin_left,
             indent=para.indent, space_before=para.space_before, line_factor=LINE_FACTOR,
@@ -541,7 +541,7 @@ class DeckWriter:
         xml_rows = [
             (item.row_heights[r], [
                 self.paragraph(part, Para(runs, size=item.size, space_before=0.0,
-                                          align=item.aligns[c]))
+                                          align=_cell_align(item.aligns[c])))
                 for c, runs in enumerate(cells)
             ])
             for r, cells in enumerate(rows)
@@ -583,3 +583,9 @@ def close_arabic_link(text: str) -> str:
 
 def _emu(box: Box) -> px.Rect:
     return (box.left, box.top, box.width, box.height)
+
+
+def _cell_align(align: Alignment) -> Alignment:
+    """A table column's alignment on a slide: a left column starts at the start of its
+    cell's text (the right of right-to-left text), as slides have always set it."""
+    return "default" if align == "left" else align

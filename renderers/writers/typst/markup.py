@@ -83,6 +83,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     ImageBytes,
+    block_alignment,
     caption_direction,
     citation_note_direction,
     citation_notes_heading,
@@ -238,6 +239,12 @@ def _metadata(title: str, document: Document, options: RenderOptions, *, dated: 
         f"#set document(title: {string_literal(title)}, author: {authors}, {keywords}"
         f"date: {date});"
     )
+
+
+def _aligned(block: Paragraph | Heading, markup: str) -> str:
+    """``markup`` of ``block`` in report.typ's ``aligned`` when its input aligned it."""
+    side = block_alignment(block)
+    return markup if side == "default" or not markup else call("aligned", side, content(markup))
 
 
 def _displayed_formulas(children: tuple[Inline, ...]) -> bool:
@@ -424,8 +431,8 @@ class _Markup:
                 return "".join(math_markup(node, self.root, isolate=self.bidi, alone=True)
                                for node in children if isinstance(node, Math))
             case Paragraph(children):
-                return self.set_direction(self.paragraph_direction(children),
-                                          self.line(children))
+                return _aligned(block, self.set_direction(self.paragraph_direction(children),
+                                                          self.line(children)))
             case BulletList(items, list_tight):
                 return self.list_block(block, items, list_tight, start=None)
             case OrderedList(items, start, list_tight):
@@ -444,7 +451,9 @@ class _Markup:
             case Figure(image, caption, label, number):
                 body = self.image(image, block=True)
                 caption_markup = optional(self.caption(label, number, caption))
-                figure = call("figure-block", content(body), caption_markup)
+                side = block_alignment(block)
+                figure = call("figure-block", content(body), caption_markup,
+                              *([f"side: {side}"] if side != "default" else []))
                 return labelled(figure, numbered_anchor_of(label, number))
             case ThematicBreak():
                 return "#rule-block();"
@@ -490,7 +499,8 @@ class _Markup:
         # WeasyPrint leaves it out: Typst would write one with an empty title.
         bookmarked = "" if entry else ", bookmarked: false"
         markup = f"#heading(level: {level}{bookmarked})[{body}]{label_call(ident)};"
-        return self.set_direction(self.paragraph_direction(block.children), markup)
+        return _aligned(block, self.set_direction(self.paragraph_direction(block.children),
+                                                  markup))
 
     def list_block(
         self, block: Block, items: tuple[ListItem, ...], tight: bool, *, start: int | None
