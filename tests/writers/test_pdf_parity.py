@@ -777,3 +777,71 @@ def test_a_wrapped_task_item_is_set_as_in_the_weasyprint_pdf() -> None:
     css, typst = (origins(pdf_of(markdown, engine), words) for engine in ("weasyprint", "typst"))
     for word, a, b in zip(words, css, typst, strict=True):
         assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)
+
+
+#: Blocks HTML aligns (a heading, paragraphs, markdown in an aligned division) among plain ones.
+ALIGNED = (
+    "# Alignment\n\n<h2 align=\"center\">Centred heading</h2>\n\n"
+    "<p align=\"center\">Centred words here.</p>\n\n<p align=\"right\">Right words here.</p>\n\n"
+    "<div align=\"center\">\n\nWrapped markdown words.\n\n</div>\n\nPlain words here.\n"
+)
+ALIGNED_WORDS = ["Centred heading", "Centred words", "Right words", "Wrapped", "Plain"]
+#: Where each word's line is aligned, as a fraction of the page's width (0: left, 1: right).
+ALIGNED_TO = [0.5, 0.5, 1.0, 0.5, 0.0]
+
+
+def test_aligned_blocks_are_placed_as_the_input_asks(engine: str) -> None:
+    pdf = pdf_of(ALIGNED, engine)
+    document = pdfium.PdfDocument(pdf)
+    width = document[0].get_width()
+    document.close()
+    lines = {text: (left, right) for left, right, text in pdf_lines(pdf)}
+    for centred in ("Centred heading", "Centred words here.", "Wrapped markdown words."):
+        left, right = lines[centred]
+        assert abs((left + right) / 2 - width / 2) < 0.5, (centred, left, right)
+    assert abs(lines["Right words here."][1] - (width - 20 * MM)) < 0.5
+    assert abs(lines["Plain words here."][0] - 20 * MM) < 0.5
+
+
+def image_lefts(pdf: bytes) -> list[float]:
+    """The left edge of each image drawn on page 1, top to bottom."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        found = [obj.get_bounds() for obj in document[0].get_objects(max_depth=5)
+                 if obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE]
+        return [left for left, _, _, _ in sorted(found, key=lambda box: -box[3])]
+    finally:
+        document.close()
+
+
+def test_aligned_blocks_are_placed_alike_in_both_engines(tmp_path: Path) -> None:
+    """Typst's `aligned` is a set rule: the blocks keep their spacing, and sit where
+    WeasyPrint's `al-*` classes put them."""
+    PILImage.new("RGB", (200, 60), (0, 120, 0)).save(tmp_path / "logo.png")
+    markdown = ALIGNED + "".join(
+        f'\n<p align="{side}"><img src="logo.png" alt="{side} logo"></p>\n'
+        for side in ("left", "center", "right")
+    )
+    placed = {}
+    for engine in ("weasyprint", "typst"):
+        pdf = pdf_of(markdown, engine, base_dir=tmp_path)
+        document = pdfium.PdfDocument(pdf)
+        width, height = document[0].get_width(), document[0].get_height()
+        document.close()
+        # From the page's side, centre or top the line is aligned to: Typst's A4 page, in
+        # whole twips, is 0.02 pt wider and 0.01 pt taller than WeasyPrint's.
+        lines = origins(pdf, ALIGNED_WORDS)
+        placed[engine] = (
+            [(x - side * width, height - y)
+             for (x, y), side in zip(lines, ALIGNED_TO, strict=True)],
+            [x - side * width for x, side in zip(image_lefts(pdf), (0, 0.5, 1), strict=True)],
+        )
+    (css_words, css_images), (typst_words, typst_images) = placed.values()
+    for word, css, typst in zip(ALIGNED_WORDS, css_words, typst_words, strict=True):
+        assert all(abs(a - b) < 0.01 for a, b in zip(css, typst, strict=True)), (word, css, typst)
+    assert len(css_images) == len(typst_images) == 3
+    image = 200 * 0.75  # points wide, at 96 pixels an inch
+    expected = [20 * MM, -image / 2, -20 * MM - image]  # at the margin, centred, at the margin
+    assert all(abs(a - b) < 0.5 for a, b in zip(css_images, expected, strict=True)), css_images
+    assert all(abs(a - b) < 0.01 for a, b in zip(css_images, typst_images, strict=True)), (
+        css_images, typst_images)
