@@ -384,7 +384,7 @@ def test_html_blocks_become_the_model_the_html_reader_makes() -> None:
     assert isinstance(items, BulletList) and cites(document)[:2] == [(3,), (1,)]
     assert isinstance(heading, Heading) and heading.id == "heading"
     assert quote == BlockQuote((Paragraph((Text("Quoted"),)),))
-    assert figure == Figure(Image("chart.png", "A chart"))
+    assert figure == Figure(Image("chart.png", "A chart"), align="center")
     assert code == CodeBlock("x = [[S:2]]", "py") and cites(document) == [(3,), (1,)]
 
 
