@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from urllib.parse import unquote
@@ -74,7 +74,7 @@ _BLOCK = frozenset(
 )  # fmt: skip
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 #: Elements whose alignment (``align``, a kept ``text-align``) the blocks inside them take.
-_ALIGNED = _HEADINGS | {"p", "div", "center", "figure"}
+ALIGNED_TAGS = _HEADINGS | {"p", "div", "center", "figure"}
 _STYLES = frozenset(INLINE_STYLES)
 _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
     "em": Emph,
@@ -454,8 +454,8 @@ class _HtmlReader:
         """The blocks of one block-level element, led by its anchor when it has one."""
         anchor = self.anchor(element)
         blocks = self._block(element, depth=depth)
-        align = "center" if element.tag == "center" else _alignment(element.attrs)
-        if align != "default" and element.tag in _ALIGNED:
+        align = "center" if element.tag == "center" else html_alignment(element.attrs)
+        if align != "default" and element.tag in ALIGNED_TAGS:
             blocks = _aligned(blocks, align)
         return _with_anchor(blocks, anchor) if anchor is not None else blocks
 
@@ -596,7 +596,7 @@ class _HtmlReader:
             anchor = self.anchor(cell)
             children = self.inlines(cell, depth=depth)
             cells.append(TableCell((anchor, *children) if anchor is not None else children))
-            aligns.append(_alignment(cell.attrs))
+            aligns.append(html_alignment(cell.attrs))
             across = min(_span(cell.attrs.get("colspan", ""), _MAX_COLSPAN),
                          max(columns - start, 1))
             for _ in range(across - 1):
@@ -795,9 +795,10 @@ def _span(value: str, most: int) -> int:
     return min(max(int(value), 1), most)
 
 
-def _alignment(attrs: dict[str, str]) -> Alignment:
+def html_alignment(attrs: Mapping[str, str]) -> Alignment:
     """A cell's or block's alignment: its style's last ``text-align`` (CSS's winner), else
-    its ``align`` attribute; "default" for any other value (``justify``, ``start``)."""
+    its ``align`` attribute; "default" for any other value (``justify``, ``start``). The
+    author's-look PDF asks it too (WeasyPrint ignores ``align``)."""
     found = _ALIGN.findall(attrs.get("style", ""))
     value = (found[-1] if found else attrs.get("align", "")).strip().lower()
     if value == "left":

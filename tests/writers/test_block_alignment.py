@@ -150,3 +150,24 @@ def test_libreoffice_draws_the_alignment(fmt: str, tmp_path: Path) -> None:
     assert lines["Right words"][0] > plain_left + 100
     centre = sum(lines["Old centre"]) / 2
     assert abs(centre - (plain_left + right_edge) / 2) < 2, (lines, centre)
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_html_input_is_aligned_in_the_pdf_of_either_engine(engine: str, tmp_path: Path) -> None:
+    """WeasyPrint sets HTML input in its author's own look, where it ignored ``align``."""
+    from renderers.api import render
+
+    html = ('<h1 align="center">Centred title</h1><div align="center"><p>Centred in a div</p>'
+            '</div><p align="right">Right words</p><center>Old centre</center>'
+            '<p align="center" style="text-align: left">Style wins</p><p>Plain words</p>')
+    render(html, tmp_path, formats="pdf", sources_pool=POOL, content_format="html",
+           pdf_engine=engine)
+    pdf = (tmp_path / "report.pdf").read_bytes()
+    lines = {text: (left, right) for left, right, text in pdf_lines(pdf)}
+    plain_left = lines["Plain words"][0]
+    right_edge = lines["Right words"][1]
+    assert right_edge > plain_left + 400
+    middle = (plain_left + right_edge) / 2
+    for centred in ("Centred title", "Centred in a div", "Old centre"):
+        assert abs(sum(lines[centred]) / 2 - middle) < 0.5, (centred, lines[centred], middle)
+    assert abs(lines["Style wins"][0] - plain_left) < 0.5

@@ -19,6 +19,7 @@ from renderers.document import Cite, Image, iter_inlines
 from renderers.labels import Labels
 from renderers.options import RenderOptions
 from renderers.readers.context import is_cite_sup
+from renderers.readers.html import ALIGNED_TAGS, html_alignment
 from renderers.readers.sanitize import sanitize_html
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
@@ -267,6 +268,16 @@ def _set_directions(root: HtmlElement) -> None:
             element.set("dir", "rtl")
 
 
+def _set_alignments(root: HtmlElement) -> None:
+    """The report's ``al-*`` class on blocks the author aligned with ``align`` (the markdown
+    report's rule, :func:`~renderers.readers.html.html_alignment`): WeasyPrint ignores the
+    attribute, a browser centres them. A ``text-align`` in their style still wins."""
+    for element in root.iter(*ALIGNED_TAGS):
+        align = html_alignment(element.attrib)
+        if element.get("align") is not None and align != "default":
+            element.set("class", " ".join([*element.get("class", "").split(), f"al-{align}"]))
+
+
 def _direction_text(element: HtmlElement) -> str:
     """The text ``dir="auto"`` looks at: descendants with their own ``dir`` and verbatim
     elements (code, scripts) do not count."""
@@ -304,6 +315,7 @@ def render_html_input(
     _set_outline_labels(container)
     _drop_refused_images(container, options, words)
     _set_directions(container)
+    _set_alignments(container)
     _hold_citations(container, rewriter.written)
     number_lists(container)
     title = document_title(rdoc.document, options)
