@@ -112,8 +112,10 @@ from renderers.writers.typst.bounds import check_document_pieces, check_paragrap
 from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
 from renderers.writers.typst.escape import string_literal, text_expr, text_markup
 from renderers.writers.typst.math import (
+    Displayed,
     caption_lead_markup,
     crossref_markup,
+    displayed_runs,
     math_markup,
     numbered_anchor_of,
 )
@@ -348,7 +350,16 @@ class _Markup:
         (its container's when it has no strong character), which its citations read against
         (:func:`cite_direction`)."""
         with self.directed(text_direction(plain_text(children))):
-            return self.inlines(children)
+            if not any(isinstance(child, Math) and child.display for child in children):
+                return self.inlines(children)
+            return self.displayed(children)
+
+    def displayed(self, children: tuple[Inline, ...]) -> str:
+        """Inlines with displayed formulas among them, each spaced by what it meets."""
+        return "".join(
+            math_markup(part.node, self.root, isolate=self.bidi, sides=(part.above, part.below))
+            if isinstance(part, Displayed) else self.inlines(part)
+            for part in displayed_runs(children))
 
     # ------------------------------------------------------------------ blocks
 
@@ -421,8 +432,7 @@ class _Markup:
             case Heading():
                 return self.heading(block)
             case Paragraph(children) if _displayed_formulas(children):
-                return "".join(math_markup(node, self.root, isolate=self.bidi, alone=True)
-                               for node in children if isinstance(node, Math))
+                return self.displayed(children)
             case Paragraph(children):
                 return self.set_direction(self.paragraph_direction(children),
                                           self.line(children))
