@@ -848,6 +848,31 @@ def test_nested_bullets_are_the_glyphs_of_the_weasyprint_pdf() -> None:
     assert css == typst
 
 
+def marker_boxes(pdf: bytes) -> list[tuple[float, ...]]:
+    """The glyph box (left, bottom, right, top) of each list bullet on page 1."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        textpage = document[0].get_textpage()
+        return [textpage.get_charbox(index) for index in range(textpage.count_chars())
+                if chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index)) in "•◦▪"]
+    finally:
+        document.close()
+
+
+@pytest.mark.parametrize("words", [("Item one", "Nested one", "Deeper one"),
+                                   ("مرحبا", "عالم جديد", "نص ثالث")])
+def test_nested_bullets_are_placed_as_in_the_weasyprint_pdf(words: tuple[str, ...]) -> None:
+    """WeasyPrint sets an outside marker on a line box of its own, top-aligned with the item's
+    first line: Noto Sans CJK's taller ascender put ◦ and ▪ 0.5 pt lower than in Typst (on the
+    text's baseline), and the CJK face's narrower space after them 0.38 pt nearer the text."""
+    one, two, three = words
+    markdown = f"# T\n\n- {one}\n  - {two}\n    - {three}\n\nAfter.\n"
+    css, typst = (marker_boxes(pdf_of(markdown, engine)) for engine in ("weasyprint", "typst"))
+    assert len(css) == len(typst) == 3, (css, typst)
+    for a, b in zip(css, typst, strict=True):
+        assert all(abs(p - q) < 0.05 for p, q in zip(a, b, strict=True)), (a, b)
+
+
 def test_a_wrapped_task_item_is_set_as_in_the_weasyprint_pdf() -> None:
     """CSS's task box (an inline block of DejaVu Sans) makes the item's first line 0.44 pt
     deeper, so its next lines follow that much lower; Typst deepened only the marker beside

@@ -526,15 +526,17 @@ class _Markup:
         finally:
             self.list_depth -= 1
         tight_arg = "true" if tight else "false"
+        cjk = ["cjk: true"] if start is None and CJK_FONT_CHARS.fullmatch(bullet) else []
         if any(item.checked is not None for item in items):
             markers = [
                 string_literal(task_box(item.checked)) if item.checked is not None
                 else "none" for item in items
             ]  # fmt: skip
             kind = string_literal(bullet) if start is None else "auto"
-            return call("marked-list", str(first), tight_arg, kind, array(markers), *bodies)
+            return call("marked-list", str(first), tight_arg, kind, array(markers), *cjk,
+                        *bodies)
         if start is None:  # the bullet of its depth among all lists, as HTML's `ol ul` is ◦
-            marker = f"marker: outside-marker({content(text_expr(bullet))})"
+            marker = f"marker: bullet-marker({', '.join([content(text_expr(bullet)), *cjk])})"
             return call("list", marker, f"tight: {tight_arg}", *bodies)
         return call("enum", f"start: {first}", f"tight: {tight_arg}", *bodies)
 
