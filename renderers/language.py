@@ -203,6 +203,14 @@ _SCRIPTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("en", "A-Za-z\u00c0-\u024f\u1e00-\u1eff"),  # Latin: taken for English
     )
 )
+_ARABIC_CHAR = re.compile(f"[{_ARABIC}]")
+
+
+def has_arabic(text: str) -> bool:
+    """Whether ``text`` has a letter of the Arabic script (which Noto Sans Arabic draws)."""
+    return _ARABIC_CHAR.search(text) is not None
+
+
 #: Characters of text looked at: enough to tell the dominant script of any document.
 SAMPLE_CHARS = 100_000
 

@@ -395,6 +395,46 @@ def test_a_displayed_formula_is_spaced_as_in_the_weasyprint_pdf() -> None:
     assert all(abs(a - b) < 0.8 for a, b in zip(weasy, typst, strict=True)), (weasy, typst)
 
 
+#: Paragraphs holding several displayed formulas: each case's markdown.
+DISPLAYS = {
+    "between lines": "Before line\n$$x^2$$\n$$y^2$$\nafter line.\n\nAfter.\n",
+    "in a line": "Before line $$x^2$$ $$y^2$$ after line.\n\nAfter.\n",
+    "side by side": "Before line $$x^2$$$$y^2$$ after line.\n\nAfter.\n",
+    "apart by a break": "Before.\n\n$$x^2$$\\\n$$y^2$$\n\nAfter.\n",
+}
+
+
+def formula_edges(pdf: bytes) -> list[tuple[float, float]]:
+    """The top and bottom of each path drawn on page 1 (a formula's glyphs), top to bottom."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return sorted({(round(top, 2), round(bottom, 2))
+                       for obj in document[0].get_objects(max_depth=5)
+                       if obj.type == pdfium_c.FPDF_PAGEOBJ_PATH
+                       for _, bottom, _, top in [obj.get_bounds()]}, reverse=True)
+    finally:
+        document.close()
+
+
+@pytest.mark.parametrize("case", DISPLAYS)
+def test_displayed_formulas_in_one_paragraph_are_spaced_as_in_the_weasyprint_pdf(
+    case: str,
+) -> None:
+    """A space between two displayed formulas was a line of its own in Typst (CSS drops it):
+    the second 20.5 pt lower. Two formulas side by side were 0.46 pt further apart (CSS
+    collapses their 0.5 em margins; Typst added a line's half-leading), and one at a
+    paragraph's edge 2.1 pt closer to the paragraph beside it (CSS: the paragraph's 0.7 em)."""
+    markdown = f"# T\n\n{DISPLAYS[case]}"
+    words = ["Before", "After"]
+    css, typst = (pdf_of(markdown, engine) for engine in ("weasyprint", "typst"))
+    for word, a, b in zip(words, baselines(css, words), baselines(typst, words), strict=True):
+        assert abs(a - b) < 0.05, (word, a, b)
+    css_edges, typst_edges = formula_edges(css), formula_edges(typst)
+    assert len(css_edges) == len(typst_edges) == 4, (css_edges, typst_edges)  # two glyphs each
+    for a, b in zip(css_edges, typst_edges, strict=True):
+        assert all(abs(p - q) < 0.05 for p, q in zip(a, b, strict=True)), (a, b)
+
+
 def origins(pdf: bytes, words: list[str]) -> list[tuple[float, float]]:
     """The origin (x, and y from the page's bottom: its baseline) of the first character of
     each of ``words`` on page 1, each word found once in the page's text."""
@@ -736,6 +776,48 @@ def test_the_footer_is_placed_as_in_the_weasyprint_pdf(page_size: str) -> None:
         assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)
 
 
+def line_baselines(pdf: bytes) -> list[float]:
+    """The baseline of each line of text of body size or larger on page 1, top to bottom (the
+    footer aside: WeasyPrint's text reports a larger size for it)."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        textpage = document[0].get_textpage()
+        found = set()
+        for index in range(textpage.count_chars()):
+            if (textpage.get_text_range(index, 1).strip()
+                    and pdfium_c.FPDFText_GetFontSize(textpage.raw, index) > 9.5):
+                x, y = ctypes.c_double(), ctypes.c_double()
+                pdfium_c.FPDFText_GetCharOrigin(textpage.raw, index, x, y)
+                if y.value > 24 * MM:
+                    found.add(round(y.value, 2))
+        return sorted(found, reverse=True)
+    finally:
+        document.close()
+
+
+ARABIC_WORDS = " ".join(["كلمة"] * 40)
+#: Lines with Arabic letters: each case's markdown.
+ARABIC_LINES = {
+    "paragraph": f"{ARABIC_WORDS}\n\nAfter.\n",
+    "list": f"- {ARABIC_WORDS}\n- ثانية\n\n1. قصير جدا\n2. ثانية\n\nAfter.\n",
+    "one word in a line": "Some English words then عربي words here.\n\nAfter.\n",
+    "heading": "## عنوان القسم\n\nنص بعد العنوان.\n\nAfter.\n",
+    "table": "| عمود | ب |\n|---|---|\n| خلية | نص |\n\nAfter.\n",
+}
+
+
+@pytest.mark.parametrize("case", ARABIC_LINES)
+def test_lines_with_arabic_letters_are_as_deep_as_in_the_weasyprint_pdf(case: str) -> None:
+    """CSS gives each glyph its own font's half-leading: Noto Sans Arabic's taller content area
+    reaches 0.07 em below Noto Sans's, so each line with Arabic letters is 0.74 pt deeper in
+    WeasyPrint; Typst's text edges were Noto Sans's for every font, the next line that much
+    higher (an Arabic list's second item 0.74 pt, its fourth line 2.2 pt)."""
+    markdown = f"# T\n\n{ARABIC_LINES[case]}"
+    css, typst = (line_baselines(pdf_of(markdown, engine)) for engine in ("weasyprint", "typst"))
+    assert len(css) == len(typst) >= 3, (css, typst)
+    assert all(abs(a - b) < 0.05 for a, b in zip(css, typst, strict=True)), (css, typst)
+
+
 def marker_glyphs(pdf: bytes) -> list[tuple[str, str, float]]:
     """Each list bullet on page 1: the character, its font's name (subset tag and punctuation
     left out, lower case) and its glyph's width."""
@@ -764,6 +846,31 @@ def test_nested_bullets_are_the_glyphs_of_the_weasyprint_pdf() -> None:
     assert [(c, f) for c, f, _ in css] == [("•", "notosans"), ("◦", "notosanscjksc"),
                                            ("▪", "notosanscjksc")], css
     assert css == typst
+
+
+def marker_boxes(pdf: bytes) -> list[tuple[float, ...]]:
+    """The glyph box (left, bottom, right, top) of each list bullet on page 1."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        textpage = document[0].get_textpage()
+        return [textpage.get_charbox(index) for index in range(textpage.count_chars())
+                if chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index)) in "•◦▪"]
+    finally:
+        document.close()
+
+
+@pytest.mark.parametrize("words", [("Item one", "Nested one", "Deeper one"),
+                                   ("مرحبا", "عالم جديد", "نص ثالث")])
+def test_nested_bullets_are_placed_as_in_the_weasyprint_pdf(words: tuple[str, ...]) -> None:
+    """WeasyPrint sets an outside marker on a line box of its own, top-aligned with the item's
+    first line: Noto Sans CJK's taller ascender put ◦ and ▪ 0.5 pt lower than in Typst (on the
+    text's baseline), and the CJK face's narrower space after them 0.38 pt nearer the text."""
+    one, two, three = words
+    markdown = f"# T\n\n- {one}\n  - {two}\n    - {three}\n\nAfter.\n"
+    css, typst = (marker_boxes(pdf_of(markdown, engine)) for engine in ("weasyprint", "typst"))
+    assert len(css) == len(typst) == 3, (css, typst)
+    for a, b in zip(css, typst, strict=True):
+        assert all(abs(p - q) < 0.05 for p, q in zip(a, b, strict=True)), (a, b)
 
 
 def test_a_wrapped_task_item_is_set_as_in_the_weasyprint_pdf() -> None:

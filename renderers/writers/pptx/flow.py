@@ -16,7 +16,7 @@ from itertools import accumulate
 from renderers.labels import Labels
 from renderers.options import RenderOptions
 from renderers.text import closing_marks, enclosing_marks, text_direction
-from renderers.writers.pptx.metrics import TextMetrics
+from renderers.writers.pptx.metrics import WIDTH_SLACK, TextMetrics
 from renderers.writers.pptx.model import (
     COVER_SIZES,
     FOOTER_SIZE,
@@ -52,7 +52,9 @@ from renderers.writers.pptx.runs import (
 #: Between a number and its label in a right-to-left slide's source footer: FIGURE SPACE, a
 #: no-break space (Unicode line breaking class GL) as wide as a digit. LibreOffice broke a
 #: line at a NO-BREAK SPACE (and at U+202F, with or without word joiners) next to the number,
-#: which it lays out as a link field; at this space it does not.
+#: which it lays out as a link field; at this space it did not, but with longer labels it
+#: still broke after the number: the footer's lines are broken by the writer
+#: (:meth:`SlideFlow.footer`).
 _NUMBER_TO_LABEL = "\u2007"
 #: Between a number and its label in a left-to-right footer: a NO-BREAK SPACE inside the
 #: number's link, which then holds the label too. LibreOffice broke the line after the link
@@ -191,8 +193,9 @@ class SlideFlow:
         right-to-left Sources entry does: each label, and the ``+N more`` that ends a full
         footer, ends with direction marks (:func:`~renderers.text.closing_marks`), where the
         bidi algorithm ran ``iea.org · [3] irena.org`` together left to right beside ``[1]``;
-        and :data:`_NUMBER_TO_LABEL` keeps each number with its label, where LibreOffice ended
-        the first of two lines with a bare ``[12]``. A left-to-right footer links each number
+        and its lines are broken here, between entries (:meth:`footer_lines`): LibreOffice
+        ended a line with a bare ``[12]`` or ``[9]``, the number a link laid out left to right,
+        whatever space joined it to its label. A left-to-right footer links each number
         together with its label (:data:`_LTR_NUMBER_TO_LABEL`)."""
         numbers = sorted({n for r in runs for n in (r.cite, *r.spans) if n})
         if not numbers:
@@ -201,24 +204,29 @@ class SlideFlow:
         max_h = self.geo.footer.height_pt - 2 * INSET_Y + 0.01
 
         def footer_of(shown: int) -> list[Run]:
-            out: list[Run] = []
-            for i, n in enumerate(numbers[:shown]):
-                if i:
-                    out.append(Run(" · "))
+            entries: list[list[Run]] = []
+            for n in numbers[:shown]:
                 label = cap(clean(self.labels.get(n, "")), 60)
                 if label and not rtl:
-                    out.append(Run(f"[{n}]{_LTR_NUMBER_TO_LABEL}{label}", cite=n))
+                    entries.append([Run(f"[{n}]{_LTR_NUMBER_TO_LABEL}{label}", cite=n)])
                     continue
-                out.append(Run(f"[{n}]", cite=n))
+                entries.append([Run(f"[{n}]", cite=n)])
                 if label:
-                    out.append(Run(f"{_NUMBER_TO_LABEL}{label}{closing_marks(label)}"))
+                    entries[-1].append(Run(f"{_NUMBER_TO_LABEL}{label}{closing_marks(label)}"))
             if shown < len(numbers):
                 more = self.words.more.format(count=len(numbers) - shown)
                 # held left to right in a right-to-left footer when its words are ("+3 more"),
                 # not when they read right to left themselves (Arabic's)
                 held = rtl and text_direction(more) != "rtl"
                 opening, closing = enclosing_marks("ltr", "rtl") if held else ("", "")
-                out.append(Run(f" · {opening}{more}{closing}"))
+                entries.append([Run(f"{opening}{more}{closing}")])
+            if rtl:
+                return self.footer_lines(entries, width)
+            out = list(entries[0])
+            for entry in entries[1:]:  # the separator joins a following run that is no link
+                head = entry[0]
+                out += ([Run(" · "), head] if head.cite else [Run(f" · {head.text}")])
+                out += entry[1:]
             return out
 
         def fits(shown: int) -> bool:
@@ -237,6 +245,31 @@ class SlideFlow:
             else:
                 high = middle - 1
         return tuple(footer_of(low)) if low else ()
+
+    def footer_lines(self, entries: Sequence[Sequence[Run]], width: float) -> list[Run]:
+        """``entries`` apart by `` · ``, as many on a line as fit ``width`` (the share of it
+        the wrapper fills), each line but the last ending in `` ·`` and a line break: no line
+        break falls inside an entry."""
+        limit = width * WIDTH_SLACK
+
+        def measure(runs: Iterable[Run]) -> float:
+            return sum(self.metrics.text_width(r.text, r.style, FOOTER_SIZE) for r in runs)
+
+        between, ending = measure([Run(" · ")]), measure([Run(" ·")])
+        out: list[Run] = []
+        x = 0.0
+        for i, entry in enumerate(entries):
+            w = measure(entry)
+            tail = ending if i < len(entries) - 1 else 0.0
+            if i and x + between + w + tail > limit:
+                out += [Run(" ·"), Run("\n")]
+                x = 0.0
+            elif i:
+                out.append(Run(" · "))
+                x += between
+            out += entry
+            x += w
+        return out
 
     # ------------------------------------------------------------ text
 

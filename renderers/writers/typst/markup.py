@@ -113,8 +113,10 @@ from renderers.writers.typst.bounds import check_document_pieces, check_paragrap
 from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
 from renderers.writers.typst.escape import string_literal, text_expr, text_markup
 from renderers.writers.typst.math import (
+    Displayed,
     caption_lead_markup,
     crossref_markup,
+    displayed_runs,
     math_markup,
     numbered_anchor_of,
 )
@@ -355,7 +357,16 @@ class _Markup:
         (its container's when it has no strong character), which its citations read against
         (:func:`cite_direction`)."""
         with self.directed(text_direction(plain_text(children))):
-            return self.inlines(children)
+            if not any(isinstance(child, Math) and child.display for child in children):
+                return self.inlines(children)
+            return self.displayed(children)
+
+    def displayed(self, children: tuple[Inline, ...]) -> str:
+        """Inlines with displayed formulas among them, each spaced by what it meets."""
+        return "".join(
+            math_markup(part.node, self.root, isolate=self.bidi, sides=(part.above, part.below))
+            if isinstance(part, Displayed) else self.inlines(part)
+            for part in displayed_runs(children))
 
     # ------------------------------------------------------------------ blocks
 
@@ -428,8 +439,7 @@ class _Markup:
             case Heading():
                 return self.heading(block)
             case Paragraph(children) if _displayed_formulas(children):
-                return "".join(math_markup(node, self.root, isolate=self.bidi, alone=True)
-                               for node in children if isinstance(node, Math))
+                return self.displayed(children)
             case Paragraph(children):
                 return _aligned(block, self.set_direction(self.paragraph_direction(children),
                                                           self.line(children)))
@@ -526,15 +536,17 @@ class _Markup:
         finally:
             self.list_depth -= 1
         tight_arg = "true" if tight else "false"
+        cjk = ["cjk: true"] if start is None and CJK_FONT_CHARS.fullmatch(bullet) else []
         if any(item.checked is not None for item in items):
             markers = [
                 string_literal(task_box(item.checked)) if item.checked is not None
                 else "none" for item in items
             ]  # fmt: skip
             kind = string_literal(bullet) if start is None else "auto"
-            return call("marked-list", str(first), tight_arg, kind, array(markers), *bodies)
+            return call("marked-list", str(first), tight_arg, kind, array(markers), *cjk,
+                        *bodies)
         if start is None:  # the bullet of its depth among all lists, as HTML's `ol ul` is ◦
-            marker = f"marker: outside-marker({content(text_expr(bullet))})"
+            marker = f"marker: bullet-marker({', '.join([content(text_expr(bullet)), *cjk])})"
             return call("list", marker, f"tight: {tight_arg}", *bodies)
         return call("enum", f"start: {first}", f"tight: {tight_arg}", *bodies)
 

@@ -9,19 +9,101 @@ and a numbered caption starts "Figure 1: ".
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal
 
-from renderers.document import CrossRef, Math, numbered_anchor, numbered_name
+from renderers.document import (
+    CrossRef,
+    Inline,
+    Math,
+    SoftBreak,
+    Text,
+    numbered_anchor,
+    numbered_name,
+)
 from renderers.labels import Labels
 from renderers.writers.common import caption_lead
 from renderers.writers.typst.escape import string_literal, text_markup
 from renderers.writers.typst.parts import RootFiles, call, code_span
 
+#: What a displayed formula meets above or below it in its paragraph, which sets its margin
+#: there (``math-display`` in the template): the paragraph's edge (CSS collapses the formula's
+#: 0.5 em margin into the paragraph's 0.7 em), another displayed formula (their 0.5 em margins
+#: collapse into one), or a line of text (0.5 em from that line's box).
+DisplaySide = Literal["paragraph", "formula", "line"]
 
-def math_markup(node: Math, root: RootFiles, *, isolate: bool, alone: bool = False) -> str:
+
+@dataclass(frozen=True)
+class Displayed:
+    """A displayed formula of a paragraph and what it meets above and below."""
+
+    node: Math
+    above: DisplaySide
+    below: DisplaySide
+
+
+def displayed_runs(children: tuple[Inline, ...]) -> Iterator[Displayed | tuple[Inline, ...]]:
+    """A paragraph's inlines split at its displayed formulas: each formula with its sides, and
+    the runs of inlines between them. The white space next to a formula goes, as CSS drops
+    white space at a line's ends and a line of nothing but white space between two blocks
+    (Typst set a space between two formulas as an empty line of its own)."""
+    runs: list[list[Inline]] = [[]]
+    formulas: list[Math] = []
+    for child in children:
+        if isinstance(child, Math) and child.display:
+            formulas.append(child)
+            runs.append([])
+        else:
+            runs[-1].append(child)
+    last = len(formulas)
+    trimmed = [_trimmed(run, start=n > 0, end=n < last) for n, run in enumerate(runs)]
+
+    def side(run: int) -> DisplaySide:
+        if trimmed[run]:
+            return "line"
+        return "paragraph" if run in (0, last) else "formula"
+
+    for n, formula in enumerate(formulas):
+        if trimmed[n]:
+            yield trimmed[n]
+        yield Displayed(formula, side(n), side(n + 1))
+    if trimmed[last]:
+        yield trimmed[last]
+
+
+def _trimmed(run: list[Inline], *, start: bool, end: bool) -> tuple[Inline, ...]:
+    """``run`` without the white space at its start (``start``: a formula comes before it) and
+    at its end (``end``: one comes after it)."""
+    nodes = list(run)
+    while start and nodes and isinstance(nodes[0], SoftBreak | Text):
+        first = nodes[0]
+        text = first.text.lstrip(_WHITE) if isinstance(first, Text) else ""
+        if text:
+            nodes[0] = Text(text)
+            break
+        del nodes[0]
+    while end and nodes and isinstance(nodes[-1], SoftBreak | Text):
+        final = nodes[-1]
+        text = final.text.rstrip(_WHITE) if isinstance(final, Text) else ""
+        if text:
+            nodes[-1] = Text(text)
+            break
+        del nodes[-1]
+    return tuple(nodes)
+
+
+#: The white space CSS collapses (``white-space: normal``).
+_WHITE = " \t\n\r\f"
+
+
+def math_markup(
+    node: Math, root: RootFiles, *, isolate: bool,
+    sides: tuple[DisplaySide, DisplaySide] = ("line", "line"),
+) -> str:
     """A formula as its picture (a block of its own when displayed), or its TeX as code
-    (``isolate``: see :func:`~.parts.code_span`); ``alone``: a displayed formula that is a
-    paragraph of its own, spaced as one (``math-display`` in the template)."""
+    (``isolate``: see :func:`~.parts.code_span`); ``sides``: what a displayed formula meets
+    above and below it (:func:`displayed_runs`)."""
     from renderers.math import MathError, parse_tex  # imported by a document's first formula
 
     try:
@@ -34,7 +116,8 @@ def math_markup(node: Math, root: RootFiles, *, isolate: bool, alone: bool = Fal
     name, _ = root.name_of(drawn.svg.encode("utf-8"), "math", "svg")
     sizes = (f"{round(value, 4)}" for value in (drawn.width, drawn.height, drawn.depth))
     function = "math-display" if node.display else "math-inline"
-    flags = ["alone: true"] if alone and node.display else []
+    flags = [f"{name}: {string_literal(side)}" for name, side in zip(("above", "below"), sides,
+             strict=True) if side != "line" and node.display]
     return call(function, string_literal(name), *sizes, string_literal(formula.tex), *flags)
 
 

@@ -31,7 +31,7 @@ import typst
 from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, RenderError
 from renderers.labels import Labels, labels_for
-from renderers.language import DEFAULT_LANGUAGE, Language
+from renderers.language import DEFAULT_LANGUAGE, Language, has_arabic
 from renderers.options import PdfVariant, RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.templates import templates_dir
@@ -132,7 +132,8 @@ def _message(item: typst.TypstWarning | typst.TypstError) -> str:
 def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE) -> str:
     """The definitions ``report.typ`` takes from Python, so that each rule has one home:
     whether the CJK fonts are loaded and which regional face of them ``text`` in ``language``
-    needs (:meth:`renderers.language.Language.cjk_face`), the document's language and region
+    needs (:meth:`renderers.language.Language.cjk_face`), whether ``text`` has Arabic letters
+    (``arabic-depth`` in the template: looked for only then), the document's language and region
     (``text(lang:, region:)``: an ISO 639 code, an ISO 3166-1 alpha-2 code or none), the
     heading level of the sections the writers add
     (:data:`~renderers.writers.common.ADDED_SECTION_LEVEL`) and the page footer in the
@@ -142,6 +143,7 @@ def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE
     return (
         f"#let with-cjk = {'true' if cjk else 'false'}\n"
         f'#let cjk-region = "{face}"\n'
+        f"#let with-arabic = {'true' if has_arabic(text) else 'false'}\n"
         f'#let doc-lang = "{language.typst_lang}"\n'
         f"#let doc-region = {region}\n"
         f"#let added-section-level = {ADDED_SECTION_LEVEL}\n"
