@@ -541,7 +541,7 @@ class DeckWriter:
         xml_rows = [
             (item.row_heights[r], [
                 self.paragraph(part, Para(runs, size=item.size, space_before=0.0,
-                                          align=_cell_align(item.aligns[c])))
+                                          align=item.aligns[c]))
                 for c, runs in enumerate(cells)
             ])
             for r, cells in enumerate(rows)
@@ -583,9 +583,3 @@ def close_arabic_link(text: str) -> str:
 
 def _emu(box: Box) -> px.Rect:
     return (box.left, box.top, box.width, box.height)
-
-
-def _cell_align(align: Alignment) -> Alignment:
-    """A table column's alignment on a slide: a left column starts at the start of its
-    cell's text (the right of right-to-left text), as slides have always set it."""
-    return "default" if align == "left" else align
