@@ -109,7 +109,8 @@ def _write_deck(rdoc: ResolvedDocument, options: RenderOptions) -> tuple[bytes, 
     DeckWriter(prs, layouts, deck).write()
     apply_core_properties(prs.core_properties, title=deck.title,
                           author=document_author(rdoc.document, options),
-                          keywords=rdoc.document.keywords)
+                          keywords=rdoc.document.keywords,
+                          subject=rdoc.document.description)
     return _package_bytes(prs), deck
 
 
