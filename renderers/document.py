@@ -379,8 +379,9 @@ class Document:
     ``diagnostics`` are what the reader noticed about content it kept, which ``strict`` lets
     pass like a writer's notes (an image whose source it refused). ``lang`` is the language the
     input itself declares (an HTML input's ``<html lang>``, a markdown input's front matter
-    ``lang:``; a canonical BCP 47 tag), or "". ``authors``, ``date`` and ``keywords`` come from
-    a markdown input's front matter (:mod:`renderers.metadata`), plain text.
+    ``lang:``; a canonical BCP 47 tag), or "". ``authors``, ``date``, ``keywords`` and
+    ``description`` come from a markdown input's front matter (:mod:`renderers.metadata`),
+    plain text.
     """
 
     blocks: tuple[Block, ...]
@@ -392,6 +393,7 @@ class Document:
     authors: tuple[str, ...] = ()
     date: str = ""
     keywords: tuple[str, ...] = ()
+    description: str = ""
 
     @property
     def warnings(self) -> tuple[str, ...]:

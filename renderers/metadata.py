@@ -4,8 +4,10 @@ writer writes them back in.
 Where the block is and whether it is front matter is :func:`citations.front_matter.front_matter`
 (the scanner asks it too). The keys read are pandoc's: ``title``, ``author`` (a string, or a list
 of strings or of mappings with a ``name``), ``date``, ``lang`` (a BCP 47 tag), ``dir`` (``ltr``
-or ``rtl``: checked, the direction follows the language) and ``keywords``; any other key is
-ignored, as pandoc ignores it. Values are plain text, never markup: a token in a title is shown
+or ``rtl``: checked, the direction follows the language), ``keywords`` and ``description`` (or
+``subject``: one line saying what the document is about, which goes where the formats keep one);
+any other key (``subtitle``, ``abstract`` …) is ignored: no writer shows a subtitle line or an
+abstract block. Values are plain text, never markup: a token in a title is shown
 as written. The render options ``title``, ``author`` and ``lang`` win over the block's.
 """
 
@@ -39,6 +41,7 @@ class Metadata:
     date: str = ""
     lang: str = ""
     keywords: tuple[str, ...] = ()
+    description: str = ""
 
 
 def read_metadata(text: str, context: ReadContext) -> tuple[Metadata, str]:
@@ -82,6 +85,10 @@ def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
             lang = ""
     elif "lang" in fields:
         ignored("lang", "not a language tag")
+    key = "description" if "description" in fields else "subject"
+    description = _text(fields.get(key))
+    if description is None:
+        ignored(key, "not text")
     direction = fields.get("dir", "ltr")
     if direction not in ("ltr", "rtl"):
         ignored("dir", "accepted values are ltr and rtl")
@@ -91,6 +98,7 @@ def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
         date=date or "",
         lang=lang,
         keywords=_texts(fields.get("keywords"), lambda: ignored("keywords", "not text")),
+        description=description or "",
     )
 
 
@@ -131,6 +139,7 @@ def with_metadata(document: Document, metadata: Metadata) -> Document:
         authors=metadata.authors,
         date=metadata.date,
         keywords=metadata.keywords,
+        description=metadata.description,
     )
 
 
@@ -141,11 +150,13 @@ def metadata_block(
     authors: tuple[str, ...] = (),
     date: str = "",
     keywords: tuple[str, ...] = (),
+    description: str = "",
 ) -> str:
     """Pandoc's YAML metadata block of what is given: ``title``, ``author`` (one string, or a
-    list), ``date``, ``keywords``, a declared ``language`` (``lang``, and ``dir: rtl`` for a
-    right-to-left one, as pandoc writes ``<html dir>`` from it); "" when there is nothing to
-    say. Every value is a YAML string (``no`` is Norwegian, 2025-03-01 a date's text)."""
+    list), ``date``, ``keywords``, ``description``, a declared ``language`` (``lang``, and
+    ``dir: rtl`` for a right-to-left one, as pandoc writes ``<html dir>`` from it); "" when
+    there is nothing to say. Every value is a YAML string (``no`` is Norwegian, 2025-03-01 a
+    date's text)."""
     fields: dict[str, Any] = {}
     if title:
         fields["title"] = title
@@ -155,6 +166,8 @@ def metadata_block(
         fields["date"] = date
     if keywords:
         fields["keywords"] = list(keywords)
+    if description:
+        fields["description"] = description
     if language.declared:
         fields["lang"] = language.tag
         if language.right_to_left:

@@ -3,8 +3,9 @@
 
 Prices are not math: dollarmath runs with ``allow_space=False`` (no space inside the dollars)
 and ``allow_digits=False`` (no digit right before the opening or after the closing dollar), so
-"$5 and $10" stays text. Its one slip is fixed here: at the very start of a paragraph it reads
-"the character before" as the paragraph's last character.
+"$5 and $10" stays text. Two of its slips are fixed here: at the very start of a paragraph it
+reads "the character before" as the paragraph's last character, and its block rule read a line
+such as ``$$a$$ $$b$$`` as one displayed formula ``a$$ $$b`` (pandoc reads two).
 
 The ``\\(``/``\\[`` rules are written here rather than taken from the texmath plugin, whose
 ``\\(.+?\\)`` pattern rescans the rest of the paragraph for every ``\\(``: 20,000 of them took
@@ -31,6 +32,7 @@ INLINE_MATH = {"math_inline": False, "math_inline_double": True, "math_paren": F
 BLOCK_MATH = frozenset({"math_block", "math_bracket_block"})
 
 InlineRule = Callable[[StateInline, bool], bool]
+BlockRule = Callable[[StateBlock, int, int, bool], bool]
 
 
 def math_plugin(md: MarkdownIt) -> None:
@@ -40,10 +42,14 @@ def math_plugin(md: MarkdownIt) -> None:
     for rule in md.inline.ruler.__rules__:
         if rule.name == "math_inline":
             rule.fn = _first_position_fixed(rule.fn)
+    for block_rule in md.block.ruler.__rules__:
+        if block_rule.name == "math_block":
+            block_rule.fn = _one_formula_per_line(block_rule.fn)
     md.inline.ruler.before("escape", "math_paren", _paren_inline)
     md.block.ruler.before("fence", "math_bracket_block", _bracket_block,
                           {"alt": ["paragraph", "reference", "blockquote", "list"]})
     md.inline.ruler.__cache__ = None  # type: ignore[attr-defined]  # rules changed: recompile
+    md.block.ruler.__cache__ = None  # type: ignore[attr-defined]
 
 
 def _first_position_fixed(rule: InlineRule) -> InlineRule:
@@ -61,6 +67,31 @@ def _first_position_fixed(rule: InlineRule) -> InlineRule:
             state.src = src
 
     return fixed
+
+
+def _one_formula_per_line(rule: BlockRule) -> BlockRule:
+    """dollarmath's block rule takes a line that starts and ends with ``$$`` as one formula,
+    even when a ``$$`` (not ``\\$``) closes it earlier: ``$$a$$ $$b$$`` or ``$$a$$ text $$b$$``.
+    Such a line is left to the inline rules, which read each ``$$…$$`` on its own."""
+
+    def fixed(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        line = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]].strip()
+        if line.startswith("$$") and line.endswith("$$") and _closes_early(line[2:-2]):
+            return False
+        return rule(state, start, end, silent)
+
+    return fixed
+
+
+def _closes_early(inside: str) -> bool:
+    """Whether ``inside`` holds a ``$$`` whose first dollar is not escaped by a backslash."""
+    index = inside.find("$$")
+    while index != -1:
+        backslashes = len(inside[:index]) - len(inside[:index].rstrip("\\"))
+        if backslashes % 2 == 0:
+            return True
+        index = inside.find("$$", index + 1)
+    return False
 
 
 def _failed_from(env: MutableMapping[str, Any], key: tuple[str, str, int]) -> int:

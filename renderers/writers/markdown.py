@@ -114,6 +114,7 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         authors=document_authors(document, options),
         date=document.date,
         keywords=document.keywords,
+        description=document.description,
     )
     return "\n".join(part for part in (metadata, text + "\n" if text else "") if part)
 

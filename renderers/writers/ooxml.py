@@ -46,6 +46,7 @@ def apply_core_properties(
     title: str,
     author: str,
     keywords: tuple[str, ...] = (),
+    subject: str = "",
     generator: str = "citerender",
 ) -> None:
     """Set OOXML core properties to fixed, meaningful values (python-docx and python-pptx alike).
@@ -56,7 +57,7 @@ def apply_core_properties(
     props.author = (author or generator)[:255]
     props.last_modified_by = (author or generator)[:255]
     props.comments = ""
-    props.subject = ""
+    props.subject = subject[:255]
     props.keywords = ", ".join(keywords)[:255]
     props.category = ""
     props.revision = 1

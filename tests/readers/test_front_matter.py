@@ -33,8 +33,25 @@ def test_the_keys_pandoc_reads_become_the_documents_metadata() -> None:
     assert document.authors == ("Ana Ruiz", "Li Wei")
     assert document.date == "2025-03-01" and document.lang == "de"
     assert document.keywords == ("storage", "grid")
+    assert document.description == ""  # subtitle is not a description
     assert document.notes == ()  # unknown keys are ignored silently, as pandoc ignores them
     assert document.blocks == read_markdown("Text.\n").blocks
+
+
+@pytest.mark.parametrize(
+    ("keys", "description"),
+    [
+        ("description: What the grid did\n", "What the grid did"),
+        ("subject: What the grid did\n", "What the grid did"),  # pandoc's DOCX/PDF key
+        ("description: First\nsubject: Second\n", "First"),
+        ("abstract: A whole paragraph\n", ""),
+    ],
+)
+def test_a_description_or_subject_is_the_documents_description(
+    keys: str, description: str
+) -> None:
+    document = read_markdown(f"---\n{keys}---\n\nText.\n")
+    assert document.description == description and document.notes == ()
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])

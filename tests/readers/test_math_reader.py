@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from renderers.document import Code, CodeBlock, Math, Paragraph, Text, iter_inlines
+from renderers.document import Code, CodeBlock, Inline, Math, Paragraph, Text, iter_inlines
 from renderers.errors import LimitError
 from renderers.math.tex import MAX_GROUP_DEPTH, MAX_TEX_CHARS
 from renderers.readers.markdown import read_markdown
@@ -50,6 +50,38 @@ def test_displayed_formulas_on_lines_of_their_own() -> None:
         Paragraph((Math("\\int_0^1 x\\,dx", display=True),)),
         Paragraph((Math("a^2 + b^2", display=True),)),
     )
+
+
+D = True  # display=True
+
+
+@pytest.mark.parametrize(
+    ("markdown", "children"),
+    [
+        # pandoc reads each $$…$$ of such a line as its own displayed formula
+        ("$$x^2$$ $$y^2$$", (Math("x^2", D), Text(" "), Math("y^2", D))),
+        ("$$a$$$$b$$", (Math("a", D), Math("b", D))),
+        ("$$a$$ text $$b$$", (Math("a", D), Text(" text "), Math("b", D))),
+        ("$$ a $$ $$ b $$", (Math("a", D), Text(" "), Math("b", D))),
+        ("$$a$$ `$$` $$b$$", (Math("a", D), Text(" "), Code("$$"), Text(" "), Math("b", D))),
+        ("$a$ $b$", (Math("a"), Text(" "), Math("b"))),
+        # a backslash-escaped dollar is TeX's \$, not a closing delimiter
+        ("$$x = \\$5$$", (Math("x = \\$5", D),)),
+        ("$$a\\$$$ $$b$$", (Math("a\\$", D), Text(" "), Math("b", D))),
+        ("\\$$a$$ $$b$$", (Text("$"), Math("a"), Text("$ "), Math("b", D))),
+        ("`$$a$$ $$b$$`", (Code("$$a$$ $$b$$"),)),
+        ("$$x^2$$", (Math("x^2", D),)),
+    ],
+)
+def test_display_dollars_on_one_line(markdown: str, children: tuple[Inline, ...]) -> None:
+    document = read_markdown(markdown)
+    assert document.blocks == (Paragraph(children),)
+    assert not document.warnings
+
+
+def test_double_dollars_in_a_code_block_stay_code() -> None:
+    document = read_markdown("```\n$$a$$ $$b$$\n```\n")
+    assert document.blocks == (CodeBlock("$$a$$ $$b$$"),)
 
 
 def test_escaped_brackets_in_prose_stay_brackets() -> None:

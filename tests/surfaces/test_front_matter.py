@@ -27,12 +27,15 @@ author: [Ana Ruiz, {name: Li Wei}]
 date: 2025-03-01
 lang: de
 keywords: [storage, grid]
+description: "Costs & prices of <i>grid</i> storage"
+subtitle: Not shown
 ---
 
 Batteries got cheaper [[S:1]].
 """
 TITLE = "Grid storage in 2025 <b>[[S:1]]</b>"
 AUTHOR = "Ana Ruiz; Li Wei"
+DESCRIPTION = "Costs & prices of <i>grid</i> storage"
 
 
 def _render(root: Path, text: str, *extra: str) -> Path:
@@ -61,8 +64,10 @@ def test_the_pdf_of_either_engine_has_the_title_and_authors(rendered: Path, name
     assert meta is not None
     assert (meta.title, meta.author) == (TITLE, AUTHOR)
     assert meta["/Keywords"] == "storage, grid"
+    assert meta.subject == DESCRIPTION
     text = " ".join(pdf_text(rendered / name).split())
     assert text.startswith(TITLE) and "title:" not in text  # the title, not the block's keys
+    assert "Not shown" not in text and "Costs" not in text  # no subtitle or abstract block
     assert "Quellen" in text  # lang: de
 
 
@@ -72,6 +77,7 @@ def test_docx_and_pptx_core_properties(rendered: Path) -> None:
     assert (core.title, core.author, core.keywords) == (TITLE, AUTHOR, "storage, grid")
     deck = Presentation(str(rendered / "answer.pptx")).core_properties
     assert (deck.title, deck.author, deck.keywords) == (TITLE, AUTHOR, "storage, grid")
+    assert core.subject == deck.subject == DESCRIPTION
 
 
 @pytest.mark.slow
@@ -80,6 +86,8 @@ def test_html_title_and_meta_are_escaped_text(rendered: Path) -> None:
     assert "<title>Grid storage in 2025 &lt;b&gt;[[S:1]]&lt;/b&gt;</title>" in page
     assert f'<meta name="author" content="{AUTHOR}">' in page
     assert '<meta name="dcterms.date" content="2025-03-01">' in page
+    assert ('<meta name="description" content="Costs &amp; prices of &lt;i&gt;grid&lt;/i&gt; '
+            'storage">') in page
     assert re.search(r'<html lang="de"', page) and "<b>[[S:1]]" not in page
 
 
@@ -91,6 +99,7 @@ def test_the_markdown_output_reads_back_with_the_same_metadata(rendered: Path) -
     assert (again.title, again.authors, again.date, again.lang) == (
         TITLE, ("Ana Ruiz", "Li Wei"), "2025-03-01", "de")
     assert again.keywords == ("storage", "grid") and again.notes == ()
+    assert again.description == DESCRIPTION
     if shutil.which("pandoc") is None:
         pytest.skip("pandoc is not installed")
     meta = json.loads(subprocess.run(
@@ -98,6 +107,7 @@ def test_the_markdown_output_reads_back_with_the_same_metadata(rendered: Path) -
         capture_output=True, text=True, check=True).stdout)["meta"]
     assert [a["c"][0]["c"] for a in meta["author"]["c"]] == ["Ana", "Li"]
     assert meta["lang"]["c"][0]["c"] == "de"
+    assert meta["description"]["c"][0]["c"] == "Costs"
 
 
 @pytest.mark.slow

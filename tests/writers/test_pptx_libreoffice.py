@@ -120,9 +120,9 @@ English paragraph grows [[S:2]] then slows.
 - بند أول في القائمة الطويلة [[S:3]] مع نص
 - second item in English [[S:2]]
 
-| المنطقة | القيمة |
-|:--|--:|
-| تونس [[S:4]] | 12 |
+| المنطقة | القيمة | ملاحظة |
+|---|--:|:--|
+| تونس [[S:4]] | 12 | يسار |
 
 ## עברית
 
@@ -209,7 +209,13 @@ def test_right_to_left_paragraphs_items_and_cells_in_libreoffice(tmp_path: Path)
     assert columns, f"the cell {cell} lies in no column"
     left, right = columns[0]
     assert table_left <= left and right <= table_right
-    assert right - cell[2] < cell[0] - left, "the cell's text is not right-aligned"
+    assert right - cell[2] < cell[0] - left, "the cell's text does not start at the right"
+    # a column aligned left (":--") is physically left, as DOCX, HTML and PDF show it
+    note = arabic.word("يسار")
+    columns = [c for c in _column_edges(path) if c[0] - 1 <= note[0] and note[2] <= c[1] + 1]
+    assert columns, f"the cell {note} lies in no column"
+    left, right = columns[0]
+    assert note[0] - left < 12 < right - note[2], "the left column's text is not at the left"
 
 
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"

@@ -183,6 +183,7 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     apply_core_properties(
         document.core_properties, title=writer.title.text,
         author=document_author(rdoc.document, options), keywords=rdoc.document.keywords,
+        subject=rdoc.document.description,
     )
     drop_thumbnail(document.part.package)
     return _package_bytes(document.part.package)

@@ -325,6 +325,7 @@ def render_page(
         author=document_author(rdoc.document, options),
         date=rdoc.document.date,
         keywords=", ".join(rdoc.document.keywords),
+        description=rdoc.document.description,
         css=Markup(css.replace("</", "<\\/")),
         show_title=title.added,
         toc=Markup(toc),

@@ -109,7 +109,8 @@ def _write_deck(rdoc: ResolvedDocument, options: RenderOptions) -> tuple[bytes, 
     DeckWriter(prs, layouts, deck).write()
     apply_core_properties(prs.core_properties, title=deck.title,
                           author=document_author(rdoc.document, options),
-                          keywords=rdoc.document.keywords)
+                          keywords=rdoc.document.keywords,
+                          subject=rdoc.document.description)
     return _package_bytes(prs), deck
 
 
@@ -541,7 +542,7 @@ class DeckWriter:
         xml_rows = [
             (item.row_heights[r], [
                 self.paragraph(part, Para(runs, size=item.size, space_before=0.0,
-                                          align=_cell_align(item.aligns[c])))
+                                          align=item.aligns[c]))
                 for c, runs in enumerate(cells)
             ])
             for r, cells in enumerate(rows)
@@ -583,9 +584,3 @@ def close_arabic_link(text: str) -> str:
 
 def _emu(box: Box) -> px.Rect:
     return (box.left, box.top, box.width, box.height)
-
-
-def _cell_align(align: Alignment) -> Alignment:
-    """A table column's alignment on a slide: a left column starts at the start of its
-    cell's text (the right of right-to-left text), as slides have always set it."""
-    return "default" if align == "left" else align

@@ -230,16 +230,19 @@ def typst_source(
 
 
 def _metadata(title: str, document: Document, options: RenderOptions, *, dated: bool) -> str:
-    """``set document``: title, author (one value, as WeasyPrint writes it), keywords, and the
-    compile's timestamp as date when ``dated``."""
+    """``set document``: title, author (one value, as WeasyPrint writes it), keywords, the
+    description (the PDF's /Subject, as WeasyPrint writes ``<meta name="description">``), and
+    the compile's timestamp as date when ``dated``."""
     author = document_author(document, options)
     authors = f"({string_literal(author)},)" if author else "()"
     keywords = "".join(f"{string_literal(k)}," for k in document.keywords)
     keywords = f"keywords: ({keywords}), " if keywords else ""
+    description = document.description
+    described = f"description: {string_literal(description)}, " if description else ""
     date = "auto" if dated else "none"
     return (
         f"#set document(title: {string_literal(title)}, author: {authors}, {keywords}"
-        f"date: {date});"
+        f"{described}date: {date});"
     )
 
 
