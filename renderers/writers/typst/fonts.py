@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import typst
 
-from renderers.writers.pptx.fonts import font_index
+from renderers.writers.pptx.fonts import ascender_descender, font_index
 
 #: Files of the families the template names, by family (first match of each name wins).
 REPORT_FONTS: dict[str, tuple[str, ...]] = {
@@ -42,6 +42,25 @@ FALLBACK_SCRIPTS: tuple[str, ...] = (
     "Khmer", "Lao", "Malayalam", "Math", "Myanmar", "Oriya", "Sinhala", "Symbols", "Syriac",
     "Tamil", "Telugu", "Thaana", "Thai",
 )  # fmt: skip
+
+#: Scripts the report's body fonts draw with a face other than Noto Sans: the detection's key
+#: for the script (renderers.language.has_script), the script's name in Typst's regexes and
+#: the file of the face that draws it (Hebrew: the first face of the stack that has it).
+OTHER_FACES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("ar", ("Arabic",), "NotoSansArabic-Regular.ttf"),
+    ("hi", ("Devanagari",), "NotoSansDevanagari-Regular.ttf"),
+    ("he", ("Hebrew",), "DejaVuSans.ttf"),
+    ("cjk", ("Han", "Hiragana", "Katakana", "Hangul"), "NotoSansCJK-Regular.ttc"),
+)
+
+
+@lru_cache(maxsize=8)
+def face_metrics(face: str) -> tuple[float, float] | None:
+    """The ascender and descender (positive) in em of ``face``, a file name, as CSS's content
+    area takes them (:func:`~renderers.writers.pptx.fonts.ascender_descender`); None when the
+    face is not installed."""
+    path = font_index().get(face.lower())
+    return None if path is None else ascender_descender(path)
 
 
 def font_files(*, cjk: bool) -> list[str]:
