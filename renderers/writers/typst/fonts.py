@@ -43,14 +43,19 @@ FALLBACK_SCRIPTS: tuple[str, ...] = (
     "Tamil", "Telugu", "Thaana", "Thai",
 )  # fmt: skip
 
-#: Scripts the report's body fonts draw with a face other than Noto Sans: the detection's key
-#: for the script (renderers.language.has_script), the script's name in Typst's regexes and
-#: the file of the face that draws it (Hebrew: the first face of the stack that has it).
-OTHER_FACES: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("ar", ("Arabic",), "NotoSansArabic-Regular.ttf"),
-    ("hi", ("Devanagari",), "NotoSansDevanagari-Regular.ttf"),
-    ("he", ("Hebrew",), "DejaVuSans.ttf"),
-    ("cjk", ("Han", "Hiragana", "Katakana", "Hangul"), "NotoSansCJK-Regular.ttc"),
+#: Scripts the report's fonts draw with a face other than Noto Sans (in code: other than
+#: DejaVu Sans Mono): the detection's key for the script (renderers.language.has_script), the
+#: script's names in Typst's regexes and the files of the faces that draw it in WeasyPrint, in
+#: text and in code. Hebrew: DejaVu Sans, the first face of the body's stack that has it; in
+#: code, where no face of report.css's stack has it, fontconfig's fallback (Noto Sans Hebrew
+#: here). Arabic code is in the body's face ("Code Arabic"); CJK code in Noto Sans Mono CJK,
+#: whose metrics are Noto Sans CJK's.
+OTHER_FACES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
+    ("ar", ("Arabic",), "NotoSansArabic-Regular.ttf", "NotoSansArabic-Regular.ttf"),
+    ("hi", ("Devanagari",), "NotoSansDevanagari-Regular.ttf", "NotoSansDevanagari-Regular.ttf"),
+    ("he", ("Hebrew",), "DejaVuSans.ttf", "NotoSansHebrew-Regular.ttf"),
+    ("cjk", ("Han", "Hiragana", "Katakana", "Hangul"), "NotoSansCJK-Regular.ttc",
+     "NotoSansCJK-Regular.ttc"),
 )
 
 

@@ -152,25 +152,30 @@ def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE
 
 
 def script_faces(text: str, *, cjk: bool) -> str:
-    """``script-faces``: each script of ``text`` that the body fonts draw with a face other than
-    Noto Sans (:data:`~renderers.writers.typst.fonts.OTHER_FACES`), as a run of its characters
-    (a regex: from a letter of the script, which Noto Sans lacks, over the marks, spaces and
-    punctuation of it, which a split would shape apart, to the last of them: a space at its end
-    would leave the next word's text without its space; "·" is Han's too, but Noto Sans's) and its
-    face's ascender and descender in em, from the font file; ``()`` in a document without any,
-    which then has no rule to look for them (``deepen-scripts`` in the template). CJK: only
-    when its fonts are loaded (``cjk``)."""
+    """``script-faces``: each script of ``text`` that the report's fonts draw with a face other
+    than Noto Sans or, in code, DejaVu Sans Mono (:data:`~renderers.writers.typst.fonts.
+    OTHER_FACES`), as a run of its characters (a regex: from a letter of the script, which
+    those faces lack, over the marks, spaces and punctuation of it, which a split would shape
+    apart, to the last of them: a space at its end would leave the next word's text without its
+    space; "·" is Han's too, but Noto Sans's) and the ascender and descender in em of its face
+    in text and in code, from the font files; ``()`` in a document without any, which then has
+    no rule to look for them (``deepen-scripts`` in the template). CJK: only when its fonts are
+    loaded (``cjk``)."""
     entries = []
-    for key, names, face in OTHER_FACES:
-        metrics = face_metrics(face)
-        if metrics is None or not (cjk if key == "cjk" else has_script(text, key)):
+    for key, names, face, code_face in OTHER_FACES:
+        metrics, code_metrics = face_metrics(face), face_metrics(code_face)
+        if metrics is None or code_metrics is None:
+            continue
+        if not (cjk if key == "cjk" else has_script(text, key)):
             continue
         first = "".join(f"\\p{{sc={name}}}" for name in names)
-        rest = "".join(f"\\p{{scx={name}}}" for name in names)
-        inner = f"{rest}\\p{{Inherited}}"
+        inner = "".join(f"\\p{{scx={name}}}" for name in names) + "\\p{Inherited}"
         run = string_literal(f"[{first}](?:[{inner}\\s]*[{inner}])?")
-        ascender, descender = (round(value, 4) for value in metrics)
-        entries.append(f"(run: {run}, ascender: {ascender}, descender: {descender}),")
+        text_face, code = (
+            "(ascender: {}, descender: {})".format(*(round(value, 4) for value in found))
+            for found in (metrics, code_metrics)
+        )
+        entries.append(f"(run: {run}, text: {text_face}, code: {code}),")
     return f"#let script-faces = ({''.join(entries)})\n"
 
 
