@@ -203,12 +203,13 @@ _SCRIPTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("en", "A-Za-z\u00c0-\u024f\u1e00-\u1eff"),  # Latin: taken for English
     )
 )
-_ARABIC_CHAR = re.compile(f"[{_ARABIC}]")
+_SCRIPT_PATTERNS = dict(_SCRIPTS)
 
 
-def has_arabic(text: str) -> bool:
-    """Whether ``text`` has a letter of the Arabic script (which Noto Sans Arabic draws)."""
-    return _ARABIC_CHAR.search(text) is not None
+def has_script(text: str, language: str) -> bool:
+    """Whether ``text`` has a letter of the script taken for ``language`` (a key of the
+    detection's table: ar, he, cjk, hi, ru, el, th, en)."""
+    return _SCRIPT_PATTERNS[language].search(text) is not None
 
 
 #: Characters of text looked at: enough to tell the dominant script of any document.

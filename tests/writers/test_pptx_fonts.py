@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from renderers.writers.pptx import fonts
+from renderers.writers.typst.fonts import OTHER_FACES
 
 
 def _measured_faces() -> list[str]:
@@ -30,6 +31,27 @@ def test_own_cmap_reader_agrees_with_fonttools(path: str) -> None:
     ours = fonts.coverage(path)
     assert ours == fonts.coverage_fonttools(path)
     assert len(ours) > 100
+
+
+SCRIPT_FACES = sorted({face for *_, text, code in OTHER_FACES for face in (text, code)})
+
+
+@pytest.mark.parametrize("face", [*SCRIPT_FACES, "NotoSans-Regular.ttf"])
+def test_own_ascender_and_descender_agree_with_fonttools(face: str) -> None:
+    """The metrics the Typst writer's script rule is computed from (``hhea`` here, as no face
+    of the report asks for OS/2's typographic ones), the first face of a collection's too."""
+    from fontTools.ttLib import TTFont
+
+    path = fonts.font_index().get(face.lower())
+    if path is None:
+        pytest.skip(f"{face} is not installed")
+    font = TTFont(path, fontNumber=0, lazy=True)
+    try:
+        units = font["head"].unitsPerEm
+        expected = (font["hhea"].ascent / units, -font["hhea"].descent / units)
+    finally:
+        font.close()
+    assert fonts.ascender_descender(path) == expected
 
 
 def test_a_subtable_the_reader_cannot_follow_goes_through_fonttools(tmp_path: Path) -> None:

@@ -203,13 +203,34 @@ def coverage(path: str) -> set[int]:
     return found if found is not None else coverage_fonttools(path)
 
 
-def _read_cmap(data: Buffer) -> set[int] | None:
-    """Coverage from the first font of ``data``; None when the subtable is not format 4/12."""
+def _table(data: Buffer, tag: bytes) -> int | None:
+    """The offset of table ``tag`` of the first font of ``data`` (a collection's too)."""
     base = struct.unpack_from(">I", data, 12)[0] if data[:4] == b"ttcf" else 0
     (num_tables,) = struct.unpack_from(">H", data, base + 4)
-    cmap = next((offset for tag, _, offset, _ in
+    return next((offset for name, _, offset, _ in
                  struct.iter_unpack(">4sIII", data[base + 12:base + 12 + 16 * num_tables])
-                 if tag == b"cmap"), None)
+                 if name == tag), None)
+
+
+@lru_cache(maxsize=16)
+def ascender_descender(path: str) -> tuple[float, float]:
+    """The first face's ascender and descender (below the baseline: positive) in em, as
+    HarfBuzz, and so WeasyPrint, takes them for a line's content area: OS/2's typographic ones
+    when the font asks for them (USE_TYPO_METRICS), ``hhea``'s otherwise."""
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        head, hhea, os2 = (_table(data, tag) for tag in (b"head", b"hhea", b"OS/2"))
+        if head is None or hhea is None:
+            raise ValueError(f"{path}: no head or hhea table")
+        (units,) = struct.unpack_from(">H", data, head + 18)
+        ascender, descender = struct.unpack_from(">hh", data, hhea + 4)
+        if os2 is not None and struct.unpack_from(">H", data, os2 + 62)[0] & 0x80:
+            ascender, descender = struct.unpack_from(">hh", data, os2 + 68)
+    return ascender / units, -descender / units
+
+
+def _read_cmap(data: Buffer) -> set[int] | None:
+    """Coverage from the first font of ``data``; None when the subtable is not format 4/12."""
+    cmap = _table(data, b"cmap")
     if cmap is None:
         return set()
     (count,) = struct.unpack_from(">H", data, cmap + 2)

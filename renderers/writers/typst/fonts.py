@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import typst
 
-from renderers.writers.pptx.fonts import font_index
+from renderers.writers.pptx.fonts import ascender_descender, font_index
 
 #: Files of the families the template names, by family (first match of each name wins).
 REPORT_FONTS: dict[str, tuple[str, ...]] = {
@@ -42,6 +42,30 @@ FALLBACK_SCRIPTS: tuple[str, ...] = (
     "Khmer", "Lao", "Malayalam", "Math", "Myanmar", "Oriya", "Sinhala", "Symbols", "Syriac",
     "Tamil", "Telugu", "Thaana", "Thai",
 )  # fmt: skip
+
+#: Scripts the report's fonts draw with a face other than Noto Sans (in code: other than
+#: DejaVu Sans Mono): the detection's key for the script (renderers.language.has_script), the
+#: script's names in Typst's regexes and the files of the faces that draw it in WeasyPrint, in
+#: text and in code. Hebrew: DejaVu Sans, the first face of the body's stack that has it; in
+#: code, where no face of report.css's stack has it, fontconfig's fallback (Noto Sans Hebrew
+#: here). Arabic code is in the body's face ("Code Arabic"); CJK code in Noto Sans Mono CJK,
+#: whose metrics are Noto Sans CJK's.
+OTHER_FACES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
+    ("ar", ("Arabic",), "NotoSansArabic-Regular.ttf", "NotoSansArabic-Regular.ttf"),
+    ("hi", ("Devanagari",), "NotoSansDevanagari-Regular.ttf", "NotoSansDevanagari-Regular.ttf"),
+    ("he", ("Hebrew",), "DejaVuSans.ttf", "NotoSansHebrew-Regular.ttf"),
+    ("cjk", ("Han", "Hiragana", "Katakana", "Hangul"), "NotoSansCJK-Regular.ttc",
+     "NotoSansCJK-Regular.ttc"),
+)
+
+
+@lru_cache(maxsize=8)
+def face_metrics(face: str) -> tuple[float, float] | None:
+    """The ascender and descender (positive) in em of ``face``, a file name, as CSS's content
+    area takes them (:func:`~renderers.writers.pptx.fonts.ascender_descender`); None when the
+    face is not installed."""
+    path = font_index().get(face.lower())
+    return None if path is None else ascender_descender(path)
 
 
 def font_files(*, cjk: bool) -> list[str]:

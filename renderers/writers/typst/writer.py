@@ -31,7 +31,7 @@ import typst
 from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, RenderError
 from renderers.labels import Labels, labels_for
-from renderers.language import DEFAULT_LANGUAGE, Language, has_arabic
+from renderers.language import DEFAULT_LANGUAGE, Language, has_script
 from renderers.options import PdfVariant, RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.templates import templates_dir
@@ -39,7 +39,7 @@ from renderers.text import needs_cjk, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import ADDED_SECTION_LEVEL
 from renderers.writers.typst.escape import string_literal
-from renderers.writers.typst.fonts import report_fonts
+from renderers.writers.typst.fonts import OTHER_FACES, face_metrics, report_fonts
 from renderers.writers.typst.late_links import (
     POSITIONS_LABEL,
     parse_positions,
@@ -132,8 +132,8 @@ def _message(item: typst.TypstWarning | typst.TypstError) -> str:
 def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE) -> str:
     """The definitions ``report.typ`` takes from Python, so that each rule has one home:
     whether the CJK fonts are loaded and which regional face of them ``text`` in ``language``
-    needs (:meth:`renderers.language.Language.cjk_face`), whether ``text`` has Arabic letters
-    (``arabic-depth`` in the template: looked for only then), the document's language and region
+    needs (:meth:`renderers.language.Language.cjk_face`), the scripts of ``text`` drawn in a
+    face other than Noto Sans (:func:`script_faces`), the document's language and region
     (``text(lang:, region:)``: an ISO 639 code, an ISO 3166-1 alpha-2 code or none), the
     heading level of the sections the writers add
     (:data:`~renderers.writers.common.ADDED_SECTION_LEVEL`) and the page footer in the
@@ -143,12 +143,40 @@ def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE
     return (
         f"#let with-cjk = {'true' if cjk else 'false'}\n"
         f'#let cjk-region = "{face}"\n'
-        f"#let with-arabic = {'true' if has_arabic(text) else 'false'}\n"
+        f"{script_faces(text, cjk=cjk)}"
         f'#let doc-lang = "{language.typst_lang}"\n'
         f"#let doc-region = {region}\n"
         f"#let added-section-level = {ADDED_SECTION_LEVEL}\n"
         f"{page_footer(labels_for(language))}"
     )
+
+
+def script_faces(text: str, *, cjk: bool) -> str:
+    """``script-faces``: each script of ``text`` that the report's fonts draw with a face other
+    than Noto Sans or, in code, DejaVu Sans Mono (:data:`~renderers.writers.typst.fonts.
+    OTHER_FACES`), as a run of its characters (a regex: from a letter of the script, which
+    those faces lack, over the marks, spaces and punctuation of it, which a split would shape
+    apart, to the last of them: a space at its end would leave the next word's text without its
+    space; "·" is Han's too, but Noto Sans's) and the ascender and descender in em of its face
+    in text and in code, from the font files; ``()`` in a document without any, which then has
+    no rule to look for them (``deepen-scripts`` in the template). CJK: only when its fonts are
+    loaded (``cjk``)."""
+    entries = []
+    for key, names, face, code_face in OTHER_FACES:
+        metrics, code_metrics = face_metrics(face), face_metrics(code_face)
+        if metrics is None or code_metrics is None:
+            continue
+        if not (cjk if key == "cjk" else has_script(text, key)):
+            continue
+        first = "".join(f"\\p{{sc={name}}}" for name in names)
+        inner = "".join(f"\\p{{scx={name}}}" for name in names) + "\\p{Inherited}"
+        run = string_literal(f"[{first}](?:[{inner}\\s]*[{inner}])?")
+        text_face, code = (
+            "(ascender: {}, descender: {})".format(*(round(value, 4) for value in found))
+            for found in (metrics, code_metrics)
+        )
+        entries.append(f"(run: {run}, text: {text_face}, code: {code}),")
+    return f"#let script-faces = ({''.join(entries)})\n"
 
 
 def page_footer(words: Labels) -> str:
