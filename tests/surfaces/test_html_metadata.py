@@ -5,6 +5,7 @@ does, the options winning; the HTML output reads back with the same metadata."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import docx
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 from renderers import cli
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
-from tests.helpers import pdf_text
+from tests.helpers import convert_all_with_libreoffice, pdf_text
 
 POOL = [{"sid": 1, "title": "Source 1", "url": "https://s1.example.org/"}]
 PAGE = """<!DOCTYPE html>
@@ -84,6 +85,22 @@ def test_docx_and_pptx_core_properties(rendered: Path) -> None:
         assert (core.title, core.author, core.keywords, core.subject) == (
             TITLE, AUTHOR, "storage, grid", DESCRIPTION)
         assert core.language in ("", None, "de")  # python-docx/pptx leave it unset
+
+
+@pytest.mark.slow
+@pytest.mark.libreoffice
+def test_libreoffice_reads_the_office_files_metadata(rendered: Path, tmp_path: Path) -> None:
+    """What a user sees in Office: LibreOffice's PDF of each file carries the properties, and
+    the deck's cover names the authors."""
+    deck = shutil.copy(rendered / "page.pptx", tmp_path / "deck.pptx")
+    pdfs = convert_all_with_libreoffice([rendered / "page.docx", Path(deck)], tmp_path)
+    for pdf in pdfs:
+        meta = PdfReader(pdf).metadata
+        assert meta is not None
+        assert (meta.title, meta.author, meta.subject) == (TITLE, AUTHOR, DESCRIPTION)
+        assert meta["/Keywords"] == "storage, grid"
+    cover = PdfReader(pdfs[1]).pages[0].extract_text()
+    assert TITLE in cover and AUTHOR in cover
 
 
 @pytest.mark.slow
