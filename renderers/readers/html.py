@@ -90,6 +90,7 @@ _ALIGN = re.compile(r"text-align\s*:\s*([a-z-]+)", re.IGNORECASE)
 _LANGUAGE = re.compile(r"^(?:language|lang)-(\S+)$")
 #: A start tag's attributes after its name, up to the first ">" outside quotes (possessive: a
 #: tag without its end fails without backtracking).
+_META_START = re.compile(r"<meta", re.IGNORECASE)
 _ATTRIBUTES = re.compile(r"""((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
 
 
@@ -177,11 +178,7 @@ def read_html(
     blocks = reader.blocks(root.children, depth=0)
     if reader.sourceless:
         _report_refused_images(html, reader.sourceless[0], context, lines)
-    metas = (
-        (attributes.get("name", ""), attributes.get("content", ""))
-        for _, attributes in _written_tags(html, frozenset({"meta"}))
-    )
-    metadata = html_metadata(metas, declared_language(html), context)
+    metadata = html_metadata(_written_metas(html), declared_language(html), context)
     return with_metadata(context.document(blocks), metadata)
 
 
@@ -253,6 +250,15 @@ def declared_language(html: str) -> str:
         return ""
 
 
+def _written_metas(html: str) -> Iterator[tuple[str, str]]:
+    """``(name, content)`` of each ``<meta>`` tag of ``html`` as written. The scan ends at the
+    last ``<meta`` of the text: metadata sits in the head, and a long body after it is not
+    scanned (2 MB took 0.16 s)."""
+    last = max((m.start() for m in _META_START.finditer(html)), default=-1)
+    for _, attributes in _written_tags(html, frozenset({"meta"}), until=last):
+        yield attributes.get("name", ""), attributes.get("content", "")
+
+
 def _report_refused_images(
     html: str, first: Image, context: ReadContext, lines: NoteLines
 ) -> None:
@@ -272,7 +278,9 @@ def _written_images(html: str) -> Iterator[tuple[str, str, int]]:
         yield attributes.get("src", ""), attributes.get("alt", ""), tag.start
 
 
-def _written_tags(html: str, names: frozenset[str]) -> Iterator[tuple[HtmlTag, dict[str, str]]]:
+def _written_tags(
+    html: str, names: frozenset[str], until: int | None = None
+) -> Iterator[tuple[HtmlTag, dict[str, str]]]:
     """Each start tag of ``names`` in ``html`` with its attributes as written (names
     lower-cased, entities decoded), among the tags the audit's scanner sees
     (:func:`citations.codemap.html_tags`: none inside comments, scripts, styles, textareas or
@@ -280,10 +288,13 @@ def _written_tags(html: str, names: frozenset[str]) -> Iterator[tuple[HtmlTag, d
     refused image's source. Each tag is read to its ">" outside quotes.
 
     A tag without its ">" runs to the end of the input (HTML reads the rest as its
-    attributes), so the scan stops there: linear, however many unclosed tags follow.
+    attributes), so the scan stops there: linear, however many unclosed tags follow. It stops
+    too past ``until``, an offset after which no tag of ``names`` starts.
     """
     after = 0
     for tag in html_tags(html):
+        if until is not None and tag.start > until:
+            return
         if tag.name not in names or tag.kind == "end" or tag.start < after:
             continue
         written = _ATTRIBUTES.match(html, tag.start + 1 + len(tag.name))

@@ -135,6 +135,19 @@ def test_metadata_larger_than_the_front_matter_limit_is_refused() -> None:
     assert read_html(other, limits=Limits(max_front_matter_bytes=60)).description == ""
 
 
+@pytest.mark.parametrize(
+    ("html", "authors"),
+    [('<p>x</p><meta name="author" content="Late">', ("Late",)),  # wherever it is
+     ('<meta name="author" content="A"><p>x</p><!-- <meta name="author" content="B"> -->',
+      ("A",)),
+     ('<meta name="author" content="A"><pre>&lt;meta name="author" content="B"&gt;</pre>',
+      ("A",)),
+     ('<meta name="author" content="A"><metadata name="author" content="B">', ("A",))],
+)
+def test_only_meta_tags_count_wherever_they_are(html: str, authors: tuple[str, ...]) -> None:
+    assert read_html(html).authors == authors
+
+
 def test_an_unclosed_meta_tag_ends_the_scan() -> None:
     document = read_html('<meta name="author" content="A"><p>x</p><meta name="author" content="B')
     assert document.authors == ("A",)
