@@ -90,8 +90,9 @@ _ALIGN = re.compile(r"text-align\s*:\s*([a-z-]+)", re.IGNORECASE)
 _LANGUAGE = re.compile(r"^(?:language|lang)-(\S+)$")
 #: A start tag's attributes after its name, up to the first ">" outside quotes (possessive: a
 #: tag without its end fails without backtracking).
-_META_START = re.compile(r"<meta", re.IGNORECASE)
 _ATTRIBUTES = re.compile(r"""((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
+#: Where a ``<meta>`` tag may start (the text's, before the scanner says which are tags).
+_META_START = re.compile(r"<meta", re.IGNORECASE)
 
 
 @dataclass
