@@ -380,8 +380,8 @@ class Document:
     pass like a writer's notes (an image whose source it refused). ``lang`` is the language the
     input itself declares (an HTML input's ``<html lang>``, a markdown input's front matter
     ``lang:``; a canonical BCP 47 tag), or "". ``authors``, ``date``, ``keywords`` and
-    ``description`` come from a markdown input's front matter (:mod:`renderers.metadata`),
-    plain text.
+    ``description`` come from a markdown input's front matter or an HTML input's ``<meta>``
+    tags (:mod:`renderers.metadata`), plain text.
     """
 
     blocks: tuple[Block, ...]

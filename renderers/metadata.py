@@ -1,5 +1,5 @@
-"""A markdown document's metadata: the keys of its YAML front matter, and the block the Markdown
-writer writes them back in.
+"""A document's metadata: the keys of a markdown input's YAML front matter, the ``<meta>`` tags
+of an HTML input's head, and the block the Markdown writer writes them back in.
 
 Where the block is and whether it is front matter is :func:`citations.front_matter.front_matter`
 (the scanner asks it too). The keys read are pandoc's: ``title``, ``author`` (a string, or a list
@@ -9,13 +9,18 @@ or ``rtl``: checked, the direction follows the language), ``keywords`` and ``des
 any other key (``subtitle``, ``abstract`` …) is ignored: no writer shows a subtitle line or an
 abstract block. Values are plain text, never markup: a token in a title is shown
 as written. The render options ``title``, ``author`` and ``lang`` win over the block's.
+
+HTML input says the same in its head (:func:`html_metadata`): ``<meta name="author">`` (one
+author each, as the HTML writer writes them), ``keywords`` (comma-separated), ``description``,
+``dcterms.date`` (the HTML writer's) or ``date``; its ``<title>`` and ``<html lang>`` the HTML
+reader reads itself.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +34,7 @@ if TYPE_CHECKING:
     from renderers.document import Document
     from renderers.readers.context import ReadContext
 
-__all__ = ["Metadata", "metadata_block", "read_metadata", "with_metadata"]
+__all__ = ["Metadata", "html_metadata", "metadata_block", "read_metadata", "with_metadata"]
 
 
 @dataclass(frozen=True)
@@ -111,8 +116,13 @@ def _text(value: object) -> str | None:
     if isinstance(value, dt.date):  # YAML reads 2025-03-01 as a date
         return value.isoformat()
     if isinstance(value, str | int | float):
-        return " ".join(str(value).split())
+        return _line(str(value))
     return None
+
+
+def _line(text: str) -> str:
+    """``text`` as one line, its runs of white space one space each (a value is plain text)."""
+    return " ".join(text.split())
 
 
 def _texts(value: object, problem: Any) -> tuple[str, ...]:
@@ -130,8 +140,43 @@ def _texts(value: object, problem: Any) -> tuple[str, ...]:
     return tuple(found)
 
 
+#: The ``<meta name>`` values :func:`html_metadata` reads (HTML's names are case-insensitive).
+HTML_META_NAMES = frozenset({"author", "keywords", "description", "dcterms.date", "date"})
+
+
+def html_metadata(metas: Iterable[tuple[str, str]], lang: str, context: ReadContext) -> Metadata:
+    """What an HTML head says, from its ``(name, content)`` pairs (``<meta>`` tags in order,
+    entities decoded): each ``author`` an author, the ``keywords`` split at commas, the first
+    ``description``, the first ``dcterms.date``, else the first ``date``; ``lang`` is its
+    ``<html lang>``. Contents of more than ``limits.max_front_matter_bytes`` together are
+    refused (LimitError), as a front matter block that large is."""
+    found: dict[str, list[str]] = {name: [] for name in HTML_META_NAMES}
+    size = 0
+    for name, content in metas:
+        name = name.strip().lower()
+        if name not in found:
+            continue
+        size += len(content.encode("utf-8", "surrogatepass"))
+        if size > context.limits.max_front_matter_bytes:
+            raise LimitError(
+                f"{context.input_name}: the content of its <meta> tags is larger than "
+                f"{context.limits.max_front_matter_bytes} bytes (limits.max_front_matter_bytes)"
+            )
+        pieces = content.split(",") if name == "keywords" else [content]
+        found[name] += [text for piece in pieces if (text := _line(piece))]
+    dates = found["dcterms.date"] or found["date"]
+    return Metadata(
+        authors=tuple(found["author"]),
+        date=dates[0] if dates else "",
+        lang=lang,
+        keywords=tuple(dict.fromkeys(found["keywords"])),
+        description=next(iter(found["description"]), ""),
+    )
+
+
 def with_metadata(document: Document, metadata: Metadata) -> Document:
-    """``document`` with what its front matter says (its title over the first heading's)."""
+    """``document`` with what its front matter or head says (its title over the first
+    heading's)."""
     return dataclasses.replace(
         document,
         title=metadata.title or document.title,

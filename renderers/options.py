@@ -153,7 +153,9 @@ class Limits:
         1_000, "Most math formulas ($…$, $$…$$) in one document (each is laid out once)."
     )
     max_front_matter_bytes: int = _limit(
-        MAX_FRONT_MATTER_BYTES, "Largest YAML front matter of markdown input, in UTF-8 bytes."
+        MAX_FRONT_MATTER_BYTES,
+        "Largest metadata of an input, in UTF-8 bytes: a markdown input's YAML front matter, "
+        "the content of an HTML input's <meta> tags read.",
     )
     max_pool_rows: int = _limit(200_000, "Most rows in the sources pool.")
     max_image_pixels: int = _limit(50_000_000, "Most pixels in one image.")
@@ -211,15 +213,15 @@ class RenderOptions:
 
     title: str = option(
         "",
-        help="Document title (default: a markdown input's front matter title:, else the first "
-        "heading).",
+        help="Document title (default: the input's own, a markdown front matter title: or an "
+        "HTML <title>, else the first heading).",
         max_length=500,
     )
     author: str = option(
         "",
         help=(
-            "Author, written to the document's metadata (default: a markdown input's front "
-            "matter author:)."
+            "Author, written to the document's metadata (default: the input's own, a markdown "
+            "front matter author: or an HTML <meta name=\"author\">)."
         ),
         formats=("pdf", "html", "docx", "pptx", "md"),
         max_length=500,

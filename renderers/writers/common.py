@@ -197,16 +197,21 @@ def document_title(document: Document, options: RenderOptions) -> DocumentTitle:
 
 
 def document_authors(document: Document, options: RenderOptions) -> tuple[str, ...]:
-    """The author rule: ``options.author``, else the authors of a markdown input's front
-    matter (:attr:`Document.authors`)."""
+    """The author rule: ``options.author``, else the input's own authors
+    (:attr:`Document.authors`: a markdown front matter's, an HTML head's)."""
     author = _one_line(options.author)
     return (author,) if author else document.authors
 
 
 def document_author(document: Document, options: RenderOptions) -> str:
-    """The authors as one metadata value (HTML ``<meta name="author">``, the PDF's
-    ``/Author``, OOXML's creator): joined with "; ", as pandoc joins them."""
-    return "; ".join(document_authors(document, options))
+    """The authors as one metadata value (the PDF's ``/Author``, OOXML's creator)."""
+    return joined_authors(document_authors(document, options))
+
+
+def joined_authors(authors: Sequence[str]) -> str:
+    """Authors as one value: joined with "; ", as pandoc joins them (WeasyPrint's ", " would
+    split "Ruiz, Ana" in two)."""
+    return "; ".join(authors)
 
 
 def _one_line(text: str) -> str:

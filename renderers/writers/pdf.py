@@ -33,7 +33,13 @@ from renderers.resolve import ResolvedDocument
 from renderers.sandbox import LoadedImage, Sandbox, allowed_dirs
 from renderers.text import document_text
 from renderers.writers import Artifact, WriteSource
-from renderers.writers.common import PAGE_SIZES, check_page_size, page_dimensions, pdf_uri
+from renderers.writers.common import (
+    PAGE_SIZES,
+    check_page_size,
+    joined_authors,
+    page_dimensions,
+    pdf_uri,
+)
 from renderers.writers.html.report import WrittenReport, print_report
 from renderers.writers.ooxml import build_timestamp
 from renderers.writers.pptx.fonts import installed_font_file
@@ -246,6 +252,8 @@ def pdf_document(
         metadata.title = options.title.strip()
     if options.author.strip():
         metadata.authors = [options.author.strip()]
+    elif metadata.authors:  # the page's <meta name="author"> tags: one value, as Typst's
+        metadata.authors = [joined_authors(metadata.authors)]
     metadata.generator = GENERATOR
     stamp = _w3c_date()
     metadata.created = stamp

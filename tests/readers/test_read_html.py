@@ -92,6 +92,74 @@ def test_title_from_title_element_else_first_h1() -> None:
     assert read_html("<h2>Sub</h2><h1>Main <em>one</em></h1><h1>Other</h1>").title == "Main one"
 
 
+HEAD = """<!DOCTYPE html><html lang="DE-at"><head>
+<META NAME="Author" content="Ana  Ruiz"><meta name=author content='Li &amp; Wei'>
+<meta name="author" content="  ">
+<!-- <meta name="author" content="In a comment"> -->
+<script>document.write('<meta name="author" content="In a script">')</script>
+<meta name="keywords" content=" storage , grid,, storage"><meta name="keywords" content="cost">
+<meta name="description" content="Costs &lt;b&gt; and
+   prices"><meta name="description" content="Second">
+<meta name="date" content="2024"><meta name="dcterms.date" content="2025-03-01">
+<meta property="og:title" content="Not read"><meta name="generator" content="x">
+<title>Grid storage</title></head><body><h1>Other</h1><p>Text.</p></body></html>"""
+
+
+def test_the_head_s_meta_tags_are_the_documents_metadata() -> None:
+    document = read_html(HEAD)
+    assert (document.title, document.lang) == ("Grid storage", "de-AT")
+    assert document.authors == ("Ana Ruiz", "Li & Wei")  # one a tag, as written: plain text
+    assert document.keywords == ("storage", "grid", "cost")  # split at commas, each once
+    assert document.description == "Costs <b> and prices"  # the first one
+    assert document.date == "2025-03-01"  # dcterms.date (the HTML writer's) before date
+    assert document.notes == ()
+    assert document.blocks == read_html("<h1>Other</h1><p>Text.</p>").blocks
+
+
+@pytest.mark.parametrize(
+    ("head", "date"),
+    [('<meta name="date" content="2024-05">', "2024-05"), ("", ""),
+     ('<meta name="dcterms.date" content=" "><meta name="date" content="2024">', "2024")],
+)
+def test_a_date_is_dcterms_date_else_date(head: str, date: str) -> None:
+    assert read_html(f"<head>{head}</head><p>x</p>").date == date
+
+
+def test_metadata_larger_than_the_front_matter_limit_is_refused() -> None:
+    description = f'<meta name="description" content="{"x" * 60}">'
+    assert read_html(description, limits=Limits(max_front_matter_bytes=60)).description
+    with pytest.raises(LimitError, match="max_front_matter_bytes"):
+        read_html(description + '<meta name="author" content="A">',
+                  limits=Limits(max_front_matter_bytes=60))
+    other = f'<meta name="og:description" content="{"x" * 100}">'  # not read, not counted
+    assert read_html(other, limits=Limits(max_front_matter_bytes=60)).description == ""
+
+
+@pytest.mark.parametrize(
+    ("html", "authors"),
+    [('<p>x</p><meta name="author" content="Late">', ("Late",)),  # wherever it is
+     ('<meta name="author" content="A"><p>x</p><!-- <meta name="author" content="B"> -->',
+      ("A",)),
+     ('<meta name="author" content="A"><pre>&lt;meta name="author" content="B"&gt;</pre>',
+      ("A",)),
+     ('<meta name="author" content="A"><metadata name="author" content="B">', ("A",))],
+)
+def test_only_meta_tags_count_wherever_they_are(html: str, authors: tuple[str, ...]) -> None:
+    assert read_html(html).authors == authors
+
+
+def test_an_unclosed_meta_tag_ends_the_scan() -> None:
+    document = read_html('<meta name="author" content="A"><p>x</p><meta name="author" content="B')
+    assert document.authors == ("A",)
+
+
+def test_markdown_s_html_blocks_give_no_metadata() -> None:
+    """Markdown's metadata is its front matter; a ``<meta>`` in its HTML is dropped, as pandoc
+    drops it."""
+    document = read_markdown('<meta name="author" content="A">\n\nText.\n')
+    assert document.authors == () and document.description == ""
+
+
 def test_blocks() -> None:
     document = read_html(
         "<h2>Intro</h2><h2>Intro</h2><p>Para</p><blockquote><p>Quote</p></blockquote><hr>"

@@ -84,7 +84,7 @@ from renderers.writers.common import (
     citation_notes_heading,
     cite_direction,
     cite_space,
-    document_author,
+    document_authors,
     document_title,
     document_words,
     entry_parts,
@@ -322,7 +322,7 @@ def render_page(
     return environment().get_template("report.html.j2").render(
         lang=language.tag,
         title=title.page_title(words),
-        author=document_author(rdoc.document, options),
+        authors=document_authors(rdoc.document, options),
         date=rdoc.document.date,
         keywords=", ".join(rdoc.document.keywords),
         description=rdoc.document.description,
