@@ -148,8 +148,8 @@ def html_metadata(metas: Iterable[tuple[str, str]], lang: str, context: ReadCont
     """What an HTML head says, from its ``(name, content)`` pairs (``<meta>`` tags in order,
     entities decoded): each ``author`` an author, the ``keywords`` split at commas, the first
     ``description``, the first ``dcterms.date``, else the first ``date``; ``lang`` is its
-    ``<html lang>``. Contents of more than ``limits.max_front_matter_bytes`` together are
-    refused (LimitError), as a front matter block that large is."""
+    ``<html lang>``. Tags past ``limits.max_front_matter_bytes`` of content together are left
+    out, with a reader note."""
     found: dict[str, list[str]] = {name: [] for name in HTML_META_NAMES}
     size = 0
     for name, content in metas:
@@ -158,10 +158,11 @@ def html_metadata(metas: Iterable[tuple[str, str]], lang: str, context: ReadCont
             continue
         size += len(content.encode("utf-8", "surrogatepass"))
         if size > context.limits.max_front_matter_bytes:
-            raise LimitError(
-                f"{context.input_name}: the content of its <meta> tags is larger than "
-                f"{context.limits.max_front_matter_bytes} bytes (limits.max_front_matter_bytes)"
-            )
+            # The page itself is already within max_content_bytes: its metadata past the
+            # limit is left out with a note, not a reason to refuse the page.
+            context.warn(0, f"<meta> tags past {context.limits.max_front_matter_bytes} bytes "
+                            "of content (limits.max_front_matter_bytes) ignored")
+            break
         pieces = content.split(",") if name == "keywords" else [content]
         found[name] += [text for piece in pieces if (text := _line(piece))]
     dates = found["dcterms.date"] or found["date"]

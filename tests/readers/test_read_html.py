@@ -125,12 +125,14 @@ def test_a_date_is_dcterms_date_else_date(head: str, date: str) -> None:
     assert read_html(f"<head>{head}</head><p>x</p>").date == date
 
 
-def test_metadata_larger_than_the_front_matter_limit_is_refused() -> None:
+def test_metadata_past_the_front_matter_limit_is_left_out_with_a_note() -> None:
     description = f'<meta name="description" content="{"x" * 60}">'
     assert read_html(description, limits=Limits(max_front_matter_bytes=60)).description
-    with pytest.raises(LimitError, match="max_front_matter_bytes"):
-        read_html(description + '<meta name="author" content="A">',
-                  limits=Limits(max_front_matter_bytes=60))
+    document = read_html(description + '<meta name="author" content="A"><p>Kept.</p>',
+                         limits=Limits(max_front_matter_bytes=60))
+    assert document.description and document.authors == ()
+    assert "max_front_matter_bytes" in document.warnings[0]
+    assert document_text(document).strip() == "Kept."
     other = f'<meta name="og:description" content="{"x" * 100}">'  # not read, not counted
     assert read_html(other, limits=Limits(max_front_matter_bytes=60)).description == ""
 
