@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
 import json, sys, time
-from renderers.writers.pptx import fonts
+from renderers import fonts
 mode, which = sys.argv[1], sys.argv[2]
 choice = fonts.default_fonts()
 typical = [choice.sans_files["regular"], choice.sans_files["bold"], choice.sans_files["italic"],

@@ -28,6 +28,7 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse, path2url
 
 from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, ResourceError
+from renderers.fonts import installed_font_file
 from renderers.options import Limits, PageSize, RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import LoadedImage, Sandbox, allowed_dirs
@@ -42,7 +43,6 @@ from renderers.writers.common import (
 )
 from renderers.writers.html.report import WrittenReport, print_report
 from renderers.writers.ooxml import build_timestamp
-from renderers.writers.pptx.fonts import installed_font_file
 
 GENERATOR = "citerender"
 

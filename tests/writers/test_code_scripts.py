@@ -16,9 +16,9 @@ import pytest
 from PIL import Image
 
 from renderers.errors import ResourceError
+from renderers.fonts import find_font
 from renderers.writers.html.templating import code_arabic_css
 from renderers.writers.pdf import SandboxFetcher
-from renderers.writers.pptx.fonts import find_font
 from tests.support.render import render_markdown
 
 #: Comment words in the scripts whose faces differ between the upright and italic code font.

@@ -15,11 +15,11 @@ from pptx.oxml.ns import qn
 from pptx.util import Emu, Inches
 
 from citations.pool import SourcePool
+from renderers.fonts import default_fonts
 from renderers.options import RenderOptions
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
-from renderers.writers.pptx.fonts import default_fonts
 from renderers.writers.pptx.metrics import TextMetrics
 from renderers.writers.pptx.model import EMU_PER_PT
 from renderers.writers.pptx.output import pptx_bytes
@@ -618,7 +618,7 @@ def test_a_task_box_is_followed_by_a_space_and_sits_where_a_bullet_does() -> Non
     text; the box itself starts where a plain item's bullet does."""
     from fontTools.ttLib import TTFont
 
-    from renderers.writers.pptx.fonts import font_index
+    from renderers.fonts import font_index
 
     face = TTFont(font_index()["dejavusans.ttf"])
     em = face["head"].unitsPerEm

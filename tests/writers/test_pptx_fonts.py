@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from renderers.writers.pptx import fonts
+from renderers import fonts
 from renderers.writers.typst.fonts import OTHER_FACES
 
 

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from renderers.writers.pptx.fonts import (
+from renderers.fonts import (
     FALLBACK_FILES,
     FontChoice,
     FontFace,

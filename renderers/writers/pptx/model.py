@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from renderers.document import Alignment
+from renderers.fonts import FontChoice
 from renderers.writers.common import TASK_BOXES
 from renderers.writers.pptx.code import CodeRun
-from renderers.writers.pptx.fonts import FontChoice
 
 EMU_PER_PT = 12700
 #: Exact line spacing written into every paragraph, as a multiple of the font size.

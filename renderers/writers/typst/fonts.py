@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import typst
 
-from renderers.writers.pptx.fonts import ascender_descender, font_index
+from renderers.fonts import ascender_descender, font_index
 
 #: Files of the families the template names, by family (first match of each name wins).
 REPORT_FONTS: dict[str, tuple[str, ...]] = {
@@ -62,7 +62,7 @@ OTHER_FACES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
 @lru_cache(maxsize=8)
 def face_metrics(face: str) -> tuple[float, float] | None:
     """The ascender and descender (positive) in em of ``face``, a file name, as CSS's content
-    area takes them (:func:`~renderers.writers.pptx.fonts.ascender_descender`); None when the
+    area takes them (:func:`~renderers.fonts.ascender_descender`); None when the
     face is not installed."""
     path = font_index().get(face.lower())
     return None if path is None else ascender_descender(path)

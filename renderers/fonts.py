@@ -1,8 +1,10 @@
-"""Font discovery and character coverage for the PPTX writer's measurements.
+"""The installed font files the writers share: discovery, character coverage and metrics.
 
-The deck names a typeface (Arial, DejaVu Sans …); the layout measures text with an installed
+The PPTX deck names a typeface (Arial, DejaVu Sans …); its layout measures text with an installed
 file whose metrics match it. This module finds those files, and tells which characters each one
 covers so that text a face lacks (CJK, Arabic …) is measured with the fallback a viewer would use.
+Both PDF engines ask it which files are installed, and the Typst engine reads faces' ascenders
+and descenders from it (the line depth WeasyPrint gives each script).
 """
 
 from __future__ import annotations
