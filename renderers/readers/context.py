@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from citations.codemap import ATTRIBUTE_RE
 from citations.tokens import CLOSING_PUNCTUATION, parse_sid_spec
 from renderers.diagnostics import Code, Diagnostic
 from renderers.document import (
@@ -27,13 +28,17 @@ from renderers.readers.sanitize import refused_image_message
 from renderers.sandbox import shown_reference
 from renderers.text import HeadingIds
 
-_ATTR = re.compile(r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+#: A start tag's attribute text after its name, up to the first ">" outside quotes (possessive:
+#: a tag without its end fails without backtracking).
+TAG_ATTRIBUTES = re.compile(r"""((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
+#: HTML's white space, each run of which the reader reads as one space.
+HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
 
 
 def tag_attributes(attributes: str) -> dict[str, str]:
     """The attributes of a start tag's attribute text (names lower-cased, entities decoded)."""
     found: dict[str, str] = {}
-    for match in _ATTR.finditer(attributes):
+    for match in ATTRIBUTE_RE.finditer(attributes):
         name = match.group(1).lower()
         value = next((g for g in match.group(2, 3, 4) if g is not None), "")
         found.setdefault(name, html.unescape(value))

@@ -50,7 +50,14 @@ from renderers.document import (
 from renderers.language import normalize_tag
 from renderers.metadata import html_metadata, with_metadata
 from renderers.options import Limits
-from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
+from renderers.readers.context import (
+    HTML_SPACE,
+    TAG_ATTRIBUTES,
+    InlineBuilder,
+    ReadContext,
+    is_cite_sup,
+    tag_attributes,
+)
 from renderers.readers.html_lines import InputLines, NoteLines, OneLine
 from renderers.readers.sanitize import (
     dropped_at,
@@ -85,12 +92,8 @@ _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
     "del": Strike,
     "strike": Strike,
 }
-_SPACE = re.compile(r"[ \t\n\r\f]+")
 _ALIGN = re.compile(r"text-align\s*:\s*([a-z-]+)", re.IGNORECASE)
 _LANGUAGE = re.compile(r"^(?:language|lang)-(\S+)$")
-#: A start tag's attributes after its name, up to the first ">" outside quotes (possessive: a
-#: tag without its end fails without backtracking).
-_ATTRIBUTES = re.compile(r"""((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
 #: Where a ``<meta>`` tag may start (the text's, before the scanner says which are tags).
 _META_START = re.compile(r"<meta", re.IGNORECASE)
 
@@ -298,7 +301,7 @@ def _written_tags(
             return
         if tag.name not in names or tag.kind == "end" or tag.start < after:
             continue
-        written = _ATTRIBUTES.match(html, tag.start + 1 + len(tag.name))
+        written = TAG_ATTRIBUTES.match(html, tag.start + 1 + len(tag.name))
         if written is None:
             return
         yield tag, tag_attributes(written.group(1))
@@ -482,7 +485,7 @@ class _HtmlReader:
             return list(self._run(element))
         if tag == "title":
             if not self.context.title:
-                self.context.title = _SPACE.sub(" ", _text_of(element)).strip()
+                self.context.title = HTML_SPACE.sub(" ", _text_of(element)).strip()
             return []
         if tag in _HEADINGS:
             return [self.context.heading(int(tag[1]), self.inlines(element, depth=depth),
@@ -746,7 +749,7 @@ class _HtmlReader:
 
     def text(self, text: str, out: InlineBuilder) -> None:
         """Text with collapsed white space; citation tokens become Cite nodes."""
-        text = _SPACE.sub(" ", text)
+        text = HTML_SPACE.sub(" ", text)
         if text.startswith(" ") and self._after_space:
             text = text[1:]
         if not text:

@@ -19,12 +19,10 @@ from typing import TypeAlias
 
 from citations.codemap import line_starts
 from citations.tokens import scan
-from renderers.readers.context import tag_attributes
+from renderers.readers.context import HTML_SPACE, TAG_ATTRIBUTES, tag_attributes
 
-#: A start tag's attributes, up to the first ">" outside quotes (possessive: linear).
-_START_TAG = re.compile(r"""<[A-Za-z][^\s/>]*((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
-#: White space as the reader collapses it before it reads a text's tokens.
-_SPACE = re.compile(r"[ \t\n\r\f]+")
+#: A start tag: its name, then its attribute text (possessive: linear).
+_START_TAG = re.compile(r"<[A-Za-z][^\s/>]*" + TAG_ATTRIBUTES.pattern)
 
 
 class InputLines:
@@ -49,7 +47,7 @@ class InputLines:
     def token(self, text: str) -> int:
         """The line of the next token written ``text`` (white space collapsed) outside code,
         or 0 when the input shows none there (a token written with character references)."""
-        return self._next(("text", _SPACE.sub(" ", text)))
+        return self._next(("text", HTML_SPACE.sub(" ", text)))
 
     def cite_sup(self, spec: str) -> int:
         """The line of the next ``<sup class="cite">`` whose ``data-sids`` is ``spec``, or 0."""
@@ -73,7 +71,7 @@ class InputLines:
                 attributes = tag_attributes(opening.group(1)) if opening else {}
                 key: Hashable = ("sup", attributes.get("data-sids"))
             else:
-                key = ("text", _SPACE.sub(" ", token.text))
+                key = ("text", HTML_SPACE.sub(" ", token.text))
             found.setdefault(key, deque()).append(token.start)
         return found
 
