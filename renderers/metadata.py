@@ -36,12 +36,15 @@ if TYPE_CHECKING:
     from renderers.readers.context import ReadContext
 
 __all__ = [
-    "GENERATOR", "Metadata", "html_metadata", "is_own_page", "metadata_block", "read_metadata",
-    "with_metadata",
+    "GENERATOR", "USAGE_META", "Metadata", "html_metadata", "is_own_page", "metadata_block",
+    "read_metadata", "with_metadata",
 ]
 
 #: The program the outputs name as their maker (the HTML ``generator`` meta, the PDF's).
 GENERATOR = "citerender"
+#: The ``<meta name>`` of the USAGE sids a page citerender wrote records (``3,7``): what
+#: ``sources_used.json`` says of the page, its text has no token of them any more.
+USAGE_META = "citerender-usage"
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ from renderers.document import (
 from renderers.errors import UnsupportedNodeError
 from renderers.labels import Labels, labels_for
 from renderers.language import language_for
-from renderers.metadata import GENERATOR
+from renderers.metadata import GENERATOR, USAGE_META
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import LoadedImage
@@ -331,6 +331,8 @@ def render_page(
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
     return environment().get_template("report.html.j2").render(
         generator=GENERATOR,
+        usage_meta=USAGE_META,
+        usage=",".join(str(sid) for sid in rdoc.usage_sids),
         lang=language.tag,
         title=title.page_title(words),
         authors=document_authors(rdoc.document, options),
