@@ -287,7 +287,8 @@ def rebuilt_parts(html: str) -> list[tuple[int, int]]:
         elif opened >= 0 and tag.name == name and tag.kind != "empty":
             depth += 1 if tag.kind == "start" else -1
             if not depth:
-                spans.append((opened, html.find(">", tag.start) + 1))
+                end = html.find(">", tag.start)
+                spans.append((opened, end + 1 if end >= 0 else len(html)))
                 opened = -1
     return spans
 

@@ -22,7 +22,7 @@ from renderers.api import open_session, render
 from renderers.audit import audit
 from renderers.document import Cite, iter_inlines
 from renderers.pipeline import Session
-from renderers.readers.html import read_html
+from renderers.readers.html import read_html, rebuilt_parts
 from tests.helpers import convert_all_with_libreoffice, pdf_text
 from tests.support.samples import SAMPLES, Sample
 
@@ -233,6 +233,17 @@ def test_the_audit_of_the_html_counts_what_its_render_cites(
     if "::: notes" not in sample.input.read_text("utf-8"):
         assert html_audit.cited_sids == markdown_audit.cited_sids
         assert html_audit.orphaned_sids == markdown_audit.orphaned_sids
+
+
+def test_the_audit_leaves_the_rebuilt_parts_out_of_its_coverage(written: dict[str, str]) -> None:
+    """The Sources list's entries are no paragraphs of the author's: uncited, they would lower
+    the coverage of every page read back."""
+    page = written["engineering-note"]  # with its contents
+    parts = [page[start:end] for start, end in rebuilt_parts(page)]
+    assert [part[:40] for part in parts] == [
+        '<nav id="contents" class="toc" role="doc', '<section id="sources" class="sources" di']
+    assert all(part.endswith(("</nav>", "</section>")) for part in parts)
+    assert "src-1" in parts[1] and "Why forecast dispatch" not in parts[1]
 
 
 def rendered_pair(sample: Sample, html: str, out: Path, formats: tuple[str, ...]
