@@ -157,6 +157,7 @@ def audit(
     content_format: str = "markdown",
     dialects: frozenset[str] = frozenset(),
     cited_groups: Sequence[Sequence[int]] | None = None,
+    recorded_usage: Sequence[int] = (),
 ) -> AuditReport:
     """Audit ``content`` (markdown, HTML, or a JSON/YAML answer with a ``_citations`` sidecar)
     against ``pool`` (anything :meth:`SourcePool.coerce` accepts).
@@ -166,6 +167,8 @@ def audit(
     the report then counts and numbers exactly those, and lists the valid tokens that are not
     among them as ``not_rendered_sids``. Without them, every valid token outside code and raw
     HTML counts, in text order (the scanner's view: no document model is built).
+    ``recorded_usage``: USAGE sids the content records other than as tokens (a page citerender
+    wrote keeps them in its head: :data:`renderers.metadata.USAGE_META`).
 
     ``content`` may also be a provider's native answer (a dict/list, or its JSON text with
     ``content_format`` naming the provider): it is adapted first (:mod:`citations.adapters`),
@@ -196,7 +199,7 @@ def audit(
     sources = SourcePool.coerce(pool)
     syntax: Literal["markdown", "html"] = "html" if content_format == "html" else "markdown"
     tokens = scan(content, syntax=syntax, dialects=dialects)
-    usage: list[int] = []
+    usage: list[int] = list(recorded_usage)
     in_code: list[int] = []
     in_raw_html: list[int] = []
     invalid: list[InvalidToken] = []

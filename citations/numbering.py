@@ -37,6 +37,12 @@ class CitationPlan:
         """Sorted, de-duplicated display numbers of the known ``sids``."""
         return tuple(sorted({self.numbers[s] for s in sids if s in self.numbers}))
 
+    def linked_sids(self, sids: Iterable[int]) -> tuple[int, ...]:
+        """The known ``sids`` in their written order, each once: what a written citation
+        records (HTML ``data-sids``) so that reading it back numbers it alike, by appearance
+        (the order is kept) and by sid (a deduplicated source keeps the sid that was cited)."""
+        return tuple(dict.fromkeys(s for s in sids if s in self.numbers))
+
 
 def plan_citations(
     groups: Iterable[Sequence[int]],

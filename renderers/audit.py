@@ -14,6 +14,7 @@ render leaves uncited).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -39,5 +40,23 @@ def audit(
         return scanner_audit(content, pool, content_format=content_format)
     read = read_document(content, pool, content_format, RenderOptions(), dialects, "content")
     groups = [cite.sids for cite in planning_order(read.document.blocks)]
-    return scanner_audit(read.written, read.pool, content_format=read.content_format,
-                         dialects=read.requested_dialects, cited_groups=groups)
+    written, recorded = read.written, tuple[int, ...]()
+    if read.document.own_page:  # its Sources list is no paragraph of the author's
+        from renderers.readers.html import rebuilt_parts
+
+        written, recorded = _blanked(written, rebuilt_parts(written)), read.document.usage_sids
+    return scanner_audit(written, read.pool, content_format=read.content_format,
+                         dialects=read.requested_dialects, cited_groups=groups,
+                         recorded_usage=recorded)
+
+
+def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with each ``[start, end)`` span's characters but line ends made spaces: what
+    the scanner finds elsewhere keeps its offset and line."""
+    parts: list[str] = []
+    position = 0
+    for start, end in spans:
+        parts += (text[position:start], re.sub(r"[^\n]", " ", text[start:end]))
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)

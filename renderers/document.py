@@ -381,7 +381,9 @@ class Document:
     input itself declares (an HTML input's ``<html lang>``, a markdown input's front matter
     ``lang:``; a canonical BCP 47 tag), or "". ``authors``, ``date``, ``keywords`` and
     ``description`` come from a markdown input's front matter or an HTML input's ``<meta>``
-    tags (:mod:`renderers.metadata`), plain text.
+    tags (:mod:`renderers.metadata`), plain text. ``own_page``: the input is an HTML page
+    citerender wrote (:func:`renderers.metadata.is_own_page`), read back as the report it shows,
+    which the writers lay out as a report, not in the page's own look.
     """
 
     blocks: tuple[Block, ...]
@@ -394,6 +396,7 @@ class Document:
     date: str = ""
     keywords: tuple[str, ...] = ()
     description: str = ""
+    own_page: bool = False
 
     @property
     def warnings(self) -> tuple[str, ...]:

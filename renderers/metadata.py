@@ -13,7 +13,8 @@ as written. The render options ``title``, ``author`` and ``lang`` win over the b
 HTML input says the same in its head (:func:`html_metadata`): ``<meta name="author">`` (one
 author each, as the HTML writer writes them), ``keywords`` (comma-separated), ``description``,
 ``dcterms.date`` (the HTML writer's) or ``date``; its ``<title>`` and ``<html lang>`` the HTML
-reader reads itself.
+reader reads itself. ``<meta name="generator" content="citerender">`` marks a page citerender
+wrote (:func:`is_own_page`), which the reader reads back as the report it shows.
 """
 
 from __future__ import annotations
@@ -34,7 +35,16 @@ if TYPE_CHECKING:
     from renderers.document import Document
     from renderers.readers.context import ReadContext
 
-__all__ = ["Metadata", "html_metadata", "metadata_block", "read_metadata", "with_metadata"]
+__all__ = [
+    "GENERATOR", "USAGE_META", "Metadata", "html_metadata", "is_own_page", "metadata_block",
+    "read_metadata", "with_metadata",
+]
+
+#: The program the outputs name as their maker (the HTML ``generator`` meta, the PDF's).
+GENERATOR = "citerender"
+#: The ``<meta name>`` of the USAGE sids a page citerender wrote records (``3,7``): what
+#: ``sources_used.json`` says of the page, its text has no token of them any more.
+USAGE_META = "citerender-usage"
 
 
 @dataclass(frozen=True)
@@ -173,6 +183,14 @@ def html_metadata(metas: Iterable[tuple[str, str]], lang: str, context: ReadCont
         keywords=tuple(dict.fromkeys(found["keywords"])),
         description=next(iter(found["description"]), ""),
     )
+
+
+def is_own_page(metas: Iterable[tuple[str, str]]) -> bool:
+    """Whether an HTML head's ``(name, content)`` pairs name citerender as its ``generator``:
+    the page is a report citerender wrote (its Sources list, notes and back-links are the
+    writer's, not the author's)."""
+    return any(name.strip().lower() == "generator" and content.strip() == GENERATOR
+               for name, content in metas)
 
 
 def with_metadata(document: Document, metadata: Metadata) -> Document:

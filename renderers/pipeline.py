@@ -430,7 +430,9 @@ class Session:
 
     @property
     def authors_look(self) -> bool:
-        return self.prepared.content_format == "html"
+        """HTML input in its author's own look; not a page citerender wrote, whose look is the
+        report's (its stylesheet is the writer's): that is laid out as the report again."""
+        return self.prepared.content_format == "html" and not self.rdoc.document.own_page
 
     def print_html(self) -> str:
         """The author's own look of HTML input, which WeasyPrint lays out for it (the report
@@ -450,8 +452,9 @@ class Session:
         return html
 
     def html_input(self) -> str | None:
-        """The HTML input's text, or None when the input is not HTML."""
-        return self.prepared.text if self.prepared.content_format == "html" else None
+        """The HTML input's text when it has its author's own look (:attr:`authors_look`),
+        else None."""
+        return self.prepared.text if self.authors_look else None
 
     def write(self, fmt: str, target: Path, out_dir: Path, artifact_name: str) -> RenderResult:
         """Make ``fmt``, write it to ``target`` (PNG pages next to it) and record it."""

@@ -3,6 +3,12 @@
 ``<sup class="cite" data-sids="…">`` is one :class:`Cite` (its inner text ignored);
 ``[[S:..]]`` and bare ``[S:..]`` in text are citations too; text inside ``<pre>``/``<code>`` is
 verbatim. Unknown elements contribute their children, so no text is ever lost.
+
+A page citerender wrote (its ``generator`` meta: :func:`renderers.metadata.is_own_page`) is
+read back as the report it shows: the parts its writer made from the pool and the options
+(Sources, citation notes, contents, back-links, the title above the body) are not content,
+author notes come back as notes, formulas as formulas, task boxes as task items. Only such a
+page keeps its classes through the sanitizer: another page's ``section.sources`` is its own.
 """
 
 from __future__ import annotations
@@ -26,15 +32,20 @@ from renderers.document import (
     BulletList,
     Code,
     CodeBlock,
+    CrossRef,
+    CrossRefKind,
     Document,
     Emph,
     Figure,
+    FootnoteDef,
+    FootnoteRef,
     Heading,
     Image,
     Inline,
     LineBreak,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     Strike,
@@ -48,7 +59,7 @@ from renderers.document import (
     iter_blocks,
 )
 from renderers.language import normalize_tag
-from renderers.metadata import html_metadata, with_metadata
+from renderers.metadata import USAGE_META, html_metadata, is_own_page, with_metadata
 from renderers.options import Limits
 from renderers.readers.context import (
     HTML_SPACE,
@@ -94,6 +105,17 @@ _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
 }
 _ALIGN = re.compile(r"text-align\s*:\s*([a-z-]+)", re.IGNORECASE)
 _LANGUAGE = re.compile(r"^(?:language|lang)-(\S+)$")
+#: The alignment classes of the report writer (``report.css``'s ``al-*``), on its own page.
+_ALIGN_CLASS = re.compile(r"^al-(left|center|right)$")
+#: The classes of the parts of a page citerender wrote that its writer makes again from the
+#: pool and the options: the Sources list, a note style's notes, the contents.
+REBUILT_PARTS = frozenset({"sources", "citation-notes", "toc"})
+#: What the report writer adds to a line that is not the author's: the back-link arrows, a
+#: note's letter before its text, a task item's box (the item says it is a task), a numbered
+#: caption's "Figure 1:" (the figure is numbered again).
+_WRITTEN_MARKS = frozenset({"backlink", "note-mark", "task-box", "caption-label"})
+#: The report writer's link to a numbered figure or table (``numbered_anchor``: ``fig-1``).
+_NUMBERED_TARGET = re.compile(r"#(fig|tbl)-([1-9][0-9]{0,8})")
 #: Where a ``<meta>`` tag may start (the text's, before the scanner says which are tags).
 _META_START = re.compile(r"<meta", re.IGNORECASE)
 
@@ -177,13 +199,18 @@ def read_html(
     context = ReadContext("HTML input", limits or Limits())
     context.check_size(html)
     lines = InputLines(html, frozenset(dialects))
-    root = _sanitized_tree(html, context, _TreeBuilder(), lines)
-    reader = _HtmlReader(context, frozenset(dialects), _link_targets(root), lines)
+    metas = list(_written_metas(html))
+    own = is_own_page(metas)
+    root = _sanitized_tree(html, context, _TreeBuilder(), lines, keep_classes=own)
+    reader = _HtmlReader(context, frozenset(dialects), _link_targets(root), lines, own=own)
     blocks = reader.blocks(root.children, depth=0)
     if reader.sourceless:
         _report_refused_images(html, reader.sourceless[0], context, lines)
-    metadata = html_metadata(_written_metas(html), declared_language(html), context)
-    return with_metadata(context.document(blocks), metadata)
+    if own:
+        _read_usage(metas, context)
+    metadata = html_metadata(metas, declared_language(html), context)
+    document = with_metadata(context.document(blocks), metadata)
+    return replace(document, own_page=True) if own else document
 
 
 def read_html_blocks(
@@ -223,13 +250,16 @@ def read_html_blocks(
 
 
 def _sanitized_tree(
-    html: str, context: ReadContext, builder: _TreeBuilder, lines: NoteLines
+    html: str, context: ReadContext, builder: _TreeBuilder, lines: NoteLines,
+    *, keep_classes: bool = False,
 ) -> _Element:
     """``html`` sanitized and parsed into a tree, after the nesting check; warns, at the line
-    of the first element that took text with it, when the sanitizer removed much of the text."""
+    of the first element that took text with it, when the sanitizer removed much of the text.
+    ``keep_classes``: for a page citerender wrote (see :func:`sanitize_html`)."""
     _check_raw_nesting(html, context)
-    clean = sanitize_html(html)
-    lost = dropped_text(html, clean)
+    clean = sanitize_html(html, keep_classes=keep_classes)
+    # the MathML of citerender's formulas goes (each is read back from its picture's alt text)
+    lost = dropped_text(_without_mathml(html) if keep_classes else html, clean)
     if lost > max(_DROP_TOLERANCE, visible_length(html) // 20):
         where = dropped_at(html)
         context.warn(
@@ -240,6 +270,50 @@ def _sanitized_tree(
         )
     builder.feed(clean)
     return builder.finish()
+
+
+def rebuilt_parts(html: str) -> list[tuple[int, int]]:
+    """Where a page citerender wrote has the parts its writer makes again
+    (:data:`REBUILT_PARTS`), as ``[start, end)`` offsets of their markup as written: the audit
+    leaves them out of its coverage, as the reader leaves them out of the document."""
+    spans: list[tuple[int, int]] = []
+    opened, name, depth = -1, "", 0
+    for tag in html_tags(html):
+        if opened < 0 and tag.kind == "start" and tag.name in ("section", "nav"):
+            written = TAG_ATTRIBUTES.match(html, tag.start + 1 + len(tag.name))
+            classes = tag_attributes(written.group(1)).get("class", "") if written else ""
+            if REBUILT_PARTS.intersection(classes.split()):
+                opened, name, depth = tag.start, tag.name, 1
+        elif opened >= 0 and tag.name == name and tag.kind != "empty":
+            depth += 1 if tag.kind == "start" else -1
+            if not depth:
+                end = html.find(">", tag.start)
+                spans.append((opened, end + 1 if end >= 0 else len(html)))
+                opened = -1
+    return spans
+
+
+def _read_usage(metas: Sequence[tuple[str, str]], context: ReadContext) -> None:
+    """The USAGE sids a page citerender wrote records in its head (:data:`USAGE_META`)."""
+    for name, content in metas:
+        if name.strip().lower() == USAGE_META and content.strip():
+            sids = context.sid_spec(content, 0, content)
+            context.add_usage(sids or ())
+
+
+def _without_mathml(html: str) -> str:
+    """``html`` without its ``<math>…</math>`` elements as the report writer writes them
+    (lower case, never nested); linear, an unclosed one ends the search."""
+    parts: list[str] = []
+    position = 0
+    while (start := html.find("<math", position)) >= 0:
+        end = html.find("</math>", start)
+        if end < 0:
+            break
+        parts.append(html[position:start])
+        position = end + len("</math>")
+    parts.append(html[position:])
+    return "".join(parts)
 
 
 def declared_language(html: str) -> str:
@@ -420,8 +494,12 @@ class _HtmlReader:
         targets: frozenset[str],
         lines: NoteLines,
         runs: Sequence[Sequence[Block]] = (),
+        *,
+        own: bool = False,
     ) -> None:
         self.context = context
+        self.own = own  # a page citerender wrote, its classes kept (see the module's doc)
+        self.numbered: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0}  # on such a page
         self.dialects = dialects
         self.targets = targets  # ids the document's links lead to
         self.lines = lines  # where notes point
@@ -474,13 +552,89 @@ class _HtmlReader:
         """The blocks of one block-level element, led by its anchor when it has one."""
         anchor = self.anchor(element)
         blocks = self._block(element, depth=depth)
-        align = "center" if element.tag == "center" else html_alignment(element.attrs)
+        align = "center" if element.tag == "center" else self.alignment(element.attrs)
         if align != "default" and element.tag in ALIGNED_TAGS:
             blocks = _aligned(blocks, align)
         return _with_anchor(blocks, anchor) if anchor is not None else blocks
 
+    def alignment(self, attrs: Mapping[str, str]) -> Alignment:
+        """:func:`html_alignment`, else on a page citerender wrote the report's ``al-*``
+        class."""
+        found = html_alignment(attrs)
+        if found != "default" or not self.own:
+            return found
+        for name in attrs.get("class", "").split():
+            if match := _ALIGN_CLASS.match(name):
+                return match.group(1)  # type: ignore[return-value]
+        return "default"
+
+    def written_part(self, element: _Element, *, depth: int) -> list[Block] | None:
+        """On a page citerender wrote, the blocks of a part its writer made (None for the
+        author's content): the title above the body is the title; the Sources list, a note
+        style's notes and the contents are made again from the pool and the options; the
+        author notes are notes again."""
+        classes = set(element.attrs.get("class", "").split())
+        if element.tag == "title":  # the untitled page's word too: the added h1 tells
+            return []
+        if element.tag == "h1" and "doc-title" in classes:
+            self.context.title = HTML_SPACE.sub(" ", _text_of(element)).strip()
+            return []
+        if element.tag in ("section", "nav") and classes & REBUILT_PARTS:
+            return []
+        if element.tag == "section" and "notes" in classes:
+            return self.author_notes(element, depth=depth)
+        return None
+
+    def author_notes(self, section: _Element, *, depth: int) -> list[Block]:
+        """The notes of the report's Notes section, in their series order: note N is the one
+        ``href="#fn-N"`` references (the writer's ``AuthorNote.anchor``; the sanitizer drops
+        the items' own ids, which are the writer's)."""
+        items = [
+            item
+            for listed in section.children if isinstance(listed, _Element) and listed.tag == "ol"
+            for item in listed.children if isinstance(item, _Element) and item.tag == "li"
+        ]
+        return [
+            FootnoteDef(f"fn-{number}", tuple(self.blocks(item.children, depth=depth + 1)))
+            for number, item in enumerate(items, start=1)
+        ]
+
+    def written_inline(self, node: _Element, out: InlineBuilder) -> bool:
+        """On a page citerender wrote, an inline its writer made: a mark it added (left
+        out), a note's reference or a formula (read back as one). False for any other."""
+        classes = set(node.attrs.get("class", "").split())
+        if classes & _WRITTEN_MARKS:
+            return True
+        if node.tag == "sup" and "fnref" in classes:
+            links = [c for c in node.children if isinstance(c, _Element) and c.tag == "a"]
+            target = links[0].attrs.get("href", "") if links else ""
+            if not target.startswith("#"):
+                return False
+            out.add(FootnoteRef(unquote(target[1:])))
+            self._after_space = False
+            return True
+        if node.tag == "a" and "xref" in classes:
+            numbered = _NUMBERED_TARGET.fullmatch(node.attrs.get("href", ""))
+            if numbered is None:
+                return False
+            out.add(CrossRef(f"{numbered.group(1)}:{numbered.group(2)}"))
+            self._after_space = False
+            return True
+        if node.tag == "span" and "math" in classes:
+            pictures = [c for c in node.children if isinstance(c, _Element) and c.tag == "img"]
+            tex = pictures[0].attrs.get("alt", "") if pictures else ""
+            if not tex:
+                return False
+            self.context.count_formula()
+            out.add(Math(tex, display="display" in classes))
+            self._after_space = False
+            return True
+        return False
+
     def _block(self, element: _Element, *, depth: int) -> list[Block]:
         tag = element.tag
+        if self.own and (written := self.written_part(element, depth=depth)) is not None:
+            return written
         if tag == _MARKDOWN:
             return list(self._run(element))
         if tag == "title":
@@ -532,7 +686,7 @@ class _HtmlReader:
             value = child.attrs.get("value", "").strip() if child.tag == "li" else ""
             if re.fullmatch(r"-?\d{1,9}", value):
                 restarts[len(items)] = int(value)
-            items.append(ListItem(tuple(blocks)))
+            items.append(ListItem(tuple(blocks), self.task_state(child)))
         if element.tag != "ol":
             return [BulletList(tuple(items), tight=tight)]
         start = element.attrs.get("start", "1").strip()
@@ -543,6 +697,24 @@ class _HtmlReader:
             for first, end in zip(firsts, [*firsts[1:], len(items)], strict=True)
             if items[first:end] or first == 0
         ]
+
+    def numbered_label(self, kind: CrossRefKind, caption: _Element | None) -> str:
+        """On a page citerender wrote, the label of a figure or table whose caption the writer
+        numbered ("Figure 1:"): ``fig:N`` for the Nth, the number the cross-reference pass gives
+        it again and the one the writer's references to it name (see :meth:`written_inline`);
+        "" for any other."""
+        if not self.own or caption is None or not any(
+            isinstance(c, _Element) and "caption-label" in c.attrs.get("class", "").split()
+            for c in caption.children
+        ):
+            return ""
+        self.numbered[kind] += 1
+        return f"{kind}:{self.numbered[kind]}"
+
+    def task_state(self, item: _Element) -> bool | None:
+        """A task item's state on a page citerender wrote (``li.task.checked``), else None."""
+        classes = item.attrs.get("class", "").split() if self.own and item.tag == "li" else []
+        return "checked" in classes if "task" in classes else None
 
     def code_block(self, element: _Element) -> CodeBlock:
         language = ""
@@ -559,6 +731,7 @@ class _HtmlReader:
     def table(self, element: _Element, *, depth: int) -> Table:
         rows: list[tuple[list[TableCell], list[Alignment], bool]] = []
         caption: tuple[Inline, ...] = ()
+        label = ""
         width = 0
         spans: dict[int, int] = {}  # column → rows below that a cell above still covers
         columns = _widest_row(element)
@@ -568,6 +741,7 @@ class _HtmlReader:
             if not isinstance(node, _Element):
                 continue
             if node.tag == "caption":
+                label = self.numbered_label("tbl", node)
                 caption = self.inlines(node, depth=depth)
             elif node.tag in ("thead", "tbody", "tfoot"):
                 pending[:0] = node.children
@@ -581,7 +755,7 @@ class _HtmlReader:
         aligns = rows[0][1] + ["default"] * (width - len(rows[0][1])) if rows else []
         header = tuple(padded[0]) if has_header else ()
         body = padded[1:] if has_header else padded
-        return Table(header, tuple(tuple(r) for r in body), tuple(aligns), caption)
+        return Table(header, tuple(tuple(r) for r in body), tuple(aligns), caption, label)
 
     def row(
         self, element: _Element, spans: dict[int, int], columns: int, *, depth: int
@@ -616,7 +790,7 @@ class _HtmlReader:
             anchor = self.anchor(cell)
             children = self.inlines(cell, depth=depth)
             cells.append(TableCell((anchor, *children) if anchor is not None else children))
-            aligns.append(html_alignment(cell.attrs))
+            aligns.append(self.alignment(cell.attrs))
             across = min(_span(cell.attrs.get("colspan", ""), _MAX_COLSPAN),
                          max(columns - start, 1))
             for _ in range(across - 1):
@@ -647,8 +821,9 @@ class _HtmlReader:
         ]
         if len(images) != 1 or others:
             return self.blocks(element.children, depth=depth + 1)
+        label = self.numbered_label("fig", captions[0] if captions else None)
         caption = self.inlines(captions[0], depth=depth) if captions else ()
-        return [Figure(self.image(images[0]), caption)]
+        return [Figure(self.image(images[0]), caption, label)]
 
     # ------------------------------------------------ inlines
 
@@ -673,6 +848,8 @@ class _HtmlReader:
         anchor = self.anchor(node)
         if anchor is not None:
             out.add(anchor)
+        if self.own and self.written_inline(node, out):
+            return
         if tag == "br":
             out.add(LineBreak())
             self._after_space = True
@@ -688,7 +865,8 @@ class _HtmlReader:
         elif tag in CODE_ELEMENTS:
             out.add(Code(_text_of(node)))
             self._after_space = False
-        elif tag == "sup" and is_cite_sup(node.attrs):
+        elif (tag == "sup" or (self.own and tag == "span")) and is_cite_sup(node.attrs):
+            # a span: a citation in a style's words, which the style writes again
             spec = node.attrs["data-sids"]
             sids = self.context.sid_spec(spec, lambda: self.lines.cite_sup(spec), _text_of(node))
             if sids is None:  # not a citation (reported): a superscript, as the PDF shows it

@@ -132,7 +132,7 @@ _ESCAPED_NAME = re.compile(
 )
 
 
-def sanitize_html(html: str, *, keep_styles: bool = False) -> str:
+def sanitize_html(html: str, *, keep_styles: bool = False, keep_classes: bool = False) -> str:
     """Sanitize untrusted HTML with nh3 and an explicit allow-list; returns an HTML fragment.
 
     Removed: scripts, ``on*`` handlers, iframes/objects/embeds, forms and their controls,
@@ -144,8 +144,11 @@ def sanitize_html(html: str, *, keep_styles: bool = False) -> str:
     and ``style`` attributes are kept too; in the CSS, ``@import`` rules are removed and every
     ``url(…)`` that is not a ``data:`` URI or a relative path becomes ``none``. Without it only
     ``text-align`` survives, on table cells, paragraphs, divisions, headings and figures.
+
+    With ``keep_classes`` (citerender's own HTML read back) every element keeps its ``class``
+    and a ``<span class="cite">`` its ``data-sids``: they say which parts the writer made.
     """
-    cleaned = _cleaner(keep_styles).clean(html)
+    cleaned = _cleaner(keep_styles, keep_classes).clean(html)
     if keep_styles:
         cleaned = _STYLE_BLOCK.sub(
             lambda m: m.group(1) + sanitize_css(m.group(2)) + m.group(3), cleaned
@@ -153,8 +156,8 @@ def sanitize_html(html: str, *, keep_styles: bool = False) -> str:
     return cleaned
 
 
-@lru_cache(maxsize=2)
-def _cleaner(keep_styles: bool) -> nh3.Cleaner:
+@lru_cache(maxsize=4)
+def _cleaner(keep_styles: bool, keep_classes: bool = False) -> nh3.Cleaner:
     """The configured nh3 cleaner (built once: handing nh3 the allow-lists cost 0.14 ms a
     call, paid by every HTML block of a markdown answer)."""
     tags = set(_TAGS)
@@ -162,6 +165,9 @@ def _cleaner(keep_styles: bool) -> nh3.Cleaner:
     if keep_styles:
         tags.add("style")
         attributes["*"] = set(_STYLED_ATTRIBUTES)
+    if keep_classes:
+        attributes["*"] |= {"class"}
+        attributes["span"] = {"data-sids"}
     return nh3.Cleaner(
         tags=tags,
         clean_content_tags=set(_DROP_WITH_CONTENT) | (set() if keep_styles else {"style"}),

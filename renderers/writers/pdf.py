@@ -29,6 +29,7 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse, path2url
 from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError, ResourceError
 from renderers.fonts import installed_font_file
+from renderers.metadata import GENERATOR
 from renderers.options import Limits, PageSize, RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import LoadedImage, Sandbox, allowed_dirs
@@ -43,8 +44,6 @@ from renderers.writers.common import (
 )
 from renderers.writers.html.report import WrittenReport, print_report
 from renderers.writers.ooxml import build_timestamp
-
-GENERATOR = "citerender"
 
 
 class SandboxFetcher(URLFetcher):  # type: ignore[misc]

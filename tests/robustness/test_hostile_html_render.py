@@ -169,8 +169,8 @@ def test_author_look_keeps_styles_and_rewrites_citations(
     author_html = render_html_input(html, rdoc, options)
     assert "#123456" in author_html  # the author's own CSS survives
     assert author_html.index("/* citerender report") < author_html.index("#123456")
-    assert '<sup class="cite" id="cite-1"><a href="#src-1">1</a></sup>' in author_html
-    assert '<sup class="cite" id="cite-2"><a href="#src-2">2</a></sup>' in author_html
+    assert '<sup class="cite" id="cite-1" data-sids="1"><a href="#src-1">1</a></sup>' in author_html
+    assert '<sup class="cite" id="cite-2" data-sids="2"><a href="#src-2">2</a></sup>' in author_html
     assert "<code>[[S:2]]</code>" in author_html and "[[USAGE" not in author_html
     assert author_html.count('<section id="sources"') == 1
     entries = {e.anchor: e for e in rdoc.entries}

@@ -159,9 +159,10 @@ def test_unsupported_node_fails_loudly(sample_pool: list[dict[str, Any]]) -> Non
 
 
 def test_cite_markup_escapes_and_skips_empty() -> None:
-    assert cite_markup("cite-1", ()) == ""
-    assert str(cite_markup("cite-2", (2, 3))) == (
-        '<sup class="cite" id="cite-2"><a href="#src-2">2</a>, <a href="#src-3">3</a></sup>'
+    assert cite_markup("cite-1", (), ()) == ""
+    assert str(cite_markup('cite-"2', (2, 3), (7, 4))) == (
+        '<sup class="cite" id="cite-&#34;2" data-sids="7,4"><a href="#src-2">2</a>, '
+        '<a href="#src-3">3</a></sup>'
     )
 
 

@@ -40,9 +40,7 @@ from renderers.writers.html.images import image_fallback_markup
 from renderers.writers.html.list_numbers import number_lists
 from renderers.writers.html.report import (
     ReportWriter,
-    cite_markup,
     render_page,
-    styled_cite_markup,
 )
 
 #: Elements whose text stays verbatim (tokens inside are not citations): those the reader
@@ -94,11 +92,8 @@ class _CiteRewriter:
         cite = styled or Cite(sids, self.plan.numbers_for(sids), anchor,
                               joined=anchor in self.joined)
         self.written[anchor] = cite
-        markup = (
-            self.writer.inline(styled) if styled is not None and styled.note  # its note listed
-            else styled_cite_markup(styled, self.writer.inlines) if styled is not None
-            else cite_markup(anchor, cite.numbers, joined=cite.joined)
-        )
+        # the report writer's own markup (data-sids too), its note listed for a note style
+        markup = self.writer.cite(cite, None)
         # every sid unknown: nothing shows, an empty span keeps the text that follows
         element = lxml.html.fragment_fromstring(str(markup) or "<span></span>")
         element.tail = tail
@@ -140,6 +135,9 @@ class _CiteRewriter:
                 self._tail(element, child)
                 continue
             tag = child.tag.lower()
+            if child.get("id") in self.written:  # a citation this walk wrote (data-sids too)
+                self._tail(element, child)
+                continue
             if tag == "sup" and is_cite_sup(attributes := dict(child.attrib)):
                 sids, error, _ = parse_sid_spec(attributes["data-sids"])
                 if error is None:
@@ -309,7 +307,7 @@ def render_html_input(
     for title in container.findall(".//title"):  # the page shell writes the one <title>
         title.drop_tree()
     words = document_words(rdoc, options)
-    writer = ReportWriter(options, rdoc.document, words)
+    writer = ReportWriter(options, rdoc, words)
     rewriter = _CiteRewriter(rdoc, dialects, pool, writer)
     rewriter.walk(container)
     _set_outline_labels(container)

@@ -29,7 +29,6 @@ from renderers.document import (
     Code,
     CodeBlock,
     CrossRef,
-    Document,
     Emph,
     Figure,
     FootnoteDef,
@@ -59,6 +58,7 @@ from renderers.document import (
 from renderers.errors import UnsupportedNodeError
 from renderers.labels import Labels, labels_for
 from renderers.language import language_for
+from renderers.metadata import GENERATOR, USAGE_META
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import LoadedImage
@@ -146,16 +146,18 @@ def needs_outline_label(children: tuple[Inline, ...]) -> bool:
 
 
 def cite_markup(
-    anchor: str, numbers: Iterable[int], *, joined: bool = False,
+    anchor: str, numbers: Iterable[int], sids: Iterable[int], *, joined: bool = False,
     direction: Direction | None = None,
 ) -> Markup:
-    """``<sup class="cite" id="cite-K">`` with one ``<a href="#src-N">`` per displayed number;
-    ``direction``: its ``dir``, held apart from its line (:func:`cite_direction`)."""
-    return _cite_sup(anchor, display_segments(numbers, joined=joined), "src-", direction)
+    """``<sup class="cite" id="cite-K" data-sids="…">`` with one ``<a href="#src-N">`` per
+    displayed number; ``sids``: the ones the numbers stand for
+    (:meth:`~citations.numbering.CitationPlan.linked_sids`); ``direction``: its ``dir``, held
+    apart from its line (:func:`cite_direction`)."""
+    return _cite_sup(anchor, display_segments(numbers, joined=joined), "src-", sids, direction)
 
 
 def _cite_sup(
-    anchor: str, pieces: list[tuple[str, int | None]], target: str,
+    anchor: str, pieces: list[tuple[str, int | None]], target: str, sids: Iterable[int],
     direction: Direction | None = None,
 ) -> Markup:
     """``<sup class="cite">`` showing ``pieces`` (:func:`display_segments`), each number linked
@@ -166,7 +168,14 @@ def _cite_sup(
         str(escape(text)) if number is None else f'<a href="#{target}{number}">{escape(text)}</a>'
         for text, number in pieces
     )
-    return Markup(f'<sup class="cite" id="{escape(anchor)}"{_dir(direction)}>{inner}</sup>')
+    return Markup(f'<sup class="cite" id="{escape(anchor)}"{_sids(sids)}{_dir(direction)}>'
+                  f"{inner}</sup>")
+
+
+def _sids(sids: Iterable[int]) -> str:
+    """The ``data-sids`` attribute of a written citation: the page read back as input cites
+    the same sources (ARCHITECTURE §3.1's input markup)."""
+    return f' data-sids="{",".join(str(int(sid)) for sid in sids)}"'
 
 
 def _dir(direction: Direction | None) -> str:
@@ -207,7 +216,7 @@ def write_report(
     once), with the images a print report's fetcher serves."""
     title = document_title(rdoc.document, options)
     words = document_words(rdoc, options)
-    writer = ReportWriter(options, rdoc.document, words, target)
+    writer = ReportWriter(options, rdoc, words, target)
     blocks = rdoc.document.blocks
     parts = [writer.block(block) for block in blocks]
     notes = writer.notes()
@@ -262,19 +271,20 @@ def unlink_missing_fragments(html: str) -> str:
 
 
 def styled_cite_markup(
-    cite: Cite, inlines: Callable[[tuple[Inline, ...]], Markup],
+    cite: Cite, sids: Iterable[int], inlines: Callable[[tuple[Inline, ...]], Markup],
     direction: Direction | None = None,
 ) -> Markup:
     """A citation the style pass filled (:mod:`renderers.styles`): its inlines in a
     ``<span class="cite">`` (links to ``#src-N`` lead to the entries), or for a note style the
-    note's number linked to the note (``cnote-K``). ``direction``: the element's ``dir``, held
-    apart from its line (:func:`cite_direction`), the space before it left outside."""
+    note's number linked to the note (``cnote-K``); ``data-sids`` as :func:`cite_markup`.
+    ``direction``: the element's ``dir``, held apart from its line (:func:`cite_direction`),
+    the space before it left outside."""
     if cite.note:
         return _cite_sup(cite.anchor, note_segments(cite.note, joined=cite.joined), "cnote-",
-                         direction)
+                         sids, direction)
     space, children = cite_space(cite.children) if direction else ("", cite.children)
-    return Markup(f'{space}<span class="cite" id="{escape(cite.anchor)}"{_dir(direction)}>'
-                  f"{inlines(children)}</span>")
+    return Markup(f'{space}<span class="cite" id="{escape(cite.anchor)}"{_sids(sids)}'
+                  f"{_dir(direction)}>{inlines(children)}</span>")
 
 
 def _shown_text(
@@ -317,9 +327,12 @@ def render_page(
                      page_footer(words))
         + (MATH_CSS if math else "") + contents_css + extra_css
     )
-    entry_writer = ReportWriter(options, rdoc.document, words)
+    entry_writer = ReportWriter(options, rdoc, words)
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
     return environment().get_template("report.html.j2").render(
+        generator=GENERATOR,
+        usage_meta=USAGE_META,
+        usage=",".join(str(sid) for sid in rdoc.usage_sids),
         lang=language.tag,
         title=title.page_title(words),
         authors=document_authors(rdoc.document, options),
@@ -352,11 +365,13 @@ class ReportWriter:
     def __init__(
         self,
         options: RenderOptions,
-        document: Document,
+        rdoc: ResolvedDocument,
         words: Labels,
         target: ImageTarget = "standalone",
     ) -> None:
+        document = rdoc.document
         self.options = options
+        self.plan = rdoc.plan  # the sids each citation records (:meth:`cite`)
         self.words = words  # the document's own (renderers.labels)
         self.ids = HeadingIds()
         self.direction: Direction = "ltr"  # inherited by the block being written
@@ -575,9 +590,11 @@ class ReportWriter:
         note is listed."""
         if cite.note:
             self.cite_notes.append(self.cite_note(cite.note, cite.children, cite.anchor))
+        sids = self.plan.linked_sids(cite.sids)
         if cite.note or cite.children:
-            return styled_cite_markup(cite, self.inlines, direction)
-        return cite_markup(cite.anchor, cite.numbers, joined=cite.joined, direction=direction)
+            return styled_cite_markup(cite, sids, self.inlines, direction)
+        return cite_markup(cite.anchor, cite.numbers, sids, joined=cite.joined,
+                           direction=direction)
 
     def cite_note(self, note: int, children: tuple[Inline, ...], anchor: str) -> dict[str, object]:
         """A note style's note for the Citation notes list: its number, text, the citation it
