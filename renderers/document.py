@@ -381,7 +381,10 @@ class Document:
     input itself declares (an HTML input's ``<html lang>``, a markdown input's front matter
     ``lang:``; a canonical BCP 47 tag), or "". ``authors``, ``date``, ``keywords`` and
     ``description`` come from a markdown input's front matter or an HTML input's ``<meta>``
-    tags (:mod:`renderers.metadata`), plain text.
+    tags (:mod:`renderers.metadata`), plain text; ``subtitle`` and ``abstract`` (its
+    paragraphs) from front matter only. ``shows_metadata``: whether writers show them as a
+    title block (:func:`renderers.writers.common.title_block`): front matter is pandoc's title
+    block; an HTML head's ``<meta>`` tags are not text its page shows.
     """
 
     blocks: tuple[Block, ...]
@@ -394,6 +397,9 @@ class Document:
     date: str = ""
     keywords: tuple[str, ...] = ()
     description: str = ""
+    subtitle: str = ""
+    abstract: tuple[str, ...] = ()
+    shows_metadata: bool = False
 
     @property
     def warnings(self) -> tuple[str, ...]:

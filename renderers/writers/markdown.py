@@ -115,6 +115,8 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         date=document.date,
         keywords=document.keywords,
         description=document.description,
+        subtitle=document.subtitle,
+        abstract=document.abstract,
     )
     return "\n".join(part for part in (metadata, text + "\n" if text else "") if part)
 
