@@ -311,17 +311,19 @@ def render_page(
 ) -> str:
     """Fill ``report.html.j2`` (page shell, CSS, title, contents, notes, Sources) around
     ``body``; ``cite_notes`` are the notes of a note style (number, body, back-reference),
-    ``math`` adds the CSS formulas need, the contents' stylesheet follows when ``options.toc``
-    asks for contents, and ``extra_css`` (the code colours) comes last."""
+    ``math`` adds the CSS formulas need, the title block's stylesheet comes with a title block,
+    the contents' stylesheet follows when ``options.toc`` asks for contents, and ``extra_css``
+    (the code colours) comes last."""
     contents_css = stylesheet("contents.css") if options.toc else ""
     shown = _shown_text(body, toc, notes, cite_notes)
     language = language_for(rdoc, options)
     words = labels_for(language)
+    block_css = stylesheet("title-block.css") if title_block(rdoc.document, options, words) else ""
     css = (
         code_arabic_css(shown)
         + report_css(options.page_size, language.cjk_face(title.page_title(words) + shown),
                      page_footer(words))
-        + (MATH_CSS if math else "") + contents_css + extra_css
+        + block_css + (MATH_CSS if math else "") + contents_css + extra_css
     )
     entry_writer = ReportWriter(options, rdoc.document, words)
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
