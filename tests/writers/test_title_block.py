@@ -66,7 +66,7 @@ def test_front_matter_subtitle_and_abstract_are_read_as_plain_text() -> None:
                                  "Second paragraph & <i>more</i>.")
     assert document.shows_metadata and document.notes == ()
     folded = read_markdown("---\nabstract: >\n  One\n  line.\n\n  Two.\n---\n\nText.\n")
-    assert folded.abstract == ("One line.\nTwo.".replace("\n", " "),)  # pandoc: one paragraph
+    assert folded.abstract == ("One line. Two.",)  # folded: no blank line left, one paragraph
     listed = read_markdown("---\nabstract: [a, b]\nsubtitle: {a: 1}\n---\n\nText.\n")
     assert (listed.abstract, listed.subtitle) == ((), "")
     assert [n.message.split(": ", 1)[1] for n in listed.notes] == [
@@ -178,3 +178,19 @@ def test_the_author_option_is_shown_and_an_html_head_is_not() -> None:
     given = write_resolved("html", rdoc, RenderOptions(author="Ed")).decode()
     assert re.search(r'<p class="author" dir="auto">Ed</p>', given)
     assert "2020</p>" not in given
+
+
+def test_an_author_s_look_page_gets_the_block_under_its_title_heading() -> None:
+    from renderers.writers.html.author_look import render_html_input
+
+    page = ("<html><head><title>Page T</title><style>p { color: #333 }</style></head><body>"
+            "<p>Before.</p><h1>Page T</h1><p>Lede.</p><h2>Sec</h2><p>B.</p></body></html>")
+    rdoc = resolve_rows(read_html(page), ROWS)
+    html = render_html_input(page, rdoc, RenderOptions(author="Ed <x>", toc=True))
+    assert_in_order(html, ["Before.", ">Page T</h1>", '<header class="title-block">',
+                           "Ed &lt;x&gt;", "</header>", "Lede.", 'id="contents"', "B."])
+    untitled = "<html><body><style>p { color: red }</style><p>A.</p><h2>S</h2></body></html>"
+    html = render_html_input(untitled, resolve_rows(read_html(untitled), ROWS),
+                             RenderOptions(author="Ed", toc=True))
+    assert_in_order(html, ['<main class="report"', '<header class="title-block">', "Ed",
+                           'id="contents"', "A."])
