@@ -16,6 +16,8 @@ import pytest
 from lxml import html as lxml_html
 from pptx import Presentation
 
+from renderers.language import DEFAULT_LANGUAGE
+from renderers.metadata import metadata_block
 from renderers.options import RenderOptions
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
@@ -167,6 +169,15 @@ def test_markdown_keeps_subtitle_and_abstract_for_citerender_and_pandoc() -> Non
         capture_output=True, text=True, check=True).stdout)["meta"]
     assert meta["subtitle"]["t"] == "MetaInlines"
     assert [block["t"] for block in meta["abstract"]["c"]] == ["Para", "Para"]
+
+
+@pytest.mark.parametrize("abstract", [
+    ("---", "...", "a: b # c"), ("- item", '"q" \\ é 😀'), ("[[S:1]] <b>x</b>",),
+])
+def test_the_markdown_block_reads_back_any_abstract(abstract: tuple[str, ...]) -> None:
+    block = metadata_block(DEFAULT_LANGUAGE, subtitle="s: x", abstract=abstract)
+    again = read_markdown(block + "\nText.\n")
+    assert (again.subtitle, again.abstract, again.notes) == ("s: x", abstract, ())
 
 
 def test_the_author_option_is_shown_and_an_html_head_is_not() -> None:
