@@ -169,6 +169,13 @@ def test_markdown_keeps_subtitle_and_abstract_for_citerender_and_pandoc() -> Non
         capture_output=True, text=True, check=True).stdout)["meta"]
     assert meta["subtitle"]["t"] == "MetaInlines"
     assert [block["t"] for block in meta["abstract"]["c"]] == ["Para", "Para"]
+    # the title is declared, not a first heading: pandoc shows its block only under a title
+    page = subprocess.run(["pandoc", "-s", "--from", "markdown", "--to", "html"],
+                          input=markdown, capture_output=True, text=True, check=True).stdout
+    header = page[page.index('<header id="title-block-header">'):page.index("</header>")]
+    assert_in_order(header, ['class="title">Grid Report', 'class="subtitle"', "Ana Ruiz",
+                             "Bo Li", "1 May 2024", "Abstract", "Second paragraph"])
+    assert page.count("Grid Report") == 2  # <title> and the header's, no heading
 
 
 @pytest.mark.parametrize("abstract", [
