@@ -381,9 +381,13 @@ class Document:
     input itself declares (an HTML input's ``<html lang>``, a markdown input's front matter
     ``lang:``; a canonical BCP 47 tag), or "". ``authors``, ``date``, ``keywords`` and
     ``description`` come from a markdown input's front matter or an HTML input's ``<meta>``
-    tags (:mod:`renderers.metadata`), plain text. ``own_page``: the input is an HTML page
-    citerender wrote (:func:`renderers.metadata.is_own_page`), read back as the report it shows,
-    which the writers lay out as a report, not in the page's own look.
+    tags (:mod:`renderers.metadata`), plain text; ``subtitle`` and ``abstract`` (its
+    paragraphs) from front matter, or the title block of a page citerender wrote.
+    ``shows_metadata``: whether writers show them as a title block
+    (:func:`renderers.writers.common.title_block`): front matter is pandoc's title block; an
+    HTML head's ``<meta>`` tags are not text its page shows. ``own_page``: the input is an HTML
+    page citerender wrote (:func:`renderers.metadata.is_own_page`), read back as the report it
+    shows, which the writers lay out as a report, not in the page's own look.
     """
 
     blocks: tuple[Block, ...]
@@ -396,6 +400,9 @@ class Document:
     date: str = ""
     keywords: tuple[str, ...] = ()
     description: str = ""
+    subtitle: str = ""
+    abstract: tuple[str, ...] = ()
+    shows_metadata: bool = False
     own_page: bool = False
 
     @property

@@ -42,6 +42,8 @@ class Labels:
     citation_notes: str = "Citation notes"
     #: The heading of the table of contents.
     contents: str = "Contents"
+    #: The heading of the abstract in the title block (front matter ``abstract:``).
+    abstract: str = "Abstract"
     #: The PDF footer: ``{page}`` the page's number, ``{pages}`` the number of pages.
     page: str = "Page {page} of {pages}"
     #: A numbered figure and table, as references and captions name them.
@@ -107,7 +109,7 @@ LABELS: dict[str, Labels] = {
         continued="(Forts.)", backlink="Zurück zur ersten Zitierstelle",
         note_backlink="Zurück zum Text", image_described="[Bild: {alt}]", image="[Bild]",
         more="+{count} weitere", source="Quelle {sid}",
-        untitled="Bericht",
+        untitled="Bericht", abstract="Zusammenfassung",
     ),
     "fr": Labels(
         sources="Sources", notes="Notes", citation_notes="Notes bibliographiques",
@@ -116,7 +118,7 @@ LABELS: dict[str, Labels] = {
         continued="(suite)", backlink="Retour à la première citation",
         note_backlink="Retour au texte", image_described="[Image\u00a0: {alt}]",
         image="[Image]", more="+{count} autres", source="Source {sid}",
-        untitled="Rapport",
+        untitled="Rapport", abstract="Résumé",
     ),
     "es": Labels(
         sources="Fuentes", notes="Notas", citation_notes="Notas bibliográficas",
@@ -124,7 +126,7 @@ LABELS: dict[str, Labels] = {
         table="Tabla {number}", continued="(cont.)", backlink="Volver a la primera cita",
         note_backlink="Volver al texto", image_described="[Imagen: {alt}]", image="[Imagen]",
         more="+{count} más", source="Fuente {sid}",
-        untitled="Informe",
+        untitled="Informe", abstract="Resumen",
     ),
     "it": Labels(
         sources="Fonti", notes="Note", citation_notes="Note bibliografiche", contents="Indice",
@@ -132,7 +134,7 @@ LABELS: dict[str, Labels] = {
         continued="(segue)", backlink="Torna alla prima citazione",
         note_backlink="Torna al testo", image_described="[Immagine: {alt}]",
         image="[Immagine]", more="+{count} altre", source="Fonte {sid}",
-        untitled="Rapporto",
+        untitled="Rapporto", abstract="Sommario",
     ),
     "pt": Labels(
         sources="Fontes", notes="Notas", citation_notes="Notas bibliográficas",
@@ -140,7 +142,7 @@ LABELS: dict[str, Labels] = {
         table="Tabela {number}", continued="(cont.)", backlink="Voltar à primeira citação",
         note_backlink="Voltar ao texto", image_described="[Imagem: {alt}]", image="[Imagem]",
         more="+{count} mais", source="Fonte {sid}",
-        untitled="Relatório",
+        untitled="Relatório", abstract="Resumo",
     ),
     "nl": Labels(
         sources="Bronnen", notes="Noten", citation_notes="Bronvermeldingen", contents="Inhoud",
@@ -148,7 +150,7 @@ LABELS: dict[str, Labels] = {
         continued="(vervolg)", backlink="Terug naar de eerste verwijzing",
         note_backlink="Terug naar de tekst", image_described="[Afbeelding: {alt}]",
         image="[Afbeelding]", more="+{count} meer", source="Bron {sid}",
-        untitled="Rapport",
+        untitled="Rapport", abstract="Samenvatting",
     ),
     "sv": Labels(
         sources="Källor", notes="Noter", citation_notes="Källhänvisningar",
@@ -157,7 +159,7 @@ LABELS: dict[str, Labels] = {
         backlink="Tillbaka till första hänvisningen", note_backlink="Tillbaka till texten",
         image_described="[Bild: {alt}]", image="[Bild]", more="+{count} till",
         source="Källa {sid}",
-        untitled="Rapport",
+        untitled="Rapport", abstract="Sammanfattning",
     ),
     "da": Labels(
         sources="Kilder", notes="Noter", citation_notes="Kildehenvisninger", contents="Indhold",
@@ -165,7 +167,7 @@ LABELS: dict[str, Labels] = {
         continued="(fortsat)", backlink="Tilbage til første henvisning",
         note_backlink="Tilbage til teksten", image_described="[Billede: {alt}]",
         image="[Billede]", more="+{count} flere", source="Kilde {sid}",
-        untitled="Rapport",
+        untitled="Rapport", abstract="Resumé",
     ),
     "nb": Labels(
         sources="Kilder", notes="Noter", citation_notes="Kildehenvisninger", contents="Innhold",
@@ -173,7 +175,7 @@ LABELS: dict[str, Labels] = {
         continued="(forts.)", backlink="Tilbake til første henvisning",
         note_backlink="Tilbake til teksten", image_described="[Bilde: {alt}]",
         image="[Bilde]", more="+{count} flere", source="Kilde {sid}",
-        untitled="Rapport",
+        untitled="Rapport", abstract="Sammendrag",
     ),
     "fi": Labels(
         sources="Lähteet", notes="Huomautukset", citation_notes="Lähdeviitteet",
@@ -182,7 +184,7 @@ LABELS: dict[str, Labels] = {
         backlink="Takaisin ensimmäiseen viittaukseen", note_backlink="Takaisin tekstiin",
         image_described="[Kuva: {alt}]", image="[Kuva]", more="+{count} muuta",
         source="Lähde {sid}",
-        untitled="Raportti",
+        untitled="Raportti", abstract="Tiivistelmä",
     ),
     "pl": Labels(
         sources="Źródła", notes="Przypisy", citation_notes="Przypisy bibliograficzne",
@@ -191,7 +193,7 @@ LABELS: dict[str, Labels] = {
         backlink="Powrót do pierwszego cytowania", note_backlink="Powrót do tekstu",
         image_described="[Obraz: {alt}]", image="[Obraz]", more="+{count} więcej",
         source="Źródło {sid}",
-        untitled="Raport",
+        untitled="Raport", abstract="Streszczenie",
     ),
     "cs": Labels(
         sources="Zdroje", notes="Poznámky", citation_notes="Bibliografické poznámky",
@@ -199,7 +201,7 @@ LABELS: dict[str, Labels] = {
         table="Tabulka {number}", continued="(pokr.)", backlink="Zpět na první citaci",
         note_backlink="Zpět na text", image_described="[Obrázek: {alt}]", image="[Obrázek]",
         more="+{count} další", source="Zdroj {sid}",
-        untitled="Zpráva",
+        untitled="Zpráva", abstract="Abstrakt",
     ),
     "ru": Labels(
         sources="Источники", notes="Примечания", citation_notes="Библиографические примечания",
@@ -208,7 +210,7 @@ LABELS: dict[str, Labels] = {
         backlink="Вернуться к первой ссылке", note_backlink="Вернуться к тексту",
         image_described="[Изображение: {alt}]", image="[Изображение]", more="+{count} ещё",
         source="Источник {sid}",
-        untitled="Отчёт",
+        untitled="Отчёт", abstract="Аннотация",
     ),
     "uk": Labels(
         sources="Джерела", notes="Примітки", citation_notes="Бібліографічні примітки",
@@ -217,7 +219,7 @@ LABELS: dict[str, Labels] = {
         backlink="Повернутися до першого посилання", note_backlink="Повернутися до тексту",
         image_described="[Зображення: {alt}]", image="[Зображення]", more="+{count} ще",
         source="Джерело {sid}",
-        untitled="Звіт",
+        untitled="Звіт", abstract="Анотація",
     ),
     "el": Labels(
         sources="Πηγές", notes="Σημειώσεις", citation_notes="Βιβλιογραφικές σημειώσεις",
@@ -226,7 +228,7 @@ LABELS: dict[str, Labels] = {
         backlink="Επιστροφή στην πρώτη παραπομπή", note_backlink="Επιστροφή στο κείμενο",
         image_described="[Εικόνα: {alt}]", image="[Εικόνα]", more="+{count} ακόμη",
         source="Πηγή {sid}",
-        untitled="Αναφορά",
+        untitled="Αναφορά", abstract="Περίληψη",
     ),
     "tr": Labels(
         sources="Kaynaklar", notes="Notlar", citation_notes="Kaynak notları",
@@ -234,7 +236,7 @@ LABELS: dict[str, Labels] = {
         table="Tablo {number}", caption="{name}.", continued="(devam)",
         backlink="İlk atıfa dön", note_backlink="Metne dön", image_described="[Görsel: {alt}]",
         image="[Görsel]", more="+{count} daha", source="Kaynak {sid}",
-        untitled="Rapor",
+        untitled="Rapor", abstract="Özet",
     ),
     "ar": Labels(
         sources="المصادر", notes="الملاحظات", citation_notes="حواشي المصادر",
@@ -242,7 +244,7 @@ LABELS: dict[str, Labels] = {
         table="جدول {number}", continued="(تابع)", backlink="العودة إلى الاستشهاد الأول",
         note_backlink="العودة إلى النص", image_described="[صورة: {alt}]", image="[صورة]",
         more="+{count} أخرى", source="مصدر {sid}",
-        untitled="تقرير",
+        untitled="تقرير", abstract="ملخص",
     ),
     "he": Labels(
         sources="מקורות", notes="הערות", citation_notes="הערות ביבליוגרפיות",
@@ -250,7 +252,7 @@ LABELS: dict[str, Labels] = {
         table="טבלה {number}", continued="(המשך)", backlink="חזרה להפניה הראשונה",
         note_backlink="חזרה לטקסט", image_described="[תמונה: {alt}]", image="[תמונה]",
         more="+{count} נוספים", source="מקור {sid}",
-        untitled="דוח",
+        untitled="דוח", abstract="תקציר",
     ),
     "fa": Labels(
         sources="منابع", notes="یادداشت‌ها", citation_notes="یادداشت‌های منابع",
@@ -258,7 +260,7 @@ LABELS: dict[str, Labels] = {
         table="جدول {number}", continued="(ادامه)", backlink="بازگشت به نخستین ارجاع",
         note_backlink="بازگشت به متن", image_described="[تصویر: {alt}]", image="[تصویر]",
         more="+{count} دیگر", source="منبع {sid}",
-        untitled="گزارش",
+        untitled="گزارش", abstract="چکیده",
     ),
     "hi": Labels(
         sources="स्रोत", notes="टिप्पणियाँ", citation_notes="स्रोत टिप्पणियाँ",
@@ -266,7 +268,7 @@ LABELS: dict[str, Labels] = {
         table="तालिका {number}", continued="(जारी)", backlink="पहले उद्धरण पर वापस जाएँ",
         note_backlink="पाठ पर वापस जाएँ", image_described="[छवि: {alt}]", image="[छवि]",
         more="+{count} और", source="स्रोत {sid}",
-        untitled="रिपोर्ट",
+        untitled="रिपोर्ट", abstract="सारांश",
     ),
     "ja": Labels(
         sources="出典", notes="注", citation_notes="出典注", contents="目次",
@@ -274,7 +276,7 @@ LABELS: dict[str, Labels] = {
         caption="{name}", continued="（続き）", space="", backlink="最初の引用箇所に戻る",
         note_backlink="本文に戻る", image_described="[画像: {alt}]", image="[画像]",
         more="ほか{count}件", source="出典{sid}",
-        untitled="レポート",
+        untitled="レポート", abstract="概要",
     ),
     "zh-Hans": Labels(
         sources="来源", notes="注释", citation_notes="来源注释", contents="目录",
@@ -282,7 +284,7 @@ LABELS: dict[str, Labels] = {
         caption="{name}", continued="（续）", space="", backlink="返回首次引用处",
         note_backlink="返回正文", image_described="[图片：{alt}]", image="[图片]",
         more="另{count}项", source="来源{sid}",
-        untitled="报告",
+        untitled="报告", abstract="摘要",
     ),
     "zh-Hant": Labels(
         sources="來源", notes="註釋", citation_notes="來源註釋", contents="目錄",
@@ -290,7 +292,7 @@ LABELS: dict[str, Labels] = {
         caption="{name}", continued="（續）", space="", backlink="返回首次引用處",
         note_backlink="返回正文", image_described="[圖片：{alt}]", image="[圖片]",
         more="另{count}項", source="來源{sid}",
-        untitled="報告",
+        untitled="報告", abstract="摘要",
     ),
     "ko": Labels(
         sources="출처", notes="주석", citation_notes="출처 주석", contents="목차",
@@ -298,7 +300,7 @@ LABELS: dict[str, Labels] = {
         caption="{name}.", continued="(계속)", backlink="첫 인용 위치로 돌아가기",
         note_backlink="본문으로 돌아가기", image_described="[이미지: {alt}]", image="[이미지]",
         more="+{count}개 더", source="출처 {sid}",
-        untitled="보고서",
+        untitled="보고서", abstract="초록",
     ),
 }
 #: Tags that name a language of :data:`LABELS` under another subtag.

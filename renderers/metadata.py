@@ -5,22 +5,28 @@ Where the block is and whether it is front matter is :func:`citations.front_matt
 (the scanner asks it too). The keys read are pandoc's: ``title``, ``author`` (a string, or a list
 of strings or of mappings with a ``name``), ``date``, ``lang`` (a BCP 47 tag), ``dir`` (``ltr``
 or ``rtl``: checked, the direction follows the language), ``keywords`` and ``description`` (or
-``subject``: one line saying what the document is about, which goes where the formats keep one);
-any other key (``subtitle``, ``abstract`` …) is ignored: no writer shows a subtitle line or an
-abstract block. Values are plain text, never markup: a token in a title is shown
-as written. The render options ``title``, ``author`` and ``lang`` win over the block's.
+``subject``: one line saying what the document is about, which goes where the formats keep one),
+``subtitle`` (one line) and ``abstract`` (paragraphs, split at blank lines); any other key is
+ignored. Values are plain text, never markup: a token or ``*emphasis*`` in a title or an abstract
+is shown as written (the scanner reads front matter as not prose, so nothing there cites). The
+render options ``title``, ``author`` and ``lang`` win over the block's. Every writer shows the
+title, subtitle, authors, date and abstract as a title block
+(:func:`renderers.writers.common.title_block`).
 
 HTML input says the same in its head (:func:`html_metadata`): ``<meta name="author">`` (one
 author each, as the HTML writer writes them), ``keywords`` (comma-separated), ``description``,
 ``dcterms.date`` (the HTML writer's) or ``date``; its ``<title>`` and ``<html lang>`` the HTML
-reader reads itself. ``<meta name="generator" content="citerender">`` marks a page citerender
-wrote (:func:`is_own_page`), which the reader reads back as the report it shows.
+reader reads itself. A page does not show its ``<meta>`` tags, so they stay the file's metadata
+and make no title block. ``<meta name="generator" content="citerender">`` marks a page
+citerender wrote (:func:`is_own_page`), which the reader reads back as the report it shows, its
+title block included.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -57,6 +63,10 @@ class Metadata:
     lang: str = ""
     keywords: tuple[str, ...] = ()
     description: str = ""
+    subtitle: str = ""
+    abstract: tuple[str, ...] = ()
+    #: Whether the input shows these as a title block (:attr:`Document.shows_metadata`).
+    shown: bool = False
 
 
 def read_metadata(text: str, context: ReadContext) -> tuple[Metadata, str]:
@@ -104,6 +114,12 @@ def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
     description = _text(fields.get(key))
     if description is None:
         ignored(key, "not text")
+    subtitle = _text(fields.get("subtitle"))
+    if subtitle is None:
+        ignored("subtitle", "not text")
+    abstract = _paragraphs(fields.get("abstract"))
+    if abstract is None:
+        ignored("abstract", "not text")
     direction = fields.get("dir", "ltr")
     if direction not in ("ltr", "rtl"):
         ignored("dir", "accepted values are ltr and rtl")
@@ -114,6 +130,9 @@ def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
         lang=lang,
         keywords=_texts(fields.get("keywords"), lambda: ignored("keywords", "not text")),
         description=description or "",
+        subtitle=subtitle or "",
+        abstract=abstract or (),
+        shown=True,
     )
 
 
@@ -128,6 +147,20 @@ def _text(value: object) -> str | None:
     if isinstance(value, str | int | float):
         return _line(str(value))
     return None
+
+
+def _paragraphs(value: object) -> tuple[str, ...] | None:
+    """A scalar as paragraphs of plain text, split where its value has a blank line (pandoc's
+    rule: a ``|`` block keeps the author's blank lines, a folded one has made them single line
+    breaks, so it is one paragraph); None for a list or mapping."""
+    if not isinstance(value, str):
+        text = _text(value)
+        return None if text is None else ((text,) if text else ())
+    return tuple(line for part in _BLANK_LINE.split(value) if (line := _line(part)))
+
+
+#: What separates two paragraphs of a multi-line value: a line of nothing but white space.
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def _line(text: str) -> str:
@@ -204,6 +237,9 @@ def with_metadata(document: Document, metadata: Metadata) -> Document:
         date=metadata.date,
         keywords=metadata.keywords,
         description=metadata.description,
+        subtitle=metadata.subtitle,
+        abstract=metadata.abstract,
+        shows_metadata=metadata.shown,
     )
 
 
@@ -215,19 +251,26 @@ def metadata_block(
     date: str = "",
     keywords: tuple[str, ...] = (),
     description: str = "",
+    subtitle: str = "",
+    abstract: tuple[str, ...] = (),
 ) -> str:
-    """Pandoc's YAML metadata block of what is given: ``title``, ``author`` (one string, or a
-    list), ``date``, ``keywords``, ``description``, a declared ``language`` (``lang``, and
+    """Pandoc's YAML metadata block of what is given: ``title``, ``subtitle``, ``author`` (one
+    string, or a list), ``date``, ``abstract`` (its paragraphs apart by a blank line: a ``|``
+    block), ``keywords``, ``description``, a declared ``language`` (``lang``, and
     ``dir: rtl`` for a right-to-left one, as pandoc writes ``<html dir>`` from it); "" when
     there is nothing to say. Every value is a YAML string (``no`` is Norwegian, 2025-03-01 a
     date's text)."""
     fields: dict[str, Any] = {}
     if title:
         fields["title"] = title
+    if subtitle:
+        fields["subtitle"] = subtitle
     if authors:
         fields["author"] = authors[0] if len(authors) == 1 else list(authors)
     if date:
         fields["date"] = date
+    if abstract:
+        fields["abstract"] = _Literal("\n\n".join(abstract) + "\n")
     if keywords:
         fields["keywords"] = list(keywords)
     if description:
@@ -238,5 +281,19 @@ def metadata_block(
             fields["dir"] = "rtl"
     if not fields:
         return ""
-    body = yaml.safe_dump(fields, allow_unicode=True, sort_keys=False, width=2**31 - 1)
+    body = yaml.dump(fields, Dumper=_Dumper, allow_unicode=True, sort_keys=False,
+                     width=2**31 - 1)
     return f"---\n{body}---\n"
+
+
+class _Literal(str):
+    """A value written as a YAML ``|`` block, its line breaks as they are."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """``safe_dump``'s representers, and :class:`_Literal` as a ``|`` block."""
+
+
+_Dumper.add_representer(
+    _Literal, lambda dumper, value: dumper.represent_scalar("tag:yaml.org,2002:str", value,
+                                                            style="|"))

@@ -220,8 +220,9 @@ class RenderOptions:
     author: str = option(
         "",
         help=(
-            "Author, written to the document's metadata (default: the input's own, a markdown "
-            "front matter author: or an HTML <meta name=\"author\">)."
+            "Author, written to the document's metadata and shown under the title (default: "
+            "the input's own, a markdown front matter author: or an HTML "
+            "<meta name=\"author\">, which stays metadata only)."
         ),
         formats=("pdf", "html", "docx", "pptx", "md"),
         max_length=500,

@@ -214,6 +214,61 @@ def joined_authors(authors: Sequence[str]) -> str:
     return "; ".join(authors)
 
 
+@dataclass(frozen=True)
+class TitleBlock:
+    """What a writer shows under the title, as pandoc's title block does: the subtitle, the
+    authors on one line (:func:`joined_authors`), the date as the input writes it, and the
+    abstract's paragraphs under ``abstract_heading`` (the document's word for it). False when
+    there is none of them: then a writer draws nothing and its output is what it was without
+    the block."""
+
+    subtitle: str = ""
+    authors: str = ""
+    date: str = ""
+    abstract: tuple[str, ...] = ()
+    abstract_heading: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.subtitle or self.authors or self.date or self.abstract)
+
+    @property
+    def lines(self) -> tuple[tuple[TitleLine, str], ...]:
+        """The one-line parts, in their order, each with its kind (the writers' class or
+        style name): the subtitle, the authors, the date."""
+        parts: tuple[tuple[TitleLine, str], ...] = (
+            ("subtitle", self.subtitle), ("author", self.authors), ("date", self.date))
+        return tuple((kind, text) for kind, text in parts if text)
+
+
+#: The one-line parts of a :class:`TitleBlock`.
+TitleLine = Literal["subtitle", "author", "date"]
+
+
+def title_block(document: Document, options: RenderOptions, words: Labels) -> TitleBlock:
+    """The title block rule: what a markdown input's front matter says (subtitle, authors,
+    date, abstract; :attr:`Document.shows_metadata`), and ``options.author`` for any input (as
+    pandoc shows ``-M author``, and as ``options.title`` is shown), which replaces the front
+    matter's authors. An HTML head's ``<meta>`` tags stay the file's metadata. Writers show it
+    right after the title (:func:`title_block_position`)."""
+    shown = document.shows_metadata
+    authors = document_authors(document, options) if shown or _one_line(options.author) else ()
+    return TitleBlock(
+        subtitle=_one_line(document.subtitle) if shown else "",
+        authors=joined_authors(authors),
+        date=_one_line(document.date) if shown else "",
+        abstract=tuple(p for p in (_one_line(p) for p in document.abstract) if p) if shown
+        else (),
+        abstract_heading=words.abstract,
+    )
+
+
+def title_block_position(blocks: Sequence[Block], title: DocumentTitle) -> int:
+    """Where the title block goes among ``blocks`` (an index to insert at): right after the
+    heading that shows the title; at the start when the writer adds the title above the body
+    or there is none."""
+    return next((i + 1 for i, block in enumerate(blocks) if block is title.heading), 0)
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 

@@ -76,6 +76,7 @@ from renderers.writers.common import (
     entry_parts,
     image_fallback,
     shows_nothing,
+    title_block,
     unresolved_note_text,
 )
 
@@ -93,12 +94,15 @@ _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
 
 def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     """The whole document as Markdown, ending with its Sources section and a newline; a
-    declared language leads as pandoc's metadata block (``lang:``, ``dir: rtl``)."""
+    declared language leads as pandoc's metadata block (``lang:``, ``dir: rtl``), and so does
+    the title block (:func:`title_block`) with its title: a title no heading shows is then
+    declared there rather than written as a first heading, since pandoc shows a subtitle,
+    authors, date and abstract only under a declared title."""
     words = document_words(rdoc, options)
     writer = _BlockWriter(_note_labels(rdoc.document.blocks), ImageDefinitions(options), words)
     blocks: list[Block] = list(rdoc.document.blocks)
     title = document_title(rdoc.document, options)
-    if title.added:
+    if title.added and not title_block(rdoc.document, options, words):
         blocks.insert(0, Heading(1, (Text(title.text),)))
     chunks = [writer.blocks(tuple(blocks))] if blocks else []
     chunks.append(writer.images.definitions())
@@ -115,13 +119,15 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         date=document.date,
         keywords=document.keywords,
         description=document.description,
+        subtitle=document.subtitle,
+        abstract=document.abstract,
     )
     return "\n".join(part for part in (metadata, text + "\n" if text else "") if part)
 
 
 def _title_to_declare(title: str, blocks: list[Block]) -> str:
     """The title the front matter must name: "" when the first level-1 heading written gives
-    it back (the title a reader takes from it), as it does whenever the title is added."""
+    it back (the title a reader takes from it), as it does when the title is added as one."""
     first = next((b for b in blocks if isinstance(b, Heading) and b.level == 1), None)
     if first is not None and " ".join(plain_text(first.children).split()) == title:
         return ""

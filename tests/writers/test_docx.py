@@ -293,8 +293,10 @@ def test_core_properties_page_size_and_no_leftovers(report: bytes,
     assert page_size(letter) == (12240, 15840)
     assert letter.core_properties.author == "Ada"
     assert letter.core_properties.title == "Custom"
-    styles = [cast(Any, p.style).name for p in letter.paragraphs[:2]]
-    assert styles == ["Title", "Heading 1"]  # an explicit title keeps the h1 as a heading
+    styles = [cast(Any, p.style).name for p in letter.paragraphs[:3]]
+    # an explicit title keeps the h1 as a heading; the author option is the title block's
+    assert styles == ["Title", "Author", "Heading 1"]
+    assert letter.paragraphs[1].text == "Ada"
 
 
 def test_deterministic_in_process_and_dated_by_source_date_epoch(

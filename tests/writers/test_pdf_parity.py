@@ -980,3 +980,31 @@ def test_aligned_blocks_are_placed_alike_in_both_engines(tmp_path: Path) -> None
     assert all(abs(a - b) < 0.5 for a, b in zip(css_images, expected, strict=True)), css_images
     assert all(abs(a - b) < 0.01 for a, b in zip(css_images, typst_images, strict=True)), (
         css_images, typst_images)
+
+
+#: Title blocks: every part, only an abstract (its margin above is the h1's), a paragraph or a
+#: heading after it, the block under a heading of the body that shows the title.
+TITLE_BLOCKS = {
+    "full": ("---\ntitle: Grid\nsubtitle: Sub line\nauthor: [Ana, Bo]\ndate: May 2024\n"
+             "abstract: |\n  Abs one that is long enough to wrap in the inset block of the "
+             "abstract, so that its lines are spaced too.\n\n  Abs two.\n---\n\n"
+             "## After\n\nText.\n", ["Grid", "Sub", "Ana", "May", "Abstract", "Abs one",
+                                     "spaced", "Abs two", "After", "Text"]),
+    "abstract": ("---\nabstract: Abs one.\n---\n\n# Grid\n\nText.\n",
+                 ["Grid", "Abstract", "Abs one", "Text"]),
+    "lines": ("---\ntitle: Grid\nsubtitle: Sub line\ndate: May 2024\n---\n\nText.\n\n# Next\n",
+              ["Grid", "Sub", "May", "Text", "Next"]),
+    # right to left: each part set from the right margin
+    "rtl": ("---\nlang: ar\nsubtitle: نظرة على الطوابير\nauthor: علي\nabstract: ندرس الطوابير.\n"
+            "---\n\n# تقرير\n\nنص.\n", ["تقرير", "نظرة", "علي", "ملخص", "ندرس", "نص"]),
+}
+
+
+@pytest.mark.parametrize("case", TITLE_BLOCKS)
+def test_the_title_block_is_placed_as_in_the_weasyprint_pdf(case: str) -> None:
+    """report.typ's title-block restates title-block.css: each part's baseline and left edge
+    (the abstract inset) within 0.05 pt, and the text after it."""
+    markdown, words = TITLE_BLOCKS[case]
+    css, typst = (origins(pdf_of(markdown, engine), words) for engine in ("weasyprint", "typst"))
+    for word, a, b in zip(words, css, typst, strict=True):
+        assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)

@@ -179,14 +179,17 @@ def test_hostile_title_author_sources_and_pool_fields() -> None:
         {"sid": 1, "title": HOSTILE, "url": "https://example.org/a?x=%23import"},
         {"sid": 2, "title": "", "artifact_path": "#read(/etc/passwd)/$x$.pdf"},
     ])  # fmt: skip
-    rdoc = resolve(Document((para(Text("c"), Cite((1, 2))),)), pool, sources_heading=HOSTILE)
+    document = Document((para(Text("c"), Cite((1, 2))),), subtitle=HOSTILE,
+                        abstract=(HOSTILE,), shows_metadata=True)
+    rdoc = resolve(document, pool, sources_heading=HOSTILE)
     options = RenderOptions(title=HOSTILE, author=HOSTILE)
     pdf, _, _ = typst_pdf(rdoc, options)
     meta = PdfReader(io.BytesIO(pdf)).metadata
     assert meta is not None and (meta.title, meta.author) == (HOSTILE, HOSTILE)
     shown = _FOOTER.sub("", squeeze(pdf_text(pdf)))
-    expected = f"{HOSTILE} c1, 2 {HOSTILE} 1. {HOSTILE} — example.org ↑ 2. " \
-               "#read(/etc/passwd)/$x$.pdf ↑"
+    # the title, then the title block: subtitle, author, the abstract under its heading
+    expected = f"{HOSTILE} {HOSTILE} {HOSTILE} Abstract {HOSTILE} c1, 2 {HOSTILE} 1. " \
+               f"{HOSTILE} — example.org ↑ 2. #read(/etc/passwd)/$x$.pdf ↑"
     assert shown == squeeze(expected)
 
 

@@ -63,6 +63,20 @@ FALLBACK_STYLES: dict[str, StyleDef] = {
                  '<w:outlineLvl w:val="9"/>',
                  rpr='<w:b/><w:sz w:val="32"/>', based_on="Normal"),
         *(_toc(level) for level in range(1, 7)),
+        # The title block (pandoc's reference.docx names), as report.css sets it.
+        StyleDef("paragraph", "Subtitle", "Subtitle", ppr='<w:spacing w:after="120"/>',
+                 rpr='<w:color w:val="333333"/><w:sz w:val="30"/>', based_on="Normal"),
+        StyleDef("paragraph", "Author", "Author", ppr='<w:keepNext/><w:spacing w:after="0"/>',
+                 based_on="Normal"),
+        StyleDef("paragraph", "Date", "Date", ppr='<w:keepNext/><w:spacing w:after="0"/>',
+                 rpr='<w:color w:val="5B5B5B"/>', based_on="Normal"),
+        StyleDef("paragraph", "AbstractTitle", "Abstract Title",
+                 ppr='<w:keepNext/><w:spacing w:before="240" w:after="60"/>'
+                 '<w:ind w:left="400" w:right="400"/>',
+                 rpr='<w:b/><w:sz w:val="19"/>', based_on="Normal"),
+        StyleDef("paragraph", "Abstract", "Abstract",
+                 ppr='<w:spacing w:after="100"/><w:ind w:left="400" w:right="400"/>',
+                 rpr='<w:sz w:val="19"/>', based_on="Normal"),
     )
 }
 

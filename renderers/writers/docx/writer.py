@@ -74,6 +74,7 @@ from renderers.writers.common import (
     AuthorNotes,
     EntryParts,
     ImageBytes,
+    TitleLine,
     block_alignment,
     caption_direction,
     citation_note_direction,
@@ -86,6 +87,8 @@ from renderers.writers.common import (
     image_fallback,
     joined_runs,
     page_dimensions,
+    title_block,
+    title_block_position,
     unresolved_note_text,
 )
 from renderers.writers.contents import (
@@ -156,6 +159,13 @@ _JC = {"left": "left", "center": "center", "right": "right"}
 #: a column the author aligned left stays physically left.
 _MIRRORED = {"left": "right", "right": "left"}
 
+
+
+#: The paragraph style of each line of the title block (pandoc's names).
+_TITLE_LINE_STYLES: dict[TitleLine, str] = {
+    "subtitle": "Subtitle", "author": "Author", "date": "Date"}
+#: The space below the title block (twips): 1.6 em of the 10.5 pt text, as in report.css.
+_TITLE_BLOCK_AFTER = 336
 
 @dataclass(frozen=True)
 class _Scope:
@@ -305,13 +315,18 @@ class _DocxWriter:
             add_run(add_paragraph(body, title), self.title.text, self._direction(self.title.text))
         blocks = self.rdoc.document.blocks
         contents_at = contents_position(blocks, self.title.heading)
+        block_at = title_block_position(blocks, self.title)
         for index, block in enumerate(blocks):
+            if index == block_at:
+                self._title_block(body)
             if index == contents_at:
                 self._contents(body)
             if block is self.title.heading:
                 self._heading(body, block, self.styles.get("Title"))
             else:
                 self.block(body, block, _Scope())
+        if block_at == len(blocks):
+            self._title_block(body)
         if contents_at == len(blocks):
             self._contents(body)
         if self.notes:
@@ -319,6 +334,20 @@ class _DocxWriter:
         if not self.footnote_mode and self.rdoc.entries:
             self._sources(body)
         body.append(sect_pr)
+
+    def _title_block(self, body: Element) -> None:
+        """The title block under the title, in pandoc's styles (a reference DOCX may restyle
+        them): Subtitle, Author, Date, then Abstract Title over the Abstract paragraphs."""
+        shown = title_block(self.rdoc.document, self.options, self.words)
+        lines = [(_TITLE_LINE_STYLES[kind], text) for kind, text in shown.lines]
+        if shown.abstract:
+            lines.append(("Abstract Title", shown.abstract_heading))
+            lines += [("Abstract", text) for text in shown.abstract]
+        for n, (style, text) in enumerate(lines, start=1):
+            # The block's 1.6 em (report.css) below its last line, whatever its style.
+            after = _TITLE_BLOCK_AFTER if n == len(lines) else None
+            props = ParaProps(style=self.styles.get(style), bidi=is_rtl(text), space_after=after)
+            add_run(add_paragraph(body, props), text, self._direction(text))
 
     def _collect(self, blocks: tuple[Block, ...]) -> None:
         """Reserve heading bookmarks first (links may point ahead)."""

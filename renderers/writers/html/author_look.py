@@ -29,12 +29,14 @@ from renderers.writers.common import (
     document_title,
     document_words,
     joined_runs,
+    title_block,
 )
 from renderers.writers.html.breaks import break_long_runs
 from renderers.writers.html.contents import (
     citations_in,
     insert_author_contents,
     text_without_citations,
+    title_heading,
 )
 from renderers.writers.html.images import image_fallback_markup
 from renderers.writers.html.list_numbers import number_lists
@@ -321,6 +323,17 @@ def render_html_input(
     if options.toc:
         back = [(rdoc.sources_heading, "sources")] if rdoc.entries else []
         toc = insert_author_contents(container, title, back, words)
+    shown = title_block(rdoc.document, options, words)
+    if shown:  # right after the heading that shows the title, else above the body
+        header = lxml.html.fragment_fromstring(str(writer.title_block(shown)))
+        heading = title_heading(container, title)
+        if heading is not None:
+            heading.addnext(header)
+        else:  # the contents the page would put under the title go under the block
+            for offset, element in enumerate(lxml.html.fragments_fromstring(toc) if toc else []):
+                container.insert(offset, element)
+            container.insert(0, header)
+            toc = ""
     break_long_runs(container)
     parts = [Markup.escape(container.text or "")]
     parts += [Markup(lxml.html.tostring(c, encoding="unicode")) for c in container]

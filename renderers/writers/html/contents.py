@@ -65,13 +65,11 @@ def insert_author_contents(
     for taken in sorted(used):
         ids.reserve(taken)
     ids.reserve(CONTENTS_ID)
-    shows_title: HtmlElement | None = None
+    shows_title = title_heading(root, title)
     headings: list[tuple[int, str, str]] = []
     for heading in root.iter(*_HEADINGS):
         text = text_without_citations(heading)
-        if (shows_title is None and not title.added and title.text and heading.tag == "h1"
-                and text == title.text):
-            shows_title = heading
+        if heading is shows_title:
             continue
         if not heading.get("id"):
             heading.set("id", ids.assign(text))
@@ -89,6 +87,14 @@ def insert_author_contents(
 
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def title_heading(root: HtmlElement, title: DocumentTitle) -> HtmlElement | None:
+    """The ``<h1>`` of an author's HTML that shows the title: the first whose text (without
+    citation numbers) is the title; None when the page adds the title itself."""
+    if title.added or not title.text:
+        return None
+    return next((h for h in root.iter("h1") if text_without_citations(h) == title.text), None)
 
 
 def citations_in(element: HtmlElement) -> list[HtmlElement]:

@@ -78,6 +78,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     DocumentTitle,
+    TitleBlock,
     block_alignment,
     caption_direction,
     citation_note_direction,
@@ -93,6 +94,8 @@ from renderers.writers.common import (
     shows_nothing,
     source_preview,
     task_box,
+    title_block,
+    title_block_position,
     unresolved_note_text,
 )
 from renderers.writers.contents import (
@@ -233,6 +236,9 @@ def write_report(
         toc = contents_markup(contents_entries(headings, back), words)
         parts.insert(contents_position(blocks, title.heading), toc)
         toc = Markup("")
+    shown = title_block(rdoc.document, options, words)
+    if shown:  # before the contents, which go after the title heading's paragraphs
+        parts.insert(title_block_position(blocks, title), writer.title_block(shown))
     definitions = writer.images.definitions()
     if definitions:
         parts.insert(0, definitions)
@@ -315,17 +321,19 @@ def render_page(
 ) -> str:
     """Fill ``report.html.j2`` (page shell, CSS, title, contents, notes, Sources) around
     ``body``; ``cite_notes`` are the notes of a note style (number, body, back-reference),
-    ``math`` adds the CSS formulas need, the contents' stylesheet follows when ``options.toc``
-    asks for contents, and ``extra_css`` (the code colours) comes last."""
+    ``math`` adds the CSS formulas need, the title block's stylesheet comes with a title block,
+    the contents' stylesheet follows when ``options.toc`` asks for contents, and ``extra_css``
+    (the code colours) comes last."""
     contents_css = stylesheet("contents.css") if options.toc else ""
     shown = _shown_text(body, toc, notes, cite_notes)
     language = language_for(rdoc, options)
     words = labels_for(language)
+    block_css = stylesheet("title-block.css") if title_block(rdoc.document, options, words) else ""
     css = (
         code_arabic_css(shown)
         + report_css(options.page_size, language.cjk_face(title.page_title(words) + shown),
                      page_footer(words))
-        + (MATH_CSS if math else "") + contents_css + extra_css
+        + block_css + (MATH_CSS if math else "") + contents_css + extra_css
     )
     entry_writer = ReportWriter(options, rdoc, words)
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
@@ -513,6 +521,26 @@ class ReportWriter:
             yield f' dir="{direction}"'
         finally:
             self.direction = outer
+
+    def title_block(self, block: TitleBlock) -> Markup:
+        """The title block under the title: a ``<header class="title-block">`` with a line
+        each for the subtitle, authors and date, then the abstract's paragraphs under its word
+        (a paragraph, not a heading: the contents and the PDF's outline list the document's own
+        sections)."""
+        lines = [self.classed_paragraph(kind, text) for kind, text in block.lines]
+        if block.abstract:
+            paragraphs = [self.classed_paragraph("abstract-title", block.abstract_heading)]
+            paragraphs += [self.block(Paragraph((Text(text),))) for text in block.abstract]
+            lines.append(Markup('<div class="abstract">\n') + Markup("\n").join(paragraphs)
+                         + Markup("\n</div>"))
+        return Markup('<header class="title-block">\n') + Markup("\n").join(lines) + Markup(
+            "\n</header>")
+
+    def classed_paragraph(self, kind: str, text: str) -> Markup:
+        """A paragraph of plain ``text`` with the class ``kind``, in the direction it reads."""
+        children = (Text(text),)
+        return Markup(f'<p class="{kind}" dir="{self.paragraph_dir(children)}">'
+                      f"{self.line(children)}</p>")
 
     def paragraph_dir(self, children: tuple[Inline, ...]) -> str:
         return paragraph_dir(text_direction(plain_text(children)), self.direction)

@@ -154,5 +154,5 @@ def preview_script_csp() -> str:
 @lru_cache(maxsize=4)
 def stylesheet(name: str) -> str:
     """The stylesheet ``templates/<name>`` (report.css; contents.css when a render has a
-    table of contents)."""
+    table of contents, title-block.css when it has a title block)."""
     return (templates_dir() / name).read_text(encoding="utf-8")

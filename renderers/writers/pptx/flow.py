@@ -143,7 +143,7 @@ class SlideFlow:
 
     def add_slide(
         self, kind: SlideKind, title: tuple[Run, ...], items: tuple[Item, ...] = (),
-        subtitle: str = "",
+        subtitle: tuple[str, ...] = (),
     ) -> None:
         box = {"title": self.geo.cover_title, "section": self.geo.section_title}.get(
             kind, self.geo.title

@@ -46,11 +46,11 @@ from renderers.writers.common import (
     BACKLINK_MARK,
     AuthorNotes,
     block_alignment,
-    document_author,
     document_title,
     document_words,
     image_fallback,
     item_marker,
+    title_block,
 )
 from renderers.writers.contents import (
     back_matter,
@@ -468,9 +468,12 @@ class _DeckBuilder(SlideFlow):
             tagline = _tagline(blocks)
             if tagline:
                 blocks.pop(0)
+        block = title_block(self.rdoc.document, self.options, self.words)
         if title:
-            author = clean(document_author(self.rdoc.document, self.options))
-            subtitle = " · ".join(x for x in (tagline, author) if x)
+            # The cover's subtitle: the front matter's on a line of its own, then the line
+            # under the title heading, the authors and the date.
+            byline = " · ".join(clean(x) for x in (tagline, block.authors, block.date) if x)
+            subtitle = tuple(x for x in (clean(block.subtitle), byline) if x)
             self.add_slide("title", cover, subtitle=subtitle)
             # What comes before the first heading (a lede, a whole answer without headings)
             # is shown under the document's title, as a careful deck-maker names every slide:
@@ -478,6 +481,13 @@ class _DeckBuilder(SlideFlow):
             # (A short byline alone under the title is the cover's subtitle instead.) Plain
             # text: the cover heading's citations are shown, and defined, on the cover.
             self.title_base = (Run(title.strip()),)
+        if block.abstract:  # a slide of its own after the cover, as a paper's first page
+            base = self.title_base
+            self.start((Run(clean(block.abstract_heading)),))
+            for paragraph in block.abstract:
+                self.paragraph((Text(paragraph),), 0, False)
+            self.close()
+            self.title_base = base
         if self.options.toc:
             self.agenda(shown.heading)
         self.blocks(blocks)

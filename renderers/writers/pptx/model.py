@@ -273,14 +273,14 @@ SlideKind = Literal["title", "section", "content", "sources"]
 
 @dataclass(frozen=True)
 class Slide:
-    """One slide: its title runs (and chosen size), items, footer runs, the anchors it holds
-    and its speaker notes."""
+    """One slide: its title runs (and chosen size), items, a cover's subtitle lines, footer
+    runs, the anchors it holds and its speaker notes."""
 
     kind: SlideKind
     title: tuple[Run, ...]
     title_size: float
     items: tuple[Item, ...] = ()
-    subtitle: str = ""
+    subtitle: tuple[str, ...] = ()
     footer: tuple[Run, ...] = ()
     anchors: tuple[str, ...] = ()
     notes: tuple[Para, ...] = ()  # the speaker notes on its notes page

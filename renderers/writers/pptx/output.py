@@ -418,9 +418,9 @@ class DeckWriter:
             para = Para(slide.title, size=slide.title_size, space_before=0.0, align=align)
             texts["title"] = (box, self.text_body(part, [para], anchor=anchor))
         if slide.kind == "title" and slide.subtitle and "subtitle" in specs:
-            para = Para((Run(slide.subtitle),), size=SUBTITLE_SIZE, space_before=0.0,
-                        align="center")
-            texts["subtitle"] = (geo.cover_subtitle, self.text_body(part, [para]))
+            lines = [Para((Run(line),), size=SUBTITLE_SIZE, space_before=0.0, align="center")
+                     for line in slide.subtitle]
+            texts["subtitle"] = (geo.cover_subtitle, self.text_body(part, lines))
         for role, ph_attrs in specs.items():
             if role in texts:
                 shape_id = shapes.take_id()

@@ -83,6 +83,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     ImageBytes,
+    TitleBlock,
     block_alignment,
     caption_direction,
     citation_note_direction,
@@ -99,6 +100,8 @@ from renderers.writers.common import (
     page_dimensions,
     pdf_uri,
     task_box,
+    title_block,
+    title_block_position,
     unresolved_note_text,
 )
 from renderers.writers.contents import (
@@ -214,9 +217,19 @@ def typst_source(
     if title.added:  # no heading of the body shows the title: the report adds it above
         parts.append(f"#heading(level: 1)[{text_markup(title.text)}];")
         writer.previous_level = 1
-    body = writer.spaced(rdoc.document.blocks, after="h1" if title.added else None)
+    blocks = rdoc.document.blocks
+    shown = title_block(rdoc.document, options, writer.words)
+    if shown:  # the body on either side of it, spaced apart: the block spaces itself
+        at = title_block_position(blocks, title)
+        heading_next = (options.toc and contents_position(blocks, title.heading) == at) or (
+            at < len(blocks) and isinstance(blocks[at], Heading))
+        body = writer.spaced(blocks[:at], after="h1" if title.added else None)
+        body += [writer.title_block(shown, heading_next=heading_next),
+                 *writer.spaced(blocks[at:])]
+    else:
+        body = writer.spaced(blocks, after="h1" if title.added else None)
     if options.toc:
-        at = contents_position(rdoc.document.blocks, title.heading)
+        at = contents_position(blocks, title.heading) + (1 if shown else 0)
         body.insert(at, writer.contents(title.heading))
     parts += [
         "\n\n".join(b for b in body if b),
@@ -766,6 +779,19 @@ class _Markup:
         return call(function, string_literal(name), str(width), string_literal(alt))
 
     # ------------------------------------------------------------------ end sections
+
+    def title_block(self, block: TitleBlock, *, heading_next: bool) -> str:
+        """The title block under the title: report.typ's ``title-block``, each part a
+        paragraph in the direction it reads; ``heading_next``: a heading or the contents
+        follow it (they space themselves from it)."""
+        def part(text: str) -> str:
+            return content(self.block(Paragraph((Text(text),))))
+
+        named = [f"{kind}: {part(text)}" for kind, text in block.lines]
+        if block.abstract:
+            named += [f"abstract-title: {part(block.abstract_heading)}",
+                      f"abstract: {array(part(text) for text in block.abstract)}"]
+        return call("title-block", *named, *(["heading-next: true"] if heading_next else []))
 
     def contents(self, title: Heading | None) -> str:
         """The table of contents: the body's headings but the one showing the title, then

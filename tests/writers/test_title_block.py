@@ -1,0 +1,214 @@
+"""The title block: a front matter's subtitle, authors, date and abstract shown under the title
+in every format, read back from the files a user opens (both PDF engines, HTML, DOCX, PPTX,
+Markdown), in their order, with hostile text shown as written."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import docx
+import pytest
+from lxml import html as lxml_html
+from pptx import Presentation
+
+from renderers.language import DEFAULT_LANGUAGE
+from renderers.metadata import metadata_block
+from renderers.options import RenderOptions
+from renderers.readers.html import read_html
+from renderers.readers.markdown import read_markdown
+from tests.helpers import convert_all_with_libreoffice, pdf_text
+from tests.support.render import render_markdown, resolve_rows, write_resolved
+
+ROWS = [{"sid": 1, "title": "A source", "url": "https://example.org/a"}]
+#: Hostile text: HTML, Typst markup and code, XML specials, a citation token (front matter
+#: is not prose, so it cites nothing).
+HOSTILE = '<b>x</b> & #set text(fill: red) ] $y$ "q" [[S:1]]'
+ANSWER = f"""---
+title: Grid Report
+subtitle: '{HOSTILE.replace("'", "''")}'
+author: [Ana Ruiz, {{name: Bo Li}}]
+date: 1 May 2024
+abstract: |
+  We *study* queues
+  and grids.
+
+  Second paragraph & <i>more</i>.
+---
+
+# Intro
+
+Text [[S:1]].
+"""
+#: What the block shows, in its order.
+BLOCK = ["Grid Report", HOSTILE, "Ana Ruiz; Bo Li", "1 May 2024", "Abstract",
+         "We *study* queues and grids.", "Second paragraph & <i>more</i>.", "Intro"]
+
+
+def squashed(text: str) -> str:
+    return " ".join(text.split())
+
+
+def assert_in_order(text: str, parts: list[str]) -> None:
+    at = 0
+    for part in parts:
+        found = text.find(part, at)
+        assert found >= 0, f"{part!r} not after offset {at} in {text[:400]!r}"
+        at = found + len(part)
+
+
+def test_front_matter_subtitle_and_abstract_are_read_as_plain_text() -> None:
+    document = read_markdown(ANSWER)
+    assert document.subtitle == HOSTILE
+    assert document.abstract == ("We *study* queues and grids.",
+                                 "Second paragraph & <i>more</i>.")
+    assert document.shows_metadata and document.notes == ()
+    folded = read_markdown("---\nabstract: >\n  One\n  line.\n\n  Two.\n---\n\nText.\n")
+    assert folded.abstract == ("One line. Two.",)  # folded: no blank line left, one paragraph
+    listed = read_markdown("---\nabstract: [a, b]\nsubtitle: {a: 1}\n---\n\nText.\n")
+    assert (listed.abstract, listed.subtitle) == ((), "")
+    assert [n.message.split(": ", 1)[1] for n in listed.notes] == [
+        "front matter subtitle: not text; ignored", "front matter abstract: not text; ignored"]
+
+
+def test_a_token_in_the_front_matter_cites_nothing() -> None:
+    rdoc = resolve_rows(read_markdown(ANSWER), ROWS)
+    assert [entry.number for entry in rdoc.entries] == [1]
+    html = write_resolved("html", rdoc, RenderOptions()).decode()
+    assert html.count('class="cite"') == 1  # the body's only
+
+
+def test_html_shows_the_block_under_the_title_escaped() -> None:
+    page = render_markdown("html", ANSWER, ROWS).decode()
+    root = lxml_html.fromstring(page)
+    main = root.xpath("//main")[0]
+    header = main.xpath("header[@class='title-block']")[0]
+    assert main.index(header) == 1 and main[0].get("class") == "doc-title"
+    assert [p.get("class") for p in header.xpath(".//p")] == [
+        "subtitle", "author", "date", "abstract-title", None, None]
+    assert [p.text_content() for p in header.xpath(".//p")] == BLOCK[1:-1]
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt; &amp; #set" in page
+    assert ".title-block .subtitle" in page  # its stylesheet comes with it
+
+
+def test_a_document_without_a_block_has_no_block_nor_its_stylesheet() -> None:
+    page = render_markdown("html", "---\ntitle: T\nkeywords: [a]\n---\n\nText.\n", ROWS).decode()
+    assert "title-block" not in page
+
+
+def test_the_block_follows_the_heading_that_shows_the_title() -> None:
+    text = "---\ntitle: Intro\nsubtitle: Sub\n---\n\nLede.\n\n# Intro\n\nBody.\n\n## Part\n\nM.\n"
+    page = render_markdown("html", text, ROWS, toc=True).decode()
+    assert_in_order(page, ["Lede.", 'id="intro"', '<header class="title-block">', "Sub",
+                           "</header>", "Body.", 'id="contents"', 'id="part"'])
+
+
+@pytest.fixture(params=["weasyprint", "typst"])
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_pdf_shows_the_block_in_order(engine: str, tmp_path: Path) -> None:
+    path = tmp_path / "out.pdf"
+    path.write_bytes(render_markdown("pdf", ANSWER, ROWS, pdf_engine=engine))
+    text = squashed(pdf_text(path))
+    assert_in_order(text, BLOCK)
+    assert text.startswith("Grid Report " + HOSTILE)
+
+
+def test_the_abstract_heading_is_in_the_document_s_language(engine: str, tmp_path: Path) -> None:
+    path = tmp_path / "out.pdf"
+    path.write_bytes(render_markdown("pdf", "---\nlang: de\nabstract: Kurz.\n---\n\n# T\n\nA.\n",
+                                     ROWS, pdf_engine=engine))
+    assert_in_order(squashed(pdf_text(path)), ["T", "Zusammenfassung", "Kurz.", "A."])
+
+
+def test_docx_paragraphs_in_pandoc_s_styles() -> None:
+    document = docx.Document(io.BytesIO(render_markdown("docx", ANSWER, ROWS)))
+    shown = [(p.style.name, p.text) for p in document.paragraphs[:8]]  # type: ignore[union-attr]
+    assert shown == list(zip(
+        ["Title", "Subtitle", "Author", "Date", "Abstract Title", "Abstract", "Abstract",
+         "Heading 1"], BLOCK, strict=True))
+
+
+def test_pptx_cover_subtitle_and_abstract_slide() -> None:
+    deck = Presentation(io.BytesIO(render_markdown("pptx", ANSWER, ROWS)))
+    cover, abstract = list(deck.slides)[:2]
+    texts = [shape.text_frame.text for shape in cover.shapes if shape.has_text_frame]
+    assert texts == ["Grid Report", f"{HOSTILE}\nAna Ruiz; Bo Li · 1 May 2024"]
+    assert abstract.shapes.title.text == "Abstract"
+    body = " ".join(s.text_frame.text for s in abstract.shapes if s.has_text_frame)
+    assert_in_order(squashed(body), BLOCK[4:7])
+
+
+@pytest.mark.slow
+@pytest.mark.libreoffice
+def test_office_files_show_the_block_in_libreoffice(tmp_path: Path) -> None:
+    paths = []
+    for fmt in ("docx", "pptx"):
+        paths.append(tmp_path / f"answer-{fmt}.{fmt}")
+        paths[-1].write_bytes(render_markdown(fmt, ANSWER, ROWS))  # type: ignore[arg-type]
+    word, deck = (squashed(pdf_text(pdf)) for pdf in convert_all_with_libreoffice(paths, tmp_path))
+    assert_in_order(word, BLOCK)
+    assert_in_order(deck, ["Grid Report", HOSTILE, "Ana Ruiz; Bo Li · 1 May 2024", *BLOCK[4:]])
+
+
+def test_markdown_keeps_subtitle_and_abstract_for_citerender_and_pandoc() -> None:
+    markdown = render_markdown("md", ANSWER, ROWS).decode()
+    assert "abstract: |\n  We *study* queues and grids.\n\n  Second paragraph" in markdown
+    again = read_markdown(markdown)
+    assert (again.subtitle, again.abstract) == (HOSTILE, read_markdown(ANSWER).abstract)
+    if shutil.which("pandoc") is None:
+        pytest.skip("pandoc is not installed")
+    meta = json.loads(subprocess.run(
+        ["pandoc", "--from", "markdown", "--to", "json"], input=markdown,
+        capture_output=True, text=True, check=True).stdout)["meta"]
+    assert meta["subtitle"]["t"] == "MetaInlines"
+    assert [block["t"] for block in meta["abstract"]["c"]] == ["Para", "Para"]
+    # the title is declared, not a first heading: pandoc shows its block only under a title
+    page = subprocess.run(["pandoc", "-s", "--from", "markdown", "--to", "html"],
+                          input=markdown, capture_output=True, text=True, check=True).stdout
+    header = page[page.index('<header id="title-block-header">'):page.index("</header>")]
+    assert_in_order(header, ['class="title">Grid Report', 'class="subtitle"', "Ana Ruiz",
+                             "Bo Li", "1 May 2024", "Abstract", "Second paragraph"])
+    assert page.count("Grid Report") == 2  # <title> and the header's, no heading
+
+
+@pytest.mark.parametrize("abstract", [
+    ("---", "...", "a: b # c"), ("- item", '"q" \\ é 😀'), ("[[S:1]] <b>x</b>",),
+])
+def test_the_markdown_block_reads_back_any_abstract(abstract: tuple[str, ...]) -> None:
+    block = metadata_block(DEFAULT_LANGUAGE, subtitle="s: x", abstract=abstract)
+    again = read_markdown(block + "\nText.\n")
+    assert (again.subtitle, again.abstract, again.notes) == ("s: x", abstract, ())
+
+
+def test_the_author_option_is_shown_and_an_html_head_is_not() -> None:
+    page = "<html><head><meta name='author' content='Head Author'><meta name='date' " \
+           "content='2020'><title>T</title></head><body><h1>T</h1><p>A.</p></body></html>"
+    rdoc = resolve_rows(read_html(page), ROWS)
+    quiet = write_resolved("html", rdoc, RenderOptions()).decode()
+    assert "title-block" not in quiet and 'content="Head Author"' in quiet
+    given = write_resolved("html", rdoc, RenderOptions(author="Ed")).decode()
+    assert re.search(r'<p class="author" dir="auto">Ed</p>', given)
+    assert "2020</p>" not in given
+
+
+def test_an_author_s_look_page_gets_the_block_under_its_title_heading() -> None:
+    from renderers.writers.html.author_look import render_html_input
+
+    page = ("<html><head><title>Page T</title><style>p { color: #333 }</style></head><body>"
+            "<p>Before.</p><h1>Page T</h1><p>Lede.</p><h2>Sec</h2><p>B.</p></body></html>")
+    rdoc = resolve_rows(read_html(page), ROWS)
+    html = render_html_input(page, rdoc, RenderOptions(author="Ed <x>", toc=True))
+    assert_in_order(html, ["Before.", ">Page T</h1>", '<header class="title-block">',
+                           "Ed &lt;x&gt;", "</header>", "Lede.", 'id="contents"', "B."])
+    untitled = "<html><body><style>p { color: red }</style><p>A.</p><h2>S</h2></body></html>"
+    html = render_html_input(untitled, resolve_rows(read_html(untitled), ROWS),
+                             RenderOptions(author="Ed", toc=True))
+    assert_in_order(html, ['<main class="report"', '<header class="title-block">', "Ed",
+                           'id="contents"', "A."])
