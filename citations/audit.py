@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from citations.codemap import html_tags, line_starts, markdown_blocks
 from citations.errors import SidecarError
+from citations.front_matter import front_matter_span
 from citations.numbering import plan_citations
 from citations.pool import SourcePool
 from citations.sidecar import (
@@ -404,7 +405,10 @@ def _coverage(content: str, content_format: AuditFormat, cite_positions: list[in
 
 
 def _markdown_units(content: str) -> list[tuple[int, int]]:
-    """Offset spans of the list items and of the paragraphs outside list items."""
+    """Offset spans of the list items and of the paragraphs outside list items; the front
+    matter is metadata, none of them (its blank-line-separated values read as paragraphs)."""
+    front = front_matter_span(content)
+    after = front[1] if front is not None else 0
     starts = [*line_starts(content), len(content)]
 
     def offset(line: int) -> int:
@@ -421,7 +425,7 @@ def _markdown_units(content: str) -> list[tuple[int, int]]:
             item_depth -= 1
         elif tok.type == "paragraph_open" and item_depth == 0 and tok.map is not None:
             units.append((offset(tok.map[0]), offset(tok.map[1])))
-    return units
+    return [unit for unit in units if unit[0] >= after]
 
 
 class _Units:

@@ -108,8 +108,9 @@ _LANGUAGE = re.compile(r"^(?:language|lang)-(\S+)$")
 #: The alignment classes of the report writer (``report.css``'s ``al-*``), on its own page.
 _ALIGN_CLASS = re.compile(r"^al-(left|center|right)$")
 #: The classes of the parts of a page citerender wrote that its writer makes again from the
-#: pool and the options: the Sources list, a note style's notes, the contents.
-REBUILT_PARTS = frozenset({"sources", "citation-notes", "toc"})
+#: pool, the options and the metadata: the Sources list, a note style's notes, the contents,
+#: the title block (read back as metadata: :func:`_shown_title_block`).
+REBUILT_PARTS = frozenset({"sources", "citation-notes", "toc", "title-block"})
 #: What the report writer adds to a line that is not the author's: the back-link arrows, a
 #: note's letter before its text, a task item's box (the item says it is a task), a numbered
 #: caption's "Figure 1:" (the figure is numbered again).
@@ -210,7 +211,13 @@ def read_html(
         _read_usage(metas, context)
     metadata = html_metadata(metas, declared_language(html), context)
     document = with_metadata(context.document(blocks), metadata)
-    return replace(document, own_page=True) if own else document
+    if not own:
+        return document
+    shown = reader.title_block
+    if shown is None:
+        return replace(document, own_page=True)
+    return replace(document, own_page=True, shows_metadata=True, subtitle=shown.subtitle,
+                   date=shown.date or document.date, abstract=shown.abstract)
 
 
 def read_html_blocks(
@@ -272,6 +279,45 @@ def _sanitized_tree(
     return builder.finish()
 
 
+@dataclass(frozen=True)
+class _ShownTitleBlock:
+    """What the title block of a page citerender wrote shows, read back as the document's
+    metadata (its authors are the page's ``<meta name="author">`` tags)."""
+
+    subtitle: str
+    date: str
+    abstract: tuple[str, ...]
+
+
+def _shown_title_block(header: _Element) -> _ShownTitleBlock:
+    """The parts of a ``<header class="title-block">`` (the HTML writer's ``title_block``):
+    its subtitle and date lines and the abstract's paragraphs (not its heading word)."""
+
+    def line(kind: str, within: _Element) -> list[str]:
+        return [
+            HTML_SPACE.sub(" ", _text_of(child)).strip()
+            for child in within.children
+            if isinstance(child, _Element) and child.tag == "p"
+            and kind in child.attrs.get("class", "").split()
+        ]
+
+    abstract = [
+        child for child in header.children
+        if isinstance(child, _Element) and "abstract" in child.attrs.get("class", "").split()
+    ]
+    paragraphs = [
+        HTML_SPACE.sub(" ", _text_of(p)).strip()
+        for block in abstract for p in block.children
+        if isinstance(p, _Element) and p.tag == "p"
+        and "abstract-title" not in p.attrs.get("class", "").split()
+    ]
+    return _ShownTitleBlock(
+        subtitle=next(iter(line("subtitle", header)), ""),
+        date=next(iter(line("date", header)), ""),
+        abstract=tuple(p for p in paragraphs if p),
+    )
+
+
 def rebuilt_parts(html: str) -> list[tuple[int, int]]:
     """Where a page citerender wrote has the parts its writer makes again
     (:data:`REBUILT_PARTS`), as ``[start, end)`` offsets of their markup as written: the audit
@@ -279,7 +325,7 @@ def rebuilt_parts(html: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     opened, name, depth = -1, "", 0
     for tag in html_tags(html):
-        if opened < 0 and tag.kind == "start" and tag.name in ("section", "nav"):
+        if opened < 0 and tag.kind == "start" and tag.name in ("section", "nav", "header"):
             written = TAG_ATTRIBUTES.match(html, tag.start + 1 + len(tag.name))
             classes = tag_attributes(written.group(1)).get("class", "") if written else ""
             if REBUILT_PARTS.intersection(classes.split()):
@@ -500,6 +546,7 @@ class _HtmlReader:
         self.context = context
         self.own = own  # a page citerender wrote, its classes kept (see the module's doc)
         self.numbered: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0}  # on such a page
+        self.title_block: _ShownTitleBlock | None = None  # on such a page
         self.dialects = dialects
         self.targets = targets  # ids the document's links lead to
         self.lines = lines  # where notes point
@@ -580,6 +627,9 @@ class _HtmlReader:
             self.context.title = HTML_SPACE.sub(" ", _text_of(element)).strip()
             return []
         if element.tag in ("section", "nav") and classes & REBUILT_PARTS:
+            return []
+        if element.tag == "header" and "title-block" in classes:
+            self.title_block = _shown_title_block(element)
             return []
         if element.tag == "section" and "notes" in classes:
             return self.author_notes(element, depth=depth)

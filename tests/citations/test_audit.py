@@ -225,3 +225,10 @@ def test_text_report_names_problems(pool: SourcePool) -> None:
 def test_bad_format_is_refused(pool: SourcePool) -> None:
     with pytest.raises(ValueError, match="markdown"):
         audit("x", pool, content_format="docx")  # type: ignore[arg-type]
+
+
+def test_front_matter_values_are_no_paragraphs_of_the_coverage(pool: SourcePool) -> None:
+    """An abstract's blank-line-separated values read as markdown paragraphs: they are
+    metadata, so the one cited paragraph of the body is all the coverage counts."""
+    text = "---\ntitle: T\nabstract: |\n  First.\n\n  Second.\n---\n\nBody [[S:1]].\n"
+    assert audit(text, pool).to_dict()["coverage"] == 1.0

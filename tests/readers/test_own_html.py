@@ -288,3 +288,23 @@ def test_the_docx_of_the_html_reads_as_the_docx_of_the_markdown(
     assert text == " ".join(pdf_text(shown_direct).split())
     assert "Sources" in text and "iea.org" in text
     assert used(back) == used(direct)
+
+
+def test_the_title_block_comes_back_as_the_documents_metadata(tmp_path: Path) -> None:
+    """A front matter's subtitle, authors, date and abstract shown under the title are read
+    back as metadata, not as body text: the page written again is the page read, and its
+    Markdown declares them as the markdown's did."""
+    text = ("---\ntitle: Grid Report\nsubtitle: A look at queues\nauthor: [Ana Ruiz, Bo Li]\n"
+            "date: 2024-05-01\nabstract: |\n  We study queues.\n\n  Second paragraph.\n---\n\n"
+            "# Intro\n\nText.[[S:1]]\n")
+    direct = open_session(text, tmp_path, sources_pool=EXTRA_POOL, content_format="markdown")
+    html = direct.artifact("html").text()
+    back = open_session(html, tmp_path, sources_pool=EXTRA_POOL)
+    document = back.rdoc.document
+    assert (document.subtitle, document.authors, document.date, document.abstract) == (
+        "A look at queues", ("Ana Ruiz", "Bo Li"), "2024-05-01",
+        ("We study queues.", "Second paragraph."))
+    assert shown_html(back.artifact("html").text()) == shown_html(html)
+    assert shown_markdown(back.artifact("md").text()) == shown_markdown(
+        direct.artifact("md").text())
+    assert audit(html, EXTRA_POOL).to_dict()["coverage"] == 1.0
