@@ -242,6 +242,23 @@ def test_pdf_lays_out_a_right_to_left_citation_note(engine: str) -> None:
     assert abs(english[0] - margin) < 3, english
 
 
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_sets_an_added_right_to_left_title_from_the_right_margin(
+    engine: str, tmp_path: Path
+) -> None:
+    """A title the report adds above the body (``title=``, no heading shows it) in Arabic
+    words reads from the right margin, as a heading of the body would."""
+    from renderers.api import open_session
+
+    session = open_session(f"{ARABIC}\n", tmp_path, sources_pool=POOL, title="تقرير الطاقة",
+                           content_format="markdown", pdf_engine=engine)
+    lines = pdf_lines(session.artifact("pdf").blobs[0])
+    margin = 56.7
+    left, right, text = line_with(lines, "تقرير الطاقة")
+    assert reading(text) == "تقرير الطاقة", text
+    assert abs(right - (A4_WIDTH - margin)) < 3 and left > margin + 200, (left, right, text)
+
+
 def test_docx_marks_a_right_to_left_citation_footnote() -> None:
     with zipfile.ZipFile(io.BytesIO(noted("docx"))) as package:
         footnotes = etree.fromstring(package.read("word/footnotes.xml"))

@@ -215,7 +215,9 @@ def typst_source(
         f"height: {page.height_twips / _TWIPS_PER_PT}pt);",
     ]
     if title.added:  # no heading of the body shows the title: the report adds it above
-        parts.append(f"#heading(level: 1)[{text_markup(title.text)}];")
+        shown = (Text(title.text),)  # laid out in the direction its words read, as a heading
+        parts.append(writer.set_direction(writer.paragraph_direction(shown), "#heading(level: 1)"
+                                          f"[{writer.line(shown)}];"))
         writer.previous_level = 1
     blocks = rdoc.document.blocks
     shown = title_block(rdoc.document, options, writer.words)
