@@ -215,9 +215,9 @@ def typst_source(
         f"height: {page.height_twips / _TWIPS_PER_PT}pt);",
     ]
     if title.added:  # no heading of the body shows the title: the report adds it above
-        shown = (Text(title.text),)  # laid out in the direction its words read, as a heading
-        parts.append(writer.set_direction(writer.paragraph_direction(shown), "#heading(level: 1)"
-                                          f"[{writer.line(shown)}];"))
+        words = (Text(title.text),)  # laid out in the direction they read, as a heading
+        parts.append(writer.set_direction(writer.paragraph_direction(words), "#heading(level: 1)"
+                                          f"[{writer.line(words)}];"))
         writer.previous_level = 1
     blocks = rdoc.document.blocks
     shown = title_block(rdoc.document, options, writer.words)
