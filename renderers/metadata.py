@@ -24,8 +24,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from citations.front_matter import blank_lines, front_matter
 from renderers.errors import LimitError
 from renderers.language import Language, normalize_tag
@@ -220,5 +218,7 @@ def metadata_block(
             fields["dir"] = "rtl"
     if not fields:
         return ""
+    import yaml  # only a Markdown output with metadata pays for it
+
     body = yaml.safe_dump(fields, allow_unicode=True, sort_keys=False, width=2**31 - 1)
     return f"---\n{body}---\n"
