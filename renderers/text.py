@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Literal, TypeVar
 
 from renderers.document import (
@@ -97,8 +98,13 @@ CJK_CHARS = re.compile(
 #: The characters of kana and of Hangul (one home: the language detection counts them too).
 KANA_CHARS = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 HANGUL_CHARS = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
-KANA = re.compile(f"[{KANA_CHARS}]")
-HANGUL = re.compile(f"[{HANGUL_CHARS}]")
+
+
+@cache
+def kana_and_hangul() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A character of kana, and one of Hangul: compiled the first time CJK text is looked at
+    (Hangul's class alone takes a millisecond to compile)."""
+    return re.compile(f"[{KANA_CHARS}]"), re.compile(f"[{HANGUL_CHARS}]")
 
 
 def needs_cjk(text: str) -> bool:
@@ -113,8 +119,9 @@ def cjk_region(text: str) -> CjkRegion:
     face serves the whole document. The rule for a document that declares no CJK language
     (:meth:`renderers.language.Language.cjk_face`); Han characters never tell Traditional
     Chinese (TC), which must be declared (``lang="zh-Hant"``)."""
-    kana = KANA.search(text) is not None
-    hangul = HANGUL.search(text) is not None
+    kana_char, hangul_char = kana_and_hangul()
+    kana = kana_char.search(text) is not None
+    hangul = hangul_char.search(text) is not None
     if kana != hangul:
         return "JP" if kana else "KR"
     return "SC"
