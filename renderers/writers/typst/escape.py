@@ -24,7 +24,14 @@ from __future__ import annotations
 
 import re
 
-from renderers.text import ISOLATES, LONG_WORD, POP_ISOLATE, Direction, split_long_words
+from renderers.text import (
+    ISOLATES,
+    LONG_WORD,
+    POP_ISOLATE,
+    Direction,
+    has_long_word,
+    split_long_words,
+)
 
 #: Characters a Typst string literal cannot hold as they are.
 _SPECIAL = re.compile(r'[\\"\x00-\x1f\x7f\ud800-\udfff]')
@@ -211,6 +218,8 @@ def text_markup(text: str, *, collapse: bool = True, isolate: bool = False) -> s
     """
     if collapse:
         text = collapse_white_space(text)
+    if text.isascii():  # most text: no emoji (each has a character beyond ASCII)
+        return _words(text, isolate)
     out: list[str] = []
     last = 0
     for emoji in _EMOJI.finditer(text):
@@ -223,6 +232,8 @@ def text_markup(text: str, *, collapse: bool = True, isolate: bool = False) -> s
 
 def _words(text: str, isolate: bool) -> str:
     """Markup for text without emoji: long words as breakable boxes."""
+    if not has_long_word(text):
+        return _plain(text)
     return "".join(_breakable_word(piece, isolate) if long else _plain(piece)
                    for piece, long in split_long_words(text))
 
