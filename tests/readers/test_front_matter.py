@@ -3,8 +3,6 @@ the author's text anywhere else or when it is not a YAML mapping, bounded agains
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tracemalloc
 
 import pytest
@@ -158,20 +156,3 @@ def test_a_long_document_between_two_rules_is_text_not_too_large_front_matter() 
     assert isinstance(first, ThematicBreak) and isinstance(second, Paragraph)
     assert Cite((1,)) in second.children
 
-
-def test_only_a_document_with_front_matter_imports_yaml() -> None:
-    """PyYAML's import is a tenth of a cold CLI render's Python: a document that opens without
-    ``---`` never loads it."""
-    script = (
-        "import sys\n"
-        "from renderers.readers.markdown import read_markdown\n"
-        "read_markdown(sys.argv[1])\n"
-        "print('yaml' in sys.modules)\n"
-    )
-    shown = {
-        text: subprocess.run(
-            [sys.executable, "-c", script, text], capture_output=True, text=True, check=True,
-        ).stdout.strip()
-        for text in ("Text [[S:1]].\n", BLOCK)
-    }
-    assert shown == {"Text [[S:1]].\n": "False", BLOCK: "True"}
