@@ -103,6 +103,8 @@ def _escape_char(match: re.Match[str]) -> str:
 
 def string_literal(text: str) -> str:
     """``text`` as a Typst string literal (with its quotes), safe in markup and code."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return '"' + text + '"'  # nothing to escape (the common case, checked in C)
     return '"' + _SPECIAL.sub(_escape_char, text) + '"'
 
 
@@ -113,6 +115,8 @@ def text_expr(text: str) -> str:
 
 def collapse_white_space(text: str) -> str:
     """Runs of spaces, tabs and line ends as one space (how HTML shows normal text)."""
+    if "  " not in text and text.isprintable():  # no run to fold: a sixth of the regex's time
+        return text
     return _WHITE_SPACE.sub(" ", text)
 
 
