@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from renderers.text import HANGUL_CHARS, KANA_CHARS, CjkRegion, cjk_region, kana_and_hangul
+from renderers.text import (
+    HANGUL_CHARS,
+    KANA_CHARS,
+    CjkRegion,
+    beyond_ascii,
+    cjk_region,
+    kana_and_hangul,
+)
 
 if TYPE_CHECKING:
     from renderers.document import Document
@@ -236,12 +243,18 @@ def detect_language(text: str) -> str:
     and Hangul together are one script: with kana (at least one CJK character in 20) ja, with
     Hangul ko, Han alone zh. Latin, another script or no letters at all → en."""
     text = text[:SAMPLE_CHARS]
-    counts = {language: _count(pattern, text) for language, pattern in _SCRIPTS}
+    # Latin is the one script with ASCII letters: the others are counted among the characters
+    # beyond ASCII, a small part of most text (a seventh of the time for English).
+    beyond = beyond_ascii(text)
+    counts = {
+        language: _count(pattern, text if language == "en" else beyond)
+        for language, pattern in _SCRIPTS
+    }
     language = max(counts, key=lambda name: counts[name])  # the first of a tie: Latin is last
     if counts[language] == 0:
         return "en"
     if language == "cjk":
-        kana, hangul = (_count(pattern, text) for pattern in kana_and_hangul())
+        kana, hangul = (_count(pattern, beyond) for pattern in kana_and_hangul())
         share = counts["cjk"] / 20
         if hangul > kana and hangul >= share:
             return "ko"
