@@ -27,7 +27,7 @@ from renderers.document import (
     plain_text,
     walk_inlines,
 )
-from renderers.text import CJK_CHARS, LONG_WORD, text_direction
+from renderers.text import CJK_CHARS, CJK_CLASS, LONG_WORD, text_direction
 from renderers.writers.typst.escape import string_literal
 from renderers.writers.typst.math import numbered_anchor_of
 from renderers.writers.typst.parts import array, call, content, label_call, labelled, optional
@@ -49,7 +49,7 @@ _BREAK_IN_WORD = re.compile(r"(?<=[–—])|(?<=-)(?=\D)")
 def _cjk_char() -> re.Pattern[str]:
     """A CJK character, kept by a split: a line may break before and after each. Compiled for
     the first piece with one (its Unicode class takes milliseconds to compile)."""
-    return re.compile(f"({CJK_CHARS.pattern})")
+    return re.compile(f"({CJK_CLASS})")
 
 
 def widest_cells(rows: Sequence[Sequence[TableCell]], columns: int) -> list[str]:
