@@ -15,9 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 __all__ = [
     "MAX_FRONT_MATTER_BYTES", "FrontMatter", "blank_lines", "front_matter", "front_matter_span",
@@ -54,16 +56,22 @@ class FrontMatter:
         return self.fields is not None
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """``safe_load``'s constructors; an alias is an error, not a shared node."""
+@cache
+def _no_alias_loader() -> type[yaml.SafeLoader]:
+    """``safe_load``'s constructors; an alias is an error, not a shared node. Made on first
+    use: PyYAML's import costs more than reading a document without front matter."""
+    import yaml
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.composer.ComposerError(
-                None, None, "found an alias (*name), which front matter does not expand",
-                self.peek_event().start_mark,
-            )
-        return super().compose_node(parent, index)
+    class NoAliasLoader(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise yaml.composer.ComposerError(
+                    None, None, "found an alias (*name), which front matter does not expand",
+                    self.peek_event().start_mark,
+                )
+            return super().compose_node(parent, index)
+
+    return NoAliasLoader
 
 
 def front_matter(text: str, max_bytes: int = MAX_FRONT_MATTER_BYTES) -> FrontMatter | None:
@@ -83,8 +91,10 @@ def front_matter(text: str, max_bytes: int = MAX_FRONT_MATTER_BYTES) -> FrontMat
         # what opens with a key is front matter too large to read.
         return FrontMatter(closing.end(), None, f"larger than {max_bytes} bytes", first_line,
                            size, too_large=_KEY_LINE.match(content) is not None)
+    import yaml
+
     try:
-        data = yaml.load(content, Loader=_NoAliasLoader)
+        data = yaml.load(content, Loader=_no_alias_loader())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + (mark.line if mark is not None else 0)

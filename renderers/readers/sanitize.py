@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-import nh3
 
 from citations.codemap import DROPPED_WITH_CONTENT, dropped_elements
 from citations.links import URL_IGNORED, safe_link
 from renderers.sandbox import shown_reference
 from renderers.text import RESERVED_ANCHOR
+
+if TYPE_CHECKING:
+    import nh3
 
 _DATA_IMAGE = re.compile(r"^data:image/[a-z0-9.+-]+[;,]", re.IGNORECASE)
 _IMAGE_SCHEMES = frozenset({"http", "https"})
@@ -159,7 +161,10 @@ def sanitize_html(html: str, *, keep_styles: bool = False, keep_classes: bool = 
 @lru_cache(maxsize=4)
 def _cleaner(keep_styles: bool, keep_classes: bool = False) -> nh3.Cleaner:
     """The configured nh3 cleaner (built once: handing nh3 the allow-lists cost 0.14 ms a
-    call, paid by every HTML block of a markdown answer)."""
+    call, paid by every HTML block of a markdown answer). nh3 is imported here: the image
+    policy this module also holds is all that markdown without HTML needs."""
+    import nh3
+
     tags = set(_TAGS)
     attributes = {tag: set(names) for tag, names in _ATTRIBUTES.items()}
     if keep_styles:

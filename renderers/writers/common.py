@@ -344,7 +344,8 @@ class AuthorNotes:
                 definitions.setdefault(block.label, block)
         order: list[str] = []
         body = tuple(b for b in blocks if not isinstance(b, FootnoteDef))
-        order.extend(_new_references(body, definitions, order))
+        if definitions:  # no note, no reference to look for (a walk of the whole document)
+            order.extend(_new_references(body, definitions, order))
         index = 0
         while index < len(order):  # references inside notes, breadth first
             inner = definitions[order[index]].blocks

@@ -155,3 +155,4 @@ def test_a_long_document_between_two_rules_is_text_not_too_large_front_matter() 
     first, second = document.blocks[:2]
     assert isinstance(first, ThematicBreak) and isinstance(second, Paragraph)
     assert Cite((1,)) in second.children
+

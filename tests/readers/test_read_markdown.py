@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from markdown_it import MarkdownIt
 
@@ -475,3 +478,27 @@ def test_deep_html_in_a_block_is_bounded() -> None:
         read_markdown("<div>\n" + "<blockquote>" * 2000 + "deep" + "\n\ntext\n", limits=Limits())
     shallow = read_markdown("<div>\n" + "<section>" * 40 + "deep\n\nafter\n")
     assert document_text(shallow).split() == ["deep", "after"]
+
+
+def test_plain_markdown_imports_neither_yaml_nor_the_html_reader() -> None:
+    """Importing PyYAML, the HTML reader and nh3 costs a cold CLI render about 20 ms: markdown
+    that opens without ``---`` and has no HTML block loads none of them."""
+    script = (
+        "import sys\n"
+        "from renderers.readers.markdown import read_markdown\n"
+        "read_markdown(sys.argv[1])\n"
+        "print(*(m for m in ('yaml', 'renderers.readers.html', 'nh3') if m in sys.modules))\n"
+    )
+    front = "---\ntitle: A\n---\n\nText.\n"
+    html = "Text.\n\n<div>HTML [[S:1]]</div>\n"
+    shown = {
+        text: subprocess.run(
+            [sys.executable, "-c", script, text], capture_output=True, text=True, check=True,
+        ).stdout.split()
+        for text in ("Text [[S:1]].\n", front, html)
+    }
+    assert shown == {
+        "Text [[S:1]].\n": [],
+        front: ["yaml"],
+        html: ["renderers.readers.html", "nh3"],
+    }

@@ -10,6 +10,7 @@ that text, and the markup handed to Typst must hold it only inside string litera
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import unicodedata
@@ -227,6 +228,22 @@ def test_string_literals_escape_everything() -> None:
     value = typst.Compiler().eval(string_literal(HOSTILE + '\n"\\'), format="json")
     assert value == '"' + (HOSTILE + '\n"\\').replace("\\", "\\\\").replace('"', '\\"') \
         .replace("\n", "\\n") + '"'
+
+
+@pytest.mark.parametrize("text", [
+    "plain words", "", 'say "hi"', "back\\slash", "tab\tline\nend", "zero\u200bwidth",
+    "no-break\u00a0space", "bidi \u202e override", "delete\x7f", "lone \udc80 half",
+])
+def test_a_string_literal_reads_back_as_its_text(text: str) -> None:
+    value = typst.Compiler().eval(string_literal(text), format="json")
+    assert json.loads(value) == text.replace("\udc80", "\ufffd")
+
+
+def test_text_folds_white_space_as_html_does() -> None:
+    """Spaces, tabs and line ends fold to one space; a no-break space is text, kept."""
+    assert text_markup("a  b\t\n c") == '#"a b c";'
+    assert text_markup("a \u00a0 b") == '#"a \u00a0 b";'
+    assert text_markup("a b") == '#"a b";'
 
 
 URL = "https://example.org/" + "segment/" * 30 + "x" * 120 + "/index.html"

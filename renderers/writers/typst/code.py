@@ -11,13 +11,16 @@ does.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from renderers.labels import Labels
 from renderers.text import split_runs_at_long_words
 from renderers.writers.contents import CONTENTS_ID, ContentsEntry
-from renderers.writers.highlight import Highlighter, TokenLook
 from renderers.writers.typst.escape import string_literal, text_markup, word_pieces
 from renderers.writers.typst.parts import array, call, content, section_title
+
+if TYPE_CHECKING:
+    from renderers.writers.highlight import Highlighter, TokenLook
 
 #: Tab stops in code blocks (HTML ``<pre>``'s default).
 TAB_SIZE = 8
@@ -45,9 +48,14 @@ class CodeBlocks:
     """Writes the code blocks of one document, highlighted where their language has a lexer."""
 
     def __init__(self, style: str) -> None:
-        self.highlight = Highlighter(style)
+        self.style = style
+        self.highlight: Highlighter | None = None  # made by the first code block
 
     def block(self, text: str, language: str) -> str:
+        if self.highlight is None:  # a document without code never imports the highlighter
+            from renderers.writers.highlight import Highlighter
+
+            self.highlight = Highlighter(self.style)
         highlighted = self.highlight(text, language)
         if highlighted is None:
             return call("code-block", content(code_lines(text.removesuffix("\n").split("\n"))))
@@ -76,6 +84,8 @@ def _runs(line: Sequence[tuple[str, TokenLook]], foreground: str) -> Iterator[st
 
 def _run(text: str, look: TokenLook, foreground: str) -> str:
     """One run of code in its look (plain text when it looks like the block's own text)."""
+    from renderers.writers.highlight import TokenLook  # imported by the block's highlighting
+
     markup = text_markup(text.expandtabs(TAB_SIZE), collapse=False)
     if look == TokenLook(foreground):
         return markup

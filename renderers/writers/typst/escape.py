@@ -24,7 +24,14 @@ from __future__ import annotations
 
 import re
 
-from renderers.text import ISOLATES, LONG_WORD, POP_ISOLATE, Direction, split_long_words
+from renderers.text import (
+    ISOLATES,
+    LONG_WORD,
+    POP_ISOLATE,
+    Direction,
+    has_long_word,
+    split_long_words,
+)
 
 #: Characters a Typst string literal cannot hold as they are.
 _SPECIAL = re.compile(r'[\\"\x00-\x1f\x7f\ud800-\udfff]')
@@ -96,6 +103,8 @@ def _escape_char(match: re.Match[str]) -> str:
 
 def string_literal(text: str) -> str:
     """``text`` as a Typst string literal (with its quotes), safe in markup and code."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return '"' + text + '"'  # nothing to escape (the common case, checked in C)
     return '"' + _SPECIAL.sub(_escape_char, text) + '"'
 
 
@@ -106,6 +115,8 @@ def text_expr(text: str) -> str:
 
 def collapse_white_space(text: str) -> str:
     """Runs of spaces, tabs and line ends as one space (how HTML shows normal text)."""
+    if "  " not in text and text.isprintable():  # no run to fold: a sixth of the regex's time
+        return text
     return _WHITE_SPACE.sub(" ", text)
 
 
@@ -211,6 +222,8 @@ def text_markup(text: str, *, collapse: bool = True, isolate: bool = False) -> s
     """
     if collapse:
         text = collapse_white_space(text)
+    if text.isascii():  # most text: no emoji (each has a character beyond ASCII)
+        return _words(text, isolate)
     out: list[str] = []
     last = 0
     for emoji in _EMOJI.finditer(text):
@@ -223,6 +236,8 @@ def text_markup(text: str, *, collapse: bool = True, isolate: bool = False) -> s
 
 def _words(text: str, isolate: bool) -> str:
     """Markup for text without emoji: long words as breakable boxes."""
+    if not has_long_word(text):
+        return _plain(text)
     return "".join(_breakable_word(piece, isolate) if long else _plain(piece)
                    for piece, long in split_long_words(text))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from renderers.document import (
@@ -26,7 +27,7 @@ from renderers.document import (
     plain_text,
     walk_inlines,
 )
-from renderers.text import CJK_CHARS, LONG_WORD, text_direction
+from renderers.text import CJK_CHARS, CJK_CLASS, LONG_WORD, text_direction
 from renderers.writers.typst.escape import string_literal
 from renderers.writers.typst.math import numbered_anchor_of
 from renderers.writers.typst.parts import array, call, content, label_call, labelled, optional
@@ -42,8 +43,13 @@ PieceLook = Literal["plain", "strong", "code"]
 CELLS_PER_COLUMN = PIECES_PER_COLUMN = 4
 #: Where a line may break inside a word: after a dash, after a hyphen but before a digit.
 _BREAK_IN_WORD = re.compile(r"(?<=[–—])|(?<=-)(?=\D)")
-#: A CJK character: a line may break before and after each.
-_CJK_CHAR = re.compile(f"({CJK_CHARS.pattern})")
+
+
+@cache
+def _cjk_char() -> re.Pattern[str]:
+    """A CJK character, kept by a split: a line may break before and after each. Compiled for
+    the first piece with one (its Unicode class takes milliseconds to compile)."""
+    return re.compile(f"({CJK_CLASS})")
 
 
 def widest_cells(rows: Sequence[Sequence[TableCell]], columns: int) -> list[str]:
@@ -135,7 +141,11 @@ def _pieces(text: str) -> Iterator[str]:
         if len(word) >= LONG_WORD:
             continue
         for piece in _BREAK_IN_WORD.split(word):
-            yield from filter(None, _CJK_CHAR.split(piece))
+            if CJK_CHARS.search(piece) is None:
+                if piece:
+                    yield piece
+            else:
+                yield from filter(None, _cjk_char().split(piece))
 
 
 def _piece_markup(text: str, look: PieceLook) -> str:

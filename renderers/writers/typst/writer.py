@@ -35,7 +35,7 @@ from renderers.language import DEFAULT_LANGUAGE, Language, has_script
 from renderers.options import PdfVariant, RenderOptions
 from renderers.resolve import ResolvedDocument
 from renderers.templates import templates_dir
-from renderers.text import needs_cjk, text_direction
+from renderers.text import beyond_ascii, needs_cjk, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import ADDED_SECTION_LEVEL
 from renderers.writers.typst.escape import string_literal
@@ -203,13 +203,14 @@ def compile_source(
     """Compile ``source`` in a fresh, confined root: the PDF (one item) or one PNG per page at
     ``options.dpi``, and Typst's warnings. ``late_links=False``: Typst sets every link itself."""
     refuse_reaching_out(source.text)
-    cjk = needs_cjk(source.text) or CJK_FONT_CHARS.search(source.text) is not None
+    scripts = beyond_ascii(source.text)  # every character the script checks below look for
+    cjk = needs_cjk(scripts) or CJK_FONT_CHARS.search(scripts) is not None
     tagged = options.pdf_variant == "pdf/ua-1"
     # Links to our labels are set after layout (late_links); a PNG has no links, so its
     # placeholders are left as they are (the cheaper layout either way).
     resolve_links = late_links and output == "pdf" and bool(source.link_targets)
     main = (
-        f"{rules_prelude(source.text, cjk=cjk, language=source.language)}"
+        f"{rules_prelude(scripts, cjk=cjk, language=source.language)}"
         f"{prelude(source.link_targets, late=late_links)}{report_template()}\n{source.text}"
         f"{positions_query() if resolve_links else ''}"
     )
