@@ -96,12 +96,14 @@ def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
     def ignored(key: str, why: str) -> None:
         context.warn(1, f"front matter {key}: {why}; ignored")
 
-    title = _text(fields.get("title"))
-    if title is None:
-        ignored("title", "not text")
-    date = _text(fields.get("date"))
-    if date is None:
-        ignored("date", "not text")
+    def text(key: str) -> str:
+        """The value of ``key`` as one line ("" when absent, or not text: noted)."""
+        value = _text(fields.get(key))
+        if value is None:
+            ignored(key, "not text")
+        return value or ""
+
+    title, date = text("title"), text("date")
     lang = _text(fields.get("lang")) or ""
     if lang:
         try:
@@ -111,13 +113,8 @@ def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
             lang = ""
     elif "lang" in fields:
         ignored("lang", "not a language tag")
-    key = "description" if "description" in fields else "subject"
-    description = _text(fields.get(key))
-    if description is None:
-        ignored(key, "not text")
-    subtitle = _text(fields.get("subtitle"))
-    if subtitle is None:
-        ignored("subtitle", "not text")
+    description = text("description" if "description" in fields else "subject")
+    subtitle = text("subtitle")
     abstract = _paragraphs(fields.get("abstract"))
     if abstract is None:
         ignored("abstract", "not text")
@@ -125,13 +122,13 @@ def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
     if direction not in ("ltr", "rtl"):
         ignored("dir", "accepted values are ltr and rtl")
     return Metadata(
-        title=title or "",
+        title=title,
         authors=_texts(fields.get("author"), lambda: ignored("author", "not text")),
-        date=date or "",
+        date=date,
         lang=lang,
         keywords=_texts(fields.get("keywords"), lambda: ignored("keywords", "not text")),
-        description=description or "",
-        subtitle=subtitle or "",
+        description=description,
+        subtitle=subtitle,
         abstract=abstract or (),
         shown=True,
     )
