@@ -103,8 +103,8 @@ class RawInline:
 class Anchor:
     """A place the document's own links lead to (``#id``): an id the author's HTML gave an
     element that is not a heading (``<li id="fn1">``, ``<section id="costs">``). It shows
-    nothing; writers that can name a place give it ``id`` (HTML ``<span id>``, Markdown
-    ``<a id>``), the others leave it out."""
+    nothing; every writer names the place: HTML ``<span id>``, Markdown ``<a id>``, Typst a
+    label, DOCX a bookmark, PPTX its slide (the one a link jumps to)."""
 
     id: str
 

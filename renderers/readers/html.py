@@ -48,6 +48,7 @@ from renderers.document import (
     Math,
     OrderedList,
     Paragraph,
+    SoftBreak,
     Strike,
     Strong,
     Styled,
@@ -221,11 +222,13 @@ def read_html_blocks(
     dialects: frozenset[str],
     depth: int,
     line: int,
+    targets: frozenset[str] = frozenset(),
 ) -> list[Block]:
     """Blocks of the HTML blocks of markdown, read as HTML input is read (sanitized, then
     mapped), with the markdown between them in its places: ``runs[n]`` (already read) stands
     between ``pieces[n]`` and ``pieces[n + 1]`` of the HTML. ``line``: where the HTML starts,
-    for warnings.
+    for warnings. ``targets``: the ids the whole markdown's links lead to (those of its other
+    HTML blocks too), so an id here is a place for a link anywhere in the document.
 
     Each run is marked in the HTML by its number between two characters found nowhere in the
     pieces (private-use ones: the author's text cannot forge a marker). A run whose marker the
@@ -239,7 +242,7 @@ def read_html_blocks(
     marker = re.compile(f"{fence}(\\d+){fence}") if runs else None
     lines = OneLine(line)
     root = _sanitized_tree(marked, context, _TreeBuilder(marker), lines)
-    reader = _HtmlReader(context, dialects, _link_targets(root), lines, runs)
+    reader = _HtmlReader(context, dialects, _link_targets(root) | targets, lines, runs)
     blocks = reader.blocks(root.children, depth=depth)
     for index, run in enumerate(runs):
         if index not in reader.placed:
@@ -403,6 +406,20 @@ def _check_raw_nesting(html: str, context: ReadContext) -> None:
             context.check_depth(context.limits.max_nesting + 1)
 
 
+def link_target(href: str) -> str:
+    """The id an in-document link leads to (``#fn1`` → ``fn1``, percent escapes decoded), or
+    "" for a link elsewhere: the one rule of both readers for which ids are places."""
+    return unquote(href[1:]) if href.startswith("#") and len(href) > 1 else ""
+
+
+def written_link_targets(html: str) -> Iterator[str]:
+    """The ids the ``<a href>`` tags written in ``html`` lead to (a markdown HTML block's, read
+    before the document is, so that a link may come before the block it leads to)."""
+    for _, attributes in _written_tags(html, frozenset({"a"})):
+        if target := link_target(attributes.get("href", "").strip()):
+            yield target
+
+
 def _link_targets(root: _Element) -> frozenset[str]:
     """The ids the document's own links lead to (``href="#fn1"`` → ``fn1``), iteratively."""
     targets: set[str] = set()
@@ -411,9 +428,8 @@ def _link_targets(root: _Element) -> frozenset[str]:
         current = pending.pop()
         if isinstance(current, str):
             continue
-        href = current.attrs.get("href", "") if current.tag == "a" else ""
-        if href.startswith("#") and len(href) > 1:
-            targets.add(unquote(href[1:]))
+        if current.tag == "a" and (target := link_target(current.attrs.get("href", ""))):
+            targets.add(target)
         pending.extend(current.children)
     return frozenset(targets)
 
@@ -421,12 +437,46 @@ def _link_targets(root: _Element) -> frozenset[str]:
 def _with_anchor(blocks: list[Block], anchor: Anchor) -> list[Block]:
     """``blocks`` with ``anchor`` at the start of the first block that holds a line of text
     (a paragraph, a heading, a list's first item, a table's first cell, a figure's caption);
-    unchanged when none does (a code block, a rule)."""
+    ``blocks`` itself when none does (a code block, a rule)."""
     for index, block in enumerate(blocks):
         placed = _anchor_block(block, anchor)
         if placed is not None:
             return [*blocks[:index], placed, *blocks[index + 1 :]]
     return blocks
+
+
+def anchors_on_text(blocks: list[Block]) -> list[Block]:
+    """``blocks`` without the paragraphs that hold only anchors (``<a id="x"></a>`` on a line
+    of its own, an empty ``<div id>``): their anchors start the next block's first line, as a
+    browser shows nothing there, so that no writer sets an empty line. When that block has no
+    line of text (a code block, a rule) or none follows, the paragraph stays."""
+    out: list[Block] = []
+    pending: list[Anchor] = []
+    for block in blocks:
+        if isinstance(block, Paragraph) and _only_anchors(block.children):
+            pending.extend(node for node in block.children if isinstance(node, Anchor))
+            continue
+        held: Block | None = block
+        for anchor in reversed(pending):
+            held = _anchor_block(held, anchor) if held is not None else None
+        if held is None:
+            out.append(Paragraph(tuple(pending)))
+        else:
+            block = held
+        pending = []
+        out.append(block)
+    if pending:
+        out.append(Paragraph(tuple(pending)))
+    return out
+
+
+def _only_anchors(children: tuple[Inline, ...]) -> bool:
+    """Whether a paragraph's ``children`` show nothing but hold an anchor."""
+    return any(isinstance(node, Anchor) for node in children) and all(
+        isinstance(node, Anchor | SoftBreak | LineBreak)
+        or (isinstance(node, Text) and not node.text.strip())
+        for node in children
+    )
 
 
 def _aligned(blocks: list[Block], align: Alignment) -> list[Block]:
@@ -525,7 +575,7 @@ class _HtmlReader:
             else:
                 self.inline(node, run, depth=depth)
         self._flush(run, out)
-        return out
+        return anchors_on_text(out)
 
     def _flush(self, run: InlineBuilder, out: list[Block]) -> None:
         children = run.result()
@@ -549,13 +599,19 @@ class _HtmlReader:
         return None
 
     def block(self, element: _Element, *, depth: int) -> list[Block]:
-        """The blocks of one block-level element, led by its anchor when it has one."""
+        """The blocks of one block-level element, led by its anchor when it has one (not a
+        part citerender's writer makes again: its id is the writer's)."""
+        if self.own and (written := self.written_part(element, depth=depth)) is not None:
+            return written
         anchor = self.anchor(element)
         blocks = self._block(element, depth=depth)
         align = "center" if element.tag == "center" else self.alignment(element.attrs)
         if align != "default" and element.tag in ALIGNED_TAGS:
             blocks = _aligned(blocks, align)
-        return _with_anchor(blocks, anchor) if anchor is not None else blocks
+        if anchor is None:
+            return blocks
+        placed = _with_anchor(blocks, anchor)  # else a place of its own (anchors_on_text)
+        return [Paragraph((anchor,)), *blocks] if placed is blocks else placed
 
     def alignment(self, attrs: Mapping[str, str]) -> Alignment:
         """:func:`html_alignment`, else on a page citerender wrote the report's ``al-*``
@@ -633,8 +689,6 @@ class _HtmlReader:
 
     def _block(self, element: _Element, *, depth: int) -> list[Block]:
         tag = element.tag
-        if self.own and (written := self.written_part(element, depth=depth)) is not None:
-            return written
         if tag == _MARKDOWN:
             return list(self._run(element))
         if tag == "title":

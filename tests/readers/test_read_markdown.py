@@ -7,6 +7,7 @@ from markdown_it import MarkdownIt
 
 from citations.mdit_cite import cite_plugin
 from renderers.document import (
+    Anchor,
     Block,
     BlockQuote,
     BulletList,
@@ -22,6 +23,7 @@ from renderers.document import (
     Image,
     LineBreak,
     Link,
+    ListItem,
     OrderedList,
     Paragraph,
     RawInline,
@@ -475,3 +477,48 @@ def test_deep_html_in_a_block_is_bounded() -> None:
         read_markdown("<div>\n" + "<blockquote>" * 2000 + "deep" + "\n\ntext\n", limits=Limits())
     shallow = read_markdown("<div>\n" + "<section>" * 40 + "deep\n\nafter\n")
     assert document_text(shallow).split() == ["deep", "after"]
+
+
+def test_an_id_in_an_html_block_is_a_place_for_any_link_of_the_document() -> None:
+    """Only a link in the same HTML block led to its id: a markdown link to it, before or after
+    the block, or one in another block, led nowhere."""
+    document = read_markdown(
+        "Go [down](#para) and [in](#box).\n\n<div id=\"box\">\n\nBoxed.\n\n</div>\n\n"
+        '<p id="para">A para.</p>\n\n<p id="unlinked">No link leads here.</p>\n\n'
+        '<p><a href="#box">back</a></p>\n'
+    )
+    assert [block.children[0] for block in document.blocks[1:4]] == [
+        Anchor("box"), Anchor("para"), Text("No link leads here."),
+    ]
+
+
+def test_an_html_block_id_taken_already_or_a_writers_own_stays_with_what_has_it() -> None:
+    """Ids are places in document order, as headings dedupe: a repeated id stays the first
+    element's; a writer's own anchor (``cite-1``) and a heading's id are never taken again."""
+    document = read_markdown(
+        "# Intro\n\n<div id=\"intro\">Not here.</div>\n\n<div id=\"box\">One</div>\n\n"
+        '<div id="box">Two</div>\n\n<div id="cite-1">Three [[S:1]]</div>\n\n<div id="results">'
+        "Four</div>\n\n## Results\n\n[a](#intro) [b](#box) [c](#cite-1) [d](#results)\n"
+    )
+    anchors = [node.id for node in iter_inlines(document.blocks) if isinstance(node, Anchor)]
+    headings = [block.id for block in document.blocks if isinstance(block, Heading)]
+    assert anchors == ["box", "results"]
+    assert headings == ["intro", "results-1"]  # the element came first
+
+
+def test_a_line_holding_only_an_anchor_gives_it_to_the_next_block() -> None:
+    """``<a id="x"></a>`` on a line of its own was a paragraph of nothing: an empty line in
+    the PDF, DOCX and slides. Its anchors now start the next block's first line; before a
+    block without one (code) or at the end, the paragraph stays where the place is."""
+    document = read_markdown(
+        "[go](#install) [c](#code)\n\n<a id=\"install\"></a>\n\n## Install\n\n<a id=\"x\"></a>\n"
+        "<a id=\"y\"></a>\n\n- item\n\n<div id=\"code\"></div>\n\n```\ncode\n```\n\n"
+        "<a id=\"end\"></a>\n"
+    )
+    assert list(document.blocks[1:]) == [
+        Heading(2, (Anchor("install"), Text("Install")), "install-1"),
+        BulletList((ListItem((Paragraph((Anchor("x"), Anchor("y"), Text("item"))),)),), True),
+        Paragraph((Anchor("code"),)),
+        CodeBlock("code"),
+        Paragraph((Anchor("end"),)),
+    ]

@@ -273,6 +273,9 @@ class _Markup:
         self.labels: set[str] = set()
         #: The labels on headings: links to them stay Typst's own (``to_label``).
         self.heading_labels: set[str] = set()
+        #: The ids of the document's anchors that label their place (none taken by another).
+        self.anchor_labels: set[str] = set()
+        self.placed_anchors: set[str] = set()  # a repeated anchor labels its first place only
         self._collect_labels()
         self.direction: Direction = "ltr"  # inherited by the block being written
         #: Whether long words are set as left-to-right isolates (renderers.writers.typst.escape)
@@ -326,6 +329,10 @@ class _Markup:
             if entry.backlink:
                 self.labels.add(entry.backlink)
         self.labels |= self.heading_labels
+        blocks = self.rdoc.document.blocks
+        anchors = {node.id for node in iter_inlines(blocks) if isinstance(node, Anchor)}
+        self.anchor_labels = anchors - self.labels
+        self.labels |= self.anchor_labels
 
     # ------------------------------------------------------------------ direction
 
@@ -580,8 +587,8 @@ class _Markup:
         match node:
             case Text(text) | RawInline(text):
                 return text_markup(text, isolate=self.bidi)
-            case Anchor():
-                return ""  # a place only HTML and Markdown name
+            case Anchor(ident):
+                return self.place(ident)
             case Emph(children):
                 return self.styled("emph", children)
             case Strong(children):
@@ -691,6 +698,15 @@ class _Markup:
             return string_literal(name)
         self.header_anchors.append(name)
         return "none"
+
+    def place(self, ident: str) -> str:
+        """The label of an :class:`Anchor` at its first place, at the top of its line (where
+        links to it land), joined to the text after it."""
+        if ident not in self.anchor_labels or ident in self.placed_anchors:
+            return ""
+        self.placed_anchors.add(ident)
+        mark = self.anchor(ident)
+        return call("text-anchor", mark) if mark != "none" else ""
 
     def record_target(self, name: str) -> str:
         """``name``, the label a link leads to ("" for none), recorded as a link target (the
