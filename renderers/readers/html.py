@@ -68,6 +68,7 @@ from renderers.readers.context import (
     InlineBuilder,
     ReadContext,
     is_cite_sup,
+    link_target,
     tag_attributes,
 )
 from renderers.readers.html_lines import InputLines, NoteLines, OneLine
@@ -404,12 +405,6 @@ def _check_raw_nesting(html: str, context: ReadContext) -> None:
         depth = max(depth - 1, 0) if match.group(1) else depth + 1
         if depth > ceiling:
             context.check_depth(context.limits.max_nesting + 1)
-
-
-def link_target(href: str) -> str:
-    """The id an in-document link leads to (``#fn1`` → ``fn1``, percent escapes decoded), or
-    "" for a link elsewhere: the one rule of both readers for which ids are places."""
-    return unquote(href[1:]) if href.startswith("#") and len(href) > 1 else ""
 
 
 def written_link_targets(html: str) -> Iterator[str]:
@@ -952,6 +947,7 @@ class _HtmlReader:
             children = inner.result(trim=False)
             if url and children:
                 out.add(Link(url, children, node.attrs.get("title", "")))
+                self.context.link(url, lambda: self.lines.link(url))
             else:
                 out.extend(children)
         elif tag in _BLOCK:  # a block inside inline content (a table cell, a heading …)

@@ -69,18 +69,19 @@ from renderers.document import (
 )
 from renderers.metadata import read_metadata, with_metadata
 from renderers.options import Limits
-from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
+from renderers.readers.context import (
+    InlineBuilder,
+    ReadContext,
+    is_cite_sup,
+    link_target,
+    tag_attributes,
+)
 from renderers.readers.crossref_rules import (
     attach_table_captions,
     crossref_plugin,
     figure_label,
 )
-from renderers.readers.html import (
-    anchors_on_text,
-    link_target,
-    read_html_blocks,
-    written_link_targets,
-)
+from renderers.readers.html import anchors_on_text, read_html_blocks, written_link_targets
 from renderers.readers.inline_html import inline_html_plugin
 from renderers.readers.link_normal import normalize_link
 from renderers.readers.math_rules import (
@@ -215,7 +216,7 @@ def read_markdown(
 def _link_targets(tokens: Sequence[Token]) -> frozenset[str]:
     """The ids the document's links lead to, gathered before any block is read: an id in an
     HTML block is a place for every link of the document, one before the block or in another
-    HTML block too (HTML input's rule, :func:`renderers.readers.html.link_target`)."""
+    HTML block too (HTML input's rule, :func:`renderers.readers.context.link_target`)."""
     targets: set[str] = set()
     for token in tokens:
         if token.type == "html_block":
@@ -634,6 +635,7 @@ class _MarkdownReader:
             url = safe_link(href, allow_fragment=True)
             if url:
                 parent.add(Link(url, children, str(frame.token.attrs.get("title", "") or "")))
+                self.context.link(url, frame.line)
             else:
                 parent.extend(children)
                 self._cite_link_target(unquote(href), frame.line, parent)

@@ -522,3 +522,24 @@ def test_a_line_holding_only_an_anchor_gives_it_to_the_next_block() -> None:
         CodeBlock("code"),
         Paragraph((Anchor("end"),)),
     ]
+
+
+def test_a_link_that_leads_nowhere_is_noted_at_its_line_in_both_readers() -> None:
+    """Such a link lost its target in every writer without a word: one note per id, at the
+    line of its first link (an HTML block's first line), as the HTML reader says it too. A
+    writer's own places (``src-1``, ``notes``, ``contents``) are places."""
+    from renderers.readers.html import read_html
+
+    document = read_markdown(
+        "# Top\n\n[a](#nowhere) [b](#top) [c](#src-1) [d](#notes) [e](#contents)\n\n"
+        '<div>\n<a href="#gone">g</a> <a href="#box">h</a>\n</div>\n\n<p id="box">x</p>\n\n'
+        "[again](#nowhere)\n"
+    )
+    assert [(note.line, note.message.split(": ", 1)[1]) for note in document.notes] == [
+        (3, "the link to '#nowhere' leads nowhere: no heading or element has the id; its "
+            "text is kept"),
+        (5, "the link to '#gone' leads nowhere: no heading or element has the id; its text "
+            "is kept"),
+    ]
+    html = read_html('<h1>T</h1>\n<p>\n<a href="#t">t</a>\n<a href="#missing">m</a></p>')
+    assert [(note.line, "'#missing'" in note.message) for note in html.notes] == [(4, True)]
