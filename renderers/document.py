@@ -439,6 +439,16 @@ def plain_text(
     return "".join(parts)
 
 
+def only_anchors(children: tuple[Inline, ...]) -> bool:
+    """Whether a paragraph's ``children`` show nothing but hold an :class:`Anchor`
+    (``<a id="x"></a>`` on a line of its own)."""
+    return any(isinstance(node, Anchor) for node in children) and all(
+        isinstance(node, Anchor | SoftBreak | LineBreak)
+        or (isinstance(node, Text) and not node.text.strip())
+        for node in children
+    )
+
+
 def _linear(tex: str, display: bool) -> str:
     """A formula as a line of text, its source when it is not math."""
     from renderers.math.linear import tex_line  # parses TeX: loaded by a first formula

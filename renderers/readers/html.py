@@ -48,7 +48,6 @@ from renderers.document import (
     Math,
     OrderedList,
     Paragraph,
-    SoftBreak,
     Strike,
     Strong,
     Styled,
@@ -58,6 +57,7 @@ from renderers.document import (
     ThematicBreak,
     inline_runs,
     iter_blocks,
+    only_anchors,
 )
 from renderers.language import normalize_tag
 from renderers.metadata import USAGE_META, html_metadata, is_own_page, with_metadata
@@ -448,7 +448,7 @@ def anchors_on_text(blocks: list[Block]) -> list[Block]:
     out: list[Block] = []
     pending: list[Anchor] = []
     for block in blocks:
-        if isinstance(block, Paragraph) and _only_anchors(block.children):
+        if isinstance(block, Paragraph) and only_anchors(block.children):
             pending.extend(node for node in block.children if isinstance(node, Anchor))
             continue
         held: Block | None = block
@@ -463,15 +463,6 @@ def anchors_on_text(blocks: list[Block]) -> list[Block]:
     if pending:
         out.append(Paragraph(tuple(pending)))
     return out
-
-
-def _only_anchors(children: tuple[Inline, ...]) -> bool:
-    """Whether a paragraph's ``children`` show nothing but hold an anchor."""
-    return any(isinstance(node, Anchor) for node in children) and all(
-        isinstance(node, Anchor | SoftBreak | LineBreak)
-        or (isinstance(node, Text) and not node.text.strip())
-        for node in children
-    )
 
 
 def _aligned(blocks: list[Block], align: Alignment) -> list[Block]:

@@ -168,3 +168,22 @@ def test_pptx_links_jump_to_the_slide_of_the_place(tmp_path: Path) -> None:
     assert slide_of("A para.") != slide_of("Boxed text")
     assert jumps == {"ahead": slide_of("A para."), "to para": slide_of("A para."),
                      "the box": slide_of("Boxed text")}
+
+
+@pytest.mark.parametrize("engine", ["typst", "weasyprint"])
+def test_an_id_on_an_element_without_a_line_of_text_leads_to_it(tmp_path: Path,
+                                                                  engine: str) -> None:
+    """``<div id><pre>…</pre></div>`` and ``<a id></a>`` on a line of their own: the place is
+    just before the next block (Typst sets no empty line for it)."""
+    content = ("# A\n\n[code](#pre) [below](#below)\n\n<div id=\"pre\"><pre>code only</pre>"
+               "</div>\n\n<a id=\"below\"></a>\n\nBelow the code.\n")
+    out = tmp_path / engine
+    (result,) = render(content, out, sources_pool=POOL, formats=["pdf"], pdf_engine=engine)
+    assert not result.warnings
+    pdf = out / "report.pdf"
+    links = internal_links(pdf)
+    page, top = line_of(pdf, "code only")
+    (code,) = [(to, y) for text, to, y in links if text == "code"]
+    assert code[0] == page and top < code[1] <= top + 30  # the code box's padding above
+    assert_leads_to(links, "below", pdf, "Below the code.")
+    assert line_of(pdf, "below")[1] - top < 40  # no empty line between the links and the code

@@ -59,6 +59,7 @@ from renderers.document import (
     ThematicBreak,
     iter_blocks,
     iter_inlines,
+    only_anchors,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -407,7 +408,12 @@ class _Markup:
         listed = list(blocks)
         out: list[str] = []
         previous = after
+        held = ""  # the labels of a paragraph of anchors only, set before the next block
         for n, block in enumerate(listed):
+            if isinstance(block, Paragraph) and only_anchors(block.children):
+                held += "".join(self.place(node.id, line=False) for node in block.children
+                                if isinstance(node, Anchor))
+                continue
             markup = self.block(block, item_gap=item_gap if n == len(listed) - 1 else None)
             if not markup:
                 continue
@@ -415,8 +421,11 @@ class _Markup:
             if (previous is not None and kind is not None and "text" not in (previous, kind)
                     and (previous in _BOXED_KINDS or kind in _BOXED_KINDS)):
                 out.append(call("block-gap", string_literal(previous), string_literal(kind)))
-            out.append(markup)
+            out.append(held + markup)
+            held = ""
             previous = kind
+        if held:
+            out.append(held)
         return out
 
     def block_kind(self, block: Block) -> BlockKind | None:
@@ -699,12 +708,16 @@ class _Markup:
         self.header_anchors.append(name)
         return "none"
 
-    def place(self, ident: str) -> str:
-        """The label of an :class:`Anchor` at its first place, at the top of its line (where
-        links to it land), joined to the text after it."""
+    def place(self, ident: str, *, line: bool = True) -> str:
+        """The label of an :class:`Anchor` at its first place: at the top of its line (where
+        links to it land), joined to the text after it; with ``line`` false (a paragraph of
+        anchors only, which would be an empty line), a label of no size before the next
+        block, as a table header's anchors are."""
         if ident not in self.anchor_labels or ident in self.placed_anchors:
             return ""
         self.placed_anchors.add(ident)
+        if not line:
+            return f"#metadata(none){label_call(ident)};"
         mark = self.anchor(ident)
         return call("text-anchor", mark) if mark != "none" else ""
 
