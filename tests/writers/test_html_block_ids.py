@@ -23,7 +23,7 @@ from tests.helpers import convert_with_libreoffice
 POOL = [{"sid": 1, "title": "T", "url": "https://e.org/a"}]
 FILLER = "\n\n".join(f"Filler paragraph {n} with words that take room on the page." for n in
                      range(60))
-#: The brief's example, with a link before the block it leads to and a page of filler before
+#: The reported example, with a link before the block it leads to and a page of filler before
 #: the second block, so a PDF link must lead to another page.
 CONTENT = (
     "# A\n\nJump [ahead](#para) first.\n\n<div id=\"box\">\n\nBoxed text [[S:1]].\n\n</div>\n\n"
