@@ -103,8 +103,8 @@ class RawInline:
 class Anchor:
     """A place the document's own links lead to (``#id``): an id the author's HTML gave an
     element that is not a heading (``<li id="fn1">``, ``<section id="costs">``). It shows
-    nothing; writers that can name a place give it ``id`` (HTML ``<span id>``, Markdown
-    ``<a id>``), the others leave it out."""
+    nothing; every writer names the place: HTML ``<span id>``, Markdown ``<a id>``, Typst a
+    label, DOCX a bookmark, PPTX its slide (the one a link jumps to)."""
 
     id: str
 
@@ -444,6 +444,16 @@ def plain_text(
             case FootnoteRef() | Cite() | Anchor():
                 pass
     return "".join(parts)
+
+
+def only_anchors(children: tuple[Inline, ...]) -> bool:
+    """Whether a paragraph's ``children`` show nothing but hold an :class:`Anchor`
+    (``<a id="x"></a>`` on a line of its own)."""
+    return any(isinstance(node, Anchor) for node in children) and all(
+        isinstance(node, Anchor | SoftBreak | LineBreak)
+        or (isinstance(node, Text) and not node.text.strip())
+        for node in children
+    )
 
 
 def _linear(tex: str, display: bool) -> str:

@@ -296,6 +296,10 @@ class HeadingIds:
             return given
         return self.assign(given or text)
 
+    def __contains__(self, ident: object) -> bool:
+        """Whether ``ident`` is taken (a heading's or an anchor's)."""
+        return ident in self._used
+
     def claim(self, given: str) -> bool:
         """Take ``given`` exactly as it is for an anchor (an id the author's HTML gave an
         element that is not a heading): True when it was free and is not a writer's own;

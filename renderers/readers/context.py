@@ -7,6 +7,7 @@ import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from citations.codemap import ATTRIBUTE_RE
 from citations.tokens import CLOSING_PUNCTUATION, parse_sid_spec
@@ -26,7 +27,9 @@ from renderers.errors import LimitError
 from renderers.options import Limits
 from renderers.readers.sanitize import refused_image_message
 from renderers.sandbox import shown_reference
-from renderers.text import HeadingIds
+from renderers.text import RESERVED_ANCHOR, HeadingIds
+from renderers.writers.common import CITATION_NOTES_ID, NOTES_ID
+from renderers.writers.contents import CONTENTS_ID
 
 #: A start tag's attribute text after its name, up to the first ">" outside quotes (possessive:
 #: a tag without its end fails without backtracking).
@@ -43,6 +46,16 @@ def tag_attributes(attributes: str) -> dict[str, str]:
         value = next((g for g in match.group(2, 3, 4) if g is not None), "")
         found.setdefault(name, html.unescape(value))
     return found
+
+
+#: The ids of the sections a writer adds (present or not, as the options and notes decide).
+_WRITERS_SECTIONS = frozenset({NOTES_ID, CITATION_NOTES_ID, CONTENTS_ID})
+
+
+def link_target(href: str) -> str:
+    """The id an in-document link leads to (``#fn1`` → ``fn1``, percent escapes decoded), or
+    "" for a link elsewhere: the one rule of both readers for which ids are places."""
+    return unquote(href[1:]) if href.startswith("#") and len(href) > 1 else ""
 
 
 def is_cite_sup(attributes: dict[str, str]) -> bool:
@@ -64,6 +77,9 @@ class ReadContext:
     title: str = ""
     ids: HeadingIds = field(default_factory=HeadingIds)
     refused_images: dict[str, Diagnostic] = field(default_factory=dict)  # by source
+    #: Each id the document's links lead to → where its first link is (a line, or how to
+    #: find it: only a link that leads nowhere is looked for).
+    links: dict[str, int | Callable[[], int]] = field(default_factory=dict)
 
     def check_size(self, content: str) -> None:
         """Fail fast when ``content`` exceeds ``limits.max_content_bytes``."""
@@ -188,8 +204,25 @@ class ReadContext:
             self.title = text
         return Heading(level=level, children=children, id=self.ids.take(given_id, text))
 
+    def link(self, url: str, where: int | Callable[[], int]) -> None:
+        """Record a link of the document (``where``: its line) for :meth:`document`."""
+        if target := link_target(url):
+            self.links.setdefault(target, where)
+
+    def _note_dead_links(self) -> None:
+        """A note for each id the document's links lead to that no heading or element has
+        (nor a writer: ``cite-1``, ``notes`` …): every writer drops such a link's target."""
+        for target, where in self.links.items():
+            if target in self.ids or RESERVED_ANCHOR.match(target) \
+                    or target in _WRITERS_SECTIONS:
+                continue
+            self.warn(where if isinstance(where, int) else where(),
+                      f"the link to '#{target}' leads nowhere: no heading or element has the "
+                      "id; its text is kept")
+
     def document(self, blocks: Sequence[Block]) -> Document:
-        """The finished document."""
+        """The finished document (the notes of links that lead nowhere added)."""
+        self._note_dead_links()
         return Document(
             blocks=tuple(blocks),
             title=self.title,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from urllib.parse import unquote
 
-from citations.codemap import CODE_ELEMENTS, HtmlTag, html_tags
+from citations.codemap import CODE_ELEMENTS, html_tags
 from citations.links import safe_link
 from citations.tokens import scan
 from renderers.document import (
@@ -61,12 +61,14 @@ from renderers.document import (
 from renderers.language import normalize_tag
 from renderers.metadata import USAGE_META, html_metadata, is_own_page, with_metadata
 from renderers.options import Limits
+from renderers.readers.anchors import anchors_on_text, with_anchor, written_tags
 from renderers.readers.context import (
     HTML_SPACE,
     TAG_ATTRIBUTES,
     InlineBuilder,
     ReadContext,
     is_cite_sup,
+    link_target,
     tag_attributes,
 )
 from renderers.readers.html_lines import InputLines, NoteLines, OneLine
@@ -228,11 +230,13 @@ def read_html_blocks(
     dialects: frozenset[str],
     depth: int,
     line: int,
+    targets: frozenset[str] = frozenset(),
 ) -> list[Block]:
     """Blocks of the HTML blocks of markdown, read as HTML input is read (sanitized, then
     mapped), with the markdown between them in its places: ``runs[n]`` (already read) stands
     between ``pieces[n]`` and ``pieces[n + 1]`` of the HTML. ``line``: where the HTML starts,
-    for warnings.
+    for warnings. ``targets``: the ids the whole markdown's links lead to (those of its other
+    HTML blocks too), so an id here is a place for a link anywhere in the document.
 
     Each run is marked in the HTML by its number between two characters found nowhere in the
     pieces (private-use ones: the author's text cannot forge a marker). A run whose marker the
@@ -246,7 +250,7 @@ def read_html_blocks(
     marker = re.compile(f"{fence}(\\d+){fence}") if runs else None
     lines = OneLine(line)
     root = _sanitized_tree(marked, context, _TreeBuilder(marker), lines)
-    reader = _HtmlReader(context, dialects, _link_targets(root), lines, runs)
+    reader = _HtmlReader(context, dialects, _link_targets(root) | targets, lines, runs)
     blocks = reader.blocks(root.children, depth=depth)
     for index, run in enumerate(runs):
         if index not in reader.placed:
@@ -366,7 +370,7 @@ def declared_language(html: str) -> str:
     """The language the input's ``<html lang>`` declares, as a canonical BCP 47 tag, or "" when
     it declares none or one that is not a well-formed tag (the first ``<html>`` tag decides,
     as the HTML parser keeps only its attributes)."""
-    first = next(_written_tags(html, frozenset({"html"})), None)
+    first = next(written_tags(html, frozenset({"html"})), None)
     declared = first[1].get("lang", "").strip() if first is not None else ""
     try:
         return normalize_tag(declared) if declared else ""
@@ -379,7 +383,7 @@ def _written_metas(html: str) -> Iterator[tuple[str, str]]:
     last ``<meta`` of the text: metadata sits in the head, and a long body after it is not
     scanned (2 MB took 0.16 s)."""
     last = max((m.start() for m in _META_START.finditer(html)), default=-1)
-    for _, attributes in _written_tags(html, frozenset({"meta"}), until=last):
+    for _, attributes in written_tags(html, frozenset({"meta"}), until=last):
         yield attributes.get("name", ""), attributes.get("content", "")
 
 
@@ -398,34 +402,10 @@ def _report_refused_images(
 
 def _written_images(html: str) -> Iterator[tuple[str, str, int]]:
     """``(src, alt, offset of its "<")`` of every ``<img>`` tag of ``html``."""
-    for tag, attributes in _written_tags(html, frozenset({"img"})):
+    for tag, attributes in written_tags(html, frozenset({"img"})):
         yield attributes.get("src", ""), attributes.get("alt", ""), tag.start
 
 
-def _written_tags(
-    html: str, names: frozenset[str], until: int | None = None
-) -> Iterator[tuple[HtmlTag, dict[str, str]]]:
-    """Each start tag of ``names`` in ``html`` with its attributes as written (names
-    lower-cased, entities decoded), among the tags the audit's scanner sees
-    (:func:`citations.codemap.html_tags`: none inside comments, scripts, styles, textareas or
-    titles): the input as written, as the sanitizer drops ``<meta>`` and ``<html>`` and a
-    refused image's source. Each tag is read to its ">" outside quotes.
-
-    A tag without its ">" runs to the end of the input (HTML reads the rest as its
-    attributes), so the scan stops there: linear, however many unclosed tags follow. It stops
-    too past ``until``, an offset after which no tag of ``names`` starts.
-    """
-    after = 0
-    for tag in html_tags(html):
-        if until is not None and tag.start > until:
-            return
-        if tag.name not in names or tag.kind == "end" or tag.start < after:
-            continue
-        written = TAG_ATTRIBUTES.match(html, tag.start + 1 + len(tag.name))
-        if written is None:
-            return
-        yield tag, tag_attributes(written.group(1))
-        after = written.end()
 
 
 #: Containers that nest when left open (the HTML parser never closes them implicitly).
@@ -457,22 +437,10 @@ def _link_targets(root: _Element) -> frozenset[str]:
         current = pending.pop()
         if isinstance(current, str):
             continue
-        href = current.attrs.get("href", "") if current.tag == "a" else ""
-        if href.startswith("#") and len(href) > 1:
-            targets.add(unquote(href[1:]))
+        if current.tag == "a" and (target := link_target(current.attrs.get("href", ""))):
+            targets.add(target)
         pending.extend(current.children)
     return frozenset(targets)
-
-
-def _with_anchor(blocks: list[Block], anchor: Anchor) -> list[Block]:
-    """``blocks`` with ``anchor`` at the start of the first block that holds a line of text
-    (a paragraph, a heading, a list's first item, a table's first cell, a figure's caption);
-    unchanged when none does (a code block, a rule)."""
-    for index, block in enumerate(blocks):
-        placed = _anchor_block(block, anchor)
-        if placed is not None:
-            return [*blocks[:index], placed, *blocks[index + 1 :]]
-    return blocks
 
 
 def _aligned(blocks: list[Block], align: Alignment) -> list[Block]:
@@ -488,31 +456,6 @@ def _aligned(blocks: list[Block], align: Alignment) -> list[Block]:
             block = BlockQuote(tuple(_aligned(list(block.blocks), align)))
         out.append(block)
     return out
-
-
-def _anchor_block(block: Block, anchor: Anchor) -> Block | None:
-    if isinstance(block, Paragraph | Heading):
-        return replace(block, children=(anchor, *block.children))
-    if isinstance(block, Figure):
-        return replace(block, caption=(anchor, *block.caption))
-    if isinstance(block, BulletList | OrderedList) and block.items:
-        first = block.items[0]
-        placed = _with_anchor(list(first.blocks), anchor)
-        if placed == list(first.blocks):
-            return None
-        return replace(block, items=(replace(first, blocks=tuple(placed)), *block.items[1:]))
-    if isinstance(block, BlockQuote):
-        inner = _with_anchor(list(block.blocks), anchor)
-        return None if inner == list(block.blocks) else BlockQuote(tuple(inner))
-    if isinstance(block, Table):
-        if block.header:
-            head = block.header
-            return replace(block, header=(TableCell((anchor, *head[0].children)), *head[1:]))
-        if block.rows and block.rows[0]:
-            row = block.rows[0]
-            first_row = (TableCell((anchor, *row[0].children)), *row[1:])
-            return replace(block, rows=(first_row, *block.rows[1:]))
-    return None
 
 
 def _text_of(node: _Element | str) -> str:
@@ -572,7 +515,7 @@ class _HtmlReader:
             else:
                 self.inline(node, run, depth=depth)
         self._flush(run, out)
-        return out
+        return anchors_on_text(out)
 
     def _flush(self, run: InlineBuilder, out: list[Block]) -> None:
         children = run.result()
@@ -596,13 +539,19 @@ class _HtmlReader:
         return None
 
     def block(self, element: _Element, *, depth: int) -> list[Block]:
-        """The blocks of one block-level element, led by its anchor when it has one."""
+        """The blocks of one block-level element, led by its anchor when it has one (not a
+        part citerender's writer makes again: its id is the writer's)."""
+        if self.own and (written := self.written_part(element, depth=depth)) is not None:
+            return written
         anchor = self.anchor(element)
         blocks = self._block(element, depth=depth)
         align = "center" if element.tag == "center" else self.alignment(element.attrs)
         if align != "default" and element.tag in ALIGNED_TAGS:
             blocks = _aligned(blocks, align)
-        return _with_anchor(blocks, anchor) if anchor is not None else blocks
+        if anchor is None:
+            return blocks
+        placed = with_anchor(blocks, anchor)  # else a place of its own (anchors_on_text)
+        return [Paragraph((anchor,)), *blocks] if placed is blocks else placed
 
     def alignment(self, attrs: Mapping[str, str]) -> Alignment:
         """:func:`html_alignment`, else on a page citerender wrote the report's ``al-*``
@@ -683,8 +632,6 @@ class _HtmlReader:
 
     def _block(self, element: _Element, *, depth: int) -> list[Block]:
         tag = element.tag
-        if self.own and (written := self.written_part(element, depth=depth)) is not None:
-            return written
         if tag == _MARKDOWN:
             return list(self._run(element))
         if tag == "title":
@@ -731,7 +678,7 @@ class _HtmlReader:
             anchor = self.anchor(child) if child.tag == "li" else None
             blocks = self.blocks(content, depth=depth + 1)
             if anchor is not None:
-                blocks = _with_anchor(blocks, anchor) if blocks else [Paragraph((anchor,))]
+                blocks = with_anchor(blocks, anchor) if blocks else [Paragraph((anchor,))]
             tight = tight and not any(isinstance(c, _Element) and c.tag == "p" for c in content)
             value = child.attrs.get("value", "").strip() if child.tag == "li" else ""
             if re.fullmatch(r"-?\d{1,9}", value):
@@ -948,6 +895,7 @@ class _HtmlReader:
             children = inner.result(trim=False)
             if url and children:
                 out.add(Link(url, children, node.attrs.get("title", "")))
+                self.context.link(url, lambda: self.lines.link(url))
             else:
                 out.extend(children)
         elif tag in _BLOCK:  # a block inside inline content (a table cell, a heading …)

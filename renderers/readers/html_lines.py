@@ -17,9 +17,9 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from citations.codemap import line_starts
+from citations.codemap import html_tags, line_starts
 from citations.tokens import scan
-from renderers.readers.context import HTML_SPACE, TAG_ATTRIBUTES, tag_attributes
+from renderers.readers.context import HTML_SPACE, TAG_ATTRIBUTES, link_target, tag_attributes
 
 #: A start tag: its name, then its attribute text (possessive: linear).
 _START_TAG = re.compile(r"<[A-Za-z][^\s/>]*" + TAG_ATTRIBUTES.pattern)
@@ -34,6 +34,7 @@ class InputLines:
         self._dialects = dialects
         self._starts: list[int] | None = None
         self._pending: dict[Hashable, deque[int]] | None = None  # key → offsets not yet given
+        self._links: dict[str, int] | None = None  # each link's target → its first <a>
 
     #: The line of a note whose place the input does not show: none.
     unplaced = 0
@@ -52,6 +53,19 @@ class InputLines:
     def cite_sup(self, spec: str) -> int:
         """The line of the next ``<sup class="cite">`` whose ``data-sids`` is ``spec``, or 0."""
         return self._next(("sup", spec))
+
+    def link(self, url: str) -> int:
+        """The line of the first ``<a>`` whose ``href`` leads where ``url`` does, or 0."""
+        if self._links is None:  # one pass, for the first link that leads nowhere
+            self._links = {}
+            for tag in html_tags(self._html):
+                if tag.name != "a" or tag.kind == "end":
+                    continue
+                written = TAG_ATTRIBUTES.match(self._html, tag.start + 2)
+                href = tag_attributes(written.group(1)).get("href", "") if written else ""
+                self._links.setdefault(link_target(href.strip()), tag.start)
+        offset = self._links.get(link_target(url))
+        return 0 if offset is None else self.at(offset)
 
     def _next(self, key: Hashable) -> int:
         if self._pending is None:
@@ -95,6 +109,9 @@ class OneLine:
         return self.line
 
     def cite_sup(self, spec: str) -> int:
+        return self.line
+
+    def link(self, url: str) -> int:
         return self.line
 
 

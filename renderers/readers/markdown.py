@@ -69,7 +69,14 @@ from renderers.document import (
 )
 from renderers.metadata import read_metadata, with_metadata
 from renderers.options import Limits
-from renderers.readers.context import InlineBuilder, ReadContext, is_cite_sup, tag_attributes
+from renderers.readers.anchors import anchors_on_text, written_link_targets
+from renderers.readers.context import (
+    InlineBuilder,
+    ReadContext,
+    is_cite_sup,
+    link_target,
+    tag_attributes,
+)
 from renderers.readers.crossref_rules import (
     attach_table_captions,
     crossref_plugin,
@@ -198,10 +205,27 @@ def read_markdown(
     ceiling = _block_levels(limits.max_nesting) - 1
     if any(token.level >= ceiling for token in tokens):
         context.check_depth(limits.max_nesting + 1)
-    reader = _MarkdownReader(context, _footnote_labels(env), frozenset(dialects))
+    reader = _MarkdownReader(
+        context, _footnote_labels(env), frozenset(dialects), _link_targets(tokens)
+    )
     blocks, _ = reader.blocks(tokens, 0, depth=0)
     reader.warn_refused_refs(tuple(blocks))
     return with_metadata(context.document(blocks), metadata)
+
+
+def _link_targets(tokens: Sequence[Token]) -> frozenset[str]:
+    """The ids the document's links lead to, gathered before any block is read: an id in an
+    HTML block is a place for every link of the document, one before the block or in another
+    HTML block too (HTML input's rule, :func:`renderers.readers.context.link_target`)."""
+    targets: set[str] = set()
+    for token in tokens:
+        if token.type == "html_block":
+            targets.update(written_link_targets(token.content))
+        for child in token.children or ():
+            if child.type == "link_open":
+                targets.add(link_target(str(child.attrs.get("href", ""))))
+    targets.discard("")
+    return frozenset(targets)
 
 
 #: A GFM table's delimiter row (``| --- | :-: |``): it fixes the table's column count, and
@@ -276,11 +300,16 @@ class _MarkdownReader:
     """Turns markdown-it's flat token stream into model blocks (one pass, bounded depth)."""
 
     def __init__(
-        self, context: ReadContext, footnote_labels: dict[int, str], dialects: frozenset[str]
+        self,
+        context: ReadContext,
+        footnote_labels: dict[int, str],
+        dialects: frozenset[str],
+        targets: frozenset[str] = frozenset(),
     ) -> None:
         self.context = context
         self.footnote_labels = footnote_labels
         self.dialects = dialects
+        self.targets = targets  # the ids the document's links lead to (see _link_targets)
         self._code_cursor: dict[int, int] = {}  # per inline token: raw <code> elements read
         self._alt_inlines: dict[int, tuple[Inline, ...]] = {}  # per image token: its alt, read
         self._refused_refs: list[tuple[str, str, int]] = []  # (word, label, line): "a@fig:x"
@@ -310,7 +339,7 @@ class _MarkdownReader:
             token = tokens[i]
             kind = token.type
             if kind == until:
-                return attach_table_captions(out), i + 1
+                return anchors_on_text(attach_table_captions(out)), i + 1
             if kind == "heading_open":
                 inline = self.inlines(tokens[i + 1])
                 out.append(self.context.heading(int(token.tag[1:]), inline))
@@ -369,7 +398,7 @@ class _MarkdownReader:
                     close = _CONTAINER_CLOSE.get(kind, kind.replace("_open", "_close"))
                     inner, i = self.blocks(tokens, i + 1, depth=depth + 1, until=close)
                     out.extend(inner)
-        return attach_table_captions(out), i
+        return anchors_on_text(attach_table_captions(out)), i
 
     def _block_html_of(self, token: Token) -> BlockHtml:
         """An HTML block as the HTML reader reads it (read once)."""
@@ -431,7 +460,7 @@ class _MarkdownReader:
         from renderers.readers.html import read_html_blocks  # a document with HTML blocks
 
         return read_html_blocks(pieces, runs, self.context, dialects=self.dialects,
-                                depth=depth, line=line)
+                                depth=depth, line=line, targets=self.targets)
 
     def _warn_markup_citations(self, token: Token) -> None:
         """Citations in an HTML block's markup (a tag's attribute, a comment) or in an
@@ -608,6 +637,7 @@ class _MarkdownReader:
             url = safe_link(href, allow_fragment=True)
             if url:
                 parent.add(Link(url, children, str(frame.token.attrs.get("title", "") or "")))
+                self.context.link(url, frame.line)
             else:
                 parent.extend(children)
                 self._cite_link_target(unquote(href), frame.line, parent)

@@ -10,6 +10,7 @@ from markdown_it import MarkdownIt
 
 from citations.mdit_cite import cite_plugin
 from renderers.document import (
+    Anchor,
     Block,
     BlockQuote,
     BulletList,
@@ -25,6 +26,7 @@ from renderers.document import (
     Image,
     LineBreak,
     Link,
+    ListItem,
     OrderedList,
     Paragraph,
     RawInline,
@@ -502,3 +504,69 @@ def test_plain_markdown_imports_neither_yaml_nor_the_html_reader() -> None:
         front: ["yaml"],
         html: ["renderers.readers.html", "nh3"],
     }
+
+
+def test_an_id_in_an_html_block_is_a_place_for_any_link_of_the_document() -> None:
+    """Only a link in the same HTML block led to its id: a markdown link to it, before or after
+    the block, or one in another block, led nowhere."""
+    document = read_markdown(
+        "Go [down](#para) and [in](#box).\n\n<div id=\"box\">\n\nBoxed.\n\n</div>\n\n"
+        '<p id="para">A para.</p>\n\n<p id="unlinked">No link leads here.</p>\n\n'
+        '<p><a href="#box">back</a></p>\n'
+    )
+    assert [block.children[0] for block in document.blocks[1:4]] == [
+        Anchor("box"), Anchor("para"), Text("No link leads here."),
+    ]
+
+
+def test_an_html_block_id_taken_already_or_a_writers_own_stays_with_what_has_it() -> None:
+    """Ids are places in document order, as headings dedupe: a repeated id stays the first
+    element's; a writer's own anchor (``cite-1``) and a heading's id are never taken again."""
+    document = read_markdown(
+        "# Intro\n\n<div id=\"intro\">Not here.</div>\n\n<div id=\"box\">One</div>\n\n"
+        '<div id="box">Two</div>\n\n<div id="cite-1">Three [[S:1]]</div>\n\n<div id="results">'
+        "Four</div>\n\n## Results\n\n[a](#intro) [b](#box) [c](#cite-1) [d](#results)\n"
+    )
+    anchors = [node.id for node in iter_inlines(document.blocks) if isinstance(node, Anchor)]
+    headings = [block.id for block in document.blocks if isinstance(block, Heading)]
+    assert anchors == ["box", "results"]
+    assert headings == ["intro", "results-1"]  # the element came first
+
+
+def test_a_line_holding_only_an_anchor_gives_it_to_the_next_block() -> None:
+    """``<a id="x"></a>`` on a line of its own was a paragraph of nothing: an empty line in
+    the PDF, DOCX and slides. Its anchors now start the next block's first line; before a
+    block without one (code) or at the end, the paragraph stays where the place is."""
+    document = read_markdown(
+        "[go](#install) [c](#code)\n\n<a id=\"install\"></a>\n\n## Install\n\n<a id=\"x\"></a>\n"
+        "<a id=\"y\"></a>\n\n- item\n\n<div id=\"code\"></div>\n\n```\ncode\n```\n\n"
+        "<a id=\"end\"></a>\n"
+    )
+    assert list(document.blocks[1:]) == [
+        Heading(2, (Anchor("install"), Text("Install")), "install-1"),
+        BulletList((ListItem((Paragraph((Anchor("x"), Anchor("y"), Text("item"))),)),), True),
+        Paragraph((Anchor("code"),)),
+        CodeBlock("code"),
+        Paragraph((Anchor("end"),)),
+    ]
+
+
+def test_a_link_that_leads_nowhere_is_noted_at_its_line_in_both_readers() -> None:
+    """Such a link lost its target in every writer without a word: one note per id, at the
+    line of its first link (an HTML block's first line), as the HTML reader says it too. A
+    writer's own places (``src-1``, ``notes``, ``contents``) are places."""
+    from renderers.readers.html import read_html
+
+    document = read_markdown(
+        "# Top\n\n[a](#nowhere) [b](#top) [c](#src-1) [d](#notes) [e](#contents)\n\n"
+        '<div>\n<a href="#gone">g</a> <a href="#box">h</a>\n</div>\n\n<p id="box">x</p>\n\n'
+        "[again](#nowhere)\n"
+    )
+    assert [(note.line, note.message.split(": ", 1)[1]) for note in document.notes] == [
+        (3, "the link to '#nowhere' leads nowhere: no heading or element has the id; its "
+            "text is kept"),
+        (5, "the link to '#gone' leads nowhere: no heading or element has the id; its text "
+            "is kept"),
+    ]
+    html = read_html('<h1>T</h1>\n<p>\n<a href="#t">t</a>\n<a href="#missing">m</a></p>')
+    assert [(note.line, "'#missing'" in note.message) for note in html.notes] == [(4, True)]

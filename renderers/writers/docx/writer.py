@@ -58,6 +58,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     iter_blocks,
+    iter_inlines,
     numbered_name,
     plain_text,
 )
@@ -290,6 +291,7 @@ class _DocxWriter:
         }
         self._placed_note_refs: set[str] = set()
         self.heading_marks: dict[str, str] = {}
+        self.anchor_marks: dict[str, str] = {}  # an Anchor's id → its bookmark
         self.numbered_marks: dict[str, str] = {}  # "fig_1" → bookmark name
         self._placed_marks: set[str] = set()
         self.pictures = Pictures(document.part)
@@ -350,13 +352,16 @@ class _DocxWriter:
             add_run(add_paragraph(body, props), text, self._direction(text))
 
     def _collect(self, blocks: tuple[Block, ...]) -> None:
-        """Reserve heading bookmarks first (links may point ahead)."""
+        """Reserve heading and anchor bookmarks first (links may point ahead)."""
         for block in iter_blocks(blocks):
             if isinstance(block, Heading) and block.id and block.id not in self.heading_marks:
                 self.heading_marks[block.id] = self.bookmarks.name_for(block.id)
             if isinstance(block, Figure | Table) and block.number:
                 name = bookmark_name(block.label, block.number)
                 self.numbered_marks.setdefault(name, self.bookmarks.name_for(name))
+        for node in iter_inlines(blocks):
+            if isinstance(node, Anchor) and node.id not in self.heading_marks:
+                self.anchor_marks.setdefault(node.id, self.bookmarks.name_for(node.id))
 
     def _contents(self, body: Element) -> None:
         """The table of contents (``toc``): a filled Word TOC field."""
@@ -618,8 +623,8 @@ class _DocxWriter:
             match node := run[0]:
                 case Text(text) | RawInline(text):
                     add_run(p, text, self._direction(text, props))
-                case Anchor():
-                    pass  # a place only HTML and Markdown name
+                case Anchor(ident):
+                    self._anchor(p, ident)
                 case SoftBreak():
                     add_run(p, " ", props)
                 case LineBreak():
@@ -655,15 +660,24 @@ class _DocxWriter:
                     name = type(node).__name__
                     raise UnsupportedNodeError(f"DOCX writer: unsupported inline {name}")
 
+    def _anchor(self, p: Element, ident: str) -> None:
+        """An empty bookmark where an :class:`Anchor` stands (its first place only)."""
+        mark = self.anchor_marks.get(ident, "")
+        if mark and ident not in self._placed_marks:
+            self._placed_marks.add(ident)
+            self.bookmarks.end(p, self.bookmarks.start(p, mark))
+
     def _link(self, p: Element, link: Link, props: RunProps, scope: _Scope, in_link: bool) -> None:
         url = safe_link(link.url, allow_fragment=True)
         target: Element | None = None
         if in_link or not url:
             target = None
         elif url.startswith("#"):
-            mark = self.heading_marks.get(url[1:], "") or self.entry_marks.get(url[1:], "")
+            ident = url[1:]
+            mark = (self.heading_marks.get(ident, "") or self.anchor_marks.get(ident, "")
+                    or self.entry_marks.get(ident, ""))
             if mark:
-                tip = link.title or self.entry_tips.get(url[1:], "")
+                tip = link.title or self.entry_tips.get(ident, "")
                 target = add_hyperlink(p, anchor=mark, tooltip=tip)
         else:
             target = add_hyperlink(p, rid=self.relations.link(url), tooltip=link.title)

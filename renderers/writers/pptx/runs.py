@@ -112,8 +112,8 @@ class InlineRuns:
                     runs.append(dataclasses.replace(_run(clean(text), ctx), code=True))
                 case RawInline(text):
                     runs.append(_run(clean(text), ctx))
-                case Anchor():
-                    pass  # a place only HTML and Markdown name
+                case Anchor(ident):  # the place a link jumps to: its slide (_merge_runs)
+                    runs.append(Run("", defines=ident))
                 case Emph(children):
                     runs += self.runs(children, dataclasses.replace(ctx, italic=True))
                 case Strong(children):
@@ -230,12 +230,17 @@ def cite_runs(numbers: tuple[int, ...], anchor: str = "", *, joined: bool = Fals
 
 
 def _merge_runs(runs: list[Run]) -> list[Run]:
-    """Drop empty runs and merge adjacent runs of equal style (fewer XML runs)."""
+    """Drop empty runs and merge adjacent runs of equal style (fewer XML runs). An empty
+    run's anchor (an :class:`Anchor`'s) goes to the next run that defines none, else the last."""
     merged: list[Run] = []
     texts: list[list[str]] = []  # the texts each merged run joins
+    pending = ""
     for run in runs:
         if not run.text:
+            pending = pending or run.defines
             continue
+        if pending and not run.defines:
+            run, pending = dataclasses.replace(run, defines=pending), ""
         last = merged[-1] if merged else None
         if (
             last is not None
@@ -250,6 +255,8 @@ def _merge_runs(runs: list[Run]) -> list[Run]:
         else:
             merged.append(run)
             texts.append([run.text])
+    if pending and merged and not merged[-1].defines:
+        merged[-1] = dataclasses.replace(merged[-1], defines=pending)
     return [run.with_text("".join(parts)) for run, parts in zip(merged, texts, strict=True)]
 
 

@@ -59,6 +59,7 @@ from renderers.document import (
     ThematicBreak,
     iter_blocks,
     iter_inlines,
+    only_anchors,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
@@ -288,6 +289,9 @@ class _Markup:
         self.labels: set[str] = set()
         #: The labels on headings: links to them stay Typst's own (``to_label``).
         self.heading_labels: set[str] = set()
+        #: The ids of the document's anchors that label their place (none taken by another).
+        self.anchor_labels: set[str] = set()
+        self.placed_anchors: set[str] = set()  # a repeated anchor labels its first place only
         self._collect_labels()
         self.direction: Direction = "ltr"  # inherited by the block being written
         #: Whether long words are set as left-to-right isolates (renderers.writers.typst.escape)
@@ -341,6 +345,10 @@ class _Markup:
             if entry.backlink:
                 self.labels.add(entry.backlink)
         self.labels |= self.heading_labels
+        blocks = self.rdoc.document.blocks
+        anchors = {node.id for node in iter_inlines(blocks) if isinstance(node, Anchor)}
+        self.anchor_labels = anchors - self.labels
+        self.labels |= self.anchor_labels
 
     # ------------------------------------------------------------------ direction
 
@@ -415,7 +423,12 @@ class _Markup:
         listed = list(blocks)
         out: list[str] = []
         previous = after
+        held = ""  # the labels of a paragraph of anchors only, set before the next block
         for n, block in enumerate(listed):
+            if isinstance(block, Paragraph) and only_anchors(block.children):
+                held += "".join(self.place(node.id, line=False) for node in block.children
+                                if isinstance(node, Anchor))
+                continue
             markup = self.block(block, item_gap=item_gap if n == len(listed) - 1 else None)
             if not markup:
                 continue
@@ -423,8 +436,11 @@ class _Markup:
             if (previous is not None and kind is not None and "text" not in (previous, kind)
                     and (previous in _BOXED_KINDS or kind in _BOXED_KINDS)):
                 out.append(call("block-gap", string_literal(previous), string_literal(kind)))
-            out.append(markup)
+            out.append(held + markup)
+            held = ""
             previous = kind
+        if held:
+            out.append(held)
         return out
 
     def block_kind(self, block: Block) -> BlockKind | None:
@@ -595,8 +611,8 @@ class _Markup:
         match node:
             case Text(text) | RawInline(text):
                 return text_markup(text, isolate=self.bidi)
-            case Anchor():
-                return ""  # a place only HTML and Markdown name
+            case Anchor(ident):
+                return self.place(ident)
             case Emph(children):
                 return self.styled("emph", children)
             case Strong(children):
@@ -706,6 +722,19 @@ class _Markup:
             return string_literal(name)
         self.header_anchors.append(name)
         return "none"
+
+    def place(self, ident: str, *, line: bool = True) -> str:
+        """The label of an :class:`Anchor` at its first place: at the top of its line (where
+        links to it land), joined to the text after it; with ``line`` false (a paragraph of
+        anchors only, which would be an empty line), a label of no size before the next
+        block, as a table header's anchors are."""
+        if ident not in self.anchor_labels or ident in self.placed_anchors:
+            return ""
+        self.placed_anchors.add(ident)
+        if not line:
+            return f"#metadata(none){label_call(ident)};"
+        mark = self.anchor(ident)
+        return call("text-anchor", mark) if mark != "none" else ""
 
     def record_target(self, name: str) -> str:
         """``name``, the label a link leads to ("" for none), recorded as a link target (the

@@ -1,0 +1,189 @@
+"""An id written in a markdown HTML block is a place for every link of the document, read back
+from each produced file: the element's id and the kept href in HTML, a link annotation to the
+place's page and line in both PDF engines, a bookmark and an internal hyperlink in DOCX (in
+LibreOffice's PDF of it too), a slide jump in PPTX, ``<a id>`` in Markdown."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import lxml.html
+import pypdfium2 as pdfium
+import pytest
+from pptx import Presentation
+from pptx.oxml.ns import qn
+from pypdf import PdfReader
+
+from renderers.api import render
+from tests.helpers import convert_with_libreoffice
+
+POOL = [{"sid": 1, "title": "T", "url": "https://e.org/a"}]
+FILLER = "\n\n".join(f"Filler paragraph {n} with words that take room on the page." for n in
+                     range(60))
+#: The reported example, with a link before the block it leads to and a page of filler before
+#: the second block, so a PDF link must lead to another page.
+CONTENT = (
+    "# A\n\nJump [ahead](#para) first.\n\n<div id=\"box\">\n\nBoxed text [[S:1]].\n\n</div>\n\n"
+    f"See [the box](#box) and [intro](#a).\n\n{FILLER}\n\n<p id=\"para\">A para.</p>\n\n"
+    "Jump [to para](#para).\n"
+)
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+
+def rendered(tmp_path: Path, fmt: str, **options: Any) -> Path:
+    out = tmp_path / fmt
+    (result,) = render(CONTENT, out, sources_pool=POOL, formats=[fmt], **options)
+    assert not result.warnings
+    return next(out.glob(f"report.{fmt}"))
+
+
+def test_html_keeps_the_ids_and_the_links_to_them(tmp_path: Path) -> None:
+    root = lxml.html.parse(str(rendered(tmp_path, "html"))).getroot()
+    hrefs = {a.text_content(): a.get("href") for a in root.iter("a") if a.get("href")}
+    assert hrefs["ahead"] == hrefs["to para"] == "#para"
+    assert (hrefs["the box"], hrefs["intro"]) == ("#box", "#a")
+    assert root.xpath("string(//*[@id='box']/following::text()[1])") == "Boxed text "
+    assert root.xpath("string(//*[@id='para']/following::text()[1])") == "A para."
+
+
+def test_markdown_names_the_places(tmp_path: Path) -> None:
+    text = rendered(tmp_path, "md").read_text("utf-8")
+    assert '<a id="box"></a>Boxed text [^1].' in text
+    assert '<a id="para"></a>A para.' in text
+    assert "[ahead](#para)" in text and "See [the box](#box)" in text
+
+
+def internal_links(pdf: Path) -> list[tuple[str, int, float]]:
+    """Each internal link annotation: its text, and the page and top of its destination."""
+    reader = PdfReader(pdf)
+    document = pdfium.PdfDocument(str(pdf))
+    found = []
+    try:
+        for index, page in enumerate(reader.pages):
+            for ref in page.get("/Annots") or []:
+                annot = ref.get_object()
+                if annot.get("/Subtype") != "/Link" or annot.get("/A") is not None:
+                    continue
+                x1, y1, x2, y2 = (float(v) for v in annot["/Rect"])
+                shown = document[index].get_textpage().get_text_bounded(
+                    min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)).strip()
+                dest = annot["/Dest"]
+                if isinstance(dest, str):
+                    named = reader.named_destinations[dest]
+                    target, top = reader.get_destination_page_number(named), float(named.top)
+                else:
+                    target, top = reader.get_page_number(dest[0].get_object()), float(dest[3])
+                found.append((shown, target, top))
+    finally:
+        document.close()
+    return found
+
+
+def line_of(pdf: Path, text: str) -> tuple[int, float]:
+    """The page of the first ``text`` in the PDF and the top of its first character."""
+    document = pdfium.PdfDocument(str(pdf))
+    try:
+        for index in range(len(document)):
+            textpage = document[index].get_textpage()
+            match = textpage.search(text).get_next()
+            if match:
+                return index, textpage.get_charbox(match[0])[3]
+    finally:
+        document.close()
+    raise AssertionError(f"{text!r} is not in the PDF")
+
+
+def assert_leads_to(links: list[tuple[str, int, float]], shown: str, pdf: Path,
+                    place: str) -> None:
+    """The link showing ``shown`` leads to the line of ``place``: its page, at most a line
+    above the line's top (where both engines put a destination)."""
+    page, top = line_of(pdf, place)
+    (target,) = [(p, t) for text, p, t in links if text == shown]
+    assert target[0] == page
+    assert top <= target[1] <= top + 15
+
+
+@pytest.mark.parametrize("engine", ["typst", "weasyprint"])
+def test_pdf_links_lead_to_the_places(tmp_path: Path, engine: str) -> None:
+    pdf = rendered(tmp_path, "pdf", pdf_engine=engine)
+    links = internal_links(pdf)
+    assert line_of(pdf, "Boxed text")[0] == 0 < line_of(pdf, "A para.")[0]
+    assert_leads_to(links, "ahead", pdf, "A para.")
+    assert_leads_to(links, "to para", pdf, "A para.")
+    assert_leads_to(links, "the box", pdf, "Boxed text")
+
+
+def docx_places(data: bytes) -> tuple[dict[str, str], dict[str, str]]:
+    """Each bookmark (its name → the text of its paragraph), and each internal hyperlink (its
+    text → the bookmark it leads to)."""
+    body = lxml.etree.fromstring(zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml"))
+
+    def text(element: Any) -> str:
+        return "".join(element.itertext())
+
+    marks = {mark.get(f"{W}name"): text(p) for p in body.iter(f"{W}p")
+             for mark in p.iter(f"{W}bookmarkStart")}
+    links = {text(h): h.get(f"{W}anchor") for h in body.iter(f"{W}hyperlink")
+             if h.get(f"{W}anchor")}
+    return marks, links
+
+
+def test_docx_bookmarks_the_places_and_links_to_them(tmp_path: Path) -> None:
+    marks, links = docx_places(rendered(tmp_path, "docx").read_bytes())
+    assert links["ahead"] == links["to para"]
+    assert marks[links["to para"]] == "A para."
+    assert marks[links["the box"]] == "Boxed text 1."
+    assert marks[links["intro"]] == "A"
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_keeps_the_docx_links_to_the_places(tmp_path: Path) -> None:
+    pdf = convert_with_libreoffice(rendered(tmp_path, "docx"), tmp_path / "lo")
+    links = internal_links(pdf)
+    page = line_of(pdf, "A para.")[0]
+    assert page > 0
+    assert [to for text, to, _ in links if text in ("ahead", "to para")] == [page, page]
+    assert [to for text, to, _ in links if text == "the box"] == [0]
+
+
+def test_pptx_links_jump_to_the_slide_of_the_place(tmp_path: Path) -> None:
+    prs = Presentation(str(rendered(tmp_path, "pptx")))
+    slides = list(prs.slides)
+    by_part = {slide.part: slide for slide in slides}
+
+    def slide_of(text: str) -> int:
+        return next(n for n, slide in enumerate(slides) if any(
+            shape.has_text_frame and text in shape.text_frame.text for shape in slide.shapes))
+
+    jumps = {}
+    for slide in slides:
+        for run in slide.element.iter(qn("a:r")):
+            link = run.find(qn("a:rPr")).find(qn("a:hlinkClick"))
+            if link is not None and run.findtext(qn("a:t")) in ("ahead", "the box", "to para"):
+                target = by_part[slide.part.related_part(link.get(qn("r:id")))]
+                jumps[run.findtext(qn("a:t"))] = slides.index(target)
+    assert slide_of("A para.") != slide_of("Boxed text")
+    assert jumps == {"ahead": slide_of("A para."), "to para": slide_of("A para."),
+                     "the box": slide_of("Boxed text")}
+
+
+@pytest.mark.parametrize("engine", ["typst", "weasyprint"])
+def test_an_id_on_an_element_without_a_line_of_text_leads_to_it(tmp_path: Path,
+                                                                  engine: str) -> None:
+    """``<div id><pre>…</pre></div>`` and ``<a id></a>`` on a line of their own: the place is
+    just before the next block (Typst sets no empty line for it)."""
+    content = ("# A\n\n[code](#pre) [below](#below)\n\n<div id=\"pre\"><pre>code only</pre>"
+               "</div>\n\n<a id=\"below\"></a>\n\nBelow the code.\n")
+    out = tmp_path / engine
+    (result,) = render(content, out, sources_pool=POOL, formats=["pdf"], pdf_engine=engine)
+    assert not result.warnings
+    pdf = out / "report.pdf"
+    links = internal_links(pdf)
+    page, top = line_of(pdf, "code only")
+    (code,) = [(to, y) for text, to, y in links if text == "code"]
+    assert code[0] == page and top < code[1] <= top + 30  # the code box's padding above
+    assert_leads_to(links, "below", pdf, "Below the code.")
+    assert line_of(pdf, "below")[1] - top < 40  # no empty line between the links and the code
