@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from citations.chars import clean_text
 from citations.front_matter import blank_lines, front_matter
 from renderers.errors import LimitError
 from renderers.language import Language, normalize_tag
@@ -121,8 +122,11 @@ def _text(value: object) -> str | None:
 
 
 def _line(text: str) -> str:
-    """``text`` as one line, its runs of white space one space each (a value is plain text)."""
-    return " ".join(text.split())
+    """``text`` as one line, its runs of white space one space each (a value is plain text).
+
+    YAML escapes (``"\\ud800"``, ``"\\0"``) make characters that the content's own decoding
+    already replaced, so they are replaced here too (:func:`citations.chars.clean_text`)."""
+    return " ".join(clean_text(text).split())
 
 
 def _texts(value: object, problem: Any) -> tuple[str, ...]:
