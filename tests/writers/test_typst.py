@@ -547,6 +547,22 @@ def test_the_added_sections_take_their_level_from_python(
     assert _outline(pdf) == expected
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("Text [[S:1]].\n", ["Sources"]),
+    ("Text[^1] [[S:1]].\n\n[^1]: A note.\n", ["Notes", "Sources"]),
+    ("Text [[S:1]].\n\n### Part\n", ["Part", ["Sources"]]),  # levels made continuous
+])
+def test_pdf_ua_a_document_without_headings_gets_top_level_added_sections(
+    text: str, expected: list[object]
+) -> None:
+    """PDF/UA-1 wants the first heading at level 1: a headingless answer's Sources heading at
+    level 2 made Typst refuse the whole PDF (an internal error)."""
+    options = RenderOptions(pdf_variant="pdf/ua-1")
+    pdf, _, _ = typst_pdf(resolve(read_markdown(text), POOL), options)
+    assert _outline(pdf) == expected
+    assert "Text" in pdf_text(pdf)
+
+
 def _line_starts(pdf: bytes) -> list[tuple[str, float]]:
     """Each text line of the first page: its text and the left edge of its first glyph."""
     page = pdfium.PdfDocument(pdf)[0]
