@@ -563,6 +563,19 @@ def test_pdf_ua_a_document_without_headings_gets_top_level_added_sections(
     assert "Text" in pdf_text(pdf)
 
 
+@pytest.mark.parametrize("checked", [None, True])
+def test_a_list_numbered_from_below_zero_shows_its_numbers(checked: bool | None) -> None:
+    """HTML's ``<ol start="-2">`` (browsers count -2, -1, 0 …): Typst's enum refuses a start
+    below zero, which was an internal error; the numbers are shifted by hand instead."""
+    items = tuple(ListItem((para(Text(word)),), checked=checked if n == 0 else None)
+                  for n, word in enumerate(("alpha", "beta", "gamma", "delta")))
+    pdf, _, _ = typst_pdf(resolve(Document((OrderedList(items, start=-2),)), POOL),
+                          RenderOptions())
+    text = pdf_text(pdf)
+    assert "-1. beta" in text and "0. gamma" in text and "1. delta" in text
+    assert ("-2. alpha" in text) is (checked is None)  # a task item shows its box instead
+
+
 def _line_starts(pdf: bytes) -> list[tuple[str, float]]:
     """Each text line of the first page: its text and the left edge of its first glyph."""
     page = pdfium.PdfDocument(pdf)[0]

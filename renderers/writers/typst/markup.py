@@ -551,6 +551,9 @@ class _Markup:
         if start is None:  # the bullet of its depth among all lists, as HTML's `ol ul` is ◦
             marker = f"marker: bullet-marker({', '.join([content(text_expr(bullet)), *cjk])})"
             return call("list", marker, f"tight: {tight_arg}", *bodies)
+        if first < 0:  # Typst counts from 0 at least: the numbers are shifted by hand
+            return call("enum", "start: 0", f"numbering: n => number-marker(n - {-first})",
+                        f"tight: {tight_arg}", *bodies)
         return call("enum", f"start: {first}", f"tight: {tight_arg}", *bodies)
 
     def list_item(self, item: ListItem, tight: bool, *, last: bool) -> str:
