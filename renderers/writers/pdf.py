@@ -231,6 +231,9 @@ def pdf_document(
 ) -> WeasyDocument:
     """Lay out ``html`` (sandboxed fetcher, base URL inside the base directory) and set metadata."""
     fetcher = fetcher or SandboxFetcher.for_options(options)
+    # WeasyPrint's line breaking asserts on a space before U+2029 (PARAGRAPH SEPARATOR), which
+    # Pango breaks at: the separator is laid out as the line feed it stands for.
+    html = html.replace("\u2029", "\n")
     parsed = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher)
     with _PAGE_LIMIT.applied(options.limits.max_pages):
         document = parsed.render(**_render_options(options))
