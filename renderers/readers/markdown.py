@@ -157,6 +157,9 @@ def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
     md.use(math_plugin)
     md.use(crossref_plugin)
     md.use(container_plugin, name="notes", validate=_is_notes_fence)
+    rules = md.block.ruler.__rules__
+    notes_rule = next(rule for rule in rules if rule.name == "container_notes")
+    md.block.ruler.at("container_notes", _closed_only(notes_rule.fn), {"alt": notes_rule.alt})
     md.core.ruler.before("footnote_tail", "keep_footnotes", _keep_unreferenced_footnotes)
     return md
 
@@ -167,6 +170,40 @@ _NOTES_FENCES = frozenset({"notes", ".notes", "{.notes}"})
 
 def _is_notes_fence(params: str, markup: str) -> bool:
     return params.strip() in _NOTES_FENCES
+
+
+#: A line that may close a fenced div: three or more colons alone, after any container marks.
+_CLOSING_FENCE = re.compile(r"[ \t>]*:{3,}[ \t]*")
+
+
+def _closed_only(rule: Any) -> Any:
+    """The container rule, for divs with a closing fence only: pandoc reads an unclosed
+    ``::: notes`` as text, where markdown-it's plugin closes it at the end of the document
+    (or list item, quote), so every format but the deck silently lost the rest of the text.
+
+    The lines that may close a div are found once per document (``state.env``), so an opening
+    fence without one costs a bisection: many unclosed ones stay linear."""
+
+    def closed_notes(state: Any, start_line: int, end_line: int, silent: bool) -> bool:
+        closing = state.env.get("_closing_fences")
+        if closing is None:
+            closing = state.env["_closing_fences"] = [
+                n for n, line in enumerate(state.src.split("\n")) if _CLOSING_FENCE.fullmatch(line)
+            ]
+        after = bisect_left(closing, start_line + 1)
+        if after == len(closing) or closing[after] >= end_line:
+            return False
+        if silent:
+            return bool(rule(state, start_line, end_line, silent))
+        count = len(state.tokens)
+        found = rule(state, start_line, end_line, silent)
+        if found and state.line == state.tokens[count].map[1]:  # closed by a list item's end
+            del state.tokens[count:]
+            state.line = start_line
+            return False
+        return bool(found)
+
+    return closed_notes
 
 
 def _accept_every_link(url: str) -> bool:
