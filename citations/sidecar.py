@@ -29,6 +29,7 @@ from typing import Any, Literal
 import yaml
 
 from citations.errors import SidecarError
+from citations.grammar import MAX_SID, sid_in_range
 from citations.pool_text import value_problem
 from citations.tokens import citation_groups, scan
 
@@ -187,6 +188,8 @@ def read_sidecar(document: Any, *, pointer: str = DEFAULT_POINTER) -> list[Sidec
         for sid in sids:
             if isinstance(sid, bool) or not isinstance(sid, int) or sid <= 0:
                 raise SidecarError(f"{where}: sid {sid!r} is not a positive integer")
+            if not sid_in_range(sid):
+                raise SidecarError(f"{where}: sid {sid} is past the largest sid ({MAX_SID})")
         citations.append(SidecarCitation(path, tuple(_unique(sids))))
     return citations
 

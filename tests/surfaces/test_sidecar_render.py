@@ -65,6 +65,27 @@ def test_a_malformed_entry_is_skipped_with_a_warning_and_the_others_are_cited(
                strict=True)
 
 
+def test_an_entry_with_a_sid_no_token_can_name_is_skipped_and_the_others_cited(
+    tmp_path: Path,
+) -> None:
+    """A sid past 2147483647 was merged into the string's token, which the token grammar then
+    refused as a whole: the string's sound citations were kept as text while the audit counted
+    them (and the huge sid as unknown)."""
+    from renderers.audit import audit
+
+    answer = {"summary": "Solar grew.",
+              "_citations": [{"path": "/summary", "sids": [1]},
+                             {"path": "/summary", "sids": [2, 10**29]}]}
+    (result,) = render(answer, tmp_path, name="b", formats=("md",), sources_pool=POOL)
+    assert result.warnings == [
+        f"/summary: 'sids' holds {10**29}, past the largest sid (2147483647); skipped"]
+    assert result.sources_used == [1]
+    assert "Solar grew.[^1]" in (tmp_path / "b.md").read_text("utf-8")
+    report = audit(json.dumps(answer), POOL, content_format="json")
+    assert list(report.cited_sids) == [1] and report.unknown_sids == ()
+    assert [t.text for t in report.invalid_tokens] == ["/summary"]
+
+
 NAMES_NOTHING = (
     "/summry: the pointer names nothing (JSON Pointer '/summry': no member 'summry' at "
     "'/summry'); skipped"
