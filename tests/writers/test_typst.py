@@ -57,8 +57,8 @@ from renderers.document import (
     Text,
     ThematicBreak,
 )
-from renderers.errors import LimitError, RenderError
-from renderers.options import Limits, RenderOptions
+from renderers.errors import InputError, LimitError, RenderError
+from renderers.options import Limits, PdfVariant, RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
 from renderers.writers.typst import fonts as typst_fonts
@@ -574,6 +574,19 @@ def test_a_list_numbered_from_below_zero_shows_its_numbers(checked: bool | None)
     text = pdf_text(pdf)
     assert "-1. beta" in text and "0. gamma" in text and "1. delta" in text
     assert ("-2. alpha" in text) is (checked is None)  # a task item shows its box instead
+
+
+@pytest.mark.parametrize("variant", ["pdf/a-3b", "pdf/ua-1"])
+def test_a_character_no_font_draws_is_an_input_error_under_a_pdf_standard(
+    variant: PdfVariant,
+) -> None:
+    """Typst refuses text without a glyph under PDF/A and PDF/UA; that was an internal error
+    ("the Typst engine could not lay out"), now the input's, naming the text and what works."""
+    rdoc = resolve(read_markdown("Linear B \U00010000 here.\n"), POOL)
+    expected = rf"text \"\U00010000\" .*{re.escape(variant)}.*no pdf_variant"
+    with pytest.raises(InputError, match=expected):
+        typst_pdf(rdoc, RenderOptions(pdf_variant=variant))
+    assert pdf_text(typst_pdf(rdoc, RenderOptions())[0]).startswith("Linear B")
 
 
 def _line_starts(pdf: bytes) -> list[tuple[str, float]]:
