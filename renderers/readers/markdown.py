@@ -29,6 +29,7 @@ from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
+from citations.chars import clean_text
 from citations.codemap import BlockHtml, block_html, raw_code_elements
 from citations.links import safe_link
 from citations.mdit_cite import ON_CITATION, cite_plugin
@@ -166,6 +167,12 @@ def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
 
 #: How a speaker-notes div opens (pandoc): ``::: notes``, ``::: .notes``, ``::: {.notes}``.
 _NOTES_FENCES = frozenset({"notes", ".notes", "{.notes}"})
+
+
+def _title(token: Token) -> str:
+    """A link's or image's title, its character references decoded (``&#x0C;`` too: replaced
+    as the input's own controls are, :func:`citations.chars.clean_text`)."""
+    return clean_text(str(token.attrs.get("title", "") or ""))
 
 
 def _is_notes_fence(params: str, markup: str) -> bool:
@@ -643,7 +650,7 @@ class _MarkdownReader:
             href = str(frame.token.attrs.get("href", ""))
             url = safe_link(href, allow_fragment=True)
             if url:
-                parent.add(Link(url, children, str(frame.token.attrs.get("title", "") or "")))
+                parent.add(Link(url, children, _title(frame.token)))
             else:
                 parent.extend(children)
                 self._cite_link_target(unquote(href), frame.line, parent)
@@ -670,7 +677,7 @@ class _MarkdownReader:
         image = Image(
             src=safe_image_src(written),
             alt=" ".join(plain_text(alt_nodes).split()),
-            title=str(token.attrs.get("title", "") or ""),
+            title=_title(token),
         )
         if not image.src:
             self.context.refuse_image(_line_of(parent, 0), written, image.alt)

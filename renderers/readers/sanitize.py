@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import nh3
 
+from citations.chars import clean_text
 from citations.codemap import DROPPED_WITH_CONTENT, dropped_elements
 from citations.links import URL_IGNORED, safe_link
 from renderers.sandbox import shown_reference
@@ -145,7 +146,9 @@ def sanitize_html(html: str, *, keep_styles: bool = False) -> str:
     ``url(…)`` that is not a ``data:`` URI or a relative path becomes ``none``. Without it only
     ``text-align`` survives, on table cells, paragraphs, divisions, headings and figures.
     """
-    cleaned = _cleaner(keep_styles).clean(html)
+    # nh3 decodes a character reference such as &#1; or &#xFFFF; to the character, which the
+    # input's own cleaning never saw: no XML writer could carry it (citations.chars)
+    cleaned = clean_text(_cleaner(keep_styles).clean(html))
     if keep_styles:
         cleaned = _STYLE_BLOCK.sub(
             lambda m: m.group(1) + sanitize_css(m.group(2)) + m.group(3), cleaned
