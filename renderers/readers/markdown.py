@@ -519,7 +519,8 @@ class _MarkdownReader:
                 continue
             checked = _task_state(tokens, i)
             item_level = tokens[i].level
-            for token in tokens[i + 1 :]:
+            for j in range(i + 1, len(tokens)):  # a slice copied the rest: quadratic
+                token = tokens[j]
                 if token.type == "list_item_close" and token.level == item_level:
                     break
                 if token.type == "paragraph_open" and token.level == item_level + 1:

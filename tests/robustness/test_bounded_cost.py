@@ -51,6 +51,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "zip-bomb-reference": {"docx": "OptionError:invalid_argument"},
     "css-escapes": {"pdf": "ok"},
     "unclosed-cite-sups": {"md": "ok"},
+    "long-list": {"md": "ok"},
 }
 
 
