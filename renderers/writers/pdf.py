@@ -226,14 +226,19 @@ def _rows_split_despite_avoid(document: WeasyDocument) -> list[Any]:
     return [element for element, seen in pages.items() if len(seen) > 1]
 
 
+#: Unicode's line and paragraph separators, as the line feeds WeasyPrint lays out.
+_SEPARATORS = str.maketrans({"\u2028": "\n", "\u2029": "\n"})
+
+
 def pdf_document(
     html: str, options: RenderOptions, fetcher: SandboxFetcher | None = None
 ) -> WeasyDocument:
     """Lay out ``html`` (sandboxed fetcher, base URL inside the base directory) and set metadata."""
     fetcher = fetcher or SandboxFetcher.for_options(options)
     # WeasyPrint's line breaking asserts on a space before U+2029 (PARAGRAPH SEPARATOR), which
-    # Pango breaks at: the separator is laid out as the line feed it stands for.
-    html = html.replace("\u2029", "\n")
+    # Pango breaks at, and draws U+2028 (LINE SEPARATOR) as a missing glyph: each is laid out
+    # as the line feed it stands for.
+    html = html.translate(_SEPARATORS)
     parsed = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher)
     with _PAGE_LIMIT.applied(options.limits.max_pages):
         document = parsed.render(**_render_options(options))

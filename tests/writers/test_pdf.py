@@ -403,9 +403,12 @@ def test_a_highlighted_line_of_short_tokens_wraps_inside_the_page(
 
 @pytest.mark.parametrize("text", [
     "Grid storage \u2029grew.",  # markdown: a space before PARAGRAPH SEPARATOR
+    "Grid storage\u2028 grew.",  # LINE SEPARATOR: was drawn as a missing glyph
     "<html><body><p>Grid storage \u2029grew.</p></body></html>",  # HTML input's own look
 ])
-def test_a_paragraph_separator_after_a_space_is_laid_out(text: str, tmp_path: Path) -> None:
+def test_line_and_paragraph_separators_are_laid_out(
+    text: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """WeasyPrint asserted on ``' \\u2029'`` between two lines (an AssertionError out of the
     render, an internal error at the CLI); the separator is laid out as a line feed."""
     from renderers import render
@@ -415,3 +418,4 @@ def test_a_paragraph_separator_after_a_space_is_laid_out(text: str, tmp_path: Pa
     assert re.sub(r"\s+", " ", page.get_textpage().get_text_range()).startswith(
         "Grid storage grew.")
     assert (tmp_path / "r.png").read_bytes().startswith(b"\x89PNG")
+    assert ".notdef" not in caplog.text  # no separator drawn as a missing glyph
