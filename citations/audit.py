@@ -18,6 +18,7 @@ from typing import Any, Literal
 from citations.codemap import html_tags, line_starts, markdown_blocks
 from citations.errors import SidecarError
 from citations.front_matter import front_matter_span
+from citations.grammar import MAX_SID, sid_in_range
 from citations.numbering import plan_citations
 from citations.pool import SourcePool
 from citations.sidecar import (
@@ -354,6 +355,10 @@ def sidecar_entries(
             isinstance(s, bool) or not isinstance(s, int) or s <= 0 for s in sids
         ):
             yield path, (), f"'sids' is {sids!r}, not a non-empty list of positive integers"
+            continue
+        too_large = next((s for s in sids if not sid_in_range(s)), None)
+        if too_large is not None:  # no token could name it: render would keep it as text
+            yield path, (), f"'sids' holds {too_large}, past the largest sid ({MAX_SID})"
             continue
         try:
             parse_pointer(path)

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import yaml
 
+from citations.pool_text import value_problem
+
 __all__ = [
     "MAX_FRONT_MATTER_BYTES", "FrontMatter", "blank_lines", "front_matter", "front_matter_span",
 ]
@@ -104,6 +106,9 @@ def front_matter(text: str, max_bytes: int = MAX_FRONT_MATTER_BYTES) -> FrontMat
         return FrontMatter(closing.end(), None, f"not YAML: {exc}", first_line, size)
     except RecursionError:
         return FrontMatter(closing.end(), None, "not YAML: nested too deeply", first_line, size)
+    except ValueError as exc:  # a 5,000-digit number, a date such as 2024-02-30
+        return FrontMatter(closing.end(), None, f"not YAML: {value_problem(exc)}", first_line,
+                           size)
     if isinstance(data, dict):
         fields = {key: value for key, value in data.items() if isinstance(key, str)}
         return FrontMatter(closing.end(), fields, "", first_line, size)

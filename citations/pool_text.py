@@ -115,7 +115,22 @@ MAX_ALIAS_EXPANSION = 100_000
 
 
 def _check_alias_expansion(root: Any, name: str) -> None:
-    """Refuse a YAML node graph whose expanded size exceeds its own by more than the bound.
+    """Refuse a YAML node graph whose expanded size exceeds its own by more than the bound."""
+    problem = alias_expansion_problem(root)
+    if problem == SELF_ALIAS:
+        raise PoolError(f"{name}: {problem}; accepted: {ACCEPTED_SHAPES}")
+    if problem:
+        raise PoolError(f"{name}: {problem}")
+
+
+#: :func:`alias_expansion_problem` for an alias inside the node it names.
+SELF_ALIAS = "a YAML alias refers to itself"
+
+
+def alias_expansion_problem(root: Any) -> str:
+    """What is wrong with the aliases of a composed YAML document, "" when nothing: one that
+    refers to itself, or an expanded size exceeding the document's own by more than
+    :data:`MAX_ALIAS_EXPANSION` (every YAML reader of the project walks what it loads).
 
     Sizes are summed bottom-up with one entry per distinct node, so the check itself is linear
     in the composed document even when the expansion is astronomically large.
@@ -134,15 +149,16 @@ def _check_alias_expansion(root: Any, name: str) -> None:
         if ident in sizes:
             continue
         if ident in on_path:
-            raise PoolError(f"{name}: a YAML alias refers to itself; accepted: {ACCEPTED_SHAPES}")
+            return SELF_ALIAS
         on_path.add(ident)
         stack.append((node, True))
         stack.extend((child, False) for child in children if id(child) not in sizes)
     if sizes[id(root)] - len(sizes) > MAX_ALIAS_EXPANSION:
-        raise PoolError(
-            f"{name}: YAML aliases expand the document by {sizes[id(root)] - len(sizes):,} nodes; "
+        return (
+            f"YAML aliases expand the document by {sizes[id(root)] - len(sizes):,} nodes; "
             f"the limit is {MAX_ALIAS_EXPANSION:,} (alias chains are refused)"
         )
+    return ""
 
 
 def _check_yaml_rows(root: Any, name: str, max_rows: int | None) -> None:

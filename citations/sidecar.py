@@ -29,7 +29,8 @@ from typing import Any, Literal
 import yaml
 
 from citations.errors import SidecarError
-from citations.pool_text import value_problem
+from citations.grammar import MAX_SID, sid_in_range
+from citations.pool_text import alias_expansion_problem, value_problem
 from citations.tokens import citation_groups, scan
 
 StructuredFormat = Literal["json", "yaml"]
@@ -148,7 +149,7 @@ def load_structured(content: str, format: StructuredFormat, *, name: str = "<con
         if format == "json":
             return json.loads(content)
         if format == "yaml":
-            return yaml.safe_load(content)
+            return _load_yaml(content, name)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise SidecarError(f"{name}: not valid {format.upper()}: {exc}") from exc
     except RecursionError as exc:
@@ -159,6 +160,22 @@ def load_structured(content: str, format: StructuredFormat, *, name: str = "<con
     except ValueError as exc:  # a number past 4,300 digits, a YAML date such as 2024-13-45
         raise SidecarError(f"{name}: not valid {format.upper()}: {value_problem(exc)}") from exc
     raise SidecarError(f"format={format!r}: accepted are 'json', 'yaml'")
+
+
+def _load_yaml(content: str, name: str) -> Any:
+    """``yaml.safe_load`` that refuses an alias chain (a "billion laughs"), whose expansion the
+    readers would walk for ever, before anything is built."""
+    loader = yaml.SafeLoader(content)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        problem = alias_expansion_problem(node)
+        if problem:
+            raise SidecarError(f"{name}: {problem}")
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def read_sidecar(document: Any, *, pointer: str = DEFAULT_POINTER) -> list[SidecarCitation]:
@@ -187,6 +204,8 @@ def read_sidecar(document: Any, *, pointer: str = DEFAULT_POINTER) -> list[Sidec
         for sid in sids:
             if isinstance(sid, bool) or not isinstance(sid, int) or sid <= 0:
                 raise SidecarError(f"{where}: sid {sid!r} is not a positive integer")
+            if not sid_in_range(sid):
+                raise SidecarError(f"{where}: sid {sid} is past the largest sid ({MAX_SID})")
         citations.append(SidecarCitation(path, tuple(_unique(sids))))
     return citations
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from citations.chars import clean_text
 from citations.front_matter import blank_lines, front_matter
 from renderers.errors import LimitError
 from renderers.language import Language, normalize_tag
@@ -162,8 +163,11 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def _line(text: str) -> str:
-    """``text`` as one line, its runs of white space one space each (a value is plain text)."""
-    return " ".join(text.split())
+    """``text`` as one line, its runs of white space one space each (a value is plain text).
+
+    YAML escapes (``"\\ud800"``, ``"\\0"``) make characters that the content's own decoding
+    already replaced, so they are replaced here too (:func:`citations.chars.clean_text`)."""
+    return " ".join(clean_text(text).split())
 
 
 def _texts(value: object, problem: Any) -> tuple[str, ...]:

@@ -281,6 +281,9 @@ class HeadingIds:
 
     def __init__(self) -> None:
         self._used: set[str] = set()
+        #: per slug, the last counter tried: every ``slug-n`` below it is taken (ids are never
+        #: freed), so 20,000 headings of one text cost no quadratic search
+        self._counters: dict[str, int] = {}
 
     def reserve(self, ident: str) -> None:
         """Mark ``ident`` taken, exactly as given (an id the document already has)."""
@@ -313,11 +316,12 @@ class HeadingIds:
     def assign(self, text: str) -> str:
         """A fresh id for a heading whose visible text is ``text``."""
         base = slugify(text)
-        candidate = base
-        counter = 0
+        counter = self._counters.get(base, 0)
+        candidate = f"{base}-{counter}" if counter else base
         while candidate in self._used or RESERVED_ANCHOR.match(candidate):
             counter += 1
             candidate = f"{base}-{counter}"
+        self._counters[base] = counter
         self._used.add(candidate)
         return candidate
 

@@ -91,7 +91,10 @@ def read_answer(
         return None  # text formats; a number, None …: the text decoder names what is accepted
     text = isinstance(content, str | bytes | bytearray | memoryview)
     raw = (content if isinstance(content, str) else bytes(content)) if text else ""
-    if fmt is None and text and not _looks_like_json(raw):
+    named = _named_structured(origin) if fmt is None and text else None
+    if named == "yaml":
+        return _yaml_file(raw, sources_pool, origin, max_bytes)
+    if fmt is None and text and not _looks_like_json(raw) and named is None:
         return None
     from citations.adapters import ACCEPTED, PROVIDERS, adapt, detect, parse_answer
     from citations.adapters.detect import SIDECAR_ACCEPTED
@@ -107,11 +110,12 @@ def read_answer(
             )
         try:
             # --from sidecar names the one form accepted, not the providers' answers
-            data = parse_answer(raw, origin,
-                                accepted=SIDECAR_ACCEPTED if fmt == "sidecar" else ACCEPTED)
+            accepted = (SIDECAR_ACCEPTED if fmt == "sidecar"
+                        else f"{ACCEPTED}; or {SIDECAR_ACCEPTED}" if named else ACCEPTED)
+            data = parse_answer(raw, origin, accepted=accepted)
         except AnswerError:
-            if fmt is None:
-                return None  # text that merely starts with a bracket
+            if fmt is None and named is None:
+                return None  # text that merely starts with a bracket (not a .json file)
             raise
     if fmt == "sidecar" or (fmt is None and (found := detect(data)) and found.kind == "sidecar"):
         return _sidecar_answer(data, sources_pool, origin)
@@ -129,6 +133,37 @@ def read_answer(
         fmt = found.kind
     adapted = adapt(data, SourcePool.coerce(sources_pool), provider=fmt)
     return NativeAnswer(adapted.content, adapted.pool, adapted)
+
+
+def _named_structured(origin: str) -> str | None:
+    """``"json"``/``"yaml"`` when ``origin`` names a ``.json``/``.yaml``/``.yml`` file, which
+    the audit reads as a structured answer (:func:`citations.audit.structured_format`), so the
+    render does too: such a file that does not parse is refused as the audit refuses it,
+    instead of being shown as markdown text."""
+    from citations.audit import structured_format
+
+    return structured_format(origin, "")
+
+
+def _yaml_file(
+    raw: str | bytes, sources_pool: Any, origin: str, max_bytes: int | None
+) -> NativeAnswer | None:
+    """A ``.yaml`` file with a ``_citations`` sidecar as the answer it is (the audit's reading;
+    it was shown as YAML text, none of its citations cited); None for other YAML (markdown)."""
+    from citations.errors import SidecarError
+    from citations.sidecar import load_structured
+
+    if max_bytes is not None and len(raw) > max_bytes:
+        return None  # the text decoder refuses it, naming the limit
+    try:
+        text = raw if isinstance(raw, str) else raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None  # the text decoder names the byte
+    try:
+        data = load_structured(text, "yaml", name=origin)
+    except SidecarError as exc:
+        raise AnswerError("", str(exc)) from exc
+    return _sidecar_answer(data, sources_pool, origin) if _has_sidecar_member(data) else None
 
 
 def _has_sidecar_member(data: Any) -> bool:

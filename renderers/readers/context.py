@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from citations.chars import clean_text
 from citations.codemap import ATTRIBUTE_RE
 from citations.tokens import CLOSING_PUNCTUATION, parse_sid_spec
 from renderers.diagnostics import Code, Diagnostic
@@ -240,9 +241,12 @@ class InlineBuilder:
         self._after_usage = False
 
     def text(self, text: str) -> None:
-        """Append text (merged with a preceding :class:`Text`)."""
+        """Append text (merged with a preceding :class:`Text`). A character reference the
+        markdown parser decoded (``&#x0C;``) may give a character no writer can carry: it is
+        replaced as the input's own are (:func:`citations.chars.clean_text`)."""
         if not text:
             return
+        text = clean_text(text)
         last = self.nodes[-1] if self.nodes else None
         if isinstance(last, Text):
             if self._after_usage and last.text[-1:].isspace():

@@ -29,6 +29,7 @@ from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
+from citations.chars import clean_text
 from citations.codemap import BlockHtml, block_html, raw_code_elements
 from citations.links import safe_link
 from citations.mdit_cite import ON_CITATION, cite_plugin
@@ -163,6 +164,9 @@ def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
     md.use(math_plugin)
     md.use(crossref_plugin)
     md.use(container_plugin, name="notes", validate=_is_notes_fence)
+    rules = md.block.ruler.__rules__
+    notes_rule = next(rule for rule in rules if rule.name == "container_notes")
+    md.block.ruler.at("container_notes", _closed_only(notes_rule.fn), {"alt": notes_rule.alt})
     md.core.ruler.before("footnote_tail", "keep_footnotes", _keep_unreferenced_footnotes)
     return md
 
@@ -171,8 +175,48 @@ def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
 _NOTES_FENCES = frozenset({"notes", ".notes", "{.notes}"})
 
 
+def _title(token: Token) -> str:
+    """A link's or image's title, its character references decoded (``&#x0C;`` too: replaced
+    as the input's own controls are, :func:`citations.chars.clean_text`)."""
+    return clean_text(str(token.attrs.get("title", "") or ""))
+
+
 def _is_notes_fence(params: str, markup: str) -> bool:
     return params.strip() in _NOTES_FENCES
+
+
+#: A line that may close a fenced div: three or more colons alone, after any container marks.
+_CLOSING_FENCE = re.compile(r"[ \t>]*:{3,}[ \t]*")
+
+
+def _closed_only(rule: Any) -> Any:
+    """The container rule, for divs with a closing fence only: pandoc reads an unclosed
+    ``::: notes`` as text, where markdown-it's plugin closes it at the end of the document
+    (or list item, quote), so every format but the deck silently lost the rest of the text.
+
+    The lines that may close a div are found once per document (``state.env``), so an opening
+    fence without one costs a bisection: many unclosed ones stay linear."""
+
+    def closed_notes(state: Any, start_line: int, end_line: int, silent: bool) -> bool:
+        closing = state.env.get("_closing_fences")
+        if closing is None:
+            closing = state.env["_closing_fences"] = [
+                n for n, line in enumerate(state.src.split("\n")) if _CLOSING_FENCE.fullmatch(line)
+            ]
+        after = bisect_left(closing, start_line + 1)
+        if after == len(closing) or closing[after] >= end_line:
+            return False
+        if silent:
+            return bool(rule(state, start_line, end_line, silent))
+        count = len(state.tokens)
+        found = rule(state, start_line, end_line, silent)
+        if found and state.line == state.tokens[count].map[1]:  # closed by a list item's end
+            del state.tokens[count:]
+            state.line = start_line
+            return False
+        return bool(found)
+
+    return closed_notes
 
 
 def _accept_every_link(url: str) -> bool:
@@ -312,6 +356,8 @@ class _MarkdownReader:
         self.targets = targets  # the ids the document's links lead to (see _link_targets)
         self._code_cursor: dict[int, int] = {}  # per inline token: raw <code> elements read
         self._alt_inlines: dict[int, tuple[Inline, ...]] = {}  # per image token: its alt, read
+        #: per inline token: its children and the ``</sup>`` that closes each ``<sup>`` there
+        self._sup_closers: dict[int, tuple[Sequence[Token], dict[int, int]]] = {}
         self._refused_refs: list[tuple[str, str, int]] = []  # (word, label, line): "a@fig:x"
         self._block_html: dict[int, BlockHtml] = {}  # per HTML block token: its HTML, read
 
@@ -503,7 +549,8 @@ class _MarkdownReader:
                 continue
             checked = _task_state(tokens, i)
             item_level = tokens[i].level
-            for token in tokens[i + 1 :]:
+            for j in range(i + 1, len(tokens)):  # a slice copied the rest: quadratic
+                token = tokens[j]
                 if token.type == "list_item_close" and token.level == item_level:
                     break
                 if token.type == "paragraph_open" and token.level == item_level + 1:
@@ -636,7 +683,7 @@ class _MarkdownReader:
             href = str(frame.token.attrs.get("href", ""))
             url = safe_link(href, allow_fragment=True)
             if url:
-                parent.add(Link(url, children, str(frame.token.attrs.get("title", "") or "")))
+                parent.add(Link(url, children, _title(frame.token)))
                 self.context.link(url, frame.line)
             else:
                 parent.extend(children)
@@ -664,7 +711,7 @@ class _MarkdownReader:
         image = Image(
             src=safe_image_src(written),
             alt=" ".join(plain_text(alt_nodes).split()),
-            title=str(token.attrs.get("title", "") or ""),
+            title=_title(token),
         )
         if not image.src:
             self.context.refuse_image(_line_of(parent, 0), written, image.alt)
@@ -713,7 +760,7 @@ class _MarkdownReader:
             sids = self.context.sid_spec(attributes["data-sids"], line, raw)
             if sids is not None:
                 out.add(self.context.cite(sids))
-                end = _closing_sup(children, k + 1)
+                end = self._closing_sup(parent, children).get(k)
                 if end is not None:
                     return end + 1
                 self.context.warn(line, f"{raw!r} has no closing </sup>; its text is kept")
@@ -732,6 +779,15 @@ class _MarkdownReader:
             else:
                 self._close_to(stack, f"html:{name}")  # a stray closing tag is dropped
         return k + 1
+
+    def _closing_sup(self, parent: Token, children: Sequence[Token]) -> dict[int, int]:
+        """Index of the ``</sup>`` closing each ``<sup>`` of ``children``, matched once per
+        inline token: scanning ahead from each unclosed sup was quadratic (20,000 of them in
+        one paragraph took 40 s)."""
+        found = self._sup_closers.get(id(parent))
+        if found is None or found[0] is not children:
+            found = self._sup_closers[id(parent)] = (children, _matching_sups(children))
+        return found[1]
 
     def _raw_code(
         self, children: Sequence[Token], k: int, out: InlineBuilder, parent: Token
@@ -794,20 +850,19 @@ def _task_state(tokens: Sequence[Token], i: int) -> bool | None:
     return 'checked="checked"' in first.content
 
 
-def _closing_sup(children: Sequence[Token], k: int) -> int | None:
-    """Index of the ``</sup>`` that closes a citation sup opened just before ``k``."""
-    depth = 0
-    for index in range(k, len(children)):
-        token = children[index]
+def _matching_sups(children: Sequence[Token]) -> dict[int, int]:
+    """``{index of a <sup>: index of the </sup> closing it}``, nested sups paired as a
+    browser pairs them; a sup never closed has no entry."""
+    matches: dict[int, int] = {}
+    open_sups: list[int] = []
+    for index, token in enumerate(children):
         if token.type != "html_inline":
             continue
         if _SUP_OPEN.match(token.content):
-            depth += 1
-        elif _SUP_CLOSE.match(token.content):
-            if depth == 0:
-                return index
-            depth -= 1
-    return None
+            open_sups.append(index)
+        elif _SUP_CLOSE.match(token.content) and open_sups:
+            matches[open_sups.pop()] = index
+    return matches
 
 
 @lru_cache(maxsize=8)

@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from citations.chars import clean_text
 from citations.codemap import DROPPED_WITH_CONTENT, dropped_elements
 from citations.links import URL_IGNORED, safe_link
 from renderers.sandbox import shown_reference
@@ -150,7 +151,9 @@ def sanitize_html(html: str, *, keep_styles: bool = False, keep_classes: bool = 
     With ``keep_classes`` (citerender's own HTML read back) every element keeps its ``class``
     and a ``<span class="cite">`` its ``data-sids``: they say which parts the writer made.
     """
-    cleaned = _cleaner(keep_styles, keep_classes).clean(html)
+    # nh3 decodes a character reference such as &#1; or &#xFFFF; to the character, which the
+    # input's own cleaning never saw: no XML writer could carry it (citations.chars)
+    cleaned = clean_text(_cleaner(keep_styles, keep_classes).clean(html))
     if keep_styles:
         cleaned = _STYLE_BLOCK.sub(
             lambda m: m.group(1) + sanitize_css(m.group(2)) + m.group(3), cleaned

@@ -27,7 +27,7 @@ from weasyprint.formatting_structure.boxes import TableRowBox, TableRowGroupBox
 from weasyprint.urls import URLFetcher, URLFetcherResponse, path2url
 
 from renderers.diagnostics import Code, Diagnostic
-from renderers.errors import LimitError, ResourceError
+from renderers.errors import InputError, LimitError, ResourceError, short_repr
 from renderers.fonts import installed_font_file
 from renderers.metadata import GENERATOR
 from renderers.options import Limits, PageSize, RenderOptions
@@ -225,11 +225,19 @@ def _rows_split_despite_avoid(document: WeasyDocument) -> list[Any]:
     return [element for element, seen in pages.items() if len(seen) > 1]
 
 
+#: Unicode's line and paragraph separators, as the line feeds WeasyPrint lays out.
+_SEPARATORS = str.maketrans({"\u2028": "\n", "\u2029": "\n"})
+
+
 def pdf_document(
     html: str, options: RenderOptions, fetcher: SandboxFetcher | None = None
 ) -> WeasyDocument:
     """Lay out ``html`` (sandboxed fetcher, base URL inside the base directory) and set metadata."""
     fetcher = fetcher or SandboxFetcher.for_options(options)
+    # WeasyPrint's line breaking asserts on a space before U+2029 (PARAGRAPH SEPARATOR), which
+    # Pango breaks at, and draws U+2028 (LINE SEPARATOR) as a missing glyph: each is laid out
+    # as the line feed it stands for.
+    html = html.translate(_SEPARATORS)
     parsed = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher)
     with _PAGE_LIMIT.applied(options.limits.max_pages):
         document = parsed.render(**_render_options(options))
@@ -375,9 +383,31 @@ def pdf_artifact(source: WriteSource) -> Artifact:
         check_page_estimate(len(document_text(source.rdoc.document)), options.limits)
     report = laid_out_html(source)
     fetcher = SandboxFetcher.for_options(options, report.images)
-    document = pdf_document(report.html, options, fetcher)
-    return Artifact(
-        (write_document(document, options, citation_tooltips(source.rdoc)),),
-        stats={"pages": len(document.pages)},
-        diagnostics=tuple(fetcher.refused),
-    )
+    with _authors_css_faults(source.authors_look):
+        document = pdf_document(report.html, options, fetcher)
+        data = write_document(document, options, citation_tooltips(source.rdoc))
+    return Artifact((data,), stats={"pages": len(document.pages)},
+                    diagnostics=tuple(fetcher.refused))
+
+
+#: What WeasyPrint raises, laying out or drawing, on CSS past what it handles (a 1e9 px font
+#: divides by zero, a page too small for its margins leaves a line no room, a -1e9 px
+#: letter-spacing overflows Pango's integers).
+_LAYOUT_FAULTS = (ArithmeticError, IndexError, ValueError, AssertionError)
+
+
+@contextmanager
+def _authors_css_faults(authors_look: bool) -> Iterator[None]:
+    """WeasyPrint's failures on the HTML input's own styles as the input's error, naming what
+    works; on the report's own look they stay internal errors (our CSS, our bug)."""
+    try:
+        yield
+    except _LAYOUT_FAULTS as exc:
+        if not authors_look:
+            raise
+        raise InputError(
+            "the HTML input's own styles could not be laid out (WeasyPrint: "
+            f"{type(exc).__name__}: {short_repr(str(exc), 80)}); accepted: CSS whose sizes "
+            "WeasyPrint can lay out (remove or bound the rule), or pdf_engine='typst', which "
+            "lays the input out in the report's look"
+        ) from exc

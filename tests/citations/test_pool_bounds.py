@@ -103,3 +103,21 @@ def test_prompt_block_header_counts_the_sources_shown() -> None:
     assert sources_prompt_block(pool).splitlines()[0] == "SOURCES POOL (3 sources):"
     assert sources_prompt_block(pool, sids=[2]).splitlines()[0] == "SOURCES POOL (1 source):"
     assert json.dumps(sources_prompt_block(SourcePool())).startswith('"SOURCES POOL (0 sources):')
+
+
+def test_a_yaml_answers_alias_chain_is_refused_before_it_expands() -> None:
+    """A YAML sidecar answer was loaded with ``safe_load``, which keeps aliases shared: the
+    audit then walked 9^9 strings (no answer within minutes). The pool's bound applies."""
+    from citations.audit import audit_structured
+    from citations.errors import SidecarError
+    from citations.sidecar import load_structured
+
+    leaf = ",".join(['"lol"'] * 9)
+    lines = ["_citations: []", f"a0: &a0 [{leaf}]"]
+    lines += [f"a{n}: &a{n} [{','.join([f'*a{n - 1}'] * 9)}]" for n in range(1, 9)]
+    with pytest.raises(SidecarError, match=r"answer\.yaml: YAML aliases expand"):
+        load_structured("\n".join(lines), "yaml", name="answer.yaml")
+    with pytest.raises(ValueError, match="aliases expand"):
+        audit_structured("\n".join(lines), [], content_format="yaml")
+    shared = "_citations: [{path: /b, sids: [1]}]\na: &t Text\nb: *t\n"
+    assert list(audit_structured(shared, [{"sid": 1}], content_format="yaml").cited_sids) == [1]

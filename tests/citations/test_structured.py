@@ -88,3 +88,12 @@ def test_a_malformed_entry_is_a_problem_and_the_sound_entries_are_placed() -> No
     )
     with pytest.raises(SidecarError, match="'path' must be"):  # the strict reading still raises
         structured_markdown({"a": "x", "_citations": [{"path": 3, "sids": [1]}]})
+
+
+def test_read_sidecar_refuses_a_sid_no_token_can_name() -> None:
+    from citations.errors import SidecarError
+    from citations.sidecar import read_sidecar
+
+    with pytest.raises(SidecarError, match="past the largest sid"):
+        read_sidecar({"a": "x", "_citations": [{"path": "/a", "sids": [2**31]}]})
+    assert read_sidecar({"a": "x", "_citations": [{"path": "/a", "sids": [2**31 - 1]}]})

@@ -95,6 +95,10 @@ def test_a_block_that_is_not_front_matter_stays_the_authors_text(text: str) -> N
         ("---\ntitle: T\nauthor: [Ana\n---\nx\n", 3, "not YAML: while parsing a flow"),
         ("---\ntitle: a: b\n---\nx\n", 2, "not YAML: mapping values are not allowed here"),
         ("---\n- one\n- two\n---\nx\n", 2, "a list, not a YAML mapping"),
+        # YAML's constructors raise ValueError here (an internal error before)
+        ("---\ndate: 2024-02-30\n---\nx\n", 2, "day is out of range for month"),
+        ("---\ntitle: " + "9" * 5_000 + "\n---\nx\n", 2, "a number too long to read"),
+        ("---\ntitle: 2024-01-01 10:00:00+99:00\n---\nx\n", 2, "a value that cannot be read"),
     ],
 )
 def test_a_block_that_does_not_parse_is_text_with_a_note_naming_its_line(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from citations.pool import SourcePool
-from renderers.document import BulletList, Paragraph, SpeakerNotes
+from renderers.document import BulletList, Paragraph, SpeakerNotes, Text, iter_inlines
 from renderers.errors import StrictError
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
@@ -39,6 +39,27 @@ def test_pandoc_notes_divs_become_speaker_notes(fence: str) -> None:
     assert [type(b).__name__ for b in document.blocks] == ["Paragraph", "SpeakerNotes",
                                                             "Paragraph"]
     assert document.blocks[1] == SpeakerNotes((Paragraph(document.blocks[1].blocks[0].children),))
+
+
+@pytest.mark.parametrize("text", [
+    "Intro.\n\n::: notes\nSay this.\n\n## Next\n\nBody [[S:1]].\n",  # never closed
+    "- item\n\n  ::: notes\n  say\n\n- next [[S:1]]\n\n:::\n",  # closed outside its item
+    "> ::: notes\n> say\n\nBody [[S:1]].\n\n:::\n",  # closed outside its quote
+])
+def test_a_notes_div_without_its_closing_fence_is_text_as_pandoc_reads_it(text: str) -> None:
+    """markdown-it's container closed it at the end of the document or item, so the rest of
+    the answer (headings, citations) vanished from every format but the deck, silently."""
+    document = read_markdown(text)
+    rdoc = resolve(document, POOL)
+    assert not any(isinstance(b, SpeakerNotes) for b in document.blocks)
+    assert "::: notes" in " ".join(n.text for n in iter_inlines(document.blocks)
+                                   if isinstance(n, Text))
+    assert rdoc.plan.order == (1,)
+
+
+def test_many_unclosed_notes_fences_are_each_a_paragraph() -> None:
+    document = read_markdown("::: notes\nx\n\n" * 20_000)
+    assert len(document.blocks) == 20_000
 
 
 def test_other_divs_stay_text_as_before() -> None:

@@ -185,6 +185,16 @@ CASES: dict[str, Case] = {
         ("docx",),
         options=lambda d: {"reference_docx": zip_bomb_docx(d)},
     ),
+    "unclosed-cite-sups": Case(
+        "sweep: 100,000 citation <sup>s never closed, in one paragraph (each scanned ahead)",
+        lambda _: '<sup class="cite" data-sids="1">[S:1] ' * 100_000,
+        ("md",),
+    ),
+    "long-list": Case(
+        "sweep: a tight list of 100,000 items (each item copied the tokens after it)",
+        lambda _: "- item [[S:1]]\n" * 100_000,
+        ("md",),
+    ),
     "css-escapes": Case(
         "18: CSS escapes",
         lambda _: (

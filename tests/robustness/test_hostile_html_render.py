@@ -181,3 +181,28 @@ def test_author_look_keeps_styles_and_rewrites_citations(
     dests = [str(a.get_object().get("/Dest")) for p in reader.pages for a in p.get("/Annots") or []]
     assert "src-1" in dests and "src-2" in dests
     assert hits == []
+
+
+@pytest.mark.parametrize("css", [
+    "@page { size: 0 0 }",  # IndexError: a line with no room
+    "@page { margin: 10000in }",
+    "p { font-size: 1e9px }",  # ZeroDivisionError while drawing
+    "p { letter-spacing: -1e9px }",  # OverflowError in Pango's attributes
+])
+@pytest.mark.parametrize("formats", [("pdf",), ("png",)])
+def test_author_css_weasyprint_cannot_lay_out_is_an_input_error(
+    css: str, formats: tuple[str, ...], tmp_path: Path
+) -> None:
+    """WeasyPrint raised IndexError, ZeroDivisionError or OverflowError out of the render (an
+    internal error at the CLI); the input's CSS is at fault, so the error says so and names
+    what works, and Typst, which ignores the author's CSS, renders the page."""
+    from renderers import render
+    from renderers.errors import InputError
+
+    html = f"<html><head><style>{css}</style></head><body><p>Text [[S:1]]</p></body></html>"
+    pool = [{"sid": 1, "title": "Source"}]
+    with pytest.raises(InputError, match=r"own styles could not be laid out .*pdf_engine='typst'"):
+        render(html, tmp_path, name="r", formats=formats, sources_pool=pool)
+    (result,) = render(html, tmp_path, name="t", formats=formats, sources_pool=pool,
+                       pdf_engine="typst")
+    assert result.sources_used == [1]

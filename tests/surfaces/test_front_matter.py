@@ -135,3 +135,19 @@ def test_a_title_the_first_heading_does_not_give_back_is_declared(tmp_path: Path
     markdown = (_render(tmp_path, text) / "answer.md").read_text("utf-8")
     assert markdown.startswith("---\ntitle: Later\n---\n\n# First\n")
     assert read_markdown(markdown).title == "Later"
+
+
+@pytest.mark.slow
+def test_yaml_escapes_no_output_can_carry_become_replacement_characters(tmp_path: Path) -> None:
+    # A YAML escape makes a lone surrogate or a NUL after the content was cleaned: every
+    # writer raised UnicodeEncodeError on such a title (an internal error at the CLI).
+    text = '---\ntitle: "Grid \\ud800 \\0 storage"\nauthor: "Ana \\x01"\n---\n\nB [[S:1]].\n'
+    out = _render(tmp_path, text)
+    for name in ("answer.pdf", "typst.pdf"):
+        meta = PdfReader(out / name).metadata
+        assert meta is not None and meta.title == "Grid \ufffd \ufffd storage"
+        assert meta.author == "Ana \ufffd"
+    core = docx.Document(io.BytesIO((out / "answer.docx").read_bytes())).core_properties
+    assert core.title == "Grid \ufffd \ufffd storage"
+    assert Presentation(str(out / "answer.pptx")).core_properties.title == core.title
+    assert read_markdown((out / "answer.md").read_text("utf-8")).title == core.title

@@ -65,6 +65,27 @@ def test_a_malformed_entry_is_skipped_with_a_warning_and_the_others_are_cited(
                strict=True)
 
 
+def test_an_entry_with_a_sid_no_token_can_name_is_skipped_and_the_others_cited(
+    tmp_path: Path,
+) -> None:
+    """A sid past 2147483647 was merged into the string's token, which the token grammar then
+    refused as a whole: the string's sound citations were kept as text while the audit counted
+    them (and the huge sid as unknown)."""
+    from renderers.audit import audit
+
+    answer = {"summary": "Solar grew.",
+              "_citations": [{"path": "/summary", "sids": [1]},
+                             {"path": "/summary", "sids": [2, 10**29]}]}
+    (result,) = render(answer, tmp_path, name="b", formats=("md",), sources_pool=POOL)
+    assert result.warnings == [
+        f"/summary: 'sids' holds {10**29}, past the largest sid (2147483647); skipped"]
+    assert result.sources_used == [1]
+    assert "Solar grew.[^1]" in (tmp_path / "b.md").read_text("utf-8")
+    report = audit(json.dumps(answer), POOL, content_format="json")
+    assert list(report.cited_sids) == [1] and report.unknown_sids == ()
+    assert [t.text for t in report.invalid_tokens] == ["/summary"]
+
+
 NAMES_NOTHING = (
     "/summry: the pointer names nothing (JSON Pointer '/summry': no member 'summry' at "
     "'/summry'); skipped"
@@ -137,3 +158,49 @@ def test_from_sidecar_on_text_says_what_a_sidecar_answer_is(
     assert line.count("x.md") == 1
     assert "x.md is not valid JSON (line 1, column 1" in line
     assert '"_citations"' in line and "OpenAI" not in line
+
+
+def test_a_yaml_sidecar_file_renders_what_the_audit_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The audit read ``answer.yaml`` as a sidecar answer (1 cited, OK) while render showed
+    the YAML as markdown text citing nothing."""
+    (tmp_path / "answer.yaml").write_text(
+        "summary: Solar grew.\n_citations:\n  - path: /summary\n    sids: [2]\n", "utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    args = [str(tmp_path / "answer.yaml"), "--pool", str(tmp_path / "pool.json")]
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["render", *args, "--to", "md", "--out", str(tmp_path / "out")])
+    assert exit_info.value.code == 0
+    markdown = (tmp_path / "out" / "answer.md").read_text("utf-8")
+    assert markdown.startswith("# Summary\n\nSolar grew.[^1]\n") and "_citations" not in markdown
+    record = json.loads((tmp_path / "out" / "sources_used.json").read_text("utf-8"))
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        cli.main(["audit", *args, "--json"])
+    assert json.loads(capsys.readouterr().out)["cited_sids"] == record[0]["sids"] == [2]
+
+
+@pytest.mark.parametrize(("name", "text", "problem"), [
+    ("answer.json", '{"_citations": [{"path": "/a", "sids": [1]}], "a": "x"',
+     "answer.json is not valid JSON"),
+    ("answer.json", '{"a": ' + "[" * 3000 + "]" * 3000 + "}", "answer.json nests too deeply"),
+    ("answer.yaml", "_citations: []\n? [a]\n: b\n", "not valid YAML"),
+])
+def test_a_json_or_yaml_file_that_does_not_parse_is_refused_as_the_audit_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, problem: str
+) -> None:
+    """Render showed such a file as markdown text (no warning) while the audit refused it."""
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    args = [str(tmp_path / name), "--pool", str(tmp_path / "pool.json")]
+    for command in (["render", *args, "--to", "md", "--out", str(tmp_path / "out")],
+                    ["audit", *args]):
+        with pytest.raises(SystemExit) as exit_info:
+            cli.main(command)
+        assert exit_info.value.code == 2
+        assert name in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["render", *args, "--to", "md", "--out", str(tmp_path / "out")])
+    assert problem in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -190,6 +190,18 @@ def test_html_input_gets_contents_in_its_pdf(tmp_path: Path) -> None:
     assert [line.split(".")[0].strip() for line in lines] == ["First", "Second", "Sources"]
 
 
+def test_html_input_with_text_right_after_a_heading_gets_contents(tmp_path: Path) -> None:
+    """The heading was copied with its tail (the text after ``</h2>``), which lxml refused to
+    read back as one element: an internal error for any such page with ``toc``."""
+    html = ("<html><body><h2>First [[S:1]]</h2> loose text\n\n***\n<h2>Second</h2> more"
+            "</body></html>")
+    result = write_pdf(html, tmp_path / "brief.pdf", sources_pool=POOL, toc=True)
+    text = PdfReader(str(result.path)).pages[0].extract_text()
+    lines = [line for line in text.splitlines() if "...." in line]
+    assert [line.split(".")[0].strip() for line in lines] == ["First", "Second", "Sources"]
+    assert "loose text" in text
+
+
 # ---------------------------------------------------------------- DOCX
 
 

@@ -399,3 +399,23 @@ def test_a_highlighted_line_of_short_tokens_wraps_inside_the_page(
     assert max(rights) < width - 36  # inside the right margin (0.5 in)
     lines = [line for line in text.split("\r\n") if line.strip()]
     assert sum(1 for line in lines if line.strip() and line.strip() in code) >= 2  # wrapped
+
+
+@pytest.mark.parametrize("text", [
+    "Grid storage \u2029grew.",  # markdown: a space before PARAGRAPH SEPARATOR
+    "Grid storage\u2028 grew.",  # LINE SEPARATOR: was drawn as a missing glyph
+    "<html><body><p>Grid storage \u2029grew.</p></body></html>",  # HTML input's own look
+])
+def test_line_and_paragraph_separators_are_laid_out(
+    text: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """WeasyPrint asserted on ``' \\u2029'`` between two lines (an AssertionError out of the
+    render, an internal error at the CLI); the separator is laid out as a line feed."""
+    from renderers import render
+
+    render(text, tmp_path, name="r", formats=("pdf", "png"), sources_pool=[])
+    page = pdfium.PdfDocument(tmp_path / "r.pdf")[0]
+    assert re.sub(r"\s+", " ", page.get_textpage().get_text_range()).startswith(
+        "Grid storage grew.")
+    assert (tmp_path / "r.png").read_bytes().startswith(b"\x89PNG")
+    assert ".notdef" not in caplog.text  # no separator drawn as a missing glyph

@@ -423,3 +423,17 @@ def test_task_items_show_one_mark_in_docx_and_pptx_in_libreoffice(tmp_path: Path
         assert "\u2610opentask" in lines and "\u2612donetask" in lines, (path.name, lines)
         assert "\u2612secondstep" in lines and "3.thirdstep" in lines, (path.name, lines)
         assert "\u2022plainbullet" in lines, (path.name, lines)
+
+
+def test_heading_ids_take_the_smallest_free_counter_in_linear_time() -> None:
+    """Ids of repeated headings are ``h``, ``h-1``, ``h-2`` … skipping taken ones; the search
+    restarted at ``h-1`` for each heading (20,000 headings ``# h``: 27 s of a render)."""
+    from renderers.text import HeadingIds
+
+    ids = HeadingIds()
+    ids.reserve("h-2")
+    assert [ids.assign("h") for _ in range(4)] == ["h", "h-1", "h-3", "h-4"]
+    assert ids.take("h-5", "x") == "h-5" and ids.assign("h") == "h-6"
+    assert ids.assign("sources") == "sources-1"  # a writer's own anchor is never handed out
+    many = HeadingIds()
+    assert [many.assign("h") for _ in range(50_000)][-1] == "h-49999"

@@ -58,8 +58,8 @@ from renderers.document import (
     Text,
     ThematicBreak,
 )
-from renderers.errors import LimitError, RenderError
-from renderers.options import Limits, RenderOptions
+from renderers.errors import InputError, LimitError, RenderError
+from renderers.options import Limits, PdfVariant, RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
 from renderers.writers.typst import fonts as typst_fonts
@@ -565,6 +565,48 @@ def test_the_added_sections_take_their_level_from_python(
     rdoc = resolve(read_markdown("# Title\n\n## Part\n\nText [[S:1]].\n"), POOL)
     pdf, _, _ = typst_pdf(rdoc, RenderOptions())
     assert _outline(pdf) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Text [[S:1]].\n", ["Sources"]),
+    ("Text[^1] [[S:1]].\n\n[^1]: A note.\n", ["Notes", "Sources"]),
+    ("Text [[S:1]].\n\n### Part\n", ["Part", ["Sources"]]),  # levels made continuous
+])
+def test_pdf_ua_a_document_without_headings_gets_top_level_added_sections(
+    text: str, expected: list[object]
+) -> None:
+    """PDF/UA-1 wants the first heading at level 1: a headingless answer's Sources heading at
+    level 2 made Typst refuse the whole PDF (an internal error)."""
+    options = RenderOptions(pdf_variant="pdf/ua-1")
+    pdf, _, _ = typst_pdf(resolve(read_markdown(text), POOL), options)
+    assert _outline(pdf) == expected
+    assert "Text" in pdf_text(pdf)
+
+
+@pytest.mark.parametrize("checked", [None, True])
+def test_a_list_numbered_from_below_zero_shows_its_numbers(checked: bool | None) -> None:
+    """HTML's ``<ol start="-2">`` (browsers count -2, -1, 0 …): Typst's enum refuses a start
+    below zero, which was an internal error; the numbers are shifted by hand instead."""
+    items = tuple(ListItem((para(Text(word)),), checked=checked if n == 0 else None)
+                  for n, word in enumerate(("alpha", "beta", "gamma", "delta")))
+    pdf, _, _ = typst_pdf(resolve(Document((OrderedList(items, start=-2),)), POOL),
+                          RenderOptions())
+    text = pdf_text(pdf)
+    assert "-1. beta" in text and "0. gamma" in text and "1. delta" in text
+    assert ("-2. alpha" in text) is (checked is None)  # a task item shows its box instead
+
+
+@pytest.mark.parametrize("variant", ["pdf/a-3b", "pdf/ua-1"])
+def test_a_character_no_font_draws_is_an_input_error_under_a_pdf_standard(
+    variant: PdfVariant,
+) -> None:
+    """Typst refuses text without a glyph under PDF/A and PDF/UA; that was an internal error
+    ("the Typst engine could not lay out"), now the input's, naming the text and what works."""
+    rdoc = resolve(read_markdown("Linear B \U00010000 here.\n"), POOL)
+    expected = rf"text \"\U00010000\" .*{re.escape(variant)}.*no pdf_variant"
+    with pytest.raises(InputError, match=expected):
+        typst_pdf(rdoc, RenderOptions(pdf_variant=variant))
+    assert pdf_text(typst_pdf(rdoc, RenderOptions())[0]).startswith("Linear B")
 
 
 def _line_starts(pdf: bytes) -> list[tuple[str, float]]:

@@ -105,7 +105,9 @@ def citations_in(element: HtmlElement) -> list[HtmlElement]:
 def text_without_citations(element: HtmlElement) -> str:
     """``element``'s text on one line, its citation superscripts left out (outline labels,
     contents entries)."""
-    copy = lxml.html.fragment_fromstring(lxml.html.tostring(element, encoding="unicode"))
+    # without its tail: the text after the element (a heading's next line) is no part of it
+    copy = lxml.html.fragment_fromstring(
+        lxml.html.tostring(element, encoding="unicode", with_tail=False))
     for sup in citations_in(copy):
         sup.drop_tree()
     return " ".join(copy.text_content().split())

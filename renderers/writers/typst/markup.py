@@ -582,6 +582,9 @@ class _Markup:
         if start is None:  # the bullet of its depth among all lists, as HTML's `ol ul` is ◦
             marker = f"marker: bullet-marker({', '.join([content(text_expr(bullet)), *cjk])})"
             return call("list", marker, f"tight: {tight_arg}", *bodies)
+        if first < 0:  # Typst counts from 0 at least: the numbers are shifted by hand
+            return call("enum", "start: 0", f"numbering: n => number-marker(n - {-first})",
+                        f"tight: {tight_arg}", *bodies)
         return call("enum", f"start: {first}", f"tight: {tight_arg}", *bodies)
 
     def list_item(self, item: ListItem, tight: bool, *, last: bool) -> str:
@@ -840,6 +843,12 @@ class _Markup:
                                      self.words)
         return contents_markup(contents_entries(headings, back), self.words)
 
+    def added_level(self) -> tuple[str, ...]:
+        """The ``level:`` argument of a section the writer adds (Notes, Sources), when not the
+        template's ``added-section-level``: PDF/UA-1 wants a document's first heading at level
+        1, so in a body without headings those sections are top-level ones."""
+        return ("level: 1",) if self.continuous_levels and self.previous_level == 0 else ()
+
     def notes_section(self) -> str:
         """Every author note in series order (a, b, c …), each linking back to its first
         reference, as the HTML report lists them."""
@@ -848,7 +857,7 @@ class _Markup:
         notes = [self.note_entry(note) for note in self.notes]
         return call(
             "notes-section", section_title(self.words.notes), string_literal(NOTES_ID),
-            array(notes),
+            array(notes), *self.added_level(),
         )  # fmt: skip
 
     def note_entry(self, note: AuthorNote) -> str:
@@ -875,7 +884,7 @@ class _Markup:
         return call(
             "notes-section",
             section_title(citation_notes_heading(self.words, author_notes=bool(self.notes))),
-            string_literal(CITATION_NOTES_ID), array(notes),
+            string_literal(CITATION_NOTES_ID), array(notes), *self.added_level(),
         )  # fmt: skip
 
     def cite_note(self, number: int, children: tuple[Inline, ...], anchor: str) -> str:
@@ -894,6 +903,7 @@ class _Markup:
         return call(
             "sources-section", section_title(self.rdoc.sources_heading),
             string_literal(SOURCES_ID), "true" if styled else "false", array(items),
+            *self.added_level(),
         )  # fmt: skip
 
     def source_entry(self, entry: SourceEntry) -> str:

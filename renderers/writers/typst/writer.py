@@ -29,7 +29,7 @@ from typing import Literal
 import typst
 
 from renderers.diagnostics import Code, Diagnostic
-from renderers.errors import LimitError, RenderError
+from renderers.errors import InputError, LimitError, RenderError
 from renderers.labels import Labels, labels_for
 from renderers.language import DEFAULT_LANGUAGE, Language, has_script
 from renderers.options import PdfVariant, RenderOptions
@@ -123,6 +123,10 @@ def _timestamp(options: RenderOptions) -> dt.datetime | None:
     from renderers.writers.ooxml import build_timestamp  # zipfile & co. only when dated
 
     return build_timestamp()
+
+
+#: Typst's refusal of a PDF standard's text that no font draws (the text it quotes).
+_NO_GLYPH = re.compile(r"the text `(.{1,80}?)` could not be displayed with font")
 
 
 def _message(item: typst.TypstWarning | typst.TypstError) -> str:
@@ -235,6 +239,13 @@ def compile_source(
             if resolve_links:  # answered from the compile just done (about 1 ms)
                 reported = compiler.query(selector=f"<{POSITIONS_LABEL}>", field="value", one=True)
         except typst.TypstError as exc:
+            missing = _NO_GLYPH.search(_message(exc)) if standard else None
+            if missing is not None:  # the input's fault, not ours: say what is accepted
+                raise InputError(
+                    f"the text {missing.group(1)} has a character no font of the report draws, "
+                    f"and {options.pdf_variant} forbids text without a glyph; accepted: text "
+                    "the report's fonts draw (remove the character), or no pdf_variant"
+                ) from exc
             raise RenderError(
                 f"the Typst engine could not lay out the document: {_message(exc)}"
             ) from exc
