@@ -187,3 +187,64 @@ def test_an_id_on_an_element_without_a_line_of_text_leads_to_it(tmp_path: Path,
     assert code[0] == page and top < code[1] <= top + 30  # the code box's padding above
     assert_leads_to(links, "below", pdf, "Below the code.")
     assert line_of(pdf, "below")[1] - top < 40  # no empty line between the links and the code
+
+
+#: A place before a code block and one before a rule, which have no line of text to carry it.
+BEFORE_BLOCKS = ("# A\n\nTo [code](#x), [same](#y), [rule](#r).\n\n<a id=\"x\"></a>\n"
+                 "<a id=\"y\"></a>\n\n```\ncode only\n```\n\n<a id=\"r\"></a>\n\n---\n\n"
+                 "After the rule.\n")
+
+
+def test_html_marks_the_code_block_and_the_rule_themselves(tmp_path: Path) -> None:
+    """No empty ``<p>`` for the anchors (it could stay at the foot of the page before the
+    block): the ids are on elements around the block, so a link lands on it."""
+    (result,) = render(BEFORE_BLOCKS, tmp_path, sources_pool=POOL, formats=["html"])
+    assert not result.warnings
+    root = lxml.html.parse(str(tmp_path / "report.html")).getroot()
+    assert not [p for p in root.iter("p") if not p.text_content().strip()]
+    assert root.xpath("string(//*[@id='x']//pre)") == "code only"
+    assert root.xpath("//*[@id='y']/parent::*/@id") == ["x"]
+    assert root.xpath("count(//*[@id='r']/hr)") == 1
+
+
+def test_weasyprint_link_leads_to_the_code_block(tmp_path: Path) -> None:
+    (result,) = render(BEFORE_BLOCKS, tmp_path, sources_pool=POOL, formats=["pdf"],
+                       pdf_engine="weasyprint")
+    assert not result.warnings
+    pdf = tmp_path / "report.pdf"
+    links = internal_links(pdf)
+    page, top = line_of(pdf, "code only")
+    targets = [(to, y) for text, to, y in links if text in ("code", "same")]
+    assert len(targets) == 2
+    assert all(to == page and top < y <= top + 30 for to, y in targets)  # the box's padding
+    assert line_of(pdf, "code only")[1] - line_of(pdf, "To code")[1] > -40  # no empty line
+
+
+def test_docx_bookmarks_the_code_line_and_the_rule(tmp_path: Path) -> None:
+    (result,) = render(BEFORE_BLOCKS, tmp_path, sources_pool=POOL, formats=["docx"])
+    assert not result.warnings
+    data = (tmp_path / "report.docx").read_bytes()
+    marks, links = docx_places(data)
+    assert marks[links["code"]] == marks[links["same"]] == "code only"
+    body = lxml.etree.fromstring(zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml"))
+    (empty,) = [p for p in body.iter(f"{W}p") if not "".join(p.itertext()).strip()]
+    assert empty.find(f".//{W}pBdr") is not None  # the rule's own: no paragraph of anchors
+    assert [m.get(f"{W}name") for m in empty.iter(f"{W}bookmarkStart")] == [links["rule"]]
+
+
+@pytest.mark.parametrize("citations", ["superscript", "footnotes"])
+def test_docx_links_to_a_citation(tmp_path: Path, citations: str) -> None:
+    """``#cite-1`` (a citation's own id in HTML and PDF) is a bookmark on the citation."""
+    content = "# A\n\nSee [the citation](#cite-2).\n\nOne [[S:1]]. Two [[S:1]].\n"
+    (result,) = render(content, tmp_path, sources_pool=POOL, formats=["docx"],
+                       docx_citations=citations)
+    assert not result.warnings
+    data = (tmp_path / "report.docx").read_bytes()
+    body = lxml.etree.fromstring(zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml"))
+    marks, links = docx_places(data)
+    mark = links["the citation"]
+    assert marks[mark].startswith("One")
+    (start,) = [m for m in body.iter(f"{W}bookmarkStart") if m.get(f"{W}name") == mark]
+    before = "".join(t.text or "" for t in start.itersiblings(preceding=True)
+                     for t in t.iter(f"{W}t"))
+    assert "One" in before and "Two" in before  # on the second citation

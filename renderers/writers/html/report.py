@@ -81,6 +81,7 @@ from renderers.writers.common import (
     TitleBlock,
     block_alignment,
     caption_direction,
+    carried_anchors,
     citation_note_direction,
     citation_notes_heading,
     cite_direction,
@@ -221,7 +222,7 @@ def write_report(
     words = document_words(rdoc, options)
     writer = ReportWriter(options, rdoc, words, target)
     blocks = rdoc.document.blocks
-    parts = [writer.block(block) for block in blocks]
+    parts = writer.block_parts(blocks)
     notes = writer.notes()
     toc = Markup("")
     if options.toc:
@@ -401,7 +402,23 @@ class ReportWriter:
     # ------------------------------------------------------------------ blocks
 
     def blocks(self, blocks: Iterable[Block], *, tight: bool = False) -> Markup:
-        return Markup("\n").join(self.block(b, tight=tight) for b in blocks)
+        return Markup("\n").join(part for part in self.block_parts(blocks, tight=tight) if part)
+
+    def block_parts(self, blocks: Iterable[Block], *, tight: bool = False) -> list[Markup]:
+        """One part per block; a paragraph of anchors only before a code block or a rule is
+        empty, its ids on a ``<div>`` around that block (:func:`carried_anchors`), so no empty
+        line is drawn and a link to them lands on the block, whichever page it starts."""
+        listed = list(blocks)
+        parts: list[Markup] = []
+        for block, ids in zip(listed, carried_anchors(listed), strict=True):
+            if ids is None:
+                parts.append(Markup(""))
+                continue
+            part = self.block(block, tight=tight)
+            for ident in reversed(ids):
+                part = Markup(f'<div id="{escape(ident)}">{part}</div>')
+            parts.append(part)
+        return parts
 
     def block(self, block: Block, *, tight: bool = False) -> Markup:
         match block:
