@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from urllib.parse import unquote
@@ -322,6 +322,14 @@ def _shown_title_block(header: _Element) -> _ShownTitleBlock:
     )
 
 
+def is_rebuilt_part(tag: str, classes: Iterable[str]) -> bool:
+    """Whether an element of a page citerender wrote is a part its writer makes again (left
+    out by the reader, and so by the audit's coverage): a ``<section>`` or ``<nav>`` of
+    :data:`REBUILT_PARTS`, the ``<header class="title-block">``."""
+    named = REBUILT_PARTS.intersection(classes)
+    return bool(named) if tag in ("section", "nav") else tag == "header" and "title-block" in named
+
+
 def rebuilt_parts(html: str) -> list[tuple[int, int]]:
     """Where a page citerender wrote has the parts its writer makes again
     (:data:`REBUILT_PARTS`), as ``[start, end)`` offsets of their markup as written: the audit
@@ -332,7 +340,7 @@ def rebuilt_parts(html: str) -> list[tuple[int, int]]:
         if opened < 0 and tag.kind == "start" and tag.name in ("section", "nav", "header"):
             written = TAG_ATTRIBUTES.match(html, tag.start + 1 + len(tag.name))
             classes = tag_attributes(written.group(1)).get("class", "") if written else ""
-            if REBUILT_PARTS.intersection(classes.split()):
+            if is_rebuilt_part(tag.name, classes.split()):
                 opened, name, depth = tag.start, tag.name, 1
         elif opened >= 0 and tag.name == name and tag.kind != "empty":
             depth += 1 if tag.kind == "start" else -1
@@ -575,10 +583,10 @@ class _HtmlReader:
         if element.tag == "h1" and "doc-title" in classes:
             self.context.title = HTML_SPACE.sub(" ", _text_of(element)).strip()
             return []
-        if element.tag in ("section", "nav") and classes & REBUILT_PARTS:
-            return []
         if element.tag == "header" and "title-block" in classes:
             self.title_block = _shown_title_block(element)
+            return []
+        if is_rebuilt_part(element.tag, classes):
             return []
         if element.tag == "section" and "notes" in classes:
             return self.author_notes(element, depth=depth)

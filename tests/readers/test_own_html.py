@@ -217,6 +217,24 @@ def test_a_pasted_generator_meta_is_only_trusted_for_what_the_writer_makes() -> 
     assert "Kept" in text and "color" not in text and "alert" not in text
 
 
+@pytest.mark.parametrize("part", ['<header class="sources">', '<header class="toc">',
+                                  '<div class="sources">'])
+def test_a_part_the_writer_never_makes_is_read_and_audited(part: str, tmp_path: Path) -> None:
+    """Only the parts the writer makes are left out, the same ones by the reader and the audit:
+    a crafted ``<header class="sources">`` is the author's, its tokens checked by both."""
+    tag = part[1:part.index(" ")]
+    page = ('<html><head><meta name="generator" content="citerender"></head><body>'
+            f"<p>Before [[S:1]].</p>{part}<p>Inside [[S:2]] and [[S:x]].</p></{tag}></body></html>")
+    pool = [{"sid": n, "title": f"T{n}", "url": f"https://e.org/{n}"} for n in (1, 2)]
+    (result,) = render(page, tmp_path, sources_pool=pool, formats=["md"])
+    assert any("[[S:x]]" in warning for warning in result.warnings)
+    assert "Inside [^2]" in (tmp_path / "report.md").read_text("utf-8")
+    report = audit(page, pool)
+    assert list(report.cited_sids) == used(tmp_path / "report.md")[0][1] == [1, 2]
+    assert [token.text for token in report.invalid_tokens] == ["[[S:x]]"]
+    assert rebuilt_parts(page) == []
+
+
 @pytest.mark.parametrize("sample", MARKDOWN, ids=MARKDOWN_IDS)
 def test_the_audit_of_the_html_counts_what_its_render_cites(
     sample: Sample, written: dict[str, str], tmp_path: Path
