@@ -28,7 +28,7 @@ from renderers.errors import LimitError
 from renderers.options import Limits
 from renderers.readers.sanitize import refused_image_message
 from renderers.sandbox import shown_reference
-from renderers.text import RESERVED_ANCHOR, HeadingIds
+from renderers.text import GIVEN_ID_RULE, RESERVED_ANCHOR, HeadingIds
 from renderers.writers.common import CITATION_NOTES_ID, NOTES_ID
 from renderers.writers.contents import CONTENTS_ID
 
@@ -217,9 +217,11 @@ class ReadContext:
             if target in self.ids or RESERVED_ANCHOR.match(target) \
                     or target in _WRITERS_SECTIONS:
                 continue
+            why = ("no heading or element has the id" if HeadingIds.can_keep(target)
+                   else GIVEN_ID_RULE)
             self.warn(where if isinstance(where, int) else where(),
-                      f"the link to '#{target}' leads nowhere: no heading or element has the "
-                      "id; its text is kept")
+                      f"the link to {'#' + shown_reference(target)!r} leads nowhere: {why}; "
+                      "its text is kept")
 
     def document(self, blocks: Sequence[Block]) -> Document:
         """The finished document (the notes of links that lead nowhere added)."""
