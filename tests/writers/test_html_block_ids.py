@@ -248,3 +248,27 @@ def test_docx_links_to_a_citation(tmp_path: Path, citations: str) -> None:
     before = "".join(t.text or "" for t in start.itersiblings(preceding=True)
                      for t in t.iter(f"{W}t"))
     assert "One" in before and "Two" in before  # on the second citation
+
+
+def test_an_author_id_of_a_section_the_writer_adds_leaves_it_to_the_section(
+    tmp_path: Path,
+) -> None:
+    """``notes`` and ``contents`` are the ids of the Notes section and the contents list when
+    the writer adds them: an author's element with one is no place (as in Typst), so the
+    contents' own entry and the author's link lead to the section, not to that element; an id
+    of a section the document does not have stays the author's."""
+    content = ("# H\n\nSee [n](#notes), [c](#contents), [cn](#citation-notes).[^a]\n\n"
+               '<p id="notes">Mine notes</p>\n\n<p id="contents">Mine contents</p>\n\n'
+               '<p id="citation-notes">Mine cn</p>\n\n## Two\n\nCite [[S:1]].\n\n[^a]: The note.\n')
+    (result,) = render(content, tmp_path, sources_pool=POOL, formats=["html"], toc=True)
+    assert not result.warnings
+    root = lxml.html.parse(str(tmp_path / "report.html")).getroot()
+    assert [e.tag for e in root.xpath("//*[@id='notes']")] == ["section"]
+    assert [e.tag for e in root.xpath("//*[@id='contents']")] == ["nav"]
+    assert root.xpath("string(//*[@id='citation-notes']/following::text()[1])") == "Mine cn"
+    (pdf_result,) = render(content, tmp_path / "pdf", sources_pool=POOL, formats=["pdf"],
+                           toc=True, pdf_engine="weasyprint")
+    links = internal_links(tmp_path / "pdf" / "report.pdf")
+    (to_notes,) = {(to, y) for text, to, y in links if text == "n"}
+    assert {(to, y) for text, to, y in links if text.startswith("Notes")} == {to_notes}
+    assert to_notes[1] < line_of(tmp_path / "pdf" / "report.pdf", "Mine notes")[1]

@@ -392,12 +392,16 @@ class ReportWriter:
         self.heading_ids: dict[int, str] = {}  # id(heading) → the id it was written with
         self.has_math = False
         self.in_link = False  # inside a link, the link wraps its long words, not a span
-        if self.notes_series:
-            self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
-        if has_citation_notes(document.blocks):
-            self.ids.assign(CITATION_NOTES_ID)
-        if options.toc:
-            self.ids.assign(CONTENTS_ID)  # the contents list's own id
+        #: the ids of the sections this writer adds: no heading or author's anchor takes one
+        #: (links to it lead to the section, as in Typst)
+        self.own_ids = frozenset(
+            ident for ident, made in ((NOTES_ID, bool(self.notes_series)),
+                                      (CITATION_NOTES_ID, has_citation_notes(document.blocks)),
+                                      (CONTENTS_ID, options.toc)) if made
+        )
+        for ident in (NOTES_ID, CITATION_NOTES_ID, CONTENTS_ID):
+            if ident in self.own_ids:
+                self.ids.assign(ident)
 
     # ------------------------------------------------------------------ blocks
 
@@ -415,7 +419,7 @@ class ReportWriter:
                 parts.append(Markup(""))
                 continue
             part = self.block(block, tight=tight)
-            for ident in reversed(ids):
+            for ident in reversed([i for i in ids if i not in self.own_ids]):
                 part = Markup(f'<div id="{escape(ident)}">{part}</div>')
             parts.append(part)
         return parts
@@ -614,6 +618,8 @@ class ReportWriter:
             case RawInline(text, _):
                 return Markup(f'<span class="raw">{breakable(text)}</span>')
             case Anchor(ident):
+                if ident in self.own_ids:
+                    return Markup("")
                 return Markup(f'<span id="{escape(ident)}"></span>')
             case FootnoteRef(label):
                 note = self.notes_series.get(label)
