@@ -189,10 +189,11 @@ class ReadContext:
         if not notes and error is None and sids:
             return tuple(sids)
         where = line() if callable(line) else line
+        shown = shown_reference(text)  # a USAGE meta's whole content may run to kilobytes
         for note in notes:
-            self.warn(where, f"{text!r}: {note}")
+            self.warn(where, f"{shown!r}: {note}")
         if error is not None or not sids:
-            self.warn(where, f"invalid citation {text!r}: {error or 'no sids'}; kept as text")
+            self.warn(where, f"invalid citation {shown!r}: {error or 'no sids'}; kept as text")
             return None
         return tuple(sids)
 

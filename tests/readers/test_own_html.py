@@ -235,6 +235,18 @@ def test_a_part_the_writer_never_makes_is_read_and_audited(part: str, tmp_path: 
     assert rebuilt_parts(page) == []
 
 
+def test_an_invalid_usage_meta_or_citation_is_quoted_briefly() -> None:
+    """A pasted page's USAGE meta of 10 kB, or a citation with 100,000 characters of text,
+    is named by its first 80 characters in the note, not copied whole into it."""
+    page = ('<html><head><meta name="generator" content="citerender">'
+            f'<meta name="citerender-usage" content="-1, {",".join(["2"] * 5000)}"></head>'
+            f'<body><p>x<sup class="cite" data-sids="0">{"y" * 100_000}</sup></p></body></html>')
+    document = read_html(page)
+    assert len(document.notes) == 2
+    assert all(len(note.message) < 200 and "…" in note.message for note in document.notes)
+    assert document.usage_sids == ()
+
+
 @pytest.mark.parametrize("sample", MARKDOWN, ids=MARKDOWN_IDS)
 def test_the_audit_of_the_html_counts_what_its_render_cites(
     sample: Sample, written: dict[str, str], tmp_path: Path
