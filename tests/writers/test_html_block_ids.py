@@ -268,6 +268,7 @@ def test_an_author_id_of_a_section_the_writer_adds_leaves_it_to_the_section(
     assert root.xpath("string(//*[@id='citation-notes']/following::text()[1])") == "Mine cn"
     (pdf_result,) = render(content, tmp_path / "pdf", sources_pool=POOL, formats=["pdf"],
                            toc=True, pdf_engine="weasyprint")
+    assert not pdf_result.warnings
     links = internal_links(tmp_path / "pdf" / "report.pdf")
     (to_notes,) = {(to, y) for text, to, y in links if text == "n"}
     assert {(to, y) for text, to, y in links if text.startswith("Notes")} == {to_notes}
