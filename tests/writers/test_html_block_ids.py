@@ -273,3 +273,16 @@ def test_an_author_id_of_a_section_the_writer_adds_leaves_it_to_the_section(
     (to_notes,) = {(to, y) for text, to, y in links if text == "n"}
     assert {(to, y) for text, to, y in links if text.startswith("Notes")} == {to_notes}
     assert to_notes[1] < line_of(tmp_path / "pdf" / "report.pdf", "Mine notes")[1]
+
+
+@pytest.mark.parametrize("toc", [False, True])
+def test_docx_links_to_the_notes_and_sources_it_adds(tmp_path: Path, toc: bool) -> None:
+    """``#notes`` and ``#sources`` lead to the headings of those sections, as in HTML and PDF,
+    with or without contents; an author's element with such an id is no place."""
+    content = ("# H\n\nSee [n](#notes) and [s](#sources).[^a]\n\n"
+               '<p id="notes">Mine notes</p>\n\nCite [[S:1]].\n\n[^a]: The note.\n')
+    (result,) = render(content, tmp_path, sources_pool=POOL, formats=["docx"], toc=toc)
+    assert not result.warnings
+    marks, links = docx_places((tmp_path / "report.docx").read_bytes())
+    assert (marks[links["n"]], marks[links["s"]]) == ("Notes", "Sources")
+    assert "Mine notes" not in marks.values()

@@ -285,7 +285,9 @@ class _DocxWriter:
         self.entry_tips = {e.anchor: e.title for e in rdoc.entries}  # links to entries
         # The citations the Sources entries link back to, and those a link of the text names
         # ("#cite-2"), as in HTML and PDF, where every citation has its id.
-        self.linked_cites = frozenset(_linked_cites(rdoc.document.blocks))
+        linked = _linked_ids(rdoc.document.blocks)
+        self.linked_cites = frozenset(node.anchor for node in iter_inlines(rdoc.document.blocks)
+                                      if isinstance(node, Cite) and node.anchor in linked)
         marked = dict.fromkeys(e.backlink for e in rdoc.entries if e.backlink)
         marked.update(dict.fromkeys(sorted(self.linked_cites)))
         self.cite_marks = {a: self.bookmarks.name_for(a.replace("-", "_")) for a in marked}
@@ -304,9 +306,14 @@ class _DocxWriter:
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         section = document.sections[-1]
         self.text_width = int(section.page_width - section.left_margin - section.right_margin)
-        self._collect(rdoc.document.blocks)
-        #: bookmarks of the Notes and Sources headings, which the contents link to
-        self.back_marks = {k: marks(k) for k in ("notes", "sources")} if options.toc else {}
+        #: the sections this writer adds whose headings a link may lead to (the author's
+        #: anchor of the same id is no place, as in HTML and PDF)
+        made = {"notes": bool(self.notes),
+                "sources": not self.footnote_mode and bool(rdoc.entries)}
+        self._collect(rdoc.document.blocks, frozenset(k for k, shown in made.items() if shown))
+        #: bookmarks of the Notes and Sources headings, which the contents and links lead to
+        self.back_marks = ({k: marks(k) for k in made} if options.toc else
+                           {k: marks(k) for k, shown in made.items() if shown and k in linked})
         self.code = RunProps(mono=MONO_FONT, shade=CODE_SHADE)
         self.highlight = Highlighter(options.highlight_style)
         self.sup = RunProps(superscript=True)
@@ -357,8 +364,9 @@ class _DocxWriter:
             props = ParaProps(style=self.styles.get(style), bidi=is_rtl(text), space_after=after)
             add_run(add_paragraph(body, props), text, self._direction(text))
 
-    def _collect(self, blocks: tuple[Block, ...]) -> None:
-        """Reserve heading and anchor bookmarks first (links may point ahead)."""
+    def _collect(self, blocks: tuple[Block, ...], own: frozenset[str]) -> None:
+        """Reserve heading and anchor bookmarks first (links may point ahead); none for an
+        anchor named as a section this writer adds (``own``)."""
         for block in iter_blocks(blocks):
             if isinstance(block, Heading) and block.id and block.id not in self.heading_marks:
                 self.heading_marks[block.id] = self.bookmarks.name_for(block.id)
@@ -366,7 +374,8 @@ class _DocxWriter:
                 name = bookmark_name(block.label, block.number)
                 self.numbered_marks.setdefault(name, self.bookmarks.name_for(name))
         for node in iter_inlines(blocks):
-            if isinstance(node, Anchor) and node.id not in self.heading_marks:
+            if isinstance(node, Anchor) and node.id not in self.heading_marks \
+                    and node.id not in own:
                 self.anchor_marks.setdefault(node.id, self.bookmarks.name_for(node.id))
 
     def _contents(self, body: Element) -> None:
@@ -700,7 +709,8 @@ class _DocxWriter:
         elif url.startswith("#"):
             ident = url[1:]
             mark = (self.heading_marks.get(ident, "") or self.anchor_marks.get(ident, "")
-                    or self.entry_marks.get(ident, "") or self.cite_marks.get(ident, ""))
+                    or self.entry_marks.get(ident, "") or self.cite_marks.get(ident, "")
+                    or self.back_marks.get(ident, ""))
             if mark:
                 tip = link.title or self.entry_tips.get(ident, "")
                 target = add_hyperlink(p, anchor=mark, tooltip=tip)
@@ -857,9 +867,7 @@ def _split_first(blocks: tuple[Block, ...]) -> tuple[Paragraph | None, tuple[Blo
     return None, blocks
 
 
-def _linked_cites(blocks: tuple[Block, ...]) -> list[str]:
-    """The anchors of the citations (``cite-2``) a link of ``blocks`` leads to."""
-    linked = {node.url[1:] for node in iter_inlines(blocks)
-              if isinstance(node, Link) and node.url.startswith("#")}
-    return [node.anchor for node in iter_inlines(blocks)
-            if isinstance(node, Cite) and node.anchor in linked]
+def _linked_ids(blocks: tuple[Block, ...]) -> frozenset[str]:
+    """The ids the in-document links of ``blocks`` lead to (``#cite-2`` → ``cite-2``)."""
+    return frozenset(node.url[1:] for node in iter_inlines(blocks)
+                     if isinstance(node, Link) and node.url.startswith("#"))
