@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
+from typing import get_args
 from urllib.parse import unquote
 
 from citations.codemap import CODE_ELEMENTS, html_tags
@@ -79,6 +80,7 @@ from renderers.readers.sanitize import (
     sanitize_html,
     visible_length,
 )
+from renderers.writers.common import TitleLine
 
 #: Text the sanitizer may drop without a warning (scripts' fallbacks, a few stray characters).
 _DROP_TOLERANCE = 40
@@ -466,6 +468,28 @@ def _aligned(blocks: list[Block], align: Alignment) -> list[Block]:
     return out
 
 
+#: What the report writer puts directly in the title block: its lines (by class) and the
+#: abstract; in the other parts it makes again, their heading and lists.
+_TITLE_BLOCK_CHILDREN = {"p": frozenset(get_args(TitleLine)), "div": frozenset({"abstract"})}
+_PART_CHILDREN = frozenset({*_HEADINGS, "ol", "ul"})
+
+
+def _holds_other_text(element: _Element) -> bool:
+    """Whether a part the report writer makes again holds what the writer never puts there
+    (text, a paragraph): the author's, which ran into the part (left unclosed, say)."""
+    for child in element.children:
+        if isinstance(child, str):
+            if child.strip():
+                return True
+        elif element.tag == "header":
+            classes = _TITLE_BLOCK_CHILDREN.get(child.tag, frozenset())
+            if not classes.intersection(child.attrs.get("class", "").split()):
+                return True
+        elif child.tag not in _PART_CHILDREN:
+            return True
+    return False
+
+
 def _text_of(node: _Element | str) -> str:
     """All text below ``node``, verbatim (iterative: no recursion on deep trees)."""
     parts: list[str] = []
@@ -585,8 +609,12 @@ class _HtmlReader:
             return []
         if element.tag == "header" and "title-block" in classes:
             self.title_block = _shown_title_block(element)
-            return []
         if is_rebuilt_part(element.tag, classes):
+            if _holds_other_text(element):
+                named = " ".join(sorted(classes & REBUILT_PARTS))
+                self.context.warn(0, f'<{element.tag} class="{named}"> holds text citerender '
+                                  "never writes there, left out with the part, which it makes "
+                                  "again: is the part closed before that text?")
             return []
         if element.tag == "section" and "notes" in classes:
             return self.author_notes(element, depth=depth)

@@ -235,6 +235,19 @@ def test_a_part_the_writer_never_makes_is_read_and_audited(part: str, tmp_path: 
     assert rebuilt_parts(page) == []
 
 
+@pytest.mark.parametrize("part", ['<section class="sources"><h2>Sources</h2>',
+                                  '<header class="title-block"><p class="subtitle">S</p>'])
+def test_text_that_ran_into_a_rebuilt_part_is_not_left_out_silently(part: str) -> None:
+    """A pasted page whose Sources section (or title block) is never closed holds the
+    author's text after it, which the reader leaves out with the part: a note says so."""
+    page = ('<html><head><meta name="generator" content="citerender"></head><body>'
+            f"<p>Before [[S:1]].</p>{part}<p>The author's text [[S:2]].</p></body></html>")
+    document = read_html(page)
+    assert "author's text" not in json.dumps([repr(b) for b in document.blocks])
+    (note,) = document.notes
+    assert "never writes there, left out with the part" in note.message
+
+
 def test_an_invalid_usage_meta_or_citation_is_quoted_briefly() -> None:
     """A pasted page's USAGE meta of 10 kB, or a citation with 100,000 characters of text,
     is named by its first 80 characters in the note, not copied whole into it."""
