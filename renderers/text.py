@@ -30,6 +30,8 @@ _NOT_SLUG = re.compile(r"[^\w\- ]+")
 _DASHES = re.compile(r"[\s\-]+")
 #: An id a heading may keep as it is (an HTML id: no white space; bounded).
 _GIVEN_ID = re.compile(r"[^\s]{1,200}")
+#: What an id must be for a heading or an element to keep it (:data:`_GIVEN_ID`), in words.
+GIVEN_ID_RULE = "an id is 1 to 200 characters without white space"
 #: Anchors that writers generate themselves; neither a heading nor author HTML takes one.
 RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|cnote|src|fn|fnref|fig|tbl)-\d+)$")
 #: Length from which a word (a run without white space) may not fit on a line: such a word may
@@ -293,11 +295,16 @@ class HeadingIds:
         """The id of a heading: ``given`` (an id its document gave it, which the document's
         links use) as it is when it is free, else a fresh one made from ``given`` or ``text``.
         An id as a slug is its own slug, so a reader's ids pass through writers unchanged."""
-        if _GIVEN_ID.fullmatch(given) and given not in self._used \
+        if self.can_keep(given) and given not in self._used \
                 and not RESERVED_ANCHOR.match(given):
             self._used.add(given)
             return given
         return self.assign(given or text)
+
+    @staticmethod
+    def can_keep(given: str) -> bool:
+        """Whether ``given`` is an id a heading or an element may keep (:data:`GIVEN_ID_RULE`)."""
+        return _GIVEN_ID.fullmatch(given) is not None
 
     def __contains__(self, ident: object) -> bool:
         """Whether ``ident`` is taken (a heading's or an anchor's)."""
@@ -307,7 +314,7 @@ class HeadingIds:
         """Take ``given`` exactly as it is for an anchor (an id the author's HTML gave an
         element that is not a heading): True when it was free and is not a writer's own;
         False leaves the id to what already has it."""
-        if _GIVEN_ID.fullmatch(given) and given not in self._used \
+        if self.can_keep(given) and given not in self._used \
                 and not RESERVED_ANCHOR.match(given):
             self._used.add(given)
             return True

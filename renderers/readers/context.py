@@ -28,7 +28,7 @@ from renderers.errors import LimitError
 from renderers.options import Limits
 from renderers.readers.sanitize import refused_image_message
 from renderers.sandbox import shown_reference
-from renderers.text import RESERVED_ANCHOR, HeadingIds
+from renderers.text import GIVEN_ID_RULE, RESERVED_ANCHOR, HeadingIds
 from renderers.writers.common import CITATION_NOTES_ID, NOTES_ID
 from renderers.writers.contents import CONTENTS_ID
 
@@ -189,10 +189,11 @@ class ReadContext:
         if not notes and error is None and sids:
             return tuple(sids)
         where = line() if callable(line) else line
+        shown = shown_reference(text)  # a USAGE meta's whole content may run to kilobytes
         for note in notes:
-            self.warn(where, f"{text!r}: {note}")
+            self.warn(where, f"{shown!r}: {note}")
         if error is not None or not sids:
-            self.warn(where, f"invalid citation {text!r}: {error or 'no sids'}; kept as text")
+            self.warn(where, f"invalid citation {shown!r}: {error or 'no sids'}; kept as text")
             return None
         return tuple(sids)
 
@@ -217,9 +218,11 @@ class ReadContext:
             if target in self.ids or RESERVED_ANCHOR.match(target) \
                     or target in _WRITERS_SECTIONS:
                 continue
+            why = ("no heading or element has the id" if HeadingIds.can_keep(target)
+                   else GIVEN_ID_RULE)
             self.warn(where if isinstance(where, int) else where(),
-                      f"the link to '#{target}' leads nowhere: no heading or element has the "
-                      "id; its text is kept")
+                      f"the link to {'#' + shown_reference(target)!r} leads nowhere: {why}; "
+                      "its text is kept")
 
     def document(self, blocks: Sequence[Block]) -> Document:
         """The finished document (the notes of links that lead nowhere added)."""

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
+from typing import get_args
 from urllib.parse import unquote
 
 from citations.codemap import CODE_ELEMENTS, html_tags
@@ -79,6 +80,7 @@ from renderers.readers.sanitize import (
     sanitize_html,
     visible_length,
 )
+from renderers.writers.common import TitleLine
 
 #: Text the sanitizer may drop without a warning (scripts' fallbacks, a few stray characters).
 _DROP_TOLERANCE = 40
@@ -322,6 +324,14 @@ def _shown_title_block(header: _Element) -> _ShownTitleBlock:
     )
 
 
+def is_rebuilt_part(tag: str, classes: Iterable[str]) -> bool:
+    """Whether an element of a page citerender wrote is a part its writer makes again (left
+    out by the reader, and so by the audit's coverage): a ``<section>`` or ``<nav>`` of
+    :data:`REBUILT_PARTS`, the ``<header class="title-block">``."""
+    named = REBUILT_PARTS.intersection(classes)
+    return bool(named) if tag in ("section", "nav") else tag == "header" and "title-block" in named
+
+
 def rebuilt_parts(html: str) -> list[tuple[int, int]]:
     """Where a page citerender wrote has the parts its writer makes again
     (:data:`REBUILT_PARTS`), as ``[start, end)`` offsets of their markup as written: the audit
@@ -332,7 +342,7 @@ def rebuilt_parts(html: str) -> list[tuple[int, int]]:
         if opened < 0 and tag.kind == "start" and tag.name in ("section", "nav", "header"):
             written = TAG_ATTRIBUTES.match(html, tag.start + 1 + len(tag.name))
             classes = tag_attributes(written.group(1)).get("class", "") if written else ""
-            if REBUILT_PARTS.intersection(classes.split()):
+            if is_rebuilt_part(tag.name, classes.split()):
                 opened, name, depth = tag.start, tag.name, 1
         elif opened >= 0 and tag.name == name and tag.kind != "empty":
             depth += 1 if tag.kind == "start" else -1
@@ -458,6 +468,28 @@ def _aligned(blocks: list[Block], align: Alignment) -> list[Block]:
     return out
 
 
+#: What the report writer puts directly in the title block: its lines (by class) and the
+#: abstract; in the other parts it makes again, their heading and lists.
+_TITLE_BLOCK_CHILDREN = {"p": frozenset(get_args(TitleLine)), "div": frozenset({"abstract"})}
+_PART_CHILDREN = frozenset({*_HEADINGS, "ol", "ul"})
+
+
+def _holds_other_text(element: _Element) -> bool:
+    """Whether a part the report writer makes again holds what the writer never puts there
+    (text, a paragraph): the author's, which ran into the part (left unclosed, say)."""
+    for child in element.children:
+        if isinstance(child, str):
+            if child.strip():
+                return True
+        elif element.tag == "header":
+            classes = _TITLE_BLOCK_CHILDREN.get(child.tag, frozenset())
+            if not classes.intersection(child.attrs.get("class", "").split()):
+                return True
+        elif child.tag not in _PART_CHILDREN:
+            return True
+    return False
+
+
 def _text_of(node: _Element | str) -> str:
     """All text below ``node``, verbatim (iterative: no recursion on deep trees)."""
     parts: list[str] = []
@@ -575,10 +607,14 @@ class _HtmlReader:
         if element.tag == "h1" and "doc-title" in classes:
             self.context.title = HTML_SPACE.sub(" ", _text_of(element)).strip()
             return []
-        if element.tag in ("section", "nav") and classes & REBUILT_PARTS:
-            return []
         if element.tag == "header" and "title-block" in classes:
             self.title_block = _shown_title_block(element)
+        if is_rebuilt_part(element.tag, classes):
+            if _holds_other_text(element):
+                named = " ".join(sorted(classes & REBUILT_PARTS))
+                self.context.warn(0, f'<{element.tag} class="{named}"> holds text citerender '
+                                  "never writes there, left out with the part, which it makes "
+                                  "again: is the part closed before that text?")
             return []
         if element.tag == "section" and "notes" in classes:
             return self.author_notes(element, depth=depth)

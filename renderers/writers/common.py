@@ -39,6 +39,7 @@ from urllib.parse import quote
 from citations.numbering import display_segments, note_segments
 from renderers.document import (
     Alignment,
+    Anchor,
     Block,
     Cite,
     Document,
@@ -53,6 +54,7 @@ from renderers.document import (
     iter_blocks,
     iter_inlines,
     label_kind,
+    only_anchors,
     plain_text,
 )
 from renderers.errors import LimitError
@@ -260,6 +262,29 @@ def title_block(document: Document, options: RenderOptions, words: Labels) -> Ti
         else (),
         abstract_heading=words.abstract,
     )
+
+
+def carried_anchors(blocks: Sequence[Block]) -> list[tuple[str, ...] | None]:
+    """Per block of ``blocks``, the anchor ids it carries at its top: those of the paragraphs
+    of anchors only right before it (which :func:`renderers.readers.anchors.anchors_on_text`
+    leaves before a code block or a rule), so that a writer marks the block itself and sets no
+    empty line; None for such a paragraph, written by the block after it. A paragraph of
+    anchors only with no block after it carries its own anchors (it stays a paragraph)."""
+    out: list[tuple[str, ...] | None] = []
+    held: list[str] = []
+    for block in blocks:
+        if isinstance(block, Paragraph) and only_anchors(block.children):
+            held.extend(node.id for node in block.children if isinstance(node, Anchor))
+            out.append(None)
+            continue
+        out.append(tuple(held))
+        held = []
+    if held:  # the trailing paragraphs of anchors only write themselves
+        for index in range(len(out) - 1, -1, -1):
+            if out[index] is not None:
+                break
+            out[index] = ()
+    return out
 
 
 def title_block_position(blocks: Sequence[Block], title: DocumentTitle) -> int:

@@ -217,6 +217,49 @@ def test_a_pasted_generator_meta_is_only_trusted_for_what_the_writer_makes() -> 
     assert "Kept" in text and "color" not in text and "alert" not in text
 
 
+@pytest.mark.parametrize("part", ['<header class="sources">', '<header class="toc">',
+                                  '<div class="sources">'])
+def test_a_part_the_writer_never_makes_is_read_and_audited(part: str, tmp_path: Path) -> None:
+    """Only the parts the writer makes are left out, the same ones by the reader and the audit:
+    a crafted ``<header class="sources">`` is the author's, its tokens checked by both."""
+    tag = part[1:part.index(" ")]
+    page = ('<html><head><meta name="generator" content="citerender"></head><body>'
+            f"<p>Before [[S:1]].</p>{part}<p>Inside [[S:2]] and [[S:x]].</p></{tag}></body></html>")
+    pool = [{"sid": n, "title": f"T{n}", "url": f"https://e.org/{n}"} for n in (1, 2)]
+    (result,) = render(page, tmp_path, sources_pool=pool, formats=["md"])
+    assert any("[[S:x]]" in warning for warning in result.warnings)
+    assert "Inside [^2]" in (tmp_path / "report.md").read_text("utf-8")
+    report = audit(page, pool)
+    assert list(report.cited_sids) == used(tmp_path / "report.md")[0][1] == [1, 2]
+    assert [token.text for token in report.invalid_tokens] == ["[[S:x]]"]
+    assert rebuilt_parts(page) == []
+
+
+@pytest.mark.parametrize("part", ['<section class="sources"><h2>Sources</h2>',
+                                  '<header class="title-block"><p class="subtitle">S</p>'])
+def test_text_that_ran_into_a_rebuilt_part_is_not_left_out_silently(part: str) -> None:
+    """A pasted page whose Sources section (or title block) is never closed holds the
+    author's text after it, which the reader leaves out with the part: a note says so."""
+    page = ('<html><head><meta name="generator" content="citerender"></head><body>'
+            f"<p>Before [[S:1]].</p>{part}<p>The author's text [[S:2]].</p></body></html>")
+    document = read_html(page)
+    assert "author's text" not in json.dumps([repr(b) for b in document.blocks])
+    (note,) = document.notes
+    assert "never writes there, left out with the part" in note.message
+
+
+def test_an_invalid_usage_meta_or_citation_is_quoted_briefly() -> None:
+    """A pasted page's USAGE meta of 10 kB, or a citation with 100,000 characters of text,
+    is named by its first 80 characters in the note, not copied whole into it."""
+    page = ('<html><head><meta name="generator" content="citerender">'
+            f'<meta name="citerender-usage" content="-1, {",".join(["2"] * 5000)}"></head>'
+            f'<body><p>x<sup class="cite" data-sids="0">{"y" * 100_000}</sup></p></body></html>')
+    document = read_html(page)
+    assert len(document.notes) == 2
+    assert all(len(note.message) < 200 and "…" in note.message for note in document.notes)
+    assert document.usage_sids == ()
+
+
 @pytest.mark.parametrize("sample", MARKDOWN, ids=MARKDOWN_IDS)
 def test_the_audit_of_the_html_counts_what_its_render_cites(
     sample: Sample, written: dict[str, str], tmp_path: Path

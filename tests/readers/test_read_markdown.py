@@ -570,3 +570,17 @@ def test_a_link_that_leads_nowhere_is_noted_at_its_line_in_both_readers() -> Non
     ]
     html = read_html('<h1>T</h1>\n<p>\n<a href="#t">t</a>\n<a href="#missing">m</a></p>')
     assert [(note.line, "'#missing'" in note.message) for note in html.notes] == [(4, True)]
+
+
+def test_a_link_to_an_id_no_element_may_keep_says_why_briefly() -> None:
+    """An id of 10,000 characters (or with a space) is never a place, though an element has
+    it: the note says what an id must be, and quotes the first 80 characters only."""
+    long_id = "a" * 10_000
+    document = read_markdown(f'# H\n\n[x](#{long_id}) [y](#%20)\n\n<p id="{long_id}">p</p>\n')
+    messages = [note.message.split(": ", 1)[1] for note in document.notes]
+    assert messages == [
+        f"the link to '#{long_id[:80]}…' leads nowhere: an id is 1 to 200 characters without "
+        "white space; its text is kept",
+        "the link to '# ' leads nowhere: an id is 1 to 200 characters without white space; "
+        "its text is kept",
+    ]

@@ -187,3 +187,102 @@ def test_an_id_on_an_element_without_a_line_of_text_leads_to_it(tmp_path: Path,
     assert code[0] == page and top < code[1] <= top + 30  # the code box's padding above
     assert_leads_to(links, "below", pdf, "Below the code.")
     assert line_of(pdf, "below")[1] - top < 40  # no empty line between the links and the code
+
+
+#: A place before a code block and one before a rule, which have no line of text to carry it.
+BEFORE_BLOCKS = ("# A\n\nTo [code](#x), [same](#y), [rule](#r).\n\n<a id=\"x\"></a>\n"
+                 "<a id=\"y\"></a>\n\n```\ncode only\n```\n\n<a id=\"r\"></a>\n\n---\n\n"
+                 "After the rule.\n")
+
+
+def test_html_marks_the_code_block_and_the_rule_themselves(tmp_path: Path) -> None:
+    """No empty ``<p>`` for the anchors (it could stay at the foot of the page before the
+    block): the ids are on elements around the block, so a link lands on it."""
+    (result,) = render(BEFORE_BLOCKS, tmp_path, sources_pool=POOL, formats=["html"])
+    assert not result.warnings
+    root = lxml.html.parse(str(tmp_path / "report.html")).getroot()
+    assert not [p for p in root.iter("p") if not p.text_content().strip()]
+    assert root.xpath("string(//*[@id='x']//pre)") == "code only"
+    assert root.xpath("//*[@id='y']/parent::*/@id") == ["x"]
+    assert root.xpath("count(//*[@id='r']/hr)") == 1
+
+
+def test_weasyprint_link_leads_to_the_code_block(tmp_path: Path) -> None:
+    (result,) = render(BEFORE_BLOCKS, tmp_path, sources_pool=POOL, formats=["pdf"],
+                       pdf_engine="weasyprint")
+    assert not result.warnings
+    pdf = tmp_path / "report.pdf"
+    links = internal_links(pdf)
+    page, top = line_of(pdf, "code only")
+    targets = [(to, y) for text, to, y in links if text in ("code", "same")]
+    assert len(targets) == 2
+    assert all(to == page and top < y <= top + 30 for to, y in targets)  # the box's padding
+    assert line_of(pdf, "code only")[1] - line_of(pdf, "To code")[1] > -40  # no empty line
+
+
+def test_docx_bookmarks_the_code_line_and_the_rule(tmp_path: Path) -> None:
+    (result,) = render(BEFORE_BLOCKS, tmp_path, sources_pool=POOL, formats=["docx"])
+    assert not result.warnings
+    data = (tmp_path / "report.docx").read_bytes()
+    marks, links = docx_places(data)
+    assert marks[links["code"]] == marks[links["same"]] == "code only"
+    body = lxml.etree.fromstring(zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml"))
+    (empty,) = [p for p in body.iter(f"{W}p") if not "".join(p.itertext()).strip()]
+    assert empty.find(f".//{W}pBdr") is not None  # the rule's own: no paragraph of anchors
+    assert [m.get(f"{W}name") for m in empty.iter(f"{W}bookmarkStart")] == [links["rule"]]
+
+
+@pytest.mark.parametrize("citations", ["superscript", "footnotes"])
+def test_docx_links_to_a_citation(tmp_path: Path, citations: str) -> None:
+    """``#cite-1`` (a citation's own id in HTML and PDF) is a bookmark on the citation."""
+    content = "# A\n\nSee [the citation](#cite-2).\n\nOne [[S:1]]. Two [[S:1]].\n"
+    (result,) = render(content, tmp_path, sources_pool=POOL, formats=["docx"],
+                       docx_citations=citations)
+    assert not result.warnings
+    data = (tmp_path / "report.docx").read_bytes()
+    body = lxml.etree.fromstring(zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml"))
+    marks, links = docx_places(data)
+    mark = links["the citation"]
+    assert marks[mark].startswith("One")
+    (start,) = [m for m in body.iter(f"{W}bookmarkStart") if m.get(f"{W}name") == mark]
+    before = "".join(t.text or "" for t in start.itersiblings(preceding=True)
+                     for t in t.iter(f"{W}t"))
+    assert "One" in before and "Two" in before  # on the second citation
+
+
+def test_an_author_id_of_a_section_the_writer_adds_leaves_it_to_the_section(
+    tmp_path: Path,
+) -> None:
+    """``notes`` and ``contents`` are the ids of the Notes section and the contents list when
+    the writer adds them: an author's element with one is no place (as in Typst), so the
+    contents' own entry and the author's link lead to the section, not to that element; an id
+    of a section the document does not have stays the author's."""
+    content = ("# H\n\nSee [n](#notes), [c](#contents), [cn](#citation-notes).[^a]\n\n"
+               '<p id="notes">Mine notes</p>\n\n<p id="contents">Mine contents</p>\n\n'
+               '<p id="citation-notes">Mine cn</p>\n\n## Two\n\nCite [[S:1]].\n\n[^a]: The note.\n')
+    (result,) = render(content, tmp_path, sources_pool=POOL, formats=["html"], toc=True)
+    assert not result.warnings
+    root = lxml.html.parse(str(tmp_path / "report.html")).getroot()
+    assert [e.tag for e in root.xpath("//*[@id='notes']")] == ["section"]
+    assert [e.tag for e in root.xpath("//*[@id='contents']")] == ["nav"]
+    assert root.xpath("string(//*[@id='citation-notes']/following::text()[1])") == "Mine cn"
+    (pdf_result,) = render(content, tmp_path / "pdf", sources_pool=POOL, formats=["pdf"],
+                           toc=True, pdf_engine="weasyprint")
+    assert not pdf_result.warnings
+    links = internal_links(tmp_path / "pdf" / "report.pdf")
+    (to_notes,) = {(to, y) for text, to, y in links if text == "n"}
+    assert {(to, y) for text, to, y in links if text.startswith("Notes")} == {to_notes}
+    assert to_notes[1] < line_of(tmp_path / "pdf" / "report.pdf", "Mine notes")[1]
+
+
+@pytest.mark.parametrize("toc", [False, True])
+def test_docx_links_to_the_notes_and_sources_it_adds(tmp_path: Path, toc: bool) -> None:
+    """``#notes`` and ``#sources`` lead to the headings of those sections, as in HTML and PDF,
+    with or without contents; an author's element with such an id is no place."""
+    content = ("# H\n\nSee [n](#notes) and [s](#sources).[^a]\n\n"
+               '<p id="notes">Mine notes</p>\n\nCite [[S:1]].\n\n[^a]: The note.\n')
+    (result,) = render(content, tmp_path, sources_pool=POOL, formats=["docx"], toc=toc)
+    assert not result.warnings
+    marks, links = docx_places((tmp_path / "report.docx").read_bytes())
+    assert (marks[links["n"]], marks[links["s"]]) == ("Notes", "Sources")
+    assert "Mine notes" not in marks.values()

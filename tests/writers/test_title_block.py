@@ -145,6 +145,21 @@ def test_pptx_cover_subtitle_and_abstract_slide() -> None:
     assert_in_order(squashed(body), BLOCK[4:7])
 
 
+def test_pptx_subtitle_too_long_for_the_cover_gets_a_slide_of_its_own() -> None:
+    """The cover's subtitle box does not flow on: a longer subtitle (here one 3,000-letter
+    word) is the first slide after the cover, flowed over as many slides as it needs, and the
+    byline stays on the cover."""
+    word = "W" * 3000
+    answer = f"---\ntitle: Long\nsubtitle: {word}\nauthor: Ana Ruiz\n---\n\nBody.\n"
+    slides = list(Presentation(io.BytesIO(render_markdown("pptx", answer, ROWS))).slides)
+    cover = [s.text_frame.text for s in slides[0].shapes if s.has_text_frame]
+    assert cover == ["Long", "Ana Ruiz"]
+    shown = "".join(s.text_frame.text for slide in slides[1:] for s in slide.shapes
+                    if s.has_text_frame and s != slide.shapes.title)
+    assert shown.count("W") == len(word)
+    assert slides[1].shapes.title.text == "Long"
+
+
 @pytest.mark.slow
 @pytest.mark.libreoffice
 def test_office_files_show_the_block_in_libreoffice(tmp_path: Path) -> None:

@@ -78,6 +78,7 @@ from renderers.writers.common import (
     TitleLine,
     block_alignment,
     caption_direction,
+    carried_anchors,
     citation_note_direction,
     cite_direction,
     cite_space,
@@ -137,6 +138,7 @@ from renderers.writers.docx.oxml import (
     drop_thumbnail,
     line_direction,
     part_joined_frames,
+    w,
 )
 from renderers.writers.docx.styles import StyleBook, name_east_asian_font, set_default_language
 from renderers.writers.highlight import Highlighter
@@ -281,8 +283,14 @@ class _DocxWriter:
         self.src_marks = {n: self.bookmarks.name_for(f"src_{n}") for n in self.entries}
         self.entry_marks = {e.anchor: self.src_marks[e.number] for e in rdoc.entries}
         self.entry_tips = {e.anchor: e.title for e in rdoc.entries}  # links to entries
-        backlinks = dict.fromkeys(e.backlink for e in rdoc.entries if e.backlink)
-        self.cite_marks = {a: self.bookmarks.name_for(a.replace("-", "_")) for a in backlinks}
+        # The citations the Sources entries link back to, and those a link of the text names
+        # ("#cite-2"), as in HTML and PDF, where every citation has its id.
+        linked = _linked_ids(rdoc.document.blocks)
+        self.linked_cites = frozenset(node.anchor for node in iter_inlines(rdoc.document.blocks)
+                                      if isinstance(node, Cite) and node.anchor in linked)
+        marked = dict.fromkeys(e.backlink for e in rdoc.entries if e.backlink)
+        marked.update(dict.fromkeys(sorted(self.linked_cites)))
+        self.cite_marks = {a: self.bookmarks.name_for(a.replace("-", "_")) for a in marked}
         self._placed_cites: set[str] = set()
         marks = self.bookmarks.name_for
         self.note_marks = {n.label: marks(f"fn_{n.number}") for n in self.notes}
@@ -298,9 +306,14 @@ class _DocxWriter:
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         section = document.sections[-1]
         self.text_width = int(section.page_width - section.left_margin - section.right_margin)
-        self._collect(rdoc.document.blocks)
-        #: bookmarks of the Notes and Sources headings, which the contents link to
-        self.back_marks = {k: marks(k) for k in ("notes", "sources")} if options.toc else {}
+        #: the sections this writer adds whose headings a link may lead to (the author's
+        #: anchor of the same id is no place, as in HTML and PDF)
+        made = {"notes": bool(self.notes),
+                "sources": not self.footnote_mode and bool(rdoc.entries)}
+        self._collect(rdoc.document.blocks, frozenset(k for k, shown in made.items() if shown))
+        #: bookmarks of the Notes and Sources headings, which the contents and links lead to
+        self.back_marks = ({k: marks(k) for k in made} if options.toc else
+                           {k: marks(k) for k, shown in made.items() if shown and k in linked})
         self.code = RunProps(mono=MONO_FONT, shade=CODE_SHADE)
         self.highlight = Highlighter(options.highlight_style)
         self.sup = RunProps(superscript=True)
@@ -318,15 +331,15 @@ class _DocxWriter:
         blocks = self.rdoc.document.blocks
         contents_at = contents_position(blocks, self.title.heading)
         block_at = title_block_position(blocks, self.title)
-        for index, block in enumerate(blocks):
+        for index, (block, ids) in enumerate(zip(blocks, carried_anchors(blocks), strict=True)):
             if index == block_at:
                 self._title_block(body)
             if index == contents_at:
                 self._contents(body)
             if block is self.title.heading:
                 self._heading(body, block, self.styles.get("Title"))
-            else:
-                self.block(body, block, _Scope())
+            elif ids is not None:
+                self._carrying(body, block, _Scope(), ids)
         if block_at == len(blocks):
             self._title_block(body)
         if contents_at == len(blocks):
@@ -351,8 +364,9 @@ class _DocxWriter:
             props = ParaProps(style=self.styles.get(style), bidi=is_rtl(text), space_after=after)
             add_run(add_paragraph(body, props), text, self._direction(text))
 
-    def _collect(self, blocks: tuple[Block, ...]) -> None:
-        """Reserve heading and anchor bookmarks first (links may point ahead)."""
+    def _collect(self, blocks: tuple[Block, ...], own: frozenset[str]) -> None:
+        """Reserve heading and anchor bookmarks first (links may point ahead); none for an
+        anchor named as a section this writer adds (``own``)."""
         for block in iter_blocks(blocks):
             if isinstance(block, Heading) and block.id and block.id not in self.heading_marks:
                 self.heading_marks[block.id] = self.bookmarks.name_for(block.id)
@@ -360,7 +374,8 @@ class _DocxWriter:
                 name = bookmark_name(block.label, block.number)
                 self.numbered_marks.setdefault(name, self.bookmarks.name_for(name))
         for node in iter_inlines(blocks):
-            if isinstance(node, Anchor) and node.id not in self.heading_marks:
+            if isinstance(node, Anchor) and node.id not in self.heading_marks \
+                    and node.id not in own:
                 self.anchor_marks.setdefault(node.id, self.bookmarks.name_for(node.id))
 
     def _contents(self, body: Element) -> None:
@@ -468,8 +483,27 @@ class _DocxWriter:
     # ------------------------------------------------------------ blocks
 
     def blocks(self, parent: Element, blocks: tuple[Block, ...], scope: _Scope) -> None:
-        for block in blocks:
-            self.block(parent, block, scope)
+        for block, ids in zip(blocks, carried_anchors(blocks), strict=True):
+            if ids is not None:
+                self._carrying(parent, block, scope, ids)
+
+    def _carrying(self, parent: Element, block: Block, scope: _Scope, ids: tuple[str, ...]) -> None:
+        """Write ``block`` with the bookmarks of ``ids`` (a paragraph of anchors only before it,
+        :func:`carried_anchors`) at the start of its first paragraph: no empty paragraph."""
+        start = len(parent)
+        self.block(parent, block, scope)
+        if not ids:
+            return
+        first = next((p for added in parent[start:] for p in added.iter(w("p"))), None)
+        if first is None:  # nothing written: the bookmarks stand in a paragraph of their own
+            first = add_paragraph(parent, self._para(scope))
+        at = 1 if len(first) and first[0].tag == w("pPr") else 0
+        for ident in ids:
+            before = len(first)
+            self._anchor(first, ident)
+            for placed in list(first)[before:]:
+                first.insert(at, placed)  # lxml moves the element
+                at += 1
 
     def block(self, parent: Element, block: Block, scope: _Scope) -> None:
         """Write one block node into ``parent``."""
@@ -675,7 +709,8 @@ class _DocxWriter:
         elif url.startswith("#"):
             ident = url[1:]
             mark = (self.heading_marks.get(ident, "") or self.anchor_marks.get(ident, "")
-                    or self.entry_marks.get(ident, ""))
+                    or self.entry_marks.get(ident, "") or self.cite_marks.get(ident, "")
+                    or self.back_marks.get(ident, ""))
             if mark:
                 tip = link.title or self.entry_tips.get(ident, "")
                 target = add_hyperlink(p, anchor=mark, tooltip=tip)
@@ -726,9 +761,7 @@ class _DocxWriter:
             space, children = cite_space(cite.children)
             if space:
                 add_run(p, space, PLAIN)
-        mark = "" if cite.anchor in self._placed_cites else self.cite_marks.get(cite.anchor, "")
-        self._placed_cites.add(cite.anchor)
-        bid = self.bookmarks.start(p, mark) if mark else None
+        bid = self._cite_mark(p, cite)
         if opening:
             add_run(p, opening, PLAIN)
         if children:  # a CSL style's or citation format's own words
@@ -745,14 +778,25 @@ class _DocxWriter:
         if bid is not None:
             self.bookmarks.end(p, bid)
 
+    def _cite_mark(self, p: Element, cite: Cite) -> int | None:
+        """The start of the bookmark of ``cite`` (its first place only), or None when nothing
+        links to it."""
+        mark = "" if cite.anchor in self._placed_cites else self.cite_marks.get(cite.anchor, "")
+        self._placed_cites.add(cite.anchor)
+        return self.bookmarks.start(p, mark) if mark else None
+
     def _cite_footnote(self, p: Element, cite: Cite) -> None:
         """One footnote per citation holding the Sources entry of each cited source, or a note
         style's note."""
         fid, note = self.footnotes.add()
         assert self.footnotes.relations is not None
+        # Only where a link leads: a footnote has no Sources entry linking back to it.
+        bid = self._cite_mark(p, cite) if cite.anchor in self.linked_cites else None
         for lead, _ in joined_lead(cite.joined):  # Word shows the reference's own number
             add_run(p, lead, self.sup)
         add_footnote_reference(p, fid, self.styles.get("Footnote Reference"))
+        if bid is not None:
+            self.bookmarks.end(p, bid)
         if cite.note:
             rtl = citation_note_direction(cite.children) == "rtl"
             fp = add_paragraph(note, ParaProps(style=self.styles.get("Footnote Text"), bidi=rtl))
@@ -822,3 +866,8 @@ def _split_first(blocks: tuple[Block, ...]) -> tuple[Paragraph | None, tuple[Blo
         return blocks[0], blocks[1:]
     return None, blocks
 
+
+def _linked_ids(blocks: tuple[Block, ...]) -> frozenset[str]:
+    """The ids the in-document links of ``blocks`` lead to (``#cite-2`` → ``cite-2``)."""
+    return frozenset(node.url[1:] for node in iter_inlines(blocks)
+                     if isinstance(node, Link) and node.url.startswith("#"))

@@ -81,6 +81,7 @@ from renderers.writers.common import (
     TitleBlock,
     block_alignment,
     caption_direction,
+    carried_anchors,
     citation_note_direction,
     citation_notes_heading,
     cite_direction,
@@ -221,7 +222,7 @@ def write_report(
     words = document_words(rdoc, options)
     writer = ReportWriter(options, rdoc, words, target)
     blocks = rdoc.document.blocks
-    parts = [writer.block(block) for block in blocks]
+    parts = writer.block_parts(blocks)
     notes = writer.notes()
     toc = Markup("")
     if options.toc:
@@ -391,17 +392,37 @@ class ReportWriter:
         self.heading_ids: dict[int, str] = {}  # id(heading) → the id it was written with
         self.has_math = False
         self.in_link = False  # inside a link, the link wraps its long words, not a span
-        if self.notes_series:
-            self.ids.assign(NOTES_ID)  # the Notes section's own id: no heading may take it
-        if has_citation_notes(document.blocks):
-            self.ids.assign(CITATION_NOTES_ID)
-        if options.toc:
-            self.ids.assign(CONTENTS_ID)  # the contents list's own id
+        #: the ids of the sections this writer adds: no heading or author's anchor takes one
+        #: (links to it lead to the section, as in Typst)
+        self.own_ids = frozenset(
+            ident for ident, made in ((NOTES_ID, bool(self.notes_series)),
+                                      (CITATION_NOTES_ID, has_citation_notes(document.blocks)),
+                                      (CONTENTS_ID, options.toc)) if made
+        )
+        for ident in (NOTES_ID, CITATION_NOTES_ID, CONTENTS_ID):
+            if ident in self.own_ids:
+                self.ids.assign(ident)
 
     # ------------------------------------------------------------------ blocks
 
     def blocks(self, blocks: Iterable[Block], *, tight: bool = False) -> Markup:
-        return Markup("\n").join(self.block(b, tight=tight) for b in blocks)
+        return Markup("\n").join(part for part in self.block_parts(blocks, tight=tight) if part)
+
+    def block_parts(self, blocks: Iterable[Block], *, tight: bool = False) -> list[Markup]:
+        """One part per block; a paragraph of anchors only before a code block or a rule is
+        empty, its ids on a ``<div>`` around that block (:func:`carried_anchors`), so no empty
+        line is drawn and a link to them lands on the block, whichever page it starts."""
+        listed = list(blocks)
+        parts: list[Markup] = []
+        for block, ids in zip(listed, carried_anchors(listed), strict=True):
+            if ids is None:
+                parts.append(Markup(""))
+                continue
+            part = self.block(block, tight=tight)
+            for ident in reversed([i for i in ids if i not in self.own_ids]):
+                part = Markup(f'<div id="{escape(ident)}">{part}</div>')
+            parts.append(part)
+        return parts
 
     def block(self, block: Block, *, tight: bool = False) -> Markup:
         match block:
@@ -597,6 +618,8 @@ class ReportWriter:
             case RawInline(text, _):
                 return Markup(f'<span class="raw">{breakable(text)}</span>')
             case Anchor(ident):
+                if ident in self.own_ids:
+                    return Markup("")
                 return Markup(f'<span id="{escape(ident)}"></span>')
             case FootnoteRef(label):
                 note = self.notes_series.get(label)

@@ -23,6 +23,7 @@ from renderers.writers.pptx.model import (
     INSET_X,
     INSET_Y,
     ITEM_GAP,
+    SUBTITLE_SIZE,
     TITLE_SIZES,
     Box,
     CodeItem,
@@ -185,6 +186,15 @@ class SlideFlow:
         size = sizes[-1]
         max_lines = max(1, int((box.height_pt - 2 * INSET_Y) // self.metrics.line_height(size)))
         return truncate_runs(bold, self.metrics, width, size, max_lines), size
+
+    def fits_cover_subtitle(self, lines: Sequence[str]) -> bool:
+        """Whether the cover's subtitle ``lines`` fit its box, where nothing flows on: a longer
+        subtitle goes to a slide of its own after the cover."""
+        box = self.geo.cover_subtitle
+        width = box.width_pt - 2 * INSET_X
+        count = sum(self.metrics.line_count(segments((Run(line),)), width, SUBTITLE_SIZE)
+                    for line in lines)
+        return count * self.metrics.line_height(SUBTITLE_SIZE) + 2 * INSET_Y <= box.height_pt
 
     def footer(self, runs: Sequence[Run], *, rtl: bool = False) -> tuple[Run, ...]:
         """``[1] iea.org · [3] irena.org`` for the sources cited in ``runs``, fitted to 2 lines.

@@ -474,6 +474,9 @@ class _DeckBuilder(SlideFlow):
             # under the title heading, the authors and the date.
             byline = " · ".join(clean(x) for x in (tagline, block.authors, block.date) if x)
             subtitle = tuple(x for x in (clean(block.subtitle), byline) if x)
+            moved = ""  # a subtitle too long for the cover: a slide of its own after it
+            if not self.fits_cover_subtitle(subtitle):
+                moved, subtitle = clean(block.subtitle), tuple(x for x in (byline,) if x)
             self.add_slide("title", cover, subtitle=subtitle)
             # What comes before the first heading (a lede, a whole answer without headings)
             # is shown under the document's title, as a careful deck-maker names every slide:
@@ -481,6 +484,10 @@ class _DeckBuilder(SlideFlow):
             # (A short byline alone under the title is the cover's subtitle instead.) Plain
             # text: the cover heading's citations are shown, and defined, on the cover.
             self.title_base = (Run(title.strip()),)
+            if moved:
+                self.start(self.title_base)
+                self.paragraph((Text(moved),), 0, False)
+                self.close()
         if block.abstract:  # a slide of its own after the cover, as a paper's first page
             base = self.title_base
             self.start((Run(clean(block.abstract_heading)),))
