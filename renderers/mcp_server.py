@@ -41,7 +41,7 @@ from mcp.shared.exceptions import MCPError
 from renderers.errors import OptionError
 from renderers.process_memory import DEFAULT_WORKER_MEMORY_MIB, MIN_WORKER_MEMORY_MIB
 from renderers.tool_process import ToolProcess
-from renderers.tools import call_tool, tool_arguments, tool_schemas
+from renderers.tools import call_tool, tool_arguments, tool_schemas, unknown_tool_message
 
 SERVER_NAME = "citerender"
 INSTRUCTIONS = (
@@ -68,7 +68,8 @@ def _tools() -> list[types.Tool]:
 async def arguments_as_object(
     ctx: ServerRequestContext[Any, Any], call_next: CallNext
 ) -> HandlerResult:
-    """``tools/call`` arguments sent as JSON text become the object they spell.
+    """``tools/call`` arguments sent as JSON text become the object they spell; a call
+    naming no tool is a -32602 naming ``name`` (or ``params``) and listing the tools.
 
     Agents often send the arguments stringified; the SDK validates ``arguments`` as an object
     before any handler runs and refuses text with a bare -32602 that names nothing. This SDK
@@ -77,7 +78,13 @@ async def arguments_as_object(
     the same -32602, saying that ``arguments`` must be an object and why it is not one.
     """
     params = ctx.params
-    if ctx.method != "tools/call" or not params or _is_object(params.get("arguments")):
+    if ctx.method != "tools/call":
+        return await call_next(ctx)
+    if params is None or not isinstance(params.get("name"), str):
+        where = "params" if params is None else "name"
+        message = f"invalid params: {where}: {unknown_tool_message((params or {}).get('name'))}"
+        raise MCPError(types.INVALID_PARAMS, message, {"where": where})
+    if _is_object(params.get("arguments")):
         return await call_next(ctx)
     try:
         arguments = tool_arguments(params["arguments"])

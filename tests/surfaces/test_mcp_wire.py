@@ -199,6 +199,34 @@ def test_arguments_that_are_no_object_are_named(
     assert client.answer()["result"]["structuredContent"]["ok"] is True
 
 
+NO_TOOL_NAMED: list[tuple[str, dict[str, Any], str]] = [
+    ("no params", {}, "params"),
+    ("null params", {"params": None}, "params"),
+    ("no name", {"params": {"arguments": {"content": "x"}}}, "name"),
+    ("null name", {"params": {"name": None}}, "name"),
+    ("numeric name", {"params": {"name": 5, "arguments": {}}}, "name"),
+    ("name as a list", {"params": {"name": ["write_pdf"], "arguments": "{}"}}, "name"),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "members", "where"), NO_TOOL_NAMED, ids=[case[0] for case in NO_TOOL_NAMED]
+)
+def test_a_call_naming_no_tool_is_named(
+    client: Client, label: str, members: dict[str, Any], where: str
+) -> None:
+    """The SDK refused these with a bare -32602 ("Invalid request parameters", data "")."""
+    request = {"jsonrpc": "2.0", "id": 23, "method": "tools/call", **members}
+    client.send(json.dumps(request).encode())
+    answer = client.answer()
+    assert answer["id"] == 23 and "result" not in answer, answer
+    error = answer["error"]
+    assert error["code"] == INVALID_PARAMS and error["data"] == {"where": where}
+    assert f"{where}: no tool" in error["message"] and "write_pdf, write_png" in error["message"]
+    client.send(call(24, json.dumps({"content": "x", "path": "after.md"})))
+    assert client.answer()["result"]["structuredContent"]["ok"] is True
+
+
 @pytest.mark.slow
 def test_a_render_past_the_memory_cap_is_an_envelope_and_the_server_carries_on(
     tmp_path: Path,
