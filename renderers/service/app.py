@@ -171,23 +171,49 @@ def render_job(job: RenderJob) -> JobOutcome:
     """Render ``job`` with :func:`renderers.api.render` (runs inside a worker process)."""
     from renderers.api import render
 
+    hide = _directory_hider(job.out_dir)
     try:
         results = render(
             job.content, job.out_dir, name=_JOB_STEM, formats=[job.format], **job.kwargs
         )
     except CodedError as exc:
         where, message = request_refusal(exc)
-        return JobOutcome(ok=False, error=message, code=exc.code, where=where)
+        return JobOutcome(ok=False, error=hide(message), code=exc.code, where=where)
     result = results[0]
     paths = [str(p) for p in (getattr(result, "paths", None) or [result.path])]
     return JobOutcome(
         ok=True,
         paths=paths,
         sources_used=[_sid_of(item) for item in result.sources_used],
-        warnings=[str(w) for w in result.warnings],
-        diagnostics=[d.to_dict() for d in result.diagnostics],
+        warnings=[hide(str(w)) for w in result.warnings],
+        diagnostics=[
+            {key: hide(value) if isinstance(value, str) else value
+             for key, value in d.to_dict().items()}
+            for d in result.diagnostics
+        ],
         stats=json.loads(json.dumps(dict(result.stats), default=str)),
     )
+
+
+#: How a client's answer names the job's directory (the only directory its render may read).
+JOB_DIR_NAME = "the request's directory"
+
+
+def _directory_hider(job_dir: str) -> Callable[[str], str]:
+    """A function writing the job's directory in a message as :data:`JOB_DIR_NAME`.
+
+    The directory is a fresh temporary path per render: named in a warning or refusal (an
+    image or ``csl`` file outside it is refused naming it) it showed clients the server's
+    file system, and made two identical requests answer differently.
+    """
+    spellings = sorted({job_dir, os.path.realpath(job_dir)}, key=len, reverse=True)
+
+    def hide(text: str) -> str:
+        for spelling in spellings:
+            text = text.replace(spelling, JOB_DIR_NAME)
+        return text
+
+    return hide
 
 
 _WARMUP_DOC = "# Warm-up\n\nFonts and layout load once per worker.[[S:1]]\n"
