@@ -34,6 +34,7 @@ import contextlib
 import os
 import re
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -72,15 +73,15 @@ from renderers.workers.execute import (
     Finished,
     StoreJob,
     begin,
-    complete,
     failure,
+    record,
     render_to_store,
 )
 from renderers.workers.jobstate import JobBoard, JobState, MemoryBoard, load_result
 from renderers.workers.stores import ArtifactStore, open_store
 from renderers.workers.submit import submit
 from renderers.workers.webhooks import MAX_URL as _MAX_WEBHOOK_URL
-from renderers.workers.webhooks import WebhookPolicy, WebhookRefused
+from renderers.workers.webhooks import WebhookPolicy, WebhookRefused, send_webhook
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -95,6 +96,8 @@ _RETRY = {"Retry-After": "5"}
 MAX_LOCAL_JOBS = 256
 #: How long a local job waits for a free worker before it fails as ``busy``.
 LOCAL_QUEUE_WAIT_S = 600.0
+#: Threads sending local jobs' webhooks; more calls wait their turn.
+WEBHOOK_THREADS = 4
 Lifespan = Callable[["Starlette"], contextlib.AbstractAsyncContextManager[None]]
 
 
@@ -136,6 +139,11 @@ class JobsAPI:
         #: Local jobs admitted and not finished (counted on the event loop, before submission).
         self._backlog = 0
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: Webhooks of local jobs are sent here, not on the threads the job routes use: a
+        #: receiver that does not answer holds a thread for every attempt's time limit, and
+        #: on the shared threads ten such calls kept GET /jobs/{id} waiting 31 s.
+        self._webhook_threads = ThreadPoolExecutor(WEBHOOK_THREADS,
+                                                   thread_name_prefix="citerender-webhook")
 
     # -- set-up -----------------------------------------------------------------------------
 
@@ -172,6 +180,7 @@ class JobsAPI:
         for task in list(self._local):
             task.cancel()
         await asyncio.gather(*self._local, return_exceptions=True)
+        self._webhook_threads.shutdown(wait=False, cancel_futures=True)
         if self._queue is not None:
             self._queue.close()
         if self.config.broker is not None and self._board is not None:
@@ -374,8 +383,10 @@ class JobsAPI:
             finished = failure(str(ErrorCode.INTERNAL), f"render failed: {exc}")
         except PoolError as exc:
             finished = failure(ServiceCode.UNAVAILABLE, f"unavailable: {exc}")
-        await asyncio.to_thread(complete, board, store, started or current, finished,
-                                self.webhooks)
+        final = await asyncio.to_thread(record, board, store, started or current, finished)
+        if final.webhook:
+            self._webhook_threads.submit(send_webhook, final.webhook, final.public(),
+                                         self.webhooks)
 
 
 class _NotStarted(Exception):
