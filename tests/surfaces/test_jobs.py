@@ -216,16 +216,18 @@ def test_a_webhook_receiver_that_never_answers_holds_up_no_job_route(
     states: list[dict[str, Any]] = []
     try:
         with TestClient(create_app(workers=1, warmup=False, webhook_hosts=["127.0.0.1"])) as app:
-            ids = [app.post("/jobs", json={"content": f"Job {n}.", "format": "md",
-                                           "webhook": hook}).json()["id"]
-                   for n in range(shared_threads + 2)]
-            poller = threading.Thread(
-                target=lambda: states.extend(wait_job(app, job_id, 120) for job_id in ids),
-                daemon=True)
-            poller.start()
-            poller.join(180)
-            assert not poller.is_alive(), "GET /jobs/{id} waited behind the webhook calls"
-            assert [state["status"] for state in states] == ["done"] * len(ids)
+
+            def submit_and_poll() -> None:
+                for n in range(shared_threads + 2):
+                    job = app.post("/jobs", json={"content": f"Job {n}.", "format": "md",
+                                                  "webhook": hook}).json()
+                    states.append(wait_job(app, job["id"], 120))
+
+            client = threading.Thread(target=submit_and_poll, daemon=True)
+            client.start()
+            client.join(180)
+            assert not client.is_alive(), "POST /jobs, GET /jobs/{id} waited behind webhooks"
+            assert [state["status"] for state in states] == ["done"] * (shared_threads + 2)
             sink.close()  # the held calls fail at once, and the app stops
     finally:
         sink.close()
