@@ -21,10 +21,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import functools
 import gc
 import html
-import io
 import itertools
 import json
 import math
@@ -378,25 +376,18 @@ def write_zip_pages(
             archive.writestr(info, read())
 
 
-def zip_pages(pages: Sequence[tuple[str, bytes]], stem: str) -> bytes:
-    """:func:`write_zip_pages` of pages in memory, as bytes."""
-    buffer = io.BytesIO()
-    write_zip_pages(buffer, [(name, functools.partial(bytes, data)) for name, data in pages],
-                    stem)
-    return buffer.getvalue()
+def handle_chunks(handle: BinaryIO) -> Iterator[bytes]:
+    """The rest of the open file ``handle`` in chunks, closing it at the end; the file may
+    be removed (or be an unnamed temporary file) while the answer streams."""
+    with handle:
+        while block := handle.read(_ANSWER_CHUNK):
+            yield block
 
 
 def _file_chunks(path: Path) -> Iterator[bytes]:
-    """The bytes of ``path`` in chunks, from a handle opened now: the file may be removed
-    (with the job's directory) before the answer is sent."""
-    handle = path.open("rb")
-
-    def chunks() -> Iterator[bytes]:
-        with handle:
-            while block := handle.read(_ANSWER_CHUNK):
-                yield block
-
-    return chunks()
+    """:func:`handle_chunks` of ``path``, opened now: the job's directory is removed before
+    the answer is sent."""
+    return handle_chunks(path.open("rb"))
 
 
 def _base64_chunks(path: Path) -> Iterator[bytes]:

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.processes import wait_until
 from tests.surfaces.service_process import UNPICKLABLE, Service, running_service
 
 pytestmark = pytest.mark.slow
@@ -211,6 +212,13 @@ def test_a_large_answer_streams_from_disk(tmp_path: Path) -> None:
         decoded = envelope.json()
         assert decoded["filename"] == "noise.zip" and decoded["stats"]["pages"] == 12
         assert base64.b64decode(decoded["content_base64"]) == answer.content
+        job = client.post(f"{service.url}/jobs", json=body).json()
+        wait_until(lambda: client.get(f"{service.url}/jobs/{job['id']}").json()["status"]
+                   == "done", 300, "the job")
+        artifact = client.get(f"{service.url}/jobs/{job['id']}/artifact")
+        assert artifact.status_code == 200 and artifact.content == answer.content
+        assert int(artifact.headers["content-length"]) == len(answer.content)
         grown = _peak_rss_mib(service.process.pid) - before
         assert grown < len(answer.content) / 2**20 / 4, f"the service grew by {grown:.0f} MiB"
-        assert not list(service.temp_roots()[0].iterdir())  # every job's directory removed
+        # every render's directory removed; only the local jobs' store is left
+        assert [p.name for p in service.temp_roots()[0].iterdir()] == ["jobs"]
