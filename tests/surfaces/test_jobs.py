@@ -214,23 +214,22 @@ def test_a_webhook_receiver_that_never_answers_holds_up_no_job_route(
     hook = f"http://127.0.0.1:{sink.getsockname()[1]}/hook"
     shared_threads = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default executor
     states: list[dict[str, Any]] = []
-    try:
-        with TestClient(create_app(workers=1, warmup=False, webhook_hosts=["127.0.0.1"])) as app:
+    with TestClient(create_app(workers=1, warmup=False, webhook_hosts=["127.0.0.1"])) as app:
 
-            def submit_and_poll() -> None:
-                for n in range(shared_threads + 2):
-                    job = app.post("/jobs", json={"content": f"Job {n}.", "format": "md",
-                                                  "webhook": hook}).json()
-                    states.append(wait_job(app, job["id"], 120))
+        def submit_and_poll() -> None:
+            for n in range(shared_threads + 2):
+                job = app.post("/jobs", json={"content": f"Job {n}.", "format": "md",
+                                              "webhook": hook}).json()
+                states.append(wait_job(app, job["id"], 120))
 
+        try:
             client = threading.Thread(target=submit_and_poll, daemon=True)
             client.start()
             client.join(180)
             assert not client.is_alive(), "POST /jobs, GET /jobs/{id} waited behind webhooks"
             assert [state["status"] for state in states] == ["done"] * (shared_threads + 2)
-            sink.close()  # the held calls fail at once, and the app stops
-    finally:
-        sink.close()
+        finally:
+            sink.close()  # the held calls fail at once, so the app can stop
 
 
 def test_webhooks_are_off_unless_hosts_are_allowed(sample_pool: list[dict[str, Any]]) -> None:
