@@ -10,7 +10,8 @@ send them (:func:`arguments_as_object`), the way :func:`renderers.tools.call_too
 Every request is answered. The SDK's stdio transport drops a line it cannot parse (not JSON,
 not JSON-RPC, nested deeper than its parser's 255 levels, a lone surrogate): the client then
 waits forever. :class:`Wire` checks each line first and answers such a line itself with a
-JSON-RPC error (parse error, or invalid request with the request's id when it can be read).
+JSON-RPC error (parse error, or invalid request with the request's id when it can be read);
+a line past :data:`MAX_LINE_BYTES` is skipped unread into memory and answered too.
 
 Tool calls render in a worker process of their own under a memory cap
 (:mod:`renderers.tool_process`): a document too large for it answers a ``limit_exceeded``
@@ -41,7 +42,7 @@ from mcp.shared.exceptions import MCPError
 from renderers.errors import OptionError
 from renderers.process_memory import DEFAULT_WORKER_MEMORY_MIB, MIN_WORKER_MEMORY_MIB
 from renderers.tool_process import ToolProcess
-from renderers.tools import call_tool, tool_arguments, tool_schemas
+from renderers.tools import call_tool, tool_arguments, tool_schemas, unknown_tool_message
 
 SERVER_NAME = "citerender"
 INSTRUCTIONS = (
@@ -56,6 +57,11 @@ INSTRUCTIONS = (
 MEMORY_SETTING = "mcp --max-worker-memory"
 #: Deepest JSON nesting the SDK's parser (pydantic-core) accepts.
 MAX_DEPTH = 255
+#: Longest line (one JSON-RPC message) read. Parsed, a line takes about five times its size;
+#: this admits the largest content a tool takes (``limits.max_content_bytes``, 20 MiB) even
+#: with every character escaped as ``\uXXXX``, and a large pool beside it.
+MAX_LINE_BYTES = 128 * 1024 * 1024
+_SKIP_CHUNK = 1 << 20
 
 
 def _tools() -> list[types.Tool]:
@@ -68,7 +74,8 @@ def _tools() -> list[types.Tool]:
 async def arguments_as_object(
     ctx: ServerRequestContext[Any, Any], call_next: CallNext
 ) -> HandlerResult:
-    """``tools/call`` arguments sent as JSON text become the object they spell.
+    """``tools/call`` arguments sent as JSON text become the object they spell; a call
+    naming no tool is a -32602 naming ``name`` (or ``params``) and listing the tools.
 
     Agents often send the arguments stringified; the SDK validates ``arguments`` as an object
     before any handler runs and refuses text with a bare -32602 that names nothing. This SDK
@@ -77,7 +84,13 @@ async def arguments_as_object(
     the same -32602, saying that ``arguments`` must be an object and why it is not one.
     """
     params = ctx.params
-    if ctx.method != "tools/call" or not params or _is_object(params.get("arguments")):
+    if ctx.method != "tools/call":
+        return await call_next(ctx)
+    if params is None or not isinstance(params.get("name"), str):
+        where = "params" if params is None else "name"
+        message = f"invalid params: {where}: {unknown_tool_message((params or {}).get('name'))}"
+        raise MCPError(types.INVALID_PARAMS, message, {"where": where})
+    if _is_object(params.get("arguments")):
         return await call_next(ctx)
     try:
         arguments = tool_arguments(params["arguments"])
@@ -218,27 +231,44 @@ class Wire:
     """The stdio transport's two ends: lines in (bad ones answered here), JSON-RPC lines out.
 
     Passed to the SDK's ``stdio_server`` as both ``stdin`` and ``stdout``; writes are whole
-    lines under one lock, so an answer written here never interleaves with the SDK's.
+    lines under one lock, so an answer written here never interleaves with the SDK's. A line
+    longer than ``max_line_bytes`` is skipped in chunks and answered with an invalid request
+    (read whole, a 1 GB line took the server past 5 GB).
     """
 
-    def __init__(self, reader: BinaryIO, writer: BinaryIO) -> None:
-        self._in = anyio.wrap_file(io.TextIOWrapper(reader, encoding="utf-8", errors="replace"))
+    def __init__(
+        self, reader: BinaryIO, writer: BinaryIO, *, max_line_bytes: int = MAX_LINE_BYTES
+    ) -> None:
+        self._in = reader
         self._out = anyio.wrap_file(io.TextIOWrapper(writer, encoding="utf-8", errors="replace"))
         self._lock = anyio.Lock()
+        self.max_line_bytes = max_line_bytes
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
 
     async def _lines(self) -> AsyncIterator[str]:
-        async for line in self._in:
-            if not line.strip():
-                continue
-            answer = refusal(line)
-            if answer is None:
-                yield line
+        while raw := await self._readline(self.max_line_bytes + 1):
+            if len(raw) > self.max_line_bytes and not raw.endswith(b"\n"):
+                while (rest := await self._readline(_SKIP_CHUNK)) and not rest.endswith(b"\n"):
+                    pass
+                answer: str | None = _error(
+                    None, types.INVALID_REQUEST, f"invalid request: a message longer than "
+                    f"{self.max_line_bytes:,} bytes; accepted: one JSON-RPC message per line, "
+                    "at most that long")
             else:
-                await self.write(answer + "\n")
-                await self.flush()
+                line = raw.decode("utf-8", errors="replace")
+                if not line.strip():
+                    continue
+                answer = refusal(line)
+                if answer is None:
+                    yield line
+                    continue
+            await self.write(f"{answer}\n")
+            await self.flush()
+
+    async def _readline(self, limit: int) -> bytes:
+        return await anyio.to_thread.run_sync(self._in.readline, limit)
 
     async def write(self, text: str) -> None:
         async with self._lock:

@@ -553,10 +553,14 @@ def call_tool(name: object, arguments: object, *, out_dir: str | Path) -> dict[s
         return error_envelope(exc)
 
 
+def unknown_tool_message(name: object) -> str:
+    """What a tool call naming no tool is told, on every surface: the tools there are."""
+    return f"no tool {short_repr(name)}; tools: {', '.join(_SCHEMAS_BY_NAME)}"
+
+
 def _call(name: object, arguments: object, out_dir: Path) -> dict[str, Any]:
     if not isinstance(name, str) or name not in _VALIDATORS:
-        known = ", ".join(_SCHEMAS_BY_NAME)
-        return _error(ErrorCode.UNKNOWN_TOOL, f"no tool {short_repr(name)}; tools: {known}", "name")
+        return _error(ErrorCode.UNKNOWN_TOOL, unknown_tool_message(name), "name")
     args = tool_arguments(arguments)
     problem = arguments_problem(args, _VALIDATORS[name], max_pool_rows=Limits().max_pool_rows)
     if problem is not None:  # a bad pool row: invalid_sources_pool, as the HTTP service says

@@ -23,7 +23,7 @@ import base64
 import contextlib
 import gc
 import html
-import io
+import itertools
 import json
 import math
 import os
@@ -35,11 +35,11 @@ import time
 import unicodedata
 import uuid
 import zipfile
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, get_args
+from typing import Any, BinaryIO, TypeVar, get_args
 from urllib.parse import quote
 
 from jsonschema import Draft202012Validator
@@ -47,7 +47,13 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 
 from citations.chars import clean_text
@@ -97,6 +103,10 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.INTERNAL: 500,
 }
 _JOB_STEM = "document"
+#: The zip of several PNG pages, written beside them in the job's directory.
+_ANSWER_ZIP = "answer.zip"
+#: Bytes read at a time while an answer streams (a multiple of 3, for base64).
+_ANSWER_CHUNK = 3 * 256 * 1024
 #: Imported once by the fork server, so every (replacement) worker starts with them loaded.
 PRELOAD_MODULES = (
     "renderers.api",
@@ -171,23 +181,49 @@ def render_job(job: RenderJob) -> JobOutcome:
     """Render ``job`` with :func:`renderers.api.render` (runs inside a worker process)."""
     from renderers.api import render
 
+    hide = _directory_hider(job.out_dir)
     try:
         results = render(
             job.content, job.out_dir, name=_JOB_STEM, formats=[job.format], **job.kwargs
         )
     except CodedError as exc:
         where, message = request_refusal(exc)
-        return JobOutcome(ok=False, error=message, code=exc.code, where=where)
+        return JobOutcome(ok=False, error=hide(message), code=exc.code, where=where)
     result = results[0]
     paths = [str(p) for p in (getattr(result, "paths", None) or [result.path])]
     return JobOutcome(
         ok=True,
         paths=paths,
         sources_used=[_sid_of(item) for item in result.sources_used],
-        warnings=[str(w) for w in result.warnings],
-        diagnostics=[d.to_dict() for d in result.diagnostics],
+        warnings=[hide(str(w)) for w in result.warnings],
+        diagnostics=[
+            {key: hide(value) if isinstance(value, str) else value
+             for key, value in d.to_dict().items()}
+            for d in result.diagnostics
+        ],
         stats=json.loads(json.dumps(dict(result.stats), default=str)),
     )
+
+
+#: How a client's answer names the job's directory (the only directory its render may read).
+JOB_DIR_NAME = "the request's directory"
+
+
+def _directory_hider(job_dir: str) -> Callable[[str], str]:
+    """A function writing the job's directory in a message as :data:`JOB_DIR_NAME`.
+
+    The directory is a fresh temporary path per render: named in a warning or refusal (an
+    image or ``csl`` file outside it is refused naming it) it showed clients the server's
+    file system, and made two identical requests answer differently.
+    """
+    spellings = sorted({job_dir, os.path.realpath(job_dir)}, key=len, reverse=True)
+
+    def hide(text: str) -> str:
+        for spelling in spellings:
+            text = text.replace(spelling, JOB_DIR_NAME)
+        return text
+
+    return hide
 
 
 _WARMUP_DOC = "# Warm-up\n\nFonts and layout load once per worker.[[S:1]]\n"
@@ -326,16 +362,38 @@ def content_disposition(stem: str, ext: str) -> str:
     return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(utf8_name, safe='')}"
 
 
-def zip_pages(pages: Sequence[tuple[str, bytes]], stem: str) -> bytes:
-    """A deterministic zip of PNG pages (``(file name, bytes)``) named ``STEM-N.png``."""
-    buffer = io.BytesIO()
+def write_zip_pages(
+    target: BinaryIO, pages: Iterable[tuple[str, Callable[[], bytes]]], stem: str
+) -> None:
+    """A deterministic zip of PNG pages (``(file name, read its bytes)``) named
+    ``STEM-N.png`` into ``target``; each page is read only when it is written, so one page at
+    a time is in memory."""
     ascii_stem = download_names(stem, "")[0]
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        for name, data in pages:
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
+        for name, read in pages:
             suffix = name[len(_JOB_STEM):] if name.startswith(_JOB_STEM) else name
             info = zipfile.ZipInfo(f"{ascii_stem}{suffix}", date_time=(1980, 1, 1, 0, 0, 0))
-            archive.writestr(info, data)
-    return buffer.getvalue()
+            archive.writestr(info, read())
+
+
+def handle_chunks(handle: BinaryIO) -> Iterator[bytes]:
+    """The rest of the open file ``handle`` in chunks, closing it at the end; the file may
+    be removed (or be an unnamed temporary file) while the answer streams."""
+    with handle:
+        while block := handle.read(_ANSWER_CHUNK):
+            yield block
+
+
+def _file_chunks(path: Path) -> Iterator[bytes]:
+    """:func:`handle_chunks` of ``path``, opened now: the job's directory is removed before
+    the answer is sent."""
+    return handle_chunks(path.open("rb"))
+
+
+def _base64_chunks(path: Path) -> Iterator[bytes]:
+    """:func:`_file_chunks` of ``path`` as base64 (chunks a multiple of 3 bytes long encode
+    to pieces that join into the base64 of the whole)."""
+    return (base64.b64encode(block) for block in _file_chunks(path))
 
 
 # --- the application ----------------------------------------------------------------------------
@@ -464,7 +522,7 @@ class ExportService:
             if not outcome.ok:
                 return error_response(HTTP_STATUS[outcome.code], outcome.error, outcome.where,
                                       outcome.code)
-            return self._answer(outcome, fmt, parsed.stem, request)
+            return await self._answer(outcome, fmt, parsed.stem, request, job_dir)
         except PoolFull as exc:
             return self.busy(f"busy: {exc}; retry later")
         except JobTimeout as exc:
@@ -490,7 +548,15 @@ class ExportService:
         return error_response(503, message, "", ServiceCode.BUSY,
                               headers={"Retry-After": str(retry)})
 
-    def _answer(self, outcome: JobOutcome, fmt: str, stem: str, request: Request) -> Response:
+    async def _answer(
+        self, outcome: JobOutcome, fmt: str, stem: str, request: Request, job_dir: Path
+    ) -> Response:
+        """The file (or the JSON envelope holding it) streamed from the job's directory.
+
+        Never read whole: a 1.4 MB request for 32 PNG pages at 600 dpi is a 245 MB zip,
+        which built in memory and base64-encoded took this process (uncapped, unlike the
+        workers) to 1.2 GB. Pages are zipped one at a time into the job's directory.
+        """
         assert self.temp_root is not None
         root = self.temp_root.resolve()
         paths = [Path(p) for p in outcome.paths]
@@ -498,14 +564,16 @@ class ExportService:
             return error_response(500, "render failed: the renderer reported no file in its "
                                   "directory", "", ErrorCode.INTERNAL)
         if len(paths) > 1:
-            data = zip_pages([(p.name, p.read_bytes()) for p in paths], stem)
-            kind, ext = "zip", ".zip"
+            answer, kind, ext = job_dir / _ANSWER_ZIP, "zip", ".zip"
+            pages = [(p.name, p.read_bytes) for p in paths]
+            await asyncio.to_thread(_write_zip_file, answer, pages, stem)
         else:
-            data, kind, ext = paths[0].read_bytes(), fmt, EXTENSIONS[fmt]
+            answer, kind, ext = paths[0], fmt, EXTENSIONS[fmt]
+        size = answer.stat().st_size
         ascii_name, _ = download_names(stem, ext)
         sources = ",".join(str(sid) for sid in outcome.sources_used)
         if prefers_json(request.headers.get("accept", ""), CONTENT_TYPES[kind]):
-            return JSONResponse({
+            envelope = bytes(JSONResponse({
                 "ok": True,
                 "format": fmt,
                 "content_type": CONTENT_TYPES[kind],
@@ -514,15 +582,26 @@ class ExportService:
                 "warnings": outcome.warnings,
                 "diagnostics": outcome.diagnostics,
                 "stats": outcome.stats,
-                "content_base64": base64.b64encode(data).decode("ascii"),
-            })
+            }).body)[:-1] + b',"content_base64":"'
+            length = len(envelope) + 4 * math.ceil(size / 3) + 2
+            return StreamingResponse(
+                itertools.chain([envelope], _base64_chunks(answer), [b'"}']),
+                media_type="application/json", headers={"Content-Length": str(length)})
         headers = {
             "Content-Disposition": content_disposition(stem, ext),
             "X-Sources-Used": sources,
             "X-Warnings-Count": str(len(outcome.warnings)),
             "Cache-Control": "no-store",
+            "Content-Length": str(size),
         }
-        return Response(data, media_type=CONTENT_TYPES[kind], headers=headers)
+        return StreamingResponse(_file_chunks(answer), media_type=CONTENT_TYPES[kind],
+                                 headers=headers)
+
+
+def _write_zip_file(path: Path, pages: Sequence[tuple[str, Callable[[], bytes]]],
+                    stem: str) -> None:
+    with path.open("wb") as target:
+        write_zip_pages(target, pages, stem)
 
 
 def checked_request(body: bytes) -> RenderRequest:

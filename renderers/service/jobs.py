@@ -31,11 +31,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import re
+import tempfile
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -47,8 +50,9 @@ from renderers.service.app import (
     checked_job,
     content_disposition,
     error_response,
+    handle_chunks,
     problem,
-    zip_pages,
+    write_zip_pages,
 )
 from renderers.service.body import BodyProblem
 from renderers.service.codes import ServiceCode
@@ -72,15 +76,15 @@ from renderers.workers.execute import (
     Finished,
     StoreJob,
     begin,
-    complete,
     failure,
+    record,
     render_to_store,
 )
 from renderers.workers.jobstate import JobBoard, JobState, MemoryBoard, load_result
 from renderers.workers.stores import ArtifactStore, open_store
 from renderers.workers.submit import submit
 from renderers.workers.webhooks import MAX_URL as _MAX_WEBHOOK_URL
-from renderers.workers.webhooks import WebhookPolicy, WebhookRefused
+from renderers.workers.webhooks import WebhookPolicy, WebhookRefused, send_webhook
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -95,6 +99,8 @@ _RETRY = {"Retry-After": "5"}
 MAX_LOCAL_JOBS = 256
 #: How long a local job waits for a free worker before it fails as ``busy``.
 LOCAL_QUEUE_WAIT_S = 600.0
+#: Threads sending local jobs' webhooks; more calls wait their turn.
+WEBHOOK_THREADS = 4
 Lifespan = Callable[["Starlette"], contextlib.AbstractAsyncContextManager[None]]
 
 
@@ -136,6 +142,11 @@ class JobsAPI:
         #: Local jobs admitted and not finished (counted on the event loop, before submission).
         self._backlog = 0
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: Webhooks of local jobs are sent here, not on the threads the job routes use: a
+        #: receiver that does not answer holds a thread for every attempt's time limit, and
+        #: on the shared threads ten such calls kept GET /jobs/{id} waiting 31 s.
+        self._webhook_threads = ThreadPoolExecutor(WEBHOOK_THREADS,
+                                                   thread_name_prefix="citerender-webhook")
 
     # -- set-up -----------------------------------------------------------------------------
 
@@ -172,6 +183,7 @@ class JobsAPI:
         for task in list(self._local):
             task.cancel()
         await asyncio.gather(*self._local, return_exceptions=True)
+        self._webhook_threads.shutdown(wait=False, cancel_futures=True)
         if self._queue is not None:
             self._queue.close()
         if self.config.broker is not None and self._board is not None:
@@ -270,14 +282,16 @@ class JobsAPI:
                 # A store failing mid-stream aborts the connection: never a short file with 200.
                 return StreamingResponse(chunks, media_type=result["content_type"],
                                          headers=headers)
-            data = await asyncio.to_thread(self._zip, keys, found.stem)
+            archive = await asyncio.to_thread(self._zip, keys, found.stem)
         except KeyError as missing:
             return error_response(410, f"job {found.id}: the artifact {missing} is no longer in "
                                   "the store; submit the request again", "job_id",
                                   ServiceCode.GONE)
         except (BrokerUnavailable, StoreUnavailable) as exc:
             return _unavailable(exc)
-        return Response(data, media_type=result["content_type"], headers=headers)
+        headers["Content-Length"] = str(os.fstat(archive.fileno()).st_size)
+        return StreamingResponse(handle_chunks(archive), media_type=result["content_type"],
+                                 headers=headers)
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -306,14 +320,28 @@ class JobsAPI:
             return stored if stored is not None else state
         return state
 
-    def _zip(self, keys: list[str], stem: str) -> bytes:
-        pages = []
-        for key in keys:
-            data = self.store().get(key)
+    def _zip(self, keys: list[str], stem: str) -> BinaryIO:
+        """The zip of a job's pages in an unnamed temporary file, read from its start; one
+        page is in memory at a time (in memory, a 245 MB zip took the service to 1.2 GB)."""
+        store = self.store()
+
+        def read(key: str) -> bytes:
+            data = store.get(key)
             if data is None:
                 raise KeyError(key)
-            pages.append((key.rsplit("/", 1)[-1], data))
-        return zip_pages(pages, stem)
+            return data
+
+        # Closed by the answer that streams it (handle_chunks), or here on failure.
+        archive = tempfile.TemporaryFile(dir=self.service.temp_root)  # noqa: SIM115
+        try:
+            write_zip_pages(
+                archive, [(key.rsplit("/", 1)[-1], functools.partial(read, key)) for key in keys],
+                stem)
+        except BaseException:
+            archive.close()
+            raise
+        archive.seek(0)
+        return archive
 
     def _enqueue(self, state: JobState, payload: dict[str, Any]) -> None:
         """Publish to Celery, or start the job on the local pool (called from a thread)."""
@@ -374,8 +402,10 @@ class JobsAPI:
             finished = failure(str(ErrorCode.INTERNAL), f"render failed: {exc}")
         except PoolError as exc:
             finished = failure(ServiceCode.UNAVAILABLE, f"unavailable: {exc}")
-        await asyncio.to_thread(complete, board, store, started or current, finished,
-                                self.webhooks)
+        final = await asyncio.to_thread(record, board, store, started or current, finished)
+        if final.webhook:
+            self._webhook_threads.submit(send_webhook, final.webhook, final.public(),
+                                         self.webhooks)
 
 
 class _NotStarted(Exception):

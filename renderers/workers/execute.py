@@ -124,17 +124,23 @@ def begin(board: JobBoard, state: JobState, *, worker: str, pid: int) -> JobStat
     return running
 
 
-def complete(
-    board: JobBoard, store: ArtifactStore, state: JobState, finished: Finished,
-    webhooks: WebhookPolicy,
-) -> JobState:
-    """Record how the job ended (store first, then board) and call its webhook."""
+def record(board: JobBoard, store: ArtifactStore, state: JobState, finished: Finished) -> JobState:
+    """Record how the job ended: store first, then board. Its webhook is the caller's."""
     final = state.with_status(finished.status, finished_at=time.time(),
                               result=finished.result, error=finished.error)
     if final.status == "done":
         save_result(store, final)
     board.put(final)
+    log.info("job %s %s (attempt %d)", final.id, final.status, final.attempts)
+    return final
+
+
+def complete(
+    board: JobBoard, store: ArtifactStore, state: JobState, finished: Finished,
+    webhooks: WebhookPolicy,
+) -> JobState:
+    """Record how the job ended (:func:`record`) and call its webhook (a Celery task's end)."""
+    final = record(board, store, state, finished)
     if final.webhook:
         send_webhook(final.webhook, final.public(), webhooks)
-    log.info("job %s %s (attempt %d)", final.id, final.status, final.attempts)
     return final

@@ -5,6 +5,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import socket
+import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +19,7 @@ from starlette.testclient import TestClient
 
 from renderers.service.app import create_app
 from renderers.service.requests import RequestProblem, parse_render_request
+from renderers.workers import webhooks
 from renderers.workers.provenance import sources_used_text
 from tests.helpers import pdf_text
 from tests.processes import free_port, wait_job, wait_until, webhook_receiver
@@ -195,6 +199,37 @@ def test_webhook_is_called_when_the_job_is_done(
     call = received[-1]
     assert call["id"] == job["id"] and call["status"] == "done"
     assert call["result"]["sources_used"] == state["result"]["sources_used"]
+
+
+def test_a_webhook_receiver_that_never_answers_holds_up_no_job_route(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Webhooks of local jobs have threads of their own. Sent on the threads the job routes
+    use, more calls to a receiver that accepts and never answers than there are such threads
+    kept ``GET /jobs/{id}`` waiting until the calls timed out."""
+    monkeypatch.setattr(webhooks, "WEBHOOK_TIMEOUT_S", 600.0)
+    sink = socket.socket()
+    sink.bind(("127.0.0.1", 0))
+    sink.listen(128)  # connections land in the backlog, never accepted nor answered
+    hook = f"http://127.0.0.1:{sink.getsockname()[1]}/hook"
+    shared_threads = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default executor
+    states: list[dict[str, Any]] = []
+    with TestClient(create_app(workers=1, warmup=False, webhook_hosts=["127.0.0.1"])) as app:
+
+        def submit_and_poll() -> None:
+            for n in range(shared_threads + 2):
+                job = app.post("/jobs", json={"content": f"Job {n}.", "format": "md",
+                                              "webhook": hook}).json()
+                states.append(wait_job(app, job["id"], 120))
+
+        try:
+            client = threading.Thread(target=submit_and_poll, daemon=True)
+            client.start()
+            client.join(180)
+            assert not client.is_alive(), "POST /jobs, GET /jobs/{id} waited behind webhooks"
+            assert [state["status"] for state in states] == ["done"] * (shared_threads + 2)
+        finally:
+            sink.close()  # the held calls fail at once, so the app can stop
 
 
 def test_webhooks_are_off_unless_hosts_are_allowed(sample_pool: list[dict[str, Any]]) -> None:

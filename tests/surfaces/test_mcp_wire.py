@@ -4,6 +4,7 @@ arguments sent as JSON text (as agents often do) are the object they spell."""
 
 from __future__ import annotations
 
+import io
 import json
 import select
 import subprocess
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,6 +201,34 @@ def test_arguments_that_are_no_object_are_named(
     assert client.answer()["result"]["structuredContent"]["ok"] is True
 
 
+NO_TOOL_NAMED: list[tuple[str, dict[str, Any], str]] = [
+    ("no params", {}, "params"),
+    ("null params", {"params": None}, "params"),
+    ("no name", {"params": {"arguments": {"content": "x"}}}, "name"),
+    ("null name", {"params": {"name": None}}, "name"),
+    ("numeric name", {"params": {"name": 5, "arguments": {}}}, "name"),
+    ("name as a list", {"params": {"name": ["write_pdf"], "arguments": "{}"}}, "name"),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "members", "where"), NO_TOOL_NAMED, ids=[case[0] for case in NO_TOOL_NAMED]
+)
+def test_a_call_naming_no_tool_is_named(
+    client: Client, label: str, members: dict[str, Any], where: str
+) -> None:
+    """The SDK refused these with a bare -32602 ("Invalid request parameters", data "")."""
+    request = {"jsonrpc": "2.0", "id": 23, "method": "tools/call", **members}
+    client.send(json.dumps(request).encode())
+    answer = client.answer()
+    assert answer["id"] == 23 and "result" not in answer, answer
+    error = answer["error"]
+    assert error["code"] == INVALID_PARAMS and error["data"] == {"where": where}
+    assert f"{where}: no tool" in error["message"] and "write_pdf, write_png" in error["message"]
+    client.send(call(24, json.dumps({"content": "x", "path": "after.md"})))
+    assert client.answer()["result"]["structuredContent"]["ok"] is True
+
+
 @pytest.mark.slow
 def test_a_render_past_the_memory_cap_is_an_envelope_and_the_server_carries_on(
     tmp_path: Path,
@@ -227,3 +257,45 @@ def test_a_render_past_the_memory_cap_is_an_envelope_and_the_server_carries_on(
         assert "Still here." in (tmp_path / "after.md").read_text(encoding="utf-8")
     finally:
         session.close()
+
+
+def test_a_line_past_the_limit_is_answered_and_the_next_one_read() -> None:
+    """The wire reads at most ``max_line_bytes`` of a line; the rest is skipped unread into
+    memory and the line answered with an invalid request. Lines end at ``\\n`` only."""
+    from renderers.mcp_server import Wire
+
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+    sent = b"".join([
+        b'{"jsonrpc": "2.0", "id": 2, "method": "x", "params": {"a": "' + b"y" * 5000 + b'"}}\n',
+        b"\n",
+        ping.replace(b", ", b",\r", 1) + b"\r\n",  # a raw CR is white space between tokens
+        b"z" * 100,  # the last line, unterminated and too long
+    ])
+    answers = io.BytesIO()
+    wire = Wire(io.BytesIO(sent), answers, max_line_bytes=64)  # its writer closes `answers`
+
+    async def read_all() -> list[str]:
+        return [line async for line in wire]
+
+    lines = anyio.run(read_all)
+    assert [json.loads(line)["id"] for line in lines] == [1]
+    refusals = [json.loads(line) for line in answers.getvalue().splitlines()]
+    assert len(refusals) == 2
+    for refused in refusals:
+        assert refused["id"] is None and refused["error"]["code"] == INVALID_REQUEST
+        assert "longer than 64 bytes" in refused["error"]["message"]
+
+
+@pytest.mark.slow
+def test_a_message_past_the_line_limit_is_answered_and_the_server_carries_on(
+    client: Client,
+) -> None:
+    from renderers.mcp_server import MAX_LINE_BYTES
+
+    content = "w " * (MAX_LINE_BYTES // 2)
+    client.send(call(31, json.dumps({"content": content, "path": "huge.md"})))
+    answer = client.answer(120)
+    assert answer["id"] is None and answer["error"]["code"] == INVALID_REQUEST
+    assert f"{MAX_LINE_BYTES:,} bytes" in answer["error"]["message"]
+    client.send(call(32, json.dumps({"content": "x", "path": "after.md"})))
+    assert client.answer()["result"]["structuredContent"]["ok"] is True

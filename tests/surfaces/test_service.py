@@ -453,3 +453,31 @@ def test_render_in_a_citation_style(client: TestClient) -> None:
     assert '(<a href="#src-1">IEA, 2024</a>)' in response.text
     assert "IEA. (2024). <em>Outlook</em>." in response.text
     assert client.get("/healthz").json()["workers"]["size"] == 2
+
+
+def test_answers_name_no_server_directory(client: TestClient, tmp_path: Path) -> None:
+    """A refused image or ``csl`` file is named against "the request's directory", never the
+    render's temporary path: it showed the server's file system, and two identical requests
+    answered different warnings and errors. A file outside is still never read."""
+    secret = tmp_path / "style.csl"
+    secret.write_bytes((ROOT / "templates" / "csl" / "ieee.csl").read_bytes())
+    image = {"content": f"![chart](/etc/hosts.png) and ![map]({tmp_path}/x.png)",
+             "format": "pdf"}
+    answers = [client.post("/render", json=image, headers={"Accept": "application/json"})
+               for _ in range(2)]
+    assert all(answer.status_code == 200 for answer in answers)
+    first, second = (answer.json() for answer in answers)
+    assert first["warnings"] == second["warnings"] and first["diagnostics"] == second["diagnostics"]
+    assert len(first["warnings"]) == 2
+    for warning, diagnostic in zip(first["warnings"], first["diagnostics"], strict=True):
+        assert warning.endswith("not a file inside the request's directory"), warning
+        assert diagnostic["message"] == warning and diagnostic["code"] == "image-refused"
+    assert "citerender-service" not in json.dumps(first)
+    styled = {"content": "Claim [[S:1]].", "format": "md", "csl": str(secret),
+              "sources_pool": [{"sid": 1, "url": "https://iea.org"}]}
+    refusals = [client.post("/render", json=styled) for _ in range(2)]
+    assert [refused.status_code for refused in refusals] == [400, 400]
+    assert refusals[0].json() == refusals[1].json()
+    error = refusals[0].json()
+    assert error["field"] == "csl" and "not a file inside the request's directory" in error["error"]
+    assert "citerender-service" not in error["error"]

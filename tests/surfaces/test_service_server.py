@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.processes import wait_until
 from tests.surfaces.service_process import UNPICKLABLE, Service, running_service
 
 pytestmark = pytest.mark.slow
@@ -165,3 +166,59 @@ def test_slow_clients_are_cut_off(tmp_path: Path) -> None:
             assert received[sock].startswith(b"HTTP/1.1 408"), received[sock][:200]
             assert b"did not arrive within 3 s" in received[sock]
             assert b'"code":"time_limit"' in received[sock]
+
+
+def _peak_rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmHWM"))
+               .split()[1]) / 1024
+
+
+def test_a_large_answer_streams_from_disk(tmp_path: Path) -> None:
+    """PNG pages of incompressible noise at 600 dpi: a 1 MB request answers a zip of about
+    90 MB. The service process (uncapped, unlike its workers) zips the pages one at a time on
+    disk and streams the file and the JSON envelope's base64 from there: built in memory, the
+    answer took it to several times the answer's size (1.2 GB for 245 MB)."""
+    import base64
+    import io
+    import os
+    import zipfile
+
+    from PIL import Image
+
+    noise = io.BytesIO()
+    Image.frombytes("RGB", (600, 600), os.urandom(600 * 600 * 3)).save(noise, "PNG")
+    tile = base64.b64encode(noise.getvalue()).decode("ascii")
+    content = (f"<style>@page {{ background: url(data:image/png;base64,{tile}) repeat; "
+               "background-size: 0.5in 0.5in; }</style>"
+               + "".join(f"<h1>Page {n}</h1><div style='page-break-after: always'>x</div>"
+                         for n in range(1, 13)))
+    body = {"content": content, "content_format": "html", "format": "png", "pages": "all",
+            "dpi": 600, "filename": "noise"}
+    with running_service(tmp_path, workers=1) as service, httpx.Client(timeout=300) as client:
+        before = _peak_rss_mib(service.process.pid)
+        answer = client.post(f"{service.url}/render", json=body)
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["content-type"] == "application/zip"
+        assert int(answer.headers["content-length"]) == len(answer.content) > 60 * 2**20
+        with zipfile.ZipFile(io.BytesIO(answer.content)) as archive:
+            names = archive.namelist()
+            assert names == [f"noise-{n}.png" for n in range(1, 13)]
+            assert Image.open(io.BytesIO(archive.read(names[-1]))).size[0] > 4000
+        envelope = client.post(f"{service.url}/render", json=body,
+                               headers={"Accept": "application/json"})
+        assert envelope.status_code == 200
+        assert int(envelope.headers["content-length"]) == len(envelope.content)
+        decoded = envelope.json()
+        assert decoded["filename"] == "noise.zip" and decoded["stats"]["pages"] == 12
+        assert base64.b64decode(decoded["content_base64"]) == answer.content
+        job = client.post(f"{service.url}/jobs", json=body).json()
+        wait_until(lambda: client.get(f"{service.url}/jobs/{job['id']}").json()["status"]
+                   == "done", 300, "the job")
+        artifact = client.get(f"{service.url}/jobs/{job['id']}/artifact")
+        assert artifact.status_code == 200 and artifact.content == answer.content
+        assert int(artifact.headers["content-length"]) == len(answer.content)
+        grown = _peak_rss_mib(service.process.pid) - before
+        assert grown < len(answer.content) / 2**20 / 4, f"the service grew by {grown:.0f} MiB"
+        # every render's directory removed; only the local jobs' store is left
+        assert [p.name for p in service.temp_roots()[0].iterdir()] == ["jobs"]
