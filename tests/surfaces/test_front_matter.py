@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from renderers import cli
 from renderers.readers.markdown import read_markdown
-from tests.helpers import pdf_text
+from tests.helpers import pdf_text, require_client
 
 POOL = [{"sid": 1, "title": "Source 1", "url": "https://s1.example.org/"}]
 ANSWER = """---
@@ -106,8 +106,7 @@ def test_the_markdown_output_reads_back_with_the_same_metadata(rendered: Path) -
         TITLE, ("Ana Ruiz", "Li Wei"), "2025-03-01", "de")
     assert again.keywords == ("storage", "grid") and again.notes == ()
     assert again.description == DESCRIPTION and again.subtitle == "Under the title"
-    if shutil.which("pandoc") is None:
-        pytest.skip("pandoc is not installed")
+    require_client(shutil.which("pandoc") is not None, "pandoc is not installed")
     meta = json.loads(subprocess.run(
         ["pandoc", "--from", "markdown", "--to", "json"], input=markdown,
         capture_output=True, text=True, check=True).stdout)["meta"]

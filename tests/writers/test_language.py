@@ -19,6 +19,7 @@ from renderers.errors import OptionError
 from renderers.language import Language, detect_language, normalize_tag
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
+from tests.helpers import require_client
 
 POOL = [{"sid": 1, "title": "One", "url": "https://example.org/"}]
 ARABIC = "# تقرير الطاقة\n\nتمتلك المنطقة العربية بعضاً من أفضل موارد الطاقة الشمسية.[[S:1]]\n"
@@ -201,8 +202,7 @@ def markdown_of(tmp_path: Path, content: str, **options: Any) -> str:
 
 def pandoc_reads(markdown: str) -> str:
     """The ``<html>`` tag pandoc writes for ``markdown`` (its metadata read as pandoc does)."""
-    if shutil.which("pandoc") is None:
-        pytest.skip("pandoc is not installed")
+    require_client(shutil.which("pandoc") is not None, "pandoc is not installed")
     page = subprocess.run(
         ["pandoc", "--from", "markdown", "--to", "html5", "--standalone",
          "--metadata", "title=t"],

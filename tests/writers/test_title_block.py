@@ -21,7 +21,7 @@ from renderers.metadata import metadata_block
 from renderers.options import RenderOptions
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
-from tests.helpers import convert_all_with_libreoffice, pdf_text
+from tests.helpers import convert_all_with_libreoffice, pdf_text, require_client
 from tests.support.render import render_markdown, resolve_rows, write_resolved
 
 ROWS = [{"sid": 1, "title": "A source", "url": "https://example.org/a"}]
@@ -177,8 +177,7 @@ def test_markdown_keeps_subtitle_and_abstract_for_citerender_and_pandoc() -> Non
     assert "abstract: |\n  We *study* queues and grids.\n\n  Second paragraph" in markdown
     again = read_markdown(markdown)
     assert (again.subtitle, again.abstract) == (HOSTILE, read_markdown(ANSWER).abstract)
-    if shutil.which("pandoc") is None:
-        pytest.skip("pandoc is not installed")
+    require_client(shutil.which("pandoc") is not None, "pandoc is not installed")
     meta = json.loads(subprocess.run(
         ["pandoc", "--from", "markdown", "--to", "json"], input=markdown,
         capture_output=True, text=True, check=True).stdout)["meta"]
