@@ -26,8 +26,8 @@ def _machine(
     tmp_path: Path, *, impress: bool, installed: str = "", math: bool = True
 ) -> tuple[Path, dict[str, str]]:
     """A fake machine: LibreOffice (writer-nogui style, with or without Impress and Math),
-    Chromium, poppler, redis-server, the fonts and libraries, a dpkg that knows no package except
-    ``installed``, and an apt-get that records what it was asked to install."""
+    Chromium, poppler, redis-server, pandoc, the fonts and libraries, a dpkg that knows no
+    package except ``installed``, and an apt-get that records what it was asked to install."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for tool in ("grep", "dirname", "readlink", "ls", "cat"):  # the only real commands it sees
@@ -44,7 +44,7 @@ def _machine(
         (registry / "impress.xcd").write_text("")
     if math:
         (registry / "math.xcd").write_text("")
-    for name in ("chromium", "pdftotext", "pdftoppm", "redis-server"):
+    for name in ("chromium", "pdftotext", "pdftoppm", "redis-server", "pandoc"):
         _fake(bin_dir, name, "exit 0")
     _fake(bin_dir, "fc-list", "printf '%s\\n' " + " ".join(f"'{f}'" for f in FAMILIES))
     _fake(bin_dir, "ldconfig", "printf '\\t%s (libc6,x86-64)\\n' " + " ".join(LIBS))
