@@ -395,6 +395,10 @@ class Document:
     usage_sids: tuple[int, ...] = ()
     notes: tuple[Diagnostic, ...] = field(default=())
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    #: Notes on links to an id of the writers' own form (``cite-3``, ``fn-2``, ``fig-1`` …),
+    #: each with that id: only resolution knows which of them the writers make
+    #: (:func:`renderers.resolve.generated_anchors`), so it keeps a note when none does.
+    anchor_notes: tuple[tuple[str, Diagnostic], ...] = ()
     lang: str = ""
     authors: tuple[str, ...] = ()
     date: str = ""

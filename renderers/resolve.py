@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citations.links import safe_link, source_domain
@@ -16,16 +16,22 @@ from citations.tokens import CLOSING_PUNCTUATION
 from renderers.crossref import number_crossrefs
 from renderers.diagnostics import Code, Diagnostic, messages
 from renderers.document import (
+    Block,
     Cite,
     Document,
     Emph,
+    Figure,
     Inline,
     Link,
     Strike,
     Strong,
     Styled,
+    Table,
     Text,
+    iter_blocks,
+    iter_inlines,
     map_blocks,
+    numbered_anchor,
 )
 from renderers.errors import StrictError
 from renderers.labels import Labels, labels_for
@@ -252,6 +258,11 @@ def _resolve(
         )
         for n, source in plan.entries
     )
+    made = generated_anchors(blocks, entries)
+    dead = [note for target, note in document.anchor_notes if target not in made]
+    if strict and dead:
+        raise StrictError("; ".join(messages(dead)))
+    notes += dead
     return ResolvedDocument(
         document=dataclasses.replace(document, blocks=blocks),
         plan=plan,
@@ -259,6 +270,30 @@ def _resolve(
         notes=tuple(notes),
         sources_heading=sources_heading,
     )
+
+
+def generated_anchors(blocks: tuple[Block, ...], entries: Sequence[SourceEntry]) -> set[str]:
+    """The anchors of the writers' own form (:data:`renderers.text.RESERVED_ANCHOR`) that the
+    writers make for a resolved document, so that a link to another one gets its note: each
+    citation's (``cite-K``, and ``cnote-K``, which a note style may give it), the Sources list
+    and its entries, each author note (``fn-N``; ``fnref-N`` when referenced) and each numbered
+    figure or table."""
+    from renderers.writers.common import AuthorNotes  # the writers' numbering (imports this)
+
+    made = {"sources"} if entries else set()
+    cites = [n.anchor for n in iter_inlines(blocks) if isinstance(n, Cite) and n.numbers]
+    made.update(cites)
+    made.update(f"cnote-{k}" for k in range(1, len(cites) + 1))
+    made.update(entry.anchor for entry in entries)
+    for note in AuthorNotes(blocks):
+        made.add(note.anchor)
+        if note.referenced:
+            made.add(f"fnref-{note.number}")
+    made.update(
+        numbered_anchor(block.label, block.number) for block in iter_blocks(blocks)
+        if isinstance(block, Figure | Table) and block.label and block.number
+    )
+    return made
 
 
 def _mark_joined(inlines: tuple[Inline, ...]) -> tuple[Inline, ...]:

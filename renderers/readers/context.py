@@ -159,10 +159,11 @@ class ReadContext:
     def warn(self, line: int, message: str) -> None:
         """Add a reading problem (a ``reader-note`` diagnostic whose message names the place);
         ``line`` is the 1-based line of the input (0 when unknown)."""
-        self.notes.append(
-            Diagnostic(Code.READER_NOTE, f"{self._where(line)}: {message}",
-                       line=line if line > 0 else None)
-        )
+        self.notes.append(self._note(line, message))
+
+    def _note(self, line: int, message: str) -> Diagnostic:
+        return Diagnostic(Code.READER_NOTE, f"{self._where(line)}: {message}",
+                          line=line if line > 0 else None)
 
     def refuse_image(self, line: int, src: str, alt: str) -> None:
         """Report an image whose source was refused, once per source: writers get an empty
@@ -211,28 +212,40 @@ class ReadContext:
         if target := link_target(url):
             self.links.setdefault(target, where)
 
-    def _note_dead_links(self) -> None:
+    def _note_dead_links(self) -> list[tuple[str, Diagnostic]]:
         """A note for each id the document's links lead to that no heading or element has
-        (nor a writer: ``cite-1``, ``notes`` …): every writer drops such a link's target."""
+        (nor a writer's section: ``notes`` …): every writer drops such a link's target. The
+        notes on ids of the writers' own form (``cite-1``, ``fig-2``) are returned with their
+        id, for resolution to keep when the writers make no such anchor."""
+        generated: list[tuple[str, Diagnostic]] = []
         for target, where in self.links.items():
-            if target in self.ids or RESERVED_ANCHOR.match(target) \
-                    or target in _WRITERS_SECTIONS:
+            if target in self.ids or target in _WRITERS_SECTIONS:
                 continue
-            why = ("no heading or element has the id" if HeadingIds.can_keep(target)
-                   else GIVEN_ID_RULE)
-            self.warn(where if isinstance(where, int) else where(),
-                      f"the link to {'#' + shown_reference(target)!r} leads nowhere: {why}; "
-                      "its text is kept")
+            if RESERVED_ANCHOR.match(target):
+                why = "the document has no such citation, source, note, figure or table"
+            elif HeadingIds.can_keep(target):
+                why = "no heading or element has the id"
+            else:
+                why = GIVEN_ID_RULE
+            note = self._note(where if isinstance(where, int) else where(),
+                              f"the link to {'#' + shown_reference(target)!r} leads nowhere: "
+                              f"{why}; its text is kept")
+            if RESERVED_ANCHOR.match(target):
+                generated.append((target, note))
+            else:
+                self.notes.append(note)
+        return generated
 
     def document(self, blocks: Sequence[Block]) -> Document:
         """The finished document (the notes of links that lead nowhere added)."""
-        self._note_dead_links()
+        generated = self._note_dead_links()
         return Document(
             blocks=tuple(blocks),
             title=self.title,
             usage_sids=tuple(self.usage),
             notes=tuple(self.notes),
             diagnostics=tuple(self.refused_images.values()),
+            anchor_notes=tuple(generated),
         )
 
 

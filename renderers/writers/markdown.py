@@ -475,7 +475,11 @@ class ImageDefinitions:
 
 def math_source(tex: str, display: bool) -> str:
     """A formula as markdown writes it: ``$…$`` (``$$…$$`` displayed), or ``\\(…\\)`` when
-    the TeX holds a dollar sign of its own."""
+    the TeX holds a dollar sign of its own. A lone backslash ending the TeX would escape the
+    closing ``$`` (for pandoc too), so it is written ``\\backslash``: the same formula, a
+    backslash drawn."""
+    if (len(tex) - len(tex.rstrip("\\"))) % 2:  # "\\\\" (a line break) escapes nothing
+        tex = f"{tex}backslash"
     if display:
         return f"$${tex}$$"
     return f"\\({tex}\\)" if "$" in tex else f"${tex}$"

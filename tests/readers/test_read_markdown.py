@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
 
 from citations.mdit_cite import cite_plugin
+from citations.pool import SourcePool
 from renderers.document import (
     Anchor,
     Block,
@@ -39,9 +41,10 @@ from renderers.document import (
     iter_inlines,
     plain_text,
 )
-from renderers.errors import LimitError
+from renderers.errors import LimitError, StrictError
 from renderers.options import Limits
 from renderers.readers.markdown import read_markdown
+from renderers.resolve import resolve
 from renderers.text import document_text
 
 
@@ -570,6 +573,46 @@ def test_a_link_that_leads_nowhere_is_noted_at_its_line_in_both_readers() -> Non
     ]
     html = read_html('<h1>T</h1>\n<p>\n<a href="#t">t</a>\n<a href="#missing">m</a></p>')
     assert [(note.line, "'#missing'" in note.message) for note in html.notes] == [(4, True)]
+
+
+GENERATED = ("the document has no such citation, source, note, figure or table; its text is "
+             "kept")
+
+
+def test_a_link_to_a_number_the_writers_do_not_make_is_noted_after_resolution(
+    tmp_path: Path,
+) -> None:
+    """``#cite-99``, ``#fn-7``, ``#fig-12`` have the writers' own form, so only resolution knows
+    whether the writers make them: a link to one they do not make lost its target in silence.
+    Now it gets the dead link's note at its line; ``#cite-1``, ``#fn-1``, ``#fig-1``,
+    ``#src-1`` and ``#sources`` of a document that has them are places."""
+    from renderers.api import render
+    from renderers.readers.html import read_html
+
+    pool = SourcePool.from_rows([{"sid": 1, "title": "A", "url": "https://a.example"}])
+    markdown = ("Text [[S:1]].\n\n[a](#cite-1) [b](#fn-1) [c](#fig-1) [d](#src-1) "
+                "[e](#sources) [f](#fnref-1)\n\n[g](#cite-99) [h](#fn-7)\n\n"
+                "[i](#fig-12) [j](#tbl-1) [k](#cnote-2)[^x]\n\n![Cap](a.png){#fig:one}\n\n"
+                "[^x]: A note.\n")
+    document = read_markdown(markdown)
+    assert document.notes == ()
+    noted = [(n.line, n.message.split(": ", 1)[1]) for n in resolve(document, pool).notes]
+    assert noted == [
+        (5, f"the link to '#cite-99' leads nowhere: {GENERATED}"),
+        (5, f"the link to '#fn-7' leads nowhere: {GENERATED}"),
+        (7, f"the link to '#fig-12' leads nowhere: {GENERATED}"),
+        (7, f"the link to '#tbl-1' leads nowhere: {GENERATED}"),
+        (7, f"the link to '#cnote-2' leads nowhere: {GENERATED}"),
+    ]
+    with pytest.raises(StrictError, match="cite-99"):
+        resolve(document, pool, strict=True)
+    html = read_html('<p>A <sup class="cite" data-sids="1">1</sup>\n<a href="#cite-1">x</a>\n'
+                     '<a href="#cite-2">y</a></p>')
+    assert [(n.line, "'#cite-2'" in n.message) for n in resolve(html, pool).notes] == [(3, True)]
+    (result,) = render("See [there](#fig-3).\n", tmp_path, sources_pool=[], formats=["md"])
+    noted = [(d.line, d.message.split(": ", 1)[1]) for d in result.diagnostics
+             if d.code == "reader-note"]
+    assert noted == [(1, f"the link to '#fig-3' leads nowhere: {GENERATED}")]
 
 
 def test_a_link_to_an_id_no_element_may_keep_says_why_briefly() -> None:

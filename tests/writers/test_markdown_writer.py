@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -36,6 +39,7 @@ from renderers.document import (
     Inline,
     Link,
     ListItem,
+    Math,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -45,9 +49,12 @@ from renderers.document import (
     Table,
     TableCell,
     Text,
+    iter_inlines,
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
+from renderers.math.mathml import mathml_markup
+from renderers.math.tex import parse_tex
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
@@ -551,3 +558,44 @@ def test_images_are_embedded_through_the_sandbox_so_the_file_stands_alone(
 def test_a_link_around_a_citation_alone_is_not_written_empty(pool: SourcePool) -> None:
     out = md_of_document(read_markdown("See [[[S:1]]](https://example.com) now.\n"), pool)
     assert "See [^1] now." in out and "[](" not in out
+
+
+def _pandoc_formulas(markdown: str) -> list[tuple[str, bool]]:
+    """The formulas pandoc reads in ``markdown`` (TeX, displayed), in order."""
+    tree = json.loads(subprocess.run(
+        ["pandoc", "-f", "markdown", "-t", "json"], input=markdown, capture_output=True,
+        text=True, check=True).stdout)
+    found: list[tuple[str, bool]] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if node.get("t") == "Math":
+                kind, tex = node["c"]
+                found.append((tex, kind["t"] == "DisplayMath"))
+            else:
+                walk(node.get("c"))
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(tree["blocks"])
+    return found
+
+
+@pytest.mark.parametrize("display", [False, True])
+@pytest.mark.parametrize(
+    ("tex", "written"),
+    [("x\\", "x\\backslash"), ("a \\\\", "a \\\\"), ("a \\\\\\", "a \\\\\\backslash"),
+     ("x^2", "x^2")],
+)
+def test_a_formula_ending_in_a_backslash_reads_back_as_the_same_formula(
+    tex: str, written: str, display: bool, pool: SourcePool
+) -> None:
+    text = md_of_document(Document((para(Text("Then "), Math(tex, display), Text(" so.")),)),
+                          pool)
+    again = [n for n in iter_inlines(read_markdown(text).blocks) if isinstance(n, Math)]
+    assert again == [Math(written, display)]
+    drawn = mathml_markup(parse_tex(tex, display), annotate=False)
+    assert mathml_markup(parse_tex(written, display), annotate=False) == drawn
+    if shutil.which("pandoc"):
+        assert _pandoc_formulas(text) == [(written, display)]

@@ -84,6 +84,22 @@ def test_no_character_is_drawn_outside_its_slide_in_libreoffice(tmp_path: Path) 
     assert len(pdf) >= 12
 
 
+def test_a_byline_too_long_for_the_cover_flows_after_it_in_libreoffice(tmp_path: Path) -> None:
+    """200 authors ran off the cover (its subtitle box does not flow on): the byline now goes to
+    the slides after the cover, as a too-long subtitle does, and every name is shown."""
+    names = [f"Author{i} Surname{i}" for i in range(1, 201)]
+    quoted = ", ".join(f'"{name}"' for name in names)
+    markdown = f"---\ntitle: Many hands\nauthor: [{quoted}]\ndate: 2024-05-01\n---\n\nBody.\n"
+    pdf = _convert(markdown, SourcePool.from_rows([]), tmp_path)
+    outside = _outside(pdf)
+    assert not outside, f"{len(outside)} characters outside their slide: {outside[:5]}"
+    pages = ["".join(page.get_textpage().get_text_range().split()) for page in pdf]
+    assert pages[0] == "Manyhands"
+    shown = re.sub(r"Manyhands(\(cont\.\))?|\(cont\.\)", "", "".join(pages[1:-1]))
+    assert shown.startswith(";".join("".join(name.split()) for name in names) + "·")
+    assert pages[-1] == "ManyhandsBody."
+
+
 def _wide_and_lopsided_tables() -> str:
     """A table of 60 short columns, then a short column beside a cell of 600 characters."""
     head = "| " + " | ".join(f"C{c}" for c in range(60)) + " |\n|" + "---|" * 60

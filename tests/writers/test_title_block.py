@@ -160,6 +160,20 @@ def test_pptx_subtitle_too_long_for_the_cover_gets_a_slide_of_its_own() -> None:
     assert slides[1].shapes.title.text == "Long"
 
 
+def test_pptx_byline_too_long_for_the_cover_follows_it_and_a_short_subtitle_stays() -> None:
+    """The byline follows the subtitle's rule: 200 authors go to the slides after the cover,
+    flowed as body text; a subtitle that fits on its own stays on the cover."""
+    authors = ", ".join(f"Author{i} Surname{i}" for i in range(1, 201))
+    answer = f"---\ntitle: Long\nsubtitle: Short\nauthor: '{authors}'\n---\n\nBody.\n"
+    slides = list(Presentation(io.BytesIO(render_markdown("pptx", answer, ROWS))).slides)
+    cover = [s.text_frame.text for s in slides[0].shapes if s.has_text_frame]
+    assert cover == ["Long", "Short"]
+    shown = " ".join(s.text_frame.text for slide in slides[1:-1] for s in slide.shapes
+                     if s.has_text_frame and s != slide.shapes.title)
+    assert squashed(shown).replace("(cont.) ", "") == authors
+    assert slides[1].shapes.title.text == "Long" and len(slides) > 3
+
+
 @pytest.mark.slow
 @pytest.mark.libreoffice
 def test_office_files_show_the_block_in_libreoffice(tmp_path: Path) -> None:

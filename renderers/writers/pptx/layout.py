@@ -473,10 +473,15 @@ class _DeckBuilder(SlideFlow):
             # The cover's subtitle: the front matter's on a line of its own, then the line
             # under the title heading, the authors and the date.
             byline = " · ".join(clean(x) for x in (tagline, block.authors, block.date) if x)
-            subtitle = tuple(x for x in (clean(block.subtitle), byline) if x)
-            moved = ""  # a subtitle too long for the cover: a slide of its own after it
-            if not self.fits_cover_subtitle(subtitle):
-                moved, subtitle = clean(block.subtitle), tuple(x for x in (byline,) if x)
+            lines = [x for x in (clean(block.subtitle), byline) if x]
+            # What the cover's box cannot hold (a long subtitle, a byline of 200 authors) goes
+            # to a slide of its own after it, in order; the byline has the first claim.
+            kept: set[int] = set()
+            for index in reversed(range(len(lines))):
+                if self.fits_cover_subtitle([lines[i] for i in {index, *kept}]):
+                    kept.add(index)
+            subtitle = tuple(line for i, line in enumerate(lines) if i in kept)
+            moved = [line for i, line in enumerate(lines) if i not in kept]
             self.add_slide("title", cover, subtitle=subtitle)
             # What comes before the first heading (a lede, a whole answer without headings)
             # is shown under the document's title, as a careful deck-maker names every slide:
@@ -486,7 +491,8 @@ class _DeckBuilder(SlideFlow):
             self.title_base = (Run(title.strip()),)
             if moved:
                 self.start(self.title_base)
-                self.paragraph((Text(moved),), 0, False)
+                for line in moved:
+                    self.paragraph((Text(line),), 0, False)
                 self.close()
         if block.abstract:  # a slide of its own after the cover, as a paper's first page
             base = self.title_base
