@@ -26,6 +26,11 @@ Settings, and why:
   it at start, at every task it takes and every ``advertise_interval_s`` seconds (a timer in
   its main process), each time for three intervals, so it comes back within one interval after
   Redis restarts or is flushed, and disappears once no worker serves the store.
+- **the webhook as a task of its own** (``citerender.webhook``, on the job's queue, sent
+  once the job's state is recorded): the render task ends before the webhook goes out, so a
+  slow receiver uses up neither the render's time limit nor its process, and a webhook that
+  runs past its own time limit (above every attempt's timeout) fails only itself, never the
+  finished job. It is acknowledged on receipt, so a receiver is called at most once per job.
 - **queues per format family** (:data:`renderers.workers.QUEUES`): ``render.pdf`` (PDF and
   PNG, WeasyPrint) and ``render.office`` (DOCX, PPTX, HTML, Markdown), so heavy layouts and
   light writers can get their own workers and limits.
@@ -52,13 +57,14 @@ from renderers.workers.execute import (
     Finished,
     StoreJob,
     begin,
-    complete,
     failure,
+    record,
     render_to_store,
     store_for,
 )
-from renderers.workers.jobstate import JobState, RedisBoard, finished_state
-from renderers.workers.webhooks import WebhookPolicy
+from renderers.workers.jobstate import JobBoard, JobState, RedisBoard, finished_state
+from renderers.workers.stores import ArtifactStore
+from renderers.workers.webhooks import WebhookPolicy, send_webhook, webhook_budget_s
 
 if TYPE_CHECKING:
     from celery import Celery, Task
@@ -66,6 +72,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("citerender.worker")
 
 TASK_NAME = "citerender.render"
+WEBHOOK_TASK_NAME = "citerender.webhook"
+#: The webhook task's soft and hard time limits: room above :func:`webhook_budget_s` (a
+#: receiver that sends its answer a byte at a time can outlast every socket timeout).
+WEBHOOK_SOFT_TIME_LIMIT_S = webhook_budget_s() + 5
+WEBHOOK_TIME_LIMIT_S = WEBHOOK_SOFT_TIME_LIMIT_S + 5
 
 
 @dataclass(frozen=True)
@@ -182,18 +193,26 @@ def make_celery(settings: WorkerSettings) -> Celery:
 
             if isinstance(exc, TimeLimitExceeded) and isinstance(kwargs, dict):
                 board = board_for(settings.broker)
+                store = store_for(settings.store)
                 queued = JobState.from_dict(kwargs["state"])
+                if finished_state(board, store, queued.id) is not None:
+                    return  # stopped after its job was recorded done: the job stands
                 current = board.get(queued.id) or queued
-                complete(board, store_for(settings.store), current, failure(
+                finish(board, store, current, failure(
                     "time_limit", f"the render ran past the hard limit of "
-                    f"{settings.time_limit_s} s; its process was stopped"),
-                    WebhookPolicy.of(settings.webhook_hosts))
+                    f"{settings.time_limit_s} s; its process was stopped"), self.app)
 
     def render(task: Task, state: dict[str, Any], payload: dict[str, Any], store_url: str) -> None:
         run_render_task(settings, state, payload, store_url,
-                        worker=str(task.request.hostname or ""))
+                        worker=str(task.request.hostname or ""), app=task.app)
+
+    def webhook(url: str, body: dict[str, Any]) -> None:
+        """POST the finished job's state; a failure is logged by :func:`send_webhook`."""
+        send_webhook(url, body, WebhookPolicy.of(settings.webhook_hosts))
 
     app.task(bind=True, base=RenderTask, name=TASK_NAME)(render)
+    app.task(name=WEBHOOK_TASK_NAME, acks_late=False, soft_time_limit=WEBHOOK_SOFT_TIME_LIMIT_S,
+             time_limit=WEBHOOK_TIME_LIMIT_S)(webhook)
     from celery.signals import worker_process_init
 
     cap = settings.memory_cap_mib
@@ -255,6 +274,24 @@ def _advertiser_step(settings: WorkerSettings) -> type:
     return AdvertiseStore
 
 
+def finish(
+    board: JobBoard, store: ArtifactStore, state: JobState, finished: Finished, app: Celery,
+) -> JobState:
+    """Record how the job ended (:func:`renderers.workers.execute.record`), then queue its
+    webhook as a task of its own on ``app``; a broker that does not take it is logged, the
+    job stands."""
+    from kombu.exceptions import KombuError
+
+    final = record(board, store, state, finished)
+    if final.webhook:
+        try:
+            app.tasks[WEBHOOK_TASK_NAME].apply_async(args=(final.webhook, final.public()),
+                                        queue=queue_for(final.format))
+        except (KombuError, OSError) as exc:
+            log.warning("job %s: webhook not queued: %s", final.id, exc)
+    return final
+
+
 @cache
 def board_for(broker: str) -> RedisBoard:
     """One board per broker URL and process."""
@@ -263,28 +300,26 @@ def board_for(broker: str) -> RedisBoard:
 
 def run_render_task(
     settings: WorkerSettings, state: dict[str, Any], payload: dict[str, Any], store_url: str,
-    *, worker: str,
+    *, worker: str, app: Celery,
 ) -> None:
     """The body of the render task (see :mod:`renderers.workers.execute` for the steps)."""
     from celery.exceptions import SoftTimeLimitExceeded
 
     board = board_for(settings.broker)
     store = store_for(settings.store)
-    webhooks = WebhookPolicy.of(settings.webhook_hosts)
     refresh_advertisement(settings)
     queued = JobState.from_dict(state)
     if finished_state(board, store, queued.id) is not None:
         return  # redelivered after it finished: nothing to do
     current = board.get(queued.id) or queued
     if store_url != store.url:
-        complete(board, store, current, failure(
+        finish(board, store, current, failure(
             "store_mismatch", f"the job was submitted for the store {store_url} but this worker "
-            f"writes to {store.url}; start services and workers with the same --store"),
-            webhooks)
+            f"writes to {store.url}; start services and workers with the same --store"), app)
         return
     started = begin(board, current, worker=worker, pid=os.getpid())
     if isinstance(started, Finished):
-        complete(board, store, current, started, webhooks)
+        finish(board, store, current, started, app)
         return
     try:
         finished = render_to_store(StoreJob(queued.id, payload, store.url))
@@ -302,7 +337,7 @@ def run_render_task(
     except Exception as exc:
         log.exception("job %s failed", queued.id)
         finished = failure(str(ErrorCode.INTERNAL), f"{type(exc).__name__}: {exc}")
-    complete(board, store, started, finished, webhooks)
+    finish(board, store, started, finished, app)
 
 
 class CeleryQueue:

@@ -8,8 +8,10 @@ service's own worker processes when there is no broker (:mod:`renderers.service.
 2. :func:`render_to_store` renders with :func:`renderers.service.app.render_job` — the very
    function behind ``POST /render`` — into a private temporary directory, then writes each
    artifact to the store (atomically), then one provenance record per artifact;
-3. :func:`complete` writes the finished state to the store (last, so a ``done`` job always
-   has its artifacts and records), then to the board, then calls the webhook.
+3. :func:`record` writes the finished state to the store (last, so a ``done`` job always
+   has its artifacts and records), then to the board. The webhook is sent after that and
+   outside the render's time limit (a Celery task of its own, or a thread of the service), so
+   a slow receiver can neither use up the render's time nor fail a finished job.
 
 Every write is idempotent: a task redelivered after its worker died renders the same bytes
 under the same keys, so running a job twice is harmless.
@@ -32,7 +34,6 @@ from renderers.service.codes import ServiceCode
 from renderers.workers.jobstate import JobBoard, JobState, save_result
 from renderers.workers.provenance import write_records
 from renderers.workers.stores import ArtifactStore, open_store
-from renderers.workers.webhooks import WebhookPolicy, send_webhook
 
 log = logging.getLogger("citerender.jobs")
 
@@ -134,13 +135,3 @@ def record(board: JobBoard, store: ArtifactStore, state: JobState, finished: Fin
     log.info("job %s %s (attempt %d)", final.id, final.status, final.attempts)
     return final
 
-
-def complete(
-    board: JobBoard, store: ArtifactStore, state: JobState, finished: Finished,
-    webhooks: WebhookPolicy,
-) -> JobState:
-    """Record how the job ended (:func:`record`) and call its webhook (a Celery task's end)."""
-    final = record(board, store, state, finished)
-    if final.webhook:
-        send_webhook(final.webhook, final.public(), webhooks)
-    return final

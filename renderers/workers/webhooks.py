@@ -26,6 +26,18 @@ WEBHOOK_ATTEMPTS = 3
 MAX_URL = 2000
 
 
+def webhook_budget_s() -> float:
+    """How long :func:`send_webhook` takes at most when every attempt times out once (the
+    Celery webhook task's time limit is set above it)."""
+    pauses = sum(_pause(attempt) for attempt in range(WEBHOOK_ATTEMPTS - 1))
+    return WEBHOOK_ATTEMPTS * WEBHOOK_TIMEOUT_S + pauses
+
+
+def _pause(attempt: int) -> float:
+    """Seconds to wait after failed ``attempt`` (counted from 0) before the next one."""
+    return 0.5 * (attempt + 1)
+
+
 class WebhookRefused(ValueError):
     """The webhook URL is not allowed (message says why and what is accepted)."""
 
@@ -97,5 +109,5 @@ def send_webhook(url: str, body: dict[str, Any], policy: WebhookPolicy) -> bool:
         finally:
             connection.close()
         if attempt + 1 < WEBHOOK_ATTEMPTS:
-            time.sleep(0.5 * (attempt + 1))
+            time.sleep(_pause(attempt))
     return False

@@ -10,7 +10,9 @@ import hashlib
 import io
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import zipfile
 from collections import Counter
@@ -25,6 +27,7 @@ import redis
 from starlette.testclient import TestClient
 
 from renderers.service.app import create_app
+from renderers.workers.celery_app import WEBHOOK_TASK_NAME
 from renderers.workers.provenance import sources_used_text
 from renderers.workers.stores import open_store
 from tests.helpers import pdf_text
@@ -196,6 +199,56 @@ def test_webhook_is_sent_by_the_worker(cluster: Cluster) -> None:
     assert received[0]["result"]["sources_used"] == [1]
 
 
+def test_a_webhook_receiver_that_never_answers_leaves_the_job_done(tmp_path: Path) -> None:
+    """The webhook is a task of its own, sent once the job is recorded. Sent inside the render
+    task, a receiver that never answered kept it past its hard time limit, and the limit's
+    handler turned the finished job into ``failed``."""
+    sink = socket.socket()
+    sink.bind(("127.0.0.1", 0))
+    sink.listen(16)  # connections land in the backlog, never accepted nor answered
+    silent = f"http://127.0.0.1:{sink.getsockname()[1]}/hook"
+    store = (tmp_path / "store").as_uri()
+    with redis_server(tmp_path) as (url, _):
+        broker = f"{url}/0"
+        # Every attempt of the webhook times out: 3 x 5 s, past the render's 10 s hard limit.
+        worker = start_worker(broker, store, "short", tmp_path, "--queues", "render.office",
+                              "--soft-time-limit", "8", "--time-limit", "10",
+                              "--webhook-host", "127.0.0.1")
+        try:
+            wait_ready(worker)
+            app = create_app(workers=1, warmup=False, broker=broker, store=store,
+                             webhook_hosts=["127.0.0.1"])
+            with TestClient(app) as client, webhook_receiver() as (hook, received):
+                jobs = [client.post("/jobs", json={"content": f"Job {name}.[[S:1]]\n",
+                                                   "format": "md", "sources_pool": POOL,
+                                                   "webhook": target}).json()
+                        for name, target in (("silent", silent), ("heard", hook))]
+                for job in jobs:
+                    assert wait_job(client, job["id"], 120)["status"] == "done"
+
+                def webhook_tasks_ended() -> bool:
+                    ended = re.findall(rf"Task {re.escape(WEBHOOK_TASK_NAME)}\[\S+\] succeeded",
+                                       worker.output())
+                    return len(ended) == 2
+
+                wait_until(webhook_tasks_ended, 120, "both webhook tasks")
+                log = worker.output()
+                assert f"webhook {silent} failed: timed out (attempt 3)" in log
+                assert "TimeLimitExceeded" not in log  # the render tasks ended at once
+                for job in jobs:
+                    state = client.get(f"/jobs/{job['id']}").json()
+                    assert state["status"] == "done", state
+                    artifact = client.get(f"/jobs/{job['id']}/artifact")
+                    assert artifact.status_code == 200
+                    assert f"Job {'silent' if job is jobs[0] else 'heard'}." in artifact.text
+                assert len(received) == 1
+                assert received[0]["id"] == jobs[1]["id"] and received[0]["status"] == "done"
+                assert received[0]["result"]["sources_used"] == [1]
+        finally:
+            worker.stop()
+            sink.close()
+
+
 def test_batch_render_through_the_broker_matches_a_local_batch(cluster: Cluster) -> None:
     inputs = cluster.tmp / "inputs"
     inputs.mkdir()
@@ -323,7 +376,7 @@ def test_a_service_without_store_looks_for_the_advertisement_again_at_each_reque
 def test_a_render_task_advertises_the_store_again(tmp_path: Path) -> None:
     """Each task a worker takes sets the advertisement again (here one that returns at once:
     its job finished before)."""
-    from renderers.workers.celery_app import WorkerSettings, run_render_task
+    from renderers.workers.celery_app import WorkerSettings, make_celery, run_render_task
     from renderers.workers.jobstate import new_state, save_result
 
     store = (tmp_path / "store").as_uri()
@@ -334,7 +387,9 @@ def test_a_render_task_advertises_the_store_again(tmp_path: Path) -> None:
         save_result(open_store(store), finished)
         client = redis.Redis.from_url(broker)
         assert client.get("citerender:store") is None
-        run_render_task(settings, finished.to_dict(), {}, store, worker="test@host")
+        app = make_celery(settings)
+        run_render_task(settings, finished.to_dict(), {}, store, worker="test@host", app=app)
+        app.close()
         assert client.get("citerender:store") == store.encode()
         assert 3600 < client.ttl("citerender:store") <= 3 * 3600  # it expires without workers
         client.close()
