@@ -181,13 +181,19 @@ def test_pdf_contents_show_page_numbers_and_link_to_the_headings(tmp_path: Path)
     assert outlook_page in targets  # the contents entry jumps to the later page
 
 
+def pdf_contents(html: str, target: Path) -> tuple[list[str], str]:
+    """The contents entries of the PDF of HTML input with ``toc``, and its first page's text."""
+    result = write_pdf(html, target, sources_pool=POOL, toc=True)
+    text = PdfReader(str(result.path)).pages[0].extract_text()
+    lines = [line for line in text.splitlines() if "...." in line]
+    return [line.split(".")[0].strip() for line in lines], text
+
+
 def test_html_input_gets_contents_in_its_pdf(tmp_path: Path) -> None:
     html = ("<html><body><h1>Briefing</h1><h2>First <sup class=\"cite\" data-sids=\"1\">"
             "[S:1]</sup></h2><p>Text.</p><h2>Second</h2><p>More.</p></body></html>")
-    result = write_pdf(html, tmp_path / "brief.pdf", sources_pool=POOL, toc=True)
-    text = PdfReader(str(result.path)).pages[0].extract_text()
-    lines = [line for line in text.splitlines() if "...." in line]
-    assert [line.split(".")[0].strip() for line in lines] == ["First", "Second", "Sources"]
+    entries, _ = pdf_contents(html, tmp_path / "brief.pdf")
+    assert entries == ["First", "Second", "Sources"]
 
 
 def test_html_input_with_text_right_after_a_heading_gets_contents(tmp_path: Path) -> None:
@@ -195,10 +201,8 @@ def test_html_input_with_text_right_after_a_heading_gets_contents(tmp_path: Path
     read back as one element: an internal error for any such page with ``toc``."""
     html = ("<html><body><h2>First [[S:1]]</h2> loose text\n\n***\n<h2>Second</h2> more"
             "</body></html>")
-    result = write_pdf(html, tmp_path / "brief.pdf", sources_pool=POOL, toc=True)
-    text = PdfReader(str(result.path)).pages[0].extract_text()
-    lines = [line for line in text.splitlines() if "...." in line]
-    assert [line.split(".")[0].strip() for line in lines] == ["First", "Second", "Sources"]
+    entries, text = pdf_contents(html, tmp_path / "brief.pdf")
+    assert entries == ["First", "Second", "Sources"]
     assert "loose text" in text
 
 
