@@ -295,31 +295,38 @@ class _ShownTitleBlock:
     abstract: tuple[str, ...]
 
 
+def _classes(node: _Element) -> list[str]:
+    """The classes of ``node`` (a page citerender wrote keeps them: see the module's doc)."""
+    return node.attrs.get("class", "").split()
+
+
+def _shown_text(node: _Element) -> str:
+    """The text of ``node`` as a browser shows it on one line (white space collapsed)."""
+    return HTML_SPACE.sub(" ", _text_of(node)).strip()
+
+
 def _shown_title_block(header: _Element) -> _ShownTitleBlock:
     """The parts of a ``<header class="title-block">`` (the HTML writer's ``title_block``):
     its subtitle and date lines and the abstract's paragraphs (not its heading word)."""
 
-    def line(kind: str, within: _Element) -> list[str]:
-        return [
-            HTML_SPACE.sub(" ", _text_of(child)).strip()
-            for child in within.children
-            if isinstance(child, _Element) and child.tag == "p"
-            and kind in child.attrs.get("class", "").split()
-        ]
+    def line(kind: str) -> str:
+        return next((_shown_text(child) for child in header.children
+                     if isinstance(child, _Element) and child.tag == "p"
+                     and kind in _classes(child)), "")
 
     abstract = [
         child for child in header.children
-        if isinstance(child, _Element) and "abstract" in child.attrs.get("class", "").split()
+        if isinstance(child, _Element) and "abstract" in _classes(child)
     ]
     paragraphs = [
-        HTML_SPACE.sub(" ", _text_of(p)).strip()
+        _shown_text(p)
         for block in abstract for p in block.children
         if isinstance(p, _Element) and p.tag == "p"
-        and "abstract-title" not in p.attrs.get("class", "").split()
+        and "abstract-title" not in _classes(p)
     ]
     return _ShownTitleBlock(
-        subtitle=next(iter(line("subtitle", header)), ""),
-        date=next(iter(line("date", header)), ""),
+        subtitle=line("subtitle"),
+        date=line("date"),
         abstract=tuple(p for p in paragraphs if p),
     )
 
@@ -483,7 +490,7 @@ def _holds_other_text(element: _Element) -> bool:
                 return True
         elif element.tag == "header":
             classes = _TITLE_BLOCK_CHILDREN.get(child.tag, frozenset())
-            if not classes.intersection(child.attrs.get("class", "").split()):
+            if not classes.intersection(_classes(child)):
                 return True
         elif child.tag not in _PART_CHILDREN:
             return True
@@ -601,11 +608,11 @@ class _HtmlReader:
         author's content): the title above the body is the title; the Sources list, a note
         style's notes and the contents are made again from the pool and the options; the
         author notes are notes again."""
-        classes = set(element.attrs.get("class", "").split())
+        classes = set(_classes(element))
         if element.tag == "title":  # the untitled page's word too: the added h1 tells
             return []
         if element.tag == "h1" and "doc-title" in classes:
-            self.context.title = HTML_SPACE.sub(" ", _text_of(element)).strip()
+            self.context.title = _shown_text(element)
             return []
         if element.tag == "header" and "title-block" in classes:
             self.title_block = _shown_title_block(element)
@@ -637,7 +644,7 @@ class _HtmlReader:
     def written_inline(self, node: _Element, out: InlineBuilder) -> bool:
         """On a page citerender wrote, an inline its writer made: a mark it added (left
         out), a note's reference or a formula (read back as one). False for any other."""
-        classes = set(node.attrs.get("class", "").split())
+        classes = set(_classes(node))
         if classes & _WRITTEN_MARKS:
             return True
         if node.tag == "sup" and "fnref" in classes:
@@ -672,7 +679,7 @@ class _HtmlReader:
             return list(self._run(element))
         if tag == "title":
             if not self.context.title:
-                self.context.title = HTML_SPACE.sub(" ", _text_of(element)).strip()
+                self.context.title = _shown_text(element)
             return []
         if tag in _HEADINGS:
             return [self.context.heading(int(tag[1]), self.inlines(element, depth=depth),
@@ -737,7 +744,7 @@ class _HtmlReader:
         it again and the one the writer's references to it name (see :meth:`written_inline`);
         "" for any other."""
         if not self.own or caption is None or not any(
-            isinstance(c, _Element) and "caption-label" in c.attrs.get("class", "").split()
+            isinstance(c, _Element) and "caption-label" in _classes(c)
             for c in caption.children
         ):
             return ""
@@ -746,14 +753,14 @@ class _HtmlReader:
 
     def task_state(self, item: _Element) -> bool | None:
         """A task item's state on a page citerender wrote (``li.task.checked``), else None."""
-        classes = item.attrs.get("class", "").split() if self.own and item.tag == "li" else []
+        classes = _classes(item) if self.own and item.tag == "li" else []
         return "checked" in classes if "task" in classes else None
 
     def code_block(self, element: _Element) -> CodeBlock:
         language = ""
         candidates = [element] + [c for c in element.children if isinstance(c, _Element)]
         for candidate in candidates:
-            for name in candidate.attrs.get("class", "").split():
+            for name in _classes(candidate):
                 match = _LANGUAGE.match(name)
                 if match and not language:
                     language = match.group(1)
