@@ -258,7 +258,7 @@ def _resolve(
         )
         for n, source in plan.entries
     )
-    made = generated_anchors(blocks, entries)
+    made = generated_anchors(blocks, entries) if document.anchor_notes else set()
     dead = [note for target, note in document.anchor_notes if target not in made]
     if strict and dead:
         raise StrictError("; ".join(messages(dead)))
@@ -288,7 +288,7 @@ def generated_anchors(blocks: tuple[Block, ...], entries: Sequence[SourceEntry])
     for note in AuthorNotes(blocks):
         made.add(note.anchor)
         if note.referenced:
-            made.add(f"fnref-{note.number}")
+            made.add(note.reference_anchor)
     made.update(
         numbered_anchor(block.label, block.number) for block in iter_blocks(blocks)
         if isinstance(block, Figure | Table) and block.label and block.number

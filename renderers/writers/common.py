@@ -353,6 +353,11 @@ class AuthorNote:
         """The note's own anchor (``fn-N``; heading ids never take it)."""
         return f"fn-{self.number}"
 
+    @property
+    def reference_anchor(self) -> str:
+        """The anchor of the note's first reference (``fnref-N``), its back-link's target."""
+        return f"fnref-{self.number}"
+
 
 class AuthorNotes:
     """Every author note of a document, in one series.

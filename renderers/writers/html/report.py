@@ -688,7 +688,7 @@ class ReportWriter:
     def note_reference(self, note: AuthorNote) -> Markup:
         """The superscript letter of a note; each reference gets its own anchor."""
         anchors = self.note_refs.setdefault(note.label, [])
-        anchor = f"fnref-{note.number}" + (f"-{len(anchors) + 1}" if anchors else "")
+        anchor = note.reference_anchor + (f"-{len(anchors) + 1}" if anchors else "")
         anchors.append(anchor)
         return Markup(
             f'<sup class="fnref" id="{anchor}"><a href="#{note.anchor}">{note.marker}</a></sup>'

@@ -92,7 +92,6 @@ from renderers.writers.pptx.runs import (
     clean,
     continued_title,
     entry_para,
-    note_ref_anchor,
 )
 from renderers.writers.pptx.tables import distribute, measure_table
 
@@ -242,7 +241,7 @@ class _DeckBuilder(SlideFlow):
                 runs = (mark, *self.inlines.para(first.children))
                 blocks.pop(0)
             if note.referenced:
-                runs = (*runs, Run(f" {BACKLINK_MARK}", target=note_ref_anchor(note.number)))
+                runs = (*runs, Run(f" {BACKLINK_MARK}", target=note.reference_anchor))
             self.add_para(Para(runs, size=SOURCES_SIZE, space_before=4.0))
             self.blocks(blocks, 1)
         self.close()

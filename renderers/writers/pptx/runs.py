@@ -198,12 +198,7 @@ class InlineRuns:
         first = label not in self._referenced
         self._referenced.add(label)
         return Run(note.marker, superscript=True, target=note.anchor,
-                   defines=note_ref_anchor(note.number) if first else "")
-
-
-def note_ref_anchor(number: int) -> str:
-    """The anchor of the first reference to author note ``number`` (its back-link's target)."""
-    return f"fnref-{number}"
+                   defines=note.reference_anchor if first else "")
 
 
 def _run(text: str, ctx: _Ctx) -> Run:

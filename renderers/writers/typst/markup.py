@@ -791,7 +791,7 @@ class _Markup:
         anchor = "none"
         if label not in self.labelled_notes:
             self.labelled_notes.add(label)
-            anchor = self.anchor(f"fnref-{note.number}")
+            anchor = self.anchor(note.reference_anchor)
         return call("note-ref", anchor, self.target(note.anchor), string_literal(note.marker))
 
     def image(self, image: Image, *, block: bool) -> str:
@@ -872,7 +872,7 @@ class _Markup:
             finally:
                 self.block_depth -= 1
         labelled = note.label in self.labelled_notes
-        backlink = self.record_target(f"fnref-{note.number}" if labelled else "")
+        backlink = self.record_target(note.reference_anchor if labelled else "")
         return note_fields(note.anchor, f"{note.marker}.", body, backlink, direction)
 
     def cite_notes_section(self) -> str:
