@@ -351,3 +351,24 @@ def test_the_title_block_comes_back_as_the_documents_metadata(tmp_path: Path) ->
     assert shown_markdown(back.artifact("md").text()) == shown_markdown(
         direct.artifact("md").text())
     assert audit(html, EXTRA_POOL).to_dict()["coverage"] == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("generator", [True, False], ids=["own-page", "generator-meta-gone"])
+def test_a_written_page_laid_out_again_has_no_link_to_nowhere(
+    generator: bool, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The page laid out again, as the report (its own) or in its author's look (its generator
+    meta gone): the old Sources list's and notes' links lead to what the new page has, or are
+    text; WeasyPrint finds an anchor for every link it draws."""
+    html = open_session(EXTRA, tmp_path / "first", sources_pool=EXTRA_POOL,
+                        content_format="markdown").artifact("html").text()
+    if not generator:
+        html = html.replace('<meta name="generator" content="citerender">', "")
+    with caplog.at_level("WARNING", logger="weasyprint"):
+        again = open_session(html, tmp_path / "again", sources_pool=EXTRA_POOL)
+        assert again.authors_look is not generator
+        pdf = again.write("pdf", tmp_path / "again.pdf", tmp_path, "again").path
+    assert "No anchor" not in caplog.text
+    text = " ".join(pdf_text(pdf).split())
+    assert "Running costs depend on tariffs." in text and "Sources" in text

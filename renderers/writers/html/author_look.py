@@ -43,6 +43,7 @@ from renderers.writers.html.list_numbers import number_lists
 from renderers.writers.html.report import (
     ReportWriter,
     render_page,
+    unlink_missing_fragments,
 )
 
 #: Elements whose text stays verbatim (tokens inside are not citations): those the reader
@@ -337,5 +338,6 @@ def render_html_input(
     break_long_runs(container)
     parts = [Markup.escape(container.text or "")]
     parts += [Markup(lxml.html.tostring(c, encoding="unicode")) for c in container]
-    return render_page(body=Markup("").join(parts), title=title, options=options, rdoc=rdoc,
+    page = render_page(body=Markup("").join(parts), title=title, options=options, rdoc=rdoc,
                        toc=toc, cite_notes=writer.cite_notes)
+    return unlink_missing_fragments(page)  # the reader kept such a link's text only

@@ -259,20 +259,22 @@ def write_report(
     return WrittenReport(html, writer.images.resources)
 
 
-#: An ``id`` attribute and the start of a link to a fragment, as this writer writes them.
+#: An ``id`` attribute and a link's ``href`` to a fragment, as this writer and lxml (the
+#: author's look) write them: double-quoted, ``>`` in a value escaped.
 _ID_ATTRIBUTE = re.compile(r'\sid="([^"]*)"')
-_FRAGMENT_LINK = re.compile(r'<a href="#([^"]*)"')
+_FRAGMENT_LINK = re.compile(r'(<a\b[^>]*?)\shref="#([^"]*)"')
 
 
 def unlink_missing_fragments(html: str) -> str:
     """``html`` with every link to a fragment that no element of the page has (an author's
-    ``[x](#nowhere)``) left without its ``href``: a browser would follow it nowhere, and the
-    PDF draws no link for it either (WeasyPrint skips an annotation without a destination)."""
+    ``[x](#nowhere)``, a pasted page's ``#fn-1`` whose note the sanitizer took the id of) left
+    without its ``href``: a browser would follow it nowhere, and WeasyPrint logs "No anchor"
+    for it and draws no link."""
     ids = {unescape(ident) for ident in _ID_ATTRIBUTE.findall(html)}
 
     def keep(match: re.Match[str]) -> str:
-        target = unescape(match.group(1))
-        return match.group(0) if target in ids or unquote(target) in ids else "<a"
+        target = unescape(match.group(2))
+        return match.group(0) if target in ids or unquote(target) in ids else match.group(1)
 
     return _FRAGMENT_LINK.sub(keep, html)
 
