@@ -14,7 +14,8 @@ title, subtitle, authors, date and abstract as a title block
 (:func:`renderers.writers.common.title_block`).
 
 HTML input says the same in its head (:func:`html_metadata`): ``<meta name="author">`` (one
-author each, as the HTML writer writes them), ``keywords`` (comma-separated), ``description``,
+author each, as the HTML writer writes them), ``keywords`` (comma-separated; the writer writes
+one meta per keyword), ``description``,
 ``dcterms.date`` (the HTML writer's) or ``date``; its ``<title>`` and ``<html lang>`` the HTML
 reader reads itself. A page does not show its ``<meta>`` tags, so they stay the file's metadata
 and make no title block. ``<meta name="generator" content="citerender">`` marks a page
@@ -189,12 +190,15 @@ def _texts(value: object, problem: Any) -> tuple[str, ...]:
 HTML_META_NAMES = frozenset({"author", "keywords", "description", "dcterms.date", "date"})
 
 
-def html_metadata(metas: Iterable[tuple[str, str]], lang: str, context: ReadContext) -> Metadata:
+def html_metadata(
+    metas: Iterable[tuple[str, str]], lang: str, context: ReadContext, *, own: bool = False
+) -> Metadata:
     """What an HTML head says, from its ``(name, content)`` pairs (``<meta>`` tags in order,
-    entities decoded): each ``author`` an author, the ``keywords`` split at commas, the first
-    ``description``, the first ``dcterms.date``, else the first ``date``; ``lang`` is its
-    ``<html lang>``. Tags past ``limits.max_front_matter_bytes`` of content together are left
-    out, with a reader note."""
+    entities decoded): each ``author`` an author, the ``keywords`` split at commas (HTML's
+    rule: :func:`_keywords`), the first ``description``, the first ``dcterms.date``, else the
+    first ``date``; ``lang`` is its ``<html lang>``. ``own``: a page citerender wrote. Tags
+    past ``limits.max_front_matter_bytes`` of content together are left out, with a reader
+    note."""
     found: dict[str, list[str]] = {name: [] for name in HTML_META_NAMES}
     size = 0
     for name, content in metas:
@@ -208,16 +212,27 @@ def html_metadata(metas: Iterable[tuple[str, str]], lang: str, context: ReadCont
             context.warn(0, f"<meta> tags past {context.limits.max_front_matter_bytes} bytes "
                             "of content (limits.max_front_matter_bytes) ignored")
             break
-        pieces = content.split(",") if name == "keywords" else [content]
-        found[name] += [text for piece in pieces if (text := _line(piece))]
+        found[name] += [text] if (text := _line(content)) else []
     dates = found["dcterms.date"] or found["date"]
     return Metadata(
         authors=tuple(found["author"]),
         date=dates[0] if dates else "",
         lang=lang,
-        keywords=tuple(dict.fromkeys(found["keywords"])),
+        keywords=_keywords(found["keywords"], own=own),
         description=next(iter(found["description"]), ""),
     )
+
+
+def _keywords(contents: list[str], *, own: bool) -> tuple[str, ...]:
+    """The keywords of a head's ``keywords`` metas' ``contents``, each once. HTML splits each
+    at commas and has no way to escape one; the HTML writer writes a meta per keyword, so on
+    its own page with several metas each is one keyword and ``"a, b"`` comes back whole. A lone
+    meta is split (as a page written before that held the whole list): a document's only
+    keyword holding a comma comes back as several."""
+    if own and len(contents) > 1:
+        return tuple(dict.fromkeys(contents))
+    pieces = (_line(piece) for content in contents for piece in content.split(","))
+    return tuple(dict.fromkeys(piece for piece in pieces if piece))
 
 
 def is_own_page(metas: Iterable[tuple[str, str]]) -> bool:

@@ -213,7 +213,7 @@ def read_html(
         _report_refused_images(html, reader.sourceless[0], context, lines)
     if own:
         _read_usage(metas, context)
-    metadata = html_metadata(metas, declared_language(html), context)
+    metadata = html_metadata(metas, declared_language(html), context, own=own)
     document = with_metadata(context.document(blocks), metadata)
     if not own:
         return document

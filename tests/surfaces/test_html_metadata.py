@@ -154,3 +154,28 @@ def test_the_options_win_over_the_head(tmp_path: Path) -> None:
     assert page.count('<meta name="author"') == 1
     again = read_html(page)
     assert (again.title, again.authors, again.lang) == ("Given", ("Editor",), "fr")
+
+
+@pytest.mark.slow
+def test_a_keyword_holding_a_comma_survives_the_html_output(tmp_path: Path) -> None:
+    """HTML's keywords meta is split at commas with no escape: the writer writes one meta per
+    keyword, which its own page reads back one keyword each (a foreign page's are split, as
+    HTML says). PDF (both engines) and Office keep one string: the list joined by ", "."""
+    answer = "---\ntitle: T\nkeywords: ['storage, grid', cost]\n---\n\nText [[S:1]].\n"
+    html = _render(tmp_path / "md", name="answer.md", text=answer) / "answer.html"
+    page = html.read_text("utf-8")
+    assert ('<meta name="keywords" content="storage, grid">\n'
+            '<meta name="keywords" content="cost">') in page
+    assert read_html(page).keywords == ("storage, grid", "cost")
+    assert read_html(page.replace('content="citerender"', 'content="x"')).keywords == (
+        "storage", "grid", "cost")
+    back = _render(tmp_path / "html", name="answer.html", text=page)
+    assert read_markdown((back / "answer.md").read_text("utf-8")).keywords == (
+        "storage, grid", "cost")
+    for out in (html.parent, back):
+        for name in ("answer.pdf", "typst.pdf"):
+            meta = PdfReader(out / name).metadata
+            assert meta is not None and meta["/Keywords"] == "storage, grid, cost"
+        for core in (docx.Document(str(out / "answer.docx")).core_properties,
+                     Presentation(str(out / "answer.pptx")).core_properties):
+            assert core.keywords == "storage, grid, cost"

@@ -348,7 +348,7 @@ def render_page(
         title=title.page_title(words),
         authors=document_authors(rdoc.document, options),
         date=rdoc.document.date,
-        keywords=", ".join(rdoc.document.keywords),
+        keywords=rdoc.document.keywords,
         description=rdoc.document.description,
         css=Markup(css.replace("</", "<\\/")),
         show_title=title.added,
