@@ -89,6 +89,19 @@ DROPPED_WITH_CONTENT: frozenset[str] = frozenset(
     {"script", "iframe", "object", "embed", "applet", "frame", "frameset", "noembed",
      "noframes", "template", "select", "textarea", "button", "datalist", "svg", "math"}
 )  # fmt: skip
+#: Elements the HTML sanitizer keeps (:func:`renderers.readers.sanitize.sanitize_html`): any
+#: other tag goes and its text stays, so a token it stood inside is one token again.
+SANITIZER_KEPT: frozenset[str] = frozenset(
+    {
+        "a", "abbr", "article", "aside", "b", "bdi", "bdo", "blockquote", "br", "caption",
+        "center", "cite", "code", "col", "colgroup", "dd", "del", "details", "dfn", "div", "dl",
+        "dt", "em", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+        "header", "hgroup", "hr", "i", "img", "ins", "kbd", "li", "main", "mark", "nav", "ol",
+        "p", "pre", "q", "rp", "rt", "ruby", "s", "samp", "section", "small", "span", "strike",
+        "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
+        "time", "title", "tr", "tt", "u", "ul", "var", "wbr",
+    }
+)  # fmt: skip
 #: Those of them that take no content where they stand in a body (void ``<embed>`` and
 #: ``<frame>``; a ``<frameset>`` tag there is ignored): the text after them is kept.
 _CONTENTLESS = frozenset({"embed", "frame", "frameset"})
@@ -560,6 +573,28 @@ def html_tags(text: str) -> Iterator[HtmlTag]:
         yield HtmlTag(name.group(2).lower(), m.start(), _start_kind(text, m.start()))
         if m.group("raw_end") is not None:  # a script-like element's end tag
             yield HtmlTag(m.group(1).lower(), m.start("raw_end"), "end")
+
+
+def sanitized_token_text(text: str) -> str:
+    """``text`` (a token found in HTML text, markup inside it) as the HTML reader reads it
+    after the sanitizer: without comments, declarations and the tags of elements it unwraps
+    (``[[S:<font>1</font>]]`` is ``[[S:1]]``), character references decoded. A tag it keeps
+    (``<span>``) still splits the token's text, and an element it drops takes its content."""
+    from html import unescape
+
+    pieces: list[str] = []
+    pos = done = 0
+    tags_end = text.rfind(">") + 1
+    while (m := _next_markup(text, pos, len(text), tags_end)) is not None:
+        pos = m.end()
+        name = _TAG_NAME_RE.match(text, m.start(), m.end())
+        if name is not None and m.group("raw_end") is not None:
+            continue  # a script-like element: dropped with its content, or kept
+        if name is None or name.group(2).lower() not in SANITIZER_KEPT | DROPPED_WITH_CONTENT:
+            pieces.append(text[done:m.start()])
+            done = m.end()
+    pieces.append(text[done:])
+    return unescape("".join(pieces))
 
 
 def _start_kind(text: str, start: int) -> TagKind:

@@ -42,6 +42,7 @@ from citations.codemap import (
     dropped_elements,
     html_block_dropped,
     html_code_spans,
+    sanitized_token_text,
 )
 from citations.front_matter import front_matter_span
 from citations.grammar import (
@@ -503,12 +504,38 @@ def _placed_tokens(
     tokens: list[Token] = []
     line = 1
     last = 0
+    html_text = [start for start, _ in where.collapsing], [end for _, end in where.collapsing]
     for m, in_code, in_raw in _classify(pattern.finditer(view), where):
         begin = m.start()
         line += text.count("\n", last, begin)
         last = begin
-        tokens.append(_token_from_match(m, line, in_code, in_raw))
+        token = _token_from_match(m, line, in_code, in_raw)
+        if token.error and not (in_code or in_raw) and _in_spans(html_text, begin):
+            token = _sanitized(token, pattern)
+        tokens.append(token)
     return tokens
+
+
+def _in_spans(spans: tuple[list[int], list[int]], pos: int) -> bool:
+    """Whether ``pos`` lies in one of the sorted ``(starts, ends)`` spans."""
+    index = bisect.bisect_right(spans[0], pos) - 1
+    return index >= 0 and pos < spans[1][index]
+
+
+def _sanitized(token: Token, pattern: re.Pattern[str]) -> Token:
+    """An invalid ``token`` of HTML text read as the reader reads it: the markup the
+    sanitizer removes taken out, references decoded (:func:`sanitized_token_text`), so
+    ``[[S:<font>1</font>]]`` cites 1 as it does in the render; ``token`` when that is no
+    token either. Its offsets and line stay the written ones."""
+    if "<" not in token.text and "&" not in token.text:
+        return token
+    read = sanitized_token_text(token.text)
+    if read == token.text or pattern.fullmatch(read) is None:
+        return token
+    whole: Token = _new(Token)  # as _token_from_match fills one
+    whole.__dict__.update(_token_fields(read), start=token.start, end=token.end,
+                          line=token.line)
+    return whole
 
 
 def scan_html_block(text: str, *, dialects: frozenset[str] = frozenset()) -> list[Token]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from citations.chars import clean_text
-from citations.codemap import DROPPED_WITH_CONTENT, dropped_elements
+from citations.codemap import DROPPED_WITH_CONTENT, SANITIZER_KEPT, dropped_elements
 from citations.links import URL_IGNORED, safe_link
 from renderers.sandbox import shown_reference
 from renderers.text import RESERVED_ANCHOR
@@ -72,18 +72,9 @@ def refused_image_message(src: str, alt: str) -> str:
 
 # ---------------------------------------------------------------- HTML
 
-#: Elements kept (their attributes are listed below; anything else is unwrapped, text kept).
-_TAGS: frozenset[str] = frozenset(
-    {
-        "a", "abbr", "article", "aside", "b", "bdi", "bdo", "blockquote", "br", "caption",
-        "center", "cite", "code", "col", "colgroup", "dd", "del", "details", "dfn", "div", "dl",
-        "dt", "em", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
-        "header", "hgroup", "hr", "i", "img", "ins", "kbd", "li", "main", "mark", "nav", "ol",
-        "p", "pre", "q", "rp", "rt", "ruby", "s", "samp", "section", "small", "span", "strike",
-        "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
-        "time", "title", "tr", "tt", "u", "ul", "var", "wbr",
-    }
-)  # fmt: skip
+#: Elements kept (their attributes are listed below; anything else is unwrapped, text kept):
+#: the scanner's module is their home, so the audit reads a token as the reader does.
+_TAGS = SANITIZER_KEPT
 #: Elements removed together with everything inside them (their one home is the scanner's
 #: module: a token inside them is no citation for the audit either).
 _DROP_WITH_CONTENT = DROPPED_WITH_CONTENT

@@ -46,6 +46,8 @@ RAW_HTML_BLOCK_PIECES = [
     "\n\n<div><svg><p>[[S:{n}]]</p></svg></div>\n\n",
     "\n\n<div><samp>[[S:{n}]]</samp> <tt>[[S:\n{m}]]</tt> <kbd>[[S:{m}]]</kbd></div>\n\n",
     "\n\n<div><p><samp>[[S:{n}]]</p><p>[[S:{m}]]</p></div>\n\n",
+    # markup the sanitizer removes inside a token: the token is whole again
+    "\n\n<p>[[S:<font>{n}</font>]] [[S:<!-- x -->{m}]] [[S:&#x3{n};]]</p>\n\n",
 ]
 
 #: Markdown pieces; ``{n}`` and ``{m}`` become sids 1-6.
@@ -73,7 +75,8 @@ HTML_PIECES = [
     "<select><option>[[S:{n}]]</option></select>", "<template>[[S:{n}]]</template>",
     "<object>[[S:{n}]]</object>", "<samp>[[S:{n}]]</samp>", "<tt>[[S:{n}]]</tt>",
     "<kbd>[[S:{n}]]</kbd>", "<embed src=x>", "<p><samp>[[S:{n}]]</p>", "<button>",
-    "<select>[[S:{n}]]<select>",
+    "<select>[[S:{n}]]<select>", "[[S:<font>{n}</font>]]", "[[S:{n}<!-- x -->,{m}]]",
+    "[[S:&#x3{n};]]",
 ]
 
 sids = st.integers(min_value=1, max_value=6)
@@ -152,6 +155,26 @@ def test_a_token_over_a_line_break_in_html_text_is_one_citation(content_format: 
     # in a markdown paragraph a line break still ends a token, for both
     assert render_numbers("A [[S:\n1]].\n", "markdown") == {}
     assert scanner_audit("A [[S:\n1]].\n", ROWS).cited_sids == ()
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_token_the_sanitizer_makes_whole_again_cites_for_the_audit_too(
+    content_format: str
+) -> None:
+    # The sanitizer unwraps <font> and drops comments, and the reader decodes references:
+    # the reader reads [[S:1]], [[S:2,3]] and [[S:4]]. A kept <span> splits its token's text
+    # (the reader reads no token there, so nothing cites); the audit names it invalid.
+    text = ("<p>A [[S:<font>1</font>]] b [[S:2<!-- x -->,<FONT color=red>3</FONT>]] "
+            "c [[S:&#52;]] d [[S:<span>5</span>]].</p>\n")
+    assert render_numbers(text, content_format) == {1: 1, 2: 2, 3: 3, 4: 4}
+    for report in (scanner_audit(text, ROWS, content_format=content_format),
+                   audit(text, ROWS, content_format=content_format)):
+        assert report.numbers == {1: 1, 2: 2, 3: 3, 4: 4}
+        assert report.not_rendered_sids == ()
+        (invalid,) = report.invalid_tokens
+        assert invalid.text == "[[S:<span>5</span>]]"
+    if content_format == "html":
+        assert audit(text, ROWS, content_format="html").coverage == 1.0
 
 
 def test_an_invalid_token_over_a_line_break_has_its_line_in_audit_and_render() -> None:
