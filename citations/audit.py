@@ -159,6 +159,7 @@ def audit(
     content_format: str = "markdown",
     dialects: frozenset[str] = frozenset(),
     cited_groups: Sequence[Sequence[int]] | None = None,
+    code_groups: Sequence[Sequence[int]] = (),
     recorded_usage: Sequence[int] = (),
 ) -> AuditReport:
     """Audit ``content`` (markdown, HTML, or a JSON/YAML answer with a ``_citations`` sidecar)
@@ -169,6 +170,9 @@ def audit(
     the report then counts and numbers exactly those, and lists the valid tokens that are not
     among them as ``not_rendered_sids``. Without them, every valid token outside code and raw
     HTML counts, in text order (the scanner's view: no document model is built).
+    ``code_groups``: the sids of each valid token render's reader left verbatim in code; with
+    ``cited_groups`` they settle where the scanner's guess of HTML's code (a regular reading
+    of misnested markup: ``<td><code>x</td>``) differs from the parse the reader reads.
     ``recorded_usage``: USAGE sids the content records other than as tokens (a page citerender
     wrote keeps them in its head: :data:`renderers.metadata.USAGE_META`).
 
@@ -202,14 +206,18 @@ def audit(
     syntax: Literal["markdown", "html"] = "html" if content_format == "html" else "markdown"
     tokens = scan(content, syntax=syntax, dialects=dialects)
     usage: list[int] = list(recorded_usage)
-    in_code: list[int] = []
+    in_code: list[tuple[tuple[int, ...], int]] = []  # (sids, position), as token_groups
     in_raw_html: list[int] = []
     invalid: list[InvalidToken] = []
     warnings: list[str] = []
     token_groups: list[tuple[tuple[int, ...], int]] = []  # (sids, position) of valid citations
+    code_cites: list[tuple[tuple[int, ...], int]] = []  # valid citations the scanner finds in code
     for token in tokens:
         if token.in_code:
-            in_code += token.sids
+            if cited_groups is not None and token.kind == "cite" and token.valid and token.sids:
+                code_cites.append((token.sids, token.start))
+            else:
+                in_code.append((token.sids, token.start))
             continue
         if token.in_raw_html:
             in_raw_html += token.sids
@@ -238,7 +246,10 @@ def audit(
         placed = token_groups
     else:
         groups = [tuple(group) for group in cited_groups]
-        placed, not_rendered = _match_rendered(token_groups, groups)
+        placed, coded, not_rendered = _match_rendered(
+            token_groups, code_cites, groups, [tuple(group) for group in code_groups]
+        )
+        in_code = sorted([*in_code, *coded], key=lambda found: found[1])
     cite_positions = [at for sids, at in placed if any(s in sources for s in sids)]
     plan = plan_citations(groups, sources, "appearance")
     used = {sources.canonical_sid(s) for s in (*plan.order, *usage) if s in sources}
@@ -249,7 +260,7 @@ def audit(
             (*plan.unknown_sids, *(s for s in usage if s not in sources))
         ),
         usage_sids=_unique(usage),
-        in_code_sids=_unique(in_code),
+        in_code_sids=_unique(sid for sids, _ in in_code for sid in sids),
         orphaned_sids=orphaned,
         invalid_tokens=tuple(invalid),
         numbers=dict(plan.numbers),
@@ -260,22 +271,40 @@ def audit(
     )
 
 
+_Found = list[tuple[tuple[int, ...], int]]  # (sids, position) of scanned tokens
+
+
 def _match_rendered(
-    token_groups: list[tuple[tuple[int, ...], int]], rendered: list[tuple[int, ...]]
-) -> tuple[list[tuple[tuple[int, ...], int]], list[int]]:
-    """``(placed, not_rendered)``: the scanned citations that render cites too (matched by
-    their sids, as many times as render cites them; they place the coverage), and the sids of
-    the others."""
-    left = Counter(rendered)
-    placed: list[tuple[tuple[int, ...], int]] = []
-    not_rendered: list[int] = []
-    for sids, at in token_groups:
-        if left[sids] > 0:
-            left[sids] -= 1
-            placed.append((sids, at))
-        else:
-            not_rendered += sids
-    return placed, not_rendered
+    token_groups: _Found, code_cites: _Found,
+    rendered: list[tuple[int, ...]], rendered_code: list[tuple[int, ...]],
+) -> tuple[_Found, _Found, list[int]]:
+    """``(placed, in_code, not_rendered)``: the scanned citations that render cites (matched
+    by their sids, as many times as render cites them; they place the coverage), those it
+    leaves in code, and the sids of the others. The scanner's own reading wins where render
+    agrees with it; a token it read as text that render holds in code is in code, and one it
+    read in code that render cites is a citation."""
+    cited, code = Counter(rendered), Counter(rendered_code)
+
+    def take(left: Counter[tuple[int, ...]], found: _Found) -> tuple[_Found, _Found]:
+        taken: _Found = []
+        rest: _Found = []
+        for sids, at in found:
+            if left[sids] > 0:
+                left[sids] -= 1
+                taken.append((sids, at))
+            else:
+                rest.append((sids, at))
+        return taken, rest
+
+    placed, text_left = take(cited, token_groups)
+    in_code, code_left = take(code, code_cites)
+    placed_late, still_code = take(cited, code_left)
+    coded_late, not_rendered = take(code, text_left)
+    return (
+        sorted([*placed, *placed_late], key=lambda found: found[1]),
+        [*in_code, *still_code, *coded_late],
+        [sid for sids, _ in not_rendered for sid in sids],
+    )
 
 
 def audit_structured(

@@ -20,6 +20,8 @@ from typing import Any
 
 from citations.audit import AuditReport
 from citations.audit import audit as scanner_audit
+from citations.tokens import scan
+from renderers.document import Block, Code, CodeBlock, iter_blocks, iter_inlines
 from renderers.options import RenderOptions
 
 
@@ -40,6 +42,7 @@ def audit(
         return scanner_audit(content, pool, content_format=content_format)
     read = read_document(content, pool, content_format, RenderOptions(), dialects, "content")
     groups = [cite.sids for cite in planning_order(read.document.blocks)]
+    code = _code_groups(read.document.blocks, read.dialects)
     written, recorded = read.written, tuple[int, ...]()
     if read.document.own_page:  # its Sources list is no paragraph of the author's
         from renderers.readers.html import rebuilt_parts
@@ -47,7 +50,16 @@ def audit(
         written, recorded = _blanked(written, rebuilt_parts(written)), read.document.usage_sids
     return scanner_audit(written, read.pool, content_format=read.content_format,
                          dialects=read.requested_dialects, cited_groups=groups,
-                         recorded_usage=recorded)
+                         code_groups=code, recorded_usage=recorded)
+
+
+def _code_groups(blocks: tuple[Block, ...], dialects: frozenset[str]) -> list[tuple[int, ...]]:
+    """The sids of each valid citation token in the code render shows verbatim (code blocks
+    and spans, as its reader read the markup around them)."""
+    texts = [block.text for block in iter_blocks(blocks) if isinstance(block, CodeBlock)]
+    texts += [node.text for node in iter_inlines(blocks) if isinstance(node, Code)]
+    return [token.sids for text in texts for token in scan(text, syntax="text", dialects=dialects)
+            if token.kind == "cite" and token.valid and token.sids]
 
 
 def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:

@@ -9,6 +9,7 @@ citation pass's for every mix. Render is the judge: the audit reads with the sam
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -175,6 +176,38 @@ def test_a_token_the_sanitizer_makes_whole_again_cites_for_the_audit_too(
         assert invalid.text == "[[S:<span>5</span>]]"
     if content_format == "html":
         assert audit(text, ROWS, content_format="html").coverage == 1.0
+
+
+MISNESTED_CODE = [
+    # (HTML, what render leaves in code): the parser's reading of misnested markup
+    ("<p><code>[[S:1]]</p></code>[[S:2]]", (1,)),
+    ("<pre><code>x</pre>[[S:3]]</code>", (3,)),  # the <code> goes on after the <pre>
+    ("<code><pre>x</code>[[S:3]]</pre>", (3,)),
+    ("<pre><code>[[S:4]]</pre>[[S:5]]</code>[[S:6]]", (4, 5)),
+    ("<code>[[S:1]]<pre>[[S:2]]</code>[[S:3]]", (1, 2, 3)),
+    ("<table><tr><td><code>[[S:1]]</td><td>[[S:2]]</td></tr></table>[[S:3]]", (1,)),
+    ("<code><p>[[S:4]]</p></code>[[S:5]]", ()),  # blocks in code: read as blocks
+    ("<samp>[[S:1]]<p>[[S:2]]</samp>[[S:3]]", ()),  # "</samp>" inside the <p> is ignored
+    ("<p><b><code>[[S:1]]</b>[[S:2]]</code>[[S:3]]</p>", (1, 2)),
+]
+
+
+@pytest.mark.parametrize(("text", "in_code"), MISNESTED_CODE)
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_misnested_code_is_where_render_reads_it(
+    text: str, in_code: tuple[int, ...], content_format: str
+) -> None:
+    # The scanner reads code elements by their tags; render reads the parser's tree. Where
+    # the two differ the audit says what render does: each token cited or in code. (In an
+    # HTML block of markdown a <pre> is read apart: some of these are cited there.)
+    text = f"<div>{text}</div>\n" if content_format == "markdown" else text
+    numbers = render_numbers(text, content_format)
+    report = audit(text, ROWS, content_format=content_format)
+    assert report.numbers == numbers and report.not_rendered_sids == ()
+    assert set(numbers).isdisjoint(report.in_code_sids)
+    assert set(numbers) | set(report.in_code_sids) == set(map(int, re.findall(r"\d", text)))
+    if content_format == "html":
+        assert report.in_code_sids == in_code
 
 
 def test_an_invalid_token_over_a_line_break_has_its_line_in_audit_and_render() -> None:
