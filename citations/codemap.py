@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 # Code awareness
 
 _LINE_BREAK_RE = re.compile(r"\r\n?|\n")
+#: HTML's white space, each run of which the HTML reader reads as one space.
+HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
 #: A cut between markdown sections (see :func:`_sections`): a blank line, then a line that
 #: does not start with a space or a tab.
 _CUT_RE = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
@@ -578,8 +580,9 @@ def html_tags(text: str) -> Iterator[HtmlTag]:
 def sanitized_token_text(text: str) -> str:
     """``text`` (a token found in HTML text, markup inside it) as the HTML reader reads it
     after the sanitizer: without comments, declarations and the tags of elements it unwraps
-    (``[[S:<font>1</font>]]`` is ``[[S:1]]``), character references decoded. A tag it keeps
-    (``<span>``) still splits the token's text, and an element it drops takes its content."""
+    (``[[S:<font>1</font>]]`` is ``[[S:1]]``), character references decoded, each run of HTML
+    white space one space. A tag it keeps (``<span>``) still splits the token's text, and an
+    element it drops takes its content."""
     from html import unescape
 
     pieces: list[str] = []
@@ -594,7 +597,7 @@ def sanitized_token_text(text: str) -> str:
             pieces.append(text[done:m.start()])
             done = m.end()
     pieces.append(text[done:])
-    return unescape("".join(pieces))
+    return HTML_SPACE.sub(" ", unescape("".join(pieces)))
 
 
 def _start_kind(text: str, start: int) -> TagKind:

@@ -118,7 +118,15 @@ def _look(pattern: str) -> _Piece:
 
 
 _Z = f"[{ZERO_WIDTH}]{{0,16}}"
-_WZ = f"[ \\t\\u00a0\\u3000{ZERO_WIDTH}]{{0,64}}"
+#: Most white space (spaces, tabs, no-break and ideographic spaces, zero-width characters) a
+#: bracket token holds in one run before its colon. A longer run around its tag still makes a
+#: token, an invalid one (:data:`_WZ_TAG`), so the reader and the audit both say why it cites
+#: nothing: ``[[S`` and 65 no-break spaces then ``:1]]`` was no token, and silently text.
+MAX_TOKEN_SPACE = 64
+_WZ = f"[ \\t\\u00a0\\u3000{ZERO_WIDTH}]{{0,{MAX_TOKEN_SPACE}}}"
+_WZ_TAG = f"[ \\t\\u00a0\\u3000{ZERO_WIDTH}]{{0,{MAX_SPEC_CHARS}}}+"
+#: A run of :data:`_WZ`'s characters.
+TOKEN_SPACE_RUN = re.compile(f"[ \\t\\u00a0\\u3000{ZERO_WIDTH}]+")
 _LB = "[\\[\\uff3b]"
 _RB = "[\\]\\uff3d]"
 _COLON = "[:\\uff1a]"
@@ -146,9 +154,9 @@ _FORMS: dict[str, list[_Piece]] = {
         _char(_LB),
         _closure(_WZ),
         _char(_LB),
-        _closure(_WZ),
+        _closure(_WZ_TAG),
         _words("[Ss\\uff33\\uff53]", "USAGE", name="tag", ignore_case=True),
-        _closure(_WZ),
+        _closure(_WZ_TAG),
         _char(_COLON),
         _closure(_ANY_BODY, name="spec"),
         _char(_RB),

@@ -60,6 +60,8 @@ from citations.grammar import MAX_SIDS_PER_TOKEN as MAX_SIDS_PER_TOKEN
 from citations.grammar import MAX_SPEC_CHARS as MAX_SPEC_CHARS
 from citations.grammar import MAX_SUP_INNER as MAX_SUP_INNER
 from citations.grammar import MAX_TOKEN_CHARS as MAX_TOKEN_CHARS
+from citations.grammar import MAX_TOKEN_SPACE as MAX_TOKEN_SPACE
+from citations.grammar import TOKEN_SPACE_RUN as TOKEN_SPACE_RUN
 from citations.grammar import TOKEN_START_CHARS as TOKEN_START_CHARS
 from citations.grammar import ZERO_WIDTH as ZERO_WIDTH
 from citations.grammar import token_prefix_regex as token_prefix_regex
@@ -249,6 +251,12 @@ def _spec_of(m: re.Match[str]) -> tuple[TokenKind, tuple[int, ...], str | None, 
     if form == "sup":
         return ("cite", *_parse_sup(m.group("attrs"), m.group("inner")))
     kind: TokenKind = "usage" if form == "bracket" and len(m.group("tag")) > 1 else "cite"
+    if form == "bracket":
+        runs = TOKEN_SPACE_RUN.findall(m.string, m.start(), m.start("spec"))
+        widest = max(map(len, runs), default=0)
+        if widest > MAX_TOKEN_SPACE:
+            return (kind, (), f"{widest} white space characters in a row before its colon "
+                              f"(at most {MAX_TOKEN_SPACE})", ())
     return (kind, *_parse_cached(m.group(_SPEC_GROUP[form or ""])))
 
 
@@ -524,11 +532,10 @@ def _in_spans(spans: tuple[list[int], list[int]], pos: int) -> bool:
 
 def _sanitized(token: Token, pattern: re.Pattern[str]) -> Token:
     """An invalid ``token`` of HTML text read as the reader reads it: the markup the
-    sanitizer removes taken out, references decoded (:func:`sanitized_token_text`), so
-    ``[[S:<font>1</font>]]`` cites 1 as it does in the render; ``token`` when that is no
-    token either. Its offsets and line stay the written ones."""
-    if "<" not in token.text and "&" not in token.text:
-        return token
+    sanitizer removes taken out, references decoded, white space collapsed
+    (:func:`sanitized_token_text`), so ``[[S:<font>1</font>]]`` cites 1 as it does in the
+    render; ``token`` when that is no token either. Its offsets and line stay the written
+    ones."""
     read = sanitized_token_text(token.text)
     if read == token.text or pattern.fullmatch(read) is None:
         return token

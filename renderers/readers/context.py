@@ -11,6 +11,7 @@ from urllib.parse import unquote
 
 from citations.chars import clean_text
 from citations.codemap import ATTRIBUTE_RE
+from citations.codemap import HTML_SPACE as HTML_SPACE  # the readers take it from here
 from citations.tokens import CLOSING_PUNCTUATION, parse_sid_spec
 from renderers.diagnostics import Code, Diagnostic
 from renderers.document import (
@@ -35,8 +36,6 @@ from renderers.writers.contents import CONTENTS_ID
 #: A start tag's attribute text after its name, up to the first ">" outside quotes (possessive:
 #: a tag without its end fails without backtracking).
 TAG_ATTRIBUTES = re.compile(r"""((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
-#: HTML's white space, each run of which the reader reads as one space.
-HTML_SPACE = re.compile(r"[ \t\n\r\f]+")
 
 
 def tag_attributes(attributes: str) -> dict[str, str]:

@@ -178,6 +178,34 @@ def test_a_token_the_sanitizer_makes_whole_again_cites_for_the_audit_too(
         assert audit(text, ROWS, content_format="html").coverage == 1.0
 
 
+@pytest.mark.parametrize("space", [" ", "\u00a0", "\u3000"], ids=["space", "nbsp", "ideographic"])
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_white_space_run_past_the_grammar_is_an_invalid_token_for_both(
+    space: str, content_format: str
+) -> None:
+    # Up to 64 in a row before the colon are a token; more look intended but are not one:
+    # both say so with an invalid-token note. HTML text's spaces (not the no-break or
+    # ideographic ones) are one space to the reader, so there they cite.
+    tokens = (f"[[S{space * 64}:1]]", f"[[S{space * 65}:2]]", f"[[{space * 200}S:3]]")
+    text = f"A {tokens[0]} b {tokens[1]} c {tokens[2]}."
+    text = f"<p>{text}</p>\n" if content_format == "html" else f"{text}\n"
+    collapsed = content_format == "html" and space == " "
+    cited = {1: 1, 2: 2, 3: 3} if collapsed else {1: 1}
+    assert render_numbers(text, content_format) == cited
+    read = read_html(text) if content_format == "html" else read_markdown(text)
+    report = audit(text, ROWS, content_format=content_format)
+    assert report.numbers == cited
+    if collapsed:
+        assert report.ok and read.notes == ()
+        return
+    assert [token.text for token in report.invalid_tokens] == list(tokens[1:])
+    assert [token.reason for token in report.invalid_tokens] == [
+        "65 white space characters in a row before its colon (at most 64)",
+        "200 white space characters in a row before its colon (at most 64)"]
+    assert [note.message.split(": invalid citation token ")[1][:3] for note in read.notes] == [
+        "'[[", "'[["]
+
+
 MISNESTED_CODE = [
     # (HTML, what render leaves in code): the parser's reading of misnested markup
     ("<p><code>[[S:1]]</p></code>[[S:2]]", (1,)),
