@@ -14,7 +14,7 @@ from citations.numbering import CitationPlan, NumberingMode, plan_citations
 from citations.pool import SourcePool
 from citations.tokens import CLOSING_PUNCTUATION
 from renderers.crossref import number_crossrefs
-from renderers.diagnostics import Code, Diagnostic, messages
+from renderers.diagnostics import MAX_PER_CODE, Code, Diagnostic, messages, summary
 from renderers.document import (
     Block,
     Cite,
@@ -214,13 +214,16 @@ def _resolve(
     plan = plan_citations((c.sids for c in cites), pool, numbering)
     notes = list(document.notes)
     if plan.unknown_sids:
-        listed = ", ".join(str(s) for s in plan.unknown_sids)
+        unknown = plan.unknown_sids  # all of them are in sources_used.json; the note names a few
+        listed = ", ".join(str(s) for s in unknown[:MAX_PER_CODE])
+        if len(unknown) > MAX_PER_CODE:
+            listed += f" and {len(unknown) - MAX_PER_CODE:,} more"
         message = f"unknown sids not in the sources pool: {listed}"
         if strict:
             raise StrictError(message)
         notes.append(Diagnostic(Code.UNKNOWN_SID, message))
     if strict and document.notes:
-        raise StrictError("; ".join(document.warnings))
+        raise StrictError(summary(document.notes))
 
     counter = iter(range(1, len(cites) + 1))
     first_anchor: dict[int, str] = {}
@@ -240,7 +243,7 @@ def _resolve(
     )
     blocks, crossref_notes = number_crossrefs(numbered)
     if strict and crossref_notes:
-        raise StrictError("; ".join(messages(crossref_notes)))
+        raise StrictError(summary(crossref_notes))
     notes += crossref_notes
     direction = document_direction(document)
     entries = tuple(
@@ -261,7 +264,7 @@ def _resolve(
     made = generated_anchors(blocks, entries) if document.anchor_notes else set()
     dead = [note for target, note in document.anchor_notes if target not in made]
     if strict and dead:
-        raise StrictError("; ".join(messages(dead)))
+        raise StrictError(summary(dead))
     notes += dead
     return ResolvedDocument(
         document=dataclasses.replace(document, blocks=blocks),
