@@ -256,8 +256,9 @@ def read_document(
 
 
 def _resolved(read: ReadDocument, options: RenderOptions) -> ResolvedDocument:
-    """The citation pass over what :func:`read_document` read (and a citation style)."""
-    from renderers.resolve import resolve
+    """The citation pass over what :func:`read_document` read, a citation style, then the
+    check of links to the writers' own ids (a note style's ``cnote-K`` exist only after it)."""
+    from renderers.resolve import check_links, resolve
 
     rdoc = resolve(
         read.document,
@@ -266,12 +267,13 @@ def _resolved(read: ReadDocument, options: RenderOptions) -> ResolvedDocument:
         strict=options.strict,
         sources_heading=options.sources_heading,
         lang=options.lang,
+        links=False,
     )
     if options.csl or options.citation_format != "superscript":
         from renderers.styles import apply_style
 
         rdoc = apply_style(rdoc, options)
-    return rdoc
+    return check_links(rdoc, strict=options.strict)
 
 
 def prepare(
