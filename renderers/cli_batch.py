@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +26,7 @@ from renderers.cli_errors import (
     reraise_when_debugging,
     shown,
 )
+from renderers.diagnostics import Diagnostic, capped, count, messages, unique
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -57,9 +58,24 @@ class Outcome:
     paths: list[list[str]] = field(default_factory=list)  # per format (PNG: every page)
     sources_used: list[int] = field(default_factory=list)
     sources_cited: int = 0  # Sources entries (sids that dedupe to one source count once)
-    warnings: list[str] = field(default_factory=list)
+    #: Every format's diagnostics, each once and capped again (formats share the reader's).
+    diagnostics: list[Diagnostic] = field(default_factory=list)
     error: str = ""
     code: int = EXIT_OK
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The messages printed for the file."""
+        return messages(self.diagnostics)
+
+    @property
+    def warning_count(self) -> int:
+        """How many warnings the file had, those a summary stands for included."""
+        return count(self.diagnostics)
+
+    def add_diagnostics(self, found: Iterable[Diagnostic]) -> None:
+        """Merge one artifact's diagnostics into the file's."""
+        self.diagnostics = list(capped(unique([*self.diagnostics, *found])))
 
 
 #: Progress events from workers: ("start", input, "") and ("done", input, fmt + paths).
@@ -112,7 +128,7 @@ def run_job(job: Job, notify: Callable[[Event], None] | None = None) -> Outcome:
         widest = max(results, key=lambda r: len(r.sources_used))
         outcome.sources_used = list(widest.sources_used)
         outcome.sources_cited = int(widest.stats.get("sources", len(outcome.sources_used)))
-        outcome.warnings = list(dict.fromkeys(w for r in results for w in r.warnings))
+        outcome.add_diagnostics(d for r in results for d in r.diagnostics)
     return outcome
 
 
@@ -269,7 +285,7 @@ def summary_table(outcomes: Sequence[Outcome]) -> Table:
             as_text(outcome.input),
             formats,
             str(outcome.sources_cited),
-            str(len(outcome.warnings)),
+            str(outcome.warning_count),
         )
     return table
 

@@ -9,11 +9,16 @@ sandbox refusing an image) does not thread a list through every call: it calls :
 and the pipeline gathers what was reported while a writer ran with :func:`collect` — the way
 pandoc's ``report`` works inside its ``PandocMonad``. The scope is a context variable, so
 concurrent renders in threads or tasks never see each other's diagnostics.
+
+No input may cost unbounded output: an artifact lists at most :data:`MAX_PER_CODE` diagnostics
+of one code, then one summary standing for the rest (:func:`capped`, clang's
+``-ferror-limit``), and :func:`count` still says exactly how many were found.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -67,6 +72,9 @@ class Diagnostic:
     line: int | None = None  # 1-based line of the input
     slide: int | None = None  # 1-based slide of a deck
     page: int | None = None  # 1-based page of a paginated output
+    #: A summary :func:`capped` made: how many more of its code it stands for (its place is
+    #: the first of them's); None for a diagnostic of its own.
+    omitted: int | None = None
 
     def __post_init__(self) -> None:
         # The code's text ("reader-note", as ``to_dict`` writes it) is read as its member, so a
@@ -87,6 +95,70 @@ class Diagnostic:
 def messages(diagnostics: Iterable[Diagnostic]) -> tuple[str, ...]:
     """The messages of ``diagnostics``: the text warnings surfaces print."""
     return tuple(d.message for d in diagnostics)
+
+
+#: The most diagnostics of one code an artifact lists (clang stops at 20 errors too): 50,000
+#: dead links are 20 notes and one saying how many more there were.
+MAX_PER_CODE = 20
+
+#: What a summary calls the diagnostics of each code it stands for ("and 12 more reader notes").
+KINDS: dict[Code, str] = {
+    Code.READER_NOTE: "reader notes",
+    Code.UNKNOWN_SID: "unknown-sid notes",
+    Code.UNKNOWN_LABEL: "references to unknown labels",
+    Code.DUPLICATE_LABEL: "duplicate labels",
+    Code.NUMERIC_OUT_OF_RANGE: "numeric citations out of range",
+    Code.IMAGE_REFUSED: "refused images",
+    Code.IMAGE_UNREADABLE: "unreadable images",
+    Code.RESOURCE_REFUSED: "refused resources",
+    Code.CONTENT_SHORTENED: "shortened contents",
+    Code.STORE_RECOVERED: "store recoveries",
+    Code.STYLES_NOT_APPLIED: "stylesheets not applied",
+    Code.TYPESETTER_NOTE: "typesetter notes",
+}
+
+
+def capped(
+    diagnostics: Iterable[Diagnostic], limit: int = MAX_PER_CODE
+) -> tuple[Diagnostic, ...]:
+    """``diagnostics`` with at most ``limit`` of each code, in order, then for each code that
+    had more one summary: "and K more <kind> (first at line L)", placed where the first left
+    out was. Summaries already in ``diagnostics`` (a merge of capped lists) count what they
+    stand for, so capping twice changes nothing and :func:`count` stays exact."""
+    kept: list[Diagnostic] = []
+    listed: Counter[Code] = Counter()
+    left_out: dict[Code, tuple[Diagnostic, int]] = {}
+    for diagnostic in diagnostics:
+        code = diagnostic.code
+        if diagnostic.omitted is None and listed[code] < limit:
+            listed[code] += 1
+            kept.append(diagnostic)
+            continue
+        first, more = left_out.get(code, (diagnostic, 0))
+        left_out[code] = first, more + (diagnostic.omitted or 1)
+    kept += (_summary(first, more) for first, more in left_out.values())
+    return tuple(kept)
+
+
+def _summary(first: Diagnostic, more: int) -> Diagnostic:
+    """The note standing for ``more`` diagnostics of ``first``'s code, ``first`` leading them."""
+    where = (f" (first at line {first.line})" if first.line is not None
+             else f" (first on page {first.page})" if first.page is not None
+             else f" (first on slide {first.slide})" if first.slide is not None else "")
+    message = f"and {more:,} more {KINDS[first.code]}{where}"
+    return Diagnostic(first.code, message, first.file, first.line, first.slide, first.page,
+                      omitted=more)
+
+
+def count(diagnostics: Iterable[Diagnostic]) -> int:
+    """How many diagnostics ``diagnostics`` stands for, each summary counting what it left out."""
+    return sum(d.omitted or 1 for d in diagnostics)
+
+
+def summary(diagnostics: Iterable[Diagnostic]) -> str:
+    """The messages of ``diagnostics`` (:func:`capped`) on one line, as a strict failure says
+    them: 50,000 invalid tokens must not make a 5 MB exception message."""
+    return "; ".join(messages(capped(diagnostics)))
 
 
 def unique(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:

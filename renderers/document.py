@@ -399,6 +399,10 @@ class Document:
     #: each with that id: only resolution knows which of them the writers make
     #: (:func:`renderers.resolve.generated_anchors`), so it keeps a note when none does.
     anchor_notes: tuple[tuple[str, Diagnostic], ...] = ()
+    #: The ids the document's links lead to that no heading or element has (each has its note
+    #: in :attr:`notes`); resolution adds the writers' own ids none makes
+    #: (:attr:`renderers.resolve.ResolvedDocument.dead_links`).
+    dead_links: frozenset[str] = frozenset()
     lang: str = ""
     authors: tuple[str, ...] = ()
     date: str = ""

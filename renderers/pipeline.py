@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from citations.chars import clean_text
 from renderers.deadline import Deadline
-from renderers.diagnostics import Code, Diagnostic, collect, forward, unique
+from renderers.diagnostics import Code, Diagnostic, capped, collect, count, forward, summary, unique
 from renderers.document import Cite, iter_inlines
 from renderers.errors import (
     InputError,
@@ -67,8 +67,10 @@ class RenderResult:
     format: str
     sources_used: list[int]
     warnings: list[str]  # the messages of ``diagnostics``, as surfaces print them
-    stats: dict[str, Any]
+    stats: dict[str, Any]  # ``warnings``: how many ``diagnostics`` stands for (some summarized)
     paths: list[Path] = field(default_factory=list)
+    #: What the render noticed, at most ``MAX_PER_CODE`` of a code and one summary of the rest
+    #: (:func:`renderers.diagnostics.capped`).
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def to_envelope(self) -> dict[str, Any]:
@@ -217,7 +219,7 @@ def read_document(
                          max_bytes=options.limits.max_content_bytes)
     if native is not None:  # a provider's raw answer: markdown with tokens plus its sources
         if native.warnings and options.strict:  # citations the answer's adapter could not place
-            raise StrictError("; ".join(native.warnings))
+            raise StrictError(summary(native.notes))
         content, sources_pool, content_format = native.text, native.pool, "markdown"
     written = text = decode_content(content, origin)
     fmt = detect_content_format(content_format, text)
@@ -238,7 +240,7 @@ def read_document(
         text, mapped = map_numeric_citations(text, fmt, pool)
         chosen = chosen - {"numeric"}
         if mapped and options.strict:
-            raise StrictError("; ".join(str(d) for d in mapped))
+            raise StrictError(summary(mapped))
     if fmt == "markdown":
         from renderers.readers.markdown import read_markdown
 
@@ -254,8 +256,9 @@ def read_document(
 
 
 def _resolved(read: ReadDocument, options: RenderOptions) -> ResolvedDocument:
-    """The citation pass over what :func:`read_document` read (and a citation style)."""
-    from renderers.resolve import resolve
+    """The citation pass over what :func:`read_document` read, a citation style, then the
+    check of links to the writers' own ids (a note style's ``cnote-K`` exist only after it)."""
+    from renderers.resolve import check_links, resolve
 
     rdoc = resolve(
         read.document,
@@ -264,12 +267,13 @@ def _resolved(read: ReadDocument, options: RenderOptions) -> ResolvedDocument:
         strict=options.strict,
         sources_heading=options.sources_heading,
         lang=options.lang,
+        links=False,
     )
     if options.csl or options.citation_format != "superscript":
         from renderers.styles import apply_style
 
         rdoc = apply_style(rdoc, options)
-    return rdoc
+    return check_links(rdoc, strict=options.strict)
 
 
 def prepare(
@@ -494,11 +498,11 @@ class Session:
             )
         supersedes = _stale_pages(out_dir, target, artifact_name, inputs) if fmt == "png" else None
         store_notes += store.record_many(records, supersedes=supersedes)
-        diagnostics = unique([
+        diagnostics = capped(unique([
             *self.prepared.diagnostics,
             *artifact.diagnostics,
             *(Diagnostic(Code.STORE_RECOVERED, note, file=str(store.path)) for note in store_notes),
-        ])
+        ]))
         elapsed = self.prepared.parse_ms + (time.perf_counter() - started) * 1000
         return RenderResult(
             path=paths[0],
@@ -507,7 +511,7 @@ class Session:
             sources_used=list(plan.order),
             warnings=[str(d) for d in diagnostics],
             diagnostics=list(diagnostics),
-            stats=self._stats(artifact, elapsed, len(plan.entries)),
+            stats=self._stats(artifact, elapsed, len(plan.entries), count(diagnostics)),
         )
 
     def _record_extra(self, fmt: str) -> dict[str, Any]:
@@ -525,14 +529,17 @@ class Session:
             record["engine"] = self.options.pdf_engine
         return record
 
-    def _stats(self, artifact: Artifact, elapsed_ms: float, sources: int) -> dict[str, Any]:
+    def _stats(self, artifact: Artifact, elapsed_ms: float, sources: int,
+               warnings: int) -> dict[str, Any]:
         """The writer's own counts, then what every artifact reports (``sources``: how many
-        it lists)."""
+        it lists; ``warnings``: how many diagnostics it has, those a summary stands for
+        included)."""
         return {
             **artifact.stats,
             "bytes": sum(len(blob) for blob in artifact.blobs),
             "citations": self.prepared.citations,
             "sources": sources,
+            "warnings": warnings,
             "input_format": self.prepared.input_format,
             "elapsed_ms": round(elapsed_ms, 1),
         }

@@ -14,7 +14,7 @@ from citations.numbering import CitationPlan, NumberingMode, plan_citations
 from citations.pool import SourcePool
 from citations.tokens import CLOSING_PUNCTUATION
 from renderers.crossref import number_crossrefs
-from renderers.diagnostics import Code, Diagnostic, messages
+from renderers.diagnostics import MAX_PER_CODE, Code, Diagnostic, messages, summary
 from renderers.document import (
     Block,
     Cite,
@@ -82,6 +82,10 @@ class ResolvedDocument:
     #: The document's language (:func:`renderers.language.document_language`): the ``lang``
     #: option, the input's own, or the one its text's dominant script tells.
     language: Language = DEFAULT_LANGUAGE
+    #: The ids the document's links lead to that no writer makes (each has its dead-link note,
+    #: :func:`check_links`): every writer shows such a link's text only (an id as
+    #: :func:`renderers.text.link_target` reads it from the link's URL).
+    dead_links: frozenset[str] = frozenset()
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -175,6 +179,7 @@ def resolve(
     strict: bool = False,
     sources_heading: str = "",
     lang: str = "",
+    links: bool = True,
 ) -> ResolvedDocument:
     """Number ``document``'s citations against ``pool``.
 
@@ -184,19 +189,45 @@ def resolve(
     ``lang`` (a canonical BCP 47 tag) when given, else the document's own or detected one
     (:func:`renderers.language.document_language`, over the whole document, notes included).
     The Sources heading is ``sources_heading``, else the language's word
-    (:func:`renderers.labels.labels_for`: "Sources", "Quellen").
+    (:func:`renderers.labels.labels_for`: "Sources", "Quellen"). With ``links``, the links to
+    the writers' own ids are checked (:func:`check_links`); a caller that restyles the result
+    first (which may give citations notes) passes False and checks after.
     """
     language = document_language(document, lang)
     words = labels_for(language)
     heading = sources_heading or words.sources
     if not has_speaker_notes(document.blocks):
         rdoc = _resolve(document, pool, numbering, strict, heading, words)
-        return dataclasses.replace(rdoc, language=language)
-    full = _resolve(document, pool, numbering, strict, heading, words)
-    full = dataclasses.replace(full, language=language)
-    body = dataclasses.replace(document, blocks=without_speaker_notes(document.blocks))
-    shown = _resolve(body, pool, numbering, strict, heading, words)
-    return dataclasses.replace(shown, notes=full.notes, speaker_view=full, language=language)
+        rdoc = dataclasses.replace(rdoc, language=language)
+    else:
+        full = _resolve(document, pool, numbering, strict, heading, words)
+        full = dataclasses.replace(full, language=language)
+        body = dataclasses.replace(document, blocks=without_speaker_notes(document.blocks))
+        shown = _resolve(body, pool, numbering, strict, heading, words)
+        rdoc = dataclasses.replace(shown, notes=full.notes, speaker_view=full, language=language)
+    return check_links(rdoc, strict=strict) if links else rdoc
+
+
+def check_links(rdoc: ResolvedDocument, *, strict: bool = False) -> ResolvedDocument:
+    """``rdoc`` with a note for each link to an id of the writers' own form that they make for
+    none of its views (:func:`generated_anchors`: ``#cite-99``, ``#fig-12``, ``#cnote-1`` when
+    no citation is a note), and with :attr:`ResolvedDocument.dead_links` set: those ids and the
+    ones the reader found no element for. Run after any citation style, which decides which
+    citations are notes; ``strict`` raises :class:`StrictError` on such a link."""
+    document = rdoc.document
+    dead: list[Diagnostic] = []
+    targets = set(document.dead_links)
+    if document.anchor_notes:
+        made = generated_anchors(document.blocks, rdoc.entries)
+        if rdoc.speaker_view is not None:
+            made |= generated_anchors(rdoc.speaker_view.document.blocks, rdoc.entries)
+        for target, note in document.anchor_notes:
+            if target not in made:
+                dead.append(note)
+                targets.add(target)
+    if strict and dead:
+        raise StrictError(summary(dead))
+    return dataclasses.replace(rdoc, notes=(*rdoc.notes, *dead), dead_links=frozenset(targets))
 
 
 def _resolve(
@@ -214,13 +245,16 @@ def _resolve(
     plan = plan_citations((c.sids for c in cites), pool, numbering)
     notes = list(document.notes)
     if plan.unknown_sids:
-        listed = ", ".join(str(s) for s in plan.unknown_sids)
+        unknown = plan.unknown_sids  # all of them are in sources_used.json; the note names a few
+        listed = ", ".join(str(s) for s in unknown[:MAX_PER_CODE])
+        if len(unknown) > MAX_PER_CODE:
+            listed += f" and {len(unknown) - MAX_PER_CODE:,} more"
         message = f"unknown sids not in the sources pool: {listed}"
         if strict:
             raise StrictError(message)
         notes.append(Diagnostic(Code.UNKNOWN_SID, message))
     if strict and document.notes:
-        raise StrictError("; ".join(document.warnings))
+        raise StrictError(summary(document.notes))
 
     counter = iter(range(1, len(cites) + 1))
     first_anchor: dict[int, str] = {}
@@ -240,7 +274,7 @@ def _resolve(
     )
     blocks, crossref_notes = number_crossrefs(numbered)
     if strict and crossref_notes:
-        raise StrictError("; ".join(messages(crossref_notes)))
+        raise StrictError(summary(crossref_notes))
     notes += crossref_notes
     direction = document_direction(document)
     entries = tuple(
@@ -258,11 +292,6 @@ def _resolve(
         )
         for n, source in plan.entries
     )
-    made = generated_anchors(blocks, entries) if document.anchor_notes else set()
-    dead = [note for target, note in document.anchor_notes if target not in made]
-    if strict and dead:
-        raise StrictError("; ".join(messages(dead)))
-    notes += dead
     return ResolvedDocument(
         document=dataclasses.replace(document, blocks=blocks),
         plan=plan,
@@ -275,15 +304,15 @@ def _resolve(
 def generated_anchors(blocks: tuple[Block, ...], entries: Sequence[SourceEntry]) -> set[str]:
     """The anchors of the writers' own form (:data:`renderers.text.RESERVED_ANCHOR`) that the
     writers make for a resolved document, so that a link to another one gets its note: each
-    citation's (``cite-K``, and ``cnote-K``, which a note style may give it), the Sources list
-    and its entries, each author note (``fn-N``; ``fnref-N`` when referenced) and each numbered
-    figure or table."""
+    citation's (``cite-K``, and ``cnote-K`` for the note a citation style gave it), the Sources
+    list and its entries, each author note (``fn-N``; ``fnref-N`` when referenced) and each
+    numbered figure or table."""
     from renderers.writers.common import AuthorNotes  # the writers' numbering (imports this)
 
     made = {"sources"} if entries else set()
-    cites = [n.anchor for n in iter_inlines(blocks) if isinstance(n, Cite) and n.numbers]
-    made.update(cites)
-    made.update(f"cnote-{k}" for k in range(1, len(cites) + 1))
+    cites = [n for n in iter_inlines(blocks) if isinstance(n, Cite) and n.numbers]
+    made.update(cite.anchor for cite in cites)
+    made.update(f"cnote-{cite.note}" for cite in cites if cite.note)
     made.update(entry.anchor for entry in entries)
     for note in AuthorNotes(blocks):
         made.add(note.anchor)

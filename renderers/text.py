@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Literal, TypeVar
+from urllib.parse import unquote
 
 from renderers.document import (
     Block,
@@ -34,6 +35,15 @@ _GIVEN_ID = re.compile(r"[^\s]{1,200}")
 GIVEN_ID_RULE = "an id is 1 to 200 characters without white space"
 #: Anchors that writers generate themselves; neither a heading nor author HTML takes one.
 RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|cnote|src|fn|fnref|fig|tbl)-\d+)$")
+
+
+def link_target(href: str) -> str:
+    """The id an in-document link leads to (``#fn1`` → ``fn1``, percent escapes decoded), or
+    "" for a link elsewhere: the one rule of the readers (which ids are places, which links lead
+    nowhere) and the writers (which links to drop: :attr:`ResolvedDocument.dead_links`)."""
+    return unquote(href[1:]) if href.startswith("#") and len(href) > 1 else ""
+
+
 #: Length from which a word (a run without white space) may not fit on a line: such a word may
 #: break anywhere, as CSS ``overflow-wrap: anywhere`` lets it, in every paginated writer.
 LONG_WORD = 25

@@ -7,7 +7,6 @@ import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import unquote
 
 from citations.chars import clean_text
 from citations.codemap import ATTRIBUTE_RE
@@ -29,7 +28,7 @@ from renderers.errors import LimitError
 from renderers.options import Limits
 from renderers.readers.sanitize import refused_image_message
 from renderers.sandbox import shown_reference
-from renderers.text import GIVEN_ID_RULE, RESERVED_ANCHOR, HeadingIds
+from renderers.text import GIVEN_ID_RULE, RESERVED_ANCHOR, HeadingIds, link_target
 from renderers.writers.common import CITATION_NOTES_ID, NOTES_ID
 from renderers.writers.contents import CONTENTS_ID
 
@@ -50,12 +49,6 @@ def tag_attributes(attributes: str) -> dict[str, str]:
 
 #: The ids of the sections a writer adds (present or not, as the options and notes decide).
 _WRITERS_SECTIONS = frozenset({NOTES_ID, CITATION_NOTES_ID, CONTENTS_ID})
-
-
-def link_target(href: str) -> str:
-    """The id an in-document link leads to (``#fn1`` → ``fn1``, percent escapes decoded), or
-    "" for a link elsewhere: the one rule of both readers for which ids are places."""
-    return unquote(href[1:]) if href.startswith("#") and len(href) > 1 else ""
 
 
 def is_cite_sup(attributes: dict[str, str]) -> bool:
@@ -211,12 +204,14 @@ class ReadContext:
         if target := link_target(url):
             self.links.setdefault(target, where)
 
-    def _note_dead_links(self) -> list[tuple[str, Diagnostic]]:
+    def _note_dead_links(self) -> tuple[list[tuple[str, Diagnostic]], frozenset[str]]:
         """A note for each id the document's links lead to that no heading or element has
         (nor a writer's section: ``notes`` …): every writer drops such a link's target. The
         notes on ids of the writers' own form (``cite-1``, ``fig-2``) are returned with their
-        id, for resolution to keep when the writers make no such anchor."""
+        id, for resolution to keep when the writers make no such anchor; the other ids noted
+        are returned too (the document's ``dead_links``)."""
         generated: list[tuple[str, Diagnostic]] = []
+        dead: list[str] = []
         for target, where in self.links.items():
             if target in self.ids or target in _WRITERS_SECTIONS:
                 continue
@@ -233,11 +228,12 @@ class ReadContext:
                 generated.append((target, note))
             else:
                 self.notes.append(note)
-        return generated
+                dead.append(target)
+        return generated, frozenset(dead)
 
     def document(self, blocks: Sequence[Block]) -> Document:
         """The finished document (the notes of links that lead nowhere added)."""
-        generated = self._note_dead_links()
+        generated, dead = self._note_dead_links()
         return Document(
             blocks=tuple(blocks),
             title=self.title,
@@ -245,6 +241,7 @@ class ReadContext:
             notes=tuple(self.notes),
             diagnostics=tuple(self.refused_images.values()),
             anchor_notes=tuple(generated),
+            dead_links=dead,
         )
 
 

@@ -156,6 +156,12 @@ class JobOutcome:
     where: str = ""
 
 
+def warning_count(stats: dict[str, Any], warnings: list[str]) -> int:
+    """``X-Warnings-Count``: how many warnings the render had (``stats["warnings"]``, which
+    counts those a summary stands for), or the listed ones for a result without it."""
+    return int(stats.get("warnings", len(warnings)))
+
+
 def _sid_of(item: Any) -> int:
     return int(item["sid"]) if isinstance(item, dict) else int(item)
 
@@ -590,7 +596,7 @@ class ExportService:
         headers = {
             "Content-Disposition": content_disposition(stem, ext),
             "X-Sources-Used": sources,
-            "X-Warnings-Count": str(len(outcome.warnings)),
+            "X-Warnings-Count": str(warning_count(outcome.stats, outcome.warnings)),
             "Cache-Control": "no-store",
             "Content-Length": str(size),
         }

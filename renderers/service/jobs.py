@@ -52,6 +52,7 @@ from renderers.service.app import (
     error_response,
     handle_chunks,
     problem,
+    warning_count,
     write_zip_pages,
 )
 from renderers.service.body import BodyProblem
@@ -273,7 +274,8 @@ class JobsAPI:
         headers = {
             "Content-Disposition": content_disposition(found.stem, ext),
             "X-Sources-Used": ",".join(str(sid) for sid in result.get("sources_used", [])),
-            "X-Warnings-Count": str(len(result.get("warnings", []))),
+            "X-Warnings-Count": str(warning_count(result.get("stats", {}),
+                                                  result.get("warnings", []))),
             "Cache-Control": "no-store",
         }
         try:

@@ -29,6 +29,7 @@ from renderers.cli_errors import (
     is_input_error,
     one_line,
 )
+from renderers.diagnostics import Code, Diagnostic
 from renderers.options import PARAMS, coerce
 from renderers.workers.errors import (
     BrokerUnavailable,
@@ -258,7 +259,8 @@ def _fetch(item: _Pending, state: JobState, store: ArtifactStore, entry: _Progre
             record = ArtifactRecord.from_dict(records[key])
             local.append(dataclasses.replace(record, artifact_name=Path(stem).name,
                                              filename=relative_name(job.out, path)))
-        warnings = SourcesUsedStore(job.out).record_many(local)
+        sources_used = SourcesUsedStore(job.out)
+        recovered = sources_used.record_many(local)
     except (OSError, StoreUnavailable, KeyError, ValueError) as exc:
         _failed(entry, reporter, f"{item.fmt}: {describe(exc)}", EXIT_BAD_INPUT)
         return
@@ -267,8 +269,11 @@ def _fetch(item: _Pending, state: JobState, store: ArtifactStore, entry: _Progre
         outcome.sources_used = list(result.get("sources_used", []))
         stats = result.get("stats", {})
         outcome.sources_cited = int(stats.get("sources", len(outcome.sources_used)))
-    outcome.warnings = list(dict.fromkeys([*outcome.warnings, *result.get("warnings", []),
-                                           *warnings]))
+    outcome.add_diagnostics([
+        *(Diagnostic(**found) for found in result.get("diagnostics", [])),
+        *(Diagnostic(Code.STORE_RECOVERED, note, file=str(sources_used.path))
+          for note in recovered),
+    ])
     entry.finished[item.fmt] = [str(p) for p in paths]
     entry.left -= 1
     reporter.event(("done", job.input, item.fmt, tuple(str(p) for p in paths)))

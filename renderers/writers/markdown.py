@@ -66,6 +66,7 @@ from renderers.options import RenderOptions
 from renderers.readers.sanitize import safe_image_src
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
 from renderers.sandbox import load_image
+from renderers.text import link_target
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     AuthorNotes,
@@ -99,7 +100,8 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     declared there rather than written as a first heading, since pandoc shows a subtitle,
     authors, date and abstract only under a declared title."""
     words = document_words(rdoc, options)
-    writer = _BlockWriter(_note_labels(rdoc.document.blocks), ImageDefinitions(options), words)
+    writer = _BlockWriter(_note_labels(rdoc.document.blocks), ImageDefinitions(options), words,
+                          rdoc.dead_links)
     blocks: list[Block] = list(rdoc.document.blocks)
     title = document_title(rdoc.document, options)
     if title.added and not title_block(rdoc.document, options, words):
@@ -248,7 +250,9 @@ class _InlineWriter:
 
     ``single_line`` (table cells, headings) turns breaks into spaces; in ``table`` mode pipes
     inside code spans are escaped too. Footnote references met inside a link are collected in
-    ``deferred`` and emitted right after the link, so they never nest inside link text.
+    ``deferred`` and emitted right after the link, so they never nest inside link text. A link
+    to one of ``dead_links`` (:attr:`ResolvedDocument.dead_links`) is written as its text, as
+    every writer shows it.
     """
 
     def __init__(
@@ -261,9 +265,11 @@ class _InlineWriter:
         deferred: list[str] | None = None,
         images: ImageDefinitions,
         words: Labels,
+        dead_links: frozenset[str] = frozenset(),
     ):
         self.labels = labels
         self.images = images
+        self.dead_links = dead_links
         self.words = words  # the document's (renderers.labels)
         self.single_line = single_line or table
         self.table = table
@@ -383,6 +389,7 @@ class _InlineWriter:
             deferred=self.deferred if deferred is None else deferred,
             images=self.images,
             words=self.words,
+            dead_links=self.dead_links,
         )
 
     def _wrap(self, delimiter: str, children: tuple[Inline, ...], closing: str = "") -> None:
@@ -401,7 +408,7 @@ class _InlineWriter:
 
     def _link(self, url: str, children: tuple[Inline, ...], title: str) -> None:
         target = safe_link(url, allow_fragment=True)
-        if not target:
+        if not target or link_target(url) in self.dead_links:
             self.inlines(children)
             return
         refs: list[str] = []
@@ -523,17 +530,19 @@ def _joins_tightly(previous: Block, block: Block) -> bool:
 
 
 class _BlockWriter:
-    def __init__(self, labels: dict[str, str], images: ImageDefinitions, words: Labels):
+    def __init__(self, labels: dict[str, str], images: ImageDefinitions, words: Labels,
+                 dead_links: frozenset[str] = frozenset()):
         self.labels = labels
         self.images = images
         self.words = words  # the document's (renderers.labels)
+        self.dead_links = dead_links  # ids no writer makes: links to them are their text
 
     def inline_text(
         self, nodes: tuple[Inline, ...], *, single_line: bool = False, table: bool = False
     ) -> str:
         writer = _InlineWriter(
             self.labels, single_line=single_line, table=table, images=self.images,
-            words=self.words,
+            words=self.words, dead_links=self.dead_links,
         )
         writer.inlines(nodes)
         return writer.text().strip("\n")

@@ -627,3 +627,33 @@ def test_a_link_to_an_id_no_element_may_keep_says_why_briefly() -> None:
         "the link to '# ' leads nowhere: an id is 1 to 200 characters without white space; "
         "its text is kept",
     ]
+
+
+def test_a_link_to_a_citation_note_leads_somewhere_only_when_a_note_style_writes_it(
+    tmp_path: Path,
+) -> None:
+    """``#cnote-K`` is the note a note style gives citation K: without one no writer makes it,
+    and a link to it gets the dead link's note (it was taken as a place for K up to the number
+    of citations); with ``chicago-note`` the notes of the two citations are places, a third is
+    not, and the Markdown keeps the live link and writes the dead one as its text."""
+    from renderers.api import render
+
+    pool = [{"sid": 1, "title": "A", "url": "https://a.example"},
+            {"sid": 2, "title": "B", "url": "https://b.example"}]
+    markdown = "Text [[S:1]] and [[S:2]].\n\n[one](#cnote-1) [three](#cnote-3)\n"
+
+    def dead(**options: object) -> tuple[list[str], str]:
+        """The ids noted as leading nowhere, and the Markdown written."""
+        (result,) = render(markdown, tmp_path, formats=["md"], sources_pool=pool, **options)
+        return ([d.message.split("'")[1] for d in result.diagnostics
+                 if "leads nowhere" in d.message], result.path.read_text("utf-8"))
+
+    noted, written = dead()
+    assert noted == ["#cnote-1", "#cnote-3"] and "one three" in written
+    noted, written = dead(csl="chicago-note")
+    assert noted == ["#cnote-3"] and "[one](#cnote-1) three" in written
+    (html,) = render(markdown, tmp_path, formats=["html"], sources_pool=pool, csl="chicago-note")
+    assert '<a href="#cnote-1">one</a> <a>three</a>' in html.path.read_text("utf-8")
+    with pytest.raises(StrictError, match="cnote-3"):
+        render(markdown, tmp_path, formats=["md"], sources_pool=pool, csl="chicago-note",
+               strict=True)

@@ -455,3 +455,102 @@ def test_the_typst_engine_never_imports_weasyprint(tmp_path: Path) -> None:
         tmp_path,
     )
     assert loaded == []
+
+
+# ---------------------------------------------------------------- a flood of one note
+
+#: 300 links to ids nothing has, a paragraph each (lines 3, 5 … 601), then a reference to an
+#: unknown label and a citation: 300 reader notes and one of another code.
+FLOOD = ("# Flood\n\n" + "".join(f"[x{i}](#nowhere-{i})\n\n" for i in range(300))
+         + "See @fig:nope.[[S:1]]\n")
+FLOOD_SUMMARY = "and 280 more reader notes (first at line 43)"
+
+
+def test_a_flood_of_one_note_is_capped_and_counted_exactly(tmp_path: Path) -> None:
+    """300 dead links cost 20 notes and one summary with the exact rest, where the first left
+    out was; a note of another code is still listed; the file keeps every link's text."""
+    (result,) = render(FLOOD, tmp_path, formats="md", sources_pool=POOL)
+    codes = [d.code for d in result.diagnostics]
+    assert codes == [Code.READER_NOTE] * 20 + [Code.UNKNOWN_LABEL, Code.READER_NOTE]
+    assert result.diagnostics[19].message.startswith("markdown input, line 41: the link to "
+                                                     "'#nowhere-19'")
+    summary = result.diagnostics[-1]
+    assert summary.to_dict() == {"code": "reader-note", "message": FLOOD_SUMMARY, "line": 43,
+                                 "omitted": 280}
+    assert result.warnings == [d.message for d in result.diagnostics]
+    assert result.stats["warnings"] == 301
+    written = result.path.read_text("utf-8")
+    assert all(f"x{i}" in written for i in range(300))
+
+
+def test_every_surface_shows_the_capped_list(workspace: Path) -> None:
+    """The CLI's warning lines and summary table, the tool envelope (the MCP tool result) and
+    the service's JSON and header all show the same 22 notes and count 301."""
+    (workspace / "flood.md").write_text(FLOOD, encoding="utf-8")
+    result = CliRunner().invoke(cli.app, [
+        "render", str(workspace / "flood.md"), "--pool", str(workspace / "pool.json"),
+        "--to", "md,html", "--out", str(workspace / "out"),
+    ], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    lines = warning_lines(result.stderr)
+    assert len(lines) == 22 and lines[-1].endswith(f"flood.md: {FLOOD_SUMMARY}")
+    (row,) = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    assert row.split("│")[4].strip() == "301"
+
+    envelope = call_tool("write_markdown", {"content": FLOOD, "sources_pool": POOL},
+                         out_dir=workspace / "t")
+    assert envelope["ok"] is True and len(envelope["warnings"]) == 22
+    assert envelope["warnings"][-1] == FLOOD_SUMMARY and envelope["stats"]["warnings"] == 301
+
+    with TestClient(create_app(workers=1, warmup=False)) as client:
+        answer = client.post("/render", json={"content": FLOOD, "format": "md",
+                                              "sources_pool": POOL})
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["x-warnings-count"] == "301"
+        data = client.post("/render", json={"content": FLOOD, "format": "md",
+                                            "sources_pool": POOL},
+                           headers={"Accept": "application/json"}).json()
+    assert len(data["diagnostics"]) == 22 and data["diagnostics"][-1]["omitted"] == 280
+    assert data["warnings"] == envelope["warnings"]
+
+
+def test_strict_fails_on_a_flood_with_a_bounded_message(workspace: Path, tmp_path: Path) -> None:
+    """Strict mode fails when any note was found; its message names 20 and counts the rest."""
+    from renderers.errors import StrictError
+
+    with pytest.raises(StrictError) as raised:
+        render(FLOOD, tmp_path, formats="md", sources_pool=POOL, strict=True)
+    message = str(raised.value)
+    assert message.count("leads nowhere") == 20 and message.endswith(FLOOD_SUMMARY)
+    (workspace / "flood.md").write_text(FLOOD, encoding="utf-8")
+    code, stderr = cli_render(workspace, str(workspace / "flood.md"), "--to", "md", "--strict",
+                              "--out", str(workspace / "out"))
+    assert code == 1 and FLOOD_SUMMARY in stderr and len(stderr) < 8_000
+
+
+def test_many_unknown_sids_are_counted_not_all_listed(tmp_path: Path) -> None:
+    """The unknown-sid note names 20 sids; ``sources_used.json`` keeps them all."""
+    content = "Text " + " ".join(f"[[S:{sid}]]" for sid in range(100, 400)) + ".\n"
+    (result,) = render(content, tmp_path, formats="md", sources_pool=POOL)
+    (note,) = result.diagnostics
+    assert note.message == ("unknown sids not in the sources pool: "
+                            + ", ".join(str(s) for s in range(100, 120)) + " and 280 more")
+    (record,) = json.loads((tmp_path / "sources_used.json").read_text("utf-8"))
+    assert record["unknown_sids"] == list(range(100, 400))
+
+
+def test_capping_again_changes_nothing_and_merged_summaries_add_up() -> None:
+    """Surfaces merge capped lists (the CLI's formats of one file): a merge capped again keeps
+    the count exact, and every code has a name for its summary."""
+    from renderers.diagnostics import KINDS, Diagnostic, capped, count, unique
+
+    assert set(KINDS) == set(Code)
+    notes = [Diagnostic(Code.IMAGE_REFUSED, f"page {p}", page=p) for p in range(1, 31)]
+    once = capped(notes)
+    assert capped(once) == once and count(once) == 30
+    assert once[-1].message == "and 10 more refused images (first on page 21)"
+    other = capped([*notes[:20], *(Diagnostic(Code.IMAGE_REFUSED, f"slide {s}", slide=s)
+                                   for s in range(1, 6))])
+    merged = capped(unique([*once, *other]))  # the 20 listed in both are one each
+    assert count(merged) == 35 and len(merged) == 21
+    assert merged[-1].message == "and 15 more refused images (first on page 21)"

@@ -257,7 +257,9 @@ def test_batch_render_through_the_broker_matches_a_local_batch(cluster: Cluster)
     for index in range(3):
         name = inputs / f"brief-{index}.md"
         name.write_text(f"# Brief {index}\n\nStorage claim.[[S:{index + 1}]] Grid.[[S:5]]\n"
-                        + "Long paragraph on grids.[[S:2]]\n\n" * 40 * index, encoding="utf-8")
+                        + "Long paragraph on grids.[[S:2]]\n\n" * 40 * index
+                        + "".join(f"[gone](#gone-{n})\n\n" for n in range(25 * (index == 0))),
+                        encoding="utf-8")
         names.append(str(name))
     common = [*names, "--pool", str(inputs / "pool.json"), "--to", "pdf,md,png,docx"]
     remote = subprocess.run(
@@ -275,6 +277,13 @@ def test_batch_render_through_the_broker_matches_a_local_batch(cluster: Cluster)
     assert mismatch == errors == []
     assert "sources_used.json" in comparison.common_files
     assert (cluster.tmp / "remote" / "brief-2-2.png").exists()
+    # brief-0's 25 dead links: 20 notes and one summary, counted 25, as the local batch says
+    warned = [line for line in remote.stderr.splitlines() if "warning" in line]
+    assert warned == [line for line in local.stderr.splitlines() if "warning" in line]
+    assert len(warned) == 21 and warned[-1].endswith("and 5 more reader notes (first at line 44)")
+    counts = [line.split("│")[4].strip() for line in remote.stdout.splitlines()
+              if line.startswith("│")]  # a folded path's further lines have none
+    assert sorted(count for count in counts if count) == ["0", "0", "25"]
 
 
 def test_two_service_replicas_serve_each_others_jobs(cluster: Cluster) -> None:

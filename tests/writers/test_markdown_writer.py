@@ -599,3 +599,22 @@ def test_a_formula_ending_in_a_backslash_reads_back_as_the_same_formula(
     assert mathml_markup(parse_tex(written, display), annotate=False) == drawn
     if shutil.which("pandoc"):
         assert _pandoc_formulas(text) == [(written, display)]
+
+
+def test_a_link_that_leads_nowhere_is_written_as_its_text(tmp_path: Path) -> None:
+    """A link to ``#fig-3`` (no figure 3) or ``#nowhere`` gets the dead-link note and every
+    writer shows its text only; the Markdown keeps the text and drops the link too, by the
+    same rule (``ResolvedDocument.dead_links``), while links to places the document has stay.
+    Read back, the Markdown has no link left to note."""
+    from renderers.api import render
+
+    source = ("# Title\n\nSee [there](#fig-3), [gone](#nowhere), [up](#title), [chart](#fig-1)"
+              " and [*both*](#fn-9).[[S:1]]\n\n![Chart](https://example.com/c.png){#fig:one}\n")
+    markdown, html = render(source, tmp_path, formats="md,html", sources_pool=POOL_ROWS)
+    noted = [d.message for d in markdown.diagnostics if "leads nowhere" in d.message]
+    assert [note.split("'")[1] for note in noted] == ["#nowhere", "#fig-3", "#fn-9"]
+    written = markdown.path.read_text("utf-8")
+    assert "See there, gone, [up](#title), [chart](#fig-1) and *both*.[^1]" in written
+    page = html.path.read_text("utf-8")
+    assert "See <a>there</a>, <a>gone</a>, " in page and '<a href="#title">up</a>' in page
+    assert not [n for n in read_markdown(written).notes if "leads nowhere" in n.message]
