@@ -411,6 +411,7 @@ def audit(
 ) -> None:
     """Check INPUT's citations against POOL: unknown, invalid, not rendered (in code, raw HTML,
     a link's URL, a formula) and orphaned sources."""
+    from citations.json_keys import loads as unique_keys_loads
     from citations.pool import SourcePool
     from renderers.audit import audit as run_audit
     from renderers.options import read_options
@@ -427,7 +428,7 @@ def audit(
             sources = SourcePool.load(pool_path) if pool_path else SourcePool()
         with reading(str(input)):
             if native is not None:  # adapted first: its sources are merged into the pool
-                report = run_audit(json.loads(input.read_bytes()), sources,
+                report = run_audit(unique_keys_loads(input.read_bytes()), sources,
                                    content_format=native.kind)
             else:
                 report = _audit_text(input, sources, read.content_format, read.dialects)

@@ -21,6 +21,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from citations import json_keys
 from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode, PoolError
 from citations.pool import ROW_SCHEMA, source_from_row
@@ -450,13 +451,17 @@ def tool_arguments(arguments: object) -> dict[str, Any]:
 
     An argument whose value is null is left out: every tool argument is optional and LLMs
     often send null for one they do not use, which means what leaving it out means. Anything
-    else raises :class:`OptionError` (``invalid_argument``) naming ``arguments``.
+    else raises :class:`OptionError` (``invalid_argument``) naming ``arguments`` (JSON text
+    naming a key twice: ``arguments.`` and that key's path).
     """
     if arguments is None:
         return {}
     if isinstance(arguments, str | bytes | bytearray):
         try:
-            arguments = json.loads(arguments)
+            arguments = json_keys.loads(arguments)
+        except json_keys.DuplicateKeyError as exc:
+            where = f"arguments.{exc.where}"
+            raise OptionError(f"{where}: {exc.reason}", field=where) from None
         except (ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, 5,000-digit numbers
             reason = "nests too deeply" if isinstance(exc, RecursionError) else str(exc)
             raise OptionError(
