@@ -27,7 +27,7 @@ from citations.errors import CodedError, ErrorCode, PoolError
 from citations.pool import ROW_SCHEMA, source_from_row
 from renderers.errors import LimitError, OptionError, OutputPathError, short_repr
 from renderers.formats import BY_NAME, EXTENSIONS, Format
-from renderers.options import PARAMETERS, Limits, ReadingOptions, Surface
+from renderers.options import PARAMETERS, PARAMS, Limits, ReadingOptions, Surface, refuse_unused
 from renderers.process_memory import current_cap_mib, memory_exceeded
 
 # --- argument schemas (shared with the HTTP service) -------------------------------------
@@ -567,6 +567,9 @@ def _call(name: object, arguments: object, out_dir: Path) -> dict[str, Any]:
     if not isinstance(name, str) or name not in _VALIDATORS:
         return _error(ErrorCode.UNKNOWN_TOOL, unknown_tool_message(name), "name")
     args = tool_arguments(arguments)
+    if name in TOOL_FORMATS:  # the spec's words (``pages`` is PNG's), not "unknown field"
+        refuse_unused((key for key in args if key in PARAMS and PARAMS[key].offered_on("tool")),
+                      (TOOL_FORMATS[name],))
     problem = arguments_problem(args, _VALIDATORS[name], max_pool_rows=Limits().max_pool_rows)
     if problem is not None:  # a bad pool row: invalid_sources_pool, as the HTTP service says
         return error_envelope(problem)

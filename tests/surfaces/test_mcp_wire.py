@@ -214,6 +214,20 @@ def test_a_key_given_twice_is_refused_naming_it(
     assert client.answer()["result"]["structuredContent"]["ok"] is True
 
 
+def test_an_argument_of_another_format_is_named_with_its_format(client: Client) -> None:
+    """``pages`` to write_pdf said "unknown field 'pages'", as for a misspelt name."""
+    client.send(b'{"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": {"name": '
+                b'"write_pdf", "arguments": {"content": "x", "pages": [2]}}}')
+    answer = client.answer()
+    assert answer["id"] == 42 and answer["result"]["isError"] is True, answer
+    assert answer["result"]["structuredContent"]["error"] == {
+        "code": "invalid_argument",
+        "message": "pages applies to png output only, and this render writes pdf; leave it out "
+                   "or ask for png",
+        "where": "pages",
+    }
+
+
 NOT_AN_OBJECT: list[tuple[str, str, str]] = [
     ("JSON text of a list", json.dumps("[1, 2]"), "not list"),
     ("text that is not JSON", json.dumps("content: x"), "not valid JSON"),
