@@ -40,6 +40,13 @@ def test_write_pdf_refuses_pages_and_writes_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_write_pdf_refuses_other_formats_rather_than_ignore_them(tmp_path: Path) -> None:
+    with pytest.raises(OptionError, match=r"write_pdf\(\) writes pdf only") as refused:
+        write_pdf(CONTENT, tmp_path / "report.pdf", sources_pool=POOL, formats=["png"])
+    assert refused.value.field == "formats"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_render_refuses_an_option_none_of_its_formats_uses(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match=r"^slide_level applies to pptx output only, and this "
                                           r"render writes md, html;") as refused:
