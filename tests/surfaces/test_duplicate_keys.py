@@ -46,6 +46,19 @@ def test_an_answer_as_json_text_naming_a_key_twice_is_refused(tmp_path: Path) ->
     assert "_citations.0.sids: the key 'sids' appears twice" in envelope["error"]["message"]
 
 
+def test_content_that_is_json_naming_a_key_twice_is_refused_not_shown_as_prose(
+    tmp_path: Path,
+) -> None:
+    """JSON text that does not parse is read as markdown (it may merely start with a bracket);
+    JSON naming a key twice is JSON, and rendering it as a paragraph would hide the bug."""
+    content = '{"summary": "a", "summary": "b", "_citations": [{"path": "/summary", "sids": [1]}]}'
+    envelope = call_tool("write_markdown", {"content": content, "sources_pool": POOL},
+                         out_dir=tmp_path)
+    assert envelope["ok"] is False, envelope
+    assert "summary: the key 'summary' appears twice" in envelope["error"]["message"]
+    assert list(tmp_path.iterdir()) == []
+
+
 # ---------------------------------------------------------------- command line
 
 
