@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from citations import json_keys
 from citations.errors import ExtractorError
 from citations.pool import SourcePool
 
@@ -132,7 +133,9 @@ def _decode(output: object, tool_name: str) -> object:
         stripped = output.strip()
         if stripped.startswith(("{", "[")):
             try:
-                return json.loads(stripped)
+                return json_keys.loads(stripped)
+            except json_keys.DuplicateKeyError as exc:
+                raise ExtractorError(f"tool {tool_name!r}: output {exc}") from exc
             except json.JSONDecodeError as exc:
                 raise ExtractorError(
                     f"tool {tool_name!r}: output looks like JSON but is not ({exc.msg} at line "

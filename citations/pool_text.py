@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from citations import json_keys
 from citations.errors import PoolError
 from citations.grammar import MAX_NUMBER_DIGITS
 
@@ -41,7 +42,7 @@ class TooManyRows(PoolError):
 def _row_counter(name: str, max_rows: int | None) -> Any:
     """A JSON ``object_pairs_hook`` that counts objects with a ``sid`` key (rows) and stops the
     parse at the first one over ``max_rows``: a million-row pool costs what the limit allows,
-    not a gigabyte of dicts."""
+    not a gigabyte of dicts. A key given twice is refused as everywhere (:mod:`json_keys`)."""
     rows = 0
 
     def build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -50,7 +51,7 @@ def _row_counter(name: str, max_rows: int | None) -> Any:
             rows += 1
             if rows > max_rows:
                 raise TooManyRows(name, rows, max_rows)
-        return dict(pairs)
+        return json_keys.unique_object(pairs)
 
     return build
 
@@ -74,10 +75,12 @@ def _parse_text(
     if not yaml_first:
         try:
             if max_rows is None:
-                return json.loads(text)
-            return json.loads(text, object_pairs_hook=_row_counter(name, max_rows))
+                return json_keys.loads(text)
+            return json_keys.loads(text, object_pairs_hook=_row_counter(name, max_rows))
         except RecursionError as exc:
             raise PoolError(f"{name}: nests too deeply; accepted: {ACCEPTED_SHAPES}") from exc
+        except json_keys.DuplicateKeyError as exc:
+            raise PoolError(f"{name}: {exc}") from exc
         except json.JSONDecodeError as exc:
             if text.lstrip().startswith(("[", "{")) or name.lower().endswith(".json"):
                 raise PoolError(

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from filelock import FileLock, Timeout
 
+from citations import json_keys
 from citations.atomic import write_atomic
 from citations.errors import PoolError, RegistryError
 from citations.grammar import SID_RANGE, sid_in_range
@@ -176,8 +177,8 @@ class SourceRegistry:
         if not raw.strip():
             return _State(new_shape, stamp=stamp)
         try:
-            data = json.loads(raw.decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            data = json_keys.loads(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, json.JSONDecodeError, json_keys.DuplicateKeyError) as exc:
             raise RegistryError(
                 f"{self.path}: not valid JSON ({exc}); the registry is left untouched — fix or "
                 "move the file"

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import yaml
 
+from citations import json_keys
 from citations.errors import SidecarError
 from citations.grammar import MAX_SID, sid_in_range
 from citations.pool_text import alias_expansion_problem, value_problem
@@ -147,11 +148,13 @@ def load_structured(content: str, format: StructuredFormat, *, name: str = "<con
     """Parse JSON or YAML ``content``; SidecarError naming ``name`` when it does not parse."""
     try:
         if format == "json":
-            return json.loads(content)
+            return json_keys.loads(content)
         if format == "yaml":
             return _load_yaml(content, name)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise SidecarError(f"{name}: not valid {format.upper()}: {exc}") from exc
+    except json_keys.DuplicateKeyError as exc:
+        raise SidecarError(f"{name}: {exc}") from exc
     except RecursionError as exc:
         raise SidecarError(
             f"{name}: {format.upper()} nested too deeply to read; accepted: {format.upper()} "

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from renderers.errors import OverwriteError
+from renderers.errors import OptionError, OverwriteError
 from renderers.formats import EXTENSIONS, available_formats, normalize_formats
-from renderers.options import accepted_options, build_options
+from renderers.options import accepted_options, build_options, refuse_unused
 from renderers.outputs import output_path, validate_name
 from renderers.pipeline import (
     DIALECTS,
@@ -85,12 +85,15 @@ def open_session(
     dialects: Iterable[str] | str | None = None,
     origin: str = "content",
     input_file: str | os.PathLike[str] | None = None,
+    formats: Iterable[str] | None = None,
     **options: Any,
 ) -> Session:
     """Validate the options, read and resolve ``content`` once, ready to write into ``out_dir``.
 
     ``base_dir`` (where local images may load from) defaults to ``out_dir``. ``input_file`` is
     the file ``content`` was read from: no output may replace it (nor a pool given as a path).
+    ``formats``, when known, are the formats the session will write: an option none of them
+    uses (``pages`` without PNG) raises :class:`~renderers.errors.OptionError`.
     """
     opts = build_options(
         title=title,
@@ -100,6 +103,8 @@ def open_session(
         out_dir=out_dir,
         **options,
     )
+    if formats is not None:
+        refuse_unused([name for name, value in options.items() if value is not None], formats)
     prepared = prepare(
         content,
         sources_pool=sources_pool,
@@ -136,7 +141,8 @@ def render(
     directory) is where local images may load from. ``on_result`` is called after each format
     is written. An output that would replace ``input_file`` (the file ``content`` came from) or
     a pool given as a path raises :class:`OverwriteError` before anything is written. Extra
-    keyword ``options`` map onto :class:`RenderOptions` fields.
+    keyword ``options`` map onto :class:`RenderOptions` fields; one that none of ``formats``
+    uses (``pages`` without PNG) raises :class:`~renderers.errors.OptionError`.
     """
     fmts = normalize_formats(formats)
     root = Path(out_dir)
@@ -154,6 +160,7 @@ def render(
         dialects=dialects,
         origin=origin,
         input_file=input_file,
+        formats=fmts,
         **options,
     )
     return write_all(session, targets, root.resolve(), Path(stem).name, on_result)
@@ -222,14 +229,18 @@ def _writer_for(fmt: str, name: str, summary: str) -> WriteFunction:
     """A ``write_<format>(content, path, …)`` function: one file at ``path``, recorded beside it.
 
     ``base_dir`` (where local images may load from) defaults to the directory of ``path``; extra
-    keyword ``options`` map onto :class:`RenderOptions` fields.
+    keyword ``options`` map onto :class:`RenderOptions` fields (one this format does not use,
+    ``pages`` for a PDF, raises :class:`~renderers.errors.OptionError`).
     """
 
     def write(content: Content, path: str | os.PathLike[str], **kwargs: Any) -> RenderResult:
         target = Path(path)
         validate_name(target.name)
         root = target.parent.resolve()
-        session = open_session(content, root, **kwargs)
+        if "formats" in kwargs:  # the function's name says the format
+            raise OptionError(f"{name}() writes {fmt} only; use render(formats=...) for others",
+                              field="formats")
+        session = open_session(content, root, formats=(fmt,), **kwargs)
         (result,) = write_all(session, {fmt: root / target.name}, root, Path(target.name).stem)
         return result
 

@@ -221,16 +221,19 @@ def check_input(path: Path) -> None:
         raise BadInput(str(path), "not a file; give a markdown or HTML file")
 
 
-def check_options(kwargs: dict[str, Any]) -> None:
+def check_options(kwargs: dict[str, Any], formats: Sequence[str] | None = None) -> None:
     """Validate the render options once, before any job: BadInput naming the flag at fault,
-    in the spec's words (click checks only that a number is a number). A choice is replaced
-    by the value it names (``--page-size letter`` → ``Letter``, ``--from md`` → ``markdown``)."""
-    from renderers.options import PARAMS, build_options, coerce, read_options
+    in the spec's words (click checks only that a number is a number), also for an option
+    none of ``formats`` uses. A choice is replaced by the value it names (``--page-size
+    letter`` → ``Letter``, ``--from md`` → ``markdown``)."""
+    from renderers.options import PARAMS, build_options, coerce, read_options, refuse_unused
 
     reading_names = {"content_format", "dialects"}
     try:
         read_options(**{k: v for k, v in kwargs.items() if k in reading_names})
         build_options(**{k: v for k, v in kwargs.items() if k not in reading_names})
+        if formats is not None:
+            refuse_unused(kwargs, formats)
     except OptionError as exc:
         raise BadInput(cli_options.flag_for(exc.field) or exc.field, str(exc)) from None
     for key, value in kwargs.items():
@@ -244,6 +247,8 @@ def check_options(kwargs: dict[str, Any]) -> None:
 _K = inspect.Parameter.KEYWORD_ONLY
 #: The render command's own parameters; the options follow from the spec.
 _RENDER_PARAMETERS = [
+    # which options the command line gave (cli_options.given_options), not their defaults
+    inspect.Parameter("context", _K, annotation=typer.Context),
     inspect.Parameter("inputs", _K, annotation=Annotated[
         list[Path],
         typer.Argument(metavar="INPUT", help="Markdown or HTML files.", show_default=False),
@@ -298,7 +303,8 @@ def _render(values: dict[str, Any]) -> None:
     to: str = ",".join(values.pop("to"))
     broker: str | None = values.pop("broker")
     store: str | None = values.pop("store")
-    kwargs = cli_options.api_kwargs(values)
+    context: typer.Context = values.pop("context")
+    kwargs = cli_options.api_kwargs(values, cli_options.given_options(context))
     try:
         with reading("--to"):
             formats = normalize_formats(to)
@@ -308,7 +314,7 @@ def _render(values: dict[str, Any]) -> None:
                 "--name",
                 "--name works with a single INPUT; outputs are named after each input otherwise",
             )
-        check_options(kwargs)
+        check_options(kwargs, formats)
         jobs = _render_jobs(inputs, pool, out, name, formats, kwargs)
     except BadInput as exc:
         raise fail(exc.where, exc.message, exc.code) from None
@@ -411,6 +417,7 @@ def audit(
 ) -> None:
     """Check INPUT's citations against POOL: unknown, invalid, not rendered (in code, raw HTML,
     a link's URL, a formula) and orphaned sources."""
+    from citations.json_keys import loads as unique_keys_loads
     from citations.pool import SourcePool
     from renderers.audit import audit as run_audit
     from renderers.options import read_options
@@ -427,7 +434,7 @@ def audit(
             sources = SourcePool.load(pool_path) if pool_path else SourcePool()
         with reading(str(input)):
             if native is not None:  # adapted first: its sources are merged into the pool
-                report = run_audit(json.loads(input.read_bytes()), sources,
+                report = run_audit(unique_keys_loads(input.read_bytes()), sources,
                                    content_format=native.kind)
             else:
                 report = _audit_text(input, sources, read.content_format, read.dialects)

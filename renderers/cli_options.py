@@ -3,14 +3,15 @@
 Every option the spec offers to the CLI becomes one typer option (``--field-name`` unless the
 spec names its flags), grouped in help panels by the formats that use it; every field of
 :class:`~renderers.options.Limits` becomes a ``--max-…`` option. :func:`api_kwargs` turns the
-parsed values back into keyword arguments of :func:`renderers.api.render_file`, and
+values given on the command line back into keyword arguments of
+:func:`renderers.api.render_file`, and
 :func:`flag_for` names the flag of an option an error points at.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -134,12 +135,25 @@ def parameters() -> list[inspect.Parameter]:
 PARAMETERS_BY_NAME: dict[str, Param] = {p.name: p for p in PARAMETERS}
 
 
-def api_kwargs(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Keyword arguments of the API from the parsed render options (``None``: not given)."""
+def given_options(context: typer.Context) -> set[str]:
+    """The parameters of the running command set on its command line (or from the
+    environment), not filled in by click from their defaults."""
+    sources = {name: context.get_parameter_source(name) for name in context.params}
+    return {
+        name for name, source in sources.items()
+        if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+    }
+
+
+def api_kwargs(values: Mapping[str, Any], given: Container[str]) -> dict[str, Any]:
+    """Keyword arguments of the API from the parsed render options: those in ``given``
+    (:func:`given_options`); the others are the API's defaults, which a render must not mistake
+    for the caller's choice (``--dpi``'s 110 with ``--to pdf``)."""
     kwargs: dict[str, Any] = {}
     for param in PARAMETERS:
         value = values.get(param.name)
-        if param.offered_on("cli") and param.kind != "limits" and value is not None:
+        if (param.offered_on("cli") and param.kind != "limits" and value is not None
+                and param.name in given):
             kwargs[param.name] = value
     limits = {p.name: values[p.name] for p in LIMIT_PARAMETERS if values.get(p.name) is not None}
     if limits and PARAMETERS_BY_NAME["limits"].offered_on("cli"):

@@ -40,12 +40,14 @@ def _read_output(path: str) -> Any:
     """The tool output in ``path`` (``-`` = standard input): JSON when it is a ``.json`` file or
     starts with ``{`` or ``[``, else text. JSON that does not parse is a :class:`BadInput` saying
     so, with its line and column: read as text it only ever gave "no sources found"."""
+    from citations.json_keys import loads
+
     raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     text = raw.decode("utf-8-sig")
     stripped = text.strip()
     if stripped.startswith(("{", "[")) or path.lower().endswith(".json"):
         try:
-            return json.loads(text)  # the whole text: line and column as in the file
+            return loads(text)  # the whole text: line and column as in the file
         except json.JSONDecodeError as exc:
             raise BadInput(
                 path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "

@@ -11,7 +11,9 @@ Every request is answered. The SDK's stdio transport drops a line it cannot pars
 not JSON-RPC, nested deeper than its parser's 255 levels, a lone surrogate): the client then
 waits forever. :class:`Wire` checks each line first and answers such a line itself with a
 JSON-RPC error (parse error, or invalid request with the request's id when it can be read);
-a line past :data:`MAX_LINE_BYTES` is skipped unread into memory and answered too.
+a line past :data:`MAX_LINE_BYTES` is skipped unread into memory and answered too. A line
+naming a key twice in one object, which the SDK would read last-wins, is answered there too
+(invalid params inside ``params``, :func:`_duplicate_key`).
 
 Tool calls render in a worker process of their own under a memory cap
 (:mod:`renderers.tool_process`): a document too large for it answers a ``limit_exceeded``
@@ -39,6 +41,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
+from citations import json_keys
 from renderers.errors import OptionError
 from renderers.process_memory import DEFAULT_WORKER_MEMORY_MIB, MIN_WORKER_MEMORY_MIB
 from renderers.tool_process import ToolProcess
@@ -158,7 +161,7 @@ def refusal(line: str) -> str | None:
         if isinstance(message, types.JSONRPCNotification) and _has_id(line):
             return _error(None, types.INVALID_REQUEST, "invalid request: an id must be a "
                           "string or an integer")
-        return None
+        return _duplicate_key(line)
     request_id: str | int | None = None
     try:
         message = json.loads(line)
@@ -172,9 +175,32 @@ def refusal(line: str) -> str | None:
     return _error(request_id, code, text)
 
 
-def _error(request_id: str | int | None, code: int, text: str) -> str:
-    error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}}
-    return json.dumps(error, ensure_ascii=True)
+def _duplicate_key(line: str) -> str | None:
+    """The error answering a message that names one key twice in an object, or None.
+
+    The SDK's parser keeps the last value, so ``{"format": "pdf", "format": "docx"}`` in a
+    tool's arguments would render whichever came last: a client's bug, answered here as
+    invalid params (inside ``params``) or an invalid request (the envelope), naming the path.
+    """
+    try:
+        json_keys.loads(line)
+    except json_keys.DuplicateKeyError as exc:
+        request_id = None if exc.path == ("id",) else _request_id(json.loads(line))
+        if exc.path[0] == "params" and len(exc.path) > 1:  # named from params, as the SDK does
+            where = ".".join(exc.path[1:])
+            return _error(request_id, types.INVALID_PARAMS,
+                          f"invalid params: {where}: {exc.reason}", {"where": where})
+        return _error(request_id, types.INVALID_REQUEST, f"invalid request: {exc}")
+    return None
+
+
+def _error(
+    request_id: str | int | None, code: int, text: str, data: dict[str, str] | None = None
+) -> str:
+    body: dict[str, Any] = {"code": code, "message": text}
+    if data is not None:
+        body["data"] = data
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": body}, ensure_ascii=True)
 
 
 def _has_id(line: str) -> bool:

@@ -37,6 +37,7 @@ __all__ = [
     "accepted_options",
     "build_options",
     "read_options",
+    "refuse_unused",
 ]
 
 Numbering = Literal["appearance", "sid"]
@@ -224,7 +225,6 @@ class RenderOptions:
             "the input's own, a markdown front matter author: or an HTML "
             "<meta name=\"author\">, which stays metadata only)."
         ),
-        formats=("pdf", "html", "docx", "pptx", "md"),
         max_length=500,
     )
     lang: str = option(
@@ -649,6 +649,26 @@ def build_options(**values: Any) -> RenderOptions:
             field=unknown[0],
         )
     return RenderOptions(**{name: coerce(fields[name], value) for name, value in values.items()})
+
+
+def refuse_unused(given: Iterable[str], formats: Iterable[str]) -> None:
+    """:class:`OptionError` for the first option in ``given`` that none of ``formats`` uses.
+
+    Such an option would be ignored without a word (``--pages 2 --to pdf`` rasterizes
+    nothing): the caller asked for something this render does not do. ``given`` names only
+    the options the caller set — a keyword that is not None, a flag on the command line, a
+    field in a body — so a surface's own defaults never trip it.
+    """
+    names, writes = set(given), tuple(formats)
+    for param in PARAMETERS:
+        if param.name in names and not any(param.used_by(fmt) for fmt in writes):
+            used = param.info.formats
+            raise OptionError(
+                f"{param.name} applies to {', '.join(used)} output only, and this render writes "
+                f"{', '.join(writes)}; leave it out or ask for "
+                f"{used[0] if len(used) == 1 else 'one of those'}",
+                field=param.name,
+            )
 
 
 def read_options(content_format: object = None, dialects: object = None) -> ReadingOptions:

@@ -21,12 +21,13 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from citations import json_keys
 from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode, PoolError
 from citations.pool import ROW_SCHEMA, source_from_row
 from renderers.errors import LimitError, OptionError, OutputPathError, short_repr
 from renderers.formats import BY_NAME, EXTENSIONS, Format
-from renderers.options import PARAMETERS, Limits, ReadingOptions, Surface
+from renderers.options import PARAMETERS, PARAMS, Limits, ReadingOptions, Surface, refuse_unused
 from renderers.process_memory import current_cap_mib, memory_exceeded
 
 # --- argument schemas (shared with the HTTP service) -------------------------------------
@@ -450,13 +451,17 @@ def tool_arguments(arguments: object) -> dict[str, Any]:
 
     An argument whose value is null is left out: every tool argument is optional and LLMs
     often send null for one they do not use, which means what leaving it out means. Anything
-    else raises :class:`OptionError` (``invalid_argument``) naming ``arguments``.
+    else raises :class:`OptionError` (``invalid_argument``) naming ``arguments`` (JSON text
+    naming a key twice: ``arguments.`` and that key's path).
     """
     if arguments is None:
         return {}
     if isinstance(arguments, str | bytes | bytearray):
         try:
-            arguments = json.loads(arguments)
+            arguments = json_keys.loads(arguments)
+        except json_keys.DuplicateKeyError as exc:
+            where = f"arguments.{exc.where}"
+            raise OptionError(f"{where}: {exc.reason}", field=where) from None
         except (ValueError, RecursionError) as exc:  # bad JSON, bad UTF-8, 5,000-digit numbers
             reason = "nests too deeply" if isinstance(exc, RecursionError) else str(exc)
             raise OptionError(
@@ -562,6 +567,9 @@ def _call(name: object, arguments: object, out_dir: Path) -> dict[str, Any]:
     if not isinstance(name, str) or name not in _VALIDATORS:
         return _error(ErrorCode.UNKNOWN_TOOL, unknown_tool_message(name), "name")
     args = tool_arguments(arguments)
+    if name in TOOL_FORMATS:  # the spec's words (``pages`` is PNG's), not "unknown field"
+        refuse_unused((key for key in args if key in PARAMS and PARAMS[key].offered_on("tool")),
+                      (TOOL_FORMATS[name],))
     problem = arguments_problem(args, _VALIDATORS[name], max_pool_rows=Limits().max_pool_rows)
     if problem is not None:  # a bad pool row: invalid_sources_pool, as the HTTP service says
         return error_envelope(problem)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from citations import json_keys
 from citations.adapters import anthropic, gemini, langchain, llamaindex, openai, perplexity
 from citations.adapters.base import PROVIDERS, AdaptedAnswer, Provider, plain
 from citations.errors import AnswerError
@@ -85,9 +86,11 @@ def parse_answer(text: str | bytes, origin: str = "answer", *, accepted: str = A
     """JSON text of an answer as data; :class:`AnswerError` naming ``origin`` and what is
     ``accepted`` (by default every provider's answer) when it is not."""
     try:
-        return json.loads(text)
+        return json_keys.loads(text)
     except RecursionError as exc:  # "[[[[…": nested past the parser's depth, not an answer
         raise AnswerError("", f"{origin} nests too deeply to be an answer") from exc
+    except json_keys.DuplicateKeyError as exc:
+        raise AnswerError("", f"{origin}: {exc}") from exc
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a 5,000-digit number
         where = (
             f" (line {exc.lineno}, column {exc.colno}: {exc.msg})"

@@ -98,6 +98,7 @@ def read_answer(
         return None
     from citations.adapters import ACCEPTED, PROVIDERS, adapt, detect, parse_answer
     from citations.adapters.detect import SIDECAR_ACCEPTED
+    from citations.json_keys import DuplicateKeyError
     from citations.pool import SourcePool
 
     if fmt is not None and fmt not in PROVIDERS and fmt != "sidecar":
@@ -113,10 +114,10 @@ def read_answer(
             accepted = (SIDECAR_ACCEPTED if fmt == "sidecar"
                         else f"{ACCEPTED}; or {SIDECAR_ACCEPTED}" if named else ACCEPTED)
             data = parse_answer(raw, origin, accepted=accepted)
-        except AnswerError:
-            if fmt is None and named is None:
+        except AnswerError as exc:
+            if fmt is None and named is None and not isinstance(exc.__cause__, DuplicateKeyError):
                 return None  # text that merely starts with a bracket (not a .json file)
-            raise
+            raise  # JSON naming a key twice is JSON, not prose: refused, not shown as text
     if fmt == "sidecar" or (fmt is None and (found := detect(data)) and found.kind == "sidecar"):
         return _sidecar_answer(data, sources_pool, origin)
     if fmt is None:

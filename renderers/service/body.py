@@ -7,7 +7,9 @@ schema validation — runs in a parser thread (:func:`parse_json_object`,
 the pickling of the job recurse or grow without bound is refused before it gets there:
 nesting deeper than :data:`MAX_DEPTH`, integers longer than :data:`MAX_INT_DIGITS`, numbers
 JSON cannot carry (NaN, infinities), lone surrogates, and more pool rows than the renderer's
-own limit. Every refusal is a :class:`BodyProblem` naming the field, never a 500.
+own limit. An object naming a key twice is refused too (:mod:`citations.json_keys`): which
+value was meant is the client's bug to fix. Every refusal is a :class:`BodyProblem` naming
+the field, never a 500.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from starlette.requests import ClientDisconnect, Request
 
+from citations import json_keys
 from citations.errors import ErrorCode
 from renderers.errors import OptionError
 from renderers.service.codes import ServiceCode
@@ -155,7 +158,7 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
     _refuse_deep_nesting(body)
     hooks = _NumberHooks()
     try:
-        payload = json.loads(
+        payload = json_keys.loads(
             text,
             parse_int=hooks.parse_int,
             parse_float=hooks.parse_float,
@@ -163,6 +166,9 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
         )
     except json.JSONDecodeError as exc:
         raise BodyProblem(400, f"the body is not valid JSON: {exc}") from None
+    except json_keys.DuplicateKeyError as exc:  # which of the two values was meant?
+        where = _printable(exc.where)
+        raise BodyProblem(400, f"{where}: {_printable(exc.reason)}", where) from None
     except (RecursionError, ValueError) as exc:  # bounded above; kept as a last line
         raise BodyProblem(400, f"the body could not be read as JSON: {exc}") from None
     if not isinstance(payload, dict):

@@ -175,6 +175,59 @@ def test_a_bad_pool_row_is_named_as_the_http_service_names_it(client: Client) ->
     }
 
 
+DUPLICATED: list[tuple[str, bytes, int, str | None]] = [
+    ("a tool argument", call(40, '{"content": "x", "path": "a.md", "path": "b.md"}'),
+     INVALID_PARAMS, "arguments.path"),
+    ("a pool row's field", call(40, '{"content": "x[[S:1]]", "sources_pool": '
+                                    '[{"sid": 1, "title": "A", "title": "B"}]}'),
+     INVALID_PARAMS, "arguments.sources_pool.0.title"),
+    ("the arguments as JSON text", call(40, json.dumps('{"content": "x", "content": "y"}')),
+     INVALID_PARAMS, "arguments.content"),
+    ("the tool's name", b'{"jsonrpc": "2.0", "id": 40, "method": "tools/call", "params": '
+                        b'{"name": "write_pdf", "name": "write_markdown", "arguments": {}}}',
+     INVALID_PARAMS, "name"),
+    ("the method", b'{"jsonrpc": "2.0", "id": 40, "method": "tools/call", "method": '
+                   b'"tools/list"}', INVALID_REQUEST, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "line", "code", "where"), DUPLICATED, ids=[case[0] for case in DUPLICATED]
+)
+def test_a_key_given_twice_is_refused_naming_it(
+    client: Client, label: str, line: bytes, code: int, where: str | None
+) -> None:
+    """The SDK read such a line last-wins: ``b.md`` was written, the ``a.md`` a buggy client
+    also sent was silently dropped. Nothing is rendered for it."""
+    client.send(line)
+    answer = client.answer()
+    assert answer["id"] == 40 and "result" not in answer, answer
+    error = answer["error"]
+    assert error["code"] == code
+    assert "appears twice in one object" in error["message"]
+    if where is not None:
+        assert error["data"] == {"where": where}
+        assert f"invalid params: {where}: the key" in error["message"]
+    else:
+        assert error["message"].startswith("invalid request: method: the key 'method'")
+    client.send(call(41, json.dumps({"content": "x", "path": "after-duplicate.md"})))
+    assert client.answer()["result"]["structuredContent"]["ok"] is True
+
+
+def test_an_argument_of_another_format_is_named_with_its_format(client: Client) -> None:
+    """``pages`` to write_pdf said "unknown field 'pages'", as for a misspelt name."""
+    client.send(b'{"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": {"name": '
+                b'"write_pdf", "arguments": {"content": "x", "pages": [2]}}}')
+    answer = client.answer()
+    assert answer["id"] == 42 and answer["result"]["isError"] is True, answer
+    assert answer["result"]["structuredContent"]["error"] == {
+        "code": "invalid_argument",
+        "message": "pages applies to png output only, and this render writes pdf; leave it out "
+                   "or ask for png",
+        "where": "pages",
+    }
+
+
 NOT_AN_OBJECT: list[tuple[str, str, str]] = [
     ("JSON text of a list", json.dumps("[1, 2]"), "not list"),
     ("text that is not JSON", json.dumps("content: x"), "not valid JSON"),

@@ -145,9 +145,10 @@ def test_cli(
     (tmp_path / "in.md").write_text("Hi.[[S:1]]\n", encoding="utf-8")
     (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
     value = sample(param, tmp_path)
+    fmt = next(f for f in FORMATS if param.used_by(f))
     result = CliRunner().invoke(cli.app, [
         "render", str(tmp_path / "in.md"), "--pool", str(tmp_path / "pool.json"),
-        "--to", "md", "--out", str(tmp_path / "out"), *cli_args(param, value),
+        "--to", fmt, "--out", str(tmp_path / "out"), *cli_args(param, value),
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
     (job,) = jobs
@@ -192,7 +193,7 @@ def test_cli_choices_are_read_as_the_spec_reads_them(
     (tmp_path / "in.md").write_text("Hi.[[S:1]]\n", encoding="utf-8")
     (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
     result = CliRunner().invoke(cli.app, [
-        "render", str(tmp_path / "in.md"), "--pool", str(tmp_path / "pool.json"), "--to", "md",
+        "render", str(tmp_path / "in.md"), "--pool", str(tmp_path / "pool.json"), "--to", "html",
         "--out", str(tmp_path / "out"), "--page-size", "letter", "--from", "MD",
         "--highlight-style", "Pygments",
     ])  # fmt: skip

@@ -1,0 +1,71 @@
+"""JSON from outside names each key once: a key given twice is refused, naming where."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citations.errors import PoolError, SidecarError
+from citations.json_keys import DuplicateKeyError, loads
+from citations.pool import SourcePool
+from citations.sidecar import load_structured
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "line", "column"),
+    [
+        ('{"format": "pdf", "format": "docx"}', "format", 1, 19),
+        ('{"options": {"dpi": 1,\n   "format": 2,\n "format": 3}}', "options.format", 3, 2),
+        ('{"a": [{"b": 1}, {"b": 2, "c": {"d": 1, "\\u0064": 2}}]}', "a.1.c.d", 1, 41),
+        ('{"s": "a\\"b{[", "k": {"s": 1, "s": 2}}', "k.s", 1, 31),
+        ('[{"x": 1}, [], {"y": {"z": 1}, "y": 0}]', "2.y", 1, 32),
+        ('{"a": {"a": {"a": 1}}, "a": 2}', "a", 1, 24),
+    ],
+)
+def test_a_key_given_twice_is_named_by_path_line_and_column(
+    text: str, where: str, line: int, column: int
+) -> None:
+    with pytest.raises(DuplicateKeyError) as refused:
+        loads(text)
+    assert (refused.value.where, refused.value.line, refused.value.column) == (where, line, column)
+    assert str(refused.value).startswith(f"{where}: the key ")
+    assert "appears twice in one object" in str(refused.value)
+
+
+def test_the_same_key_in_different_objects_is_fine() -> None:
+    text = '{"a": {"k": 1}, "b": {"k": 2}, "k": [{"k": 3}, {"k": 4}]}'
+    assert loads(text) == json.loads(text)
+    assert loads(text.encode("utf-16")) == json.loads(text)
+
+
+def test_a_hundred_thousand_keys_are_read_and_the_repeat_found() -> None:
+    """The hook is one dict per object and the scan runs once, after the parse stopped."""
+    keys = ", ".join(f'"k{i}": {{"v": [{i}]}}' for i in range(100_000))
+    assert len(loads("{" + keys + "}")) == 100_000
+    with pytest.raises(DuplicateKeyError) as refused:
+        loads("{" + keys + ', "k99999": 0}')
+    assert refused.value.where == "k99999"
+
+
+def test_a_pool_file_naming_a_key_twice_is_a_pool_error(tmp_path: Path) -> None:
+    pool = tmp_path / "pool.json"
+    pool.write_text('[\n  {"sid": 1, "title": "A",\n   "title": "B"}\n]\n', encoding="utf-8")
+    with pytest.raises(PoolError) as refused:
+        SourcePool.load(pool)
+    message = str(refused.value)
+    assert message.startswith(f"{pool}: 0.title: the key 'title' appears twice")
+    assert "(line 3, column 4)" in message
+
+
+def test_pool_text_naming_a_key_twice_is_refused_when_rows_are_counted() -> None:
+    text = '{"sources_pool": [{"sid": 1, "sid": 2, "title": "x"}]}'
+    with pytest.raises(PoolError, match=r"sources_pool\.0\.sid: the key 'sid' appears twice"):
+        SourcePool.coerce(text, max_rows=10)
+
+
+def test_a_sidecar_answer_naming_a_key_twice_is_refused() -> None:
+    answer = '{"answer": "x", "_citations": [{"sids": [1], "sids": [2], "pointer": "/answer"}]}'
+    with pytest.raises(SidecarError, match=r"answer\.json: _citations\.0\.sids: the key"):
+        load_structured(answer, "json", name="answer.json")
