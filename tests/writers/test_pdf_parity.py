@@ -230,19 +230,36 @@ def test_contents_list_their_headings_with_page_numbers(engine: str) -> None:
     assert second > 1
 
 
-def test_code_blocks_are_highlighted(engine: str) -> None:
-    pdf = pdf_of("# T\n\n```python\ndef f(x):\n    return 'text'\n```\n", engine)
+def text_colours(pdf: bytes) -> dict[str, tuple[int, int, int]]:
+    """The fill colour of the first of each character on page 1."""
     document = pdfium.PdfDocument(pdf)
-    textpage = document[0].get_textpage()
-    colours = {}
-    for index in range(textpage.count_chars()):
-        red, green, blue, alpha = (ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(),
-                                   ctypes.c_uint())  # fmt: skip
-        pdfium_c.FPDFText_GetFillColor(textpage.raw, index, red, green, blue, alpha)
-        char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index))
-        colours.setdefault(char, (red.value, green.value, blue.value))
+    try:
+        textpage = document[0].get_textpage()
+        colours: dict[str, tuple[int, int, int]] = {}
+        for index in range(textpage.count_chars()):
+            red, green, blue, alpha = (ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(),
+                                       ctypes.c_uint())  # fmt: skip
+            pdfium_c.FPDFText_GetFillColor(textpage.raw, index, red, green, blue, alpha)
+            char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index))
+            colours.setdefault(char, (red.value, green.value, blue.value))
+        return colours
+    finally:
+        document.close()
+
+
+def test_code_blocks_are_highlighted(engine: str) -> None:
+    colours = text_colours(pdf_of("# T\n\n```python\ndef f(x):\n    return 'text'\n```\n",
+                                  engine))
     assert colours["d"] != colours["("]  # "def" is coloured as a keyword, "(" is not
     assert colours["'"] != colours["("]  # and the string in its own colour
+
+
+def test_a_link_leading_nowhere_is_drawn_as_text(engine: str) -> None:
+    """The reader notes a link to an id nothing has and every writer keeps only its text: in
+    the link colour, it would look like a link that does nothing when clicked."""
+    colours = text_colours(pdf_of("# T\n\nSee [QQQ](#nowhere), [ZZZ](#t) and XXX.\n", engine))
+    assert colours["Q"] == colours["X"] == (0x1B, 0x1B, 0x1B)  # the text's colour
+    assert colours["Z"] == (0x1F, 0x4E, 0x8C)  # a live link's accent
 
 
 WIDE = """A word too long for any line: {word} and a URL https://example.com/{path}?x=1 end.

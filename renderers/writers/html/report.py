@@ -67,6 +67,7 @@ from renderers.text import (
     HeadingIds,
     blocks_direction,
     has_long_word,
+    link_target,
     paragraph_dir,
     text_direction,
 )
@@ -394,6 +395,7 @@ class ReportWriter:
         self.heading_ids: dict[int, str] = {}  # id(heading) → the id it was written with
         self.has_math = False
         self.in_link = False  # inside a link, the link wraps its long words, not a span
+        self.dead_links = rdoc.dead_links  # ids no element has: a link to one is its text
         #: the ids of the sections this writer adds: no heading or author's anchor takes one
         #: (links to it lead to the section, as in Typst)
         self.own_ids = frozenset(
@@ -663,10 +665,12 @@ class ReportWriter:
         return breakable(text) if self.in_link else wrappable(text)
 
     def link(self, url: str, children: tuple[Inline, ...], title: str) -> Markup:
-        """A link (its citations already follow it: :func:`renderers.resolve.resolve`)."""
+        """A link (its citations already follow it: :func:`renderers.resolve.resolve`); one to
+        an id nothing has (noted by the reader) is its text, not text in the link colour that
+        leads nowhere."""
         text = children
         href = safe_link(url, allow_fragment=True)
-        if not href or shows_nothing(text):
+        if not href or shows_nothing(text) or link_target(url) in self.dead_links:
             return self.inlines(text)
         title_attr = f' title="{escape(title)}"' if title else ""
         # WeasyPrint links every box inside a link: a span there would double its annotations,

@@ -760,15 +760,11 @@ class _Markup:
 
     def link(self, url: str, children: tuple[Inline, ...]) -> str:
         """A link (its citations already follow it: :func:`renderers.resolve.resolve`).
-        A link to an anchor the document does not have shows as a link leading nowhere, as
-        in the HTML the other engine lays out (WeasyPrint drops its annotation, silently)."""
+        A link to an anchor the document does not have is its text (the reader noted it), as
+        the HTML writer shows it."""
         text = self.inlines(children)
         target = self.link_target(url)
-        if self.inline_depth >= MAX_INLINE_DEPTH:
-            return text
-        if target is None:
-            if safe_link(url, allow_fragment=True).startswith("#") and text:
-                return f"#text(fill: accent)[{text}];"
+        if self.inline_depth >= MAX_INLINE_DEPTH or target is None:
             return text
         return f"#link({target})[{text}];"
 
