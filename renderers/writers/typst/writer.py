@@ -196,7 +196,7 @@ def script_faces(text: str, *, cjk: bool) -> str:
             "(ascender: {}, descender: {})".format(*(round(value, 4) for value in found))
             for found in (metrics, code_metrics)
         )
-        entries.append(f"(run: {run}, text: {text_face}, code: {code}),")
+        entries.append(f'(key: "{key}", run: {run}, text: {text_face}, code: {code}),')
     return f"#let script-faces = ({''.join(entries)})\n"
 
 
