@@ -355,6 +355,11 @@ def test_soft_hyphens_leave_no_trace_but_the_hyphen_at_a_break(
                    for n in range(1, len(parts))), lines[first]
 
 
+def read_lines(pdf: bytes) -> list[str]:
+    """The text of each line (``pdf_lines``), a hyphen drawn at a break read as "-"."""
+    return [line.replace("\u2010", "-").replace("\ufffe", "-") for _, _, line in pdf_lines(pdf)]
+
+
 def hyphen_boxes(pdf: bytes) -> list[tuple[float, ...]]:
     """The glyph box of each hyphen drawn at a break at a soft hyphen on page 1."""
     document = pdfium.PdfDocument(pdf)
@@ -371,13 +376,21 @@ def test_a_break_at_a_soft_hyphen_draws_the_hyphen_of_the_weasyprint_pdf() -> No
     left soft hyphens out, and broke a long word at their places without one). Now both break
     the lines alike and draw the hyphen in the same place."""
     css, typst = (pdf_of(SHY_MARKDOWN, engine) for engine in ("weasyprint", "typst"))
-    lines = [[line.replace("\u2010", "-").replace("\ufffe", "-") for _, _, line in pdf_lines(pdf)]
-             for pdf in (css, typst)]
-    assert lines[0] == lines[1]
+    assert read_lines(css) == read_lines(typst)
     hyphens = [hyphen_boxes(pdf) for pdf in (css, typst)]
     assert len(hyphens[0]) == len(hyphens[1]) == 2, hyphens
     for a, b in zip(*hyphens, strict=True):
         assert all(abs(p - q) < 0.2 for p, q in zip(a, b, strict=True)), (a, b)
+
+
+def test_a_column_narrows_to_the_parts_between_soft_hyphens_as_in_the_weasyprint_pdf() -> None:
+    """CSS's min-content width of a word with soft hyphens is its widest part with the hyphen
+    drawn after it; Typst's column took the whole word (119 pt wide instead of 64)."""
+    markdown = (f"# T\n\n| Word | B |\n|---|---|\n| {SHY.join(SHY_PARTS[:3])}{SHY}fahrt | "
+                + "lorem ipsum " * 30 + f"|\n| Ver{SHY}trag | x |\n")
+    css, typst = (pdf_of(markdown, engine) for engine in ("weasyprint", "typst"))
+    assert column_rules(css) == column_rules(typst), (column_rules(css), column_rules(typst))
+    assert read_lines(css) == read_lines(typst)
 
 
 FORMULAS = """# T
