@@ -883,13 +883,16 @@ def test_lines_in_other_scripts_are_as_deep_as_in_the_weasyprint_pdf(case: str) 
 
 #: CJK paragraphs opening in each way Pango tells apart, long ones wrapping: with a CJK
 #: character, with digits or punctuation Noto Sans draws (report.typ's ``opens-before-cjk``),
-#: with Latin. The Chinese section of samples/multilingual.md, whose citations are measured
-#: apart (``line_baselines`` takes WeasyPrint's for lines): there the lines of ``CJK_WORDS``.
+#: with Latin; a heading, cells, an element's text opening with digits. The Chinese section of
+#: samples/multilingual.md, whose citations are measured apart (``line_baselines`` takes
+#: WeasyPrint's for lines): there the lines of ``CJK_WORDS``.
 CJK_LINES = {
     "digits first": "2024年，中国的汉字文本在这里继续。" * 8 + "\n\nAfter.\n",
     "han first": "中国2024年的汉字文本在这里继续。" * 8 + "\n\nAfter.\n",
     "punctuation first": "“汉字”。\n\n(汉字)。\n\n2024 年 AB。\n\n- 2024年。\n\nAfter.\n",
     "latin first": "AB 汉字 words.\n\nx 2024年\n\n汉字 2024。\n\nAfter.\n",
+    "heading, cell, element": ("## 2024年报告\n\n| 2024年 | 汉字 |\n|---|---|\n| (汉字) | x |\n\n"
+                               "Some *2024年* text.\n\n> 2024年，中国。\n\nAfter.\n"),
     "sample": ("## 中文 (Chinese)\n\n2024年，中国新增太阳能发电装机容量超过2亿千瓦，"
                "风电和太阳能发电总装机已超过火电。[[S:1]]\n\n## 日本語 (Japanese)\n\n"
                "日本政府は、2040年度に再生可能エネルギーを最大の電源とする方針を示している。"
