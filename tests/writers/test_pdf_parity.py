@@ -915,6 +915,22 @@ def test_cjk_lines_are_placed_as_in_the_weasyprint_pdf(case: str) -> None:
     assert all(abs(a - b) < 0.02 for a, b in zip(css, typst, strict=True)), (css, typst)
 
 
+def test_sources_entries_are_spaced_as_in_the_weasyprint_pdf() -> None:
+    """An entry's back-link mark is in DejaVu Sans, whose content area makes CSS's line 0.042 em
+    deeper: each entry stood 0.4 pt higher than the one before in Typst (the 50-page report
+    took a page less than WeasyPrint's). A title opening with digits before CJK is placed too."""
+    titles = ["Alpha report", "Beta review", "2024年全国电力工业统计数据", "エネルギー白書2024",
+              "Gamma survey"]
+    pool = SourcePool.from_rows([{"sid": n, "title": title, "url": f"https://e{n}.org/a"}
+                                 for n, title in enumerate(titles, 1)])
+    markdown = "# T\n\nText." + "".join(f"[[S:{n}]]" for n in range(1, len(titles) + 1)) + "\n"
+    css, typst = (
+        baselines(write_resolved("pdf", resolve(read_markdown(markdown), pool),
+                                 RenderOptions(pdf_engine=engine)), ["Text", *titles])
+        for engine in ("weasyprint", "typst"))
+    assert all(abs(a - b) < 0.02 for a, b in zip(css, typst, strict=True)), (css, typst)
+
+
 #: Code in those scripts: each case's markdown, and words whose lines are measured.
 SCRIPT_CODE = {
     "block": ("```\nكلمة code\nمرحبا\n汉字\nशब्द x\nמילה\n```\n\nAfter.\n", ["After"]),
