@@ -77,6 +77,44 @@ FALLBACK_FILES = (
     "NotoSansDevanagari-Regular.ttf",
 )
 
+#: The Unicode blocks of the Arabic script (and its presentation forms, without U+FEFF).
+ARABIC_BLOCKS: tuple[tuple[int, int], ...] = (
+    (0x0600, 0x06FF), (0x0750, 0x077F), (0x0870, 0x08FF), (0xFB50, 0xFDFF), (0xFE70, 0xFEFC),
+)
+#: The Unicode blocks of the Hebrew script (and its presentation forms).
+HEBREW_BLOCKS: tuple[tuple[int, int], ...] = ((0x0590, 0x05FF), (0xFB1D, 0xFB4F))
+
+
+@dataclass(frozen=True)
+class CodeFace:
+    """A face code in one script is drawn in, in both PDF engines, instead of the code font
+    (DejaVu Sans Mono), so that the two engines draw it alike.
+
+    ``first``: named ahead of the code font, for its script's blocks only. DejaVu Sans Mono
+    has Arabic in its upright faces but not in its Oblique ones (an italic comment's Arabic
+    came out blank in WeasyPrint), so Arabic code is in the body's Arabic face ("Code Arabic",
+    renderers/writers/html/templating.py). Otherwise it follows the code font, which lacks the
+    script: Hebrew, which WeasyPrint's font configuration takes from Noto Sans Hebrew (no face
+    of report.css's code stack has it) and Typst from the first body face that has it (DejaVu
+    Sans) unless told.
+    """
+
+    script: str  # the detection's key (renderers.language.has_script)
+    family: str
+    blocks: tuple[tuple[int, int], ...]
+    first: bool
+
+
+CODE_FACES: tuple[CodeFace, ...] = (
+    CodeFace("ar", "Noto Sans Arabic", ARABIC_BLOCKS, first=True),
+    CodeFace("he", "Noto Sans Hebrew", HEBREW_BLOCKS, first=False),
+)
+
+
+def block_class(blocks: Sequence[tuple[int, int]]) -> str:
+    """A regular expression's character class matching a character of ``blocks``."""
+    return "[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in blocks) + "]"
+
 
 #: Endings of the font files the standard font directories are searched for.
 FONT_SUFFIXES = (".ttf", ".otf", ".ttc")

@@ -98,3 +98,26 @@ def test_the_pdf_fetcher_serves_installed_fonts_and_nothing_else_outside(tmp_pat
     for refused in (escape, "file:///etc/passwd", "file://host" + arabic):
         with pytest.raises(ResourceError):
             fetcher.fetch(refused)
+
+
+#: Code in the scripts whose faces are named for code (renderers.fonts.CODE_FACES) and one
+#: whose face comes from the body's stack, inline and in a block, plain and highlighted.
+OTHER_SCRIPTS_CODE = ("Arabic `كلمة عربية` code, Hebrew `מילה` code, Hindi `शब्द` code.\n\n"
+                      "```\nكلمة code مرحبا\nמילה x\nशब्द x\n```\n\n"
+                      "```python\n# تعليق عربي\nx = \"مرحبا\"\n```\n")
+
+
+def test_code_in_other_scripts_is_drawn_in_the_faces_of_the_weasyprint_pdf(
+        tmp_path: Path) -> None:
+    """Typst drew Arabic code in DejaVu Sans Mono (each word a third wider than WeasyPrint's
+    Noto Sans Arabic, "Code Arabic") and Hebrew code in DejaVu Sans (WeasyPrint: Noto Sans
+    Hebrew): each word is now as wide in both engines."""
+    widths = {}
+    for engine in ("weasyprint", "typst"):
+        pdf = tmp_path / f"{engine}.pdf"
+        pdf.write_bytes(render_markdown("pdf", OTHER_SCRIPTS_CODE, [], pdf_engine=engine))
+        widths[engine] = [(word, box[2] - box[0]) for word, box in word_boxes(pdf)
+                          if not word.isascii()]
+    assert len(widths["weasyprint"]) == len(widths["typst"]) == 11, widths
+    for (word, css), (same, typst) in zip(widths["weasyprint"], widths["typst"], strict=True):
+        assert word == same and abs(css - typst) < 0.05, (word, css, typst)

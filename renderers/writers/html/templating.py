@@ -10,6 +10,7 @@ from functools import lru_cache
 import jinja2
 from markupsafe import Markup
 
+from renderers.fonts import ARABIC_BLOCKS, block_class
 from renderers.labels import ENGLISH, Labels
 from renderers.options import PageSize
 from renderers.templates import templates_dir
@@ -108,12 +109,9 @@ def report_css(
     return css
 
 
-#: The Unicode blocks of the Arabic script (and its presentation forms, without U+FEFF).
-ARABIC_BLOCKS: tuple[tuple[int, int], ...] = (
-    (0x0600, 0x06FF), (0x0750, 0x077F), (0x0870, 0x08FF), (0xFB50, 0xFDFF), (0xFE70, 0xFEFC),
-)
-_ARABIC = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in ARABIC_BLOCKS) + "]")
-#: The faces of "Code Arabic", the first family of report.css's code font stack.
+_ARABIC = re.compile(block_class(ARABIC_BLOCKS))
+#: The faces of "Code Arabic", the first family of report.css's code font stack
+#: (:data:`renderers.fonts.CODE_FACES`).
 _CODE_ARABIC_FACES: tuple[tuple[str, str], ...] = (
     ("normal", "local(\"Noto Sans Arabic Regular\"), local(\"NotoSansArabic-Regular\")"),
     ("bold", "local(\"Noto Sans Arabic Bold\"), local(\"NotoSansArabic-Bold\")"),

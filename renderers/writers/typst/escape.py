@@ -61,10 +61,17 @@ _LEFT_TO_RIGHT_ISOLATE = _ISOLATE_MARKUP["ltr"]
 _POP_ISOLATE = _MARK_MARKUP.format(ord(POP_ISOLATE))
 #: Where a long word may break: after these (a soft hyphen too), or every ``_PIECE`` characters.
 _BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\\u00ad])")
-#: A soft hyphen: Typst writes it into the PDF's text (as it does the hyphen it draws at a
-#: break, with ``-?`` as well), so a search for the word fails; WeasyPrint's text has none. It
-#: is left out; in a long word its place is still a break opportunity (without a hyphen).
+#: A soft hyphen (U+00AD): a break opportunity where the line shows a hyphen, as in CSS.
+#: Shaped with the letters around it, Typst wrote it into the PDF's text, so a search for the
+#: word failed (WeasyPrint's text has none). In a text item of its own style (a size that
+#: changes nothing) it is shaped alone, a default-ignorable character with no glyph and no
+#: text; at a break Typst still sees the line end in it and draws a hyphen (its text U+00AD,
+#: the PDF's own mark of a hyphen added at a line's end).
 SOFT_HYPHEN = "\u00ad"
+_SOFT_HYPHEN_MARKUP = '#text(size: 1em, "\\u{ad}");'
+#: After a box of a long word, a word joiner keeps the break at the soft hyphen's end, where
+#: the hyphen is drawn (a box allows a break on either side).
+_BOXED_SOFT_HYPHEN = "#sym.wj;" + _SOFT_HYPHEN_MARKUP
 _PIECE = 12
 #: A URL whose address Typst breaks itself: a scheme, ``://``, then what Typst's ``link_prefix``
 #: takes (ASCII letters, digits and URL punctuation, brackets balanced), without the trailing
@@ -120,12 +127,19 @@ def collapse_white_space(text: str) -> str:
     return _WHITE_SPACE.sub(" ", text)
 
 
-def word_pieces(word: str) -> list[str]:
-    """``word`` cut after URL punctuation, and every ``_PIECE`` characters in between."""
+def _word_parts(word: str) -> list[str]:
+    """``word`` cut after URL punctuation and soft hyphens (which the parts keep), and every
+    ``_PIECE`` characters in between."""
     out: list[str] = []
     for part in _BREAK_AFTER.split(word):
         out.extend(part[i : i + _PIECE] for i in range(0, len(part), _PIECE))
-    return [shown for piece in out if (shown := piece.replace(SOFT_HYPHEN, ""))]
+    return out
+
+
+def word_pieces(word: str) -> list[str]:
+    """``word`` cut after URL punctuation, and every ``_PIECE`` characters in between; soft
+    hyphens left out."""
+    return [shown for piece in _word_parts(word) if (shown := piece.replace(SOFT_HYPHEN, ""))]
 
 
 def typst_url(text: str) -> tuple[int, int] | None:
@@ -186,11 +200,16 @@ def _boxed_run(segment: str, isolate: bool) -> str:
     """A run of :data:`_UNBREAKABLE` characters: as it is when short, else as boxes."""
     if len(segment) < LONG_WORD:
         return _plain(segment)
-    pieces = word_pieces(segment)
-    if isolate:
-        boxes = "".join(f"#box(text(dir: ltr, {string_literal(p)}));" for p in pieces)
-        return isolated(boxes, "ltr")
-    return "".join(f"#box[{text_expr(p)}];" for p in pieces)
+    out = []
+    for piece in _word_parts(segment):
+        shown = piece.replace(SOFT_HYPHEN, "")
+        if shown:
+            out.append(f"#box(text(dir: ltr, {string_literal(shown)}));" if isolate
+                       else f"#box[{text_expr(shown)}];")
+        if piece.endswith(SOFT_HYPHEN):
+            out.append(_BOXED_SOFT_HYPHEN)
+    boxes = "".join(out)
+    return isolated(boxes, "ltr") if isolate else boxes
 
 
 def _breakable_word(word: str, isolate: bool) -> str:
@@ -243,7 +262,9 @@ def _words(text: str, isolate: bool) -> str:
 
 
 def _plain(text: str) -> str:
-    """``text`` as an embedded string expression, without soft hyphens (:data:`SOFT_HYPHEN`);
-    nothing when that leaves no text."""
-    shown = text.replace(SOFT_HYPHEN, "")
-    return text_expr(shown) if shown else ""
+    """``text`` as an embedded string expression, each soft hyphen a text of its own
+    (:data:`SOFT_HYPHEN`); nothing for no text."""
+    if SOFT_HYPHEN not in text:
+        return text_expr(text) if text else ""
+    return _SOFT_HYPHEN_MARKUP.join(text_expr(part) if part else ""
+                                    for part in text.split(SOFT_HYPHEN))

@@ -63,11 +63,13 @@ from renderers.document import (
     plain_text,
 )
 from renderers.errors import UnsupportedNodeError
+from renderers.fonts import find_font, font_face
 from renderers.language import DEFAULT_LANGUAGE, Language, language_for
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.sandbox import load_image
 from renderers.text import (
+    CJK_CHARS,
     ISOLATES,
     POP_ISOLATE,
     Direction,
@@ -260,6 +262,19 @@ def _metadata(title: str, document: Document, options: RenderOptions, *, dated: 
         f"#set document(title: {string_literal(title)}, author: {authors}, {keywords}"
         f"{described}date: {date});"
     )
+
+
+def opens_before_cjk(children: tuple[Inline, ...]) -> bool:
+    """Whether a paragraph's first line, in WeasyPrint, opens with characters of no script that
+    Noto Sans draws (digits, brackets, Latin quotes) and then CJK text ("2024年…"): Pango takes
+    such a line's metrics differently (report.typ's ``opens-before-cjk``). Only a paragraph that
+    starts with its own text: an element's text is laid out on its own."""
+    if not children or not isinstance(children[0], Text):
+        return False
+    text = children[0].text.lstrip()
+    letter = next((index for index, char in enumerate(text) if char.isalpha()), 0)
+    return (letter > 0 and CJK_CHARS.match(text[letter]) is not None
+            and font_face(find_font(["NotoSans-Regular.ttf"])).covers(text[0]))
 
 
 def _aligned(block: Paragraph | Heading, markup: str) -> str:
@@ -475,8 +490,11 @@ class _Markup:
             case Paragraph(children) if _displayed_formulas(children):
                 return self.displayed(children)
             case Paragraph(children):
+                line = self.line(children)
+                if opens_before_cjk(children):
+                    line = call("opens-before-cjk", content(line))
                 return _aligned(block, self.set_direction(self.paragraph_direction(children),
-                                                          self.line(children)))
+                                                          line))
             case BulletList(items, list_tight):
                 return self.list_block(block, items, list_tight, start=None)
             case OrderedList(items, start, list_tight):

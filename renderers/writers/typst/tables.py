@@ -28,7 +28,7 @@ from renderers.document import (
     walk_inlines,
 )
 from renderers.text import CJK_CHARS, CJK_CLASS, LONG_WORD, text_direction
-from renderers.writers.typst.escape import string_literal
+from renderers.writers.typst.escape import SOFT_HYPHEN, string_literal
 from renderers.writers.typst.math import numbered_anchor_of
 from renderers.writers.typst.parts import array, call, content, label_call, labelled, optional
 
@@ -41,8 +41,9 @@ PieceLook = Literal["plain", "strong", "code"]
 #: The cells of each column with the longest text (and the longest pieces of its text) that
 #: Typst measures for its max-content (and min-content) width.
 CELLS_PER_COLUMN = PIECES_PER_COLUMN = 4
-#: Where a line may break inside a word: after a dash, after a hyphen but before a digit.
-_BREAK_IN_WORD = re.compile(r"(?<=[–—])|(?<=-)(?=\D)")
+#: Where a line may break inside a word: after a dash, after a hyphen but before a digit,
+#: after a soft hyphen (where the line shows a hyphen instead).
+_BREAK_IN_WORD = re.compile(r"(?<=[–—\u00ad])|(?<=-)(?=\D)")
 
 
 @cache
@@ -140,7 +141,10 @@ def _pieces(text: str) -> Iterator[str]:
     for word in text.split():
         if len(word) >= LONG_WORD:
             continue
-        for piece in _BREAK_IN_WORD.split(word):
+        for part in _BREAK_IN_WORD.split(word):
+            piece = part.removesuffix(SOFT_HYPHEN).replace(SOFT_HYPHEN, "")
+            if piece and part.endswith(SOFT_HYPHEN):
+                piece += "-"  # the hyphen drawn at the break
             if CJK_CHARS.search(piece) is None:
                 if piece:
                     yield piece

@@ -30,6 +30,7 @@ import typst
 
 from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import InputError, LimitError, RenderError
+from renderers.fonts import CODE_FACES, block_class
 from renderers.labels import Labels, labels_for
 from renderers.language import DEFAULT_LANGUAGE, Language, has_script
 from renderers.options import PdfVariant, RenderOptions
@@ -140,8 +141,9 @@ def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE
     face other than Noto Sans (:func:`script_faces`), the document's language and region
     (``text(lang:, region:)``: an ISO 639 code, an ISO 3166-1 alpha-2 code or none), the
     heading level of the sections the writers add
-    (:data:`~renderers.writers.common.ADDED_SECTION_LEVEL`) and the page footer in the
-    language's words (:func:`page_footer`)."""
+    (:data:`~renderers.writers.common.ADDED_SECTION_LEVEL`), the page footer in the
+    language's words (:func:`page_footer`) and the faces code in some scripts is drawn in
+    (:func:`code_faces`)."""
     face = language.cjk_face(text) if cjk else "SC"
     region = f'"{language.typst_region}"' if language.typst_region else "none"
     return (
@@ -152,7 +154,22 @@ def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE
         f"#let doc-region = {region}\n"
         f"#let added-section-level = {ADDED_SECTION_LEVEL}\n"
         f"{page_footer(labels_for(language))}"
+        f"{code_faces(text)}"
     )
+
+
+def code_faces(text: str) -> str:
+    """``code-first`` and ``code-after``: the faces of :data:`~renderers.fonts.CODE_FACES`
+    for the scripts ``text`` has, ahead of the code font or after it, each for its script's
+    blocks only. A document without those scripts names none: each face named ahead of the
+    code font would have Typst shape every piece of code with it first."""
+    lists: dict[bool, list[str]] = {True: [], False: []}
+    for face in CODE_FACES:
+        if has_script(text, face.script):
+            name, covers = (string_literal(s) for s in (face.family, block_class(face.blocks)))
+            lists[face.first].append(f"(name: {name}, covers: regex({covers})),")
+    first, after = ("".join(lists[side]) for side in (True, False))
+    return f"#let code-first = ({first})\n#let code-after = ({after})\n"
 
 
 def script_faces(text: str, *, cjk: bool) -> str:
@@ -179,7 +196,7 @@ def script_faces(text: str, *, cjk: bool) -> str:
             "(ascender: {}, descender: {})".format(*(round(value, 4) for value in found))
             for found in (metrics, code_metrics)
         )
-        entries.append(f"(run: {run}, text: {text_face}, code: {code}),")
+        entries.append(f'(key: "{key}", run: {run}, text: {text_face}, code: {code}),')
     return f"#let script-faces = ({''.join(entries)})\n"
 
 
