@@ -9,15 +9,17 @@ nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import OptionError, OverwriteError
 from renderers.formats import EXTENSIONS, available_formats, normalize_formats
-from renderers.options import accepted_options, build_options, refuse_unused
+from renderers.options import accepted_options, build_options, unused_options
 from renderers.outputs import output_path, validate_name
 from renderers.pipeline import (
     DIALECTS,
@@ -92,8 +94,8 @@ def open_session(
 
     ``base_dir`` (where local images may load from) defaults to ``out_dir``. ``input_file`` is
     the file ``content`` was read from: no output may replace it (nor a pool given as a path).
-    ``formats``, when known, are the formats the session will write: an option none of them
-    uses (``pages`` without PNG) raises :class:`~renderers.errors.OptionError`.
+    ``formats``, when known, are the formats the session will write: an option given that
+    none of them uses (``pages`` without PNG) is said in each result's diagnostics.
     """
     opts = build_options(
         title=title,
@@ -103,8 +105,8 @@ def open_session(
         out_dir=out_dir,
         **options,
     )
-    if formats is not None:
-        refuse_unused([name for name, value in options.items() if value is not None], formats)
+    given = [name for name, value in options.items() if value is not None]
+    unused = unused_options(given, formats) if formats is not None else ()
     prepared = prepare(
         content,
         sources_pool=sources_pool,
@@ -114,6 +116,9 @@ def open_session(
         origin=origin,
         input_file=input_file,
     )
+    if unused:
+        said = tuple(Diagnostic(Code.OPTION_UNUSED, message) for _, message in unused)
+        prepared = dataclasses.replace(prepared, diagnostics=(*prepared.diagnostics, *said))
     return Session(prepared)
 
 
@@ -142,7 +147,7 @@ def render(
     is written. An output that would replace ``input_file`` (the file ``content`` came from) or
     a pool given as a path raises :class:`OverwriteError` before anything is written. Extra
     keyword ``options`` map onto :class:`RenderOptions` fields; one that none of ``formats``
-    uses (``pages`` without PNG) raises :class:`~renderers.errors.OptionError`.
+    uses (``pages`` without PNG) is said in the results' diagnostics.
     """
     fmts = normalize_formats(formats)
     root = Path(out_dir)
@@ -230,7 +235,7 @@ def _writer_for(fmt: str, name: str, summary: str) -> WriteFunction:
 
     ``base_dir`` (where local images may load from) defaults to the directory of ``path``; extra
     keyword ``options`` map onto :class:`RenderOptions` fields (one this format does not use,
-    ``pages`` for a PDF, raises :class:`~renderers.errors.OptionError`).
+    ``pages`` for a PDF, is said in the result's diagnostics).
     """
 
     def write(content: Content, path: str | os.PathLike[str], **kwargs: Any) -> RenderResult:

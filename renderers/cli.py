@@ -221,19 +221,16 @@ def check_input(path: Path) -> None:
         raise BadInput(str(path), "not a file; give a markdown or HTML file")
 
 
-def check_options(kwargs: dict[str, Any], formats: Sequence[str] | None = None) -> None:
+def check_options(kwargs: dict[str, Any]) -> None:
     """Validate the render options once, before any job: BadInput naming the flag at fault,
-    in the spec's words (click checks only that a number is a number), also for an option
-    none of ``formats`` uses. A choice is replaced by the value it names (``--page-size
-    letter`` → ``Letter``, ``--from md`` → ``markdown``)."""
-    from renderers.options import PARAMS, build_options, coerce, read_options, refuse_unused
+    in the spec's words (click checks only that a number is a number). A choice is replaced
+    by the value it names (``--page-size letter`` → ``Letter``, ``--from md`` → ``markdown``)."""
+    from renderers.options import PARAMS, build_options, coerce, read_options
 
     reading_names = {"content_format", "dialects"}
     try:
         read_options(**{k: v for k, v in kwargs.items() if k in reading_names})
         build_options(**{k: v for k, v in kwargs.items() if k not in reading_names})
-        if formats is not None:
-            refuse_unused(kwargs, formats)
     except OptionError as exc:
         raise BadInput(cli_options.flag_for(exc.field) or exc.field, str(exc)) from None
     for key, value in kwargs.items():
@@ -314,7 +311,7 @@ def _render(values: dict[str, Any]) -> None:
                 "--name",
                 "--name works with a single INPUT; outputs are named after each input otherwise",
             )
-        check_options(kwargs, formats)
+        check_options(kwargs)
         jobs = _render_jobs(inputs, pool, out, name, formats, kwargs)
     except BadInput as exc:
         raise fail(exc.where, exc.message, exc.code) from None

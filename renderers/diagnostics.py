@@ -60,6 +60,9 @@ class Code(StrEnum):
     STYLES_NOT_APPLIED = "styles-not-applied"
     #: The typesetter (Typst) warned about the layout; the output was still written.
     TYPESETTER_NOTE = "typesetter-note"
+    #: An option the caller gave is used by none of the formats written (``pages`` for a PDF):
+    #: it changed nothing.
+    OPTION_UNUSED = "option-unused"
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,7 @@ KINDS: dict[Code, str] = {
     Code.STORE_RECOVERED: "store recoveries",
     Code.STYLES_NOT_APPLIED: "stylesheets not applied",
     Code.TYPESETTER_NOTE: "typesetter notes",
+    Code.OPTION_UNUSED: "unused options",
 }
 
 

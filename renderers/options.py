@@ -38,6 +38,7 @@ __all__ = [
     "build_options",
     "read_options",
     "refuse_unused",
+    "unused_options",
 ]
 
 Numbering = Literal["appearance", "sid"]
@@ -651,24 +652,32 @@ def build_options(**values: Any) -> RenderOptions:
     return RenderOptions(**{name: coerce(fields[name], value) for name, value in values.items()})
 
 
-def refuse_unused(given: Iterable[str], formats: Iterable[str]) -> None:
-    """:class:`OptionError` for the first option in ``given`` that none of ``formats`` uses.
+def unused_options(given: Iterable[str], formats: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """``(name, message)`` for each option in ``given`` that none of ``formats`` uses.
 
-    Such an option would be ignored without a word (``--pages 2 --to pdf`` rasterizes
-    nothing): the caller asked for something this render does not do. ``given`` names only
-    the options the caller set — a keyword that is not None, a flag on the command line, a
-    field in a body — so a surface's own defaults never trip it.
+    Such an option changes nothing (``--pages 2 --to pdf`` rasterizes nothing), so the caller
+    is told rather than left to believe it took effect. ``given`` names only the options the
+    caller set — a keyword that is not None, a flag on the command line, a field in a body —
+    so a surface's own defaults never count. One set of options kept for a document and
+    rendered to some of its formats is a normal use: a render says so and goes on
+    (:data:`renderers.diagnostics.Code.OPTION_UNUSED`); a tool, whose schema each format
+    narrows, refuses (:func:`refuse_unused`).
     """
     names, writes = set(given), tuple(formats)
-    for param in PARAMETERS:
-        if param.name in names and not any(param.used_by(fmt) for fmt in writes):
-            used = param.info.formats
-            raise OptionError(
-                f"{param.name} applies to {', '.join(used)} output only, and this render writes "
-                f"{', '.join(writes)}; leave it out or ask for "
-                f"{used[0] if len(used) == 1 else 'one of those'}",
-                field=param.name,
-            )
+    return tuple(
+        (param.name, f"{param.name} applies to {', '.join(param.info.formats)} output only, "
+                     f"and this render writes {', '.join(writes)}")
+        for param in PARAMETERS
+        if param.name in names and not any(param.used_by(fmt) for fmt in writes)
+    )
+
+
+def refuse_unused(given: Iterable[str], formats: Iterable[str]) -> None:
+    """:class:`OptionError` for the first of :func:`unused_options` (a tool's argument)."""
+    for name, message in unused_options(given, formats):
+        used = PARAMS[name].info.formats
+        raise OptionError(f"{message}; leave it out or ask for "
+                          f"{used[0] if len(used) == 1 else 'one of those'}", field=name)
 
 
 def read_options(content_format: object = None, dialects: object = None) -> ReadingOptions:

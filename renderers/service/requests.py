@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 from citations.errors import ErrorCode
 from renderers.errors import OptionError
 from renderers.formats import FORMAT_NAMES, normalize_format
-from renderers.options import PARAMETERS, refuse_unused
+from renderers.options import PARAMETERS
 from renderers.tools import (
     INPUT_PROPERTIES,
     option_properties,
@@ -126,23 +126,22 @@ def check_format(payload: dict[str, Any]) -> None:
 
 
 def parse_render_request(payload: dict[str, Any]) -> RenderRequest:
-    """Check ``payload`` against :data:`REQUEST_SCHEMA`; RequestProblem (400) naming the field,
-    also for an option the format does not use (``pages`` for a PDF)."""
+    """Check ``payload`` against :data:`REQUEST_SCHEMA`; RequestProblem (400) naming the field.
+    An option the format does not use (``pages`` for a PDF) goes on to the render, which says
+    so in its warnings."""
     check_format(payload)
     problem = validation_problem(_REQUEST_VALIDATOR, payload)
     if problem is not None:
         where, message = problem
         raise RequestProblem(400, f"{where or 'body'}: {message}", where or "body")
     fmt = FORMAT_NAMES[payload["format"]]
-    try:
-        refuse_unused((key for key, value in payload.items() if value is not None), (fmt,))
-    except OptionError as exc:
-        raise RequestProblem(400, f"{exc.field}: {exc}", exc.field) from None
     if "\x00" in payload["content"]:
         raise RequestProblem(400, "content: holds a NUL character", "content")
     kwargs = render_kwargs({k: v for k, v in payload.items() if k != "pages"}, "service")
     if fmt == "png":
         pages = payload.get("pages", [1])
         kwargs["pages"] = None if pages == "all" else tuple(pages)
+    elif payload.get("pages") not in (None, "all"):  # given for nothing: the render says so
+        kwargs["pages"] = tuple(payload["pages"])
     stem = payload.get("filename") or payload.get("title") or "report"
     return RenderRequest(payload, payload["content"], fmt, kwargs, stem)

@@ -1,8 +1,10 @@
-"""An option none of a render's formats uses is refused, naming it, on every surface.
+"""An option none of a render's formats uses is said, naming it, on every surface.
 
 ``--pages 2 --to pdf`` used to write the PDF and say nothing: the caller meant page images and
-got none. The rule is the option spec's (:func:`renderers.options.refuse_unused`), applied only
-to options the caller gave, so no surface's defaults trip it.
+got none. The rule is the option spec's (:func:`renderers.options.unused_options`), applied only
+to options the caller gave, so no surface's defaults trip it. A render says it (a warning, the
+file written: one set of options kept for a document and rendered to some of its formats is a
+normal use); a write tool, whose schema each format narrows, refuses the argument.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from typer.testing import CliRunner
 
 from renderers import cli
 from renderers.api import render, write_pdf
+from renderers.diagnostics import Code
 from renderers.errors import OptionError
 from renderers.tools import call_tool
+from tests.processes import wait_until
 from tests.surfaces.service_process import Service, running_service
-from tests.surfaces.test_cli import assert_one_line_error
 
 POOL = [{"sid": 1, "title": "Lazard LCOE+", "url": "https://www.lazard.com/"}]
 CONTENT = "# Costs\n\nSolar is cheap.[[S:1]]\n"
@@ -29,15 +32,15 @@ CONTENT = "# Costs\n\nSolar is cheap.[[S:1]]\n"
 # ---------------------------------------------------------------- Python API
 
 
-def test_write_pdf_refuses_pages_and_writes_nothing(tmp_path: Path) -> None:
-    with pytest.raises(OptionError) as refused:
-        write_pdf(CONTENT, tmp_path / "report.pdf", sources_pool=POOL, pages=[2])
-    assert refused.value.field == "pages"
-    assert str(refused.value) == (
-        "pages applies to png output only, and this render writes pdf; leave it out or ask "
-        "for png"
-    )
-    assert list(tmp_path.iterdir()) == []
+PAGES_FOR_PDF = "pages applies to png output only, and this render writes pdf"
+
+
+def test_write_pdf_says_pages_changed_nothing(tmp_path: Path) -> None:
+    result = write_pdf(CONTENT, tmp_path / "report.pdf", sources_pool=POOL, pages=[2])
+    assert [(d.code, d.message) for d in result.diagnostics] == [
+        (Code.OPTION_UNUSED, PAGES_FOR_PDF)]
+    assert result.warnings == [PAGES_FOR_PDF]
+    assert (tmp_path / "report.pdf").read_bytes().startswith(b"%PDF")
 
 
 def test_write_pdf_refuses_other_formats_rather_than_ignore_them(tmp_path: Path) -> None:
@@ -47,14 +50,18 @@ def test_write_pdf_refuses_other_formats_rather_than_ignore_them(tmp_path: Path)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_render_refuses_an_option_none_of_its_formats_uses(tmp_path: Path) -> None:
-    with pytest.raises(OptionError, match=r"^slide_level applies to pptx output only, and this "
-                                          r"render writes md, html;") as refused:
-        render(CONTENT, tmp_path, formats=["md", "html"], sources_pool=POOL, slide_level=3)
-    assert refused.value.field == "slide_level"
-    with pytest.raises(OptionError, match="page_size applies to pdf, png, docx, html output"):
-        render(CONTENT, tmp_path, formats="md", sources_pool=POOL, page_size="Letter")
-    assert list(tmp_path.iterdir()) == []
+def test_render_says_an_option_none_of_its_formats_uses(tmp_path: Path) -> None:
+    results = render(CONTENT, tmp_path, formats=["md", "html"], sources_pool=POOL,
+                     slide_level=3, page_size="Letter")  # HTML prints on the page size
+    assert [result.warnings for result in results] == [
+        ["slide_level applies to pptx output only, and this render writes md, html"]] * 2
+    (result,) = render(CONTENT, tmp_path / "md", formats="md", sources_pool=POOL,
+                       page_size="Letter", dpi=200)
+    assert result.warnings == [
+        "page_size applies to pdf, png, docx, html output only, and this render writes md",
+        "dpi applies to png output only, and this render writes md",
+    ]
+    assert "Solar is cheap" in (tmp_path / "md" / "report.md").read_text(encoding="utf-8")
 
 
 def test_an_option_one_format_uses_and_none_are_fine(tmp_path: Path) -> None:
@@ -74,25 +81,29 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("args", "needles"),
+    ("args", "written", "said"),
     [
-        (["--to", "pdf", "--pages", "2"],
-         ["--pages: pages applies to png output only, and this render writes pdf"]),
-        (["--to", "pdf,md", "--dpi", "200"], ["--dpi: dpi applies to png output only", "pdf, md"]),
-        (["--to", "md", "--no-source-footer"], ["source_footer applies to pptx output only"]),
-        (["--to", "html", "--docx-citations", "footnotes"], ["docx_citations applies to docx"]),
+        (["--to", "pdf", "--pages", "2"], ["note.pdf"], [PAGES_FOR_PDF]),
+        (["--to", "pdf,md", "--dpi", "200"], ["note.pdf", "note.md"],
+         ["dpi applies to png output only, and this render writes pdf, md"]),
+        (["--to", "md", "--no-source-footer"], ["note.md"],
+         ["source_footer applies to pptx output only, and this render writes md"]),
+        (["--to", "html", "--docx-citations", "footnotes"], ["note.html"],
+         ["docx_citations applies to docx output only, and this render writes html"]),
     ],
 )
-def test_the_cli_refuses_an_option_its_formats_do_not_use(
-    workspace: Path, args: list[str], needles: list[str]
+def test_the_cli_says_an_option_its_formats_do_not_use(
+    workspace: Path, args: list[str], written: list[str], said: list[str]
 ) -> None:
     result = CliRunner().invoke(cli.app, [
         "render", str(workspace / "note.md"), "--pool", str(workspace / "pool.json"),
         "--out", str(workspace / "out"), *args,
     ])  # fmt: skip
-    assert result.exit_code == 2
-    assert_one_line_error(result.stderr, *needles)
-    assert not (workspace / "out").exists()
+    assert result.exit_code == 0, result.output
+    warnings = [line.split(": ", 3)[-1] for line in result.stderr.splitlines()
+                if ": warning: " in line]
+    assert warnings == said
+    assert all((workspace / "out" / name).stat().st_size > 0 for name in written)
 
 
 def test_the_clis_own_defaults_do_not_trip_the_rule(workspace: Path) -> None:
@@ -102,6 +113,7 @@ def test_the_clis_own_defaults_do_not_trip_the_rule(workspace: Path) -> None:
         "--out", str(workspace / "out"), "--to", "md", "--title", "Costs",
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
+    assert "warning" not in result.stderr
     assert "Solar is cheap" in (workspace / "out" / "note.md").read_text(encoding="utf-8")
 
 
@@ -130,18 +142,19 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("route", ["/render", "/jobs"])
-def test_the_service_refuses_pages_for_a_pdf(service: Service, route: str) -> None:
-    answer = httpx.post(f"{service.url}{route}", timeout=60, json={
-        "content": CONTENT, "format": "pdf", "sources_pool": POOL, "pages": [2],
-    })  # fmt: skip
-    assert answer.status_code == 400, answer.text
-    assert answer.json() == {
-        "error": "pages: pages applies to png output only, and this render writes pdf; leave "
-                 "it out or ask for png",
-        "field": "pages",
-        "code": "invalid_argument",
-    }
+def test_the_service_says_pages_changed_a_pdf_nothing(service: Service) -> None:
+    body = {"content": CONTENT, "format": "pdf", "sources_pool": POOL, "pages": [2]}
+    answer = httpx.post(f"{service.url}/render", timeout=60, json=body)
+    assert answer.status_code == 200, answer.text
+    assert answer.content.startswith(b"%PDF") and answer.headers["X-Warnings-Count"] == "1"
+    envelope = httpx.post(f"{service.url}/render", timeout=60, json=body,
+                          headers={"Accept": "application/json"}).json()
+    assert envelope["warnings"] == [PAGES_FOR_PDF]
+    job = httpx.post(f"{service.url}/jobs", timeout=60, json=body).json()
+    wait_until(lambda: httpx.get(f"{service.url}/jobs/{job['id']}", timeout=60).json()["status"]
+               == "done", 60, "the job")
+    state = httpx.get(f"{service.url}/jobs/{job['id']}", timeout=60).json()
+    assert state["result"]["warnings"] == [PAGES_FOR_PDF]
 
 
 @pytest.mark.slow

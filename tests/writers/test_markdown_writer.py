@@ -616,5 +616,5 @@ def test_a_link_that_leads_nowhere_is_written_as_its_text(tmp_path: Path) -> Non
     written = markdown.path.read_text("utf-8")
     assert "See there, gone, [up](#title), [chart](#fig-1) and *both*.[^1]" in written
     page = html.path.read_text("utf-8")
-    assert "See <a>there</a>, <a>gone</a>, " in page and '<a href="#title">up</a>' in page
+    assert "See there, gone, " in page and '<a href="#title">up</a>' in page
     assert not [n for n in read_markdown(written).notes if "leads nowhere" in n.message]
