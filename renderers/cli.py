@@ -235,7 +235,8 @@ def check_options(kwargs: dict[str, Any], formats: Sequence[str] | None = None) 
         if formats is not None:
             refuse_unused(kwargs, formats)
     except OptionError as exc:
-        raise BadInput(cli_options.flag_for(exc.field) or exc.field, str(exc)) from None
+        flag = cli_options.flag_for(exc.field, kwargs.get(exc.field))
+        raise BadInput(flag or exc.field, str(exc)) from None
     for key, value in kwargs.items():
         if key in PARAMS and PARAMS[key].kind == "choice" and value is not None:
             kwargs[key] = coerce(PARAMS[key], value)

@@ -79,7 +79,10 @@ def workspace(tmp_path: Path) -> Path:
         (["--to", "pdf", "--pages", "2"],
          ["--pages: pages applies to png output only, and this render writes pdf"]),
         (["--to", "pdf,md", "--dpi", "200"], ["--dpi: dpi applies to png output only", "pdf, md"]),
-        (["--to", "md", "--no-source-footer"], ["source_footer applies to pptx output only"]),
+        (["--to", "md", "--no-source-footer"],
+         ["error: --no-source-footer: source_footer applies to pptx output only"]),
+        (["--to", "md", "--source-footer"],
+         ["error: --source-footer: source_footer applies to pptx output only"]),
         (["--to", "html", "--docx-citations", "footnotes"], ["docx_citations applies to docx"]),
     ],
 )
