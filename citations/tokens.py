@@ -481,8 +481,8 @@ def scan(
         return []
     where = _code_map(text, syntax, pattern, probe)
     view = _reader_view(text, where)
-    if where or view is not text:
-        return _placed_tokens(text, pattern, where, view)
+    if where or where.collapsing or view is not text:  # HTML text without a tag too: its
+        return _placed_tokens(text, pattern, where, view)  # references are read decoded
     tokens: list[Token] = []
     append = tokens.append
     count = text.count

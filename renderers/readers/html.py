@@ -54,7 +54,6 @@ from renderers.document import (
     Styled,
     Table,
     TableCell,
-    Text,
     ThematicBreak,
     inline_runs,
     iter_blocks,
@@ -708,15 +707,33 @@ class _HtmlReader:
     def list_(self, element: _Element, *, depth: int) -> list[Block]:
         """The list; an ordered list whose item sets its number (``<li value="5">``) goes on
         as a new list from that number, the model's way to say it (the PDF of the author's
-        HTML numbers that item 5 too)."""
+        HTML numbers that item 5 too).
+
+        Text standing in the list outside any ``<li>`` (``<ul>Intro [[S:3]]<li>…``) is read as
+        text, its citations cited, where a browser shows it without a marker: before the first
+        item it is a paragraph before the list, after an item it goes on that item."""
         items: list[ListItem] = []
         restarts: dict[int, int] = {}  # item index → its number
         tight = True
+        leading: list[Block] = []
+        stray: list[_Element | str] = []
+
+        def place_stray() -> None:
+            if not any(isinstance(node, _Element) or node.strip() for node in stray):
+                stray.clear()
+                return
+            blocks = self.blocks(stray, depth=depth + 1)
+            stray.clear()
+            if items:
+                items[-1] = replace(items[-1], blocks=(*items[-1].blocks, *blocks))
+            else:
+                leading.extend(blocks)
+
         for child in element.children:
-            if isinstance(child, str):
-                if child.strip():
-                    items.append(ListItem((Paragraph((Text(child.strip()),)),)))
+            if isinstance(child, str) or not (child.blocky or child.tag == "title"):
+                stray.append(child)
                 continue
+            place_stray()
             content = child.children if child.tag == "li" else [child]
             anchor = self.anchor(child) if child.tag == "li" else None
             blocks = self.blocks(content, depth=depth + 1)
@@ -727,16 +744,17 @@ class _HtmlReader:
             if re.fullmatch(r"-?\d{1,9}", value):
                 restarts[len(items)] = int(value)
             items.append(ListItem(tuple(blocks), self.task_state(child)))
+        place_stray()
         if element.tag != "ol":
-            return [BulletList(tuple(items), tight=tight)]
+            return [*leading, BulletList(tuple(items), tight=tight)]
         start = element.attrs.get("start", "1").strip()
         restarts.setdefault(0, int(start) if re.fullmatch(r"-?\d{1,9}", start) else 1)
         firsts = sorted(restarts)
-        return [
+        return [*leading, *[
             OrderedList(tuple(items[first:end]), start=restarts[first], tight=tight)
             for first, end in zip(firsts, [*firsts[1:], len(items)], strict=True)
             if items[first:end] or first == 0
-        ]
+        ]]
 
     def numbered_label(self, kind: CrossRefKind, caption: _Element | None) -> str:
         """On a page citerender wrote, the label of a figure or table whose caption the writer

@@ -26,6 +26,7 @@ from renderers.audit import audit
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
+from tests.helpers import pdf_text
 
 ROWS = [{"sid": sid, "title": f"Source {sid}", "url": f"https://s{sid}.org"} for sid in range(1, 7)]
 POOL = SourcePool.from_rows(ROWS)
@@ -78,6 +79,9 @@ HTML_PIECES = [
     "<kbd>[[S:{n}]]</kbd>", "<embed src=x>", "<p><samp>[[S:{n}]]</p>", "<button>",
     "<select>[[S:{n}]]<select>", "[[S:<font>{n}</font>]]", "[[S:{n}<!-- x -->,{m}]]",
     "[[S:&#x3{n};]]",
+    # text standing in a list, a table or a definition list outside its items and cells
+    "<ul>a [[S:{n}]]<li>b</li>c <b>[[S:{m}]]</b></ul>", "<ol><li>b</li>[[S:{n}]]</ol>",
+    "<table>a [[S:{n}]]<tr><td>b</td></tr></table>", "<dl>a [[S:{n}]]<dt>t</dt></dl>",
 ]
 
 sids = st.integers(min_value=1, max_value=6)
@@ -176,6 +180,43 @@ def test_a_token_the_sanitizer_makes_whole_again_cites_for_the_audit_too(
         assert invalid.text == "[[S:<span>5</span>]]"
     if content_format == "html":
         assert audit(text, ROWS, content_format="html").coverage == 1.0
+
+
+@pytest.mark.parametrize(
+    "html",
+    ["<ul>Intro [[S:3]]<li>a [[S:1]]</li>then [[S:2]]</ul>",
+     "<ol start=\"2\">Intro [[S:3]]<li>a [[S:1]]</li><li value=\"9\">b</li>then [[S:2]]</ol>",
+     "<table>Intro [[S:3]]<tr><td>a [[S:1]]</td></tr>then [[S:2]]</table>",
+     "<dl>Intro [[S:3]]<dt>a [[S:1]]</dt><dd>b</dd>then [[S:2]]</dl>"],
+    ids=["ul", "ol", "table", "dl"],
+)
+def test_text_outside_a_lists_items_cites_as_a_browser_shows_it(
+    html: str, tmp_path: Path
+) -> None:
+    """A browser shows text standing in ``<ul>`` outside any ``<li>`` (a table's moves before
+    it): render kept it as text, its tokens uncited, while the audit counted them as not
+    rendered. The PDF's Sources list numbers the three in the order they stand."""
+    # a table's stray text all stands before it (the HTML parser's "foster parenting")
+    numbers = {3: 1, 2: 2, 1: 3} if html.startswith("<table>") else {3: 1, 1: 2, 2: 3}
+    assert render_numbers(html, "html") == numbers
+    report = audit(html, ROWS, content_format="html")
+    assert report.numbers == numbers and report.not_rendered_sids == ()
+    page = tmp_path / "list.html"
+    page.write_text(html, encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(ROWS), encoding="utf-8")
+    result = CliRunner().invoke(cli.app, [
+        "render", str(page), "--pool", str(tmp_path / "pool.json"), "--to", "pdf,md",
+        "--out", str(tmp_path / "out"),
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    words = " ".join(pdf_text(tmp_path / "out" / "list.pdf").split())
+    body = [word for word in words.split(" Sources ")[0].split() if word != "b"]
+    table = html.startswith("<table>")
+    assert body == (["Intro", "then", "a"] if table else ["Intro", "a", "then"])
+    cited = sorted(numbers, key=numbers.__getitem__)
+    assert " ↑ ".join(f"Source {sid} — s{sid}.org" for sid in cited) in words
+    written = (tmp_path / "out" / "list.md").read_text(encoding="utf-8")
+    assert written.startswith("Intro [^1]") and f"then [^{numbers[2]}]" in written
 
 
 @pytest.mark.parametrize("space", [" ", "\u00a0", "\u3000"], ids=["space", "nbsp", "ideographic"])
