@@ -168,7 +168,7 @@ def test_a_token_the_sanitizer_makes_whole_again_cites_for_the_audit_too(
 ) -> None:
     # The sanitizer unwraps <font> and drops comments, and the reader decodes references:
     # the reader reads [[S:1]], [[S:2,3]] and [[S:4]]. A kept <span> splits its token's text
-    # (the reader reads no token there, so nothing cites); the audit names it invalid.
+    # (the reader reads no token there, so nothing cites); both name it invalid.
     text = ("<p>A [[S:<font>1</font>]] b [[S:2<!-- x -->,<FONT color=red>3</FONT>]] "
             "c [[S:&#52;]] d [[S:<span>5</span>]].</p>\n")
     assert render_numbers(text, content_format) == {1: 1, 2: 2, 3: 3, 4: 4}
@@ -217,6 +217,43 @@ def test_text_outside_a_lists_items_cites_as_a_browser_shows_it(
     assert " ↑ ".join(f"Source {sid} — s{sid}.org" for sid in cited) in words
     written = (tmp_path / "out" / "list.md").read_text(encoding="utf-8")
     assert written.startswith("Intro [^1]") and f"then [^{numbers[2]}]" in written
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_token_markup_splits_is_invalid_for_render_as_for_the_audit(
+    content_format: str, tmp_path: Path
+) -> None:
+    """A tag the sanitizer keeps splits the token's text: the audit named it invalid while
+    render kept it as text without a word, so ``--strict`` passed it."""
+    text = ("<p>A [[S:<span>2</span>]] b\n[[S:1<b>,</b>3]] c [[S:<font>4</font>]] d [x] "
+            "[[S:5]]</p>\n")
+    read = read_html(text) if content_format == "html" else read_markdown(text)
+    report = audit(text, ROWS, content_format=content_format)
+    assert [(t.text, t.reason) for t in report.invalid_tokens] == [
+        ("[[S:<span>2</span>]]", "split by markup (<span>)"),
+        ("[[S:1<b>,</b>3]]", "split by markup (<b>)"),
+    ]
+    name = "HTML input" if content_format == "html" else "markdown input"
+    lines = (1, 2) if content_format == "html" else (1, 1)  # an HTML block's notes: its line
+    assert [note.message for note in read.notes] == [
+        f"{name}, line {lines[0]}: invalid citation token '[[S:<span>2</span>]]': split by "
+        "markup (<span>); kept as text",
+        f"{name}, line {lines[1]}: invalid citation token '[[S:1<b>,</b>3]]': split by markup "
+        "(<b>); kept as text",
+    ]
+    assert render_numbers(text, content_format) == report.numbers == {4: 1, 5: 2}
+    page = tmp_path / ("split.html" if content_format == "html" else "split.md")
+    page.write_text(text, encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(ROWS), encoding="utf-8")
+    command = ["render", str(page), "--pool", str(tmp_path / "pool.json"), "--to", "pdf"]
+    result = CliRunner().invoke(cli.app, [*command, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "split by markup (<span>); kept as text" in result.stderr
+    words = " ".join(pdf_text(tmp_path / "out" / page.with_suffix(".pdf").name).split())
+    assert words.startswith("A [[S:2]] b [[S:1,3]] c")
+    strict = CliRunner().invoke(cli.app, [*command, "--out", str(tmp_path / "strict"), "--strict"])
+    assert strict.exit_code == 1 and "split by markup (<b>)" in strict.stderr
+    assert not (tmp_path / "strict").exists()
 
 
 @pytest.mark.parametrize("space", [" ", "\u00a0", "\u3000"], ids=["space", "nbsp", "ideographic"])
