@@ -600,6 +600,20 @@ def sanitized_token_text(text: str) -> str:
     return HTML_SPACE.sub(" ", unescape("".join(pieces)))
 
 
+def kept_markup(text: str) -> str:
+    """The first tag inside ``text`` (a token found in HTML text) of an element the sanitizer
+    keeps (``<span>``), "" when there is none: the reader reads the text on either side of
+    such a tag apart, so a token it stands in is no token (:func:`sanitized_token_text`)."""
+    pos = 0
+    tags_end = text.rfind(">") + 1
+    while (m := _next_markup(text, pos, len(text), tags_end)) is not None:
+        pos = m.end()
+        name = _TAG_NAME_RE.match(text, m.start(), m.end())
+        if name is not None and name.group(2).lower() in SANITIZER_KEPT:
+            return f"<{name.group(2).lower()}>"
+    return ""
+
+
 def _start_kind(text: str, start: int) -> TagKind:
     """``"empty"`` for a start tag ending in ``/>`` (not the end of an unquoted attribute
     value, which ``html.parser`` reads as part of the value), else ``"start"``."""

@@ -86,6 +86,10 @@ class UnknownSidError(CitationError):
     default_code = ErrorCode.INVALID_CITATION
 
 
+class FrontMatterError(CitationError):
+    """A markdown input's front matter names a key twice (the content is at fault)."""
+
+
 class SidecarError(CitationError):
     """A `_citations` sidecar is malformed or points at something that does not exist."""
 

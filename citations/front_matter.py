@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import yaml
 
+from citations import json_keys
+from citations.errors import FrontMatterError
 from citations.pool_text import value_problem
 
 __all__ = [
@@ -60,11 +62,12 @@ class FrontMatter:
 
 @cache
 def _no_alias_loader() -> type[yaml.SafeLoader]:
-    """``safe_load``'s constructors; an alias is an error, not a shared node. Made on first
-    use: PyYAML's import costs more than reading a document without front matter."""
+    """``safe_load``'s constructors refusing a key given twice (:func:`json_keys.yaml_loader`);
+    an alias is an error, not a shared node. Made on first use: PyYAML's import costs more than
+    reading a document without front matter."""
     import yaml
 
-    class NoAliasLoader(yaml.SafeLoader):
+    class NoAliasLoader(json_keys.yaml_loader()):  # type: ignore[misc]
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
                 raise yaml.composer.ComposerError(
@@ -78,7 +81,8 @@ def _no_alias_loader() -> type[yaml.SafeLoader]:
 
 def front_matter(text: str, max_bytes: int = MAX_FRONT_MATTER_BYTES) -> FrontMatter | None:
     """The block at the start of ``text`` (None when there is none). A block larger than
-    ``max_bytes`` is not parsed: its ``problem`` says so and ``size`` gives its bytes."""
+    ``max_bytes`` is not parsed: its ``problem`` says so and ``size`` gives its bytes. A mapping
+    naming a key twice is refused (:class:`FrontMatterError`): which title was meant?"""
     opening = _OPEN.match(text)
     if opening is None:
         return None
@@ -106,6 +110,10 @@ def front_matter(text: str, max_bytes: int = MAX_FRONT_MATTER_BYTES) -> FrontMat
         return FrontMatter(closing.end(), None, f"not YAML: {exc}", first_line, size)
     except RecursionError:
         return FrontMatter(closing.end(), None, "not YAML: nested too deeply", first_line, size)
+    except json_keys.DuplicateKeyError as exc:
+        at_line = json_keys.DuplicateKeyError(exc.key, exc.path, exc.line + first_line - 1,
+                                              exc.column)
+        raise FrontMatterError(f"front matter: {at_line}") from exc
     except ValueError as exc:  # a 5,000-digit number, a date such as 2024-02-30
         return FrontMatter(closing.end(), None, f"not YAML: {value_problem(exc)}", first_line,
                            size)

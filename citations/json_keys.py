@@ -1,4 +1,5 @@
-"""JSON from outside read with each object's keys once: one key twice is refused, not last-wins.
+"""JSON and YAML from outside read with each object's keys once: one key twice is refused, not
+last-wins.
 
 ``{"format": "pdf", "format": "docx"}`` is valid JSON whose meaning depends on the parser
 (Python, JavaScript and pydantic keep the last value, others the first or both): it comes from a
@@ -10,15 +11,23 @@ are read as they are.
 The hook costs one dict per object, as ``json.loads`` builds anyway. Where the duplicate is
 (its key path, line and column) is found only once one was seen, by one linear scan of the
 text up to it, so a body of 100,000 keys costs the same as without the check.
+
+YAML (front matter, pool files, sidecar answers) is read with :func:`yaml_loader`, whose
+mappings check their own keys as they are built (one set per mapping); a merge key ``<<`` is
+not a repeat, and the keys it brings in may be overridden, as YAML says.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["DuplicateKeyError", "loads", "unique_object"]
+if TYPE_CHECKING:
+    import yaml
+
+__all__ = ["DuplicateKeyError", "loads", "unique_object", "yaml_loader"]
 
 #: A string literal, then whether a colon follows (a key). The text before the duplicate is
 #: valid JSON (the parser read it), so every literal the scan meets there is terminated.
@@ -108,3 +117,61 @@ def locate_duplicate(text: str) -> DuplicateKeyError:
         elif seen and seen[-1] is None:  # a comma between array items
             places[-1] = int(places[-1]) + 1
     raise AssertionError("no duplicate key in text the parser refused for one")
+
+
+@cache
+def yaml_loader() -> type[yaml.SafeLoader]:
+    """``safe_load``'s loader refusing a mapping that names a key twice (:class:`DuplicateKeyError`,
+    its line and column those of the YAML text). Made on first use: PyYAML's import costs more
+    than reading a document without YAML."""
+    import yaml
+
+    merge_tag = "tag:yaml.org,2002:merge"
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_document(self, node: Any) -> Any:
+            self._root_node = node
+            self._checked_nodes: set[int] = set()
+            return super().construct_document(node)
+
+        def flatten_mapping(self, node: Any) -> None:
+            # Every mapping passes here before its merge keys are replaced by what they bring
+            # (also when merged into another first): its own keys are those seen now.
+            if id(node) not in self._checked_nodes:
+                self._checked_nodes.add(id(node))
+                self._check_keys(node)
+            super().flatten_mapping(node)
+
+        def _check_keys(self, node: Any) -> None:
+            keys: set[Any] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == merge_tag or not isinstance(key_node, yaml.ScalarNode):
+                    continue  # a list or mapping as a key is refused by PyYAML (unhashable)
+                key = self.construct_object(key_node)
+                if key in keys:
+                    mark = key_node.start_mark
+                    path = (*_yaml_path(self._root_node, node), str(key))
+                    raise DuplicateKeyError(str(key), path, mark.line + 1, mark.column + 1)
+                keys.add(key)
+
+    return UniqueKeyLoader
+
+
+def _yaml_path(root: Any, target: Any) -> tuple[str, ...]:
+    """The keys and indexes leading from ``root`` to the composed node ``target`` (first found;
+    aliases make a node reachable by several). One walk, done once a repeat was seen."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
+    seen: set[int] = set()
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        if id(node) in seen or not isinstance(node.value, list):
+            continue
+        seen.add(id(node))
+        for index, item in enumerate(node.value):
+            if isinstance(item, tuple):
+                stack.append((item[1], (*path, str(item[0].value))))
+            else:
+                stack.append((item, (*path, str(index))))
+    return ()

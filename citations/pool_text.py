@@ -91,7 +91,7 @@ def _parse_text(
             raise PoolError(f"{name}: {value_problem(exc)}; accepted: {ACCEPTED_SHAPES}") from exc
     import yaml  # only YAML pools pay for it
 
-    loader = yaml.SafeLoader(text)
+    loader = json_keys.yaml_loader()(text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -101,6 +101,8 @@ def _parse_text(
         return loader.construct_document(node)
     except RecursionError as exc:
         raise PoolError(f"{name}: nests too deeply; accepted: {ACCEPTED_SHAPES}") from exc
+    except json_keys.DuplicateKeyError as exc:
+        raise PoolError(f"{name}: {exc}") from exc
     except ValueError as exc:  # a number past 4,300 digits, a date such as 2024-13-45
         raise PoolError(f"{name}: {value_problem(exc)}; accepted: {ACCEPTED_SHAPES}") from exc
     except yaml.YAMLError as exc:

@@ -167,8 +167,8 @@ def load_structured(content: str, format: StructuredFormat, *, name: str = "<con
 
 def _load_yaml(content: str, name: str) -> Any:
     """``yaml.safe_load`` that refuses an alias chain (a "billion laughs"), whose expansion the
-    readers would walk for ever, before anything is built."""
-    loader = yaml.SafeLoader(content)
+    readers would walk for ever, before anything is built, and a key given twice."""
+    loader = json_keys.yaml_loader()(content)
     try:
         node = loader.get_single_node()
         if node is None:

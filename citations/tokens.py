@@ -30,7 +30,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -42,6 +42,7 @@ from citations.codemap import (
     dropped_elements,
     html_block_dropped,
     html_code_spans,
+    kept_markup,
     sanitized_token_text,
 )
 from citations.front_matter import front_matter_span
@@ -481,8 +482,8 @@ def scan(
         return []
     where = _code_map(text, syntax, pattern, probe)
     view = _reader_view(text, where)
-    if where or view is not text:
-        return _placed_tokens(text, pattern, where, view)
+    if where or where.collapsing or view is not text:  # HTML text without a tag too: its
+        return _placed_tokens(text, pattern, where, view)  # references are read decoded
     tokens: list[Token] = []
     append = tokens.append
     count = text.count
@@ -538,11 +539,26 @@ def _sanitized(token: Token, pattern: re.Pattern[str]) -> Token:
     ones."""
     read = sanitized_token_text(token.text)
     if read == token.text or pattern.fullmatch(read) is None:
-        return token
+        split = kept_markup(token.text) if token.form != "sup" else ""  # a <sup> is markup
+        return replace(token, error=f"{SPLIT_BY_MARKUP} ({split})") if split else token
     whole: Token = _new(Token)  # as _token_from_match fills one
     whole.__dict__.update(_token_fields(read), start=token.start, end=token.end,
                           line=token.line)
     return whole
+
+
+#: The start of the ``error`` of a token of HTML text that an element the sanitizer keeps
+#: stands in (``[[S:<span>2</span>]]``): the reader reads the text on either side apart.
+SPLIT_BY_MARKUP = "split by markup"
+
+
+def split_tokens(html: str, *, dialects: frozenset[str] = frozenset()) -> list[Token]:
+    """The tokens of HTML text ``html`` that markup the sanitizer keeps splits: the audit names
+    them invalid, and the HTML reader, which meets only their pieces, notes them from here."""
+    return [
+        token for token in scan(html, syntax="html", dialects=dialects)
+        if token.error is not None and token.error.startswith(SPLIT_BY_MARKUP)
+    ]
 
 
 def scan_html_block(text: str, *, dialects: frozenset[str] = frozenset()) -> list[Token]:

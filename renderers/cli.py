@@ -232,7 +232,8 @@ def check_options(kwargs: dict[str, Any]) -> None:
         read_options(**{k: v for k, v in kwargs.items() if k in reading_names})
         build_options(**{k: v for k, v in kwargs.items() if k not in reading_names})
     except OptionError as exc:
-        raise BadInput(cli_options.flag_for(exc.field) or exc.field, str(exc)) from None
+        flag = cli_options.flag_for(exc.field, kwargs.get(exc.field))
+        raise BadInput(flag or exc.field, str(exc)) from None
     for key, value in kwargs.items():
         if key in PARAMS and PARAMS[key].kind == "choice" and value is not None:
             kwargs[key] = coerce(PARAMS[key], value)

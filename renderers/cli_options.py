@@ -28,12 +28,22 @@ def flags(param: Param) -> tuple[str, ...]:
     return param.info.cli_flags or ("--" + param.name.replace("_", "-"),)
 
 
-def flag_for(field: str) -> str | None:
-    """The flag of the option an error's ``field`` names (``limits.max_pages`` → --max-pages)."""
+def negative_flag(param: Param) -> str | None:
+    """``--no-source-footer`` for a flag on by default (how it is turned off), else None."""
+    if param.kind == "flag" and param.default is True:
+        return "--no-" + flags(param)[0].removeprefix("--")
+    return None
+
+
+def flag_for(field: str, value: object = None) -> str | None:
+    """The flag of the option an error's ``field`` names (``limits.max_pages`` → --max-pages),
+    as the user typed it: ``value`` False for a flag on by default was given as its ``--no-``
+    form, and a message naming ``--source-footer`` would point at a flag nobody typed."""
     name = field.removeprefix("limits.")
     for param in (*PARAMETERS, *LIMIT_PARAMETERS):
         if param.name == name and param.offered_on("cli"):
-            return flags(param)[0]
+            negative = negative_flag(param)
+            return negative if negative and value is False else flags(param)[0]
     return None
 
 
@@ -75,8 +85,9 @@ def typer_option(param: Param, panel: str | None = None) -> Any:
     :mod:`renderers.cli`), so a bad value is refused in the spec's own words, as ``--pages``
     and every other surface refuse it (``--dpi: dpi=5: accepted range is 10..600``)."""
     names = flags(param)
-    if param.kind == "flag" and param.default is True:
-        names = (f"{names[0]}/--no-{names[0].removeprefix('--')}", *names[1:])
+    negative = negative_flag(param)
+    if negative:
+        names = (f"{names[0]}/{negative}", *names[1:])
     extra: dict[str, Any] = {}
     metavar = _metavar(param)
     if metavar:

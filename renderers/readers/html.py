@@ -23,7 +23,7 @@ from urllib.parse import unquote
 
 from citations.codemap import CODE_ELEMENTS, html_tags
 from citations.links import safe_link
-from citations.tokens import scan
+from citations.tokens import scan, token_prefix_regex
 from renderers.document import (
     INLINE_STYLES,
     Alignment,
@@ -54,7 +54,6 @@ from renderers.document import (
     Styled,
     Table,
     TableCell,
-    Text,
     ThematicBreak,
     inline_runs,
     iter_blocks,
@@ -209,6 +208,7 @@ def read_html(
     root = _sanitized_tree(html, context, _TreeBuilder(), lines, keep_classes=own)
     reader = _HtmlReader(context, frozenset(dialects), _link_targets(root), lines, own=own)
     blocks = reader.blocks(root.children, depth=0)
+    reader.note_split_tokens(lines)
     if reader.sourceless:
         _report_refused_images(html, reader.sourceless[0], context, lines)
     if own:
@@ -250,10 +250,11 @@ def read_html_blocks(
         piece + (f"{fence}{n}{fence}" if n < len(runs) else "") for n, piece in enumerate(pieces)
     )
     marker = re.compile(f"{fence}(\\d+){fence}") if runs else None
-    lines = OneLine(line)
+    lines = OneLine(line, marked, dialects)
     root = _sanitized_tree(marked, context, _TreeBuilder(marker), lines)
     reader = _HtmlReader(context, dialects, _link_targets(root) | targets, lines, runs)
     blocks = reader.blocks(root.children, depth=depth)
+    reader.note_split_tokens(lines)
     for index, run in enumerate(runs):
         if index not in reader.placed:
             blocks.extend(run)
@@ -536,6 +537,9 @@ class _HtmlReader:
         self.placed: set[int] = set()  # the runs placed
         self._after_space = True  # HTML white space collapsing across elements of one block
         self.sourceless: list[Image] = []  # images the sanitizer left without a source
+        #: Whether some text ended where a token may begin: markup may split one there
+        #: (``[[S:<span>2</span>]]``), which :meth:`note_split_tokens` then looks for.
+        self.maybe_split = False
 
     # ------------------------------------------------ blocks
 
@@ -708,15 +712,33 @@ class _HtmlReader:
     def list_(self, element: _Element, *, depth: int) -> list[Block]:
         """The list; an ordered list whose item sets its number (``<li value="5">``) goes on
         as a new list from that number, the model's way to say it (the PDF of the author's
-        HTML numbers that item 5 too)."""
+        HTML numbers that item 5 too).
+
+        Text standing in the list outside any ``<li>`` (``<ul>Intro [[S:3]]<li>…``) is read as
+        text, its citations cited, where a browser shows it without a marker: before the first
+        item it is a paragraph before the list, after an item it goes on that item."""
         items: list[ListItem] = []
         restarts: dict[int, int] = {}  # item index → its number
         tight = True
+        leading: list[Block] = []
+        stray: list[_Element | str] = []
+
+        def place_stray() -> None:
+            if not any(isinstance(node, _Element) or node.strip() for node in stray):
+                stray.clear()
+                return
+            blocks = self.blocks(stray, depth=depth + 1)
+            stray.clear()
+            if items:
+                items[-1] = replace(items[-1], blocks=(*items[-1].blocks, *blocks))
+            else:
+                leading.extend(blocks)
+
         for child in element.children:
-            if isinstance(child, str):
-                if child.strip():
-                    items.append(ListItem((Paragraph((Text(child.strip()),)),)))
+            if isinstance(child, str) or not (child.blocky or child.tag == "title"):
+                stray.append(child)
                 continue
+            place_stray()
             content = child.children if child.tag == "li" else [child]
             anchor = self.anchor(child) if child.tag == "li" else None
             blocks = self.blocks(content, depth=depth + 1)
@@ -727,16 +749,17 @@ class _HtmlReader:
             if re.fullmatch(r"-?\d{1,9}", value):
                 restarts[len(items)] = int(value)
             items.append(ListItem(tuple(blocks), self.task_state(child)))
+        place_stray()
         if element.tag != "ol":
-            return [BulletList(tuple(items), tight=tight)]
+            return [*leading, BulletList(tuple(items), tight=tight)]
         start = element.attrs.get("start", "1").strip()
         restarts.setdefault(0, int(start) if re.fullmatch(r"-?\d{1,9}", start) else 1)
         firsts = sorted(restarts)
-        return [
+        return [*leading, *[
             OrderedList(tuple(items[first:end]), start=restarts[first], tight=tight)
             for first, end in zip(firsts, [*firsts[1:], len(items)], strict=True)
             if items[first:end] or first == 0
-        ]
+        ]]
 
     def numbered_label(self, kind: CrossRefKind, caption: _Element | None) -> str:
         """On a page citerender wrote, the label of a figure or table whose caption the writer
@@ -992,6 +1015,33 @@ class _HtmlReader:
                 out.add(self.context.cite(token.sids))
         out.text(text[position:])
         self._after_space = text.endswith(" ")
+        if not self.maybe_split:
+            self.maybe_split = _ends_in_token_start(text[position:], self.dialects)
+
+    def note_split_tokens(self, lines: NoteLines) -> None:
+        """A reader note for each token that markup splits, found as the audit finds it
+        (:func:`citations.tokens.split_tokens`): the reader meets only its pieces, so it was
+        kept as text without a word, and ``--strict`` passed a token the audit calls invalid."""
+        if not self.maybe_split:
+            return
+        for line, token in lines.split_tokens():
+            self.context.warn(
+                line, f"invalid citation token {token.text!r}: {token.error}; kept as text"
+            )
+
+
+def _ends_in_token_start(text: str, dialects: frozenset[str]) -> bool:
+    """Whether ``text`` ends with the start of a citation token (``A [[S:1``): the token may go
+    on past an element that ends the text."""
+    cut = max(text.rfind("["), text.rfind("\uff3b"))
+    while cut > 0 and text[cut - 1] in "[\uff3b":  # a run of brackets: "[[S:" from its first
+        cut -= 1
+    prefix = token_prefix_regex(dialects)
+    while 0 <= cut < len(text) and text[cut] in "[\uff3b":
+        if prefix.fullmatch(text, cut):
+            return True
+        cut += 1
+    return False
 
 
 def _lines(blocks: Sequence[Block]) -> Iterator[tuple[Inline, ...]]:

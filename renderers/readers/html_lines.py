@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from citations.codemap import html_tags, line_starts
-from citations.tokens import scan
+from citations.tokens import Token, scan, split_tokens
 from renderers.readers.context import HTML_SPACE, TAG_ATTRIBUTES, link_target, tag_attributes
 
 #: A start tag: its name, then its attribute text (possessive: linear).
@@ -67,6 +67,11 @@ class InputLines:
         offset = self._links.get(link_target(url))
         return 0 if offset is None else self.at(offset)
 
+    def split_tokens(self) -> list[tuple[int, Token]]:
+        """Each token markup splits (:func:`citations.tokens.split_tokens`), with its line."""
+        return [(self.at(token.start), token)
+                for token in split_tokens(self._html, dialects=self._dialects)]
+
     def _next(self, key: Hashable) -> int:
         if self._pending is None:
             self._pending = self._index()
@@ -97,10 +102,15 @@ class OneLine:
     taken out, which keeps none of the input's lines; the stretch's first line is named."""
 
     line: int
+    html: str = ""  # the stretch's HTML, for :meth:`split_tokens`
+    dialects: frozenset[str] = frozenset()
 
     @property
     def unplaced(self) -> int:
         return self.line
+
+    def split_tokens(self) -> list[tuple[int, Token]]:
+        return [(self.line, token) for token in split_tokens(self.html, dialects=self.dialects)]
 
     def at(self, offset: int) -> int:
         return self.line

@@ -26,6 +26,7 @@ from renderers.audit import audit
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
+from tests.helpers import pdf_text
 
 ROWS = [{"sid": sid, "title": f"Source {sid}", "url": f"https://s{sid}.org"} for sid in range(1, 7)]
 POOL = SourcePool.from_rows(ROWS)
@@ -78,6 +79,9 @@ HTML_PIECES = [
     "<kbd>[[S:{n}]]</kbd>", "<embed src=x>", "<p><samp>[[S:{n}]]</p>", "<button>",
     "<select>[[S:{n}]]<select>", "[[S:<font>{n}</font>]]", "[[S:{n}<!-- x -->,{m}]]",
     "[[S:&#x3{n};]]",
+    # text standing in a list, a table or a definition list outside its items and cells
+    "<ul>a [[S:{n}]]<li>b</li>c <b>[[S:{m}]]</b></ul>", "<ol><li>b</li>[[S:{n}]]</ol>",
+    "<table>a [[S:{n}]]<tr><td>b</td></tr></table>", "<dl>a [[S:{n}]]<dt>t</dt></dl>",
 ]
 
 sids = st.integers(min_value=1, max_value=6)
@@ -164,7 +168,7 @@ def test_a_token_the_sanitizer_makes_whole_again_cites_for_the_audit_too(
 ) -> None:
     # The sanitizer unwraps <font> and drops comments, and the reader decodes references:
     # the reader reads [[S:1]], [[S:2,3]] and [[S:4]]. A kept <span> splits its token's text
-    # (the reader reads no token there, so nothing cites); the audit names it invalid.
+    # (the reader reads no token there, so nothing cites); both name it invalid.
     text = ("<p>A [[S:<font>1</font>]] b [[S:2<!-- x -->,<FONT color=red>3</FONT>]] "
             "c [[S:&#52;]] d [[S:<span>5</span>]].</p>\n")
     assert render_numbers(text, content_format) == {1: 1, 2: 2, 3: 3, 4: 4}
@@ -176,6 +180,80 @@ def test_a_token_the_sanitizer_makes_whole_again_cites_for_the_audit_too(
         assert invalid.text == "[[S:<span>5</span>]]"
     if content_format == "html":
         assert audit(text, ROWS, content_format="html").coverage == 1.0
+
+
+@pytest.mark.parametrize(
+    "html",
+    ["<ul>Intro [[S:3]]<li>a [[S:1]]</li>then [[S:2]]</ul>",
+     "<ol start=\"2\">Intro [[S:3]]<li>a [[S:1]]</li><li value=\"9\">b</li>then [[S:2]]</ol>",
+     "<table>Intro [[S:3]]<tr><td>a [[S:1]]</td></tr>then [[S:2]]</table>",
+     "<dl>Intro [[S:3]]<dt>a [[S:1]]</dt><dd>b</dd>then [[S:2]]</dl>"],
+    ids=["ul", "ol", "table", "dl"],
+)
+def test_text_outside_a_lists_items_cites_as_a_browser_shows_it(
+    html: str, tmp_path: Path
+) -> None:
+    """A browser shows text standing in ``<ul>`` outside any ``<li>`` (a table's moves before
+    it): render kept it as text, its tokens uncited, while the audit counted them as not
+    rendered. The PDF's Sources list numbers the three in the order they stand."""
+    # a table's stray text all stands before it (the HTML parser's "foster parenting")
+    numbers = {3: 1, 2: 2, 1: 3} if html.startswith("<table>") else {3: 1, 1: 2, 2: 3}
+    assert render_numbers(html, "html") == numbers
+    report = audit(html, ROWS, content_format="html")
+    assert report.numbers == numbers and report.not_rendered_sids == ()
+    page = tmp_path / "list.html"
+    page.write_text(html, encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(ROWS), encoding="utf-8")
+    result = CliRunner().invoke(cli.app, [
+        "render", str(page), "--pool", str(tmp_path / "pool.json"), "--to", "pdf,md",
+        "--out", str(tmp_path / "out"),
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    words = " ".join(pdf_text(tmp_path / "out" / "list.pdf").split())
+    body = [word for word in words.split(" Sources ")[0].split() if word != "b"]
+    table = html.startswith("<table>")
+    assert body == (["Intro", "then", "a"] if table else ["Intro", "a", "then"])
+    cited = sorted(numbers, key=numbers.__getitem__)
+    assert " ↑ ".join(f"Source {sid} — s{sid}.org" for sid in cited) in words
+    written = (tmp_path / "out" / "list.md").read_text(encoding="utf-8")
+    assert written.startswith("Intro [^1]") and f"then [^{numbers[2]}]" in written
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_token_markup_splits_is_invalid_for_render_as_for_the_audit(
+    content_format: str, tmp_path: Path
+) -> None:
+    """A tag the sanitizer keeps splits the token's text: the audit named it invalid while
+    render kept it as text without a word, so ``--strict`` passed it."""
+    text = ("<p>A [[S:<span>2</span>]] b\n[[S:1<b>,</b>3]] c [[S:<font>4</font>]] d [x] "
+            "[[S:5]]</p>\n")
+    read = read_html(text) if content_format == "html" else read_markdown(text)
+    report = audit(text, ROWS, content_format=content_format)
+    assert [(t.text, t.reason) for t in report.invalid_tokens] == [
+        ("[[S:<span>2</span>]]", "split by markup (<span>)"),
+        ("[[S:1<b>,</b>3]]", "split by markup (<b>)"),
+    ]
+    name = "HTML input" if content_format == "html" else "markdown input"
+    lines = (1, 2) if content_format == "html" else (1, 1)  # an HTML block's notes: its line
+    assert [note.message for note in read.notes] == [
+        f"{name}, line {lines[0]}: invalid citation token '[[S:<span>2</span>]]': split by "
+        "markup (<span>); kept as text",
+        f"{name}, line {lines[1]}: invalid citation token '[[S:1<b>,</b>3]]': split by markup "
+        "(<b>); kept as text",
+    ]
+    assert render_numbers(text, content_format) == report.numbers == {4: 1, 5: 2}
+    page = tmp_path / ("split.html" if content_format == "html" else "split.md")
+    page.write_text(text, encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(ROWS), encoding="utf-8")
+    command = ["render", str(page), "--pool", str(tmp_path / "pool.json"), "--to", "pdf"]
+    result = CliRunner().invoke(cli.app, [*command, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "split by markup (<span>); kept as text" in result.stderr
+    words = " ".join(pdf_text(tmp_path / "out" / page.with_suffix(".pdf").name).split())
+    assert words.startswith("A [[S:2]] b [[S:1,3]] c")
+    strict = CliRunner().invoke(cli.app, [*command, "--out", str(tmp_path / "strict"), "--strict"])
+    assert strict.exit_code == 1 and "split by markup (<b>)" in strict.stderr
+    assert not (tmp_path / "strict").exists()
 
 
 @pytest.mark.parametrize("space", [" ", "\u00a0", "\u3000"], ids=["space", "nbsp", "ideographic"])

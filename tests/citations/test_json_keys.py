@@ -1,4 +1,4 @@
-"""JSON from outside names each key once: a key given twice is refused, naming where."""
+"""JSON and YAML from outside name each key once: a key given twice is refused, naming where."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from citations.errors import PoolError, SidecarError
+from citations.errors import ErrorCode, FrontMatterError, PoolError, SidecarError
+from citations.front_matter import front_matter
 from citations.json_keys import DuplicateKeyError, loads
 from citations.pool import SourcePool
 from citations.sidecar import load_structured
@@ -69,3 +70,54 @@ def test_a_sidecar_answer_naming_a_key_twice_is_refused() -> None:
     answer = '{"answer": "x", "_citations": [{"sids": [1], "sids": [2], "pointer": "/answer"}]}'
     with pytest.raises(SidecarError, match=r"answer\.json: _citations\.0\.sids: the key"):
         load_structured(answer, "json", name="answer.json")
+
+
+# ---------------------------------------------------------------- YAML
+
+
+def test_a_yaml_pool_file_naming_a_key_twice_is_a_pool_error(tmp_path: Path) -> None:
+    pool = tmp_path / "pool.yaml"
+    pool.write_text("sources:\n  - sid: 1\n    title: A\n    url: https://a.example/\n"
+                    "    title: B\n", encoding="utf-8")
+    with pytest.raises(PoolError) as refused:
+        SourcePool.load(pool)
+    assert str(refused.value) == (
+        f"{pool}: sources.0.title: the key 'title' appears twice in one object (line 5, "
+        "column 5); accepted: each key once per object"
+    )
+
+
+def test_a_yaml_sidecar_answer_naming_a_key_twice_is_refused() -> None:
+    answer = "answer: x\n_citations:\n  - path: /answer\n    sids: [1]\n    sids: [2]\n"
+    with pytest.raises(SidecarError, match=r"^answer\.yaml: _citations\.0\.sids: the key 'sids' "
+                                           r"appears twice in one object \(line 5, column 5\)"):
+        load_structured(answer, "yaml", name="answer.yaml")
+
+
+def test_yaml_merge_keys_and_equal_keys_of_different_mappings_are_not_repeats() -> None:
+    """``<<`` brings keys a mapping may override (YAML's merge); keys repeat across mappings."""
+    text = ("base: &base {title: A, url: 'https://a.example/'}\n"
+            "more: &more {<<: *base, note: n}\n"
+            "rows:\n  - {<<: *more, title: B, sid: 1}\n  - {<<: [*base, *more], sid: 2}\n"
+            "  - {sid: 3, title: C}\n")
+    data = load_structured(text, "yaml")
+    assert [row["title"] for row in data["rows"]] == ["B", "A", "C"]
+    assert data["rows"][0]["note"] == "n"
+
+
+def test_yaml_keys_equal_once_read_are_repeats() -> None:
+    """``1`` and ``0x1`` are the same integer key, as a reader of the mapping sees it."""
+    with pytest.raises(SidecarError, match=r"^y: x.1: the key '1' appears twice .*line 2, col"):
+        load_structured("x: {1: a,\n     0x1: b}\n", "yaml", name="y")
+
+
+def test_front_matter_naming_a_key_twice_is_refused_at_its_input_line() -> None:
+    text = "---\ntitle: A\nauthor: X\ntitle: B\n---\n\nText [[S:1]].\n"
+    with pytest.raises(FrontMatterError) as refused:
+        front_matter(text)
+    assert str(refused.value) == (
+        "front matter: title: the key 'title' appears twice in one object (line 4, column 1); "
+        "accepted: each key once per object"
+    )
+    assert (refused.value.code, refused.value.field) == (ErrorCode.INVALID_INPUT, "content")
+    assert front_matter("---\ntitle: A\nmeta: {title: B}\n---\n\nText.\n").read

@@ -180,6 +180,19 @@ def test_blocks() -> None:
     assert code == CodeBlock("def f():\n    return [[S:1]]", "python")
 
 
+def test_text_outside_a_lists_items_is_read_where_a_browser_shows_it() -> None:
+    """Before the first item: a paragraph before the list; after an item: more of that item
+    (a browser shows both without a marker). Its tokens cite; white space alone is nothing."""
+    document = read_html("<ul>Intro <b>now</b> [[S:3]] <li>a</li> then [[S:2]]\n<li>b</li> </ul>")
+    intro, listed = document.blocks
+    assert intro == Paragraph((Text("Intro "), Strong((Text("now"),)), Text(" "), Cite((3,))))
+    assert isinstance(listed, BulletList) and listed.tight
+    assert [item.blocks for item in listed.items] == [
+        (Paragraph((Text("a"),)), Paragraph((Text("then "), Cite((2,))))),
+        (Paragraph((Text("b"),)),),
+    ]
+
+
 def test_table_header_alignment_and_caption() -> None:
     (table,) = read_html(
         "<table><caption>Cap</caption><thead><tr><th align=right>R</th>"

@@ -2,7 +2,8 @@
 
 ``{"format": "pdf", "format": "docx"}`` was read last-wins: the client's bug went unseen and
 a file it did not mean was rendered. Request bodies, tool arguments, pool files and answer
-files are all read through :mod:`citations.json_keys`.
+files are all read through :mod:`citations.json_keys`; so is YAML (front matter, pool files,
+sidecar answers), which read a repeated key last-wins.
 """
 
 from __future__ import annotations
@@ -59,6 +60,19 @@ def test_content_that_is_json_naming_a_key_twice_is_refused_not_shown_as_prose(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_front_matter_naming_a_key_twice_is_refused_as_invalid_input(tmp_path: Path) -> None:
+    content = "---\ntitle: Solar\ntitle: Wind\n---\n\nSolar is cheap.[[S:1]]\n"
+    envelope = call_tool("write_markdown", {"content": content, "sources_pool": POOL},
+                         out_dir=tmp_path)
+    assert envelope["ok"] is False, envelope
+    assert envelope["error"]["code"] == "invalid_input"
+    assert envelope["error"]["message"].endswith(
+        "front matter: title: the key 'title' appears twice in one object (line 3, column 1); "
+        "accepted: each key once per object"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 # ---------------------------------------------------------------- command line
 
 
@@ -100,6 +114,37 @@ def test_an_answer_file_naming_a_key_twice_exits_2(workspace: Path) -> None:
         )
         assert result.exit_code == 2, result.output
         assert_one_line_error(result.stderr, str(answer), "summary: the key 'summary'")
+    assert not (workspace / "out").exists()
+
+
+@pytest.mark.parametrize("command", ["render", "audit"])
+def test_yaml_naming_a_key_twice_exits_2_on_render_and_audit(workspace: Path, command: str) -> None:
+    """Front matter, a YAML pool and a YAML sidecar answer read a repeated key last-wins."""
+    (workspace / "front.md").write_text("---\ntitle: Solar\ntitle: Wind\n---\n\nCheap.[[S:1]]\n",
+                                        encoding="utf-8")
+    (workspace / "pool.yaml").write_text(
+        "- sid: 1\n  url: https://a.example/\n  url: https://b.example/\n", encoding="utf-8"
+    )
+    (workspace / "answer.yaml").write_text(
+        "summary: Solar is cheap.\n_citations:\n  - path: /summary\n    sids: [1]\n"
+        "    path: /summary\n", encoding="utf-8",
+    )
+    pool = str(workspace / "pool.json")
+    out = ["--to", "md", "--out", str(workspace / "out")] if command == "render" else []
+    cases = [
+        ("front.md", pool, "front.md", "front matter: title: the key 'title' appears twice",
+         "(line 3, column 1)"),
+        ("note.md", str(workspace / "pool.yaml"), "pool.yaml", "0.url: the key 'url' appears",
+         "(line 3, column 3)"),
+        ("answer.yaml", pool, "answer.yaml", "_citations.0.path: the key 'path' appears",
+         "(line 5, column 5)"),
+    ]
+    for name, pool_file, at_fault, *parts in cases:
+        result = CliRunner().invoke(
+            cli.app, [command, str(workspace / name), "--pool", pool_file, *out]
+        )
+        assert result.exit_code == 2, result.output
+        assert_one_line_error(result.stderr, str(workspace / at_fault), *parts)
     assert not (workspace / "out").exists()
 
 

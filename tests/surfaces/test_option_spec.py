@@ -333,3 +333,11 @@ def test_a_malformed_language_tag_is_refused_on_every_surface(tmp_path: Path) ->
     assert done.exit_code == 2 and "--lang" in done.stderr and accepted in done.stderr
     assert not list(tmp_path.iterdir())
     assert build_options(lang=" zh-hant ").lang == "zh-Hant"
+
+
+def test_an_error_names_a_flag_on_by_default_as_it_was_typed() -> None:
+    """``--no-source-footer`` given, an error named ``--source-footer``: a flag nobody typed."""
+    assert cli_options.flag_for("source_footer", False) == "--no-source-footer"
+    assert cli_options.flag_for("source_footer", True) == "--source-footer"
+    assert cli_options.flag_for("limits.max_pages", 3) == "--max-pages"
+    assert cli_options.flag_for("no_such_option") is None
