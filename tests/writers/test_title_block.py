@@ -19,6 +19,7 @@ from pptx import Presentation
 
 from renderers.document import (
     Cite,
+    CrossRef,
     Emph,
     FootnoteRef,
     Paragraph,
@@ -26,6 +27,7 @@ from renderers.document import (
     iter_inlines,
     plain_text,
 )
+from renderers.errors import LimitError
 from renderers.language import DEFAULT_LANGUAGE
 from renderers.metadata import metadata_block, read_metadata
 from renderers.options import Limits, RenderOptions
@@ -182,6 +184,85 @@ def test_pptx_cover_subtitle_and_abstract_slide() -> None:
     assert abstract.shapes.title.text == "Abstract"
     body = " ".join(s.text_frame.text for s in abstract.shapes if s.has_text_frame)
     assert_in_order(squashed(body), BLOCK[4:7])
+
+
+def test_docx_and_pptx_draw_the_abstract_s_emphasis_and_citation() -> None:
+    document = docx.Document(io.BytesIO(render_markdown("docx", ANSWER, ROWS)))
+    first = document.paragraphs[5]
+    assert [run.text for run in first.runs if run.italic] == ["study"]
+    assert "w:vertAlign" in first._p.xml and 'w:anchor="src_1"' in first._p.xml
+    deck = Presentation(io.BytesIO(render_markdown("pptx", ANSWER, ROWS)))
+    slide = list(deck.slides)[1]
+    runs = [run for shape in slide.shapes if shape.has_text_frame and shape != slide.shapes.title
+            for p in shape.text_frame.paragraphs for run in p.runs]
+    assert [run.text for run in runs if run.font.italic] == ["study"]
+    assert any(run.text == "1" and run.font._rPr.get("baseline") for run in runs)
+
+
+#: An abstract of every kind of block, and of what has no place in it: each format draws it.
+HOSTILE_ABSTRACT = """---
+title: Hostile
+abstract: |
+  # A heading [[S:1]]
+
+  ::: notes
+  Speaker only [[S:2]]
+  :::
+
+  | a | b |
+  |---|---|
+  | 1 [[S:2]] | 2 |
+
+  ```python
+  x = "[[S:1]]"
+  ```
+
+  - item *one*
+    - nested [[S:1]]
+
+  > quoted $x^2$, ^[not a note] and a note[^n]
+
+  <div>raw <b>html</b></div>
+
+  Bad [[S:0]], see @tbl:t.
+---
+
+# Body
+
+Body [[S:1]] with a note[^n].
+
+[^n]: The note.
+
+| c |
+|---|
+| d |
+
+: Cells {#tbl:t}
+"""
+
+
+@pytest.mark.parametrize(("fmt", "pdf_engine"), [
+    ("html", "weasyprint"), ("docx", "weasyprint"), ("pptx", "weasyprint"), ("md", "weasyprint"),
+    ("pdf", "weasyprint"), ("pdf", "typst"),
+])
+def test_an_abstract_of_any_blocks_is_drawn_and_noted(fmt: str, pdf_engine: str) -> None:
+    document = read_markdown(HOSTILE_ABSTRACT)
+    assert [note.message.split(": ", 1)[1].split(":")[0] for note in document.notes] == [
+        "invalid citation token '[[S",
+        "speaker notes in the front matter abstract are left out",
+    ]
+    assert render_markdown(fmt, HOSTILE_ABSTRACT, ROWS,  # type: ignore[arg-type]
+                           pdf_engine=pdf_engine)
+    rdoc = resolve_rows(document, ROWS)
+    assert [(entry.number, entry.sid) for entry in rdoc.entries] == [(1, 1), (2, 2)]
+    assert [n.number for n in iter_inlines(rdoc.document.abstract)
+            if isinstance(n, CrossRef)] == [1]
+
+
+def test_the_abstract_s_nesting_is_bounded() -> None:
+    deep = "---\nabstract: |\n  " + "> " * 300 + "x\n---\n\nText.\n"
+    with pytest.raises(LimitError, match="nest"):
+        read_markdown(deep)
 
 
 def test_pptx_subtitle_too_long_for_the_cover_gets_a_slide_of_its_own() -> None:
