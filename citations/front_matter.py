@@ -3,7 +3,8 @@
 The block opens the input (after an optional BOM) with a line ``---`` not followed by a blank
 line, and ends at the next line ``---`` or ``...``; it is front matter when its content is a YAML
 mapping. Anything else is the author's markdown (a rule, then text). The scanner reads its
-tokens as not prose (:mod:`citations.codemap`), the markdown reader its keys
+tokens as not prose (:func:`metadata_spans`) but the ``abstract``'s, which is markdown (pandoc
+reads metadata values as markdown; citerender shows the abstract so), the markdown reader its keys
 (:mod:`renderers.metadata`): both ask :func:`front_matter`, so they never disagree on where it
 is. YAML is read with ``safe_load``'s constructors, at most :data:`MAX_FRONT_MATTER_BYTES` of it,
 and refusing aliases: ``*name`` repeats a node without copying it, so a few hundred bytes of
@@ -27,6 +28,7 @@ from citations.pool_text import value_problem
 
 __all__ = [
     "MAX_FRONT_MATTER_BYTES", "FrontMatter", "blank_lines", "front_matter", "front_matter_span",
+    "metadata_spans",
 ]
 
 #: Largest front matter read, in UTF-8 bytes (the default of ``limits.max_front_matter_bytes``):
@@ -53,6 +55,12 @@ class FrontMatter:
     line: int = 1
     size: int = 0
     too_large: bool = False
+    #: The offsets in the input of the ``abstract`` value when it is a string (a ``|`` block's
+    #: lines, a quoted or plain scalar's text): markdown, read as prose (pandoc reads metadata
+    #: values as markdown), so its tokens cite; None when there is none.
+    abstract: tuple[int, int] | None = None
+    #: The 1-based input line where the abstract's text starts (the line after ``abstract: |``).
+    abstract_line: int = 0
 
     @property
     def read(self) -> bool:
@@ -100,7 +108,12 @@ def front_matter(text: str, max_bytes: int = MAX_FRONT_MATTER_BYTES) -> FrontMat
     import yaml
 
     try:
-        data = yaml.load(content, Loader=_no_alias_loader())
+        loader = _no_alias_loader()(content)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + (mark.line if mark is not None else 0)
@@ -119,11 +132,29 @@ def front_matter(text: str, max_bytes: int = MAX_FRONT_MATTER_BYTES) -> FrontMat
                            size)
     if isinstance(data, dict):
         fields = {key: value for key, value in data.items() if isinstance(key, str)}
-        return FrontMatter(closing.end(), fields, "", first_line, size)
+        span, line = _abstract_span(node, opening.end(), first_line)
+        return FrontMatter(closing.end(), fields, "", first_line, size, abstract=span,
+                           abstract_line=line)
     if data is None or isinstance(data, str):  # prose (or nothing) between two rules
         return FrontMatter(closing.end(), None, "", first_line, size)
     kind = "a list" if isinstance(data, list) else f"a {type(data).__name__}"
     return FrontMatter(closing.end(), None, f"{kind}, not a YAML mapping", first_line, size)
+
+
+def _abstract_span(node: Any, offset: int, first_line: int) -> tuple[tuple[int, int] | None, int]:
+    """Where the last ``abstract`` key's string value is (offsets in the input: the mapping
+    ``node`` starts at ``offset``, on line ``first_line``), and the line its text starts on."""
+    import yaml
+
+    found = None
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == "abstract":
+            found = value
+    if not isinstance(found, yaml.ScalarNode) or found.tag != "tag:yaml.org,2002:str":
+        return None, 0
+    start, end = found.start_mark, found.end_mark
+    block = found.style in ("|", ">")  # its text starts on the line after the indicator
+    return (offset + start.index, offset + end.index), first_line + start.line + int(block)
 
 
 def front_matter_span(text: str) -> tuple[int, int] | None:
@@ -131,6 +162,18 @@ def front_matter_span(text: str) -> tuple[int, int] | None:
     prose, whose tokens cite nothing."""
     found = front_matter(text)
     return (0, found.end) if found is not None and found.read else None
+
+
+def metadata_spans(text: str) -> list[tuple[int, int]]:
+    """The offsets of the front matter of ``text`` that is metadata, not prose (its tokens cite
+    nothing): the whole block but the ``abstract`` value's text, which is markdown."""
+    found = front_matter(text)
+    if found is None or not found.read:
+        return []
+    if found.abstract is None:
+        return [(0, found.end)]
+    start, end = found.abstract
+    return [(0, start), (end, found.end)]
 
 
 def blank_lines(text: str, end: int) -> str:

@@ -20,7 +20,8 @@ the HTML elements shown as code (:data:`~citations.codemap.CODE_ELEMENTS`) come 
 comments, declarations, CDATA, script-like elements, in HTML blocks and inline; the reader
 drops them), inside elements the sanitizer removes with their content (``<svg>``,
 ``<button>`` …, HTML input too) and in YAML front matter (metadata, not prose:
-:mod:`citations.front_matter`) with ``in_raw_html=True``. The text of an HTML block is read as
+:mod:`citations.front_matter`; but its ``abstract``, which is markdown) with
+``in_raw_html=True``. The text of an HTML block is read as
 HTML: its tokens are citations, its white space collapsed as the reader collapses it. Neither
 is a citation (:attr:`Token.inert`).
 """
@@ -45,7 +46,7 @@ from citations.codemap import (
     kept_markup,
     sanitized_token_text,
 )
-from citations.front_matter import front_matter_span
+from citations.front_matter import metadata_spans
 from citations.grammar import (
     _NORMALIZE,
     _findall_twin,
@@ -396,9 +397,10 @@ def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str], probe: str) -
             return m is not None and m.start() < end
 
         spans = _markdown_code_spans(text, has_token)
-        front = front_matter_span(text)  # metadata, not prose: its tokens are markup's
-        raw = _Spans([*spans.raw_inline, *spans.raw_blocks, *([front] if front else [])])
-        after = front[1] if front else 0
+        # front matter is metadata, not prose: its tokens are markup's (the abstract's cite)
+        metadata = metadata_spans(text)
+        raw = _Spans([*spans.raw_inline, *spans.raw_blocks, *metadata])
+        after = metadata[-1][1] if metadata else 0
         # markup inside an element the sanitizer drops is merged into it: no tag starts there
         starts = frozenset(start for start in raw.starts if start >= after)
         return _Placement(

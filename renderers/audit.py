@@ -21,7 +21,14 @@ from typing import Any
 from citations.audit import AuditReport
 from citations.audit import audit as scanner_audit
 from citations.tokens import scan
-from renderers.document import Block, Code, CodeBlock, iter_blocks, iter_inlines
+from renderers.document import (
+    Block,
+    Code,
+    CodeBlock,
+    iter_blocks,
+    iter_inlines,
+    reading_blocks,
+)
 from renderers.options import RenderOptions
 
 
@@ -41,8 +48,8 @@ def audit(
     if content_format in ("json", "yaml"):  # a sidecar answer: no document to read
         return scanner_audit(content, pool, content_format=content_format)
     read = read_document(content, pool, content_format, RenderOptions(), dialects, "content")
-    groups = [cite.sids for cite in planning_order(read.document.blocks)]
-    code = _code_groups(read.document.blocks, read.dialects)
+    groups = [cite.sids for cite in planning_order(reading_blocks(read.document))]
+    code = _code_groups(reading_blocks(read.document), read.dialects)
     written, recorded = read.written, tuple[int, ...]()
     if read.document.own_page:  # its Sources list is no paragraph of the author's
         from renderers.readers.html import rebuilt_parts

@@ -381,8 +381,9 @@ class Document:
     input itself declares (an HTML input's ``<html lang>``, a markdown input's front matter
     ``lang:``; a canonical BCP 47 tag), or "". ``authors``, ``date``, ``keywords`` and
     ``description`` come from a markdown input's front matter or an HTML input's ``<meta>``
-    tags (:mod:`renderers.metadata`), plain text; ``subtitle`` and ``abstract`` (its
-    paragraphs) from front matter, or the title block of a page citerender wrote.
+    tags (:mod:`renderers.metadata`), plain text; ``subtitle`` from front matter, or the title
+    block of a page citerender wrote; ``abstract`` from the same, blocks read as the body is
+    (pandoc's MetaBlocks): its citations come before the body's (:func:`reading_blocks`).
     ``shows_metadata``: whether writers show them as a title block
     (:func:`renderers.writers.common.title_block`): front matter is pandoc's title block; an
     HTML head's ``<meta>`` tags are not text its page shows. ``own_page``: the input is an HTML
@@ -409,7 +410,7 @@ class Document:
     keywords: tuple[str, ...] = ()
     description: str = ""
     subtitle: str = ""
-    abstract: tuple[str, ...] = ()
+    abstract: tuple[Block, ...] = ()
     shows_metadata: bool = False
     own_page: bool = False
 
@@ -482,6 +483,26 @@ def iter_blocks(blocks: tuple[Block, ...]) -> Iterator[Block]:
                     yield from iter_blocks(item.blocks)
             case BlockQuote(inner) | FootnoteDef(_, inner) | SpeakerNotes(inner):
                 yield from iter_blocks(inner)
+
+
+def reading_blocks(document: Document) -> tuple[Block, ...]:
+    """The front matter abstract's blocks, then the body's: the order a reader meets them in,
+    which numbers the citations (the title block stands above the body)."""
+    return document.abstract + document.blocks if document.abstract else document.blocks
+
+
+def map_document(
+    document: Document,
+    leaf: Callable[[Inline], Inline],
+    *,
+    tidy: Callable[[list[Inline]], tuple[Inline, ...]] = tuple,
+) -> Document:
+    """``document`` with :func:`map_blocks` applied to its abstract, then to its body (in
+    :func:`reading_blocks` order: a ``leaf`` that counts sees the abstract's nodes first)."""
+    abstract = map_blocks(document.abstract, leaf, tidy=tidy)
+    return dataclasses.replace(
+        document, abstract=abstract, blocks=map_blocks(document.blocks, leaf, tidy=tidy)
+    )
 
 
 def iter_inlines(blocks: tuple[Block, ...]) -> Iterator[Inline]:

@@ -6,9 +6,10 @@ Where the block is and whether it is front matter is :func:`citations.front_matt
 of strings or of mappings with a ``name``), ``date``, ``lang`` (a BCP 47 tag), ``dir`` (``ltr``
 or ``rtl``: checked, the direction follows the language), ``keywords`` and ``description`` (or
 ``subject``: one line saying what the document is about, which goes where the formats keep one),
-``subtitle`` (one line) and ``abstract`` (paragraphs, split at blank lines); any other key is
-ignored. Values are plain text, never markup: a token or ``*emphasis*`` in a title or an abstract
-is shown as written (the scanner reads front matter as not prose, so nothing there cites). The
+``subtitle`` (one line) and ``abstract``; any other key is ignored. Values are plain text, never
+markup: a token or ``*emphasis*`` in a title is shown as written (the scanner reads front matter
+as not prose, so nothing there cites), but for the abstract, which is markdown as pandoc reads
+it (its source here; the markdown reader reads it into blocks, and its tokens cite). The
 render options ``title``, ``author`` and ``lang`` win over the block's. Every writer shows the
 title, subtitle, authors, date and abstract as a title block
 (:func:`renderers.writers.common.title_block`).
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -41,7 +41,7 @@ from renderers.language import Language, normalize_tag
 if TYPE_CHECKING:
     import yaml
 
-    from renderers.document import Document
+    from renderers.document import Block, Document
     from renderers.readers.context import ReadContext
 
 __all__ = [
@@ -67,7 +67,9 @@ class Metadata:
     keywords: tuple[str, ...] = ()
     description: str = ""
     subtitle: str = ""
-    abstract: tuple[str, ...] = ()
+    #: The abstract's markdown source ("" for none), and the input line its text starts on.
+    abstract: str = ""
+    abstract_line: int = 0
     #: Whether the input shows these as a title block (:attr:`Document.shows_metadata`).
     shown: bool = False
 
@@ -91,7 +93,10 @@ def read_metadata(text: str, context: ReadContext) -> tuple[Metadata, str]:
         if found.problem and found.size <= limit:
             context.warn(found.line, f"front matter {found.problem}; kept as text")
         return Metadata(), text
-    return _metadata(found.fields, context), blank_lines(text, found.end)
+    metadata = _metadata(found.fields, context)
+    if metadata.abstract:
+        metadata = dataclasses.replace(metadata, abstract_line=found.abstract_line or 1)
+    return metadata, blank_lines(text, found.end)
 
 
 def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
@@ -117,7 +122,7 @@ def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
         ignored("lang", "not a language tag")
     description = text("description" if "description" in fields else "subject")
     subtitle = text("subtitle")
-    abstract = _paragraphs(fields.get("abstract"))
+    abstract = _markdown(fields.get("abstract"))
     if abstract is None:
         ignored("abstract", "not text")
     direction = fields.get("dir", "ltr")
@@ -131,7 +136,7 @@ def _metadata(fields: Mapping[str, Any], context: ReadContext) -> Metadata:
         keywords=_texts(fields.get("keywords"), lambda: ignored("keywords", "not text")),
         description=description,
         subtitle=subtitle,
-        abstract=abstract or (),
+        abstract=abstract or "",
         shown=True,
     )
 
@@ -149,18 +154,13 @@ def _text(value: object) -> str | None:
     return None
 
 
-def _paragraphs(value: object) -> tuple[str, ...] | None:
-    """A scalar as paragraphs of plain text, split where its value has a blank line (pandoc's
-    rule: a ``|`` block keeps the author's blank lines, a folded one has made them single line
-    breaks, so it is one paragraph); None for a list or mapping."""
+def _markdown(value: object) -> str | None:
+    """A string as markdown source (a ``|`` block keeps the author's blank lines, so its
+    paragraphs; a folded one has made them single line breaks), another scalar as its one
+    line of text; None for a list or mapping."""
     if not isinstance(value, str):
-        text = _text(value)
-        return None if text is None else ((text,) if text else ())
-    return tuple(line for part in _BLANK_LINE.split(value) if (line := _line(part)))
-
-
-#: What separates two paragraphs of a multi-line value: a line of nothing but white space.
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+        return _text(value)
+    return clean_text(value).strip("\n") if value.strip() else ""
 
 
 def _line(text: str) -> str:
@@ -243,9 +243,11 @@ def is_own_page(metas: Iterable[tuple[str, str]]) -> bool:
                for name, content in metas)
 
 
-def with_metadata(document: Document, metadata: Metadata) -> Document:
+def with_metadata(
+    document: Document, metadata: Metadata, abstract: tuple[Block, ...] = ()
+) -> Document:
     """``document`` with what its front matter or head says (its title over the first
-    heading's)."""
+    heading's), and ``abstract``: the blocks the reader read :attr:`Metadata.abstract` into."""
     return dataclasses.replace(
         document,
         title=metadata.title or document.title,
@@ -255,7 +257,7 @@ def with_metadata(document: Document, metadata: Metadata) -> Document:
         keywords=metadata.keywords,
         description=metadata.description,
         subtitle=metadata.subtitle,
-        abstract=metadata.abstract,
+        abstract=abstract,
         shows_metadata=metadata.shown,
     )
 
@@ -269,14 +271,13 @@ def metadata_block(
     keywords: tuple[str, ...] = (),
     description: str = "",
     subtitle: str = "",
-    abstract: tuple[str, ...] = (),
+    abstract: str = "",
 ) -> str:
     """Pandoc's YAML metadata block of what is given: ``title``, ``subtitle``, ``author`` (one
-    string, or a list), ``date``, ``abstract`` (its paragraphs apart by a blank line: a ``|``
-    block), ``keywords``, ``description``, a declared ``language`` (``lang``, and
-    ``dir: rtl`` for a right-to-left one, as pandoc writes ``<html dir>`` from it); "" when
-    there is nothing to say. Every value is a YAML string (``no`` is Norwegian, 2025-03-01 a
-    date's text)."""
+    string, or a list), ``date``, ``abstract`` (markdown, as a ``|`` block), ``keywords``,
+    ``description``, a declared ``language`` (``lang``, and ``dir: rtl`` for a right-to-left
+    one, as pandoc writes ``<html dir>`` from it); "" when there is nothing to say. Every value
+    is a YAML string (``no`` is Norwegian, 2025-03-01 a date's text)."""
     fields: dict[str, Any] = {}
     if title:
         fields["title"] = title
@@ -287,7 +288,7 @@ def metadata_block(
     if date:
         fields["date"] = date
     if abstract:
-        fields["abstract"] = _Literal("\n\n".join(abstract) + "\n")
+        fields["abstract"] = _Literal(abstract.strip("\n") + "\n")
     if keywords:
         fields["keywords"] = list(keywords)
     if description:

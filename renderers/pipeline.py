@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from citations.chars import clean_text
 from renderers.deadline import Deadline
 from renderers.diagnostics import Code, Diagnostic, capped, collect, count, forward, summary, unique
-from renderers.document import Cite, iter_inlines
+from renderers.document import Cite, iter_inlines, reading_blocks
 from renderers.errors import (
     InputError,
     LimitError,
@@ -301,7 +301,8 @@ def prepare(
         rdoc = _resolved(read, options)
     native = read.native
     citations = sum(
-        1 for node in iter_inlines(rdoc.document.blocks) if isinstance(node, Cite) and node.numbers
+        1 for node in iter_inlines(reading_blocks(rdoc.document))
+        if isinstance(node, Cite) and node.numbers
     )
     files = (input_file, SourcePool.file_of(read.sources_pool))
     return Prepared(
@@ -330,7 +331,7 @@ def files_read(rdoc: ResolvedDocument, options: RenderOptions) -> list[Path]:
 
     files = [p for p in (options.reference_docx, options.reference_pptx) if p is not None]
     references = {
-        node.src for node in iter_inlines(rdoc.document.blocks)
+        node.src for node in iter_inlines(reading_blocks(rdoc.document))
         if isinstance(node, Image) and node.src and node.src[:5].lower() != "data:"
     }
     if options.csl:

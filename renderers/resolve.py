@@ -30,8 +30,9 @@ from renderers.document import (
     Text,
     iter_blocks,
     iter_inlines,
-    map_blocks,
+    map_document,
     numbered_anchor,
+    reading_blocks,
 )
 from renderers.errors import StrictError
 from renderers.labels import Labels, labels_for
@@ -218,9 +219,9 @@ def check_links(rdoc: ResolvedDocument, *, strict: bool = False) -> ResolvedDocu
     dead: list[Diagnostic] = []
     targets = set(document.dead_links)
     if document.anchor_notes:
-        made = generated_anchors(document.blocks, rdoc.entries)
+        made = generated_anchors(reading_blocks(document), rdoc.entries)
         if rdoc.speaker_view is not None:
-            made |= generated_anchors(rdoc.speaker_view.document.blocks, rdoc.entries)
+            made |= generated_anchors(reading_blocks(rdoc.speaker_view.document), rdoc.entries)
         for target, note in document.anchor_notes:
             if target not in made:
                 dead.append(note)
@@ -238,10 +239,8 @@ def _resolve(
     sources_heading: str,
     words: Labels,
 ) -> ResolvedDocument:
-    document = dataclasses.replace(
-        document, blocks=map_blocks(document.blocks, _keep, tidy=_cites_after_links)
-    )
-    cites = planning_order(document.blocks)
+    document = map_document(document, _keep, tidy=_cites_after_links)
+    cites = planning_order(reading_blocks(document))
     plan = plan_citations((c.sids for c in cites), pool, numbering)
     notes = list(document.notes)
     if plan.unknown_sids:
@@ -269,10 +268,12 @@ def _resolve(
     def number_leaf(node: Inline) -> Inline:
         return number(node) if isinstance(node, Cite) else node
 
-    numbered = map_blocks(
-        document.blocks, number_leaf, tidy=lambda run: _mark_joined(_drop_unresolved(run))
+    numbered = map_document(
+        document, number_leaf, tidy=lambda run: _mark_joined(_drop_unresolved(run))
     )
-    blocks, crossref_notes = number_crossrefs(numbered)
+    # the abstract's figures and references are numbered in reading order too
+    every, crossref_notes = number_crossrefs(reading_blocks(numbered))
+    cut = len(numbered.abstract)
     if strict and crossref_notes:
         raise StrictError(summary(crossref_notes))
     notes += crossref_notes
@@ -293,7 +294,7 @@ def _resolve(
         for n, source in plan.entries
     )
     return ResolvedDocument(
-        document=dataclasses.replace(document, blocks=blocks),
+        document=dataclasses.replace(numbered, abstract=every[:cut], blocks=every[cut:]),
         plan=plan,
         entries=entries,
         notes=tuple(notes),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from typing import get_args
@@ -293,7 +293,7 @@ class _ShownTitleBlock:
 
     subtitle: str
     date: str
-    abstract: tuple[str, ...]
+    abstract: tuple[Block, ...]
 
 
 def _classes(node: _Element) -> list[str]:
@@ -306,29 +306,29 @@ def _shown_text(node: _Element) -> str:
     return HTML_SPACE.sub(" ", _text_of(node)).strip()
 
 
-def _shown_title_block(header: _Element) -> _ShownTitleBlock:
+def _shown_title_block(
+    header: _Element, read: Callable[[Sequence[_Element | str]], list[Block]]
+) -> _ShownTitleBlock:
     """The parts of a ``<header class="title-block">`` (the HTML writer's ``title_block``):
-    its subtitle and date lines and the abstract's paragraphs (not its heading word)."""
+    its subtitle and date lines and the abstract's blocks (not its heading word), which
+    ``read`` reads as the body is read (their citations are citations again)."""
 
     def line(kind: str) -> str:
         return next((_shown_text(child) for child in header.children
                      if isinstance(child, _Element) and child.tag == "p"
                      and kind in _classes(child)), "")
 
-    abstract = [
-        child for child in header.children
-        if isinstance(child, _Element) and "abstract" in _classes(child)
-    ]
-    paragraphs = [
-        _shown_text(p)
-        for block in abstract for p in block.children
-        if isinstance(p, _Element) and p.tag == "p"
-        and "abstract-title" not in _classes(p)
+    shown = [
+        node
+        for block in header.children
+        if isinstance(block, _Element) and "abstract" in _classes(block)
+        for node in block.children
+        if not (isinstance(node, _Element) and "abstract-title" in _classes(node))
     ]
     return _ShownTitleBlock(
         subtitle=line("subtitle"),
         date=line("date"),
-        abstract=tuple(p for p in paragraphs if p),
+        abstract=tuple(read(shown)) if shown else (),
     )
 
 
@@ -619,7 +619,8 @@ class _HtmlReader:
             self.context.title = _shown_text(element)
             return []
         if element.tag == "header" and "title-block" in classes:
-            self.title_block = _shown_title_block(element)
+            self.title_block = _shown_title_block(
+                element, lambda nodes: self.blocks(nodes, depth=depth + 2))
         if is_rebuilt_part(element.tag, classes):
             if _holds_other_text(element):
                 named = " ".join(sorted(classes & REBUILT_PARTS))

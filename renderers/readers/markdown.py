@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -93,6 +93,7 @@ from renderers.readers.math_rules import (
     math_plugin,
 )
 from renderers.readers.sanitize import safe_image_src
+from renderers.speaker_notes import has_speaker_notes, without_speaker_notes
 
 _SUP_OPEN = re.compile(r"^<sup(?=[\s>/])([^>]*)>$", re.IGNORECASE)
 _SUP_CLOSE = re.compile(r"^</sup\s*>$", re.IGNORECASE)
@@ -129,16 +130,26 @@ def _keep_unreferenced_footnotes(state: StateCore) -> None:
             refs[key] = new_id
 
 
+#: How a parser reads footnotes: ``"notes"`` the body's (definitions, references, inline
+#: notes); ``"references"`` a front matter abstract's: only references to the body's notes
+#: (notes of its own would have no place to be shown, and stay text).
+FootnoteSyntax = Literal["notes", "references"]
+
+
 @lru_cache(maxsize=16)
-def markdown_parser(dialects: frozenset[str], max_nesting: int) -> MarkdownIt:
-    """The configured markdown-it parser (cached; parsing keeps no state on it).
+def markdown_parser(
+    dialects: frozenset[str], max_nesting: int, *, footnotes: FootnoteSyntax = "notes"
+) -> MarkdownIt:
+    """The configured markdown-it parser (cached; parsing keeps no state on it), reading
+    ``footnotes`` as :data:`FootnoteSyntax` says.
 
     Block nesting may go as deep as ``max_nesting``; inline content is parsed by a twin parser
     with markdown-it's CommonMark default (20), because markdown-it's link-label scan costs
     time proportional to that depth for every unclosed ``[``.
     """
-    inline_md = _configured(MarkdownIt("commonmark"), dialects)
-    md = _configured(MarkdownIt("commonmark", {"maxNesting": _block_levels(max_nesting)}), dialects)
+    inline_md = _configured(MarkdownIt("commonmark"), dialects, footnotes)
+    md = _configured(MarkdownIt("commonmark", {"maxNesting": _block_levels(max_nesting)}),
+                     dialects, footnotes)
 
     def inline_rule(state: StateCore) -> None:
         for token in state.tokens:
@@ -150,7 +161,9 @@ def markdown_parser(dialects: frozenset[str], max_nesting: int) -> MarkdownIt:
     return md
 
 
-def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
+def _configured(
+    md: MarkdownIt, dialects: frozenset[str], footnotes: FootnoteSyntax = "notes"
+) -> MarkdownIt:
     # Every link and image is parsed as one: the reader decides with safe_link /
     # safe_image_src and keeps only the text of a refused link. markdown-it's own refusal
     # would leave the whole "[text](javascript:…)" syntax on the page.
@@ -158,7 +171,11 @@ def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
     md.normalizeLink = normalize_link  # type: ignore[method-assign]  # linear in the length
     md.enable(["table", "strikethrough"])
     md.use(inline_html_plugin)
-    md.use(footnote_plugin)
+    if footnotes == "notes":
+        md.use(footnote_plugin)
+    else:
+        md.use(footnote_plugin, inline=False, move_to_end=False)
+        md.block.ruler.disable("footnote_def")
     md.use(tasklists_plugin)
     md.use(cite_plugin, dialects=dialects)
     md.use(math_plugin)
@@ -167,7 +184,8 @@ def _configured(md: MarkdownIt, dialects: frozenset[str]) -> MarkdownIt:
     rules = md.block.ruler.__rules__
     notes_rule = next(rule for rule in rules if rule.name == "container_notes")
     md.block.ruler.at("container_notes", _closed_only(notes_rule.fn), {"alt": notes_rule.alt})
-    md.core.ruler.before("footnote_tail", "keep_footnotes", _keep_unreferenced_footnotes)
+    if footnotes == "notes":
+        md.core.ruler.before("footnote_tail", "keep_footnotes", _keep_unreferenced_footnotes)
     return md
 
 
@@ -231,8 +249,9 @@ def read_markdown(
     Citations become :class:`Cite` nodes (a numeric-dialect ``[2]`` keeps the pool index 2 in
     ``sids``; the API layer maps it to a sid). Invalid tokens stay literal text and are reported
     in ``Document.notes`` (with their line). A leading YAML front matter block gives the
-    title, authors, date, keywords and ``Document.lang`` (:mod:`renderers.metadata`).
-    Raises :class:`LimitError` when a limit is exceeded.
+    title, authors, date, keywords and ``Document.lang`` (:mod:`renderers.metadata`), and its
+    abstract is read as markdown into ``Document.abstract`` (its notes name the input lines
+    of a ``|`` block). Raises :class:`LimitError` when a limit is exceeded.
     """
     limits = limits or Limits()
     context = ReadContext("markdown input", limits)
@@ -241,6 +260,46 @@ def read_markdown(
     md = markdown_parser(frozenset(dialects), limits.max_nesting)
     _check_table_shapes(text, context)
     env: dict[str, Any] = {ON_CITATION: context.count_citation}
+    tokens = _parsed(md, text, env, context)
+    # The abstract is read as the body is, its references to the body's notes too (parsed
+    # after the body, which defines them), and first: its citations come before the body's.
+    abstract_md = markdown_parser(frozenset(dialects), limits.max_nesting,
+                                  footnotes="references")
+    abstract_source = "\n" * (metadata.abstract_line - 1) + metadata.abstract
+    _check_table_shapes(abstract_source, context)
+    abstract_tokens = _parsed(abstract_md, abstract_source, _notes_env(env), context)
+    targets = _link_targets(tokens) | _link_targets(abstract_tokens)
+    dialects = frozenset(dialects)
+    labels = _footnote_labels(env)
+    abstract, _ = _MarkdownReader(context, labels, dialects, targets).blocks(
+        abstract_tokens, 0, depth=0)
+    if has_speaker_notes(tuple(abstract)):  # no format shows the title block's on a slide
+        context.warn(metadata.abstract_line, "speaker notes in the front matter abstract "
+                     "are left out: only the body's go with their slides")
+        abstract = list(without_speaker_notes(tuple(abstract)))
+    reader = _MarkdownReader(context, labels, dialects, targets)
+    blocks, _ = reader.blocks(tokens, 0, depth=0)
+    reader.warn_refused_refs(tuple(blocks))
+    return with_metadata(context.document(blocks), metadata, tuple(abstract))
+
+
+def _notes_env(env: dict[str, Any]) -> dict[str, Any]:
+    """A parse environment knowing the notes the body's ``env`` defines (copies: a reference
+    counts on its note's entry)."""
+    notes = env.get("footnotes", {})
+    return {"footnotes": {
+        "refs": dict(notes.get("refs", {})),
+        "list": {i: {**note, "count": note.get("count", 0)} for i, note in
+                 notes.get("list", {}).items()},
+    }}
+
+
+def _parsed(md: MarkdownIt, text: str, env: dict[str, Any], context: ReadContext) -> list[Token]:
+    """markdown-it's tokens of ``text``, refused (LimitError) past ``limits.max_nesting``."""
+    if not text:
+        return []
+    env.setdefault(ON_CITATION, context.count_citation)
+    limits = context.limits
     try:
         tokens = md.parse(text, env)
     except RecursionError:
@@ -249,12 +308,7 @@ def read_markdown(
     ceiling = _block_levels(limits.max_nesting) - 1
     if any(token.level >= ceiling for token in tokens):
         context.check_depth(limits.max_nesting + 1)
-    reader = _MarkdownReader(
-        context, _footnote_labels(env), frozenset(dialects), _link_targets(tokens)
-    )
-    blocks, _ = reader.blocks(tokens, 0, depth=0)
-    reader.warn_refused_refs(tuple(blocks))
-    return with_metadata(context.document(blocks), metadata)
+    return tokens
 
 
 def _link_targets(tokens: Sequence[Token]) -> frozenset[str]:

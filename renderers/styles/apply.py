@@ -22,7 +22,15 @@ from __future__ import annotations
 import dataclasses
 
 from citations.numbering import display_segments
-from renderers.document import Cite, Inline, Link, Text, iter_inlines, map_blocks
+from renderers.document import (
+    Cite,
+    Inline,
+    Link,
+    Text,
+    iter_inlines,
+    map_document,
+    reading_blocks,
+)
 from renderers.language import language_for
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_target
@@ -40,7 +48,8 @@ def apply_style(rdoc: ResolvedDocument, options: RenderOptions) -> ResolvedDocum
     if not options.csl and options.citation_format == "superscript":
         return rdoc
     style = load_style(options.csl, options) if options.csl else None
-    cites = [n for n in iter_inlines(rdoc.document.blocks) if isinstance(n, Cite) and n.numbers]
+    cites = [n for n in iter_inlines(reading_blocks(rdoc.document))
+             if isinstance(n, Cite) and n.numbers]
     styled = None
     if style is not None:
         locale = csl_locale(language_for(rdoc, options), style.default_locale)
@@ -59,9 +68,7 @@ def apply_style(rdoc: ResolvedDocument, options: RenderOptions) -> ResolvedDocum
             node, children=_inline_form(node, style, styled, options, entries)
         )
 
-    document = dataclasses.replace(
-        rdoc.document, blocks=map_blocks(rdoc.document.blocks, restyle, tidy=_spaced_run)
-    )
+    document = map_document(rdoc.document, restyle, tidy=_spaced_run)
     return dataclasses.replace(
         rdoc,
         document=document,

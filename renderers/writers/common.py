@@ -220,14 +220,15 @@ def joined_authors(authors: Sequence[str]) -> str:
 class TitleBlock:
     """What a writer shows under the title, as pandoc's title block does: the subtitle, the
     authors on one line (:func:`joined_authors`), the date as the input writes it, and the
-    abstract's paragraphs under ``abstract_heading`` (the document's word for it). False when
+    abstract's blocks (markdown, cited: each writer draws them as body blocks) under
+    ``abstract_heading`` (the document's word for it). False when
     there is none of them: then a writer draws nothing and its output is what it was without
     the block."""
 
     subtitle: str = ""
     authors: str = ""
     date: str = ""
-    abstract: tuple[str, ...] = ()
+    abstract: tuple[Block, ...] = ()
     abstract_heading: str = ""
 
     def __bool__(self) -> bool:
@@ -258,8 +259,7 @@ def title_block(document: Document, options: RenderOptions, words: Labels) -> Ti
         subtitle=_one_line(document.subtitle) if shown else "",
         authors=joined_authors(authors),
         date=_one_line(document.date) if shown else "",
-        abstract=tuple(p for p in (_one_line(p) for p in document.abstract) if p) if shown
-        else (),
+        abstract=document.abstract if shown else (),
         abstract_heading=words.abstract,
     )
 

@@ -56,6 +56,7 @@ from renderers.document import (
     numbered_anchor,
     numbered_name,
     plain_text,
+    reading_blocks,
     walk_inlines,
 )
 from renderers.errors import UnsupportedNodeError
@@ -100,8 +101,10 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     declared there rather than written as a first heading, since pandoc shows a subtitle,
     authors, date and abstract only under a declared title."""
     words = document_words(rdoc, options)
-    writer = _BlockWriter(_note_labels(rdoc.document.blocks), ImageDefinitions(options), words,
-                          rdoc.dead_links)
+    writer = _BlockWriter(_note_labels(reading_blocks(rdoc.document)), ImageDefinitions(options),
+                          words, rdoc.dead_links)
+    # the abstract as markdown, written first (its citations are the first footnotes)
+    abstract = writer.blocks(rdoc.document.abstract) if rdoc.document.abstract else ""
     blocks: list[Block] = list(rdoc.document.blocks)
     title = document_title(rdoc.document, options)
     if title.added and not title_block(rdoc.document, options, words):
@@ -122,7 +125,7 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
         keywords=document.keywords,
         description=document.description,
         subtitle=document.subtitle,
-        abstract=document.abstract,
+        abstract=abstract,
     )
     return "\n".join(part for part in (metadata, text + "\n" if text else "") if part)
 

@@ -386,9 +386,12 @@ def test_the_cli_and_the_tool_audit_as_render_numbers(tmp_path: Path) -> None:
     assert any("sid 4 is not cited where it stands" in w for w in answer["warnings"])
 
 
-#: Leading blocks: front matter (its tokens are metadata, never citations) and blocks that are
-#: not front matter (a rule, then text: their tokens cite as any prose does).
+#: Leading blocks: front matter (its tokens are metadata, never citations, but in its abstract,
+#: which is markdown) and blocks that are not front matter (a rule, then text: their tokens cite
+#: as any prose does).
 FRONT_MATTER_PIECES = [
+    "---\ntitle: T [[S:{n}]]\nabstract: |\n  Sum [[S:{m}]] `[[S:{n}]]`.\n\n  Two [[S:{n}]].\n---\n",
+    '---\nabstract: "One [[S:{m}]] <i title=\'[[S:{n}]]\'>x</i>"\nauthor: "[[S:{n}]]"\n---\n',
     '---\ntitle: "Report [[S:{n}]]"\nauthor: [[S:{m}]]\n---\n',
     "---\r\ntitle: T [[S:{n}]]\r\n...\r\n",
     "---\nkeywords: [\"`[[S:{n}]]`\", '<sup class=\"cite\" data-sids=\"{m}\">x</sup>']\n---\n",
@@ -418,3 +421,11 @@ def test_a_token_in_front_matter_is_reported_as_not_a_citation() -> None:
         assert report.cited_sids == (1,) and report.in_raw_html_sids == (2,)
         assert "front matter" in report.format_text() and not report.ok
     assert read_markdown(text).title == "Report [[S:2]]"  # the title shows it as written
+
+
+def test_a_token_in_the_front_matter_abstract_is_a_citation_and_the_first() -> None:
+    text = ('---\ntitle: "Report [[S:3]]"\nabstract: |\n  Sum [[S:2]] and `[[S:4]]`.\n---\n\n'
+            "Body [[S:1]].\n")
+    for report in (audit(text, ROWS), scanner_audit(text, ROWS)):
+        assert report.cited_sids == (2, 1) and report.numbers == {2: 1, 1: 2}
+        assert (report.in_raw_html_sids, report.in_code_sids) == ((3,), (4,))

@@ -20,7 +20,7 @@ import pytest
 from citations.numbering import NumberingMode
 from renderers.api import open_session, render
 from renderers.audit import audit
-from renderers.document import Cite, iter_inlines
+from renderers.document import Cite, Emph, Text, iter_inlines, plain_text
 from renderers.pipeline import Session
 from renderers.readers.html import read_html, rebuilt_parts
 from tests.helpers import convert_all_with_libreoffice, pdf_text
@@ -336,21 +336,29 @@ def test_the_docx_of_the_html_reads_as_the_docx_of_the_markdown(
 def test_the_title_block_comes_back_as_the_documents_metadata(tmp_path: Path) -> None:
     """A front matter's subtitle, authors, date and abstract shown under the title are read
     back as metadata, not as body text: the page written again is the page read, and its
-    Markdown declares them as the markdown's did."""
+    Markdown declares them as the markdown's did. The abstract comes back as blocks, its
+    emphasis and citations (the document's first) too."""
     text = ("---\ntitle: Grid Report\nsubtitle: A look at queues\nauthor: [Ana Ruiz, Bo Li]\n"
-            "date: 2024-05-01\nabstract: |\n  We study queues.\n\n  Second paragraph.\n---\n\n"
-            "# Intro\n\nText.[[S:1]]\n")
+            "date: 2024-05-01\nabstract: |\n  We *study* queues.[[S:3]]\n\n  Second paragraph."
+            "[[S:2]]\n---\n\n# Intro\n\nText.[[S:1]]\n")
     direct = open_session(text, tmp_path, sources_pool=EXTRA_POOL, content_format="markdown")
     html = direct.artifact("html").text()
     back = open_session(html, tmp_path, sources_pool=EXTRA_POOL)
     document = back.rdoc.document
-    assert (document.subtitle, document.authors, document.date, document.abstract) == (
-        "A look at queues", ("Ana Ruiz", "Bo Li"), "2024-05-01",
-        ("We study queues.", "Second paragraph."))
+    assert (document.subtitle, document.authors, document.date) == (
+        "A look at queues", ("Ana Ruiz", "Bo Li"), "2024-05-01")
+    assert [plain_text(p.children) for p in document.abstract  # type: ignore[attr-defined]
+            ] == ["We study queues.", "Second paragraph."]
+    assert Emph((Text("study"),)) in document.abstract[0].children  # type: ignore[attr-defined]
+    assert [n.numbers for n in iter_inlines(document.abstract) if isinstance(n, Cite)] == [
+        (1,), (2,)]
+    assert [e.sid for e in back.rdoc.entries] == [e.sid for e in direct.rdoc.entries] == [3, 2, 1]
     assert shown_html(back.artifact("html").text()) == shown_html(html)
     assert shown_markdown(back.artifact("md").text()) == shown_markdown(
         direct.artifact("md").text())
-    assert audit(html, EXTRA_POOL).to_dict()["coverage"] == 1.0
+    report = audit(html, EXTRA_POOL).to_dict()
+    assert (report["coverage"], report["cited_sids"], report["in_raw_html_sids"]) == (
+        1.0, [3, 2, 1], [])
 
 
 @pytest.mark.slow

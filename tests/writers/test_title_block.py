@@ -1,6 +1,7 @@
 """The title block: a front matter's subtitle, authors, date and abstract shown under the title
 in every format, read back from the files a user opens (both PDF engines, HTML, DOCX, PPTX,
-Markdown), in their order, with hostile text shown as written."""
+Markdown), in their order, with hostile text shown as written; the abstract is markdown, and
+its citations are the document's first."""
 
 from __future__ import annotations
 
@@ -16,17 +17,31 @@ import pytest
 from lxml import html as lxml_html
 from pptx import Presentation
 
+from renderers.document import (
+    Cite,
+    CrossRef,
+    Emph,
+    FootnoteRef,
+    Paragraph,
+    Text,
+    iter_inlines,
+    plain_text,
+)
+from renderers.errors import LimitError
 from renderers.language import DEFAULT_LANGUAGE
-from renderers.metadata import metadata_block
-from renderers.options import RenderOptions
+from renderers.metadata import metadata_block, read_metadata
+from renderers.options import Limits, RenderOptions
+from renderers.readers.context import ReadContext
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from tests.helpers import convert_all_with_libreoffice, pdf_text, require_client
 from tests.support.render import render_markdown, resolve_rows, write_resolved
+from tests.writers.test_pdf_links import links, text_under
 
-ROWS = [{"sid": 1, "title": "A source", "url": "https://example.org/a"}]
-#: Hostile text: HTML, Typst markup and code, XML specials, a citation token (front matter
-#: is not prose, so it cites nothing).
+ROWS = [{"sid": 1, "title": "A source", "url": "https://example.org/a"},
+        {"sid": 2, "title": "Another source", "url": "https://example.org/b"}]
+#: Hostile text: HTML, Typst markup and code, XML specials, a citation token (a subtitle is
+#: not prose, so it cites nothing).
 HOSTILE = '<b>x</b> & #set text(fill: red) ] $y$ "q" [[S:1]]'
 ANSWER = f"""---
 title: Grid Report
@@ -35,7 +50,7 @@ author: [Ana Ruiz, {{name: Bo Li}}]
 date: 1 May 2024
 abstract: |
   We *study* queues
-  and grids.
+  and grids [[S:2]].
 
   Second paragraph & <i>more</i>.
 ---
@@ -44,9 +59,11 @@ abstract: |
 
 Text [[S:1]].
 """
-#: What the block shows, in its order.
+#: What the block shows, in its order (a PDF's text has the citation's number elsewhere).
 BLOCK = ["Grid Report", HOSTILE, "Ana Ruiz; Bo Li", "1 May 2024", "Abstract",
-         "We *study* queues and grids.", "Second paragraph & <i>more</i>.", "Intro"]
+         "We study queues and grids", "Second paragraph & more.", "Intro"]
+#: The block with the abstract's citation, number 1, in its line (HTML, DOCX).
+CITED = [*BLOCK[:5], "We study queues and grids 1.", *BLOCK[6:]]
 
 
 def squashed(text: str) -> str:
@@ -61,25 +78,41 @@ def assert_in_order(text: str, parts: list[str]) -> None:
         at = found + len(part)
 
 
-def test_front_matter_subtitle_and_abstract_are_read_as_plain_text() -> None:
+def test_front_matter_subtitle_is_plain_text_and_the_abstract_markdown() -> None:
     document = read_markdown(ANSWER)
     assert document.subtitle == HOSTILE
-    assert document.abstract == ("We *study* queues and grids.",
-                                 "Second paragraph & <i>more</i>.")
+    first, second = document.abstract
+    assert isinstance(first, Paragraph) and isinstance(second, Paragraph)
+    assert first.children[1] == Emph((Text("study"),))
+    assert [node.sids for node in first.children if isinstance(node, Cite)] == [(2,)]
+    assert plain_text(second.children) == "Second paragraph & more."
     assert document.shows_metadata and document.notes == ()
     folded = read_markdown("---\nabstract: >\n  One\n  line.\n\n  Two.\n---\n\nText.\n")
-    assert folded.abstract == ("One line. Two.",)  # folded: no blank line left, one paragraph
+    assert [plain_text(p.children) for p in folded.abstract  # type: ignore[attr-defined]
+            ] == ["One line. Two."]  # folded: no blank line left, one paragraph
+    number = read_markdown("---\nabstract: 42\n---\n\nText.\n")
+    assert number.abstract == (Paragraph((Text("42"),)),)
     listed = read_markdown("---\nabstract: [a, b]\nsubtitle: {a: 1}\n---\n\nText.\n")
     assert (listed.abstract, listed.subtitle) == ((), "")
     assert [n.message.split(": ", 1)[1] for n in listed.notes] == [
         "front matter subtitle: not text; ignored", "front matter abstract: not text; ignored"]
 
 
-def test_a_token_in_the_front_matter_cites_nothing() -> None:
+def test_the_abstract_s_citations_come_first_and_a_subtitle_s_token_cites_nothing() -> None:
     rdoc = resolve_rows(read_markdown(ANSWER), ROWS)
-    assert [entry.number for entry in rdoc.entries] == [1]
+    assert [(entry.number, entry.sid) for entry in rdoc.entries] == [(1, 2), (2, 1)]
     html = write_resolved("html", rdoc, RenderOptions()).decode()
-    assert html.count('class="cite"') == 1  # the body's only
+    assert html.count('class="cite"') == 2  # the abstract's and the body's
+    assert_in_order(html, ['<header class="title-block">', 'id="cite-1" data-sids="2"',
+                           '<a href="#src-1">1</a>', "</header>", 'id="cite-2" data-sids="1"'])
+
+
+def test_a_bad_token_in_the_abstract_is_noted_at_its_front_matter_line() -> None:
+    text = "---\ntitle: T\nabstract: |\n  One.\n\n  Bad [[S:0]] and [[S:7]].\n---\n\nText.\n"
+    rdoc = resolve_rows(read_markdown(text), ROWS)
+    messages = [note.message for note in rdoc.notes]
+    assert any(m.startswith("markdown input, line 6: invalid citation") for m in messages)
+    assert any("unknown sids not in the sources pool: 7" in m for m in messages)
 
 
 def test_html_shows_the_block_under_the_title_escaped() -> None:
@@ -90,7 +123,9 @@ def test_html_shows_the_block_under_the_title_escaped() -> None:
     assert main.index(header) == 1 and main[0].get("class") == "doc-title"
     assert [p.get("class") for p in header.xpath(".//p")] == [
         "subtitle", "author", "date", "abstract-title", None, None]
-    assert [p.text_content() for p in header.xpath(".//p")] == BLOCK[1:-1]
+    assert [squashed(p.text_content()) for p in header.xpath(".//p")] == CITED[1:-1]
+    assert header.xpath(".//div[@class='abstract']/p/em")[0].text == "study"
+    assert header.xpath(".//div[@class='abstract']//sup[@class='cite']/a/@href") == ["#src-1"]
     assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt; &amp; #set" in page
     assert ".title-block .subtitle" in page  # its stylesheet comes with it
 
@@ -118,6 +153,12 @@ def test_pdf_shows_the_block_in_order(engine: str, tmp_path: Path) -> None:
     text = squashed(pdf_text(path))
     assert_in_order(text, BLOCK)
     assert text.startswith("Grid Report " + HOSTILE)
+    # the abstract's citation is number 1, the first link, to its Sources entry
+    cites = [(target, text_under(path, page, rect)) for page, rect, target in links(path)
+             if text_under(path, page, rect).isdigit()]
+    assert [number for _, number in cites] == ["1", "2"]
+    if engine == "weasyprint":  # Typst links to explicit destinations, not named ones
+        assert [target for target, _ in cites] == ["src-1", "src-2"]
 
 
 def test_the_abstract_heading_is_in_the_document_s_language(engine: str, tmp_path: Path) -> None:
@@ -132,7 +173,7 @@ def test_docx_paragraphs_in_pandoc_s_styles() -> None:
     shown = [(p.style.name, p.text) for p in document.paragraphs[:8]]  # type: ignore[union-attr]
     assert shown == list(zip(
         ["Title", "Subtitle", "Author", "Date", "Abstract Title", "Abstract", "Abstract",
-         "Heading 1"], BLOCK, strict=True))
+         "Heading 1"], CITED, strict=True))
 
 
 def test_pptx_cover_subtitle_and_abstract_slide() -> None:
@@ -143,6 +184,85 @@ def test_pptx_cover_subtitle_and_abstract_slide() -> None:
     assert abstract.shapes.title.text == "Abstract"
     body = " ".join(s.text_frame.text for s in abstract.shapes if s.has_text_frame)
     assert_in_order(squashed(body), BLOCK[4:7])
+
+
+def test_docx_and_pptx_draw_the_abstract_s_emphasis_and_citation() -> None:
+    document = docx.Document(io.BytesIO(render_markdown("docx", ANSWER, ROWS)))
+    first = document.paragraphs[5]
+    assert [run.text for run in first.runs if run.italic] == ["study"]
+    assert "w:vertAlign" in first._p.xml and 'w:anchor="src_1"' in first._p.xml
+    deck = Presentation(io.BytesIO(render_markdown("pptx", ANSWER, ROWS)))
+    slide = list(deck.slides)[1]
+    runs = [run for shape in slide.shapes if shape.has_text_frame and shape != slide.shapes.title
+            for p in shape.text_frame.paragraphs for run in p.runs]
+    assert [run.text for run in runs if run.font.italic] == ["study"]
+    assert any(run.text == "1" and run.font._rPr.get("baseline") for run in runs)
+
+
+#: An abstract of every kind of block, and of what has no place in it: each format draws it.
+HOSTILE_ABSTRACT = """---
+title: Hostile
+abstract: |
+  # A heading [[S:1]]
+
+  ::: notes
+  Speaker only [[S:2]]
+  :::
+
+  | a | b |
+  |---|---|
+  | 1 [[S:2]] | 2 |
+
+  ```python
+  x = "[[S:1]]"
+  ```
+
+  - item *one*
+    - nested [[S:1]]
+
+  > quoted $x^2$, ^[not a note] and a note[^n]
+
+  <div>raw <b>html</b></div>
+
+  Bad [[S:0]], see @tbl:t.
+---
+
+# Body
+
+Body [[S:1]] with a note[^n].
+
+[^n]: The note.
+
+| c |
+|---|
+| d |
+
+: Cells {#tbl:t}
+"""
+
+
+@pytest.mark.parametrize(("fmt", "pdf_engine"), [
+    ("html", "weasyprint"), ("docx", "weasyprint"), ("pptx", "weasyprint"), ("md", "weasyprint"),
+    ("pdf", "weasyprint"), ("pdf", "typst"),
+])
+def test_an_abstract_of_any_blocks_is_drawn_and_noted(fmt: str, pdf_engine: str) -> None:
+    document = read_markdown(HOSTILE_ABSTRACT)
+    assert [note.message.split(": ", 1)[1].split(":")[0] for note in document.notes] == [
+        "invalid citation token '[[S",
+        "speaker notes in the front matter abstract are left out",
+    ]
+    assert render_markdown(fmt, HOSTILE_ABSTRACT, ROWS,  # type: ignore[arg-type]
+                           pdf_engine=pdf_engine)
+    rdoc = resolve_rows(document, ROWS)
+    assert [(entry.number, entry.sid) for entry in rdoc.entries] == [(1, 1), (2, 2)]
+    assert [n.number for n in iter_inlines(rdoc.document.abstract)
+            if isinstance(n, CrossRef)] == [1]
+
+
+def test_the_abstract_s_nesting_is_bounded() -> None:
+    deep = "---\nabstract: |\n  " + "> " * 300 + "x\n---\n\nText.\n"
+    with pytest.raises(LimitError, match="nest"):
+        read_markdown(deep)
 
 
 def test_pptx_subtitle_too_long_for_the_cover_gets_a_slide_of_its_own() -> None:
@@ -188,31 +308,42 @@ def test_office_files_show_the_block_in_libreoffice(tmp_path: Path) -> None:
 
 def test_markdown_keeps_subtitle_and_abstract_for_citerender_and_pandoc() -> None:
     markdown = render_markdown("md", ANSWER, ROWS).decode()
-    assert "abstract: |\n  We *study* queues and grids.\n\n  Second paragraph" in markdown
+    # the abstract as markdown, its citation the first footnote, as the body writes them
+    assert ("abstract: |\n  We *study* queues\n  and grids [^1].\n\n  Second paragraph & more.\n"
+            in markdown)
+    assert "Text [^2]." in markdown and "[^1]: [Another source]" in markdown
     again = read_markdown(markdown)
-    assert (again.subtitle, again.abstract) == (HOSTILE, read_markdown(ANSWER).abstract)
+    assert again.subtitle == HOSTILE
+    assert [plain_text(p.children) for p in again.abstract  # type: ignore[attr-defined]
+            ] == ["We study queues and grids .", "Second paragraph & more."]
+    assert [n.label for n in iter_inlines(again.abstract) if isinstance(n, FootnoteRef)] == ["1"]
     require_client(shutil.which("pandoc") is not None, "pandoc is not installed")
     meta = json.loads(subprocess.run(
         ["pandoc", "--from", "markdown", "--to", "json"], input=markdown,
         capture_output=True, text=True, check=True).stdout)["meta"]
     assert meta["subtitle"]["t"] == "MetaInlines"
-    assert [block["t"] for block in meta["abstract"]["c"]] == ["Para", "Para"]
+    paragraphs = meta["abstract"]["c"]
+    assert [block["t"] for block in paragraphs] == ["Para", "Para"]
+    assert [node["t"] for node in paragraphs[0]["c"]].count("Note") == 1  # the Sources entry
     # the title is declared, not a first heading: pandoc shows its block only under a title
     page = subprocess.run(["pandoc", "-s", "--from", "markdown", "--to", "html"],
                           input=markdown, capture_output=True, text=True, check=True).stdout
     header = page[page.index('<header id="title-block-header">'):page.index("</header>")]
     assert_in_order(header, ['class="title">Grid Report', 'class="subtitle"', "Ana Ruiz",
-                             "Bo Li", "1 May 2024", "Abstract", "Second paragraph"])
+                             "Bo Li", "1 May 2024", "Abstract", "<em>study</em>",
+                             'href="#fn1"', "Second paragraph"])
     assert page.count("Grid Report") == 2  # <title> and the header's, no heading
 
 
 @pytest.mark.parametrize("abstract", [
-    ("---", "...", "a: b # c"), ("- item", '"q" \\ é 😀'), ("[[S:1]] <b>x</b>",),
+    "---\n\n...\n\na: b # c", "- item\n\n\"q\" \\ é 😀", "[[S:1]] <b>x</b>",
+    "  indented\nlast",
 ])
-def test_the_markdown_block_reads_back_any_abstract(abstract: tuple[str, ...]) -> None:
+def test_the_markdown_block_reads_back_any_abstract(abstract: str) -> None:
     block = metadata_block(DEFAULT_LANGUAGE, subtitle="s: x", abstract=abstract)
-    again = read_markdown(block + "\nText.\n")
-    assert (again.subtitle, again.abstract, again.notes) == ("s: x", abstract, ())
+    context = ReadContext("markdown input", Limits())
+    metadata, _ = read_metadata(block + "\nText.\n", context)
+    assert (metadata.subtitle, metadata.abstract, context.notes) == ("s: x", abstract, [])
 
 
 def test_the_author_option_is_shown_and_an_html_head_is_not() -> None:

@@ -181,7 +181,7 @@ def test_hostile_title_author_sources_and_pool_fields() -> None:
         {"sid": 2, "title": "", "artifact_path": "#read(/etc/passwd)/$x$.pdf"},
     ])  # fmt: skip
     document = Document((para(Text("c"), Cite((1, 2))),), subtitle=HOSTILE,
-                        abstract=(HOSTILE,), shows_metadata=True)
+                        abstract=(para(Text(HOSTILE)),), shows_metadata=True)
     rdoc = resolve(document, pool, sources_heading=HOSTILE)
     options = RenderOptions(title=HOSTILE, author=HOSTILE)
     pdf, _, _ = typst_pdf(rdoc, options)

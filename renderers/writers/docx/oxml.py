@@ -269,6 +269,31 @@ def _ppr_prototype(props: ParaProps) -> Element | None:
     return ppr if len(ppr) else None
 
 
+#: The ``w:pPr`` children that come after ``w:spacing`` in the schema's order.
+_AFTER_SPACING = frozenset(w(tag) for tag in (
+    "ind", "contextualSpacing", "mirrorIndents", "suppressOverlap", "jc", "textDirection",
+    "textAlignment", "textboxTightWrap", "outlineLvl", "divId", "cnfStyle", "rPr", "sectPr",
+    "pPrChange"))
+
+
+def set_space_after(p: Element, twips: int) -> None:
+    """Set the space below the written paragraph ``p`` (its ``w:spacing`` ``after``), the
+    rest of its properties kept."""
+    ppr = p.find(w("pPr"))
+    if ppr is None:
+        ppr = etree.Element(w("pPr"))
+        p.insert(0, ppr)
+    spacing = ppr.find(w("spacing"))
+    if spacing is None:
+        spacing = etree.Element(w("spacing"))
+        later = next((child for child in ppr if child.tag in _AFTER_SPACING), None)
+        if later is not None:
+            later.addprevious(spacing)
+        else:
+            ppr.append(spacing)
+    spacing.set(w("after"), str(twips))
+
+
 # ---------------------------------------------------------------- tables
 
 

@@ -61,6 +61,7 @@ from renderers.document import (
     iter_inlines,
     numbered_name,
     plain_text,
+    reading_blocks,
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.language import language_for
@@ -138,6 +139,7 @@ from renderers.writers.docx.oxml import (
     drop_thumbnail,
     line_direction,
     part_joined_frames,
+    set_space_after,
     w,
 )
 from renderers.writers.docx.styles import StyleBook, name_east_asian_font, set_default_language
@@ -178,6 +180,7 @@ class _Scope:
     origin: int = 0  # twips, where a list in this scope starts (moved right by block quotes)
     list_level: int = -1
     quote: bool = False
+    style: str = ""  # the style id of body text in this scope ("": Normal); the abstract's
 
 
 def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
@@ -272,7 +275,7 @@ class _DocxWriter:
         self.words = document_words(rdoc, options)
         self.footnote_mode = options.docx_citations == "footnotes"
         self.title = document_title(rdoc.document, options)
-        self.notes = AuthorNotes(rdoc.document.blocks)
+        self.notes = AuthorNotes(reading_blocks(rdoc.document))
         self.styles = StyleBook(document.styles.element)
         self.numbering = Numbering(document.part.numbering_part.element)
         self.footnotes = Footnotes(document.part)
@@ -357,12 +360,18 @@ class _DocxWriter:
         lines = [(_TITLE_LINE_STYLES[kind], text) for kind, text in shown.lines]
         if shown.abstract:
             lines.append(("Abstract Title", shown.abstract_heading))
-            lines += [("Abstract", text) for text in shown.abstract]
         for n, (style, text) in enumerate(lines, start=1):
             # The block's 1.6 em (report.css) below its last line, whatever its style.
-            after = _TITLE_BLOCK_AFTER if n == len(lines) else None
+            after = _TITLE_BLOCK_AFTER if n == len(lines) and not shown.abstract else None
             props = ParaProps(style=self.styles.get(style), bidi=is_rtl(text), space_after=after)
             add_run(add_paragraph(body, props), text, self._direction(text))
+        if shown.abstract:  # the body's blocks, their paragraphs in the Abstract style
+            start = len(body)
+            self.blocks(body, shown.abstract, _Scope(style=self.styles.get("Abstract")))
+            last = next((p for added in reversed(body[start:])
+                         for p in reversed(list(added.iter(w("p"))))), None)
+            if last is not None:
+                set_space_after(last, _TITLE_BLOCK_AFTER)
 
     def _collect(self, blocks: tuple[Block, ...], own: frozenset[str]) -> None:
         """Reserve heading and anchor bookmarks first (links may point ahead); none for an
@@ -560,7 +569,7 @@ class _DocxWriter:
     def _para(self, scope: _Scope, inlines: tuple[Inline, ...] = ()) -> ParaProps:
         """Paragraph properties for body text in ``scope``, right-to-left when ``inlines``
         start right-to-left."""
-        return ParaProps(indent=scope.indent, border_left=scope.quote,
+        return ParaProps(style=scope.style, indent=scope.indent, border_left=scope.quote,
                          bidi=is_rtl(plain_text(inlines)) if inlines else False)
 
     def _heading(self, parent: Element, heading: Heading, style: str) -> None:

@@ -53,6 +53,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     plain_text,
+    reading_blocks,
     walk_inlines,
 )
 from renderers.errors import UnsupportedNodeError
@@ -223,6 +224,9 @@ def write_report(
     words = document_words(rdoc, options)
     writer = ReportWriter(options, rdoc, words, target)
     blocks = rdoc.document.blocks
+    shown = title_block(rdoc.document, options, words)
+    # written first: the abstract's citations come before the body's (citation notes)
+    header = writer.title_block(shown) if shown else None
     parts = writer.block_parts(blocks)
     notes = writer.notes()
     toc = Markup("")
@@ -238,9 +242,8 @@ def write_report(
         toc = contents_markup(contents_entries(headings, back), words)
         parts.insert(contents_position(blocks, title.heading), toc)
         toc = Markup("")
-    shown = title_block(rdoc.document, options, words)
-    if shown:  # before the contents, which go after the title heading's paragraphs
-        parts.insert(title_block_position(blocks, title), writer.title_block(shown))
+    if header is not None:  # before the contents, which go after the title heading's paragraphs
+        parts.insert(title_block_position(blocks, title), header)
     definitions = writer.images.definitions()
     if definitions:
         parts.insert(0, definitions)
@@ -387,8 +390,8 @@ class ReportWriter:
         self.words = words  # the document's own (renderers.labels)
         self.ids = HeadingIds()
         self.direction: Direction = "ltr"  # inherited by the block being written
-        self.notes_series = AuthorNotes(document.blocks)
-        self.images = EmbeddedImages(document.blocks, options, target, self.ids, words)
+        self.notes_series = AuthorNotes(reading_blocks(document))
+        self.images = EmbeddedImages(reading_blocks(document), options, target, self.ids, words)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
         self.cite_notes: list[dict[str, object]] = []  # a note style's notes, in order
         self.code = CodeBlocks(options.highlight_style)
@@ -549,13 +552,13 @@ class ReportWriter:
 
     def title_block(self, block: TitleBlock) -> Markup:
         """The title block under the title: a ``<header class="title-block">`` with a line
-        each for the subtitle, authors and date, then the abstract's paragraphs under its word
+        each for the subtitle, authors and date, then the abstract's blocks under its word
         (a paragraph, not a heading: the contents and the PDF's outline list the document's own
         sections)."""
         lines = [self.classed_paragraph(kind, text) for kind, text in block.lines]
         if block.abstract:
             paragraphs = [self.classed_paragraph("abstract-title", block.abstract_heading)]
-            paragraphs += [self.block(Paragraph((Text(text),))) for text in block.abstract]
+            paragraphs += [part for part in self.block_parts(block.abstract) if part]
             lines.append(Markup('<div class="abstract">\n') + Markup("\n").join(paragraphs)
                          + Markup("\n</div>"))
         return Markup('<header class="title-block">\n') + Markup("\n").join(lines) + Markup(

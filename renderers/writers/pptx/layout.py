@@ -36,6 +36,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     plain_text,
+    reading_blocks,
 )
 from renderers.errors import LimitError, UnsupportedNodeError
 from renderers.language import language_for
@@ -114,7 +115,7 @@ class _DeckBuilder(SlideFlow):
         super().__init__(options, geometry, metrics, labels, document_words(rdoc, options))
         self.rdoc = rdoc
         self.load_image = load_image
-        self.notes = AuthorNotes(rdoc.document.blocks)
+        self.notes = AuthorNotes(reading_blocks(rdoc.document))
         self.inlines = InlineRuns(self.words, self.notes)
         self.highlight = Highlighter(options.highlight_style)
 
@@ -496,8 +497,7 @@ class _DeckBuilder(SlideFlow):
         if block.abstract:  # a slide of its own after the cover, as a paper's first page
             base = self.title_base
             self.start((Run(clean(block.abstract_heading)),))
-            for paragraph in block.abstract:
-                self.paragraph((Text(paragraph),), 0, False)
+            self.blocks(block.abstract)  # flowed as the body is, onto more slides if need be
             self.close()
             self.title_base = base
         if self.options.toc:

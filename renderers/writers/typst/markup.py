@@ -61,6 +61,7 @@ from renderers.document import (
     iter_inlines,
     only_anchors,
     plain_text,
+    reading_blocks,
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.fonts import find_font, font_face
@@ -299,7 +300,7 @@ class _Markup:
         self.root = RootFiles()
         self.code = CodeBlocks(options.highlight_style)
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
-        self.notes = AuthorNotes(rdoc.document.blocks)
+        self.notes = AuthorNotes(reading_blocks(rdoc.document))
         self.heading_ids: dict[int, str] = {}
         self.labels: set[str] = set()
         #: The labels on headings: links to them stay Typst's own (``to_label``).
@@ -830,15 +831,16 @@ class _Markup:
 
     def title_block(self, block: TitleBlock, *, heading_next: bool) -> str:
         """The title block under the title: report.typ's ``title-block``, each part a
-        paragraph in the direction it reads; ``heading_next``: a heading or the contents
-        follow it (they space themselves from it)."""
+        paragraph in the direction it reads (the abstract's blocks as the body's);
+        ``heading_next``: a heading or the contents follow it (they space themselves from it)."""
         def part(text: str) -> str:
             return content(self.block(Paragraph((Text(text),))))
 
         named = [f"{kind}: {part(text)}" for kind, text in block.lines]
-        if block.abstract:
+        if block.abstract:  # each of the abstract's blocks drawn as the body's are
+            drawn = (content(markup) for b in block.abstract if (markup := self.block(b)))
             named += [f"abstract-title: {part(block.abstract_heading)}",
-                      f"abstract: {array(part(text) for text in block.abstract)}"]
+                      f"abstract: {array(drawn)}"]
         return call("title-block", *named, *(["heading-next: true"] if heading_next else []))
 
     def contents(self, title: Heading | None) -> str:
