@@ -142,8 +142,8 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
 
 SOURCES_ID = "sources"
 #: Places the other writers make that the Markdown output has none of (no Notes, Citation
-#: notes or Contents section; a note style's citation notes are cite numbers here).
-_NO_PLACE = re.compile(rf"^(?:{NOTES_ID}|{CITATION_NOTES_ID}|{CONTENTS_ID}|cnote-\d+)$")
+#: notes or Contents section).
+_NO_PLACE = re.compile(rf"^(?:{NOTES_ID}|{CITATION_NOTES_ID}|{CONTENTS_ID})$")
 
 
 @dataclass
@@ -151,12 +151,13 @@ class LinkPlaces:
     """Where the document's in-document links lead in the Markdown output.
 
     ``named``: the writers' own places (:data:`renderers.text.RESERVED_ANCHOR`: a Sources
-    entry, a citation, an author note or its reference, the Sources heading) that a link of
-    the document leads to: each gets an ``<a id>`` where it is written, the one way Markdown
-    names a place (pandoc's HTML keeps it), and only then, so documents without such links
-    keep their bytes (numbered captions always carry theirs). ``dead``: the ids a link to
-    is written as its text, :attr:`ResolvedDocument.dead_links` and the places Markdown has
-    none of (:data:`_NO_PLACE`). Each anchor is written once: at a note's first reference.
+    entry, a citation or a note style's note of it, an author note or its reference, the
+    Sources heading) that a link of the document leads to: each gets an ``<a id>`` where it
+    is written, the one way Markdown names a place (pandoc's HTML keeps it), and only then,
+    so documents without such links keep their bytes (numbered captions always carry
+    theirs). ``dead``: the ids a link to is written as its text,
+    :attr:`ResolvedDocument.dead_links` and the places Markdown has none of
+    (:data:`_NO_PLACE`). Each anchor is written once: at a note's first reference.
     """
 
     named: frozenset[str] = frozenset()
@@ -393,8 +394,9 @@ class _InlineWriter:
             case Cite(children=children, note=0, anchor=anchor) if children:
                 self.emit(self.places.anchor(anchor))
                 self._styled_cite(children)
-            case Cite(numbers=numbers, anchor=anchor):
-                self.emit(self.places.anchor(anchor))
+            case Cite(numbers=numbers, anchor=anchor, note=note):
+                # a note style's note (cnote-K) is this citation's references here
+                self.emit(self.places.anchor(anchor) + self.places.anchor(f"cnote-{note}"))
                 # Every number its own reference, a run included: a footnote definition no
                 # reference names is left out of the rendered list, so [^1]–[^3] would drop
                 # source 2 from the Sources (the numbers are bounded by limits.max_cited_sids).
@@ -680,6 +682,9 @@ class _BlockWriter:
                 raise UnsupportedNodeError(f"markdown writer: unsupported block node {block!r}")
 
     def _heading(self, level: int, children: tuple[Inline, ...]) -> str:
+        # an anchor of the id pandoc gives the heading itself would name the place twice
+        own = _pandoc_id(plain_text(children))
+        children = tuple(c for c in children if not (isinstance(c, Anchor) and c.id == own))
         text = self.inline_text(children, single_line=True).strip()
         closing = re.search(r"(^|\s)(#+)$", text)
         if closing:
