@@ -682,9 +682,6 @@ class _BlockWriter:
                 raise UnsupportedNodeError(f"markdown writer: unsupported block node {block!r}")
 
     def _heading(self, level: int, children: tuple[Inline, ...]) -> str:
-        # an anchor of the id pandoc gives the heading itself would name the place twice
-        own = _pandoc_id(plain_text(children))
-        children = tuple(c for c in children if not (isinstance(c, Anchor) and c.id == own))
         text = self.inline_text(children, single_line=True).strip()
         closing = re.search(r"(^|\s)(#+)$", text)
         if closing:
