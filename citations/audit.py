@@ -161,6 +161,7 @@ def audit(
     cited_groups: Sequence[Sequence[int]] | None = None,
     code_groups: Sequence[Sequence[int]] = (),
     recorded_usage: Sequence[int] = (),
+    name: str = "<content>",
 ) -> AuditReport:
     """Audit ``content`` (markdown, HTML, or a JSON/YAML answer with a ``_citations`` sidecar)
     against ``pool`` (anything :meth:`SourcePool.coerce` accepts).
@@ -175,6 +176,7 @@ def audit(
     of misnested markup: ``<td><code>x</td>``) differs from the parse the reader reads.
     ``recorded_usage``: USAGE sids the content records other than as tokens (a page citerender
     wrote keeps them in its head: :data:`renderers.metadata.USAGE_META`).
+    ``name``: what a JSON/YAML answer's parse errors call it (the file's name, as render says).
 
     ``content`` may also be a provider's native answer (a dict/list, or its JSON text with
     ``content_format`` naming the provider): it is adapted first (:mod:`citations.adapters`),
@@ -185,7 +187,7 @@ def audit(
     """
     if content_format in ("json", "yaml") and isinstance(content, str):
         structured: Literal["json", "yaml"] = "json" if content_format == "json" else "yaml"
-        return audit_structured(content, pool, content_format=structured)
+        return audit_structured(content, pool, content_format=structured, name=name)
     if not isinstance(content, str) or content_format not in ("markdown", "html"):
         from citations.adapters import PROVIDERS, adapt
 
@@ -313,8 +315,10 @@ def audit_structured(
     *,
     content_format: Literal["json", "yaml"] = "json",
     pointer: str = DEFAULT_POINTER,
+    name: str = "<content>",
 ) -> AuditReport:
-    """Audit a JSON/YAML answer whose citations live in a ``_citations`` sidecar.
+    """Audit a JSON/YAML answer whose citations live in a ``_citations`` sidecar (``name``:
+    what a parse error calls it).
 
     Every bad sidecar entry (not an object, a pointer that names nothing or a non-string, sids
     that are not positive integers) becomes an invalid token whose text is its JSON Pointer.
@@ -323,7 +327,7 @@ def audit_structured(
     """
     sources = SourcePool.coerce(pool)
     try:
-        document = load_structured(content, content_format)
+        document = load_structured(content, content_format, name=name)
     except SidecarError as exc:
         raise ValueError(str(exc)) from exc
     invalid: list[InvalidToken] = []

@@ -38,15 +38,16 @@ def audit(
     *,
     content_format: str | None = None,
     dialects: Iterable[str] | str | None = None,
+    name: str = "<content>",
 ) -> AuditReport:
     """Audit ``content`` (markdown, HTML, a provider's answer, or JSON/YAML with a
     ``_citations`` sidecar) against ``pool`` as render would number it; ``content_format``
-    None: detected, as render detects it."""
+    None: detected, as render detects it; ``name``: what a JSON/YAML parse error calls it."""
     from renderers.pipeline import read_document
     from renderers.speaker_notes import planning_order
 
     if content_format in ("json", "yaml"):  # a sidecar answer: no document to read
-        return scanner_audit(content, pool, content_format=content_format)
+        return scanner_audit(content, pool, content_format=content_format, name=name)
     read = read_document(content, pool, content_format, RenderOptions(), dialects, "content")
     groups = [cite.sids for cite in planning_order(reading_blocks(read.document))]
     code = _code_groups(reading_blocks(read.document), read.dialects)

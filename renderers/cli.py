@@ -462,7 +462,7 @@ def _audit_text(
 
         fmt = detect_format(text)
     try:
-        return run_audit(text, sources, content_format=fmt, dialects=dialects)
+        return run_audit(text, sources, content_format=fmt, dialects=dialects, name=str(input))
     except ValueError as exc:
         raise BadInput(str(input), str(exc)) from None
 

@@ -16,6 +16,7 @@ from citations.tokens import CLOSING_PUNCTUATION
 from renderers.crossref import number_crossrefs
 from renderers.diagnostics import MAX_PER_CODE, Code, Diagnostic, messages, summary
 from renderers.document import (
+    Anchor,
     Block,
     Cite,
     Document,
@@ -38,7 +39,7 @@ from renderers.errors import StrictError
 from renderers.labels import Labels, labels_for
 from renderers.language import DEFAULT_LANGUAGE, Language, document_language
 from renderers.speaker_notes import has_speaker_notes, planning_order, without_speaker_notes
-from renderers.text import Direction, blocks_direction
+from renderers.text import RESERVED_ANCHOR, Direction, blocks_direction
 
 _PATH_SEPARATORS = re.compile(r"[/\\]")
 
@@ -214,14 +215,20 @@ def check_links(rdoc: ResolvedDocument, *, strict: bool = False) -> ResolvedDocu
     none of its views (:func:`generated_anchors`: ``#cite-99``, ``#fig-12``, ``#cnote-1`` when
     no citation is a note), and with :attr:`ResolvedDocument.dead_links` set: those ids and the
     ones the reader found no element for. Run after any citation style, which decides which
-    citations are notes; ``strict`` raises :class:`StrictError` on such a link."""
+    citations are notes; ``strict`` raises :class:`StrictError` on such a link. An anchor of
+    that form the input names itself (the Markdown writer's ``<a id="src-2">``, read back) is
+    a place only where the writers make none: else it is left out, the writers' place wins."""
     document = rdoc.document
     dead: list[Diagnostic] = []
     targets = set(document.dead_links)
-    if document.anchor_notes:
+    own = {node.id for node in iter_inlines(reading_blocks(document))
+           if isinstance(node, Anchor) and RESERVED_ANCHOR.match(node.id)}
+    if document.anchor_notes or own:
         made = generated_anchors(reading_blocks(document), rdoc.entries)
         if rdoc.speaker_view is not None:
             made |= generated_anchors(reading_blocks(rdoc.speaker_view.document), rdoc.entries)
+        if own & made:
+            rdoc = _without_anchors(rdoc, own & made)
         for target, note in document.anchor_notes:
             if target not in made:
                 dead.append(note)
@@ -229,6 +236,19 @@ def check_links(rdoc: ResolvedDocument, *, strict: bool = False) -> ResolvedDocu
     if strict and dead:
         raise StrictError(summary(dead))
     return dataclasses.replace(rdoc, notes=(*rdoc.notes, *dead), dead_links=frozenset(targets))
+
+
+def _without_anchors(rdoc: ResolvedDocument, ids: set[str]) -> ResolvedDocument:
+    """``rdoc`` (and its speaker view) without the :class:`Anchor` nodes of ``ids``."""
+
+    def tidy(run: list[Inline]) -> tuple[Inline, ...]:
+        return tuple(n for n in run if not (isinstance(n, Anchor) and n.id in ids))
+
+    view = rdoc.speaker_view
+    if view is not None:
+        view = dataclasses.replace(view, document=map_document(view.document, _keep, tidy=tidy))
+    return dataclasses.replace(rdoc, document=map_document(rdoc.document, _keep, tidy=tidy),
+                               speaker_view=view)
 
 
 def _resolve(

@@ -73,6 +73,9 @@ class ReadContext:
     #: Each id the document's links lead to → where its first link is (a line, or how to
     #: find it: only a link that leads nowhere is looked for).
     links: dict[str, int | Callable[[], int]] = field(default_factory=dict)
+    #: Ids of the writers' own form that a markdown ``<a id>`` names (the Markdown writer's
+    #: anchors, read back): places unless the writers make the same (``resolve.check_links``).
+    own_places: set[str] = field(default_factory=set)
 
     def check_size(self, content: str) -> None:
         """Fail fast when ``content`` exceeds ``limits.max_content_bytes``."""
@@ -204,6 +207,15 @@ class ReadContext:
         if target := link_target(url):
             self.links.setdefault(target, where)
 
+    def own_place(self, ident: str) -> bool:
+        """Whether ``<a id="ident">`` in markdown is a place of the writers' own form
+        (``src-2``: how the Markdown writer names the places it makes) met for the first time:
+        an anchor there, which resolution leaves out when the writers make that place."""
+        if not RESERVED_ANCHOR.match(ident) or ident in self.own_places:
+            return False
+        self.own_places.add(ident)
+        return True
+
     def _note_dead_links(self) -> tuple[list[tuple[str, Diagnostic]], frozenset[str]]:
         """A note for each id the document's links lead to that no heading or element has
         (nor a writer's section: ``notes`` …): every writer drops such a link's target. The
@@ -213,7 +225,7 @@ class ReadContext:
         generated: list[tuple[str, Diagnostic]] = []
         dead: list[str] = []
         for target, where in self.links.items():
-            if target in self.ids or target in _WRITERS_SECTIONS:
+            if target in self.ids or target in _WRITERS_SECTIONS or target in self.own_places:
                 continue
             if RESERVED_ANCHOR.match(target):
                 why = "the document has no such citation, source, note, figure or table"

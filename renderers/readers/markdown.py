@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -51,6 +51,7 @@ from renderers.document import (
     Figure,
     FootnoteDef,
     FootnoteRef,
+    Heading,
     Image,
     Inline,
     LineBreak,
@@ -94,6 +95,7 @@ from renderers.readers.math_rules import (
 )
 from renderers.readers.sanitize import safe_image_src
 from renderers.speaker_notes import has_speaker_notes, without_speaker_notes
+from renderers.text import slugify
 
 _SUP_OPEN = re.compile(r"^<sup(?=[\s>/])([^>]*)>$", re.IGNORECASE)
 _SUP_CLOSE = re.compile(r"^</sup\s*>$", re.IGNORECASE)
@@ -442,7 +444,7 @@ class _MarkdownReader:
                 return anchors_on_text(attach_table_captions(out)), i + 1
             if kind == "heading_open":
                 inline = self.inlines(tokens[i + 1])
-                out.append(self.context.heading(int(token.tag[1:]), inline))
+                out.append(self._heading(int(token.tag[1:]), inline))
                 i = _skip_to(tokens, i, "heading_close")
             elif kind == "paragraph_open":
                 paragraph = self.paragraph(tokens[i + 1])
@@ -649,6 +651,16 @@ class _MarkdownReader:
             i += 1
         return Table(header, tuple(rows), tuple(aligns)), i + 1
 
+    def _heading(self, level: int, children: tuple[Inline, ...]) -> Heading:
+        """A heading; one whose text makes an id of the writers' own form that a link names
+        (``## Sources`` and ``#sources``, as the Markdown writer writes them and pandoc names
+        them) leads with that place (:meth:`ReadContext.own_place`), its own id another."""
+        heading = self.context.heading(level, children)
+        own = slugify(plain_text(children))
+        if own in self.targets and own != heading.id and self.context.own_place(own):
+            return replace(heading, children=(Anchor(own), *children))
+        return heading
+
     # ------------------------------------------------ inlines
 
     def inlines(self, inline: Token) -> tuple[Inline, ...]:
@@ -821,9 +833,10 @@ class _MarkdownReader:
                 return k + 1
         if name == "a" and not tag.group(1):  # type: ignore[union-attr]
             # ``<a id="x"></a>``: the place ``[…](#x)`` leads to (the Markdown writer names
-            # places so), an anchor when nothing has the id yet; the tags themselves drop out
+            # places so), an anchor when nothing has the id yet (one of the writers' own form
+            # too: ReadContext.own_place); the tags themselves drop out
             ident = tag_attributes(tag.group(3)).get("id", "").strip()  # type: ignore[union-attr]
-            if ident and self.context.ids.claim(ident):
+            if ident and (self.context.ids.claim(ident) or self.context.own_place(ident)):
                 out.add(Anchor(ident))
             return k + 1
         if tag is not None and (name in _STYLE_TAGS or name in _STRIKE_TAGS):

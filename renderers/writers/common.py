@@ -50,10 +50,12 @@ from renderers.document import (
     Image,
     Inline,
     Paragraph,
+    Strong,
     Text,
     iter_blocks,
     iter_inlines,
     label_kind,
+    map_blocks,
     only_anchors,
     plain_text,
 )
@@ -259,9 +261,24 @@ def title_block(document: Document, options: RenderOptions, words: Labels) -> Ti
         subtitle=_one_line(document.subtitle) if shown else "",
         authors=joined_authors(authors),
         date=_one_line(document.date) if shown else "",
-        abstract=document.abstract if shown else (),
+        abstract=map_blocks(document.abstract, _same, block_fn=_abstract_heading) if shown
+        else (),
         abstract_heading=words.abstract,
     )
+
+
+def _same(node: Inline) -> Inline:
+    return node
+
+
+def _abstract_heading(block: Block) -> Block:
+    """A heading of the abstract as a bold line keeping its id: it is no section of the
+    document, so it enters no PDF outline, contents, Word navigation or slide title (pandoc's
+    LaTeX shows it unnumbered, out of the contents), yet looks like the abstract's own title."""
+    if not isinstance(block, Heading):
+        return block
+    lead: tuple[Inline, ...] = (Anchor(block.id),) if block.id else ()
+    return Paragraph((*lead, Strong(block.children)), align=block.align)
 
 
 def carried_anchors(blocks: Sequence[Block]) -> list[tuple[str, ...] | None]:

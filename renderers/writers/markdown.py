@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from citations.links import safe_link
@@ -52,6 +53,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     crossref_may_follow,
+    iter_inlines,
     label_kind,
     numbered_anchor,
     numbered_name,
@@ -70,6 +72,9 @@ from renderers.sandbox import load_image
 from renderers.text import link_target
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
+    CITATION_NOTES_ID,
+    NOTES_ID,
+    AuthorNote,
     AuthorNotes,
     ImageBytes,
     document_authors,
@@ -81,6 +86,7 @@ from renderers.writers.common import (
     title_block,
     unresolved_note_text,
 )
+from renderers.writers.contents import CONTENTS_ID
 
 _ESCAPE_ALWAYS = re.compile(r"[\\`*_\[\]<|~]")
 _ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
@@ -101,8 +107,9 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     declared there rather than written as a first heading, since pandoc shows a subtitle,
     authors, date and abstract only under a declared title."""
     words = document_words(rdoc, options)
+    places = LinkPlaces.of(rdoc)
     writer = _BlockWriter(_note_labels(reading_blocks(rdoc.document)), ImageDefinitions(options),
-                          words, rdoc.dead_links)
+                          words, places)
     # the abstract as markdown, written first (its citations are the first footnotes)
     abstract = writer.blocks(rdoc.document.abstract) if rdoc.document.abstract else ""
     blocks: list[Block] = list(rdoc.document.blocks)
@@ -112,8 +119,11 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     chunks = [writer.blocks(tuple(blocks))] if blocks else []
     chunks.append(writer.images.definitions())
     if rdoc.entries:
-        chunks.append(writer.block(Heading(2, (Text(rdoc.sources_heading),))))
-        chunks.append("\n".join(sources_definition(entry, writer.images, words)
+        heading: tuple[Inline, ...] = (Text(rdoc.sources_heading),)
+        if SOURCES_ID in places.named and _pandoc_id(rdoc.sources_heading) != SOURCES_ID:
+            heading = (Anchor(SOURCES_ID), *heading)  # else pandoc names the heading so
+        chunks.append(writer.block(Heading(2, heading)))
+        chunks.append("\n".join(sources_definition(entry, writer.images, words, places)
                                  for entry in rdoc.entries))
     text = "\n\n".join(chunk for chunk in chunks if chunk)
     document = rdoc.document
@@ -130,6 +140,53 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     return "\n".join(part for part in (metadata, text + "\n" if text else "") if part)
 
 
+SOURCES_ID = "sources"
+#: Places the other writers make that the Markdown output has none of (no Notes, Citation
+#: notes or Contents section).
+_NO_PLACE = re.compile(rf"^(?:{NOTES_ID}|{CITATION_NOTES_ID}|{CONTENTS_ID})$")
+
+
+@dataclass
+class LinkPlaces:
+    """Where the document's in-document links lead in the Markdown output.
+
+    ``named``: the writers' own places (:data:`renderers.text.RESERVED_ANCHOR`: a Sources
+    entry, a citation or a note style's note of it, an author note or its reference, the
+    Sources heading) that a link of the document leads to: each gets an ``<a id>`` where it
+    is written, the one way Markdown names a place (pandoc's HTML keeps it), and only then,
+    so documents without such links keep their bytes (numbered captions always carry
+    theirs). ``dead``: the ids a link to is written as its text,
+    :attr:`ResolvedDocument.dead_links` and the places Markdown has none of
+    (:data:`_NO_PLACE`). Each anchor is written once: at a note's first reference.
+    """
+
+    named: frozenset[str] = frozenset()
+    dead: frozenset[str] = frozenset()
+    written: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, rdoc: ResolvedDocument) -> LinkPlaces:
+        targets = {link_target(node.url) for node in iter_inlines(reading_blocks(rdoc.document))
+                   if isinstance(node, Link)} - {""} - rdoc.dead_links
+        unplaced = {target for target in targets if _NO_PLACE.match(target)}
+        return cls(frozenset(targets - unplaced), rdoc.dead_links | unplaced)
+
+    def anchor(self, ident: str) -> str:
+        """``<a id="…"></a>`` when a link leads to ``ident`` and it is not written yet, else ""."""
+        if ident not in self.named or ident in self.written:
+            return ""
+        self.written.add(ident)
+        return f'<a id="{html.escape(ident, quote=True)}"></a>'
+
+
+
+def _pandoc_id(text: str) -> str:
+    """The id pandoc's ``auto_identifiers`` give a heading of plain ``text`` (lower case,
+    letters, digits, ``_-.`` kept, spaces as hyphens, from the first letter on)."""
+    words = re.sub(r"[^\w\s.-]", "", text.lower()).split()
+    return re.sub(r"^[^a-z]+", "", "-".join(words))
+
+
 def _title_to_declare(title: str, blocks: list[Block]) -> str:
     """The title the front matter must name: "" when the first level-1 heading written gives
     it back (the title a reader takes from it), as it does when the title is added as one."""
@@ -144,23 +201,26 @@ def markdown_artifact(source: WriteSource) -> Artifact:
     return Artifact.of_text(markdown_text(source.rdoc, source.options))
 
 
-def sources_definition(entry: SourceEntry, images: ImageDefinitions, words: Labels) -> str:
+def sources_definition(entry: SourceEntry, images: ImageDefinitions, words: Labels,
+                       places: LinkPlaces | None = None) -> str:
     """``[^N]: [Title](url) — label · date``: the entry's parts, its title linked when it has
-    a URL (or the entry as its CSL style formats it). No back-link: Markdown renderers add
-    their own to every footnote."""
+    a URL (or the entry as its CSL style formats it), after the entry's anchor when a link
+    leads there (:class:`LinkPlaces`). No back-link: Markdown renderers add their own to
+    every footnote."""
     parts = entry_parts(entry)
+    lead = places.anchor(entry.anchor) if places is not None else ""
     if parts.formatted:  # a CSL style's entry; the footnote label already numbers it
         writer = _InlineWriter({}, images=images, words=words, single_line=True,
                                line_start=False)
         writer.inlines(parts.formatted)
-        return f"[^{parts.number}]: {writer.text().strip()}"
+        return f"[^{parts.number}]: {lead}{writer.text().strip()}"
     title = escape_text(parts.title, line_start=False)
     if parts.url:
         title = f"[{title}]({_destination(parts.url)})"
     details = "".join(
         d.separator + escape_text(d.text, line_start=False) for d in parts.details
     )
-    return f"[^{parts.number}]: {title}{details}"
+    return f"[^{parts.number}]: {lead}{title}{details}"
 
 
 # ---------------------------------------------------------------- escaping
@@ -254,13 +314,13 @@ class _InlineWriter:
     ``single_line`` (table cells, headings) turns breaks into spaces; in ``table`` mode pipes
     inside code spans are escaped too. Footnote references met inside a link are collected in
     ``deferred`` and emitted right after the link, so they never nest inside link text. A link
-    to one of ``dead_links`` (:attr:`ResolvedDocument.dead_links`) is written as its text, as
-    every writer shows it.
+    to one of ``places.dead`` (:attr:`ResolvedDocument.dead_links`, :class:`LinkPlaces`) is
+    written as its text, as every writer shows it.
     """
 
     def __init__(
         self,
-        labels: dict[str, str],
+        labels: dict[str, AuthorNote],
         *,
         single_line: bool = False,
         table: bool = False,
@@ -268,11 +328,11 @@ class _InlineWriter:
         deferred: list[str] | None = None,
         images: ImageDefinitions,
         words: Labels,
-        dead_links: frozenset[str] = frozenset(),
+        places: LinkPlaces | None = None,
     ):
         self.labels = labels
         self.images = images
-        self.dead_links = dead_links
+        self.places = places if places is not None else LinkPlaces()
         self.words = words  # the document's (renderers.labels)
         self.single_line = single_line or table
         self.table = table
@@ -327,12 +387,16 @@ class _InlineWriter:
                 self._break("\n")
             case FootnoteRef(label):
                 if label in self.labels:
-                    self._ref(self.labels[label])
+                    note = self.labels[label]
+                    self._ref(note.marker, self.places.anchor(note.reference_anchor))
                 else:
                     self._text(unresolved_note_text(label))
-            case Cite(children=children, note=0) if children:
+            case Cite(children=children, note=0, anchor=anchor) if children:
+                self.emit(self.places.anchor(anchor))
                 self._styled_cite(children)
-            case Cite(numbers=numbers):
+            case Cite(numbers=numbers, anchor=anchor, note=note):
+                # a note style's note (cnote-K) is this citation's references here
+                self.emit(self.places.anchor(anchor) + self.places.anchor(f"cnote-{note}"))
                 # Every number its own reference, a run included: a footnote definition no
                 # reference names is left out of the rendered list, so [^1]–[^3] would drop
                 # source 2 from the Sources (the numbers are bounded by limits.max_cited_sids).
@@ -365,9 +429,9 @@ class _InlineWriter:
         elif self.parts and not self._line_start:
             self.emit(chunk)
 
-    def _ref(self, label: str) -> None:
-        """A footnote reference, deferred inside a link."""
-        chunk = f"[^{label}]"
+    def _ref(self, label: str, lead: str = "") -> None:
+        """A footnote reference (after ``lead``, its anchor), deferred inside a link."""
+        chunk = f"{lead}[^{label}]"
         if self.deferred is not None:
             self.deferred.append(chunk)
         else:
@@ -392,7 +456,7 @@ class _InlineWriter:
             deferred=self.deferred if deferred is None else deferred,
             images=self.images,
             words=self.words,
-            dead_links=self.dead_links,
+            places=self.places,
         )
 
     def _wrap(self, delimiter: str, children: tuple[Inline, ...], closing: str = "") -> None:
@@ -411,7 +475,7 @@ class _InlineWriter:
 
     def _link(self, url: str, children: tuple[Inline, ...], title: str) -> None:
         target = safe_link(url, allow_fragment=True)
-        if not target or link_target(url) in self.dead_links:
+        if not target or link_target(url) in self.places.dead:
             self.inlines(children)
             return
         refs: list[str] = []
@@ -495,9 +559,9 @@ def math_source(tex: str, display: bool) -> str:
     return f"\\({tex}\\)" if "$" in tex else f"${tex}$"
 
 
-def _note_labels(blocks: tuple[Block, ...]) -> dict[str, str]:
-    """Every defined author note's label → its letter, the label it gets in the output."""
-    return {note.label: note.marker for note in AuthorNotes(blocks)}
+def _note_labels(blocks: tuple[Block, ...]) -> dict[str, AuthorNote]:
+    """Every defined author note's label → the note (its letter is its label in the output)."""
+    return {note.label: note for note in AuthorNotes(blocks)}
 
 
 # ---------------------------------------------------------------- blocks
@@ -533,19 +597,19 @@ def _joins_tightly(previous: Block, block: Block) -> bool:
 
 
 class _BlockWriter:
-    def __init__(self, labels: dict[str, str], images: ImageDefinitions, words: Labels,
-                 dead_links: frozenset[str] = frozenset()):
+    def __init__(self, labels: dict[str, AuthorNote], images: ImageDefinitions, words: Labels,
+                 places: LinkPlaces):
         self.labels = labels
         self.images = images
         self.words = words  # the document's (renderers.labels)
-        self.dead_links = dead_links  # ids no writer makes: links to them are their text
+        self.places = places  # anchors to write, and ids a link to is written as its text
 
     def inline_text(
         self, nodes: tuple[Inline, ...], *, single_line: bool = False, table: bool = False
     ) -> str:
         writer = _InlineWriter(
             self.labels, single_line=single_line, table=table, images=self.images,
-            words=self.words, dead_links=self.dead_links,
+            words=self.words, places=self.places,
         )
         writer.inlines(nodes)
         return writer.text().strip("\n")
@@ -606,8 +670,14 @@ class _BlockWriter:
                 # paragraph ran them together) and nothing in it is live
                 return self._code_block(text, markup)
             case FootnoteDef(label, inner):
+                note = self.labels[label]
+                lead = self.places.anchor(note.anchor)
                 body = self.blocks(inner)
-                return _indent(body, f"[^{self.labels[label]}]: ", "    ")
+                if lead and inner and not isinstance(inner[0], Paragraph):
+                    body = f"{lead}\n\n{body}"  # its own paragraph before a list or code
+                elif lead:
+                    body = lead + body
+                return _indent(body, f"[^{note.marker}]: ", "    ")
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported block node {block!r}")
 
@@ -657,7 +727,8 @@ class _BlockWriter:
         return f"{fence}{info}\n{body}{fence}"
 
     def _figure(self, image: Image, caption: tuple[Inline, ...], lead: str = "") -> str:
-        picture = _InlineWriter(self.labels, images=self.images, words=self.words).image(image)
+        picture = _InlineWriter(self.labels, images=self.images, words=self.words,
+                                places=self.places).image(image)
         cites = any(isinstance(node, Cite) for node in walk_inlines(caption))
         shown = self.images.label(image) is not None  # else its fallback, then the caption
         if shown and not lead and not cites and plain_text(caption).strip() == image.alt.strip():

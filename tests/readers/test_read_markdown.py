@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -613,6 +614,32 @@ def test_a_link_to_a_number_the_writers_do_not_make_is_noted_after_resolution(
     noted = [(d.line, d.message.split(": ", 1)[1]) for d in result.diagnostics
              if d.code == "reader-note"]
     assert noted == [(1, f"the link to '#fig-3' leads nowhere: {GENERATED}")]
+
+
+def test_an_anchor_of_the_writers_own_form_is_a_place_unless_the_writers_make_it(
+    tmp_path: Path,
+) -> None:
+    """``<a id="src-2"></a>`` is how the Markdown output names a Sources entry; read back (its
+    citations are notes then) no writer makes ``src-2``, and the link to it led nowhere. Such an
+    anchor is now a place, and so is a heading whose text pandoc names ``sources``; where the
+    writers make the same place (a cited document) the input's is left out: one id, theirs."""
+    from renderers.api import render
+
+    markdown = ('# Doc\n\nSee [entry](#src-2) and [all](#sources).\n\n## Sources\n\n'
+                '<a id="src-2"></a>Wind study.\n')
+    assert read_markdown(markdown).notes == ()
+    (page,) = render(markdown, tmp_path, sources_pool=[], formats=["html"])
+    assert not [d for d in page.diagnostics if "leads nowhere" in d.message]
+    text = page.path.read_text("utf-8")
+    assert '<span id="src-2"></span>Wind study.' in text and 'href="#src-2"' in text
+    assert 'id="sources"' in text and 'href="#sources"' in text
+    cited = markdown.replace("Wind study.", "Wind study [[S:1]] [[S:2]].")
+    rows = [{"sid": 1, "title": "A", "url": "https://a.example"},
+            {"sid": 2, "title": "B", "url": "https://b.example"}]
+    (page,) = render(cited, tmp_path / "cited", sources_pool=rows, formats=["html"])
+    assert not [d for d in page.diagnostics if "leads nowhere" in d.message]
+    ids = re.findall(r'\bid="([^"]*)"', page.path.read_text("utf-8"))
+    assert ids.count("src-2") == 1 and ids.count("sources") == 1
 
 
 def test_a_link_to_an_id_no_element_may_keep_says_why_briefly() -> None:

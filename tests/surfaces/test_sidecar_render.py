@@ -204,3 +204,26 @@ def test_a_json_or_yaml_file_that_does_not_parse_is_refused_as_the_audit_refuses
         cli.main(["render", *args, "--to", "md", "--out", str(tmp_path / "out")])
     assert problem in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("answer.yaml", "_citations: []\n? [a]\n: b\n"),
+    ("answer.yaml", "summary: x\nsummary: y\n_citations: []\n"),
+    ("answer.json", '{"summary": "x", "summary": "y", "_citations": []}'),
+])
+def test_the_audit_names_a_structured_file_that_does_not_parse_as_render_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
+) -> None:
+    """The audit said ``answer.yaml: <content>: not valid YAML``: the file is named, once."""
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    args = [str(tmp_path / name), "--pool", str(tmp_path / "pool.json")]
+    errors = []
+    for command in (["render", *args, "--to", "md", "--out", str(tmp_path / "out")],
+                    ["audit", *args]):
+        with pytest.raises(SystemExit):
+            cli.main(command)
+        errors.append(capsys.readouterr().err)
+    assert "<content>" not in errors[1]
+    assert errors[1] == errors[0]
+    assert errors[1].startswith(f"citerender: error: {tmp_path / name}: ")

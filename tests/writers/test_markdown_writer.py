@@ -618,3 +618,60 @@ def test_a_link_that_leads_nowhere_is_written_as_its_text(tmp_path: Path) -> Non
     page = html.path.read_text("utf-8")
     assert "See there, gone, " in page and '<a href="#title">up</a>' in page
     assert not [n for n in read_markdown(written).notes if "leads nowhere" in n.message]
+
+
+def _pandoc_ids_and_links(markdown: str, dialect: str) -> tuple[list[str], list[str]]:
+    """The ids of pandoc's HTML of ``markdown`` and the in-page links it holds."""
+    page = subprocess.run(["pandoc", "-f", dialect, "-t", "html"], input=markdown,
+                          capture_output=True, text=True, check=True).stdout
+    return re.findall(r'\bid="([^"]*)"', page), re.findall(r'href="#([^"]*)"', page)
+
+
+@pytest.mark.parametrize("heading", ["Sources", "Quellen"])
+def test_links_to_the_writers_own_places_lead_there_in_the_markdown(
+    tmp_path: Path, heading: str
+) -> None:
+    """``#src-2``, ``#cite-1``, ``#fn-1``, ``#fnref-1`` and ``#sources`` led nowhere in the
+    Markdown (pandoc's HTML of it had no such id): each place a link names gets its
+    ``<a id>``; ``#notes`` and ``#contents``, sections Markdown has none of, are their text."""
+    from renderers.api import render
+
+    source = ("# Title\n\nSolar [[S:1]] and wind [[S:2]].[^n]\n\n"
+              "See [entry](#src-2), [citation](#cite-1), [note](#fn-1), [back](#fnref-1),\n"
+              "[all](#sources), [notes](#notes), [toc](#contents), [chart](#fig-1).\n\n"
+              "![Chart](https://example.com/c.png){#fig:one}\n\n[^n]: A note.\n")
+    (result,) = render(source, tmp_path, formats="md", sources_pool=POOL_ROWS,
+                       sources_heading=heading)
+    written = result.path.read_text("utf-8")
+    assert "Solar <a id=\"cite-1\"></a>[^1] and wind [^2].<a id=\"fnref-1\"></a>[^a]" in written
+    assert '[^a]: <a id="fn-1"></a>A note.' in written
+    assert '[^2]: <a id="src-2"></a>[Renewable Capacity' in written
+    assert "[all](#sources), notes, toc, [chart](#fig-1)." in written
+    # none for what no link names (src-1, cite-2); pandoc names a "Sources" heading itself
+    assert written.count("<a id=") == (5 if heading == "Sources" else 6)
+    assert (f'## <a id="sources"></a>{heading}' in written) is (heading == "Quellen")
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(written, dialect)
+            assert len(ids) == len(set(ids))
+            assert set(links) <= set(ids)
+            assert {"src-2", "cite-1", "fn-1", "fnref-1", "sources"} <= set(links)
+    assert not [n for n in read_markdown(written).notes if "leads nowhere" in n.message]
+    # read back and written again (citations are notes then): every link still leads somewhere
+    again, page = render(written, tmp_path / "again", formats="md,html", sources_pool=[])
+    assert not [d for d in again.diagnostics if "leads nowhere" in d.message]
+    html_ids = re.findall(r'\bid="([^"]*)"', page.path.read_text("utf-8"))
+    assert len(html_ids) == len(set(html_ids))
+    assert {"src-2", "cite-1", "fn-1", "fnref-1", "sources", "fig-1"} <= set(html_ids)
+    if shutil.which("pandoc"):  # (the heading's anchor is kept for readers without ids)
+        ids, links = _pandoc_ids_and_links(again.path.read_text("utf-8"), "markdown")
+        assert set(links) <= set(ids)
+
+
+def test_markdown_without_links_to_the_writers_places_has_no_anchors(tmp_path: Path) -> None:
+    """The anchors are written only for the places a link names: other output is unchanged."""
+    from renderers.api import render
+
+    source = "# Title\n\nSolar [[S:1]].[^n] See [up](#title).\n\n[^n]: A note.\n"
+    (result,) = render(source, tmp_path, formats="md", sources_pool=POOL_ROWS)
+    assert "<a id=" not in result.path.read_text("utf-8")

@@ -371,3 +371,65 @@ def test_an_author_s_look_page_gets_the_block_under_its_title_heading() -> None:
                              RenderOptions(author="Ed", toc=True))
     assert_in_order(html, ['<main class="report"', '<header class="title-block">', "Ed",
                            'id="contents"', "A."])
+
+
+#: An abstract with a heading of its own, linked to from the body.
+HEADED_ABSTRACT = """---
+title: Energy Report
+abstract: |
+  ## Key findings
+
+  Solar grows fast [[S:1]].
+---
+
+# Introduction
+
+Body [[S:2]], see [the findings](#key-findings).
+
+## Details
+
+More.
+"""
+
+
+def test_an_abstract_s_heading_is_no_section_in_the_pdf_outline_or_contents(
+    engine: str, tmp_path: Path
+) -> None:
+    """The abstract's heading was a PDF bookmark (both engines): it is drawn as a bold line
+    inside the abstract, out of the outline and the contents, and a link to it still leads
+    there."""
+    from pypdf import PdfReader
+
+    from tests.helpers import outline_titles
+
+    path = tmp_path / "out.pdf"
+    path.write_bytes(render_markdown("pdf", HEADED_ABSTRACT, ROWS, pdf_engine=engine, toc=True))
+    assert outline_titles(PdfReader(str(path))) == [
+        "Energy Report", "Introduction", "Details", "Sources"]
+    text = squashed(pdf_text(path))
+    assert_in_order(text, ["Abstract", "Key findings", "Solar grows fast", "Contents",
+                           "Introduction", "Details", "Sources", "Introduction", "Body"])
+    contents = text[text.index("Contents"):text.index("Body")]
+    assert "Key findings" not in contents
+    assert any(text_under(path, page, rect) == "the findings" for page, rect, _ in links(path))
+
+
+def test_an_abstract_s_heading_is_no_section_in_html_docx_or_pptx() -> None:
+    """Nor a Word heading (the navigation pane), a slide of its own, or an HTML heading; its
+    id stays a place links lead to (DOCX and Typst had no place for an abstract's anchor)."""
+    page = render_markdown("html", HEADED_ABSTRACT, ROWS, toc=True).decode()
+    abstract = page[page.index('<div class="abstract">'):page.index("</header>")]
+    assert "<h2" not in abstract and 'id="key-findings"' in abstract
+    assert "<strong>Key findings</strong>" in abstract
+    assert '<a href="#key-findings">the findings</a>' in page
+    document = docx.Document(io.BytesIO(render_markdown("docx", HEADED_ABSTRACT, ROWS)))
+    shown = [(p.style.name, p.text) for p in document.paragraphs[:4]]  # type: ignore[union-attr]
+    assert shown[2] == ("Abstract", "Key findings")
+    assert not [p.text for p in document.paragraphs
+                if p.style.name.startswith("Heading") and "Key" in p.text]  # type: ignore[union-attr]
+    xml = document.element.xml  # the link to it leads to its bookmark
+    assert 'w:name="key_findings"' in xml and 'w:anchor="key_findings"' in xml
+    deck = Presentation(io.BytesIO(render_markdown("pptx", HEADED_ABSTRACT, ROWS)))
+    titles = [slide.shapes.title.text for slide in deck.slides if slide.shapes.title]
+    assert titles == ["Energy Report", "Abstract", "Introduction", "Introduction", "Details",
+                      "Sources"]

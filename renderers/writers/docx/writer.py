@@ -313,7 +313,9 @@ class _DocxWriter:
         #: anchor of the same id is no place, as in HTML and PDF)
         made = {"notes": bool(self.notes),
                 "sources": not self.footnote_mode and bool(rdoc.entries)}
-        self._collect(rdoc.document.blocks, frozenset(k for k, shown in made.items() if shown))
+        # the abstract as drawn too: its anchors (its headings' ids: common.title_block)
+        drawn = (*title_block(rdoc.document, options, self.words).abstract, *rdoc.document.blocks)
+        self._collect(drawn, frozenset(k for k, shown in made.items() if shown))
         #: bookmarks of the Notes and Sources headings, which the contents and links lead to
         self.back_marks = ({k: marks(k) for k in made} if options.toc else
                            {k: marks(k) for k, shown in made.items() if shown and k in linked})

@@ -361,7 +361,9 @@ class _Markup:
             if entry.backlink:
                 self.labels.add(entry.backlink)
         self.labels |= self.heading_labels
-        blocks = self.rdoc.document.blocks
+        # the abstract's anchors too, as drawn (its headings' ids: writers.common.title_block)
+        shown = title_block(self.rdoc.document, self.options, self.words).abstract
+        blocks = (*shown, *self.rdoc.document.blocks)
         anchors = {node.id for node in iter_inlines(blocks) if isinstance(node, Anchor)}
         self.anchor_labels = anchors - self.labels
         self.labels |= self.anchor_labels
