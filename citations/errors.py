@@ -33,6 +33,24 @@ class ErrorCode(StrEnum):
     INTERNAL = "internal_error"  # a bug: never the caller's fault
 
 
+#: Characters of an input's string (a key, a pointer) an error message quotes whole.
+SHOWN_CHARS = 60
+
+
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` quoted for an error message, cut to its head and length when it is long: a
+    megabyte key must not make a megabyte message."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
+def shown_part(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` as one part of a dotted place (``options.<key>``), cut to ``limit`` characters
+    and ``…`` when it is long."""
+    return text if len(text) <= limit else f"{text[:limit]}…"
+
+
 class CodedError(Exception):
     """An exception with a :class:`ErrorCode` and the field at fault (see the module doc)."""
 

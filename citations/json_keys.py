@@ -24,6 +24,8 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from citations.errors import shown, shown_part
+
 if TYPE_CHECKING:
     import yaml
 
@@ -42,18 +44,21 @@ class DuplicateKeyError(ValueError):
     """A JSON object names the same key twice.
 
     ``path`` is the duplicated key's place from the top (``("options", "format")``, array
-    items by index), ``where`` the same dotted (``options.format``); ``line`` and ``column``
-    (1-based) point at the second occurrence; ``reason`` is the message without ``where``.
+    items by index); ``shown_path`` the same with each part cut for a message, and ``where``
+    that dotted (``options.format``); ``line`` and ``column`` (1-based) point at the second
+    occurrence; ``reason`` is the message without ``where``. Messages quote a long key by its
+    head and length, so they stay short whatever the keys.
     """
 
     def __init__(self, key: str, path: tuple[str, ...], line: int, column: int) -> None:
         self.key = key
         self.path = path
-        self.where = ".".join(path)
+        self.shown_path = tuple(shown_part(part) for part in path)
+        self.where = ".".join(self.shown_path)
         self.line = line
         self.column = column
         self.reason = (
-            f"the key {key!r} appears twice in one object (line {line}, column {column}); "
+            f"the key {shown(key)} appears twice in one object (line {line}, column {column}); "
             "accepted: each key once per object"
         )
         super().__init__(f"{self.where}: {self.reason}")

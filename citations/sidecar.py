@@ -29,7 +29,7 @@ from typing import Any, Literal
 import yaml
 
 from citations import json_keys
-from citations.errors import SidecarError
+from citations.errors import SidecarError, shown
 from citations.grammar import MAX_SID, sid_in_range
 from citations.pool_text import alias_expansion_problem, value_problem
 from citations.tokens import citation_groups, scan
@@ -41,17 +41,6 @@ _INDEX_RE = re.compile(r"0|[1-9][0-9]*")
 #: Digits of the longest array index a pointer may hold: no array has 10**18 elements, and a
 #: longer token is never handed to ``int()`` (which refuses 4,300 digits with a ValueError).
 _MAX_INDEX_DIGITS = 18
-#: Characters of a pointer or token an error message shows whole.
-_SHOWN_CHARS = 60
-
-
-def _shown(text: str) -> str:
-    """``text`` quoted for an error message, cut to its head and length when it is long."""
-    if len(text) <= _SHOWN_CHARS:
-        return repr(text)
-    return f"{text[:_SHOWN_CHARS]!r}… ({len(text):,} characters)"
-
-
 @dataclass(frozen=True)
 class SidecarCitation:
     """The sids supporting the string at ``path`` (``inline``: read from tokens in the string)."""
@@ -127,8 +116,8 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
                 )
             if len(token) > _MAX_INDEX_DIGITS:
                 raise SidecarError(
-                    f"JSON Pointer {_shown(pointer)}: an index of {len(token):,} digits is out "
-                    f"of range at {_shown(walked)} (array of {len(value)})"
+                    f"JSON Pointer {shown(pointer)}: an index of {len(token):,} digits is out "
+                    f"of range at {shown(walked)} (array of {len(value)})"
                 )
             index = int(token)
             if index >= len(value):

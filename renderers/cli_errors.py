@@ -11,6 +11,7 @@ traceback).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,9 +42,17 @@ class BadInput(Exception):
         self.code = code
 
 
+#: A lone surrogate: a string holding one cannot be written as UTF-8.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def shown(text: str) -> str:
-    """``text`` printable on any stream: undecodable file-name bytes become U+FFFD."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """``text`` printable on any stream: undecodable file-name bytes become U+FFFD, and so does
+    any other lone surrogate (a JSON key written ``"\\ud800"``), which no stream can encode."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
 
 
 def one_line(where: str, message: str) -> str:

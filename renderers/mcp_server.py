@@ -187,7 +187,7 @@ def _duplicate_key(line: str) -> str | None:
     except json_keys.DuplicateKeyError as exc:
         request_id = None if exc.path == ("id",) else _request_id(json.loads(line))
         if exc.path[0] == "params" and len(exc.path) > 1:  # named from params, as the SDK does
-            where = ".".join(exc.path[1:])
+            where = ".".join(exc.shown_path[1:])
             return _error(request_id, types.INVALID_PARAMS,
                           f"invalid params: {where}: {exc.reason}", {"where": where})
         return _error(request_id, types.INVALID_REQUEST, f"invalid request: {exc}")

@@ -296,6 +296,14 @@ class _ShownTitleBlock:
     abstract: tuple[Block, ...]
 
 
+def _line_after(children: tuple[Inline, ...]) -> tuple[tuple[Inline, ...], bool]:
+    """``children`` of a wrapper without the line break a block inside it ended with, and
+    whether there was one: it goes after the wrapper, which is not to end in a break."""
+    if children and isinstance(children[-1], LineBreak):
+        return children[:-1], True
+    return children, False
+
+
 def _classes(node: _Element) -> list[str]:
     """The classes of ``node`` (a page citerender wrote keeps them: see the module's doc)."""
     return node.attrs.get("class", "").split()
@@ -944,12 +952,14 @@ class _HtmlReader:
         elif tag in _WRAPPERS or tag in _STYLES:
             inner = InlineBuilder()
             self.inline_children(node, inner, depth=depth)
-            children = inner.result(trim=False)
+            children, broken = _line_after(inner.result(trim=False))
             if children and tag in _WRAPPERS:
                 out.add(_WRAPPERS[tag](children))
             elif children:
                 title = node.attrs.get("title", "") if tag == "abbr" else ""
                 out.add(Styled(tag, children, title))  # type: ignore[arg-type]
+            if broken:
+                out.add(LineBreak())
         elif tag == "q":  # the quotation marks a browser (and the PDF) puts around it
             out.text("\u201c")
             self.inline_children(node, out, depth=depth)
@@ -959,17 +969,24 @@ class _HtmlReader:
             inner = InlineBuilder()
             self.inline_children(node, inner, depth=depth)
             url = safe_link(node.attrs.get("href", ""), allow_fragment=True)
-            children = inner.result(trim=False)
+            children, broken = _line_after(inner.result(trim=False))
             if url and children:
                 out.add(Link(url, children, node.attrs.get("title", "")))
                 self.context.link(url, lambda: self.lines.link(url))
             else:
                 out.extend(children)
+            if broken:
+                out.add(LineBreak())
         elif tag in _BLOCK:  # a block inside inline content (a table cell, a heading …)
+            # on lines of its own, as a browser shows it: text after it (``<li>a</li>b``, the
+            # rest of a list's item) starts the next line, not more of its last word
             if out.nodes and not isinstance(out.nodes[-1], LineBreak):
                 out.add(LineBreak())
             self._after_space = True
             self.inline_children(node, out, depth=depth)
+            if out.nodes and not isinstance(out.nodes[-1], LineBreak):
+                out.add(LineBreak())
+            self._after_space = True
         else:
             self.inline_children(node, out, depth=depth)
 

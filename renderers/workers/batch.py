@@ -30,7 +30,7 @@ from renderers.cli_errors import (
     one_line,
 )
 from renderers.diagnostics import Code, Diagnostic
-from renderers.options import PARAMS, coerce
+from renderers.options import PARAMS, coerce, unused_options
 from renderers.workers.errors import (
     BrokerUnavailable,
     StoreUnavailable,
@@ -70,6 +70,9 @@ class _Progress:
     outcome: Outcome
     finished: dict[str, list[str]] = field(default_factory=dict)
     left: int = 0
+    #: The options none of the input's formats uses, said once all are done, as a local
+    #: render of them all says them (each job, of one format, would judge by its own).
+    unused: tuple[Diagnostic, ...] = ()
 
 
 def run_remote_batch(
@@ -149,6 +152,13 @@ def request_body(job: Job) -> dict[str, Any]:
     return body
 
 
+def _used_by(body: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """``body`` without the options ``fmt`` does not use: the batch says those once for the
+    input (:attr:`_Progress.unused`), where a job of one format would say each."""
+    return {key: value for key, value in body.items()
+            if key not in PARAMS or PARAMS[key].used_by(fmt)}
+
+
 def _json_value(value: Any) -> Any:
     """A checked option value as JSON carries it (sets sorted, tuples as lists, enums as text)."""
     if isinstance(value, set | frozenset):
@@ -172,10 +182,15 @@ def _submit_all(
         reporter.event(("start", job.input, "", ()))
         try:
             body = request_body(job)
+            given = [name for name, value in job.kwargs.items() if value is not None]
+            progress[job.input].unused = tuple(
+                Diagnostic(Code.OPTION_UNUSED, message)
+                for _, message in unused_options(given, job.formats)
+            )
             for fmt in job.formats:
                 # A local batch writes every page unless --pages says otherwise.
                 pages = {"pages": "all"} if fmt == "png" and "pages" not in body else {}
-                request = parse_render_request({**body, "format": fmt, **pages})
+                request = parse_render_request({**_used_by(body, fmt), "format": fmt, **pages})
                 submission = submit(request, board=board, store=store,
                                     enqueue=lambda s, p: queue.enqueue(s, p, store.url))
                 pending.append(_Pending(job, fmt, submission.state.id, submission.state))
@@ -278,6 +293,7 @@ def _fetch(item: _Pending, state: JobState, store: ArtifactStore, entry: _Progre
     entry.left -= 1
     reporter.event(("done", job.input, item.fmt, tuple(str(p) for p in paths)))
     if entry.left == 0:
+        outcome.add_diagnostics(entry.unused)
         reporter.finished(outcome)
 
 

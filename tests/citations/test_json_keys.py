@@ -35,6 +35,25 @@ def test_a_key_given_twice_is_named_by_path_line_and_column(
     assert "appears twice in one object" in str(refused.value)
 
 
+def test_a_megabyte_key_given_twice_makes_a_short_message() -> None:
+    """The key and every part of its path are quoted by their head and length: a 1 MB key
+    repeated made a 2 MB message (and a 1 MB ``where``) on every surface."""
+    key = "k" * 1_000_000
+    for text, where in [
+        (f'{{"{key}": 1, "{key}": 2}}', "k" * 60 + "…"),
+        (f'{{"a": {{"{key}": {{"b": 1, "b": 2}}}}}}', f"a.{'k' * 60}….b"),
+    ]:
+        with pytest.raises(DuplicateKeyError) as refused:
+            loads(text)
+        assert refused.value.where == where
+        assert len(str(refused.value)) < 300
+        assert refused.value.key in (key, "b")  # the data keeps the whole key
+    with pytest.raises(SidecarError) as yaml_refused:
+        load_structured(f"? {key}\n: 1\n? {key}\n: 2\n", "yaml", name="a.yaml")
+    assert "(1,000,000 characters) appears twice" in str(yaml_refused.value)
+    assert len(str(yaml_refused.value)) < 300
+
+
 def test_the_same_key_in_different_objects_is_fine() -> None:
     text = '{"a": {"k": 1}, "b": {"k": 2}, "k": [{"k": 3}, {"k": 4}]}'
     assert loads(text) == json.loads(text)

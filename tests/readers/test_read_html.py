@@ -193,6 +193,24 @@ def test_text_outside_a_lists_items_is_read_where_a_browser_shows_it() -> None:
     ]
 
 
+def test_text_after_a_block_in_a_cell_starts_a_line_of_its_own() -> None:
+    """A list's stray text after an item in a table cell (``<li>a</li>b``) is more of the item,
+    shown by a browser on the next line: read as one word 'ab' it misquoted the cell; a block
+    ending inside a link or emphasis puts the break after it."""
+    (table,) = read_html(
+        "<table><tr><td><ol>Intro [[S:2]]<li>a</li>b [[S:3]]</ol></td>"
+        "<td><p>p</p>tail</td><td><b><p>x</p></b>y <a href='https://e.example/'><div>z</div>"
+        "</a>w</td></tr></table>"
+    ).blocks
+    assert isinstance(table, Table)
+    assert [cell.children for cell in table.rows[0]] == [
+        (Text("Intro "), Cite((2,)), LineBreak(), Text("a"), LineBreak(), Text("b "), Cite((3,))),
+        (Text("p"), LineBreak(), Text("tail")),
+        (Strong((Text("x"),)), LineBreak(), Text("y "),
+         Link("https://e.example/", (Text("z"),)), LineBreak(), Text("w")),
+    ]
+
+
 def test_table_header_alignment_and_caption() -> None:
     (table,) = read_html(
         "<table><caption>Cap</caption><thead><tr><th align=right>R</th>"

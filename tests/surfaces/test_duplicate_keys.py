@@ -100,6 +100,24 @@ def test_a_pool_file_naming_a_key_twice_exits_2_naming_file_key_and_line(
     assert not (workspace / "out").exists()
 
 
+def test_a_pool_file_repeating_a_lone_surrogate_key_exits_2_with_its_message(
+    workspace: Path,
+) -> None:
+    """A key written ``"\\ud800"`` is a lone surrogate no stream encodes: the CLI printed the
+    encoder's complaint instead of the refusal."""
+    pool = workspace / "dup.json"
+    pool.write_text('[{"sid": 1, "url": "https://a.example/", "\\ud800": 1, "\\ud800": 2}]',
+                    encoding="utf-8")
+    result = CliRunner().invoke(cli.app, [
+        "render", str(workspace / "note.md"), "--pool", str(pool), "--to", "md",
+        "--out", str(workspace / "out"),
+    ])  # fmt: skip
+    assert result.exit_code == 2
+    assert_one_line_error(
+        result.stderr, str(pool), "0.\ufffd: the key '\\ud800' appears twice", "(line 1, column"
+    )
+
+
 def test_an_answer_file_naming_a_key_twice_exits_2(workspace: Path) -> None:
     answer = workspace / "answer.json"
     answer.write_text(

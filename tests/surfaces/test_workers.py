@@ -450,3 +450,29 @@ def test_after_redis_is_flushed_running_workers_advertise_their_store_again(
             assert worker.alive()
         finally:
             worker.stop()
+
+
+def test_an_option_one_of_a_batchs_formats_uses_is_no_warning_through_the_broker(
+    cluster: Cluster,
+) -> None:
+    """``--to pdf,png --pages 1``: PNG uses ``pages``, so neither the local batch nor the broker's
+    (one job per format) says it went unused."""
+    inputs = cluster.tmp / "unused"
+    inputs.mkdir()
+    (inputs / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    (inputs / "brief.md").write_text("# Brief\n\nStorage claim.[[S:1]]\n", encoding="utf-8")
+    common = [str(inputs / "brief.md"), "--pool", str(inputs / "pool.json"), "--to", "pdf,png",
+              "--pages", "1", "--slide-level", "3"]
+    remote = subprocess.run(
+        [CITERENDER, "render", *common, "--out", str(cluster.tmp / "unused-remote"),
+         "--broker", cluster.broker], capture_output=True, text=True, timeout=600)
+    local = subprocess.run(
+        [CITERENDER, "render", *common, "--out", str(cluster.tmp / "unused-local")],
+        capture_output=True, text=True, timeout=600)
+    assert remote.returncode == local.returncode == 0, (remote.stderr, local.stderr)
+    warned = [line for line in remote.stderr.splitlines() if "warning" in line]
+    assert warned == [line for line in local.stderr.splitlines() if "warning" in line]
+    assert len(warned) == 1 and "slide_level applies to pptx output only" in warned[0], warned
+    counts = [line.split("│")[4].strip() for line in remote.stdout.splitlines()
+              if line.startswith("│")]
+    assert [count for count in counts if count] == ["1"]
