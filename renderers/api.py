@@ -16,10 +16,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import OptionError, OverwriteError
 from renderers.formats import EXTENSIONS, available_formats, normalize_formats
-from renderers.options import accepted_options, build_options, unused_options
+from renderers.options import accepted_options, build_options, unused_option_notes
 from renderers.outputs import output_path, validate_name
 from renderers.pipeline import (
     DIALECTS,
@@ -105,8 +104,7 @@ def open_session(
         out_dir=out_dir,
         **options,
     )
-    given = [name for name, value in options.items() if value is not None]
-    unused = unused_options(given, formats) if formats is not None else ()
+    unused = unused_option_notes(options, formats) if formats is not None else ()
     prepared = prepare(
         content,
         sources_pool=sources_pool,
@@ -117,8 +115,7 @@ def open_session(
         input_file=input_file,
     )
     if unused:
-        said = tuple(Diagnostic(Code.OPTION_UNUSED, message) for _, message in unused)
-        prepared = dataclasses.replace(prepared, diagnostics=(*prepared.diagnostics, *said))
+        prepared = dataclasses.replace(prepared, diagnostics=(*prepared.diagnostics, *unused))
     return Session(prepared)
 
 

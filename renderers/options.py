@@ -21,6 +21,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from citations.chars import clean_text
 from citations.front_matter import MAX_FRONT_MATTER_BYTES
+from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import OptionError, short_repr
 from renderers.formats import FORMATS, Format, InputFormat
 from renderers.language import MAX_TAG_LENGTH, normalize_tag
@@ -38,6 +39,7 @@ __all__ = [
     "build_options",
     "read_options",
     "refuse_unused",
+    "unused_option_notes",
     "unused_options",
 ]
 
@@ -670,6 +672,15 @@ def unused_options(given: Iterable[str], formats: Iterable[str]) -> tuple[tuple[
         for param in PARAMETERS
         if param.name in names and not any(param.used_by(fmt) for fmt in writes)
     )
+
+
+def unused_option_notes(options: Mapping[str, Any], formats: Iterable[str]
+                        ) -> tuple[Diagnostic, ...]:
+    """The ``option-unused`` diagnostics a render of ``formats`` gives for the keyword
+    ``options`` its caller set (those not None)."""
+    given = [name for name, value in options.items() if value is not None]
+    return tuple(Diagnostic(Code.OPTION_UNUSED, message)
+                 for _, message in unused_options(given, formats))
 
 
 def refuse_unused(given: Iterable[str], formats: Iterable[str]) -> None:

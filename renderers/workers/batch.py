@@ -30,7 +30,7 @@ from renderers.cli_errors import (
     one_line,
 )
 from renderers.diagnostics import Code, Diagnostic
-from renderers.options import PARAMS, coerce, unused_options
+from renderers.options import PARAMS, coerce, unused_option_notes
 from renderers.workers.errors import (
     BrokerUnavailable,
     StoreUnavailable,
@@ -182,11 +182,7 @@ def _submit_all(
         reporter.event(("start", job.input, "", ()))
         try:
             body = request_body(job)
-            given = [name for name, value in job.kwargs.items() if value is not None]
-            progress[job.input].unused = tuple(
-                Diagnostic(Code.OPTION_UNUSED, message)
-                for _, message in unused_options(given, job.formats)
-            )
+            progress[job.input].unused = unused_option_notes(job.kwargs, job.formats)
             for fmt in job.formats:
                 # A local batch writes every page unless --pages says otherwise.
                 pages = {"pages": "all"} if fmt == "png" and "pages" not in body else {}

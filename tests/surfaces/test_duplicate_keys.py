@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from renderers import cli
 from renderers.tools import call_tool
@@ -83,16 +83,21 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def render_note(workspace: Path, pool: Path) -> Result:
+    """``citerender render`` of the workspace's note with ``pool``, to Markdown."""
+    return CliRunner().invoke(cli.app, [
+        "render", str(workspace / "note.md"), "--pool", str(pool), "--to", "md",
+        "--out", str(workspace / "out"),
+    ])  # fmt: skip
+
+
 def test_a_pool_file_naming_a_key_twice_exits_2_naming_file_key_and_line(
     workspace: Path,
 ) -> None:
     pool = workspace / "dup.json"
     pool.write_text('[{"sid": 1,\n  "url": "https://a.example/",\n  "url": "https://b.example/"}]',
                     encoding="utf-8")
-    result = CliRunner().invoke(cli.app, [
-        "render", str(workspace / "note.md"), "--pool", str(pool), "--to", "md",
-        "--out", str(workspace / "out"),
-    ])  # fmt: skip
+    result = render_note(workspace, pool)
     assert result.exit_code == 2
     assert_one_line_error(
         result.stderr, str(pool), "0.url: the key 'url' appears twice", "(line 3, column 3)"
@@ -108,10 +113,7 @@ def test_a_pool_file_repeating_a_lone_surrogate_key_exits_2_with_its_message(
     pool = workspace / "dup.json"
     pool.write_text('[{"sid": 1, "url": "https://a.example/", "\\ud800": 1, "\\ud800": 2}]',
                     encoding="utf-8")
-    result = CliRunner().invoke(cli.app, [
-        "render", str(workspace / "note.md"), "--pool", str(pool), "--to", "md",
-        "--out", str(workspace / "out"),
-    ])  # fmt: skip
+    result = render_note(workspace, pool)
     assert result.exit_code == 2
     assert_one_line_error(
         result.stderr, str(pool), "0.\ufffd: the key '\\ud800' appears twice", "(line 1, column"

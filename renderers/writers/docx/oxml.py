@@ -276,13 +276,22 @@ _AFTER_SPACING = frozenset(w(tag) for tag in (
     "pPrChange"))
 
 
+def child(parent: Element, tag: str, *, first: bool = False) -> Element:
+    """``parent``'s ``w:tag`` child, made (as its first or last child) when it has none."""
+    found = parent.find(w(tag))
+    if found is None:
+        found = parent.makeelement(w(tag), {})
+        if first:
+            parent.insert(0, found)
+        else:
+            parent.append(found)
+    return found
+
+
 def set_space_after(p: Element, twips: int) -> None:
     """Set the space below the written paragraph ``p`` (its ``w:spacing`` ``after``), the
     rest of its properties kept."""
-    ppr = p.find(w("pPr"))
-    if ppr is None:
-        ppr = etree.Element(w("pPr"))
-        p.insert(0, ppr)
+    ppr = child(p, "pPr", first=True)
     spacing = ppr.find(w("spacing"))
     if spacing is None:
         spacing = etree.Element(w("spacing"))

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from docx.oxml.parser import parse_xml
-from lxml import etree
 
 from renderers.language import DEFAULT_LANGUAGE, Language
-from renderers.writers.docx.oxml import W_NS, Element, sub, w
+from renderers.writers.docx.oxml import W_NS, Element, child, w
 
 
 @dataclass(frozen=True)
@@ -131,17 +130,6 @@ class StyleBook:
 _AFTER_LANG = ("eastAsianLayout", "specVanish", "oMath", "rPrChange")
 
 
-def _child(parent: Element, tag: str, *, first: bool = False) -> Element:
-    found = parent.find(w(tag))
-    if found is None:
-        found = parent.makeelement(w(tag), {})
-        if first:
-            parent.insert(0, found)
-        else:
-            parent.append(found)
-    return found
-
-
 def set_default_language(styles: Element, language: Language, *, keep_base: bool = False) -> None:
     """Declare ``language`` as the document's default run language (``w:docDefaults``'
     ``w:lang``): ``w:val`` always, ``w:eastAsia`` for Chinese, Japanese and Korean, ``w:bidi``
@@ -150,8 +138,8 @@ def set_default_language(styles: Element, language: Language, *, keep_base: bool
     ``keep_base`` (a reference DOCX): a base that declares a language keeps it when the
     document declares none and its text tells nothing but the fallback (Latin script: en), as
     a German template's de-DE says more than "Latin letters" does."""
-    defaults = _child(styles, "docDefaults", first=True)
-    rpr = _child(_child(defaults, "rPrDefault", first=True), "rPr")
+    defaults = child(styles, "docDefaults", first=True)
+    rpr = child(child(defaults, "rPrDefault", first=True), "rPr")
     lang = rpr.find(w("lang"))
     fallback = not language.declared and language.tag == DEFAULT_LANGUAGE.tag
     if keep_base and fallback and lang is not None and lang.get(w("val")):
@@ -183,21 +171,8 @@ def name_east_asian_font(styles: Element, face: str) -> None:
     ``w:eastAsiaTheme``, which would win over it) is drawn by both, as the PDF draws it. Fonts
     a reference document names itself are kept.
     """
-    doc_defaults = styles.find(w("docDefaults"))
-    if doc_defaults is None:
-        doc_defaults = etree.Element(w("docDefaults"))
-        styles.insert(0, doc_defaults)
-    defaults = doc_defaults.find(w("rPrDefault"))
-    if defaults is None:
-        defaults = etree.Element(w("rPrDefault"))
-        doc_defaults.insert(0, defaults)
-    rpr = defaults.find(w("rPr"))
-    if rpr is None:
-        rpr = sub(defaults, "rPr")
-    fonts = rpr.find(w("rFonts"))
-    if fonts is None:
-        fonts = etree.Element(w("rFonts"))
-        rpr.insert(0, fonts)
+    defaults = child(child(styles, "docDefaults", first=True), "rPrDefault", first=True)
+    fonts = child(child(defaults, "rPr"), "rFonts", first=True)
     if fonts.get(w("eastAsia")) is None:
         fonts.set(w("eastAsia"), face)
     for themed in styles.iter(w("rFonts")):
