@@ -676,18 +676,30 @@ class HeadingPlan:
         index, self.count = self.count, self.count + 1
         if index in self.html:
             return True
-        kept = {ident for ident in leads if not auto.markdown == ident == auto.gfm}
-        if auto.gfm_taken or auto.ids() & ((self.forbidden - set(leads)) | kept):
+        if self._clashes(auto, leads):
             self.decided.add(index)
             return True
         self.ids.add(auto)
         self.markdown.append((index, auto))
         return False
 
+    def _clashes(self, auto: AutoIds, leads: tuple[str, ...]) -> bool:
+        """Whether a heading's ids clash as it is written: with one the last writing named
+        (its own leading anchors aside), or with a leading anchor it keeps (the id of one
+        reader only), or in gfm's count."""
+        for ident in auto.ids():
+            if ident in leads:
+                if not auto.is_only(ident):
+                    return True
+            elif ident in self.forbidden:
+                return True
+        return auto.gfm_taken
+
     def next_plan(self, placed: set[str]) -> HeadingPlan | None:
         """The plan for writing again when a Markdown heading's id is one of ``placed`` (the
         ids the writing named), else None: the writing stands."""
-        clashes = {index for index, auto in self.markdown if auto.ids() & placed}
+        clashes = {index for index, auto in self.markdown
+                   if any(ident in placed for ident in auto.ids())}
         if not clashes:
             return None
         return HeadingPlan(html=self.html | self.decided | clashes, forbidden=frozenset(placed))
@@ -783,8 +795,9 @@ class _BlockWriter:
     def _heading(self, heading: Heading) -> str:
         """``## text``, or the heading as HTML when its id would clash (:class:`HeadingPlan`)."""
         level = min(max(heading.level, 1), 6)
-        count = next((i for i, node in enumerate(heading.children)
-                      if not isinstance(node, Anchor)), len(heading.children))
+        count = 0
+        while count < len(heading.children) and isinstance(heading.children[count], Anchor):
+            count += 1
         leads = tuple(node.id for node in heading.children[:count] if isinstance(node, Anchor))
         ids = IdText()
         text = self.inline_text(heading.children[count:], single_line=True,
@@ -798,8 +811,8 @@ class _BlockWriter:
             tag = f"h{level}" + (f' id="{html.escape(heading.id, quote=True)}"'
                                  if heading.id else "")
             return f"<{tag}>\n\n{body}\n\n</h{level}>" if body else f"<{tag}></h{level}>"
-        text = "".join(self.places.tag(ident) for ident in leads
-                       if not auto.markdown == ident == auto.gfm) + text
+        text = "".join(self.places.tag(ident) for ident in leads if not auto.is_only(ident)) \
+            + text
         closing = re.search(r"(^|\s)(#+)$", text)
         if closing:
             text = text[: closing.start(2)] + "\\" + text[closing.start(2) :]

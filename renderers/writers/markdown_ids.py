@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 #: What pandoc's ``smart`` extension makes a dash or an ellipsis in text (not in code).
 _SMART = re.compile(r"-{2,3}|\.\.\.")
@@ -33,7 +34,8 @@ class IdText:
     def text(self, text: str, *, smart: bool = True) -> None:
         """Text shown in the heading (``smart``: text, where ``markdown`` reads ``--`` as a
         dash; else code or a formula's TeX, kept as it is)."""
-        self.markdown.append(_SMART.sub("\u2013", text) if smart else text)
+        dashes = smart and ("--" in text or "..." in text)
+        self.markdown.append(_SMART.sub("\u2013", text) if dashes else text)
         self.gfm.append(text)
 
     def label(self, label: str) -> None:
@@ -43,37 +45,47 @@ class IdText:
 
 def markdown_id(text: str) -> str:
     """The id pandoc's ``markdown`` gives a first heading of ``text``."""
-    kept = "".join(c for c in text.lower() if c.isspace() or c.isalnum() or c in "_-.")
-    ident = "-".join(kept.split())
+    ident = "-".join(_NOT_MARKDOWN_ID.sub("", text.lower()).split())
     start = next((i for i, c in enumerate(ident) if c.isalpha()), len(ident))
     return ident[start:] or "section"
 
 
 def gfm_id(text: str) -> str:
     """The id pandoc's ``gfm`` gives a first heading of ``text`` ("" for none)."""
-    return "".join(
-        "-" if c.isspace() else c
-        for c in _SPACES.sub(" ", text.strip()).lower()
-        if c.isspace() or c.isalnum() or c in "_-"
-        or unicodedata.category(c) in ("Mn", "Mc", "Me", "Pc")
-    )
+    kept = _NOT_GFM_ID.sub(_gfm_mark, _SPACES.sub(" ", text.strip()).lower())
+    return kept.replace(" ", "-")
 
 
-@dataclass(frozen=True)
-class AutoIds:
+#: Letters, digits and ``_`` (``\w``), white space and ``.-`` stay in a ``markdown`` id.
+_NOT_MARKDOWN_ID = re.compile(r"[^\w\s.\-]")
+#: ``gfm`` keeps ``\w``, white space and ``-``, and marks and connectors (:func:`_gfm_mark`).
+_NOT_GFM_ID = re.compile(r"[^\w\s\-]")
+
+
+def _gfm_mark(match: re.Match[str]) -> str:
+    """A combining mark or a connector (``‿``) stays in a ``gfm`` id; other punctuation not."""
+    char = match.group(0)
+    return char if unicodedata.category(char) in ("Mn", "Mc", "Me", "Pc") else ""
+
+
+class AutoIds(NamedTuple):
     """A heading's ids in both readers (``gfm`` "" for none); ``gfm_taken``: ``gfm``'s count
     gives it an id an earlier heading has."""
 
     markdown: str
     gfm: str
     gfm_taken: bool
-    _markdown_base: str
-    _gfm_base: str
-    _suffix: int
+    markdown_base: str
+    gfm_base: str
+    suffix: int  # of the markdown id (0: none)
 
-    def ids(self) -> frozenset[str]:
+    def ids(self) -> tuple[str, ...]:
         """The ids the heading has in either reader."""
-        return frozenset({self.markdown, self.gfm} - {""})
+        return tuple(ident for ident in (self.markdown, self.gfm) if ident)
+
+    def is_only(self, ident: str) -> bool:
+        """Whether ``ident`` is the heading's id in both readers."""
+        return self.markdown == ident == self.gfm
 
 
 class PandocIds:
@@ -103,9 +115,9 @@ class PandocIds:
 
     def add(self, ids: AutoIds) -> None:
         self._markdown.add(ids.markdown)
-        if ids._suffix:
-            self._free[ids._markdown_base] = ids._suffix + 1
-        count = self._gfm_counts.get(ids._gfm_base)
-        self._gfm_counts[ids._gfm_base] = 0 if count is None else count + 1
+        if ids.suffix:
+            self._free[ids.markdown_base] = ids.suffix + 1
+        count = self._gfm_counts.get(ids.gfm_base)
+        self._gfm_counts[ids.gfm_base] = 0 if count is None else count + 1
         if ids.gfm:
             self._gfm.add(ids.gfm)
