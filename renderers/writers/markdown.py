@@ -70,7 +70,7 @@ from renderers.options import RenderOptions
 from renderers.readers.sanitize import safe_image_src
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
 from renderers.sandbox import load_image
-from renderers.text import link_target
+from renderers.text import RESERVED_ANCHOR, link_target
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     CITATION_NOTES_ID,
@@ -655,8 +655,9 @@ class HeadingPlan:
     "Sources", ``<a id="fig-1">`` after a heading "Fig 1"), an HTML heading's id, or one gfm's
     count gives twice. Such a heading is written as HTML, ``<h2 id="its-id">`` around its text:
     neither reader makes an id from it, and the markdown reader reads it back as that heading
-    with that id. A heading's leading anchor that is its id in both readers (the old Sources
-    heading read back) is left out: the heading names the place itself.
+    with that id. A heading's leading anchor of the writers' own that is its id in both readers
+    (the Sources heading read back) is left out (:func:`_named_by_heading`); one of the
+    author's clashes.
 
     ``html``: the headings (by their order) to write as HTML; ``forbidden``: the ids the last
     writing named, which a heading written now must not get (its own leading anchors aside).
@@ -689,7 +690,7 @@ class HeadingPlan:
         reader only), or in gfm's count."""
         for ident in auto.ids():
             if ident in leads:
-                if not auto.is_only(ident):
+                if not _named_by_heading(ident, auto):
                     return True
             elif ident in self.forbidden:
                 return True
@@ -703,6 +704,15 @@ class HeadingPlan:
         if not clashes:
             return None
         return HeadingPlan(html=self.html | self.decided | clashes, forbidden=frozenset(placed))
+
+
+def _named_by_heading(ident: str, auto: AutoIds) -> bool:
+    """Whether a heading's leading anchor ``ident`` is left out: a place of the writers' own
+    (:data:`RESERVED_ANCHOR`, the Sources list's heading, written or read back) that the
+    heading's id in both readers names already, as ``## Sources`` names ``#sources``. An id of
+    the author's stays an anchor, since readers without heading ids (markdown-it,
+    commonmark.js) need it: such a heading is written as HTML (:class:`HeadingPlan`)."""
+    return auto.is_only(ident) and RESERVED_ANCHOR.match(ident) is not None
 
 
 class _BlockWriter:
@@ -811,8 +821,8 @@ class _BlockWriter:
             tag = f"h{level}" + (f' id="{html.escape(heading.id, quote=True)}"'
                                  if heading.id else "")
             return f"<{tag}>\n\n{body}\n\n</h{level}>" if body else f"<{tag}></h{level}>"
-        text = "".join(self.places.tag(ident) for ident in leads if not auto.is_only(ident)) \
-            + text
+        text = "".join(self.places.tag(ident) for ident in leads
+                       if not _named_by_heading(ident, auto)) + text
         closing = re.search(r"(^|\s)(#+)$", text)
         if closing:
             text = text[: closing.start(2)] + "\\" + text[closing.start(2) :]
