@@ -758,3 +758,24 @@ def test_headings_gfm_would_give_one_id_are_told_apart(pool: SourcePool) -> None
     if shutil.which("pandoc"):
         ids, _ = _pandoc_ids_and_links(written, "gfm")
         assert len(ids) == len(set(ids))
+
+
+def test_a_heading_carrying_an_authors_anchor_of_its_own_id_is_written_as_html(
+    tmp_path: Path,
+) -> None:
+    """``<section id="costs"><h2>Costs</h2>`` gave ``## <a id="costs"></a>Costs``: the id
+    twice for pandoc (its own for the heading, and the anchor). The anchor stays, since readers
+    without heading ids need it; the heading, as HTML, is named by neither reader."""
+    from renderers.api import render
+
+    source = ('<h1>Report</h1><p><a href="#costs">Costs</a></p>'
+              '<section id="costs"><h2>Costs</h2><p>Text.<sup class="cite" data-sids="1">'
+              "[S:1]</sup></p></section>")
+    (result,) = render(source, tmp_path, formats="md", sources_pool=POOL_ROWS,
+                       content_format="html")
+    written = result.path.read_text("utf-8")
+    assert '<h2 id="costs-1">\n\n<a id="costs"></a>Costs\n\n</h2>' in written
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(written, dialect)
+            assert len(ids) == len(set(ids)) and "costs" in ids and set(links) <= set(ids)
