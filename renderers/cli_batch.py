@@ -26,7 +26,8 @@ from renderers.cli_errors import (
     reraise_when_debugging,
     shown,
 )
-from renderers.diagnostics import Diagnostic, capped, count, messages, unique
+from renderers.diagnostics import Code, Diagnostic, capped, count, messages, unique
+from renderers.options import unused_option_notes
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -47,6 +48,15 @@ class Job:
     formats: tuple[str, ...]
     content_format: str | None
     kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def unused_notes(self) -> tuple[Diagnostic, ...]:
+        """The ``option-unused`` notes of this job's options (:func:`unused_option_notes`),
+        each naming the flag as it was typed (``--no-source-footer``, ``--pages``): the API
+        names the option (``source_footer``), which nobody typed here."""
+        from renderers.cli_options import flag_for  # typer: not for every worker process
+
+        return unused_option_notes(self.kwargs, self.formats,
+                                   lambda name, value: flag_for(name, value) or name)
 
 
 @dataclass
@@ -128,7 +138,10 @@ def run_job(job: Job, notify: Callable[[Event], None] | None = None) -> Outcome:
         widest = max(results, key=lambda r: len(r.sources_used))
         outcome.sources_used = list(widest.sources_used)
         outcome.sources_cited = int(widest.stats.get("sources", len(outcome.sources_used)))
-        outcome.add_diagnostics(d for r in results for d in r.diagnostics)
+        # the options none of the formats uses in the command line's words, once for the file
+        outcome.add_diagnostics(d for r in results for d in r.diagnostics
+                                if d.code is not Code.OPTION_UNUSED)
+        outcome.add_diagnostics(job.unused_notes())
     return outcome
 
 

@@ -654,36 +654,50 @@ def build_options(**values: Any) -> RenderOptions:
     return RenderOptions(**{name: coerce(fields[name], value) for name, value in values.items()})
 
 
-def unused_options(given: Iterable[str], formats: Iterable[str]) -> tuple[tuple[str, str], ...]:
-    """``(name, message)`` for each option in ``given`` that none of ``formats`` uses.
+#: How a surface names an option its caller set, from the option's name and the value given:
+#: the command line says the flag typed (``--no-source-footer``: ``cli_options.flag_for``),
+#: the API, the HTTP service and the tools the option's name (:func:`option_name`).
+OptionNaming = Callable[[str, object], str]
+
+
+def option_name(name: str, value: object) -> str:
+    """The option's own name (``source_footer``), whatever its value."""
+    return name
+
+
+def unused_options(given: Mapping[str, object], formats: Iterable[str],
+                   naming: OptionNaming = option_name) -> tuple[tuple[str, str], ...]:
+    """``(name, message)`` for each option in ``given`` (name → the value given) that none of
+    ``formats`` uses, the message naming it as ``naming`` does.
 
     Such an option changes nothing (``--pages 2 --to pdf`` rasterizes nothing), so the caller
-    is told rather than left to believe it took effect. ``given`` names only the options the
+    is told rather than left to believe it took effect. ``given`` holds only the options the
     caller set — a keyword that is not None, a flag on the command line, a field in a body —
     so a surface's own defaults never count. One set of options kept for a document and
     rendered to some of its formats is a normal use: a render says so and goes on
     (:data:`renderers.diagnostics.Code.OPTION_UNUSED`); a tool, whose schema each format
     narrows, refuses (:func:`refuse_unused`).
     """
-    names, writes = set(given), tuple(formats)
+    writes = tuple(formats)
     return tuple(
-        (param.name, f"{param.name} applies to {', '.join(param.info.formats)} output only, "
+        (param.name, f"{naming(param.name, given[param.name])} applies to "
+                     f"{', '.join(param.info.formats)} output only, "
                      f"and this render writes {', '.join(writes)}")
         for param in PARAMETERS
-        if param.name in names and not any(param.used_by(fmt) for fmt in writes)
+        if param.name in given and not any(param.used_by(fmt) for fmt in writes)
     )
 
 
-def unused_option_notes(options: Mapping[str, Any], formats: Iterable[str]
-                        ) -> tuple[Diagnostic, ...]:
+def unused_option_notes(options: Mapping[str, Any], formats: Iterable[str],
+                        naming: OptionNaming = option_name) -> tuple[Diagnostic, ...]:
     """The ``option-unused`` diagnostics a render of ``formats`` gives for the keyword
-    ``options`` its caller set (those not None)."""
-    given = [name for name, value in options.items() if value is not None]
+    ``options`` its caller set (those not None), each option named as ``naming`` does."""
+    given = {name: value for name, value in options.items() if value is not None}
     return tuple(Diagnostic(Code.OPTION_UNUSED, message)
-                 for _, message in unused_options(given, formats))
+                 for _, message in unused_options(given, formats, naming))
 
 
-def refuse_unused(given: Iterable[str], formats: Iterable[str]) -> None:
+def refuse_unused(given: Mapping[str, object], formats: Iterable[str]) -> None:
     """:class:`OptionError` for the first of :func:`unused_options` (a tool's argument)."""
     for name, message in unused_options(given, formats):
         used = PARAMS[name].info.formats

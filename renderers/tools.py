@@ -568,8 +568,8 @@ def _call(name: object, arguments: object, out_dir: Path) -> dict[str, Any]:
         return _error(ErrorCode.UNKNOWN_TOOL, unknown_tool_message(name), "name")
     args = tool_arguments(arguments)
     if name in TOOL_FORMATS:  # the spec's words (``pages`` is PNG's), not "unknown field"
-        refuse_unused((key for key in args if key in PARAMS and PARAMS[key].offered_on("tool")),
-                      (TOOL_FORMATS[name],))
+        refuse_unused({key: value for key, value in args.items()
+                       if key in PARAMS and PARAMS[key].offered_on("tool")}, (TOOL_FORMATS[name],))
     problem = arguments_problem(args, _VALIDATORS[name], max_pool_rows=Limits().max_pool_rows)
     if problem is not None:  # a bad pool row: invalid_sources_pool, as the HTTP service says
         return error_envelope(problem)

@@ -30,7 +30,7 @@ from renderers.cli_errors import (
     one_line,
 )
 from renderers.diagnostics import Code, Diagnostic
-from renderers.options import PARAMS, coerce, unused_option_notes
+from renderers.options import PARAMS, coerce
 from renderers.workers.errors import (
     BrokerUnavailable,
     StoreUnavailable,
@@ -182,7 +182,7 @@ def _submit_all(
         reporter.event(("start", job.input, "", ()))
         try:
             body = request_body(job)
-            progress[job.input].unused = unused_option_notes(job.kwargs, job.formats)
+            progress[job.input].unused = job.unused_notes()
             for fmt in job.formats:
                 # A local batch writes every page unless --pages says otherwise.
                 pages = {"pages": "all"} if fmt == "png" and "pages" not in body else {}

@@ -12,6 +12,7 @@ a fence longer than any backtick run it contains.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 from collections.abc import Iterable
@@ -69,7 +70,7 @@ from renderers.options import RenderOptions
 from renderers.readers.sanitize import safe_image_src
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
 from renderers.sandbox import load_image
-from renderers.text import link_target
+from renderers.text import RESERVED_ANCHOR, link_target
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     CITATION_NOTES_ID,
@@ -87,6 +88,7 @@ from renderers.writers.common import (
     unresolved_note_text,
 )
 from renderers.writers.contents import CONTENTS_ID
+from renderers.writers.markdown_ids import AutoIds, IdText, PandocIds
 
 _ESCAPE_ALWAYS = re.compile(r"[\\`*_\[\]<|~]")
 _ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
@@ -105,11 +107,26 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     declared language leads as pandoc's metadata block (``lang:``, ``dir: rtl``), and so does
     the title block (:func:`title_block`) with its title: a title no heading shows is then
     declared there rather than written as a first heading, since pandoc shows a subtitle,
-    authors, date and abstract only under a declared title."""
+    authors, date and abstract only under a declared title.
+
+    Written again while a heading's id clashes with another id of the output
+    (:class:`HeadingPlan`): the headings it names are then written as HTML."""
     words = document_words(rdoc, options)
     places = LinkPlaces.of(rdoc)
-    writer = _BlockWriter(_note_labels(reading_blocks(rdoc.document)), ImageDefinitions(options),
-                          words, places)
+    images = ImageDefinitions(options)  # shared by the passes: each image is loaded once
+    plan: HeadingPlan | None = HeadingPlan()
+    while plan is not None:  # each writing again writes one more heading as HTML at least
+        written = places.unwritten()
+        text = _markdown_pass(rdoc, options, words, written, images, plan)
+        plan = plan.next_plan(written.placed)
+    return text
+
+
+def _markdown_pass(rdoc: ResolvedDocument, options: RenderOptions, words: Labels,
+                   places: LinkPlaces, images: ImageDefinitions, plan: HeadingPlan) -> str:
+    """One writing of :func:`markdown_text`, its headings as ``plan`` says."""
+    writer = _BlockWriter(_note_labels(reading_blocks(rdoc.document)), images, words, places,
+                          plan)
     # the abstract as markdown, written first (its citations are the first footnotes)
     abstract = writer.blocks(rdoc.document.abstract) if rdoc.document.abstract else ""
     blocks: list[Block] = list(rdoc.document.blocks)
@@ -120,8 +137,10 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     chunks.append(writer.images.definitions())
     if rdoc.entries:
         heading: tuple[Inline, ...] = (Text(rdoc.sources_heading),)
-        if SOURCES_ID in places.named and _pandoc_id(rdoc.sources_heading) != SOURCES_ID:
-            heading = (Anchor(SOURCES_ID), *heading)  # else pandoc names the heading so
+        if SOURCES_ID in places.named or _names_sources(rdoc.sources_heading):
+            # #sources leads to the list: its heading's own id when both readers give it
+            # that one (the anchor is then left out), else the anchor
+            heading = (Anchor(SOURCES_ID), *heading)
         chunks.append(writer.block(Heading(2, heading)))
         chunks.append("\n".join(sources_definition(entry, writer.images, words, places)
                                  for entry in rdoc.entries))
@@ -158,11 +177,14 @@ class LinkPlaces:
     theirs). ``dead``: the ids a link to is written as its text,
     :attr:`ResolvedDocument.dead_links` and the places Markdown has none of
     (:data:`_NO_PLACE`). Each anchor is written once: at a note's first reference.
+    ``placed``: every id the output names (its anchors, its HTML headings' ids), for the
+    headings' own ids to keep clear of (:class:`HeadingPlan`).
     """
 
     named: frozenset[str] = frozenset()
     dead: frozenset[str] = frozenset()
     written: set[str] = field(default_factory=set)
+    placed: set[str] = field(default_factory=set)
 
     @classmethod
     def of(cls, rdoc: ResolvedDocument) -> LinkPlaces:
@@ -171,20 +193,30 @@ class LinkPlaces:
         unplaced = {target for target in targets if _NO_PLACE.match(target)}
         return cls(frozenset(targets - unplaced), rdoc.dead_links | unplaced)
 
+    def unwritten(self) -> LinkPlaces:
+        """These places with nothing written yet (for another writing of the document)."""
+        return dataclasses.replace(self, written=set(), placed=set())
+
     def anchor(self, ident: str) -> str:
         """``<a id="…"></a>`` when a link leads to ``ident`` and it is not written yet, else ""."""
         if ident not in self.named or ident in self.written:
             return ""
         self.written.add(ident)
+        return self.tag(ident)
+
+    def tag(self, ident: str) -> str:
+        """``<a id="ident"></a>``, the one way to name a place in Markdown (pandoc's HTML
+        keeps it), counted as an id of the output."""
+        self.placed.add(ident)
         return f'<a id="{html.escape(ident, quote=True)}"></a>'
 
 
-
-def _pandoc_id(text: str) -> str:
-    """The id pandoc's ``auto_identifiers`` give a heading of plain ``text`` (lower case,
-    letters, digits, ``_-.`` kept, spaces as hyphens, from the first letter on)."""
-    words = re.sub(r"[^\w\s.-]", "", text.lower()).split()
-    return re.sub(r"^[^a-z]+", "", "-".join(words))
+def _names_sources(text: str) -> bool:
+    """Whether a first heading of ``text`` is ``sources`` in both readers (``Sources``)."""
+    ids = IdText()
+    ids.text(text)
+    first = PandocIds().next(ids)
+    return first.markdown == first.gfm == SOURCES_ID
 
 
 def _title_to_declare(title: str, blocks: list[Block]) -> str:
@@ -315,7 +347,8 @@ class _InlineWriter:
     inside code spans are escaped too. Footnote references met inside a link are collected in
     ``deferred`` and emitted right after the link, so they never nest inside link text. A link
     to one of ``places.dead`` (:attr:`ResolvedDocument.dead_links`, :class:`LinkPlaces`) is
-    written as its text, as every writer shows it.
+    written as its text, as every writer shows it. A heading's writer gathers the text its
+    id is made from in ``ids`` (:class:`IdText`).
     """
 
     def __init__(
@@ -329,8 +362,10 @@ class _InlineWriter:
         images: ImageDefinitions,
         words: Labels,
         places: LinkPlaces | None = None,
+        ids: IdText | None = None,
     ):
         self.labels = labels
+        self.ids = ids
         self.images = images
         self.places = places if places is not None else LinkPlaces()
         self.words = words  # the document's (renderers.labels)
@@ -363,8 +398,7 @@ class _InlineWriter:
             case Text(text) | RawInline(text):
                 self._text(text)
             case Anchor(ident):
-                # the one way to name a place in Markdown (as a numbered caption's anchor)
-                self.emit(f'<a id="{html.escape(ident, quote=True)}"></a>')
+                self.emit(self.places.tag(ident))
             case Emph(children):
                 self._wrap("*", children)
             case Strong(children):
@@ -376,10 +410,16 @@ class _InlineWriter:
                 attrs = f' title="{html.escape(title, quote=True)}"' if title else ""
                 self._wrap(f"<{style}{attrs}>", children, f"</{style}>")
             case Code(text):
+                if self.ids is not None:
+                    self.ids.text(text, smart=False)
                 self.emit(code_span(text, table=self.table))
             case Link(url, children, title):
                 self._link(url, children, title)
             case Image():
+                if self.ids is not None:
+                    shown = self.images.label(node) is not None
+                    self.ids.text(_one_line(node.alt) if shown
+                                  else image_fallback(node, self.words))
                 self.emit(self.image(node))
             case LineBreak():
                 self._break("\\\n")
@@ -403,6 +443,8 @@ class _InlineWriter:
                 for number in numbers:
                     self._ref(str(number))
             case Math(tex, display):
+                if self.ids is not None:
+                    self.ids.text(tex, smart=False)
                 self.emit(math_source(tex, display))
             case CrossRef(label, number):
                 anchor = numbered_anchor(label, number)
@@ -425,6 +467,8 @@ class _InlineWriter:
 
     def _break(self, chunk: str) -> None:
         if self.single_line:
+            if self.ids is not None:
+                self.ids.text(" ")
             self.emit(" ")
         elif self.parts and not self._line_start:
             self.emit(chunk)
@@ -432,6 +476,8 @@ class _InlineWriter:
     def _ref(self, label: str, lead: str = "") -> None:
         """A footnote reference (after ``lead``, its anchor), deferred inside a link."""
         chunk = f"{lead}[^{label}]"
+        if self.ids is not None:
+            self.ids.label(label)
         if self.deferred is not None:
             self.deferred.append(chunk)
         else:
@@ -442,6 +488,8 @@ class _InlineWriter:
         for index, line in enumerate(lines):
             if index:
                 self._break("\n")
+            if self.ids is not None:
+                self.ids.text(line)
             escaped = escape_text(line, line_start=self._line_start and not self.single_line)
             if self._after_ref and escaped[:1] in (":", "("):
                 escaped = "\\" + escaped
@@ -457,6 +505,7 @@ class _InlineWriter:
             images=self.images,
             words=self.words,
             places=self.places,
+            ids=self.ids,
         )
 
     def _wrap(self, delimiter: str, children: tuple[Inline, ...], closing: str = "") -> None:
@@ -596,20 +645,92 @@ def _joins_tightly(previous: Block, block: Block) -> bool:
     return False
 
 
+@dataclass
+class HeadingPlan:
+    """Which headings a writing of the Markdown writes as HTML, and what it found.
+
+    A Markdown heading's id is the one its reader makes from its text
+    (:mod:`renderers.writers.markdown_ids`). It clashes when another id of the output is the
+    same: an anchor (the Sources list's ``<a id="sources">`` after an author's own heading
+    "Sources", ``<a id="fig-1">`` after a heading "Fig 1"), an HTML heading's id, or one gfm's
+    count gives twice. Such a heading is written as HTML, ``<h2 id="its-id">`` around its text:
+    neither reader makes an id from it, and the markdown reader reads it back as that heading
+    with that id. A heading's leading anchor of the writers' own that is its id in both readers
+    (the Sources heading read back) is left out (:func:`_named_by_heading`); one of the
+    author's clashes.
+
+    ``html``: the headings (by their order) to write as HTML; ``forbidden``: the ids the last
+    writing named, which a heading written now must not get (its own leading anchors aside).
+    """
+
+    html: frozenset[int] = frozenset()
+    forbidden: frozenset[str] = frozenset()
+    ids: PandocIds = field(default_factory=PandocIds)
+    #: the headings written as Markdown (order, ids) and those found clashing as written
+    markdown: list[tuple[int, AutoIds]] = field(default_factory=list)
+    decided: set[int] = field(default_factory=set)
+    count: int = 0
+
+    def as_html(self, auto: AutoIds, leads: tuple[str, ...]) -> bool:
+        """Whether the next heading, of ``auto`` ids and leading anchors ``leads``, is written
+        as HTML; if not, it is counted as both readers count it."""
+        index, self.count = self.count, self.count + 1
+        if index in self.html:
+            return True
+        if self._clashes(auto, leads):
+            self.decided.add(index)
+            return True
+        self.ids.add(auto)
+        self.markdown.append((index, auto))
+        return False
+
+    def _clashes(self, auto: AutoIds, leads: tuple[str, ...]) -> bool:
+        """Whether a heading's ids clash as it is written: with one the last writing named
+        (its own leading anchors aside), or with a leading anchor it keeps (the id of one
+        reader only), or in gfm's count."""
+        for ident in auto.ids():
+            if ident in leads:
+                if not _named_by_heading(ident, auto):
+                    return True
+            elif ident in self.forbidden:
+                return True
+        return auto.gfm_taken
+
+    def next_plan(self, placed: set[str]) -> HeadingPlan | None:
+        """The plan for writing again when a Markdown heading's id is one of ``placed`` (the
+        ids the writing named), else None: the writing stands."""
+        clashes = {index for index, auto in self.markdown
+                   if any(ident in placed for ident in auto.ids())}
+        if not clashes:
+            return None
+        return HeadingPlan(html=self.html | self.decided | clashes, forbidden=frozenset(placed))
+
+
+def _named_by_heading(ident: str, auto: AutoIds) -> bool:
+    """Whether a heading's leading anchor ``ident`` is left out: a place of the writers' own
+    (:data:`RESERVED_ANCHOR`, the Sources list's heading, written or read back) that the
+    heading's id in both readers names already, as ``## Sources`` names ``#sources``. An id of
+    the author's stays an anchor, since readers without heading ids (markdown-it,
+    commonmark.js) need it: such a heading is written as HTML (:class:`HeadingPlan`)."""
+    return auto.is_only(ident) and RESERVED_ANCHOR.match(ident) is not None
+
+
 class _BlockWriter:
     def __init__(self, labels: dict[str, AuthorNote], images: ImageDefinitions, words: Labels,
-                 places: LinkPlaces):
+                 places: LinkPlaces, headings: HeadingPlan):
         self.labels = labels
         self.images = images
         self.words = words  # the document's (renderers.labels)
         self.places = places  # anchors to write, and ids a link to is written as its text
+        self.headings = headings
 
     def inline_text(
-        self, nodes: tuple[Inline, ...], *, single_line: bool = False, table: bool = False
+        self, nodes: tuple[Inline, ...], *, single_line: bool = False, table: bool = False,
+        line_start: bool = True, ids: IdText | None = None,
     ) -> str:
         writer = _InlineWriter(
             self.labels, single_line=single_line, table=table, images=self.images,
-            words=self.words, places=self.places,
+            words=self.words, places=self.places, line_start=line_start, ids=ids,
         )
         writer.inlines(nodes)
         return writer.text().strip("\n")
@@ -643,8 +764,8 @@ class _BlockWriter:
 
     def _block(self, block: Block, *, alternate: bool = False) -> str:
         match block:
-            case Heading(level, children):
-                return self._heading(level, children)
+            case Heading():
+                return self._heading(block)
             case Paragraph(children):
                 return self.inline_text(children)
             case BulletList(items, tight):
@@ -681,12 +802,30 @@ class _BlockWriter:
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported block node {block!r}")
 
-    def _heading(self, level: int, children: tuple[Inline, ...]) -> str:
-        text = self.inline_text(children, single_line=True).strip()
+    def _heading(self, heading: Heading) -> str:
+        """``## text``, or the heading as HTML when its id would clash (:class:`HeadingPlan`)."""
+        level = min(max(heading.level, 1), 6)
+        count = 0
+        while count < len(heading.children) and isinstance(heading.children[count], Anchor):
+            count += 1
+        leads = tuple(node.id for node in heading.children[:count] if isinstance(node, Anchor))
+        ids = IdText()
+        text = self.inline_text(heading.children[count:], single_line=True,
+                                line_start=not leads, ids=ids).strip()
+        auto = self.headings.ids.next(ids)
+        if self.headings.as_html(auto, leads):
+            # a paragraph between the tags: inline markup and footnote references stay live
+            body = "".join(self.places.tag(ident) for ident in leads) + text
+            if heading.id:
+                self.places.placed.add(heading.id)
+            tag = f"h{level}" + (f' id="{html.escape(heading.id, quote=True)}"'
+                                 if heading.id else "")
+            return f"<{tag}>\n\n{body}\n\n</h{level}>" if body else f"<{tag}></h{level}>"
+        text = "".join(self.places.tag(ident) for ident in leads
+                       if not _named_by_heading(ident, auto)) + text
         closing = re.search(r"(^|\s)(#+)$", text)
         if closing:
             text = text[: closing.start(2)] + "\\" + text[closing.start(2) :]
-        level = min(max(level, 1), 6)
         return "#" * level + (" " + text if text else "")
 
     def _list(self, markers: list[str], items: tuple[ListItem, ...], tight: bool) -> str:
@@ -742,4 +881,4 @@ class _BlockWriter:
             return ""
         anchor = numbered_anchor(label, number)
         lead = escape_text(self.words.caption_lead(label_kind(label), number), line_start=False)
-        return f'<a id="{anchor}"></a>**{lead}** '
+        return f"{self.places.tag(anchor)}**{lead}** "

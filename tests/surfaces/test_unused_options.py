@@ -4,7 +4,9 @@
 got none. The rule is the option spec's (:func:`renderers.options.unused_options`), applied only
 to options the caller gave, so no surface's defaults trip it. A render says it (a warning, the
 file written: one set of options kept for a document and rendered to some of its formats is a
-normal use); a write tool, whose schema each format narrows, refuses the argument.
+normal use); a write tool, whose schema each format narrows, refuses the argument. Each surface
+names the option as its caller wrote it: the command line the flag typed (``--no-source-footer``),
+the API and the service the option (``source_footer``), the tools their argument.
 """
 
 from __future__ import annotations
@@ -64,6 +66,12 @@ def test_render_says_an_option_none_of_its_formats_uses(tmp_path: Path) -> None:
     assert "Solar is cheap" in (tmp_path / "md" / "report.md").read_text(encoding="utf-8")
 
 
+def test_the_api_names_the_option_whatever_its_value(tmp_path: Path) -> None:
+    (result,) = render(CONTENT, tmp_path, formats="md", sources_pool=POOL, source_footer=False)
+    assert result.warnings == [
+        "source_footer applies to pptx output only, and this render writes md"]
+
+
 def test_an_option_one_format_uses_and_none_are_fine(tmp_path: Path) -> None:
     results = render(CONTENT, tmp_path, formats=["md", "pptx"], sources_pool=POOL,
                      slide_level=1, pages=None, dpi=None)
@@ -83,18 +91,25 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("args", "written", "said"),
     [
-        (["--to", "pdf", "--pages", "2"], ["note.pdf"], [PAGES_FOR_PDF]),
+        (["--to", "pdf", "--pages", "2"], ["note.pdf"], ["--" + PAGES_FOR_PDF]),
         (["--to", "pdf,md", "--dpi", "200"], ["note.pdf", "note.md"],
-         ["dpi applies to png output only, and this render writes pdf, md"]),
+         ["--dpi applies to png output only, and this render writes pdf, md"]),
         (["--to", "md", "--no-source-footer"], ["note.md"],
-         ["source_footer applies to pptx output only, and this render writes md"]),
+         ["--no-source-footer applies to pptx output only, and this render writes md"]),
+        (["--to", "md", "--source-footer"], ["note.md"],
+         ["--source-footer applies to pptx output only, and this render writes md"]),
         (["--to", "html", "--docx-citations", "footnotes"], ["note.html"],
-         ["docx_citations applies to docx output only, and this render writes html"]),
+         ["--docx-citations applies to docx output only, and this render writes html"]),
+        (["--to", "md,html", "--slide-level", "3", "--page-size", "Letter"],
+         ["note.md", "note.html"],
+         ["--slide-level applies to pptx output only, and this render writes md, html"]),
     ],
 )
 def test_the_cli_says_an_option_its_formats_do_not_use(
     workspace: Path, args: list[str], written: list[str], said: list[str]
 ) -> None:
+    """As typed: ``source_footer`` named an option nobody typed, and for ``--no-source-footer``
+    not even the flag's own spelling. Said once for the file, whatever its formats."""
     result = CliRunner().invoke(cli.app, [
         "render", str(workspace / "note.md"), "--pool", str(workspace / "pool.json"),
         "--out", str(workspace / "out"), *args,
@@ -115,6 +130,20 @@ def test_the_clis_own_defaults_do_not_trip_the_rule(workspace: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "warning" not in result.stderr
     assert "Solar is cheap" in (workspace / "out" / "note.md").read_text(encoding="utf-8")
+
+
+def test_the_broker_batch_says_the_flags_typed_too() -> None:
+    """The broker's batch says a job's unused options itself (its workers get only the
+    options each format uses): in the same words as the local batch."""
+    from renderers.cli_batch import Job
+
+    job = Job(input="note.md", pool="pool.json", out="out", name=None, formats=("pdf",),
+              content_format=None, kwargs={"source_footer": False, "pages": (2,)})
+    assert [(note.code, note.message) for note in job.unused_notes()] == [
+        (Code.OPTION_UNUSED, "--" + PAGES_FOR_PDF),
+        (Code.OPTION_UNUSED, "--no-source-footer applies to pptx output only, and this render "
+                             "writes pdf"),
+    ]
 
 
 # ---------------------------------------------------------------- agent tools

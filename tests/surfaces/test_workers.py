@@ -472,7 +472,7 @@ def test_an_option_one_of_a_batchs_formats_uses_is_no_warning_through_the_broker
     assert remote.returncode == local.returncode == 0, (remote.stderr, local.stderr)
     warned = [line for line in remote.stderr.splitlines() if "warning" in line]
     assert warned == [line for line in local.stderr.splitlines() if "warning" in line]
-    assert len(warned) == 1 and "slide_level applies to pptx output only" in warned[0], warned
+    assert len(warned) == 1 and "--slide-level applies to pptx output only" in warned[0], warned
     counts = [line.split("│")[4].strip() for line in remote.stdout.splitlines()
               if line.startswith("│")]
     assert [count for count in counts if count] == ["1"]

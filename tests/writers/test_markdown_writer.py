@@ -663,9 +663,14 @@ def test_links_to_the_writers_own_places_lead_there_in_the_markdown(
     html_ids = re.findall(r'\bid="([^"]*)"', page.path.read_text("utf-8"))
     assert len(html_ids) == len(set(html_ids))
     assert {"src-2", "cite-1", "fn-1", "fnref-1", "sources", "fig-1"} <= set(html_ids)
-    if shutil.which("pandoc"):  # (the heading's anchor is kept for readers without ids)
-        ids, links = _pandoc_ids_and_links(again.path.read_text("utf-8"), "markdown")
-        assert set(links) <= set(ids)
+    rewritten = again.path.read_text("utf-8")
+    # the Sources heading's anchor only where the heading's own id is another
+    assert (f'## <a id="sources"></a>{heading}' in rewritten) is (heading == "Quellen")
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(rewritten, dialect)
+            assert len(ids) == len(set(ids))
+            assert set(links) <= set(ids)
 
 
 def test_markdown_without_links_to_the_writers_places_has_no_anchors(tmp_path: Path) -> None:
@@ -675,3 +680,102 @@ def test_markdown_without_links_to_the_writers_places_has_no_anchors(tmp_path: P
     source = "# Title\n\nSolar [[S:1]].[^n] See [up](#title).\n\n[^n]: A note.\n"
     (result,) = render(source, tmp_path, formats="md", sources_pool=POOL_ROWS)
     assert "<a id=" not in result.path.read_text("utf-8")
+
+
+def _sources_place(page: str) -> str:
+    """The text of the heading pandoc's HTML has ``id="sources"`` in (or on)."""
+    heading = next(h for h in re.findall(r"<h\d[^>]*>.*?</h\d>", page, re.S)
+                   if 'id="sources"' in h)
+    return re.sub(r"<[^>]+>", "", heading).strip()
+
+
+@pytest.mark.parametrize(("source", "heading"), [
+    # a link to the Sources list: the heading read back is no longer the writer's own
+    ("# Title\n\nSolar [[S:1]]. See [all](#sources).\n", "Sources"),
+    # an author's own "Sources" heading came first, and took the id the list needs
+    ("# Title\n\n## Sources\n\nMine.\n\nSolar [[S:1]]. See [all](#sources).\n", "Sources"),
+    ("# Title\n\n## Sources\n\nMine.\n\nSolar [[S:1]].\n", "Sources"),
+    ("# Title\n\n## Quellen\n\nMine.\n\nSolar [[S:1]]. See [all](#sources).\n", "Quellen"),
+])
+def test_every_id_is_unique_and_sources_leads_to_the_list_read_back_any_number_of_times(
+    tmp_path: Path, source: str, heading: str
+) -> None:
+    """Read back and written again, ``## <a id="sources"></a>Sources`` had the id twice
+    (pandoc names the heading so too), and an author's own heading "Sources" took the id
+    before the list's heading: ``#sources`` led there. A heading's anchor that is its id in
+    both readers is left out, and a heading whose id would clash is written as HTML. (Read
+    back without a link to it, the list is a heading like any other.)"""
+    from renderers.api import render
+
+    text, outputs = source, []
+    for round_ in range(3):  # md → md → md, the first with the pool
+        (result,) = render(text, tmp_path / str(round_), formats="md", sources_heading=heading,
+                           sources_pool=POOL_ROWS if round_ == 0 else [])
+        text = result.path.read_text("utf-8")
+        outputs.append(text)
+        assert not [d for d in result.diagnostics if "leads nowhere" in d.message]
+        if shutil.which("pandoc"):
+            for dialect in ("markdown", "gfm"):
+                ids, links = _pandoc_ids_and_links(text, dialect)
+                assert len(ids) == len(set(ids)), (dialect, ids)
+                assert set(links) <= set(ids)
+                page = subprocess.run(["pandoc", "-f", dialect, "-t", "html"], input=text,
+                                      capture_output=True, text=True, check=True).stdout
+                if "sources" in links or round_ == 0:  # the list's, after the author's text
+                    assert _sources_place(page) == heading
+                    assert page.index('id="sources"') > page.index("Solar")
+    assert outputs[1] == outputs[2]  # read back, the output is its own fixed point
+    if "Mine" in source and heading == "Sources":
+        assert '<h2 id="sources-1">\n\nSources\n\n</h2>\n\nMine.' in outputs[0]
+        assert outputs[0].count("## Sources") == 1
+    assert 'id="sources"></a>Sources' not in "".join(outputs)
+
+
+def test_a_heading_whose_id_is_a_figures_is_written_as_html(tmp_path: Path) -> None:
+    """"Fig 1" is the heading ``fig-1`` for pandoc, and figure 1's caption anchor too: the
+    heading keeps its own id (``fig-1-1``, which links name) as HTML, and reads back so."""
+    from renderers.api import render
+
+    source = ("# T\n\n## Fig *1*\n\nSee [the chart](#fig-1) and [the part](#fig-1-1).[[S:1]]\n\n"
+              "![Chart](https://example.com/c.png){#fig:one}\n")
+    (result,) = render(source, tmp_path, formats="md", sources_pool=POOL_ROWS)
+    written = result.path.read_text("utf-8")
+    assert '<h2 id="fig-1-1">\n\nFig *1*\n\n</h2>' in written
+    assert '<a id="fig-1"></a>**Figure 1:** Chart' in written
+    heading = read_markdown(written).blocks[1]
+    assert isinstance(heading, Heading) and heading.id == "fig-1-1"
+    assert heading.children == (Text("Fig "), Emph((Text("1"),)))
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(written, dialect)
+            assert len(ids) == len(set(ids)) and set(links) <= set(ids)
+
+
+def test_headings_gfm_would_give_one_id_are_told_apart(pool: SourcePool) -> None:
+    """gfm counts "a", "a 1", "a" as ``a``, ``a-1``, ``a-1``: the third is written as HTML."""
+    written = md_of("# T\n\n## a\n\n## a 1\n\n## a\n\nText [[S:1]].\n", pool)
+    assert written.startswith('# T\n\n## a\n\n## a 1\n\n<h2 id="a-2">\n\na\n\n</h2>\n\nText')
+    if shutil.which("pandoc"):
+        ids, _ = _pandoc_ids_and_links(written, "gfm")
+        assert len(ids) == len(set(ids))
+
+
+def test_a_heading_carrying_an_authors_anchor_of_its_own_id_is_written_as_html(
+    tmp_path: Path,
+) -> None:
+    """``<section id="costs"><h2>Costs</h2>`` gave ``## <a id="costs"></a>Costs``: the id
+    twice for pandoc (its own for the heading, and the anchor). The anchor stays, since readers
+    without heading ids need it; the heading, as HTML, is named by neither reader."""
+    from renderers.api import render
+
+    source = ('<h1>Report</h1><p><a href="#costs">Costs</a></p>'
+              '<section id="costs"><h2>Costs</h2><p>Text.<sup class="cite" data-sids="1">'
+              "[S:1]</sup></p></section>")
+    (result,) = render(source, tmp_path, formats="md", sources_pool=POOL_ROWS,
+                       content_format="html")
+    written = result.path.read_text("utf-8")
+    assert '<h2 id="costs-1">\n\n<a id="costs"></a>Costs\n\n</h2>' in written
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(written, dialect)
+            assert len(ids) == len(set(ids)) and "costs" in ids and set(links) <= set(ids)
