@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from citations.codemap import html_tags, line_starts, markdown_blocks
+from citations.codemap import blanked, html_tags, line_starts, markdown_blocks
 from citations.errors import SidecarError
 from citations.front_matter import abstract_source, front_matter_span
 from citations.grammar import MAX_SID, sid_in_range
@@ -471,6 +471,8 @@ def _markdown_units(content: str) -> list[tuple[int, int]]:
     abstract's are counted from its decoded text, :func:`_markdown_reading`)."""
     front = front_matter_span(content)
     after = front[1] if front is not None else 0
+    if after:  # no markdown: a fence there would run on over the body's paragraphs
+        content = blanked(content, [(0, after)])
     starts = [*line_starts(content), len(content)]
 
     def offset(line: int) -> int:

@@ -102,3 +102,36 @@ def test_a_page_citerender_wrote_counts_its_abstract_as_the_markdown_did() -> No
     written, read = audit(page, ROWS, content_format="html"), audit(text, ROWS)
     assert read.coverage == 0.6  # Sum, item and Body of Sum, item, More, Body and Uncited
     assert (written.coverage, written.numbers) == (read.coverage, read.numbers)
+
+
+#: A value that opens a fence: YAML, never markdown (a subtitle's), or the abstract's own
+#: markdown, which ends with it. Either way the body after the front matter is prose.
+FENCES = {
+    "a subtitle's": "subtitle: |\n  ```\n  x",
+    "the abstract's": "abstract: |\n  Sum [[S:1]].\n\n  ```\n  [[S:2]]",
+    "a quoted title's": 'title: "x\n\n  ```"',
+}
+
+
+@pytest.mark.parametrize("front", FENCES.values(), ids=FENCES.keys())
+def test_a_fence_in_front_matter_never_runs_on_into_the_body(front: str) -> None:
+    text = _document(front)
+    numbers = dict(resolve(read_markdown(text), POOL).plan.numbers)
+    assert 3 in numbers and 5 in numbers  # the body's citations
+    for report in (audit(text, ROWS), scanner_audit(text, ROWS)):
+        assert report.numbers == numbers and report.coverage == _render_coverage(text)
+        assert report.in_code_sids == ((2,) if "[[S:2]]" in front else ())
+
+
+def test_the_numeric_dialect_cites_the_body_after_a_fence_in_front_matter(
+    tmp_path: Path,
+) -> None:
+    """Numeric citations are mapped to sids on the text before it is read, by the scanner:
+    a fence-like line in a value hid the body's ``[2]`` as code, and the page cited nothing."""
+    from renderers.api import write_html
+
+    text = "---\ntitle: T\nsubtitle: |\n  ```\n---\n\nBody [2] and [3].\n"
+    result = write_html(text, tmp_path / "doc.html", sources_pool=ROWS, dialects="numeric")
+    page = (tmp_path / "doc.html").read_text(encoding="utf-8")
+    assert re.findall(r'class="cite"[^>]*data-sids="(\d+)"', page) == ["2", "3"]
+    assert result.sources_used == [2, 3]
