@@ -6,9 +6,11 @@ mapping. Anything else is the author's markdown (a rule, then text). The scanner
 tokens as not prose (:func:`metadata_spans`) but the ``abstract``'s, which is markdown (pandoc
 reads metadata values as markdown; citerender shows the abstract so), the markdown reader its keys
 (:mod:`renderers.metadata`): both ask :func:`front_matter`, so they never disagree on where it
-is. YAML is read with ``safe_load``'s constructors, at most :data:`MAX_FRONT_MATTER_BYTES` of it,
-and refusing aliases: ``*name`` repeats a node without copying it, so a few hundred bytes of
-aliases ("billion laughs") name more strings than memory holds once anything walks them.
+is. The audit judges the abstract as the reader reads it, its value decoded
+(:func:`abstract_source`), each of its tokens named by the line it was typed on. YAML is read
+with ``safe_load``'s constructors, at most :data:`MAX_FRONT_MATTER_BYTES` of it, and refusing
+aliases: ``*name`` repeats a node without copying it, so a few hundred bytes of aliases
+("billion laughs") name more strings than memory holds once anything walks them.
 """
 
 from __future__ import annotations
