@@ -12,12 +12,12 @@ import bisect
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from citations.codemap import html_tags, line_starts, markdown_blocks
+from citations.codemap import blanked, html_tags, line_starts, markdown_blocks
 from citations.errors import SidecarError
-from citations.front_matter import front_matter_span
+from citations.front_matter import abstract_source, front_matter_span
 from citations.grammar import MAX_SID, sid_in_range
 from citations.numbering import plan_citations
 from citations.pool import SourcePool
@@ -30,9 +30,7 @@ from citations.sidecar import (
     parse_pointer,
     resolve_pointer,
 )
-from citations.tokens import resolve_token_sids, scan
-
-AuditFormat = Literal["markdown", "html", "json", "yaml"]
+from citations.tokens import Token, resolve_token_sids, scan
 
 
 @dataclass(frozen=True)
@@ -206,7 +204,8 @@ def audit(
         )
     sources = SourcePool.coerce(pool)
     syntax: Literal["markdown", "html"] = "html" if content_format == "html" else "markdown"
-    tokens = scan(content, syntax=syntax, dialects=dialects)
+    tokens, units = (_markdown_reading(content, dialects) if syntax == "markdown"
+                     else (scan(content, syntax="html", dialects=dialects), _html_units(content)))
     usage: list[int] = list(recorded_usage)
     in_code: list[tuple[tuple[int, ...], int]] = []  # (sids, position), as token_groups
     in_raw_html: list[int] = []
@@ -266,7 +265,7 @@ def audit(
         orphaned_sids=orphaned,
         invalid_tokens=tuple(invalid),
         numbers=dict(plan.numbers),
-        coverage=_coverage(content, syntax, cite_positions),
+        coverage=_coverage(units, cite_positions),
         warnings=tuple(warnings),
         in_raw_html_sids=_unique(in_raw_html),
         not_rendered_sids=_unique(not_rendered),
@@ -425,8 +424,32 @@ def structured_format(name: str, text: str) -> Literal["json", "yaml"] | None:
 # Coverage: share of prose units (paragraphs outside lists, and list items) with a citation.
 
 
-def _coverage(content: str, content_format: AuditFormat, cite_positions: list[int]) -> float:
-    units = _markdown_units(content) if content_format == "markdown" else _html_units(content)
+def _markdown_reading(
+    content: str, dialects: frozenset[str]
+) -> tuple[list[Token], list[tuple[int, int]]]:
+    """The tokens and the prose units of markdown ``content`` as render reads them: the front
+    matter abstract's first, from its decoded value (:func:`abstract_source`: YAML escapes
+    and folded lines as the reader meets them, each token named by the line it was typed on;
+    offsets below 0, ahead of the body's), then the body's. The abstract is read on its own,
+    as the reader reads it: a fence left open there ends with it."""
+    tokens = scan(content, syntax="markdown", dialects=dialects)
+    units = _markdown_units(content)
+    abstract = abstract_source(content)
+    if abstract is None:
+        return tokens, units
+    # led by a line break: a ``---`` block opening the abstract is no front matter of its own
+    text = "\n" + abstract.text
+    base = -len(text)
+    own = [replace(token, start=token.start + base, end=token.end + base,
+                   line=abstract.line_at(token.start - 1))
+           for token in scan(text, syntax="markdown", dialects=dialects)]
+    start, end = abstract.span
+    body = [token for token in tokens if not start <= token.start < end]
+    own_units = [(first + base, last + base) for first, last in _markdown_units(text)]
+    return [*own, *body], [*own_units, *units]
+
+
+def _coverage(units: list[tuple[int, int]], cite_positions: list[int]) -> float:
     if not units:
         return 0.0
     units.sort()
@@ -444,9 +467,12 @@ def _coverage(content: str, content_format: AuditFormat, cite_positions: list[in
 
 def _markdown_units(content: str) -> list[tuple[int, int]]:
     """Offset spans of the list items and of the paragraphs outside list items; the front
-    matter is metadata, none of them (its blank-line-separated values read as paragraphs)."""
+    matter is metadata, none of them (its blank-line-separated values read as paragraphs: the
+    abstract's are counted from its decoded text, :func:`_markdown_reading`)."""
     front = front_matter_span(content)
     after = front[1] if front is not None else 0
+    if after:  # no markdown: a fence there would run on over the body's paragraphs
+        content = blanked(content, [(0, after)])
     starts = [*line_starts(content), len(content)]
 
     def offset(line: int) -> int:

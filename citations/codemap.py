@@ -338,6 +338,19 @@ def line_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in _LINE_BREAK_RE.finditer(text))]
 
 
+def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with each ``[start, end)`` span's characters but line breaks made spaces
+    (sorted spans): what is read elsewhere keeps its offset and line, and a blank span is
+    blank lines to markdown (a fence in front matter opens nothing)."""
+    parts: list[str] = []
+    position = 0
+    for start, end in spans:
+        parts += (text[position:start], re.sub(r"[^\r\n]", " ", text[start:end]))
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
 @lru_cache(maxsize=1)
 def _block_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt

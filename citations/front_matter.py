@@ -6,13 +6,16 @@ mapping. Anything else is the author's markdown (a rule, then text). The scanner
 tokens as not prose (:func:`metadata_spans`) but the ``abstract``'s, which is markdown (pandoc
 reads metadata values as markdown; citerender shows the abstract so), the markdown reader its keys
 (:mod:`renderers.metadata`): both ask :func:`front_matter`, so they never disagree on where it
-is. YAML is read with ``safe_load``'s constructors, at most :data:`MAX_FRONT_MATTER_BYTES` of it,
-and refusing aliases: ``*name`` repeats a node without copying it, so a few hundred bytes of
-aliases ("billion laughs") name more strings than memory holds once anything walks them.
+is. The audit judges the abstract as the reader reads it, its value decoded
+(:func:`abstract_source`), each of its tokens named by the line it was typed on. YAML is read
+with ``safe_load``'s constructors, at most :data:`MAX_FRONT_MATTER_BYTES` of it, and refusing
+aliases: ``*name`` repeats a node without copying it, so a few hundred bytes of aliases
+("billion laughs") name more strings than memory holds once anything walks them.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,12 +26,13 @@ if TYPE_CHECKING:
     import yaml
 
 from citations import json_keys
+from citations.chars import clean_text
 from citations.errors import FrontMatterError
 from citations.pool_text import value_problem
 
 __all__ = [
-    "MAX_FRONT_MATTER_BYTES", "FrontMatter", "blank_lines", "front_matter", "front_matter_span",
-    "metadata_spans",
+    "MAX_FRONT_MATTER_BYTES", "AbstractSource", "FrontMatter", "abstract_markdown",
+    "abstract_source", "blank_lines", "front_matter", "front_matter_span", "metadata_spans",
 ]
 
 #: Largest front matter read, in UTF-8 bytes (the default of ``limits.max_front_matter_bytes``):
@@ -61,6 +65,8 @@ class FrontMatter:
     abstract: tuple[int, int] | None = None
     #: The 1-based input line where the abstract's text starts (the line after ``abstract: |``).
     abstract_line: int = 0
+    #: The offsets of the YAML text between the two rules.
+    content: tuple[int, int] = (0, 0)
 
     @property
     def read(self) -> bool:
@@ -134,7 +140,7 @@ def front_matter(text: str, max_bytes: int = MAX_FRONT_MATTER_BYTES) -> FrontMat
         fields = {key: value for key, value in data.items() if isinstance(key, str)}
         span, line = _abstract_span(node, opening.end(), first_line)
         return FrontMatter(closing.end(), fields, "", first_line, size, abstract=span,
-                           abstract_line=line)
+                           abstract_line=line, content=(opening.end(), closing.start()))
     if data is None or isinstance(data, str):  # prose (or nothing) between two rules
         return FrontMatter(closing.end(), None, "", first_line, size)
     kind = "a list" if isinstance(data, list) else f"a {type(data).__name__}"
@@ -155,6 +161,93 @@ def _abstract_span(node: Any, offset: int, first_line: int) -> tuple[tuple[int, 
     start, end = found.start_mark, found.end_mark
     block = found.style in ("|", ">")  # its text starts on the line after the indicator
     return (offset + start.index, offset + end.index), first_line + start.line + int(block)
+
+
+def abstract_markdown(value: str) -> str:
+    """The abstract's markdown source as the reader reads it: the value with what no format can
+    carry replaced (:func:`clean_text`: a YAML escape may make any character), without the
+    line breaks around it; "" when it is only white space."""
+    return clean_text(value).strip("\n") if value.strip() else ""
+
+
+@dataclass(frozen=True)
+class AbstractSource:
+    """The front matter abstract as the reader reads it (``text``: :func:`abstract_markdown` of
+    its value, escapes decoded and lines folded) and where it was written: ``span``, its
+    offsets in the input (:attr:`FrontMatter.abstract`); input line ``lines[i]`` goes on at
+    ``text[starts[i]]``, so a token of the decoded text is named by the line it was typed on."""
+
+    text: str
+    span: tuple[int, int]
+    starts: tuple[int, ...]
+    lines: tuple[int, ...]
+
+    def line_at(self, offset: int) -> int:
+        """The 1-based input line of ``text[offset]``."""
+        return self.lines[max(bisect.bisect_right(self.starts, offset) - 1, 0)]
+
+
+def abstract_source(text: str) -> AbstractSource | None:
+    """The front matter abstract of ``text`` as render reads it (None when there is none, or
+    it is no string): what the audit judges, never the YAML as typed (``"[[S:\\u0031]]"``
+    cites sid 1; an escaped or folded line break joins a token)."""
+    found = front_matter(text)
+    value = found.fields.get("abstract") if found is not None and found.fields else None
+    if found is None or found.abstract is None or not isinstance(value, str):
+        return None
+    source = abstract_markdown(value)
+    lead = len(value) - len(value.lstrip("\n")) if source else 0
+    places = _line_places(text, found, value) or [(0, found.abstract_line)]
+    return AbstractSource(source, found.abstract, tuple(max(at - lead, 0) for at, _ in places),
+                          tuple(line for _, line in places))
+
+
+def _line_places(text: str, found: FrontMatter, value: str) -> list[tuple[int, int]]:
+    """``(offset in value, input line)`` where the text of each input line of the abstract
+    goes on in its decoded ``value``; [] when that is not known. Each line's text is led by a
+    mark, a character the block does not hold, and the block read again: the marks come out
+    where the lines' text went. A mark stands where the text starts (past the indentation,
+    an opening quote, a ``|`` line), never on a blank line, so the value is the same but for
+    the marks (checked)."""
+    assert found.abstract is not None
+    start, end = found.abstract
+    begin, close = found.content
+    mark = next((chr(c) for c in range(0xE000, 0xF900) if chr(c) not in text[begin:close]), "")
+    if not mark:
+        return []
+    first_line = len(_LINE_BREAK.findall(text, 0, start)) + 1
+    header = text[start] in "|>"  # a block scalar's text starts on the line after
+    pieces, lines, done = [text[begin:start]], [], start
+    line_start = start
+    for number, found_break in enumerate([*_LINE_BREAK.finditer(text, start, end), None]):
+        line_end = found_break.start() if found_break is not None else end
+        at = line_start + (number == 0 and text[start] in "'\"")
+        while at < line_end and text[at] in " \t":
+            at += 1
+        if at < line_end and not (number == 0 and header):
+            pieces += (text[done:at], mark)
+            lines.append(first_line + number)
+            done = at
+        if found_break is not None:
+            line_start = found_break.end()
+    pieces.append(text[done:close])
+    import yaml
+
+    try:
+        loader = _no_alias_loader()("".join(pieces))
+        try:
+            marked = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except (yaml.YAMLError, ValueError, RecursionError):  # a duplicate key is a ValueError
+        return []
+    shown = marked.get("abstract") if isinstance(marked, dict) else None
+    if not isinstance(shown, str) or shown.replace(mark, "") != value \
+            or shown.count(mark) != len(lines):
+        return []
+    # each mark's offset in the value is its offset less the marks before it
+    offsets = [m.start() - index for index, m in enumerate(re.finditer(mark, shown))]
+    return list(zip(offsets, lines, strict=True))
 
 
 def front_matter_span(text: str) -> tuple[int, int] | None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -38,8 +38,10 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 from citations.codemap import (
     ATTRIBUTE_RE,
     SCANNED_DROPPED,
+    MarkdownSpans,
     _markdown_code_spans,
     _Spans,
+    blanked,
     dropped_elements,
     html_block_dropped,
     html_code_spans,
@@ -396,9 +398,9 @@ def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str], probe: str) -
             m = pattern.search(probe, start)
             return m is not None and m.start() < end
 
-        spans = _markdown_code_spans(text, has_token)
         # front matter is metadata, not prose: its tokens are markup's (the abstract's cite)
         metadata = metadata_spans(text)
+        spans = _markdown_spans(text, metadata, has_token)
         raw = _Spans([*spans.raw_inline, *spans.raw_blocks, *metadata])
         after = metadata[-1][1] if metadata else 0
         # markup inside an element the sanitizer drops is merged into it: no tag starts there
@@ -411,6 +413,26 @@ def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str], probe: str) -
         dropped = _Spans(dropped_elements(text, SCANNED_DROPPED))
         return _Placement(_Spans(code), _Spans(skipped), dropped, frozenset(), ((0, len(text)),))
     return _NOWHERE
+
+
+def _markdown_spans(
+    text: str, metadata: list[tuple[int, int]], has_token: Callable[[int, int], bool]
+) -> MarkdownSpans:
+    """The code and raw HTML of markdown ``text`` as the reader meets them: its front matter
+    (``metadata``: :func:`metadata_spans`) is no markdown, so a fence or an HTML block in a
+    value never runs on into the body; the abstract between them is markdown read on its own
+    (a fence left open there ends with it)."""
+    if not metadata:
+        return _markdown_code_spans(text, has_token)
+    body = _markdown_code_spans(blanked(text, [(0, metadata[-1][1])]), has_token)
+    if len(metadata) == 1:
+        return body
+    start, end = metadata[0][1], metadata[1][0]
+    own = _markdown_code_spans(text[start:end], lambda a, b: has_token(a + start, b + start))
+    return MarkdownSpans(*(
+        [(a + start, b + start) for a, b in found] + rest
+        for found, rest in zip(own, body, strict=True)
+    ))
 
 
 def _reader_view(text: str, where: _Placement) -> str:

@@ -14,12 +14,12 @@ render leaves uncited).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from citations.audit import AuditReport
 from citations.audit import audit as scanner_audit
+from citations.codemap import blanked
 from citations.tokens import scan
 from renderers.document import (
     Block,
@@ -55,7 +55,7 @@ def audit(
     if read.document.own_page:  # its Sources list is no paragraph of the author's
         from renderers.readers.html import rebuilt_parts
 
-        written, recorded = _blanked(written, rebuilt_parts(written)), read.document.usage_sids
+        written, recorded = blanked(written, rebuilt_parts(written)), read.document.usage_sids
     return scanner_audit(written, read.pool, content_format=read.content_format,
                          dialects=read.requested_dialects, cited_groups=groups,
                          code_groups=code, recorded_usage=recorded)
@@ -69,14 +69,3 @@ def _code_groups(blocks: tuple[Block, ...], dialects: frozenset[str]) -> list[tu
     return [token.sids for text in texts for token in scan(text, syntax="text", dialects=dialects)
             if token.kind == "cite" and token.valid and token.sids]
 
-
-def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
-    """``text`` with each ``[start, end)`` span's characters but line ends made spaces: what
-    the scanner finds elsewhere keeps its offset and line."""
-    parts: list[str] = []
-    position = 0
-    for start, end in spans:
-        parts += (text[position:start], re.sub(r"[^\n]", " ", text[start:end]))
-        position = end
-    parts.append(text[position:])
-    return "".join(parts)

@@ -34,7 +34,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from citations.chars import clean_text
-from citations.front_matter import blank_lines, front_matter
+from citations.front_matter import abstract_markdown, blank_lines, front_matter
 from renderers.errors import LimitError
 from renderers.language import Language, normalize_tag
 
@@ -156,11 +156,10 @@ def _text(value: object) -> str | None:
 
 def _markdown(value: object) -> str | None:
     """A string as markdown source (a ``|`` block keeps the author's blank lines, so its
-    paragraphs; a folded one has made them single line breaks), another scalar as its one
-    line of text; None for a list or mapping."""
-    if not isinstance(value, str):
-        return _text(value)
-    return clean_text(value).strip("\n") if value.strip() else ""
+    paragraphs; a folded one has made them single line breaks; the audit reads the same:
+    :func:`abstract_markdown`), another scalar as its one line of text; None for a list or
+    mapping."""
+    return abstract_markdown(value) if isinstance(value, str) else _text(value)
 
 
 def _line(text: str) -> str:

@@ -351,22 +351,54 @@ def is_rebuilt_part(tag: str, classes: Iterable[str]) -> bool:
 def rebuilt_parts(html: str) -> list[tuple[int, int]]:
     """Where a page citerender wrote has the parts its writer makes again
     (:data:`REBUILT_PARTS`), as ``[start, end)`` offsets of their markup as written: the audit
-    leaves them out of its coverage, as the reader leaves them out of the document."""
+    leaves them out of its coverage, as the reader leaves them out of the document. The
+    title block's abstract is read back (:func:`_shown_title_block`): its blocks are the
+    author's, its heading word is the writer's."""
     spans: list[tuple[int, int]] = []
     opened, name, depth = -1, "", 0
     for tag in html_tags(html):
         if opened < 0 and tag.kind == "start" and tag.name in ("section", "nav", "header"):
-            written = TAG_ATTRIBUTES.match(html, tag.start + 1 + len(tag.name))
-            classes = tag_attributes(written.group(1)).get("class", "") if written else ""
-            if is_rebuilt_part(tag.name, classes.split()):
+            if is_rebuilt_part(tag.name, _tag_classes(html, tag.start, tag.name)):
                 opened, name, depth = tag.start, tag.name, 1
         elif opened >= 0 and tag.name == name and tag.kind != "empty":
             depth += 1 if tag.kind == "start" else -1
             if not depth:
                 end = html.find(">", tag.start)
-                spans.append((opened, end + 1 if end >= 0 else len(html)))
+                span = (opened, end + 1 if end >= 0 else len(html))
+                spans += _not_read_back(html, span) if name == "header" else [span]
                 opened = -1
     return spans
+
+
+def _tag_classes(html: str, start: int, name: str) -> list[str]:
+    """The classes of the start tag ``<name …>`` at ``start``."""
+    written = TAG_ATTRIBUTES.match(html, start + 1 + len(name))
+    return tag_attributes(written.group(1)).get("class", "").split() if written else []
+
+
+def _not_read_back(html: str, span: tuple[int, int]) -> list[tuple[int, int]]:
+    """The parts of the title block at ``span`` the reader does not read back: all but the
+    content of its (first) ``.abstract`` element, whose ``.abstract-title`` lines are left out
+    too. Elements are matched by name and depth, as the writer writes them."""
+    start, end = span
+    part = html[start:end]
+    opened: dict[str, list[tuple[int, list[str]]]] = {}
+    found: list[tuple[int, int, int, list[str]]] = []  # start, after its start tag, end tag
+    for tag in html_tags(part):
+        if tag.kind == "start":
+            opened.setdefault(tag.name, []).append((tag.start, _tag_classes(part, tag.start,
+                                                                            tag.name)))
+        elif tag.kind == "end" and opened.get(tag.name):
+            at, classes = opened[tag.name].pop()
+            if {"abstract", "abstract-title"}.intersection(classes):
+                found.append((at, part.find(">", at) + 1, tag.start, classes))
+    abstract = min((f for f in found if "abstract" in f[3]), default=None)
+    if abstract is None:
+        return [span]
+    _, inside, closing, _ = abstract
+    titles = [(at, part.find(">", close) + 1) for at, _, close, classes in sorted(found)
+              if "abstract-title" in classes and inside <= at < closing]
+    return [(start + a, start + b) for a, b in [(0, inside), *titles, (closing, len(part))]]
 
 
 def _read_usage(metas: Sequence[tuple[str, str]], context: ReadContext) -> None:

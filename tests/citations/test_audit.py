@@ -227,8 +227,16 @@ def test_bad_format_is_refused(pool: SourcePool) -> None:
         audit("x", pool, content_format="docx")  # type: ignore[arg-type]
 
 
-def test_front_matter_values_are_no_paragraphs_of_the_coverage(pool: SourcePool) -> None:
-    """An abstract's blank-line-separated values read as markdown paragraphs: they are
-    metadata, so the one cited paragraph of the body is all the coverage counts."""
-    text = "---\ntitle: T\nabstract: |\n  First.\n\n  Second.\n---\n\nBody [[S:1]].\n"
-    assert audit(text, pool).to_dict()["coverage"] == 1.0
+def test_the_abstract_s_paragraphs_count_in_the_coverage_other_values_none(
+    pool: SourcePool,
+) -> None:
+    """Front matter is metadata: a value's blank-line-separated lines (the subtitle's) are no
+    paragraphs. The abstract is prose, read as render reads it: its two paragraphs (one
+    cited), a folded value's as the reader unfolds it, and the body's one cited paragraph."""
+    text = ("---\ntitle: T\nsubtitle: |\n  Not\n\n  prose\nabstract: |\n  First [[S:2]].\n\n"
+            "  Second.\n---\n\nBody [[S:1]].\n")
+    assert audit(text, pool).to_dict()["coverage"] == 0.6667
+    # folded, one blank line is a line break: "One [[S:2]].\nTwo." is one paragraph
+    folded = "---\nabstract: >\n  One\n  [[S:2]].\n\n  Two.\n\n\n  Three.\n---\n\nBody.\n"
+    assert len(read_markdown(folded).abstract) == 2
+    assert audit(folded, pool).to_dict()["coverage"] == 0.3333

@@ -392,6 +392,11 @@ def test_the_cli_and_the_tool_audit_as_render_numbers(tmp_path: Path) -> None:
 FRONT_MATTER_PIECES = [
     "---\ntitle: T [[S:{n}]]\nabstract: |\n  Sum [[S:{m}]] `[[S:{n}]]`.\n\n  Two [[S:{n}]].\n---\n",
     '---\nabstract: "One [[S:{m}]] <i title=\'[[S:{n}]]\'>x</i>"\nauthor: "[[S:{n}]]"\n---\n',
+    # the abstract as YAML decodes it: escapes, '' and folded or escaped line breaks
+    '---\nabstract: "Esc [[S:\\u003{m}]] [[S:{n},\\\n  {m}]] \\x5b\\x5bS:{n}]]"\n---\n',
+    "---\nabstract: >\n  Fold [[S:{n},\n  {m}]]\n\n      [[S:{m}]] code\n---\n",
+    "---\nabstract: |\n      Para [[S:{n}]]\n\n      not code [[S:{m}]]\n---\n",
+    "---\nabstract: 'Q''s [[S:{m}]]'\n---\n",
     '---\ntitle: "Report [[S:{n}]]"\nauthor: [[S:{m}]]\n---\n',
     "---\r\ntitle: T [[S:{n}]]\r\n...\r\n",
     "---\nkeywords: [\"`[[S:{n}]]`\", '<sup class=\"cite\" data-sids=\"{m}\">x</sup>']\n---\n",

@@ -286,3 +286,19 @@ def test_docx_links_to_the_notes_and_sources_it_adds(tmp_path: Path, toc: bool) 
     marks, links = docx_places((tmp_path / "report.docx").read_bytes())
     assert (marks[links["n"]], marks[links["s"]]) == ("Notes", "Sources")
     assert "Mine notes" not in marks.values()
+
+
+@pytest.mark.parametrize("engine", ["typst", "weasyprint"])
+def test_pdf_links_to_any_citation_lead_to_it(tmp_path: Path, engine: str) -> None:
+    """A link to a citation no Sources entry links back to (``#cite-5``, ``#cite-2``), from
+    the abstract, the body, a table cell or a note, lands on its line in both engines (Typst
+    linked only the first citations', which its back-links need)."""
+    from tests.support.render import render_markdown
+    from tests.writers.test_docx_link_targets import LINKED, ROWS
+
+    pdf = tmp_path / "links.pdf"
+    pdf.write_bytes(render_markdown("pdf", LINKED, ROWS, pdf_engine=engine))
+    found = internal_links(pdf)
+    assert_leads_to(found, "the body's", pdf, "Text ")
+    for shown in ("the abstract's", "cell link", "the abstract's too"):
+        assert_leads_to(found, shown, pdf, "Sum ")

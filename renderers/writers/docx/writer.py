@@ -284,16 +284,26 @@ class _DocxWriter:
         self.entries: dict[int, SourceEntry] = {e.number: e for e in rdoc.entries}
         # Reserved before heading ids so that these names are exact.
         self.src_marks = {n: self.bookmarks.name_for(f"src_{n}") for n in self.entries}
-        self.entry_marks = {e.anchor: self.src_marks[e.number] for e in rdoc.entries}
         self.entry_tips = {e.anchor: e.title for e in rdoc.entries}  # links to entries
+        #: what this writer draws: the title block's abstract, then the body (its tables,
+        #: notes and captions), so that a link anywhere finds the place it names
+        self.drawn = (*title_block(rdoc.document, options, self.words).abstract,
+                      *rdoc.document.blocks)
+        linked = _linked_ids(self.drawn)
+        if self.footnote_mode:  # no Sources list: a source is shown at its first citation
+            linked |= {e.backlink for e in rdoc.entries if e.anchor in linked and e.backlink}
         # The citations the Sources entries link back to, and those a link of the text names
         # ("#cite-2"), as in HTML and PDF, where every citation has its id.
-        linked = _linked_ids(rdoc.document.blocks)
-        self.linked_cites = frozenset(node.anchor for node in iter_inlines(rdoc.document.blocks)
+        self.linked_cites = frozenset(node.anchor for node in iter_inlines(self.drawn)
                                       if isinstance(node, Cite) and node.anchor in linked)
         marked = dict.fromkeys(e.backlink for e in rdoc.entries if e.backlink)
         marked.update(dict.fromkeys(sorted(self.linked_cites)))
         self.cite_marks = {a: self.bookmarks.name_for(a.replace("-", "_")) for a in marked}
+        self.entry_marks = (
+            {e.anchor: self.cite_marks[e.backlink] for e in rdoc.entries
+             if e.backlink in self.linked_cites}
+            if self.footnote_mode else
+            {e.anchor: self.src_marks[e.number] for e in rdoc.entries})
         self._placed_cites: set[str] = set()
         marks = self.bookmarks.name_for
         self.note_marks = {n.label: marks(f"fn_{n.number}") for n in self.notes}
@@ -314,8 +324,7 @@ class _DocxWriter:
         made = {"notes": bool(self.notes),
                 "sources": not self.footnote_mode and bool(rdoc.entries)}
         # the abstract as drawn too: its anchors (its headings' ids: common.title_block)
-        drawn = (*title_block(rdoc.document, options, self.words).abstract, *rdoc.document.blocks)
-        self._collect(drawn, frozenset(k for k, shown in made.items() if shown))
+        self._collect(self.drawn, frozenset(k for k, shown in made.items() if shown))
         #: bookmarks of the Notes and Sources headings, which the contents and links lead to
         self.back_marks = ({k: marks(k) for k in made} if options.toc else
                            {k: marks(k) for k, shown in made.items() if shown and k in linked})

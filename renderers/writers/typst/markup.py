@@ -367,6 +367,9 @@ class _Markup:
         anchors = {node.id for node in iter_inlines(blocks) if isinstance(node, Anchor)}
         self.anchor_labels = anchors - self.labels
         self.labels |= self.anchor_labels
+        # every citation is labelled (cite-mark), as every one has its id in HTML
+        self.labels.update(node.anchor for node in iter_inlines(blocks)
+                           if isinstance(node, Cite) and node.anchor)
 
     # ------------------------------------------------------------------ direction
 

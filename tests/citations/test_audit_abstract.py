@@ -1,0 +1,137 @@
+"""The audit judges the front matter abstract as render reads it: its YAML value decoded (escapes,
+``''``, folded and joined lines), the paragraphs and code render sees in it, each token named by
+the front matter line it was typed on; and the abstract's paragraphs count in the coverage."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citations.audit import audit as scanner_audit
+from renderers import cli
+from renderers.audit import audit
+from renderers.document import Cite, Paragraph, reading_blocks, walk_inlines
+from renderers.readers.markdown import read_markdown
+from renderers.resolve import resolve
+from tests.citations.test_audit_agrees_with_render import POOL, ROWS
+
+BODY = "\n\nBody [[S:3]] and [[S:5]].\n\nUncited.\n"
+
+#: ``(front matter, lines of its invalid tokens as typed)`` for each way YAML writes a string;
+#: each abstract holds a token that reads otherwise as typed than as decoded.
+FORMS = {
+    "double-quoted, a \\u escape": ('abstract: "Sum [[S:\\u0031]] and [[S:0]]."', [2]),
+    "double-quoted, \\x escapes make the brackets": ('abstract: "\\x5b\\x5bS:2]] opens [[S:0]]"',
+                                                     [2]),
+    "double-quoted, an escaped line break in a token": (
+        'abstract: "Sum [[S:1,\\\n  2]]\n\n  Two [[S:0]]."', [5]),
+    "single-quoted, '' escapes": ("abstract: 'It''s [[S:1]]; ''[[S:2]]''\n  and [[S:0]]'", [3]),
+    "folded, a token over a line and more-indented code": (
+        "abstract: >\n  Sum [[S:1,\n  2]] and [[S:\n  0]]\n\n\n      [[S:4]] code\n", [4]),
+    "literal, indented past what markdown calls code": (
+        "abstract: |\n      Para [[S:1]].\n\n      Two [[S:2]] and\n      [[S:0]].\n", [6]),
+    "plain over several lines": ("abstract: Sum [[S:1,\n  2]] and\n  more [[S:0]]\n\n  Two.", [4]),
+}
+
+
+def _document(front: str) -> str:
+    return f"---\n{front}\n---{BODY}"
+
+
+def _render_coverage(text: str) -> float:
+    """The share of paragraphs render reads (the abstract's and the body's) with a citation."""
+    paragraphs = [block for block in reading_blocks(read_markdown(text))
+                  if isinstance(block, Paragraph)]
+    cited = [p for p in paragraphs if any(isinstance(n, Cite) for n in walk_inlines(p.children))]
+    return round(len(cited) / len(paragraphs), 4)
+
+
+@pytest.mark.parametrize(("front", "lines"), FORMS.values(), ids=FORMS.keys())
+def test_render_and_the_audit_agree_on_each_scalar_form(front: str, lines: list[int]) -> None:
+    text = _document(front)
+    rdoc = resolve(read_markdown(text), POOL)
+    noted = re.findall(r"line (\d+): invalid citation token '([^']*)'",
+                       "\n".join(note.message for note in rdoc.notes))
+    for report in (audit(text, ROWS), scanner_audit(text, ROWS)):
+        assert report.numbers == dict(rdoc.plan.numbers)
+        assert [token.text for token in report.invalid_tokens] == [t for _, t in noted]
+        assert [token.line for token in report.invalid_tokens] == lines  # as typed
+        assert (report.not_rendered_sids, report.in_raw_html_sids) == ((), ())
+        assert report.coverage == _render_coverage(text)
+    in_code = audit(text, ROWS).in_code_sids
+    assert in_code == ((4,) if "code" in front else ())
+
+
+def test_the_abstract_s_tokens_are_judged_decoded_and_the_title_s_stay_metadata() -> None:
+    text = _document('title: "T [[S:2]]"\nabstract: "A [[S:\\u0031]] b."')
+    report = audit(text, ROWS)
+    assert report.cited_sids == (1, 3, 5) and report.invalid_tokens == ()
+    assert report.in_raw_html_sids == (2,)  # the title's token: shown as typed, cites nothing
+    assert read_markdown(text).title == "T [[S:2]]"
+
+
+def test_a_front_matter_of_the_abstract_s_own_is_its_text() -> None:
+    # render reads the abstract on its own, never as a document with front matter
+    text = _document('abstract: "---\\nkey: [[S:1]]\\n---\\n\\nText [[S:2]]."')
+    assert audit(text, ROWS).numbers == dict(resolve(read_markdown(text), POOL).plan.numbers)
+    assert audit(text, ROWS).in_raw_html_sids == ()
+
+
+def test_the_cli_audits_an_escaped_abstract_as_render_reads_it(tmp_path: Path) -> None:
+    path = tmp_path / "doc.md"
+    path.write_text(_document('abstract: "Sum [[S:\\u0031]].\\n\\nMore."'), encoding="utf-8")
+    (tmp_path / "doc.pool.json").write_text(json.dumps(ROWS), encoding="utf-8")
+    result = CliRunner().invoke(cli.app, ["audit", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["cited_sids"] == [1, 3, 5] and report["invalid_tokens"] == []
+    assert report["coverage"] == 0.5  # "Sum", not "More.", then the body's cited paragraph
+
+
+def test_a_page_citerender_wrote_counts_its_abstract_as_the_markdown_did() -> None:
+    """The HTML page is read back with its abstract (the title block's other lines and the
+    word "Abstract" are the writer's): its audit covers what the markdown's covers."""
+    from tests.support.render import render_markdown
+
+    text = _document("subtitle: Sub\nabstract: |\n  Sum [[S:1]].\n\n  - item [[S:2]]\n\n  More.")
+    page = render_markdown("html", text, ROWS).decode()
+    written, read = audit(page, ROWS, content_format="html"), audit(text, ROWS)
+    assert read.coverage == 0.6  # Sum, item and Body of Sum, item, More, Body and Uncited
+    assert (written.coverage, written.numbers) == (read.coverage, read.numbers)
+
+
+#: A value that opens a fence: YAML, never markdown (a subtitle's), or the abstract's own
+#: markdown, which ends with it. Either way the body after the front matter is prose.
+FENCES = {
+    "a subtitle's": "subtitle: |\n  ```\n  x",
+    "the abstract's": "abstract: |\n  Sum [[S:1]].\n\n  ```\n  [[S:2]]",
+    "a quoted title's": 'title: "x\n\n  ```"',
+}
+
+
+@pytest.mark.parametrize("front", FENCES.values(), ids=FENCES.keys())
+def test_a_fence_in_front_matter_never_runs_on_into_the_body(front: str) -> None:
+    text = _document(front)
+    numbers = dict(resolve(read_markdown(text), POOL).plan.numbers)
+    assert 3 in numbers and 5 in numbers  # the body's citations
+    for report in (audit(text, ROWS), scanner_audit(text, ROWS)):
+        assert report.numbers == numbers and report.coverage == _render_coverage(text)
+        assert report.in_code_sids == ((2,) if "[[S:2]]" in front else ())
+
+
+def test_the_numeric_dialect_cites_the_body_after_a_fence_in_front_matter(
+    tmp_path: Path,
+) -> None:
+    """Numeric citations are mapped to sids on the text before it is read, by the scanner:
+    a fence-like line in a value hid the body's ``[2]`` as code, and the page cited nothing."""
+    from renderers.api import write_html
+
+    text = "---\ntitle: T\nsubtitle: |\n  ```\n---\n\nBody [2] and [3].\n"
+    result = write_html(text, tmp_path / "doc.html", sources_pool=ROWS, dialects="numeric")
+    page = (tmp_path / "doc.html").read_text(encoding="utf-8")
+    assert re.findall(r'class="cite"[^>]*data-sids="(\d+)"', page) == ["2", "3"]
+    assert result.sources_used == [2, 3]
