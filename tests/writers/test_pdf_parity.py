@@ -898,6 +898,51 @@ def test_lines_in_other_scripts_are_as_deep_as_in_the_weasyprint_pdf(case: str) 
     assert all(abs(a - b) < 0.05 for a, b in zip(css, typst, strict=True)), (css, typst)
 
 
+def char_faces(pdf: bytes, chars: str) -> list[tuple[str, str]]:
+    """Each of ``chars`` drawn on page 1 with its font's name (lower case, letters only,
+    "regular" left out): the face that draws it."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        textpage = document[0].get_textpage()
+        found = []
+        for index in range(textpage.count_chars()):
+            char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index))
+            if char in chars:
+                name = ctypes.create_string_buffer(200)
+                pdfium_c.FPDFText_GetFontInfo(textpage.raw, index, name, 200, None)
+                face = re.sub(r"[^a-z]", "", name.value.decode().split("+")[-1].lower())
+                found.append((char, face.removesuffix("regular")))
+        return found
+    finally:
+        document.close()
+
+
+#: Symbols report.css's stack draws from Noto Sans CJK (no face before it has them): the
+#: multilingual sample's Direction column, a wrapped paragraph, a heading; no CJK text.
+CJK_SYMBOL_LINES = (
+    "| Language | Direction |\n|---|:-:|\n| Greek | → |\n| Arabic | ← |\n| Hindi | → |\n\n"
+    "A → B, C ← D, x ≤ y: " + " ".join(["words"] * 30) + " ★ end.\n\n## Step → next\n\n"
+    "After.\n"
+)
+
+
+def test_symbols_drawn_from_the_cjk_face_are_drawn_and_placed_as_in_the_weasyprint_pdf() -> None:
+    """WeasyPrint draws → ← ≤ ★ from Noto Sans CJK, whose content area makes CSS's line 0.048 em
+    taller above (a line with Noto Sans in it too 0.046 em): each table row holding an arrow
+    was 0.48 pt lower in WeasyPrint than the one before it in Typst, which drew them from
+    DejaVu Sans when the document had no CJK text (the arrow column 10 pt wider) and counted
+    them as Noto Sans's when it had. Both now draw them from the same face, on the same lines."""
+    markdown = f"# T\n\n{CJK_SYMBOL_LINES}"
+    pdfs = [pdf_of(markdown, engine) for engine in ("weasyprint", "typst")]
+    css, typst = (line_baselines(pdf) for pdf in pdfs)
+    assert len(css) == len(typst) >= 8, (css, typst)
+    assert all(abs(a - b) < 0.05 for a, b in zip(css, typst, strict=True)), (css, typst)
+    css_faces, typst_faces = (char_faces(pdf, "→←≤★") for pdf in pdfs)
+    assert all(face.startswith("notosanscjksc") for _, face in css_faces), css_faces
+    assert sorted(css_faces) == sorted(typst_faces)
+    assert column_rules(pdfs[0]) == pytest.approx(column_rules(pdfs[1]), abs=0.05)
+
+
 #: CJK paragraphs opening in each way Pango tells apart, long ones wrapping: with a CJK
 #: character, with digits or punctuation Noto Sans draws (report.typ's ``opens-before-cjk``),
 #: with Latin; a heading, cells, an element's text opening with digits. The Chinese section of
@@ -922,8 +967,7 @@ CJK_WORDS = {"sample": ["中文", "2024年", "日本語", "日本政府", "After
 def test_cjk_lines_are_placed_as_in_the_weasyprint_pdf(case: str) -> None:
     """A line of a paragraph that opens with digits before CJK text ("2024年…") stood 0.46 pt
     lower in Typst (the Chinese paragraph of the multilingual sample 0.43 pt), the lines after
-    it 0.1 pt; each line of one opening with CJK a further 0.026 pt lower. Within 0.02 pt now
-    (Typst's A4 page is 0.01 pt taller)."""
+    it 0.1 pt; each line of one opening with CJK a further 0.026 pt lower. Within 0.02 pt now (Typst's A4 page is 0.01 pt taller)."""
     markdown = f"# T\n\n{CJK_LINES[case]}"
     words = CJK_WORDS.get(case)
     css, typst = (line_baselines(pdf) if words is None else baselines(pdf, words)

@@ -426,6 +426,20 @@ def test_typst_sees_only_the_report_fonts() -> None:
     assert len(system - families) > 10, "the system has fonts Typst is not given"
 
 
+def test_the_symbols_the_body_stack_draws_from_cjk_are_read_from_the_fonts() -> None:
+    """Arrows, operators and shapes no face before Noto Sans CJK has: the writer loads the CJK
+    fonts for them (a document holding only the back-link's ↑, which is the markup's own and
+    drawn in DejaVu Sans, does not), so Typst draws them from the face WeasyPrint does."""
+    if not typst_fonts.cjk_symbols():
+        pytest.skip("Noto Sans CJK is not installed")
+    assert set("→←↑≤≥★■◦▪") <= typst_fonts.cjk_symbols()
+    assert not set("•…×°–A") & typst_fonts.cjk_symbols()  # Noto Sans has them
+    assert typst_fonts.cjk_symbols_in("a ≥ b → c, → d") == "→≥"
+    assert typst_fonts.cjk_symbols_in("plain text, 汉字") == ""
+    cited = typst_source(resolve(read_markdown("# T\n\nClaim [[S:1]].\n"), POOL), RenderOptions())
+    assert typst_fonts.cjk_symbols_in(cited.text) == ""
+
+
 def test_the_font_directory_links_to_the_fonts_and_its_removal_keeps_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import tempfile
 from functools import lru_cache
 
 import typst
 
-from renderers.fonts import ascender_descender, font_index
+from renderers.fonts import ascender_descender, coverage, font_index
 
 #: Files of the families the template names, by family (first match of each name wins).
 REPORT_FONTS: dict[str, tuple[str, ...]] = {
@@ -49,7 +50,8 @@ FALLBACK_SCRIPTS: tuple[str, ...] = (
 #: text and in code. Hebrew: DejaVu Sans, the first face of the body's stack that has it; in
 #: code, where no face of report.css's stack has it, fontconfig's fallback (Noto Sans Hebrew
 #: here). Arabic code is in the body's face ("Code Arabic"); CJK code in Noto Sans Mono CJK,
-#: whose metrics are Noto Sans CJK's.
+#: whose metrics are Noto Sans CJK's. The symbols the body's stack takes from Noto Sans CJK
+#: (:func:`cjk_symbols`) are not a script: the writer lists them apart.
 OTHER_FACES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("ar", ("Arabic",), "NotoSansArabic-Regular.ttf", "NotoSansArabic-Regular.ttf"),
     ("hi", ("Devanagari",), "NotoSansDevanagari-Regular.ttf", "NotoSansDevanagari-Regular.ttf"),
@@ -57,6 +59,37 @@ OTHER_FACES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("cjk", ("Han", "Hiragana", "Katakana", "Hangul"), "NotoSansCJK-Regular.ttc",
      "NotoSansCJK-Regular.ttc"),
 )
+
+
+#: The faces ahead of Noto Sans CJK in report.css's body stack (and report.typ's).
+BEFORE_CJK: tuple[str, ...] = (
+    "NotoSans-Regular.ttf", "NotoSansArabic-Regular.ttf", "NotoSansDevanagari-Regular.ttf")
+#: Where that stack reaches Noto Sans CJK for symbols: Letterlike Symbols to Miscellaneous
+#: Symbols and Arrows (the CJK face's other non-CJK glyphs are emoji's or Hangul's).
+SYMBOL_BLOCKS = re.compile("[\u2100-\u2bff]")
+
+
+@lru_cache(maxsize=1)
+def cjk_symbols() -> frozenset[str]:
+    """The symbols report.css's body stack draws from Noto Sans CJK, no face before it having
+    them (arrows, mathematical operators, geometric shapes, the nested lists' ◦ and ▪): those
+    of :data:`SYMBOL_BLOCKS` the installed files say so of, none without Noto Sans CJK. Read
+    once per process (15 ms), only for text that has a character of those blocks."""
+    index = font_index()
+    path = index.get(CJK_FONTS[0].lower())
+    if path is None:
+        return frozenset()
+    before = set().union(*(coverage(index[face.lower()]) for face in BEFORE_CJK
+                           if face.lower() in index))
+    return frozenset(chr(point) for point in coverage(path) - before
+                     if SYMBOL_BLOCKS.fullmatch(chr(point)))
+
+
+def cjk_symbols_in(text: str) -> str:
+    """The characters of ``text`` that :func:`cjk_symbols` has, each once, in code point
+    order (empty, and nothing read, for text without a character of :data:`SYMBOL_BLOCKS`)."""
+    found = set(SYMBOL_BLOCKS.findall(text))
+    return "".join(sorted(found & cjk_symbols())) if found else ""
 
 
 @lru_cache(maxsize=8)
