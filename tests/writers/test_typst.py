@@ -59,6 +59,7 @@ from renderers.document import (
     ThematicBreak,
 )
 from renderers.errors import InputError, LimitError, RenderError
+from renderers.fonts import font_index
 from renderers.options import Limits, PdfVariant, RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
@@ -438,6 +439,32 @@ def test_the_symbols_the_body_stack_draws_from_cjk_are_read_from_the_fonts() -> 
     assert typst_fonts.cjk_symbols_in("plain text, 汉字") == ""
     cited = typst_source(resolve(read_markdown("# T\n\nClaim [[S:1]].\n"), POOL), RenderOptions())
     assert typst_fonts.cjk_symbols_in(cited.text) == ""
+
+
+def _space_advance(face: str) -> float:
+    """The advance of ``face``'s space (a file name) in em."""
+    from fontTools.ttLib import TTFont
+
+    path = font_index().get(face.lower())
+    if path is None:
+        pytest.skip(f"{face} is not installed")
+    font = TTFont(path, fontNumber=0, lazy=True)
+    try:
+        return font["hmtx"][font.getBestCmap()[0x20]][0] / font["head"].unitsPerEm
+    finally:
+        font.close()
+
+
+@pytest.mark.parametrize("face", typst_fonts.OTHER_FACES, ids=lambda face: face.key)
+def test_a_script_face_names_its_space_where_it_differs_from_the_line_fonts(
+    face: typst_fonts.ScriptFace,
+) -> None:
+    """report.typ's script-spaces draws a space after the script in the script's face only
+    where that face's space is not as wide as Noto Sans's (text) or DejaVu Sans Mono's (code)."""
+    for named, file, line_font in ((face.text_space, face.text_file, "NotoSans-Regular.ttf"),
+                                   (face.code_space, face.code_file, "DejaVuSansMono.ttf")):
+        differs = abs(_space_advance(file) - _space_advance(line_font)) > 0.001
+        assert (named is not None) == differs, (face.key, file, named)
 
 
 def test_the_font_directory_links_to_the_fonts_and_its_removal_keeps_them(

@@ -17,6 +17,7 @@ import re
 import shutil
 import tempfile
 from functools import lru_cache
+from typing import NamedTuple
 
 import typst
 
@@ -44,20 +45,38 @@ FALLBACK_SCRIPTS: tuple[str, ...] = (
     "Tamil", "Telugu", "Thaana", "Thai",
 )  # fmt: skip
 
-#: Scripts the report's fonts draw with a face other than Noto Sans (in code: other than
-#: DejaVu Sans Mono): the detection's key for the script (renderers.language.has_script), the
-#: script's names in Typst's regexes and the files of the faces that draw it in WeasyPrint, in
-#: text and in code. Hebrew: DejaVu Sans, the first face of the body's stack that has it; in
-#: code, where no face of report.css's stack has it, fontconfig's fallback (Noto Sans Hebrew
-#: here). Arabic code is in the body's face ("Code Arabic"); CJK code in Noto Sans Mono CJK,
-#: whose metrics are Noto Sans CJK's. The symbols the body's stack takes from Noto Sans CJK
-#: (:func:`cjk_symbols`) are not a script: the writer lists them apart.
-OTHER_FACES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
-    ("ar", ("Arabic",), "NotoSansArabic-Regular.ttf", "NotoSansArabic-Regular.ttf"),
-    ("hi", ("Devanagari",), "NotoSansDevanagari-Regular.ttf", "NotoSansDevanagari-Regular.ttf"),
-    ("he", ("Hebrew",), "DejaVuSans.ttf", "NotoSansHebrew-Regular.ttf"),
-    ("cjk", ("Han", "Hiragana", "Katakana", "Hangul"), "NotoSansCJK-Regular.ttc",
-     "NotoSansCJK-Regular.ttc"),
+
+class ScriptFace(NamedTuple):
+    """A script the report's fonts draw with a face other than Noto Sans (in code: other than
+    DejaVu Sans Mono), and the faces that draw it in WeasyPrint, in text and in code."""
+
+    key: str  # the detection's key (renderers.language.has_script)
+    scripts: tuple[str, ...]  # the script's names in Typst's regexes
+    text_file: str
+    code_file: str
+    #: The family a word space after the script's characters is drawn in, in text and in code
+    #: (report.typ's script-spaces): "auto" for the document's regional CJK face (report.typ's
+    #: cjk-fonts), None where that face's space is as wide as the line font's (Noto Sans
+    #: Arabic's and Devanagari's are Noto Sans's 0.26 em: tests/writers/test_typst.py checks).
+    text_space: str | None
+    code_space: str | None
+    rtl: bool
+
+
+#: Hebrew: DejaVu Sans, the first face of the body's stack that has it; in code, where no face
+#: of report.css's stack has it, fontconfig's fallback (Noto Sans Hebrew here). Arabic code is
+#: in the body's face ("Code Arabic"); CJK code in Noto Sans Mono CJK, whose metrics are Noto
+#: Sans CJK's. The symbols the body's stack takes from Noto Sans CJK (:func:`cjk_symbols`) are
+#: not a script: the writer lists them apart.
+OTHER_FACES: tuple[ScriptFace, ...] = (
+    ScriptFace("ar", ("Arabic",), "NotoSansArabic-Regular.ttf", "NotoSansArabic-Regular.ttf",
+               None, "Noto Sans Arabic", rtl=True),
+    ScriptFace("hi", ("Devanagari",), "NotoSansDevanagari-Regular.ttf",
+               "NotoSansDevanagari-Regular.ttf", None, "Noto Sans Devanagari", rtl=False),
+    ScriptFace("he", ("Hebrew",), "DejaVuSans.ttf", "NotoSansHebrew-Regular.ttf", "DejaVu Sans",
+               "Noto Sans Hebrew", rtl=True),
+    ScriptFace("cjk", ("Han", "Hiragana", "Katakana", "Hangul"), "NotoSansCJK-Regular.ttc",
+               "NotoSansCJK-Regular.ttc", "auto", "auto", rtl=False),
 )
 
 

@@ -184,29 +184,41 @@ def script_faces(text: str, *, cjk: bool) -> str:
     those faces lack, over the marks, spaces and punctuation of it, which a split would shape
     apart, to the last of them: a space at its end would leave the next word's text without its
     space; "·" is Han's too, but Noto Sans's) and the ascender and descender in em of its face
-    in text and in code, from the font files; ``()`` in a document without any, which then has
-    no rule to look for them (``deepen-scripts`` in the template). CJK: only when its fonts are
+    in text and in code, from the font files; the family a word space after the script is
+    drawn in (``spaces``), with ``spaced``, a regex finding such a space, and its direction;
+    ``()`` in a document without any, which then has no rule to look for them
+    (``deepen-scripts`` and ``script-spaces`` in the template). CJK: only when its fonts are
     loaded (``cjk``), and then also the symbols of ``text`` the body's stack draws from Noto
     Sans CJK (key ``cjk-symbols``: :func:`~renderers.writers.typst.fonts.cjk_symbols_in`), one
     at a time, with ``code: none``: code draws most of them in its own face."""
     entries = []
-    for key, names, face, code_face in OTHER_FACES:
-        metrics, code_metrics = face_metrics(face), face_metrics(code_face)
+    for face in OTHER_FACES:
+        metrics, code_metrics = face_metrics(face.text_file), face_metrics(face.code_file)
         if metrics is None or code_metrics is None:
             continue
-        if not (cjk if key == "cjk" else has_script(text, key)):
+        if not (cjk if face.key == "cjk" else has_script(text, face.key)):
             continue
-        first = "".join(f"\\p{{sc={name}}}" for name in names)
-        inner = "".join(f"\\p{{scx={name}}}" for name in names) + "\\p{Inherited}"
+        first = "".join(f"\\p{{sc={name}}}" for name in face.scripts)
+        inner = "".join(f"\\p{{scx={name}}}" for name in face.scripts) + "\\p{Inherited}"
         run = string_literal(f"[{first}](?:[{inner}\\s]*[{inner}])?")
-        entries.append(f'(key: "{key}", run: {run}, text: {_metrics(metrics)}, '
-                       f"code: {_metrics(code_metrics)}),")
-        symbols = cjk_symbols_in(text) if key == "cjk" else ""
+        spaced = string_literal(f"[{first}][{inner}]*\\s")
+        spaces = ", ".join(f"{side}: {_space_family(name)}" for side, name in (
+            ("text", face.text_space), ("code", face.code_space)))
+        entries.append(f'(key: "{face.key}", run: {run}, text: {_metrics(metrics)}, '
+                       f"code: {_metrics(code_metrics)}, spaces: ({spaces}), spaced: {spaced}, "
+                       f"rtl: {'true' if face.rtl else 'false'}),")
+        symbols = cjk_symbols_in(text) if face.key == "cjk" else ""
         if symbols:
             run = string_literal("[" + "".join(f"\\u{{{ord(c):x}}}" for c in symbols) + "]")
             entries.append(f'(key: "cjk-symbols", run: {run}, text: {_metrics(metrics)}, '
-                           "code: none),")
+                           "code: none, spaces: none, rtl: false),")
     return f"#let script-faces = ({''.join(entries)})\n"
+
+
+def _space_family(name: str | None) -> str:
+    """A :class:`~renderers.writers.typst.fonts.ScriptFace`'s space family as report.typ's
+    value: a string, ``auto`` or ``none``."""
+    return "none" if name is None else "auto" if name == "auto" else string_literal(name)
 
 
 def _metrics(found: tuple[float, float]) -> str:
