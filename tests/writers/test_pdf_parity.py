@@ -1022,10 +1022,10 @@ SCRIPT_SPACES = (
     "```\nكلمة كلمة كلمة one\nशब्द शब्द शब्द two\nמילה מילה three\n汉字 汉字 four\n"
     "शब्द (x) 2024 five\nكلمة 2024 six\n```\n\n"
     "Inline `كلمة كلمة` seven and `शब्द शब्द` eight.\n\n"
-    "Text מילה מילה, nine; 汉字 汉字 ten, 中文 (eleven).\n"
+    "Text מילה מילה, nine; 汉字 汉字 ten, 中文 (eleven).\n\n한국어 텍스트 twelve.\n"
 )
 SPACED_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                "eleven"]
+                "eleven", "twelve"]
 
 
 def test_word_spaces_in_other_scripts_are_as_wide_as_in_the_weasyprint_pdf() -> None:
@@ -1033,7 +1033,8 @@ def test_word_spaces_in_other_scripts_are_as_wide_as_in_the_weasyprint_pdf() -> 
     Sans (Hebrew) or Noto Sans CJK in that face; Typst in the first font that has a space. In
     code, DejaVu Sans Mono's 0.602 em made each space between Arabic or Devanagari words
     3.16 pt wider than WeasyPrint's (0.26 em), between CJK words 0.95 pt; in text, one between
-    Hebrew words 0.61 pt narrower, between CJK words 0.38 pt wider."""
+    Hebrew words 0.61 pt narrower, between CJK words 0.38 pt wider, and after Korean, which
+    Pango shapes as Korean (0.28 em), 0.21 pt narrower."""
     markdown = f"# T\n\n{SCRIPT_SPACES}"
     css, typst = (origins(pdf_of(markdown, engine), SPACED_WORDS)
                   for engine in ("weasyprint", "typst"))

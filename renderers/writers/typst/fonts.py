@@ -61,6 +61,9 @@ class ScriptFace(NamedTuple):
     text_space: str | None
     code_space: str | None
     rtl: bool
+    #: Scripts Pango shapes in a language of their own (its sample language), which changes
+    #: the space after them: Noto Sans CJK's Korean one is 0.28 em, its default one 0.224 em.
+    languages: tuple[tuple[str, str], ...] = ()
 
 
 #: Hebrew: DejaVu Sans, the first face of the body's stack that has it; in code, where no face
@@ -76,7 +79,8 @@ OTHER_FACES: tuple[ScriptFace, ...] = (
     ScriptFace("he", ("Hebrew",), "DejaVuSans.ttf", "NotoSansHebrew-Regular.ttf", "DejaVu Sans",
                "Noto Sans Hebrew", rtl=True),
     ScriptFace("cjk", ("Han", "Hiragana", "Katakana", "Hangul"), "NotoSansCJK-Regular.ttc",
-               "NotoSansCJK-Regular.ttc", "auto", "auto", rtl=False),
+               "NotoSansCJK-Regular.ttc", "auto", "auto", rtl=False,
+               languages=(("Hangul", "ko"),)),
 )
 
 

@@ -202,10 +202,14 @@ def script_faces(text: str, *, cjk: bool) -> str:
         inner = "".join(f"\\p{{scx={name}}}" for name in face.scripts) + "\\p{Inherited}"
         run = string_literal(f"[{first}](?:[{inner}\\s]*[{inner}])?")
         spaced = string_literal(f"[{first}][{inner}]*\\s")
+        covers = string_literal(f"[{first}\\p{{Inherited}}\\s]")
+        languages = "".join(f"({string_literal(_script_class(script))}, {string_literal(lang)}),"
+                            for script, lang in face.languages)
         spaces = ", ".join(f"{side}: {_space_family(name)}" for side, name in (
             ("text", face.text_space), ("code", face.code_space)))
         entries.append(f'(key: "{face.key}", run: {run}, text: {_metrics(metrics)}, '
                        f"code: {_metrics(code_metrics)}, spaces: ({spaces}), spaced: {spaced}, "
+                       f"covers: {covers}, languages: ({languages}), "
                        f"rtl: {'true' if face.rtl else 'false'}),")
         symbols = cjk_symbols_in(text) if face.key == "cjk" else ""
         if symbols:
@@ -213,6 +217,11 @@ def script_faces(text: str, *, cjk: bool) -> str:
             entries.append(f'(key: "cjk-symbols", run: {run}, text: {_metrics(metrics)}, '
                            "code: none, spaces: none, rtl: false),")
     return f"#let script-faces = ({''.join(entries)})\n"
+
+
+def _script_class(script: str) -> str:
+    """A regex matching a character of ``script`` (its Unicode name)."""
+    return "\\p{sc=" + script + "}"
 
 
 def _space_family(name: str | None) -> str:
