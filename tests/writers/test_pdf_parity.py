@@ -898,6 +898,51 @@ def test_lines_in_other_scripts_are_as_deep_as_in_the_weasyprint_pdf(case: str) 
     assert all(abs(a - b) < 0.05 for a, b in zip(css, typst, strict=True)), (css, typst)
 
 
+def char_faces(pdf: bytes, chars: str) -> list[tuple[str, str]]:
+    """Each of ``chars`` drawn on page 1 with its font's name (lower case, letters only,
+    "regular" left out): the face that draws it."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        textpage = document[0].get_textpage()
+        found = []
+        for index in range(textpage.count_chars()):
+            char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index))
+            if char in chars:
+                name = ctypes.create_string_buffer(200)
+                pdfium_c.FPDFText_GetFontInfo(textpage.raw, index, name, 200, None)
+                face = re.sub(r"[^a-z]", "", name.value.decode().split("+")[-1].lower())
+                found.append((char, face.removesuffix("regular")))
+        return found
+    finally:
+        document.close()
+
+
+#: Symbols report.css's stack draws from Noto Sans CJK (no face before it has them): the
+#: multilingual sample's Direction column, a wrapped paragraph, a heading; no CJK text.
+CJK_SYMBOL_LINES = (
+    "| Language | Direction |\n|---|:-:|\n| Greek | → |\n| Arabic | ← |\n| Hindi | → |\n\n"
+    "A → B, C ← D, x ≤ y: " + " ".join(["words"] * 30) + " ★ end.\n\n## Step → next\n\n"
+    "After.\n"
+)
+
+
+def test_symbols_drawn_from_the_cjk_face_are_drawn_and_placed_as_in_the_weasyprint_pdf() -> None:
+    """WeasyPrint draws → ← ≤ ★ from Noto Sans CJK, whose content area makes CSS's line 0.048 em
+    taller above (a line with Noto Sans in it too 0.046 em): each table row holding an arrow
+    was 0.48 pt lower in WeasyPrint than the one before it in Typst, which drew them from
+    DejaVu Sans when the document had no CJK text (the arrow column 10 pt wider) and counted
+    them as Noto Sans's when it had. Both now draw them from the same face, on the same lines."""
+    markdown = f"# T\n\n{CJK_SYMBOL_LINES}"
+    pdfs = [pdf_of(markdown, engine) for engine in ("weasyprint", "typst")]
+    css, typst = (line_baselines(pdf) for pdf in pdfs)
+    assert len(css) == len(typst) >= 8, (css, typst)
+    assert all(abs(a - b) < 0.05 for a, b in zip(css, typst, strict=True)), (css, typst)
+    css_faces, typst_faces = (char_faces(pdf, "→←≤★") for pdf in pdfs)
+    assert all(face.startswith("notosanscjksc") for _, face in css_faces), css_faces
+    assert sorted(css_faces) == sorted(typst_faces)
+    assert column_rules(pdfs[0]) == pytest.approx(column_rules(pdfs[1]), abs=0.05)
+
+
 #: CJK paragraphs opening in each way Pango tells apart, long ones wrapping: with a CJK
 #: character, with digits or punctuation Noto Sans draws (report.typ's ``opens-before-cjk``),
 #: with Latin; a heading, cells, an element's text opening with digits. The Chinese section of
@@ -910,6 +955,9 @@ CJK_LINES = {
     "latin first": "AB 汉字 words.\n\nx 2024年\n\n汉字 2024。\n\nAfter.\n",
     "heading, cell, element": ("## 2024年报告\n\n| 2024年 | 汉字 |\n|---|---|\n| (汉字) | x |\n\n"
                                "Some *2024年* text.\n\n> 2024年，中国。\n\nAfter.\n"),
+    # strong text's weight reached deepen-scripts as regular: its line stood 0.11 pt deeper
+    "bold element": ("Some **2024年** text.\n\n| **2024年** | x |\n|---|---|\n| y **2024年** | z |"
+                     "\n\n- **2024年** item\n\n> a __2024 年__ b\n\nAfter.\n"),
     "sample": ("## 中文 (Chinese)\n\n2024年，中国新增太阳能发电装机容量超过2亿千瓦，"
                "风电和太阳能发电总装机已超过火电。[[S:1]]\n\n## 日本語 (Japanese)\n\n"
                "日本政府は、2040年度に再生可能エネルギーを最大の電源とする方針を示している。"
@@ -922,8 +970,8 @@ CJK_WORDS = {"sample": ["中文", "2024年", "日本語", "日本政府", "After
 def test_cjk_lines_are_placed_as_in_the_weasyprint_pdf(case: str) -> None:
     """A line of a paragraph that opens with digits before CJK text ("2024年…") stood 0.46 pt
     lower in Typst (the Chinese paragraph of the multilingual sample 0.43 pt), the lines after
-    it 0.1 pt; each line of one opening with CJK a further 0.026 pt lower. Within 0.02 pt now
-    (Typst's A4 page is 0.01 pt taller)."""
+    it 0.1 pt; each line of one opening with CJK a further 0.026 pt lower; bold "2024年" in a
+    line made it 0.11 pt deeper. Within 0.02 pt now (Typst's A4 page is 0.01 pt taller)."""
     markdown = f"# T\n\n{CJK_LINES[case]}"
     words = CJK_WORDS.get(case)
     css, typst = (line_baselines(pdf) if words is None else baselines(pdf, words)
@@ -965,6 +1013,33 @@ def test_code_in_other_scripts_is_as_deep_as_in_the_weasyprint_pdf(case: str) ->
     css, typst = (baselines(pdf_of(markdown, engine), words)
                   for engine in ("weasyprint", "typst"))
     assert all(abs(a - b) < 0.05 for a, b in zip(css, typst, strict=True)), (css, typst)
+
+
+#: Word spaces after text of those scripts, in a code block, in inline code and in text, each
+#: line ending in a Latin word: its place is measured. One before a digit or a mark keeps the
+#: line's font; after an Arabic or Hebrew word on a left-to-right line, one before Latin text.
+SCRIPT_SPACES = (
+    "```\nكلمة كلمة كلمة one\nशब्द शब्द शब्द two\nמילה מילה three\n汉字 汉字 four\n"
+    "शब्द (x) 2024 five\nكلمة 2024 six\n```\n\n"
+    "Inline `كلمة كلمة` seven and `शब्द शब्द` eight.\n\n"
+    "Text מילה מילה, nine; 汉字 汉字 ten, 中文 (eleven).\n\n한국어 텍스트 twelve.\n"
+)
+SPACED_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve"]
+
+
+def test_word_spaces_in_other_scripts_are_as_wide_as_in_the_weasyprint_pdf() -> None:
+    """Pango draws a space after a character of Noto Sans Arabic, Noto Sans Devanagari, DejaVu
+    Sans (Hebrew) or Noto Sans CJK in that face; Typst in the first font that has a space. In
+    code, DejaVu Sans Mono's 0.602 em made each space between Arabic or Devanagari words
+    3.16 pt wider than WeasyPrint's (0.26 em), between CJK words 0.95 pt; in text, one between
+    Hebrew words 0.61 pt narrower, between CJK words 0.38 pt wider, and after Korean, which
+    Pango shapes as Korean (0.28 em), 0.21 pt narrower."""
+    markdown = f"# T\n\n{SCRIPT_SPACES}"
+    css, typst = (origins(pdf_of(markdown, engine), SPACED_WORDS)
+                  for engine in ("weasyprint", "typst"))
+    for word, a, b in zip(SPACED_WORDS, css, typst, strict=True):
+        assert abs(a[0] - b[0]) < 0.05 and abs(a[1] - b[1]) < 0.05, (word, a, b)
 
 
 def marker_glyphs(pdf: bytes) -> list[tuple[str, str, float]]:

@@ -59,6 +59,7 @@ from renderers.document import (
     ThematicBreak,
 )
 from renderers.errors import InputError, LimitError, RenderError
+from renderers.fonts import font_index
 from renderers.options import Limits, PdfVariant, RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
@@ -424,6 +425,46 @@ def test_typst_sees_only_the_report_fonts() -> None:
     assert "Noto Sans CJK SC" not in set(typst_fonts.report_fonts(cjk=False).families())
     system = set(typst.Fonts(include_system_fonts=True).families())
     assert len(system - families) > 10, "the system has fonts Typst is not given"
+
+
+def test_the_symbols_the_body_stack_draws_from_cjk_are_read_from_the_fonts() -> None:
+    """Arrows, operators and shapes no face before Noto Sans CJK has: the writer loads the CJK
+    fonts for them (a document holding only the back-link's ↑, which is the markup's own and
+    drawn in DejaVu Sans, does not), so Typst draws them from the face WeasyPrint does."""
+    if not typst_fonts.cjk_symbols():
+        pytest.skip("Noto Sans CJK is not installed")
+    assert set("→←↑≤≥★■◦▪") <= typst_fonts.cjk_symbols()
+    assert not set("•…×°–A") & typst_fonts.cjk_symbols()  # Noto Sans has them
+    assert typst_fonts.cjk_symbols_in("a ≥ b → c, → d") == "→≥"
+    assert typst_fonts.cjk_symbols_in("plain text, 汉字") == ""
+    cited = typst_source(resolve(read_markdown("# T\n\nClaim [[S:1]].\n"), POOL), RenderOptions())
+    assert typst_fonts.cjk_symbols_in(cited.text) == ""
+
+
+def _space_advance(face: str) -> float:
+    """The advance of ``face``'s space (a file name) in em."""
+    from fontTools.ttLib import TTFont
+
+    path = font_index().get(face.lower())
+    if path is None:
+        pytest.skip(f"{face} is not installed")
+    font = TTFont(path, fontNumber=0, lazy=True)
+    try:
+        return font["hmtx"][font.getBestCmap()[0x20]][0] / font["head"].unitsPerEm
+    finally:
+        font.close()
+
+
+@pytest.mark.parametrize("face", typst_fonts.OTHER_FACES, ids=lambda face: face.key)
+def test_a_script_face_names_its_space_where_it_differs_from_the_line_fonts(
+    face: typst_fonts.ScriptFace,
+) -> None:
+    """report.typ's script-spaces draws a space after the script in the script's face only
+    where that face's space is not as wide as Noto Sans's (text) or DejaVu Sans Mono's (code)."""
+    for named, file, line_font in ((face.text_space, face.text_file, "NotoSans-Regular.ttf"),
+                                   (face.code_space, face.code_file, "DejaVuSansMono.ttf")):
+        differs = abs(_space_advance(file) - _space_advance(line_font)) > 0.001
+        assert (named is not None) == differs, (face.key, file, named)
 
 
 def test_the_font_directory_links_to_the_fonts_and_its_removal_keeps_them(

@@ -109,6 +109,7 @@ from renderers.writers.contents import (
     contents_position,
     heading_text,
 )
+from renderers.writers.html.bidi import HeldRun, held_ltr_runs
 from renderers.writers.html.breaks import breakable, wrappable
 from renderers.writers.html.code import CodeBlocks
 from renderers.writers.html.contents import contents_markup
@@ -583,10 +584,19 @@ class ReportWriter:
     # ------------------------------------------------------------------ inlines
 
     def inlines(self, nodes: Iterable[Inline]) -> Markup:
-        return Markup("").join(
-            self.inline(run[0]) if len(run) == 1 else self.cite_run(run)
-            for run in joined_runs(nodes)
-        )
+        runs = list(joined_runs(nodes))
+        # marks after left-to-right text in a right-to-left line: html/bidi.py
+        shown = held_ltr_runs(runs) if self.direction == "rtl" else runs
+        return Markup("").join(self.run(run) for run in shown)
+
+    def run(self, run: tuple[Inline, ...] | HeldRun) -> Markup:
+        """One inline, a citation with those joined to it, or left-to-right text and the marks
+        after it in a right-to-left line, held in a ``dir="ltr"`` span."""
+        if isinstance(run, HeldRun):
+            with self.directed("ltr"):
+                held = self.running_text(run.tail) + Markup("").join(map(self.run, run.rest))
+            return self.running_text(run.head) + Markup(f'<span dir="ltr">{held}</span>')
+        return self.inline(run[0]) if len(run) == 1 else self.cite_run(run)
 
     def cite_run(self, run: tuple[Inline, ...]) -> Markup:
         """A citation and the superscripts joined to it, each its own ``sup.cite``; held

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import tempfile
 from functools import lru_cache
+from typing import NamedTuple
 
 import typst
 
-from renderers.fonts import ascender_descender, font_index
+from renderers.fonts import ascender_descender, coverage, font_index
 
 #: Files of the families the template names, by family (first match of each name wins).
 REPORT_FONTS: dict[str, tuple[str, ...]] = {
@@ -43,20 +45,74 @@ FALLBACK_SCRIPTS: tuple[str, ...] = (
     "Tamil", "Telugu", "Thaana", "Thai",
 )  # fmt: skip
 
-#: Scripts the report's fonts draw with a face other than Noto Sans (in code: other than
-#: DejaVu Sans Mono): the detection's key for the script (renderers.language.has_script), the
-#: script's names in Typst's regexes and the files of the faces that draw it in WeasyPrint, in
-#: text and in code. Hebrew: DejaVu Sans, the first face of the body's stack that has it; in
-#: code, where no face of report.css's stack has it, fontconfig's fallback (Noto Sans Hebrew
-#: here). Arabic code is in the body's face ("Code Arabic"); CJK code in Noto Sans Mono CJK,
-#: whose metrics are Noto Sans CJK's.
-OTHER_FACES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
-    ("ar", ("Arabic",), "NotoSansArabic-Regular.ttf", "NotoSansArabic-Regular.ttf"),
-    ("hi", ("Devanagari",), "NotoSansDevanagari-Regular.ttf", "NotoSansDevanagari-Regular.ttf"),
-    ("he", ("Hebrew",), "DejaVuSans.ttf", "NotoSansHebrew-Regular.ttf"),
-    ("cjk", ("Han", "Hiragana", "Katakana", "Hangul"), "NotoSansCJK-Regular.ttc",
-     "NotoSansCJK-Regular.ttc"),
+
+class ScriptFace(NamedTuple):
+    """A script the report's fonts draw with a face other than Noto Sans (in code: other than
+    DejaVu Sans Mono), and the faces that draw it in WeasyPrint, in text and in code."""
+
+    key: str  # the detection's key (renderers.language.has_script)
+    scripts: tuple[str, ...]  # the script's names in Typst's regexes
+    text_file: str
+    code_file: str
+    #: The family a word space after the script's characters is drawn in, in text and in code
+    #: (report.typ's script-spaces): "auto" for the document's regional CJK face (report.typ's
+    #: cjk-fonts), None where that face's space is as wide as the line font's (Noto Sans
+    #: Arabic's and Devanagari's are Noto Sans's 0.26 em: tests/writers/test_typst.py checks).
+    text_space: str | None
+    code_space: str | None
+    rtl: bool
+    #: Scripts Pango shapes in a language of their own (its sample language), which changes
+    #: the space after them: Noto Sans CJK's Korean one is 0.28 em, its default one 0.224 em.
+    languages: tuple[tuple[str, str], ...] = ()
+
+
+#: Hebrew: DejaVu Sans, the first face of the body's stack that has it; in code, where no face
+#: of report.css's stack has it, fontconfig's fallback (Noto Sans Hebrew here). Arabic code is
+#: in the body's face ("Code Arabic"); CJK code in Noto Sans Mono CJK, whose metrics are Noto
+#: Sans CJK's. The symbols the body's stack takes from Noto Sans CJK (:func:`cjk_symbols`) are
+#: not a script: the writer lists them apart.
+OTHER_FACES: tuple[ScriptFace, ...] = (
+    ScriptFace("ar", ("Arabic",), "NotoSansArabic-Regular.ttf", "NotoSansArabic-Regular.ttf",
+               None, "Noto Sans Arabic", rtl=True),
+    ScriptFace("hi", ("Devanagari",), "NotoSansDevanagari-Regular.ttf",
+               "NotoSansDevanagari-Regular.ttf", None, "Noto Sans Devanagari", rtl=False),
+    ScriptFace("he", ("Hebrew",), "DejaVuSans.ttf", "NotoSansHebrew-Regular.ttf", "DejaVu Sans",
+               "Noto Sans Hebrew", rtl=True),
+    ScriptFace("cjk", ("Han", "Hiragana", "Katakana", "Hangul"), "NotoSansCJK-Regular.ttc",
+               "NotoSansCJK-Regular.ttc", "auto", "auto", rtl=False,
+               languages=(("Hangul", "ko"),)),
 )
+
+
+#: The faces ahead of Noto Sans CJK in report.css's body stack (and report.typ's).
+BEFORE_CJK: tuple[str, ...] = (
+    "NotoSans-Regular.ttf", "NotoSansArabic-Regular.ttf", "NotoSansDevanagari-Regular.ttf")
+#: Where that stack reaches Noto Sans CJK for symbols: Letterlike Symbols to Miscellaneous
+#: Symbols and Arrows (the CJK face's other non-CJK glyphs are emoji's or Hangul's).
+SYMBOL_BLOCKS = re.compile("[\u2100-\u2bff]")
+
+
+@lru_cache(maxsize=1)
+def cjk_symbols() -> frozenset[str]:
+    """The symbols report.css's body stack draws from Noto Sans CJK, no face before it having
+    them (arrows, mathematical operators, geometric shapes, the nested lists' ◦ and ▪): those
+    of :data:`SYMBOL_BLOCKS` the installed files say so of, none without Noto Sans CJK. Read
+    once per process (15 ms), only for text that has a character of those blocks."""
+    index = font_index()
+    path = index.get(CJK_FONTS[0].lower())
+    if path is None:
+        return frozenset()
+    before = set().union(*(coverage(index[face.lower()]) for face in BEFORE_CJK
+                           if face.lower() in index))
+    return frozenset(chr(point) for point in coverage(path) - before
+                     if SYMBOL_BLOCKS.fullmatch(chr(point)))
+
+
+def cjk_symbols_in(text: str) -> str:
+    """The characters of ``text`` that :func:`cjk_symbols` has, each once, in code point
+    order (empty, and nothing read, for text without a character of :data:`SYMBOL_BLOCKS`)."""
+    found = set(SYMBOL_BLOCKS.findall(text))
+    return "".join(sorted(found & cjk_symbols())) if found else ""
 
 
 @lru_cache(maxsize=8)

@@ -16,7 +16,6 @@ HTML report. Images are handed over as files in the compile root.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -119,6 +118,7 @@ from renderers.writers.contents import (
 from renderers.writers.typst.bounds import check_document_pieces, check_paragraph_pieces
 from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
 from renderers.writers.typst.escape import string_literal, text_expr, text_markup
+from renderers.writers.typst.fonts import cjk_symbols
 from renderers.writers.typst.math import (
     Displayed,
     caption_lead_markup,
@@ -150,11 +150,9 @@ from renderers.writers.typst.tables import TableMarkup
 _PT_PER_PX = 0.75
 #: Twips (the unit of :data:`renderers.writers.common.PAGE_SIZES`) per point.
 _TWIPS_PER_PT = 20
+#: The bullets of each depth; the nested lists' ◦ and ▪ are among the symbols report.css's
+#: stack draws from Noto Sans CJK (renderers.writers.typst.fonts.cjk_symbols).
 _BULLETS = ("•", "◦", "▪")
-#: Characters report.css's font stack draws from Noto Sans CJK, no font before it having them:
-#: the bullets of nested lists. Typst loads the CJK fonts for a document holding one, so that
-#: its body fonts (report.typ) fall back to the same glyph (DejaVu Sans's otherwise).
-CJK_FONT_CHARS = re.compile(f"[{''.join(_BULLETS[1:])}]")
 SOURCES_ID = "sources"
 #: The anchors of a note style's notes: ``cnote-1`` … (the HTML report's ids).
 CITE_NOTE_PREFIX = "cnote-"
@@ -594,7 +592,7 @@ class _Markup:
         finally:
             self.list_depth -= 1
         tight_arg = "true" if tight else "false"
-        cjk = ["cjk: true"] if start is None and CJK_FONT_CHARS.fullmatch(bullet) else []
+        cjk = ["cjk: true"] if start is None and bullet in cjk_symbols() else []
         if any(item.checked is not None for item in items):
             markers = [
                 string_literal(task_box(item.checked)) if item.checked is not None

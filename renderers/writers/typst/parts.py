@@ -127,6 +127,12 @@ def typst_image(image: LoadedImage) -> tuple[bytes, str]:
     return buffer.getvalue(), "png"
 
 
+#: The back-link's mark, escaped: the markup's own ↑ would read as the author's, one of the
+#: symbols the body's stack draws from Noto Sans CJK, for which the writer loads those fonts
+#: (:func:`~renderers.writers.typst.fonts.cjk_symbols_in`); it is drawn in the symbol fonts.
+_BACKLINK_MARK = f'"\\u{{{ord(BACKLINK_MARK):x}}}"'
+
+
 def note_fields(anchor: str, marker: str, body: str, backlink: str, direction: str | None) -> str:
     """One entry of a Notes section as a Typst dictionary (``note-entry`` lays it out): its
     anchor, marker (``a.``, ``1.``), body markup, the anchor it links back to ("" for none)."""
@@ -135,7 +141,7 @@ def note_fields(anchor: str, marker: str, body: str, backlink: str, direction: s
         "marker": string_literal(marker),
         "body": content(body),
         "backlink": string_literal(backlink) if backlink else "none",
-        "mark": string_literal(BACKLINK_MARK),
+        "mark": _BACKLINK_MARK,
         "dir": direction or "none",
     }
     return "(" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + ")"
@@ -187,7 +193,7 @@ def source_entry(entry: EntryParts, formatted: str, *, isolate: bool) -> str:
         "url": string_literal(pdf_uri(entry.url)) if entry.url else "none",
         "details": details,
         "backlink": string_literal(entry.backlink) if entry.backlink else "none",
-        "mark": string_literal(BACKLINK_MARK),
+        "mark": _BACKLINK_MARK,
         "dir": "rtl" if entry.rtl else "none",
         "formatted": optional(formatted),
         "marker": string_literal(entry.marker),

@@ -40,7 +40,12 @@ from renderers.text import beyond_ascii, needs_cjk, text_direction
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import ADDED_SECTION_LEVEL
 from renderers.writers.typst.escape import string_literal
-from renderers.writers.typst.fonts import OTHER_FACES, face_metrics, report_fonts
+from renderers.writers.typst.fonts import (
+    OTHER_FACES,
+    cjk_symbols_in,
+    face_metrics,
+    report_fonts,
+)
 from renderers.writers.typst.late_links import (
     POSITIONS_LABEL,
     parse_positions,
@@ -49,7 +54,7 @@ from renderers.writers.typst.late_links import (
     resolve_late_links,
 )
 from renderers.writers.typst.link_areas import merge_link_annotations
-from renderers.writers.typst.markup import CJK_FONT_CHARS, TypstSource, typst_source
+from renderers.writers.typst.markup import TypstSource, typst_source
 from renderers.writers.typst.pdf_file import UnexpectedPdfError, declare_language, page_count
 
 #: Typst's PDF standard for each :attr:`RenderOptions.pdf_variant`.
@@ -179,25 +184,55 @@ def script_faces(text: str, *, cjk: bool) -> str:
     those faces lack, over the marks, spaces and punctuation of it, which a split would shape
     apart, to the last of them: a space at its end would leave the next word's text without its
     space; "·" is Han's too, but Noto Sans's) and the ascender and descender in em of its face
-    in text and in code, from the font files; ``()`` in a document without any, which then has
-    no rule to look for them (``deepen-scripts`` in the template). CJK: only when its fonts are
-    loaded (``cjk``)."""
+    in text and in code, from the font files; the family a word space after the script is
+    drawn in (``spaces``), with ``spaced``, a regex finding such a space, and its direction;
+    ``()`` in a document without any, which then has no rule to look for them
+    (``deepen-scripts`` and ``script-spaces`` in the template). CJK: only when its fonts are
+    loaded (``cjk``), and then also the symbols of ``text`` the body's stack draws from Noto
+    Sans CJK (key ``cjk-symbols``: :func:`~renderers.writers.typst.fonts.cjk_symbols_in`), one
+    at a time, with ``code: none``: code draws most of them in its own face."""
     entries = []
-    for key, names, face, code_face in OTHER_FACES:
-        metrics, code_metrics = face_metrics(face), face_metrics(code_face)
+    for face in OTHER_FACES:
+        metrics, code_metrics = face_metrics(face.text_file), face_metrics(face.code_file)
         if metrics is None or code_metrics is None:
             continue
-        if not (cjk if key == "cjk" else has_script(text, key)):
+        if not (cjk if face.key == "cjk" else has_script(text, face.key)):
             continue
-        first = "".join(f"\\p{{sc={name}}}" for name in names)
-        inner = "".join(f"\\p{{scx={name}}}" for name in names) + "\\p{Inherited}"
+        first = "".join(f"\\p{{sc={name}}}" for name in face.scripts)
+        inner = "".join(f"\\p{{scx={name}}}" for name in face.scripts) + "\\p{Inherited}"
         run = string_literal(f"[{first}](?:[{inner}\\s]*[{inner}])?")
-        text_face, code = (
-            "(ascender: {}, descender: {})".format(*(round(value, 4) for value in found))
-            for found in (metrics, code_metrics)
-        )
-        entries.append(f'(key: "{key}", run: {run}, text: {text_face}, code: {code}),')
+        spaced = string_literal(f"[{first}][{inner}]*\\s")
+        covers = string_literal(f"[{first}\\p{{Inherited}}\\s]")
+        languages = "".join(f"({string_literal(_script_class(script))}, {string_literal(lang)}),"
+                            for script, lang in face.languages)
+        spaces = ", ".join(f"{side}: {_space_family(name)}" for side, name in (
+            ("text", face.text_space), ("code", face.code_space)))
+        entries.append(f'(key: "{face.key}", run: {run}, text: {_metrics(metrics)}, '
+                       f"code: {_metrics(code_metrics)}, spaces: ({spaces}), spaced: {spaced}, "
+                       f"covers: {covers}, languages: ({languages}), "
+                       f"rtl: {'true' if face.rtl else 'false'}),")
+        symbols = cjk_symbols_in(text) if face.key == "cjk" else ""
+        if symbols:
+            run = string_literal("[" + "".join(f"\\u{{{ord(c):x}}}" for c in symbols) + "]")
+            entries.append(f'(key: "cjk-symbols", run: {run}, text: {_metrics(metrics)}, '
+                           "code: none, spaces: none, rtl: false),")
     return f"#let script-faces = ({''.join(entries)})\n"
+
+
+def _script_class(script: str) -> str:
+    """A regex matching a character of ``script`` (its Unicode name)."""
+    return "\\p{sc=" + script + "}"
+
+
+def _space_family(name: str | None) -> str:
+    """A :class:`~renderers.writers.typst.fonts.ScriptFace`'s space family as report.typ's
+    value: a string, ``auto`` or ``none``."""
+    return "none" if name is None else "auto" if name == "auto" else string_literal(name)
+
+
+def _metrics(found: tuple[float, float]) -> str:
+    """A face's ascender and descender as report.typ's dictionary."""
+    return "(ascender: {}, descender: {})".format(*(round(value, 4) for value in found))
 
 
 def page_footer(words: Labels) -> str:
@@ -225,7 +260,7 @@ def compile_source(
     ``options.dpi``, and Typst's warnings. ``late_links=False``: Typst sets every link itself."""
     refuse_reaching_out(source.text)
     scripts = beyond_ascii(source.text)  # every character the script checks below look for
-    cjk = needs_cjk(scripts) or CJK_FONT_CHARS.search(scripts) is not None
+    cjk = needs_cjk(scripts) or bool(cjk_symbols_in(scripts))
     tagged = options.pdf_variant == "pdf/ua-1"
     # Links to our labels are set after layout (late_links); a PNG has no links, so its
     # placeholders are left as they are (the cheaper layout either way).
