@@ -216,11 +216,11 @@ def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
     done: set[str] = set()
     for element in list(root.iter("sup", "span")):
         anchor = element.get("id") or ""
-        if anchor in done or anchor not in written or element.get("class") != "cite":
+        if anchor in done or anchor not in written or not _is_cite(element):
             continue
         elements = [element]  # the citations that follow it with no text between
         while not elements[-1].tail and (after := elements[-1].getnext()) is not None \
-                and after.get("class") == "cite" and after.get("id") in written:
+                and _is_cite(after) and after.get("id") in written:
             elements.append(after)
         run = next(joined_runs(written[e.get("id")] for e in elements))
         elements = elements[: len(run)]
@@ -246,6 +246,11 @@ def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
             previous.tail = (previous.tail or "") + space
         else:
             parent.text = (parent.text or "") + space
+
+
+def _is_cite(element: HtmlElement) -> bool:
+    """Whether ``element`` is a citation the report writer wrote (``class="cite …"``)."""
+    return "cite" in (element.get("class") or "").split()
 
 
 def _line_direction(element: HtmlElement) -> Direction:
