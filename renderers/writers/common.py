@@ -44,15 +44,20 @@ from renderers.document import (
     Block,
     Cite,
     Document,
+    Emph,
     Figure,
     FootnoteDef,
     FootnoteRef,
     Heading,
     Image,
     Inline,
+    Link,
     Paragraph,
+    Strike,
     Strong,
+    Styled,
     Text,
+    inline_runs,
     iter_blocks,
     iter_inlines,
     label_kind,
@@ -538,8 +543,28 @@ def cite_wraps(run: Sequence[Cite]) -> bool:
     (WeasyPrint's line breaking grew quadratically on one unbreakable run of thousands of
     marks). Never before a separator nor inside a range "1–3", and the first mark never leaves
     the word it follows (:func:`unbroken_parts`). Both PDF engines break at these places only."""
-    shown = sum(len(text) for cite in run for text, _ in mark_pieces(cite))
+    shown = sum(len(text) for cite in run if cite.note or not cite.children
+                for text, _ in mark_pieces(cite))
     return shown > WHOLE_CITE_RUN
+
+
+def wrapping_cites(blocks: tuple[Block, ...]) -> frozenset[str]:
+    """The anchors of ``blocks``' citations in runs that wrap (:func:`cite_wraps`), for a
+    writer that writes each citation on its own (the HTML author's look)."""
+    found: set[str] = set()
+
+    def visit(nodes: tuple[Inline, ...]) -> None:
+        for run in joined_runs(nodes):
+            cites = [node for node in run if isinstance(node, Cite)]
+            if cites and cite_wraps(cites):
+                found.update(cite.anchor for cite in cites)
+            for node in run:
+                if isinstance(node, Emph | Strong | Strike | Styled | Link):
+                    visit(node.children)
+
+    for run in inline_runs(blocks):
+        visit(run)
+    return frozenset(found)
 
 
 def unbroken_parts(pieces: Sequence[MarkPiece], *, wraps: bool) -> list[list[MarkPiece]]:

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
 from pypdf import PdfReader
 
 from citations.numbering import display_segments
+from renderers.api import render
 from renderers.document import Cite
 from renderers.writers.common import WHOLE_CITE_RUN, cite_wraps, unbroken_parts
 from tests.helpers import pdf_lines
@@ -108,6 +110,14 @@ def entry_tops(pdf: bytes) -> dict[str, tuple[int, float]]:
     return tops
 
 
+def run_lines(pdf: bytes) -> list[str]:
+    """The lines from the long run's paragraph's first to its last, spaces taken out."""
+    lines = [text for _, _, text in pdf_lines(pdf)]
+    first = next(i for i, line in enumerate(lines) if line.startswith("Claims"))
+    last = next(i for i, line in enumerate(lines) if "After the run." in line)
+    return [re.sub(r"\s+", "", line) for line in lines[first:last + 1]]
+
+
 @pytest.fixture(scope="module")
 def long_runs() -> dict[str, bytes]:
     return {engine: render_markdown("pdf", LONG_RUN, ROWS, pdf_engine=engine)
@@ -118,13 +128,11 @@ def long_runs() -> dict[str, bytes]:
 def test_a_long_run_wraps_inside_the_text_width_and_links_every_mark(
         long_runs: dict[str, bytes], engine: str) -> None:
     pdf = long_runs[engine]
-    lines = [text for _, _, text in pdf_lines(pdf)]
-    first = next(i for i, line in enumerate(lines) if line.startswith("Claims"))
-    last = next(i for i, line in enumerate(lines) if "After the run." in line)
-    assert last - first >= 2  # the run takes lines of its own
-    for line in lines[first:last + 1]:
+    lines = run_lines(pdf)
+    assert len(lines) >= 3  # the run takes lines of its own
+    for line in lines:
         assert not line.startswith(","), line
-    shown = re.sub(r"\s+", "", "".join(lines[first:last + 1]))
+    shown = "".join(lines)
     numbers = ",".join(str(n) for n in range(1, RUN + 1))
     assert shown == f"Claimscitedmanytimes.{numbers}Aftertherun."
     document = pdfium.PdfDocument(pdf)
@@ -148,12 +156,6 @@ def test_a_long_run_wraps_inside_the_text_width_and_links_every_mark(
 
 
 def test_both_engines_put_the_same_marks_on_the_same_lines(long_runs: dict[str, bytes]) -> None:
-    def run_lines(pdf: bytes) -> list[str]:
-        lines = [text for _, _, text in pdf_lines(pdf)]
-        first = next(i for i, line in enumerate(lines) if line.startswith("Claims"))
-        last = next(i for i, line in enumerate(lines) if "After the run." in line)
-        return [re.sub(r"\s+", "", line) for line in lines[first:last + 1]]
-
     assert run_lines(long_runs["weasyprint"]) == run_lines(long_runs["typst"])
 
 
@@ -166,3 +168,20 @@ def test_a_short_run_stays_on_the_line_of_the_word_it_follows(engine: str) -> No
     for line in body:
         assert not re.match(r"[,\d]", line), line
         assert not line.rstrip().endswith(","), line
+
+
+def test_html_input_in_its_authors_look_wraps_a_long_run_too(tmp_path: Path) -> None:
+    """WeasyPrint keeps an HTML input's own markup; its citations are the report writer's,
+    a long run's marked to wrap as in the report (and as Typst sets the same input)."""
+    marks = "".join(f'<sup class="cite" data-sids="{sid}">[S:{sid}]</sup>'
+                    for sid in range(1, RUN + 1))
+    html = (f"<html><head><style>p {{ color: #222; }}</style></head><body><h1>T</h1><p>Claims "
+            f"cited many times.{marks} After the run.</p><p>Short x[[S:1]][[S:2]] end.</p>"
+            "</body></html>")
+    lines = {}
+    for engine in ("weasyprint", "typst"):
+        render(html, tmp_path / engine, sources_pool=ROWS, formats=["pdf"], pdf_engine=engine)
+        pdf = (tmp_path / engine / "report.pdf").read_bytes()
+        lines[engine] = run_lines(pdf)
+        assert "Shortx1,2end." in [re.sub(r"\s+", "", text) for _, _, text in pdf_lines(pdf)]
+    assert len(lines["weasyprint"]) >= 3 and lines["weasyprint"] == lines["typst"]

@@ -30,6 +30,7 @@ from renderers.writers.common import (
     document_words,
     joined_runs,
     title_block,
+    wrapping_cites,
 )
 from renderers.writers.html.breaks import break_long_runs
 from renderers.writers.html.contents import (
@@ -76,6 +77,8 @@ class _CiteRewriter:
         #: Citations right after another (the citation pass decides: ``Cite.joined``), whose
         #: superscript opens with the separator so that the pair reads ``¹,²``, never ``¹²``.
         self.joined = {node.anchor for node in cites if node.joined}
+        #: Citations in a run long enough to wrap after its separators (:func:`cite_wraps`).
+        self.wrapping = wrapping_cites(rdoc.document.blocks)
         #: Each citation written, by anchor: :func:`_hold_citations` gives it its direction
         #: once the lines have theirs.
         self.written: dict[str, Cite] = {}
@@ -96,7 +99,7 @@ class _CiteRewriter:
                               joined=anchor in self.joined)
         self.written[anchor] = cite
         # the report writer's own markup (data-sids too), its note listed for a note style
-        markup = self.writer.cite(cite, None)
+        markup = self.writer.cite(cite, None, wraps=anchor in self.wrapping)
         # every sid unknown: nothing shows, an empty span keeps the text that follows
         element = lxml.html.fragment_fromstring(str(markup) or "<span></span>")
         element.tail = tail
