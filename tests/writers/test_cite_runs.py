@@ -185,3 +185,15 @@ def test_html_input_in_its_authors_look_wraps_a_long_run_too(tmp_path: Path) -> 
         lines[engine] = run_lines(pdf)
         assert "Shortx1,2end." in [re.sub(r"\s+", "", text) for _, _, text in pdf_lines(pdf)]
     assert len(lines["weasyprint"]) >= 3 and lines["weasyprint"] == lines["typst"]
+
+
+def test_a_long_run_in_a_right_to_left_line_wraps_alike_in_both_engines() -> None:
+    """Held apart left to right (HTML ``span.cite-run``; Typst between isolate marks, since a
+    box would not wrap), the run still wraps after its separators, at the same places."""
+    text = ("هذه جملة عربية طويلة عن الطاقة" + "".join(f"[[S:{sid}]]" for sid in range(1, 61))
+            + " وهنا نهاية الجملة.\n")
+    lines = [[re.sub(r"\s+", "", line) for _, _, line in pdf_lines(
+        render_markdown("pdf", text, ROWS[:60], pdf_engine=engine))] for engine in
+        ("weasyprint", "typst")]
+    assert lines[0][:2] == lines[1][:2]
+    assert lines[0][0].startswith("1,2,3,") and lines[0][1].endswith(",59,60")
