@@ -18,7 +18,7 @@ from urllib.parse import unquote
 from markupsafe import Markup, escape
 
 from citations.links import safe_link
-from citations.numbering import display_segments, note_segments
+from citations.numbering import display_segments
 from renderers.document import (
     Alignment,
     Anchor,
@@ -96,6 +96,7 @@ from renderers.writers.common import (
     entry_parts,
     has_citation_notes,
     joined_runs,
+    mark_pieces,
     shows_nothing,
     source_preview,
     task_box,
@@ -312,8 +313,8 @@ def styled_cite_markup(
     ``direction``: the element's ``dir``, held apart from its line (:func:`cite_direction`),
     the space before it left outside; ``wraps`` as :func:`cite_markup`'s, for a note's number."""
     if cite.note:
-        return _cite_sup(cite.anchor, note_segments(cite.note, joined=cite.joined), "cnote-",
-                         sids, direction, joined=cite.joined, wraps=wraps)
+        return _cite_sup(cite.anchor, mark_pieces(cite), "cnote-", sids, direction,
+                         joined=cite.joined, wraps=wraps)
     space, children = cite_space(cite.children) if direction else ("", cite.children)
     return Markup(f'{space}<span class="cite" id="{escape(cite.anchor)}"{_sids(sids)}'
                   f"{_dir(direction)}>{inlines(children)}</span>")
