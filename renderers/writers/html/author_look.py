@@ -36,6 +36,7 @@ from renderers.writers.html.breaks import break_long_runs
 from renderers.writers.html.contents import (
     citations_in,
     insert_author_contents,
+    is_citation,
     text_without_citations,
     title_heading,
 )
@@ -219,11 +220,11 @@ def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
     done: set[str] = set()
     for element in list(root.iter("sup", "span")):
         anchor = element.get("id") or ""
-        if anchor in done or anchor not in written or not _is_cite(element):
+        if anchor in done or anchor not in written or not is_citation(element):
             continue
         elements = [element]  # the citations that follow it with no text between
         while not elements[-1].tail and (after := elements[-1].getnext()) is not None \
-                and _is_cite(after) and after.get("id") in written:
+                and is_citation(after) and after.get("id") in written:
             elements.append(after)
         run = next(joined_runs(written[e.get("id")] for e in elements))
         elements = elements[: len(run)]
@@ -249,11 +250,6 @@ def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
             previous.tail = (previous.tail or "") + space
         else:
             parent.text = (parent.text or "") + space
-
-
-def _is_cite(element: HtmlElement) -> bool:
-    """Whether ``element`` is a citation the report writer wrote (``class="cite …"``)."""
-    return "cite" in (element.get("class") or "").split()
 
 
 def _line_direction(element: HtmlElement) -> Direction:
