@@ -47,6 +47,7 @@ golden: $(DEV_STAMP)
 bench: $(DEV_STAMP)
 	$(BIN)/python bench/citations_bench.py
 	$(BIN)/python bench/render_bench.py
+	$(BIN)/python bench/cite_run_bench.py
 	$(BIN)/python bench/typst_bench.py
 	$(BIN)/python bench/typst_bounds_bench.py
 	$(BIN)/python bench/docx_bench.py

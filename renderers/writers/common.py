@@ -14,7 +14,8 @@ Writers differ in how they lay things out, never in what they decide. This modul
   Notes and of a note style's Citation notes, and a citation note's direction;
 * **a citation in its line of text** — :func:`cite_direction`: whether a citation, with the
   superscripts joined to it (:func:`joined_runs`), is held apart as one unit from a line that
-  reads the other way, and in which direction;
+  reads the other way, and in which direction; :func:`cite_wraps` and :func:`unbroken_parts`:
+  where a line may break inside it (after a separator of a long run, nowhere in a short one);
 * **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
   their separators, the back-link and its glyph, the entry's direction;
 * **an image that cannot be shown** — :func:`image_fallback`;
@@ -36,22 +37,27 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote
 
-from citations.numbering import display_segments, note_segments
+from citations.numbering import EN_DASH, display_segments, note_segments
 from renderers.document import (
     Alignment,
     Anchor,
     Block,
     Cite,
     Document,
+    Emph,
     Figure,
     FootnoteDef,
     FootnoteRef,
     Heading,
     Image,
     Inline,
+    Link,
     Paragraph,
+    Strike,
     Strong,
+    Styled,
     Text,
+    inline_runs,
     iter_blocks,
     iter_inlines,
     label_kind,
@@ -502,13 +508,79 @@ def cite_direction(run: Sequence[Cite], line: Direction) -> Direction | None:
 
 def _cite_shown(cite: Cite) -> str:
     """The text ``cite`` shows in its line (its joined separator included)."""
-    if cite.note:
-        pieces = note_segments(cite.note, joined=cite.joined)
-    elif cite.children:
+    if cite.children and not cite.note:
         return plain_text(cite.children)
-    else:
-        pieces = display_segments(cite.numbers, joined=cite.joined)
-    return "".join(text for text, _ in pieces)
+    return "".join(text for text, _ in mark_pieces(cite))
+
+
+#: One piece of a raised mark (:func:`~citations.numbering.display_segments`): its text and
+#: the number it links to (None for a separator or a range's dash).
+MarkPiece = tuple[str, int | None]
+
+
+def mark_pieces(cite: Cite) -> list[MarkPiece]:
+    """The pieces of ``cite``'s raised mark: a note style's note number, else its numbers
+    ("1–3, 5"), led by the separator when it is joined to the mark before it."""
+    if cite.note:
+        return note_segments(cite.note, joined=cite.joined)
+    return display_segments(cite.numbers, joined=cite.joined)
+
+
+#: The most characters (separators included) a run of raised marks shows and still holds
+#: together on one line as a word does: "1, 2", "3–5, 8", "12, 14, 17, 20, 23, 31". Up to
+#: about a long word's width at the marks' 0.68 em; past it a reader sees a list of numbers
+#: ("1, 2, 3, … 40") and expects it to wrap as that list would in text.
+WHOLE_CITE_RUN = 24
+
+
+def cite_wraps(run: Sequence[Cite]) -> bool:
+    """Whether a line may break inside the raised marks ``run`` (a citation and those joined
+    to it: :func:`joined_runs`), after any of their separators.
+
+    A short run stays whole, like a word: "claim.¹,²" never leaves "²" to open the next line.
+    A long one wraps after a separator ", ", where text "1, 2, 3" wraps, so that it stays inside
+    the text's width (unbroken, [[S:1]][[S:2]]… ran off the page) and lays out in linear time
+    (WeasyPrint's line breaking grew quadratically on one unbreakable run of thousands of
+    marks). Never before a separator nor inside a range "1–3", and the first mark never leaves
+    the word it follows (:func:`unbroken_parts`). Both PDF engines break at these places only."""
+    shown = sum(len(text) for cite in run if cite.note or not cite.children
+                for text, _ in mark_pieces(cite))
+    return shown > WHOLE_CITE_RUN
+
+
+def wrapping_cites(blocks: tuple[Block, ...]) -> frozenset[str]:
+    """The anchors of ``blocks``' citations in runs that wrap (:func:`cite_wraps`), for a
+    writer that writes each citation on its own (the HTML author's look)."""
+    found: set[str] = set()
+
+    def visit(nodes: tuple[Inline, ...]) -> None:
+        for run in joined_runs(nodes):
+            cites = [node for node in run if isinstance(node, Cite)]
+            if cites and cite_wraps(cites):
+                found.update(cite.anchor for cite in cites)
+            for node in run:
+                if isinstance(node, Emph | Strong | Strike | Styled | Link):
+                    visit(node.children)
+
+    for run in inline_runs(blocks):
+        visit(run)
+    return frozenset(found)
+
+
+def unbroken_parts(pieces: Sequence[MarkPiece], *, wraps: bool) -> list[list[MarkPiece]]:
+    """A mark's ``pieces`` in the parts no line may break inside, in order: the whole mark,
+    or, in a run that wraps (:func:`cite_wraps`), each separator on its own (a line may break
+    after it) and each number or range "1–3" between them. A writer holds a part of more
+    than one piece together (its number and dash, or its separator and number)."""
+    if not wraps:
+        return [list(pieces)] if pieces else []
+    parts: list[list[MarkPiece]] = []
+    for piece in pieces:
+        if parts and EN_DASH in (piece[0], parts[-1][-1][0]):  # a range's dash and last number
+            parts[-1].append(piece)
+        else:
+            parts.append([piece])
+    return parts
 
 
 def cite_space(children: tuple[Inline, ...]) -> tuple[str, tuple[Inline, ...]]:

@@ -62,7 +62,8 @@ def test_a_joined_display_opens_with_the_separator() -> None:
 def test_html_writes_two_linked_superscripts() -> None:
     html = render_markdown("html", TEXT, ROWS).decode()
     assert '<sup class="cite" id="cite-1" data-sids="2"><a href="#src-1">1</a></sup>' in html
-    assert '<sup class="cite" id="cite-2" data-sids="3">, <a href="#src-2">2</a></sup>' in html
+    assert ('<sup class="cite cite-joined" id="cite-2" data-sids="3">, <a href="#src-2">2</a>'
+            "</sup>") in html
     assert '<sup class="cite" id="cite-4" data-sids="2"><a href="#src-1">1</a></sup>' in html
 
 
@@ -124,7 +125,8 @@ def test_note_numbers_open_with_the_separator() -> None:
 def test_html_note_numbers_side_by_side_are_separated() -> None:
     html = render_noted("html", csl="chicago-note").decode()
     assert '<sup class="cite" id="cite-1" data-sids="2"><a href="#cnote-1">1</a></sup>' in html
-    assert '<sup class="cite" id="cite-2" data-sids="3">, <a href="#cnote-2">2</a></sup>' in html
+    assert ('<sup class="cite cite-joined" id="cite-2" data-sids="3">, <a href="#cnote-2">2</a>'
+            "</sup>") in html
     assert '<sup class="cite" id="cite-4" data-sids="5"><a href="#cnote-4">4</a></sup>' in html
 
 

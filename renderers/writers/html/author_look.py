@@ -30,11 +30,13 @@ from renderers.writers.common import (
     document_words,
     joined_runs,
     title_block,
+    wrapping_cites,
 )
 from renderers.writers.html.breaks import break_long_runs
 from renderers.writers.html.contents import (
     citations_in,
     insert_author_contents,
+    is_citation,
     text_without_citations,
     title_heading,
 )
@@ -76,6 +78,8 @@ class _CiteRewriter:
         #: Citations right after another (the citation pass decides: ``Cite.joined``), whose
         #: superscript opens with the separator so that the pair reads ``¹,²``, never ``¹²``.
         self.joined = {node.anchor for node in cites if node.joined}
+        #: Citations in a run long enough to wrap after its separators (:func:`cite_wraps`).
+        self.wrapping = wrapping_cites(rdoc.document.blocks)
         #: Each citation written, by anchor: :func:`_hold_citations` gives it its direction
         #: once the lines have theirs.
         self.written: dict[str, Cite] = {}
@@ -96,7 +100,7 @@ class _CiteRewriter:
                               joined=anchor in self.joined)
         self.written[anchor] = cite
         # the report writer's own markup (data-sids too), its note listed for a note style
-        markup = self.writer.cite(cite, None)
+        markup = self.writer.cite(cite, None, wraps=anchor in self.wrapping)
         # every sid unknown: nothing shows, an empty span keeps the text that follows
         element = lxml.html.fragment_fromstring(str(markup) or "<span></span>")
         element.tail = tail
@@ -216,11 +220,11 @@ def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
     done: set[str] = set()
     for element in list(root.iter("sup", "span")):
         anchor = element.get("id") or ""
-        if anchor in done or anchor not in written or element.get("class") != "cite":
+        if anchor in done or anchor not in written or not is_citation(element):
             continue
         elements = [element]  # the citations that follow it with no text between
         while not elements[-1].tail and (after := elements[-1].getnext()) is not None \
-                and after.get("class") == "cite" and after.get("id") in written:
+                and is_citation(after) and after.get("id") in written:
             elements.append(after)
         run = next(joined_runs(written[e.get("id")] for e in elements))
         elements = elements[: len(run)]

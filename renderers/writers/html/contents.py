@@ -99,7 +99,13 @@ def title_heading(root: HtmlElement, title: DocumentTitle) -> HtmlElement | None
 
 def citations_in(element: HtmlElement) -> list[HtmlElement]:
     """The citation superscripts (``<sup class="cite">``) inside ``element``."""
-    return [s for s in element.iter("sup") if "cite" in (s.get("class") or "").split()]
+    return [s for s in element.iter("sup") if is_citation(s)]
+
+
+def is_citation(element: HtmlElement) -> bool:
+    """Whether ``element`` is a citation the report writer wrote: of class ``cite`` (with
+    ``cite-joined`` or ``cite-wraps`` beside it, or not)."""
+    return "cite" in (element.get("class") or "").split()
 
 
 def text_without_citations(element: HtmlElement) -> str:

@@ -18,7 +18,7 @@ from urllib.parse import unquote
 from markupsafe import Markup, escape
 
 from citations.links import safe_link
-from citations.numbering import display_segments, note_segments
+from citations.numbering import display_segments
 from renderers.document import (
     Alignment,
     Anchor,
@@ -80,6 +80,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     DocumentTitle,
+    MarkPiece,
     TitleBlock,
     block_alignment,
     caption_direction,
@@ -88,17 +89,20 @@ from renderers.writers.common import (
     citation_notes_heading,
     cite_direction,
     cite_space,
+    cite_wraps,
     document_authors,
     document_title,
     document_words,
     entry_parts,
     has_citation_notes,
     joined_runs,
+    mark_pieces,
     shows_nothing,
     source_preview,
     task_box,
     title_block,
     title_block_position,
+    unbroken_parts,
     unresolved_note_text,
 )
 from renderers.writers.contents import (
@@ -154,29 +158,45 @@ def needs_outline_label(children: tuple[Inline, ...]) -> bool:
 
 def cite_markup(
     anchor: str, numbers: Iterable[int], sids: Iterable[int], *, joined: bool = False,
-    direction: Direction | None = None,
+    direction: Direction | None = None, wraps: bool = False,
 ) -> Markup:
     """``<sup class="cite" id="cite-K" data-sids="…">`` with one ``<a href="#src-N">`` per
     displayed number; ``sids``: the ones the numbers stand for
     (:meth:`~citations.numbering.CitationPlan.linked_sids`); ``direction``: its ``dir``, held
-    apart from its line (:func:`cite_direction`)."""
-    return _cite_sup(anchor, display_segments(numbers, joined=joined), "src-", sids, direction)
+    apart from its line (:func:`cite_direction`); ``wraps``: it is in a run that may wrap
+    after its separators (:func:`cite_wraps`)."""
+    return _cite_sup(anchor, display_segments(numbers, joined=joined), "src-", sids, direction,
+                     joined=joined, wraps=wraps)
 
 
 def _cite_sup(
-    anchor: str, pieces: list[tuple[str, int | None]], target: str, sids: Iterable[int],
-    direction: Direction | None = None,
+    anchor: str, pieces: list[MarkPiece], target: str, sids: Iterable[int],
+    direction: Direction | None = None, *, joined: bool = False, wraps: bool = False,
 ) -> Markup:
     """``<sup class="cite">`` showing ``pieces`` (:func:`display_segments`), each number linked
-    to ``#{target}N`` (a Sources entry, or a note style's note)."""
+    to ``#{target}N`` (a Sources entry, or a note style's note). A ``joined`` mark is
+    ``cite-joined``: no gap before its separator (report.typ's ``gap: false``). The mark is
+    ``nowrap``; one in a run that wraps (:func:`cite_wraps`) is ``cite-wraps`` instead, each
+    of its ranges a ``nowrap`` ``span.cite-range`` (a line breaks after a separator's space,
+    never after a range's dash): :func:`unbroken_parts`."""
     if not pieces:
         return Markup("")
     inner = "".join(
+        f'<span class="cite-range">{_pieces_markup(part, target)}</span>'
+        if wraps and len(part) > 1 else _pieces_markup(part, target)
+        for part in unbroken_parts(pieces, wraps=wraps)
+    )
+    kind = "cite" + (" cite-joined" if joined else "") + (" cite-wraps" if wraps else "")
+    return Markup(f'<sup class="{kind}" id="{escape(anchor)}"{_sids(sids)}{_dir(direction)}>'
+                  f"{inner}</sup>")
+
+
+def _pieces_markup(pieces: list[MarkPiece], target: str) -> str:
+    """``pieces`` of a mark, each number linked to ``#{target}N``."""
+    return "".join(
         str(escape(text)) if number is None else f'<a href="#{target}{number}">{escape(text)}</a>'
         for text, number in pieces
     )
-    return Markup(f'<sup class="cite" id="{escape(anchor)}"{_sids(sids)}{_dir(direction)}>'
-                  f"{inner}</sup>")
 
 
 def _sids(sids: Iterable[int]) -> str:
@@ -286,16 +306,16 @@ def unlink_missing_fragments(html: str) -> str:
 
 def styled_cite_markup(
     cite: Cite, sids: Iterable[int], inlines: Callable[[tuple[Inline, ...]], Markup],
-    direction: Direction | None = None,
+    direction: Direction | None = None, *, wraps: bool = False,
 ) -> Markup:
     """A citation the style pass filled (:mod:`renderers.styles`): its inlines in a
     ``<span class="cite">`` (links to ``#src-N`` lead to the entries), or for a note style the
     note's number linked to the note (``cnote-K``); ``data-sids`` as :func:`cite_markup`.
     ``direction``: the element's ``dir``, held apart from its line (:func:`cite_direction`),
-    the space before it left outside."""
+    the space before it left outside; ``wraps`` as :func:`cite_markup`'s, for a note's number."""
     if cite.note:
-        return _cite_sup(cite.anchor, note_segments(cite.note, joined=cite.joined), "cnote-",
-                         sids, direction)
+        return _cite_sup(cite.anchor, mark_pieces(cite), "cnote-", sids, direction,
+                         joined=cite.joined, wraps=wraps)
     space, children = cite_space(cite.children) if direction else ("", cite.children)
     return Markup(f'{space}<span class="cite" id="{escape(cite.anchor)}"{_sids(sids)}'
                   f"{_dir(direction)}>{inlines(children)}</span>")
@@ -601,9 +621,11 @@ class ReportWriter:
     def cite_run(self, run: tuple[Inline, ...]) -> Markup:
         """A citation and the superscripts joined to it, each its own ``sup.cite``; held
         apart from a line that reads the other way (:func:`cite_direction`) by a
-        ``span.cite-run`` with its ``dir`` around them all."""
+        ``span.cite-run`` with its ``dir`` around them all. A long run wraps after its
+        separators (:func:`cite_wraps`)."""
         cites = [node for node in run if isinstance(node, Cite)]
-        marks = Markup("").join(self.cite(node, None) for node in cites)
+        wraps = cite_wraps(cites)
+        marks = Markup("").join(self.cite(node, None, wraps=wraps) for node in cites)
         direction = cite_direction(cites, self.direction)
         if direction is None:
             return marks
@@ -644,7 +666,8 @@ class ReportWriter:
                     return escape(unresolved_note_text(label))
                 return self.note_reference(note)
             case Cite():
-                return self.cite(node, cite_direction((node,), self.direction))
+                return self.cite(node, cite_direction((node,), self.direction),
+                                 wraps=cite_wraps((node,)))
             case Math():
                 self.has_math = True
                 return math_markup(node)
@@ -653,16 +676,16 @@ class ReportWriter:
             case _:
                 raise UnsupportedNodeError(f"HTML writer: unsupported inline {type(node).__name__}")
 
-    def cite(self, cite: Cite, direction: Direction | None) -> Markup:
-        """One citation, its ``dir`` ``direction`` (:func:`cite_direction`); a note style's
-        note is listed."""
+    def cite(self, cite: Cite, direction: Direction | None, *, wraps: bool = False) -> Markup:
+        """One citation, its ``dir`` ``direction`` (:func:`cite_direction`), in a run that
+        ``wraps`` or not (:func:`cite_wraps`); a note style's note is listed."""
         if cite.note:
             self.cite_notes.append(self.cite_note(cite.note, cite.children, cite.anchor))
         sids = self.plan.linked_sids(cite.sids)
         if cite.note or cite.children:
-            return styled_cite_markup(cite, sids, self.inlines, direction)
+            return styled_cite_markup(cite, sids, self.inlines, direction, wraps=wraps)
         return cite_markup(cite.anchor, cite.numbers, sids, joined=cite.joined,
-                           direction=direction)
+                           direction=direction, wraps=wraps)
 
     def cite_note(self, note: int, children: tuple[Inline, ...], anchor: str) -> dict[str, object]:
         """A note style's note for the Citation notes list: its number, text, the citation it

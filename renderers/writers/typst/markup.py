@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 from citations.links import safe_link
-from citations.numbering import display_segments, note_segments
 from renderers.document import (
     Anchor,
     Block,
@@ -86,6 +85,7 @@ from renderers.writers.common import (
     AuthorNote,
     AuthorNotes,
     ImageBytes,
+    MarkPiece,
     TitleBlock,
     block_alignment,
     caption_direction,
@@ -93,6 +93,7 @@ from renderers.writers.common import (
     citation_notes_heading,
     cite_direction,
     cite_space,
+    cite_wraps,
     document_author,
     document_title,
     document_words,
@@ -100,11 +101,13 @@ from renderers.writers.common import (
     has_citation_notes,
     image_fallback,
     joined_runs,
+    mark_pieces,
     page_dimensions,
     pdf_uri,
     task_box,
     title_block,
     title_block_position,
+    unbroken_parts,
     unresolved_note_text,
 )
 from renderers.writers.contents import (
@@ -128,7 +131,6 @@ from renderers.writers.typst.math import (
     numbered_anchor_of,
 )
 from renderers.writers.typst.parts import (
-    BOXED_PART,
     STYLE_FUNCTIONS,
     RootFiles,
     array,
@@ -175,13 +177,15 @@ _BOXED_KINDS: frozenset[BlockKind] = frozenset(
 
 
 class _Mark(NamedTuple):
-    """One citation's superscript: its anchor, the pieces it shows (:func:`display_segments`),
-    the label prefix its numbers link to, and whether it is joined to the mark before it."""
+    """One citation's superscript: its anchor, the pieces it shows (:func:`mark_pieces`), the
+    label prefix its numbers link to, whether it is joined to the mark before it, and whether
+    its run wraps after its separators (:func:`cite_wraps`)."""
 
     anchor: str
-    pieces: list[tuple[str, int | None]]
+    pieces: list[MarkPiece]
     target: str
     joined: bool
+    wraps: bool
 
 
 @dataclass
@@ -704,21 +708,19 @@ class _Markup:
         (:func:`joined_runs`), each number linked to the label ``src-N`` (a Sources entry) or
         ``cnote-N`` (a note style's note, listed here); a joined mark's separator follows the
         mark before it without a gap. Held apart from a ``line`` that reads the other way
-        (:func:`cite_direction`) as one unit: ``cite-run``'s box in their direction, or, too
-        long for a box (:data:`BOXED_PART`), between isolate marks."""
+        (:func:`cite_direction`) as one unit: ``cite-run``'s box in their direction, or, when
+        the run wraps (:func:`cite_wraps`; a box does not), between isolate marks."""
+        wraps = cite_wraps(cites)
         marks: list[_Mark] = []
         for cite in cites:
             if cite.note:
                 self.cite_notes.append((cite.note, cite.children, cite.anchor))
-                pieces = note_segments(cite.note, joined=cite.joined)
-                marks.append(_Mark(cite.anchor, pieces, CITE_NOTE_PREFIX, cite.joined))
-            else:
-                pieces = display_segments(cite.numbers, joined=cite.joined)
-                marks.append(_Mark(cite.anchor, pieces, "src-", cite.joined))
+            target = CITE_NOTE_PREFIX if cite.note else "src-"
+            marks.append(_Mark(cite.anchor, mark_pieces(cite), target, cite.joined, wraps))
         direction = cite_direction(cites, line)
         if direction is None:
             return "".join(self.cite_mark(mark) for mark in marks)
-        if sum(len(text) for mark in marks for text, _ in mark.pieces) > BOXED_PART:
+        if wraps:
             first = marks[0]  # then the last (the same one when alone)
             marks[0] = first._replace(pieces=[(ISOLATES[direction], None), *first.pieces])
             marks[-1] = marks[-1]._replace(pieces=[*marks[-1].pieces, (POP_ISOLATE, None)])
@@ -727,18 +729,20 @@ class _Markup:
         return call("cite-run", direction, *boxed)
 
     def cite_mark(self, mark: _Mark) -> str:
-        """``cite-mark`` showing ``mark``'s pieces (:func:`display_segments`), each number
-        linked to the label ``{target}N``; a joined mark's separator comes first, without a
-        gap."""
+        """``cite-mark`` showing ``mark``'s pieces (:func:`mark_pieces`), each number linked to
+        the label ``{target}N``, in the parts no line breaks inside (:func:`unbroken_parts`);
+        a joined mark's separator comes first, without a gap."""
         if not mark.pieces:
             return ""
         flags = ["gap: false"] if mark.joined else []
-        args = [
-            f"({'none' if number is None else self.target(f'{mark.target}{int(number)}')}, "
-            f"{string_literal(text)})"
-            for text, number in mark.pieces
+        parts = [
+            "(" + "".join(
+                f"({'none' if number is None else self.target(f'{mark.target}{int(number)}')}, "
+                f"{string_literal(text)}),"
+                for text, number in part) + ")"
+            for part in unbroken_parts(mark.pieces, wraps=mark.wraps)
         ]
-        return call("cite-mark", self.anchor(mark.anchor), *flags, *args)
+        return call("cite-mark", self.anchor(mark.anchor), *flags, *parts)
 
     def anchor(self, name: str) -> str:
         """The label argument of a mark: ``name``, or none inside a table header (which takes
