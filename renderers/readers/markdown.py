@@ -954,10 +954,12 @@ def _line_of(parent: Token, pos: int) -> int:
 def _column_of(parent: Token, pos: int, line: str) -> int:
     """The column in its source ``line`` of offset ``pos`` in an inline token's content (0 if
     unknown, ``line`` being ""): the content's line is the source line's end, past the marks
-    of the blocks holding it (a quote's ``>``, a list item's indent) and its own indentation."""
+    of the blocks holding it (a quote's ``>``, a list item's indent) and its own indentation,
+    or else within it (a table cell's, a heading's before its closing ``#``)."""
     content = parent.content
     start = content.rfind("\n", 0, pos) + 1
     end = content.find("\n", pos)
     shown = content[start : end if end >= 0 else len(content)].rstrip()
     whole = line.rstrip()
-    return len(whole) - len(shown) + pos - start if shown and whole.endswith(shown) else 0
+    at = len(whole) - len(shown) if whole.endswith(shown) else whole.find(shown)
+    return at + pos - start if shown and at >= 0 else 0

@@ -101,6 +101,23 @@ def test_render_s_notes_name_the_line_the_audit_names(style: str) -> None:
         assert sorted(judged) == noted
 
 
+#: A token whose content line is no end of its typed line, on the second of two folded ones.
+WITHIN_LINES = {
+    "a table cell": 'abstract: "| h | h2 |\n\n  |---|---|\n\n  | x\n  | [[S:0]] |"',
+    "a heading closed by #": 'abstract: "# Head\n  [[S:0]] ##"',
+}
+
+
+@pytest.mark.parametrize("front", WITHIN_LINES.values(), ids=WITHIN_LINES.keys())
+def test_a_token_inside_a_folded_line_is_named_by_its_typed_line(front: str) -> None:
+    text = _document(front)
+    notes = "\n".join(note.message for note in read_markdown(text).notes)
+    noted = re.findall(r"line (\d+): invalid", notes)
+    typed = next(n for n, line in enumerate(text.splitlines(), 1) if "[[S:0]]" in line)
+    assert [int(line) for line in noted] == [typed]
+    assert [token.line for token in audit(text, ROWS).invalid_tokens] == [typed]
+
+
 def test_the_reader_s_other_notes_on_the_abstract_name_typed_lines() -> None:
     """A link that leads nowhere, a refused image and a bad cite ``<sup>``, each on its own
     line of a quoted abstract whose blank lines are read as one break each."""
