@@ -956,6 +956,8 @@ def _column_of(parent: Token, pos: int, line: str) -> int:
     unknown, ``line`` being ""): the content's line is the source line's end, past the marks
     of the blocks holding it (a quote's ``>``, a list item's indent) and its own indentation,
     or else within it (a table cell's, a heading's before its closing ``#``)."""
+    if not line:
+        return 0
     content = parent.content
     start = content.rfind("\n", 0, pos) + 1
     end = content.find("\n", pos)
