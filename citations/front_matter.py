@@ -19,7 +19,7 @@ import bisect
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -186,12 +186,34 @@ class AbstractSource:
         """The 1-based input line of ``text[offset]``."""
         return self.lines[max(bisect.bisect_right(self.starts, offset) - 1, 0)]
 
+    @cached_property
+    def _text_lines(self) -> tuple[int, ...]:
+        """Where each line of ``text`` starts, its breaks as markdown reads them (CR too)."""
+        return (0, *(found.end() for found in _LINE_BREAK.finditer(self.text)))
 
-def abstract_source(text: str) -> AbstractSource | None:
+    def text_line(self, index: int) -> str:
+        """The 0-based line ``index`` of ``text``, without its break ("" past the end)."""
+        starts = self._text_lines
+        if not 0 <= index < len(starts):
+            return ""
+        end = starts[index + 1] if index + 1 < len(starts) else len(self.text)
+        return self.text[starts[index] : end].rstrip("\r\n")  # a line holds no break but its own
+
+    def typed_line(self, index: int, column: int = 0) -> int:
+        """The 1-based input line of ``column`` in the 0-based line ``index`` of ``text``, as
+        :meth:`line_at` names it: how a reader of ``text`` names a place the audit names from
+        its offset (a folded line joins several typed ones, so the column tells which)."""
+        starts = self._text_lines
+        index = min(max(index, 0), len(starts) - 1)
+        return self.line_at(starts[index] + min(max(column, 0), len(self.text_line(index))))
+
+
+def abstract_source(text: str, found: FrontMatter | None = None) -> AbstractSource | None:
     """The front matter abstract of ``text`` as render reads it (None when there is none, or
     it is no string): what the audit judges, never the YAML as typed (``"[[S:\\u0031]]"``
-    cites sid 1; an escaped or folded line break joins a token)."""
-    found = front_matter(text)
+    cites sid 1; an escaped or folded line break joins a token), and where the reader's notes
+    on it name their lines. ``found``: its :func:`front_matter`, when already read."""
+    found = found if found is not None else front_matter(text)
     value = found.fields.get("abstract") if found is not None and found.fields else None
     if found is None or found.abstract is None or not isinstance(value, str):
         return None

@@ -29,12 +29,19 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from citations.chars import clean_text
-from citations.front_matter import abstract_markdown, blank_lines, front_matter
+from citations.front_matter import (
+    AbstractSource,
+    FrontMatter,
+    abstract_markdown,
+    abstract_source,
+    blank_lines,
+    front_matter,
+)
 from renderers.errors import LimitError
 from renderers.language import Language, normalize_tag
 
@@ -45,8 +52,8 @@ if TYPE_CHECKING:
     from renderers.readers.context import ReadContext
 
 __all__ = [
-    "GENERATOR", "USAGE_META", "Metadata", "html_metadata", "is_own_page", "metadata_block",
-    "read_metadata", "with_metadata",
+    "GENERATOR", "USAGE_META", "AbstractLines", "Metadata", "html_metadata", "is_own_page",
+    "metadata_block", "read_metadata", "with_metadata",
 ]
 
 #: The program the outputs name as their maker (the HTML ``generator`` meta, the PDF's).
@@ -67,11 +74,35 @@ class Metadata:
     keywords: tuple[str, ...] = ()
     description: str = ""
     subtitle: str = ""
-    #: The abstract's markdown source ("" for none), and the input line its text starts on.
+    #: The abstract's markdown source ("" for none), the input line its text starts on, and
+    #: where each of its lines was typed (None for none).
     abstract: str = ""
     abstract_line: int = 0
+    abstract_lines: AbstractLines | None = field(default=None, compare=False, repr=False)
     #: Whether the input shows these as a title block (:attr:`Document.shows_metadata`).
     shown: bool = False
+
+
+class AbstractLines:
+    """Where the lines of the abstract as read (its YAML value decoded, lines folded) were
+    typed: the audit's mapping (:class:`citations.front_matter.AbstractSource`), so a reader
+    note names the line the audit names. Found when a note first asks: it reads the front
+    matter again, with marks, which an abstract without notes never pays."""
+
+    def __init__(self, text: str, found: FrontMatter) -> None:
+        self._text, self._found = text, found
+
+    @cached_property
+    def _source(self) -> AbstractSource | None:
+        return abstract_source(self._text, self._found)
+
+    def typed_line(self, index: int, column: int = 0) -> int:
+        """The input line of ``column`` in the abstract's 0-based line ``index`` (0: unknown)."""
+        return self._source.typed_line(index, column) if self._source is not None else 0
+
+    def text_line(self, index: int) -> str:
+        """The abstract's 0-based line ``index`` as read."""
+        return self._source.text_line(index) if self._source is not None else ""
 
 
 def read_metadata(text: str, context: ReadContext) -> tuple[Metadata, str]:
@@ -95,7 +126,8 @@ def read_metadata(text: str, context: ReadContext) -> tuple[Metadata, str]:
         return Metadata(), text
     metadata = _metadata(found.fields, context)
     if metadata.abstract:
-        metadata = dataclasses.replace(metadata, abstract_line=found.abstract_line or 1)
+        metadata = dataclasses.replace(metadata, abstract_line=found.abstract_line or 1,
+                                       abstract_lines=AbstractLines(text, found))
     return metadata, blank_lines(text, found.end)
 
 

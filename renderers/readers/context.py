@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Protocol
 
 from citations.chars import clean_text
 from citations.codemap import ATTRIBUTE_RE
@@ -56,6 +59,17 @@ def is_cite_sup(attributes: dict[str, str]) -> bool:
     return "cite" in attributes.get("class", "").split() and "data-sids" in attributes
 
 
+class LineMap(Protocol):
+    """How the lines of a text read in place of the input are named in the input: the front
+    matter abstract is read decoded, and its lines are not the ones typed."""
+
+    def typed_line(self, index: int, column: int = 0) -> int:
+        """The input line of ``column`` in the read text's 0-based line ``index``."""
+
+    def text_line(self, index: int) -> str:
+        """The read text's 0-based line ``index``."""
+
+
 @dataclass
 class ReadContext:
     """What a reader gathers besides blocks: notes, USAGE sids, ids, title; enforces limits."""
@@ -76,6 +90,9 @@ class ReadContext:
     #: Ids of the writers' own form that a markdown ``<a id>`` names (the Markdown writer's
     #: anchors, read back): places unless the writers make the same (``resolve.check_links``).
     own_places: set[str] = field(default_factory=set)
+    #: While a text other than the input is read (:meth:`reading`): its line map, and the
+    #: line that text's first line is numbered (its lines are numbered from there as read).
+    line_map: tuple[LineMap, int] | None = None
 
     def check_size(self, content: str) -> None:
         """Fail fast when ``content`` exceeds ``limits.max_content_bytes``."""
@@ -151,10 +168,29 @@ class ReadContext:
         for sid in sids:
             self.usage.setdefault(sid, None)
 
-    def warn(self, line: int, message: str) -> None:
+    @contextmanager
+    def reading(self, lines: LineMap | None, first: int) -> Iterator[None]:
+        """Name the lines of what is read in this block by ``lines`` (None: the input's own),
+        its line ``first`` being the read text's first: notes name the input's line."""
+        self.line_map = (lines, first) if lines is not None else None
+        try:
+            yield
+        finally:
+            self.line_map = None
+
+    def input_line(self, line: int, column: int = 0) -> int:
+        """The input's line for ``line`` (and ``column`` there) of the text being read."""
+        return line if self.line_map is None else _typed_line(self.line_map, line, column)
+
+    def text_line(self, line: int) -> str:
+        """Line ``line`` of the text being read when it is not the input ("" when it is)."""
+        return self.line_map[0].text_line(line - self.line_map[1]) if self.line_map else ""
+
+    def warn(self, line: int, message: str, *, column: int = 0) -> None:
         """Add a reading problem (a ``reader-note`` diagnostic whose message names the place);
-        ``line`` is the 1-based line of the input (0 when unknown)."""
-        self.notes.append(self._note(line, message))
+        ``line`` is the 1-based line of the text read (0 when unknown), ``column`` the place's
+        in it when known: the input's line is :meth:`input_line`."""
+        self.notes.append(self._note(self.input_line(line, column), message))
 
     def _note(self, line: int, message: str) -> Diagnostic:
         return Diagnostic(Code.READER_NOTE, f"{self._where(line)}: {message}",
@@ -165,6 +201,7 @@ class ReadContext:
         source and show the alt text, so only the reader can still say which image it was."""
         if src in self.refused_images:
             return
+        line = self.input_line(line)
         self.refused_images[src] = Diagnostic(
             Code.IMAGE_REFUSED,
             f"{self._where(line)}: {refused_image_message(src, alt)}",
@@ -203,9 +240,12 @@ class ReadContext:
         return Heading(level=level, children=children, id=self.ids.take(given_id, text))
 
     def link(self, url: str, where: int | Callable[[], int]) -> None:
-        """Record a link of the document (``where``: its line) for :meth:`document`."""
-        if target := link_target(url):
-            self.links.setdefault(target, where)
+        """Record a link of the document (``where``: its line) for :meth:`document`; the
+        input's line is found only for a link that leads nowhere."""
+        if (target := link_target(url)) and target not in self.links:
+            if self.line_map is not None:
+                where = partial(_typed_line, self.line_map, where)
+            self.links[target] = where
 
     def own_place(self, ident: str) -> bool:
         """Whether ``<a id="ident">`` in markdown is a place of the writers' own form
@@ -255,6 +295,16 @@ class ReadContext:
             anchor_notes=tuple(generated),
             dead_links=dead,
         )
+
+
+def _typed_line(
+    line_map: tuple[LineMap, int], where: int | Callable[[], int], column: int = 0
+) -> int:
+    """The input line of a place (its line, 0 when unknown, or how to find it) of a text read
+    in place of the input."""
+    lines, first = line_map
+    line = where() if callable(where) else where
+    return lines.typed_line(line - first, column) if line > 0 else line
 
 
 class InlineBuilder:

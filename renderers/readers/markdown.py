@@ -252,8 +252,9 @@ def read_markdown(
     ``sids``; the API layer maps it to a sid). Invalid tokens stay literal text and are reported
     in ``Document.notes`` (with their line). A leading YAML front matter block gives the
     title, authors, date, keywords and ``Document.lang`` (:mod:`renderers.metadata`), and its
-    abstract is read as markdown into ``Document.abstract`` (its notes name the input lines
-    of a ``|`` block). Raises :class:`LimitError` when a limit is exceeded.
+    abstract is read as markdown into ``Document.abstract`` (its notes name the line each
+    place was typed on, as the audit does, whatever the YAML scalar's form). Raises
+    :class:`LimitError` when a limit is exceeded.
     """
     limits = limits or Limits()
     context = ReadContext("markdown input", limits)
@@ -273,8 +274,9 @@ def read_markdown(
     targets = _link_targets(tokens) | _link_targets(abstract_tokens)
     dialects = frozenset(dialects)
     labels = _footnote_labels(env)
-    abstract, _ = _MarkdownReader(context, labels, dialects, targets).blocks(
-        abstract_tokens, 0, depth=0)
+    with context.reading(metadata.abstract_lines, metadata.abstract_line):  # typed lines
+        abstract, _ = _MarkdownReader(context, labels, dialects, targets).blocks(
+            abstract_tokens, 0, depth=0)
     if has_speaker_notes(tuple(abstract)):  # no format shows the title block's on a slide
         context.warn(metadata.abstract_line, "speaker notes in the front matter abstract "
                      "are left out: only the body's go with their slides")
@@ -786,13 +788,17 @@ class _MarkdownReader:
 
     def _cite(self, token: Token, out: InlineBuilder, parent: Token) -> None:
         meta = token.meta
-        line = _line_of(parent, int(meta.get("pos", 0)))
+        pos = int(meta.get("pos", 0))
+        line = _line_of(parent, pos)
+
+        def warn(message: str) -> None:
+            column = _column_of(parent, pos, self.context.text_line(line))
+            self.context.warn(line, message, column=column)
+
         for note in meta.get("warnings", ()):
-            self.context.warn(line, f"{meta['text']!r}: {note}")
+            warn(f"{meta['text']!r}: {note}")
         if meta.get("error"):
-            self.context.warn(
-                line, f"invalid citation token {meta['text']!r}: {meta['error']}; kept as text"
-            )
+            warn(f"invalid citation token {meta['text']!r}: {meta['error']}; kept as text")
             out.text(meta["text"])
         elif meta["kind"] == "usage":
             self.context.add_usage(meta["sids"])
@@ -943,3 +949,19 @@ def _line_of(parent: Token, pos: int) -> int:
     if not parent.map:
         return 0
     return parent.map[0] + 1 + bisect_left(_newline_offsets(parent.content), pos)
+
+
+def _column_of(parent: Token, pos: int, line: str) -> int:
+    """The column in its source ``line`` of offset ``pos`` in an inline token's content (0 if
+    unknown, ``line`` being ""): the content's line is the source line's end, past the marks
+    of the blocks holding it (a quote's ``>``, a list item's indent) and its own indentation,
+    or else within it (a table cell's, a heading's before its closing ``#``)."""
+    if not line:
+        return 0
+    content = parent.content
+    start = content.rfind("\n", 0, pos) + 1
+    end = content.find("\n", pos)
+    shown = content[start : end if end >= 0 else len(content)].rstrip()
+    whole = line.rstrip()
+    at = len(whole) - len(shown) if whole.endswith(shown) else whole.find(shown)
+    return at + pos - start if shown and at >= 0 else 0

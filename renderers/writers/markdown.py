@@ -280,13 +280,17 @@ def escape_text(text: str, *, line_start: bool) -> str:
         out = _CROSSREF_AT.sub(_escape_crossref_at, out)
     for char, entity in _FULLWIDTH.items():
         out = out.replace(char, entity)
-    if line_start:
-        out = out.lstrip(" \t")
-        if _LINE_START_MARK.match(out):
-            out = "\\" + out
-        else:
-            out = _LINE_START_ORDERED.sub(r"\1\\\2", out, count=1)
-    return out
+    return _escape_line_start(out) if line_start else out
+
+
+def _escape_line_start(text: str) -> str:
+    """``text``, written Markdown, escaped where a line's start would read it as a block's
+    mark (a heading's, quote's, list item's or setext underline's), leading white space
+    dropped."""
+    text = text.lstrip(" \t")
+    if _LINE_START_MARK.match(text):
+        return "\\" + text
+    return _LINE_START_ORDERED.sub(r"\1\\\2", text, count=1)
 
 
 def _one_line(text: str) -> str:
@@ -715,6 +719,15 @@ def _named_by_heading(ident: str, auto: AutoIds) -> bool:
     return auto.is_only(ident) and RESERVED_ANCHOR.match(ident) is not None
 
 
+def _kept_id(ident: str, auto: AutoIds, places: LinkPlaces) -> tuple[str, ...]:
+    """The heading's own id (one the author gave it, or the reader made otherwise than pandoc
+    does) as the leading anchor that keeps it, when a link of the document leads to it and
+    either reader names the heading otherwise: an author's anchor in a heading is kept so
+    (readers without heading ids need it), and where the id is the heading's in one reader,
+    the anchor clashes and the heading is written as HTML with it (:class:`HeadingPlan`)."""
+    return (ident,) if ident in places.named and not auto.is_only(ident) else ()
+
+
 class _BlockWriter:
     def __init__(self, labels: dict[str, AuthorNote], images: ImageDefinitions, words: Labels,
                  places: LinkPlaces, headings: HeadingPlan):
@@ -813,15 +826,18 @@ class _BlockWriter:
         text = self.inline_text(heading.children[count:], single_line=True,
                                 line_start=not leads, ids=ids).strip()
         auto = self.headings.ids.next(ids)
-        if self.headings.as_html(auto, leads):
+        kept = _kept_id(heading.id, auto, self.places)
+        if self.headings.as_html(auto, (*kept, *leads)):
             # a paragraph between the tags: inline markup and footnote references stay live
-            body = "".join(self.places.tag(ident) for ident in leads) + text
+            # (a heading's text is written as no line's start: here it is one)
+            body = ("".join(self.places.tag(ident) for ident in leads) + text if leads
+                    else _escape_line_start(text))
             if heading.id:
                 self.places.placed.add(heading.id)
             tag = f"h{level}" + (f' id="{html.escape(heading.id, quote=True)}"'
                                  if heading.id else "")
             return f"<{tag}>\n\n{body}\n\n</h{level}>" if body else f"<{tag}></h{level}>"
-        text = "".join(self.places.tag(ident) for ident in leads
+        text = "".join(self.places.tag(ident) for ident in (*kept, *leads)
                        if not _named_by_heading(ident, auto)) + text
         closing = re.search(r"(^|\s)(#+)$", text)
         if closing:

@@ -60,10 +60,73 @@ def test_render_and_the_audit_agree_on_each_scalar_form(front: str, lines: list[
         assert report.numbers == dict(rdoc.plan.numbers)
         assert [token.text for token in report.invalid_tokens] == [t for _, t in noted]
         assert [token.line for token in report.invalid_tokens] == lines  # as typed
+        assert [int(line) for line, _ in noted] == lines  # render's notes name them so too
         assert (report.not_rendered_sids, report.in_raw_html_sids) == ((), ())
         assert report.coverage == _render_coverage(text)
     in_code = audit(text, ROWS).in_code_sids
     assert in_code == ((4,) if "code" in front else ())
+
+
+#: An abstract's markdown lines, each token typed once: lines YAML folds into one (a token's
+#: column tells its line), a quote's and a list item's marks before a token, token warnings.
+TYPED = ["Sum [[S:1]] and", "more [[S:0]] [[S:2,2]]", "", "> quoted [[S:3-2]]",
+         "> and [[S:1,0]]", "", "- an item", "  with [[S:0,2]]", "", "1. [[S:x]]"]
+
+
+def _typed_as(style: str) -> str:
+    """The ``abstract`` key with :data:`TYPED` written in a YAML scalar ``style``."""
+    if style in "|>":
+        return f"abstract: {style}\n" + "".join(f"  {line}\n" if line else "\n" for line in TYPED)
+    quote = {"double-quoted": '"', "single-quoted": "'", "plain": ""}[style]
+    lines = [f"  {line}" if n and line else line for n, line in enumerate(TYPED)]
+    return f"abstract: {quote}" + "\n".join(lines) + quote
+
+
+@pytest.mark.parametrize("style", ["|", ">", "plain", "double-quoted", "single-quoted"])
+def test_render_s_notes_name_the_line_the_audit_names(style: str) -> None:
+    """Render reads the abstract decoded, its lines folded or not, and its notes name the line
+    each token was typed on, as the audit does (the audit's mapping, one for both)."""
+    text = _document(_typed_as(style))
+    notes = "\n".join(note.message for note in read_markdown(text).notes)
+    noted = sorted((int(line), token) for line, token in
+                   re.findall(r"line (\d+): (?:invalid citation token )?'([^']*)'", notes))
+    typed = text.splitlines()
+    assert noted == sorted(
+        (next(n for n, line in enumerate(typed, 1) if token in line), token)
+        for token in ("[[S:0]]", "[[S:2,2]]", "[[S:3-2]]", "[[S:1,0]]", "[[S:0,2]]", "[[S:x]]"))
+    for report in (audit(text, ROWS), scanner_audit(text, ROWS)):
+        judged = [(token.line, token.text) for token in report.invalid_tokens] + [
+            (int(line), token) for line, token in
+            (re.match(r"line (\d+): (\S+):", w).groups() for w in report.warnings)]  # type: ignore[union-attr]
+        assert sorted(judged) == noted
+
+
+#: A token whose content line is no end of its typed line, on the second of two folded ones.
+WITHIN_LINES = {
+    "a table cell": 'abstract: "| h | h2 |\n\n  |---|---|\n\n  | x\n  | [[S:0]] |"',
+    "a heading closed by #": 'abstract: "# Head\n  [[S:0]] ##"',
+}
+
+
+@pytest.mark.parametrize("front", WITHIN_LINES.values(), ids=WITHIN_LINES.keys())
+def test_a_token_inside_a_folded_line_is_named_by_its_typed_line(front: str) -> None:
+    text = _document(front)
+    notes = "\n".join(note.message for note in read_markdown(text).notes)
+    noted = re.findall(r"line (\d+): invalid", notes)
+    typed = next(n for n, line in enumerate(text.splitlines(), 1) if "[[S:0]]" in line)
+    assert [int(line) for line in noted] == [typed]
+    assert [token.line for token in audit(text, ROWS).invalid_tokens] == [typed]
+
+
+def test_the_reader_s_other_notes_on_the_abstract_name_typed_lines() -> None:
+    """A link that leads nowhere, a refused image and a bad cite ``<sup>``, each on its own
+    line of a quoted abstract whose blank lines are read as one break each."""
+    front = ("abstract: \"One.\n\n\n  [x](#nowhere) ![i](javascript:x)\n\n\n"
+             "  <sup class='cite' data-sids='0'>1</sup>\"")
+    document = read_markdown(_document(front))
+    lines = [(note.line, note.message.split(": ", 1)[1][:12])
+             for note in (*document.notes, *document.diagnostics)]
+    assert sorted(lines) == [(5, "image 'javas"), (5, "the link to "), (8, "invalid cita")]
 
 
 def test_the_abstract_s_tokens_are_judged_decoded_and_the_title_s_stay_metadata() -> None:

@@ -779,3 +779,65 @@ def test_a_heading_carrying_an_authors_anchor_of_its_own_id_is_written_as_html(
         for dialect in ("markdown", "gfm"):
             ids, links = _pandoc_ids_and_links(written, dialect)
             assert len(ids) == len(set(ids)) and "costs" in ids and set(links) <= set(ids)
+
+
+#: ``(input, its format, the id a link names, how the Markdown heading carries it)``: a
+#: heading's id that neither reader makes from its text, or only one does.
+GIVEN_IDS = {
+    "an HTML heading's id": ('<h2 id="custom">Title</h2>', "html", "custom",
+                             '## <a id="custom"></a>Title'),
+    "an anchor in an HTML heading": ('<h2><a id="custom"></a>Title</h2>', "html", "custom",
+                                     '## <a id="custom"></a>Title'),
+    "an anchor in a markdown heading": ('## <a id="custom"></a>Title', "markdown", "custom",
+                                        '## <a id="custom"></a>Title'),
+    "a list mark opening the text": ('<h2 id="custom">- a &amp; b</h2>', "html", "custom",
+                                     '## <a id="custom"></a>- a & b'),
+    # the reader's id is gfm's, not pandoc markdown's ("intro"): an anchor would repeat it
+    "a reader's id that is gfm's only": ("## 1. Intro", "markdown", "1-intro",
+                                         '<h2 id="1-intro">\n\n1\\. Intro\n\n</h2>'),
+    "an HTML id that is gfm's only": ('<h2 id="1-intro">1. Intro</h2>', "html", "1-intro",
+                                      '<h2 id="1-intro">\n\n1\\. Intro\n\n</h2>'),
+}
+
+
+@pytest.mark.parametrize(("heading", "content_format", "ident", "written"), GIVEN_IDS.values(),
+                         ids=GIVEN_IDS.keys())
+def test_a_link_to_a_heading_s_own_id_lands_in_the_markdown(
+    tmp_path: Path, heading: str, content_format: str, ident: str, written: str
+) -> None:
+    """``<h2 id="custom">Title</h2>`` was written ``## Title``, whose id is ``title`` for
+    pandoc: the document's ``[see](#custom)`` led nowhere. A heading whose id a link names
+    and a reader makes otherwise keeps it as an author's anchor in a heading is kept (a
+    leading ``<a id>``), or as HTML where that id is the heading's in one reader; read back
+    and written again, the output is its own fixed point."""
+    from renderers.api import render
+
+    link = (f'<p><a href="#{ident}">see</a> it.<sup class="cite" data-sids="1">[S:1]</sup></p>'
+            if content_format == "html" else f"\n\n[see](#{ident}) it.[[S:1]]\n")
+    text, outputs = heading + link, []
+    for round_ in range(3):  # the input, then md → md → md
+        (result,) = render(text, tmp_path / str(round_), formats="md",
+                           content_format=content_format if round_ == 0 else "markdown",
+                           sources_pool=POOL_ROWS if round_ == 0 else [])
+        text = result.path.read_text("utf-8")
+        outputs.append(text)
+        assert text.startswith(written + "\n\n"), text
+        assert not [d for d in result.diagnostics if "leads nowhere" in d.message]
+        if shutil.which("pandoc"):
+            for dialect in ("markdown", "gfm"):
+                ids, links = _pandoc_ids_and_links(text, dialect)
+                assert len(ids) == len(set(ids)) and ident in links and set(links) <= set(ids)
+                page = subprocess.run(["pandoc", "-f", dialect, "-t", "html"], input=text,
+                                      capture_output=True, text=True, check=True).stdout
+                assert "<li>" not in page  # the heading's text is no list in its HTML tags
+    assert outputs[1] == outputs[2]
+
+
+def test_a_heading_s_own_id_no_link_names_is_left_to_the_readers(tmp_path: Path) -> None:
+    """The id is kept only for the document's links, as the writers' own places are: other
+    headings keep their bytes."""
+    from renderers.api import render
+
+    (result,) = render('<h2 id="custom">Title</h2><p>Text.</p>', tmp_path, formats="md",
+                       content_format="html")
+    assert result.path.read_text("utf-8") == "## Title\n\nText.\n"
