@@ -127,6 +127,39 @@ def pdf_text(path: Path) -> str:
     return "\f".join(page.extract_text() or "" for page in reader.pages)
 
 
+def internal_links(pdf: Path | bytes) -> list[tuple[str, int, float]]:
+    """Each internal link annotation of a PDF: the text under its rectangle (pdfium), and the
+    page and top of its destination (pypdf; a named or an explicit destination)."""
+    import io
+
+    import pypdfium2 as pdfium
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(pdf) if isinstance(pdf, bytes) else pdf)
+    document = pdfium.PdfDocument(pdf if isinstance(pdf, bytes) else str(pdf))
+    found = []
+    try:
+        for index, page in enumerate(reader.pages):
+            textpage = document[index].get_textpage()
+            for ref in page.get("/Annots") or []:
+                annot = ref.get_object()
+                if annot.get("/Subtype") != "/Link" or annot.get("/A") is not None:
+                    continue
+                x1, y1, x2, y2 = (float(v) for v in annot["/Rect"])
+                shown = textpage.get_text_bounded(
+                    min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)).strip()
+                dest = annot["/Dest"]
+                if isinstance(dest, str):
+                    named = reader.named_destinations[dest]
+                    target, top = reader.get_destination_page_number(named), float(named.top)
+                else:
+                    target, top = reader.get_page_number(dest[0].get_object()), float(dest[3])
+                found.append((shown, target, top))
+    finally:
+        document.close()
+    return found
+
+
 def outline_titles(reader: Any) -> list[str]:
     """Every outline (bookmark) entry's title of a pypdf ``PdfReader``, nested ones included,
     in document order."""

@@ -5,19 +5,17 @@ its Sources entry, no line opening with a separator, a range "1–3" never cut."
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
-from pypdf import PdfReader
 
 from citations.numbering import display_segments
 from renderers.api import render
 from renderers.document import Cite
 from renderers.writers.common import WHOLE_CITE_RUN, cite_wraps, unbroken_parts
-from tests.helpers import pdf_lines
+from tests.helpers import internal_links, pdf_lines
 from tests.support.render import render_markdown
 
 MM = 72 / 25.4
@@ -64,33 +62,6 @@ def test_html_marks_a_long_run_to_wrap_and_leaves_a_short_one_whole() -> None:
     assert long.count('class="cite cite-joined cite-wraps"') == RUN - 1
     assert ('<span class="cite-range"><a href="#src-3">3</a>–<a href="#src-5">5</a></span>'
             in long)
-
-
-def link_numbers(pdf: bytes) -> list[tuple[str, int, float]]:
-    """Each internal link's text (under its rectangle) and where it leads: page and top."""
-    reader = PdfReader(io.BytesIO(pdf))
-    document = pdfium.PdfDocument(pdf)
-    found = []
-    try:
-        for index, page in enumerate(reader.pages):
-            textpage = document[index].get_textpage()
-            for ref in page.get("/Annots") or []:
-                annot = ref.get_object()
-                if annot.get("/Subtype") != "/Link" or annot.get("/A") is not None:
-                    continue
-                dest = annot["/Dest"]
-                if isinstance(dest, str):
-                    dest = reader.named_destinations[dest]
-                    target, top = reader.get_destination_page_number(dest), float(dest.top)
-                else:
-                    target, top = reader.get_page_number(dest[0].get_object()), float(dest[3])
-                x1, y1, x2, y2 = (float(v) for v in annot["/Rect"])
-                text = textpage.get_text_bounded(min(x1, x2), min(y1, y2), max(x1, x2),
-                                                 max(y1, y2)).strip()
-                found.append((text, target, top))
-    finally:
-        document.close()
-    return found
 
 
 def entry_tops(pdf: bytes) -> dict[str, tuple[int, float]]:
@@ -146,7 +117,7 @@ def test_a_long_run_wraps_inside_the_text_width_and_links_every_mark(
     finally:
         document.close()
     entries = entry_tops(pdf)
-    marks = [(text, page, top) for text, page, top in link_numbers(pdf) if text.isdigit()]
+    marks = [(text, page, top) for text, page, top in internal_links(pdf) if text.isdigit()]
     assert [text for text, _, _ in marks] == [str(n) for n in range(1, RUN + 1)]
     assert all(page == entries[text][0] for text, page, _ in marks)
     # each lands on its own entry: as high above its text as any other mark's above its own,

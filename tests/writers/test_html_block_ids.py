@@ -15,10 +15,9 @@ import pypdfium2 as pdfium
 import pytest
 from pptx import Presentation
 from pptx.oxml.ns import qn
-from pypdf import PdfReader
 
 from renderers.api import render
-from tests.helpers import convert_with_libreoffice
+from tests.helpers import convert_with_libreoffice, internal_links
 
 POOL = [{"sid": 1, "title": "T", "url": "https://e.org/a"}]
 FILLER = "\n\n".join(f"Filler paragraph {n} with words that take room on the page." for n in
@@ -54,32 +53,6 @@ def test_markdown_names_the_places(tmp_path: Path) -> None:
     assert '<a id="box"></a>Boxed text [^1].' in text
     assert '<a id="para"></a>A para.' in text
     assert "[ahead](#para)" in text and "See [the box](#box)" in text
-
-
-def internal_links(pdf: Path) -> list[tuple[str, int, float]]:
-    """Each internal link annotation: its text, and the page and top of its destination."""
-    reader = PdfReader(pdf)
-    document = pdfium.PdfDocument(str(pdf))
-    found = []
-    try:
-        for index, page in enumerate(reader.pages):
-            for ref in page.get("/Annots") or []:
-                annot = ref.get_object()
-                if annot.get("/Subtype") != "/Link" or annot.get("/A") is not None:
-                    continue
-                x1, y1, x2, y2 = (float(v) for v in annot["/Rect"])
-                shown = document[index].get_textpage().get_text_bounded(
-                    min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)).strip()
-                dest = annot["/Dest"]
-                if isinstance(dest, str):
-                    named = reader.named_destinations[dest]
-                    target, top = reader.get_destination_page_number(named), float(named.top)
-                else:
-                    target, top = reader.get_page_number(dest[0].get_object()), float(dest[3])
-                found.append((shown, target, top))
-    finally:
-        document.close()
-    return found
 
 
 def line_of(pdf: Path, text: str) -> tuple[int, float]:
