@@ -898,9 +898,10 @@ def test_lines_in_other_scripts_are_as_deep_as_in_the_weasyprint_pdf(case: str) 
     assert all(abs(a - b) < 0.05 for a, b in zip(css, typst, strict=True)), (css, typst)
 
 
-def char_faces(pdf: bytes, chars: str) -> list[tuple[str, str]]:
-    """Each of ``chars`` drawn on page 1 with its font's name (lower case, letters only,
-    "regular" left out): the face that draws it."""
+def char_glyphs(pdf: bytes, chars: str) -> list[tuple[str, str, float]]:
+    """Each of ``chars`` drawn on page 1: the character, its font's name (subset tag and
+    punctuation left out, lower case, "regular" left out: the face that draws it) and its
+    glyph's width."""
     document = pdfium.PdfDocument(pdf)
     try:
         textpage = document[0].get_textpage()
@@ -911,10 +912,16 @@ def char_faces(pdf: bytes, chars: str) -> list[tuple[str, str]]:
                 name = ctypes.create_string_buffer(200)
                 pdfium_c.FPDFText_GetFontInfo(textpage.raw, index, name, 200, None)
                 face = re.sub(r"[^a-z]", "", name.value.decode().split("+")[-1].lower())
-                found.append((char, face.removesuffix("regular")))
+                left, _, right, _ = textpage.get_charbox(index)
+                found.append((char, face.removesuffix("regular"), round(right - left, 2)))
         return found
     finally:
         document.close()
+
+
+def char_faces(pdf: bytes, chars: str) -> list[tuple[str, str]]:
+    """Each of ``chars`` drawn on page 1 with the face that draws it (:func:`char_glyphs`)."""
+    return [(char, face) for char, face, _ in char_glyphs(pdf, chars)]
 
 
 #: Symbols report.css's stack draws from Noto Sans CJK (no face before it has them): the
@@ -1043,23 +1050,8 @@ def test_word_spaces_in_other_scripts_are_as_wide_as_in_the_weasyprint_pdf() -> 
 
 
 def marker_glyphs(pdf: bytes) -> list[tuple[str, str, float]]:
-    """Each list bullet on page 1: the character, its font's name (subset tag and punctuation
-    left out, lower case) and its glyph's width."""
-    document = pdfium.PdfDocument(pdf)
-    try:
-        textpage = document[0].get_textpage()
-        found = []
-        for index in range(textpage.count_chars()):
-            char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index))
-            if char in "•◦▪":
-                name = ctypes.create_string_buffer(200)
-                pdfium_c.FPDFText_GetFontInfo(textpage.raw, index, name, 200, None)
-                face = re.sub(r"[^a-z]", "", name.value.decode().split("+")[-1].lower())
-                left, _, right, _ = textpage.get_charbox(index)
-                found.append((char, face.removesuffix("regular"), round(right - left, 2)))
-        return found
-    finally:
-        document.close()
+    """Each list bullet on page 1: the character, its face and its glyph's width."""
+    return char_glyphs(pdf, "•◦▪")
 
 
 def test_nested_bullets_are_the_glyphs_of_the_weasyprint_pdf() -> None:
