@@ -660,50 +660,66 @@ class HeadingPlan:
     author's clashes.
 
     ``html``: the headings (by their order) to write as HTML; ``forbidden``: the ids the last
-    writing named, which a heading written now must not get (its own leading anchors aside).
+    writing named, which a heading written now must not get (its own leading anchors aside);
+    ``as_html_ids``: every id a heading written as HTML may name (its own id, its leading
+    anchors; see :meth:`next_plan`), which a heading written now must not get but its own.
     """
 
     html: frozenset[int] = frozenset()
     forbidden: frozenset[str] = frozenset()
+    as_html_ids: dict[str, int] = field(default_factory=dict)
     ids: PandocIds = field(default_factory=PandocIds)
     #: the headings written as Markdown (order, ids) and those found clashing as written
     markdown: list[tuple[int, AutoIds]] = field(default_factory=list)
     decided: set[int] = field(default_factory=set)
+    #: what each heading written names when written as HTML (id → the heading's order)
+    names: dict[str, int] = field(default_factory=dict)
     count: int = 0
 
-    def as_html(self, auto: AutoIds, leads: tuple[str, ...]) -> bool:
-        """Whether the next heading, of ``auto`` ids and leading anchors ``leads``, is written
-        as HTML; if not, it is counted as both readers count it."""
+    def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str) -> bool:
+        """Whether the next heading, of ``auto`` ids, leading anchors ``leads`` and own id
+        ``own`` (:attr:`Heading.id`), is written as HTML; if not, it is counted as both
+        readers count it."""
         index, self.count = self.count, self.count + 1
+        for ident in (own, *leads):
+            if ident:
+                self.names.setdefault(ident, index)
         if index in self.html:
             return True
-        if self._clashes(auto, leads):
+        if self._clashes(auto, leads, index):
             self.decided.add(index)
             return True
         self.ids.add(auto)
         self.markdown.append((index, auto))
         return False
 
-    def _clashes(self, auto: AutoIds, leads: tuple[str, ...]) -> bool:
+    def _clashes(self, auto: AutoIds, leads: tuple[str, ...], index: int) -> bool:
         """Whether a heading's ids clash as it is written: with one the last writing named
-        (its own leading anchors aside), or with a leading anchor it keeps (the id of one
-        reader only), or in gfm's count."""
+        (its own leading anchors aside) or another heading may name as HTML, or with a
+        leading anchor it keeps (the id of one reader only), or in gfm's count."""
         for ident in auto.ids():
             if ident in leads:
                 if not _named_by_heading(ident, auto):
                     return True
-            elif ident in self.forbidden:
+            elif ident in self.forbidden or self.as_html_ids.get(ident, index) != index:
                 return True
         return auto.gfm_taken
 
     def next_plan(self, placed: set[str]) -> HeadingPlan | None:
         """The plan for writing again when a Markdown heading's id is one of ``placed`` (the
-        ids the writing named), else None: the writing stands."""
+        ids the writing named), else None: the writing stands.
+
+        A heading written as HTML names its own id, which may be the id the readers give
+        another heading written as Markdown: found only once written, that one clashed in the
+        next writing, whose own id might clash with a third's, one writing each. So the next
+        writings keep every heading's ids clear of all that headings written as HTML may name
+        (:attr:`as_html_ids`), and a clash is settled where it is met."""
         clashes = {index for index, auto in self.markdown
                    if any(ident in placed for ident in auto.ids())}
         if not clashes:
             return None
-        return HeadingPlan(html=self.html | self.decided | clashes, forbidden=frozenset(placed))
+        return HeadingPlan(html=self.html | self.decided | clashes, forbidden=frozenset(placed),
+                           as_html_ids=self.names)
 
 
 def _named_by_heading(ident: str, auto: AutoIds) -> bool:
@@ -813,7 +829,7 @@ class _BlockWriter:
         text = self.inline_text(heading.children[count:], single_line=True,
                                 line_start=not leads, ids=ids).strip()
         auto = self.headings.ids.next(ids)
-        if self.headings.as_html(auto, leads):
+        if self.headings.as_html(auto, leads, heading.id):
             # a paragraph between the tags: inline markup and footnote references stay live
             body = "".join(self.places.tag(ident) for ident in leads) + text
             if heading.id:

@@ -779,3 +779,31 @@ def test_a_heading_carrying_an_authors_anchor_of_its_own_id_is_written_as_html(
         for dialect in ("markdown", "gfm"):
             ids, links = _pandoc_ids_and_links(written, dialect)
             assert len(ids) == len(set(ids)) and "costs" in ids and set(links) <= set(ids)
+
+
+def test_a_chain_of_clashing_heading_ids_is_settled_in_a_few_writings(
+    pool: SourcePool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Heading k's own id (``<h2 id="h1">H0</h2>``) is the id readers give heading k+1
+    (``## H1``), and an anchor takes the first's: each writing found one more heading to write
+    as HTML, whose id clashed with the next, so 300 such headings took 301 writings (each the
+    whole document; 10,000 took hours). The ids headings written as HTML may name are kept
+    clear of from the second writing on, so the chain is settled at once."""
+    import renderers.writers.markdown as markdown_writer
+
+    writings = []
+    one_writing = markdown_writer._markdown_pass
+
+    def counted(*args: object, **kwargs: object) -> str:
+        writings.append(1)
+        return one_writing(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(markdown_writer, "_markdown_pass", counted)
+    source = "".join(f'<h2 id="h{k + 1}">H{k}</h2>\n\n' for k in range(40))
+    written = md_of(source + 'End <a id="h0"></a>.\n', pool)
+    assert len(writings) <= 3
+    assert written.count("<h2 id=") == 40  # each heading's id is the next one's in the readers
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, _ = _pandoc_ids_and_links(written, dialect)
+            assert len(ids) == len(set(ids)) == 41
