@@ -807,3 +807,16 @@ def test_a_chain_of_clashing_heading_ids_is_settled_in_a_few_writings(
         for dialect in ("markdown", "gfm"):
             ids, _ = _pandoc_ids_and_links(written, dialect)
             assert len(ids) == len(set(ids)) == 41
+
+
+def test_gfm_ids_are_made_from_the_text_as_gfm_reads_it_composed(pool: SourcePool) -> None:
+    """pandoc's ``gfm`` reader composes its input (NFC) before it makes ids: "é" typed as
+    ``e`` and a combining acute is the heading "é" to it, so it counted "é", "é", "é 1" as
+    ``é``, ``é-1``, ``é-1`` while the writer counted two different texts and wrote all three
+    as Markdown."""
+    source = "# T\n\n## \u00e9\n\n## e\u0301\n\n## \u00e9 1\n\nText [[S:1]].\n"
+    written = md_of(source, pool)
+    assert written.count("<h2 id=") == 1 and "\n\n\u00e9 1\n\n</h2>" in written
+    if shutil.which("pandoc"):
+        ids, _ = _pandoc_ids_and_links(written, "gfm")
+        assert len(ids) == len(set(ids)), ids
