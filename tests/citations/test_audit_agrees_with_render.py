@@ -403,6 +403,26 @@ FRONT_MATTER_PIECES = [
     "---\nNot YAML: [[S:{n}]]: x\n---\n",  # does not parse: the author's text
     "---\nJust prose [[S:{n}]]\n---\n",  # a setext heading between rules
     "\n---\ntitle: [[S:{n}]]\n---\n",  # not at the top
+    # odd but valid forms: a BOM, CR or tab line breaks and indents, tags, a flow mapping, a
+    # complex key, chomping and indentation indicators, a comment after the header, YAML's
+    # own line breaks (\N \L \P), a fence left open in the abstract, one token alone
+    "\ufeff---\nabstract: |\n  A [[S:{n}]]\n---\n",
+    "---\rabstract: |\r  A [[S:{n}]]\r\r  B [[S:{m}]]\r---\r",
+    "---\r\nabstract: >\r\n  A [[S:{n},\r\n  {m}]]\r\n---\r\n",
+    "---\nabstract: |\n\tTab [[S:{n}]]\n---\n",
+    '---\nabstract: "A\\t[[S:{n}]]\\N[[S:{m}]]\\L[[S:{n}]]\\P x"\n---\n',
+    "---\nabstract: !!str A [[S:{n}]]\n---\n",
+    "---\nabstract: !custom A [[S:{n}]]\n---\n",  # an unknown tag: not YAML to safe_load
+    "---\nabstract: &a A [[S:{n}]]\ntitle: *a\n---\n",  # an alias: refused, the author's text
+    "---\nabstract: |\n  ```\n  [[S:{n}]]\n  ---\n---\n",
+    "---\nabstract: |-\n  A [[S:{n}]]\n\n\n---\n",
+    "---\nabstract: |2\n    indented [[S:{n}]]\n  A [[S:{m}]]\n---\n",
+    "---\nabstract: |  # c [[S:{m}]]\n  A [[S:{n}]]\n---\n",
+    '---\n{{abstract: "A\n  [[S:{n}]]", title: T}}\n---\n',
+    "---\n? abstract\n: A\n  B [[S:{n}]]\n---\n",
+    "---\nabstract: plain\n  continued [[S:{n}]]\n  # not a comment [[S:{m}]]\n---\n",
+    "---\nabstract:\n  - A [[S:{n}]]\n---\n",  # a list: no abstract, metadata
+    "---\nabstract: [[S:{n}]]\n---\n",
 ]
 
 
