@@ -280,13 +280,17 @@ def escape_text(text: str, *, line_start: bool) -> str:
         out = _CROSSREF_AT.sub(_escape_crossref_at, out)
     for char, entity in _FULLWIDTH.items():
         out = out.replace(char, entity)
-    if line_start:
-        out = out.lstrip(" \t")
-        if _LINE_START_MARK.match(out):
-            out = "\\" + out
-        else:
-            out = _LINE_START_ORDERED.sub(r"\1\\\2", out, count=1)
-    return out
+    return escape_line_start(out) if line_start else out
+
+
+def escape_line_start(text: str) -> str:
+    """Escaped text (:func:`escape_text`) made safe at the start of a line: leading white
+    space dropped, and a mark that would start a heading, a quote, a list or a setext
+    underline there escaped."""
+    out = text.lstrip(" \t")
+    if _LINE_START_MARK.match(out):
+        return "\\" + out
+    return _LINE_START_ORDERED.sub(r"\1\\\2", out, count=1)
 
 
 def _one_line(text: str) -> str:
@@ -830,8 +834,10 @@ class _BlockWriter:
                                 line_start=not leads, ids=ids).strip()
         auto = self.headings.ids.next(ids)
         if self.headings.as_html(auto, leads, heading.id):
-            # a paragraph between the tags: inline markup and footnote references stay live
-            body = "".join(self.places.tag(ident) for ident in leads) + text
+            # a paragraph between the tags: inline markup and footnote references stay live,
+            # and its text starts a line ("-" is no list item)
+            body = "".join(self.places.tag(ident) for ident in leads) + (
+                text if leads else escape_line_start(text))
             if heading.id:
                 self.places.placed.add(heading.id)
             tag = f"h{level}" + (f' id="{html.escape(heading.id, quote=True)}"'

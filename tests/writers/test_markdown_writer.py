@@ -820,3 +820,17 @@ def test_gfm_ids_are_made_from_the_text_as_gfm_reads_it_composed(pool: SourcePoo
     if shutil.which("pandoc"):
         ids, _ = _pandoc_ids_and_links(written, "gfm")
         assert len(ids) == len(set(ids)), ids
+
+
+@pytest.mark.parametrize("text", ["-", "+ 1", "> 2", "#", "1.", "2) 3", "=", "***"])
+def test_a_heading_written_as_html_keeps_text_a_line_start_would_read_as_block_syntax(
+    pool: SourcePool, text: str
+) -> None:
+    """A heading as HTML holds its text as a paragraph, at the start of a line: "-" there
+    was an empty list item and "1." an ordered list, "#" a heading of its own, so the
+    heading read back had lost its text. It is escaped as any line's start is."""
+    heading = f"## {escape_text(text, line_start=True)}\n\n"
+    written = md_of(f'Intro <a id="section"></a>.\n\n{heading}Text [[S:1]].\n', pool)
+    assert "<h2 id=" in written  # its id is the anchor's
+    read = read_markdown(written).blocks[1]
+    assert isinstance(read, Heading) and plain_text(read.children) == text
