@@ -680,17 +680,19 @@ class HeadingPlan:
     names: dict[str, int] = field(default_factory=dict)
     count: int = 0
 
-    def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str) -> bool:
+    def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str, linked: bool) -> bool:
         """Whether the next heading, of ``auto`` ids, leading anchors ``leads`` and own id
-        ``own`` (:attr:`Heading.id`), is written as HTML; if not, it is counted as both
-        readers count it."""
+        ``own`` (:attr:`Heading.id`, ``linked``: a link of the document leads there), is
+        written as HTML; if not, it is counted as both readers count it. A linked heading
+        whose own id is not the one both readers give it is written as HTML, with its id:
+        ``# 1. Intro`` is ``intro`` to pandoc's ``markdown``, and ``#1-intro`` led nowhere."""
         index, self.count = self.count, self.count + 1
         for ident in (own, *leads):
             if ident:
                 self.names.setdefault(ident, index)
         if index in self.html:
             return True
-        if self._clashes(auto, leads, index):
+        if (linked and not auto.is_only(own)) or self._clashes(auto, leads, index):
             self.decided.add(index)
             return True
         self.ids.add(auto)
@@ -833,7 +835,7 @@ class _BlockWriter:
         text = self.inline_text(heading.children[count:], single_line=True,
                                 line_start=not leads, ids=ids).strip()
         auto = self.headings.ids.next(ids)
-        if self.headings.as_html(auto, leads, heading.id):
+        if self.headings.as_html(auto, leads, heading.id, heading.id in self.places.named):
             # a paragraph between the tags: inline markup and footnote references stay live,
             # and its text starts a line ("-" is no list item)
             body = "".join(self.places.tag(ident) for ident in leads) + (

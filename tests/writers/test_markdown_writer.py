@@ -834,3 +834,24 @@ def test_a_heading_written_as_html_keeps_text_a_line_start_would_read_as_block_s
     assert "<h2 id=" in written  # its id is the anchor's
     read = read_markdown(written).blocks[1]
     assert isinstance(read, Heading) and plain_text(read.children) == text
+
+
+@pytest.mark.parametrize(("heading", "ident", "written"), [
+    ("1. Introduction", "1-introduction",
+     "<h2 id=\"1-introduction\">\n\n1\\. Introduction\n\n</h2>"),
+    ("Remarks[^n]", "remarks", "<h2 id=\"remarks\">\n\nRemarks[^a]\n\n</h2>"),  # markdown: remarksa
+    ("e.g. this", "eg-this", "<h2 id=\"eg-this\">\n\ne.g. this\n\n</h2>"),  # gfm drops the dot
+    ("Costs (2024)", "costs-2024", "## Costs (2024)"),  # the id both readers give: Markdown
+])
+def test_a_linked_heading_whose_id_the_readers_would_not_give_it_is_written_as_html(
+    pool: SourcePool, heading: str, ident: str, written: str
+) -> None:
+    """A link to a heading leads to its id; written as ``## 1. Introduction`` the heading
+    was ``introduction`` to pandoc's markdown reader, and the link led nowhere."""
+    source = f"# T\n\nSee [it](#{ident}).\n\n## {heading}\n\nText [[S:1]].\n\n[^n]: A note.\n"
+    text = md_of(source, pool)
+    assert written in text and f"[it](#{ident})" in text
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(text, dialect)
+            assert len(ids) == len(set(ids)) and set(links) <= set(ids), (dialect, ids, links)
