@@ -666,7 +666,8 @@ class HeadingPlan:
     ``html``: the headings (by their order) to write as HTML; ``forbidden``: the ids the last
     writing named, which a heading written now must not get (its own leading anchors aside);
     ``as_html_ids``: every id a heading written as HTML may name (its own id, its leading
-    anchors; see :meth:`next_plan`), which a heading written now must not get but its own.
+    anchors), which a heading written now must not get but its own, once the writings go on
+    (:meth:`next_plan`).
     """
 
     html: frozenset[int] = frozenset()
@@ -679,6 +680,7 @@ class HeadingPlan:
     #: what each heading written names when written as HTML (id → the heading's order)
     names: dict[str, int] = field(default_factory=dict)
     count: int = 0
+    writing: int = 0  # how many writings came before
 
     def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str, linked: bool) -> bool:
         """Whether the next heading, of ``auto`` ids, leading anchors ``leads`` and own id
@@ -717,15 +719,24 @@ class HeadingPlan:
 
         A heading written as HTML names its own id, which may be the id the readers give
         another heading written as Markdown: found only once written, that one clashed in the
-        next writing, whose own id might clash with a third's, one writing each. So the next
-        writings keep every heading's ids clear of all that headings written as HTML may name
-        (:attr:`as_html_ids`), and a clash is settled where it is met."""
+        next writing, whose own id might clash with a third's, one writing each (300 such
+        headings took 301 writings). So from the :data:`SETTLING_WRITING` on, a writing keeps
+        every heading's ids clear of all that headings written as HTML may name
+        (:attr:`as_html_ids`), and a clash is settled where it is met: more headings may be
+        HTML than need be, so the first writings keep to the clashes found."""
         clashes = {index for index, auto in self.markdown
                    if any(ident in placed for ident in auto.ids())}
         if not clashes:
             return None
+        writing = self.writing + 1
         return HeadingPlan(html=self.html | self.decided | clashes, forbidden=frozenset(placed),
-                           as_html_ids=self.names)
+                           as_html_ids=self.names if writing >= SETTLING_WRITING else {},
+                           writing=writing)
+
+
+#: The writing of the Markdown (the first is 0) from which a heading keeps clear of every id
+#: a heading written as HTML may name (:meth:`HeadingPlan.next_plan`).
+SETTLING_WRITING = 3
 
 
 def _named_by_heading(ident: str, auto: AutoIds) -> bool:
