@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import quote
@@ -68,7 +69,7 @@ from renderers.language import language_for
 from renderers.metadata import metadata_block
 from renderers.options import RenderOptions
 from renderers.readers.sanitize import safe_image_src
-from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
+from renderers.resolve import ResolvedDocument, SourceEntry, entry_anchor, entry_number
 from renderers.sandbox import load_image
 from renderers.text import RESERVED_ANCHOR, link_target
 from renderers.writers import Artifact, WriteSource
@@ -110,16 +111,20 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     authors, date and abstract only under a declared title.
 
     Written again while a heading's id clashes with another id of the output
-    (:class:`HeadingPlan`): the headings it names are then written as HTML."""
+    (:class:`HeadingPlan`): the headings it names are then written as HTML; and once more
+    when a note a link leads to is referenced more than once (:attr:`LinkPlaces.shared`)."""
     words = document_words(rdoc, options)
     places = LinkPlaces.of(rdoc)
     images = ImageDefinitions(options)  # shared by the passes: each image is loaded once
-    plan: HeadingPlan | None = HeadingPlan()
-    while plan is not None:  # each writing again writes one more heading as HTML at least
-        written = places.unwritten()
+    plan = HeadingPlan()
+    while True:  # each writing again writes one more heading as HTML at least, or the
+        written = places.unwritten()  # shared notes' anchors at their references
         text = _markdown_pass(rdoc, options, words, written, images, plan)
-        plan = plan.next_plan(written.placed)
-    return text
+        following, shared = plan.next_plan(written.placed), written.shared_places()
+        if following is None and shared == places.shared:
+            return text
+        places = dataclasses.replace(places, shared=shared)
+        plan = following or plan.again()
 
 
 def _markdown_pass(rdoc: ResolvedDocument, options: RenderOptions, words: Labels,
@@ -178,13 +183,19 @@ class LinkPlaces:
     :attr:`ResolvedDocument.dead_links` and the places Markdown has none of
     (:data:`_NO_PLACE`). Each anchor is written once: at a note's first reference.
     ``placed``: every id the output names (its anchors, its HTML headings' ids), for the
-    headings' own ids to keep clear of (:class:`HeadingPlan`).
+    headings' own ids to keep clear of (:class:`HeadingPlan`). ``shared``: the places of
+    notes (a Sources entry, an author note) referenced more than once, found by a writing
+    (``references``): pandoc's readers copy a note into each reference, so an anchor in its
+    definition would be there as often; it stands at the note's first reference instead, as
+    Word's footnotes have it.
     """
 
     named: frozenset[str] = frozenset()
     dead: frozenset[str] = frozenset()
     written: set[str] = field(default_factory=set)
     placed: set[str] = field(default_factory=set)
+    shared: frozenset[str] = frozenset()
+    references: Counter[str] = field(default_factory=Counter)
 
     @classmethod
     def of(cls, rdoc: ResolvedDocument) -> LinkPlaces:
@@ -195,7 +206,22 @@ class LinkPlaces:
 
     def unwritten(self) -> LinkPlaces:
         """These places with nothing written yet (for another writing of the document)."""
-        return dataclasses.replace(self, written=set(), placed=set())
+        return dataclasses.replace(self, written=set(), placed=set(), references=Counter())
+
+    def note_place(self, ident: str) -> str:
+        """The anchor of a note's place ``ident`` in its definition ("" when it is shared)."""
+        return "" if ident in self.shared else self.anchor(ident)
+
+    def reference(self, ident: str) -> str:
+        """A reference to the note whose place is ``ident``, counted: the place's anchor
+        when the note is shared and this is its first reference, else ""."""
+        self.references[ident] += 1
+        return self.anchor(ident) if ident in self.shared else ""
+
+    def shared_places(self) -> frozenset[str]:
+        """The places a link leads to of notes this writing referenced more than once."""
+        return frozenset(ident for ident, count in self.references.items()
+                         if count > 1 and ident in self.named)
 
     def anchor(self, ident: str) -> str:
         """``<a id="…"></a>`` when a link leads to ``ident`` and it is not written yet, else ""."""
@@ -240,7 +266,7 @@ def sources_definition(entry: SourceEntry, images: ImageDefinitions, words: Labe
     leads there (:class:`LinkPlaces`). No back-link: Markdown renderers add their own to
     every footnote."""
     parts = entry_parts(entry)
-    lead = places.anchor(entry.anchor) if places is not None else ""
+    lead = places.note_place(entry.anchor) if places is not None else ""
     if parts.formatted:  # a CSL style's entry; the footnote label already numbers it
         writer = _InlineWriter({}, images=images, words=words, single_line=True,
                                line_start=False)
@@ -432,7 +458,8 @@ class _InlineWriter:
             case FootnoteRef(label):
                 if label in self.labels:
                     note = self.labels[label]
-                    self._ref(note.marker, self.places.anchor(note.reference_anchor))
+                    self._ref(note.marker, self.places.anchor(note.reference_anchor),
+                              place=note.anchor)
                 else:
                     self._text(unresolved_note_text(label))
             case Cite(children=children, note=0, anchor=anchor) if children:
@@ -445,7 +472,7 @@ class _InlineWriter:
                 # reference names is left out of the rendered list, so [^1]–[^3] would drop
                 # source 2 from the Sources (the numbers are bounded by limits.max_cited_sids).
                 for number in numbers:
-                    self._ref(str(number))
+                    self._ref(str(number), place=entry_anchor(number))
             case Math(tex, display):
                 if self.ids is not None:
                     self.ids.text(tex, smart=False)
@@ -467,7 +494,7 @@ class _InlineWriter:
                 continue
             if plain_text(child.children) != str(number):  # "[1]": the reference is the number
                 self.inlines(child.children)
-            self._ref(str(number))
+            self._ref(str(number), place=entry_anchor(number))
 
     def _break(self, chunk: str) -> None:
         if self.single_line:
@@ -477,9 +504,10 @@ class _InlineWriter:
         elif self.parts and not self._line_start:
             self.emit(chunk)
 
-    def _ref(self, label: str, lead: str = "") -> None:
-        """A footnote reference (after ``lead``, its anchor), deferred inside a link."""
-        chunk = f"{lead}[^{label}]"
+    def _ref(self, label: str, lead: str = "", *, place: str = "") -> None:
+        """A footnote reference (after ``lead``, its anchor, and the anchor of the note's
+        ``place`` when it goes here: :meth:`LinkPlaces.reference`), deferred inside a link."""
+        chunk = f"{lead}{self.places.reference(place) if place else ''}[^{label}]"
         if self.ids is not None:
             self.ids.label(label)
         if self.deferred is not None:
@@ -713,6 +741,11 @@ class HeadingPlan:
                 return True
         return auto.gfm_taken
 
+    def again(self) -> HeadingPlan:
+        """This plan for another writing, nothing counted yet."""
+        return HeadingPlan(html=self.html, forbidden=self.forbidden,
+                           as_html_ids=self.as_html_ids, writing=self.writing)
+
     def next_plan(self, placed: set[str]) -> HeadingPlan | None:
         """The plan for writing again when a Markdown heading's id is one of ``placed`` (the
         ids the writing named), else None: the writing stands.
@@ -825,7 +858,7 @@ class _BlockWriter:
                 return self._code_block(text, markup)
             case FootnoteDef(label, inner):
                 note = self.labels[label]
-                lead = self.places.anchor(note.anchor)
+                lead = self.places.note_place(note.anchor)
                 body = self.blocks(inner)
                 if lead and inner and not isinstance(inner[0], Paragraph):
                     body = f"{lead}\n\n{body}"  # its own paragraph before a list or code

@@ -856,3 +856,20 @@ def test_a_linked_heading_whose_id_the_readers_would_not_give_it_is_written_as_h
         for dialect in ("markdown", "gfm"):
             ids, links = _pandoc_ids_and_links(text, dialect)
             assert len(ids) == len(set(ids)) and set(links) <= set(ids), (dialect, ids, links)
+
+
+def test_the_place_of_a_note_referenced_twice_is_its_first_reference(pool: SourcePool) -> None:
+    """pandoc's readers copy a note into every reference of it: ``<a id="src-1">`` in the
+    definition of a source cited twice was in pandoc's HTML twice. A note referenced more
+    than once has its place's anchor at its first reference, as Word's footnotes have it."""
+    source = ("# T\n\nSolar [[S:1]] and wind [[S:2]], solar again [[S:1]].[^n] More.[^n]\n\n"
+              "See [entry](#src-1), [other](#src-2) and [note](#fn-1).\n\n[^n]: A note.\n")
+    written = md_of(source, pool)
+    assert 'Solar <a id="src-1"></a>[^1] and wind [^2]' in written
+    assert '[^2]: <a id="src-2"></a>' in written  # cited once: its entry
+    assert '<a id="fn-1"></a>[^a] More.[^a]' in written and "[^a]: A note." in written
+    assert written.count('id="src-1"') == written.count('id="fn-1"') == 1
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(written, dialect)
+            assert len(ids) == len(set(ids)) and set(links) <= set(ids), (dialect, ids)
