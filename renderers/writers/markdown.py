@@ -55,6 +55,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     crossref_may_follow,
+    iter_blocks,
     iter_inlines,
     label_kind,
     numbered_anchor,
@@ -199,9 +200,14 @@ class LinkPlaces:
 
     @classmethod
     def of(cls, rdoc: ResolvedDocument) -> LinkPlaces:
-        targets = {link_target(node.url) for node in iter_inlines(reading_blocks(rdoc.document))
+        blocks = reading_blocks(rdoc.document)
+        targets = {link_target(node.url) for node in iter_inlines(blocks)
                    if isinstance(node, Link)} - {""} - rdoc.dead_links
-        unplaced = {target for target in targets if _NO_PLACE.match(target)}
+        # a section Markdown lacks, unless the author's own heading or anchor has its id
+        owned = {block.id for block in iter_blocks(blocks) if isinstance(block, Heading)}
+        owned |= {node.id for node in iter_inlines(blocks) if isinstance(node, Anchor)}
+        unplaced = {target for target in targets
+                    if _NO_PLACE.match(target) and target not in owned}
         return cls(frozenset(targets - unplaced), rdoc.dead_links | unplaced)
 
     def unwritten(self) -> LinkPlaces:

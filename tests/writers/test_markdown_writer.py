@@ -873,3 +873,20 @@ def test_the_place_of_a_note_referenced_twice_is_its_first_reference(pool: Sourc
         for dialect in ("markdown", "gfm"):
             ids, links = _pandoc_ids_and_links(written, dialect)
             assert len(ids) == len(set(ids)) and set(links) <= set(ids), (dialect, ids)
+
+
+@pytest.mark.parametrize("ident", ["notes", "contents", "citation-notes"])
+def test_a_link_to_an_authors_heading_named_as_a_section_markdown_lacks_leads_there(
+    pool: SourcePool, ident: str
+) -> None:
+    """Markdown has no Notes or Contents section, so a link to ``#notes`` was written as its
+    text even where the author's own heading "Notes" has that id (the HTML leads there)."""
+    title = ident.replace("-", " ").capitalize()
+    for place in (f"## {title}\n\n", f'<a id="{ident}"></a>Here.\n\n'):
+        written = md_of(f"# T\n\nSee [it](#{ident}).\n\n{place}x [[S:1]]\n", pool)
+        assert f"See [it](#{ident})." in written
+        if shutil.which("pandoc"):
+            for dialect in ("markdown", "gfm"):
+                ids, links = _pandoc_ids_and_links(written, dialect)
+                assert ident in links and set(links) <= set(ids)
+    assert "See it." in md_of(f"# T\n\nSee [it](#{ident}).\n\nx [[S:1]]\n", pool)
