@@ -339,6 +339,8 @@ class _Markup:
             ids.assign(NOTES_ID)
             self.heading_labels.add(NOTES_ID)
             self.labels.update(note.anchor for note in self.notes)
+            # a note's first reference is labelled (note_reference) when there is one
+            self.labels.update(note.reference_anchor for note in self.notes if note.referenced)
         if has_citation_notes(self.rdoc.document.blocks):
             ids.assign(CITATION_NOTES_ID)
             self.heading_labels.add(CITATION_NOTES_ID)
