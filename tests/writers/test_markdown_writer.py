@@ -890,3 +890,37 @@ def test_a_link_to_an_authors_heading_named_as_a_section_markdown_lacks_leads_th
                 ids, links = _pandoc_ids_and_links(written, dialect)
                 assert ident in links and set(links) <= set(ids)
     assert "See it." in md_of(f"# T\n\nSee [it](#{ident}).\n\nx [[S:1]]\n", pool)
+
+
+#: Headings and places whose ids meet: repeated texts, texts no letter or a footnote label
+#: leads, marks, ids of the writers' own form, anchors and HTML headings taking ids the
+#: readers give, links to headings and to the writers' places, a source cited twice.
+ID_PIECES = [
+    "## A\n\n", "## A 1\n\n", "## a-1\n\n", "## Sources\n\n", "## Fig 1\n\n", "## 1. A\n\n",
+    "## --\n\n", "## x...y\n\n", "## e\u0301\n\n", "## \u00e9 1\n\n", "## \U0001f600\n\n",
+    "## !!\n\n", "## A[^f]\n\n", "## `x`\n\n", "## $x$\n\n", "## notes\n\n", "## e.g. b\n\n",
+    "### \\-\n\n", '<h2 id="a">B</h2>\n\n', '<h2 id="section">A</h2>\n\n',
+    '<h2 id="a-1">\u00e9</h2>\n\n', '## <a id="a"></a>A\n\n', '## <a id="sources"></a>S\n\n',
+    'See [x](#a) [[S:1]] <a id="section"></a>\n\n', "See [x](#a-1), [y](#src-1) [[S:2]].\n\n",
+    "See [x](#1-a), [y](#fn-1), [z](#sources), [w](#notes) [[S:1]].[^f]\n\n",
+]
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pieces=st.lists(st.sampled_from(ID_PIECES), min_size=1, max_size=14))
+def test_every_id_is_unique_and_every_link_lands_read_back_any_number_of_times(
+    pieces: list[str], pool: SourcePool
+) -> None:
+    if not shutil.which("pandoc"):
+        pytest.skip("pandoc is not installed")
+    text = "".join(pieces) + "[^f]: A note.\n\nEnd [[S:1]].\n"
+    outputs = [md_of(text, pool)]
+    outputs.append(md_of(outputs[0], pool))
+    outputs.append(md_of(outputs[1], pool))
+    assert outputs[1] == outputs[2]  # its own fixed point from the first reading back
+    for written in outputs[:2]:
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(written, dialect)
+            assert len(ids) == len(set(ids)), (dialect, ids)
+            assert set(links) <= set(ids), (dialect, set(links) - set(ids))
