@@ -78,6 +78,7 @@ from renderers.text import (
     blocks_direction,
     document_text,
     has_right_to_left,
+    link_target,
     paragraph_dir,
     text_direction,
 )
@@ -800,7 +801,7 @@ class _Markup:
         if not href:
             return None
         if href.startswith("#"):
-            fragment = href[1:]
+            fragment = link_target(href)  # percent escapes decoded: #%C3%A9t%C3%A9 is été
             return self.to_label(fragment) if fragment in self.labels else None
         return string_literal(pdf_uri(href))
 
