@@ -338,6 +338,16 @@ def line_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in _LINE_BREAK_RE.finditer(text))]
 
 
+def line_breaks(text: str, start: int = 0, end: int | None = None) -> int:
+    """How many line breaks (:func:`line_starts`'s: CR LF, CR, LF) ``text[start:end]`` holds,
+    a bare CR one as the readers count it. ``start`` and ``end`` never split a CR LF (a
+    token's start is neither)."""
+    breaks = text.count("\n", start, end)
+    if returns := text.count("\r", start, end):
+        breaks += returns - text.count("\r\n", start, end)
+    return breaks
+
+
 def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
     """``text`` with each ``[start, end)`` span's characters but line breaks made spaces
     (sorted spans): what is read elsewhere keeps its offset and line, and a blank span is

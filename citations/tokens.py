@@ -46,6 +46,7 @@ from citations.codemap import (
     html_block_dropped,
     html_code_spans,
     kept_markup,
+    line_breaks,
     sanitized_token_text,
 )
 from citations.front_matter import metadata_spans
@@ -334,7 +335,7 @@ def match_at(
     m = _token_regex(frozenset(dialects)).match(text, pos)
     if m is None:
         return None
-    return _token_from_match(m, text.count("\n", 0, pos) + 1 if line is None else line, False)
+    return _token_from_match(m, line_breaks(text, 0, pos) + 1 if line is None else line, False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -510,14 +511,13 @@ def scan(
         return _placed_tokens(text, pattern, where, view)  # references are read decoded
     tokens: list[Token] = []
     append = tokens.append
-    count = text.count
     line = 1
     last = 0
     # The common case (no code anywhere near a token): _token_from_match inlined.
     new, fields_of = _new, _token_fields
     for m in pattern.finditer(text):
         begin, end = m.span()
-        line += count("\n", last, begin)
+        line += line_breaks(text, last, begin)
         last = begin
         token = new(Token)
         fields = token.__dict__
@@ -540,7 +540,7 @@ def _placed_tokens(
     html_text = [start for start, _ in where.collapsing], [end for _, end in where.collapsing]
     for m, in_code, in_raw in _classify(pattern.finditer(view), where):
         begin = m.start()
-        line += text.count("\n", last, begin)
+        line += line_breaks(text, last, begin)
         last = begin
         token = _token_from_match(m, line, in_code, in_raw)
         if token.error and not (in_code or in_raw) and _in_spans(html_text, begin):

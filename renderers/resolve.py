@@ -111,9 +111,14 @@ class ResolvedDocument:
 _ENTRY_TARGET = re.compile(r"#src-([1-9][0-9]{0,8})")
 
 
+def entry_anchor(number: int) -> str:
+    """The anchor of Sources entry ``number``: ``src-N``."""
+    return f"src-{number}"
+
+
 def entry_target(number: int) -> str:
-    """The in-document link to Sources entry ``number`` (its anchor is ``src-N``)."""
-    return f"#src-{number}"
+    """The in-document link to Sources entry ``number`` (:func:`entry_anchor`)."""
+    return f"#{entry_anchor(number)}"
 
 
 def entry_number(url: str) -> int | None:
@@ -307,7 +312,7 @@ def _resolve(
             url=safe_link(source.url),
             label=source_label(source),
             date=entry_date(source),
-            anchor=f"src-{n}",
+            anchor=entry_anchor(n),
             backlink=first_anchor.get(n, ""),
             direction=direction,
         )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import quote
@@ -54,6 +55,7 @@ from renderers.document import (
     Text,
     ThematicBreak,
     crossref_may_follow,
+    iter_blocks,
     iter_inlines,
     label_kind,
     numbered_anchor,
@@ -68,7 +70,7 @@ from renderers.language import language_for
 from renderers.metadata import metadata_block
 from renderers.options import RenderOptions
 from renderers.readers.sanitize import safe_image_src
-from renderers.resolve import ResolvedDocument, SourceEntry, entry_number
+from renderers.resolve import ResolvedDocument, SourceEntry, entry_anchor, entry_number
 from renderers.sandbox import load_image
 from renderers.text import RESERVED_ANCHOR, link_target
 from renderers.writers import Artifact, WriteSource
@@ -110,16 +112,20 @@ def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
     authors, date and abstract only under a declared title.
 
     Written again while a heading's id clashes with another id of the output
-    (:class:`HeadingPlan`): the headings it names are then written as HTML."""
+    (:class:`HeadingPlan`): the headings it names are then written as HTML; and once more
+    when a note a link leads to is referenced more than once (:attr:`LinkPlaces.shared`)."""
     words = document_words(rdoc, options)
     places = LinkPlaces.of(rdoc)
     images = ImageDefinitions(options)  # shared by the passes: each image is loaded once
-    plan: HeadingPlan | None = HeadingPlan()
-    while plan is not None:  # each writing again writes one more heading as HTML at least
-        written = places.unwritten()
+    plan = HeadingPlan()
+    while True:  # each writing again writes one more heading as HTML at least, or the
+        written = places.unwritten()  # shared notes' anchors at their references
         text = _markdown_pass(rdoc, options, words, written, images, plan)
-        plan = plan.next_plan(written.placed)
-    return text
+        following, shared = plan.next_plan(written.placed), written.shared_places()
+        if following is None and shared == places.shared:
+            return text
+        places = dataclasses.replace(places, shared=shared)
+        plan = following or plan.again()
 
 
 def _markdown_pass(rdoc: ResolvedDocument, options: RenderOptions, words: Labels,
@@ -178,24 +184,50 @@ class LinkPlaces:
     :attr:`ResolvedDocument.dead_links` and the places Markdown has none of
     (:data:`_NO_PLACE`). Each anchor is written once: at a note's first reference.
     ``placed``: every id the output names (its anchors, its HTML headings' ids), for the
-    headings' own ids to keep clear of (:class:`HeadingPlan`).
+    headings' own ids to keep clear of (:class:`HeadingPlan`). ``shared``: the places of
+    notes (a Sources entry, an author note) referenced more than once, found by a writing
+    (``references``): pandoc's readers copy a note into each reference, so an anchor in its
+    definition would be there as often; it stands at the note's first reference instead, as
+    Word's footnotes have it.
     """
 
     named: frozenset[str] = frozenset()
     dead: frozenset[str] = frozenset()
     written: set[str] = field(default_factory=set)
     placed: set[str] = field(default_factory=set)
+    shared: frozenset[str] = frozenset()
+    references: Counter[str] = field(default_factory=Counter)
 
     @classmethod
     def of(cls, rdoc: ResolvedDocument) -> LinkPlaces:
-        targets = {link_target(node.url) for node in iter_inlines(reading_blocks(rdoc.document))
+        blocks = reading_blocks(rdoc.document)
+        targets = {link_target(node.url) for node in iter_inlines(blocks)
                    if isinstance(node, Link)} - {""} - rdoc.dead_links
-        unplaced = {target for target in targets if _NO_PLACE.match(target)}
+        # a section Markdown lacks, unless the author's own heading or anchor has its id
+        owned = {block.id for block in iter_blocks(blocks) if isinstance(block, Heading)}
+        owned |= {node.id for node in iter_inlines(blocks) if isinstance(node, Anchor)}
+        unplaced = {target for target in targets
+                    if _NO_PLACE.match(target) and target not in owned}
         return cls(frozenset(targets - unplaced), rdoc.dead_links | unplaced)
 
     def unwritten(self) -> LinkPlaces:
         """These places with nothing written yet (for another writing of the document)."""
-        return dataclasses.replace(self, written=set(), placed=set())
+        return dataclasses.replace(self, written=set(), placed=set(), references=Counter())
+
+    def note_place(self, ident: str) -> str:
+        """The anchor of a note's place ``ident`` in its definition ("" when it is shared)."""
+        return "" if ident in self.shared else self.anchor(ident)
+
+    def reference(self, ident: str) -> str:
+        """A reference to the note whose place is ``ident``, counted: the place's anchor
+        when the note is shared and this is its first reference, else ""."""
+        self.references[ident] += 1
+        return self.anchor(ident) if ident in self.shared else ""
+
+    def shared_places(self) -> frozenset[str]:
+        """The places a link leads to of notes this writing referenced more than once."""
+        return frozenset(ident for ident, count in self.references.items()
+                         if count > 1 and ident in self.named)
 
     def anchor(self, ident: str) -> str:
         """``<a id="…"></a>`` when a link leads to ``ident`` and it is not written yet, else ""."""
@@ -240,7 +272,7 @@ def sources_definition(entry: SourceEntry, images: ImageDefinitions, words: Labe
     leads there (:class:`LinkPlaces`). No back-link: Markdown renderers add their own to
     every footnote."""
     parts = entry_parts(entry)
-    lead = places.anchor(entry.anchor) if places is not None else ""
+    lead = places.note_place(entry.anchor) if places is not None else ""
     if parts.formatted:  # a CSL style's entry; the footnote label already numbers it
         writer = _InlineWriter({}, images=images, words=words, single_line=True,
                                line_start=False)
@@ -280,17 +312,17 @@ def escape_text(text: str, *, line_start: bool) -> str:
         out = _CROSSREF_AT.sub(_escape_crossref_at, out)
     for char, entity in _FULLWIDTH.items():
         out = out.replace(char, entity)
-    return _escape_line_start(out) if line_start else out
+    return escape_line_start(out) if line_start else out
 
 
-def _escape_line_start(text: str) -> str:
-    """``text``, written Markdown, escaped where a line's start would read it as a block's
-    mark (a heading's, quote's, list item's or setext underline's), leading white space
-    dropped."""
-    text = text.lstrip(" \t")
-    if _LINE_START_MARK.match(text):
-        return "\\" + text
-    return _LINE_START_ORDERED.sub(r"\1\\\2", text, count=1)
+def escape_line_start(text: str) -> str:
+    """Escaped text (:func:`escape_text`) made safe at the start of a line: leading white
+    space dropped, and a mark that would start a heading, a quote, a list or a setext
+    underline there escaped."""
+    out = text.lstrip(" \t")
+    if _LINE_START_MARK.match(out):
+        return "\\" + out
+    return _LINE_START_ORDERED.sub(r"\1\\\2", out, count=1)
 
 
 def _one_line(text: str) -> str:
@@ -432,7 +464,8 @@ class _InlineWriter:
             case FootnoteRef(label):
                 if label in self.labels:
                     note = self.labels[label]
-                    self._ref(note.marker, self.places.anchor(note.reference_anchor))
+                    self._ref(note.marker, self.places.anchor(note.reference_anchor),
+                              place=note.anchor)
                 else:
                     self._text(unresolved_note_text(label))
             case Cite(children=children, note=0, anchor=anchor) if children:
@@ -445,7 +478,7 @@ class _InlineWriter:
                 # reference names is left out of the rendered list, so [^1]–[^3] would drop
                 # source 2 from the Sources (the numbers are bounded by limits.max_cited_sids).
                 for number in numbers:
-                    self._ref(str(number))
+                    self._ref(str(number), place=entry_anchor(number))
             case Math(tex, display):
                 if self.ids is not None:
                     self.ids.text(tex, smart=False)
@@ -467,7 +500,7 @@ class _InlineWriter:
                 continue
             if plain_text(child.children) != str(number):  # "[1]": the reference is the number
                 self.inlines(child.children)
-            self._ref(str(number))
+            self._ref(str(number), place=entry_anchor(number))
 
     def _break(self, chunk: str) -> None:
         if self.single_line:
@@ -477,9 +510,10 @@ class _InlineWriter:
         elif self.parts and not self._line_start:
             self.emit(chunk)
 
-    def _ref(self, label: str, lead: str = "") -> None:
-        """A footnote reference (after ``lead``, its anchor), deferred inside a link."""
-        chunk = f"{lead}[^{label}]"
+    def _ref(self, label: str, lead: str = "", *, place: str = "") -> None:
+        """A footnote reference (after ``lead``, its anchor, and the anchor of the note's
+        ``place`` when it goes here: :meth:`LinkPlaces.reference`), deferred inside a link."""
+        chunk = f"{lead}{self.places.reference(place) if place else ''}[^{label}]"
         if self.ids is not None:
             self.ids.label(label)
         if self.deferred is not None:
@@ -664,50 +698,84 @@ class HeadingPlan:
     author's clashes.
 
     ``html``: the headings (by their order) to write as HTML; ``forbidden``: the ids the last
-    writing named, which a heading written now must not get (its own leading anchors aside).
+    writing named, which a heading written now must not get (its own leading anchors aside);
+    ``as_html_ids``: every id a heading written as HTML may name (its own id, its leading
+    anchors), which a heading written now must not get but its own, once the writings go on
+    (:meth:`next_plan`).
     """
 
     html: frozenset[int] = frozenset()
     forbidden: frozenset[str] = frozenset()
+    as_html_ids: dict[str, int] = field(default_factory=dict)
     ids: PandocIds = field(default_factory=PandocIds)
     #: the headings written as Markdown (order, ids) and those found clashing as written
     markdown: list[tuple[int, AutoIds]] = field(default_factory=list)
     decided: set[int] = field(default_factory=set)
+    #: what each heading written names when written as HTML (id → the heading's order)
+    names: dict[str, int] = field(default_factory=dict)
     count: int = 0
+    writing: int = 0  # how many writings came before
 
-    def as_html(self, auto: AutoIds, leads: tuple[str, ...]) -> bool:
-        """Whether the next heading, of ``auto`` ids and leading anchors ``leads``, is written
-        as HTML; if not, it is counted as both readers count it."""
+    def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str, linked: bool) -> bool:
+        """Whether the next heading, of ``auto`` ids, leading anchors ``leads`` and own id
+        ``own`` (:attr:`Heading.id`, ``linked``: a link of the document leads there), is
+        written as HTML; if not, it is counted as both readers count it. A linked heading
+        whose own id is not the one both readers give it is written as HTML, with its id:
+        ``# 1. Intro`` is ``intro`` to pandoc's ``markdown``, and ``#1-intro`` led nowhere."""
         index, self.count = self.count, self.count + 1
+        for ident in (own, *leads):
+            if ident:
+                self.names.setdefault(ident, index)
         if index in self.html:
             return True
-        if self._clashes(auto, leads):
+        if (linked and not auto.is_only(own)) or self._clashes(auto, leads, index):
             self.decided.add(index)
             return True
         self.ids.add(auto)
         self.markdown.append((index, auto))
         return False
 
-    def _clashes(self, auto: AutoIds, leads: tuple[str, ...]) -> bool:
+    def _clashes(self, auto: AutoIds, leads: tuple[str, ...], index: int) -> bool:
         """Whether a heading's ids clash as it is written: with one the last writing named
-        (its own leading anchors aside), or with a leading anchor it keeps (the id of one
-        reader only), or in gfm's count."""
+        (its own leading anchors aside) or another heading may name as HTML, or with a
+        leading anchor it keeps (the id of one reader only), or in gfm's count."""
         for ident in auto.ids():
             if ident in leads:
                 if not _named_by_heading(ident, auto):
                     return True
-            elif ident in self.forbidden:
+            elif ident in self.forbidden or self.as_html_ids.get(ident, index) != index:
                 return True
         return auto.gfm_taken
 
+    def again(self) -> HeadingPlan:
+        """This plan for another writing, nothing counted yet."""
+        return HeadingPlan(html=self.html, forbidden=self.forbidden,
+                           as_html_ids=self.as_html_ids, writing=self.writing)
+
     def next_plan(self, placed: set[str]) -> HeadingPlan | None:
         """The plan for writing again when a Markdown heading's id is one of ``placed`` (the
-        ids the writing named), else None: the writing stands."""
+        ids the writing named), else None: the writing stands.
+
+        A heading written as HTML names its own id, which may be the id the readers give
+        another heading written as Markdown: found only once written, that one clashed in the
+        next writing, whose own id might clash with a third's, one writing each (300 such
+        headings took 301 writings). So from the :data:`SETTLING_WRITING` on, a writing keeps
+        every heading's ids clear of all that headings written as HTML may name
+        (:attr:`as_html_ids`), and a clash is settled where it is met: more headings may be
+        HTML than need be, so the first writings keep to the clashes found."""
         clashes = {index for index, auto in self.markdown
                    if any(ident in placed for ident in auto.ids())}
         if not clashes:
             return None
-        return HeadingPlan(html=self.html | self.decided | clashes, forbidden=frozenset(placed))
+        writing = self.writing + 1
+        return HeadingPlan(html=self.html | self.decided | clashes, forbidden=frozenset(placed),
+                           as_html_ids=self.names if writing >= SETTLING_WRITING else {},
+                           writing=writing)
+
+
+#: The writing of the Markdown (the first is 0) from which a heading keeps clear of every id
+#: a heading written as HTML may name (:meth:`HeadingPlan.next_plan`).
+SETTLING_WRITING = 3
 
 
 def _named_by_heading(ident: str, auto: AutoIds) -> bool:
@@ -717,15 +785,6 @@ def _named_by_heading(ident: str, auto: AutoIds) -> bool:
     the author's stays an anchor, since readers without heading ids (markdown-it,
     commonmark.js) need it: such a heading is written as HTML (:class:`HeadingPlan`)."""
     return auto.is_only(ident) and RESERVED_ANCHOR.match(ident) is not None
-
-
-def _kept_id(ident: str, auto: AutoIds, places: LinkPlaces) -> tuple[str, ...]:
-    """The heading's own id (one the author gave it, or the reader made otherwise than pandoc
-    does) as the leading anchor that keeps it, when a link of the document leads to it and
-    either reader names the heading otherwise: an author's anchor in a heading is kept so
-    (readers without heading ids need it), and where the id is the heading's in one reader,
-    the anchor clashes and the heading is written as HTML with it (:class:`HeadingPlan`)."""
-    return (ident,) if ident in places.named and not auto.is_only(ident) else ()
 
 
 class _BlockWriter:
@@ -805,7 +864,7 @@ class _BlockWriter:
                 return self._code_block(text, markup)
             case FootnoteDef(label, inner):
                 note = self.labels[label]
-                lead = self.places.anchor(note.anchor)
+                lead = self.places.note_place(note.anchor)
                 body = self.blocks(inner)
                 if lead and inner and not isinstance(inner[0], Paragraph):
                     body = f"{lead}\n\n{body}"  # its own paragraph before a list or code
@@ -826,18 +885,17 @@ class _BlockWriter:
         text = self.inline_text(heading.children[count:], single_line=True,
                                 line_start=not leads, ids=ids).strip()
         auto = self.headings.ids.next(ids)
-        kept = _kept_id(heading.id, auto, self.places)
-        if self.headings.as_html(auto, (*kept, *leads)):
-            # a paragraph between the tags: inline markup and footnote references stay live
-            # (a heading's text is written as no line's start: here it is one)
-            body = ("".join(self.places.tag(ident) for ident in leads) + text if leads
-                    else _escape_line_start(text))
+        if self.headings.as_html(auto, leads, heading.id, heading.id in self.places.named):
+            # a paragraph between the tags: inline markup and footnote references stay live,
+            # and its text starts a line ("-" is no list item)
+            body = "".join(self.places.tag(ident) for ident in leads) + (
+                text if leads else escape_line_start(text))
             if heading.id:
                 self.places.placed.add(heading.id)
             tag = f"h{level}" + (f' id="{html.escape(heading.id, quote=True)}"'
                                  if heading.id else "")
             return f"<{tag}>\n\n{body}\n\n</h{level}>" if body else f"<{tag}></h{level}>"
-        text = "".join(self.places.tag(ident) for ident in (*kept, *leads)
+        text = "".join(self.places.tag(ident) for ident in leads
                        if not _named_by_heading(ident, auto)) + text
         closing = re.search(r"(^|\s)(#+)$", text)
         if closing:

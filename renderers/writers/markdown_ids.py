@@ -5,10 +5,11 @@ CommonMark has no way to name a heading: a reader makes its id from its text, an
 readers the output is written for differ. pandoc's ``markdown`` (``auto_identifiers``) joins
 the words of the text by hyphens, keeps letters, digits and ``_-.``, starts at the first letter
 ("section" when nothing is left), reads ``--`` in text as a dash and keeps the labels of
-footnote references; a second heading of one id gets the first free ``-1``, ``-2`` …. ``gfm``
-(``gfm_auto_identifiers``) turns each space into a hyphen, keeps letters, digits, marks and
-``_-``, drops footnote references, gives an empty id none, and counts the headings of one id
-without looking at the ids others took (``a``, ``a 1``, ``a`` are ``a``, ``a-1``, ``a-1``).
+footnote references; a second heading of one id gets the first free ``-1``, ``-2`` ….
+``gfm`` (``gfm_auto_identifiers``) reads its input composed (NFC), turns each space into a
+hyphen, keeps letters, digits, marks and ``_-``, drops footnote references, gives an empty id
+none, and counts the headings of one id without looking at the ids others took (``a``,
+``a 1``, ``a`` are ``a``, ``a-1``, ``a-1``).
 Raw HTML (an ``<a id>`` anchor, an HTML heading) is no part of either: its ids are not counted.
 """
 
@@ -52,7 +53,9 @@ def markdown_id(text: str) -> str:
 
 def gfm_id(text: str) -> str:
     """The id pandoc's ``gfm`` gives a first heading of ``text`` ("" for none)."""
-    kept = _NOT_GFM_ID.sub(_gfm_mark, _SPACES.sub(" ", text.strip()).lower())
+    # gfm composes its input (NFC) first: "e" and a combining acute is "é" to it
+    composed = unicodedata.normalize("NFC", text)
+    kept = _NOT_GFM_ID.sub(_gfm_mark, _SPACES.sub(" ", composed.strip()).lower())
     return kept.replace(" ", "-")
 
 

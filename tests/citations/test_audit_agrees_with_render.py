@@ -403,6 +403,26 @@ FRONT_MATTER_PIECES = [
     "---\nNot YAML: [[S:{n}]]: x\n---\n",  # does not parse: the author's text
     "---\nJust prose [[S:{n}]]\n---\n",  # a setext heading between rules
     "\n---\ntitle: [[S:{n}]]\n---\n",  # not at the top
+    # odd but valid forms: a BOM, CR or tab line breaks and indents, tags, a flow mapping, a
+    # complex key, chomping and indentation indicators, a comment after the header, YAML's
+    # own line breaks (\N \L \P), a fence left open in the abstract, one token alone
+    "\ufeff---\nabstract: |\n  A [[S:{n}]]\n---\n",
+    "---\rabstract: |\r  A [[S:{n}]]\r\r  B [[S:{m}]]\r---\r",
+    "---\r\nabstract: >\r\n  A [[S:{n},\r\n  {m}]]\r\n---\r\n",
+    "---\nabstract: |\n\tTab [[S:{n}]]\n---\n",
+    '---\nabstract: "A\\t[[S:{n}]]\\N[[S:{m}]]\\L[[S:{n}]]\\P x"\n---\n',
+    "---\nabstract: !!str A [[S:{n}]]\n---\n",
+    "---\nabstract: !custom A [[S:{n}]]\n---\n",  # an unknown tag: not YAML to safe_load
+    "---\nabstract: &a A [[S:{n}]]\ntitle: *a\n---\n",  # an alias: refused, the author's text
+    "---\nabstract: |\n  ```\n  [[S:{n}]]\n  ---\n---\n",
+    "---\nabstract: |-\n  A [[S:{n}]]\n\n\n---\n",
+    "---\nabstract: |2\n    indented [[S:{n}]]\n  A [[S:{m}]]\n---\n",
+    "---\nabstract: |  # c [[S:{m}]]\n  A [[S:{n}]]\n---\n",
+    '---\n{{abstract: "A\n  [[S:{n}]]", title: T}}\n---\n',
+    "---\n? abstract\n: A\n  B [[S:{n}]]\n---\n",
+    "---\nabstract: plain\n  continued [[S:{n}]]\n  # not a comment [[S:{m}]]\n---\n",
+    "---\nabstract:\n  - A [[S:{n}]]\n---\n",  # a list: no abstract, metadata
+    "---\nabstract: [[S:{n}]]\n---\n",
 ]
 
 
@@ -434,3 +454,21 @@ def test_a_token_in_the_front_matter_abstract_is_a_citation_and_the_first() -> N
     for report in (audit(text, ROWS), scanner_audit(text, ROWS)):
         assert report.cited_sids == (2, 1) and report.numbers == {2: 1, 1: 2}
         assert (report.in_raw_html_sids, report.in_code_sids) == ((3,), (4,))
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"], ids=["cr", "crlf", "lf"])
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_tokens_line_is_renders_with_any_line_break(newline: str, content_format: str) -> None:
+    """A bare CR ends a line for both readers (markdown-it's and the HTML parser's line
+    breaks): the audit named every token of a CR-only file line 1, and a front matter
+    abstract's by its own line, so a body's came before it."""
+    lines = ["---", "abstract: |", "  A [[S:0]]", "---", "", "Body", "B [[S:x]] [[S:1]]"]
+    if content_format == "html":
+        lines = ["<p>A", "[[S:0]]</p>", "", "<p>Body", "B [[S:x]] [[S:1]]</p>"]
+    text = newline.join(lines) + newline
+    read = read_html(text) if content_format == "html" else read_markdown(text)
+    rendered = [int(re.findall(r"line (\d+)", note.message)[0]) for note in read.notes]
+    for report in (audit(text, ROWS, content_format=content_format),
+                   scanner_audit(text, ROWS, content_format=content_format)):
+        assert [token.line for token in report.invalid_tokens] == rendered
+    assert rendered == ([3, 7] if content_format == "markdown" else [2, 5])

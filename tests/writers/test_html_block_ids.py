@@ -275,3 +275,43 @@ def test_pdf_links_to_any_citation_lead_to_it(tmp_path: Path, engine: str) -> No
     assert_leads_to(found, "the body's", pdf, "Text ")
     for shown in ("the abstract's", "cell link", "the abstract's too"):
         assert_leads_to(found, shown, pdf, "Sum ")
+
+
+#: Ids beyond ASCII: a markdown link's destination is percent-encoded (``#%C3%A9t%C3%A9``),
+#: the id it names is not.
+UNICODE_IDS = ("# A\n\nSee [summer](#été), [hello](#مرحبا-بالعالم) and [box](#boîte).\n\n"
+               "## été\n\nWarm [[S:1]].\n\n## مرحبا بالعالم\n\nText.\n\n"
+               '<div id="boîte">\n\nBoxed.\n\n</div>\n')
+
+
+def test_links_to_ids_beyond_ascii_lead_there_in_docx_pptx_and_typst(tmp_path: Path) -> None:
+    """DOCX, PPTX and the Typst PDF looked the encoded fragment up as it was written, found
+    no such place and showed the link as text; HTML and WeasyPrint's PDF decode it."""
+    (docx,) = render(UNICODE_IDS, tmp_path / "docx", sources_pool=POOL, formats="docx")
+    with zipfile.ZipFile(docx.path) as package:
+        document = package.read("word/document.xml").decode("utf-8")
+    anchors = [a.split('"')[0] for a in document.split('w:anchor="')[1:]]
+    places = [a for a in anchors if not a.startswith(("src_", "cite_"))]  # the citation's
+    assert len(places) == 3 and all(f'w:name="{a}"' in document for a in places)
+    (pptx,) = render(UNICODE_IDS, tmp_path / "pptx", sources_pool=POOL, formats="pptx")
+    jumps = [run.findtext(qn("a:t")) for slide in Presentation(str(pptx.path)).slides
+             for run in slide.element.iter(qn("a:r"))
+             if (rpr := run.find(qn("a:rPr"))) is not None
+             and rpr.find(qn("a:hlinkClick")) is not None]
+    assert {"summer", "hello", "box"} <= set(jumps)
+    (pdf,) = render(UNICODE_IDS, tmp_path / "typst", sources_pool=POOL, formats="pdf",
+                    pdf_engine="typst")
+    # Typst names a heading's destination (a byte string for "été"): the links' text is read
+    shown = set()
+    document = pdfium.PdfDocument(str(pdf.path))
+    try:
+        for index, page in enumerate(PdfReader(pdf.path).pages):
+            for ref in page.get("/Annots") or []:
+                annot = ref.get_object()
+                if annot.get("/Subtype") == "/Link" and annot.get("/Dest") is not None:
+                    x1, y1, x2, y2 = (float(v) for v in annot["/Rect"])
+                    shown.add(document[index].get_textpage().get_text_bounded(
+                        min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)).strip())
+    finally:
+        document.close()
+    assert {"summer", "hello", "box"} <= shown

@@ -782,16 +782,17 @@ def test_a_heading_carrying_an_authors_anchor_of_its_own_id_is_written_as_html(
 
 
 #: ``(input, its format, the id a link names, how the Markdown heading carries it)``: a
-#: heading's id that neither reader makes from its text, or only one does.
+#: heading's id that neither reader makes from its text, or only one does. An author's anchor
+#: in a heading stays its leading anchor; a heading's own id is kept by writing it as HTML.
 GIVEN_IDS = {
     "an HTML heading's id": ('<h2 id="custom">Title</h2>', "html", "custom",
-                             '## <a id="custom"></a>Title'),
+                             '<h2 id="custom">\n\nTitle\n\n</h2>'),
     "an anchor in an HTML heading": ('<h2><a id="custom"></a>Title</h2>', "html", "custom",
                                      '## <a id="custom"></a>Title'),
     "an anchor in a markdown heading": ('## <a id="custom"></a>Title', "markdown", "custom",
                                         '## <a id="custom"></a>Title'),
     "a list mark opening the text": ('<h2 id="custom">- a &amp; b</h2>', "html", "custom",
-                                     '## <a id="custom"></a>- a & b'),
+                                     '<h2 id="custom">\n\n\\- a & b\n\n</h2>'),
     # the reader's id is gfm's, not pandoc markdown's ("intro"): an anchor would repeat it
     "a reader's id that is gfm's only": ("## 1. Intro", "markdown", "1-intro",
                                          '<h2 id="1-intro">\n\n1\\. Intro\n\n</h2>'),
@@ -807,9 +808,8 @@ def test_a_link_to_a_heading_s_own_id_lands_in_the_markdown(
 ) -> None:
     """``<h2 id="custom">Title</h2>`` was written ``## Title``, whose id is ``title`` for
     pandoc: the document's ``[see](#custom)`` led nowhere. A heading whose id a link names
-    and a reader makes otherwise keeps it as an author's anchor in a heading is kept (a
-    leading ``<a id>``), or as HTML where that id is the heading's in one reader; read back
-    and written again, the output is its own fixed point."""
+    and a reader makes otherwise is written as HTML with it (an author's anchor in it stays a
+    leading ``<a id>``); read back and written again, the output is its own fixed point."""
     from renderers.api import render
 
     link = (f'<p><a href="#{ident}">see</a> it.<sup class="cite" data-sids="1">[S:1]</sup></p>'
@@ -841,3 +841,148 @@ def test_a_heading_s_own_id_no_link_names_is_left_to_the_readers(tmp_path: Path)
     (result,) = render('<h2 id="custom">Title</h2><p>Text.</p>', tmp_path, formats="md",
                        content_format="html")
     assert result.path.read_text("utf-8") == "## Title\n\nText.\n"
+
+
+def test_a_chain_of_clashing_heading_ids_is_settled_in_a_few_writings(
+    pool: SourcePool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Heading k's own id (``<h2 id="h1">H0</h2>``) is the id readers give heading k+1
+    (``## H1``), and an anchor takes the first's: each writing found one more heading to write
+    as HTML, whose id clashed with the next, so 300 such headings took 301 writings (each the
+    whole document; 10,000 took hours). After a few writings, the ids headings written as
+    HTML may name are kept clear of, so the chain is settled at once."""
+    import renderers.writers.markdown as markdown_writer
+    from renderers.writers.markdown import SETTLING_WRITING
+
+    writings = []
+    one_writing = markdown_writer._markdown_pass
+
+    def counted(*args: object, **kwargs: object) -> str:
+        writings.append(1)
+        return one_writing(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(markdown_writer, "_markdown_pass", counted)
+    source = "".join(f'<h2 id="h{k + 1}">H{k}</h2>\n\n' for k in range(40))
+    written = md_of(source + 'End <a id="h0"></a>.\n', pool)
+    assert len(writings) <= SETTLING_WRITING + 2
+    assert written.count("<h2 id=") == 40  # each heading's id is the next one's in the readers
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, _ = _pandoc_ids_and_links(written, dialect)
+            assert len(ids) == len(set(ids)) == 41
+
+
+def test_gfm_ids_are_made_from_the_text_as_gfm_reads_it_composed(pool: SourcePool) -> None:
+    """pandoc's ``gfm`` reader composes its input (NFC) before it makes ids: "é" typed as
+    ``e`` and a combining acute is the heading "é" to it, so it counted "é", "é", "é 1" as
+    ``é``, ``é-1``, ``é-1`` while the writer counted two different texts and wrote all three
+    as Markdown."""
+    source = "# T\n\n## \u00e9\n\n## e\u0301\n\n## \u00e9 1\n\nText [[S:1]].\n"
+    written = md_of(source, pool)
+    assert written.count("<h2 id=") == 1 and "\n\n\u00e9 1\n\n</h2>" in written
+    if shutil.which("pandoc"):
+        ids, _ = _pandoc_ids_and_links(written, "gfm")
+        assert len(ids) == len(set(ids)), ids
+
+
+@pytest.mark.parametrize("text", ["-", "+ 1", "> 2", "#", "1.", "2) 3", "=", "***"])
+def test_a_heading_written_as_html_keeps_text_a_line_start_would_read_as_block_syntax(
+    pool: SourcePool, text: str
+) -> None:
+    """A heading as HTML holds its text as a paragraph, at the start of a line: "-" there
+    was an empty list item and "1." an ordered list, "#" a heading of its own, so the
+    heading read back had lost its text. It is escaped as any line's start is."""
+    heading = f"## {escape_text(text, line_start=True)}\n\n"
+    written = md_of(f'Intro <a id="section"></a>.\n\n{heading}Text [[S:1]].\n', pool)
+    assert "<h2 id=" in written  # its id is the anchor's
+    read = read_markdown(written).blocks[1]
+    assert isinstance(read, Heading) and plain_text(read.children) == text
+
+
+@pytest.mark.parametrize(("heading", "ident", "written"), [
+    ("1. Introduction", "1-introduction",
+     "<h2 id=\"1-introduction\">\n\n1\\. Introduction\n\n</h2>"),
+    ("Remarks[^n]", "remarks", "<h2 id=\"remarks\">\n\nRemarks[^a]\n\n</h2>"),  # markdown: remarksa
+    ("e.g. this", "eg-this", "<h2 id=\"eg-this\">\n\ne.g. this\n\n</h2>"),  # gfm drops the dot
+    ("Costs (2024)", "costs-2024", "## Costs (2024)"),  # the id both readers give: Markdown
+])
+def test_a_linked_heading_whose_id_the_readers_would_not_give_it_is_written_as_html(
+    pool: SourcePool, heading: str, ident: str, written: str
+) -> None:
+    """A link to a heading leads to its id; written as ``## 1. Introduction`` the heading
+    was ``introduction`` to pandoc's markdown reader, and the link led nowhere."""
+    source = f"# T\n\nSee [it](#{ident}).\n\n## {heading}\n\nText [[S:1]].\n\n[^n]: A note.\n"
+    text = md_of(source, pool)
+    assert written in text and f"[it](#{ident})" in text
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(text, dialect)
+            assert len(ids) == len(set(ids)) and set(links) <= set(ids), (dialect, ids, links)
+
+
+def test_the_place_of_a_note_referenced_twice_is_its_first_reference(pool: SourcePool) -> None:
+    """pandoc's readers copy a note into every reference of it: ``<a id="src-1">`` in the
+    definition of a source cited twice was in pandoc's HTML twice. A note referenced more
+    than once has its place's anchor at its first reference, as Word's footnotes have it."""
+    source = ("# T\n\nSolar [[S:1]] and wind [[S:2]], solar again [[S:1]].[^n] More.[^n]\n\n"
+              "See [entry](#src-1), [other](#src-2) and [note](#fn-1).\n\n[^n]: A note.\n")
+    written = md_of(source, pool)
+    assert 'Solar <a id="src-1"></a>[^1] and wind [^2]' in written
+    assert '[^2]: <a id="src-2"></a>' in written  # cited once: its entry
+    assert '<a id="fn-1"></a>[^a] More.[^a]' in written and "[^a]: A note." in written
+    assert written.count('id="src-1"') == written.count('id="fn-1"') == 1
+    if shutil.which("pandoc"):
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(written, dialect)
+            assert len(ids) == len(set(ids)) and set(links) <= set(ids), (dialect, ids)
+
+
+@pytest.mark.parametrize("ident", ["notes", "contents", "citation-notes"])
+def test_a_link_to_an_authors_heading_named_as_a_section_markdown_lacks_leads_there(
+    pool: SourcePool, ident: str
+) -> None:
+    """Markdown has no Notes or Contents section, so a link to ``#notes`` was written as its
+    text even where the author's own heading "Notes" has that id (the HTML leads there)."""
+    title = ident.replace("-", " ").capitalize()
+    for place in (f"## {title}\n\n", f'<a id="{ident}"></a>Here.\n\n'):
+        written = md_of(f"# T\n\nSee [it](#{ident}).\n\n{place}x [[S:1]]\n", pool)
+        assert f"See [it](#{ident})." in written
+        if shutil.which("pandoc"):
+            for dialect in ("markdown", "gfm"):
+                ids, links = _pandoc_ids_and_links(written, dialect)
+                assert ident in links and set(links) <= set(ids)
+    assert "See it." in md_of(f"# T\n\nSee [it](#{ident}).\n\nx [[S:1]]\n", pool)
+
+
+#: Headings and places whose ids meet: repeated texts, texts no letter or a footnote label
+#: leads, marks, ids of the writers' own form, anchors and HTML headings taking ids the
+#: readers give, links to headings and to the writers' places, a source cited twice.
+ID_PIECES = [
+    "## A\n\n", "## A 1\n\n", "## a-1\n\n", "## Sources\n\n", "## Fig 1\n\n", "## 1. A\n\n",
+    "## --\n\n", "## x...y\n\n", "## e\u0301\n\n", "## \u00e9 1\n\n", "## \U0001f600\n\n",
+    "## !!\n\n", "## A[^f]\n\n", "## `x`\n\n", "## $x$\n\n", "## notes\n\n", "## e.g. b\n\n",
+    "### \\-\n\n", '<h2 id="a">B</h2>\n\n', '<h2 id="section">A</h2>\n\n',
+    '<h2 id="a-1">\u00e9</h2>\n\n', '## <a id="a"></a>A\n\n', '## <a id="sources"></a>S\n\n',
+    'See [x](#a) [[S:1]] <a id="section"></a>\n\n', "See [x](#a-1), [y](#src-1) [[S:2]].\n\n",
+    "See [x](#1-a), [y](#fn-1), [z](#sources), [w](#notes) [[S:1]].[^f]\n\n",
+]
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pieces=st.lists(st.sampled_from(ID_PIECES), min_size=1, max_size=14))
+def test_every_id_is_unique_and_every_link_lands_read_back_any_number_of_times(
+    pieces: list[str], pool: SourcePool
+) -> None:
+    if not shutil.which("pandoc"):
+        pytest.skip("pandoc is not installed")
+    text = "".join(pieces) + "[^f]: A note.\n\nEnd [[S:1]].\n"
+    outputs = [md_of(text, pool)]
+    outputs.append(md_of(outputs[0], pool))
+    outputs.append(md_of(outputs[1], pool))
+    assert outputs[1] == outputs[2]  # its own fixed point from the first reading back
+    for written in outputs[:2]:
+        for dialect in ("markdown", "gfm"):
+            ids, links = _pandoc_ids_and_links(written, dialect)
+            assert len(ids) == len(set(ids)), (dialect, ids)
+            assert set(links) <= set(ids), (dialect, set(links) - set(ids))

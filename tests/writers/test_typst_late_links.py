@@ -191,3 +191,18 @@ def test_a_back_link_leads_to_the_top_of_the_citations_line(csl: str) -> None:
         capital = height - textpage.get_charbox(text.index(word))[3]  # the top of its capital
         top_of_line = capital - (1.069 - 0.714) * size  # Noto Sans: ascender, capitals
         assert abs(destination - top_of_line) < 1, (word, destination, capital)
+
+
+def test_a_link_to_a_notes_reference_leads_there() -> None:
+    """``[back](#fnref-1)`` was plain text in the Typst PDF (WeasyPrint's leads to the
+    note's first reference, which Typst labels for the note's back-link too)."""
+    text = "Solar [[S:1]].[^n] See [the note](#fn-1) and [back](#fnref-1).\n\n[^n]: A note.\n"
+    options = RenderOptions(pdf_engine="typst")
+    source = typst_source(resolve(read_markdown(text), POOL), options)
+    assert '#link(to-label("fnref-1"))[#"back";]' in source.text
+    pages, _ = typst_writer.compile_source(source, options, stamp=None)
+    links = [annot.get_object() for page in PdfReader(io.BytesIO(pages[0])).pages
+             for annot in page.get("/Annots") or []]
+    # the citation, the note reference, the two links, the note's back-link, the entry's
+    # URL and its back-link
+    assert len(links) == 7 and all("/Dest" in link or "/A" in link for link in links)

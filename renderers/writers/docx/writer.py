@@ -67,7 +67,14 @@ from renderers.errors import UnsupportedNodeError
 from renderers.language import language_for
 from renderers.options import RenderOptions
 from renderers.sandbox import load_image
-from renderers.text import blocks_direction, enclosing_marks, is_rtl, needs_cjk, text_direction
+from renderers.text import (
+    blocks_direction,
+    enclosing_marks,
+    is_rtl,
+    link_target,
+    needs_cjk,
+    text_direction,
+)
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     ADDED_SECTION_LEVEL,
@@ -727,7 +734,7 @@ class _DocxWriter:
         if in_link or not url:
             target = None
         elif url.startswith("#"):
-            ident = url[1:]
+            ident = link_target(url)  # percent escapes decoded: #%C3%A9t%C3%A9 is été
             mark = (self.heading_marks.get(ident, "") or self.anchor_marks.get(ident, "")
                     or self.entry_marks.get(ident, "") or self.cite_marks.get(ident, "")
                     or self.back_marks.get(ident, ""))
@@ -889,5 +896,5 @@ def _split_first(blocks: tuple[Block, ...]) -> tuple[Paragraph | None, tuple[Blo
 
 def _linked_ids(blocks: tuple[Block, ...]) -> frozenset[str]:
     """The ids the in-document links of ``blocks`` lead to (``#cite-2`` → ``cite-2``)."""
-    return frozenset(node.url[1:] for node in iter_inlines(blocks)
-                     if isinstance(node, Link) and node.url.startswith("#"))
+    return frozenset(link_target(node.url) for node in iter_inlines(blocks)
+                     if isinstance(node, Link)) - {""}

@@ -39,7 +39,7 @@ from renderers.document import (
 from renderers.errors import UnsupportedNodeError
 from renderers.labels import Labels
 from renderers.resolve import SourceEntry, entry_number
-from renderers.text import MARKS, Direction, enclosing_marks, is_rtl, text_direction
+from renderers.text import MARKS, Direction, enclosing_marks, is_rtl, link_target, text_direction
 from renderers.writers.common import (
     BACKLINK_MARK,
     AuthorNotes,
@@ -206,8 +206,8 @@ def _run(text: str, ctx: _Ctx) -> Run:
 
 
 def _link_ctx(ctx: _Ctx, url: str) -> _Ctx:
-    if url.startswith("#") and len(url) > 1:
-        return dataclasses.replace(ctx, target=url[1:], url="")
+    if target := link_target(url):  # percent escapes decoded: #%C3%A9t%C3%A9 is été
+        return dataclasses.replace(ctx, target=target, url="")
     return dataclasses.replace(ctx, url=safe_link(url), target="")
 
 

@@ -76,6 +76,7 @@ from renderers.text import (
     blocks_direction,
     document_text,
     has_right_to_left,
+    link_target,
     paragraph_dir,
     text_direction,
 )
@@ -341,6 +342,8 @@ class _Markup:
             ids.assign(NOTES_ID)
             self.heading_labels.add(NOTES_ID)
             self.labels.update(note.anchor for note in self.notes)
+            # a note's first reference is labelled (note_reference) when there is one
+            self.labels.update(note.reference_anchor for note in self.notes if note.referenced)
         if has_citation_notes(self.rdoc.document.blocks):
             ids.assign(CITATION_NOTES_ID)
             self.heading_labels.add(CITATION_NOTES_ID)
@@ -800,7 +803,7 @@ class _Markup:
         if not href:
             return None
         if href.startswith("#"):
-            fragment = href[1:]
+            fragment = link_target(href)  # percent escapes decoded: #%C3%A9t%C3%A9 is été
             return self.to_label(fragment) if fragment in self.labels else None
         return string_literal(pdf_uri(href))
 
