@@ -15,6 +15,7 @@ import pypdfium2 as pdfium
 import pytest
 from pptx import Presentation
 from pptx.oxml.ns import qn
+from pypdf import PdfReader
 
 from renderers.api import render
 from tests.helpers import convert_with_libreoffice, internal_links
