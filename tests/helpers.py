@@ -54,6 +54,18 @@ def require_client(available: bool, why: str) -> None:
         pytest.skip(why)
 
 
+def at_sizes(fast: int, full: int) -> pytest.MarkDecorator:
+    """Parametrize ``size``: ``fast`` in the fast loop, ``full`` marked ``slow``.
+
+    For the tests that feed a huge input to show a pass stays linear (no test asserts a time):
+    ``fast`` checks the same answers and still takes seconds if the pass turns quadratic,
+    ``full`` is the scale at which the quadratic pass took minutes, run by ``make test``.
+    """
+    return pytest.mark.parametrize(
+        "size", [fast, pytest.param(full, marks=pytest.mark.slow)], ids=[f"{fast:_}", f"{full:_}"]
+    )
+
+
 def soffice_binary() -> str | None:
     """The LibreOffice binary, or None."""
     return shutil.which("soffice") or shutil.which("libreoffice")

@@ -24,6 +24,7 @@ from citations.adapters import (
     from_perplexity,
 )
 from citations.pool import SourcePool
+from tests.helpers import at_sizes
 
 ANSWERS = Path(__file__).resolve().parent.parent / "fixtures" / "answers"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((ANSWERS / "expected.json").read_text("utf-8"))
@@ -316,13 +317,14 @@ def test_a_cycle_is_refused_not_followed() -> None:
         adapt(loop)
 
 
-def test_large_answers_are_read_in_one_pass() -> None:
-    """20,000 citations (annotations, markers, streamed deltas): nothing is quadratic."""
+@at_sizes(2_000, 20_000)
+def test_large_answers_are_read_in_one_pass(size: int) -> None:
+    """Thousands of citations (annotations, markers, streamed deltas): nothing is quadratic."""
     from citations.adapters.streams import OpenAIEvents
     from tests.fixtures.answers.events import openai_events
 
     sentences = [f"Claim {i} holds ([s{i % 97}.org](https://s{i % 97}.org/{i})). " for i in
-                 range(20_000)]
+                 range(size)]
     text = "".join(sentences)
     annotations, position = [], 0
     for i, sentence in enumerate(sentences):
@@ -334,14 +336,14 @@ def test_large_answers_are_read_in_one_pass() -> None:
     response = {"object": "response", "output": [{"type": "message", "id": "m", "content": [
         {"type": "output_text", "text": text, "annotations": annotations}]}]}
     adapted = from_openai(response)
-    assert adapted.citations == 20_000 and adapted.content.count("[[S:") == 20_000
+    assert adapted.citations == size and adapted.content.count("[[S:") == size
     stream = OpenAIEvents()
     events = openai_events(response, lambda t: [m + 1 for m in range(0, len(t), 37)])
     assert "".join(stream.feed(e) for e in events) + stream.close() == adapted.content
-    markers = " ".join(f"Point {i} [{i % 50 + 1}][{(i + 7) % 50 + 1}]." for i in range(20_000))
+    markers = " ".join(f"Point {i} [{i % 50 + 1}][{(i + 7) % 50 + 1}]." for i in range(size))
     sonar = {"choices": [{"message": {"content": markers}}],
              "citations": [f"https://p{n}.org" for n in range(50)]}
-    assert from_perplexity(sonar).citations == 20_000
+    assert from_perplexity(sonar).citations == size
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from citations.front_matter import front_matter
 from citations.json_keys import DuplicateKeyError, loads
 from citations.pool import SourcePool
 from citations.sidecar import load_structured
+from tests.helpers import at_sizes
 
 
 @pytest.mark.parametrize(
@@ -60,13 +61,14 @@ def test_the_same_key_in_different_objects_is_fine() -> None:
     assert loads(text.encode("utf-16")) == json.loads(text)
 
 
-def test_a_hundred_thousand_keys_are_read_and_the_repeat_found() -> None:
+@at_sizes(10_000, 100_000)
+def test_many_keys_are_read_and_the_repeat_found(size: int) -> None:
     """The hook is one dict per object and the scan runs once, after the parse stopped."""
-    keys = ", ".join(f'"k{i}": {{"v": [{i}]}}' for i in range(100_000))
-    assert len(loads("{" + keys + "}")) == 100_000
+    keys = ", ".join(f'"k{i}": {{"v": [{i}]}}' for i in range(size))
+    assert len(loads("{" + keys + "}")) == size
     with pytest.raises(DuplicateKeyError) as refused:
-        loads("{" + keys + ', "k99999": 0}')
-    assert refused.value.where == "k99999"
+        loads("{" + keys + f', "k{size - 1}": 0}}')
+    assert refused.value.where == f"k{size - 1}"
 
 
 def test_a_pool_file_naming_a_key_twice_is_a_pool_error(tmp_path: Path) -> None:

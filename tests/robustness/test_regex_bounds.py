@@ -15,6 +15,7 @@ from renderers.readers.html import read_html
 from renderers.readers.markdown import _check_table_shapes, read_markdown
 from renderers.readers.sanitize import sanitize_css, sanitize_html, visible_length
 from renderers.text import document_text
+from tests.helpers import at_sizes
 
 
 def test_detect_after_many_comments() -> None:
@@ -47,10 +48,11 @@ def test_markdown_many_delimiter_rows_in_one_paragraph() -> None:
         _check_table_shapes(text, context)
 
 
-def test_markdown_comments_ending_in_three_dashes() -> None:
+@at_sizes(4_000, 40_000)
+def test_markdown_comments_ending_in_three_dashes(size: int) -> None:
     # markdown-it's comment pattern runs past a "-->" after "---": every "<!--" of
     # "<!-- a --->" repeated scanned to the end, 88 KB took 8.4 s to read.
-    document = read_markdown("x [[S:1]] " + "<!-- a --->" * 40_000 + " [[S:2]]")
+    document = read_markdown("x [[S:1]] " + "<!-- a --->" * size + " [[S:2]]")
     (paragraph,) = document.blocks
     assert isinstance(paragraph, Paragraph)
     cited = [node.sids for node in paragraph.children if hasattr(node, "sids")]

@@ -38,11 +38,26 @@ def one_error_line(stderr: bytes | str, *needles: str) -> str:
     return lines[0]
 
 
+def write_workspace(directory: Path) -> Path:
+    (directory / "in.md").write_text("# Note\n\nGrid costs fell.[[S:1]]\n", encoding="utf-8")
+    (directory / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    return directory
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "in.md").write_text("# Note\n\nGrid costs fell.[[S:1]]\n", encoding="utf-8")
-    (tmp_path / "pool.json").write_text(json.dumps(POOL), encoding="utf-8")
-    return tmp_path
+    return write_workspace(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def good_packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """The workspace's ``in.md`` as DOCX and PPTX from one real process: the packages the
+    template tests damage (one process, not one per test)."""
+    directory = write_workspace(tmp_path_factory.mktemp("good"))
+    made = run(["render", "in.md", "--pool", "pool.json", "--to", "docx,pptx", "--out", "base"],
+               directory)
+    assert made.returncode == 0, made.stderr
+    return {fmt: (directory / "base" / f"in.{fmt}").read_bytes() for fmt in ("docx", "pptx")}
 
 
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -85,10 +100,10 @@ def broken_package(source: bytes, part: str, data: bytes) -> bytes:
 
 @pytest.mark.parametrize("fmt", ["docx", "pptx"])
 @pytest.mark.parametrize("damage", ["content types", "not a zip", "empty"])
-def test_broken_reference_templates(workspace: Path, fmt: str, damage: str) -> None:
-    made = run(["render", "in.md", "--pool", "pool.json", "--to", fmt, "--out", "base"], workspace)
-    assert made.returncode == 0, made.stderr
-    good = (workspace / "base" / f"in.{fmt}").read_bytes()
+def test_broken_reference_templates(
+    workspace: Path, good_packages: dict[str, bytes], fmt: str, damage: str
+) -> None:
+    good = good_packages[fmt]
     template = workspace / f"template.{fmt}"
     template.write_bytes(
         {
@@ -114,11 +129,9 @@ def test_broken_reference_templates(workspace: Path, fmt: str, damage: str) -> N
     one_error_line(proc.stderr, template.name)
 
 
-def test_reference_docx_with_an_entity_bomb_is_harmless(workspace: Path) -> None:
-    made = run(
-        ["render", "in.md", "--pool", "pool.json", "--to", "docx", "--out", "base"], workspace
-    )
-    assert made.returncode == 0
+def test_reference_docx_with_an_entity_bomb_is_harmless(
+    workspace: Path, good_packages: dict[str, bytes]
+) -> None:
     bomb = (
         b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa">'
         + b"".join(
@@ -129,7 +142,7 @@ def test_reference_docx_with_an_entity_bomb_is_harmless(workspace: Path) -> None
         b'main">&i;</w:styles>'
     )
     (workspace / "bomb.docx").write_bytes(
-        broken_package((workspace / "base" / "in.docx").read_bytes(), "word/styles.xml", bomb)
+        broken_package(good_packages["docx"], "word/styles.xml", bomb)
     )
     proc = run(
         ["render", "in.md", "--pool", "pool.json", "--to", "docx", "--reference-docx", "bomb.docx"],

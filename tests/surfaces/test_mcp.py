@@ -9,7 +9,6 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from renderers.tools import tool_schemas
 from tests.helpers import pdf_text
@@ -18,6 +17,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 async def _session_run(out_dir: Path, pool: list[dict[str, Any]]) -> dict[str, Any]:
+    # imported here: the SDK's client takes about a second to import, which every xdist
+    # worker paid at collection though only this slow test uses it
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "renderers.mcp_server", "--out", str(out_dir)],
         cwd=str(ROOT),

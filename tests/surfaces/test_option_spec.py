@@ -18,7 +18,7 @@ import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-from renderers import cli, cli_options, mcp_server
+from renderers import cli, cli_options
 from renderers.api import RenderResult, render
 from renderers.errors import OptionError
 from renderers.formats import FORMATS
@@ -208,6 +208,8 @@ def test_cli_choices_are_read_as_the_spec_reads_them(
 
 @pytest.mark.parametrize("param", PARAMETERS, ids=IDS)
 def test_tools_and_mcp(param: Param, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from renderers import mcp_server  # the MCP SDK: a second to import, only here and in MCP tests
+
     listed = {tool.name: tool.input_schema for tool in mcp_server._tools()}
     assert listed == {s["name"]: s["parameters"] for s in tool_schemas("mcp")}
     for surface, schemas in (
