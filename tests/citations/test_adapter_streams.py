@@ -102,6 +102,7 @@ def _openai_case(draw: st.DrawFn) -> list[dict[str, Any]]:
     return openai_events(response, cuts)
 
 
+@pytest.mark.slow
 @given(_openai_case(), st.booleans())
 def test_any_openai_chunking_gives_the_response(events: list[dict[str, Any]], keep: bool) -> None:
     response = events[-1]["response"]

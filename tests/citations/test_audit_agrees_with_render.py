@@ -99,6 +99,7 @@ def render_numbers(text: str, content_format: str) -> dict[int, int]:
     return dict(resolve(read(text), POOL).plan.numbers)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(text=documents(MARKDOWN_PIECES))
 def test_markdown_audit_numbers_what_render_numbers(text: str) -> None:
@@ -107,6 +108,7 @@ def test_markdown_audit_numbers_what_render_numbers(text: str) -> None:
     assert set(report.cited_sids) == set(report.numbers)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(text=documents(RAW_HTML_BLOCK_PIECES))
 def test_the_scanner_alone_numbers_html_blocks_as_render_does(text: str) -> None:
@@ -426,6 +428,7 @@ FRONT_MATTER_PIECES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     head=st.tuples(st.sampled_from(FRONT_MATTER_PIECES), sids, sids).map(

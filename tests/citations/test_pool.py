@@ -217,6 +217,7 @@ _ROW = st.fixed_dictionaries({
 })
 
 
+@pytest.mark.slow
 @given(
     st.lists(_ROW, max_size=12).map(lambda rows: [{**r, "sid": i + 1} for i, r in enumerate(rows)]),
     st.lists(_ROW, max_size=12),

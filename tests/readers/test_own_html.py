@@ -118,6 +118,7 @@ def pair(
     return direct, back
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("numbering", NUMBERINGS)
 @pytest.mark.parametrize("sample", MARKDOWN, ids=MARKDOWN_IDS)
 def test_the_html_cites_what_the_markdown_cites(

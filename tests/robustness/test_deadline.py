@@ -51,6 +51,7 @@ def test_a_library_that_swallows_exceptions_is_interrupted_again() -> None:
     assert swallowed == 0
 
 
+@pytest.mark.slow
 def test_a_stage_that_ends_in_time_leaves_nothing_pending() -> None:
     deadline = Deadline(0.5)
     with deadline.armed("quick"):
@@ -65,6 +66,7 @@ def test_a_stage_that_starts_after_the_deadline_fails_at_once() -> None:
         pytest.fail("the stage ran")
 
 
+@pytest.mark.slow
 def test_a_render_stops_at_max_seconds_and_keeps_what_was_written(tmp_path: Path) -> None:
     render("# Earlier\n\nText [[S:1]].\n", tmp_path, name="report", sources_pool=POOL,
            formats=["md"])
@@ -88,6 +90,7 @@ def test_a_render_stops_at_max_seconds_and_keeps_what_was_written(tmp_path: Path
     assert (tmp_path / "short.pdf").read_bytes().startswith(b"%PDF")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("late", ["before", "during"])
 def test_the_typst_compile_is_bounded_by_max_seconds_before_and_after(
     late: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

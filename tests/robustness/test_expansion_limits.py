@@ -71,6 +71,7 @@ def test_author_css_page_size_is_refused_before_rasterizing(tmp_path: Path) -> N
     assert not list(tmp_path.glob("*.png"))
 
 
+@pytest.mark.slow
 def test_png_bytes_are_counted_as_pages_are_encoded(tmp_path: Path) -> None:
     """Many pages at a high dpi: the render stops at the first page past ``max_png_bytes``
     and writes nothing; under the limit every page is written."""
@@ -101,6 +102,7 @@ def test_raster_pixels_are_refused_before_rasterizing(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ table cells
 
 
+@pytest.mark.slow
 def test_a_wide_markdown_table_is_refused_before_parsing() -> None:
     columns = 5_000
     table = "|" + " a |" * columns + "\n|" + " - |" * columns + "\n" + "| x |\n" * 300
@@ -148,6 +150,7 @@ def test_pool_text_and_files_are_counted_while_parsing(tmp_path: Path, shape: st
     assert caught.value.field == "sources_pool"
 
 
+@pytest.mark.slow
 def test_pdf_layout_stops_at_the_first_page_past_max_pages(tmp_path: Path) -> None:
     """WeasyPrint would lay out every page before the count could be checked; the layout is
     stopped when it announces page ``max_pages + 1``."""

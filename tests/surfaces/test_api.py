@@ -181,6 +181,7 @@ def test_render_many_formats_parses_once_and_png_reuses_pdf(
     assert set(records(tmp_path)) == {p.name for r in results for p in r.paths}
 
 
+@pytest.mark.slow
 def test_png_pages_are_numbered_when_there_are_several(tmp_path: Path) -> None:
     need("png")
     long_text = "# Long\n\n" + "\n\n".join(

@@ -244,6 +244,7 @@ def test_every_error_names_its_file_on_one_line(
     one_error_line(proc.stderr, needle)
 
 
+@pytest.mark.slow
 def test_a_refused_stylesheet_resource_is_reported_once(workspace: Path) -> None:
     """The PDF writer's refusal reaches stderr as the one warning line, not also as a bare
     log record (Python's last-resort handler printed one before it)."""

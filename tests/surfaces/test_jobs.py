@@ -201,6 +201,7 @@ def test_webhook_is_called_when_the_job_is_done(
     assert call["result"]["sources_used"] == state["result"]["sources_used"]
 
 
+@pytest.mark.slow
 def test_a_webhook_receiver_that_never_answers_holds_up_no_job_route(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -387,6 +388,7 @@ def test_remote_batch_requests_carry_cli_options_in_request_form(
     assert request.kwargs["dpi"] == 90 and request.kwargs["pages"] == (1, 2)
 
 
+@pytest.mark.slow
 def test_queued_jobs_leave_render_its_queue_and_stay_queued_until_a_worker_takes_them(
     tmp_path: Path, sample_pool: list[dict[str, Any]]
 ) -> None:

@@ -387,6 +387,7 @@ def test_a_hard_link_to_the_input_counts_as_the_input(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- PNG pages of a re-render
 
 
+@pytest.mark.slow
 def test_a_shorter_png_rerender_leaves_exactly_its_own_pages(tmp_path: Path) -> None:
     long = "# Long\n\n" + "\n\n".join(
         f"Paragraph {i} cites.[[S:2]] " + "word " * 80 for i in range(40)

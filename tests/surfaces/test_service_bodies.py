@@ -85,6 +85,7 @@ def test_bodies_a_parser_cannot_carry_answer_400_naming_the_field(
     assert response.json()["error"].startswith(f"{field}: ")
 
 
+@pytest.mark.slow
 def test_paired_surrogates_and_brackets_inside_strings_are_fine(client: TestClient) -> None:
     content = "[" * 10_000 + " \\ud83d\\ude00 Claim.[[S:1]]"
     raw = body(content=f'"{content}"', title='"\\ud83d\\ude00 report"',
@@ -134,6 +135,7 @@ def test_a_bad_pool_row_is_named_by_position(
     assert response.json()["field"] == field
 
 
+@pytest.mark.slow
 def test_validating_many_bad_rows_stops_at_the_first() -> None:
     """A schema validator collects an error per bad row (1.4 GB for 200,000); here the memory
     for 100,000 bad rows stays near that of the parsed body itself."""

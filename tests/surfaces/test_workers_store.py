@@ -79,6 +79,7 @@ def test_keys_that_could_escape_or_hide_are_refused(store: ArtifactStore, key: s
         store.put(key, b"x")
 
 
+@pytest.mark.slow
 def test_concurrent_writers_in_many_processes_lose_no_record(store: ArtifactStore) -> None:
     context = multiprocessing.get_context("spawn")
     writers = [context.Process(target=write_many, args=(store.url, w, RECORDS_EACH))

@@ -141,6 +141,7 @@ def test_a_short_run_stays_on_the_line_of_the_word_it_follows(engine: str) -> No
         assert not line.rstrip().endswith(","), line
 
 
+@pytest.mark.slow
 def test_html_input_in_its_authors_look_wraps_a_long_run_too(tmp_path: Path) -> None:
     """WeasyPrint keeps an HTML input's own markup; its citations are the report writer's,
     a long run's marked to wrap as in the report (and as Typst sets the same input)."""
@@ -158,6 +159,7 @@ def test_html_input_in_its_authors_look_wraps_a_long_run_too(tmp_path: Path) -> 
     assert len(lines["weasyprint"]) >= 3 and lines["weasyprint"] == lines["typst"]
 
 
+@pytest.mark.slow
 def test_a_long_run_in_a_right_to_left_line_wraps_alike_in_both_engines() -> None:
     """Held apart left to right (HTML ``span.cite-run``; Typst between isolate marks, since a
     box would not wrap), the run still wraps after its separators, at the same places."""

@@ -968,6 +968,7 @@ ID_PIECES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pieces=st.lists(st.sampled_from(ID_PIECES), min_size=1, max_size=14))

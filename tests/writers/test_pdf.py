@@ -303,6 +303,7 @@ def test_identical_bytes_in_a_fresh_process(
     assert other == first
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("csl", [None, "apa"])
 def test_weasyprint_accepts_every_rule_of_the_report_stylesheet(
     caplog: pytest.LogCaptureFixture, tmp_path: Path, csl: str | None

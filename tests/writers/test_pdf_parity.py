@@ -64,6 +64,7 @@ def fonts_of(pdf: bytes) -> set[str]:
     }
 
 
+@pytest.mark.slow
 def test_table_header_repeats_on_every_page(engine: str) -> None:
     rows = "".join(f"| row {i} [[S:1]] | {i * 7} |\n" for i in range(160))
     pdf = pdf_of(f"# T\n\n| Region HDR [[S:1]] | Value HDR |\n|---|--:|\n{rows}", engine)
@@ -197,6 +198,7 @@ def test_the_engine_is_recorded_for_pdf_and_png(tmp_path: Path) -> None:
     assert png.stats["pages"] == 1 and (tmp_path / "t.png").read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_cross_references_link_to_their_numbered_figure_and_formulas_are_drawn(
     engine: str, tmp_path: Path
 ) -> None:
@@ -303,6 +305,7 @@ CREEPING_MARKS = "\n\n".join(
 ) + "\n\n[^n]: A note.\n"
 
 
+@pytest.mark.slow
 def test_no_line_starts_with_a_citation_or_note_mark(engine: str) -> None:
     """A raised mark stays on the line of the word it follows: a reader never finds "¹ Next
     sentence…" opening a line, cut off from the claim it supports."""

@@ -1017,6 +1017,7 @@ def test_the_authors_look_holds_a_joined_run_as_the_report_does() -> None:
     assert squeezed(reading("هنا.") + "1, 2–4" + reading("نص عربي")) in lines, lines
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_pdf_reads_a_joined_run_as_one_unit_in_a_right_to_left_line(engine: str) -> None:
     """"1" with "2–4" joined to it reads "1, 2–4" from the left in an Arabic line, not

@@ -288,6 +288,7 @@ def test_a_paragraph_of_too_many_pieces_is_refused_before_typst_starts() -> None
         render((cell,))
 
 
+@pytest.mark.slow
 def test_a_document_of_too_many_pieces_is_refused_before_typst_starts(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -318,6 +319,7 @@ def test_the_document_bound_weighs_cells_entries_and_code_lines() -> None:
     assert document_pieces((CodeBlock("x\n" * (lines + 1)),)) > MAX_DOCUMENT_PIECES
 
 
+@pytest.mark.slow
 def test_the_benchmarks_500_page_report_stays_within_the_document_bound() -> None:
     """bench/typst_bench.py renders the long sample ten times over with Typst."""
     text = (ROOT / "samples" / "long-report.md").read_text("utf-8")
