@@ -627,6 +627,20 @@ def _pandoc_ids_and_links(markdown: str, dialect: str) -> tuple[list[str], list[
     return re.findall(r'\bid="([^"]*)"', page), re.findall(r'href="#([^"]*)"', page)
 
 
+def _pandoc_ids_land(markdown: str) -> dict[str, tuple[list[str], list[str]]]:
+    """For each of pandoc's readers (``markdown``, ``gfm``; none when pandoc is missing): the
+    ids and in-page links of its HTML of ``markdown``, each id once and each link landing."""
+    if not shutil.which("pandoc"):
+        return {}
+    found = {}
+    for dialect in ("markdown", "gfm"):
+        ids, links = _pandoc_ids_and_links(markdown, dialect)
+        assert len(ids) == len(set(ids)), (dialect, ids)
+        assert set(links) <= set(ids), (dialect, set(links) - set(ids))
+        found[dialect] = (ids, links)
+    return found
+
+
 @pytest.mark.parametrize("heading", ["Sources", "Quellen"])
 def test_links_to_the_writers_own_places_lead_there_in_the_markdown(
     tmp_path: Path, heading: str
@@ -650,12 +664,8 @@ def test_links_to_the_writers_own_places_lead_there_in_the_markdown(
     # none for what no link names (src-1, cite-2); pandoc names a "Sources" heading itself
     assert written.count("<a id=") == (5 if heading == "Sources" else 6)
     assert (f'## <a id="sources"></a>{heading}' in written) is (heading == "Quellen")
-    if shutil.which("pandoc"):
-        for dialect in ("markdown", "gfm"):
-            ids, links = _pandoc_ids_and_links(written, dialect)
-            assert len(ids) == len(set(ids))
-            assert set(links) <= set(ids)
-            assert {"src-2", "cite-1", "fn-1", "fnref-1", "sources"} <= set(links)
+    for _, links in _pandoc_ids_land(written).values():
+        assert {"src-2", "cite-1", "fn-1", "fnref-1", "sources"} <= set(links)
     assert not [n for n in read_markdown(written).notes if "leads nowhere" in n.message]
     # read back and written again (citations are notes then): every link still leads somewhere
     again, page = render(written, tmp_path / "again", formats="md,html", sources_pool=[])
@@ -666,11 +676,7 @@ def test_links_to_the_writers_own_places_lead_there_in_the_markdown(
     rewritten = again.path.read_text("utf-8")
     # the Sources heading's anchor only where the heading's own id is another
     assert (f'## <a id="sources"></a>{heading}' in rewritten) is (heading == "Quellen")
-    if shutil.which("pandoc"):
-        for dialect in ("markdown", "gfm"):
-            ids, links = _pandoc_ids_and_links(rewritten, dialect)
-            assert len(ids) == len(set(ids))
-            assert set(links) <= set(ids)
+    _pandoc_ids_land(rewritten)
 
 
 def test_markdown_without_links_to_the_writers_places_has_no_anchors(tmp_path: Path) -> None:
@@ -714,16 +720,12 @@ def test_every_id_is_unique_and_sources_leads_to_the_list_read_back_any_number_o
         text = result.path.read_text("utf-8")
         outputs.append(text)
         assert not [d for d in result.diagnostics if "leads nowhere" in d.message]
-        if shutil.which("pandoc"):
-            for dialect in ("markdown", "gfm"):
-                ids, links = _pandoc_ids_and_links(text, dialect)
-                assert len(ids) == len(set(ids)), (dialect, ids)
-                assert set(links) <= set(ids)
-                page = subprocess.run(["pandoc", "-f", dialect, "-t", "html"], input=text,
-                                      capture_output=True, text=True, check=True).stdout
-                if "sources" in links or round_ == 0:  # the list's, after the author's text
-                    assert _sources_place(page) == heading
-                    assert page.index('id="sources"') > page.index("Solar")
+        for dialect, (_, links) in _pandoc_ids_land(text).items():
+            page = subprocess.run(["pandoc", "-f", dialect, "-t", "html"], input=text,
+                                  capture_output=True, text=True, check=True).stdout
+            if "sources" in links or round_ == 0:  # the list's, after the author's text
+                assert _sources_place(page) == heading
+                assert page.index('id="sources"') > page.index("Solar")
     assert outputs[1] == outputs[2]  # read back, the output is its own fixed point
     if "Mine" in source and heading == "Sources":
         assert '<h2 id="sources-1">\n\nSources\n\n</h2>\n\nMine.' in outputs[0]
@@ -745,10 +747,7 @@ def test_a_heading_whose_id_is_a_figures_is_written_as_html(tmp_path: Path) -> N
     heading = read_markdown(written).blocks[1]
     assert isinstance(heading, Heading) and heading.id == "fig-1-1"
     assert heading.children == (Text("Fig "), Emph((Text("1"),)))
-    if shutil.which("pandoc"):
-        for dialect in ("markdown", "gfm"):
-            ids, links = _pandoc_ids_and_links(written, dialect)
-            assert len(ids) == len(set(ids)) and set(links) <= set(ids)
+    _pandoc_ids_land(written)
 
 
 def test_headings_gfm_would_give_one_id_are_told_apart(pool: SourcePool) -> None:
@@ -775,10 +774,8 @@ def test_a_heading_carrying_an_authors_anchor_of_its_own_id_is_written_as_html(
                        content_format="html")
     written = result.path.read_text("utf-8")
     assert '<h2 id="costs-1">\n\n<a id="costs"></a>Costs\n\n</h2>' in written
-    if shutil.which("pandoc"):
-        for dialect in ("markdown", "gfm"):
-            ids, links = _pandoc_ids_and_links(written, dialect)
-            assert len(ids) == len(set(ids)) and "costs" in ids and set(links) <= set(ids)
+    for ids, _ in _pandoc_ids_land(written).values():
+        assert "costs" in ids
 
 
 #: ``(input, its format, the id a link names, how the Markdown heading carries it)``: a
@@ -823,13 +820,11 @@ def test_a_link_to_a_heading_s_own_id_lands_in_the_markdown(
         outputs.append(text)
         assert text.startswith(written + "\n\n"), text
         assert not [d for d in result.diagnostics if "leads nowhere" in d.message]
-        if shutil.which("pandoc"):
-            for dialect in ("markdown", "gfm"):
-                ids, links = _pandoc_ids_and_links(text, dialect)
-                assert len(ids) == len(set(ids)) and ident in links and set(links) <= set(ids)
-                page = subprocess.run(["pandoc", "-f", dialect, "-t", "html"], input=text,
-                                      capture_output=True, text=True, check=True).stdout
-                assert "<li>" not in page  # the heading's text is no list in its HTML tags
+        for dialect, (_, links) in _pandoc_ids_land(text).items():
+            assert ident in links
+            page = subprocess.run(["pandoc", "-f", dialect, "-t", "html"], input=text,
+                                  capture_output=True, text=True, check=True).stdout
+            assert "<li>" not in page  # the heading's text is no list in its HTML tags
     assert outputs[1] == outputs[2]
 
 
@@ -914,10 +909,7 @@ def test_a_linked_heading_whose_id_the_readers_would_not_give_it_is_written_as_h
     source = f"# T\n\nSee [it](#{ident}).\n\n## {heading}\n\nText [[S:1]].\n\n[^n]: A note.\n"
     text = md_of(source, pool)
     assert written in text and f"[it](#{ident})" in text
-    if shutil.which("pandoc"):
-        for dialect in ("markdown", "gfm"):
-            ids, links = _pandoc_ids_and_links(text, dialect)
-            assert len(ids) == len(set(ids)) and set(links) <= set(ids), (dialect, ids, links)
+    _pandoc_ids_land(text)
 
 
 def test_the_place_of_a_note_referenced_twice_is_its_first_reference(pool: SourcePool) -> None:
@@ -931,10 +923,7 @@ def test_the_place_of_a_note_referenced_twice_is_its_first_reference(pool: Sourc
     assert '[^2]: <a id="src-2"></a>' in written  # cited once: its entry
     assert '<a id="fn-1"></a>[^a] More.[^a]' in written and "[^a]: A note." in written
     assert written.count('id="src-1"') == written.count('id="fn-1"') == 1
-    if shutil.which("pandoc"):
-        for dialect in ("markdown", "gfm"):
-            ids, links = _pandoc_ids_and_links(written, dialect)
-            assert len(ids) == len(set(ids)) and set(links) <= set(ids), (dialect, ids)
+    _pandoc_ids_land(written)
 
 
 @pytest.mark.parametrize("ident", ["notes", "contents", "citation-notes"])
@@ -983,7 +972,4 @@ def test_every_id_is_unique_and_every_link_lands_read_back_any_number_of_times(
     outputs.append(md_of(outputs[1], pool))
     assert outputs[1] == outputs[2]  # its own fixed point from the first reading back
     for written in outputs[:2]:
-        for dialect in ("markdown", "gfm"):
-            ids, links = _pandoc_ids_and_links(written, dialect)
-            assert len(ids) == len(set(ids)), (dialect, ids)
-            assert set(links) <= set(ids), (dialect, set(links) - set(ids))
+        assert _pandoc_ids_land(written)
