@@ -275,8 +275,9 @@ def _line_places(text: str, found: FrontMatter, value: str) -> list[tuple[int, i
 def _read(text: str, found: FrontMatter | None) -> FrontMatter | None:
     """``found``, the caller's :func:`front_matter` of ``text``, else it read now: a caller
     asking several questions of one text (the audit: the scan, the coverage units and the
-    abstract) parses its YAML once, 80 ms at the 64 KB limit. None read again costs only
-    a regular expression: a block that is there is never None."""
+    abstract) parses its YAML once, 80 ms at the 64 KB limit. A None given is looked for
+    again, at the cost of a regular expression: :func:`front_matter` is None only without a
+    block, and parses nothing then."""
     return found if found is not None else front_matter(text)
 
 
