@@ -213,7 +213,7 @@ def abstract_source(text: str, found: FrontMatter | None = None) -> AbstractSour
     it is no string): what the audit judges, never the YAML as typed (``"[[S:\\u0031]]"``
     cites sid 1; an escaped or folded line break joins a token), and where the reader's notes
     on it name their lines. ``found``: its :func:`front_matter`, when already read."""
-    found = found if found is not None else front_matter(text)
+    found = _read(text, found)
     value = found.fields.get("abstract") if found is not None and found.fields else None
     if found is None or found.abstract is None or not isinstance(value, str):
         return None
@@ -272,17 +272,27 @@ def _line_places(text: str, found: FrontMatter, value: str) -> list[tuple[int, i
     return list(zip(offsets, lines, strict=True))
 
 
-def front_matter_span(text: str) -> tuple[int, int] | None:
+def _read(text: str, found: FrontMatter | None) -> FrontMatter | None:
+    """``found``, the caller's :func:`front_matter` of ``text``, else it read now: a caller
+    asking several questions of one text (the audit: the scan, the coverage units and the
+    abstract) parses its YAML once, 80 ms at the 64 KB limit. A None given is looked for
+    again, at the cost of a regular expression: :func:`front_matter` is None only without a
+    block, and parses nothing then."""
+    return found if found is not None else front_matter(text)
+
+
+def front_matter_span(text: str, found: FrontMatter | None = None) -> tuple[int, int] | None:
     """The offsets of the front matter of ``text`` (None when it has none): text that is not
-    prose, whose tokens cite nothing."""
-    found = front_matter(text)
+    prose, whose tokens cite nothing. ``found``: its :func:`front_matter`, when already read."""
+    found = _read(text, found)
     return (0, found.end) if found is not None and found.read else None
 
 
-def metadata_spans(text: str) -> list[tuple[int, int]]:
+def metadata_spans(text: str, found: FrontMatter | None = None) -> list[tuple[int, int]]:
     """The offsets of the front matter of ``text`` that is metadata, not prose (its tokens cite
-    nothing): the whole block but the ``abstract`` value's text, which is markdown."""
-    found = front_matter(text)
+    nothing): the whole block but the ``abstract`` value's text, which is markdown.
+    ``found``: its :func:`front_matter`, when already read."""
+    found = _read(text, found)
     if found is None or not found.read:
         return []
     if found.abstract is None:

@@ -49,7 +49,7 @@ from citations.codemap import (
     line_breaks,
     sanitized_token_text,
 )
-from citations.front_matter import metadata_spans
+from citations.front_matter import FrontMatter, metadata_spans
 from citations.grammar import (
     _NORMALIZE,
     _findall_twin,
@@ -390,9 +390,12 @@ def _probe(text: str, syntax: Syntax) -> str:
     return text
 
 
-def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str], probe: str) -> _Placement:
+def _code_map(
+    text: str, syntax: Syntax, pattern: re.Pattern[str], probe: str,
+    found: FrontMatter | None = None,
+) -> _Placement:
     """Where the tokens of ``text`` are not citations (see :class:`_Placement`); ``probe``
-    is :func:`_probe` of it."""
+    is :func:`_probe` of it, ``found`` its front matter when already read (see :func:`scan`)."""
     if syntax == "markdown":
 
         def has_token(start: int, end: int) -> bool:
@@ -400,7 +403,7 @@ def _code_map(text: str, syntax: Syntax, pattern: re.Pattern[str], probe: str) -
             return m is not None and m.start() < end
 
         # front matter is metadata, not prose: its tokens are markup's (the abstract's cite)
-        metadata = metadata_spans(text)
+        metadata = metadata_spans(text, found)
         spans = _markdown_spans(text, metadata, has_token)
         raw = _Spans([*spans.raw_inline, *spans.raw_blocks, *metadata])
         after = metadata[-1][1] if metadata else 0
@@ -487,6 +490,7 @@ def scan(
     *,
     syntax: Syntax = "markdown",
     dialects: frozenset[str] = frozenset(),
+    found: FrontMatter | None = None,
 ) -> list[Token]:
     """Every token of ``text`` in order: valid, invalid (``error`` set), in code (``in_code``)
     and in markdown's raw HTML (``in_raw_html``).
@@ -498,14 +502,16 @@ def scan(
     with its content, and ignores text inside tags, comments, ``<script>`` and ``<style>``;
     ``"text"`` reads every token. HTML text (``"html"``, markdown's HTML blocks) is read as
     the reader reads it, white space collapsed: a token's ``text`` there has its line breaks
-    as spaces (:func:`_reader_view`).
+    as spaces (:func:`_reader_view`). ``found``: the markdown text's
+    :func:`~citations.front_matter.front_matter`, when the caller has read it (the audit asks
+    more of it): its YAML is then not parsed again.
     """
     _check_syntax(syntax)
     pattern = _scan_regex(text, frozenset(dialects))
     probe = _probe(text, syntax)
     if pattern.search(probe) is None:
         return []
-    where = _code_map(text, syntax, pattern, probe)
+    where = _code_map(text, syntax, pattern, probe, found)
     view = _reader_view(text, where)
     if where or where.collapsing or view is not text:  # HTML text without a tag too: its
         return _placed_tokens(text, pattern, where, view)  # references are read decoded

@@ -94,9 +94,12 @@ def open_session(
     ``base_dir`` (where local images may load from) defaults to ``out_dir``. ``input_file`` is
     the file ``content`` was read from: no output may replace it (nor a pool given as a path).
     ``formats``, when known, are the formats the session will write: an option given that
-    none of them uses (``pages`` without PNG) is said in each result's diagnostics.
+    none of them uses (``pages`` without PNG) is said in each result's diagnostics, and a
+    reference file only they would read need not exist (``reference_docx`` for ``md``).
     """
+    formats = tuple(formats) if formats is not None else None
     opts = build_options(
+        formats=formats,
         title=title,
         numbering=numbering,
         strict=strict,

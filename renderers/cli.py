@@ -221,16 +221,18 @@ def check_input(path: Path) -> None:
         raise BadInput(str(path), "not a file; give a markdown or HTML file")
 
 
-def check_options(kwargs: dict[str, Any]) -> None:
+def check_options(kwargs: dict[str, Any], formats: tuple[str, ...] | None = None) -> None:
     """Validate the render options once, before any job: BadInput naming the flag at fault,
     in the spec's words (click checks only that a number is a number). A choice is replaced
-    by the value it names (``--page-size letter`` → ``Letter``, ``--from md`` → ``markdown``)."""
+    by the value it names (``--page-size letter`` → ``Letter``, ``--from md`` → ``markdown``).
+    ``formats``: those the render writes (a reference file none of them reads need not exist)."""
     from renderers.options import PARAMS, build_options, coerce, read_options
 
     reading_names = {"content_format", "dialects"}
     try:
         read_options(**{k: v for k, v in kwargs.items() if k in reading_names})
-        build_options(**{k: v for k, v in kwargs.items() if k not in reading_names})
+        build_options(formats=formats,
+                      **{k: v for k, v in kwargs.items() if k not in reading_names})
     except OptionError as exc:
         flag = cli_options.flag_for(exc.field, kwargs.get(exc.field))
         raise BadInput(flag or exc.field, str(exc)) from None
@@ -312,7 +314,7 @@ def _render(values: dict[str, Any]) -> None:
                 "--name",
                 "--name works with a single INPUT; outputs are named after each input otherwise",
             )
-        check_options(kwargs)
+        check_options(kwargs, formats)
         jobs = _render_jobs(inputs, pool, out, name, formats, kwargs)
     except BadInput as exc:
         raise fail(exc.where, exc.message, exc.code) from None

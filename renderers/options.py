@@ -80,7 +80,7 @@ class OptionInfo:
     maximum: int | None = None
     max_length: int | None = None
     aliases: Mapping[str, str] = field(default_factory=dict)
-    must_exist: bool = False  # a path option naming a file that must exist
+    must_exist: bool = False  # a path option naming a file that must exist where it is read
     cli_flags: tuple[str, ...] = ()  # default: --field-name
     metavar: str | None = None
     #: The help of the JSON form when it differs from the CLI's (a list, not ``1,3-5``).
@@ -368,8 +368,11 @@ class RenderOptions:
     )
 
     def validate(self) -> RenderOptions:
-        """These options re-checked against the spec, or :class:`OptionError` naming the field."""
-        return build_options(**{f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
+        """These options re-checked against the spec, or :class:`OptionError` naming the field.
+        Their values only: whether a file option's file exists depends on the formats written
+        (:func:`build_options`), and the writer that reads it says so too."""
+        return build_options(formats=(),
+                             **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
 
 
 # ---------------------------------------------------------------- the walk
@@ -400,6 +403,11 @@ class Param:
 
     def used_by(self, fmt: str) -> bool:
         return fmt in self.info.formats
+
+    def used_in(self, formats: Iterable[str] | None) -> bool:
+        """Whether a render of ``formats`` uses this option; None: formats not known yet, any
+        may be written."""
+        return formats is None or any(self.used_by(fmt) for fmt in formats)
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON Schema of this option as agent tools and the service accept it."""
@@ -604,13 +612,19 @@ def _path(param: Param, value: Any) -> Path:
     if not isinstance(value, str | os.PathLike) or (isinstance(value, str) and not value):
         raise _refuse(param, value, "expected a file path")
     try:
-        path = Path(value).resolve()
-        missing = param.info.must_exist and not path.is_file()
+        return Path(value).resolve()
     except (OSError, ValueError) as exc:  # NUL bytes, unencodable names, loops
         raise _refuse(param, value, f"not a usable path ({exc})") from exc
-    if missing:
+
+
+def _check_exists(param: Param, value: Any, path: Path) -> None:
+    """:class:`OptionError` unless ``path``, ``value`` as coerced, names an existing file."""
+    try:
+        found = path.is_file()
+    except (OSError, ValueError) as exc:  # a name too long for the system
+        raise _refuse(param, value, f"not a usable path ({exc})") from exc
+    if not found:
         raise _refuse(param, str(value), "no such file")
-    return path
 
 
 def _limits(value: Any) -> Limits:
@@ -642,8 +656,14 @@ def accepted_options() -> list[str]:
     )
 
 
-def build_options(**values: Any) -> RenderOptions:
-    """Validated :class:`RenderOptions` from keyword values; unknown names are refused."""
+def build_options(*, formats: Iterable[str] | None = None, **values: Any) -> RenderOptions:
+    """Validated :class:`RenderOptions` from keyword values; unknown names are refused.
+
+    ``formats``: those the options are for (None: not known yet, any may be written). A file
+    option (``reference_docx``) must name an existing file when one of them reads it; for a
+    render that writes none of its formats the file is not read, and the option gets the
+    ``option-unused`` note (:func:`unused_options`) rather than an error.
+    """
     fields = {p.name: p for p in PARAMETERS if p.owner is RenderOptions}
     unknown = sorted(name for name in values if name not in fields)
     if unknown:
@@ -651,7 +671,13 @@ def build_options(**values: Any) -> RenderOptions:
             f"unknown option {unknown[0]!r}; accepted options: {', '.join(sorted(fields))}",
             field=unknown[0],
         )
-    return RenderOptions(**{name: coerce(fields[name], value) for name, value in values.items()})
+    writes = None if formats is None else tuple(formats)
+    coerced = {name: coerce(fields[name], value) for name, value in values.items()}
+    for name, value in values.items():
+        param = fields[name]
+        if param.info.must_exist and coerced[name] is not None and param.used_in(writes):
+            _check_exists(param, value, coerced[name])
+    return RenderOptions(**coerced)
 
 
 #: How a surface names an option its caller set, from the option's name and the value given:
@@ -684,7 +710,7 @@ def unused_options(given: Mapping[str, object], formats: Iterable[str],
                      f"{', '.join(param.info.formats)} output only, "
                      f"and this render writes {', '.join(writes)}")
         for param in PARAMETERS
-        if param.name in given and not any(param.used_by(fmt) for fmt in writes)
+        if param.name in given and not param.used_in(writes)
     )
 
 

@@ -1,12 +1,15 @@
 """Hypothesis strategies for the fuzz tests: hostile citation text, markdown, HTML, IR documents.
 
 Test modules import :mod:`hypothesis_profiles` first (profiles "ci" and "fuzz");
-:func:`heavy` scales the example count down for expensive targets (PDF, DOCX, PPTX).
+:func:`heavy` scales the example count down for expensive targets (PDF, DOCX, PPTX);
+:func:`examples` gives a property test elsewhere its own count, scaled alike, and puts it in
+``make fuzz``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -44,16 +47,41 @@ from renderers.document import (
     ThematicBreak,
 )
 from renderers.errors import RenderError
+from tests.hypothesis_profiles import CI_EXAMPLES
 
 #: The only exceptions any public entry point may raise on bad input.
 DOCUMENTED_ERRORS: tuple[type[Exception], ...] = (RenderError, CitationError)
 
 
+_Test = TypeVar("_Test", bound=Callable[..., Any])
+
+
+def scaled_examples(ci: int, active: settings | None = None) -> int:
+    """A test's example count under the ``active`` profile (the loaded one by default): ``ci``,
+    its count under "ci", scaled as that profile scales "ci"'s (x33 under "fuzz"); at least 5."""
+    active = active if active is not None else settings.default
+    assert active is not None
+    return max(5, ci * active.max_examples // CI_EXAMPLES)
+
+
 def heavy(divisor: int = 6) -> settings:
     """Settings for expensive targets: the active profile's example count divided by ``divisor``."""
-    active = settings.default
-    assert active is not None
-    return settings(max_examples=max(5, active.max_examples // divisor))
+    return settings(max_examples=scaled_examples(CI_EXAMPLES // divisor))
+
+
+def examples(ci: int, **options: Any) -> Callable[[_Test], _Test]:
+    """Settings (``options`` besides the profile's) of a property test outside the fuzz
+    modules, tuned to ``ci`` examples under "ci" and scaled with the active profile
+    (:func:`scaled_examples`): the fast loop keeps its count, ``make fuzz`` runs more. The
+    test is also named ``fuzz``, as ``make fuzz``'s ``-k fuzz`` selects (pytest matches the
+    names assigned to a test function), so that run reaches it."""
+
+    def tuned(test: _Test) -> _Test:
+        with_settings = settings(max_examples=scaled_examples(ci), **options)(test)
+        with_settings.fuzz = True
+        return with_settings
+
+    return tuned
 
 
 TOKEN_PIECES = [

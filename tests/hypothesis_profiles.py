@@ -9,9 +9,13 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+#: The "ci" profile's example count: what a test's own count is tuned against, and scaled with
+#: the active profile's (``fuzz_strategies.scaled_examples``).
+CI_EXAMPLES = 150
+
 settings.register_profile(
     "ci",
-    max_examples=150,
+    max_examples=CI_EXAMPLES,
     deadline=None,
     derandomize=True,  # CI is a gate: the same examples every run; `make fuzz` explores
     suppress_health_check=[HealthCheck.too_slow],

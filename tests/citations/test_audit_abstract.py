@@ -198,3 +198,49 @@ def test_the_numeric_dialect_cites_the_body_after_a_fence_in_front_matter(
     page = (tmp_path / "doc.html").read_text(encoding="utf-8")
     assert re.findall(r'class="cite"[^>]*data-sids="(\d+)"', page) == ["2", "3"]
     assert result.sources_used == [2, 3]
+
+
+def _yaml_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the front matter's YAML loader is given from now on, in order."""
+    import citations.front_matter as front_matter_module
+
+    reads: list[str] = []
+    make = front_matter_module._no_alias_loader
+
+    def counted() -> type:
+        loader = make()
+
+        class Counted(loader):  # type: ignore[misc, valid-type]
+            def __init__(self, stream: str) -> None:
+                reads.append(stream)
+                super().__init__(stream)
+
+        return Counted
+
+    monkeypatch.setattr(front_matter_module, "_no_alias_loader", counted)
+    return reads
+
+
+@pytest.mark.parametrize("front", [FORMS["literal, indented past what markdown calls code"][0],
+                                   "title: T [[S:1]]\nsubtitle: |\n  ```\n  x"])
+def test_the_audit_parses_the_front_matter_once(
+    front: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scan, the coverage units and the abstract all ask where the front matter is: one
+    parse answers them (at the 64 KB limit a parse is 80 ms). The abstract's lines are found
+    by one more read of the block, with marks, which is another text."""
+    text = _document(front)
+    expected = scanner_audit(text, ROWS).to_dict()
+    reads = _yaml_reads(monkeypatch)
+    assert scanner_audit(text, ROWS).to_dict() == expected
+    assert reads.count(f"{front}") == 1
+    assert len(reads) == (2 if "abstract" in front else 1)
+
+
+@pytest.mark.parametrize("front", [*(form for form, _ in FORMS.values()), *FENCES.values()])
+def test_a_scan_handed_the_front_matter_finds_what_it_finds_alone(front: str) -> None:
+    from citations.front_matter import front_matter
+    from citations.tokens import scan
+
+    text = _document(front)
+    assert scan(text, found=front_matter(text)) == scan(text)

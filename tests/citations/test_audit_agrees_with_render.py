@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -26,6 +26,7 @@ from renderers.audit import audit
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
+from tests.fuzz_strategies import examples
 from tests.helpers import pdf_text
 
 ROWS = [{"sid": sid, "title": f"Source {sid}", "url": f"https://s{sid}.org"} for sid in range(1, 7)]
@@ -100,7 +101,7 @@ def render_numbers(text: str, content_format: str) -> dict[int, int]:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(text=documents(MARKDOWN_PIECES))
 def test_markdown_audit_numbers_what_render_numbers(text: str) -> None:
     report = audit(text, ROWS, content_format="markdown")
@@ -109,7 +110,7 @@ def test_markdown_audit_numbers_what_render_numbers(text: str) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(text=documents(RAW_HTML_BLOCK_PIECES))
 def test_the_scanner_alone_numbers_html_blocks_as_render_does(text: str) -> None:
     # An HTML block's text cites, its markup and its code do not: the scanner (no document
@@ -326,7 +327,7 @@ def test_an_invalid_token_over_a_line_break_has_its_line_in_audit_and_render() -
     assert note.message.startswith("HTML input, line 2: invalid citation token '[[S: 0]]'")
 
 
-@settings(max_examples=150, deadline=None)
+@examples(150)
 @given(text=documents(HTML_PIECES))
 def test_html_audit_numbers_what_render_numbers(text: str) -> None:
     report = audit(text, ROWS, content_format="html")
@@ -429,7 +430,7 @@ FRONT_MATTER_PIECES = [
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(
     head=st.tuples(st.sampled_from(FRONT_MATTER_PIECES), sids, sids).map(
         lambda p: p[0].format(n=p[1], m=p[2])
@@ -475,3 +476,29 @@ def test_a_tokens_line_is_renders_with_any_line_break(newline: str, content_form
                    scanner_audit(text, ROWS, content_format=content_format)):
         assert [token.line for token in report.invalid_tokens] == rendered
     assert rendered == ([3, 7] if content_format == "markdown" else [2, 5])
+
+
+def test_the_property_tests_run_as_many_examples_as_the_profile_asks() -> None:
+    """Each property test's count is tuned to the "ci" profile (the default, and the fast loop:
+    the same counts as before) and scaled with the profile loaded, so ``make fuzz`` (profile
+    "fuzz", ``-k fuzz``) runs each 33 times as many; it selects them by the name ``fuzz``."""
+    from hypothesis import settings
+    from hypothesis import strategies as st
+
+    from tests.fuzz_strategies import scaled_examples
+
+    ci, fuzz = settings.get_profile("ci"), settings.get_profile("fuzz")
+    assert [scaled_examples(n, ci) for n in (300, 150, 25)] == [300, 150, 25]
+    assert [scaled_examples(n, fuzz) for n in (300, 150, 25)] == [10_000, 5_000, 833]
+    calls: list[int] = []
+
+    @examples(7)
+    @given(st.integers())
+    def probe(number: int) -> None:
+        calls.append(number)
+
+    probe()
+    assert len(calls) == scaled_examples(7)
+    for test in (probe, test_markdown_audit_numbers_what_render_numbers,
+                 test_html_audit_numbers_what_render_numbers):
+        assert "fuzz" in vars(test)  # what pytest's -k matches besides the test's own name

@@ -12,6 +12,7 @@ the API and the service the option (``source_footer``), the tools their argument
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from renderers import cli
-from renderers.api import render, write_pdf
+from renderers.api import open_session, render, write_docx, write_pdf, write_pptx
 from renderers.diagnostics import Code
 from renderers.errors import OptionError
 from renderers.tools import call_tool
@@ -78,6 +79,67 @@ def test_an_option_one_format_uses_and_none_are_fine(tmp_path: Path) -> None:
     assert [result.format for result in results] == ["md", "pptx"]
 
 
+REFERENCE_FOR_MD = "reference_docx applies to docx output only, and this render writes md"
+
+
+def test_a_missing_reference_file_no_format_reads_is_only_unused(tmp_path: Path) -> None:
+    """Only its format reads a reference file: a render that writes none of them needs no such
+    file (a set of options kept for a document, its template on another machine), so it is
+    the option-unused warning, not "no such file"."""
+    missing = tmp_path / "missing"
+    (result,) = render(CONTENT, tmp_path / "md", formats="md", sources_pool=POOL,
+                       reference_docx=missing / "ref.docx")
+    assert result.warnings == [REFERENCE_FOR_MD]
+    assert "Solar is cheap" in (tmp_path / "md" / "report.md").read_text(encoding="utf-8")
+    results = render(CONTENT, tmp_path / "deck", formats=["html", "pptx"], sources_pool=POOL,
+                     reference_docx=missing / "ref.docx")
+    assert [result.warnings for result in results] == [
+        ["reference_docx applies to docx output only, and this render writes html, pptx"]] * 2
+    assert (tmp_path / "deck" / "report.pptx").read_bytes().startswith(b"PK")
+    (result,) = render(CONTENT, tmp_path / "page", formats="html", sources_pool=POOL,
+                       reference_pptx=missing / "ref.pptx")
+    assert result.warnings == [
+        "reference_pptx applies to pptx output only, and this render writes html"]
+
+
+@pytest.mark.parametrize(("option", "formats"), [
+    ("reference_docx", ["md", "docx"]), ("reference_pptx", ["pptx"]),
+])
+def test_a_missing_reference_file_its_format_reads_is_refused_up_front(
+    tmp_path: Path, option: str, formats: list[str]
+) -> None:
+    with pytest.raises(OptionError, match=rf"^{option}=.*: no such file$") as no:
+        render(CONTENT, tmp_path / "out", formats=formats, sources_pool=POOL,
+               **{option: tmp_path / f"missing.{option[-4:]}"})
+    assert no.value.field == option
+    assert not (tmp_path / "out").exists()  # nothing written, not even the Markdown
+    write = write_docx if option == "reference_docx" else write_pptx
+    with pytest.raises(OptionError, match="no such file"):
+        write(CONTENT, tmp_path / f"report.{option[-4:]}", sources_pool=POOL,
+              **{option: tmp_path / "missing"})
+    with pytest.raises(OptionError, match="no such file"):  # its formats not known yet
+        open_session(CONTENT, tmp_path, sources_pool=POOL, **{option: tmp_path / "missing"})
+
+
+def test_the_remote_surfaces_take_no_reference_file_whether_or_not_it_exists(
+    tmp_path: Path,
+) -> None:
+    """A tool and the service do not offer the option at all (it names a file on the host):
+    the same refusal for a file that is there and one that is not."""
+    from renderers.service.requests import RequestProblem, parse_render_request
+
+    there = tmp_path / "ref.docx"
+    there.write_bytes(b"PK")
+    for reference in (str(there), str(tmp_path / "missing.docx")):
+        envelope = call_tool("write_markdown", {"content": CONTENT, "reference_docx": reference},
+                             out_dir=tmp_path / "tool")
+        assert envelope["ok"] is False and envelope["error"]["where"] == "reference_docx"
+        assert "unknown field 'reference_docx'" in envelope["error"]["message"]
+        with pytest.raises(RequestProblem, match="unknown field 'reference_docx'"):
+            parse_render_request({"content": CONTENT, "format": "md",
+                                  "reference_docx": reference})
+
+
 # ---------------------------------------------------------------- command line
 
 
@@ -103,6 +165,10 @@ def workspace(tmp_path: Path) -> Path:
         (["--to", "md,html", "--slide-level", "3", "--page-size", "Letter"],
          ["note.md", "note.html"],
          ["--slide-level applies to pptx output only, and this render writes md, html"]),
+        (["--to", "md", "--reference-docx", "missing.docx"], ["note.md"],
+         ["--reference-docx applies to docx output only, and this render writes md"]),
+        (["--to", "html", "--reference-pptx", "missing.pptx"], ["note.html"],
+         ["--reference-pptx applies to pptx output only, and this render writes html"]),
     ],
 )
 def test_the_cli_says_an_option_its_formats_do_not_use(
@@ -119,6 +185,24 @@ def test_the_cli_says_an_option_its_formats_do_not_use(
                 if ": warning: " in line]
     assert warnings == said
     assert all((workspace / "out" / name).stat().st_size > 0 for name in written)
+
+
+@pytest.mark.parametrize(("flag", "formats"), [
+    ("--reference-docx", "md,docx"), ("--reference-pptx", "pptx"),
+])
+def test_the_cli_refuses_a_missing_reference_file_its_formats_read(
+    workspace: Path, flag: str, formats: str
+) -> None:
+    """The error it always gave, before any file is written."""
+    missing = workspace / "missing.file"
+    result = CliRunner().invoke(cli.app, [
+        "render", str(workspace / "note.md"), "--pool", str(workspace / "pool.json"),
+        "--out", str(workspace / "out"), "--to", formats, flag, str(missing),
+    ])  # fmt: skip
+    assert result.exit_code == 2, result.output
+    option = flag[2:].replace("-", "_")
+    assert re.search(rf"error: {flag}: {option}='/.*: no such file", result.stderr)
+    assert not (workspace / "out").exists()
 
 
 def test_the_clis_own_defaults_do_not_trip_the_rule(workspace: Path) -> None:

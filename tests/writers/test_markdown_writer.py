@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from citations.pool import SourcePool
@@ -59,6 +59,7 @@ from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import resolve
 from renderers.writers.markdown import code_span, escape_text, markdown_text
+from tests.fuzz_strategies import examples
 from tests.support.ir import load_ir
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -303,9 +304,7 @@ def test_text_escaping_round_trips(text: str, pool: SourcePool) -> None:
     assert not any(isinstance(n, Cite) for b in reread.blocks for n in getattr(b, "children", ()))
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@examples(150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(alphabet="ab1. #*_`[]<>&;|~!:-+=()\\^S$", min_size=1, max_size=40))
 def test_any_text_round_trips(text: str, pool: SourcePool) -> None:
     doc = Document((Paragraph((Text(text),)),))
@@ -958,8 +957,7 @@ ID_PIECES = [
 
 
 @pytest.mark.slow
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@examples(25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pieces=st.lists(st.sampled_from(ID_PIECES), min_size=1, max_size=14))
 def test_every_id_is_unique_and_every_link_lands_read_back_any_number_of_times(
     pieces: list[str], pool: SourcePool

@@ -443,6 +443,26 @@ def test_the_symbols_the_body_stack_draws_from_cjk_are_read_from_the_fonts() -> 
     assert typst_fonts.cjk_symbols_in(cited.text) == ""
 
 
+def test_a_compile_finds_the_cjk_symbols_once_and_draws_them_in_the_cjk_face(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The symbols decide whether the CJK fonts are loaded and are listed for the template:
+    one reading of the text serves both, and the PDF draws them from Noto Sans CJK."""
+    if not typst_fonts.cjk_symbols():
+        pytest.skip("Noto Sans CJK is not installed")
+    read: list[str] = []
+    find = typst_writer.cjk_symbols_in
+    monkeypatch.setattr(typst_writer, "cjk_symbols_in",
+                        lambda text: read.append(text) or find(text))
+    rdoc = resolve(read_markdown("# T\n\nIf a ≥ b then → c [[S:1]].\n"), POOL)
+    pdf, _, _ = typst_pdf(rdoc, RenderOptions())
+    assert len(read) == 1
+    page = PdfReader(io.BytesIO(pdf)).pages[0]
+    fonts = {str(font.get_object()["/BaseFont"]) for font in page["/Resources"]["/Font"].values()}
+    assert any("NotoSansCJK" in name for name in fonts), fonts
+    assert "→ c" in page.extract_text() and "≥" in page.extract_text()
+
+
 def _space_advance(face: str) -> float:
     """The advance of ``face``'s space (a file name) in em."""
     from fontTools.ttLib import TTFont

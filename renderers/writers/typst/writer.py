@@ -139,11 +139,14 @@ def _message(item: typst.TypstWarning | typst.TypstError) -> str:
     return " ".join(str(getattr(item, "message", "") or item).split())
 
 
-def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE) -> str:
+def rules_prelude(
+    text: str, *, cjk: bool, symbols: str, language: Language = DEFAULT_LANGUAGE
+) -> str:
     """The definitions ``report.typ`` takes from Python, so that each rule has one home:
     whether the CJK fonts are loaded and which regional face of them ``text`` in ``language``
     needs (:meth:`renderers.language.Language.cjk_face`), the scripts of ``text`` drawn in a
-    face other than Noto Sans (:func:`script_faces`), the document's language and region
+    face other than Noto Sans and its ``symbols`` drawn from the CJK face
+    (:func:`script_faces`), the document's language and region
     (``text(lang:, region:)``: an ISO 639 code, an ISO 3166-1 alpha-2 code or none), the
     heading level of the sections the writers add
     (:data:`~renderers.writers.common.ADDED_SECTION_LEVEL`), the page footer in the
@@ -154,7 +157,7 @@ def rules_prelude(text: str, *, cjk: bool, language: Language = DEFAULT_LANGUAGE
     return (
         f"#let with-cjk = {'true' if cjk else 'false'}\n"
         f'#let cjk-region = "{face}"\n'
-        f"{script_faces(text, cjk=cjk)}"
+        f"{script_faces(text, cjk=cjk, symbols=symbols)}"
         f'#let doc-lang = "{language.typst_lang}"\n'
         f"#let doc-region = {region}\n"
         f"#let added-section-level = {ADDED_SECTION_LEVEL}\n"
@@ -177,7 +180,7 @@ def code_faces(text: str) -> str:
     return f"#let code-first = ({first})\n#let code-after = ({after})\n"
 
 
-def script_faces(text: str, *, cjk: bool) -> str:
+def script_faces(text: str, *, cjk: bool, symbols: str) -> str:
     """``script-faces``: each script of ``text`` that the report's fonts draw with a face other
     than Noto Sans or, in code, DejaVu Sans Mono (:data:`~renderers.writers.typst.fonts.
     OTHER_FACES`), as a run of its characters (a regex: from a letter of the script, which
@@ -188,9 +191,10 @@ def script_faces(text: str, *, cjk: bool) -> str:
     drawn in (``spaces``), with ``spaced``, a regex finding such a space, and its direction;
     ``()`` in a document without any, which then has no rule to look for them
     (``deepen-scripts`` and ``script-spaces`` in the template). CJK: only when its fonts are
-    loaded (``cjk``), and then also the symbols of ``text`` the body's stack draws from Noto
-    Sans CJK (key ``cjk-symbols``: :func:`~renderers.writers.typst.fonts.cjk_symbols_in`), one
-    at a time, with ``code: none``: code draws most of them in its own face."""
+    loaded (``cjk``), and then also ``symbols``, those of ``text`` the body's stack draws from
+    Noto Sans CJK (key ``cjk-symbols``: :func:`~renderers.writers.typst.fonts.cjk_symbols_in`,
+    which the caller has read to decide ``cjk``), one at a time, with ``code: none``: code
+    draws most of them in its own face."""
     entries = []
     for face in OTHER_FACES:
         metrics, code_metrics = face_metrics(face.text_file), face_metrics(face.code_file)
@@ -211,8 +215,7 @@ def script_faces(text: str, *, cjk: bool) -> str:
                        f"code: {_metrics(code_metrics)}, spaces: ({spaces}), spaced: {spaced}, "
                        f"covers: {covers}, languages: ({languages}), "
                        f"rtl: {'true' if face.rtl else 'false'}),")
-        symbols = cjk_symbols_in(text) if face.key == "cjk" else ""
-        if symbols:
+        if face.key == "cjk" and symbols:
             run = string_literal("[" + "".join(f"\\u{{{ord(c):x}}}" for c in symbols) + "]")
             entries.append(f'(key: "cjk-symbols", run: {run}, text: {_metrics(metrics)}, '
                            "code: none, spaces: none, rtl: false),")
@@ -260,13 +263,14 @@ def compile_source(
     ``options.dpi``, and Typst's warnings. ``late_links=False``: Typst sets every link itself."""
     refuse_reaching_out(source.text)
     scripts = beyond_ascii(source.text)  # every character the script checks below look for
-    cjk = needs_cjk(scripts) or bool(cjk_symbols_in(scripts))
+    symbols = cjk_symbols_in(scripts)  # read once: it decides the fonts and lists the faces
+    cjk = needs_cjk(scripts) or bool(symbols)
     tagged = options.pdf_variant == "pdf/ua-1"
     # Links to our labels are set after layout (late_links); a PNG has no links, so its
     # placeholders are left as they are (the cheaper layout either way).
     resolve_links = late_links and output == "pdf" and bool(source.link_targets)
     main = (
-        f"{rules_prelude(scripts, cjk=cjk, language=source.language)}"
+        f"{rules_prelude(scripts, cjk=cjk, symbols=symbols, language=source.language)}"
         f"{prelude(source.link_targets, late=late_links)}{report_template()}\n{source.text}"
         f"{positions_query() if resolve_links else ''}"
     )
