@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 
@@ -73,13 +74,11 @@ def examples(ci: int, **options: Any) -> Callable[[_Test], _Test]:
     """Settings (``options`` besides the profile's) of a property test outside the fuzz
     modules, tuned to ``ci`` examples under "ci" and scaled with the active profile
     (:func:`scaled_examples`): the fast loop keeps its count, ``make fuzz`` runs more. The
-    test is also named ``fuzz``, as ``make fuzz``'s ``-k fuzz`` selects (pytest matches the
-    names assigned to a test function), so that run reaches it."""
+    test is also marked ``fuzz``, which ``make fuzz`` selects, so that run reaches it."""
 
     def tuned(test: _Test) -> _Test:
-        with_settings = settings(max_examples=scaled_examples(ci), **options)(test)
-        with_settings.fuzz = True
-        return with_settings
+        tuned_test: _Test = settings(max_examples=scaled_examples(ci), **options)(test)
+        return pytest.mark.fuzz(tuned_test)
 
     return tuned
 
