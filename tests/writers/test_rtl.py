@@ -1091,6 +1091,8 @@ MARKED_RUNS = {
     "نص [English](https://example.org/x)[[S:1]] نص": "صنEnglish1صن",
     "נוסח *more English*[[S:1]] 2024 נוסח": "חסונmoreEnglish12024חסונ",
     "نص <https://example.org/x>[[S:1]] نص": "صنhttps://example.org/x1صن",
+    "نص **نص English**[[S:1]] نص": "صنEnglish1صنصن",
+    "نص English[[S:1]] **more, نص** نص": "صنصن,English1moreصن",
     "نص English[[S:1]] 2024 نص Other[[S:2]] نص": "صنOther2صنEnglish12024صن",
 }
 MARKED_POOL = SourcePool.from_rows([
@@ -1108,7 +1110,7 @@ def test_html_holds_left_to_right_text_and_its_marks_together_in_a_right_to_left
     """From the run's first letter to its last letter or digit (a mark's count), over
     emphasis and links, in a span of its direction; not a run of one box, nor in a
     left-to-right line, nor after right-to-left text, nor a citation held apart (an isolate:
-    it joins no run), nor a run that enters an element in its middle."""
+    it joins no run), nor a run that enters a link in its middle."""
     def held(line: str, **options: Any) -> list[str]:
         root = lxml.html.document_fromstring(marked("html", line, **options).decode())
         spans = root.xpath("//main//p//span[@dir='ltr'][not(@class)]")
@@ -1130,15 +1132,21 @@ def test_html_holds_left_to_right_text_and_its_marks_together_in_a_right_to_left
     assert held("نص English[[S:1]][[S:2]] نص") == []  # "1, 2" is held apart
     # an address shown as a link is isolated in a browser, not in Typst: as its letters
     assert held("نص <https://example.org/x>[[S:1]] نص") == ["https://example.org/x1"]
-    assert held("نص **نص English**[[S:1]] نص") == []
+    assert held("نص **نص English**[[S:1]] نص") == ["English1"]  # the emphasis cut in two
+    assert held("نص English[[S:1]] **more, نص** نص") == ["English1 more"]
+    assert held("نص [نص English](https://example.org/x)[[S:1]] نص") == []  # a link is not
 
 
-def test_html_keeps_the_element_a_held_run_ends_in_whole() -> None:
-    """A span may cut a text, not an element: it holds a link or an emphasis whole, so a
-    link keeps one annotation (a span inside a link doubled WeasyPrint's)."""
+def test_html_cuts_a_text_or_an_emphasis_where_a_held_run_starts_or_ends() -> None:
+    """A span cuts a text, or an emphasis in two (which looks the same), never a link: it
+    holds a link whole, so the link keeps one annotation (a span inside a link doubled
+    WeasyPrint's)."""
     html = marked("html", "نص [English](https://example.org/x)[[S:1]] نص").decode()
     assert ('<span dir="ltr"><a href="https://example.org/x">English</a><sup class="cite"'
             in html)
+    html = marked("html", "نص ***نص English***[[S:1]] نص").decode()
+    assert ('نص <em><strong>نص </strong></em><span dir="ltr"><em><strong>English</strong></em>'
+            '<sup class="cite"' in html)
     html = marked("html", "نص English[[S:1]] 2024 نص").decode()
     assert '<p dir="rtl">نص <span dir="ltr">English<sup' in html
     assert "</sup> 2024</span> نص</p>" in html
@@ -1162,6 +1170,7 @@ MARKED_WORDS = {
     "نص **English**[[S:1]] نص": "h",
     "نص [English](https://example.org/x)[[S:1]] نص": "h",
     "נוסח *more English*[[S:1]] 2024 נוסח": "h",
+    "نص **نص English**[[S:1]] نص": "h",
 }
 
 

@@ -16,15 +16,17 @@ A citation that :func:`~renderers.writers.common.cite_direction` holds apart ("[
 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which joins
 no run and ends none. Objects whose text the line's algorithm does not see as letters (images,
 formulas, cross-references, raw markup, line breaks) end a run; so does a box that a run would
-enter or leave in its middle (``**نص English**[[S:1]]``), which only splitting the element
-could hold: such a run is left as it was.
+enter or leave in its middle: emphasis, strong or struck text is cut in two there
+(``**نص English**[[S:1]]`` as ``<strong>نص </strong><span dir="ltr"><strong>English</strong>``
+…), which looks the same; a link (it would be two) or code (two boxes) is not, and such a run is
+left as it was.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from renderers.document import (
@@ -53,6 +55,8 @@ _CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "rtl", "AN": "rtl", "L": "le
 #: (boxes a run may hold whole).
 _READ = (Text, SoftBreak, Anchor, Emph, Strong, Strike, Styled, Code, Link)
 
+#: Elements written the same cut in two: a span may start or end inside one.
+_CUTTABLE = (Emph, Strong, Strike)
 #: A place in a line's runs: the run's index and a character offset in its text.
 Place = tuple[int, int]
 
@@ -69,8 +73,9 @@ def held_ltr_runs(
     runs: Sequence[tuple[Inline, ...]],
 ) -> list[tuple[Inline, ...] | HeldRun]:
     """``runs`` (:func:`~renderers.writers.common.joined_runs` of a right-to-left line) with
-    each left-to-right run that spans several of them as one :class:`HeldRun`, a text at
-    either end cut where the run starts or ends."""
+    each left-to-right run that spans several of them as one :class:`HeldRun`, a text or an
+    emphasis at either end cut where the run starts or ends."""
+    runs = _cut_elements(list(runs))
     out: list[tuple[Inline, ...] | HeldRun] = []
     done: Place = (0, 0)
     for start, end in _ltr_runs(runs):
@@ -144,3 +149,52 @@ def _pieces(runs: Sequence[tuple[Inline, ...]], start: Place,
                 yield (Text(text),) if text != run[0].text else run
         elif first == 0 and last != 0:
             yield run
+
+
+def _cut_elements(runs: list[tuple[Inline, ...]]) -> list[tuple[Inline, ...]]:
+    """``runs`` with each emphasis that a left-to-right run of several boxes starts or ends
+    inside cut in two there."""
+    while True:
+        for start, end in _ltr_runs(runs):
+            if start[0] == end[0]:
+                continue
+            place = next((p for p in (start, end) if _cut(runs[p[0]], p[1])), None)
+            if place is not None:
+                index, offset = place
+                runs[index:index + 1] = [(half,) for half in _cut(runs[index], offset) or ()]
+                break
+        else:
+            return runs
+
+
+def _cut(run: tuple[Inline, ...], offset: int) -> tuple[Inline, Inline] | None:
+    """``run``, an emphasis, cut in two ``offset`` characters into its text; None when it is
+    not one or the place is at its edge or inside something that cannot be cut."""
+    node = run[0]
+    if len(run) != 1 or not isinstance(node, _CUTTABLE):
+        return None
+    if not 0 < offset < len(plain_text(run)):
+        return None
+    return _cut_node(node, offset)
+
+
+def _cut_node(node: Inline, offset: int) -> tuple[Inline, Inline] | None:
+    """``node`` (a text or an element of :data:`_CUTTABLE`) cut ``offset`` characters in."""
+    if isinstance(node, Text):
+        return Text(node.text[:offset]), Text(node.text[offset:])
+    if not isinstance(node, _CUTTABLE):
+        return None
+    children = node.children
+    for index, child in enumerate(children):
+        size = len(plain_text((child,)))
+        if offset == 0 and size:  # what shows nothing (an anchor, a mark) stays before the cut
+            return (replace(node, children=children[:index]),
+                    replace(node, children=children[index:]))
+        if offset < size:
+            halves = _cut_node(child, offset)
+            if halves is None:
+                return None
+            return (replace(node, children=(*children[:index], halves[0])),
+                    replace(node, children=(halves[1], *children[index + 1:])))
+        offset -= size
+    return None
