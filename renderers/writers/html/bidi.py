@@ -15,11 +15,11 @@ right-to-left character or the line's end.
 A citation that :func:`~renderers.writers.common.cite_direction` holds apart ("[1]", "(IEA,
 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which joins
 no run and ends none. Objects whose text the line's algorithm does not see as letters (images,
-formulas, cross-references, raw markup, line breaks) end a run; so does a box that a run would
-enter or leave in its middle: emphasis, strong or struck text is cut in two there
-(``**نص English**[[S:1]]`` as ``<strong>نص </strong><span dir="ltr"><strong>English</strong>``
-…), which looks the same; a link (it would be two) or code (two boxes) is not, and such a run is
-left as it was.
+formulas, cross-references, raw markup, line breaks) end a run. A run that starts or ends
+inside an element is held only where the element can be cut: emphasis, strong or struck text
+is cut in two (``**نص English**[[S:1]]`` as ``<strong>نص </strong><span dir="ltr"><strong>
+English</strong>``…), which looks the same; a link (it would be two links) or code (two boxes)
+is not, and such a run is left as it was.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ _READ = (Text, SoftBreak, Anchor, Emph, Strong, Strike, Styled, Code, Link)
 
 #: Elements written the same cut in two: a span may start or end inside one.
 _CUTTABLE = (Emph, Strong, Strike)
+
 #: A place in a line's runs: the run's index and a character offset in its text.
 Place = tuple[int, int]
 
@@ -153,18 +154,15 @@ def _pieces(runs: Sequence[tuple[Inline, ...]], start: Place,
 
 def _cut_elements(runs: list[tuple[Inline, ...]]) -> list[tuple[Inline, ...]]:
     """``runs`` with each emphasis that a left-to-right run of several boxes starts or ends
-    inside cut in two there."""
-    while True:
-        for start, end in _ltr_runs(runs):
-            if start[0] == end[0]:
-                continue
-            place = next((p for p in (start, end) if _cut(runs[p[0]], p[1])), None)
-            if place is not None:
-                index, offset = place
-                runs[index:index + 1] = [(half,) for half in _cut(runs[index], offset) or ()]
-                break
-        else:
-            return runs
+    inside cut in two there (from the line's end, so that each place stays where it was)."""
+    places: set[Place] = set()
+    for start, end in _ltr_runs(runs):
+        ends = (start, end)
+        if start[0] != end[0] and all(_cuttable(runs, p) or _cut(runs[p[0]], p[1]) for p in ends):
+            places.update(p for p in ends if not _cuttable(runs, p))
+    for index, offset in sorted(places, reverse=True):
+        runs[index:index + 1] = [(half,) for half in _cut(runs[index], offset) or ()]
+    return runs
 
 
 def _cut(run: tuple[Inline, ...], offset: int) -> tuple[Inline, Inline] | None:
