@@ -25,6 +25,7 @@ from lxml import etree
 
 from citations.pool import SourcePool
 from renderers.api import build_options, prepare
+from renderers.document import plain_text
 from renderers.options import RenderOptions
 from renderers.pipeline import Session
 from renderers.readers.markdown import read_markdown
@@ -1135,6 +1136,29 @@ def test_html_holds_left_to_right_text_and_its_marks_together_in_a_right_to_left
     assert held("نص **نص English**[[S:1]] نص") == ["English1"]  # the emphasis cut in two
     assert held("نص English[[S:1]] **more, نص** نص") == ["English1 more"]
     assert held("نص [نص English](https://example.org/x)[[S:1]] نص") == []  # a link is not
+
+
+@pytest.mark.parametrize("line", [
+    *MARKED_RUNS, "نص **English نص Other** 2024 نص English[[S:1]] **more نص**",
+    "نص *a **نص b** c*[[S:1]] نص", "نص **English**", "**English** نص", "نص ~~x~~ نص"])
+def test_held_runs_keep_the_lines_inlines_in_order(line: str) -> None:
+    """Cutting texts and emphasis and holding runs drops, repeats or moves nothing: the held
+    line shows the same text and marks, in the same order."""
+    from renderers.document import Cite, Inline, Paragraph, walk_inlines
+    from renderers.writers.common import joined_runs
+    from renderers.writers.html.bidi import HeldRun, held_ltr_runs
+
+    def shown(nodes: tuple[Inline, ...]) -> tuple[str, list[tuple[int, ...]]]:
+        marks = [node.sids for node in walk_inlines(nodes) if isinstance(node, Cite)]
+        return plain_text(nodes), marks
+
+    block = read_markdown(f"{line}\n").blocks[0]
+    assert isinstance(block, Paragraph)
+    children = block.children
+    assert shown(children)[1] or "[[" not in line  # the marks are there to be kept
+    held = [part for item in held_ltr_runs(list(joined_runs(children)))
+            for part in (item.runs if isinstance(item, HeldRun) else (item,))]
+    assert shown(tuple(node for run in held for node in run)) == shown(children)
 
 
 def test_html_cuts_a_text_or_an_emphasis_where_a_held_run_starts_or_ends() -> None:
