@@ -1094,6 +1094,7 @@ MARKED_RUNS = {
     "نص <https://example.org/x>[[S:1]] نص": "صنhttps://example.org/x1صن",
     "نص **نص English**[[S:1]] نص": "صنEnglish1صنصن",
     "نص English[[S:1]] **more, نص** نص": "صنصن,English1moreصن",
+    "نص `code` more[[S:1]] نص": "صنcodemore1صن",
     "نص English[[S:1]] 2024 نص Other[[S:2]] نص": "صنOther2صنEnglish12024صن",
 }
 MARKED_POOL = SourcePool.from_rows([
