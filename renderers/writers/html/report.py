@@ -610,12 +610,12 @@ class ReportWriter:
         return Markup("").join(self.run(run) for run in shown)
 
     def run(self, run: tuple[Inline, ...] | HeldRun) -> Markup:
-        """One inline, a citation with those joined to it, or left-to-right text and the marks
-        after it in a right-to-left line, held in a ``dir="ltr"`` span."""
+        """One inline, a citation with those joined to it, or a left-to-right run of several
+        boxes in a right-to-left line, held in a ``dir="ltr"`` span (html/bidi.py)."""
         if isinstance(run, HeldRun):
             with self.directed("ltr"):
-                held = self.running_text(run.tail) + Markup("").join(map(self.run, run.rest))
-            return self.running_text(run.head) + Markup(f'<span dir="ltr">{held}</span>')
+                held = Markup("").join(map(self.run, run.runs))
+            return Markup(f'<span dir="ltr">{held}</span>')
         return self.inline(run[0]) if len(run) == 1 else self.cite_run(run)
 
     def cite_run(self, run: tuple[Inline, ...]) -> Markup:
