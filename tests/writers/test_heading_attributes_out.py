@@ -17,7 +17,7 @@ from pypdf import PdfReader
 
 from renderers.api import render
 from renderers.readers.markdown import read_markdown
-from tests.helpers import internal_links, outline_titles
+from tests.helpers import convert_with_libreoffice, internal_links, outline_titles
 from tests.support.render import render_markdown
 from tests.writers.test_markdown_writer import _pandoc_ids_land
 
@@ -64,6 +64,8 @@ def test_docx_bookmarks_the_heading_and_its_toc_leaves_the_unlisted_one_out() ->
         (marked,) = [p for p in re.findall(r"<w:p[ >].*?</w:p>", xml, re.S)
                      if f'w:name="{ident}"' in p]  # the heading's paragraph holds its bookmark
         assert "".join(re.findall(r"<w:t[^>]*>([^<]*)</w:t>", marked)) == text
+        # body text's outline level: out of the navigation pane and the outline
+        assert ('<w:outlineLvl w:val="9"/>' in marked) is (ident == "aside")
     toc = re.search(r"<w:sdt>.*?</w:sdt>", xml, re.S)
     assert toc is not None
     assert re.findall(r'w:anchor="([^"]+)"', toc.group()) == ["introduction", "results",
@@ -85,6 +87,15 @@ def test_pptx_jumps_to_the_headings_slide_and_the_agenda_leaves_the_unlisted_one
              if rel.reltype.endswith("/slide")]
     titles = [next(s for s in slides if s.part is part).shapes.title.text for part in jumps]
     assert titles == ["Results and costs", "Aside"]
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_leaves_the_unlisted_heading_out_of_the_docx_pdf_outline(
+    tmp_path: Path
+) -> None:
+    (tmp_path / "report.docx").write_bytes(render_markdown("docx", SOURCE, POOL, toc=True))
+    pdf = convert_with_libreoffice(tmp_path / "report.docx", tmp_path)
+    assert outline_titles(PdfReader(pdf)) == ["Introduction", "Results and costs", "Sources"]
 
 
 def _slide_text(slide: object) -> str:
