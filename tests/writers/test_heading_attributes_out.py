@@ -129,9 +129,11 @@ def test_pdf_links_land_on_the_heading_and_the_outline_leaves_the_unlisted_one_o
 def test_markdown_keeps_the_ids_for_pandoc_written_and_written_again(tmp_path: Path) -> None:
     """md → md → pandoc: the link leads to the heading in pandoc's ``markdown`` and ``gfm``,
     in the Markdown written and in that Markdown read back and written again."""
-    source = ("# Report\n\nSee [the results](#results), [costs](#cost-table) and "
-              "[plain](#plain).\n\n## Results {#results}\n\nText.\n\n"
-              "## Costs 2024 {#cost-table .unnumbered}\n\nMore.\n\n## Plain {#plain}\n")
+    source = ("# Report\n\nSee [the results](#results), [costs](#cost-table), "
+              "[plain](#plain), [結果へ](#結果) and [café](#café).\n\n"
+              "## Results {#results}\n\nText.\n\n"
+              "## Costs 2024 {#cost-table .unnumbered}\n\nMore.\n\n## Plain {#plain}\n\n"
+              "## 結果 {#結果}\n\n## Café {#café}\n")
     (first,) = render(source, tmp_path / "one", sources_pool=[], formats="md")
     written = first.path.read_text("utf-8")
     (second,) = render(written, tmp_path / "two", sources_pool=[], formats="md")
@@ -141,7 +143,7 @@ def test_markdown_keeps_the_ids_for_pandoc_written_and_written_again(tmp_path: P
         assert "{#" not in markdown
         assert not [n for n in read_markdown(markdown).notes if "leads nowhere" in n.message]
         for ids, links in _pandoc_ids_land(markdown).values():
-            assert {"results", "cost-table", "plain"} <= set(links) <= set(ids)
+            assert {"results", "cost-table", "plain", "結果", "café"} <= set(links) <= set(ids)
 
 
 def test_the_html_page_read_back_keeps_the_unlisted_heading_unlisted() -> None:
