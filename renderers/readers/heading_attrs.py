@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
@@ -153,15 +153,23 @@ def _atx_text(line: str) -> str:
     return (line[: closing.start(1)] if closing else line).strip(" \t")
 
 
+#: A markdown-it block rule, and what takes a block off the heading one of them made.
+_BlockRule = Callable[[StateBlock, int, int, bool], bool]
+_Take = Callable[[StateBlock, int, Token, Token], None]
+
+
 def heading_attributes_plugin(md: MarkdownIt) -> None:
     """Take attribute blocks off ATX and setext headings (wrapping markdown-it's two rules)."""
     rules = {rule.name: rule for rule in md.block.ruler.__rules__}
-    for name, take in (("heading", _take_atx), ("lheading", _take_setext)):
+    takes: tuple[tuple[str, _Take], ...] = (("heading", _take_atx), ("lheading", _take_setext))
+    for name, take in takes:
         rule = rules[name]
         md.block.ruler.at(name, _with_attributes(rule.fn, take), {"alt": rule.alt})
 
 
-def _with_attributes(rule: Any, take: Any) -> Any:
+def _with_attributes(rule: _BlockRule, take: _Take) -> _BlockRule:
+    """``rule`` (markdown-it's ``heading`` or ``lheading``), its heading's block taken off."""
+
     def read(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
         count = len(state.tokens)
         found = bool(rule(state, start_line, end_line, silent))
