@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from markdown_it.utils import read_fixture_file
 
 from citations.audit import audit as scanner_audit
@@ -147,3 +149,17 @@ def test_a_long_line_of_braces_reads_in_linear_time() -> None:
     line = "## " + '{k="{' * 20_000 + "}"
     (heading,) = read_markdown(line + "\n").blocks
     assert isinstance(heading, Heading)
+
+
+_PIECES = st.sampled_from(["{", "}", "#", ".", "-", "=", '"', "'", "\\", " ", "a", "x1", "結"])
+
+
+@given(st.lists(_PIECES, max_size=30).map("".join))
+def test_escaping_leaves_no_block_and_only_adds_backslashes(text: str) -> None:
+    """Whatever a heading's text, the Markdown writer's escaping leaves no block at its end,
+    and reading the escaped text as a heading never fails."""
+    escaped = escape_attribute_block(text)
+    assert split_attributes(escaped)[1] is None
+    assert escaped.replace("\\", "") == text.replace("\\", "")  # backslashes added only
+    assert len(escaped) - len(text) <= text.count("{")  # one at most before each brace
+    read_markdown(f"## {escaped}\n")
