@@ -246,10 +246,15 @@ Alignment = Literal["left", "center", "right", "default"]
 
 @dataclass(frozen=True)
 class Heading:
+    """A heading; ``id`` is the one its input gave it ("" to make one from its text),
+    ``listed`` False keeps it out of the contents and the PDF outline (pandoc's
+    ``.unlisted``: :func:`renderers.writers.contents.in_outline`)."""
+
     level: int  # 1..6
     children: tuple[Inline, ...]
     id: str = ""
     align: Alignment = "default"
+    listed: bool = True
 
 
 @dataclass(frozen=True)

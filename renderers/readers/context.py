@@ -230,14 +230,18 @@ class ReadContext:
             return None
         return tuple(sids)
 
-    def heading(self, level: int, children: tuple[Inline, ...], given_id: str = "") -> Heading:
+    def heading(
+        self, level: int, children: tuple[Inline, ...], given_id: str = "", *,
+        listed: bool = True,
+    ) -> Heading:
         """A heading with a unique id: ``given_id`` (the author's, which the document's links
         use) when it is free, else one made from its text; the first h1 becomes the document
-        title."""
+        title. ``listed``: see :class:`Heading`."""
         text = plain_text(children).strip()
         if level == 1 and not self.title:
             self.title = text
-        return Heading(level=level, children=children, id=self.ids.take(given_id, text))
+        return Heading(level=level, children=children, id=self.ids.take(given_id, text),
+                       listed=listed)
 
     def link(self, url: str, where: int | Callable[[], int]) -> None:
         """Record a link of the document (``where``: its line) for :meth:`document`; the

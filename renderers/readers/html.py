@@ -80,6 +80,7 @@ from renderers.readers.sanitize import (
     visible_length,
 )
 from renderers.writers.common import TitleLine
+from renderers.writers.contents import UNLISTED
 
 #: Text the sanitizer may drop without a warning (scripts' fallbacks, a few stray characters).
 _DROP_TOLERANCE = 40
@@ -727,8 +728,10 @@ class _HtmlReader:
                 self.context.title = _shown_text(element)
             return []
         if tag in _HEADINGS:
+            unlisted = UNLISTED in element.attrs.get("class", "").split()
             return [self.context.heading(int(tag[1]), self.inlines(element, depth=depth),
-                                         given_id=element.attrs.get("id", ""))]
+                                         given_id=element.attrs.get("id", ""),
+                                         listed=not unlisted)]
         if tag == "p":
             run = InlineBuilder()
             self._after_space = True

@@ -84,6 +84,7 @@ from renderers.readers.crossref_rules import (
     crossref_plugin,
     figure_label,
 )
+from renderers.readers.heading_attrs import HeadingAttributes, heading_attributes_plugin
 from renderers.readers.inline_html import inline_html_plugin
 from renderers.readers.link_normal import normalize_link
 from renderers.readers.math_rules import (
@@ -182,6 +183,7 @@ def _configured(
     md.use(cite_plugin, dialects=dialects)
     md.use(math_plugin)
     md.use(crossref_plugin)
+    md.use(heading_attributes_plugin)
     md.use(container_plugin, name="notes", validate=_is_notes_fence)
     rules = md.block.ruler.__rules__
     notes_rule = next(rule for rule in rules if rule.name == "container_notes")
@@ -445,8 +447,7 @@ class _MarkdownReader:
             if kind == until:
                 return anchors_on_text(attach_table_captions(out)), i + 1
             if kind == "heading_open":
-                inline = self.inlines(tokens[i + 1])
-                out.append(self._heading(int(token.tag[1:]), inline))
+                out.append(self._heading(token, tokens[i + 1]))
                 i = _skip_to(tokens, i, "heading_close")
             elif kind == "paragraph_open":
                 paragraph = self.paragraph(tokens[i + 1])
@@ -653,15 +654,31 @@ class _MarkdownReader:
             i += 1
         return Table(header, tuple(rows), tuple(aligns)), i + 1
 
-    def _heading(self, level: int, children: tuple[Inline, ...]) -> Heading:
-        """A heading; one whose text makes an id of the writers' own form that a link names
-        (``## Sources`` and ``#sources``, as the Markdown writer writes them and pandoc names
-        them) leads with that place (:meth:`ReadContext.own_place`), its own id another."""
-        heading = self.context.heading(level, children)
+    def _heading(self, opening: Token, inline: Token) -> Heading:
+        """A heading, with the id and classes its attribute block gives (``## Results
+        {#results}``, :mod:`renderers.readers.heading_attrs`). One whose text makes an id of the
+        writers' own form that a link names (``## Sources`` and ``#sources``, as the Markdown
+        writer writes them and pandoc names them) leads with that place
+        (:meth:`ReadContext.own_place`), its own id another."""
+        children = self.inlines(inline)
+        attributes: HeadingAttributes = opening.meta.get("attributes", HeadingAttributes())
+        if attributes.source:
+            self._warn_attribute_citations(attributes.source, _line_of(inline, 0))
+        heading = self.context.heading(int(opening.tag[1:]), children, attributes.id,
+                                       listed=not attributes.unlisted)
         own = slugify(plain_text(children))
         if own in self.targets and own != heading.id and self.context.own_place(own):
             return replace(heading, children=(Anchor(own), *children))
         return heading
+
+    def _warn_attribute_citations(self, block: str, line: int) -> None:
+        """A citation token inside a heading's attribute block (``{#x title="[[S:1]]"}``) is
+        no text of the heading, so it is not cited: say so (the audit lists it as not
+        rendered)."""
+        for found in scan(block, syntax="text", dialects=self.dialects):
+            if found.kind == "cite":
+                self.context.warn(line, f"citation {found.text!r} inside the heading's "
+                                  f"attribute block {block!r} is dropped, not cited")
 
     # ------------------------------------------------ inlines
 

@@ -1,7 +1,8 @@
 """The table of contents (``toc``), decided once for every writer.
 
 Which headings it lists, under what text and how deep: the headings of the body (not nested in
-lists or quotes) except the one that shows the document's title, three levels deep counted from
+lists or quotes) except the one that shows the document's title and those their author kept
+out (``{.unlisted}``, :func:`in_outline`), three levels deep counted from
 the shallowest of them, each under its visible text without citation numbers or note letters,
 formulas in their linear form (``x²``, as a PPTX slide title shows them); then the Notes, a note
 style's Citation notes and the Sources, at the top level (:func:`back_matter`). Both PDF engines
@@ -23,6 +24,9 @@ from renderers.writers.common import ADDED_SECTION_LEVEL, citation_notes_heading
 
 #: The id (HTML) and anchor of the contents list: no heading may take it.
 CONTENTS_ID = "contents"
+#: pandoc's class of a heading kept out of the contents (``## Aside {.unlisted}``), which the
+#: HTML writer writes and the readers read (:func:`in_outline`).
+UNLISTED = "unlisted"
 #: How many heading levels the contents list, from the shallowest listed.
 CONTENTS_DEPTH = 3
 
@@ -67,7 +71,15 @@ def contents_headings(
     return [
         (block.level, heading_text(block, words), anchor(block)) for block in blocks
         if isinstance(block, Heading) and block is not title and block.level <= deepest
+        and in_outline(block)
     ]
+
+
+def in_outline(heading: Heading) -> bool:
+    """Whether the contents and the PDF outline list ``heading``: not when its author kept it
+    out (pandoc's ``.unlisted``, :attr:`Heading.listed`). The one rule for the contents of
+    every writer and both PDF engines' bookmarks."""
+    return heading.listed
 
 
 def heading_text(heading: Heading, words: Labels) -> str:

@@ -69,6 +69,7 @@ from renderers.labels import Labels
 from renderers.language import language_for
 from renderers.metadata import metadata_block
 from renderers.options import RenderOptions
+from renderers.readers.heading_attrs import escape_attribute_block
 from renderers.readers.sanitize import safe_image_src
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_anchor, entry_number
 from renderers.sandbox import load_image
@@ -900,6 +901,7 @@ class _BlockWriter:
         closing = re.search(r"(^|\s)(#+)$", text)
         if closing:
             text = text[: closing.start(2)] + "\\" + text[closing.start(2) :]
+        text = escape_attribute_block(text)  # "a {#x}" as text, not as an id
         return "#" * level + (" " + text if text else "")
 
     def _list(self, markers: list[str], items: tuple[ListItem, ...], tight: bool) -> str:

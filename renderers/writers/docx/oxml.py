@@ -170,6 +170,9 @@ class ParaProps:
     hanging: int = 0
     align: str = ""  # "left" | "center" | "right" | "both"
     bidi: bool = False  # a right-to-left paragraph (``ind`` ``left`` is then its leading edge)
+    #: body text's outline level (9) on a heading kept out of the contents: no entry in Word's
+    #: navigation pane, its PDF's bookmarks or a contents field updated by LibreOffice
+    unlisted: bool = False
 
 
 def add_paragraph(parent: Element, props: ParaProps | None = None) -> Element:
@@ -266,6 +269,8 @@ def _ppr_prototype(props: ParaProps) -> Element | None:
         sub(ppr, "ind", ind)
     if props.align:
         sub(ppr, "jc", {"val": props.align})
+    if props.unlisted:
+        sub(ppr, "outlineLvl", {"val": "9"})
     return ppr if len(ppr) else None
 
 

@@ -106,6 +106,7 @@ from renderers.writers.contents import (
     contents_entries,
     contents_headings,
     contents_position,
+    in_outline,
 )
 from renderers.writers.docx.code import CODE_SHADE, MONO_FONT, add_code_block
 from renderers.writers.docx.contents import add_contents
@@ -593,7 +594,8 @@ class _DocxWriter:
     def _heading(self, parent: Element, heading: Heading, style: str) -> None:
         rtl = is_rtl(plain_text(heading.children))
         p = add_paragraph(parent, ParaProps(style=style, keep_next=True, bidi=rtl,
-                                            align=_jc(block_alignment(heading), rtl)))
+                                            align=_jc(block_alignment(heading), rtl),
+                                            unlisted=not in_outline(heading)))
         mark = self.heading_marks.get(heading.id, "")
         if heading.id in self._placed_marks:
             mark = ""  # a repeated id bookmarks only its first heading

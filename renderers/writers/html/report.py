@@ -107,11 +107,13 @@ from renderers.writers.common import (
 )
 from renderers.writers.contents import (
     CONTENTS_ID,
+    UNLISTED,
     back_matter,
     contents_entries,
     contents_headings,
     contents_position,
     heading_text,
+    in_outline,
 )
 from renderers.writers.html.bidi import HeldRun, held_ltr_runs
 from renderers.writers.html.breaks import breakable, wrappable
@@ -464,7 +466,7 @@ class ReportWriter:
                     if needs_outline_label(children) else ""
                 )
                 return Markup(
-                    f'<h{level} id="{escape(ident)}"{_align_class(block)} dir="{direction}"'
+                    f'<h{level} id="{escape(ident)}"{_heading_class(block)} dir="{direction}"'
                     f"{outline}>{self.line(children)}</h{level}>"
                 )
             case Paragraph(children):
@@ -772,6 +774,15 @@ class ReportWriter:
 def _align_attribute(align: Alignment) -> str:
     """The ``class`` of an element aligned ``align`` (report.css's ``al-*``), or ""."""
     return f' class="al-{align}"' if align != "default" else ""
+
+
+def _heading_class(heading: Heading) -> str:
+    """A heading's ``class``: its alignment's, and ``unlisted`` (pandoc's) when it stays out
+    of the contents and the PDF outline (:func:`in_outline`; report.css drops its bookmark)."""
+    align = block_alignment(heading)
+    classes = [f"al-{align}"] if align != "default" else []
+    classes += [] if in_outline(heading) else [UNLISTED]
+    return f' class="{" ".join(classes)}"' if classes else ""
 
 
 def _align_class(block: Paragraph | Heading | Figure) -> str:

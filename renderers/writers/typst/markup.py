@@ -118,6 +118,7 @@ from renderers.writers.contents import (
     contents_headings,
     contents_position,
     heading_text,
+    in_outline,
 )
 from renderers.writers.typst.bounds import check_document_pieces, check_paragraph_pieces
 from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
@@ -569,8 +570,9 @@ class _Markup:
         entry = heading_text(block, self.words)
         body = call("heading-body", string_literal(entry), content(self.line(block.children)))
         # A heading with no text for the outline (only a citation) gets no PDF bookmark, as
-        # WeasyPrint leaves it out: Typst would write one with an empty title.
-        bookmarked = "" if entry else ", bookmarked: false"
+        # WeasyPrint leaves it out: Typst would write one with an empty title. Nor does one
+        # its author kept out of the contents ({.unlisted}).
+        bookmarked = "" if entry and in_outline(block) else ", bookmarked: false"
         markup = f"#heading(level: {level}{bookmarked})[{body}]{label_call(ident)};"
         return _aligned(block, self.set_direction(self.paragraph_direction(block.children),
                                                   markup))

@@ -1,0 +1,200 @@
+"""Pandoc's heading attributes in markdown: ``## Results {#results .unlisted}``.
+
+Pandoc (``header_attributes``, on in its ``markdown``) and many model answers end a heading
+with an attribute block; read as CommonMark, the block stayed in the heading's text and
+``[see](#results)`` led nowhere. Here the block is taken off the heading as pandoc 2.17 reads
+it, and the heading's token carries what it said (:class:`HeadingAttributes`, in
+``heading_open.meta["attributes"]``) for the reader to give the heading.
+
+The grammar is pandoc's: ``{`` then, apart by optional spaces, ``#id``, ``.class``,
+``key=value`` (a value ``"quoted"``, ``'quoted'`` or bare up to a space or ``}``; ``id=`` and
+``class=`` set those) and ``-`` (``.unnumbered``), then ``}`` and the end of the line. An
+identifier starts with a letter and goes on with letters, digits and ``-_:.``. The last
+``#id`` wins. ``{}`` is an empty block, taken off too. Anything else (``{#}``, ``{#x``,
+``{#1x}``, ``\\{#x}``, a block followed by more text or by closing ``#``) stays text, as
+pandoc leaves it. An ATX heading's closing ``#`` may come before the block (``# A ## {#a}``);
+they are closing marks when a space comes before them, as CommonMark (and so this reader,
+``# C#``) has it, where pandoc would read ``# C# {#cs}`` as "C".
+
+Why not ``mdit_py_plugins``' ``attrs``/``attrs_block``: they read djot's grammar (``%``
+comments, no ``-``), ``attrs`` only after an inline element (an image, a code span, a link)
+and ``attrs_block`` only on a line of its own before a block; neither takes a block off a
+heading's end. A block right after a code span or link ends the heading here, where pandoc
+gives it to that element: the place a link to the id leads to is the same line.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.token import Token
+
+from renderers.writers.contents import UNLISTED
+
+__all__ = [
+    "HeadingAttributes", "escape_attribute_block", "heading_attributes_plugin",
+    "split_attributes",
+]
+
+_IDENT = r"[^\W\d_](?:[^\W_]|[-_:.])*+"
+_QUOTED = r"""(?:"(?!\s)(?:\\.|[^"\\])++"|'(?!\s)(?:\\.|[^'\\])++'|""|'')"""
+_BARE = r"""(?:\\.|[^\s}])*+"""
+_ATTRIBUTE = rf"(?:[#.]{_IDENT}|-|{_IDENT}=(?:{_QUOTED}|{_BARE}))"
+#: A whole attribute block from its ``{`` to the end of the text (possessive: pandoc's parser
+#: never backtracks either, and a failed try costs no more than the text it reads).
+_BLOCK = re.compile(rf"\{{[ \t]*+(?:{_ATTRIBUTE}[ \t]*+)*+\}}[ \t]*+\Z")
+_NAME = re.compile(_IDENT)
+_KEY_VALUE = re.compile(rf"({_IDENT})=({_QUOTED}|{_BARE})")
+_CLOSING = re.compile(r"(?:^|[ \t])(#+)[ \t]*$")
+
+
+@dataclass(frozen=True)
+class HeadingAttributes:
+    """What a heading's attribute block said: its ``id`` ("" for none), its ``classes`` (in
+    order) and the block as written (``source``, for a note naming it)."""
+
+    id: str = ""
+    classes: tuple[str, ...] = ()
+    source: str = ""
+
+    @property
+    def unlisted(self) -> bool:
+        """Whether the author kept the heading out of the contents and the PDF outline
+        (``.unlisted``). The other classes change nothing: ``.unnumbered`` (``-``) as no
+        writer numbers headings."""
+        return UNLISTED in self.classes
+
+
+def split_attributes(text: str) -> tuple[str, HeadingAttributes | None]:
+    """``text`` (a heading's last line, up to its end) without the attribute block that ends
+    it, and what the block says; ``(text, None)`` when it ends in none. The block is the one
+    starting at the first ``{`` from which one runs to the end, as pandoc, reading from the
+    left, ends the heading at the first place where one does."""
+    stripped = text.rstrip(" \t")
+    if not stripped.endswith("}"):
+        return text, None
+    start = stripped.find("{")
+    while start >= 0:
+        if not _escaped(stripped, start) and _BLOCK.match(stripped, start) is not None:
+            return text[:start], _attributes(stripped[start:])
+        start = stripped.find("{", start + 1)
+    return text, None
+
+
+def escape_attribute_block(text: str) -> str:
+    """Markdown ``text`` ending a heading with the brace of each attribute block it would end
+    in escaped (``a \\{#x}``), so that it reads back as text, here and in pandoc: how the
+    Markdown writer keeps a heading whose text ends so (read from ``a \\{#x}``)."""
+    for _ in range(text.count("{")):
+        kept, attributes = split_attributes(text)
+        if attributes is None:
+            break
+        text = f"{kept}\\{text[len(kept):]}"
+    return text
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether ``text[at]`` follows an odd run of backslashes (``\\{`` is a brace as text)."""
+    before = at
+    while before > 0 and text[before - 1] == "\\":
+        before -= 1
+    return (at - before) % 2 == 1
+
+
+def _attributes(block: str) -> HeadingAttributes:
+    """What a block matched by :data:`_BLOCK` says (pandoc's fold: the last id wins)."""
+    ident = ""
+    classes: list[str] = []
+    inner = block[1:-1]
+    pos = 0
+    while pos < len(inner):
+        char = inner[pos]
+        pair = _KEY_VALUE.match(inner, pos)
+        if char in " \t":
+            pos += 1
+        elif pair is not None:
+            key, value = pair.group(1), _value(pair.group(2))
+            if key == "id":
+                ident = value
+            elif key == "class":
+                classes.extend(value.split())
+            pos = pair.end()
+        elif char == "-":
+            classes.append("unnumbered")
+            pos += 1
+        else:
+            name = _NAME.match(inner, pos + 1)
+            assert name is not None  # the block matched _BLOCK
+            if char == "#":
+                ident = name.group()
+            else:
+                classes.append(name.group())
+            pos = name.end()
+    return HeadingAttributes(ident, tuple(dict.fromkeys(classes)), block)
+
+
+def _value(written: str) -> str:
+    """A value as pandoc reads it: a quoted one without its quotes, its character references
+    decoded; backslash escapes decoded in both kinds."""
+    quoted = written[:1] in ("'", '"')
+    value = re.sub(r"\\(.)", r"\1", written[1:-1] if quoted else written)
+    return html.unescape(value) if quoted else value
+
+
+def _atx_text(line: str) -> str:
+    """An ATX heading's text before its attribute block, its closing ``#``s taken off when a
+    space comes before them or they are all there is (CommonMark's closing sequence)."""
+    closing = _CLOSING.search(line)
+    return (line[: closing.start(1)] if closing else line).strip(" \t")
+
+
+#: A markdown-it block rule, and what takes a block off the heading one of them made.
+_BlockRule = Callable[[StateBlock, int, int, bool], bool]
+_Take = Callable[[StateBlock, int, Token, Token], None]
+
+
+def heading_attributes_plugin(md: MarkdownIt) -> None:
+    """Take attribute blocks off ATX and setext headings (wrapping markdown-it's two rules)."""
+    rules = {rule.name: rule for rule in md.block.ruler.__rules__}
+    takes: tuple[tuple[str, _Take], ...] = (("heading", _take_atx), ("lheading", _take_setext))
+    for name, take in takes:
+        rule = rules[name]
+        md.block.ruler.at(name, _with_attributes(rule.fn, take), {"alt": rule.alt})
+
+
+def _with_attributes(rule: _BlockRule, take: _Take) -> _BlockRule:
+    """``rule`` (markdown-it's ``heading`` or ``lheading``), its heading's block taken off."""
+
+    def read(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        count = len(state.tokens)
+        found = bool(rule(state, start_line, end_line, silent))
+        if found and not silent and len(state.tokens) >= count + 3:
+            opening, inline = state.tokens[count], state.tokens[count + 1]
+            if opening.type == "heading_open" and inline.type == "inline":
+                take(state, start_line, opening, inline)
+        return found
+
+    return read
+
+
+def _take_atx(state: StateBlock, line: int, opening: Token, inline: Token) -> None:
+    begin = state.bMarks[line] + state.tShift[line]
+    after_marks = state.src[begin + len(opening.markup) : state.eMarks[line]]
+    text, attributes = split_attributes(after_marks)
+    if attributes is not None:
+        opening.meta["attributes"] = attributes
+        inline.content = _atx_text(text)
+
+
+def _take_setext(state: StateBlock, line: int, opening: Token, inline: Token) -> None:
+    """A setext heading's block ends its last line (pandoc's setext headings have one)."""
+    head, newline, last = inline.content.rpartition("\n")
+    text, attributes = split_attributes(last)
+    if attributes is not None:
+        opening.meta["attributes"] = attributes
+        inline.content = (head + newline + text).rstrip(" \t\n")
