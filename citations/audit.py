@@ -32,6 +32,10 @@ from citations.sidecar import (
 )
 from citations.tokens import Token, resolve_token_sids, scan
 
+#: Where a valid token stands that render's reader does not cite (``not_rendered_sids``).
+NOT_RENDERED_PLACES = (
+    "a link's URL, a formula, a link reference definition or a heading's attribute block"
+)
 
 @dataclass(frozen=True)
 class InvalidToken:
@@ -65,7 +69,8 @@ class AuditReport:
     #: front matter is metadata (a title keeps its token as written).
     in_raw_html_sids: tuple[int, ...] = field(default=())
     #: Sids of valid tokens that render's reader does not cite where they stand (inside a
-    #: link's URL, a formula or a link reference definition); known only when the audit is
+    #: link's URL, a formula, a link reference definition or a heading's attribute block:
+    #: :data:`NOT_RENDERED_PLACES`); known only when the audit is
     #: given render's citations (``cited_groups``, as :mod:`renderers.audit` gives them).
     not_rendered_sids: tuple[int, ...] = field(default=())
 
@@ -130,8 +135,8 @@ class AuditReport:
             )
         if self.not_rendered_sids:
             lines.append(
-                "Tokens render does not cite where they stand (in a link's URL, a formula or a "
-                "link reference definition): " + _join(self.not_rendered_sids)
+                f"Tokens render does not cite where they stand (in {NOT_RENDERED_PLACES}): "
+                + _join(self.not_rendered_sids)
             )
         if self.orphaned_sids:
             lines.append("Never cited: " + _join(self.orphaned_sids))

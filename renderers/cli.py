@@ -91,9 +91,9 @@ AUDIT_EXAMPLES = """[bold]Examples[/bold]
   [cyan]citerender audit answer.html --pool pool.yaml --json | jq .unknown_sids[/cyan]
 
 Exit code 0: every citation resolves and is rendered as one; 1: unknown sids, invalid tokens,
-or tokens render does not cite (in code, in raw HTML, in a link's URL, a formula or an unused
-link reference definition: [i]in_code_sids[/i], [i]in_raw_html_sids[/i],
-[i]not_rendered_sids[/i]); 2: the input or the pool cannot be read.
+or tokens render does not cite (in code, in raw HTML, in a link's URL, a formula, an unused
+link reference definition or a heading's attribute block: [i]in_code_sids[/i],
+[i]in_raw_html_sids[/i], [i]not_rendered_sids[/i]); 2: the input or the pool cannot be read.
 """
 SERVE_EXAMPLES = """[bold]Examples[/bold]
 

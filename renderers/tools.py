@@ -495,6 +495,7 @@ def _write(fmt: Format, arguments: Mapping[str, Any], out_dir: Path) -> dict[str
 
 
 def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    from citations.audit import NOT_RENDERED_PLACES
     from renderers.audit import audit
     from renderers.options import read_options
 
@@ -517,8 +518,7 @@ def _audit(arguments: Mapping[str, Any]) -> dict[str, Any]:
         for sid in data.get("in_raw_html_sids", [])
     ]
     warnings += [
-        f"sid {sid} is not cited where it stands (a link's URL, a formula or a link "
-        "reference definition)"
+        f"sid {sid} is not cited where it stands ({NOT_RENDERED_PLACES})"
         for sid in data.get("not_rendered_sids", [])
     ]
     return {
