@@ -98,10 +98,10 @@ link reference definition: [i]in_code_sids[/i], [i]in_raw_html_sids[/i],
 SERVE_EXAMPLES = """[bold]Examples[/bold]
 
   [cyan]citerender serve[/cyan]                            http://127.0.0.1:8000/ (export page)
-  [cyan]citerender serve --port 9000 --workers 2[/cyan]
   [cyan]curl -X POST localhost:8000/render -H 'content-type: application/json' \\
-       -d '{"content": "Hi [[S:1]]", "sources_pool": [{"sid": 1, "url": "https://iea.org"}], \\
+       -d '{"content": "Hi [[S:1]]", "sources_pool": [{"sid": 1, "url": "https://iea.org"}],
             "format": "pdf"}' -o report.pdf[/cyan]
+  [cyan]citerender serve --port 9000 --workers 2[/cyan]
 """
 MCP_EXAMPLES = """[bold]Examples[/bold]
 
