@@ -78,7 +78,8 @@ RENDER_EXAMPLES = """[bold]Examples[/bold]
   [cyan]citerender render report.md --pool pool.json[/cyan]             → out/report.pdf
   [cyan]citerender render report.md --pool pool.json --to pdf,docx,md --out build[/cyan]
   [cyan]citerender render docs/*.md --pool pool.json --to all -j 2[/cyan]   a batch, two processes
-  [cyan]citerender render briefing.html --pool pool.yaml --to png --dpi 150 --pages 1,3-4[/cyan]
+  [cyan]citerender render briefing.html --pool pool.yaml --to png --dpi 150[/cyan]
+  [cyan]citerender render report.md -p pool.json -t png --pages 1,3[/cyan]  → report-1.png, -2.png
   [cyan]citerender render notes.md --pool pool.json --numbering sid --strict[/cyan]
   [cyan]citerender render deck.md -p pool.json -t pptx --slide-ratio 4:3 --no-source-footer[/cyan]
 
