@@ -172,8 +172,8 @@ RUN = {
 }
 #: First line of a block → why it is not run here.
 NOT_RUN = {
-    "from openai import OpenAI": "calls the OpenAI or Perplexity API (tests/citations has "
-                                 "recorded answers)",
+    "from openai import OpenAI": "calls the OpenAI or Perplexity API (recorded answers: "
+                                 "tests/fixtures/answers)",
     "import anthropic": "calls the Anthropic API",
     "from google import genai": "calls the Gemini API",
     "from renderers import write_pdf\n\nai_message": "needs a LangChain model and chain",
