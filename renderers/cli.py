@@ -78,7 +78,8 @@ RENDER_EXAMPLES = """[bold]Examples[/bold]
   [cyan]citerender render report.md --pool pool.json[/cyan]             → out/report.pdf
   [cyan]citerender render report.md --pool pool.json --to pdf,docx,md --out build[/cyan]
   [cyan]citerender render docs/*.md --pool pool.json --to all -j 2[/cyan]   a batch, two processes
-  [cyan]citerender render briefing.html --pool pool.yaml --to png --dpi 150 --pages 1,3-4[/cyan]
+  [cyan]citerender render briefing.html --pool pool.yaml --to png --dpi 150[/cyan]
+  [cyan]citerender render report.md -p pool.json -t png --pages 1,3[/cyan]  → report-1.png, -2.png
   [cyan]citerender render notes.md --pool pool.json --numbering sid --strict[/cyan]
   [cyan]citerender render deck.md -p pool.json -t pptx --slide-ratio 4:3 --no-source-footer[/cyan]
 
@@ -98,10 +99,10 @@ link reference definition or a heading's attribute block: [i]in_code_sids[/i],
 SERVE_EXAMPLES = """[bold]Examples[/bold]
 
   [cyan]citerender serve[/cyan]                            http://127.0.0.1:8000/ (export page)
-  [cyan]citerender serve --port 9000 --workers 2[/cyan]
   [cyan]curl -X POST localhost:8000/render -H 'content-type: application/json' \\
-       -d '{"content": "Hi [[S:1]]", "sources_pool": [{"sid": 1, "url": "https://iea.org"}], \\
+       -d '{"content": "Hi [[S:1]]", "sources_pool": [{"sid": 1, "url": "https://iea.org"}],
             "format": "pdf"}' -o report.pdf[/cyan]
+  [cyan]citerender serve --port 9000 --workers 2[/cyan]
 """
 MCP_EXAMPLES = """[bold]Examples[/bold]
 

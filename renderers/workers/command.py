@@ -70,8 +70,8 @@ def worker(
                           "replaced (WeasyPrint's memory grows).")
     ] = 200,
     max_memory_per_child: Annotated[
-        int, typer.Option("--max-memory-per-child", min=64, metavar="MB",
-                          help="Resident memory after which a process is replaced.")
+        int, typer.Option("--max-memory-per-child", min=64, metavar="MIB",
+                          help="Resident memory in MiB after which a process is replaced.")
     ] = 1536,
     max_worker_memory: MaxWorkerMemory = None,
     visibility_timeout: Annotated[

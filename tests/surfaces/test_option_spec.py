@@ -8,6 +8,7 @@ import dataclasses
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -284,6 +285,20 @@ def test_the_readme_lists_every_cli_option() -> None:
         if param.offered_on("cli") and param.kind != "limits":
             assert f"`{cli_options.flags(param)[0]}" in readme, param.name
             assert f"`{param.name}`" in readme or param.owner is Limits, param.name
+
+
+def test_the_readmes_option_table_gives_each_options_formats_and_surfaces() -> None:
+    """A row's "formats" and "not offered on" columns say what the spec says."""
+    rows = {}
+    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        if found := re.fullmatch(r"\| `(\w+)` \| .* \| ([^|]+) \| ([^|]+) \|", line.strip()):
+            rows[found[1]] = (found[2].strip(), found[3].strip())
+    for param in PARAMETERS:
+        formats, not_offered = rows[param.name]
+        spec = "all" if set(param.info.formats) == set(FORMATS) else ", ".join(param.info.formats)
+        assert formats == spec, param.name
+        remote = [s for s in SURFACES if s != "cli" and not param.offered_on(s)]
+        assert (not_offered == "—") == (not remote), param.name
 
 
 @pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
