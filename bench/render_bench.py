@@ -1,6 +1,6 @@
 """PDF/PNG benchmark: a 50-page cited report (≈26,000 words, 500 citations, 120 sources).
 
-Usage: ``.venv/bin/python bench/render_bench.py [--runs 2]``
+Usage: ``.venv/bin/python bench/render_bench.py [--runs 2] [--warm-rounds 20]``
 
 Prints, measured A/B in one run (best of ``--runs``, alternating), wall-clock and CPU time
 (user + system of every thread and waited-for child) with the load average, since a shared
@@ -110,9 +110,13 @@ def rules_parsed_per_render() -> Iterator[None]:
         renderers.writers.pdf.parsed_rules = parsed_rules
 
 
-def warm_renders(render_once: Callable[[], bytes], rounds: int) -> tuple[Timing, Timing]:
+def warm_renders(
+    render_once: Callable[[], bytes], rounds: int
+) -> tuple[Timing, Timing, Timing]:
     """Median timings of ``render_once`` in a warm process with the report's stylesheets parsed
-    once and parsed per render, alternating (ABBA); both must give the same bytes."""
+    once and parsed per render, alternating (ABBA), and the median of each round's difference
+    (per render minus once: steadier than the difference of medians on a busy machine, which
+    slows both renders of a round alike); both must give the same bytes."""
     def per_render() -> bytes:
         with rules_parsed_per_render():
             return render_once()
@@ -126,7 +130,8 @@ def warm_renders(render_once: Callable[[], bytes], rounds: int) -> tuple[Timing,
         pair = [(kept, render_once), (parsed, per_render)]
         for timings, fn in pair if index % 2 == 0 else pair[::-1]:
             timings.append(timed(fn))
-    return median(kept), median(parsed)
+    saved = [Timing(p.wall - k.wall, p.cpu - k.cpu) for k, p in zip(kept, parsed, strict=True)]
+    return median(kept), median(parsed), median(saved)
 
 
 def pandoc_pdf(markdown: Path, out: Path) -> Callable[[], object]:
@@ -254,9 +259,11 @@ def main() -> None:
             (result,) = render(short, work / "o7", formats="pdf", sources_pool=short_rows)
             return result.path.read_bytes()
 
-        t_kept, t_parsed = warm_renders(short_pdf, max(1, args.warm_rounds))
+        t_kept, t_parsed, t_saved = warm_renders(short_pdf, max(1, args.warm_rounds))
         print(f"6. warm 5-page PDF, median of {args.warm_rounds}: stylesheets parsed once "
-              f"{t_kept} | per render {t_parsed} | {ratios(t_kept, t_parsed)}")
+              f"{t_kept} | per render {t_parsed} | {ratios(t_kept, t_parsed)}; saved per "
+              f"render (median of pairs) {t_saved.cpu * 1000:.1f} ms CPU = "
+              f"{100 * t_saved.cpu / t_parsed.cpu:.1f} %, {t_saved.wall * 1000:.1f} ms wall")
         print(f"after: load average {load_average()} (1/5/15 min) on {os.cpu_count()} cores")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -138,7 +138,7 @@ def _fallback_page_css(page_size: PageSize) -> CSS:
 
 #: Distinct pieces of the report's look kept parsed (:func:`parsed_rules`): report.css comes
 #: in one text per page size, CJK face and footer language, the code colours in one per set
-#: of token kinds; a parsed report.css holds about 1 MB.
+#: of token kinds. A parsed report.css holds about 190 KiB, so the cache stays under 7 MiB.
 PARSED_RULES_KEPT = 32
 
 #: What a piece parsed once for every document must not hold: rules whose parse writes into
