@@ -46,9 +46,8 @@ if engine == "typst":
     pdf = typst_pdf(rdoc, options)[0]
 else:
     from renderers.writers.html.report import print_report
-    from renderers.writers.pdf import pdf_bytes
-    report = print_report(rdoc, options)
-    pdf = pdf_bytes(report.html, options, report.images)
+    from renderers.writers.pdf import report_pdf_bytes
+    pdf = report_pdf_bytes(print_report(rdoc, options), options)
 cpu = time.process_time() - cpu
 import pypdfium2 as pdfium
 pages = len(pdfium.PdfDocument(pdf))

@@ -1,6 +1,6 @@
 """PDF/PNG benchmark: a 50-page cited report (≈26,000 words, 500 citations, 120 sources).
 
-Usage: ``.venv/bin/python bench/render_bench.py [--runs 2]``
+Usage: ``.venv/bin/python bench/render_bench.py [--runs 2] [--warm-rounds 20]``
 
 Prints, measured A/B in one run (best of ``--runs``, alternating), wall-clock and CPU time
 (user + system of every thread and waited-for child) with the load average, since a shared
@@ -9,7 +9,10 @@ machine stretches wall time but hardly CPU time:
   2. our PDF writer vs plain WeasyPrint on the same HTML (goal ≤ 1.05×);
   3. PNG of every page at 150 dpi (goal ≤ 1.5 s) and the share spent encoding;
   4. pdf+png+html+md in one call vs pdf alone (goal ≤ 1.3×);
-  5. peak memory (VmHWM) of a child process rendering the PDF (goal ≤ 250 MiB).
+  5. peak memory (VmHWM) of a child process rendering the PDF (goal ≤ 250 MiB);
+  6. a warm process rendering a 5-page report to PDF again and again, as a service worker
+     does, with the report's stylesheets parsed once (``parsed_rules``) vs parsed for every
+     render as before (medians of ``--warm-rounds`` renders each, alternating).
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,13 +38,14 @@ sys.path.insert(0, str(ROOT))
 import pypdfium2 as pdfium  # noqa: E402
 from weasyprint import HTML  # noqa: E402
 
+import renderers.writers.pdf  # noqa: E402
 from citations.pool import SourcePool  # noqa: E402
 from renderers.api import render  # noqa: E402
 from renderers.options import RenderOptions  # noqa: E402
 from renderers.readers.markdown import read_markdown  # noqa: E402
 from renderers.resolve import resolve  # noqa: E402
 from renderers.writers.html.report import render_html  # noqa: E402
-from renderers.writers.pdf import pdf_bytes  # noqa: E402
+from renderers.writers.pdf import parsed_rules, pdf_bytes  # noqa: E402
 from renderers.writers.png import ENCODE_WORKERS, encode_png, png_pages, rasterize  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -86,6 +92,46 @@ def ab(a: Callable[[], object], b: Callable[[], object], runs: int) -> tuple[Tim
 def ratios(a: Timing, b: Timing) -> str:
     """``a / b`` by wall and by CPU time."""
     return f"ratio {a.wall / b.wall:.2f}x wall, {a.cpu / b.cpu:.2f}x CPU"
+
+
+def median(timings: list[Timing]) -> Timing:
+    """The median wall and the median CPU time of ``timings``."""
+    return Timing(statistics.median(t.wall for t in timings),
+                  statistics.median(t.cpu for t in timings))
+
+
+@contextmanager
+def rules_parsed_per_render() -> Iterator[None]:
+    """Renders inside parse the report's stylesheets each time, as before they were kept."""
+    renderers.writers.pdf.parsed_rules = parsed_rules.__wrapped__  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        renderers.writers.pdf.parsed_rules = parsed_rules
+
+
+def warm_renders(
+    render_once: Callable[[], bytes], rounds: int
+) -> tuple[Timing, Timing, Timing]:
+    """Median timings of ``render_once`` in a warm process with the report's stylesheets parsed
+    once and parsed per render, alternating (ABBA), and the median of each round's difference
+    (per render minus once: steadier than the difference of medians on a busy machine, which
+    slows both renders of a round alike); both must give the same bytes."""
+    def per_render() -> bytes:
+        with rules_parsed_per_render():
+            return render_once()
+
+    expected = render_once()
+    if per_render() != expected:
+        raise RuntimeError("the PDF differs with the stylesheets parsed per render")
+    kept: list[Timing] = []
+    parsed: list[Timing] = []
+    for index in range(rounds):
+        pair = [(kept, render_once), (parsed, per_render)]
+        for timings, fn in pair if index % 2 == 0 else pair[::-1]:
+            timings.append(timed(fn))
+    saved = [Timing(p.wall - k.wall, p.cpu - k.cpu) for k, p in zip(kept, parsed, strict=True)]
+    return median(kept), median(parsed), median(saved)
 
 
 def pandoc_pdf(markdown: Path, out: Path) -> Callable[[], object]:
@@ -141,6 +187,7 @@ def child_peak_mib(content: Path, pool: Path, out: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--warm-rounds", type=int, default=20)
     args = parser.parse_args()
     runs = max(1, args.runs)
     work = Path(tempfile.mkdtemp(prefix="render-bench-"))
@@ -204,6 +251,19 @@ def main() -> None:
         # 5. peak memory of a child process rendering the PDF
         peak = child_peak_mib(work / "report.md", work / "pool.json", work / "o6")
         print(f"5. peak memory (child VmHWM) {peak:6.1f} MiB (goal <= 250 MiB)")
+
+        # 6. warm repeated renders of a 5-page report: stylesheets parsed once vs per render
+        short, short_rows = make_report(words=4_600, citations=40, sources=12), make_pool(12)
+
+        def short_pdf() -> bytes:
+            (result,) = render(short, work / "o7", formats="pdf", sources_pool=short_rows)
+            return result.path.read_bytes()
+
+        t_kept, t_parsed, t_saved = warm_renders(short_pdf, max(1, args.warm_rounds))
+        print(f"6. warm 5-page PDF, median of {args.warm_rounds}: stylesheets parsed once "
+              f"{t_kept} | per render {t_parsed} | {ratios(t_kept, t_parsed)}; saved per "
+              f"render (median of pairs) {t_saved.cpu * 1000:.1f} ms CPU = "
+              f"{100 * t_saved.cpu / t_parsed.cpu:.1f} %, {t_saved.wall * 1000:.1f} ms wall")
         print(f"after: load average {load_average()} (1/5/15 min) on {os.cpu_count()} cores")
     finally:
         shutil.rmtree(work, ignore_errors=True)

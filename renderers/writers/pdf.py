@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
@@ -135,18 +136,54 @@ def _fallback_page_css(page_size: PageSize) -> CSS:
     return CSS(string=f"@page {{ size: {page_dimensions(page_size).css} }}")
 
 
+#: Distinct pieces of the report's look kept parsed (:func:`parsed_rules`): report.css comes
+#: in one text per page size, CJK face and footer language, the code colours in one per set
+#: of token kinds. A parsed report.css holds about 190 KiB, so the cache stays under 7 MiB.
+PARSED_RULES_KEPT = 32
+
+#: What a piece parsed once for every document must not hold: rules whose parse writes into
+#: one document's own state (its font configuration, counter styles, colour profiles) or
+#: loads a resource, relative to a base URL that differs between renders.
+_DOCUMENT_BOUND = re.compile(
+    r"@(?:font-face|import|counter-style|color-profile)\b|url\(", re.IGNORECASE
+)
+_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+
+
+@lru_cache(maxsize=PARSED_RULES_KEPT)
+def parsed_rules(css: str) -> CSS:
+    """A piece of the report's look (:attr:`WrittenReport.stylesheets`) parsed once per
+    process for each distinct text: WeasyPrint parsed the report's inline ``<style>`` again
+    for every render (10 ms for report.css). Keyed by the whole text, so a page never gets
+    another page's rules; parsed without a document's fonts or base URL, which is why a
+    piece holding anything that needs them is refused (it stays in the page's ``<style>``).
+    A parsed sheet is only read while laying out, so threads may share it."""
+    bound = _DOCUMENT_BOUND.search(_COMMENT.sub("", css))
+    if bound is not None:
+        raise RuntimeError(
+            f"a stylesheet of the report's look holds {bound[0]!r}, which WeasyPrint parses "
+            "per document: it belongs in the page's own <style>"
+        )
+    return CSS(string=css)
+
+
 #: WeasyPrint measures pages in CSS pixels.
 _CSS_PX_PER_INCH = 96
 
 
-def _render_options(options: RenderOptions) -> dict[str, Any]:
-    """WeasyPrint options: fallback page size (author CSS wins), variant, tags, identifier.
+def _render_options(options: RenderOptions, rules: Sequence[str] = ()) -> dict[str, Any]:
+    """WeasyPrint options: the report's look (``rules``, parsed once: :func:`parsed_rules`)
+    or else a fallback page size (the page's own CSS wins), variant, tags, identifier.
 
-    The fallback stylesheet is left out for A4, WeasyPrint's default: every extra stylesheet
+    Handed over this way the rules are WeasyPrint's "user" stylesheets, which lose to the
+    page's own CSS whatever their specificity: a report page has none but ``style``
+    attributes, which beat the report's rules (selectors without an id) either way, and
+    its ``@font-face`` rules. The fallback stylesheet is left out for A4, WeasyPrint's
+    default, and beside the report's look, which sets its page size: every extra stylesheet
     is matched against every element of the document.
     """
-    stylesheets = []
-    if options.page_size != _DEFAULT_PAGE_SIZE:
+    stylesheets = [parsed_rules(css) for css in rules]
+    if not rules and options.page_size != _DEFAULT_PAGE_SIZE:
         stylesheets.append(_fallback_page_css(options.page_size))
     return {
         "stylesheets": stylesheets,
@@ -230,22 +267,26 @@ _SEPARATORS = str.maketrans({"\u2028": "\n", "\u2029": "\n"})
 
 
 def pdf_document(
-    html: str, options: RenderOptions, fetcher: SandboxFetcher | None = None
+    html: str, options: RenderOptions, fetcher: SandboxFetcher | None = None,
+    stylesheets: Sequence[str] = (),
 ) -> WeasyDocument:
-    """Lay out ``html`` (sandboxed fetcher, base URL inside the base directory) and set metadata."""
+    """Lay out ``html`` with ``stylesheets`` (the report's look, kept apart from its HTML:
+    :attr:`WrittenReport.stylesheets`) through a sandboxed fetcher, base URL inside the base
+    directory, and set metadata."""
     fetcher = fetcher or SandboxFetcher.for_options(options)
     # WeasyPrint's line breaking asserts on a space before U+2029 (PARAGRAPH SEPARATOR), which
     # Pango breaks at, and draws U+2028 (LINE SEPARATOR) as a missing glyph: each is laid out
     # as the line feed it stands for.
     html = html.translate(_SEPARATORS)
     parsed = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher)
+    layout = _render_options(options, stylesheets)
     with _PAGE_LIMIT.applied(options.limits.max_pages):
-        document = parsed.render(**_render_options(options))
+        document = parsed.render(**layout)
         tall_rows = _rows_split_despite_avoid(document) if "<tr" in html else []
         if tall_rows:
             for row in tall_rows:
                 row.set("style", f"{row.get('style') or ''};{_BREAKABLE_ROW}")
-            document = parsed.render(**_render_options(options))
+            document = parsed.render(**layout)
     if len(document.pages) > options.limits.max_pages:
         raise LimitError(
             f"the document lays out to {len(document.pages)} pages; the limit is "
@@ -343,13 +384,20 @@ def citation_tooltips(rdoc: ResolvedDocument) -> dict[str, str]:
 
 
 def pdf_bytes(
-    html: str, options: RenderOptions, images: Mapping[str, LoadedImage] | None = None
+    html: str, options: RenderOptions, images: Mapping[str, LoadedImage] | None = None,
+    stylesheets: Sequence[str] = (),
 ) -> bytes:
-    """The PDF of ``html`` (a print report's ``images`` served by the fetcher): A4 (or Letter),
-    title/author metadata, links, bookmarks, no dates unless ``SOURCE_DATE_EPOCH`` is set,
-    byte-identical for identical input."""
+    """The PDF of ``html`` (a print report's ``images`` served by the fetcher, its
+    ``stylesheets`` laid out with it): A4 (or Letter), title/author metadata, links,
+    bookmarks, no dates unless ``SOURCE_DATE_EPOCH`` is set, byte-identical for identical
+    input."""
     fetcher = SandboxFetcher.for_options(options, images)
-    return write_document(pdf_document(html, options, fetcher), options)
+    return write_document(pdf_document(html, options, fetcher, stylesheets), options)
+
+
+def report_pdf_bytes(report: WrittenReport, options: RenderOptions) -> bytes:
+    """The PDF of a print report (:func:`print_report`): its HTML, images and stylesheets."""
+    return pdf_bytes(report.html, options, report.images, report.stylesheets)
 
 
 #: More characters of text than any page of the report's own look holds (A4 or Letter, its
@@ -384,7 +432,7 @@ def pdf_artifact(source: WriteSource) -> Artifact:
     report = laid_out_html(source)
     fetcher = SandboxFetcher.for_options(options, report.images)
     with _authors_css_faults(source.authors_look):
-        document = pdf_document(report.html, options, fetcher)
+        document = pdf_document(report.html, options, fetcher, report.stylesheets)
         data = write_document(document, options, citation_tooltips(source.rdoc))
     return Artifact((data,), stats={"pages": len(document.pages)},
                     diagnostics=tuple(fetcher.refused))

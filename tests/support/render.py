@@ -64,10 +64,9 @@ def write_resolved(fmt: WriterFormat, rdoc: ResolvedDocument, options: RenderOpt
             return typst_pdf(rdoc, options)[0]
         case "pdf":
             from renderers.writers.html.report import print_report
-            from renderers.writers.pdf import pdf_bytes
+            from renderers.writers.pdf import report_pdf_bytes
 
-            report = print_report(rdoc, options)
-            return pdf_bytes(report.html, options, report.images)
+            return report_pdf_bytes(print_report(rdoc, options), options)
 
 
 def resolve_rows(

@@ -157,13 +157,16 @@ def test_the_pdf_draws_three_placements_of_one_image() -> None:
 
 def test_the_standalone_page_is_not_what_the_pdf_lays_out() -> None:
     """The standalone page keeps the data inline (SVG ``<use>``), which WeasyPrint would not
-    draw: the two reports differ only in the shared image's markup."""
+    draw: the two reports differ only in the shared image's markup, and in where the rules
+    are (inline, or handed to WeasyPrint apart: :attr:`WrittenReport.stylesheets`)."""
     rdoc = resolve_rows(read_markdown(THREE_REDS), POOL)
     standalone = render_html(rdoc, RenderOptions())
     printed = print_report(rdoc, RenderOptions()).html
     assert "citerender-image" not in standalone and "<use " not in printed
     once = resolve_rows(read_markdown(f"# One\n\n![red]({uri(png(RED))}) [[S:1]]\n"), POOL)
-    assert render_html(once, RenderOptions()) == print_report(once, RenderOptions()).html
+    report = print_report(once, RenderOptions())
+    rules = "</title>\n<style>\n" + "".join(report.stylesheets) + "\n</style>\n"
+    assert render_html(once, RenderOptions()) == report.html.replace("</title>\n", rules)
 
 
 def test_the_internal_scheme_loads_only_from_the_writers_table() -> None:

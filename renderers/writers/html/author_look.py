@@ -344,4 +344,4 @@ def render_html_input(
     parts += [Markup(lxml.html.tostring(c, encoding="unicode")) for c in container]
     page = render_page(body=Markup("").join(parts), title=title, options=options, rdoc=rdoc,
                        toc=toc, cite_notes=writer.cite_notes)
-    return unlink_missing_fragments(page)  # the reader kept such a link's text only
+    return unlink_missing_fragments(page.html)  # the reader kept such a link's text only

@@ -227,10 +227,24 @@ def render_html(rdoc: ResolvedDocument, options: RenderOptions) -> str:
 @dataclass(frozen=True)
 class WrittenReport:
     """A report's HTML, and for a print report the images its fetcher must serve
-    (``citerender-image:N`` → image: each image shown more than once, see :mod:`.images`)."""
+    (``citerender-image:N`` → image: each image shown more than once, see :mod:`.images`) and
+    the stylesheets the page is laid out with, which its HTML leaves out (:class:`Page`)."""
 
     html: str
     images: Mapping[str, LoadedImage]
+    stylesheets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Page:
+    """A filled page: its HTML and, when the rules were asked for apart
+    (:func:`render_page`), the pieces of the report's look it is to be laid out with, in
+    cascade order. Each piece is the same text on every page of the same look, so the PDF
+    writer parses it once per process; only the ``@font-face`` rules the page's own text
+    needs stay in its ``<style>``."""
+
+    html: str
+    stylesheets: tuple[str, ...] = ()
 
 
 def print_report(rdoc: ResolvedDocument, options: RenderOptions) -> WrittenReport:
@@ -270,7 +284,7 @@ def write_report(
     definitions = writer.images.definitions()
     if definitions:
         parts.insert(0, definitions)
-    html = render_page(
+    page = render_page(
         body=Markup("\n").join(parts),
         title=title,
         options=options,
@@ -280,10 +294,10 @@ def write_report(
         toc=toc,
         extra_css=writer.images.css() + writer.code.css(),
         math=writer.has_math,
+        rules_apart=target == "print",
     )
-    if target == "standalone":
-        html = unlink_missing_fragments(html)
-    return WrittenReport(html, writer.images.resources)
+    html = unlink_missing_fragments(page.html) if target == "standalone" else page.html
+    return WrittenReport(html, writer.images.resources, page.stylesheets)
 
 
 #: An ``id`` attribute and a link's ``href`` to a fragment, as this writer and lxml (the
@@ -348,26 +362,30 @@ def render_page(
     toc: str = "",
     extra_css: str = "",
     math: bool = False,
-) -> str:
+    rules_apart: bool = False,
+) -> Page:
     """Fill ``report.html.j2`` (page shell, CSS, title, contents, notes, Sources) around
     ``body``; ``cite_notes`` are the notes of a note style (number, body, back-reference),
     ``math`` adds the CSS formulas need, the title block's stylesheet comes with a title block,
     the contents' stylesheet follows when ``options.toc`` asks for contents, and ``extra_css``
-    (the code colours) comes last."""
+    (the code colours) comes last. All of it is inline, unless ``rules_apart``: then the
+    page's ``<style>`` holds only its ``@font-face`` rules and the rest comes back as
+    :attr:`Page.stylesheets`."""
     contents_css = stylesheet("contents.css") if options.toc else ""
     shown = _shown_text(body, toc, notes, cite_notes)
     language = language_for(rdoc, options)
     words = labels_for(language)
     block_css = stylesheet("title-block.css") if title_block(rdoc.document, options, words) else ""
-    css = (
-        code_arabic_css(shown)
-        + report_css(options.page_size, language.cjk_face(title.page_title(words) + shown),
-                     page_footer(words))
-        + block_css + (MATH_CSS if math else "") + contents_css + extra_css
-    )
+    fonts = code_arabic_css(shown)
+    rules = tuple(piece for piece in (
+        report_css(options.page_size, language.cjk_face(title.page_title(words) + shown),
+                   page_footer(words)),
+        block_css, MATH_CSS if math else "", contents_css, extra_css,
+    ) if piece)
+    css = fonts if rules_apart else fonts + "".join(rules)
     entry_writer = ReportWriter(options, rdoc, words)
     bodies = {e.anchor: entry_writer.inlines(e.formatted) for e in rdoc.entries if e.formatted}
-    return environment().get_template("report.html.j2").render(
+    html = environment().get_template("report.html.j2").render(
         generator=GENERATOR,
         usage_meta=USAGE_META,
         usage=",".join(str(sid) for sid in rdoc.usage_sids),
@@ -395,6 +413,7 @@ def render_page(
         backlink_title=words.backlink,
         note_backlink_title=words.note_backlink,
     )
+    return Page(html, rules if rules_apart else ())
 
 
 class ReportWriter:
