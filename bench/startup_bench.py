@@ -9,7 +9,8 @@ time — interleaved with as many instrumented runs that split the CPU into phas
 
   start+exit   the interpreter's start-up and shutdown (outside the CLI's code)
   imports      every import, wherever it happens (the CLI's own and those on the render path)
-  typer        click's commands built from the functions' signatures (typer.main.get_command)
+  typer        click's commands built from the functions' signatures (typer's get_command or
+               get_group)
   read         decoding, the pool, the markdown reader (renderers.pipeline.read_document)
   resolve      the citation pass (renderers.pipeline._resolved)
   markup       the Typst markup (renderers.writers.typst.markup.typst_source)
@@ -72,17 +73,18 @@ def phase(name, fn):
     return timed
 
 PATCHES = {  # module: [(object path, phase)] — patched once the module is imported
-    "typer.main": [("get_command", "typer")],
+    "typer.main": [("get_command", "typer"), ("get_group", "typer")],
     "renderers.pipeline": [("read_document", "read"), ("_resolved", "resolve")],
     "renderers.writers.typst.writer": [("typst_source", "markup")],
-    "renderers.cli": [("report_outcomes", "report")],
+    "renderers.cli": [("report_outcomes", "report"), ("get_group", "typer")],
 }
 
 def patch():
     for name in [n for n in PATCHES if n in sys.modules]:
         module = sys.modules[name]
         for attr, label in PATCHES.pop(name):
-            setattr(module, attr, phase(label, getattr(module, attr)))
+            if hasattr(module, attr):  # an older CLI may call typer otherwise
+                setattr(module, attr, phase(label, getattr(module, attr)))
     if "typst" in sys.modules and "typst" not in done:
         done.add("typst")
         typst, real = sys.modules["typst"], sys.modules["typst"].Compiler
