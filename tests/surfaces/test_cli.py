@@ -553,13 +553,17 @@ def test_serve_refuses_in_one_line_before_any_worker_starts(
 
 def test_importing_the_cli_leaves_the_collector_as_it_was() -> None:
     """The CLI tunes the collector only while a render runs (batch_gc): a program that
-    imports it keeps its own thresholds."""
-    code = (
+    imports it keeps its own thresholds, its collector on or off, and what it froze frozen
+    (the import pauses collection and moves what it loaded to the oldest generation)."""
+    for code in (
         "import gc; gc.set_threshold(700, 10, 10); import renderers.cli; "
-        "assert gc.get_threshold() == (700, 10, 10), gc.get_threshold()"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=120,
-                   cwd=Path(__file__).resolve().parents[2])
+        "assert gc.get_threshold() == (700, 10, 10), gc.get_threshold(); "
+        "assert gc.isenabled() and gc.get_freeze_count() == 0",
+        "import gc; gc.disable(); import renderers.cli; assert not gc.isenabled()",
+        "import gc; gc.freeze(); import renderers.cli; assert gc.get_freeze_count() > 0",
+    ):
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                       timeout=120, cwd=Path(__file__).resolve().parents[2])
 
 
 def test_only_the_command_that_runs_is_built() -> None:
