@@ -49,6 +49,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/render_bench.py
 	$(BIN)/python bench/cite_run_bench.py
 	$(BIN)/python bench/typst_bench.py
+	$(BIN)/python bench/startup_bench.py
 	$(BIN)/python bench/typst_bounds_bench.py
 	$(BIN)/python bench/docx_bench.py
 	$(BIN)/python bench/pptx_bench.py

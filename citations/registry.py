@@ -11,7 +11,7 @@ is. Rules:
 - A duplicate with richer metadata fills the existing row's *missing* fields (a title, a date, a
   snippet, unknown extras); it never overwrites one, and its sid stays.
 - Writers in many processes lose nothing: each registration reads, merges and replaces the file
-  under an exclusive lock (``POOL.lock``, :mod:`filelock`) with
+  under an exclusive lock (``POOL.lock``, :mod:`citations.locking`) with
   :func:`citations.atomic.write_atomic` — the same discipline as ``sources_used.json``. A
   process keeps the parsed file between registrations and re-reads it only when it changed.
 - Optional near-duplicate detection (:mod:`citations.neardup`): a new source whose text is
@@ -31,12 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from filelock import FileLock, Timeout
-
 from citations import json_keys
 from citations.atomic import write_atomic
 from citations.errors import PoolError, RegistryError
 from citations.grammar import SID_RANGE, sid_in_range
+from citations.locking import LockTimeout, exclusive_lock
 from citations.model import CANONICAL_FIELDS, Source
 from citations.neardup import SimHashIndex, simhash
 from citations.pool import SourcePool, _with_sid, dedupe_key, parse_sid, source_from_row
@@ -222,13 +221,12 @@ class SourceRegistry:
         items = list(rows)
         with self._mutex:
             try:
-                lock = FileLock(str(self.lock_path), timeout=self.lock_timeout)
-                with lock.acquire(poll_interval=0.002):
+                with exclusive_lock(self.lock_path, self.lock_timeout):
                     state = self._current()
                     result = self._merge(state, items)
                     if result.added or result.enriched:
                         self._write(state)
-            except Timeout as exc:
+            except LockTimeout as exc:
                 raise RegistryError(
                     f"{self.lock_path}: lock not acquired within {self.lock_timeout:.0f} s"
                 ) from exc

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from citations.atomic import remove_stale_temps, write_atomic
 from citations.errors import StoreError
+from citations.locking import LockTimeout, exclusive_lock
 
 STORE_NAME = "sources_used.json"
 LOCK_SUFFIX = ".lock"
@@ -316,8 +315,7 @@ class SourcesUsedStore:
         warnings = self.check()
         remove_stale_temps(self.out_dir)
         try:
-            lock = FileLock(str(self.lock_path), timeout=LOCK_TIMEOUT)
-            with lock.acquire(poll_interval=0.002):
+            with exclusive_lock(self.lock_path, LOCK_TIMEOUT):
                 records, problem = self._load()
                 if problem:
                     aside = self._move_aside()
@@ -338,7 +336,7 @@ class SourcesUsedStore:
                     merged[rec.filename] = rec
                 self._write_atomic(dump_records(merged.values()).encode("utf-8"))
                 self._delete_artifacts(retired)
-        except Timeout as exc:
+        except LockTimeout as exc:
             raise StoreError(
                 f"{self.lock_path}: lock not acquired within {LOCK_TIMEOUT:.0f} s"
             ) from exc

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -552,10 +553,72 @@ def test_serve_refuses_in_one_line_before_any_worker_starts(
 
 def test_importing_the_cli_leaves_the_collector_as_it_was() -> None:
     """The CLI tunes the collector only while a render runs (batch_gc): a program that
-    imports it keeps its own thresholds."""
-    code = (
+    imports it keeps its own thresholds, its collector on or off, and what it froze frozen
+    (the import pauses collection and moves what it loaded to the oldest generation)."""
+    for code in (
         "import gc; gc.set_threshold(700, 10, 10); import renderers.cli; "
-        "assert gc.get_threshold() == (700, 10, 10), gc.get_threshold()"
+        "assert gc.get_threshold() == (700, 10, 10), gc.get_threshold(); "
+        "assert gc.isenabled() and gc.get_freeze_count() == 0",
+        "import gc; gc.disable(); import renderers.cli; assert not gc.isenabled()",
+        "import gc; gc.freeze(); import renderers.cli; assert gc.get_freeze_count() > 0",
+    ):
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                       timeout=120, cwd=Path(__file__).resolve().parents[2])
+
+
+def test_only_the_command_that_runs_is_built() -> None:
+    """``main`` hands typer an app holding just the command its arguments name (typer builds a
+    click command of every registered function before parsing); anything else gets the whole
+    app, whose help and suggestions list every command. ``app`` itself is left whole."""
+    names = [cli._command_name(info) for info in cli.app.registered_commands]
+    for name in names:
+        only = cli.command_only([name, "--help"])
+        assert only is not None
+        assert [cli._command_name(info) for info in only.registered_commands] == [name]
+        assert only.registered_groups == []
+    pool = cli.command_only(["pool", "add", "x.json"])
+    assert pool is not None and pool.registered_commands == []
+    assert [group.name for group in pool.registered_groups] == ["pool"]
+    for args in ([], ["--help"], ["rendr"], ["--bogus", "render"]):
+        assert cli.command_only(args) is None
+    assert [cli._command_name(info) for info in cli.app.registered_commands] == names
+    assert "render" in names and "audit" in names and len(names) >= 5
+
+
+def test_a_command_built_alone_parses_and_fails_as_in_the_whole_app(tmp_path: Path) -> None:
+    """Usage errors keep the group's one-line form and exit code; help names the full path."""
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["render", str(tmp_path / "x.md"), "--bogus"])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["pool", "bogus"])
+    assert exit_info.value.code == 2
+
+
+@pytest.mark.slow
+def test_a_typst_pdf_render_imports_no_other_engine_or_surface(tmp_path: Path) -> None:
+    """A ``render --to pdf --pdf-engine typst`` process loads neither WeasyPrint nor the DOCX
+    and PPTX libraries, the service, the MCP server, the workers nor filelock (flock is
+    taken by :mod:`citations.locking`): each would cost the CLI's start-up time for nothing."""
+    (tmp_path / "note.md").write_text("A note.[[S:1]]\n", encoding="utf-8")
+    (tmp_path / "note.pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(*sorted(sys.modules), file=sys.stderr))\n"
+        "from renderers.cli import main\n"
+        "main()\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=120,
-                   cwd=Path(__file__).resolve().parents[2])
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "render", "note.md", "--to", "pdf", "--pdf-engine",
+         "typst", "--out", "out"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "note.pdf").read_bytes().startswith(b"%PDF-")
+    loaded = set(proc.stderr.split())
+    assert "typst" in loaded and "renderers.writers.typst.writer" in loaded
+    avoided = ("weasyprint", "docx", "pptx", "filelock", "starlette", "uvicorn", "mcp",
+               "celery", "renderers.service", "renderers.mcp_server", "renderers.writers.pdf",
+               "renderers.workers.execute")
+    assert sorted(m for m in loaded if any(m == a or m.startswith(a + ".") for a in avoided)) == []
