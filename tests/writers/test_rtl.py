@@ -339,18 +339,27 @@ def test_long_inline_code_in_a_right_to_left_paragraph_reads_left_to_right_with_
     assert code in "".join(line[2] for line in lines), lines
 
 
-def test_only_a_document_with_right_to_left_text_gets_isolated_long_words() -> None:
-    """A document with no right-to-left character is written without the left-to-right
-    isolate marks, which no line of it needs (and which once reached the PDF's text)."""
+#: A word too long for a line (renderers.text.LONG_WORD): Typst may break it anywhere.
+LONG_LATIN = "Internationalisationsbestrebungenxyz"
+
+
+def test_only_a_document_with_right_to_left_text_breaks_long_words_at_zero_width_spaces() -> None:
+    """A document with right-to-left text breaks a long word at zero-width spaces, which the
+    bidi algorithm does not see; one without keeps the rows of boxes it always had (its PDF
+    as it was). Neither holds a long word or an address between isolate marks."""
     from renderers.writers.typst.markup import typst_source
 
     def source(text: str) -> str:
         rdoc = resolve(read_markdown(text), SourcePool.from_rows(POOL))
         return typst_source(rdoc, RenderOptions()).text
 
-    assert "\\u{2066}" not in source(f"Read {LONG_URL} now.[[S:1]]\n")
-    assert "\\u{2066}" in source(f"Read {LONG_URL} now.[[S:2]]\n")  # an Arabic title cited
-    assert "\\u{2066}" in source(f"קרא {LONG_URL} עכשיו.\n")
+    english = source(f"Read {LONG_URL} and {LONG_LATIN} now.[[S:1]]\n")
+    assert "\\u{200b}" not in english and '#box[#"Internationa";];' in english
+    for text in (f"Read {LONG_URL} and {LONG_LATIN} now.[[S:2]]\n",  # an Arabic title cited
+                 f"קרא {LONG_URL} ו {LONG_LATIN} עכשיו.\n"):
+        written = source(text)
+        assert '#"Internationa";#text(size: 1em, "\\u{200b}");#"lisationsbes";' in written
+        assert "\\u{2066}" not in written and "#box[" not in written
 
 
 #: One Latin entry with a domain and a date, one Arabic, one bare: in an Arabic report each
@@ -661,18 +670,20 @@ def test_the_copied_text_of_a_right_to_left_report_holds_no_isolate_mark(engine:
     set by Typst (shaped with the back-link's space, the mark became part of that space's
     ActualText), and the marks around a long address in a Hebrew line; pdfium showed none.
     Neither reader copies one now, from a long Latin title either (held by isolate marks, too
-    long for a box); the entries and the address read as before."""
+    long for a box), nor a long word's zero-width spaces; the entries, the address and the
+    word read as before."""
     pool = [*QUESTION_POOL, {"sid": 5, "title": LONG_QUESTION, "url": "https://example.com/w"}]
     report = (ARABIC_ENTRIES.replace("[[S:4]]", "[[S:4]][[S:5]]")
-              + f"\nזוהי פסקה עם כתובת ארוכה מאוד {LONG_URL} ועוד מילים.\n")
-    marks = {*ISOLATES.values(), POP_ISOLATE}
+              + f"\nזוהי פסקה עם כתובת ארוכה מאוד {LONG_URL} ועוד מילים.\n"
+              + f"\nזוהי פסקה עם מילה ארוכה {LONG_LATIN} ועוד.\n")
+    marks = {*ISOLATES.values(), POP_ISOLATE, "\u200b"}  # nor a long word's break
     for options in ({"csl": "chicago-author-date"}, {}):
         pdf = entries(report, "pdf", pool, pdf_engine=engine, **options)
         poppler = subprocess.run(["pdftotext", "-", "-"], input=pdf, check=True,
                                  capture_output=True).stdout.decode()
         for reader, text in (("poppler", poppler), ("pdfium", pdf_text(pdf))):
             assert not marks & set(text), (reader, options, text)
-            assert LONG_URL in text, (reader, options, text)
+            assert LONG_URL in text and LONG_LATIN in text, (reader, options, text)
         if not options:
             assert LONG_QUESTION in poppler, poppler
         else:
@@ -1096,6 +1107,14 @@ MARKED_RUNS = {
     "نص English[[S:1]] **more, نص** نص": "صنصن,English1moreصن",
     "نص `code` more[[S:1]] نص": "صنcodemore1صن",
     "نص English[[S:1]] 2024 نص Other[[S:2]] نص": "صنOther2صنEnglish12024صن",
+    # long words, which Typst may break anywhere (renderers.writers.typst.escape)
+    f"نص {LONG_LATIN}[[S:1]] نص": f"صن{LONG_LATIN}1صن",
+    f"نص {LONG_LATIN}[[S:1]]. نص": f"صن.{LONG_LATIN}1صن",
+    f"نص *{LONG_LATIN}*[[S:1]] 2024 نص": f"صن{LONG_LATIN}12024صن",
+    f"نص [{LONG_LATIN}](https://example.org/x)[[S:1]] نص": f"صن{LONG_LATIN}1صن",
+    f"نص `{LONG_LATIN}`[[S:1]] نص": f"صن{LONG_LATIN}1صن",
+    f"נוסח {LONG_URL}[[S:1]] נוסח": f"חסונ{LONG_URL}1חסונ",
+    f"نص {LONG_LATIN}. نص": f"صن.{LONG_LATIN}صن",
 }
 MARKED_POOL = SourcePool.from_rows([
     {"sid": 1, "title": "A source", "url": "https://example.org/a"},
@@ -1180,11 +1199,30 @@ def test_html_cuts_a_text_or_an_emphasis_where_a_held_run_starts_or_ends() -> No
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_pdf_sets_marks_after_left_to_right_text_in_a_right_to_left_line(engine: str) -> None:
     """Typst followed the bidi algorithm; WeasyPrint set "²" left of "中文摘要" in an Arabic
-    line. Both now set each line as Chromium does (:data:`MARKED_RUNS`)."""
+    line, and Typst a long word's mark at its left and its full stop at its right (the word's
+    boxes, isolated, were one neutral object). Both now set each line as Chromium does
+    (:data:`MARKED_RUNS`)."""
     for line, expected in MARKED_RUNS.items():
         shown = [squeezed(text) for _, _, text in pdf_lines(marked("pdf", line,
                                                                    pdf_engine=engine))]
         assert expected in shown, (engine, line, shown)
+
+
+@pytest.mark.parametrize("form", ["{}", "*{}*", "`{}`", "[{}](https://example.org/x)"])
+def test_typst_wraps_a_long_word_in_a_right_to_left_paragraph_inside_the_page(form: str) -> None:
+    """A word of 300 letters in an Arabic paragraph still breaks anywhere (its pieces are
+    text between zero-width spaces there, no longer boxes): every line stays between the
+    margins, and the word reads whole and in order over its lines, its mark after it."""
+    word = "".join(chr(ord("a") + n % 26) for n in range(300))
+    line = f"هذه فقرة عربية {form.format(word)}[[S:1]] ثم تستمر بعده."
+    lines = pdf_lines(marked("pdf", line, pdf_engine="typst"))
+    margin = 56.7
+    for left, right, text in lines:  # an italic glyph's box leans a little past its advance
+        assert left > margin - 1 and right < A4_WIDTH - margin + 2, (left, right, text)
+    latin = ["".join(c for c in squeezed(text) if c.isascii() and c.isalnum())
+             for _, _, text in lines]
+    pieces = [piece for piece in latin if len(piece) > 10 and piece in word + "1"]
+    assert len(pieces) >= 4 and "".join(pieces) == word + "1", latin
 
 
 #: Lines whose mark follows a left-to-right run that goes on past it or crosses an element,
@@ -1196,6 +1234,9 @@ MARKED_WORDS = {
     "نص [English](https://example.org/x)[[S:1]] نص": "h",
     "נוסח *more English*[[S:1]] 2024 נוסח": "h",
     "نص **نص English**[[S:1]] نص": "h",
+    "نص Internationalisationsbestrebungenenglish[[S:1]] نص": "h",
+    "نص *Internationalisationsbestrebungenenglish*[[S:1]] 2024 نص": "h",
+    "نص [Internationalisationsbestrebungenenglish](https://example.org/x)[[S:1]] نص": "h",
 }
 
 

@@ -361,12 +361,12 @@ def test_a_column_of_in_line_citations_is_sized_by_their_text() -> None:
 
 
 def test_a_long_inline_code_span_is_shaded_without_padding_between_its_pieces() -> None:
-    assert code_span("short_name()", isolate=False) == '#code-span([#"short_name()";]);'
-    long = code_span("a_long_identifier_" * 3, isolate=False)
+    assert code_span("short_name()", bidi=False) == '#code-span([#"short_name()";]);'
+    long = code_span("a_long_identifier_" * 3, bidi=False)
     assert long.endswith(", breakable: true);") and "#box[" in long
-    isolated = code_span("a_long_identifier_" * 3, isolate=True)  # a document with RTL text
-    assert isolated.startswith(
-        '#code-span([#text(fill: black, "\\u{2066}");#box(text(dir: ltr, ')
+    spaced = code_span("a_long_identifier_" * 3, bidi=True)  # a document with RTL text
+    assert spaced.startswith('#code-span([#"a_";#text(size: 1em, "\\u{200b}");#"long_";')
+    assert spaced.endswith(", breakable: true);") and "#box[" not in spaced
 
 
 def test_the_page_count_is_read_from_the_page_tree() -> None:

@@ -11,7 +11,10 @@ whatever the writer puts after it can never continue it (``.field``, ``(args)`` 
 
 Words too long for a line get break opportunities the way CSS ``overflow-wrap: anywhere``
 gives them: the word is set as a row of boxes (Typst breaks between boxes), which adds no
-character to the PDF's text. A URL is left to Typst, which breaks it itself (``linebreak_link``
+character to the PDF's text. In a document with right-to-left text the pieces are text with a
+zero-width space between them instead (:data:`_PIECE_BREAK`): the bidi algorithm sees a box as
+a neutral object, a zero-width space not at all, so there the word reads as its letters do, as
+in WeasyPrint and browsers. A URL is left to Typst, which breaks it itself (``linebreak_link``
 in typst-layout: after ``://``, between punctuation marks, anywhere in a run of 16 or more):
 one text item, so a link showing its own address gets one PDF annotation per line, where a row
 of boxes gave one per box (Typst annotates each item of a link's text). Emoji are set in the
@@ -40,12 +43,9 @@ _NAMED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _WHITE_SPACE = re.compile(r"[ \t\n\r\f]+")
 #: Scripts whose long runs have no break opportunity of their own (CJK, Thai … already do).
 _UNBREAKABLE = re.compile(r"[\x21-\u02ff\u0370-\u052f]+")
-#: A boxed run is left to right (:data:`_UNBREAKABLE` holds left-to-right scripts only), but
-#: in a right-to-left line the bidi algorithm sees each box as a neutral object and ordered
-#: the boxes of ``https://example.co.il/reports`` right to left ("reports/il.co.example//:https").
-#: In a document with right-to-left text the row is isolated left to right (LRI … PDI) and each
-#: box is laid out left to right inside. A document without right-to-left text, where no line
-#: can reorder the boxes, goes without (its PDF stays as it was before the marks).
+#: Isolate marks (LRI or RLI … PDI) around a part of a line that must read in its own
+#: direction and may wrap (:func:`isolated`): a Sources entry's part or a citation too long for
+#: a box.
 #:
 #: Each mark is a text of its own style (a fill, which a mark without a glyph never shows), so
 #: that Typst shapes it alone. Shaped with its neighbour at the line's level (the space before
@@ -57,7 +57,6 @@ _MARK_MARKUP = '#text(fill: black, "\\u{{{:04x}}}");'
 _ISOLATE_MARKUP: dict[Direction, str] = {
     direction: _MARK_MARKUP.format(ord(mark)) for direction, mark in ISOLATES.items()
 }
-_LEFT_TO_RIGHT_ISOLATE = _ISOLATE_MARKUP["ltr"]
 _POP_ISOLATE = _MARK_MARKUP.format(ord(POP_ISOLATE))
 #: Where a long word may break: after these (a soft hyphen too), or every ``_PIECE`` characters.
 _BREAK_AFTER = re.compile(r"(?<=[/.\-_?&=,;:#@+~|\\\u00ad])")
@@ -72,6 +71,16 @@ _SOFT_HYPHEN_MARKUP = '#text(size: 1em, "\\u{ad}");'
 #: After a box of a long word, a word joiner keeps the break at the soft hyphen's end, where
 #: the hyphen is drawn (a box allows a break on either side).
 _BOXED_SOFT_HYPHEN = "#sym.wj;" + _SOFT_HYPHEN_MARKUP
+#: Between the pieces of a long word in a document with right-to-left text: a zero-width space,
+#: a break opportunity (UAX #14, ZW) that the bidi algorithm does not see (a boundary neutral,
+#: UAX #9 X9), so the word, its final full stop and a mark after it stand where they stand in
+#: WeasyPrint and browsers. A row of boxes was a row of neutral objects: the boxes of
+#: ``https://example.co.il/reports`` were set right to left, and held left to right between
+#: isolate marks the row was one neutral object, which put a mark after the word at its left
+#: and a full stop at its right. Shaped alone, as a soft hyphen is (:data:`SOFT_HYPHEN`), it
+#: leaves no glyph and no text: the word is found whole in the PDF's text. A document without
+#: right-to-left text, where no line reorders boxes, keeps them (its PDF stays as it was).
+_PIECE_BREAK = '#text(size: 1em, "\\u{200b}");'
 _PIECE = 12
 #: A URL whose address Typst breaks itself: a scheme, ``://``, then what Typst's ``link_prefix``
 #: takes (ASCII letters, digits and URL punctuation, brackets balanced), without the trailing
@@ -188,34 +197,29 @@ def isolated(markup: str, direction: Direction) -> str:
     return _ISOLATE_MARKUP[direction] + markup + _POP_ISOLATE
 
 
-def _url_markup(url: str, isolate: bool) -> str:
-    """A URL Typst breaks itself, as one string (one text item); a left-to-right isolate
-    when ``isolate`` (its characters stay in order in a right-to-left line)."""
-    if isolate:
-        return isolated(text_expr(url), "ltr")
-    return text_expr(url)
-
-
-def _boxed_run(segment: str, isolate: bool) -> str:
-    """A run of :data:`_UNBREAKABLE` characters: as it is when short, else as boxes."""
+def _breakable_run(segment: str, bidi: bool) -> str:
+    """A run of :data:`_UNBREAKABLE` characters: as it is when short, else cut into pieces
+    (:func:`_word_parts`) Typst may break between: boxes, or in a document with right-to-left
+    text (``bidi``) text with a zero-width space between pieces (:data:`_PIECE_BREAK`)."""
     if len(segment) < LONG_WORD:
         return _plain(segment)
+    pieces = _word_parts(segment)
+    if bidi:  # a soft hyphen at a piece's end is a break opportunity already
+        return "".join(_plain(piece) + ("" if piece.endswith(SOFT_HYPHEN) else _PIECE_BREAK)
+                       for piece in pieces[:-1]) + _plain(pieces[-1])
     out = []
-    for piece in _word_parts(segment):
+    for piece in pieces:
         shown = piece.replace(SOFT_HYPHEN, "")
         if shown:
-            out.append(f"#box(text(dir: ltr, {string_literal(shown)}));" if isolate
-                       else f"#box[{text_expr(shown)}];")
+            out.append(f"#box[{text_expr(shown)}];")
         if piece.endswith(SOFT_HYPHEN):
             out.append(_BOXED_SOFT_HYPHEN)
-    boxes = "".join(out)
-    return isolated(boxes, "ltr") if isolate else boxes
+    return "".join(out)
 
 
-def _breakable_word(word: str, isolate: bool) -> str:
-    """A long word as boxes Typst may break between (CJK and other runs stay as they are,
-    URLs are left to Typst: :func:`typst_url`); ``isolate``: each row of boxes, and each URL,
-    is a left-to-right isolate (:data:`_LEFT_TO_RIGHT_ISOLATE`)."""
+def _breakable_word(word: str, bidi: bool) -> str:
+    """A long word with break opportunities (:func:`_breakable_run`; CJK and other runs stay
+    as they are, URLs are left to Typst: :func:`typst_url`)."""
     out: list[str] = []
     last = 0
     for run in _UNBREAKABLE.finditer(word):
@@ -223,41 +227,41 @@ def _breakable_word(word: str, isolate: bool) -> str:
             out.append(_plain(word[last : run.start()]))
         segment = run.group(0)
         while (url := typst_url(segment)) is not None:
-            out.append(_boxed_run(segment[: url[0]], isolate))
-            out.append(_url_markup(segment[url[0] : url[1]], isolate))
+            out.append(_breakable_run(segment[: url[0]], bidi))
+            out.append(text_expr(segment[url[0] : url[1]]))
             segment = segment[url[1] :]
-        out.append(_boxed_run(segment, isolate))
+        out.append(_breakable_run(segment, bidi))
         last = run.end()
     if last < len(word):
         out.append(_plain(word[last:]))
     return "".join(out)
 
 
-def text_markup(text: str, *, collapse: bool = True, isolate: bool = False) -> str:
+def text_markup(text: str, *, collapse: bool = True, bidi: bool = False) -> str:
     """Markup showing ``text`` as plain text; long words may break anywhere, emoji are emoji.
 
-    ``collapse`` folds white space as HTML does (code keeps it: pass False); ``isolate``: the
-    text is in a document with right-to-left text (:data:`_LEFT_TO_RIGHT_ISOLATE`).
+    ``collapse`` folds white space as HTML does (code keeps it: pass False); ``bidi``: the
+    text is in a document with right-to-left text (:data:`_PIECE_BREAK`).
     """
     if collapse:
         text = collapse_white_space(text)
     if text.isascii():  # most text: no emoji (each has a character beyond ASCII)
-        return _words(text, isolate)
+        return _words(text, bidi)
     out: list[str] = []
     last = 0
     for emoji in _EMOJI.finditer(text):
-        out.append(_words(text[last : emoji.start()], isolate))
+        out.append(_words(text[last : emoji.start()], bidi))
         out.append(f"#emoji-text({string_literal(emoji.group(0))});")
         last = emoji.end()
-    out.append(_words(text[last:], isolate))
+    out.append(_words(text[last:], bidi))
     return "".join(out)
 
 
-def _words(text: str, isolate: bool) -> str:
-    """Markup for text without emoji: long words as breakable boxes."""
+def _words(text: str, bidi: bool) -> str:
+    """Markup for text without emoji: long words breakable (:func:`_breakable_word`)."""
     if not has_long_word(text):
         return _plain(text)
-    return "".join(_breakable_word(piece, isolate) if long else _plain(piece)
+    return "".join(_breakable_word(piece, bidi) if long else _plain(piece)
                    for piece, long in split_long_words(text))
 
 

@@ -314,7 +314,7 @@ class _Markup:
         self.placed_anchors: set[str] = set()  # a repeated anchor labels its first place only
         self._collect_labels()
         self.direction: Direction = "ltr"  # inherited by the block being written
-        #: Whether long words are set as left-to-right isolates (renderers.writers.typst.escape)
+        #: Whether the document has right-to-left text (how long words break: typst.escape)
         self.bidi = has_right_to_left(document_text(rdoc.document)) or any(
             has_right_to_left(plain_text(e.formatted) if e.formatted else e.title)
             for e in rdoc.entries)
@@ -417,7 +417,7 @@ class _Markup:
     def displayed(self, children: tuple[Inline, ...]) -> str:
         """Inlines with displayed formulas among them, each spaced by what it meets."""
         return "".join(
-            math_markup(part.node, self.root, isolate=self.bidi, sides=(part.above, part.below))
+            math_markup(part.node, self.root, bidi=self.bidi, sides=(part.above, part.below))
             if isinstance(part, Displayed) else self.inlines(part)
             for part in displayed_runs(children))
 
@@ -646,7 +646,7 @@ class _Markup:
     def inline(self, node: Inline) -> str:
         match node:
             case Text(text) | RawInline(text):
-                return text_markup(text, isolate=self.bidi)
+                return text_markup(text, bidi=self.bidi)
             case Anchor(ident):
                 return self.place(ident)
             case Emph(children):
@@ -661,7 +661,7 @@ class _Markup:
                     function = ""  # only an abbreviation with an expansion is underlined
                 return self.styled(function, children)
             case Code(text):
-                return code_span(text, isolate=self.bidi)
+                return code_span(text, bidi=self.bidi)
             case Link(url, children, _):
                 return self.link(url, children)
             case Image():
@@ -675,7 +675,7 @@ class _Markup:
             case Cite():
                 return self.cite(node)
             case Math():
-                return math_markup(node, self.root, isolate=self.bidi)
+                return math_markup(node, self.root, bidi=self.bidi)
             case CrossRef():
                 return crossref_markup(node, self.labels, self.to_label, self.words)
             case _:
@@ -939,4 +939,4 @@ class _Markup:
     def source_entry(self, entry: SourceEntry) -> str:
         """One Sources entry; the label its back-link leads to is recorded as a link target."""
         self.record_target(entry.backlink)
-        return source_entry(entry_parts(entry), self.inlines(entry.formatted), isolate=self.bidi)
+        return source_entry(entry_parts(entry), self.inlines(entry.formatted), bidi=self.bidi)

@@ -98,18 +98,18 @@ _WHITE = " \t\n\r\f"
 
 
 def math_markup(
-    node: Math, root: RootFiles, *, isolate: bool,
+    node: Math, root: RootFiles, *, bidi: bool,
     sides: tuple[DisplaySide, DisplaySide] = ("line", "line"),
 ) -> str:
     """A formula as its picture (a block of its own when displayed), or its TeX as code
-    (``isolate``: see :func:`~.parts.code_span`); ``sides``: what a displayed formula meets
+    (``bidi``: see :func:`~.parts.code_span`); ``sides``: what a displayed formula meets
     above and below it (:func:`displayed_runs`)."""
     from renderers.math import MathError, parse_tex  # imported by a document's first formula
 
     try:
         formula = parse_tex(node.tex, node.display)
     except MathError:
-        return code_span(node.tex, isolate=isolate)
+        return code_span(node.tex, bidi=bidi)
     from renderers.math.svg import draw_formula  # its MathML step imports xml.sax and urllib
 
     drawn = draw_formula(formula)

@@ -72,16 +72,16 @@ def section_title(text: str) -> str:
     return content(markup)
 
 
-def code_span(text: str, *, isolate: bool) -> str:
+def code_span(text: str, *, bidi: bool) -> str:
     """Inline code: its text on the shade, padded at both ends.
 
-    A long word in it is a row of boxes, and Typst shades each box's text separately; padding
-    each one would lay its shade over the last glyph of the box before. Such a span is shaded
-    without padding (``breakable``). ``isolate``: as for :func:`~.escape.text_markup` (a
+    A long word in it is a row of boxes or text items, and Typst shades each one apart; padding
+    each one would lay its shade over the last glyph of the one before. Such a span is shaded
+    without padding (``breakable``). ``bidi``: as for :func:`~.escape.text_markup` (a
     document with right-to-left text).
     """
     flags = ["breakable: true"] if has_long_word(text) else []
-    return call("code-span", content(text_markup(text, isolate=isolate)), *flags)
+    return call("code-span", content(text_markup(text, bidi=bidi)), *flags)
 
 
 def optional(markup: str) -> str:
@@ -151,7 +151,7 @@ def note_fields(anchor: str, marker: str, body: str, backlink: str, direction: s
 BOXED_PART = 60
 
 
-def _part(text: str, entry: EntryParts, *, isolate: bool) -> str:
+def _part(text: str, entry: EntryParts, *, bidi: bool) -> str:
     """The markup of one part of an entry (its title, domain or date). In a right-to-left entry
     each part reads in its own direction (:meth:`~renderers.writers.common.EntryParts.
     part_direction`), apart from the others, as the HTML's ``dir`` on each part has WeasyPrint
@@ -159,7 +159,7 @@ def _part(text: str, entry: EntryParts, *, isolate: bool) -> str:
     stays at its end, where Typst, the title being text of the right-to-left line, moved it to
     the title's start. Each part is :func:`held` in its direction, so the separators around
     it take the entry's."""
-    markup = text_markup(text, isolate=isolate)
+    markup = text_markup(text, bidi=bidi)
     if not entry.rtl:
         return markup
     return held(markup, text, entry.part_direction(text))
@@ -176,20 +176,20 @@ def held(markup: str, text: str, direction: Direction) -> str:
     return f"#directed({direction}, box[{markup}]);"
 
 
-def source_entry(entry: EntryParts, formatted: str, *, isolate: bool) -> str:
+def source_entry(entry: EntryParts, formatted: str, *, bidi: bool) -> str:
     """One Sources entry as a Typst dictionary (``source-entry`` in the template lays it out);
     ``formatted`` is the markup of a CSL-styled entry ("" for the default look), held in its
-    own direction when it is not the list's; ``isolate``: as for :func:`~.escape.text_markup`."""
+    own direction when it is not the list's; ``bidi``: as for :func:`~.escape.text_markup`."""
     if formatted and (own := entry.formatted_direction) is not None:
         formatted = isolated(formatted, own)  # may wrap, so not a box
     details = array(
-        f"({string_literal(d.separator)}, [{_part(d.text, entry, isolate=isolate)}])"
+        f"({string_literal(d.separator)}, [{_part(d.text, entry, bidi=bidi)}])"
         for d in entry.details
     )
     fields = {
         "number": str(int(entry.number)),
         "anchor": string_literal(entry.anchor),
-        "title": content(_part(entry.title, entry, isolate=isolate)),
+        "title": content(_part(entry.title, entry, bidi=bidi)),
         "url": string_literal(pdf_uri(entry.url)) if entry.url else "none",
         "details": details,
         "backlink": string_literal(entry.backlink) if entry.backlink else "none",
