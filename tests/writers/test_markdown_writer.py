@@ -830,14 +830,17 @@ def test_a_link_to_a_heading_s_own_id_lands_in_the_markdown(
     assert outputs[1] == outputs[2]
 
 
-def test_a_heading_s_own_id_no_link_names_is_left_to_the_readers(tmp_path: Path) -> None:
-    """The id is kept only for the document's links, as the writers' own places are: other
-    headings keep their bytes."""
+def test_a_heading_s_made_id_no_link_names_is_left_to_the_readers(tmp_path: Path) -> None:
+    """An id the reader made from the text is kept only for the document's links, as the
+    writers' own places are: other headings keep their bytes (``1-intro`` is ``intro`` to
+    pandoc's ``markdown``). An id the author gave is kept (test_markdown_given_ids)."""
     from renderers.api import render
 
-    (result,) = render('<h2 id="custom">Title</h2><p>Text.</p>', tmp_path, formats="md",
-                       content_format="html")
-    assert result.path.read_text("utf-8") == "## Title\n\nText.\n"
+    (result,) = render("## 1. Intro\n\nText.\n", tmp_path, formats="md")
+    assert result.path.read_text("utf-8") == "## 1. Intro\n\nText.\n"
+    (given,) = render('<h2 id="custom">Title</h2><p>Text.</p>', tmp_path / "html",
+                      formats="md", content_format="html")
+    assert given.path.read_text("utf-8") == '<h2 id="custom">\n\nTitle\n\n</h2>\n\nText.\n'
 
 
 def test_a_chain_of_clashing_heading_ids_is_settled_in_a_few_writings(
