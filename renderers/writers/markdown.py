@@ -696,7 +696,8 @@ class HeadingPlan:
     neither reader makes an id from it, and the markdown reader reads it back as that heading
     with that id. A heading's leading anchor of the writers' own that is its id in both readers
     (the Sources heading read back) is left out (:func:`_named_by_heading`); one of the
-    author's clashes.
+    author's clashes. So is a heading written as HTML whose own id the output keeps (linked,
+    or the author's) when a reader would make another of its text (:meth:`as_html`).
 
     ``html``: the headings (by their order) to write as HTML; ``forbidden``: the ids the last
     writing named, which a heading written now must not get (its own leading anchors aside);
@@ -879,7 +880,8 @@ class _BlockWriter:
                 raise UnsupportedNodeError(f"markdown writer: unsupported block node {block!r}")
 
     def _heading(self, heading: Heading) -> str:
-        """``## text``, or the heading as HTML when its id would clash (:class:`HeadingPlan`)."""
+        """``## text``, or the heading as HTML when its id would clash or a kept id of it would
+        be lost (:class:`HeadingPlan`)."""
         level = min(max(heading.level, 1), 6)
         count = 0
         while count < len(heading.children) and isinstance(heading.children[count], Anchor):
