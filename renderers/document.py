@@ -248,13 +248,17 @@ Alignment = Literal["left", "center", "right", "default"]
 class Heading:
     """A heading; ``id`` is the one its input gave it ("" to make one from its text),
     ``listed`` False keeps it out of the contents and the PDF outline (pandoc's
-    ``.unlisted``: :func:`renderers.writers.contents.in_outline`)."""
+    ``.unlisted``: :func:`renderers.writers.contents.in_outline`). ``given``: ``id`` is the
+    author's own (``{#results}``, HTML's ``id=``), kept as written, not one the reader made
+    from the text: a writer that would drop ids nothing links to keeps it, since links from
+    outside the document may use it."""
 
     level: int  # 1..6
     children: tuple[Inline, ...]
     id: str = ""
     align: Alignment = "default"
     listed: bool = True
+    given: bool = False
 
 
 @dataclass(frozen=True)

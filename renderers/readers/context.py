@@ -240,8 +240,9 @@ class ReadContext:
         text = plain_text(children).strip()
         if level == 1 and not self.title:
             self.title = text
-        return Heading(level=level, children=children, id=self.ids.take(given_id, text),
-                       listed=listed)
+        ident = self.ids.take(given_id, text)
+        return Heading(level=level, children=children, id=ident, listed=listed,
+                       given=ident == given_id)
 
     def link(self, url: str, where: int | Callable[[], int]) -> None:
         """Record a link of the document (``where``: its line) for :meth:`document`; the

@@ -133,7 +133,7 @@ def _markdown_pass(rdoc: ResolvedDocument, options: RenderOptions, words: Labels
                    places: LinkPlaces, images: ImageDefinitions, plan: HeadingPlan) -> str:
     """One writing of :func:`markdown_text`, its headings as ``plan`` says."""
     writer = _BlockWriter(_note_labels(reading_blocks(rdoc.document)), images, words, places,
-                          plan)
+                          plan, own_page=rdoc.document.own_page)
     # the abstract as markdown, written first (its citations are the first footnotes)
     abstract = writer.blocks(rdoc.document.abstract) if rdoc.document.abstract else ""
     blocks: list[Block] = list(rdoc.document.blocks)
@@ -696,7 +696,8 @@ class HeadingPlan:
     neither reader makes an id from it, and the markdown reader reads it back as that heading
     with that id. A heading's leading anchor of the writers' own that is its id in both readers
     (the Sources heading read back) is left out (:func:`_named_by_heading`); one of the
-    author's clashes.
+    author's clashes. So is a heading written as HTML whose own id the output keeps (linked,
+    or the author's) when a reader would make another of its text (:meth:`as_html`).
 
     ``html``: the headings (by their order) to write as HTML; ``forbidden``: the ids the last
     writing named, which a heading written now must not get (its own leading anchors aside);
@@ -717,19 +718,21 @@ class HeadingPlan:
     count: int = 0
     writing: int = 0  # how many writings came before
 
-    def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str, linked: bool) -> bool:
+    def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str, kept: bool) -> bool:
         """Whether the next heading, of ``auto`` ids, leading anchors ``leads`` and own id
-        ``own`` (:attr:`Heading.id`, ``linked``: a link of the document leads there), is
-        written as HTML; if not, it is counted as both readers count it. A linked heading
-        whose own id is not the one both readers give it is written as HTML, with its id:
-        ``# 1. Intro`` is ``intro`` to pandoc's ``markdown``, and ``#1-intro`` led nowhere."""
+        ``own`` (:attr:`Heading.id`, ``kept``: the output must keep it,
+        :meth:`_BlockWriter._keeps_id`), is written as HTML; if not, it is counted as the
+        readers count it. A heading whose kept id is not the one every reader gives it
+        (:meth:`AutoIds.read_back`) is written as HTML, with its id: ``# 1. Intro`` is
+        ``intro`` to pandoc's ``markdown``, and ``#1-intro`` led nowhere; ``## Results
+        {#res}`` is ``<h2 id="res">``, since gfm shows an attribute block as text."""
         index, self.count = self.count, self.count + 1
         for ident in (own, *leads):
             if ident:
                 self.names.setdefault(ident, index)
         if index in self.html:
             return True
-        if (linked and not auto.is_only(own)) or self._clashes(auto, leads, index):
+        if (kept and not auto.read_back(own)) or self._clashes(auto, leads, index):
             self.decided.add(index)
             return True
         self.ids.add(auto)
@@ -790,12 +793,13 @@ def _named_by_heading(ident: str, auto: AutoIds) -> bool:
 
 class _BlockWriter:
     def __init__(self, labels: dict[str, AuthorNote], images: ImageDefinitions, words: Labels,
-                 places: LinkPlaces, headings: HeadingPlan):
+                 places: LinkPlaces, headings: HeadingPlan, *, own_page: bool = False):
         self.labels = labels
         self.images = images
         self.words = words  # the document's (renderers.labels)
         self.places = places  # anchors to write, and ids a link to is written as its text
         self.headings = headings
+        self.own_page = own_page  # Document.own_page: every heading there has an id
 
     def inline_text(
         self, nodes: tuple[Inline, ...], *, single_line: bool = False, table: bool = False,
@@ -876,7 +880,8 @@ class _BlockWriter:
                 raise UnsupportedNodeError(f"markdown writer: unsupported block node {block!r}")
 
     def _heading(self, heading: Heading) -> str:
-        """``## text``, or the heading as HTML when its id would clash (:class:`HeadingPlan`)."""
+        """``## text``, or the heading as HTML when its id would clash or a kept id of it would
+        be lost (:class:`HeadingPlan`)."""
         level = min(max(heading.level, 1), 6)
         count = 0
         while count < len(heading.children) and isinstance(heading.children[count], Anchor):
@@ -886,7 +891,7 @@ class _BlockWriter:
         text = self.inline_text(heading.children[count:], single_line=True,
                                 line_start=not leads, ids=ids).strip()
         auto = self.headings.ids.next(ids)
-        if self.headings.as_html(auto, leads, heading.id, heading.id in self.places.named):
+        if self.headings.as_html(auto, leads, heading.id, self._keeps_id(heading, auto)):
             # a paragraph between the tags: inline markup and footnote references stay live,
             # and its text starts a line ("-" is no list item)
             body = "".join(self.places.tag(ident) for ident in leads) + (
@@ -903,6 +908,16 @@ class _BlockWriter:
             text = text[: closing.start(2)] + "\\" + text[closing.start(2) :]
         text = escape_attribute_block(text)  # "a {#x}" as text, not as an id
         return "#" * level + (" " + text if text else "")
+
+    def _keeps_id(self, heading: Heading, auto: AutoIds) -> bool:
+        """Whether the output must keep ``heading``'s own id: a link of the document leads
+        there, or the author gave it (:attr:`Heading.given`: a link from outside may use
+        it). Another id, made from the text, may be whatever the readers make of it. On
+        citerender's own page read back every heading has an id: one that citerender makes
+        of the text again (``1-intro`` for "1. Intro") is taken for one it made."""
+        if heading.id in self.places.named:
+            return True
+        return heading.given and not (self.own_page and auto.ours == heading.id)
 
     def _list(self, markers: list[str], items: tuple[ListItem, ...], tight: bool) -> str:
         rendered: list[str] = []

@@ -11,6 +11,10 @@ hyphen, keeps letters, digits, marks and ``_-``, drops footnote references, give
 none, and counts the headings of one id without looking at the ids others took (``a``,
 ``a 1``, ``a`` are ``a``, ``a-1``, ``a-1``).
 Raw HTML (an ``<a id>`` anchor, an HTML heading) is no part of either: its ids are not counted.
+citerender's own markdown reader, reading the output back, makes its ids as
+:class:`renderers.text.HeadingIds` does (:func:`renderers.text.slugify`, NFKC, ``-`` runs
+joined and trimmed; never a writer's own anchor such as ``sources``): an id all three give a
+heading needs no more than ``## text``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from renderers.text import RESERVED_ANCHOR, slugify
 
 #: What pandoc's ``smart`` extension makes a dash or an ellipsis in text (not in code).
 _SMART = re.compile(r"-{2,3}|\.\.\.")
@@ -72,8 +78,8 @@ def _gfm_mark(match: re.Match[str]) -> str:
 
 
 class AutoIds(NamedTuple):
-    """A heading's ids in both readers (``gfm`` "" for none); ``gfm_taken``: ``gfm``'s count
-    gives it an id an earlier heading has."""
+    """A heading's ids in both of pandoc's readers (``gfm`` "" for none) and citerender's
+    (``ours``); ``gfm_taken``: ``gfm``'s count gives it an id an earlier heading has."""
 
     markdown: str
     gfm: str
@@ -81,45 +87,78 @@ class AutoIds(NamedTuple):
     markdown_base: str
     gfm_base: str
     suffix: int  # of the markdown id (0: none)
+    ours: str
+    ours_base: str
+    ours_suffix: int
 
     def ids(self) -> tuple[str, ...]:
         """The ids the heading has in either reader."""
         return tuple(ident for ident in (self.markdown, self.gfm) if ident)
 
     def is_only(self, ident: str) -> bool:
-        """Whether ``ident`` is the heading's id in both readers."""
+        """Whether ``ident`` is the heading's id in both of pandoc's readers."""
         return self.markdown == ident == self.gfm
 
+    def read_back(self, ident: str) -> bool:
+        """Whether ``ident`` is the heading's id in every reader: pandoc's two and
+        citerender's own, so that ``## text`` keeps an id the output must keep."""
+        return self.is_only(ident) and self.ours == ident
 
-class PandocIds:
-    """The headings' ids in document order, as both readers count them: :meth:`next` is the
-    ids of a heading written next, :meth:`add` counts it (a heading written as HTML is not)."""
 
-    def __init__(self) -> None:
-        self._markdown: set[str] = set()
+class _Count:
+    """The ids one reader gave the headings so far: a base already taken gets the first free
+    ``-1``, ``-2`` … (never one ``skip`` matches)."""
+
+    def __init__(self, skip: re.Pattern[str] | None = None) -> None:
+        self._taken: set[str] = set()
+        self._skip = skip
         #: per base, the least suffix that may be free: every lower one is taken (ids are
         #: never freed), so 20,000 headings of one text cost no quadratic search
         self._free: dict[str, int] = {}
+
+    def next(self, base: str) -> tuple[str, int]:
+        """The id and suffix (0: none) a next heading of ``base`` gets."""
+        if not self._unusable(base):
+            return base, 0
+        suffix = self._free.get(base, 1)
+        while self._unusable(f"{base}-{suffix}"):
+            suffix += 1
+        return f"{base}-{suffix}", suffix
+
+    def add(self, ident: str, base: str, suffix: int) -> None:
+        self._taken.add(ident)
+        if suffix:
+            self._free[base] = suffix + 1
+
+    def _unusable(self, ident: str) -> bool:
+        return ident in self._taken or (self._skip is not None and bool(self._skip.match(ident)))
+
+
+class PandocIds:
+    """The headings' ids in document order, as the readers count them: :meth:`next` is the
+    ids of a heading written next, :meth:`add` counts it (a heading written as HTML is not)."""
+
+    def __init__(self) -> None:
+        self._markdown = _Count()
+        self._ours = _Count(RESERVED_ANCHOR)
         self._gfm: set[str] = set()
         self._gfm_counts: dict[str, int] = {}
 
     def next(self, text: IdText) -> AutoIds:
         base = markdown_id("".join(text.markdown))
-        ident, suffix = base, 0
-        if base in self._markdown:
-            suffix = self._free.get(base, 1)
-            while f"{base}-{suffix}" in self._markdown:
-                suffix += 1
-            ident = f"{base}-{suffix}"
-        gfm_base = gfm_id("".join(text.gfm))
+        ident, suffix = self._markdown.next(base)
+        gfm_text = "".join(text.gfm)
+        gfm_base = gfm_id(gfm_text)
         count = self._gfm_counts.get(gfm_base)
         gfm = gfm_base if count is None else f"{gfm_base}-{count + 1}"
-        return AutoIds(ident, gfm, gfm in self._gfm, base, gfm_base, suffix)
+        ours_base = slugify(gfm_text)  # citerender reads the text gfm shows
+        ours, ours_suffix = self._ours.next(ours_base)
+        return AutoIds(ident, gfm, gfm in self._gfm, base, gfm_base, suffix, ours, ours_base,
+                       ours_suffix)
 
     def add(self, ids: AutoIds) -> None:
-        self._markdown.add(ids.markdown)
-        if ids.suffix:
-            self._free[ids.markdown_base] = ids.suffix + 1
+        self._markdown.add(ids.markdown, ids.markdown_base, ids.suffix)
+        self._ours.add(ids.ours, ids.ours_base, ids.ours_suffix)
         count = self._gfm_counts.get(ids.gfm_base)
         self._gfm_counts[ids.gfm_base] = 0 if count is None else count + 1
         if ids.gfm:

@@ -81,7 +81,7 @@ def test_heading_attributes_fixture(line: int, title: str, source: str, expected
 def test_a_link_to_a_given_id_leads_there() -> None:
     """``[see](#results)`` led nowhere while the block was heading text: a reader note."""
     document = read_markdown("## Results {#results}\n\nSee [the results](#results).\n")
-    assert document.blocks[0] == Heading(2, document.blocks[0].children, "results")
+    assert document.blocks[0] == Heading(2, document.blocks[0].children, "results", given=True)
     assert not document.notes
     dead = read_markdown("## Results {#results}\n\nSee [the results](#result).\n")
     assert [n.message for n in dead.notes] == [

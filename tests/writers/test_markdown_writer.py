@@ -830,14 +830,17 @@ def test_a_link_to_a_heading_s_own_id_lands_in_the_markdown(
     assert outputs[1] == outputs[2]
 
 
-def test_a_heading_s_own_id_no_link_names_is_left_to_the_readers(tmp_path: Path) -> None:
-    """The id is kept only for the document's links, as the writers' own places are: other
-    headings keep their bytes."""
+def test_a_heading_s_made_id_no_link_names_is_left_to_the_readers(tmp_path: Path) -> None:
+    """An id the reader made from the text is kept only for the document's links, as the
+    writers' own places are: other headings keep their bytes (``1-intro`` is ``intro`` to
+    pandoc's ``markdown``). An id the author gave is kept (test_markdown_given_ids)."""
     from renderers.api import render
 
-    (result,) = render('<h2 id="custom">Title</h2><p>Text.</p>', tmp_path, formats="md",
-                       content_format="html")
-    assert result.path.read_text("utf-8") == "## Title\n\nText.\n"
+    (result,) = render("## 1. Intro\n\nText.\n", tmp_path, formats="md")
+    assert result.path.read_text("utf-8") == "## 1. Intro\n\nText.\n"
+    (given,) = render('<h2 id="custom">Title</h2><p>Text.</p>', tmp_path / "html",
+                      formats="md", content_format="html")
+    assert given.path.read_text("utf-8") == '<h2 id="custom">\n\nTitle\n\n</h2>\n\nText.\n'
 
 
 def test_a_chain_of_clashing_heading_ids_is_settled_in_a_few_writings(
@@ -956,6 +959,9 @@ ID_PIECES = [
     '<h2 id="a-1">\u00e9</h2>\n\n', '## <a id="a"></a>A\n\n', '## <a id="sources"></a>S\n\n',
     'See [x](#a) [[S:1]] <a id="section"></a>\n\n', "See [x](#a-1), [y](#src-1) [[S:2]].\n\n",
     "See [x](#1-a), [y](#fn-1), [z](#sources), [w](#notes) [[S:1]].[^f]\n\n",
+    # ids the author gave, kept though no link names them
+    "## A {#b}\n\n", "## B {#a-1}\n\n", "## A {#a}\n\n", "## \ufb01 {#\ufb01}\n\n",
+    "## S {#sources}\n\n", '<h2 id="1-a">C</h2>\n\n',
 ]
 
 
@@ -972,5 +978,10 @@ def test_every_id_is_unique_and_every_link_lands_read_back_any_number_of_times(
     outputs.append(md_of(outputs[0], pool))
     outputs.append(md_of(outputs[1], pool))
     assert outputs[1] == outputs[2]  # its own fixed point from the first reading back
+    given = {block.id for block in read_markdown(text).blocks
+             if isinstance(block, Heading) and block.given}
     for written in outputs[:2]:
-        assert _pandoc_ids_land(written)
+        for ids, _ in _pandoc_ids_land(written).values():
+            assert given <= set(ids)
+        assert given <= {block.id for block in read_markdown(written).blocks
+                         if isinstance(block, Heading)}
