@@ -2,8 +2,8 @@
 
 The one home of the grammar: the markdown reader takes the block off the heading
 (:mod:`renderers.readers.heading_attrs`, which reads what it says) and the scanner marks the
-tokens inside it as no citation (:func:`citations.codemap.heading_attribute_spans`), so both
-audits say the same of ``## Costs {title="[[S:2]]"}``. It lives here because ``citations``
+tokens inside it as no citation (:attr:`citations.codemap.MarkdownSpans.heading_attributes`),
+so both audits say the same of ``## Costs {title="[[S:2]]"}``. It lives here because ``citations``
 imports nothing of ``renderers``.
 
 The grammar is pandoc 2.17's: ``{`` then, apart by optional spaces or tabs, ``#id``,

@@ -1,5 +1,8 @@
 """Where code is, in markdown and HTML: the spans whose citation-looking text is not a citation.
 
+A markdown heading's attribute block (``## Costs {title="[[S:2]]"}``) is such a span too: the
+reader takes it off the heading (:mod:`citations.attribute_block` finds it for both).
+
 Markdown code comes from markdown-it-py's block map (fenced and indented code, raw HTML blocks)
 and a CommonMark backtick scanner (code spans; raw ``<code>…</code>`` elements count too).
 Only the *sections* of a document that could hold code near a token are parsed — a section
