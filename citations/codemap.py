@@ -39,8 +39,13 @@ _CUT_RE = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
 #: that can be indented code (at the top level, in a list item or in a block quote).
 _INDENT_RE = re.compile(r"\n[ \t>*+.)0-9-]*?(?: {4}|\t)")
 _INDENT_START_RE = re.compile(r"[ \t>*+.)0-9-]*?(?: {4}|\t)")
-#: A line ending in ``}`` (spaces after it aside): it may end a heading with an attribute block.
-_BLOCK_END_RE = re.compile(r"\}[^\S\r\n]*(?:\r|\n|\Z)")
+#: A line that may be a heading ending in an attribute block: an ATX heading's line (after any
+#: container marks) or a line before a setext underline, ending in ``}`` (spaces after it aside).
+_HEADING_BLOCK_RE = re.compile(
+    r"^[ \t>*+\-0-9.)]*#{1,6}[ \t][^\r\n]*\}[^\S\r\n]*$"
+    r"|\}[^\S\r\n]*\n[ \t>]*(?:=+|-+)[ \t]*$",
+    re.MULTILINE,
+)
 #: Starts of raw-HTML blocks that may run past a blank line (CommonMark kinds 1-5).
 _HTML_OPENER_RE = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
 #: Starts of raw HTML that ends with its line or paragraph (tags; CommonMark kinds 6-7).
@@ -447,7 +452,7 @@ def _risky_sections(text: str, cuts: list[int]) -> tuple[set[int], set[int]]:
     openers = {k for k in ticks if text.find("```", cuts[k], ends[k]) >= 0}
     openers |= {k for k in tildes if text.find("~~~", cuts[k], ends[k]) >= 0}
     code = ticks | openers | _hit_sections(cuts, _finder(_INDENT_RE, text, 1))
-    code |= _hit_sections(cuts, _finder(_BLOCK_END_RE, text))
+    code |= _hit_sections(cuts, _finder(_HEADING_BLOCK_RE, text))
     if _INDENT_START_RE.match(text):
         code.add(0)
     if "<" in text:
