@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 
-__all__ = ["ATTRIBUTE", "BARE", "IDENT", "QUOTED", "attribute_block_start"]
+__all__ = ["ATTRIBUTE", "BARE", "IDENT", "QUOTED", "attribute_block_start", "block_starts"]
 
 #: An identifier (an id, a class, a key): a letter, then letters, digits and ``-_:.``.
 IDENT = r"[^\W\d_](?:[^\W_]|[-_:.])*+"
@@ -45,16 +46,26 @@ def attribute_block_start(line: str) -> int | None:
     """The offset in ``line`` (a heading's last line, up to its end, no line break) of the
     ``{`` of the attribute block that ends it, or None when it ends in none. Spaces and tabs
     after the block are allowed; anything else after it is no block."""
+    return next(_starts(line), None)
+
+
+def block_starts(line: str) -> list[int]:
+    """Every unescaped ``{`` of ``line`` from which an attribute block runs to its end, the
+    first being :func:`attribute_block_start`'s: the braces to escape so that ``line`` ends in
+    no block (a try reads only rightwards, so escaping one changes no other's outcome)."""
+    return list(_starts(line))
+
+
+def _starts(line: str) -> Iterator[int]:
     end = len(line.rstrip(" \t"))
     if not end or line[end - 1] != "}":
-        return None
+        return
     walk = _Walk(line, end)
     start = line.find("{")
     while 0 <= start < end:
         if not _escaped(line, start) and walk.runs_to_end(start + 1):
-            return start
+            yield start
         start = line.find("{", start + 1)
-    return None
 
 
 def _escaped(text: str, at: int) -> bool:
@@ -67,25 +78,31 @@ def _escaped(text: str, at: int) -> bool:
 
 class _Walk:
     """The block grammar read from each candidate ``{`` of one line, sharing what earlier
-    tries learnt: the places between attributes from which the rest failed (the grammar is
-    deterministic, so any later try reaching one fails too) and the ends of bare values."""
+    tries learnt: the places between attributes from which the rest failed or ran to the end
+    (the grammar is deterministic, so any later try reaching one does the same) and the ends
+    of bare values."""
 
     def __init__(self, line: str, end: int) -> None:
         self.line = line
         self.end = end  # where the line's trailing spaces start: the block's ``}`` is before
         self.failed: set[int] = set()
+        self.ran: set[int] = set()
         self.bare_starts: list[int] = []  # sorted; bare value [start, end) spans read so far
         self.bare_ends: list[int] = []
 
     def runs_to_end(self, pos: int) -> bool:
         """Whether attributes then ``}`` run from ``pos`` (right after a ``{``) to the end."""
-        line, end, failed = self.line, self.end, self.failed
+        line, end, failed, ran = self.line, self.end, self.failed, self.ran
         path: list[int] = []
         ok = False
         while pos not in failed:
+            if pos in ran:
+                ok = True
+                break
             path.append(pos)
             pos = _SPACES_RE.match(line, pos, end).end()  # type: ignore[union-attr]
-            if pos in failed:
+            if pos in failed or pos in ran:
+                ok = pos in ran
                 break
             path.append(pos)
             if pos < end and line[pos] == "}":
@@ -95,8 +112,7 @@ class _Walk:
             if after is None:
                 break
             pos = after
-        if not ok:
-            failed.update(path)
+        (ran if ok else failed).update(path)
         return ok
 
     def _attribute(self, pos: int) -> int | None:

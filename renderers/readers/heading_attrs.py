@@ -31,7 +31,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
-from citations.attribute_block import BARE, IDENT, QUOTED, attribute_block_start
+from citations.attribute_block import BARE, IDENT, QUOTED, attribute_block_start, block_starts
 from renderers.writers.contents import UNLISTED
 
 __all__ = [
@@ -75,12 +75,12 @@ def escape_attribute_block(text: str) -> str:
     """Markdown ``text`` ending a heading with the brace of each attribute block it would end
     in escaped (``a \\{#x}``), so that it reads back as text, here and in pandoc: how the
     Markdown writer keeps a heading whose text ends so (read from ``a \\{#x}``)."""
-    for _ in range(text.count("{")):
-        kept, attributes = split_attributes(text)
-        if attributes is None:
-            break
-        text = f"{kept}\\{text[len(kept):]}"
-    return text
+    pieces: list[str] = []
+    done = 0
+    for start in block_starts(text):
+        pieces += (text[done:start], "\\")
+        done = start
+    return "".join(pieces) + text[done:]
 
 
 def _attributes(block: str) -> HeadingAttributes:
