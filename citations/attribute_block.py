@@ -15,8 +15,10 @@ is the one starting at the first unescaped ``{`` from which one runs to the end.
 
 Why a walk, not one regex tried from each ``{``: a try reads up to where it fails, and tries
 from the ``{``s inside one long value (``{k={k={k=…`` then `` x}``) each read that value again;
-20,000 of them took 33 s. Here every try stops where an earlier one failed from the same
-place, and a bare value's end is found once for every start inside it: linear in the line.
+20,000 of them took 33 s. Here every try stops where an earlier one failed or succeeded from
+the same place, and a bare value's end is found once for every start inside it: linear in the
+line, for the first block start (the reader's) and for all of them (:func:`block_starts`, the
+braces the Markdown writer escapes).
 """
 
 from __future__ import annotations
