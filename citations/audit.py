@@ -70,8 +70,10 @@ class AuditReport:
     in_raw_html_sids: tuple[int, ...] = field(default=())
     #: Sids of valid tokens that render's reader does not cite where they stand (inside a
     #: link's URL, a formula, a link reference definition or a heading's attribute block:
-    #: :data:`NOT_RENDERED_PLACES`); known only when the audit is
-    #: given render's citations (``cited_groups``, as :mod:`renderers.audit` gives them).
+    #: :data:`NOT_RENDERED_PLACES`). The scanner reads a heading's attribute block itself
+    #: (:mod:`citations.attribute_block`), so those are listed by every audit; the others are
+    #: known only when the audit is given render's citations (``cited_groups``, as
+    #: :mod:`renderers.audit` gives them).
     not_rendered_sids: tuple[int, ...] = field(default=())
 
     @property
@@ -218,7 +220,13 @@ def audit(
     warnings: list[str] = []
     token_groups: list[tuple[tuple[int, ...], int]] = []  # (sids, position) of valid citations
     code_cites: list[tuple[tuple[int, ...], int]] = []  # valid citations the scanner finds in code
+    # tokens in a heading's attribute block: render does not cite them, which the scanner
+    # knows alone (not raw HTML: the block is the author's markdown, and no tag is dropped)
+    in_blocks: list[tuple[tuple[int, ...], int]] = []
     for token in tokens:
+        if token.in_heading_attributes:
+            in_blocks.append((token.sids, token.start))
+            continue
         if token.in_code:
             if cited_groups is not None and token.kind == "cite" and token.valid and token.sids:
                 code_cites.append((token.sids, token.start))
@@ -245,17 +253,18 @@ def audit(
             usage += sids
         elif sids:
             token_groups.append((sids, token.start))
-    not_rendered: list[int] = []
+    not_rendered: _Found = in_blocks
     groups: list[tuple[int, ...]]
     if cited_groups is None:
         groups = [sids for sids, _ in token_groups]
         placed = token_groups
     else:
         groups = [tuple(group) for group in cited_groups]
-        placed, coded, not_rendered = _match_rendered(
+        placed, coded, uncited = _match_rendered(
             token_groups, code_cites, groups, [tuple(group) for group in code_groups]
         )
         in_code = sorted([*in_code, *coded], key=lambda found: found[1])
+        not_rendered = sorted([*in_blocks, *uncited], key=lambda found: found[1])
     cite_positions = [at for sids, at in placed if any(s in sources for s in sids)]
     plan = plan_citations(groups, sources, "appearance")
     used = {sources.canonical_sid(s) for s in (*plan.order, *usage) if s in sources}
@@ -273,7 +282,7 @@ def audit(
         coverage=_coverage(units, cite_positions),
         warnings=tuple(warnings),
         in_raw_html_sids=_unique(in_raw_html),
-        not_rendered_sids=_unique(not_rendered),
+        not_rendered_sids=_unique(sid for sids, _ in not_rendered for sid in sids),
     )
 
 
@@ -283,10 +292,10 @@ _Found = list[tuple[tuple[int, ...], int]]  # (sids, position) of scanned tokens
 def _match_rendered(
     token_groups: _Found, code_cites: _Found,
     rendered: list[tuple[int, ...]], rendered_code: list[tuple[int, ...]],
-) -> tuple[_Found, _Found, list[int]]:
+) -> tuple[_Found, _Found, _Found]:
     """``(placed, in_code, not_rendered)``: the scanned citations that render cites (matched
     by their sids, as many times as render cites them; they place the coverage), those it
-    leaves in code, and the sids of the others. The scanner's own reading wins where render
+    leaves in code, and the others. The scanner's own reading wins where render
     agrees with it; a token it read as text that render holds in code is in code, and one it
     read in code that render cites is a citation."""
     cited, code = Counter(rendered), Counter(rendered_code)
@@ -309,7 +318,7 @@ def _match_rendered(
     return (
         sorted([*placed, *placed_late], key=lambda found: found[1]),
         [*in_code, *still_code, *coded_late],
-        [sid for sids, _ in not_rendered for sid in sids],
+        not_rendered,
     )
 
 

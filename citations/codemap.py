@@ -1,5 +1,8 @@
 """Where code is, in markdown and HTML: the spans whose citation-looking text is not a citation.
 
+A markdown heading's attribute block (``## Costs {title="[[S:2]]"}``) is such a span too: the
+reader takes it off the heading (:mod:`citations.attribute_block` finds it for both).
+
 Markdown code comes from markdown-it-py's block map (fenced and indented code, raw HTML blocks)
 and a CommonMark backtick scanner (code spans; raw ``<code>…</code>`` elements count too).
 Only the *sections* of a document that could hold code near a token are parsed — a section
@@ -16,6 +19,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
+
+from citations.attribute_block import attribute_block_start
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -34,6 +39,13 @@ _CUT_RE = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
 #: that can be indented code (at the top level, in a list item or in a block quote).
 _INDENT_RE = re.compile(r"\n[ \t>*+.)0-9-]*?(?: {4}|\t)")
 _INDENT_START_RE = re.compile(r"[ \t>*+.)0-9-]*?(?: {4}|\t)")
+#: A line that may be a heading ending in an attribute block: an ATX heading's line (after any
+#: container marks) or a line before a setext underline, ending in ``}`` (spaces after it aside).
+_HEADING_BLOCK_RE = re.compile(
+    r"^[ \t>*+\-0-9.)]*#{1,6}[ \t][^\r\n]*\}[^\S\r\n]*$"
+    r"|\}[^\S\r\n]*\n[ \t>]*(?:=+|-+)[ \t]*$",
+    re.MULTILINE,
+)
 #: Starts of raw-HTML blocks that may run past a blank line (CommonMark kinds 1-5).
 _HTML_OPENER_RE = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
 #: Starts of raw HTML that ends with its line or paragraph (tags; CommonMark kinds 6-7).
@@ -429,8 +441,9 @@ def _finder(pattern: re.Pattern[str], text: str, shift: int = 0) -> Callable[[in
 
 
 def _risky_sections(text: str, cuts: list[int]) -> tuple[set[int], set[int]]:
-    """``(code, openers)``: sections that may hold code or raw HTML, and those that may open a
-    block running past their end (fences, raw-HTML blocks of kinds 1-5)."""
+    """``(code, openers)``: sections that may hold code, raw HTML or a heading's attribute
+    block, and those that may open a block running past their end (fences, raw-HTML blocks of
+    kinds 1-5)."""
     if "\r" in text:  # one section; line breaks other than LF: parse it whenever it has tokens
         return {0}, {0}
     ends = [*cuts[1:], len(text)]
@@ -439,6 +452,7 @@ def _risky_sections(text: str, cuts: list[int]) -> tuple[set[int], set[int]]:
     openers = {k for k in ticks if text.find("```", cuts[k], ends[k]) >= 0}
     openers |= {k for k in tildes if text.find("~~~", cuts[k], ends[k]) >= 0}
     code = ticks | openers | _hit_sections(cuts, _finder(_INDENT_RE, text, 1))
+    code |= _hit_sections(cuts, _finder(_HEADING_BLOCK_RE, text))
     if _INDENT_START_RE.match(text):
         code.add(0)
     if "<" in text:
@@ -460,6 +474,10 @@ class MarkdownSpans(NamedTuple):
     #: Each HTML block's whole extent: the reader collapses its white space (a token written
     #: over a line break there is one citation), as a browser does.
     html_blocks: list[tuple[int, int]]
+    #: Each heading's attribute block (``## Results {#results title="x"}``,
+    #: :mod:`citations.attribute_block`): the reader takes it off the heading, so a token in
+    #: it is no citation, and the heading's inline code and HTML end where it starts.
+    heading_attributes: list[tuple[int, int]]
 
 
 def _markdown_code_spans(
@@ -471,7 +489,7 @@ def _markdown_code_spans(
     cuts = _sections(text)
     code, openers = _risky_sections(text, cuts)
     ends = [*cuts[1:], len(text)]
-    found = MarkdownSpans([], [], [], [])
+    found = MarkdownSpans([], [], [], [], [])
     for k in sorted(code):
         start, end = cuts[k], ends[k]
         if has_token is not None:
@@ -483,7 +501,7 @@ def _markdown_code_spans(
         runs_on = not section.closed  # an open fence or HTML block: parse the rest as one
         if runs_on:
             section = _section_code_spans(text, start, len(text))
-        for into, spans in zip(found, section[:4], strict=True):
+        for into, spans in zip(found, section[:5], strict=True):
             into += spans
         if runs_on:
             break
@@ -498,6 +516,7 @@ class _SectionSpans(NamedTuple):
     raw_inline: list[tuple[int, int]]
     raw_blocks: list[tuple[int, int]]
     html_blocks: list[tuple[int, int]]
+    heading_attributes: list[tuple[int, int]]
     closed: bool
 
 
@@ -512,13 +531,22 @@ def _section_code_spans(text: str, start: int, end: int) -> _SectionSpans:
     def offset(line: int) -> int:
         return start + starts[min(line, last_line)]
 
-    found = _SectionSpans([], [], [], [], True)
+    found = _SectionSpans([], [], [], [], [], True)
     closed = True
+    block_at = -1  # where the attribute block of the heading just opened starts, if it has one
     for tok in markdown_blocks(part):
         if tok.map is None:
             continue
         begin, finish = offset(tok.map[0]), offset(tok.map[1])
-        if tok.type in ("fence", "code_block"):
+        if tok.type == "inline" and block_at >= 0:  # the heading's text ends at its block
+            finish, block_at = block_at, -1
+        if tok.type == "heading_open":
+            last = tok.map[0] if tok.markup.startswith("#") else tok.map[1] - 2
+            block = _attribute_block(text, offset(last), offset(last + 1), tok.markup[:1] != "#")
+            if block is not None:
+                found.heading_attributes.append(block)
+                block_at = block[0]
+        elif tok.type in ("fence", "code_block"):
             found.code.append((begin, finish))
         elif tok.type == "inline" and (
             text.find("`", begin, finish) >= 0 or text.find("<", begin, finish) >= 0
@@ -535,6 +563,17 @@ def _section_code_spans(text: str, start: int, end: int) -> _SectionSpans:
         if tok.level == 0 and tok.map[1] >= lines and tok.type in ("fence", "html_block"):
             closed = False
     return found._replace(closed=closed)
+
+
+def _attribute_block(text: str, start: int, end: int, setext: bool) -> tuple[int, int] | None:
+    """The span of the attribute block ending a heading's last line ``text[start:end]``, as
+    the reader finds it: on an ATX heading's line as written, on a setext heading's last line
+    with its trailing white space gone (markdown-it strips the heading's text)."""
+    line = text[start:end].rstrip("\r\n")
+    if setext:
+        line = line.rstrip()
+    at = attribute_block_start(line)
+    return None if at is None else (start + at, start + len(line.rstrip(" \t")))
 
 
 def html_code_spans(

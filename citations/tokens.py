@@ -21,9 +21,11 @@ comments, declarations, CDATA, script-like elements, in HTML blocks and inline; 
 drops them), inside elements the sanitizer removes with their content (``<svg>``,
 ``<button>`` …, HTML input too) and in YAML front matter (metadata, not prose:
 :mod:`citations.front_matter`; but its ``abstract``, which is markdown) with
-``in_raw_html=True``. The text of an HTML block is read as
-HTML: its tokens are citations, its white space collapsed as the reader collapses it. Neither
-is a citation (:attr:`Token.inert`).
+``in_raw_html=True``; tokens inside a heading's attribute block (``## Costs {title="[[S:2]]"}``,
+:mod:`citations.attribute_block`: the reader takes the block off the heading) with
+``in_heading_attributes=True``. The text of an HTML block is read as
+HTML: its tokens are citations, its white space collapsed as the reader collapses it. None of
+those three is a citation (:attr:`Token.inert`).
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ class Token:
     error: str | None = None
     warnings: tuple[str, ...] = ()
     in_raw_html: bool = False
+    in_heading_attributes: bool = False
 
     @property
     def valid(self) -> bool:
@@ -100,9 +103,10 @@ class Token:
 
     @property
     def inert(self) -> bool:
-        """True when the reader does not read a citation here (in code or in markdown's raw
-        HTML): the token is left as written and cites nothing."""
-        return self.in_code or self.in_raw_html
+        """True when the reader does not read a citation here (in code, in markdown's raw
+        HTML or in a heading's attribute block): the token is left as written and cites
+        nothing."""
+        return self.in_code or self.in_raw_html or self.in_heading_attributes
 
 
 def normalize_token_text(text: str) -> str:
@@ -295,6 +299,7 @@ def _token_fields(token_text: str) -> dict[str, object]:
         "error": error,
         "warnings": warnings,
         "in_raw_html": False,
+        "in_heading_attributes": False,
     }
 
 
@@ -305,7 +310,9 @@ def _cited_sids_of(token_text: str) -> tuple[int, ...] | None:
     return sids if kind == "cite" and error is None else None
 
 
-def _token_from_match(m: re.Match[str], line: int, in_code: bool, in_raw: bool = False) -> Token:
+def _token_from_match(
+    m: re.Match[str], line: int, in_code: bool, in_raw: bool = False, in_block: bool = False
+) -> Token:
     # Scanning builds thousands of tokens: fill the frozen dataclass's __dict__ from a cached
     # per-text template instead of ten frozen __setattr__ calls (same object, much faster).
     token: Token = _new(Token)
@@ -317,6 +324,8 @@ def _token_from_match(m: re.Match[str], line: int, in_code: bool, in_raw: bool =
         fields["in_code"] = True
     if in_raw:
         fields["in_raw_html"] = True
+    if in_block:
+        fields["in_heading_attributes"] = True
     return token
 
 
@@ -356,16 +365,19 @@ class _Placement(NamedTuple):
     HTML, what the sanitizer drops with its content: tokens are ``in_raw_html``) and
     ``tag_starts`` (where inline raw HTML starts: a ``<sup class="cite">`` there is read by the
     citation rule first, so it is a citation); ``collapsing``: where the reader reads HTML
-    text, collapsing its white space (see :func:`_reader_view`)."""
+    text, collapsing its white space (see :func:`_reader_view`); ``blocks``: headings'
+    attribute blocks (tokens are ``in_heading_attributes``, whatever else they stand in: the
+    reader takes the block off before it reads the heading's text)."""
 
     code: _Spans
     skipped: _Spans
     raw: _Spans
     tag_starts: frozenset[int]
     collapsing: tuple[tuple[int, int], ...] = ()
+    blocks: _Spans = _NO_SPANS
 
     def __bool__(self) -> bool:
-        return bool(self.code or self.skipped or self.raw)
+        return bool(self.code or self.skipped or self.raw or self.blocks)
 
 
 _NOWHERE = _Placement(_NO_SPANS, _NO_SPANS, _NO_SPANS, frozenset())
@@ -410,7 +422,8 @@ def _code_map(
         # markup inside an element the sanitizer drops is merged into it: no tag starts there
         starts = frozenset(start for start in raw.starts if start >= after)
         return _Placement(
-            _Spans(spans.code), _NO_SPANS, raw, starts, tuple(spans.html_blocks)
+            _Spans(spans.code), _NO_SPANS, raw, starts, tuple(spans.html_blocks),
+            _Spans(spans.heading_attributes),
         )
     if syntax == "html":
         code, skipped = html_code_spans(text)
@@ -468,21 +481,24 @@ def _reader_view(text: str, where: _Placement) -> str:
 
 def _classify(
     matches: Iterator[re.Match[str]], where: _Placement
-) -> Iterator[tuple[re.Match[str], bool, bool]]:
-    """``(match, in_code, in_raw_html)`` for the ``matches`` not starting in a ``skipped``
-    span. A ``<sup class="cite">`` starting a skipped span or an inline raw-HTML tag is a
-    citation: it is read before the tag is."""
-    code, skipped, raw, tag_starts, _ = where
+) -> Iterator[tuple[re.Match[str], bool, bool, bool]]:
+    """``(match, in_code, in_raw_html, in_heading_attributes)`` for the ``matches`` not
+    starting in a ``skipped`` span (at most one flag set). A ``<sup class="cite">`` starting a
+    skipped span or an inline raw-HTML tag is a citation: it is read before the tag is."""
+    code, skipped, raw, tag_starts, _, blocks = where
     for m in matches:
         begin = m.start()
         if skipped and begin in skipped and not (
             m.lastgroup == "sup" and _starts_span(skipped, begin)
         ):
             continue
+        if blocks and begin in blocks:
+            yield m, False, False, True
+            continue
         in_raw = bool(raw) and begin in raw and not (
             m.lastgroup == "sup" and begin in tag_starts
         )
-        yield m, bool(code) and begin in code, in_raw
+        yield m, bool(code) and begin in code, in_raw, False
 
 
 def scan(
@@ -544,12 +560,12 @@ def _placed_tokens(
     line = 1
     last = 0
     html_text = [start for start, _ in where.collapsing], [end for _, end in where.collapsing]
-    for m, in_code, in_raw in _classify(pattern.finditer(view), where):
+    for m, in_code, in_raw, in_block in _classify(pattern.finditer(view), where):
         begin = m.start()
         line += line_breaks(text, last, begin)
         last = begin
-        token = _token_from_match(m, line, in_code, in_raw)
-        if token.error and not (in_code or in_raw) and _in_spans(html_text, begin):
+        token = _token_from_match(m, line, in_code, in_raw, in_block)
+        if token.error and not token.inert and _in_spans(html_text, begin):
             token = _sanitized(token, pattern)
         tokens.append(token)
     return tokens
@@ -626,7 +642,7 @@ def citation_groups(
     view = _reader_view(text, where)
     if where or view is not text:
         located = _classify(pattern.finditer(view), where)
-        texts = [m.group() for m, in_code, in_raw in located if not (in_code or in_raw)]
+        texts = [m.group() for m, *inert in located if not any(inert)]
     else:
         texts = _findall_twin(pattern).findall(text)
     return [sids for sids in map(_cited_sids_of, texts) if sids is not None]

@@ -6,15 +6,12 @@ with an attribute block; read as CommonMark, the block stayed in the heading's t
 it, and the heading's token carries what it said (:class:`HeadingAttributes`, in
 ``heading_open.meta["attributes"]``) for the reader to give the heading.
 
-The grammar is pandoc's: ``{`` then, apart by optional spaces, ``#id``, ``.class``,
-``key=value`` (a value ``"quoted"``, ``'quoted'`` or bare up to a space or ``}``; ``id=`` and
-``class=`` set those) and ``-`` (``.unnumbered``), then ``}`` and the end of the line. An
-identifier starts with a letter and goes on with letters, digits and ``-_:.``. The last
-``#id`` wins. ``{}`` is an empty block, taken off too. Anything else (``{#}``, ``{#x``,
-``{#1x}``, ``\\{#x}``, a block followed by more text or by closing ``#``) stays text, as
-pandoc leaves it. An ATX heading's closing ``#`` may come before the block (``# A ## {#a}``);
-they are closing marks when a space comes before them, as CommonMark (and so this reader,
-``# C#``) has it, where pandoc would read ``# C# {#cs}`` as "C".
+Where the block starts is the grammar's one home, :mod:`citations.attribute_block` (the
+scanner reads it too, so the audit without render agrees); here is what the block says: the
+last ``#id`` wins, ``id=`` and ``class=`` set those, ``-`` is ``.unnumbered``. ``{}`` is an
+empty block, taken off too. An ATX heading's closing ``#`` may come before the block
+(``# A ## {#a}``); they are closing marks when a space comes before them, as CommonMark (and
+so this reader, ``# C#``) has it, where pandoc would read ``# C# {#cs}`` as "C".
 
 Why not ``mdit_py_plugins``' ``attrs``/``attrs_block``: they read djot's grammar (``%``
 comments, no ``-``), ``attrs`` only after an inline element (an image, a code span, a link)
@@ -34,6 +31,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
+from citations.attribute_block import BARE, IDENT, QUOTED, attribute_block_start, block_starts
 from renderers.writers.contents import UNLISTED
 
 __all__ = [
@@ -41,15 +39,8 @@ __all__ = [
     "split_attributes",
 ]
 
-_IDENT = r"[^\W\d_](?:[^\W_]|[-_:.])*+"
-_QUOTED = r"""(?:"(?!\s)(?:\\.|[^"\\])++"|'(?!\s)(?:\\.|[^'\\])++'|""|'')"""
-_BARE = r"""(?:\\.|[^\s}])*+"""
-_ATTRIBUTE = rf"(?:[#.]{_IDENT}|-|{_IDENT}=(?:{_QUOTED}|{_BARE}))"
-#: A whole attribute block from its ``{`` to the end of the text (possessive: pandoc's parser
-#: never backtracks either, and a failed try costs no more than the text it reads).
-_BLOCK = re.compile(rf"\{{[ \t]*+(?:{_ATTRIBUTE}[ \t]*+)*+\}}[ \t]*+\Z")
-_NAME = re.compile(_IDENT)
-_KEY_VALUE = re.compile(rf"({_IDENT})=({_QUOTED}|{_BARE})")
+_NAME = re.compile(IDENT)
+_KEY_VALUE = re.compile(rf"({IDENT})=({QUOTED}|{BARE})")
 _CLOSING = re.compile(r"(?:^|[ \t])(#+)[ \t]*$")
 
 
@@ -72,42 +63,28 @@ class HeadingAttributes:
 
 def split_attributes(text: str) -> tuple[str, HeadingAttributes | None]:
     """``text`` (a heading's last line, up to its end) without the attribute block that ends
-    it, and what the block says; ``(text, None)`` when it ends in none. The block is the one
-    starting at the first ``{`` from which one runs to the end, as pandoc, reading from the
-    left, ends the heading at the first place where one does."""
-    stripped = text.rstrip(" \t")
-    if not stripped.endswith("}"):
+    it, and what the block says; ``(text, None)`` when it ends in none
+    (:func:`citations.attribute_block.attribute_block_start` finds it)."""
+    start = attribute_block_start(text)
+    if start is None:
         return text, None
-    start = stripped.find("{")
-    while start >= 0:
-        if not _escaped(stripped, start) and _BLOCK.match(stripped, start) is not None:
-            return text[:start], _attributes(stripped[start:])
-        start = stripped.find("{", start + 1)
-    return text, None
+    return text[:start], _attributes(text[start:].rstrip(" \t"))
 
 
 def escape_attribute_block(text: str) -> str:
     """Markdown ``text`` ending a heading with the brace of each attribute block it would end
     in escaped (``a \\{#x}``), so that it reads back as text, here and in pandoc: how the
     Markdown writer keeps a heading whose text ends so (read from ``a \\{#x}``)."""
-    for _ in range(text.count("{")):
-        kept, attributes = split_attributes(text)
-        if attributes is None:
-            break
-        text = f"{kept}\\{text[len(kept):]}"
-    return text
-
-
-def _escaped(text: str, at: int) -> bool:
-    """Whether ``text[at]`` follows an odd run of backslashes (``\\{`` is a brace as text)."""
-    before = at
-    while before > 0 and text[before - 1] == "\\":
-        before -= 1
-    return (at - before) % 2 == 1
+    pieces: list[str] = []
+    done = 0
+    for start in block_starts(text):
+        pieces += (text[done:start], "\\")
+        done = start
+    return "".join(pieces) + text[done:]
 
 
 def _attributes(block: str) -> HeadingAttributes:
-    """What a block matched by :data:`_BLOCK` says (pandoc's fold: the last id wins)."""
+    """What a block :func:`attribute_block_start` found says (pandoc's fold: the last id wins)."""
     ident = ""
     classes: list[str] = []
     inner = block[1:-1]
@@ -129,7 +106,7 @@ def _attributes(block: str) -> HeadingAttributes:
             pos += 1
         else:
             name = _NAME.match(inner, pos + 1)
-            assert name is not None  # the block matched _BLOCK
+            assert name is not None  # the grammar read the block
             if char == "#":
                 ident = name.group()
             else:

@@ -53,6 +53,22 @@ RAW_HTML_BLOCK_PIECES = [
     "\n\n<p>[[S:<font>{n}</font>]] [[S:<!-- x -->{m}]] [[S:&#x3{n};]]</p>\n\n",
 ]
 
+#: Headings ending in a pandoc attribute block (ATX and setext, in a quote, after closing
+#: ``#``s, next to code and raw HTML) and ones that only look as if they did: a token in a block
+#: is no citation (the reader takes the block off), one in the heading's text is.
+HEADING_PIECES = [
+    "\n\n## H [[S:{n}]] {{#h}}\n\n", '\n\n## H {{#h title="[[S:{n}]]"}}\n\n',
+    "\n\n## H [[S:{m}]] {{.unlisted k=[[S:{n}]]}}\n\n", "\n\n# H ## {{-}}\n\n",
+    "\n\n### {{k='[[S:{n}]]' -}}   \n\n", "\n\nT [[S:{m}]] {{t=\"[[S:{n}]]\"}}\n===\n\n",
+    "\n\nTwo [[S:{m}]]\nlines {{#x k=[[S:{n},{m}]]}}\n---\n\n", "\n\n> ## Q {{t=[[S:{n}]]}}\n\n",
+    '\n\n## `c` {{t="`[[S:{n}]]`"}}\n\n', '\n\n## a `[[S:{m}]] {{t="c`"}}\n\n',
+    '\n\n## <b>x</b> {{t="<i>[[S:{n}]]</i>"}}\n\n', "\n\n## H [[USAGE:{n}]] {{t=[[S:0]]}}\n\n",
+    # not blocks: the token is heading text and cites
+    "\n\n## H \\{{t=[[S:{n}]]}}\n\n", "\n\n## H {{t=[[S:{n}]]}} x\n\n",
+    "\n\n## H {{[[S:{n}]]}}\n\n", "\n\n## H {{#h}} ##\n\n", "\n\nP {{t=[[S:{n}]]}}\n\n",
+    "\n\n```\n## C {{t=[[S:{n}]]}}\n```\n\n",
+]
+
 #: Markdown pieces; ``{n}`` and ``{m}`` become sids 1-6.
 MARKDOWN_PIECES = [
     "[[S:{n}]]", "[[S:{n},{m}]]", "[[S:{n}-{m}]]", "[[USAGE:{n}]]", "`[[S:{n}]]`", " word ",
@@ -65,7 +81,7 @@ MARKDOWN_PIECES = [
     "\n\n```\n[[S:{n}]]\n```\n\n", "\n\n    [[S:{n}]]\n\n", "\n\n> q [[S:{n}]]\n\n",
     "\n\n- item [[S:{n}]]\n", "\n\n| a | b |\n|---|---|\n| [[S:{n}]] | x |\n\n",
     "\n\n# H [[S:{n}]]\n\n", "[ref]", "\n\n[ref]: [[S:{n}]]\n\n", "\n", "\n\n", "<", "*", "[",
-    "]", "(", ")", "`", "\\", *RAW_HTML_BLOCK_PIECES,
+    "]", "(", ")", "`", "\\", "{{", "}}", *RAW_HTML_BLOCK_PIECES, *HEADING_PIECES,
 ]
 HTML_PIECES = [
     "<p>a [[S:{n}]]</p>", '<sup class="cite" data-sids="{n},{m}">[{n}]</sup>', "[S:{n}]",
@@ -118,6 +134,27 @@ def test_the_scanner_alone_numbers_html_blocks_as_render_does(text: str) -> None
     report = scanner_audit(text, ROWS)
     assert report.numbers == render_numbers(text, "markdown")
     assert audit(text, ROWS).not_rendered_sids == ()
+
+
+#: What the scanner alone reads as render does, headings' attribute blocks mixed in.
+SCANNER_PIECES = [
+    *HEADING_PIECES, "[[S:{n}]]", " word ", "`[[S:{n}]]`", "<b>[[S:{n}]]</b>", "{{", "}}", "\n",
+    "\n\n- item [[S:{n}]]\n", "\n\n    [[S:{n}]]\n\n", "\n\n> q [[S:{n}]]\n\n",
+]
+
+
+@pytest.mark.slow
+@examples(300)
+@given(text=documents(SCANNER_PIECES))
+def test_the_scanner_alone_reads_heading_attribute_blocks_as_render_does(text: str) -> None:
+    # A token in a block is no citation for render, for the audit given its citations and
+    # for the scanner alone, which lists it as not rendered: the two audits agree.
+    alone, agreed = scanner_audit(text, ROWS), audit(text, ROWS)
+    assert alone.numbers == agreed.numbers == render_numbers(text, "markdown")
+    assert alone.not_rendered_sids == agreed.not_rendered_sids
+    assert (alone.in_code_sids, alone.invalid_tokens) == (agreed.in_code_sids,
+                                                          agreed.invalid_tokens)
+    assert alone.to_dict() == agreed.to_dict()
 
 
 @pytest.mark.parametrize("element", ["svg", "button", "select", "math", "template"])
@@ -371,6 +408,46 @@ def test_tokens_render_does_not_cite_are_reported(text: str) -> None:
     assert not report.ok and report.to_dict()["not_rendered_sids"] == [2]
     assert "Tokens render does not cite where they stand" in report.format_text()
     assert scanner_audit(text, ROWS).not_rendered_sids == ()  # the scanner alone cannot tell
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '## Costs {#costs title="[[S:2]]"}\n\nText [[S:1]].\n',
+        "Costs {k=[[S:2]]}\n-----\n\nText [[S:1]].\n",
+        "> ### Costs ## {.unlisted k='[[S:2]]'}\n\nText [[S:1]].\n",
+    ],
+    ids=["atx", "setext", "quoted-closing-hashes"],
+)
+def test_a_token_in_a_heading_attribute_block_is_not_rendered_for_both_audits(
+    text: str,
+) -> None:
+    """The scanner reads the block as the reader does, so it needs no render to tell: both
+    audits list the token as not rendered (not as raw HTML: the block is markdown, no tag)."""
+    for report in (audit(text, ROWS), scanner_audit(text, ROWS)):
+        assert report.cited_sids == (1,) and report.not_rendered_sids == (2,)
+        assert report.in_raw_html_sids == () and not report.ok
+        assert "a heading's attribute block): 2" in report.format_text()
+    assert render_numbers(text, "markdown") == {1: 1}
+
+
+def test_the_cli_audit_lists_a_token_in_a_heading_attribute_block(tmp_path: Path) -> None:
+    text = ('# Report\n\n## Costs [[S:1]] {#costs .unlisted title="[[S:2]]"}\n\n'
+            "See [the costs](#costs) [[S:3]].\n")
+    (tmp_path / "doc.md").write_text(text, encoding="utf-8")
+    (tmp_path / "doc.pool.json").write_text(json.dumps(ROWS), encoding="utf-8")
+    result = CliRunner().invoke(cli.app, ["audit", str(tmp_path / "doc.md")])
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("2 cited, 0 unknown, 0 usage-only, 0 in code, 0 in raw HTML, "
+                               "1 not rendered, 4 orphaned")
+    assert "Numbers: S1→1, S3→2" in lines
+    assert ("Tokens render does not cite where they stand (in a link's URL, a formula, a link "
+            "reference definition or a heading's attribute block): 2") in lines
+    assert lines[-1] == "PROBLEMS FOUND"
+    as_json = CliRunner().invoke(cli.app, ["audit", str(tmp_path / "doc.md"), "--json"])
+    assert json.loads(as_json.stdout)["not_rendered_sids"] == [2]
+    assert json.loads(as_json.stdout) == scanner_audit(text, ROWS).to_dict()
 
 
 def test_the_cli_and_the_tool_audit_as_render_numbers(tmp_path: Path) -> None:
