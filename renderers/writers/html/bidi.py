@@ -144,7 +144,13 @@ def _at_edge(classes: Sequence[list[CharClass] | None], place: Place) -> bool:
 
 
 def _text_classes(text: str) -> list[CharClass]:
-    return [_CLASSES.get(unicodedata.bidirectional(char), "neutral") for char in text]
+    """Each character's class; a combining mark takes the one before it (UAX #9, rule W1), so
+    that a run never ends between a letter and its accent."""
+    classes: list[CharClass] = []
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        classes.append(classes[-1] if kind == "NSM" and classes else _CLASSES.get(kind, "neutral"))
+    return classes
 
 
 # ------------------------------------------------------------------ the report's inlines
