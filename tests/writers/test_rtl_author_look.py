@@ -194,3 +194,15 @@ def test_chromium_lays_out_the_authors_page_and_its_html_output_alike(tmp_path: 
                 path.write_text(text, encoding="utf-8")
                 view.goto(path.as_uri())
                 assert squeezed(view.evaluate(measure)) == expected, (name, line)
+
+
+def test_a_held_run_keeps_a_letters_combining_accent() -> None:
+    """A combining mark reads as the letter before it (UAX #9 W1): the run ends after the
+    accent of "café" written with U+0301, in the report and in the author's look (it ended
+    between the two, the accent outside the span)."""
+    line = "نص English[[S:1]] cafe\u0301 نص"
+    report = lxml.html.document_fromstring(
+        session(f"# T\n\n{line}\n").artifact("html").data.decode())
+    for root in (report, printed(line)):
+        (span,) = root.xpath("//main//p//span[@dir='ltr'][not(@class)]")
+        assert span.text_content() == "English1 cafe\u0301", span.text_content()
