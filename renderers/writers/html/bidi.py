@@ -93,10 +93,10 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B]) -> list[B | H
     places: set[Place] = set()
     for start, end in _ltr_runs(classes):
         inside = [p for p in (start, end) if not _at_edge(classes, p)]
-        if start[0] != end[0] and all(cut(boxes[i], offset) for i, offset in inside):
+        if start[0] != end[0] and all(cut(boxes[i], o) is not None for i, o in inside):
             places.update(inside)
     for index, offset in sorted(places, reverse=True):
-        boxes[index:index + 1] = cut(boxes[index], offset) or ()
+        boxes[index:index + 1] = cut(boxes[index], offset) or (boxes[index],)
     if places:
         classes = [read(box) for box in boxes]
     out: list[B | HeldRun[B]] = []
