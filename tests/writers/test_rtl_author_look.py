@@ -78,6 +78,7 @@ def test_the_authors_look_holds_left_to_right_runs_as_the_report_does() -> None:
     # an isolate is neutral: "1, 2" joins no run and ends none
     assert held("نص English[[S:1]][[S:2]] 2024 نص") == ["English1, 2 2024"]
     assert held("نص English[[S:1]] <b>more<br>x</b> نص") == ["English1 morex"]
+    assert held("نص <b>نص<br>English</b>[[S:1]] نص") == ["English1"]  # cut after the <br>
 
 
 def test_a_cut_element_keeps_the_authors_attributes_on_both_halves() -> None:

@@ -294,11 +294,13 @@ def _tree_classes(box: TreeBox) -> list[CharClass] | None:
         return ["digit"]
     if tag not in _TREE_READ:
         return None
-    classes: list[CharClass] = []
-    for item in _items(box):
-        more = _tree_classes(item)
-        classes += ["neutral"] if more is None else more
-    return classes
+    return [kind for item in _items(box) for kind in _inner_classes(item)]
+
+
+def _inner_classes(item: TreeBox) -> list[CharClass]:
+    """What ``item``, inside an element read as text, shows: an object is one neutral."""
+    classes = _tree_classes(item)
+    return ["neutral"] if classes is None else classes
 
 
 def _tree_cut(box: TreeBox, offset: int) -> tuple[TreeBox, TreeBox] | None:
@@ -311,7 +313,7 @@ def _tree_cut(box: TreeBox, offset: int) -> tuple[TreeBox, TreeBox] | None:
         return None
     items = _items(box)
     for index, item in enumerate(items):
-        size = len(_tree_classes(item) or ())
+        size = len(_inner_classes(item))
         if offset == 0 and size:  # what shows nothing (an anchor, a style) stays before
             return _halves(box, items[:index], items[index:])
         if offset < size:
