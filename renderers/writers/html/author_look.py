@@ -32,6 +32,7 @@ from renderers.writers.common import (
     title_block,
     wrapping_cites,
 )
+from renderers.writers.html.bidi import hold_ltr_runs
 from renderers.writers.html.breaks import break_long_runs
 from renderers.writers.html.contents import (
     citations_in,
@@ -253,17 +254,41 @@ def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
 
 
 def _line_direction(element: HtmlElement) -> Direction:
-    """The direction ``element``'s line is laid out in: its nearest ``dir`` (``auto`` by the
-    text, as browsers decide it), else left to right."""
+    """The direction ``element``'s line is laid out in: its nearest ``dir`` (:func:`_own_dir`),
+    else left to right."""
     for ancestor in element.iterancestors():
-        match (ancestor.get("dir") or "").lower():
-            case "rtl":
-                return "rtl"
-            case "ltr":
-                return "ltr"
-            case "auto" if found := text_direction(_direction_text(ancestor)):
-                return found
+        if found := _own_dir(ancestor):
+            return found
     return "ltr"
+
+
+def _own_dir(element: HtmlElement) -> Direction | None:
+    """The direction ``element``'s ``dir`` sets (``auto`` by the text, as browsers decide it);
+    None without one, or an ``auto`` over text with no strong character."""
+    match (element.get("dir") or "").lower():
+        case "rtl":
+            return "rtl"
+        case "ltr":
+            return "ltr"
+        case "auto":
+            return text_direction(_direction_text(element))
+    return None
+
+
+def _hold_ltr_runs(root: HtmlElement) -> None:
+    """Each left-to-right run of a right-to-left line that spans several boxes held in a
+    ``dir="ltr"`` span (:func:`~renderers.writers.html.bidi.hold_ltr_runs`), as the report
+    writer holds them: every element's own content in a right-to-left direction, by
+    :func:`_line_direction`'s rule, verbatim elements left out. After :func:`_hold_citations`:
+    a citation held apart is then a neutral object. Parents first, so that what a held span
+    holds reads left to right and stays as it is."""
+    stack = [(root, _own_dir(root) or "ltr")]
+    while stack:
+        element, direction = stack.pop()
+        if direction == "rtl":
+            hold_ltr_runs(element)
+        stack += [(child, _own_dir(child) or direction) for child in reversed(element)
+                  if isinstance(child.tag, str) and child.tag not in VERBATIM_TAGS]
 
 
 def _set_directions(root: HtmlElement) -> None:
@@ -322,6 +347,7 @@ def render_html_input(
     _set_directions(container)
     _set_alignments(container)
     _hold_citations(container, rewriter.written)
+    _hold_ltr_runs(container)
     number_lists(container)
     title = document_title(rdoc.document, options)
     toc = ""

@@ -12,22 +12,30 @@ when the span holds the whole run: from its first letter after the line's last r
 character before it to its last letter or digit (a mark's digits count) before the next
 right-to-left character or the line's end.
 
-A citation that :func:`~renderers.writers.common.cite_direction` holds apart ("[1]", "(IEA,
-2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which joins
-no run and ends none. Objects whose text the line's algorithm does not see as letters (images,
-formulas, cross-references, raw markup, line breaks) end a run. A run that starts or ends
-inside an element is held only where the element can be cut: emphasis, strong or struck text
+A citation held apart from its line (:func:`~renderers.writers.common.cite_direction`: "[1]",
+"(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
+joins no run and ends none; so is any element of the author's with a ``dir``. Objects whose
+text the line's algorithm does not see as letters (images, formulas, cross-references, raw
+markup, line breaks, blocks) end a run. A run that starts or ends inside an element is held
+only where the element can be cut: emphasis, strong or struck text (and the author's ``<span>``)
 is cut in two (``**نص English**[[S:1]]`` as ``<strong>نص </strong><span dir="ltr"><strong>
 English</strong>``…), which looks the same; a link (it would be two links) or code (two boxes)
 is not, and such a run is left as it was.
+
+The rule (:func:`held_runs`) reads a line as boxes through two readers: the report's inlines
+(:func:`held_ltr_runs`, for the report writer) and the author's own markup, a sanitized HTML
+tree (:func:`hold_ltr_runs`, for HTML input printed in its author's look).
 """
 
 from __future__ import annotations
 
+import copy
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Generic, Literal, TypeAlias, TypeVar
+
+from lxml.html import HtmlElement
 
 from renderers.document import (
     Anchor,
@@ -45,65 +53,78 @@ from renderers.document import (
     plain_text,
 )
 from renderers.writers.common import cite_direction
+from renderers.writers.html.contents import is_citation
 
 #: A character as a run sees it: right to left (R, AL and Arabic digits, which end a run too),
 #: a left-to-right letter, a European digit (left to right after a letter: W7), or neutral.
 CharClass = Literal["rtl", "letter", "digit", "neutral"]
 _CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "rtl", "AN": "rtl", "L": "letter",
                                   "EN": "digit"}
-#: Inlines whose text the line reads as text: a text, and elements written around their text
-#: (boxes a run may hold whole).
-_READ = (Text, SoftBreak, Anchor, Emph, Strong, Strike, Styled, Code, Link)
 
-#: Elements written the same cut in two: a span may start or end inside one.
-_CUTTABLE = (Emph, Strong, Strike)
-
-#: A place in a line's runs: the run's index and a character offset in its text.
+#: A place in a line's boxes: the box's index and a character offset in what it shows.
 Place = tuple[int, int]
+
+#: A box of a line: a run of the report's inlines, or a text or element of the author's.
+B = TypeVar("B")
 
 
 @dataclass(frozen=True)
-class HeldRun:
-    """Runs held left to right in one ``dir="ltr"`` span: a left-to-right run of the line
-    (texts cut at its ends)."""
+class HeldRun(Generic[B]):
+    """Boxes held left to right in one ``dir="ltr"`` span: a left-to-right run of the line
+    (boxes cut at its ends)."""
 
-    runs: tuple[tuple[Inline, ...], ...]
+    runs: tuple[B, ...]
 
 
-def held_ltr_runs(
-    runs: Sequence[tuple[Inline, ...]],
-) -> list[tuple[Inline, ...] | HeldRun]:
-    """``runs`` (:func:`~renderers.writers.common.joined_runs` of a right-to-left line) with
-    each left-to-right run that spans several of them as one :class:`HeldRun`, a text or an
-    emphasis at either end cut where the run starts or ends."""
-    runs = _cut_elements(list(runs))
-    out: list[tuple[Inline, ...] | HeldRun] = []
-    done: Place = (0, 0)
-    for start, end in _ltr_runs(runs):
-        if start[0] == end[0] or not (_cuttable(runs, start) and _cuttable(runs, end)):
+#: How the line's bidi algorithm sees each character a box shows; None for an object that
+#: ends a run.
+Reader = Callable[[B], list[CharClass] | None]
+#: A box cut in two that many characters in, neither half empty; None where it cannot be. It
+#: leaves the box as it was.
+Cutter = Callable[[B, int], tuple[B, B] | None]
+
+
+def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B]) -> list[B | HeldRun[B]]:
+    """``boxes`` (a right-to-left line) with each left-to-right run that spans several of them
+    as one :class:`HeldRun`, a box at either end cut where the run starts or ends (from the
+    line's end, so that each place stays where it was)."""
+    boxes = list(boxes)
+    classes = [read(box) for box in boxes]
+    places: set[Place] = set()
+    for start, end in _ltr_runs(classes):
+        inside = [p for p in (start, end) if not _at_edge(classes, p)]
+        if start[0] != end[0] and all(cut(boxes[i], o) is not None for i, o in inside):
+            places.update(inside)
+    for index, offset in sorted(places, reverse=True):
+        boxes[index:index + 1] = cut(boxes[index], offset) or (boxes[index],)
+    if places:
+        classes = [read(box) for box in boxes]
+    out: list[B | HeldRun[B]] = []
+    done = 0
+    for start, end in _ltr_runs(classes):
+        if start[0] == end[0] or not (_at_edge(classes, start) and _at_edge(classes, end)):
             continue  # one box (Pango orders it), or a box the run enters or leaves inside
-        out += _pieces(runs, done, start)
-        out.append(HeldRun(tuple(_pieces(runs, start, end))))
-        done = end
-    out += _pieces(runs, done, (len(runs), 0))
+        out += boxes[done:start[0]]
+        out.append(HeldRun(tuple(boxes[start[0]:end[0] + 1])))
+        done = end[0] + 1
+    out += boxes[done:]
     return out
 
 
-def _ltr_runs(runs: Sequence[tuple[Inline, ...]]) -> Iterator[tuple[Place, Place]]:
+def _ltr_runs(classes: Sequence[list[CharClass] | None]) -> Iterator[tuple[Place, Place]]:
     """Where each left-to-right run of the line starts (its first letter after right-to-left
     text or the line's start) and ends (after its last letter or digit), as places; the end's
-    offset is in the run that holds that character."""
+    offset is in the box that holds that character."""
     rtl_before = True  # the line starts right to left
     start: Place | None = None
     end: Place = (0, 0)
-    for index, run in enumerate(runs):
-        classes = _classes(run)
-        if classes is None:  # an object that ends a run
+    for index, kinds in enumerate(classes):
+        if kinds is None:  # an object that ends a run
             if start is not None:
                 yield start, end
             start = None
             continue
-        for offset, kind in enumerate(classes):
+        for offset, kind in enumerate(kinds):
             if kind == "rtl":
                 if start is not None:
                     yield start, end
@@ -116,64 +137,60 @@ def _ltr_runs(runs: Sequence[tuple[Inline, ...]]) -> Iterator[tuple[Place, Place
         yield start, end
 
 
-def _classes(run: tuple[Inline, ...]) -> list[CharClass] | None:
+def _at_edge(classes: Sequence[list[CharClass] | None], place: Place) -> bool:
+    """Whether ``place`` is at its box's start or end (a span may start or end there)."""
+    index, offset = place
+    return offset in (0, len(classes[index] or ()))
+
+
+def _text_classes(text: str) -> list[CharClass]:
+    """Each character's class; a combining mark takes the one before it (UAX #9, rule W1), so
+    that a run never ends between a letter and its accent."""
+    classes: list[CharClass] = []
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        classes.append(classes[-1] if kind == "NSM" and classes else _CLASSES.get(kind, "neutral"))
+    return classes
+
+
+# ------------------------------------------------------------------ the report's inlines
+
+#: Inlines whose text the line reads as text: a text, and elements written around their text
+#: (boxes a run may hold whole).
+_READ = (Text, SoftBreak, Anchor, Emph, Strong, Strike, Styled, Code, Link)
+#: Elements written the same cut in two: a span may start or end inside one.
+_CUTTABLE = (Emph, Strong, Strike)
+
+Run: TypeAlias = tuple[Inline, ...]
+
+
+def held_ltr_runs(runs: Sequence[Run]) -> list[Run | HeldRun[Run]]:
+    """``runs`` (:func:`~renderers.writers.common.joined_runs` of a right-to-left line) with
+    each left-to-right run that spans several of them as one :class:`HeldRun`."""
+    return held_runs(runs, _classes, _cut)
+
+
+def _classes(run: Run) -> list[CharClass] | None:
     """How the line's bidi algorithm sees each character ``run`` shows; None for an object
     that ends a run. A mark of digits is one digit, a citation held apart one neutral."""
     if all(isinstance(node, Cite | FootnoteRef) for node in run):
         cites = [node for node in run if isinstance(node, Cite)]
         return ["neutral" if cites and cite_direction(cites, "rtl") else "digit"]
     if isinstance(run[0], _READ):
-        return [_CLASSES.get(unicodedata.bidirectional(char), "neutral")
-                for char in plain_text(run)]
+        return _text_classes(plain_text(run))
     return None
 
 
-def _cuttable(runs: Sequence[tuple[Inline, ...]], place: Place) -> bool:
-    """Whether a span may start or end at ``place``: in a text, or at an element's edge."""
-    index, offset = place
-    if index >= len(runs) or offset == 0:
-        return True
-    run = runs[index]
-    return isinstance(run[0], Text) or offset == len(_classes(run) or ())
-
-
-def _pieces(runs: Sequence[tuple[Inline, ...]], start: Place,
-            end: Place) -> Iterator[tuple[Inline, ...]]:
-    """The runs from ``start`` to ``end``, a text cut where either falls inside it."""
-    for index in range(start[0], min(end[0] + 1, len(runs))):
-        run = runs[index]
-        first = start[1] if index == start[0] else 0
-        last = end[1] if index == end[0] else None
-        if len(run) == 1 and isinstance(run[0], Text):
-            text = run[0].text[first:last]
-            if text:
-                yield (Text(text),) if text != run[0].text else run
-        elif first == 0 and last != 0:
-            yield run
-
-
-def _cut_elements(runs: list[tuple[Inline, ...]]) -> list[tuple[Inline, ...]]:
-    """``runs`` with each emphasis that a left-to-right run of several boxes starts or ends
-    inside cut in two there (from the line's end, so that each place stays where it was)."""
-    places: set[Place] = set()
-    for start, end in _ltr_runs(runs):
-        ends = (start, end)
-        if start[0] != end[0] and all(_cuttable(runs, p) or _cut(runs[p[0]], p[1]) for p in ends):
-            places.update(p for p in ends if not _cuttable(runs, p))
-    for index, offset in sorted(places, reverse=True):
-        runs[index:index + 1] = [(half,) for half in _cut(runs[index], offset) or ()]
-    return runs
-
-
-def _cut(run: tuple[Inline, ...], offset: int) -> tuple[Inline, Inline] | None:
-    """``run``, an emphasis, cut in two ``offset`` characters into its text; None when it is
-    not one or the place is at its edge or inside something that cannot be cut."""
+def _cut(run: Run, offset: int) -> tuple[Run, Run] | None:
+    """``run``, a text or an emphasis, cut in two ``offset`` characters into its text; None
+    when it is neither or the place is at its edge or inside something that cannot be cut."""
     node = run[0]
-    if len(run) != 1 or not isinstance(node, _CUTTABLE):
+    if len(run) != 1 or not isinstance(node, (Text, *_CUTTABLE)):
         return None
     if not 0 < offset < len(plain_text(run)):
         return None
-    return _cut_node(node, offset)
+    halves = _cut_node(node, offset)
+    return None if halves is None else ((halves[0],), (halves[1],))
 
 
 def _cut_node(node: Inline, offset: int) -> tuple[Inline, Inline] | None:
@@ -196,3 +213,128 @@ def _cut_node(node: Inline, offset: int) -> tuple[Inline, Inline] | None:
                     replace(node, children=(halves[1], *children[index + 1:])))
         offset -= size
     return None
+
+
+# ------------------------------------------------------------------ the author's markup
+
+#: Elements of the author's read as their text: boxes a run may hold whole. Any other element
+#: (a block, an image, a line break, a form control) is an object that ends a run.
+_TREE_READ = frozenset({
+    "a", "abbr", "b", "cite", "code", "del", "dfn", "em", "i", "ins", "kbd", "mark", "q", "rp",
+    "rt", "ruby", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt",
+    "u", "var",
+})  # fmt: skip
+#: Those of them written the same cut in two (the report's :data:`_CUTTABLE`, and a span): a
+#: cut one keeps its attributes on both halves, its ``id`` on the first.
+_TREE_CUTTABLE = frozenset({"b", "del", "em", "i", "s", "span", "strike", "strong"})
+#: Isolates without a ``dir``: neutral objects, as an element with one is.
+_TREE_ISOLATES = frozenset({"bdi", "bdo"})
+#: Elements that show nothing: they neither join nor end a run.
+_TREE_SILENT = frozenset({"style", "wbr"})
+
+#: A box of the author's line: a text, or an element (its tail a box of its own).
+TreeBox: TypeAlias = "str | HtmlElement"
+
+
+def hold_ltr_runs(element: HtmlElement) -> None:
+    """Hold each left-to-right run of ``element``'s own content (a right-to-left line; its
+    child elements' content is theirs) that spans several boxes in a ``<span dir="ltr">``,
+    an element at either end cut there. An element left whole is the same object after."""
+    shown = held_runs(_items(element), _tree_classes, _tree_cut)
+    if not any(isinstance(part, HeldRun) for part in shown):
+        return
+    element.text = None
+    for child in list(element):
+        child.tail = None
+        element.remove(child)
+    for part in shown:
+        if isinstance(part, HeldRun):
+            span = element.makeelement("span", {"dir": "ltr"})
+            _fill(span, part.runs)
+            _fill(element, (span,))
+        else:
+            _fill(element, (part,))
+
+
+def _items(element: HtmlElement) -> list[TreeBox]:
+    """``element``'s content in order: its text, each child and the child's tail."""
+    items: list[TreeBox] = [element.text] if element.text else []
+    for child in element:
+        items.append(child)
+        if child.tail:
+            items.append(child.tail)
+    return items
+
+
+def _fill(parent: HtmlElement, items: Sequence[TreeBox]) -> None:
+    """Append ``items`` to ``parent``'s content (an element moves there without its tail)."""
+    for item in items:
+        if not isinstance(item, str):
+            item.tail = None
+            parent.append(item)
+        elif len(parent):
+            parent[-1].tail = (parent[-1].tail or "") + item
+        else:
+            parent.text = (parent.text or "") + item
+
+
+def _tree_classes(box: TreeBox) -> list[CharClass] | None:
+    """How the line's bidi algorithm sees each character ``box`` shows (a citation of digits
+    as one digit, an isolate as one neutral); None for an object that ends a run. An object
+    inside an element read as text is one neutral there, as the report reads a line break or
+    an image inside emphasis (:func:`~renderers.document.plain_text`)."""
+    if isinstance(box, str):
+        return _text_classes(box)
+    tag = box.tag
+    if not isinstance(tag, str) or tag in _TREE_SILENT:  # a comment, a style
+        return []
+    if box.get("dir") is not None or tag in _TREE_ISOLATES:
+        return ["neutral"]
+    if is_citation(box):
+        return ["digit"]
+    if tag not in _TREE_READ:
+        return None
+    return [kind for item in _items(box) for kind in _inner_classes(item)]
+
+
+def _inner_classes(item: TreeBox) -> list[CharClass]:
+    """What ``item``, inside an element read as text, shows: an object is one neutral."""
+    classes = _tree_classes(item)
+    return ["neutral"] if classes is None else classes
+
+
+def _tree_cut(box: TreeBox, offset: int) -> tuple[TreeBox, TreeBox] | None:
+    """``box``, a text or an element of :data:`_TREE_CUTTABLE`, cut ``offset`` characters
+    into what it shows; None when the place is inside something that cannot be cut. The
+    halves are new: ``box`` stays as it was."""
+    if isinstance(box, str):
+        return box[:offset], box[offset:]
+    if box.tag not in _TREE_CUTTABLE or box.get("dir") is not None or is_citation(box):
+        return None
+    items = _items(box)
+    for index, item in enumerate(items):
+        size = len(_inner_classes(item))
+        if offset == 0 and size:  # what shows nothing (an anchor, a style) stays before
+            return _halves(box, items[:index], items[index:])
+        if offset < size:
+            halves = _tree_cut(item, offset)
+            if halves is None:
+                return None
+            return _halves(box, [*items[:index], halves[0]], [halves[1], *items[index + 1:]])
+        offset -= size
+    return None
+
+
+def _halves(element: HtmlElement, first: list[TreeBox],
+            second: list[TreeBox]) -> tuple[HtmlElement, HtmlElement]:
+    """Two copies of ``element`` holding ``first`` and ``second``, its attributes on both but
+    its ``id`` on the first only. An element still in the tree is copied, a half made by a
+    cut inside it (which has no parent) moved."""
+    made = []
+    for items, attributes in ((first, dict(element.attrib)),
+                              (second, {k: v for k, v in element.attrib.items() if k != "id"})):
+        half = element.makeelement(element.tag, attributes)
+        _fill(half, [item if isinstance(item, str) or item.getparent() is None
+                     else copy.deepcopy(item) for item in items])
+        made.append(half)
+    return made[0], made[1]
