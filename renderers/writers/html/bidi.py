@@ -9,8 +9,8 @@ in "English¹ 2024" the year stood left of the mark and the mark left of "Englis
 after ``**English**`` or a link's text stood left of it. In a span with ``dir="ltr"``
 WeasyPrint sets the boxes left to right. A browser isolates such a span, which changes nothing
 when the span holds the whole run: from its first letter after the line's last right-to-left
-character before it to its last letter or digit (a mark's digits count) before the next
-right-to-left character or the line's end.
+character before it to its last letter or digit (a mark's digits count, inside emphasis as
+outside) before the next right-to-left character or the line's end.
 
 A citation held apart from its line (:func:`~renderers.writers.common.cite_direction`: "[1]",
 "(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
