@@ -9,8 +9,8 @@ in "English¹ 2024" the year stood left of the mark and the mark left of "Englis
 after ``**English**`` or a link's text stood left of it. In a span with ``dir="ltr"``
 WeasyPrint sets the boxes left to right. A browser isolates such a span, which changes nothing
 when the span holds the whole run: from its first letter after the line's last right-to-left
-character before it to its last letter or digit (a mark's digits count) before the next
-right-to-left character or the line's end.
+character before it to its last letter or digit (a mark's digits count, inside emphasis as
+outside) before the next right-to-left character or the line's end.
 
 A citation held apart from its line (:func:`~renderers.writers.common.cite_direction`: "[1]",
 "(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
@@ -52,7 +52,7 @@ from renderers.document import (
     Text,
     plain_text,
 )
-from renderers.writers.common import cite_direction
+from renderers.writers.common import cite_direction, joined_runs
 from renderers.writers.html.contents import is_citation
 
 #: A character as a run sees it: right to left (R, AL and Arabic digits, which end a run too),
@@ -160,6 +160,8 @@ def _text_classes(text: str) -> list[CharClass]:
 _READ = (Text, SoftBreak, Anchor, Emph, Strong, Strike, Styled, Code, Link)
 #: Elements written the same cut in two: a span may start or end inside one.
 _CUTTABLE = (Emph, Strong, Strike)
+#: Elements written around their children: read piece by piece (a citation inside counts).
+_WRAPPERS = (Emph, Strong, Strike, Styled, Link)
 
 Run: TypeAlias = tuple[Inline, ...]
 
@@ -172,22 +174,41 @@ def held_ltr_runs(runs: Sequence[Run]) -> list[Run | HeldRun[Run]]:
 
 def _classes(run: Run) -> list[CharClass] | None:
     """How the line's bidi algorithm sees each character ``run`` shows; None for an object
-    that ends a run. A mark of digits is one digit, a citation held apart one neutral."""
+    that ends a run. A mark of digits is one digit, a citation held apart one neutral, inside
+    emphasis too (as the author's reading counts one inside ``<b>``: the text
+    :func:`~renderers.document.plain_text` reads leaves citations out)."""
     if all(isinstance(node, Cite | FootnoteRef) for node in run):
         cites = [node for node in run if isinstance(node, Cite)]
         return ["neutral" if cites and cite_direction(cites, "rtl") else "digit"]
-    if isinstance(run[0], _READ):
-        return _text_classes(plain_text(run))
-    return None
+    node = run[0]
+    if not isinstance(node, _READ):
+        return None
+    if isinstance(node, _WRAPPERS):
+        return [kind for piece in _pieces(node) for kind in _inner_classes_of(piece)]
+    return _text_classes(plain_text(run))
+
+
+def _pieces(node: Inline) -> list[Run]:
+    """The runs inside an element written around its children, as the writer holds them
+    (:func:`~renderers.writers.common.joined_runs`: a citation with those joined to it)."""
+    return list(joined_runs(node.children)) if isinstance(node, _WRAPPERS) else [(node,)]
+
+
+def _inner_classes_of(run: Run) -> list[CharClass]:
+    """What ``run``, inside an element read as text, shows: an object there is read as its
+    text (:func:`~renderers.document.plain_text`: an image's alt, a line break's space)."""
+    classes = _classes(run)
+    return _text_classes(plain_text(run)) if classes is None else classes
 
 
 def _cut(run: Run, offset: int) -> tuple[Run, Run] | None:
-    """``run``, a text or an emphasis, cut in two ``offset`` characters into its text; None
-    when it is neither or the place is at its edge or inside something that cannot be cut."""
+    """``run``, a text or an emphasis, cut in two ``offset`` characters into what it shows
+    (:func:`_classes`); None when it is neither or the place is at its edge or inside
+    something that cannot be cut."""
     node = run[0]
     if len(run) != 1 or not isinstance(node, (Text, *_CUTTABLE)):
         return None
-    if not 0 < offset < len(plain_text(run)):
+    if not 0 < offset < len(_classes(run) or ()):
         return None
     halves = _cut_node(node, offset)
     return None if halves is None else ((halves[0],), (halves[1],))
@@ -199,20 +220,25 @@ def _cut_node(node: Inline, offset: int) -> tuple[Inline, Inline] | None:
         return Text(node.text[:offset]), Text(node.text[offset:])
     if not isinstance(node, _CUTTABLE):
         return None
-    children = node.children
-    for index, child in enumerate(children):
-        size = len(plain_text((child,)))
-        if offset == 0 and size:  # what shows nothing (an anchor, a mark) stays before the cut
-            return (replace(node, children=children[:index]),
-                    replace(node, children=children[index:]))
-        if offset < size:
-            halves = _cut_node(child, offset)
+    pieces = _pieces(node)
+    for index, piece in enumerate(pieces):
+        size = len(_inner_classes_of(piece))
+        if offset == 0 and size:  # what shows nothing (an anchor) stays before the cut
+            return (replace(node, children=_joined(pieces[:index])),
+                    replace(node, children=_joined(pieces[index:])))
+        if offset < size:  # a piece of two characters or more: one inline
+            halves = _cut_node(piece[0], offset)
             if halves is None:
                 return None
-            return (replace(node, children=(*children[:index], halves[0])),
-                    replace(node, children=(halves[1], *children[index + 1:])))
+            return (replace(node, children=(*_joined(pieces[:index]), halves[0])),
+                    replace(node, children=(halves[1], *_joined(pieces[index + 1:]))))
         offset -= size
     return None
+
+
+def _joined(pieces: Sequence[Run]) -> Run:
+    """The inlines of ``pieces`` one after the other."""
+    return tuple(node for piece in pieces for node in piece)
 
 
 # ------------------------------------------------------------------ the author's markup
