@@ -33,7 +33,7 @@ from renderers.readers.sanitize import refused_image_message
 from renderers.sandbox import shown_reference
 from renderers.text import GIVEN_ID_RULE, RESERVED_ANCHOR, HeadingIds, link_target
 from renderers.writers.common import CITATION_NOTES_ID, NOTES_ID
-from renderers.writers.contents import CONTENTS_ID
+from renderers.writers.contents import CONTENTS_ID, unlisted_sections
 
 #: A start tag's attribute text after its name, up to the first ">" outside quotes (possessive:
 #: a tag without its end fails without backtracking).
@@ -289,10 +289,11 @@ class ReadContext:
         return generated, frozenset(dead)
 
     def document(self, blocks: Sequence[Block]) -> Document:
-        """The finished document (the notes of links that lead nowhere added)."""
+        """The finished document (the notes of links that lead nowhere added, a kept-out
+        section's sub-headings kept out: :func:`unlisted_sections`)."""
         generated, dead = self._note_dead_links()
         return Document(
-            blocks=tuple(blocks),
+            blocks=unlisted_sections(blocks),
             title=self.title,
             usage_sids=tuple(self.usage),
             notes=tuple(self.notes),

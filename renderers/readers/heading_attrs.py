@@ -40,7 +40,8 @@ __all__ = [
 ]
 
 _NAME = re.compile(IDENT)
-_KEY_VALUE = re.compile(rf"({IDENT})=({QUOTED}|{BARE})")
+#: ``key=value``: the key, then the value quoted (group 2) or else bare (group 3).
+_KEY_VALUE = re.compile(rf"({IDENT})=(?:({QUOTED})|({BARE}))")
 _CLOSING = re.compile(r"(?:^|[ \t])(#+)[ \t]*$")
 
 
@@ -95,7 +96,7 @@ def _attributes(block: str) -> HeadingAttributes:
         if char in " \t":
             pos += 1
         elif pair is not None:
-            key, value = pair.group(1), _value(pair.group(2))
+            key, value = pair.group(1), _value(pair.group(2), pair.group(3))
             if key == "id":
                 ident = value
             elif key == "class":
@@ -115,12 +116,13 @@ def _attributes(block: str) -> HeadingAttributes:
     return HeadingAttributes(ident, tuple(dict.fromkeys(classes)), block)
 
 
-def _value(written: str) -> str:
+def _value(quoted: str | None, bare: str | None) -> str:
     """A value as pandoc reads it: a quoted one without its quotes, its character references
-    decoded; backslash escapes decoded in both kinds."""
-    quoted = written[:1] in ("'", '"')
-    value = re.sub(r"\\(.)", r"\1", written[1:-1] if quoted else written)
-    return html.unescape(value) if quoted else value
+    decoded; backslash escapes decoded in both kinds. Which kind it is comes from the grammar,
+    not its first character: a quote that does not close starts a bare value (``id="abc``)."""
+    if quoted is not None:
+        return html.unescape(re.sub(r"\\(.)", r"\1", quoted[1:-1]))
+    return re.sub(r"\\(.)", r"\1", bare or "")
 
 
 def _atx_text(line: str) -> str:

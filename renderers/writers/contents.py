@@ -15,7 +15,7 @@ heading's bookmark inside a Word TOC field, PPTX to the heading's slide on an ag
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from renderers.document import Block, Heading, Paragraph, plain_text
 from renderers.labels import Labels
@@ -77,9 +77,34 @@ def contents_headings(
 
 def in_outline(heading: Heading) -> bool:
     """Whether the contents and the PDF outline list ``heading``: not when its author kept it
-    out (pandoc's ``.unlisted``, :attr:`Heading.listed`). The one rule for the contents of
-    every writer and both PDF engines' bookmarks."""
+    out (pandoc's ``.unlisted``, :attr:`Heading.listed`, which :func:`unlisted_sections`
+    gives a kept-out section's sub-headings). The one rule for the contents of every writer
+    and both PDF engines' bookmarks."""
     return heading.listed
+
+
+def unlisted_sections(blocks: Sequence[Block]) -> tuple[Block, ...]:
+    """A body's ``blocks`` with every heading inside a kept-out section kept out too.
+
+    Pandoc leaves an ``.unlisted`` section out of the contents whole, its sub-headings with
+    it; kept in, they hung under the section before it in one engine's outline and beside it
+    in the other's. A section runs to the next heading of its level or above; a heading in a
+    list or a quote starts none, and nor does the body's first heading when it is of level 1
+    (the one that shows the title, listed in no contents: its block keeps only itself out)."""
+    out: list[Block] = []
+    hidden: int | None = None  # the level of the kept-out section the blocks are in
+    first = True
+    for block in blocks:
+        if isinstance(block, Heading):
+            if hidden is not None and block.level <= hidden:
+                hidden = None
+            if hidden is not None and block.listed:
+                block = replace(block, listed=False)
+            elif hidden is None and not block.listed and not (first and block.level == 1):
+                hidden = block.level
+            first = False
+        out.append(block)
+    return tuple(out)
 
 
 def heading_text(heading: Heading, words: Labels) -> str:

@@ -2,7 +2,7 @@
 ``{.unlisted}``): the link ``[see](#results)`` lands on the heading (HTML id, DOCX bookmark,
 PPTX slide jump, both PDF engines' destinations, pandoc's reading of the Markdown written
 and written again), and an unlisted heading stays out of every contents list and PDF
-outline while links still reach it."""
+outline, with its sub-headings (pandoc's section), while links still reach it."""
 
 from __future__ import annotations
 
@@ -36,6 +36,10 @@ Text [[S:1]].
 ## Aside {{#aside .unlisted}}
 
 An aside.
+
+### Aside detail
+
+Under the aside, out with it.
 
 ## Results and costs {{#results}}
 
@@ -155,4 +159,5 @@ def test_the_html_page_read_back_keeps_the_unlisted_heading_unlisted() -> None:
     page = render_markdown("html", SOURCE, POOL, toc=True).decode("utf-8")
     headings = [b for b in read_html(page).blocks if isinstance(b, Heading)]
     assert [(h.id, h.listed) for h in headings] == [
-        ("annual-report", True), ("introduction", True), ("aside", False), ("results", True)]
+        ("annual-report", True), ("introduction", True), ("aside", False),
+        ("aside-detail", False), ("results", True)]

@@ -790,18 +790,17 @@ class ReportWriter:
         return head + self.blocks(blocks[1:])
 
 
-def _align_attribute(align: Alignment) -> str:
-    """The ``class`` of an element aligned ``align`` (report.css's ``al-*``), or ""."""
-    return f' class="al-{align}"' if align != "default" else ""
+def _align_attribute(align: Alignment, *more: str) -> str:
+    """The ``class`` of an element aligned ``align`` (report.css's ``al-*``) that has the
+    classes ``more`` too, or ""."""
+    classes = [f"al-{align}", *more] if align != "default" else list(more)
+    return f' class="{" ".join(classes)}"' if classes else ""
 
 
 def _heading_class(heading: Heading) -> str:
     """A heading's ``class``: its alignment's, and ``unlisted`` (pandoc's) when it stays out
     of the contents and the PDF outline (:func:`in_outline`; report.css drops its bookmark)."""
-    align = block_alignment(heading)
-    classes = [f"al-{align}"] if align != "default" else []
-    classes += [] if in_outline(heading) else [UNLISTED]
-    return f' class="{" ".join(classes)}"' if classes else ""
+    return _align_attribute(block_alignment(heading), *(() if in_outline(heading) else (UNLISTED,)))
 
 
 def _align_class(block: Paragraph | Heading | Figure) -> str:
