@@ -35,7 +35,7 @@ from citations import json_keys
 from citations.atomic import write_atomic
 from citations.errors import PoolError, RegistryError
 from citations.grammar import SID_RANGE, sid_in_range
-from citations.locking import LockTimeout, exclusive_lock
+from citations.locking import LockError, exclusive_lock
 from citations.model import CANONICAL_FIELDS, Source
 from citations.neardup import SimHashIndex, simhash
 from citations.pool import SourcePool, _with_sid, dedupe_key, parse_sid, source_from_row
@@ -226,10 +226,8 @@ class SourceRegistry:
                     result = self._merge(state, items)
                     if result.added or result.enriched:
                         self._write(state)
-            except LockTimeout as exc:
-                raise RegistryError(
-                    f"{self.lock_path}: lock not acquired within {self.lock_timeout:.0f} s"
-                ) from exc
+            except LockError as exc:  # names the .lock file, not the registry
+                raise RegistryError(str(exc)) from exc
             except PermissionError as exc:
                 raise RegistryError(f"{self.path}: cannot write ({exc.strerror})") from exc
         return result

@@ -20,7 +20,7 @@ from typing import Any
 
 from citations.atomic import remove_stale_temps, write_atomic
 from citations.errors import StoreError
-from citations.locking import LockTimeout, exclusive_lock
+from citations.locking import LockError, exclusive_lock
 
 STORE_NAME = "sources_used.json"
 LOCK_SUFFIX = ".lock"
@@ -336,10 +336,8 @@ class SourcesUsedStore:
                     merged[rec.filename] = rec
                 self._write_atomic(dump_records(merged.values()).encode("utf-8"))
                 self._delete_artifacts(retired)
-        except LockTimeout as exc:
-            raise StoreError(
-                f"{self.lock_path}: lock not acquired within {LOCK_TIMEOUT:.0f} s"
-            ) from exc
+        except LockError as exc:  # names the .lock file, not the directory
+            raise StoreError(str(exc)) from exc
         except PermissionError as exc:
             raise StoreError(self._unwritable(exc)) from exc
         return warnings
