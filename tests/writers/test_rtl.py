@@ -1288,6 +1288,19 @@ def test_weasyprint_sets_each_mark_after_its_word_where_typst_does(line: str) ->
     assert abs(ends["weasyprint"][1] - ends["typst"][1]) < 0.05, (line, ends)
 
 
+#: Chromium: the first paragraph of ``main``'s characters in the order they are drawn, left to
+#: right (each character's box, sorted by its left edge).
+PARAGRAPH_IN_DRAWN_ORDER = (
+    "() => { const chars = []; const p = document.querySelector('main p');"
+    " const walker = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);"
+    " while (walker.nextNode()) { const node = walker.currentNode;"
+    "  for (let i = 0; i < node.length; i++) { const range = document.createRange();"
+    "   range.setStart(node, i); range.setEnd(node, i + 1);"
+    "   chars.push([node.data[i], range.getBoundingClientRect().left]); } }"
+    " return chars.sort((a, b) => a[1] - b[1]).map(c => c[0]).join(''); }"
+)
+
+
 @pytest.mark.browser
 def test_chromium_sets_marks_after_left_to_right_text_in_a_right_to_left_line(
     tmp_path: Path,
@@ -1295,19 +1308,10 @@ def test_chromium_sets_marks_after_left_to_right_text_in_a_right_to_left_line(
     """The referee: the HTML's spans change nothing of the bidi algorithm's order."""
     from tests.helpers import chromium_browser
 
-    measure = (
-        "() => { const chars = []; const p = document.querySelector('main p');"
-        " const walker = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);"
-        " while (walker.nextNode()) { const node = walker.currentNode;"
-        "  for (let i = 0; i < node.length; i++) { const range = document.createRange();"
-        "   range.setStart(node, i); range.setEnd(node, i + 1);"
-        "   chars.push([node.data[i], range.getBoundingClientRect().left]); } }"
-        " return chars.sort((a, b) => a[1] - b[1]).map(c => c[0]).join(''); }"
-    )
     with chromium_browser() as browser:
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         for n, (line, expected) in enumerate(MARKED_RUNS.items()):
             path = tmp_path / f"marked-{n}.html"
             path.write_bytes(marked("html", line))
             page.goto(path.as_uri())
-            assert squeezed(page.evaluate(measure)) == expected, line
+            assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == expected, line

@@ -19,7 +19,7 @@ from renderers.pipeline import Session
 from renderers.writers.html import author_look
 from renderers.writers.html.bidi import hold_ltr_runs
 from tests.helpers import pdf_lines
-from tests.writers.test_rtl import MARKED_POOL, mark_after, squeezed
+from tests.writers.test_rtl import MARKED_POOL, PARAGRAPH_IN_DRAWN_ORDER, mark_after, squeezed
 
 #: The author's stylesheet every page here carries: the look the PDF keeps.
 STYLE = "<style>p, li { color: #233; } .term { color: #a30; } #first { font-weight: 600; }</style>"
@@ -176,15 +176,6 @@ def test_chromium_lays_out_the_authors_page_and_its_html_output_alike(tmp_path: 
     read them."""
     from tests.helpers import chromium_browser
 
-    measure = (
-        "() => { const chars = []; const p = document.querySelector('main p');"
-        " const walker = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);"
-        " while (walker.nextNode()) { const node = walker.currentNode;"
-        "  for (let i = 0; i < node.length; i++) { const range = document.createRange();"
-        "   range.setStart(node, i); range.setEnd(node, i + 1);"
-        "   chars.push([node.data[i], range.getBoundingClientRect().left]); } }"
-        " return chars.sort((a, b) => a[1] - b[1]).map(c => c[0]).join(''); }"
-    )
     with chromium_browser() as browser:
         view = browser.new_page(viewport={"width": 1200, "height": 900})
         for n, (line, expected) in enumerate(AUTHOR_RUNS.items()):
@@ -194,7 +185,7 @@ def test_chromium_lays_out_the_authors_page_and_its_html_output_alike(tmp_path: 
                 path = tmp_path / f"{name}-{n}.html"
                 path.write_text(text, encoding="utf-8")
                 view.goto(path.as_uri())
-                assert squeezed(view.evaluate(measure)) == expected, (name, line)
+                assert squeezed(view.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == expected, (name, line)
 
 
 def test_a_held_run_keeps_a_letters_combining_accent() -> None:
