@@ -16,9 +16,8 @@ from markupsafe import Markup, escape
 
 from renderers.labels import Labels
 from renderers.text import HeadingIds
-from renderers.writers.common import ADDED_SECTION_LEVEL, DocumentTitle
+from renderers.writers.common import ADDED_SECTION_LEVEL, CONTENTS_ID, DocumentTitle
 from renderers.writers.contents import (
-    CONTENTS_ID,
     ContentsEntry,
     contents_entries,
 )
