@@ -88,18 +88,28 @@ def body_outline(blocks: Sequence[Block], title: Heading | None) -> Outline:
     list or a quote starts none, and nor does ``title`` (listed in no contents: kept out, it
     keeps only itself out of the PDF outline). Decided here, where the title is known, not by
     the readers: which heading shows it depends on ``--title``."""
-    sectioned: set[int] = set()
-    hidden: int | None = None  # the level of the kept-out section the blocks are in
-    for block in blocks:
-        if not isinstance(block, Heading):
-            continue
-        if hidden is not None and block.level <= hidden:
+    headings = [block for block in blocks if isinstance(block, Heading)]
+    inside = in_kept_out_sections(
+        (heading.level, not heading.listed and heading is not title) for heading in headings)
+    sectioned = frozenset(id(h) for h, hidden in zip(headings, inside, strict=True) if hidden)
+    return Outline(blocks, title, sectioned)
+
+
+def in_kept_out_sections(headings: Iterable[tuple[int, bool]]) -> list[bool]:
+    """For each of a body's section headings, given in order as ``(level, kept_out)``
+    (``kept_out``: its author kept it out and it does not show the title), whether it lies
+    inside a kept-out section, which runs to the next heading of its level or above. The
+    section rule of :func:`body_outline`, and of an HTML input's own look
+    (:func:`renderers.writers.html.contents.keep_out_sections`)."""
+    inside: list[bool] = []
+    hidden: int | None = None  # the level of the kept-out section the headings are in
+    for level, kept_out in headings:
+        if hidden is not None and level <= hidden:
             hidden = None
-        if hidden is not None:
-            sectioned.add(id(block))
-        elif not block.listed and block is not title:
-            hidden = block.level
-    return Outline(blocks, title, frozenset(sectioned))
+        inside.append(hidden is not None)
+        if hidden is None and kept_out:
+            hidden = level
+    return inside
 
 
 def contents_headings(

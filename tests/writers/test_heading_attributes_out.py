@@ -258,3 +258,28 @@ def test_pptx_agenda_leaves_out_the_sub_headings_of_an_unlisted_h1(case: str) ->
     agenda = next(s for s in deck.slides if s.shapes.title and s.shapes.title.text == "Contents")
     body = next(s for s in agenda.shapes if s.has_text_frame and s != agenda.shapes.title)
     assert [p.text for p in body.text_frame.paragraphs] == listed
+
+
+AUTHORS_HTML = (
+    '<html><body><h1 class="unlisted">Top</h1><p>Intro.</p><h2>In top</h2><p>Text.</p>'
+    '<h1>Last</h1><p>Text.</p><h2 class="unlisted">Aside</h2><p>Text.</p>'
+    '<h3>Detail</h3><p>Text.</p><blockquote><h3>Quoted</h3></blockquote>'
+    '<h2>Under last</h2><p>Text.</p></body></html>'
+)
+
+
+@pytest.mark.parametrize(("title", "outline"), [
+    ("", ["In top", "Last", "Quoted", "Under last"]),  # the unlisted h1 shows the title
+    ("Other text", ["Other text", "Last", "Quoted", "Under last"]),
+])
+def test_html_inputs_own_look_keeps_an_unlisted_section_out_of_the_pdf(
+    tmp_path: Path, title: str, outline: list[str]
+) -> None:
+    """HTML input's PDF in its author's look: ``class="unlisted"`` keeps its section out of
+    the contents and the outline as the other writers do (a quoted heading starts no section
+    and is in none); the heading that shows the title keeps out only itself."""
+    (result,) = render(AUTHORS_HTML, tmp_path, sources_pool=POOL, formats="pdf", toc=True,
+                       title=title, content_format="html")
+    assert outline_titles(PdfReader(result.path)) == outline
+    entries = [re.sub(r"[.\s\d]+$", "", shown) for shown, _, _ in internal_links(result.path)]
+    assert [entry for entry in entries if entry] == [t for t in outline if t != "Other text"]
