@@ -247,8 +247,10 @@ Alignment = Literal["left", "center", "right", "default"]
 @dataclass(frozen=True)
 class Heading:
     """A heading; ``id`` is the one its input gave it ("" to make one from its text),
-    ``listed`` False keeps it out of the contents and the PDF outline (pandoc's
-    ``.unlisted``: :func:`renderers.writers.contents.in_outline`). ``given``: ``id`` is the
+    ``listed`` False when its author kept it out of the contents and the PDF outline (pandoc's
+    ``.unlisted``, HTML's ``class="unlisted"``): the input's own attribute, on this heading
+    only; the writers keep its section out with it
+    (:func:`renderers.writers.contents.body_outline`). ``given``: ``id`` is the
     author's own (``{#results}``, HTML's ``id=``), kept as written, not one the reader made
     from the text: a writer that would drop ids nothing links to keeps it, since links from
     outside the document may use it."""

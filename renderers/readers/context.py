@@ -32,8 +32,7 @@ from renderers.options import Limits
 from renderers.readers.sanitize import refused_image_message
 from renderers.sandbox import shown_reference
 from renderers.text import GIVEN_ID_RULE, RESERVED_ANCHOR, HeadingIds, link_target
-from renderers.writers.common import CITATION_NOTES_ID, NOTES_ID
-from renderers.writers.contents import CONTENTS_ID, unlisted_sections
+from renderers.writers.common import CITATION_NOTES_ID, CONTENTS_ID, NOTES_ID
 
 #: A start tag's attribute text after its name, up to the first ">" outside quotes (possessive:
 #: a tag without its end fails without backtracking).
@@ -289,11 +288,13 @@ class ReadContext:
         return generated, frozenset(dead)
 
     def document(self, blocks: Sequence[Block]) -> Document:
-        """The finished document (the notes of links that lead nowhere added, a kept-out
-        section's sub-headings kept out: :func:`unlisted_sections`)."""
+        """The finished document, the notes of links that lead nowhere added. Each heading
+        keeps its author's own ``.unlisted``: which further headings a kept-out section takes
+        with it depends on the title, which the writers decide
+        (:func:`renderers.writers.contents.body_outline`)."""
         generated, dead = self._note_dead_links()
         return Document(
-            blocks=unlisted_sections(blocks),
+            blocks=tuple(blocks),
             title=self.title,
             usage_sids=tuple(self.usage),
             notes=tuple(self.notes),

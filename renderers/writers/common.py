@@ -324,6 +324,9 @@ def _one_line(text: str) -> str:
 # ---------------------------------------------------------------- author notes
 
 
+#: The id (HTML) and anchor of the contents list (``toc``, :mod:`renderers.writers.contents`):
+#: no heading may take it.
+CONTENTS_ID = "contents"
 #: The id (HTML) and label (Typst) of the Notes section (its heading: ``Labels.notes``; HTML,
 #: PDF, DOCX put it before the Sources).
 NOTES_ID = "notes"

@@ -2,8 +2,8 @@
 
 Which headings it lists, under what text and how deep: the headings of the body (not nested in
 lists or quotes) except the one that shows the document's title and those their author kept
-out (``{.unlisted}``, :func:`in_outline`), three levels deep counted from
-the shallowest of them, each under its visible text without citation numbers or note letters,
+out (``{.unlisted}``) with their sections (:func:`body_outline`), three levels deep counted
+from the shallowest of them, each under its visible text without citation numbers or note letters,
 formulas in their linear form (``x²``, as a PPTX slide title shows them); then the Notes, a note
 style's Citation notes and the Sources, at the top level (:func:`back_matter`). Both PDF engines
 name a heading's outline entry with the same text. It goes right after the title and the
@@ -15,17 +15,16 @@ heading's bookmark inside a Word TOC field, PPTX to the heading's slide on an ag
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from renderers.document import Block, Heading, Paragraph, plain_text
 from renderers.labels import Labels
 from renderers.text import Direction, text_direction
 from renderers.writers.common import ADDED_SECTION_LEVEL, citation_notes_heading
 
-#: The id (HTML) and anchor of the contents list: no heading may take it.
-CONTENTS_ID = "contents"
 #: pandoc's class of a heading kept out of the contents (``## Aside {.unlisted}``), which the
-#: HTML writer writes and the readers read (:func:`in_outline`).
+#: readers read and the HTML writer writes on every heading its outline leaves out
+#: (:meth:`Outline.lists`).
 UNLISTED = "unlisted"
 #: How many heading levels the contents list, from the shallowest listed.
 CONTENTS_DEPTH = 3
@@ -57,54 +56,77 @@ def contents_position(blocks: Sequence[Block], title: Heading | None) -> int:
     return start
 
 
+@dataclass(frozen=True)
+class Outline:
+    """A body's headings as the contents and both PDF engines' outlines see them.
+
+    ``title`` is the heading that shows the document's title
+    (:func:`~renderers.writers.common.document_title`), listed in no contents; ``sectioned``
+    holds (by ``id()``) the body's headings inside a section their author kept out
+    (:func:`body_outline`). Made by each writer, which knows the title; a heading outside the
+    body's own blocks (in a list, a quote, the abstract) answers by its own attribute."""
+
+    blocks: Sequence[Block]
+    title: Heading | None
+    sectioned: frozenset[int]
+
+    def lists(self, heading: Heading) -> bool:
+        """Whether the PDF outline lists ``heading`` (DOCX: not "body text"; HTML: no
+        ``unlisted`` class), and the contents unless it shows the title: not when its author
+        kept it out (pandoc's ``.unlisted``, :attr:`Heading.listed`) nor when it is inside a
+        section so kept out. The one rule for every writer's contents and PDF outline."""
+        return heading.listed and id(heading) not in self.sectioned
+
+
+def body_outline(blocks: Sequence[Block], title: Heading | None) -> Outline:
+    """The :class:`Outline` of a body's ``blocks`` whose title ``title`` shows (None: no
+    heading of the body shows it, a writer adds it above).
+
+    Pandoc leaves an ``.unlisted`` section out of the contents whole, its sub-headings with
+    it; kept in, they hung under the section before it in one engine's outline and beside it
+    in the other's. A section runs to the next heading of its level or above; a heading in a
+    list or a quote starts none, and nor does ``title`` (listed in no contents: kept out, it
+    keeps only itself out of the PDF outline). Decided here, where the title is known, not by
+    the readers: which heading shows it depends on ``--title``."""
+    headings = [block for block in blocks if isinstance(block, Heading)]
+    inside = in_kept_out_sections(
+        (heading.level, not heading.listed and heading is not title) for heading in headings)
+    sectioned = frozenset(id(h) for h, hidden in zip(headings, inside, strict=True) if hidden)
+    return Outline(blocks, title, sectioned)
+
+
+def in_kept_out_sections(headings: Iterable[tuple[int, bool]]) -> list[bool]:
+    """For each of a body's section headings, given in order as ``(level, kept_out)``
+    (``kept_out``: its author kept it out and it does not show the title), whether it lies
+    inside a kept-out section, which runs to the next heading of its level or above. The
+    section rule of :func:`body_outline`, and of an HTML input's own look
+    (:func:`renderers.writers.html.contents.keep_out_sections`)."""
+    inside: list[bool] = []
+    hidden: int | None = None  # the level of the kept-out section the headings are in
+    for level, kept_out in headings:
+        if hidden is not None and level <= hidden:
+            hidden = None
+        inside.append(hidden is not None)
+        if hidden is None and kept_out:
+            hidden = level
+    return inside
+
+
 def contents_headings(
-    blocks: Iterable[Block],
-    title: Heading | None,
+    outline: Outline,
     anchor: Callable[[Heading], str],
     words: Labels,
     *,
     deepest: int = 6,
 ) -> list[tuple[int, str, str]]:
-    """The headings the contents may list, as ``(level, text, anchor)``: the body's own,
-    except ``title`` (the heading that shows the title), none deeper than ``deepest`` (PPTX:
-    the slide level); ``anchor`` names each in the writer's output."""
+    """The headings the contents may list, as ``(level, text, anchor)``: the body's own that
+    ``outline`` lists, except the one that shows the title, none deeper than ``deepest``
+    (PPTX: the slide level); ``anchor`` names each in the writer's output."""
     return [
-        (block.level, heading_text(block, words), anchor(block)) for block in blocks
-        if isinstance(block, Heading) and block is not title and block.level <= deepest
-        and in_outline(block)
+        (block.level, heading_text(block, words), anchor(block)) for block in outline.blocks
+        if isinstance(block, Heading) and block is not outline.title and block.level <= deepest
+        and outline.lists(block)
     ]
-
-
-def in_outline(heading: Heading) -> bool:
-    """Whether the contents and the PDF outline list ``heading``: not when its author kept it
-    out (pandoc's ``.unlisted``, :attr:`Heading.listed`, which :func:`unlisted_sections`
-    gives a kept-out section's sub-headings). The one rule for the contents of every writer
-    and both PDF engines' bookmarks."""
-    return heading.listed
-
-
-def unlisted_sections(blocks: Sequence[Block]) -> tuple[Block, ...]:
-    """A body's ``blocks`` with every heading inside a kept-out section kept out too.
-
-    Pandoc leaves an ``.unlisted`` section out of the contents whole, its sub-headings with
-    it; kept in, they hung under the section before it in one engine's outline and beside it
-    in the other's. A section runs to the next heading of its level or above; a heading in a
-    list or a quote starts none, and nor does the body's first heading when it is of level 1
-    (the one that shows the title, listed in no contents: its block keeps only itself out)."""
-    out: list[Block] = []
-    hidden: int | None = None  # the level of the kept-out section the blocks are in
-    first = True
-    for block in blocks:
-        if isinstance(block, Heading):
-            if hidden is not None and block.level <= hidden:
-                hidden = None
-            if hidden is not None and block.listed:
-                block = replace(block, listed=False)
-            elif hidden is None and not block.listed and not (first and block.level == 1):
-                hidden = block.level
-            first = False
-        out.append(block)
-    return tuple(out)
 
 
 def heading_text(heading: Heading, words: Labels) -> str:

@@ -77,6 +77,7 @@ from renderers.text import RESERVED_ANCHOR, link_target
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     CITATION_NOTES_ID,
+    CONTENTS_ID,
     NOTES_ID,
     AuthorNote,
     AuthorNotes,
@@ -90,7 +91,6 @@ from renderers.writers.common import (
     title_block,
     unresolved_note_text,
 )
-from renderers.writers.contents import CONTENTS_ID
 from renderers.writers.markdown_ids import AutoIds, IdText, PandocIds
 
 _ESCAPE_ALWAYS = re.compile(r"[\\`*_\[\]<|~]")

@@ -17,9 +17,12 @@ from pypdf import PdfReader
 from renderers.api import write_pdf
 from renderers.document import Cite, Heading, Math, Text
 from renderers.labels import ENGLISH
+from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
+from renderers.writers.common import document_title
 from renderers.writers.contents import (
     CONTENTS_DEPTH,
+    body_outline,
     contents_entries,
     contents_headings,
     contents_position,
@@ -65,7 +68,7 @@ def test_entries_skip_the_title_heading_and_citation_numbers_and_stay_three_deep
         Heading(5, (Text("Four deep"),), "deep"),
         Heading(3, (Text("Back"),), "back"),
     )
-    headings = contents_headings(blocks, title, lambda h: f"#{h.id}", ENGLISH)
+    headings = contents_headings(body_outline(blocks, title), lambda h: f"#{h.id}", ENGLISH)
     assert headings[0] == (2, "Intro", "#intro")
     entries = contents_entries(headings, [("Sources", "sources")])
     assert [(e.text, e.anchor, e.depth) for e in entries] == [
@@ -79,8 +82,55 @@ def test_entries_skip_the_title_heading_and_citation_numbers_and_stay_three_deep
 
 def test_the_deck_lists_only_headings_that_start_slides() -> None:
     blocks = (Heading(2, (Text("Slide"),), "s"), Heading(3, (Text("Sub"),), "t"))
-    assert contents_headings(blocks, None, lambda h: h.id, ENGLISH, deepest=2) == [
-        (2, "Slide", "s")]
+    assert contents_headings(body_outline(blocks, None), lambda h: h.id, ENGLISH,
+                             deepest=2) == [(2, "Slide", "s")]
+
+
+SECTIONS = """# Top {.unlisted}
+
+## In top
+
+> ## Quoted {.unlisted}
+
+### Deeper in top
+
+# Report
+
+## Aside {.unlisted}
+
+### Under the aside
+
+#### Deeper
+
+## Next
+
+### Under next
+"""
+
+
+@pytest.mark.parametrize(("title", "kept_out"), [
+    # the first h1 shows the title: it keeps only itself out (of the PDF outline)
+    ("", ["Top", "Aside", "Under the aside", "Deeper"]),
+    # another title, added above the body: the first h1 is an ordinary one, its section out
+    ("Other text", ["Top", "In top", "Deeper in top", "Aside", "Under the aside", "Deeper"]),
+    # a later h1 shows it: the first is spared nothing
+    ("Report", ["Top", "In top", "Deeper in top", "Aside", "Under the aside", "Deeper"]),
+])
+def test_an_unlisted_section_is_kept_out_whole_unless_it_shows_the_title(
+    title: str, kept_out: list[str]
+) -> None:
+    """Pandoc's section rule, decided where the title is known: a section runs to the next
+    heading of its level or above; a heading in a quote starts none and answers for itself."""
+    document = read_markdown(SECTIONS)
+    shown = document_title(document, RenderOptions(title=title))
+    outline = body_outline(document.blocks, shown.heading)
+    headings = [b for b in document.blocks if isinstance(b, Heading)]
+    assert [heading_text(h, ENGLISH) for h in headings if not outline.lists(h)] == kept_out
+    quoted = next(b for b in document.blocks if not isinstance(b, Heading)).blocks[0]
+    assert isinstance(quoted, Heading) and not outline.lists(quoted)
+    listed = [text for _, text, _ in contents_headings(outline, lambda h: h.id, ENGLISH)]
+    assert listed == [heading_text(h, ENGLISH) for h in headings
+                      if outline.lists(h) and h is not shown.heading]
 
 
 def test_an_entry_shows_a_formula_as_text_not_tex() -> None:

@@ -10,8 +10,11 @@ import io
 import re
 import zipfile
 from pathlib import Path
+from typing import Any
 
+import docx
 import pytest
+from docx.oxml.ns import qn
 from pptx import Presentation
 from pypdf import PdfReader
 
@@ -161,3 +164,122 @@ def test_the_html_page_read_back_keeps_the_unlisted_heading_unlisted() -> None:
     assert [(h.id, h.listed) for h in headings] == [
         ("annual-report", True), ("introduction", True), ("aside", False),
         ("aside-detail", False), ("results", True)]
+
+
+# ------------------------------------------------- a kept-out section, where the title is known
+
+#: An unlisted first h1 whose section (its sub-headings) stays out of every contents and PDF
+#: outline when it does not show the title: ``--title`` names other text, or a later h1 shows
+#: it. Each case: the source, the title option, the headings the contents list and the PDF
+#: outline's titles (the heading or the added title that shows the title included).
+KEPT_OUT_SECTIONS = {
+    "another title": (
+        "# Top {.unlisted}\n\nIntro.\n\n## In top\n\nText.\n\n### Deeper in top\n\nText.\n\n"
+        "# Last\n\nText.\n\n## Under last\n\nText.\n",
+        "Other text", ["Last", "Under last"], ["Other text", "Last", "Under last"]),
+    "a later h1 shows it": (
+        "# Intro {.unlisted}\n\nIntro.\n\n## Sub\n\nText.\n\n# Report\n\nText.\n\n"
+        "## Body\n\nText.\n",
+        "Report", ["Body"], ["Report", "Body"]),
+}
+SECTION_CASES = pytest.mark.parametrize("case", list(KEPT_OUT_SECTIONS))
+HEADING_NAMES = ("Top", "In top", "Deeper in top", "Last", "Under last", "Intro", "Sub",
+                 "Report", "Body")
+
+
+@SECTION_CASES
+def test_html_contents_leave_out_the_sub_headings_of_an_unlisted_h1(case: str) -> None:
+    source, title, listed, _ = KEPT_OUT_SECTIONS[case]
+    page = render_markdown("html", source, POOL, toc=True, title=title).decode("utf-8")
+    nav = re.search(r'<nav id="contents".*?</nav>', page, re.S)
+    assert nav is not None
+    assert re.findall(r'<a href="#[^"]+">([^<]*)</a>', nav.group()) == listed
+    # the class that takes them out of WeasyPrint's outline too
+    kept_out = re.findall(r'<h\d id="[^"]*" class="unlisted"[^>]*>([^<]*)</h\d>', page)
+    assert kept_out == (["Top", "In top", "Deeper in top"] if case == "another title"
+                        else ["Intro", "Sub"])
+
+
+@SECTION_CASES
+@pytest.mark.parametrize("engine", ["typst", "weasyprint"])
+def test_pdf_outline_and_contents_leave_out_the_sub_headings_of_an_unlisted_h1(
+    tmp_path: Path, engine: str, case: str
+) -> None:
+    source, title, listed, outline = KEPT_OUT_SECTIONS[case]
+    (result,) = render(source, tmp_path, sources_pool=POOL, formats="pdf", pdf_engine=engine,
+                       toc=True, title=title)
+    reader = PdfReader(result.path)
+    assert outline_titles(reader) == outline
+    # the contents entries: the links to the headings (WeasyPrint's run on to the leader)
+    entries = [re.sub(r"[.\s\d]+$", "", shown) for shown, _, _ in internal_links(result.path)]
+    assert [entry for entry in entries if entry in HEADING_NAMES] == listed
+
+
+def _docx_outline(data: bytes) -> list[str]:
+    """The headings of a DOCX in Word's outline (navigation pane, PDF bookmarks): those whose
+    outline level, the paragraph's own or else its style's, is not 9 (body text)."""
+    document = docx.Document(io.BytesIO(data))
+    shown: list[str] = []
+    for paragraph in document.paragraphs:
+        level = _outline_level(paragraph._p.pPr)
+        style = paragraph.style
+        while level is None and style is not None:
+            level = _outline_level(style.element.pPr)
+            style = style.base_style
+        if level is not None and level < 9:
+            shown.append(paragraph.text)
+    return shown
+
+
+def _outline_level(properties: Any) -> int | None:
+    """The outline level a ``w:pPr`` sets, or None."""
+    found = None if properties is None else properties.find(qn("w:outlineLvl"))
+    return None if found is None else int(found.get(qn("w:val")))
+
+
+@SECTION_CASES
+def test_docx_outline_levels_and_toc_leave_out_the_sub_headings_of_an_unlisted_h1(
+    case: str
+) -> None:
+    source, title, listed, _ = KEPT_OUT_SECTIONS[case]
+    data = render_markdown("docx", source, POOL, toc=True, title=title)
+    assert [text for text in _docx_outline(data) if text != title] == listed
+    xml = zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml").decode("utf-8")
+    toc = re.search(r"<w:sdt>.*?</w:sdt>", xml, re.S)
+    assert toc is not None
+    assert [name for name in HEADING_NAMES if f">{name}<" in toc.group()] == listed
+
+
+@SECTION_CASES
+def test_pptx_agenda_leaves_out_the_sub_headings_of_an_unlisted_h1(case: str) -> None:
+    source, title, listed, _ = KEPT_OUT_SECTIONS[case]
+    deck = Presentation(io.BytesIO(render_markdown("pptx", source, POOL, toc=True, title=title,
+                                                   slide_level=3)))
+    agenda = next(s for s in deck.slides if s.shapes.title and s.shapes.title.text == "Contents")
+    body = next(s for s in agenda.shapes if s.has_text_frame and s != agenda.shapes.title)
+    assert [p.text for p in body.text_frame.paragraphs] == listed
+
+
+AUTHORS_HTML = (
+    '<html><body><h1 class="unlisted">Top</h1><p>Intro.</p><h2>In top</h2><p>Text.</p>'
+    '<h1>Last</h1><p>Text.</p><h2 class="unlisted">Aside</h2><p>Text.</p>'
+    '<h3>Detail</h3><p>Text.</p><blockquote><h3>Quoted</h3></blockquote>'
+    '<h2>Under last</h2><p>Text.</p></body></html>'
+)
+
+
+@pytest.mark.parametrize(("title", "outline"), [
+    ("", ["In top", "Last", "Quoted", "Under last"]),  # the unlisted h1 shows the title
+    ("Other text", ["Other text", "Last", "Quoted", "Under last"]),
+])
+def test_html_inputs_own_look_keeps_an_unlisted_section_out_of_the_pdf(
+    tmp_path: Path, title: str, outline: list[str]
+) -> None:
+    """HTML input's PDF in its author's look: ``class="unlisted"`` keeps its section out of
+    the contents and the outline as the other writers do (a quoted heading starts no section
+    and is in none); the heading that shows the title keeps out only itself."""
+    (result,) = render(AUTHORS_HTML, tmp_path, sources_pool=POOL, formats="pdf", toc=True,
+                       title=title, content_format="html")
+    assert outline_titles(PdfReader(result.path)) == outline
+    entries = [re.sub(r"[.\s\d]+$", "", shown) for shown, _, _ in internal_links(result.path)]
+    assert [entry for entry in entries if entry] == [t for t in outline if t != "Other text"]

@@ -103,10 +103,10 @@ from renderers.writers.common import (
 )
 from renderers.writers.contents import (
     back_matter,
+    body_outline,
     contents_entries,
     contents_headings,
     contents_position,
-    in_outline,
 )
 from renderers.writers.docx.code import CODE_SHADE, MONO_FONT, add_code_block
 from renderers.writers.docx.contents import add_contents
@@ -283,6 +283,9 @@ class _DocxWriter:
         self.words = document_words(rdoc, options)
         self.footnote_mode = options.docx_citations == "footnotes"
         self.title = document_title(rdoc.document, options)
+        #: which headings the contents and Word's outline (navigation pane, a PDF's
+        #: bookmarks) list: one left out has the outline level of body text
+        self.outline = body_outline(rdoc.document.blocks, self.title.heading)
         self.notes = AuthorNotes(reading_blocks(rdoc.document))
         self.styles = StyleBook(document.styles.element)
         self.numbering = Numbering(document.part.numbering_part.element)
@@ -417,8 +420,8 @@ class _DocxWriter:
             sources=self.back_marks["sources"] if listed else "",
             sources_heading=self.rdoc.sources_heading,
         )
-        headings = contents_headings(self.rdoc.document.blocks, self.title.heading,
-                                     lambda h: self.heading_marks.get(h.id, ""), self.words)
+        headings = contents_headings(self.outline, lambda h: self.heading_marks.get(h.id, ""),
+                                     self.words)
         add_contents(body, contents_entries(headings, back), self.styles, self.words)
 
     def _back_matter(self, body: Element, heading: str, longest: int, mark: str = "") -> ParaProps:
@@ -595,7 +598,7 @@ class _DocxWriter:
         rtl = is_rtl(plain_text(heading.children))
         p = add_paragraph(parent, ParaProps(style=style, keep_next=True, bidi=rtl,
                                             align=_jc(block_alignment(heading), rtl),
-                                            unlisted=not in_outline(heading)))
+                                            unlisted=not self.outline.lists(heading)))
         mark = self.heading_marks.get(heading.id, "")
         if heading.id in self._placed_marks:
             mark = ""  # a repeated id bookmarks only its first heading

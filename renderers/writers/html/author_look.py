@@ -38,6 +38,7 @@ from renderers.writers.html.contents import (
     citations_in,
     insert_author_contents,
     is_citation,
+    keep_out_sections,
     text_without_citations,
     title_heading,
 )
@@ -350,6 +351,7 @@ def render_html_input(
     _hold_ltr_runs(container)
     number_lists(container)
     title = document_title(rdoc.document, options)
+    keep_out_sections(container, title)
     toc = ""
     if options.toc:
         back = [(rdoc.sources_heading, "sources")] if rdoc.entries else []

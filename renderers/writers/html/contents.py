@@ -16,11 +16,12 @@ from markupsafe import Markup, escape
 
 from renderers.labels import Labels
 from renderers.text import HeadingIds
-from renderers.writers.common import ADDED_SECTION_LEVEL, DocumentTitle
+from renderers.writers.common import ADDED_SECTION_LEVEL, CONTENTS_ID, DocumentTitle
 from renderers.writers.contents import (
-    CONTENTS_ID,
+    UNLISTED,
     ContentsEntry,
     contents_entries,
+    in_kept_out_sections,
 )
 from renderers.writers.html.templating import heading_dir
 
@@ -57,8 +58,9 @@ def insert_author_contents(
     words: Labels,
 ) -> str:
     """The contents of an author's HTML (on its way to the PDF): every heading except the one
-    that shows the title, under its text without citation numbers, each given an id when it
-    has none. The list goes right after that heading and the paragraphs under it, and "" is
+    that shows the title and those kept out (``class="unlisted"``, after
+    :func:`keep_out_sections`), under its text without citation numbers, each given an id when
+    it has none. The list goes right after that heading and the paragraphs under it, and "" is
     returned; without one, its markup is returned for the page to put after the title it adds."""
     used = {element.get("id") for element in root.iter() if element.get("id")}
     ids = HeadingIds()
@@ -69,7 +71,7 @@ def insert_author_contents(
     headings: list[tuple[int, str, str]] = []
     for heading in root.iter(*_HEADINGS):
         text = text_without_citations(heading)
-        if heading is shows_title:
+        if heading is shows_title or _kept_out(heading):
             continue
         if not heading.get("id"):
             heading.set("id", ids.assign(text))
@@ -87,6 +89,28 @@ def insert_author_contents(
 
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+#: The elements whose headings start no section and are in none, as the readers' lists and
+#: quotes (a heading there is no block of the body).
+_NESTING = frozenset({"li", "blockquote"})
+
+
+def keep_out_sections(root: HtmlElement, title: DocumentTitle) -> None:
+    """Give every heading of an author's HTML inside a section its author kept out
+    (``class="unlisted"``, pandoc's) that class too, which keeps it out of the contents and
+    the PDF outline (report.css), as :func:`~renderers.writers.contents.body_outline` does for
+    every other writer; the heading that shows the title keeps out only itself."""
+    shows_title = title_heading(root, title)
+    headings = [heading for heading in root.iter(*_HEADINGS)
+                if not any(above.tag in _NESTING for above in heading.iterancestors())]
+    inside = in_kept_out_sections(
+        (int(h.tag[1]), _kept_out(h) and h is not shows_title) for h in headings)
+    for heading, hidden in zip(headings, inside, strict=True):
+        if hidden and not _kept_out(heading):
+            heading.set("class", " ".join([*(heading.get("class") or "").split(), UNLISTED]))
+
+
+def _kept_out(heading: HtmlElement) -> bool:
+    return UNLISTED in (heading.get("class") or "").split()
 
 
 def title_heading(root: HtmlElement, title: DocumentTitle) -> HtmlElement | None:

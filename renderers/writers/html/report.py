@@ -76,6 +76,7 @@ from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     BACKLINK_MARK,
     CITATION_NOTES_ID,
+    CONTENTS_ID,
     NOTES_ID,
     AuthorNote,
     AuthorNotes,
@@ -106,14 +107,13 @@ from renderers.writers.common import (
     unresolved_note_text,
 )
 from renderers.writers.contents import (
-    CONTENTS_ID,
     UNLISTED,
     back_matter,
+    body_outline,
     contents_entries,
     contents_headings,
     contents_position,
     heading_text,
-    in_outline,
 )
 from renderers.writers.html.bidi import HeldRun, held_ltr_runs
 from renderers.writers.html.breaks import breakable, wrappable
@@ -257,9 +257,9 @@ def write_report(
 ) -> WrittenReport:
     """The report of ``rdoc`` for ``target`` (they differ only in images shown more than
     once), with the images a print report's fetcher serves."""
-    title = document_title(rdoc.document, options)
     words = document_words(rdoc, options)
     writer = ReportWriter(options, rdoc, words, target)
+    title = writer.title
     blocks = rdoc.document.blocks
     shown = title_block(rdoc.document, options, words)
     # written first: the abstract's citations come before the body's (citation notes)
@@ -275,7 +275,7 @@ def write_report(
             sources="sources" if rdoc.entries else "",
             sources_heading=rdoc.sources_heading,
         )
-        headings = contents_headings(blocks, title.heading, writer.heading_id, words)
+        headings = contents_headings(writer.outline, writer.heading_id, words)
         toc = contents_markup(contents_entries(headings, back), words)
         parts.insert(contents_position(blocks, title.heading), toc)
         toc = Markup("")
@@ -438,6 +438,10 @@ class ReportWriter:
         self.cite_notes: list[dict[str, object]] = []  # a note style's notes, in order
         self.code = CodeBlocks(options.highlight_style)
         self.heading_ids: dict[int, str] = {}  # id(heading) → the id it was written with
+        self.title = document_title(document, options)
+        #: which headings the contents and the PDF outline list (a heading it leaves out is
+        #: written with the ``unlisted`` class, which report.css drops from the outline)
+        self.outline = body_outline(document.blocks, self.title.heading)
         self.has_math = False
         self.in_link = False  # inside a link, the link wraps its long words, not a span
         self.dead_links = rdoc.dead_links  # ids no element has: a link to one is its text
@@ -485,7 +489,8 @@ class ReportWriter:
                     if needs_outline_label(children) else ""
                 )
                 return Markup(
-                    f'<h{level} id="{escape(ident)}"{_heading_class(block)} dir="{direction}"'
+                    f'<h{level} id="{escape(ident)}"'
+                    f'{_heading_class(block, self.outline.lists(block))} dir="{direction}"'
                     f"{outline}>{self.line(children)}</h{level}>"
                 )
             case Paragraph(children):
@@ -797,10 +802,11 @@ def _align_attribute(align: Alignment, *more: str) -> str:
     return f' class="{" ".join(classes)}"' if classes else ""
 
 
-def _heading_class(heading: Heading) -> str:
-    """A heading's ``class``: its alignment's, and ``unlisted`` (pandoc's) when it stays out
-    of the contents and the PDF outline (:func:`in_outline`; report.css drops its bookmark)."""
-    return _align_attribute(block_alignment(heading), *(() if in_outline(heading) else (UNLISTED,)))
+def _heading_class(heading: Heading, listed: bool) -> str:
+    """A heading's ``class``: its alignment's, and ``unlisted`` (pandoc's) unless ``listed``
+    in the contents and the PDF outline (:meth:`~renderers.writers.contents.Outline.lists`;
+    report.css drops its bookmark)."""
+    return _align_attribute(block_alignment(heading), *(() if listed else (UNLISTED,)))
 
 
 def _align_class(block: Paragraph | Heading | Figure) -> str:

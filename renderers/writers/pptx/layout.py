@@ -54,7 +54,9 @@ from renderers.writers.common import (
     title_block,
 )
 from renderers.writers.contents import (
+    Outline,
     back_matter,
+    body_outline,
     contents_entries,
     contents_headings,
 )
@@ -247,17 +249,18 @@ class _DeckBuilder(SlideFlow):
             self.blocks(blocks, 1)
         self.close()
 
-    def agenda(self, title: Heading | None) -> None:
-        """The contents as an agenda slide (more when long): the headings that start sections
-        and slides, each linked to its slide, then the Notes and Sources slides."""
+    def agenda(self, outline: Outline) -> None:
+        """The contents as an agenda slide (more when long): the headings of ``outline`` that
+        start sections and slides, each linked to its slide, then the Notes and Sources
+        slides."""
         back = back_matter(  # a note style's citations show numbers: no notes of their own
             self.words,
             notes=next(iter(self.notes)).anchor if self.notes else "",
             sources=self.rdoc.entries[0].anchor if self.rdoc.entries else "",
             sources_heading=self.rdoc.sources_heading,
         )
-        headings = contents_headings(self.rdoc.document.blocks, title, lambda h: h.id,
-                                     self.words, deepest=self.options.slide_level)
+        headings = contents_headings(outline, lambda h: h.id, self.words,
+                                     deepest=self.options.slide_level)
         entries = contents_entries(headings, back)
         if not entries:
             return
@@ -501,7 +504,7 @@ class _DeckBuilder(SlideFlow):
             self.close()
             self.title_base = base
         if self.options.toc:
-            self.agenda(shown.heading)
+            self.agenda(body_outline(self.rdoc.document.blocks, shown.heading))
         self.blocks(blocks)
         self.close()
         self.author_notes()

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from renderers.labels import Labels
 from renderers.text import split_runs_at_long_words
-from renderers.writers.contents import CONTENTS_ID, ContentsEntry
+from renderers.writers.common import CONTENTS_ID
+from renderers.writers.contents import ContentsEntry
 from renderers.writers.typst.escape import string_literal, text_markup, word_pieces
 from renderers.writers.typst.parts import array, call, content, section_title
 

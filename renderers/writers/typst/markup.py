@@ -82,6 +82,7 @@ from renderers.text import (
 )
 from renderers.writers.common import (
     CITATION_NOTES_ID,
+    CONTENTS_ID,
     NOTES_ID,
     AuthorNote,
     AuthorNotes,
@@ -112,13 +113,12 @@ from renderers.writers.common import (
     unresolved_note_text,
 )
 from renderers.writers.contents import (
-    CONTENTS_ID,
     back_matter,
+    body_outline,
     contents_entries,
     contents_headings,
     contents_position,
     heading_text,
-    in_outline,
 )
 from renderers.writers.typst.bounds import check_document_pieces, check_paragraph_pieces
 from renderers.writers.typst.code import CodeBlocks, code_lines, contents_markup
@@ -214,9 +214,9 @@ def typst_source(
     """
     check_paragraph_pieces(rdoc.document.blocks)
     check_document_pieces(rdoc.document.blocks, len(rdoc.entries))
-    title = document_title(rdoc.document, options)
     page = page_dimensions(options.page_size)
     writer = _Markup(rdoc, options)
+    title = writer.title
     parts = [
         _metadata(title.page_title(writer.words), rdoc.document, options, dated=dated),
         f"#show: report.with(width: {page.width_twips / _TWIPS_PER_PT}pt, "
@@ -240,7 +240,7 @@ def typst_source(
         body = writer.spaced(blocks, after="h1" if title.added else None)
     if options.toc:
         at = contents_position(blocks, title.heading) + (1 if shown else 0)
-        body.insert(at, writer.contents(title.heading))
+        body.insert(at, writer.contents())
     parts += [
         "\n\n".join(b for b in body if b),
         writer.notes_section(),
@@ -306,6 +306,9 @@ class _Markup:
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.notes = AuthorNotes(reading_blocks(rdoc.document))
         self.heading_ids: dict[int, str] = {}
+        self.title = document_title(rdoc.document, options)
+        #: which headings the contents and the PDF outline (bookmarks) list
+        self.outline = body_outline(rdoc.document.blocks, self.title.heading)
         self.labels: set[str] = set()
         #: The labels on headings: links to them stay Typst's own (``to_label``).
         self.heading_labels: set[str] = set()
@@ -571,8 +574,8 @@ class _Markup:
         body = call("heading-body", string_literal(entry), content(self.line(block.children)))
         # A heading with no text for the outline (only a citation) gets no PDF bookmark, as
         # WeasyPrint leaves it out: Typst would write one with an empty title. Nor does one
-        # its author kept out of the contents ({.unlisted}).
-        bookmarked = "" if entry and in_outline(block) else ", bookmarked: false"
+        # the outline leaves out (its author's {.unlisted}, or inside a section so kept out).
+        bookmarked = "" if entry and self.outline.lists(block) else ", bookmarked: false"
         markup = f"#heading(level: {level}{bookmarked})[{body}]{label_call(ident)};"
         return _aligned(block, self.set_direction(self.paragraph_direction(block.children),
                                                   markup))
@@ -857,7 +860,7 @@ class _Markup:
                       f"abstract: {array(drawn)}"]
         return call("title-block", *named, *(["heading-next: true"] if heading_next else []))
 
-    def contents(self, title: Heading | None) -> str:
+    def contents(self) -> str:
         """The table of contents: the body's headings but the one showing the title, then
         the Notes, Citation notes and Sources (:mod:`renderers.writers.contents` decides).
         Written after the body, which collects the citation notes."""
@@ -868,8 +871,7 @@ class _Markup:
             sources=SOURCES_ID if self.rdoc.entries else "",
             sources_heading=self.rdoc.sources_heading,
         )
-        blocks = self.rdoc.document.blocks
-        headings = contents_headings(blocks, title, lambda h: self.heading_ids[id(h)],
+        headings = contents_headings(self.outline, lambda h: self.heading_ids[id(h)],
                                      self.words)
         return contents_markup(contents_entries(headings, back), self.words)
 
