@@ -18,7 +18,13 @@ from typing import Any, Protocol
 
 from renderers.errors import OptionError, OverwriteError
 from renderers.formats import EXTENSIONS, available_formats, normalize_formats
-from renderers.options import accepted_options, build_options, unused_option_notes
+from renderers.options import (
+    OptionNaming,
+    accepted_options,
+    build_options,
+    option_name,
+    unused_option_notes,
+)
 from renderers.outputs import output_path, validate_name
 from renderers.pipeline import (
     DIALECTS,
@@ -87,6 +93,7 @@ def open_session(
     origin: str = "content",
     input_file: str | os.PathLike[str] | None = None,
     formats: Iterable[str] | None = None,
+    option_naming: OptionNaming = option_name,
     **options: Any,
 ) -> Session:
     """Validate the options, read and resolve ``content`` once, ready to write into ``out_dir``.
@@ -96,6 +103,8 @@ def open_session(
     ``formats``, when known, are the formats the session will write: an option given that
     none of them uses (``pages`` without PNG) is said in each result's diagnostics, and a
     reference file only they would read need not exist (``reference_docx`` for ``md``).
+    ``option_naming`` is how those diagnostics name the option: its own name by default, the
+    flag as typed for the command line (``--no-source-footer``), which passes its own.
     """
     formats = tuple(formats) if formats is not None else None
     opts = build_options(
@@ -107,7 +116,7 @@ def open_session(
         out_dir=out_dir,
         **options,
     )
-    unused = unused_option_notes(options, formats) if formats is not None else ()
+    unused = unused_option_notes(options, formats, option_naming) if formats is not None else ()
     prepared = prepare(
         content,
         sources_pool=sources_pool,
@@ -138,6 +147,7 @@ def render(
     on_result: ResultCallback | None = None,
     origin: str = "content",
     input_file: str | os.PathLike[str] | None = None,
+    option_naming: OptionNaming = option_name,
     **options: Any,
 ) -> list[RenderResult]:
     """Render ``content`` to every format in ``formats`` as ``out_dir/NAME.<ext>``.
@@ -147,7 +157,8 @@ def render(
     is written. An output that would replace ``input_file`` (the file ``content`` came from) or
     a pool given as a path raises :class:`OverwriteError` before anything is written. Extra
     keyword ``options`` map onto :class:`RenderOptions` fields; one that none of ``formats``
-    uses (``pages`` without PNG) is said in the results' diagnostics.
+    uses (``pages`` without PNG) is said in the results' diagnostics, named as
+    ``option_naming`` names it (default: the option's name).
     """
     fmts = normalize_formats(formats)
     root = Path(out_dir)
@@ -166,6 +177,7 @@ def render(
         origin=origin,
         input_file=input_file,
         formats=fmts,
+        option_naming=option_naming,
         **options,
     )
     return write_all(session, targets, root.resolve(), Path(stem).name, on_result)

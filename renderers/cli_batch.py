@@ -26,7 +26,8 @@ from renderers.cli_errors import (
     reraise_when_debugging,
     shown,
 )
-from renderers.diagnostics import Code, Diagnostic, capped, count, messages, unique
+from renderers.cli_options import flag_typed
+from renderers.diagnostics import Diagnostic, capped, count, messages, unique
 from renderers.options import unused_option_notes
 
 if TYPE_CHECKING:
@@ -50,13 +51,11 @@ class Job:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
     def unused_notes(self) -> tuple[Diagnostic, ...]:
-        """The ``option-unused`` notes of this job's options (:func:`unused_option_notes`),
-        each naming the flag as it was typed (``--no-source-footer``, ``--pages``): the API
-        names the option (``source_footer``), which nobody typed here."""
-        from renderers.cli_options import flag_for  # typer: not for every worker process
-
-        return unused_option_notes(self.kwargs, self.formats,
-                                   lambda name, value: flag_for(name, value) or name)
+        """The ``option-unused`` notes of this job's options, for a broker batch, whose workers
+        never see the options their format does not use: the API's own builder
+        (:func:`unused_option_notes`) with the command line's naming (:func:`flag_typed`), as
+        a local batch's render gets them."""
+        return unused_option_notes(self.kwargs, self.formats, flag_typed)
 
 
 @dataclass
@@ -125,6 +124,7 @@ def run_job(job: Job, notify: Callable[[Event], None] | None = None) -> Outcome:
             sources_pool=Path(job.pool) if job.pool else None,  # an answer brings its own
             content_format=job.content_format,
             on_result=on_result,
+            option_naming=flag_typed,
             **job.kwargs,
         )
     except Exception as exc:
@@ -138,10 +138,7 @@ def run_job(job: Job, notify: Callable[[Event], None] | None = None) -> Outcome:
         widest = max(results, key=lambda r: len(r.sources_used))
         outcome.sources_used = list(widest.sources_used)
         outcome.sources_cited = int(widest.stats.get("sources", len(outcome.sources_used)))
-        # the options none of the formats uses in the command line's words, once for the file
-        outcome.add_diagnostics(d for r in results for d in r.diagnostics
-                                if d.code is not Code.OPTION_UNUSED)
-        outcome.add_diagnostics(job.unused_notes())
+        outcome.add_diagnostics(d for r in results for d in r.diagnostics)
     return outcome
 
 

@@ -4,8 +4,9 @@ Every option the spec offers to the CLI becomes one typer option (``--field-name
 spec names its flags), grouped in help panels by the formats that use it; every field of
 :class:`~renderers.options.Limits` becomes a ``--max-…`` option. :func:`api_kwargs` turns the
 values given on the command line back into keyword arguments of
-:func:`renderers.api.render_file`, and
-:func:`flag_for` names the flag of an option an error points at.
+:func:`renderers.api.render_file`,
+:func:`flag_for` names the flag of an option an error points at, and :func:`flag_typed` is how
+the command line names an option in the API's ``option-unused`` notes.
 """
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ def flag_for(field: str, value: object = None) -> str | None:
             negative = negative_flag(param)
             return negative if negative and value is False else flags(param)[0]
     return None
+
+
+def flag_typed(name: str, value: object) -> str:
+    """The command line's :data:`~renderers.options.OptionNaming`: the flag as typed
+    (``--no-source-footer``, ``--pages``), which the API's notes then name rather than the
+    option (``source_footer``) nobody typed here; an option with no flag keeps its name."""
+    return flag_for(name, value) or name
 
 
 def _panel(param: Param) -> str | None:

@@ -32,11 +32,13 @@ __all__ = [
     "SURFACES",
     "Limits",
     "OptionInfo",
+    "OptionNaming",
     "Param",
     "ReadingOptions",
     "RenderOptions",
     "accepted_options",
     "build_options",
+    "option_name",
     "read_options",
     "refuse_unused",
     "unused_option_notes",
@@ -681,8 +683,10 @@ def build_options(*, formats: Iterable[str] | None = None, **values: Any) -> Ren
 
 
 #: How a surface names an option its caller set, from the option's name and the value given:
-#: the command line says the flag typed (``--no-source-footer``: ``cli_options.flag_for``),
-#: the API, the HTTP service and the tools the option's name (:func:`option_name`).
+#: the command line says the flag typed (``--no-source-footer``: ``cli_options.flag_typed``,
+#: handed to the API as ``option_naming``), the API, the HTTP service and the tools the
+#: option's name (:func:`option_name`). The words around the name are :func:`unused_options`'s
+#: alone, so every surface says the same sentence.
 OptionNaming = Callable[[str, object], str]
 
 

@@ -75,6 +75,7 @@ def refused_image_message(src: str, alt: str) -> str:
 #: Elements kept (their attributes are listed below; anything else is unwrapped, text kept):
 #: the scanner's module is their home, so the audit reads a token as the reader does.
 _TAGS = SANITIZER_KEPT
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 #: Elements removed together with everything inside them (their one home is the scanner's
 #: module: a token inside them is no citation for the audit either).
 _DROP_WITH_CONTENT = DROPPED_WITH_CONTENT
@@ -98,7 +99,7 @@ _ATTRIBUTES: dict[str, set[str]] = {
     # Alignment: ``align``, or a ``style`` of which the cleaner keeps only ``text-align``.
     **{
         tag: {"align", "style"}
-        for tag in ("p", "div", "center", "figure", "h1", "h2", "h3", "h4", "h5", "h6")
+        for tag in ("p", "div", "center", "figure", *_HEADINGS)
     },
     # Every element keeps its id: the document's own links (``href="#id"``) lead to it (a
     # heading by its id, any other element by an ``Anchor`` the reader puts in its place).
@@ -137,7 +138,9 @@ def sanitize_html(html: str, *, keep_styles: bool = False, keep_classes: bool = 
     With ``keep_styles`` (the author's-look path) ``<style>`` blocks and the ``class``, ``id``
     and ``style`` attributes are kept too; in the CSS, ``@import`` rules are removed and every
     ``url(…)`` that is not a ``data:`` URI or a relative path becomes ``none``. Without it only
-    ``text-align`` survives, on table cells, paragraphs, divisions, headings and figures.
+    ``text-align`` survives, on table cells, paragraphs, divisions, headings and figures, and
+    of a heading's classes only ``unlisted`` (pandoc's: the heading and its section stay out of
+    the contents), which the reader honours.
 
     With ``keep_classes`` (citerender's own HTML read back) every element keeps its ``class``
     and a ``<span class="cite">`` its ``data-sids``: they say which parts the writer made.
@@ -159,18 +162,26 @@ def _cleaner(keep_styles: bool, keep_classes: bool = False) -> nh3.Cleaner:
     policy this module also holds is all that markdown without HTML needs."""
     import nh3
 
+    from renderers.writers.contents import UNLISTED
+
     tags = set(_TAGS)
     attributes = {tag: set(names) for tag, names in _ATTRIBUTES.items()}
+    # A heading's ``class`` narrowed to ``unlisted`` (nh3 keeps only the listed classes, the
+    # attribute itself with them); the paths that keep every class need no narrowing.
+    classes: dict[str, set[str]] | None = {tag: {UNLISTED} for tag in _HEADINGS}
     if keep_styles:
         tags.add("style")
         attributes["*"] = set(_STYLED_ATTRIBUTES)
+        classes = None
     if keep_classes:
         attributes["*"] |= {"class"}
         attributes["span"] = {"data-sids"}
+        classes = None
     return nh3.Cleaner(
         tags=tags,
         clean_content_tags=set(_DROP_WITH_CONTENT) | (set() if keep_styles else {"style"}),
         attributes=attributes,
+        allowed_classes=classes,
         attribute_filter=_filter_attribute,
         strip_comments=True,
         link_rel=None,

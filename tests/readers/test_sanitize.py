@@ -59,6 +59,26 @@ def test_plain_mode_drops_styles_but_keeps_cell_alignment() -> None:
     assert 'style="text-align:right"' in cleaned
 
 
+@pytest.mark.parametrize(("given", "kept"), [
+    ('<h2 class="unlisted">Aside</h2>', '<h2 class="unlisted">Aside</h2>'),
+    ('<h6 class="x unlisted">Aside</h6>', '<h6 class="unlisted">Aside</h6>'),
+    ('<h3 class="evil">Aside</h3>', '<h3 class="">Aside</h3>'),  # read as no class
+    ('<h1 class="Unlisted toc-hidden">Aside</h1>', '<h1 class="">Aside</h1>'),
+    ('<p class="unlisted">Text</p>', "<p>Text</p>"),
+    ('<div class="unlisted">Text</div>', "<div>Text</div>"),
+])
+def test_plain_mode_keeps_only_a_headings_unlisted_class(given: str, kept: str) -> None:
+    """Pandoc's ``.unlisted`` (the section stays out of the contents), which the HTML reader
+    honours; no other class, and on no other element."""
+    assert sanitize_html(given) == kept
+
+
+def test_the_paths_that_keep_classes_keep_every_heading_class() -> None:
+    for options in ({"keep_styles": True}, {"keep_classes": True}):
+        cleaned = sanitize_html('<h2 class="x unlisted">Aside</h2>', **options)
+        assert cleaned == '<h2 class="x unlisted">Aside</h2>', options
+
+
 def test_keep_styles_keeps_author_css_without_remote_urls() -> None:
     cleaned = sanitize_html(HOSTILE, keep_styles=True)
     assert "<style>" in cleaned

@@ -20,8 +20,8 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from renderers import cli
-from renderers.api import open_session, render, write_docx, write_pdf, write_pptx
+from renderers import cli, cli_options
+from renderers.api import open_session, render, render_file, write_docx, write_pdf, write_pptx
 from renderers.diagnostics import Code
 from renderers.errors import OptionError
 from renderers.tools import call_tool
@@ -203,6 +203,29 @@ def test_the_cli_refuses_a_missing_reference_file_its_formats_read(
     option = flag[2:].replace("-", "_")
     assert re.search(rf"error: {flag}: {option}='/.*: no such file", result.stderr)
     assert not (workspace / "out").exists()
+
+
+@pytest.mark.parametrize("flag", ["--no-source-footer", "--source-footer"])
+def test_the_cli_says_the_apis_notes_in_the_apis_order(workspace: Path, flag: str) -> None:
+    """One builder: the command line hands the API its naming (the flag as typed) and says the
+    render's diagnostics as they come, the unused option among them where the API puts it
+    (after the reader's, before the writer's), not dropped and said again at the end."""
+    (workspace / "note.md").write_text(
+        "# Costs\n\nSolar is cheap.[[S:1]] ![chart](missing.png) [[S:9]]\n", encoding="utf-8")
+    result = CliRunner().invoke(cli.app, [
+        "render", str(workspace / "note.md"), "--pool", str(workspace / "pool.json"),
+        "--out", str(workspace / "out"), "--to", "pdf", flag,
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    said = [line.split(": ", 3)[-1] for line in result.stderr.splitlines()
+            if ": warning: " in line]
+    (api,) = render_file(workspace / "note.md", workspace / "out", formats="pdf",
+                         sources_pool=POOL, source_footer=flag == "--source-footer",
+                         option_naming=cli_options.flag_typed)
+    assert [d.code for d in api.diagnostics] == [
+        Code.UNKNOWN_SID, Code.OPTION_UNUSED, Code.IMAGE_REFUSED]
+    assert said == [" ".join(d.message.split()) for d in api.diagnostics]
+    assert said[1] == f"{flag} applies to pptx output only, and this render writes pdf"
 
 
 def test_the_clis_own_defaults_do_not_trip_the_rule(workspace: Path) -> None:
