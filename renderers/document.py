@@ -244,6 +244,12 @@ Inline: TypeAlias = (
 Alignment = Literal["left", "center", "right", "default"]
 
 
+#: pandoc's class of a heading kept out of the contents (``## Aside {.unlisted}``): the readers
+#: read it into :attr:`Heading.listed`, and the HTML writer writes it on every heading its outline
+#: leaves out (:meth:`renderers.writers.contents.Outline.lists`).
+UNLISTED = "unlisted"
+
+
 @dataclass(frozen=True)
 class Heading:
     """A heading; ``id`` is the one its input gave it ("" to make one from its text),

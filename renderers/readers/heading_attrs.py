@@ -32,7 +32,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
 from citations.attribute_block import BARE, IDENT, QUOTED, attribute_block_start, block_starts
-from renderers.writers.contents import UNLISTED
+from renderers.document import UNLISTED
 
 __all__ = [
     "HeadingAttributes", "escape_attribute_block", "heading_attributes_plugin",

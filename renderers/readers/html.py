@@ -26,6 +26,7 @@ from citations.links import safe_link
 from citations.tokens import scan, token_prefix_regex
 from renderers.document import (
     INLINE_STYLES,
+    UNLISTED,
     Alignment,
     Anchor,
     Block,
@@ -80,7 +81,6 @@ from renderers.readers.sanitize import (
     visible_length,
 )
 from renderers.writers.common import TitleLine
-from renderers.writers.contents import UNLISTED
 
 #: Text the sanitizer may drop without a warning (scripts' fallbacks, a few stray characters).
 _DROP_TOLERANCE = 40

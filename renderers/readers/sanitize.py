@@ -162,7 +162,7 @@ def _cleaner(keep_styles: bool, keep_classes: bool = False) -> nh3.Cleaner:
     policy this module also holds is all that markdown without HTML needs."""
     import nh3
 
-    from renderers.writers.contents import UNLISTED
+    from renderers.document import UNLISTED
 
     tags = set(_TAGS)
     attributes = {tag: set(names) for tag, names in _ATTRIBUTES.items()}

@@ -22,10 +22,6 @@ from renderers.labels import Labels
 from renderers.text import Direction, text_direction
 from renderers.writers.common import ADDED_SECTION_LEVEL, citation_notes_heading
 
-#: pandoc's class of a heading kept out of the contents (``## Aside {.unlisted}``), which the
-#: readers read and the HTML writer writes on every heading its outline leaves out
-#: (:meth:`Outline.lists`).
-UNLISTED = "unlisted"
 #: How many heading levels the contents list, from the shallowest listed.
 CONTENTS_DEPTH = 3
 

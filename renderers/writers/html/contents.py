@@ -14,11 +14,11 @@ import lxml.html
 from lxml.html import HtmlElement
 from markupsafe import Markup, escape
 
+from renderers.document import UNLISTED
 from renderers.labels import Labels
 from renderers.text import HeadingIds
 from renderers.writers.common import ADDED_SECTION_LEVEL, CONTENTS_ID, DocumentTitle
 from renderers.writers.contents import (
-    UNLISTED,
     ContentsEntry,
     contents_entries,
     in_kept_out_sections,

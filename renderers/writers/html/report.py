@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 from citations.links import safe_link
 from citations.numbering import display_segments
 from renderers.document import (
+    UNLISTED,
     Alignment,
     Anchor,
     Block,
@@ -107,7 +108,6 @@ from renderers.writers.common import (
     unresolved_note_text,
 )
 from renderers.writers.contents import (
-    UNLISTED,
     back_matter,
     body_outline,
     contents_entries,
