@@ -14,13 +14,18 @@ outside) before the next right-to-left character or the line's end.
 
 A citation held apart from its line (:func:`~renderers.writers.common.cite_direction`: "[1]",
 "(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
-joins no run and ends none; so is any element of the author's with a ``dir``. Objects whose
-text the line's algorithm does not see as letters (images, formulas, cross-references, raw
-markup, line breaks, blocks) end a run. A run that starts or ends inside an element is held
-only where the element can be cut: emphasis, strong or struck text (and the author's ``<span>``)
-is cut in two (``**نص English**[[S:1]]`` as ``<strong>نص </strong><span dir="ltr"><strong>
-English</strong>``…), which looks the same; a link (it would be two links) or code (two boxes)
-is not, and such a run is left as it was.
+joins no run and ends none; so is any element of the author's with a ``dir``, and a picture (an
+image, an inline formula, a form control: U+FFFC to the algorithm in Chromium and Typst). A
+cross-reference reads as the name it shows ("Figure 1"). A line break, raw markup, a display
+formula or a block ends a run; inside an element read as text it is one neutral. A run that
+starts or ends inside an element is held where the element can be cut: emphasis, strong or
+struck text (and the author's ``<span>``) is cut in two (``**نص English**[[S:1]]`` as
+``<strong>نص </strong><span dir="ltr"><strong>English</strong>``…), which looks the same. A
+link (it would be two links) or code (two boxes) is not: the span holds it whole when what it
+shows outside the run is neutral (``["Title"](u)[[S:1]]``, ``[[S:1]] [see here.](u)``), its
+quotation marks or full stop then set on the run's side, where the bidi algorithm alone sets
+them across the run and draws the link in two pieces; a run entering one past right-to-left
+text or digits is left as it was (only two pieces of the link could place its mark).
 
 The rule (:func:`held_runs`) reads a line as boxes through two readers: the report's inlines
 (:func:`held_ltr_runs`, for the report writer) and the author's own markup, a sanitized HTML
