@@ -37,7 +37,7 @@ from __future__ import annotations
 import copy
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Generic, Literal, TypeAlias, TypeVar
 
 import lxml.html
@@ -212,6 +212,9 @@ class _ReportLine:
     """The report's reading of a line: its inlines as boxes, its objects as written."""
 
     written: Written
+    #: id(object) → its classes: an object is written and read once a line (an image's
+    #: markup holds its bytes).
+    objects: dict[int, list[CharClass] | None] = field(default_factory=dict)
 
     def classes(self, run: Run) -> list[CharClass] | None:
         """How the line's bidi algorithm sees each character ``run`` shows; None for an
@@ -222,7 +225,10 @@ class _ReportLine:
             return ["neutral" if cites and cite_direction(cites, "rtl") else "digit"]
         node = run[0]
         if isinstance(node, _OBJECTS):
-            return _tree_classes(lxml.html.fragment_fromstring(self.written(node)))
+            if id(node) not in self.objects:
+                markup = lxml.html.fragment_fromstring(self.written(node))
+                self.objects[id(node)] = _tree_classes(markup)
+            return self.objects[id(node)]
         if not isinstance(node, _READ):
             return None
         if isinstance(node, _WRAPPERS):
