@@ -11,6 +11,7 @@ must start on the right.
 
 from __future__ import annotations
 
+import base64
 import io
 import subprocess
 import unicodedata
@@ -1087,6 +1088,20 @@ def test_chromium_reads_a_joined_run_as_one_unit_in_a_right_to_left_line(
         assert max(right for _, _, right in run["chars"]) <= run["word"][1] + 0.5, run
 
 
+def _picture() -> str:
+    """A small red picture as a ``data:`` address (loaded in every engine, no network)."""
+    from PIL import Image as PILImage
+
+    out = io.BytesIO()
+    PILImage.new("RGB", (30, 12), (200, 0, 0)).save(out, "PNG")
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+
+
+#: An image for lines that show one.
+PICTURE = _picture()
+#: A figure for a line's cross-reference to point to (Figure 1).
+FIGURE = f"\n\n![A figure]({PICTURE}){{#fig:a}}"
+
 #: Right-to-left lines with left-to-right text that ends in citation marks, and each line's
 #: characters from the left as the bidi algorithm (and Chromium) sets them: the marks' digits
 #: read with the letters before them (UAX #9, W7), so each stands at the right end of that
@@ -1122,6 +1137,11 @@ MARKED_RUNS = {
     f"نص `{LONG_LATIN}`[[S:1]] نص": f"صن{LONG_LATIN}1صن",
     f"נוסח {LONG_URL}[[S:1]] נוסח": f"חסונ{LONG_URL}1חסונ",
     f"نص {LONG_LATIN}. نص": f"صن.{LONG_LATIN}صن",
+    # an image is one neutral (U+FFFC), at the line's level as inside emphasis (where its
+    # Arabic alt text ended the run), a cross-reference the name it shows
+    f"نص more ![box]({PICTURE}) English[[S:1]] نص": "صنmoreEnglish1صن",
+    f"نص **more ![صورة]({PICTURE}) English**[[S:1]] نص": "صنmoreEnglish1صن",
+    f"نص more @fig:a English[[S:1]] نص{FIGURE}": "صنmoreFigure1English1صن",
 }
 MARKED_POOL = SourcePool.from_rows([
     {"sid": 1, "title": "A source", "url": "https://example.org/a"},
@@ -1138,7 +1158,7 @@ def test_html_holds_left_to_right_text_and_its_marks_together_in_a_right_to_left
     """From the run's first letter to its last letter or digit (a mark's count), over
     emphasis and links, in a span of its direction; not a run of one box, nor in a
     left-to-right line, nor after right-to-left text, nor a citation held apart (an isolate:
-    it joins no run), nor a run that enters a link in its middle."""
+    it joins no run), nor a run that enters a link past right-to-left text or digits."""
     def held(line: str, **options: Any) -> list[str]:
         root = lxml.html.document_fromstring(marked("html", line, **options).decode())
         spans = root.xpath("//main//p//span[@dir='ltr'][not(@class)]")
@@ -1163,6 +1183,15 @@ def test_html_holds_left_to_right_text_and_its_marks_together_in_a_right_to_left
     assert held("نص **نص English**[[S:1]] نص") == ["English1"]  # the emphasis cut in two
     assert held("نص English[[S:1]] **more, نص** نص") == ["English1 more"]
     assert held("نص [نص English](https://example.org/x)[[S:1]] نص") == []  # a link is not
+    # ... but a link that shows only neutrals outside the run is held whole (one link)
+    assert held('نص ["English"](https://example.org/x)[[S:1]] نص') == ['"English"1']
+    assert held("نص English[[S:1]] [more text.](https://example.org/x) نص") == [
+        "English1 more text."]
+    assert held("نص [2024 English](https://example.org/x)[[S:1]] نص") == []  # digits are not
+    # a picture or a formula is one neutral, a cross-reference its name
+    assert held(f"نص more ![box]({PICTURE}) English[[S:1]] نص") == ["more  English1"]
+    assert held("نص **نص $y$ English**[[S:1]] نص") == ["English1"]
+    assert held(f"نص more @fig:a English[[S:1]] نص{FIGURE}") == ["more Figure 1 English1"]
     # a mark inside emphasis is one digit there too, a citation held apart one neutral
     assert held("نص English **[[S:1]]** نص") == ["English 1"]
     assert held("نص English **more [[S:1]]** نص") == ["English more 1"]
@@ -1173,7 +1202,8 @@ def test_html_holds_left_to_right_text_and_its_marks_together_in_a_right_to_left
 
 @pytest.mark.parametrize("line", [
     *MARKED_RUNS, "نص **English نص Other** 2024 نص English[[S:1]] **more نص**",
-    "نص *a **نص b** c*[[S:1]] نص", "نص **English**", "**English** نص", "نص ~~x~~ نص"])
+    "نص *a **نص b** c*[[S:1]] نص", "نص **English**", "**English** نص", "نص ~~x~~ نص",
+    "نص **نص $y$ English**[[S:1]] نص", 'نص ["English"](https://example.org/x)[[S:1]] نص'])
 def test_held_runs_keep_the_lines_inlines_in_order(line: str) -> None:
     """Cutting texts and emphasis and holding runs drops, repeats or moves nothing: the held
     line shows the same text and marks, in the same order."""
@@ -1185,13 +1215,78 @@ def test_held_runs_keep_the_lines_inlines_in_order(line: str) -> None:
         marks = [node.sids for node in walk_inlines(nodes) if isinstance(node, Cite)]
         return plain_text(nodes), marks
 
-    block = read_markdown(f"{line}\n").blocks[0]
+    from renderers.labels import ENGLISH
+    from renderers.writers.html.report import ReportWriter
+
+    document = read_markdown(f"{line}\n")
+    block = document.blocks[0]
     assert isinstance(block, Paragraph)
     children = block.children
     assert shown(children)[1] or "[[" not in line  # the marks are there to be kept
-    held = [part for item in held_ltr_runs(list(joined_runs(children)))
+    written = ReportWriter(RenderOptions(), resolve(document, MARKED_POOL), ENGLISH).inline
+    held = [part for item in held_ltr_runs(list(joined_runs(children)), written)
             for part in (item.runs if isinstance(item, HeldRun) else (item,))]
     assert shown(tuple(node for run in held for node in run)) == shown(children)
+
+
+#: Lines whose run starts or ends inside a link that shows only neutrals outside it, how
+#: WeasyPrint's PDF and Chromium (reading the same HTML) set them from the left, and the
+#: letter the mark follows with the most room between them (a quotation mark's). The link is
+#: held whole, the neutrals on the run's side: the bidi algorithm alone (Typst) sets them
+#: across the run, the link in two pieces, which one ``<a>`` cannot be in WeasyPrint.
+LINKED_RUNS = {
+    'نص ["English"](https://example.org/x)[[S:1]] نص': ('صن"English"1صن', 8),
+    "نص English[[S:1]] [more text.](https://example.org/x) نص": ("صنEnglish1moretext.صن", 3),
+}
+
+
+def link_rects(pdf: bytes, uri: str) -> list[tuple[float, float]]:
+    """The left and right edge of each link annotation to ``uri`` on page 1."""
+    import pypdf
+
+    rects = []
+    for annotation in pypdf.PdfReader(io.BytesIO(pdf)).pages[0].get("/Annots") or []:
+        annotation = annotation.get_object()
+        if (annotation.get("/A") or {}).get("/URI") == uri:
+            left, _, right, _ = (float(v) for v in annotation["/Rect"])
+            rects.append((left, right))
+    return rects
+
+
+@pytest.mark.parametrize("line", list(LINKED_RUNS))
+def test_a_run_entering_or_leaving_a_link_past_neutrals_holds_the_link_whole(line: str) -> None:
+    """The span holds the whole link: one ``<a>``, one annotation in WeasyPrint's PDF, the
+    mark right after its word in both engines (WeasyPrint set it 38–43 pt left of the word:
+    the run was not held)."""
+    expected, gap = LINKED_RUNS[line]
+    root = lxml.html.document_fromstring(marked("html", line).decode())
+    (link,) = root.xpath("//main//a[@href='https://example.org/x']")
+    assert link.getparent().get("dir") == "ltr"
+    pdf = marked("pdf", line)
+    assert expected in [squeezed(text) for _, _, text in pdf_lines(pdf)]
+    assert len(link_rects(pdf, "https://example.org/x")) == 1
+    for engine in ("weasyprint", "typst"):
+        word, mark = mark_after(marked("pdf", line, pdf_engine=engine), "h")
+        assert 0 <= mark - word < gap, (engine, word, mark)
+
+
+@pytest.mark.browser
+def test_chromium_reads_a_link_held_whole_as_weasyprint_does(tmp_path: Path) -> None:
+    """Chromium isolates the span: it sets the line as WeasyPrint does, the link in one
+    piece."""
+    from tests.helpers import chromium_browser
+
+    with chromium_browser() as browser:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        for n, (line, (expected, _)) in enumerate(LINKED_RUNS.items()):
+            path = tmp_path / f"linked-{n}.html"
+            path.write_bytes(marked("html", line))
+            page.goto(path.as_uri())
+            assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == expected, line
+            pieces = page.evaluate(
+                "() => document.querySelector('main p a[href^=\"https\"]')"
+                ".getClientRects().length")
+            assert pieces == 1, line
 
 
 def test_html_cuts_a_text_or_an_emphasis_where_a_held_run_starts_or_ends() -> None:
@@ -1255,6 +1350,13 @@ MARKED_WORDS = {
     "نص English **bold [[S:1]]** نص": "d ",
     "نص **English [[S:1]]** 2024 نص": "h ",
     "نص English ~~[[S:1]]~~ نص": "h ",
+    # after a picture, a formula or a cross-reference, which ended the run; a formula inside
+    # emphasis, whose TeX the report read as letters (WeasyPrint set it inside the span)
+    f"نص more ![box]({PICTURE}) English[[S:1]] نص": "h",
+    f"نص **more ![صورة]({PICTURE}) English**[[S:1]] نص": "h",
+    "نص more $y$ English[[S:1]] نص": "h",
+    "نص **نص $y$ English**[[S:1]] نص": "h",
+    f"نص more @fig:a English[[S:1]] نص{FIGURE}": "h",
 }
 
 
@@ -1278,7 +1380,9 @@ def test_weasyprint_sets_each_mark_after_its_word_where_typst_does(line: str) ->
     """The mark stands right after its word (at the run's right end, UAX #9 W7) in both
     engines, and at Typst's place within 0.05 pt. WeasyPrint drew it 39–64 pt left of the
     word: each box of the run was set from the right (html/bidi.py), and one inside emphasis
-    after a space 39–69 pt left of it."""
+    after a space 39–69 pt left of it; one after a picture, a formula or a cross-reference
+    (which ended the run) 56–108 pt left of Typst's, and one after a formula in emphasis
+    (its TeX read as letters) 8.4 pt right of it."""
     letter = MARKED_WORDS[line]
     ends = {engine: mark_after(marked("pdf", line, pdf_engine=engine), letter.strip())
             for engine in ("weasyprint", "typst")}

@@ -19,7 +19,15 @@ from renderers.pipeline import Session
 from renderers.writers.html import author_look
 from renderers.writers.html.bidi import hold_ltr_runs
 from tests.helpers import pdf_lines
-from tests.writers.test_rtl import MARKED_POOL, PARAGRAPH_IN_DRAWN_ORDER, mark_after, squeezed
+from tests.writers.test_rtl import (
+    MARKED_POOL,
+    PARAGRAPH_IN_DRAWN_ORDER,
+    PICTURE,
+    link_rects,
+    mark_after,
+    marked,
+    squeezed,
+)
 
 #: The author's stylesheet every page here carries: the look the PDF keeps.
 STYLE = "<style>p, li { color: #233; } .term { color: #a30; } #first { font-weight: 600; }</style>"
@@ -39,6 +47,8 @@ AUTHOR_RUNS = {
     "نص English[[S:1]] 2024 نص Other[[S:2]] نص": "صنOther2صنEnglish12024صن",
     "نص <b>English[[S:1]] 2024</b> نص": "صنEnglish12024صن",
     "نص English[[S:1]][[S:2]] 2024 نص": "صنEnglish1,22024صن",
+    # an image is one neutral at the line's level too (it ended the run there)
+    f'نص more <img src="{PICTURE}" alt="box"> English[[S:1]] نص': "صنmoreEnglish1صن",
 }
 
 
@@ -140,10 +150,11 @@ def test_pdf_sets_marks_after_left_to_right_text_in_an_authors_right_to_left_lin
 @pytest.mark.parametrize("line", [
     "نص English[[S:1]] 2024 نص", "نص <b>English</b>[[S:1]] نص",
     "نص <em>نص English</em>[[S:1]] 2024 نص",
-    'نص <a href="https://example.org/x">English</a>[[S:1]] نص'])
+    'نص <a href="https://example.org/x">English</a>[[S:1]] نص',
+    f'نص more <img src="{PICTURE}" alt="box"> English[[S:1]] نص'])
 def test_weasyprint_sets_the_mark_after_the_authors_word_where_typst_does(line: str) -> None:
     """The raised "1" stands right after the "h" it follows in both engines, at Typst's place
-    within 0.05 pt (WeasyPrint drew it left of the word)."""
+    within 0.05 pt (WeasyPrint drew it left of the word; after an image, 90 pt left)."""
     ends = {engine: mark_after(session(page(line), pdf_engine=engine).artifact("pdf").data, "h")
             for engine in ("weasyprint", "typst")}
     for word, mark in ends.values():
@@ -198,3 +209,49 @@ def test_a_held_run_keeps_a_letters_combining_accent() -> None:
     for root in (report, printed(line)):
         (span,) = root.xpath("//main//p//span[@dir='ltr'][not(@class)]")
         assert span.text_content() == "English1 cafe\u0301", span.text_content()
+
+
+#: The same lines in markdown (the report's reading) and in an author's HTML: a picture, a
+#: formula (as the report writes one) and a link showing only neutrals outside the run.
+BOTH_READINGS = [
+    (f"نص more ![box]({PICTURE}) English[[S:1]] نص",
+     f'نص more <img src="{PICTURE}" alt="box"> English[[S:1]] نص'),
+    (f"نص **more ![صورة]({PICTURE}) English**[[S:1]] نص",
+     f'نص <b>more <img src="{PICTURE}" alt="صورة"> English</b>[[S:1]] نص'),
+    ("نص **نص $y$ English**[[S:1]] نص",
+     f'نص <b>نص <span class="math"><img class="math-svg" src="{PICTURE}" alt="y"></span> '
+     "English</b>[[S:1]] نص"),
+    ('نص ["English"](https://example.org/x)[[S:1]] نص',
+     'نص <a href="https://example.org/x">"English"</a>[[S:1]] نص'),
+    ("نص English[[S:1]] [more text.](https://example.org/x) نص",
+     'نص English[[S:1]] <a href="https://example.org/x">more text.</a> نص'),
+    ("نص [نص English](https://example.org/x)[[S:1]] نص",
+     'نص <a href="https://example.org/x">نص English</a>[[S:1]] نص'),
+]
+
+
+@pytest.mark.parametrize(("markdown", "html"), BOTH_READINGS)
+def test_the_report_and_the_authors_look_hold_the_same_runs(markdown: str, html: str) -> None:
+    """One rule, two readings: a picture or an inline formula is one neutral wherever it
+    stands (the report read an image's alt text and a formula's TeX inside emphasis, the
+    author's reading one neutral there; both ended the run at the line's level), and a link
+    showing only neutrals outside the run is held whole in both."""
+    report = lxml.html.document_fromstring(marked("html", markdown).decode())
+    spans = report.xpath("//main//p//span[@dir='ltr'][not(@class)]")
+    assert [squeezed(span.text_content()) for span in spans] == [squeezed(t) for t in held(html)]
+
+
+@pytest.mark.parametrize("line", [
+    'نص <a href="https://example.org/x">"English"</a>[[S:1]] نص',
+    'نص English[[S:1]] <a href="https://example.org/x">more text.</a> نص'])
+def test_the_authors_link_is_held_whole_as_one_link(line: str) -> None:
+    """The author's link the run enters or leaves past neutrals is held whole: one ``<a>``,
+    one annotation in WeasyPrint's PDF, the mark right after its word in both engines."""
+    (link,) = printed(line).xpath(".//a[@href='https://example.org/x']")
+    assert link.getparent().get("dir") == "ltr"
+    pdfs = {engine: session(page(line), pdf_engine=engine).artifact("pdf").data
+            for engine in ("weasyprint", "typst")}
+    assert len(link_rects(pdfs["weasyprint"], "https://example.org/x")) == 1
+    for engine, pdf in pdfs.items():
+        word, mark = mark_after(pdf, "h")
+        assert 0 <= mark - word < 8, (engine, word, mark)

@@ -14,13 +14,18 @@ outside) before the next right-to-left character or the line's end.
 
 A citation held apart from its line (:func:`~renderers.writers.common.cite_direction`: "[1]",
 "(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
-joins no run and ends none; so is any element of the author's with a ``dir``. Objects whose
-text the line's algorithm does not see as letters (images, formulas, cross-references, raw
-markup, line breaks, blocks) end a run. A run that starts or ends inside an element is held
-only where the element can be cut: emphasis, strong or struck text (and the author's ``<span>``)
-is cut in two (``**نص English**[[S:1]]`` as ``<strong>نص </strong><span dir="ltr"><strong>
-English</strong>``…), which looks the same; a link (it would be two links) or code (two boxes)
-is not, and such a run is left as it was.
+joins no run and ends none; so is any element of the author's with a ``dir``, and a picture (an
+image, an inline formula, a form control: U+FFFC to the algorithm in Chromium and Typst). A
+cross-reference reads as the name it shows ("Figure 1"). A line break, raw markup, a display
+formula or a block ends a run; inside an element read as text it is one neutral. A run that
+starts or ends inside an element is held where the element can be cut: emphasis, strong or
+struck text (and the author's ``<span>``) is cut in two (``**نص English**[[S:1]]`` as
+``<strong>نص </strong><span dir="ltr"><strong>English</strong>``…), which looks the same. A
+link (it would be two links) or code (two boxes) is not: the span holds it whole when what it
+shows outside the run is neutral (``["Title"](u)[[S:1]]``, ``[[S:1]] [see here.](u)``), its
+quotation marks or full stop then set on the run's side, where the bidi algorithm alone sets
+them across the run and draws the link in two pieces; a run entering one past right-to-left
+text or digits is left as it was (only two pieces of the link could place its mark).
 
 The rule (:func:`held_runs`) reads a line as boxes through two readers: the report's inlines
 (:func:`held_ltr_runs`, for the report writer) and the author's own markup, a sanitized HTML
@@ -32,19 +37,23 @@ from __future__ import annotations
 import copy
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Generic, Literal, TypeAlias, TypeVar
 
+import lxml.html
 from lxml.html import HtmlElement
 
 from renderers.document import (
     Anchor,
     Cite,
     Code,
+    CrossRef,
     Emph,
     FootnoteRef,
+    Image,
     Inline,
     Link,
+    Math,
     SoftBreak,
     Strike,
     Strong,
@@ -86,15 +95,20 @@ Cutter = Callable[[B, int], tuple[B, B] | None]
 
 def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B]) -> list[B | HeldRun[B]]:
     """``boxes`` (a right-to-left line) with each left-to-right run that spans several of them
-    as one :class:`HeldRun`, a box at either end cut where the run starts or ends (from the
-    line's end, so that each place stays where it was)."""
+    as one :class:`HeldRun`: a box at either end is cut where the run starts or ends (from the
+    line's end, so that each place stays where it was), or held whole when it cannot be cut
+    and shows only neutrals outside the run (:func:`_neutral_outside`)."""
     boxes = list(boxes)
     classes = [read(box) for box in boxes]
     places: set[Place] = set()
     for start, end in _ltr_runs(classes):
-        inside = [p for p in (start, end) if not _at_edge(classes, p)]
-        if start[0] != end[0] and all(cut(boxes[i], o) is not None for i, o in inside):
-            places.update(inside)
+        if start[0] == end[0]:
+            continue
+        ends = ((start, True), (end, False))
+        cuts = [p for p, _ in ends
+                if not _at_edge(classes, p) and cut(boxes[p[0]], p[1]) is not None]
+        if all(p in cuts or _neutral_outside(classes, p, first) for p, first in ends):
+            places.update(cuts)
     for index, offset in sorted(places, reverse=True):
         boxes[index:index + 1] = cut(boxes[index], offset) or (boxes[index],)
     if places:
@@ -102,7 +116,8 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B]) -> list[B | H
     out: list[B | HeldRun[B]] = []
     done = 0
     for start, end in _ltr_runs(classes):
-        if start[0] == end[0] or not (_at_edge(classes, start) and _at_edge(classes, end)):
+        if start[0] == end[0] or not (_neutral_outside(classes, start, True)
+                                      and _neutral_outside(classes, end, False)):
             continue  # one box (Pango orders it), or a box the run enters or leaves inside
         out += boxes[done:start[0]]
         out.append(HeldRun(tuple(boxes[start[0]:end[0] + 1])))
@@ -143,6 +158,19 @@ def _at_edge(classes: Sequence[list[CharClass] | None], place: Place) -> bool:
     return offset in (0, len(classes[index] or ()))
 
 
+def _neutral_outside(classes: Sequence[list[CharClass] | None], place: Place,
+                     start: bool) -> bool:
+    """Whether what the box of a run's ``start`` (or end) shows before (after) ``place`` is
+    all neutral: nothing, at its edge; or the quotation mark of a link's ``“Title”``, the
+    full stop of ``[see here.]``: a box that cannot be cut is then held whole, the span
+    setting those characters on the run's side (the bidi algorithm would set them across the
+    run, and a browser draws the link in two pieces). Right-to-left text or digits there
+    would move past the run: such a box is not held."""
+    index, offset = place
+    kinds = classes[index] or []
+    return all(kind == "neutral" for kind in (kinds[:offset] if start else kinds[offset:]))
+
+
 def _text_classes(text: str) -> list[CharClass]:
     """Each character's class; a combining mark takes the one before it (UAX #9, rule W1), so
     that a run never ends between a letter and its accent."""
@@ -162,78 +190,97 @@ _READ = (Text, SoftBreak, Anchor, Emph, Strong, Strike, Styled, Code, Link)
 _CUTTABLE = (Emph, Strong, Strike)
 #: Elements written around their children: read piece by piece (a citation inside counts).
 _WRAPPERS = (Emph, Strong, Strike, Styled, Link)
+#: Objects read as the markup the writer writes for them, by the author's reading
+#: (:func:`_tree_classes`): a picture is one neutral, a cross-reference the name it shows.
+_OBJECTS = (Image, Math, CrossRef)
 
 Run: TypeAlias = tuple[Inline, ...]
+#: The markup the writer writes for an object of :data:`_OBJECTS` (what it shows: a picture,
+#: an image's fallback text, "Figure 1" in the document's words, a formula's source).
+Written = Callable[[Inline], str]
 
 
-def held_ltr_runs(runs: Sequence[Run]) -> list[Run | HeldRun[Run]]:
+def held_ltr_runs(runs: Sequence[Run], written: Written) -> list[Run | HeldRun[Run]]:
     """``runs`` (:func:`~renderers.writers.common.joined_runs` of a right-to-left line) with
     each left-to-right run that spans several of them as one :class:`HeldRun`."""
-    return held_runs(runs, _classes, _cut)
+    line = _ReportLine(written)
+    return held_runs(runs, line.classes, line.cut)
 
 
-def _classes(run: Run) -> list[CharClass] | None:
-    """How the line's bidi algorithm sees each character ``run`` shows; None for an object
-    that ends a run. A mark of digits is one digit, a citation held apart one neutral, inside
-    emphasis too (as the author's reading counts one inside ``<b>``: the text
-    :func:`~renderers.document.plain_text` reads leaves citations out)."""
-    if all(isinstance(node, Cite | FootnoteRef) for node in run):
-        cites = [node for node in run if isinstance(node, Cite)]
-        return ["neutral" if cites and cite_direction(cites, "rtl") else "digit"]
-    node = run[0]
-    if not isinstance(node, _READ):
+@dataclass(frozen=True)
+class _ReportLine:
+    """The report's reading of a line: its inlines as boxes, its objects as written."""
+
+    written: Written
+    #: id(object) → its classes: an object is written and read once a line (an image's
+    #: markup holds its bytes).
+    objects: dict[int, list[CharClass] | None] = field(default_factory=dict)
+
+    def classes(self, run: Run) -> list[CharClass] | None:
+        """How the line's bidi algorithm sees each character ``run`` shows; None for an
+        object that ends a run. A mark of digits is one digit, a citation held apart one
+        neutral, inside emphasis too (as the author's reading counts one inside ``<b>``)."""
+        if all(isinstance(node, Cite | FootnoteRef) for node in run):
+            cites = [node for node in run if isinstance(node, Cite)]
+            return ["neutral" if cites and cite_direction(cites, "rtl") else "digit"]
+        node = run[0]
+        if isinstance(node, _OBJECTS):
+            if id(node) not in self.objects:
+                markup = lxml.html.fragment_fromstring(self.written(node))
+                self.objects[id(node)] = _tree_classes(markup)
+            return self.objects[id(node)]
+        if not isinstance(node, _READ):
+            return None
+        if isinstance(node, _WRAPPERS):
+            return [kind for piece in _pieces(node) for kind in self.inner_classes(piece)]
+        return _text_classes(plain_text(run))
+
+    def inner_classes(self, run: Run) -> list[CharClass]:
+        """What ``run``, inside an element read as text, shows: an object that would end a
+        run (a line break, raw markup, a display formula) is one neutral there, as in the
+        author's reading (:func:`_inner_classes`)."""
+        classes = self.classes(run)
+        return ["neutral"] if classes is None else classes
+
+    def cut(self, run: Run, offset: int) -> tuple[Run, Run] | None:
+        """``run``, a text or an emphasis, cut in two ``offset`` characters into what it
+        shows (:meth:`classes`); None when it is neither or the place is at its edge or
+        inside something that cannot be cut."""
+        node = run[0]
+        if len(run) != 1 or not isinstance(node, (Text, *_CUTTABLE)):
+            return None
+        if not 0 < offset < len(self.classes(run) or ()):
+            return None
+        halves = self.cut_node(node, offset)
+        return None if halves is None else ((halves[0],), (halves[1],))
+
+    def cut_node(self, node: Inline, offset: int) -> tuple[Inline, Inline] | None:
+        """``node`` (a text or an element of :data:`_CUTTABLE`) cut ``offset`` characters
+        in."""
+        if isinstance(node, Text):
+            return Text(node.text[:offset]), Text(node.text[offset:])
+        if not isinstance(node, _CUTTABLE):
+            return None
+        pieces = _pieces(node)
+        for index, piece in enumerate(pieces):
+            size = len(self.inner_classes(piece))
+            if offset == 0 and size:  # what shows nothing (an anchor) stays before the cut
+                return (replace(node, children=_joined(pieces[:index])),
+                        replace(node, children=_joined(pieces[index:])))
+            if offset < size:  # a piece of two characters or more: one inline
+                halves = self.cut_node(piece[0], offset)
+                if halves is None:
+                    return None
+                return (replace(node, children=(*_joined(pieces[:index]), halves[0])),
+                        replace(node, children=(halves[1], *_joined(pieces[index + 1:]))))
+            offset -= size
         return None
-    if isinstance(node, _WRAPPERS):
-        return [kind for piece in _pieces(node) for kind in _inner_classes_of(piece)]
-    return _text_classes(plain_text(run))
 
 
 def _pieces(node: Inline) -> list[Run]:
     """The runs inside an element written around its children, as the writer holds them
     (:func:`~renderers.writers.common.joined_runs`: a citation with those joined to it)."""
     return list(joined_runs(node.children)) if isinstance(node, _WRAPPERS) else [(node,)]
-
-
-def _inner_classes_of(run: Run) -> list[CharClass]:
-    """What ``run``, inside an element read as text, shows: an object there is read as its
-    text (:func:`~renderers.document.plain_text`: an image's alt, a line break's space)."""
-    classes = _classes(run)
-    return _text_classes(plain_text(run)) if classes is None else classes
-
-
-def _cut(run: Run, offset: int) -> tuple[Run, Run] | None:
-    """``run``, a text or an emphasis, cut in two ``offset`` characters into what it shows
-    (:func:`_classes`); None when it is neither or the place is at its edge or inside
-    something that cannot be cut."""
-    node = run[0]
-    if len(run) != 1 or not isinstance(node, (Text, *_CUTTABLE)):
-        return None
-    if not 0 < offset < len(_classes(run) or ()):
-        return None
-    halves = _cut_node(node, offset)
-    return None if halves is None else ((halves[0],), (halves[1],))
-
-
-def _cut_node(node: Inline, offset: int) -> tuple[Inline, Inline] | None:
-    """``node`` (a text or an element of :data:`_CUTTABLE`) cut ``offset`` characters in."""
-    if isinstance(node, Text):
-        return Text(node.text[:offset]), Text(node.text[offset:])
-    if not isinstance(node, _CUTTABLE):
-        return None
-    pieces = _pieces(node)
-    for index, piece in enumerate(pieces):
-        size = len(_inner_classes_of(piece))
-        if offset == 0 and size:  # what shows nothing (an anchor) stays before the cut
-            return (replace(node, children=_joined(pieces[:index])),
-                    replace(node, children=_joined(pieces[index:])))
-        if offset < size:  # a piece of two characters or more: one inline
-            halves = _cut_node(piece[0], offset)
-            if halves is None:
-                return None
-            return (replace(node, children=(*_joined(pieces[:index]), halves[0])),
-                    replace(node, children=(halves[1], *_joined(pieces[index + 1:]))))
-        offset -= size
-    return None
 
 
 def _joined(pieces: Sequence[Run]) -> Run:
@@ -244,7 +291,7 @@ def _joined(pieces: Sequence[Run]) -> Run:
 # ------------------------------------------------------------------ the author's markup
 
 #: Elements of the author's read as their text: boxes a run may hold whole. Any other element
-#: (a block, an image, a line break, a form control) is an object that ends a run.
+#: but a picture (a block, a line break) is an object that ends a run.
 _TREE_READ = frozenset({
     "a", "abbr", "b", "cite", "code", "del", "dfn", "em", "i", "ins", "kbd", "mark", "q", "rp",
     "rt", "ruby", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt",
@@ -255,6 +302,12 @@ _TREE_READ = frozenset({
 _TREE_CUTTABLE = frozenset({"b", "del", "em", "i", "s", "span", "strike", "strong"})
 #: Isolates without a ``dir``: neutral objects, as an element with one is.
 _TREE_ISOLATES = frozenset({"bdi", "bdo"})
+#: Pictures and controls, each one box of the line: one neutral, as the bidi algorithm sees
+#: an object (U+FFFC) in Chromium and Typst: it joins no run and ends none.
+_TREE_PICTURES = frozenset({
+    "audio", "button", "canvas", "embed", "iframe", "img", "input", "math", "meter", "object",
+    "picture", "progress", "select", "svg", "textarea", "video",
+})  # fmt: skip
 #: Elements that show nothing: they neither join nor end a run.
 _TREE_SILENT = frozenset({"style", "wbr"})
 
@@ -306,9 +359,9 @@ def _fill(parent: HtmlElement, items: Sequence[TreeBox]) -> None:
 
 def _tree_classes(box: TreeBox) -> list[CharClass] | None:
     """How the line's bidi algorithm sees each character ``box`` shows (a citation of digits
-    as one digit, an isolate as one neutral); None for an object that ends a run. An object
-    inside an element read as text is one neutral there, as the report reads a line break or
-    an image inside emphasis (:func:`~renderers.document.plain_text`)."""
+    as one digit, an isolate, a picture or an inline formula as one neutral); None for an
+    object that ends a run (a line break, a block, a display formula), which inside an
+    element read as text is one neutral there (:func:`_inner_classes`)."""
     if isinstance(box, str):
         return _text_classes(box)
     tag = box.tag
@@ -318,6 +371,11 @@ def _tree_classes(box: TreeBox) -> list[CharClass] | None:
         return ["neutral"]
     if is_citation(box):
         return ["digit"]
+    classes = (box.get("class") or "").split()
+    if tag == "math" or (tag == "span" and "math" in classes):  # a formula (html/math.py)
+        return None if "display" in classes or box.get("display") == "block" else ["neutral"]
+    if tag in _TREE_PICTURES:
+        return ["neutral"]
     if tag not in _TREE_READ:
         return None
     return [kind for item in _items(box) for kind in _inner_classes(item)]

@@ -632,7 +632,7 @@ class ReportWriter:
     def inlines(self, nodes: Iterable[Inline]) -> Markup:
         runs = list(joined_runs(nodes))
         # marks after left-to-right text in a right-to-left line: html/bidi.py
-        shown = held_ltr_runs(runs) if self.direction == "rtl" else runs
+        shown = held_ltr_runs(runs, self.inline) if self.direction == "rtl" else runs
         return Markup("").join(self.run(run) for run in shown)
 
     def run(self, run: tuple[Inline, ...] | HeldRun) -> Markup:
