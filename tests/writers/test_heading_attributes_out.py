@@ -161,3 +161,16 @@ def test_the_html_page_read_back_keeps_the_unlisted_heading_unlisted() -> None:
     assert [(h.id, h.listed) for h in headings] == [
         ("annual-report", True), ("introduction", True), ("aside", False),
         ("aside-detail", False), ("results", True)]
+
+
+@pytest.mark.parametrize("markdown", [
+    "## Previews {#citation-previews}\n\nText [[S:1]].\n",
+    'Text <a id="citation-previews"></a>[[S:1]].\n',
+])
+def test_an_author_id_never_duplicates_the_preview_scripts(markdown: str) -> None:
+    """The page's citation-preview script has its id on every page: an author's heading or
+    anchor given that id takes another (an HTML page holds each id once)."""
+    page = render_markdown("html", markdown, POOL).decode("utf-8")
+    ids = re.findall(r'\bid="([^"]*)"', page)
+    assert len(ids) == len(set(ids))
+    assert '<script id="citation-previews">' in page

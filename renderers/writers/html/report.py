@@ -129,6 +129,7 @@ from renderers.writers.html.math import (
     numbered_id,
 )
 from renderers.writers.html.templating import (
+    PREVIEW_SCRIPT_ID,
     code_arabic_css,
     environment,
     page_footer,
@@ -441,16 +442,16 @@ class ReportWriter:
         self.has_math = False
         self.in_link = False  # inside a link, the link wraps its long words, not a span
         self.dead_links = rdoc.dead_links  # ids no element has: a link to one is its text
-        #: the ids of the sections this writer adds: no heading or author's anchor takes one
-        #: (links to it lead to the section, as in Typst)
+        #: the ids of the elements this writer adds: no heading or author's anchor takes one
+        #: (links to a section lead to it, as in Typst); the preview script is on every page
         self.own_ids = frozenset(
             ident for ident, made in ((NOTES_ID, bool(self.notes_series)),
                                       (CITATION_NOTES_ID, has_citation_notes(document.blocks)),
-                                      (CONTENTS_ID, options.toc)) if made
+                                      (CONTENTS_ID, options.toc),
+                                      (PREVIEW_SCRIPT_ID, True)) if made
         )
-        for ident in (NOTES_ID, CITATION_NOTES_ID, CONTENTS_ID):
-            if ident in self.own_ids:
-                self.ids.assign(ident)
+        for ident in self.own_ids:
+            self.ids.reserve(ident)
 
     # ------------------------------------------------------------------ blocks
 
