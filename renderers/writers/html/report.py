@@ -302,9 +302,10 @@ def write_report(
 
 
 #: An ``id`` attribute and a link's ``href`` to a fragment, as this writer and lxml (the
-#: author's look) write them: double-quoted, ``>`` in a value escaped.
-_ID_ATTRIBUTE = re.compile(r'\sid="([^"]*)"')
-_FRAGMENT_LINK = re.compile(r'(<a\b[^>]*?)\shref="#([^"]*)"')
+#: author's look) write them: double-quoted, ``>`` in a value escaped, or single-quoted when
+#: the value holds a ``"`` (lxml's ``id='x"y'``).
+_ID_ATTRIBUTE = re.compile(r"""\sid=(?:"([^"]*)"|'([^']*)')""")
+_FRAGMENT_LINK = re.compile(r"""(<a\b[^>]*?)\shref=(?:"#([^"]*)"|'#([^']*)')""")
 
 
 def unlink_missing_fragments(html: str) -> str:
@@ -312,10 +313,10 @@ def unlink_missing_fragments(html: str) -> str:
     ``[x](#nowhere)``, a pasted page's ``#fn-1`` whose note the sanitizer took the id of) left
     without its ``href``: a browser would follow it nowhere, and WeasyPrint logs "No anchor"
     for it and draws no link."""
-    ids = {unescape(ident) for ident in _ID_ATTRIBUTE.findall(html)}
+    ids = {unescape(double or single) for double, single in _ID_ATTRIBUTE.findall(html)}
 
     def keep(match: re.Match[str]) -> str:
-        target = unescape(match.group(2))
+        target = unescape(match.group(2) if match.group(2) is not None else match.group(3))
         return match.group(0) if target in ids or unquote(target) in ids else match.group(1)
 
     return _FRAGMENT_LINK.sub(keep, html)
