@@ -126,3 +126,17 @@ def test_bookmark_names_of_one_base_are_found_without_searching_again() -> None:
     assert names[:4] == ["bm", "bm_2", "bm_4", "bm_5"]
     assert len(set(names)) == len(names) and all(len(name) <= 40 for name in names)
     assert _CountingSet.tests <= 2 * len(names) + 2
+
+
+def test_bookmarks_differ_by_more_than_case() -> None:
+    """Word matches a bookmark name ignoring case: the ids ``Intro`` and ``intro`` were the
+    bookmarks ``Intro`` and ``intro``, one bookmark to Word, so a link to either could land on
+    the first. Each heading's link reaches its own bookmark."""
+    root = part(render_markdown("docx", "# T\n\n## A {#Intro}\n\n## B {#intro}\n\n"
+                                "[a](#Intro) [b](#intro)\n", []))
+    starts = list(root.iter(f"{W}bookmarkStart"))
+    names = [start.get(f"{W}name") for start in starts]
+    assert len({name.lower() for name in names}) == len(names), names
+    marked = {start.get(f"{W}name"): text(start.getparent()) for start in starts}
+    links = {text(link): link.get(f"{W}anchor") for link in root.iter(f"{W}hyperlink")}
+    assert marked[links["a"]] == "A" and marked[links["b"]] == "B"

@@ -31,10 +31,13 @@ def add_hyperlink(
 
 
 class Bookmarks:
-    """Unique bookmark ids and valid names: a letter, then letters, digits, ``_``; ≤ 40 chars."""
+    """Unique bookmark ids and valid names: a letter, then letters, digits, ``_``; ≤ 40 chars;
+    no two alike but for case."""
 
     def __init__(self) -> None:
         self._next_id = 0
+        #: the names taken, in lower case: Word matches bookmark names ignoring case, so
+        #: ``Intro`` and ``intro`` would be one bookmark there
         self._names: set[str] = set()
         #: per base, the last suffix number tried: every name below it is taken (names are
         #: never freed), so 4,000 headings of one base (Arabic ids, all ``bm``) cost no
@@ -49,11 +52,11 @@ class Bookmarks:
         base = base[:BOOKMARK_MAX]
         n = self._counters.get(base, 1)
         name = base if n == 1 else _numbered(base, n)
-        while name in self._names:
+        while name.lower() in self._names:
             n += 1
             name = _numbered(base, n)
         self._counters[base] = n
-        self._names.add(name)
+        self._names.add(name.lower())
         return name
 
     def start(self, parent: Element, name: str) -> int:
