@@ -9,7 +9,7 @@ imports nothing of ``renderers``.
 The grammar is pandoc 2.17's: ``{`` then, apart by optional spaces or tabs, ``#id``,
 ``.class``, ``key=value`` (a value ``"quoted"``, ``'quoted'`` or bare up to a space or ``}``)
 and ``-``, then ``}`` and the end of the line. An identifier starts with a letter and goes on
-with letters, digits and ``-_:.``. Each piece is read possessively, as pandoc's parser reads it
+with letters, numbers and ``-_:.``. Each piece is read possessively, as pandoc's parser reads it
 (never backtracking), and a quoted value that does not close is read as a bare one. The block
 is the one starting at the first unescaped ``{`` from which one runs to the end.
 
@@ -29,7 +29,10 @@ from collections.abc import Iterator
 
 __all__ = ["ATTRIBUTE", "BARE", "IDENT", "QUOTED", "attribute_block_start", "block_starts"]
 
-#: An identifier (an id, a class, a key): a letter, then letters, digits and ``-_:.``.
+#: An identifier (an id, a class, a key): a letter, then letters, numbers and ``-_:.``. ``re``
+#: cannot say "a letter": ``[^\W\d_]`` also takes a number that is no digit (``²``, ``Ⅻ``),
+#: which pandoc's ``letter`` refuses, so the walk checks the first with ``str.isalpha``
+#: (:func:`_identifier_end`); a block it found holds no other.
 IDENT = r"[^\W\d_](?:[^\W_]|[-_:.])*+"
 #: A quoted value (no space right after its opening quote; backslash escapes), or ``""``.
 QUOTED = r"""(?:"(?!\s)(?:\\.|[^"\\])++"|'(?!\s)(?:\\.|[^'\\])++'|""|'')"""
@@ -68,6 +71,13 @@ def _starts(line: str) -> Iterator[int]:
         if not _escaped(line, start) and walk.runs_to_end(start + 1):
             yield start
         start = line.find("{", start + 1)
+
+
+def _identifier_end(line: str, pos: int, end: int) -> int | None:
+    """Where the identifier at ``pos`` ends (:data:`IDENT`, its first character a letter as
+    pandoc's ``letter`` and ``str.isalpha`` have it), or None when none starts there."""
+    name = _IDENT_RE.match(line, pos, end)
+    return name.end() if name is not None and line[pos].isalpha() else None
 
 
 def _escaped(text: str, at: int) -> bool:
@@ -123,14 +133,13 @@ class _Walk:
         line, end = self.line, self.end
         char = line[pos]
         if char in "#.":
-            name = _IDENT_RE.match(line, pos + 1, end)
-            return name.end() if name else None
+            return _identifier_end(line, pos + 1, end)
         if char == "-":
             return pos + 1
-        key = _IDENT_RE.match(line, pos, end)
-        if key is None or key.end() >= end or line[key.end()] != "=":
+        key = _identifier_end(line, pos, end)
+        if key is None or key >= end or line[key] != "=":
             return None
-        value = key.end() + 1
+        value = key + 1
         quoted = _QUOTED_RE.match(line, value, end)
         return quoted.end() if quoted else self._bare_end(value)
 

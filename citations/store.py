@@ -303,19 +303,24 @@ class SourcesUsedStore:
         recs: Iterable[ArtifactRecord],
         *,
         supersedes: Callable[[ArtifactRecord], bool] | None = None,
+        write: Callable[[], None] | None = None,
     ) -> list[str]:
         """Like :meth:`record` for several records in one locked update.
 
         ``supersedes`` picks existing records the new ones replace under other names (the pages
         of a longer earlier render): they are dropped, and after the file is written their
         artifact files are deleted, all under the same lock. A record written by this update is
-        never superseded.
+        never superseded. ``write`` writes the artifact files the records describe, under the
+        lock before they are recorded: two renders to one name then leave one render's file
+        with that render's record (written before the lock, the file could be the other's).
         """
         new = list(recs)
         warnings = self.check()
         remove_stale_temps(self.out_dir)
         try:
             with exclusive_lock(self.lock_path, LOCK_TIMEOUT):
+                if write is not None:
+                    write()
                 records, problem = self._load()
                 if problem:
                     aside = self._move_aside()

@@ -477,13 +477,6 @@ class Session:
         plan = artifact.sources or self.rdoc.plan
         records = []
         for path, data in zip(paths, artifact.blobs, strict=True):
-            try:
-                write_atomic(path, data)
-            except OSError as exc:
-                raise OutputPathError(
-                    f"{path.parent}: cannot write {path.name} ({exc.strerror or exc}); "
-                    "accepted: a writable output directory"
-                ) from exc
             records.append(
                 ArtifactRecord(
                     artifact_name=artifact_name,
@@ -498,7 +491,9 @@ class Session:
                 )
             )
         supersedes = _stale_pages(out_dir, target, artifact_name, inputs) if fmt == "png" else None
-        store_notes += store.record_many(records, supersedes=supersedes)
+        store_notes += store.record_many(
+            records, supersedes=supersedes, write=lambda: _write_files(paths, artifact.blobs)
+        )
         diagnostics = capped(unique([
             *self.prepared.diagnostics,
             *artifact.diagnostics,
@@ -544,6 +539,19 @@ class Session:
             "input_format": self.prepared.input_format,
             "elapsed_ms": round(elapsed_ms, 1),
         }
+
+
+def _write_files(paths: Sequence[Path], blobs: Sequence[bytes]) -> None:
+    """Write each of ``blobs`` to its path atomically (under the store's lock, with their
+    records: :meth:`citations.store.SourcesUsedStore.record_many`)."""
+    for path, data in zip(paths, blobs, strict=True):
+        try:
+            write_atomic(path, data)
+        except OSError as exc:
+            raise OutputPathError(
+                f"{path.parent}: cannot write {path.name} ({exc.strerror or exc}); "
+                "accepted: a writable output directory"
+            ) from exc
 
 
 def write_all(

@@ -167,6 +167,10 @@ def _markdown_pass(rdoc: ResolvedDocument, options: RenderOptions, words: Labels
 
 
 SOURCES_ID = "sources"
+#: The ``#`` ending a heading's text and the backslashes before it: pandoc's ``markdown``
+#: reads a heading's trailing ``#``s as closing marks even without a space before them (``## C#``
+#: is "C"), CommonMark only after one; escaping the last one keeps them text for both.
+_CLOSING_HASH = re.compile(r"(\\*)#$")
 #: Places the other writers make that the Markdown output has none of (no Notes, Citation
 #: notes or Contents section).
 _NO_PLACE = re.compile(rf"^(?:{NOTES_ID}|{CITATION_NOTES_ID}|{CONTENTS_ID})$")
@@ -903,9 +907,9 @@ class _BlockWriter:
             return f"<{tag}>\n\n{body}\n\n</h{level}>" if body else f"<{tag}></h{level}>"
         text = "".join(self.places.tag(ident) for ident in leads
                        if not _named_by_heading(ident, auto)) + text
-        closing = re.search(r"(^|\s)(#+)$", text)
-        if closing:
-            text = text[: closing.start(2)] + "\\" + text[closing.start(2) :]
+        closing = _CLOSING_HASH.search(text)
+        if closing and len(closing.group(1)) % 2 == 0:  # an unescaped "#" ends the text
+            text = text[:-1] + "\\#"
         text = escape_attribute_block(text)  # "a {#x}" as text, not as an id
         return "#" * level + (" " + text if text else "")
 

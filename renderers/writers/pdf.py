@@ -44,6 +44,7 @@ from renderers.writers.common import (
     pdf_uri,
 )
 from renderers.writers.html.report import WrittenReport, print_report
+from renderers.writers.html.templating import css_string
 from renderers.writers.ooxml import build_timestamp
 
 
@@ -266,6 +267,20 @@ def _rows_split_despite_avoid(document: WeasyDocument) -> list[Any]:
 _SEPARATORS = str.maketrans({"\u2028": "\n", "\u2029": "\n"})
 
 
+def _anchor_ids_as_written(parsed: HTML) -> None:
+    """Give each element whose id (or ``<a name>``) holds a ``"`` or a ``\\`` its anchor as
+    a style declaration of the id as a CSS string: WeasyPrint writes the anchor of every id as
+    ``-weasy-anchor:"<id>"`` unescaped, which makes no anchor of ``x"y`` (nor of ``a\\b``,
+    whose ``\\b`` is a CSS escape), so the links to it were dropped."""
+    for element in parsed.etree_element.iter():
+        for name in ("id", "name") if element.tag == "a" else ("id",):
+            ident = element.get(name)
+            if ident and ('"' in ident or "\\" in ident):
+                style = element.get("style")
+                anchor = f"-weasy-anchor: {css_string(ident)}"
+                element.set("style", f"{style};{anchor}" if style else anchor)
+
+
 def pdf_document(
     html: str, options: RenderOptions, fetcher: SandboxFetcher | None = None,
     stylesheets: Sequence[str] = (),
@@ -279,6 +294,7 @@ def pdf_document(
     # as the line feed it stands for.
     html = html.translate(_SEPARATORS)
     parsed = HTML(string=html, base_url=_base_url(options), url_fetcher=fetcher)
+    _anchor_ids_as_written(parsed)
     layout = _render_options(options, stylesheets)
     with _PAGE_LIMIT.applied(options.limits.max_pages):
         document = parsed.render(**layout)

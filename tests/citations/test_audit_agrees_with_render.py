@@ -67,6 +67,19 @@ HEADING_PIECES = [
     "\n\n## H \\{{t=[[S:{n}]]}}\n\n", "\n\n## H {{t=[[S:{n}]]}} x\n\n",
     "\n\n## H {{[[S:{n}]]}}\n\n", "\n\n## H {{#h}} ##\n\n", "\n\nP {{t=[[S:{n}]]}}\n\n",
     "\n\n```\n## C {{t=[[S:{n}]]}}\n```\n\n",
+    # hostile blocks: escaped and unclosed quotes, a brace in a bare value, an id beyond ASCII,
+    # tabs, a NUL, CRLF, character references, headings in a list and a quote in a list
+    '\n\n## H {{k="a\\"[[S:{n}]]" #x}}\n\n', "\n\n## H {{k=a\\}}[[S:{n}]] #x}}\n\n",
+    '\n\n## H {{k="[[S:{n}]]}}\n\n', "\n\n## H {{#ü k=[[S:{n}]]}}\n\n",
+    "\n\n## H\t{{\tk=[[S:{n}]]\t}}\t\n\n", "\n\n- ## L {{k=[[S:{n}]]}}\n\n",
+    "\n\n1. > ## Q {{k=[[S:{n}]]}}\n\n", "\n\n## H {{k=\x00[[S:{n}]]}}\n\n",
+    "\n\n## H {{k=[[S:{n}]] }}\r\n\r\n", '\n\n## H {{k="&#x5b;[[S:{n}]]"}}\n\n',
+    # not blocks: an emoji in an id, a block not closed, then a backslash, NBSP or a closing #,
+    # a "block" inside a link's destination, a heading line inside an HTML block or a table
+    "\n\n## H {{#a😀 k=[[S:{n}]]}}\n\n", "\n\n## H {{k=[[S:{n}]]\n\n",
+    "\n\n## H {{k=[[S:{n}]]}}\\\n\n", "\n\n## H {{k=[[S:{n}]]}}\u00a0\n\n",
+    "\n\n## H {{k=[[S:{n}]]}} #\n\n", "\n\n## H [x]({{k=[[S:{n}]]}})\n\n",
+    "\n\n<div>\n## H {{k=[[S:{n}]]}}\n</div>\n\n", "\n\n| a |\n|---|\n| ## H {{k=[[S:{n}]]}} |\n\n",
 ]
 
 #: Markdown pieces; ``{n}`` and ``{m}`` become sids 1-6.

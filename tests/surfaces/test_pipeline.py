@@ -4,6 +4,7 @@ rendering anything but PDF/PNG never loads WeasyPrint."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -555,3 +556,30 @@ def test_capping_again_changes_nothing_and_merged_summaries_add_up() -> None:
     merged = capped(unique([*once, *other]))  # the 20 listed in both are one each
     assert count(merged) == 35 and len(merged) == 21
     assert merged[-1].message == "and 15 more refused images (first on page 21)"
+
+
+def test_two_renders_to_one_name_leave_a_file_and_its_own_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Render A wrote ``same.md``, render B wrote and recorded its own, then A recorded: the
+    record named A's sources and digest over B's file. The artifact is written under the
+    store's lock, with its record; here B runs whole just as A is about to record."""
+    from citations.store import SourcesUsedStore
+
+    record_many = SourcesUsedStore.record_many
+    interleaved: list[str] = []
+
+    def b_first(self: SourcesUsedStore, *args: Any, **kwargs: Any) -> list[str]:
+        if not interleaved:
+            interleaved.append("b")
+            render("# B\n\nSecond [[S:2]].\n", tmp_path, name="same", formats="md",
+                   sources_pool=POOL)
+        return record_many(self, *args, **kwargs)
+
+    monkeypatch.setattr(SourcesUsedStore, "record_many", b_first)
+    render("# A\n\nFirst [[S:1]].\n", tmp_path, name="same", formats="md", sources_pool=POOL)
+    assert interleaved == ["b"]
+    (record,) = SourcesUsedStore(tmp_path).read()
+    written = (tmp_path / "same.md").read_bytes()
+    assert record.sha256 == hashlib.sha256(written).hexdigest()
+    assert record.sids == [1] and b"First" in written

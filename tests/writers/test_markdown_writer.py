@@ -985,3 +985,27 @@ def test_every_id_is_unique_and_every_link_lands_read_back_any_number_of_times(
             assert given <= set(ids)
         assert given <= {block.id for block in read_markdown(written).blocks
                          if isinstance(block, Heading)}
+
+
+def _pandoc_heading_texts(markdown: str, dialect: str) -> list[str]:
+    """The text of each heading pandoc's ``dialect`` reader finds in ``markdown``."""
+    listed = json.loads(subprocess.run(
+        ["pandoc", "-f", dialect, "-t", "json"], input=markdown, capture_output=True, text=True,
+        check=True).stdout)
+    return ["".join(" " if inline["t"] == "Space" else inline["c"] for inline in block["c"][2])
+            for block in listed["blocks"] if block["t"] == "Header"]
+
+
+@pytest.mark.parametrize("text", ["C#", "a ##", "C##", "F# and C#", "#", "x\\#", "a \\"])
+def test_a_heading_ending_in_a_hash_keeps_it_for_every_reader(
+    text: str, pool: SourcePool
+) -> None:
+    """pandoc's ``markdown`` reads a heading's trailing ``#``s as closing marks with or without
+    a space before them (``## C#`` was "C" there), CommonMark only after a space: the writer
+    escapes the last one, so citerender, gfm and pandoc's markdown all read the text."""
+    written = md_of_document(Document((Heading(2, (Text(text),)), para(Text("p")))), pool)
+    (heading,) = [b for b in read_markdown(written).blocks if isinstance(b, Heading)]
+    assert plain_text(heading.children) == text
+    if shutil.which("pandoc"):
+        for dialect in ("markdown-smart", "gfm"):
+            assert _pandoc_heading_texts(written, dialect) == [text], (dialect, written)

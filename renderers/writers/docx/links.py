@@ -31,11 +31,18 @@ def add_hyperlink(
 
 
 class Bookmarks:
-    """Unique bookmark ids and valid names: a letter, then letters, digits, ``_``; ≤ 40 chars."""
+    """Unique bookmark ids and valid names: a letter, then letters, digits, ``_``; ≤ 40 chars;
+    no two alike but for case."""
 
     def __init__(self) -> None:
         self._next_id = 0
+        #: the names taken, in lower case: Word matches bookmark names ignoring case, so
+        #: ``Intro`` and ``intro`` would be one bookmark there
         self._names: set[str] = set()
+        #: per base, the last suffix number tried: every name below it is taken (names are
+        #: never freed), so 4,000 headings of one base (Arabic ids, all ``bm``) cost no
+        #: quadratic search (it was half of such a document's DOCX time)
+        self._counters: dict[str, int] = {}
 
     def name_for(self, wanted: str) -> str:
         """A valid bookmark name derived from ``wanted``, unique in this document; reserves it."""
@@ -43,12 +50,13 @@ class Bookmarks:
         if not base[0].isalpha():
             base = f"b_{base}"
         base = base[:BOOKMARK_MAX]
-        name, n = base, 1
-        while name in self._names:
+        n = self._counters.get(base, 1)
+        name = base if n == 1 else _numbered(base, n)
+        while name.lower() in self._names:
             n += 1
-            suffix = f"_{n}"
-            name = base[: BOOKMARK_MAX - len(suffix)] + suffix
-        self._names.add(name)
+            name = _numbered(base, n)
+        self._counters[base] = n
+        self._names.add(name.lower())
         return name
 
     def start(self, parent: Element, name: str) -> int:
@@ -62,6 +70,12 @@ class Bookmarks:
     def end(parent: Element, bid: int) -> None:
         """Append the ``w:bookmarkEnd`` of bookmark ``bid``."""
         sub(parent, "bookmarkEnd", {"id": str(bid)})
+
+
+def _numbered(base: str, n: int) -> str:
+    """``base_n``, ``base`` cut so that the name stays within :data:`BOOKMARK_MAX`."""
+    suffix = f"_{n}"
+    return base[: BOOKMARK_MAX - len(suffix)] + suffix
 
 
 class Relations:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, TypeAlias
@@ -197,21 +198,32 @@ def line_direction(parent: Element) -> Direction:
 _PARTING = ParaProps(space_before=0, space_after=0, line_exact=20)
 
 
-def part_joined_frames(parent: Element, start: int, props: ParaProps) -> None:
-    """Keep the block written from ``parent[start]`` on apart from the block before it when
-    both are framed alike (two code boxes, two quotes' bars): Word and LibreOffice draw
-    adjacent paragraphs with the same borders and indent as one frame. An empty one-point
-    paragraph (``props``' indent and direction) parts them; a border of another colour would
-    too, but by a difference the reader is not meant to see."""
-    if not 0 < start < len(parent):
+def last_child(parent: Element) -> Element | None:
+    """``parent``'s last child (None when it has none): the mark after which a block about to
+    be appended starts (:func:`added_after`). lxml counts children by walking them all, so a
+    mark taken with ``len(parent)`` before every block made a long document quadratic."""
+    return next(parent.iterchildren(reversed=True), None)
+
+
+def added_after(parent: Element, mark: Element | None) -> Iterator[Element]:
+    """The children of ``parent`` after ``mark`` (:func:`last_child` before they were added)."""
+    return parent.iterchildren() if mark is None else mark.itersiblings()
+
+
+def part_joined_frames(parent: Element, mark: Element | None, props: ParaProps) -> None:
+    """Keep the block written after ``mark`` (:func:`last_child` before it) apart from the
+    block before it when both are framed alike (two code boxes, two quotes' bars): Word and
+    LibreOffice draw adjacent paragraphs with the same borders and indent as one frame. An
+    empty one-point paragraph (``props``' indent and direction) parts them; a border of
+    another colour would too, but by a difference the reader is not meant to see."""
+    first = next(added_after(parent, mark), None)
+    if mark is None or first is None:
         return
-    before, first = parent[start - 1], parent[start]
-    if before.tag != w("p") or first.tag != w("p") or _frame(before) is None:
+    if mark.tag != w("p") or first.tag != w("p") or _frame(mark) is None:
         return
-    if _frame(before) == _frame(first):
+    if _frame(mark) == _frame(first):
         gap = add_paragraph(parent, replace(_PARTING, indent=props.indent, bidi=props.bidi))
-        parent.remove(gap)
-        parent.insert(start, gap)
+        mark.addnext(gap)  # lxml moves the element
 
 
 def _frame(p: Element) -> tuple[bytes, bytes] | None:

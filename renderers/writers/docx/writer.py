@@ -143,8 +143,10 @@ from renderers.writers.docx.oxml import (
     add_row,
     add_run,
     add_table,
+    added_after,
     clear_body,
     drop_thumbnail,
+    last_child,
     line_direction,
     part_joined_frames,
     set_space_after,
@@ -388,9 +390,9 @@ class _DocxWriter:
             props = ParaProps(style=self.styles.get(style), bidi=is_rtl(text), space_after=after)
             add_run(add_paragraph(body, props), text, self._direction(text))
         if shown.abstract:  # the body's blocks, their paragraphs in the Abstract style
-            start = len(body)
+            mark = last_child(body)
             self.blocks(body, shown.abstract, _Scope(style=self.styles.get("Abstract")))
-            last = next((p for added in reversed(body[start:])
+            last = next((p for added in reversed(list(added_after(body, mark)))
                          for p in reversed(list(added.iter(w("p"))))), None)
             if last is not None:
                 set_space_after(last, _TITLE_BLOCK_AFTER)
@@ -521,11 +523,11 @@ class _DocxWriter:
     def _carrying(self, parent: Element, block: Block, scope: _Scope, ids: tuple[str, ...]) -> None:
         """Write ``block`` with the bookmarks of ``ids`` (a paragraph of anchors only before it,
         :func:`carried_anchors`) at the start of its first paragraph: no empty paragraph."""
-        start = len(parent)
+        mark = last_child(parent)
         self.block(parent, block, scope)
         if not ids:
             return
-        first = next((p for added in parent[start:] for p in added.iter(w("p"))), None)
+        first = next((p for added in added_after(parent, mark) for p in added.iter(w("p"))), None)
         if first is None:  # nothing written: the bookmarks stand in a paragraph of their own
             first = add_paragraph(parent, self._para(scope))
         at = 1 if len(first) and first[0].tag == w("pPr") else 0
@@ -556,15 +558,15 @@ class _DocxWriter:
             case Table():
                 self._table(parent, block, scope)
             case CodeBlock(text, language):
-                start = len(parent)
+                mark = last_child(parent)
                 add_code_block(parent, self._para(scope), text, language, self.highlight)
-                part_joined_frames(parent, start, self._para(scope))
+                part_joined_frames(parent, mark, self._para(scope))
             case BlockQuote(blocks):
                 inset = scope.indent + INDENT_STEP
                 quoted = replace(scope, indent=inset, origin=inset, quote=True)
-                start = len(parent)
+                mark = last_child(parent)
                 self.blocks(parent, blocks, quoted)
-                part_joined_frames(parent, start, self._para(quoted))
+                part_joined_frames(parent, mark, self._para(quoted))
             case Figure(image, caption, label, number):
                 side = block_alignment(block)
                 placed = replace(self._para(scope), align=_jc(side, False) or "center")

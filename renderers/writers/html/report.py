@@ -129,6 +129,7 @@ from renderers.writers.html.math import (
     numbered_id,
 )
 from renderers.writers.html.templating import (
+    PREVIEW_SCRIPT_ID,
     code_arabic_css,
     environment,
     page_footer,
@@ -301,9 +302,10 @@ def write_report(
 
 
 #: An ``id`` attribute and a link's ``href`` to a fragment, as this writer and lxml (the
-#: author's look) write them: double-quoted, ``>`` in a value escaped.
-_ID_ATTRIBUTE = re.compile(r'\sid="([^"]*)"')
-_FRAGMENT_LINK = re.compile(r'(<a\b[^>]*?)\shref="#([^"]*)"')
+#: author's look) write them: double-quoted, ``>`` in a value escaped, or single-quoted when
+#: the value holds a ``"`` (lxml's ``id='x"y'``).
+_ID_ATTRIBUTE = re.compile(r"""\sid=(?:"([^"]*)"|'([^']*)')""")
+_FRAGMENT_LINK = re.compile(r"""(<a\b[^>]*?)\shref=(?:"#([^"]*)"|'#([^']*)')""")
 
 
 def unlink_missing_fragments(html: str) -> str:
@@ -311,10 +313,10 @@ def unlink_missing_fragments(html: str) -> str:
     ``[x](#nowhere)``, a pasted page's ``#fn-1`` whose note the sanitizer took the id of) left
     without its ``href``: a browser would follow it nowhere, and WeasyPrint logs "No anchor"
     for it and draws no link."""
-    ids = {unescape(ident) for ident in _ID_ATTRIBUTE.findall(html)}
+    ids = {unescape(double or single) for double, single in _ID_ATTRIBUTE.findall(html)}
 
     def keep(match: re.Match[str]) -> str:
-        target = unescape(match.group(2))
+        target = unescape(match.group(2) if match.group(2) is not None else match.group(3))
         return match.group(0) if target in ids or unquote(target) in ids else match.group(1)
 
     return _FRAGMENT_LINK.sub(keep, html)
@@ -445,16 +447,16 @@ class ReportWriter:
         self.has_math = False
         self.in_link = False  # inside a link, the link wraps its long words, not a span
         self.dead_links = rdoc.dead_links  # ids no element has: a link to one is its text
-        #: the ids of the sections this writer adds: no heading or author's anchor takes one
-        #: (links to it lead to the section, as in Typst)
+        #: the ids of the elements this writer adds: no heading or author's anchor takes one
+        #: (links to a section lead to it, as in Typst); the preview script is on every page
         self.own_ids = frozenset(
             ident for ident, made in ((NOTES_ID, bool(self.notes_series)),
                                       (CITATION_NOTES_ID, has_citation_notes(document.blocks)),
-                                      (CONTENTS_ID, options.toc)) if made
+                                      (CONTENTS_ID, options.toc),
+                                      (PREVIEW_SCRIPT_ID, True)) if made
         )
-        for ident in (NOTES_ID, CITATION_NOTES_ID, CONTENTS_ID):
-            if ident in self.own_ids:
-                self.ids.assign(ident)
+        for ident in self.own_ids:
+            self.ids.reserve(ident)
 
     # ------------------------------------------------------------------ blocks
 

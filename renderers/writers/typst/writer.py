@@ -22,6 +22,7 @@ import datetime as dt
 import os
 import re
 import tempfile
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -96,7 +97,9 @@ class _LayoutCache:
     about 60 MiB per report, 800 MiB after ten. Before each compile but the process's first,
     eleven compiles of an empty document (about 0.01 ms each, plus the eviction's walk over
     the cache) age the previous document's results out, so a long-lived process stays at the
-    size of one document; a process that renders once pays nothing.
+    size of one document; a process that renders once pays nothing. The empty document's
+    compiler is shared, and a compiler compiles one document at a time (another thread's
+    compile of it raised "Already borrowed"): renders in threads take turns here.
     """
 
     EVICTIONS = 11
@@ -104,17 +107,19 @@ class _LayoutCache:
     def __init__(self) -> None:
         self.used = False
         self._empty: typst.Compiler | None = None
+        self._turn = threading.Lock()
 
     def release(self) -> None:
         """Age out what earlier compiles left in the cache (nothing on the first call)."""
-        if not self.used:
-            self.used = True
-            return
-        if self._empty is None:
-            no_fonts = typst.Fonts(include_system_fonts=False, include_embedded_fonts=False)
-            self._empty = typst.Compiler(font_paths=no_fonts, sys_inputs={})
-        for _ in range(self.EVICTIONS):
-            self._empty.compile(input=b"", format="svg")
+        with self._turn:
+            if not self.used:
+                self.used = True
+                return
+            if self._empty is None:
+                no_fonts = typst.Fonts(include_system_fonts=False, include_embedded_fonts=False)
+                self._empty = typst.Compiler(font_paths=no_fonts, sys_inputs={})
+            for _ in range(self.EVICTIONS):
+                self._empty.compile(input=b"", format="svg")
 
 
 LAYOUT_CACHE = _LayoutCache()
