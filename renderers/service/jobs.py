@@ -24,7 +24,9 @@ Two backends, chosen by configuration:
   503 ``busy``); a queued job waits apart from ``/render`` requests and takes a worker only
   when no request is waiting for one (:class:`~renderers.service.pool.WorkerPool`'s
   background jobs), so jobs never make ``/render`` answer 503. A job stays ``queued`` until a
-  worker takes it.
+  worker takes it. A queued job's body waits on disk (:class:`SpooledJob`), not in the
+  service's memory: parsed, a 10 MiB body of pool rows is about 60 MiB of objects, and a full
+  backlog of them would take the service, which has no memory cap, past 15 GiB.
 """
 
 from __future__ import annotations
@@ -32,12 +34,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import os
 import re
 import tempfile
+import uuid
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from starlette.requests import Request
@@ -346,30 +351,34 @@ class JobsAPI:
         return archive
 
     def _enqueue(self, state: JobState, payload: dict[str, Any]) -> None:
-        """Publish to Celery, or start the job on the local pool (called from a thread)."""
+        """Publish to Celery, or spool the body and start the job on the local pool (called
+        from a thread)."""
         if self._queue is not None:
             self._queue.enqueue(state, payload, self.store().url)
             return
-        assert self._loop is not None
-        self._loop.call_soon_threadsafe(self._start_local, state, payload)
+        assert self._loop is not None and self.service.temp_root is not None
+        spooled = spool(self.service.temp_root / _SPOOL_DIR, state.id, payload,
+                        self.store().url)
+        self._loop.call_soon_threadsafe(self._start_local, state, spooled)
 
-    def _start_local(self, state: JobState, payload: dict[str, Any]) -> None:
-        task = asyncio.get_running_loop().create_task(self._run_local(state, payload))
+    def _start_local(self, state: JobState, spooled: SpooledJob) -> None:
+        task = asyncio.get_running_loop().create_task(self._run_local(state, spooled))
         self._local.add(task)
         task.add_done_callback(self._local.discard)
 
-    async def _run_local(self, queued: JobState, payload: dict[str, Any]) -> None:
+    async def _run_local(self, queued: JobState, spooled: SpooledJob) -> None:
         """One job on the service's pool: the steps of :mod:`renderers.workers.execute`.
 
         The job stays ``queued`` while it waits: it is marked ``running`` (:func:`begin`) only
-        when a worker has been leased for it.
+        when a worker has been leased for it. Its spooled body is removed however it ends.
         """
         try:
-            await self._render_local(queued, payload)
+            await self._render_local(queued, spooled)
         finally:
             self._backlog -= 1
+            Path(spooled.body_path).unlink(missing_ok=True)
 
-    async def _render_local(self, queued: JobState, payload: dict[str, Any]) -> None:
+    async def _render_local(self, queued: JobState, spooled: SpooledJob) -> None:
         board, store, pool = self.board, self.store(), self.service.pool
         current = board.get(queued.id) or queued
         started: JobState | None = None
@@ -386,7 +395,7 @@ class JobsAPI:
             if pool is None:
                 raise PoolError("the worker pool is not running")
             finished = await pool.run(
-                render_to_store, StoreJob(queued.id, payload, store.url),
+                render_spooled, spooled,
                 timeout=self.service.render_timeout_s, background=True,
                 wait=LOCAL_QUEUE_WAIT_S, on_start=take_worker)
         except _NotStarted as ended:
@@ -408,6 +417,35 @@ class JobsAPI:
         if final.webhook:
             self._webhook_threads.submit(send_webhook, final.webhook, final.public(),
                                          self.webhooks)
+
+
+#: Where queued local jobs' bodies wait, under the service's temporary root.
+_SPOOL_DIR = "queued"
+
+
+@dataclass(frozen=True)
+class SpooledJob:
+    """A local job as its worker gets it: the body is in a file, read only by the worker."""
+
+    job_id: str
+    body_path: str
+    store_url: str
+
+
+def spool(directory: Path, job_id: str, payload: dict[str, Any], store_url: str) -> SpooledJob:
+    """Write ``payload`` (a checked request body) as JSON into ``directory``; the job that
+    reads it back. A file of its own per call, so no two jobs share one."""
+    directory.mkdir(exist_ok=True)
+    path = directory / f"{uuid.uuid4().hex}.json"
+    path.write_bytes(json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+    return SpooledJob(job_id, str(path), store_url)
+
+
+def render_spooled(job: SpooledJob) -> Finished:
+    """In a worker: :func:`~renderers.workers.execute.render_to_store` with the spooled body
+    (JSON values round-trip exactly, so the job renders the body its id was made from)."""
+    payload = json.loads(Path(job.body_path).read_bytes())
+    return render_to_store(StoreJob(job.job_id, payload, job.store_url))
 
 
 class _NotStarted(Exception):

@@ -388,6 +388,47 @@ def test_remote_batch_requests_carry_cli_options_in_request_form(
     assert request.kwargs["dpi"] == 90 and request.kwargs["pages"] == (1, 2)
 
 
+def test_queued_jobs_wait_with_their_bodies_on_disk_not_in_the_services_memory(
+    tmp_path: Path,
+) -> None:
+    """A queued local job's body waits in a file under the service's temporary root, read
+    back by the worker that renders it, and the file goes when the job ends. Held parsed in
+    the service (which has no memory cap), a 10 MiB body of pool rows cost 60 MiB, and a full
+    backlog of 256 of them over 15 GiB."""
+    import tracemalloc
+
+    from tests.surfaces.test_service import controlled_job
+
+    rows = [{"sid": i, "title": f"Source {i}", "url": f"https://example.org/{i}"}
+            for i in range(1, 20_001)]  # about 1 MB of JSON, 6 MB once parsed
+    flag = tmp_path / "release"
+    with TestClient(create_app(workers=1, warmup=False, job=controlled_job)) as busy:
+        blocker = threading.Thread(target=busy.post, args=("/render",), kwargs={"json": {
+            "content": f"@block:{flag}", "format": "md", "sources_pool": rows[:1]}})
+        blocker.start()
+        try:
+            wait_until(lambda: busy.get("/healthz").json()["workers"]["busy"] >= 1, 30,
+                       "the blocking render to start")
+            tracemalloc.start()
+            try:
+                before = tracemalloc.get_traced_memory()[0]
+                ids = [busy.post("/jobs", json={"content": f"Job {i}.[[S:{i + 1}]]\n",
+                                                "format": "md", "sources_pool": rows}).json()["id"]
+                       for i in range(3)]
+                held = tracemalloc.get_traced_memory()[0] - before
+            finally:
+                tracemalloc.stop()
+            assert held < 3_000_000, f"three queued jobs hold {held:,} bytes of the service"
+            spool = busy.app.state.service.temp_root / "queued"
+            assert len(list(spool.iterdir())) == 3
+        finally:
+            flag.touch()
+            blocker.join(60)
+        states = [wait_job(busy, job_id) for job_id in ids]
+        assert [state["result"]["sources_used"] for state in states] == [[1], [2], [3]], states
+        assert not list(spool.iterdir())
+
+
 @pytest.mark.slow
 def test_queued_jobs_leave_render_its_queue_and_stay_queued_until_a_worker_takes_them(
     tmp_path: Path, sample_pool: list[dict[str, Any]]
