@@ -139,6 +139,33 @@ def test_failed_job_names_the_error_and_has_no_artifact(
     assert refused.status_code == 409 and "failed" in refused.json()["error"]
 
 
+def test_a_job_whose_result_the_store_refuses_fails_and_runs_again_when_repeated(
+    client: TestClient, sample_pool: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last write of a job (its result, after its artifacts) may fail: a full disk, an S3
+    outage. The job then fails ``unavailable`` instead of staying ``running`` for good, which
+    also made every repeat of the request answer that stuck job."""
+    from renderers.workers.errors import StoreUnavailable
+    from renderers.workers.stores import FileStore
+
+    put = FileStore.put
+
+    def refuse_results(store: FileStore, key: str, data: bytes) -> None:
+        if key.startswith("jobs/"):
+            raise StoreUnavailable(f"{store.url}: cannot write {key} (No space left on device)")
+        put(store, key, data)
+
+    body = {"content": CONTENT + "Full disk.\n", "format": "md", "sources_pool": sample_pool}
+    with monkeypatch.context() as patched:  # only the service's own writes: the worker's
+        patched.setattr(FileStore, "put", refuse_results)  # process is not patched
+        state = wait_job(client, client.post("/jobs", json=body).json()["id"], 60)
+    assert state["status"] == "failed", state
+    assert state["error"]["code"] == "unavailable"
+    assert "No space left on device" in state["error"]["message"]
+    again = wait_job(client, client.post("/jobs", json=body).json()["id"], 60)
+    assert again["status"] == "done" and again["attempts"] == 1, again
+
+
 @pytest.mark.slow
 def test_a_job_past_the_memory_cap_fails_with_limit_exceeded() -> None:
     from tests.surfaces.test_service import CAP_MIB, ten_long_reports
