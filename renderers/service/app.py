@@ -454,6 +454,15 @@ class ExportService:
             self._parsers.shutdown(wait=False, cancel_futures=True)
             shutil.rmtree(self.temp_root, ignore_errors=True)
 
+    def scratch(self, name: str) -> Path:
+        """The directory ``name`` under the temporary root, made (the root too) if missing: a
+        /tmp cleaner (systemd-tmpfiles, after ten days unused) or an operator may remove the
+        root while the service runs, which made every render answer 500 until a restart."""
+        assert self.temp_root is not None
+        directory = self.temp_root / name
+        directory.mkdir(parents=True, exist_ok=True)
+        return directory
+
     # -- routes --
 
     async def index(self, request: Request) -> Response:
@@ -516,8 +525,7 @@ class ExportService:
     async def _render_payload(self, parsed: RenderRequest, request: Request) -> Response:
         fmt, kwargs = parsed.format, parsed.kwargs
         assert self.pool is not None and self.temp_root is not None
-        job_dir = self.temp_root / uuid.uuid4().hex
-        job_dir.mkdir()
+        job_dir = self.scratch(uuid.uuid4().hex)
         try:
             started = time.monotonic()
             outcome = await self.pool.run(

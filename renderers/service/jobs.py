@@ -339,7 +339,7 @@ class JobsAPI:
             return data
 
         # Closed by the answer that streams it (handle_chunks), or here on failure.
-        archive = tempfile.TemporaryFile(dir=self.service.temp_root)  # noqa: SIM115
+        archive = tempfile.TemporaryFile(dir=self.service.scratch(_ZIP_DIR))  # noqa: SIM115
         try:
             write_zip_pages(
                 archive, [(key.rsplit("/", 1)[-1], functools.partial(read, key)) for key in keys],
@@ -356,9 +356,8 @@ class JobsAPI:
         if self._queue is not None:
             self._queue.enqueue(state, payload, self.store().url)
             return
-        assert self._loop is not None and self.service.temp_root is not None
-        spooled = spool(self.service.temp_root / _SPOOL_DIR, state.id, payload,
-                        self.store().url)
+        assert self._loop is not None
+        spooled = spool(self.service.scratch(_SPOOL_DIR), state.id, payload, self.store().url)
         self._loop.call_soon_threadsafe(self._start_local, state, spooled)
 
     def _start_local(self, state: JobState, spooled: SpooledJob) -> None:
@@ -421,6 +420,8 @@ class JobsAPI:
 
 #: Where queued local jobs' bodies wait, under the service's temporary root.
 _SPOOL_DIR = "queued"
+#: Where the zips of several pages are built (unnamed files), under the same root.
+_ZIP_DIR = "zips"
 
 
 @dataclass(frozen=True)
@@ -435,7 +436,6 @@ class SpooledJob:
 def spool(directory: Path, job_id: str, payload: dict[str, Any], store_url: str) -> SpooledJob:
     """Write ``payload`` (a checked request body) as JSON into ``directory``; the job that
     reads it back. A file of its own per call, so no two jobs share one."""
-    directory.mkdir(exist_ok=True)
     path = directory / f"{uuid.uuid4().hex}.json"
     path.write_bytes(json.dumps(payload, ensure_ascii=False).encode("utf-8"))
     return SpooledJob(job_id, str(path), store_url)

@@ -6,6 +6,7 @@ import base64
 import io
 import json
 import os
+import shutil
 import threading
 import time
 import zipfile
@@ -390,6 +391,26 @@ def test_temp_dirs_are_removed(sample_pool: list[dict[str, Any]]) -> None:
         refused = temp_client.post("/render", json={"content": "x", "format": "gif"})
         assert refused.status_code == 400
         assert list(root.iterdir()) == []
+    assert not root.exists()
+
+
+def test_a_temporary_root_removed_under_the_service_is_made_again(
+    sample_pool: list[dict[str, Any]],
+) -> None:
+    """A /tmp cleaner (systemd-tmpfiles removes what stood unused for ten days) or an operator
+    may remove the service's temporary root while it runs; every /render and /jobs then
+    answered 500 until the service was restarted."""
+    from tests.processes import wait_job
+
+    app = create_app(workers=1, warmup=False)
+    with TestClient(app) as temp_client:
+        root = app.state.service.temp_root
+        shutil.rmtree(root)
+        answer = temp_client.post("/render", json=body("md", sample_pool))
+        assert answer.status_code == 200, answer.text
+        job = temp_client.post("/jobs", json=body("md", sample_pool))
+        assert job.status_code == 202, job.text
+        assert wait_job(temp_client, job.json()["id"], 60)["status"] == "done"
     assert not root.exists()
 
 
