@@ -139,6 +139,36 @@ def test_failed_job_names_the_error_and_has_no_artifact(
     assert refused.status_code == 409 and "failed" in refused.json()["error"]
 
 
+def test_the_service_keeps_only_its_newest_finished_jobs_and_their_files(
+    sample_pool: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a broker the finished jobs' states and artifacts live in the service (its
+    memory, its temporary root). Past ``KEEP_LOCAL_JOBS`` jobs or ``KEEP_LOCAL_BYTES`` of
+    artifacts, the job that finished first is forgotten, files and all; its request, sent
+    again, renders it again. Kept for ever, they filled the disk: a 600 dpi PNG zip is 245 MB."""
+    from renderers.service import jobs as local_jobs
+
+    monkeypatch.setattr(local_jobs, "KEEP_LOCAL_JOBS", 2)
+    bodies = [{"content": f"Kept {i}.[[S:{i + 1}]]\n", "format": "md",
+               "sources_pool": sample_pool} for i in range(3)]
+    with TestClient(create_app(workers=1, warmup=False)) as app:
+        store = app.app.state.jobs.store()
+        ids = [wait_job(app, app.post("/jobs", json=body).json()["id"])["id"] for body in bodies]
+        assert app.get(f"/jobs/{ids[0]}").status_code == 404
+        assert app.get(f"/jobs/{ids[0]}/artifact").status_code == 404
+        assert [app.get(f"/jobs/{job_id}/artifact").status_code for job_id in ids[1:]] == [200] * 2
+        left = sorted(store.keys(""))
+        assert left and not any(ids[0] in key for key in left), left
+        assert not (store.root / "artifacts" / ids[0]).exists()  # no empty folder either
+        again = wait_job(app, app.post("/jobs", json=bodies[0]).json()["id"])
+        assert again["status"] == "done" and again["attempts"] == 1, again
+        assert app.get(f"/jobs/{ids[1]}").status_code == 404  # now the oldest
+        monkeypatch.setattr(local_jobs, "KEEP_LOCAL_BYTES", 1)  # only the newest fits
+        newest = wait_job(app, app.post("/jobs", json={**bodies[1], "title": "T"}).json()["id"])
+        assert [app.get(f"/jobs/{job_id}").status_code for job_id in (ids[2], newest["id"])] == [
+            404, 200]
+
+
 def test_a_job_whose_result_the_store_refuses_fails_and_runs_again_when_repeated(
     client: TestClient, sample_pool: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
