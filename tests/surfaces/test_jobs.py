@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -288,6 +289,42 @@ def test_a_webhook_receiver_that_never_answers_holds_up_no_job_route(
             assert [state["status"] for state in states] == ["done"] * (shared_threads + 2)
         finally:
             sink.close()  # the held calls fail at once, so the app can stop
+
+
+def test_a_receiver_answering_a_byte_at_a_time_is_cut_off_at_the_time_limit(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The socket's timeout bounds each read, not a call: a receiver sending its status line
+    a byte every 0.1 s held the call (and a webhook thread) for as long as it went on."""
+    monkeypatch.setattr(webhooks, "WEBHOOK_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(webhooks, "WEBHOOK_ATTEMPTS", 1)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    stop = threading.Event()
+
+    def trickle() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            with contextlib.suppress(OSError):
+                while not stop.wait(0.1):
+                    connection.send(b"H")
+
+    receiver = threading.Thread(target=trickle, daemon=True)
+    receiver.start()
+    answer: list[bool] = []
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/hook"
+    call = threading.Thread(target=lambda: answer.append(webhooks.send_webhook(
+        url, {"id": "job"}, webhooks.WebhookPolicy.of(["127.0.0.1"]))), daemon=True)
+    try:
+        call.start()
+        call.join(60)  # a guard only: the call ends at its 0.5 s limit
+        assert answer == [False], "the call was still reading the trickle"
+        assert "no answer within 0.5 s" in caplog.text
+    finally:
+        stop.set()
+        listener.close()
 
 
 def test_webhooks_are_off_unless_hosts_are_allowed(sample_pool: list[dict[str, Any]]) -> None:
