@@ -56,13 +56,12 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode
 from renderers.formats import BY_NAME, EXTENSIONS
 from renderers.options import Limits, PdfEngine
 from renderers.process_memory import default_worker_memory_mib
 from renderers.service.body import BodyProblem, parse_json_object, read_body, request_problem
-from renderers.service.codes import ServiceCode
+from renderers.service.codes import ServiceCode, error_response
 from renderers.service.pool import (
     HandOffFailed,
     JobRaised,
@@ -281,23 +280,6 @@ def problem(refused: BodyProblem | RequestProblem) -> JSONResponse:
     headers = {"Connection": "close"} if unread else None
     return error_response(refused.status, refused.message, refused.field,
                           refused.code or ErrorCode.INVALID_ARGUMENT, headers=headers)
-
-
-def error_response(
-    status: int,
-    message: str,
-    where: str,
-    code: ErrorCode | ServiceCode,
-    headers: dict[str, str] | None = None,
-) -> JSONResponse:
-    """Every refusal of the service: ``{"error", "field", "code"}``, always all three.
-
-    ``field`` names the request field at fault, ``""`` when none is (the service is busy, a
-    render ran out of time, a worker failed); ``code`` says what happened (an
-    :class:`~citations.errors.ErrorCode` of the renderer or a :class:`ServiceCode`).
-    """
-    body = {"error": clean_text(message), "field": clean_text(where), "code": str(code)}
-    return JSONResponse(body, status_code=status, headers=headers or None)
 
 
 #: The setting a refusal for memory names (``citerender serve``'s flag).

@@ -59,14 +59,13 @@ from renderers.service.app import (
     MEMORY_SETTING,
     checked_job,
     content_disposition,
-    error_response,
     handle_chunks,
     problem,
     warning_count,
     write_zip_pages,
 )
 from renderers.service.body import BodyProblem
-from renderers.service.codes import ServiceCode
+from renderers.service.codes import ServiceCode, error_response
 from renderers.service.pool import (
     JobRaised,
     JobTimeout,
