@@ -78,7 +78,7 @@ from renderers.service.requests import (
     RenderRequest,
     RequestProblem,
     check_format,
-    parse_render_request,
+    checked_render_request,
 )
 from renderers.service.server import AnswerUnexpectedErrors, ServerLimits
 from renderers.templates import templates_dir
@@ -622,7 +622,7 @@ def _checked_fields(payload: dict[str, Any]) -> RenderRequest:
     )
     if problem is not None:
         raise problem
-    return parse_render_request(payload)
+    return checked_render_request(payload)
 
 
 def create_app(
