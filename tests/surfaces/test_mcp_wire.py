@@ -117,6 +117,12 @@ HOSTILE: list[tuple[str, bytes, int | None, int]] = [
         None,
         INVALID_REQUEST,
     ),
+    (  # rendered as "caf\ufffd" before: a silent change of the client's text
+        "Latin-1 text in content",
+        call(9, '{"content": "cafX"}').replace(b"X", b"\xe9"),
+        9,
+        PARSE_ERROR,
+    ),
     (
         "5,000-digit id",
         b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "x"}',
@@ -136,6 +142,8 @@ def test_every_request_is_answered(
     answer = client.answer()
     assert answer["jsonrpc"] == "2.0" and answer["id"] == request_id
     assert answer["error"]["code"] == code and answer["error"]["message"]
+    if label == "Latin-1 text in content":
+        assert "not UTF-8 at byte" in answer["error"]["message"]
     client.send(b'{"jsonrpc": "2.0", "id": 99, "method": "tools/list"}')
     still = client.answer()
     assert still["id"] == 99 and len(still["result"]["tools"]) == 7
