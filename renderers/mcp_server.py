@@ -386,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-worker-memory", type=_memory_mib, metavar="MIB", default=None,
                         help=f"memory cap of the render process in MiB (at least "
                              f"{MIN_WORKER_MEMORY_MIB}; default: {DEFAULT_WORKER_MEMORY_MIB}, "
-                             "lowered to 80%% of the machine's memory)")
+                             "lowered to 80%% of the machine's or container's memory)")
     args = parser.parse_args(argv)
     run_stdio(args.out, args.max_worker_memory)
 
