@@ -136,10 +136,26 @@ class Deadline:
             try:
                 yield
             finally:
-                timer.cancel()
-                sent = arming.disarm()
+                sent = _stop(timer, arming)
                 self._active.stage = None
         except _Interrupt:
             raise self.error(stage) from None
         if sent:
             raise self.error(stage)
+
+
+def _stop(timer: threading.Timer, arming: _Arming) -> bool:
+    """Cancel ``timer`` and disarm ``arming``; whether an interrupt was sent.
+
+    An interrupt may land here, before :meth:`_Arming.disarm` holds its lock (a repeat firing
+    just as the stage ends): then it stops again, or the repeats, never disarmed, would hit
+    the thread every :data:`REPEAT_S` for as long as it lives (the next call of a long-lived
+    process). Both steps may run twice; another interrupt could only come a repeat later.
+    """
+    try:
+        timer.cancel()
+        return arming.disarm()
+    except _Interrupt:
+        timer.cancel()
+        arming.disarm()
+        return True

@@ -11,6 +11,7 @@ Every request is answered. The SDK's stdio transport drops a line it cannot pars
 not JSON-RPC, nested deeper than its parser's 255 levels, a lone surrogate): the client then
 waits forever. :class:`Wire` checks each line first and answers such a line itself with a
 JSON-RPC error (parse error, or invalid request with the request's id when it can be read);
+a line that is not UTF-8 is a parse error too, never read with replacement characters;
 a line past :data:`MAX_LINE_BYTES` is skipped unread into memory and answered too. A line
 naming a key twice in one object, which the SDK would read last-wins, is answered there too
 (invalid params inside ``params``, :func:`_duplicate_key`).
@@ -175,6 +176,17 @@ def refusal(line: str) -> str | None:
     return _error(request_id, code, text)
 
 
+def _not_utf8(raw: bytes, exc: UnicodeDecodeError) -> str:
+    """The parse error answering a line that is not UTF-8 (read with replacement characters,
+    a Latin-1 ``café`` rendered as ``caf\ufffd``), with the request's id if it can be read."""
+    try:
+        request_id = _request_id(json.loads(raw.decode("utf-8", errors="replace")))
+    except (ValueError, RecursionError):
+        request_id = None
+    return _error(request_id, types.PARSE_ERROR, f"parse error: not UTF-8 at byte {exc.start}; "
+                  "accepted: JSON-RPC messages in UTF-8, one per line")
+
+
 def _duplicate_key(line: str) -> str | None:
     """The error answering a message that names one key twice in an object, or None.
 
@@ -283,13 +295,17 @@ class Wire:
                     f"{self.max_line_bytes:,} bytes; accepted: one JSON-RPC message per line, "
                     "at most that long")
             else:
-                line = raw.decode("utf-8", errors="replace")
-                if not line.strip():
-                    continue
-                answer = refusal(line)
-                if answer is None:
-                    yield line
-                    continue
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    answer = _not_utf8(raw, exc)
+                else:
+                    if not line.strip():
+                        continue
+                    answer = refusal(line)
+                    if answer is None:
+                        yield line
+                        continue
             await self.write(f"{answer}\n")
             await self.flush()
 
@@ -370,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-worker-memory", type=_memory_mib, metavar="MIB", default=None,
                         help=f"memory cap of the render process in MiB (at least "
                              f"{MIN_WORKER_MEMORY_MIB}; default: {DEFAULT_WORKER_MEMORY_MIB}, "
-                             "lowered to 80%% of the machine's memory)")
+                             "lowered to 80%% of the machine's or container's memory)")
     args = parser.parse_args(argv)
     run_stdio(args.out, args.max_worker_memory)
 

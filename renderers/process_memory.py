@@ -19,6 +19,7 @@ one job fails with a message naming the cap, and a fresh worker takes the dead o
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 #: The cap when the operator sets none, in MiB: enough for the largest documents the default
 #: limits admit that we measured (a 500-page report: 842 MiB with Typst), and never more than
@@ -31,20 +32,45 @@ _MACHINE_SHARE = 0.8
 MIN_WORKER_MEMORY_MIB = 256
 
 _MIB = 1024 * 1024
+#: Where a container's memory limit is read (cgroup v2, then v1, as mounted in a container).
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+_CGROUP_LIMITS = ("memory.max", "memory/memory.limit_in_bytes")
+#: A cgroup v1 "limit" this large is the kernel's way of saying none.
+_NO_CGROUP_LIMIT = 1 << 60
 
 
 def machine_memory_mib() -> int | None:
-    """The machine's physical memory in MiB (None where the platform does not say)."""
+    """The memory this machine gives us in MiB: its physical memory, or the container's
+    memory limit when lower (None where the platform says neither). In a container limited to
+    2 GiB on a large host, the default caps went by the host, and workers at their caps
+    together would have the container's out-of-memory killer stop the service itself."""
     try:
         pages, page_size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError):
-        return None
-    return pages * page_size // _MIB if pages > 0 and page_size > 0 else None
+        pages = page_size = 0
+    physical = pages * page_size // _MIB if pages > 0 and page_size > 0 else None
+    limits = [mib for mib in (physical, container_memory_mib()) if mib is not None]
+    return min(limits) if limits else None
+
+
+def container_memory_mib(root: Path | None = None) -> int | None:
+    """The cgroup memory limit of this process in MiB (``memory.max``, or cgroup v1's
+    ``memory.limit_in_bytes``), or None when there is none or it cannot be read."""
+    for name in _CGROUP_LIMITS:
+        try:
+            text = ((root or CGROUP_ROOT) / name).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if text.isdigit() and 0 < int(text) < _NO_CGROUP_LIMIT:
+            return max(1, int(text) // _MIB)
+        return None  # "max", or no limit worth the name
+    return None
 
 
 def default_worker_memory_mib(workers: int) -> int:
     """:data:`DEFAULT_WORKER_MEMORY_MIB`, lowered so that ``workers`` processes at the cap
-    together hold at most 80 % of the machine's memory (never below the minimum)."""
+    together hold at most 80 % of the machine's memory (:func:`machine_memory_mib`: the
+    container's, when it has less), never below the minimum."""
     total = machine_memory_mib()
     if total is None:
         return DEFAULT_WORKER_MEMORY_MIB

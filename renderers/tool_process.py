@@ -19,9 +19,19 @@ from renderers.process_memory import default_worker_memory_mib
 if TYPE_CHECKING:
     from renderers.service.pool import WorkerPool
 
-#: How long the pool waits for a call before it kills the worker: past the longest render
-#: ``limits.max_seconds`` admits (a week), which the render enforces itself.
-_HARD_TIMEOUT_S = 7 * 24 * 60 * 60 + 60
+#: How long past ``limits.max_seconds`` a call may take before its process is killed: the
+#: render stops itself at its deadline, and this is the time for that and for the envelope.
+STOP_GRACE_S = 30
+
+
+def hard_timeout_s() -> float:
+    """How long the pool waits for a call before it kills the worker. The tools take no
+    ``limits``, so every call renders within the default ``limits.max_seconds``; a render
+    stuck where the deadline cannot interrupt it (in C, a Typst compile) is stopped here,
+    where it held the server, which takes one call at a time, for a week."""
+    from renderers.options import Limits
+
+    return Limits().max_seconds + STOP_GRACE_S
 
 
 def run_tool_call(job: tuple[object, object, str]) -> dict[str, Any]:
@@ -44,16 +54,23 @@ class ToolProcess:
 
     async def call(self, name: object, arguments: object, out_dir: Path) -> dict[str, Any]:
         """The envelope of the tool call, rendered in the worker; a call the worker could
-        not finish is an error envelope too (``limit_exceeded`` past the memory cap)."""
+        not finish is an error envelope too (``limit_exceeded`` past the memory cap or
+        :func:`hard_timeout_s`)."""
+        from renderers.deadline import RenderTimeout
         from renderers.errors import LimitError
-        from renderers.service.pool import PoolError, memory_refusal
+        from renderers.service.pool import JobTimeout, PoolError, memory_refusal
         from renderers.tools import error_envelope
 
         pool = await self._started()
+        timeout = hard_timeout_s()
         try:
             envelope: dict[str, Any] = await pool.run(
-                run_tool_call, (name, arguments, str(out_dir)), timeout=_HARD_TIMEOUT_S
+                run_tool_call, (name, arguments, str(out_dir)), timeout=timeout
             )
+        except JobTimeout:
+            return error_envelope(RenderTimeout(
+                f"the render did not stop within {timeout:g} s (limits.max_seconds and "
+                f"{STOP_GRACE_S} s to stop); its process was stopped and replaced"))
         except PoolError as exc:
             refused = memory_refusal(exc, self.setting)
             return error_envelope(exc if refused is None else LimitError(refused, field="content"))

@@ -56,13 +56,12 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from citations.chars import clean_text
 from citations.errors import CodedError, ErrorCode
 from renderers.formats import BY_NAME, EXTENSIONS
 from renderers.options import Limits, PdfEngine
 from renderers.process_memory import default_worker_memory_mib
 from renderers.service.body import BodyProblem, parse_json_object, read_body, request_problem
-from renderers.service.codes import ServiceCode
+from renderers.service.codes import ServiceCode, error_response
 from renderers.service.pool import (
     HandOffFailed,
     JobRaised,
@@ -79,7 +78,7 @@ from renderers.service.requests import (
     RenderRequest,
     RequestProblem,
     check_format,
-    parse_render_request,
+    checked_render_request,
 )
 from renderers.service.server import AnswerUnexpectedErrors, ServerLimits
 from renderers.templates import templates_dir
@@ -283,23 +282,6 @@ def problem(refused: BodyProblem | RequestProblem) -> JSONResponse:
                           refused.code or ErrorCode.INVALID_ARGUMENT, headers=headers)
 
 
-def error_response(
-    status: int,
-    message: str,
-    where: str,
-    code: ErrorCode | ServiceCode,
-    headers: dict[str, str] | None = None,
-) -> JSONResponse:
-    """Every refusal of the service: ``{"error", "field", "code"}``, always all three.
-
-    ``field`` names the request field at fault, ``""`` when none is (the service is busy, a
-    render ran out of time, a worker failed); ``code`` says what happened (an
-    :class:`~citations.errors.ErrorCode` of the renderer or a :class:`ServiceCode`).
-    """
-    body = {"error": clean_text(message), "field": clean_text(where), "code": str(code)}
-    return JSONResponse(body, status_code=status, headers=headers or None)
-
-
 #: The setting a refusal for memory names (``citerender serve``'s flag).
 MEMORY_SETTING = "serve --max-worker-memory"
 
@@ -454,6 +436,15 @@ class ExportService:
             self._parsers.shutdown(wait=False, cancel_futures=True)
             shutil.rmtree(self.temp_root, ignore_errors=True)
 
+    def scratch(self, name: str) -> Path:
+        """The directory ``name`` under the temporary root, made (the root too) if missing: a
+        /tmp cleaner (systemd-tmpfiles, after ten days unused) or an operator may remove the
+        root while the service runs, which made every render answer 500 until a restart."""
+        assert self.temp_root is not None
+        directory = self.temp_root / name
+        directory.mkdir(parents=True, exist_ok=True)
+        return directory
+
     # -- routes --
 
     async def index(self, request: Request) -> Response:
@@ -516,8 +507,7 @@ class ExportService:
     async def _render_payload(self, parsed: RenderRequest, request: Request) -> Response:
         fmt, kwargs = parsed.format, parsed.kwargs
         assert self.pool is not None and self.temp_root is not None
-        job_dir = self.temp_root / uuid.uuid4().hex
-        job_dir.mkdir()
+        job_dir = self.scratch(uuid.uuid4().hex)
         try:
             started = time.monotonic()
             outcome = await self.pool.run(
@@ -632,7 +622,7 @@ def _checked_fields(payload: dict[str, Any]) -> RenderRequest:
     )
     if problem is not None:
         raise problem
-    return parse_render_request(payload)
+    return checked_render_request(payload)
 
 
 def create_app(

@@ -1,4 +1,5 @@
-"""The error codes of the HTTP service and its jobs, beside the renderer's own.
+"""The error codes of the HTTP service and its jobs, beside the renderer's own, and the
+refusal that carries one (:func:`error_response`).
 
 A refusal's ``code`` says what happened. The renderer's codes (:class:`~citations.errors.ErrorCode`,
 ``invalid_argument`` … ``internal_error``) describe the request; these describe the service
@@ -11,6 +12,11 @@ one of them as its ``error.code`` too.
 from __future__ import annotations
 
 from enum import StrEnum
+
+from starlette.responses import JSONResponse
+
+from citations.chars import clean_text
+from citations.errors import ErrorCode
 
 
 class ServiceCode(StrEnum):
@@ -26,3 +32,20 @@ class ServiceCode(StrEnum):
     NOT_READY = "not_ready"  # 409: the job has no artifact yet (queued, running or failed)
     GONE = "gone"  # 410: the job's artifact is no longer in the store
     WORKER_LOST = "worker_lost"  # a job whose renders kept stopping their worker process
+
+
+def error_response(
+    status: int,
+    message: str,
+    where: str,
+    code: ErrorCode | ServiceCode,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    """Every refusal of the service: ``{"error", "field", "code"}``, always all three.
+
+    ``field`` names the request field at fault, ``""`` when none is (the service is busy, a
+    render ran out of time, a worker failed); ``code`` says what happened (an
+    :class:`~citations.errors.ErrorCode` of the renderer or a :class:`ServiceCode`).
+    """
+    body = {"error": clean_text(message), "field": clean_text(where), "code": str(code)}
+    return JSONResponse(body, status_code=status, headers=headers or None)

@@ -24,7 +24,12 @@ Two backends, chosen by configuration:
   503 ``busy``); a queued job waits apart from ``/render`` requests and takes a worker only
   when no request is waiting for one (:class:`~renderers.service.pool.WorkerPool`'s
   background jobs), so jobs never make ``/render`` answer 503. A job stays ``queued`` until a
-  worker takes it.
+  worker takes it. A queued job's body waits on disk (:class:`SpooledJob`), not in the
+  service's memory: parsed, a 10 MiB body of pool rows is about 60 MiB of objects, and a full
+  backlog of them would take the service, which has no memory cap, past 15 GiB. Finished
+  jobs are kept within :data:`KEEP_LOCAL_JOBS` and :data:`KEEP_LOCAL_BYTES`, the oldest
+  forgotten first, so neither the board nor the temporary root grows for as long as the
+  service runs.
 """
 
 from __future__ import annotations
@@ -32,12 +37,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
+import logging
 import os
 import re
 import tempfile
+import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from starlette.requests import Request
@@ -49,14 +59,13 @@ from renderers.service.app import (
     MEMORY_SETTING,
     checked_job,
     content_disposition,
-    error_response,
     handle_chunks,
     problem,
     warning_count,
     write_zip_pages,
 )
 from renderers.service.body import BodyProblem
-from renderers.service.codes import ServiceCode
+from renderers.service.codes import ServiceCode, error_response
 from renderers.service.pool import (
     JobRaised,
     JobTimeout,
@@ -81,7 +90,8 @@ from renderers.workers.execute import (
     record,
     render_to_store,
 )
-from renderers.workers.jobstate import JobBoard, JobState, MemoryBoard, load_result
+from renderers.workers.jobstate import JobBoard, JobState, MemoryBoard, load_result, result_key
+from renderers.workers.provenance import record_key
 from renderers.workers.stores import ArtifactStore, open_store
 from renderers.workers.submit import submit
 from renderers.workers.webhooks import MAX_URL as _MAX_WEBHOOK_URL
@@ -95,11 +105,17 @@ if TYPE_CHECKING:
     from renderers.workers.jobstate import RedisBoard
 
 _JOB_ID = re.compile(r"[0-9a-f]{64}")
+_log = logging.getLogger("citerender.jobs")
 _RETRY = {"Retry-After": "5"}
 #: Local jobs (no broker) queued or running at once, beyond which ``POST /jobs`` answers 503.
 MAX_LOCAL_JOBS = 256
 #: How long a local job waits for a free worker before it fails as ``busy``.
 LOCAL_QUEUE_WAIT_S = 600.0
+#: Finished local jobs (done or failed) the service keeps, and the bytes of their artifacts;
+#: past either, the job that finished first is forgotten, artifacts and all (its routes answer
+#: 404, and its request, sent again, renders it again). The newest job is always kept.
+KEEP_LOCAL_JOBS = 1024
+KEEP_LOCAL_BYTES = 2 * 1024**3
 #: Threads sending local jobs' webhooks; more calls wait their turn.
 WEBHOOK_THREADS = 4
 Lifespan = Callable[["Starlette"], contextlib.AbstractAsyncContextManager[None]]
@@ -142,6 +158,9 @@ class JobsAPI:
         self._local: set[asyncio.Task[None]] = set()
         #: Local jobs admitted and not finished (counted on the event loop, before submission).
         self._backlog = 0
+        #: Finished local jobs kept, oldest first: id → (artifact bytes, artifact keys).
+        self._kept: OrderedDict[str, tuple[int, list[str]]] = OrderedDict()
+        self._kept_bytes = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         #: Webhooks of local jobs are sent here, not on the threads the job routes use: a
         #: receiver that does not answer holds a thread for every attempt's time limit, and
@@ -334,7 +353,7 @@ class JobsAPI:
             return data
 
         # Closed by the answer that streams it (handle_chunks), or here on failure.
-        archive = tempfile.TemporaryFile(dir=self.service.temp_root)  # noqa: SIM115
+        archive = tempfile.TemporaryFile(dir=self.service.scratch(_ZIP_DIR))  # noqa: SIM115
         try:
             write_zip_pages(
                 archive, [(key.rsplit("/", 1)[-1], functools.partial(read, key)) for key in keys],
@@ -346,30 +365,34 @@ class JobsAPI:
         return archive
 
     def _enqueue(self, state: JobState, payload: dict[str, Any]) -> None:
-        """Publish to Celery, or start the job on the local pool (called from a thread)."""
+        """Publish to Celery, or spool the body and start the job on the local pool (called
+        from a thread)."""
         if self._queue is not None:
             self._queue.enqueue(state, payload, self.store().url)
             return
         assert self._loop is not None
-        self._loop.call_soon_threadsafe(self._start_local, state, payload)
+        spooled = spool(self.service.scratch(_SPOOL_DIR), state.id, payload, self.store().url)
+        self._loop.call_soon_threadsafe(self._start_local, state, spooled)
 
-    def _start_local(self, state: JobState, payload: dict[str, Any]) -> None:
-        task = asyncio.get_running_loop().create_task(self._run_local(state, payload))
+    def _start_local(self, state: JobState, spooled: SpooledJob) -> None:
+        self._unkeep(state.id)  # a failed job again, or one whose artifacts went: running now
+        task = asyncio.get_running_loop().create_task(self._run_local(state, spooled))
         self._local.add(task)
         task.add_done_callback(self._local.discard)
 
-    async def _run_local(self, queued: JobState, payload: dict[str, Any]) -> None:
+    async def _run_local(self, queued: JobState, spooled: SpooledJob) -> None:
         """One job on the service's pool: the steps of :mod:`renderers.workers.execute`.
 
         The job stays ``queued`` while it waits: it is marked ``running`` (:func:`begin`) only
-        when a worker has been leased for it.
+        when a worker has been leased for it. Its spooled body is removed however it ends.
         """
         try:
-            await self._render_local(queued, payload)
+            await self._render_local(queued, spooled)
         finally:
             self._backlog -= 1
+            Path(spooled.body_path).unlink(missing_ok=True)
 
-    async def _render_local(self, queued: JobState, payload: dict[str, Any]) -> None:
+    async def _render_local(self, queued: JobState, spooled: SpooledJob) -> None:
         board, store, pool = self.board, self.store(), self.service.pool
         current = board.get(queued.id) or queued
         started: JobState | None = None
@@ -386,7 +409,7 @@ class JobsAPI:
             if pool is None:
                 raise PoolError("the worker pool is not running")
             finished = await pool.run(
-                render_to_store, StoreJob(queued.id, payload, store.url),
+                render_spooled, spooled,
                 timeout=self.service.render_timeout_s, background=True,
                 wait=LOCAL_QUEUE_WAIT_S, on_start=take_worker)
         except _NotStarted as ended:
@@ -405,9 +428,77 @@ class JobsAPI:
         except PoolError as exc:
             finished = failure(ServiceCode.UNAVAILABLE, f"unavailable: {exc}")
         final = await asyncio.to_thread(record, board, store, started or current, finished)
+        if forgotten := self._keep(final):
+            await asyncio.to_thread(self._forget, forgotten)
         if final.webhook:
             self._webhook_threads.submit(send_webhook, final.webhook, final.public(),
                                          self.webhooks)
+
+    def _keep(self, final: JobState) -> list[tuple[str, list[str]]]:
+        """Count ``final`` among the finished local jobs kept; the jobs that must go now
+        (:data:`KEEP_LOCAL_JOBS`, :data:`KEEP_LOCAL_BYTES`), dropped from the board already,
+        so no route answers them while their files are being removed."""
+        result = final.result or {}
+        keys = list(result.get("artifacts") or [])
+        size = int(result.get("stats", {}).get("bytes", 0))
+        self._unkeep(final.id)
+        self._kept[final.id] = (size, keys)
+        self._kept_bytes += size
+        forgotten = []
+        while len(self._kept) > 1 and (len(self._kept) > KEEP_LOCAL_JOBS
+                                       or self._kept_bytes > KEEP_LOCAL_BYTES):
+            job_id, (old_size, old_keys) = self._kept.popitem(last=False)
+            self._kept_bytes -= old_size
+            self.board.drop(job_id)
+            forgotten.append((job_id, old_keys))
+        return forgotten
+
+    def _unkeep(self, job_id: str) -> None:
+        if (kept := self._kept.pop(job_id, None)) is not None:
+            self._kept_bytes -= kept[0]
+
+    def _forget(self, forgotten: list[tuple[str, list[str]]]) -> None:
+        """Remove forgotten jobs from the store: the result first (so a repeat renders again),
+        then each artifact and its provenance record."""
+        store = self.store()
+        for job_id, keys in forgotten:
+            try:
+                store.delete(result_key(job_id))
+                for key in keys:
+                    store.delete(key)
+                    store.delete(record_key(key))
+            except StoreUnavailable as exc:
+                _log.warning("job %s: its files could not all be removed: %s", job_id, exc)
+
+
+#: Where queued local jobs' bodies wait, under the service's temporary root.
+_SPOOL_DIR = "queued"
+#: Where the zips of several pages are built (unnamed files), under the same root.
+_ZIP_DIR = "zips"
+
+
+@dataclass(frozen=True)
+class SpooledJob:
+    """A local job as its worker gets it: the body is in a file, read only by the worker."""
+
+    job_id: str
+    body_path: str
+    store_url: str
+
+
+def spool(directory: Path, job_id: str, payload: dict[str, Any], store_url: str) -> SpooledJob:
+    """Write ``payload`` (a checked request body) as JSON into ``directory``; the job that
+    reads it back. A file of its own per call, so no two jobs share one."""
+    path = directory / f"{uuid.uuid4().hex}.json"
+    path.write_bytes(json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+    return SpooledJob(job_id, str(path), store_url)
+
+
+def render_spooled(job: SpooledJob) -> Finished:
+    """In a worker: :func:`~renderers.workers.execute.render_to_store` with the spooled body
+    (JSON values round-trip exactly, so the job renders the body its id was made from)."""
+    payload = json.loads(Path(job.body_path).read_bytes())
+    return render_to_store(StoreJob(job.job_id, payload, job.store_url))
 
 
 class _NotStarted(Exception):

@@ -5,9 +5,10 @@ the time a head may take to arrive: a client sending one byte every second holds
 connection forever. :class:`HeadDeadlineProtocol` closes a connection whose request head is
 not complete within :attr:`ServerLimits.header_timeout_s` of the connection opening or of
 the previous response; the body has its own deadline in the app
-(:func:`renderers.service.body.read_body`). Shutdown gives in-flight requests
-:attr:`ServerLimits.graceful_shutdown_s`, then cancels them, stops the workers and removes the
-service's temporary root.
+(:func:`renderers.service.body.read_body`). It also answers uvicorn's own refusals (a request
+it cannot read, one past the connection limit) as JSON, in the shape of every refusal.
+Shutdown gives in-flight requests :attr:`ServerLimits.graceful_shutdown_s`, then cancels them,
+stops the workers and removes the service's temporary root.
 
 :class:`AnswerUnexpectedErrors` turns an exception that escapes a route into a JSON 500 the
 connection survives (Starlette re-raises it after answering, and uvicorn then drops the
@@ -25,11 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.responses import JSONResponse
+import h11
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from citations.errors import ErrorCode
+from renderers.service.codes import ServiceCode, error_response
 
 _log = logging.getLogger("citerender.service")
 
@@ -43,7 +45,7 @@ class ServerLimits:
     header_timeout_s: float = 10.0
     #: An idle keep-alive connection is closed after this long.
     keep_alive_s: int = 5
-    #: Open connections plus running requests; beyond it uvicorn answers 503.
+    #: Open connections plus running requests; beyond it a request answers 503 ``busy``.
     max_connections: int = 100
     #: Size of a request head (h11's incomplete-event limit; larger answers 400).
     max_header_bytes: int = 16 * 1024
@@ -52,10 +54,51 @@ class ServerLimits:
 
 
 class HeadDeadlineProtocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for every request head."""
+    """uvicorn's h11 protocol with a deadline for every request head, whose own refusals
+    (a request it cannot read, one past ``limit_concurrency``) answer in the shape of every
+    refusal of the service (:func:`~renderers.service.codes.error_response`), not as text."""
 
     header_timeout_s = ServerLimits.header_timeout_s
     _head_timer: asyncio.TimerHandle | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # uvicorn answers past limit_concurrency with a text/plain 503: checked here instead.
+        self.max_connections, self.limit_concurrency = self.limit_concurrency, None
+        self.app = self._within_limit(self.app)
+
+    def _within_limit(self, app: ASGIApp) -> ASGIApp:
+        """``app``, or a 503 ``busy`` when uvicorn's own limit is reached: as many open
+        connections, or requests running besides this one."""
+
+        async def limited(scope: Scope, receive: Receive, send: Send) -> None:
+            limit = self.max_connections
+            if limit is not None and (len(self.connections) >= limit
+                                      or len(self.tasks) - 1 >= limit):
+                _log.warning("Exceeded concurrency limit.")
+                refusal = error_response(
+                    503, f"busy: the service holds its most connections and requests ({limit})"
+                    "; retry later", "", ServiceCode.BUSY,
+                    headers={"Retry-After": "1", "Connection": "close"})
+                await refusal(scope, receive, send)
+                return
+            await app(scope, receive, send)
+
+        return limited
+
+    def send_400_response(self, msg: str) -> None:
+        """A request h11 cannot read (a malformed head, a head past
+        :attr:`ServerLimits.max_header_bytes`, a bad chunk): 400 as JSON, then close."""
+        body = bytes(error_response(
+            400, "request: not a readable HTTP/1.1 request (a malformed request line, header or "
+            "chunk, or a head past the size limit); accepted: HTTP/1.1", "",
+            ErrorCode.INVALID_ARGUMENT).body)
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close"),
+                   (b"content-length", str(len(body)).encode("ascii"))]
+        for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                      h11.Data(data=body), h11.EndOfMessage()):
+            self.transport.write(self.conn.send(event) or b"")
+        self.transport.close()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Start the head deadline with the connection."""
@@ -126,11 +169,9 @@ class AnswerUnexpectedErrors:
             if started:
                 raise
             _log.exception("unexpected error answering %s %s", scope["method"], scope["path"])
-            response = JSONResponse(
-                {"error": f"internal error ({type(exc).__name__}); the service logged it",
-                 "field": "", "code": str(ErrorCode.INTERNAL)},
-                status_code=500,
-            )
+            response = error_response(
+                500, f"internal error ({type(exc).__name__}); the service logged it", "",
+                ErrorCode.INTERNAL)
             await response(scope, receive, send)
 
 

@@ -34,7 +34,7 @@ MaxWorkerMemory = Annotated[
         "--max-worker-memory", metavar="MIB", min=MIN_WORKER_MEMORY_MIB,
         help=f"Memory cap of each render process in MiB; a render past it fails with "
         f"limit_exceeded (default: {DEFAULT_WORKER_MEMORY_MIB}, lowered so all render "
-        f"processes together stay within 80% of the machine's memory).",
+        f"processes together stay within 80% of the machine's or container's memory).",
     ),
 ]
 

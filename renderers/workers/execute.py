@@ -31,6 +31,7 @@ from typing import Any, Literal
 from citations.errors import ErrorCode
 from citations.store import SourcesUsedStore
 from renderers.service.codes import ServiceCode
+from renderers.workers.errors import StoreUnavailable
 from renderers.workers.jobstate import JobBoard, JobState, save_result
 from renderers.workers.provenance import write_records
 from renderers.workers.stores import ArtifactStore, open_store
@@ -126,11 +127,21 @@ def begin(board: JobBoard, state: JobState, *, worker: str, pid: int) -> JobStat
 
 
 def record(board: JobBoard, store: ArtifactStore, state: JobState, finished: Finished) -> JobState:
-    """Record how the job ended: store first, then board. Its webhook is the caller's."""
+    """Record how the job ended: store first, then board. Its webhook is the caller's.
+
+    A store that refuses the result (full, unreachable) fails the job ``unavailable``: left
+    ``running`` on the board, it would stay so for good, and answer every repeat of the
+    request, which a failed job renders again.
+    """
     final = state.with_status(finished.status, finished_at=time.time(),
                               result=finished.result, error=finished.error)
     if final.status == "done":
-        save_result(store, final)
+        try:
+            save_result(store, final)
+        except StoreUnavailable as exc:
+            log.warning("job %s: its result could not be stored: %s", final.id, exc)
+            final = state.with_status("failed", finished_at=final.finished_at, error=failure(
+                ServiceCode.UNAVAILABLE, f"the job's result could not be stored: {exc}").error)
     board.put(final)
     log.info("job %s %s (attempt %d)", final.id, final.status, final.attempts)
     return final

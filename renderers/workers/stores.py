@@ -66,6 +66,9 @@ class ArtifactStore(Protocol):
     def keys(self, prefix: str) -> Iterator[str]:
         """Every key under ``prefix`` (a folder such as ``provenance/``), in no set order."""
 
+    def delete(self, key: str) -> None:
+        """Remove the object under ``key`` (nothing when there is none)."""
+
     def check(self) -> None:
         """Raise :class:`StoreUnavailable` unless the store can be written and read."""
 
@@ -107,6 +110,20 @@ class FileStore:
         except OSError as exc:
             raise self._failed("read", key, exc) from exc
         return _chunks(handle)
+
+    def delete(self, key: str) -> None:
+        """Remove the object, and its folder once empty when that is a job's own
+        (``artifacts/<job>/``; never a top-level folder another writer may be using)."""
+        path = self._path(key)
+        try:
+            path.unlink(missing_ok=True)
+        except NotADirectoryError:
+            return
+        except OSError as exc:
+            raise self._failed("remove", key, exc) from exc
+        if len(path.parent.relative_to(self.root).parts) >= 2:
+            with contextlib.suppress(OSError):  # not empty, or gone
+                path.parent.rmdir()
 
     def keys(self, prefix: str) -> Iterator[str]:
         base = self.root / check_key(prefix.rstrip("/")) if prefix.strip("/") else self.root
@@ -195,6 +212,9 @@ class S3Store:
         body = answer["Body"]
         return _chunks(body)
 
+    def delete(self, key: str) -> None:
+        self._call("remove", key, self.client.delete_object, Key=self.prefix + check_key(key))
+
     def keys(self, prefix: str) -> Iterator[str]:
         start = self.prefix + (check_key(prefix.rstrip("/")) + "/" if prefix.strip("/") else "")
         paginator = self.client.get_paginator("list_objects_v2")
@@ -213,7 +233,7 @@ class S3Store:
         self.put(probe, b"ok")
         if self.get(probe) != b"ok":
             raise StoreUnavailable(f"{self.url}: a written probe did not read back")
-        self._call("delete", probe, self.client.delete_object, Key=self.prefix + probe)
+        self.delete(probe)
 
 
 def open_store(url: str) -> ArtifactStore:

@@ -10,9 +10,12 @@ time limit and a bounded number of attempts, and a webhook that fails never fail
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import logging
+import socket
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,8 +30,9 @@ MAX_URL = 2000
 
 
 def webhook_budget_s() -> float:
-    """How long :func:`send_webhook` takes at most when every attempt times out once (the
-    Celery webhook task's time limit is set above it)."""
+    """How long :func:`send_webhook` takes at most: every attempt cut off at
+    :data:`WEBHOOK_TIMEOUT_S`, and the pauses between them (the Celery webhook task's time
+    limit is set above it)."""
     pauses = sum(_pause(attempt) for attempt in range(WEBHOOK_ATTEMPTS - 1))
     return WEBHOOK_ATTEMPTS * WEBHOOK_TIMEOUT_S + pauses
 
@@ -98,6 +102,10 @@ def send_webhook(url: str, body: dict[str, Any], policy: WebhookPolicy) -> bool:
     for attempt in range(WEBHOOK_ATTEMPTS):
         connection = connection_class(parts.hostname or "", parts.port,
                                       timeout=WEBHOOK_TIMEOUT_S)
+        cut = threading.Event()
+        cutoff = threading.Timer(WEBHOOK_TIMEOUT_S, _cut_off, (connection, cut))
+        cutoff.daemon = True
+        cutoff.start()
         try:
             connection.request("POST", path, body=data, headers=headers)
             status = connection.getresponse().status
@@ -105,9 +113,21 @@ def send_webhook(url: str, body: dict[str, Any], policy: WebhookPolicy) -> bool:
                 return True
             log.warning("webhook %s answered %s (attempt %d)", url, status, attempt + 1)
         except (OSError, http.client.HTTPException) as exc:
-            log.warning("webhook %s failed: %s (attempt %d)", url, exc, attempt + 1)
+            reason = f"no answer within {WEBHOOK_TIMEOUT_S:g} s" if cut.is_set() else exc
+            log.warning("webhook %s failed: %s (attempt %d)", url, reason, attempt + 1)
         finally:
+            cutoff.cancel()
             connection.close()
         if attempt + 1 < WEBHOOK_ATTEMPTS:
             time.sleep(_pause(attempt))
     return False
+
+
+def _cut_off(connection: http.client.HTTPConnection, cut: threading.Event) -> None:
+    """End an attempt at its time limit. The socket's timeout bounds each read, not the
+    attempt: a receiver sending its answer a byte every few seconds held a webhook thread
+    for hours. Shutting the socket down wakes the blocked read, which then fails."""
+    cut.set()
+    if connection.sock is not None:
+        with contextlib.suppress(OSError):
+            connection.sock.shutdown(socket.SHUT_RDWR)

@@ -3,6 +3,8 @@ limit, and keeps what was already written (issue 13, item 4)."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 from pathlib import Path
 
@@ -168,3 +170,37 @@ def test_an_interrupt_lost_in_a_finalizer_prints_nothing_and_comes_again(
         gc.collect()
         busy(GIVE_UP_S)
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_an_interrupt_that_lands_while_the_stage_is_disarmed_stops_the_repeats(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An interrupt may land in the stage's own clean-up, before it has disarmed (here: in
+    the timer's cancel, as a repeat fired just then). The stage still fails with the
+    limit, and is disarmed: no interrupt may reach the thread afterwards, where in a
+    long-lived process (the MCP server, a batch) the next call would be hit every 0.2 s."""
+    from renderers import deadline as deadline_module
+
+    here = threading.get_ident()
+    landed: list[bool] = []
+    real_cancel = threading.Timer.cancel
+
+    def cancel_hit_by_the_interrupt(timer: threading.Timer) -> None:
+        real_cancel(timer)
+        if threading.get_ident() == here and not landed:
+            landed.append(True)
+            raise deadline_module._Interrupt
+
+    monkeypatch.setattr(threading.Timer, "cancel", cancel_hit_by_the_interrupt)
+    deadline = Deadline(0.05)
+    swallowing = contextlib.suppress(BaseException)  # a library swallowing everything
+    with pytest.raises(RenderTimeout), deadline.armed("swallowed"), swallowing:
+        busy(GIVE_UP_S)
+    assert landed
+    stray = 0
+    for _ in range(int(3 * REPEAT_S / 0.05)):
+        try:
+            busy(0.05)
+        except deadline_module._Interrupt:
+            stray += 1
+    assert stray == 0, f"{stray} interrupts reached the thread after the stage ended"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -139,6 +140,63 @@ def test_failed_job_names_the_error_and_has_no_artifact(
     assert refused.status_code == 409 and "failed" in refused.json()["error"]
 
 
+def test_the_service_keeps_only_its_newest_finished_jobs_and_their_files(
+    sample_pool: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a broker the finished jobs' states and artifacts live in the service (its
+    memory, its temporary root). Past ``KEEP_LOCAL_JOBS`` jobs or ``KEEP_LOCAL_BYTES`` of
+    artifacts, the job that finished first is forgotten, files and all; its request, sent
+    again, renders it again. Kept for ever, they filled the disk: a 600 dpi PNG zip is 245 MB."""
+    from renderers.service import jobs as local_jobs
+
+    monkeypatch.setattr(local_jobs, "KEEP_LOCAL_JOBS", 2)
+    bodies = [{"content": f"Kept {i}.[[S:{i + 1}]]\n", "format": "md",
+               "sources_pool": sample_pool} for i in range(3)]
+    with TestClient(create_app(workers=1, warmup=False)) as app:
+        store = app.app.state.jobs.store()
+        ids = [wait_job(app, app.post("/jobs", json=body).json()["id"])["id"] for body in bodies]
+        assert app.get(f"/jobs/{ids[0]}").status_code == 404
+        assert app.get(f"/jobs/{ids[0]}/artifact").status_code == 404
+        assert [app.get(f"/jobs/{job_id}/artifact").status_code for job_id in ids[1:]] == [200] * 2
+        left = sorted(store.keys(""))
+        assert left and not any(ids[0] in key for key in left), left
+        assert not (store.root / "artifacts" / ids[0]).exists()  # no empty folder either
+        again = wait_job(app, app.post("/jobs", json=bodies[0]).json()["id"])
+        assert again["status"] == "done" and again["attempts"] == 1, again
+        assert app.get(f"/jobs/{ids[1]}").status_code == 404  # now the oldest
+        monkeypatch.setattr(local_jobs, "KEEP_LOCAL_BYTES", 1)  # only the newest fits
+        newest = wait_job(app, app.post("/jobs", json={**bodies[1], "title": "T"}).json()["id"])
+        assert [app.get(f"/jobs/{job_id}").status_code for job_id in (ids[2], newest["id"])] == [
+            404, 200]
+
+
+def test_a_job_whose_result_the_store_refuses_fails_and_runs_again_when_repeated(
+    client: TestClient, sample_pool: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last write of a job (its result, after its artifacts) may fail: a full disk, an S3
+    outage. The job then fails ``unavailable`` instead of staying ``running`` for good, which
+    also made every repeat of the request answer that stuck job."""
+    from renderers.workers.errors import StoreUnavailable
+    from renderers.workers.stores import FileStore
+
+    put = FileStore.put
+
+    def refuse_results(store: FileStore, key: str, data: bytes) -> None:
+        if key.startswith("jobs/"):
+            raise StoreUnavailable(f"{store.url}: cannot write {key} (No space left on device)")
+        put(store, key, data)
+
+    body = {"content": CONTENT + "Full disk.\n", "format": "md", "sources_pool": sample_pool}
+    with monkeypatch.context() as patched:  # only the service's own writes: the worker's
+        patched.setattr(FileStore, "put", refuse_results)  # process is not patched
+        state = wait_job(client, client.post("/jobs", json=body).json()["id"], 60)
+    assert state["status"] == "failed", state
+    assert state["error"]["code"] == "unavailable"
+    assert "No space left on device" in state["error"]["message"]
+    again = wait_job(client, client.post("/jobs", json=body).json()["id"], 60)
+    assert again["status"] == "done" and again["attempts"] == 1, again
+
+
 @pytest.mark.slow
 def test_a_job_past_the_memory_cap_fails_with_limit_exceeded() -> None:
     from tests.surfaces.test_service import CAP_MIB, ten_long_reports
@@ -231,6 +289,42 @@ def test_a_webhook_receiver_that_never_answers_holds_up_no_job_route(
             assert [state["status"] for state in states] == ["done"] * (shared_threads + 2)
         finally:
             sink.close()  # the held calls fail at once, so the app can stop
+
+
+def test_a_receiver_answering_a_byte_at_a_time_is_cut_off_at_the_time_limit(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The socket's timeout bounds each read, not a call: a receiver sending its status line
+    a byte every 0.1 s held the call (and a webhook thread) for as long as it went on."""
+    monkeypatch.setattr(webhooks, "WEBHOOK_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(webhooks, "WEBHOOK_ATTEMPTS", 1)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    stop = threading.Event()
+
+    def trickle() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            with contextlib.suppress(OSError):
+                while not stop.wait(0.1):
+                    connection.send(b"H")
+
+    receiver = threading.Thread(target=trickle, daemon=True)
+    receiver.start()
+    answer: list[bool] = []
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/hook"
+    call = threading.Thread(target=lambda: answer.append(webhooks.send_webhook(
+        url, {"id": "job"}, webhooks.WebhookPolicy.of(["127.0.0.1"]))), daemon=True)
+    try:
+        call.start()
+        call.join(60)  # a guard only: the call ends at its 0.5 s limit
+        assert answer == [False], "the call was still reading the trickle"
+        assert "no answer within 0.5 s" in caplog.text
+    finally:
+        stop.set()
+        listener.close()
 
 
 def test_webhooks_are_off_unless_hosts_are_allowed(sample_pool: list[dict[str, Any]]) -> None:
@@ -386,6 +480,47 @@ def test_remote_batch_requests_carry_cli_options_in_request_form(
     assert body["content_format"] == "markdown" and body["sources_pool"][0]["sid"] == 1
     request = parse_render_request({**body, "format": "png"})
     assert request.kwargs["dpi"] == 90 and request.kwargs["pages"] == (1, 2)
+
+
+def test_queued_jobs_wait_with_their_bodies_on_disk_not_in_the_services_memory(
+    tmp_path: Path,
+) -> None:
+    """A queued local job's body waits in a file under the service's temporary root, read
+    back by the worker that renders it, and the file goes when the job ends. Held parsed in
+    the service (which has no memory cap), a 10 MiB body of pool rows cost 60 MiB, and a full
+    backlog of 256 of them over 15 GiB."""
+    import tracemalloc
+
+    from tests.surfaces.test_service import controlled_job
+
+    rows = [{"sid": i, "title": f"Source {i}", "url": f"https://example.org/{i}"}
+            for i in range(1, 5_001)]  # about 250 KB of JSON, 1.5 MB once parsed
+    flag = tmp_path / "release"
+    with TestClient(create_app(workers=1, warmup=False, job=controlled_job)) as busy:
+        blocker = threading.Thread(target=busy.post, args=("/render",), kwargs={"json": {
+            "content": f"@block:{flag}", "format": "md", "sources_pool": rows[:1]}})
+        blocker.start()
+        try:
+            wait_until(lambda: busy.get("/healthz").json()["workers"]["busy"] >= 1, 30,
+                       "the blocking render to start")
+            tracemalloc.start()
+            try:
+                before = tracemalloc.get_traced_memory()[0]
+                ids = [busy.post("/jobs", json={"content": f"Job {i}.[[S:{i + 1}]]\n",
+                                                "format": "md", "sources_pool": rows}).json()["id"]
+                       for i in range(3)]
+                held = tracemalloc.get_traced_memory()[0] - before
+            finally:
+                tracemalloc.stop()
+            assert held < 2_000_000, f"three queued jobs hold {held:,} bytes of the service"
+            spool = busy.app.state.service.temp_root / "queued"
+            assert len(list(spool.iterdir())) == 3
+        finally:
+            flag.touch()
+            blocker.join(60)
+        states = [wait_job(busy, job_id) for job_id in ids]
+        assert [state["result"]["sources_used"] for state in states] == [[1], [2], [3]], states
+        assert not list(spool.iterdir())
 
 
 @pytest.mark.slow

@@ -117,6 +117,12 @@ HOSTILE: list[tuple[str, bytes, int | None, int]] = [
         None,
         INVALID_REQUEST,
     ),
+    (  # rendered as "caf\ufffd" before: a silent change of the client's text
+        "Latin-1 text in content",
+        call(9, '{"content": "cafX"}').replace(b"X", b"\xe9"),
+        9,
+        PARSE_ERROR,
+    ),
     (
         "5,000-digit id",
         b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "x"}',
@@ -136,6 +142,8 @@ def test_every_request_is_answered(
     answer = client.answer()
     assert answer["jsonrpc"] == "2.0" and answer["id"] == request_id
     assert answer["error"]["code"] == code and answer["error"]["message"]
+    if label == "Latin-1 text in content":
+        assert "not UTF-8 at byte" in answer["error"]["message"]
     client.send(b'{"jsonrpc": "2.0", "id": 99, "method": "tools/list"}')
     still = client.answer()
     assert still["id"] == 99 and len(still["result"]["tools"]) == 7
@@ -352,3 +360,43 @@ def test_a_message_past_the_line_limit_is_answered_and_the_server_carries_on(
     assert f"{MAX_LINE_BYTES:,} bytes" in answer["error"]["message"]
     client.send(call(32, json.dumps({"content": "x", "path": "after.md"})))
     assert client.answer()["result"]["structuredContent"]["ok"] is True
+
+
+def test_a_tool_call_is_stopped_soon_after_the_longest_render_the_tools_take() -> None:
+    """The tools take no ``limits``: every call renders within the default max_seconds, and
+    one that does not stop by itself (stuck in C, where the deadline cannot interrupt it) is
+    stopped soon after; it held the server, one call at a time, for a week."""
+    from renderers import tool_process
+    from renderers.options import Limits
+
+    assert Limits().max_seconds < tool_process.hard_timeout_s() <= 2 * Limits().max_seconds
+
+
+@pytest.mark.slow
+def test_a_call_past_its_time_is_an_envelope_and_the_next_call_renders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from renderers import tool_process
+
+    monkeypatch.setattr(tool_process, "hard_timeout_s", lambda: 1.0)
+    long_report = "# Long\n\n" + "\n\n".join(
+        f"Paragraph {i} " + "words " * 80 + "[[S:1]]" for i in range(2_500))
+    pool = [{"sid": 1, "title": "Source", "url": "https://e.example/"}]
+
+    async def calls() -> tuple[dict[str, Any], dict[str, Any]]:
+        renders = tool_process.ToolProcess(setting="mcp --max-worker-memory")
+        try:
+            stopped = await renders.call("write_pdf", {"content": long_report,
+                                                       "sources_pool": pool}, tmp_path)
+            after = await renders.call("write_markdown", {"content": "Still here.[[S:1]]",
+                                                          "sources_pool": pool}, tmp_path)
+        finally:
+            await renders.close()
+        return stopped, after
+
+    stopped, after = anyio.run(calls)
+    assert stopped["ok"] is False, stopped
+    assert stopped["error"]["code"] == "limit_exceeded"
+    assert stopped["error"]["where"] == "limits.max_seconds"
+    assert "did not stop within 1 s" in stopped["error"]["message"]
+    assert after["ok"] is True and "Still here." in Path(after["path"]).read_text("utf-8")

@@ -6,6 +6,7 @@ import base64
 import io
 import json
 import os
+import shutil
 import threading
 import time
 import zipfile
@@ -381,6 +382,30 @@ def test_the_default_memory_cap_leaves_room_for_every_worker() -> None:
     assert service.worker_memory_mib == default_worker_memory_mib(2)
 
 
+def test_the_default_memory_cap_goes_by_a_containers_memory_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a container limited below the host's memory, caps made from the host's memory let
+    the workers together pass the container's limit, whose out-of-memory killer may then stop
+    the service itself."""
+    from renderers import process_memory
+
+    monkeypatch.setattr(process_memory, "CGROUP_ROOT", tmp_path)
+    (tmp_path / "memory.max").write_text("2147483648\n")  # cgroup v2: 2 GiB
+    assert process_memory.container_memory_mib() == 2048
+    assert process_memory.machine_memory_mib() == min(2048, os.sysconf("SC_PHYS_PAGES")
+                                                      * os.sysconf("SC_PAGE_SIZE") // 2**20)
+    assert process_memory.default_worker_memory_mib(4) * 4 <= 0.8 * 2048
+    (tmp_path / "memory.max").write_text("max\n")
+    assert process_memory.container_memory_mib() is None
+    (tmp_path / "memory.max").unlink()
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "memory.limit_in_bytes").write_text("1073741824\n")  # cgroup v1
+    assert process_memory.container_memory_mib() == 1024
+    (tmp_path / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    assert process_memory.container_memory_mib() is None  # v1's way of saying no limit
+
+
 def test_temp_dirs_are_removed(sample_pool: list[dict[str, Any]]) -> None:
     app = create_app(workers=1, warmup=False)
     with TestClient(app) as temp_client:
@@ -390,6 +415,26 @@ def test_temp_dirs_are_removed(sample_pool: list[dict[str, Any]]) -> None:
         refused = temp_client.post("/render", json={"content": "x", "format": "gif"})
         assert refused.status_code == 400
         assert list(root.iterdir()) == []
+    assert not root.exists()
+
+
+def test_a_temporary_root_removed_under_the_service_is_made_again(
+    sample_pool: list[dict[str, Any]],
+) -> None:
+    """A /tmp cleaner (systemd-tmpfiles removes what stood unused for ten days) or an operator
+    may remove the service's temporary root while it runs; every /render and /jobs then
+    answered 500 until the service was restarted."""
+    from tests.processes import wait_job
+
+    app = create_app(workers=1, warmup=False)
+    with TestClient(app) as temp_client:
+        root = app.state.service.temp_root
+        shutil.rmtree(root)
+        answer = temp_client.post("/render", json=body("md", sample_pool))
+        assert answer.status_code == 200, answer.text
+        job = temp_client.post("/jobs", json=body("md", sample_pool))
+        assert job.status_code == 202, job.text
+        assert wait_job(temp_client, job.json()["id"], 60)["status"] == "done"
     assert not root.exists()
 
 

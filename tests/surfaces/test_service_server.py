@@ -228,5 +228,46 @@ def test_a_large_answer_streams_from_disk(tmp_path: Path) -> None:
         # request's copies: 20-29 MiB measured. Built in memory it holds at least the whole
         # answer (88 MiB here) and its base64, so half the answer tells the two apart.
         assert grown < len(answer.content) / 2**20 / 2, f"the service grew by {grown:.0f} MiB"
-        # every render's directory removed; only the local jobs' store is left
-        assert [p.name for p in service.temp_roots()[0].iterdir()] == ["jobs"]
+        # every render's directory removed, the job's spooled body and its zip too; only the
+        # local jobs' store holds files
+        root = service.temp_roots()[0]
+        assert sorted(p.name for p in root.iterdir()) == ["jobs", "queued", "zips"]
+        assert not [*(root / "queued").iterdir(), *(root / "zips").iterdir()]
+
+
+def _exchange(port: int, request: bytes) -> tuple[bytes, dict[str, Any]]:
+    """Send ``request`` on a fresh connection; the status line and the JSON body answered."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):  # the server closes the connection after a refusal
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert b"content-type: application/json" in head.lower(), answer[:300]
+    return head.split(b"\r\n")[0], json.loads(body)
+
+
+def test_the_servers_own_refusals_have_the_shape_of_every_refusal(tmp_path: Path) -> None:
+    """uvicorn refuses a request it cannot read (400) and one past its concurrency limit (503)
+    itself, in plain text; clients reading ``{"error", "field", "code"}`` got none."""
+    with running_service(tmp_path, workers=1, max_connections=2) as service:
+        port = _port(service)
+        status, refusal = _exchange(port, b"NOT HTTP\r\n\r\n")
+        assert status.startswith(b"HTTP/1.1 400") and refusal["code"] == "invalid_argument"
+        assert refusal["field"] == "" and "not a readable HTTP/1.1 request" in refusal["error"]
+        pad = b"X-Pad: " + b"a" * 8000 + b"\r\n"
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            for piece in (b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + pad, pad, pad):
+                sock.sendall(piece)  # past the 16 KiB head limit, a piece at a time
+                time.sleep(0.1)
+            answer = sock.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 400") and b'"code":"invalid_argument"' in answer
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+        try:
+            status, refusal = _exchange(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        finally:
+            for sock in held:
+                sock.close()
+        assert status.startswith(b"HTTP/1.1 503"), status
+        assert refusal["code"] == "busy" and refusal["field"] == "" and "(2)" in refusal["error"]
+        assert _health(service).status_code == 200

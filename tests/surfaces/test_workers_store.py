@@ -70,6 +70,11 @@ def test_objects_round_trip_and_list_by_prefix(store: ArtifactStore) -> None:
                                                 "artifacts/b/document-1.png"]
     store.put("artifacts/a/document.pdf", b"%PDF-1.7 replaced")
     assert store.get("artifacts/a/document.pdf") == b"%PDF-1.7 replaced"
+    store.delete("artifacts/a/document.pdf")
+    store.delete("artifacts/a/document.pdf")  # gone already: nothing to do
+    assert store.get("artifacts/a/document.pdf") is None
+    assert sorted(store.keys("")) == ["artifacts/b/document-1.png", "jobs/a.json"]
+    store.delete("jobs/a.json")
     store.check()
 
 
