@@ -53,8 +53,8 @@ def calibrated(pages: int) -> dict[str, Any]:
     paragraphs = 12 * pages
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(8):
-            body = {"content": document(paragraphs), "format": "pdf", "sources_pool": POOL,
-                    "title": "Benchmark"}
+            body: dict[str, Any] = {"content": document(paragraphs), "format": "pdf",
+                                    "sources_pool": POOL, "title": "Benchmark"}
             got = int(render(body["content"], tmp, formats=["pdf"], sources_pool=POOL,
                              title="Benchmark")[0].stats["pages"])
             if got == pages:
@@ -153,9 +153,8 @@ def pool_latency(store: str, body: dict[str, Any], runs: int) -> list[float]:
     render's own time."""
     from renderers.service.app import PRELOAD_MODULES, warm_worker
     from renderers.service.pool import WorkerPool
-    from renderers.workers.execute import StoreJob, begin, complete, render_to_store
+    from renderers.workers.execute import StoreJob, begin, record, render_to_store
     from renderers.workers.jobstate import JobState, MemoryBoard, new_state
-    from renderers.workers.webhooks import WebhookPolicy
 
     board, target = MemoryBoard(), open_store(store)
 
@@ -172,7 +171,7 @@ def pool_latency(store: str, body: dict[str, Any], runs: int) -> list[float]:
                 assert isinstance(state, JobState)
                 job = StoreJob(state.id, request.payload, store)
                 finished = await pool.run(render_to_store, job, timeout=120)
-                assert complete(board, target, state, finished, WebhookPolicy()).status == "done"
+                assert record(board, target, state, finished).status == "done"
                 assert finished.result is not None
                 if index:  # the first run waits for the warm-up
                     total = time.perf_counter() - started

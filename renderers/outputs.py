@@ -91,7 +91,8 @@ def _check_component(name: str, part: str) -> None:
         )
     if part.lower().startswith(_PROVENANCE_NAMES):
         raise OutputPathError(
-            f"output name {name!r}: {part!r} is the provenance file's name; choose another"
+            f"output name {name!r}: {part!r} starts as the provenance file's name does "
+            f"({_PROVENANCE_NAMES[0]!r}: its own, its lock's and its copies'); choose another"
         )
     if len(part.encode("utf-8")) > MAX_COMPONENT_LENGTH:
         raise OutputPathError(

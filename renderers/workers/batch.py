@@ -261,17 +261,23 @@ def _fetch(item: _Pending, state: JobState, store: ArtifactStore, entry: _Progre
     paths = page_paths(target, len(keys)) if item.fmt == "png" else [target]
     records = {rec["filename"]: rec for rec in result.get("provenance", [])}
     local: list[ArtifactRecord] = []
+    blobs: list[bytes] = []
     try:
         for key, path in zip(keys, paths, strict=True):
             data = store.get(key)
             if data is None:
                 raise StoreUnavailable(f"{store.url}{key}: the artifact is missing from the store")
-            write_atomic(path, data)
+            blobs.append(data)
             record = ArtifactRecord.from_dict(records[key])
             local.append(dataclasses.replace(record, artifact_name=Path(stem).name,
                                              filename=relative_name(job.out, path)))
+
+        def write() -> None:  # under the record's lock, as a local render writes its files
+            for path, data in zip(paths, blobs, strict=True):
+                write_atomic(path, data)
+
         sources_used = SourcesUsedStore(job.out)
-        recovered = sources_used.record_many(local)
+        recovered = sources_used.record_many(local, write=write)
     except (OSError, StoreUnavailable, KeyError, ValueError) as exc:
         _failed(entry, reporter, f"{item.fmt}: {describe(exc)}", EXIT_BAD_INPUT)
         return

@@ -113,7 +113,9 @@ def send_webhook(url: str, body: dict[str, Any], policy: WebhookPolicy) -> bool:
                 return True
             log.warning("webhook %s answered %s (attempt %d)", url, status, attempt + 1)
         except (OSError, http.client.HTTPException) as exc:
-            reason = f"no answer within {WEBHOOK_TIMEOUT_S:g} s" if cut.is_set() else exc
+            # the socket's own timeout and the cut-off fall due together: one message for both
+            timed_out = cut.is_set() or isinstance(exc, TimeoutError)
+            reason = f"no answer within {WEBHOOK_TIMEOUT_S:g} s" if timed_out else exc
             log.warning("webhook %s failed: %s (attempt %d)", url, reason, attempt + 1)
         finally:
             cutoff.cancel()

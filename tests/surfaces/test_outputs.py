@@ -168,6 +168,15 @@ def test_odd_output_names_are_refused(name: str) -> None:
         validate_name(name)
 
 
+def test_a_name_taken_for_the_provenance_files_says_whose_it_is() -> None:
+    """The lock's name and the copies' start as the provenance file's does: the message says
+    so, not that the name is that file's."""
+    with pytest.raises(OutputPathError, match=r"'sources_used\.json\.lock\.md' starts as the "
+                       r"provenance file's name does \('sources_used\.json': its own, its "
+                       r"lock's and its copies'\)"):
+        validate_name("sources_used.json.lock.md")
+
+
 def test_a_planted_link_at_the_artifact_name_is_replaced_not_followed(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
