@@ -163,9 +163,11 @@ def internal_links(pdf: Path | bytes) -> list[tuple[str, int, float]]:
                 dest = annot["/Dest"]
                 if isinstance(dest, str):
                     named = reader.named_destinations[dest]
-                    target, top = reader.get_destination_page_number(named), float(named.top)
+                    target = reader.get_destination_page_number(named)
+                    top = float(named.top if named.top is not None else "nan")
                 else:
                     target, top = reader.get_page_number(dest[0].get_object()), float(dest[3])
+                assert target is not None, f"a link to no page: {dest!r}"
                 found.append((shown, target, top))
     finally:
         document.close()

@@ -146,8 +146,10 @@ def wait_ready(*workers: Process) -> None:
     """Wait until every worker logged that it is ready; stop them all if one is not."""
     try:
         for worker in workers:
-            wait_until(lambda w=worker: " ready." in w.output() or not w.alive(),
-                       READY_TIMEOUT_S, f"worker {worker.log.name}", every=0.2)
+            def settled(w: Process = worker) -> bool:
+                return " ready." in w.output() or not w.alive()
+
+            wait_until(settled, READY_TIMEOUT_S, f"worker {worker.log.name}", every=0.2)
             if not worker.alive():
                 pytest.fail(f"{worker.log.name} exited:\n{worker.output()[-3000:]}")
     except BaseException:
