@@ -29,10 +29,14 @@ from renderers.document import (
 
 _NOT_SLUG = re.compile(r"[^\w\- ]+")
 _DASHES = re.compile(r"[\s\-]+")
-#: An id a heading may keep as it is (an HTML id: no white space; bounded).
-_GIVEN_ID = re.compile(r"[^\s]{1,200}")
-#: What an id must be for a heading or an element to keep it (:data:`_GIVEN_ID`), in words.
-GIVEN_ID_RULE = "an id is 1 to 200 characters without white space"
+#: The most characters an id the author gives may have. Pandoc keeps any id as written (white
+#: space too, ``{id="a b"}`` and ``<h2 id="a b">``), and so does citerender up to this bound:
+#: each writer repeats an id (anchor, bookmark, outline destination, every link to it), so a
+#: 100,000-character id would put megabytes in every format.
+MAX_GIVEN_ID = 200
+#: What an id must be for a heading or an element to keep it (:meth:`HeadingIds.can_keep`),
+#: in words: the one rule of the readers' notes on an id and on a link to one.
+GIVEN_ID_RULE = f"an id is 1 to {MAX_GIVEN_ID} characters, not all of them white space"
 #: Anchors that writers generate themselves; neither a heading nor author HTML takes one.
 RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|cnote|src|fn|fnref|fig|tbl)-\d+)$")
 
@@ -303,18 +307,19 @@ class HeadingIds:
 
     def take(self, given: str, text: str) -> str:
         """The id of a heading: ``given`` (an id its document gave it, which the document's
-        links use) as it is when it is free, else a fresh one made from ``given`` or ``text``.
+        links use) as it is when it is free, else a fresh one made from ``given`` (taken) or
+        ``text`` (none given, or one no element may keep: a slug of it would be as long).
         An id as a slug is its own slug, so a reader's ids pass through writers unchanged."""
         if self.can_keep(given) and given not in self._used \
                 and not RESERVED_ANCHOR.match(given):
             self._used.add(given)
             return given
-        return self.assign(given or text)
+        return self.assign(given if self.can_keep(given) else text)
 
     @staticmethod
     def can_keep(given: str) -> bool:
         """Whether ``given`` is an id a heading or an element may keep (:data:`GIVEN_ID_RULE`)."""
-        return _GIVEN_ID.fullmatch(given) is not None
+        return 0 < len(given) <= MAX_GIVEN_ID and not given.isspace()
 
     def __contains__(self, ident: object) -> bool:
         """Whether ``ident`` is taken (a heading's or an anchor's)."""

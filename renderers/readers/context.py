@@ -231,15 +231,19 @@ class ReadContext:
 
     def heading(
         self, level: int, children: tuple[Inline, ...], given_id: str = "", *,
-        listed: bool = True,
+        listed: bool = True, line: int = 0,
     ) -> Heading:
         """A heading with a unique id: ``given_id`` (the author's, which the document's links
         use) when it is free, else one made from its text; the first h1 becomes the document
-        title. ``listed``: see :class:`Heading`."""
+        title. A given id no heading may keep (:data:`GIVEN_ID_RULE`) is noted at ``line``.
+        ``listed``: see :class:`Heading`."""
         text = plain_text(children).strip()
         if level == 1 and not self.title:
             self.title = text
         ident = self.ids.take(given_id, text)
+        if given_id and not HeadingIds.can_keep(given_id):
+            self.warn(line, f"the heading's id {shown_reference(given_id)!r} is not kept: "
+                      f"{GIVEN_ID_RULE}; the heading's id is {shown_reference(ident)!r}")
         return Heading(level=level, children=children, id=ident, listed=listed,
                        given=ident == given_id)
 

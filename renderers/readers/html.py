@@ -731,7 +731,7 @@ class _HtmlReader:
             unlisted = UNLISTED in element.attrs.get("class", "").split()
             return [self.context.heading(int(tag[1]), self.inlines(element, depth=depth),
                                          given_id=element.attrs.get("id", ""),
-                                         listed=not unlisted)]
+                                         listed=not unlisted, line=self.lines.unplaced)]
         if tag == "p":
             run = InlineBuilder()
             self._after_space = True

@@ -665,7 +665,7 @@ class _MarkdownReader:
         if attributes.source:
             self._warn_attribute_citations(attributes.source, _line_of(inline, 0))
         heading = self.context.heading(int(opening.tag[1:]), children, attributes.id,
-                                       listed=not attributes.unlisted)
+                                       listed=not attributes.unlisted, line=_line_of(inline, 0))
         own = slugify(plain_text(children))
         if own in self.targets and own != heading.id and self.context.own_place(own):
             return replace(heading, children=(Anchor(own), *children))

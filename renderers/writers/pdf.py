@@ -267,15 +267,20 @@ def _rows_split_despite_avoid(document: WeasyDocument) -> list[Any]:
 _SEPARATORS = str.maketrans({"\u2028": "\n", "\u2029": "\n"})
 
 
+#: What ends or changes a CSS string written unescaped: a quote, a backslash, a line break.
+_CSS_STRING_BREAKERS = re.compile(r'["\\\n\r\f]')
+
+
 def _anchor_ids_as_written(parsed: HTML) -> None:
-    """Give each element whose id (or ``<a name>``) holds a ``"`` or a ``\\`` its anchor as
-    a style declaration of the id as a CSS string: WeasyPrint writes the anchor of every id as
-    ``-weasy-anchor:"<id>"`` unescaped, which makes no anchor of ``x"y`` (nor of ``a\\b``,
-    whose ``\\b`` is a CSS escape), so the links to it were dropped."""
+    """Give each element whose id (or ``<a name>``) holds a ``"``, a ``\\`` or a line break its
+    anchor as a style declaration of the id as a CSS string: WeasyPrint writes the anchor of
+    every id as ``-weasy-anchor:"<id>"`` unescaped, which makes no anchor of ``x"y`` (nor of
+    ``a\\b``, whose ``\\b`` is a CSS escape, nor of an id a line break ends the string of), so
+    the links to it were dropped."""
     for element in parsed.etree_element.iter():
         for name in ("id", "name") if element.tag == "a" else ("id",):
             ident = element.get(name)
-            if ident and ('"' in ident or "\\" in ident):
+            if ident and _CSS_STRING_BREAKERS.search(ident):
                 style = element.get("style")
                 anchor = f"-weasy-anchor: {css_string(ident)}"
                 element.set("style", f"{style};{anchor}" if style else anchor)

@@ -643,16 +643,17 @@ def test_an_anchor_of_the_writers_own_form_is_a_place_unless_the_writers_make_it
 
 
 def test_a_link_to_an_id_no_element_may_keep_says_why_briefly() -> None:
-    """An id of 10,000 characters (or with a space) is never a place, though an element has
-    it: the note says what an id must be, and quotes the first 80 characters only."""
+    """An id of 10,000 characters (or of white space only) is never a place, though an
+    element has it: the note says what an id must be, and quotes the first 80 characters
+    only."""
     long_id = "a" * 10_000
     document = read_markdown(f'# H\n\n[x](#{long_id}) [y](#%20)\n\n<p id="{long_id}">p</p>\n')
     messages = [note.message.split(": ", 1)[1] for note in document.notes]
     assert messages == [
-        f"the link to '#{long_id[:80]}…' leads nowhere: an id is 1 to 200 characters without "
-        "white space; its text is kept",
-        "the link to '# ' leads nowhere: an id is 1 to 200 characters without white space; "
-        "its text is kept",
+        f"the link to '#{long_id[:80]}…' leads nowhere: an id is 1 to 200 characters, not all "
+        "of them white space; its text is kept",
+        "the link to '# ' leads nowhere: an id is 1 to 200 characters, not all of them white "
+        "space; its text is kept",
     ]
 
 

@@ -66,8 +66,9 @@ def page_footer(words: Labels) -> str:
 
 
 def css_string(text: str) -> str:
-    """``text`` as a CSS string."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ")
+    """``text`` as a CSS string (each of CSS's line breaks escaped: unescaped, one ends it)."""
+    escaped = (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ")
+               .replace("\r", "\\d ").replace("\f", "\\c "))
     return f'"{escaped}"'
 
 
