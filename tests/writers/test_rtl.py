@@ -1419,3 +1419,86 @@ def test_chromium_sets_marks_after_left_to_right_text_in_a_right_to_left_line(
             path.write_bytes(marked("html", line))
             page.goto(path.as_uri())
             assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == expected, line
+
+
+# ---------------------------------------------------------------- numbers after an element
+
+#: Right-to-left lines with a European number in a box after Arabic letters in another (after
+#: emphasis, a citation mark, a link, code, or inside emphasis), and each line's characters
+#: from the left as the bidi algorithm (and Chromium, and Typst) sets them: after Arabic
+#: letters the digits read as Arabic ones (UAX #9, W2), so a percent, degree or dollar sign,
+#: or a plus or minus between digits, no longer joins them (W4–W6) but takes the line's side.
+#: WeasyPrint, whose Pango reads each box alone, set "3.5%", "3+4" as after no letter.
+NUMBER_LINES = {
+    "نص **عريض** 3.5% نص": "صن%3.5ضيرعصن",
+    "نص **عريض**[[S:1]] 3.5% نص": "صن%3.51ضيرعصن",
+    "نص [رابط](https://example.org/x) 3.5% نص": "صن%3.5طبارصن",
+    "نص `كود` 3.5% نص": "صن%3.5دوكصن",
+    "نص **3.5%** نص": "صن%3.5صن",
+    "نص *مائل **عريض*** 30° نص": "صن°30ضيرعلئامصن",
+    "نص **عريض** 3+4 نص": "صن4+3ضيرعصن",
+    "نص **عريض** 3−4 نص": "صن4−3ضيرعصن",
+    "نص **عريض** $30 نص": "صن30$ضيرعصن",
+    "نص **عريض** 3.5 و 3,5 نص": "صن3,5و3.5ضيرعصن",
+    "نص **عريض** ٣٫٥٪ نص": "صن٪٣٫٥ضيرعصن",  # Arabic digits read so in any box
+    "متن **پررنگ** ۳٫۵٪ متن": "نتم٪۳٫۵گنررپنتم",  # Persian digits are European ones
+    "نص **عريض**\n3.5% نص": "صن%3.5ضيرعصن",  # the same box as the line's next text
+    # after a Hebrew letter (R) the digits stay European; after Latin ones they join the
+    # run, a percent sign with them (W5, W7)
+    "נוסח **מודגש** 3.5% נוסח": "חסונ3.5%שגדומחסונ",
+    "نص **English** 3.5% نص": "صنEnglish3.5%صن",
+    "نص English[[S:1]] 50% نص": "صنEnglish150%صن",
+}
+
+
+def number_line_shown(fmt: str, line: str, **options: Any) -> list[str]:
+    return [squeezed(text) for _, _, text in pdf_lines(marked(fmt, line, **options))]
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_pdf_sets_a_number_after_an_element_as_the_bidi_algorithm_does(engine: str) -> None:
+    """Both engines set each line of :data:`NUMBER_LINES` as Chromium does (WeasyPrint drew
+    "3.5%" where Typst drew "%3.5", and "3+4" for "4+3")."""
+    for line, expected in NUMBER_LINES.items():
+        shown = number_line_shown("pdf", line, pdf_engine=engine)
+        assert expected in shown, (engine, line, shown)
+
+
+def test_html_marks_only_a_number_whose_box_lost_the_arabic_letters_before_it() -> None:
+    """An ARABIC LETTER MARK stands before the first digit of a box that holds no strong
+    letter before it, in a line that reads Arabic letters last there; not in a box after
+    those letters, nor after Hebrew or Latin letters, nor in a left-to-right line, nor past a
+    line break (which ends the bidi paragraph). The copied text of the PDF holds none."""
+    from renderers.writers.html.bidi import ALM
+
+    def paragraph(line: str) -> str:
+        html = marked("html", line).decode()
+        return html[html.index("<main"):].split("<p", 2)[1]
+
+    assert "</strong> \u061c3.5%" in paragraph("نص **عريض** 3.5% نص")
+    assert "<strong>\u061c3.5%</strong>" in paragraph("نص **3.5%** نص")
+    assert "<code>\u061c3.5%</code>" in paragraph("نص `3.5%` نص")
+    assert paragraph("نص **عريض** 3 و 4 نص").count(ALM) == 1  # the box's first digit only
+    for line in ("نص عريض 3.5% نص", "نص **عريض 3.5%** نص", "נוסח **מודגש** 3.5% נוסח",
+                 "نص **English** 3.5% نص", "An **English** 3.5% line", "نص **عريض**\\\n3.5%",
+                 "نص **عريض** *English 3.5%*"):
+        assert ALM not in paragraph(line), line
+    pdf = marked("pdf", "نص **عريض** 3.5% نص")
+    poppler = subprocess.run(["pdftotext", "-", "-"], input=pdf, check=True,
+                             capture_output=True).stdout.decode()
+    for reader, text in (("poppler", poppler), ("pdfium", pdf_text(pdf))):
+        assert "3.5" in text and ALM not in text, (reader, text)
+
+
+@pytest.mark.browser
+def test_chromium_sets_a_number_after_an_element_as_the_pdfs_do(tmp_path: Path) -> None:
+    """The referee: the marks change nothing of Chromium's order (:data:`NUMBER_LINES`)."""
+    from tests.helpers import chromium_browser
+
+    with chromium_browser() as browser:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        for n, (line, expected) in enumerate(NUMBER_LINES.items()):
+            path = tmp_path / f"number-{n}.html"
+            path.write_bytes(marked("html", line))
+            page.goto(path.as_uri())
+            assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == expected, line

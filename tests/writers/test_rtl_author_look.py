@@ -51,6 +51,20 @@ AUTHOR_RUNS = {
     f'نص more <img src="{PICTURE}" alt="box"> English[[S:1]] نص': "صنmoreEnglish1صن",
 }
 
+#: Lines of an author's page with a European number after Arabic letters in another box, and
+#: how each reads from the left (as the report's NUMBER_LINES): the digits read as Arabic ones
+#: there, the sign on the line's side.
+AUTHOR_NUMBERS = {
+    "نص <b>عريض</b> 3.5% نص": "صن%3.5ضيرعصن",
+    "نص <b>3.5%</b> نص": "صن%3.5صن",
+    'نص <a href="https://example.org/x">رابط</a> 3+4 نص': "صن4+3طبارصن",
+    "نص <code>كود</code>[[S:1]] 30° نص": "صن°301دوكصن",
+    "نص <span><i>مائل</i></span><b>−3</b> نص": "صن3−لئامصن",
+    "نص <b>English</b> 3.5% نص": "صنEnglish3.5%صن",
+}
+#: Every line of the author's above and how it reads.
+AUTHOR_LINES = {**AUTHOR_RUNS, **AUTHOR_NUMBERS}
+
 
 def page(line: str, *, block: str = "<p>{}</p>") -> str:
     """An author's page: a title, then ``line`` in ``block``."""
@@ -136,9 +150,10 @@ def test_holding_keeps_the_lines_text_marks_and_elements(line: str) -> None:
 def test_pdf_sets_marks_after_left_to_right_text_in_an_authors_right_to_left_line(
     engine: str,
 ) -> None:
-    """WeasyPrint read "نص English¹ 2024 نص" as "2024 ¹English" on the author's page; now
-    both engines read each line as Chromium lays it out (:data:`AUTHOR_RUNS`)."""
-    for line, expected in AUTHOR_RUNS.items():
+    """WeasyPrint read "نص English¹ 2024 نص" as "2024 ¹English" on the author's page, and
+    "3.5%" after <b>عريض</b> where the others read "%3.5"; now both engines read each line as
+    Chromium lays it out (:data:`AUTHOR_LINES`)."""
+    for line, expected in AUTHOR_LINES.items():
         pdf = session(page(line), pdf_engine=engine).artifact("pdf").data
         shown = [squeezed(text) for _, _, text in pdf_lines(pdf)]
         assert expected in shown, (engine, line, shown)
@@ -189,7 +204,7 @@ def test_chromium_lays_out_the_authors_page_and_its_html_output_alike(tmp_path: 
 
     with chromium_browser() as browser:
         view = browser.new_page(viewport={"width": 1200, "height": 900})
-        for n, (line, expected) in enumerate(AUTHOR_RUNS.items()):
+        for n, (line, expected) in enumerate(AUTHOR_LINES.items()):
             made = session(page(line))
             for name, text in (("print", made.print_html()),
                                ("html", made.artifact("html").data.decode())):

@@ -27,9 +27,18 @@ quotation marks or full stop then set on the run's side, where the bidi algorith
 them across the run and draws the link in two pieces; a run entering one past right-to-left
 text or digits is left as it was (only two pieces of the link could place its mark).
 
-The rule (:func:`held_runs`) reads a line as boxes through two readers: the report's inlines
-(:func:`held_ltr_runs`, for the report writer) and the author's own markup, a sanitized HTML
-tree (:func:`hold_ltr_runs`, for HTML input printed in its author's look).
+Pango reads each box's text alone, too, so a European number in a box of its own lost the
+Arabic letters before it: by the bidi algorithm those make it an Arabic number (rule W2), and
+then a percent sign or a plus between its digits no longer joins it (W4–W6) but takes the
+line's side: ``نص **عريض** 3.5% نص`` reads "%3.5" from the left in Chromium and Typst, "3.5%"
+in WeasyPrint. Such a box gets an ARABIC LETTER MARK (invisible, strongly Arabic) before its
+first digit (:class:`NumberContext`): only where the line reads Arabic letters last and the
+box no strong character yet, which changes nothing for the bidi algorithm over the whole line.
+
+The rules (:func:`held_runs`, :class:`NumberContext`) read a line as boxes through two
+readers: the report's inlines (:func:`held_ltr_runs`, for the report writer) and the author's
+own markup, a sanitized HTML tree (:func:`hold_ltr_runs`, for HTML input printed in its
+author's look).
 """
 
 from __future__ import annotations
@@ -64,11 +73,19 @@ from renderers.document import (
 from renderers.writers.common import cite_direction, joined_runs
 from renderers.writers.html.contents import is_citation
 
-#: A character as a run sees it: right to left (R, AL and Arabic digits, which end a run too),
-#: a left-to-right letter, a European digit (left to right after a letter: W7), or neutral.
-CharClass = Literal["rtl", "letter", "digit", "neutral"]
-_CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "rtl", "AN": "rtl", "L": "letter",
-                                  "EN": "digit"}
+#: A character as a run sees it: right to left (R), Arabic (AL: the European digits after it
+#: read as Arabic ones, W2), an Arabic digit (all three end a run), a left-to-right letter, a
+#: European digit (left to right after a letter: W7), or neutral.
+CharClass = Literal["rtl", "arabic", "arabic-digit", "letter", "digit", "neutral"]
+_CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "arabic", "AN": "arabic-digit",
+                                  "L": "letter", "EN": "digit"}
+#: The classes that end a left-to-right run.
+_ENDS_RUN: frozenset[CharClass] = frozenset({"rtl", "arabic", "arabic-digit"})
+#: The strong classes: what a European digit reads against (W2, W7).
+_STRONG: frozenset[CharClass] = frozenset({"rtl", "arabic", "letter"})
+
+#: ARABIC LETTER MARK: invisible, strongly Arabic (AL).
+ALM = "\u061c"
 
 #: A place in a line's boxes: the box's index and a character offset in what it shows.
 Place = tuple[int, int]
@@ -140,7 +157,7 @@ def _ltr_runs(classes: Sequence[list[CharClass] | None]) -> Iterator[tuple[Place
             start = None
             continue
         for offset, kind in enumerate(kinds):
-            if kind == "rtl":
+            if kind in _ENDS_RUN:
                 if start is not None:
                     yield start, end
                 start, rtl_before = None, True
@@ -173,12 +190,75 @@ def _neutral_outside(classes: Sequence[list[CharClass] | None], place: Place,
 
 def _text_classes(text: str) -> list[CharClass]:
     """Each character's class; a combining mark takes the one before it (UAX #9, rule W1), so
-    that a run never ends between a letter and its accent."""
+    that a run never ends between a letter and its accent, and a percent or degree sign (a
+    European terminator) next to a European digit is one (W5): "English 50%" is one run."""
+    kinds = [unicodedata.bidirectional(char) for char in text]
     classes: list[CharClass] = []
-    for char in text:
-        kind = unicodedata.bidirectional(char)
+    for kind in kinds:
         classes.append(classes[-1] if kind == "NSM" and classes else _CLASSES.get(kind, "neutral"))
+    for index, kind in enumerate(kinds):
+        if kind == "ET" and _beside_digit(kinds, index):
+            classes[index] = "digit"
     return classes
+
+
+def _beside_digit(kinds: Sequence[str], index: int) -> bool:
+    """Whether the terminators around ``kinds[index]`` (one) touch a European digit."""
+    for step in (-1, 1):
+        at = index
+        while 0 <= at < len(kinds) and kinds[at] == "ET":
+            at += step
+        if 0 <= at < len(kinds) and kinds[at] == "EN":
+            return True
+    return False
+
+
+@dataclass
+class NumberContext:
+    """A walk over a right-to-left line's texts and boxes, in order, that gives a European
+    number the Arabic letters its box lost (the module's docstring): what the line read last
+    of its strong characters, and whether the box being read (one text of WeasyPrint's, which
+    Pango reads alone) holds one yet."""
+
+    #: The strong class last read: None at the line's start or after an object that ends the
+    #: bidi paragraph (a line break), which the digits after it read against (sos).
+    last: CharClass | None = None
+    #: Whether the text box being read holds a strong character yet.
+    box_strong: bool = False
+
+    def text(self, text: str) -> str:
+        """``text``, read next in the current box, with an ALM before its first European
+        digit when the line reads Arabic letters last there and the box no strong character."""
+        classes = _text_classes(text)
+        if self.last == "arabic" and not self.box_strong:
+            first = next((n for n, kind in enumerate(classes)
+                          if kind == "digit" or kind in _STRONG), None)
+            if first is not None and classes[first] == "digit":
+                text = text[:first] + ALM + text[first:]
+                self.box_strong = True
+        self.read(classes)
+        return text
+
+    def read(self, classes: Sequence[CharClass]) -> None:
+        """Read characters that take no mark (a text's, once marked, or an object's)."""
+        for kind in classes:
+            if kind in _STRONG:
+                self.last = kind
+                self.box_strong = True
+
+    def boundary(self) -> None:
+        """An element starts or ends: the next text is a box of its own."""
+        self.box_strong = False
+
+    def object(self, classes: Sequence[CharClass] | None) -> None:
+        """An object of the line, a box of its own: what it shows read (a citation's digits, a
+        cross-reference's name), or None for one that ends the bidi paragraph."""
+        self.boundary()
+        if classes is None:
+            self.last = None
+        else:
+            self.read(classes)
+        self.boundary()
 
 
 # ------------------------------------------------------------------ the report's inlines
@@ -202,9 +282,10 @@ Written = Callable[[Inline], str]
 
 def held_ltr_runs(runs: Sequence[Run], written: Written) -> list[Run | HeldRun[Run]]:
     """``runs`` (:func:`~renderers.writers.common.joined_runs` of a right-to-left line) with
-    each left-to-right run that spans several of them as one :class:`HeldRun`."""
+    each left-to-right run that spans several of them as one :class:`HeldRun`, each European
+    number after Arabic letters in another box marked (:class:`NumberContext`)."""
     line = _ReportLine(written)
-    return held_runs(runs, line.classes, line.cut)
+    return held_runs(line.numbered(runs, NumberContext()), line.classes, line.cut)
 
 
 @dataclass(frozen=True)
@@ -241,6 +322,35 @@ class _ReportLine:
         author's reading (:func:`_inner_classes`)."""
         classes = self.classes(run)
         return ["neutral"] if classes is None else classes
+
+    def numbered(self, runs: Sequence[Run], context: NumberContext) -> list[Run]:
+        """``runs`` with each text read through ``context`` (written in the HTML text of the
+        text before it, a code's and an element's children each in boxes of their own)."""
+        out: list[Run] = []
+        for run in runs:
+            node = run[0]
+            if len(run) == 1 and isinstance(node, Text):
+                text = context.text(node.text)
+                out.append(run if text == node.text else (Text(text),))
+            elif len(run) == 1 and isinstance(node, SoftBreak):
+                context.read(_text_classes(plain_text(run)))
+                out.append(run)
+            elif len(run) == 1 and isinstance(node, (Code, *_WRAPPERS)):
+                context.boundary()
+                if isinstance(node, Code):
+                    text = context.text(node.text)
+                    node = node if text == node.text else replace(node, text=text)
+                else:
+                    pieces = _pieces(node)
+                    children = self.numbered(pieces, context)
+                    if children != pieces:
+                        node = replace(node, children=_joined(children))
+                context.boundary()
+                out.append((node,))
+            else:
+                context.object(self.classes(run))
+                out.append(run)
+        return out
 
     def cut(self, run: Run, offset: int) -> tuple[Run, Run] | None:
         """``run``, a text or an emphasis, cut in two ``offset`` characters into what it
@@ -318,7 +428,10 @@ TreeBox: TypeAlias = "str | HtmlElement"
 def hold_ltr_runs(element: HtmlElement) -> None:
     """Hold each left-to-right run of ``element``'s own content (a right-to-left line; its
     child elements' content is theirs) that spans several boxes in a ``<span dir="ltr">``,
-    an element at either end cut there. An element left whole is the same object after."""
+    an element at either end cut there, and each European number after Arabic letters in
+    another box marked (:class:`NumberContext`). An element left whole is the same object
+    after."""
+    _tree_numbered(element, NumberContext())
     shown = held_runs(_items(element), _tree_classes, _tree_cut)
     if not any(isinstance(part, HeldRun) for part in shown):
         return
@@ -364,21 +477,45 @@ def _tree_classes(box: TreeBox) -> list[CharClass] | None:
     element read as text is one neutral there (:func:`_inner_classes`)."""
     if isinstance(box, str):
         return _text_classes(box)
-    tag = box.tag
+    seen = _tree_object(box)
+    if seen == "text":
+        return [kind for item in _items(box) for kind in _inner_classes(item)]
+    return seen
+
+
+def _tree_object(element: HtmlElement) -> list[CharClass] | Literal["text"] | None:
+    """How the line sees ``element``: ``"text"`` when it reads what the element shows, else
+    as an object (as :func:`_tree_classes` says)."""
+    tag = element.tag
     if not isinstance(tag, str) or tag in _TREE_SILENT:  # a comment, a style
         return []
-    if box.get("dir") is not None or tag in _TREE_ISOLATES:
+    if element.get("dir") is not None or tag in _TREE_ISOLATES:
         return ["neutral"]
-    if is_citation(box):
+    if is_citation(element):
         return ["digit"]
-    classes = (box.get("class") or "").split()
+    classes = (element.get("class") or "").split()
     if tag == "math" or (tag == "span" and "math" in classes):  # a formula (html/math.py)
-        return None if "display" in classes or box.get("display") == "block" else ["neutral"]
+        return None if "display" in classes or element.get("display") == "block" else ["neutral"]
     if tag in _TREE_PICTURES:
         return ["neutral"]
-    if tag not in _TREE_READ:
-        return None
-    return [kind for item in _items(box) for kind in _inner_classes(item)]
+    return "text" if tag in _TREE_READ else None
+
+
+def _tree_numbered(element: HtmlElement, context: NumberContext) -> None:
+    """Read ``element``'s content (its text, its children, their tails) through ``context``,
+    which marks its texts in place; an element read as text is read inside."""
+    if element.text:
+        element.text = context.text(element.text)
+    for child in element:
+        seen = _tree_object(child)
+        if seen == "text":
+            context.boundary()
+            _tree_numbered(child, context)
+            context.boundary()
+        else:
+            context.object(seen)
+        if child.tail:
+            child.tail = context.text(child.tail)
 
 
 def _inner_classes(item: TreeBox) -> list[CharClass]:
