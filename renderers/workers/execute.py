@@ -44,11 +44,18 @@ MAX_ATTEMPTS = 3
 
 @dataclass(frozen=True)
 class StoreJob:
-    """One job as sent to a worker process: its id, the request body and the store's URL."""
+    """One job as sent to a worker process: its id, the request body and the store's URL.
+
+    ``checked``: the body was checked by the producer that queued it, with this very
+    version's rules (:func:`renderers.service.requests.parse_render_request`), so it is only
+    built here; otherwise (a message from another version) it is checked first, and refused
+    with the words a service of this version would answer.
+    """
 
     job_id: str
     payload: dict[str, Any]
     store_url: str
+    checked: bool
 
 
 @dataclass(frozen=True)
@@ -75,10 +82,14 @@ def render_to_store(job: StoreJob) -> Finished:
     """Render ``job`` and write its artifacts and provenance records to its store."""
     from renderers.formats import EXTENSIONS
     from renderers.service.app import CONTENT_TYPES, RenderJob, download_names, render_job
-    from renderers.service.requests import RequestProblem, parse_render_request
+    from renderers.service.requests import (
+        RequestProblem,
+        checked_render_request,
+        parse_render_request,
+    )
 
     try:
-        request = parse_render_request(job.payload)
+        request = (checked_render_request if job.checked else parse_render_request)(job.payload)
     except RequestProblem as problem:
         return failure(str(problem.code or ErrorCode.INVALID_ARGUMENT), problem.message,
                        problem.field)

@@ -17,8 +17,8 @@ from starlette.testclient import TestClient
 
 from renderers.options import Limits
 from renderers.service.app import checked_job, checked_request, create_app
-from renderers.service.body import MAX_DEPTH, BodyProblem
-from renderers.service.requests import REQUEST_SCHEMA
+from renderers.service.body import MAX_DEPTH
+from renderers.service.requests import REQUEST_SCHEMA, RequestProblem
 
 JSON = {"Content-Type": "application/json"}
 POOL = [{"sid": 1, "title": "Lazard LCOE+", "url": "https://www.lazard.com/"}]
@@ -143,7 +143,7 @@ def test_validating_many_bad_rows_stops_at_the_first() -> None:
                       "sources_pool": [{"sid": "x", "title": 1}] * 100_000}).encode()
     tracemalloc.start()
     try:
-        with pytest.raises(BodyProblem) as refused:
+        with pytest.raises(RequestProblem) as refused:
             checked_request(raw)
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -155,7 +155,7 @@ def test_validating_many_bad_rows_stops_at_the_first() -> None:
 def test_an_unterminated_string_of_escaped_quotes_is_plain_invalid_json() -> None:
     """Scanning for nesting never restarts inside a string (on this body that was quadratic)."""
     raw = b'{"content": "' + b'\\"' * 1_000_000 + b"[" * 100
-    with pytest.raises(BodyProblem, match="not valid JSON: Unterminated string") as refused:
+    with pytest.raises(RequestProblem, match="not valid JSON: Unterminated string") as refused:
         checked_request(raw)
     assert refused.value.status == 400 and refused.value.field == "body"
 
@@ -178,7 +178,7 @@ def test_a_hundred_thousand_open_brackets_are_content_not_a_crash(client: TestCl
 def test_a_job_body_keeps_its_webhook_field_and_is_checked_like_a_render() -> None:
     request, webhook = checked_job(body(webhook='"https://hooks.example/x"'))
     assert webhook == "https://hooks.example/x" and request.format == "md"
-    with pytest.raises(BodyProblem, match="webhooks"):
+    with pytest.raises(RequestProblem, match="webhooks"):
         checked_job(body(webhooks='"https://hooks.example/x"'))  # not a field of either
 
 
