@@ -122,8 +122,15 @@ def render_to_store(job: StoreJob) -> Finished:
     })
 
 
-def begin(board: JobBoard, state: JobState, *, worker: str, pid: int) -> JobState | Finished:
-    """Mark ``state`` running for one more attempt, or the failure when attempts ran out."""
+def begin(
+    board: JobBoard, state: JobState, *, worker: str, pid: int, lease_s: int | None = None,
+) -> JobState | Finished:
+    """Mark ``state`` running for one more attempt, or the failure when attempts ran out.
+
+    ``lease_s``: the board forgets the running state after that long, unless the job's end
+    (or its next attempt) replaces it first; a worker that could not write the end leaves no
+    job ``running`` for the board's whole time, and the request, sent again, renders again.
+    """
     attempts = state.attempts + 1
     if attempts > MAX_ATTEMPTS:
         return failure(
@@ -133,7 +140,7 @@ def begin(board: JobBoard, state: JobState, *, worker: str, pid: int) -> JobStat
         )
     running = state.with_status("running", attempts=attempts, worker=worker, pid=pid,
                                 started_at=time.time(), error=None)
-    board.put(running)
+    board.put(running, ttl_s=lease_s)
     return running
 
 

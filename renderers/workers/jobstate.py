@@ -25,7 +25,8 @@ from renderers.workers.stores import ArtifactStore
 
 JobStatus = Literal["queued", "running", "done", "failed"]
 JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "done", "failed")
-#: How long Redis keeps a job's state (a finished job's result stays in the store).
+#: How long Redis keeps a job's state (a finished job's result stays in the store); a running
+#: one is a lease its worker sets (:func:`renderers.workers.execute.begin`), much shorter.
 STATE_TTL_S = 7 * 24 * 3600
 _KEY_PREFIX = "citerender:job:"
 #: The artifact store URL the workers advertise, for services and batches given no ``--store``.
@@ -171,8 +172,9 @@ class JobBoard(Protocol):
     def get(self, job_id: str) -> JobState | None:
         """The state, or None for an unknown job."""
 
-    def put(self, state: JobState) -> None:
-        """Store ``state`` (replacing the job's previous state)."""
+    def put(self, state: JobState, ttl_s: int | None = None) -> None:
+        """Store ``state`` (replacing the job's previous state); ``ttl_s``: forget it after
+        that many seconds, sooner than the board's own time (a worker's running lease)."""
 
     def claim(self, state: JobState) -> bool:
         """Store ``state`` only if the job has no state yet; whether it was stored."""
@@ -193,7 +195,8 @@ class MemoryBoard:
             text = self._states.get(job_id)
         return JobState.loads(text) if text is not None else None
 
-    def put(self, state: JobState) -> None:
+    def put(self, state: JobState, ttl_s: int | None = None) -> None:
+        # No lease here: a local job's worker is this process's pool, which records every end.
         with self._lock:
             self._states[state.id] = state.dumps()
 
@@ -244,8 +247,9 @@ class RedisBoard:
         except (ValueError, TypeError):
             return None
 
-    def put(self, state: JobState) -> None:
-        self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(), ex=self.ttl_s)
+    def put(self, state: JobState, ttl_s: int | None = None) -> None:
+        self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(),
+                  ex=ttl_s or self.ttl_s)
 
     def claim(self, state: JobState) -> bool:
         stored = self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(),

@@ -22,7 +22,7 @@ from renderers.service.app import create_app
 from renderers.service.requests import RequestProblem, parse_render_request
 from renderers.workers import webhooks
 from renderers.workers.provenance import sources_used_text
-from tests.helpers import pdf_text
+from tests.helpers import pdf_text, pool_rows_validated
 from tests.processes import free_port, wait_job, wait_until, webhook_receiver
 
 CONTENT = "# Grid note\n\nStorage paired with solar now wins tenders.[[S:3]] Wind too.[[S:1]]\n"
@@ -590,22 +590,6 @@ def test_queued_jobs_leave_render_its_queue_and_stay_queued_until_a_worker_takes
         assert after.status_code == 202, after.text  # the backlog emptied
 
 
-def _rows_validated(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The pool rows each schema validation is given from now on (``sources_pool`` lists)."""
-    from jsonschema import Draft202012Validator
-
-    seen: list[int] = []
-    iter_errors = Draft202012Validator.iter_errors
-
-    def counting(validator: Draft202012Validator, instance: Any, *args: Any) -> Any:
-        if isinstance(instance, dict) and isinstance(instance.get("sources_pool"), list):
-            seen.append(len(instance["sources_pool"]))
-        return iter_errors(validator, instance, *args)
-
-    monkeypatch.setattr(Draft202012Validator, "iter_errors", counting)
-    return seen
-
-
 def test_a_local_jobs_worker_builds_the_checked_body_without_checking_it_again(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
 ) -> None:
@@ -615,7 +599,7 @@ def test_a_local_jobs_worker_builds_the_checked_body_without_checking_it_again(
 
     rows = [{"sid": i, "title": f"Study {i}", "url": f"https://example.org/{i}"}
             for i in range(1, 101)]
-    seen = _rows_validated(monkeypatch)
+    seen = pool_rows_validated(monkeypatch)
     job = spool(tmp_path, "a" * 64, {"content": "Claim.[[S:7]]", "format": "md",
                                      "sources_pool": rows}, (tmp_path / "store").as_uri())
     finished = render_spooled(job)

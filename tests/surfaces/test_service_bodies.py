@@ -19,6 +19,7 @@ from renderers.options import Limits
 from renderers.service.app import checked_job, checked_request, create_app
 from renderers.service.body import MAX_DEPTH
 from renderers.service.requests import REQUEST_SCHEMA, RequestProblem
+from tests.helpers import pool_rows_validated
 
 JSON = {"Content-Type": "application/json"}
 POOL = [{"sid": 1, "title": "Lazard LCOE+", "url": "https://www.lazard.com/"}]
@@ -309,17 +310,7 @@ def test_pool_rows_are_checked_once_not_again_by_the_schema_validator(
     """The bounded check reads every row with the pool loader; the request built after it
     ran the whole body through the schema validator again, every row included: 5 of the
     6.4 s a parser thread spent on a 10 MiB body of 190,000 rows."""
-    from jsonschema import Draft202012Validator
-
-    seen: list[int] = []
-    iter_errors = Draft202012Validator.iter_errors
-
-    def counting(validator: Draft202012Validator, instance: Any, *args: Any) -> Any:
-        if isinstance(instance, dict) and isinstance(instance.get("sources_pool"), list):
-            seen.append(len(instance["sources_pool"]))
-        return iter_errors(validator, instance, *args)
-
-    monkeypatch.setattr(Draft202012Validator, "iter_errors", counting)
+    seen = pool_rows_validated(monkeypatch)
     rows = [{"sid": i, "title": f"Study {i}", "url": f"https://example.org/{i}"}
             for i in range(1, 101)]
     request = checked_request(json.dumps({"content": "Claim.[[S:7]]", "format": "md",
