@@ -119,11 +119,11 @@ class WorkerSettings:
 
     @property
     def running_lease_s(self) -> int:
-        """How long a job stays ``running`` on the board without its worker writing again:
-        until its message, were the worker to die, is handed out again (the visibility
-        timeout and a sweep), whose next attempt renews it. A render ends within the hard
-        time limit, below that, so only a job whose end the board refused (Redis down or
-        out of memory at that moment) lapses: its request, sent again, renders it again."""
+        """How long a worker answers for a job it started (:attr:`JobState.lease_until`): until
+        its message, were the worker to die, is handed out again (the visibility timeout and a
+        sweep), whose next attempt renews it. A render ends within the hard time limit, below
+        that, so only a job whose end the board refused (Redis down or out of memory at that
+        moment) outlives its lease: its request, sent again, renders it again."""
         return self.visibility + self.restore_interval_s
 
     @property
@@ -292,8 +292,8 @@ def finish(
     job stands.
 
     A board that refuses the end is logged, and ``state`` returned: a done job is answered
-    from the store (written first), and a failed one's running state lapses within
-    :attr:`WorkerSettings.running_lease_s`, after which its request renders it again.
+    from the store (written first), and a failed one stays ``running`` until its lease
+    passes (:attr:`WorkerSettings.running_lease_s`), after which its request renders again.
     """
     from kombu.exceptions import KombuError
 

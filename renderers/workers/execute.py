@@ -127,9 +127,8 @@ def begin(
 ) -> JobState | Finished:
     """Mark ``state`` running for one more attempt, or the failure when attempts ran out.
 
-    ``lease_s``: the board forgets the running state after that long, unless the job's end
-    (or its next attempt) replaces it first; a worker that could not write the end leaves no
-    job ``running`` for the board's whole time, and the request, sent again, renders again.
+    ``lease_s``: how long the worker answers for the running job (:attr:`JobState.lease_until`);
+    None for the service's own pool, which records every end itself.
     """
     attempts = state.attempts + 1
     if attempts > MAX_ATTEMPTS:
@@ -138,9 +137,11 @@ def begin(
             f"the render stopped its worker process {state.attempts} times (killed or out of "
             "memory); it is not tried again",
         )
+    now = time.time()
     running = state.with_status("running", attempts=attempts, worker=worker, pid=pid,
-                                started_at=time.time(), error=None)
-    board.put(running, ttl_s=lease_s)
+                                started_at=now, error=None,
+                                lease_until=None if lease_s is None else now + lease_s)
+    board.put(running)
     return running
 
 

@@ -25,8 +25,7 @@ from renderers.workers.stores import ArtifactStore
 
 JobStatus = Literal["queued", "running", "done", "failed"]
 JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "done", "failed")
-#: How long Redis keeps a job's state (a finished job's result stays in the store); a running
-#: one is a lease its worker sets (:func:`renderers.workers.execute.begin`), much shorter.
+#: How long Redis keeps a job's state (a finished job's result stays in the store).
 STATE_TTL_S = 7 * 24 * 3600
 _KEY_PREFIX = "citerender:job:"
 #: The artifact store URL the workers advertise, for services and batches given no ``--store``.
@@ -48,6 +47,11 @@ class JobState:
     attempts: int = 0
     worker: str = ""
     pid: int = 0
+    #: A running job on a broker's worker: until when its worker answers for it. Its end
+    #: comes before (a render stops at the hard time limit), or its next attempt renews it;
+    #: past it, the board refused the end, and a repeat of the request publishes the job
+    #: again (:func:`renderers.workers.submit.submit`).
+    lease_until: float | None = None
     webhook: str = ""
     #: A finished job: the envelope of ``POST /render`` without the file, plus ``artifacts``
     #: (store keys) and ``provenance`` (the artifacts' ``sources_used.json`` records).
@@ -172,9 +176,8 @@ class JobBoard(Protocol):
     def get(self, job_id: str) -> JobState | None:
         """The state, or None for an unknown job."""
 
-    def put(self, state: JobState, ttl_s: int | None = None) -> None:
-        """Store ``state`` (replacing the job's previous state); ``ttl_s``: forget it after
-        that many seconds, sooner than the board's own time (a worker's running lease)."""
+    def put(self, state: JobState) -> None:
+        """Store ``state`` (replacing the job's previous state)."""
 
     def claim(self, state: JobState) -> bool:
         """Store ``state`` only if the job has no state yet; whether it was stored."""
@@ -195,8 +198,7 @@ class MemoryBoard:
             text = self._states.get(job_id)
         return JobState.loads(text) if text is not None else None
 
-    def put(self, state: JobState, ttl_s: int | None = None) -> None:
-        # No lease here: a local job's worker is this process's pool, which records every end.
+    def put(self, state: JobState) -> None:
         with self._lock:
             self._states[state.id] = state.dumps()
 
@@ -247,9 +249,8 @@ class RedisBoard:
         except (ValueError, TypeError):
             return None
 
-    def put(self, state: JobState, ttl_s: int | None = None) -> None:
-        self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(),
-                  ex=ttl_s or self.ttl_s)
+    def put(self, state: JobState) -> None:
+        self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(), ex=self.ttl_s)
 
     def claim(self, state: JobState) -> bool:
         stored = self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(),

@@ -521,12 +521,12 @@ def test_a_render_task_checks_only_a_body_no_producer_of_its_version_checked(
         "field": refused.value.field}
 
 
-def test_a_job_whose_end_the_board_refused_lapses_and_its_request_renders_again(
+def test_a_job_whose_end_the_board_refused_is_rendered_again_past_its_workers_lease(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Redis refusing the job's last write (down, or out of memory, at that moment) left the
-    job ``running`` for the board's 7 days, and every repeat of its request answered it. The
-    running state is a lease now: it lapses, and the request, sent again, renders again."""
+    job ``running`` for the board's 7 days, and every repeat of its request answered it. Past
+    its worker's lease (the visibility timeout and a sweep), a repeat publishes it again."""
     from renderers.service.requests import parse_render_request, version
     from renderers.workers import celery_app
     from renderers.workers.celery_app import WorkerSettings, make_celery, run_render_task
@@ -535,10 +535,10 @@ def test_a_job_whose_end_the_board_refused_lapses_and_its_request_renders_again(
     from renderers.workers.submit import submit
 
     class RefusingEnds(RedisBoard):
-        def put(self, state: JobState, ttl_s: int | None = None) -> None:
+        def put(self, state: JobState) -> None:
             if state.status in ("done", "failed"):
                 raise BrokerUnavailable("OOM command not allowed when used memory > 'maxmemory'")
-            super().put(state, ttl_s)
+            super().put(state)
 
     request = parse_render_request({"content": "Claim.[[S:9]]\n", "format": "md",
                                     "strict": True, "sources_pool": POOL})
@@ -552,20 +552,23 @@ def test_a_job_whose_end_the_board_refused_lapses_and_its_request_renders_again(
         board = RefusingEnds(broker)
         monkeypatch.setattr(celery_app, "board_for", lambda _: board)
         store = open_store(store_url)
-        first = submit(request, board=board, store=store,
-                       enqueue=lambda state, _: queued.append(state))
+
+        def repeat() -> bool:
+            return submit(request, board=board, store=store,
+                          enqueue=lambda state, _: queued.append(state)).queued_now
+
+        assert repeat()
         app = make_celery(settings)
         try:
-            run_render_task(settings, first.state.to_dict(), request.payload, store_url,
+            run_render_task(settings, queued[0].to_dict(), request.payload, store_url,
                             checked_by=version(), worker="test@host", app=app)
         finally:
             app.close()
-        stuck = board.get(first.state.id)
+        stuck = board.get(queued[0].id)
         assert stuck is not None and stuck.status == "running" and stuck.attempts == 1
-        ttl = redis.Redis.from_url(broker).ttl(f"citerender:job:{first.state.id}")
-        assert 0 < ttl <= 3 + 1, ttl  # the visibility timeout and a sweep, not 7 days
-        wait_until(lambda: board.get(first.state.id) is None, 30, "the running state to lapse")
-        again = submit(request, board=board, store=store,
-                       enqueue=lambda state, _: queued.append(state))
+        assert stuck.started_at is not None and stuck.lease_until == stuck.started_at + 3 + 1
+        wait_until(repeat, 30, "a repeat past the lease to publish the job again", every=0.5)
+        again = board.get(queued[0].id)
         board.close()
-    assert again.queued_now and [state.id for state in queued] == [first.state.id] * 2
+    assert [state.id for state in queued] == [stuck.id] * 2
+    assert again is not None and again.status == "queued" and again.attempts == 1, again
