@@ -3,10 +3,10 @@
 One home for checking that body, so the synchronous route, the job routes, the batch CLI and
 a worker given a body it cannot trust accept exactly the same requests and refuse the others
 with the same words (:func:`parse_render_request`, pure, bounded and run anywhere). A body is
-checked once: what a producer checked reaches its worker through the service's own spool or
-the broker, and the worker only builds it (:func:`checked_render_request`); checked again, the
-schema validator read every pool row a second time (5 s for 190,000 rows). The HTTP framing
-(size, deadline, media type, bounded JSON) is :mod:`renderers.service.body`.
+checked once: a worker only builds what a producer of its version checked
+(:func:`checked_render_request`, :func:`renderers.workers.execute.job_request`); checked again,
+the schema validator read every pool row a second time (4 s for 190,000 rows). The HTTP
+framing (size, deadline, media type, bounded JSON) is :mod:`renderers.service.body`.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class RenderRequest:
     """A checked render request: what to render, how, and the download name.
 
     ``payload`` is the body as received and checked (it travels to workers unchanged, and
-    they build it again without checking it: :func:`checked_render_request`); ``kwargs`` are
+    they build it again, checking it only when no producer of their version did); ``kwargs`` are
     the keyword arguments for :func:`renderers.api.render`.
     """
 
@@ -109,7 +109,7 @@ class RenderRequest:
         (``markdown``/``md``) do not change the key; the version does, since output may.
         """
         canonical = {
-            "citerender": version(),
+            "citerender": _version(),
             "content": self.content,
             "format": self.format,
             "stem": self.stem,
@@ -121,8 +121,7 @@ class RenderRequest:
 
 
 @cache
-def version() -> str:
-    """citerender's version: part of a request's key, and of a checked body's warrant."""
+def _version() -> str:
     try:
         return metadata.version("citerender")
     except metadata.PackageNotFoundError:

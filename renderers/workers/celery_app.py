@@ -211,9 +211,8 @@ def make_celery(settings: WorkerSettings) -> Celery:
                     "time_limit", f"the render ran past the hard limit of "
                     f"{settings.time_limit_s} s; its process was stopped"), self.app)
 
-    def render(task: Task, state: dict[str, Any], payload: dict[str, Any], store_url: str,
-               checked_by: str = "") -> None:
-        run_render_task(settings, state, payload, store_url, checked_by=checked_by,
+    def render(task: Task, state: dict[str, Any], payload: dict[str, Any], store_url: str) -> None:
+        run_render_task(settings, state, payload, store_url,
                         worker=str(task.request.hostname or ""), app=task.app)
 
     def webhook(url: str, body: dict[str, Any]) -> None:
@@ -320,17 +319,12 @@ def board_for(broker: str) -> RedisBoard:
 
 def run_render_task(
     settings: WorkerSettings, state: dict[str, Any], payload: dict[str, Any], store_url: str,
-    *, checked_by: str = "", worker: str, app: Celery,
+    *, worker: str, app: Celery,
 ) -> None:
-    """The body of the render task (see :mod:`renderers.workers.execute` for the steps).
-
-    ``checked_by`` is the version of the producer that checked ``payload`` before queueing
-    it (:meth:`CeleryQueue.enqueue`): the same version as this worker's, and the body is
-    only built; another (a rolling upgrade) or none, and it is checked here first.
-    """
+    """The body of the render task (see :mod:`renderers.workers.execute` for the steps; the
+    body is checked only when no producer of this version did,
+    :func:`~renderers.workers.execute.job_request`)."""
     from celery.exceptions import SoftTimeLimitExceeded
-
-    from renderers.service.requests import version
 
     board = board_for(settings.broker)
     store = store_for(settings.store)
@@ -350,8 +344,7 @@ def run_render_task(
         finish(board, store, current, started, app)
         return
     try:
-        finished = render_to_store(StoreJob(queued.id, payload, store.url,
-                                            checked=checked_by == version()))
+        finished = render_to_store(StoreJob(queued.id, payload, store.url, checked=False))
     except SoftTimeLimitExceeded:
         finished = failure(ServiceCode.TIME_LIMIT, f"the render ran past the soft limit of "
                                                    f"{settings.soft_time_limit_s} s")
@@ -377,19 +370,13 @@ class CeleryQueue:
         self.app = make_celery(WorkerSettings(broker=broker, store=""))
 
     def enqueue(self, state: JobState, payload: dict[str, Any], store_url: str) -> None:
-        """Publish the job, whose ``payload`` the caller checked
-        (:func:`~renderers.service.requests.parse_render_request`): the message says which
-        version checked it, and a worker of that version does not check it again.
-        :class:`BrokerUnavailable` when Redis does not take it."""
+        """Publish the job; :class:`BrokerUnavailable` when Redis does not take it."""
         from kombu.exceptions import KombuError
-
-        from renderers.service.requests import version
 
         try:
             self.app.send_task(
                 TASK_NAME,
-                kwargs={"state": state.to_dict(), "payload": payload, "store_url": store_url,
-                        "checked_by": version()},
+                kwargs={"state": state.to_dict(), "payload": payload, "store_url": store_url},
                 queue=queue_for(state.format),
                 task_id=uuid.uuid4().hex,
             )
