@@ -127,7 +127,7 @@ def job_request(job: StoreJob) -> RenderRequest:
 
     A job's id is its request's key, which holds the version of the producer that made it
     (:meth:`RenderRequest.job_key`): a body this version keys to the job's id was checked by a
-    producer of this version (0.25 s of hashing for 190,000 pool rows, where checking them
+    producer of this version (0.2 s of hashing for 190,000 pool rows, where checking them
     again took the schema validator 4 s). A message from another version (a rolling
     upgrade), or one whose body is not the one its id was made from, is checked here.
     """
