@@ -169,7 +169,7 @@ def pool_latency(store: str, body: dict[str, Any], runs: int) -> list[float]:
                 state = begin(board, new_state(request.job_key(), "pdf", "report"),
                               worker="bench", pid=0)
                 assert isinstance(state, JobState)
-                job = StoreJob(state.id, request.payload, store)
+                job = StoreJob(state.id, request.payload, store, checked=True)
                 finished = await pool.run(render_to_store, job, timeout=120)
                 assert record(board, target, state, finished).status == "done"
                 assert finished.result is not None

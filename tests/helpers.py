@@ -253,3 +253,20 @@ def without_preview_script(html: str) -> str:
     own = environment().get_template("preview.html.j2").render().strip()
     assert html.count(own) <= 1, "the preview script appears more than once"
     return html.replace(own, "")
+
+
+def pool_rows_validated(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many pool rows each JSON schema validation is given from now on (the
+    ``sources_pool`` list of the instance validated): where a check runs twice, it shows."""
+    from jsonschema import Draft202012Validator
+
+    seen: list[int] = []
+    iter_errors = Draft202012Validator.iter_errors
+
+    def counting(validator: Draft202012Validator, instance: Any, *args: Any) -> Any:
+        if isinstance(instance, dict) and isinstance(instance.get("sources_pool"), list):
+            seen.append(len(instance["sources_pool"]))
+        return iter_errors(validator, instance, *args)
+
+    monkeypatch.setattr(Draft202012Validator, "iter_errors", counting)
+    return seen

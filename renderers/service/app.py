@@ -42,7 +42,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, get_args
 from urllib.parse import quote
 
-from jsonschema import Draft202012Validator
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -58,9 +57,9 @@ from starlette.routing import Route
 
 from citations.errors import CodedError, ErrorCode
 from renderers.formats import BY_NAME, EXTENSIONS
-from renderers.options import Limits, PdfEngine
+from renderers.options import PdfEngine
 from renderers.process_memory import default_worker_memory_mib
-from renderers.service.body import BodyProblem, parse_json_object, read_body, request_problem
+from renderers.service.body import parse_json_object, read_body
 from renderers.service.codes import ServiceCode, error_response
 from renderers.service.pool import (
     HandOffFailed,
@@ -77,8 +76,7 @@ from renderers.service.requests import (
     REQUEST_SCHEMA,
     RenderRequest,
     RequestProblem,
-    check_format,
-    checked_render_request,
+    parse_render_request,
 )
 from renderers.service.server import AnswerUnexpectedErrors, ServerLimits
 from renderers.templates import templates_dir
@@ -122,7 +120,6 @@ PRELOAD_MODULES = (
 _MAX_FILENAME = 120
 #: Threads that parse and validate request bodies (off the event loop, a few at a time).
 _PARSER_THREADS = 2
-_REQUEST_VALIDATOR = Draft202012Validator(REQUEST_SCHEMA)
 #: What a route's body check returns (Service.read_checked).
 _Checked = TypeVar("_Checked")
 
@@ -274,10 +271,9 @@ async def _routing_error(request: Request, exc: Exception) -> Response:
                           code or ErrorCode.INVALID_ARGUMENT, headers=headers)
 
 
-def problem(refused: BodyProblem | RequestProblem) -> JSONResponse:
+def problem(refused: RequestProblem) -> JSONResponse:
     """The answer to a refused body; the connection is closed when its rest was not read."""
-    unread = isinstance(refused, BodyProblem) and refused.close
-    headers = {"Connection": "close"} if unread else None
+    headers = {"Connection": "close"} if refused.close else None
     return error_response(refused.status, refused.message, refused.field,
                           refused.code or ErrorCode.INVALID_ARGUMENT, headers=headers)
 
@@ -490,7 +486,7 @@ class ExportService:
     async def read_checked(self, request: Request, check: Callable[[bytes], _Checked]) -> _Checked:
         """The body of ``request`` within the body bounds (size, deadline), then ``check``ed
         in a parser thread, off the event loop: what every route taking a request body does.
-        Raises :class:`BodyProblem` or :class:`RequestProblem` (answer with :func:`problem`)."""
+        Raises :class:`RequestProblem` (answer with :func:`problem`)."""
         assert self._parsers is not None
         body = await read_body(request, max_bytes=self.max_body_bytes,
                                timeout_s=self.body_timeout_s)
@@ -500,7 +496,7 @@ class ExportService:
         """``POST /render``: read the body, check it in a parser thread, render in a worker."""
         try:
             parsed = await self.read_checked(request, checked_request)
-        except (BodyProblem, RequestProblem) as refused:
+        except RequestProblem as refused:
             return problem(refused)
         return await self._render_payload(parsed, request)
 
@@ -601,10 +597,10 @@ def _write_zip_file(path: Path, pages: Sequence[tuple[str, Callable[[], bytes]]]
 
 
 def checked_request(body: bytes) -> RenderRequest:
-    """The render request in ``body``, or :class:`BodyProblem`/:class:`RequestProblem` naming
-    the bad field. Runs in a parser thread; every step is bounded by the body limit and the
-    pool row limit (rows are counted before any is validated, then checked one at a time)."""
-    return _checked_fields(parse_json_object(body))
+    """The render request in ``body``, or :class:`RequestProblem` naming the bad field. Runs
+    in a parser thread; every step is bounded by the body limit and the pool row limit (rows
+    are counted before any is validated, then checked one at a time)."""
+    return parse_render_request(parse_json_object(body))
 
 
 def checked_job(body: bytes) -> tuple[RenderRequest, Any]:
@@ -612,17 +608,7 @@ def checked_job(body: bytes) -> tuple[RenderRequest, Any]:
     it, and its ``webhook`` field (None when absent; the jobs API checks it)."""
     payload = parse_json_object(body)
     webhook = payload.pop("webhook", None)
-    return _checked_fields(payload), webhook
-
-
-def _checked_fields(payload: dict[str, Any]) -> RenderRequest:
-    check_format(payload)
-    problem = request_problem(
-        payload, _REQUEST_VALIDATOR, max_pool_rows=Limits().max_pool_rows
-    )
-    if problem is not None:
-        raise problem
-    return checked_render_request(payload)
+    return parse_render_request(payload), webhook
 
 
 def create_app(

@@ -2,14 +2,15 @@
 
 The event loop only collects bytes (:func:`read_body`: a size limit, and a deadline so a
 client trickling bytes is cut off). Everything that costs CPU — decoding, JSON parsing,
-schema validation — runs in a parser thread (:func:`parse_json_object`,
-:func:`request_problem`), and anything that would make a parser, the schema validator or
-the pickling of the job recurse or grow without bound is refused before it gets there:
+the check of the request's fields — runs in a parser thread (:func:`parse_json_object`, then
+:func:`renderers.service.requests.parse_render_request`), and anything that would make a
+parser, the schema validator or the pickling of the job recurse or grow without bound is
+refused before it gets there:
 nesting deeper than :data:`MAX_DEPTH`, integers longer than :data:`MAX_INT_DIGITS`, numbers
 JSON cannot carry (NaN, infinities), lone surrogates, and more pool rows than the renderer's
 own limit. An object naming a key twice is refused too (:mod:`citations.json_keys`): which
-value was meant is the client's bug to fix. Every refusal is a :class:`BodyProblem` naming
-the field, never a 500.
+value was meant is the client's bug to fix. Every refusal is a
+:class:`~renderers.service.requests.RequestProblem` naming the field, never a 500.
 """
 
 from __future__ import annotations
@@ -22,14 +23,11 @@ from collections.abc import Iterator
 from itertools import accumulate
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from starlette.requests import ClientDisconnect, Request
 
 from citations import json_keys
-from citations.errors import ErrorCode
-from renderers.errors import OptionError
 from renderers.service.codes import ServiceCode
-from renderers.tools import arguments_problem
+from renderers.service.requests import RequestProblem
 
 #: Arrays and objects nested in one body, the body itself counting as 1. The renderer takes
 #: pool rows' unknown fields 32 deep (``citations.pool.MAX_EXTRA_DEPTH``); this leaves room
@@ -50,25 +48,6 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class BodyProblem(Exception):
-    """A body the service refuses: the HTTP status, the message and the field it names.
-
-    ``close`` asks for the connection to be closed after the answer (the rest of the body
-    was not read, so the connection cannot carry another request).
-    """
-
-    def __init__(
-        self, status: int, message: str, field: str = "body", *, close: bool = False,
-        code: ErrorCode | ServiceCode | None = None,
-    ):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.field = field
-        self.close = close
-        self.code = code
-
-
 async def read_body(request: Request, *, max_bytes: int, timeout_s: float) -> bytes:
     """The JSON body, at most ``max_bytes`` long and fully arrived within ``timeout_s``.
 
@@ -81,7 +60,7 @@ async def read_body(request: Request, *, max_bytes: int, timeout_s: float) -> by
         raise _too_large(max_bytes)
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "application/json":
-        raise BodyProblem(
+        raise RequestProblem(
             415, "Content-Type must be application/json", close=True,
             code=ServiceCode.UNSUPPORTED_MEDIA_TYPE,
         )
@@ -93,17 +72,17 @@ async def read_body(request: Request, *, max_bytes: int, timeout_s: float) -> by
                 if len(body) > max_bytes:
                     raise _too_large(max_bytes)
     except TimeoutError:
-        raise BodyProblem(
+        raise RequestProblem(
             408, f"the body did not arrive within {timeout_s:g} s", close=True,
             code=ServiceCode.TIME_LIMIT,
         ) from None
     except ClientDisconnect:
-        raise BodyProblem(400, "the client closed the connection mid-body") from None
+        raise RequestProblem(400, "the client closed the connection mid-body") from None
     return bytes(body)
 
 
-def _too_large(max_bytes: int) -> BodyProblem:
-    return BodyProblem(
+def _too_large(max_bytes: int) -> RequestProblem:
+    return RequestProblem(
         413, f"request body larger than {max_bytes} bytes", close=True, code=ServiceCode.TOO_LARGE
     )
 
@@ -145,14 +124,14 @@ class _NumberHooks:
 
 
 def parse_json_object(body: bytes) -> dict[str, Any]:
-    """The body as a JSON object, or :class:`BodyProblem` (400) naming what is wrong where.
+    """The body as a JSON object, or :class:`RequestProblem` (400) naming what is wrong where.
 
     Runs in a parser thread: the cost is a few linear passes over at most the body limit.
     """
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise BodyProblem(
+        raise RequestProblem(
             400, f"body: not UTF-8 at byte {exc.start}; accepted: a UTF-8 JSON object"
         ) from None
     _refuse_deep_nesting(body)
@@ -165,21 +144,21 @@ def parse_json_object(body: bytes) -> dict[str, Any]:
             parse_constant=hooks.parse_constant,
         )
     except json.JSONDecodeError as exc:
-        raise BodyProblem(400, f"the body is not valid JSON: {exc}") from None
+        raise RequestProblem(400, f"the body is not valid JSON: {exc}") from None
     except json_keys.DuplicateKeyError as exc:  # which of the two values was meant?
         where = _printable(exc.where)
-        raise BodyProblem(400, f"{where}: {_printable(exc.reason)}", where) from None
+        raise RequestProblem(400, f"{where}: {_printable(exc.reason)}", where) from None
     except (RecursionError, ValueError) as exc:  # bounded above; kept as a last line
-        raise BodyProblem(400, f"the body could not be read as JSON: {exc}") from None
+        raise RequestProblem(400, f"the body could not be read as JSON: {exc}") from None
     if not isinstance(payload, dict):
-        raise BodyProblem(400, "the body must be a JSON object")
+        raise RequestProblem(400, "the body must be a JSON object")
     if hooks.refused or _SURROGATE_ESCAPE.search(text):
         _refuse_bad_values(payload)
     return payload
 
 
 def _refuse_deep_nesting(body: bytes) -> None:
-    """:class:`BodyProblem` when arrays and objects nest deeper than :data:`MAX_DEPTH`.
+    """:class:`RequestProblem` when arrays and objects nest deeper than :data:`MAX_DEPTH`.
 
     Counted on the bytes with string literals blanked out (they may hold brackets), before
     the JSON parser, which recurses once per level, ever sees the body.
@@ -188,7 +167,7 @@ def _refuse_deep_nesting(body: bytes) -> None:
     if max(accumulate(map(_STEP.__getitem__, brackets)), default=0) <= MAX_DEPTH:
         return
     where = _deepest_field(body)
-    raise BodyProblem(
+    raise RequestProblem(
         400,
         f"{where}: nests deeper than {MAX_DEPTH} levels of arrays and objects; accepted: "
         f"at most {MAX_DEPTH} levels in a body",
@@ -254,40 +233,16 @@ def _walk(payload: dict[str, Any]) -> Iterator[tuple[list[str], Any, bool]]:
 
 
 def _refuse_bad_values(payload: dict[str, Any]) -> None:
-    """:class:`BodyProblem` for the first refused number or lone surrogate, by field."""
+    """:class:`RequestProblem` for the first refused number or lone surrogate, by field."""
     for path, value, is_key in _walk(payload):
         where = ".".join(_printable(part) for part in path) or "body"
         if isinstance(value, _Refused):
-            raise BodyProblem(400, f"{where}: {value.reason}", where)
+            raise RequestProblem(400, f"{where}: {value.reason}", where)
         if isinstance(value, str) and (found := _SURROGATE.search(value)):
             what = "its name holds" if is_key else "holds"
-            raise BodyProblem(
+            raise RequestProblem(
                 400,
                 f"{where}: {what} a lone surrogate (U+{ord(found.group()):04X}); accepted: "
                 "Unicode text (surrogate escapes only in pairs)",
                 where,
             )
-
-
-# --- bounded validation of the request fields ------------------------------------------------
-
-
-def request_problem(
-    payload: dict[str, Any],
-    validator: Draft202012Validator,
-    *,
-    max_pool_rows: int,
-) -> BodyProblem | None:
-    """The first problem with ``payload``'s fields, with work and memory bounded: the tools'
-    own check (:func:`renderers.tools.arguments_problem`: rows counted, fields validated with
-    the rows set aside, then each row by the pool loader itself, stopping at the first bad
-    one), answered with its HTTP status — 400 for a field the schema refuses, 422
-    ``limit_exceeded`` for too many rows and ``invalid_sources_pool`` for a bad row, named by
-    its position and field (``sources_pool.2.sid``)."""
-    problem = arguments_problem(payload, validator, max_pool_rows=max_pool_rows)
-    if problem is None:
-        return None
-    if isinstance(problem, OptionError):  # the schema's refusal; its message names no field
-        where = problem.field or "body"
-        return BodyProblem(400, f"{where}: {problem}", where)
-    return BodyProblem(422, str(problem), problem.field, code=problem.code)

@@ -25,7 +25,7 @@ class ServiceCode(StrEnum):
     BUSY = "busy"  # 503: every worker busy and the queue (or the job backlog) full; retry later
     UNAVAILABLE = "unavailable"  # 503: the pool, the broker or the store cannot be used now
     TIME_LIMIT = "time_limit"  # 504 (408 for a body): ran past its time limit
-    TOO_LARGE = "too_large"  # 413: the request body is larger than the service reads
+    TOO_LARGE = "too_large"  # 413 (431 for its head): the request is larger than the service reads
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"  # 415: the body is not application/json
     NOT_FOUND = "not_found"  # 404: no such route, asset or job
     METHOD_NOT_ALLOWED = "method_not_allowed"  # 405

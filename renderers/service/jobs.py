@@ -64,7 +64,6 @@ from renderers.service.app import (
     warning_count,
     write_zip_pages,
 )
-from renderers.service.body import BodyProblem
 from renderers.service.codes import ServiceCode, error_response
 from renderers.service.pool import (
     JobRaised,
@@ -246,7 +245,7 @@ class JobsAPI:
             parsed, webhook = await self.service.read_checked(request, checked_job)
             if webhook is not None:
                 webhook = self.webhooks.check(webhook)
-        except (BodyProblem, RequestProblem) as refused:
+        except RequestProblem as refused:
             return problem(refused)
         except WebhookRefused as refused:
             return error_response(400, str(refused), "webhook", ErrorCode.INVALID_ARGUMENT)
@@ -496,9 +495,10 @@ def spool(directory: Path, job_id: str, payload: dict[str, Any], store_url: str)
 
 def render_spooled(job: SpooledJob) -> Finished:
     """In a worker: :func:`~renderers.workers.execute.render_to_store` with the spooled body
-    (JSON values round-trip exactly, so the job renders the body its id was made from)."""
+    (JSON values round-trip exactly, so the job renders the body its id was made from). The
+    body was checked before it was spooled, by this service, and is not checked again."""
     payload = json.loads(Path(job.body_path).read_bytes())
-    return render_to_store(StoreJob(job.job_id, payload, job.store_url))
+    return render_to_store(StoreJob(job.job_id, payload, job.store_url, checked=True))
 
 
 class _NotStarted(Exception):

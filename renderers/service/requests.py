@@ -1,10 +1,12 @@
 """What a render request is: the JSON body of ``POST /render`` (and of ``POST /jobs``).
 
-One home for reading and checking that body, so the synchronous route, the job routes and the
-Celery task (which receives the same body through the broker) accept exactly the same requests
-and name the same field when one is wrong. :func:`parse_render_request` is pure and runs anywhere,
-workers included; the HTTP framing (size, deadline, media type, bounded JSON) is
-:mod:`renderers.service.body`, used by both routes through ``Service.read_checked``.
+One home for checking that body, so the synchronous route, the job routes, the batch CLI and
+a worker given a body it cannot trust accept exactly the same requests and refuse the others
+with the same words (:func:`parse_render_request`, pure, bounded and run anywhere). A body is
+checked once: a worker only builds what a producer of its version checked
+(:func:`checked_render_request`, :func:`renderers.workers.execute.job_request`); checked again,
+the schema validator read every pool row a second time (4 s for 190,000 rows). The HTTP
+framing (size, deadline, media type, bounded JSON) is :mod:`renderers.service.body`.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from jsonschema import Draft202012Validator
 from citations.errors import ErrorCode
 from renderers.errors import OptionError
 from renderers.formats import FORMAT_NAMES, normalize_format
-from renderers.options import PARAMETERS
+from renderers.options import PARAMETERS, Limits
+from renderers.service.codes import ServiceCode
 from renderers.tools import (
     INPUT_PROPERTIES,
+    arguments_problem,
     option_properties,
     render_kwargs,
-    validation_problem,
 )
 
 _options = option_properties("service")
@@ -62,14 +65,23 @@ _SERVICE_DEFAULTS = {p.name: p.default for p in PARAMETERS if p.offered_on("serv
 
 
 class RequestProblem(Exception):
-    """A request the service refuses: the HTTP status, the message, the field and the code."""
+    """A request refused, from its framing to its fields: the HTTP status, the message, the
+    field it names and the code (``invalid_argument`` when None), the same on every surface
+    (an HTTP answer, a failed job's error, the batch CLI's line).
 
-    def __init__(self, status: int, message: str, field: str = "",
-                 code: ErrorCode | None = None) -> None:
+    ``close`` asks for the connection to be closed after the answer (the rest of the body
+    was not read, so the connection cannot carry another request).
+    """
+
+    def __init__(
+        self, status: int, message: str, field: str = "body", *, close: bool = False,
+        code: ErrorCode | ServiceCode | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.field = field
+        self.close = close
         self.code = code
 
 
@@ -77,8 +89,9 @@ class RequestProblem(Exception):
 class RenderRequest:
     """A checked render request: what to render, how, and the download name.
 
-    ``payload`` is the body as received (it travels to remote workers unchanged and is parsed
-    there again); ``kwargs`` are the keyword arguments for :func:`renderers.api.render`.
+    ``payload`` is the body as received and checked (it travels to workers unchanged, and
+    they build it again, checking it only when no producer of their version did); ``kwargs`` are
+    the keyword arguments for :func:`renderers.api.render`.
     """
 
     payload: dict[str, Any]
@@ -122,29 +135,39 @@ def check_format(payload: dict[str, Any]) -> None:
         if "format" in payload:
             normalize_format(payload["format"])
     except OptionError as exc:
-        raise RequestProblem(400, str(exc), exc.field, exc.code) from None
+        raise RequestProblem(400, str(exc), exc.field, code=exc.code) from None
 
 
-def parse_render_request(payload: dict[str, Any]) -> RenderRequest:
-    """Check ``payload`` against :data:`REQUEST_SCHEMA`; RequestProblem (400) naming the field.
-    An option the format does not use (``pages`` for a PDF) goes on to the render, which says
-    so in its warnings. (The service checks a client's body with bounded work instead,
-    :func:`renderers.service.body.request_problem`, then calls :func:`checked_render_request`.)
+def parse_render_request(
+    payload: dict[str, Any], *, max_pool_rows: int = Limits().max_pool_rows,
+) -> RenderRequest:
+    """The request in ``payload`` once checked, with work and memory bounded; else
+    :class:`RequestProblem` naming the field.
+
+    The check is the tools' own (:func:`renderers.tools.arguments_problem`: rows counted,
+    fields validated against :data:`REQUEST_SCHEMA` with the rows set aside, then each row by
+    the pool loader itself, stopping at the first bad one), answered with its HTTP status —
+    400 for a field the schema refuses, 422 ``limit_exceeded`` for too many rows and
+    ``invalid_sources_pool`` for a bad row, named by its position and field
+    (``sources_pool.2.sid``). An option the format does not use (``pages`` for a PDF) goes on
+    to the render, which says so in its warnings.
     """
     check_format(payload)
-    problem = validation_problem(_REQUEST_VALIDATOR, payload)
+    problem = arguments_problem(payload, _REQUEST_VALIDATOR, max_pool_rows=max_pool_rows)
+    if isinstance(problem, OptionError):  # the schema's refusal; its message names no field
+        where = problem.field or "body"
+        raise RequestProblem(400, f"{where}: {problem}", where)
     if problem is not None:
-        where, message = problem
-        raise RequestProblem(400, f"{where or 'body'}: {message}", where or "body")
+        raise RequestProblem(422, str(problem), problem.field, code=problem.code)
+    if "\x00" in payload["content"]:
+        raise RequestProblem(400, "content: holds a NUL character", "content")
     return checked_render_request(payload)
 
 
 def checked_render_request(payload: dict[str, Any]) -> RenderRequest:
-    """The request in ``payload``, whose fields have been checked against the schema already:
-    checked again, the rows of a 10 MiB body took the schema validator 5 s more."""
+    """The request in ``payload``, which :func:`parse_render_request` accepted already (a
+    worker's body, checked by the service or batch that queued it): built, not checked."""
     fmt = FORMAT_NAMES[payload["format"]]
-    if "\x00" in payload["content"]:
-        raise RequestProblem(400, "content: holds a NUL character", "content")
     kwargs = render_kwargs({k: v for k, v in payload.items() if k != "pages"}, "service")
     if fmt == "png":
         pages = payload.get("pages", [1])

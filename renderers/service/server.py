@@ -1,12 +1,15 @@
 """How the export service is served: uvicorn settings that bound slow clients and shutdown.
 
-uvicorn bounds the size of a request head (h11) and the idle time between requests, but not
-the time a head may take to arrive: a client sending one byte every second holds its
-connection forever. :class:`HeadDeadlineProtocol` closes a connection whose request head is
-not complete within :attr:`ServerLimits.header_timeout_s` of the connection opening or of
-the previous response; the body has its own deadline in the app
-(:func:`renderers.service.body.read_body`). It also answers uvicorn's own refusals (a request
-it cannot read, one past the connection limit) as JSON, in the shape of every refusal.
+uvicorn bounds the idle time between requests, but not the time a head may take to arrive: a
+client sending one byte every second holds its connection forever. Nor does it bound a head's
+size, only that of a head still arriving (h11's incomplete-event limit): a whole head that
+arrived in one read went through at any size. :class:`HeadDeadlineProtocol` closes a
+connection whose request head is not complete within :attr:`ServerLimits.header_timeout_s` of
+the connection opening or of the previous response (the body has its own deadline in the app,
+:func:`renderers.service.body.read_body`), and refuses a head past
+:attr:`ServerLimits.max_header_bytes` however it arrived (431). It also answers uvicorn's own
+refusals (a request it cannot read, one past the connection limit) as JSON, in the shape of
+every refusal.
 Shutdown gives in-flight requests :attr:`ServerLimits.graceful_shutdown_s`, then cancels them,
 stops the workers and removes the service's temporary root.
 
@@ -47,10 +50,41 @@ class ServerLimits:
     keep_alive_s: int = 5
     #: Open connections plus running requests; beyond it a request answers 503 ``busy``.
     max_connections: int = 100
-    #: Size of a request head (h11's incomplete-event limit; larger answers 400).
+    #: Size of a request head, its request line and header lines (larger answers 431).
     max_header_bytes: int = 16 * 1024
     #: At shutdown, in-flight requests get this long before they are cancelled.
     graceful_shutdown_s: int = 10
+
+
+def head_bytes(request: h11.Request) -> int:
+    """The size of ``request``'s head as h11 read it: the request line and one
+    ``name: value`` line per header, each ending in CRLF, then the blank line (whitespace h11
+    dropped around a value is not counted)."""
+    line = len(request.method) + len(request.target) + len(request.http_version) + 9
+    fields = sum(len(name) + len(value) + 4 for name, value in request.headers.raw_items())
+    return line + fields + 2
+
+
+class _BoundedHeads(h11.Connection):
+    """h11's server side, refusing a request head past ``max_head_bytes`` however it arrived
+    (h11 bounds only a head still arriving), and keeping the refusal it raises last, so the
+    answer can say what was refused (uvicorn's handler is told no more than that the request
+    was invalid)."""
+
+    def __init__(self, max_head_bytes: int) -> None:
+        super().__init__(h11.SERVER, max_incomplete_event_size=max_head_bytes)
+        self.max_head_bytes = max_head_bytes
+        self.refused: h11.RemoteProtocolError | None = None
+
+    def next_event(self) -> Any:
+        try:
+            event = super().next_event()
+            if isinstance(event, h11.Request) and head_bytes(event) > self.max_head_bytes:
+                raise h11.RemoteProtocolError("request head too large", error_status_hint=431)
+        except h11.RemoteProtocolError as exc:
+            self.refused = exc
+            raise
+        return event
 
 
 class HeadDeadlineProtocol(H11Protocol):
@@ -59,10 +93,17 @@ class HeadDeadlineProtocol(H11Protocol):
     refusal of the service (:func:`~renderers.service.codes.error_response`), not as text."""
 
     header_timeout_s = ServerLimits.header_timeout_s
+    #: After refusing a request it could not read, how long the connection still reads (and
+    #: drops) what the client sends: closed with a 200 KiB head still unread, it was reset,
+    #: and the client lost the refusal.
+    linger_s = 2.0
     _head_timer: asyncio.TimerHandle | None = None
+    _draining = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.conn = _BoundedHeads(self.config.h11_max_incomplete_event_size
+                                  or ServerLimits.max_header_bytes)
         # uvicorn answers past limit_concurrency with a text/plain 503: checked here instead.
         self.max_connections, self.limit_concurrency = self.limit_concurrency, None
         self.app = self._within_limit(self.app)
@@ -87,18 +128,38 @@ class HeadDeadlineProtocol(H11Protocol):
         return limited
 
     def send_400_response(self, msg: str) -> None:
-        """A request h11 cannot read (a malformed head, a head past
-        :attr:`ServerLimits.max_header_bytes`, a bad chunk): 400 as JSON, then close."""
-        body = bytes(error_response(
-            400, "request: not a readable HTTP/1.1 request (a malformed request line, header or "
-            "chunk, or a head past the size limit); accepted: HTTP/1.1", "",
-            ErrorCode.INVALID_ARGUMENT).body)
+        """A request h11 cannot read, as JSON, then close (after :attr:`linger_s`): 431
+        ``too_large`` for a head (or a chunk's header line) past
+        :attr:`ServerLimits.max_header_bytes`, else 400 (a malformed request line, header or
+        chunk)."""
+        conn = self.conn
+        code: ErrorCode | ServiceCode
+        if (isinstance(conn, _BoundedHeads) and conn.refused is not None
+                and conn.refused.error_status_hint == 431):
+            status, reason, code = 431, b"Request Header Fields Too Large", ServiceCode.TOO_LARGE
+            message = (f"request: the head (request line and headers) is larger than "
+                       f"{conn.max_head_bytes} bytes; accepted: at most {conn.max_head_bytes}")
+        else:
+            status, reason, code = 400, b"Bad Request", ErrorCode.INVALID_ARGUMENT
+            message = ("request: not a readable HTTP/1.1 request (a malformed request line, "
+                       "header or chunk); accepted: HTTP/1.1")
+        body = bytes(error_response(status, message, "", code).body)
         headers = [(b"content-type", b"application/json"), (b"connection", b"close"),
                    (b"content-length", str(len(body)).encode("ascii"))]
-        for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+        for event in (h11.Response(status_code=status, headers=headers, reason=reason),
                       h11.Data(data=body), h11.EndOfMessage()):
             self.transport.write(self.conn.send(event) or b"")
-        self.transport.close()
+        if not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        self.transport.write_eof()  # the client reads the refusal and closes; or we do, soon
+        self._draining = True
+        self.loop.call_later(self.linger_s, self.transport.close)
+
+    def data_received(self, data: bytes) -> None:
+        """Bytes of the request being read, or dropped after a refusal (see :attr:`linger_s`)."""
+        if not self._draining:
+            super().data_received(data)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Start the head deadline with the connection."""

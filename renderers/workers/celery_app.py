@@ -118,6 +118,15 @@ class WorkerSettings:
         return self.visibility_timeout_s or self.time_limit_s + 60
 
     @property
+    def running_lease_s(self) -> int:
+        """How long a worker answers for a job it started (:attr:`JobState.lease_until`): until
+        its message, were the worker to die, is handed out again (the visibility timeout and a
+        sweep), whose next attempt renews it. A render ends within the hard time limit, below
+        that, so only a job whose end the board refused (Redis down or out of memory at that
+        moment) outlives its lease: its request, sent again, renders it again."""
+        return self.visibility + self.restore_interval_s
+
+    @property
     def advertise_ttl_s(self) -> int:
         """How long one advertisement lasts: three intervals, so a late beat or two (a busy
         machine, a short broker outage) never lets it lapse while the worker runs."""
@@ -279,10 +288,20 @@ def finish(
 ) -> JobState:
     """Record how the job ended (:func:`renderers.workers.execute.record`), then queue its
     webhook as a task of its own on ``app``; a broker that does not take it is logged, the
-    job stands."""
+    job stands.
+
+    A board that refuses the end is logged, and ``state`` returned: a done job is answered
+    from the store (written first), and a failed one stays ``running`` until its lease
+    passes (:attr:`WorkerSettings.running_lease_s`), after which its request renders again.
+    """
     from kombu.exceptions import KombuError
 
-    final = record(board, store, state, finished)
+    try:
+        final = record(board, store, state, finished)
+    except BrokerUnavailable as exc:
+        log.warning("job %s: the board did not take its end (%s): %s", state.id,
+                    finished.status, exc)
+        return state
     if final.webhook:
         try:
             app.tasks[WEBHOOK_TASK_NAME].apply_async(args=(final.webhook, final.public()),
@@ -302,7 +321,9 @@ def run_render_task(
     settings: WorkerSettings, state: dict[str, Any], payload: dict[str, Any], store_url: str,
     *, worker: str, app: Celery,
 ) -> None:
-    """The body of the render task (see :mod:`renderers.workers.execute` for the steps)."""
+    """The body of the render task (see :mod:`renderers.workers.execute` for the steps; the
+    body is checked only when no producer of this version did,
+    :func:`~renderers.workers.execute.job_request`)."""
     from celery.exceptions import SoftTimeLimitExceeded
 
     board = board_for(settings.broker)
@@ -317,12 +338,13 @@ def run_render_task(
             "store_mismatch", f"the job was submitted for the store {store_url} but this worker "
             f"writes to {store.url}; start services and workers with the same --store"), app)
         return
-    started = begin(board, current, worker=worker, pid=os.getpid())
+    started = begin(board, current, worker=worker, pid=os.getpid(),
+                    lease_s=settings.running_lease_s)
     if isinstance(started, Finished):
         finish(board, store, current, started, app)
         return
     try:
-        finished = render_to_store(StoreJob(queued.id, payload, store.url))
+        finished = render_to_store(StoreJob(queued.id, payload, store.url, checked=False))
     except SoftTimeLimitExceeded:
         finished = failure(ServiceCode.TIME_LIMIT, f"the render ran past the soft limit of "
                                                    f"{settings.soft_time_limit_s} s")

@@ -47,6 +47,11 @@ class JobState:
     attempts: int = 0
     worker: str = ""
     pid: int = 0
+    #: A running job on a broker's worker: until when its worker answers for it. Its end
+    #: comes before (a render stops at the hard time limit), or its next attempt renews it;
+    #: past it, the board refused the end, and a repeat of the request publishes the job
+    #: again (:func:`renderers.workers.submit.submit`).
+    lease_until: float | None = None
     webhook: str = ""
     #: A finished job: the envelope of ``POST /render`` without the file, plus ``artifacts``
     #: (store keys) and ``provenance`` (the artifacts' ``sources_used.json`` records).

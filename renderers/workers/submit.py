@@ -6,13 +6,16 @@ The job id is the request's key, so:
   the finished result and nothing is rendered again — output is byte-identical for the same
   request, so the old result is the new one;
 - a request whose job is **queued or running** gets that job (only the first request's
-  webhook is called);
+  webhook is called), unless it is stale (below);
 - a request whose job **failed**, or that nobody asked for yet, is queued. The queued state
   is claimed on the board before the message is published (two replicas that race for the
   same new job publish it once), and dropped again when the broker does not take it;
 - a job still ``queued`` after :data:`STALE_QUEUED_S` is published again: its message may
-  have been lost with a crashed publisher. A duplicate message costs nothing, because a task
-  whose job is already done returns at once.
+  have been lost with a crashed publisher; so is a job still ``running`` past its worker's
+  lease (:attr:`~renderers.workers.jobstate.JobState.lease_until`): the board refused its end
+  (Redis down or out of memory at that moment), and it would otherwise answer every repeat
+  for the board's 7 days. A duplicate message costs nothing, because a task whose job is
+  already done returns at once, and its attempts are counted on.
 """
 
 from __future__ import annotations
@@ -58,9 +61,9 @@ def submit(
         return Submission(found.finished, False)
     state = found.board_state
     if state is not None and state.status in ("queued", "running"):
-        if state.status == "running" or time.time() - state.updated_at < STALE_QUEUED_S:
+        if not _stale(state, time.time()):
             return Submission(state, False)
-        fresh = state.with_status("queued")
+        fresh = state.with_status("queued", lease_until=None)
         board.put(fresh)
         enqueue(fresh, request.payload)
         return Submission(fresh, True)
@@ -79,3 +82,10 @@ def submit(
         board.drop(job_id)
         raise
     return Submission(fresh, True)
+
+
+def _stale(state: JobState, now: float) -> bool:
+    """Whether the queued or running ``state`` is published again (see the module doc)."""
+    if state.status == "running":
+        return state.lease_until is not None and now > state.lease_until
+    return now - state.updated_at >= STALE_QUEUED_S

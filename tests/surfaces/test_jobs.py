@@ -22,7 +22,7 @@ from renderers.service.app import create_app
 from renderers.service.requests import RequestProblem, parse_render_request
 from renderers.workers import webhooks
 from renderers.workers.provenance import sources_used_text
-from tests.helpers import pdf_text
+from tests.helpers import pdf_text, pool_rows_validated
 from tests.processes import free_port, wait_job, wait_until, webhook_receiver
 
 CONTENT = "# Grid note\n\nStorage paired with solar now wins tenders.[[S:3]] Wind too.[[S:1]]\n"
@@ -588,3 +588,39 @@ def test_queued_jobs_leave_render_its_queue_and_stay_queued_until_a_worker_takes
             assert state["started_at"] >= state["created_at"]
         after = busy.post("/jobs", json={"content": "Job 3.\n", "format": "md"})
         assert after.status_code == 202, after.text  # the backlog emptied
+
+
+def test_a_local_jobs_worker_builds_the_checked_body_without_checking_it_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    """The service checks a body before it spools it; its worker ran the whole body, every
+    pool row included, through the schema validator again: 5 s of a job with 190,000 rows."""
+    from renderers.service.jobs import render_spooled, spool
+
+    rows = [{"sid": i, "title": f"Study {i}", "url": f"https://example.org/{i}"}
+            for i in range(1, 101)]
+    seen = pool_rows_validated(monkeypatch)
+    job = spool(tmp_path, "a" * 64, {"content": "Claim.[[S:7]]", "format": "md",
+                                     "sources_pool": rows}, (tmp_path / "store").as_uri())
+    finished = render_spooled(job)
+    assert finished.status == "done" and finished.result is not None, finished
+    assert finished.result["sources_used"] == [7]
+    assert max(seen, default=0) == 0, f"the schema validator saw {max(seen)} rows"
+
+
+def test_a_body_no_producer_of_this_version_checked_is_refused_as_the_service_refuses_it(
+    client: TestClient, tmp_path: Path,
+) -> None:
+    """A message from a producer of another version (a rolling upgrade) is checked by the
+    worker, with the service's own check: the same words, field and code as ``POST /jobs``."""
+    from renderers.workers.execute import StoreJob, render_to_store
+
+    body = {"content": "Claim.[[S:2]]", "format": "md",
+            "sources_pool": [{"sid": 1, "title": "A", "url": "https://example.org/a"},
+                             {"sid": "two", "title": "B", "url": "https://example.org/b"}]}
+    refused = client.post("/jobs", json=body).json()
+    assert refused["code"] == "invalid_sources_pool" and refused["field"] == "sources_pool.1.sid"
+    store = (tmp_path / "store").as_uri()
+    finished = render_to_store(StoreJob("b" * 64, body, store, checked=False))
+    assert finished.status == "failed" and finished.error == {
+        "code": refused["code"], "message": refused["error"], "field": refused["field"]}

@@ -17,8 +17,9 @@ from starlette.testclient import TestClient
 
 from renderers.options import Limits
 from renderers.service.app import checked_job, checked_request, create_app
-from renderers.service.body import MAX_DEPTH, BodyProblem
-from renderers.service.requests import REQUEST_SCHEMA
+from renderers.service.body import MAX_DEPTH
+from renderers.service.requests import REQUEST_SCHEMA, RequestProblem
+from tests.helpers import pool_rows_validated
 
 JSON = {"Content-Type": "application/json"}
 POOL = [{"sid": 1, "title": "Lazard LCOE+", "url": "https://www.lazard.com/"}]
@@ -143,7 +144,7 @@ def test_validating_many_bad_rows_stops_at_the_first() -> None:
                       "sources_pool": [{"sid": "x", "title": 1}] * 100_000}).encode()
     tracemalloc.start()
     try:
-        with pytest.raises(BodyProblem) as refused:
+        with pytest.raises(RequestProblem) as refused:
             checked_request(raw)
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -155,7 +156,7 @@ def test_validating_many_bad_rows_stops_at_the_first() -> None:
 def test_an_unterminated_string_of_escaped_quotes_is_plain_invalid_json() -> None:
     """Scanning for nesting never restarts inside a string (on this body that was quadratic)."""
     raw = b'{"content": "' + b'\\"' * 1_000_000 + b"[" * 100
-    with pytest.raises(BodyProblem, match="not valid JSON: Unterminated string") as refused:
+    with pytest.raises(RequestProblem, match="not valid JSON: Unterminated string") as refused:
         checked_request(raw)
     assert refused.value.status == 400 and refused.value.field == "body"
 
@@ -178,7 +179,7 @@ def test_a_hundred_thousand_open_brackets_are_content_not_a_crash(client: TestCl
 def test_a_job_body_keeps_its_webhook_field_and_is_checked_like_a_render() -> None:
     request, webhook = checked_job(body(webhook='"https://hooks.example/x"'))
     assert webhook == "https://hooks.example/x" and request.format == "md"
-    with pytest.raises(BodyProblem, match="webhooks"):
+    with pytest.raises(RequestProblem, match="webhooks"):
         checked_job(body(webhooks='"https://hooks.example/x"'))  # not a field of either
 
 
@@ -309,17 +310,7 @@ def test_pool_rows_are_checked_once_not_again_by_the_schema_validator(
     """The bounded check reads every row with the pool loader; the request built after it
     ran the whole body through the schema validator again, every row included: 5 of the
     6.4 s a parser thread spent on a 10 MiB body of 190,000 rows."""
-    from jsonschema import Draft202012Validator
-
-    seen: list[int] = []
-    iter_errors = Draft202012Validator.iter_errors
-
-    def counting(validator: Draft202012Validator, instance: Any, *args: Any) -> Any:
-        if isinstance(instance, dict) and isinstance(instance.get("sources_pool"), list):
-            seen.append(len(instance["sources_pool"]))
-        return iter_errors(validator, instance, *args)
-
-    monkeypatch.setattr(Draft202012Validator, "iter_errors", counting)
+    seen = pool_rows_validated(monkeypatch)
     rows = [{"sid": i, "title": f"Study {i}", "url": f"https://example.org/{i}"}
             for i in range(1, 101)]
     request = checked_request(json.dumps({"content": "Claim.[[S:7]]", "format": "md",

@@ -30,7 +30,7 @@ from renderers.service.app import create_app
 from renderers.workers.celery_app import WEBHOOK_TASK_NAME
 from renderers.workers.provenance import sources_used_text
 from renderers.workers.stores import open_store
-from tests.helpers import pdf_text
+from tests.helpers import pdf_text, pool_rows_validated
 from tests.processes import (
     CITERENDER,
     POOL,
@@ -476,3 +476,99 @@ def test_an_option_one_of_a_batchs_formats_uses_is_no_warning_through_the_broker
     counts = [line.split("│")[4].strip() for line in remote.stdout.splitlines()
               if line.startswith("│")]
     assert [count for count in counts if count] == ["1"]
+
+
+def test_a_render_task_checks_only_a_body_no_producer_of_its_version_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A message whose job id is this version's key for its body was checked by a producer of
+    this version, and is only built: the worker ran every pool row through the schema
+    validator again (4 of the 5.6 CPU seconds of a job with 190,000 rows). Any other (another
+    version's key) is checked, and refused as a service of the worker's version refuses it."""
+    from renderers.service.requests import RequestProblem, parse_render_request
+    from renderers.workers.celery_app import WorkerSettings, make_celery, run_render_task
+    from renderers.workers.jobstate import RedisBoard, new_state
+
+    rows = [{"sid": i, "title": f"Study {i}", "url": f"https://example.org/{i}"}
+            for i in range(1, 101)]
+    good = {"content": "Claim.[[S:7]]\n", "format": "md", "sources_pool": rows}
+    bad = {**good, "sources_pool": [*rows[:2], {**rows[2], "sid": "three"}]}
+    with pytest.raises(RequestProblem) as refused:
+        parse_render_request(bad)
+    good_id = parse_render_request(good).job_key()
+    store = (tmp_path / "store").as_uri()
+    with redis_server(tmp_path) as (url, _):
+        broker = f"{url}/0"
+        settings = WorkerSettings(broker=broker, store=store, advertise_interval_s=3600)
+        board = RedisBoard(broker)
+        app = make_celery(settings)
+        seen = pool_rows_validated(monkeypatch)
+        try:
+            for job_id, body in ((good_id, good), ("e" * 64, bad)):
+                state = new_state(job_id, "md", "report")
+                board.put(state)
+                run_render_task(settings, state.to_dict(), body, store, worker="test@host",
+                                app=app)
+            done, failed = board.get(good_id), board.get("e" * 64)
+        finally:
+            app.close()
+            board.close()
+    assert done is not None and done.status == "done" and done.result is not None, done
+    assert done.result["sources_used"] == [7]
+    assert max(seen, default=0) == 0, f"the schema validator saw {max(seen)} rows"
+    assert failed is not None and failed.error == {
+        "code": str(refused.value.code), "message": refused.value.message,
+        "field": refused.value.field}
+
+
+def test_a_job_whose_end_the_board_refused_is_rendered_again_past_its_workers_lease(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Redis refusing the job's last write (down, or out of memory, at that moment) left the
+    job ``running`` for the board's 7 days, and every repeat of its request answered it. Past
+    its worker's lease (the visibility timeout and a sweep), a repeat publishes it again."""
+    from renderers.service.requests import parse_render_request
+    from renderers.workers import celery_app
+    from renderers.workers.celery_app import WorkerSettings, make_celery, run_render_task
+    from renderers.workers.errors import BrokerUnavailable
+    from renderers.workers.jobstate import JobState, RedisBoard
+    from renderers.workers.submit import submit
+
+    class RefusingEnds(RedisBoard):
+        def put(self, state: JobState) -> None:
+            if state.status in ("done", "failed"):
+                raise BrokerUnavailable("OOM command not allowed when used memory > 'maxmemory'")
+            super().put(state)
+
+    request = parse_render_request({"content": "Claim.[[S:9]]\n", "format": "md",
+                                    "strict": True, "sources_pool": POOL})
+    store_url = (tmp_path / "store").as_uri()
+    queued: list[JobState] = []
+    with redis_server(tmp_path) as (url, _):
+        broker = f"{url}/0"
+        settings = WorkerSettings(broker=broker, store=store_url, soft_time_limit_s=1,
+                                  time_limit_s=2, visibility_timeout_s=3, restore_interval_s=1,
+                                  advertise_interval_s=3600)
+        board = RefusingEnds(broker)
+        monkeypatch.setattr(celery_app, "board_for", lambda _: board)
+        store = open_store(store_url)
+
+        def repeat() -> bool:
+            return submit(request, board=board, store=store,
+                          enqueue=lambda state, _: queued.append(state)).queued_now
+
+        assert repeat()
+        app = make_celery(settings)
+        try:
+            run_render_task(settings, queued[0].to_dict(), request.payload, store_url,
+                            worker="test@host", app=app)
+        finally:
+            app.close()
+        stuck = board.get(queued[0].id)
+        assert stuck is not None and stuck.status == "running" and stuck.attempts == 1
+        assert stuck.started_at is not None and stuck.lease_until == stuck.started_at + 3 + 1
+        wait_until(repeat, 30, "a repeat past the lease to publish the job again", every=0.5)
+        again = board.get(queued[0].id)
+        board.close()
+    assert [state.id for state in queued] == [stuck.id] * 2
+    assert again is not None and again.status == "queued" and again.attempts == 1, again
