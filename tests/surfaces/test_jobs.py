@@ -489,6 +489,7 @@ def test_queued_jobs_wait_with_their_bodies_on_disk_not_in_the_services_memory(
     back by the worker that renders it, and the file goes when the job ends. Held parsed in
     the service (which has no memory cap), a 10 MiB body of pool rows cost 60 MiB, and a full
     backlog of 256 of them over 15 GiB."""
+    import gc
     import tracemalloc
 
     from tests.surfaces.test_service import controlled_job
@@ -511,10 +512,14 @@ def test_queued_jobs_wait_with_their_bodies_on_disk_not_in_the_services_memory(
             # The first job loads what queuing imports (as much memory as a body, or none,
             # by which tests ran before in this process): measured from the second on.
             ids = [queue(0)]
+            # what the service holds, not garbage waiting for the cycle collector (whose
+            # turn depends on what ran before in this process)
+            gc.collect()
             tracemalloc.start()
             try:
                 before = tracemalloc.get_traced_memory()[0]
                 ids += [queue(index) for index in range(1, 4)]
+                gc.collect()
                 held = tracemalloc.get_traced_memory()[0] - before
             finally:
                 tracemalloc.stop()
