@@ -155,8 +155,9 @@ class Math:
 
 #: What a cross-reference may point at: a figure or a table (pandoc-crossref's prefixes).
 CrossRefKind = Literal["fig", "tbl"]
-#: A label as references and definitions write it: ``fig:solar``, ``tbl-costs``, ``fig:a.b``.
-CROSSREF_LABEL = r"(?:fig|tbl)[:-][A-Za-z0-9_]+(?:[-:.][A-Za-z0-9_]+)*"
+#: A label as references and definitions write it: ``fig:solar``, ``tbl-costs``, ``fig:a.b``,
+#: ``fig:图表``: letters and digits of any script, as pandoc's citation keys and identifiers.
+CROSSREF_LABEL = r"(?:fig|tbl)[:-]\w+(?:[-:.]\w+)*"
 #: Characters after which an ``@`` is part of an e-mail address (``a.b@…``, ``x+y@…``).
 _EMAIL_BEFORE = frozenset("._-+@")
 
@@ -178,6 +179,11 @@ def _unspaced_letter() -> re.Pattern[str]:
     )
 
 
+def unspaced_letter(char: str) -> bool:
+    """Whether ``char`` is a letter of a script whose words meet without a space."""
+    return _unspaced_letter().match(char) is not None
+
+
 def crossref_may_follow(before: str) -> bool:
     """Whether an ``@`` right after the character ``before`` may start a cross-reference
     (``@fig:a``): not inside an e-mail address, so not after a letter or digit of a script
@@ -186,7 +192,7 @@ def crossref_may_follow(before: str) -> bool:
     The markdown reader's rule and the Markdown writer's escaping both ask this."""
     if before in _EMAIL_BEFORE:
         return False
-    return not before.isalnum() or _unspaced_letter().match(before) is not None
+    return not before.isalnum() or unspaced_letter(before)
 
 
 def label_kind(label: str) -> CrossRefKind:

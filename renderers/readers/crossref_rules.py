@@ -7,7 +7,8 @@
   after a CJK, Thai or Arabic letter it is one (``见@fig:solar``). Such a refused ``@`` is a
   ``crossref_refused`` token, so the reader can warn when its label names a figure or table.
   ``[@…]`` followed by ``(`` or ``[`` is a link; citation tokens (``[[S:…]]``) never start
-  with ``[@``.
+  with ``[@``. Labels hold letters and digits of any script (``@fig:图表``); a bare Latin
+  label ends where words of an unspaced script go on (:func:`_bare_end`).
 * ``![Caption](img.png){#fig:solar}``: a figure's label (:func:`figure_label`).
 * ``: Caption {#tbl:costs}`` or ``Table: Caption`` in the paragraph just before or after a
   table: its caption and label (:func:`attach_table_captions`).
@@ -30,6 +31,7 @@ from renderers.document import (
     Table,
     Text,
     crossref_may_follow,
+    unspaced_letter,
 )
 
 LABEL = CROSSREF_LABEL
@@ -53,30 +55,43 @@ def _crossref(state: StateInline, silent: bool) -> bool:
         match = _BARE.match(src, pos, state.posMax)
         if match is None:
             return False
+        end = _bare_end(src, match.start(1), match.end())
         if pos > 0 and not crossref_may_follow(src[pos - 1]):
             if not silent:  # "@" stays text; the reader warns when the label exists
                 token = state.push("crossref_refused", "", 0)
                 token.content = "@"
-                token.meta = {"label": match.group(1), "before": _word_before(src, pos),
+                token.meta = {"label": src[pos + 1 : end], "before": _word_before(src, pos),
                               "pos": pos}
             state.pos = pos + 1
             return True
-        labels = [match.group(1)]
+        labels = [src[pos + 1 : end]]
     elif char == "[":
         match = _BRACKETED.match(src, pos, state.posMax)
-        if match and src[match.end() : match.end() + 1] in ("(", "["):
+        if match is None or src[match.end() : match.end() + 1] in ("(", "["):
             return False
-        labels = _SPLIT.split(match.group(1)) if match else []
+        end = match.end()
+        labels = _SPLIT.split(match.group(1))
     else:
-        return False
-    if match is None:
         return False
     if not silent:
         token = state.push("crossref", "", 0)
         token.meta = {"labels": labels}
-        token.content = match.group()
-    state.pos = match.end()
+        token.content = src[pos:end]
+    state.pos = end
     return True
+
+
+def _bare_end(src: str, start: int, end: int) -> int:
+    """Where a bare ``@label`` ends: a Latin label stops before a letter of a script whose
+    words meet without a space (``如图@fig:cap所示`` refers to ``fig:cap``), while a label in
+    such a script runs on as pandoc reads it (``[@fig:图表]`` bounds one)."""
+    for index in range(start + 1, end):
+        before = src[index - 1]
+        if before.isascii() and (before.isalnum() or before == "_") and unspaced_letter(
+            src[index]
+        ):
+            return index
+    return end
 
 
 def _word_before(src: str, pos: int) -> str:
