@@ -139,3 +139,19 @@ def test_an_empty_text_or_table_inside_a_formula_is_drawn_around(tex: str) -> No
         drawn = draw_formula(formula)
         assert drawn.width > 0 and drawn.height > 0
         assert formula_png(formula)[0].startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    "tex",
+    ["\\overline{}", "\\hat{\\mathrm{{}}}", "\\not", "\\overset{_{\\substack{)\\\\>>^}}}{x}"],
+)
+def test_a_tree_ziamath_cannot_lay_out_is_drawn_as_its_source(tex: str) -> None:
+    """ziamath raised AssertionError on the last, and sized the others 0 em wide or -999 em
+    high (its sentinel for an empty row), which resvg refused ("SVG has an invalid size"),
+    failing the PDF, PNG and PPTX renders; found by a random nesting of TeX constructs."""
+    for display in (False, True):
+        formula = parse_tex(tex, display)
+        drawn = draw_formula(formula)
+        assert 0 < drawn.width < 100 and 0 < drawn.height < 5
+        assert formula_png(formula)[0].startswith(b"\x89PNG")
+    assert draw_formula(parse_tex("\\frac{a}{b}")).width < 2  # a sound tree is drawn as before
