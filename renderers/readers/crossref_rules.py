@@ -17,7 +17,9 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
+import unicodedata
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
@@ -35,12 +37,21 @@ from renderers.document import (
 )
 
 LABEL = CROSSREF_LABEL
-_BARE = re.compile(rf"@({LABEL})")
-_BRACKETED = re.compile(rf"\[[ \t]*@({LABEL}(?:[ \t]*[;,][ \t]*@{LABEL})*)[ \t]*\]")
+
 _SPLIT = re.compile(r"[ \t]*[;,][ \t]*@")
-#: ``{#fig:label}`` (other pandoc attributes after the label are accepted and ignored).
-_ATTRIBUTES = re.compile(rf"^\{{#({LABEL})(?:\s[^{{}}]*)?\}}$")
 _CAPTION = re.compile(r"^(?:Table:|table:|:)[ \t]")
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """``@label``, ``[@label; …]`` and ``{#label …}`` (other pandoc attributes after the
+    label are accepted and ignored), compiled on first use: a label's class
+    of letters and marks takes a few milliseconds to compile, which an import need not pay."""
+    return (
+        re.compile(rf"@({LABEL})"),
+        re.compile(rf"\[[ \t]*@({LABEL}(?:[ \t]*[;,][ \t]*@{LABEL})*)[ \t]*\]"),
+        re.compile(rf"^\{{#({LABEL})(?:\s[^{{}}]*)?\}}$"),
+    )
 
 
 def crossref_plugin(md: MarkdownIt) -> None:
@@ -52,7 +63,7 @@ def _crossref(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     char = src[pos]
     if char == "@":
-        match = _BARE.match(src, pos, state.posMax)
+        match = _patterns()[0].match(src, pos, state.posMax)
         if match is None:
             return False
         end = _bare_end(src, match.start(1), match.end())
@@ -60,17 +71,17 @@ def _crossref(state: StateInline, silent: bool) -> bool:
             if not silent:  # "@" stays text; the reader warns when the label exists
                 token = state.push("crossref_refused", "", 0)
                 token.content = "@"
-                token.meta = {"label": src[pos + 1 : end], "before": _word_before(src, pos),
+                token.meta = {"label": _nfc(src[pos + 1 : end]), "before": _word_before(src, pos),
                               "pos": pos}
             state.pos = pos + 1
             return True
-        labels = [src[pos + 1 : end]]
+        labels = [_nfc(src[pos + 1 : end])]
     elif char == "[":
-        match = _BRACKETED.match(src, pos, state.posMax)
+        match = _patterns()[1].match(src, pos, state.posMax)
         if match is None or src[match.end() : match.end() + 1] in ("(", "["):
             return False
         end = match.end()
-        labels = _SPLIT.split(match.group(1))
+        labels = [_nfc(label) for label in _SPLIT.split(match.group(1))]
     else:
         return False
     if not silent:
@@ -94,6 +105,12 @@ def _bare_end(src: str, start: int, end: int) -> int:
     return end
 
 
+def _nfc(label: str) -> str:
+    """A label in one normal form, so that ``fig:café`` written composed and decomposed
+    (``e`` + U+0301, as some editors save it) is one label."""
+    return unicodedata.normalize("NFC", label)
+
+
 def _word_before(src: str, pos: int) -> str:
     """The end of the word right before ``src[pos]`` (at most 20 characters), for a warning."""
     return src[max(0, pos - 20) : pos].split()[-1]
@@ -106,10 +123,10 @@ def figure_label(children: tuple[Inline, ...]) -> tuple[Image, str] | None:
     attributes = children[1]
     if not isinstance(attributes, Text):
         return None
-    match = _ATTRIBUTES.match(attributes.text.strip())
+    match = _patterns()[2].match(attributes.text.strip())
     if match is None or not match.group(1).startswith("fig"):
         return None
-    return children[0], match.group(1)
+    return children[0], _nfc(match.group(1))
 
 
 def _caption(block: Block) -> tuple[tuple[Inline, ...], str] | None:
@@ -125,9 +142,9 @@ def _caption(block: Block) -> tuple[tuple[Inline, ...], str] | None:
     last = children[-1]
     if isinstance(last, Text):
         head, brace, tail = last.text.rpartition("{")
-        match = _ATTRIBUTES.match("{" + tail.strip()) if brace else None
+        match = _patterns()[2].match("{" + tail.strip()) if brace else None
         if match is not None and match.group(1).startswith("tbl"):
-            label = match.group(1)
+            label = _nfc(match.group(1))
             children[-1] = Text(head.rstrip())
     return tuple(c for c in children if not (isinstance(c, Text) and not c.text)), label
 

@@ -130,3 +130,15 @@ def test_a_label_in_any_script_is_defined_and_referenced(markdown: str, label: s
 def test_a_bare_latin_label_ends_before_unspaced_words(text: str, label: str) -> None:
     (paragraph,) = read_markdown(text + "\n").blocks
     assert [n.label for n in paragraph.children if isinstance(n, CrossRef)] == [label]
+
+
+def test_labels_with_marks_and_in_either_normal_form_are_one_label() -> None:
+    """Devanagari vowel signs and a decomposed accent are marks, which ``\\w`` leaves out:
+    ``{#fig:चित्र}`` stayed text and ``@fig:cafe\u0301`` referred to ``fig:cafe``."""
+    markdown = ("![a](a.png){#fig:चित्र}\n\n![b](b.png){#fig:caf\u00e9}\n\n"
+                "See @fig:चित्र, @fig:cafe\u0301 and [@fig:\u304b\u3099].\n")
+    first, second, paragraph = read_markdown(markdown).blocks
+    assert isinstance(first, Figure) and first.label == "fig:चित्र"
+    assert isinstance(second, Figure) and second.label == "fig:caf\u00e9"
+    labels = [n.label for n in paragraph.children if isinstance(n, CrossRef)]
+    assert labels == ["fig:चित्र", "fig:caf\u00e9", "fig:\u304c"]
