@@ -155,8 +155,20 @@ class Math:
 
 #: What a cross-reference may point at: a figure or a table (pandoc-crossref's prefixes).
 CrossRefKind = Literal["fig", "tbl"]
-#: A label as references and definitions write it: ``fig:solar``, ``tbl-costs``, ``fig:a.b``.
-CROSSREF_LABEL = r"(?:fig|tbl)[:-][A-Za-z0-9_]+(?:[-:.][A-Za-z0-9_]+)*"
+#: Combining marks a label's letters carry (``\w`` holds none): Latin, Greek and Cyrillic
+#: accents written decomposed (``e`` + U+0301), Hebrew and Arabic points, the vowel signs of
+#: the Indic, Thai, Lao, Myanmar and Khmer blocks (taken whole, less their full stops), and
+#: kana voicing marks.
+_LABEL_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7"
+    "\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed"
+    "\u0900-\u0963\u0966-\u0dff\u0e00-\u0e4e\u0e50-\u0eff\u1000-\u1049\u1050-\u109f"
+    "\u1780-\u17d3\u17dd-\u17ff\u3099\u309a"
+)
+#: A label as references and definitions write it: ``fig:solar``, ``tbl-costs``, ``fig:a.b``,
+#: ``fig:图表``, ``fig:चित्र``: letters, digits and marks of any script, as pandoc's citation
+#: keys and identifiers.
+CROSSREF_LABEL = rf"(?:fig|tbl)[:-][\w{_LABEL_MARKS}]+(?:[-:.][\w{_LABEL_MARKS}]+)*"
 #: Characters after which an ``@`` is part of an e-mail address (``a.b@…``, ``x+y@…``).
 _EMAIL_BEFORE = frozenset("._-+@")
 
@@ -178,6 +190,11 @@ def _unspaced_letter() -> re.Pattern[str]:
     )
 
 
+def unspaced_letter(char: str) -> bool:
+    """Whether ``char`` is a letter of a script whose words meet without a space."""
+    return _unspaced_letter().match(char) is not None
+
+
 def crossref_may_follow(before: str) -> bool:
     """Whether an ``@`` right after the character ``before`` may start a cross-reference
     (``@fig:a``): not inside an e-mail address, so not after a letter or digit of a script
@@ -186,7 +203,7 @@ def crossref_may_follow(before: str) -> bool:
     The markdown reader's rule and the Markdown writer's escaping both ask this."""
     if before in _EMAIL_BEFORE:
         return False
-    return not before.isalnum() or _unspaced_letter().match(before) is not None
+    return not before.isalnum() or unspaced_letter(before)
 
 
 def label_kind(label: str) -> CrossRefKind:

@@ -12,9 +12,10 @@ import base64
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
+from xml.sax.saxutils import escape
 
 from renderers.math.mathml import mathml_markup
-from renderers.math.tex import Formula
+from renderers.math.tex import MATHML_NS, Formula
 
 #: Font size (px) the formula is drawn at; sizes are reported relative to it.
 DRAW_SIZE = 20.0
@@ -46,15 +47,34 @@ def _configure() -> None:
     ziamath.config.precision = 3
 
 
+#: Tallest drawing (em) taken as sound; ziamath sizes a row it found empty by +-999.
+_MAX_EM = 200.0
+
+
 @lru_cache(maxsize=512)
 def draw_formula(formula: Formula) -> DrawnFormula:
-    """The formula as SVG (cached: a formula repeated in a report is drawn once)."""
+    """The formula as SVG (cached: a formula repeated in a report is drawn once). A tree
+    ziamath cannot lay out (it raises AssertionError, IndexError … on some nestings of empty
+    groups, ``\\overline{}``, or sizes them by its +-999 sentinel) is drawn as its TeX source
+    in text, as a writer shows TeX that is not math, rather than failing the render."""
+    try:
+        drawn = _draw(mathml_markup(formula, annotate=False))
+    except Exception:  # ziamath's own failures have no common type
+        drawn = None
+    if drawn is None or not (0 < drawn.width < _MAX_EM and 0 < drawn.height < _MAX_EM):
+        source = escape(formula.tex)
+        drawn = _draw(f'<math xmlns="{MATHML_NS}"><mtext>{source}</mtext></math>')
+    return drawn
+
+
+def _draw(markup: str) -> DrawnFormula:
+    """The MathML ``markup`` drawn by ziamath, with its size in ``em``."""
     with warnings.catch_warnings():  # ziamath finds its font with a deprecated importlib call
         warnings.simplefilter("ignore", DeprecationWarning)
         import ziamath
 
         _configure()
-        math = ziamath.Math(mathml_markup(formula, annotate=False), size=DRAW_SIZE, margin=0)
+        math = ziamath.Math(markup, size=DRAW_SIZE, margin=0)
         width, height = math.getsize()
         depth = -math.getyofst()
         svg = math.svg()

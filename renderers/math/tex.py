@@ -124,7 +124,20 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
         raise MathError(f"not TeX math latex2mathml can read ({detail})") from exc
     budget = [MAX_NODES]
     children = _children(element, budget, 0)
-    return Formula(tex=source, display=display, root=MathNode("mrow", children=children))
+    root = MathNode("mrow", children=children)
+    if not _shows_something(root):  # ``\frac{}{}``, ``\mathrm{}``: a drawing of no size
+        raise MathError("the formula shows nothing")
+    return Formula(tex=source, display=display, root=root)
+
+
+def _shows_something(node: MathNode) -> bool:
+    """Whether ``node`` holds a character or a radical to draw (a space is none): ziamath
+    gives a formula of neither a size it cannot draw (``\\quad``, ``{}``, ``\\boxed{}``)."""
+    return (
+        bool(node.text.strip())
+        or node.tag in ("msqrt", "mroot")
+        or any(_shows_something(child) for child in node.children)
+    )
 
 
 def tex_error(tex: str, display: bool = False) -> str | None:
@@ -162,6 +175,8 @@ def _node(element: ET.Element, budget: list[int], depth: int) -> tuple[MathNode,
     text = (element.text or "") if not children else ""
     if tag in ("mi", "mo") and _UNKNOWN_COMMAND.match(text):
         raise MathError(f"unknown command {_UNKNOWN_COMMAND.match(text).group()}")  # type: ignore[union-attr]
+    if (tag == "mtext" and not text) or (tag == "mtable" and not children):
+        return (MathNode("mrow"),)  # ziamath fails on an empty text or table (``\\text{}``)
     attrs = tuple(sorted(
         (name, value) for name, value in element.attrib.items()
         if (name in ATTRIBUTES and _VALUE.match(value))

@@ -7,7 +7,8 @@
   after a CJK, Thai or Arabic letter it is one (``见@fig:solar``). Such a refused ``@`` is a
   ``crossref_refused`` token, so the reader can warn when its label names a figure or table.
   ``[@…]`` followed by ``(`` or ``[`` is a link; citation tokens (``[[S:…]]``) never start
-  with ``[@``.
+  with ``[@``. Labels hold letters and digits of any script (``@fig:图表``); a bare Latin
+  label ends where words of an unspaced script go on (:func:`_bare_end`).
 * ``![Caption](img.png){#fig:solar}``: a figure's label (:func:`figure_label`).
 * ``: Caption {#tbl:costs}`` or ``Table: Caption`` in the paragraph just before or after a
   table: its caption and label (:func:`attach_table_captions`).
@@ -16,7 +17,9 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
+import unicodedata
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
@@ -30,15 +33,25 @@ from renderers.document import (
     Table,
     Text,
     crossref_may_follow,
+    unspaced_letter,
 )
 
 LABEL = CROSSREF_LABEL
-_BARE = re.compile(rf"@({LABEL})")
-_BRACKETED = re.compile(rf"\[[ \t]*@({LABEL}(?:[ \t]*[;,][ \t]*@{LABEL})*)[ \t]*\]")
+
 _SPLIT = re.compile(r"[ \t]*[;,][ \t]*@")
-#: ``{#fig:label}`` (other pandoc attributes after the label are accepted and ignored).
-_ATTRIBUTES = re.compile(rf"^\{{#({LABEL})(?:\s[^{{}}]*)?\}}$")
 _CAPTION = re.compile(r"^(?:Table:|table:|:)[ \t]")
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """``@label``, ``[@label; …]`` and ``{#label …}`` (other pandoc attributes after the
+    label are accepted and ignored), compiled on first use: a label's class
+    of letters and marks takes a few milliseconds to compile, which an import need not pay."""
+    return (
+        re.compile(rf"@({LABEL})"),
+        re.compile(rf"\[[ \t]*@({LABEL}(?:[ \t]*[;,][ \t]*@{LABEL})*)[ \t]*\]"),
+        re.compile(rf"^\{{#({LABEL})(?:\s[^{{}}]*)?\}}$"),
+    )
 
 
 def crossref_plugin(md: MarkdownIt) -> None:
@@ -50,33 +63,52 @@ def _crossref(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     char = src[pos]
     if char == "@":
-        match = _BARE.match(src, pos, state.posMax)
+        match = _patterns()[0].match(src, pos, state.posMax)
         if match is None:
             return False
+        end = _bare_end(src, match.start(1), match.end())
         if pos > 0 and not crossref_may_follow(src[pos - 1]):
             if not silent:  # "@" stays text; the reader warns when the label exists
                 token = state.push("crossref_refused", "", 0)
                 token.content = "@"
-                token.meta = {"label": match.group(1), "before": _word_before(src, pos),
+                token.meta = {"label": _nfc(src[pos + 1 : end]), "before": _word_before(src, pos),
                               "pos": pos}
             state.pos = pos + 1
             return True
-        labels = [match.group(1)]
+        labels = [_nfc(src[pos + 1 : end])]
     elif char == "[":
-        match = _BRACKETED.match(src, pos, state.posMax)
-        if match and src[match.end() : match.end() + 1] in ("(", "["):
+        match = _patterns()[1].match(src, pos, state.posMax)
+        if match is None or src[match.end() : match.end() + 1] in ("(", "["):
             return False
-        labels = _SPLIT.split(match.group(1)) if match else []
+        end = match.end()
+        labels = [_nfc(label) for label in _SPLIT.split(match.group(1))]
     else:
-        return False
-    if match is None:
         return False
     if not silent:
         token = state.push("crossref", "", 0)
         token.meta = {"labels": labels}
-        token.content = match.group()
-    state.pos = match.end()
+        token.content = src[pos:end]
+    state.pos = end
     return True
+
+
+def _bare_end(src: str, start: int, end: int) -> int:
+    """Where a bare ``@label`` ends: a Latin label stops before a letter of a script whose
+    words meet without a space (``如图@fig:cap所示`` refers to ``fig:cap``), while a label in
+    such a script runs on as pandoc reads it (``[@fig:图表]`` bounds one)."""
+    for index in range(start + 1, end):
+        before = src[index - 1]
+        if before.isascii() and (before.isalnum() or before == "_") and unspaced_letter(
+            src[index]
+        ):
+            return index
+    return end
+
+
+def _nfc(label: str) -> str:
+    """A label in one normal form, so that ``fig:café`` written composed and decomposed
+    (``e`` + U+0301, as some editors save it) is one label."""
+    return unicodedata.normalize("NFC", label)
 
 
 def _word_before(src: str, pos: int) -> str:
@@ -91,10 +123,10 @@ def figure_label(children: tuple[Inline, ...]) -> tuple[Image, str] | None:
     attributes = children[1]
     if not isinstance(attributes, Text):
         return None
-    match = _ATTRIBUTES.match(attributes.text.strip())
+    match = _patterns()[2].match(attributes.text.strip())
     if match is None or not match.group(1).startswith("fig"):
         return None
-    return children[0], match.group(1)
+    return children[0], _nfc(match.group(1))
 
 
 def _caption(block: Block) -> tuple[tuple[Inline, ...], str] | None:
@@ -110,9 +142,9 @@ def _caption(block: Block) -> tuple[tuple[Inline, ...], str] | None:
     last = children[-1]
     if isinstance(last, Text):
         head, brace, tail = last.text.rpartition("{")
-        match = _ATTRIBUTES.match("{" + tail.strip()) if brace else None
+        match = _patterns()[2].match("{" + tail.strip()) if brace else None
         if match is not None and match.group(1).startswith("tbl"):
-            label = match.group(1)
+            label = _nfc(match.group(1))
             children[-1] = Text(head.rstrip())
     return tuple(c for c in children if not (isinstance(c, Text) and not c.text)), label
 

@@ -147,6 +147,28 @@ def normalize_zip(data: bytes) -> bytes:
         return write_package({name: source.read(name) for name in source.namelist()})
 
 
+#: ``<!DOCTYPE`` as an XML part may encode it (OOXML parts are UTF-8 or UTF-16).
+_DOCTYPES = tuple("<!DOCTYPE".encode(codec) for codec in ("utf-8", "utf-16-le", "utf-16-be"))
+_DOCTYPE_OVERLAP = max(len(needle) for needle in _DOCTYPES) - 1
+
+
+def _declares_dtd(package: zipfile.ZipFile, member: zipfile.ZipInfo) -> bool:
+    """Whether the XML part ``member`` declares a DTD. OOXML forbids one (ECMA-376 Part 2),
+    and python-docx and python-pptx drop it when they write a part again but keep its entity
+    references (``&b;``), so the package they wrote would not be XML. Read in 1 MiB chunks;
+    media (an SVG may carry a DOCTYPE) is copied as it is and not looked at."""
+    if not member.filename.endswith((".xml", ".rels")):
+        return False
+    tail = b""
+    with package.open(member) as handle:
+        while chunk := handle.read(1 << 20):
+            window = tail + chunk
+            if any(needle in window for needle in _DOCTYPES):
+                return True
+            tail = window[-_DOCTYPE_OVERLAP:]
+    return False
+
+
 def open_reference(path: Path, option: str, kind: str, opener: Callable[[str], T]) -> T:
     """Open the reference package ``path`` (the value of ``option``) with ``opener`` after
     checking its bounds; any failure becomes an :class:`OptionError` naming the option.
@@ -157,7 +179,7 @@ def open_reference(path: Path, option: str, kind: str, opener: Callable[[str], T
     name = f"{option} {str(path)!r}"
     accepted = (
         f"accepted: a {kind} of at most {MAX_REFERENCE_BYTES // 2**20} MB whose parts unpack "
-        f"to at most {MAX_REFERENCE_PART_BYTES // 2**20} MB each"
+        f"to at most {MAX_REFERENCE_PART_BYTES // 2**20} MB each and declare no DTD"
     )
 
     def refuse(problem: str) -> OptionError:
@@ -169,17 +191,25 @@ def open_reference(path: Path, option: str, kind: str, opener: Callable[[str], T
             raise refuse(f"is {size:,} bytes")
         with zipfile.ZipFile(path) as package:
             members = package.infolist()
+            if len(members) > MAX_REFERENCE_PARTS:
+                raise refuse(f"holds {len(members):,} parts")
+            largest = max(members, key=lambda m: m.file_size, default=None)
+            if largest is not None and largest.file_size > MAX_REFERENCE_PART_BYTES:
+                raise refuse(
+                    f"has part {largest.filename!r}, which unpacks to {largest.file_size:,} bytes"
+                )
+            if sum(m.file_size for m in members) > MAX_REFERENCE_TOTAL_BYTES:
+                raise refuse(f"unpacks to more than {MAX_REFERENCE_TOTAL_BYTES // 2**20} MB in all")
+            declaring = next((m for m in members if _declares_dtd(package, m)), None)
+            if declaring is not None:
+                raise refuse(
+                    f"has part {declaring.filename!r}, which declares a DTD (<!DOCTYPE>); "
+                    "Office documents may not hold one"
+                )
     except OptionError:
         raise
     except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
         raise refuse(f"is not a readable {kind} ({exc})") from exc
-    if len(members) > MAX_REFERENCE_PARTS:
-        raise refuse(f"holds {len(members):,} parts")
-    largest = max(members, key=lambda m: m.file_size, default=None)
-    if largest is not None and largest.file_size > MAX_REFERENCE_PART_BYTES:
-        raise refuse(f"has part {largest.filename!r}, which unpacks to {largest.file_size:,} bytes")
-    if sum(m.file_size for m in members) > MAX_REFERENCE_TOTAL_BYTES:
-        raise refuse(f"unpacks to more than {MAX_REFERENCE_TOTAL_BYTES // 2**20} MB in all")
     try:
         return opener(str(path))
     except MemoryError:

@@ -103,3 +103,42 @@ def test_citation_tokens_and_links_keep_their_meaning() -> None:
     assert [c.sids for c in cites] == [(1,), (2, 3)]
     link = next(n for n in paragraph.children if isinstance(n, Link))
     assert link.url == "https://x.example" and link.children == (CrossRef("fig:a"),)
+
+
+@pytest.mark.parametrize(
+    ("markdown", "label"),
+    [
+        ("![图表](a.png){#fig:图表}\n\n见@fig:图表。\n", "fig:图表"),  # pandoc's labels are Unicode
+        ("![شكل](a.png){#fig:شكل}\n\nانظر [@fig:شكل].\n", "fig:شكل"),
+        ("![Ölpreis](a.png){#fig-öl.preis}\n\nSee @fig-öl.preis.\n", "fig-öl.preis"),
+    ],
+)
+def test_a_label_in_any_script_is_defined_and_referenced(markdown: str, label: str) -> None:
+    figure, paragraph = read_markdown(markdown).blocks
+    assert isinstance(figure, Figure) and figure.label == label
+    assert [n.label for n in paragraph.children if isinstance(n, CrossRef)] == [label]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("如图@fig:cap所示。", "fig:cap"),  # a Latin label ends where unspaced words go on
+        ("그림@tbl:costs에서", "tbl:costs"),
+        ("如[@fig:图表]所示", "fig:图表"),  # brackets bound a label in such a script
+    ],
+)
+def test_a_bare_latin_label_ends_before_unspaced_words(text: str, label: str) -> None:
+    (paragraph,) = read_markdown(text + "\n").blocks
+    assert [n.label for n in paragraph.children if isinstance(n, CrossRef)] == [label]
+
+
+def test_labels_with_marks_and_in_either_normal_form_are_one_label() -> None:
+    """Devanagari vowel signs and a decomposed accent are marks, which ``\\w`` leaves out:
+    ``{#fig:चित्र}`` stayed text and ``@fig:cafe\u0301`` referred to ``fig:cafe``."""
+    markdown = ("![a](a.png){#fig:चित्र}\n\n![b](b.png){#fig:caf\u00e9}\n\n"
+                "See @fig:चित्र, @fig:cafe\u0301 and [@fig:\u304b\u3099].\n")
+    first, second, paragraph = read_markdown(markdown).blocks
+    assert isinstance(first, Figure) and first.label == "fig:चित्र"
+    assert isinstance(second, Figure) and second.label == "fig:caf\u00e9"
+    labels = [n.label for n in paragraph.children if isinstance(n, CrossRef)]
+    assert labels == ["fig:चित्र", "fig:caf\u00e9", "fig:\u304c"]

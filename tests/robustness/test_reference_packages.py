@@ -71,6 +71,37 @@ def test_a_broken_reference_docx_is_an_input_error_naming_the_option(
         assert b"aaaaaaaaaa" * 16 not in result.path.read_bytes()
 
 
+_DTD_STYLES = (
+    '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY b "bbbb">]><w:styles xmlns:w="http://schemas.'
+    'openxmlformats.org/wordprocessingml/2006/main">&b;</w:styles>'
+)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_a_reference_docx_part_declaring_a_dtd_is_refused(tmp_path: Path, encoding: str) -> None:
+    """python-docx keeps the entity reference but drops its DTD, so the DOCX it wrote held an
+    undeclared ``&b;``: not XML, which LibreOffice would not open. OOXML forbids DTDs."""
+    styles = _DTD_STYLES.replace('"1.0"?', f'"1.0" encoding="{encoding}"?').encode(encoding)
+    bad = _rewrite(_real_docx(tmp_path / "base.docx"), tmp_path / "bad.docx",
+                   {"word/styles.xml": styles})
+    with pytest.raises(InputError, match=r"reference_docx .*'word/styles\.xml', which declares a"):
+        write_docx("Text.", tmp_path / "out.docx", reference_docx=bad)
+    assert not (tmp_path / "out.docx").exists()
+
+
+def test_a_reference_pptx_part_declaring_a_dtd_is_refused(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    Presentation().save(buffer)
+    (tmp_path / "base.pptx").write_bytes(buffer.getvalue())
+    theme = "ppt/theme/theme1.xml"
+    with zipfile.ZipFile(tmp_path / "base.pptx") as package:
+        xml = package.read(theme).decode()
+    declared = xml.replace("?>", '?><!DOCTYPE a:theme [<!ENTITY x "x">]>', 1).encode()
+    bad = _rewrite(tmp_path / "base.pptx", tmp_path / "bad.pptx", {theme: declared})
+    with pytest.raises(InputError, match=r"reference_pptx .*theme1\.xml', which declares a DTD"):
+        write_pptx("# Slide\n\nText.", tmp_path / "out.pptx", reference_pptx=bad)
+
+
 def test_a_reference_pptx_that_is_not_a_zip_is_an_input_error(tmp_path: Path) -> None:
     fake = tmp_path / "deck.pptx"
     fake.write_bytes(b"PK\x03\x04 truncated")

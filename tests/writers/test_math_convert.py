@@ -117,3 +117,41 @@ def test_drawings_are_sized_in_em_and_repeatable() -> None:
     formula_png.cache_clear()
     draw_formula.cache_clear()
     assert formula_png(formula) == (png, width, height)
+
+
+@pytest.mark.parametrize(
+    "tex", ["\\text{}", "\\mbox{}", "\\frac{}{}", "{}", "\\quad", "\\\\", "\\boxed{}",
+            "\\begin{matrix}\\end{matrix}", "\\begin{matrix}a&\\end{matrix}"],
+)
+def test_a_formula_that_shows_nothing_is_not_math(tex: str) -> None:
+    """ziamath raised on these (IndexError, ValueError) or drew them -999 em high, which
+    failed every PDF, PNG, PPTX and HTML render holding one."""
+    with pytest.raises(MathError, match="shows nothing"):
+        parse_tex(tex)
+
+
+@pytest.mark.parametrize(
+    "tex", ["a\\text{}b", "\\text{}_2 x", "x + \\begin{pmatrix}\\end{pmatrix}", "\\sqrt{}"],
+)
+def test_an_empty_text_or_table_inside_a_formula_is_drawn_around(tex: str) -> None:
+    for display in (False, True):
+        formula = parse_tex(tex, display)
+        drawn = draw_formula(formula)
+        assert drawn.width > 0 and drawn.height > 0
+        assert formula_png(formula)[0].startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    "tex",
+    ["\\overline{}", "\\hat{\\mathrm{{}}}", "\\not", "\\overset{_{\\substack{)\\\\>>^}}}{x}"],
+)
+def test_a_tree_ziamath_cannot_lay_out_is_drawn_as_its_source(tex: str) -> None:
+    """ziamath raised AssertionError on the last, and sized the others 0 em wide or -999 em
+    high (its sentinel for an empty row), which resvg refused ("SVG has an invalid size"),
+    failing the PDF, PNG and PPTX renders; found by a random nesting of TeX constructs."""
+    for display in (False, True):
+        formula = parse_tex(tex, display)
+        drawn = draw_formula(formula)
+        assert 0 < drawn.width < 100 and 0 < drawn.height < 5
+        assert formula_png(formula)[0].startswith(b"\x89PNG")
+    assert draw_formula(parse_tex("\\frac{a}{b}")).width < 2  # a sound tree is drawn as before

@@ -17,6 +17,7 @@ from pptx import Presentation
 from pypdf import PdfReader
 from pypdf.generic import IndirectObject
 
+from renderers import render
 from renderers.document import Math, iter_inlines
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
@@ -180,3 +181,21 @@ def test_a_reference_right_after_a_cjk_or_arabic_letter_links_in_every_format() 
     lines = [line for slide in deck.slides for shape in slide.shapes if shape.has_text_frame
              for line in shape.text_frame.text.splitlines()]
     assert "见Figure 1。如Figure 1所示。انظرFigure 1" in lines
+
+
+def test_formulas_that_show_nothing_render_as_code_in_every_format(tmp_path: Path) -> None:
+    """``$\\text{}$``, ``$$\\frac{}{}$$`` and an empty matrix were internal errors of the PDF,
+    PNG, PPTX and HTML writers (ziamath cannot draw them); now each is its source as code,
+    with a warning, and the formulas around them are drawn."""
+    markdown = (
+        "Empty $\\text{}$ and $\\mbox{}$ and $E = mc^2$.\n\n$$\n\\frac{}{}\n$$\n\n"
+        "$$\\begin{matrix}\\end{matrix}$$\n\n$$\\quad$$\n"
+    )
+    results = render(markdown, tmp_path, name="m", formats=("pdf", "png", "pptx", "html", "docx"),
+                     sources_pool=[])
+    for result in results:
+        assert result.path.exists()
+        assert sum("shows nothing" in warning for warning in result.warnings) == 5
+    html = (tmp_path / "m.html").read_text()
+    assert "<code>$\\text{}$</code>" in html and "<pre dir=\"ltr\"><code>\\quad</code>" in html
+    assert html.count('class="math-svg"') == 1  # E = mc^2
