@@ -426,12 +426,14 @@ class _MarkdownReader:
         ``@``) whose label a figure or table defines: its author surely meant a reference."""
         labels = defined_labels(blocks)
         for word, label, line in self._refused_refs:
-            if label in labels:
-                self.context.warn(
-                    line, f"'{word}@{label}' is not read as a cross-reference: an @ right after "
-                    f"{word[-1]!r} is part of an e-mail address; put a space before the @ or "
-                    f"write [@{label}]",
-                )
+            if label not in labels:
+                continue
+            if word.endswith("[-"):  # pandoc-crossref's number-only form, not an address
+                why = f"the number-only form [-@…] is not supported; write [@{label}]"
+            else:
+                why = (f"an @ right after {word[-1]!r} is part of an e-mail address; put a "
+                       f"space before the @ or write [@{label}]")
+            self.context.warn(line, f"'{word}@{label}' is not read as a cross-reference: {why}")
 
     # ------------------------------------------------ blocks
 

@@ -97,6 +97,15 @@ def test_a_refused_reference_to_a_defined_label_is_a_warning() -> None:
     assert "[@fig:cap]" in warning
 
 
+def test_the_number_only_form_is_named_in_its_warning_not_taken_for_an_address() -> None:
+    """pandoc-crossref's ``[-@fig:cap]`` (the number without "Figure") is not read; the warning
+    says so, rather than calling the ``-`` before the ``@`` part of an e-mail address."""
+    document = read_markdown("![Cap](a.png){#fig:cap}\n\nSee [-@fig:cap].\n")
+    (warning,) = document.warnings
+    assert warning == ("markdown input, line 3: '[-@fig:cap' is not read as a cross-reference: "
+                       "the number-only form [-@…] is not supported; write [@fig:cap]")
+
+
 def test_citation_tokens_and_links_keep_their_meaning() -> None:
     (paragraph,) = read_markdown("A [[S:1]] and [[S:2-3]] and [@fig:a](https://x.example).\n").blocks
     cites = [n for n in paragraph.children if isinstance(n, Cite)]
