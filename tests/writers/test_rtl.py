@@ -16,6 +16,7 @@ import io
 import subprocess
 import unicodedata
 import zipfile
+from collections.abc import Iterable, Iterator
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -1154,6 +1155,19 @@ def marked(fmt: str, line: str, **options: Any) -> bytes:
                            options=build_options(**options))).artifact(fmt).data
 
 
+def in_chromium(tmp_path: Path, lines: Iterable[str], stem: str) -> Iterator[tuple[str, Any]]:
+    """Each of ``lines`` as the report's HTML (:func:`marked`), open in one Chromium page."""
+    from tests.helpers import chromium_browser
+
+    with chromium_browser() as browser:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        for n, line in enumerate(lines):
+            path = tmp_path / f"{stem}-{n}.html"
+            path.write_bytes(marked("html", line))
+            page.goto(path.as_uri())
+            yield line, page
+
+
 def test_html_holds_left_to_right_text_and_its_marks_together_in_a_right_to_left_line() -> None:
     """From the run's first letter to its last letter or digit (a mark's count), over
     emphasis and links, in a span of its direction; not a run of one box, nor in a
@@ -1274,19 +1288,12 @@ def test_a_run_entering_or_leaving_a_link_past_neutrals_holds_the_link_whole(lin
 def test_chromium_reads_a_link_held_whole_as_weasyprint_does(tmp_path: Path) -> None:
     """Chromium isolates the span: it sets the line as WeasyPrint does, the link in one
     piece."""
-    from tests.helpers import chromium_browser
-
-    with chromium_browser() as browser:
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        for n, (line, (expected, _)) in enumerate(LINKED_RUNS.items()):
-            path = tmp_path / f"linked-{n}.html"
-            path.write_bytes(marked("html", line))
-            page.goto(path.as_uri())
-            assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == expected, line
-            pieces = page.evaluate(
-                "() => document.querySelector('main p a[href^=\"https\"]')"
-                ".getClientRects().length")
-            assert pieces == 1, line
+    for line, page in in_chromium(tmp_path, LINKED_RUNS, "linked"):
+        assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == LINKED_RUNS[line][0], line
+        pieces = page.evaluate(
+            "() => document.querySelector('main p a[href^=\"https\"]')"
+            ".getClientRects().length")
+        assert pieces == 1, line
 
 
 def test_html_cuts_a_text_or_an_emphasis_where_a_held_run_starts_or_ends() -> None:
@@ -1410,15 +1417,8 @@ def test_chromium_sets_marks_after_left_to_right_text_in_a_right_to_left_line(
     tmp_path: Path,
 ) -> None:
     """The referee: the HTML's spans change nothing of the bidi algorithm's order."""
-    from tests.helpers import chromium_browser
-
-    with chromium_browser() as browser:
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        for n, (line, expected) in enumerate(MARKED_RUNS.items()):
-            path = tmp_path / f"marked-{n}.html"
-            path.write_bytes(marked("html", line))
-            page.goto(path.as_uri())
-            assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == expected, line
+    for line, page in in_chromium(tmp_path, MARKED_RUNS, "marked"):
+        assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == MARKED_RUNS[line], line
 
 
 # ---------------------------------------------------------------- numbers after an element
@@ -1493,12 +1493,5 @@ def test_html_marks_only_a_number_whose_box_lost_the_arabic_letters_before_it() 
 @pytest.mark.browser
 def test_chromium_sets_a_number_after_an_element_as_the_pdfs_do(tmp_path: Path) -> None:
     """The referee: the marks change nothing of Chromium's order (:data:`NUMBER_LINES`)."""
-    from tests.helpers import chromium_browser
-
-    with chromium_browser() as browser:
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        for n, (line, expected) in enumerate(NUMBER_LINES.items()):
-            path = tmp_path / f"number-{n}.html"
-            path.write_bytes(marked("html", line))
-            page.goto(path.as_uri())
-            assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == expected, line
+    for line, page in in_chromium(tmp_path, NUMBER_LINES, "number"):
+        assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == NUMBER_LINES[line], line
