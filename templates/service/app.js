@@ -33,12 +33,20 @@ function requestBody(format) {
 
 /** POST /render; resolves to the Response or throws an Error with the service's message. */
 async function render(format, signal) {
-  const response = await fetch("/render", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(requestBody(format)),
-    signal,
-  });
+  let response;
+  try {
+    response = await fetch("/render", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(requestBody(format)),
+      signal,
+    });
+  } catch (err) {
+    // fetch rejects with a bare "Failed to fetch" when the service is stopped or unreachable.
+    if (err.name !== "TypeError") throw err;
+    throw new Error(`Could not reach the citerender service (${err.message}); check that it `
+                    + "is running, then retry.");
+  }
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
     try {
@@ -71,11 +79,17 @@ function setStatus(message) {
   $("status").textContent = message;
 }
 
+/**
+ * aria-disabled rather than disabled while a render runs: a disabled button drops keyboard
+ * focus to the page's body, losing a keyboard user's place; this one keeps focus and ignores
+ * further clicks (a double click exports once).
+ */
 async function exportAs(button) {
+  if (button.getAttribute("aria-disabled") === "true") return;
   const format = button.dataset.format;
   showError("");
   setStatus(`Rendering ${button.textContent}…`);
-  button.disabled = true;
+  button.setAttribute("aria-disabled", "true");
   try {
     const response = await render(format);
     const blob = await response.blob();
@@ -94,7 +108,7 @@ async function exportAs(button) {
     setStatus("");
     showError(err.message);
   } finally {
-    button.disabled = false;
+    button.removeAttribute("aria-disabled");
   }
 }
 

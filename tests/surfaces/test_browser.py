@@ -185,3 +185,67 @@ def test_preview_shows_citation_popovers_in_the_chosen_style(page: Any) -> None:
     finally:
         page.select_option("#csl", "")
     frame.locator("sup.cite a").first.wait_for(timeout=30_000)
+
+
+def test_labels_stay_beside_their_controls_at_320px(page: Any) -> None:
+    """On a phone-wide window each option's label sits on its control's line (a label left at
+    the end of one line with its control on the next reads as labelling the wrong control),
+    and nothing scrolls sideways."""
+    size = page.viewport_size
+    try:
+        page.set_viewport_size({"width": 320, "height": 900})
+        boxes = page.evaluate("""() => [...document.querySelectorAll('.row label')].map(l => {
+            const a = l.getBoundingClientRect(), b = l.control.getBoundingClientRect();
+            return [l.htmlFor, a.top + a.height / 2, b.top, b.bottom, b.right]; })""")
+        assert len(boxes) == 7
+        for name, label_middle, top, bottom, right in boxes:
+            assert top <= label_middle <= bottom, f"the {name} label is off its control's line"
+            assert right <= 320, f"{name} reaches past the window"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    finally:
+        page.set_viewport_size(size)
+
+
+def test_a_keyboard_export_keeps_focus_and_exports_once(page: Any) -> None:
+    """Enter on an export button while a (slow) render runs: focus stays on the button (a
+    disabled button would drop it to the page's body), the button says it is busy, and a
+    second Enter does not start a second export."""
+    downloads: list[str] = []
+
+    def count(download: Any) -> None:
+        downloads.append(download.suggested_filename)
+
+    page.evaluate("""() => { window.realFetch = window.fetch;
+        window.fetch = (...a) => new Promise(r => setTimeout(r, 1500)).then(() => realFetch(...a)); }""")
+    page.on("download", count)
+    try:
+        page.focus("#export-md")
+        page.keyboard.press("Enter")
+        busy = page.locator("#export-md")
+        assert busy.get_attribute("aria-disabled") == "true"
+        assert page.evaluate("document.activeElement.id") == "export-md"
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => !document.querySelector('#export-md[aria-disabled]')",
+                               timeout=60_000)
+        page.wait_for_timeout(2_000)
+        assert downloads == [f"{TITLE}.md"]
+        assert page.evaluate("document.activeElement.id") == "export-md"
+    finally:
+        page.remove_listener("download", count)
+        page.evaluate("() => { window.fetch = window.realFetch; }")
+
+
+def test_an_unreachable_service_is_named_and_the_export_can_be_retried(page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.route("**/render", lambda route: route.abort())
+    try:
+        page.click("#export-md")
+        expect(page.locator("#error")).to_contain_text("Could not reach the citerender service")
+        assert page.locator("#export-md").get_attribute("aria-disabled") is None
+    finally:
+        page.unroute("**/render")
+    with page.expect_download(timeout=60_000) as info:
+        page.click("#export-md")
+    assert info.value.suggested_filename == f"{TITLE}.md"
+    assert page.locator("#error").is_hidden()
