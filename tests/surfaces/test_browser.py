@@ -215,15 +215,15 @@ def test_a_keyboard_export_keeps_focus_and_exports_once(page: Any) -> None:
     def count(download: Any) -> None:
         downloads.append(download.suggested_filename)
 
-    page.evaluate("""() => { window.realFetch = window.fetch;
-        window.fetch = (...a) => new Promise(r => setTimeout(r, 1500)).then(() => realFetch(...a)); }""")
+    page.evaluate("""() => { const realFetch = window.realFetch = window.fetch;
+        window.fetch = (...a) => new Promise(r => setTimeout(r, 1500))
+            .then(() => realFetch(...a)); }""")
     page.on("download", count)
     try:
         page.focus("#export-md")
         page.keyboard.press("Enter")
-        busy = page.locator("#export-md")
-        assert busy.get_attribute("aria-disabled") == "true"
         assert page.evaluate("document.activeElement.id") == "export-md"
+        assert page.locator("#export-md").get_attribute("aria-disabled") == "true"
         page.keyboard.press("Enter")
         page.wait_for_function("() => !document.querySelector('#export-md[aria-disabled]')",
                                timeout=60_000)
