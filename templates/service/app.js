@@ -52,10 +52,24 @@ async function render(format, signal) {
     try {
       const data = await response.json();
       if (data.error) message = `${response.status}: ${data.error}`;
+      if (data.error && data.field && !data.error.includes(data.field)) {
+        message += ` (field: ${data.field})`;
+      }
     } catch (_) { /* not JSON: keep the status line */ }
+    if (response.status === 413) message += ` — ${sizesNote()}`;
     throw new Error(message);
   }
   return response;
+}
+
+/** What a too-large request was made of, so the user knows which field to shorten. */
+function sizesNote() {
+  const size = (id) => {
+    const bytes = new TextEncoder().encode($(id).value).length;
+    return bytes < 1_048_576 ? `${Math.ceil(bytes / 1024)} KB`
+                             : `${(bytes / 1_048_576).toFixed(1)} MB`;
+  };
+  return `this export sends Content ${size("content")} and Sources pool ${size("pool")}`;
 }
 
 /** The file name from Content-Disposition (RFC 5987 filename* first). */

@@ -249,3 +249,40 @@ def test_an_unreachable_service_is_named_and_the_export_can_be_retried(page: Any
         page.click("#export-md")
     assert info.value.suggested_filename == f"{TITLE}.md"
     assert page.locator("#error").is_hidden()
+
+
+def test_a_too_large_pool_is_named_in_the_refusal(page: Any) -> None:
+    """A pasted pool of 100,000 rows (11 MB) passes the body limit: the refusal says which
+    field is large, not only that the request body is."""
+    from playwright.sync_api import expect
+
+    pool = page.locator("#pool")
+    saved = pool.input_value()
+    rows = ",".join(f'{{"sid": {i}, "title": "Source number {i}", '
+                    f'"url": "https://example.org/{i}", "published_at": "2024-01-01"}}'
+                    for i in range(1, 100_001))
+    try:
+        # Set without an input event: no preview render of it.
+        page.evaluate("(rows) => { document.getElementById('pool').value = rows; }",
+                      f"[{rows}]")
+        page.click("#export-md")
+        error = page.locator("#error")
+        expect(error).to_contain_text("413: request body larger than")
+        expect(error).to_contain_text(" and Sources pool 10.7 MB")
+    finally:
+        pool.fill(saved)
+
+
+def test_a_refusal_whose_words_do_not_name_its_field_is_shown_with_it(page: Any) -> None:
+    """The service's memory refusal names the setting, not the field (``content``) at fault:
+    the page adds the refusal's ``field``."""
+    from playwright.sync_api import expect
+
+    refusal = {"error": "the render needed more than the 512 MiB a worker may use; raise "
+               "serve --max-worker-memory", "field": "content", "code": "limit_exceeded"}
+    page.route("**/render", lambda route: route.fulfill(status=422, json=refusal))
+    try:
+        page.click("#export-pdf")
+        expect(page.locator("#error")).to_have_text(f"422: {refusal['error']} (field: content)")
+    finally:
+        page.unroute("**/render")
