@@ -161,7 +161,19 @@ function schedulePreview() {
   previewTimer = setTimeout(refreshPreview, PREVIEW_DELAY_MS);
 }
 
+/**
+ * An iframe never matches :focus while its own document has focus, so keyboard focus inside the
+ * preview would be invisible; the "focused" class draws the frame's ring instead.
+ */
+function trackPreviewFocus() {
+  const frame = $("preview");
+  const mark = () => frame.classList.toggle("focused", document.activeElement === frame);
+  window.addEventListener("blur", () => setTimeout(mark));
+  window.addEventListener("focus", mark);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  trackPreviewFocus();
   for (const button of document.querySelectorAll("button[data-format]")) {
     button.addEventListener("click", () => exportAs(button));
   }

@@ -286,3 +286,27 @@ def test_a_refusal_whose_words_do_not_name_its_field_is_shown_with_it(page: Any)
         expect(page.locator("#error")).to_have_text(f"422: {refusal['error']} (field: content)")
     finally:
         page.unroute("**/render")
+
+
+def test_keyboard_focus_is_visible_on_every_control(page: Any) -> None:
+    """Tab from the top reaches every control, each labelled and drawn with a focus ring
+    (the preview frame too: focus inside it rings the frame)."""
+    page.focus(".docs-link")
+    seen: list[str] = []
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        focused = page.evaluate("""() => { const e = document.activeElement;
+            const s = getComputedStyle(e);
+            const name = e.labels?.[0]?.innerText || e.title || e.innerText;
+            return [e.id || e.tagName, s.outlineStyle, name.trim()]; }""")
+        ident, outline, name = focused
+        if ident == "preview":  # the ring is drawn once the frame's focus event has run
+            page.wait_for_function("() => document.getElementById('preview').matches('.focused')")
+            outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+        assert outline != "none", f"{ident} has no visible focus ring"
+        assert name, f"{ident} has no label"
+        seen.append(ident)
+        if ident == "preview":
+            break
+    assert seen[-1] == "preview"
+    assert {"title", "lang", "content", "pool", "pdf-engine", "export-pdf"} <= set(seen)
