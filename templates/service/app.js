@@ -33,21 +33,43 @@ function requestBody(format) {
 
 /** POST /render; resolves to the Response or throws an Error with the service's message. */
 async function render(format, signal) {
-  const response = await fetch("/render", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(requestBody(format)),
-    signal,
-  });
+  let response;
+  try {
+    response = await fetch("/render", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(requestBody(format)),
+      signal,
+    });
+  } catch (err) {
+    // fetch rejects with a bare "Failed to fetch" when the service is stopped or unreachable.
+    if (err.name !== "TypeError") throw err;
+    throw new Error(`Could not reach the citerender service (${err.message}); check that it `
+                    + "is running, then retry.");
+  }
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
     try {
       const data = await response.json();
       if (data.error) message = `${response.status}: ${data.error}`;
+      if (data.error && data.field && !data.error.includes(data.field)) {
+        message += ` (field: ${data.field})`;
+      }
     } catch (_) { /* not JSON: keep the status line */ }
+    if (response.status === 413) message += ` — ${sizesNote()}`;
     throw new Error(message);
   }
   return response;
+}
+
+/** What a too-large request was made of, so the user knows which field to shorten. */
+function sizesNote() {
+  const size = (id) => {
+    const bytes = new TextEncoder().encode($(id).value).length;
+    return bytes < 1_048_576 ? `${Math.ceil(bytes / 1024)} KB`
+                             : `${(bytes / 1_048_576).toFixed(1)} MB`;
+  };
+  return `this export sends Content ${size("content")} and Sources pool ${size("pool")}`;
 }
 
 /** The file name from Content-Disposition (RFC 5987 filename* first). */
@@ -71,11 +93,17 @@ function setStatus(message) {
   $("status").textContent = message;
 }
 
+/**
+ * aria-disabled rather than disabled while a render runs: a disabled button drops keyboard
+ * focus to the page's body, losing a keyboard user's place; this one keeps focus and ignores
+ * further clicks (a double click exports once).
+ */
 async function exportAs(button) {
+  if (button.getAttribute("aria-disabled") === "true") return;
   const format = button.dataset.format;
   showError("");
   setStatus(`Rendering ${button.textContent}…`);
-  button.disabled = true;
+  button.setAttribute("aria-disabled", "true");
   try {
     const response = await render(format);
     const blob = await response.blob();
@@ -94,7 +122,7 @@ async function exportAs(button) {
     setStatus("");
     showError(err.message);
   } finally {
-    button.disabled = false;
+    button.removeAttribute("aria-disabled");
   }
 }
 
@@ -133,7 +161,19 @@ function schedulePreview() {
   previewTimer = setTimeout(refreshPreview, PREVIEW_DELAY_MS);
 }
 
+/**
+ * An iframe never matches :focus while its own document has focus, so keyboard focus inside the
+ * preview would be invisible; the "focused" class draws the frame's ring instead.
+ */
+function trackPreviewFocus() {
+  const frame = $("preview");
+  const mark = () => frame.classList.toggle("focused", document.activeElement === frame);
+  window.addEventListener("blur", () => setTimeout(mark));
+  window.addEventListener("focus", mark);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  trackPreviewFocus();
   for (const button of document.querySelectorAll("button[data-format]")) {
     button.addEventListener("click", () => exportAs(button));
   }

@@ -185,3 +185,128 @@ def test_preview_shows_citation_popovers_in_the_chosen_style(page: Any) -> None:
     finally:
         page.select_option("#csl", "")
     frame.locator("sup.cite a").first.wait_for(timeout=30_000)
+
+
+def test_labels_stay_beside_their_controls_at_320px(page: Any) -> None:
+    """On a phone-wide window each option's label sits on its control's line (a label left at
+    the end of one line with its control on the next reads as labelling the wrong control),
+    and nothing scrolls sideways."""
+    size = page.viewport_size
+    try:
+        page.set_viewport_size({"width": 320, "height": 900})
+        boxes = page.evaluate("""() => [...document.querySelectorAll('.row label')].map(l => {
+            const a = l.getBoundingClientRect(), b = l.control.getBoundingClientRect();
+            return [l.htmlFor, a.top + a.height / 2, b.top, b.bottom, b.right]; })""")
+        assert len(boxes) == 7
+        for name, label_middle, top, bottom, right in boxes:
+            assert top <= label_middle <= bottom, f"the {name} label is off its control's line"
+            assert right <= 320, f"{name} reaches past the window"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    finally:
+        page.set_viewport_size(size)
+
+
+def test_a_keyboard_export_keeps_focus_and_exports_once(page: Any) -> None:
+    """Enter on an export button while a (slow) render runs: focus stays on the button (a
+    disabled button would drop it to the page's body), the button says it is busy, and a
+    second Enter does not start a second export."""
+    downloads: list[str] = []
+
+    def count(download: Any) -> None:
+        downloads.append(download.suggested_filename)
+
+    page.evaluate("""() => { const realFetch = window.realFetch = window.fetch;
+        window.fetch = (...a) => new Promise(r => setTimeout(r, 1500))
+            .then(() => realFetch(...a)); }""")
+    page.on("download", count)
+    try:
+        page.focus("#export-md")
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.id") == "export-md"
+        assert page.locator("#export-md").get_attribute("aria-disabled") == "true"
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => !document.querySelector('#export-md[aria-disabled]')",
+                               timeout=60_000)
+        page.wait_for_timeout(2_000)
+        assert downloads == [f"{TITLE}.md"]
+        assert page.evaluate("document.activeElement.id") == "export-md"
+    finally:
+        page.remove_listener("download", count)
+        page.evaluate("() => { window.fetch = window.realFetch; }")
+
+
+def test_an_unreachable_service_is_named_and_the_export_can_be_retried(page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.route("**/render", lambda route: route.abort())
+    try:
+        page.click("#export-md")
+        expect(page.locator("#error")).to_contain_text("Could not reach the citerender service")
+        assert page.locator("#export-md").get_attribute("aria-disabled") is None
+    finally:
+        page.unroute("**/render")
+    with page.expect_download(timeout=60_000) as info:
+        page.click("#export-md")
+    assert info.value.suggested_filename == f"{TITLE}.md"
+    assert page.locator("#error").is_hidden()
+
+
+def test_a_too_large_pool_is_named_in_the_refusal(page: Any) -> None:
+    """A pasted pool of 100,000 rows (11 MB) passes the body limit: the refusal says which
+    field is large, not only that the request body is."""
+    from playwright.sync_api import expect
+
+    pool = page.locator("#pool")
+    saved = pool.input_value()
+    rows = ",".join(f'{{"sid": {i}, "title": "Source number {i}", '
+                    f'"url": "https://example.org/{i}", "published_at": "2024-01-01"}}'
+                    for i in range(1, 100_001))
+    try:
+        # Set without an input event: no preview render of it.
+        page.evaluate("(rows) => { document.getElementById('pool').value = rows; }",
+                      f"[{rows}]")
+        page.click("#export-md")
+        error = page.locator("#error")
+        expect(error).to_contain_text("413: request body larger than")
+        expect(error).to_contain_text(" and Sources pool 10.7 MB")
+    finally:
+        pool.fill(saved)
+
+
+def test_a_refusal_whose_words_do_not_name_its_field_is_shown_with_it(page: Any) -> None:
+    """The service's memory refusal names the setting, not the field (``content``) at fault:
+    the page adds the refusal's ``field``."""
+    from playwright.sync_api import expect
+
+    refusal = {"error": "the render needed more than the 512 MiB a worker may use; raise "
+               "serve --max-worker-memory", "field": "content", "code": "limit_exceeded"}
+    page.route("**/render", lambda route: route.fulfill(status=422, json=refusal))
+    try:
+        page.click("#export-pdf")
+        expect(page.locator("#error")).to_have_text(f"422: {refusal['error']} (field: content)")
+    finally:
+        page.unroute("**/render")
+
+
+def test_keyboard_focus_is_visible_on_every_control(page: Any) -> None:
+    """Tab from the top reaches every control, each labelled and drawn with a focus ring
+    (the preview frame too: focus inside it rings the frame)."""
+    page.focus(".docs-link")
+    seen: list[str] = []
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        focused = page.evaluate("""() => { const e = document.activeElement;
+            const s = getComputedStyle(e);
+            const name = e.labels?.[0]?.innerText || e.title || e.innerText;
+            return [e.id || e.tagName, s.outlineStyle, name.trim()]; }""")
+        ident, outline, name = focused
+        if ident == "preview":  # the ring is drawn once the frame's focus event has run
+            page.wait_for_function("() => document.getElementById('preview').matches('.focused')")
+            outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+        assert outline != "none", f"{ident} has no visible focus ring"
+        assert name, f"{ident} has no label"
+        seen.append(ident)
+        if ident == "preview":
+            break
+    assert seen[-1] == "preview"
+    assert {"title", "lang", "content", "pool", "pdf-engine", "export-pdf"} <= set(seen)
