@@ -482,6 +482,7 @@ def test_remote_batch_requests_carry_cli_options_in_request_form(
     assert request.kwargs["dpi"] == 90 and request.kwargs["pages"] == (1, 2)
 
 
+@pytest.mark.slow  # four 1 MB bodies parsed, spooled and rendered: 6 s
 def test_queued_jobs_wait_with_their_bodies_on_disk_not_in_the_services_memory(
     tmp_path: Path,
 ) -> None:
