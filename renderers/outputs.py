@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from citations.atomic import write_atomic as write_atomic  # re-exported: the artifact writer
@@ -130,3 +131,17 @@ def relative_name(out_dir: str | os.PathLike[str], path: str | os.PathLike[str])
         raise OutputPathError(
             f"{str(target)!r} is not inside the output directory {str(root)!r}"
         ) from exc
+
+
+def write_files(paths: Sequence[Path], blobs: Sequence[bytes]) -> None:
+    """Write each of ``blobs`` to its path atomically: an artifact's files, under the store's
+    lock with their records (:meth:`citations.store.SourcesUsedStore.record_many`), by a
+    render and by a broker batch fetching a job's files alike."""
+    for path, data in zip(paths, blobs, strict=True):
+        try:
+            write_atomic(path, data)
+        except OSError as exc:
+            raise OutputPathError(
+                f"{path.parent}: cannot write {path.name} ({exc.strerror or exc}); "
+                "accepted: a writable output directory"
+            ) from exc

@@ -32,7 +32,6 @@ from renderers.document import Cite, iter_inlines, reading_blocks
 from renderers.errors import (
     InputError,
     LimitError,
-    OutputPathError,
     OverwriteError,
     RenderError,
     ResourceError,
@@ -40,7 +39,7 @@ from renderers.errors import (
 )
 from renderers.formats import ContentFormat
 from renderers.options import PARAMS, RenderOptions, read_options
-from renderers.outputs import relative_name, write_atomic
+from renderers.outputs import relative_name, write_files
 from renderers.readers.answers import NativeAnswer, read_answer
 from renderers.sandbox import image_cache
 from renderers.writers import Artifact, writer_for
@@ -492,7 +491,7 @@ class Session:
             )
         supersedes = _stale_pages(out_dir, target, artifact_name, inputs) if fmt == "png" else None
         store_notes += store.record_many(
-            records, supersedes=supersedes, write=lambda: _write_files(paths, artifact.blobs)
+            records, supersedes=supersedes, write=lambda: write_files(paths, artifact.blobs)
         )
         diagnostics = capped(unique([
             *self.prepared.diagnostics,
@@ -539,19 +538,6 @@ class Session:
             "input_format": self.prepared.input_format,
             "elapsed_ms": round(elapsed_ms, 1),
         }
-
-
-def _write_files(paths: Sequence[Path], blobs: Sequence[bytes]) -> None:
-    """Write each of ``blobs`` to its path atomically (under the store's lock, with their
-    records: :meth:`citations.store.SourcesUsedStore.record_many`)."""
-    for path, data in zip(paths, blobs, strict=True):
-        try:
-            write_atomic(path, data)
-        except OSError as exc:
-            raise OutputPathError(
-                f"{path.parent}: cannot write {path.name} ({exc.strerror or exc}); "
-                "accepted: a writable output directory"
-            ) from exc
 
 
 def write_all(

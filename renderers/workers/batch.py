@@ -252,7 +252,8 @@ def _fetch(item: _Pending, state: JobState, store: ArtifactStore, entry: _Progre
            reporter: Reporter) -> None:
     """Copy a finished job's artifacts into the output directory and record them there."""
     from renderers.api import EXTENSIONS, page_paths
-    from renderers.outputs import output_path, relative_name, write_atomic
+    from renderers.errors import OutputPathError
+    from renderers.outputs import output_path, relative_name, write_files
 
     job, result = item.job, state.result or {}
     stem = job.name or Path(job.input).stem
@@ -271,14 +272,9 @@ def _fetch(item: _Pending, state: JobState, store: ArtifactStore, entry: _Progre
             record = ArtifactRecord.from_dict(records[key])
             local.append(dataclasses.replace(record, artifact_name=Path(stem).name,
                                              filename=relative_name(job.out, path)))
-
-        def write() -> None:  # under the record's lock, as a local render writes its files
-            for path, data in zip(paths, blobs, strict=True):
-                write_atomic(path, data)
-
         sources_used = SourcesUsedStore(job.out)
-        recovered = sources_used.record_many(local, write=write)
-    except (OSError, StoreUnavailable, KeyError, ValueError) as exc:
+        recovered = sources_used.record_many(local, write=lambda: write_files(paths, blobs))
+    except (OSError, OutputPathError, StoreUnavailable, KeyError, ValueError) as exc:
         _failed(entry, reporter, f"{item.fmt}: {describe(exc)}", EXIT_BAD_INPUT)
         return
     outcome = entry.outcome
