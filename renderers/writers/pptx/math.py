@@ -8,7 +8,7 @@ A numbered caption starts with "Figure 1:" and defines the anchor references jum
 
 from __future__ import annotations
 
-from renderers.document import Inline, Math, numbered_anchor, numbered_name
+from renderers.document import CrossRef, Inline, Math, numbered_anchor
 from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.linear import tex_line
@@ -52,6 +52,6 @@ def caption_runs(label: str, number: int, words: Labels) -> tuple[Run, ...]:
                 defines=numbered_anchor(label, number)), Run(" "))
 
 
-def crossref_run(label: str, number: int, words: Labels) -> Run:
-    """"Figure 1", jumping to the slide with that figure's caption."""
-    return Run(numbered_name(label, number, words), target=numbered_anchor(label, number))
+def crossref_run(node: CrossRef, words: Labels) -> Run:
+    """"Figure 1" (or "1"), jumping to the slide with that figure's caption."""
+    return Run(node.shown(words), target=node.anchor)

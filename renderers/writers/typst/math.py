@@ -20,7 +20,6 @@ from renderers.document import (
     SoftBreak,
     Text,
     numbered_anchor,
-    numbered_name,
 )
 from renderers.labels import Labels
 from renderers.writers.common import caption_lead
@@ -126,11 +125,10 @@ def crossref_markup(
 ) -> str:
     """"Figure 1", linked to the figure or table it names (plain text when it has no anchor);
     ``to_label`` gives the destination of a link to a label."""
-    name = text_markup(numbered_name(node.label, node.number, words))
-    anchor = numbered_anchor(node.label, node.number)
-    if anchor not in labels:
+    name = text_markup(node.shown(words))
+    if node.anchor not in labels:
         return name
-    return f"#link({to_label(anchor)})[{name}];"
+    return f"#link({to_label(node.anchor)})[{name}];"
 
 
 def numbered_anchor_of(label: str, number: int) -> str:
