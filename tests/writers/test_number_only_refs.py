@@ -8,8 +8,8 @@ import zipfile
 from typing import Any
 
 import lxml.html
-from lxml import etree
 import pytest
+from lxml import etree
 from pptx import Presentation
 
 from renderers.document import Link, Paragraph, Text
