@@ -151,6 +151,11 @@ def _shows_something(node: MathNode) -> bool:
     )
 
 
+def shown_tex(tex: str) -> str:
+    """A formula's source as a warning quotes it (one longer than 60 characters shortened)."""
+    return repr(tex if len(tex) <= 60 else tex[:59] + "…")
+
+
 def tex_error(tex: str, display: bool = False) -> str | None:
     """Why ``tex`` cannot be shown as math, or None when it can."""
     try:

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from renderers.math import MathError, parse_tex
+from renderers.math import MathError, parse_tex, shown_tex
 from renderers.math.linear import linear_text
 from renderers.math.mathml import mathml_markup
 from renderers.math.omml import M_NS, omml_math, omml_paragraph
@@ -178,3 +178,24 @@ def test_a_row_ending_in_an_empty_cell_keeps_its_cells(tex: str, expected: list[
     """latex2mathml dropped a table's last row when its last cell was empty, so ``a&`` was
     "a formula that shows nothing" and ``a&b\\\\c&`` lost its ``c``."""
     assert cells(tex) == expected
+
+
+def test_a_formula_drawn_as_its_source_says_so_at_every_render() -> None:
+    """The drawing is cached, so the fallback is a value it returns, reported by
+    ``formula_drawing`` into the writer's diagnostics each time a render asks, not once."""
+    from renderers.diagnostics import Code, collect
+    from renderers.math.svg import formula_drawing
+
+    formula = parse_tex("\\overline{}")
+    assert draw_formula(formula).fallback == "the drawing library gives it no size it can lay out"
+    assert draw_formula(parse_tex("\\overline{x}")).fallback == ""
+    for _ in range(2):
+        with collect() as reported:
+            formula_drawing(formula)
+            formula_drawing(parse_tex("\\overline{x}"))
+        assert [(d.code, d.message) for d in reported] == [(
+            Code.MATH_NOT_DRAWN,
+            "formula '\\\\overline{}' cannot be drawn (the drawing library gives it no size it "
+            "can lay out); its picture shows the TeX source instead",
+        )]
+    assert shown_tex("x + " * 20) == repr(("x + " * 15)[:59] + "…")  # 60 characters at most

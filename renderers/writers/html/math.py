@@ -14,7 +14,7 @@ from renderers.document import CrossRef, CrossRefForm, Math, numbered_anchor
 from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.mathml import mathml_markup
-from renderers.math.svg import draw_formula
+from renderers.math.svg import formula_drawing
 from renderers.writers.common import caption_lead
 
 #: Only in reports with math: MathML on screen, its SVG drawing in print (WeasyPrint).
@@ -36,7 +36,7 @@ def math_markup(node: Math) -> Markup:
         formula = parse_tex(node.tex, node.display)
     except MathError:
         return Markup(f'<code class="math-error">{escape(node.tex)}</code>')
-    drawn = draw_formula(formula)
+    drawn = formula_drawing(formula)
     picture = (
         f'<img class="math-svg" src="{drawn.data_uri()}" alt="{escape(formula.tex)}" '
         f'style="width:{drawn.width:.3f}em;height:{drawn.height:.3f}em;'

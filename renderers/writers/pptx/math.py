@@ -12,7 +12,7 @@ from renderers.document import CrossRef, Inline, Math, numbered_anchor
 from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.linear import tex_line
-from renderers.math.svg import draw_formula, formula_png
+from renderers.math.svg import formula_drawing, formula_png
 from renderers.writers.common import caption_lead
 from renderers.writers.pptx.model import BODY_SIZE, Picture, Run
 
@@ -37,8 +37,8 @@ def equation_picture(children: tuple[Inline, ...]) -> tuple[Picture, str, float,
         formula = parse_tex(only.tex, True)
     except MathError:
         return None
+    drawn = formula_drawing(formula)
     data, width, height = formula_png(formula)
-    drawn = draw_formula(formula)
     picture = Picture(data=data, mime="image/png", width=width, height=height)
     return picture, formula.tex, drawn.width * EQUATION_SIZE, drawn.height * EQUATION_SIZE
 

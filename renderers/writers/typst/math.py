@@ -109,9 +109,9 @@ def math_markup(
         formula = parse_tex(node.tex, node.display)
     except MathError:
         return code_span(node.tex, bidi=bidi)
-    from renderers.math.svg import draw_formula  # its MathML step imports xml.sax and urllib
+    from renderers.math.svg import formula_drawing  # its MathML step imports xml.sax, urllib
 
-    drawn = draw_formula(formula)
+    drawn = formula_drawing(formula)
     name, _ = root.name_of(drawn.svg.encode("utf-8"), "math", "svg")
     sizes = (f"{round(value, 4)}" for value in (drawn.width, drawn.height, drawn.depth))
     function = "math-display" if node.display else "math-inline"
