@@ -63,7 +63,7 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
         number = numbers.get(node.label)
         if number is None:
             unknown.setdefault(node.label, None)
-            return Text(f"@{node.label}")
+            return Text(node.written)
         return dataclasses.replace(node, number=number)
 
     mapped = map_blocks(blocks, number_ref, block_fn=number_block, tidy=_merge_text)

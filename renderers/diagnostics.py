@@ -60,6 +60,9 @@ class Code(StrEnum):
     STYLES_NOT_APPLIED = "styles-not-applied"
     #: The typesetter (Typst) warned about the layout; the output was still written.
     TYPESETTER_NOTE = "typesetter-note"
+    #: A formula the drawing library (ziamath) cannot lay out is drawn as its TeX source in the
+    #: picture the PDF, PNG and slides show (``$\\overline{}$``); its MathML and OMML are whole.
+    MATH_NOT_DRAWN = "math-not-drawn"
     #: An option the caller gave is used by none of the formats written (``pages`` for a PDF):
     #: it changed nothing.
     OPTION_UNUSED = "option-unused"
@@ -118,6 +121,7 @@ KINDS: dict[Code, str] = {
     Code.STORE_RECOVERED: "store recoveries",
     Code.STYLES_NOT_APPLIED: "stylesheets not applied",
     Code.TYPESETTER_NOTE: "typesetter notes",
+    Code.MATH_NOT_DRAWN: "formulas not drawn",
     Code.OPTION_UNUSED: "unused options",
 }
 

@@ -222,16 +222,44 @@ def numbered_anchor(label: str, number: int) -> str:
     return f"{label_kind(label)}-{number}"
 
 
+#: What a reference to a figure or table shows: its name and number, "Figure 3" (``@fig:a``,
+#: ``[@fig:a]``), or the number alone, "3" (pandoc-crossref's ``[-@fig:a]``).
+CrossRefForm = Literal["name", "number"]
+
+
 @dataclass(frozen=True)
 class CrossRef:
-    """A reference to a labelled figure or table (``@fig:solar``, ``[@tbl:costs]``).
+    """A reference to a labelled figure or table (``@fig:solar``, ``[@tbl:costs]``,
+    ``[-@fig:solar]``).
 
     ``label`` is the label as written (``fig:solar``); the cross-reference pass
     (:mod:`renderers.crossref`) fills ``number``; a label nothing defines never reaches a writer.
+    ``form`` says whether the reference shows the name with the number or the number alone.
     """
 
     label: str
     number: int = 0
+    form: CrossRefForm = "name"
+
+    @property
+    def written(self) -> str:
+        """The reference as its author wrote it, less brackets (``@fig:a``, ``-@fig:a``): what
+        an unnumbered one shows."""
+        return f"-@{self.label}" if self.form == "number" else f"@{self.label}"
+
+    def shown(self, words: Labels) -> str:
+        """The words every writer shows for this reference: "Figure 3" in the document's
+        ``words``, "3" for the number-only form, or :attr:`written` before numbering."""
+        if not self.number:
+            return self.written
+        if self.form == "number":
+            return str(self.number)
+        return numbered_name(self.label, self.number, words)
+
+    @property
+    def anchor(self) -> str:
+        """Where the reference leads: the numbered figure's or table's anchor (``fig-3``)."""
+        return numbered_anchor(self.label, self.number)
 
 
 Inline: TypeAlias = (
@@ -480,8 +508,8 @@ def plain_text(
                 parts.append(alt)
             case Math(tex, display):
                 parts.append(tex if formulas == "tex" else _linear(tex, display))
-            case CrossRef(label, number):
-                parts.append(numbered_name(label, number, words) if number else f"@{label}")
+            case CrossRef():
+                parts.append(node.shown(words))
             case LineBreak() | SoftBreak():
                 parts.append(" ")
             case FootnoteRef() | Cite() | Anchor():

@@ -2,6 +2,6 @@
 (:mod:`.mathml`), Office Math (:mod:`.omml`), SVG/PNG (:mod:`.svg`) or a line of text
 (:mod:`.linear`)."""
 
-from renderers.math.tex import Formula, MathError, MathNode, parse_tex, tex_error
+from renderers.math.tex import Formula, MathError, MathNode, parse_tex, shown_tex, tex_error
 
-__all__ = ["Formula", "MathError", "MathNode", "parse_tex", "tex_error"]
+__all__ = ["Formula", "MathError", "MathNode", "parse_tex", "shown_tex", "tex_error"]

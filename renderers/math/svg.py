@@ -3,19 +3,23 @@ as PNG (resvg), for the outputs that cannot show MathML: WeasyPrint lays MathML 
 text, so the PDF and PNG show this SVG; a PPTX slide shows the PNG.
 
 The drawing depends on no installed font, so it is the same on every machine. Sizes are given
-in ``em`` of the surrounding text so that a formula scales with it.
+in ``em`` of the surrounding text so that a formula scales with it. A formula ziamath cannot lay
+out is drawn as its TeX source; the drawing says why (:attr:`DrawnFormula.fallback`), and
+:func:`formula_drawing` hands that to the writer asking as a ``math-not-drawn`` diagnostic.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from xml.sax.saxutils import escape
 
+from renderers.diagnostics import Code, Diagnostic, report
 from renderers.math.mathml import mathml_markup
-from renderers.math.tex import MATHML_NS, Formula
+from renderers.math.tex import MATHML_NS, Formula, shown_tex
 
 #: Font size (px) the formula is drawn at; sizes are reported relative to it.
 DRAW_SIZE = 20.0
@@ -26,12 +30,14 @@ PNG_ZOOM = 4.0
 @dataclass(frozen=True)
 class DrawnFormula:
     """The SVG of a formula with its size in ``em``; ``depth`` is how far it reaches below
-    the text's baseline."""
+    the text's baseline; ``fallback`` says why it shows the formula's TeX source instead ("" when
+    it shows the formula)."""
 
     svg: str
     width: float
     height: float
     depth: float
+    fallback: str = ""
 
     def data_uri(self) -> str:
         """The SVG as a ``data:`` URI (an ``<img>`` source)."""
@@ -56,14 +62,33 @@ def draw_formula(formula: Formula) -> DrawnFormula:
     """The formula as SVG (cached: a formula repeated in a report is drawn once). A tree
     ziamath cannot lay out (it raises AssertionError, IndexError … on some nestings of empty
     groups, ``\\overline{}``, or sizes them by its +-999 sentinel) is drawn as its TeX source
-    in text, as a writer shows TeX that is not math, rather than failing the render."""
+    in text, as a writer shows TeX that is not math, rather than failing the render; its
+    ``fallback`` says why. The cache holds the reason, not a report: each render that draws the
+    formula reports it (:func:`formula_drawing`)."""
     try:
         drawn = _draw(mathml_markup(formula, annotate=False))
-    except Exception:  # ziamath's own failures have no common type
-        drawn = None
-    if drawn is None or not (0 < drawn.width < _MAX_EM and 0 < drawn.height < _MAX_EM):
-        source = escape(formula.tex)
-        drawn = _draw(f'<math xmlns="{MATHML_NS}"><mtext>{source}</mtext></math>')
+    except Exception as exc:  # ziamath's own failures have no common type
+        why = f"the drawing library failed ({type(exc).__name__})"
+    else:
+        if 0 < drawn.width < _MAX_EM and 0 < drawn.height < _MAX_EM:
+            return drawn
+        why = "the drawing library gives it no size it can lay out"
+    source = escape(formula.tex)
+    drawn = _draw(f'<math xmlns="{MATHML_NS}"><mtext>{source}</mtext></math>')
+    return dataclasses.replace(drawn, fallback=why)
+
+
+def formula_drawing(formula: Formula) -> DrawnFormula:
+    """The formula's drawing for a writer (:func:`draw_formula`); one shown as its TeX source
+    is reported as a ``math-not-drawn`` diagnostic of the artifact being written (the
+    pipeline collects what its writers report, as pandoc's writers return their log)."""
+    drawn = draw_formula(formula)
+    if drawn.fallback:
+        report(Diagnostic(
+            Code.MATH_NOT_DRAWN,
+            f"formula {shown_tex(formula.tex)} cannot be drawn ({drawn.fallback}); its picture "
+            f"shows the TeX source instead",
+        ))
     return drawn
 
 

@@ -49,6 +49,11 @@ _MARKUP_IN_TEXT = re.compile(r"\\(?:text(?!style)[a-z]*|mbox|hbox|fbox)\s*\{[^{}
 #: MathML elements that hold only text (an element inside one came from text, not TeX).
 _TOKENS = frozenset({"mi", "mn", "mo", "mtext", "ms"})
 _ENVIRONMENT = re.compile(r"\\(begin|end)\s*\{")
+#: An unescaped ``&`` that ends an environment's last row (``a&\end{matrix}``). latex2mathml
+#: (3.81) drops a table's last row whenever that row's last cell is empty, a cleanup meant for
+#: the empty row a trailing ``\\`` opens, so the row's other cells were lost with it
+#: (``a&b\\c&`` showed only ``a b``; ``a&`` showed nothing).
+_TRAILING_CELL = re.compile(r"(?<!\\)((?:\\\\)*&)(\s*\\end\s*\{)")
 
 
 class MathError(ValueError):
@@ -115,7 +120,7 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
     from latex2mathml.converter import convert
 
     try:
-        markup = convert(source, display="block" if display else "inline")
+        markup = convert(_filled_last_cells(source), display="block" if display else "inline")
         element = ET.fromstring(markup)
     except RecursionError as exc:
         raise MathError(f"groups nested deeper than {MAX_GROUP_DEPTH} levels") from exc
@@ -130,6 +135,12 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
     return Formula(tex=source, display=display, root=root)
 
 
+def _filled_last_cells(tex: str) -> str:
+    """``tex`` with an empty group in each empty cell that ends a table (``a&{}\\end{…}``),
+    which TeX draws alike and latex2mathml then keeps with its row."""
+    return _TRAILING_CELL.sub(r"\1{}\2", tex) if "&" in tex else tex
+
+
 def _shows_something(node: MathNode) -> bool:
     """Whether ``node`` holds a character or a radical to draw (a space is none): ziamath
     gives a formula of neither a size it cannot draw (``\\quad``, ``{}``, ``\\boxed{}``)."""
@@ -138,6 +149,11 @@ def _shows_something(node: MathNode) -> bool:
         or node.tag in ("msqrt", "mroot")
         or any(_shows_something(child) for child in node.children)
     )
+
+
+def shown_tex(tex: str) -> str:
+    """A formula's source as a warning quotes it (one longer than 60 characters shortened)."""
+    return repr(tex if len(tex) <= 60 else tex[:59] + "…")
 
 
 def tex_error(tex: str, display: bool = False) -> str | None:

@@ -1,7 +1,9 @@
 """Cross-references in markdown, as pandoc-crossref and Quarto write them.
 
 * ``@fig:solar``, ``@tbl:costs`` (or ``fig-solar``), and bracketed ``[@fig:solar]`` or
-  ``[@fig:a; @tbl:b]``: the inline rule makes ``crossref`` tokens. A ``@`` right after a
+  ``[@fig:a; @tbl:b]``: the inline rule makes ``crossref`` tokens. Inside brackets a ``-``
+  before the ``@`` asks for the number alone (pandoc-crossref's ``[-@fig:solar]``, "3"; in a
+  group each reference says so for itself: ``[-@fig:a; @fig:b]``). A ``@`` right after a
   letter or digit of a script that spaces its words, or after ``.``/``_``/``-``/``+``, is part
   of an e-mail address, never a reference (:func:`renderers.document.crossref_may_follow`);
   after a CJK, Thai or Arabic letter it is one (``见@fig:solar``). Such a refused ``@`` is a
@@ -27,6 +29,7 @@ from markdown_it.rules_inline import StateInline
 from renderers.document import (
     CROSSREF_LABEL,
     Block,
+    CrossRefForm,
     Image,
     Inline,
     Paragraph,
@@ -38,18 +41,18 @@ from renderers.document import (
 
 LABEL = CROSSREF_LABEL
 
-_SPLIT = re.compile(r"[ \t]*[;,][ \t]*@")
+_SPLIT = re.compile(r"[ \t]*[;,][ \t]*")
 _CAPTION = re.compile(r"^(?:Table:|table:|:)[ \t]")
 
 
 @functools.cache
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """``@label``, ``[@label; …]`` and ``{#label …}`` (other pandoc attributes after the
+    """``@label``, ``[@label; -@label …]`` and ``{#label …}`` (other pandoc attributes after the
     label are accepted and ignored), compiled on first use: a label's class
     of letters and marks takes a few milliseconds to compile, which an import need not pay."""
     return (
         re.compile(rf"@({LABEL})"),
-        re.compile(rf"\[[ \t]*@({LABEL}(?:[ \t]*[;,][ \t]*@{LABEL})*)[ \t]*\]"),
+        re.compile(rf"\[[ \t]*(-?@{LABEL}(?:[ \t]*[;,][ \t]*-?@{LABEL})*)[ \t]*\]"),
         re.compile(rf"^\{{#({LABEL})(?:\s[^{{}}]*)?\}}$"),
     )
 
@@ -75,21 +78,28 @@ def _crossref(state: StateInline, silent: bool) -> bool:
                               "pos": pos}
             state.pos = pos + 1
             return True
-        labels = [_nfc(src[pos + 1 : end])]
+        refs: list[tuple[str, CrossRefForm]] = [(_nfc(src[pos + 1 : end]), "name")]
     elif char == "[":
         match = _patterns()[1].match(src, pos, state.posMax)
         if match is None or src[match.end() : match.end() + 1] in ("(", "["):
             return False
         end = match.end()
-        labels = [_nfc(label) for label in _SPLIT.split(match.group(1))]
+        refs = [_bracketed(item) for item in _SPLIT.split(match.group(1))]
     else:
         return False
     if not silent:
         token = state.push("crossref", "", 0)
-        token.meta = {"labels": labels}
+        token.meta = {"refs": refs}
         token.content = src[pos:end]
     state.pos = end
     return True
+
+
+def _bracketed(item: str) -> tuple[str, CrossRefForm]:
+    """The label and form of one reference of a bracket (``@fig:a`` or ``-@fig:a``)."""
+    if item.startswith("-"):
+        return _nfc(item[2:]), "number"
+    return _nfc(item[1:]), "name"
 
 
 def _bare_end(src: str, start: int, end: int) -> int:

@@ -429,7 +429,11 @@ class _MarkdownReader:
             if label not in labels:
                 continue
             if word.endswith("[-"):  # pandoc-crossref's number-only form, not an address
-                why = f"the number-only form [-@…] is not supported; write [@{label}]"
+                why = (f"the number-only form is a bracket holding only references, as "
+                       f"[-@{label}]")
+            elif word.endswith("-"):  # the number-only form without its brackets
+                why = (f"an @ right after '-' is part of an e-mail address; write [-@{label}] "
+                       f"for the number alone or [@{label}]")
             else:
                 why = (f"an @ right after {word[-1]!r} is part of an e-mail address; put a "
                        f"space before the @ or write [@{label}]")
@@ -718,10 +722,10 @@ class _MarkdownReader:
             elif kind in INLINE_MATH:
                 top.add(inline_math(token, self.context, _line_of(parent, 0)))
             elif kind == "crossref":
-                for n, label in enumerate(token.meta["labels"]):
+                for n, (label, form) in enumerate(token.meta["refs"]):
                     if n:
                         top.text(", ")
-                    top.add(CrossRef(label))
+                    top.add(CrossRef(label, form=form))
             elif kind == "crossref_refused":
                 top.text(token.content)
                 meta = token.meta

@@ -197,5 +197,8 @@ def _tex_error(tex: str, display: bool) -> str | None:
 
 
 def _shown(tex: str) -> str:
-    """A formula's source as a warning quotes it (long ones shortened)."""
-    return repr(tex if len(tex) <= 60 else tex[:59] + "…")
+    """A formula's source as a warning quotes it (:func:`renderers.math.shown_tex`, imported
+    here as :func:`_tex_error` imports its module: only for a document with math)."""
+    from renderers.math import shown_tex
+
+    return shown_tex(tex)

@@ -59,7 +59,6 @@ from renderers.document import (
     iter_inlines,
     label_kind,
     numbered_anchor,
-    numbered_name,
     plain_text,
     reading_blocks,
     walk_inlines,
@@ -488,9 +487,8 @@ class _InlineWriter:
                 if self.ids is not None:
                     self.ids.text(tex, smart=False)
                 self.emit(math_source(tex, display))
-            case CrossRef(label, number):
-                anchor = numbered_anchor(label, number)
-                self._link(f"#{anchor}", (Text(numbered_name(label, number, self.words)),), "")
+            case CrossRef():
+                self._link(f"#{node.anchor}", (Text(node.shown(self.words)),), "")
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported inline node {node!r}")
 

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from renderers.document import Cite, CrossRef, Figure, Image, Link, Paragraph, Table, Text
+from renderers.document import (
+    Cite,
+    CrossRef,
+    Figure,
+    Image,
+    Link,
+    Paragraph,
+    Table,
+    Text,
+    iter_inlines,
+)
 from renderers.readers.markdown import read_markdown
 
 TABLE = "| a | b |\n|---|---|\n| 1 | 2 |\n"
@@ -97,13 +107,25 @@ def test_a_refused_reference_to_a_defined_label_is_a_warning() -> None:
     assert "[@fig:cap]" in warning
 
 
-def test_the_number_only_form_is_named_in_its_warning_not_taken_for_an_address() -> None:
-    """pandoc-crossref's ``[-@fig:cap]`` (the number without "Figure") is not read; the warning
-    says so, rather than calling the ``-`` before the ``@`` part of an e-mail address."""
-    document = read_markdown("![Cap](a.png){#fig:cap}\n\nSee [-@fig:cap].\n")
+def test_the_number_only_form_is_read_for_each_reference_of_a_bracket() -> None:
+    """pandoc-crossref's ``[-@fig:b]`` asks for the number alone; in a group each reference
+    says so for itself (``[-@fig:a; @fig:b]``: "1, Figure 2")."""
+    document = read_markdown("![A](a.png){#fig:a}\n\n![B](b.png){#fig:b}\n\n"
+                             "See [-@fig:b] and [-@fig:a; @fig:b].\n")
+    assert document.warnings == ()
+    refs = [n for n in iter_inlines(document.blocks) if isinstance(n, CrossRef)]
+    assert refs == [CrossRef("fig:b", form="number"), CrossRef("fig:a", form="number"),
+                    CrossRef("fig:b")]
+
+
+def test_a_number_only_reference_that_is_a_link_is_named_in_its_warning() -> None:
+    """``[-@fig:cap](url)`` is a link (the ``-@`` of its text stays text): the warning says how
+    the number-only form is written, rather than calling the ``-`` part of an e-mail address."""
+    document = read_markdown("![Cap](a.png){#fig:cap}\n\nSee [-@fig:cap](https://x.example).\n")
     (warning,) = document.warnings
     assert warning == ("markdown input, line 3: '[-@fig:cap' is not read as a cross-reference: "
-                       "the number-only form [-@…] is not supported; write [@fig:cap]")
+                       "the number-only form is a bracket holding only references, as "
+                       "[-@fig:cap]")
 
 
 def test_citation_tokens_and_links_keep_their_meaning() -> None:
@@ -151,3 +173,11 @@ def test_labels_with_marks_and_in_either_normal_form_are_one_label() -> None:
     assert isinstance(second, Figure) and second.label == "fig:caf\u00e9"
     labels = [n.label for n in paragraph.children if isinstance(n, CrossRef)]
     assert labels == ["fig:चित्र", "fig:caf\u00e9", "fig:\u304c"]
+
+
+def test_a_bare_number_only_reference_is_pointed_to_its_brackets() -> None:
+    """``-@fig:cap`` outside brackets stays text (pandoc reads ``-@`` only inside them); the
+    warning shows the bracketed form that gives the number alone."""
+    document = read_markdown("![Cap](a.png){#fig:cap}\n\nSee -@fig:cap.\n")
+    (warning,) = document.warnings
+    assert warning.endswith("write [-@fig:cap] for the number alone or [@fig:cap]")

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from renderers.math import MathError, parse_tex
+from renderers.math import MathError, parse_tex, shown_tex
 from renderers.math.linear import linear_text
 from renderers.math.mathml import mathml_markup
 from renderers.math.omml import M_NS, omml_math, omml_paragraph
@@ -121,7 +121,7 @@ def test_drawings_are_sized_in_em_and_repeatable() -> None:
 
 @pytest.mark.parametrize(
     "tex", ["\\text{}", "\\mbox{}", "\\frac{}{}", "{}", "\\quad", "\\\\", "\\boxed{}",
-            "\\begin{matrix}\\end{matrix}", "\\begin{matrix}a&\\end{matrix}"],
+            "\\begin{matrix}\\end{matrix}"],
 )
 def test_a_formula_that_shows_nothing_is_not_math(tex: str) -> None:
     """ziamath raised on these (IndexError, ValueError) or drew them -999 em high, which
@@ -155,3 +155,47 @@ def test_a_tree_ziamath_cannot_lay_out_is_drawn_as_its_source(tex: str) -> None:
         assert 0 < drawn.width < 100 and 0 < drawn.height < 5
         assert formula_png(formula)[0].startswith(b"\x89PNG")
     assert draw_formula(parse_tex("\\frac{a}{b}")).width < 2  # a sound tree is drawn as before
+
+
+def cells(tex: str) -> list[list[str]]:
+    """The text of each cell of the formula's table, row by row."""
+    (table,) = [n for n in walk(parse_tex(tex).root) if n.tag == "mtable"]
+    return [["".join(n.text for n in walk(cell)) for cell in row.children]
+            for row in table.children]
+
+
+@pytest.mark.parametrize(
+    ("tex", "expected"),
+    [
+        ("\\begin{matrix}a&\\end{matrix}", [["a", ""]]),
+        ("\\begin{pmatrix}a&b\\\\c& \\end {pmatrix}", [["a", "b"], ["c", ""]]),
+        ("\\begin{matrix}a&\\\\c&d\\end{matrix}", [["a", ""], ["c", "d"]]),
+        ("\\begin{matrix}a\\&\\end{matrix}", [["a&"]]),  # an escaped & is a character
+        ("\\begin{matrix}a\\\\\\end{matrix}", [["a"]]),  # a trailing \\ opens no row
+    ],
+)
+def test_a_row_ending_in_an_empty_cell_keeps_its_cells(tex: str, expected: list[list[str]]) -> None:
+    """latex2mathml dropped a table's last row when its last cell was empty, so ``a&`` was
+    "a formula that shows nothing" and ``a&b\\\\c&`` lost its ``c``."""
+    assert cells(tex) == expected
+
+
+def test_a_formula_drawn_as_its_source_says_so_at_every_render() -> None:
+    """The drawing is cached, so the fallback is a value it returns, reported by
+    ``formula_drawing`` into the writer's diagnostics each time a render asks, not once."""
+    from renderers.diagnostics import Code, collect
+    from renderers.math.svg import formula_drawing
+
+    formula = parse_tex("\\overline{}")
+    assert draw_formula(formula).fallback == "the drawing library gives it no size it can lay out"
+    assert draw_formula(parse_tex("\\overline{x}")).fallback == ""
+    for _ in range(2):
+        with collect() as reported:
+            formula_drawing(formula)
+            formula_drawing(parse_tex("\\overline{x}"))
+        assert [(d.code, d.message) for d in reported] == [(
+            Code.MATH_NOT_DRAWN,
+            "formula '\\\\overline{}' cannot be drawn (the drawing library gives it no size it "
+            "can lay out); its picture shows the TeX source instead",
+        )]
+    assert shown_tex("x + " * 20) == repr(("x + " * 15)[:59] + "…")  # 60 characters at most

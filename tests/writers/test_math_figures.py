@@ -199,3 +199,55 @@ def test_formulas_that_show_nothing_render_as_code_in_every_format(tmp_path: Pat
     html = (tmp_path / "m.html").read_text()
     assert "<code>$\\text{}$</code>" in html and "<pre dir=\"ltr\"><code>\\quad</code>" in html
     assert html.count('class="math-svg"') == 1  # E = mc^2
+
+
+def test_a_matrix_row_ending_in_an_empty_cell_keeps_its_content_in_every_format() -> None:
+    """``c&`` ending a matrix lost the whole row ``c`` inside latex2mathml (and ``a&`` alone
+    became code, "shows nothing"): each format now shows every cell."""
+    markdown = ("Matrix $\\begin{pmatrix}a&b\\\\c&\\end{pmatrix}$ and "
+                "$\\begin{matrix}x&\\end{matrix}$.\n")
+    html = lxml.html.document_fromstring(render_markdown("html", markdown, []))
+    tables = html.xpath("//*[local-name()='mtable']")
+    assert [["".join(t.itertext()) for t in table.xpath("*[local-name()='mtr']")]
+            for table in tables] == [["ab", "c"], ["x"]]
+    assert not html.xpath("//code")
+    document = zipfile.ZipFile(io.BytesIO(render_markdown("docx", markdown, [])))
+    body = etree.fromstring(document.read("word/document.xml"))
+    rows = [["".join(t.text or "" for t in row.iter(f"{M}t")) for row in matrix.iter(f"{M}mr")]
+            for matrix in body.iter(f"{M}m")]
+    assert rows == [["ab", "c"], ["x"]]
+    deck = Presentation(io.BytesIO(render_markdown("pptx", markdown, [])))
+    text = "\n".join(shape.text_frame.text for slide in deck.slides for shape in slide.shapes
+                     if shape.has_text_frame)
+    assert "Matrix (a, b; c, ) and x,." in text  # the linear form: rows by ";", cells by ","
+
+
+NOT_DRAWN = ("formula '\\\\overline{}' cannot be drawn (the drawing library gives it no size it "
+             "can lay out); its picture shows the TeX source instead")
+
+
+@pytest.mark.parametrize(
+    ("formats", "options"),
+    [
+        (("html", "docx", "md"), {}),
+        (("pptx",), {}),
+        (("pdf",), {"pdf_engine": "typst"}),
+        pytest.param(("pdf", "png"), {}, marks=pytest.mark.slow),
+    ],
+)
+def test_a_formula_drawn_as_its_source_is_a_warning_of_each_drawn_format(
+    tmp_path: Path, formats: tuple[str, ...], options: dict[str, str]
+) -> None:
+    """``$\\overline{}$`` has no size ziamath can lay out, so its picture is its TeX source;
+    each output with such a picture (the PDF, PNG, the HTML's print picture, a slide's
+    displayed formula) says so, and the DOCX (Office Math) and Markdown (TeX) do not."""
+    markdown = "Bar $\\overline{}$ and $x^2$.\n\n$$\\overline{}$$\n"
+    results = render(markdown, tmp_path, name="m", formats=formats, sources_pool=[], **options)
+    for result in results:
+        drawn = result.path.suffix in (".html", ".pdf", ".png", ".pptx")
+        notes = [d for d in result.diagnostics if d.code == "math-not-drawn"]
+        assert [d.message for d in notes] == ([NOT_DRAWN] if drawn else []), result.path
+        assert [d for d in result.diagnostics if d.code != "math-not-drawn"] == []
+    if "html" in formats:
+        html = (tmp_path / "m.html").read_text()
+        assert html.count('alt="\\overline{}"') == 2  # both pictures, each its source

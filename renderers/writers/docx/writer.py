@@ -59,7 +59,6 @@ from renderers.document import (
     ThematicBreak,
     iter_blocks,
     iter_inlines,
-    numbered_name,
     plain_text,
     reading_blocks,
 )
@@ -722,8 +721,7 @@ class _DocxWriter:
                     hyperlink = replace(props, style=self.styles.get("Hyperlink"))
                     mark = "" if in_link else self.numbered_marks.get(
                         bookmark_name(label, number), "")
-                    name = numbered_name(label, number, self.words)
-                    add_crossref(p, name, mark, props, hyperlink)
+                    add_crossref(p, node.shown(self.words), mark, props, hyperlink)
                 case _:
                     name = type(node).__name__
                     raise UnsupportedNodeError(f"DOCX writer: unsupported inline {name}")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from renderers.document import CrossRef, Math, numbered_anchor, numbered_name
+from renderers.document import CrossRef, CrossRefForm, Math, numbered_anchor
 from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.mathml import mathml_markup
-from renderers.math.svg import draw_formula
+from renderers.math.svg import formula_drawing
 from renderers.writers.common import caption_lead
 
 #: Only in reports with math: MathML on screen, its SVG drawing in print (WeasyPrint).
@@ -25,6 +25,9 @@ MATH_CSS = (
     ".math.display .math-svg{display:none}"
     "@media print{.math.display .math-svg{display:inline-block}}"
 )
+#: A reference's class: ``xref`` (read back as a reference to the figure) or, for the number
+#: alone, ``xref-number`` (read back as a link showing the number).
+_XREF_CLASS: dict[CrossRefForm, str] = {"name": "xref", "number": "xref-number"}
 
 
 def math_markup(node: Math) -> Markup:
@@ -33,7 +36,7 @@ def math_markup(node: Math) -> Markup:
         formula = parse_tex(node.tex, node.display)
     except MathError:
         return Markup(f'<code class="math-error">{escape(node.tex)}</code>')
-    drawn = draw_formula(formula)
+    drawn = formula_drawing(formula)
     picture = (
         f'<img class="math-svg" src="{drawn.data_uri()}" alt="{escape(formula.tex)}" '
         f'style="width:{drawn.width:.3f}em;height:{drawn.height:.3f}em;'
@@ -44,10 +47,11 @@ def math_markup(node: Math) -> Markup:
 
 
 def crossref_markup(node: CrossRef, words: Labels) -> Markup:
-    """A reference to a numbered figure or table: "Figure 1", linked to it."""
-    anchor = numbered_anchor(node.label, node.number)
-    name = numbered_name(node.label, node.number, words)
-    return Markup(f'<a class="xref" href="#{escape(anchor)}">{escape(name)}</a>')
+    """A reference to a numbered figure or table: "Figure 1" (or "1"), linked to it."""
+    return Markup(
+        f'<a class="{_XREF_CLASS[node.form]}" href="#{escape(node.anchor)}">'
+        f"{escape(node.shown(words))}</a>"
+    )
 
 
 def caption_label(label: str, number: int, words: Labels) -> Markup:

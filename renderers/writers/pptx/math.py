@@ -8,11 +8,11 @@ A numbered caption starts with "Figure 1:" and defines the anchor references jum
 
 from __future__ import annotations
 
-from renderers.document import Inline, Math, numbered_anchor, numbered_name
+from renderers.document import CrossRef, Inline, Math, numbered_anchor
 from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.linear import tex_line
-from renderers.math.svg import draw_formula, formula_png
+from renderers.math.svg import formula_drawing, formula_png
 from renderers.writers.common import caption_lead
 from renderers.writers.pptx.model import BODY_SIZE, Picture, Run
 
@@ -37,8 +37,8 @@ def equation_picture(children: tuple[Inline, ...]) -> tuple[Picture, str, float,
         formula = parse_tex(only.tex, True)
     except MathError:
         return None
+    drawn = formula_drawing(formula)
     data, width, height = formula_png(formula)
-    drawn = draw_formula(formula)
     picture = Picture(data=data, mime="image/png", width=width, height=height)
     return picture, formula.tex, drawn.width * EQUATION_SIZE, drawn.height * EQUATION_SIZE
 
@@ -52,6 +52,6 @@ def caption_runs(label: str, number: int, words: Labels) -> tuple[Run, ...]:
                 defines=numbered_anchor(label, number)), Run(" "))
 
 
-def crossref_run(label: str, number: int, words: Labels) -> Run:
-    """"Figure 1", jumping to the slide with that figure's caption."""
-    return Run(numbered_name(label, number, words), target=numbered_anchor(label, number))
+def crossref_run(node: CrossRef, words: Labels) -> Run:
+    """"Figure 1" (or "1"), jumping to the slide with that figure's caption."""
+    return Run(node.shown(words), target=node.anchor)

@@ -132,8 +132,8 @@ class InlineRuns:
                     runs += self.cite(node)
                 case Math():
                     runs.append(math_run(node))
-                case CrossRef(label, number):
-                    runs.append(crossref_run(label, number, self.words))
+                case CrossRef():
+                    runs.append(crossref_run(node, self.words))
                 case _:
                     raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")
         return runs

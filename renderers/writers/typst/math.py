@@ -20,7 +20,6 @@ from renderers.document import (
     SoftBreak,
     Text,
     numbered_anchor,
-    numbered_name,
 )
 from renderers.labels import Labels
 from renderers.writers.common import caption_lead
@@ -110,9 +109,9 @@ def math_markup(
         formula = parse_tex(node.tex, node.display)
     except MathError:
         return code_span(node.tex, bidi=bidi)
-    from renderers.math.svg import draw_formula  # its MathML step imports xml.sax and urllib
+    from renderers.math.svg import formula_drawing  # its MathML step imports xml.sax, urllib
 
-    drawn = draw_formula(formula)
+    drawn = formula_drawing(formula)
     name, _ = root.name_of(drawn.svg.encode("utf-8"), "math", "svg")
     sizes = (f"{round(value, 4)}" for value in (drawn.width, drawn.height, drawn.depth))
     function = "math-display" if node.display else "math-inline"
@@ -126,11 +125,10 @@ def crossref_markup(
 ) -> str:
     """"Figure 1", linked to the figure or table it names (plain text when it has no anchor);
     ``to_label`` gives the destination of a link to a label."""
-    name = text_markup(numbered_name(node.label, node.number, words))
-    anchor = numbered_anchor(node.label, node.number)
-    if anchor not in labels:
+    name = text_markup(node.shown(words))
+    if node.anchor not in labels:
         return name
-    return f"#link({to_label(anchor)})[{name}];"
+    return f"#link({to_label(node.anchor)})[{name}];"
 
 
 def numbered_anchor_of(label: str, number: int) -> str:
