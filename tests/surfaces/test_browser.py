@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -310,3 +311,40 @@ def test_keyboard_focus_is_visible_on_every_control(page: Any) -> None:
             break
     assert seen[-1] == "preview"
     assert {"title", "lang", "content", "pool", "pdf-engine", "export-pdf"} <= set(seen)
+
+
+_DELAY_PREVIEWS = """(ms) => { const realFetch = window.realFetch = window.fetch;
+    window.fetch = (url, init) => JSON.parse(init.body).format === "html"
+        ? new Promise(r => setTimeout(r, ms)).then(() => realFetch(url, init))
+        : realFetch(url, init); }"""
+
+
+def test_a_preview_finishing_after_a_refused_export_leaves_the_refusal(page: Any) -> None:
+    """An edit starts a preview; an export is refused while that preview is still on its way.
+    The preview's success, arriving last, must not erase the export's refusal."""
+    from playwright.sync_api import expect
+
+    refusal = {"error": "sources_pool: row 3 has no title", "field": "sources_pool"}
+
+    def refuse_exports(route: Any) -> None:
+        if json.loads(route.request.post_data or "{}").get("format") == "html":
+            route.continue_()
+        else:
+            route.fulfill(status=400, json=refusal)
+
+    title = page.locator("#title")
+    page.evaluate(_DELAY_PREVIEWS, 1500)
+    page.route("**/render", refuse_exports)
+    try:
+        title.fill(TITLE + " (draft)")
+        page.click("#export-pdf")
+        error = page.locator("#error")
+        expect(error).to_have_text(f"400: {refusal['error']}")
+        expect(page.locator("#preview-status")).to_have_text("updating…")
+        expect(page.locator("#preview-status")).to_have_text("", timeout=30_000)
+        expect(page.frame_locator("#preview").locator("h1").first).to_contain_text("(draft)")
+        expect(error).to_have_text(f"400: {refusal['error']}")
+    finally:
+        page.unroute("**/render")
+        page.evaluate("() => { window.fetch = window.realFetch; }")
+        title.fill(TITLE)
