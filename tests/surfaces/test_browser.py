@@ -102,8 +102,8 @@ def test_export_button_downloads_the_file(page: Any, tmp_path: Path, fmt: str, e
     target = tmp_path / download.suggested_filename
     download.save_as(target)
     _check(fmt, target)
-    assert page.locator("#error").is_hidden()
-    expect(page.locator("#status")).to_contain_text("sources cited: 5,2,1,3,4")
+    assert page.locator("#export-error").is_hidden()
+    expect(page.locator("#export-status")).to_contain_text("sources cited: 5,2,1,3,4")
 
 
 def test_preview_shows_clickable_citations(page: Any) -> None:
@@ -132,17 +132,17 @@ def test_errors_are_shown(page: Any) -> None:
     try:
         pool.fill("[{not json")
         page.click("#export-pdf")
-        page.locator("#error").wait_for(state="visible")
-        assert "Sources pool" in page.locator("#error").inner_text()
+        page.locator("#export-error").wait_for(state="visible")
+        assert "Sources pool" in page.locator("#export-error").inner_text()
         pool.fill('"/etc/passwd"')
         page.click("#export-pdf")
-        expect(page.locator("#error")).to_contain_text("400: sources_pool")
+        expect(page.locator("#export-error")).to_contain_text("400: sources_pool")
     finally:
         pool.fill(saved)
     with page.expect_download(timeout=60_000) as info:
         page.click("#export-md")
     assert info.value.suggested_filename.endswith(".md")
-    assert page.locator("#error").is_hidden()
+    assert page.locator("#export-error").is_hidden()
 
 
 
@@ -158,8 +158,8 @@ def test_the_language_field_declares_the_documents_language(page: Any) -> None:
             "lang", "fr", timeout=30_000)
         lang.fill("english")
         page.click("#export-md")
-        expect(page.locator("#error")).to_contain_text("lang")
-        expect(page.locator("#error")).to_contain_text("BCP 47")
+        expect(page.locator("#export-error")).to_contain_text("lang")
+        expect(page.locator("#export-error")).to_contain_text("BCP 47")
     finally:
         lang.fill("")
     expect(page.frame_locator("#preview").locator("html")).to_have_attribute(
@@ -242,14 +242,15 @@ def test_an_unreachable_service_is_named_and_the_export_can_be_retried(page: Any
     page.route("**/render", lambda route: route.abort())
     try:
         page.click("#export-md")
-        expect(page.locator("#error")).to_contain_text("Could not reach the citerender service")
+        expect(page.locator("#export-error")).to_contain_text(
+            "Could not reach the citerender service")
         assert page.locator("#export-md").get_attribute("aria-disabled") is None
     finally:
         page.unroute("**/render")
     with page.expect_download(timeout=60_000) as info:
         page.click("#export-md")
     assert info.value.suggested_filename == f"{TITLE}.md"
-    assert page.locator("#error").is_hidden()
+    assert page.locator("#export-error").is_hidden()
 
 
 def test_a_too_large_pool_is_named_in_the_refusal(page: Any) -> None:
@@ -267,7 +268,7 @@ def test_a_too_large_pool_is_named_in_the_refusal(page: Any) -> None:
         page.evaluate("(rows) => { document.getElementById('pool').value = rows; }",
                       f"[{rows}]")
         page.click("#export-md")
-        error = page.locator("#error")
+        error = page.locator("#export-error")
         expect(error).to_contain_text("413: request body larger than")
         expect(error).to_contain_text(" and Sources pool 10.7 MB")
     finally:
@@ -284,7 +285,8 @@ def test_a_refusal_whose_words_do_not_name_its_field_is_shown_with_it(page: Any)
     page.route("**/render", lambda route: route.fulfill(status=422, json=refusal))
     try:
         page.click("#export-pdf")
-        expect(page.locator("#error")).to_have_text(f"422: {refusal['error']} (field: content)")
+        expect(page.locator("#export-error")).to_have_text(
+            f"422: {refusal['error']} (field: content)")
     finally:
         page.unroute("**/render")
 
@@ -338,7 +340,7 @@ def test_a_preview_finishing_after_a_refused_export_leaves_the_refusal(page: Any
     try:
         title.fill(TITLE + " (draft)")
         page.click("#export-pdf")
-        error = page.locator("#error")
+        error = page.locator("#export-error")
         expect(error).to_have_text(f"400: {refusal['error']}")
         expect(page.locator("#preview-status")).to_have_text("updating…")
         expect(page.locator("#preview-status")).to_have_text("", timeout=30_000)
