@@ -6,6 +6,7 @@ import json
 import socket
 import threading
 import time
+import urllib.request
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -350,3 +351,114 @@ def test_a_preview_finishing_after_a_refused_export_leaves_the_refusal(page: Any
         page.unroute("**/render")
         page.evaluate("() => { window.fetch = window.realFetch; }")
         title.fill(TITLE)
+
+
+def test_an_export_leaves_a_failed_previews_message(page: Any) -> None:
+    """The reverse: an export, starting or succeeding, does not clear the preview's failure;
+    the next good preview does."""
+    from playwright.sync_api import expect
+
+    def refuse_previews(route: Any) -> None:
+        if json.loads(route.request.post_data or "{}").get("format") == "html":
+            route.fulfill(status=400, json={"error": "lang: not a BCP 47 tag", "field": "lang"})
+        else:
+            route.continue_()
+
+    title, preview_error = page.locator("#title"), page.locator("#preview-error")
+    page.route("**/render", refuse_previews)
+    try:
+        title.fill(TITLE + " (draft)")
+        expect(preview_error).to_have_text("400: lang: not a BCP 47 tag")
+        with page.expect_download(timeout=60_000) as info:
+            page.click("#export-md")
+        assert info.value.suggested_filename == f"{TITLE} (draft).md"
+        expect(page.locator("#export-status")).to_contain_text("Downloaded")
+        expect(preview_error).to_have_text("400: lang: not a BCP 47 tag")
+        assert page.locator("#preview-status").inner_text() == "preview failed"
+    finally:
+        page.unroute("**/render")
+        title.fill(TITLE)
+    expect(preview_error).to_be_hidden(timeout=30_000)
+
+
+def _busy_workers(base_url: str) -> int:
+    with urllib.request.urlopen(base_url + "/healthz", timeout=10) as answer:
+        return int(json.load(answer)["workers"]["busy"])
+
+
+def test_a_running_export_can_be_cancelled_and_the_next_export_works(
+    page: Any, base_url: str
+) -> None:
+    """A long PDF render is cancelled from the page: the button comes back, the page says
+    "cancelled", the file never downloads (not even once the service, which renders on after
+    the client has gone, finishes it), and the next export downloads normally."""
+    from playwright.sync_api import expect
+
+    downloads: list[str] = []
+
+    def count(download: Any) -> None:
+        downloads.append(download.suggested_filename)
+
+    long_doc = "\n\n".join(f"## Part {i}\n\n" + "Solar and wind grew again.[[S:1]] " * 10
+                           for i in range(12))
+    content = page.locator("#content")
+    saved = content.input_value()
+    page.on("download", count)
+    try:
+        # Set without an input event: no preview render of it.
+        page.evaluate("(text) => { document.getElementById('content').value = text; }",
+                      long_doc)
+        with page.expect_request("**/render"):
+            page.click("#export-pdf")
+        cancel = page.locator("#export-cancel")
+        expect(cancel).to_be_visible()
+        deadline = time.monotonic() + 10
+        while not _busy_workers(base_url):  # cancel once a worker is rendering it
+            assert time.monotonic() < deadline, "the render never started"
+            time.sleep(0.05)
+        cancel.click()
+        expect(page.locator("#export-status")).to_have_text("PDF export cancelled")
+        expect(cancel).to_be_hidden()
+        assert page.locator("#export-error").is_hidden()
+        assert page.locator("button[aria-disabled]").count() == 0
+        page.evaluate("(text) => { document.getElementById('content').value = text; }", saved)
+        with page.expect_download(timeout=60_000) as info:
+            page.click("#export-md")
+        assert info.value.suggested_filename == f"{TITLE}.md"
+        deadline = time.monotonic() + 60
+        while _busy_workers(base_url):
+            assert time.monotonic() < deadline, "the abandoned render never finished"
+            time.sleep(0.1)
+        page.wait_for_timeout(300)
+        assert downloads == [f"{TITLE}.md"]
+    finally:
+        page.remove_listener("download", count)
+        content.fill(saved)
+
+
+def test_the_cancel_control_is_reached_and_pressed_from_the_keyboard(page: Any) -> None:
+    """Tab from a busy export button reaches Cancel; Enter on it cancels and puts focus back
+    on the export button (the hidden Cancel would drop it to the body). Escape cancels too."""
+    from playwright.sync_api import expect
+
+    status = page.locator("#export-status")
+    # A render that runs until cancelled (the real one is cancelled in the test above).
+    page.evaluate("""() => { window.realFetch = window.fetch;
+        window.fetch = (url, init) => new Promise((_, reject) => init.signal.addEventListener(
+            "abort", () => reject(new DOMException("aborted", "AbortError")))); }""")
+    try:
+        page.focus("#export-md")
+        page.keyboard.press("Enter")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "export-cancel"
+        page.keyboard.press("Enter")
+        expect(status).to_have_text("Markdown export cancelled")
+        assert page.evaluate("document.activeElement.id") == "export-md"
+        page.keyboard.press("Enter")
+        expect(status).to_have_text("Rendering Markdown…")
+        page.keyboard.press("Escape")
+        expect(status).to_have_text("Markdown export cancelled")
+        expect(page.locator("#export-cancel")).to_be_hidden()
+        assert page.locator("#export-md").get_attribute("aria-disabled") is None
+    finally:
+        page.evaluate("() => { window.fetch = window.realFetch; }")
