@@ -106,16 +106,20 @@ function download(blob, name) {
 let running = null;
 
 /**
- * Marks every export button busy (or idle) and shows the Cancel control while busy.
- * aria-disabled rather than disabled: a disabled button drops keyboard focus to the page's
- * body, losing a keyboard user's place; this one keeps focus and ignores further presses.
+ * Marks every export button busy while `active` renders (idle when null) and shows the Cancel
+ * control. aria-disabled rather than disabled: a disabled button drops keyboard focus to the
+ * page's body, losing a keyboard user's place; this one keeps focus and ignores presses. The
+ * other busy buttons leave the tab order, as disabled ones would, so Tab from the running
+ * export lands on Cancel.
  */
-function setExporting(busy) {
+function setExporting(active) {
   for (const button of document.querySelectorAll("button[data-format]")) {
-    if (busy) button.setAttribute("aria-disabled", "true");
+    if (active) button.setAttribute("aria-disabled", "true");
     else button.removeAttribute("aria-disabled");
+    if (active && button !== active) button.tabIndex = -1;
+    else button.removeAttribute("tabindex");
   }
-  $("export-cancel").hidden = !busy;
+  $("export-cancel").hidden = !active;
 }
 
 async function exportAs(button) {
@@ -124,7 +128,7 @@ async function exportAs(button) {
   const label = button.textContent;
   running = { button, controller: new AbortController() };
   const { signal } = running.controller;
-  setExporting(true);
+  setExporting(button);
   showError("export-error", "");
   $("export-status").textContent = `Rendering ${label}…`;
   try {
@@ -144,7 +148,7 @@ async function exportAs(button) {
     }
   } finally {
     running = null;
-    setExporting(false);
+    setExporting(null);
   }
 }
 

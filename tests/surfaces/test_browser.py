@@ -437,8 +437,10 @@ def test_a_running_export_can_be_cancelled_and_the_next_export_works(
 
 
 def test_the_cancel_control_is_reached_and_pressed_from_the_keyboard(page: Any) -> None:
-    """Tab from a busy export button reaches Cancel; Enter on it cancels and puts focus back
-    on the export button (the hidden Cancel would drop it to the body). Escape cancels too."""
+    """Tab from the first, busy export button reaches Cancel (the other busy buttons leave the
+    tab order); Enter on it cancels and puts focus back on the export button (focus on the
+    hidden Cancel would fall to the body). Escape cancels too. After each cancel, all export
+    buttons are back in the tab order."""
     from playwright.sync_api import expect
 
     status = page.locator("#export-status")
@@ -447,18 +449,20 @@ def test_the_cancel_control_is_reached_and_pressed_from_the_keyboard(page: Any) 
         window.fetch = (url, init) => new Promise((_, reject) => init.signal.addEventListener(
             "abort", () => reject(new DOMException("aborted", "AbortError")))); }""")
     try:
-        page.focus("#export-md")
+        page.focus("#export-pdf")
         page.keyboard.press("Enter")
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.id") == "export-cancel"
         page.keyboard.press("Enter")
-        expect(status).to_have_text("Markdown export cancelled")
-        assert page.evaluate("document.activeElement.id") == "export-md"
+        expect(status).to_have_text("PDF export cancelled")
+        assert page.evaluate("document.activeElement.id") == "export-pdf"
         page.keyboard.press("Enter")
-        expect(status).to_have_text("Rendering Markdown…")
+        expect(status).to_have_text("Rendering PDF…")
         page.keyboard.press("Escape")
-        expect(status).to_have_text("Markdown export cancelled")
+        expect(status).to_have_text("PDF export cancelled")
         expect(page.locator("#export-cancel")).to_be_hidden()
-        assert page.locator("#export-md").get_attribute("aria-disabled") is None
+        assert page.locator("#export-pdf").get_attribute("aria-disabled") is None
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "export-docx"
     finally:
         page.evaluate("() => { window.fetch = window.realFetch; }")
