@@ -83,47 +83,83 @@ function filenameFrom(response, fallback) {
   return plain ? plain[1] : fallback;
 }
 
-function showError(message) {
-  const box = $("error");
+/** Shows `message` in the error box `id` (hidden when empty). */
+function showError(id, message) {
+  const box = $(id);
   box.textContent = message;
   box.hidden = !message;
 }
 
-function setStatus(message) {
-  $("status").textContent = message;
+/** The file `blob` saved as `name` through a temporary link. */
+function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** The export under way, if any: one at a time, so the one Cancel control names no choice. */
+let running = null;
+
+/**
+ * Marks every export button busy while `active` renders (idle when null) and shows the Cancel
+ * control. aria-disabled rather than disabled: a disabled button drops keyboard focus to the
+ * page's body, losing a keyboard user's place; this one keeps focus and ignores presses. The
+ * other busy buttons leave the tab order, as disabled ones would, so Tab from the running
+ * export lands on Cancel.
+ */
+function setExporting(active) {
+  for (const button of document.querySelectorAll("button[data-format]")) {
+    if (active) button.setAttribute("aria-disabled", "true");
+    else button.removeAttribute("aria-disabled");
+    if (active && button !== active) button.tabIndex = -1;
+    else button.removeAttribute("tabindex");
+  }
+  $("export-cancel").hidden = !active;
+}
+
+async function exportAs(button) {
+  if (running) return;
+  const format = button.dataset.format;
+  const label = button.textContent;
+  running = { button, controller: new AbortController() };
+  const { signal } = running.controller;
+  setExporting(button);
+  showError("export-error", "");
+  $("export-status").textContent = `Rendering ${label}…`;
+  try {
+    const response = await render(format, signal);
+    // Aborting also stops reading the body: a cancel during the download rejects here.
+    const blob = await response.blob();
+    const name = filenameFrom(response, `report.${format}`);
+    download(blob, name);
+    const used = response.headers.get("X-Sources-Used") || "none";
+    $("export-status").textContent = `Downloaded ${name} — sources cited: ${used}`;
+  } catch (err) {
+    if (signal.aborted) {
+      $("export-status").textContent = `${label} export cancelled`;
+    } else {
+      $("export-status").textContent = "";
+      showError("export-error", err.message);
+    }
+  } finally {
+    running = null;
+    setExporting(null);
+  }
 }
 
 /**
- * aria-disabled rather than disabled while a render runs: a disabled button drops keyboard
- * focus to the page's body, losing a keyboard user's place; this one keeps focus and ignores
- * further clicks (a double click exports once).
+ * Stops the running export's request. Focus goes back to its button first: the Cancel control
+ * hides once the export ends, and focus on a hidden control would fall to the page's body.
  */
-async function exportAs(button) {
-  if (button.getAttribute("aria-disabled") === "true") return;
-  const format = button.dataset.format;
-  showError("");
-  setStatus(`Rendering ${button.textContent}…`);
-  button.setAttribute("aria-disabled", "true");
-  try {
-    const response = await render(format);
-    const blob = await response.blob();
-    const name = filenameFrom(response, `report.${format}`);
-    const url = URL.createObjectURL(blob);
-    const link = document.createElement("a");
-    link.href = url;
-    link.download = name;
-    document.body.appendChild(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
-    const used = response.headers.get("X-Sources-Used") || "none";
-    setStatus(`Downloaded ${name} — sources cited: ${used}`);
-  } catch (err) {
-    setStatus("");
-    showError(err.message);
-  } finally {
-    button.removeAttribute("aria-disabled");
-  }
+function cancelExport() {
+  if (!running) return;
+  if (document.activeElement === $("export-cancel")) running.button.focus();
+  running.controller.abort();
 }
 
 /**
@@ -148,11 +184,11 @@ async function refreshPreview() {
     const response = await render("html", previewAbort.signal);
     $("preview").srcdoc = withSrcdocBase(await response.text());
     status.textContent = "";
-    showError("");
+    showError("preview-error", "");
   } catch (err) {
     if (err.name === "AbortError") return;
     status.textContent = "preview failed";
-    showError(err.message);
+    showError("preview-error", err.message);
   }
 }
 
@@ -177,6 +213,10 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const button of document.querySelectorAll("button[data-format]")) {
     button.addEventListener("click", () => exportAs(button));
   }
+  $("export-cancel").addEventListener("click", cancelExport);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && running) cancelExport();
+  });
   for (const id of ["content", "pool", "title", "lang", "content-format", "numbering", "csl",
                     "citation-format"]) {
     $(id).addEventListener("input", schedulePreview);

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
+import urllib.request
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,8 +103,8 @@ def test_export_button_downloads_the_file(page: Any, tmp_path: Path, fmt: str, e
     target = tmp_path / download.suggested_filename
     download.save_as(target)
     _check(fmt, target)
-    assert page.locator("#error").is_hidden()
-    expect(page.locator("#status")).to_contain_text("sources cited: 5,2,1,3,4")
+    assert page.locator("#export-error").is_hidden()
+    expect(page.locator("#export-status")).to_contain_text("sources cited: 5,2,1,3,4")
 
 
 def test_preview_shows_clickable_citations(page: Any) -> None:
@@ -131,17 +133,17 @@ def test_errors_are_shown(page: Any) -> None:
     try:
         pool.fill("[{not json")
         page.click("#export-pdf")
-        page.locator("#error").wait_for(state="visible")
-        assert "Sources pool" in page.locator("#error").inner_text()
+        page.locator("#export-error").wait_for(state="visible")
+        assert "Sources pool" in page.locator("#export-error").inner_text()
         pool.fill('"/etc/passwd"')
         page.click("#export-pdf")
-        expect(page.locator("#error")).to_contain_text("400: sources_pool")
+        expect(page.locator("#export-error")).to_contain_text("400: sources_pool")
     finally:
         pool.fill(saved)
     with page.expect_download(timeout=60_000) as info:
         page.click("#export-md")
     assert info.value.suggested_filename.endswith(".md")
-    assert page.locator("#error").is_hidden()
+    assert page.locator("#export-error").is_hidden()
 
 
 
@@ -157,8 +159,8 @@ def test_the_language_field_declares_the_documents_language(page: Any) -> None:
             "lang", "fr", timeout=30_000)
         lang.fill("english")
         page.click("#export-md")
-        expect(page.locator("#error")).to_contain_text("lang")
-        expect(page.locator("#error")).to_contain_text("BCP 47")
+        expect(page.locator("#export-error")).to_contain_text("lang")
+        expect(page.locator("#export-error")).to_contain_text("BCP 47")
     finally:
         lang.fill("")
     expect(page.frame_locator("#preview").locator("html")).to_have_attribute(
@@ -241,14 +243,15 @@ def test_an_unreachable_service_is_named_and_the_export_can_be_retried(page: Any
     page.route("**/render", lambda route: route.abort())
     try:
         page.click("#export-md")
-        expect(page.locator("#error")).to_contain_text("Could not reach the citerender service")
+        expect(page.locator("#export-error")).to_contain_text(
+            "Could not reach the citerender service")
         assert page.locator("#export-md").get_attribute("aria-disabled") is None
     finally:
         page.unroute("**/render")
     with page.expect_download(timeout=60_000) as info:
         page.click("#export-md")
     assert info.value.suggested_filename == f"{TITLE}.md"
-    assert page.locator("#error").is_hidden()
+    assert page.locator("#export-error").is_hidden()
 
 
 def test_a_too_large_pool_is_named_in_the_refusal(page: Any) -> None:
@@ -266,7 +269,7 @@ def test_a_too_large_pool_is_named_in_the_refusal(page: Any) -> None:
         page.evaluate("(rows) => { document.getElementById('pool').value = rows; }",
                       f"[{rows}]")
         page.click("#export-md")
-        error = page.locator("#error")
+        error = page.locator("#export-error")
         expect(error).to_contain_text("413: request body larger than")
         expect(error).to_contain_text(" and Sources pool 10.7 MB")
     finally:
@@ -283,7 +286,8 @@ def test_a_refusal_whose_words_do_not_name_its_field_is_shown_with_it(page: Any)
     page.route("**/render", lambda route: route.fulfill(status=422, json=refusal))
     try:
         page.click("#export-pdf")
-        expect(page.locator("#error")).to_have_text(f"422: {refusal['error']} (field: content)")
+        expect(page.locator("#export-error")).to_have_text(
+            f"422: {refusal['error']} (field: content)")
     finally:
         page.unroute("**/render")
 
@@ -310,3 +314,155 @@ def test_keyboard_focus_is_visible_on_every_control(page: Any) -> None:
             break
     assert seen[-1] == "preview"
     assert {"title", "lang", "content", "pool", "pdf-engine", "export-pdf"} <= set(seen)
+
+
+_DELAY_PREVIEWS = """(ms) => { const realFetch = window.realFetch = window.fetch;
+    window.fetch = (url, init) => JSON.parse(init.body).format === "html"
+        ? new Promise(r => setTimeout(r, ms)).then(() => realFetch(url, init))
+        : realFetch(url, init); }"""
+
+
+def test_a_preview_finishing_after_a_refused_export_leaves_the_refusal(page: Any) -> None:
+    """An edit starts a preview; an export is refused while that preview is still on its way.
+    The preview's success, arriving last, must not erase the export's refusal."""
+    from playwright.sync_api import expect
+
+    refusal = {"error": "sources_pool: row 3 has no title", "field": "sources_pool"}
+
+    def refuse_exports(route: Any) -> None:
+        if json.loads(route.request.post_data or "{}").get("format") == "html":
+            route.continue_()
+        else:
+            route.fulfill(status=400, json=refusal)
+
+    title = page.locator("#title")
+    page.evaluate(_DELAY_PREVIEWS, 1500)
+    page.route("**/render", refuse_exports)
+    try:
+        title.fill(TITLE + " (draft)")
+        page.click("#export-pdf")
+        error = page.locator("#export-error")
+        expect(error).to_have_text(f"400: {refusal['error']}")
+        expect(page.locator("#preview-status")).to_have_text("updating…")
+        expect(page.locator("#preview-status")).to_have_text("", timeout=30_000)
+        expect(page.frame_locator("#preview").locator("h1").first).to_contain_text("(draft)")
+        expect(error).to_have_text(f"400: {refusal['error']}")
+    finally:
+        page.unroute("**/render")
+        page.evaluate("() => { window.fetch = window.realFetch; }")
+        title.fill(TITLE)
+
+
+def test_an_export_leaves_a_failed_previews_message(page: Any) -> None:
+    """The reverse: an export, starting or succeeding, does not clear the preview's failure;
+    the next good preview does."""
+    from playwright.sync_api import expect
+
+    def refuse_previews(route: Any) -> None:
+        if json.loads(route.request.post_data or "{}").get("format") == "html":
+            route.fulfill(status=400, json={"error": "lang: not a BCP 47 tag", "field": "lang"})
+        else:
+            route.continue_()
+
+    title, preview_error = page.locator("#title"), page.locator("#preview-error")
+    page.route("**/render", refuse_previews)
+    try:
+        title.fill(TITLE + " (draft)")
+        expect(preview_error).to_have_text("400: lang: not a BCP 47 tag")
+        with page.expect_download(timeout=60_000) as info:
+            page.click("#export-md")
+        assert info.value.suggested_filename == f"{TITLE} (draft).md"
+        expect(page.locator("#export-status")).to_contain_text("Downloaded")
+        expect(preview_error).to_have_text("400: lang: not a BCP 47 tag")
+        assert page.locator("#preview-status").inner_text() == "preview failed"
+    finally:
+        page.unroute("**/render")
+        title.fill(TITLE)
+    expect(preview_error).to_be_hidden(timeout=30_000)
+
+
+def _busy_workers(base_url: str) -> int:
+    with urllib.request.urlopen(base_url + "/healthz", timeout=10) as answer:
+        return int(json.load(answer)["workers"]["busy"])
+
+
+def test_a_running_export_can_be_cancelled_and_the_next_export_works(
+    page: Any, base_url: str
+) -> None:
+    """A long PDF render is cancelled from the page: the button comes back, the page says
+    "cancelled", the file never downloads (not even once the service, which renders on after
+    the client has gone, finishes it), and the next export downloads normally."""
+    from playwright.sync_api import expect
+
+    downloads: list[str] = []
+
+    def count(download: Any) -> None:
+        downloads.append(download.suggested_filename)
+
+    long_doc = "\n\n".join(f"## Part {i}\n\n" + "Solar and wind grew again.[[S:1]] " * 10
+                           for i in range(12))
+    content = page.locator("#content")
+    saved = content.input_value()
+    page.on("download", count)
+    try:
+        # Set without an input event: no preview render of it.
+        page.evaluate("(text) => { document.getElementById('content').value = text; }",
+                      long_doc)
+        with page.expect_request("**/render"):
+            page.click("#export-pdf")
+        cancel = page.locator("#export-cancel")
+        expect(cancel).to_be_visible()
+        deadline = time.monotonic() + 10
+        while not _busy_workers(base_url):  # cancel once a worker is rendering it
+            assert time.monotonic() < deadline, "the render never started"
+            time.sleep(0.05)
+        cancel.click()
+        expect(page.locator("#export-status")).to_have_text("PDF export cancelled")
+        expect(cancel).to_be_hidden()
+        assert page.locator("#export-error").is_hidden()
+        assert page.locator("button[aria-disabled]").count() == 0
+        page.evaluate("(text) => { document.getElementById('content').value = text; }", saved)
+        with page.expect_download(timeout=60_000) as info:
+            page.click("#export-md")
+        assert info.value.suggested_filename == f"{TITLE}.md"
+        deadline = time.monotonic() + 60
+        while _busy_workers(base_url):
+            assert time.monotonic() < deadline, "the abandoned render never finished"
+            time.sleep(0.1)
+        page.wait_for_timeout(300)
+        assert downloads == [f"{TITLE}.md"]
+    finally:
+        page.remove_listener("download", count)
+        content.fill(saved)
+
+
+def test_the_cancel_control_is_reached_and_pressed_from_the_keyboard(page: Any) -> None:
+    """Tab from the first, busy export button reaches Cancel (the other busy buttons leave the
+    tab order); Enter on it cancels and puts focus back on the export button (focus on the
+    hidden Cancel would fall to the body). Escape cancels too. After each cancel, all export
+    buttons are back in the tab order."""
+    from playwright.sync_api import expect
+
+    status = page.locator("#export-status")
+    # A render that runs until cancelled (the real one is cancelled in the test above).
+    page.evaluate("""() => { window.realFetch = window.fetch;
+        window.fetch = (url, init) => new Promise((_, reject) => init.signal.addEventListener(
+            "abort", () => reject(new DOMException("aborted", "AbortError")))); }""")
+    try:
+        page.focus("#export-pdf")
+        page.keyboard.press("Enter")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "export-cancel"
+        page.keyboard.press("Enter")
+        expect(status).to_have_text("PDF export cancelled")
+        assert page.evaluate("document.activeElement.id") == "export-pdf"
+        page.keyboard.press("Enter")
+        expect(status).to_have_text("Rendering PDF…")
+        page.keyboard.press("Escape")
+        expect(status).to_have_text("PDF export cancelled")
+        expect(page.locator("#export-cancel")).to_be_hidden()
+        assert page.locator("#export-pdf").get_attribute("aria-disabled") is None
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "export-docx"
+    finally:
+        page.evaluate("() => { window.fetch = window.realFetch; }")
