@@ -10,6 +10,7 @@ from functools import cache
 from typing import Literal, TypeVar
 from urllib.parse import unquote
 
+from citations.chars import clean_text
 from renderers.document import (
     Block,
     BlockQuote,
@@ -44,8 +45,24 @@ RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|cnote|src|fn|fnref|fig|tbl)-\
 def link_target(href: str) -> str:
     """The id an in-document link leads to (``#fn1`` → ``fn1``, percent escapes decoded), or
     "" for a link elsewhere: the one rule of the readers (which ids are places, which links lead
-    nowhere) and the writers (which links to drop: :attr:`ResolvedDocument.dead_links`)."""
-    return unquote(href[1:]) if href.startswith("#") and len(href) > 1 else ""
+    nowhere) and the writers (which links to drop: :attr:`ResolvedDocument.dead_links`).
+    A character no writer can carry is U+FFFD, as in the id it names (the input's ids pass
+    :func:`citations.chars.clean_text`): ``#a%0Cb`` leads to ``<p id="a&#12;b">``."""
+    return clean_text(unquote(href[1:])) if href.startswith("#") and len(href) > 1 else ""
+
+
+#: A percent escape of a character :func:`citations.chars.clean_text` replaces (a C0 control
+#: other than tab, line feed and carriage return; U+FFFE, U+FFFF).
+_UNCARRIED_ESCAPE = re.compile(r"%(?:0[0-8BCEFbcef]|1[0-9A-Fa-f]|[Ee][Ff]%[Bb][Ff]%[Bb][EeFf])")
+
+
+def carried_link(url: str) -> str:
+    """``url`` with each percent escape in an in-document link (``#…``) of a character no
+    writer can carry written as U+FFFD's: every writer then writes a link that leads where
+    :func:`link_target` says, to the id whose character was replaced the same way."""
+    if not url.startswith("#"):
+        return url
+    return _UNCARRIED_ESCAPE.sub("%EF%BF%BD", url)
 
 
 #: Length from which a word (a run without white space) may not fit on a line: such a word may
