@@ -73,14 +73,17 @@ def docx_entries(docx: bytes) -> list[str]:
 @pytest.mark.parametrize("csl", [None, "apa"])
 def test_each_field_is_closed_in_html_markdown_and_docx(tmp_path: Path, csl: str | None) -> None:
     """The title's text in each format is the field balanced, and what follows it in the
-    entry (its domain, its date, the next entry) holds no control of the pool's."""
+    entry (its domain, its date, the next entry) holds no control of the pool's. The Markdown
+    file writes each control as a character reference, which reads back as the control."""
     options = {"csl": csl} if csl else {}
     page, markdown, docx = render(TEXT, tmp_path, formats=["html", "md", "docx"],
                                   sources_pool=POOL, **options)
     assert entry_titles_html(page.path.read_text("utf-8")) == SHOWN
     sources = markdown.path.read_text("utf-8").split("Sources", 1)[1]
-    for title in SHOWN:
-        assert (f"[{title}](" if csl is None else f"*{title}*") in sources
+    for title in SHOWN:  # each control a character reference: the file shows it
+        written = CONTROLS.sub(lambda m: f"&#x{ord(m.group(0)):X};", title)
+        assert (f"[{written}](" if csl is None else f"*{written}*") in sources
+    assert not CONTROLS.search(sources)
     for entry, title in zip(docx_entries(docx.path.read_bytes()), SHOWN, strict=True):
         assert entry.startswith(title) and not CONTROLS.search(entry[len(title):])
 
