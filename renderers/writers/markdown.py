@@ -23,6 +23,7 @@ from urllib.parse import quote
 from citations.links import safe_link
 from renderers.document import (
     CROSSREF_LABEL,
+    UNLISTED,
     Anchor,
     Block,
     BlockQuote,
@@ -729,21 +730,25 @@ class HeadingPlan:
     count: int = 0
     writing: int = 0  # how many writings came before
 
-    def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str, kept: bool) -> bool:
+    def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str, kept: bool,
+                listed: bool = True) -> bool:
         """Whether the next heading, of ``auto`` ids, leading anchors ``leads`` and own id
         ``own`` (:attr:`Heading.id`, ``kept``: the output must keep it,
         :meth:`_BlockWriter._keeps_id`), is written as HTML; if not, it is counted as the
         readers count it. A heading whose kept id is not the one every reader gives it
         (:meth:`AutoIds.read_back`) is written as HTML, with its id: ``# 1. Intro`` is
         ``intro`` to pandoc's ``markdown``, and ``#1-intro`` led nowhere; ``## Results
-        {#res}`` is ``<h2 id="res">``, since gfm shows an attribute block as text."""
+        {#res}`` is ``<h2 id="res">``, since gfm shows an attribute block as text. So is a
+        heading kept out of the contents (not ``listed``): ``{.unlisted}`` is
+        ``<h2 class="unlisted">``, which the markdown reader reads back unlisted."""
         index, self.count = self.count, self.count + 1
         for ident in (own, *leads):
             if ident:
                 self.names.setdefault(ident, index)
         if index in self.html:
             return True
-        if (kept and not auto.read_back(own)) or self._clashes(auto, leads, index):
+        if (kept and not auto.read_back(own)) or not listed \
+                or self._clashes(auto, leads, index):
             self.decided.add(index)
             return True
         self.ids.add(auto)
@@ -902,7 +907,8 @@ class _BlockWriter:
         text = self.inline_text(heading.children[count:], single_line=True,
                                 line_start=not leads, ids=ids).strip()
         auto = self.headings.ids.next(ids)
-        if self.headings.as_html(auto, leads, heading.id, self._keeps_id(heading, auto)):
+        if self.headings.as_html(auto, leads, heading.id, self._keeps_id(heading, auto),
+                                 listed=heading.listed):
             # a paragraph between the tags: inline markup and footnote references stay live,
             # and its text starts a line ("-" is no list item)
             body = "".join(self.places.tag(ident) for ident in leads) + (
@@ -911,6 +917,8 @@ class _BlockWriter:
                 self.places.placed.add(heading.id)
             tag = f"h{level}" + (f' id="{html.escape(heading.id, quote=True)}"'
                                  if heading.id else "")
+            if not heading.listed:
+                tag += f' class="{UNLISTED}"'  # pandoc's {.unlisted}, as gfm reads it too
             return f"<{tag}>\n\n{body}\n\n</h{level}>" if body else f"<{tag}></h{level}>"
         text = "".join(self.places.tag(ident) for ident in leads
                        if not _named_by_heading(ident, auto)) + text
