@@ -233,3 +233,16 @@ def test_a_link_to_an_anchor_s_odd_id_lands_in_every_format(
         landing = next(i for i, t in enumerate(pages) if "the place" in t)
         assert {shown: at for shown, at, _ in internal_links(pdf.path)}["to it"] == landing
         assert not pdf.diagnostics
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_heading_id_with_a_form_feed_reference_is_read_as_its_link_is(
+    content_format: str
+) -> None:
+    """``{id="a&#12;b"}`` gave the heading a raw U+000C (no XML format carries it), and its
+    link, read as U+FFFD, then led nowhere: both are U+FFFD now, as HTML's ``id`` is."""
+    text = (f'## Head {{id="a&#12;b"}}\n\n[to it](#a%0Cb)\n' if content_format == "markdown"
+            else '<h2 id="a&#12;b">Head</h2><p><a href="#a%0Cb">to it</a></p>')
+    document = read(content_format, text)
+    assert head(document).id == "a\ufffdb" and head(document).given
+    assert document.notes == () and not document.dead_links
