@@ -204,7 +204,7 @@ def _filter_attribute(tag: str, name: str, value: str) -> str | None:
         return read_link(value) or None
     if name == "src":
         return safe_image_src(value) or None
-    if name == "id" and RESERVED_ANCHOR.match(value.strip()):  # would hijack a writer's anchor
+    if name == "id" and RESERVED_ANCHOR.match(value):  # would hijack a writer's anchor
         return None
     if name == "style":
         return sanitize_css(value)

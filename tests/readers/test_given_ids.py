@@ -241,8 +241,23 @@ def test_a_heading_id_with_a_form_feed_reference_is_read_as_its_link_is(
 ) -> None:
     """``{id="a&#12;b"}`` gave the heading a raw U+000C (no XML format carries it), and its
     link, read as U+FFFD, then led nowhere: both are U+FFFD now, as HTML's ``id`` is."""
-    text = (f'## Head {{id="a&#12;b"}}\n\n[to it](#a%0Cb)\n' if content_format == "markdown"
+    text = ('## Head {id="a&#12;b"}\n\n[to it](#a%0Cb)\n' if content_format == "markdown"
             else '<h2 id="a&#12;b">Head</h2><p><a href="#a%0Cb">to it</a></p>')
     document = read(content_format, text)
     assert head(document).id == "a\ufffdb" and head(document).given
+    assert document.notes == () and not document.dead_links
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_writer_s_anchor_with_white_space_around_is_the_author_s_in_both_readers(
+    content_format: str
+) -> None:
+    """``" src-1 "`` is no writer's anchor (ids match as written): the markdown reader kept it
+    and the sanitizer dropped it (it matched the writers' form once stripped), so the link to
+    it led nowhere in HTML input only. ``"src-1"`` itself stays the writers'."""
+    text = ('[to it](#%20src-1%20)\n\nHere <a id=" src-1 "></a>the place.\n'
+            if content_format == "markdown" else
+            '<p><a href="#%20src-1%20">to it</a></p><p id=" src-1 ">Here the place.</p>')
+    document = read(content_format, text)
+    assert anchors(document) == [" src-1 "]
     assert document.notes == () and not document.dead_links
