@@ -10,6 +10,7 @@ from functools import cache
 from typing import Literal, TypeVar
 from urllib.parse import unquote
 
+from citations.chars import clean_text
 from renderers.document import (
     Block,
     BlockQuote,
@@ -44,8 +45,24 @@ RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|cnote|src|fn|fnref|fig|tbl)-\
 def link_target(href: str) -> str:
     """The id an in-document link leads to (``#fn1`` → ``fn1``, percent escapes decoded), or
     "" for a link elsewhere: the one rule of the readers (which ids are places, which links lead
-    nowhere) and the writers (which links to drop: :attr:`ResolvedDocument.dead_links`)."""
-    return unquote(href[1:]) if href.startswith("#") and len(href) > 1 else ""
+    nowhere) and the writers (which links to drop: :attr:`ResolvedDocument.dead_links`).
+    A character no writer can carry is U+FFFD, as in the id it names (the input's ids pass
+    :func:`citations.chars.clean_text`): ``#a%0Cb`` leads to ``<p id="a&#12;b">``."""
+    return clean_text(unquote(href[1:])) if href.startswith("#") and len(href) > 1 else ""
+
+
+#: A percent escape of a character :func:`citations.chars.clean_text` replaces (a C0 control
+#: other than tab, line feed and carriage return; U+FFFE, U+FFFF).
+_UNCARRIED_ESCAPE = re.compile(r"%(?:0[0-8BCEFbcef]|1[0-9A-Fa-f]|[Ee][Ff]%[Bb][Ff]%[Bb][EeFf])")
+
+
+def carried_link(url: str) -> str:
+    """``url`` with each percent escape in an in-document link (``#…``) of a character no
+    writer can carry written as U+FFFD's: every writer then writes a link that leads where
+    :func:`link_target` says, to the id whose character was replaced the same way."""
+    if not url.startswith("#"):
+        return url
+    return _UNCARRIED_ESCAPE.sub("%EF%BF%BD", url)
 
 
 #: Length from which a word (a run without white space) may not fit on a line: such a word may
@@ -208,6 +225,49 @@ MARKS: dict[Direction, str] = {"ltr": LRM, "rtl": RLM}
 #: them reads in its own direction, one neutral object to the line around it.
 ISOLATES: dict[Direction, str] = {"ltr": "\u2066", "rtl": "\u2067"}
 POP_ISOLATE = "\u2069"
+#: The explicit embeddings and overrides (LRE, RLE, LRO, RLO), which POP DIRECTIONAL
+#: FORMATTING ends, and the isolate initiators (LRI, RLI, FSI), which POP_ISOLATE ends.
+_EMBEDDINGS = frozenset("\u202a\u202b\u202d\u202e")
+POP_FORMATTING = "\u202c"
+_ISOLATE_STARTS = frozenset("\u2066\u2067\u2068")
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def balanced_bidi(text: str) -> str:
+    """``text`` (one field of untrusted data: a source's title, label, date) as a part that
+    leaves the text around it alone: every embedding, override or isolate it opens is closed
+    at its end, and a closer that closes nothing it opened is dropped (it would end a writer's
+    own isolate around the field, or an embedding before it). Unchanged without such controls.
+
+    Pairs are matched as the bidi algorithm matches them (UAX #9, X6a–X7): a POP DIRECTIONAL
+    ISOLATE closes the last isolate open and whatever was opened inside it; a POP DIRECTIONAL
+    FORMATTING closes the last embedding or override, and nothing inside an isolate that was
+    opened after it. The algorithm ends them all at a paragraph's end, so without this a
+    right-to-left override in the title of one entry reversed the rest of the entry (Typst)."""
+    if _BIDI_CONTROLS.search(text) is None:
+        return text
+    out: list[str] = []
+    opened: list[str] = []
+    isolates = 0  # of ``opened`` (linear: a run of closers does not search it)
+    for char in text:
+        if char in _EMBEDDINGS:
+            opened.append(char)
+        elif char in _ISOLATE_STARTS:
+            opened.append(char)
+            isolates += 1
+        elif char == POP_FORMATTING:
+            if not opened or opened[-1] not in _EMBEDDINGS:
+                continue
+            opened.pop()
+        elif char == POP_ISOLATE:
+            if not isolates:
+                continue
+            while opened.pop() not in _ISOLATE_STARTS:
+                pass
+            isolates -= 1
+        out.append(char)
+    out.extend(POP_ISOLATE if c in _ISOLATE_STARTS else POP_FORMATTING for c in reversed(opened))
+    return "".join(out)
 
 
 def enclosing_marks(inner: Direction, outer: Direction) -> tuple[str, str]:

@@ -40,12 +40,15 @@ TAG_ATTRIBUTES = re.compile(r"""((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
 
 
 def tag_attributes(attributes: str) -> dict[str, str]:
-    """The attributes of a start tag's attribute text (names lower-cased, entities decoded)."""
+    """The attributes of a start tag's attribute text (names lower-cased, entities decoded).
+    A character no writer can carry that an entity gives (``&#12;``) is replaced as the
+    sanitizer's are (:func:`citations.chars.clean_text`): ``<a id="a&#12;b">`` in markdown is
+    the id of ``<p id="a&#12;b">`` in HTML."""
     found: dict[str, str] = {}
     for match in ATTRIBUTE_RE.finditer(attributes):
         name = match.group(1).lower()
         value = next((g for g in match.group(2, 3, 4) if g is not None), "")
-        found.setdefault(name, html.unescape(value))
+        found.setdefault(name, clean_text(html.unescape(value)))
     return found
 
 
@@ -231,18 +234,20 @@ class ReadContext:
 
     def heading(
         self, level: int, children: tuple[Inline, ...], given_id: str = "", *,
-        listed: bool = True, line: int = 0,
+        listed: bool = True, line: int | Callable[[], int] = 0,
     ) -> Heading:
         """A heading with a unique id: ``given_id`` (the author's, which the document's links
         use) when it is free, else one made from its text; the first h1 becomes the document
-        title. A given id no heading may keep (:data:`GIVEN_ID_RULE`) is noted at ``line``.
+        title. A given id no heading may keep (:data:`GIVEN_ID_RULE`) is noted at ``line``
+        (or how to find it, asked only then: HTML input scans for it).
         ``listed``: see :class:`Heading`."""
         text = plain_text(children).strip()
         if level == 1 and not self.title:
             self.title = text
         ident = self.ids.take(given_id, text)
         if given_id and not HeadingIds.can_keep(given_id):
-            self.warn(line, f"the heading's id {shown_reference(given_id)!r} is not kept: "
+            self.warn(line() if callable(line) else line,
+                      f"the heading's id {shown_reference(given_id)!r} is not kept: "
                       f"{GIVEN_ID_RULE}; the heading's id is {shown_reference(ident)!r}")
         return Heading(level=level, children=children, id=ident, listed=listed,
                        given=ident == given_id)

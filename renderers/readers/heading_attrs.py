@@ -32,6 +32,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
 from citations.attribute_block import BARE, IDENT, QUOTED, attribute_block_start, block_starts
+from citations.chars import clean_text
 from renderers.document import UNLISTED
 
 __all__ = [
@@ -119,9 +120,11 @@ def _attributes(block: str) -> HeadingAttributes:
 def _value(quoted: str | None, bare: str | None) -> str:
     """A value as pandoc reads it: a quoted one without its quotes, its character references
     decoded; backslash escapes decoded in both kinds. Which kind it is comes from the grammar,
-    not its first character: a quote that does not close starts a bare value (``id="abc``)."""
+    not its first character: a quote that does not close starts a bare value (``id="abc``).
+    A character no writer can carry that a reference gives (``&#12;``) is U+FFFD, as in an
+    HTML id and in a link's target (:func:`renderers.text.link_target`)."""
     if quoted is not None:
-        return html.unescape(re.sub(r"\\(.)", r"\1", quoted[1:-1]))
+        return clean_text(html.unescape(re.sub(r"\\(.)", r"\1", quoted[1:-1])))
     return re.sub(r"\\(.)", r"\1", bare or "")
 
 

@@ -22,7 +22,6 @@ from typing import get_args
 from urllib.parse import unquote
 
 from citations.codemap import CODE_ELEMENTS, html_tags
-from citations.links import safe_link
 from citations.tokens import scan, token_prefix_regex
 from renderers.document import (
     INLINE_STYLES,
@@ -74,8 +73,10 @@ from renderers.readers.context import (
 )
 from renderers.readers.html_lines import InputLines, NoteLines, OneLine
 from renderers.readers.sanitize import (
+    HEADINGS,
     dropped_at,
     dropped_text,
+    read_link,
     safe_image_src,
     sanitize_html,
     visible_length,
@@ -94,9 +95,8 @@ _BLOCK = frozenset(
         "ul",
     }
 )  # fmt: skip
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 #: Elements whose alignment (``align``, a kept ``text-align``) the blocks inside them take.
-ALIGNED_TAGS = _HEADINGS | {"p", "div", "center", "figure"}
+ALIGNED_TAGS = HEADINGS | {"p", "div", "center", "figure"}
 _STYLES = frozenset(INLINE_STYLES)
 _WRAPPERS: dict[str, type[Emph] | type[Strong] | type[Strike]] = {
     "em": Emph,
@@ -520,7 +520,7 @@ def _aligned(blocks: list[Block], align: Alignment) -> list[Block]:
 #: What the report writer puts directly in the title block: its lines (by class) and the
 #: abstract; in the other parts it makes again, their heading and lists.
 _TITLE_BLOCK_CHILDREN = {"p": frozenset(get_args(TitleLine)), "div": frozenset({"abstract"})}
-_PART_CHILDREN = frozenset({*_HEADINGS, "ol", "ul"})
+_PART_CHILDREN = frozenset({*HEADINGS, "ol", "ul"})
 
 
 def _holds_other_text(element: _Element) -> bool:
@@ -616,7 +616,7 @@ class _HtmlReader:
         ident = element.attrs.get("id", "")
         if (
             ident in self.targets
-            and element.tag not in _HEADINGS
+            and element.tag not in HEADINGS
             and self.context.ids.claim(ident)
         ):
             return Anchor(ident)
@@ -727,11 +727,12 @@ class _HtmlReader:
             if not self.context.title:
                 self.context.title = _shown_text(element)
             return []
-        if tag in _HEADINGS:
+        if tag in HEADINGS:
             unlisted = UNLISTED in element.attrs.get("class", "").split()
             return [self.context.heading(int(tag[1]), self.inlines(element, depth=depth),
                                          given_id=element.attrs.get("id", ""),
-                                         listed=not unlisted, line=self.lines.unplaced)]
+                                         listed=not unlisted,
+                                         line=lambda: self.lines.heading(element.attrs["id"]))]
         if tag == "p":
             run = InlineBuilder()
             self._after_space = True
@@ -1003,7 +1004,7 @@ class _HtmlReader:
         elif tag == "a":
             inner = InlineBuilder()
             self.inline_children(node, inner, depth=depth)
-            url = safe_link(node.attrs.get("href", ""), allow_fragment=True)
+            url = read_link(node.attrs.get("href", ""))
             children, broken = _line_after(inner.result(trim=False))
             if url and children:
                 out.add(Link(url, children, node.attrs.get("title", "")))

@@ -19,7 +19,9 @@ from typing import TypeAlias
 
 from citations.codemap import html_tags, line_starts
 from citations.tokens import Token, scan, split_tokens
+from renderers.readers.anchors import written_tags
 from renderers.readers.context import HTML_SPACE, TAG_ATTRIBUTES, link_target, tag_attributes
+from renderers.readers.sanitize import HEADINGS
 
 #: A start tag: its name, then its attribute text (possessive: linear).
 _START_TAG = re.compile(r"<[A-Za-z][^\s/>]*" + TAG_ATTRIBUTES.pattern)
@@ -35,6 +37,7 @@ class InputLines:
         self._starts: list[int] | None = None
         self._pending: dict[Hashable, deque[int]] | None = None  # key → offsets not yet given
         self._links: dict[str, int] | None = None  # each link's target → its first <a>
+        self._headings: dict[str, deque[int]] | None = None  # each heading id → its headings
 
     #: The line of a note whose place the input does not show: none.
     unplaced = 0
@@ -66,6 +69,17 @@ class InputLines:
                 self._links.setdefault(link_target(href.strip()), tag.start)
         offset = self._links.get(link_target(url))
         return 0 if offset is None else self.at(offset)
+
+    def heading(self, ident: str) -> int:
+        """The line of the next ``<h1>``–``<h6>`` whose id is ``ident`` (as the sanitizer
+        gives it: :func:`~renderers.readers.context.tag_attributes` reads it so), or 0. Asked only
+        for a refused id, which every heading holding it has: each is met once, in order."""
+        if self._headings is None:  # one pass, for the first refused id
+            self._headings = {}
+            for tag, attributes in written_tags(self._html, HEADINGS):
+                self._headings.setdefault(attributes.get("id", ""), deque()).append(tag.start)
+        offsets = self._headings.get(ident)
+        return self.at(offsets.popleft()) if offsets else 0
 
     def split_tokens(self) -> list[tuple[int, Token]]:
         """Each token markup splits (:func:`citations.tokens.split_tokens`), with its line."""
@@ -122,6 +136,9 @@ class OneLine:
         return self.line
 
     def link(self, url: str) -> int:
+        return self.line
+
+    def heading(self, ident: str) -> int:
         return self.line
 
 

@@ -31,7 +31,6 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 
 from citations.chars import clean_text
 from citations.codemap import BlockHtml, block_html, raw_code_elements
-from citations.links import safe_link
 from citations.mdit_cite import ON_CITATION, cite_plugin
 from citations.tokens import scan, scan_html_block
 from renderers.crossref import defined_labels
@@ -94,7 +93,7 @@ from renderers.readers.math_rules import (
     inline_math,
     math_plugin,
 )
-from renderers.readers.sanitize import safe_image_src
+from renderers.readers.sanitize import read_link, safe_image_src
 from renderers.speaker_notes import has_speaker_notes, without_speaker_notes
 from renderers.text import slugify
 
@@ -167,7 +166,7 @@ def markdown_parser(
 def _configured(
     md: MarkdownIt, dialects: frozenset[str], footnotes: FootnoteSyntax = "notes"
 ) -> MarkdownIt:
-    # Every link and image is parsed as one: the reader decides with safe_link /
+    # Every link and image is parsed as one: the reader decides with read_link /
     # safe_image_src and keeps only the text of a refused link. markdown-it's own refusal
     # would leave the whole "[text](javascript:…)" syntax on the page.
     md.validateLink = _accept_every_link  # type: ignore[method-assign]
@@ -772,7 +771,7 @@ class _MarkdownReader:
         else:
             assert frame.token is not None
             href = str(frame.token.attrs.get("href", ""))
-            url = safe_link(href, allow_fragment=True)
+            url = read_link(href)
             if url:
                 parent.add(Link(url, children, _title(frame.token)))
                 self.context.link(url, frame.line)
@@ -863,8 +862,9 @@ class _MarkdownReader:
         if name == "a" and not tag.group(1):  # type: ignore[union-attr]
             # ``<a id="x"></a>``: the place ``[…](#x)`` leads to (the Markdown writer names
             # places so), an anchor when nothing has the id yet (one of the writers' own form
-            # too: ReadContext.own_place); the tags themselves drop out
-            ident = tag_attributes(tag.group(3)).get("id", "").strip()  # type: ignore[union-attr]
+            # too: ReadContext.own_place); the tags themselves drop out. The id is kept as
+            # written, white space too, as the HTML reader keeps it (text.GIVEN_ID_RULE)
+            ident = tag_attributes(tag.group(3)).get("id", "")  # type: ignore[union-attr]
             if ident and (self.context.ids.claim(ident) or self.context.own_place(ident)):
                 out.add(Anchor(ident))
             return k + 1

@@ -11,7 +11,7 @@ from citations.chars import clean_text
 from citations.codemap import DROPPED_WITH_CONTENT, SANITIZER_KEPT, dropped_elements
 from citations.links import URL_IGNORED, safe_link
 from renderers.sandbox import shown_reference
-from renderers.text import RESERVED_ANCHOR
+from renderers.text import RESERVED_ANCHOR, carried_link
 
 if TYPE_CHECKING:
     import nh3
@@ -75,7 +75,8 @@ def refused_image_message(src: str, alt: str) -> str:
 #: Elements kept (their attributes are listed below; anything else is unwrapped, text kept):
 #: the scanner's module is their home, so the audit reads a token as the reader does.
 _TAGS = SANITIZER_KEPT
-_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+#: The heading elements (one home: the reader, its note lines and the allow-lists).
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 #: Elements removed together with everything inside them (their one home is the scanner's
 #: module: a token inside them is no citation for the audit either).
 _DROP_WITH_CONTENT = DROPPED_WITH_CONTENT
@@ -99,7 +100,7 @@ _ATTRIBUTES: dict[str, set[str]] = {
     # Alignment: ``align``, or a ``style`` of which the cleaner keeps only ``text-align``.
     **{
         tag: {"align", "style"}
-        for tag in ("p", "div", "center", "figure", *_HEADINGS)
+        for tag in ("p", "div", "center", "figure", *sorted(HEADINGS))
     },
     # Every element keeps its id: the document's own links (``href="#id"``) lead to it (a
     # heading by its id, any other element by an ``Anchor`` the reader puts in its place).
@@ -168,7 +169,7 @@ def _cleaner(keep_styles: bool, keep_classes: bool = False) -> nh3.Cleaner:
     attributes = {tag: set(names) for tag, names in _ATTRIBUTES.items()}
     # A heading's ``class`` narrowed to ``unlisted`` (nh3 keeps only the listed classes, the
     # attribute itself with them); the paths that keep every class need no narrowing.
-    classes: dict[str, set[str]] | None = {tag: {UNLISTED} for tag in _HEADINGS}
+    classes: dict[str, set[str]] | None = {tag: {UNLISTED} for tag in HEADINGS}
     if keep_styles:
         tags.add("style")
         attributes["*"] = set(_STYLED_ATTRIBUTES)
@@ -190,13 +191,20 @@ def _cleaner(keep_styles: bool, keep_classes: bool = False) -> nh3.Cleaner:
     )
 
 
+def read_link(href: str) -> str:
+    """The link a reader keeps for ``href`` (markdown's destination, HTML's ``href``), or ""
+    when it is refused: :func:`citations.links.safe_link`'s, an in-document one leading where
+    its id is read (:func:`renderers.text.carried_link`)."""
+    return carried_link(safe_link(href, allow_fragment=True))
+
+
 def _filter_attribute(tag: str, name: str, value: str) -> str | None:
     """Per-attribute policy nh3 cannot express with schemes alone."""
     if name == "href":
-        return safe_link(value, allow_fragment=True) or None
+        return read_link(value) or None
     if name == "src":
         return safe_image_src(value) or None
-    if name == "id" and RESERVED_ANCHOR.match(value.strip()):  # would hijack a writer's anchor
+    if name == "id" and RESERVED_ANCHOR.match(value):  # would hijack a writer's anchor
         return None
     if name == "style":
         return sanitize_css(value)

@@ -28,6 +28,7 @@ from citations.model import BIBLIOGRAPHIC_FIELDS, NAME_FIELDS, Source
 from renderers.labels import ENGLISH
 from renderers.resolve import file_name, source_title
 from renderers.styles.markup import strip_marks
+from renderers.text import balanced_bidi
 
 #: ``source_type`` values (lower-cased) → CSL item types; anything else is a web page for a row
 #: with a URL, else a document.
@@ -122,7 +123,10 @@ def date_parts(value: str) -> list[int]:
 
 
 def _text(value: str) -> str:
-    return strip_marks(" ".join(value.split()))[:_MAX_FIELD]
+    """A field as the style gets it: on one line, bounded, its bidi controls balanced once
+    bounded (:func:`~renderers.text.balanced_bidi`: an override in a title reverses nothing
+    the style writes after it)."""
+    return balanced_bidi(strip_marks(" ".join(value.split()))[:_MAX_FIELD])
 
 
 def _first(extra: dict[str, Any], keys: Iterable[str]) -> Any:

@@ -70,7 +70,13 @@ from renderers.labels import Labels, labels_for
 from renderers.language import language_for
 from renderers.options import Limits, PageSize, RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
-from renderers.text import Direction, closing_marks, enclosing_marks, text_direction
+from renderers.text import (
+    Direction,
+    balanced_bidi,
+    closing_marks,
+    enclosing_marks,
+    text_direction,
+)
 
 # ---------------------------------------------------------------- the words
 
@@ -700,12 +706,19 @@ class EntryParts:
         )
 
 
+def source_field(text: str) -> str:
+    """A pool field as a Sources entry or a preview shows it: on one line, its bidi controls
+    balanced (:func:`~renderers.text.balanced_bidi`), so that an override in one source's
+    title reverses nothing after the title, in any format."""
+    return balanced_bidi(_one_line(text))
+
+
 def entry_parts(entry: SourceEntry) -> EntryParts:
     """The parts of ``entry``: the label only when it says more than the title, then the date."""
-    title = _one_line(entry.title)
+    title = source_field(entry.title)
     candidates: list[tuple[DetailKind, str]] = [
-        ("label", _one_line(entry.label)),
-        ("date", _one_line(entry.date)),
+        ("label", source_field(entry.label)),
+        ("date", source_field(entry.date)),
     ]
     kept = [(kind, text) for kind, text in candidates if text and text != title]
     details = tuple(
@@ -745,9 +758,8 @@ def source_preview(entry: SourceEntry) -> SourcePreview:
     snippet = _one_line(entry.source.text)
     if len(snippet) > PREVIEW_SNIPPET_CHARS:
         snippet = snippet[: PREVIEW_SNIPPET_CHARS - 1].rstrip() + "\u2026"
-    return SourcePreview(
-        _one_line(entry.title), _one_line(entry.label), _one_line(entry.date), snippet
-    )
+    return SourcePreview(source_field(entry.title), source_field(entry.label),
+                         source_field(entry.date), balanced_bidi(snippet))
 
 
 # ---------------------------------------------------------------- images and tasks

@@ -23,6 +23,7 @@ from urllib.parse import quote
 from citations.links import safe_link
 from renderers.document import (
     CROSSREF_LABEL,
+    UNLISTED,
     Anchor,
     Block,
     BlockQuote,
@@ -102,6 +103,11 @@ _CROSSREF_AT = re.compile(rf"@(?={CROSSREF_LABEL})")
 _LINE_START_MARK = re.compile(r"[#>+\-=:]")
 _LINE_START_ORDERED = re.compile(r"^(\d{1,9})([.)])")
 _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
+#: The bidi controls that reorder what follows them (embeddings, overrides, isolates and their
+#: ends): written as character references, which read back as the same text, so that the
+#: Markdown file itself shows them in an editor or a diff rather than reordering its lines
+#: there (a source's title holding U+202E reversed its Sources line in the raw file).
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
@@ -316,6 +322,8 @@ def escape_text(text: str, *, line_start: bool) -> str:
         out = _CROSSREF_AT.sub(_escape_crossref_at, out)
     for char, entity in _FULLWIDTH.items():
         out = out.replace(char, entity)
+    if _BIDI_CONTROL.search(out):
+        out = _BIDI_CONTROL.sub(lambda m: f"&#x{ord(m.group(0)):X};", out)
     return escape_line_start(out) if line_start else out
 
 
@@ -720,21 +728,25 @@ class HeadingPlan:
     count: int = 0
     writing: int = 0  # how many writings came before
 
-    def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str, kept: bool) -> bool:
+    def as_html(self, auto: AutoIds, leads: tuple[str, ...], own: str, kept: bool,
+                listed: bool = True) -> bool:
         """Whether the next heading, of ``auto`` ids, leading anchors ``leads`` and own id
         ``own`` (:attr:`Heading.id`, ``kept``: the output must keep it,
         :meth:`_BlockWriter._keeps_id`), is written as HTML; if not, it is counted as the
         readers count it. A heading whose kept id is not the one every reader gives it
         (:meth:`AutoIds.read_back`) is written as HTML, with its id: ``# 1. Intro`` is
         ``intro`` to pandoc's ``markdown``, and ``#1-intro`` led nowhere; ``## Results
-        {#res}`` is ``<h2 id="res">``, since gfm shows an attribute block as text."""
+        {#res}`` is ``<h2 id="res">``, since gfm shows an attribute block as text. So is a
+        heading kept out of the contents (not ``listed``): ``{.unlisted}`` is
+        ``<h2 class="unlisted">``, which the markdown reader reads back unlisted."""
         index, self.count = self.count, self.count + 1
         for ident in (own, *leads):
             if ident:
                 self.names.setdefault(ident, index)
         if index in self.html:
             return True
-        if (kept and not auto.read_back(own)) or self._clashes(auto, leads, index):
+        if (kept and not auto.read_back(own)) or not listed \
+                or self._clashes(auto, leads, index):
             self.decided.add(index)
             return True
         self.ids.add(auto)
@@ -893,7 +905,8 @@ class _BlockWriter:
         text = self.inline_text(heading.children[count:], single_line=True,
                                 line_start=not leads, ids=ids).strip()
         auto = self.headings.ids.next(ids)
-        if self.headings.as_html(auto, leads, heading.id, self._keeps_id(heading, auto)):
+        if self.headings.as_html(auto, leads, heading.id, self._keeps_id(heading, auto),
+                                 listed=heading.listed):
             # a paragraph between the tags: inline markup and footnote references stay live,
             # and its text starts a line ("-" is no list item)
             body = "".join(self.places.tag(ident) for ident in leads) + (
@@ -902,6 +915,8 @@ class _BlockWriter:
                 self.places.placed.add(heading.id)
             tag = f"h{level}" + (f' id="{html.escape(heading.id, quote=True)}"'
                                  if heading.id else "")
+            if not heading.listed:
+                tag += f' class="{UNLISTED}"'  # pandoc's {.unlisted}, as gfm reads it too
             return f"<{tag}>\n\n{body}\n\n</h{level}>" if body else f"<{tag}></h{level}>"
         text = "".join(self.places.tag(ident) for ident in leads
                        if not _named_by_heading(ident, auto)) + text

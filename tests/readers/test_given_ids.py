@@ -18,7 +18,7 @@ from lxml import etree
 from pypdf import PdfReader
 
 from renderers.api import render
-from renderers.document import Document, Heading
+from renderers.document import Anchor, Document, Heading, Paragraph
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from renderers.text import GIVEN_ID_RULE, MAX_GIVEN_ID
@@ -153,3 +153,111 @@ def test_a_100_000_character_id_reaches_no_format(tmp_path: Path, content_format
             data = zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml")
         assert b"x" * 81 not in data, result.path.name
     assert sum("leads nowhere" in d.message for d in typst.diagnostics) == 1
+
+
+def test_a_refused_html_heading_id_is_noted_at_its_line() -> None:
+    """Markdown's note named the heading's line and HTML's named none: the HTML reader finds
+    each heading holding the id in the input (a comment's lines, a tag spread over two lines
+    and an entity counted as written)."""
+    long_id = "y" * (MAX_GIVEN_ID + 1)
+    document = read_html(f'<h1>Doc</h1>\n<!-- a\n\n -->\n<h2 id="&#32;">A</h2>\n<h2\n id=" ">B</h2>'
+                         f'\n<p>x</p>\n<h3 id="{long_id}">C</h3>\n<h3 id="{long_id}">D</h3>\n')
+    assert [(note.line, note.message.split(":", 1)[0]) for note in document.notes] == [
+        (5, "HTML input, line 5"), (6, "HTML input, line 6"),
+        (9, "HTML input, line 9"), (10, "HTML input, line 10")]
+
+
+def paragraph_source(content_format: str, written: str, fragment: str) -> str:
+    """A document whose second page has an anchor written ``written`` inside the paragraph
+    ``Here the place.``, and whose first has a link ``to it`` with ``fragment``."""
+    if content_format == "markdown":
+        return (f"# Doc\n\n[to it](#{fragment})\n\n{FILLER}\n\n"
+                f'Here <a id="{written}"></a>the place.\n')
+    paragraphs = "".join(f"<p>{p}</p>" for p in FILLER.split("\n\n"))
+    return (f'<h1>Doc</h1><p><a href="#{fragment}">to it</a></p>{paragraphs}'
+            f'<p>Here <a id="{written}"></a>the place.</p>')
+
+
+#: An anchor's id as written, its link's fragment, and the id read: white space kept (the
+#: markdown reader trimmed it, so its link led nowhere), and a form feed, which HTML keeps in a
+#: quoted value and no XML format can carry, read as U+FFFD by the id and by its link alike
+#: (the link decoded it to U+000C and led nowhere).
+ANCHORS = [(fmt, written, fragment, ident) for fmt in ("markdown", "html")
+           for written, fragment, ident in [(" x ", "%20x%20", " x "),
+                                             ("a&#12;b", "a%0Cb", "a\ufffdb"),
+                                             ("a&#12;b", "a%0cb", "a\ufffdb")]]
+
+
+def anchors(document: Document) -> list[str]:
+    return [node.id for block in document.blocks if isinstance(block, Paragraph)
+            for node in block.children if isinstance(node, Anchor)]
+
+
+@pytest.mark.parametrize(("content_format", "written", "fragment", "ident"), ANCHORS)
+def test_an_anchor_s_id_is_read_as_written_by_both_readers_and_its_link_leads_there(
+    content_format: str, written: str, fragment: str, ident: str
+) -> None:
+    document = read(content_format, paragraph_source(content_format, written, fragment))
+    assert anchors(document) == [ident]
+    assert document.notes == () and not document.dead_links
+
+
+def paragraph_bookmark(docx: bytes) -> tuple[str, str]:
+    """The DOCX's link ``to it``'s anchor, and the bookmark in the paragraph ``Here …``."""
+    body = etree.fromstring(zipfile.ZipFile(io.BytesIO(docx)).read("word/document.xml"))
+    link = next(h for h in body.iter(f"{W}hyperlink") if "".join(h.itertext()) == "to it")
+    place = next(p for p in body.iter(f"{W}p") if "".join(p.itertext()).startswith("Here"))
+    return link.get(f"{W}anchor", ""), place.find(f".//{W}bookmarkStart").get(f"{W}name")
+
+
+@pytest.mark.parametrize(("content_format", "written", "fragment", "ident"), ANCHORS[0:5:4])
+def test_a_link_to_an_anchor_s_odd_id_lands_in_every_format(
+    tmp_path: Path, content_format: str, written: str, fragment: str, ident: str
+) -> None:
+    """The HTML's href names the anchor's id (a form feed's escape is U+FFFD's, as the id's
+    character is), the DOCX link its bookmark, both PDF engines' link the anchor's page, and
+    the Markdown output writes the id back as read."""
+    text = paragraph_source(content_format, written, fragment)
+    results = render(text, tmp_path, formats=["html", "docx", "md"],
+                     content_format=content_format)
+    page = results[0].path.read_text("utf-8")
+    assert f'id="{html.escape(ident)}"' in page and f'href="#{quote(ident)}"' in page
+    anchor, bookmark = paragraph_bookmark(results[1].path.read_bytes())
+    assert anchor == bookmark
+    markdown = results[2].path.read_text("utf-8")
+    assert f'<a id="{ident}"></a>' in markdown and f"(#{quote(ident)})" in markdown
+    for engine in ("typst", "weasyprint"):
+        (pdf,) = render(text, tmp_path / engine, formats="pdf", pdf_engine=engine,
+                        content_format=content_format)
+        pages = [p.extract_text() for p in PdfReader(pdf.path).pages]
+        landing = next(i for i, t in enumerate(pages) if "the place" in t)
+        assert {shown: at for shown, at, _ in internal_links(pdf.path)}["to it"] == landing
+        assert not pdf.diagnostics
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_heading_id_with_a_form_feed_reference_is_read_as_its_link_is(
+    content_format: str
+) -> None:
+    """``{id="a&#12;b"}`` gave the heading a raw U+000C (no XML format carries it), and its
+    link, read as U+FFFD, then led nowhere: both are U+FFFD now, as HTML's ``id`` is."""
+    text = ('## Head {id="a&#12;b"}\n\n[to it](#a%0Cb)\n' if content_format == "markdown"
+            else '<h2 id="a&#12;b">Head</h2><p><a href="#a%0Cb">to it</a></p>')
+    document = read(content_format, text)
+    assert head(document).id == "a\ufffdb" and head(document).given
+    assert document.notes == () and not document.dead_links
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_a_writer_s_anchor_with_white_space_around_is_the_author_s_in_both_readers(
+    content_format: str
+) -> None:
+    """``" src-1 "`` is no writer's anchor (ids match as written): the markdown reader kept it
+    and the sanitizer dropped it (it matched the writers' form once stripped), so the link to
+    it led nowhere in HTML input only. ``"src-1"`` itself stays the writers'."""
+    text = ('[to it](#%20src-1%20)\n\nHere <a id=" src-1 "></a>the place.\n'
+            if content_format == "markdown" else
+            '<p><a href="#%20src-1%20">to it</a></p><p id=" src-1 ">Here the place.</p>')
+    document = read(content_format, text)
+    assert anchors(document) == [" src-1 "]
+    assert document.notes == () and not document.dead_links

@@ -283,3 +283,24 @@ def test_html_inputs_own_look_keeps_an_unlisted_section_out_of_the_pdf(
     assert outline_titles(PdfReader(result.path)) == outline
     entries = [re.sub(r"[.\s\d]+$", "", shown) for shown, _, _ in internal_links(result.path)]
     assert [entry for entry in entries if entry] == [t for t in outline if t != "Other text"]
+
+
+@pytest.mark.parametrize("attributes", ["{#aside .unlisted}", "{.unlisted}"])
+def test_the_markdown_written_keeps_the_heading_unlisted(tmp_path: Path, attributes: str) -> None:
+    """``.unlisted`` was lost in the Markdown written (``## Aside``), which then read back
+    listed. The heading is now written as HTML with the class (gfm shows ``{.unlisted}`` as
+    text), which reads back as the same outline and is written again the same."""
+    from renderers.document import Heading
+
+    source = SOURCE.replace("{#aside .unlisted}", attributes).replace(" [[S:1]]", "")
+    (first,) = render(source, tmp_path / "one", sources_pool=[], formats="md")
+    written = first.path.read_text("utf-8")
+    assert '<h2 id="aside" class="unlisted">' in written and "{." not in written
+
+    def outline(markdown: str) -> list[tuple[str, bool, int]]:
+        return [(b.id, b.listed, b.level) for b in read_markdown(markdown).blocks
+                if isinstance(b, Heading)]
+
+    assert outline(written) == outline(source)
+    (second,) = render(written, tmp_path / "two", sources_pool=[], formats="md")
+    assert second.path.read_text("utf-8") == written
