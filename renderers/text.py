@@ -230,7 +230,8 @@ POP_ISOLATE = "\u2069"
 _EMBEDDINGS = frozenset("\u202a\u202b\u202d\u202e")
 POP_FORMATTING = "\u202c"
 _ISOLATE_STARTS = frozenset("\u2066\u2067\u2068")
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+#: Every bidi control that reorders what follows it (those above and their ends).
+BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 def balanced_bidi(text: str) -> str:
@@ -244,7 +245,7 @@ def balanced_bidi(text: str) -> str:
     FORMATTING closes the last embedding or override, and nothing inside an isolate that was
     opened after it. The algorithm ends them all at a paragraph's end, so without this a
     right-to-left override in the title of one entry reversed the rest of the entry (Typst)."""
-    if _BIDI_CONTROLS.search(text) is None:
+    if BIDI_CONTROLS.search(text) is None:
         return text
     out: list[str] = []
     opened: list[str] = []

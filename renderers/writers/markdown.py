@@ -73,7 +73,7 @@ from renderers.readers.heading_attrs import escape_attribute_block
 from renderers.readers.sanitize import safe_image_src
 from renderers.resolve import ResolvedDocument, SourceEntry, entry_anchor, entry_number
 from renderers.sandbox import load_image
-from renderers.text import RESERVED_ANCHOR, link_target
+from renderers.text import BIDI_CONTROLS, RESERVED_ANCHOR, link_target
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     CITATION_NOTES_ID,
@@ -103,11 +103,6 @@ _CROSSREF_AT = re.compile(rf"@(?={CROSSREF_LABEL})")
 _LINE_START_MARK = re.compile(r"[#>+\-=:]")
 _LINE_START_ORDERED = re.compile(r"^(\d{1,9})([.)])")
 _FULLWIDTH = {"\uff3b": "&#xFF3B;", "\uff3d": "&#xFF3D;"}
-#: The bidi controls that reorder what follows them (embeddings, overrides, isolates and their
-#: ends): written as character references, which read back as the same text, so that the
-#: Markdown file itself shows them in an editor or a diff rather than reordering its lines
-#: there (a source's title holding U+202E reversed its Sources line in the raw file).
-_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 def markdown_text(rdoc: ResolvedDocument, options: RenderOptions) -> str:
@@ -322,8 +317,11 @@ def escape_text(text: str, *, line_start: bool) -> str:
         out = _CROSSREF_AT.sub(_escape_crossref_at, out)
     for char, entity in _FULLWIDTH.items():
         out = out.replace(char, entity)
-    if _BIDI_CONTROL.search(out):
-        out = _BIDI_CONTROL.sub(lambda m: f"&#x{ord(m.group(0)):X};", out)
+    # Bidi controls as character references, which read back as the same text: the Markdown
+    # file then shows them in an editor or a diff rather than reordering its lines there (a
+    # source's title holding U+202E reversed its Sources line in the raw file).
+    if BIDI_CONTROLS.search(out):
+        out = BIDI_CONTROLS.sub(lambda m: f"&#x{ord(m.group(0)):X};", out)
     return escape_line_start(out) if line_start else out
 
 
