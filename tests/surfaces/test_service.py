@@ -560,4 +560,5 @@ def test_answers_name_no_server_directory(client: TestClient, tmp_path: Path) ->
     assert refusals[0].json() == refusals[1].json()
     error = refusals[0].json()
     assert error["field"] == "csl" and "not a file inside the request's directory" in error["error"]
+    assert error["error"].endswith("or a .csl file inside the request's directory")
     assert "citerender-service" not in error["error"]
