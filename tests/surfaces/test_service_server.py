@@ -247,6 +247,52 @@ def _exchange(port: int, request: bytes) -> tuple[bytes, dict[str, Any]]:
     return head.split(b"\r\n")[0], json.loads(body)
 
 
+def _send_then_read(port: int, head: bytes, body: bytes, piece: int = 1 << 16) -> bytes:
+    """``head`` then ``body`` sent whole before anything is read, as most HTTP clients do;
+    then the answer. A connection reset while sending fails the test."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(head)
+        for start in range(0, len(body), piece):
+            sock.sendall(body[start:start + piece])
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_a_refusal_before_the_body_is_read_reaches_a_client_still_sending(
+    tmp_path: Path,
+) -> None:
+    """A 413 answered by the Content-Length, or while a chunked body streams in, closed the
+    connection with the body unread; the kernel reset it, and a client still sending (raw,
+    or Node's fetch, 2 times in 10) saw ECONNRESET, not the refusal. The connection now
+    half-closes and drops what still arrives, for a bounded time: a client that never stops
+    sending is cut off."""
+    with running_service(tmp_path, workers=1, max_body_bytes=1 << 20) as service:
+        port = _port(service)
+        post = b"POST /render HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        body = b" " * (8 << 20)
+        for framing, sent in ((b"Content-Length: %d\r\n\r\n" % len(body), body),
+                              (b"Transfer-Encoding: chunked\r\n\r\n",
+                               b"".join(b"10000\r\n" + body[:1 << 16] + b"\r\n"
+                                        for _ in range(128)) + b"0\r\n\r\n")):
+            answer = _send_then_read(port, post + framing, sent)
+            assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+            assert b'"code":"too_large"' in answer and b"connection: close" in answer.lower()
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as endless:
+            endless.sendall(post + b"Content-Length: %d\r\n\r\n" % (1 << 40))
+            cut_off = False
+            for _ in range(6000):  # 64 KiB every 10 ms: at most 60 s, far past the linger
+                try:
+                    endless.sendall(body[:1 << 16])
+                except OSError:
+                    cut_off = True
+                    break
+                time.sleep(0.01)
+            assert cut_off, "a client sending without end held its connection"
+        assert _health(service).status_code == 200
+
+
 def test_the_servers_own_refusals_have_the_shape_of_every_refusal(tmp_path: Path) -> None:
     """uvicorn refuses a request it cannot read (400) and one past its concurrency limit (503)
     itself, in plain text; clients reading ``{"error", "field", "code"}`` got none."""
