@@ -77,6 +77,24 @@ def test_shutdown_completes_with_a_render_still_running(tmp_path: Path) -> None:
         assert service.temp_roots() == []
 
 
+def test_a_render_whose_client_goes_away_is_stopped(tmp_path: Path) -> None:
+    """The route rendered to the end for a client that had closed its connection (the export
+    page's Cancel): a 2,000-paragraph PDF kept its worker busy for the 25 s watched. Now the
+    worker is stopped and replaced, and the next request has it at once."""
+    with running_service(tmp_path, workers=1, render_timeout_s=600) as service:
+        body = json.dumps({**GOOD, "content": "@hang"}).encode()
+        with socket.create_connection(("127.0.0.1", _port(service)), timeout=30) as sock:
+            sock.sendall(b"POST /render HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                         b"\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+            wait_until(lambda: _health(service).json()["workers"]["busy"] == 1, 30,
+                       "the hanging render to start", every=0.1)
+        workers = wait_until(lambda: (w := _health(service).json()["workers"])["replaced"]
+                             and w["alive"] == 1 and w, 30, "the render to be stopped", every=0.2)
+        assert workers["busy"] == 0 and workers["replaced"] == 1, workers
+        answer = httpx.post(f"{service.url}/render", json=GOOD, timeout=60)
+        assert answer.status_code == 200 and b"Solar is cheap" in answer.content
+
+
 def test_an_unexpected_error_answers_500_and_keeps_the_connection(tmp_path: Path) -> None:
     with (
         running_service(tmp_path, workers=1) as service,
