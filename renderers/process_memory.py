@@ -19,7 +19,7 @@ one job fails with a message naming the cap, and a fresh worker takes the dead o
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 #: The cap when the operator sets none, in MiB: enough for the largest documents the default
 #: limits admit that we measured (a 500-page report: 842 MiB with Typst), and never more than
@@ -32,9 +32,12 @@ _MACHINE_SHARE = 0.8
 MIN_WORKER_MEMORY_MIB = 256
 
 _MIB = 1024 * 1024
-#: Where a container's memory limit is read (cgroup v2, then v1, as mounted in a container).
+#: Where the cgroup hierarchies are mounted: cgroup v2's unified tree, with cgroup v1's memory
+#: controller under ``memory/``.
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-_CGROUP_LIMITS = ("memory.max", "memory/memory.limit_in_bytes")
+#: Which cgroup this process is in, one line per hierarchy (``0::/path`` for cgroup v2,
+#: ``N:memory:/path`` for cgroup v1's memory controller).
+PROC_SELF_CGROUP = Path("/proc/self/cgroup")
 #: A cgroup v1 "limit" this large is the kernel's way of saying none.
 _NO_CGROUP_LIMIT = 1 << 60
 
@@ -53,17 +56,63 @@ def machine_memory_mib() -> int | None:
     return min(limits) if limits else None
 
 
-def container_memory_mib(root: Path | None = None) -> int | None:
-    """The cgroup memory limit of this process in MiB (``memory.max``, or cgroup v1's
-    ``memory.limit_in_bytes``), or None when there is none or it cannot be read."""
-    for name in _CGROUP_LIMITS:
-        try:
-            text = ((root or CGROUP_ROOT) / name).read_text(encoding="ascii").strip()
-        except (OSError, UnicodeDecodeError):
+def container_memory_mib(root: Path | None = None, membership: Path | None = None) -> int | None:
+    """The cgroup memory limit this process lives under in MiB, or None when there is none or
+    it cannot be read.
+
+    The kernel holds a cgroup to the lowest limit on the way from it up to the root, so every
+    ``memory.max`` (cgroup v2) and ``memory.limit_in_bytes`` (v1) on that way counts, starting
+    from this process's own cgroup as ``membership`` (``/proc/self/cgroup``) names it. Why:
+    a container sees its own limit at the top of ``root``, but a systemd unit's
+    ``MemoryMax=`` lives at ``root/system.slice/<unit>/memory.max``, which reading only the top
+    missed. Both are parameters so that tests can stand up a fake hierarchy."""
+    root = root or CGROUP_ROOT
+    own_v2, own_v1 = _own_cgroups(membership or PROC_SELF_CGROUP)
+    candidates = [
+        *_up_to(root, own_v2, "memory.max"),
+        *_up_to(root / "memory", own_v1, "memory.limit_in_bytes"),
+    ]
+    limits = [mib for mib in map(_limit_mib, candidates) if mib is not None]
+    return min(limits) if limits else None
+
+
+def _own_cgroups(membership: Path) -> tuple[PurePosixPath, PurePosixPath]:
+    """This process's cgroup v2 path and cgroup v1 memory-controller path, relative to their
+    hierarchies' roots (the root itself where ``membership`` cannot be read or names none,
+    and where a path climbs out of the root, as it does from outside a cgroup namespace)."""
+    v2 = v1 = PurePosixPath()
+    try:
+        lines = membership.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return v2, v1
+    for line in lines:
+        hierarchy, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        relative = PurePosixPath(path.lstrip("/"))
+        if ".." in relative.parts:
             continue
-        if text.isdigit() and 0 < int(text) < _NO_CGROUP_LIMIT:
-            return max(1, int(text) // _MIB)
-        return None  # "max", or no limit worth the name
+        if hierarchy == "0" and controllers == "":
+            v2 = relative
+        elif "memory" in controllers.split(","):
+            v1 = relative
+    return v2, v1
+
+
+def _up_to(hierarchy: Path, own: PurePosixPath, name: str) -> list[Path]:
+    """The file ``name`` in the cgroup ``own`` and in each of its parents up to the root of
+    ``hierarchy``, nearest first."""
+    return [hierarchy.joinpath(*parent.parts) / name for parent in (own, *own.parents)]
+
+
+def _limit_mib(path: Path) -> int | None:
+    """The limit a cgroup file holds in MiB; None for "max", v1's huge no-limit number, or a
+    file that is missing or unreadable."""
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if text.isdigit() and 0 < int(text) < _NO_CGROUP_LIMIT:
+        return max(1, int(text) // _MIB)
     return None
 
 

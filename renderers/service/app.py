@@ -25,6 +25,7 @@ import gc
 import html
 import itertools
 import json
+import logging
 import math
 import os
 import re
@@ -61,6 +62,7 @@ from renderers.options import PdfEngine
 from renderers.process_memory import default_worker_memory_mib
 from renderers.service.body import parse_json_object, read_body
 from renderers.service.codes import ServiceCode, error_response
+from renderers.service.disconnect import ClientGone, unless_client_leaves
 from renderers.service.pool import (
     HandOffFailed,
     JobRaised,
@@ -99,6 +101,8 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.WRITE_FAILED: 500,
     ErrorCode.INTERNAL: 500,
 }
+
+_log = logging.getLogger("citerender.service")
 _JOB_STEM = "document"
 #: The zip of several PNG pages, written beside them in the job's directory.
 _ANSWER_ZIP = "answer.zip"
@@ -506,15 +510,18 @@ class ExportService:
         job_dir = self.scratch(uuid.uuid4().hex)
         try:
             started = time.monotonic()
-            outcome = await self.pool.run(
+            outcome = await unless_client_leaves(request.receive, self.pool.run(
                 self.job, RenderJob(parsed.content, str(job_dir), fmt, kwargs),
                 timeout=self.render_timeout_s,
-            )
+            ))
             self._mean_job_s = 0.8 * self._mean_job_s + 0.2 * (time.monotonic() - started)
             if not outcome.ok:
                 return error_response(HTTP_STATUS[outcome.code], outcome.error, outcome.where,
                                       outcome.code)
             return await self._answer(outcome, fmt, parsed.stem, request, job_dir)
+        except ClientGone as exc:  # nobody reads the answer: say what happened in the log
+            _log.info("render stopped after %.1f s: %s", time.monotonic() - started, exc)
+            return Response(status_code=499)  # nginx's "client closed request"; never sent
         except PoolFull as exc:
             return self.busy(f"busy: {exc}; retry later")
         except JobTimeout as exc:

@@ -2,7 +2,8 @@
 
 ``POST /jobs`` takes the body of ``POST /render`` (plus an optional ``webhook``) and answers
 202 ``{id, status, status_url}`` at once; ``GET /jobs/{id}`` answers the state (``queued``,
-``running``, ``done`` with the envelope, ``failed`` with the error) and
+``running``, ``stalled`` past its worker's lease, ``done`` with the envelope, ``failed`` with
+the error) and
 ``GET /jobs/{id}/artifact`` streams the file (a zip for several PNG pages). A request that
 repeats a finished one answers 200 with the finished job, rendering nothing.
 
@@ -89,7 +90,14 @@ from renderers.workers.execute import (
     record,
     render_to_store,
 )
-from renderers.workers.jobstate import JobBoard, JobState, MemoryBoard, load_result, result_key
+from renderers.workers.jobstate import (
+    PUBLIC_STATUSES,
+    JobBoard,
+    JobState,
+    MemoryBoard,
+    load_result,
+    result_key,
+)
 from renderers.workers.provenance import record_key
 from renderers.workers.stores import ArtifactStore, open_store
 from renderers.workers.submit import submit
@@ -524,7 +532,9 @@ def job_openapi_paths(
     job_id = [{"name": "job_id", "in": "path", "required": True,
                "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}]
     state = {"content": {"application/json": {"schema": {"type": "object", "properties": {
-        "id": {"type": "string"}, "status": {"enum": ["queued", "running", "done", "failed"]},
+        "id": {"type": "string"}, "status": {"enum": list(PUBLIC_STATUSES)},
+        "stalled": {"type": "object", "description": "A stalled job (running past its worker's "
+                    "lease): since when (epoch seconds) and what to do"},
         "status_url": {"type": "string"}, "artifact_url": {"type": "string"},
         "result": {"type": "object"}, "error": {"type": "object"},
     }}}}}

@@ -70,12 +70,17 @@ def styles_dir() -> Path:
     return templates_dir() / "csl"
 
 
-def _accepted() -> str:
-    return f"accepted: one of {', '.join(BUNDLED)}, or a .csl file inside the base directory"
+class _Refused(Exception):
+    """Why a style was refused; :func:`load_style` adds the option's name and what is
+    accepted, which names the directories the render may read."""
 
 
-def _refuse(value: str, reason: str) -> OptionError:
-    return OptionError(f"csl={value!r}: {reason}; {_accepted()}", field="csl")
+def _accepted(roots: tuple[str, ...]) -> str:
+    """What ``csl`` accepts, naming the readable directories as the sandbox's refusal does
+    (its real paths), so that the reason and the accepted clause name one directory in the
+    same words, and a service that hides the path hides both alike."""
+    where = ", ".join(roots) if roots else "the base or output directory"
+    return f"accepted: one of {', '.join(BUNDLED)}, or a .csl file inside {where}"
 
 
 def style_file(value: str) -> str | None:
@@ -89,25 +94,33 @@ def style_file(value: str) -> str | None:
 
 def load_style(value: str, options: RenderOptions) -> CslStyle:
     """The style ``value`` names: a bundled name (case-insensitive) or a ``.csl`` file path."""
+    sandbox = Sandbox(allowed_dirs(options))
+    try:
+        return _load(value, sandbox)
+    except _Refused as exc:
+        raise OptionError(f"csl={value!r}: {exc}; {_accepted(sandbox.roots)}", field="csl") from exc
+
+
+def _load(value: str, sandbox: Sandbox) -> CslStyle:
     name = style_file(value)
     if name is None:
         if value.strip().casefold() in BUNDLED:
             return _bundled(value.strip().casefold())
-        raise _refuse(value, "not a bundled style name, and not a path ending in .csl")
+        raise _Refused("not a bundled style name, and not a path ending in .csl")
     try:
-        path = Sandbox(allowed_dirs(options)).resolve(name)
+        path = sandbox.resolve(name)
         size = path.stat().st_size
     except (ResourceError, OSError) as exc:
-        raise _refuse(value, f"the file cannot be read ({exc})") from exc
+        raise _Refused(f"the file cannot be read ({exc})") from exc
     if size > MAX_STYLE_BYTES:
-        raise _refuse(value, f"{size} bytes; a style file may have at most {MAX_STYLE_BYTES}")
-    return _parse(path.read_bytes(), path.name, value)
+        raise _Refused(f"{size} bytes; a style file may have at most {MAX_STYLE_BYTES}")
+    return _parse(path.read_bytes(), path.name)
 
 
 @lru_cache(maxsize=len(BUNDLED))
 def _bundled(name: str) -> CslStyle:
     data = (styles_dir() / BUNDLED[name]).read_bytes()
-    return _parse(data, name, name)
+    return _parse(data, name)
 
 
 @lru_cache(maxsize=1)
@@ -116,16 +129,16 @@ def _bundled_by_id() -> dict[str, bytes]:
     found: dict[str, bytes] = {}
     for path in sorted(styles_dir().glob("*.csl")):
         data = path.read_bytes()
-        root = _safe_root(data, path.name, path.name)
+        root = _safe_root(data, path.name)
         if _parent_id(root) is None:
             found[_info(root, "id")] = data
     return found
 
 
-def _safe_root(data: bytes, shown: str, value: str) -> etree._Element:
+def _safe_root(data: bytes, shown: str) -> etree._Element:
     """The root of ``data`` parsed as untrusted XML: no DTD, no entities, no network."""
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        raise _refuse(value, f"{shown} declares a DTD or entities, which a style never needs")
+        raise _Refused(f"{shown} declares a DTD or entities, which a style never needs")
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
         remove_comments=True,
@@ -133,9 +146,9 @@ def _safe_root(data: bytes, shown: str, value: str) -> etree._Element:
     try:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
-        raise _refuse(value, f"{shown} is not well-formed XML ({exc})") from exc
+        raise _Refused(f"{shown} is not well-formed XML ({exc})") from exc
     if root.tag != f"{{{CSL_NS}}}style":
-        raise _refuse(value, f"{shown} is not a CSL style (its root is not <style> in {CSL_NS})")
+        raise _Refused(f"{shown} is not a CSL style (its root is not <style> in {CSL_NS})")
     return root
 
 
@@ -151,24 +164,24 @@ def _parent_id(root: etree._Element) -> str | None:
     return None
 
 
-def _parse(data: bytes, name: str, value: str) -> CslStyle:
-    root = _safe_root(data, name, value)
+def _parse(data: bytes, name: str) -> CslStyle:
+    root = _safe_root(data, name)
     category = root.find(f"{{{CSL_NS}}}info/{{{CSL_NS}}}category[@citation-format]")
     citation_format = category.get("citation-format", "") if category is not None else ""
     parent = _parent_id(root)
     if parent is not None:
         parent_xml = _bundled_by_id().get(parent)
         if parent_xml is None:
-            raise _refuse(value, f"{name} is a dependent style whose parent {parent} is not "
-                                 "bundled; give the parent style's own file")
-        independent = _safe_root(parent_xml, parent, value)
+            raise _Refused(f"{name} is a dependent style whose parent {parent} is not "
+                           "bundled; give the parent style's own file")
+        independent = _safe_root(parent_xml, parent)
     else:
         parent_xml, independent = data, root
     if independent.find(f"{{{CSL_NS}}}citation") is None:
-        raise _refuse(value, f"{name} has no <citation> element")
+        raise _Refused(f"{name} has no <citation> element")
     style_class = independent.get("class", "")
     if style_class not in ("in-text", "note"):
-        raise _refuse(value, f"{name}: class={style_class!r} is neither 'in-text' nor 'note'")
+        raise _Refused(f"{name}: class={style_class!r} is neither 'in-text' nor 'note'")
     if not citation_format:
         numeric = any(
             node.get("variable") == "citation-number"

@@ -42,6 +42,7 @@ from renderers.workers.jobstate import JobState
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from renderers.service.requests import RenderRequest
     from renderers.workers.celery_app import CeleryQueue
     from renderers.workers.jobstate import RedisBoard
     from renderers.workers.stores import ArtifactStore
@@ -55,12 +56,16 @@ QUIET_NOTE_S = 60.0
 
 @dataclass
 class _Pending:
-    """One submitted input × format."""
+    """One submitted input × format, with its request (sent again when its job stalls)."""
 
     job: Job
     fmt: str
-    job_id: str
-    state: JobState | None = None
+    request: RenderRequest
+    state: JobState
+
+    @property
+    def job_id(self) -> str:
+        return self.state.id
 
 
 @dataclass
@@ -90,7 +95,7 @@ def run_remote_batch(
     progress = {job.input: _Progress(Outcome(job.input), left=len(job.formats)) for job in jobs}
     with Reporter(console, jobs) as reporter:
         pending = _submit_all(jobs, board, queue, store, progress, reporter)
-        _wait(pending, board, store, progress, reporter)
+        _wait(pending, board, queue, store, progress, reporter)
     queue.close()
     board.close()
     outcomes = []
@@ -175,7 +180,6 @@ def _submit_all(
     progress: dict[str, _Progress], reporter: Reporter,
 ) -> list[_Pending]:
     from renderers.service.requests import RequestProblem, parse_render_request
-    from renderers.workers.submit import submit
 
     pending: list[_Pending] = []
     for job in jobs:
@@ -187,9 +191,8 @@ def _submit_all(
                 # A local batch writes every page unless --pages says otherwise.
                 pages = {"pages": "all"} if fmt == "png" and "pages" not in body else {}
                 request = parse_render_request({**_used_by(body, fmt), "format": fmt, **pages})
-                submission = submit(request, board=board, store=store,
-                                    enqueue=lambda s, p: queue.enqueue(s, p, store.url))
-                pending.append(_Pending(job, fmt, submission.state.id, submission.state))
+                pending.append(_Pending(job, fmt, request,
+                                        _submit(request, board, queue, store)))
         except RequestProblem as problem:
             _failed(progress[job.input], reporter, problem.message, EXIT_BAD_INPUT)
         except Exception as exc:
@@ -199,22 +202,38 @@ def _submit_all(
     return pending
 
 
+def _submit(
+    request: RenderRequest, board: RedisBoard, queue: CeleryQueue, store: ArtifactStore,
+) -> JobState:
+    """The job of ``request``, queued unless it is already done, queued or running (the
+    service's rule, :func:`renderers.workers.submit.submit`)."""
+    from renderers.workers.submit import submit
+
+    return submit(request, board=board, store=store,
+                  enqueue=lambda s, p: queue.enqueue(s, p, store.url)).state
+
+
 def _wait(
-    pending: list[_Pending], board: RedisBoard, store: ArtifactStore,
+    pending: list[_Pending], board: RedisBoard, queue: CeleryQueue, store: ArtifactStore,
     progress: dict[str, _Progress], reporter: Reporter,
 ) -> None:
-    """Poll the board until every job ended (bounded by :data:`BATCH_DEADLINE_S`)."""
+    """Poll the board until every job ended (bounded by :data:`BATCH_DEADLINE_S`). A job
+    that stalls (:meth:`~renderers.workers.jobstate.JobState.stalled`: its end refused by
+    the board, or its worker gone) is submitted again, as a client of the service would: it
+    would otherwise hold the batch until the deadline."""
     deadline = time.monotonic() + BATCH_DEADLINE_S
     moved = time.monotonic()
     noted = False
     while pending:
         still: list[_Pending] = []
         for item in pending:
-            state = item.state if item.state and item.state.status == "done" else None
+            state = item.state if item.state.status == "done" else None
             state = state or board.get(item.job_id)
             entry = progress[item.job.input]
             if entry.outcome.error:
                 continue  # another format of this input failed
+            if state is not None and state.stalled():
+                state = item.state = _submit(item.request, board, queue, store)
             if state is not None and state.status == "done":
                 _fetch(item, state, store, entry, reporter)
             elif state is not None and state.status == "failed":

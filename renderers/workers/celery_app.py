@@ -292,7 +292,8 @@ def finish(
 
     A board that refuses the end is logged, and ``state`` returned: a done job is answered
     from the store (written first), and a failed one stays ``running`` until its lease
-    passes (:attr:`WorkerSettings.running_lease_s`), after which its request renders again.
+    passes (:attr:`WorkerSettings.running_lease_s`), after which it reads ``stalled`` and its
+    request, sent again, renders it again (:meth:`~renderers.workers.jobstate.JobState.stalled`).
     """
     from kombu.exceptions import KombuError
 

@@ -4,6 +4,15 @@ A job's id is its request's key (:meth:`renderers.service.requests.RenderRequest
 a repeated request finds the job it already started. The state moves
 ``queued → running → done | failed`` (``running`` again when a lost task is redelivered).
 
+A client reads one more status, ``stalled`` (:meth:`JobState.public`): a job on a broker's
+worker still ``running`` past its worker's lease (:attr:`JobState.lease_until`). Nothing is
+known of it then: the board may have refused how it ended (Redis down or out of memory at that
+moment), or its worker died and its message waits for another. Answered ``running``, a client
+polling it waited for ever; answered ``failed``, it could be wrong while a redelivered attempt
+waits. ``stalled`` says so, and that sending the request again renders it again
+(:func:`renderers.workers.submit.submit`); a redelivered attempt that starts makes it
+``running`` again. The board never stores it: it is how a stored ``running`` state reads.
+
 Two boards hold states: :class:`RedisBoard` in the broker's Redis, shared by every service
 replica and worker (no process keeps job state of its own), and :class:`MemoryBoard` for the
 single-process service without a broker. A finished job's state is also written to the
@@ -25,6 +34,9 @@ from renderers.workers.stores import ArtifactStore
 
 JobStatus = Literal["queued", "running", "done", "failed"]
 JOB_STATUSES: tuple[JobStatus, ...] = ("queued", "running", "done", "failed")
+#: What a client reads: a stored status, or ``stalled`` for a running job past its lease.
+PublicStatus = Literal["queued", "running", "stalled", "done", "failed"]
+PUBLIC_STATUSES: tuple[PublicStatus, ...] = ("queued", "running", "stalled", "done", "failed")
 #: How long Redis keeps a job's state (a finished job's result stays in the store).
 STATE_TTL_S = 7 * 24 * 3600
 _KEY_PREFIX = "citerender:job:"
@@ -49,8 +61,7 @@ class JobState:
     pid: int = 0
     #: A running job on a broker's worker: until when its worker answers for it. Its end
     #: comes before (a render stops at the hard time limit), or its next attempt renews it;
-    #: past it, the board refused the end, and a repeat of the request publishes the job
-    #: again (:func:`renderers.workers.submit.submit`).
+    #: past it the job is :meth:`stalled`.
     lease_until: float | None = None
     webhook: str = ""
     #: A finished job: the envelope of ``POST /render`` without the file, plus ``artifacts``
@@ -58,6 +69,12 @@ class JobState:
     result: dict[str, Any] | None = None
     #: A failed job: ``{"code", "message", "field"}``.
     error: dict[str, str] | None = None
+
+    def stalled(self, now: float | None = None) -> bool:
+        """Whether the job is ``running`` past its worker's lease: its end was refused by the
+        board, or its message waits for another worker (see the module docstring)."""
+        return (self.status == "running" and self.lease_until is not None
+                and (time.time() if now is None else now) > self.lease_until)
 
     def with_status(self, status: JobStatus, **changes: Any) -> JobState:
         """A copy in ``status`` with ``changes``, stamped now."""
@@ -81,12 +98,15 @@ class JobState:
     def loads(cls, text: str | bytes) -> JobState:
         return cls.from_dict(json.loads(text))
 
-    def public(self) -> dict[str, Any]:
-        """What ``GET /jobs/{id}`` answers (and a webhook receives)."""
+    def public(self, now: float | None = None) -> dict[str, Any]:
+        """What ``GET /jobs/{id}`` answers (and a webhook receives): the state, with
+        ``stalled`` and the reason for a job :meth:`stalled` at ``now``."""
         status_url = f"/jobs/{self.id}"
+        stalled = self.stalled(now)
+        status: PublicStatus = "stalled" if stalled else self.status
         out: dict[str, Any] = {
             "id": self.id,
-            "status": self.status,
+            "status": status,
             "status_url": status_url,
             "format": self.format,
             "attempts": self.attempts,
@@ -99,7 +119,18 @@ class JobState:
             out["result"] = self.result
         if self.status == "failed" and self.error is not None:
             out["error"] = self.error
+        if stalled:
+            out["stalled"] = {"since": self.lease_until, "message": STALLED_MESSAGE}
         return out
+
+
+#: Why a job reads ``stalled``, and what the client may do (:meth:`JobState.public`).
+STALLED_MESSAGE = (
+    "its worker has not reported for longer than it answers for a job: the broker may have "
+    "refused how the job ended, or its worker stopped and the job waits for another; send the "
+    "same request to POST /jobs again to render it again (a finished job answers at once), or "
+    "keep polling: a worker that takes it up again makes it running"
+)
 
 
 def result_key(job_id: str) -> str:

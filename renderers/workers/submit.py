@@ -11,11 +11,11 @@ The job id is the request's key, so:
   is claimed on the board before the message is published (two replicas that race for the
   same new job publish it once), and dropped again when the broker does not take it;
 - a job still ``queued`` after :data:`STALE_QUEUED_S` is published again: its message may
-  have been lost with a crashed publisher; so is a job still ``running`` past its worker's
-  lease (:attr:`~renderers.workers.jobstate.JobState.lease_until`): the board refused its end
-  (Redis down or out of memory at that moment), and it would otherwise answer every repeat
-  for the board's 7 days. A duplicate message costs nothing, because a task whose job is
-  already done returns at once, and its attempts are counted on.
+  have been lost with a crashed publisher; so is a ``stalled`` job, ``running`` past its
+  worker's lease (:meth:`~renderers.workers.jobstate.JobState.stalled`): the board may have
+  refused its end (Redis down or out of memory at that moment), and it would otherwise answer
+  every repeat for the board's 7 days. A duplicate message costs nothing, because a task whose
+  job is already done returns at once, and its attempts are counted on.
 """
 
 from __future__ import annotations
@@ -87,5 +87,5 @@ def submit(
 def _stale(state: JobState, now: float) -> bool:
     """Whether the queued or running ``state`` is published again (see the module doc)."""
     if state.status == "running":
-        return state.lease_until is not None and now > state.lease_until
+        return state.stalled(now)
     return now - state.updated_at >= STALE_QUEUED_S

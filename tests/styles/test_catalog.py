@@ -74,6 +74,19 @@ def test_unknown_names_and_files_outside_the_base_directory_are_refused(tmp_path
     assert "cannot be read" in _refusal("missing.csl", tmp_path)
 
 
+def test_a_refusal_names_one_directory_in_its_reason_and_its_accepted_clause(
+    tmp_path: Path,
+) -> None:
+    """The reason said the directory's path and the accepted clause "the base directory": two
+    names for one directory (and the service, hiding the path, showed two different words)."""
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    message = _refusal("../outside.csl", inner)
+    reason, accepted = message.split("; accepted: ")
+    assert reason.endswith(f"not a file inside {inner.resolve()})")
+    assert accepted.endswith(f"or a .csl file inside {inner.resolve()}")
+
+
 def test_hostile_or_broken_style_files_are_refused(tmp_path: Path) -> None:
     cases = {
         "xxe.csl": '<?xml version="1.0"?><!DOCTYPE s [<!ENTITY e SYSTEM "file:///etc/passwd">]>'

@@ -630,3 +630,21 @@ def test_a_body_no_producer_of_this_version_checked_is_refused_as_the_service_re
     finished = render_to_store(StoreJob("b" * 64, body, store, checked=False))
     assert finished.status == "failed" and finished.error == {
         "code": refused["code"], "message": refused["error"], "field": refused["field"]}
+
+
+def test_a_running_job_reads_stalled_only_past_its_workers_lease() -> None:
+    """Past the lease nothing is known of the job: ``stalled`` says so and what to do, where
+    ``running`` kept a client polling for ever; the stored state stays ``running``."""
+    from renderers.workers.jobstate import JobState, new_state
+
+    queued = new_state("a" * 64, "pdf", "report")
+    running = queued.with_status("running", attempts=1, started_at=100.0, lease_until=260.0)
+    assert running.public(now=260.0)["status"] == "running"
+    late = running.public(now=260.5)
+    assert late["status"] == "stalled" and late["stalled"]["since"] == 260.0
+    assert "POST /jobs again" in late["stalled"]["message"]
+    assert JobState.loads(running.dumps()).status == "running"
+    local = queued.with_status("running", attempts=1, started_at=100.0)  # no broker: no lease
+    assert local.public(now=1e12)["status"] == "running"
+    failed = running.with_status("failed", error={"code": "internal", "message": "x", "field": ""})
+    assert failed.public(now=1e12)["status"] == "failed" and "stalled" not in failed.public()

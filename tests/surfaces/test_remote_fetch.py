@@ -13,6 +13,7 @@ import pytest
 from citations.store import SourcesUsedStore
 from renderers.api import render
 from renderers.cli_batch import Job, Outcome
+from renderers.service.requests import parse_render_request
 from renderers.workers import batch
 from renderers.workers.jobstate import new_state
 from renderers.workers.stores import FileStore
@@ -48,7 +49,8 @@ def test_a_fetched_artifact_keeps_its_own_record_when_a_render_to_its_name_comes
     out = tmp_path / "out"
     job = Job(input="same.md", pool="", out=str(out), name="same", formats=("md",),
               content_format=None)
-    item = batch._Pending(job, "md", "job-a", state)
+    request = parse_render_request({"content": "# A", "format": "md"})
+    item = batch._Pending(job, "md", request, state)
     entry = batch._Progress(Outcome(job.input), left=1)
 
     record_many = SourcesUsedStore.record_many

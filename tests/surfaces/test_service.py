@@ -391,6 +391,7 @@ def test_the_default_memory_cap_goes_by_a_containers_memory_limit(
     from renderers import process_memory
 
     monkeypatch.setattr(process_memory, "CGROUP_ROOT", tmp_path)
+    monkeypatch.setattr(process_memory, "PROC_SELF_CGROUP", tmp_path / "no-such-file")
     (tmp_path / "memory.max").write_text("2147483648\n")  # cgroup v2: 2 GiB
     assert process_memory.container_memory_mib() == 2048
     assert process_memory.machine_memory_mib() == min(2048, os.sysconf("SC_PHYS_PAGES")
@@ -404,6 +405,40 @@ def test_the_default_memory_cap_goes_by_a_containers_memory_limit(
     assert process_memory.container_memory_mib() == 1024
     (tmp_path / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
     assert process_memory.container_memory_mib() is None  # v1's way of saying no limit
+
+
+def test_a_systemd_units_memory_max_counts_from_the_processs_own_cgroup(tmp_path: Path) -> None:
+    """Under systemd, ``MemoryMax=`` sits at the unit's own cgroup, not the hierarchy's top:
+    the limit is found from ``/proc/self/cgroup`` walking up, and the lowest on the way wins."""
+    from renderers.process_memory import container_memory_mib
+
+    root, membership = tmp_path / "cgroup", tmp_path / "self-cgroup"
+    unit = root / "system.slice" / "citerender.service"
+    unit.mkdir(parents=True)
+    membership.write_text("0::/system.slice/citerender.service\n")
+    (root / "memory.max").write_text("max\n")
+    assert container_memory_mib(root, membership) is None
+    (unit / "memory.max").write_text("max\n")
+    (root / "system.slice" / "memory.max").write_text(str(3 * 2**30))  # the slice's limit
+    assert container_memory_mib(root, membership) == 3072
+    (unit / "memory.max").write_text(str(2**30))  # MemoryMax=1G
+    assert container_memory_mib(root, membership) == 1024
+    (unit / "memory.max").write_text(str(5 * 2**30))  # above its slice's: the slice holds
+    assert container_memory_mib(root, membership) == 3072
+    # cgroup v1 names the memory controller's own path; a path out of a cgroup namespace
+    # ("/../..") is not followed, and an unreadable membership leaves the hierarchy's top.
+    (root / "system.slice" / "memory.max").unlink()
+    (unit / "memory.max").unlink()
+    v1_unit = root / "memory" / "system.slice" / "citerender.service"
+    v1_unit.mkdir(parents=True)
+    (v1_unit / "memory.limit_in_bytes").write_text(str(512 * 2**20))
+    membership.write_text("5:cpu,cpuacct:/\n4:memory:/system.slice/citerender.service\n0::/\n")
+    assert container_memory_mib(root, membership) == 512
+    membership.write_text("4:memory:/../../system.slice/citerender.service\n")
+    assert container_memory_mib(root, membership) is None
+    (root / "memory" / "memory.limit_in_bytes").write_text(str(2**30))
+    assert container_memory_mib(root, membership) == 1024
+    assert container_memory_mib(root, tmp_path / "missing") == 1024
 
 
 def test_temp_dirs_are_removed(sample_pool: list[dict[str, Any]]) -> None:
@@ -525,4 +560,5 @@ def test_answers_name_no_server_directory(client: TestClient, tmp_path: Path) ->
     assert refusals[0].json() == refusals[1].json()
     error = refusals[0].json()
     assert error["field"] == "csl" and "not a file inside the request's directory" in error["error"]
+    assert error["error"].endswith("or a .csl file inside the request's directory")
     assert "citerender-service" not in error["error"]

@@ -77,6 +77,24 @@ def test_shutdown_completes_with_a_render_still_running(tmp_path: Path) -> None:
         assert service.temp_roots() == []
 
 
+def test_a_render_whose_client_goes_away_is_stopped(tmp_path: Path) -> None:
+    """The route rendered to the end for a client that had closed its connection (the export
+    page's Cancel): a 2,000-paragraph PDF kept its worker busy for the 25 s watched. Now the
+    worker is stopped and replaced, and the next request has it at once."""
+    with running_service(tmp_path, workers=1, render_timeout_s=600) as service:
+        body = json.dumps({**GOOD, "content": "@hang"}).encode()
+        with socket.create_connection(("127.0.0.1", _port(service)), timeout=30) as sock:
+            sock.sendall(b"POST /render HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                         b"\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+            wait_until(lambda: _health(service).json()["workers"]["busy"] == 1, 30,
+                       "the hanging render to start", every=0.1)
+        workers = wait_until(lambda: (w := _health(service).json()["workers"])["replaced"]
+                             and w["alive"] == 1 and w, 30, "the render to be stopped", every=0.2)
+        assert workers["busy"] == 0 and workers["replaced"] == 1, workers
+        answer = httpx.post(f"{service.url}/render", json=GOOD, timeout=60)
+        assert answer.status_code == 200 and b"Solar is cheap" in answer.content
+
+
 def test_an_unexpected_error_answers_500_and_keeps_the_connection(tmp_path: Path) -> None:
     with (
         running_service(tmp_path, workers=1) as service,
@@ -245,6 +263,52 @@ def _exchange(port: int, request: bytes) -> tuple[bytes, dict[str, Any]]:
     head, _, body = answer.partition(b"\r\n\r\n")
     assert b"content-type: application/json" in head.lower(), answer[:300]
     return head.split(b"\r\n")[0], json.loads(body)
+
+
+def _send_then_read(port: int, head: bytes, body: bytes, piece: int = 1 << 16) -> bytes:
+    """``head`` then ``body`` sent whole before anything is read, as most HTTP clients do;
+    then the answer. A connection reset while sending fails the test."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(head)
+        for start in range(0, len(body), piece):
+            sock.sendall(body[start:start + piece])
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_a_refusal_before_the_body_is_read_reaches_a_client_still_sending(
+    tmp_path: Path,
+) -> None:
+    """A 413 answered by the Content-Length, or while a chunked body streams in, closed the
+    connection with the body unread; the kernel reset it, and a client still sending (raw,
+    or Node's fetch, 2 times in 10) saw ECONNRESET, not the refusal. The connection now
+    half-closes and drops what still arrives, for a bounded time: a client that never stops
+    sending is cut off."""
+    with running_service(tmp_path, workers=1, max_body_bytes=1 << 20) as service:
+        port = _port(service)
+        post = b"POST /render HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        body = b" " * (8 << 20)
+        for framing, sent in ((b"Content-Length: %d\r\n\r\n" % len(body), body),
+                              (b"Transfer-Encoding: chunked\r\n\r\n",
+                               b"".join(b"10000\r\n" + body[:1 << 16] + b"\r\n"
+                                        for _ in range(128)) + b"0\r\n\r\n")):
+            answer = _send_then_read(port, post + framing, sent)
+            assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+            assert b'"code":"too_large"' in answer and b"connection: close" in answer.lower()
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as endless:
+            endless.sendall(post + b"Content-Length: %d\r\n\r\n" % (1 << 40))
+            cut_off = False
+            for _ in range(6000):  # 64 KiB every 10 ms: at most 60 s, far past the linger
+                try:
+                    endless.sendall(body[:1 << 16])
+                except OSError:
+                    cut_off = True
+                    break
+                time.sleep(0.01)
+            assert cut_off, "a client sending without end held its connection"
+        assert _health(service).status_code == 200
 
 
 def test_the_servers_own_refusals_have_the_shape_of_every_refusal(tmp_path: Path) -> None:

@@ -521,18 +521,35 @@ def test_a_render_task_checks_only_a_body_no_producer_of_its_version_checked(
         "field": refused.value.field}
 
 
-def test_a_job_whose_end_the_board_refused_is_rendered_again_past_its_workers_lease(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Redis refusing the job's last write (down, or out of memory, at that moment) left the
-    job ``running`` for the board's 7 days, and every repeat of its request answered it. Past
-    its worker's lease (the visibility timeout and a sweep), a repeat publishes it again."""
+@dataclass
+class StuckJob:
+    """A job whose worker ran it while the board refused its end (see :func:`stuck_job`)."""
+
+    broker: str
+    store_url: str
+    request: Any  # RenderRequest
+    board: Any  # RedisBoard refusing every finished state
+    queued: list[Any]  # the states published so far
+    state: Any  # the job's state on the board once its render ended
+
+    def repeat(self) -> bool:
+        """Send the request again; whether that published the job."""
+        from renderers.workers.submit import submit
+
+        return submit(self.request, board=self.board, store=open_store(self.store_url),
+                      enqueue=lambda state, _: self.queued.append(state)).queued_now
+
+
+@pytest.fixture
+def stuck_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[StuckJob]:
+    """A strict render that fails, on a real Redis whose every write of a finished state is
+    refused (out of memory at that moment), with a worker lease of 4 s (visibility 3 s and a
+    1 s sweep): the job is left ``running`` on the board."""
     from renderers.service.requests import parse_render_request
     from renderers.workers import celery_app
     from renderers.workers.celery_app import WorkerSettings, make_celery, run_render_task
     from renderers.workers.errors import BrokerUnavailable
     from renderers.workers.jobstate import JobState, RedisBoard
-    from renderers.workers.submit import submit
 
     class RefusingEnds(RedisBoard):
         def put(self, state: JobState) -> None:
@@ -543,7 +560,6 @@ def test_a_job_whose_end_the_board_refused_is_rendered_again_past_its_workers_le
     request = parse_render_request({"content": "Claim.[[S:9]]\n", "format": "md",
                                     "strict": True, "sources_pool": POOL})
     store_url = (tmp_path / "store").as_uri()
-    queued: list[JobState] = []
     with redis_server(tmp_path) as (url, _):
         broker = f"{url}/0"
         settings = WorkerSettings(broker=broker, store=store_url, soft_time_limit_s=1,
@@ -551,24 +567,94 @@ def test_a_job_whose_end_the_board_refused_is_rendered_again_past_its_workers_le
                                   advertise_interval_s=3600)
         board = RefusingEnds(broker)
         monkeypatch.setattr(celery_app, "board_for", lambda _: board)
-        store = open_store(store_url)
-
-        def repeat() -> bool:
-            return submit(request, board=board, store=store,
-                          enqueue=lambda state, _: queued.append(state)).queued_now
-
-        assert repeat()
+        stuck = StuckJob(broker, store_url, request, board, [], None)
+        assert stuck.repeat()
         app = make_celery(settings)
         try:
-            run_render_task(settings, queued[0].to_dict(), request.payload, store_url,
+            run_render_task(settings, stuck.queued[0].to_dict(), request.payload, store_url,
                             worker="test@host", app=app)
         finally:
             app.close()
-        stuck = board.get(queued[0].id)
-        assert stuck is not None and stuck.status == "running" and stuck.attempts == 1
-        assert stuck.started_at is not None and stuck.lease_until == stuck.started_at + 3 + 1
-        wait_until(repeat, 30, "a repeat past the lease to publish the job again", every=0.5)
-        again = board.get(queued[0].id)
-        board.close()
-    assert [state.id for state in queued] == [stuck.id] * 2
+        stuck.state = board.get(stuck.queued[0].id)
+        try:
+            yield stuck
+        finally:
+            board.close()
+
+
+def test_a_job_whose_end_the_board_refused_is_rendered_again_past_its_workers_lease(
+    stuck_job: StuckJob,
+) -> None:
+    """Redis refusing the job's last write (down, or out of memory, at that moment) left the
+    job ``running`` for the board's 7 days, and every repeat of its request answered it. Past
+    its worker's lease (the visibility timeout and a sweep), a repeat publishes it again."""
+    stuck = stuck_job.state
+    assert stuck is not None and stuck.status == "running" and stuck.attempts == 1
+    assert stuck.started_at is not None and stuck.lease_until == stuck.started_at + 3 + 1
+    wait_until(stuck_job.repeat, 30, "a repeat past the lease to publish the job again",
+               every=0.5)
+    again = stuck_job.board.get(stuck.id)
+    assert [state.id for state in stuck_job.queued] == [stuck.id] * 2
     assert again is not None and again.status == "queued" and again.attempts == 1, again
+
+
+def test_a_job_past_its_workers_lease_reads_stalled_until_it_is_sent_again(
+    stuck_job: StuckJob,
+) -> None:
+    """A client polling ``GET /jobs/{id}`` read ``running`` for as long as the board kept the
+    state (7 days) when the end was refused: it never learnt to send the request again."""
+    job_id = stuck_job.state.id
+    app = create_app(workers=1, warmup=False, broker=stuck_job.broker, store=stuck_job.store_url)
+    with TestClient(app) as client:
+        first = client.get(f"/jobs/{job_id}").json()
+        assert first["status"] == "running" and "stalled" not in first  # within its lease
+
+        def stalled() -> bool:
+            return bool(client.get(f"/jobs/{job_id}").json()["status"] == "stalled")
+
+        wait_until(stalled, 30, "the job to read stalled past its lease", every=0.5)
+        answer = client.get(f"/jobs/{job_id}").json()
+        assert answer["stalled"]["since"] == stuck_job.state.lease_until
+        assert "send the same request to POST /jobs again" in answer["stalled"]["message"]
+        assert answer["attempts"] == 1 and "error" not in answer
+        repeated = client.post("/jobs", json=stuck_job.request.payload)
+        assert repeated.status_code == 202 and repeated.json()["status"] == "queued"
+        assert client.get(f"/jobs/{job_id}").json()["status"] == "queued"
+
+
+def test_a_broker_batch_sends_a_stalled_job_again(stuck_job: StuckJob) -> None:
+    """A batch polled a job whose end the board refused until its hour was up; it now sends
+    the request again once the job stalls, as a client of the service would."""
+    from renderers.cli_batch import Job, Outcome
+    from renderers.workers import batch
+    from renderers.workers.jobstate import RedisBoard
+
+    board = RedisBoard(stuck_job.broker)  # a board that takes every write, as after the outage
+    sent: list[str] = []
+
+    class Worker:
+        """Publishing takes the job up at once and fails it, as a render would again."""
+
+        def enqueue(self, state: Any, payload: dict[str, Any], store_url: str) -> None:
+            sent.append(state.id)
+            board.put(state.with_status("failed", error={
+                "code": "strict_failed", "message": "S:9 is not in the pool", "field": ""}))
+
+    class Quiet:
+        def event(self, _: object) -> None:
+            pass
+
+        def finished(self, _: object) -> None:
+            pass
+
+    job = Job(input="claim.md", pool="", out="never-written", name="claim",
+              formats=("md",), content_format=None)
+    entry = batch._Progress(Outcome(job.input), left=1)
+    item = batch._Pending(job, "md", stuck_job.request, stuck_job.state)
+    try:
+        batch._wait([item], board, Worker(), open_store(stuck_job.store_url),  # type: ignore[arg-type]
+                    {job.input: entry}, Quiet())  # type: ignore[arg-type]
+    finally:
+        board.close()
+    assert sent == [stuck_job.state.id]
+    assert "S:9 is not in the pool" in entry.outcome.error

@@ -1,0 +1,59 @@
+"""Work stopped when its client leaves (:mod:`renderers.service.disconnect`), without a server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from starlette.types import Message, Receive
+
+from renderers.service.disconnect import ClientGone, unless_client_leaves
+
+
+def _channel(*messages: Message) -> tuple[asyncio.Event, Receive]:
+    """An ASGI receive giving ``messages``, then ``http.disconnect`` once the event is set."""
+    left = asyncio.Event()
+    queue = list(messages)
+
+    async def receive() -> Message:
+        if queue:
+            return queue.pop(0)
+        await left.wait()
+        return {"type": "http.disconnect"}
+
+    return left, receive
+
+
+def test_work_is_cancelled_when_the_client_leaves() -> None:
+    async def scenario() -> bool:
+        left, receive = _channel({"type": "http.request", "body": b"", "more_body": False})
+        cancelled = asyncio.Event()
+
+        async def render() -> str:
+            try:
+                await asyncio.sleep(600)
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+            return "never"
+
+        asyncio.get_running_loop().call_later(0.01, left.set)
+        with pytest.raises(ClientGone):
+            await unless_client_leaves(receive, render())
+        return cancelled.is_set()
+
+    assert asyncio.run(scenario()), "the work went on after the client left"
+
+
+def test_a_client_that_stays_gets_the_result_or_the_failure() -> None:
+    async def scenario() -> None:
+        _, receive = _channel()
+
+        async def fails() -> str:
+            raise ValueError("the render's own failure")
+
+        assert await unless_client_leaves(receive, asyncio.sleep(0, "answer")) == "answer"
+        with pytest.raises(ValueError, match="own failure"):
+            await unless_client_leaves(receive, fails())
+
+    asyncio.run(scenario())
