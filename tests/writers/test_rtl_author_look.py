@@ -49,6 +49,8 @@ AUTHOR_RUNS = {
     "نص English[[S:1]][[S:2]] 2024 نص": "صنEnglish1,22024صن",
     # an image is one neutral at the line's level too (it ended the run there)
     f'نص more <img src="{PICTURE}" alt="box"> English[[S:1]] نص': "صنmoreEnglish1صن",
+    # brackets around left-to-right text after right-to-left text take the line's side
+    "نص (<b>English</b>)[[S:1]] more نص": "صن1more(English(صن",
 }
 
 #: Lines of an author's page with a European number after Arabic letters in another box, and
@@ -242,6 +244,7 @@ BOTH_READINGS = [
      'نص English[[S:1]] <a href="https://example.org/x">more text.</a> نص'),
     ("نص [نص English](https://example.org/x)[[S:1]] نص",
      'نص <a href="https://example.org/x">نص English</a>[[S:1]] نص'),
+    ("نص (**English**)[[S:1]] more (x) نص", "نص (<b>English</b>)[[S:1]] more (x) نص"),
 ]
 
 

@@ -10,7 +10,11 @@ after ``**English**`` or a link's text stood left of it. In a span with ``dir="l
 WeasyPrint sets the boxes left to right. A browser isolates such a span, which changes nothing
 when the span holds the whole run: from its first letter after the line's last right-to-left
 character before it to its last letter or digit (a mark's digits count, inside emphasis as
-outside) before the next right-to-left character or the line's end.
+outside) before the next right-to-left character or the line's end. A pair of brackets takes a
+side first, as the bidi algorithm's rule N0 has it (:func:`_resolved`): around left-to-right
+text after right-to-left text, the line's, so ``نص (English)¹`` is no run of several boxes
+(held, "English)¹" had set the mark inside the pair and each bracket the wrong way); after
+left-to-right text, the run's.
 
 A citation held apart from its line (:func:`~renderers.writers.common.cite_direction`: "[1]",
 "(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
@@ -44,6 +48,7 @@ author's look).
 from __future__ import annotations
 
 import copy
+import functools
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -77,6 +82,24 @@ from renderers.writers.html.contents import is_citation
 #: read as Arabic ones, W2), an Arabic digit (all three end a run), a left-to-right letter, a
 #: European digit (left to right after a letter: W7), or neutral.
 CharClass = Literal["rtl", "arabic", "arabic-digit", "letter", "digit", "neutral"]
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A paired bracket (UAX #9, BD14–BD16): neutral to the W rules, then the side of what it
+    encloses (rule N0, :func:`_resolved`). It pairs with one of the other kind by the same
+    opening bracket."""
+
+    opening: str
+    closes: bool
+
+
+#: A character as a reader sees it: its class, or a bracket the line pairs.
+Kind: TypeAlias = "CharClass | Bracket"
+#: The closing brackets whose opening one is not the nearest before them (BidiBrackets.txt).
+_CROSSED = {"\u298e": "\u298f", "\u2990": "\u298d"}
+#: How deep brackets nest before the rest of a line is left unpaired (BD16).
+_BRACKET_DEPTH = 63
 _CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "arabic", "AN": "arabic-digit",
                                   "L": "letter", "EN": "digit"}
 #: The classes that end a left-to-right run.
@@ -104,7 +127,7 @@ class HeldRun(Generic[B]):
 
 #: How the line's bidi algorithm sees each character a box shows; None for an object that
 #: ends a run.
-Reader = Callable[[B], list[CharClass] | None]
+Reader = Callable[[B], list[Kind] | None]
 #: A box cut in two that many characters in, neither half empty; None where it cannot be. It
 #: leaves the box as it was.
 Cutter = Callable[[B, int], tuple[B, B] | None]
@@ -116,7 +139,7 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B]) -> list[B | H
     line's end, so that each place stays where it was), or held whole when it cannot be cut
     and shows only neutrals outside the run (:func:`_neutral_outside`)."""
     boxes = list(boxes)
-    classes = [read(box) for box in boxes]
+    classes = _resolved([read(box) for box in boxes])
     places: set[Place] = set()
     for start, end in _ltr_runs(classes):
         if start[0] == end[0]:
@@ -129,7 +152,7 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B]) -> list[B | H
     for index, offset in sorted(places, reverse=True):
         boxes[index:index + 1] = cut(boxes[index], offset) or (boxes[index],)
     if places:
-        classes = [read(box) for box in boxes]
+        classes = _resolved([read(box) for box in boxes])
     out: list[B | HeldRun[B]] = []
     done = 0
     for start, end in _ltr_runs(classes):
@@ -188,18 +211,139 @@ def _neutral_outside(classes: Sequence[list[CharClass] | None], place: Place,
     return all(kind == "neutral" for kind in (kinds[:offset] if start else kinds[offset:]))
 
 
-def _text_classes(text: str) -> list[CharClass]:
-    """Each character's class; a combining mark takes the one before it (UAX #9, rule W1), so
-    that a run never ends between a letter and its accent, and a percent or degree sign (a
-    European terminator) next to a European digit is one (W5): "English 50%" is one run."""
+def _text_classes(text: str) -> list[Kind]:
+    """Each character's class, or the bracket it is; a combining mark takes the class before
+    it (UAX #9, rule W1; after a bracket, neutral), so that a run never ends between a letter
+    and its accent, and a percent or degree sign (a European terminator) next to a European
+    digit is one (W5): "English 50%" is one run."""
     kinds = [unicodedata.bidirectional(char) for char in text]
-    classes: list[CharClass] = []
-    for kind in kinds:
-        classes.append(classes[-1] if kind == "NSM" and classes else _CLASSES.get(kind, "neutral"))
+    classes: list[Kind] = []
+    for char, kind in zip(text, kinds, strict=True):
+        if kind == "NSM" and classes:
+            before = classes[-1]
+            classes.append("neutral" if isinstance(before, Bracket) else before)
+        else:
+            classes.append(_bracket(char) if kind == "ON" else _CLASSES.get(kind, "neutral"))
     for index, kind in enumerate(kinds):
         if kind == "ET" and _beside_digit(kinds, index):
             classes[index] = "digit"
     return classes
+
+
+@functools.cache
+def _bracket(char: str) -> Bracket | CharClass:
+    """``char`` (a neutral) as a paired bracket, or ``"neutral"``. Unicode pairs an opening
+    punctuation mark that is mirrored with the nearest mirrored closing one after it (but
+    :data:`_CROSSED`), a bracket with its canonical equivalent (U+2329 is U+3008):
+    BidiBrackets.txt, which Python's unicodedata does not hold."""
+    category = unicodedata.category(char)
+    if category not in ("Ps", "Pe") or not unicodedata.mirrored(char):
+        return "neutral"
+    opening = char
+    if category == "Pe":
+        opening = _CROSSED.get(char, "")
+        point = ord(char)
+        while not opening:
+            point -= 1
+            candidate = chr(point)
+            if unicodedata.category(candidate) == "Ps" and unicodedata.mirrored(candidate):
+                opening = candidate
+    return Bracket(unicodedata.normalize("NFC", opening), closes=category == "Pe")
+
+
+def _resolved(classes: Sequence[list[Kind] | None]) -> list[list[CharClass] | None]:
+    """The classes of a line's boxes as its runs read them: each pair of brackets on the side
+    of what it encloses (rule N0: right to left when it holds right-to-left text or a number
+    that is not a left-to-right letter's; left to right when it holds left-to-right text only
+    and left-to-right text comes before it; else neutral), so that in ``نص (English)¹`` the
+    brackets end the run, and a European digit a left-to-right letter when its number follows
+    one (W7, brackets neutral then): the "¹" after that ``)`` starts a run of its own."""
+    flat: list[Kind | None] = []
+    for kinds in classes:
+        flat += [None] if kinds is None else kinds
+    sides = _sides(flat)
+    out: list[list[CharClass] | None] = []
+    at = 0
+    for kinds in classes:
+        if kinds is None:
+            out.append(None)
+            at += 1
+            continue
+        out.append([_side_class(kind, sides[at + n]) for n, kind in enumerate(kinds)])
+        at += len(kinds)
+    return out
+
+
+def _side_class(kind: Kind, side: Literal["L", "R"] | None) -> CharClass:
+    """``kind`` as a run reads it once brackets and digits take their ``side``."""
+    if isinstance(kind, Bracket):
+        return "neutral" if side is None else "letter" if side == "L" else "rtl"
+    return "letter" if kind == "digit" and side == "L" else kind
+
+
+def _sides(flat: Sequence[Kind | None]) -> list[Literal["L", "R"] | None]:
+    """The strong side of each character of a line (``None`` in ``flat``: an object that ends
+    the bidi paragraph, ``None`` out: a neutral), as rule N0 reads them: a European digit
+    after a left-to-right letter is one (W7), any other number right to left; then each
+    paired bracket (BD16), in order, takes its pair's side."""
+    sides: list[Literal["L", "R"] | None] = []
+    last: Literal["L", "R"] = "R"  # the line's start: its direction (sos)
+    for kind in flat:
+        side: Literal["L", "R"] | None = None
+        if kind is None:
+            last = "R"
+        elif kind == "letter":
+            side = last = "L"
+        elif kind in _ENDS_RUN:
+            side = "R"
+            last = "R" if kind != "arabic-digit" else last
+        elif kind == "digit":
+            side = last
+        sides.append(side)
+    for opening, closing in _bracket_pairs(flat):
+        inside = set(sides[opening + 1:closing])
+        if "R" in inside:
+            sides[opening] = sides[closing] = "R"
+        elif "L" in inside:
+            sides[opening] = sides[closing] = _side_before(flat, sides, opening)
+    return sides
+
+
+def _side_before(flat: Sequence[Kind | None], sides: Sequence[Literal["L", "R"] | None],
+                 at: int) -> Literal["L", "R"]:
+    """The side of the last strong character before ``at`` (a bracket resolved before it
+    counts), or the line's, right to left, at its start or after an object that ends it."""
+    for index in range(at - 1, -1, -1):
+        if flat[index] is None:
+            break
+        side = sides[index]
+        if side is not None:
+            return side
+    return "R"
+
+
+def _bracket_pairs(flat: Sequence[Kind | None]) -> list[tuple[int, int]]:
+    """The places of each pair of brackets (BD16), in the order of their opening ones: a
+    closing bracket pairs with the nearest open one of its kind, closing those opened after
+    it; none pairs across an object that ends the bidi paragraph, nor past
+    :data:`_BRACKET_DEPTH`."""
+    pairs: list[tuple[int, int]] = []
+    stack: list[tuple[str, int]] = []
+    full = False
+    for at, kind in enumerate(flat):
+        if kind is None:
+            stack, full = [], False
+        elif isinstance(kind, Bracket) and not full:
+            if not kind.closes:
+                full = len(stack) == _BRACKET_DEPTH
+                stack = [] if full else [*stack, (kind.opening, at)]
+                continue
+            for depth in range(len(stack) - 1, -1, -1):
+                if stack[depth][0] == kind.opening:
+                    pairs.append((stack[depth][1], at))
+                    del stack[depth:]
+                    break
+    return sorted(pairs)
 
 
 def _beside_digit(kinds: Sequence[str], index: int) -> bool:
@@ -239,10 +383,10 @@ class NumberContext:
         self.read(classes)
         return text
 
-    def read(self, classes: Sequence[CharClass]) -> None:
+    def read(self, classes: Sequence[Kind]) -> None:
         """Read characters that take no mark (a text's, once marked, or an object's)."""
         for kind in classes:
-            if kind in _STRONG:
+            if not isinstance(kind, Bracket) and kind in _STRONG:
                 self.last = kind
                 self.box_strong = True
 
@@ -250,7 +394,7 @@ class NumberContext:
         """An element starts or ends: the next text is a box of its own."""
         self.box_strong = False
 
-    def object(self, classes: Sequence[CharClass] | None) -> None:
+    def object(self, classes: Sequence[Kind] | None) -> None:
         """An object of the line, a box of its own: what it shows read (a citation's digits, a
         cross-reference's name), or None for one that ends the bidi paragraph."""
         self.boundary()
@@ -295,9 +439,9 @@ class _ReportLine:
     written: Written
     #: id(object) → its classes: an object is written and read once a line (an image's
     #: markup holds its bytes).
-    objects: dict[int, list[CharClass] | None] = field(default_factory=dict)
+    objects: dict[int, list[Kind] | None] = field(default_factory=dict)
 
-    def classes(self, run: Run) -> list[CharClass] | None:
+    def classes(self, run: Run) -> list[Kind] | None:
         """How the line's bidi algorithm sees each character ``run`` shows; None for an
         object that ends a run. A mark of digits is one digit, a citation held apart one
         neutral, inside emphasis too (as the author's reading counts one inside ``<b>``)."""
@@ -316,7 +460,7 @@ class _ReportLine:
             return [kind for piece in _pieces(node) for kind in self.inner_classes(piece)]
         return _text_classes(plain_text(run))
 
-    def inner_classes(self, run: Run) -> list[CharClass]:
+    def inner_classes(self, run: Run) -> list[Kind]:
         """What ``run``, inside an element read as text, shows: an object that would end a
         run (a line break, raw markup, a display formula) is one neutral there, as in the
         author's reading (:func:`_inner_classes`)."""
@@ -470,7 +614,7 @@ def _fill(parent: HtmlElement, items: Sequence[TreeBox]) -> None:
             parent.text = (parent.text or "") + item
 
 
-def _tree_classes(box: TreeBox) -> list[CharClass] | None:
+def _tree_classes(box: TreeBox) -> list[Kind] | None:
     """How the line's bidi algorithm sees each character ``box`` shows (a citation of digits
     as one digit, an isolate, a picture or an inline formula as one neutral); None for an
     object that ends a run (a line break, a block, a display formula), which inside an
@@ -483,7 +627,7 @@ def _tree_classes(box: TreeBox) -> list[CharClass] | None:
     return seen
 
 
-def _tree_object(element: HtmlElement) -> list[CharClass] | Literal["text"] | None:
+def _tree_object(element: HtmlElement) -> list[Kind] | Literal["text"] | None:
     """How the line sees ``element``: ``"text"`` when it reads what the element shows, else
     as an object (as :func:`_tree_classes` says)."""
     tag = element.tag
@@ -518,7 +662,7 @@ def _tree_numbered(element: HtmlElement, context: NumberContext) -> None:
             child.tail = context.text(child.tail)
 
 
-def _inner_classes(item: TreeBox) -> list[CharClass]:
+def _inner_classes(item: TreeBox) -> list[Kind]:
     """What ``item``, inside an element read as text, shows: an object is one neutral."""
     classes = _tree_classes(item)
     return ["neutral"] if classes is None else classes
