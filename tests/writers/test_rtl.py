@@ -1224,7 +1224,7 @@ def test_held_runs_keep_the_lines_inlines_in_order(line: str) -> None:
     line shows the same text and marks, in the same order."""
     from renderers.document import Cite, Inline, Paragraph, walk_inlines
     from renderers.writers.common import joined_runs
-    from renderers.writers.html.bidi import HeldRun, held_ltr_runs
+    from renderers.writers.html.bidi import HeldRun, held_line_runs
 
     def shown(nodes: tuple[Inline, ...]) -> tuple[str, list[tuple[int, ...]]]:
         marks = [node.sids for node in walk_inlines(nodes) if isinstance(node, Cite)]
@@ -1239,7 +1239,7 @@ def test_held_runs_keep_the_lines_inlines_in_order(line: str) -> None:
     children = block.children
     assert shown(children)[1] or "[[" not in line  # the marks are there to be kept
     written = ReportWriter(RenderOptions(), resolve(document, MARKED_POOL), ENGLISH).inline
-    held = [part for item in held_ltr_runs(list(joined_runs(children)), written)
+    held = [part for item in held_line_runs(list(joined_runs(children)), written, "rtl")
             for part in (item.runs if isinstance(item, HeldRun) else (item,))]
     assert shown(tuple(node for run in held for node in run)) == shown(children)
 

@@ -17,7 +17,7 @@ from lxml.html import HtmlElement
 from renderers.api import build_options, prepare
 from renderers.pipeline import Session
 from renderers.writers.html import author_look
-from renderers.writers.html.bidi import hold_ltr_runs
+from renderers.writers.html.bidi import hold_line_runs
 from tests.helpers import pdf_lines
 from tests.writers.test_rtl import (
     MARKED_POOL,
@@ -143,7 +143,7 @@ def test_holding_keeps_the_lines_text_marks_and_elements(line: str) -> None:
 
     expected = seen(paragraph)
     ids = [e.get("id") for e in paragraph.iter() if e.get("id")]
-    hold_ltr_runs(paragraph)
+    hold_line_runs(paragraph, "rtl")
     assert seen(paragraph) == expected, (before, lxml.html.tostring(paragraph))
     assert [e.get("id") for e in paragraph.iter() if e.get("id")] == ids
 
@@ -191,7 +191,7 @@ def test_a_page_without_a_run_to_hold_is_printed_as_before(
     html = page(f'<span class="term" id="k">{line}</span> <i>more</i>')
     made = session(html)
     pdf = made.artifact("pdf").data
-    monkeypatch.setattr(author_look, "_hold_ltr_runs", lambda root: None)
+    monkeypatch.setattr(author_look, "_hold_line_runs", lambda root: None)
     before = session(html)
     assert made.print_html() == before.print_html()
     assert pdf == before.artifact("pdf").data

@@ -75,13 +75,15 @@ from renderers.document import (
     Text,
     plain_text,
 )
+from renderers.text import Direction, has_right_to_left
 from renderers.writers.common import cite_direction, joined_runs
 from renderers.writers.html.contents import is_citation
 
 #: A character as a run sees it: right to left (R), Arabic (AL: the European digits after it
-#: read as Arabic ones, W2), an Arabic digit (all three end a run), a left-to-right letter, a
-#: European digit (left to right after a letter: W7), or neutral.
-CharClass = Literal["rtl", "arabic", "arabic-digit", "letter", "digit", "neutral"]
+#: read as Arabic ones, W2), an Arabic digit, a left-to-right letter, a European digit (left to
+#: right after a letter: W7), a European terminator beside one (a percent or degree sign: W5,
+#: unless the digits read as Arabic ones), or neutral.
+CharClass = Literal["rtl", "arabic", "arabic-digit", "letter", "digit", "terminator", "neutral"]
 
 
 @dataclass(frozen=True)
@@ -102,10 +104,11 @@ _CROSSED = {"\u298e": "\u298f", "\u2990": "\u298d"}
 _BRACKET_DEPTH = 63
 _CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "arabic", "AN": "arabic-digit",
                                   "L": "letter", "EN": "digit"}
-#: The classes that end a left-to-right run.
-_ENDS_RUN: frozenset[CharClass] = frozenset({"rtl", "arabic", "arabic-digit"})
 #: The strong classes: what a European digit reads against (W2, W7).
 _STRONG: frozenset[CharClass] = frozenset({"rtl", "arabic", "letter"})
+
+#: A European number's classes.
+_NUMBER: frozenset[CharClass] = frozenset({"digit", "terminator"})
 
 #: ARABIC LETTER MARK: invisible, strongly Arabic (AL).
 ALM = "\u061c"
@@ -119,10 +122,32 @@ B = TypeVar("B")
 
 @dataclass(frozen=True)
 class HeldRun(Generic[B]):
-    """Boxes held left to right in one ``dir="ltr"`` span: a left-to-right run of the line
-    (boxes cut at its ends)."""
+    """Boxes held in one span of their ``direction``: a run of the line that reads the other
+    way (boxes cut at its ends)."""
 
     runs: tuple[B, ...]
+    direction: Direction
+
+
+@dataclass(frozen=True)
+class _Against:
+    """A run that reads against a line: the classes that start it (the other direction's
+    strong characters), that it holds to (its last such character or number), and that end
+    it (the line's own)."""
+
+    starts: frozenset[CharClass]
+    holds: frozenset[CharClass]
+    ends: frozenset[CharClass]
+
+
+#: By the line's direction, the runs that read against it.
+_AGAINST: dict[Direction, _Against] = {
+    "rtl": _Against(starts=frozenset({"letter"}), holds=frozenset({"letter", "digit"}),
+                    ends=frozenset({"rtl", "arabic", "arabic-digit"})),
+    "ltr": _Against(starts=frozenset({"rtl", "arabic"}),
+                    holds=frozenset({"rtl", "arabic", "arabic-digit", "digit"}),
+                    ends=frozenset({"letter"})),
+}
 
 
 #: How the line's bidi algorithm sees each character a box shows; None for an object that
@@ -133,15 +158,16 @@ Reader = Callable[[B], list[Kind] | None]
 Cutter = Callable[[B, int], tuple[B, B] | None]
 
 
-def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B]) -> list[B | HeldRun[B]]:
-    """``boxes`` (a right-to-left line) with each left-to-right run that spans several of them
+def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
+              line: Direction) -> list[B | HeldRun[B]]:
+    """``boxes`` (a ``line``) with each run that reads against it and spans several of them
     as one :class:`HeldRun`: a box at either end is cut where the run starts or ends (from the
     line's end, so that each place stays where it was), or held whole when it cannot be cut
     and shows only neutrals outside the run (:func:`_neutral_outside`)."""
     boxes = list(boxes)
-    classes = _resolved([read(box) for box in boxes])
+    classes = _resolved([read(box) for box in boxes], line)
     places: set[Place] = set()
-    for start, end in _ltr_runs(classes):
+    for start, end in _runs(classes, line):
         if start[0] == end[0]:
             continue
         ends = ((start, True), (end, False))
@@ -152,25 +178,29 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B]) -> list[B | H
     for index, offset in sorted(places, reverse=True):
         boxes[index:index + 1] = cut(boxes[index], offset) or (boxes[index],)
     if places:
-        classes = _resolved([read(box) for box in boxes])
+        classes = _resolved([read(box) for box in boxes], line)
     out: list[B | HeldRun[B]] = []
     done = 0
-    for start, end in _ltr_runs(classes):
+    other: Direction = "ltr" if line == "rtl" else "rtl"
+    for start, end in _runs(classes, line):
         if start[0] == end[0] or not (_neutral_outside(classes, start, True)
                                       and _neutral_outside(classes, end, False)):
             continue  # one box (Pango orders it), or a box the run enters or leaves inside
         out += boxes[done:start[0]]
-        out.append(HeldRun(tuple(boxes[start[0]:end[0] + 1])))
+        out.append(HeldRun(tuple(boxes[start[0]:end[0] + 1]), other))
         done = end[0] + 1
     out += boxes[done:]
     return out
 
 
-def _ltr_runs(classes: Sequence[list[CharClass] | None]) -> Iterator[tuple[Place, Place]]:
-    """Where each left-to-right run of the line starts (its first letter after right-to-left
-    text or the line's start) and ends (after its last letter or digit), as places; the end's
-    offset is in the box that holds that character."""
-    rtl_before = True  # the line starts right to left
+def _runs(classes: Sequence[list[CharClass] | None],
+          line: Direction) -> Iterator[tuple[Place, Place]]:
+    """Where each run that reads against ``line`` starts (its first strong character of the
+    other direction after the line's own, or the line's start) and ends (after its last
+    such character or number), as places; the end's offset is in the box that holds that
+    character."""
+    against = _AGAINST[line]
+    own_before = True  # the line starts in its own direction
     start: Place | None = None
     end: Place = (0, 0)
     for index, kinds in enumerate(classes):
@@ -180,13 +210,13 @@ def _ltr_runs(classes: Sequence[list[CharClass] | None]) -> Iterator[tuple[Place
             start = None
             continue
         for offset, kind in enumerate(kinds):
-            if kind in _ENDS_RUN:
+            if kind in against.ends:
                 if start is not None:
                     yield start, end
-                start, rtl_before = None, True
-            elif kind == "letter" and start is None and rtl_before:
-                start, rtl_before = (index, offset), False
-            if start is not None and kind in ("letter", "digit"):
+                start, own_before = None, True
+            elif kind in against.starts and start is None and own_before:
+                start, own_before = (index, offset), False
+            if start is not None and kind in against.holds:
                 end = (index, offset + 1)
     if start is not None:
         yield start, end
@@ -226,7 +256,7 @@ def _text_classes(text: str) -> list[Kind]:
             classes.append(_bracket(char) if kind == "ON" else _CLASSES.get(kind, "neutral"))
     for index, kind in enumerate(kinds):
         if kind == "ET" and _beside_digit(kinds, index):
-            classes[index] = "digit"
+            classes[index] = "terminator"
     return classes
 
 
@@ -251,17 +281,15 @@ def _bracket(char: str) -> Bracket | CharClass:
     return Bracket(unicodedata.normalize("NFC", opening), closes=category == "Pe")
 
 
-def _resolved(classes: Sequence[list[Kind] | None]) -> list[list[CharClass] | None]:
-    """The classes of a line's boxes as its runs read them: each pair of brackets on the side
-    of what it encloses (rule N0: right to left when it holds right-to-left text or a number
-    that is not a left-to-right letter's; left to right when it holds left-to-right text only
-    and left-to-right text comes before it; else neutral), so that in ``نص (English)¹`` the
-    brackets end the run, and a European digit a left-to-right letter when its number follows
-    one (W7, brackets neutral then): the "¹" after that ``)`` starts a run of its own."""
+def _resolved(classes: Sequence[list[Kind] | None],
+              line: Direction) -> list[list[CharClass] | None]:
+    """The classes of a ``line``'s boxes as its runs read them (:func:`_sides`): each European
+    number as its neighbours make it, and each pair of brackets on the side of what it
+    encloses (rule N0)."""
     flat: list[Kind | None] = []
     for kinds in classes:
         flat += [None] if kinds is None else kinds
-    sides = _sides(flat)
+    resolved = _sides(flat, line)
     out: list[list[CharClass] | None] = []
     at = 0
     for kinds in classes:
@@ -269,57 +297,67 @@ def _resolved(classes: Sequence[list[Kind] | None]) -> list[list[CharClass] | No
             out.append(None)
             at += 1
             continue
-        out.append([_side_class(kind, sides[at + n]) for n, kind in enumerate(kinds)])
+        out.append([kind or "neutral" for kind in resolved[at:at + len(kinds)]])
         at += len(kinds)
     return out
 
 
-def _side_class(kind: Kind, side: Literal["L", "R"] | None) -> CharClass:
-    """``kind`` as a run reads it once brackets and digits take their ``side``."""
-    if isinstance(kind, Bracket):
-        return "neutral" if side is None else "letter" if side == "L" else "rtl"
-    return "letter" if kind == "digit" and side == "L" else kind
-
-
-def _sides(flat: Sequence[Kind | None]) -> list[Literal["L", "R"] | None]:
-    """The strong side of each character of a line (``None`` in ``flat``: an object that ends
-    the bidi paragraph, ``None`` out: a neutral), as rule N0 reads them: a European digit
-    after a left-to-right letter is one (W7), any other number right to left; then each
-    paired bracket (BD16), in order, takes its pair's side."""
-    sides: list[Literal["L", "R"] | None] = []
-    last: Literal["L", "R"] = "R"  # the line's start: its direction (sos)
+def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | None]:
+    """Each character of a line (``None``: an object that ends the bidi paragraph, which
+    starts again after it) as a run reads it. A European number is a letter's after a
+    left-to-right letter or the start of a left-to-right line (W7), an Arabic one after
+    Arabic letters (W2), its percent sign then neutral (W5 joins it to European digits only).
+    A pair of brackets (BD16) then takes a side, in order (rule N0): the line's when it holds
+    the line's direction (a number counting as right to left); when it holds the other only,
+    the side of the strong character before it (or the line's); else it stays neutral. So in
+    ``نص (English)¹`` the brackets end the run and the "¹" (a letter's: W7 reads brackets as
+    neutral) starts one of its own."""
+    sos: CharClass = "letter" if line == "ltr" else "rtl"
+    out: list[CharClass | None] = []
+    last = sos
     for kind in flat:
-        side: Literal["L", "R"] | None = None
         if kind is None:
-            last = "R"
-        elif kind == "letter":
-            side = last = "L"
-        elif kind in _ENDS_RUN:
-            side = "R"
-            last = "R" if kind != "arabic-digit" else last
-        elif kind == "digit":
-            side = last
-        sides.append(side)
+            last = sos
+            out.append(None)
+        elif isinstance(kind, Bracket):
+            out.append("neutral")
+        elif kind in ("digit", "terminator") and last == "letter":
+            out.append("letter")  # W7
+        elif kind in ("digit", "terminator") and last == "arabic":
+            out.append("arabic-digit" if kind == "digit" else "neutral")  # W2
+        elif kind == "terminator":
+            out.append("digit")  # W5
+        else:
+            last = kind if kind in _STRONG else last
+            out.append(kind)
+    own: CharClass = "letter" if line == "ltr" else "rtl"
     for opening, closing in _bracket_pairs(flat):
-        inside = set(sides[opening + 1:closing])
-        if "R" in inside:
-            sides[opening] = sides[closing] = "R"
-        elif "L" in inside:
-            sides[opening] = sides[closing] = _side_before(flat, sides, opening)
-    return sides
+        inside = {_strong_side(kind) for kind in out[opening + 1:closing]}
+        if own in inside:
+            out[opening] = out[closing] = own
+        elif inside - {own, None}:
+            out[opening] = out[closing] = _side_before(out, opening, own)
+    return out
 
 
-def _side_before(flat: Sequence[Kind | None], sides: Sequence[Literal["L", "R"] | None],
-                 at: int) -> Literal["L", "R"]:
+def _strong_side(kind: CharClass | None) -> CharClass | None:
+    """The side ``kind`` takes a bracket pair to (N0): ``"letter"``, ``"rtl"`` (a number's too,
+    not a letter's), or None."""
+    if kind == "letter":
+        return "letter"
+    return "rtl" if kind in ("rtl", "arabic", "arabic-digit", "digit") else None
+
+
+def _side_before(classes: Sequence[CharClass | None], at: int, own: CharClass) -> CharClass:
     """The side of the last strong character before ``at`` (a bracket resolved before it
-    counts), or the line's, right to left, at its start or after an object that ends it."""
+    counts), or the line's (``own``) at its start or after an object that ends it."""
     for index in range(at - 1, -1, -1):
-        if flat[index] is None:
+        if classes[index] is None:
             break
-        side = sides[index]
+        side = _strong_side(classes[index])
         if side is not None:
             return side
-    return "R"
+    return own
 
 
 def _bracket_pairs(flat: Sequence[Kind | None]) -> list[tuple[int, int]]:
@@ -376,8 +414,8 @@ class NumberContext:
         classes = _text_classes(text)
         if self.last == "arabic" and not self.box_strong:
             first = next((n for n, kind in enumerate(classes)
-                          if kind == "digit" or kind in _STRONG), None)
-            if first is not None and classes[first] == "digit":
+                          if kind in _NUMBER or kind in _STRONG), None)
+            if first is not None and classes[first] in _NUMBER:
                 text = text[:first] + ALM + text[first:]
                 self.box_strong = True
         self.read(classes)
@@ -424,12 +462,17 @@ Run: TypeAlias = tuple[Inline, ...]
 Written = Callable[[Inline], str]
 
 
-def held_ltr_runs(runs: Sequence[Run], written: Written) -> list[Run | HeldRun[Run]]:
-    """``runs`` (:func:`~renderers.writers.common.joined_runs` of a right-to-left line) with
-    each left-to-right run that spans several of them as one :class:`HeldRun`, each European
-    number after Arabic letters in another box marked (:class:`NumberContext`)."""
-    line = _ReportLine(written)
-    return held_runs(line.numbered(runs, NumberContext()), line.classes, line.cut)
+def held_line_runs(runs: Sequence[Run], written: Written,
+                   line: Direction) -> list[Run | HeldRun[Run]]:
+    """``runs`` (:func:`~renderers.writers.common.joined_runs` of a ``line``) with each run
+    that reads against the line and spans several of them as one :class:`HeldRun`, each
+    European number after Arabic letters in another box marked (:class:`NumberContext`); a
+    left-to-right line without right-to-left text as it is."""
+    if line == "ltr" and not has_right_to_left(plain_text(_joined(runs))):
+        return list(runs)
+    reading = _ReportLine(written)
+    return held_runs(reading.numbered(runs, NumberContext()), reading.classes, reading.cut,
+                     line)
 
 
 @dataclass(frozen=True)
@@ -569,14 +612,16 @@ _TREE_SILENT = frozenset({"style", "wbr"})
 TreeBox: TypeAlias = "str | HtmlElement"
 
 
-def hold_ltr_runs(element: HtmlElement) -> None:
-    """Hold each left-to-right run of ``element``'s own content (a right-to-left line; its
-    child elements' content is theirs) that spans several boxes in a ``<span dir="ltr">``,
-    an element at either end cut there, and each European number after Arabic letters in
-    another box marked (:class:`NumberContext`). An element left whole is the same object
-    after."""
+def hold_line_runs(element: HtmlElement, line: Direction) -> None:
+    """Hold each run of ``element``'s own content (a ``line``; its child elements' content is
+    theirs) that reads against the line and spans several boxes in a span of its direction,
+    an element at either end cut there, and mark each European number after Arabic letters
+    in another box (:class:`NumberContext`); a left-to-right line without right-to-left text
+    is left alone. An element left whole is the same object after."""
+    if line == "ltr" and not has_right_to_left(element.text_content()):
+        return
     _tree_numbered(element, NumberContext())
-    shown = held_runs(_items(element), _tree_classes, _tree_cut)
+    shown = held_runs(_items(element), _tree_classes, _tree_cut, line)
     if not any(isinstance(part, HeldRun) for part in shown):
         return
     element.text = None
@@ -585,7 +630,7 @@ def hold_ltr_runs(element: HtmlElement) -> None:
         element.remove(child)
     for part in shown:
         if isinstance(part, HeldRun):
-            span = element.makeelement("span", {"dir": "ltr"})
+            span = element.makeelement("span", {"dir": part.direction})
             _fill(span, part.runs)
             _fill(element, (span,))
         else:
