@@ -63,6 +63,9 @@ AUTHOR_NUMBERS = {
     "نص <code>كود</code>[[S:1]] 30° نص": "صن°301دوكصن",
     "نص <span><i>مائل</i></span><b>−3</b> نص": "صن3−لئامصن",
     "نص <b>English</b> 3.5% نص": "صنEnglish3.5%صن",
+    # a left-to-right line: the Arabic words' run goes on into the number's box
+    "English <b>عربي</b> 3+4 more": "English4+3يبرعmore",
+    "English عربي <em>3.5%</em> more": "English3.5يبرع%more",
 }
 #: Every line of the author's above and how it reads.
 AUTHOR_LINES = {**AUTHOR_RUNS, **AUTHOR_NUMBERS}
