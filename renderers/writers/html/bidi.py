@@ -1,4 +1,4 @@
-"""Left-to-right runs of a right-to-left line that span several inline boxes: held in a span.
+"""Runs that read against their line and span several inline boxes: held in a span.
 
 WeasyPrint sets the inline boxes of a right-to-left line from the right, one after the other,
 and leaves the bidi algorithm to Pango inside each box's text. A left-to-right run that spans
@@ -14,7 +14,10 @@ outside) before the next right-to-left character or the line's end. A pair of br
 side first, as the bidi algorithm's rule N0 has it (:func:`_resolved`): around left-to-right
 text after right-to-left text, the line's, so ``نص (English)¹`` is no run of several boxes
 (held, "English)¹" had set the mark inside the pair and each bracket the wrong way); after
-left-to-right text, the run's.
+left-to-right text, the run's. The same holds the other way round (:data:`_AGAINST`): in a
+left-to-right line WeasyPrint sets the boxes from the left, so a right-to-left run over
+several (``English عربي *3.5%*``) is held in a span with ``dir="rtl"``; a left-to-right line
+without right-to-left text is left alone.
 
 A citation held apart from its line (:func:`~renderers.writers.common.cite_direction`: "[1]",
 "(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
@@ -28,8 +31,10 @@ struck text (and the author's ``<span>``) is cut in two (``**نص English**[[S:1
 link (it would be two links) or code (two boxes) is not: the span holds it whole when what it
 shows outside the run is neutral (``["Title"](u)[[S:1]]``, ``[[S:1]] [see here.](u)``), its
 quotation marks or full stop then set on the run's side, where the bidi algorithm alone sets
-them across the run and draws the link in two pieces; a run entering one past right-to-left
-text or digits is left as it was (only two pieces of the link could place its mark).
+them across the run and draws the link in two pieces (the run then stands about 4 pt right
+of Typst's, the opening quotation mark on its other side); a run entering one past
+right-to-left text or digits is left as it was: only two pieces of the link could place its
+mark, and two ``<a>`` for one link of the author's would be two links to a screen reader.
 
 Pango reads each box's text alone, too, so a European number in a box of its own lost the
 Arabic letters before it: by the bidi algorithm those make it an Arabic number (rule W2), and
@@ -40,9 +45,9 @@ first digit (:class:`NumberContext`): only where the line reads Arabic letters l
 box no strong character yet, which changes nothing for the bidi algorithm over the whole line.
 
 The rules (:func:`held_runs`, :class:`NumberContext`) read a line as boxes through two
-readers: the report's inlines (:func:`held_ltr_runs`, for the report writer) and the author's
-own markup, a sanitized HTML tree (:func:`hold_ltr_runs`, for HTML input printed in its
-author's look).
+readers: the report's inlines (:func:`held_line_runs`, for the report writer) and the
+author's own markup, a sanitized HTML tree (:func:`hold_line_runs`, for HTML input printed in
+its author's look).
 """
 
 from __future__ import annotations
