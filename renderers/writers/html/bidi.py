@@ -278,11 +278,13 @@ def _bracket(char: str) -> Bracket | CharClass:
     if category == "Pe":
         opening = _CROSSED.get(char, "")
         point = ord(char)
-        while not opening:
+        while not opening and point > 0:
             point -= 1
             candidate = chr(point)
             if unicodedata.category(candidate) == "Ps" and unicodedata.mirrored(candidate):
                 opening = candidate
+    if not opening:
+        return "neutral"
     return Bracket(unicodedata.normalize("NFC", opening), closes=category == "Pe")
 
 
