@@ -17,7 +17,7 @@ from lxml.html import HtmlElement
 from renderers.api import build_options, prepare
 from renderers.pipeline import Session
 from renderers.writers.html import author_look
-from renderers.writers.html.bidi import hold_ltr_runs
+from renderers.writers.html.bidi import hold_line_runs
 from tests.helpers import pdf_lines
 from tests.writers.test_rtl import (
     MARKED_POOL,
@@ -49,6 +49,8 @@ AUTHOR_RUNS = {
     "نص English[[S:1]][[S:2]] 2024 نص": "صنEnglish1,22024صن",
     # an image is one neutral at the line's level too (it ended the run there)
     f'نص more <img src="{PICTURE}" alt="box"> English[[S:1]] نص': "صنmoreEnglish1صن",
+    # brackets around left-to-right text after right-to-left text take the line's side
+    "نص (<b>English</b>)[[S:1]] more نص": "صن1more(English(صن",
 }
 
 #: Lines of an author's page with a European number after Arabic letters in another box, and
@@ -61,6 +63,9 @@ AUTHOR_NUMBERS = {
     "نص <code>كود</code>[[S:1]] 30° نص": "صن°301دوكصن",
     "نص <span><i>مائل</i></span><b>−3</b> نص": "صن3−لئامصن",
     "نص <b>English</b> 3.5% نص": "صنEnglish3.5%صن",
+    # a left-to-right line: the Arabic words' run goes on into the number's box
+    "English <b>عربي</b> 3+4 more": "English4+3يبرعmore",
+    "English عربي <em>3.5%</em> more": "English3.5يبرع%more",
 }
 #: Every line of the author's above and how it reads.
 AUTHOR_LINES = {**AUTHOR_RUNS, **AUTHOR_NUMBERS}
@@ -141,7 +146,7 @@ def test_holding_keeps_the_lines_text_marks_and_elements(line: str) -> None:
 
     expected = seen(paragraph)
     ids = [e.get("id") for e in paragraph.iter() if e.get("id")]
-    hold_ltr_runs(paragraph)
+    hold_line_runs(paragraph, "rtl")
     assert seen(paragraph) == expected, (before, lxml.html.tostring(paragraph))
     assert [e.get("id") for e in paragraph.iter() if e.get("id")] == ids
 
@@ -189,7 +194,7 @@ def test_a_page_without_a_run_to_hold_is_printed_as_before(
     html = page(f'<span class="term" id="k">{line}</span> <i>more</i>')
     made = session(html)
     pdf = made.artifact("pdf").data
-    monkeypatch.setattr(author_look, "_hold_ltr_runs", lambda root: None)
+    monkeypatch.setattr(author_look, "_hold_line_runs", lambda root: None)
     before = session(html)
     assert made.print_html() == before.print_html()
     assert pdf == before.artifact("pdf").data
@@ -242,6 +247,7 @@ BOTH_READINGS = [
      'نص English[[S:1]] <a href="https://example.org/x">more text.</a> نص'),
     ("نص [نص English](https://example.org/x)[[S:1]] نص",
      'نص <a href="https://example.org/x">نص English</a>[[S:1]] نص'),
+    ("نص (**English**)[[S:1]] more (x) نص", "نص (<b>English</b>)[[S:1]] more (x) نص"),
 ]
 
 

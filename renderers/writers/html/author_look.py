@@ -23,7 +23,7 @@ from renderers.readers.html import ALIGNED_TAGS, html_alignment
 from renderers.readers.sanitize import sanitize_html
 from renderers.resolve import ResolvedDocument
 from renderers.sandbox import load_image
-from renderers.text import Direction, is_rtl, text_direction
+from renderers.text import Direction, has_right_to_left, is_rtl, text_direction
 from renderers.writers.common import (
     cite_direction,
     document_title,
@@ -32,7 +32,7 @@ from renderers.writers.common import (
     title_block,
     wrapping_cites,
 )
-from renderers.writers.html.bidi import hold_ltr_runs
+from renderers.writers.html.bidi import hold_line_runs
 from renderers.writers.html.breaks import break_long_runs
 from renderers.writers.html.contents import (
     citations_in,
@@ -276,18 +276,19 @@ def _own_dir(element: HtmlElement) -> Direction | None:
     return None
 
 
-def _hold_ltr_runs(root: HtmlElement) -> None:
-    """Each left-to-right run of a right-to-left line that spans several boxes held in a
-    ``dir="ltr"`` span (:func:`~renderers.writers.html.bidi.hold_ltr_runs`), as the report
-    writer holds them: every element's own content in a right-to-left direction, by
-    :func:`_line_direction`'s rule, verbatim elements left out. After :func:`_hold_citations`:
-    a citation held apart is then a neutral object. Parents first, so that what a held span
-    holds reads left to right and stays as it is."""
+def _hold_line_runs(root: HtmlElement) -> None:
+    """Each run of a line that reads against it and spans several boxes held in a span of its
+    direction (:func:`~renderers.writers.html.bidi.hold_line_runs`), as the report writer
+    holds them: every element's own content, in its direction by :func:`_line_direction`'s
+    rule, verbatim elements left out; a page without right-to-left text is left alone. After
+    :func:`_hold_citations`: a citation held apart is then a neutral object. Parents first,
+    so that what a held span holds reads in its direction and stays as it is."""
+    if not has_right_to_left(root.text_content()):
+        return
     stack = [(root, _own_dir(root) or "ltr")]
     while stack:
         element, direction = stack.pop()
-        if direction == "rtl":
-            hold_ltr_runs(element)
+        hold_line_runs(element, direction)
         stack += [(child, _own_dir(child) or direction) for child in reversed(element)
                   if isinstance(child.tag, str) and child.tag not in VERBATIM_TAGS]
 
@@ -348,7 +349,7 @@ def render_html_input(
     _set_directions(container)
     _set_alignments(container)
     _hold_citations(container, rewriter.written)
-    _hold_ltr_runs(container)
+    _hold_line_runs(container)
     number_lists(container)
     title = document_title(rdoc.document, options)
     keep_out_sections(container, title)

@@ -1,4 +1,4 @@
-"""Left-to-right runs of a right-to-left line that span several inline boxes: held in a span.
+"""Runs that read against their line and span several inline boxes: held in a span.
 
 WeasyPrint sets the inline boxes of a right-to-left line from the right, one after the other,
 and leaves the bidi algorithm to Pango inside each box's text. A left-to-right run that spans
@@ -10,7 +10,14 @@ after ``**English**`` or a link's text stood left of it. In a span with ``dir="l
 WeasyPrint sets the boxes left to right. A browser isolates such a span, which changes nothing
 when the span holds the whole run: from its first letter after the line's last right-to-left
 character before it to its last letter or digit (a mark's digits count, inside emphasis as
-outside) before the next right-to-left character or the line's end.
+outside) before the next right-to-left character or the line's end. A pair of brackets takes a
+side first, as the bidi algorithm's rule N0 has it (:func:`_resolved`): around left-to-right
+text after right-to-left text, the line's, so ``نص (English)¹`` is no run of several boxes
+(held, "English)¹" had set the mark inside the pair and each bracket the wrong way); after
+left-to-right text, the run's. The same holds the other way round (:data:`_AGAINST`): in a
+left-to-right line WeasyPrint sets the boxes from the left, so a right-to-left run over
+several (``English عربي *3.5%*``) is held in a span with ``dir="rtl"``; a left-to-right line
+without right-to-left text is left alone.
 
 A citation held apart from its line (:func:`~renderers.writers.common.cite_direction`: "[1]",
 "(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
@@ -24,8 +31,10 @@ struck text (and the author's ``<span>``) is cut in two (``**نص English**[[S:1
 link (it would be two links) or code (two boxes) is not: the span holds it whole when what it
 shows outside the run is neutral (``["Title"](u)[[S:1]]``, ``[[S:1]] [see here.](u)``), its
 quotation marks or full stop then set on the run's side, where the bidi algorithm alone sets
-them across the run and draws the link in two pieces; a run entering one past right-to-left
-text or digits is left as it was (only two pieces of the link could place its mark).
+them across the run and draws the link in two pieces (the run then stands about 4 pt right
+of Typst's, the opening quotation mark on its other side); a run entering one past
+right-to-left text or digits is left as it was: only two pieces of the link could place its
+mark, and two ``<a>`` for one link of the author's would be two links to a screen reader.
 
 Pango reads each box's text alone, too, so a European number in a box of its own lost the
 Arabic letters before it: by the bidi algorithm those make it an Arabic number (rule W2), and
@@ -36,14 +45,15 @@ first digit (:class:`NumberContext`): only where the line reads Arabic letters l
 box no strong character yet, which changes nothing for the bidi algorithm over the whole line.
 
 The rules (:func:`held_runs`, :class:`NumberContext`) read a line as boxes through two
-readers: the report's inlines (:func:`held_ltr_runs`, for the report writer) and the author's
-own markup, a sanitized HTML tree (:func:`hold_ltr_runs`, for HTML input printed in its
-author's look).
+readers: the report's inlines (:func:`held_line_runs`, for the report writer) and the
+author's own markup, a sanitized HTML tree (:func:`hold_line_runs`, for HTML input printed in
+its author's look).
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -70,19 +80,40 @@ from renderers.document import (
     Text,
     plain_text,
 )
+from renderers.text import Direction, has_right_to_left
 from renderers.writers.common import cite_direction, joined_runs
 from renderers.writers.html.contents import is_citation
 
 #: A character as a run sees it: right to left (R), Arabic (AL: the European digits after it
-#: read as Arabic ones, W2), an Arabic digit (all three end a run), a left-to-right letter, a
-#: European digit (left to right after a letter: W7), or neutral.
-CharClass = Literal["rtl", "arabic", "arabic-digit", "letter", "digit", "neutral"]
+#: read as Arabic ones, W2), an Arabic digit, a left-to-right letter, a European digit (left to
+#: right after a letter: W7), a European terminator beside one (a percent or degree sign: W5,
+#: unless the digits read as Arabic ones), or neutral.
+CharClass = Literal["rtl", "arabic", "arabic-digit", "letter", "digit", "terminator", "neutral"]
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A paired bracket (UAX #9, BD14–BD16): neutral to the W rules, then the side of what it
+    encloses (rule N0, :func:`_resolved`). It pairs with one of the other kind by the same
+    opening bracket."""
+
+    opening: str
+    closes: bool
+
+
+#: A character as a reader sees it: its class, or a bracket the line pairs.
+Kind: TypeAlias = "CharClass | Bracket"
+#: The closing brackets whose opening one is not the nearest before them (BidiBrackets.txt).
+_CROSSED = {"\u298e": "\u298f", "\u2990": "\u298d"}
+#: How deep brackets nest before the rest of a line is left unpaired (BD16).
+_BRACKET_DEPTH = 63
 _CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "arabic", "AN": "arabic-digit",
                                   "L": "letter", "EN": "digit"}
-#: The classes that end a left-to-right run.
-_ENDS_RUN: frozenset[CharClass] = frozenset({"rtl", "arabic", "arabic-digit"})
 #: The strong classes: what a European digit reads against (W2, W7).
 _STRONG: frozenset[CharClass] = frozenset({"rtl", "arabic", "letter"})
+
+#: A European number's classes.
+_NUMBER: frozenset[CharClass] = frozenset({"digit", "terminator"})
 
 #: ARABIC LETTER MARK: invisible, strongly Arabic (AL).
 ALM = "\u061c"
@@ -96,29 +127,52 @@ B = TypeVar("B")
 
 @dataclass(frozen=True)
 class HeldRun(Generic[B]):
-    """Boxes held left to right in one ``dir="ltr"`` span: a left-to-right run of the line
-    (boxes cut at its ends)."""
+    """Boxes held in one span of their ``direction``: a run of the line that reads the other
+    way (boxes cut at its ends)."""
 
     runs: tuple[B, ...]
+    direction: Direction
+
+
+@dataclass(frozen=True)
+class _Against:
+    """A run that reads against a line: the classes that start it (the other direction's
+    strong characters), that it holds to (its last such character or number), and that end
+    it (the line's own)."""
+
+    starts: frozenset[CharClass]
+    holds: frozenset[CharClass]
+    ends: frozenset[CharClass]
+
+
+#: By the line's direction, the runs that read against it.
+_AGAINST: dict[Direction, _Against] = {
+    "rtl": _Against(starts=frozenset({"letter"}), holds=frozenset({"letter", "digit"}),
+                    ends=frozenset({"rtl", "arabic", "arabic-digit"})),
+    "ltr": _Against(starts=frozenset({"rtl", "arabic"}),
+                    holds=frozenset({"rtl", "arabic", "arabic-digit", "digit"}),
+                    ends=frozenset({"letter"})),
+}
 
 
 #: How the line's bidi algorithm sees each character a box shows; None for an object that
 #: ends a run.
-Reader = Callable[[B], list[CharClass] | None]
+Reader = Callable[[B], list[Kind] | None]
 #: A box cut in two that many characters in, neither half empty; None where it cannot be. It
 #: leaves the box as it was.
 Cutter = Callable[[B, int], tuple[B, B] | None]
 
 
-def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B]) -> list[B | HeldRun[B]]:
-    """``boxes`` (a right-to-left line) with each left-to-right run that spans several of them
+def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
+              line: Direction) -> list[B | HeldRun[B]]:
+    """``boxes`` (a ``line``) with each run that reads against it and spans several of them
     as one :class:`HeldRun`: a box at either end is cut where the run starts or ends (from the
     line's end, so that each place stays where it was), or held whole when it cannot be cut
     and shows only neutrals outside the run (:func:`_neutral_outside`)."""
     boxes = list(boxes)
-    classes = [read(box) for box in boxes]
+    classes = _resolved([read(box) for box in boxes], line)
     places: set[Place] = set()
-    for start, end in _ltr_runs(classes):
+    for start, end in _runs(classes, line):
         if start[0] == end[0]:
             continue
         ends = ((start, True), (end, False))
@@ -129,25 +183,29 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B]) -> list[B | H
     for index, offset in sorted(places, reverse=True):
         boxes[index:index + 1] = cut(boxes[index], offset) or (boxes[index],)
     if places:
-        classes = [read(box) for box in boxes]
+        classes = _resolved([read(box) for box in boxes], line)
     out: list[B | HeldRun[B]] = []
     done = 0
-    for start, end in _ltr_runs(classes):
+    other: Direction = "ltr" if line == "rtl" else "rtl"
+    for start, end in _runs(classes, line):
         if start[0] == end[0] or not (_neutral_outside(classes, start, True)
                                       and _neutral_outside(classes, end, False)):
             continue  # one box (Pango orders it), or a box the run enters or leaves inside
         out += boxes[done:start[0]]
-        out.append(HeldRun(tuple(boxes[start[0]:end[0] + 1])))
+        out.append(HeldRun(tuple(boxes[start[0]:end[0] + 1]), other))
         done = end[0] + 1
     out += boxes[done:]
     return out
 
 
-def _ltr_runs(classes: Sequence[list[CharClass] | None]) -> Iterator[tuple[Place, Place]]:
-    """Where each left-to-right run of the line starts (its first letter after right-to-left
-    text or the line's start) and ends (after its last letter or digit), as places; the end's
-    offset is in the box that holds that character."""
-    rtl_before = True  # the line starts right to left
+def _runs(classes: Sequence[list[CharClass] | None],
+          line: Direction) -> Iterator[tuple[Place, Place]]:
+    """Where each run that reads against ``line`` starts (its first strong character of the
+    other direction after the line's own, or the line's start) and ends (after its last
+    such character or number), as places; the end's offset is in the box that holds that
+    character."""
+    against = _AGAINST[line]
+    own_before = True  # the line starts in its own direction
     start: Place | None = None
     end: Place = (0, 0)
     for index, kinds in enumerate(classes):
@@ -157,13 +215,13 @@ def _ltr_runs(classes: Sequence[list[CharClass] | None]) -> Iterator[tuple[Place
             start = None
             continue
         for offset, kind in enumerate(kinds):
-            if kind in _ENDS_RUN:
+            if kind in against.ends:
                 if start is not None:
                     yield start, end
-                start, rtl_before = None, True
-            elif kind == "letter" and start is None and rtl_before:
-                start, rtl_before = (index, offset), False
-            if start is not None and kind in ("letter", "digit"):
+                start, own_before = None, True
+            elif kind in against.starts and start is None and own_before:
+                start, own_before = (index, offset), False
+            if start is not None and kind in against.holds:
                 end = (index, offset + 1)
     if start is not None:
         yield start, end
@@ -188,18 +246,149 @@ def _neutral_outside(classes: Sequence[list[CharClass] | None], place: Place,
     return all(kind == "neutral" for kind in (kinds[:offset] if start else kinds[offset:]))
 
 
-def _text_classes(text: str) -> list[CharClass]:
-    """Each character's class; a combining mark takes the one before it (UAX #9, rule W1), so
-    that a run never ends between a letter and its accent, and a percent or degree sign (a
-    European terminator) next to a European digit is one (W5): "English 50%" is one run."""
+def _text_classes(text: str) -> list[Kind]:
+    """Each character's class, or the bracket it is; a combining mark takes the class before
+    it (UAX #9, rule W1; after a bracket, neutral), so that a run never ends between a letter
+    and its accent, and a percent or degree sign (a European terminator) next to a European
+    digit is one (W5): "English 50%" is one run."""
     kinds = [unicodedata.bidirectional(char) for char in text]
-    classes: list[CharClass] = []
-    for kind in kinds:
-        classes.append(classes[-1] if kind == "NSM" and classes else _CLASSES.get(kind, "neutral"))
+    classes: list[Kind] = []
+    for char, kind in zip(text, kinds, strict=True):
+        if kind == "NSM" and classes:
+            before = classes[-1]
+            classes.append("neutral" if isinstance(before, Bracket) else before)
+        else:
+            classes.append(_bracket(char) if kind == "ON" else _CLASSES.get(kind, "neutral"))
     for index, kind in enumerate(kinds):
         if kind == "ET" and _beside_digit(kinds, index):
-            classes[index] = "digit"
+            classes[index] = "terminator"
     return classes
+
+
+@functools.cache
+def _bracket(char: str) -> Bracket | CharClass:
+    """``char`` (a neutral) as a paired bracket, or ``"neutral"``. Unicode pairs an opening
+    punctuation mark that is mirrored with the nearest mirrored closing one after it (but
+    :data:`_CROSSED`), a bracket with its canonical equivalent (U+2329 is U+3008):
+    BidiBrackets.txt, which Python's unicodedata does not hold."""
+    category = unicodedata.category(char)
+    if category not in ("Ps", "Pe") or not unicodedata.mirrored(char):
+        return "neutral"
+    opening = char
+    if category == "Pe":
+        opening = _CROSSED.get(char, "")
+        point = ord(char)
+        while not opening and point > 0:
+            point -= 1
+            candidate = chr(point)
+            if unicodedata.category(candidate) == "Ps" and unicodedata.mirrored(candidate):
+                opening = candidate
+    if not opening:
+        return "neutral"
+    return Bracket(unicodedata.normalize("NFC", opening), closes=category == "Pe")
+
+
+def _resolved(classes: Sequence[list[Kind] | None],
+              line: Direction) -> list[list[CharClass] | None]:
+    """The classes of a ``line``'s boxes as its runs read them (:func:`_sides`): each European
+    number as its neighbours make it, and each pair of brackets on the side of what it
+    encloses (rule N0)."""
+    flat: list[Kind | None] = []
+    for kinds in classes:
+        flat += [None] if kinds is None else kinds
+    resolved = _sides(flat, line)
+    out: list[list[CharClass] | None] = []
+    at = 0
+    for kinds in classes:
+        if kinds is None:
+            out.append(None)
+            at += 1
+            continue
+        out.append([kind or "neutral" for kind in resolved[at:at + len(kinds)]])
+        at += len(kinds)
+    return out
+
+
+def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | None]:
+    """Each character of a line (``None``: an object that ends the bidi paragraph, which
+    starts again after it) as a run reads it. A European number is a letter's after a
+    left-to-right letter or the start of a left-to-right line (W7), an Arabic one after
+    Arabic letters (W2), its percent sign then neutral (W5 joins it to European digits only).
+    A pair of brackets (BD16) then takes a side, in order (rule N0): the line's when it holds
+    the line's direction (a number counting as right to left); when it holds the other only,
+    the side of the strong character before it (or the line's); else it stays neutral. So in
+    ``نص (English)¹`` the brackets end the run and the "¹" (a letter's: W7 reads brackets as
+    neutral) starts one of its own."""
+    sos: CharClass = "letter" if line == "ltr" else "rtl"
+    out: list[CharClass | None] = []
+    last = sos
+    for kind in flat:
+        if kind is None:
+            last = sos
+            out.append(None)
+        elif isinstance(kind, Bracket):
+            out.append("neutral")
+        elif kind in ("digit", "terminator") and last == "letter":
+            out.append("letter")  # W7
+        elif kind in ("digit", "terminator") and last == "arabic":
+            out.append("arabic-digit" if kind == "digit" else "neutral")  # W2
+        elif kind == "terminator":
+            out.append("digit")  # W5
+        else:
+            last = kind if kind in _STRONG else last
+            out.append(kind)
+    own: CharClass = "letter" if line == "ltr" else "rtl"
+    for opening, closing in _bracket_pairs(flat):
+        inside = {_strong_side(kind) for kind in out[opening + 1:closing]}
+        if own in inside:
+            out[opening] = out[closing] = own
+        elif inside - {own, None}:
+            out[opening] = out[closing] = _side_before(out, opening, own)
+    return out
+
+
+def _strong_side(kind: CharClass | None) -> CharClass | None:
+    """The side ``kind`` takes a bracket pair to (N0): ``"letter"``, ``"rtl"`` (a number's too,
+    not a letter's), or None."""
+    if kind == "letter":
+        return "letter"
+    return "rtl" if kind in ("rtl", "arabic", "arabic-digit", "digit") else None
+
+
+def _side_before(classes: Sequence[CharClass | None], at: int, own: CharClass) -> CharClass:
+    """The side of the last strong character before ``at`` (a bracket resolved before it
+    counts), or the line's (``own``) at its start or after an object that ends it."""
+    for index in range(at - 1, -1, -1):
+        if classes[index] is None:
+            break
+        side = _strong_side(classes[index])
+        if side is not None:
+            return side
+    return own
+
+
+def _bracket_pairs(flat: Sequence[Kind | None]) -> list[tuple[int, int]]:
+    """The places of each pair of brackets (BD16), in the order of their opening ones: a
+    closing bracket pairs with the nearest open one of its kind, closing those opened after
+    it; none pairs across an object that ends the bidi paragraph, nor past
+    :data:`_BRACKET_DEPTH`."""
+    pairs: list[tuple[int, int]] = []
+    stack: list[tuple[str, int]] = []
+    full = False
+    for at, kind in enumerate(flat):
+        if kind is None:
+            stack, full = [], False
+        elif isinstance(kind, Bracket) and not full:
+            if not kind.closes:
+                full = len(stack) == _BRACKET_DEPTH
+                stack = [] if full else [*stack, (kind.opening, at)]
+                continue
+            for depth in range(len(stack) - 1, -1, -1):
+                if stack[depth][0] == kind.opening:
+                    pairs.append((stack[depth][1], at))
+                    del stack[depth:]
+                    break
+    return sorted(pairs)
 
 
 def _beside_digit(kinds: Sequence[str], index: int) -> bool:
@@ -232,17 +421,17 @@ class NumberContext:
         classes = _text_classes(text)
         if self.last == "arabic" and not self.box_strong:
             first = next((n for n, kind in enumerate(classes)
-                          if kind == "digit" or kind in _STRONG), None)
-            if first is not None and classes[first] == "digit":
+                          if kind in _NUMBER or kind in _STRONG), None)
+            if first is not None and classes[first] in _NUMBER:
                 text = text[:first] + ALM + text[first:]
                 self.box_strong = True
         self.read(classes)
         return text
 
-    def read(self, classes: Sequence[CharClass]) -> None:
+    def read(self, classes: Sequence[Kind]) -> None:
         """Read characters that take no mark (a text's, once marked, or an object's)."""
         for kind in classes:
-            if kind in _STRONG:
+            if not isinstance(kind, Bracket) and kind in _STRONG:
                 self.last = kind
                 self.box_strong = True
 
@@ -250,7 +439,7 @@ class NumberContext:
         """An element starts or ends: the next text is a box of its own."""
         self.box_strong = False
 
-    def object(self, classes: Sequence[CharClass] | None) -> None:
+    def object(self, classes: Sequence[Kind] | None) -> None:
         """An object of the line, a box of its own: what it shows read (a citation's digits, a
         cross-reference's name), or None for one that ends the bidi paragraph."""
         self.boundary()
@@ -280,12 +469,17 @@ Run: TypeAlias = tuple[Inline, ...]
 Written = Callable[[Inline], str]
 
 
-def held_ltr_runs(runs: Sequence[Run], written: Written) -> list[Run | HeldRun[Run]]:
-    """``runs`` (:func:`~renderers.writers.common.joined_runs` of a right-to-left line) with
-    each left-to-right run that spans several of them as one :class:`HeldRun`, each European
-    number after Arabic letters in another box marked (:class:`NumberContext`)."""
-    line = _ReportLine(written)
-    return held_runs(line.numbered(runs, NumberContext()), line.classes, line.cut)
+def held_line_runs(runs: Sequence[Run], written: Written,
+                   line: Direction) -> list[Run | HeldRun[Run]]:
+    """``runs`` (:func:`~renderers.writers.common.joined_runs` of a ``line``) with each run
+    that reads against the line and spans several of them as one :class:`HeldRun`, each
+    European number after Arabic letters in another box marked (:class:`NumberContext`); a
+    left-to-right line without right-to-left text as it is."""
+    if line == "ltr" and not has_right_to_left(plain_text(_joined(runs))):
+        return list(runs)
+    reading = _ReportLine(written)
+    return held_runs(reading.numbered(runs, NumberContext()), reading.classes, reading.cut,
+                     line)
 
 
 @dataclass(frozen=True)
@@ -295,9 +489,9 @@ class _ReportLine:
     written: Written
     #: id(object) → its classes: an object is written and read once a line (an image's
     #: markup holds its bytes).
-    objects: dict[int, list[CharClass] | None] = field(default_factory=dict)
+    objects: dict[int, list[Kind] | None] = field(default_factory=dict)
 
-    def classes(self, run: Run) -> list[CharClass] | None:
+    def classes(self, run: Run) -> list[Kind] | None:
         """How the line's bidi algorithm sees each character ``run`` shows; None for an
         object that ends a run. A mark of digits is one digit, a citation held apart one
         neutral, inside emphasis too (as the author's reading counts one inside ``<b>``)."""
@@ -316,7 +510,7 @@ class _ReportLine:
             return [kind for piece in _pieces(node) for kind in self.inner_classes(piece)]
         return _text_classes(plain_text(run))
 
-    def inner_classes(self, run: Run) -> list[CharClass]:
+    def inner_classes(self, run: Run) -> list[Kind]:
         """What ``run``, inside an element read as text, shows: an object that would end a
         run (a line break, raw markup, a display formula) is one neutral there, as in the
         author's reading (:func:`_inner_classes`)."""
@@ -425,14 +619,16 @@ _TREE_SILENT = frozenset({"style", "wbr"})
 TreeBox: TypeAlias = "str | HtmlElement"
 
 
-def hold_ltr_runs(element: HtmlElement) -> None:
-    """Hold each left-to-right run of ``element``'s own content (a right-to-left line; its
-    child elements' content is theirs) that spans several boxes in a ``<span dir="ltr">``,
-    an element at either end cut there, and each European number after Arabic letters in
-    another box marked (:class:`NumberContext`). An element left whole is the same object
-    after."""
+def hold_line_runs(element: HtmlElement, line: Direction) -> None:
+    """Hold each run of ``element``'s own content (a ``line``; its child elements' content is
+    theirs) that reads against the line and spans several boxes in a span of its direction,
+    an element at either end cut there, and mark each European number after Arabic letters
+    in another box (:class:`NumberContext`); a left-to-right line without right-to-left text
+    is left alone. An element left whole is the same object after."""
+    if line == "ltr" and not has_right_to_left(element.text_content()):
+        return
     _tree_numbered(element, NumberContext())
-    shown = held_runs(_items(element), _tree_classes, _tree_cut)
+    shown = held_runs(_items(element), _tree_classes, _tree_cut, line)
     if not any(isinstance(part, HeldRun) for part in shown):
         return
     element.text = None
@@ -441,7 +637,7 @@ def hold_ltr_runs(element: HtmlElement) -> None:
         element.remove(child)
     for part in shown:
         if isinstance(part, HeldRun):
-            span = element.makeelement("span", {"dir": "ltr"})
+            span = element.makeelement("span", {"dir": part.direction})
             _fill(span, part.runs)
             _fill(element, (span,))
         else:
@@ -470,7 +666,7 @@ def _fill(parent: HtmlElement, items: Sequence[TreeBox]) -> None:
             parent.text = (parent.text or "") + item
 
 
-def _tree_classes(box: TreeBox) -> list[CharClass] | None:
+def _tree_classes(box: TreeBox) -> list[Kind] | None:
     """How the line's bidi algorithm sees each character ``box`` shows (a citation of digits
     as one digit, an isolate, a picture or an inline formula as one neutral); None for an
     object that ends a run (a line break, a block, a display formula), which inside an
@@ -483,7 +679,7 @@ def _tree_classes(box: TreeBox) -> list[CharClass] | None:
     return seen
 
 
-def _tree_object(element: HtmlElement) -> list[CharClass] | Literal["text"] | None:
+def _tree_object(element: HtmlElement) -> list[Kind] | Literal["text"] | None:
     """How the line sees ``element``: ``"text"`` when it reads what the element shows, else
     as an object (as :func:`_tree_classes` says)."""
     tag = element.tag
@@ -518,7 +714,7 @@ def _tree_numbered(element: HtmlElement, context: NumberContext) -> None:
             child.tail = context.text(child.tail)
 
 
-def _inner_classes(item: TreeBox) -> list[CharClass]:
+def _inner_classes(item: TreeBox) -> list[Kind]:
     """What ``item``, inside an element read as text, shows: an object is one neutral."""
     classes = _tree_classes(item)
     return ["neutral"] if classes is None else classes

@@ -115,7 +115,7 @@ from renderers.writers.contents import (
     contents_position,
     heading_text,
 )
-from renderers.writers.html.bidi import HeldRun, held_ltr_runs
+from renderers.writers.html.bidi import HeldRun, held_line_runs
 from renderers.writers.html.breaks import breakable, wrappable
 from renderers.writers.html.code import CodeBlocks
 from renderers.writers.html.contents import contents_markup
@@ -633,17 +633,17 @@ class ReportWriter:
 
     def inlines(self, nodes: Iterable[Inline]) -> Markup:
         runs = list(joined_runs(nodes))
-        # marks after left-to-right text in a right-to-left line: html/bidi.py
-        shown = held_ltr_runs(runs, self.inline) if self.direction == "rtl" else runs
+        # runs that read against the line, numbers after Arabic letters: html/bidi.py
+        shown = held_line_runs(runs, self.inline, self.direction)
         return Markup("").join(self.run(run) for run in shown)
 
     def run(self, run: tuple[Inline, ...] | HeldRun) -> Markup:
-        """One inline, a citation with those joined to it, or a left-to-right run of several
-        boxes in a right-to-left line, held in a ``dir="ltr"`` span (html/bidi.py)."""
+        """One inline, a citation with those joined to it, or a run of several boxes that
+        reads against its line, held in a span of its direction (html/bidi.py)."""
         if isinstance(run, HeldRun):
-            with self.directed("ltr"):
+            with self.directed(run.direction):
                 held = Markup("").join(map(self.run, run.runs))
-            return Markup(f'<span dir="ltr">{held}</span>')
+            return Markup(f'<span dir="{run.direction}">{held}</span>')
         return self.inline(run[0]) if len(run) == 1 else self.cite_run(run)
 
     def cite_run(self, run: tuple[Inline, ...]) -> Markup:
