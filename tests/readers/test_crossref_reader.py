@@ -182,3 +182,12 @@ def test_a_bare_number_only_reference_is_pointed_to_its_brackets() -> None:
     document = read_markdown("![Cap](a.png){#fig:cap}\n\nSee -@fig:cap.\n")
     (warning,) = document.warnings
     assert warning.endswith("write [-@fig:cap] for the number alone or [@fig:cap]")
+
+
+def test_a_capitalised_prefix_is_read_as_the_same_reference() -> None:
+    """pandoc-crossref's ``@Fig:a``/``[@Tbl:b]``: the label as written (an unknown one stays
+    that text), the same figure for the warning of an ``@`` glued to a word."""
+    document = read_markdown("![A](a.png){#fig:a}\n\nSee @Fig:a, [@Tbl:b] and Figure@Fig:a.\n")
+    refs = [n for n in iter_inlines(document.blocks) if isinstance(n, CrossRef)]
+    assert refs == [CrossRef("Fig:a"), CrossRef("Tbl:b")]
+    assert [w for w in document.warnings if "Figure@Fig:a" in w]
