@@ -1,5 +1,6 @@
 """The words citerender writes itself, in the document's language: section headings (Sources,
-Notes, Contents), the PDF footer ("Page 1 of 5"), the names of numbered figures and tables,
+Notes, Contents), the PDF footer ("Page 1 of 5"), the names of numbered figures and tables
+(one and several: "Figure 1", "Figures 1, 3 and 5"),
 "(cont.)" on a continued slide, back-link titles and the text of an image that cannot be shown.
 
 Every writer takes them from the :class:`Labels` of :func:`labels_for`, and nothing else spells
