@@ -1,30 +1,47 @@
-"""The cross-reference pass: number labelled figures and tables, resolve ``@fig:…``/``@tbl:…``.
+"""The cross-reference pass: number labelled figures and tables, resolve ``@fig:…``/``@tbl:…``
+and ``@sec:…``, and word a group of references as one (``[@fig:a; @fig:b; @fig:c]``).
 
 Runs once, at resolve time, after the citation pass (:func:`renderers.resolve.resolve` calls
 it), so writers only show what it decided: a labelled :class:`Figure` or :class:`Table` gets
 its number (figures and tables counted apart, in document order), every :class:`CrossRef` to a
 known label the same number, and a reference nothing defines stays the text the author wrote,
 with an ``unknown-label`` diagnostic. A label defined twice (``duplicate-label``) keeps its
-first definition; the second is numbered as any figure, but references go to the first.
+first definition; the second is numbered as any figure, but references go to the first. A
+capitalised prefix (``@Fig:a``) names the same label (:func:`~renderers.document.label_key`).
+
+Headings are not numbered, so a reference to one (``@sec:intro`` for ``# Intro {#sec:intro}``)
+becomes a link to it showing its title: a "Section 2" would name a number the reader sees
+nowhere. A group keeps the author's order of kinds and words each run of one kind and form
+once, its numbers sorted and joined in the document's words ("Figures 1, 3 and 5"; three or
+more consecutive ones as a range, "Figures 1–3", as pandoc-crossref writes them); the joiners
+and plural names are the writers' to spell (:meth:`CrossRef.lead`). A group holding a heading's
+or an unknown label falls back to each reference on its own, joined by commas.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from renderers.diagnostics import Code, Diagnostic
 from renderers.document import (
     Block,
     CrossRef,
+    CrossRefJoiner,
     CrossRefKind,
     Figure,
+    Heading,
     Inline,
+    Link,
     Table,
     Text,
     iter_blocks,
     iter_inlines,
+    label_key,
     label_kind,
     map_blocks,
+    plain_text,
+    section_label,
 )
 
 
@@ -38,15 +55,16 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
         if isinstance(block, Figure | Table) and block.label:
             kind = label_kind(block.label)
             counters[kind] += 1
-            if block.label in numbers:
+            if label_key(block.label) in numbers:
                 notes.append(Diagnostic(
                     Code.DUPLICATE_LABEL,
                     f"label {block.label!r} is defined twice; references go to the first",
                 ))
             else:
-                numbers[block.label] = counters[kind]
+                numbers[label_key(block.label)] = counters[kind]
     if not numbers and not _has_refs(blocks):
         return blocks, notes
+    sections = _sections(blocks)
     counted: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0}
     unknown: dict[str, None] = {}
 
@@ -58,15 +76,20 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
         return block
 
     def number_ref(node: Inline) -> Inline:
-        if not isinstance(node, CrossRef):
-            return node
-        number = numbers.get(node.label)
-        if number is None:
-            unknown.setdefault(node.label, None)
-            return Text(node.written)
-        return dataclasses.replace(node, number=number)
+        if isinstance(node, CrossRef) and not section_label(node.label):
+            return dataclasses.replace(node, number=numbers.get(label_key(node.label), 0))
+        return node
 
-    mapped = map_blocks(blocks, number_ref, block_fn=number_block, tidy=_merge_text)
+    def tidy(nodes: list[Inline]) -> tuple[Inline, ...]:
+        out: list[Inline] = []
+        for group in _groups(nodes):
+            if isinstance(group, list):
+                out += _resolve_group(group, sections, unknown)
+            else:
+                out.append(group)
+        return _merge_text(out)
+
+    mapped = map_blocks(blocks, number_ref, block_fn=number_block, tidy=tidy)
     notes += [
         Diagnostic(Code.UNKNOWN_LABEL, f"cross-reference to unknown label {label!r} kept as text")
         for label in unknown
@@ -75,11 +98,115 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
 
 
 def defined_labels(blocks: tuple[Block, ...]) -> frozenset[str]:
-    """The labels a figure or table of ``blocks`` defines (what a reference may name)."""
+    """The labels a figure, table or heading of ``blocks`` defines (what a reference may name,
+    by :func:`~renderers.document.label_key`)."""
     return frozenset(
-        block.label for block in iter_blocks(blocks)
+        label_key(block.label) for block in iter_blocks(blocks)
         if isinstance(block, Figure | Table) and block.label
-    )
+    ) | frozenset(_sections(blocks))
+
+
+def _sections(blocks: tuple[Block, ...]) -> dict[str, Heading]:
+    """The headings a ``@sec:`` reference may name: those whose author gave a ``sec`` id
+    (``{#sec:intro}``; an id made from the text, as "sec-intro" from "Sec intro", is none)."""
+    found: dict[str, Heading] = {}
+    for block in iter_blocks(blocks):
+        if isinstance(block, Heading) and block.given and section_label(block.id):
+            found.setdefault(label_key(block.id), block)
+    return found
+
+
+def _groups(nodes: Sequence[Inline]) -> list[Inline | list[CrossRef]]:
+    """``nodes`` with each group of references (one, or a bracket's several: every one after
+    the first marked ``list`` by the reader) gathered in a list."""
+    out: list[Inline | list[CrossRef]] = []
+    for node in nodes:
+        if not isinstance(node, CrossRef):
+            out.append(node)
+            continue
+        last = out[-1] if out else None
+        if node.joiner and isinstance(last, list):
+            last.append(node)
+        else:
+            out.append([node])
+    return out
+
+
+def _resolve_group(
+    group: list[CrossRef], sections: dict[str, Heading], unknown: dict[str, None]
+) -> list[Inline]:
+    """What a group of references shows: worded as one when every reference names a figure
+    or table, else each on its own (a heading's a link to it, an unknown label's its text)."""
+    known = [ref for ref in group if ref.number]
+    if len(known) == len(group):
+        return list(_word_group(group))
+    out: list[Inline] = []
+    for index, ref in enumerate(group):
+        if index:
+            out.append(Text(", "))
+        heading = sections.get(label_key(ref.label)) if section_label(ref.label) else None
+        if heading is not None:
+            out.append(Link(f"#{heading.id}", (Text(plain_text(heading.children)),)))
+        elif ref.number:
+            out.append(dataclasses.replace(ref, joiner=""))
+        else:
+            unknown.setdefault(ref.label, None)
+            out.append(Text(ref.written))
+    return out
+
+
+def _word_group(group: list[CrossRef]) -> list[CrossRef]:
+    """A group of numbered references worded as one: each run of one kind and form named once,
+    its numbers sorted, each shown once, three or more consecutive ones as a range."""
+    runs: list[list[CrossRef]] = []
+    for ref in group:
+        key = (label_kind(ref.label), ref.form)
+        if runs and (label_kind(runs[-1][0].label), runs[-1][0].form) == key:
+            runs[-1].append(ref)
+        else:
+            runs.append([ref])
+    out: list[CrossRef] = []
+    for index, run in enumerate(runs):
+        joiner = _joiner(index, len(runs))
+        by_number = {ref.number: ref for ref in reversed(run)}  # the first of each number
+        ordered = [by_number[n] for n in sorted(by_number)]
+        named = run[0].form == "name"
+        form = "names" if named and len(ordered) > 1 else run[0].form
+        items = _items(ordered)
+        for place, item in enumerate(items):
+            first = dataclasses.replace(
+                item[0], form=form if not place else "number",
+                joiner=joiner if not place else _joiner(place, len(items)),
+            )
+            out.append(first)
+            if len(item) > 1:
+                out.append(dataclasses.replace(item[-1], form="number", joiner="range"))
+    return out
+
+
+def _items(refs: list[CrossRef]) -> list[list[CrossRef]]:
+    """Sorted references cut into items: a range (its first and last) for three or more
+    consecutive numbers, one reference each otherwise."""
+    chains: list[list[CrossRef]] = []
+    for ref in refs:
+        if chains and chains[-1][-1].number + 1 == ref.number:
+            chains[-1].append(ref)
+        else:
+            chains.append([ref])
+    items: list[list[CrossRef]] = []
+    for chain in chains:
+        if len(chain) >= 3:
+            items.append([chain[0], chain[-1]])
+        else:
+            items += [[ref] for ref in chain]
+    return items
+
+
+def _joiner(place: int, count: int) -> CrossRefJoiner:
+    """What comes before the item at ``place`` of ``count``: nothing, ", " or " and "."""
+    if not place:
+        return ""
+    return "last" if place == count - 1 else "list"
 
 
 def _has_refs(blocks: tuple[Block, ...]) -> bool:

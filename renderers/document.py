@@ -166,9 +166,12 @@ _LABEL_MARKS = (
     "\u1780-\u17d3\u17dd-\u17ff\u3099\u309a"
 )
 #: A label as references and definitions write it: ``fig:solar``, ``tbl-costs``, ``fig:a.b``,
-#: ``fig:图表``, ``fig:चित्र``: letters, digits and marks of any script, as pandoc's citation
-#: keys and identifiers.
-CROSSREF_LABEL = rf"(?:fig|tbl)[:-][\w{_LABEL_MARKS}]+(?:[-:.][\w{_LABEL_MARKS}]+)*"
+#: ``fig:图表``, ``fig:चित्र``, a heading's ``sec:intro``: letters, digits and marks of any
+#: script, as pandoc's citation keys and identifiers. A reference may capitalise its prefix
+#: (pandoc-crossref's ``@Fig:a``): it names the same label (:func:`label_key`).
+CROSSREF_LABEL = (
+    rf"(?:[Ff]ig|[Tt]bl|[Ss]ec)[:-][\w{_LABEL_MARKS}]+(?:[-:.][\w{_LABEL_MARKS}]+)*"
+)
 #: Characters after which an ``@`` is part of an e-mail address (``a.b@…``, ``x+y@…``).
 _EMAIL_BEFORE = frozenset("._-+@")
 
@@ -206,9 +209,21 @@ def crossref_may_follow(before: str) -> bool:
     return not before.isalnum() or unspaced_letter(before)
 
 
+def label_key(label: str) -> str:
+    """The label a reference names, whatever the case of its prefix: ``@Fig:a`` (pandoc-
+    crossref's capitalised form) and ``@fig:a`` both name ``fig:a``."""
+    return label[:3].lower() + label[3:]
+
+
 def label_kind(label: str) -> CrossRefKind:
     """The kind a label names by its prefix (``fig:…``/``fig-…`` or ``tbl:…``/``tbl-…``)."""
-    return "tbl" if label.startswith("tbl") else "fig"
+    return "tbl" if label_key(label).startswith("tbl") else "fig"
+
+
+def section_label(label: str) -> bool:
+    """Whether a label names a heading (``sec:intro``, ``Sec-intro``) rather than a figure or
+    a table: such a reference becomes a link showing the heading's title."""
+    return label_key(label).startswith("sec")
 
 
 def numbered_name(label: str, number: int, words: Labels) -> str:
@@ -223,8 +238,14 @@ def numbered_anchor(label: str, number: int) -> str:
 
 
 #: What a reference to a figure or table shows: its name and number, "Figure 3" (``@fig:a``,
-#: ``[@fig:a]``), or the number alone, "3" (pandoc-crossref's ``[-@fig:a]``).
-CrossRefForm = Literal["name", "number"]
+#: ``[@fig:a]``), or the number alone, "3" (pandoc-crossref's ``[-@fig:a]``); ``names`` is the
+#: first of a group's references to one kind, "Figures 1" (the name, in the plural, unlinked).
+CrossRefForm = Literal["name", "number", "names"]
+#: What stands before a reference of a group (``[@fig:a; @fig:b]``), unlinked: nothing (the
+#: first), the list's separator (", "), its conjunction (" and ", before the last) or the dash
+#: of a range ("–"). The reader marks every reference after a group's first with ``list``;
+#: the cross-reference pass decides the rest (:mod:`renderers.crossref`).
+CrossRefJoiner = Literal["", "list", "last", "range"]
 
 
 @dataclass(frozen=True)
@@ -240,6 +261,7 @@ class CrossRef:
     label: str
     number: int = 0
     form: CrossRefForm = "name"
+    joiner: CrossRefJoiner = ""
 
     @property
     def written(self) -> str:
@@ -248,13 +270,20 @@ class CrossRef:
         return f"-@{self.label}" if self.form == "number" else f"@{self.label}"
 
     def shown(self, words: Labels) -> str:
-        """The words every writer shows for this reference: "Figure 3" in the document's
-        ``words``, "3" for the number-only form, or :attr:`written` before numbering."""
+        """The linked words every writer shows for this reference: "Figure 3" in the
+        document's ``words``, "3" for the number alone (a group's numbers too), or
+        :attr:`written` before numbering."""
         if not self.number:
             return self.written
-        if self.form == "number":
-            return str(self.number)
-        return numbered_name(self.label, self.number, words)
+        if self.form == "name":
+            return numbered_name(self.label, self.number, words)
+        return str(self.number)
+
+    def lead(self, words: Labels) -> str:
+        """The unlinked words every writer shows before :meth:`shown`: a group's joiner and
+        plural name (" and Tables "), or "" for a reference on its own."""
+        name = words.names_lead(label_kind(self.label)) if self.form == "names" else ""
+        return words.joiner(self.joiner) + name
 
     @property
     def anchor(self) -> str:
@@ -509,7 +538,7 @@ def plain_text(
             case Math(tex, display):
                 parts.append(tex if formulas == "tex" else _linear(tex, display))
             case CrossRef():
-                parts.append(node.shown(words))
+                parts.append(node.lead(words) + node.shown(words))
             case LineBreak() | SoftBreak():
                 parts.append(" ")
             case FootnoteRef() | Cite() | Anchor():

@@ -1,5 +1,6 @@
 """The words citerender writes itself, in the document's language: section headings (Sources,
-Notes, Contents), the PDF footer ("Page 1 of 5"), the names of numbered figures and tables,
+Notes, Contents), the PDF footer ("Page 1 of 5"), the names of numbered figures and tables
+(one and several: "Figure 1", "Figures 1, 3 and 5"),
 "(cont.)" on a continued slide, back-link titles and the text of an image that cannot be shown.
 
 Every writer takes them from the :class:`Labels` of :func:`labels_for`, and nothing else spells
@@ -20,7 +21,7 @@ from string import Formatter
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from renderers.document import CrossRefKind
+    from renderers.document import CrossRefJoiner, CrossRefKind
     from renderers.language import Language
 
 __all__ = ["ENGLISH", "LABELS", "Labels", "PagePart", "labels_for"]
@@ -49,6 +50,14 @@ class Labels:
     #: A numbered figure and table, as references and captions name them.
     figure: str = "Figure {number}"
     table: str = "Table {number}"
+    #: Several figures or tables, as a group of references names them ("Figures 1–3"): the
+    #: plural name before ``{numbers}`` (the same word in Chinese, Japanese and Korean).
+    figures: str = "Figures {numbers}"
+    tables: str = "Tables {numbers}"
+    #: What joins the numbers (and names) of a group: "1, 3 and 5", "1–3".
+    separator: str = ", "
+    conjunction: str = " and "
+    range: str = "\u2013"
     #: What starts a numbered caption: ``{name}`` is the figure's or table's name.
     caption: str = "{name}:"
     #: Marks a slide, paragraph or cell continued from the one before.
@@ -71,6 +80,21 @@ class Labels:
     def numbered(self, kind: CrossRefKind, number: int) -> str:
         """"Figure 1", "Table 2": a numbered figure or table, as references name it."""
         return (self.table if kind == "tbl" else self.figure).format(number=number)
+
+    def names_lead(self, kind: CrossRefKind) -> str:
+        """"Figures ": the plural name a group's numbers follow."""
+        names = self.tables if kind == "tbl" else self.figures
+        if not names.endswith("{numbers}"):
+            raise ValueError(f"the plural name {names!r} must end with {{numbers}}")
+        return names.removesuffix("{numbers}")
+
+    def joiner(self, joiner: CrossRefJoiner) -> str:
+        """The words between a group's references: ", ", " and ", "–" (nothing first)."""
+        if joiner == "list":
+            return self.separator
+        if joiner == "last":
+            return self.conjunction
+        return self.range if joiner == "range" else ""
 
     def caption_lead(self, kind: CrossRefKind, number: int) -> str:
         """"Figure 1:": what starts the caption of a numbered figure or table (writers add the
@@ -110,6 +134,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="Zurück zum Text", image_described="[Bild: {alt}]", image="[Bild]",
         more="+{count} weitere", source="Quelle {sid}",
         untitled="Bericht", abstract="Zusammenfassung",
+        figures="Abbildungen {numbers}", tables="Tabellen {numbers}", conjunction=" und ",
     ),
     "fr": Labels(
         sources="Sources", notes="Notes", citation_notes="Notes bibliographiques",
@@ -119,6 +144,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="Retour au texte", image_described="[Image\u00a0: {alt}]",
         image="[Image]", more="+{count} autres", source="Source {sid}",
         untitled="Rapport", abstract="Résumé",
+        figures="Figures {numbers}", tables="Tableaux {numbers}", conjunction=" et ",
     ),
     "es": Labels(
         sources="Fuentes", notes="Notas", citation_notes="Notas bibliográficas",
@@ -127,6 +153,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="Volver al texto", image_described="[Imagen: {alt}]", image="[Imagen]",
         more="+{count} más", source="Fuente {sid}",
         untitled="Informe", abstract="Resumen",
+        figures="Figuras {numbers}", tables="Tablas {numbers}", conjunction=" y ",
     ),
     "it": Labels(
         sources="Fonti", notes="Note", citation_notes="Note bibliografiche", contents="Indice",
@@ -135,6 +162,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="Torna al testo", image_described="[Immagine: {alt}]",
         image="[Immagine]", more="+{count} altre", source="Fonte {sid}",
         untitled="Rapporto", abstract="Sommario",
+        figures="Figure {numbers}", tables="Tabelle {numbers}", conjunction=" e ",
     ),
     "pt": Labels(
         sources="Fontes", notes="Notas", citation_notes="Notas bibliográficas",
@@ -143,6 +171,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="Voltar ao texto", image_described="[Imagem: {alt}]", image="[Imagem]",
         more="+{count} mais", source="Fonte {sid}",
         untitled="Relatório", abstract="Resumo",
+        figures="Figuras {numbers}", tables="Tabelas {numbers}", conjunction=" e ",
     ),
     "nl": Labels(
         sources="Bronnen", notes="Noten", citation_notes="Bronvermeldingen", contents="Inhoud",
@@ -151,6 +180,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="Terug naar de tekst", image_described="[Afbeelding: {alt}]",
         image="[Afbeelding]", more="+{count} meer", source="Bron {sid}",
         untitled="Rapport", abstract="Samenvatting",
+        figures="Figuren {numbers}", tables="Tabellen {numbers}", conjunction=" en ",
     ),
     "sv": Labels(
         sources="Källor", notes="Noter", citation_notes="Källhänvisningar",
@@ -160,6 +190,7 @@ LABELS: dict[str, Labels] = {
         image_described="[Bild: {alt}]", image="[Bild]", more="+{count} till",
         source="Källa {sid}",
         untitled="Rapport", abstract="Sammanfattning",
+        figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" och ",
     ),
     "da": Labels(
         sources="Kilder", notes="Noter", citation_notes="Kildehenvisninger", contents="Indhold",
@@ -168,6 +199,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="Tilbage til teksten", image_described="[Billede: {alt}]",
         image="[Billede]", more="+{count} flere", source="Kilde {sid}",
         untitled="Rapport", abstract="Resumé",
+        figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" og ",
     ),
     "nb": Labels(
         sources="Kilder", notes="Noter", citation_notes="Kildehenvisninger", contents="Innhold",
@@ -176,6 +208,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="Tilbake til teksten", image_described="[Bilde: {alt}]",
         image="[Bilde]", more="+{count} flere", source="Kilde {sid}",
         untitled="Rapport", abstract="Sammendrag",
+        figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" og ",
     ),
     "fi": Labels(
         sources="Lähteet", notes="Huomautukset", citation_notes="Lähdeviitteet",
@@ -185,6 +218,7 @@ LABELS: dict[str, Labels] = {
         image_described="[Kuva: {alt}]", image="[Kuva]", more="+{count} muuta",
         source="Lähde {sid}",
         untitled="Raportti", abstract="Tiivistelmä",
+        figures="Kuvat {numbers}", tables="Taulukot {numbers}", conjunction=" ja ",
     ),
     "pl": Labels(
         sources="Źródła", notes="Przypisy", citation_notes="Przypisy bibliograficzne",
@@ -194,6 +228,7 @@ LABELS: dict[str, Labels] = {
         image_described="[Obraz: {alt}]", image="[Obraz]", more="+{count} więcej",
         source="Źródło {sid}",
         untitled="Raport", abstract="Streszczenie",
+        figures="Rysunki {numbers}", tables="Tabele {numbers}", conjunction=" i ",
     ),
     "cs": Labels(
         sources="Zdroje", notes="Poznámky", citation_notes="Bibliografické poznámky",
@@ -202,6 +237,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="Zpět na text", image_described="[Obrázek: {alt}]", image="[Obrázek]",
         more="+{count} další", source="Zdroj {sid}",
         untitled="Zpráva", abstract="Abstrakt",
+        figures="Obrázky {numbers}", tables="Tabulky {numbers}", conjunction=" a ",
     ),
     "ru": Labels(
         sources="Источники", notes="Примечания", citation_notes="Библиографические примечания",
@@ -211,6 +247,7 @@ LABELS: dict[str, Labels] = {
         image_described="[Изображение: {alt}]", image="[Изображение]", more="+{count} ещё",
         source="Источник {sid}",
         untitled="Отчёт", abstract="Аннотация",
+        figures="Рисунки {numbers}", tables="Таблицы {numbers}", conjunction=" и ",
     ),
     "uk": Labels(
         sources="Джерела", notes="Примітки", citation_notes="Бібліографічні примітки",
@@ -220,6 +257,7 @@ LABELS: dict[str, Labels] = {
         image_described="[Зображення: {alt}]", image="[Зображення]", more="+{count} ще",
         source="Джерело {sid}",
         untitled="Звіт", abstract="Анотація",
+        figures="Рисунки {numbers}", tables="Таблиці {numbers}", conjunction=" і ",
     ),
     "el": Labels(
         sources="Πηγές", notes="Σημειώσεις", citation_notes="Βιβλιογραφικές σημειώσεις",
@@ -229,6 +267,7 @@ LABELS: dict[str, Labels] = {
         image_described="[Εικόνα: {alt}]", image="[Εικόνα]", more="+{count} ακόμη",
         source="Πηγή {sid}",
         untitled="Αναφορά", abstract="Περίληψη",
+        figures="Σχήματα {numbers}", tables="Πίνακες {numbers}", conjunction=" και ",
     ),
     "tr": Labels(
         sources="Kaynaklar", notes="Notlar", citation_notes="Kaynak notları",
@@ -237,6 +276,7 @@ LABELS: dict[str, Labels] = {
         backlink="İlk atıfa dön", note_backlink="Metne dön", image_described="[Görsel: {alt}]",
         image="[Görsel]", more="+{count} daha", source="Kaynak {sid}",
         untitled="Rapor", abstract="Özet",
+        figures="Şekiller {numbers}", tables="Tablolar {numbers}", conjunction=" ve ",
     ),
     "ar": Labels(
         sources="المصادر", notes="الملاحظات", citation_notes="حواشي المصادر",
@@ -245,6 +285,8 @@ LABELS: dict[str, Labels] = {
         note_backlink="العودة إلى النص", image_described="[صورة: {alt}]", image="[صورة]",
         more="+{count} أخرى", source="مصدر {sid}",
         untitled="تقرير", abstract="ملخص",
+        figures="الأشكال {numbers}", tables="الجداول {numbers}",
+        conjunction=" و", separator="\u060c ",
     ),
     "he": Labels(
         sources="מקורות", notes="הערות", citation_notes="הערות ביבליוגרפיות",
@@ -253,14 +295,17 @@ LABELS: dict[str, Labels] = {
         note_backlink="חזרה לטקסט", image_described="[תמונה: {alt}]", image="[תמונה]",
         more="+{count} נוספים", source="מקור {sid}",
         untitled="דוח", abstract="תקציר",
+        figures="איורים {numbers}", tables="טבלאות {numbers}", conjunction=" ו\u05be",
     ),
     "fa": Labels(
-        sources="منابع", notes="یادداشت‌ها", citation_notes="یادداشت‌های منابع",
+        sources="منابع", notes="یادداشت\u200cها", citation_notes="یادداشت\u200cهای منابع",
         contents="فهرست مطالب", page="صفحهٔ {page} از {pages}", figure="شکل {number}",
         table="جدول {number}", continued="(ادامه)", backlink="بازگشت به نخستین ارجاع",
         note_backlink="بازگشت به متن", image_described="[تصویر: {alt}]", image="[تصویر]",
         more="+{count} دیگر", source="منبع {sid}",
         untitled="گزارش", abstract="چکیده",
+        figures="شکل\u200cهای {numbers}", tables="جدول\u200cهای {numbers}",
+        conjunction=" و ", separator="\u060c ",
     ),
     "hi": Labels(
         sources="स्रोत", notes="टिप्पणियाँ", citation_notes="स्रोत टिप्पणियाँ",
@@ -269,6 +314,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="पाठ पर वापस जाएँ", image_described="[छवि: {alt}]", image="[छवि]",
         more="+{count} और", source="स्रोत {sid}",
         untitled="रिपोर्ट", abstract="सारांश",
+        figures="चित्र {numbers}", tables="तालिकाएँ {numbers}", conjunction=" और ",
     ),
     "ja": Labels(
         sources="出典", notes="注", citation_notes="出典注", contents="目次",
@@ -277,6 +323,8 @@ LABELS: dict[str, Labels] = {
         note_backlink="本文に戻る", image_described="[画像: {alt}]", image="[画像]",
         more="ほか{count}件", source="出典{sid}",
         untitled="レポート", abstract="概要",
+        figures="図{numbers}", tables="表{numbers}",
+        conjunction="、", separator="、", range="\uff5e",
     ),
     "zh-Hans": Labels(
         sources="来源", notes="注释", citation_notes="来源注释", contents="目录",
@@ -285,6 +333,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="返回正文", image_described="[图片：{alt}]", image="[图片]",
         more="另{count}项", source="来源{sid}",
         untitled="报告", abstract="摘要",
+        figures="图{numbers}", tables="表{numbers}", conjunction="和", separator="、",
     ),
     "zh-Hant": Labels(
         sources="來源", notes="註釋", citation_notes="來源註釋", contents="目錄",
@@ -293,6 +342,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="返回正文", image_described="[圖片：{alt}]", image="[圖片]",
         more="另{count}項", source="來源{sid}",
         untitled="報告", abstract="摘要",
+        figures="圖{numbers}", tables="表{numbers}", conjunction="和", separator="、",
     ),
     "ko": Labels(
         sources="출처", notes="주석", citation_notes="출처 주석", contents="목차",
@@ -301,6 +351,7 @@ LABELS: dict[str, Labels] = {
         note_backlink="본문으로 돌아가기", image_described="[이미지: {alt}]", image="[이미지]",
         more="+{count}개 더", source="출처 {sid}",
         untitled="보고서", abstract="초록",
+        figures="그림 {numbers}", tables="표 {numbers}", conjunction=" 및 ",
     ),
 }
 #: Tags that name a language of :data:`LABELS` under another subtag.

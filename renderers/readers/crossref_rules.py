@@ -1,6 +1,7 @@
 """Cross-references in markdown, as pandoc-crossref and Quarto write them.
 
-* ``@fig:solar``, ``@tbl:costs`` (or ``fig-solar``), and bracketed ``[@fig:solar]`` or
+* ``@fig:solar``, ``@tbl:costs`` (or ``fig-solar``), a heading's ``@sec:intro``, with a
+  capitalised prefix too (``@Fig:solar``), and bracketed ``[@fig:solar]`` or the group
   ``[@fig:a; @tbl:b]``: the inline rule makes ``crossref`` tokens. Inside brackets a ``-``
   before the ``@`` asks for the number alone (pandoc-crossref's ``[-@fig:solar]``, "3"; in a
   group each reference says so for itself: ``[-@fig:a; @fig:b]``). A ``@`` right after a

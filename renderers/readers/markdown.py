@@ -66,6 +66,7 @@ from renderers.document import (
     Table,
     TableCell,
     ThematicBreak,
+    label_key,
     plain_text,
 )
 from renderers.metadata import read_metadata, with_metadata
@@ -425,7 +426,7 @@ class _MarkdownReader:
         ``@``) whose label a figure or table defines: its author surely meant a reference."""
         labels = defined_labels(blocks)
         for word, label, line in self._refused_refs:
-            if label not in labels:
+            if label_key(label) not in labels:
                 continue
             if word.endswith("[-"):  # pandoc-crossref's number-only form, not an address
                 why = (f"the number-only form is a bracket holding only references, as "
@@ -721,10 +722,8 @@ class _MarkdownReader:
             elif kind in INLINE_MATH:
                 top.add(inline_math(token, self.context, _line_of(parent, 0)))
             elif kind == "crossref":
-                for n, (label, form) in enumerate(token.meta["refs"]):
-                    if n:
-                        top.text(", ")
-                    top.add(CrossRef(label, form=form))
+                for n, (label, form) in enumerate(token.meta["refs"]):  # one group
+                    top.add(CrossRef(label, form=form, joiner="list" if n else ""))
             elif kind == "crossref_refused":
                 top.text(token.content)
                 meta = token.meta

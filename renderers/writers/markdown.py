@@ -494,6 +494,8 @@ class _InlineWriter:
                     self.ids.text(tex, smart=False)
                 self.emit(math_source(tex, display))
             case CrossRef():
+                if lead := node.lead(self.words):  # a group's words between its links
+                    self._text(lead)
                 self._link(f"#{node.anchor}", (Text(node.shown(self.words)),), "")
             case _:
                 raise UnsupportedNodeError(f"markdown writer: unsupported inline node {node!r}")

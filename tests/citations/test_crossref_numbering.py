@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from renderers.document import CrossRef, Figure, Paragraph, Table, Text, iter_blocks, iter_inlines
+from renderers.document import (
+    CrossRef,
+    Figure,
+    Link,
+    Paragraph,
+    Table,
+    Text,
+    iter_blocks,
+    iter_inlines,
+    plain_text,
+)
 from renderers.errors import StrictError
 from renderers.readers.markdown import read_markdown
 from tests.support.render import resolve_rows
@@ -71,3 +81,52 @@ def test_a_document_without_labels_is_left_as_it_was() -> None:
     rdoc = resolve_rows(document, POOL)
     assert all(b.number == 0 for b in rdoc.document.blocks if isinstance(b, Figure))
     assert rdoc.warnings == ()
+
+
+SIX = "".join(f"![{n}](x.png){{#fig:{n}}}\n\n" for n in "abcdef") + f"{TABLE}\n: T {{#tbl:t}}\n\n"
+
+
+def shown(markdown: str) -> list[str]:
+    """What each paragraph after the figures shows (a group's words and numbers in one)."""
+    rdoc = resolve_rows(read_markdown(SIX + markdown), POOL)
+    return [plain_text(b.children) for b in rdoc.document.blocks if isinstance(b, Paragraph)]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "words"),
+    [
+        ("[@fig:a; @fig:b; @fig:c]", "Figures 1–3"),
+        ("[@fig:a; @fig:b]", "Figures 1 and 2"),  # two in a row are no range
+        ("[@fig:e; @fig:a; @fig:c]", "Figures 1, 3 and 5"),  # sorted
+        ("[@fig:a; @fig:b; @fig:c; @fig:e; @fig:f]", "Figures 1–3, 5 and 6"),
+        ("[@fig:b; @fig:b]", "Figure 2"),  # each number once
+        ("[@fig:a; @tbl:t]", "Figure 1 and Table 1"),
+        ("[@fig:a; @fig:b; @tbl:t; @fig:c]", "Figures 1 and 2, Table 1 and Figure 3"),
+        ("[-@fig:a; -@fig:b; -@fig:c]", "1–3"),
+        ("[-@fig:a; @fig:b]", "1 and Figure 2"),
+        ("@Fig:a and [@Tbl:t; @fig:b]", "Figure 1 and Table 1 and Figure 2"),
+    ],
+)
+def test_a_group_is_worded_once(markdown: str, words: str) -> None:
+    assert shown(markdown + "\n") == [words]
+
+
+def test_a_group_with_an_unknown_label_lists_each_reference_and_warns() -> None:
+    rdoc = resolve_rows(read_markdown(SIX + "[@fig:a; @fig:zz; @fig:b]\n"), POOL)
+    (paragraph,) = [b for b in rdoc.document.blocks if isinstance(b, Paragraph)]
+    assert plain_text(paragraph.children) == "Figure 1, @fig:zz, Figure 2"
+    assert any("'fig:zz'" in note.message for note in rdoc.notes)
+
+
+def test_a_section_reference_is_a_link_showing_the_heading_title() -> None:
+    markdown = ("# The *method* {#sec:method}\n\n# Sec other\n\n"
+                "See @sec:method, [@Sec:method] and @sec-other.\n")
+    rdoc = resolve_rows(read_markdown(markdown), POOL)
+    (paragraph,) = [b for b in rdoc.document.blocks if isinstance(b, Paragraph)]
+    assert paragraph.children == (
+        Text("See "), Link("#sec:method", (Text("The method"),)), Text(", "),
+        Link("#sec:method", (Text("The method"),)),
+        Text(" and @sec-other."),  # an id made from the text ("sec-other") is not a label
+    )
+    assert [n.message for n in rdoc.notes if "sec-other" in n.message] == [
+        "cross-reference to unknown label 'sec-other' kept as text"]

@@ -71,7 +71,7 @@ def test_references_bare_bracketed_and_several() -> None:
         "mail ops@fig-tree.example or a.b@fig:x.org",
         "user+tag@tbl-host.example",
         "café@fig:x.org and Москва@fig-x.ru",  # letters of scripts that space their words
-        "@figure and @tables are words; @sec:intro is another kind",
+        "@figure and @tables are words; @section is one too",
         "`@fig:code` is code",
     ],
 )
@@ -109,13 +109,14 @@ def test_a_refused_reference_to_a_defined_label_is_a_warning() -> None:
 
 def test_the_number_only_form_is_read_for_each_reference_of_a_bracket() -> None:
     """pandoc-crossref's ``[-@fig:b]`` asks for the number alone; in a group each reference
-    says so for itself (``[-@fig:a; @fig:b]``: "1, Figure 2")."""
+    says so for itself (``[-@fig:a; @fig:b]``: "1 and Figure 2"); every reference after a
+    group's first is marked as one of the group."""
     document = read_markdown("![A](a.png){#fig:a}\n\n![B](b.png){#fig:b}\n\n"
                              "See [-@fig:b] and [-@fig:a; @fig:b].\n")
     assert document.warnings == ()
     refs = [n for n in iter_inlines(document.blocks) if isinstance(n, CrossRef)]
     assert refs == [CrossRef("fig:b", form="number"), CrossRef("fig:a", form="number"),
-                    CrossRef("fig:b")]
+                    CrossRef("fig:b", joiner="list")]
 
 
 def test_a_number_only_reference_that_is_a_link_is_named_in_its_warning() -> None:
@@ -181,3 +182,12 @@ def test_a_bare_number_only_reference_is_pointed_to_its_brackets() -> None:
     document = read_markdown("![Cap](a.png){#fig:cap}\n\nSee -@fig:cap.\n")
     (warning,) = document.warnings
     assert warning.endswith("write [-@fig:cap] for the number alone or [@fig:cap]")
+
+
+def test_a_capitalised_prefix_is_read_as_the_same_reference() -> None:
+    """pandoc-crossref's ``@Fig:a``/``[@Tbl:b]``: the label as written (an unknown one stays
+    that text), the same figure for the warning of an ``@`` glued to a word."""
+    document = read_markdown("![A](a.png){#fig:a}\n\nSee @Fig:a, [@Tbl:b] and Figure@Fig:a.\n")
+    refs = [n for n in iter_inlines(document.blocks) if isinstance(n, CrossRef)]
+    assert refs == [CrossRef("Fig:a"), CrossRef("Tbl:b")]
+    assert [w for w in document.warnings if "Figure@Fig:a" in w]

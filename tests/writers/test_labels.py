@@ -124,7 +124,7 @@ def test_every_set_has_every_word_and_placeholder() -> None:
     assert required <= LABELS.keys()
     fields = {"page": {"page", "pages"}, "figure": {"number"}, "table": {"number"},
               "caption": {"name"}, "image_described": {"alt"}, "more": {"count"},
-              "source": {"sid"}}
+              "source": {"sid"}, "figures": {"numbers"}, "tables": {"numbers"}}
     for name, words in LABELS.items():
         for field, text in vars(words).items():
             wanted = fields.get(field, set())
@@ -282,3 +282,18 @@ def test_an_untitled_document_is_named_in_its_language(
         (pdf,) = render(content, tmp_path / engine, sources_pool=POOL, formats=["pdf"],
                         lang=lang, pdf_engine=engine)
         assert PdfReader(str(pdf.path)).metadata.title == title, engine
+
+
+def test_every_language_names_a_group_and_joins_its_numbers() -> None:
+    """The plural name ends where the numbers start (the writers link each number apart);
+    Chinese, Japanese and Korean use the singular's word, having no plural."""
+    for name, words in LABELS.items():
+        for lead, single in ((words.names_lead("fig"), words.figure),
+                             (words.names_lead("tbl"), words.table)):
+            assert lead.strip(), (name, single)
+            if name in ("ja", "zh-Hans", "zh-Hant", "ko"):
+                assert lead == single.removesuffix("{number}"), name
+        assert words.joiner("") == ""
+        assert all(words.joiner(j).strip() for j in ("list", "last", "range")), name
+    german = LABELS["de"]
+    assert german.names_lead("fig") + "1" + german.joiner("last") == "Abbildungen 1 und "

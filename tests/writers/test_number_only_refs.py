@@ -28,7 +28,7 @@ W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 def test_html_shows_the_number_alone_linked_to_the_figure() -> None:
     root = lxml.html.document_fromstring(render_markdown("html", MARKDOWN, [], **OPTIONS))
     (paragraph,) = [p for p in root.xpath("//p") if p.text_content().startswith("See")]
-    assert paragraph.text_content() == "See 2 and 1, Figure 2."
+    assert paragraph.text_content() == "See 2 and 1 and Figure 2."
     assert [(a.get("href"), a.text) for a in paragraph.xpath(".//a")] == [
         ("#fig-2", "2"), ("#fig-1", "1"), ("#fig-2", "Figure 2")]
     assert root.xpath("//figure/@id") == ["fig-1", "fig-2"]
@@ -36,7 +36,7 @@ def test_html_shows_the_number_alone_linked_to_the_figure() -> None:
 
 def test_markdown_writes_a_link_showing_the_number_that_reads_back_the_same() -> None:
     text = render_markdown("md", MARKDOWN, [], **OPTIONS).decode()
-    assert "See [2](#fig-2) and [1](#fig-1), [Figure 2](#fig-2)." in text
+    assert "See [2](#fig-2) and [1](#fig-1) and [Figure 2](#fig-2)." in text
     again = read_markdown(text)
     (paragraph,) = [b for b in again.blocks if isinstance(b, Paragraph)
                     and isinstance(b.children[0], Text) and b.children[0].text == "See "]
@@ -52,7 +52,7 @@ def test_docx_shows_the_number_alone_as_a_link_to_the_figure_bookmark() -> None:
     body = etree.fromstring(package.read("word/document.xml"))
     (paragraph,) = [p for p in body.iter(f"{W}p")
                     if "".join(p.itertext()).startswith("See")]
-    assert "".join(paragraph.itertext()) == "See 2 and 1, Figure 2."
+    assert "".join(paragraph.itertext()) == "See 2 and 1 and Figure 2."
     links = [(h.get(f"{W}anchor"), "".join(h.itertext()))
              for h in paragraph.iter(f"{W}hyperlink")]
     assert links == [("fig_2", "2"), ("fig_1", "1"), ("fig_2", "Figure 2")]
@@ -63,7 +63,7 @@ def test_pptx_shows_the_number_alone_jumping_to_the_figure_slide() -> None:
     paragraphs = [para for slide in deck.slides for shape in slide.shapes
                   if shape.has_text_frame for para in shape.text_frame.paragraphs]
     (paragraph,) = [p for p in paragraphs if "".join(r.text for r in p.runs).startswith("See")]
-    assert "".join(run.text for run in paragraph.runs) == "See 2 and 1, Figure 2."
+    assert "".join(run.text for run in paragraph.runs) == "See 2 and 1 and Figure 2."
     jumps = [run.text for run in paragraph.runs
              if run._r.xpath(".//a:hlinkClick[@action='ppaction://hlinksldjump']")]
     assert jumps == ["2", "1", "Figure 2"]
@@ -75,6 +75,6 @@ def test_pdf_shows_the_number_alone_linked_to_the_figure(engine: str) -> None:
 
     pdf = render_markdown("pdf", MARKDOWN, [], pdf_engine=engine, **OPTIONS)
     text = "\n".join(page.extract_text() or "" for page in PdfReader(io.BytesIO(pdf)).pages)
-    assert "See 2 and 1, Figure 2." in " ".join(text.split())
+    assert "See 2 and 1 and Figure 2." in " ".join(text.split())
     shown = [link[0] for link in internal_links(pdf)]
     assert shown.count("2") == 1 and shown.count("1") == 1 and "Figure 2" in shown

@@ -721,6 +721,8 @@ class _DocxWriter:
                     hyperlink = replace(props, style=self.styles.get("Hyperlink"))
                     mark = "" if in_link else self.numbered_marks.get(
                         bookmark_name(label, number), "")
+                    if lead := node.lead(self.words):  # a group's words between its links
+                        add_run(p, lead, props)
                     add_crossref(p, node.shown(self.words), mark, props, hyperlink)
                 case _:
                     name = type(node).__name__

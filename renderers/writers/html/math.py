@@ -27,7 +27,8 @@ MATH_CSS = (
 )
 #: A reference's class: ``xref`` (read back as a reference to the figure) or, for the number
 #: alone, ``xref-number`` (read back as a link showing the number).
-_XREF_CLASS: dict[CrossRefForm, str] = {"name": "xref", "number": "xref-number"}
+_XREF_CLASS: dict[CrossRefForm, str] = {
+    "name": "xref", "number": "xref-number", "names": "xref-number"}
 
 
 def math_markup(node: Math) -> Markup:
@@ -47,11 +48,15 @@ def math_markup(node: Math) -> Markup:
 
 
 def crossref_markup(node: CrossRef, words: Labels) -> Markup:
-    """A reference to a numbered figure or table: "Figure 1" (or "1"), linked to it."""
-    return Markup(
+    """A reference to a numbered figure or table: "Figure 1" (or "1"), linked to it; one of a
+    group after its unlinked words (" and Tables 2"), the two in one ``<span>`` so that the
+    markup stays one element (as the line's bidi reading parses it)."""
+    link = (
         f'<a class="{_XREF_CLASS[node.form]}" href="#{escape(node.anchor)}">'
         f"{escape(node.shown(words))}</a>"
     )
+    lead = node.lead(words)
+    return Markup(f"<span>{escape(lead)}{link}</span>" if lead else link)
 
 
 def caption_label(label: str, number: int, words: Labels) -> Markup:

@@ -133,6 +133,8 @@ class InlineRuns:
                 case Math():
                     runs.append(math_run(node))
                 case CrossRef():
+                    if lead := node.lead(self.words):  # a group's words between its links
+                        runs.append(_run(clean(lead), ctx))
                     runs.append(crossref_run(node, self.words))
                 case _:
                     raise UnsupportedNodeError(f"pptx: inline node {type(node).__name__}")

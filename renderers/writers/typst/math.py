@@ -123,12 +123,14 @@ def math_markup(
 def crossref_markup(
     node: CrossRef, labels: set[str], to_label: Callable[[str], str], words: Labels
 ) -> str:
-    """"Figure 1", linked to the figure or table it names (plain text when it has no anchor);
-    ``to_label`` gives the destination of a link to a label."""
+    """"Figure 1", linked to the figure or table it names (plain text when it has no anchor),
+    after a group's unlinked words (" and Tables "); ``to_label`` gives the destination of a
+    link to a label."""
     name = text_markup(node.shown(words))
+    lead = text_markup(node.lead(words)) if node.lead(words) else ""
     if node.anchor not in labels:
-        return name
-    return f"#link({to_label(node.anchor)})[{name}];"
+        return lead + name
+    return f"{lead}#link({to_label(node.anchor)})[{name}];"
 
 
 def numbered_anchor_of(label: str, number: int) -> str:
