@@ -83,8 +83,12 @@ _ROW_SPACE = re.compile(
 )
 #: ``\\label{…}``: a name for TeX's cross-references, which a lone formula has no use for.
 _LABEL = re.compile(r"\\label\s*\{[^{}]*\}")
-#: ``\\tag{…}``: latex2mathml sets the tag right against the formula; a quad parts them.
-_TAG = re.compile(r"\\tag(\*?)\s*\{")
+#: ``\\tag{…}``: latex2mathml sets the tag right against the formula (a quad parts them here)
+#: and copies a ``$…$`` inside it (``\\tag*{$\\star$}``) as text.
+_TAG = re.compile(r"\\tag(\*?)\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
+#: ``\\arg``: not an operator name of latex2mathml until ziamath, once imported, declares it,
+#: so a formula would read one way before the first drawing in a process and another after.
+_ARG = re.compile(r"\\arg(?![A-Za-z])")
 #: ``\\operatorname*{…}`` (limits below, as ``\\max``) and ``\\operatorname`` with a space in it
 #: (``arg\\,max``), which latex2mathml read as an empty operator and the letters apart.
 _OPERATOR_NAME = re.compile(r"\\operatorname(\*?)\s*\{([^{}]*)\}(\s*[_^])?")
@@ -107,11 +111,27 @@ def normalise(tex: str) -> str:
     tex = _environments(tex)
     tex = _ROW_SPACE.sub(r"\1", tex)
     tex = _LABEL.sub("", tex)
-    tex = _TAG.sub(r"\\qquad\\tag\1{", tex)
+    tex = _TAG.sub(_tag, tex)
+    tex = _ARG.sub(r"\\operatorname{arg}", tex)
     tex = _OPERATOR_NAME.sub(_operator_name, tex)
     tex = _UPRIGHT_LETTER.sub(r"{\\mathrm \1}", tex)
     tex = _SIM.sub(r"\\thicksim", tex)
     return _TRAILING_CELL.sub(r"\1{}\2", tex) if "&" in tex else tex
+
+
+def _tag(match: re.Match[str]) -> str:
+    """A tag as text after a quad: "(x)" (``\\tag*``: "x"), a ``$…$`` in it as math."""
+    pieces = match.group(2).split("$")
+    if len(pieces) % 2 == 0:  # an odd number of dollars: all of it is text
+        pieces = [match.group(2)]
+    if not match.group(1):
+        pieces = ["(" + pieces[0], *pieces[1:-1], pieces[-1] + ")"] if len(pieces) > 1 else [
+            f"({pieces[0]})"]
+    shown = "".join(
+        f"{{{piece}}}" if index % 2 else (f"\\text{{{piece}}}" if piece else "")
+        for index, piece in enumerate(pieces)
+    )
+    return f"\\qquad {shown}"
 
 
 def _operator_name(match: re.Match[str]) -> str:
@@ -168,6 +188,8 @@ def _matching_end(tex: str, start: int, name: str) -> re.Match[str] | None:
 def _rewritten(name: str, begin: str, body: str, end: str) -> str:
     if name in UNWRAPPED:
         return "{" + body + "}"
+    if name == "align" and _TAG.search(body):  # a tag takes its row's number: none numbered
+        return r"\begin{align*}" + body + r"\end{align*}"
     rewrite = REWRITES.get(name)
     if rewrite is None:
         return begin + body + end

@@ -9,7 +9,8 @@ of elements, so the mapping is written here, element by element, as Word itself 
 after it · ``mfrac`` → ``m:f`` · ``msqrt``/``mroot`` → ``m:rad`` · a fenced ``mrow``
 (``\\left( … \\right)``) → ``m:d`` · ``mover`` with an accent → ``m:acc`` (overline → ``m:bar``),
 else ``m:limUpp``; ``munder`` → ``m:limLow`` · ``mtable`` → ``m:m`` · ``menclose`` →
-``m:borderBox``; other containers give their children.
+``m:borderBox`` (sides hidden and struck through for ``\\cancel``) · ``mathvariant`` →
+``m:sty``/``m:scr``; other containers give their children.
 """
 
 from __future__ import annotations
@@ -30,6 +31,20 @@ Element: TypeAlias = etree._Element
 NARY = frozenset("∑∏∐⋂⋃⋀⋁⨀⨁⨂∫∬∭∮∯∰")
 #: Accents drawn as a bar rather than a character above the base.
 BARS = frozenset("―‾¯_")
+
+
+#: MathML ``mathvariant`` → Office Math style (``m:sty``: plain, bold, italic, bold italic) and
+#: script (``m:scr``), so ``\\boldsymbol{\\theta}`` or ``\\mathscr{L}`` keep their look in Word.
+VARIANTS: dict[str, tuple[str | None, str | None]] = {
+    "normal": ("p", None), "bold": ("b", None), "italic": ("i", None), "bold-italic": ("bi", None),
+    "double-struck": ("p", "double-struck"), "script": (None, "script"),
+    "bold-script": ("b", "script"), "fraktur": ("p", "fraktur"), "bold-fraktur": ("b", "fraktur"),
+    "sans-serif": ("p", "sans-serif"), "bold-sans-serif": ("b", "sans-serif"),
+    "sans-serif-italic": ("i", "sans-serif"), "monospace": ("p", "monospace"),
+}
+#: MathML ``menclose`` strikes → the ``m:borderBoxPr`` strike that draws them.
+STRIKES = {"updiagonalstrike": "strikeBLTR", "downdiagonalstrike": "strikeTLBR",
+           "horizontalstrike": "strikeH", "verticalstrike": "strikeV"}
 
 
 def m(tag: str) -> str:
@@ -131,9 +146,12 @@ def _node(parent: Element, node: MathNode) -> None:
     parts = node.children
     match node.tag:
         case "mi" | "mn" | "mo" | "ms":
-            _run(parent, node.text, plain=node.tag == "mi" and _upright(node))
+            variant = node.attr("mathvariant")
+            _run(parent, node.text, style=VARIANTS.get(variant, ("p", None) if (
+                node.tag == "mi" and _upright(node)) else (None, None)))
         case "mtext":
-            _run(parent, node.text, text_run=True)
+            _run(parent, node.text, text_run=True, style=VARIANTS.get(node.attr("mathvariant"),
+                                                                       (None, None)))
         case "mspace":
             _run(parent, " ", text_run=True)
         case "msub" | "msup" if len(parts) == 2:
@@ -181,7 +199,7 @@ def _node(parent: Element, node: MathNode) -> None:
                 for cell in row.children or (MathNode("mtd"),):
                     _arg(mr, "e", MathNode("mrow", children=cell.children))
         case "menclose":
-            _arg(_sub(parent, "borderBox"), "e", MathNode("mrow", children=parts))
+            _enclosed(parent, node)
         case "mphantom":
             _arg(_sub(parent, "phant"), "e", MathNode("mrow", children=parts))
         case "x-fence":
@@ -224,6 +242,18 @@ def _over_under(parent: Element, node: MathNode) -> None:
     limit = _sub(parent, "limUpp" if node.tag == "mover" else "limLow")
     _arg(limit, "e", base)
     _arg(limit, "lim", mark)
+
+
+def _enclosed(parent: Element, node: MathNode) -> None:
+    """``\\boxed`` as a box; ``\\cancel`` (and ``\\bcancel``, ``\\xcancel``) as a box with no
+    sides and its strikes, as Word writes a struck-out term."""
+    box = _sub(parent, "borderBox")
+    strikes = [STRIKES[name] for name in node.attr("notation").split() if name in STRIKES]
+    if strikes:
+        props = _sub(box, "borderBoxPr")
+        for side in ("hideTop", "hideBot", "hideLeft", "hideRight", *strikes):
+            _sub(props, side, "1")
+    _arg(box, "e", MathNode("mrow", children=node.children))
 
 
 def _nary_operator(node: MathNode) -> str | None:
@@ -271,18 +301,28 @@ def _upright(node: MathNode) -> bool:
     return node.attr("mathvariant") == "normal" or len(node.text) > 1
 
 
-def _run(parent: Element, text: str, *, plain: bool = False, text_run: bool = False) -> None:
-    """``m:r``: italic math by default, upright (``plain``) or ordinary text (``text_run``)."""
+def _run(parent: Element, text: str, *, style: tuple[str | None, str | None] = (None, None),
+         text_run: bool = False) -> None:
+    """``m:r``: italic math by default, else in the ``style`` of :data:`VARIANTS`; ordinary
+    text (``text_run``) takes its bold or italic as Word text does."""
     run = _sub(parent, "r")
-    if plain or text_run:
+    weight, script = style
+    if text_run:
+        _sub(_sub(run, "rPr"), "nor")
+    elif weight or script:
         props = _sub(run, "rPr")
-        if text_run:
-            _sub(props, "nor")
-        else:
-            _sub(props, "sty", "p")
-    fonts = etree.SubElement(etree.SubElement(run, f"{{{W_NS}}}rPr"), f"{{{W_NS}}}rFonts")
+        if script:
+            _sub(props, "scr", script)
+        if weight:
+            _sub(props, "sty", weight)
+    word_props = etree.SubElement(run, f"{{{W_NS}}}rPr")
+    fonts = etree.SubElement(word_props, f"{{{W_NS}}}rFonts")
     for attr in ("ascii", "hAnsi"):
         fonts.set(f"{{{W_NS}}}{attr}", MATH_FONT)
+    if text_run and weight in ("b", "bi"):
+        etree.SubElement(word_props, f"{{{W_NS}}}b")
+    if text_run and weight in ("i", "bi"):
+        etree.SubElement(word_props, f"{{{W_NS}}}i")
     t = _sub(run, "t")
     t.text = text
     if text[:1].isspace() or text[-1:].isspace():
