@@ -33,6 +33,14 @@ NARY = frozenset("∑∏∐⋂⋃⋀⋁⨀⨁⨂∫∬∭∮∯∰")
 BARS = frozenset("―‾¯_")
 
 
+#: What an empty identifier or table cell holds: LibreOffice shows an empty ``m:e`` as its
+#: placeholder "¿", and an operator with nothing on its left (the ``=`` that starts the second
+#: column of ``aligned``, after latex2mathml's empty ``<mi/>``) as "¿" in place of the operator
+#: and lost the rest of the cell. An invisible operator (U+2062) fills them: LibreOffice drops
+#: a zero-width space as white space, and Word draws neither.
+HOLDER = "\u2062"
+EMPTY = MathNode("mi", text="")
+
 #: MathML ``mathvariant`` → Office Math style (``m:sty``: plain, bold, italic, bold italic) and
 #: script (``m:scr``), so ``\\boldsymbol{\\theta}`` or ``\\mathscr{L}`` keep their look in Word.
 VARIANTS: dict[str, tuple[str | None, str | None]] = {
@@ -145,6 +153,8 @@ def _arg(parent: Element, tag: str, node: MathNode | None) -> None:
 def _node(parent: Element, node: MathNode) -> None:
     parts = node.children
     match node.tag:
+        case "mi" if not node.text:
+            _run(parent, HOLDER)
         case "mi" | "mn" | "mo" | "ms":
             variant = node.attr("mathvariant")
             _run(parent, node.text, style=VARIANTS.get(variant, ("p", None) if (
@@ -194,10 +204,11 @@ def _node(parent: Element, node: MathNode) -> None:
             _over_under(parent, node)
         case "mtable":
             matrix = _sub(parent, "m")
+            _column_alignment(matrix, parts)
             for row in parts:
                 mr = _sub(matrix, "mr")
                 for cell in row.children or (MathNode("mtd"),):
-                    _arg(mr, "e", MathNode("mrow", children=cell.children))
+                    _arg(mr, "e", MathNode("mrow", children=cell.children or (EMPTY,)))
         case "menclose":
             _enclosed(parent, node)
         case "mphantom":
@@ -242,6 +253,24 @@ def _over_under(parent: Element, node: MathNode) -> None:
     limit = _sub(parent, "limUpp" if node.tag == "mover" else "limLow")
     _arg(limit, "e", base)
     _arg(limit, "lim", mark)
+
+
+#: MathML ``columnalign`` → ``m:mcJc`` (how Word sets a matrix column).
+JUSTIFY = {"left": "left", "right": "right", "center": "center"}
+
+
+def _column_alignment(matrix: Element, rows: tuple[MathNode, ...]) -> None:
+    """``m:mPr`` setting each column as the first row's cells are aligned (``aligned`` and
+    ``cases`` right and left, not Word's default of centred)."""
+    first = rows[0].children if rows else ()
+    sides = [JUSTIFY.get(cell.attr("columnalign"), "") for cell in first]
+    if not any(side and side != "center" for side in sides):
+        return
+    columns = _sub(_sub(matrix, "mPr"), "mcs")
+    for side in sides:
+        props = _sub(_sub(columns, "mc"), "mcPr")
+        _sub(props, "count", "1")
+        _sub(props, "mcJc", side or "center")
 
 
 def _enclosed(parent: Element, node: MathNode) -> None:

@@ -1,6 +1,8 @@
 """TeX → a checked MathML tree: the one place TeX is parsed.
 
-latex2mathml does the parsing; its output is then rebuilt as a small frozen tree of allow-listed
+The TeX is first rewritten where latex2mathml would misread what agents write
+(:mod:`renderers.math.normalise`: environments, ``\\operatorname*``, ``\\tag`` …); latex2mathml
+does the parsing; its output is then rebuilt as a small frozen tree of allow-listed
 MathML elements and attributes (``\\href`` gives an ``href`` attribute, ``\\color`` a colour:
 only what a writer can show safely is kept), so every writer (MathML, OMML, SVG, linear text)
 starts from the same vetted tree. Work is bounded before the converter runs (source length,
