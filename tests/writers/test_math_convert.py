@@ -237,3 +237,24 @@ def test_arg_reads_the_same_before_and_after_the_drawing_library_is_imported() -
     assert normalise("\\arg\\max_x f") == "\\operatorname{arg}\\max_x f"
     (node,) = [n for n in walk(parse_tex("\\arg z").root) if n.text == "arg"]
     assert node.tag == "mo"
+
+
+def test_omml_limits_prescripts_accents_and_bars_as_word_writes_them() -> None:
+    """Forms LibreOffice could not read ("¿" or an empty box) and Word draws differently:
+    ``\\lim_{n}`` as a subscript, a prescript on an empty base, ``\\widehat`` as a character
+    above, a lone ``|``."""
+    tags = omml_tags("\\lim_{n\\to\\infty} a_n")
+    assert tags[:4] == ["m:oMath", "m:func", "m:fName", "m:limLow"]
+    limsup = omml_math(parse_tex("\\limsup_n a_n"))
+    assert limsup.find(f".//{{{M_NS}}}lit") is not None  # "lim sup": one literal name
+    assert omml_tags("{}^{14}_{6}\\mathrm{C}")[:2] == ["m:oMath", "m:sPre"]
+    accents = [e.get(f"{{{M_NS}}}val") for e in
+               omml_math(parse_tex("\\widehat{AB}\\tilde{x}\\vec{v}")).iter(f"{{{M_NS}}}chr")]
+    assert accents == ["\u0302", "\u0303", "\u20d7"]
+    bars = omml_math(parse_tex("\\lvert x \\rvert + \\lVert y \\rVert"))
+    assert [(d.find(f"{{{M_NS}}}dPr/{{{M_NS}}}begChr").get(f"{{{M_NS}}}val"))  # type: ignore[union-attr]
+            for d in bars.iter(f"{{{M_NS}}}d")] == ["|", "‖"]
+    held = omml_math(parse_tex("\\begin{eqnarray}a&=&b\\end{eqnarray}", display=True))
+    cells = ["".join(t.text or "" for t in e.iter(f"{{{M_NS}}}t"))
+             for e in held.iter(f"{{{M_NS}}}e")]
+    assert "\u2062=\u2062" in cells  # a lone "=" gets an operand on each side
