@@ -192,7 +192,7 @@ def _node(parent: Element, node: MathNode) -> None:
         case "mi" | "mn" | "mo" | "ms":
             variant = node.attr("mathvariant")
             _run(parent, node.text, style=VARIANTS.get(variant, ("p", None) if (
-                node.tag == "mi" and _upright(node)) else (None, None)))
+                node.tag in ("mi", "mo") and _upright(node)) else (None, None)))
         case "mtext":
             _run(parent, node.text, text_run=True, style=VARIANTS.get(node.attr("mathvariant"),
                                                                        (None, None)))
@@ -404,7 +404,8 @@ def _fenced(parts: tuple[MathNode, ...]) -> bool:
 
 
 def _upright(node: MathNode) -> bool:
-    """Identifiers of several letters (``sin``) and ``mathvariant="normal"`` are upright."""
+    """Names of several letters (``sin``, ``rank``, ``mod``) and ``mathvariant="normal"`` are
+    upright."""
     return node.attr("mathvariant") == "normal" or len(node.text) > 1
 
 
