@@ -9,6 +9,8 @@ _SUPERSCRIPTS = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹�
 _SUBSCRIPTS = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
 _SUPERSCRIPTABLE = frozenset("0123456789+-=()n")
 _SUBSCRIPTABLE = frozenset("0123456789+-=()")
+#: The horizontal braces of ``\\underbrace`` and ``\\overbrace``.
+BRACES = frozenset("⏟⏞")
 
 
 def linear_text(formula: Formula) -> str:
@@ -55,6 +57,8 @@ def _text(node: MathNode) -> str:
             below = _script(parts[1], _SUBSCRIPTABLE, _SUBSCRIPTS, "_")
             return _text(parts[0]) + below + _script(parts[2], _SUPERSCRIPTABLE,
                                                      _SUPERSCRIPTS, "^")
+        case "munder" | "mover" if len(parts) == 2 and parts[1].text in BRACES:
+            return _text(parts[0])  # the brace of \underbrace: its label follows as a script
         case "munder" if len(parts) == 2:
             return _text(parts[0]) + "_" + _group(parts[1])
         case "mover" if len(parts) == 2:

@@ -9,7 +9,9 @@ of elements, so the mapping is written here, element by element, as Word itself 
 after it · ``mfrac`` → ``m:f`` · ``msqrt``/``mroot`` → ``m:rad`` · a fenced ``mrow``
 (``\\left( … \\right)``) → ``m:d`` · ``mover`` with an accent → ``m:acc`` (overline → ``m:bar``),
 else ``m:limUpp``; ``munder`` → ``m:limLow`` · ``mtable`` → ``m:m`` · ``menclose`` →
-``m:borderBox``; other containers give their children.
+``m:borderBox`` (sides hidden and struck through for ``\\cancel``) · ``mathvariant`` →
+``m:sty``/``m:scr`` · an operator name with a limit (``\\lim_{n}``) → ``m:func`` over
+``m:limLow`` · scripts on an empty base → ``m:sPre``; other containers give their children.
 """
 
 from __future__ import annotations
@@ -30,6 +32,30 @@ Element: TypeAlias = etree._Element
 NARY = frozenset("∑∏∐⋂⋃⋀⋁⨀⨁⨂∫∬∭∮∯∰")
 #: Accents drawn as a bar rather than a character above the base.
 BARS = frozenset("―‾¯_")
+
+
+#: What an empty identifier or table cell holds: LibreOffice shows an empty ``m:e`` as its
+#: placeholder "¿", and an operator with nothing on its left (the ``=`` that starts the second
+#: column of ``aligned``, after latex2mathml's empty ``<mi/>``) as "¿" in place of the operator
+#: and lost the rest of the cell. An invisible operator (U+2062) fills them: LibreOffice drops
+#: a zero-width space as white space, and Word draws neither.
+HOLDER = "\u2062"
+#: Relations LibreOffice reads as operators that need an operand on each side.
+RELATIONS = frozenset("=<>")
+EMPTY = MathNode("mi", text="")
+
+#: MathML ``mathvariant`` → Office Math style (``m:sty``: plain, bold, italic, bold italic) and
+#: script (``m:scr``), so ``\\boldsymbol{\\theta}`` or ``\\mathscr{L}`` keep their look in Word.
+VARIANTS: dict[str, tuple[str | None, str | None]] = {
+    "normal": ("p", None), "bold": ("b", None), "italic": ("i", None), "bold-italic": ("bi", None),
+    "double-struck": ("p", "double-struck"), "script": (None, "script"),
+    "bold-script": ("b", "script"), "fraktur": ("p", "fraktur"), "bold-fraktur": ("b", "fraktur"),
+    "sans-serif": ("p", "sans-serif"), "bold-sans-serif": ("b", "sans-serif"),
+    "sans-serif-italic": ("i", "sans-serif"), "monospace": ("p", "monospace"),
+}
+#: MathML ``menclose`` strikes → the ``m:borderBoxPr`` strike that draws them.
+STRIKES = {"updiagonalstrike": "strikeBLTR", "downdiagonalstrike": "strikeTLBR",
+           "horizontalstrike": "strikeH", "verticalstrike": "strikeV"}
 
 
 def m(tag: str) -> str:
@@ -57,8 +83,15 @@ def omml_paragraph(formula: Formula) -> Element:
     return para
 
 
+#: Accents as latex2mathml gives them (spacing characters) → the combining characters Word
+#: writes in ``m:chr`` (LibreOffice reads only these, and showed "¿" for ``\\widehat``).
+COMBINING = {
+    "^": "\u0302", "ˆ": "\u0302", "~": "\u0303", "˜": "\u0303", "˙": "\u0307", "¨": "\u0308",
+    "ˇ": "\u030c", "˘": "\u0306", "´": "\u0301", "`": "\u0300", "˚": "\u030a", "→": "\u20d7",
+    "←": "\u20d6",
+}
 #: Brackets paired into one ``m:d`` when both halves sit in the same row.
-PAIRS = {"(": ")", "[": "]", "{": "}"}
+PAIRS = {"(": ")", "[": "]", "{": "}", "|": "|", "‖": "‖", "⟨": "⟩", "⌊": "⌋", "⌈": "⌉"}
 _FENCE = "x-fence"  # a bracketed group found by :func:`_paired` (not a MathML element)
 
 
@@ -97,7 +130,7 @@ def _partner(nodes: tuple[MathNode, ...], start: int, closing: str) -> int | Non
     depth = 0
     for index in range(start + 1, len(nodes)):
         node = nodes[index]
-        if node.tag == "mo" and node.text == opening:
+        if node.tag == "mo" and node.text == opening and opening != closing:
             depth += 1
         elif _closes(node, closing):
             if depth == 0:
@@ -117,6 +150,14 @@ def _content(parent: Element, nodes: tuple[MathNode, ...]) -> None:
             _nary(parent, node, operator, nodes[index + 1])
             index += 2
             continue
+        if _prescripted(node) and index + 1 < len(nodes):
+            _prescripts(parent, node, nodes[index + 1])
+            index += 2
+            continue
+        if _named_limit(node) and index + 1 < len(nodes):
+            _function(parent, node, nodes[index + 1])
+            index += 2
+            continue
         _node(parent, node)
         index += 1
 
@@ -125,15 +166,36 @@ def _arg(parent: Element, tag: str, node: MathNode | None) -> None:
     element = _sub(parent, tag)
     if node is not None:
         _content(element, node.children if node.tag == "mrow" else (node,))
+        _operands_held(element)
+
+
+def _operands_held(element: Element) -> None:
+    """A :data:`HOLDER` on the open side of a ``=``, ``<`` or ``>`` that starts or ends an
+    argument (the ``=`` column of ``eqnarray``, ``\\overset{!}{=}``): LibreOffice reads these
+    as operators needing both operands and shows "¿" for the missing one."""
+    if len(element) and _relation(element[0]):
+        element.insert(0, _run(element, HOLDER))
+    if len(element) and _relation(element[-1]):
+        _run(element, HOLDER)
+
+
+def _relation(run: Element) -> bool:
+    text = run.find(m("t"))
+    return run.tag == m("r") and text is not None and (text.text or "") in RELATIONS
 
 
 def _node(parent: Element, node: MathNode) -> None:
     parts = node.children
     match node.tag:
+        case "mi" if not node.text:
+            _run(parent, HOLDER)
         case "mi" | "mn" | "mo" | "ms":
-            _run(parent, node.text, plain=node.tag == "mi" and _upright(node))
+            variant = node.attr("mathvariant")
+            _run(parent, node.text, style=VARIANTS.get(variant, ("p", None) if (
+                node.tag in ("mi", "mo") and _upright(node)) else (None, None)))
         case "mtext":
-            _run(parent, node.text, text_run=True)
+            _run(parent, node.text, text_run=True, style=VARIANTS.get(node.attr("mathvariant"),
+                                                                       (None, None)))
         case "mspace":
             _run(parent, " ", text_run=True)
         case "msub" | "msup" if len(parts) == 2:
@@ -176,12 +238,13 @@ def _node(parent: Element, node: MathNode) -> None:
             _over_under(parent, node)
         case "mtable":
             matrix = _sub(parent, "m")
+            _column_alignment(matrix, parts)
             for row in parts:
                 mr = _sub(matrix, "mr")
                 for cell in row.children or (MathNode("mtd"),):
-                    _arg(mr, "e", MathNode("mrow", children=cell.children))
+                    _arg(mr, "e", MathNode("mrow", children=cell.children or (EMPTY,)))
         case "menclose":
-            _arg(_sub(parent, "borderBox"), "e", MathNode("mrow", children=parts))
+            _enclosed(parent, node)
         case "mphantom":
             _arg(_sub(parent, "phant"), "e", MathNode("mrow", children=parts))
         case "x-fence":
@@ -203,7 +266,8 @@ def _node(parent: Element, node: MathNode) -> None:
 
 def _over_under(parent: Element, node: MathNode) -> None:
     base, mark = node.children
-    accent = node.attr("accent") == "true" or mark.attr("accent") == "true"
+    accent = (node.attr("accent") == "true" or mark.attr("accent") == "true"
+              or (mark.tag == "mo" and mark.text in COMBINING))  # \\widehat, \\vec: no attribute
     if node.tag == "mover" and accent and mark.tag == "mo" and len(mark.text) == 1:
         if mark.text in BARS:
             bar = _sub(parent, "bar")
@@ -211,7 +275,7 @@ def _over_under(parent: Element, node: MathNode) -> None:
             _arg(bar, "e", base)
         else:
             acc = _sub(parent, "acc")
-            _sub(_sub(acc, "accPr"), "chr", mark.text)
+            _sub(_sub(acc, "accPr"), "chr", COMBINING.get(mark.text, mark.text))
             _arg(acc, "e", base)
         return
     if mark.tag == "mo" and len(mark.text) == 1 and mark.text in "⏟⏞":
@@ -224,6 +288,79 @@ def _over_under(parent: Element, node: MathNode) -> None:
     limit = _sub(parent, "limUpp" if node.tag == "mover" else "limLow")
     _arg(limit, "e", base)
     _arg(limit, "lim", mark)
+
+
+#: MathML ``columnalign`` → ``m:mcJc`` (how Word sets a matrix column).
+JUSTIFY = {"left": "left", "right": "right", "center": "center"}
+
+
+def _column_alignment(matrix: Element, rows: tuple[MathNode, ...]) -> None:
+    """``m:mPr`` setting each column as the first row's cells are aligned (``aligned`` and
+    ``cases`` right and left, not Word's default of centred)."""
+    first = rows[0].children if rows else ()
+    sides = [JUSTIFY.get(cell.attr("columnalign"), "") for cell in first]
+    if not any(side and side != "center" for side in sides):
+        return
+    columns = _sub(_sub(matrix, "mPr"), "mcs")
+    for side in sides:
+        props = _sub(_sub(columns, "mc"), "mcPr")
+        _sub(props, "count", "1")
+        _sub(props, "mcJc", side or "center")
+
+
+def _enclosed(parent: Element, node: MathNode) -> None:
+    """``\\boxed`` as a box; ``\\cancel`` (and ``\\bcancel``, ``\\xcancel``) as a box with no
+    sides and its strikes, as Word writes a struck-out term."""
+    box = _sub(parent, "borderBox")
+    strikes = [STRIKES[name] for name in node.attr("notation").split() if name in STRIKES]
+    if strikes:
+        props = _sub(box, "borderBoxPr")
+        for side in ("hideTop", "hideBot", "hideLeft", "hideRight", *strikes):
+            _sub(props, side, "1")
+    _arg(box, "e", MathNode("mrow", children=node.children))
+
+
+def _prescripted(node: MathNode) -> bool:
+    """``{}^{14}_{6}\\mathrm{C}``: scripts on an empty base, which belong to what follows."""
+    return (
+        node.tag in ("msub", "msup", "msubsup")
+        and len(node.children) in (2, 3)
+        and node.children[0].tag == "mrow"
+        and not node.children[0].children
+    )
+
+
+def _prescripts(parent: Element, node: MathNode, base: MathNode) -> None:
+    """``m:sPre``: scripts before their base (LibreOffice showed the empty base as a box)."""
+    scripts = node.children[1:]
+    lower = scripts[0] if node.tag != "msup" else None
+    upper = scripts[-1] if node.tag != "msub" else None
+    pre = _sub(parent, "sPre")
+    _arg(pre, "sub", lower)
+    _arg(pre, "sup", upper)
+    _arg(pre, "e", base)
+
+
+def _named_limit(node: MathNode) -> bool:
+    """``\\lim_{n\\to\\infty}``, ``\\max_x``, ``\\operatorname*{arg max}_x``: an operator name
+    with a script below it (or as a subscript, which a displayed formula sets below)."""
+    if node.tag not in ("msub", "munder") or len(node.children) != 2:
+        return False
+    base = node.children[0]
+    letters = base.text.replace(" ", "").replace("\u2006", "").replace("\u2009", "")
+    return base.tag == "mo" and len(letters) > 1 and letters.isalpha()
+
+
+def _function(parent: Element, node: MathNode, operand: MathNode) -> None:
+    """An operator name with its limit below, applied to the node after it: ``m:func`` over
+    ``m:limLow``, as Word writes ``lim``. LibreOffice reads that as ``lim from {…} {…}``; a
+    bare ``lim`` with a subscript was to it an operator missing its operand ("¿")."""
+    function = _sub(parent, "func")
+    below = _sub(_sub(function, "fName"), "limLow")
+    name, limit = node.children
+    _run(_sub(below, "e"), name.text, style=("p", None), literal=not name.text.isalpha())
+    _arg(below, "lim", limit)
+    _arg(function, "e", operand)
 
 
 def _nary_operator(node: MathNode) -> str | None:
@@ -267,23 +404,39 @@ def _fenced(parts: tuple[MathNode, ...]) -> bool:
 
 
 def _upright(node: MathNode) -> bool:
-    """Identifiers of several letters (``sin``) and ``mathvariant="normal"`` are upright."""
+    """Names of several letters (``sin``, ``rank``, ``mod``) and ``mathvariant="normal"`` are
+    upright."""
     return node.attr("mathvariant") == "normal" or len(node.text) > 1
 
 
-def _run(parent: Element, text: str, *, plain: bool = False, text_run: bool = False) -> None:
-    """``m:r``: italic math by default, upright (``plain``) or ordinary text (``text_run``)."""
+def _run(parent: Element, text: str, *, style: tuple[str | None, str | None] = (None, None),
+         text_run: bool = False, literal: bool = False) -> Element:
+    """``m:r``: italic math by default, else in the ``style`` of :data:`VARIANTS`; ordinary
+    text (``text_run``) takes its bold or italic as Word text does. A ``literal`` run
+    (``m:lit``) is one LibreOffice reads as quoted text: "lim sup" is otherwise two of its
+    keywords, each missing its operand."""
     run = _sub(parent, "r")
-    if plain or text_run:
+    weight, script = style
+    if text_run:
+        _sub(_sub(run, "rPr"), "nor")
+    elif weight or script or literal:
         props = _sub(run, "rPr")
-        if text_run:
-            _sub(props, "nor")
-        else:
-            _sub(props, "sty", "p")
-    fonts = etree.SubElement(etree.SubElement(run, f"{{{W_NS}}}rPr"), f"{{{W_NS}}}rFonts")
+        if literal:
+            _sub(props, "lit")
+        if script:
+            _sub(props, "scr", script)
+        if weight:
+            _sub(props, "sty", weight)
+    word_props = etree.SubElement(run, f"{{{W_NS}}}rPr")
+    fonts = etree.SubElement(word_props, f"{{{W_NS}}}rFonts")
     for attr in ("ascii", "hAnsi"):
         fonts.set(f"{{{W_NS}}}{attr}", MATH_FONT)
+    if text_run and weight in ("b", "bi"):
+        etree.SubElement(word_props, f"{{{W_NS}}}b")
+    if text_run and weight in ("i", "bi"):
+        etree.SubElement(word_props, f"{{{W_NS}}}i")
     t = _sub(run, "t")
     t.text = text
     if text[:1].isspace() or text[-1:].isspace():
         t.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+    return run

@@ -1,6 +1,8 @@
 """TeX → a checked MathML tree: the one place TeX is parsed.
 
-latex2mathml does the parsing; its output is then rebuilt as a small frozen tree of allow-listed
+The TeX is first rewritten where latex2mathml would misread what agents write
+(:mod:`renderers.math.normalise`: environments, ``\\operatorname*``, ``\\tag`` …); latex2mathml
+does the parsing; its output is then rebuilt as a small frozen tree of allow-listed
 MathML elements and attributes (``\\href`` gives an ``href`` attribute, ``\\color`` a colour:
 only what a writer can show safely is kept), so every writer (MathML, OMML, SVG, linear text)
 starts from the same vetted tree. Work is bounded before the converter runs (source length,
@@ -15,6 +17,9 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from functools import lru_cache
+
+from renderers.math.errors import MathError
+from renderers.math.normalise import normalise
 
 #: Longest TeX source of one formula, in characters.
 MAX_TEX_CHARS = 4000
@@ -48,16 +53,15 @@ _UNKNOWN_COMMAND = re.compile(r"^\\[A-Za-z]+")
 _MARKUP_IN_TEXT = re.compile(r"\\(?:text(?!style)[a-z]*|mbox|hbox|fbox)\s*\{[^{}]*[<&]")
 #: MathML elements that hold only text (an element inside one came from text, not TeX).
 _TOKENS = frozenset({"mi", "mn", "mo", "mtext", "ms"})
+#: Delimiters after ``\\bigl``, ``\\Bigr`` …, which latex2mathml copies as their source
+#: (``\\biggl\\{`` showed "\\{"; ``\\Bigl\\langle`` was refused as an unknown command).
+SIZED_DELIMITERS = {
+    "\\{": "{", "\\}": "}", "\\lbrace": "{", "\\rbrace": "}", "\\langle": "⟨",
+    "\\rangle": "⟩", "\\lvert": "|", "\\rvert": "|", "\\vert": "|", "\\lVert": "‖",
+    "\\rVert": "‖", "\\Vert": "‖", "\\|": "‖", "\\lfloor": "⌊", "\\rfloor": "⌋",
+    "\\lceil": "⌈", "\\rceil": "⌉", "\\lbrack": "[", "\\rbrack": "]", "\\backslash": "∖",
+}
 _ENVIRONMENT = re.compile(r"\\(begin|end)\s*\{")
-#: An unescaped ``&`` that ends an environment's last row (``a&\end{matrix}``). latex2mathml
-#: (3.81) drops a table's last row whenever that row's last cell is empty, a cleanup meant for
-#: the empty row a trailing ``\\`` opens, so the row's other cells were lost with it
-#: (``a&b\\c&`` showed only ``a b``; ``a&`` showed nothing).
-_TRAILING_CELL = re.compile(r"(?<!\\)((?:\\\\)*&)(\s*\\end\s*\{)")
-
-
-class MathError(ValueError):
-    """TeX that cannot become math: the message says why (shown in the warning)."""
 
 
 @dataclass(frozen=True)
@@ -119,8 +123,9 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
         raise MathError("text in the formula holds '<' or '&', which would be read as markup")
     from latex2mathml.converter import convert
 
+    rewritten = normalise(source)
     try:
-        markup = convert(_filled_last_cells(source), display="block" if display else "inline")
+        markup = convert(rewritten, display="block" if display else "inline")
         element = ET.fromstring(markup)
     except RecursionError as exc:
         raise MathError(f"groups nested deeper than {MAX_GROUP_DEPTH} levels") from exc
@@ -133,12 +138,6 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
     if not _shows_something(root):  # ``\frac{}{}``, ``\mathrm{}``: a drawing of no size
         raise MathError("the formula shows nothing")
     return Formula(tex=source, display=display, root=root)
-
-
-def _filled_last_cells(tex: str) -> str:
-    """``tex`` with an empty group in each empty cell that ends a table (``a&{}\\end{…}``),
-    which TeX draws alike and latex2mathml then keeps with its row."""
-    return _TRAILING_CELL.sub(r"\1{}\2", tex) if "&" in tex else tex
 
 
 def _shows_something(node: MathNode) -> bool:
@@ -189,6 +188,8 @@ def _node(element: ET.Element, budget: list[int], depth: int) -> tuple[MathNode,
     if tag not in ELEMENTS:
         return children
     text = (element.text or "") if not children else ""
+    if tag == "mo":
+        text = SIZED_DELIMITERS.get(text, text)
     if tag in ("mi", "mo") and _UNKNOWN_COMMAND.match(text):
         raise MathError(f"unknown command {_UNKNOWN_COMMAND.match(text).group()}")  # type: ignore[union-attr]
     if (tag == "mtext" and not text) or (tag == "mtable" and not children):

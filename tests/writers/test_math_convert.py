@@ -6,11 +6,12 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
+from lxml import etree
 
 from renderers.math import MathError, parse_tex, shown_tex
 from renderers.math.linear import linear_text
 from renderers.math.mathml import mathml_markup
-from renderers.math.omml import M_NS, omml_math, omml_paragraph
+from renderers.math.omml import M_NS, W_NS, omml_math, omml_paragraph
 from renderers.math.svg import draw_formula, formula_png
 from renderers.math.tex import ATTRIBUTES, COLOUR_ATTRIBUTES, ELEMENTS, MathNode
 
@@ -199,3 +200,61 @@ def test_a_formula_drawn_as_its_source_says_so_at_every_render() -> None:
             "can lay out); its picture shows the TeX source instead",
         )]
     assert shown_tex("x + " * 20) == repr(("x + " * 15)[:59] + "…")  # 60 characters at most
+
+
+def test_omml_aligned_columns_keep_their_sides_and_an_operator_its_left_operand() -> None:
+    """Word sets a matrix column by ``m:mcJc`` (centred by default); LibreOffice showed "¿"
+    for the ``=`` opening the second column of ``aligned`` and lost the rest of that cell."""
+    from renderers.math.omml import HOLDER
+
+    root = omml_math(parse_tex("\\begin{aligned}f&=1\\\\&=2\\end{aligned}", display=True))
+    sides = [e.get(f"{{{M_NS}}}val") for e in root.iter(f"{{{M_NS}}}mcJc")]
+    assert sides == ["right", "left"]
+    cells = [["".join(t.text or "" for t in cell.iter(f"{{{M_NS}}}t")) for cell in row]
+             for row in root.iter(f"{{{M_NS}}}mr")]
+    assert cells == [["f", f"{HOLDER}=1"], [HOLDER, f"{HOLDER}=2"]]
+    assert not list(omml_math(parse_tex("\\begin{matrix}1&2\\end{matrix}")).iter(f"{{{M_NS}}}mPr"))
+
+
+def test_omml_cancel_strikes_and_letter_styles() -> None:
+    root = omml_math(parse_tex("\\cancel{x}\\boxed{y}\\boldsymbol{\\theta}\\mathscr{L}\\textbf{b}"))
+    boxes = list(root.iter(f"{{{M_NS}}}borderBox"))
+    struck = [etree.QName(e).localname for e in boxes[0].iter() if e.get(f"{{{M_NS}}}val") == "1"]
+    assert struck == ["hideTop", "hideBot", "hideLeft", "hideRight", "strikeBLTR"]
+    assert boxes[1].find(f"{{{M_NS}}}borderBoxPr") is None  # \boxed: all four sides
+    styles = [(etree.QName(e).localname, e.get(f"{{{M_NS}}}val"))
+              for e in root.iter(f"{{{M_NS}}}sty", f"{{{M_NS}}}scr")]
+    assert styles == [("sty", "bi"), ("scr", "script")]
+    assert root.find(f".//{{{W_NS}}}b") is not None  # bold text stays bold
+
+
+def test_arg_reads_the_same_before_and_after_the_drawing_library_is_imported() -> None:
+    """ziamath, once imported, declares ``\\arg`` an operator name inside latex2mathml, which
+    refused it before ("unknown command"): a DOCX made in a fresh process lost the formula
+    that a PDF made first kept. ``\\arg`` is rewritten before latex2mathml sees it."""
+    from renderers.math.normalise import normalise
+
+    assert normalise("\\arg\\max_x f") == "\\operatorname{arg}\\max_x f"
+    (node,) = [n for n in walk(parse_tex("\\arg z").root) if n.text == "arg"]
+    assert node.tag == "mo"
+
+
+def test_omml_limits_prescripts_accents_and_bars_as_word_writes_them() -> None:
+    """Forms LibreOffice could not read ("¿" or an empty box) and Word draws differently:
+    ``\\lim_{n}`` as a subscript, a prescript on an empty base, ``\\widehat`` as a character
+    above, a lone ``|``."""
+    tags = omml_tags("\\lim_{n\\to\\infty} a_n")
+    assert tags[:4] == ["m:oMath", "m:func", "m:fName", "m:limLow"]
+    limsup = omml_math(parse_tex("\\limsup_n a_n"))
+    assert limsup.find(f".//{{{M_NS}}}lit") is not None  # "lim sup": one literal name
+    assert omml_tags("{}^{14}_{6}\\mathrm{C}")[:2] == ["m:oMath", "m:sPre"]
+    accents = [e.get(f"{{{M_NS}}}val") for e in
+               omml_math(parse_tex("\\widehat{AB}\\tilde{x}\\vec{v}")).iter(f"{{{M_NS}}}chr")]
+    assert accents == ["\u0302", "\u0303", "\u20d7"]
+    bars = omml_math(parse_tex("\\lvert x \\rvert + \\lVert y \\rVert"))
+    assert [(d.find(f"{{{M_NS}}}dPr/{{{M_NS}}}begChr").get(f"{{{M_NS}}}val"))  # type: ignore[union-attr]
+            for d in bars.iter(f"{{{M_NS}}}d")] == ["|", "‖"]
+    held = omml_math(parse_tex("\\begin{eqnarray}a&=&b\\end{eqnarray}", display=True))
+    cells = ["".join(t.text or "" for t in e.iter(f"{{{M_NS}}}t"))
+             for e in held.iter(f"{{{M_NS}}}e")]
+    assert "\u2062=\u2062" in cells  # a lone "=" gets an operand on each side

@@ -1,0 +1,241 @@
+"""TeX as agents write it → TeX that latex2mathml (3.81) reads as they meant it.
+
+latex2mathml knows a handful of table environments (the matrix family, ``array``, ``cases``,
+``split``, ``align``/``align*``); any other ``\\begin{…}`` it reads as a plain group, so the
+``&`` of ``aligned`` reached the MathML raw (a refusal) and the rows of ``gather`` were run
+into one line. Here every environment is either rewritten to one it reads as a table (the
+:data:`REWRITES`), unwrapped (``equation``: no table inside), kept (:data:`NATIVE`) or refused
+by name. A few commands are rewritten too (:func:`normalise`), each for a slip of the converter
+noted where it is fixed. The result is only ever handed to latex2mathml: the source a reader
+quotes and the annotation of the MathML stay as written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from renderers.math.errors import MathError
+
+#: Environments latex2mathml itself reads as tables (a starred matrix is read as its plain form).
+NATIVE = frozenset({
+    "matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "smallmatrix", "array",
+    "cases", "split", "align", "align*",
+    *(f"{name}*" for name in ("matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix")),
+})
+#: Environments that only mark a displayed formula: their body is the formula.
+UNWRAPPED = frozenset({"equation", "equation*", "displaymath", "math"})
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """How an environment is written for latex2mathml: what replaces ``\\begin{…}`` and
+    ``\\end{…}``, whether each cell is set in display style (what the environment does in TeX
+    and an ``array`` does not), and the argument it takes that nothing here needs."""
+
+    begin: str
+    end: str
+    display_cells: bool = False
+    argument: re.Pattern[str] | None = None
+
+
+_POSITION = re.compile(r"^\s*\[[tbc]\]")  # ``aligned[t]``: placement in the line
+_COLUMNS = re.compile(r"^\s*\{\s*\d+\s*\}")  # ``alignedat{2}``: pairs of columns
+_ALIGN_STAR = Rewrite(r"\begin{align*}", r"\end{align*}", argument=_POSITION)
+_CENTRED = Rewrite(r"\begin{array}{c}", r"\end{array}", display_cells=True, argument=_POSITION)
+
+#: Environments rewritten to one latex2mathml reads as a table. Numbered forms lose their
+#: numbers (TeX numbers them by the document's counter, which a single formula does not have),
+#: except ``alignat``/``flalign``, which become ``align`` as latex2mathml numbers it.
+REWRITES: dict[str, Rewrite] = {
+    "aligned": _ALIGN_STAR,
+    "alignedat": Rewrite(r"\begin{align*}", r"\end{align*}", argument=_COLUMNS),
+    "alignat": Rewrite(r"\begin{align}", r"\end{align}", argument=_COLUMNS),
+    "alignat*": Rewrite(r"\begin{align*}", r"\end{align*}", argument=_COLUMNS),
+    "flalign": Rewrite(r"\begin{align}", r"\end{align}"),
+    "flalign*": _ALIGN_STAR,
+    "eqnarray": Rewrite(r"\begin{array}{rcl}", r"\end{array}", display_cells=True),
+    "eqnarray*": Rewrite(r"\begin{array}{rcl}", r"\end{array}", display_cells=True),
+    "gather": _CENTRED,
+    "gather*": _CENTRED,
+    "gathered": _CENTRED,
+    "multline": _CENTRED,
+    "multline*": _CENTRED,
+    "dcases": Rewrite(r"\begin{cases}", r"\end{cases}", display_cells=True),
+    "dcases*": Rewrite(r"\begin{cases}", r"\end{cases}", display_cells=True),
+    "rcases": Rewrite(r"\left.\begin{array}{ll}", r"\end{array}\right\}"),
+    "drcases": Rewrite(r"\left.\begin{array}{ll}", r"\end{array}\right\}", display_cells=True),
+}
+#: Every environment a formula may hold, for the refusal that names the others.
+SUPPORTED = NATIVE | UNWRAPPED | frozenset(REWRITES)
+
+#: The supported environments as a refusal lists them (starred forms and synonyms left out).
+_SHOWN = ", ".join(sorted(
+    name for name in NATIVE | UNWRAPPED | frozenset(REWRITES)
+    if not name.endswith("*") and name not in ("math", "displaymath", "drcases")
+))
+_END = re.compile(r"\\end\s*\{([^{}]*)\}")
+_BEGIN = re.compile(r"\\begin\s*\{([^{}]*)\}")
+_BEGIN_OR_END = re.compile(r"\\(begin|end)\s*\{([^{}]*)\}")
+#: ``\\[4pt]``: extra space after a row, which latex2mathml shows as the text "[4pt]".
+_ROW_SPACE = re.compile(
+    r"(?<!\\)((?:\\\\)*\\\\)\s*\[\s*-?[\d.]+\s*(?:pt|mm|cm|em|ex|in|bp|pc|mu)\s*\]"
+)
+#: ``\\label{…}``: a name for TeX's cross-references, which a lone formula has no use for.
+_LABEL = re.compile(r"\\label\s*\{[^{}]*\}")
+#: ``\\tag{…}``: latex2mathml sets the tag right against the formula (a quad parts them here)
+#: and copies a ``$…$`` inside it (``\\tag*{$\\star$}``) as text.
+_TAG = re.compile(r"\\tag(\*?)\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
+#: ``\\arg``: not an operator name of latex2mathml until ziamath, once imported, declares it,
+#: so a formula would read one way before the first drawing in a process and another after.
+_ARG = re.compile(r"\\arg(?![A-Za-z])")
+#: ``\\operatorname*{…}`` (limits below, as ``\\max``) and ``\\operatorname`` with a space in it
+#: (``arg\\,max``), which latex2mathml read as an empty operator and the letters apart.
+_OPERATOR_NAME = re.compile(r"\\operatorname(\*?)\s*\{([^{}]*)\}(\s*[_^])?")
+_OPERATOR_SPACE = re.compile(r"\\[,:; ]|\\!|~")
+#: ``\\mathrm{d}``: latex2mathml drops the upright style of a single letter in braces
+#: (``\\mathrm d`` and ``\\mathrm{dx}`` keep it).
+_UPRIGHT_LETTER = re.compile(r"\\mathrm\s*\{\s*([A-Za-z])\s*\}")
+#: ``\\sim``: latex2mathml gives an identifier "~" (a raised tilde, no spacing), not "∼".
+_SIM = re.compile(r"\\sim(?![A-Za-z])")
+#: An unescaped ``&`` that ends an environment's last row (``a&\\end{matrix}``). latex2mathml
+#: drops a table's last row whenever that row's last cell is empty, a cleanup meant for the
+#: empty row a trailing ``\\\\`` opens, so the row's other cells were lost with it.
+_TRAILING_CELL = re.compile(r"(?<!\\)((?:\\\\)*&)(\s*\\end\s*\{)")
+_NO_NUMBER = re.compile(r"\\(?:notag|nonumber)(?![A-Za-z])")
+
+
+def normalise(tex: str) -> str:
+    """``tex`` rewritten for latex2mathml; raises :class:`MathError` naming an environment
+    it cannot show."""
+    tex = _environments(tex)
+    tex = _ROW_SPACE.sub(r"\1", tex)
+    tex = _LABEL.sub("", tex)
+    tex = _TAG.sub(_tag, tex)
+    tex = _ARG.sub(r"\\operatorname{arg}", tex)
+    tex = _OPERATOR_NAME.sub(_operator_name, tex)
+    tex = _UPRIGHT_LETTER.sub(r"{\\mathrm \1}", tex)
+    tex = _SIM.sub(r"\\thicksim", tex)
+    return _TRAILING_CELL.sub(r"\1{}\2", tex) if "&" in tex else tex
+
+
+def _tag(match: re.Match[str]) -> str:
+    """A tag as text after a quad: "(x)" (``\\tag*``: "x"), a ``$…$`` in it as math."""
+    pieces = match.group(2).split("$")
+    if len(pieces) % 2 == 0:  # an odd number of dollars: all of it is text
+        pieces = [match.group(2)]
+    if not match.group(1):
+        pieces = ["(" + pieces[0], *pieces[1:-1], pieces[-1] + ")"] if len(pieces) > 1 else [
+            f"({pieces[0]})"]
+    shown = "".join(
+        f"{{{piece}}}" if index % 2 else (f"\\text{{{piece}}}" if piece else "")
+        for index, piece in enumerate(pieces)
+    )
+    return f"\\qquad {shown}"
+
+
+def _operator_name(match: re.Match[str]) -> str:
+    """An operator name with its spaces as one thin space character, and ``\\limits`` when
+    starred and followed by a script (``\\limits`` alone leaves an empty script behind)."""
+    name = _OPERATOR_SPACE.sub("\u2009", match.group(2))
+    script = match.group(3) or ""
+    limits = "\\limits" if match.group(1) and script else ""
+    return f"\\operatorname{{{name}}}{limits}{script}"
+
+
+def _environments(tex: str) -> str:
+    """``tex`` with every environment rewritten, unwrapped or kept (innermost first)."""
+    out: list[str] = []
+    pos = 0
+    while (begin := _BEGIN.search(tex, pos)) is not None:
+        name = begin.group(1).strip()
+        end = _matching_end(tex, begin.end(), name)
+        if name not in SUPPORTED:
+            raise MathError(f"environment '{name}' is not supported (supported: {_SHOWN})")
+        if end is None:
+            raise MathError(f"\\begin{{{name}}} has no \\end{{{name}}}")
+        body = _environments(tex[begin.end() : end.start()])
+        out.append(_unopened(tex[pos : begin.start()]))
+        out.append(_rewritten(name, begin.group(0), body, end.group(0)))
+        pos = end.end()
+    out.append(_unopened(tex[pos:]))
+    return "".join(out)
+
+
+def _unopened(text: str) -> str:
+    """``text`` (outside every environment) when it holds no ``\\end{…}``."""
+    if (end := _END.search(text)) is not None:
+        name = end.group(1).strip()
+        raise MathError(f"\\end{{{name}}} has no \\begin{{{name}}}")
+    return text
+
+
+def _matching_end(tex: str, start: int, name: str) -> re.Match[str] | None:
+    """The ``\\end{name}`` closing an environment whose body starts at ``start``."""
+    depth = 0
+    for match in _BEGIN_OR_END.finditer(tex, start):
+        if match.group(2).strip() != name:
+            continue
+        if match.group(1) == "begin":
+            depth += 1
+        elif depth == 0:
+            return match
+        else:
+            depth -= 1
+    return None
+
+
+def _rewritten(name: str, begin: str, body: str, end: str) -> str:
+    if name in UNWRAPPED:
+        return "{" + body + "}"
+    if name == "align" and _TAG.search(body):  # a tag takes its row's number: none numbered
+        return r"\begin{align*}" + body + r"\end{align*}"
+    rewrite = REWRITES.get(name)
+    if rewrite is None:
+        return begin + body + end
+    if rewrite.argument is not None:
+        body = rewrite.argument.sub("", body, count=1)
+    if rewrite.display_cells:
+        body = _display_cells(body)
+    return rewrite.begin + body + rewrite.end
+
+
+def _display_cells(body: str) -> str:
+    """``body`` with each cell's content set in display style (``{\\displaystyle …}``) and
+    ``\\notag``/``\\nonumber`` dropped (the rewritten table has no numbers to drop, and
+    latex2mathml reads them inside a group as unknown commands)."""
+    cells: list[str] = []
+    breaks: list[str] = []
+    start = index = depth = 0
+    while index < len(body):
+        char = body[index]
+        if body.startswith("\\\\", index) and depth == 0:
+            cells.append(body[start:index])
+            breaks.append("\\\\")
+            index += 2
+            start = index
+            continue
+        if char == "\\":
+            environment = _BEGIN_OR_END.match(body, index)
+            if environment is not None:
+                depth += 1 if environment.group(1) == "begin" else -1
+                index = environment.end()
+            else:
+                index += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == "&" and depth == 0:
+            cells.append(body[start:index])
+            breaks.append("&")
+            start = index + 1
+        index += 1
+    cells.append(body[start:])
+    parts: list[str] = []
+    for cell, separator in zip(cells, [*breaks, ""], strict=True):
+        content = _NO_NUMBER.sub("", cell)
+        parts.append("{\\displaystyle " + content + "}" if content.strip() else content)
+        parts.append(separator)
+    return "".join(parts)
