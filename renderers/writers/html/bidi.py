@@ -57,7 +57,7 @@ import functools
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Generic, Literal, TypeAlias, TypeVar
+from typing import Generic, Literal, TypeAlias, TypeVar, cast
 
 import lxml.html
 from lxml.html import HtmlElement
@@ -251,18 +251,31 @@ def _text_classes(text: str) -> list[Kind]:
     it (UAX #9, rule W1; after a bracket, neutral), so that a run never ends between a letter
     and its accent, and a percent or degree sign (a European terminator) next to a European
     digit is one (W5): "English 50%" is one run."""
+    classes = list(map(_char_kind, text))  # the writers read every text of a line this way
+    if "mark" not in classes and "ET" not in classes:
+        return cast("list[Kind]", classes)
     kinds = [unicodedata.bidirectional(char) for char in text]
-    classes: list[Kind] = []
-    for char, kind in zip(text, kinds, strict=True):
-        if kind == "NSM" and classes:
-            before = classes[-1]
-            classes.append("neutral" if isinstance(before, Bracket) else before)
-        else:
-            classes.append(_bracket(char) if kind == "ON" else _CLASSES.get(kind, "neutral"))
+    for index, kind in enumerate(classes):
+        if kind == "mark":
+            before = classes[index - 1] if index else "neutral"
+            classes[index] = "neutral" if isinstance(before, Bracket) or before == "ET" else before
     for index, kind in enumerate(kinds):
-        if kind == "ET" and _beside_digit(kinds, index):
-            classes[index] = "terminator"
-    return classes
+        if kind == "ET":
+            classes[index] = "terminator" if _beside_digit(kinds, index) else "neutral"
+    return cast("list[Kind]", classes)  # every "mark" and "ET" replaced above
+
+
+@functools.lru_cache(maxsize=4096)
+def _char_kind(char: str) -> Kind | Literal["mark", "ET"]:
+    """``char``'s class alone (:func:`_text_classes`): ``"mark"`` for a combining mark, which
+    takes the class before it, ``"ET"`` for a European terminator, which reads by the digits
+    beside it."""
+    kind = unicodedata.bidirectional(char)
+    if kind == "NSM":
+        return "mark"
+    if kind == "ET":
+        return "ET"
+    return _bracket(char) if kind == "ON" else _CLASSES.get(kind, "neutral")
 
 
 @functools.cache
@@ -322,12 +335,14 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | Non
     sos: CharClass = "letter" if line == "ltr" else "rtl"
     out: list[CharClass | None] = []
     last = sos
+    paired = False  # whether the line shows a bracket (most lines pair none)
     for kind in flat:
         if kind is None:
             last = sos
             out.append(None)
         elif isinstance(kind, Bracket):
             out.append("neutral")
+            paired = True
         elif kind in ("digit", "terminator") and last == "letter":
             out.append("letter")  # W7
         elif kind in ("digit", "terminator") and last == "arabic":
@@ -338,7 +353,7 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | Non
             last = kind if kind in _STRONG else last
             out.append(kind)
     own: CharClass = "letter" if line == "ltr" else "rtl"
-    for opening, closing in _bracket_pairs(flat):
+    for opening, closing in _bracket_pairs(flat) if paired else ():
         inside = {_strong_side(kind) for kind in out[opening + 1:closing]}
         if own in inside:
             out[opening] = out[closing] = own
