@@ -170,7 +170,8 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
     line's end, so that each place stays where it was), or held whole when it cannot be cut
     and shows only neutrals outside the run (:func:`_neutral_outside`)."""
     boxes = list(boxes)
-    classes = _resolved([read(box) for box in boxes], line)
+    read_boxes = [read(box) for box in boxes]
+    classes = _resolved(read_boxes, line)
     places: set[Place] = set()
     for start, end in _runs(classes, line):
         if start[0] == end[0]:
@@ -181,9 +182,12 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
         if all(p in cuts or _neutral_outside(classes, p, first) for p, first in ends):
             places.update(cuts)
     for index, offset in sorted(places, reverse=True):
-        boxes[index:index + 1] = cut(boxes[index], offset) or (boxes[index],)
+        halves = cut(boxes[index], offset)
+        if halves is not None:  # only the halves are read again
+            boxes[index:index + 1] = halves
+            read_boxes[index:index + 1] = [read(half) for half in halves]
     if places:
-        classes = _resolved([read(box) for box in boxes], line)
+        classes = _resolved(read_boxes, line)
     out: list[B | HeldRun[B]] = []
     done = 0
     other: Direction = "ltr" if line == "rtl" else "rtl"
@@ -258,7 +262,9 @@ def _text_classes(text: str) -> list[Kind]:
     for index, kind in enumerate(classes):
         if kind == "mark":
             before = classes[index - 1] if index else "neutral"
-            classes[index] = "neutral" if isinstance(before, Bracket) or before == "ET" else before
+            classes[index] = before
+            if isinstance(before, Bracket) or before == "ET":
+                classes[index] = "neutral"
     for index, kind in enumerate(kinds):
         if kind == "ET":
             classes[index] = "terminator" if _beside_digit(kinds, index) else "neutral"
