@@ -260,13 +260,11 @@ def _text_classes(text: str) -> list[Kind]:
         return cast("list[Kind]", classes)
     kinds = [unicodedata.bidirectional(char) for char in text]
     for index, kind in enumerate(classes):
-        if kind == "mark":
+        if kind == "mark":  # W1; neutral at the start, after a bracket or a terminator
             before = classes[index - 1] if index else "neutral"
-            classes[index] = before
-            if isinstance(before, Bracket) or before == "ET":
-                classes[index] = "neutral"
-    for index, kind in enumerate(kinds):
-        if kind == "ET":
+            classes[index] = "neutral" if isinstance(before, Bracket) or before == "ET" else before
+    for index, bidi in enumerate(kinds):
+        if bidi == "ET":
             classes[index] = "terminator" if _beside_digit(kinds, index) else "neutral"
     return cast("list[Kind]", classes)  # every "mark" and "ET" replaced above
 
