@@ -424,9 +424,9 @@ def _beside_digit(kinds: Sequence[str], index: int) -> bool:
 @dataclass
 class NumberContext:
     """A walk over a line's texts and boxes (either direction), in order, that gives a
-    European number the Arabic letters its box lost (the module's docstring): what the line read last
-    of its strong characters, and whether the box being read (one text of WeasyPrint's, which
-    Pango reads alone) holds one yet."""
+    European number the Arabic letters its box lost (the module's docstring): what the line
+    read last of its strong characters, and whether the box being read (one text of
+    WeasyPrint's, which Pango reads alone) holds one yet."""
 
     #: The strong class last read: None at the line's start or after an object that ends the
     #: bidi paragraph (a line break), which the digits after it read against (sos).
