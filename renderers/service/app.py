@@ -520,7 +520,7 @@ class ExportService:
                                       outcome.code)
             return await self._answer(outcome, fmt, parsed.stem, request, job_dir)
         except ClientGone as exc:  # nobody reads the answer: say what happened in the log
-            _log.info("render stopped after %.1f s: %s", time.monotonic() - started, exc)
+            _log.info("client left a render after %.1f s: %s", time.monotonic() - started, exc)
             return Response(status_code=499)  # nginx's "client closed request"; never sent
         except PoolFull as exc:
             return self.busy(f"busy: {exc}; retry later")

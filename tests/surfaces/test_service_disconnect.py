@@ -39,7 +39,7 @@ def test_work_is_cancelled_when_the_client_leaves() -> None:
 
         asyncio.get_running_loop().call_later(0.01, left.set)
         with pytest.raises(ClientGone):
-            await unless_client_leaves(receive, render())
+            await unless_client_leaves(receive, render(), grace_s=0)
         return cancelled.is_set()
 
     assert asyncio.run(scenario()), "the work went on after the client left"
@@ -57,3 +57,34 @@ def test_a_client_that_stays_gets_the_result_or_the_failure() -> None:
             await unless_client_leaves(receive, fails())
 
     asyncio.run(scenario())
+
+
+def test_work_about_to_finish_is_not_cancelled_when_the_client_leaves() -> None:
+    """Cancelled, a render's worker is killed and a fresh one started: a client that sends a
+    quick render and leaves at once made the service replace a worker for every request."""
+
+    async def scenario() -> bool:
+        left, receive = _channel()
+        finish = asyncio.Event()
+        cancelled = asyncio.Event()
+
+        async def render() -> str:
+            try:
+                await finish.wait()
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+            return "answer nobody reads"
+
+        async def leave_then_finish() -> None:
+            left.set()
+            await asyncio.sleep(0)  # the watcher sees the client gone
+            await asyncio.sleep(0)
+            finish.set()
+
+        asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(leave_then_finish()))
+        with pytest.raises(ClientGone):
+            await unless_client_leaves(receive, render(), grace_s=60)
+        return cancelled.is_set()
+
+    assert not asyncio.run(scenario()), "the work was cancelled though it was finishing"

@@ -1168,6 +1168,13 @@ def in_chromium(tmp_path: Path, lines: Iterable[str], stem: str) -> Iterator[tup
             yield line, page
 
 
+def assert_drawn_in_chromium(tmp_path: Path, lines: dict[str, str], stem: str) -> None:
+    """Each of ``lines`` (a line → its characters from the left, squeezed) drawn so by
+    Chromium, the referee of the bidi algorithm (:func:`in_chromium`)."""
+    for line, page in in_chromium(tmp_path, lines, stem):
+        assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == lines[line], line
+
+
 def test_html_holds_left_to_right_text_and_its_marks_together_in_a_right_to_left_line() -> None:
     """From the run's first letter to its last letter or digit (a mark's count), over
     emphasis and links, in a span of its direction; not a run of one box, nor in a
@@ -1420,8 +1427,7 @@ def test_chromium_sets_marks_after_left_to_right_text_in_a_right_to_left_line(
     tmp_path: Path,
 ) -> None:
     """The referee: the HTML's spans change nothing of the bidi algorithm's order."""
-    for line, page in in_chromium(tmp_path, MARKED_RUNS, "marked"):
-        assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == MARKED_RUNS[line], line
+    assert_drawn_in_chromium(tmp_path, MARKED_RUNS, "marked")
 
 
 # ---------------------------------------------------------------- numbers after an element
@@ -1497,8 +1503,7 @@ def test_html_marks_only_a_number_whose_box_lost_the_arabic_letters_before_it() 
 @pytest.mark.browser
 def test_chromium_sets_a_number_after_an_element_as_the_pdfs_do(tmp_path: Path) -> None:
     """The referee: the marks change nothing of Chromium's order (:data:`NUMBER_LINES`)."""
-    for line, page in in_chromium(tmp_path, NUMBER_LINES, "number"):
-        assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == NUMBER_LINES[line], line
+    assert_drawn_in_chromium(tmp_path, NUMBER_LINES, "number")
 
 
 # ---------------------------------------------------------------- paired brackets
@@ -1578,8 +1583,7 @@ def test_weasyprint_sets_the_mark_after_brackets_where_typst_does(line: str) -> 
 @pytest.mark.browser
 def test_chromium_sets_a_mark_after_brackets_as_the_pdfs_do(tmp_path: Path) -> None:
     """The referee: the bidi algorithm's own order of :data:`BRACKET_LINES`."""
-    for line, page in in_chromium(tmp_path, BRACKET_LINES, "bracket"):
-        assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == BRACKET_LINES[line], line
+    assert_drawn_in_chromium(tmp_path, BRACKET_LINES, "bracket")
 
 
 # ---------------------------------------------------------------- left-to-right lines
@@ -1645,5 +1649,4 @@ def test_chromium_sets_right_to_left_runs_of_a_left_to_right_line_as_the_pdfs_do
     tmp_path: Path,
 ) -> None:
     """The referee: the spans and marks change nothing of Chromium's order."""
-    for line, page in in_chromium(tmp_path, LTR_LINES, "ltr"):
-        assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == LTR_LINES[line], line
+    assert_drawn_in_chromium(tmp_path, LTR_LINES, "ltr")

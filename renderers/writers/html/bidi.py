@@ -57,7 +57,7 @@ import functools
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Generic, Literal, TypeAlias, TypeVar
+from typing import Generic, Literal, TypeAlias, TypeVar, cast
 
 import lxml.html
 from lxml.html import HtmlElement
@@ -170,7 +170,8 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
     line's end, so that each place stays where it was), or held whole when it cannot be cut
     and shows only neutrals outside the run (:func:`_neutral_outside`)."""
     boxes = list(boxes)
-    classes = _resolved([read(box) for box in boxes], line)
+    read_boxes = [read(box) for box in boxes]
+    classes = _resolved(read_boxes, line)
     places: set[Place] = set()
     for start, end in _runs(classes, line):
         if start[0] == end[0]:
@@ -181,9 +182,12 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
         if all(p in cuts or _neutral_outside(classes, p, first) for p, first in ends):
             places.update(cuts)
     for index, offset in sorted(places, reverse=True):
-        boxes[index:index + 1] = cut(boxes[index], offset) or (boxes[index],)
+        halves = cut(boxes[index], offset)
+        if halves is not None:  # only the halves are read again
+            boxes[index:index + 1] = halves
+            read_boxes[index:index + 1] = [read(half) for half in halves]
     if places:
-        classes = _resolved([read(box) for box in boxes], line)
+        classes = _resolved(read_boxes, line)
     out: list[B | HeldRun[B]] = []
     done = 0
     other: Direction = "ltr" if line == "rtl" else "rtl"
@@ -251,18 +255,31 @@ def _text_classes(text: str) -> list[Kind]:
     it (UAX #9, rule W1; after a bracket, neutral), so that a run never ends between a letter
     and its accent, and a percent or degree sign (a European terminator) next to a European
     digit is one (W5): "English 50%" is one run."""
+    classes = list(map(_char_kind, text))  # the writers read every text of a line this way
+    if "mark" not in classes and "ET" not in classes:
+        return cast("list[Kind]", classes)
     kinds = [unicodedata.bidirectional(char) for char in text]
-    classes: list[Kind] = []
-    for char, kind in zip(text, kinds, strict=True):
-        if kind == "NSM" and classes:
-            before = classes[-1]
-            classes.append("neutral" if isinstance(before, Bracket) else before)
-        else:
-            classes.append(_bracket(char) if kind == "ON" else _CLASSES.get(kind, "neutral"))
-    for index, kind in enumerate(kinds):
-        if kind == "ET" and _beside_digit(kinds, index):
-            classes[index] = "terminator"
-    return classes
+    for index, kind in enumerate(classes):
+        if kind == "mark":  # W1; neutral at the start, after a bracket or a terminator
+            before = classes[index - 1] if index else "neutral"
+            classes[index] = "neutral" if isinstance(before, Bracket) or before == "ET" else before
+    for index, bidi in enumerate(kinds):
+        if bidi == "ET":
+            classes[index] = "terminator" if _beside_digit(kinds, index) else "neutral"
+    return cast("list[Kind]", classes)  # every "mark" and "ET" replaced above
+
+
+@functools.lru_cache(maxsize=4096)
+def _char_kind(char: str) -> Kind | Literal["mark", "ET"]:
+    """``char``'s class alone (:func:`_text_classes`): ``"mark"`` for a combining mark, which
+    takes the class before it, ``"ET"`` for a European terminator, which reads by the digits
+    beside it."""
+    kind = unicodedata.bidirectional(char)
+    if kind == "NSM":
+        return "mark"
+    if kind == "ET":
+        return "ET"
+    return _bracket(char) if kind == "ON" else _CLASSES.get(kind, "neutral")
 
 
 @functools.cache
@@ -322,12 +339,14 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | Non
     sos: CharClass = "letter" if line == "ltr" else "rtl"
     out: list[CharClass | None] = []
     last = sos
+    paired = False  # whether the line shows a bracket (most lines pair none)
     for kind in flat:
         if kind is None:
             last = sos
             out.append(None)
         elif isinstance(kind, Bracket):
             out.append("neutral")
+            paired = True
         elif kind in ("digit", "terminator") and last == "letter":
             out.append("letter")  # W7
         elif kind in ("digit", "terminator") and last == "arabic":
@@ -338,7 +357,7 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | Non
             last = kind if kind in _STRONG else last
             out.append(kind)
     own: CharClass = "letter" if line == "ltr" else "rtl"
-    for opening, closing in _bracket_pairs(flat):
+    for opening, closing in _bracket_pairs(flat) if paired else ():
         inside = {_strong_side(kind) for kind in out[opening + 1:closing]}
         if own in inside:
             out[opening] = out[closing] = own
@@ -404,10 +423,10 @@ def _beside_digit(kinds: Sequence[str], index: int) -> bool:
 
 @dataclass
 class NumberContext:
-    """A walk over a right-to-left line's texts and boxes, in order, that gives a European
-    number the Arabic letters its box lost (the module's docstring): what the line read last
-    of its strong characters, and whether the box being read (one text of WeasyPrint's, which
-    Pango reads alone) holds one yet."""
+    """A walk over a line's texts and boxes (either direction), in order, that gives a
+    European number the Arabic letters its box lost (the module's docstring): what the line
+    read last of its strong characters, and whether the box being read (one text of
+    WeasyPrint's, which Pango reads alone) holds one yet."""
 
     #: The strong class last read: None at the line's start or after an object that ends the
     #: bidi paragraph (a line break), which the digits after it read against (sos).
@@ -507,8 +526,19 @@ class _ReportLine:
         if not isinstance(node, _READ):
             return None
         if isinstance(node, _WRAPPERS):
-            return [kind for piece in _pieces(node) for kind in self.inner_classes(piece)]
+            return self.wrapped_classes(node, [])
         return _text_classes(plain_text(run))
+
+    def wrapped_classes(self, node: Inline, out: list[Kind]) -> list[Kind]:
+        """``out`` with what the element ``node`` shows, piece by piece (:meth:`inner_classes`),
+        an element inside it read into the same list: nested emphasis read level by level
+        copied every level's classes once more (about 4x as long as the rest of the line)."""
+        for piece in _pieces(node):
+            if len(piece) == 1 and isinstance(piece[0], _WRAPPERS):
+                self.wrapped_classes(piece[0], out)
+            else:
+                out += self.inner_classes(piece)
+        return out
 
     def inner_classes(self, run: Run) -> list[Kind]:
         """What ``run``, inside an element read as text, shows: an object that would end a
