@@ -49,6 +49,7 @@ from renderers.document import (
     map_blocks,
     plain_text,
     section_label,
+    walk_inlines,
 )
 
 
@@ -168,7 +169,7 @@ def _unlink_in_links(blocks: tuple[Block, ...]) -> tuple[Block, ...]:
     """``blocks`` with every reference inside a link marked not to be linked (``blocks`` as
     they are when no link holds one)."""
     if not any(
-        isinstance(node, Link) and _has_refs((Paragraph(node.children),))
+        isinstance(node, Link) and any(isinstance(n, CrossRef) for n in walk_inlines(node.children))
         for node in iter_inlines(blocks)
     ):
         return blocks
