@@ -16,12 +16,18 @@ once, its numbers sorted and joined in the document's words ("Figures 1, 3 and 5
 more consecutive ones as a range, "Figures 1–3", as pandoc-crossref writes them); the joiners
 and plural names are the writers' to spell (:meth:`CrossRef.lead`). A group holding a heading's
 or an unknown label falls back to each reference on its own, joined by commas.
+
+A reference inside the author's link (``[see @fig:a](https://…)``) is not linked: a link cannot
+hold another (HTML's nested ``<a>`` is invalid, Markdown's inner link wins on re-reading), so the
+author's link wins and the reference shows its words inside it, a heading's title as plain text
+(:attr:`CrossRef.linked`, which every writer honours).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import cast
 
 from renderers.diagnostics import Code, Diagnostic
 from renderers.document import (
@@ -33,6 +39,7 @@ from renderers.document import (
     Heading,
     Inline,
     Link,
+    Paragraph,
     Table,
     Text,
     iter_blocks,
@@ -42,6 +49,7 @@ from renderers.document import (
     map_blocks,
     plain_text,
     section_label,
+    walk_inlines,
 )
 
 
@@ -65,6 +73,7 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
     if not numbers and not _has_refs(blocks):
         return blocks, notes
     sections = _sections(blocks)
+    blocks = _unlink_in_links(blocks)
     counted: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0}
     unknown: dict[str, None] = {}
 
@@ -146,13 +155,47 @@ def _resolve_group(
             out.append(Text(", "))
         heading = sections.get(label_key(ref.label)) if section_label(ref.label) else None
         if heading is not None:
-            out.append(Link(f"#{heading.id}", (Text(plain_text(heading.children)),)))
+            title = Text(plain_text(heading.children))
+            out.append(Link(f"#{heading.id}", (title,)) if ref.linked else title)
         elif ref.number:
             out.append(dataclasses.replace(ref, joiner=""))
         else:
             unknown.setdefault(ref.label, None)
             out.append(Text(ref.written))
     return out
+
+
+def _unlink_in_links(blocks: tuple[Block, ...]) -> tuple[Block, ...]:
+    """``blocks`` with every reference inside a link marked not to be linked (``blocks`` as
+    they are when no link holds one)."""
+    if not any(
+        isinstance(node, Link) and any(isinstance(n, CrossRef) for n in walk_inlines(node.children))
+        for node in iter_inlines(blocks)
+    ):
+        return blocks
+
+    def tidy(nodes: list[Inline]) -> tuple[Inline, ...]:
+        return tuple(
+            dataclasses.replace(node, children=_unlinked(node.children))
+            if isinstance(node, Link) else node
+            for node in nodes
+        )
+
+    return map_blocks(blocks, _same, tidy=tidy)
+
+
+def _unlinked(nodes: tuple[Inline, ...]) -> tuple[Inline, ...]:
+    """``nodes`` with every reference in them, at any depth, marked not to be linked."""
+    (paragraph,) = map_blocks((Paragraph(nodes),), _unlink)
+    return cast(Paragraph, paragraph).children  # map_blocks keeps a block's kind
+
+
+def _unlink(node: Inline) -> Inline:
+    return dataclasses.replace(node, linked=False) if isinstance(node, CrossRef) else node
+
+
+def _same(node: Inline) -> Inline:
+    return node
 
 
 def _word_group(group: list[CrossRef]) -> list[CrossRef]:

@@ -256,12 +256,16 @@ class CrossRef:
     ``label`` is the label as written (``fig:solar``); the cross-reference pass
     (:mod:`renderers.crossref`) fills ``number``; a label nothing defines never reaches a writer.
     ``form`` says whether the reference shows the name with the number or the number alone.
+    ``linked`` is False for a reference inside the author's link (set by the pass): a link
+    cannot hold another, so every writer shows its words as plain text there and the outer
+    link wins.
     """
 
     label: str
     number: int = 0
     form: CrossRefForm = "name"
     joiner: CrossRefJoiner = ""
+    linked: bool = True
 
     @property
     def written(self) -> str:

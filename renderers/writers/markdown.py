@@ -493,6 +493,8 @@ class _InlineWriter:
                 if self.ids is not None:
                     self.ids.text(tex, smart=False)
                 self.emit(math_source(tex, display))
+            case CrossRef(linked=False):  # inside the author's link: its words alone
+                self._text(node.lead(self.words) + node.shown(self.words))
             case CrossRef():
                 if lead := node.lead(self.words):  # a group's words between its links
                     self._text(lead)

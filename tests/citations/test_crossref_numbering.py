@@ -7,6 +7,7 @@ import pytest
 
 from renderers.document import (
     CrossRef,
+    Emph,
     Figure,
     Link,
     Paragraph,
@@ -130,3 +131,15 @@ def test_a_section_reference_is_a_link_showing_the_heading_title() -> None:
     )
     assert [n.message for n in rdoc.notes if "sec-other" in n.message] == [
         "cross-reference to unknown label 'sec-other' kept as text"]
+
+
+def test_a_reference_inside_a_link_is_not_linked_and_a_heading_s_is_its_title() -> None:
+    markdown = ("# Intro {#sec:intro}\n\n![A](a.png){#fig:a}\n\n"
+                "See [the @sec:intro and *@fig:a*](https://example.org), then @sec:intro.\n")
+    rdoc = resolve_rows(read_markdown(markdown), POOL)
+    (paragraph,) = [b for b in rdoc.document.blocks if isinstance(b, Paragraph)
+                    and plain_text(b.children).startswith("See")]
+    outer, after = paragraph.children[1], paragraph.children[3]
+    assert isinstance(outer, Link) and outer.children == (
+        Text("the Intro and "), Emph((CrossRef("fig:a", number=1, linked=False),)))
+    assert after == Link("#sec:intro", (Text("Intro"),))  # outside the link: linked

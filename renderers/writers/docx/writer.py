@@ -719,7 +719,7 @@ class _DocxWriter:
                     add_math(p, node, self.code)
                 case CrossRef(label, number):
                     hyperlink = replace(props, style=self.styles.get("Hyperlink"))
-                    mark = "" if in_link else self.numbered_marks.get(
+                    mark = "" if in_link or not node.linked else self.numbered_marks.get(
                         bookmark_name(label, number), "")
                     if lead := node.lead(self.words):  # a group's words between its links
                         add_run(p, lead, props)

@@ -50,7 +50,10 @@ def math_markup(node: Math) -> Markup:
 def crossref_markup(node: CrossRef, words: Labels) -> Markup:
     """A reference to a numbered figure or table: "Figure 1" (or "1"), linked to it; one of a
     group after its unlinked words (" and Tables 2"), the two in one ``<span>`` so that the
-    markup stays one element (as the line's bidi reading parses it)."""
+    markup stays one element (as the line's bidi reading parses it); inside the author's link
+    (:attr:`CrossRef.linked`) the words alone, in a ``<span>``."""
+    if not node.linked:
+        return Markup(f"<span>{escape(node.lead(words) + node.shown(words))}</span>")
     link = (
         f'<a class="{_XREF_CLASS[node.form]}" href="#{escape(node.anchor)}">'
         f"{escape(node.shown(words))}</a>"

@@ -132,6 +132,8 @@ class InlineRuns:
                     runs += self.cite(node)
                 case Math():
                     runs.append(math_run(node))
+                case CrossRef(linked=False):  # inside the author's link: its words alone
+                    runs.append(_run(clean(node.lead(self.words) + node.shown(self.words)), ctx))
                 case CrossRef():
                     if lead := node.lead(self.words):  # a group's words between its links
                         runs.append(_run(clean(lead), ctx))

@@ -123,12 +123,12 @@ def math_markup(
 def crossref_markup(
     node: CrossRef, labels: set[str], to_label: Callable[[str], str], words: Labels
 ) -> str:
-    """"Figure 1", linked to the figure or table it names (plain text when it has no anchor),
-    after a group's unlinked words (" and Tables "); ``to_label`` gives the destination of a
-    link to a label."""
+    """"Figure 1", linked to the figure or table it names (plain text when it has no anchor or
+    stands inside the author's link, :attr:`CrossRef.linked`), after a group's unlinked words
+    (" and Tables "); ``to_label`` gives the destination of a link to a label."""
     name = text_markup(node.shown(words))
     lead = text_markup(node.lead(words)) if node.lead(words) else ""
-    if node.anchor not in labels:
+    if not node.linked or node.anchor not in labels:
         return lead + name
     return f"{lead}#link({to_label(node.anchor)})[{name}];"
 
