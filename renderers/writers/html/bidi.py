@@ -23,7 +23,9 @@ A citation held apart from its line (:func:`~renderers.writers.common.cite_direc
 "(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
 joins no run and ends none; so is any element of the author's with a ``dir``, and a picture (an
 image, an inline formula, a form control: U+FFFC to the algorithm in Chromium and Typst). A
-cross-reference reads as the name it shows ("Figure 1"). A line break, raw markup, a display
+citation not held apart from its line, and a cross-reference, read as the text they show
+("1", an Arabic author's "(مؤلف, 2024)" in a right-to-left line, whose letters end an English
+run before it; "Figure 1"). A line break, raw markup, a display
 formula or a block ends a run; inside an element read as text it is one neutral. A run that
 starts or ends inside an element is held where the element can be cut: emphasis, strong or
 struck text (and the author's ``<span>``) is cut in two (``**نص English**[[S:1]]`` as
@@ -535,15 +537,16 @@ class _ReportLine:
         """A citation run as the line reads it: one neutral when it is held apart from this
         line (:func:`~renderers.writers.common.cite_direction`: an isolate), else what it
         shows, as the author's reading reads its markup (:func:`_tree_object`); a note's
-        number is one digit. Every citation read as a digit (by its apartness from a
-        right-to-left line, in either line) put "(مؤلف, 2024)" after "English words" into
-        the English run of a right-to-left line, where its Arabic letters end that run."""
+        number is one digit. Read as a digit (or as one neutral by its apartness from a
+        right-to-left line, whatever the line), "(مؤلف, 2024)" after "English words" joined
+        the English run of a right-to-left line, which its Arabic letters end."""
         cites = [node for node in run if isinstance(node, Cite)]
         if cites and cite_direction(cites, self.line):
             return ["neutral"]
-        return [kind for node in run
-                for kind in (_text_classes(cite_shown(node)) if isinstance(node, Cite)
-                             else ["digit"])]
+        kinds: list[Kind] = []
+        for node in run:
+            kinds += _text_classes(cite_shown(node)) if isinstance(node, Cite) else ["digit"]
+        return kinds
 
     def wrapped_classes(self, node: Inline, out: list[Kind]) -> list[Kind]:
         """``out`` with what the element ``node`` shows, piece by piece (:meth:`inner_classes`),
