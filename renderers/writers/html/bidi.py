@@ -25,8 +25,8 @@ joins no run and ends none; so is any element of the author's with a ``dir``, an
 image, an inline formula, a form control: U+FFFC to the algorithm in Chromium and Typst). A
 citation not held apart from its line, and a cross-reference, read as the text they show
 ("1", an Arabic author's "(مؤلف, 2024)" in a right-to-left line, whose letters end an English
-run before it; "Figure 1"). A line break, raw markup, a display
-formula or a block ends a run; inside an element read as text it is one neutral. A run that
+run before it; "Figure 1"). A line break, raw markup, a display formula or a block ends a
+run; inside an element read as text it is one neutral. A run that
 starts or ends inside an element is held where the element can be cut: emphasis, strong or
 struck text (and the author's ``<span>``) is cut in two (``**نص English**[[S:1]]`` as
 ``<strong>نص </strong><span dir="ltr"><strong>English</strong>``…), which looks the same. A
