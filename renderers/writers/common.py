@@ -508,15 +508,16 @@ def cite_direction(run: Sequence[Cite], line: Direction) -> Direction | None:
     separator must stand between the two."""
     if not run or not run[0].numbers or _opens_with_separator(run[0]):
         return None
-    shown = "".join(_cite_shown(cite) for cite in run).strip()
+    shown = "".join(cite_shown(cite) for cite in run).strip()
     if shown.isdigit():
         return None
     own = text_direction(shown) or "ltr"
     return None if own == line else own
 
 
-def _cite_shown(cite: Cite) -> str:
-    """The text ``cite`` shows in its line (its joined separator included)."""
+def cite_shown(cite: Cite) -> str:
+    """The text ``cite`` shows in its line (its joined separator included): what the line's
+    bidi algorithm reads of a citation not held apart (html/bidi.py)."""
     if cite.children and not cite.note:
         return plain_text(cite.children)
     return "".join(text for text, _ in mark_pieces(cite))

@@ -1650,3 +1650,91 @@ def test_chromium_sets_right_to_left_runs_of_a_left_to_right_line_as_the_pdfs_do
 ) -> None:
     """The referee: the spans and marks change nothing of Chromium's order."""
     assert_drawn_in_chromium(tmp_path, LTR_LINES, "ltr")
+
+
+# ---------------------------------------------------------------- a citation read in its line
+
+#: A source by an Arabic author and one by an English author.
+AUTHORED_POOL = SourcePool.from_rows([
+    {"sid": 1, "title": "تقرير", "url": "https://example.org/a", "author": "مؤلف",
+     "published_at": "2024"},
+    {"sid": 2, "title": "Report", "url": "https://example.org/b", "author": "Smith, John",
+     "published_at": "2020"},
+])
+#: By look (:data:`CITED_LOOKS`), lines with a run over several boxes before a citation, and
+#: how each reads from the left as the bidi algorithm (Typst, Chromium without the spans) sets
+#: it. A citation not held apart reads as the text it shows: "(مؤلف, 2024)" in a right-to-left
+#: line ends the English run (WeasyPrint drew it right of "words", inside the run's span);
+#: "(Smith, 2020)" in a left-to-right line parts the Arabic words around it (WeasyPrint held
+#: them in one span). One held apart is a neutral isolate: "(مؤلف, 2024)" in a left-to-right
+#: line stands on the line's side of the Arabic words (WeasyPrint drew it left of them).
+AUTHORED_LINES: dict[str, dict[str, str]] = {
+    "author-date": {
+        "نص عربي **English** words[[S:1]] نص.": ".صن(2024,فلؤم(Englishwordsيبرعصن",
+        "English text **عربي** كلمات[[S:1]] more.": "Englishtextتاملكيبرع(2024,فلؤم(more.",
+        "English text **عربي** كلمات[[S:2]] عربي more.":
+            "Englishtextتاملكيبرع(Smith,2020(يبرعmore.",
+    },
+    "superscript": {
+        "نص عربي **English** words[[S:1]] نص.": ".صنEnglishwords1يبرعصن",
+        "English text **عربي** كلمات[[S:1]] more.": "Englishtext1تاملكيبرعmore.",
+    },
+}
+
+
+def authored(fmt: str, look: str, line: str, **options: Any) -> bytes:
+    built = build_options(**CITED_LOOKS[look][0], **options)
+    return Session(prepare(f"# T\n\n{line}\n", sources_pool=AUTHORED_POOL,
+                           options=built)).artifact(fmt).data
+
+
+def test_html_reads_a_citation_not_held_apart_as_the_text_it_shows() -> None:
+    """A citation in its line's direction (or of digits) reads as its text; one held apart
+    from the line, as one neutral: the spans end where the citation's letters end the run."""
+
+    def held(line: str, direction: str) -> list[str]:
+        root = lxml.html.document_fromstring(authored("html", "author-date", line).decode())
+        return [squeezed(span.text_content())
+                for span in root.xpath(f"//main//p//span[@dir='{direction}'][not(@class)]")]
+
+    lines = list(AUTHORED_LINES["author-date"])
+    assert held(lines[0], "ltr") == ["Englishwords"]  # "(مؤلف, 2024)" was inside
+    assert held(lines[1], "rtl") == ["عربيكلمات"]  # "(مؤلف, 2024)" was inside
+    assert held(lines[2], "rtl") == ["عربيكلمات"]  # the span ran on to the second "عربي"
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+@pytest.mark.parametrize("look", list(AUTHORED_LINES))
+def test_pdf_sets_a_citation_after_a_run_as_the_bidi_algorithm_does(
+    engine: str, look: str,
+) -> None:
+    """Both engines set each line of :data:`AUTHORED_LINES` as Chromium does."""
+    for line, expected in AUTHORED_LINES[look].items():
+        shown = [squeezed(text) for _, _, text in
+                 pdf_lines(authored("pdf", look, line, pdf_engine=engine))]
+        assert expected in shown, (engine, line, shown)
+
+
+@pytest.mark.browser
+def test_chromium_sets_a_citation_after_a_run_as_the_pdfs_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The referee: Chromium draws each line of :data:`AUTHORED_LINES` so from the report's
+    HTML and from the same HTML without its spans (the bidi algorithm alone)."""
+    from renderers.writers.html import report
+    from tests.helpers import chromium_browser
+
+    pages: dict[str, tuple[bytes, str]] = {}
+    for kind in ("held", "alone"):
+        if kind == "alone":  # a citation held apart keeps its own dir, an isolate
+            monkeypatch.setattr(report, "held_line_runs", lambda runs, written, line: list(runs))
+        for look, lines in AUTHORED_LINES.items():
+            for n, (line, expected) in enumerate(lines.items()):
+                pages[f"{look}-{n}-{kind}.html"] = (authored("html", look, line), expected)
+    with chromium_browser() as browser:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        for name, (html, expected) in pages.items():
+            path = tmp_path / name
+            path.write_bytes(html)
+            page.goto(path.as_uri())
+            assert squeezed(page.evaluate(PARAGRAPH_IN_DRAWN_ORDER)) == expected, name

@@ -20,6 +20,9 @@ from renderers.writers.html import author_look
 from renderers.writers.html.bidi import hold_line_runs
 from tests.helpers import pdf_lines
 from tests.writers.test_rtl import (
+    AUTHORED_LINES,
+    AUTHORED_POOL,
+    CITED_LOOKS,
     MARKED_POOL,
     PARAGRAPH_IN_DRAWN_ORDER,
     PICTURE,
@@ -276,3 +279,38 @@ def test_the_authors_link_is_held_whole_as_one_link(line: str) -> None:
     for engine, pdf in pdfs.items():
         word, mark = mark_after(pdf, "h")
         assert 0 <= mark - word < 8, (engine, word, mark)
+
+
+def authored_page(look: str, line: str, **options: str) -> Session:
+    """The author's page of a line of :data:`~tests.writers.test_rtl.AUTHORED_LINES` (its
+    ``**`` as ``<b>``), its citations in ``look``."""
+    html = page(line.replace("**", "<b>", 1).replace("**", "</b>", 1))
+    return Session(prepare(html, sources_pool=AUTHORED_POOL,
+                           options=build_options(**CITED_LOOKS[look][0], **options)))
+
+
+def test_the_authors_look_reads_a_citation_as_the_report_does() -> None:
+    """A citation not held apart reads as the text it shows (it read as a digit), one held
+    apart as one neutral: the same spans as the report's."""
+
+    def held(line: str, direction: str) -> list[str]:
+        root = lxml.html.document_fromstring(authored_page("author-date", line).print_html())
+        return [squeezed(span.text_content())
+                for span in root.xpath(f"//main//p//span[@dir='{direction}'][not(@class)]")]
+
+    lines = list(AUTHORED_LINES["author-date"])
+    assert held(lines[0], "ltr") == ["Englishwords"]  # "(مؤلف, 2024)" was inside
+    assert held(lines[1], "rtl") == ["عربيكلمات"]
+    assert held(lines[2], "rtl") == ["عربيكلمات"]  # the span ran on to the second "عربي"
+
+
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+@pytest.mark.parametrize("look", list(AUTHORED_LINES))
+def test_pdf_sets_a_citation_after_a_run_on_the_authors_page_as_chromium_does(
+    engine: str, look: str,
+) -> None:
+    """The author's page of each line of :data:`AUTHORED_LINES` reads as the report's."""
+    for line, expected in AUTHORED_LINES[look].items():
+        pdf = authored_page(look, line, pdf_engine=engine).artifact("pdf").data
+        shown = [squeezed(text) for _, _, text in pdf_lines(pdf)]
+        assert expected in shown, (engine, line, shown)

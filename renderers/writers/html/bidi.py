@@ -23,8 +23,10 @@ A citation held apart from its line (:func:`~renderers.writers.common.cite_direc
 "(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
 joins no run and ends none; so is any element of the author's with a ``dir``, and a picture (an
 image, an inline formula, a form control: U+FFFC to the algorithm in Chromium and Typst). A
-cross-reference reads as the name it shows ("Figure 1"). A line break, raw markup, a display
-formula or a block ends a run; inside an element read as text it is one neutral. A run that
+citation not held apart from its line, and a cross-reference, read as the text they show
+("1", an Arabic author's "(مؤلف, 2024)" in a right-to-left line, whose letters end an English
+run before it; "Figure 1"). A line break, raw markup, a display formula or a block ends a
+run; inside an element read as text it is one neutral. A run that
 starts or ends inside an element is held where the element can be cut: emphasis, strong or
 struck text (and the author's ``<span>``) is cut in two (``**نص English**[[S:1]]`` as
 ``<strong>نص </strong><span dir="ltr"><strong>English</strong>``…), which looks the same. A
@@ -81,7 +83,7 @@ from renderers.document import (
     plain_text,
 )
 from renderers.text import Direction, has_right_to_left
-from renderers.writers.common import cite_direction, joined_runs
+from renderers.writers.common import cite_direction, cite_shown, joined_runs
 from renderers.writers.html.contents import is_citation
 
 #: A character as a run sees it: right to left (R), Arabic (AL: the European digits after it
@@ -496,7 +498,7 @@ def held_line_runs(runs: Sequence[Run], written: Written,
     left-to-right line without right-to-left text as it is."""
     if line == "ltr" and not has_right_to_left(plain_text(_joined(runs))):
         return list(runs)
-    reading = _ReportLine(written)
+    reading = _ReportLine(written, line)
     return held_runs(reading.numbered(runs, NumberContext()), reading.classes, reading.cut,
                      line)
 
@@ -506,17 +508,19 @@ class _ReportLine:
     """The report's reading of a line: its inlines as boxes, its objects as written."""
 
     written: Written
+    #: The line's direction, which a citation is held apart from or read in
+    #: (:meth:`cite_classes`).
+    line: Direction
     #: id(object) → its classes: an object is written and read once a line (an image's
     #: markup holds its bytes).
     objects: dict[int, list[Kind] | None] = field(default_factory=dict)
 
     def classes(self, run: Run) -> list[Kind] | None:
         """How the line's bidi algorithm sees each character ``run`` shows; None for an
-        object that ends a run. A mark of digits is one digit, a citation held apart one
-        neutral, inside emphasis too (as the author's reading counts one inside ``<b>``)."""
+        object that ends a run. A citation reads as :meth:`cite_classes` says, inside emphasis
+        too (as the author's reading counts one inside ``<b>``)."""
         if all(isinstance(node, Cite | FootnoteRef) for node in run):
-            cites = [node for node in run if isinstance(node, Cite)]
-            return ["neutral" if cites and cite_direction(cites, "rtl") else "digit"]
+            return self.cite_classes(run)
         node = run[0]
         if isinstance(node, _OBJECTS):
             if id(node) not in self.objects:
@@ -528,6 +532,21 @@ class _ReportLine:
         if isinstance(node, _WRAPPERS):
             return self.wrapped_classes(node, [])
         return _text_classes(plain_text(run))
+
+    def cite_classes(self, run: Run) -> list[Kind]:
+        """A citation run as the line reads it: one neutral when it is held apart from this
+        line (:func:`~renderers.writers.common.cite_direction`: an isolate), else what it
+        shows, as the author's reading reads its markup (:func:`_tree_object`); a note's
+        number is one digit. Read as a digit (or as one neutral by its apartness from a
+        right-to-left line, whatever the line), "(مؤلف, 2024)" after "English words" joined
+        the English run of a right-to-left line, which its Arabic letters end."""
+        cites = [node for node in run if isinstance(node, Cite)]
+        if cites and cite_direction(cites, self.line):
+            return ["neutral"]
+        kinds: list[Kind] = []
+        for node in run:
+            kinds += _text_classes(cite_shown(node)) if isinstance(node, Cite) else ["digit"]
+        return kinds
 
     def wrapped_classes(self, node: Inline, out: list[Kind]) -> list[Kind]:
         """``out`` with what the element ``node`` shows, piece by piece (:meth:`inner_classes`),
@@ -697,8 +716,8 @@ def _fill(parent: HtmlElement, items: Sequence[TreeBox]) -> None:
 
 
 def _tree_classes(box: TreeBox) -> list[Kind] | None:
-    """How the line's bidi algorithm sees each character ``box`` shows (a citation of digits
-    as one digit, an isolate, a picture or an inline formula as one neutral); None for an
+    """How the line's bidi algorithm sees each character ``box`` shows (a citation as its
+    text, an isolate, a picture or an inline formula as one neutral); None for an
     object that ends a run (a line break, a block, a display formula), which inside an
     element read as text is one neutral there (:func:`_inner_classes`)."""
     if isinstance(box, str):
@@ -717,8 +736,8 @@ def _tree_object(element: HtmlElement) -> list[Kind] | Literal["text"] | None:
         return []
     if element.get("dir") is not None or tag in _TREE_ISOLATES:
         return ["neutral"]
-    if is_citation(element):
-        return ["digit"]
+    if is_citation(element):  # not held apart: what it shows (the report's cite_classes)
+        return _text_classes(element.text_content())
     classes = (element.get("class") or "").split()
     if tag == "math" or (tag == "span" and "math" in classes):  # a formula (html/math.py)
         return None if "display" in classes or element.get("display") == "block" else ["neutral"]
