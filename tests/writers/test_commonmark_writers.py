@@ -230,6 +230,7 @@ def test_pptx_writer_keeps_the_text(section: str) -> None:
     assert lost_examples(pptx_text(pptx_bytes(resolved(document), OPTIONS)), numbers) == []
 
 
+@pytest.mark.slow  # 26 WeasyPrint renders; the Typst writer's twin below stays in the fast loop
 @pytest.mark.parametrize("section", SECTIONS)
 def test_pdf_writer_keeps_the_text(section: str) -> None:
     _, numbers = section_document(section)

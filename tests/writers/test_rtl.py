@@ -866,6 +866,7 @@ def test_html_holds_a_citation_apart_from_a_line_that_reads_the_other_way() -> N
     assert cites(cited("superscript", "html", mixed))[2:] == [(None, "2"), (None, ", 3, 4")]
 
 
+@pytest.mark.slow  # many PDF renders; the HTML tests check the same runs fast
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_pdf_reads_each_citation_as_one_unit_in_a_right_to_left_line(engine: str) -> None:
     """Superscripts, brackets and author-date citations in an Arabic report: each reads left
@@ -1321,6 +1322,7 @@ def test_html_cuts_a_text_or_an_emphasis_where_a_held_run_starts_or_ends() -> No
     assert "</sup> 2024</span> نص</p>" in html
 
 
+@pytest.mark.slow  # many PDF renders; the HTML tests check the same runs fast
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_pdf_sets_marks_after_left_to_right_text_in_a_right_to_left_line(engine: str) -> None:
     """Typst followed the bidi algorithm; WeasyPrint set "²" left of "中文摘要" in an Arabic
@@ -1392,6 +1394,7 @@ def mark_after(pdf: bytes, letter: str) -> tuple[float, float]:
     return word[2], mark[0]
 
 
+@pytest.mark.slow  # many PDF renders; the HTML tests check the same runs fast
 @pytest.mark.parametrize("line", list(MARKED_WORDS))
 def test_weasyprint_sets_each_mark_after_its_word_where_typst_does(line: str) -> None:
     """The mark stands right after its word (at the run's right end, UAX #9 W7) in both
@@ -1464,6 +1467,7 @@ def number_line_shown(fmt: str, line: str, **options: Any) -> list[str]:
     return [squeezed(text) for _, _, text in pdf_lines(marked(fmt, line, **options))]
 
 
+@pytest.mark.slow  # many PDF renders; the HTML tests check the same runs fast
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_pdf_sets_a_number_after_an_element_as_the_bidi_algorithm_does(engine: str) -> None:
     """Both engines set each line of :data:`NUMBER_LINES` as Chromium does (WeasyPrint drew
@@ -1563,6 +1567,7 @@ def test_brackets_pair_as_unicode_pairs_them() -> None:
         assert _bracket(char) == "neutral", char
 
 
+@pytest.mark.slow  # many PDF renders; the HTML tests check the same runs fast
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_pdf_sets_a_mark_after_brackets_as_the_bidi_algorithm_does(engine: str) -> None:
     """Both engines set each line of :data:`BRACKET_LINES` as Chromium does."""

@@ -154,6 +154,7 @@ def test_holding_keeps_the_lines_text_marks_and_elements(line: str) -> None:
     assert [e.get("id") for e in paragraph.iter() if e.get("id")] == ids
 
 
+@pytest.mark.slow  # many PDF renders; the HTML tests check the same runs fast
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_pdf_sets_marks_after_left_to_right_text_in_an_authors_right_to_left_line(
     engine: str,
@@ -304,6 +305,7 @@ def test_the_authors_look_reads_a_citation_as_the_report_does() -> None:
     assert held(lines[2], "rtl") == ["عربيكلمات"]  # the span ran on to the second "عربي"
 
 
+@pytest.mark.slow  # many PDF renders; the HTML tests check the same runs fast
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 @pytest.mark.parametrize("look", list(AUTHORED_LINES))
 def test_pdf_sets_a_citation_after_a_run_on_the_authors_page_as_chromium_does(
