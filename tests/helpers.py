@@ -139,9 +139,9 @@ def pdf_text(path: Path) -> str:
     return "\f".join(page.extract_text() or "" for page in reader.pages)
 
 
-def internal_links(pdf: Path | bytes) -> list[tuple[str, int, float]]:
-    """Each internal link annotation of a PDF: the text under its rectangle (pdfium), and the
-    page and top of its destination (pypdf; a named or an explicit destination)."""
+def _link_annotations(pdf: Path | bytes) -> Iterator[tuple[Any, Any, str]]:
+    """Each link annotation of a PDF with its reader (pypdf) and the text under its rectangle
+    (pdfium, which reads what is drawn there)."""
     import io
 
     import pypdfium2 as pdfium
@@ -149,28 +149,47 @@ def internal_links(pdf: Path | bytes) -> list[tuple[str, int, float]]:
 
     reader = PdfReader(io.BytesIO(pdf) if isinstance(pdf, bytes) else pdf)
     document = pdfium.PdfDocument(pdf if isinstance(pdf, bytes) else str(pdf))
-    found = []
     try:
         for index, page in enumerate(reader.pages):
             textpage = document[index].get_textpage()
             for ref in page.get("/Annots") or []:
                 annot = ref.get_object()
-                if annot.get("/Subtype") != "/Link" or annot.get("/A") is not None:
+                if annot.get("/Subtype") != "/Link":
                     continue
                 x1, y1, x2, y2 = (float(v) for v in annot["/Rect"])
                 shown = textpage.get_text_bounded(
                     min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)).strip()
-                dest = annot["/Dest"]
-                if isinstance(dest, str):
-                    named = reader.named_destinations[dest]
-                    target = reader.get_destination_page_number(named)
-                    top = float(named.top if named.top is not None else "nan")
-                else:
-                    target, top = reader.get_page_number(dest[0].get_object()), float(dest[3])
-                assert target is not None, f"a link to no page: {dest!r}"
-                found.append((shown, target, top))
+                yield reader, annot, shown
     finally:
         document.close()
+
+
+def internal_links(pdf: Path | bytes) -> list[tuple[str, int, float]]:
+    """Each internal link annotation of a PDF: the text under its rectangle, and the page and
+    top of its destination (a named or an explicit destination)."""
+    found = []
+    for reader, annot, shown in _link_annotations(pdf):
+        if annot.get("/A") is not None:
+            continue
+        dest = annot["/Dest"]
+        if isinstance(dest, str):
+            named = reader.named_destinations[dest]
+            target = reader.get_destination_page_number(named)
+            top = float(named.top if named.top is not None else "nan")
+        else:
+            target, top = reader.get_page_number(dest[0].get_object()), float(dest[3])
+        assert target is not None, f"a link to no page: {dest!r}"
+        found.append((shown, target, top))
+    return found
+
+
+def uri_links(pdf: Path | bytes) -> list[tuple[str, str]]:
+    """Each link annotation of a PDF: the text under its rectangle and its URI ("" for a link
+    inside the document)."""
+    found = []
+    for _, annot, shown in _link_annotations(pdf):
+        action = annot.get("/A")
+        found.append((shown, str(action.get_object().get("/URI") or "") if action else ""))
     return found
 
 

@@ -17,7 +17,7 @@ from pptx import Presentation
 from renderers.document import Document, Link, Paragraph, Text, plain_text, walk_inlines
 from renderers.options import RenderOptions
 from renderers.readers.markdown import read_markdown
-from tests.helpers import ROOT
+from tests.helpers import ROOT, uri_links
 from tests.support.render import WriterFormat, resolve_rows, write_resolved
 
 URL = "https://example.org/"
@@ -98,37 +98,10 @@ def test_pptx_runs_of_the_words_all_link_to_the_url(case: str) -> None:
     assert {run.hyperlink.address for run in linked} == {URL}  # no jump to a slide among them
 
 
-def link_annotations(pdf: bytes) -> list[tuple[str, str]]:
-    """Each link annotation of ``pdf``: the text under it (pdfium) and its URI, or "" for one
-    that leads inside the document."""
-    import pypdfium2 as pdfium
-    from pypdf import PdfReader
-
-    reader = PdfReader(io.BytesIO(pdf))
-    drawn = pdfium.PdfDocument(pdf)
-    found = []
-    try:
-        for index, page in enumerate(reader.pages):
-            textpage = drawn[index].get_textpage()
-            for ref in page.get("/Annots") or []:
-                annot = ref.get_object()
-                if annot.get("/Subtype") != "/Link":
-                    continue
-                x1, y1, x2, y2 = (float(v) for v in annot["/Rect"])
-                action = annot.get("/A")
-                uri = str(action.get_object().get("/URI") or "") if action else ""
-                shown = textpage.get_text_bounded(
-                    min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)).strip()
-                found.append((shown, uri))
-    finally:
-        drawn.close()
-    return found
-
-
 @pytest.mark.parametrize("engine", [pytest.param("weasyprint", marks=pytest.mark.slow), "typst"])
 @pytest.mark.parametrize("case", CASES)
 def test_pdf_links_only_the_outer_url_over_the_words(engine: str, case: str) -> None:
-    annotations = link_annotations(rendered("pdf", case, pdf_engine=engine))
+    annotations = uri_links(rendered("pdf", case, pdf_engine=engine))
     assert annotations, "no link annotation"
     assert {uri for _, uri in annotations} == {URL}  # no link inside the document at all
     shown = [" ".join(text.split()) for text, _ in annotations]
