@@ -466,3 +466,32 @@ def test_the_cancel_control_is_reached_and_pressed_from_the_keyboard(page: Any) 
         assert page.evaluate("document.activeElement.id") == "export-docx"
     finally:
         page.evaluate("() => { window.fetch = window.realFetch; }")
+
+
+@pytest.mark.parametrize("width", [320, 1280])
+def test_the_page_does_not_move_when_an_export_starts(page: Any, width: int) -> None:
+    """Cancel keeps its place while hidden, so what follows the exports (the refusal box, on a
+    phone the preview) stays where it was when Cancel appears; hidden, it is not in the tab
+    order (Tab from the last export button does not reach it)."""
+    from playwright.sync_api import expect
+
+    size = page.viewport_size
+    page.set_viewport_size({"width": width, "height": 900})
+    page.evaluate("""() => { window.realFetch = window.fetch;
+        window.fetch = (url, init) => new Promise((_, reject) => init.signal.addEventListener(
+            "abort", () => reject(new DOMException("aborted", "AbortError")))); }""")
+    try:
+        page.focus("#export-md")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") != "export-cancel"
+        idle = page.locator(".progress").bounding_box()
+        page.click("#export-pdf")
+        expect(page.locator("#export-cancel")).to_be_visible()
+        busy = page.locator(".progress").bounding_box()
+        assert busy is not None and idle is not None
+        assert busy["y"] == idle["y"] and busy["height"] == idle["height"], (idle, busy)
+        page.keyboard.press("Escape")
+        expect(page.locator("#export-cancel")).to_be_hidden()
+    finally:
+        page.evaluate("() => { window.fetch = window.realFetch; }")
+        page.set_viewport_size(size)
