@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -208,6 +209,31 @@ def test_labels_stay_beside_their_controls_at_320px(page: Any) -> None:
         page.set_viewport_size(size)
 
 
+@contextlib.contextmanager
+def fetch_replaced(page: Any, script: str, arg: object = None) -> Iterator[None]:
+    """The page's ``fetch`` replaced by ``script`` (a function of ``arg`` that finds the real
+    one as ``window.realFetch``) for the block, and put back after it."""
+    page.evaluate("() => { window.realFetch = window.fetch; }")
+    page.evaluate(script, arg)
+    try:
+        yield
+    finally:
+        page.evaluate("() => { window.fetch = window.realFetch; }")
+
+
+#: Every request answered after ``ms`` milliseconds.
+_SLOW_FETCH = """(ms) => { window.fetch = (...a) => new Promise(r => setTimeout(r, ms))
+    .then(() => window.realFetch(...a)); }"""
+#: Previews (HTML renders) answered after ``ms`` milliseconds, exports at once.
+_DELAY_PREVIEWS = """(ms) => { window.fetch = (url, init) => JSON.parse(init.body).format === "html"
+    ? new Promise(r => setTimeout(r, ms)).then(() => window.realFetch(url, init))
+    : window.realFetch(url, init); }"""
+#: A render that runs until it is cancelled (its request aborted).
+_UNTIL_CANCELLED = """() => { window.fetch = (url, init) => new Promise((_, reject) =>
+    init.signal.addEventListener("abort", () => reject(new DOMException("aborted",
+                                                                         "AbortError")))); }"""
+
+
 def test_a_keyboard_export_keeps_focus_and_exports_once(page: Any) -> None:
     """Enter on an export button while a (slow) render runs: focus stays on the button (a
     disabled button would drop it to the page's body), the button says it is busy, and a
@@ -217,24 +243,21 @@ def test_a_keyboard_export_keeps_focus_and_exports_once(page: Any) -> None:
     def count(download: Any) -> None:
         downloads.append(download.suggested_filename)
 
-    page.evaluate("""() => { const realFetch = window.realFetch = window.fetch;
-        window.fetch = (...a) => new Promise(r => setTimeout(r, 1500))
-            .then(() => realFetch(...a)); }""")
     page.on("download", count)
-    try:
-        page.focus("#export-md")
-        page.keyboard.press("Enter")
-        assert page.evaluate("document.activeElement.id") == "export-md"
-        assert page.locator("#export-md").get_attribute("aria-disabled") == "true"
-        page.keyboard.press("Enter")
-        page.wait_for_function("() => !document.querySelector('#export-md[aria-disabled]')",
-                               timeout=60_000)
-        page.wait_for_timeout(2_000)
-        assert downloads == [f"{TITLE}.md"]
-        assert page.evaluate("document.activeElement.id") == "export-md"
-    finally:
-        page.remove_listener("download", count)
-        page.evaluate("() => { window.fetch = window.realFetch; }")
+    with fetch_replaced(page, _SLOW_FETCH, 1500):
+        try:
+            page.focus("#export-md")
+            page.keyboard.press("Enter")
+            assert page.evaluate("document.activeElement.id") == "export-md"
+            assert page.locator("#export-md").get_attribute("aria-disabled") == "true"
+            page.keyboard.press("Enter")
+            page.wait_for_function("() => !document.querySelector('#export-md[aria-disabled]')",
+                                   timeout=60_000)
+            page.wait_for_timeout(2_000)
+            assert downloads == [f"{TITLE}.md"]
+            assert page.evaluate("document.activeElement.id") == "export-md"
+        finally:
+            page.remove_listener("download", count)
 
 
 def test_an_unreachable_service_is_named_and_the_export_can_be_retried(page: Any) -> None:
@@ -316,12 +339,6 @@ def test_keyboard_focus_is_visible_on_every_control(page: Any) -> None:
     assert {"title", "lang", "content", "pool", "pdf-engine", "export-pdf"} <= set(seen)
 
 
-_DELAY_PREVIEWS = """(ms) => { const realFetch = window.realFetch = window.fetch;
-    window.fetch = (url, init) => JSON.parse(init.body).format === "html"
-        ? new Promise(r => setTimeout(r, ms)).then(() => realFetch(url, init))
-        : realFetch(url, init); }"""
-
-
 def test_a_preview_finishing_after_a_refused_export_leaves_the_refusal(page: Any) -> None:
     """An edit starts a preview; an export is refused while that preview is still on its way.
     The preview's success, arriving last, must not erase the export's refusal."""
@@ -336,20 +353,19 @@ def test_a_preview_finishing_after_a_refused_export_leaves_the_refusal(page: Any
             route.fulfill(status=400, json=refusal)
 
     title = page.locator("#title")
-    page.evaluate(_DELAY_PREVIEWS, 1500)
     page.route("**/render", refuse_exports)
     try:
-        title.fill(TITLE + " (draft)")
-        page.click("#export-pdf")
-        error = page.locator("#export-error")
-        expect(error).to_have_text(f"400: {refusal['error']}")
-        expect(page.locator("#preview-status")).to_have_text("updating…")
-        expect(page.locator("#preview-status")).to_have_text("", timeout=30_000)
-        expect(page.frame_locator("#preview").locator("h1").first).to_contain_text("(draft)")
-        expect(error).to_have_text(f"400: {refusal['error']}")
+        with fetch_replaced(page, _DELAY_PREVIEWS, 1500):
+            title.fill(TITLE + " (draft)")
+            page.click("#export-pdf")
+            error = page.locator("#export-error")
+            expect(error).to_have_text(f"400: {refusal['error']}")
+            expect(page.locator("#preview-status")).to_have_text("updating…")
+            expect(page.locator("#preview-status")).to_have_text("", timeout=30_000)
+            expect(page.frame_locator("#preview").locator("h1").first).to_contain_text("(draft)")
+            expect(error).to_have_text(f"400: {refusal['error']}")
     finally:
         page.unroute("**/render")
-        page.evaluate("() => { window.fetch = window.realFetch; }")
         title.fill(TITLE)
 
 
@@ -445,10 +461,7 @@ def test_the_cancel_control_is_reached_and_pressed_from_the_keyboard(page: Any) 
 
     status = page.locator("#export-status")
     # A render that runs until cancelled (the real one is cancelled in the test above).
-    page.evaluate("""() => { window.realFetch = window.fetch;
-        window.fetch = (url, init) => new Promise((_, reject) => init.signal.addEventListener(
-            "abort", () => reject(new DOMException("aborted", "AbortError")))); }""")
-    try:
+    with fetch_replaced(page, _UNTIL_CANCELLED):
         page.focus("#export-pdf")
         page.keyboard.press("Enter")
         page.keyboard.press("Tab")
@@ -464,8 +477,6 @@ def test_the_cancel_control_is_reached_and_pressed_from_the_keyboard(page: Any) 
         assert page.locator("#export-pdf").get_attribute("aria-disabled") is None
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.id") == "export-docx"
-    finally:
-        page.evaluate("() => { window.fetch = window.realFetch; }")
 
 
 @pytest.mark.parametrize("width", [320, 1280])
@@ -477,21 +488,18 @@ def test_the_page_does_not_move_when_an_export_starts(page: Any, width: int) -> 
 
     size = page.viewport_size
     page.set_viewport_size({"width": width, "height": 900})
-    page.evaluate("""() => { window.realFetch = window.fetch;
-        window.fetch = (url, init) => new Promise((_, reject) => init.signal.addEventListener(
-            "abort", () => reject(new DOMException("aborted", "AbortError")))); }""")
     try:
-        page.focus("#export-md")
-        page.keyboard.press("Tab")
-        assert page.evaluate("document.activeElement.id") != "export-cancel"
-        idle = page.locator(".progress").bounding_box()
-        page.click("#export-pdf")
-        expect(page.locator("#export-cancel")).to_be_visible()
-        busy = page.locator(".progress").bounding_box()
-        assert busy is not None and idle is not None
-        assert busy["y"] == idle["y"] and busy["height"] == idle["height"], (idle, busy)
-        page.keyboard.press("Escape")
-        expect(page.locator("#export-cancel")).to_be_hidden()
+        with fetch_replaced(page, _UNTIL_CANCELLED):
+            page.focus("#export-md")
+            page.keyboard.press("Tab")
+            assert page.evaluate("document.activeElement.id") != "export-cancel"
+            idle = page.locator(".progress").bounding_box()
+            page.click("#export-pdf")
+            expect(page.locator("#export-cancel")).to_be_visible()
+            busy = page.locator(".progress").bounding_box()
+            assert busy is not None and idle is not None
+            assert busy["y"] == idle["y"] and busy["height"] == idle["height"], (idle, busy)
+            page.keyboard.press("Escape")
+            expect(page.locator("#export-cancel")).to_be_hidden()
     finally:
-        page.evaluate("() => { window.fetch = window.realFetch; }")
         page.set_viewport_size(size)
