@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import io
 import json
@@ -287,6 +288,27 @@ def test_bad_content_is_refused(tmp_path: Path) -> None:
         write_markdown(b"caf\xe9 [[S:1]]", tmp_path / "x.md", sources_pool=POOL)
     with pytest.raises(InputError, match="expected text"):
         write_markdown(12345, tmp_path / "x.md", sources_pool=POOL)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
+def test_content_with_another_byte_order_mark_reads_as_its_text(
+    encoding: str, tmp_path: Path
+) -> None:
+    """Windows PowerShell 5 saves UTF-16 LE with its mark; the mark names the encoding."""
+    text = "Café — naïve 漢字 [[S:1]]"
+    bom = {"utf-16-be": codecs.BOM_UTF16_BE, "utf-32-be": codecs.BOM_UTF32_BE}.get(encoding, b"")
+    write_markdown(bom + text.encode(encoding), tmp_path / "marked.md", sources_pool=POOL)
+    write_markdown(text, tmp_path / "plain.md", sources_pool=POOL)
+    written = (tmp_path / "marked.md").read_text(encoding="utf-8")
+    assert written == (tmp_path / "plain.md").read_text(encoding="utf-8")
+    assert written.startswith("Café — naïve 漢字 [^1]")
+
+
+def test_broken_utf16_is_refused_naming_its_mark(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"not valid UTF-16, although it opens with that "
+                       r"byte-order mark \(byte 2: b'\\x00'\); save it as UTF-8"):
+        write_markdown(codecs.BOM_UTF16_LE + b"\x00\xd8", tmp_path / "x.md", sources_pool=POOL)
+    assert not (tmp_path / "x.md").exists()
 
 
 def test_bad_formats_are_refused(tmp_path: Path) -> None:
