@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from citations.chars import clean_text
+from citations.chars import clean_text, encoding_shown, text_encoding
 from citations.errors import DuplicateSidError, PoolError, SelectorError
 from citations.grammar import MAX_NUMBER_DIGITS, MAX_SID, SID_RANGE, read_digits, sid_in_range
 from citations.model import BIBLIOGRAPHIC_KEYS, CANONICAL_FIELDS, Source
@@ -399,11 +399,17 @@ class SourcePool:
                 f"{MAX_POOL_FILE_BYTES:,} bytes"
             )
         try:
-            text = file.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise PoolError(f"{name}: not UTF-8 text ({exc.reason}); {ACCEPTED_SHAPES}") from exc
+            raw = file.read_bytes()
         except OSError as exc:
             raise PoolError(f"{name}: cannot read ({exc.strerror})") from exc
+        encoding = text_encoding(raw)
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise PoolError(
+                f"{name}: not valid {encoding_shown(encoding)} ({exc.reason}); "
+                f"{ACCEPTED_SHAPES}"
+            ) from exc
         yaml_first = file.suffix.lower() in (".yaml", ".yml")
         data = _parse_text(text, name, yaml_first=yaml_first, max_rows=max_rows)
         return cls.from_rows(_rows_of(data, name), origin=name)

@@ -40,10 +40,16 @@ def _read_output(path: str) -> Any:
     """The tool output in ``path`` (``-`` = standard input): JSON when it is a ``.json`` file or
     starts with ``{`` or ``[``, else text. JSON that does not parse is a :class:`BadInput` saying
     so, with its line and column: read as text it only ever gave "no sources found"."""
+    from citations.chars import encoding_shown, text_encoding
     from citations.json_keys import loads
 
     raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    text = raw.decode("utf-8-sig")
+    encoding = text_encoding(raw)
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise BadInput(path, f"not valid {encoding_shown(encoding)} (byte {exc.start}); "
+                       "save the file as UTF-8") from None
     stripped = text.strip()
     if stripped.startswith(("{", "[")) or path.lower().endswith(".json"):
         try:

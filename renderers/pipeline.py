@@ -14,7 +14,6 @@ laid out from, the PDF a PNG is rasterized from — and writes and records each 
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import dataclasses
 import hashlib
@@ -26,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from citations.chars import clean_text
+from citations.chars import clean_text, encoding_shown, text_encoding
 from renderers.deadline import Deadline
 from renderers.diagnostics import Code, Diagnostic, capped, collect, count, forward, summary, unique
 from renderers.document import Cite, iter_inlines, reading_blocks
@@ -109,15 +108,6 @@ class Prepared:
         return tuple(str(d) for d in self.diagnostics)
 
 
-#: Byte-order marks that name an encoding other than UTF-8 beyond doubt, longest first (UTF-32
-#: LE's starts with UTF-16 LE's). Windows PowerShell 5's ``>`` and ``Out-File`` write UTF-16 LE
-#: with its mark, so a report an agent saved there arrives so.
-_OTHER_BOMS: tuple[tuple[bytes, str], ...] = (
-    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
 def decode_content(content: object, origin: str = "content") -> str:
     """``content`` as text; bytes must be UTF-8 (a BOM is dropped), or UTF-16/UTF-32 opening with
     their byte-order mark. Characters no output can carry (controls, lone surrogates) become
@@ -126,14 +116,12 @@ def decode_content(content: object, origin: str = "content") -> str:
         return clean_text(content.removeprefix("\ufeff"))
     if isinstance(content, bytes | bytearray | memoryview):
         raw = bytes(content)
-        encoding = next((name for bom, name in _OTHER_BOMS if raw.startswith(bom)), "utf-8-sig")
+        encoding = text_encoding(raw)
         try:
             return clean_text(raw.decode(encoding))
         except UnicodeDecodeError as exc:
-            what = ("valid UTF-8" if encoding == "utf-8-sig" else
-                    f"valid {encoding.upper()}, although it opens with that byte-order mark")
             raise InputError(
-                f"{origin} is not {what} (byte {exc.start}: "
+                f"{origin} is not valid {encoding_shown(encoding)} (byte {exc.start}: "
                 f"{raw[exc.start : exc.start + 1]!r}); save it as UTF-8"
             ) from exc
     raise InputError(f"{origin}: expected text (str) or UTF-8 bytes, got {type(content).__name__}")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citations.chars import text_encoding
 from citations.errors import AnswerError
 from renderers.diagnostics import Code, Diagnostic
 from renderers.errors import LimitError
@@ -89,6 +90,13 @@ def read_answer(
     fmt = (content_format or "").strip().lower() or None
     if fmt in _TEXT_FORMATS or not _may_be_answer(content):
         return None  # text formats; a number, None …: the text decoder names what is accepted
+    if isinstance(content, bytes | bytearray | memoryview):
+        encoding = text_encoding(bytes(content))
+        if encoding != "utf-8-sig":  # UTF-16/32 by its byte-order mark: read as its text
+            try:
+                content = bytes(content).decode(encoding)
+            except UnicodeDecodeError:
+                return None  # the text decoder names the byte
     text = isinstance(content, str | bytes | bytearray | memoryview)
     raw = (content if isinstance(content, str) else bytes(content)) if text else ""
     named = _named_structured(origin) if fmt is None and text else None

@@ -120,7 +120,7 @@ def test_duplicate_sid() -> None:
         ("scalar.json", "42", r"top level is a int"),
         ("empty.yaml", "", r"top level is empty"),
         ("row.json", "[1]", r"row\.json: row 0 is int"),
-        ("latin.json", None, r"latin\.json: not UTF-8"),
+        ("latin.json", None, r"latin\.json: not valid UTF-8 \(invalid"),
     ],
 )
 def test_load_errors_are_one_line(
@@ -134,6 +134,18 @@ def test_load_errors_are_one_line(
     with pytest.raises(PoolError, match=message) as info:
         SourcePool.load(path)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_pool_file_with_a_utf16_or_utf32_mark_loads(tmp_path: Path, encoding: str) -> None:
+    """Windows PowerShell 5's ``>`` saves a pool as UTF-16 LE with its byte-order mark."""
+    path = tmp_path / "pool.json"
+    path.write_bytes('[{"sid": 1, "title": "Café 漢字", "url": "https://a.org"}]'.encode(encoding))
+    assert SourcePool.load(path).get(1).title == "Café 漢字"
+    path.write_bytes("\ufeff- {sid: 1}".encode("utf-16-le")[:-1])  # a half character at the end
+    with pytest.raises(PoolError, match=r"not valid UTF-16, although it opens with that "
+                       r"byte-order mark \(truncated data\)"):
+        SourcePool.load(path)
 
 
 def test_missing_file_and_directory(tmp_path: Path) -> None:

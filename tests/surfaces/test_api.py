@@ -20,6 +20,7 @@ from renderers.api import (
     RenderResult,
     available_formats,
     render,
+    render_file,
     write_docx,
     write_html,
     write_markdown,
@@ -302,6 +303,21 @@ def test_content_with_another_byte_order_mark_reads_as_its_text(
     written = (tmp_path / "marked.md").read_text(encoding="utf-8")
     assert written == (tmp_path / "plain.md").read_text(encoding="utf-8")
     assert written.startswith("Café — naïve 漢字 [^1]")
+
+
+def test_an_answer_saved_as_utf16_is_read_as_the_answer(tmp_path: Path) -> None:
+    """A provider's JSON answer in UTF-16 is adapted as that answer, not shown as its text,
+    whether a ``.json`` name says so or only its first character does."""
+    answer = Path(__file__).resolve().parent.parent / "fixtures" / "answers"
+    text = (answer / "anthropic-web-search.json").read_text(encoding="utf-8")
+    (tmp_path / "utf16.json").write_bytes(text.encode("utf-16"))
+    (plain,) = render(text.encode(), tmp_path / "a", formats="md", name="answer")
+    (named,) = render_file(tmp_path / "utf16.json", tmp_path / "b", formats="md", name="answer")
+    (unnamed,) = render(text.encode("utf-16"), tmp_path / "c", formats="md", name="answer")
+    assert plain.sources_used != []
+    for result in (named, unnamed):
+        assert result.sources_used == plain.sources_used
+        assert result.path.read_bytes() == plain.path.read_bytes()
 
 
 def test_broken_utf16_is_refused_naming_its_mark(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import shutil
 from pathlib import Path
@@ -111,3 +112,17 @@ def test_add_says_a_json_file_is_not_valid_json(
     err = capsys.readouterr().err
     assert f"bad.json: not valid JSON ({where}: Expecting value)" in err
     assert "no sources found" not in err and not (tmp_path / "reg.json").exists()
+
+
+def test_add_reads_a_tool_output_saved_as_utf16(tmp_path: Path) -> None:
+    """Windows PowerShell 5's ``>`` saves UTF-16 LE with its byte-order mark."""
+    (tmp_path / "search.json").write_bytes(json.dumps(SEARCH, ensure_ascii=False).encode("utf-16"))
+    added = run_cli("pool", "add", "pool.json", "search.json", "--tool", "web_search", cwd=tmp_path)
+    assert added.returncode == 0, added.stderr
+    assert SourcePool.load(tmp_path / "pool.json").get(1).title == "Renewables 2024"  # type: ignore[union-attr]
+    (tmp_path / "broken.json").write_bytes(codecs.BOM_UTF16_LE + b"\x00\xd8")
+    broken = run_cli("pool", "add", "pool.json", "broken.json", cwd=tmp_path)
+    assert broken.returncode == 2
+    assert broken.stderr.strip() == (
+        "citerender: error: broken.json: not valid UTF-16, although it opens with that "
+        "byte-order mark (byte 2); save the file as UTF-8")
