@@ -8,8 +8,8 @@ chemistry use: formulas with counts (``H2O``), coefficients (``2``, ``1/2``), ch
 bonds (``-`` ``=`` ``#``), arrows with text above and below (``->[\\Delta]``), ``+``,
 precipitate ``v`` and gas ``^``, ``$…$`` math, Greek letters, and units (``\\pu{123 kJ/mol}``).
 Element symbols are set upright (``\\mathrm``), a charge is a superscript after the count
-(``\\mathrm{SO}_{4}^{2-}``: stacked, as in chemistry books) and an arrow is an
-``\\xrightarrow``-like arrow as long as its text. Anything else is refused by name, as an
+(``\\mathrm{SO}_{4}^{2-}``: stacked, as in chemistry books) and an arrow is a long arrow
+with its text set over and under it. Anything else is refused by name, as an
 unsupported environment is. One pass over the source: the work is linear in its length (a
 nested ``\\ce`` is read again once per level, and levels are bounded by the group depth).
 """
@@ -43,20 +43,16 @@ GREEK = frozenset({
 })
 SYMBOLS = frozenset({"pm", "mp", "cdot", "times", "circ", "bullet", "degree", "prime", "%"})
 
-#: Arrows, longest first (``<=>>`` before ``<=>``), and the TeX each becomes.
-#: ``\\x…`` arrows stretch to their text; the others carry it with ``\\overset``/``\\underset``.
+#: Arrows, longest first (``<=>>`` before ``<=>``), and the TeX command each becomes.
 ARROWS: dict[str, str] = {
     "<=>>": "rightleftharpoons", "<<=>": "rightleftharpoons", "<-->": "rightleftarrows",
     "<=>": "rightleftharpoons", "<->": "leftrightarrow", "->": "rightarrow", "<-": "leftarrow",
     "→": "rightarrow", "⟶": "rightarrow", "←": "leftarrow", "↔": "leftrightarrow",
     "⇌": "rightleftharpoons", "⇄": "rightleftarrows",
 }
-#: Arrows with text: the stretching ``\\x…`` form, as long as its text.
-_STRETCHY = {"rightarrow": "xrightarrow", "leftarrow": "xleftarrow",
-             "leftrightarrow": "xleftrightarrow", "rightleftharpoons": "xrightleftharpoons"}
-#: Arrows without text: a long arrow, as mhchem draws it (a single character in every form).
-_BARE = {"rightarrow": "longrightarrow", "leftarrow": "longleftarrow",
-         "leftrightarrow": "longleftrightarrow"}
+#: The long form of each arrow, as mhchem draws it (a single character in every form).
+LONG = {"rightarrow": "longrightarrow", "leftarrow": "longleftarrow",
+        "leftrightarrow": "longleftrightarrow"}
 _ARROW = re.compile("|".join(re.escape(arrow) for arrow in ARROWS))
 #: Words that are operators on their own (a space on each side), and what they become.
 OPERATORS = {"+": "+", "=": "=", "v": r"\downarrow", "^": r"\uparrow", ".": r"\cdot",
@@ -210,18 +206,16 @@ def _arrow(body: str, match: re.Match[str]) -> tuple[str, int]:
             raise MathError("\\ce: an arrow's '[' has no closing ']'")
         labels.append(_label(body[index + 1 : end]))
         index = end + 1
-    above, below = (labels + ["", ""])[:2]
+    above, below = [*labels, "", ""][:2]
     name = ARROWS[match.group()]
-    if not above and not below:
-        return rf"\{_BARE.get(name, name)}", index
-    stretchy = _STRETCHY.get(name)
-    if stretchy is not None:
-        return rf"\{stretchy}" + (f"[{below}]" if below else "") + f"{{{above}}}", index
-    tex = rf"\{name}"
-    if above:
-        tex = rf"\overset{{{above}}}{{{tex}}}"
+    tex = rf"\{LONG.get(name, name)}"
+    # Text set over and under the long arrow rather than by ``\xrightarrow``: latex2mathml
+    # gives that a negative padded height, which clips the text in the drawing, and the
+    # drawing library stretches neither arrow.
     if below:
         tex = rf"\underset{{{below}}}{{{tex}}}"
+    if above:
+        tex = rf"\overset{{{above}}}{{{tex}}}"
     return tex, index
 
 
@@ -301,7 +295,7 @@ def _formula(word: str) -> str:
             end = index + 1
             while end < len(word) and word[end].isdigit():
                 end += 1
-            if last is not None and not last.sub and not last.sup:
+            if last is not None and not last.sub:  # ``Fe^{III}2``: a count after a charge
                 last.sub = word[index:end]
             else:
                 atoms.append(_Atom(word[index:end]))

@@ -75,9 +75,11 @@ def test_element_symbols_are_upright_and_variables_italic() -> None:
     assert '<mi mathvariant="normal">C</mi>' in markup and "<mi>n</mi>" in markup
 
 
-def test_an_arrow_with_text_stretches_and_a_bare_one_is_long() -> None:
-    labelled = mathml_markup(parse_tex(r"\ce{A ->[catalyst] B}"), annotate=False)
-    assert "<mover>" in labelled and "<mo>→</mo>" in labelled
+def test_an_arrow_carries_its_text_over_and_under() -> None:
+    """Text over and under a long arrow (not ``\\xrightarrow``, whose drawing clips it)."""
+    labelled = parse_tex(r"\ce{A ->[catalyst][500 K] B}")
+    assert linear_text(labelled) == "A ⟶_(500 K)^(catalyst) B"
+    assert "mpadded" not in mathml_markup(labelled, annotate=False)
     assert "⟶" in mathml_markup(parse_tex(r"\ce{A -> B}"), annotate=False)
 
 
