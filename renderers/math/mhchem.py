@@ -55,7 +55,8 @@ LONG = {"rightarrow": "longrightarrow", "leftarrow": "longleftarrow",
         "leftrightarrow": "longleftrightarrow"}
 _ARROW = re.compile("|".join(re.escape(arrow) for arrow in ARROWS))
 #: Words that are operators on their own (a space on each side), and what they become.
-OPERATORS = {"+": "+", "=": "=", "v": r"\downarrow", "^": r"\uparrow", ".": r"\cdot",
+#: (An arrow in braces: LibreOffice reads a bare one ending a formula as lacking an operand.)
+OPERATORS = {"+": "+", "=": "=", "v": r"\,{\downarrow}", "^": r"\,{\uparrow}", ".": r"\cdot",
              "*": r"\cdot", "·": r"\cdot", "-": "-"}
 _COEFFICIENT = re.compile(r"\(?(\d+)/(\d+)\)?|\d+(?:[.,]\d+)?")
 #: A letter counting the water of a hydrate (``CuSO4.xH2O``), set in italic as a number.
@@ -63,6 +64,7 @@ _HYDRATE_LETTER = re.compile(r"[a-z](?=[A-Z(])")
 _PRESCRIPT = re.compile(r"(?:\^(\{[^{}]*\}|\d+)(?:_(\{[^{}]*\}|\d+))?"
                         r"|_(\{[^{}]*\}|\d+)\^(\{[^{}]*\}|\d+))(?=[A-Z])")
 _SIGNS = re.compile(r"\d*[+-]+|\d+|[IVX]+|[+-]?[IVX]+")
+_CHARGE = re.compile(r"\d*[+-]+")
 _ROMAN = re.compile(r"[+-]?[IVX]+")
 _STATE = re.compile(r"\((?:s|l|g|aq|cr|sln|ads)\)")
 _NUMBER = re.compile(r"([+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+))(?:[eE]([+-]?\d+))?")
@@ -81,7 +83,10 @@ class _Atom:
     def tex(self) -> str:
         base = rf"\mathrm{{{self.base}}}" if self.letters else self.base
         sub = f"_{{{self.sub}}}" if self.sub else ""
-        sup = f"^{{{self.sup}}}" if self.sup else ""
+        sup = self.sup
+        if _CHARGE.fullmatch(sup):  # a plus as text: LibreOffice reads an operator "+" as
+            sup = sup.replace("+", r"\text{+}")  # lacking its right operand and marks it "¿"
+        sup = f"^{{{sup}}}" if sup else ""
         return base + sub + sup
 
 
