@@ -33,6 +33,8 @@ CE_ACCEPTED = (
 #: What ``\\pu`` reads, as its refusal lists it.
 PU_ACCEPTED = "a number (1.2e3, 5 +- 0.1) and units kJ/mol, kJ*mol-1, m s^-2, °C, \\mu m"
 
+#: ``\\ce`` in a text argument, which latex2mathml would show as its TeX.
+_IN_TEXT = re.compile(r"\\(?:text(?!style)[a-z]*|mbox|hbox)\s*\{[^{}]*\\(ce|pu)(?![A-Za-z])")
 _TOKEN = re.compile(r"\\(?:[A-Za-z]+|.)|[^\\]+", re.DOTALL)
 #: Commands kept inside ``\\ce`` and ``\\pu`` as they are: Greek letters and a few symbols.
 GREEK = frozenset({
@@ -43,16 +45,15 @@ GREEK = frozenset({
 })
 SYMBOLS = frozenset({"pm", "mp", "cdot", "times", "circ", "bullet", "degree", "prime", "%"})
 
-#: Arrows, longest first (``<=>>`` before ``<=>``), and the TeX command each becomes.
+#: Arrows, longest first (``<=>>`` before ``<=>``), and the TeX each becomes: the long arrow
+#: mhchem draws; an equilibrium lying to one side (``<=>>``) as the arrow pair with a short
+#: arrow back (⥂, ⥄), the one character that says so in every format.
 ARROWS: dict[str, str] = {
-    "<=>>": "rightleftharpoons", "<<=>": "rightleftharpoons", "<-->": "rightleftarrows",
-    "<=>": "rightleftharpoons", "<->": "leftrightarrow", "->": "rightarrow", "<-": "leftarrow",
-    "→": "rightarrow", "⟶": "rightarrow", "←": "leftarrow", "↔": "leftrightarrow",
-    "⇌": "rightleftharpoons", "⇄": "rightleftarrows",
+    "<=>>": "⥂", "<<=>": "⥄", "<-->": r"\rightleftarrows", "<=>": r"\rightleftharpoons",
+    "<->": r"\longleftrightarrow", "->": r"\longrightarrow", "<-": r"\longleftarrow",
+    "→": r"\longrightarrow", "⟶": r"\longrightarrow", "←": r"\longleftarrow",
+    "↔": r"\longleftrightarrow", "⇌": r"\rightleftharpoons", "⇄": r"\rightleftarrows",
 }
-#: The long form of each arrow, as mhchem draws it (a single character in every form).
-LONG = {"rightarrow": "longrightarrow", "leftarrow": "longleftarrow",
-        "leftrightarrow": "longleftrightarrow"}
 _ARROW = re.compile("|".join(re.escape(arrow) for arrow in ARROWS))
 #: Words that are operators on their own (a space on each side), and what they become.
 #: (An arrow in braces: LibreOffice reads a bare one ending a formula as lacking an operand.)
@@ -95,6 +96,9 @@ def expand(tex: str) -> str:
     :class:`MathError` naming what it cannot read."""
     if "\\ce" not in tex and "\\pu" not in tex:
         return tex
+    if (inside := _IN_TEXT.search(tex)) is not None:
+        raise MathError(f"\\{inside.group(1)} inside \\text is not supported (write it after"
+                        " the text: \\text{mass of }\\ce{H2O})")
     out: list[str] = []
     pos = 0
     for token in _TOKEN.finditer(tex):
@@ -212,8 +216,7 @@ def _arrow(body: str, match: re.Match[str]) -> tuple[str, int]:
         labels.append(_label(body[index + 1 : end]))
         index = end + 1
     above, below = [*labels, "", ""][:2]
-    name = ARROWS[match.group()]
-    tex = rf"\{LONG.get(name, name)}"
+    tex = ARROWS[match.group()]
     # Text set over and under the long arrow rather than by ``\xrightarrow``: latex2mathml
     # gives that a negative padded height, which clips the text in the drawing, and the
     # drawing library stretches neither arrow.

@@ -9,9 +9,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lxml import etree
 from markdown_it.utils import read_fixture_file
 
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from renderers.math import MathError, parse_tex
 from renderers.math.linear import linear_text
 from renderers.math.mathml import mathml_markup
@@ -106,6 +109,24 @@ def test_the_rewrite_grows_linearly() -> None:
     for unit in ("SO4^2- + ", "[Cu(NH3)4]^2+ ->[H2O] ", "CuSO4.5H2O <=> ", "^{14}_{6}C "):
         body = unit * (3000 // len(unit))
         assert len(expand(rf"\ce{{{body}}}")) < 12 * len(body)
+
+
+#: Pieces of mhchem, its neighbours and what breaks parsers (unclosed groups, markup, ``$``).
+PIECES = st.sampled_from([
+    "H", "O", "Fe", "Cl", "2", "14", "+", "-", "=", "#", "^", "_", "{", "}", "(", ")", "[",
+    "]", "$", ".", "*", "/", " ", "v", "->", "<=>", "<=>>", "<-", "(aq)", "\\ce{", "\\pu{",
+    "\\Delta", "\\bond", "\\text{", "<b>", "&", "%", "°", "e3", "mol", "\\\\",
+])
+
+
+@given(st.lists(PIECES, max_size=16).map("".join), st.sampled_from(["ce", "pu"]))
+def test_fuzz_any_body_is_read_or_refused(body: str, command: str) -> None:
+    """Whatever an agent writes in ``\\ce``/``\\pu``: a checked formula or a MathError."""
+    try:
+        formula = parse_tex(f"\\{command}{{{body}}}")
+    except MathError:
+        return
+    assert "\\" not in linear_text(formula)
 
 
 @pytest.mark.slow
