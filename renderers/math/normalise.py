@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from renderers.math.errors import MathError
+from renderers.math.mhchem import expand as expand_chemistry
 
 #: Environments latex2mathml itself reads as tables (a starred matrix is read as its plain form).
 NATIVE = frozenset({
@@ -108,6 +109,7 @@ _NO_NUMBER = re.compile(r"\\(?:notag|nonumber)(?![A-Za-z])")
 def normalise(tex: str) -> str:
     """``tex`` rewritten for latex2mathml; raises :class:`MathError` naming an environment
     it cannot show."""
+    tex = expand_chemistry(tex)  # mhchem's \ce and \pu, before anything reads the TeX
     tex = _environments(tex)
     tex = _ROW_SPACE.sub(r"\1", tex)
     tex = _LABEL.sub("", tex)
