@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from renderers.math.tex import Formula, MathError, MathNode, parse_tex
 
-_SUPERSCRIPTS = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
-_SUBSCRIPTS = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
-_SUPERSCRIPTABLE = frozenset("0123456789+-=()n")
-_SUBSCRIPTABLE = frozenset("0123456789+-=()")
+#: Characters with a superscript and a subscript form, and those forms. The minus sign U+2212 is
+#: what latex2mathml writes for ``-`` (``x^{-1}``, mhchem's ``OH-``); text keeps the hyphen.
+_SCRIPTABLE = "0123456789+-\u2212=()"
+_SUPERSCRIPTS = str.maketrans(_SCRIPTABLE + "n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿ")
+_SUBSCRIPTS = str.maketrans(_SCRIPTABLE, "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎")
+_SUPERSCRIPTABLE = frozenset(_SCRIPTABLE + "n")
+_SUBSCRIPTABLE = frozenset(_SCRIPTABLE)
 #: The horizontal braces of ``\\underbrace`` and ``\\overbrace``.
 BRACES = frozenset("⏟⏞")
 

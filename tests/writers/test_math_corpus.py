@@ -20,7 +20,7 @@ from renderers.math.svg import draw_formula
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "math" / "agent_tex.txt"
 #: Script digits of the linear text back to the characters they raise or lower ("mc²" holds 2).
-UNSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()n0123456789+-=()")
+UNSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+−=()n0123456789+−=()")
 KEYS = frozenset({"parts", "rows", "mathml", "omml", "linear", "refused"})
 
 
