@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from renderers.math import siunitx
 from renderers.math.errors import MathError
 
 #: Environments latex2mathml itself reads as tables (a starred matrix is read as its plain form).
@@ -108,6 +109,7 @@ _NO_NUMBER = re.compile(r"\\(?:notag|nonumber)(?![A-Za-z])")
 def normalise(tex: str) -> str:
     """``tex`` rewritten for latex2mathml; raises :class:`MathError` naming an environment
     it cannot show."""
+    tex = siunitx.expand(tex)
     tex = _environments(tex)
     tex = _ROW_SPACE.sub(r"\1", tex)
     tex = _LABEL.sub("", tex)
