@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from renderers.math import siunitx
+from renderers.math import intertext, siunitx
 from renderers.math.errors import MathError
 
 #: Environments latex2mathml itself reads as tables (a starred matrix is read as its plain form).
@@ -188,6 +188,8 @@ def _matching_end(tex: str, start: int, name: str) -> re.Match[str] | None:
 
 
 def _rewritten(name: str, begin: str, body: str, end: str) -> str:
+    if name in intertext.HOSTS:
+        body = intertext.text_rows(body)
     if name in UNWRAPPED:
         return "{" + body + "}"
     if name == "align" and _TAG.search(body):  # a tag takes its row's number: none numbered

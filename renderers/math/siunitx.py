@@ -117,6 +117,9 @@ _COMPARATORS = {"<": "<", ">": ">", "<=": "\\le", ">=": "\\ge", "\\le": "\\le",
                 "\\leq": "\\le", "\\ge": "\\ge", "\\geq": "\\ge", "\\approx": "\\approx",
                 "\\sim": "\\sim", "\\ll": "\\ll", "\\gg": "\\gg"}
 _COMPARATOR = re.compile(r"^(<=|>=|<|>|\\(?:leq?|geq?|approx|sim|ll|gg)(?![A-Za-z]))")
+#: Spaces in a number, which siunitx ignores (``1\\,000``, ``1~000``), and ``{,}``, the
+#: braced decimal comma of German TeX.
+_IGNORED = re.compile(r"\s+|\\[,;: ]|~|\{(?=,\})|(?<=\{,)\}")
 _PRODUCT = re.compile(r"x|\\times(?![A-Za-z])")
 _THIN = "\\,"
 
@@ -189,7 +192,7 @@ def _quantity(number: Number, unit: Unit) -> str:
 
 def _number(text: str, command: str) -> Number:
     """A siunitx number (``-1.2e3``, ``5 +- 0.1``, ``1.23(4)``, ``< 5``, ``1 x 2``) as TeX."""
-    source = re.sub(r"\s+", "", text)
+    source = _IGNORED.sub("", text)
     comparator = ""
     if (found := _COMPARATOR.match(source)) is not None:
         comparator = _COMPARATORS[found.group(1)] + " "
