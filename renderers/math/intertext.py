@@ -42,6 +42,8 @@ def text_rows(body: str) -> str:
 
 def _marked(text: str) -> str:
     """The text of an ``\\intertext`` as TeX: text pieces in ``\\text``, ``$…$`` as math."""
+    if "<" in text or "&" in text:  # \\text is copied into the MathML as it is
+        raise MathError("text in the formula holds '<' or '&', which would be read as markup")
     pieces = text.split("$")
     if len(pieces) % 2 == 0:  # an odd number of dollars: all of it is text
         pieces = [text]

@@ -7,7 +7,8 @@ the commands agents write are expanded here, before latex2mathml sees the formul
 does by default, and is done here: a number's exponent as ``× 10ⁿ``, digits in groups of three
 (thin spaces) once a part has five or more, ``,`` read as the decimal marker and a lone ``.5``
 given its zero; a thin space between number and unit (none before ``°``, ``′``, ``″``); units
-upright, joined by thin spaces, ``\\per`` as a negative power (``m s⁻²``); a range repeating
+upright (each symbol one run of text), joined by thin spaces, ``\\per`` as a negative power
+(``m s⁻²``); a range repeating
 its unit ("10 °C to 20 °C"). One choice differs: an uncertainty (``5 +- 0.1``) is written with
 ``±`` (siunitx's ``uncertainty-mode = separate``), bracketed before a unit or an exponent, as
 readers expect, where siunitx's default writes the compact ``5.0(1)``.
@@ -120,6 +121,8 @@ _COMPARATOR = re.compile(r"^(<=|>=|<|>|\\(?:leq?|geq?|approx|sim|ll|gg)(?![A-Za-
 #: Spaces in a number, which siunitx ignores (``1\\,000``, ``1~000``), and ``{,}``, the
 #: braced decimal comma of German TeX.
 _IGNORED = re.compile(r"\s+|\\[,;: ]|~|\{(?=,\})|(?<=\{,)\}")
+#: What a unit's text may not hold: latex2mathml copies ``\\text`` into the MathML as it is.
+_NOT_TEXT = re.compile(r"[<&\\{}]")
 _PRODUCT = re.compile(r"x|\\times(?![A-Za-z])")
 _THIN = "\\,"
 
@@ -256,7 +259,7 @@ def _angle(text: str) -> str:
         raise MathError(f"\\ang{{{text.strip()}}}: an angle has at most three parts "
                         f"(degrees;minutes;seconds)")
     shown = [
-        _number(part, "ang").tex + "{\\mathrm{" + mark + "}}"
+        _number(part, "ang").tex + "{" + _upright(mark) + "}"
         for part, mark in zip(parts, ("°", "′", "″"), strict=False) if part.strip()
     ]
     if not shown:
@@ -384,16 +387,26 @@ def _unit_tex(pieces: list[_Piece | str]) -> Unit:
         if index and not isinstance(pieces[index - 1], str):
             shown.append(_THIN)
         symbol, _, subscript = piece.symbol.partition("_")  # a_0, m_e: a constant's subscript
-        tex = "{\\mathrm{" + re.sub(r"([%$])", r"\\\1", symbol) + "}}"
+        tex = "{" + _upright(symbol) + "}"
         qualifier = piece.qualifier or subscript
         if qualifier:
-            tex += "_{\\mathrm{" + qualifier + "}}"
+            tex += "_{" + _upright(qualifier) + "}"
         if piece.power and piece.power != "1":
             tex += "^{" + piece.power + "}"
         shown.append(tex)
     first = pieces[0] if pieces else None
     unspaced = isinstance(first, _Piece) and first.symbol in UNSPACED and len(pieces) == 1
     return Unit("".join(shown), unspaced)
+
+
+def _upright(symbol: str) -> str:
+    """A unit symbol as upright text (``\\text``: one run that Word and LibreOffice set
+    upright, where LibreOffice set ``\\mathrm`` letters in italics, one apart from the next);
+    ``%``, which ``\\text`` reads as a comment, as ``\\%``."""
+    if _NOT_TEXT.search(symbol):  # a qualifier (``\\of{…}``, ``_{…}``) is the writer's text
+        raise MathError(f"unit qualifier '{symbol}' holds a command, brace, '<' or '&' (only "
+                        f"plain text is read there)")
+    return "\\%".join(f"\\text{{{part}}}" if part else "" for part in symbol.split("%"))
 
 
 def _power(value: int) -> str:
