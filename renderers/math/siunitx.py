@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from renderers.math.errors import MathError
 
@@ -97,10 +98,13 @@ POSTFIX_POWERS = {"squared": 2, "cubed": 3}
 #: ``\\mu`` there is the micro prefix (``\\mu m``).
 SYMBOLS = {"Omega": "Ω", "ohm": "Ω", "circ": "°", "%": "%",
            "degree": "°", "AA": "Å", "hbar": "ħ", "$": "$"}
-#: The commands expanded, each with its arguments: n (number), u (unit), a (angle).
-COMMANDS = {
-    "SI": "nu", "qty": "nu", "num": "n", "si": "u", "unit": "u", "SIrange": "nnu",
-    "qtyrange": "nnu", "numrange": "nn", "ang": "a",
+Argument = Literal["number", "unit", "angle"]
+#: The commands expanded, each with the arguments it reads in braces.
+COMMANDS: dict[str, tuple[Argument, ...]] = {
+    "SI": ("number", "unit"), "qty": ("number", "unit"), "num": ("number",),
+    "si": ("unit",), "unit": ("unit",), "SIrange": ("number", "number", "unit"),
+    "qtyrange": ("number", "number", "unit"), "numrange": ("number", "number"),
+    "ang": ("angle",),
 }
 #: What a refused unit macro's message lists as accepted.
 _ACCEPTED = ("prefixes \\quecto … \\quetta, units such as \\metre \\second \\kilogram "
@@ -140,7 +144,7 @@ def expand(tex: str) -> str:
         arguments: list[str] = []
         pre_unit = ""
         for kind in COMMANDS[name]:
-            if kind == "u" and name == "SI":  # \SI{1}[\$]{}: a unit before the number
+            if kind == "unit" and name == "SI":  # \SI{1}[\$]{}: a unit before the number
                 pre_start = _skip_space(tex, index)
                 if tex.startswith("[", pre_start):
                     pre_unit, index = _bracketed(tex, pre_start, name)
@@ -153,21 +157,18 @@ def expand(tex: str) -> str:
 
 
 def _command(name: str, arguments: list[str], pre_unit: str) -> str:
+    """The TeX of one command from its arguments (read in the order of :data:`COMMANDS`)."""
     kinds = COMMANDS[name]
-    if kinds == "a":
+    if kinds == ("angle",):
         return _angle(arguments[0])
-    if kinds == "u":
+    if kinds == ("unit",):
         return _unit(arguments[0], name).tex
-    if kinds == "n":
-        return _number(arguments[0], name).tex
-    if kinds == "nn":
-        first, second = (_number(argument, name).tex for argument in arguments)
-        return f"{first}\\text{{ to }}{second}"
+    numbers = [_number(argument, name) for argument in arguments[: kinds.count("number")]]
+    if "unit" not in kinds:
+        return "\\text{ to }".join(number.tex for number in numbers)
     unit = _unit(arguments[-1], name)
     before = _unit(pre_unit, name).tex + _THIN if pre_unit.strip() else ""
-    quantities = [before + _quantity(_number(argument, name), unit)
-                  for argument in arguments[:-1]]
-    return "\\text{ to }".join(quantities)
+    return "\\text{ to }".join(before + _quantity(number, unit) for number in numbers)
 
 
 @dataclass(frozen=True)
@@ -340,7 +341,7 @@ class _UnitReader:
         elif name in PREFIX_POWERS:
             self.pending = PREFIX_POWERS[name]
         elif name in ("raiseto", "tothe", "of"):
-            argument, index = _braced(self.text, index, self.command)
+            argument, index = _braced(self.text, index, name)
             if name == "raiseto":
                 self.pending = _integer(argument, self.command)
             elif name == "tothe":
@@ -463,8 +464,8 @@ def _braced(tex: str, index: int, command: str) -> tuple[str, int]:
     """The text of the ``{…}`` argument at ``index`` and the index after it."""
     start = _skip_space(tex, index)
     if not tex.startswith("{", start):
-        raise MathError(f"\\{command} is missing an argument in braces "
-                        f"(\\{command}{''.join('{…}' for _ in COMMANDS.get(command, 'n'))})")
+        braces = "{…}" * len(COMMANDS.get(command, ("number",)))
+        raise MathError(f"\\{command} is missing an argument in braces (\\{command}{braces})")
     depth = 0
     escaped = False
     for end in range(start, len(tex)):
