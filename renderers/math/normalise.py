@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from renderers.math import intertext, siunitx
 from renderers.math.errors import MathError
 from renderers.math.mhchem import expand as expand_chemistry
 
@@ -110,6 +111,7 @@ def normalise(tex: str) -> str:
     """``tex`` rewritten for latex2mathml; raises :class:`MathError` naming an environment
     it cannot show."""
     tex = expand_chemistry(tex)  # mhchem's \ce and \pu, before anything reads the TeX
+    tex = siunitx.expand(tex)  # siunitx's \SI, \qty, \num …
     tex = _environments(tex)
     tex = _ROW_SPACE.sub(r"\1", tex)
     tex = _LABEL.sub("", tex)
@@ -188,6 +190,8 @@ def _matching_end(tex: str, start: int, name: str) -> re.Match[str] | None:
 
 
 def _rewritten(name: str, begin: str, body: str, end: str) -> str:
+    if name in intertext.HOSTS:
+        body = intertext.text_rows(body)
     if name in UNWRAPPED:
         return "{" + body + "}"
     if name == "align" and _TAG.search(body):  # a tag takes its row's number: none numbered

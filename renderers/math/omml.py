@@ -20,6 +20,7 @@ from typing import TypeAlias
 
 from lxml import etree
 
+from renderers.math.spans import office_cells
 from renderers.math.tex import Formula, MathNode
 
 M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
@@ -239,9 +240,10 @@ def _node(parent: Element, node: MathNode) -> None:
         case "mtable":
             matrix = _sub(parent, "m")
             _column_alignment(matrix, parts)
+            columns = max(len(row.children) for row in parts) if parts else 0
             for row in parts:
                 mr = _sub(matrix, "mr")
-                for cell in row.children or (MathNode("mtd"),):
+                for cell in office_cells(row, columns) or (MathNode("mtd"),):
                     _arg(mr, "e", MathNode("mrow", children=cell.children or (EMPTY,)))
         case "menclose":
             _enclosed(parent, node)

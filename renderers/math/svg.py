@@ -19,6 +19,7 @@ from xml.sax.saxutils import escape
 
 from renderers.diagnostics import Code, Diagnostic, report
 from renderers.math.mathml import mathml_markup
+from renderers.math.spans import drawable
 from renderers.math.tex import MATHML_NS, Formula, shown_tex
 
 #: Font size (px) the formula is drawn at; sizes are reported relative to it.
@@ -66,7 +67,7 @@ def draw_formula(formula: Formula) -> DrawnFormula:
     ``fallback`` says why. The cache holds the reason, not a report: each render that draws the
     formula reports it (:func:`formula_drawing`)."""
     try:
-        drawn = _draw(mathml_markup(formula, annotate=False))
+        drawn = _draw(mathml_markup(drawable(formula), annotate=False))
     except Exception as exc:  # ziamath's own failures have no common type
         why = f"the drawing library failed ({type(exc).__name__})"
     else:

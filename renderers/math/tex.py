@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from renderers.math.errors import MathError
+from renderers.math.intertext import MARK
 from renderers.math.normalise import normalise
 
 #: Longest TeX source of one formula, in characters.
@@ -135,6 +136,10 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
     budget = [MAX_NODES]
     children = _children(element, budget, 0)
     root = MathNode("mrow", children=children)
+    if MARK in rewritten:  # a text row between aligned rows (``\\intertext``)
+        from renderers.math.spans import spanned
+
+        root = spanned(root)
     if not _shows_something(root):  # ``\frac{}{}``, ``\mathrm{}``: a drawing of no size
         raise MathError("the formula shows nothing")
     return Formula(tex=source, display=display, root=root)

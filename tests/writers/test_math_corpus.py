@@ -33,9 +33,9 @@ class Case:
     expected: dict[str, str]
 
 
-def load_cases() -> list[Case]:
+def load_cases(path: Path = CORPUS) -> list[Case]:
     cases = []
-    for _line, title, tex, expected in read_fixture_file(CORPUS):
+    for _line, title, tex, expected in read_fixture_file(path):
         fields = dict(line.split(": ", 1) for line in expected.strip().splitlines())
         assert set(fields) <= KEYS and fields, title
         cases.append(Case(title, tex.strip(), fields))

@@ -1,0 +1,116 @@
+"""siunitx quantities and ``\\intertext`` rows, case by case from
+``tests/fixtures/math/units_tex.txt``: each is read, drawn and written in every form a format
+shows (the checks of the agent corpus, :mod:`tests.writers.test_math_corpus`), or refused by
+name; then the PDF of both engines and the Word file as LibreOffice lays it out."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from renderers.math import parse_tex
+from renderers.math.intertext import MARK
+from renderers.math.siunitx import expand
+from renderers.math.spans import drawable
+from tests.writers import test_math_corpus as corpus
+
+CASES = corpus.load_cases(Path(__file__).resolve().parents[1] / "fixtures" / "math"
+                          / "units_tex.txt")
+DRAWN = [case for case in CASES if "refused" not in case.expected]
+REFUSED = [case for case in CASES if "refused" in case.expected]
+
+
+def test_the_fixture_covers_what_agents_write() -> None:
+    assert len(DRAWN) >= 30 and len({case.title for case in CASES}) == len(CASES)
+    assert sum("intertext" in case.tex for case in DRAWN) >= 4
+
+
+@pytest.mark.parametrize("case", DRAWN, ids=[case.title for case in DRAWN])
+def test_each_quantity_in_every_form(case: corpus.Case) -> None:
+    corpus.test_each_construct_in_every_form(case)
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=[case.title for case in REFUSED])
+def test_what_is_refused_is_named(case: corpus.Case) -> None:
+    corpus.test_what_is_refused_is_named(case)
+
+
+def test_units_are_upright_text_and_numbers_are_numbers() -> None:
+    """Each unit symbol one upright run (MathML text; in Word a normal-text run, which
+    LibreOffice, unlike ``\\mathrm`` letters, also sets upright), its power a script."""
+    formula = parse_tex(r"\SI{9.81}{\kilo\gram\metre\per\second\squared}")
+    tokens = [node for node in corpus.walk(formula.root) if node.text]
+    assert [node.text for node in tokens if node.tag == "mn"] == ["9.81", "2"]  # 2: the power
+    assert [node.text for node in tokens if node.tag == "mtext"] == ["kg", "m", "s"]
+    assert not [node for node in tokens if node.tag == "mi"]
+    _, tags = corpus.omml_text(formula.tex)
+    assert tags.count("m:nor") == 3 + 3  # three units, and the thin spaces before each
+
+
+def test_the_expansion_grows_linearly_with_the_input() -> None:
+    """Each command reads its arguments once: a formula of many quantities expands to a
+    bounded multiple of its length (no re-scanning)."""
+    one = r"\SI{12345.678e-9}{\kilo\gram\metre\per\second\squared} + "
+    for count in (10, 1000):
+        assert len(expand(one * count)) <= 6 * len(one * count)
+
+
+def test_a_text_row_drawn_keeps_the_alignment() -> None:
+    """ziamath ignores ``columnspan``: the drawing stacks the runs of aligned rows and the text
+    rows in one left-aligned column, each run holding a flat row as wide as the other runs'
+    cells, so every run has the same column widths."""
+    formula = parse_tex(r"\begin{align*} a &= b \\ \intertext{so} cc &= d \\ e &= f"
+                        r"\end{align*}", display=True)
+    stacked = next(node for node in corpus.walk(drawable(formula).root) if node.tag == "mtable")
+    runs = [row.children[0].children[0] for row in stacked.children]
+    assert [run.tag for run in runs] == ["mtable", "mtext", "mtable"]
+    first, _, second = runs
+    assert len(first.children) == 2 and len(second.children) == 3  # each with its width row
+    width_row = first.children[-1]
+    assert [cell.children[0].tag for cell in width_row.children] == ["mpadded", "mpadded"]
+    assert MARK not in "".join(node.text for node in corpus.walk(formula.root))
+
+
+def units_markdown() -> str:
+    return corpus.corpus_markdown(DRAWN)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["weasyprint", "typst"])
+def test_the_quantities_as_pdf_are_drawn(tmp_path: Path, engine: str) -> None:
+    from pypdf import PdfReader
+
+    from renderers import render
+
+    (result,) = render(units_markdown(), tmp_path, name="units", formats=("pdf",),
+                       sources_pool=[], pdf_engine=engine)
+    assert not [w for w in result.warnings if "math" in w]
+    assert not [d for d in result.diagnostics if d.code == "math-not-drawn"]
+    text = "".join(page.extract_text() or "" for page in PdfReader(result.path).pages)
+    assert all(case.title.split(":")[0] in text for case in DRAWN)
+    assert "\\SI" not in text and "\\intertext" not in text and "\\qty" not in text
+
+
+@pytest.mark.libreoffice
+@pytest.mark.slow
+def test_libreoffice_shows_the_quantities_of_the_docx(tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
+    from renderers import render
+    from tests.helpers import convert_all_with_libreoffice
+
+    (result,) = render(units_markdown(), tmp_path, name="units", formats=("docx",),
+                       sources_pool=[])
+    assert not [w for w in result.warnings if "math" in w]
+    body = etree.fromstring(zipfile.ZipFile(result.path).read("word/document.xml"))
+    words = "".join(t.text or "" for t in body.iter(f"{{{corpus.M_NS}}}t"))
+    assert "\\" not in words and MARK not in words
+    (pdf,) = convert_all_with_libreoffice([result.path], tmp_path)
+    text = "".join(page.extract_text() or "" for page in PdfReader(pdf).pages)
+    assert "¿" not in text
+    text = text.replace("\xa0", " ")  # latex2mathml writes the spaces of \text unbreakable
+    for shown in ("9.81", "kg", "°C", "Ω", "µm", "GHz", "which expands to", "6.022"):
+        assert shown in text, shown
