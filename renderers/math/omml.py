@@ -16,6 +16,7 @@ else ``m:limUpp``; ``munder`` → ``m:limLow`` · ``mtable`` → ``m:m`` · ``me
 
 from __future__ import annotations
 
+import re
 from typing import TypeAlias
 
 from lxml import etree
@@ -44,6 +45,31 @@ HOLDER = "\u2062"
 #: Relations LibreOffice reads as operators that need an operand on each side.
 RELATIONS = frozenset("=<>")
 EMPTY = MathNode("mi", text="")
+
+#: TeX's spaces as the Unicode characters Word's own math writes for them (its ``\\thinsp``,
+#: ``\\medsp``, ``\\thicksp``, ``\\ensp``, ``\\emsp``), by width in em: Office Math has no
+#: space of a given size.
+SPACES: tuple[tuple[float, str], ...] = (
+    (3 / 18, "\u2009"), (4 / 18, "\u205f"), (5 / 18, "\u2005"), (0.5, "\u2002"), (1.0, "\u2003"),
+)
+_EM = re.compile(r"(-?\d*\.?\d+)em")
+
+
+def math_space(width: str | None) -> str:
+    """The characters for an ``mspace`` of ``width`` (latex2mathml's ``0.167em`` for ``\\,``,
+    ``2em`` for ``\\qquad``): whole em spaces, then the nearest smaller space; nothing for a
+    negative one (``\\!``, which Word cannot draw). A width in other units: one word space."""
+    if width is not None and width.startswith("negative"):
+        return ""
+    match = _EM.fullmatch(width or "")
+    if match is None:
+        return " "
+    em = float(match.group(1))
+    whole, rest = divmod(max(em, 0.0), 1.0)
+    nearest = min(SPACES, key=lambda pair: abs(pair[0] - rest))
+    tail = nearest[1] if rest > 0.05 else ""
+    return "\u2003" * min(int(whole), 8) + tail
+
 
 #: MathML ``mathvariant`` → Office Math style (``m:sty``: plain, bold, italic, bold italic) and
 #: script (``m:scr``), so ``\\boldsymbol{\\theta}`` or ``\\mathscr{L}`` keep their look in Word.
@@ -198,7 +224,9 @@ def _node(parent: Element, node: MathNode) -> None:
             _run(parent, node.text, text_run=True, style=VARIANTS.get(node.attr("mathvariant"),
                                                                        (None, None)))
         case "mspace":
-            _run(parent, " ", text_run=True)
+            space = math_space(node.attr("width"))
+            if space:
+                _run(parent, space, text_run=True)
         case "msub" | "msup" if len(parts) == 2:
             if _nary_operator(node) is not None:
                 _nary(parent, node, _nary_operator(node) or "", None)

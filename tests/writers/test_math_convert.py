@@ -216,6 +216,15 @@ def test_omml_aligned_columns_keep_their_sides_and_an_operator_its_left_operand(
     assert not list(omml_math(parse_tex("\\begin{matrix}1&2\\end{matrix}")).iter(f"{{{M_NS}}}mPr"))
 
 
+def test_omml_spaces_are_the_characters_word_writes_for_them() -> None:
+    """``\\,`` is Word's thin space, ``\\qquad`` two em spaces, ``\\!`` nothing (it was a
+    full word space each, so a unit stood a word away from its number)."""
+    root = omml_math(parse_tex("a\\,b\\:c\\;d\\quad e\\!f\\qquad g\\ h"))
+    texts = [t.text for t in root.iter(f"{{{M_NS}}}t")]
+    assert texts == ["a", "\u2009", "b", "\u205f", "c", "\u2005", "d", "\u2003", "e", "f",
+                     "\u2003\u2003", "g", "\u00a0", "h"]
+
+
 def test_omml_cancel_strikes_and_letter_styles() -> None:
     root = omml_math(parse_tex("\\cancel{x}\\boxed{y}\\boldsymbol{\\theta}\\mathscr{L}\\textbf{b}"))
     boxes = list(root.iter(f"{{{M_NS}}}borderBox"))
