@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from renderers.math.errors import MathError
+from renderers.math.groups import closing_bracket
 
 #: Environments whose rows may hold an ``\\intertext`` (the align family, rewritten or not).
 HOSTS = frozenset({"align", "align*", "aligned", "alignat", "alignat*", "alignedat",
@@ -58,18 +59,7 @@ def _argument(tex: str, index: int, command: str) -> tuple[str, int]:
     """The braced argument at ``index`` and the index after it."""
     if not tex.startswith("{", index):
         raise MathError(f"{command} needs its text in braces ({command}{{…}})")
-    depth = 0
-    escaped = False
-    for end in range(index, len(tex)):
-        char = tex[end]
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return tex[index + 1 : end], end + 1
-    raise MathError(f"{command}: '{{' with no '}}'")
+    end = closing_bracket(tex, index)
+    if end is None:
+        raise MathError(f"{command}: '{{' with no '}}'")
+    return tex[index + 1 : end], end + 1

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from renderers.math.errors import MathError
+from renderers.math.groups import closing_bracket
 
 Command = Literal["ce", "pu"]
 
@@ -120,28 +121,10 @@ def _argument(tex: str, start: int, command: Command) -> tuple[str, int]:
         index += 1
     if index == len(tex) or tex[index] != "{":
         raise MathError(f"\\{command} takes its formula in braces (\\{command}{{…}})")
-    end = _closing(tex, index)
+    end = closing_bracket(tex, index)
     if end is None:
         raise MathError(f"\\{command}{{ has no closing brace")
     return tex[index + 1 : end], end + 1
-
-
-def _closing(text: str, index: int, opening: str = "{", closing: str = "}") -> int | None:
-    """The index of the bracket closing the one at ``index`` (escaped brackets skipped)."""
-    depth = 0
-    while index < len(text):
-        char = text[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char == opening:
-            depth += 1
-        elif char == closing:
-            depth -= 1
-            if depth == 0:
-                return index
-        index += 1
-    return None
 
 
 def _refuse(piece: str) -> MathError:
@@ -192,7 +175,7 @@ def _word_end(body: str, index: int) -> int:
             index += 2
             continue
         if char == "{":
-            end = _closing(body, index)
+            end = closing_bracket(body, index)
             if end is None:
                 raise MathError("\\ce: a '{' has no closing brace")
             index = end
@@ -210,7 +193,7 @@ def _arrow(body: str, match: re.Match[str]) -> tuple[str, int]:
     labels: list[str] = []
     index = match.end()
     while len(labels) < 2 and index < len(body) and body[index] == "[":
-        end = _closing(body, index, "[", "]")
+        end = closing_bracket(body, index, "[", "]")
         if end is None:
             raise MathError("\\ce: an arrow's '[' has no closing ']'")
         labels.append(_label(body[index + 1 : end]))
@@ -232,7 +215,7 @@ def _label(text: str) -> str:
     text = text.strip()
     if not text:
         return ""
-    if text.startswith("{") and _closing(text, 0) == len(text) - 1:
+    if text.startswith("{") and closing_bracket(text, 0) == len(text) - 1:
         return _text(text[1:-1])
     return chemistry(text)
 
@@ -344,7 +327,7 @@ def _formula(word: str) -> str:
             atoms.append(_Atom("{" + expand(word[index + 1 : end]) + "}"))
             index = end + 1
         elif char == "{":
-            end = _closing(word, index) or len(word) - 1
+            end = closing_bracket(word, index) or len(word) - 1
             atoms.append(_Atom(_text(word[index + 1 : end])))
             index = end + 1
         elif char == "\\":
@@ -368,7 +351,7 @@ def _script(word: str, index: int, mark: str) -> tuple[str, int]:
     if index >= len(word):
         raise _refuse(word)
     if word[index] == "{":
-        end = _closing(word, index)
+        end = closing_bracket(word, index)
         if end is None:
             raise MathError("\\ce: a '{' has no closing brace")
         content = word[index + 1 : end].strip()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from renderers.math.errors import MathError
+from renderers.math.groups import closing_bracket
 
 #: siunitx prefix macros → their symbols (``\\micro`` the micro sign, set upright).
 PREFIXES = {
@@ -466,18 +467,7 @@ def _braced(tex: str, index: int, command: str) -> tuple[str, int]:
     if not tex.startswith("{", start):
         braces = "{…}" * len(COMMANDS.get(command, ("number",)))
         raise MathError(f"\\{command} is missing an argument in braces (\\{command}{braces})")
-    depth = 0
-    escaped = False
-    for end in range(start, len(tex)):
-        char = tex[end]
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return tex[start + 1 : end], end + 1
-    raise MathError(f"\\{command}: '{{' with no '}}'")
+    end = closing_bracket(tex, start)
+    if end is None:
+        raise MathError(f"\\{command}: '{{' with no '}}'")
+    return tex[start + 1 : end], end + 1

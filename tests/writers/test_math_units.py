@@ -30,7 +30,7 @@ def test_the_fixture_covers_what_agents_write() -> None:
 
 @pytest.mark.parametrize("case", DRAWN, ids=[case.title for case in DRAWN])
 def test_each_quantity_in_every_form(case: corpus.Case) -> None:
-    corpus.test_each_construct_in_every_form(case)
+    corpus.assert_in_every_form(case)
 
 
 @pytest.mark.parametrize("case", REFUSED, ids=[case.title for case in REFUSED])
@@ -81,17 +81,7 @@ def units_markdown() -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_the_quantities_as_pdf_are_drawn(tmp_path: Path, engine: str) -> None:
-    from pypdf import PdfReader
-
-    from renderers import render
-
-    (result,) = render(units_markdown(), tmp_path, name="units", formats=("pdf",),
-                       sources_pool=[], pdf_engine=engine)
-    assert not [w for w in result.warnings if "math" in w]
-    assert not [d for d in result.diagnostics if d.code == "math-not-drawn"]
-    text = "".join(page.extract_text() or "" for page in PdfReader(result.path).pages)
-    assert all(case.title.split(":")[0] in text for case in DRAWN)
-    assert "\\SI" not in text and "\\intertext" not in text and "\\qty" not in text
+    corpus.assert_drawn_in_pdf(DRAWN, tmp_path, engine, ("\\SI", "\\intertext", "\\qty"))
 
 
 @pytest.mark.libreoffice
