@@ -359,3 +359,46 @@ def test_a_request_head_past_16_kib_is_refused_however_it_arrives(tmp_path: Path
                                "than 16384 bytes; accepted: at most 16384", "field": "",
                                "code": "too_large"}
         assert _health(service).status_code == 200
+
+
+def _refused_while_sending(port: int) -> socket.socket:
+    """A client whose body (1 GiB by its Content-Length) is refused 413 while it goes on
+    sending: it has read its answer and the server's half-close, and has not closed."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    sock.sendall(b"POST /render HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n" % (1 << 30) + b" " * 4096)
+    answer = b""
+    while chunk := sock.recv(65536):
+        answer += chunk
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    return sock
+
+
+def _still_taken(sock: socket.socket) -> bool:
+    """Whether the server still reads what ``sock`` sends (a cut-off connection is reset)."""
+    try:
+        for _ in range(50):
+            sock.sendall(b" " * 65536)
+            time.sleep(0.01)
+    except OSError:
+        return False
+    return True
+
+
+def test_refused_clients_lingering_do_not_crowd_out_good_ones(tmp_path: Path) -> None:
+    """150 clients sending 8 MiB bodies, refused 413 and closing gently, held the connection
+    slots while they lingered: good requests among them answered 503 ``busy``. A refused
+    connection now leaves the count once answered; lingering ones have their own budget,
+    whose oldest is closed at once when a newcomer finds it full."""
+    with running_service(tmp_path, workers=1, max_body_bytes=1 << 20, max_connections=4,
+                         max_lingering=3, linger_s=60) as service:
+        port = _port(service)
+        refused = [_refused_while_sending(port) for _ in range(6)]
+        try:
+            assert _health(service).status_code == 200  # 6 refused clients, 4 slots
+            answer = httpx.post(f"{service.url}/render", json=GOOD, timeout=60)
+            assert answer.status_code == 200, answer.text
+            assert [_still_taken(sock) for sock in refused] == [False] * 3 + [True] * 3
+        finally:
+            for sock in refused:
+                sock.close()
