@@ -97,6 +97,36 @@ def test_a_render_whose_client_goes_away_is_stopped(tmp_path: Path) -> None:
         assert answer.status_code == 200 and b"Solar is cheap" in answer.content
 
 
+def test_clients_leaving_while_the_workers_warm_up_cost_no_worker(tmp_path: Path) -> None:
+    """While the service was starting, a render was handed to a worker still warming up and
+    waited in its pipe; its client leaving, the grace ran out before the render began, and
+    the worker was replaced (its warm-up lost): 9 times at one start-up. Now a render waits
+    for a warm worker, and one whose client leaves while it waits is dropped at once."""
+    with running_service(tmp_path, workers=1, warmup_s=8, render_timeout_s=600) as service:
+        body = json.dumps({**GOOD, "content": "@hang"}).encode()  # never ends once it starts
+        head = (b"POST /render HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(body))
+        leaving = [socket.create_connection(("127.0.0.1", _port(service)), timeout=30)
+                   for _ in range(3)]
+        try:
+            for sock in leaving:
+                sock.sendall(head + body)
+            workers = wait_until(lambda: (w := _health(service).json()["workers"])["waiting"]
+                                 == 3 and w, 30, "3 renders to wait for a worker", every=0.1)
+            assert workers["warming"] == 1 and workers["busy"] == 0, workers
+        finally:
+            for sock in leaving:
+                sock.close()
+        wait_until(lambda: _health(service).json()["workers"]["waiting"] == 0, 30,
+                   "the renders whose clients left to be dropped", every=0.1)
+        wait_until(lambda: _health(service).json()["workers"]["warming"] == 0, 60,
+                   "the worker to warm up", every=0.2)
+        answer = httpx.post(f"{service.url}/render", json=GOOD, timeout=60)
+        assert answer.status_code == 200 and b"Solar is cheap" in answer.content
+        workers = _health(service).json()["workers"]
+        assert workers["replaced"] == 0 and workers["completed"] == 1, workers
+
+
 def test_an_unexpected_error_answers_500_and_keeps_the_connection(tmp_path: Path) -> None:
     with (
         running_service(tmp_path, workers=1) as service,
