@@ -71,9 +71,10 @@ class JobState:
     attempts: int = 0
     worker: str = ""
     pid: int = 0
-    #: A running job on a broker's worker: until when its worker answers for it. Its end
-    #: comes before (a render stops at the hard time limit), or its next attempt renews it;
-    #: past it the job is :meth:`stalled`.
+    #: A running job on a broker's worker: until when its worker answers for it, by the
+    #: worker's clock. Its end comes before (a render stops at the hard time limit), or its
+    #: next attempt renews it; past it the job is :meth:`stalled` (decided on the board's
+    #: clock when the board keeps the lease, :attr:`lease_held`).
     lease_until: float | None = None
     #: The lease's length, which :class:`RedisBoard` counts on Redis's clock (module doc).
     lease_s: int | None = None
