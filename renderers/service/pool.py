@@ -476,7 +476,8 @@ class WorkerPool:
     ) -> Any:
         """Run ``fn(arg)`` in a worker; raise a :class:`PoolError` subclass when it cannot.
 
-        ``timeout`` bounds the job, and the wait for a worker unless ``wait`` is given.
+        ``timeout`` bounds the job from when a warm worker takes it, and the wait for a
+        worker (a new one's warm-up included) unless ``wait`` is given.
         ``background`` jobs wait apart and give way to foreground callers (module doc).
         ``on_start(pid)`` runs once a warm worker (process ``pid``) is leased, before the job
         is sent, so it marks when the job starts; if it raises, the worker goes back unused
