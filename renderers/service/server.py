@@ -17,11 +17,10 @@ been answered, so it leaves the count of :attr:`ServerLimits.max_connections` at
 clients lingering there made good ones answer 503 (``bench/refusal_bench.py``: 150 clients
 sending 8 MiB bodies, refused 413, and 20 small renders arriving in the same second, on a busy
 2-core machine: a median 7 of the 20 renders answered over 12 rounds, now 20 of 20 in 17
-of 18). Lingering
-connections have their own budget instead, :attr:`ServerLimits.max_lingering`: when it is
-full, the oldest is closed at once (a reset, as before the gentle close), so any number of
-refused clients costs at most that many connections for at most
-:attr:`ServerLimits.linger_s` each, and never a good client's slot.
+of 18). Lingering connections have their own budget instead,
+:attr:`ServerLimits.max_lingering`: when it is full, the oldest is closed at once (a reset,
+as before the gentle close), so any number of refused clients costs at most that many
+connections for at most :attr:`ServerLimits.linger_s` each, and never a good client's slot.
 Shutdown gives in-flight requests :attr:`ServerLimits.graceful_shutdown_s`, then cancels them,
 stops the workers and removes the service's temporary root.
 
