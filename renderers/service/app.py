@@ -510,10 +510,11 @@ class ExportService:
         job_dir = self.scratch(uuid.uuid4().hex)
         try:
             started = time.monotonic()
+            on_worker = asyncio.Event()
             outcome = await unless_client_leaves(request.receive, self.pool.run(
                 self.job, RenderJob(parsed.content, str(job_dir), fmt, kwargs),
-                timeout=self.render_timeout_s,
-            ))
+                timeout=self.render_timeout_s, on_start=lambda _pid: on_worker.set(),
+            ), started=on_worker)
             self._mean_job_s = 0.8 * self._mean_job_s + 0.2 * (time.monotonic() - started)
             if not outcome.ok:
                 return error_response(HTTP_STATUS[outcome.code], outcome.error, outcome.where,

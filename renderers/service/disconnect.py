@@ -17,6 +17,13 @@ once cost a worker replacement per request: 30 such clients on a 2-worker servic
 29 workers in 5.5 s, and a request after 50 of them waited 16 s for a warm worker (0.2 s
 before). With it, a render killed has held its worker past the grace, so replacements are
 bounded by the pool's size over the grace, and a quick render's worker is kept.
+
+The grace is for a render running on a worker. Work told when it starts (``started``: the pool
+leases only warm workers and says when it hands one the job) that has not started when its
+client leaves is cancelled at once: it is still waiting for a worker, and stopping it costs
+nothing. Counted from the lease instead, the grace ran while the job waited in the pipe of a
+worker still warming up, and 9 renders whose clients left during a start-up replaced their
+workers although the render had barely begun.
 """
 
 from __future__ import annotations
@@ -41,9 +48,12 @@ class ClientGone(Exception):
 
 
 async def unless_client_leaves(receive: Receive, work: Awaitable[_T], *,
-                               grace_s: float = LEAVE_GRACE_S) -> _T:
+                               grace_s: float = LEAVE_GRACE_S,
+                               started: asyncio.Event | None = None) -> _T:
     """``work``'s result, or :class:`ClientGone` once the request's connection is closed, the
     work then given ``grace_s`` to end (its result dropped), else cancelled and awaited.
+    With ``started`` (set when the work begins on a worker), work not yet started when the
+    client leaves is cancelled at once.
 
     ``receive`` is the request's ASGI channel, its body already read whole: the next message
     it gives is ``http.disconnect``, which arrives when the client leaves (or, from a test
@@ -53,8 +63,8 @@ async def unless_client_leaves(receive: Receive, work: Awaitable[_T], *,
     gone = asyncio.ensure_future(_disconnected(receive))
     try:
         await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
-        if not task.done():  # the client left: nobody reads the answer
-            await asyncio.wait({task}, timeout=grace_s)
+        if not task.done() and (started is None or started.is_set()):
+            await asyncio.wait({task}, timeout=grace_s)  # the client left: nobody reads it
     finally:  # also when this request is cancelled itself (shutdown)
         gone.cancel()
         if not task.done():

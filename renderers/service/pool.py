@@ -17,6 +17,12 @@ unknown, so it is killed and a fresh one takes its place. A replacement that can
 started is retried on the next job and on every health check, and :meth:`WorkerPool.health`
 reports the pool as degraded or unavailable meanwhile.
 
+A new worker is leased only once it says it is warm (its initializer, the service's warm-up,
+has run): leased at once, as before, a job waited in the pipe of a worker still warming, and a
+client that left meanwhile had its render stopped (:mod:`renderers.service.disconnect`) and
+the worker replaced although the render had barely begun (9 renders at one start-up). Callers
+wait for a warm worker instead, and can leave while they wait at no cost.
+
 Workers come from the ``forkserver`` start method: the fork server imports ``preload``
 once, so a replacement worker starts in milliseconds with the rendering libraries loaded,
 and no worker is ever forked from the (threaded) event-loop process.
@@ -136,6 +142,8 @@ class PoolStats:
     background: int
     completed: int
     replaced: int
+    #: Started and not yet warm (not leased until they are).
+    warming: int = 0
 
     def to_dict(self) -> dict[str, int]:
         """The snapshot as a JSON-ready dict."""
@@ -165,7 +173,8 @@ class _NoReply(Exception):
 def _worker_main(
     conn: Connection, initializer: Callable[[], None] | None, memory_mib: int | None
 ) -> None:
-    """Worker process loop: run ``(fn, arg)`` messages until ``None`` or the pipe closes.
+    """Worker process loop: say ``("ready", None)`` once warm, then run ``(fn, arg)``
+    messages until ``None`` or the pipe closes.
 
     Under a memory cap (set after the initializer, so the warm-up's own peak is not at
     stake), a job that raises :class:`MemoryError` is answered ``("memory", None)`` and the
@@ -177,6 +186,10 @@ def _worker_main(
         initializer()
     if memory_mib is not None:
         cap_process_memory(memory_mib)
+    try:
+        conn.send(("ready", None))
+    except (EOFError, OSError):
+        return
     while True:
         try:
             message = conn.recv()
@@ -296,6 +309,8 @@ class WorkerPool:
         self._control = ThreadPoolExecutor(max_workers=2, thread_name_prefix="workpool-control")
         self._idle: asyncio.Queue[_Worker | None] | None = None  # None: the pool closed
         self._workers: set[_Worker] = set()
+        #: Started workers not yet warm, each watched by the event loop for its ``ready``.
+        self._warming: set[_Worker] = set()
         self._spawning = 0
         self._spawn_error = ""
         self._waiting = 0
@@ -318,7 +333,8 @@ class WorkerPool:
         return _Worker(self._ctx, self._initializer, self.memory_mib)
 
     async def _add_worker(self) -> None:
-        """Start one worker and make it idle; a failure is remembered for :meth:`health`."""
+        """Start one worker, idle once it is warm (:meth:`_warmed`); a failure is remembered
+        for :meth:`health`."""
         loop = asyncio.get_running_loop()
         self._spawning += 1
         try:
@@ -334,7 +350,18 @@ class WorkerPool:
             return
         self._spawn_error = ""
         self._workers.add(worker)
-        self._release(worker)
+        self._warming.add(worker)
+        loop.add_reader(worker.conn.fileno(), self._warmed, worker)
+
+    def _warmed(self, worker: _Worker) -> None:
+        """``worker`` said it is warm (or died warming: leasing it then replaces it, as for
+        any worker found dead while idle): it becomes idle."""
+        asyncio.get_running_loop().remove_reader(worker.conn.fileno())
+        self._warming.discard(worker)
+        with contextlib.suppress(EOFError, OSError):
+            worker.conn.recv()  # ("ready", None), written whole by a live worker
+        if not self._closed:
+            self._release(worker)
 
     async def _top_up(self) -> None:
         """Start as many workers as the pool is short of (after failed replacements)."""
@@ -449,14 +476,17 @@ class WorkerPool:
     ) -> Any:
         """Run ``fn(arg)`` in a worker; raise a :class:`PoolError` subclass when it cannot.
 
-        ``timeout`` bounds the job, and the wait for a worker unless ``wait`` is given.
+        ``timeout`` bounds the job from when a warm worker takes it, and the wait for a
+        worker (a new one's warm-up included) unless ``wait`` is given.
         ``background`` jobs wait apart and give way to foreground callers (module doc).
-        ``on_start(pid)`` runs once a worker (process ``pid``) is leased, before the job is
-        sent; if it raises, the worker goes back unused and the exception propagates.
+        ``on_start(pid)`` runs once a warm worker (process ``pid``) is leased, before the job
+        is sent, so it marks when the job starts; if it raises, the worker goes back unused
+        and the exception propagates.
         """
         if self._closed or self._idle is None:
             raise PoolClosed("the worker pool is not running")
-        if not background and self._idle.empty() and self._waiting >= self.queue_limit:
+        if (not background and self._idle.empty()
+                and self._waiting >= self.queue_limit + len(self._warming)):
             raise PoolFull(
                 f"all {self.size} workers are busy and {self._waiting} requests are waiting"
             )
@@ -538,6 +568,7 @@ class WorkerPool:
             background=self._background,
             completed=self._completed,
             replaced=self._replaced,
+            warming=len(self._warming),
         )
 
     def health(self) -> PoolHealth:
@@ -562,6 +593,10 @@ class WorkerPool:
         if self._idle is not None:
             self._idle.put_nowait(None)  # wakes every waiter in turn with PoolClosed
         self._freed.set()  # and every background waiter
+        loop = asyncio.get_running_loop()
+        for worker in self._warming:
+            loop.remove_reader(worker.conn.fileno())
+        self._warming.clear()
         workers = list(self._workers)
         self._workers.clear()
         await asyncio.to_thread(_stop_all, workers)

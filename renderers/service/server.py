@@ -12,7 +12,15 @@ refusals (a request it cannot read, one past the connection limit) as JSON, in t
 every refusal. A connection closed while the client is still sending (a refusal of the head, a
 413 or 408 of the body, anything answered before the body was read) is closed gently
 (:meth:`HeadDeadlineProtocol.close_gently`): closed at once, the unread bytes made the kernel
-reset it, and a client still sending lost the refusal to ECONNRESET.
+reset it, and a client still sending lost the refusal to ECONNRESET. Such a connection has
+been answered, so it leaves the count of :attr:`ServerLimits.max_connections` at once: refused
+clients lingering there made good ones answer 503 (``bench/refusal_bench.py``: 150 clients
+sending 8 MiB bodies, refused 413, and 20 small renders arriving in the same second, on a busy
+2-core machine: a median 7 of the 20 renders answered over 12 rounds, now 20 of 20 in 17
+of 18). Lingering connections have their own budget instead,
+:attr:`ServerLimits.max_lingering`: when it is full, the oldest is closed at once (a reset,
+as before the gentle close), so any number of refused clients costs at most that many
+connections for at most :attr:`ServerLimits.linger_s` each, and never a good client's slot.
 Shutdown gives in-flight requests :attr:`ServerLimits.graceful_shutdown_s`, then cancels them,
 stops the workers and removes the service's temporary root.
 
@@ -30,7 +38,7 @@ import shutil
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import h11
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -51,8 +59,19 @@ class ServerLimits:
     header_timeout_s: float = 10.0
     #: An idle keep-alive connection is closed after this long.
     keep_alive_s: int = 5
-    #: Open connections plus running requests; beyond it a request answers 503 ``busy``.
+    #: Open connections plus running requests; beyond it a request answers 503 ``busy``. A
+    #: connection refused and closing gently no longer counts (see :attr:`max_lingering`).
     max_connections: int = 100
+    #: Connections answered with a refusal and still dropping what their client sends
+    #: (:meth:`HeadDeadlineProtocol.close_gently`); past it the oldest is closed at once.
+    max_lingering: int = 100
+    #: How long a connection closed with the request still arriving reads (and drops) what
+    #: the client sends after the answer (:meth:`HeadDeadlineProtocol.close_gently`).
+    #: Measured on 127.0.0.1, a body refused by its Content-Length drains in 6-28 ms (8 MiB)
+    #: or 30-41 ms (64 MiB), so this leaves a client on a slower link time to finish and read
+    #: the refusal; one that sends for longer costs a lingering slot for this long, and no
+    #: memory.
+    linger_s: float = 2.0
     #: Size of a request head, its request line and header lines (larger answers 431).
     max_header_bytes: int = 16 * 1024
     #: At shutdown, in-flight requests get this long before they are cancelled.
@@ -90,19 +109,44 @@ class _BoundedHeads(h11.Connection):
         return event
 
 
+class LingeringCloses:
+    """One server's connections closing gently (:meth:`HeadDeadlineProtocol.close_gently`),
+    oldest first, at most ``limit``: a newcomer past it closes the oldest at once."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"max_lingering={limit}: must be 1 or more")
+        self.limit = limit
+        self._closing: dict[HeadDeadlineProtocol, None] = {}  # insertion order: oldest first
+
+    def __len__(self) -> int:
+        return len(self._closing)
+
+    def add(self, protocol: HeadDeadlineProtocol) -> None:
+        """Count ``protocol`` as lingering, closing the oldest ones past the limit."""
+        while len(self._closing) >= self.limit:
+            oldest = next(iter(self._closing))
+            self.discard(oldest)
+            oldest.cut_off()
+        self._closing[protocol] = None
+
+    def discard(self, protocol: HeadDeadlineProtocol) -> None:
+        """``protocol`` no longer lingers (it closed)."""
+        self._closing.pop(protocol, None)
+
+
 class HeadDeadlineProtocol(H11Protocol):
     """uvicorn's h11 protocol with a deadline for every request head, whose own refusals
     (a request it cannot read, one past ``limit_concurrency``) answer in the shape of every
     refusal of the service (:func:`~renderers.service.codes.error_response`), not as text."""
 
     header_timeout_s = ServerLimits.header_timeout_s
-    #: How long a connection closed with the request still arriving reads (and drops) what
-    #: the client sends after the answer (:meth:`close_gently`). Measured on 127.0.0.1, a
-    #: body refused by its Content-Length drains in 6-28 ms (8 MiB) or 30-41 ms (64 MiB), so
-    #: this leaves a client on a slower link time to finish and read the refusal; one that
-    #: sends for longer costs the service one connection for this long, and no memory.
-    linger_s = 2.0
+    linger_s = ServerLimits.linger_s
+    #: The server's lingering connections (:func:`head_deadline_protocol` gives each server
+    #: its own).
+    lingering: ClassVar[LingeringCloses] = LingeringCloses(ServerLimits.max_lingering)
     _head_timer: asyncio.TimerHandle | None = None
+    _linger_timer: asyncio.TimerHandle | None = None
     _draining = False
     _socket: asyncio.Transport
 
@@ -134,7 +178,7 @@ class HeadDeadlineProtocol(H11Protocol):
         return limited
 
     def send_400_response(self, msg: str) -> None:
-        """A request h11 cannot read, as JSON, then close (after :attr:`linger_s`): 431
+        """A request h11 cannot read, as JSON, then close (gently: :meth:`close_gently`): 431
         ``too_large`` for a head (or a chunk's header line) past
         :attr:`ServerLimits.max_header_bytes`, else 400 (a malformed request line, header or
         chunk)."""
@@ -165,8 +209,9 @@ class HeadDeadlineProtocol(H11Protocol):
         (as most HTTP clients send a whole body before they read) saw ECONNRESET, not the
         answer. So while the request is still arriving, the answer is followed by a
         half-close (FIN), and what the client sends is read and dropped until it closes too,
-        or for :attr:`linger_s` at most. Every close of the connection comes here
-        (:class:`_GentleClose`).
+        or for :attr:`ServerLimits.linger_s` at most. Every close of the connection comes here
+        (:class:`_GentleClose`). Answered, the connection leaves the server's connection count
+        for :attr:`lingering` (see the module doc).
         """
         transport = self._socket
         if transport.is_closing() or self._draining:
@@ -178,8 +223,19 @@ class HeadDeadlineProtocol(H11Protocol):
             return
         transport.write_eof()
         self._draining = True
+        self.connections.discard(self)
+        self.lingering.add(self)
         transport.resume_reading()  # paused by uvicorn while a body was left unread
-        self.loop.call_later(self.linger_s, transport.close)
+        self._linger_timer = self.loop.call_later(self.linger_s, self.cut_off)
+
+    def cut_off(self) -> None:
+        """Stop lingering: close now, whatever the client still sends (the kernel resets the
+        connection if bytes of it are unread)."""
+        self.lingering.discard(self)
+        if self._linger_timer is not None:
+            self._linger_timer.cancel()
+            self._linger_timer = None
+        self._socket.close()
 
     def data_received(self, data: bytes) -> None:
         """Bytes of the request being read, or dropped while closing (:meth:`close_gently`)."""
@@ -200,10 +256,14 @@ class HeadDeadlineProtocol(H11Protocol):
             self._arm_head_deadline()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        """Stop the timer with the connection."""
+        """Stop the timers with the connection; it no longer lingers."""
         if self._head_timer is not None:
             self._head_timer.cancel()
             self._head_timer = None
+        if self._linger_timer is not None:
+            self._linger_timer.cancel()
+            self._linger_timer = None
+        self.lingering.discard(self)
         super().connection_lost(exc)
 
     def _arm_head_deadline(self) -> None:
@@ -239,10 +299,12 @@ class _GentleClose:
         return getattr(self._transport, name)
 
 
-def head_deadline_protocol(header_timeout_s: float) -> type[HeadDeadlineProtocol]:
-    """:class:`HeadDeadlineProtocol` with another head deadline (uvicorn takes a class)."""
+def head_deadline_protocol(limits: ServerLimits) -> type[HeadDeadlineProtocol]:
+    """:class:`HeadDeadlineProtocol` for one server: ``limits``' head deadline, and its own
+    budget of lingering connections (uvicorn takes a class)."""
     return type("HeadDeadlineProtocol", (HeadDeadlineProtocol,),
-                {"header_timeout_s": header_timeout_s})
+                {"header_timeout_s": limits.header_timeout_s, "linger_s": limits.linger_s,
+                 "lingering": LingeringCloses(limits.max_lingering)})
 
 
 class AnswerUnexpectedErrors:
@@ -345,7 +407,7 @@ def run(
         app,
         host=host,
         port=port,
-        http=head_deadline_protocol(limits.header_timeout_s),
+        http=head_deadline_protocol(limits),
         timeout_keep_alive=limits.keep_alive_s,
         limit_concurrency=limits.max_connections,
         h11_max_incomplete_event_size=limits.max_header_bytes,

@@ -119,7 +119,7 @@ class WorkerSettings:
 
     @property
     def running_lease_s(self) -> int:
-        """How long a worker answers for a job it started (:attr:`JobState.lease_until`): until
+        """How long a worker answers for a job it started (:attr:`JobState.lease_s`): until
         its message, were the worker to die, is handed out again (the visibility timeout and a
         sweep), whose next attempt renews it. A render ends within the hard time limit, below
         that, so only a job whose end the board refused (Redis down or out of memory at that

@@ -149,8 +149,9 @@ def begin(
 ) -> JobState | Finished:
     """Mark ``state`` running for one more attempt, or the failure when attempts ran out.
 
-    ``lease_s``: how long the worker answers for the running job (:attr:`JobState.lease_until`);
-    None for the service's own pool, which records every end itself.
+    ``lease_s``: how long the worker answers for the running job (:attr:`JobState.lease_s`,
+    counted by the board's clock); None for the service's own pool, which records every end
+    itself.
     """
     attempts = state.attempts + 1
     if attempts > MAX_ATTEMPTS:
@@ -162,7 +163,8 @@ def begin(
     now = time.time()
     running = state.with_status("running", attempts=attempts, worker=worker, pid=pid,
                                 started_at=now, error=None,
-                                lease_until=None if lease_s is None else now + lease_s)
+                                lease_until=None if lease_s is None else now + lease_s,
+                                lease_s=lease_s)
     board.put(running)
     return running
 

@@ -13,6 +13,16 @@ waits. ``stalled`` says so, and that sending the request again renders it again
 (:func:`renderers.workers.submit.submit`); a redelivered attempt that starts makes it
 ``running`` again. The board never stores it: it is how a stored ``running`` state reads.
 
+Whether the lease has passed is decided by the board's one clock, never by comparing the
+running machine's clock with the reader's: :class:`RedisBoard` keeps a worker's lease as a key
+that Redis itself expires (``citerender:lease:<id>``, set with the running state, gone with
+it), and the state read says whether that key was still there (:attr:`JobState.lease_held`).
+Compared with the reader's clock, a worker's ``lease_until`` stamped by a clock a minute
+behind made a running job read ``stalled`` a minute early, and a repeat of its request
+published it again while it ran (one ahead delayed a real stall as long). ``lease_until``
+stays, as the worker's own stamp of the end (what ``stalled.since`` shows), and decides only
+for a state written by an older worker, which set no key.
+
 Two boards hold states: :class:`RedisBoard` in the broker's Redis, shared by every service
 replica and worker (no process keeps job state of its own), and :class:`MemoryBoard` for the
 single-process service without a broker. A finished job's state is also written to the
@@ -40,6 +50,8 @@ PUBLIC_STATUSES: tuple[PublicStatus, ...] = ("queued", "running", "stalled", "do
 #: How long Redis keeps a job's state (a finished job's result stays in the store).
 STATE_TTL_S = 7 * 24 * 3600
 _KEY_PREFIX = "citerender:job:"
+#: A running job's lease, expired by Redis (module doc).
+_LEASE_PREFIX = "citerender:lease:"
 #: The artifact store URL the workers advertise, for services and batches given no ``--store``.
 _STORE_KEY = "citerender:store"
 
@@ -59,33 +71,49 @@ class JobState:
     attempts: int = 0
     worker: str = ""
     pid: int = 0
-    #: A running job on a broker's worker: until when its worker answers for it. Its end
-    #: comes before (a render stops at the hard time limit), or its next attempt renews it;
-    #: past it the job is :meth:`stalled`.
+    #: A running job on a broker's worker: until when its worker answers for it, by the
+    #: worker's clock. Its end comes before (a render stops at the hard time limit), or its
+    #: next attempt renews it; past it the job is :meth:`stalled` (decided on the board's
+    #: clock when the board keeps the lease, :attr:`lease_held`).
     lease_until: float | None = None
+    #: The lease's length, which :class:`RedisBoard` counts on Redis's clock (module doc).
+    lease_s: int | None = None
     webhook: str = ""
     #: A finished job: the envelope of ``POST /render`` without the file, plus ``artifacts``
     #: (store keys) and ``provenance`` (the artifacts' ``sources_used.json`` records).
     result: dict[str, Any] | None = None
     #: A failed job: ``{"code", "message", "field"}``.
     error: dict[str, str] | None = None
+    #: Read from a board that keeps leases on its own clock: whether the running job's lease
+    #: had not yet expired there. None: not known, ``lease_until`` decides. Never stored.
+    lease_held: bool | None = dataclasses.field(default=None, compare=False)
 
     def stalled(self, now: float | None = None) -> bool:
         """Whether the job is ``running`` past its worker's lease: its end was refused by the
-        board, or its message waits for another worker (see the module docstring)."""
-        return (self.status == "running" and self.lease_until is not None
+        board, or its message waits for another worker (see the module docstring). The
+        board's word (:attr:`lease_held`) decides when it gave one; else ``lease_until``
+        against ``now`` (this machine's clock by default)."""
+        if self.status != "running":
+            return False
+        if self.lease_held is not None:
+            return not self.lease_held
+        return (self.lease_until is not None
                 and (time.time() if now is None else now) > self.lease_until)
 
     def with_status(self, status: JobStatus, **changes: Any) -> JobState:
-        """A copy in ``status`` with ``changes``, stamped now."""
-        return dataclasses.replace(self, status=status, updated_at=time.time(), **changes)
+        """A copy in ``status`` with ``changes``, stamped now (what the board said of the
+        lease applies to the state read, not to the copy)."""
+        return dataclasses.replace(self, status=status, updated_at=time.time(),
+                                   **{"lease_held": None, **changes})
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        data = dataclasses.asdict(self)
+        del data["lease_held"]  # the board's word when read, not part of the state
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JobState:
-        known = {f.name for f in dataclasses.fields(cls)}
+        known = {f.name for f in dataclasses.fields(cls)} - {"lease_held"}
         values = {k: v for k, v in data.items() if k in known}
         if values.get("status") not in JOB_STATUSES:
             raise ValueError(f"job state with status {values.get('status')!r}")
@@ -246,7 +274,8 @@ class MemoryBoard:
 
 
 class RedisBoard:
-    """Job states in Redis under ``citerender:job:<id>``, shared by replicas and workers."""
+    """Job states in Redis under ``citerender:job:<id>``, shared by replicas and workers; a
+    running job's lease under ``citerender:lease:<id>``, expiring on Redis's clock."""
 
     def __init__(self, url: str, ttl_s: int = STATE_TTL_S) -> None:
         import redis
@@ -272,16 +301,33 @@ class RedisBoard:
         self._run("ping", self._redis.ping)
 
     def get(self, job_id: str) -> JobState | None:
-        raw = self._run("read", self._redis.get, _KEY_PREFIX + job_id)
+        """The state, with whether its lease is still held on Redis's clock (one round trip,
+        both read at once)."""
+        reads = self._redis.pipeline(transaction=True)
+        reads.get(_KEY_PREFIX + job_id)
+        reads.exists(_LEASE_PREFIX + job_id)
+        raw, leased = self._run("read", reads.execute)
         if raw is None:
             return None
         try:
-            return JobState.loads(cast(bytes, raw))
+            state = JobState.loads(cast(bytes, raw))
         except (ValueError, TypeError):
             return None
+        if state.status == "running" and state.lease_s is not None:
+            state.lease_held = bool(leased)
+        return state
 
     def put(self, state: JobState) -> None:
-        self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(), ex=self.ttl_s)
+        """Store ``state``; a running state with a lease sets its key to expire after
+        ``lease_s`` on Redis's clock, any other state removes it (both at once)."""
+        writes = self._redis.pipeline(transaction=True)
+        writes.set(_KEY_PREFIX + state.id, state.dumps(), ex=self.ttl_s)
+        if state.status == "running" and state.lease_s is not None:
+            writes.set(_LEASE_PREFIX + state.id, state.worker or "1",
+                       px=max(1, round(state.lease_s * 1000)))
+        else:
+            writes.delete(_LEASE_PREFIX + state.id)
+        self._run("write", writes.execute)
 
     def claim(self, state: JobState) -> bool:
         stored = self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(),
@@ -289,7 +335,7 @@ class RedisBoard:
         return bool(stored)
 
     def drop(self, job_id: str) -> None:
-        self._run("write", self._redis.delete, _KEY_PREFIX + job_id)
+        self._run("write", self._redis.delete, _KEY_PREFIX + job_id, _LEASE_PREFIX + job_id)
 
     def advertise_store(self, url: str, ttl_s: int) -> None:
         """Advertise ``url`` as the workers' artifact store for ``ttl_s`` seconds.

@@ -43,6 +43,11 @@ def marked_job(job: RenderJob) -> JobOutcome:
     return render_job(job)
 
 
+def slow_warmup(seconds: float) -> None:
+    """Worker initializer standing in for the warm-up, taking ``seconds``."""
+    time.sleep(seconds)
+
+
 def _refuse_to_pickle_marked_jobs() -> None:
     """Make a job whose content starts with ``@unpicklable`` fail to pickle, as a job nested
     900 deep once did (``RecursionError`` while the parent serialized it for the worker)."""
@@ -92,7 +97,8 @@ class Service:
 def running_service(
     tmp_path: Path, *, start_timeout: float = 120, **options: Any
 ) -> Iterator[Service]:
-    """Start a service (``options``: create_app keywords and ServerLimits fields)."""
+    """Start a service (``options``: create_app keywords and ServerLimits fields;
+    ``warmup_s``: each new worker's warm-up is a sleep this long, instead of none)."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
@@ -141,11 +147,18 @@ def main() -> None:
     limit_names = set(ServerLimits.__dataclass_fields__)
     limits = ServerLimits(**{k: v for k, v in options.items() if k in limit_names})
     app_options = {k: v for k, v in options.items() if k not in limit_names}
+    warmup_s = app_options.pop("warmup_s", None)
+    if warmup_s is not None:  # the pool takes its initializer from the app module
+        import functools
+
+        import renderers.service.app as app_module
+
+        app_module.warm_worker = functools.partial(slow_warmup, warmup_s)  # type: ignore[assignment]
     # The job is pickled by name: take it from the module's importable name, not __main__.
     from tests.surfaces.service_process import marked_job as job
 
     _refuse_to_pickle_marked_jobs()
-    app = create_app(warmup=False, job=job, **app_options)
+    app = create_app(warmup=warmup_s is not None, job=job, **app_options)
     run(app, sockets=[socket.socket(fileno=args.fd)], limits=limits, log_level="info")
 
 

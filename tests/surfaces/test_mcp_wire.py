@@ -378,10 +378,10 @@ def test_a_call_past_its_time_is_an_envelope_and_the_next_call_renders(
 ) -> None:
     from renderers import tool_process
 
-    # 1 s for the long render only: the next call starts a fresh worker, which a loaded
-    # machine may take longer than that to import
-    timeouts = iter([1.0])
+    # 1 s for the long render only: the first call waits for the worker's warm-up, and the
+    # last starts a fresh worker, either of which a loaded machine may take longer than that
     default = tool_process.hard_timeout_s
+    timeouts = iter([default(), 1.0])
     monkeypatch.setattr(tool_process, "hard_timeout_s", lambda: next(timeouts, default()))
     long_report = "# Long\n\n" + "\n\n".join(
         f"Paragraph {i} " + "words " * 80 + "[[S:1]]" for i in range(2_500))
@@ -390,6 +390,9 @@ def test_a_call_past_its_time_is_an_envelope_and_the_next_call_renders(
     async def calls() -> tuple[dict[str, Any], dict[str, Any]]:
         renders = tool_process.ToolProcess(setting="mcp --max-worker-memory")
         try:
+            warm = await renders.call("write_markdown", {"content": "Warm.[[S:1]]",
+                                                         "sources_pool": pool}, tmp_path)
+            assert warm["ok"] is True, warm
             stopped = await renders.call("write_pdf", {"content": long_report,
                                                        "sources_pool": pool}, tmp_path)
             after = await renders.call("write_markdown", {"content": "Still here.[[S:1]]",

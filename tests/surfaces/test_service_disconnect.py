@@ -88,3 +88,58 @@ def test_work_about_to_finish_is_not_cancelled_when_the_client_leaves() -> None:
         return cancelled.is_set()
 
     assert not asyncio.run(scenario()), "the work was cancelled though it was finishing"
+
+
+def test_work_not_yet_on_a_worker_is_cancelled_at_once_when_the_client_leaves() -> None:
+    """The grace is for a render running on a worker: one still waiting for a warm worker
+    costs nothing to stop, and let through the grace it could start and then be killed."""
+
+    async def scenario() -> bool:
+        left, receive = _channel()
+        started = asyncio.Event()
+        cancelled = asyncio.Event()
+
+        async def render() -> str:
+            try:
+                await asyncio.sleep(600)  # waiting for a worker
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+            return "never"
+
+        asyncio.get_running_loop().call_later(0.01, left.set)
+        with pytest.raises(ClientGone, match="stopped"):
+            await asyncio.wait_for(
+                unless_client_leaves(receive, render(), grace_s=600, started=started), 60)
+        return cancelled.is_set()
+
+    assert asyncio.run(scenario()), "work not yet started was given the grace"
+
+
+def test_work_on_a_worker_has_the_grace_when_the_client_leaves() -> None:
+    async def scenario() -> str:
+        left, receive = _channel()
+        started = asyncio.Event()
+        finish = asyncio.Event()
+
+        async def render() -> str:
+            started.set()
+            await finish.wait()
+            return "answer nobody reads"
+
+        async def leave_then_finish() -> None:
+            await started.wait()
+            left.set()
+            await asyncio.sleep(0.05)
+            finish.set()
+
+        helper = asyncio.ensure_future(leave_then_finish())
+        try:
+            await unless_client_leaves(receive, render(), grace_s=60, started=started)
+        except ClientGone as exc:
+            return str(exc)
+        finally:
+            await helper
+        return "answered"
+
+    assert "ended, unread" in asyncio.run(scenario())

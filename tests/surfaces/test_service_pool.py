@@ -56,6 +56,11 @@ def data_limit(_: object) -> int:
     return resource.getrlimit(resource.RLIMIT_DATA)[0]
 
 
+def warm_slowly() -> None:
+    """Initializer: a warm-up of 3 s."""
+    time.sleep(3)
+
+
 def memory_envelope(_: object) -> dict[str, Any]:
     """The tool envelope of a MemoryError raised in this process."""
     from renderers.tools import error_envelope
@@ -285,3 +290,25 @@ def test_a_tool_envelope_names_the_cap_its_process_ran_out_of() -> None:
 
     with_pool(1, capped, memory_mib=300)
     with_pool(1, uncapped)
+
+
+@pytest.mark.slow
+def test_a_job_waits_for_a_warm_worker_and_a_caller_leaving_meanwhile_costs_none() -> None:
+    """A job was handed to a worker still warming up and waited in its pipe: its time limit
+    ran during the warm-up, and a caller that left meanwhile had the worker killed and
+    replaced. A worker is now leased once warm, and its job's time counts from there."""
+
+    async def test(pool: WorkerPool) -> None:
+        assert pool.stats().warming == 1 and pool.health().status == "ok"
+        leaving = asyncio.ensure_future(pool.run(double, 1, timeout=BOUND_S))
+        await asyncio.sleep(0.2)
+        assert pool.stats().waiting == 1 and pool.stats().busy == 0
+        leaving.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await leaving
+        # 1 s for a job that takes none, the 3 s warm-up not counted in it
+        assert await pool.run(double, 21, timeout=1.0, wait=BOUND_S) == 42
+        stats = pool.stats()
+        assert (stats.warming, stats.waiting, stats.replaced, stats.completed) == (0, 0, 0, 1)
+
+    with_pool(1, test, initializer=warm_slowly)

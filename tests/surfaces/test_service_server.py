@@ -97,6 +97,36 @@ def test_a_render_whose_client_goes_away_is_stopped(tmp_path: Path) -> None:
         assert answer.status_code == 200 and b"Solar is cheap" in answer.content
 
 
+def test_clients_leaving_while_the_workers_warm_up_cost_no_worker(tmp_path: Path) -> None:
+    """While the service was starting, a render was handed to a worker still warming up and
+    waited in its pipe; its client leaving, the grace ran out before the render began, and
+    the worker was replaced (its warm-up lost): 9 times at one start-up. Now a render waits
+    for a warm worker, and one whose client leaves while it waits is dropped at once."""
+    with running_service(tmp_path, workers=1, warmup_s=8, render_timeout_s=600) as service:
+        body = json.dumps({**GOOD, "content": "@hang"}).encode()  # never ends once it starts
+        head = (b"POST /render HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(body))
+        leaving = [socket.create_connection(("127.0.0.1", _port(service)), timeout=30)
+                   for _ in range(3)]
+        try:
+            for sock in leaving:
+                sock.sendall(head + body)
+            workers = wait_until(lambda: (w := _health(service).json()["workers"])["waiting"]
+                                 == 3 and w, 30, "3 renders to wait for a worker", every=0.1)
+            assert workers["warming"] == 1 and workers["busy"] == 0, workers
+        finally:
+            for sock in leaving:
+                sock.close()
+        wait_until(lambda: _health(service).json()["workers"]["waiting"] == 0, 30,
+                   "the renders whose clients left to be dropped", every=0.1)
+        wait_until(lambda: _health(service).json()["workers"]["warming"] == 0, 60,
+                   "the worker to warm up", every=0.2)
+        answer = httpx.post(f"{service.url}/render", json=GOOD, timeout=60)
+        assert answer.status_code == 200 and b"Solar is cheap" in answer.content
+        workers = _health(service).json()["workers"]
+        assert workers["replaced"] == 0 and workers["completed"] == 1, workers
+
+
 def test_an_unexpected_error_answers_500_and_keeps_the_connection(tmp_path: Path) -> None:
     with (
         running_service(tmp_path, workers=1) as service,
@@ -359,3 +389,46 @@ def test_a_request_head_past_16_kib_is_refused_however_it_arrives(tmp_path: Path
                                "than 16384 bytes; accepted: at most 16384", "field": "",
                                "code": "too_large"}
         assert _health(service).status_code == 200
+
+
+def _refused_while_sending(port: int) -> socket.socket:
+    """A client whose body (1 GiB by its Content-Length) is refused 413 while it goes on
+    sending: it has read its answer and the server's half-close, and has not closed."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    sock.sendall(b"POST /render HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n" % (1 << 30) + b" " * 4096)
+    answer = b""
+    while chunk := sock.recv(65536):
+        answer += chunk
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    return sock
+
+
+def _still_taken(sock: socket.socket) -> bool:
+    """Whether the server still reads what ``sock`` sends (a cut-off connection is reset)."""
+    try:
+        for _ in range(50):
+            sock.sendall(b" " * 65536)
+            time.sleep(0.01)
+    except OSError:
+        return False
+    return True
+
+
+def test_refused_clients_lingering_do_not_crowd_out_good_ones(tmp_path: Path) -> None:
+    """150 clients sending 8 MiB bodies, refused 413 and closing gently, held the connection
+    slots while they lingered: good requests among them answered 503 ``busy``. A refused
+    connection now leaves the count once answered; lingering ones have their own budget,
+    whose oldest is closed at once when a newcomer finds it full."""
+    with running_service(tmp_path, workers=1, max_body_bytes=1 << 20, max_connections=4,
+                         max_lingering=3, linger_s=60) as service:
+        port = _port(service)
+        refused = [_refused_while_sending(port) for _ in range(6)]
+        try:
+            assert _health(service).status_code == 200  # 6 refused clients, 4 slots
+            answer = httpx.post(f"{service.url}/render", json=GOOD, timeout=60)
+            assert answer.status_code == 200, answer.text
+            assert [_still_taken(sock) for sock in refused] == [False] * 3 + [True] * 3
+        finally:
+            for sock in refused:
+                sock.close()

@@ -1,0 +1,144 @@
+"""A broker job's lease on a real redis-server: decided on Redis's clock, so a worker whose
+clock is off by minutes neither makes its running job read ``stalled`` early (and a repeat
+publish it again while it runs) nor delays a real stall."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from renderers.service.requests import RenderRequest, parse_render_request
+from renderers.workers import execute
+from renderers.workers.execute import Finished, begin, record
+from renderers.workers.jobstate import JobState, RedisBoard, new_state
+from renderers.workers.stores import ArtifactStore, open_store
+from renderers.workers.submit import submit
+from tests.processes import redis_server, wait_until
+
+pytestmark = pytest.mark.slow
+
+LEASE_PREFIX = "citerender:lease:"
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with redis_server(tmp_path_factory.mktemp("redis")) as (url, _):
+        yield f"{url}/0"
+
+
+@pytest.fixture
+def board(broker: str) -> Iterator[RedisBoard]:
+    found = RedisBoard(broker)
+    found._redis.flushdb()
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def _request(text: str) -> RenderRequest:
+    return parse_render_request({"content": f"{text}[[S:1]]\n", "format": "md", "sources_pool": [
+        {"sid": 1, "title": "Lazard LCOE+", "url": "https://www.lazard.com/"}]})
+
+
+def _running_on_a_skewed_worker(board: RedisBoard, request: RenderRequest, skew_s: float,
+                                lease_s: int, monkeypatch: pytest.MonkeyPatch) -> JobState:
+    """The job of ``request`` begun by a worker whose clock is ``skew_s`` off this one's."""
+    queued = new_state(request.job_key(), request.format, request.stem)
+    assert board.claim(queued)
+    with monkeypatch.context() as patch:
+        patch.setattr(execute, "time", SimpleNamespace(time=lambda: time.time() + skew_s))
+        running = begin(board, queued, worker="w@far", pid=1, lease_s=lease_s)
+    assert isinstance(running, JobState)
+    return running
+
+
+def _repeat(board: RedisBoard, store: ArtifactStore, request: RenderRequest) -> list[str]:
+    """Send ``request`` again; the ids it published."""
+    sent: list[str] = []
+
+    def enqueue(state: JobState, payload: dict[str, Any]) -> None:
+        sent.append(state.id)
+
+    submit(request, board=board, store=store, enqueue=enqueue)
+    return sent
+
+
+def test_a_worker_clock_behind_does_not_stall_its_running_job(
+    board: RedisBoard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worker's clock 2 minutes behind: its lease of 60 s ended, by the reader's clock,
+    a minute before it began. Read by that clock the job was ``stalled`` at once, and a
+    repeat of the request published it again while it ran."""
+    request = _request("Behind.")
+    running = _running_on_a_skewed_worker(board, request, -120, 60, monkeypatch)
+    assert running.lease_until is not None and running.lease_until < time.time() - 50
+    read = board.get(running.id)
+    assert read is not None and read.lease_held is True
+    assert not read.stalled() and read.public()["status"] == "running"
+    store = open_store((tmp_path / "store").as_uri())
+    assert _repeat(board, store, request) == []
+    again = board.get(running.id)
+    assert again is not None and again.status == "running" and again.attempts == 1
+
+
+def test_a_worker_clock_ahead_does_not_delay_a_stall(
+    board: RedisBoard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worker's clock 10 minutes ahead: by the reader's clock its 1 s lease lasted 10
+    minutes more. Redis expires it after 1 s; then the job stalls and a repeat publishes it
+    again, once."""
+    request = _request("Ahead.")
+    running = _running_on_a_skewed_worker(board, request, 600, 1, monkeypatch)
+    assert running.lease_until is not None and running.lease_until > time.time() + 500
+
+    def stalled() -> bool:
+        read = board.get(running.id)
+        return read is not None and read.stalled()
+
+    wait_until(stalled, 10, "Redis to expire the 1 s lease")
+    read = board.get(running.id)
+    assert read is not None and read.public()["stalled"]["since"] == running.lease_until
+    store = open_store((tmp_path / "store").as_uri())
+    assert _repeat(board, store, request) == [running.id]
+    assert _repeat(board, store, request) == []  # queued again: the repeat finds it
+    queued = board.get(running.id)
+    assert queued is not None and queued.status == "queued" and queued.lease_held is None
+
+
+def test_the_lease_key_lives_and_goes_with_the_running_state(
+    board: RedisBoard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    request = _request("Ends.")
+    running = _running_on_a_skewed_worker(board, request, 0, 300, monkeypatch)
+    client = board._redis
+    assert 299_000 < client.pttl(LEASE_PREFIX + running.id) <= 300_000
+    store = open_store((tmp_path / "store").as_uri())
+    final = record(board, store, running, Finished("failed", error={
+        "code": "internal", "message": "boom", "field": ""}))
+    assert final.status == "failed" and client.exists(LEASE_PREFIX + running.id) == 0
+    again = begin(board, final, worker="w@near", pid=2, lease_s=300)
+    assert isinstance(again, JobState) and client.exists(LEASE_PREFIX + running.id) == 1
+    board.drop(running.id)
+    assert client.exists(LEASE_PREFIX + running.id) == 0 and board.get(running.id) is None
+
+
+def test_a_state_from_a_worker_without_lease_keys_is_decided_by_its_lease_until(
+    board: RedisBoard,
+) -> None:
+    """A worker of the previous version (a rolling upgrade) stamps ``lease_until`` and sets
+    no key: its job is judged as before, not as stalled at once."""
+    state = new_state("old-worker-job", "md", "doc").with_status(
+        "running", attempts=1, lease_until=time.time() + 300)
+    board.put(state)
+    read = board.get(state.id)
+    assert read is not None and read.lease_held is None and not read.stalled()
+    board.put(state.with_status("running", lease_until=time.time() - 1))
+    read = board.get(state.id)
+    assert read is not None and read.stalled()
+    assert "lease_held" not in read.to_dict()
