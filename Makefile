@@ -55,6 +55,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/pptx_bench.py
 	$(BIN)/python bench/cmap_bench.py
 	$(BIN)/python bench/service_bench.py
+	$(BIN)/python bench/refusal_bench.py
 	$(BIN)/python bench/workers_bench.py
 	$(BIN)/python bench/registry_bench.py
 	$(BIN)/python bench/styles_bench.py
