@@ -59,6 +59,7 @@ import functools
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from typing import Generic, Literal, TypeAlias, TypeVar, cast
 
 import lxml.html
@@ -358,22 +359,42 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | Non
         else:
             last = kind if kind in _STRONG else last
             out.append(kind)
-    own: CharClass = "letter" if line == "ltr" else "rtl"
-    for opening, closing in _bracket_pairs(flat) if paired else ():
-        inside = {_strong_side(kind) for kind in out[opening + 1:closing]}
-        if own in inside:
-            out[opening] = out[closing] = own
-        elif inside - {own, None}:
-            out[opening] = out[closing] = _side_before(out, opening, own)
+    if paired:
+        _pairs_sided(out, _bracket_pairs(flat), sos)
     return out
+
+
+def _pairs_sided(classes: list[CharClass | None], pairs: Sequence[tuple[int, int]],
+                 own: CharClass) -> None:
+    """Give each pair of brackets (in the order of their opening ones) its side in
+    ``classes`` (rule N0, :func:`_sides`). What a pair holds is read from counts of each
+    side's strong characters before each place, taken once: pairs nest or stand apart, so
+    the brackets inside a pair are still neutral when it takes its side, and the counts of
+    the line as the W rules left it hold. Reading each pair's contents instead cost the
+    line's length once per level of 62 nested pairs."""
+    if not pairs:
+        return
+    letters = list(accumulate(map(_LETTER_SIDE.__contains__, classes), initial=0))
+    rtl = list(accumulate(map(_RTL_SIDE.__contains__, classes), initial=0))
+    own_counts, other_counts = (letters, rtl) if own == "letter" else (rtl, letters)
+    for opening, closing in pairs:
+        if own_counts[closing] > own_counts[opening + 1]:
+            classes[opening] = classes[closing] = own
+        elif other_counts[closing] > other_counts[opening + 1]:
+            classes[opening] = classes[closing] = _side_before(classes, opening, own)
+
+
+#: The classes that take a bracket pair to each side (N0): a number's to the right-to-left one.
+_LETTER_SIDE: frozenset[CharClass | None] = frozenset({"letter"})
+_RTL_SIDE: frozenset[CharClass | None] = frozenset({"rtl", "arabic", "arabic-digit", "digit"})
 
 
 def _strong_side(kind: CharClass | None) -> CharClass | None:
     """The side ``kind`` takes a bracket pair to (N0): ``"letter"``, ``"rtl"`` (a number's too,
     not a letter's), or None."""
-    if kind == "letter":
+    if kind in _LETTER_SIDE:
         return "letter"
-    return "rtl" if kind in ("rtl", "arabic", "arabic-digit", "digit") else None
+    return "rtl" if kind in _RTL_SIDE else None
 
 
 def _side_before(classes: Sequence[CharClass | None], at: int, own: CharClass) -> CharClass:
@@ -402,7 +423,10 @@ def _bracket_pairs(flat: Sequence[Kind | None]) -> list[tuple[int, int]]:
         elif isinstance(kind, Bracket) and not full:
             if not kind.closes:
                 full = len(stack) == _BRACKET_DEPTH
-                stack = [] if full else [*stack, (kind.opening, at)]
+                if full:
+                    stack.clear()
+                else:
+                    stack.append((kind.opening, at))
                 continue
             for depth in range(len(stack) - 1, -1, -1):
                 if stack[depth][0] == kind.opening:
