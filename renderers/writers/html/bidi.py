@@ -56,7 +56,9 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate
@@ -115,6 +117,9 @@ _CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "arabic", "AN": "arabic-digi
 #: The strong classes: what a European digit reads against (W2, W7).
 _STRONG: frozenset[CharClass] = frozenset({"rtl", "arabic", "letter"})
 
+#: The classes the W rules leave as they are (:func:`_sides`).
+_PLAIN: frozenset[Kind | None] = frozenset({"rtl", "arabic", "arabic-digit", "letter", "neutral"})
+
 #: A European number's classes.
 _NUMBER: frozenset[CharClass] = frozenset({"digit", "terminator"})
 
@@ -160,7 +165,7 @@ _AGAINST: dict[Direction, _Against] = {
 
 #: How the line's bidi algorithm sees each character a box shows; None for an object that
 #: ends a run.
-Reader = Callable[[B], list[Kind] | None]
+Reader = Callable[[B], Sequence[Kind] | None]
 #: A box cut in two that many characters in, neither half empty; None where it cannot be. It
 #: leaves the box as it was.
 Cutter = Callable[[B, int], tuple[B, B] | None]
@@ -171,18 +176,21 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
     """``boxes`` (a ``line``) with each run that reads against it and spans several of them
     as one :class:`HeldRun`: a box at either end is cut where the run starts or ends (from the
     line's end, so that each place stays where it was), or held whole when it cannot be cut
-    and shows only neutrals outside the run (:func:`_neutral_outside`)."""
+    and shows only neutrals outside the run (:func:`_neutral_outside`). A line of one box
+    (Pango orders it) is not read."""
     boxes = list(boxes)
+    if len(boxes) < 2:
+        return list(boxes)
     read_boxes = [read(box) for box in boxes]
-    classes = _resolved(read_boxes, line)
+    resolved = _Line.resolved(read_boxes, line)
     places: set[Place] = set()
-    for start, end in _runs(classes, line):
+    for start, end in resolved.runs():
         if start[0] == end[0]:
             continue
         ends = ((start, True), (end, False))
         cuts = [p for p, _ in ends
-                if not _at_edge(classes, p) and cut(boxes[p[0]], p[1]) is not None]
-        if all(p in cuts or _neutral_outside(classes, p, first) for p, first in ends):
+                if not resolved.at_edge(p) and cut(boxes[p[0]], p[1]) is not None]
+        if all(p in cuts or resolved.neutral_outside(p, first) for p, first in ends):
             places.update(cuts)
     for index, offset in sorted(places, reverse=True):
         halves = cut(boxes[index], offset)
@@ -190,13 +198,13 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
             boxes[index:index + 1] = halves
             read_boxes[index:index + 1] = [read(half) for half in halves]
     if places:
-        classes = _resolved(read_boxes, line)
+        resolved = _Line.resolved(read_boxes, line)
     out: list[B | HeldRun[B]] = []
     done = 0
     other: Direction = "ltr" if line == "rtl" else "rtl"
-    for start, end in _runs(classes, line):
-        if start[0] == end[0] or not (_neutral_outside(classes, start, True)
-                                      and _neutral_outside(classes, end, False)):
+    for start, end in resolved.runs():
+        if start[0] == end[0] or not (resolved.neutral_outside(start, True)
+                                      and resolved.neutral_outside(end, False)):
             continue  # one box (Pango orders it), or a box the run enters or leaves inside
         out += boxes[done:start[0]]
         out.append(HeldRun(tuple(boxes[start[0]:end[0] + 1]), other))
@@ -205,62 +213,132 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
     return out
 
 
-def _runs(classes: Sequence[list[CharClass] | None],
-          line: Direction) -> Iterator[tuple[Place, Place]]:
-    """Where each run that reads against ``line`` starts (its first strong character of the
-    other direction after the line's own, or the line's start) and ends (after its last
-    such character or number), as places; the end's offset is in the box that holds that
-    character."""
-    against = _AGAINST[line]
-    own_before = True  # the line starts in its own direction
-    start: Place | None = None
-    end: Place = (0, 0)
-    for index, kinds in enumerate(classes):
-        if kinds is None:  # an object that ends a run
-            if start is not None:
-                yield start, end
-            start = None
-            continue
-        for offset, kind in enumerate(kinds):
-            if kind in against.ends:
-                if start is not None:
-                    yield start, end
-                start, own_before = None, True
-            elif kind in against.starts and start is None and own_before:
-                start, own_before = (index, offset), False
-            if start is not None and kind in against.holds:
-                end = (index, offset + 1)
-    if start is not None:
-        yield start, end
+#: Each class as one letter of :attr:`_Line.codes` (an object that ends a run: ``|``), so that
+#: runs are found by searching a string rather than reading a list character by character.
+_CODES: dict[CharClass | None, str] = {
+    "rtl": "R", "arabic": "A", "arabic-digit": "N", "letter": "L", "digit": "E",
+    "neutral": "n", None: "|",
+}  # fmt: skip
 
 
-def _at_edge(classes: Sequence[list[CharClass] | None], place: Place) -> bool:
-    """Whether ``place`` is at its box's start or end (a span may start or end there)."""
-    index, offset = place
-    return offset in (0, len(classes[index] or ()))
+@dataclass(frozen=True)
+class _Search:
+    """The searches of :meth:`_Line.runs` for a line's direction (:data:`_AGAINST`, as codes):
+    a run's first character, what ends it, and the characters it holds to."""
+
+    starts: re.Pattern[str]
+    stops: re.Pattern[str]
+    ends: re.Pattern[str]
+    holds: str
+
+    @classmethod
+    def against(cls, line: Direction) -> _Search:
+        against = _AGAINST[line]
+
+        def codes(kinds: frozenset[CharClass]) -> str:
+            return "".join(sorted(_CODES[kind] for kind in kinds))
+
+        return cls(starts=re.compile(f"[{codes(against.starts)}]"),
+                   stops=re.compile(f"[{codes(against.ends)}|]"),
+                   ends=re.compile(f"[{codes(against.ends)}]"),
+                   holds=codes(against.holds))
 
 
-def _neutral_outside(classes: Sequence[list[CharClass] | None], place: Place,
-                     start: bool) -> bool:
-    """Whether what the box of a run's ``start`` (or end) shows before (after) ``place`` is
-    all neutral: nothing, at its edge; or the quotation mark of a link's ``“Title”``, the
-    full stop of ``[see here.]``: a box that cannot be cut is then held whole, the span
-    setting those characters on the run's side (the bidi algorithm would set them across the
-    run, and a browser draws the link in two pieces). Right-to-left text or digits there
-    would move past the run: such a box is not held."""
-    index, offset = place
-    kinds = classes[index] or []
-    return all(kind == "neutral" for kind in (kinds[:offset] if start else kinds[offset:]))
+_SEARCHES: dict[Direction, _Search] = {line: _Search.against(line) for line in _AGAINST}
 
 
-def _text_classes(text: str) -> list[Kind]:
+@dataclass(frozen=True)
+class _Line:
+    """A line's characters as its runs read them (:func:`_sides`), one after the other, each
+    box's from its place in :attr:`firsts`."""
+
+    classes: list[CharClass | None]
+    #: :attr:`classes` as :data:`_CODES`.
+    codes: str
+    #: Where each box's characters start (an object that ends a run is one place).
+    firsts: list[int]
+    line: Direction
+
+    @classmethod
+    def resolved(cls, classes: Sequence[Sequence[Kind] | None], line: Direction) -> _Line:
+        """The line of boxes that show ``classes``: each European number as its neighbours
+        make it, and each pair of brackets on the side of what it encloses (rule N0)."""
+        flat: list[Kind | None] = []
+        firsts: list[int] = []
+        for kinds in classes:
+            firsts.append(len(flat))
+            if kinds is None:
+                flat.append(None)
+            else:
+                flat += kinds
+        resolved = _sides(flat, line)
+        return cls(resolved, "".join(map(_CODES.__getitem__, resolved)), firsts, line)
+
+    def runs(self) -> Iterator[tuple[Place, Place]]:
+        """Where each run that reads against the line starts (its first strong character of
+        the other direction after the line's own, or the line's start) and ends (after its
+        last such character or number), as places; the end's offset is in the box that holds
+        that character. An object ends a run, but only the line's own direction lets the next
+        one start."""
+        search, codes = _SEARCHES[self.line], self.codes
+        at, own_before = 0, True  # the line starts in its own direction
+        while True:
+            if not own_before:
+                found = search.ends.search(codes, at)
+                if found is None:
+                    return
+                at, own_before = found.end(), True
+            started = search.starts.search(codes, at)
+            if started is None:
+                return
+            start = started.start()
+            stopped = search.stops.search(codes, start)
+            stop = len(codes) if stopped is None else stopped.start()
+            end = max(codes.rfind(code, start, stop) for code in search.holds) + 1
+            yield self.place(start), self.place(end - 1, after=True)
+            if stopped is None:
+                return
+            at, own_before = stop + 1, codes[stop] != "|"
+
+    def place(self, at: int, after: bool = False) -> Place:
+        """The box and offset of the character at ``at`` (``after``: the place after it)."""
+        index = bisect_right(self.firsts, at) - 1
+        return index, at - self.firsts[index] + after
+
+    def box(self, index: int) -> list[CharClass | None]:
+        """What box ``index`` shows (nothing for an object that ends a run)."""
+        last = self.firsts[index + 1] if index + 1 < len(self.firsts) else len(self.classes)
+        kinds = self.classes[self.firsts[index]:last]
+        return [] if kinds == [None] else kinds
+
+    def at_edge(self, place: Place) -> bool:
+        """Whether ``place`` is at its box's start or end (a span may start or end there)."""
+        index, offset = place
+        return offset in (0, len(self.box(index)))
+
+    def neutral_outside(self, place: Place, start: bool) -> bool:
+        """Whether what the box of a run's ``start`` (or end) shows before (after) ``place``
+        is all neutral: nothing, at its edge; or the quotation mark of a link's ``“Title”``,
+        the full stop of ``[see here.]``: a box that cannot be cut is then held whole, the
+        span setting those characters on the run's side (the bidi algorithm would set them
+        across the run, and a browser draws the link in two pieces). Right-to-left text or
+        digits there would move past the run: such a box is not held."""
+        index, offset = place
+        kinds = self.box(index)
+        return all(kind == "neutral" for kind in (kinds[:offset] if start else kinds[offset:]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_classes(text: str) -> tuple[Kind, ...]:
     """Each character's class, or the bracket it is; a combining mark takes the class before
     it (UAX #9, rule W1; after a bracket, neutral), so that a run never ends between a letter
     and its accent, and a percent or degree sign (a European terminator) next to a European
-    digit is one (W5): "English 50%" is one run."""
+    digit is one (W5): "English 50%" is one run. Kept for the texts read last: a line reads
+    each of its texts twice (:class:`NumberContext`, then :func:`held_runs`), and each element
+    inside it once more for its own line."""
     classes = list(map(_char_kind, text))  # the writers read every text of a line this way
     if "mark" not in classes and "ET" not in classes:
-        return cast("list[Kind]", classes)
+        return cast("tuple[Kind, ...]", tuple(classes))
     kinds = [unicodedata.bidirectional(char) for char in text]
     for index, kind in enumerate(classes):
         if kind == "mark":  # W1; neutral at the start, after a bracket or a terminator
@@ -269,7 +347,7 @@ def _text_classes(text: str) -> list[Kind]:
     for index, bidi in enumerate(kinds):
         if bidi == "ET":
             classes[index] = "terminator" if _beside_digit(kinds, index) else "neutral"
-    return cast("list[Kind]", classes)  # every "mark" and "ET" replaced above
+    return cast("tuple[Kind, ...]", tuple(classes))  # every "mark" and "ET" replaced above
 
 
 @functools.lru_cache(maxsize=4096)
@@ -308,27 +386,6 @@ def _bracket(char: str) -> Bracket | CharClass:
     return Bracket(unicodedata.normalize("NFC", opening), closes=category == "Pe")
 
 
-def _resolved(classes: Sequence[list[Kind] | None],
-              line: Direction) -> list[list[CharClass] | None]:
-    """The classes of a ``line``'s boxes as its runs read them (:func:`_sides`): each European
-    number as its neighbours make it, and each pair of brackets on the side of what it
-    encloses (rule N0)."""
-    flat: list[Kind | None] = []
-    for kinds in classes:
-        flat += [None] if kinds is None else kinds
-    resolved = _sides(flat, line)
-    out: list[list[CharClass] | None] = []
-    at = 0
-    for kinds in classes:
-        if kinds is None:
-            out.append(None)
-            at += 1
-            continue
-        out.append([kind or "neutral" for kind in resolved[at:at + len(kinds)]])
-        at += len(kinds)
-    return out
-
-
 def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | None]:
     """Each character of a line (``None``: an object that ends the bidi paragraph, which
     starts again after it) as a run reads it. A European number is a letter's after a
@@ -340,25 +397,30 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | Non
     ``نص (English)¹`` the brackets end the run and the "¹" (a letter's: W7 reads brackets as
     neutral) starts one of its own."""
     sos: CharClass = "letter" if line == "ltr" else "rtl"
-    out: list[CharClass | None] = []
+    out = cast("list[CharClass | None]", list(flat))  # its brackets and terminators set below
     last = sos
+    after = 0  # where the strong characters not yet read start
     paired = False  # whether the line shows a bracket (most lines pair none)
-    for kind in flat:
+    for at in [at for at, kind in enumerate(flat) if kind not in _PLAIN]:
+        kind = flat[at]
         if kind is None:
-            last = sos
-            out.append(None)
-        elif isinstance(kind, Bracket):
-            out.append("neutral")
+            last, after = sos, at + 1
+            continue
+        if isinstance(kind, Bracket):
+            out[at] = "neutral"
             paired = True
-        elif kind in ("digit", "terminator") and last == "letter":
-            out.append("letter")  # W7
-        elif kind in ("digit", "terminator") and last == "arabic":
-            out.append("arabic-digit" if kind == "digit" else "neutral")  # W2
-        elif kind == "terminator":
-            out.append("digit")  # W5
+            continue
+        for before in range(at - 1, after - 1, -1):  # the strong character last before
+            if flat[before] in _STRONG:
+                last = cast("CharClass", flat[before])
+                break
+        after = at
+        if last == "letter":
+            out[at] = "letter"  # W7
+        elif last == "arabic":
+            out[at] = "arabic-digit" if kind == "digit" else "neutral"  # W2
         else:
-            last = kind if kind in _STRONG else last
-            out.append(kind)
+            out[at] = "digit"  # W5 for a terminator
     if paired:
         _pairs_sided(out, _bracket_pairs(flat), sos)
     return out
@@ -474,11 +536,13 @@ class NumberContext:
         return text
 
     def read(self, classes: Sequence[Kind]) -> None:
-        """Read characters that take no mark (a text's, once marked, or an object's)."""
-        for kind in classes:
-            if not isinstance(kind, Bracket) and kind in _STRONG:
-                self.last = kind
+        """Read characters that take no mark (a text's, once marked, or an object's): the
+        last strong one is what counts."""
+        for kind in reversed(classes):
+            if kind in _STRONG:
+                self.last = cast("CharClass", kind)
                 self.box_strong = True
+                return
 
     def boundary(self) -> None:
         """An element starts or ends: the next text is a box of its own."""
@@ -537,9 +601,9 @@ class _ReportLine:
     line: Direction
     #: id(object) → its classes: an object is written and read once a line (an image's
     #: markup holds its bytes).
-    objects: dict[int, list[Kind] | None] = field(default_factory=dict)
+    objects: dict[int, Sequence[Kind] | None] = field(default_factory=dict)
 
-    def classes(self, run: Run) -> list[Kind] | None:
+    def classes(self, run: Run) -> Sequence[Kind] | None:
         """How the line's bidi algorithm sees each character ``run`` shows; None for an
         object that ends a run. A citation reads as :meth:`cite_classes` says, inside emphasis
         too (as the author's reading counts one inside ``<b>``)."""
@@ -557,7 +621,7 @@ class _ReportLine:
             return self.wrapped_classes(node, [])
         return _text_classes(plain_text(run))
 
-    def cite_classes(self, run: Run) -> list[Kind]:
+    def cite_classes(self, run: Run) -> Sequence[Kind]:
         """A citation run as the line reads it: one neutral when it is held apart from this
         line (:func:`~renderers.writers.common.cite_direction`: an isolate), else what it
         shows, as the author's reading reads its markup (:func:`_tree_object`); a note's
@@ -583,7 +647,7 @@ class _ReportLine:
                 out += self.inner_classes(piece)
         return out
 
-    def inner_classes(self, run: Run) -> list[Kind]:
+    def inner_classes(self, run: Run) -> Sequence[Kind]:
         """What ``run``, inside an element read as text, shows: an object that would end a
         run (a line break, raw markup, a display formula) is one neutral there, as in the
         author's reading (:func:`_inner_classes`)."""
@@ -739,7 +803,7 @@ def _fill(parent: HtmlElement, items: Sequence[TreeBox]) -> None:
             parent.text = (parent.text or "") + item
 
 
-def _tree_classes(box: TreeBox) -> list[Kind] | None:
+def _tree_classes(box: TreeBox) -> Sequence[Kind] | None:
     """How the line's bidi algorithm sees each character ``box`` shows (a citation as its
     text, an isolate, a picture or an inline formula as one neutral); None for an
     object that ends a run (a line break, a block, a display formula), which inside an
@@ -752,7 +816,7 @@ def _tree_classes(box: TreeBox) -> list[Kind] | None:
     return seen
 
 
-def _tree_object(element: HtmlElement) -> list[Kind] | Literal["text"] | None:
+def _tree_object(element: HtmlElement) -> Sequence[Kind] | Literal["text"] | None:
     """How the line sees ``element``: ``"text"`` when it reads what the element shows, else
     as an object (as :func:`_tree_classes` says)."""
     tag = element.tag
@@ -787,7 +851,7 @@ def _tree_numbered(element: HtmlElement, context: NumberContext) -> None:
             child.tail = context.text(child.tail)
 
 
-def _inner_classes(item: TreeBox) -> list[Kind]:
+def _inner_classes(item: TreeBox) -> Sequence[Kind]:
     """What ``item``, inside an element read as text, shows: an object is one neutral."""
     classes = _tree_classes(item)
     return ["neutral"] if classes is None else classes
