@@ -54,14 +54,15 @@ its author's look).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import accumulate
+from itertools import accumulate, groupby, repeat
 from typing import Generic, Literal, TypeAlias, TypeVar, cast
 
 import lxml.html
@@ -117,8 +118,14 @@ _CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "arabic", "AN": "arabic-digi
 #: The strong classes: what a European digit reads against (W2, W7).
 _STRONG: frozenset[CharClass] = frozenset({"rtl", "arabic", "letter"})
 
-#: The classes the W rules leave as they are (:func:`_sides`).
-_PLAIN: frozenset[Kind | None] = frozenset({"rtl", "arabic", "arabic-digit", "letter", "neutral"})
+#: Each class as one letter for the W rules (:func:`_sides`), before they set numbers (``E``,
+#: ``T``), brackets (``B``) and objects (``|``).
+_RAW_CODES: dict[Kind | None, str] = {
+    "rtl": "R", "arabic": "A", "arabic-digit": "N", "letter": "L", "digit": "E",
+    "terminator": "T", "neutral": "n", None: "|",
+}  # fmt: skip
+#: What the W rules read (:func:`_sides`): numbers, brackets and objects.
+_UNSETTLED = re.compile("[ETB|]")
 
 #: A European number's classes.
 _NUMBER: frozenset[CharClass] = frozenset({"digit", "terminator"})
@@ -131,6 +138,7 @@ Place = tuple[int, int]
 
 #: A box of a line: a run of the report's inlines, or a text or element of the author's.
 B = TypeVar("B")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -339,15 +347,33 @@ def _text_classes(text: str) -> tuple[Kind, ...]:
     classes = list(map(_char_kind, text))  # the writers read every text of a line this way
     if "mark" not in classes and "ET" not in classes:
         return cast("tuple[Kind, ...]", tuple(classes))
-    kinds = [unicodedata.bidirectional(char) for char in text]
-    for index, kind in enumerate(classes):
-        if kind == "mark":  # W1; neutral at the start, after a bracket or a terminator
-            before = classes[index - 1] if index else "neutral"
-            classes[index] = "neutral" if isinstance(before, Bracket) or before == "ET" else before
-    for index, bidi in enumerate(kinds):
-        if bidi == "ET":
-            classes[index] = "terminator" if _beside_digit(kinds, index) else "neutral"
+    for index in _places(classes, "mark"):  # W1; neutral at the start, after a bracket or an ET
+        before = classes[index - 1] if index else "neutral"
+        classes[index] = "neutral" if isinstance(before, Bracket) or before == "ET" else before
+    terminators = _places(classes, "ET")
+    for index in terminators:  # W5 to a run of terminators that touches a European digit
+        classes[index] = "neutral"
+    for first, last in _spans(terminators):
+        if any(0 <= at < len(text) and unicodedata.bidirectional(text[at]) == "EN"
+               for at in (first - 1, last + 1)):
+            classes[first:last + 1] = ["terminator"] * (last + 1 - first)
     return cast("tuple[Kind, ...]", tuple(classes))  # every "mark" and "ET" replaced above
+
+
+def _places(items: list[T], item: T) -> list[int]:
+    """Where ``item`` stands in ``items``, in order."""
+    places: list[int] = []
+    with contextlib.suppress(ValueError):
+        while True:
+            places.append(items.index(item, places[-1] + 1 if places else 0))
+    return places
+
+
+def _spans(places: Sequence[int]) -> Iterator[tuple[int, int]]:
+    """The first and last of each run of consecutive ``places``."""
+    for _, group in groupby(enumerate(places), lambda pair: pair[1] - pair[0]):
+        spans = [place for _, place in group]
+        yield spans[0], spans[-1]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -397,32 +423,32 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | Non
     ``نص (English)¹`` the brackets end the run and the "¹" (a letter's: W7 reads brackets as
     neutral) starts one of its own."""
     sos: CharClass = "letter" if line == "ltr" else "rtl"
-    out = cast("list[CharClass | None]", list(flat))  # its brackets and terminators set below
+    out = cast("list[CharClass | None]", list(flat))  # its brackets and numbers set below
+    codes = "".join(map(_RAW_CODES.get, flat, repeat("B")))  # "B": a bracket
     last = sos
     after = 0  # where the strong characters not yet read start
-    paired = False  # whether the line shows a bracket (most lines pair none)
-    for at in [at for at, kind in enumerate(flat) if kind not in _PLAIN]:
-        kind = flat[at]
-        if kind is None:
-            last, after = sos, at + 1
+    marks: list[int] = []  # the places of the brackets and the objects
+    for found in _UNSETTLED.finditer(codes):
+        at, code = found.start(), found.group()
+        if code in "B|":
+            marks.append(at)
+            if code == "|":
+                last, after = sos, at + 1
+            else:
+                out[at] = "neutral"
             continue
-        if isinstance(kind, Bracket):
-            out[at] = "neutral"
-            paired = True
-            continue
-        for before in range(at - 1, after - 1, -1):  # the strong character last before
-            if flat[before] in _STRONG:
-                last = cast("CharClass", flat[before])
-                break
+        before = max(codes.rfind(strong, after, at) for strong in "RAL")
+        if before >= 0:  # the strong character last before
+            last = cast("CharClass", flat[before])
         after = at
         if last == "letter":
             out[at] = "letter"  # W7
         elif last == "arabic":
-            out[at] = "arabic-digit" if kind == "digit" else "neutral"  # W2
+            out[at] = "arabic-digit" if code == "E" else "neutral"  # W2
         else:
             out[at] = "digit"  # W5 for a terminator
-    if paired:
-        _pairs_sided(out, _bracket_pairs(flat), sos)
+    if "B" in codes:  # most lines pair no bracket
+        _pairs_sided(out, _bracket_pairs(flat, marks), sos)
     return out
 
 
@@ -471,15 +497,18 @@ def _side_before(classes: Sequence[CharClass | None], at: int, own: CharClass) -
     return own
 
 
-def _bracket_pairs(flat: Sequence[Kind | None]) -> list[tuple[int, int]]:
+def _bracket_pairs(flat: Sequence[Kind | None],
+                   places: Iterable[int] | None = None) -> list[tuple[int, int]]:
     """The places of each pair of brackets (BD16), in the order of their opening ones: a
     closing bracket pairs with the nearest open one of its kind, closing those opened after
     it; none pairs across an object that ends the bidi paragraph, nor past
-    :data:`_BRACKET_DEPTH`."""
+    :data:`_BRACKET_DEPTH`. Only ``places`` are read (in order; every place when None): those
+    of the brackets and objects, which the W rules found."""
     pairs: list[tuple[int, int]] = []
     stack: list[tuple[str, int]] = []
     full = False
-    for at, kind in enumerate(flat):
+    for at in range(len(flat)) if places is None else places:
+        kind = flat[at]
         if kind is None:
             stack, full = [], False
         elif isinstance(kind, Bracket) and not full:
@@ -496,17 +525,6 @@ def _bracket_pairs(flat: Sequence[Kind | None]) -> list[tuple[int, int]]:
                     del stack[depth:]
                     break
     return sorted(pairs)
-
-
-def _beside_digit(kinds: Sequence[str], index: int) -> bool:
-    """Whether the terminators around ``kinds[index]`` (one) touch a European digit."""
-    for step in (-1, 1):
-        at = index
-        while 0 <= at < len(kinds) and kinds[at] == "ET":
-            at += step
-        if 0 <= at < len(kinds) and kinds[at] == "EN":
-            return True
-    return False
 
 
 @dataclass
