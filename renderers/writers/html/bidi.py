@@ -62,7 +62,7 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import accumulate, groupby, repeat
+from itertools import groupby, pairwise, repeat
 from typing import Generic, Literal, TypeAlias, TypeVar, cast
 
 import lxml.html
@@ -124,8 +124,13 @@ _RAW_CODES: dict[Kind | None, str] = {
     "rtl": "R", "arabic": "A", "arabic-digit": "N", "letter": "L", "digit": "E",
     "terminator": "T", "neutral": "n", None: "|",
 }  # fmt: skip
-#: What the W rules read (:func:`_sides`): numbers, brackets and objects.
-_UNSETTLED = re.compile("[ETB|]")
+#: What the W rules read (:func:`_sides`): numbers (a run of digits and terminators at a
+#: time), brackets and objects.
+_UNSETTLED = re.compile("[ET]+|[B|]")
+_MARKS = frozenset("B|")
+#: A number's digits and terminators after Arabic letters (W2: its terminators neutral).
+_ARABIC_NUMBER: dict[str, CharClass] = {"E": "arabic-digit", "T": "neutral"}
+_ARABIC_CODES = str.maketrans({"E": "N", "T": "n"})
 
 #: A European number's classes.
 _NUMBER: frozenset[CharClass] = frozenset({"digit", "terminator"})
@@ -279,8 +284,8 @@ class _Line:
                 flat.append(None)
             else:
                 flat += kinds
-        resolved = _sides(flat, line)
-        return cls(resolved, "".join(map(_CODES.__getitem__, resolved)), firsts, line)
+        resolved, codes = _sides(flat, line)
+        return cls(resolved, codes, firsts, line)
 
     def runs(self) -> Iterator[tuple[Place, Place]]:
         """Where each run that reads against the line starts (its first strong character of
@@ -412,67 +417,91 @@ def _bracket(char: str) -> Bracket | CharClass:
     return Bracket(unicodedata.normalize("NFC", opening), closes=category == "Pe")
 
 
-def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | None]:
+def _sides(flat: Sequence[Kind | None], line: Direction) -> tuple[list[CharClass | None], str]:
     """Each character of a line (``None``: an object that ends the bidi paragraph, which
-    starts again after it) as a run reads it. A European number is a letter's after a
-    left-to-right letter or the start of a left-to-right line (W7), an Arabic one after
-    Arabic letters (W2), its percent sign then neutral (W5 joins it to European digits only).
-    A pair of brackets (BD16) then takes a side, in order (rule N0): the line's when it holds
-    the line's direction (a number counting as right to left); when it holds the other only,
-    the side of the strong character before it (or the line's); else it stays neutral. So in
-    ``نص (English)¹`` the brackets end the run and the "¹" (a letter's: W7 reads brackets as
-    neutral) starts one of its own."""
+    starts again after it) as a run reads it, and the same as :data:`_CODES`. A European
+    number is a letter's after a left-to-right letter or the start of a left-to-right line
+    (W7), an Arabic one after Arabic letters (W2), its percent sign then neutral (W5 joins it
+    to European digits only). A pair of brackets (BD16) then takes a side, in order (rule N0):
+    the line's when it holds the line's direction (a number counting as right to left); when
+    it holds the other only, the side of the strong character before it (or the line's); else
+    it stays neutral. So in ``نص (English)¹`` the brackets end the run and the "¹" (a
+    letter's: W7 reads brackets as neutral) starts one of its own. Only numbers, brackets and
+    objects are read one by one, found by searching the line's codes."""
     sos: CharClass = "letter" if line == "ltr" else "rtl"
     out = cast("list[CharClass | None]", list(flat))  # its brackets and numbers set below
     codes = "".join(map(_RAW_CODES.get, flat, repeat("B")))  # "B": a bracket
+    settled: list[str] = []  # the codes as the W rules leave them, piece by piece
+    done = 0  # where the codes not yet in settled start
     last = sos
     after = 0  # where the strong characters not yet read start
     marks: list[int] = []  # the places of the brackets and the objects
     for found in _UNSETTLED.finditer(codes):
-        at, code = found.start(), found.group()
-        if code in "B|":
+        at, end, code = found.start(), found.end(), found.group()
+        settled.append(codes[done:at])
+        done = end
+        if code in _MARKS:
             marks.append(at)
             if code == "|":
-                last, after = sos, at + 1
+                last, after = sos, end
+                settled.append("|")
             else:
                 out[at] = "neutral"
+                settled.append("n")
             continue
-        before = max(codes.rfind(strong, after, at) for strong in "RAL")
-        if before >= 0:  # the strong character last before
+        before = max(codes.rfind("R", after, at), codes.rfind("A", after, at),
+                     codes.rfind("L", after, at))
+        if before >= 0:  # the strong character last before the number
             last = cast("CharClass", flat[before])
         after = at
-        if last == "letter":
-            out[at] = "letter"  # W7
-        elif last == "arabic":
-            out[at] = "arabic-digit" if code == "E" else "neutral"  # W2
-        else:
-            out[at] = "digit"  # W5 for a terminator
+        if last == "letter":  # W7
+            out[at:end] = ["letter"] * (end - at)
+            settled.append("L" * (end - at))
+        elif last == "arabic":  # W2
+            out[at:end] = [_ARABIC_NUMBER[char] for char in code]
+            settled.append(code.translate(_ARABIC_CODES))
+        else:  # W5 for a terminator
+            out[at:end] = ["digit"] * (end - at)
+            settled.append("E" * (end - at))
+    settled.append(codes[done:])
+    sided = "".join(settled)
     if "B" in codes:  # most lines pair no bracket
-        _pairs_sided(out, _bracket_pairs(flat, marks), sos)
-    return out
+        pairs = _bracket_pairs(flat, marks)
+        if pairs:
+            sided = _pairs_sided(out, sided, pairs, sos)
+    return out, sided
 
 
-def _pairs_sided(classes: list[CharClass | None], pairs: Sequence[tuple[int, int]],
-                 own: CharClass) -> None:
+def _pairs_sided(classes: list[CharClass | None], codes: str,
+                 pairs: Sequence[tuple[int, int]], own: CharClass) -> str:
     """Give each pair of brackets (in the order of their opening ones) its side in
-    ``classes`` (rule N0, :func:`_sides`). What a pair holds is read from counts of each
-    side's strong characters before each place, taken once: pairs nest or stand apart, so
-    the brackets inside a pair are still neutral when it takes its side, and the counts of
-    the line as the W rules left it hold. Reading each pair's contents instead cost the
-    line's length once per level of 62 nested pairs."""
-    if not pairs:
-        return
-    letters = list(accumulate(map(_LETTER_SIDE.__contains__, classes), initial=0))
-    rtl = list(accumulate(map(_RTL_SIDE.__contains__, classes), initial=0))
+    ``classes`` (rule N0, :func:`_sides`), and ``codes`` (:data:`_CODES`) with the same sides.
+    Pairs nest or stand apart, so the brackets inside a pair are still neutral when it takes
+    its side: what it holds is read from counts of each side's strong characters in the
+    line as the W rules left it, taken once between each bracket and the next. Reading each
+    pair's contents instead cost the line's length once per level of 62 nested pairs."""
+    places = sorted(place for pair in pairs for place in pair)
+    sides = codes.translate(_SIDE_CODES)  # "l": the letters' side, "r": the other
+    letters, rtl = {places[0]: 0}, {places[0]: 0}  # counts from the first bracket
+    for before, place in pairwise(places):
+        letters[place] = letters[before] + sides.count("l", before, place)
+        rtl[place] = rtl[before] + sides.count("r", before, place)
     own_counts, other_counts = (letters, rtl) if own == "letter" else (rtl, letters)
+    sided = list(codes)
     for opening, closing in pairs:
-        if own_counts[closing] > own_counts[opening + 1]:
+        if own_counts[closing] > own_counts[opening]:
             classes[opening] = classes[closing] = own
-        elif other_counts[closing] > other_counts[opening + 1]:
+        elif other_counts[closing] > other_counts[opening]:
             classes[opening] = classes[closing] = _side_before(classes, opening, own)
+        else:
+            continue
+        sided[opening] = sided[closing] = _CODES[classes[opening]]
+    return "".join(sided)
 
 
-#: The classes that take a bracket pair to each side (N0): a number's to the right-to-left one.
+#: The classes that take a bracket pair to each side (N0), as codes: a number's to the
+#: right-to-left one.
+_SIDE_CODES = str.maketrans({"L": "l", "R": "r", "A": "r", "N": "r", "E": "r"})
 _LETTER_SIDE: frozenset[CharClass | None] = frozenset({"letter"})
 _RTL_SIDE: frozenset[CharClass | None] = frozenset({"rtl", "arabic", "arabic-digit", "digit"})
 
