@@ -129,7 +129,6 @@ _RAW_CODES: dict[Kind | None, str] = {
 _UNSETTLED = re.compile("[ET]+|[B|]")
 _MARKS = frozenset("B|")
 #: A number's digits and terminators after Arabic letters (W2: its terminators neutral).
-_ARABIC_NUMBER: dict[str, CharClass] = {"E": "arabic-digit", "T": "neutral"}
 _ARABIC_CODES = str.maketrans({"E": "N", "T": "n"})
 
 #: A European number's classes.
@@ -265,8 +264,7 @@ class _Line:
     """A line's characters as its runs read them (:func:`_sides`), one after the other, each
     box's from its place in :attr:`firsts`."""
 
-    classes: list[CharClass | None]
-    #: :attr:`classes` as :data:`_CODES`.
+    #: Each character's class as :data:`_CODES`.
     codes: str
     #: Where each box's characters start (an object that ends a run is one place).
     firsts: list[int]
@@ -284,8 +282,7 @@ class _Line:
                 flat.append(None)
             else:
                 flat += kinds
-        resolved, codes = _sides(flat, line)
-        return cls(resolved, codes, firsts, line)
+        return cls(_sides(flat, line), firsts, line)
 
     def runs(self) -> Iterator[tuple[Place, Place]]:
         """Where each run that reads against the line starts (its first strong character of
@@ -307,7 +304,7 @@ class _Line:
             start = started.start()
             stopped = search.stops.search(codes, start)
             stop = len(codes) if stopped is None else stopped.start()
-            end = max(codes.rfind(code, start, stop) for code in search.holds) + 1
+            end = max([codes.rfind(code, start, stop) for code in search.holds]) + 1
             yield self.place(start), self.place(end - 1, after=True)
             if stopped is None:
                 return
@@ -318,11 +315,11 @@ class _Line:
         index = bisect_right(self.firsts, at) - 1
         return index, at - self.firsts[index] + after
 
-    def box(self, index: int) -> list[CharClass | None]:
-        """What box ``index`` shows (nothing for an object that ends a run)."""
-        last = self.firsts[index + 1] if index + 1 < len(self.firsts) else len(self.classes)
-        kinds = self.classes[self.firsts[index]:last]
-        return [] if kinds == [None] else kinds
+    def box(self, index: int) -> str:
+        """The codes of what box ``index`` shows (nothing for an object that ends a run)."""
+        last = self.firsts[index + 1] if index + 1 < len(self.firsts) else len(self.codes)
+        codes = self.codes[self.firsts[index]:last]
+        return "" if codes == "|" else codes
 
     def at_edge(self, place: Place) -> bool:
         """Whether ``place`` is at its box's start or end (a span may start or end there)."""
@@ -337,8 +334,8 @@ class _Line:
         across the run, and a browser draws the link in two pieces). Right-to-left text or
         digits there would move past the run: such a box is not held."""
         index, offset = place
-        kinds = self.box(index)
-        return all(kind == "neutral" for kind in (kinds[:offset] if start else kinds[offset:]))
+        codes = self.box(index)
+        return not (codes[:offset] if start else codes[offset:]).strip("n")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -349,7 +346,7 @@ def _text_classes(text: str) -> tuple[Kind, ...]:
     digit is one (W5): "English 50%" is one run. Kept for the texts read last: a line reads
     each of its texts twice (:class:`NumberContext`, then :func:`held_runs`), and each element
     inside it once more for its own line."""
-    classes = list(map(_char_kind, text))  # the writers read every text of a line this way
+    classes = list(map(_KINDS.__getitem__, text))  # each character read once (_Kinds)
     if "mark" not in classes and "ET" not in classes:
         return cast("tuple[Kind, ...]", tuple(classes))
     for index in _places(classes, "mark"):  # W1; neutral at the start, after a bracket or an ET
@@ -381,7 +378,22 @@ def _spans(places: Sequence[int]) -> Iterator[tuple[int, int]]:
         yield spans[0], spans[-1]
 
 
-@functools.lru_cache(maxsize=4096)
+class _Kinds(dict[str, "Kind | Literal['mark', 'ET']"]):
+    """Each character's :func:`_char_kind`, kept as it is read (a dictionary's own lookup,
+    which a cache decorator's call per character doubled), up to :data:`_KINDS_KEPT`."""
+
+    def __missing__(self, char: str) -> Kind | Literal["mark", "ET"]:
+        if len(self) >= _KINDS_KEPT:
+            self.clear()
+        kind = self[char] = _char_kind(char)
+        return kind
+
+
+#: How many characters' classes :data:`_KINDS` keeps: a text of every script on its page.
+_KINDS_KEPT = 16_384
+_KINDS = _Kinds()
+
+
 def _char_kind(char: str) -> Kind | Literal["mark", "ET"]:
     """``char``'s class alone (:func:`_text_classes`): ``"mark"`` for a combining mark, which
     takes the class before it, ``"ET"`` for a European terminator, which reads by the digits
@@ -417,9 +429,9 @@ def _bracket(char: str) -> Bracket | CharClass:
     return Bracket(unicodedata.normalize("NFC", opening), closes=category == "Pe")
 
 
-def _sides(flat: Sequence[Kind | None], line: Direction) -> tuple[list[CharClass | None], str]:
+def _sides(flat: Sequence[Kind | None], line: Direction) -> str:
     """Each character of a line (``None``: an object that ends the bidi paragraph, which
-    starts again after it) as a run reads it, and the same as :data:`_CODES`. A European
+    starts again after it) as a run reads it, as :data:`_CODES`. A European
     number is a letter's after a left-to-right letter or the start of a left-to-right line
     (W7), an Arabic one after Arabic letters (W2), its percent sign then neutral (W5 joins it
     to European digits only). A pair of brackets (BD16) then takes a side, in order (rule N0):
@@ -428,8 +440,7 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> tuple[list[CharClass
     it stays neutral. So in ``نص (English)¹`` the brackets end the run and the "¹" (a
     letter's: W7 reads brackets as neutral) starts one of its own. Only numbers, brackets and
     objects are read one by one, found by searching the line's codes."""
-    sos: CharClass = "letter" if line == "ltr" else "rtl"
-    out = cast("list[CharClass | None]", list(flat))  # its brackets and numbers set below
+    sos = "L" if line == "ltr" else "R"
     codes = "".join(map(_RAW_CODES.get, flat, repeat("B")))  # "B": a bracket
     settled: list[str] = []  # the codes as the W rules leave them, piece by piece
     done = 0  # where the codes not yet in settled start
@@ -446,36 +457,31 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> tuple[list[CharClass
                 last, after = sos, end
                 settled.append("|")
             else:
-                out[at] = "neutral"
                 settled.append("n")
             continue
         before = max(codes.rfind("R", after, at), codes.rfind("A", after, at),
                      codes.rfind("L", after, at))
         if before >= 0:  # the strong character last before the number
-            last = cast("CharClass", flat[before])
+            last = codes[before]
         after = at
-        if last == "letter":  # W7
-            out[at:end] = ["letter"] * (end - at)
+        if last == "L":  # W7
             settled.append("L" * (end - at))
-        elif last == "arabic":  # W2
-            out[at:end] = [_ARABIC_NUMBER[char] for char in code]
+        elif last == "A":  # W2
             settled.append(code.translate(_ARABIC_CODES))
         else:  # W5 for a terminator
-            out[at:end] = ["digit"] * (end - at)
             settled.append("E" * (end - at))
     settled.append(codes[done:])
     sided = "".join(settled)
     if "B" in codes:  # most lines pair no bracket
         pairs = _bracket_pairs(flat, marks)
         if pairs:
-            sided = _pairs_sided(out, sided, pairs, sos)
-    return out, sided
+            sided = _pairs_sided(sided, pairs, sos)
+    return sided
 
 
-def _pairs_sided(classes: list[CharClass | None], codes: str,
-                 pairs: Sequence[tuple[int, int]], own: CharClass) -> str:
-    """Give each pair of brackets (in the order of their opening ones) its side in
-    ``classes`` (rule N0, :func:`_sides`), and ``codes`` (:data:`_CODES`) with the same sides.
+def _pairs_sided(codes: str, pairs: Sequence[tuple[int, int]], own: str) -> str:
+    """``codes`` (:data:`_CODES`) with each pair of brackets (in the order of their opening
+    ones) on its side (rule N0, :func:`_sides`): ``own``, the line's, or the other.
     Pairs nest or stand apart, so the brackets inside a pair are still neutral when it takes
     its side: what it holds is read from counts of each side's strong characters in the
     line as the W rules left it, taken once between each bracket and the next. Reading each
@@ -486,43 +492,28 @@ def _pairs_sided(classes: list[CharClass | None], codes: str,
     for before, place in pairwise(places):
         letters[place] = letters[before] + sides.count("l", before, place)
         rtl[place] = rtl[before] + sides.count("r", before, place)
-    own_counts, other_counts = (letters, rtl) if own == "letter" else (rtl, letters)
+    own_counts, other_counts = (letters, rtl) if own == "L" else (rtl, letters)
     sided = list(codes)
     for opening, closing in pairs:
         if own_counts[closing] > own_counts[opening]:
-            classes[opening] = classes[closing] = own
+            sided[opening] = sided[closing] = own
         elif other_counts[closing] > other_counts[opening]:
-            classes[opening] = classes[closing] = _side_before(classes, opening, own)
-        else:
-            continue
-        sided[opening] = sided[closing] = _CODES[classes[opening]]
+            sided[opening] = sided[closing] = _side_before(sided, opening, own)
     return "".join(sided)
 
 
 #: The classes that take a bracket pair to each side (N0), as codes: a number's to the
-#: right-to-left one.
+#: right-to-left one (an object ends the search for one: ``|``).
+_SIDES = {"L": "L", "R": "R", "A": "R", "N": "R", "E": "R", "|": "|"}
 _SIDE_CODES = str.maketrans({"L": "l", "R": "r", "A": "r", "N": "r", "E": "r"})
-_LETTER_SIDE: frozenset[CharClass | None] = frozenset({"letter"})
-_RTL_SIDE: frozenset[CharClass | None] = frozenset({"rtl", "arabic", "arabic-digit", "digit"})
-
-
-def _strong_side(kind: CharClass | None) -> CharClass | None:
-    """The side ``kind`` takes a bracket pair to (N0): ``"letter"``, ``"rtl"`` (a number's too,
-    not a letter's), or None."""
-    if kind in _LETTER_SIDE:
-        return "letter"
-    return "rtl" if kind in _RTL_SIDE else None
-
-
-def _side_before(classes: Sequence[CharClass | None], at: int, own: CharClass) -> CharClass:
-    """The side of the last strong character before ``at`` (a bracket resolved before it
-    counts), or the line's (``own``) at its start or after an object that ends it."""
+def _side_before(codes: Sequence[str], at: int, own: str) -> str:
+    """The side (``L`` or ``R``) of the last strong character before ``at`` in ``codes``
+    (a bracket resolved before it counts), or the line's (``own``) at its start or after an
+    object that ends it."""
     for index in range(at - 1, -1, -1):
-        if classes[index] is None:
-            break
-        side = _strong_side(classes[index])
+        side = _SIDES.get(codes[index])
         if side is not None:
-            return side
+            return own if side == "|" else side
     return own
 
 
@@ -649,14 +640,22 @@ class _ReportLine:
     #: id(object) → its classes: an object is written and read once a line (an image's
     #: markup holds its bytes).
     objects: dict[int, Sequence[Kind] | None] = field(default_factory=dict)
+    #: The ids of a citation run's inlines → its classes: read once a line, not once for
+    #: its numbers (:meth:`numbered`) and again for its runs.
+    cites: dict[tuple[int, ...], Sequence[Kind]] = field(default_factory=dict)
 
     def classes(self, run: Run) -> Sequence[Kind] | None:
         """How the line's bidi algorithm sees each character ``run`` shows; None for an
         object that ends a run. A citation reads as :meth:`cite_classes` says, inside emphasis
         too (as the author's reading counts one inside ``<b>``)."""
-        if all(isinstance(node, Cite | FootnoteRef) for node in run):
-            return self.cite_classes(run)
         node = run[0]
+        if isinstance(node, Text) and len(run) == 1:  # most boxes: what plain_text reads
+            return _text_classes(node.text)
+        if all(isinstance(node, Cite | FootnoteRef) for node in run):
+            key = tuple(map(id, run))  # the document's inlines: alive while the line is
+            if key not in self.cites:
+                self.cites[key] = self.cite_classes(run)
+            return self.cites[key]
         if isinstance(node, _OBJECTS):
             if id(node) not in self.objects:
                 markup = lxml.html.fragment_fromstring(self.written(node))
