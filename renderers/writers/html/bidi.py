@@ -210,7 +210,7 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
             boxes[index:index + 1] = halves
             read_boxes[index:index + 1] = [read(half) for half in halves]
     if places:
-        resolved = _Line.resolved(read_boxes, line)
+        resolved = resolved.cut(read_boxes)
     out: list[B | HeldRun[B]] = []
     done = 0
     other: Direction = "ltr" if line == "rtl" else "rtl"
@@ -259,6 +259,20 @@ class _Search:
 _SEARCHES: dict[Direction, _Search] = {line: _Search.against(line) for line in _AGAINST}
 
 
+def _flat(classes: Sequence[Sequence[Kind] | None]) -> tuple[list[Kind | None], list[int]]:
+    """The characters of boxes that show ``classes`` one after the other (an object that
+    ends a run: None), and where each box's start."""
+    flat: list[Kind | None] = []
+    firsts: list[int] = []
+    for kinds in classes:
+        firsts.append(len(flat))
+        if kinds is None:
+            flat.append(None)
+        else:
+            flat += kinds
+    return flat, firsts
+
+
 @dataclass(frozen=True)
 class _Line:
     """A line's characters as its runs read them (:func:`_sides`), one after the other, each
@@ -269,20 +283,23 @@ class _Line:
     #: Where each box's characters start (an object that ends a run is one place).
     firsts: list[int]
     line: Direction
+    #: Each character's class (or bracket) as the boxes show it, before the W rules.
+    flat: list[Kind | None]
 
     @classmethod
     def resolved(cls, classes: Sequence[Sequence[Kind] | None], line: Direction) -> _Line:
         """The line of boxes that show ``classes``: each European number as its neighbours
         make it, and each pair of brackets on the side of what it encloses (rule N0)."""
-        flat: list[Kind | None] = []
-        firsts: list[int] = []
-        for kinds in classes:
-            firsts.append(len(flat))
-            if kinds is None:
-                flat.append(None)
-            else:
-                flat += kinds
-        return cls(_sides(flat, line), firsts, line)
+        flat, firsts = _flat(classes)
+        return cls(_sides(flat, line), firsts, line, flat)
+
+    def cut(self, classes: Sequence[Sequence[Kind] | None]) -> _Line:
+        """The line of boxes that show ``classes``: this one with some of its boxes cut,
+        which leaves its characters as they were unless a cut changed how a piece reads."""
+        flat, firsts = _flat(classes)
+        if flat != self.flat:
+            return _Line(_sides(flat, self.line), firsts, self.line, flat)
+        return replace(self, firsts=firsts)
 
     def runs(self) -> Iterator[tuple[Place, Place]]:
         """Where each run that reads against the line starts (its first strong character of
