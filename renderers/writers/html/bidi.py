@@ -54,7 +54,6 @@ its author's look).
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 import re
@@ -62,8 +61,8 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import groupby, pairwise, repeat
-from typing import Generic, Literal, TypeAlias, TypeVar, cast
+from itertools import accumulate, pairwise
+from typing import Generic, Literal, TypeAlias, TypeVar
 
 import lxml.html
 from lxml.html import HtmlElement
@@ -107,32 +106,37 @@ class Bracket:
     closes: bool
 
 
-#: A character as a reader sees it: its class, or a bracket the line pairs.
-Kind: TypeAlias = "CharClass | Bracket"
+#: What a box shows as a reader sees it, one code a character (:data:`_CODES`): its class, or
+#: the bracket itself (a mirrored opening or closing punctuation mark, :func:`_bracket`) for
+#: the line to pair; in a line, ``|`` for an object that ends a run. A string, so that a line
+#: is read by searching it rather than character by character.
+Codes: TypeAlias = str
 #: The closing brackets whose opening one is not the nearest before them (BidiBrackets.txt).
 _CROSSED = {"\u298e": "\u298f", "\u2990": "\u298d"}
 #: How deep brackets nest before the rest of a line is left unpaired (BD16).
 _BRACKET_DEPTH = 63
-_CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "arabic", "AN": "arabic-digit",
-                                  "L": "letter", "EN": "digit"}
-#: The strong classes: what a European digit reads against (W2, W7).
-_STRONG: frozenset[CharClass] = frozenset({"rtl", "arabic", "letter"})
-
-#: Each class as one letter for the W rules (:func:`_sides`), before they set numbers (``E``,
-#: ``T``), brackets (``B``) and objects (``|``).
-_RAW_CODES: dict[Kind | None, str] = {
+#: Each class's code; ``|`` an object that ends a run.
+_CODES: dict[CharClass | None, str] = {
     "rtl": "R", "arabic": "A", "arabic-digit": "N", "letter": "L", "digit": "E",
     "terminator": "T", "neutral": "n", None: "|",
 }  # fmt: skip
+#: The codes of the bidi classes a character keeps (the others neutral, or a bracket).
+_BIDI_CODES = {"R": "R", "AL": "A", "AN": "N", "L": "L", "EN": "E"}
+#: The codes that are no bracket (``M``, ``X``: a text's marks and terminators, before
+#: :func:`_text_classes` settles them).
+_NOT_BRACKETS = frozenset("RANLETn|MX")
 #: What the W rules read (:func:`_sides`): numbers (a run of digits and terminators at a
 #: time), brackets and objects.
-_UNSETTLED = re.compile("[ET]+|[B|]")
-_MARKS = frozenset("B|")
+_UNSETTLED = re.compile("[ET]+|[^RANLn]")
 #: A number's digits and terminators after Arabic letters (W2: its terminators neutral).
 _ARABIC_CODES = str.maketrans({"E": "N", "T": "n"})
-
-#: A European number's classes.
-_NUMBER: frozenset[CharClass] = frozenset({"digit", "terminator"})
+#: A text's combining marks (``M``) and European terminators (``X``), run by run.
+_PENDING = re.compile("M+|X+")
+#: The codes a combining mark takes from the character before it (W1).
+_MARK_TAKES = frozenset("RANLEn")
+#: A number's or a strong character's code, the first of which decides whether a box's number
+#: reads after Arabic letters (:class:`NumberContext`).
+_NUMBER_OR_STRONG = re.compile("[ETRAL]")
 
 #: ARABIC LETTER MARK: invisible, strongly Arabic (AL).
 ALM = "\u061c"
@@ -142,7 +146,6 @@ Place = tuple[int, int]
 
 #: A box of a line: a run of the report's inlines, or a text or element of the author's.
 B = TypeVar("B")
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -177,7 +180,7 @@ _AGAINST: dict[Direction, _Against] = {
 
 #: How the line's bidi algorithm sees each character a box shows; None for an object that
 #: ends a run.
-Reader = Callable[[B], Sequence[Kind] | None]
+Reader = Callable[[B], Codes | None]
 #: A box cut in two that many characters in, neither half empty; None where it cannot be. It
 #: leaves the box as it was.
 Cutter = Callable[[B, int], tuple[B, B] | None]
@@ -225,14 +228,6 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
     return out
 
 
-#: Each class as one letter of :attr:`_Line.codes` (an object that ends a run: ``|``), so that
-#: runs are found by searching a string rather than reading a list character by character.
-_CODES: dict[CharClass | None, str] = {
-    "rtl": "R", "arabic": "A", "arabic-digit": "N", "letter": "L", "digit": "E",
-    "neutral": "n", None: "|",
-}  # fmt: skip
-
-
 @dataclass(frozen=True)
 class _Search:
     """The searches of :meth:`_Line.runs` for a line's direction (:data:`_AGAINST`, as codes):
@@ -259,18 +254,11 @@ class _Search:
 _SEARCHES: dict[Direction, _Search] = {line: _Search.against(line) for line in _AGAINST}
 
 
-def _flat(classes: Sequence[Sequence[Kind] | None]) -> tuple[list[Kind | None], list[int]]:
-    """The characters of boxes that show ``classes`` one after the other (an object that
-    ends a run: None), and where each box's start."""
-    flat: list[Kind | None] = []
-    firsts: list[int] = []
-    for kinds in classes:
-        firsts.append(len(flat))
-        if kinds is None:
-            flat.append(None)
-        else:
-            flat += kinds
-    return flat, firsts
+def _flat(classes: Sequence[Codes | None]) -> tuple[Codes, list[int]]:
+    """The codes of boxes that show ``classes`` one after the other (an object that ends a
+    run: ``|``), and where each box's start."""
+    codes = ["|" if kinds is None else kinds for kinds in classes]
+    return "".join(codes), list(accumulate(map(len, codes[:-1]), initial=0))
 
 
 @dataclass(frozen=True)
@@ -283,17 +271,17 @@ class _Line:
     #: Where each box's characters start (an object that ends a run is one place).
     firsts: list[int]
     line: Direction
-    #: Each character's class (or bracket) as the boxes show it, before the W rules.
-    flat: list[Kind | None]
+    #: The codes of what the boxes show, before the W rules.
+    flat: Codes
 
     @classmethod
-    def resolved(cls, classes: Sequence[Sequence[Kind] | None], line: Direction) -> _Line:
+    def resolved(cls, classes: Sequence[Codes | None], line: Direction) -> _Line:
         """The line of boxes that show ``classes``: each European number as its neighbours
         make it, and each pair of brackets on the side of what it encloses (rule N0)."""
         flat, firsts = _flat(classes)
         return cls(_sides(flat, line), firsts, line, flat)
 
-    def cut(self, classes: Sequence[Sequence[Kind] | None]) -> _Line:
+    def cut(self, classes: Sequence[Codes | None]) -> _Line:
         """The line of boxes that show ``classes``: this one with some of its boxes cut,
         which leaves its characters as they were unless a cut changed how a piece reads."""
         flat, firsts = _flat(classes)
@@ -356,71 +344,57 @@ class _Line:
 
 
 @functools.lru_cache(maxsize=4096)
-def _text_classes(text: str) -> tuple[Kind, ...]:
-    """Each character's class, or the bracket it is; a combining mark takes the class before
-    it (UAX #9, rule W1; after a bracket, neutral), so that a run never ends between a letter
-    and its accent, and a percent or degree sign (a European terminator) next to a European
-    digit is one (W5): "English 50%" is one run. Kept for the texts read last: a line reads
-    each of its texts twice (:class:`NumberContext`, then :func:`held_runs`), and each element
-    inside it once more for its own line."""
-    classes = list(map(_KINDS.__getitem__, text))  # each character read once (_Kinds)
-    if "mark" not in classes and "ET" not in classes:
-        return cast("tuple[Kind, ...]", tuple(classes))
-    for index in _places(classes, "mark"):  # W1; neutral at the start, after a bracket or an ET
-        before = classes[index - 1] if index else "neutral"
-        classes[index] = "neutral" if isinstance(before, Bracket) or before == "ET" else before
-    terminators = _places(classes, "ET")
-    for index in terminators:  # W5 to a run of terminators that touches a European digit
-        classes[index] = "neutral"
-    for first, last in _spans(terminators):
-        if any(0 <= at < len(text) and unicodedata.bidirectional(text[at]) == "EN"
-               for at in (first - 1, last + 1)):
-            classes[first:last + 1] = ["terminator"] * (last + 1 - first)
-    return cast("tuple[Kind, ...]", tuple(classes))  # every "mark" and "ET" replaced above
+def _text_classes(text: str) -> Codes:
+    """Each character's code (:data:`Codes`); a combining mark takes the class before it
+    (UAX #9, rule W1; after a bracket or a terminator, neutral), so that a run never ends
+    between a letter and its accent, and a percent or degree sign (a European terminator)
+    next to a European digit is one (W5): "English 50%" is one run. Kept for the texts read
+    last: a line reads each of its texts twice (:class:`NumberContext`, then
+    :func:`held_runs`), and each element inside it once more for its own line."""
+    codes = text.translate(_CHAR_CODES)
+    if "M" not in codes and "X" not in codes:
+        return codes
+
+    def settled(found: re.Match[str]) -> str:
+        start, end = found.span()
+        before = codes[start - 1] if start else "n"
+        if found.group()[0] == "M":  # W1
+            return (before if before in _MARK_TAKES else "n") * (end - start)
+        beside_digit = "E" in (before, codes[end:end + 1])  # W5, by the characters as they are
+        return ("T" if beside_digit else "n") * (end - start)
+
+    return _PENDING.sub(settled, codes)
 
 
-def _places(items: list[T], item: T) -> list[int]:
-    """Where ``item`` stands in ``items``, in order."""
-    places: list[int] = []
-    with contextlib.suppress(ValueError):
-        while True:
-            places.append(items.index(item, places[-1] + 1 if places else 0))
-    return places
+class _CharCodes(dict[int, str]):
+    """Each character's code as :func:`_text_classes` translates a text (``M`` a combining
+    mark, ``X`` a European terminator, settled there), kept as it is read, up to
+    :data:`_CODES_KEPT` characters."""
 
-
-def _spans(places: Sequence[int]) -> Iterator[tuple[int, int]]:
-    """The first and last of each run of consecutive ``places``."""
-    for _, group in groupby(enumerate(places), lambda pair: pair[1] - pair[0]):
-        spans = [place for _, place in group]
-        yield spans[0], spans[-1]
-
-
-class _Kinds(dict[str, "Kind | Literal['mark', 'ET']"]):
-    """Each character's :func:`_char_kind`, kept as it is read (a dictionary's own lookup,
-    which a cache decorator's call per character doubled), up to :data:`_KINDS_KEPT`."""
-
-    def __missing__(self, char: str) -> Kind | Literal["mark", "ET"]:
-        if len(self) >= _KINDS_KEPT:
+    def __missing__(self, point: int) -> str:
+        if len(self) >= _CODES_KEPT:
             self.clear()
-        kind = self[char] = _char_kind(char)
-        return kind
+        code = self[point] = _char_code(chr(point))
+        return code
 
 
-#: How many characters' classes :data:`_KINDS` keeps: a text of every script on its page.
-_KINDS_KEPT = 16_384
-_KINDS = _Kinds()
+#: How many characters' codes :data:`_CHAR_CODES` keeps: a text of every script on its page.
+_CODES_KEPT = 16_384
+_CHAR_CODES = _CharCodes()
 
 
-def _char_kind(char: str) -> Kind | Literal["mark", "ET"]:
-    """``char``'s class alone (:func:`_text_classes`): ``"mark"`` for a combining mark, which
-    takes the class before it, ``"ET"`` for a European terminator, which reads by the digits
-    beside it."""
+def _char_code(char: str) -> str:
+    """``char``'s code alone (:func:`_text_classes`): ``M`` for a combining mark, which
+    takes the class before it, ``X`` for a European terminator, which reads by the digits
+    beside it, the character itself for a bracket."""
     kind = unicodedata.bidirectional(char)
     if kind == "NSM":
-        return "mark"
+        return "M"
     if kind == "ET":
-        return "ET"
-    return _bracket(char) if kind == "ON" else _CLASSES.get(kind, "neutral")
+        return "X"
+    if kind == "ON":
+        return char if isinstance(_bracket(char), Bracket) else "n"
+    return _BIDI_CODES.get(kind, "n")
 
 
 @functools.cache
@@ -446,9 +420,9 @@ def _bracket(char: str) -> Bracket | CharClass:
     return Bracket(unicodedata.normalize("NFC", opening), closes=category == "Pe")
 
 
-def _sides(flat: Sequence[Kind | None], line: Direction) -> str:
-    """Each character of a line (``None``: an object that ends the bidi paragraph, which
-    starts again after it) as a run reads it, as :data:`_CODES`. A European
+def _sides(flat: Codes, line: Direction) -> Codes:
+    """Each character of a line (``|``: an object that ends the bidi paragraph, which
+    starts again after it) as a run reads it. A European
     number is a letter's after a left-to-right letter or the start of a left-to-right line
     (W7), an Arabic one after Arabic letters (W2), its percent sign then neutral (W5 joins it
     to European digits only). A pair of brackets (BD16) then takes a side, in order (rule N0):
@@ -458,7 +432,7 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> str:
     letter's: W7 reads brackets as neutral) starts one of its own. Only numbers, brackets and
     objects are read one by one, found by searching the line's codes."""
     sos = "L" if line == "ltr" else "R"
-    codes = "".join(map(_RAW_CODES.get, flat, repeat("B")))  # "B": a bracket
+    codes = flat
     settled: list[str] = []  # the codes as the W rules leave them, piece by piece
     done = 0  # where the codes not yet in settled start
     last = sos
@@ -468,7 +442,7 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> str:
         at, end, code = found.start(), found.end(), found.group()
         settled.append(codes[done:at])
         done = end
-        if code in _MARKS:
+        if code[0] not in "ET":  # an object or a bracket
             marks.append(at)
             if code == "|":
                 last, after = sos, end
@@ -489,7 +463,7 @@ def _sides(flat: Sequence[Kind | None], line: Direction) -> str:
             settled.append("E" * (end - at))
     settled.append(codes[done:])
     sided = "".join(settled)
-    if "B" in codes:  # most lines pair no bracket
+    if len(marks) > codes.count("|"):  # most lines show no bracket
         pairs = _bracket_pairs(flat, marks)
         if pairs:
             sided = _pairs_sided(sided, pairs, sos)
@@ -534,18 +508,19 @@ def _side_before(codes: Sequence[str], at: int, own: str) -> str:
     return own
 
 
-def _bracket_pairs(flat: Sequence[Kind | None],
-                   places: Iterable[int] | None = None) -> list[tuple[int, int]]:
+def _bracket_pairs(flat: Codes, places: Iterable[int] | None = None) -> list[tuple[int, int]]:
     """The places of each pair of brackets (BD16), in the order of their opening ones: a
     closing bracket pairs with the nearest open one of its kind, closing those opened after
     it; none pairs across an object that ends the bidi paragraph, nor past
-    :data:`_BRACKET_DEPTH`. Only ``places`` are read (in order; every place when None): those
-    of the brackets and objects, which the W rules found."""
+    :data:`_BRACKET_DEPTH`. Only ``places`` are read (in order): those of the brackets and
+    objects, which the W rules found (when None, found here)."""
     pairs: list[tuple[int, int]] = []
     stack: list[tuple[str, int]] = []
     full = False
-    for at in range(len(flat)) if places is None else places:
-        kind = flat[at]
+    if places is None:
+        places = [at for at, code in enumerate(flat) if code not in _NOT_BRACKETS or code == "|"]
+    for at in places:
+        kind = _bracket(flat[at]) if flat[at] != "|" else None
         if kind is None:
             stack, full = [], False
         elif isinstance(kind, Bracket) and not full:
@@ -571,39 +546,38 @@ class NumberContext:
     read last of its strong characters, and whether the box being read (one text of
     WeasyPrint's, which Pango reads alone) holds one yet."""
 
-    #: The strong class last read: None at the line's start or after an object that ends the
-    #: bidi paragraph (a line break), which the digits after it read against (sos).
-    last: CharClass | None = None
+    #: The code of the strong class last read (``R``, ``A``, ``L``): None at the line's start
+    #: or after an object that ends the bidi paragraph (a line break), which the digits after
+    #: it read against (sos).
+    last: str | None = None
     #: Whether the text box being read holds a strong character yet.
     box_strong: bool = False
 
     def text(self, text: str) -> str:
         """``text``, read next in the current box, with an ALM before its first European
         digit when the line reads Arabic letters last there and the box no strong character."""
-        classes = _text_classes(text)
-        if self.last == "arabic" and not self.box_strong:
-            first = next((n for n, kind in enumerate(classes)
-                          if kind in _NUMBER or kind in _STRONG), None)
-            if first is not None and classes[first] in _NUMBER:
-                text = text[:first] + ALM + text[first:]
+        codes = _text_classes(text)
+        if self.last == "A" and not self.box_strong:
+            first = _NUMBER_OR_STRONG.search(codes)
+            if first is not None and first.group() in "ET":
+                text = text[:first.start()] + ALM + text[first.start():]
                 self.box_strong = True
-        self.read(classes)
+        self.read(codes)
         return text
 
-    def read(self, classes: Sequence[Kind]) -> None:
+    def read(self, codes: Codes) -> None:
         """Read characters that take no mark (a text's, once marked, or an object's): the
         last strong one is what counts."""
-        for kind in reversed(classes):
-            if kind in _STRONG:
-                self.last = cast("CharClass", kind)
-                self.box_strong = True
-                return
+        last = max(codes.rfind("R"), codes.rfind("A"), codes.rfind("L"))
+        if last >= 0:
+            self.last = codes[last]
+            self.box_strong = True
 
     def boundary(self) -> None:
         """An element starts or ends: the next text is a box of its own."""
         self.box_strong = False
 
-    def object(self, classes: Sequence[Kind] | None) -> None:
+    def object(self, classes: Codes | None) -> None:
         """An object of the line, a box of its own: what it shows read (a citation's digits, a
         cross-reference's name), or None for one that ends the bidi paragraph."""
         self.boundary()
@@ -656,12 +630,12 @@ class _ReportLine:
     line: Direction
     #: id(object) → its classes: an object is written and read once a line (an image's
     #: markup holds its bytes).
-    objects: dict[int, Sequence[Kind] | None] = field(default_factory=dict)
+    objects: dict[int, Codes | None] = field(default_factory=dict)
     #: The ids of a citation run's inlines → its classes: read once a line, not once for
     #: its numbers (:meth:`numbered`) and again for its runs.
-    cites: dict[tuple[int, ...], Sequence[Kind]] = field(default_factory=dict)
+    cites: dict[tuple[int, ...], Codes] = field(default_factory=dict)
 
-    def classes(self, run: Run) -> Sequence[Kind] | None:
+    def classes(self, run: Run) -> Codes | None:
         """How the line's bidi algorithm sees each character ``run`` shows; None for an
         object that ends a run. A citation reads as :meth:`cite_classes` says, inside emphasis
         too (as the author's reading counts one inside ``<b>``)."""
@@ -681,10 +655,10 @@ class _ReportLine:
         if not isinstance(node, _READ):
             return None
         if isinstance(node, _WRAPPERS):
-            return self.wrapped_classes(node, [])
+            return "".join(self.wrapped_classes(node, []))
         return _text_classes(plain_text(run))
 
-    def cite_classes(self, run: Run) -> Sequence[Kind]:
+    def cite_classes(self, run: Run) -> Codes:
         """A citation run as the line reads it: one neutral when it is held apart from this
         line (:func:`~renderers.writers.common.cite_direction`: an isolate), else what it
         shows, as the author's reading reads its markup (:func:`_tree_object`); a note's
@@ -693,13 +667,11 @@ class _ReportLine:
         the English run of a right-to-left line, which its Arabic letters end."""
         cites = [node for node in run if isinstance(node, Cite)]
         if cites and cite_direction(cites, self.line):
-            return ["neutral"]
-        kinds: list[Kind] = []
-        for node in run:
-            kinds += _text_classes(cite_shown(node)) if isinstance(node, Cite) else ["digit"]
-        return kinds
+            return "n"
+        return "".join(_text_classes(cite_shown(node)) if isinstance(node, Cite) else "E"
+                       for node in run)
 
-    def wrapped_classes(self, node: Inline, out: list[Kind]) -> list[Kind]:
+    def wrapped_classes(self, node: Inline, out: list[Codes]) -> list[Codes]:
         """``out`` with what the element ``node`` shows, piece by piece (:meth:`inner_classes`),
         an element inside it read into the same list: nested emphasis read level by level
         copied every level's classes once more (about 4x as long as the rest of the line)."""
@@ -707,15 +679,15 @@ class _ReportLine:
             if len(piece) == 1 and isinstance(piece[0], _WRAPPERS):
                 self.wrapped_classes(piece[0], out)
             else:
-                out += self.inner_classes(piece)
+                out.append(self.inner_classes(piece))
         return out
 
-    def inner_classes(self, run: Run) -> Sequence[Kind]:
+    def inner_classes(self, run: Run) -> Codes:
         """What ``run``, inside an element read as text, shows: an object that would end a
         run (a line break, raw markup, a display formula) is one neutral there, as in the
         author's reading (:func:`_inner_classes`)."""
         classes = self.classes(run)
-        return ["neutral"] if classes is None else classes
+        return "n" if classes is None else classes
 
     def numbered(self, runs: Sequence[Run], context: NumberContext) -> list[Run]:
         """``runs`` with each text read through ``context`` (written in the HTML text of the
@@ -866,7 +838,7 @@ def _fill(parent: HtmlElement, items: Sequence[TreeBox]) -> None:
             parent.text = (parent.text or "") + item
 
 
-def _tree_classes(box: TreeBox) -> Sequence[Kind] | None:
+def _tree_classes(box: TreeBox) -> Codes | None:
     """How the line's bidi algorithm sees each character ``box`` shows (a citation as its
     text, an isolate, a picture or an inline formula as one neutral); None for an
     object that ends a run (a line break, a block, a display formula), which inside an
@@ -874,27 +846,32 @@ def _tree_classes(box: TreeBox) -> Sequence[Kind] | None:
     if isinstance(box, str):
         return _text_classes(box)
     seen = _tree_object(box)
-    if seen == "text":
-        return [kind for item in _items(box) for kind in _inner_classes(item)]
+    if seen == _AS_TEXT:
+        return "".join(map(_inner_classes, _items(box)))
     return seen
 
 
-def _tree_object(element: HtmlElement) -> Sequence[Kind] | Literal["text"] | None:
-    """How the line sees ``element``: ``"text"`` when it reads what the element shows, else
-    as an object (as :func:`_tree_classes` says)."""
+#: What :func:`_tree_object` says of an element read as its text: never codes (no code but
+#: ``n`` is a lower-case letter).
+_AS_TEXT = "text"
+
+
+def _tree_object(element: HtmlElement) -> Codes | None:
+    """How the line sees ``element``: :data:`_AS_TEXT` when it reads what the element shows,
+    else as an object (as :func:`_tree_classes` says)."""
     tag = element.tag
     if not isinstance(tag, str) or tag in _TREE_SILENT:  # a comment, a style
-        return []
+        return ""
     if element.get("dir") is not None or tag in _TREE_ISOLATES:
-        return ["neutral"]
+        return "n"
     if is_citation(element):  # not held apart: what it shows (the report's cite_classes)
         return _text_classes(element.text_content())
     classes = (element.get("class") or "").split()
     if tag == "math" or (tag == "span" and "math" in classes):  # a formula (html/math.py)
-        return None if "display" in classes or element.get("display") == "block" else ["neutral"]
+        return None if "display" in classes or element.get("display") == "block" else "n"
     if tag in _TREE_PICTURES:
-        return ["neutral"]
-    return "text" if tag in _TREE_READ else None
+        return "n"
+    return _AS_TEXT if tag in _TREE_READ else None
 
 
 def _tree_numbered(element: HtmlElement, context: NumberContext) -> None:
@@ -904,7 +881,7 @@ def _tree_numbered(element: HtmlElement, context: NumberContext) -> None:
         element.text = context.text(element.text)
     for child in element:
         seen = _tree_object(child)
-        if seen == "text":
+        if seen == _AS_TEXT:
             context.boundary()
             _tree_numbered(child, context)
             context.boundary()
@@ -914,10 +891,10 @@ def _tree_numbered(element: HtmlElement, context: NumberContext) -> None:
             child.tail = context.text(child.tail)
 
 
-def _inner_classes(item: TreeBox) -> Sequence[Kind]:
+def _inner_classes(item: TreeBox) -> Codes:
     """What ``item``, inside an element read as text, shows: an object is one neutral."""
     classes = _tree_classes(item)
-    return ["neutral"] if classes is None else classes
+    return "n" if classes is None else classes
 
 
 def _tree_cut(box: TreeBox, offset: int) -> tuple[TreeBox, TreeBox] | None:
