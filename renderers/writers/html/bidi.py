@@ -11,7 +11,7 @@ WeasyPrint sets the boxes left to right. A browser isolates such a span, which c
 when the span holds the whole run: from its first letter after the line's last right-to-left
 character before it to its last letter or digit (a mark's digits count, inside emphasis as
 outside) before the next right-to-left character or the line's end. A pair of brackets takes a
-side first, as the bidi algorithm's rule N0 has it (:func:`_resolved`): around left-to-right
+side first, as the bidi algorithm's rule N0 has it (:func:`_sides`): around left-to-right
 text after right-to-left text, the line's, so ``نص (English)¹`` is no run of several boxes
 (held, "English)¹" had set the mark inside the pair and each bracket the wrong way); after
 left-to-right text, the run's. The same holds the other way round (:data:`_AGAINST`): in a
@@ -99,7 +99,7 @@ CharClass = Literal["rtl", "arabic", "arabic-digit", "letter", "digit", "termina
 @dataclass(frozen=True)
 class Bracket:
     """A paired bracket (UAX #9, BD14–BD16): neutral to the W rules, then the side of what it
-    encloses (rule N0, :func:`_resolved`). It pairs with one of the other kind by the same
+    encloses (rule N0, :func:`_sides`). It pairs with one of the other kind by the same
     opening bracket."""
 
     opening: str
@@ -258,7 +258,7 @@ def _flat(classes: Sequence[Codes | None]) -> tuple[Codes, list[int]]:
     """The codes of boxes that show ``classes`` one after the other (an object that ends a
     run: ``|``), and where each box's start."""
     codes = ["|" if kinds is None else kinds for kinds in classes]
-    return "".join(codes), list(accumulate(map(len, codes[:-1]), initial=0))
+    return "".join(codes), list(accumulate(map(len, codes), initial=0))[:-1]
 
 
 @dataclass(frozen=True)
