@@ -122,9 +122,9 @@ _CODES: dict[CharClass | None, str] = {
 }  # fmt: skip
 #: The codes of the bidi classes a character keeps (the others neutral, or a bracket).
 _BIDI_CODES = {"R": "R", "AL": "A", "AN": "N", "L": "L", "EN": "E"}
-#: The codes that are no bracket (``M``, ``X``: a text's marks and terminators, before
-#: :func:`_text_classes` settles them).
-_NOT_BRACKETS = frozenset("RANLETn|MX")
+#: The codes of neither a bracket nor an object (``M``, ``X``: a text's marks and
+#: terminators, before :func:`_text_classes` settles them).
+_CLASS_CODES = frozenset("RANLETnMX")
 #: What the W rules read (:func:`_sides`): numbers (a run of digits and terminators at a
 #: time), brackets and objects.
 _UNSETTLED = re.compile("[ET]+|[^RANLn]")
@@ -191,7 +191,7 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
     """``boxes`` (a ``line``) with each run that reads against it and spans several of them
     as one :class:`HeldRun`: a box at either end is cut where the run starts or ends (from the
     line's end, so that each place stays where it was), or held whole when it cannot be cut
-    and shows only neutrals outside the run (:func:`_neutral_outside`). A line of one box
+    and shows only neutrals outside the run (:meth:`_Line.neutral_outside`). A line of one box
     (Pango orders it) is not read."""
     boxes = list(boxes)
     if len(boxes) < 2:
@@ -518,7 +518,7 @@ def _bracket_pairs(flat: Codes, places: Iterable[int] | None = None) -> list[tup
     stack: list[tuple[str, int]] = []
     full = False
     if places is None:
-        places = [at for at, code in enumerate(flat) if code not in _NOT_BRACKETS or code == "|"]
+        places = [at for at, code in enumerate(flat) if code not in _CLASS_CODES]
     for at in places:
         kind = _bracket(flat[at]) if flat[at] != "|" else None
         if kind is None:
