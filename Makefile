@@ -59,6 +59,7 @@ bench: $(DEV_STAMP)
 	$(BIN)/python bench/workers_bench.py
 	$(BIN)/python bench/registry_bench.py
 	$(BIN)/python bench/styles_bench.py
+	$(BIN)/python bench/bidi_bench.py
 	$(BIN)/python bench/math_bench.py
 	$(BIN)/python bench/highlight_bench.py
 

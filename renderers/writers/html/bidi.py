@@ -11,7 +11,7 @@ WeasyPrint sets the boxes left to right. A browser isolates such a span, which c
 when the span holds the whole run: from its first letter after the line's last right-to-left
 character before it to its last letter or digit (a mark's digits count, inside emphasis as
 outside) before the next right-to-left character or the line's end. A pair of brackets takes a
-side first, as the bidi algorithm's rule N0 has it (:func:`_resolved`): around left-to-right
+side first, as the bidi algorithm's rule N0 has it (:func:`_sides`): around left-to-right
 text after right-to-left text, the line's, so ``نص (English)¹`` is no run of several boxes
 (held, "English)¹" had set the mark inside the pair and each bracket the wrong way); after
 left-to-right text, the run's. The same holds the other way round (:data:`_AGAINST`): in a
@@ -56,10 +56,13 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Generic, Literal, TypeAlias, TypeVar, cast
+from itertools import accumulate, pairwise
+from typing import Generic, Literal, TypeAlias, TypeVar
 
 import lxml.html
 from lxml.html import HtmlElement
@@ -96,26 +99,44 @@ CharClass = Literal["rtl", "arabic", "arabic-digit", "letter", "digit", "termina
 @dataclass(frozen=True)
 class Bracket:
     """A paired bracket (UAX #9, BD14–BD16): neutral to the W rules, then the side of what it
-    encloses (rule N0, :func:`_resolved`). It pairs with one of the other kind by the same
+    encloses (rule N0, :func:`_sides`). It pairs with one of the other kind by the same
     opening bracket."""
 
     opening: str
     closes: bool
 
 
-#: A character as a reader sees it: its class, or a bracket the line pairs.
-Kind: TypeAlias = "CharClass | Bracket"
+#: What a box shows as a reader sees it, one code a character (:data:`_CODES`): its class, or
+#: the bracket itself (a mirrored opening or closing punctuation mark, :func:`_bracket`) for
+#: the line to pair; in a line, ``|`` for an object that ends a run. A string, so that a line
+#: is read by searching it rather than character by character.
+Codes: TypeAlias = str
 #: The closing brackets whose opening one is not the nearest before them (BidiBrackets.txt).
 _CROSSED = {"\u298e": "\u298f", "\u2990": "\u298d"}
 #: How deep brackets nest before the rest of a line is left unpaired (BD16).
 _BRACKET_DEPTH = 63
-_CLASSES: dict[str, CharClass] = {"R": "rtl", "AL": "arabic", "AN": "arabic-digit",
-                                  "L": "letter", "EN": "digit"}
-#: The strong classes: what a European digit reads against (W2, W7).
-_STRONG: frozenset[CharClass] = frozenset({"rtl", "arabic", "letter"})
-
-#: A European number's classes.
-_NUMBER: frozenset[CharClass] = frozenset({"digit", "terminator"})
+#: Each class's code; ``|`` an object that ends a run.
+_CODES: dict[CharClass | None, str] = {
+    "rtl": "R", "arabic": "A", "arabic-digit": "N", "letter": "L", "digit": "E",
+    "terminator": "T", "neutral": "n", None: "|",
+}  # fmt: skip
+#: The codes of the bidi classes a character keeps (the others neutral, or a bracket).
+_BIDI_CODES = {"R": "R", "AL": "A", "AN": "N", "L": "L", "EN": "E"}
+#: The codes of neither a bracket nor an object (``M``, ``X``: a text's marks and
+#: terminators, before :func:`_text_classes` settles them).
+_CLASS_CODES = frozenset("RANLETnMX")
+#: What the W rules read (:func:`_sides`): numbers (a run of digits and terminators at a
+#: time), brackets and objects.
+_UNSETTLED = re.compile("[ET]+|[^RANLn]")
+#: A number's digits and terminators after Arabic letters (W2: its terminators neutral).
+_ARABIC_CODES = str.maketrans({"E": "N", "T": "n"})
+#: A text's combining marks (``M``) and European terminators (``X``), run by run.
+_PENDING = re.compile("M+|X+")
+#: The codes a combining mark takes from the character before it (W1).
+_MARK_TAKES = frozenset("RANLEn")
+#: A number's or a strong character's code, the first of which decides whether a box's number
+#: reads after Arabic letters (:class:`NumberContext`).
+_NUMBER_OR_STRONG = re.compile("[ETRAL]")
 
 #: ARABIC LETTER MARK: invisible, strongly Arabic (AL).
 ALM = "\u061c"
@@ -159,7 +180,7 @@ _AGAINST: dict[Direction, _Against] = {
 
 #: How the line's bidi algorithm sees each character a box shows; None for an object that
 #: ends a run.
-Reader = Callable[[B], list[Kind] | None]
+Reader = Callable[[B], Codes | None]
 #: A box cut in two that many characters in, neither half empty; None where it cannot be. It
 #: leaves the box as it was.
 Cutter = Callable[[B, int], tuple[B, B] | None]
@@ -170,18 +191,21 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
     """``boxes`` (a ``line``) with each run that reads against it and spans several of them
     as one :class:`HeldRun`: a box at either end is cut where the run starts or ends (from the
     line's end, so that each place stays where it was), or held whole when it cannot be cut
-    and shows only neutrals outside the run (:func:`_neutral_outside`)."""
+    and shows only neutrals outside the run (:meth:`_Line.neutral_outside`). A line of one box
+    (Pango orders it) is not read."""
     boxes = list(boxes)
+    if len(boxes) < 2:
+        return list(boxes)
     read_boxes = [read(box) for box in boxes]
-    classes = _resolved(read_boxes, line)
+    resolved = _Line.resolved(read_boxes, line)
     places: set[Place] = set()
-    for start, end in _runs(classes, line):
+    for start, end in resolved.runs():
         if start[0] == end[0]:
             continue
         ends = ((start, True), (end, False))
         cuts = [p for p, _ in ends
-                if not _at_edge(classes, p) and cut(boxes[p[0]], p[1]) is not None]
-        if all(p in cuts or _neutral_outside(classes, p, first) for p, first in ends):
+                if not resolved.at_edge(p) and cut(boxes[p[0]], p[1]) is not None]
+        if all(p in cuts or resolved.neutral_outside(p, first) for p, first in ends):
             places.update(cuts)
     for index, offset in sorted(places, reverse=True):
         halves = cut(boxes[index], offset)
@@ -189,13 +213,13 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
             boxes[index:index + 1] = halves
             read_boxes[index:index + 1] = [read(half) for half in halves]
     if places:
-        classes = _resolved(read_boxes, line)
+        resolved = resolved.cut(read_boxes)
     out: list[B | HeldRun[B]] = []
     done = 0
     other: Direction = "ltr" if line == "rtl" else "rtl"
-    for start, end in _runs(classes, line):
-        if start[0] == end[0] or not (_neutral_outside(classes, start, True)
-                                      and _neutral_outside(classes, end, False)):
+    for start, end in resolved.runs():
+        if start[0] == end[0] or not (resolved.neutral_outside(start, True)
+                                      and resolved.neutral_outside(end, False)):
             continue  # one box (Pango orders it), or a box the run enters or leaves inside
         out += boxes[done:start[0]]
         out.append(HeldRun(tuple(boxes[start[0]:end[0] + 1]), other))
@@ -204,84 +228,173 @@ def held_runs(boxes: Sequence[B], read: Reader[B], cut: Cutter[B],
     return out
 
 
-def _runs(classes: Sequence[list[CharClass] | None],
-          line: Direction) -> Iterator[tuple[Place, Place]]:
-    """Where each run that reads against ``line`` starts (its first strong character of the
-    other direction after the line's own, or the line's start) and ends (after its last
-    such character or number), as places; the end's offset is in the box that holds that
-    character."""
-    against = _AGAINST[line]
-    own_before = True  # the line starts in its own direction
-    start: Place | None = None
-    end: Place = (0, 0)
-    for index, kinds in enumerate(classes):
-        if kinds is None:  # an object that ends a run
-            if start is not None:
-                yield start, end
-            start = None
-            continue
-        for offset, kind in enumerate(kinds):
-            if kind in against.ends:
-                if start is not None:
-                    yield start, end
-                start, own_before = None, True
-            elif kind in against.starts and start is None and own_before:
-                start, own_before = (index, offset), False
-            if start is not None and kind in against.holds:
-                end = (index, offset + 1)
-    if start is not None:
-        yield start, end
+@dataclass(frozen=True)
+class _Search:
+    """The searches of :meth:`_Line.runs` for a line's direction (:data:`_AGAINST`, as codes):
+    a run's first character, what ends it, and the characters it holds to."""
+
+    starts: re.Pattern[str]
+    stops: re.Pattern[str]
+    ends: re.Pattern[str]
+    holds: str
+
+    @classmethod
+    def against(cls, line: Direction) -> _Search:
+        against = _AGAINST[line]
+
+        def codes(kinds: frozenset[CharClass]) -> str:
+            return "".join(sorted(_CODES[kind] for kind in kinds))
+
+        return cls(starts=re.compile(f"[{codes(against.starts)}]"),
+                   stops=re.compile(f"[{codes(against.ends)}|]"),
+                   ends=re.compile(f"[{codes(against.ends)}]"),
+                   holds=codes(against.holds))
 
 
-def _at_edge(classes: Sequence[list[CharClass] | None], place: Place) -> bool:
-    """Whether ``place`` is at its box's start or end (a span may start or end there)."""
-    index, offset = place
-    return offset in (0, len(classes[index] or ()))
+_SEARCHES: dict[Direction, _Search] = {line: _Search.against(line) for line in _AGAINST}
 
 
-def _neutral_outside(classes: Sequence[list[CharClass] | None], place: Place,
-                     start: bool) -> bool:
-    """Whether what the box of a run's ``start`` (or end) shows before (after) ``place`` is
-    all neutral: nothing, at its edge; or the quotation mark of a link's ``“Title”``, the
-    full stop of ``[see here.]``: a box that cannot be cut is then held whole, the span
-    setting those characters on the run's side (the bidi algorithm would set them across the
-    run, and a browser draws the link in two pieces). Right-to-left text or digits there
-    would move past the run: such a box is not held."""
-    index, offset = place
-    kinds = classes[index] or []
-    return all(kind == "neutral" for kind in (kinds[:offset] if start else kinds[offset:]))
+def _flat(classes: Sequence[Codes | None]) -> tuple[Codes, list[int]]:
+    """The codes of boxes that show ``classes`` one after the other (an object that ends a
+    run: ``|``), and where each box's start."""
+    codes = ["|" if kinds is None else kinds for kinds in classes]
+    return "".join(codes), list(accumulate(map(len, codes), initial=0))[:-1]
 
 
-def _text_classes(text: str) -> list[Kind]:
-    """Each character's class, or the bracket it is; a combining mark takes the class before
-    it (UAX #9, rule W1; after a bracket, neutral), so that a run never ends between a letter
-    and its accent, and a percent or degree sign (a European terminator) next to a European
-    digit is one (W5): "English 50%" is one run."""
-    classes = list(map(_char_kind, text))  # the writers read every text of a line this way
-    if "mark" not in classes and "ET" not in classes:
-        return cast("list[Kind]", classes)
-    kinds = [unicodedata.bidirectional(char) for char in text]
-    for index, kind in enumerate(classes):
-        if kind == "mark":  # W1; neutral at the start, after a bracket or a terminator
-            before = classes[index - 1] if index else "neutral"
-            classes[index] = "neutral" if isinstance(before, Bracket) or before == "ET" else before
-    for index, bidi in enumerate(kinds):
-        if bidi == "ET":
-            classes[index] = "terminator" if _beside_digit(kinds, index) else "neutral"
-    return cast("list[Kind]", classes)  # every "mark" and "ET" replaced above
+@dataclass(frozen=True)
+class _Line:
+    """A line's characters as its runs read them (:func:`_sides`), one after the other, each
+    box's from its place in :attr:`firsts`."""
+
+    #: Each character's class as :data:`_CODES`.
+    codes: str
+    #: Where each box's characters start (an object that ends a run is one place).
+    firsts: list[int]
+    line: Direction
+    #: The codes of what the boxes show, before the W rules.
+    flat: Codes
+
+    @classmethod
+    def resolved(cls, classes: Sequence[Codes | None], line: Direction) -> _Line:
+        """The line of boxes that show ``classes``: each European number as its neighbours
+        make it, and each pair of brackets on the side of what it encloses (rule N0)."""
+        flat, firsts = _flat(classes)
+        return cls(_sides(flat, line), firsts, line, flat)
+
+    def cut(self, classes: Sequence[Codes | None]) -> _Line:
+        """The line of boxes that show ``classes``: this one with some of its boxes cut,
+        which leaves its characters as they were unless a cut changed how a piece reads."""
+        flat, firsts = _flat(classes)
+        if flat != self.flat:
+            return _Line(_sides(flat, self.line), firsts, self.line, flat)
+        return replace(self, firsts=firsts)
+
+    def runs(self) -> Iterator[tuple[Place, Place]]:
+        """Where each run that reads against the line starts (its first strong character of
+        the other direction after the line's own, or the line's start) and ends (after its
+        last such character or number), as places; the end's offset is in the box that holds
+        that character. An object ends a run, but only the line's own direction lets the next
+        one start."""
+        search, codes = _SEARCHES[self.line], self.codes
+        at, own_before = 0, True  # the line starts in its own direction
+        while True:
+            if not own_before:
+                found = search.ends.search(codes, at)
+                if found is None:
+                    return
+                at, own_before = found.end(), True
+            started = search.starts.search(codes, at)
+            if started is None:
+                return
+            start = started.start()
+            stopped = search.stops.search(codes, start)
+            stop = len(codes) if stopped is None else stopped.start()
+            end = max([codes.rfind(code, start, stop) for code in search.holds]) + 1
+            yield self.place(start), self.place(end - 1, after=True)
+            if stopped is None:
+                return
+            at, own_before = stop + 1, codes[stop] != "|"
+
+    def place(self, at: int, after: bool = False) -> Place:
+        """The box and offset of the character at ``at`` (``after``: the place after it)."""
+        index = bisect_right(self.firsts, at) - 1
+        return index, at - self.firsts[index] + after
+
+    def box(self, index: int) -> str:
+        """The codes of what box ``index`` shows (nothing for an object that ends a run)."""
+        last = self.firsts[index + 1] if index + 1 < len(self.firsts) else len(self.codes)
+        codes = self.codes[self.firsts[index]:last]
+        return "" if codes == "|" else codes
+
+    def at_edge(self, place: Place) -> bool:
+        """Whether ``place`` is at its box's start or end (a span may start or end there)."""
+        index, offset = place
+        return offset in (0, len(self.box(index)))
+
+    def neutral_outside(self, place: Place, start: bool) -> bool:
+        """Whether what the box of a run's ``start`` (or end) shows before (after) ``place``
+        is all neutral: nothing, at its edge; or the quotation mark of a link's ``“Title”``,
+        the full stop of ``[see here.]``: a box that cannot be cut is then held whole, the
+        span setting those characters on the run's side (the bidi algorithm would set them
+        across the run, and a browser draws the link in two pieces). Right-to-left text or
+        digits there would move past the run: such a box is not held."""
+        index, offset = place
+        codes = self.box(index)
+        return not (codes[:offset] if start else codes[offset:]).strip("n")
 
 
 @functools.lru_cache(maxsize=4096)
-def _char_kind(char: str) -> Kind | Literal["mark", "ET"]:
-    """``char``'s class alone (:func:`_text_classes`): ``"mark"`` for a combining mark, which
-    takes the class before it, ``"ET"`` for a European terminator, which reads by the digits
-    beside it."""
+def _text_classes(text: str) -> Codes:
+    """Each character's code (:data:`Codes`); a combining mark takes the class before it
+    (UAX #9, rule W1; after a bracket or a terminator, neutral), so that a run never ends
+    between a letter and its accent, and a percent or degree sign (a European terminator)
+    next to a European digit is one (W5): "English 50%" is one run. Kept for the texts read
+    last: a line reads each of its texts twice (:class:`NumberContext`, then
+    :func:`held_runs`), and each element inside it once more for its own line."""
+    codes = text.translate(_CHAR_CODES)
+    if "M" not in codes and "X" not in codes:
+        return codes
+
+    def settled(found: re.Match[str]) -> str:
+        start, end = found.span()
+        before = codes[start - 1] if start else "n"
+        if found.group()[0] == "M":  # W1
+            return (before if before in _MARK_TAKES else "n") * (end - start)
+        beside_digit = "E" in (before, codes[end:end + 1])  # W5, by the characters as they are
+        return ("T" if beside_digit else "n") * (end - start)
+
+    return _PENDING.sub(settled, codes)
+
+
+class _CharCodes(dict[int, str]):
+    """Each character's code as :func:`_text_classes` translates a text (``M`` a combining
+    mark, ``X`` a European terminator, settled there), kept as it is read, up to
+    :data:`_CODES_KEPT` characters."""
+
+    def __missing__(self, point: int) -> str:
+        if len(self) >= _CODES_KEPT:
+            self.clear()
+        code = self[point] = _char_code(chr(point))
+        return code
+
+
+#: How many characters' codes :data:`_CHAR_CODES` keeps: a text of every script on its page.
+_CODES_KEPT = 16_384
+_CHAR_CODES = _CharCodes()
+
+
+def _char_code(char: str) -> str:
+    """``char``'s code alone (:func:`_text_classes`): ``M`` for a combining mark, which
+    takes the class before it, ``X`` for a European terminator, which reads by the digits
+    beside it, the character itself for a bracket."""
     kind = unicodedata.bidirectional(char)
     if kind == "NSM":
-        return "mark"
+        return "M"
     if kind == "ET":
-        return "ET"
-    return _bracket(char) if kind == "ON" else _CLASSES.get(kind, "neutral")
+        return "X"
+    if kind == "ON":
+        return char if isinstance(_bracket(char), Bracket) else "n"
+    return _BIDI_CODES.get(kind, "n")
 
 
 @functools.cache
@@ -307,102 +420,116 @@ def _bracket(char: str) -> Bracket | CharClass:
     return Bracket(unicodedata.normalize("NFC", opening), closes=category == "Pe")
 
 
-def _resolved(classes: Sequence[list[Kind] | None],
-              line: Direction) -> list[list[CharClass] | None]:
-    """The classes of a ``line``'s boxes as its runs read them (:func:`_sides`): each European
-    number as its neighbours make it, and each pair of brackets on the side of what it
-    encloses (rule N0)."""
-    flat: list[Kind | None] = []
-    for kinds in classes:
-        flat += [None] if kinds is None else kinds
-    resolved = _sides(flat, line)
-    out: list[list[CharClass] | None] = []
-    at = 0
-    for kinds in classes:
-        if kinds is None:
-            out.append(None)
-            at += 1
-            continue
-        out.append([kind or "neutral" for kind in resolved[at:at + len(kinds)]])
-        at += len(kinds)
-    return out
-
-
-def _sides(flat: Sequence[Kind | None], line: Direction) -> list[CharClass | None]:
-    """Each character of a line (``None``: an object that ends the bidi paragraph, which
-    starts again after it) as a run reads it. A European number is a letter's after a
-    left-to-right letter or the start of a left-to-right line (W7), an Arabic one after
-    Arabic letters (W2), its percent sign then neutral (W5 joins it to European digits only).
-    A pair of brackets (BD16) then takes a side, in order (rule N0): the line's when it holds
-    the line's direction (a number counting as right to left); when it holds the other only,
-    the side of the strong character before it (or the line's); else it stays neutral. So in
-    ``نص (English)¹`` the brackets end the run and the "¹" (a letter's: W7 reads brackets as
-    neutral) starts one of its own."""
-    sos: CharClass = "letter" if line == "ltr" else "rtl"
-    out: list[CharClass | None] = []
+def _sides(flat: Codes, line: Direction) -> Codes:
+    """Each character of a line (``|``: an object that ends the bidi paragraph, which
+    starts again after it) as a run reads it. A European
+    number is a letter's after a left-to-right letter or the start of a left-to-right line
+    (W7), an Arabic one after Arabic letters (W2), its percent sign then neutral (W5 joins it
+    to European digits only). A pair of brackets (BD16) then takes a side, in order (rule N0):
+    the line's when it holds the line's direction (a number counting as right to left); when
+    it holds the other only, the side of the strong character before it (or the line's); else
+    it stays neutral. So in ``نص (English)¹`` the brackets end the run and the "¹" (a
+    letter's: W7 reads brackets as neutral) starts one of its own. Only numbers, brackets and
+    objects are read one by one, found by searching the line's codes."""
+    sos = "L" if line == "ltr" else "R"
+    codes = flat
+    settled: list[str] = []  # the codes as the W rules leave them, piece by piece
+    done = 0  # where the codes not yet in settled start
     last = sos
-    paired = False  # whether the line shows a bracket (most lines pair none)
-    for kind in flat:
-        if kind is None:
-            last = sos
-            out.append(None)
-        elif isinstance(kind, Bracket):
-            out.append("neutral")
-            paired = True
-        elif kind in ("digit", "terminator") and last == "letter":
-            out.append("letter")  # W7
-        elif kind in ("digit", "terminator") and last == "arabic":
-            out.append("arabic-digit" if kind == "digit" else "neutral")  # W2
-        elif kind == "terminator":
-            out.append("digit")  # W5
-        else:
-            last = kind if kind in _STRONG else last
-            out.append(kind)
-    own: CharClass = "letter" if line == "ltr" else "rtl"
-    for opening, closing in _bracket_pairs(flat) if paired else ():
-        inside = {_strong_side(kind) for kind in out[opening + 1:closing]}
-        if own in inside:
-            out[opening] = out[closing] = own
-        elif inside - {own, None}:
-            out[opening] = out[closing] = _side_before(out, opening, own)
-    return out
+    after = 0  # where the strong characters not yet read start
+    marks: list[int] = []  # the places of the brackets and the objects
+    for found in _UNSETTLED.finditer(codes):
+        at, end, code = found.start(), found.end(), found.group()
+        settled.append(codes[done:at])
+        done = end
+        if code[0] not in "ET":  # an object or a bracket
+            marks.append(at)
+            if code == "|":
+                last, after = sos, end
+                settled.append("|")
+            else:
+                settled.append("n")
+            continue
+        before = max(codes.rfind("R", after, at), codes.rfind("A", after, at),
+                     codes.rfind("L", after, at))
+        if before >= 0:  # the strong character last before the number
+            last = codes[before]
+        after = at
+        if last == "L":  # W7
+            settled.append("L" * (end - at))
+        elif last == "A":  # W2
+            settled.append(code.translate(_ARABIC_CODES))
+        else:  # W5 for a terminator
+            settled.append("E" * (end - at))
+    settled.append(codes[done:])
+    sided = "".join(settled)
+    if len(marks) > codes.count("|"):  # most lines show no bracket
+        pairs = _bracket_pairs(flat, marks)
+        if pairs:
+            sided = _pairs_sided(sided, pairs, sos)
+    return sided
 
 
-def _strong_side(kind: CharClass | None) -> CharClass | None:
-    """The side ``kind`` takes a bracket pair to (N0): ``"letter"``, ``"rtl"`` (a number's too,
-    not a letter's), or None."""
-    if kind == "letter":
-        return "letter"
-    return "rtl" if kind in ("rtl", "arabic", "arabic-digit", "digit") else None
+def _pairs_sided(codes: str, pairs: Sequence[tuple[int, int]], own: str) -> str:
+    """``codes`` (:data:`_CODES`) with each pair of brackets (in the order of their opening
+    ones) on its side (rule N0, :func:`_sides`): ``own``, the line's, or the other.
+    Pairs nest or stand apart, so the brackets inside a pair are still neutral when it takes
+    its side: what it holds is read from counts of each side's strong characters in the
+    line as the W rules left it, taken once between each bracket and the next. Reading each
+    pair's contents instead cost the line's length once per level of 62 nested pairs."""
+    places = sorted(place for pair in pairs for place in pair)
+    sides = codes.translate(_SIDE_CODES)  # "l": the letters' side, "r": the other
+    letters, rtl = {places[0]: 0}, {places[0]: 0}  # counts from the first bracket
+    for before, place in pairwise(places):
+        letters[place] = letters[before] + sides.count("l", before, place)
+        rtl[place] = rtl[before] + sides.count("r", before, place)
+    own_counts, other_counts = (letters, rtl) if own == "L" else (rtl, letters)
+    sided = list(codes)
+    for opening, closing in pairs:
+        if own_counts[closing] > own_counts[opening]:
+            sided[opening] = sided[closing] = own
+        elif other_counts[closing] > other_counts[opening]:
+            sided[opening] = sided[closing] = _side_before(sided, opening, own)
+    return "".join(sided)
 
 
-def _side_before(classes: Sequence[CharClass | None], at: int, own: CharClass) -> CharClass:
-    """The side of the last strong character before ``at`` (a bracket resolved before it
-    counts), or the line's (``own``) at its start or after an object that ends it."""
+#: The classes that take a bracket pair to each side (N0), as codes: a number's to the
+#: right-to-left one (an object ends the search for one: ``|``).
+_SIDES = {"L": "L", "R": "R", "A": "R", "N": "R", "E": "R", "|": "|"}
+_SIDE_CODES = str.maketrans({"L": "l", "R": "r", "A": "r", "N": "r", "E": "r"})
+def _side_before(codes: Sequence[str], at: int, own: str) -> str:
+    """The side (``L`` or ``R``) of the last strong character before ``at`` in ``codes``
+    (a bracket resolved before it counts), or the line's (``own``) at its start or after an
+    object that ends it."""
     for index in range(at - 1, -1, -1):
-        if classes[index] is None:
-            break
-        side = _strong_side(classes[index])
+        side = _SIDES.get(codes[index])
         if side is not None:
-            return side
+            return own if side == "|" else side
     return own
 
 
-def _bracket_pairs(flat: Sequence[Kind | None]) -> list[tuple[int, int]]:
+def _bracket_pairs(flat: Codes, places: Iterable[int] | None = None) -> list[tuple[int, int]]:
     """The places of each pair of brackets (BD16), in the order of their opening ones: a
     closing bracket pairs with the nearest open one of its kind, closing those opened after
     it; none pairs across an object that ends the bidi paragraph, nor past
-    :data:`_BRACKET_DEPTH`."""
+    :data:`_BRACKET_DEPTH`. Only ``places`` are read (in order): those of the brackets and
+    objects, which the W rules found (when None, found here)."""
     pairs: list[tuple[int, int]] = []
     stack: list[tuple[str, int]] = []
     full = False
-    for at, kind in enumerate(flat):
+    if places is None:
+        places = [at for at, code in enumerate(flat) if code not in _CLASS_CODES]
+    for at in places:
+        kind = _bracket(flat[at]) if flat[at] != "|" else None
         if kind is None:
             stack, full = [], False
         elif isinstance(kind, Bracket) and not full:
             if not kind.closes:
                 full = len(stack) == _BRACKET_DEPTH
-                stack = [] if full else [*stack, (kind.opening, at)]
+                if full:
+                    stack.clear()
+                else:
+                    stack.append((kind.opening, at))
                 continue
             for depth in range(len(stack) - 1, -1, -1):
                 if stack[depth][0] == kind.opening:
@@ -412,17 +539,6 @@ def _bracket_pairs(flat: Sequence[Kind | None]) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
-def _beside_digit(kinds: Sequence[str], index: int) -> bool:
-    """Whether the terminators around ``kinds[index]`` (one) touch a European digit."""
-    for step in (-1, 1):
-        at = index
-        while 0 <= at < len(kinds) and kinds[at] == "ET":
-            at += step
-        if 0 <= at < len(kinds) and kinds[at] == "EN":
-            return True
-    return False
-
-
 @dataclass
 class NumberContext:
     """A walk over a line's texts and boxes (either direction), in order, that gives a
@@ -430,37 +546,38 @@ class NumberContext:
     read last of its strong characters, and whether the box being read (one text of
     WeasyPrint's, which Pango reads alone) holds one yet."""
 
-    #: The strong class last read: None at the line's start or after an object that ends the
-    #: bidi paragraph (a line break), which the digits after it read against (sos).
-    last: CharClass | None = None
+    #: The code of the strong class last read (``R``, ``A``, ``L``): None at the line's start
+    #: or after an object that ends the bidi paragraph (a line break), which the digits after
+    #: it read against (sos).
+    last: str | None = None
     #: Whether the text box being read holds a strong character yet.
     box_strong: bool = False
 
     def text(self, text: str) -> str:
         """``text``, read next in the current box, with an ALM before its first European
         digit when the line reads Arabic letters last there and the box no strong character."""
-        classes = _text_classes(text)
-        if self.last == "arabic" and not self.box_strong:
-            first = next((n for n, kind in enumerate(classes)
-                          if kind in _NUMBER or kind in _STRONG), None)
-            if first is not None and classes[first] in _NUMBER:
-                text = text[:first] + ALM + text[first:]
+        codes = _text_classes(text)
+        if self.last == "A" and not self.box_strong:
+            first = _NUMBER_OR_STRONG.search(codes)
+            if first is not None and first.group() in "ET":
+                text = text[:first.start()] + ALM + text[first.start():]
                 self.box_strong = True
-        self.read(classes)
+        self.read(codes)
         return text
 
-    def read(self, classes: Sequence[Kind]) -> None:
-        """Read characters that take no mark (a text's, once marked, or an object's)."""
-        for kind in classes:
-            if not isinstance(kind, Bracket) and kind in _STRONG:
-                self.last = kind
-                self.box_strong = True
+    def read(self, codes: Codes) -> None:
+        """Read characters that take no mark (a text's, once marked, or an object's): the
+        last strong one is what counts."""
+        last = max(codes.rfind("R"), codes.rfind("A"), codes.rfind("L"))
+        if last >= 0:
+            self.last = codes[last]
+            self.box_strong = True
 
     def boundary(self) -> None:
         """An element starts or ends: the next text is a box of its own."""
         self.box_strong = False
 
-    def object(self, classes: Sequence[Kind] | None) -> None:
+    def object(self, classes: Codes | None) -> None:
         """An object of the line, a box of its own: what it shows read (a citation's digits, a
         cross-reference's name), or None for one that ends the bidi paragraph."""
         self.boundary()
@@ -513,15 +630,23 @@ class _ReportLine:
     line: Direction
     #: id(object) → its classes: an object is written and read once a line (an image's
     #: markup holds its bytes).
-    objects: dict[int, list[Kind] | None] = field(default_factory=dict)
+    objects: dict[int, Codes | None] = field(default_factory=dict)
+    #: The ids of a citation run's inlines → its classes: read once a line, not once for
+    #: its numbers (:meth:`numbered`) and again for its runs.
+    cites: dict[tuple[int, ...], Codes] = field(default_factory=dict)
 
-    def classes(self, run: Run) -> list[Kind] | None:
+    def classes(self, run: Run) -> Codes | None:
         """How the line's bidi algorithm sees each character ``run`` shows; None for an
         object that ends a run. A citation reads as :meth:`cite_classes` says, inside emphasis
         too (as the author's reading counts one inside ``<b>``)."""
-        if all(isinstance(node, Cite | FootnoteRef) for node in run):
-            return self.cite_classes(run)
         node = run[0]
+        if isinstance(node, Text) and len(run) == 1:  # most boxes: what plain_text reads
+            return _text_classes(node.text)
+        if all(isinstance(node, Cite | FootnoteRef) for node in run):
+            key = tuple(map(id, run))  # the document's inlines: alive while the line is
+            if key not in self.cites:
+                self.cites[key] = self.cite_classes(run)
+            return self.cites[key]
         if isinstance(node, _OBJECTS):
             if id(node) not in self.objects:
                 markup = lxml.html.fragment_fromstring(self.written(node))
@@ -530,10 +655,10 @@ class _ReportLine:
         if not isinstance(node, _READ):
             return None
         if isinstance(node, _WRAPPERS):
-            return self.wrapped_classes(node, [])
+            return "".join(self.wrapped_classes(node, []))
         return _text_classes(plain_text(run))
 
-    def cite_classes(self, run: Run) -> list[Kind]:
+    def cite_classes(self, run: Run) -> Codes:
         """A citation run as the line reads it: one neutral when it is held apart from this
         line (:func:`~renderers.writers.common.cite_direction`: an isolate), else what it
         shows, as the author's reading reads its markup (:func:`_tree_object`); a note's
@@ -542,13 +667,11 @@ class _ReportLine:
         the English run of a right-to-left line, which its Arabic letters end."""
         cites = [node for node in run if isinstance(node, Cite)]
         if cites and cite_direction(cites, self.line):
-            return ["neutral"]
-        kinds: list[Kind] = []
-        for node in run:
-            kinds += _text_classes(cite_shown(node)) if isinstance(node, Cite) else ["digit"]
-        return kinds
+            return "n"
+        return "".join(_text_classes(cite_shown(node)) if isinstance(node, Cite) else "E"
+                       for node in run)
 
-    def wrapped_classes(self, node: Inline, out: list[Kind]) -> list[Kind]:
+    def wrapped_classes(self, node: Inline, out: list[Codes]) -> list[Codes]:
         """``out`` with what the element ``node`` shows, piece by piece (:meth:`inner_classes`),
         an element inside it read into the same list: nested emphasis read level by level
         copied every level's classes once more (about 4x as long as the rest of the line)."""
@@ -556,15 +679,15 @@ class _ReportLine:
             if len(piece) == 1 and isinstance(piece[0], _WRAPPERS):
                 self.wrapped_classes(piece[0], out)
             else:
-                out += self.inner_classes(piece)
+                out.append(self.inner_classes(piece))
         return out
 
-    def inner_classes(self, run: Run) -> list[Kind]:
+    def inner_classes(self, run: Run) -> Codes:
         """What ``run``, inside an element read as text, shows: an object that would end a
         run (a line break, raw markup, a display formula) is one neutral there, as in the
         author's reading (:func:`_inner_classes`)."""
         classes = self.classes(run)
-        return ["neutral"] if classes is None else classes
+        return "n" if classes is None else classes
 
     def numbered(self, runs: Sequence[Run], context: NumberContext) -> list[Run]:
         """``runs`` with each text read through ``context`` (written in the HTML text of the
@@ -715,7 +838,7 @@ def _fill(parent: HtmlElement, items: Sequence[TreeBox]) -> None:
             parent.text = (parent.text or "") + item
 
 
-def _tree_classes(box: TreeBox) -> list[Kind] | None:
+def _tree_classes(box: TreeBox) -> Codes | None:
     """How the line's bidi algorithm sees each character ``box`` shows (a citation as its
     text, an isolate, a picture or an inline formula as one neutral); None for an
     object that ends a run (a line break, a block, a display formula), which inside an
@@ -723,27 +846,32 @@ def _tree_classes(box: TreeBox) -> list[Kind] | None:
     if isinstance(box, str):
         return _text_classes(box)
     seen = _tree_object(box)
-    if seen == "text":
-        return [kind for item in _items(box) for kind in _inner_classes(item)]
+    if seen == _AS_TEXT:
+        return "".join(map(_inner_classes, _items(box)))
     return seen
 
 
-def _tree_object(element: HtmlElement) -> list[Kind] | Literal["text"] | None:
-    """How the line sees ``element``: ``"text"`` when it reads what the element shows, else
-    as an object (as :func:`_tree_classes` says)."""
+#: What :func:`_tree_object` says of an element read as its text: never codes (no code but
+#: ``n`` is a lower-case letter).
+_AS_TEXT = "text"
+
+
+def _tree_object(element: HtmlElement) -> Codes | None:
+    """How the line sees ``element``: :data:`_AS_TEXT` when it reads what the element shows,
+    else as an object (as :func:`_tree_classes` says)."""
     tag = element.tag
     if not isinstance(tag, str) or tag in _TREE_SILENT:  # a comment, a style
-        return []
+        return ""
     if element.get("dir") is not None or tag in _TREE_ISOLATES:
-        return ["neutral"]
+        return "n"
     if is_citation(element):  # not held apart: what it shows (the report's cite_classes)
         return _text_classes(element.text_content())
     classes = (element.get("class") or "").split()
     if tag == "math" or (tag == "span" and "math" in classes):  # a formula (html/math.py)
-        return None if "display" in classes or element.get("display") == "block" else ["neutral"]
+        return None if "display" in classes or element.get("display") == "block" else "n"
     if tag in _TREE_PICTURES:
-        return ["neutral"]
-    return "text" if tag in _TREE_READ else None
+        return "n"
+    return _AS_TEXT if tag in _TREE_READ else None
 
 
 def _tree_numbered(element: HtmlElement, context: NumberContext) -> None:
@@ -753,7 +881,7 @@ def _tree_numbered(element: HtmlElement, context: NumberContext) -> None:
         element.text = context.text(element.text)
     for child in element:
         seen = _tree_object(child)
-        if seen == "text":
+        if seen == _AS_TEXT:
             context.boundary()
             _tree_numbered(child, context)
             context.boundary()
@@ -763,10 +891,10 @@ def _tree_numbered(element: HtmlElement, context: NumberContext) -> None:
             child.tail = context.text(child.tail)
 
 
-def _inner_classes(item: TreeBox) -> list[Kind]:
+def _inner_classes(item: TreeBox) -> Codes:
     """What ``item``, inside an element read as text, shows: an object is one neutral."""
     classes = _tree_classes(item)
-    return ["neutral"] if classes is None else classes
+    return "n" if classes is None else classes
 
 
 def _tree_cut(box: TreeBox, offset: int) -> tuple[TreeBox, TreeBox] | None:
