@@ -242,3 +242,42 @@ def test_a_queued_state_from_an_older_producer_is_judged_by_its_stamp(
         {**old, "lease_s": copied_lease_s, "updated_at": stamped, "created_at": stamped}))
     assert _repeat(board, store, request) == [old["id"]]
     assert _repeat(board, store, request) == []
+
+
+def test_a_broker_batch_publishes_a_lost_queued_message_again(
+    board: RedisBoard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A batch whose job's message was lost (its publisher crashed after the claim) polled
+    it ``queued`` for its whole hour; past the publisher's lease (1 s here, on Redis's clock)
+    it now publishes the job again, as a repeat of the request would."""
+    from renderers.cli_batch import Job, Outcome
+    from renderers.workers import batch
+
+    monkeypatch.setattr(jobstate, "STALE_QUEUED_S", 1)
+    request = _request("Lost message.")
+    store = open_store((tmp_path / "store").as_uri())
+    lost = submit(request, board=board, store=store, enqueue=lambda state, payload: None).state
+    sent: list[str] = []
+
+    class Worker:
+        """Publishing takes the job up at once and fails it, as a strict render would."""
+
+        def enqueue(self, state: JobState, payload: dict[str, Any], store_url: str) -> None:
+            sent.append(state.id)
+            board.put(state.with_status("failed", error={
+                "code": "strict_failed", "message": "rendered at last", "field": ""}))
+
+    class Quiet:
+        def event(self, _: object) -> None:
+            pass
+
+        def finished(self, _: object) -> None:
+            pass
+
+    job = Job(input="lost.md", pool="", out="never-written", name="lost", formats=("md",),
+              content_format=None)
+    entry = batch._Progress(Outcome(job.input), left=1)
+    item = batch._Pending(job, "md", request, lost)
+    batch._wait([item], board, Worker(), store, {job.input: entry},  # type: ignore[arg-type]
+                Quiet())  # type: ignore[arg-type]
+    assert sent == [lost.id] and "rendered at last" in entry.outcome.error
