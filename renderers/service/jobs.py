@@ -43,6 +43,7 @@ import logging
 import os
 import re
 import tempfile
+import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
@@ -174,6 +175,8 @@ class JobsAPI:
         #: on the shared threads ten such calls kept GET /jobs/{id} waiting 31 s.
         self._webhook_threads = ThreadPoolExecutor(WEBHOOK_THREADS,
                                                    thread_name_prefix="citerender-webhook")
+        #: Set at shutdown: a webhook being sent makes no further attempt (:func:`send_webhook`).
+        self._stopping = threading.Event()
 
     # -- set-up -----------------------------------------------------------------------------
 
@@ -210,6 +213,7 @@ class JobsAPI:
         for task in list(self._local):
             task.cancel()
         await asyncio.gather(*self._local, return_exceptions=True)
+        self._stopping.set()
         self._webhook_threads.shutdown(wait=False, cancel_futures=True)
         if self._queue is not None:
             self._queue.close()
@@ -439,7 +443,7 @@ class JobsAPI:
             await asyncio.to_thread(self._forget, forgotten)
         if final.webhook:
             self._webhook_threads.submit(send_webhook, final.webhook, final.public(),
-                                         self.webhooks)
+                                         self.webhooks, self._stopping)
 
     def _keep(self, final: JobState) -> list[tuple[str, list[str]]]:
         """Count ``final`` among the finished local jobs kept; the jobs that must go now

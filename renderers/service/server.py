@@ -22,7 +22,11 @@ of 18). Lingering connections have their own budget instead,
 as before the gentle close), so any number of refused clients costs at most that many
 connections for at most :attr:`ServerLimits.linger_s` each, and never a good client's slot.
 Shutdown gives in-flight requests :attr:`ServerLimits.graceful_shutdown_s`, then cancels them,
-stops the workers and removes the service's temporary root.
+stops the workers and removes the service's temporary root. Connections still lingering then
+get what remains of the same :attr:`ServerLimits.graceful_shutdown_s` (and of their own
+:attr:`ServerLimits.linger_s`) to finish, and are closed with their timers
+(:meth:`LingeringCloses.settle`): left to the process's exit, a client still sending its
+refused body lost the answer to a reset, and nothing bounded or logged that close.
 
 :class:`AnswerUnexpectedErrors` turns an exception that escapes a route into a JSON 500 the
 connection survives (Starlette re-raises it after answering, and uvicorn then drops the
@@ -41,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import h11
+import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -48,6 +53,8 @@ from citations.errors import ErrorCode
 from renderers.service.codes import ServiceCode, error_response
 
 _log = logging.getLogger("citerender.service")
+#: How often a shutdown looks whether the lingering connections have ended.
+_SETTLE_POLL_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,20 @@ class LingeringCloses:
     def discard(self, protocol: HeadDeadlineProtocol) -> None:
         """``protocol`` no longer lingers (it closed)."""
         self._closing.pop(protocol, None)
+
+    async def settle(self, within_s: float) -> int:
+        """At shutdown: let the lingering connections end for at most ``within_s`` seconds
+        (each also ends at its own ``linger_s``), then close the rest at once; how many were
+        closed so. No new ones arrive: the server no longer accepts connections."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_s
+        while self._closing and loop.time() < deadline:
+            await asyncio.sleep(min(_SETTLE_POLL_S, max(0.0, deadline - loop.time())))
+        left = list(self._closing)
+        for protocol in left:
+            protocol.cut_off()
+        await asyncio.sleep(0)  # their transports close on the next turn of the loop
+        return len(left)
 
 
 class HeadDeadlineProtocol(H11Protocol):
@@ -230,12 +251,13 @@ class HeadDeadlineProtocol(H11Protocol):
 
     def cut_off(self) -> None:
         """Stop lingering: close now, whatever the client still sends (the kernel resets the
-        connection if bytes of it are unread)."""
+        connection if bytes of it are unread) or has not read (an answer still buffered is
+        dropped: a close would wait for a client that never reads)."""
         self.lingering.discard(self)
         if self._linger_timer is not None:
             self._linger_timer.cancel()
             self._linger_timer = None
-        self._socket.close()
+        self._socket.abort()
 
     def data_received(self, data: bytes) -> None:
         """Bytes of the request being read, or dropped while closing (:meth:`close_gently`)."""
@@ -297,6 +319,26 @@ class _GentleClose:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, whose shutdown also ends the lingering connections (module doc)."""
+
+    def __init__(self, config: uvicorn.Config, lingering: LingeringCloses) -> None:
+        super().__init__(config)
+        self.lingering = lingering
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's shutdown, then :meth:`LingeringCloses.settle` within what remains of the
+        graceful period (nothing after a second signal), so the bound of a shutdown is the
+        same with refused clients lingering as without."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self.config.timeout_graceful_shutdown or 0)
+        await super().shutdown(sockets=sockets)
+        within = 0.0 if self.force_exit else max(0.0, deadline - loop.time())
+        if closed := await self.lingering.settle(within):  # among uvicorn's shutdown lines
+            logging.getLogger("uvicorn.error").info(
+                "closed %d refused connections still lingering at shutdown", closed)
 
 
 def head_deadline_protocol(limits: ServerLimits) -> type[HeadDeadlineProtocol]:
@@ -401,13 +443,12 @@ def run(
     service's temporary root is removed on the way out even when a second signal forced the
     exit past the app's own shutdown.
     """
-    import uvicorn
-
+    protocol = head_deadline_protocol(limits)
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
-        http=head_deadline_protocol(limits),
+        http=protocol,
         timeout_keep_alive=limits.keep_alive_s,
         limit_concurrency=limits.max_connections,
         h11_max_incomplete_event_size=limits.max_header_bytes,
@@ -423,7 +464,8 @@ def run(
                 "citerender serving on http://%s:%d (Press CTRL+C to quit)", shown, bound_port
             )
     try:
-        uvicorn.Server(config).run(sockets=list(sockets) if sockets is not None else None)
+        _Server(config, protocol.lingering).run(
+            sockets=list(sockets) if sockets is not None else None)
     finally:
         service = getattr(getattr(app, "state", None), "service", None)
         temp_root = getattr(service, "temp_root", None)

@@ -218,8 +218,9 @@ def _wait(
     progress: dict[str, _Progress], reporter: Reporter,
 ) -> None:
     """Poll the board until every job ended (bounded by :data:`BATCH_DEADLINE_S`). A job
-    that stalls (:meth:`~renderers.workers.jobstate.JobState.stalled`: its end refused by
-    the board, or its worker gone) is submitted again, as a client of the service would: it
+    whose holder no longer answers for it (:meth:`~renderers.workers.jobstate.JobState.lapsed`:
+    stalled, its end refused by the board or its worker gone; or queued past its publisher's
+    lease, its message perhaps lost) is submitted again, as a client of the service would: it
     would otherwise hold the batch until the deadline."""
     deadline = time.monotonic() + BATCH_DEADLINE_S
     moved = time.monotonic()
@@ -232,7 +233,7 @@ def _wait(
             entry = progress[item.job.input]
             if entry.outcome.error:
                 continue  # another format of this input failed
-            if state is not None and state.stalled():
+            if state is not None and state.lapsed():
                 state = item.state = _submit(item.request, board, queue, store)
             if state is not None and state.status == "done":
                 _fetch(item, state, store, entry, reporter)

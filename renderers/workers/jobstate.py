@@ -23,6 +23,14 @@ published it again while it ran (one ahead delayed a real stall as long). ``leas
 stays, as the worker's own stamp of the end (what ``stalled.since`` shows), and decides only
 for a state written by an older worker, which set no key.
 
+A job still ``queued`` is judged the same way: its publisher answers for its message for
+:data:`STALE_QUEUED_S` (:attr:`JobState.queued_lease_s`), after which the message may have been
+lost with a crashed publisher and a repeat of the request publishes it again
+(:meth:`JobState.lapsed`). The same key holds that lease while the job is queued, so a producer
+whose clock is behind no longer makes every repeat publish the job again, nor one ahead keep a
+lost message waiting as long. A queued state written by an older producer (no
+``queued_lease_s``) is judged by its ``updated_at`` against the reader's clock, as before.
+
 Two boards hold states: :class:`RedisBoard` in the broker's Redis, shared by every service
 replica and worker (no process keeps job state of its own), and :class:`MemoryBoard` for the
 single-process service without a broker. A finished job's state is also written to the
@@ -49,8 +57,11 @@ PublicStatus = Literal["queued", "running", "stalled", "done", "failed"]
 PUBLIC_STATUSES: tuple[PublicStatus, ...] = ("queued", "running", "stalled", "done", "failed")
 #: How long Redis keeps a job's state (a finished job's result stays in the store).
 STATE_TTL_S = 7 * 24 * 3600
+#: How long a queued job's publisher answers for its message (:attr:`JobState.queued_lease_s`):
+#: past it, a repeat of the request publishes the job again (the message may have been lost).
+STALE_QUEUED_S = 900
 _KEY_PREFIX = "citerender:job:"
-#: A running job's lease, expired by Redis (module doc).
+#: The lease of a queued or running job's holder, expired by Redis (module doc).
 _LEASE_PREFIX = "citerender:lease:"
 #: The artifact store URL the workers advertise, for services and batches given no ``--store``.
 _STORE_KEY = "citerender:store"
@@ -78,6 +89,11 @@ class JobState:
     lease_until: float | None = None
     #: The lease's length, which :class:`RedisBoard` counts on Redis's clock (module doc).
     lease_s: int | None = None
+    #: A queued job: how long its publisher answers for its message (:data:`STALE_QUEUED_S`),
+    #: counted like ``lease_s``. Its own field, not ``lease_s``: a producer of the previous
+    #: version copies a running job's ``lease_s`` into the queued state it publishes again,
+    #: and sets no key for it. None: an older producer's state, ``updated_at`` decides.
+    queued_lease_s: int | None = None
     webhook: str = ""
     #: A finished job: the envelope of ``POST /render`` without the file, plus ``artifacts``
     #: (store keys) and ``provenance`` (the artifacts' ``sources_used.json`` records).
@@ -88,23 +104,39 @@ class JobState:
     #: had not yet expired there. None: not known, ``lease_until`` decides. Never stored.
     lease_held: bool | None = dataclasses.field(default=None, compare=False)
 
-    def stalled(self, now: float | None = None) -> bool:
-        """Whether the job is ``running`` past its worker's lease: its end was refused by the
-        board, or its message waits for another worker (see the module docstring). The
-        board's word (:attr:`lease_held`) decides when it gave one; else ``lease_until``
-        against ``now`` (this machine's clock by default)."""
-        if self.status != "running":
+    def lapsed(self, now: float | None = None) -> bool:
+        """Whether the queued or running job's holder no longer answers for it: a running
+        job past its worker's lease (:meth:`stalled`), or a queued one whose message may have
+        been lost (:data:`STALE_QUEUED_S` after it was queued); either is published again by a
+        repeat of its request. The board's word (:attr:`lease_held`) decides when it gave
+        one; else the writer's stamp against ``now`` (this machine's clock by default)."""
+        if self.status not in ("queued", "running"):
             return False
         if self.lease_held is not None:
             return not self.lease_held
-        return (self.lease_until is not None
-                and (time.time() if now is None else now) > self.lease_until)
+        clock = time.time() if now is None else now
+        if self.status == "running":
+            return self.lease_until is not None and clock > self.lease_until
+        return clock - self.updated_at >= STALE_QUEUED_S
+
+    def stalled(self, now: float | None = None) -> bool:
+        """Whether the job is ``running`` past its worker's lease: its end was refused by the
+        board, or its message waits for another worker (see the module docstring)."""
+        return self.status == "running" and self.lapsed(now)
+
+    def lease_ms(self) -> int | None:
+        """How long the board keeps this state's lease key, in milliseconds: the worker's
+        lease while running, the publisher's while queued; None: the state has no lease."""
+        seconds = self.lease_s if self.status == "running" else (
+            self.queued_lease_s if self.status == "queued" else None)
+        return None if seconds is None else max(1, round(seconds * 1000))
 
     def with_status(self, status: JobStatus, **changes: Any) -> JobState:
         """A copy in ``status`` with ``changes``, stamped now (what the board said of the
-        lease applies to the state read, not to the copy)."""
+        lease applies to the state read, not to the copy; a queued lease only to a state
+        queued anew, which passes ``queued_lease_s``)."""
         return dataclasses.replace(self, status=status, updated_at=time.time(),
-                                   **{"lease_held": None, **changes})
+                                   **{"lease_held": None, "queued_lease_s": None, **changes})
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -273,9 +305,20 @@ class MemoryBoard:
             self._states.pop(job_id, None)
 
 
+#: Claim a job (its state only if it has none) and, when claimed, set or remove its lease
+#: key, at once: a claim that loses must not touch the lease of the job that holds the id.
+_CLAIM_SCRIPT = """
+if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return 0 end
+if ARGV[3] == '' then redis.call('DEL', KEYS[2])
+else redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[3]) end
+return 1
+"""
+
+
 class RedisBoard:
     """Job states in Redis under ``citerender:job:<id>``, shared by replicas and workers; a
-    running job's lease under ``citerender:lease:<id>``, expiring on Redis's clock."""
+    queued or running job's lease under ``citerender:lease:<id>``, expiring on Redis's
+    clock."""
 
     def __init__(self, url: str, ttl_s: int = STATE_TTL_S) -> None:
         import redis
@@ -286,6 +329,7 @@ class RedisBoard:
         self._redis = redis.Redis.from_url(
             url, socket_connect_timeout=2, socket_timeout=10, health_check_interval=30
         )
+        self._claim = self._redis.register_script(_CLAIM_SCRIPT)
 
     def _run(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -313,25 +357,29 @@ class RedisBoard:
             state = JobState.loads(cast(bytes, raw))
         except (ValueError, TypeError):
             return None
-        if state.status == "running" and state.lease_s is not None:
+        if state.lease_ms() is not None:
             state.lease_held = bool(leased)
         return state
 
     def put(self, state: JobState) -> None:
-        """Store ``state``; a running state with a lease sets its key to expire after
-        ``lease_s`` on Redis's clock, any other state removes it (both at once)."""
+        """Store ``state``; a state with a lease (:meth:`JobState.lease_ms`) sets its key to
+        expire on Redis's clock, any other state removes it (both at once)."""
         writes = self._redis.pipeline(transaction=True)
         writes.set(_KEY_PREFIX + state.id, state.dumps(), ex=self.ttl_s)
-        if state.status == "running" and state.lease_s is not None:
-            writes.set(_LEASE_PREFIX + state.id, state.worker or "1",
-                       px=max(1, round(state.lease_s * 1000)))
+        lease_ms = state.lease_ms()
+        if lease_ms is not None:
+            writes.set(_LEASE_PREFIX + state.id, state.worker or "1", px=lease_ms)
         else:
             writes.delete(_LEASE_PREFIX + state.id)
         self._run("write", writes.execute)
 
     def claim(self, state: JobState) -> bool:
-        stored = self._run("write", self._redis.set, _KEY_PREFIX + state.id, state.dumps(),
-                           ex=self.ttl_s, nx=True)
+        """Store ``state`` and its lease only if the job has no state yet (one script)."""
+        lease_ms = state.lease_ms()
+        stored = self._run(
+            "write", self._claim, keys=[_KEY_PREFIX + state.id, _LEASE_PREFIX + state.id],
+            args=[state.dumps(), self.ttl_s, "" if lease_ms is None else lease_ms,
+                  state.worker or "1"])
         return bool(stored)
 
     def drop(self, job_id: str) -> None:
@@ -356,8 +404,8 @@ class RedisBoard:
 
 
 def new_state(job_id: str, fmt: str, stem: str, webhook: str = "") -> JobState:
-    """A queued state for a job submitted now."""
+    """A queued state for a job submitted now, its publisher's lease with it."""
     now = time.time()
     return JobState(id=job_id, status="queued", format=fmt, stem=stem, created_at=now,
-                    updated_at=now, webhook=webhook)
+                    updated_at=now, webhook=webhook, queued_lease_s=STALE_QUEUED_S)
 

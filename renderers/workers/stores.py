@@ -25,7 +25,6 @@ import contextlib
 import os
 import re
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -89,10 +88,10 @@ class FileStore:
     def put(self, key: str, data: bytes) -> None:
         target = self._path(key)
         try:
-            _sweep_stale_temps(target)
             write_atomic(target, data)
         except OSError as exc:
             raise self._failed("write", key, exc) from exc
+        _sweep_stale_temps(target)
 
     def get(self, key: str) -> bytes | None:
         try:
@@ -152,10 +151,17 @@ def _chunks(handle: Any) -> Iterator[bytes]:
 
 
 def _sweep_stale_temps(target: Path) -> None:
-    """Remove temporary files of ``target`` that a killed writer left more than an hour ago."""
-    if not target.parent.is_dir():
+    """Remove temporary files of ``target`` that a killed writer left more than an hour ago.
+
+    Their age is read on the file system's clock, against ``target`` just written (a shared
+    file system stamps files by its server's clock, not the writer's): compared with this
+    machine's clock, one an hour ahead of the server removed another writer's temporary file
+    while it wrote (its rename then failed), and one behind never swept. A sweep that fails
+    leaves the temporary files for a later write; the object is written either way."""
+    try:
+        cutoff = target.stat().st_mtime - STALE_TEMP_S
+    except OSError:
         return
-    cutoff = time.time() - STALE_TEMP_S
     for temp in target.parent.glob(f".{target.name}.*.tmp"):
         with contextlib.suppress(OSError):
             if temp.stat().st_mtime < cutoff:

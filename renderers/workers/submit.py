@@ -10,24 +10,26 @@ The job id is the request's key, so:
 - a request whose job **failed**, or that nobody asked for yet, is queued. The queued state
   is claimed on the board before the message is published (two replicas that race for the
   same new job publish it once), and dropped again when the broker does not take it;
-- a job still ``queued`` after :data:`STALE_QUEUED_S` is published again: its message may
-  have been lost with a crashed publisher; so is a ``stalled`` job, ``running`` past its
-  worker's lease (:meth:`~renderers.workers.jobstate.JobState.stalled`): the board may have
-  refused its end (Redis down or out of memory at that moment), and it would otherwise answer
-  every repeat for the board's 7 days. A duplicate message costs nothing, because a task whose
+- a job still ``queued`` after :data:`~renderers.workers.jobstate.STALE_QUEUED_S` is
+  published again: its message may have been lost with a crashed publisher; so is a
+  ``stalled`` job, ``running`` past its worker's lease: the board may have refused its end
+  (Redis down or out of memory at that moment), and it would otherwise answer every repeat for
+  the board's 7 days. Both are one rule, :meth:`~renderers.workers.jobstate.JobState.lapsed`,
+  decided on Redis's clock (the leases are keys Redis expires), never by comparing this
+  machine's clock with the writer's. A duplicate message costs nothing, because a task whose
   job is already done returns at once, and its attempts are counted on.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from renderers.service.requests import RenderRequest
 from renderers.workers.jobstate import (
+    STALE_QUEUED_S,
     JobBoard,
     JobState,
     look_up,
@@ -35,8 +37,6 @@ from renderers.workers.jobstate import (
     save_result,
 )
 from renderers.workers.stores import ArtifactStore
-
-STALE_QUEUED_S = 900.0
 
 #: Publishes a claimed job: ``enqueue(state, payload)``; raises when it cannot.
 Enqueue = Callable[[JobState, dict[str, Any]], None]
@@ -61,9 +61,9 @@ def submit(
         return Submission(found.finished, False)
     state = found.board_state
     if state is not None and state.status in ("queued", "running"):
-        if not _stale(state, time.time()):
+        if not state.lapsed():
             return Submission(state, False)
-        fresh = state.with_status("queued", lease_until=None)
+        fresh = state.with_status("queued", lease_until=None, queued_lease_s=STALE_QUEUED_S)
         board.put(fresh)
         enqueue(fresh, request.payload)
         return Submission(fresh, True)
@@ -83,9 +83,3 @@ def submit(
         raise
     return Submission(fresh, True)
 
-
-def _stale(state: JobState, now: float) -> bool:
-    """Whether the queued or running ``state`` is published again (see the module doc)."""
-    if state.status == "running":
-        return state.stalled(now)
-    return now - state.updated_at >= STALE_QUEUED_S

@@ -16,7 +16,6 @@ import json
 import logging
 import socket
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -85,8 +84,16 @@ class WebhookPolicy:
         return url
 
 
-def send_webhook(url: str, body: dict[str, Any], policy: WebhookPolicy) -> bool:
-    """POST ``body`` as JSON to ``url`` (checked against ``policy``); whether a 2xx came back."""
+def send_webhook(
+    url: str, body: dict[str, Any], policy: WebhookPolicy, stop: threading.Event | None = None,
+) -> bool:
+    """POST ``body`` as JSON to ``url`` (checked against ``policy``); whether a 2xx came back.
+
+    ``stop``, once set (the service shutting down), ends the pause before the next attempt
+    and begins none: the process exit waits for a webhook thread, so retries held a shutdown
+    up to :func:`webhook_budget_s` past its bound, for a job whose files it removes. The
+    attempt under way ends within its time limit."""
+    pause = stop or threading.Event()
     try:
         policy.check(url)
     except WebhookRefused as exc:
@@ -100,6 +107,9 @@ def send_webhook(url: str, body: dict[str, Any], policy: WebhookPolicy) -> bool:
     connection_class = (http.client.HTTPSConnection if parts.scheme == "https"
                         else http.client.HTTPConnection)
     for attempt in range(WEBHOOK_ATTEMPTS):
+        if pause.is_set():
+            log.warning("webhook %s not sent again: the service is shutting down", url)
+            return False
         connection = connection_class(parts.hostname or "", parts.port,
                                       timeout=WEBHOOK_TIMEOUT_S)
         cut = threading.Event()
@@ -121,7 +131,7 @@ def send_webhook(url: str, body: dict[str, Any], policy: WebhookPolicy) -> bool:
             cutoff.cancel()
             connection.close()
         if attempt + 1 < WEBHOOK_ATTEMPTS:
-            time.sleep(_pause(attempt))
+            pause.wait(_pause(attempt))
     return False
 
 

@@ -9,6 +9,7 @@ import json
 import os
 import socket
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -648,3 +649,60 @@ def test_a_running_job_reads_stalled_only_past_its_workers_lease() -> None:
     assert local.public(now=1e12)["status"] == "running"
     failed = running.with_status("failed", error={"code": "internal", "message": "x", "field": ""})
     assert failed.public(now=1e12)["status"] == "failed" and "stalled" not in failed.public()
+
+
+
+@contextlib.contextmanager
+def _failing_receiver(hold_s: float = 0.0, stop: threading.Event | None = None,
+                      ) -> Iterator[tuple[str, list[bytes]]]:
+    """A webhook receiver answering 500 to every call, ``hold_s`` after it arrived (setting
+    ``stop`` first, as a service shutting down meanwhile would); its URL and the calls."""
+    calls: list[bytes] = []
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = listener.accept()
+                with connection:
+                    calls.append(connection.recv(65536))
+                    if stop is not None:
+                        stop.set()
+                    time.sleep(hold_s)
+                    connection.sendall(b"HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n"
+                                       b"Connection: close\r\n\r\n")
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/hook", calls
+    finally:
+        listener.close()
+
+
+def test_a_webhook_makes_no_further_attempt_once_the_service_stops(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The process exit waits for a webhook thread: a receiver failing its calls held a
+    shutdown for every attempt and pause (16.5 s) past its bound, for a job whose files the
+    shutdown removes. Set at shutdown, ``stop`` ends the pause and begins no attempt."""
+    stop = threading.Event()
+    answer: list[bool] = []
+    with _failing_receiver(stop=stop) as (url, calls):
+        call = threading.Thread(target=lambda: answer.append(webhooks.send_webhook(
+            url, {"id": "job"}, webhooks.WebhookPolicy.of(["127.0.0.1"]), stop)), daemon=True)
+        call.start()
+        call.join(60)  # a guard only
+    assert answer == [False] and len(calls) == 1
+    assert "not sent again: the service is shutting down" in caplog.text
+
+
+def test_a_services_shutdown_ends_its_webhooks_retries(sample_pool: list[dict[str, Any]]) -> None:
+    with _failing_receiver(hold_s=1.0) as (url, calls):
+        with TestClient(create_app(workers=1, warmup=False, webhook_hosts=["127.0.0.1"])) as app:
+            app.post("/jobs", json={"content": CONTENT + "Stopping.\n", "format": "md",
+                                    "sources_pool": sample_pool, "webhook": url})
+            wait_until(lambda: calls, 120, "the first webhook call")
+        time.sleep(2.5)  # past the held answer and the 0.5 s pause before a second attempt
+        assert len(calls) == 1

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import select
+import signal
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -432,3 +434,44 @@ def test_refused_clients_lingering_do_not_crowd_out_good_ones(tmp_path: Path) ->
         finally:
             for sock in refused:
                 sock.close()
+
+
+def test_shutdown_closes_lingering_connections_within_its_bound(tmp_path: Path) -> None:
+    """At SIGTERM, refused connections still lingering were left to the process's exit: a
+    client still sending its refused body then lost its answer to a reset. They now get what
+    remains of the graceful period to finish (never their own 60 s linger), and are closed."""
+    graceful_s = 5
+    with running_service(tmp_path, workers=1, max_body_bytes=1 << 20, linger_s=60,
+                         graceful_shutdown_s=graceful_s) as service:
+        port = _port(service)
+        endless = [_refused_while_sending(port) for _ in range(2)]
+        sending = socket.create_connection(("127.0.0.1", port), timeout=30)
+        piece = b" " * (1 << 16)
+        sending.sendall(b"POST /render HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: %d\r\n\r\n" % (8 << 20) + piece)
+        assert select.select([sending], [], [], 30)[0], "no 413 for the oversized body"
+        service.process.send_signal(signal.SIGTERM)
+        cut_off: set[socket.socket] = set()
+        for _ in range(60):  # about 1.5 s more of the refused body, then it is read
+            sending.sendall(piece)  # a reset here fails the test
+            for sock in set(endless) - cut_off:
+                try:
+                    sock.sendall(piece)
+                except OSError:
+                    cut_off.add(sock)
+            time.sleep(0.025)
+        answer = b""
+        while chunk := sending.recv(65536):  # the answer, then the server's clean close
+            answer += chunk
+        sending.close()
+        assert answer.startswith(b"HTTP/1.1 413") and b'"code":"too_large"' in answer
+        try:
+            service.process.wait(graceful_s + 15)  # 5 s, 3 s for idle workers, slack
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the service did not exit within {graceful_s + 15} s of SIGTERM")
+        assert [_still_taken(sock) for sock in endless] == [False, False]
+        for sock in endless:
+            sock.close()
+        service.stop()
+        assert "closed 2 refused connections still lingering at shutdown" in (
+            service.log.read_text())

@@ -123,7 +123,12 @@ def test_an_unreadable_record_is_reported_and_kept(store: ArtifactStore) -> None
     assert store.get(record_key("artifacts/bad/document.pdf")) == b"{not json"
 
 
-def test_directory_store_hides_and_sweeps_temporary_files(tmp_path: Path) -> None:
+@pytest.mark.parametrize("skew_s", [0, 7200, -7200], ids=["same", "ahead", "behind"])
+def test_directory_store_hides_and_sweeps_temporary_files(
+    tmp_path: Path, skew_s: float, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Temporary files are aged on the file system's clock: a writer whose clock is 2 hours
+    ahead of the file server's removed a live one, and one behind never swept a stale one."""
     store = FileStore(tmp_path)
     folder = tmp_path / "artifacts" / "job"
     folder.mkdir(parents=True)
@@ -134,7 +139,10 @@ def test_directory_store_hides_and_sweeps_temporary_files(tmp_path: Path) -> Non
     old = time.time() - STALE_TEMP_S - 60
     os.utime(stale, (old, old))
     assert list(store.keys("artifacts")) == []
+    real_time = time.time
+    monkeypatch.setattr(time, "time", lambda: real_time() + skew_s)  # this machine's clock
     store.put("artifacts/job/document.pdf", b"%PDF whole")
+    monkeypatch.undo()
     assert not stale.exists() and live.exists()
     assert list(store.keys("artifacts")) == ["artifacts/job/document.pdf"]
 
