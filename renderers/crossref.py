@@ -91,7 +91,9 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
     def number_ref(node: Inline) -> Inline:
         if isinstance(node, CrossRef) and not section_label(node.label):
             return dataclasses.replace(node, number=numbers.get(label_key(node.label), 0))
-        if _equation_label(node) and label_key(node.label) not in tagged:
+        if isinstance(node, Math) and _equation_label(node) and label_key(
+            node.label
+        ) not in tagged:
             counted["eq"] += 1
             return dataclasses.replace(node, number=counted["eq"])
         return node

@@ -2,8 +2,9 @@
 
 A slide's text runs cannot hold a drawn formula, so inline math is its linear form
 (:mod:`renderers.math.linear`: ``x²``, ``(a)/(b)``) in italics, and a displayed formula on its
-own is a picture (:func:`renderers.math.svg.formula_png`) whose alt text is the TeX source.
-A numbered caption starts with "Figure 1:" and defines the anchor references jump to.
+own is a picture (:func:`renderers.math.svg.formula_png`) whose alt text is the TeX source,
+its number or tag beside it at the right edge ("(1)", defining the anchor ``eq-1`` references
+jump to). A numbered caption starts with "Figure 1:" and defines the anchor references jump to.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from renderers.document import CrossRef, Inline, Math, numbered_anchor
 from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.linear import tex_line
+from renderers.math.marks import equation_mark
 from renderers.math.svg import formula_drawing, formula_png
 from renderers.writers.common import caption_lead
 from renderers.writers.pptx.model import BODY_SIZE, Picture, Run
@@ -41,6 +43,16 @@ def equation_picture(children: tuple[Inline, ...]) -> tuple[Picture, str, float,
     data, width, height = formula_png(formula)
     picture = Picture(data=data, mime="image/png", width=width, height=height)
     return picture, formula.tex, drawn.width * EQUATION_SIZE, drawn.height * EQUATION_SIZE
+
+
+def equation_mark_run(children: tuple[Inline, ...]) -> Run | None:
+    """The "(1)" (or tag) beside the picture of a paragraph that is a displayed formula on
+    its own, defining a numbered equation's anchor; None when it has no mark."""
+    only = children[0] if len(children) == 1 else None
+    mark = equation_mark(only) if isinstance(only, Math) else ""
+    if not mark or not isinstance(only, Math):
+        return None
+    return Run(mark, defines=only.anchor)
 
 
 def caption_runs(label: str, number: int, words: Labels) -> tuple[Run, ...]:
