@@ -494,8 +494,8 @@ class _InlineWriter:
                     self.ids.text(tex, smart=False)
                 # a numbered equation keeps its label, pandoc-crossref's, which numbers it
                 # again when read back (the references are links to its eq-N)
-                shown = f" {{#{label}}}" if display and label else ""
-                self.emit(math_source(tex, display) + shown)
+                label_shown = f" {{#{label}}}" if display and label else ""
+                self.emit(math_source(tex, display) + label_shown)
             case CrossRef(linked=False):  # inside the author's link: its words alone
                 self._text(node.lead(self.words) + node.shown(self.words))
             case CrossRef():
