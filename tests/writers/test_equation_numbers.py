@@ -237,3 +237,19 @@ def test_a_formula_without_a_label_or_tag_is_written_as_before() -> None:
     assert 'class="equation"' not in html and 'class="eqno"' not in html
 
 
+
+
+def test_a_numbered_formula_among_words_keeps_its_number_and_its_link_target() -> None:
+    markdown = "Before $$ c = d $$ {#eq:c} after, see @eq:c.\n"
+    package = zipfile.ZipFile(io.BytesIO(render_markdown("docx", markdown, [])))
+    body = etree.fromstring(package.read("word/document.xml"))
+    (paragraph,) = [p for p in body.iter(f"{W}p") if "".join(p.itertext()).startswith("Before")]
+    assert "\u2003(1) after, see Equation 1." in "".join(paragraph.itertext())
+    assert [m.get(f"{W}name") for m in paragraph.iter(f"{W}bookmarkStart")] == ["eq_1"]
+    assert [h.get(f"{W}anchor") for h in paragraph.iter(f"{W}hyperlink")] == ["eq_1"]
+    deck = Presentation(io.BytesIO(render_markdown("pptx", markdown, [])))
+    runs = [run for slide in deck.slides for shape in slide.shapes if shape.has_text_frame
+            for para in shape.text_frame.paragraphs for run in para.runs]
+    assert "".join(run.text for run in runs).startswith("Before c=d (1) after, see Equation 1.")
+    html = lxml.html.document_fromstring(render_markdown("html", markdown, []))
+    assert html.xpath("//p//span[@class='equation']/@id") == ["eq-1"]

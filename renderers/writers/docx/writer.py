@@ -13,7 +13,8 @@ like citations. Right-to-left paragraphs, list items, table cells and tables are
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -722,6 +723,8 @@ class _DocxWriter:
                     self._note_reference(p, label, in_link)
                 case Math():
                     add_math(p, node, self.code)
+                    if mark := equation_mark(node):  # a displayed formula among words
+                        self._equation_mark(p, node, mark)
                 case CrossRef(label, number):
                     hyperlink = replace(props, style=self.styles.get("Hyperlink"))
                     mark = "" if in_link or not node.linked else self.numbered_marks.get(
@@ -740,11 +743,23 @@ class _DocxWriter:
         if not mark:
             add_math(p, formula, self.code, whole_paragraph=True)
             return
+        with self._equation_bookmark(p, formula):
+            add_marked_equation(p, formula, mark, self.code, start=scope.indent,
+                                end=self.text_width // EMU_PER_TWIP)
+
+    def _equation_mark(self, p: Element, formula: Math, mark: str) -> None:
+        """The number or tag after a displayed formula that shares its paragraph with words
+        (no tab stops there), inside the bookmark references to a numbered one jump to."""
+        with self._equation_bookmark(p, formula):
+            add_run(p, f"\u2003{mark}")
+
+    @contextmanager
+    def _equation_bookmark(self, p: Element, formula: Math) -> Iterator[None]:
+        """What is written inside, in the bookmark of a numbered equation (none for another)."""
         name = bookmark_name(formula.label, formula.number) if formula.anchor else ""
         bookmark = self.numbered_marks.get(name, "")
         bid = self.bookmarks.start(p, bookmark) if bookmark else None
-        add_marked_equation(p, formula, mark, self.code, start=scope.indent,
-                            end=self.text_width // EMU_PER_TWIP)
+        yield
         if bid is not None:
             self.bookmarks.end(p, bid)
 

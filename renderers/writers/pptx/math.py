@@ -22,11 +22,14 @@ from renderers.writers.pptx.model import BODY_SIZE, Picture, Run
 EQUATION_SIZE = BODY_SIZE * 1.2
 
 
-def math_run(node: Math) -> Run:
-    """An inline formula as one italic run of its linear form (its source as code when the
-    TeX is not math)."""
+def math_runs(node: Math) -> tuple[Run, ...]:
+    """A formula in a line of text as one italic run of its linear form (its source as code
+    when the TeX is not math); a displayed one among words keeps its number or tag after it,
+    where a numbered one's anchor lives."""
     line = tex_line(node.tex, node.display)
-    return Run(node.tex, code=True) if line is None else Run(line, italic=True)
+    shown = Run(node.tex, code=True) if line is None else Run(line, italic=True)
+    mark = equation_mark(node)
+    return (shown, Run(f" {mark}", defines=node.anchor)) if mark else (shown,)
 
 
 def equation_picture(children: tuple[Inline, ...]) -> tuple[Picture, str, float, float] | None:
