@@ -21,7 +21,7 @@ from renderers.math import parse_tex
 from renderers.math.marks import equation_mark
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
-from renderers.writers.html.math import MATH_CSS
+from renderers.writers.html.math import EQUATION_CSS
 from tests.helpers import internal_links, pdf_lines
 from tests.support.render import render_markdown
 
@@ -112,7 +112,9 @@ def test_references_are_worded_in_the_document_language(lang: str, expected: str
 
 
 def test_html_sets_the_number_at_the_margin_and_links_references_to_the_formula() -> None:
-    root = lxml.html.document_fromstring(render_markdown("html", MARKDOWN, []))
+    html = render_markdown("html", MARKDOWN, []).decode()
+    assert EQUATION_CSS in html
+    root = lxml.html.document_fromstring(html)
     equations = root.xpath("//span[@class='equation']")
     assert [(e.get("id"), e.xpath("string(span[@class='eqno'])")) for e in equations] == [
         ("eq-1", "(1)"), ("eq-2", "(2)"), (None, "(P)"), ("eq-3", "(3)"), ("eq-4", "(4)")]
@@ -127,7 +129,7 @@ def test_html_sets_the_number_at_the_margin_and_links_references_to_the_formula(
 
 
 def test_the_css_centres_the_formula_and_puts_the_mark_at_the_right_margin() -> None:
-    rules = dict(re.findall(r"([^{}]+)\{([^{}]*)\}", MATH_CSS))
+    rules = dict(re.findall(r"([^{}]+)\{([^{}]*)\}", EQUATION_CSS))
     assert "display:flex" in rules[".equation"] and "flex-wrap:wrap" in rules[".equation"]
     assert "align-items:center" in rules[".equation"]  # centred on the formula's height
     assert "flex:1 1 0" in rules[".equation::before"]  # the spacer and the mark share alike
@@ -234,7 +236,7 @@ def check_pdf(pdf: bytes) -> None:
 
 def test_a_formula_without_a_label_or_tag_is_written_as_before() -> None:
     html = render_markdown("html", "$$ x = y $$\n", []).decode()
-    assert 'class="equation"' not in html and 'class="eqno"' not in html
+    assert 'class="equation"' not in html and ".eqno" not in html  # nor its CSS
 
 
 

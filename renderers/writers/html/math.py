@@ -32,6 +32,9 @@ MATH_CSS = (
     ".math.display{display:block;text-align:center;margin:.5em 0}"
     ".math.display .math-svg{display:none}"
     "@media print{.math.display .math-svg{display:inline-block}}"
+)
+#: Only in reports with a numbered or tagged formula (:func:`math_markup`'s ``.equation``).
+EQUATION_CSS = (
     ".equation{display:flex;flex-wrap:wrap;align-items:center;margin:.5em 0;direction:ltr}"
     ".equation::before{content:'';flex:1 1 0}"
     ".equation>.math.display{flex:0 0 auto;margin:0;max-width:100%}"
