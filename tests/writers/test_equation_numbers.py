@@ -208,8 +208,67 @@ def test_pptx_sets_the_number_beside_the_picture_and_references_jump_to_it() -> 
 
 
 def test_typst_pdf_sets_the_numbers_at_the_right_margin_linked_from_the_text() -> None:
-    pdf = render_markdown("pdf", MARKDOWN, [], pdf_engine="typst")
-    check_pdf(pdf)
+    check_pdf(render_markdown("pdf", MARKDOWN, [], pdf_engine="typst"))
+    check_widths(render_markdown("pdf", WIDE, [], pdf_engine="typst"))
+
+
+def terms(count: int) -> str:
+    return " + ".join(f"a_{{{n}}}" for n in range(1, count + 1))
+
+
+#: Formulas of three widths: centred with the number on both sides; too wide for that, so
+#: moved left to the number; too wide for the number beside it, which goes below.
+WIDE = (f"$$ {terms(10)} $$ {{#eq:fit}}\n\n$$ {terms(18)} $$ {{#eq:wide}}\n\n"
+        f"$$ {terms(24)} $$ {{#eq:wider}}\n")
+
+Box = tuple[float, float, float, float]  # left, bottom, right, top (PDF points, y up)
+
+
+def marks_and_formulas(pdf: bytes) -> tuple[float, list[tuple[Box, Box]]]:
+    """The first page's width, and each "(N)" mark's box with the box of the drawing (the
+    formula's outlined glyphs) nearest above or beside it."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    page = pdfium.PdfDocument(pdf)[0]
+    text = page.get_textpage()
+    marks: list[Box] = []
+    for index in range(text.count_chars()):
+        if text.get_text_range(index, 1) == "(":
+            end = next(i for i in range(index, text.count_chars())
+                       if text.get_text_range(i, 1) == ")")
+            boxes = [text.get_charbox(i) for i in (index, end)]
+            marks.append((boxes[0][0], boxes[0][1], boxes[1][2], boxes[1][3]))
+    paths = [o.get_bounds() for o in page.get_objects(max_depth=3)
+             if o.type == raw.FPDF_PAGEOBJ_PATH]
+    drawings: list[Box] = []
+    for left, bottom, right, top in sorted(paths, key=lambda b: -b[3]):
+        last = drawings[-1] if drawings else None
+        if last is not None and bottom <= last[3] and top >= last[1] - 6:
+            drawings[-1] = (min(left, last[0]), min(bottom, last[1]), max(right, last[2]),
+                            max(top, last[3]))
+        else:
+            drawings.append((left, bottom, right, top))
+    pairs = []
+    for mark in marks:
+        above = [d for d in drawings if d[1] <= mark[3] + 20 and d[3] >= mark[1]]
+        pairs.append((mark, min(above, key=lambda d: d[1])))
+    return page.get_width(), pairs
+
+
+def check_widths(pdf: bytes) -> None:
+    """The three formulas of :data:`WIDE` laid out as TeX's ``\\eqno`` lays them out."""
+    width, pairs = marks_and_formulas(pdf)
+    (fit_mark, fit), (wide_mark, wide), (wider_mark, wider) = pairs
+    assert abs((fit[0] + fit[2]) / 2 - width / 2) < 1  # centred, as without a number
+    middle = (fit[1] + fit[3]) / 2
+    assert abs((fit_mark[1] + fit_mark[3]) / 2 - middle) < 2  # on the formula's height
+    assert fit[2] < fit_mark[0] and wide[2] < wide_mark[0]  # never under the number
+    assert (wide[0] + wide[2]) / 2 < width / 2 - 1  # moved left to make room
+    assert wide_mark[0] - wide[2] < 15  # up to the number, an em apart
+    assert wide_mark[1] < (wide[1] + wide[3]) / 2 < wide_mark[3]  # still beside it
+    assert wider_mark[3] < wider[1]  # below the formula
+    assert abs(wider_mark[2] - fit_mark[2]) < 1  # at the same right margin
 
 
 def check_pdf(pdf: bytes) -> None:

@@ -10,12 +10,13 @@ import pytest
 
 from tests.helpers import convert_with_libreoffice, pdf_lines
 from tests.support.render import render_markdown
-from tests.writers.test_equation_numbers import MARKDOWN, check_pdf
+from tests.writers.test_equation_numbers import MARKDOWN, WIDE, check_pdf, check_widths
 
 
 @pytest.mark.slow
 def test_weasyprint_pdf_sets_the_numbers_at_the_right_margin_linked_from_the_text() -> None:
     check_pdf(render_markdown("pdf", MARKDOWN, []))
+    check_widths(render_markdown("pdf", WIDE, []))
 
 
 @pytest.mark.libreoffice

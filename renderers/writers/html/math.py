@@ -8,8 +8,10 @@ WeasyPrint lays out. TeX that cannot be converted shows its source as code.
 A displayed formula with a mark (its number "(1)", or its own ``\\tag``:
 :func:`renderers.math.marks.equation_mark`) is a flex line of three: an empty spacer, the
 formula, the mark, the two outer ones sharing the room left equally, so the formula stays
-centred and the mark sits at the right margin, centred on the formula's height; when formula
-and mark do not fit on one line the mark wraps below, at the right (amsmath's rule). The line is
+centred and the mark sits at the right margin, centred on the formula's height (the formula's
+1 em side margins, alike on both sides, keep it off the mark). A formula too wide for that
+moves left until it meets the mark (the mark keeps its own width); when formula and mark do
+not fit on one line the mark wraps below, at the right (TeX's rule for ``\\eqno``). The line is
 left-to-right in every document, so the mark is at the right margin as in every other format.
 """
 
@@ -37,8 +39,8 @@ MATH_CSS = (
 EQUATION_CSS = (
     ".equation{display:flex;flex-wrap:wrap;align-items:center;margin:.5em 0;direction:ltr}"
     ".equation::before{content:'';flex:1 1 0}"
-    ".equation>.math.display{flex:0 0 auto;margin:0;max-width:100%}"
-    ".eqno{flex:1 1 0;text-align:right;white-space:nowrap;padding-left:1em}"
+    ".equation>.math.display{flex:0 0 auto;margin:0 1em}"
+    ".eqno{flex:1 1 0;text-align:right;white-space:nowrap}"
 )
 #: A reference's class: ``xref`` (read back as a reference to the figure) or, for the number
 #: alone, ``xref-number`` (read back as a link showing the number).
