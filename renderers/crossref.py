@@ -6,7 +6,7 @@ Runs once, at resolve time, after the citation pass (:func:`renderers.resolve.re
 it), so writers only show what it decided: a labelled :class:`Figure`, :class:`Table` or
 displayed :class:`Math` gets its number (each kind counted apart, in document order; a formula
 with its own ``\\tag`` takes none, as in amsmath: its tag is its mark, and a reference to its
-label stays text with a ``tagged-label`` note), every :class:`CrossRef` to a
+label stays text with an ``unknown-label`` note saying so), every :class:`CrossRef` to a
 known label the same number, and a reference nothing defines stays the text the author wrote,
 with an ``unknown-label`` diagnostic. A label defined twice (``duplicate-label``) keeps its
 first definition; the second is numbered as any figure, but references go to the first. A
@@ -108,19 +108,17 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
         return _merge_text(out)
 
     mapped = map_blocks(blocks, number_ref, block_fn=number_block, tidy=tidy)
-    for label in unknown:
-        if label_key(label) in tagged:
-            notes.append(Diagnostic(
-                Code.UNKNOWN_LABEL,
-                f"cross-reference to {label!r} kept as text: that formula has its own \\tag, "
-                "which stands in place of a number (write the tag in the text instead)",
-            ))
-        else:
-            notes.append(Diagnostic(
-                Code.UNKNOWN_LABEL,
-                f"cross-reference to unknown label {label!r} kept as text",
-            ))
+    notes += [Diagnostic(Code.UNKNOWN_LABEL, _unknown(label, tagged)) for label in unknown]
     return mapped, notes
+
+
+def _unknown(label: str, tagged: set[str]) -> str:
+    """Why a reference to ``label`` stays text: nothing defines it, or it names a formula whose
+    own ``\\tag`` stands where a number would (``tagged``, by :func:`label_key`)."""
+    if label_key(label) in tagged:
+        return (f"cross-reference to {label!r} kept as text: that formula has its own \\tag, "
+                "which stands in place of a number (write the tag in the text instead)")
+    return f"cross-reference to unknown label {label!r} kept as text"
 
 
 def _equation_label(node: Inline) -> str:

@@ -80,9 +80,9 @@ class Labels:
     #: The title of a document that has none where one is required (HTML ``<title>``, the PDF).
     untitled: str = "Report"
 
-    def numbered(self, kind: CrossRefKind, number: int | str) -> str:
+    def numbered(self, kind: CrossRefKind, number: int) -> str:
         """"Figure 1", "Table 2", "Equation 3": a numbered figure, table or equation, as
-        references name it (``number`` a tagged equation's own mark: "Equation A")."""
+        references name it."""
         name = {"fig": self.figure, "tbl": self.table, "eq": self.equation}[kind]
         return name.format(number=number)
 
