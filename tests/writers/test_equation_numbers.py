@@ -314,3 +314,12 @@ def test_a_numbered_formula_among_words_keeps_its_number_and_its_link_target() -
     assert "".join(run.text for run in runs).startswith("Before c=d (1) after, see Equation 1.")
     html = lxml.html.document_fromstring(render_markdown("html", markdown, []))
     assert html.xpath("//p//span[@class='equation']/@id") == ["eq-1"]
+
+
+def test_docx_puts_the_number_of_a_formula_too_wide_for_it_on_the_next_line() -> None:
+    package = zipfile.ZipFile(io.BytesIO(render_markdown("docx", WIDE, [])))
+    body = etree.fromstring(package.read("word/document.xml"))
+    marked = [p for p in body.iter(f"{W}p") if p.find(f"{W}pPr/{W}tabs") is not None]
+    last_runs = [[etree.QName(c).localname for c in p.findall(f"{W}r")[-1]] for p in marked]
+    assert last_runs[0] == ["tab", "t"]  # beside the formula
+    assert last_runs[-1] == ["br", "tab", "tab", "t"]  # below it, past the centre stop

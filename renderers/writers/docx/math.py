@@ -15,6 +15,7 @@ from renderers.document import Inline, Math, numbered_anchor
 from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.omml import omml_math, omml_paragraph
+from renderers.math.svg import draw_formula
 from renderers.writers.common import caption_lead
 from renderers.writers.docx.links import Bookmarks, add_hyperlink
 from renderers.writers.docx.oxml import Element, RunProps, add_run, w
@@ -35,11 +36,29 @@ def add_math(p: Element, node: Math, code: RunProps, *, whole_paragraph: bool = 
 def add_marked_equation(p: Element, node: Math, mark: str, code: RunProps, *, start: int,
                         end: int) -> None:
     """A displayed formula centred between ``start`` and ``end`` (twips from the margin, as
-    Word measures tab stops) and its ``mark`` ("(1)") at ``end``, in paragraph ``p``."""
+    Word measures tab stops) and its ``mark`` ("(1)") at ``end``, in paragraph ``p``; below the
+    formula, at ``end``, when the two do not fit on one line (:func:`_fits_beside`)."""
     _set_tabs(p, (("center", (start + end) // 2), ("right", end)))
     add_run(p, "\t")
     add_math(p, node, code)
-    add_run(p, "\t" + mark)
+    # on a line of its own the mark passes the centre stop to reach the right one
+    add_run(p, "\t" + mark if _fits_beside(node, mark, end - start) else "\n\t\t" + mark)
+
+
+#: Body text's size in the default template (points), by which a formula's drawing, measured
+#: in em, is scaled to tell whether its mark fits beside it. Word and LibreOffice cannot say
+#: so themselves: a mark wrapped after a tab lands at the centre tab stop.
+_BODY_PT = 11.0
+
+
+def _fits_beside(node: Math, mark: str, width: int) -> bool:
+    """Whether the formula and its mark fit on one line ``width`` twips wide (its drawing,
+    which spaces operators as Word does, an em between, half an em a character of the mark)."""
+    try:
+        drawn = draw_formula(parse_tex(node.tex, node.display))
+    except MathError:
+        return True
+    return (drawn.width + 1 + len(mark) / 2) * _BODY_PT * 20 <= width
 
 
 #: What comes before ``w:tabs`` in a ``w:pPr`` (its schema's order).
