@@ -1,9 +1,12 @@
-"""The cross-reference pass: number labelled figures and tables, resolve ``@fig:…``/``@tbl:…``
-and ``@sec:…``, and word a group of references as one (``[@fig:a; @fig:b; @fig:c]``).
+"""The cross-reference pass: number labelled figures, tables and displayed equations, resolve
+``@fig:…``/``@tbl:…``/``@eq:…`` and ``@sec:…``, and word a group of references as one
+(``[@fig:a; @fig:b; @fig:c]``).
 
 Runs once, at resolve time, after the citation pass (:func:`renderers.resolve.resolve` calls
-it), so writers only show what it decided: a labelled :class:`Figure` or :class:`Table` gets
-its number (figures and tables counted apart, in document order), every :class:`CrossRef` to a
+it), so writers only show what it decided: a labelled :class:`Figure`, :class:`Table` or
+displayed :class:`Math` gets its number (each kind counted apart, in document order; a formula
+with its own ``\\tag`` takes none, as in amsmath: its tag is its mark, and a reference to its
+label stays text with an ``unknown-label`` note saying so), every :class:`CrossRef` to a
 known label the same number, and a reference nothing defines stays the text the author wrote,
 with an ``unknown-label`` diagnostic. A label defined twice (``duplicate-label``) keeps its
 first definition; the second is numbered as any figure, but references go to the first. A
@@ -39,6 +42,7 @@ from renderers.document import (
     Heading,
     Inline,
     Link,
+    Math,
     Paragraph,
     Table,
     Text,
@@ -54,27 +58,27 @@ from renderers.document import (
 
 
 def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list[Diagnostic]]:
-    """``blocks`` with figures, tables and references numbered, and the diagnostics this gave
-    (``duplicate-label``, ``unknown-label``)."""
+    """``blocks`` with figures, tables, equations and references numbered, and the diagnostics
+    this gave (``duplicate-label``, ``unknown-label``)."""
     numbers: dict[str, int] = {}
-    counters: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0}
+    counters: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0, "eq": 0}
     notes: list[Diagnostic] = []
-    for block in iter_blocks(blocks):
-        if isinstance(block, Figure | Table) and block.label:
-            kind = label_kind(block.label)
-            counters[kind] += 1
-            if label_key(block.label) in numbers:
-                notes.append(Diagnostic(
-                    Code.DUPLICATE_LABEL,
-                    f"label {block.label!r} is defined twice; references go to the first",
-                ))
-            else:
-                numbers[label_key(block.label)] = counters[kind]
+    tagged: set[str] = set()
+    for label in _numbered_labels(blocks, tagged):
+        kind = label_kind(label)
+        counters[kind] += 1
+        if label_key(label) in numbers:
+            notes.append(Diagnostic(
+                Code.DUPLICATE_LABEL,
+                f"label {label!r} is defined twice; references go to the first",
+            ))
+        else:
+            numbers[label_key(label)] = counters[kind]
     if not numbers and not _has_refs(blocks):
         return blocks, notes
     sections = _sections(blocks)
     blocks = _unlink_in_links(blocks)
-    counted: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0}
+    counted: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0, "eq": 0}
     unknown: dict[str, None] = {}
 
     def number_block(block: Block) -> Block:
@@ -87,6 +91,11 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
     def number_ref(node: Inline) -> Inline:
         if isinstance(node, CrossRef) and not section_label(node.label):
             return dataclasses.replace(node, number=numbers.get(label_key(node.label), 0))
+        if isinstance(node, Math) and _equation_label(node) and label_key(
+            node.label
+        ) not in tagged:
+            counted["eq"] += 1
+            return dataclasses.replace(node, number=counted["eq"])
         return node
 
     def tidy(nodes: list[Inline]) -> tuple[Inline, ...]:
@@ -99,19 +108,56 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
         return _merge_text(out)
 
     mapped = map_blocks(blocks, number_ref, block_fn=number_block, tidy=tidy)
-    notes += [
-        Diagnostic(Code.UNKNOWN_LABEL, f"cross-reference to unknown label {label!r} kept as text")
-        for label in unknown
-    ]
+    notes += [Diagnostic(Code.UNKNOWN_LABEL, _unknown(label, tagged)) for label in unknown]
     return mapped, notes
 
 
+def _unknown(label: str, tagged: set[str]) -> str:
+    """Why a reference to ``label`` stays text: nothing defines it, or it names a formula whose
+    own ``\\tag`` stands where a number would (``tagged``, by :func:`label_key`)."""
+    if label_key(label) in tagged:
+        return (f"cross-reference to {label!r} kept as text: that formula has its own \\tag, "
+                "which stands in place of a number (write the tag in the text instead)")
+    return f"cross-reference to unknown label {label!r} kept as text"
+
+
+def _equation_label(node: Inline) -> str:
+    """The label of a labelled displayed formula ("" for any other inline)."""
+    return node.label if isinstance(node, Math) and node.display and node.label else ""
+
+
+def _numbered_labels(blocks: tuple[Block, ...], tagged: set[str]) -> list[str]:
+    """The labels that number something, in document order: figures' and tables', then
+    equations' (each kind is counted apart, so only the order within a kind matters). A
+    tagged formula's label numbers nothing: it goes in ``tagged`` (by :func:`label_key`)."""
+    labels = [
+        block.label for block in iter_blocks(blocks) if isinstance(block, Figure | Table)
+        and block.label
+    ]
+    for node in iter_inlines(blocks):
+        if isinstance(node, Math) and (label := _equation_label(node)):
+            if _has_tag(node.tex):
+                tagged.add(label_key(label))
+            else:
+                labels.append(label)
+    return labels
+
+
+def _has_tag(tex: str) -> bool:
+    """Whether a displayed formula has its own margin tag (the TeX parser is loaded only by a
+    labelled formula holding ``\\tag``)."""
+    if "\\tag" not in tex:
+        return False
+    from renderers.math.marks import formula_tag
+
+    return bool(formula_tag(tex))
+
+
 def defined_labels(blocks: tuple[Block, ...]) -> frozenset[str]:
-    """The labels a figure, table or heading of ``blocks`` defines (what a reference may name,
-    by :func:`~renderers.document.label_key`)."""
+    """The labels a figure, table, equation or heading of ``blocks`` defines (what a reference
+    may name, by :func:`~renderers.document.label_key`)."""
     return frozenset(
-        label_key(block.label) for block in iter_blocks(blocks)
-        if isinstance(block, Figure | Table) and block.label
+        label_key(label) for label in _numbered_labels(blocks, set())
     ) | frozenset(_sections(blocks))
 
 

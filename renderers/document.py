@@ -146,15 +146,26 @@ class Math:
     """TeX math (``$…$``, ``\\(…\\)``; ``display`` for ``$$…$$``, ``\\[…\\]``), kept as written.
 
     Readers make one only for TeX that :mod:`renderers.math` can read; writers convert it there.
-    A paragraph holding only a displayed formula is an equation on its own line.
+    A paragraph holding only a displayed formula is an equation on its own line. ``label``
+    (``eq:energy`` from ``$$…$$ {#eq:energy}``) makes a displayed formula a numbered equation,
+    ``number`` filled by the cross-reference pass; writers show "(1)" at the right margin, or
+    the formula's own ``\\tag`` there (:func:`renderers.math.marks.equation_mark`).
     """
 
     tex: str
     display: bool = False
+    label: str = ""
+    number: int = 0
+
+    @property
+    def anchor(self) -> str:
+        """Where references to a numbered equation lead (``eq-1``), "" for an unnumbered one."""
+        return numbered_anchor(self.label, self.number) if self.label and self.number else ""
 
 
-#: What a cross-reference may point at: a figure or a table (pandoc-crossref's prefixes).
-CrossRefKind = Literal["fig", "tbl"]
+#: What a cross-reference may point at: a figure, a table or a displayed equation
+#: (pandoc-crossref's prefixes).
+CrossRefKind = Literal["fig", "tbl", "eq"]
 #: Combining marks a label's letters carry (``\w`` holds none): Latin, Greek and Cyrillic
 #: accents written decomposed (``e`` + U+0301), Hebrew and Arabic points, the vowel signs of
 #: the Indic, Thai, Lao, Myanmar and Khmer blocks (taken whole, less their full stops), and
@@ -170,7 +181,7 @@ _LABEL_MARKS = (
 #: script, as pandoc's citation keys and identifiers. A reference may capitalise its prefix
 #: (pandoc-crossref's ``@Fig:a``): it names the same label (:func:`label_key`).
 CROSSREF_LABEL = (
-    rf"(?:[Ff]ig|[Tt]bl|[Ss]ec)[:-][\w{_LABEL_MARKS}]+(?:[-:.][\w{_LABEL_MARKS}]+)*"
+    rf"(?:[Ff]ig|[Tt]bl|[Ss]ec|[Ee]q)[:-][\w{_LABEL_MARKS}]+(?:[-:.][\w{_LABEL_MARKS}]+)*"
 )
 #: Characters after which an ``@`` is part of an e-mail address (``a.b@…``, ``x+y@…``).
 _EMAIL_BEFORE = frozenset("._-+@")
@@ -216,8 +227,9 @@ def label_key(label: str) -> str:
 
 
 def label_kind(label: str) -> CrossRefKind:
-    """The kind a label names by its prefix (``fig:…``/``fig-…`` or ``tbl:…``/``tbl-…``)."""
-    return "tbl" if label_key(label).startswith("tbl") else "fig"
+    """The kind a label names by its prefix (``fig:…``/``fig-…``, ``tbl:…``, ``eq:…``)."""
+    key = label_key(label)
+    return "tbl" if key.startswith("tbl") else "eq" if key.startswith("eq") else "fig"
 
 
 def section_label(label: str) -> bool:
@@ -233,7 +245,8 @@ def numbered_name(label: str, number: int, words: Labels) -> str:
 
 
 def numbered_anchor(label: str, number: int) -> str:
-    """The anchor of a numbered figure or table in every format (``fig-1``, ``tbl-2``)."""
+    """The anchor of a numbered figure, table or equation in every format (``fig-1``,
+    ``tbl-2``, ``eq-3``)."""
     return f"{label_kind(label)}-{number}"
 
 

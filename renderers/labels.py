@@ -1,6 +1,6 @@
 """The words citerender writes itself, in the document's language: section headings (Sources,
-Notes, Contents), the PDF footer ("Page 1 of 5"), the names of numbered figures and tables
-(one and several: "Figure 1", "Figures 1, 3 and 5"),
+Notes, Contents), the PDF footer ("Page 1 of 5"), the names of numbered figures, tables and
+equations (one and several: "Figure 1", "Figures 1, 3 and 5", "Equation 2"),
 "(cont.)" on a continued slide, back-link titles and the text of an image that cannot be shown.
 
 Every writer takes them from the :class:`Labels` of :func:`labels_for`, and nothing else spells
@@ -50,10 +50,13 @@ class Labels:
     #: A numbered figure and table, as references and captions name them.
     figure: str = "Figure {number}"
     table: str = "Table {number}"
+    #: A numbered displayed equation, as references name it (it has no caption).
+    equation: str = "Equation {number}"
     #: Several figures or tables, as a group of references names them ("Figures 1–3"): the
     #: plural name before ``{numbers}`` (the same word in Chinese, Japanese and Korean).
     figures: str = "Figures {numbers}"
     tables: str = "Tables {numbers}"
+    equations: str = "Equations {numbers}"
     #: What joins the numbers (and names) of a group: "1, 3 and 5", "1–3".
     separator: str = ", "
     conjunction: str = " and "
@@ -78,12 +81,14 @@ class Labels:
     untitled: str = "Report"
 
     def numbered(self, kind: CrossRefKind, number: int) -> str:
-        """"Figure 1", "Table 2": a numbered figure or table, as references name it."""
-        return (self.table if kind == "tbl" else self.figure).format(number=number)
+        """"Figure 1", "Table 2", "Equation 3": a numbered figure, table or equation, as
+        references name it."""
+        name = {"fig": self.figure, "tbl": self.table, "eq": self.equation}[kind]
+        return name.format(number=number)
 
     def names_lead(self, kind: CrossRefKind) -> str:
         """"Figures ": the plural name a group's numbers follow."""
-        names = self.tables if kind == "tbl" else self.figures
+        names = {"fig": self.figures, "tbl": self.tables, "eq": self.equations}[kind]
         if not names.endswith("{numbers}"):
             raise ValueError(f"the plural name {names!r} must end with {{numbers}}")
         return names.removesuffix("{numbers}")
@@ -135,6 +140,7 @@ LABELS: dict[str, Labels] = {
         more="+{count} weitere", source="Quelle {sid}",
         untitled="Bericht", abstract="Zusammenfassung",
         figures="Abbildungen {numbers}", tables="Tabellen {numbers}", conjunction=" und ",
+        equation="Gleichung {number}", equations="Gleichungen {numbers}",
     ),
     "fr": Labels(
         sources="Sources", notes="Notes", citation_notes="Notes bibliographiques",
@@ -145,6 +151,7 @@ LABELS: dict[str, Labels] = {
         image="[Image]", more="+{count} autres", source="Source {sid}",
         untitled="Rapport", abstract="Résumé",
         figures="Figures {numbers}", tables="Tableaux {numbers}", conjunction=" et ",
+        equation="Équation {number}", equations="Équations {numbers}",
     ),
     "es": Labels(
         sources="Fuentes", notes="Notas", citation_notes="Notas bibliográficas",
@@ -154,6 +161,7 @@ LABELS: dict[str, Labels] = {
         more="+{count} más", source="Fuente {sid}",
         untitled="Informe", abstract="Resumen",
         figures="Figuras {numbers}", tables="Tablas {numbers}", conjunction=" y ",
+        equation="Ecuación {number}", equations="Ecuaciones {numbers}",
     ),
     "it": Labels(
         sources="Fonti", notes="Note", citation_notes="Note bibliografiche", contents="Indice",
@@ -163,6 +171,7 @@ LABELS: dict[str, Labels] = {
         image="[Immagine]", more="+{count} altre", source="Fonte {sid}",
         untitled="Rapporto", abstract="Sommario",
         figures="Figure {numbers}", tables="Tabelle {numbers}", conjunction=" e ",
+        equation="Equazione {number}", equations="Equazioni {numbers}",
     ),
     "pt": Labels(
         sources="Fontes", notes="Notas", citation_notes="Notas bibliográficas",
@@ -172,6 +181,7 @@ LABELS: dict[str, Labels] = {
         more="+{count} mais", source="Fonte {sid}",
         untitled="Relatório", abstract="Resumo",
         figures="Figuras {numbers}", tables="Tabelas {numbers}", conjunction=" e ",
+        equation="Equação {number}", equations="Equações {numbers}",
     ),
     "nl": Labels(
         sources="Bronnen", notes="Noten", citation_notes="Bronvermeldingen", contents="Inhoud",
@@ -181,6 +191,7 @@ LABELS: dict[str, Labels] = {
         image="[Afbeelding]", more="+{count} meer", source="Bron {sid}",
         untitled="Rapport", abstract="Samenvatting",
         figures="Figuren {numbers}", tables="Tabellen {numbers}", conjunction=" en ",
+        equation="Vergelijking {number}", equations="Vergelijkingen {numbers}",
     ),
     "sv": Labels(
         sources="Källor", notes="Noter", citation_notes="Källhänvisningar",
@@ -191,6 +202,7 @@ LABELS: dict[str, Labels] = {
         source="Källa {sid}",
         untitled="Rapport", abstract="Sammanfattning",
         figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" och ",
+        equation="Ekvation {number}", equations="Ekvationer {numbers}",
     ),
     "da": Labels(
         sources="Kilder", notes="Noter", citation_notes="Kildehenvisninger", contents="Indhold",
@@ -200,6 +212,7 @@ LABELS: dict[str, Labels] = {
         image="[Billede]", more="+{count} flere", source="Kilde {sid}",
         untitled="Rapport", abstract="Resumé",
         figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" og ",
+        equation="Ligning {number}", equations="Ligninger {numbers}",
     ),
     "nb": Labels(
         sources="Kilder", notes="Noter", citation_notes="Kildehenvisninger", contents="Innhold",
@@ -209,6 +222,7 @@ LABELS: dict[str, Labels] = {
         image="[Bilde]", more="+{count} flere", source="Kilde {sid}",
         untitled="Rapport", abstract="Sammendrag",
         figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" og ",
+        equation="Likning {number}", equations="Likninger {numbers}",
     ),
     "fi": Labels(
         sources="Lähteet", notes="Huomautukset", citation_notes="Lähdeviitteet",
@@ -219,6 +233,7 @@ LABELS: dict[str, Labels] = {
         source="Lähde {sid}",
         untitled="Raportti", abstract="Tiivistelmä",
         figures="Kuvat {numbers}", tables="Taulukot {numbers}", conjunction=" ja ",
+        equation="Yhtälö {number}", equations="Yhtälöt {numbers}",
     ),
     "pl": Labels(
         sources="Źródła", notes="Przypisy", citation_notes="Przypisy bibliograficzne",
@@ -229,6 +244,7 @@ LABELS: dict[str, Labels] = {
         source="Źródło {sid}",
         untitled="Raport", abstract="Streszczenie",
         figures="Rysunki {numbers}", tables="Tabele {numbers}", conjunction=" i ",
+        equation="Równanie {number}", equations="Równania {numbers}",
     ),
     "cs": Labels(
         sources="Zdroje", notes="Poznámky", citation_notes="Bibliografické poznámky",
@@ -238,6 +254,7 @@ LABELS: dict[str, Labels] = {
         more="+{count} další", source="Zdroj {sid}",
         untitled="Zpráva", abstract="Abstrakt",
         figures="Obrázky {numbers}", tables="Tabulky {numbers}", conjunction=" a ",
+        equation="Rovnice {number}", equations="Rovnice {numbers}",
     ),
     "ru": Labels(
         sources="Источники", notes="Примечания", citation_notes="Библиографические примечания",
@@ -248,6 +265,7 @@ LABELS: dict[str, Labels] = {
         source="Источник {sid}",
         untitled="Отчёт", abstract="Аннотация",
         figures="Рисунки {numbers}", tables="Таблицы {numbers}", conjunction=" и ",
+        equation="Уравнение {number}", equations="Уравнения {numbers}",
     ),
     "uk": Labels(
         sources="Джерела", notes="Примітки", citation_notes="Бібліографічні примітки",
@@ -258,6 +276,7 @@ LABELS: dict[str, Labels] = {
         source="Джерело {sid}",
         untitled="Звіт", abstract="Анотація",
         figures="Рисунки {numbers}", tables="Таблиці {numbers}", conjunction=" і ",
+        equation="Рівняння {number}", equations="Рівняння {numbers}",
     ),
     "el": Labels(
         sources="Πηγές", notes="Σημειώσεις", citation_notes="Βιβλιογραφικές σημειώσεις",
@@ -268,6 +287,7 @@ LABELS: dict[str, Labels] = {
         source="Πηγή {sid}",
         untitled="Αναφορά", abstract="Περίληψη",
         figures="Σχήματα {numbers}", tables="Πίνακες {numbers}", conjunction=" και ",
+        equation="Εξίσωση {number}", equations="Εξισώσεις {numbers}",
     ),
     "tr": Labels(
         sources="Kaynaklar", notes="Notlar", citation_notes="Kaynak notları",
@@ -277,6 +297,7 @@ LABELS: dict[str, Labels] = {
         image="[Görsel]", more="+{count} daha", source="Kaynak {sid}",
         untitled="Rapor", abstract="Özet",
         figures="Şekiller {numbers}", tables="Tablolar {numbers}", conjunction=" ve ",
+        equation="Denklem {number}", equations="Denklemler {numbers}",
     ),
     "ar": Labels(
         sources="المصادر", notes="الملاحظات", citation_notes="حواشي المصادر",
@@ -287,6 +308,7 @@ LABELS: dict[str, Labels] = {
         untitled="تقرير", abstract="ملخص",
         figures="الأشكال {numbers}", tables="الجداول {numbers}",
         conjunction=" و", separator="\u060c ",
+        equation="معادلة {number}", equations="المعادلات {numbers}",
     ),
     "he": Labels(
         sources="מקורות", notes="הערות", citation_notes="הערות ביבליוגרפיות",
@@ -296,6 +318,7 @@ LABELS: dict[str, Labels] = {
         more="+{count} נוספים", source="מקור {sid}",
         untitled="דוח", abstract="תקציר",
         figures="איורים {numbers}", tables="טבלאות {numbers}", conjunction=" ו\u05be",
+        equation="משוואה {number}", equations="משוואות {numbers}",
     ),
     "fa": Labels(
         sources="منابع", notes="یادداشت\u200cها", citation_notes="یادداشت\u200cهای منابع",
@@ -306,6 +329,7 @@ LABELS: dict[str, Labels] = {
         untitled="گزارش", abstract="چکیده",
         figures="شکل\u200cهای {numbers}", tables="جدول\u200cهای {numbers}",
         conjunction=" و ", separator="\u060c ",
+        equation="معادله {number}", equations="معادله\u200cهای {numbers}",
     ),
     "hi": Labels(
         sources="स्रोत", notes="टिप्पणियाँ", citation_notes="स्रोत टिप्पणियाँ",
@@ -315,6 +339,7 @@ LABELS: dict[str, Labels] = {
         more="+{count} और", source="स्रोत {sid}",
         untitled="रिपोर्ट", abstract="सारांश",
         figures="चित्र {numbers}", tables="तालिकाएँ {numbers}", conjunction=" और ",
+        equation="समीकरण {number}", equations="समीकरण {numbers}",
     ),
     "ja": Labels(
         sources="出典", notes="注", citation_notes="出典注", contents="目次",
@@ -325,6 +350,7 @@ LABELS: dict[str, Labels] = {
         untitled="レポート", abstract="概要",
         figures="図{numbers}", tables="表{numbers}",
         conjunction="、", separator="、", range="\uff5e",
+        equation="式{number}", equations="式{numbers}",
     ),
     "zh-Hans": Labels(
         sources="来源", notes="注释", citation_notes="来源注释", contents="目录",
@@ -334,6 +360,7 @@ LABELS: dict[str, Labels] = {
         more="另{count}项", source="来源{sid}",
         untitled="报告", abstract="摘要",
         figures="图{numbers}", tables="表{numbers}", conjunction="和", separator="、",
+        equation="公式{number}", equations="公式{numbers}",
     ),
     "zh-Hant": Labels(
         sources="來源", notes="註釋", citation_notes="來源註釋", contents="目錄",
@@ -343,6 +370,7 @@ LABELS: dict[str, Labels] = {
         more="另{count}項", source="來源{sid}",
         untitled="報告", abstract="摘要",
         figures="圖{numbers}", tables="表{numbers}", conjunction="和", separator="、",
+        equation="公式{number}", equations="公式{numbers}",
     ),
     "ko": Labels(
         sources="출처", notes="주석", citation_notes="출처 주석", contents="목차",
@@ -352,6 +380,7 @@ LABELS: dict[str, Labels] = {
         more="+{count}개 더", source="출처 {sid}",
         untitled="보고서", abstract="초록",
         figures="그림 {numbers}", tables="표 {numbers}", conjunction=" 및 ",
+        equation="식 {number}", equations="식 {numbers}",
     ),
 }
 #: Tags that name a language of :data:`LABELS` under another subtag.

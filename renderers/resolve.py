@@ -24,6 +24,7 @@ from renderers.document import (
     Figure,
     Inline,
     Link,
+    Math,
     Strike,
     Strong,
     Styled,
@@ -332,7 +333,7 @@ def generated_anchors(blocks: tuple[Block, ...], entries: Sequence[SourceEntry])
     writers make for a resolved document, so that a link to another one gets its note: each
     citation's (``cite-K``, and ``cnote-K`` for the note a citation style gave it), the Sources
     list and its entries, each author note (``fn-N``; ``fnref-N`` when referenced) and each
-    numbered figure or table."""
+    numbered figure, table or equation."""
     from renderers.writers.common import AuthorNotes  # the writers' numbering (imports this)
 
     made = {"sources"} if entries else set()
@@ -347,6 +348,9 @@ def generated_anchors(blocks: tuple[Block, ...], entries: Sequence[SourceEntry])
     made.update(
         numbered_anchor(block.label, block.number) for block in iter_blocks(blocks)
         if isinstance(block, Figure | Table) and block.label and block.number
+    )
+    made.update(
+        node.anchor for node in iter_inlines(blocks) if isinstance(node, Math) and node.anchor
     )
     return made
 

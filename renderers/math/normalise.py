@@ -46,15 +46,15 @@ _COLUMNS = re.compile(r"^\s*\{\s*\d+\s*\}")  # ``alignedat{2}``: pairs of column
 _ALIGN_STAR = Rewrite(r"\begin{align*}", r"\end{align*}", argument=_POSITION)
 _CENTRED = Rewrite(r"\begin{array}{c}", r"\end{array}", display_cells=True, argument=_POSITION)
 
-#: Environments rewritten to one latex2mathml reads as a table. Numbered forms lose their
-#: numbers (TeX numbers them by the document's counter, which a single formula does not have),
-#: except ``alignat``/``flalign``, which become ``align`` as latex2mathml numbers it.
+#: Environments rewritten to one latex2mathml reads as a table. Numbered forms lose their row
+#: numbers: a displayed formula is one equation, numbered as a whole when labelled
+#: (``$$…$$ {#eq:a}``, as pandoc-crossref numbers it); ``align`` too (:func:`_rewritten`).
 REWRITES: dict[str, Rewrite] = {
     "aligned": _ALIGN_STAR,
     "alignedat": Rewrite(r"\begin{align*}", r"\end{align*}", argument=_COLUMNS),
-    "alignat": Rewrite(r"\begin{align}", r"\end{align}", argument=_COLUMNS),
+    "alignat": Rewrite(r"\begin{align*}", r"\end{align*}", argument=_COLUMNS),
     "alignat*": Rewrite(r"\begin{align*}", r"\end{align*}", argument=_COLUMNS),
-    "flalign": Rewrite(r"\begin{align}", r"\end{align}"),
+    "flalign": _ALIGN_STAR,
     "flalign*": _ALIGN_STAR,
     "eqnarray": Rewrite(r"\begin{array}{rcl}", r"\end{array}", display_cells=True),
     "eqnarray*": Rewrite(r"\begin{array}{rcl}", r"\end{array}", display_cells=True),
@@ -124,18 +124,43 @@ def normalise(tex: str) -> str:
 
 
 def _tag(match: re.Match[str]) -> str:
-    """A tag as text after a quad: "(x)" (``\\tag*``: "x"), a ``$…$`` in it as math."""
+    """A tag inside an environment's row (``align``: the row's own mark) as text after a quad:
+    "(x)" (``\\tag*``: "x"), a ``$…$`` in it as math. A tag of the whole formula is not met
+    here: :func:`margin_tag` takes it to the right margin first."""
+    pieces = _tag_pieces(match)
+    shown = "".join(
+        f"{{{piece}}}" if index % 2 else (f"\\text{{{piece}}}" if piece else "")
+        for index, piece in enumerate(pieces)
+    )
+    return f"\\qquad {shown}"
+
+
+def _tag_pieces(match: re.Match[str]) -> list[str]:
+    """A tag's text and ``$…$`` math in turn (text first), in parentheses unless starred."""
     pieces = match.group(2).split("$")
     if len(pieces) % 2 == 0:  # an odd number of dollars: all of it is text
         pieces = [match.group(2)]
     if not match.group(1):
         pieces = ["(" + pieces[0], *pieces[1:-1], pieces[-1] + ")"] if len(pieces) > 1 else [
             f"({pieces[0]})"]
-    shown = "".join(
-        f"{{{piece}}}" if index % 2 else (f"\\text{{{piece}}}" if piece else "")
-        for index, piece in enumerate(pieces)
-    )
-    return f"\\qquad {shown}"
+    return pieces
+
+
+def margin_tag(tex: str) -> tuple[str, tuple[str, ...]]:
+    """``tex`` without the ``\\tag`` of the whole formula (one outside every environment),
+    and that tag's pieces (:func:`_tag_pieces`), which writers set at the right margin as
+    amsmath does; ``(tex, ())`` when there is none. Tags inside an environment stay in their
+    rows (:func:`_tag`)."""
+    if "\\tag" not in tex:
+        return tex, ()
+    for match in _TAG.finditer(tex):
+        depth = 0
+        for edge in _BEGIN_OR_END.finditer(tex, 0, match.start()):
+            if edge.group(2).strip() not in UNWRAPPED:  # ``equation``'s tag is the formula's
+                depth += 1 if edge.group(1) == "begin" else -1
+        if depth == 0:
+            return tex[: match.start()] + tex[match.end() :], tuple(_tag_pieces(match))
+    return tex, ()
 
 
 def _operator_name(match: re.Match[str]) -> str:
@@ -194,7 +219,7 @@ def _rewritten(name: str, begin: str, body: str, end: str) -> str:
         body = intertext.text_rows(body)
     if name in UNWRAPPED:
         return "{" + body + "}"
-    if name == "align" and _TAG.search(body):  # a tag takes its row's number: none numbered
+    if name == "align":  # one formula, one number (its label's): rows are not numbered
         return r"\begin{align*}" + body + r"\end{align*}"
     rewrite = REWRITES.get(name)
     if rewrite is None:

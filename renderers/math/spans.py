@@ -3,7 +3,7 @@
 
 After converting (:func:`spanned`), each row marked by :mod:`~renderers.math.intertext`
 becomes one left-aligned cell spanning every column (MathML's ``columnspan``, which browsers
-lay out), and the numbers ``align`` gives its rows skip it. Writers with no spanning cell show
+lay out). Writers with no spanning cell show
 it another way: :func:`drawable` for the picture of PDF, PNG and slides (ziamath ignores
 ``columnspan``), :func:`office_cells` for Word.
 """
@@ -11,17 +11,13 @@ it another way: :func:`drawable` for the picture of PDF, PNG and slides (ziamath
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from renderers.math.intertext import MARK
 from renderers.math.tex import Formula, MathNode
 
-_NUMBER = re.compile(r"^\(\d+\)$")
-
 
 def spanned(node: MathNode) -> MathNode:
-    """``node`` with each marked row of a table one left-aligned cell spanning the columns,
-    and the rows' numbers counted without it."""
+    """``node`` with each marked row of a table one left-aligned cell spanning the columns."""
     children = tuple(spanned(child) for child in node.children)
     if node.tag == "mtable" and any(_marked_row(row) for row in children):
         children = _table_rows(children)
@@ -33,19 +29,12 @@ def spanned(node: MathNode) -> MathNode:
 def _table_rows(rows: tuple[MathNode, ...]) -> tuple[MathNode, ...]:
     columns = max((len(row.children) for row in rows if not _marked_row(row)), default=1)
     out: list[MathNode] = []
-    number = 0
     for row in rows:
         if _marked_row(row):
             content = _unmarked(row.children[0])
             cell = MathNode("mtd", (("columnalign", "left"), ("columnspan", str(columns))),
                             content)
-            out.append(MathNode("mtr", row.attrs, (cell,)))
-            continue
-        last = row.children[-1] if row.children else None
-        if last is not None and len(last.children) == 1 and _NUMBER.match(last.children[0].text):
-            number += 1
-            renumbered = MathNode("mtd", last.attrs, (MathNode("mtext", text=f"({number})"),))
-            row = MathNode("mtr", row.attrs, (*row.children[:-1], renumbered))
+            row = MathNode("mtr", row.attrs, (cell,))
         out.append(row)
     return tuple(out)
 
@@ -86,8 +75,8 @@ def spans(cell: MathNode) -> bool:
 def office_cells(row: MathNode, columns: int) -> tuple[MathNode, ...]:
     """The cells of ``row`` for an Office Math matrix, which has no spanning cell: a text
     row's text in the second column (in the align family the first left-aligned one, where
-    the aligned relations start: however long the text, no column before it moves, and the
-    number column of ``align`` stays free), the other cells empty."""
+    the aligned relations start: however long the text, no column before it moves), the other
+    cells empty."""
     if not row.children or not spans(row.children[0]) or columns < 2:
         return row.children
     empty = MathNode("mtd")

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from renderers.math.errors import MathError
 from renderers.math.intertext import MARK
-from renderers.math.normalise import normalise
+from renderers.math.normalise import margin_tag, normalise
 
 #: Longest TeX source of one formula, in characters.
 MAX_TEX_CHARS = 4000
@@ -82,11 +82,14 @@ class MathNode:
 @dataclass(frozen=True)
 class Formula:
     """A parsed formula: the source, whether it is displayed, and its MathML content (an
-    ``mrow`` standing for the ``<math>`` element)."""
+    ``mrow`` standing for the ``<math>`` element). ``tag``: a displayed formula's own
+    ``\\tag{x}`` as the text writers set at the right margin, "(x)" ("" for none); ``root``
+    does not hold it."""
 
     tex: str
     display: bool
     root: MathNode
+    tag: str = ""
 
 
 def check_bounds(tex: str) -> None:
@@ -124,7 +127,8 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
         raise MathError("text in the formula holds '<' or '&', which would be read as markup")
     from latex2mathml.converter import convert
 
-    rewritten = normalise(source)
+    body, tag = margin_tag(source) if display else (source, ())
+    rewritten = normalise(body)
     try:
         markup = convert(rewritten, display="block" if display else "inline")
         element = ET.fromstring(markup)
@@ -142,7 +146,19 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
         root = spanned(root)
     if not _shows_something(root):  # ``\frac{}{}``, ``\mathrm{}``: a drawing of no size
         raise MathError("the formula shows nothing")
-    return Formula(tex=source, display=display, root=root)
+    return Formula(tex=source, display=display, root=root, tag=_tag_text(tag))
+
+
+def _tag_text(pieces: tuple[str, ...]) -> str:
+    """A margin tag's text: its text pieces as written, its ``$…$`` pieces as a line of
+    Unicode (:mod:`renderers.math.linear`; the source when not math)."""
+    if not pieces:
+        return ""
+    from renderers.math.linear import tex_line  # imports this module
+
+    return "".join(
+        (tex_line(piece) or piece) if index % 2 else piece for index, piece in enumerate(pieces)
+    )
 
 
 def _shows_something(node: MathNode) -> bool:

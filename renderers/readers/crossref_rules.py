@@ -13,6 +13,8 @@
   with ``[@``. Labels hold letters and digits of any script (``@fig:图表``); a bare Latin
   label ends where words of an unspaced script go on (:func:`_bare_end`).
 * ``![Caption](img.png){#fig:solar}``: a figure's label (:func:`figure_label`).
+* ``$$ E = mc^2 $$ {#eq:energy}`` (Quarto's ``{#eq-energy}`` too): a displayed formula's
+  label, right after its closing ``$$`` on the same line (:func:`equation_labels`).
 * ``: Caption {#tbl:costs}`` or ``Table: Caption`` in the paragraph just before or after a
   table: its caption and label (:func:`attach_table_captions`).
 """
@@ -33,10 +35,12 @@ from renderers.document import (
     CrossRefForm,
     Image,
     Inline,
+    Math,
     Paragraph,
     Table,
     Text,
     crossref_may_follow,
+    label_key,
     unspaced_letter,
 )
 
@@ -138,6 +142,28 @@ def figure_label(children: tuple[Inline, ...]) -> tuple[Image, str] | None:
     if match is None or not match.group(1).startswith("fig"):
         return None
     return children[0], _nfc(match.group(1))
+
+
+def equation_labels(children: tuple[Inline, ...]) -> tuple[Inline, ...]:
+    """``children`` with each displayed formula followed on its line by ``{#eq:…}`` labelled
+    (the label's text taken out), as pandoc-crossref reads ``$$ … $$ {#eq:a}``."""
+    if not any(isinstance(node, Math) and node.display for node in children):
+        return children
+    out: list[Inline] = []
+    for node in children:
+        last = out[-1] if out else None
+        if isinstance(node, Text) and isinstance(last, Math) and last.display and not last.label:
+            head = node.text.lstrip(" \t")
+            close = head.find("}") + 1 if head.startswith("{#") else 0
+            match = _patterns()[2].match(head[:close]) if close else None
+            if match is not None and label_key(match.group(1)).startswith("eq"):
+                out[-1] = dataclasses.replace(last, label=_nfc(match.group(1)))
+                rest = head[close:]
+                if rest:
+                    out.append(Text(rest))
+                continue
+        out.append(node)
+    return tuple(out)
 
 
 def _caption(block: Block) -> tuple[tuple[Inline, ...], str] | None:

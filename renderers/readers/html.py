@@ -118,9 +118,13 @@ REBUILT_PARTS = frozenset({"sources", "citation-notes", "toc", "title-block"})
 #: What the report writer adds to a line that is not the author's: the back-link arrows, a
 #: note's letter before its text, a task item's box (the item says it is a task), a numbered
 #: caption's "Figure 1:" (the figure is numbered again).
-_WRITTEN_MARKS = frozenset({"backlink", "note-mark", "task-box", "caption-label"})
-#: The report writer's link to a numbered figure or table (``numbered_anchor``: ``fig-1``).
-_NUMBERED_TARGET = re.compile(r"#(fig|tbl)-([1-9][0-9]{0,8})")
+#: An equation's number at the margin, "(1)", is left out too (it is numbered again).
+_WRITTEN_MARKS = frozenset({"backlink", "note-mark", "task-box", "caption-label", "eqno"})
+#: The report writer's link to a numbered figure, table or equation (``numbered_anchor``:
+#: ``fig-1``).
+_NUMBERED_TARGET = re.compile(r"#(fig|tbl|eq)-([1-9][0-9]{0,8})")
+#: An equation's number as the report writer shows it at the margin (a tag shows other text).
+_EQUATION_NUMBER = re.compile(r"\(([1-9][0-9]{0,8})\)")
 #: Where a ``<meta>`` tag may start (the text's, before the scanner says which are tags).
 _META_START = re.compile(r"<meta", re.IGNORECASE)
 
@@ -708,16 +712,29 @@ class _HtmlReader:
             out.add(CrossRef(f"{numbered.group(1)}:{numbered.group(2)}"))
             self._after_space = False
             return True
+        if node.tag == "span" and "equation" in classes:  # a formula and its number
+            spans = [c for c in node.children if isinstance(c, _Element) and c.tag == "span"]
+            shown = [c for c in spans if "math" in _classes(c)]
+            marks = [_shown_text(c) for c in spans if "eqno" in _classes(c)]
+            number = _EQUATION_NUMBER.fullmatch(marks[0]) if marks else None
+            return bool(shown) and self.formula(
+                shown[0], out, f"eq:{number.group(1)}" if number else "")
         if node.tag == "span" and "math" in classes:
-            pictures = [c for c in node.children if isinstance(c, _Element) and c.tag == "img"]
-            tex = pictures[0].attrs.get("alt", "") if pictures else ""
-            if not tex:
-                return False
-            self.context.count_formula()
-            out.add(Math(tex, display="display" in classes))
-            self._after_space = False
-            return True
+            return self.formula(node, out)
         return False
+
+    def formula(self, node: _Element, out: InlineBuilder, label: str = "") -> bool:
+        """A formula the writer wrote (its TeX is its picture's alt text), ``label`` the
+        numbered equation's (``eq:1``, matching the references read back); False when it has
+        no TeX."""
+        pictures = [c for c in node.children if isinstance(c, _Element) and c.tag == "img"]
+        tex = pictures[0].attrs.get("alt", "") if pictures else ""
+        if not tex:
+            return False
+        self.context.count_formula()
+        out.add(Math(tex, display="display" in _classes(node), label=label))
+        self._after_space = False
+        return True
 
     def _block(self, element: _Element, *, depth: int) -> list[Block]:
         tag = element.tag

@@ -82,6 +82,7 @@ from renderers.readers.context import (
 from renderers.readers.crossref_rules import (
     attach_table_captions,
     crossref_plugin,
+    equation_labels,
     figure_label,
 )
 from renderers.readers.heading_attrs import HeadingAttributes, heading_attributes_plugin
@@ -587,7 +588,7 @@ class _MarkdownReader:
 
     def paragraph(self, inline: Token) -> Paragraph | Figure | None:
         """A paragraph, a figure (a paragraph holding only an image) or None if it is empty."""
-        children = self.inlines(inline)
+        children = equation_labels(self.inlines(inline))
         if not children:
             return None
         # The caption is the image's alt as read; the citations in it also follow the image

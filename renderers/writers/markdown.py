@@ -489,10 +489,13 @@ class _InlineWriter:
                 # source 2 from the Sources (the numbers are bounded by limits.max_cited_sids).
                 for number in numbers:
                     self._ref(str(number), place=entry_anchor(number))
-            case Math(tex, display):
+            case Math(tex, display, label):
                 if self.ids is not None:
                     self.ids.text(tex, smart=False)
-                self.emit(math_source(tex, display))
+                # a numbered equation keeps its label, pandoc-crossref's, which numbers it
+                # again when read back (the references are links to its eq-N)
+                label_shown = f" {{#{label}}}" if display and label else ""
+                self.emit(math_source(tex, display) + label_shown)
             case CrossRef(linked=False):  # inside the author's link: its words alone
                 self._text(node.lead(self.words) + node.shown(self.words))
             case CrossRef():

@@ -124,7 +124,8 @@ def test_every_set_has_every_word_and_placeholder() -> None:
     assert required <= LABELS.keys()
     fields = {"page": {"page", "pages"}, "figure": {"number"}, "table": {"number"},
               "caption": {"name"}, "image_described": {"alt"}, "more": {"count"},
-              "source": {"sid"}, "figures": {"numbers"}, "tables": {"numbers"}}
+              "source": {"sid"}, "figures": {"numbers"}, "tables": {"numbers"},
+              "equation": {"number"}, "equations": {"numbers"}}
     for name, words in LABELS.items():
         for field, text in vars(words).items():
             wanted = fields.get(field, set())

@@ -18,6 +18,7 @@ from renderers.math.mathml import mathml_markup
 from renderers.math.omml import M_NS, omml_math
 from renderers.math.svg import draw_formula
 
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "math" / "agent_tex.txt"
 #: Script digits of the linear text back to the characters they raise or lower ("mc²" holds 2).
 UNSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+−=()n0123456789+−=()")
@@ -152,7 +153,11 @@ def test_the_corpus_as_docx_is_office_math_throughout(tmp_path: Path) -> None:
                        sources_pool=[])
     assert not [w for w in result.warnings if "math" in w]
     body = etree.fromstring(zipfile.ZipFile(result.path).read("word/document.xml"))
-    paragraphs = list(body.iter(f"{{{M_NS}}}oMathPara"))
+    # each formula fills its paragraph (m:oMathPara), or one with a margin tag stands between
+    # a centre and a right tab stop (an m:oMath beside the tag's run)
+    paragraphs = [
+        [*p.iterfind(f"{{{M_NS}}}oMathPara"), *p.iterfind(f"{{{M_NS}}}oMath")][0]
+        for p in body.iter(f"{{{W_NS}}}p") if p.find(f".//{{{M_NS}}}oMath") is not None]
     assert len(paragraphs) == len(DRAWN)
     for case, paragraph in zip(DRAWN, paragraphs, strict=True):
         words = "".join(t.text or "" for t in paragraph.iter(f"{{{M_NS}}}t"))

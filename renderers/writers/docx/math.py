@@ -1,16 +1,24 @@
 """Formulas and numbered captions in DOCX: Office Math (:mod:`renderers.math.omml`) inside the
 paragraph, and the "Figure 1: " that starts a numbered caption, bookmarked for the references
-that link to it."""
+that link to it.
+
+A displayed formula with a mark (its number "(1)" or its own ``\\tag``:
+:func:`renderers.math.marks.equation_mark`) is laid out as Word lays out numbered equations
+by hand: a tab to a centre tab stop, the formula, a tab to a right tab stop at the margin, the
+mark. Word and LibreOffice both show it so (a ``m:oMathPara`` would take the whole line)."""
 
 from __future__ import annotations
+
+from lxml import etree
 
 from renderers.document import Inline, Math, numbered_anchor
 from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
 from renderers.math.omml import omml_math, omml_paragraph
+from renderers.math.svg import draw_formula
 from renderers.writers.common import caption_lead
 from renderers.writers.docx.links import Bookmarks, add_hyperlink
-from renderers.writers.docx.oxml import Element, RunProps, add_run
+from renderers.writers.docx.oxml import Element, RunProps, add_run, w
 
 
 def add_math(p: Element, node: Math, code: RunProps, *, whole_paragraph: bool = False) -> None:
@@ -23,6 +31,54 @@ def add_math(p: Element, node: Math, code: RunProps, *, whole_paragraph: bool = 
         add_run(p, node.tex, code)
         return
     p.append(omml_paragraph(formula) if whole_paragraph else omml_math(formula))
+
+
+def add_marked_equation(p: Element, node: Math, mark: str, code: RunProps, *, start: int,
+                        end: int) -> None:
+    """A displayed formula centred between ``start`` and ``end`` (twips from the margin, as
+    Word measures tab stops) and its ``mark`` ("(1)") at ``end``, in paragraph ``p``; below the
+    formula, at ``end``, when the two do not fit on one line (:func:`_fits_beside`)."""
+    _set_tabs(p, (("center", (start + end) // 2), ("right", end)))
+    add_run(p, "\t")
+    add_math(p, node, code)
+    # on a line of its own the mark passes the centre stop to reach the right one
+    add_run(p, "\t" + mark if _fits_beside(node, mark, end - start) else "\n\t\t" + mark)
+
+
+#: Body text's size in the default template (points), by which a formula's drawing, measured
+#: in em, is scaled to tell whether its mark fits beside it. Word and LibreOffice cannot say
+#: so themselves: a mark wrapped after a tab lands at the centre tab stop.
+_BODY_PT = 11.0
+
+
+def _fits_beside(node: Math, mark: str, width: int) -> bool:
+    """Whether the formula and its mark fit on one line ``width`` twips wide (its drawing,
+    which spaces operators as Word does, an em between, half an em a character of the mark)."""
+    try:
+        drawn = draw_formula(parse_tex(node.tex, node.display))
+    except MathError:
+        return True
+    return (drawn.width + 1 + len(mark) / 2) * _BODY_PT * 20 <= width
+
+
+#: What comes before ``w:tabs`` in a ``w:pPr`` (its schema's order).
+_BEFORE_TABS = frozenset(w(tag) for tag in (
+    "pStyle", "keepNext", "keepLines", "pageBreakBefore", "framePr", "widowControl", "numPr",
+    "suppressLineNumbers", "pBdr", "shd",
+))
+
+
+def _set_tabs(p: Element, stops: tuple[tuple[str, int], ...]) -> None:
+    """Give paragraph ``p`` the tab stops ``stops`` (kind, position in twips)."""
+    ppr = p.find(w("pPr"))
+    if ppr is None:
+        ppr = etree.Element(w("pPr"))
+        p.insert(0, ppr)
+    tabs = etree.Element(w("tabs"))
+    for kind, position in stops:
+        etree.SubElement(tabs, w("tab"), {w("val"): kind, w("pos"): str(position)})
+    at = sum(1 for child in ppr if child.tag in _BEFORE_TABS)
+    ppr.insert(at, tabs)
 
 
 def equation(children: tuple[Inline, ...]) -> Math | None:

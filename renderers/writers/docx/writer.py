@@ -13,7 +13,8 @@ like citations. Right-to-left paragraphs, list items, table cells and tables are
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +65,7 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.language import language_for
+from renderers.math.marks import equation_mark
 from renderers.options import RenderOptions
 from renderers.sandbox import load_image
 from renderers.text import (
@@ -119,6 +121,7 @@ from renderers.writers.docx.links import Bookmarks, Relations, add_hyperlink
 from renderers.writers.docx.math import (
     add_caption_label,
     add_crossref,
+    add_marked_equation,
     add_math,
     bookmark_name,
     equation,
@@ -406,6 +409,9 @@ class _DocxWriter:
                 name = bookmark_name(block.label, block.number)
                 self.numbered_marks.setdefault(name, self.bookmarks.name_for(name))
         for node in iter_inlines(blocks):
+            if isinstance(node, Math) and node.anchor:  # a numbered equation
+                name = bookmark_name(node.label, node.number)
+                self.numbered_marks.setdefault(name, self.bookmarks.name_for(name))
             if isinstance(node, Anchor) and node.id not in self.heading_marks \
                     and node.id not in own:
                 self.anchor_marks.setdefault(node.id, self.bookmarks.name_for(node.id))
@@ -544,7 +550,7 @@ class _DocxWriter:
                 self._heading(parent, block, self.styles.get(f"Heading {min(block.level, 6)}"))
             case Paragraph(children) if (formula := equation(children)) is not None:
                 p = add_paragraph(parent, self._para(scope))
-                add_math(p, formula, self.code, whole_paragraph=True)
+                self._equation(p, formula, scope)
             case Paragraph(children):
                 props = self._para(scope, children)
                 props = replace(props, align=_jc(block_alignment(block), props.bidi))
@@ -717,6 +723,8 @@ class _DocxWriter:
                     self._note_reference(p, label, in_link)
                 case Math():
                     add_math(p, node, self.code)
+                    if mark := equation_mark(node):  # a displayed formula among words
+                        self._equation_mark(p, node, mark)
                 case CrossRef(label, number):
                     hyperlink = replace(props, style=self.styles.get("Hyperlink"))
                     mark = "" if in_link or not node.linked else self.numbered_marks.get(
@@ -727,6 +735,33 @@ class _DocxWriter:
                 case _:
                     name = type(node).__name__
                     raise UnsupportedNodeError(f"DOCX writer: unsupported inline {name}")
+
+    def _equation(self, p: Element, formula: Math, scope: _Scope) -> None:
+        """A displayed formula filling paragraph ``p``: centred by Word (``m:oMathPara``), or
+        with its number or tag at the right margin, inside the bookmark references jump to."""
+        mark = equation_mark(formula)
+        if not mark:
+            add_math(p, formula, self.code, whole_paragraph=True)
+            return
+        with self._equation_bookmark(p, formula):
+            add_marked_equation(p, formula, mark, self.code, start=scope.indent,
+                                end=self.text_width // EMU_PER_TWIP)
+
+    def _equation_mark(self, p: Element, formula: Math, mark: str) -> None:
+        """The number or tag after a displayed formula that shares its paragraph with words
+        (no tab stops there), inside the bookmark references to a numbered one jump to."""
+        with self._equation_bookmark(p, formula):
+            add_run(p, f"\u2003{mark}")
+
+    @contextmanager
+    def _equation_bookmark(self, p: Element, formula: Math) -> Iterator[None]:
+        """What is written inside, in the bookmark of a numbered equation (none for another)."""
+        name = bookmark_name(formula.label, formula.number) if formula.anchor else ""
+        bookmark = self.numbered_marks.get(name, "")
+        bid = self.bookmarks.start(p, bookmark) if bookmark else None
+        yield
+        if bid is not None:
+            self.bookmarks.end(p, bid)
 
     def _anchor(self, p: Element, ident: str) -> None:
         """An empty bookmark where an :class:`Anchor` stands (its first place only)."""

@@ -4,6 +4,15 @@ A formula is written twice: as MathML, which browsers lay out, and as an SVG pic
 (:mod:`renderers.math.svg`), because WeasyPrint shows MathML as a run of plain characters. The
 CSS added to a report with math shows the MathML on screen and the picture in print, the media
 WeasyPrint lays out. TeX that cannot be converted shows its source as code.
+
+A displayed formula with a mark (its number "(1)", or its own ``\\tag``:
+:func:`renderers.math.marks.equation_mark`) is a flex line of three: an empty spacer, the
+formula, the mark, the two outer ones sharing the room left equally, so the formula stays
+centred and the mark sits at the right margin, centred on the formula's height (the formula's
+1 em side margins, alike on both sides, keep it off the mark). A formula too wide for that
+moves left until it meets the mark (the mark keeps its own width); when formula and mark do
+not fit on one line the mark wraps below, at the right (TeX's rule for ``\\eqno``). The line is
+left-to-right in every document, so the mark is at the right margin as in every other format.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from markupsafe import Markup, escape
 from renderers.document import CrossRef, CrossRefForm, Math, numbered_anchor
 from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
+from renderers.math.marks import equation_mark
 from renderers.math.mathml import mathml_markup
 from renderers.math.svg import formula_drawing
 from renderers.writers.common import caption_lead
@@ -24,6 +34,13 @@ MATH_CSS = (
     ".math.display{display:block;text-align:center;margin:.5em 0}"
     ".math.display .math-svg{display:none}"
     "@media print{.math.display .math-svg{display:inline-block}}"
+)
+#: Only in reports with a numbered or tagged formula (:func:`math_markup`'s ``.equation``).
+EQUATION_CSS = (
+    ".equation{display:flex;flex-wrap:wrap;align-items:center;margin:.5em 0;direction:ltr}"
+    ".equation::before{content:'';flex:1 1 0}"
+    ".equation>.math.display{flex:0 0 auto;margin:0 1em}"
+    ".eqno{flex:1 1 0;text-align:right;white-space:nowrap}"
 )
 #: A reference's class: ``xref`` (read back as a reference to the figure) or, for the number
 #: alone, ``xref-number`` (read back as a link showing the number).
@@ -44,7 +61,14 @@ def math_markup(node: Math) -> Markup:
         f'vertical-align:{-drawn.depth:.3f}em">'
     )
     kind = "math display" if node.display else "math"
-    return Markup(f'<span class="{kind}">{mathml_markup(formula)}{picture}</span>')
+    shown = Markup(f'<span class="{kind}">{mathml_markup(formula)}{picture}</span>')
+    mark = equation_mark(node)
+    if not mark:
+        return shown
+    ident = f' id="{escape(node.anchor)}"' if node.anchor else ""
+    return Markup(
+        f'<span class="equation"{ident}>{shown}<span class="eqno">{escape(mark)}</span></span>'
+    )
 
 
 def crossref_markup(node: CrossRef, words: Labels) -> Markup:

@@ -60,6 +60,7 @@ from renderers.document import (
 from renderers.errors import UnsupportedNodeError
 from renderers.labels import Labels, labels_for
 from renderers.language import language_for
+from renderers.math.marks import equation_mark
 from renderers.metadata import GENERATOR, USAGE_META
 from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument
@@ -122,6 +123,7 @@ from renderers.writers.html.contents import contents_markup
 from renderers.writers.html.images import EmbeddedImages, ImageTarget
 from renderers.writers.html.list_numbers import ol_start_style
 from renderers.writers.html.math import (
+    EQUATION_CSS,
     MATH_CSS,
     caption_label,
     crossref_markup,
@@ -293,7 +295,8 @@ def write_report(
         rdoc=rdoc,
         cite_notes=writer.cite_notes,
         toc=toc,
-        extra_css=writer.images.css() + writer.code.css(),
+        extra_css=writer.images.css() + writer.code.css()
+        + (EQUATION_CSS if writer.has_equation else ""),
         math=writer.has_math,
         rules_apart=target == "print",
     )
@@ -445,6 +448,7 @@ class ReportWriter:
         #: written with the ``unlisted`` class, which report.css drops from the outline)
         self.outline = body_outline(document.blocks, self.title.heading)
         self.has_math = False
+        self.has_equation = False  # a formula with a number or tag at the margin
         self.in_link = False  # inside a link, the link wraps its long words, not a span
         self.dead_links = rdoc.dead_links  # ids no element has: a link to one is its text
         #: the ids of the elements this writer adds: no heading or author's anchor takes one
@@ -698,6 +702,7 @@ class ReportWriter:
                                  wraps=cite_wraps((node,)))
             case Math():
                 self.has_math = True
+                self.has_equation = self.has_equation or bool(equation_mark(node))
                 return math_markup(node)
             case CrossRef():
                 return crossref_markup(node, self.words)

@@ -63,7 +63,7 @@ from renderers.writers.contents import (
 from renderers.writers.highlight import Highlighter
 from renderers.writers.pptx.code import CodeLines, code_lines
 from renderers.writers.pptx.flow import SlideFlow
-from renderers.writers.pptx.math import caption_runs, equation_picture
+from renderers.writers.pptx.math import caption_runs, equation_mark_run, equation_picture
 from renderers.writers.pptx.metrics import TextMetrics
 from renderers.writers.pptx.model import (
     BODY_SIZE,
@@ -72,6 +72,7 @@ from renderers.writers.pptx.model import (
     CODE_MIN_LINES,
     CODE_SIZE,
     EMU_PER_PT,
+    INSET_X,
     INSET_Y,
     ITEM_GAP,
     SOURCES_SIZE,
@@ -193,7 +194,7 @@ class _DeckBuilder(SlideFlow):
             return
         if (equation := equation_picture(children)) is not None:
             picture, alt, width, height = equation
-            self.picture(picture, alt, (width, height), ())
+            self.picture(picture, alt, (width, height), (), mark=equation_mark_run(children))
             return
         runs = self.inlines.para(children, italic=italic)
         introduces = "".join(run.text for run in runs).rstrip().endswith(":")
@@ -392,10 +393,16 @@ class _DeckBuilder(SlideFlow):
         self.picture(picture, clean(image.alt), natural, cap_runs, align)
 
     def picture(self, picture: Picture, alt: str, natural: tuple[float, float],
-                cap_runs: tuple[Run, ...], align: Alignment = "default") -> None:
+                cap_runs: tuple[Run, ...], align: Alignment = "default", *,
+                mark: Run | None = None) -> None:
         """A picture of ``natural`` size (points), shrunk to fit, with its caption below;
-        centred unless ``align`` is left or right."""
+        centred unless ``align`` is left or right. ``mark``: an equation's "(1)", set at the
+        right edge beside the picture, centred on its height (the picture shrinks to leave it
+        room on both sides, so that it stays centred)."""
         self.ensure_open()
+        mark_w = 0.0
+        if mark is not None:
+            mark_w = self.metrics.text_width(mark.text, mark.style, BODY_SIZE) + 2 * INSET_X
         cap_h = 0.0
         if cap_runs:
             cap = Para(cap_runs, size=CAPTION_SIZE)
@@ -404,8 +411,9 @@ class _DeckBuilder(SlideFlow):
         for attempt in range(2):
             top = self.next_top()
             room_h = self.content_h - top - cap_h
-            scale = min(1.0, self.content_w / natural_w, max(room_h, 1.0) / natural_h)
-            full = min(1.0, self.content_w / natural_w,
+            room_w = self.content_w - 2 * mark_w
+            scale = min(1.0, room_w / natural_w, max(room_h, 1.0) / natural_h)
+            full = min(1.0, room_w / natural_w,
                        max(self.content_h - cap_h, 1.0) / natural_h)
             if attempt == 0 and not self.is_empty() and scale < 0.6 * full:
                 self.continue_slide()
@@ -416,6 +424,12 @@ class _DeckBuilder(SlideFlow):
                                                                   (self.content_w - w) / 2)
             self.items.append(PictureItem(picture, alt, pt_to_emu(left),
                                           pt_to_emu(top), pt_to_emu(w), pt_to_emu(h)))
+            if mark is not None:
+                line_h = self.metrics.line_height(BODY_SIZE)
+                box_h = line_h + 2 * INSET_Y
+                self.items.append(TextItem(
+                    (Para((mark,), space_before=0.0, align="right"),),
+                    pt_to_emu(top + (h - box_h) / 2), pt_to_emu(box_h)))
             self.y = top + h
             break
         if cap_runs:

@@ -50,7 +50,7 @@ from renderers.writers.common import (
     joined_runs,
     unresolved_note_text,
 )
-from renderers.writers.pptx.math import crossref_run, math_run
+from renderers.writers.pptx.math import crossref_run, math_runs
 from renderers.writers.pptx.metrics import Segment, TextMetrics
 from renderers.writers.pptx.model import SOURCES_SIZE, Para, Run
 
@@ -131,7 +131,7 @@ class InlineRuns:
                 case Cite():
                     runs += self.cite(node)
                 case Math():
-                    runs.append(math_run(node))
+                    runs += math_runs(node)
                 case CrossRef(linked=False):  # inside the author's link: its words alone
                     runs.append(_run(clean(node.lead(self.words) + node.shown(self.words)), ctx))
                 case CrossRef():

@@ -358,6 +358,10 @@ class _Markup:
                 self.heading_labels.add(ident)
             elif isinstance(block, Figure | Table) and block.label and block.number:
                 self.labels.add(numbered_anchor_of(block.label, block.number))
+        self.labels.update(  # numbered equations (math_markup labels them)
+            node.anchor for node in iter_inlines(self.rdoc.document.blocks)
+            if isinstance(node, Math) and node.anchor
+        )
         self.labels.update(
             f"{CITE_NOTE_PREFIX}{node.note}"
             for node in iter_inlines(self.rdoc.document.blocks)

@@ -3,8 +3,10 @@
 A formula is the SVG picture :mod:`renderers.math.svg` draws for every PDF (the WeasyPrint PDF
 shows the same one), handed to Typst as a file in the compile root and sized in ``em`` of the
 surrounding text, its alt text the TeX; TeX that cannot be read shows its source as code, as in
-the HTML report. A cross-reference is "Figure 1" linked to the figure's anchor (``fig-1``),
-and a numbered caption starts "Figure 1: ".
+the HTML report. A displayed formula's number or tag stands at the right margin (the template's
+``math-display``), and a numbered one carries the label references link to (``eq-1``). A
+cross-reference is "Figure 1" linked to the figure's anchor (``fig-1``), and a numbered caption
+starts "Figure 1: ".
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from renderers.document import (
 from renderers.labels import Labels
 from renderers.writers.common import caption_lead
 from renderers.writers.typst.escape import string_literal, text_markup
-from renderers.writers.typst.parts import RootFiles, call, code_span
+from renderers.writers.typst.parts import RootFiles, call, code_span, labelled
 
 #: What a displayed formula meets above or below it in its paragraph, which sets its margin
 #: there (``math-display`` in the template): the paragraph's edge (CSS collapses the formula's
@@ -117,7 +119,12 @@ def math_markup(
     function = "math-display" if node.display else "math-inline"
     flags = [f"{name}: {string_literal(side)}" for name, side in zip(("above", "below"), sides,
              strict=True) if side != "line" and node.display]
-    return call(function, string_literal(name), *sizes, string_literal(formula.tex), *flags)
+    from renderers.math.marks import equation_mark
+
+    if mark := equation_mark(node):  # "(1)" or a tag, at the right margin (the template's)
+        flags.append(f"mark: {string_literal(mark)}")
+    markup = call(function, string_literal(name), *sizes, string_literal(formula.tex), *flags)
+    return labelled(markup, node.anchor)
 
 
 def crossref_markup(
