@@ -27,13 +27,30 @@ from renderers.math.mathml import mathml_markup
 from renderers.math.svg import formula_drawing
 from renderers.writers.common import caption_lead
 
-#: Only in reports with math: MathML on screen, its SVG drawing in print (WeasyPrint).
+#: Only in reports with math: MathML on screen, its SVG drawing in print (WeasyPrint). Then the
+#: alignment of table cells for browsers of MathML Core (Chromium), which dropped
+#: ``columnalign`` and ``columnspacing``: without it every cell is centred, and the ``=`` of an
+#: ``aligned`` derivation's rows stood apart. In the align family (``columnspacing`` starting
+#: "0em": pairs of a right and a left column) a pair touches and pairs stand 2 em apart, as the
+#: attributes say and Firefox draws.
 MATH_CSS = (
     ".math-svg{display:none}"
     "@media print{.math>math{display:none}.math-svg{display:inline}}"
     ".math.display{display:block;text-align:center;margin:.5em 0}"
     ".math.display .math-svg{display:none}"
     "@media print{.math.display .math-svg{display:inline-block}}"
+    # A font with a MATH table, which a browser needs to stretch braces and arrows: the one of
+    # each system (Windows, macOS, TeX installs, Debian's fonts-dejavu-extra, Noto) before the
+    # browser's own choice, which on Linux is often a text face that stretches nothing.
+    "math{font-family:'Cambria Math','STIX Two Math','Latin Modern Math',"
+    "'DejaVu Math TeX Gyre','Noto Sans Math',math}"
+    # Chromium centres a cell's math by -webkit-center: plain left/right do not move it.
+    "mtd[columnalign=left]{text-align:left;text-align:-webkit-left}"
+    "mtd[columnalign=right]{text-align:right;text-align:-webkit-right}"
+    "mtable[columnspacing^='0em']>mtr>mtd[columnalign=right]{padding-right:0}"
+    "mtable[columnspacing^='0em']>mtr>mtd[columnalign=left]{padding-left:0}"
+    "mtable[columnspacing^='0em']>mtr>mtd[columnalign=left]+mtd[columnalign=right]"
+    "{padding-left:2em}"
 )
 #: Only in reports with a numbered or tagged formula (:func:`math_markup`'s ``.equation``).
 EQUATION_CSS = (
