@@ -1,0 +1,177 @@
+"""Arrows with text over or under them (``\\xrightarrow[below]{above}``, mhchem's
+``->[above][below]``, ``\\overset{a}{\\to}``): found in the checked tree once
+(:func:`labelled_arrow`) and rebuilt for the drawing, whose library stretches no arrow that
+carries text (:func:`stretched_arrows`).
+
+TeX makes such an arrow as wide as its longest text plus a little; ziamath draws the arrow at
+its own width, so text longer than about six characters stuck out past both ends. ziamath
+does stretch a one-character operator set *over* something (to that thing's width), so the
+drawing sets the arrow over an invisible copy of the texts, of no height, lowered so that the
+arrow sits where it sits in a row, and the texts over and under that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from renderers.math.tex import MathNode
+
+#: Arrows latex2mathml and mhchem give → the arrows of the drawing's font (STIX Two Math) that
+#: stretch, lowest first with the height (em) of each above the row's baseline; the long
+#: arrows (⟶) have no stretched form there, their short ones do. A pair (⇌) is two arrows
+#: stacked as the one glyph stacks them; a short arrow of a pair (⥂) is marked ``short``.
+LAYERS: dict[str, tuple[tuple[str, float], ...]] = {
+    **{arrow: ((stretched, 0.0),) for arrow, stretched in {
+        "→": "→", "⟶": "→", "←": "←", "⟵": "←", "↔": "↔", "⟷": "↔", "⇒": "⇒", "⟹": "⇒",
+        "⇐": "⇐", "⟸": "⇐", "⇔": "⇔", "⟺": "⇔", "↦": "↦", "⟼": "↦", "↪": "↪", "↩": "↩",
+    }.items()},
+    "⇌": (("↽", -0.1), ("⇀", 0.1)),
+    "⇋": (("⇁", -0.1), ("↼", 0.1)),
+    "⇄": (("←", -0.153), ("→", 0.153)),
+    "⇆": (("→", -0.153), ("←", 0.153)),
+    "⥂": (("short ←", -0.153), ("→", 0.153)),
+    "⥄": (("←", -0.153), ("short →", 0.153)),
+}
+#: Room (em) the arrow leaves beyond its longest text, about what ``\\xrightarrow`` leaves.
+PAD = 0.6
+#: A relation's space on each side (TeX's ``\\;``), which an operator arrow had in the row.
+RELATION_SPACE = MathNode("mspace", (("width", "0.278em"),))
+
+
+
+@dataclass(frozen=True)
+class ArrowSize:
+    """One arrow character as the drawing sets it (em): its width, how far its bottom is
+    above its baseline, and how far above the top of the box under it ziamath sets that
+    baseline when it sets the arrow over a box."""
+
+    width: float
+    bottom: float
+    raised: float
+
+
+#: How the drawing measures one arrow character.
+Measure = Callable[[str], ArrowSize]
+
+
+@dataclass(frozen=True)
+class LabelledArrow:
+    """An arrow character with the text set over and under it (either may be None); an
+    ``operator`` arrow (``mo``) takes a relation's spaces, mhchem's (``mi``) has its own."""
+
+    arrow: str
+    above: MathNode | None
+    below: MathNode | None
+    operator: bool
+
+
+def labelled_arrow(node: MathNode) -> LabelledArrow | None:
+    """``node`` as an arrow with text over or under it, or None when it is not one."""
+    scripts = _scripts(node)
+    if scripts is None:
+        return None
+    base, above, below = scripts
+    inner = _scripts(base)
+    if inner is not None and node.tag == "mover" and base.tag == "munder":
+        base, _, below = inner  # mhchem's \overset{above}{\underset{below}{⟶}}
+    arrow = _single(base)
+    if arrow is None or arrow.tag not in ("mo", "mi") or arrow.text not in LAYERS:
+        return None
+    above, below = _label(above), _label(below)
+    if above is None and below is None:
+        return None
+    return LabelledArrow(arrow.text, above, below, arrow.tag == "mo")
+
+
+def stretched_arrows(node: MathNode, measure: Measure) -> MathNode:
+    """``node`` with each arrow that carries text drawn as wide as its text (ziamath)."""
+    found = labelled_arrow(node)
+    if found is not None:
+        return _drawn(found, measure)
+    children = tuple(stretched_arrows(child, measure) for child in node.children)
+    if children == node.children:
+        return node
+    return MathNode(node.tag, node.attrs, children, node.text)
+
+
+def _scripts(node: MathNode) -> tuple[MathNode, MathNode | None, MathNode | None] | None:
+    """The base, over and under parts of an ``mover``/``munder``/``munderover``."""
+    parts = node.children
+    if node.tag == "mover" and len(parts) == 2:
+        return parts[0], parts[1], None
+    if node.tag == "munder" and len(parts) == 2:
+        return parts[0], None, parts[1]
+    if node.tag == "munderover" and len(parts) == 3:
+        return parts[0], parts[2], parts[1]
+    return None
+
+
+def _single(node: MathNode) -> MathNode:
+    """``node`` without the rows and styles of one child around it."""
+    while node.tag in ("mrow", "mstyle") and len(node.children) == 1:
+        node = node.children[0]
+    return node
+
+
+def _label(node: MathNode | None) -> MathNode | None:
+    """A text over or under the arrow, without the padding ``\\xrightarrow`` wraps it in
+    (latex2mathml's negative padded height set the text into the arrow); None when it shows
+    nothing."""
+    if node is None:
+        return None
+    if node.tag == "mpadded":
+        kept = tuple(child for child in node.children
+                     if not (child.tag == "mspace" and child.attr("depth")))
+        node = MathNode("mrow", children=kept)
+    if not any(part.text.strip() for part in _walk(node)):
+        return None
+    return node
+
+
+def _walk(node: MathNode) -> list[MathNode]:
+    return [node, *(part for child in node.children for part in _walk(child))]
+
+
+def _em(value: float) -> str:
+    return f"{value:.3f}em"
+
+
+def _boxed(node: MathNode, top: float, bottom: float) -> MathNode:
+    """``node`` in a box reaching from ``bottom`` to ``top`` above the baseline (em), as
+    ziamath reads ``mpadded``: a signed value is added to the box of no height inside."""
+    flat = MathNode("mpadded", (("depth", "0"), ("height", "0")), (node,))
+    height = f"+{_em(top)}" if top >= 0 else f"-{_em(-top)}"
+    depth = _em(-bottom) if bottom <= 0 else f"-{_em(bottom)}"
+    return MathNode("mpadded", (("depth", depth), ("height", height)), (flat,))
+
+
+def _over_under(base: MathNode, above: MathNode | None, below: MathNode | None) -> MathNode:
+    if above is not None and below is not None:
+        return MathNode("munderover", (), (base, below, above))
+    if above is not None:
+        return MathNode("mover", (), (base, above))
+    return MathNode("munder", (), (base, below or MathNode("mrow")))
+
+
+def _drawn(found: LabelledArrow, measure: Measure) -> MathNode:
+    """The arrow stretched over a copy of its texts that is not drawn, with the texts over
+    and under it. Each arrow is set over a box whose top is where ziamath then puts the arrow
+    at its height in :data:`LAYERS`; every box's bottom is the lowest arrow's, so the text
+    under it keeps the usual gap."""
+    layers = LAYERS[found.arrow]
+    floor = MathNode("mspace", (("width", _em(max(measure(found.arrow).width - PAD, 0.0))),))
+    texts = MathNode("mphantom", (), (_over_under(floor, found.above, found.below),))
+    base = MathNode("mpadded", (("width", f"+{PAD}em"),), (texts,))
+    lowest = layers[0][1] + measure(layers[0][0].removeprefix("short ")).bottom
+    for arrow, height in layers:
+        glyph = arrow.removeprefix("short ")
+        mark = MathNode("mo", (("stretchy", "true"),), text=glyph)
+        # A row around a pair's short arrow: ziamath stretches only a bare operator.
+        over = MathNode("mrow", (), (mark,)) if arrow != glyph else mark
+        boxed = _boxed(base, height - measure(glyph).raised, lowest)
+        base = MathNode("mover", (("accent", "true"),), (boxed, over))
+    drawn = _over_under(base, found.above, found.below)
+    if not found.operator:
+        return drawn
+    return MathNode("mrow", (), (RELATION_SPACE, drawn, RELATION_SPACE))
