@@ -6,7 +6,7 @@ carries text (:func:`stretched_arrows`).
 TeX makes such an arrow as wide as its longest text plus a little; ziamath draws the arrow at
 its own width, so text longer than about six characters stuck out past both ends. ziamath
 does stretch a one-character operator set *over* something (to that thing's width), so the
-drawing sets the arrow over an invisible copy of the texts, of no height, lowered so that the
+drawing sets the arrow over an empty box as wide as the texts, its top lowered so that the
 arrow sits where it sits in a row, and the texts over and under that.
 """
 
@@ -42,17 +42,20 @@ RELATION_SPACE = MathNode("mspace", (("width", "0.278em"),))
 
 @dataclass(frozen=True)
 class ArrowSize:
-    """One arrow character as the drawing sets it (em): its width, how far its bottom is
-    above its baseline, and how far above the top of the box under it ziamath sets that
+    """One arrow character as the drawing sets it (em): its width, how far its bottom and
+    top are above its baseline, and how far above the top of the box under it ziamath sets that
     baseline when it sets the arrow over a box."""
 
     width: float
     bottom: float
+    top: float
     raised: float
 
 
 #: How the drawing measures one arrow character.
 Measure = Callable[[str], ArrowSize]
+#: How wide (em) the drawing sets a part of a formula.
+TextWidth = Callable[[MathNode], float]
 
 
 @dataclass(frozen=True)
@@ -84,12 +87,12 @@ def labelled_arrow(node: MathNode) -> LabelledArrow | None:
     return LabelledArrow(arrow.text, above, below, arrow.tag == "mo")
 
 
-def stretched_arrows(node: MathNode, measure: Measure) -> MathNode:
+def stretched_arrows(node: MathNode, measure: Measure, text_width: TextWidth) -> MathNode:
     """``node`` with each arrow that carries text drawn as wide as its text (ziamath)."""
     found = labelled_arrow(node)
     if found is not None:
-        return _drawn(found, measure)
-    children = tuple(stretched_arrows(child, measure) for child in node.children)
+        return _drawn(found, measure, text_width)
+    children = tuple(stretched_arrows(child, measure, text_width) for child in node.children)
     if children == node.children:
         return node
     return MathNode(node.tag, node.attrs, children, node.text)
@@ -133,17 +136,14 @@ def _walk(node: MathNode) -> list[MathNode]:
     return [node, *(part for child in node.children for part in _walk(child))]
 
 
+#: ziamath reads a length in ``em`` on ``mspace`` and ``mpadded`` as 4/3 of the em its glyphs
+#: are set in (points taken for pixels), so a length the box must match is scaled by 3/4.
+ZIAMATH_EM = 0.75
+
+
 def _em(value: float) -> str:
-    return f"{value:.3f}em"
-
-
-def _boxed(node: MathNode, top: float, bottom: float) -> MathNode:
-    """``node`` in a box reaching from ``bottom`` to ``top`` above the baseline (em), as
-    ziamath reads ``mpadded``: a signed value is added to the box of no height inside."""
-    flat = MathNode("mpadded", (("depth", "0"), ("height", "0")), (node,))
-    height = f"+{_em(top)}" if top >= 0 else f"-{_em(-top)}"
-    depth = _em(-bottom) if bottom <= 0 else f"-{_em(bottom)}"
-    return MathNode("mpadded", (("depth", depth), ("height", height)), (flat,))
+    """A length (em of the glyphs) as ziamath reads it on a box."""
+    return f"{value * ZIAMATH_EM:.3f}em"
 
 
 def _over_under(base: MathNode, above: MathNode | None, below: MathNode | None) -> MathNode:
@@ -154,23 +154,38 @@ def _over_under(base: MathNode, above: MathNode | None, below: MathNode | None) 
     return MathNode("munder", (), (base, below or MathNode("mrow")))
 
 
-def _drawn(found: LabelledArrow, measure: Measure) -> MathNode:
-    """The arrow stretched over a copy of its texts that is not drawn, with the texts over
-    and under it. Each arrow is set over a box whose top is where ziamath then puts the arrow
-    at its height in :data:`LAYERS`; every box's bottom is the lowest arrow's, so the text
-    under it keeps the usual gap."""
+def _drawn(found: LabelledArrow, measure: Measure, text_width: TextWidth) -> MathNode:
+    """The arrow stretched over an empty box as wide as its texts (and no narrower than the
+    arrow), with the texts over and under it. The box's top is where ziamath then sets the
+    arrow at its height in :data:`LAYERS`, its bottom the arrow's bottom, so the text under
+    it keeps the usual gap; a pair's upper arrow is set over the lower one, lowered to put
+    it at its height. (Flat on purpose: ziamath lays out a row's children twice, so each
+    nested row doubles the work.)"""
     layers = LAYERS[found.arrow]
-    floor = MathNode("mspace", (("width", _em(max(measure(found.arrow).width - PAD, 0.0))),))
-    texts = MathNode("mphantom", (), (_over_under(floor, found.above, found.below),))
-    base = MathNode("mpadded", (("width", f"+{PAD}em"),), (texts,))
-    lowest = layers[0][1] + measure(layers[0][0].removeprefix("short ")).bottom
+    texts = text_width(_over_under(MathNode("mspace", (("width", "0"),)), found.above,
+                                   found.below))
+    width = max(texts + PAD, measure(found.arrow).width)
+    lowest, lowest_height = layers[0]
+    bottom = lowest_height + measure(lowest.removeprefix("short ")).bottom
+    base: MathNode | None = None
+    below_top = 0.0  # the top of the arrow set last
     for arrow, height in layers:
         glyph = arrow.removeprefix("short ")
+        size = measure(glyph)
+        top = height - size.raised
+        if base is None:
+            boxed = MathNode("mspace", (("depth", _em(-bottom)), ("height", _em(top)),
+                                        ("width", _em(width))))
+        else:
+            lowered = top - below_top
+            boxed = MathNode("mpadded", (("height", f"{'+' if lowered >= 0 else '-'}"
+                                                    f"{_em(abs(lowered))}"),), (base,))
         mark = MathNode("mo", (("stretchy", "true"),), text=glyph)
         # A row around a pair's short arrow: ziamath stretches only a bare operator.
         over = MathNode("mrow", (), (mark,)) if arrow != glyph else mark
-        boxed = _boxed(base, height - measure(glyph).raised, lowest)
         base = MathNode("mover", (("accent", "true"),), (boxed, over))
+        below_top = height + size.top
+    assert base is not None
     drawn = _over_under(base, found.above, found.below)
     if not found.operator:
         return drawn

@@ -71,6 +71,11 @@ def math_space(width: str | None) -> str:
     return "\u2003" * min(int(whole), 8) + tail
 
 
+#: The plain upright style (``\\mathrm``, ``\\operatorname``, element symbols, units). Such a
+#: run is written as normal text (``m:nor``), upright in Word and in LibreOffice alike:
+#: LibreOffice 7.4's import ignores ``m:sty m:val="p"`` and set each letter in italic. Word
+#: keeps a normal-text run part of the equation (its "Normal Text" button).
+UPRIGHT: tuple[str | None, str | None] = ("p", None)
 #: MathML ``mathvariant`` → Office Math style (``m:sty``: plain, bold, italic, bold italic) and
 #: script (``m:scr``), so ``\\boldsymbol{\\theta}`` or ``\\mathscr{L}`` keep their look in Word.
 VARIANTS: dict[str, tuple[str | None, str | None]] = {
@@ -166,9 +171,26 @@ def _partner(nodes: tuple[MathNode, ...], start: int, closing: str) -> int | Non
     return None
 
 
+def _joined(nodes: tuple[MathNode, ...]) -> tuple[MathNode, ...]:
+    """Neighbouring upright letters (``\\mathrm{Cl}``, mhchem's element symbols) as one
+    identifier, one run as Word writes "Cl"."""
+    out: list[MathNode] = []
+    for node in nodes:
+        last = out[-1] if out else None
+        if (last is not None and node.tag == last.tag == "mi" and node.text and last.text
+                and node.attrs == last.attrs == _NORMAL):
+            out[-1] = MathNode("mi", _NORMAL, (), last.text + node.text)
+        else:
+            out.append(node)
+    return tuple(out)
+
+
+_NORMAL = (("mathvariant", "normal"),)
+
+
 def _content(parent: Element, nodes: tuple[MathNode, ...]) -> None:
     """Append ``nodes`` in order; a large operator takes the node after it as its operand."""
-    nodes = _paired(nodes)
+    nodes = _paired(_joined(nodes))
     index = 0
     while index < len(nodes):
         node = nodes[index]
@@ -218,8 +240,11 @@ def _node(parent: Element, node: MathNode) -> None:
             _run(parent, HOLDER)
         case "mi" | "mn" | "mo" | "ms":
             variant = node.attr("mathvariant")
-            _run(parent, node.text, style=VARIANTS.get(variant, ("p", None) if (
-                node.tag in ("mi", "mo") and _upright(node)) else (None, None)))
+            style = VARIANTS.get(variant, UPRIGHT if (
+                node.tag in ("mi", "mo") and _upright(node)) else (None, None))
+            # Plain upright as normal text, which LibreOffice too sets upright (UPRIGHT).
+            _run(parent, node.text, style=style if style != UPRIGHT else (None, None),
+                 text_run=style == UPRIGHT)
         case "mtext":
             _run(parent, node.text, text_run=True, style=VARIANTS.get(node.attr("mathvariant"),
                                                                        (None, None)))

@@ -19,9 +19,9 @@ from xml.sax.saxutils import escape
 
 from renderers.diagnostics import Code, Diagnostic, report
 from renderers.math.arrows import ArrowSize, stretched_arrows
-from renderers.math.mathml import mathml_markup
+from renderers.math.mathml import mathml_markup, node_markup
 from renderers.math.spans import drawable
-from renderers.math.tex import MATHML_NS, Formula, shown_tex
+from renderers.math.tex import MATHML_NS, Formula, MathNode, shown_tex
 
 #: Font size (px) the formula is drawn at; sizes are reported relative to it.
 DRAW_SIZE = 20.0
@@ -85,7 +85,7 @@ def _drawn_tree(formula: Formula) -> Formula:
     (:func:`~renderers.math.spans.drawable`), arrows stretched to their text
     (:func:`~renderers.math.arrows.stretched_arrows`)."""
     shown = drawable(formula)
-    root = stretched_arrows(shown.root, arrow_size)
+    root = stretched_arrows(shown.root, arrow_size, _width)
     return shown if root is shown.root else dataclasses.replace(shown, root=root)
 
 
@@ -99,7 +99,12 @@ def arrow_size(arrow: str) -> ArrowSize:
                  "</mover></math>")
     bottom = -alone.depth
     top = alone.height + bottom
-    return ArrowSize(alone.width, bottom, over.height - over.depth - top)
+    return ArrowSize(alone.width, bottom, top, over.height - over.depth - top)
+
+
+def _width(node: MathNode) -> float:
+    """How wide (em) ziamath draws ``node`` alone."""
+    return _draw(f'<math xmlns="{MATHML_NS}">{node_markup(node)}</math>').width
 
 
 def formula_drawing(formula: Formula) -> DrawnFormula:
