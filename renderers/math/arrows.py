@@ -33,6 +33,12 @@ LAYERS: dict[str, tuple[tuple[str, float], ...]] = {
     "⥂": (("short ←", -0.153), ("→", 0.153)),
     "⥄": (("←", -0.153), ("short →", 0.153)),
 }
+#: Long arrows → the arrow fonts stretch (browsers' math fonts, like the drawing's, have no
+#: stretched form of the long ones): the arrow of a formula's MathML when it carries text.
+STRETCHABLE = {"⟶": "→", "⟵": "←", "⟷": "↔", "⟹": "⇒", "⟸": "⇐", "⟺": "⇔", "⟼": "↦"}
+#: The long arrow of each short one: the least width of an arrow carrying text (mhchem's
+#: arrows are long; amsmath's ``\\xrightarrow{a}`` about as long), and Office Math's arrow.
+LONG_ARROWS = {short: long for long, short in STRETCHABLE.items()}
 #: Room (em) the arrow leaves beyond its longest text, about what ``\\xrightarrow`` leaves.
 PAD = 0.6
 #: A relation's space on each side (TeX's ``\\;``), which an operator arrow had in the row.
@@ -75,16 +81,35 @@ def labelled_arrow(node: MathNode) -> LabelledArrow | None:
     if scripts is None:
         return None
     base, above, below = scripts
-    inner = _scripts(base)
-    if inner is not None and node.tag == "mover" and base.tag == "munder":
-        base, _, below = inner  # mhchem's \overset{above}{\underset{below}{⟶}}
+    if node.tag == "mover" and _single(base).tag == "munder":
+        # mhchem's \overset{above}{\underset{below}{⟶}}
+        base, _, below = _scripts(_single(base)) or (base, None, None)
     arrow = _single(base)
     if arrow is None or arrow.tag not in ("mo", "mi") or arrow.text not in LAYERS:
         return None
     above, below = _label(above), _label(below)
     if above is None and below is None:
         return None
-    return LabelledArrow(arrow.text, above, below, arrow.tag == "mo")
+    spaced = arrow.tag == "mo" and arrow.attr("lspace") != "0"
+    return LabelledArrow(arrow.text, above, below, spaced)
+
+
+def marked_up_arrows(node: MathNode) -> MathNode:
+    """``node`` with each arrow carrying text as MathML readers stretch it: a stretchy
+    operator (its short form, :data:`STRETCHABLE`) over and under its bare texts. latex2mathml
+    wrapped ``\\xrightarrow``'s texts in a padding of relative sizes browsers do not read (the
+    text ran into what followed) and mhchem's arrow was an identifier, which none stretches;
+    an arrow that had no relation's spaces (mhchem writes its own) gets none."""
+    found = labelled_arrow(node)
+    if found is not None:
+        spaces = () if found.operator else (("lspace", "0"), ("rspace", "0"))
+        mark = MathNode("mo", (*spaces, ("stretchy", "true")),
+                        text=STRETCHABLE.get(found.arrow, found.arrow))
+        return _over_under(mark, found.above, found.below)
+    children = tuple(marked_up_arrows(child) for child in node.children)
+    if children == node.children:
+        return node
+    return MathNode(node.tag, node.attrs, children, node.text)
 
 
 def stretched_arrows(node: MathNode, measure: Measure, text_width: TextWidth) -> MathNode:
@@ -164,7 +189,7 @@ def _drawn(found: LabelledArrow, measure: Measure, text_width: TextWidth) -> Mat
     layers = LAYERS[found.arrow]
     texts = text_width(_over_under(MathNode("mspace", (("width", "0"),)), found.above,
                                    found.below))
-    width = max(texts + PAD, measure(found.arrow).width)
+    width = max(texts + PAD, measure(LONG_ARROWS.get(found.arrow, found.arrow)).width)
     lowest, lowest_height = layers[0]
     bottom = lowest_height + measure(lowest.removeprefix("short ")).bottom
     base: MathNode | None = None

@@ -21,6 +21,7 @@ from typing import TypeAlias
 
 from lxml import etree
 
+from renderers.math.arrows import LONG_ARROWS, LabelledArrow, labelled_arrow
 from renderers.math.spans import office_cells
 from renderers.math.tex import Formula, MathNode
 
@@ -235,6 +236,10 @@ def _relation(run: Element) -> bool:
 
 def _node(parent: Element, node: MathNode) -> None:
     parts = node.children
+    if node.tag in ("mover", "munder", "munderover") and (
+            arrow := labelled_arrow(node)) is not None:
+        _arrow(parent, arrow)
+        return
     match node.tag:
         case "mi" if not node.text:
             _run(parent, HOLDER)
@@ -317,6 +322,26 @@ def _node(parent: Element, node: MathNode) -> None:
             _arg(delimiter, "e", MathNode("mrow", children=inner))
         case _:
             _content(parent, parts)
+
+
+def _arrow(parent: Element, arrow: LabelledArrow) -> None:
+    """An arrow with text over or under it: the long arrow (⟶ for →, :data:`LONG_ARROWS`)
+    with its texts as limits (``m:limUpp``/``m:limLow``). Word would stretch the arrow of an
+    ``m:groupChr`` to its text, but LibreOffice 7.4 reads that as a small arrow under the text
+    and, with text on both sides, as "¿": the long arrow is what both show well."""
+    mark = MathNode("mo", text=LONG_ARROWS.get(arrow.arrow, arrow.arrow))
+    base = parent
+    if arrow.above is not None:
+        upper = _sub(parent, "limUpp")
+        base = _sub(upper, "e")
+    if arrow.below is not None:
+        lower = _sub(base, "limLow")
+        _arg(lower, "e", mark)
+        _arg(lower, "lim", arrow.below)
+    else:
+        _content(base, (mark,))
+    if arrow.above is not None:
+        _arg(upper, "lim", arrow.above)
 
 
 def _over_under(parent: Element, node: MathNode) -> None:

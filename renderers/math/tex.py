@@ -144,6 +144,9 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
         from renderers.math.spans import spanned
 
         root = spanned(root)
+    from renderers.math.arrows import marked_up_arrows
+
+    root = marked_up_arrows(root)
     if not _shows_something(root):  # ``\frac{}{}``, ``\mathrm{}``: a drawing of no size
         raise MathError("the formula shows nothing")
     return Formula(tex=source, display=display, root=root)
