@@ -114,7 +114,8 @@ _MODULO = r"\text{mod}"
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\S")
 #: ``\\lim\\nolimits_{x}``: latex2mathml drops ``\\nolimits``, so the limit went below like
 #: ``\\lim_{x}``'s. In braces, as TeX reads ``{\\lim}_{x}``, the operator takes its script
-#: beside it (:func:`renderers.math.tex.parse_tex` marks such a base as not moving its limits).
+#: beside it (:func:`renderers.math.tex.parse_tex` marks such a base as not moving its limits);
+#: the thin space TeX sets after an operator before a symbol (``\\lim_x f``) is written out.
 _NOLIMITS = re.compile(r"(\\operatorname\s*\{[^{}]*\}|\\[A-Za-z]+|\\.)\s*\\nolimits(?![A-Za-z])")
 _NO_NUMBER = re.compile(r"\\(?:notag|nonumber)(?![A-Za-z])")
 
@@ -130,7 +131,7 @@ def normalise(tex: str) -> str:
     tex = _TAG.sub(_tag, tex)
     tex = _ARG.sub(r"\\operatorname{arg}", tex)
     tex = _OPERATOR_NAME.sub(_operator_name, tex)
-    tex = _NOLIMITS.sub(r"{\1}", tex)
+    tex = _nolimits(tex) if "\\nolimits" in tex else tex
     tex = _BMOD.sub(lambda _: rf"\;{_MODULO}\;", tex)
     tex = _modulo(tex) if "\\pmod" in tex else tex
     tex = _UPRIGHT_LETTER.sub(r"{\\mathrm \1}", tex)
@@ -151,6 +152,41 @@ def _tag(match: re.Match[str]) -> str:
         for index, piece in enumerate(pieces)
     )
     return f"\\qquad {shown}"
+
+
+def _nolimits(tex: str) -> str:
+    """Each operator followed by ``\\nolimits`` in braces, its scripts after it, then a thin
+    space when a symbol follows (TeX's space between an operator and an ordinary symbol)."""
+    out: list[str] = []
+    pos = 0
+    while (match := _NOLIMITS.search(tex, pos)) is not None:
+        out.append(tex[pos : match.start()] + "{" + match.group(1) + "}")
+        pos = _past_scripts(tex, match.end())
+        out.append(tex[match.end() : pos])
+        following = tex[pos:].lstrip()[:1]
+        if following.isalnum() or following == "\\":
+            out.append("\\,")
+    out.append(tex[pos:])
+    return "".join(out)
+
+
+def _past_scripts(tex: str, index: int) -> int:
+    """The index past the ``_…``/``^…`` scripts starting at ``index`` (spaces skipped)."""
+    while True:
+        start = index
+        while start < len(tex) and tex[start].isspace():
+            start += 1
+        if start >= len(tex) or tex[start] not in "_^":
+            return index
+        start += 1
+        while start < len(tex) and tex[start].isspace():
+            start += 1
+        if tex.startswith("{", start):
+            end = closing_bracket(tex, start)
+            index = len(tex) if end is None else end + 1
+        else:
+            token = _TOKEN.match(tex, start)
+            index = start + (len(token.group()) if token else 0)
 
 
 def _modulo(tex: str) -> str:

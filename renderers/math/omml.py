@@ -445,11 +445,20 @@ def _function(parent: Element, node: MathNode, operand: MathNode) -> None:
 
 def _nary_operator(node: MathNode) -> str | None:
     """The operator character when ``node`` is a large operator, bare or with limits."""
-    base = node.children[0] if node.tag in ("msub", "msup", "msubsup", "munder", "mover",
-                                            "munderover") and node.children else node
+    base = _operator_base(node)
     if base.tag == "mo" and base.text in NARY:
         return base.text
     return None
+
+
+def _operator_base(node: MathNode) -> MathNode:
+    """The base of a scripted ``node`` (``node`` itself when it has no scripts), an operator
+    in braces (``\\sum\\nolimits``, see :mod:`renderers.math.tex`) taken out of them."""
+    base = node.children[0] if node.tag in ("msub", "msup", "msubsup", "munder", "mover",
+                                            "munderover") and node.children else node
+    if base.tag == "mrow" and len(base.children) == 1 and base.children[0].tag == "mo":
+        return base.children[0]
+    return base
 
 
 def _nary(parent: Element, node: MathNode, operator: str, operand: MathNode | None) -> None:
@@ -457,7 +466,9 @@ def _nary(parent: Element, node: MathNode, operator: str, operand: MathNode | No
     props = _sub(nary, "naryPr")
     _sub(props, "chr", operator)
     under = node.tag in ("munder", "munderover")
-    _sub(props, "limLoc", "undOvr" if under or operator not in "∫∬∭∮∯∰" else "subSup")
+    beside = _operator_base(node).attr("movablelimits") == "false"  # \nolimits
+    _sub(props, "limLoc", "undOvr" if under or (operator not in "∫∬∭∮∯∰" and not beside)
+         else "subSup")
     parts = node.children
     lower = upper = None
     if node.tag in ("msub", "munder") and len(parts) == 2:

@@ -90,3 +90,19 @@ def test_libreoffice_sets_upright_symbols_upright(tmp_path: Path) -> None:
     assert {"x", "A"} <= italic, shown
     for symbol in ("NaCl", "H", "O", "d", "rank"):
         assert symbol in upright and symbol not in italic, (symbol, shown)
+
+
+def test_nolimits_keeps_the_limits_beside_the_operator_in_office_math() -> None:
+    root = omml_math(parse_tex(r"\sum\nolimits_{i=1}^{n} a_i + \lim\nolimits_{x} f",
+                               display=True))
+    (location,) = root.iter(f"{{{M_NS}}}limLoc")
+    assert location.get(f"{{{M_NS}}}val") == "subSup"
+    assert root.find(f".//{{{M_NS}}}func") is None  # lim with its limit below
+    assert ("lim", True) in _runs(r"\lim\nolimits_{x} f")
+
+
+def test_an_arrow_with_text_is_the_long_arrow_under_limits_in_office_math() -> None:
+    root = omml_math(parse_tex(r"A \xrightarrow[\text{below}]{\text{above}} B", display=True))
+    upper = root.find(f"{{{M_NS}}}limUpp")
+    assert upper is not None and upper.find(f".//{{{M_NS}}}limLow") is not None
+    assert "⟶" in "".join(upper.itertext())
