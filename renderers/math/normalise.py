@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from renderers.math import intertext, siunitx
 from renderers.math.errors import MathError
+from renderers.math.groups import closing_bracket
 from renderers.math.mhchem import expand as expand_chemistry
 
 #: Environments latex2mathml itself reads as tables (a starred matrix is read as its plain form).
@@ -104,6 +105,18 @@ _SIM = re.compile(r"\\sim(?![A-Za-z])")
 #: drops a table's last row whenever that row's last cell is empty, a cleanup meant for the
 #: empty row a trailing ``\\\\`` opens, so the row's other cells were lost with it.
 _TRAILING_CELL = re.compile(r"(?<!\\)((?:\\\\)*&)(\s*\\end\s*\{)")
+#: ``\\bmod``: latex2mathml gives a bare ``mod`` operator, drawn with no space around it; TeX
+#: sets it between two 5 mu spaces (``\\;``). ``\\pmod{n}``: latex2mathml's ``mod`` is an
+#: identifier the drawing sets apart from its bracket; TeX writes "(mod n)" after a quad.
+_BMOD = re.compile(r"\\bmod(?![A-Za-z])")
+_PMOD = re.compile(r"\\pmod(?![A-Za-z])\s*")
+_MODULO = r"\text{mod}"
+_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\S")
+#: ``\\lim\\nolimits_{x}``: latex2mathml drops ``\\nolimits``, so the limit went below like
+#: ``\\lim_{x}``'s. In braces, as TeX reads ``{\\lim}_{x}``, the operator takes its script
+#: beside it (:func:`renderers.math.tex.parse_tex` marks such a base as not moving its limits);
+#: the thin space TeX sets after an operator before a symbol (``\\lim_x f``) is written out.
+_NOLIMITS = re.compile(r"(\\operatorname\s*\{[^{}]*\}|\\[A-Za-z]+|\\.)\s*\\nolimits(?![A-Za-z])")
 _NO_NUMBER = re.compile(r"\\(?:notag|nonumber)(?![A-Za-z])")
 
 
@@ -118,6 +131,9 @@ def normalise(tex: str) -> str:
     tex = _TAG.sub(_tag, tex)
     tex = _ARG.sub(r"\\operatorname{arg}", tex)
     tex = _OPERATOR_NAME.sub(_operator_name, tex)
+    tex = _nolimits(tex) if "\\nolimits" in tex else tex
+    tex = _BMOD.sub(lambda _: rf"\;{_MODULO}\;", tex)
+    tex = _modulo(tex) if "\\pmod" in tex else tex
     tex = _UPRIGHT_LETTER.sub(r"{\\mathrm \1}", tex)
     tex = _SIM.sub(r"\\thicksim", tex)
     return _TRAILING_CELL.sub(r"\1{}\2", tex) if "&" in tex else tex
@@ -161,6 +177,63 @@ def margin_tag(tex: str) -> tuple[str, tuple[str, ...]]:
         if depth == 0:
             return tex[: match.start()] + tex[match.end() :], tuple(_tag_pieces(match))
     return tex, ()
+
+
+def _nolimits(tex: str) -> str:
+    """Each operator followed by ``\\nolimits`` in braces, its scripts after it, then a thin
+    space when a symbol follows (TeX's space between an operator and an ordinary symbol)."""
+    out: list[str] = []
+    pos = 0
+    while (match := _NOLIMITS.search(tex, pos)) is not None:
+        out.append(tex[pos : match.start()] + "{" + match.group(1) + "}")
+        pos = _past_scripts(tex, match.end())
+        out.append(tex[match.end() : pos])
+        following = tex[pos:].lstrip()[:1]
+        if following.isalnum() or following == "\\":
+            out.append("\\,")
+    out.append(tex[pos:])
+    return "".join(out)
+
+
+def _past_scripts(tex: str, index: int) -> int:
+    """The index past the ``_…``/``^…`` scripts starting at ``index`` (spaces skipped)."""
+    while True:
+        start = index
+        while start < len(tex) and tex[start].isspace():
+            start += 1
+        if start >= len(tex) or tex[start] not in "_^":
+            return index
+        start += 1
+        while start < len(tex) and tex[start].isspace():
+            start += 1
+        if tex.startswith("{", start):
+            end = closing_bracket(tex, start)
+            index = len(tex) if end is None else end + 1
+        else:
+            token = _TOKEN.match(tex, start)
+            index = start + (len(token.group()) if token else 0)
+
+
+def _modulo(tex: str) -> str:
+    """Each ``\\pmod{n}`` (or ``\\pmod n``) as TeX sets it: a quad, then "(mod n)"."""
+    out: list[str] = []
+    pos = 0
+    while (match := _PMOD.search(tex, pos)) is not None:
+        start = match.end()
+        if tex.startswith("{", start):
+            end = closing_bracket(tex, start)
+            if end is None:
+                raise MathError("\\pmod: a '{' has no closing brace")
+            argument, after = tex[start + 1 : end], end + 1
+        else:
+            token = _TOKEN.match(tex, start)
+            argument = token.group() if token else ""
+            after = start + len(argument)
+        out.append(tex[pos : match.start()])
+        out.append(rf"\quad({_MODULO}\;{{{argument}}})")
+        pos = after
+    out.append(tex[pos:])
+    return "".join(out)
 
 
 def _operator_name(match: re.Match[str]) -> str:

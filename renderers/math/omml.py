@@ -21,6 +21,7 @@ from typing import TypeAlias
 
 from lxml import etree
 
+from renderers.math.arrows import LONG_ARROWS, LabelledArrow, labelled_arrow
 from renderers.math.spans import office_cells
 from renderers.math.tex import Formula, MathNode
 
@@ -71,6 +72,11 @@ def math_space(width: str | None) -> str:
     return "\u2003" * min(int(whole), 8) + tail
 
 
+#: The plain upright style (``\\mathrm``, ``\\operatorname``, element symbols, units). Such a
+#: run is written as normal text (``m:nor``), upright in Word and in LibreOffice alike:
+#: LibreOffice 7.4's import ignores ``m:sty m:val="p"`` and set each letter in italic. Word
+#: keeps a normal-text run part of the equation (its "Normal Text" button).
+UPRIGHT: tuple[str | None, str | None] = ("p", None)
 #: MathML ``mathvariant`` → Office Math style (``m:sty``: plain, bold, italic, bold italic) and
 #: script (``m:scr``), so ``\\boldsymbol{\\theta}`` or ``\\mathscr{L}`` keep their look in Word.
 VARIANTS: dict[str, tuple[str | None, str | None]] = {
@@ -166,9 +172,26 @@ def _partner(nodes: tuple[MathNode, ...], start: int, closing: str) -> int | Non
     return None
 
 
+def _joined(nodes: tuple[MathNode, ...]) -> tuple[MathNode, ...]:
+    """Neighbouring upright letters (``\\mathrm{Cl}``, mhchem's element symbols) as one
+    identifier, one run as Word writes "Cl"."""
+    out: list[MathNode] = []
+    for node in nodes:
+        last = out[-1] if out else None
+        if (last is not None and node.tag == last.tag == "mi" and node.text and last.text
+                and node.attrs == last.attrs == _NORMAL):
+            out[-1] = MathNode("mi", _NORMAL, (), last.text + node.text)
+        else:
+            out.append(node)
+    return tuple(out)
+
+
+_NORMAL = (("mathvariant", "normal"),)
+
+
 def _content(parent: Element, nodes: tuple[MathNode, ...]) -> None:
     """Append ``nodes`` in order; a large operator takes the node after it as its operand."""
-    nodes = _paired(nodes)
+    nodes = _paired(_joined(nodes))
     index = 0
     while index < len(nodes):
         node = nodes[index]
@@ -213,13 +236,20 @@ def _relation(run: Element) -> bool:
 
 def _node(parent: Element, node: MathNode) -> None:
     parts = node.children
+    if node.tag in ("mover", "munder", "munderover") and (
+            arrow := labelled_arrow(node)) is not None:
+        _arrow(parent, arrow)
+        return
     match node.tag:
         case "mi" if not node.text:
             _run(parent, HOLDER)
         case "mi" | "mn" | "mo" | "ms":
             variant = node.attr("mathvariant")
-            _run(parent, node.text, style=VARIANTS.get(variant, ("p", None) if (
-                node.tag in ("mi", "mo") and _upright(node)) else (None, None)))
+            style = VARIANTS.get(variant, UPRIGHT if (
+                node.tag in ("mi", "mo") and _upright(node)) else (None, None))
+            # Plain upright as normal text, which LibreOffice too sets upright (UPRIGHT).
+            _run(parent, node.text, style=style if style != UPRIGHT else (None, None),
+                 text_run=style == UPRIGHT)
         case "mtext":
             _run(parent, node.text, text_run=True, style=VARIANTS.get(node.attr("mathvariant"),
                                                                        (None, None)))
@@ -292,6 +322,26 @@ def _node(parent: Element, node: MathNode) -> None:
             _arg(delimiter, "e", MathNode("mrow", children=inner))
         case _:
             _content(parent, parts)
+
+
+def _arrow(parent: Element, arrow: LabelledArrow) -> None:
+    """An arrow with text over or under it: the long arrow (⟶ for →, :data:`LONG_ARROWS`)
+    with its texts as limits (``m:limUpp``/``m:limLow``). Word would stretch the arrow of an
+    ``m:groupChr`` to its text, but LibreOffice 7.4 reads that as a small arrow under the text
+    and, with text on both sides, as "¿": the long arrow is what both show well."""
+    mark = MathNode("mo", text=LONG_ARROWS.get(arrow.arrow, arrow.arrow))
+    base = parent
+    if arrow.above is not None:
+        upper = _sub(parent, "limUpp")
+        base = _sub(upper, "e")
+    if arrow.below is not None:
+        lower = _sub(base, "limLow")
+        _arg(lower, "e", mark)
+        _arg(lower, "lim", arrow.below)
+    else:
+        _content(base, (mark,))
+    if arrow.above is not None:
+        _arg(upper, "lim", arrow.above)
 
 
 def _over_under(parent: Element, node: MathNode) -> None:
@@ -395,11 +445,20 @@ def _function(parent: Element, node: MathNode, operand: MathNode) -> None:
 
 def _nary_operator(node: MathNode) -> str | None:
     """The operator character when ``node`` is a large operator, bare or with limits."""
-    base = node.children[0] if node.tag in ("msub", "msup", "msubsup", "munder", "mover",
-                                            "munderover") and node.children else node
+    base = _operator_base(node)
     if base.tag == "mo" and base.text in NARY:
         return base.text
     return None
+
+
+def _operator_base(node: MathNode) -> MathNode:
+    """The base of a scripted ``node`` (``node`` itself when it has no scripts), an operator
+    in braces (``\\sum\\nolimits``, see :mod:`renderers.math.tex`) taken out of them."""
+    base = node.children[0] if node.tag in ("msub", "msup", "msubsup", "munder", "mover",
+                                            "munderover") and node.children else node
+    if base.tag == "mrow" and len(base.children) == 1 and base.children[0].tag == "mo":
+        return base.children[0]
+    return base
 
 
 def _nary(parent: Element, node: MathNode, operator: str, operand: MathNode | None) -> None:
@@ -407,7 +466,9 @@ def _nary(parent: Element, node: MathNode, operator: str, operand: MathNode | No
     props = _sub(nary, "naryPr")
     _sub(props, "chr", operator)
     under = node.tag in ("munder", "munderover")
-    _sub(props, "limLoc", "undOvr" if under or operator not in "∫∬∭∮∯∰" else "subSup")
+    beside = _operator_base(node).attr("movablelimits") == "false"  # \nolimits
+    _sub(props, "limLoc", "undOvr" if under or (operator not in "∫∬∭∮∯∰" and not beside)
+         else "subSup")
     parts = node.children
     lower = upper = None
     if node.tag in ("msub", "munder") and len(parts) == 2:

@@ -18,9 +18,10 @@ from functools import lru_cache
 from xml.sax.saxutils import escape
 
 from renderers.diagnostics import Code, Diagnostic, report
-from renderers.math.mathml import mathml_markup
+from renderers.math.arrows import ArrowSize, stretched_arrows
+from renderers.math.mathml import mathml_markup, node_markup
 from renderers.math.spans import drawable
-from renderers.math.tex import MATHML_NS, Formula, shown_tex
+from renderers.math.tex import MATHML_NS, Formula, MathNode, shown_tex
 
 #: Font size (px) the formula is drawn at; sizes are reported relative to it.
 DRAW_SIZE = 20.0
@@ -67,7 +68,7 @@ def draw_formula(formula: Formula) -> DrawnFormula:
     ``fallback`` says why. The cache holds the reason, not a report: each render that draws the
     formula reports it (:func:`formula_drawing`)."""
     try:
-        drawn = _draw(mathml_markup(drawable(formula), annotate=False))
+        drawn = _draw(mathml_markup(_drawn_tree(formula), annotate=False))
     except Exception as exc:  # ziamath's own failures have no common type
         why = f"the drawing library failed ({type(exc).__name__})"
     else:
@@ -77,6 +78,33 @@ def draw_formula(formula: Formula) -> DrawnFormula:
     source = escape(formula.tex)
     drawn = _draw(f'<math xmlns="{MATHML_NS}"><mtext>{source}</mtext></math>')
     return dataclasses.replace(drawn, fallback=why)
+
+
+def _drawn_tree(formula: Formula) -> Formula:
+    """``formula`` as ziamath draws it: text rows of aligned tables stacked
+    (:func:`~renderers.math.spans.drawable`), arrows stretched to their text
+    (:func:`~renderers.math.arrows.stretched_arrows`)."""
+    shown = drawable(formula)
+    root = stretched_arrows(shown.root, arrow_size, _width)
+    return shown if root is shown.root else dataclasses.replace(shown, root=root)
+
+
+@lru_cache(maxsize=64)
+def arrow_size(arrow: str) -> ArrowSize:
+    """One arrow character as ziamath sets it, measured by drawing it alone and over a box of
+    no width or height (what :mod:`~renderers.math.arrows` builds on)."""
+    mark = f'<mo lspace="0" rspace="0" stretchy="true">{escape(arrow)}</mo>'
+    alone = _draw(f'<math xmlns="{MATHML_NS}">{mark}</math>')
+    over = _draw(f'<math xmlns="{MATHML_NS}"><mover accent="true"><mspace width="0"/>{mark}'
+                 "</mover></math>")
+    bottom = -alone.depth
+    top = alone.height + bottom
+    return ArrowSize(alone.width, bottom, top, over.height - over.depth - top)
+
+
+def _width(node: MathNode) -> float:
+    """How wide (em) ziamath draws ``node`` alone."""
+    return _draw(f'<math xmlns="{MATHML_NS}">{node_markup(node)}</math>').width
 
 
 def formula_drawing(formula: Formula) -> DrawnFormula:

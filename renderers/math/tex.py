@@ -54,6 +54,10 @@ _UNKNOWN_COMMAND = re.compile(r"^\\[A-Za-z]+")
 _MARKUP_IN_TEXT = re.compile(r"\\(?:text(?!style)[a-z]*|mbox|hbox|fbox)\s*\{[^{}]*[<&]")
 #: MathML elements that hold only text (an element inside one came from text, not TeX).
 _TOKENS = frozenset({"mi", "mn", "mo", "mtext", "ms"})
+#: The space between the columns of ``cases`` (amsmath's ``\\quad``).
+CASES_GAP = "1em"
+#: Scripts beside a base (``\\lim\\nolimits`` keeps its limit here).
+_SCRIPTED = frozenset({"msub", "msup", "msubsup"})
 #: Delimiters after ``\\bigl``, ``\\Bigr`` …, which latex2mathml copies as their source
 #: (``\\biggl\\{`` showed "\\{"; ``\\Bigl\\langle`` was refused as an unknown command).
 SIZED_DELIMITERS = {
@@ -144,6 +148,9 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
         from renderers.math.spans import spanned
 
         root = spanned(root)
+    from renderers.math.arrows import marked_up_arrows
+
+    root = marked_up_arrows(root)
     if not _shows_something(root):  # ``\frac{}{}``, ``\mathrm{}``: a drawing of no size
         raise MathError("the formula shows nothing")
     return Formula(tex=source, display=display, root=root, tag=_tag_text(tag))
@@ -220,4 +227,36 @@ def _node(element: ET.Element, budget: list[int], depth: int) -> tuple[MathNode,
         if (name in ATTRIBUTES and _VALUE.match(value))
         or (name in COLOUR_ATTRIBUTES and _COLOUR.match(value))
     ))
+    if tag == "mrow" and any(child.tag == "mtable" for child in children):
+        children = _cases_spaced(children)
+    if tag in _SCRIPTED and children and _braced_operator(children[0]):
+        children = (_fixed_limits(children[0]), *children[1:])
     return (MathNode(tag, attrs, children, text),)
+
+
+def _cases_spaced(children: tuple[MathNode, ...]) -> tuple[MathNode, ...]:
+    """A table beside a brace (``cases``, ``dcases``, ``rcases``) with amsmath's quad between
+    its columns: latex2mathml gives none, and the drawing's default of 0.3 em ran each value
+    into its condition."""
+    out = list(children)
+    for index, child in enumerate(children):
+        neighbours = children[max(index - 1, 0) : index] + children[index + 1 : index + 2]
+        if (child.tag == "mtable" and not child.attr("columnspacing")
+                and any(node.tag == "mo" and node.text in ("{", "}") for node in neighbours)):
+            attrs = tuple(sorted((*child.attrs, ("columnspacing", CASES_GAP))))
+            out[index] = MathNode("mtable", attrs, child.children, child.text)
+    return tuple(out)
+
+
+def _braced_operator(base: MathNode) -> bool:
+    """A script's base that is one operator in braces (``{\\lim}_x``, ``\\lim\\nolimits_x``
+    as :mod:`~renderers.math.normalise` writes it)."""
+    return base.tag == "mrow" and len(base.children) == 1 and base.children[0].tag == "mo"
+
+
+def _fixed_limits(base: MathNode) -> MathNode:
+    """The braced operator marked to keep its scripts beside it, as TeX sets a braced one:
+    browsers and the drawing would otherwise move them below in a displayed formula."""
+    (operator,) = base.children
+    attrs = tuple(sorted({**dict(operator.attrs), "movablelimits": "false"}.items()))
+    return MathNode("mrow", base.attrs, (MathNode("mo", attrs, (), operator.text),))
