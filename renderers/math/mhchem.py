@@ -29,7 +29,7 @@ Command = Literal["ce", "pu"]
 CE_ACCEPTED = (
     "formulas H2O, SO4^2-, [Cu(NH3)4]^2+, coefficients 2 and 1/2, states (s) (l) (g) (aq), "
     "isotopes ^{14}_{6}C, hydrates . and *, bonds - = #, arrows -> <- <-> <--> <=> <=>> <<=> "
-    "with [above][below], +, v, ^, $…$ math, Greek letters"
+    "with [above][below], +, v, ^, $…$ math, \\text{…}, Greek letters"
 )
 #: What ``\\pu`` reads, as its refusal lists it.
 PU_ACCEPTED = "a number (1.2e3, 5 +- 0.1) and units kJ/mol, kJ*mol-1, m s^-2, °C, \\mu m"
@@ -45,6 +45,8 @@ GREEK = frozenset({
     "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega",
 })
 SYMBOLS = frozenset({"pm", "mp", "cdot", "times", "circ", "bullet", "degree", "prime", "%"})
+#: Commands whose braced argument is text inside ``\\ce`` (agents write ``->[\\text{heat}]``).
+TEXT_COMMANDS = frozenset({"text", "textrm", "mathrm", "mbox"})
 
 #: Arrows, longest first (``<=>>`` before ``<=>``), and the TeX each becomes: the long arrow
 #: mhchem draws; an equilibrium lying to one side (``<=>>``) as the arrow pair with a short
@@ -376,6 +378,12 @@ def _command(word: str, index: int) -> tuple[str, int]:
     if name in ("ce", "pu"):
         body, end = _argument(word, match.end(), "ce" if name == "ce" else "pu")
         return "{" + (chemistry(body) if name == "ce" else units(body)) + "}", end
+    if name in TEXT_COMMANDS:  # ``->[\text{heat}]``: text, as mhchem's own ``{heat}``
+        start = match.end()
+        end = closing_bracket(word, start) if word.startswith("{", start) else None
+        if end is None:
+            raise _refuse("\\" + name + " without its {…}")
+        return _text(word[start + 1 : end]), end + 1
     if name in GREEK:
         return rf"\{name} ", match.end()
     if name in SYMBOLS:
