@@ -380,10 +380,10 @@ def _command(word: str, index: int) -> tuple[str, int]:
         return "{" + (chemistry(body) if name == "ce" else units(body)) + "}", end
     if name in TEXT_COMMANDS:  # ``->[\text{heat}]``: text, as mhchem's own ``{heat}``
         start = match.end()
-        end = closing_bracket(word, start) if word.startswith("{", start) else None
-        if end is None:
+        closing = closing_bracket(word, start) if word.startswith("{", start) else None
+        if closing is None:
             raise _refuse("\\" + name + " without its {…}")
-        return _text(word[start + 1 : end]), end + 1
+        return _text(word[start + 1 : closing]), closing + 1
     if name in GREEK:
         return rf"\{name} ", match.end()
     if name in SYMBOLS:
