@@ -41,9 +41,13 @@ MATH_CSS = (
     "@media print{.math.display .math-svg{display:inline-block}}"
     # A font with a MATH table, which a browser needs to stretch braces and arrows: the one of
     # each system (Windows, macOS, TeX installs, Debian's fonts-dejavu-extra, Noto) before the
-    # browser's own choice, which on Linux is often a text face that stretches nothing.
+    # browser's own choice, which on Linux is often a text face that stretches nothing ...
     "math{font-family:'Cambria Math','STIX Two Math','Latin Modern Math',"
     "'DejaVu Math TeX Gyre','Noto Sans Math',math}"
+    # ... but not for an arrow under or over text: Chromium stretches DejaVu Math's arrow into
+    # a line without its head, shorter than the text; Noto Sans Math's stays a whole arrow.
+    ":is(mover,munder,munderover)>mo:first-child{font-family:'Cambria Math','STIX Two Math',"
+    "'Latin Modern Math','Noto Sans Math',math}"
     # Chromium centres a cell's math by -webkit-center: plain left/right do not move it.
     "mtd[columnalign=left]{text-align:left;text-align:-webkit-left}"
     "mtd[columnalign=right]{text-align:right;text-align:-webkit-right}"
