@@ -22,12 +22,9 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +40,7 @@ from renderers.resolve import ResolvedDocument, resolve  # noqa: E402
 from renderers.writers.html.report import render_html  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
+from render_bench import Timing, ab, ratios  # noqa: E402
 from report import load_average  # noqa: E402
 
 ARABIC = ("الطاقة", "الشبكة", "التخزين", "الرياح", "الشمسية", "السوق", "السعر", "النمو",
@@ -117,39 +115,9 @@ def resolved(text: str) -> ResolvedDocument:
     return resolve(read_markdown(text, limits=options.limits), SourcePool.from_rows(rows))
 
 
-@dataclass(frozen=True)
-class Timing:
-    """Wall-clock and CPU seconds (user + system of this process)."""
-
-    wall: float
-    cpu: float
-
-    def __str__(self) -> str:
-        return f"{self.wall * 1000:7.1f} ms (CPU {self.cpu * 1000:7.1f} ms)"
-
-
-def _cpu_now() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed(fn: Callable[[], object]) -> Timing:
-    wall, cpu = time.perf_counter(), _cpu_now()
-    fn()
-    return Timing(time.perf_counter() - wall, _cpu_now() - cpu)
-
-
-def ab(a: Callable[[], object], b: Callable[[], object], runs: int) -> tuple[Timing, Timing]:
-    """Best runs of ``a`` and ``b`` (by wall time, CPU of the same run), measured alternately."""
-    ta, tb = [], []
-    for _ in range(runs):
-        ta.append(timed(a))
-        tb.append(timed(b))
-    return min(ta, key=lambda t: t.wall), min(tb, key=lambda t: t.wall)
-
-
-def ratios(a: Timing, b: Timing) -> str:
-    return f"ratio {a.wall / b.wall:.2f}x wall, {a.cpu / b.cpu:.2f}x CPU"
+def ms(timing: Timing) -> str:
+    """A timing in milliseconds: the nested case takes tens of them."""
+    return f"{timing.wall * 1000:7.1f} ms (CPU {timing.cpu * 1000:7.1f} ms)"
 
 
 @contextmanager
@@ -198,7 +166,8 @@ def main() -> None:
     t_pass, t_off = ab(html, without_pass(html), runs)
     held = html().count('<span dir="')
     print(f"1. mixed document, {mixed.count(chr(10) * 2)} paragraphs, {len(mixed):,} characters "
-          f"({held} spans held): HTML {t_pass} | pass off {t_off} | {ratios(t_pass, t_off)}; "
+          f"({held} spans held): HTML {ms(t_pass)} | pass off {ms(t_off)} | "
+          f"{ratios(t_pass, t_off)}; "
           f"the pass {(t_pass.cpu - t_off.cpu) * 1000:.0f} ms CPU")
 
     size = args.characters
@@ -206,13 +175,13 @@ def main() -> None:
     flat_text = nested_document(size).replace("(", "").replace(")", "")
     flat = steady(html_of(resolved(flat_text)))
     t_nested, t_flat = ab(nested, flat, runs)
-    print(f"2. {DEPTH} nested brackets around {size:,} characters: HTML {t_nested} | "
-          f"no brackets {t_flat} | {ratios(t_nested, t_flat)}")
+    print(f"2. {DEPTH} nested brackets around {size:,} characters: HTML {ms(t_nested)} | "
+          f"no brackets {ms(t_flat)} | {ratios(t_nested, t_flat)}")
     smaller = {part: steady(html_of(resolved(nested_document(size // part)))) for part in (2, 4)}
     for part, fn in smaller.items():
         t_small, t_large = ab(fn, nested, runs)
         growth = (t_large.cpu / t_small.cpu) / part
-        print(f"   at {size // part:,} characters: {t_small}; growth to {size:,}: "
+        print(f"   at {size // part:,} characters: {ms(t_small)}; growth to {size:,}: "
               f"{t_large.cpu / t_small.cpu:.2f}x CPU for {part}x the length ({growth:.2f})")
     print(f"after: load average {load_average()} (1/5/15 min) on {os.cpu_count()} cores")
 
