@@ -524,8 +524,7 @@ class ReportWriter:
                 reads = caption_direction(label, number, caption, self.words)
                 with self.directed(reads) as attr:
                     cap = Markup(f"<figcaption{attr}>{lead}{self.inlines(caption)}</figcaption>")
-                return Markup(f'<figure class="listing"{numbered_id(label, number)}>{cap}{code}'
-                              "</figure>")
+                return self.code.listing(code, cap, numbered_id(label, number))
             case BlockQuote(inner):
                 return Markup(f'<blockquote dir="auto">\n{self.blocks(inner)}\n</blockquote>')
             case Figure(image, caption, label, number):

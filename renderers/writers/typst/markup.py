@@ -170,12 +170,12 @@ ItemGap = Literal["leading", "paragraph-gap"]
 MAX_INLINE_DEPTH = 32
 #: A block as report.typ's ``block-edges`` knows it, to space two blocks as CSS does: "text"
 #: is a paragraph, "math" a paragraph of displayed formulas, "h1" to "h6" a heading.
-BlockKind = Literal["text", "list", "quote", "table", "code", "rule", "math", "figure",
-                    "figure-captioned", "h1", "h2", "h3", "h4", "h5", "h6"]
+BlockKind = Literal["text", "list", "quote", "table", "code", "listing", "rule", "math",
+                    "figure", "figure-captioned", "h1", "h2", "h3", "h4", "h5", "h6"]
 _HEADING_KINDS: tuple[BlockKind, ...] = ("h1", "h2", "h3", "h4", "h5", "h6")
 #: The blocks whose ``above`` and ``below`` in report.typ are right only beside a paragraph.
 _BOXED_KINDS: frozenset[BlockKind] = frozenset(
-    {"code", "rule", "math", "figure", "figure-captioned", *_HEADING_KINDS})
+    {"code", "listing", "rule", "math", "figure", "figure-captioned", *_HEADING_KINDS})
 
 
 class _Mark(NamedTuple):
@@ -489,6 +489,8 @@ class _Markup:
                 return "list" if self.block_depth < MAX_BLOCK_DEPTH else None
             case Table():
                 return "table"
+            case CodeBlock(caption=caption, number=number) if caption or number:
+                return "listing"
             case CodeBlock() | RawBlock():
                 return "code"
             case BlockQuote():
