@@ -126,6 +126,8 @@ def test_html_sets_the_caption_above_the_code_and_links_each_reference() -> None
     assert see.text_content() == SHOWN
     assert [(a.text, a.get("href")) for a in see.xpath(".//a")] == [
         (text, f"#{anchor}") for text, anchor in LINKS]
+    # the author's prefix reads back as the link it shows, not as a "Listing 3" to renumber
+    assert see.xpath(".//a")[-1].get("class") == "xref-number"
 
 
 def test_markdown_writes_caption_and_anchor_above_the_fence_and_reads_back() -> None:
