@@ -1,24 +1,27 @@
-"""The cross-reference pass: number labelled figures, tables and displayed equations, resolve
-``@fig:…``/``@tbl:…``/``@eq:…`` and ``@sec:…``, and word a group of references as one
-(``[@fig:a; @fig:b; @fig:c]``).
+"""The cross-reference pass: number labelled figures, tables, displayed equations and code
+listings, resolve ``@fig:…``/``@tbl:…``/``@eq:…``/``@lst:…`` and ``@sec:…``, and word a group of
+references as one (``[@fig:a; @fig:b; @fig:c]``).
 
 Runs once, at resolve time, after the citation pass (:func:`renderers.resolve.resolve` calls
-it), so writers only show what it decided: a labelled :class:`Figure`, :class:`Table` or
-displayed :class:`Math` gets its number (each kind counted apart, in document order; a formula
-with its own ``\\tag`` takes none, as in amsmath: its tag is its mark, and a reference to its
-label stays text with an ``unknown-label`` note saying so), every :class:`CrossRef` to a
-known label the same number, and a reference nothing defines stays the text the author wrote,
-with an ``unknown-label`` diagnostic. A label defined twice (``duplicate-label``) keeps its
-first definition; the second is numbered as any figure, but references go to the first. A
-capitalised prefix (``@Fig:a``) names the same label (:func:`~renderers.document.label_key`).
+it), so writers only show what it decided: a labelled :class:`Figure`, :class:`Table`,
+:class:`CodeBlock` or displayed :class:`Math` gets its number (each kind counted apart, in
+document order; a formula with its own ``\\tag`` takes none, as in amsmath: its tag is its
+mark, and a reference to its label stays text with an ``unknown-label`` note saying so),
+every :class:`CrossRef` to a known label the same number, and a reference nothing defines
+stays the text the author wrote, with an ``unknown-label`` diagnostic. A label defined twice
+(``duplicate-label``) keeps its first definition; the second is numbered as any figure, but
+references go to the first. A capitalised prefix (``@Fig:a``) names the same label
+(:func:`~renderers.document.label_key`).
 
 Headings are not numbered, so a reference to one (``@sec:intro`` for ``# Intro {#sec:intro}``)
 becomes a link to it showing its title: a "Section 2" would name a number the reader sees
 nowhere. A group keeps the author's order of kinds and words each run of one kind and form
 once, its numbers sorted and joined in the document's words ("Figures 1, 3 and 5"; three or
 more consecutive ones as a range, "Figures 1–3", as pandoc-crossref writes them); the joiners
-and plural names are the writers' to spell (:meth:`CrossRef.lead`). A group holding a heading's
-or an unknown label falls back to each reference on its own, joined by commas.
+and plural names are the writers' to spell (:meth:`CrossRef.lead`). An author's own prefix
+(``[Chart @fig:a; Chart @fig:b]``, :attr:`CrossRef.prefix`) stands for the name, and only
+references with the same prefix share one, as pandoc-crossref groups them. A group holding a
+heading's or an unknown label falls back to each reference on its own, joined by commas.
 
 A reference inside the author's link (``[see @fig:a](https://…)``) is not linked: a link cannot
 hold another (HTML's nested ``<a>`` is invalid, Markdown's inner link wins on re-reading), so the
@@ -35,6 +38,7 @@ from typing import cast
 from renderers.diagnostics import Code, Diagnostic
 from renderers.document import (
     Block,
+    CodeBlock,
     CrossRef,
     CrossRefJoiner,
     CrossRefKind,
@@ -56,12 +60,15 @@ from renderers.document import (
     walk_inlines,
 )
 
+#: The blocks a label numbers (a displayed equation is an inline: :class:`Math`).
+_Numbered = (Figure, Table, CodeBlock)
+
 
 def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list[Diagnostic]]:
     """``blocks`` with figures, tables, equations and references numbered, and the diagnostics
     this gave (``duplicate-label``, ``unknown-label``)."""
     numbers: dict[str, int] = {}
-    counters: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0, "eq": 0}
+    counters: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0, "eq": 0, "lst": 0}
     notes: list[Diagnostic] = []
     tagged: set[str] = set()
     for label in _numbered_labels(blocks, tagged):
@@ -78,11 +85,11 @@ def number_crossrefs(blocks: tuple[Block, ...]) -> tuple[tuple[Block, ...], list
         return blocks, notes
     sections = _sections(blocks)
     blocks = _unlink_in_links(blocks)
-    counted: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0, "eq": 0}
+    counted: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0, "eq": 0, "lst": 0}
     unknown: dict[str, None] = {}
 
     def number_block(block: Block) -> Block:
-        if isinstance(block, Figure | Table) and block.label:
+        if isinstance(block, _Numbered) and block.label:
             kind = label_kind(block.label)
             counted[kind] += 1
             return dataclasses.replace(block, number=counted[kind])
@@ -127,11 +134,11 @@ def _equation_label(node: Inline) -> str:
 
 
 def _numbered_labels(blocks: tuple[Block, ...], tagged: set[str]) -> list[str]:
-    """The labels that number something, in document order: figures' and tables', then
-    equations' (each kind is counted apart, so only the order within a kind matters). A
+    """The labels that number something, in document order: figures', tables' and listings',
+    then equations' (each kind is counted apart, so only the order within a kind matters). A
     tagged formula's label numbers nothing: it goes in ``tagged`` (by :func:`label_key`)."""
     labels = [
-        block.label for block in iter_blocks(blocks) if isinstance(block, Figure | Table)
+        block.label for block in iter_blocks(blocks) if isinstance(block, _Numbered)
         and block.label
     ]
     for node in iter_inlines(blocks):
@@ -154,8 +161,8 @@ def _has_tag(tex: str) -> bool:
 
 
 def defined_labels(blocks: tuple[Block, ...]) -> frozenset[str]:
-    """The labels a figure, table, equation or heading of ``blocks`` defines (what a reference
-    may name, by :func:`~renderers.document.label_key`)."""
+    """The labels a figure, table, listing, equation or heading of ``blocks`` defines (what a
+    reference may name, by :func:`~renderers.document.label_key`)."""
     return frozenset(
         label_key(label) for label in _numbered_labels(blocks, set())
     ) | frozenset(_sections(blocks))
@@ -249,8 +256,8 @@ def _word_group(group: list[CrossRef]) -> list[CrossRef]:
     its numbers sorted, each shown once, three or more consecutive ones as a range."""
     runs: list[list[CrossRef]] = []
     for ref in group:
-        key = (label_kind(ref.label), ref.form)
-        if runs and (label_kind(runs[-1][0].label), runs[-1][0].form) == key:
+        key = _run_key(ref)
+        if runs and _run_key(runs[-1][0]) == key:
             runs[-1].append(ref)
         else:
             runs.append([ref])
@@ -271,6 +278,11 @@ def _word_group(group: list[CrossRef]) -> list[CrossRef]:
             if len(item) > 1:
                 out.append(dataclasses.replace(item[-1], form="number", joiner="range"))
     return out
+
+
+def _run_key(ref: CrossRef) -> tuple[CrossRefKind, str, str]:
+    """What the references of one run share: kind, form and the author's prefix."""
+    return label_kind(ref.label), ref.form, ref.prefix
 
 
 def _items(refs: list[CrossRef]) -> list[list[CrossRef]]:

@@ -163,9 +163,9 @@ class Math:
         return numbered_anchor(self.label, self.number) if self.label and self.number else ""
 
 
-#: What a cross-reference may point at: a figure, a table or a displayed equation
-#: (pandoc-crossref's prefixes).
-CrossRefKind = Literal["fig", "tbl", "eq"]
+#: What a cross-reference may point at: a figure, a table, a displayed equation or a code
+#: listing (pandoc-crossref's prefixes).
+CrossRefKind = Literal["fig", "tbl", "eq", "lst"]
 #: Combining marks a label's letters carry (``\w`` holds none): Latin, Greek and Cyrillic
 #: accents written decomposed (``e`` + U+0301), Hebrew and Arabic points, the vowel signs of
 #: the Indic, Thai, Lao, Myanmar and Khmer blocks (taken whole, less their full stops), and
@@ -177,11 +177,12 @@ _LABEL_MARKS = (
     "\u1780-\u17d3\u17dd-\u17ff\u3099\u309a"
 )
 #: A label as references and definitions write it: ``fig:solar``, ``tbl-costs``, ``fig:a.b``,
-#: ``fig:图表``, ``fig:चित्र``, a heading's ``sec:intro``: letters, digits and marks of any
-#: script, as pandoc's citation keys and identifiers. A reference may capitalise its prefix
-#: (pandoc-crossref's ``@Fig:a``): it names the same label (:func:`label_key`).
+#: ``fig:图表``, ``fig:चित्र``, a heading's ``sec:intro``, a listing's ``lst:code``: letters,
+#: digits and marks of any script, as pandoc's citation keys and identifiers. A reference may
+#: capitalise its prefix (pandoc-crossref's ``@Fig:a``): it names the same label
+#: (:func:`label_key`).
 CROSSREF_LABEL = (
-    rf"(?:[Ff]ig|[Tt]bl|[Ss]ec|[Ee]q)[:-][\w{_LABEL_MARKS}]+(?:[-:.][\w{_LABEL_MARKS}]+)*"
+    rf"(?:[Ff]ig|[Tt]bl|[Ss]ec|[Ee]q|[Ll]st)[:-][\w{_LABEL_MARKS}]+(?:[-:.][\w{_LABEL_MARKS}]+)*"
 )
 #: Characters after which an ``@`` is part of an e-mail address (``a.b@…``, ``x+y@…``).
 _EMAIL_BEFORE = frozenset("._-+@")
@@ -227,9 +228,16 @@ def label_key(label: str) -> str:
 
 
 def label_kind(label: str) -> CrossRefKind:
-    """The kind a label names by its prefix (``fig:…``/``fig-…``, ``tbl:…``, ``eq:…``)."""
+    """The kind a label names by its prefix (``fig:…``/``fig-…``, ``tbl:…``, ``eq:…``,
+    ``lst:…``)."""
     key = label_key(label)
-    return "tbl" if key.startswith("tbl") else "eq" if key.startswith("eq") else "fig"
+    for kind in _KINDS:
+        if key.startswith(kind):
+            return kind
+    return "fig"
+
+
+_KINDS: tuple[CrossRefKind, ...] = ("tbl", "eq", "lst")
 
 
 def section_label(label: str) -> bool:
@@ -271,7 +279,8 @@ class CrossRef:
     ``form`` says whether the reference shows the name with the number or the number alone.
     ``linked`` is False for a reference inside the author's link (set by the pass): a link
     cannot hold another, so every writer shows its words as plain text there and the outer
-    link wins.
+    link wins. ``prefix`` is the author's own word for the kind (pandoc-crossref's
+    ``[Chart @fig:a]``, "Chart 3"), shown in place of the document's name in either form.
     """
 
     label: str
@@ -279,27 +288,34 @@ class CrossRef:
     form: CrossRefForm = "name"
     joiner: CrossRefJoiner = ""
     linked: bool = True
+    prefix: str = ""
 
     @property
     def written(self) -> str:
-        """The reference as its author wrote it, less brackets (``@fig:a``, ``-@fig:a``): what
-        an unnumbered one shows."""
-        return f"-@{self.label}" if self.form == "number" else f"@{self.label}"
+        """The reference as its author wrote it, less brackets (``@fig:a``, ``-@fig:a``,
+        ``Chart @fig:a``): what an unnumbered one shows."""
+        ref = f"-@{self.label}" if self.form == "number" and not self.prefix else f"@{self.label}"
+        return f"{self.prefix} {ref}" if self.prefix else ref
 
     def shown(self, words: Labels) -> str:
         """The linked words every writer shows for this reference: "Figure 3" in the
-        document's ``words``, "3" for the number alone (a group's numbers too), or
-        :attr:`written` before numbering."""
+        document's ``words`` (the author's "Chart 3" for a prefixed one), "3" for the number
+        alone (a group's numbers too), or :attr:`written` before numbering."""
         if not self.number:
             return self.written
         if self.form == "name":
+            if self.prefix:
+                return f"{self.prefix} {self.number}"
             return numbered_name(self.label, self.number, words)
         return str(self.number)
 
     def lead(self, words: Labels) -> str:
         """The unlinked words every writer shows before :meth:`shown`: a group's joiner and
-        plural name (" and Tables "), or "" for a reference on its own."""
-        name = words.names_lead(label_kind(self.label)) if self.form == "names" else ""
+        plural name (" and Tables ", or the author's prefix: ", Chart "), or "" for a
+        reference on its own."""
+        if self.form != "names":
+            return words.joiner(self.joiner)
+        name = f"{self.prefix} " if self.prefix else words.names_lead(label_kind(self.label))
         return words.joiner(self.joiner) + name
 
     @property
@@ -408,10 +424,18 @@ class Table:
 
 @dataclass(frozen=True)
 class CodeBlock:
-    """A code block; ``text`` is verbatim (tokens inside it are not citations)."""
+    """A code block; ``text`` is verbatim (tokens inside it are not citations).
+
+    ``caption`` (pandoc-crossref's ``Listing: …`` paragraph or ``caption="…"`` attribute) is
+    shown above the code; ``label`` (``lst:code``) makes it a numbered listing, "Listing 1:"
+    before its caption (``number`` filled by the cross-reference pass).
+    """
 
     text: str
     language: str = ""
+    caption: tuple[Inline, ...] = ()
+    label: str = ""
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -622,7 +646,7 @@ def iter_inlines(blocks: tuple[Block, ...]) -> Iterator[Inline]:
 def inline_runs(blocks: tuple[Block, ...]) -> Iterator[tuple[Inline, ...]]:
     """The inlines of every block, nested blocks included, one run per place that sets them
     as one paragraph: a paragraph, a heading, a table cell, a caption (a figure's image leads
-    its caption)."""
+    its caption; a listing's caption, never its code)."""
     for block in iter_blocks(blocks):
         match block:
             case Heading(children=children) | Paragraph(children):
@@ -633,6 +657,8 @@ def inline_runs(blocks: tuple[Block, ...]) -> Iterator[tuple[Inline, ...]]:
                 yield caption
             case Figure(image, caption):
                 yield (image, *caption)
+            case CodeBlock(caption=caption) if caption:
+                yield caption
 
 
 def walk_inlines(inlines: tuple[Inline, ...]) -> Iterator[Inline]:
@@ -696,6 +722,8 @@ def map_blocks(
                 ):
                     block = dataclasses.replace(block, blocks=walk(inner))
                 case Figure(caption=caption):
+                    block = dataclasses.replace(block, caption=inlines(caption))
+                case CodeBlock(caption=caption) if caption:
                     block = dataclasses.replace(block, caption=inlines(caption))
             out.append(block_fn(block))
         return tuple(out)

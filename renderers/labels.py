@@ -1,6 +1,7 @@
 """The words citerender writes itself, in the document's language: section headings (Sources,
 Notes, Contents), the PDF footer ("Page 1 of 5"), the names of numbered figures, tables and
-equations (one and several: "Figure 1", "Figures 1, 3 and 5", "Equation 2"),
+equations and code listings (one and several: "Figure 1", "Figures 1, 3 and 5", "Equation 2",
+"Listing 1"),
 "(cont.)" on a continued slide, back-link titles and the text of an image that cannot be shown.
 
 Every writer takes them from the :class:`Labels` of :func:`labels_for`, and nothing else spells
@@ -52,11 +53,14 @@ class Labels:
     table: str = "Table {number}"
     #: A numbered displayed equation, as references name it (it has no caption).
     equation: str = "Equation {number}"
+    #: A numbered code listing, as references and its caption above the code name it.
+    listing: str = "Listing {number}"
     #: Several figures or tables, as a group of references names them ("Figures 1–3"): the
     #: plural name before ``{numbers}`` (the same word in Chinese, Japanese and Korean).
     figures: str = "Figures {numbers}"
     tables: str = "Tables {numbers}"
     equations: str = "Equations {numbers}"
+    listings: str = "Listings {numbers}"
     #: What joins the numbers (and names) of a group: "1, 3 and 5", "1–3".
     separator: str = ", "
     conjunction: str = " and "
@@ -81,14 +85,16 @@ class Labels:
     untitled: str = "Report"
 
     def numbered(self, kind: CrossRefKind, number: int) -> str:
-        """"Figure 1", "Table 2", "Equation 3": a numbered figure, table or equation, as
-        references name it."""
-        name = {"fig": self.figure, "tbl": self.table, "eq": self.equation}[kind]
+        """"Figure 1", "Table 2", "Equation 3", "Listing 4": a numbered figure, table,
+        equation or listing, as references name it."""
+        name = {"fig": self.figure, "tbl": self.table, "eq": self.equation,
+                "lst": self.listing}[kind]
         return name.format(number=number)
 
     def names_lead(self, kind: CrossRefKind) -> str:
         """"Figures ": the plural name a group's numbers follow."""
-        names = {"fig": self.figures, "tbl": self.tables, "eq": self.equations}[kind]
+        names = {"fig": self.figures, "tbl": self.tables, "eq": self.equations,
+                 "lst": self.listings}[kind]
         if not names.endswith("{numbers}"):
             raise ValueError(f"the plural name {names!r} must end with {{numbers}}")
         return names.removesuffix("{numbers}")
@@ -102,8 +108,8 @@ class Labels:
         return self.range if joiner == "range" else ""
 
     def caption_lead(self, kind: CrossRefKind, number: int) -> str:
-        """"Figure 1:": what starts the caption of a numbered figure or table (writers add the
-        space after it)."""
+        """"Figure 1:": what starts the caption of a numbered figure, table or listing (writers
+        add the space after it)."""
         return self.caption.format(name=self.numbered(kind, number))
 
     def image_text(self, described: str) -> str:
@@ -141,6 +147,7 @@ LABELS: dict[str, Labels] = {
         untitled="Bericht", abstract="Zusammenfassung",
         figures="Abbildungen {numbers}", tables="Tabellen {numbers}", conjunction=" und ",
         equation="Gleichung {number}", equations="Gleichungen {numbers}",
+        listing="Listing {number}", listings="Listings {numbers}",
     ),
     "fr": Labels(
         sources="Sources", notes="Notes", citation_notes="Notes bibliographiques",
@@ -152,6 +159,7 @@ LABELS: dict[str, Labels] = {
         untitled="Rapport", abstract="Résumé",
         figures="Figures {numbers}", tables="Tableaux {numbers}", conjunction=" et ",
         equation="Équation {number}", equations="Équations {numbers}",
+        listing="Listing {number}", listings="Listings {numbers}",
     ),
     "es": Labels(
         sources="Fuentes", notes="Notas", citation_notes="Notas bibliográficas",
@@ -162,6 +170,7 @@ LABELS: dict[str, Labels] = {
         untitled="Informe", abstract="Resumen",
         figures="Figuras {numbers}", tables="Tablas {numbers}", conjunction=" y ",
         equation="Ecuación {number}", equations="Ecuaciones {numbers}",
+        listing="Listado {number}", listings="Listados {numbers}",
     ),
     "it": Labels(
         sources="Fonti", notes="Note", citation_notes="Note bibliografiche", contents="Indice",
@@ -172,6 +181,7 @@ LABELS: dict[str, Labels] = {
         untitled="Rapporto", abstract="Sommario",
         figures="Figure {numbers}", tables="Tabelle {numbers}", conjunction=" e ",
         equation="Equazione {number}", equations="Equazioni {numbers}",
+        listing="Listato {number}", listings="Listati {numbers}",
     ),
     "pt": Labels(
         sources="Fontes", notes="Notas", citation_notes="Notas bibliográficas",
@@ -182,6 +192,7 @@ LABELS: dict[str, Labels] = {
         untitled="Relatório", abstract="Resumo",
         figures="Figuras {numbers}", tables="Tabelas {numbers}", conjunction=" e ",
         equation="Equação {number}", equations="Equações {numbers}",
+        listing="Listagem {number}", listings="Listagens {numbers}",
     ),
     "nl": Labels(
         sources="Bronnen", notes="Noten", citation_notes="Bronvermeldingen", contents="Inhoud",
@@ -192,6 +203,7 @@ LABELS: dict[str, Labels] = {
         untitled="Rapport", abstract="Samenvatting",
         figures="Figuren {numbers}", tables="Tabellen {numbers}", conjunction=" en ",
         equation="Vergelijking {number}", equations="Vergelijkingen {numbers}",
+        listing="Codefragment {number}", listings="Codefragmenten {numbers}",
     ),
     "sv": Labels(
         sources="Källor", notes="Noter", citation_notes="Källhänvisningar",
@@ -203,6 +215,7 @@ LABELS: dict[str, Labels] = {
         untitled="Rapport", abstract="Sammanfattning",
         figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" och ",
         equation="Ekvation {number}", equations="Ekvationer {numbers}",
+        listing="Kodlistning {number}", listings="Kodlistningar {numbers}",
     ),
     "da": Labels(
         sources="Kilder", notes="Noter", citation_notes="Kildehenvisninger", contents="Indhold",
@@ -213,6 +226,7 @@ LABELS: dict[str, Labels] = {
         untitled="Rapport", abstract="Resumé",
         figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" og ",
         equation="Ligning {number}", equations="Ligninger {numbers}",
+        listing="Kodeudsnit {number}", listings="Kodeudsnit {numbers}",
     ),
     "nb": Labels(
         sources="Kilder", notes="Noter", citation_notes="Kildehenvisninger", contents="Innhold",
@@ -223,6 +237,7 @@ LABELS: dict[str, Labels] = {
         untitled="Rapport", abstract="Sammendrag",
         figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" og ",
         equation="Likning {number}", equations="Likninger {numbers}",
+        listing="Kodeutdrag {number}", listings="Kodeutdrag {numbers}",
     ),
     "fi": Labels(
         sources="Lähteet", notes="Huomautukset", citation_notes="Lähdeviitteet",
@@ -234,6 +249,7 @@ LABELS: dict[str, Labels] = {
         untitled="Raportti", abstract="Tiivistelmä",
         figures="Kuvat {numbers}", tables="Taulukot {numbers}", conjunction=" ja ",
         equation="Yhtälö {number}", equations="Yhtälöt {numbers}",
+        listing="Listaus {number}", listings="Listaukset {numbers}",
     ),
     "pl": Labels(
         sources="Źródła", notes="Przypisy", citation_notes="Przypisy bibliograficzne",
@@ -245,6 +261,7 @@ LABELS: dict[str, Labels] = {
         untitled="Raport", abstract="Streszczenie",
         figures="Rysunki {numbers}", tables="Tabele {numbers}", conjunction=" i ",
         equation="Równanie {number}", equations="Równania {numbers}",
+        listing="Listing {number}", listings="Listingi {numbers}",
     ),
     "cs": Labels(
         sources="Zdroje", notes="Poznámky", citation_notes="Bibliografické poznámky",
@@ -255,6 +272,7 @@ LABELS: dict[str, Labels] = {
         untitled="Zpráva", abstract="Abstrakt",
         figures="Obrázky {numbers}", tables="Tabulky {numbers}", conjunction=" a ",
         equation="Rovnice {number}", equations="Rovnice {numbers}",
+        listing="Výpis {number}", listings="Výpisy {numbers}",
     ),
     "ru": Labels(
         sources="Источники", notes="Примечания", citation_notes="Библиографические примечания",
@@ -266,6 +284,7 @@ LABELS: dict[str, Labels] = {
         untitled="Отчёт", abstract="Аннотация",
         figures="Рисунки {numbers}", tables="Таблицы {numbers}", conjunction=" и ",
         equation="Уравнение {number}", equations="Уравнения {numbers}",
+        listing="Листинг {number}", listings="Листинги {numbers}",
     ),
     "uk": Labels(
         sources="Джерела", notes="Примітки", citation_notes="Бібліографічні примітки",
@@ -277,6 +296,7 @@ LABELS: dict[str, Labels] = {
         untitled="Звіт", abstract="Анотація",
         figures="Рисунки {numbers}", tables="Таблиці {numbers}", conjunction=" і ",
         equation="Рівняння {number}", equations="Рівняння {numbers}",
+        listing="Лістинг {number}", listings="Лістинги {numbers}",
     ),
     "el": Labels(
         sources="Πηγές", notes="Σημειώσεις", citation_notes="Βιβλιογραφικές σημειώσεις",
@@ -288,6 +308,7 @@ LABELS: dict[str, Labels] = {
         untitled="Αναφορά", abstract="Περίληψη",
         figures="Σχήματα {numbers}", tables="Πίνακες {numbers}", conjunction=" και ",
         equation="Εξίσωση {number}", equations="Εξισώσεις {numbers}",
+        listing="Κώδικας {number}", listings="Κώδικες {numbers}",
     ),
     "tr": Labels(
         sources="Kaynaklar", notes="Notlar", citation_notes="Kaynak notları",
@@ -298,6 +319,7 @@ LABELS: dict[str, Labels] = {
         untitled="Rapor", abstract="Özet",
         figures="Şekiller {numbers}", tables="Tablolar {numbers}", conjunction=" ve ",
         equation="Denklem {number}", equations="Denklemler {numbers}",
+        listing="Kod {number}", listings="Kodlar {numbers}",
     ),
     "ar": Labels(
         sources="المصادر", notes="الملاحظات", citation_notes="حواشي المصادر",
@@ -309,6 +331,7 @@ LABELS: dict[str, Labels] = {
         figures="الأشكال {numbers}", tables="الجداول {numbers}",
         conjunction=" و", separator="\u060c ",
         equation="معادلة {number}", equations="المعادلات {numbers}",
+        listing="شيفرة {number}", listings="الشيفرات {numbers}",
     ),
     "he": Labels(
         sources="מקורות", notes="הערות", citation_notes="הערות ביבליוגרפיות",
@@ -319,6 +342,7 @@ LABELS: dict[str, Labels] = {
         untitled="דוח", abstract="תקציר",
         figures="איורים {numbers}", tables="טבלאות {numbers}", conjunction=" ו\u05be",
         equation="משוואה {number}", equations="משוואות {numbers}",
+        listing="קטע קוד {number}", listings="קטעי קוד {numbers}",
     ),
     "fa": Labels(
         sources="منابع", notes="یادداشت\u200cها", citation_notes="یادداشت\u200cهای منابع",
@@ -330,6 +354,7 @@ LABELS: dict[str, Labels] = {
         figures="شکل\u200cهای {numbers}", tables="جدول\u200cهای {numbers}",
         conjunction=" و ", separator="\u060c ",
         equation="معادله {number}", equations="معادله\u200cهای {numbers}",
+        listing="کد {number}", listings="کد\u200cهای {numbers}",
     ),
     "hi": Labels(
         sources="स्रोत", notes="टिप्पणियाँ", citation_notes="स्रोत टिप्पणियाँ",
@@ -340,6 +365,7 @@ LABELS: dict[str, Labels] = {
         untitled="रिपोर्ट", abstract="सारांश",
         figures="चित्र {numbers}", tables="तालिकाएँ {numbers}", conjunction=" और ",
         equation="समीकरण {number}", equations="समीकरण {numbers}",
+        listing="कोड सूची {number}", listings="कोड सूचियाँ {numbers}",
     ),
     "ja": Labels(
         sources="出典", notes="注", citation_notes="出典注", contents="目次",
@@ -351,6 +377,7 @@ LABELS: dict[str, Labels] = {
         figures="図{numbers}", tables="表{numbers}",
         conjunction="、", separator="、", range="\uff5e",
         equation="式{number}", equations="式{numbers}",
+        listing="リスト{number}", listings="リスト{numbers}",
     ),
     "zh-Hans": Labels(
         sources="来源", notes="注释", citation_notes="来源注释", contents="目录",
@@ -361,6 +388,7 @@ LABELS: dict[str, Labels] = {
         untitled="报告", abstract="摘要",
         figures="图{numbers}", tables="表{numbers}", conjunction="和", separator="、",
         equation="公式{number}", equations="公式{numbers}",
+        listing="代码{number}", listings="代码{numbers}",
     ),
     "zh-Hant": Labels(
         sources="來源", notes="註釋", citation_notes="來源註釋", contents="目錄",
@@ -371,6 +399,7 @@ LABELS: dict[str, Labels] = {
         untitled="報告", abstract="摘要",
         figures="圖{numbers}", tables="表{numbers}", conjunction="和", separator="、",
         equation="公式{number}", equations="公式{numbers}",
+        listing="程式碼{number}", listings="程式碼{numbers}",
     ),
     "ko": Labels(
         sources="출처", notes="주석", citation_notes="출처 주석", contents="목차",
@@ -381,6 +410,7 @@ LABELS: dict[str, Labels] = {
         untitled="보고서", abstract="초록",
         figures="그림 {numbers}", tables="표 {numbers}", conjunction=" 및 ",
         equation="식 {number}", equations="식 {numbers}",
+        listing="코드 {number}", listings="코드 {numbers}",
     ),
 }
 #: Tags that name a language of :data:`LABELS` under another subtag.

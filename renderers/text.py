@@ -316,7 +316,8 @@ def _block_direction(block: Block) -> Direction | None:
 def document_text(document: Document) -> str:
     """The visible text of ``document``, one line per block (citations omitted).
 
-    Code and raw blocks contribute their verbatim text, images their alt text, tables every cell.
+    Code and raw blocks contribute their verbatim text (a listing its caption first), images
+    their alt text, tables every cell.
     """
     lines: list[str] = []
     _collect(document.blocks, lines)
@@ -335,6 +336,9 @@ def _collect(blocks: tuple[Block, ...], lines: list[str]) -> None:
                 for row in (header, *rows):
                     lines.append(" ".join(plain_text(cell.children) for cell in row))
                 lines.append(plain_text(caption))
+            case CodeBlock(text, _, caption) if caption:
+                lines.append(plain_text(caption))
+                lines.append(text)
             case CodeBlock(text) | RawBlock(text):
                 lines.append(text)
             case BlockQuote(inner) | FootnoteDef(_, inner):

@@ -1,10 +1,15 @@
 """Cross-references in markdown, as pandoc-crossref and Quarto write them.
 
-* ``@fig:solar``, ``@tbl:costs`` (or ``fig-solar``), a heading's ``@sec:intro``, with a
-  capitalised prefix too (``@Fig:solar``), and bracketed ``[@fig:solar]`` or the group
-  ``[@fig:a; @tbl:b]``: the inline rule makes ``crossref`` tokens. Inside brackets a ``-``
-  before the ``@`` asks for the number alone (pandoc-crossref's ``[-@fig:solar]``, "3"; in a
-  group each reference says so for itself: ``[-@fig:a; @fig:b]``). A ``@`` right after a
+* ``@fig:solar``, ``@tbl:costs`` (or ``fig-solar``), ``@eq:a``, ``@lst:code``, a heading's
+  ``@sec:intro``, with a capitalised prefix too (``@Fig:solar``), and bracketed ``[@fig:solar]``
+  or the group ``[@fig:a; @tbl:b]``: the inline rule makes ``crossref`` tokens. Inside brackets
+  a ``-`` before the ``@`` asks for the number alone (pandoc-crossref's ``[-@fig:solar]``, "3";
+  in a group each reference says so for itself: ``[-@fig:a; @fig:b]``), and words before it are
+  the author's own prefix (``[Chart @fig:a]``, "Chart 3": pandoc-crossref's custom prefix, a
+  citation's prefix in pandoc; plain words, no ``*``, ``_``, backquote, brace or bracket).
+  A group inside a link's text (``[see [@fig:a; @fig:b]](…)``) leaves the link to be read: in
+  markdown-it's silent pass, which measures the link's text, the rule declines a ``[``, so the
+  bracket counts as nesting and the link rule does not give up on it. A ``@`` right after a
   letter or digit of a script that spaces its words, or after ``.``/``_``/``-``/``+``, is part
   of an e-mail address, never a reference (:func:`renderers.document.crossref_may_follow`);
   after a CJK, Thai or Arabic letter it is one (``见@fig:solar``). Such a refused ``@`` is a
@@ -17,6 +22,10 @@
   label, right after its closing ``$$`` on the same line (:func:`equation_labels`).
 * ``: Caption {#tbl:costs}`` or ``Table: Caption`` in the paragraph just before or after a
   table: its caption and label (:func:`attach_table_captions`).
+* A code listing, as pandoc-crossref reads one: the fence's attributes
+  ````` ```{#lst:code .python caption="Caption"} ````` (:func:`fence_attributes`), or a
+  ``Listing: Caption {#lst:code}`` / ``: Caption`` paragraph just before (else just after)
+  the block (:func:`attach_listing_captions`; its ``codeBlockCaptions``, always on here).
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from markdown_it.rules_inline import StateInline
 from renderers.document import (
     CROSSREF_LABEL,
     Block,
+    CodeBlock,
     CrossRefForm,
     Image,
     Inline,
@@ -41,24 +51,37 @@ from renderers.document import (
     Text,
     crossref_may_follow,
     label_key,
+    label_kind,
     unspaced_letter,
 )
+from renderers.readers.heading_attrs import split_attributes
 
 LABEL = CROSSREF_LABEL
 
 _SPLIT = re.compile(r"[ \t]*[;,][ \t]*")
-_CAPTION = re.compile(r"^(?:Table:|table:|:)[ \t]")
+#: What starts a caption paragraph, by the kind of block it captions.
+_CAPTIONS = {
+    "tbl": re.compile(r"^(?:Table:|table:|:)[ \t]"),
+    "lst": re.compile(r"^(?:Listing:|listing:|:)[ \t]"),
+}
+#: The words of an author's prefix (``Chart`` of ``[Chart @fig:a]``).
+_PREFIX = r"[^\s\[\]@;,{}*_`\\](?:[^\n\[\]@;,{}*_`\\]*[^\s\[\]@;,{}*_`\\])?"
 
 
 @functools.cache
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """``@label``, ``[@label; -@label …]`` and ``{#label …}`` (other pandoc attributes after the
-    label are accepted and ignored), compiled on first use: a label's class
-    of letters and marks takes a few milliseconds to compile, which an import need not pay."""
+def _patterns() -> tuple[
+    re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]
+]:
+    """``@label``, ``[@label; -@label; Chart @label …]``, ``{#label …}`` (other pandoc
+    attributes after the label are accepted and ignored) and one reference of a bracket
+    (prefix, ``-``, label), compiled on first use: a label's class of letters and marks takes
+    a few milliseconds to compile, which an import need not pay."""
+    item = rf"(?:{_PREFIX}[ \t]+)?-?@{LABEL}"
     return (
         re.compile(rf"@({LABEL})"),
-        re.compile(rf"\[[ \t]*(-?@{LABEL}(?:[ \t]*[;,][ \t]*-?@{LABEL})*)[ \t]*\]"),
+        re.compile(rf"\[[ \t]*({item}(?:[ \t]*[;,][ \t]*{item})*)[ \t]*\]"),
         re.compile(rf"^\{{#({LABEL})(?:\s[^{{}}]*)?\}}$"),
+        re.compile(rf"(?:({_PREFIX})[ \t]+)?(-?)@({LABEL})"),
     )
 
 
@@ -83,8 +106,10 @@ def _crossref(state: StateInline, silent: bool) -> bool:
                               "pos": pos}
             state.pos = pos + 1
             return True
-        refs: list[tuple[str, CrossRefForm]] = [(_nfc(src[pos + 1 : end]), "name")]
+        refs: list[tuple[str, CrossRefForm, str]] = [(_nfc(src[pos + 1 : end]), "name", "")]
     elif char == "[":
+        if silent:  # measuring a link's text: this bracket nests (a group inside a link)
+            return False
         match = _patterns()[1].match(src, pos, state.posMax)
         if match is None or src[match.end() : match.end() + 1] in ("(", "["):
             return False
@@ -100,11 +125,14 @@ def _crossref(state: StateInline, silent: bool) -> bool:
     return True
 
 
-def _bracketed(item: str) -> tuple[str, CrossRefForm]:
-    """The label and form of one reference of a bracket (``@fig:a`` or ``-@fig:a``)."""
-    if item.startswith("-"):
-        return _nfc(item[2:]), "number"
-    return _nfc(item[1:]), "name"
+def _bracketed(item: str) -> tuple[str, CrossRefForm, str]:
+    """The label, form and prefix of one reference of a bracket (``@fig:a``, ``-@fig:a``,
+    ``Chart @fig:a``; a prefix names the kind itself, so it takes the named form even with
+    a ``-``)."""
+    match = _patterns()[3].fullmatch(item)
+    assert match is not None  # the bracket's pattern read it
+    prefix, dash, label = match.group(1) or "", match.group(2), _nfc(match.group(3))
+    return label, "number" if dash and not prefix else "name", prefix
 
 
 def _bare_end(src: str, start: int, end: int) -> int:
@@ -166,21 +194,23 @@ def equation_labels(children: tuple[Inline, ...]) -> tuple[Inline, ...]:
     return tuple(out)
 
 
-def _caption(block: Block) -> tuple[tuple[Inline, ...], str] | None:
-    """A pandoc table caption paragraph: its inlines (prefix and label removed) and label."""
+def _caption(block: Block, kind: str) -> tuple[tuple[Inline, ...], str] | None:
+    """A pandoc caption paragraph of a table (``kind`` "tbl") or listing ("lst"): its
+    inlines (prefix and label removed) and label ("" when it ends in none of that kind)."""
     if not isinstance(block, Paragraph) or not block.children:
         return None
     first = block.children[0]
-    if not isinstance(first, Text) or not _CAPTION.match(first.text):
+    start = _CAPTIONS[kind]
+    if not isinstance(first, Text) or not start.match(first.text):
         return None
     children = list(block.children)
-    children[0] = Text(_CAPTION.sub("", first.text, count=1).lstrip())
+    children[0] = Text(start.sub("", first.text, count=1).lstrip())
     label = ""
     last = children[-1]
     if isinstance(last, Text):
         head, brace, tail = last.text.rpartition("{")
         match = _patterns()[2].match("{" + tail.strip()) if brace else None
-        if match is not None and match.group(1).startswith("tbl"):
+        if match is not None and label_key(match.group(1)).startswith(kind):
             label = _nfc(match.group(1))
             children[-1] = Text(head.rstrip())
     return tuple(c for c in children if not (isinstance(c, Text) and not c.text)), label
@@ -196,8 +226,8 @@ def attach_table_captions(blocks: list[Block]) -> list[Block]:
     while index < len(blocks):
         block = blocks[index]
         if isinstance(block, Table) and not block.caption:
-            after = _caption(blocks[index + 1]) if index + 1 < len(blocks) else None
-            before = _caption(out[-1]) if out and after is None else None
+            after = _caption(blocks[index + 1], "tbl") if index + 1 < len(blocks) else None
+            before = _caption(out[-1], "tbl") if out and after is None else None
             found = after or before
             if found is not None:
                 if before is not None:
@@ -207,3 +237,47 @@ def attach_table_captions(blocks: list[Block]) -> list[Block]:
         out.append(block)
         index += 1
     return out
+
+
+def attach_listing_captions(blocks: list[Block]) -> list[Block]:
+    """Code blocks joined with the caption paragraph right before (or, failing that, right
+    after) them, as pandoc-crossref reads ``Listing: Caption {#lst:code}``; a label in the
+    caption numbers a block its fence did not label. Before comes first, so that listings
+    each captioned above keep their own; blocks captioned by their fence take none."""
+    if not any(isinstance(block, CodeBlock) for block in blocks):
+        return blocks
+    out: list[Block] = []
+    index = 0
+    while index < len(blocks):
+        block = blocks[index]
+        if isinstance(block, CodeBlock) and not block.caption:
+            before = _caption(out[-1], "lst") if out else None
+            after = (_caption(blocks[index + 1], "lst")
+                     if before is None and index + 1 < len(blocks) else None)
+            found = before or after
+            if found is not None:
+                if before is not None:
+                    out.pop()
+                block = dataclasses.replace(
+                    block, caption=found[0], label=block.label or found[1]
+                )
+                index += 1 if after is not None else 0
+        out.append(block)
+        index += 1
+    return out
+
+
+def fence_attributes(info: str) -> tuple[str, str, tuple[Inline, ...]]:
+    """The language, listing label and caption a fence's info string gives: ``python``,
+    ``{#lst:code .python caption="Caption"}`` or ``python {#lst:code}`` (pandoc's
+    ``fenced_code_attributes``: the language is the first word, else the first class; an id
+    is a label when it names a listing, ``lst:…``)."""
+    head, attributes = split_attributes(info) if "{" in info else (info, None)
+    words = head.split()
+    if attributes is None:
+        return (words[0] if words else ""), "", ()
+    language = words[0] if words else next(iter(attributes.classes), "")
+    ident = attributes.id
+    label = _nfc(ident) if re.fullmatch(LABEL, ident) and label_kind(ident) == "lst" else ""
+    caption = attributes.value("caption")
+    return language, label, (Text(caption),) if caption else ()

@@ -48,12 +48,18 @@ _CLOSING = re.compile(r"(?:^|[ \t])(#+)[ \t]*$")
 
 @dataclass(frozen=True)
 class HeadingAttributes:
-    """What a heading's attribute block said: its ``id`` ("" for none), its ``classes`` (in
-    order) and the block as written (``source``, for a note naming it)."""
+    """What a heading's (or a code fence's) attribute block said: its ``id`` ("" for none), its
+    ``classes`` (in order), the block as written (``source``, for a note naming it) and its
+    other ``key=value`` pairs (``values``: a listing's ``caption="…"``; the last one wins)."""
 
     id: str = ""
     classes: tuple[str, ...] = ()
     source: str = ""
+    values: tuple[tuple[str, str], ...] = ()
+
+    def value(self, key: str) -> str:
+        """The value the block gives ``key`` ("" for none)."""
+        return dict(self.values).get(key, "")
 
     @property
     def unlisted(self) -> bool:
@@ -89,6 +95,7 @@ def _attributes(block: str) -> HeadingAttributes:
     """What a block :func:`attribute_block_start` found says (pandoc's fold: the last id wins)."""
     ident = ""
     classes: list[str] = []
+    values: list[tuple[str, str]] = []
     inner = block[1:-1]
     pos = 0
     while pos < len(inner):
@@ -102,6 +109,8 @@ def _attributes(block: str) -> HeadingAttributes:
                 ident = value
             elif key == "class":
                 classes.extend(value.split())
+            else:
+                values.append((key, value))
             pos = pair.end()
         elif char == "-":
             classes.append("unnumbered")
@@ -114,7 +123,7 @@ def _attributes(block: str) -> HeadingAttributes:
             else:
                 classes.append(name.group())
             pos = name.end()
-    return HeadingAttributes(ident, tuple(dict.fromkeys(classes)), block)
+    return HeadingAttributes(ident, tuple(dict.fromkeys(classes)), block, tuple(values))
 
 
 def _value(quoted: str | None, bare: str | None) -> str:

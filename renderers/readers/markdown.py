@@ -80,9 +80,11 @@ from renderers.readers.context import (
     tag_attributes,
 )
 from renderers.readers.crossref_rules import (
+    attach_listing_captions,
     attach_table_captions,
     crossref_plugin,
     equation_labels,
+    fence_attributes,
     figure_label,
 )
 from renderers.readers.heading_attrs import HeadingAttributes, heading_attributes_plugin
@@ -452,7 +454,7 @@ class _MarkdownReader:
             token = tokens[i]
             kind = token.type
             if kind == until:
-                return anchors_on_text(attach_table_captions(out)), i + 1
+                return anchors_on_text(_captioned(out)), i + 1
             if kind == "heading_open":
                 out.append(self._heading(token, tokens[i + 1]))
                 i = _skip_to(tokens, i, "heading_close")
@@ -475,9 +477,9 @@ class _MarkdownReader:
                                        until="container_notes_close")
                 out.append(SpeakerNotes(tuple(inner)))
             elif kind == "fence":
-                info = unescapeAll(token.info).strip()
-                language = info.split()[0] if info else ""
-                out.append(CodeBlock(_drop_final_newline(token.content), language))
+                language, label, caption = fence_attributes(unescapeAll(token.info).strip())
+                out.append(CodeBlock(_drop_final_newline(token.content), language, caption,
+                                     label))
                 i += 1
             elif kind == "code_block":
                 out.append(CodeBlock(_drop_final_newline(token.content)))
@@ -510,7 +512,7 @@ class _MarkdownReader:
                     close = _CONTAINER_CLOSE.get(kind, kind.replace("_open", "_close"))
                     inner, i = self.blocks(tokens, i + 1, depth=depth + 1, until=close)
                     out.extend(inner)
-        return anchors_on_text(attach_table_captions(out)), i
+        return anchors_on_text(_captioned(out)), i
 
     def _block_html_of(self, token: Token) -> BlockHtml:
         """An HTML block as the HTML reader reads it (read once)."""
@@ -723,8 +725,9 @@ class _MarkdownReader:
             elif kind in INLINE_MATH:
                 top.add(inline_math(token, self.context, _line_of(parent, 0)))
             elif kind == "crossref":
-                for n, (label, form) in enumerate(token.meta["refs"]):  # one group
-                    top.add(CrossRef(label, form=form, joiner="list" if n else ""))
+                for n, (label, form, prefix) in enumerate(token.meta["refs"]):  # one group
+                    top.add(CrossRef(label, form=form, joiner="list" if n else "",
+                                     prefix=prefix))
             elif kind == "crossref_refused":
                 top.text(token.content)
                 meta = token.meta
@@ -906,6 +909,11 @@ class _MarkdownReader:
 
 
 # ---------------------------------------------------------------- small helpers
+
+
+def _captioned(blocks: list[Block]) -> list[Block]:
+    """``blocks`` with tables and code listings joined to their caption paragraphs."""
+    return attach_listing_captions(attach_table_captions(blocks))
 
 
 def _skip_to(tokens: Sequence[Token], i: int, kind: str) -> int:

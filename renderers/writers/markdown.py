@@ -680,8 +680,10 @@ def _indent(text: str, first: str, rest: str) -> str:
 def _interrupts_paragraph(block: Block) -> bool:
     """Whether ``block`` may follow a paragraph line directly (no blank line) in CommonMark."""
     match block:
-        case Heading() | CodeBlock() | BlockQuote():
+        case Heading() | BlockQuote():
             return True
+        case CodeBlock(caption=caption, number=number):
+            return not caption and not number  # a listing starts with its caption's paragraph
         case BulletList(items):
             return bool(items and items[0].blocks)
         case OrderedList(items, start):
@@ -873,8 +875,12 @@ class _BlockWriter:
                 return self._list(markers, items, tight)
             case Table():
                 return self._table(block)
-            case CodeBlock(text, language):
-                return self._code_block(text, language)
+            case CodeBlock(text, language, caption, label, number):
+                code = self._code_block(text, language)
+                lead = self._caption_lead(label, number)
+                if not caption and not lead:
+                    return code
+                return lead + self.inline_text(caption) + "\n\n" + code  # above, as shown
             case BlockQuote(inner):
                 body = self.blocks(inner)
                 return "\n".join(f"> {line}" if line else ">" for line in body.split("\n"))

@@ -125,7 +125,8 @@ def test_every_set_has_every_word_and_placeholder() -> None:
     fields = {"page": {"page", "pages"}, "figure": {"number"}, "table": {"number"},
               "caption": {"name"}, "image_described": {"alt"}, "more": {"count"},
               "source": {"sid"}, "figures": {"numbers"}, "tables": {"numbers"},
-              "equation": {"number"}, "equations": {"numbers"}}
+              "equation": {"number"}, "equations": {"numbers"}, "listing": {"number"},
+              "listings": {"numbers"}}
     for name, words in LABELS.items():
         for field, text in vars(words).items():
             wanted = fields.get(field, set())

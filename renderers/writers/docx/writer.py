@@ -405,7 +405,7 @@ class _DocxWriter:
         for block in iter_blocks(blocks):
             if isinstance(block, Heading) and block.id and block.id not in self.heading_marks:
                 self.heading_marks[block.id] = self.bookmarks.name_for(block.id)
-            if isinstance(block, Figure | Table) and block.number:
+            if isinstance(block, Figure | Table | CodeBlock) and block.number:
                 name = bookmark_name(block.label, block.number)
                 self.numbered_marks.setdefault(name, self.bookmarks.name_for(name))
         for node in iter_inlines(blocks):
@@ -562,7 +562,14 @@ class _DocxWriter:
                 self._list(parent, items, "decimal", start, tight, scope)
             case Table():
                 self._table(parent, block, scope)
-            case CodeBlock(text, language):
+            case CodeBlock(text, language, caption, label, number):
+                if caption or number:  # a listing's caption, above its code and kept with it
+                    rtl = caption_direction(label, number, caption, self.words) == "rtl"
+                    cap = add_paragraph(parent, replace(
+                        self._para(scope), style=self.styles.get("Caption"), keep_next=True,
+                        bidi=rtl,
+                    ))
+                    self._caption(cap, label, number, caption, scope)
                 mark = last_child(parent)
                 add_code_block(parent, self._para(scope), text, language, self.highlight)
                 part_joined_frames(parent, mark, self._para(scope))

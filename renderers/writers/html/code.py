@@ -18,6 +18,13 @@ from renderers.writers.highlight import HighlightedCode, Highlighter, TokenLook
 from renderers.writers.html.breaks import breakable, wrappable
 
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+.#-]")
+#: Only in reports with a code listing: its caption above the code (pandoc-crossref's
+#: "Listing 1: …"), kept with it; a long listing runs on to the next page as plain code does.
+LISTING_CSS = (
+    "figure.listing{margin:0 0 .8em;text-align:start;break-inside:auto}"
+    "figure.listing>figcaption{margin:0 0 .3em;break-after:avoid}"
+    "figure.listing>pre{margin:0}"
+)
 
 
 class CodeBlocks:
@@ -27,6 +34,7 @@ class CodeBlocks:
         self.highlight = Highlighter(style)
         self.looks: dict[str, TokenLook] = {}
         self.colors: tuple[str, str] | None = None  # (background, foreground) when highlighted
+        self.has_listing = False
 
     def block(self, text: str, language: str) -> Markup:
         """``<pre><code>`` of ``text``: coloured when its language has a lexer."""
@@ -41,17 +49,25 @@ class CodeBlocks:
             f'<pre class="hl" dir="ltr"><code{cls_attr}>{_spans(highlighted)}</code></pre>'
         )
 
+    def listing(self, code: Markup, caption: Markup, ident: Markup) -> Markup:
+        """A code listing: ``code`` (:meth:`block`) under its ``<figcaption>``, in a
+        ``<figure>`` with the ``id`` attribute ``ident`` references lead to."""
+        self.has_listing = True
+        return Markup(f'<figure class="listing"{ident}>{caption}{code}</figure>')
+
     def css(self) -> str:
-        """The stylesheet rules of the highlighted blocks written so far ("" when none)."""
+        """The stylesheet rules of the listings and highlighted blocks written so far ("" when
+        none)."""
+        listing = LISTING_CSS + "\n" if self.has_listing else ""
         if self.colors is None:
-            return ""
+            return listing
         background, foreground = self.colors
         rules = [f"pre.hl {{ background: #{background}; color: #{foreground}; }}"]
         for kind in sorted(self.looks):
             declarations = _declarations(self.looks[kind], foreground)
             if kind and declarations:
                 rules.append(f".hl-{kind} {{ {declarations} }}")
-        return "\n".join(rules) + "\n"
+        return listing + "\n".join(rules) + "\n"
 
 
 def _spans(code: HighlightedCode) -> Markup:

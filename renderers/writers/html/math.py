@@ -64,7 +64,8 @@ EQUATION_CSS = (
     ".eqno{flex:1 1 0;text-align:right;white-space:nowrap}"
 )
 #: A reference's class: ``xref`` (read back as a reference to the figure) or, for the number
-#: alone, ``xref-number`` (read back as a link showing the number).
+#: alone or the author's prefix ("Chart 1"), ``xref-number`` (read back as a link showing the
+#: words it shows).
 _XREF_CLASS: dict[CrossRefForm, str] = {
     "name": "xref", "number": "xref-number", "names": "xref-number"}
 
@@ -99,8 +100,9 @@ def crossref_markup(node: CrossRef, words: Labels) -> Markup:
     (:attr:`CrossRef.linked`) the words alone, in a ``<span>``."""
     if not node.linked:
         return Markup(f"<span>{escape(node.lead(words) + node.shown(words))}</span>")
+    kind = _XREF_CLASS["number" if node.prefix else node.form]  # the author's words as shown
     link = (
-        f'<a class="{_XREF_CLASS[node.form]}" href="#{escape(node.anchor)}">'
+        f'<a class="{kind}" href="#{escape(node.anchor)}">'
         f"{escape(node.shown(words))}</a>"
     )
     lead = node.lead(words)

@@ -516,8 +516,15 @@ class ReportWriter:
                     return Markup(f"<ol{start_attr}{attr}>\n{inner}\n</ol>")
             case Table():
                 return self.table(block)
-            case CodeBlock(text, language):
-                return self.code.block(text, language)
+            case CodeBlock(text, language, caption, label, number):
+                code = self.code.block(text, language)
+                lead = caption_label(label, number, self.words)
+                if not caption and not lead:
+                    return code
+                reads = caption_direction(label, number, caption, self.words)
+                with self.directed(reads) as attr:
+                    cap = Markup(f"<figcaption{attr}>{lead}{self.inlines(caption)}</figcaption>")
+                return self.code.listing(code, cap, numbered_id(label, number))
             case BlockQuote(inner):
                 return Markup(f'<blockquote dir="auto">\n{self.blocks(inner)}\n</blockquote>')
             case Figure(image, caption, label, number):

@@ -140,7 +140,11 @@ class _DeckBuilder(SlideFlow):
                 self.list_items(items, level, start, tight, italic)
             case Table():
                 self.table(block)
-            case CodeBlock(text, language):
+            case CodeBlock(text, language, caption, label, number):
+                cap_runs = (*caption_runs(label, number, self.words), *self.caption(caption))
+                if cap_runs:  # a listing's caption, above its code and kept with it
+                    self.ensure_open()
+                    self.add_para(Para(cap_runs, size=CAPTION_SIZE, keep_with_next=True))
                 self.code(text, language, self.highlight)
             case BlockQuote(inner):
                 self.blocks(inner, level + 1, True)

@@ -52,14 +52,18 @@ class CodeBlocks:
         self.style = style
         self.highlight: Highlighter | None = None  # made by the first code block
 
-    def block(self, text: str, language: str) -> str:
+    def block(self, text: str, language: str, caption: str = "") -> str:
+        """``code-block`` of ``text``, coloured when its language has a lexer, under
+        ``caption`` (a listing's "Listing 1: …" markup) when there is one."""
+        captioned = (f"caption: {content(caption)}",) if caption else ()
         if self.highlight is None:  # a document without code never imports the highlighter
             from renderers.writers.highlight import Highlighter
 
             self.highlight = Highlighter(self.style)
         highlighted = self.highlight(text, language)
         if highlighted is None:
-            return call("code-block", content(code_lines(text.removesuffix("\n").split("\n"))))
+            return call("code-block", content(code_lines(text.removesuffix("\n").split("\n"))),
+                        *captioned)
         foreground = highlighted.foreground
         lines = [
             code_line("".join(piece for piece, _ in line).expandtabs(TAB_SIZE),
@@ -68,7 +72,7 @@ class CodeBlocks:
         ]
         colours = (f"background: {string_literal(highlighted.background)}",
                    f"foreground: {string_literal(foreground)}")  # fmt: skip
-        return call("code-block", content("".join(lines)), *colours)
+        return call("code-block", content("".join(lines)), *colours, *captioned)
 
 
 def _runs(line: Sequence[tuple[str, TokenLook]], foreground: str) -> Iterator[str]:

@@ -170,12 +170,12 @@ ItemGap = Literal["leading", "paragraph-gap"]
 MAX_INLINE_DEPTH = 32
 #: A block as report.typ's ``block-edges`` knows it, to space two blocks as CSS does: "text"
 #: is a paragraph, "math" a paragraph of displayed formulas, "h1" to "h6" a heading.
-BlockKind = Literal["text", "list", "quote", "table", "code", "rule", "math", "figure",
-                    "figure-captioned", "h1", "h2", "h3", "h4", "h5", "h6"]
+BlockKind = Literal["text", "list", "quote", "table", "code", "listing", "rule", "math",
+                    "figure", "figure-captioned", "h1", "h2", "h3", "h4", "h5", "h6"]
 _HEADING_KINDS: tuple[BlockKind, ...] = ("h1", "h2", "h3", "h4", "h5", "h6")
 #: The blocks whose ``above`` and ``below`` in report.typ are right only beside a paragraph.
 _BOXED_KINDS: frozenset[BlockKind] = frozenset(
-    {"code", "rule", "math", "figure", "figure-captioned", *_HEADING_KINDS})
+    {"code", "listing", "rule", "math", "figure", "figure-captioned", *_HEADING_KINDS})
 
 
 class _Mark(NamedTuple):
@@ -356,7 +356,7 @@ class _Markup:
                 ident = ids.take(block.id, plain_text(block.children))
                 self.heading_ids[id(block)] = ident
                 self.heading_labels.add(ident)
-            elif isinstance(block, Figure | Table) and block.label and block.number:
+            elif isinstance(block, Figure | Table | CodeBlock) and block.label and block.number:
                 self.labels.add(numbered_anchor_of(block.label, block.number))
         self.labels.update(  # numbered equations (math_markup labels them)
             node.anchor for node in iter_inlines(self.rdoc.document.blocks)
@@ -489,6 +489,8 @@ class _Markup:
                 return "list" if self.block_depth < MAX_BLOCK_DEPTH else None
             case Table():
                 return "table"
+            case CodeBlock(caption=caption, number=number) if caption or number:
+                return "listing"
             case CodeBlock() | RawBlock():
                 return "code"
             case BlockQuote():
@@ -521,8 +523,9 @@ class _Markup:
             case Table():
                 with self.directed(blocks_direction((block,))) as direction:
                     return self.set_direction(direction, TableMarkup(self).table(block))
-            case CodeBlock(text, language):
-                return self.code.block(text, language)
+            case CodeBlock(text, language, caption, label, number):
+                code = self.code.block(text, language, self.caption(label, number, caption))
+                return labelled(code, numbered_anchor_of(label, number))
             case BlockQuote(inner):
                 if self.block_depth >= MAX_BLOCK_DEPTH:
                     return self.blocks(inner)
@@ -550,7 +553,7 @@ class _Markup:
                 )
 
     def caption(self, label: str, number: int, caption: tuple[Inline, ...]) -> str:
-        """A figure's or table's caption, led by "Figure 1: " when it is numbered, in the
+        """A figure's, table's or listing's caption, led by "Figure 1: " when it is numbered, in the
         direction it reads in (:func:`~renderers.writers.common.caption_direction`)."""
         lead = caption_lead_markup(label, number, self.words)
         if not lead and not caption:
