@@ -1,0 +1,59 @@
+"""TeX's spaces in the formulas' pictures (PDF, PNG, slides) are as wide as TeX sets them:
+ziamath reads an ``em`` on a space as 4/3 of the em its glyphs are drawn in, which the drawing
+corrects (``renderers.math.svg.ziamath_lengths``)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from renderers.math.svg import DRAW_SIZE, PNG_ZOOM, draw_formula, formula_png
+from renderers.math.tex import parse_tex
+
+#: Pixels of the PNG per em of the formula's glyphs.
+EM_PX = DRAW_SIZE * PNG_ZOOM
+
+#: TeX's spaces and their widths in em (a math unit is 1/18 em).
+SPACES = {
+    r"\,": 3 / 18,
+    r"\:": 4 / 18,
+    r"\;": 5 / 18,
+    r"\!": -3 / 18,
+    r"\quad": 1.0,
+    r"\qquad": 2.0,
+    r"\thinspace": 3 / 18,
+    r"\mkern9mu": 9 / 18,
+    r"\hspace{0.5em}": 0.5,
+}
+
+
+def _ink_width(tex: str) -> int:
+    """How wide (pixels) the ink of the formula's PNG picture is."""
+    from PIL import Image
+
+    data, _, _ = formula_png(parse_tex(tex))
+    box = Image.open(io.BytesIO(data)).getchannel("A").point(lambda a: 255 * (a > 128)).getbbox()
+    assert box is not None
+    return box[2] - box[0]
+
+
+@pytest.mark.parametrize(("space", "em"), SPACES.items())
+def test_a_space_in_the_picture_is_as_wide_as_in_tex(space: str, em: float) -> None:
+    drawn = _ink_width(f"a{space} b") - _ink_width("ab")
+    # latex2mathml writes widths to 1/1000 em; a pixel is 1/80 em
+    assert abs(drawn - em * EM_PX) <= 1.5, (space, drawn / EM_PX, em)
+
+
+def test_the_drawing_reports_the_width_it_draws() -> None:
+    """The size writers lay the picture out by grows by the space's width too."""
+    grown = draw_formula(parse_tex(r"a\qquad b")).width - draw_formula(parse_tex("ab")).width
+    assert grown == pytest.approx(2.0, abs=0.01)
+
+
+def test_a_length_in_other_units_is_left_alone() -> None:
+    from renderers.math.svg import ziamath_lengths
+    from renderers.math.tex import MathNode
+
+    node = MathNode("mpadded", (("width", "+100%"), ("height", "0"), ("depth", "2pt")))
+    assert ziamath_lengths(node) is node
