@@ -61,11 +61,15 @@ def _configure() -> None:
 #: to pixels by 1.333, and then scales to the glyphs' size taken as pixels, so its em is 4/3 of
 #: the glyphs' (``\\quad`` drew 1.333 em wide).
 ZIAMATH_EM = 10.00002 / 10 * 1.333
-#: The attributes of the boxes that hold TeX's spaces and paddings, by element: the lengths
-#: :func:`ziamath_lengths` converts.
-_BOX_LENGTHS = {
+#: The lengths ziamath reads in its em, by element: TeX's spaces and paddings, an operator's
+#: own spaces and size (``\\Bigl(`` 1.623 em tall, as browsers set it; TeX's is 1.8 em,
+#: ziamath drew 2.4 em), a table's gaps (``cases``' 1 em, ``aligned``'s 2 em; a list, one a
+#: column); what :func:`ziamath_lengths` converts.
+_LENGTHS = {
     "mspace": frozenset({"width", "height", "depth"}),
     "mpadded": frozenset({"width", "height", "depth", "lspace", "voffset"}),
+    "mo": frozenset({"lspace", "rspace", "minsize", "maxsize"}),
+    "mtable": frozenset({"columnspacing", "rowspacing"}),
 }
 #: A length in em or math units (1/18 em), with an optional sign (``+0.2em`` on ``mpadded``).
 _LENGTH = re.compile(r"^\s*([+-]?)(\d*\.?\d+)\s*(em|mu)\s*$")
@@ -81,11 +85,11 @@ _NAMED_SPACES = {
 
 
 def ziamath_lengths(node: MathNode) -> MathNode:
-    """``node`` with each length in em (math units, named spaces) of a space or padding box as
-    the em ziamath draws the glyphs in (:data:`ZIAMATH_EM`), so ``\\,`` is 3/18 em wide as in
-    TeX; the one place the drawing's lengths are corrected, after arrows are built."""
-    lengths = _BOX_LENGTHS.get(node.tag, frozenset())
-    attrs = tuple((key, _drawn_length(value) if key in lengths else value)
+    """``node`` with each length in em (math units, named spaces) of :data:`_LENGTHS` in the em
+    ziamath draws the glyphs in (:data:`ZIAMATH_EM`), so ``\\,`` is 3/18 em wide as in TeX;
+    the one place the drawing's lengths are corrected, after arrows are built."""
+    lengths = _LENGTHS.get(node.tag, frozenset())
+    attrs = tuple((key, " ".join(map(_drawn_length, value.split())) if key in lengths else value)
                   for key, value in node.attrs)
     children = tuple(ziamath_lengths(child) for child in node.children)
     if attrs == node.attrs and children == node.children:
@@ -94,7 +98,7 @@ def ziamath_lengths(node: MathNode) -> MathNode:
 
 
 def _drawn_length(value: str) -> str:
-    """A box's length (em of the glyphs) as ziamath reads it; one in other units (``ex``,
+    """A length (em of the glyphs) as ziamath reads it; one in other units (``ex``,
     ``pt``), a percentage or a plain number (pixels) is left as it is."""
     found = _LENGTH.match(value)
     if found is not None:

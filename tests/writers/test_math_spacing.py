@@ -1,6 +1,7 @@
 """TeX's spaces in the formulas' pictures (PDF, PNG, slides) are as wide as TeX sets them:
 ziamath reads an ``em`` on a space as 4/3 of the em its glyphs are drawn in, which the drawing
-corrects (``renderers.math.svg.ziamath_lengths``)."""
+corrects (``renderers.math.svg.ziamath_lengths``), as it does a table's gaps and a delimiter's
+size."""
 
 from __future__ import annotations
 
@@ -28,14 +29,19 @@ SPACES = {
 }
 
 
-def _ink_width(tex: str) -> int:
-    """How wide (pixels) the ink of the formula's PNG picture is."""
+def _ink(tex: str) -> tuple[int, int, int, int]:
+    """The box (pixels) of the ink of the formula's PNG picture."""
     from PIL import Image
 
     data, _, _ = formula_png(parse_tex(tex))
     box = Image.open(io.BytesIO(data)).getchannel("A").point(lambda a: 255 * (a > 128)).getbbox()
     assert box is not None
-    return box[2] - box[0]
+    return box
+
+
+def _ink_width(tex: str) -> int:
+    left, _, right, _ = _ink(tex)
+    return right - left
 
 
 @pytest.mark.parametrize(("space", "em"), SPACES.items())
@@ -57,3 +63,16 @@ def test_a_length_in_other_units_is_left_alone() -> None:
 
     node = MathNode("mpadded", (("width", "+100%"), ("height", "0"), ("depth", "2pt")))
     assert ziamath_lengths(node) is node
+
+
+def test_the_gap_between_the_columns_of_cases_is_a_quad() -> None:
+    gap = (_ink_width(r"\begin{cases} a & b \end{cases}")
+           - _ink_width(r"\begin{cases} a b \end{cases}"))
+    assert abs(gap - EM_PX) <= 1.5, gap / EM_PX
+
+
+def test_a_sized_delimiter_is_as_tall_as_its_markup_asks() -> None:
+    """latex2mathml sets ``\\Bigl(`` at least 1.623 em tall (TeX's is 1.8 em); ziamath's own em
+    made it 2.4 em."""
+    _, top, _, bottom = _ink(r"\Bigl(")
+    assert 1.5 <= (bottom - top) / EM_PX <= 1.8
