@@ -54,6 +54,33 @@ def _configure() -> None:
 
     ziamath.config.svg2 = False
     ziamath.config.precision = 3
+    _operator_spaces()
+
+
+#: TeX's binary operators that ziamath's dictionary spaces by 1/18 em in their prefix form
+#: (``-a``); TeX sets a binary operator with nothing to its left as an ordinary symbol, with
+#: no space.
+_SIGNS = frozenset("+−±∓")
+
+
+@lru_cache(maxsize=1)
+def _operator_spaces() -> None:
+    """ziamath's operator dictionary with its spaces in ziamath's em (:func:`_drawn_length`),
+    so ``=`` takes TeX's 5/18 em a side and ``+`` 4/18 em, and a sign before its operand none.
+
+    Done once, on the dictionary itself rather than on each ``mo``: ziamath picks an entry by
+    the form (prefix, infix, postfix) it infers from where the ``mo`` sits in its row, which
+    it decides while laying out; converting the entry ziamath picks keeps that choice its own
+    instead of copying its rules here. An ``mo``'s own ``lspace``/``rspace`` still wins (and
+    :func:`ziamath_lengths` has converted it)."""
+    from ziamath import operators
+
+    operators.operators = {
+        (name, form): params | {
+            side: "0em" if form == "prefix" and name in _SIGNS else _drawn_length(params[side])
+            for side in ("lspace", "rspace") if side in params}
+        for (name, form), params in operators.operators.items()
+    }
 
 
 #: The em ziamath reads a length in (``0.5em`` on a box) as a multiple of the em its glyphs are

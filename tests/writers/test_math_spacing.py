@@ -76,3 +76,25 @@ def test_a_sized_delimiter_is_as_tall_as_its_markup_asks() -> None:
     made it 2.4 em."""
     _, top, _, bottom = _ink(r"\Bigl(")
     assert 1.5 <= (bottom - top) / EM_PX <= 1.8
+
+
+#: The spaces ziamath's operator dictionary puts on each side of an operator, at TeX's widths:
+#: a relation's thick space (5/18 em), a binary operator's medium space (4/18 em); ``{=}`` (an
+#: operator alone in its group, which TeX and ziamath set with no space) is the reference.
+OPERATOR_SPACES = {"=": 5 / 18, "+": 4 / 18, "-": 4 / 18}
+
+
+@pytest.mark.parametrize(("operator", "em"), OPERATOR_SPACES.items())
+def test_an_operator_is_spaced_as_in_tex(operator: str, em: float) -> None:
+    drawn = _ink_width(f"a{operator}b") - _ink_width(f"a{{{operator}}}b")
+    assert abs(drawn - 2 * em * EM_PX) <= 1.5, (operator, drawn / EM_PX / 2, em)
+
+
+def test_a_sign_before_its_operand_takes_no_space() -> None:
+    """TeX sets ``-a``'s minus as an ordinary symbol; ziamath's dictionary gave it 1/18 em."""
+    assert abs(_ink_width("-a") - _ink_width("{-}a")) <= 1
+
+
+def test_a_large_operator_is_followed_by_a_thin_space() -> None:
+    drawn = _ink_width(r"\sum x") - _ink_width(r"{\sum} x")
+    assert abs(drawn - 3 / 18 * EM_PX) <= 1.5, drawn / EM_PX
