@@ -161,14 +161,10 @@ def _walk(node: MathNode) -> list[MathNode]:
     return [node, *(part for child in node.children for part in _walk(child))]
 
 
-#: ziamath reads a length in ``em`` on ``mspace`` and ``mpadded`` as 4/3 of the em its glyphs
-#: are set in (points taken for pixels), so a length the box must match is scaled by 3/4.
-ZIAMATH_EM = 0.75
-
-
 def _em(value: float) -> str:
-    """A length (em of the glyphs) as ziamath reads it on a box."""
-    return f"{value * ZIAMATH_EM:.3f}em"
+    """A box's length in em of the glyphs (the drawing converts it to ziamath's em:
+    :func:`renderers.math.svg.ziamath_lengths`)."""
+    return f"{value:.4f}em"
 
 
 def _over_under(base: MathNode, above: MathNode | None, below: MathNode | None) -> MathNode:

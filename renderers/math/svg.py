@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import re
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,6 +54,88 @@ def _configure() -> None:
 
     ziamath.config.svg2 = False
     ziamath.config.precision = 3
+    _operator_spaces()
+
+
+#: TeX's binary operators that ziamath's dictionary spaces by 1/18 em in their prefix form
+#: (``-a``); TeX sets a binary operator with nothing to its left as an ordinary symbol, with
+#: no space.
+_SIGNS = frozenset("+−±∓")
+
+
+@lru_cache(maxsize=1)
+def _operator_spaces() -> None:
+    """ziamath's operator dictionary with its spaces in ziamath's em (:func:`_drawn_length`),
+    so ``=`` takes TeX's 5/18 em a side and ``+`` 4/18 em, and a sign before its operand none.
+
+    Done once, on the dictionary itself rather than on each ``mo``: ziamath picks an entry by
+    the form (prefix, infix, postfix) it infers from where the ``mo`` sits in its row, which
+    it decides while laying out; converting the entry ziamath picks keeps that choice its own
+    instead of copying its rules here. An ``mo``'s own ``lspace``/``rspace`` still wins (and
+    :func:`ziamath_lengths` has converted it)."""
+    from ziamath import operators
+
+    operators.operators = {
+        (name, form): params | {
+            side: "0em" if form == "prefix" and name in _SIGNS else _drawn_length(params[side])
+            for side in ("lspace", "rspace") if side in params}
+        for (name, form), params in operators.operators.items()
+    }
+
+
+#: The em ziamath reads a length in (``0.5em`` on a box) as a multiple of the em its glyphs are
+#: drawn in: it converts em to points by a table made for TeX's 10 pt font (10.00002 pt), points
+#: to pixels by 1.333, and then scales to the glyphs' size taken as pixels, so its em is 4/3 of
+#: the glyphs' (``\\quad`` drew 1.333 em wide).
+ZIAMATH_EM = 10.00002 / 10 * 1.333
+#: The lengths ziamath reads in its em, by element: TeX's spaces and paddings, an operator's
+#: own spaces and size (``\\Bigl(`` 1.623 em tall, as browsers set it; TeX's is 1.8 em,
+#: ziamath drew 2.4 em), a table's gaps (``cases``' 1 em, ``aligned``'s 2 em; a list, one a
+#: column); what :func:`ziamath_lengths` converts.
+_LENGTHS = {
+    "mspace": frozenset({"width", "height", "depth"}),
+    "mpadded": frozenset({"width", "height", "depth", "lspace", "voffset"}),
+    "mo": frozenset({"lspace", "rspace", "minsize", "maxsize"}),
+    "mtable": frozenset({"columnspacing", "rowspacing"}),
+}
+#: A length in em or math units (1/18 em), with an optional sign (``+0.2em`` on ``mpadded``).
+_LENGTH = re.compile(r"^\s*([+-]?)(\d*\.?\d+)\s*(em|mu)\s*$")
+#: MathML's named spaces (latex2mathml writes ``\\!`` as ``negativethinmathspace``) in 18ths
+#: of an em, which ziamath reads in its em as well.
+_NAMED_SPACES = {
+    f"{negative}{name}mathspace": (-eighteenths if negative else eighteenths)
+    for eighteenths, name in enumerate(
+        ("veryverythin", "verythin", "thin", "medium", "thick", "verythick", "veryverythick"),
+        start=1)
+    for negative in ("", "negative")
+}
+
+
+def ziamath_lengths(node: MathNode) -> MathNode:
+    """``node`` with each length in em (math units, named spaces) of :data:`_LENGTHS` in the em
+    ziamath draws the glyphs in (:data:`ZIAMATH_EM`), so ``\\,`` is 3/18 em wide as in TeX;
+    the one place the drawing's lengths are corrected, after arrows are built."""
+    lengths = _LENGTHS.get(node.tag, frozenset())
+    attrs = tuple((key, " ".join(map(_drawn_length, value.split())) if key in lengths else value)
+                  for key, value in node.attrs)
+    children = tuple(ziamath_lengths(child) for child in node.children)
+    if attrs == node.attrs and children == node.children:
+        return node
+    return MathNode(node.tag, attrs, children, node.text)
+
+
+def _drawn_length(value: str) -> str:
+    """A length (em of the glyphs) as ziamath reads it; one in other units (``ex``,
+    ``pt``), a percentage or a plain number (pixels) is left as it is."""
+    found = _LENGTH.match(value)
+    if found is not None:
+        sign, number, unit = found.groups()
+        em = float(number) / (18 if unit == "mu" else 1)
+    elif value.strip() in _NAMED_SPACES:
+        sign, em = "", _NAMED_SPACES[value.strip()] / 18
+    else:
+        return value
+    return f"{sign}{em / ZIAMATH_EM:.4f}".rstrip("0").rstrip(".") + "em"
 
 
 #: Tallest drawing (em) taken as sound; ziamath sizes a row it found empty by +-999.
@@ -83,9 +166,10 @@ def draw_formula(formula: Formula) -> DrawnFormula:
 def _drawn_tree(formula: Formula) -> Formula:
     """``formula`` as ziamath draws it: text rows of aligned tables stacked
     (:func:`~renderers.math.spans.drawable`), arrows stretched to their text
-    (:func:`~renderers.math.arrows.stretched_arrows`)."""
+    (:func:`~renderers.math.arrows.stretched_arrows`), lengths in ziamath's em
+    (:func:`ziamath_lengths`)."""
     shown = drawable(formula)
-    root = stretched_arrows(shown.root, arrow_size, _width)
+    root = ziamath_lengths(stretched_arrows(shown.root, arrow_size, _width))
     return shown if root is shown.root else dataclasses.replace(shown, root=root)
 
 
@@ -103,8 +187,8 @@ def arrow_size(arrow: str) -> ArrowSize:
 
 
 def _width(node: MathNode) -> float:
-    """How wide (em) ziamath draws ``node`` alone."""
-    return _draw(f'<math xmlns="{MATHML_NS}">{node_markup(node)}</math>').width
+    """How wide (em) ziamath draws ``node`` alone, its lengths read as in the formula."""
+    return _draw(f'<math xmlns="{MATHML_NS}">{node_markup(ziamath_lengths(node))}</math>').width
 
 
 def formula_drawing(formula: Formula) -> DrawnFormula:
