@@ -16,9 +16,11 @@ from pptx import Presentation
 from renderers.crossref import number_crossrefs
 from renderers.document import CodeBlock, CrossRef, Link, Paragraph, Text, plain_text
 from renderers.labels import LABELS
+from renderers.options import RenderOptions
+from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from tests.helpers import ROOT, convert_with_libreoffice, internal_links, pdf_lines
-from tests.support.render import render_markdown
+from tests.support.render import render_markdown, resolve_rows, write_resolved
 
 OPTIONS = {"base_dir": ROOT / "samples"}
 #: pandoc-crossref's three ways to caption and label a listing, and a listing's references.
@@ -140,6 +142,30 @@ def test_markdown_writes_caption_and_anchor_above_the_fence_and_reads_back() -> 
     assert [(plain_text(n.children), n.url) for n in see.children if isinstance(n, Link)] == [
         (shown, f"#{anchor}") for shown, anchor in LINKS]
     assert [b.text for b in again.blocks if isinstance(b, CodeBlock)] == CODE
+
+
+def test_an_html_page_citerender_wrote_reads_back_as_the_same_listings() -> None:
+    page = read_html(render_markdown("html", MARKDOWN, [], **OPTIONS).decode())
+    assert page.notes == ()
+    listings = [b for b in page.blocks if isinstance(b, CodeBlock)]
+    assert [(b.label, plain_text(b.caption), b.text) for b in listings] == [
+        (f"lst:{n}", caption.split(": ", 1)[1], code)
+        for n, (caption, code) in enumerate(zip(CAPTIONS, CODE, strict=True), start=1)]
+    resolved = resolve_rows(page, [])
+    assert resolved.notes == ()
+    root = lxml.html.document_fromstring(write_resolved("html", resolved, RenderOptions()))
+    figures = root.xpath("//figure[@class='listing']")
+    assert [(f.get("id"), f[0].text_content()) for f in figures] == [
+        (f"lst-{n}", caption) for n, caption in enumerate(CAPTIONS, start=1)]
+    (see,) = [p for p in root.xpath("//p") if p.text_content().startswith("See")]
+    assert see.text_content() == SHOWN
+    assert [(a.text, a.get("href")) for a in see.xpath(".//a")] == [
+        (text, f"#{anchor}") for text, anchor in LINKS]
+    text = write_resolved("md", resolved, RenderOptions()).decode()
+    for n, caption in enumerate(CAPTIONS, start=1):
+        label, words = caption.split(" ", 2)[1:]
+        assert f'<a id="lst-{n}"></a>**Listing {label}** {words}' in text
+    assert "[Listing 1](#lst-1)" in text and "[Snippet 3](#lst-3)" in text
 
 
 def test_docx_captions_each_listing_above_its_code_inside_the_bookmark() -> None:
