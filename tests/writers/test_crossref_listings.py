@@ -92,6 +92,25 @@ def test_a_custom_prefix_replaces_the_name_and_groups_only_with_its_own() -> Non
     assert [ref.prefix for ref in refs] == ["Chart", "Chart", "A", "A", "B", ""]
 
 
+#: Unknown references with and without the author's prefix, and what each stays.
+UNKNOWN = "See [Chart @fig:zz], [Chart -@fig:zz], [-@fig:zz] and [A @fig:zz; @fig:yy].\n"
+UNKNOWN_SHOWN = "See [Chart @fig:zz], [Chart -@fig:zz], -@fig:zz and A @fig:zz, @fig:yy."
+
+
+def test_an_unknown_prefixed_reference_stays_as_written_with_a_warning() -> None:
+    resolved = resolve_rows(read_markdown(UNKNOWN), [])
+    assert [(n.code.value, n.message) for n in resolved.notes] == [
+        ("unknown-label", f"cross-reference to unknown label {label!r} kept as text")
+        for label in ("fig:zz", "fig:yy")]
+    root = lxml.html.document_fromstring(write_resolved("html", resolved, RenderOptions()))
+    (see,) = root.xpath("//p")
+    assert see.text_content() == UNKNOWN_SHOWN and see.xpath(".//a") == []
+    text = write_resolved("md", resolved, RenderOptions()).decode()
+    assert "\\[Chart \\@fig:zz\\], \\[Chart -@fig:zz\\]" in text
+    (again,) = read_markdown(text).blocks
+    assert isinstance(again, Paragraph) and plain_text(again.children) == UNKNOWN_SHOWN
+
+
 def test_a_group_inside_a_link_is_read_as_the_link() -> None:
     (see,) = read_markdown("[see [@lst:a; -@lst:b] and [Code @lst:a]](https://e.org/)\n").blocks
     assert isinstance(see, Paragraph)
