@@ -218,6 +218,60 @@ def test_pptx_captions_the_code_and_jumps_to_it() -> None:
     assert jumps == [text for text, _ in LINKS]
 
 
+NOTES_DECK = """# Deck
+
+## Slide
+
+See @lst:c.
+
+::: notes
+Say @fig:a, @tbl:t and @lst:c.
+
+![A chart](assets/chart.png){#fig:a}
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+: Costs {#tbl:t}
+
+Listing: The code {#lst:c}
+
+```python
+x = 1
+```
+
+Listing: Unlabelled
+
+```
+y
+```
+:::
+"""
+
+
+def test_speaker_notes_caption_listings_as_figures_and_tables_with_their_numbers() -> None:
+    deck = Presentation(io.BytesIO(render_markdown("pptx", NOTES_DECK, [], **OPTIONS)))
+    (slide,) = [s for s in deck.slides if s.has_notes_slide]
+    notes = slide.notes_slide
+    assert notes.notes_text_frame.text.split("\n") == [
+        "Say Figure 1, Table 1 and Listing 1.", "Figure 1: A chart", "a | b", "1 | 2",
+        "Table 1: Costs", "Listing 1: The code", "x = 1", "Unlabelled", "y"]
+    leads = [para.runs[0] for para in notes.notes_text_frame.paragraphs[1:]
+             if para.runs[0].text.endswith(":")]
+    assert [(run.text, run.font.bold) for run in leads] == [
+        ("Figure 1:", True), ("Table 1:", True), ("Listing 1:", True)]
+    # the references, in the notes and on the slide, jump to the slide whose notes hold them
+    rel = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+    for part, runs in ((notes.part, notes.notes_text_frame.paragraphs[0].runs),
+                       (slide.part, [r for shape in slide.shapes if shape.has_text_frame
+                                     for para in shape.text_frame.paragraphs for r in para.runs])):
+        jumps = [(run.text, part.rels[link.get(rel)].target_part) for run in runs
+                 for link in run._r.xpath(".//a:hlinkClick[@action='ppaction://hlinksldjump']")]
+        assert jumps and all(target is slide.part for _, target in jumps)
+        assert {text for text, _ in jumps} <= {"Figure 1", "Table 1", "Listing 1"}
+
+
 #: Enough prose that the second and third listings start on page 2.
 LONG = MARKDOWN.replace("```{#lst:main", "Filler text.\n\n" * 45 + "```{#lst:main")
 
