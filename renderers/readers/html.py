@@ -935,13 +935,13 @@ class _HtmlReader:
 
     def figure(self, element: _Element, *, depth: int) -> list[Block]:
         """A figure of one image, or a code listing (one ``<pre>``, as the report writer
-        makes one: ``figure.listing``), with its caption (one ``<figcaption>``, above or
-        below); any other figure's content as blocks."""
+        makes one: ``figure.listing``), with its caption (the first ``<figcaption>``, above
+        or below); any other figure's content as blocks."""
         parts = [c for c in element.children if isinstance(c, _Element)]
         captions = [c for c in parts if c.tag == "figcaption"]
         shown = [c for c in parts if c.tag != "figcaption"]
         stray = any(isinstance(c, str) and c.strip() for c in element.children)
-        if len(captions) > 1 or len(shown) != 1 or shown[0].tag not in ("img", "pre") or stray:
+        if len(shown) != 1 or shown[0].tag not in ("img", "pre") or stray:
             return self.blocks(element.children, depth=depth + 1)
         kind: CrossRefKind = "fig" if shown[0].tag == "img" else "lst"
         label = self.numbered_label(kind, captions[0] if captions else None)

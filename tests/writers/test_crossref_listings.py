@@ -187,6 +187,12 @@ def test_an_html_page_citerender_wrote_reads_back_as_the_same_listings() -> None
     assert "[Listing 1](#lst-1)" in text and "[Snippet 3](#lst-3)" in text
 
 
+def test_an_authors_captioned_code_figure_reads_as_an_unnumbered_listing() -> None:
+    (code,) = read_html('<figure><pre><code class="language-sh">ls</code></pre>'
+                        "<figcaption>Run it</figcaption></figure>").blocks
+    assert code == CodeBlock("ls", "sh", (Text("Run it"),))  # no number: not citerender's page
+
+
 def test_docx_captions_each_listing_above_its_code_inside_the_bookmark() -> None:
     package = zipfile.ZipFile(io.BytesIO(render_markdown("docx", MARKDOWN, [], **OPTIONS)))
     body = etree.fromstring(package.read("word/document.xml"))
