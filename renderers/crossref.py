@@ -214,8 +214,15 @@ def _resolve_group(
             out.append(dataclasses.replace(ref, joiner=""))
         else:
             unknown.setdefault(ref.label, None)
-            out.append(Text(ref.written))
+            out.append(Text(_as_written(ref, alone=len(group) == 1)))
     return out
+
+
+def _as_written(ref: CrossRef, *, alone: bool) -> str:
+    """The text an unknown reference stays: as the author wrote it, a prefixed one alone in
+    its bracket with the bracket (``[Chart -@fig:zz]``: without it the words would read as
+    prose about a "Chart"), any other without (``@fig:zz``, each of a group's on its own)."""
+    return f"[{ref.written}]" if alone and ref.prefix else ref.written
 
 
 def _unlink_in_links(blocks: tuple[Block, ...]) -> tuple[Block, ...]:

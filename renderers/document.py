@@ -280,7 +280,10 @@ class CrossRef:
     ``linked`` is False for a reference inside the author's link (set by the pass): a link
     cannot hold another, so every writer shows its words as plain text there and the outer
     link wins. ``prefix`` is the author's own word for the kind (pandoc-crossref's
-    ``[Chart @fig:a]``, "Chart 3"), shown in place of the document's name in either form.
+    ``[Chart @fig:a]``, "Chart 3"), shown in place of the document's name in either form;
+    ``dash`` says the author wrote a ``-`` after a prefix (``[Chart -@fig:a]``, which the
+    prefix overrides; without one, the ``number`` form says it), kept so that an unnumbered
+    one shows what was written.
     """
 
     label: str
@@ -289,12 +292,13 @@ class CrossRef:
     joiner: CrossRefJoiner = ""
     linked: bool = True
     prefix: str = ""
+    dash: bool = False
 
     @property
     def written(self) -> str:
         """The reference as its author wrote it, less brackets (``@fig:a``, ``-@fig:a``,
-        ``Chart @fig:a``): what an unnumbered one shows."""
-        ref = f"-@{self.label}" if self.form == "number" and not self.prefix else f"@{self.label}"
+        ``Chart -@fig:a``): what an unnumbered one shows."""
+        ref = f"-@{self.label}" if self.dash or self.form == "number" else f"@{self.label}"
         return f"{self.prefix} {ref}" if self.prefix else ref
 
     def shown(self, words: Labels) -> str:

@@ -19,6 +19,7 @@ from renderers.document import (
     Anchor,
     Block,
     Cite,
+    CodeBlock,
     Document,
     Emph,
     Figure,
@@ -333,7 +334,7 @@ def generated_anchors(blocks: tuple[Block, ...], entries: Sequence[SourceEntry])
     writers make for a resolved document, so that a link to another one gets its note: each
     citation's (``cite-K``, and ``cnote-K`` for the note a citation style gave it), the Sources
     list and its entries, each author note (``fn-N``; ``fnref-N`` when referenced) and each
-    numbered figure, table or equation."""
+    numbered figure, table, listing or equation."""
     from renderers.writers.common import AuthorNotes  # the writers' numbering (imports this)
 
     made = {"sources"} if entries else set()
@@ -347,7 +348,7 @@ def generated_anchors(blocks: tuple[Block, ...], entries: Sequence[SourceEntry])
             made.add(note.reference_anchor)
     made.update(
         numbered_anchor(block.label, block.number) for block in iter_blocks(blocks)
-        if isinstance(block, Figure | Table) and block.label and block.number
+        if isinstance(block, Figure | Table | CodeBlock) and block.label and block.number
     )
     made.update(
         node.anchor for node in iter_inlines(blocks) if isinstance(node, Math) and node.anchor

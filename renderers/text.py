@@ -39,7 +39,7 @@ MAX_GIVEN_ID = 200
 #: in words: the one rule of the readers' notes on an id and on a link to one.
 GIVEN_ID_RULE = f"an id is 1 to {MAX_GIVEN_ID} characters, not all of them white space"
 #: Anchors that writers generate themselves; neither a heading nor author HTML takes one.
-RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|cnote|src|fn|fnref|fig|tbl|eq)-\d+)$")
+RESERVED_ANCHOR = re.compile(r"^(?:sources|(?:cite|cnote|src|fn|fnref|fig|tbl|eq|lst)-\d+)$")
 
 
 def link_target(href: str) -> str:

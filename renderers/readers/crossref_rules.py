@@ -64,6 +64,9 @@ _CAPTIONS = {
     "tbl": re.compile(r"^(?:Table:|table:|:)[ \t]"),
     "lst": re.compile(r"^(?:Listing:|listing:|:)[ \t]"),
 }
+#: One reference of a ``crossref`` token: its label, form, the author's prefix and whether
+#: a ``-`` stood before its ``@`` after that prefix (:attr:`CrossRef.dash`).
+CrossRefItem = tuple[str, CrossRefForm, str, bool]
 #: The words of an author's prefix (``Chart`` of ``[Chart @fig:a]``).
 _PREFIX = r"[^\s\[\]@;,{}*_`\\](?:[^\n\[\]@;,{}*_`\\]*[^\s\[\]@;,{}*_`\\])?"
 
@@ -106,7 +109,7 @@ def _crossref(state: StateInline, silent: bool) -> bool:
                               "pos": pos}
             state.pos = pos + 1
             return True
-        refs: list[tuple[str, CrossRefForm, str]] = [(_nfc(src[pos + 1 : end]), "name", "")]
+        refs: list[CrossRefItem] = [(_nfc(src[pos + 1 : end]), "name", "", False)]
     elif char == "[":
         if silent:  # measuring a link's text: this bracket nests (a group inside a link)
             return False
@@ -125,14 +128,16 @@ def _crossref(state: StateInline, silent: bool) -> bool:
     return True
 
 
-def _bracketed(item: str) -> tuple[str, CrossRefForm, str]:
-    """The label, form and prefix of one reference of a bracket (``@fig:a``, ``-@fig:a``,
-    ``Chart @fig:a``; a prefix names the kind itself, so it takes the named form even with
-    a ``-``)."""
+def _bracketed(item: str) -> CrossRefItem:
+    """The label, form, prefix and ``-`` of one reference of a bracket (``@fig:a``,
+    ``-@fig:a``, ``Chart @fig:a``; a prefix names the kind itself, so it takes the named form
+    even with a ``-``, which is kept to show as written should the label be unknown)."""
     match = _patterns()[3].fullmatch(item)
     assert match is not None  # the bracket's pattern read it
-    prefix, dash, label = match.group(1) or "", match.group(2), _nfc(match.group(3))
-    return label, "number" if dash and not prefix else "name", prefix
+    prefix, dash, label = match.group(1) or "", bool(match.group(2)), _nfc(match.group(3))
+    if prefix:
+        return label, "name", prefix, dash
+    return label, "number" if dash else "name", "", False  # the form says it
 
 
 def _bare_end(src: str, start: int, end: int) -> int:

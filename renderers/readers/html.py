@@ -120,9 +120,9 @@ REBUILT_PARTS = frozenset({"sources", "citation-notes", "toc", "title-block"})
 #: caption's "Figure 1:" (the figure is numbered again).
 #: An equation's number at the margin, "(1)", is left out too (it is numbered again).
 _WRITTEN_MARKS = frozenset({"backlink", "note-mark", "task-box", "caption-label", "eqno"})
-#: The report writer's link to a numbered figure, table or equation (``numbered_anchor``:
-#: ``fig-1``).
-_NUMBERED_TARGET = re.compile(r"#(fig|tbl|eq)-([1-9][0-9]{0,8})")
+#: The report writer's link to a numbered figure, table, equation or listing
+#: (``numbered_anchor``: ``fig-1``).
+_NUMBERED_TARGET = re.compile(r"#(fig|tbl|eq|lst)-([1-9][0-9]{0,8})")
 #: An equation's number as the report writer shows it at the margin (a tag shows other text).
 _EQUATION_NUMBER = re.compile(r"\(([1-9][0-9]{0,8})\)")
 #: Where a ``<meta>`` tag may start (the text's, before the scanner says which are tags).
@@ -573,7 +573,7 @@ class _HtmlReader:
     ) -> None:
         self.context = context
         self.own = own  # a page citerender wrote, its classes kept (see the module's doc)
-        self.numbered: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0}  # on such a page
+        self.numbered: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0, "lst": 0}  # on such a page
         self.title_block: _ShownTitleBlock | None = None  # on such a page
         self.dialects = dialects
         self.targets = targets  # ids the document's links lead to
@@ -824,10 +824,10 @@ class _HtmlReader:
         ]]
 
     def numbered_label(self, kind: CrossRefKind, caption: _Element | None) -> str:
-        """On a page citerender wrote, the label of a figure or table whose caption the writer
-        numbered ("Figure 1:"): ``fig:N`` for the Nth, the number the cross-reference pass gives
-        it again and the one the writer's references to it name (see :meth:`written_inline`);
-        "" for any other."""
+        """On a page citerender wrote, the label of a figure, table or listing whose caption
+        the writer numbered ("Figure 1:"): ``fig:N`` for the Nth, the number the
+        cross-reference pass gives it again and the one the writer's references to it name
+        (see :meth:`written_inline`); "" for any other."""
         if not self.own or caption is None or not any(
             isinstance(c, _Element) and "caption-label" in _classes(c)
             for c in caption.children
@@ -934,21 +934,21 @@ class _HtmlReader:
         return cells, aligns, all_th and real
 
     def figure(self, element: _Element, *, depth: int) -> list[Block]:
-        images = [c for c in element.children if isinstance(c, _Element) and c.tag == "img"]
-        captions = [
-            c for c in element.children if isinstance(c, _Element) and c.tag == "figcaption"
-        ]
-        others = [
-            c
-            for c in element.children
-            if (isinstance(c, _Element) and c.tag not in ("img", "figcaption"))
-            or (isinstance(c, str) and c.strip())
-        ]
-        if len(images) != 1 or others:
+        """A figure of one image, or a code listing (one ``<pre>``, as the report writer
+        makes one: ``figure.listing``), with its caption (the first ``<figcaption>``, above
+        or below); any other figure's content as blocks."""
+        parts = [c for c in element.children if isinstance(c, _Element)]
+        captions = [c for c in parts if c.tag == "figcaption"]
+        shown = [c for c in parts if c.tag != "figcaption"]
+        stray = any(isinstance(c, str) and c.strip() for c in element.children)
+        if len(shown) != 1 or shown[0].tag not in ("img", "pre") or stray:
             return self.blocks(element.children, depth=depth + 1)
-        label = self.numbered_label("fig", captions[0] if captions else None)
+        kind: CrossRefKind = "fig" if shown[0].tag == "img" else "lst"
+        label = self.numbered_label(kind, captions[0] if captions else None)
         caption = self.inlines(captions[0], depth=depth) if captions else ()
-        return [Figure(self.image(images[0]), caption, label)]
+        if kind == "lst":
+            return [replace(self.code_block(shown[0]), caption=caption, label=label)]
+        return [Figure(self.image(shown[0]), caption, label)]
 
     # ------------------------------------------------ inlines
 

@@ -725,9 +725,9 @@ class _MarkdownReader:
             elif kind in INLINE_MATH:
                 top.add(inline_math(token, self.context, _line_of(parent, 0)))
             elif kind == "crossref":
-                for n, (label, form, prefix) in enumerate(token.meta["refs"]):  # one group
+                for n, (label, form, prefix, dash) in enumerate(token.meta["refs"]):  # a group
                     top.add(CrossRef(label, form=form, joiner="list" if n else "",
-                                     prefix=prefix))
+                                     prefix=prefix, dash=dash))
             elif kind == "crossref_refused":
                 top.text(token.content)
                 meta = token.meta

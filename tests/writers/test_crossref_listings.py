@@ -16,9 +16,11 @@ from pptx import Presentation
 from renderers.crossref import number_crossrefs
 from renderers.document import CodeBlock, CrossRef, Link, Paragraph, Text, plain_text
 from renderers.labels import LABELS
+from renderers.options import RenderOptions
+from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from tests.helpers import ROOT, convert_with_libreoffice, internal_links, pdf_lines
-from tests.support.render import render_markdown
+from tests.support.render import render_markdown, resolve_rows, write_resolved
 
 OPTIONS = {"base_dir": ROOT / "samples"}
 #: pandoc-crossref's three ways to caption and label a listing, and a listing's references.
@@ -90,6 +92,25 @@ def test_a_custom_prefix_replaces_the_name_and_groups_only_with_its_own() -> Non
     assert [ref.prefix for ref in refs] == ["Chart", "Chart", "A", "A", "B", ""]
 
 
+#: Unknown references with and without the author's prefix, and what each stays.
+UNKNOWN = "See [Chart @fig:zz], [Chart -@fig:zz], [-@fig:zz] and [A @fig:zz; @fig:yy].\n"
+UNKNOWN_SHOWN = "See [Chart @fig:zz], [Chart -@fig:zz], -@fig:zz and A @fig:zz, @fig:yy."
+
+
+def test_an_unknown_prefixed_reference_stays_as_written_with_a_warning() -> None:
+    resolved = resolve_rows(read_markdown(UNKNOWN), [])
+    assert [(n.code.value, n.message) for n in resolved.notes] == [
+        ("unknown-label", f"cross-reference to unknown label {label!r} kept as text")
+        for label in ("fig:zz", "fig:yy")]
+    root = lxml.html.document_fromstring(write_resolved("html", resolved, RenderOptions()))
+    (see,) = root.xpath("//p")
+    assert see.text_content() == UNKNOWN_SHOWN and see.xpath(".//a") == []
+    text = write_resolved("md", resolved, RenderOptions()).decode()
+    assert "\\[Chart \\@fig:zz\\], \\[Chart -@fig:zz\\]" in text
+    (again,) = read_markdown(text).blocks
+    assert isinstance(again, Paragraph) and plain_text(again.children) == UNKNOWN_SHOWN
+
+
 def test_a_group_inside_a_link_is_read_as_the_link() -> None:
     (see,) = read_markdown("[see [@lst:a; -@lst:b] and [Code @lst:a]](https://e.org/)\n").blocks
     assert isinstance(see, Paragraph)
@@ -142,6 +163,36 @@ def test_markdown_writes_caption_and_anchor_above_the_fence_and_reads_back() -> 
     assert [b.text for b in again.blocks if isinstance(b, CodeBlock)] == CODE
 
 
+def test_an_html_page_citerender_wrote_reads_back_as_the_same_listings() -> None:
+    page = read_html(render_markdown("html", MARKDOWN, [], **OPTIONS).decode())
+    assert page.notes == ()
+    listings = [b for b in page.blocks if isinstance(b, CodeBlock)]
+    assert [(b.label, plain_text(b.caption), b.text) for b in listings] == [
+        (f"lst:{n}", caption.split(": ", 1)[1], code)
+        for n, (caption, code) in enumerate(zip(CAPTIONS, CODE, strict=True), start=1)]
+    resolved = resolve_rows(page, [])
+    assert resolved.notes == ()
+    root = lxml.html.document_fromstring(write_resolved("html", resolved, RenderOptions()))
+    figures = root.xpath("//figure[@class='listing']")
+    assert [(f.get("id"), f[0].text_content()) for f in figures] == [
+        (f"lst-{n}", caption) for n, caption in enumerate(CAPTIONS, start=1)]
+    (see,) = [p for p in root.xpath("//p") if p.text_content().startswith("See")]
+    assert see.text_content() == SHOWN
+    assert [(a.text, a.get("href")) for a in see.xpath(".//a")] == [
+        (text, f"#{anchor}") for text, anchor in LINKS]
+    text = write_resolved("md", resolved, RenderOptions()).decode()
+    for n, caption in enumerate(CAPTIONS, start=1):
+        label, words = caption.split(" ", 2)[1:]
+        assert f'<a id="lst-{n}"></a>**Listing {label}** {words}' in text
+    assert "[Listing 1](#lst-1)" in text and "[Snippet 3](#lst-3)" in text
+
+
+def test_an_authors_captioned_code_figure_reads_as_an_unnumbered_listing() -> None:
+    (code,) = read_html('<figure><pre><code class="language-sh">ls</code></pre>'
+                        "<figcaption>Run it</figcaption></figure>").blocks
+    assert code == CodeBlock("ls", "sh", (Text("Run it"),))  # no number: not citerender's page
+
+
 def test_docx_captions_each_listing_above_its_code_inside_the_bookmark() -> None:
     package = zipfile.ZipFile(io.BytesIO(render_markdown("docx", MARKDOWN, [], **OPTIONS)))
     body = etree.fromstring(package.read("word/document.xml"))
@@ -171,6 +222,60 @@ def test_pptx_captions_the_code_and_jumps_to_it() -> None:
     jumps = [run.text for run in runs
              if run._r.xpath(".//a:hlinkClick[@action='ppaction://hlinksldjump']")]
     assert jumps == [text for text, _ in LINKS]
+
+
+NOTES_DECK = """# Deck
+
+## Slide
+
+See @lst:c.
+
+::: notes
+Say @fig:a, @tbl:t and @lst:c.
+
+![A chart](assets/chart.png){#fig:a}
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+: Costs {#tbl:t}
+
+Listing: The code {#lst:c}
+
+```python
+x = 1
+```
+
+Listing: Unlabelled
+
+```
+y
+```
+:::
+"""
+
+
+def test_speaker_notes_caption_listings_as_figures_and_tables_with_their_numbers() -> None:
+    deck = Presentation(io.BytesIO(render_markdown("pptx", NOTES_DECK, [], **OPTIONS)))
+    (slide,) = [s for s in deck.slides if s.has_notes_slide]
+    notes = slide.notes_slide
+    assert notes.notes_text_frame.text.split("\n") == [
+        "Say Figure 1, Table 1 and Listing 1.", "Figure 1: A chart", "a | b", "1 | 2",
+        "Table 1: Costs", "Listing 1: The code", "x = 1", "Unlabelled", "y"]
+    leads = [para.runs[0] for para in notes.notes_text_frame.paragraphs[1:]
+             if para.runs[0].text.endswith(":")]
+    assert [(run.text, run.font.bold) for run in leads] == [
+        ("Figure 1:", True), ("Table 1:", True), ("Listing 1:", True)]
+    # the references, in the notes and on the slide, jump to the slide whose notes hold them
+    rel = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+    for part, runs in ((notes.part, notes.notes_text_frame.paragraphs[0].runs),
+                       (slide.part, [r for shape in slide.shapes if shape.has_text_frame
+                                     for para in shape.text_frame.paragraphs for r in para.runs])):
+        jumps = [(run.text, part.rels[link.get(rel)].target_part) for run in runs
+                 for link in run._r.xpath(".//a:hlinkClick[@action='ppaction://hlinksldjump']")]
+        assert jumps and all(target is slide.part for _, target in jumps)
+        assert {text for text, _ in jumps} <= {"Figure 1", "Table 1", "Listing 1"}
 
 
 #: Enough prose that the second and third listings start on page 2.

@@ -4,7 +4,8 @@ the notes page itself.
 A notes page holds plain paragraphs (no measuring: PowerPoint and LibreOffice scroll the notes
 pane), so every block becomes paragraphs here: text with its emphasis, links and citations
 (numbers linked to the Sources slide, as on the slides), list items with bullets or numbers,
-code in the monospace font, a table row by row, an image as its description.
+code in the monospace font, a table row by row, an image as its description; a figure's,
+table's or listing's caption as on the slides ("Figure 1:" and the caption in italics).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from renderers.document import (
     Figure,
     FootnoteDef,
     Heading,
+    Inline,
     OrderedList,
     Paragraph,
     RawBlock,
@@ -37,6 +39,7 @@ from renderers.document import (
 )
 from renderers.errors import UnsupportedNodeError
 from renderers.writers.common import image_fallback, item_marker
+from renderers.writers.pptx.math import caption_runs
 from renderers.writers.pptx.model import BULLETS, Para, Run
 from renderers.writers.pptx.runs import InlineRuns, clean, italicized
 
@@ -65,26 +68,46 @@ def _block_paras(block: Block, inlines: InlineRuns, level: int) -> list[Para]:
                           level)]
         case BulletList() | OrderedList():
             return _list_paras(block, inlines, level)
-        case CodeBlock(text) | RawBlock(text):
-            return [_para([Run(clean(line) or " ", code=True)], level)
-                    for line in text.rstrip("\n").split("\n")]
+        case CodeBlock(text, _, caption, label, number):
+            return [*_caption_paras(caption, label, number, inlines, level),
+                    *_code_paras(text, level)]
+        case RawBlock(text):
+            return _code_paras(text, level)
         case SpeakerNotes(inner):
             return notes_paras(inner, inlines, level)
         case BlockQuote(inner):
             return [dataclasses.replace(p, runs=italicized(p.runs, True))
                     for p in notes_paras(inner, inlines, level)]
-        case Table(header, rows, _, caption):
+        case Table(header, rows, _, caption, label, number):
             paras = [_para(_joined([inlines.para(cell.children) for cell in row]), level)
                      for row in (header, *rows) if row]
-            return paras + ([_para(inlines.para(caption, italic=True), level)] if caption else [])
-        case Figure(image, caption):
+            return paras + _caption_paras(caption, label, number, inlines, level)
+        case Figure(image, caption, label, number):
+            if caption:
+                return _caption_paras(caption, label, number, inlines, level)
             fallback = Run(clean(image_fallback(image, inlines.words)))
-            runs = inlines.para(caption) if caption else (fallback,)
-            return [_para(runs, level)]
+            return [_para((*caption_runs(label, number, inlines.words), fallback), level)]
         case ThematicBreak() | FootnoteDef():
             return []
         case _:
             raise UnsupportedNodeError(f"pptx notes: block node {type(block).__name__}")
+
+
+def _caption_paras(
+    caption: tuple[Inline, ...], label: str, number: int, inlines: InlineRuns, level: int
+) -> list[Para]:
+    """A figure's, table's or listing's caption as the slides show it: "Figure 1:" (which
+    holds the anchor references jump to: the slide of these notes) before the italic
+    caption; nothing for an unnumbered block without one."""
+    runs = (*caption_runs(label, number, inlines.words),
+            *(inlines.para(caption, italic=True) if caption else ()))
+    return [_para(runs, level)] if runs else []
+
+
+def _code_paras(text: str, level: int) -> list[Para]:
+    """Code line by line, in the monospace font."""
+    return [_para([Run(clean(line) or " ", code=True)], level)
+            for line in text.rstrip("\n").split("\n")]
 
 
 def _list_paras(block: BulletList | OrderedList, inlines: InlineRuns, level: int) -> list[Para]:
