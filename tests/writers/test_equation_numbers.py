@@ -218,8 +218,8 @@ def terms(count: int) -> str:
 
 #: Formulas of three widths: centred with the number on both sides; too wide for that, so
 #: moved left to the number; too wide for the number beside it, which goes below.
-WIDE = (f"$$ {terms(10)} $$ {{#eq:fit}}\n\n$$ {terms(18)} $$ {{#eq:wide}}\n\n"
-        f"$$ {terms(24)} $$ {{#eq:wider}}\n")
+WIDE = (f"$$ {terms(10)} $$ {{#eq:fit}}\n\n$$ {terms(19)} $$ {{#eq:wide}}\n\n"
+        f"$$ {terms(26)} $$ {{#eq:wider}}\n")
 
 Box = tuple[float, float, float, float]  # left, bottom, right, top (PDF points, y up)
 
