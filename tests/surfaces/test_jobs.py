@@ -698,6 +698,7 @@ def test_a_webhook_makes_no_further_attempt_once_the_service_stops(
     assert "not sent again: the service is shutting down" in caplog.text
 
 
+@pytest.mark.slow  # waits out a webhook attempt (about 3 s)
 def test_a_services_shutdown_ends_its_webhooks_retries(sample_pool: list[dict[str, Any]]) -> None:
     with _failing_receiver(hold_s=1.0) as (url, calls):
         with TestClient(create_app(workers=1, warmup=False, webhook_hosts=["127.0.0.1"])) as app:

@@ -149,6 +149,7 @@ def test_every_request_is_answered(
     assert still["id"] == 99 and len(still["result"]["tools"]) == 7
 
 
+@pytest.mark.slow  # warms a worker first (about 2 s)
 def test_a_tool_error_is_an_envelope_not_a_protocol_error(client: Client) -> None:
     client.send(call(10, '{"content": "x", "path": "../escape.md"}'))
     answer = client.answer()

@@ -28,7 +28,12 @@ def test_the_fixture_covers_what_agents_write() -> None:
     assert sum("intertext" in case.tex for case in DRAWN) >= 4
 
 
-@pytest.mark.parametrize("case", DRAWN, ids=[case.title for case in DRAWN])
+#: The ``\intertext`` cases draw tables of tables (about 1 s each): slow, out of the fast loop.
+EVERY_FORM = [pytest.param(case, marks=pytest.mark.slow) if "intertext" in case.tex else case
+              for case in DRAWN]
+
+
+@pytest.mark.parametrize("case", EVERY_FORM, ids=[case.title for case in DRAWN])
 def test_each_quantity_in_every_form(case: corpus.Case) -> None:
     corpus.assert_in_every_form(case)
 
