@@ -34,6 +34,7 @@ import dataclasses
 import functools
 import re
 import unicodedata
+from typing import Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
@@ -224,24 +225,7 @@ def _caption(block: Block, kind: str) -> tuple[tuple[Inline, ...], str] | None:
 def attach_table_captions(blocks: list[Block]) -> list[Block]:
     """Tables joined with the caption paragraph right after (or, failing that, right
     before) them, as pandoc reads ``: Caption {#tbl:label}``."""
-    if not any(isinstance(block, Table) for block in blocks):
-        return blocks
-    out: list[Block] = []
-    index = 0
-    while index < len(blocks):
-        block = blocks[index]
-        if isinstance(block, Table) and not block.caption:
-            after = _caption(blocks[index + 1], "tbl") if index + 1 < len(blocks) else None
-            before = _caption(out[-1], "tbl") if out and after is None else None
-            found = after or before
-            if found is not None:
-                if before is not None:
-                    out.pop()
-                block = dataclasses.replace(block, caption=found[0], label=found[1])
-                index += 1 if after is not None else 0
-        out.append(block)
-        index += 1
-    return out
+    return _attach_captions(blocks, Table, "tbl", after_first=True)
 
 
 def attach_listing_captions(blocks: list[Block]) -> list[Block]:
@@ -249,23 +233,32 @@ def attach_listing_captions(blocks: list[Block]) -> list[Block]:
     after) them, as pandoc-crossref reads ``Listing: Caption {#lst:code}``; a label in the
     caption numbers a block its fence did not label. Before comes first, so that listings
     each captioned above keep their own; blocks captioned by their fence take none."""
-    if not any(isinstance(block, CodeBlock) for block in blocks):
+    return _attach_captions(blocks, CodeBlock, "lst", after_first=False)
+
+
+def _attach_captions(blocks: list[Block], kind: type[Table] | type[CodeBlock],
+                     prefix: Literal["tbl", "lst"], *, after_first: bool) -> list[Block]:
+    """Each uncaptioned block of ``kind`` joined with the caption paragraph (labelled
+    ``prefix``) on its first side, else on its other side; the paragraph is taken out."""
+    if not any(isinstance(block, kind) for block in blocks):
         return blocks
     out: list[Block] = []
     index = 0
     while index < len(blocks):
         block = blocks[index]
-        if isinstance(block, CodeBlock) and not block.caption:
-            before = _caption(out[-1], "lst") if out else None
-            after = (_caption(blocks[index + 1], "lst")
-                     if before is None and index + 1 < len(blocks) else None)
+        if isinstance(block, kind) and not block.caption:
+            before = _caption(out[-1], prefix) if out else None
+            after = _caption(blocks[index + 1], prefix) if index + 1 < len(blocks) else None
+            if after_first and after is not None:
+                before = None
+            elif not after_first and before is not None:
+                after = None
             found = before or after
             if found is not None:
                 if before is not None:
                     out.pop()
-                block = dataclasses.replace(
-                    block, caption=found[0], label=block.label or found[1]
-                )
+                block = dataclasses.replace(block, caption=found[0],
+                                            label=block.label or found[1])
                 index += 1 if after is not None else 0
         out.append(block)
         index += 1
