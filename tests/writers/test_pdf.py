@@ -304,22 +304,27 @@ def test_identical_bytes_in_a_fresh_process(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("csl", [None, "apa"])
+@pytest.mark.parametrize(("sample", "pool", "csl"), [
+    ("multilingual", "multilingual.pool.yaml", None),
+    ("multilingual", "multilingual.pool.yaml", "apa"),
+    ("math-figures", "math-figures.pool.json", None),
+])
 def test_weasyprint_accepts_every_rule_of_the_report_stylesheet(
-    caplog: pytest.LogCaptureFixture, tmp_path: Path, csl: str | None
+    caplog: pytest.LogCaptureFixture, tmp_path: Path, sample: str, pool: str, csl: str | None
 ) -> None:
     """WeasyPrint ignores CSS it does not support with a warning on its logger (a library user
-    without logging set up sees it on stderr; ``unicode-bidi`` was one): the report's own
-    stylesheet has none of it, for the multilingual sample with and without a CSL style."""
+    without logging set up sees it on stderr; ``unicode-bidi`` was one, the math CSS's
+    ``-webkit-right`` for Chromium another): the report's own stylesheet has none of it, for the
+    multilingual sample with and without a CSL style and for the sample with math."""
     from renderers.api import render
     from renderers.writers.pdf import parsed_rules
 
     parsed_rules.cache_clear()  # parsed before, its warnings would have been logged then
     samples = Path(__file__).resolve().parents[2] / "samples"
     with caplog.at_level("WARNING", logger="weasyprint"):
-        (result,) = render((samples / "multilingual.md").read_text("utf-8"), tmp_path,
-                           sources_pool=str(samples / "multilingual.pool.yaml"),
-                           formats=["pdf"], csl=csl)
+        (result,) = render((samples / f"{sample}.md").read_text("utf-8"), tmp_path,
+                           sources_pool=str(samples / pool), formats=["pdf"], csl=csl,
+                           base_dir=samples)
     assert result.path.stat().st_size > 0
     ignored = [r.getMessage() for r in caplog.records if "Ignored" in r.getMessage()]
     assert ignored == []

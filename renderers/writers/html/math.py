@@ -39,10 +39,12 @@ MATH_CSS = (
     ".math.display{display:block;text-align:center;margin:.5em 0}"
     ".math.display .math-svg{display:none}"
     "@media print{.math.display .math-svg{display:inline-block}}"
-    # A font with a MATH table, which a browser needs to stretch braces and arrows: the one of
-    # each system (Windows, macOS, TeX installs, Debian's fonts-dejavu-extra, Noto) before the
-    # browser's own choice, which on Linux is often a text face that stretches nothing ...
-    "math{font-family:'Cambria Math','STIX Two Math','Latin Modern Math',"
+    # The rest on screen only, where the MathML shows: print draws the pictures, and WeasyPrint
+    # warned of each -webkit- value. A font with a MATH table, which a browser needs to stretch
+    # braces and arrows: the one of each system (Windows, macOS, TeX installs, Debian's
+    # fonts-dejavu-extra, Noto) before the browser's own choice, which on Linux is often a text
+    # face that stretches nothing ...
+    "@media screen{math{font-family:'Cambria Math','STIX Two Math','Latin Modern Math',"
     "'DejaVu Math TeX Gyre','Noto Sans Math',math}"
     # ... but not for an arrow under or over text: Chromium stretches DejaVu Math's arrow into
     # a line without its head, shorter than the text; Noto Sans Math's stays a whole arrow.
@@ -54,7 +56,7 @@ MATH_CSS = (
     "mtable[columnspacing^='0em']>mtr>mtd[columnalign=right]{padding-right:0}"
     "mtable[columnspacing^='0em']>mtr>mtd[columnalign=left]{padding-left:0}"
     "mtable[columnspacing^='0em']>mtr>mtd[columnalign=left]+mtd[columnalign=right]"
-    "{padding-left:2em}"
+    "{padding-left:2em}}"
 )
 #: Only in reports with a numbered or tagged formula (:func:`math_markup`'s ``.equation``).
 EQUATION_CSS = (
