@@ -3,6 +3,8 @@ siunitx, ``\\intertext``), which read their arguments before latex2mathml sees t
 
 from __future__ import annotations
 
+from renderers.math.errors import MathError
+
 
 def closing_bracket(text: str, index: int, opening: str = "{", closing: str = "}") -> int | None:
     """The index of the bracket closing the one at ``index`` (a backslash escapes the character
@@ -21,3 +23,15 @@ def closing_bracket(text: str, index: int, opening: str = "{", closing: str = "}
                 return index
         index += 1
     return None
+
+
+def braced_argument(text: str, index: int, *, missing: str, unclosed: str) -> tuple[str, int]:
+    """The text of the ``{…}`` argument at ``index`` (white space before it skipped) and the
+    index past it; a :class:`MathError` saying ``missing`` when no brace opens there, or
+    ``unclosed`` when it never closes (each reader names its own command)."""
+    while index < len(text) and text[index].isspace():
+        index += 1
+    end = closing_bracket(text, index) if text.startswith("{", index) else None
+    if end is None:
+        raise MathError(unclosed if text.startswith("{", index) else missing)
+    return text[index + 1 : end], end + 1

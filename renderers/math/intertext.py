@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from renderers.math.errors import MathError
-from renderers.math.groups import closing_bracket
+from renderers.math.groups import braced_argument
 
 #: Environments whose rows may hold an ``\\intertext`` (the align family, rewritten or not).
 HOSTS = frozenset({"align", "align*", "aligned", "alignat", "alignat*", "alignedat",
@@ -57,9 +57,6 @@ def _marked(text: str) -> str:
 
 def _argument(tex: str, index: int, command: str) -> tuple[str, int]:
     """The braced argument at ``index`` and the index after it."""
-    if not tex.startswith("{", index):
-        raise MathError(f"{command} needs its text in braces ({command}{{…}})")
-    end = closing_bracket(tex, index)
-    if end is None:
-        raise MathError(f"{command}: '{{' with no '}}'")
-    return tex[index + 1 : end], end + 1
+    return braced_argument(tex, index,
+                           missing=f"{command} needs its text in braces ({command}{{…}})",
+                           unclosed=f"{command}: '{{' with no '}}'")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from renderers.math.errors import MathError
-from renderers.math.groups import closing_bracket
+from renderers.math.groups import braced_argument, closing_bracket
 
 Command = Literal["ce", "pu"]
 
@@ -118,15 +118,9 @@ def expand(tex: str) -> str:
 
 def _argument(tex: str, start: int, command: Command) -> tuple[str, int]:
     """The braced argument of ``\\ce``/``\\pu`` after ``start`` and the index past it."""
-    index = start
-    while index < len(tex) and tex[index].isspace():
-        index += 1
-    if index == len(tex) or tex[index] != "{":
-        raise MathError(f"\\{command} takes its formula in braces (\\{command}{{…}})")
-    end = closing_bracket(tex, index)
-    if end is None:
-        raise MathError(f"\\{command}{{ has no closing brace")
-    return tex[index + 1 : end], end + 1
+    return braced_argument(tex, start,
+                           missing=f"\\{command} takes its formula in braces (\\{command}{{…}})",
+                           unclosed=f"\\{command}{{ has no closing brace")
 
 
 def _refuse(piece: str) -> MathError:
@@ -379,11 +373,9 @@ def _command(word: str, index: int) -> tuple[str, int]:
         body, end = _argument(word, match.end(), "ce" if name == "ce" else "pu")
         return "{" + (chemistry(body) if name == "ce" else units(body)) + "}", end
     if name in TEXT_COMMANDS:  # ``->[\text{heat}]``: text, as mhchem's own ``{heat}``
-        start = match.end()
-        closing = closing_bracket(word, start) if word.startswith("{", start) else None
-        if closing is None:
-            raise _refuse("\\" + name + " without its {…}")
-        return _text(word[start + 1 : closing]), closing + 1
+        refusal = str(_refuse("\\" + name + " without its {…}"))
+        text, end = braced_argument(word, match.end(), missing=refusal, unclosed=refusal)
+        return _text(text), end
     if name in GREEK:
         return rf"\{name} ", match.end()
     if name in SYMBOLS:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from renderers.math.errors import MathError
-from renderers.math.groups import closing_bracket
+from renderers.math.groups import braced_argument
 
 #: siunitx prefix macros → their symbols (``\\micro`` the micro sign, set upright).
 PREFIXES = {
@@ -463,11 +463,7 @@ def _bracketed(tex: str, index: int, command: str) -> tuple[str, int]:
 
 def _braced(tex: str, index: int, command: str) -> tuple[str, int]:
     """The text of the ``{…}`` argument at ``index`` and the index after it."""
-    start = _skip_space(tex, index)
-    if not tex.startswith("{", start):
-        braces = "{…}" * len(COMMANDS.get(command, ("number",)))
-        raise MathError(f"\\{command} is missing an argument in braces (\\{command}{braces})")
-    end = closing_bracket(tex, start)
-    if end is None:
-        raise MathError(f"\\{command}: '{{' with no '}}'")
-    return tex[start + 1 : end], end + 1
+    braces = "{…}" * len(COMMANDS.get(command, ("number",)))
+    return braced_argument(
+        tex, index, unclosed=f"\\{command}: '{{' with no '}}'",
+        missing=f"\\{command} is missing an argument in braces (\\{command}{braces})")
