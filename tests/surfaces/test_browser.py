@@ -322,6 +322,9 @@ def test_keyboard_focus_is_visible_on_every_control(page: Any) -> None:
     seen: list[str] = []
     for _ in range(20):
         page.keyboard.press("Tab")
+        # Into the sandboxed preview (a frame of its own origin) the focus moves asynchronously:
+        # for a moment the page's active element is its body (1 run in 4 or so read it so).
+        page.wait_for_function("() => document.activeElement !== document.body", timeout=5_000)
         focused = page.evaluate("""() => { const e = document.activeElement;
             const s = getComputedStyle(e);
             const name = e.labels?.[0]?.innerText || e.title || e.innerText;
