@@ -110,7 +110,8 @@ def units_markdown() -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_the_quantities_as_pdf_are_drawn(tmp_path: Path, engine: str) -> None:
-    corpus.assert_drawn_in_pdf(DRAWN, tmp_path, engine, ("\\SI", "\\intertext", "\\qty"))
+    corpus.assert_drawn_in_pdf(DRAWN, tmp_path, engine,
+                               ("\\SI", "\\intertext", "\\qty", "\\num", "\\complex"))
 
 
 @pytest.mark.libreoffice
@@ -131,5 +132,6 @@ def test_libreoffice_shows_the_quantities_of_the_docx(tmp_path: Path) -> None:
     text = "".join(page.extract_text() or "" for page in PdfReader(pdf).pages)
     assert "¿" not in text
     text = text.replace("\xa0", " ")  # latex2mathml writes the spaces of \text unbreakable
-    for shown in ("9.81", "kg", "°C", "Ω", "µm", "GHz", "which expands to", "6.022"):
+    for shown in ("9.81", "kg", "°C", "Ω", "µm", "GHz", "which expands to", "6.022", "∠45",
+                  " and "):
         assert shown in text, shown
