@@ -5,8 +5,9 @@ No maintained Python implementation of mhchem exists (its parser is JavaScript, 
 and KaTeX), so this module reads the common part of its grammar, the part answers about
 chemistry use: formulas with counts (``H2O``), coefficients (``2``, ``1/2``), charges (``SO4^2-``,
 ``Fe^{3+}``, ``OH-``), states (``(aq)``), isotopes (``^{14}_{6}C``), hydrates (``CuSO4.5H2O``),
-bonds (``-`` ``=`` ``#``), arrows with text above and below (``->[\\Delta]``), ``+``,
-precipitate ``v`` and gas ``^``, ``$…$`` math, Greek letters, and units (``\\pu{123 kJ/mol}``).
+bonds (``-`` ``=`` ``#``, ``\\bond{…}`` but its dashed kinds), a radical's electron dot,
+arrows with text above and below (``->[\\Delta]``), ``+``, precipitate ``v`` and gas ``^``,
+``$…$`` math, Greek letters, and units (``\\pu{123 kJ/mol}``).
 Element symbols are set upright (``\\mathrm``), a charge is a superscript after the count
 (``\\mathrm{SO}_{4}^{2-}``: stacked, as in chemistry books) and an arrow is a long arrow
 with its text set over and under it. Anything else is refused by name, as an
@@ -28,8 +29,8 @@ Command = Literal["ce", "pu"]
 #: What ``\\ce`` reads, as its refusal lists it.
 CE_ACCEPTED = (
     "formulas H2O, SO4^2-, [Cu(NH3)4]^2+, coefficients 2 and 1/2, states (s) (l) (g) (aq), "
-    "isotopes ^{14}_{6}C, hydrates . and *, bonds - = #, arrows -> <- <-> <--> <=> <=>> <<=> "
-    "with [above][below], +, v, ^, $…$ math, \\text{…}, Greek letters"
+    "isotopes ^{14}_{6}C, hydrates . and *, bonds - = # and \\bond{…}, arrows -> <- <-> <--> "
+    "<=> <=>> <<=> with [above][below], +, v, ^, $…$ math, \\text{…}, Greek letters"
 )
 #: What ``\\pu`` reads, as its refusal lists it.
 PU_ACCEPTED = "a number (1.2e3, 5 +- 0.1) and units kJ/mol, kJ*mol-1, m s^-2, °C, \\mu m"

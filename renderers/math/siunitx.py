@@ -1,5 +1,5 @@
-"""siunitx commands (``\\SI``, ``\\qty``, ``\\num``, ``\\si``, ``\\unit``, ranges, ``\\ang``) →
-plain TeX latex2mathml reads, set as siunitx sets them by default.
+"""siunitx commands (``\\SI``, ``\\qty``, ``\\num``, ``\\si``, ``\\unit``, ranges, ``\\ang``, lists,
+products, complex numbers) → plain TeX latex2mathml reads, set as siunitx sets them by default.
 
 No maintained Python reader of siunitx exists (PyPI has unit libraries — pint, dsiunits, which
 parse their own unit strings — and mplunitx, which writes siunitx-like TeX from Python calls), so
@@ -9,7 +9,9 @@ does by default, and is done here: a number's exponent as ``× 10ⁿ``, digits i
 given its zero; a thin space between number and unit (none before ``°``, ``′``, ``″``); units
 upright (each symbol one run of text), joined by thin spaces, ``\\per`` as a negative power
 (``m s⁻²``); a range repeating
-its unit ("10 °C to 20 °C"). One choice differs: an uncertainty (``5 +- 0.1``) is written with
+its unit ("10 °C to 20 °C"), as lists ("1 m, 2 m and 3 m") and products ("2 m × 3 m") do;
+a complex number's root an upright i after its digits ("3 + 4i", bracketed before a unit),
+a polar one as "10∠45°". One choice differs: an uncertainty (``5 +- 0.1``) is written with
 ``±`` (siunitx's ``uncertainty-mode = separate``), bracketed before a unit or an exponent, as
 readers expect, where siunitx's default writes the compact ``5.0(1)``.
 
