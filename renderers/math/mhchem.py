@@ -5,8 +5,9 @@ No maintained Python implementation of mhchem exists (its parser is JavaScript, 
 and KaTeX), so this module reads the common part of its grammar, the part answers about
 chemistry use: formulas with counts (``H2O``), coefficients (``2``, ``1/2``), charges (``SO4^2-``,
 ``Fe^{3+}``, ``OH-``), states (``(aq)``), isotopes (``^{14}_{6}C``), hydrates (``CuSO4.5H2O``),
-bonds (``-`` ``=`` ``#``), arrows with text above and below (``->[\\Delta]``), ``+``,
-precipitate ``v`` and gas ``^``, ``$…$`` math, Greek letters, and units (``\\pu{123 kJ/mol}``).
+bonds (``-`` ``=`` ``#``, ``\\bond{…}`` but its dashed kinds), a radical's electron dot,
+arrows with text above and below (``->[\\Delta]``), ``+``, precipitate ``v`` and gas ``^``,
+``$…$`` math, Greek letters, and units (``\\pu{123 kJ/mol}``).
 Element symbols are set upright (``\\mathrm``), a charge is a superscript after the count
 (``\\mathrm{SO}_{4}^{2-}``: stacked, as in chemistry books) and an arrow is a long arrow
 with its text set over and under it. Anything else is refused by name, as an
@@ -28,8 +29,8 @@ Command = Literal["ce", "pu"]
 #: What ``\\ce`` reads, as its refusal lists it.
 CE_ACCEPTED = (
     "formulas H2O, SO4^2-, [Cu(NH3)4]^2+, coefficients 2 and 1/2, states (s) (l) (g) (aq), "
-    "isotopes ^{14}_{6}C, hydrates . and *, bonds - = #, arrows -> <- <-> <--> <=> <=>> <<=> "
-    "with [above][below], +, v, ^, $…$ math, \\text{…}, Greek letters"
+    "isotopes ^{14}_{6}C, hydrates . and *, bonds - = # and \\bond{…}, arrows -> <- <-> <--> "
+    "<=> <=>> <<=> with [above][below], +, v, ^, $…$ math, \\text{…}, Greek letters"
 )
 #: What ``\\pu`` reads, as its refusal lists it.
 PU_ACCEPTED = "a number (1.2e3, 5 +- 0.1) and units kJ/mol, kJ*mol-1, m s^-2, °C, \\mu m"
@@ -58,6 +59,14 @@ ARROWS: dict[str, str] = {
     "↔": r"\longleftrightarrow", "⇌": r"\rightleftharpoons", "⇄": r"\rightleftarrows",
 }
 _ARROW = re.compile("|".join(re.escape(arrow) for arrow in ARROWS))
+#: ``\\bond{…}``'s keys → the TeX mhchem writes for them (a dotted bond as middle dots).
+BONDS = {"-": "{-}", "1": "{-}", "=": "{=}", "2": "{=}", "#": r"{\equiv}", "3": r"{\equiv}",
+         "...": r"{\cdot}{\cdot}{\cdot}", "....": r"{\cdot}{\cdot}{\cdot}{\cdot}",
+         "->": r"{\rightarrow}", "<-": r"{\leftarrow}", "<": "{<}", ">": "{>}"}
+#: mhchem's dashed bonds, refused: each is drawn with a triple dash (``\\tripledash``, the
+#: dashed ones stacked over solid lines), a character the PDF's math font (STIX Two Math)
+#: lacks, so no form would look the same in every format.
+DASHED_BONDS = frozenset({"~", "~-", "~=", "~--", "-~-"})
 #: Words that are operators on their own (a space on each side), and what they become.
 #: (An arrow in braces: LibreOffice reads a bare one ending a formula as lacking an operand.)
 OPERATORS = {"+": "+", "=": "=", "v": r"\,{\downarrow}", "^": r"\,{\uparrow}", ".": r"\cdot",
@@ -70,6 +79,10 @@ _PRESCRIPT = re.compile(r"(?:\^(\{[^{}]*\}|\d+)(?:_(\{[^{}]*\}|\d+))?"
 _SIGNS = re.compile(r"\d*[+-]+|\d+|[IVX]+|[+-]?[IVX]+")
 _CHARGE = re.compile(r"\d*[+-]+")
 _ROMAN = re.compile(r"[+-]?[IVX]+")
+#: A charge holding mhchem's electron dot (``^{.-}``, ``^{(2.)-}``), and that dot: a ``.``
+#: not between digits (``^{2.5+}`` holds a decimal), which mhchem sets as a bullet.
+_RADICAL_CHARGE = re.compile(r"[\d()+-]*\.[\d.()+-]*")
+_ELECTRON_DOT = re.compile(r"(?<!\d)\.|\.(?!\d)")
 _STATE = re.compile(r"\((?:s|l|g|aq|cr|sln|ads)\)")
 _NUMBER = re.compile(r"([+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+))(?:[eE]([+-]?\d+))?")
 _UNIT_POWER = re.compile(r"\^?(\{[+-]?\d+\}|[+-]?\d+)")
@@ -353,6 +366,8 @@ def _script(word: str, index: int, mark: str) -> tuple[str, int]:
         content = word[index + 1 : end].strip()
         if _ROMAN.fullmatch(content):
             return rf"\mathrm{{{content}}}", end + 1
+        if mark == "^" and _RADICAL_CHARGE.fullmatch(content):  # ``OCO^{.-}``: a radical
+            content = _ELECTRON_DOT.sub(r"\\bullet ", content).replace("+", r"\text{+}")
         return expand(content), end + 1
     if mark == "^" and (signs := _SIGNS.match(word, index)) is not None:
         content = signs.group()
@@ -376,11 +391,28 @@ def _command(word: str, index: int) -> tuple[str, int]:
         refusal = str(_refuse("\\" + name + " without its {…}"))
         text, end = braced_argument(word, match.end(), missing=refusal, unclosed=refusal)
         return _text(text), end
+    if name == "bond":
+        return _bond(word, match.end())
     if name in GREEK:
         return rf"\{name} ", match.end()
     if name in SYMBOLS:
         return (r"{}^{\circ}" if name == "degree" else rf"\{name} "), match.end()
     raise _refuse("\\" + name)
+
+
+def _bond(word: str, index: int) -> tuple[str, int]:
+    """``\\bond{…}`` at ``index`` (after the command) as mhchem draws it, and the index past it."""
+    accepted = " ".join(BONDS)
+    key, end = braced_argument(word, index, missing=f"\\ce: \\bond takes its kind in braces "
+                               f"(\\bond{{=}}; kinds: {accepted})",
+                               unclosed="\\ce: \\bond{ has no closing brace")
+    key = key.strip()
+    if key in DASHED_BONDS:
+        raise MathError(f"\\ce: \\bond{{{key}}} is not supported: a dashed bond is drawn with a "
+                        f"triple dash the PDF's math font lacks (kinds drawn: {accepted})")
+    if key not in BONDS:
+        raise MathError(f"\\ce: \\bond{{{key}}} is not a bond mhchem draws (kinds: {accepted})")
+    return BONDS[key], end
 
 
 # --- \pu -------------------------------------------------------------------------------------

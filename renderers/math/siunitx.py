@@ -1,5 +1,5 @@
-"""siunitx commands (``\\SI``, ``\\qty``, ``\\num``, ``\\si``, ``\\unit``, ranges, ``\\ang``) →
-plain TeX latex2mathml reads, set as siunitx sets them by default.
+"""siunitx commands (``\\SI``, ``\\qty``, ``\\num``, ``\\si``, ``\\unit``, ranges, ``\\ang``, lists,
+products, complex numbers) → plain TeX latex2mathml reads, set as siunitx sets them by default.
 
 No maintained Python reader of siunitx exists (PyPI has unit libraries — pint, dsiunits, which
 parse their own unit strings — and mplunitx, which writes siunitx-like TeX from Python calls), so
@@ -9,7 +9,9 @@ does by default, and is done here: a number's exponent as ``× 10ⁿ``, digits i
 given its zero; a thin space between number and unit (none before ``°``, ``′``, ``″``); units
 upright (each symbol one run of text), joined by thin spaces, ``\\per`` as a negative power
 (``m s⁻²``); a range repeating
-its unit ("10 °C to 20 °C"). One choice differs: an uncertainty (``5 +- 0.1``) is written with
+its unit ("10 °C to 20 °C"), as lists ("1 m, 2 m and 3 m") and products ("2 m × 3 m") do;
+a complex number's root an upright i after its digits ("3 + 4i", bracketed before a unit),
+a polar one as "10∠45°". One choice differs: an uncertainty (``5 +- 0.1``) is written with
 ``±`` (siunitx's ``uncertainty-mode = separate``), bracketed before a unit or an exponent, as
 readers expect, where siunitx's default writes the compact ``5.0(1)``.
 
@@ -99,14 +101,26 @@ POSTFIX_POWERS = {"squared": 2, "cubed": 3}
 #: ``\\mu`` there is the micro prefix (``\\mu m``).
 SYMBOLS = {"Omega": "Ω", "ohm": "Ω", "circ": "°", "%": "%",
            "degree": "°", "AA": "Å", "hbar": "ħ", "$": "$"}
-Argument = Literal["number", "unit", "angle"]
+#: What a braced argument holds: a number, a unit, an angle, numbers apart by ``;`` (a list),
+#: by ``x`` (a product), or a complex number.
+Argument = Literal["number", "unit", "angle", "list", "product", "complex"]
 #: The commands expanded, each with the arguments it reads in braces.
 COMMANDS: dict[str, tuple[Argument, ...]] = {
     "SI": ("number", "unit"), "qty": ("number", "unit"), "num": ("number",),
     "si": ("unit",), "unit": ("unit",), "SIrange": ("number", "number", "unit"),
     "qtyrange": ("number", "number", "unit"), "numrange": ("number", "number"),
-    "ang": ("angle",),
+    "ang": ("angle",), "numlist": ("list",), "SIlist": ("list", "unit"),
+    "qtylist": ("list", "unit"), "numproduct": ("product",), "qtyproduct": ("product", "unit"),
+    "complexnum": ("complex",), "complexqty": ("complex", "unit"),
 }
+#: siunitx's default separators (``list-separator``, ``list-pair-separator`` and
+#: ``list-final-separator``; ``range-phrase``), as text runs every format sets alike.
+LIST_SEPARATOR = "\\text{, }"
+LIST_LAST = "\\text{ and }"
+RANGE_PHRASE = "\\text{ to }"
+#: ``product-symbol`` and ``output-complex-root``, siunitx's defaults.
+PRODUCT_SYMBOL = " \\times "
+COMPLEX_ROOT = "\\mathrm{i}"
 #: What a refused unit macro's message lists as accepted.
 _ACCEPTED = ("prefixes \\quecto … \\quetta, units such as \\metre \\second \\kilogram "
              "\\newton \\ohm \\celsius \\percent, \\per, \\square/\\squared, \\cubic/\\cubed, "
@@ -160,16 +174,40 @@ def expand(tex: str) -> str:
 def _command(name: str, arguments: list[str], pre_unit: str) -> str:
     """The TeX of one command from its arguments (read in the order of :data:`COMMANDS`)."""
     kinds = COMMANDS[name]
-    if kinds == ("angle",):
+    first = kinds[0]
+    if first == "angle":
         return _angle(arguments[0])
-    if kinds == ("unit",):
+    if first == "unit":
         return _unit(arguments[0], name).tex
+    unit = _unit(arguments[-1], name) if kinds[-1] == "unit" else Unit("", False)
+    if first == "complex":
+        return _complex(arguments[0], unit, name)
+    if first == "list":  # list-units = repeat: each number with its unit
+        items = [_number(item, name) for item in _split(arguments[0], ";", name)]
+        return _listed([_quantity(item, unit) for item in items])
+    if first == "product":  # product-units = repeat: each factor with its unit
+        factors = _split(_IGNORED.sub("", arguments[0]), _PRODUCT, name)
+        return PRODUCT_SYMBOL.join(_quantity(_number(factor, name), unit) for factor in factors)
     numbers = [_number(argument, name) for argument in arguments[: kinds.count("number")]]
-    if "unit" not in kinds:
-        return "\\text{ to }".join(number.tex for number in numbers)
-    unit = _unit(arguments[-1], name)
     before = _unit(pre_unit, name).tex + _THIN if pre_unit.strip() else ""
-    return "\\text{ to }".join(before + _quantity(number, unit) for number in numbers)
+    return RANGE_PHRASE.join(before + _quantity(number, unit) for number in numbers)
+
+
+def _split(text: str, separator: str | re.Pattern[str], command: str) -> list[str]:
+    """The items of a list (``;``) or product (``x``); an empty one refused by name."""
+    items = separator.split(text) if isinstance(separator, re.Pattern) else text.split(separator)
+    if not all(item.strip() for item in items):
+        mark = "';'" if separator == ";" else "'x'"
+        raise MathError(f"\\{command}{{{text.strip()}}}: an empty item (the items are numbers "
+                        f"apart by {mark})")
+    return items
+
+
+def _listed(items: list[str]) -> str:
+    """Items as siunitx lists them: "1", "1 and 2", "1, 2 and 3"."""
+    if len(items) == 1:
+        return items[0]
+    return LIST_SEPARATOR.join(items[:-1]) + LIST_LAST + items[-1]
 
 
 @dataclass(frozen=True)
@@ -204,7 +242,7 @@ def _number(text: str, command: str) -> Number:
         source = source[found.end() :]
     factors = _PRODUCT.split(source)
     if len(factors) > 1:
-        shown = " \\times ".join(_single(factor, text, command).tex for factor in factors)
+        shown = PRODUCT_SYMBOL.join(_single(factor, text, command).tex for factor in factors)
         return Number(comparator + shown, False)
     single = _single(source, text, command)
     return Number(comparator + single.tex, single.bracket_for_unit)
@@ -227,17 +265,18 @@ def _single(source: str, text: str, command: str) -> Number:
     if uncertainty is not None and uncertainty.strip(".,"):
         whole, _, part = uncertainty.replace(",", ".").partition(".")
         mantissa = f"{mantissa} \\pm {_digits(whole, part or None)}"
-    exponent = ""
-    if match.group("exp"):
-        power = ("-" if match.group("esign") == "-" else "") + (match.group("exp").lstrip("0")
-                                                                 or "0")
-        exponent = f"10^{{{power}}}"
+    exponent = _power_of_ten(match.group("esign"), match.group("exp")) if match.group("exp") else ""
     if uncertainty and exponent:
         return Number(f"{sign}({mantissa})\\times {exponent}", False)
     if exponent:
         return Number(f"{sign}{mantissa}\\times {exponent}" if mantissa else sign + exponent,
                       False)
     return Number(sign + mantissa, uncertainty is not None and bool(uncertainty.strip(".,")))
+
+
+def _power_of_ten(sign: str | None, digits: str) -> str:
+    """An exponent ``e-05`` as ``10^{-5}``."""
+    return f"10^{{{'-' if sign == '-' else ''}{digits.lstrip('0') or '0'}}}"
 
 
 def _digits(whole: str | None, part: str | None) -> str:
@@ -267,6 +306,60 @@ def _angle(text: str) -> str:
     if not shown:
         raise MathError("\\ang{}: the angle is empty")
     return "".join(shown)
+
+
+#: Where a complex number's next part starts: a sign after a digit, decimal mark or root.
+_COMPLEX_TERM = re.compile(r"(?<=[\d.,ij])(?=[+-])")
+#: An imaginary part: the root before its digits (``i2``) or after them (``2i``).
+_ROOTED = re.compile(r"[ij]([^ij]*)|([^ij]*)[ij]")
+_ROOT = re.compile(r"[ij]")
+_TRAILING_EXPONENT = re.compile(r"[eEdD](?P<sign>[+-])?(?P<digits>\d+)$")
+
+
+def _complex(text: str, unit: Unit, command: str) -> str:
+    """``\\complexnum``/``\\complexqty`` as siunitx sets them by default: ``1+2i`` as
+    "1 + 2i" (the root upright after the number, a lone ``i`` without its 1), ``1:30`` as
+    "1∠30°"; before a unit, both parts in brackets ("(1 + 2i) Ω"), as an exponent takes them."""
+    source = _IGNORED.sub("", text)
+    if not source:
+        raise _not_complex(text, command)
+    if ":" in source:
+        magnitude, _, angle = source.partition(":")
+        polar = (_single(magnitude, text, command).tex + "\\angle "
+                 + _single(angle, text, command).tex + "{" + _upright("°") + "}")
+        return _quantity(Number(polar, False), unit)
+    exponent = ""
+    if _ROOT.search(source) and (power := _TRAILING_EXPONENT.search(source)) is not None:
+        exponent = _power_of_ten(power.group("sign"), power.group("digits"))
+        source = source[: power.start()]
+    real, imaginary = "", ""
+    for term in _COMPLEX_TERM.split(source):
+        body = term.lstrip("+-")
+        root = _ROOTED.fullmatch(body)
+        if root is not None and not imaginary:
+            digits = root.group(1) or root.group(2) or ""
+            shown = (_single(digits, text, command).tex if digits else "") + COMPLEX_ROOT
+            imaginary = ("-" if term.startswith("-") else "+") + shown
+        elif root is None and not real and not imaginary and not _ROOT.search(body):
+            real = _single(term, text, command).tex
+        else:  # two roots, a root inside the digits, two parts of one kind, a real after
+            raise _not_complex(text, command)
+    if not imaginary:
+        if not real:
+            raise _not_complex(text, command)
+        return _quantity(Number(real, False), unit)
+    sign, shown = imaginary[0], imaginary[1:]
+    tex = f"{real} {sign} {shown}" if real else ("-" if sign == "-" else "") + shown
+    if exponent:
+        return _quantity(Number(f"({tex})\\times {exponent}" if real else
+                                f"{tex}\\times {exponent}", False), unit)
+    return _quantity(Number(tex, bool(real)), unit)
+
+
+def _not_complex(text: str, command: str) -> MathError:
+    return MathError(f"\\{command}{{{text.strip()}}}: not a complex number siunitx reads (a real "
+                     f"and an imaginary part with i or j: '1+2i', '3-i', '2j', '1+2ie3'; or "
+                     f"polar 'magnitude:angle' in degrees)")
 
 
 @dataclass

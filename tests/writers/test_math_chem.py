@@ -95,7 +95,8 @@ def test_the_rewrite_grows_linearly() -> None:
 PIECES = st.sampled_from([
     "H", "O", "Fe", "Cl", "2", "14", "+", "-", "=", "#", "^", "_", "{", "}", "(", ")", "[",
     "]", "$", ".", "*", "/", " ", "v", "->", "<=>", "<=>>", "<-", "(aq)", "\\ce{", "\\pu{",
-    "\\Delta", "\\bond", "\\text{", "<b>", "&", "%", "°", "e3", "mol", "\\\\",
+    "\\Delta", "\\bond", "\\bond{", "~", "...", "\\text{", "<b>", "&", "%", "°", "e3",
+    "mol", "\\\\",
 ])
 
 
@@ -112,7 +113,7 @@ def test_fuzz_any_body_is_read_or_refused(body: str, command: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_the_corpus_as_pdf_draws_every_formula(tmp_path: Path, engine: str) -> None:
-    assert_drawn_in_pdf(DRAWN, tmp_path, engine, ("\\ce", "\\pu"))
+    assert_drawn_in_pdf(DRAWN, tmp_path, engine, ("\\ce", "\\pu", "\\bond"))
 
 
 @pytest.mark.libreoffice
@@ -132,5 +133,6 @@ def test_libreoffice_reads_the_chemistry_of_the_docx(tmp_path: Path) -> None:
     text = "".join(page.extract_text() or "" for page in PdfReader(pdf).pages)
     text = re.sub(r"\s+", " ", text)  # Word math's thin and em spaces read as one space
     assert "¿" not in text and "\\ce" not in text  # no charge or arrow lacking an operand
-    for word in ("H2O", "CuSO4", "AgCl ↓", "SO4", "2−", "Fe3+", "⇌", "⟶", "kJ/mol", "μm"):
+    for word in ("H2O", "CuSO4", "AgCl ↓", "SO4", "2−", "Fe3+", "⇌", "⟶", "kJ/mol", "μm",
+                 "OCO•−", "≡"):
         assert word in text, word

@@ -9,10 +9,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lxml import etree
 
-from renderers.math import parse_tex
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
+from renderers.math import MathError, parse_tex
 from renderers.math.intertext import MARK
+from renderers.math.linear import linear_text
 from renderers.math.siunitx import expand
 from renderers.math.spans import drawable
 from tests.writers import test_math_corpus as corpus
@@ -63,6 +67,26 @@ def test_the_expansion_grows_linearly_with_the_input() -> None:
         assert len(expand(one * count)) <= 6 * len(one * count)
 
 
+#: Pieces of siunitx's numbers, lists, products and complex numbers, and what breaks parsers.
+NUMBER_PIECES = st.sampled_from([
+    "1", "25", "0", ".", ",", "+", "-", "i", "j", "e", "e-3", ":", ";", "x", " ", "{", "}",
+    "\\pm", "+-", "(", ")", "<", "\\,", "ii",
+])
+
+
+@given(st.lists(NUMBER_PIECES, max_size=12).map("".join),
+       st.sampled_from(["numlist", "qtylist", "numproduct", "qtyproduct", "complexnum",
+                        "complexqty"]))
+def test_fuzz_any_number_argument_is_read_or_refused(body: str, command: str) -> None:
+    """Whatever an agent writes as the numbers: a checked formula or a MathError."""
+    unit = "{\\ohm}" if command.startswith(("qty", "complexqty")) else ""
+    try:
+        formula = parse_tex(f"\\{command}{{{body}}}{unit}")
+    except MathError:
+        return
+    assert "\\" not in linear_text(formula)
+
+
 def test_a_text_row_drawn_keeps_the_alignment() -> None:
     """ziamath ignores ``columnspan``: the drawing stacks the runs of aligned rows and the text
     rows in one left-aligned column, each run holding a flat row as wide as the other runs'
@@ -86,7 +110,8 @@ def units_markdown() -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
 def test_the_quantities_as_pdf_are_drawn(tmp_path: Path, engine: str) -> None:
-    corpus.assert_drawn_in_pdf(DRAWN, tmp_path, engine, ("\\SI", "\\intertext", "\\qty"))
+    corpus.assert_drawn_in_pdf(DRAWN, tmp_path, engine,
+                               ("\\SI", "\\intertext", "\\qty", "\\num", "\\complex"))
 
 
 @pytest.mark.libreoffice
@@ -107,5 +132,6 @@ def test_libreoffice_shows_the_quantities_of_the_docx(tmp_path: Path) -> None:
     text = "".join(page.extract_text() or "" for page in PdfReader(pdf).pages)
     assert "¿" not in text
     text = text.replace("\xa0", " ")  # latex2mathml writes the spaces of \text unbreakable
-    for shown in ("9.81", "kg", "°C", "Ω", "µm", "GHz", "which expands to", "6.022"):
+    for shown in ("9.81", "kg", "°C", "Ω", "µm", "GHz", "which expands to", "6.022", "∠45",
+                  " and "):
         assert shown in text, shown
