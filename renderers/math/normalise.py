@@ -13,6 +13,7 @@ quotes and the annotation of the MathML stay as written.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from renderers.math import intertext, siunitx
@@ -118,6 +119,17 @@ _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\S")
 #: the thin space TeX sets after an operator before a symbol (``\\lim_x f``) is written out.
 _NOLIMITS = re.compile(r"(\\operatorname\s*\{[^{}]*\}|\\[A-Za-z]+|\\.)\s*\\nolimits(?![A-Za-z])")
 _NO_NUMBER = re.compile(r"\\(?:notag|nonumber)(?![A-Za-z])")
+#: LaTeX's accents of text (``\\text{caf\\'e}``, ``\\"o``): latex2mathml shows them as written,
+#: backslash and all; each is the letter with its combining mark, composed (é, ö).
+_TEXT_ACCENT = re.compile(r"""\\(['"`^~=.])\s*(?:\{\s*([A-Za-z])\s*\}|([A-Za-z]))""")
+_COMBINING = {"'": "\u0301", '"': "\u0308", "`": "\u0300", "^": "\u0302", "~": "\u0303",
+              "=": "\u0304", ".": "\u0307"}
+#: Each control sequence, read left to right as TeX reads them: a backslash and the letters
+#: after it, or the one character after it.
+_CONTROL_SEQUENCE = re.compile(r"\\(?:[A-Za-z]+|.)", re.DOTALL)
+#: The control symbols latex2mathml reads (spaces, escaped specials, a new row). After any
+#: other character (``\\1``, ``\\@``, ``\\*``) it showed the backslash itself as a letter.
+_CONTROL_SYMBOLS = frozenset("\\,:;>! \t\n{}|%&_#$")
 
 
 def normalise(tex: str) -> str:
@@ -136,7 +148,23 @@ def normalise(tex: str) -> str:
     tex = _modulo(tex) if "\\pmod" in tex else tex
     tex = _UPRIGHT_LETTER.sub(r"{\\mathrm \1}", tex)
     tex = _SIM.sub(r"\\thicksim", tex)
+    tex = _TEXT_ACCENT.sub(_accented, tex) if "\\" in tex else tex
+    _refuse_stray_control_symbol(tex)
     return _TRAILING_CELL.sub(r"\1{}\2", tex) if "&" in tex else tex
+
+
+def _accented(match: re.Match[str]) -> str:
+    letter = match.group(2) or match.group(3)
+    return unicodedata.normalize("NFC", letter + _COMBINING[match.group(1)])
+
+
+def _refuse_stray_control_symbol(tex: str) -> None:
+    """A backslash before a character that starts no command latex2mathml reads is refused
+    by name: drawn, it was a stray backslash beside the character."""
+    for found in _CONTROL_SEQUENCE.findall(tex):
+        if len(found) == 2 and found[1] not in _CONTROL_SYMBOLS:
+            raise MathError(f"'{found}' is no TeX command (accepted: a command such as \\alpha, "
+                            "a control symbol such as \\, or \\%, or \\backslash for the sign)")
 
 
 def _tag(match: re.Match[str]) -> str:
