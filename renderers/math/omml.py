@@ -109,6 +109,30 @@ def omml_math(formula: Formula) -> Element:
     return root
 
 
+#: A formula that is one ``multline`` environment (its lines set left, centred, right).
+_MULTLINE = re.compile(r"\s*\\begin\s*\{multline\*?\}.*\\end\s*\{multline\*?\}\s*", re.DOTALL)
+
+
+def omml_lines(formula: Formula) -> list[Element]:
+    """An ``m:oMath`` for each line of a displayed ``multline`` of two lines or more, which TeX
+    sets the first at the left, the last at the right and the others centred: Office Math
+    aligns no line of one formula on its own, so the writer places each; none for another
+    formula (or a ``multline`` among other TeX)."""
+    if not formula.display or not _MULTLINE.fullmatch(formula.tex):
+        return []
+    node = formula.root
+    while node.tag == "mrow" and len(node.children) == 1:
+        node = node.children[0]
+    if node.tag != "mtable" or len(node.children) < 2:
+        return []
+    lines = []
+    for row in node.children:
+        line = etree.Element(m("oMath"), nsmap={"m": M_NS, "w": W_NS})
+        _content(line, tuple(child for cell in row.children for child in cell.children))
+        lines.append(line)
+    return lines
+
+
 def omml_paragraph(formula: Formula) -> Element:
     """``m:oMathPara`` holding the equation: a displayed formula on its own line."""
     para = etree.Element(m("oMathPara"), nsmap={"m": M_NS, "w": W_NS})
