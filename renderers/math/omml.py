@@ -8,10 +8,12 @@ of elements, so the mapping is written here, element by element, as Word itself 
 ``m:sSubSup`` · a large operator with limits (``∑``, ``∫`` …) → ``m:nary`` over the element
 after it · ``mfrac`` → ``m:f`` · ``msqrt``/``mroot`` → ``m:rad`` · a fenced ``mrow``
 (``\\left( … \\right)``) → ``m:d`` · ``mover`` with an accent → ``m:acc`` (overline → ``m:bar``),
-else ``m:limUpp``; ``munder`` → ``m:limLow`` · ``mtable`` → ``m:m`` · ``menclose`` →
-``m:borderBox`` (sides hidden and struck through for ``\\cancel``) · ``mathvariant`` →
-``m:sty``/``m:scr`` · an operator name with a limit (``\\lim_{n}``) → ``m:func`` over
-``m:limLow`` · scripts on an empty base → ``m:sPre``; other containers give their children.
+else ``m:limUpp``; ``munder`` → ``m:limLow`` · ``mtable`` → ``m:m`` (``columnspacing`` its
+column gap) · ``menclose`` → ``m:borderBox`` (sides hidden and struck through for
+``\\cancel``) · ``mathvariant`` → ``m:sty``/``m:scr`` · an operator name with a limit
+(``\\lim_{n}``) → ``m:func`` over ``m:limLow`` · scripts on an empty base → ``m:sPre``; other
+containers give their children. A displayed ``multline`` is also given line by line
+(:func:`omml_lines`).
 """
 
 from __future__ import annotations
