@@ -66,7 +66,8 @@ def add_lines(p: Element, lines: list[Element], mark: str, *, start: int, end: i
     """The ``lines`` of a ``multline`` in paragraph ``p`` between ``start`` and ``end`` (twips
     from the margin) as TeX sets them: the first at the left, the last at the right, before
     ``mark`` ("(1)", or "" for none) at ``end``, the others centred."""
-    room = MULTLINE_GAP if not mark else round((1 + len(mark) / 2) * _BODY_PT * 20)
+    room = min(_mark_room(mark) if mark else MULTLINE_GAP,
+               (end - start) // 3)  # a long tag: the stops stay in order
     _set_tabs(p, (("left", start + MULTLINE_GAP), ("center", (start + end) // 2),
                   ("right", end - room), ("right", end)))
     for index, line in enumerate(lines):
@@ -83,14 +84,19 @@ def add_lines(p: Element, lines: list[Element], mark: str, *, start: int, end: i
 _BODY_PT = 11.0
 
 
+def _mark_room(mark: str) -> int:
+    """The twips ``mark`` takes at the right margin: an em before it, half an em a character."""
+    return round((1 + len(mark) / 2) * _BODY_PT * 20)
+
+
 def _fits_beside(node: Math, mark: str, width: int) -> bool:
-    """Whether the formula and its mark fit on one line ``width`` twips wide (its drawing,
-    which spaces operators as Word does, an em between, half an em a character of the mark)."""
+    """Whether the formula and its mark fit on one line ``width`` twips wide (its drawing
+    spaces operators as Word does)."""
     try:
         drawn = draw_formula(parse_tex(node.tex, node.display))
     except MathError:
         return True
-    return (drawn.width + 1 + len(mark) / 2) * _BODY_PT * 20 <= width
+    return drawn.width * _BODY_PT * 20 + _mark_room(mark) <= width
 
 
 #: What comes before ``w:tabs`` in a ``w:pPr`` (its schema's order).
