@@ -8,10 +8,12 @@ of elements, so the mapping is written here, element by element, as Word itself 
 ``m:sSubSup`` · a large operator with limits (``∑``, ``∫`` …) → ``m:nary`` over the element
 after it · ``mfrac`` → ``m:f`` · ``msqrt``/``mroot`` → ``m:rad`` · a fenced ``mrow``
 (``\\left( … \\right)``) → ``m:d`` · ``mover`` with an accent → ``m:acc`` (overline → ``m:bar``),
-else ``m:limUpp``; ``munder`` → ``m:limLow`` · ``mtable`` → ``m:m`` · ``menclose`` →
-``m:borderBox`` (sides hidden and struck through for ``\\cancel``) · ``mathvariant`` →
-``m:sty``/``m:scr`` · an operator name with a limit (``\\lim_{n}``) → ``m:func`` over
-``m:limLow`` · scripts on an empty base → ``m:sPre``; other containers give their children.
+else ``m:limUpp``; ``munder`` → ``m:limLow`` · ``mtable`` → ``m:m`` (``columnspacing`` its
+column gap) · ``menclose`` → ``m:borderBox`` (sides hidden and struck through for
+``\\cancel``) · ``mathvariant`` → ``m:sty``/``m:scr`` · an operator name with a limit
+(``\\lim_{n}``) → ``m:func`` over ``m:limLow`` · scripts on an empty base → ``m:sPre``; other
+containers give their children. A displayed ``multline`` is also given line by line
+(:func:`omml_lines`).
 """
 
 from __future__ import annotations
@@ -107,6 +109,30 @@ def omml_math(formula: Formula) -> Element:
     root = etree.Element(m("oMath"), nsmap={"m": M_NS, "w": W_NS})
     _content(root, formula.root.children)
     return root
+
+
+#: A formula that is one ``multline`` environment (its lines set left, centred, right).
+_MULTLINE = re.compile(r"\s*\\begin\s*\{multline\*?\}.*\\end\s*\{multline\*?\}\s*", re.DOTALL)
+
+
+def omml_lines(formula: Formula) -> list[Element]:
+    """An ``m:oMath`` for each line of a displayed ``multline`` of two lines or more, which TeX
+    sets the first at the left, the last at the right and the others centred: Office Math
+    aligns no line of one formula on its own, so the writer places each; none for another
+    formula (or a ``multline`` among other TeX)."""
+    if not formula.display or not _MULTLINE.fullmatch(formula.tex):
+        return []
+    node = formula.root
+    while node.tag == "mrow" and len(node.children) == 1:
+        node = node.children[0]
+    if node.tag != "mtable" or len(node.children) < 2:
+        return []
+    lines = []
+    for row in node.children:
+        line = etree.Element(m("oMath"), nsmap={"m": M_NS, "w": W_NS})
+        _content(line, tuple(child for cell in row.children for child in cell.children))
+        lines.append(line)
+    return lines
 
 
 def omml_paragraph(formula: Formula) -> Element:
@@ -297,12 +323,14 @@ def _node(parent: Element, node: MathNode) -> None:
             _over_under(parent, node)
         case "mtable":
             matrix = _sub(parent, "m")
-            _column_alignment(matrix, parts)
             columns = max(len(row.children) for row in parts) if parts else 0
+            leads = _matrix_props(matrix, node, columns)
             for row in parts:
                 mr = _sub(matrix, "mr")
-                for cell in office_cells(row, columns) or (MathNode("mtd"),):
-                    _arg(mr, "e", MathNode("mrow", children=cell.children or (EMPTY,)))
+                cells = office_cells(row, columns) or (MathNode("mtd"),)
+                for index, cell in enumerate(cells):
+                    lead = leads[index] if index < len(leads) else ()
+                    _arg(mr, "e", MathNode("mrow", children=lead + (cell.children or (EMPTY,))))
         case "menclose":
             _enclosed(parent, node)
         case "mphantom":
@@ -374,18 +402,47 @@ def _over_under(parent: Element, node: MathNode) -> None:
 JUSTIFY = {"left": "left", "right": "right", "center": "center"}
 
 
-def _column_alignment(matrix: Element, rows: tuple[MathNode, ...]) -> None:
-    """``m:mPr`` setting each column as the first row's cells are aligned (``aligned`` and
-    ``cases`` right and left, not Word's default of centred)."""
-    first = rows[0].children if rows else ()
+def _matrix_props(matrix: Element, table: MathNode, columns: int) -> list[tuple[MathNode, ...]]:
+    """``m:mPr`` of the ``table``: its column gap (:func:`_column_gaps`) and each column set as
+    the first row's cells are aligned (``aligned`` and ``cases`` right and left, not Word's
+    default of centred). Returns what starts each column's cells (a wider gap before it)."""
+    first = table.children[0].children if table.children else ()
     sides = [JUSTIFY.get(cell.attr("columnalign"), "") for cell in first]
-    if not any(side and side != "center" for side in sides):
-        return
-    columns = _sub(_sub(matrix, "mPr"), "mcs")
-    for side in sides:
-        props = _sub(_sub(columns, "mc"), "mcPr")
-        _sub(props, "count", "1")
-        _sub(props, "mcJc", side or "center")
+    gap, leads = _column_gaps(table.attr("columnspacing"), columns)
+    aligned = any(side and side != "center" for side in sides)
+    if gap is None and not aligned:
+        return leads
+    props = _sub(matrix, "mPr")
+    if gap is not None:  # Word's default is one em between columns
+        _sub(props, "cGpRule", "4" if gap else "3")  # multiples of half an em; exactly, twips
+        _sub(props, "cGp", str(gap))
+    if aligned:
+        mcs = _sub(props, "mcs")
+        for side in sides:
+            column = _sub(_sub(mcs, "mc"), "mcPr")
+            _sub(column, "count", "1")
+            _sub(column, "mcJc", side or "center")
+    return leads
+
+
+def _column_gaps(spacing: str, columns: int) -> tuple[int | None, list[tuple[MathNode, ...]]]:
+    """The matrix gap for MathML's ``columnspacing`` (``1em`` between the columns of
+    ``cases``, amsmath's quad; ``0em 2em`` in ``aligned``, each relation against its left side
+    and pairs of columns two em apart), in half ems (``m:cGp`` when ``m:cGpRule`` is 4), and
+    for each column the space starting its cells: Office Math has one gap for a whole matrix,
+    so the first is the gap and a wider one later is made up by a space in the cells after it.
+    No gap (Word's default) for a table without ``columnspacing`` or with another unit."""
+    values = [_EM.fullmatch(value) for value in spacing.split()]
+    leads: list[tuple[MathNode, ...]] = [()] * columns
+    if not values or None in values:
+        return None, leads
+    ems = [max(float(match.group(1)), 0.0) for match in values if match is not None]
+    base = ems[0]
+    for column in range(1, columns):
+        wider = ems[min(column - 1, len(ems) - 1)] - base
+        if wider > 0.05:
+            leads[column] = (MathNode("mspace", (("width", f"{wider:g}em"),)),)
+    return round(base * 2), leads
 
 
 def _enclosed(parent: Element, node: MathNode) -> None:
@@ -401,20 +458,23 @@ def _enclosed(parent: Element, node: MathNode) -> None:
 
 
 def _prescripted(node: MathNode) -> bool:
-    """``{}^{14}_{6}\\mathrm{C}``: scripts on an empty base, which belong to what follows."""
-    return (
-        node.tag in ("msub", "msup", "msubsup")
-        and len(node.children) in (2, 3)
-        and node.children[0].tag == "mrow"
-        and not node.children[0].children
-    )
+    """``{}^{14}_{6}\\mathrm{C}`` or ``^{235}U``: scripts on an empty base (an empty group, or
+    latex2mathml's empty identifier when nothing stands before them), which belong to what
+    follows."""
+    if node.tag not in ("msub", "msup", "msubsup") or len(node.children) not in (2, 3):
+        return False
+    base = node.children[0]
+    return not base.children and (base.tag == "mrow" or (base.tag == "mi" and not base.text))
 
 
 def _prescripts(parent: Element, node: MathNode, base: MathNode) -> None:
-    """``m:sPre``: scripts before their base (LibreOffice showed the empty base as a box)."""
+    """``m:sPre``: scripts before their base (LibreOffice showed the empty base as a box). A
+    missing script is a :data:`HOLDER`: Word has no prescript without both, and an empty one is
+    its placeholder, which LibreOffice 7.4 shows as "❑" (its import turns any empty argument
+    into one) and Word as a dotted box on screen."""
     scripts = node.children[1:]
-    lower = scripts[0] if node.tag != "msup" else None
-    upper = scripts[-1] if node.tag != "msub" else None
+    lower = scripts[0] if node.tag != "msup" else EMPTY
+    upper = scripts[-1] if node.tag != "msub" else EMPTY
     pre = _sub(parent, "sPre")
     _arg(pre, "sub", lower)
     _arg(pre, "sup", upper)

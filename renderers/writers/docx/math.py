@@ -5,7 +5,10 @@ that link to it.
 A displayed formula with a mark (its number "(1)" or its own ``\\tag``:
 :func:`renderers.math.marks.equation_mark`) is laid out as Word lays out numbered equations
 by hand: a tab to a centre tab stop, the formula, a tab to a right tab stop at the margin, the
-mark. Word and LibreOffice both show it so (a ``m:oMathPara`` would take the whole line)."""
+mark. Word and LibreOffice both show it so (a ``m:oMathPara`` would take the whole line).
+The lines of a ``multline`` are laid out the same way (:func:`add_lines`), each its own
+formula after a line break: the first at a left tab stop, the middle ones at the centre one,
+the last at a right one, before the mark."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from lxml import etree
 from renderers.document import Inline, Math, numbered_anchor
 from renderers.labels import Labels
 from renderers.math import MathError, parse_tex
-from renderers.math.omml import omml_math, omml_paragraph
+from renderers.math.omml import omml_lines, omml_math, omml_paragraph
 from renderers.math.svg import draw_formula
 from renderers.writers.common import caption_lead
 from renderers.writers.docx.links import Bookmarks, add_hyperlink
@@ -45,20 +48,55 @@ def add_marked_equation(p: Element, node: Math, mark: str, code: RunProps, *, st
     add_run(p, "\t" + mark if _fits_beside(node, mark, end - start) else "\n\t\t" + mark)
 
 
+def formula_lines(node: Math) -> list[Element]:
+    """The lines of a displayed ``multline``, each an ``m:oMath`` (none for another formula,
+    or TeX that is not math)."""
+    try:
+        return omml_lines(parse_tex(node.tex, node.display))
+    except MathError:
+        return []
+
+
+#: amsmath's ``\multlinegap``: the first line of a ``multline`` stands this far (twips, 10 pt)
+#: from the left margin, and its last this far from the right one when it has no mark.
+MULTLINE_GAP = 200
+
+
+def add_lines(p: Element, lines: list[Element], mark: str, *, start: int, end: int) -> None:
+    """The ``lines`` of a ``multline`` in paragraph ``p`` between ``start`` and ``end`` (twips
+    from the margin) as TeX sets them: the first at the left, the last at the right, before
+    ``mark`` ("(1)", or "" for none) at ``end``, the others centred."""
+    room = min(_mark_room(mark) if mark else MULTLINE_GAP,
+               (end - start) // 3)  # a long tag: the stops stay in order
+    _set_tabs(p, (("left", start + MULTLINE_GAP), ("center", (start + end) // 2),
+                  ("right", end - room), ("right", end)))
+    for index, line in enumerate(lines):
+        stop = 3 if index == len(lines) - 1 else 1 if index == 0 else 2
+        add_run(p, ("\n" if index else "") + "\t" * stop)
+        p.append(line)
+    if mark:
+        add_run(p, "\t" + mark)
+
+
 #: Body text's size in the default template (points), by which a formula's drawing, measured
 #: in em, is scaled to tell whether its mark fits beside it. Word and LibreOffice cannot say
 #: so themselves: a mark wrapped after a tab lands at the centre tab stop.
 _BODY_PT = 11.0
 
 
+def _mark_room(mark: str) -> int:
+    """The twips ``mark`` takes at the right margin: an em before it, half an em a character."""
+    return round((1 + len(mark) / 2) * _BODY_PT * 20)
+
+
 def _fits_beside(node: Math, mark: str, width: int) -> bool:
-    """Whether the formula and its mark fit on one line ``width`` twips wide (its drawing,
-    which spaces operators as Word does, an em between, half an em a character of the mark)."""
+    """Whether the formula and its mark fit on one line ``width`` twips wide (its drawing
+    spaces operators as Word does)."""
     try:
         drawn = draw_formula(parse_tex(node.tex, node.display))
     except MathError:
         return True
-    return (drawn.width + 1 + len(mark) / 2) * _BODY_PT * 20 <= width
+    return drawn.width * _BODY_PT * 20 + _mark_room(mark) <= width
 
 
 #: What comes before ``w:tabs`` in a ``w:pPr`` (its schema's order).

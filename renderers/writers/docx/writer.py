@@ -121,10 +121,12 @@ from renderers.writers.docx.links import Bookmarks, Relations, add_hyperlink
 from renderers.writers.docx.math import (
     add_caption_label,
     add_crossref,
+    add_lines,
     add_marked_equation,
     add_math,
     bookmark_name,
     equation,
+    formula_lines,
 )
 from renderers.writers.docx.numbering import (
     INDENT_STEP,
@@ -745,14 +747,18 @@ class _DocxWriter:
 
     def _equation(self, p: Element, formula: Math, scope: _Scope) -> None:
         """A displayed formula filling paragraph ``p``: centred by Word (``m:oMathPara``), or
-        with its number or tag at the right margin, inside the bookmark references jump to."""
+        with its number or tag at the right margin, inside the bookmark references jump to;
+        a ``multline``'s lines each where TeX sets it."""
         mark = equation_mark(formula)
-        if not mark:
+        end = self.text_width // EMU_PER_TWIP
+        if lines := formula_lines(formula):
+            with self._equation_bookmark(p, formula):
+                add_lines(p, lines, mark, start=scope.indent, end=end)
+        elif not mark:
             add_math(p, formula, self.code, whole_paragraph=True)
-            return
-        with self._equation_bookmark(p, formula):
-            add_marked_equation(p, formula, mark, self.code, start=scope.indent,
-                                end=self.text_width // EMU_PER_TWIP)
+        else:
+            with self._equation_bookmark(p, formula):
+                add_marked_equation(p, formula, mark, self.code, start=scope.indent, end=end)
 
     def _equation_mark(self, p: Element, formula: Math, mark: str) -> None:
         """The number or tag after a displayed formula that shares its paragraph with words
