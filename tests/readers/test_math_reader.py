@@ -146,3 +146,43 @@ def test_the_number_of_formulas_is_bounded() -> None:
     with pytest.raises(LimitError, match=r"more than 3 math formulas .*limits\.max_formulas"):
         read_markdown("$a$ $b$\n\n$$\nc\n$$\n\n\\(d\\)\n", limits=Limits(max_formulas=3))
     assert len(formulas("$a$ $b$ $c$")) == 3
+
+
+@pytest.mark.parametrize(
+    ("markdown", "tex"),
+    [
+        ("$$\na \\\\\n+ b\n$$ {#eq:x}\n", "a \\\\\n+ b"),  # a labelled formula (pandoc-crossref)
+        ("$$\na\n# b\n> c\n1. d\n---\n$$.\n", "a\n# b\n> c\n1. d\n---"),  # closed by "$$."
+        ("Hence\n$$\nx\n- y\n$$ {#eq:x}\n", "x\n- y"),  # opened after a line of text
+        ("- item\n  $$\n  a\n  + b\n  $$ {#eq:x}\n", "a\n+ b"),  # in a list item
+        ("> $$\n> a\n> + b\n> $$ {#eq:x}\n", "a\n+ b"),  # in a block quote
+    ],
+)
+def test_lines_inside_a_displayed_formula_start_no_block(markdown: str, tex: str) -> None:
+    """A line of a ``$$ … $$`` that looks like a list item, heading, quote or rule stays in the
+    formula (pandoc reads it whole), and a setext underline inside it makes no heading."""
+    document = read_markdown(markdown)
+    assert [(math.tex, math.display) for math in formulas(markdown)] == [(tex, True)]
+    assert not document.warnings
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "$$ a\n+ b\n",  # never closed: the list is a list
+        "Price \\$$\n+ item\n",  # escaped
+        "a $$x$$ b\n+ item\n",  # closed on its own line
+        "Title\n---\n\n$$\nx\n$$\n",
+    ],
+)
+def test_blocks_after_closed_or_unclosed_dollars_still_start(markdown: str) -> None:
+    blocks = read_markdown(markdown).blocks
+    assert {type(block).__name__ for block in blocks} & {"BulletList", "Heading"}
+
+
+def test_many_list_items_before_a_formula() -> None:
+    """Each item's paragraph asks the document's line index whether a ``$$`` lies ahead before
+    a blank line, and the list stays a list of 20,000 items."""
+    items = "+ c\n" * 20_000
+    document = read_markdown(items + "$$\nx\n$$\n")
+    assert len(document.blocks[0].items) == 20_000  # type: ignore[attr-defined]
