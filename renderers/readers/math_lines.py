@@ -45,6 +45,8 @@ class _LineIndex:
 
     @classmethod
     def of(cls, source: str) -> _LineIndex:
+        if "$$" not in source:  # most documents: nothing to index (2 ms for 170 KB otherwise)
+            return cls(source, [], [])
         starts = [0, *(m.end() for m in re.finditer("\n", source))]
 
         def lines(pattern: re.Pattern[str]) -> list[int]:
