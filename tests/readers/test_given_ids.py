@@ -261,3 +261,20 @@ def test_a_writer_s_anchor_with_white_space_around_is_the_author_s_in_both_reade
     document = read(content_format, text)
     assert anchors(document) == [" src-1 "]
     assert document.notes == () and not document.dead_links
+
+
+@pytest.mark.parametrize("ident", ["\xa0", " ", "y" * (MAX_GIVEN_ID + 1)])
+def test_the_author_s_look_refuses_the_ids_the_reader_refuses(tmp_path: Path, ident: str) -> None:
+    """``<h2 id="&nbsp;">``: the reader took an id of the heading's text and said the link to
+    it leads nowhere, while the author's-look PDF kept the id and the link went there. The
+    author's look now drops such an id, so its link is text there too, as the note says; an id
+    the rule keeps keeps its link."""
+    text = source("html", ident).replace(FILLER, "Short.").replace(
+        "</p>", '</p><p><a href="#a%20b">kept</a></p><p id="a b">Here.</p>', 1)
+    (pdf,) = render(text, tmp_path, formats="pdf", pdf_engine="weasyprint",
+                    content_format="html")
+    assert [d.message.split(": ", 1)[1] for d in pdf.diagnostics
+            if "leads nowhere" in d.message] == [
+        f"the link to {'#' + (ident[:80] + ('…' if len(ident) > 80 else ''))!r} leads nowhere: "
+        f"{GIVEN_ID_RULE}; its text is kept"]
+    assert [shown for shown, _, _ in internal_links(pdf.path)] == ["kept"]
