@@ -94,7 +94,7 @@ def test_a_custom_prefix_replaces_the_name_and_groups_only_with_its_own() -> Non
 
 #: Unknown references with and without the author's prefix, and what each stays.
 UNKNOWN = "See [Chart @fig:zz], [Chart -@fig:zz], [-@fig:zz] and [A @fig:zz; @fig:yy].\n"
-UNKNOWN_SHOWN = "See [Chart @fig:zz], [Chart -@fig:zz], -@fig:zz and A @fig:zz, @fig:yy."
+UNKNOWN_SHOWN = "See [Chart @fig:zz], [Chart -@fig:zz], -@fig:zz and A @fig:zz and @fig:yy."
 
 
 def test_an_unknown_prefixed_reference_stays_as_written_with_a_warning() -> None:
