@@ -216,8 +216,9 @@ def _filter_attribute(tag: str, name: str, value: str) -> str | None:
 
 def _filter_styled_attribute(tag: str, name: str, value: str) -> str | None:
     """:func:`_filter_attribute`, and an ``id`` no element may keep dropped: the reader keeps
-    it to name it in its note on the heading, the author's look has no use for it."""
-    if name == "id" and not HeadingIds.can_keep(value):
+    it to name it in its note on the heading, the author's look has no use for it. The id is
+    judged as the reader reads it (:func:`clean_text`: a form feed is U+FFFD, which it keeps)."""
+    if name == "id" and not HeadingIds.can_keep(clean_text(value)):
         return None
     return _filter_attribute(tag, name, value)
 
