@@ -20,8 +20,12 @@ once, its numbers sorted and joined in the document's words ("Figures 1, 3 and 5
 more consecutive ones as a range, "Figures 1–3", as pandoc-crossref writes them); the joiners
 and plural names are the writers' to spell (:meth:`CrossRef.lead`). An author's own prefix
 (``[Chart @fig:a; Chart @fig:b]``, :attr:`CrossRef.prefix`) stands for the name, and only
-references with the same prefix share one, as pandoc-crossref groups them. A group holding a
-heading's or an unknown label falls back to each reference on its own, joined by commas.
+references with the same prefix share one, as pandoc-crossref groups them. An unknown label in a
+group stays as written after the numbered ones, joined as they are ("Figures 1 and 2 and
+@fig:zz"; pandoc-crossref shows a bold "¿fig:zz?" in its place, but a lone unknown reference
+here keeps its text, and so does one of a group), with its ``unknown-label`` note; a group of
+unknown labels only is each as written, joined so. A group holding a heading's reference falls
+back to each reference on its own, joined by commas.
 
 A reference inside the author's link (``[see @fig:a](https://…)``) is not linked: a link cannot
 hold another (HTML's nested ``<a>`` is invalid, Markdown's inner link wins on re-reading), so the
@@ -197,11 +201,28 @@ def _groups(nodes: Sequence[Inline]) -> list[Inline | list[CrossRef]]:
 def _resolve_group(
     group: list[CrossRef], sections: dict[str, Heading], unknown: dict[str, None]
 ) -> list[Inline]:
-    """What a group of references shows: worded as one when every reference names a figure
-    or table, else each on its own (a heading's a link to it, an unknown label's its text)."""
-    known = [ref for ref in group if ref.number]
-    if len(known) == len(group):
-        return list(_word_group(group))
+    """What a group of references shows: its numbered references worded as one, then each
+    unknown one as written (a reference alone: :func:`_as_written`); a group holding a
+    heading's reference falls back to each reference on its own."""
+    if any(section_label(ref.label) for ref in group):
+        return _each_alone(group, sections, unknown)
+    first: dict[str, CrossRef] = {}  # each unknown label once, as a number is shown once
+    for ref in group:
+        if not ref.number:
+            first.setdefault(label_key(ref.label), ref)
+            unknown.setdefault(ref.label, None)
+    unresolved = list(first.values())
+    if len(group) == 1 and unresolved:
+        return [Text(_as_written(group[0], alone=True))]
+    return list(_word_group([ref for ref in group if ref.number], unresolved))
+
+
+def _each_alone(
+    group: list[CrossRef], sections: dict[str, Heading], unknown: dict[str, None]
+) -> list[Inline]:
+    """A group holding a heading's reference, each reference on its own, joined by commas: a
+    heading's a link to it showing its title, a numbered one its words, an unknown one its
+    text as written."""
     out: list[Inline] = []
     for index, ref in enumerate(group):
         if index:
@@ -221,7 +242,8 @@ def _resolve_group(
 def _as_written(ref: CrossRef, *, alone: bool) -> str:
     """The text an unknown reference stays: as the author wrote it, a prefixed one alone in
     its bracket with the bracket (``[Chart -@fig:zz]``: without it the words would read as
-    prose about a "Chart"), any other without (``@fig:zz``, each of a group's on its own)."""
+    prose about a "Chart"), any other without (``@fig:zz``; one of a group shows
+    :attr:`CrossRef.written` after the group's joiner)."""
     return f"[{ref.written}]" if alone and ref.prefix else ref.written
 
 
@@ -258,9 +280,11 @@ def _same(node: Inline) -> Inline:
     return node
 
 
-def _word_group(group: list[CrossRef]) -> list[CrossRef]:
+def _word_group(group: list[CrossRef], unresolved: Sequence[CrossRef] = ()) -> list[CrossRef]:
     """A group of numbered references worded as one: each run of one kind and form named once,
-    its numbers sorted, each shown once, three or more consecutive ones as a range."""
+    its numbers sorted, each shown once, three or more consecutive ones as a range; then each
+    of the group's ``unresolved`` references (unknown labels) as its author wrote it, unlinked,
+    after the group's joiner (", ", " and ": the writers spell it, as they do the rest)."""
     runs: list[list[CrossRef]] = []
     for ref in group:
         key = _run_key(ref)
@@ -269,8 +293,9 @@ def _word_group(group: list[CrossRef]) -> list[CrossRef]:
         else:
             runs.append([ref])
     out: list[CrossRef] = []
+    count = len(runs) + len(unresolved)
     for index, run in enumerate(runs):
-        joiner = _joiner(index, len(runs))
+        joiner = _joiner(index, count)
         by_number = {ref.number: ref for ref in reversed(run)}  # the first of each number
         ordered = [by_number[n] for n in sorted(by_number)]
         named = run[0].form == "name"
@@ -284,7 +309,10 @@ def _word_group(group: list[CrossRef]) -> list[CrossRef]:
             out.append(first)
             if len(item) > 1:
                 out.append(dataclasses.replace(item[-1], form="number", joiner="range"))
-    return out
+    return out + [  # number 0: every writer shows its text as written (CrossRef.shown)
+        dataclasses.replace(ref, joiner=_joiner(len(runs) + index, count), linked=False)
+        for index, ref in enumerate(unresolved)
+    ]
 
 
 def _run_key(ref: CrossRef) -> tuple[CrossRefKind, str, str]:

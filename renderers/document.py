@@ -275,15 +275,16 @@ class CrossRef:
     ``[-@fig:solar]``).
 
     ``label`` is the label as written (``fig:solar``); the cross-reference pass
-    (:mod:`renderers.crossref`) fills ``number``; a label nothing defines never reaches a writer.
+    (:mod:`renderers.crossref`) fills ``number``; a label nothing defines reaches a writer only
+    in a group, unnumbered and not ``linked``, showing :attr:`written` after its joiner.
     ``form`` says whether the reference shows the name with the number or the number alone.
     ``linked`` is False for a reference inside the author's link (set by the pass): a link
     cannot hold another, so every writer shows its words as plain text there and the outer
-    link wins. ``prefix`` is the author's own word for the kind (pandoc-crossref's
-    ``[Chart @fig:a]``, "Chart 3"), shown in place of the document's name in either form;
-    ``dash`` says the author wrote a ``-`` after a prefix (``[Chart -@fig:a]``, which the
-    prefix overrides; without one, the ``number`` form says it), kept so that an unnumbered
-    one shows what was written.
+    link wins (and for an unknown one of a group, which leads nowhere). ``prefix`` is the
+    author's own word for the kind (pandoc-crossref's ``[Chart @fig:a]``, "Chart 3"), shown
+    in place of the document's name in either form; ``dash`` says the author wrote a ``-``
+    after a prefix (``[Chart -@fig:a]``, which the prefix overrides; without one, the
+    ``number`` form says it), kept so that an unnumbered one shows what was written.
     """
 
     label: str

@@ -26,6 +26,11 @@
   ````` ```{#lst:code .python caption="Caption"} ````` (:func:`fence_attributes`), or a
   ``Listing: Caption {#lst:code}`` / ``: Caption`` paragraph just before (else just after)
   the block (:func:`attach_listing_captions`; its ``codeBlockCaptions``, always on here).
+
+What pandoc-crossref writes in HTML, for the HTML reader: a listing is a ``<div id="lst:code">``
+(or a ``<figure>``) around its caption, led by its number ("Listing 1: …", taken off:
+:func:`without_caption_lead`), and its code (:func:`listing_label`), and a reference a link to
+it whose words end in that number (:func:`link_reference`).
 """
 
 from __future__ import annotations
@@ -43,7 +48,9 @@ from renderers.document import (
     CROSSREF_LABEL,
     Block,
     CodeBlock,
+    CrossRef,
     CrossRefForm,
+    CrossRefKind,
     Image,
     Inline,
     Math,
@@ -275,7 +282,56 @@ def fence_attributes(info: str) -> tuple[str, str, tuple[Inline, ...]]:
     if attributes is None:
         return (words[0] if words else ""), "", ()
     language = words[0] if words else next(iter(attributes.classes), "")
-    ident = attributes.id
-    label = _nfc(ident) if re.fullmatch(LABEL, ident) and label_kind(ident) == "lst" else ""
     caption = attributes.value("caption")
-    return language, label, (Text(caption),) if caption else ()
+    return language, listing_label(attributes.id), (Text(caption),) if caption else ()
+
+
+def listing_label(ident: str) -> str:
+    """The label an id gives a code listing (a fence's ``{#lst:code}``, an HTML listing's
+    ``id="lst:code"``): the id when it names a listing, else ""."""
+    return _nfc(ident) if re.fullmatch(LABEL, ident) and label_kind(ident) == "lst" else ""
+
+
+#: The words of a link to a numbered element that make it a reference: the number, after the
+#: name or the author's word for it ("lst.\u00a01", "Listing 1", "1").
+_LINK_WORDS = re.compile(rf"(?:({_PREFIX})\s+)?([1-9][0-9]{{0,8}})")
+
+
+def link_reference(label: str, shown: str) -> CrossRef | None:
+    """The reference an HTML link to the element labelled ``label`` is, from the words it
+    shows (white space collapsed): "1" the number alone (pandoc-crossref's ``[-@lst:a]``, and
+    its links by default: the name stays outside, "lst.\u00a0<a>1</a>"), "lst. 1" the author's
+    words before the number (:attr:`CrossRef.prefix`: the number is the pass's, the words
+    theirs); None for other words ("the code below"), which stay the author's link."""
+    match = _LINK_WORDS.fullmatch(shown.strip())
+    if match is None:
+        return None
+    prefix = match.group(1) or ""
+    return CrossRef(label, prefix=prefix) if prefix else CrossRef(label, form="number")
+
+
+def without_caption_lead(children: tuple[Inline, ...], kind: CrossRefKind) -> tuple[Inline, ...]:
+    """A caption without the number its HTML writer led it with ("Listing 1: …", in any of
+    citerender's languages, pandoc-crossref's default among them): the element is numbered
+    again, and its caption would read "Listing 1: Listing 1: …"."""
+    first = children[0] if children else None
+    if not isinstance(first, Text):
+        return children
+    match = _caption_leads(kind).match(first.text)
+    if match is None:
+        return children
+    rest = first.text[match.end():]
+    return ((Text(rest),) if rest else ()) + children[1:]
+
+
+@functools.cache
+def _caption_leads(kind: CrossRefKind) -> re.Pattern[str]:
+    """The numbered caption leads of ``kind`` in every language, as :meth:`Labels.caption_lead`
+    writes them, any number, then white space or the caption's end."""
+    from renderers.labels import LABELS
+
+    leads = {
+        re.escape(words.caption.format(name=words.numbered(kind, 0))).replace("0", "[0-9]+")
+        for words in LABELS.values()
+    }
+    return re.compile(rf"(?:{'|'.join(sorted(leads, key=len, reverse=True))})(?:\s+|$)")

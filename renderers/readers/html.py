@@ -71,6 +71,11 @@ from renderers.readers.context import (
     link_target,
     tag_attributes,
 )
+from renderers.readers.crossref_rules import (
+    link_reference,
+    listing_label,
+    without_caption_lead,
+)
 from renderers.readers.html_lines import InputLines, NoteLines, OneLine
 from renderers.readers.sanitize import (
     HEADINGS,
@@ -211,7 +216,9 @@ def read_html(
     metas = list(_written_metas(html))
     own = is_own_page(metas)
     root = _sanitized_tree(html, context, _TreeBuilder(), lines, keep_classes=own)
-    reader = _HtmlReader(context, frozenset(dialects), _link_targets(root), lines, own=own)
+    targets, listings = _places(root)
+    reader = _HtmlReader(context, frozenset(dialects), targets, lines, own=own,
+                         listings=listings)
     blocks = reader.blocks(root.children, depth=0)
     reader.note_split_tokens(lines)
     if reader.sourceless:
@@ -257,7 +264,8 @@ def read_html_blocks(
     marker = re.compile(f"{fence}(\\d+){fence}") if runs else None
     lines = OneLine(line, marked, dialects)
     root = _sanitized_tree(marked, context, _TreeBuilder(marker), lines)
-    reader = _HtmlReader(context, dialects, _link_targets(root) | targets, lines, runs)
+    found, listings = _places(root)
+    reader = _HtmlReader(context, dialects, found | targets, lines, runs, listings=listings)
     blocks = reader.blocks(root.children, depth=depth)
     reader.note_split_tokens(lines)
     for index, run in enumerate(runs):
@@ -492,18 +500,74 @@ def _check_raw_nesting(html: str, context: ReadContext) -> None:
             context.check_depth(context.limits.max_nesting + 1)
 
 
-def _link_targets(root: _Element) -> frozenset[str]:
-    """The ids the document's own links lead to (``href="#fn1"`` → ``fn1``), iteratively."""
-    targets: set[str] = set()
+def _places(root: _Element) -> tuple[frozenset[str], dict[str, str]]:
+    """The ids the document's own links lead to (``href="#fn1"`` → ``fn1``), and its labelled
+    listings (id → label: :func:`_listing_parts`), iteratively. A link read as a reference to
+    a listing (:func:`_listing_reference`) leads to no id: the listing is numbered and the
+    reference leads to its number's anchor."""
+    links: list[_Element] = []
+    listings: dict[str, str] = {}
     pending: list[_Element | str] = [root]
     while pending:
         current = pending.pop()
         if isinstance(current, str):
             continue
-        if current.tag == "a" and (target := link_target(current.attrs.get("href", ""))):
-            targets.add(target)
+        if current.tag == "a":
+            links.append(current)
+        elif current.tag in ("div", "figure") and (
+            label := listing_label(ident := current.attrs.get("id", ""))
+        ) and _listing_parts(current) is not None:
+            listings.setdefault(ident, label)
         pending.extend(current.children)
-    return frozenset(targets)
+    targets = {
+        target for link in links if (target := link_target(link.attrs.get("href", "")))
+        and _listing_reference(link, listings) is None
+    }
+    return frozenset(targets), listings
+
+
+def _listing_reference(link: _Element, listings: Mapping[str, str]) -> CrossRef | None:
+    """The reference an ``<a>`` to a labelled listing is (:func:`link_reference`: its words
+    end in a number), else None."""
+    label = listings.get(link_target(link.attrs.get("href", ""))) if listings else None
+    return link_reference(label, _shown_text(link)) if label else None
+
+
+def _listing_parts(element: _Element) -> tuple[_Element | None, _Element] | None:
+    """The caption (None: none) and the ``<pre>`` of a code listing, as pandoc and
+    pandoc-crossref write one, or None for any other element: a ``<figure>`` of the code and
+    ``<figcaption>`` (the first captions it; citerender's ``figure.listing`` too), or a
+    ``<div>`` whose id labels a listing (``id="lst:code"``, pandoc-crossref's ``div.listing``)
+    of the code and at most one ``<p>``, before or after it. The code is a ``<pre>`` or a
+    ``<div>`` holding one alone (pandoc's ``div.sourceCode``)."""
+    if element.tag == "div" and not listing_label(element.attrs.get("id", "")):
+        return None
+    if _holds_text(element):
+        return None
+    caption_tag = "figcaption" if element.tag == "figure" else "p"
+    parts = [c for c in element.children if isinstance(c, _Element)]
+    captions = [c for c in parts if c.tag == caption_tag]
+    shown = [c for c in parts if c.tag != caption_tag]
+    code = _code_of(shown[0]) if len(shown) == 1 else None
+    if code is None or (element.tag == "div" and len(captions) > 1):
+        return None
+    return (captions[0] if captions else None), code
+
+
+def _code_of(element: _Element) -> _Element | None:
+    """``element`` when it is a ``<pre>``, the ``<pre>`` a ``<div>`` holds alone, else None."""
+    if element.tag == "pre":
+        return element
+    inner = [c for c in element.children if isinstance(c, _Element)]
+    if element.tag == "div" and len(inner) == 1 and inner[0].tag == "pre" \
+            and not _holds_text(element):
+        return inner[0]
+    return None
+
+
+def _holds_text(element: _Element) -> bool:
+    """Whether text stands directly in ``element`` (white space aside)."""
+    return any(isinstance(c, str) and c.strip() for c in element.children)
 
 
 def _aligned(blocks: list[Block], align: Alignment) -> list[Block]:
@@ -570,8 +634,10 @@ class _HtmlReader:
         runs: Sequence[Sequence[Block]] = (),
         *,
         own: bool = False,
+        listings: Mapping[str, str] | None = None,
     ) -> None:
         self.context = context
+        self.listings = listings or {}  # the labelled listings' ids and labels (_places)
         self.own = own  # a page citerender wrote, its classes kept (see the module's doc)
         self.numbered: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0, "lst": 0}  # on such a page
         self.title_block: _ShownTitleBlock | None = None  # on such a page
@@ -767,6 +833,8 @@ class _HtmlReader:
             return [ThematicBreak()]
         if tag == "table":
             return [self.table(element, depth=depth)]
+        if tag in ("figure", "div") and (listing := _listing_parts(element)) is not None:
+            return [self.listing(element, *listing, depth=depth)]
         if tag == "figure":
             return self.figure(element, depth=depth)
         return self.blocks(element.children, depth=depth + 1)
@@ -842,13 +910,18 @@ class _HtmlReader:
         return "checked" in classes if "task" in classes else None
 
     def code_block(self, element: _Element) -> CodeBlock:
+        """A ``<pre>``'s code, its language named by a ``language-x`` (``lang-x``) class of
+        it or its ``<code>``, or as pandoc names a highlighted one: ``sourceCode x``."""
         language = ""
         candidates = [element] + [c for c in element.children if isinstance(c, _Element)]
         for candidate in candidates:
-            for name in _classes(candidate):
+            classes = _classes(candidate)
+            for name in classes:
                 match = _LANGUAGE.match(name)
                 if match and not language:
                     language = match.group(1)
+            if "sourceCode" in classes and not language:
+                language = next((name for name in classes if name != "sourceCode"), "")
         text = _text_of(element)
         text = text[1:] if text.startswith("\n") else text
         return CodeBlock(text[:-1] if text.endswith("\n") else text, language)
@@ -934,21 +1007,28 @@ class _HtmlReader:
         return cells, aligns, all_th and real
 
     def figure(self, element: _Element, *, depth: int) -> list[Block]:
-        """A figure of one image, or a code listing (one ``<pre>``, as the report writer
-        makes one: ``figure.listing``), with its caption (the first ``<figcaption>``, above
-        or below); any other figure's content as blocks."""
+        """A figure of one image with its caption (the first ``<figcaption>``, above or
+        below); any other figure's content as blocks (a listing's: :meth:`listing`)."""
         parts = [c for c in element.children if isinstance(c, _Element)]
         captions = [c for c in parts if c.tag == "figcaption"]
         shown = [c for c in parts if c.tag != "figcaption"]
-        stray = any(isinstance(c, str) and c.strip() for c in element.children)
-        if len(shown) != 1 or shown[0].tag not in ("img", "pre") or stray:
+        if len(shown) != 1 or shown[0].tag != "img" or _holds_text(element):
             return self.blocks(element.children, depth=depth + 1)
-        kind: CrossRefKind = "fig" if shown[0].tag == "img" else "lst"
-        label = self.numbered_label(kind, captions[0] if captions else None)
+        label = self.numbered_label("fig", captions[0] if captions else None)
         caption = self.inlines(captions[0], depth=depth) if captions else ()
-        if kind == "lst":
-            return [replace(self.code_block(shown[0]), caption=caption, label=label)]
         return [Figure(self.image(shown[0]), caption, label)]
+
+    def listing(
+        self, element: _Element, caption: _Element | None, code: _Element, *, depth: int
+    ) -> CodeBlock:
+        """A code listing (:func:`_listing_parts`) with its caption: on a page citerender
+        wrote, numbered as its caption is; else labelled by its id (``lst:code``), its
+        caption without the number its writer led it with, which the pass gives again."""
+        label = self.numbered_label("lst", caption) if element.tag == "figure" else ""
+        shown = self.inlines(caption, depth=depth) if caption is not None else ()
+        if not label and (label := self.listings.get(element.attrs.get("id", ""), "")):
+            shown = without_caption_lead(shown, "lst")
+        return replace(self.code_block(code), caption=shown, label=label)
 
     # ------------------------------------------------ inlines
 
@@ -1017,6 +1097,9 @@ class _HtmlReader:
             out.text("\u201c")
             self.inline_children(node, out, depth=depth)
             out.text("\u201d")
+            self._after_space = False
+        elif tag == "a" and (reference := _listing_reference(node, self.listings)):
+            out.add(reference)  # numbered by the pass, as the listing it leads to is
             self._after_space = False
         elif tag == "a":
             inner = InlineBuilder()

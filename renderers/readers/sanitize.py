@@ -11,7 +11,7 @@ from citations.chars import clean_text
 from citations.codemap import DROPPED_WITH_CONTENT, SANITIZER_KEPT, dropped_elements
 from citations.links import URL_IGNORED, safe_link
 from renderers.sandbox import shown_reference
-from renderers.text import RESERVED_ANCHOR, carried_link
+from renderers.text import RESERVED_ANCHOR, HeadingIds, carried_link
 
 if TYPE_CHECKING:
     import nh3
@@ -138,7 +138,10 @@ def sanitize_html(html: str, *, keep_styles: bool = False, keep_classes: bool = 
 
     With ``keep_styles`` (the author's-look path) ``<style>`` blocks and the ``class``, ``id``
     and ``style`` attributes are kept too; in the CSS, ``@import`` rules are removed and every
-    ``url(…)`` that is not a ``data:`` URI or a relative path becomes ``none``. Without it only
+    ``url(…)`` that is not a ``data:`` URI or a relative path becomes ``none``; an ``id`` the
+    given-id rule refuses (:meth:`~renderers.text.HeadingIds.can_keep`: white space only, over
+    200 characters) goes, as the reader refuses it, so that a link to it leads nowhere in the
+    author's look too (the reader's note says so). Without it only
     ``text-align`` survives, on table cells, paragraphs, divisions, headings and figures, and
     of a heading's classes only ``unlisted`` (pandoc's: the heading and its section stay out of
     the contents), which the reader honours.
@@ -183,7 +186,7 @@ def _cleaner(keep_styles: bool, keep_classes: bool = False) -> nh3.Cleaner:
         clean_content_tags=set(_DROP_WITH_CONTENT) | (set() if keep_styles else {"style"}),
         attributes=attributes,
         allowed_classes=classes,
-        attribute_filter=_filter_attribute,
+        attribute_filter=_filter_styled_attribute if keep_styles else _filter_attribute,
         strip_comments=True,
         link_rel=None,
         url_schemes=set(_URL_SCHEMES),
@@ -209,6 +212,15 @@ def _filter_attribute(tag: str, name: str, value: str) -> str | None:
     if name == "style":
         return sanitize_css(value)
     return value
+
+
+def _filter_styled_attribute(tag: str, name: str, value: str) -> str | None:
+    """:func:`_filter_attribute`, and an ``id`` no element may keep dropped: the reader keeps
+    it to name it in its note on the heading, the author's look has no use for it. The id is
+    judged as the reader reads it (:func:`clean_text`: a form feed is U+FFFD, which it keeps)."""
+    if name == "id" and not HeadingIds.can_keep(clean_text(value)):
+        return None
+    return _filter_attribute(tag, name, value)
 
 
 def sanitize_css(css: str) -> str:

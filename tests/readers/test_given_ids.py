@@ -21,6 +21,7 @@ from renderers.api import render
 from renderers.document import Anchor, Document, Heading, Paragraph
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
+from renderers.readers.sanitize import sanitize_html
 from renderers.text import GIVEN_ID_RULE, MAX_GIVEN_ID
 from tests.helpers import internal_links
 
@@ -261,3 +262,29 @@ def test_a_writer_s_anchor_with_white_space_around_is_the_author_s_in_both_reade
     document = read(content_format, text)
     assert anchors(document) == [" src-1 "]
     assert document.notes == () and not document.dead_links
+
+
+def test_the_author_s_look_refuses_the_ids_the_reader_refuses(tmp_path: Path) -> None:
+    """``<h2 id="&nbsp;">``: the reader took an id of the heading's text and said the link to
+    it leads nowhere, while the author's-look PDF kept the id and the link went there. The
+    author's look now drops such an id, so its link is text there too, as the note says; an id
+    the rule keeps keeps its link."""
+    text = source("html", "\xa0").replace(FILLER, "Short.").replace(
+        "</p>", '</p><p><a href="#a%20b">kept</a></p><p id="a b">Here.</p>', 1)
+    (pdf,) = render(text, tmp_path, formats="pdf", pdf_engine="weasyprint",
+                    content_format="html")
+    assert [d.message.split(": ", 1)[1] for d in pdf.diagnostics
+            if "leads nowhere" in d.message] == [
+        f"the link to '#\\xa0' leads nowhere: {GIVEN_ID_RULE}; its text is kept"]
+    assert [shown for shown, _, _ in internal_links(pdf.path)] == ["kept"]
+
+
+@pytest.mark.parametrize("ident", [" ", "\t\n", "y" * (MAX_GIVEN_ID + 1)])
+def test_the_author_s_look_sanitizer_drops_every_id_the_rule_refuses(ident: str) -> None:
+    """The one rule (:meth:`HeadingIds.can_keep`) decides for the author's look as for the
+    reader, which keeps the id only to name it in its note."""
+    written = f'<h2 id="{html.escape(ident)}">H</h2><p id="a b">P</p>'
+    assert sanitize_html(written, keep_styles=True) == '<h2>H</h2><p id="a b">P</p>'
+    assert "id=" in sanitize_html(written).split("</h2>")[0]
+    kept = '<h2 id="&#12;">H</h2>'  # U+FFFD to the reader, a place its links lead to
+    assert sanitize_html(kept, keep_styles=True) == '<h2 id="\ufffd">H</h2>'

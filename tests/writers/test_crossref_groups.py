@@ -14,7 +14,7 @@ import pytest
 from lxml import etree
 from pptx import Presentation
 
-from renderers.document import Link, Paragraph, Text
+from renderers.document import Link, Paragraph, Text, plain_text
 from renderers.readers.markdown import read_markdown
 from tests.helpers import ROOT, internal_links
 from tests.support.render import render_markdown
@@ -102,3 +102,38 @@ def test_a_german_group_and_a_japanese_one_use_their_words() -> None:
         render_markdown("html", "---\nlang: ja\n---\n" + group, [], **OPTIONS))
     (paragraph,) = [p for p in root.xpath("//p") if p.text_content().startswith("See")]
     assert paragraph.text_content() == "See 図1、2、4."
+
+
+#: A group with unknown labels: the known references worded as one, each unknown one after
+#: them as written, unlinked (pandoc-crossref would show a bold "¿fig:zz?" there).
+UNKNOWN = FIGURES + "See [@fig:a; @fig:zz; @fig:b] and [Chart @fig:zz; -@fig:yy].\n"
+UNKNOWN_SHOWN = "See Figures 1 and 2 and @fig:zz and Chart @fig:zz and -@fig:yy."
+
+
+def test_a_group_with_unknown_labels_in_html_markdown_and_docx() -> None:
+    root = lxml.html.document_fromstring(render_markdown("html", UNKNOWN, [], **OPTIONS))
+    (paragraph,) = [p for p in root.xpath("//p") if p.text_content().startswith("See")]
+    assert paragraph.text_content() == UNKNOWN_SHOWN
+    assert [(a.text, a.get("href")) for a in paragraph.xpath(".//a")] == [
+        ("1", "#fig-1"), ("2", "#fig-2")]
+    text = render_markdown("md", UNKNOWN, [], **OPTIONS).decode()
+    assert "See Figures [1](#fig-1) and [2](#fig-2) and \\@fig:zz and Chart \\@fig:zz and " \
+        "-@fig:yy." in text  # "-@" starts no reference: no escape needed
+    (again,) = [b for b in read_markdown(text).blocks if isinstance(b, Paragraph)
+                and isinstance(b.children[0], Text) and b.children[0].text.startswith("See")]
+    assert [n.url for n in again.children if isinstance(n, Link)] == ["#fig-1", "#fig-2"]
+    assert plain_text(again.children) == UNKNOWN_SHOWN  # the unknown ones as text again
+    package = zipfile.ZipFile(io.BytesIO(render_markdown("docx", UNKNOWN, [], **OPTIONS)))
+    body = etree.fromstring(package.read("word/document.xml"))
+    (see,) = [p for p in body.iter(f"{W}p") if "".join(p.itertext()).startswith("See")]
+    assert "".join(see.itertext()) == UNKNOWN_SHOWN
+    assert ["".join(h.itertext()) for h in see.iter(f"{W}hyperlink")] == ["1", "2"]
+
+
+def test_a_group_with_unknown_labels_warns_once_per_label() -> None:
+    from tests.support.render import resolve_rows
+
+    rdoc = resolve_rows(read_markdown(UNKNOWN), [])
+    assert [n.message for n in rdoc.notes] == [
+        f"cross-reference to unknown label {label!r} kept as text"
+        for label in ("fig:zz", "fig:yy")]

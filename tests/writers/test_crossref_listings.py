@@ -94,7 +94,7 @@ def test_a_custom_prefix_replaces_the_name_and_groups_only_with_its_own() -> Non
 
 #: Unknown references with and without the author's prefix, and what each stays.
 UNKNOWN = "See [Chart @fig:zz], [Chart -@fig:zz], [-@fig:zz] and [A @fig:zz; @fig:yy].\n"
-UNKNOWN_SHOWN = "See [Chart @fig:zz], [Chart -@fig:zz], -@fig:zz and A @fig:zz, @fig:yy."
+UNKNOWN_SHOWN = "See [Chart @fig:zz], [Chart -@fig:zz], -@fig:zz and A @fig:zz and @fig:yy."
 
 
 def test_an_unknown_prefixed_reference_stays_as_written_with_a_warning() -> None:
@@ -191,6 +191,75 @@ def test_an_authors_captioned_code_figure_reads_as_an_unnumbered_listing() -> No
     (code,) = read_html('<figure><pre><code class="language-sh">ls</code></pre>'
                         "<figcaption>Run it</figcaption></figure>").blocks
     assert code == CodeBlock("ls", "sh", (Text("Run it"),))  # no number: not citerender's page
+
+
+#: Listings as pandoc-crossref writes them in HTML (a ``div.listing`` labelled by its id, its
+#: caption led by its number, pandoc's highlighted code in a ``div.sourceCode``; its links show
+#: the number alone, the name before them) and as many sites do (a ``<figure>`` of a ``<pre>``).
+PANDOC_PAGE = """\
+<p>See lst.&nbsp;<a href="#lst:hello">1</a>, <a href="#lst:run">Listing 2</a> and
+<a href="#lst:hello">the code</a>.</p>
+<div id="lst:hello" class="listing python"><p>Listing 1: Say <em>hello</em></p>
+<div class="sourceCode" id="cb1"><pre class="sourceCode python"><code class="sourceCode python">\
+<span id="cb1-1"><a href="#cb1-1" aria-hidden="true" tabindex="-1"></a>print("hello")</span>\
+</code></pre></div></div>
+<figure id="lst:run"><figcaption>Run it</figcaption><pre><code class="language-sh">ls</code></pre>
+</figure>
+"""
+PANDOC_SHOWN = "See lst.\u00a01, Listing 2 and the code."
+
+
+def test_pandoc_crossref_s_html_listings_read_as_labelled_listings() -> None:
+    page = read_html(PANDOC_PAGE)
+    assert page.notes == ()
+    listings = [b for b in page.blocks if isinstance(b, CodeBlock)]
+    assert [(b.label, plain_text(b.caption), b.language, b.text) for b in listings] == [
+        ("lst:hello", "Say hello", "python", 'print("hello")'), ("lst:run", "Run it", "sh", "ls")]
+    (see,) = [b for b in page.blocks if isinstance(b, Paragraph)
+              and plain_text(b.children).startswith("See")]
+    refs = [(n.label, n.form, n.prefix) for n in see.children if isinstance(n, CrossRef)]
+    assert refs == [("lst:hello", "number", ""), ("lst:run", "name", "Listing")]
+    (link,) = [n for n in see.children if isinstance(n, Link)]
+    assert link.url == "#lst:hello"  # the author's words stay a link to the listing
+
+
+def test_pandoc_crossref_s_html_listings_to_html_and_markdown() -> None:
+    resolved = resolve_rows(read_html(PANDOC_PAGE), [])
+    assert resolved.notes == ()
+    root = lxml.html.document_fromstring(write_resolved("html", resolved, RenderOptions()))
+    figures = root.xpath("//figure[@class='listing']")
+    assert [(f.get("id"), f[0].text_content(), f[1].text_content()) for f in figures] == [
+        ("lst-1", "Listing 1: Say hello", 'print("hello")'), ("lst-2", "Listing 2: Run it", "ls")]
+    (see,) = [p for p in root.xpath("//p") if p.text_content().startswith("See")]
+    assert see.text_content() == PANDOC_SHOWN
+    assert [(a.text, a.get("href")) for a in see.xpath(".//a")] == [
+        ("1", "#lst-1"), ("Listing 2", "#lst-2"), ("the code", "#lst:hello")]
+    assert root.xpath("//*[@id='lst:hello']")  # where the author's own link leads
+    text = write_resolved("md", resolved, RenderOptions()).decode()
+    assert '<a id="lst-1"></a>**Listing 1:** Say *hello*\n\n```python\nprint("hello")\n```' in text
+    assert "See lst.\u00a0[1](#lst-1), [Listing 2](#lst-2) and [the code](#lst:hello)." in text
+    again = read_markdown(text)
+    assert again.notes == ()
+    assert [b.text for b in again.blocks if isinstance(b, CodeBlock)] == ['print("hello")', "ls"]
+
+
+def test_a_markdown_reference_to_an_html_block_s_listing_resolves() -> None:
+    resolved = resolve_rows(read_markdown(
+        'See @lst:a.\n\n<div id="lst:a"><p>Listing 1: Hi</p><pre>x</pre></div>\n'), [])
+    assert resolved.notes == ()
+    text = write_resolved("md", resolved, RenderOptions()).decode()
+    assert "See [Listing 1](#lst-1)." in text and "**Listing 1:** Hi\n\n```\nx\n```" in text
+
+
+@pytest.mark.parametrize("html", [
+    '<div id="x"><p>Not a caption</p><pre>ls</pre></div>',  # no listing label
+    '<div id="lst:x"><p>One</p><p>Two</p><pre>ls</pre></div>',  # two paragraphs
+    '<div id="lst:x"><pre>ls</pre>and text</div>',  # text beside the code
+])
+def test_a_division_that_is_no_listing_stays_its_blocks(html: str) -> None:
+    blocks = read_html(html).blocks
+    assert [type(b).__name__ for b in blocks][-1] in ("CodeBlock", "Paragraph")
+    assert not any(isinstance(b, CodeBlock) and (b.label or b.caption) for b in blocks)
 
 
 def test_docx_captions_each_listing_above_its_code_inside_the_bookmark() -> None:
