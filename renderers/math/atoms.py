@@ -112,13 +112,14 @@ def _spaced(node: MathNode, atom: Atom, following: Atom | None) -> MathNode:
         if core is node.children[0]:
             return node
         return MathNode(node.tag, node.attrs, (core, *node.children[1:]), node.text)
-    if node.tag not in ("mo", "mi") or node.attr("lspace") or node.attr("rspace"):
+    if node.tag not in ("mo", "mi") or node.attr("lspace").strip() or node.attr("rspace").strip():
         return node
     spaces = _spaces(node.text.strip(), atom, following)
     if spaces is None:
         return node
     left, right = spaces
-    return MathNode("mo", (*node.attrs, ("lspace", left), ("rspace", right)), (), node.text)
+    attrs = tuple((key, value) for key, value in node.attrs if key not in ("lspace", "rspace"))
+    return MathNode("mo", (*attrs, ("lspace", left), ("rspace", right)), (), node.text)
 
 
 def _spaces(text: str, atom: Atom, following: Atom | None) -> tuple[str, str] | None:

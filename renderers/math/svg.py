@@ -180,8 +180,9 @@ def table_gaps(node: MathNode) -> MathNode:
     """``node`` with :data:`ARRAY_GAP` between the columns of each table that sets no gap."""
     children = tuple(table_gaps(child) for child in node.children)
     attrs = node.attrs
-    if node.tag == "mtable" and not node.attr("columnspacing"):
-        attrs = (*attrs, ("columnspacing", ARRAY_GAP))
+    if node.tag == "mtable" and not node.attr("columnspacing").strip():
+        attrs = (*(attr for attr in attrs if attr[0] != "columnspacing"),
+                 ("columnspacing", ARRAY_GAP))
     if attrs == node.attrs and children == node.children:
         return node
     return MathNode(node.tag, attrs, children, node.text)

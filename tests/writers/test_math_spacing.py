@@ -154,7 +154,9 @@ def test_a_large_operator_is_followed_by_a_thin_space() -> None:
     assert abs(drawn - 3 / 18 * EM_PX) <= 1.5, drawn / EM_PX
 
 
-@pytest.mark.parametrize("tex", [r"\begin{aligned}x&=a-b\\&-c\end{aligned}", r"a{}-b", r"\sqrt{}"])
+@pytest.mark.parametrize("tex", [r"\begin{aligned}x&=a-b\\&-c\end{aligned}", r"a{}-b", r"\sqrt{}",
+                                 r"\begin{aligned}a\end{aligned}"])
 def test_a_formula_with_empty_lists_is_drawn(tex: str) -> None:
-    """An empty cell or group is a list with no atoms to space."""
+    """An empty cell or group is a list with no atoms to space; a one-column ``aligned`` has
+    an empty ``columnspacing``, which the table's gap replaces."""
     assert draw_formula(parse_tex(tex)).fallback == ""
