@@ -1,7 +1,8 @@
 """TeX's spaces in the formulas' pictures (PDF, PNG, slides) are as wide as TeX sets them:
 ziamath reads an ``em`` on a space as 4/3 of the em its glyphs are drawn in, which the drawing
 corrects (``renderers.math.svg.ziamath_lengths``), as it does a table's gaps and a delimiter's
-size."""
+size; operators are spaced by their neighbours' TeX classes (``renderers.math.atoms``), and a
+table with no gap of its own takes TeX's (``renderers.math.svg.table_gaps``)."""
 
 from __future__ import annotations
 
