@@ -49,6 +49,9 @@ _BARS = frozenset("|‖")
 _NO_LEFT_OPERAND = frozenset({Atom.BIN, Atom.OP, Atom.REL, Atom.OPEN, Atom.PUNCT})
 #: Before these (or last in its list) a binary operator is an ordinary symbol (rule 6).
 _NO_RIGHT_OPERAND = frozenset({Atom.REL, Atom.CLOSE, Atom.PUNCT})
+#: TeX's thin space between these and a large operator or function name (TeXbook, Chapter 18).
+_THIN_BEFORE_OP = frozenset({Atom.ORD, Atom.OP, Atom.CLOSE})
+_THIN_AFTER_OP = frozenset({Atom.ORD, Atom.OP})
 _THIN = "thinmathspace"
 _MEDIUM = ("mediummathspace", "mediummathspace")
 _NONE = ("0em", "0em")
@@ -95,26 +98,29 @@ def _spaced_list(children: tuple[MathNode, ...]) -> tuple[MathNode, ...]:
         classes[index] = atom
     if atoms and classes[atoms[-1]] is Atom.BIN:
         classes[atoms[-1]] = Atom.ORD
-    following = {index: classes[after] for index, after in pairwise(atoms)}
-    return tuple(_spaced(child, classes[index], following.get(index)) if index in classes else child
-                 for index, child in enumerate(children))
+    before = {later: classes[index] for index, later in pairwise(atoms)}
+    after = {index: classes[later] for index, later in pairwise(atoms)}
+    return tuple(_spaced(child, classes[index], before.get(index), after.get(index))
+                 if index in classes else child for index, child in enumerate(children))
 
 
-def _spaced(node: MathNode, atom: Atom, following: Atom | None) -> MathNode:
+def _spaced(node: MathNode, atom: Atom, previous: Atom | None,
+            following: Atom | None) -> MathNode:
     """``node`` (or the operator it embellishes) with the spaces TeX puts around it as an
-    ``atom`` before ``following`` (None: last in its list), if :func:`_spaces` has them; an
+    ``atom`` between ``previous`` and ``following`` (None: first, last in its list), if
+    :func:`_spaces` has them; an
     ``mo`` (latex2mathml writes ``\\pm`` and ``\\sin`` as ``mi``, which ziamath does not
     space)."""
     if node.tag in _EMBELLISHING and node.children:
         if _function_name(node.children[0].text.strip()):
             return node  # ziamath sets a name's script after its right space (sin² x)
-        core = _spaced(node.children[0], atom, following)
+        core = _spaced(node.children[0], atom, previous, following)
         if core is node.children[0]:
             return node
         return MathNode(node.tag, node.attrs, (core, *node.children[1:]), node.text)
     if node.tag not in ("mo", "mi") or node.attr("lspace").strip() or node.attr("rspace").strip():
         return node
-    spaces = _spaces(node.text.strip(), atom, following)
+    spaces = _spaces(node.text.strip(), atom, previous, following)
     if spaces is None:
         return node
     left, right = spaces
@@ -122,18 +128,20 @@ def _spaced(node: MathNode, atom: Atom, following: Atom | None) -> MathNode:
     return MathNode("mo", (*attrs, ("lspace", left), ("rspace", right)), (), node.text)
 
 
-def _spaces(text: str, atom: Atom, following: Atom | None) -> tuple[str, str] | None:
-    """TeX's spaces (left, right) around the operator ``text`` as an ``atom`` before
-    ``following``: a binary operator's 4/18 em a side, none as an ordinary symbol;
-    punctuation's 3/18 em after, a function name's (``\\sin``) before an operand; none after
-    the last atom of a list. None: the operator's spaces are ziamath's (its dictionary's)."""
-    after = following is not None
+def _spaces(text: str, atom: Atom, previous: Atom | None,
+            following: Atom | None) -> tuple[str, str] | None:
+    """TeX's spaces (left, right) around the operator ``text`` as an ``atom`` between
+    ``previous`` and ``following``: a binary operator's 4/18 em a side, none as an ordinary
+    symbol; punctuation's 3/18 em after; a function name's (``\\sin``) 3/18 em beside an
+    operand or operator (a relation's or binary operator's own space is on their side); none
+    at the ends of a list. None: the operator's spaces are ziamath's (its dictionary's)."""
     if text in BINARY:
         return _MEDIUM if atom is Atom.BIN else _NONE
     if text in _PUNCTUATION:
-        return ("0em", _THIN if after else "0em")
+        return ("0em", "0em" if following is None else _THIN)
     if atom is Atom.OP and _function_name(text):
-        return ("0em", _THIN if following in (Atom.ORD, Atom.OP) else "0em")
+        return (_THIN if previous in _THIN_BEFORE_OP else "0em",
+                _THIN if following in _THIN_AFTER_OP else "0em")
     return None
 
 

@@ -115,6 +115,8 @@ ATOM_SPACES = {
     "a;b": ("a{;}b", 3 / 18),
     "x_{i,j}": ("x_{i{,}j}", 0),
     r"\sin x": (r"{\sin}x", 3 / 18),
+    r"n\log n": (r"n{\log}n", 6 / 18),
+    r"x=\sin y": (r"x{=}{\sin}y", 13 / 18),
     r"\max(a)": (r"{\max}(a)", 0),
 }
 
