@@ -35,9 +35,13 @@ class Atom(enum.Enum):
     PUNCT = "punct"
 
 
-#: The characters TeX (plain, LaTeX, amssymb) sets as binary operators, as latex2mathml writes
-#: them (``\\cdot`` as ·, ``\\setminus`` as ∖).
-BINARY = frozenset("+−±∓·×÷∗∘∙⋅∧∨∩∪⊎⊓⊔⊕⊖⊗⊘⊙⊚⊛⊝∖⋆⋄△▽◁▷◃▹†‡≀⨿⊞⊟⊠⊡⋉⋊⋋⋌⋎⋏⋒⋓")
+#: The characters TeX (plain, LaTeX, latexsym, amssymb) sets as binary operators, as
+#: latex2mathml writes them (``\\cdot`` as ·, ``\\setminus`` as ⧵, ``\\ast`` as ``*``).
+_BINARY = frozenset("+−±∓·×÷*∗∘∙•⋅∧∨∩∪⊎⊓⊔⊕⊖⊗⊘⊙⊚⊛⊝∖⧵⋆⋄△▽◁▷◃▹⊴⊵◯†‡≀⨿⊞⊟⊠⊡⋉⋊⋋⋌⋎⋏⋒⋓∔⋇⊼⊻⌆⊺⬝")
+#: The characters TeX sets as relations that ziamath's operator dictionary lacks, which it
+#: drew unspaced (``A\\subset B`` as A⊂B); arrows it lacks are left to it (its stretched
+#: arrows read their spaces, :mod:`renderers.math.arrows`).
+_UNLISTED_RELATIONS = frozenset("⊂⊊⊋⊧⊩⟂⋈⨝⌣⌢≊≜≕∽≗≓≒⋘⋙⪷⪸⪇⪈⋑⊸⋔≬")
 _OPENING = frozenset("([{⟨⌈⌊⟪⟦")
 _CLOSING = frozenset(")]}⟩⌉⌋⟫⟧!?")
 _PUNCTUATION = frozenset(",;")
@@ -53,6 +57,11 @@ _NO_RIGHT_OPERAND = frozenset({Atom.REL, Atom.CLOSE, Atom.PUNCT})
 _THIN_BEFORE_OP = frozenset({Atom.ORD, Atom.OP, Atom.CLOSE})
 _THIN_AFTER_OP = frozenset({Atom.ORD, Atom.OP})
 _THIN = "thinmathspace"
+#: TeX's thick space between these and a relation (none beside a bracket, punctuation or
+#: another relation).
+_THICK_BEFORE_REL = frozenset({Atom.ORD, Atom.OP, Atom.CLOSE})
+_THICK_AFTER_REL = frozenset({Atom.ORD, Atom.OP, Atom.OPEN})
+_THICK = "thickmathspace"
 _MEDIUM = ("mediummathspace", "mediummathspace")
 _NONE = ("0em", "0em")
 
@@ -89,7 +98,7 @@ def _spaced_list(children: tuple[MathNode, ...]) -> tuple[MathNode, ...]:
         if child.tag == "mspace":
             continue
         previous = classes[atoms[-1]] if atoms else None
-        atom = atom_class(child, previous)
+        atom = _atom_class(child, previous)
         if atom is Atom.BIN and (previous is None or previous in _NO_LEFT_OPERAND):
             atom = Atom.ORD
         if atom in _NO_RIGHT_OPERAND and previous is Atom.BIN:
@@ -132,11 +141,15 @@ def _spaces(text: str, atom: Atom, previous: Atom | None,
             following: Atom | None) -> tuple[str, str] | None:
     """TeX's spaces (left, right) around the operator ``text`` as an ``atom`` between
     ``previous`` and ``following``: a binary operator's 4/18 em a side, none as an ordinary
-    symbol; punctuation's 3/18 em after; a function name's (``\\sin``) 3/18 em beside an
-    operand or operator (a relation's or binary operator's own space is on their side); none
-    at the ends of a list. None: the operator's spaces are ziamath's (its dictionary's)."""
-    if text in BINARY:
+    symbol; a relation ziamath does not know 5/18 em beside an operand; punctuation's 3/18 em
+    after; a function name's (``\\sin``) 3/18 em beside an operand or operator (a relation's
+    or binary operator's own space is on their side); none at the ends of a list. None: the
+    operator's spaces are ziamath's (its dictionary's)."""
+    if text in _BINARY:
         return _MEDIUM if atom is Atom.BIN else _NONE
+    if text in _UNLISTED_RELATIONS:
+        return (_THICK if previous in _THICK_BEFORE_REL else "0em",
+                _THICK if following in _THICK_AFTER_REL else "0em")
     if text in _PUNCTUATION:
         return ("0em", "0em" if following is None else _THIN)
     if atom is Atom.OP and _function_name(text):
@@ -145,16 +158,16 @@ def _spaces(text: str, atom: Atom, previous: Atom | None,
     return None
 
 
-def atom_class(node: MathNode, previous: Atom | None) -> Atom:
+def _atom_class(node: MathNode, previous: Atom | None) -> Atom:
     """TeX's class of ``node`` in its list after an atom of class ``previous`` (None: first)."""
     if node.tag in _EMBELLISHING and node.children:
-        return atom_class(node.children[0], previous)
+        return _atom_class(node.children[0], previous)
     if node.tag not in ("mo", "mi"):
         return Atom.ORD
     text = node.text.strip()
     if node.attr("fence") == "true" and node.attr("form") in ("prefix", "postfix"):
         return Atom.OPEN if node.attr("form") == "prefix" else Atom.CLOSE
-    if text in BINARY:
+    if text in _BINARY:
         return Atom.BIN
     if text in _PUNCTUATION:
         return Atom.PUNCT
@@ -163,7 +176,7 @@ def atom_class(node: MathNode, previous: Atom | None) -> Atom:
     if text in _CLOSING:
         return Atom.CLOSE
     relations, large = _dictionary_classes()
-    if text in relations or (len(text) == 1 and _is_arrow(text)):
+    if text in relations or text in _UNLISTED_RELATIONS or (len(text) == 1 and _is_arrow(text)):
         return Atom.REL
     if text in large or _function_name(text):
         return Atom.OP  # ∑, ∫, \lim
@@ -195,4 +208,4 @@ def _dictionary_classes() -> tuple[frozenset[str], frozenset[str]]:
                           and params.get("rspace") == relation)
     large = frozenset(name for (name, _), params in table.items()
                       if "true" in (params.get("largeop"), params.get("movablelimits")))
-    return relations, large - BINARY
+    return relations, large - _BINARY
