@@ -20,6 +20,7 @@ from xml.sax.saxutils import escape
 
 from renderers.diagnostics import Code, Diagnostic, report
 from renderers.math.arrows import ArrowSize, stretched_arrows
+from renderers.math.atoms import tex_atoms
 from renderers.math.mathml import mathml_markup, node_markup
 from renderers.math.spans import drawable
 from renderers.math.tex import MATHML_NS, Formula, MathNode, shown_tex
@@ -57,28 +58,22 @@ def _configure() -> None:
     _operator_spaces()
 
 
-#: TeX's binary operators that ziamath's dictionary spaces by 1/18 em in their prefix form
-#: (``-a``); TeX sets a binary operator with nothing to its left as an ordinary symbol, with
-#: no space.
-_SIGNS = frozenset("+−±∓")
-
-
 @lru_cache(maxsize=1)
 def _operator_spaces() -> None:
     """ziamath's operator dictionary with its spaces in ziamath's em (:func:`_drawn_length`),
-    so ``=`` takes TeX's 5/18 em a side and ``+`` 4/18 em, and a sign before its operand none.
+    so ``=`` takes TeX's 5/18 em a side.
 
     Done once, on the dictionary itself rather than on each ``mo``: ziamath picks an entry by
     the form (prefix, infix, postfix) it infers from where the ``mo`` sits in its row, which
     it decides while laying out; converting the entry ziamath picks keeps that choice its own
     instead of copying its rules here. An ``mo``'s own ``lspace``/``rspace`` still wins (and
-    :func:`ziamath_lengths` has converted it)."""
+    :func:`ziamath_lengths` has converted it): binary operators and punctuation have theirs
+    by TeX's rules (:func:`~renderers.math.atoms.tex_atoms`)."""
     from ziamath import operators
 
     operators.operators = {
         (name, form): params | {
-            side: "0em" if form == "prefix" and name in _SIGNS else _drawn_length(params[side])
-            for side in ("lspace", "rspace") if side in params}
+            side: _drawn_length(params[side]) for side in ("lspace", "rspace") if side in params}
         for (name, form), params in operators.operators.items()
     }
 
@@ -165,12 +160,32 @@ def draw_formula(formula: Formula) -> DrawnFormula:
 
 def _drawn_tree(formula: Formula) -> Formula:
     """``formula`` as ziamath draws it: text rows of aligned tables stacked
-    (:func:`~renderers.math.spans.drawable`), arrows stretched to their text
-    (:func:`~renderers.math.arrows.stretched_arrows`), lengths in ziamath's em
-    (:func:`ziamath_lengths`)."""
+    (:func:`~renderers.math.spans.drawable`), operators spaced by TeX's classes
+    (:func:`~renderers.math.atoms.tex_atoms`), arrows stretched to their text
+    (:func:`~renderers.math.arrows.stretched_arrows`), tables' gaps as TeX's
+    (:func:`table_gaps`), lengths in ziamath's em (:func:`ziamath_lengths`)."""
     shown = drawable(formula)
-    root = ziamath_lengths(stretched_arrows(shown.root, arrow_size, _width))
+    spaced = stretched_arrows(tex_atoms(shown.root), arrow_size, _width)
+    root = ziamath_lengths(table_gaps(spaced))
     return shown if root is shown.root else dataclasses.replace(shown, root=root)
+
+
+#: The gap between a table's columns where its markup gives none (the matrix family,
+#: ``array``, ``eqnarray``): TeX's ``2\arraycolsep``, 10 pt at 10 pt; ziamath's own is 0.3 of
+#: its em (0.4 em). ``cases``, the ``aligned`` family and ``smallmatrix`` come with theirs.
+ARRAY_GAP = "1em"
+
+
+def table_gaps(node: MathNode) -> MathNode:
+    """``node`` with :data:`ARRAY_GAP` between the columns of each table that sets no gap."""
+    children = tuple(table_gaps(child) for child in node.children)
+    attrs = node.attrs
+    if node.tag == "mtable" and not node.attr("columnspacing").strip():
+        attrs = (*(attr for attr in attrs if attr[0] != "columnspacing"),
+                 ("columnspacing", ARRAY_GAP))
+    if attrs == node.attrs and children == node.children:
+        return node
+    return MathNode(node.tag, attrs, children, node.text)
 
 
 @lru_cache(maxsize=64)

@@ -1,7 +1,8 @@
 """TeX's spaces in the formulas' pictures (PDF, PNG, slides) are as wide as TeX sets them:
 ziamath reads an ``em`` on a space as 4/3 of the em its glyphs are drawn in, which the drawing
 corrects (``renderers.math.svg.ziamath_lengths``), as it does a table's gaps and a delimiter's
-size."""
+size; operators are spaced by their neighbours' TeX classes (``renderers.math.atoms``), and a
+table with no gap of its own takes TeX's (``renderers.math.svg.table_gaps``)."""
 
 from __future__ import annotations
 
@@ -90,11 +91,78 @@ def test_an_operator_is_spaced_as_in_tex(operator: str, em: float) -> None:
     assert abs(drawn - 2 * em * EM_PX) <= 1.5, (operator, drawn / EM_PX / 2, em)
 
 
-def test_a_sign_before_its_operand_takes_no_space() -> None:
-    """TeX sets ``-a``'s minus as an ordinary symbol; ziamath's dictionary gave it 1/18 em."""
-    assert abs(_ink_width("-a") - _ink_width("{-}a")) <= 1
+#: Formulas whose binary operators and punctuation TeX spaces by their neighbours, each with
+#: its unspaced reference (an operator braced is an ordinary symbol) and TeX's extra width in
+#: em: a sign with no left operand (first, or after a relation, opening bracket, binary
+#: operator, large operator or punctuation) or no right one takes no space (TeXbook, Appendix
+#: G, rules 5 and 6); punctuation 3/18 em after it; a binary operator 4/18 em a side.
+ATOM_SPACES = {
+    "-a": ("{-}a", 0),
+    "x=-a": ("x{=}{-}a", 10 / 18),
+    "(-a)": ("({-}a)", 0),
+    "|-a|": ("|{-}a|", 0),
+    r"a\cdot -b": (r"a{\cdot}{-}b", 8 / 18),
+    "a+-b": ("a{+}{-}b", 8 / 18),
+    r"\sum -x": (r"{\sum}{-}x", 3 / 18),
+    r"\sin -x": (r"{\sin}{-}x", 3 / 18),
+    "a,-b": ("a{,}{-}b", 3 / 18),
+    "(a-)": ("(a{-})", 0),
+    "a-b": ("a{-}b", 8 / 18),
+    r"a\times b": (r"a{\times}b", 8 / 18),
+    r"a\cup b": (r"a{\cup}b", 8 / 18),
+    r"a\setminus b": (r"a{\setminus}b", 8 / 18),
+    r"A\subset B": (r"A{\subset}B", 10 / 18),
+    r"a\perp b": (r"a{\perp}b", 10 / 18),
+    "a,b": ("a{,}b", 3 / 18),
+    "f(x,y)": ("f(x{,}y)", 3 / 18),
+    "a;b": ("a{;}b", 3 / 18),
+    "x_{i,j}": ("x_{i{,}j}", 0),
+    r"\sin x": (r"{\sin}x", 3 / 18),
+    r"n\log n": (r"n{\log}n", 6 / 18),
+    r"x=\sin y": (r"x{=}{\sin}y", 13 / 18),
+    r"\max(a)": (r"{\max}(a)", 0),
+}
+
+
+@pytest.mark.parametrize(("tex", "reference", "em"),
+                         [(tex, *spaced) for tex, spaced in ATOM_SPACES.items()], ids=ATOM_SPACES)
+def test_operators_are_spaced_by_their_neighbours_as_in_tex(
+        tex: str, reference: str, em: float) -> None:
+    drawn = _ink_width(tex) - _ink_width(reference)
+    assert abs(drawn - em * EM_PX) <= 1.5, (tex, drawn / EM_PX, em)
+
+
+#: Tables with their columns apart and together, and TeX's gap between them in em: the
+#: ``2\arraycolsep`` (10 pt at 10 pt) of ``array``, amsmath's matrices and ``eqnarray`` (each
+#: side of its middle column), ``aligned``'s 2 em between its pairs of columns.
+TABLE_GAPS = {
+    "matrix": (r"\begin{matrix}a&b\end{matrix}", r"\begin{matrix}ab\end{matrix}", 1.0),
+    "pmatrix": (r"\begin{pmatrix}a&b\end{pmatrix}", r"\begin{pmatrix}ab\end{pmatrix}", 1.0),
+    "array": (r"\begin{array}{cc}a&b\end{array}", r"\begin{array}{c}ab\end{array}", 1.0),
+    "eqnarray": (r"\begin{eqnarray}a&=&b\end{eqnarray}",
+                 r"\begin{eqnarray}a{=}b\end{eqnarray}", 2.0),
+    "aligned": (r"\begin{aligned}a&b&c\end{aligned}", r"\begin{aligned}a&bc\end{aligned}",
+                2.0),
+}
+
+
+@pytest.mark.parametrize(("apart", "together", "em"), TABLE_GAPS.values(), ids=TABLE_GAPS)
+def test_a_tables_columns_are_as_far_apart_as_in_tex(apart: str, together: str,
+                                                     em: float) -> None:
+    drawn = _ink_width(apart) - _ink_width(together)
+    # ziamath sizes a column by its ink, so the letters' side bearings count differently
+    # apart and together: 1/20 em (4 px); ziamath's own gaps were 0.4 em and 0.75 em short
+    assert abs(drawn - em * EM_PX) <= 0.05 * EM_PX, (apart, drawn / EM_PX, em)
 
 
 def test_a_large_operator_is_followed_by_a_thin_space() -> None:
     drawn = _ink_width(r"\sum x") - _ink_width(r"{\sum} x")
     assert abs(drawn - 3 / 18 * EM_PX) <= 1.5, drawn / EM_PX
+
+
+@pytest.mark.parametrize("tex", [r"\begin{aligned}x&=a-b\\&-c\end{aligned}", r"a{}-b", r"\sqrt{}",
+                                 r"\begin{aligned}a\end{aligned}"])
+def test_a_formula_with_empty_lists_is_drawn(tex: str) -> None:
+    """An empty cell or group is a list with no atoms to space; a one-column ``aligned`` has
+    an empty ``columnspacing``, which the table's gap replaces."""
+    assert draw_formula(parse_tex(tex)).fallback == ""
