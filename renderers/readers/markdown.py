@@ -90,6 +90,7 @@ from renderers.readers.crossref_rules import (
 from renderers.readers.heading_attrs import HeadingAttributes, heading_attributes_plugin
 from renderers.readers.inline_html import inline_html_plugin
 from renderers.readers.link_normal import normalize_link
+from renderers.readers.math_cells import keep_pipes_in_formulas
 from renderers.readers.math_lines import hold_paragraphs_open
 from renderers.readers.math_rules import (
     BLOCK_MATH,
@@ -192,6 +193,7 @@ def _configured(
     rules = md.block.ruler.__rules__
     notes_rule = next(rule for rule in rules if rule.name == "container_notes")
     md.block.ruler.at("container_notes", _closed_only(notes_rule.fn), {"alt": notes_rule.alt})
+    keep_pipes_in_formulas(md)
     hold_paragraphs_open(md)  # after every plugin: it wraps each rule that may end a paragraph
     if footnotes == "notes":
         md.core.ruler.before("footnote_tail", "keep_footnotes", _keep_unreferenced_footnotes)

@@ -186,3 +186,31 @@ def test_many_list_items_before_a_formula() -> None:
     items = "+ c\n" * 20_000
     document = read_markdown(items + "$$\nx\n$$\n")
     assert len(document.blocks[0].items) == 20_000  # type: ignore[attr-defined]
+
+
+def _cells(markdown: str) -> list[tuple[str, ...]]:
+    from renderers.document import Table
+
+    table = next(block for block in read_markdown(markdown).blocks if isinstance(block, Table))
+    return [tuple(",".join(
+        f"math:{n.tex}" if isinstance(n, Math) else f"text:{n.text}" if isinstance(n, Text)
+        else type(n).__name__ for n in iter_inlines((Paragraph(cell.children),))
+    ) for cell in row) for row in table.rows]
+
+
+@pytest.mark.parametrize(
+    ("row", "cells"),
+    [
+        ("| abs | $|x|$ |", ("text:abs", "math:|x|")),
+        ("| norm | $\\|v\\|$ |", ("text:norm", "math:\\|v\\|")),  # the backslashes kept
+        ("| $$|x|$$ | \\(|y|\\) |", ("math:|x|", "math:|y|")),
+        ("| $5 | $10 |", ("text:$5", "text:$10")),  # prices split as before
+        ("| $5|$10 |", ("text:$5", "text:$10")),
+    ],
+)
+def test_a_pipe_inside_a_formula_in_a_table_cell_is_the_formula_s(
+    row: str, cells: tuple[str, ...]
+) -> None:
+    """As pandoc reads a cell's inlines, a formula takes its pipes with it; markdown-it split
+    the row at them (``$|x|$`` three cells, ``$\\|v\\|$`` unescaped to ``|v|``)."""
+    assert _cells(f"| a | b |\n|---|---|\n{row}\n") == [cells]
