@@ -313,17 +313,20 @@ def displayed_formula(text: str) -> str | None:
     return tex or None
 
 
+#: A number as pandoc-crossref shows one: "3", or with its chapter's, "1.3".
+_SHOWN_NUMBER = r"[1-9][0-9]{0,8}(?:\.[0-9]{1,9})*"
 #: The words of a link to a numbered element that make it a reference: the number, after the
 #: name or the author's word for it ("lst.\u00a01", "Listing 1", "1").
-_LINK_WORDS = re.compile(rf"(?:({_PREFIX})\s+)?([1-9][0-9]{{0,8}})")
+_LINK_WORDS = re.compile(rf"(?:({_PREFIX})\s+)?({_SHOWN_NUMBER})")
 
 
 def link_reference(label: str, shown: str) -> CrossRef | None:
     """The reference an HTML link to the element labelled ``label`` is, from the words it
-    shows (white space collapsed): "1" the number alone (pandoc-crossref's ``[-@lst:a]``, and
-    its links by default: the name stays outside, "lst.\u00a0<a>1</a>"), "lst. 1" the author's
-    words before the number (:attr:`CrossRef.prefix`: the number is the pass's, the words
-    theirs); None for other words ("the code below"), which stay the author's link."""
+    shows (white space collapsed): "1" (a chapter's "1.3") the number alone (pandoc-crossref's
+    ``[-@lst:a]``, and its links by default: the name stays outside, "lst.\u00a0<a>1</a>"),
+    "lst. 1" the author's words before the number (:attr:`CrossRef.prefix`: the number is the
+    pass's, the words theirs); None for other words ("the code below"), which stay the
+    author's link."""
     match = _LINK_WORDS.fullmatch(shown.strip())
     if match is None:
         return None
@@ -354,11 +357,12 @@ def without_text_lead(text: str, kind: CrossRefKind) -> str:
 @functools.cache
 def _caption_leads(kind: CrossRefKind) -> re.Pattern[str]:
     """The numbered caption leads of ``kind`` in every language, as :meth:`Labels.caption_lead`
-    writes them, any number, then white space or the caption's end."""
+    writes them, any number (a chapter's too: "Figure 1.3:"), then white space or the caption's
+    end."""
     from renderers.labels import LABELS
 
     leads = {
-        re.escape(words.caption.format(name=words.numbered(kind, 0))).replace("0", "[0-9]+")
+        re.escape(words.caption.format(name=words.numbered(kind, 0))).replace("0", _SHOWN_NUMBER)
         for words in LABELS.values()
     }
     return re.compile(rf"(?:{'|'.join(sorted(leads, key=len, reverse=True))})(?:\s+|$)")

@@ -166,6 +166,16 @@ def test_a_caption_s_lead_in_any_language_is_taken_off(language: str) -> None:
     assert (plain_text(figure.caption), plain_text(table.caption)) == ("Cap", "Rows")
 
 
+def test_chapter_numbers_in_captions_and_links_are_read() -> None:
+    page = read_html('<p>See figs. <a href="#fig:a">2.1</a>, <a href="#fig:b">Figure 2.2</a>.'
+                     '</p><figure id="fig:a"><img src="a.png"><figcaption>Figure 2.1: One'
+                     '</figcaption></figure><figure id="fig:b"><img src="b.png"><figcaption>'
+                     "Figure 2.2: Two</figcaption></figure>")
+    assert [plain_text(b.caption) for b in page.blocks if isinstance(b, Figure)] == ["One", "Two"]
+    assert [(n.label, n.prefix) for n in iter_inlines(page.blocks) if isinstance(n, CrossRef)] == [
+        ("fig:a", ""), ("fig:b", "Figure")]
+
+
 @pytest.mark.parametrize("tex", ["\\[ a+b \\qquad(3)\\]", "\\[a+b\\tag{3}\\]", "\\[ a+b \\]"])
 def test_a_labelled_mathjax_formula_reads_without_its_number(tex: str) -> None:
     page = read_html(f'<p><span id="eq:s"><span class="math display">{tex}</span></span></p>')
