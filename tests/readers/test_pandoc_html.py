@@ -12,6 +12,7 @@ import lxml.html
 import pytest
 
 from renderers.document import (
+    Anchor,
     CodeBlock,
     CrossRef,
     Figure,
@@ -126,12 +127,14 @@ def test_pandoc_crossref_s_page_to_markdown_and_back() -> None:
 
 def test_pandoc_crossref_s_page_to_docx_text() -> None:
     resolved = resolve_rows(read_html(PAGE), [])
-    shown = [p.text for p in docx.Document(io.BytesIO(
-        write_resolved("docx", resolved, OPTIONS))).paragraphs]
+    body = docx.Document(io.BytesIO(write_resolved("docx", resolved, OPTIONS))).paragraphs
+    shown = [p.text for p in body]
     assert SHOWN in shown
     assert {"Figure 1: Sales by region", "Table 1: Costs", "Table 2: Times",
             "Listing 1: Say hello"} <= set(shown)
-    assert "Energy is \u2003(1) at rest." in shown  # the formula is Office Math beside it
+    (energy,) = [p for p in body if p.text.startswith("Energy is")]
+    assert energy.text.endswith("(1) at rest.")  # the number at the margin
+    assert energy._p.xpath(".//m:oMath")  # the formula as Office Math
 
 
 @pytest.mark.parametrize("html", [
@@ -145,11 +148,12 @@ def test_pandoc_crossref_s_page_to_docx_text() -> None:
     "</figure>",
 ])
 def test_pandoc_s_figure_forms_read_as_one_labelled_figure(html: str) -> None:
-    page = read_html(f'<p>See fig. <a href="#fig:a">2</a>.</p>{html}')
+    page = read_html(f'<p>See fig. <a href="#fig:a">2</a>, <a href="#fig:a">this</a>.</p>{html}')
     assert page.notes == ()
     (figure,) = [b for b in page.blocks if isinstance(b, Figure)]
     assert (figure.label, plain_text(figure.caption), figure.image.alt) == (
         "fig:a", "Cap", figure.image.alt and "Cap")
+    assert Anchor("fig:a") in figure.caption  # where the author's words lead
     assert [n for n in iter_inlines(page.blocks) if isinstance(n, CrossRef)] == [
         CrossRef("fig:a", form="number")]
 
