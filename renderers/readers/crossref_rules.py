@@ -291,9 +291,15 @@ def fence_attributes(info: str) -> tuple[str, str, tuple[Inline, ...]]:
 def element_label(ident: str, kind: CrossRefKind) -> str:
     """The label an id gives an element of ``kind`` (a fence's ``{#lst:code}``, an HTML
     figure's ``id="fig:a"``): the id when it is a label of that kind, else ""."""
-    if not re.fullmatch(LABEL, ident) or not label_key(ident).startswith(kind):
-        return ""
+    if not label_key(ident).startswith(kind) or not _whole_label().fullmatch(ident):
+        return ""  # the prefix first: most ids an HTML page has are no label at all
     return _nfc(ident)
+
+
+@functools.cache
+def _whole_label() -> re.Pattern[str]:
+    """:data:`LABEL`, compiled on first use (as :func:`_patterns`)."""
+    return re.compile(LABEL)
 
 
 #: A displayed formula as pandoc writes it for MathJax (``\[ … \]``), the number

@@ -537,15 +537,16 @@ _LABELLED_TAGS = frozenset({"div", "figure", "table", "span"})
 
 
 def _labelled(element: _Element) -> tuple[str, str] | None:
-    """The id and label of an element pandoc-crossref numbered, as its id names it: a listing
-    (:func:`_listing_parts`), a figure (:func:`_figure_parts`; pandoc 2 put the id on the
-    image), a table (``<table id="tbl:a">``, or pandoc 3's ``<div id="tbl:a">`` around it), a
-    displayed formula (``<span id="eq:a">`` around its TeX: :func:`_formula_of`); None for
-    any other element, and for one whose id is no label of its kind."""
+    """The id and label of an element pandoc-crossref numbered, as its id (else its content's:
+    pandoc 2 put a figure's on its image) names it: a listing (:func:`_listing_parts`), a
+    figure (:func:`_figure_parts`), a table (``<table id="tbl:a">``, or pandoc 3's ``<div
+    id="tbl:a">`` around it), a displayed formula (``<span id="eq:a">`` around its TeX:
+    :func:`_formula_of`); None for any other element, and for one whose id is no label of its
+    kind."""
     ident = element.attrs.get("id", "")
     tag = element.tag
-    if tag in ("div", "figure") and _listing_parts(element) is not None:
-        return _with_label(ident, "lst")
+    if tag in ("div", "figure") and (listing := _listing_parts(element)) is not None:
+        return _with_label(ident, "lst") or _with_label(listing[1].attrs.get("id", ""), "lst")
     if tag in ("div", "figure") and (figure := _figure_parts(element)) is not None:
         return _with_label(ident, "fig") or _with_label(figure[1].attrs.get("id", ""), "fig")
     if tag == "table" or (tag == "div" and _wrapped_table(element) is not None):
@@ -583,10 +584,14 @@ def _captioned(
     a ``<figure>`` of the content and ``<figcaption>`` (the first captions it), or a ``<div>``
     labelled ``kind`` by its id or its content's of the content and at most one ``<p>``,
     before or after it. ``content``: the content an element is (None: no such content)."""
+    parts = [c for c in element.children if isinstance(c, _Element)]
+    if element.tag == "div" and not any(
+        element_label(node.attrs.get("id", ""), kind) for node in (element, *parts)
+    ):  # the usual division, its children not looked at further
+        return None
     if _holds_text(element):
         return None
     caption_tag = "figcaption" if element.tag == "figure" else "p"
-    parts = [c for c in element.children if isinstance(c, _Element)]
     captions = [c for c in parts if c.tag == caption_tag]
     shown = [c for c in parts if c.tag != caption_tag]
     found = content(shown[0]) if len(shown) == 1 else None
