@@ -9,6 +9,9 @@ read back as the report it shows: the parts its writer made from the pool and th
 (Sources, citation notes, contents, back-links, the title above the body) are not content,
 author notes come back as notes, formulas as formulas, task boxes as task items. Only such a
 page keeps its classes through the sanitizer: another page's ``section.sources`` is its own.
+Another page's figures, tables, listings and formulas that pandoc-crossref numbered are read
+labelled by their ids, and links to them whose words end in a number as references
+(:func:`_labelled`, :func:`_reference`).
 """
 
 from __future__ import annotations
