@@ -27,10 +27,13 @@
   ``Listing: Caption {#lst:code}`` / ``: Caption`` paragraph just before (else just after)
   the block (:func:`attach_listing_captions`; its ``codeBlockCaptions``, always on here).
 
-What pandoc-crossref writes in HTML, for the HTML reader: a listing is a ``<div id="lst:code">``
-(or a ``<figure>``) around its caption, led by its number ("Listing 1: …", taken off:
-:func:`without_caption_lead`), and its code (:func:`listing_label`), and a reference a link to
-it whose words end in that number (:func:`link_reference`).
+What pandoc-crossref writes in HTML, for the HTML reader: an element whose id labels it
+(:func:`element_label`) and whose caption is led by its number ("Figure 1: …", taken off:
+:func:`without_caption_lead`): a figure (``<figure id="fig:a">``), a table (``<table
+id="tbl:a">``, or a ``<div>`` around it), a listing (``<div id="lst:code">``), a displayed
+formula (``<span id="eq:a">`` around MathJax's ``\\[ … \\qquad(1)\\]``:
+:func:`displayed_formula`); and a reference is a link to one whose words end in that number
+(:func:`link_reference`).
 """
 
 from __future__ import annotations
@@ -59,7 +62,6 @@ from renderers.document import (
     Text,
     crossref_may_follow,
     label_key,
-    label_kind,
     unspaced_letter,
 )
 from renderers.readers.heading_attrs import split_attributes
@@ -283,26 +285,54 @@ def fence_attributes(info: str) -> tuple[str, str, tuple[Inline, ...]]:
         return (words[0] if words else ""), "", ()
     language = words[0] if words else next(iter(attributes.classes), "")
     caption = attributes.value("caption")
-    return language, listing_label(attributes.id), (Text(caption),) if caption else ()
+    return language, element_label(attributes.id, "lst"), (Text(caption),) if caption else ()
 
 
-def listing_label(ident: str) -> str:
-    """The label an id gives a code listing (a fence's ``{#lst:code}``, an HTML listing's
-    ``id="lst:code"``): the id when it names a listing, else ""."""
-    return _nfc(ident) if re.fullmatch(LABEL, ident) and label_kind(ident) == "lst" else ""
+def element_label(ident: str, kind: CrossRefKind) -> str:
+    """The label an id gives an element of ``kind`` (a fence's ``{#lst:code}``, an HTML
+    figure's ``id="fig:a"``): the id when it is a label of that kind, else ""."""
+    if not label_key(ident).startswith(kind) or not _whole_label().fullmatch(ident):
+        return ""  # the prefix first: most ids an HTML page has are no label at all
+    return _nfc(ident)
 
 
+@functools.cache
+def _whole_label() -> re.Pattern[str]:
+    """:data:`LABEL`, compiled on first use (as :func:`_patterns`)."""
+    return re.compile(LABEL)
+
+
+#: A displayed formula as pandoc writes it for MathJax (``\[ … \]``), the number
+#: pandoc-crossref put in it at the end (``\qquad(1)``, or ``\tag{1}`` when asked).
+_DISPLAYED = re.compile(
+    r"\s*\\\[(.*?)(?:\\qquad\s*\([0-9]+(?:\.[0-9]+)*\)|\\tag\{[0-9]+(?:\.[0-9]+)*\})?\s*\\\]\s*",
+    re.DOTALL,
+)
+
+
+def displayed_formula(text: str) -> str | None:
+    """The TeX of a displayed formula pandoc wrote for MathJax, without the number
+    pandoc-crossref put at its end (the formula is numbered again), or None when ``text`` is
+    no such formula."""
+    match = _DISPLAYED.fullmatch(text)
+    tex = match.group(1).strip() if match else ""
+    return tex or None
+
+
+#: A number as pandoc-crossref shows one: "3", or with its chapter's, "1.3".
+_SHOWN_NUMBER = r"[1-9][0-9]{0,8}(?:\.[0-9]{1,9})*"
 #: The words of a link to a numbered element that make it a reference: the number, after the
 #: name or the author's word for it ("lst.\u00a01", "Listing 1", "1").
-_LINK_WORDS = re.compile(rf"(?:({_PREFIX})\s+)?([1-9][0-9]{{0,8}})")
+_LINK_WORDS = re.compile(rf"(?:({_PREFIX})\s+)?({_SHOWN_NUMBER})")
 
 
 def link_reference(label: str, shown: str) -> CrossRef | None:
     """The reference an HTML link to the element labelled ``label`` is, from the words it
-    shows (white space collapsed): "1" the number alone (pandoc-crossref's ``[-@lst:a]``, and
-    its links by default: the name stays outside, "lst.\u00a0<a>1</a>"), "lst. 1" the author's
-    words before the number (:attr:`CrossRef.prefix`: the number is the pass's, the words
-    theirs); None for other words ("the code below"), which stay the author's link."""
+    shows (white space collapsed): "1" (a chapter's "1.3") the number alone (pandoc-crossref's
+    ``[-@lst:a]``, and its links by default: the name stays outside, "lst.\u00a0<a>1</a>"),
+    "lst. 1" the author's words before the number (:attr:`CrossRef.prefix`: the number is the
+    pass's, the words theirs); None for other words ("the code below"), which stay the
+    author's link."""
     match = _LINK_WORDS.fullmatch(shown.strip())
     if match is None:
         return None
@@ -317,21 +347,28 @@ def without_caption_lead(children: tuple[Inline, ...], kind: CrossRefKind) -> tu
     first = children[0] if children else None
     if not isinstance(first, Text):
         return children
-    match = _caption_leads(kind).match(first.text)
-    if match is None:
+    rest = without_text_lead(first.text, kind)
+    if rest == first.text:
         return children
-    rest = first.text[match.end():]
     return ((Text(rest),) if rest else ()) + children[1:]
+
+
+def without_text_lead(text: str, kind: CrossRefKind) -> str:
+    """``text`` without the numbered caption lead it starts with (:func:`without_caption_lead`;
+    an image's alt text, where pandoc 2 wrote a figure's caption)."""
+    match = _caption_leads(kind).match(text)
+    return text[match.end():] if match else text
 
 
 @functools.cache
 def _caption_leads(kind: CrossRefKind) -> re.Pattern[str]:
     """The numbered caption leads of ``kind`` in every language, as :meth:`Labels.caption_lead`
-    writes them, any number, then white space or the caption's end."""
+    writes them, any number (a chapter's too: "Figure 1.3:"), then white space or the caption's
+    end."""
     from renderers.labels import LABELS
 
     leads = {
-        re.escape(words.caption.format(name=words.numbered(kind, 0))).replace("0", "[0-9]+")
+        re.escape(words.caption.format(name=words.numbered(kind, 0))).replace("0", _SHOWN_NUMBER)
         for words in LABELS.values()
     }
     return re.compile(rf"(?:{'|'.join(sorted(leads, key=len, reverse=True))})(?:\s+|$)")

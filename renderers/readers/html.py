@@ -9,6 +9,9 @@ read back as the report it shows: the parts its writer made from the pool and th
 (Sources, citation notes, contents, back-links, the title above the body) are not content,
 author notes come back as notes, formulas as formulas, task boxes as task items. Only such a
 page keeps its classes through the sanitizer: another page's ``section.sources`` is its own.
+Another page's figures, tables, listings and formulas that pandoc-crossref numbered are read
+labelled by their ids, and links to them whose words end in a number as references
+(:func:`_labelled`, :func:`_reference`).
 """
 
 from __future__ import annotations
@@ -72,9 +75,11 @@ from renderers.readers.context import (
     tag_attributes,
 )
 from renderers.readers.crossref_rules import (
+    displayed_formula,
+    element_label,
     link_reference,
-    listing_label,
     without_caption_lead,
+    without_text_lead,
 )
 from renderers.readers.html_lines import InputLines, NoteLines, OneLine
 from renderers.readers.sanitize import (
@@ -216,9 +221,8 @@ def read_html(
     metas = list(_written_metas(html))
     own = is_own_page(metas)
     root = _sanitized_tree(html, context, _TreeBuilder(), lines, keep_classes=own)
-    targets, listings = _places(root)
-    reader = _HtmlReader(context, frozenset(dialects), targets, lines, own=own,
-                         listings=listings)
+    targets, labels = _places(root)
+    reader = _HtmlReader(context, frozenset(dialects), targets, lines, own=own, labels=labels)
     blocks = reader.blocks(root.children, depth=0)
     reader.note_split_tokens(lines)
     if reader.sourceless:
@@ -264,8 +268,8 @@ def read_html_blocks(
     marker = re.compile(f"{fence}(\\d+){fence}") if runs else None
     lines = OneLine(line, marked, dialects)
     root = _sanitized_tree(marked, context, _TreeBuilder(marker), lines)
-    found, listings = _places(root)
-    reader = _HtmlReader(context, dialects, found | targets, lines, runs, listings=listings)
+    found, labels = _places(root)
+    reader = _HtmlReader(context, dialects, found | targets, lines, runs, labels=labels)
     blocks = reader.blocks(root.children, depth=depth)
     reader.note_split_tokens(lines)
     for index, run in enumerate(runs):
@@ -501,12 +505,12 @@ def _check_raw_nesting(html: str, context: ReadContext) -> None:
 
 
 def _places(root: _Element) -> tuple[frozenset[str], dict[str, str]]:
-    """The ids the document's own links lead to (``href="#fn1"`` → ``fn1``), and its labelled
-    listings (id → label: :func:`_listing_parts`), iteratively. A link read as a reference to
-    a listing (:func:`_listing_reference`) leads to no id: the listing is numbered and the
-    reference leads to its number's anchor."""
+    """The ids the document's own links lead to (``href="#fn1"`` → ``fn1``), and the elements
+    their ids label (id → label: :func:`_labelled`), iteratively. A link read as a reference
+    to one (:func:`_reference`) leads to no id: the element is numbered and the reference
+    leads to its number's anchor."""
     links: list[_Element] = []
-    listings: dict[str, str] = {}
+    labels: dict[str, str] = {}
     pending: list[_Element | str] = [root]
     while pending:
         current = pending.pop()
@@ -514,44 +518,113 @@ def _places(root: _Element) -> tuple[frozenset[str], dict[str, str]]:
             continue
         if current.tag == "a":
             links.append(current)
-        elif current.tag in ("div", "figure") and (
-            label := listing_label(ident := current.attrs.get("id", ""))
-        ) and _listing_parts(current) is not None:
-            listings.setdefault(ident, label)
+        elif current.tag in _LABELLED_TAGS and (found := _labelled(current)) is not None:
+            labels.setdefault(*found)
         pending.extend(current.children)
     targets = {
         target for link in links if (target := link_target(link.attrs.get("href", "")))
-        and _listing_reference(link, listings) is None
+        and _reference(link, labels) is None
     }
-    return frozenset(targets), listings
+    return frozenset(targets), labels
 
 
-def _listing_reference(link: _Element, listings: Mapping[str, str]) -> CrossRef | None:
-    """The reference an ``<a>`` to a labelled listing is (:func:`link_reference`: its words
+def _reference(link: _Element, labels: Mapping[str, str]) -> CrossRef | None:
+    """The reference an ``<a>`` to a labelled element is (:func:`link_reference`: its words
     end in a number), else None."""
-    label = listings.get(link_target(link.attrs.get("href", ""))) if listings else None
+    label = labels.get(link_target(link.attrs.get("href", ""))) if labels else None
     return link_reference(label, _shown_text(link)) if label else None
+
+
+#: The elements an id may label (:func:`_labelled`).
+_LABELLED_TAGS = frozenset({"div", "figure", "table", "span"})
+
+
+def _labelled(element: _Element) -> tuple[str, str] | None:
+    """The id and label of an element pandoc-crossref numbered, as its id (else its content's:
+    pandoc 2 put a figure's on its image) names it: a listing (:func:`_listing_parts`), a
+    figure (:func:`_figure_parts`), a table (``<table id="tbl:a">``, or pandoc 3's ``<div
+    id="tbl:a">`` around it), a displayed formula (``<span id="eq:a">`` around its TeX:
+    :func:`_formula_of`); None for any other element, and for one whose id is no label of its
+    kind."""
+    ident = element.attrs.get("id", "")
+    tag = element.tag
+    if tag in ("div", "figure") and (listing := _listing_parts(element)) is not None:
+        return _with_label(ident, "lst") or _with_label(listing[1].attrs.get("id", ""), "lst")
+    if tag in ("div", "figure") and (figure := _figure_parts(element)) is not None:
+        return _with_label(ident, "fig") or _with_label(figure[1].attrs.get("id", ""), "fig")
+    if tag == "table" or (tag == "div" and _wrapped_table(element) is not None):
+        return _with_label(ident, "tbl")
+    if tag == "span" and element_label(ident, "eq") and _formula_of(element) is not None:
+        return _with_label(ident, "eq")
+    return None
+
+
+def _with_label(ident: str, kind: CrossRefKind) -> tuple[str, str] | None:
+    """``ident`` and the label it gives an element of ``kind``, or None."""
+    label = element_label(ident, kind)
+    return (ident, label) if label else None
 
 
 def _listing_parts(element: _Element) -> tuple[_Element | None, _Element] | None:
     """The caption (None: none) and the ``<pre>`` of a code listing, as pandoc and
-    pandoc-crossref write one, or None for any other element: a ``<figure>`` of the code and
-    ``<figcaption>`` (the first captions it; citerender's ``figure.listing`` too), or a
-    ``<div>`` whose id labels a listing (``id="lst:code"``, pandoc-crossref's ``div.listing``)
-    of the code and at most one ``<p>``, before or after it. The code is a ``<pre>`` or a
-    ``<div>`` holding one alone (pandoc's ``div.sourceCode``)."""
-    if element.tag == "div" and not listing_label(element.attrs.get("id", "")):
+    pandoc-crossref write one (:func:`_captioned`; a ``<div>`` is pandoc-crossref's
+    ``div.listing``). The code is a ``<pre>`` or a ``<div>`` holding one alone (pandoc's
+    ``div.sourceCode``)."""
+    return _captioned(element, _code_of, "lst")
+
+
+def _figure_parts(element: _Element) -> tuple[_Element | None, _Element] | None:
+    """The caption (None: none) and the ``<img>`` of a figure of one image
+    (:func:`_captioned`; a ``<div>`` is pandoc 2's ``div.figure``, its caption a
+    ``p.caption``)."""
+    return _captioned(element, _image_of, "fig")
+
+
+def _captioned(
+    element: _Element, content: Callable[[_Element], _Element | None], kind: CrossRefKind
+) -> tuple[_Element | None, _Element] | None:
+    """The caption (None: none) and content of a captioned element, or None for any other:
+    a ``<figure>`` of the content and ``<figcaption>`` (the first captions it), or a ``<div>``
+    labelled ``kind`` by its id or its content's of the content and at most one ``<p>``,
+    before or after it. ``content``: the content an element is (None: no such content)."""
+    parts = [c for c in element.children if isinstance(c, _Element)]
+    if element.tag == "div" and not any(
+        element_label(node.attrs.get("id", ""), kind) for node in (element, *parts)
+    ):  # the usual division, its children not looked at further
         return None
     if _holds_text(element):
         return None
     caption_tag = "figcaption" if element.tag == "figure" else "p"
-    parts = [c for c in element.children if isinstance(c, _Element)]
     captions = [c for c in parts if c.tag == caption_tag]
     shown = [c for c in parts if c.tag != caption_tag]
-    code = _code_of(shown[0]) if len(shown) == 1 else None
-    if code is None or (element.tag == "div" and len(captions) > 1):
+    found = content(shown[0]) if len(shown) == 1 else None
+    if found is None:
         return None
-    return (captions[0] if captions else None), code
+    if element.tag == "div" and (len(captions) > 1 or not (
+        element_label(element.attrs.get("id", ""), kind)
+        or element_label(found.attrs.get("id", ""), kind)
+    )):
+        return None
+    return (captions[0] if captions else None), found
+
+
+def _image_of(element: _Element) -> _Element | None:
+    """``element`` when it is an ``<img>``, else None."""
+    return element if element.tag == "img" else None
+
+
+def _wrapped_table(element: _Element) -> _Element | None:
+    """The ``<table>`` a ``<div>`` holds alone (pandoc 3's wrapper of a labelled table)."""
+    inner = [c for c in element.children if isinstance(c, _Element)]
+    if len(inner) == 1 and inner[0].tag == "table" and not _holds_text(element):
+        return inner[0]
+    return None
+
+
+def _formula_of(element: _Element) -> str | None:
+    """The TeX of the displayed formula an element holds, as pandoc writes one for MathJax
+    (:func:`displayed_formula`), else None."""
+    return displayed_formula(_text_of(element))
 
 
 def _code_of(element: _Element) -> _Element | None:
@@ -634,10 +707,10 @@ class _HtmlReader:
         runs: Sequence[Sequence[Block]] = (),
         *,
         own: bool = False,
-        listings: Mapping[str, str] | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> None:
         self.context = context
-        self.listings = listings or {}  # the labelled listings' ids and labels (_places)
+        self.labels = labels or {}  # the ids that label elements, and their labels (_places)
         self.own = own  # a page citerender wrote, its classes kept (see the module's doc)
         self.numbered: dict[CrossRefKind, int] = {"fig": 0, "tbl": 0, "lst": 0}  # on such a page
         self.title_block: _ShownTitleBlock | None = None  # on such a page
@@ -835,8 +908,12 @@ class _HtmlReader:
             return [self.table(element, depth=depth)]
         if tag in ("figure", "div") and (listing := _listing_parts(element)) is not None:
             return [self.listing(element, *listing, depth=depth)]
-        if tag == "figure":
-            return self.figure(element, depth=depth)
+        if tag in ("figure", "div") and (figure := _figure_parts(element)) is not None:
+            return [self.figure(element, *figure, depth=depth)]
+        if tag == "div" and (table := _wrapped_table(element)) is not None and (
+            label := self.given_label(element)
+        ):
+            return [self.table(table, depth=depth, label=label)]
         return self.blocks(element.children, depth=depth + 1)
 
     def list_(self, element: _Element, *, depth: int) -> list[Block]:
@@ -926,10 +1003,13 @@ class _HtmlReader:
         text = text[1:] if text.startswith("\n") else text
         return CodeBlock(text[:-1] if text.endswith("\n") else text, language)
 
-    def table(self, element: _Element, *, depth: int) -> Table:
+    def table(self, element: _Element, *, depth: int, label: str = "") -> Table:
+        """A table; ``label``: the one its wrapper's id gives it (pandoc 3's ``<div
+        id="tbl:a">``), else its own id's (:meth:`captioned`)."""
         rows: list[tuple[list[TableCell], list[Alignment], bool]] = []
         caption: tuple[Inline, ...] = ()
-        label = ""
+        given = label or self.given_label(element)
+        label = given
         width = 0
         spans: dict[int, int] = {}  # column → rows below that a cell above still covers
         columns = _widest_row(element)
@@ -939,8 +1019,7 @@ class _HtmlReader:
             if not isinstance(node, _Element):
                 continue
             if node.tag == "caption":
-                label = self.numbered_label("tbl", node)
-                caption = self.inlines(node, depth=depth)
+                caption, label = self.captioned(node, "tbl", given, depth=depth)
             elif node.tag in ("thead", "tbody", "tfoot"):
                 pending[:0] = node.children
             elif node.tag == "tr":
@@ -1006,29 +1085,45 @@ class _HtmlReader:
         spans.update(below)
         return cells, aligns, all_th and real
 
-    def figure(self, element: _Element, *, depth: int) -> list[Block]:
-        """A figure of one image with its caption (the first ``<figcaption>``, above or
-        below); any other figure's content as blocks (a listing's: :meth:`listing`)."""
-        parts = [c for c in element.children if isinstance(c, _Element)]
-        captions = [c for c in parts if c.tag == "figcaption"]
-        shown = [c for c in parts if c.tag != "figcaption"]
-        if len(shown) != 1 or shown[0].tag != "img" or _holds_text(element):
-            return self.blocks(element.children, depth=depth + 1)
-        label = self.numbered_label("fig", captions[0] if captions else None)
-        caption = self.inlines(captions[0], depth=depth) if captions else ()
-        return [Figure(self.image(shown[0]), caption, label)]
+    def figure(
+        self, element: _Element, caption: _Element | None, picture: _Element, *, depth: int
+    ) -> Figure:
+        """A figure of one image (:func:`_figure_parts`) with its caption; labelled as
+        :meth:`captioned` says, the image's alt text without the number pandoc-crossref led it
+        with too (pandoc 2 wrote the caption there)."""
+        shown, label = self.captioned(caption, "fig", self.given_label(element), depth=depth)
+        image = self.image(picture)
+        if (anchor := self.anchor(picture)) is not None:  # pandoc 2 put the id on the image
+            shown = (anchor, *shown)
+        if label and not self.own:
+            image = replace(image, alt=without_text_lead(image.alt, "fig"))
+        return Figure(image, shown, label)
 
     def listing(
         self, element: _Element, caption: _Element | None, code: _Element, *, depth: int
     ) -> CodeBlock:
-        """A code listing (:func:`_listing_parts`) with its caption: on a page citerender
-        wrote, numbered as its caption is; else labelled by its id (``lst:code``), its
-        caption without the number its writer led it with, which the pass gives again."""
-        label = self.numbered_label("lst", caption) if element.tag == "figure" else ""
-        shown = self.inlines(caption, depth=depth) if caption is not None else ()
-        if not label and (label := self.listings.get(element.attrs.get("id", ""), "")):
-            shown = without_caption_lead(shown, "lst")
+        """A code listing (:func:`_listing_parts`) with its caption, labelled as
+        :meth:`captioned` says."""
+        shown, label = self.captioned(caption, "lst", self.given_label(element), depth=depth)
         return replace(self.code_block(code), caption=shown, label=label)
+
+    def captioned(
+        self, caption: _Element | None, kind: CrossRefKind, given: str, *, depth: int
+    ) -> tuple[tuple[Inline, ...], str]:
+        """The caption and label of a figure, table or listing: on a page citerender wrote,
+        numbered as its caption is (:meth:`numbered_label`); else the label its id gives it
+        (``given``: :func:`_labelled`), its caption without the number its writer led it with
+        ("Figure 1: …"), which the pass gives again."""
+        label = self.numbered_label(kind, caption)
+        shown = self.inlines(caption, depth=depth) if caption is not None else ()
+        if label or not given:
+            return shown, label
+        return without_caption_lead(shown, kind), given
+
+    def given_label(self, element: _Element) -> str:
+        """The label ``element``'s id gives it (:func:`_labelled`), "" when none does."""
+        found = _labelled(element)
+        return found[1] if found else ""
 
     # ------------------------------------------------ inlines
 
@@ -1067,6 +1162,10 @@ class _HtmlReader:
         elif tag == "img":
             out.add(self.image(node))
             self._after_space = False
+        elif tag == "span" and (label := self.given_label(node)):  # pandoc-crossref's formula
+            self.context.count_formula()
+            out.add(Math(_formula_of(node) or "", display=True, label=label))
+            self._after_space = False
         elif tag in CODE_ELEMENTS:
             out.add(Code(_text_of(node)))
             self._after_space = False
@@ -1098,8 +1197,8 @@ class _HtmlReader:
             self.inline_children(node, out, depth=depth)
             out.text("\u201d")
             self._after_space = False
-        elif tag == "a" and (reference := _listing_reference(node, self.listings)):
-            out.add(reference)  # numbered by the pass, as the listing it leads to is
+        elif tag == "a" and (reference := _reference(node, self.labels)):
+            out.add(reference)  # numbered by the pass, as the element it leads to is
             self._after_space = False
         elif tag == "a":
             inner = InlineBuilder()
