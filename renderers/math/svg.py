@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape
 
 from renderers.diagnostics import Code, Diagnostic, report
 from renderers.math.arrows import ArrowSize, stretched_arrows
-from renderers.math.atoms import tex_atoms
+from renderers.math.atoms import LISTS, tex_atoms
 from renderers.math.mathml import mathml_markup, node_markup
 from renderers.math.spans import drawable
 from renderers.math.tex import MATHML_NS, Formula, MathNode, shown_tex
@@ -174,11 +174,19 @@ def _drawn_tree(formula: Formula) -> Formula:
 #: ``array``, ``eqnarray``): TeX's ``2\arraycolsep``, 10 pt at 10 pt; ziamath's own is 0.3 of
 #: its em (0.4 em). ``cases``, the ``aligned`` family and ``smallmatrix`` come with theirs.
 ARRAY_GAP = "1em"
+#: The space TeX leaves outside an ``array``'s outer columns (``\arraycolsep``, 5 pt at
+#: 10 pt), which amsmath's matrices take back (``\hskip -\arraycolsep``).
+ARRAY_MARGIN = "0.5em"
 
 
 def table_gaps(node: MathNode) -> MathNode:
-    """``node`` with :data:`ARRAY_GAP` between the columns of each table that sets no gap."""
-    children = tuple(table_gaps(child) for child in node.children)
+    """``node`` with :data:`ARRAY_GAP` between the columns of each table that sets no gap, and
+    :data:`ARRAY_MARGIN` outside each ``array`` (:func:`_margin`), in its row."""
+    spaced = (_with_margins(table_gaps(child), _margin(child)) for child in node.children)
+    if node.tag in LISTS:
+        children = tuple(part for parts in spaced for part in parts)
+    else:
+        children = tuple(_in_row(parts) for parts in spaced)
     attrs = node.attrs
     if node.tag == "mtable" and not node.attr("columnspacing").strip():
         attrs = (*(attr for attr in attrs if attr[0] != "columnspacing"),
@@ -186,6 +194,45 @@ def table_gaps(node: MathNode) -> MathNode:
     if attrs == node.attrs and children == node.children:
         return node
     return MathNode(node.tag, attrs, children, node.text)
+
+
+def _with_margins(node: MathNode, margin: str | None) -> tuple[MathNode, ...]:
+    """``node`` with the space ``margin`` on each side (:func:`_margin`), or alone."""
+    if margin is None:
+        return (node,)
+    space = MathNode("mspace", (("width", margin),))
+    return (space, node, space) if margin != "0em" else (space, node)
+
+
+def _margin(node: MathNode) -> str | None:
+    """The space outside a table that ziamath would otherwise decide: latex2mathml writes an
+    ``array``'s column alignments on its cells and nothing on a matrix's, and ziamath sets
+    0.3 of its em beside a bracket around a table whose first cell has one (TeX: 0.5 em
+    beside anything, :data:`ARRAY_MARGIN`). The tables an environment is rewritten to
+    (``eqnarray``, ``gather``, ``multline``: an ``array`` of display-style cells) and those
+    with a gap of their own (``cases``, ``aligned``) have none in TeX; a space of no width
+    before them keeps ziamath's off. None: a table ziamath adds nothing to, or not a table."""
+    rows = node.children if node.tag == "mtable" else ()
+    cells = [cell for row in rows for cell in row.children]
+    if not cells or not cells[0].attr("columnalign"):
+        return None
+    if node.attr("columnspacing").strip() or all(map(_display_style, cells)):
+        return "0em"
+    return ARRAY_MARGIN
+
+
+def _display_style(cell: MathNode) -> bool:
+    """Whether the cell's content is set in display style, as an environment rewritten to an
+    ``array`` sets it (:mod:`renderers.math.normalise`)."""
+    while cell.tag in ("mtd", "mrow") and len(cell.children) == 1:
+        cell = cell.children[0]
+    return cell.tag == "mstyle" and cell.attr("displaystyle") == "true"
+
+
+def _in_row(parts: tuple[MathNode, ...]) -> MathNode:
+    """One node for ``parts``: itself, or a row of them where the element holding it takes a
+    fixed number of children (a fraction's part, a script)."""
+    return parts[0] if len(parts) == 1 else MathNode("mrow", (), parts)
 
 
 @lru_cache(maxsize=64)
