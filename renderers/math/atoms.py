@@ -58,8 +58,9 @@ _BARS = frozenset("|‖")
 _NO_LEFT_OPERAND = frozenset({Atom.BIN, Atom.OP, Atom.REL, Atom.OPEN, Atom.PUNCT})
 #: Before these (or last in its list) a binary operator is an ordinary symbol (rule 6).
 _NO_RIGHT_OPERAND = frozenset({Atom.REL, Atom.CLOSE, Atom.PUNCT})
-#: TeX's thin space between these and a large operator or function name (TeXbook, Chapter 18).
-_THIN_BEFORE_OP = frozenset({Atom.ORD, Atom.OP, Atom.CLOSE})
+#: TeX's thin space between these and a large operator or function name (TeXbook, Chapter 18);
+#: between two, the first sets it (a large operator's is in ziamath's dictionary).
+_THIN_BEFORE_OP = frozenset({Atom.ORD, Atom.CLOSE})
 _THIN_AFTER_OP = frozenset({Atom.ORD, Atom.OP})
 _THIN = "thinmathspace"
 #: TeX's thick space between these and a relation (none beside a bracket, punctuation or
@@ -238,8 +239,10 @@ def _atom_class(node: MathNode, previous: Atom | None) -> Atom:
 
 def _function_name(text: str) -> bool:
     """A name set upright as an operator (``\\sin``, ``\\operatorname{sgn}``): latex2mathml
-    writes its letters as one ``mi`` or ``mo`` (and ``\\mathrm{ab}`` a letter each)."""
-    return len(text) > 1 and text.isalpha()
+    writes its letters as one ``mi`` or ``mo`` (and ``\\mathrm{ab}`` a letter each), with a
+    space between the words of ``\\limsup`` and ``\\operatorname{arg\\,max}``."""
+    letters = "".join(text.split())
+    return len(letters) > 1 and letters.isalpha()
 
 
 def _is_arrow(char: str) -> bool:

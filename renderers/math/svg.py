@@ -163,8 +163,11 @@ def _drawn_tree(formula: Formula) -> Formula:
     (:func:`~renderers.math.spans.drawable`), operators spaced by TeX's classes
     (:func:`~renderers.math.atoms.tex_atoms`), arrows stretched to their text
     (:func:`~renderers.math.arrows.stretched_arrows`), tables' gaps as TeX's
-    (:func:`table_gaps`), lengths in ziamath's em (:func:`ziamath_lengths`)."""
-    shown = drawable(formula)
+    (:func:`table_gaps`) with an ``array``'s space outside it (:func:`table_margins`), lengths
+    in ziamath's em (:func:`ziamath_lengths`)."""
+    margined = table_margins(formula.root)
+    shown = drawable(formula if margined is formula.root
+                     else dataclasses.replace(formula, root=margined))
     spaced = stretched_arrows(tex_atoms(shown.root), arrow_size, _width)
     root = ziamath_lengths(table_gaps(spaced))
     return shown if root is shown.root else dataclasses.replace(shown, root=root)
@@ -180,13 +183,8 @@ ARRAY_MARGIN = "0.5em"
 
 
 def table_gaps(node: MathNode) -> MathNode:
-    """``node`` with :data:`ARRAY_GAP` between the columns of each table that sets no gap, and
-    :data:`ARRAY_MARGIN` outside each ``array`` (:func:`_margin`), in its row."""
-    spaced = (_with_margins(table_gaps(child), _margin(child)) for child in node.children)
-    if node.tag in LISTS:
-        children = tuple(part for parts in spaced for part in parts)
-    else:
-        children = tuple(_in_row(parts) for parts in spaced)
+    """``node`` with :data:`ARRAY_GAP` between the columns of each table that sets no gap."""
+    children = tuple(table_gaps(child) for child in node.children)
     attrs = node.attrs
     if node.tag == "mtable" and not node.attr("columnspacing").strip():
         attrs = (*(attr for attr in attrs if attr[0] != "columnspacing"),
@@ -194,6 +192,20 @@ def table_gaps(node: MathNode) -> MathNode:
     if attrs == node.attrs and children == node.children:
         return node
     return MathNode(node.tag, attrs, children, node.text)
+
+
+def table_margins(node: MathNode) -> MathNode:
+    """``node`` with :data:`ARRAY_MARGIN` outside each ``array`` (:func:`_margin`), in its row;
+    taken from the checked tree, before the drawing adds tables of its own
+    (:func:`~renderers.math.spans.drawable`)."""
+    spaced = (_with_margins(table_margins(child), _margin(child)) for child in node.children)
+    if node.tag in LISTS:
+        children = tuple(part for parts in spaced for part in parts)
+    else:
+        children = tuple(_in_row(parts) for parts in spaced)
+    if children == node.children:
+        return node
+    return MathNode(node.tag, node.attrs, children, node.text)
 
 
 def _with_margins(node: MathNode, margin: str | None) -> tuple[MathNode, ...]:
