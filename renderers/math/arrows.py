@@ -12,7 +12,6 @@ arrow sits where it sits in a row, and the texts over and under that.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,8 +39,9 @@ STRETCHABLE = {"⟶": "→", "⟵": "←", "⟷": "↔", "⟹": "⇒", "⟸": "�
 #: The long arrow of each short one: the least width of an arrow carrying text (mhchem's
 #: arrows are long; amsmath's ``\\xrightarrow{a}`` about as long), and Office Math's arrow.
 LONG_ARROWS = {short: long for long, short in STRETCHABLE.items()}
-#: A length of no width (``0``, ``0em``).
-_ZERO = re.compile(r"^[+-]?0*\.?0*(?:em|mu)?$")
+#: A space of no width, as mhchem's arrow (``0``) and :mod:`renderers.math.atoms` (``0em``)
+#: write it.
+_NO_SPACE = frozenset({"0", "0em"})
 #: Room (em) the arrow leaves beyond its longest text, about what ``\\xrightarrow`` leaves.
 PAD = 0.6
 #: A relation's space (TeX's ``\\;``), beside an operator arrow that has no spaces of its own.
@@ -216,6 +216,6 @@ def _drawn(found: LabelledArrow, measure: Measure, text_width: TextWidth) -> Mat
         below_top = height + size.top
     assert base is not None
     drawn = _over_under(base, found.above, found.below)
-    left, right = (() if _ZERO.match(space) else (MathNode("mspace", (("width", space),)),)
+    left, right = (() if space in _NO_SPACE else (MathNode("mspace", (("width", space),)),)
                    for space in found.spaces)
     return MathNode("mrow", (), (*left, drawn, *right)) if left or right else drawn

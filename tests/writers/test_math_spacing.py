@@ -140,6 +140,8 @@ ATOM_SPACES = {
     r"a\twoheadrightarrow b": (r"a{\twoheadrightarrow}b", 10 / 18),
     r"\xrightarrow{f} b": (r"{\xrightarrow{f}} b", 5 / 18),
     r"a\xrightarrow{f}\xrightarrow{g}b": (r"a{\xrightarrow{f}}{\xrightarrow{g}}b", 10 / 18),
+    # mhchem writes its arrow between \; spaces of its own, and marks one with text unspaced
+    r"\ce{A ->[x] B}": (r"\mathrm{A}{\overset{\mathrm{x}}{\longrightarrow}}\mathrm{B}", 10 / 18),
     r"a\displaystyle -b": ("a{-}b", 8 / 18),
     r"a\color{red}-b": ("a{-}b", 8 / 18),
     r"a{\displaystyle -b}": ("a{-}b", 0),
