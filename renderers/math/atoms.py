@@ -99,7 +99,7 @@ def tex_atoms(node: MathNode, *, continued: bool = False) -> MathNode:
         children = _spaced_list(children)
     elif not is_list:  # each child is a list of its own, but an embellished operator's
         children = children[:skip] + tuple(
-            node for child in children[skip:] for node in _spaced_list((child,)))
+            part for child in children[skip:] for part in _spaced_list((child,)))
     if children == node.children:
         return node
     return MathNode(node.tag, node.attrs, children, node.text)
