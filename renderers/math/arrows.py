@@ -39,11 +39,13 @@ STRETCHABLE = {"⟶": "→", "⟵": "←", "⟷": "↔", "⟹": "⇒", "⟸": "�
 #: The long arrow of each short one: the least width of an arrow carrying text (mhchem's
 #: arrows are long; amsmath's ``\\xrightarrow{a}`` about as long), and Office Math's arrow.
 LONG_ARROWS = {short: long for long, short in STRETCHABLE.items()}
+#: A space of no width, as mhchem's arrow (``0``) and :mod:`renderers.math.atoms` (``0em``)
+#: write it.
+_NO_SPACE = frozenset({"0", "0em"})
 #: Room (em) the arrow leaves beyond its longest text, about what ``\\xrightarrow`` leaves.
 PAD = 0.6
-#: A relation's space on each side (TeX's ``\\;``), which an operator arrow had in the row.
-RELATION_SPACE = MathNode("mspace", (("width", "0.278em"),))
-
+#: A relation's space (TeX's ``\\;``), beside an operator arrow that has no spaces of its own.
+RELATION_SPACE = "0.278em"
 
 
 @dataclass(frozen=True)
@@ -67,12 +69,16 @@ TextWidth = Callable[[MathNode], float]
 @dataclass(frozen=True)
 class LabelledArrow:
     """An arrow character with the text set over and under it (either may be None); an
-    ``operator`` arrow (``mo``) takes a relation's spaces, mhchem's (``mi``) has its own."""
+    ``operator`` arrow (``mo``) takes a relation's spaces, mhchem's (``mi``) has its own.
+    ``spaces`` (left, right) are those the drawing sets beside it: the arrow's own, which the
+    drawing's TeX classes wrote (:mod:`renderers.math.atoms`: none at the end of its list or
+    beside another relation), else a relation's for an operator, none for mhchem's."""
 
     arrow: str
     above: MathNode | None
     below: MathNode | None
     operator: bool
+    spaces: tuple[str, str]
 
 
 def labelled_arrow(node: MathNode) -> LabelledArrow | None:
@@ -90,8 +96,10 @@ def labelled_arrow(node: MathNode) -> LabelledArrow | None:
     above, below = _label(above), _label(below)
     if above is None and below is None:
         return None
-    spaced = arrow.tag == "mo" and arrow.attr("lspace") != "0"
-    return LabelledArrow(arrow.text, above, below, spaced)
+    operator = arrow.tag == "mo" and arrow.attr("lspace") != "0"
+    default = RELATION_SPACE if operator else "0"
+    spaces = (arrow.attr("lspace").strip() or default, arrow.attr("rspace").strip() or default)
+    return LabelledArrow(arrow.text, above, below, operator, spaces)
 
 
 def marked_up_arrows(node: MathNode) -> MathNode:
@@ -208,6 +216,6 @@ def _drawn(found: LabelledArrow, measure: Measure, text_width: TextWidth) -> Mat
         below_top = height + size.top
     assert base is not None
     drawn = _over_under(base, found.above, found.below)
-    if not found.operator:
-        return drawn
-    return MathNode("mrow", (), (RELATION_SPACE, drawn, RELATION_SPACE))
+    left, right = (() if space in _NO_SPACE else (MathNode("mspace", (("width", space),)),)
+                   for space in found.spaces)
+    return MathNode("mrow", (), (*left, drawn, *right)) if left or right else drawn

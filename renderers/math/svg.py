@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape
 
 from renderers.diagnostics import Code, Diagnostic, report
 from renderers.math.arrows import ArrowSize, stretched_arrows
-from renderers.math.atoms import tex_atoms
+from renderers.math.atoms import LISTS, tex_atoms
 from renderers.math.mathml import mathml_markup, node_markup
 from renderers.math.spans import drawable
 from renderers.math.tex import MATHML_NS, Formula, MathNode, shown_tex
@@ -163,8 +163,11 @@ def _drawn_tree(formula: Formula) -> Formula:
     (:func:`~renderers.math.spans.drawable`), operators spaced by TeX's classes
     (:func:`~renderers.math.atoms.tex_atoms`), arrows stretched to their text
     (:func:`~renderers.math.arrows.stretched_arrows`), tables' gaps as TeX's
-    (:func:`table_gaps`), lengths in ziamath's em (:func:`ziamath_lengths`)."""
-    shown = drawable(formula)
+    (:func:`table_gaps`) with an ``array``'s space outside it (:func:`table_margins`), lengths
+    in ziamath's em (:func:`ziamath_lengths`)."""
+    margined = table_margins(formula.root)
+    shown = drawable(formula if margined is formula.root
+                     else dataclasses.replace(formula, root=margined))
     spaced = stretched_arrows(tex_atoms(shown.root), arrow_size, _width)
     root = ziamath_lengths(table_gaps(spaced))
     return shown if root is shown.root else dataclasses.replace(shown, root=root)
@@ -174,6 +177,9 @@ def _drawn_tree(formula: Formula) -> Formula:
 #: ``array``, ``eqnarray``): TeX's ``2\arraycolsep``, 10 pt at 10 pt; ziamath's own is 0.3 of
 #: its em (0.4 em). ``cases``, the ``aligned`` family and ``smallmatrix`` come with theirs.
 ARRAY_GAP = "1em"
+#: The space TeX leaves outside an ``array``'s outer columns (``\arraycolsep``, 5 pt at
+#: 10 pt), which amsmath's matrices take back (``\hskip -\arraycolsep``).
+ARRAY_MARGIN = "0.5em"
 
 
 def table_gaps(node: MathNode) -> MathNode:
@@ -186,6 +192,59 @@ def table_gaps(node: MathNode) -> MathNode:
     if attrs == node.attrs and children == node.children:
         return node
     return MathNode(node.tag, attrs, children, node.text)
+
+
+def table_margins(node: MathNode) -> MathNode:
+    """``node`` with :data:`ARRAY_MARGIN` outside each ``array`` (:func:`_margin`), in its row;
+    taken from the checked tree, before the drawing adds tables of its own
+    (:func:`~renderers.math.spans.drawable`)."""
+    spaced = (_with_margins(table_margins(child), _margin(child)) for child in node.children)
+    if node.tag in LISTS:
+        children = tuple(part for parts in spaced for part in parts)
+    else:
+        children = tuple(_in_row(parts) for parts in spaced)
+    if children == node.children:
+        return node
+    return MathNode(node.tag, node.attrs, children, node.text)
+
+
+def _with_margins(node: MathNode, margin: str | None) -> tuple[MathNode, ...]:
+    """``node`` with the space ``margin`` on each side (:func:`_margin`), or alone."""
+    if margin is None:
+        return (node,)
+    space = MathNode("mspace", (("width", margin),))
+    return (space, node, space) if margin != "0em" else (space, node)
+
+
+def _margin(node: MathNode) -> str | None:
+    """The space outside a table that ziamath would otherwise decide: latex2mathml writes an
+    ``array``'s column alignments on its cells and nothing on a matrix's, and ziamath sets
+    0.3 of its em beside a bracket around a table whose first cell has one (TeX: 0.5 em
+    beside anything, :data:`ARRAY_MARGIN`). The tables an environment is rewritten to
+    (``eqnarray``, ``gather``, ``multline``: an ``array`` of display-style cells) and those
+    with a gap of their own (``cases``, ``aligned``) have none in TeX; a space of no width
+    before them keeps ziamath's off. None: a table ziamath adds nothing to, or not a table."""
+    rows = node.children if node.tag == "mtable" else ()
+    cells = [cell for row in rows for cell in row.children]
+    if not cells or not cells[0].attr("columnalign"):
+        return None
+    if node.attr("columnspacing").strip() or all(map(_display_style, cells)):
+        return "0em"
+    return ARRAY_MARGIN
+
+
+def _display_style(cell: MathNode) -> bool:
+    """Whether the cell's content is set in display style, as an environment rewritten to an
+    ``array`` sets it (:mod:`renderers.math.normalise`)."""
+    while cell.tag in ("mtd", "mrow") and len(cell.children) == 1:
+        cell = cell.children[0]
+    return cell.tag == "mstyle" and cell.attr("displaystyle") == "true"
+
+
+def _in_row(parts: tuple[MathNode, ...]) -> MathNode:
+    """One node for ``parts``: itself, or a row of them where the element holding it takes a
+    fixed number of children (a fraction's part, a script)."""
+    return parts[0] if len(parts) == 1 else MathNode("mrow", (), parts)
 
 
 @lru_cache(maxsize=64)

@@ -1,8 +1,9 @@
 """TeX's spaces in the formulas' pictures (PDF, PNG, slides) are as wide as TeX sets them:
 ziamath reads an ``em`` on a space as 4/3 of the em its glyphs are drawn in, which the drawing
 corrects (``renderers.math.svg.ziamath_lengths``), as it does a table's gaps and a delimiter's
-size; operators are spaced by their neighbours' TeX classes (``renderers.math.atoms``), and a
-table with no gap of its own takes TeX's (``renderers.math.svg.table_gaps``)."""
+size; operators and relations are spaced by their neighbours' TeX classes
+(``renderers.math.atoms``), and a table with no gap of its own takes TeX's, an ``array`` TeX's
+space outside it too (``renderers.math.svg.table_gaps``)."""
 
 from __future__ import annotations
 
@@ -95,7 +96,10 @@ def test_an_operator_is_spaced_as_in_tex(operator: str, em: float) -> None:
 #: its unspaced reference (an operator braced is an ordinary symbol) and TeX's extra width in
 #: em: a sign with no left operand (first, or after a relation, opening bracket, binary
 #: operator, large operator or punctuation) or no right one takes no space (TeXbook, Appendix
-#: G, rules 5 and 6); punctuation 3/18 em after it; a binary operator 4/18 em a side.
+#: G, rules 5 and 6); punctuation 3/18 em after it; a binary operator 4/18 em a side; a
+#: relation 5/18 em beside an operand and none beside another relation (``:=``), arrows
+#: ziamath does not know and those with text over them too; a function name 3/18 em after its
+#: scripts; a change of style is no atom (``a\displaystyle -b`` keeps a binary minus).
 ATOM_SPACES = {
     "-a": ("{-}a", 0),
     "x=-a": ("x{=}{-}a", 10 / 18),
@@ -121,6 +125,26 @@ ATOM_SPACES = {
     r"n\log n": (r"n{\log}n", 6 / 18),
     r"x=\sin y": (r"x{=}{\sin}y", 13 / 18),
     r"\max(a)": (r"{\max}(a)", 0),
+    r"\sin^2 x": (r"{\sin^2}{x}", 3 / 18),
+    r"\lim_{n} a": (r"{\lim_{n}}{a}", 3 / 18),
+    r"\limsup_{n} a": (r"{\limsup_{n}}{a}", 3 / 18),
+    r"\arg\max x": (r"{\arg}{\max}x", 6 / 18),
+    r"\sum\sin x": (r"{\sum}{\sin}x", 6 / 18),
+    "a:=b": ("a{:}{=}b", 10 / 18),
+    r"a\le\ge b": (r"a{\le}{\ge}b", 10 / 18),
+    r"a=\!=b": (r"a{=}\!{=}b", 10 / 18),
+    r"a\hookrightarrow b": (r"a{\hookrightarrow}b", 10 / 18),
+    r"a\longmapsto b": (r"a{\longmapsto}b", 10 / 18),
+    r"a\leadsto b": (r"a{\leadsto}b", 10 / 18),
+    r"a\longrightarrow b": (r"a{\longrightarrow}b", 10 / 18),
+    r"a\twoheadrightarrow b": (r"a{\twoheadrightarrow}b", 10 / 18),
+    r"\xrightarrow{f} b": (r"{\xrightarrow{f}} b", 5 / 18),
+    r"a\xrightarrow{f}\xrightarrow{g}b": (r"a{\xrightarrow{f}}{\xrightarrow{g}}b", 10 / 18),
+    # mhchem writes its arrow between \; spaces of its own, and marks one with text unspaced
+    r"\ce{A ->[x] B}": (r"\mathrm{A}{\overset{\mathrm{x}}{\longrightarrow}}\mathrm{B}", 10 / 18),
+    r"a\displaystyle -b": ("a{-}b", 8 / 18),
+    r"a\color{red}-b": ("a{-}b", 8 / 18),
+    r"a{\displaystyle -b}": ("a{-}b", 0),
 }
 
 
@@ -153,6 +177,29 @@ def test_a_tables_columns_are_as_far_apart_as_in_tex(apart: str, together: str,
     # ziamath sizes a column by its ink, so the letters' side bearings count differently
     # apart and together: 1/20 em (4 px); ziamath's own gaps were 0.4 em and 0.75 em short
     assert abs(drawn - em * EM_PX) <= 0.05 * EM_PX, (apart, drawn / EM_PX, em)
+
+
+#: Tables beside something else and the same table as a matrix, with the space TeX adds
+#: outside them in em: ``array``'s ``\arraycolsep`` on each side (brackets or not), none for
+#: amsmath's matrices and ``cases`` (ziamath set 0.3 of its em inside a bracket before a table
+#: whose cells are aligned, as ``array``'s and ``cases``' are).
+TABLE_MARGINS = {
+    "array": (r"x\begin{array}{cc}a&b\end{array}y", r"x\begin{matrix}a&b\end{matrix}y", 1.0),
+    "array in brackets": (r"\left(\begin{array}{cc}a&b\end{array}\right)",
+                          r"\left(\begin{matrix}a&b\end{matrix}\right)", 1.0),
+    "pmatrix": (r"\begin{pmatrix}a&b\end{pmatrix}",
+                r"\left(\begin{matrix}a&b\end{matrix}\right)", 0.0),
+    "cases": (r"\begin{cases}a\end{cases}", r"\left\{\begin{matrix}a\end{matrix}\right.", 0.0),
+    "gathered in brackets": (r"\left(\begin{gathered}a\end{gathered}\right)",
+                             r"\left(\begin{matrix}a\end{matrix}\right)", 0.0),
+}
+
+
+@pytest.mark.parametrize(("table", "matrix", "em"), TABLE_MARGINS.values(), ids=TABLE_MARGINS)
+def test_an_array_has_tex_s_space_outside_its_columns(table: str, matrix: str,
+                                                      em: float) -> None:
+    drawn = _ink_width(table) - _ink_width(matrix)
+    assert abs(drawn - em * EM_PX) <= 1.5, (table, drawn / EM_PX, em)
 
 
 def test_a_large_operator_is_followed_by_a_thin_space() -> None:
