@@ -68,16 +68,14 @@ TextWidth = Callable[[MathNode], float]
 
 @dataclass(frozen=True)
 class LabelledArrow:
-    """An arrow character with the text set over and under it (either may be None); an
-    ``operator`` arrow (``mo``) takes a relation's spaces, mhchem's (``mi``) has its own.
+    """An arrow character with the text set over and under it (either may be None).
     ``spaces`` (left, right) are those the drawing sets beside it: the arrow's own, which the
     drawing's TeX classes wrote (:mod:`renderers.math.atoms`: none at the end of its list or
-    beside another relation), else a relation's for an operator, none for mhchem's."""
+    beside another relation), else a relation's (every arrow is one, mhchem's too)."""
 
     arrow: str
     above: MathNode | None
     below: MathNode | None
-    operator: bool
     spaces: tuple[str, str]
 
 
@@ -91,27 +89,24 @@ def labelled_arrow(node: MathNode) -> LabelledArrow | None:
         # mhchem's \overset{above}{\underset{below}{⟶}}
         base, _, below = _scripts(_single(base)) or (base, None, None)
     arrow = _single(base)
-    if arrow is None or arrow.tag not in ("mo", "mi") or arrow.text not in LAYERS:
+    if arrow is None or arrow.tag != "mo" or arrow.text not in LAYERS:
         return None
     above, below = _label(above), _label(below)
     if above is None and below is None:
         return None
-    operator = arrow.tag == "mo" and arrow.attr("lspace") != "0"
-    default = RELATION_SPACE if operator else "0"
-    spaces = (arrow.attr("lspace").strip() or default, arrow.attr("rspace").strip() or default)
-    return LabelledArrow(arrow.text, above, below, operator, spaces)
+    spaces = (arrow.attr("lspace").strip() or RELATION_SPACE,
+              arrow.attr("rspace").strip() or RELATION_SPACE)
+    return LabelledArrow(arrow.text, above, below, spaces)
 
 
 def marked_up_arrows(node: MathNode) -> MathNode:
     """``node`` with each arrow carrying text as MathML readers stretch it: a stretchy
     operator (its short form, :data:`STRETCHABLE`) over and under its bare texts. latex2mathml
     wrapped ``\\xrightarrow``'s texts in a padding of relative sizes browsers do not read (the
-    text ran into what followed) and mhchem's arrow was an identifier, which none stretches;
-    an arrow that had no relation's spaces (mhchem writes its own) gets none."""
+    text ran into what followed), and a long arrow is the short one browsers stretch."""
     found = labelled_arrow(node)
     if found is not None:
-        spaces = () if found.operator else (("lspace", "0"), ("rspace", "0"))
-        mark = MathNode("mo", (*spaces, ("stretchy", "true")),
+        mark = MathNode("mo", (("stretchy", "true"),),
                         text=STRETCHABLE.get(found.arrow, found.arrow))
         return _over_under(mark, found.above, found.below)
     children = tuple(marked_up_arrows(child) for child in node.children)

@@ -3,7 +3,7 @@ that hold only text: PPTX inline math, alt text, contents entries and PDF outlin
 
 from __future__ import annotations
 
-from renderers.math.tex import Formula, MathError, MathNode, parse_tex
+from renderers.math.tex import ARROW, Formula, MathError, MathNode, parse_tex
 
 #: Characters with a superscript and a subscript form, and those forms. The minus sign U+2212 is
 #: what latex2mathml writes for ``-`` (``x^{-1}``, mhchem's ``OH-``); text keeps the hyphen.
@@ -79,4 +79,14 @@ def _text(node: MathNode) -> str:
         case "mtr":
             return ", ".join(_text(cell) for cell in parts)
         case _:
-            return "".join(_text(child) for child in parts)
+            if len(parts) == 1:  # a braced arrow (mhchem's dative bond {\rightarrow}): unspaced
+                return _text(parts[0])
+            return "".join(f" {_text(child)} " if _arrow(child) else _text(child)
+                           for child in parts).replace("  ", " ")
+
+
+def _arrow(node: MathNode) -> bool:
+    """Whether ``node`` is an arrow, alone or carrying text (``A ⟶ B``, ``A →^(heat) B``): a
+    space on each side, as the drawings give it a relation's."""
+    base = node.children[0] if node.tag in ("mover", "munder", "munderover") else node
+    return base.tag == "mo" and ARROW.fullmatch(base.text) is not None

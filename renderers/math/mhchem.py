@@ -155,7 +155,7 @@ def chemistry(body: str) -> str:
         arrow = _ARROW.match(body, index)
         if arrow is not None:
             tex, index = _arrow(body, arrow)
-            pieces.append(rf"\;{tex}\;")
+            pieces.append(f" {tex} ")
             joined = True
             continue
         end = _word_end(body, index)

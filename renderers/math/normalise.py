@@ -102,6 +102,11 @@ _OPERATOR_SPACE = re.compile(r"\\[,:; ]|\\!|~")
 _UPRIGHT_LETTER = re.compile(r"\\mathrm\s*\{\s*([A-Za-z])\s*\}")
 #: ``\\sim``: latex2mathml gives an identifier "~" (a raised tilde, no spacing), not "∼".
 _SIM = re.compile(r"\\sim(?![A-Za-z])")
+#: amsmath's ``\\implies``, ``\\impliedby`` and ``\\iff`` are a long double arrow with a thick
+#: space on each side besides the relation's; latex2mathml drops those spaces.
+_SPACED_ARROW = re.compile(r"\\(implies|impliedby|iff)(?![A-Za-z])")
+_SPACED_ARROWS = {"implies": r"\;\Longrightarrow\;", "impliedby": r"\;\Longleftarrow\;",
+                  "iff": r"\;\Longleftrightarrow\;"}
 #: An unescaped ``&`` that ends an environment's last row (``a&\\end{matrix}``). latex2mathml
 #: drops a table's last row whenever that row's last cell is empty, a cleanup meant for the
 #: empty row a trailing ``\\\\`` opens, so the row's other cells were lost with it.
@@ -148,6 +153,7 @@ def normalise(tex: str) -> str:
     tex = _modulo(tex) if "\\pmod" in tex else tex
     tex = _UPRIGHT_LETTER.sub(r"{\\mathrm \1}", tex)
     tex = _SIM.sub(r"\\thicksim", tex)
+    tex = _SPACED_ARROW.sub(lambda found: _SPACED_ARROWS[found.group(1)], tex)
     tex = _TEXT_ACCENT.sub(_accented, tex) if "\\" in tex else tex
     _refuse_stray_control_symbol(tex)
     return _TRAILING_CELL.sub(r"\1{}\2", tex) if "&" in tex else tex

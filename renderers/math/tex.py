@@ -48,6 +48,10 @@ COLOUR_ATTRIBUTES = frozenset({"mathcolor", "mathbackground"})
 _VALUE = re.compile(r"^[A-Za-z0-9 .%+\-]{0,64}$")
 _COLOUR = re.compile(r"^(?:#[0-9A-Fa-f]{3,8}|[A-Za-z]{1,20})$")
 _UNKNOWN_COMMAND = re.compile(r"^\\[A-Za-z]+")
+#: One arrow (the Arrows, Supplemental Arrows-A and -B blocks): latex2mathml writes the long
+#: ones (``\\longrightarrow`` ⟶, ``\\implies`` ⟹, ``\\mapsto``'s kin) as identifiers, which
+#: browsers, Word and the drawing set unspaced, where TeX spaces a relation.
+ARROW = re.compile(r"[\u2190-\u21ff\u27f0-\u27ff\u2900-\u297f]")
 #: A text-mode argument holding ``<`` or ``&``: latex2mathml copies such text into the MathML
 #: unescaped, where ``\text{<b>x</b>}`` becomes elements (their text lost, and ziamath fails
 #: on the empty ``mtext`` they leave) and ``\text{</mtext><mi>x}`` rewrites the formula.
@@ -218,6 +222,8 @@ def _node(element: ET.Element, budget: list[int], depth: int) -> tuple[MathNode,
     text = (element.text or "") if not children else ""
     if tag == "mo":
         text = SIZED_DELIMITERS.get(text, text)
+    if tag == "mi" and ARROW.fullmatch(text):
+        tag = "mo"  # latex2mathml's \\longrightarrow, \\implies …: an operator, spaced as one
     if tag in ("mi", "mo") and _UNKNOWN_COMMAND.match(text):
         raise MathError(f"unknown command {_UNKNOWN_COMMAND.match(text).group()}")  # type: ignore[union-attr]
     if (tag == "mtext" and not text) or (tag == "mtable" and not children):
