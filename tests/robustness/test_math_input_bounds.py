@@ -6,8 +6,14 @@ would take seconds on a quadratic pass, the full size took minutes before its fi
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tests.hypothesis_profiles  # noqa: F401  (registers the Hypothesis profiles)
 from renderers.document import BlockQuote, BulletList, Math, iter_inlines
 from renderers.options import Limits
+from renderers.readers import math_rules
 from renderers.readers.markdown import read_markdown
 from tests.helpers import at_sizes
 
@@ -44,3 +50,22 @@ def test_formulas_over_lines_that_look_like_items(size: int) -> None:
     markdown = "Text $$ a\n+ b\n$$ {#eq:x}\n\n" * size
     found = _formulas(markdown)
     assert len(found) == size and {m.tex for m in found} == {"a\n+ b"}
+
+
+#: Lines of lists, quotes and blank-looking lines around ``$$``: where the searches' shortcuts
+#: could disagree with dollarmath's own search.
+LINE_PIECES = st.sampled_from([
+    "$$", "$$ a", "a $$", "- ", "+ ", "1. ", "> ", ">", "  ", "\t", "\u00a0", "a", "b $$.",
+    "$$ {#eq:x}", "\\$$", "# ", "---", "```",
+])
+
+
+@given(st.lists(st.lists(LINE_PIECES, max_size=4).map("".join), max_size=10).map("\n".join))
+def test_fuzz_closing_search_agrees_with_dollarmaths(markdown: str) -> None:
+    """The block rule's shortcut (:func:`renderers.readers.math_rules._closing_line`) reads
+    every document as dollarmath's unbounded search does."""
+    fast = read_markdown(markdown, limits=Limits(max_formulas=100_000))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(math_rules, "_closing_line", lambda state, start, end: start)
+        slow = read_markdown(markdown, limits=Limits(max_formulas=100_000))
+    assert fast.blocks == slow.blocks
