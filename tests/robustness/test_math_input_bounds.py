@@ -15,6 +15,7 @@ from renderers.document import BlockQuote, BulletList, Math, iter_inlines
 from renderers.options import Limits
 from renderers.readers import math_rules
 from renderers.readers.markdown import read_markdown
+from tests.fuzz_strategies import examples
 from tests.helpers import at_sizes
 
 
@@ -23,7 +24,7 @@ def _formulas(markdown: str) -> list[Math]:
     return [node for node in iter_inlines(document.blocks) if isinstance(node, Math)]
 
 
-@at_sizes(2_000, 20_000)
+@at_sizes(1_000, 20_000)
 def test_list_items_opening_dollars_never_closed(size: int) -> None:
     # dollarmath's block rule searched each "- $$ a" item's lines for a closing "$$" up to a
     # blank line, here the document's end: 20,000 such items took over 300 s to read.
@@ -34,7 +35,7 @@ def test_list_items_opening_dollars_never_closed(size: int) -> None:
     assert after == [("x", True)]
 
 
-@at_sizes(2_000, 20_000)
+@at_sizes(1_000, 20_000)
 def test_quoted_items_opening_dollars_before_a_quoted_blank(size: int) -> None:
     # In a quote a line '>' is blank to the search though not to the document's line index:
     # each item's search stopped there, one read of the quote per item without the memo.
@@ -44,7 +45,7 @@ def test_quoted_items_opening_dollars_before_a_quoted_blank(size: int) -> None:
     assert _formulas(markdown) == []
 
 
-@at_sizes(2_000, 20_000)
+@at_sizes(1_000, 20_000)
 def test_formulas_over_lines_that_look_like_items(size: int) -> None:
     # Each formula keeps its '+ b' line (math_lines) and the line index is built once.
     markdown = "Text $$ a\n+ b\n$$ {#eq:x}\n\n" * size
@@ -60,6 +61,7 @@ LINE_PIECES = st.sampled_from([
 ])
 
 
+@examples(60)
 @given(st.lists(st.lists(LINE_PIECES, max_size=4).map("".join), max_size=10).map("\n".join))
 def test_fuzz_closing_search_agrees_with_dollarmaths(markdown: str) -> None:
     """The block rule's shortcut (:func:`renderers.readers.math_rules._closing_line`) reads
