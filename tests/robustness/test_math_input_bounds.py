@@ -27,7 +27,7 @@ def _formulas(markdown: str) -> list[Math]:
 @at_sizes(1_000, 20_000)
 def test_list_items_opening_dollars_never_closed(size: int) -> None:
     # dollarmath's block rule searched each "- $$ a" item's lines for a closing "$$" up to a
-    # blank line, here the document's end: 20,000 such items took over 300 s to read.
+    # blank line, here the document's end: 20,000 such items took 130 s to read (now 9 s).
     document = read_markdown("- $$ a\n- b\n" * size + "\n$$\nx\n$$\n")
     listing, *rest = document.blocks
     assert isinstance(listing, BulletList) and len(listing.items) == 2 * size
@@ -38,7 +38,8 @@ def test_list_items_opening_dollars_never_closed(size: int) -> None:
 @at_sizes(1_000, 20_000)
 def test_quoted_items_opening_dollars_before_a_quoted_blank(size: int) -> None:
     # In a quote a line '>' is blank to the search though not to the document's line index:
-    # each item's search stopped there, one read of the quote per item without the memo.
+    # each item's search stopped there, one read of the quote per item without the memo
+    # (49 s before, 90 s with the line index alone, now 7 s).
     markdown = "> - $$ a\n" * size + ">\n> b $$\n"
     (quote,) = read_markdown(markdown).blocks
     assert isinstance(quote, BlockQuote)
