@@ -22,6 +22,7 @@ from renderers.diagnostics import Code, Diagnostic, report
 from renderers.math.arrows import ArrowSize, stretched_arrows
 from renderers.math.atoms import LISTS, tex_atoms
 from renderers.math.mathml import mathml_markup, node_markup
+from renderers.math.row_layout import linear_rows
 from renderers.math.spans import drawable
 from renderers.math.tex import MATHML_NS, Formula, MathNode, shown_tex
 
@@ -50,12 +51,14 @@ class DrawnFormula:
 
 def _configure() -> None:
     """Plain ``<path>`` elements (no SVG 2 ``<symbol>``/``<use>``, which not every SVG reader
-    draws) with coordinates rounded to a fixed precision (stable bytes)."""
+    draws) with coordinates rounded to a fixed precision (stable bytes); rows laid out in
+    linear time (:mod:`renderers.math.row_layout`)."""
     import ziamath
 
     ziamath.config.svg2 = False
     ziamath.config.precision = 3
     _operator_spaces()
+    linear_rows()
 
 
 @lru_cache(maxsize=1)

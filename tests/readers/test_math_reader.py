@@ -180,6 +180,28 @@ def test_blocks_after_closed_or_unclosed_dollars_still_start(markdown: str) -> N
     assert {type(block).__name__ for block in blocks} & {"BulletList", "Heading"}
 
 
+@pytest.mark.parametrize(
+    ("markdown", "items"),
+    [
+        ("- $$ a\n- b\n- $$ c\n", ["$$ a", "b", "$$ c"]),
+        ("1. x $$ a\n2. b $$\n", ["x $$ a", "b $$"]),
+        ("- $$ a\n  + b\n- $$ c\n", ["$$ a", "$$ c"]),  # the nested list stays a list
+    ],
+)
+def test_a_list_marker_left_of_the_item_ends_it_inside_dollars(
+    markdown: str, items: list[str]
+) -> None:
+    """The next item's marker ends an item even inside a ``$$`` of its paragraph, as pandoc
+    reads it (the items were one formula); a marker inside the item's text stays held."""
+    document = read_markdown(markdown)
+    (listing,) = document.blocks
+    assert [
+        "".join(n.text for n in iter_inlines(item.blocks[:1]) if isinstance(n, Text))
+        for item in listing.items  # type: ignore[attr-defined]
+    ] == items
+    assert formulas(markdown) == []
+
+
 def test_many_list_items_before_a_formula() -> None:
     """Each item's paragraph asks the document's line index whether a ``$$`` lies ahead before
     a blank line, and the list stays a list of 20,000 items."""
