@@ -17,6 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from renderers.math import intertext, siunitx
+from renderers.math.columns import array_columns
 from renderers.math.errors import MathError
 from renderers.math.groups import closing_bracket
 from renderers.math.mhchem import expand as expand_chemistry
@@ -328,6 +329,8 @@ def _rewritten(name: str, begin: str, body: str, end: str) -> str:
         return "{" + body + "}"
     if name == "align":  # one formula, one number (its label's): rows are not numbered
         return r"\begin{align*}" + body + r"\end{align*}"
+    if name == "array":  # the array package's preamble (``@{}cc``, ``*{3}{c}``) as c, l, r, |
+        return begin + array_columns(body) + end
     rewrite = REWRITES.get(name)
     if rewrite is None:
         return begin + body + end
