@@ -131,6 +131,9 @@ ATOM_SPACES = {
     r"\arg\max x": (r"{\arg}{\max}x", 6 / 18),
     r"\sum\sin x": (r"{\sum}{\sin}x", 6 / 18),
     "a:=b": ("a{:}{=}b", 10 / 18),
+    # a colon is a relation; amsmath's \colon is 2 mu before and 6 mu after
+    "a:b": ("a{:}b", 10 / 18),
+    r"f\colon A\to B": (r"f{:}A\to B", 8 / 18),
     r"a\le\ge b": (r"a{\le}{\ge}b", 10 / 18),
     r"a=\!=b": (r"a{=}\!{=}b", 10 / 18),
     r"a\hookrightarrow b": (r"a{\hookrightarrow}b", 10 / 18),
