@@ -193,6 +193,15 @@ TABLE_MARGINS = {
     "pmatrix": (r"\begin{pmatrix}a&b\end{pmatrix}",
                 r"\left(\begin{matrix}a&b\end{matrix}\right)", 0.0),
     "cases": (r"\begin{cases}a\end{cases}", r"\left\{\begin{matrix}a\end{matrix}\right.", 0.0),
+    "cases of two columns": (r"\begin{cases}a&b\end{cases}x",
+                             r"\left\{\begin{matrix}a&b\end{matrix}\right.x", 0.0),
+    "rcases": (r"x\begin{rcases}a&b\end{rcases}",
+               r"x\left.\begin{matrix}a&b\end{matrix}\right\}", 0.0),
+    # an array after a brace is no cases: its \arraycolsep each side, 2\arraycolsep between
+    "array after a brace": (r"\left\{\begin{array}{ll}a&b\end{array}\right.x",
+                            r"\left\{\begin{matrix}a&b\end{matrix}\right.x", 1.0),
+    "array between braces": (r"\left\{\begin{array}{ll}a&b\end{array}\right\}",
+                             r"\left\{\begin{matrix}a&b\end{matrix}\right\}", 1.0),
     "gathered in brackets": (r"\left(\begin{gathered}a\end{gathered}\right)",
                              r"\left(\begin{matrix}a\end{matrix}\right)", 0.0),
 }
