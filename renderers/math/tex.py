@@ -241,17 +241,31 @@ def _node(element: ET.Element, budget: list[int], depth: int) -> tuple[MathNode,
 
 
 def _cases_spaced(children: tuple[MathNode, ...]) -> tuple[MathNode, ...]:
-    """A table beside a brace (``cases``, ``dcases``, ``rcases``) with amsmath's quad between
-    its columns: latex2mathml gives none, and the drawing's default of 0.3 em ran each value
-    into its condition."""
+    """A ``cases`` table (:func:`_is_cases`) with amsmath's quad between its columns:
+    latex2mathml gives none, and the drawing's default of 0.3 em ran each value into its
+    condition. A gap of its own also keeps the drawing's ``array`` margins off it, as amsmath
+    sets none (``@{}l@{\\quad}l@{}``)."""
     out = list(children)
     for index, child in enumerate(children):
-        neighbours = children[max(index - 1, 0) : index] + children[index + 1 : index + 2]
         if (child.tag == "mtable" and not child.attr("columnspacing")
-                and any(node.tag == "mo" and node.text in ("{", "}") for node in neighbours)):
+                and _is_cases(children[index - 1] if index else None, children[index + 1 :])):
             attrs = tuple(sorted((*child.attrs, ("columnspacing", CASES_GAP))))
             out[index] = MathNode("mtable", attrs, child.children, child.text)
     return tuple(out)
+
+
+def _is_cases(before: MathNode | None, after: tuple[MathNode, ...]) -> bool:
+    """Whether a table between ``before`` and ``after`` in its row is amsmath's ``cases``:
+    latex2mathml writes ``cases`` (and ``dcases``, rewritten to it) as an opening brace and the
+    table, with no closing fence, where ``\\left\\{\\begin{array}…\\right.`` has an empty one and
+    keeps an ``array``'s spaces; ``rcases`` is rewritten to an empty opening fence, the table
+    and a closing brace (an ``array`` written so reads as ``rcases``)."""
+    if before is None or before.tag != "mo" or before.attr("form") != "prefix":
+        return False
+    if before.text == "{":
+        return not after
+    return (not before.text and len(after) == 1 and after[0].tag == "mo"
+            and after[0].text == "}")
 
 
 def _braced_operator(base: MathNode) -> bool:

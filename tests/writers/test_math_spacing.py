@@ -131,6 +131,9 @@ ATOM_SPACES = {
     r"\arg\max x": (r"{\arg}{\max}x", 6 / 18),
     r"\sum\sin x": (r"{\sum}{\sin}x", 6 / 18),
     "a:=b": ("a{:}{=}b", 10 / 18),
+    # a colon is a relation; amsmath's \colon is 2 mu before and 6 mu after
+    "a:b": ("a{:}b", 10 / 18),
+    r"f\colon A\to B": (r"f{:}A\to B", 8 / 18),
     r"a\le\ge b": (r"a{\le}{\ge}b", 10 / 18),
     r"a=\!=b": (r"a{=}\!{=}b", 10 / 18),
     r"a\hookrightarrow b": (r"a{\hookrightarrow}b", 10 / 18),
@@ -190,6 +193,15 @@ TABLE_MARGINS = {
     "pmatrix": (r"\begin{pmatrix}a&b\end{pmatrix}",
                 r"\left(\begin{matrix}a&b\end{matrix}\right)", 0.0),
     "cases": (r"\begin{cases}a\end{cases}", r"\left\{\begin{matrix}a\end{matrix}\right.", 0.0),
+    "cases of two columns": (r"\begin{cases}a&b\end{cases}x",
+                             r"\left\{\begin{matrix}a&b\end{matrix}\right.x", 0.0),
+    "rcases": (r"x\begin{rcases}a&b\end{rcases}",
+               r"x\left.\begin{matrix}a&b\end{matrix}\right\}", 0.0),
+    # an array after a brace is no cases: its \arraycolsep each side, 2\arraycolsep between
+    "array after a brace": (r"\left\{\begin{array}{ll}a&b\end{array}\right.x",
+                            r"\left\{\begin{matrix}a&b\end{matrix}\right.x", 1.0),
+    "array between braces": (r"\left\{\begin{array}{ll}a&b\end{array}\right\}",
+                             r"\left\{\begin{matrix}a&b\end{matrix}\right\}", 1.0),
     "gathered in brackets": (r"\left(\begin{gathered}a\end{gathered}\right)",
                              r"\left(\begin{matrix}a\end{matrix}\right)", 0.0),
 }

@@ -1,0 +1,76 @@
+"""An ``array``'s column specification as the array package writes it (``@{}cc@{}``,
+``p{2cm}``, ``*{3}{c}``) is read as its columns: their alignments and the rules between them in
+the checked tree, no "@" or "2cm" in a cell; what would put material in each row, or expand
+past the bound, is refused by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from renderers.math import MathNode, parse_tex
+from renderers.math.columns import MAX_COLUMNS
+from renderers.math.tex import tex_error
+
+
+def _nodes(node: MathNode) -> list[MathNode]:
+    return [node, *(n for child in node.children for n in _nodes(child))]
+
+
+def _table(tex: str) -> tuple[list[str], str, str]:
+    """The first table of ``tex``: its first row's alignments, its rules and its text."""
+    nodes = _nodes(parse_tex(tex, display=True).root)
+    table = next(node for node in nodes if node.tag == "mtable")
+    first_row = table.children[0]
+    text = "".join(node.text for node in _nodes(table))
+    alignments = [cell.attr("columnalign") for cell in first_row.children]
+    return alignments, table.attr("columnlines"), text
+
+
+#: Specifications, with the columns' alignments and rules (``columnlines``) they read as.
+SPECIFICATIONS = {
+    "{@{}cc@{}}": (["center", "center"], ""),
+    r"{@{\,}l@{\quad}r@{}}": (["left", "right"], ""),
+    r"{!{\;}c>{}c<{}}": (["center", "center"], ""),
+    "{p{2cm}m{1in}b{3em}}": (["left", "left", "left"], ""),
+    "{*{3}{c}}": (["center", "center", "center"], ""),
+    "{r*{2}{|c}}": (["right", "center", "center"], "solid solid"),
+    "{c|c}": (["center", "center"], "solid"),
+    "{cc|c}": (["center", "center", "center"], "none solid"),
+    # latex2mathml read a bar outside the columns as the line after the first column
+    "{|cc|}": (["center", "center"], ""),
+    "{|c||c|}": (["center", "center"], "solid"),
+    "[t]{ l c }": (["left", "center"], ""),
+}
+
+
+@pytest.mark.parametrize(("spec", "expected"), SPECIFICATIONS.items(), ids=SPECIFICATIONS)
+def test_an_array_specification_reads_as_its_columns(spec: str, expected: tuple[list[str], str],
+                                                     ) -> None:
+    columns = len(expected[0])
+    row = " & ".join("xyzw"[:columns])
+    alignments, lines, text = _table(rf"\begin{{array}}{spec} {row} \\ {row} \end{{array}}")
+    assert (alignments, lines) == expected
+    assert text == "xyzw"[:columns] * 2  # nothing of the specification in a cell
+
+
+#: Specifications refused, and the start of the reason.
+REFUSED = {
+    "{@{,}cc}": "array: the column specification's '@{,}' puts material in each row",
+    r"{>{\displaystyle}c}": "array: the column specification's '>{\\displaystyle}'",
+    "{cx}": "array: the column specification's 'x' cannot be read (accepted: l, c, r, |",
+    "{*{1000000}{c}}": f"array: more than {MAX_COLUMNS} columns",
+    "{*{n}{c}}": "array: '*{n}' repeats a column a number of times; 'n' is no number",
+    "{p}": "array: the column specification's 'p' takes a {…} argument",
+    "{||}": "array: the column specification has no column",
+}
+
+
+@pytest.mark.parametrize(("spec", "reason"), REFUSED.items(), ids=REFUSED)
+def test_a_specification_that_cannot_be_read_is_refused_by_name(spec: str, reason: str) -> None:
+    error = tex_error(rf"\begin{{array}}{spec} a \end{{array}}", display=True)
+    assert error is not None and error.startswith(reason), error
+
+
+def test_bars_alone_repeated_are_read_once() -> None:
+    assert _table(r"\begin{array}{c*{1000000}{|}c} a & b \end{array}")[:2] == (
+        ["center", "center"], "solid")
