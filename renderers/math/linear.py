@@ -81,8 +81,10 @@ def _text(node: MathNode) -> str:
         case _:
             if len(parts) == 1:  # a braced arrow (mhchem's dative bond {\rightarrow}): unspaced
                 return _text(parts[0])
+            if not any(_arrow(child) for child in parts):
+                return "".join(_text(child) for child in parts)
             return "".join(f" {_text(child)} " if _arrow(child) else _text(child)
-                           for child in parts).replace("  ", " ")
+                           for child in parts).replace("  ", " ")  # a space beside it once
 
 
 def _arrow(node: MathNode) -> bool:
