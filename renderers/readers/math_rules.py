@@ -26,7 +26,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from renderers.document import Block, Code, CodeBlock, Inline, Math, Paragraph
 from renderers.readers.context import ReadContext
-from renderers.readers.math_lines import line_index
+from renderers.readers.math_lines import DOUBLE_DOLLAR, line_index
 
 #: Token types of math, inline and block, that the reader turns into ``Math`` nodes.
 INLINE_MATH = {"math_inline": False, "math_inline_double": True, "math_paren": False}
@@ -83,7 +83,7 @@ def _one_formula_per_line(rule: BlockRule) -> BlockRule:
     def fixed(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         text = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]]
         line = text.strip()
-        if line.startswith("$$") and line.endswith("$$") and _closes_early(line[2:-2]):
+        if line.startswith("$$") and line.endswith("$$") and DOUBLE_DOLLAR.search(line[2:-2]):
             return False
         if _searches_on(text) and _closing_line(state, start, end) is None:
             return False
@@ -124,17 +124,6 @@ def _closing_line(state: StateBlock, start: int, end: int) -> int | None:
 def _blank(state: StateBlock, line: int) -> bool:
     """Whether ``line`` is blank as dollarmath's search reads it (``str.strip``'s white space)."""
     return not state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]].strip()
-
-
-def _closes_early(inside: str) -> bool:
-    """Whether ``inside`` holds a ``$$`` whose first dollar is not escaped by a backslash."""
-    index = inside.find("$$")
-    while index != -1:
-        backslashes = len(inside[:index]) - len(inside[:index].rstrip("\\"))
-        if backslashes % 2 == 0:
-            return True
-        index = inside.find("$$", index + 1)
-    return False
 
 
 def _failed_from(env: MutableMapping[str, Any], key: tuple[str, str, int]) -> int:
