@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from citations.chars import clean_text
 from citations.codemap import DROPPED_WITH_CONTENT, SANITIZER_KEPT, dropped_elements
 from citations.links import URL_IGNORED, safe_link
+from renderers.readers.sanitize_process import clean_in_child, may_clean_long
 from renderers.sandbox import shown_reference
 from renderers.text import RESERVED_ANCHOR, HeadingIds, carried_link
 
@@ -151,7 +152,11 @@ def sanitize_html(html: str, *, keep_styles: bool = False, keep_classes: bool = 
     """
     # nh3 decodes a character reference such as &#1; or &#xFFFF; to the character, which the
     # input's own cleaning never saw: no XML writer could carry it (citations.chars)
-    cleaned = clean_text(_cleaner(keep_styles, keep_classes).clean(html))
+    if may_clean_long(html):  # then only a process the deadline can kill may run nh3
+        cleaned = clean_in_child(html, keep_styles=keep_styles, keep_classes=keep_classes)
+    else:
+        cleaned = _cleaner(keep_styles, keep_classes).clean(html)
+    cleaned = clean_text(cleaned)
     if keep_styles:
         cleaned = _STYLE_BLOCK.sub(
             lambda m: m.group(1) + sanitize_css(m.group(2)) + m.group(3), cleaned
