@@ -1,0 +1,106 @@
+"""A table's rules (:mod:`renderers.math.rules`) in ziamath's drawing, which draws neither
+``columnlines`` nor ``rowlines``.
+
+ziamath's table layout is kept as it is; after it, a table with rules gets TeX's 0.4 pt lines
+(0.04 em): a rule between two columns in the middle of their gap (TeX's ``2\\arraycolsep``), an
+outer one at the edge of the space the drawing leaves outside an ``array``
+(``data-rulemargin``, set by :func:`renderers.math.svg.table_margins`, TeX's ``\\arraycolsep``);
+a rule between two rows in the middle of their gap, the top and bottom ones as far outside the
+first and last rows. The table's box grows by that much above a top rule and below a bottom
+one, so brackets around it (``\\left[``) reach past them as in TeX; the column rules run its
+full height (an augmented matrix keeps its size, as in TeX). ``||``
+draws two rules 0.2 em apart (``\\doublerulesep``). A table without rules is laid out and drawn
+byte for byte as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+#: TeX's rule (0.4 pt) and the space between a double rule's two (2 pt), in em at 10 pt.
+RULE = 0.04
+DOUBLE_GAP = 0.2
+
+
+@lru_cache(maxsize=1)
+def ruled_tables() -> Callable[..., None]:
+    """Have ziamath's table layout draw the rules (once); its own layout, which this wraps."""
+    from ziamath.nodes.mtable import Mtable
+
+    original: Callable[..., None] = Mtable._setup
+
+    def setup(self: Any, **kwargs: Any) -> None:
+        original(self, **kwargs)
+        if self.element.get("data-columnrules") or self.element.get("data-rowrules"):
+            _draw_rules(self)
+
+    Mtable._setup = setup  # type: ignore[method-assign]
+    return original
+
+
+def _counts(value: str | None, size: int) -> list[int]:
+    return [int(count) for count in value.split()] if value else [0] * size
+
+
+def _draw_rules(table: Any) -> None:
+    """Add the rules of ``table`` (a laid-out ziamath ``Mtable``) as lines to draw."""
+    from ziafont.fonttypes import BBox
+    from ziamath import drawable
+
+    element = table.element
+    sizes = [len(row) for row in element]
+    if not sizes or not max(sizes):
+        return
+    width = max(sizes)
+    cells = iter(zip(table.nodes, table.nodexy, strict=True))
+    rows = [[next(cells) for _ in range(size)] for size in sizes]
+    spacing = [table.size_px(gap) for gap in element.get("columnspacing", "0.3em").split()]
+    widths = [0.0] * width
+    for row in rows:
+        for column, (node, _) in enumerate(row):
+            widths[column] = max(widths[column], node.bbox.xmax)
+    gaps = [spacing[column % len(spacing)] for column in range(width - 1)]
+    inner = sum(widths) + sum(gaps)
+    extra = (table.bbox.xmax - inner) / 2
+    margin = table.size_px(element.get("data-rulemargin", "0em"))
+    edges = [extra - margin]
+    right = extra
+    for column in range(width):
+        right += widths[column]
+        edges.append(right + (gaps[column] / 2 if column < width - 1 else margin))
+        right += gaps[column] if column < width - 1 else 0.0
+
+    em = table.glyphsize
+    line = RULE * em
+    edges[0] += line / 2  # outer rules inside the margin, not half past it
+    edges[-1] -= line / 2
+    # Row edges, y downwards: rows' tops and bottoms from their cells, gaps halved.
+    tops = [min(xy[1] - node.bbox.ymax for node, xy in row) for row in rows]
+    bottoms = [max(xy[1] - node.bbox.ymin for node, xy in row) for row in rows]
+    between = [(bottom + top) / 2 for bottom, top in zip(bottoms, tops[1:], strict=False)]
+    pad = min((top - bottom for bottom, top in zip(bottoms, tops[1:], strict=False)),
+              default=table.size_px(element.get("rowspacing", "0.3em").split()[0])) / 2
+    row_counts = _counts(element.get("data-rowrules"), len(rows) + 1)
+    apart = (DOUBLE_GAP * em + line) / 2
+    thick = [line + (2 * apart if count == 2 else 0.0) for count in row_counts]
+    above = pad + thick[0] if row_counts[0] else 0.0
+    below = pad + thick[-1] if row_counts[-1] else 0.0
+    top, bottom = -table.bbox.ymax - above, -table.bbox.ymin + below
+    levels = [top + thick[0] / 2, *between, bottom - thick[-1] / 2]
+
+    def place(node: Any, x: float, y: float) -> None:
+        table.nodes.append(node)
+        table.nodexy.append((x, y))
+
+    for edge, count in zip(edges, _counts(element.get("data-columnrules"), width + 1),
+                           strict=False):
+        for offset in ((0.0,) if count == 1 else (-apart, apart) if count else ()):
+            place(drawable.VLine(bottom - top, line, style=table.style), edge + offset, top)
+    for level, count in zip(levels, row_counts, strict=True):
+        for offset in ((0.0,) if count == 1 else (-apart, apart) if count else ()):
+            place(drawable.HLine(edges[-1] - edges[0] + line, line, style=table.style),
+                  edges[0] - line / 2, level + offset - line / 2)
+    box = table.bbox
+    table.bbox = BBox(box.xmin, box.xmax, box.ymin - below, box.ymax + above)
