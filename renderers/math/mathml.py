@@ -9,8 +9,8 @@ and ``rowlines`` (the rules between columns and rows, which Firefox draws; MathM
 value for a double rule, given as ``solid``, nor for one outer side) and as CSS borders on the
 cells, which is what Chromium draws (MathML Core dropped the attributes): a rule between two
 columns is the right border of the cells before it, in the middle of the gap their padding
-makes, as TeX sets a rule in the middle of ``2\arraycolsep``; a double rule is a ``double``
-border as wide as TeX's two rules and ``\doublerulesep``.
+makes, as TeX sets a rule in the middle of ``2\\arraycolsep``; a double rule is a ``double``
+border as wide as TeX's two rules and ``\\doublerulesep``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ of elements, so the mapping is written here, element by element, as Word itself 
 after it · ``mfrac`` → ``m:f`` · ``msqrt``/``mroot`` → ``m:rad`` · a fenced ``mrow``
 (``\\left( … \\right)``) → ``m:d`` · ``mover`` with an accent → ``m:acc`` (overline → ``m:bar``),
 else ``m:limUpp``; ``munder`` → ``m:limLow`` · ``mtable`` → ``m:m`` (``columnspacing`` its
-column gap) · ``menclose`` → ``m:borderBox`` (sides hidden and struck through for
+column gap; its rules, which Office Math has not, as :func:`_ruled_matrix` gives them) ·
+``menclose`` → ``m:borderBox`` (sides hidden and struck through for
 ``\\cancel``) · ``mathvariant`` → ``m:sty``/``m:scr`` · an operator name with a limit
 (``\\lim_{n}``) → ``m:func`` over ``m:limLow`` · scripts on an empty base → ``m:sPre``; other
 containers give their children. A displayed ``multline`` is also given line by line
@@ -24,6 +25,7 @@ from typing import TypeAlias
 from lxml import etree
 
 from renderers.math.arrows import LONG_ARROWS, LabelledArrow, labelled_arrow
+from renderers.math.rules import TableRules, bar_columns, table_rules
 from renderers.math.spans import office_cells
 from renderers.math.tex import Formula, MathNode
 
@@ -321,6 +323,8 @@ def _node(parent: Element, node: MathNode) -> None:
             _arg(radical, "e", parts[0])
         case "mover" | "munder" if len(parts) == 2:
             _over_under(parent, node)
+        case "mtable" if (rules := table_rules(node)) is not None:
+            _ruled_matrix(parent, node, rules)
         case "mtable":
             matrix = _sub(parent, "m")
             columns = max(len(row.children) for row in parts) if parts else 0
@@ -443,6 +447,29 @@ def _column_gaps(spacing: str, columns: int) -> tuple[int | None, list[tuple[Mat
         if wider > 0.05:
             leads[column] = (MathNode("mspace", (("width", f"{wider:g}em"),)),)
     return round(base * 2), leads
+
+
+def _ruled_matrix(parent: Element, table: MathNode, rules: TableRules) -> None:
+    """A table with rules. Office Math has no rule in a matrix (``m:m`` has no border, and a
+    Word table cannot stand inside ``m:oMath``), so the closest forms it has: a rule between
+    two columns is a column of bars ("|", "‖" for ``||``) in every row, as people write an
+    augmented matrix in Word; the outer rules are an ``m:borderBox`` around the matrix with
+    the unruled sides hidden (``{|cc|}`` without ``\\hline``: left and right only). A rule
+    between two rows has no such form and is left out."""
+    matrix = bar_columns(table, rules)
+    sides = {"hideLeft": rules.columns[0], "hideRight": rules.columns[-1],
+             "hideTop": rules.rows[0], "hideBot": rules.rows[-1]}
+    if not any(sides.values()):
+        _content(parent, (matrix,))
+        return
+    box = _sub(parent, "borderBox")
+    hidden = [side for side, count in sides.items() if not count]
+    if hidden:
+        props = _sub(box, "borderBoxPr")
+        for side in ("hideTop", "hideBot", "hideLeft", "hideRight"):
+            if side in hidden:
+                _sub(props, side, "1")
+    _arg(box, "e", matrix)
 
 
 def _enclosed(parent: Element, node: MathNode) -> None:

@@ -149,3 +149,26 @@ def table_rules(node: MathNode) -> TableRules | None:
         tuple(map(int, columns.split())) if columns else (0,) * (width + 1),
         tuple(map(int, rows.split())) if rows else (0,) * (len(node.children) + 1),
     )
+
+
+#: The bar a rule between two columns is drawn as where a table has no rules (one, two).
+BARS = {1: "|", 2: "‖"}
+
+
+def bar_columns(table: MathNode, rules: TableRules) -> MathNode:
+    """``table`` without its rule attributes, a column of bars in each row at each inner
+    column rule: for a writer whose tables have no rules (Office Math)."""
+    rows = []
+    for row in table.children:
+        cells: list[MathNode] = []
+        for index, cell in enumerate(row.children):
+            count = rules.columns[index] if 0 < index < len(rules.columns) - 1 else 0
+            if count:
+                bar = replace(cell, attrs=(("columnalign", "center"),), text="", children=(
+                    replace(cell, tag="mo", attrs=(("stretchy", "false"),), children=(),
+                            text=BARS[count]),))
+                cells.append(bar)
+            cells.append(cell)
+        rows.append(replace(row, children=tuple(cells)))
+    attrs = tuple(attr for attr in table.attrs if not attr[0].startswith("data-"))
+    return replace(table, attrs=attrs, children=tuple(rows))
