@@ -92,12 +92,13 @@ def _text(node: MathNode) -> str:
 
 def _ruled_row(row: MathNode, rules: tuple[int, ...]) -> str:
     """A row of a table with rules: a rule between two cells as " | " (the augmented matrix
-    "1, 2 | 3"); the outer ones and those between rows are left out, where "|" would read as
-    an absolute value."""
+    "1, 2 | 3"; " ‖ " for ``||``); the outer ones and those between rows are left out, where
+    "|" would read as an absolute value."""
     out = ""
     for index, cell in enumerate(row.children):
         if index:
-            out += " | " if index < len(rules) - 1 and rules[index] else ", "
+            count = rules[index] if index < len(rules) - 1 else 0
+            out += f" {'‖' if count == 2 else '|'} " if count else ", "
         out += _text(cell)
     return out
 

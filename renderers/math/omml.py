@@ -449,27 +449,39 @@ def _column_gaps(spacing: str, columns: int) -> tuple[int | None, list[tuple[Mat
     return round(base * 2), leads
 
 
+#: A table's outer rules at its sides as the bracket of an ``m:d`` (one rule, two).
+_SIDE_BARS = {1: "|", 2: "‖"}
+
+
 def _ruled_matrix(parent: Element, table: MathNode, rules: TableRules) -> None:
     """A table with rules. Office Math has no rule in a matrix (``m:m`` has no border, and a
     Word table cannot stand inside ``m:oMath``), so the closest forms it has: a rule between
-    two columns is a column of bars ("|", "‖" for ``||``) in every row, as people write an
-    augmented matrix in Word; the outer rules are an ``m:borderBox`` around the matrix with
-    the unruled sides hidden (``{|cc|}`` without ``\\hline``: left and right only). A rule
-    between two rows has no such form and is left out."""
+    two columns is a column of bars (:data:`~renderers.math.rules.BARS`) in every row, as
+    people write an augmented matrix in Word; outer rules at the sides only (``{|cc|}``) are
+    bracket bars around the matrix (``m:d``, the side without a rule empty), which Word and
+    LibreOffice stretch to its height; with a top or bottom rule (``\\hline``) the outer
+    rules are an ``m:borderBox`` with the unruled sides hidden, the frame Word draws
+    (LibreOffice 7.4 draws no bordered box). A rule between two rows has no such form and is
+    left out."""
     matrix = bar_columns(table, rules)
-    sides = {"hideLeft": rules.columns[0], "hideRight": rules.columns[-1],
-             "hideTop": rules.rows[0], "hideBot": rules.rows[-1]}
-    if not any(sides.values()):
-        _content(parent, (matrix,))
-        return
-    box = _sub(parent, "borderBox")
-    hidden = [side for side, count in sides.items() if not count]
-    if hidden:
+    left, right, top, bottom = (rules.columns[0], rules.columns[-1], rules.rows[0],
+                                rules.rows[-1])
+    if top or bottom:
+        box = _sub(parent, "borderBox")
         props = _sub(box, "borderBoxPr")
-        for side in ("hideTop", "hideBot", "hideLeft", "hideRight"):
-            if side in hidden:
+        for side, count in (("hideTop", top), ("hideBot", bottom), ("hideLeft", left),
+                            ("hideRight", right)):
+            if not count:
                 _sub(props, side, "1")
-    _arg(box, "e", matrix)
+        _arg(box, "e", matrix)
+    elif left or right:
+        delimiter = _sub(parent, "d")
+        props = _sub(delimiter, "dPr")
+        _sub(props, "begChr", _SIDE_BARS.get(left, ""))
+        _sub(props, "endChr", _SIDE_BARS.get(right, ""))
+        _arg(delimiter, "e", matrix)
+    else:
+        _content(parent, (matrix,))
 
 
 def _enclosed(parent: Element, node: MathNode) -> None:

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from renderers.math.errors import MathError
+
 if TYPE_CHECKING:  # the tree's module imports this one's readers of the TeX
     from renderers.math.tex import MathNode
 
@@ -28,6 +30,8 @@ MARK = "\u2064"
 #: Most rules drawn at one edge (``|||`` and ``\\hline\\hline\\hline`` draw two, as ``||``).
 MOST = 2
 _HLINE = re.compile(r"\\h(?:dash)?line(?![A-Za-z])")
+#: Rules TeX draws that are not read: under some columns only, or inside one cell.
+_PARTIAL = re.compile(r"\\(cline|vline|cdashline|hhline)(?![A-Za-z])")
 _ENVIRONMENT = re.compile(r"\\(begin|end)\s*\{[^{}]*\}")
 _COUNTS = re.compile(r"^([0-2](?:\.[0-2])*)?;((?:\d{1,4}:[0-2](?:\.\d{1,4}:[0-2])*)?)$")
 
@@ -52,7 +56,8 @@ class TableRules:
 def row_rules(body: str) -> tuple[str, dict[int, int]]:
     """``body`` of a table without its ``\\hline``s (and ``\\hdashline``s, drawn solid), and
     how many stood at each row edge (0: above the first row, ``n``: after the ``n``-th ``\\\\``);
-    those of a table nested in it are left to that table."""
+    those of a table nested in it are left to that table. ``\\cline`` and ``\\vline`` are
+    refused by name (latex2mathml called them unknown commands)."""
     counts: dict[int, int] = {}
     out: list[str] = []
     edge = depth = pos = index = 0
@@ -64,6 +69,11 @@ def row_rules(body: str) -> tuple[str, dict[int, int]]:
                 depth += 1 if environment.group(1) == "begin" else -1
                 index = environment.end()
                 continue
+            partial = _PARTIAL.match(body, index)
+            if partial is not None:
+                raise MathError(f"a table's \\{partial.group(1)} (a rule across some columns or "
+                                "inside a cell) is not supported (accepted: \\hline between "
+                                "rows, | in an array's column specification)")
             hline = _HLINE.match(body, index) if depth == 0 else None
             if hline is not None:
                 counts[edge] = min(counts.get(edge, 0) + 1, MOST)
@@ -151,22 +161,25 @@ def table_rules(node: MathNode) -> TableRules | None:
     )
 
 
-#: The bar a rule between two columns is drawn as where a table has no rules (one, two).
-BARS = {1: "|", 2: "‖"}
+#: The bar a rule between two columns is drawn as where a table has no rules (one, two). One
+#: rule is U+01C0, a plain bar that LibreOffice 7.4 sets on the row's baseline: it read "|" as
+#: its "or" (∨, or "¿" alone), and "∣" (U+2223) or "│" (U+2502) lifted the cells after it.
+BARS = {1: "\u01c0", 2: "‖"}
 
 
 def bar_columns(table: MathNode, rules: TableRules) -> MathNode:
     """``table`` without its rule attributes, a column of bars in each row at each inner
-    column rule: for a writer whose tables have no rules (Office Math)."""
+    column rule (:data:`BARS`): for a writer whose tables have no rules (Office Math)."""
     rows = []
     for row in table.children:
         cells: list[MathNode] = []
         for index, cell in enumerate(row.children):
             count = rules.columns[index] if 0 < index < len(rules.columns) - 1 else 0
             if count:
-                bar = replace(cell, attrs=(("columnalign", "center"),), text="", children=(
-                    replace(cell, tag="mo", attrs=(("stretchy", "false"),), children=(),
-                            text=BARS[count]),))
+                mark = replace(cell, tag="mo", attrs=(("stretchy", "false"),), children=(),
+                               text=BARS[count])
+                bar = replace(cell, attrs=(("columnalign", "center"),), text="",
+                              children=(mark,))
                 cells.append(bar)
             cells.append(cell)
         rows.append(replace(row, children=tuple(cells)))
