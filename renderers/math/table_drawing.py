@@ -2,8 +2,8 @@
 ``columnlines`` nor ``rowlines``.
 
 ziamath's table layout is kept as it is; after it, a table with rules gets TeX's 0.4 pt lines
-(0.04 em): a rule between two columns in the middle of their gap (TeX's ``2\\arraycolsep``), an
-outer one at the edge of the space the drawing leaves outside an ``array``
+(0.04 em): a rule between two columns in the middle of the gap between their contents (TeX's
+``2\\arraycolsep``), an outer one at the edge of the space the drawing leaves outside an ``array``
 (``data-rulemargin``, set by :func:`renderers.math.svg.table_margins`, TeX's ``\\arraycolsep``);
 a rule between two rows in the middle of their gap, the top and bottom ones as far outside the
 first and last rows. The table's box grows by that much above a top rule and below a bottom
@@ -56,21 +56,18 @@ def _draw_rules(table: Any) -> None:
     width = max(sizes)
     cells = iter(zip(table.nodes, table.nodexy, strict=True))
     rows = [[next(cells) for _ in range(size)] for size in sizes]
-    spacing = [table.size_px(gap) for gap in element.get("columnspacing", "0.3em").split()]
-    widths = [0.0] * width
-    for row in rows:
-        for column, (node, _) in enumerate(row):
-            widths[column] = max(widths[column], node.bbox.xmax)
-    gaps = [spacing[column % len(spacing)] for column in range(width - 1)]
-    inner = sum(widths) + sum(gaps)
-    extra = (table.bbox.xmax - inner) / 2
+    # Each column's boxes as TeX's, from a cell's origin to its advance (ziamath's box starts at
+    # the ink, and it centres a cell by that box in a column as wide as its widest advance:
+    # its own column widths would put a rule off the middle of the gap the reader sees).
+    lefts = [min(xy[0] for row in rows if column < len(row) for _, xy in (row[column],))
+             for column in range(width)]
+    rights = [max(xy[0] + node.bbox.xmax for row in rows if column < len(row)
+                  for node, xy in (row[column],)) for column in range(width)]
     margin = table.size_px(element.get("data-rulemargin", "0em"))
-    edges = [extra - margin]
-    right = extra
-    for column in range(width):
-        right += widths[column]
-        edges.append(right + (gaps[column] / 2 if column < width - 1 else margin))
-        right += gaps[column] if column < width - 1 else 0.0
+    # outer rules at the table's edges and the margin beyond (the drawing's space there)
+    edges = [table.bbox.xmin - margin,
+             *((right + left) / 2 for right, left in zip(rights, lefts[1:], strict=False)),
+             table.bbox.xmax + margin]
 
     em = table.glyphsize
     line = RULE * em
