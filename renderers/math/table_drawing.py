@@ -2,15 +2,14 @@
 ``columnlines`` nor ``rowlines``.
 
 ziamath's table layout is kept as it is; after it, a table with rules gets TeX's 0.4 pt lines
-(0.04 em): a rule between two columns in the middle of the gap between their contents (TeX's
-``2\\arraycolsep``), an outer one at the edge of the space the drawing leaves outside an ``array``
-(``data-rulemargin``, set by :func:`renderers.math.svg.table_margins`, TeX's ``\\arraycolsep``);
-a rule between two rows in the middle of their gap, the top and bottom ones as far outside the
-first and last rows. The table's box grows by that much above a top rule and below a bottom
-one, so brackets around it (``\\left[``) reach past them as in TeX; the column rules run its
-full height (an augmented matrix keeps its size, as in TeX). ``||``
-draws two rules 0.2 em apart (``\\doublerulesep``). A table without rules is laid out and drawn
-byte for byte as before.
+(0.04 em). A rule between two columns stands midway between their boxes, as TeX sets it in the
+middle of ``2\\arraycolsep``; an outer one at the edge of the space the drawing leaves outside
+an ``array`` (``data-rulemargin``, set by :func:`renderers.math.svg.table_margins`: TeX's
+``\\arraycolsep``). A rule between two rows stands in the middle of their gap, a top or bottom
+one half the smallest gap outside the rows, and the table's box grows by that much, so brackets
+around it (``\\left[``) reach past it as in TeX; the column rules run the box's full height (an
+augmented matrix keeps its size, as in TeX). ``||`` draws two rules 0.2 em apart
+(``\\doublerulesep``). A table without rules is laid out and drawn byte for byte as before.
 """
 
 from __future__ import annotations
@@ -78,7 +77,8 @@ def _draw_rules(table: Any) -> None:
     bottoms = [max(xy[1] - node.bbox.ymin for node, xy in row) for row in rows]
     between = [(bottom + top) / 2 for bottom, top in zip(bottoms, tops[1:], strict=False)]
     pad = min((top - bottom for bottom, top in zip(bottoms, tops[1:], strict=False)),
-              default=table.size_px(element.get("rowspacing", "0.3em").split()[0])) / 2
+              default=table.size_px(element.get("rowspacing", "0.3em").split()[0]))
+    pad = max(pad, 0.0) / 2  # rows drawn overlapping (tall cells) leave no gap
     row_counts = _counts(element.get("data-rowrules"), len(rows) + 1)
     apart = (DOUBLE_GAP * em + line) / 2
     thick = [line + (2 * apart if count == 2 else 0.0) for count in row_counts]
