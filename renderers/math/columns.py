@@ -7,9 +7,10 @@ becomes those letters:
 - ``l``/``c``/``r`` stay; ``p{…}``, ``m{…}`` and ``b{…}`` (paragraph columns, top, middle or
   bottom) are read as ``l``: their width is dropped, their text set left as TeX sets it;
 - ``*{n}{…}`` is expanded, at most :data:`MAX_COLUMNS` columns in all;
-- ``|`` between columns stays (latex2mathml writes it as the table's ``columnlines``);
-  ``|`` before the first column or after the last is **dropped** (latex2mathml counts it as
-  a line between columns, so ``{|cc|}`` ruled the wrong gap) and ``||`` is read as ``|``;
+- ``|`` is taken out and counted at its place, before the first column, between two or
+  after the last (``||`` counts two, more are read as two): :func:`array_columns` returns
+  the counts, which :mod:`renderers.math.rules` puts on the table (latex2mathml's own
+  ``columnlines`` counted an outer bar as the line after the first column);
 - ``@{…}``, ``!{…}``, ``>{…}`` and ``<{…}`` that hold only spaces (``@{}``, ``@{\\,}``,
   ``!{\\quad}``) are **dropped**: they change only the space around a column, which the
   drawing sets as an ``array``'s. Ones holding anything else (``@{,}``, ``>{\\displaystyle}``)
@@ -41,10 +42,11 @@ _POSITION = re.compile(r"\s*\[\s*[tbc]\s*\]")
 _SPECIFICATION = re.compile(r"\s*\{")
 
 
-def array_columns(body: str) -> str:
+def array_columns(body: str) -> tuple[str, tuple[int, ...]]:
     """``body`` of an ``array`` (its placement ``[t]`` and specification first) with the
-    specification as latex2mathml reads it and the placement dropped; raises
-    :class:`MathError` naming what it cannot read."""
+    specification as latex2mathml reads it (letters only) and the placement dropped, and the
+    rules the specification draws: at each of the columns' edges, left to right, the number
+    of bars (0, 1 or 2); raises :class:`MathError` naming what it cannot read."""
     position = _POSITION.match(body)
     start = position.end() if position else 0
     opening = _SPECIFICATION.match(body, start)
@@ -53,10 +55,12 @@ def array_columns(body: str) -> str:
     end = closing_bracket(body, opening.end() - 1)
     if end is None:
         raise MathError("array: the column specification's '{' has no closing brace")
-    columns = _ruled(_expanded(body[opening.end() : end], [0]))
-    if not columns:
+    columns = _expanded(body[opening.end() : end], [0])
+    letters = columns.replace("|", "")
+    if not letters:
         raise MathError("array: the column specification has no column (accepted: l, c, r …)")
-    return "{" + columns + "}" + body[end + 1 :]
+    rules = tuple(min(len(bars), 2) for bars in re.split("[lcr]", columns))
+    return "{" + letters + "}" + body[end + 1 :], rules
 
 
 def _expanded(spec: str, count: list[int]) -> str:
@@ -109,9 +113,3 @@ def _argument(spec: str, index: int, command: str) -> tuple[str, int]:
     if end is None:
         raise MathError(f"array: the column specification's '{command}' takes a {{…}} argument")
     return spec[index + 1 : end], end + 1
-
-
-def _ruled(columns: str) -> str:
-    """``columns`` with the bars outside the first and last column dropped and repeated bars
-    read as one (latex2mathml reads a bar as the line after the column before it)."""
-    return re.sub(r"\|+", "|", columns.strip("|"))

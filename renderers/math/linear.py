@@ -3,6 +3,7 @@ that hold only text: PPTX inline math, alt text, contents entries and PDF outlin
 
 from __future__ import annotations
 
+from renderers.math.rules import table_rules
 from renderers.math.tex import ARROW, Formula, MathError, MathNode, parse_tex
 
 #: Characters with a superscript and a subscript form, and those forms. The minus sign U+2212 is
@@ -74,6 +75,8 @@ def _text(node: MathNode) -> str:
             return "√" + _group(MathNode("mrow", children=parts))
         case "mroot" if len(parts) == 2:
             return f"√({_text(parts[1])}&{_text(parts[0])})"
+        case "mtable" if (rules := table_rules(node)) is not None:
+            return "; ".join(_ruled_row(row, rules.columns) for row in parts)
         case "mtable":
             return "; ".join(_text(row) for row in parts)
         case "mtr":
@@ -85,6 +88,19 @@ def _text(node: MathNode) -> str:
                 return "".join(_text(child) for child in parts)
             return "".join(f" {_text(child)} " if _arrow(child) else _text(child)
                            for child in parts).replace("  ", " ")  # a space beside it once
+
+
+def _ruled_row(row: MathNode, rules: tuple[int, ...]) -> str:
+    """A row of a table with rules: a rule between two cells as " | " (the augmented matrix
+    "1, 2 | 3"; " ‖ " for ``||``); the outer ones and those between rows are left out, where
+    "|" would read as an absolute value."""
+    out = ""
+    for index, cell in enumerate(row.children):
+        if index:
+            count = rules[index] if index < len(rules) - 1 else 0
+            out += f" {'‖' if count == 2 else '|'} " if count else ", "
+        out += _text(cell)
+    return out
 
 
 def _arrow(node: MathNode) -> bool:

@@ -21,6 +21,7 @@ from renderers.math.columns import array_columns
 from renderers.math.errors import MathError
 from renderers.math.groups import closing_bracket
 from renderers.math.mhchem import expand as expand_chemistry
+from renderers.math.rules import marked, row_rules
 
 #: Environments latex2mathml itself reads as tables (a starred matrix is read as its plain form).
 NATIVE = frozenset({
@@ -28,6 +29,8 @@ NATIVE = frozenset({
     "cases", "split", "align", "align*",
     *(f"{name}*" for name in ("matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix")),
 })
+#: Environments other than ``array`` whose ``\hline``s are drawn (:mod:`renderers.math.rules`).
+RULED = frozenset(name for name in NATIVE if name.endswith(("matrix", "matrix*")))
 #: Environments that only mark a displayed formula: their body is the formula.
 UNWRAPPED = frozenset({"equation", "equation*", "displaymath", "math"})
 
@@ -335,8 +338,14 @@ def _rewritten(name: str, begin: str, body: str, end: str) -> str:
         return "{" + body + "}"
     if name == "align":  # one formula, one number (its label's): rows are not numbered
         return r"\begin{align*}" + body + r"\end{align*}"
-    if name == "array":  # the array package's preamble (``@{}cc``, ``*{3}{c}``) as c, l, r, |
-        return begin + array_columns(body) + end
+    if name == "array":  # the array package's preamble (``@{}cc``, ``*{3}{c}``) as c, l, r
+        body, columns = array_columns(body)
+        spec_end = body.index("}") + 1
+        rest, rows = row_rules(body[spec_end:])
+        return begin + body[:spec_end] + marked(columns, rows) + rest + end
+    if name in RULED:  # ``\hline`` in a matrix
+        body, rows = row_rules(body)
+        return begin + marked((), rows) + body + end
     rewrite = REWRITES.get(name)
     if rewrite is None:
         return begin + body + end

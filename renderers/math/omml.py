@@ -9,7 +9,8 @@ of elements, so the mapping is written here, element by element, as Word itself 
 after it · ``mfrac`` → ``m:f`` · ``msqrt``/``mroot`` → ``m:rad`` · a fenced ``mrow``
 (``\\left( … \\right)``) → ``m:d`` · ``mover`` with an accent → ``m:acc`` (overline → ``m:bar``),
 else ``m:limUpp``; ``munder`` → ``m:limLow`` · ``mtable`` → ``m:m`` (``columnspacing`` its
-column gap) · ``menclose`` → ``m:borderBox`` (sides hidden and struck through for
+column gap; its rules, which Office Math has not, as :func:`_ruled_matrix` gives them) ·
+``menclose`` → ``m:borderBox`` (sides hidden and struck through for
 ``\\cancel``) · ``mathvariant`` → ``m:sty``/``m:scr`` · an operator name with a limit
 (``\\lim_{n}``) → ``m:func`` over ``m:limLow`` · scripts on an empty base → ``m:sPre``; other
 containers give their children. A displayed ``multline`` is also given line by line
@@ -24,6 +25,7 @@ from typing import TypeAlias
 from lxml import etree
 
 from renderers.math.arrows import LONG_ARROWS, LabelledArrow, labelled_arrow
+from renderers.math.rules import TableRules, bar_columns, table_rules
 from renderers.math.spans import office_cells
 from renderers.math.tex import Formula, MathNode
 
@@ -321,6 +323,8 @@ def _node(parent: Element, node: MathNode) -> None:
             _arg(radical, "e", parts[0])
         case "mover" | "munder" if len(parts) == 2:
             _over_under(parent, node)
+        case "mtable" if (rules := table_rules(node)) is not None:
+            _ruled_matrix(parent, node, rules)
         case "mtable":
             matrix = _sub(parent, "m")
             columns = max(len(row.children) for row in parts) if parts else 0
@@ -443,6 +447,41 @@ def _column_gaps(spacing: str, columns: int) -> tuple[int | None, list[tuple[Mat
         if wider > 0.05:
             leads[column] = (MathNode("mspace", (("width", f"{wider:g}em"),)),)
     return round(base * 2), leads
+
+
+#: A table's outer rules at its sides as the bracket of an ``m:d`` (one rule, two).
+_SIDE_BARS = {1: "|", 2: "‖"}
+
+
+def _ruled_matrix(parent: Element, table: MathNode, rules: TableRules) -> None:
+    """A table with rules. Office Math has no rule in a matrix (``m:m`` has no border, and a
+    Word table cannot stand inside ``m:oMath``), so the closest forms it has: a rule between
+    two columns is a column of bars (:data:`~renderers.math.rules.BARS`) in every row, as
+    people write an augmented matrix in Word; outer rules at the sides only (``{|cc|}``) are
+    bracket bars around the matrix (``m:d``, the side without a rule empty), which Word and
+    LibreOffice stretch to its height; with a top or bottom rule (``\\hline``) the outer
+    rules are an ``m:borderBox`` with the unruled sides hidden, the frame Word draws
+    (LibreOffice 7.4 draws no bordered box). A rule between two rows has no such form and is
+    left out."""
+    matrix = bar_columns(table, rules)
+    left, right, top, bottom = (rules.columns[0], rules.columns[-1], rules.rows[0],
+                                rules.rows[-1])
+    if top or bottom:
+        box = _sub(parent, "borderBox")
+        props = _sub(box, "borderBoxPr")
+        for side, count in (("hideTop", top), ("hideBot", bottom), ("hideLeft", left),
+                            ("hideRight", right)):
+            if not count:
+                _sub(props, side, "1")
+        _arg(box, "e", matrix)
+    elif left or right:
+        delimiter = _sub(parent, "d")
+        props = _sub(delimiter, "dPr")
+        _sub(props, "begChr", _SIDE_BARS.get(left, ""))
+        _sub(props, "endChr", _SIDE_BARS.get(right, ""))
+        _arg(delimiter, "e", matrix)
+    else:
+        _content(parent, (matrix,))
 
 
 def _enclosed(parent: Element, node: MathNode) -> None:

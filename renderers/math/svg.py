@@ -23,7 +23,9 @@ from renderers.math.arrows import ArrowSize, stretched_arrows
 from renderers.math.atoms import LISTS, tex_atoms
 from renderers.math.mathml import mathml_markup, node_markup
 from renderers.math.row_layout import linear_rows
+from renderers.math.rules import table_rules
 from renderers.math.spans import drawable
+from renderers.math.table_drawing import ruled_tables
 from renderers.math.tex import MATHML_NS, Formula, MathNode, shown_tex
 
 #: Font size (px) the formula is drawn at; sizes are reported relative to it.
@@ -52,13 +54,15 @@ class DrawnFormula:
 def _configure() -> None:
     """Plain ``<path>`` elements (no SVG 2 ``<symbol>``/``<use>``, which not every SVG reader
     draws) with coordinates rounded to a fixed precision (stable bytes); rows laid out in
-    linear time (:mod:`renderers.math.row_layout`)."""
+    linear time (:mod:`renderers.math.row_layout`); tables' rules drawn
+    (:mod:`renderers.math.table_drawing`)."""
     import ziamath
 
     ziamath.config.svg2 = False
     ziamath.config.precision = 3
     _operator_spaces()
     linear_rows()
+    ruled_tables()
 
 
 @lru_cache(maxsize=1)
@@ -94,7 +98,7 @@ _LENGTHS = {
     "mspace": frozenset({"width", "height", "depth"}),
     "mpadded": frozenset({"width", "height", "depth", "lspace", "voffset"}),
     "mo": frozenset({"lspace", "rspace", "minsize", "maxsize"}),
-    "mtable": frozenset({"columnspacing", "rowspacing"}),
+    "mtable": frozenset({"columnspacing", "rowspacing", "data-rulemargin"}),
 }
 #: A length in em or math units (1/18 em), with an optional sign (``+0.2em`` on ``mpadded``).
 _LENGTH = re.compile(r"^\s*([+-]?)(\d*\.?\d+)\s*(em|mu)\s*$")
@@ -212,9 +216,12 @@ def table_margins(node: MathNode) -> MathNode:
 
 
 def _with_margins(node: MathNode, margin: str | None) -> tuple[MathNode, ...]:
-    """``node`` with the space ``margin`` on each side (:func:`_margin`), or alone."""
+    """``node`` with the space ``margin`` on each side (:func:`_margin`), or alone; a table
+    with rules told where its outer ones go (:mod:`renderers.math.table_drawing`)."""
     if margin is None:
         return (node,)
+    if table_rules(node) is not None:
+        node = MathNode(node.tag, (*node.attrs, ("data-rulemargin", margin)), node.children)
     space = MathNode("mspace", (("width", margin),))
     return (space, node, space) if margin != "0em" else (space, node)
 
@@ -231,6 +238,9 @@ def _margin(node: MathNode) -> str | None:
     cells = [cell for row in rows for cell in row.children]
     if not cells or not cells[0].attr("columnalign"):
         return None
+    rules = table_rules(node)
+    if rules is not None and (rules.columns[0] or rules.columns[-1]):
+        return ARRAY_MARGIN  # TeX's outer rule stands \arraycolsep outside the column
     if node.attr("columnspacing").strip() or all(map(_display_style, cells)):
         return "0em"
     return ARRAY_MARGIN

@@ -148,6 +148,10 @@ def parse_tex(tex: str, display: bool = False) -> Formula:
     budget = [MAX_NODES]
     children = _children(element, budget, 0)
     root = MathNode("mrow", children=children)
+    from renderers.math import rules
+
+    if rules.MARK in rewritten:  # a table with ``|`` in its columns or ``\\hline``
+        root = rules.ruled(root)
     if MARK in rewritten:  # a text row between aligned rows (``\\intertext``)
         from renderers.math.spans import spanned
 

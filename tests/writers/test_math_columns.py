@@ -1,7 +1,8 @@
 """An ``array``'s column specification as the array package writes it (``@{}cc@{}``,
 ``p{2cm}``, ``*{3}{c}``) is read as its columns: their alignments and the rules between them in
 the checked tree, no "@" or "2cm" in a cell; what would put material in each row, or expand
-past the bound, is refused by name."""
+past the bound, is refused by name. The rules (``|`` at each column edge, outer ones and
+``||`` included) are counted on the table (``data-columnrules``)."""
 
 from __future__ import annotations
 
@@ -23,22 +24,23 @@ def _table(tex: str) -> tuple[list[str], str, str]:
     first_row = table.children[0]
     text = "".join(node.text for node in _nodes(table))
     alignments = [cell.attr("columnalign") for cell in first_row.children]
-    return alignments, table.attr("columnlines"), text
+    return alignments, table.attr("data-columnrules"), text
 
 
-#: Specifications, with the columns' alignments and rules (``columnlines``) they read as.
+#: Specifications, with the columns' alignments and rules (bars at each edge) they read as.
 SPECIFICATIONS = {
     "{@{}cc@{}}": (["center", "center"], ""),
     r"{@{\,}l@{\quad}r@{}}": (["left", "right"], ""),
     r"{!{\;}c>{}c<{}}": (["center", "center"], ""),
     "{p{2cm}m{1in}b{3em}}": (["left", "left", "left"], ""),
     "{*{3}{c}}": (["center", "center", "center"], ""),
-    "{r*{2}{|c}}": (["right", "center", "center"], "solid solid"),
-    "{c|c}": (["center", "center"], "solid"),
-    "{cc|c}": (["center", "center", "center"], "none solid"),
+    "{r*{2}{|c}}": (["right", "center", "center"], "0 1 1 0"),
+    "{c|c}": (["center", "center"], "0 1 0"),
+    "{cc|c}": (["center", "center", "center"], "0 0 1 0"),
     # latex2mathml read a bar outside the columns as the line after the first column
-    "{|cc|}": (["center", "center"], ""),
-    "{|c||c|}": (["center", "center"], "solid"),
+    "{|cc|}": (["center", "center"], "1 0 1"),
+    "{|c||c|}": (["center", "center"], "1 2 1"),
+    "{|c|||c}": (["center", "center"], "1 2 0"),
     "[t]{ l c }": (["left", "center"], ""),
 }
 
@@ -73,4 +75,4 @@ def test_a_specification_that_cannot_be_read_is_refused_by_name(spec: str, reaso
 
 def test_bars_alone_repeated_are_read_once() -> None:
     assert _table(r"\begin{array}{c*{1000000}{|}c} a & b \end{array}")[:2] == (
-        ["center", "center"], "solid")
+        ["center", "center"], "0 1 0")
