@@ -122,6 +122,7 @@ def worker(
             )
             celery_app = make_celery(settings)
             board = RedisBoard(broker)
+            board.ping()  # reachable, and runs the scripts kombu needs
             advertise_store(settings, board)  # again at each task and each interval
             board.close()
     except BadInput as exc:

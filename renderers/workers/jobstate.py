@@ -315,6 +315,17 @@ return 1
 """
 
 
+def _refuses_scripts(error: BaseException) -> bool:
+    """Whether ``error`` is Redis refusing to run a script at all (not a script failing):
+    ``NOPERM`` for an ACL user without ``@scripting``, or ``EVAL``/``EVALSHA`` disabled or
+    renamed, which Redis answers as an unknown command."""
+    from redis.exceptions import NoPermissionError, ResponseError
+
+    text = str(error).lower()
+    return (isinstance(error, NoPermissionError) and ("eval" in text or "script" in text)) or (
+        isinstance(error, ResponseError) and "unknown command" in text and "eval" in text)
+
+
 class RedisBoard:
     """Job states in Redis under ``citerender:job:<id>``, shared by replicas and workers; a
     queued or running job's lease under ``citerender:lease:<id>``, expiring on Redis's
@@ -335,14 +346,23 @@ class RedisBoard:
         try:
             return fn(*args, **kwargs)
         except self._errors as exc:
+            if _refuses_scripts(exc):
+                raise BrokerUnavailable(
+                    f"the broker {redact_url(self.url)} refuses Lua scripts ({what}: {exc}); "
+                    "Celery's Redis transport (kombu's locks) and the job board's claim run "
+                    "them: allow the user @scripting (ACL) or use a Redis plan that allows EVAL"
+                ) from exc
             raise BrokerUnavailable(
                 f"the broker {redact_url(self.url)} is unreachable ({what}: {exc}); "
                 "jobs cannot be queued or looked up until it is back"
             ) from exc
 
     def ping(self) -> None:
-        """Raise :class:`BrokerUnavailable` unless Redis answers."""
+        """Raise :class:`BrokerUnavailable` unless Redis answers and runs Lua scripts, which
+        some managed Redis plans and ACL users without ``@scripting`` refuse: a worker would
+        otherwise start and fail in kombu, and every job's claim in the service."""
         self._run("ping", self._redis.ping)
+        self._run("script check", self._redis.eval, "return 1", 0)
 
     def get(self, job_id: str) -> JobState | None:
         """The state, with whether its lease is still held on Redis's clock (one round trip,

@@ -658,3 +658,38 @@ def test_a_broker_batch_sends_a_stalled_job_again(stuck_job: StuckJob) -> None:
         board.close()
     assert sent == [stuck_job.state.id]
     assert "S:9 is not in the pool" in entry.outcome.error
+
+
+
+def test_a_redis_that_refuses_scripts_is_named_by_the_worker_batch_and_service(
+    tmp_path: Path,
+) -> None:
+    """A managed Redis may refuse Lua (here an ACL user without ``@scripting``). Celery's Redis
+    transport needs it (kombu's locks), so no fallback could make the workers run: each
+    surface says so in one line, instead of a worker's traceback or "unreachable"."""
+    store = (tmp_path / "store").as_uri()
+    with redis_server(tmp_path) as (url, _):
+        admin = redis.Redis.from_url(url)
+        admin.acl_setuser("noscripts", enabled=True, reset=True, passwords=["+pw"], keys=["*"],
+                          channels=["*"], commands=["+@all", "-@scripting"])
+        admin.close()
+        broker = url.replace("redis://", "redis://noscripts:pw@") + "/0"
+        refused = "refuses Lua scripts"
+        worker = subprocess.run([CITERENDER, "worker", "--broker", broker, "--store", store],
+                                capture_output=True, text=True, timeout=120, check=False)
+        assert worker.returncode != 0 and "Traceback" not in worker.stderr
+        assert worker.stderr.startswith("citerender: error: --broker:") and refused in worker.stderr
+        assert "@scripting" in worker.stderr and ":pw@" not in worker.stderr
+        (tmp_path / "a.md").write_text("Text.[[S:1]]\n", encoding="utf-8")
+        (tmp_path / "a.pool.json").write_text(json.dumps(POOL), encoding="utf-8")
+        batch = subprocess.run([CITERENDER, "render", "a.md", "--broker", broker, "--store",
+                                store, "-t", "md"], capture_output=True, text=True,
+                               timeout=120, check=False, cwd=tmp_path)
+        assert batch.returncode != 0 and "Traceback" not in batch.stderr
+        assert refused in batch.stderr
+        app = create_app(workers=1, warmup=False, broker=broker, store=store)
+        with TestClient(app) as client:
+            answer = client.post("/jobs", json={"content": "Text.[[S:1]]\n", "format": "md",
+                                                "sources_pool": POOL})
+            assert answer.status_code == 503 and refused in answer.json()["error"]
+            assert client.get("/healthz").status_code == 200
