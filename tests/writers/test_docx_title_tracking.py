@@ -19,7 +19,8 @@ def title_tracking(docx: bytes) -> str | None:
     """The ``w:spacing w:val`` of the Title style's run properties (None: no tracking)."""
     with zipfile.ZipFile(io.BytesIO(docx)) as package:
         styles = etree.fromstring(package.read("word/styles.xml"))
-    title = next(s for s in styles.iter(f"{W}style") if s.find(f"{W}name").get(f"{W}val") == "Title")
+    title = next(style for style in styles.iter(f"{W}style")
+                 if style.find(f"{W}name").get(f"{W}val") == "Title")
     tracking = title.find(f"{W}rPr/{W}spacing")
     return None if tracking is None else tracking.get(f"{W}val")
 
