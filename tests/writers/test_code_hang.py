@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+from renderers.api import build_options, prepare
+from renderers.pipeline import Session
 from renderers.writers.common import CODE_CONTINUATION, code_hang
 from tests.helpers import pdf_lines
 from tests.support.render import render_markdown
@@ -46,8 +48,20 @@ def test_every_html_code_line_carries_its_hang_and_the_code_as_written() -> None
     html = render_markdown("html", MARKDOWN, []).decode()
     block = re.search(r'<code class="language-python">(.*?)</code>', html, re.S)
     assert block is not None
-    hangs = re.findall(r'<span class="ln" style="--hang:(\d+)">', block.group(1))
+    hangs = re.findall(r'<span class="code-line" style="--hang:(\d+)">', block.group(1))
     assert hangs == ["4", "4", "12"]
     text = re.sub(r"<[^>]+>", "", block.group(1)).replace("&#34;", '"')
     assert text == f"{CALL}\nfor out in outs:\n{INDENTED}"
-    assert "pre .ln {" in html and "calc(var(--hang) * -1ch)" in html
+    assert "pre > code > span.code-line {" in html and "calc(var(--hang) * -1ch)" in html
+
+
+def test_an_authors_own_line_number_spans_stay_in_their_line() -> None:
+    """An HTML page laid out in its author's look keeps its own markup: a highlighter's
+    line-number span (Chroma's ``span.ln``) stays inline, not on a line of its own."""
+    page = ('<html><head><style>h1 { color: navy; }</style></head><body><h1>T</h1>'
+            '<pre><code><span class="ln">1</span> x = 1\n<span class="ln">2</span> y = 2'
+            '</code></pre></body></html>')
+    session = Session(prepare(page, sources_pool=[], options=build_options()))
+    assert "<span class=\"ln\">1</span>" in session.print_html()  # the author's look
+    lines = [text for _, _, text in pdf_lines(session.artifact("pdf").data)]
+    assert "1 x = 1" in lines and "2 y = 2" in lines

@@ -1,6 +1,6 @@
 """Code blocks in the HTML report: plain, or highlighted (:mod:`renderers.writers.highlight`).
 
-Each line is a ``span.ln`` (its wrapped part hangs in, as in the Typst PDF). A highlighted
+Each line is a ``span.code-line`` (its wrapped part hangs in, as in the Typst PDF). A highlighted
 block is ``<pre class="hl">`` with one ``<span class="hl-K">`` per token run,
 where ``K`` is Pygments' short name of the token kind (``k`` keyword, ``s2`` string …), so a
 reader's own stylesheet can restyle it as it would Pygments' HTML. The rules for the kinds a
@@ -101,14 +101,14 @@ def _spans(code: HighlightedCode) -> Markup:
 
 
 def _lines(texts: list[str], lines: list[Markup]) -> Markup:
-    """The lines of a block (``texts``, marked up as ``lines``), each a ``span.ln`` that
+    """The lines of a block (``texts``, marked up as ``lines``), each a ``span.code-line`` that
     report.css sets as a block whose wrapped part hangs in by ``--hang`` characters
     (:func:`~renderers.writers.common.code_hang`), as Typst's ``code-line`` does. Each line's
     newline stays inside its span: the text of the block is the code as written, and a
     newline between two blocks would add an empty line."""
     last = len(lines) - 1
     return Markup("").join(
-        Markup('<span class="ln" style="--hang:%d">%s%s</span>')
+        Markup('<span class="code-line" style="--hang:%d">%s%s</span>')
         % (code_hang(text), line, "\n" if index < last else "")
         for index, (text, line) in enumerate(zip(texts, lines, strict=True))
     )
