@@ -23,6 +23,7 @@ Writers differ in how they lay things out, never in what they decide. This modul
 * **a link that would show nothing** but its citations — :func:`shows_nothing`;
 * **a table cell's side margins** when columns are narrow — :func:`narrow_cell_margin`;
 * **a PDF link's URI** — :func:`pdf_uri`: a URL with non-ASCII characters percent-encoded;
+* **where a wrapped code line continues** — :func:`code_hang`;
 * **task-list boxes** — :func:`task_box`, and :func:`item_marker`: a task item's box takes
   the place of its bullet or number.
 
@@ -845,3 +846,18 @@ class ImageBytes:
                 "(limits.max_image_bytes); use fewer or smaller images",
                 field="limits.max_image_bytes",
             )
+
+
+#: Tab stops in code blocks (HTML ``<pre>``'s default).
+CODE_TAB_SIZE = 8
+#: How far past its own indentation the wrapped part of a code line hangs in, in characters.
+CODE_CONTINUATION = 4
+
+
+def code_hang(line: str) -> int:
+    """How many characters the wrapped part of the code line ``line`` hangs in: the line's own
+    indentation (tabs expanded) plus :data:`CODE_CONTINUATION`, so that the part does not read
+    as a line of its own starting at the left edge (or at a shallower indentation, which in
+    Python means another block)."""
+    expanded = line.expandtabs(CODE_TAB_SIZE)
+    return len(expanded) - len(expanded.lstrip(" ")) + CODE_CONTINUATION

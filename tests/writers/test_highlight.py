@@ -173,7 +173,8 @@ def test_html_colours_token_kinds_with_classes_and_one_stylesheet() -> None:
 def test_html_without_highlighting_is_the_plain_block() -> None:
     html = render_markdown("html", FENCED, POOL, highlight_style="none").decode()
     assert "hl-" not in html and 'class="hl"' not in html
-    assert '<pre dir="ltr"><code class="language-python">def area' in html
+    assert ('<pre dir="ltr"><code class="language-python">'
+            '<span class="code-line" style="--hang:4">def area') in html
 
 
 def test_a_code_block_without_a_language_is_plain_in_every_format() -> None:

@@ -3,6 +3,7 @@ base document lacks one."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -180,3 +181,32 @@ def name_east_asian_font(styles: Element, face: str) -> None:
             del themed.attrib[w("eastAsiaTheme")]
             themed.set(w("eastAsia"), face)
 
+
+
+#: Letters that join their neighbours (Arabic, Syriac, N'Ko, Mongolian; the headline stroke of
+#: Devanagari, Bengali and Gurmukhi): letter spacing tears each word apart.
+_JOINED_LETTERS = re.compile(
+    "[\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc"
+    "\u0700-\u074f\u07c0-\u07ff\u1800-\u18af\u0900-\u0a7f]"
+)
+
+
+def untrack_title(styles: Element, title: str) -> None:
+    """Drop the letter spacing of the ``Title`` style when ``title`` is in a script whose
+    letters join.
+
+    The default document's Title is tracked (``w:spacing w:val="5"``, a quarter point); Word and
+    LibreOffice then set an Arabic or Hindi title letter by letter, LibreOffice bridging each gap
+    with a baseline stroke that runs through the title like a strikethrough. Other titles keep
+    the template's tracking.
+    """
+    if not _JOINED_LETTERS.search(title):
+        return
+    for style in styles.iter(w("style")):
+        name = style.find(w("name"))
+        if name is None or name.get(w("val"), "").lower() != "title":
+            continue
+        rpr = style.find(w("rPr"))
+        tracking = rpr.find(w("spacing")) if rpr is not None else None
+        if rpr is not None and tracking is not None:
+            rpr.remove(tracking)

@@ -156,7 +156,12 @@ from renderers.writers.docx.oxml import (
     set_space_after,
     w,
 )
-from renderers.writers.docx.styles import StyleBook, name_east_asian_font, set_default_language
+from renderers.writers.docx.styles import (
+    StyleBook,
+    name_east_asian_font,
+    set_default_language,
+    untrack_title,
+)
 from renderers.writers.highlight import Highlighter
 from renderers.writers.ooxml import (
     PackageCollector,
@@ -208,6 +213,7 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     text = "".join(document.element.body.itertext())
     if writer.footnotes.written:
         text += "".join(writer.footnotes.part.element.itertext())
+    untrack_title(document.styles.element, writer.title.text)
     if needs_cjk(text):
         name_east_asian_font(document.styles.element, f"Noto Sans CJK {language.cjk_face(text)}")
     apply_core_properties(

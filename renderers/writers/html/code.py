@@ -1,6 +1,7 @@
 """Code blocks in the HTML report: plain, or highlighted (:mod:`renderers.writers.highlight`).
 
-A highlighted block is ``<pre class="hl">`` with one ``<span class="hl-K">`` per token run,
+Each line is a ``span.code-line`` (its wrapped part hangs in, as in the Typst PDF). A highlighted
+block is ``<pre class="hl">`` with one ``<span class="hl-K">`` per token run,
 where ``K`` is Pygments' short name of the token kind (``k`` keyword, ``s2`` string …), so a
 reader's own stylesheet can restyle it as it would Pygments' HTML. The rules for the kinds a
 report uses, and the block's background and text colour, are collected while writing and
@@ -14,6 +15,7 @@ import re
 from markupsafe import Markup
 
 from renderers.text import split_runs_at_long_words
+from renderers.writers.common import code_hang
 from renderers.writers.highlight import HighlightedCode, Highlighter, TokenLook
 from renderers.writers.html.breaks import breakable, wrappable
 
@@ -42,7 +44,9 @@ class CodeBlocks:
         cls_attr = f' class="language-{cls}"' if cls else ""
         highlighted = self.highlight(text, language)
         if highlighted is None:
-            return Markup(f'<pre dir="ltr"><code{cls_attr}>{wrappable(text)}</code></pre>')
+            lines = text.split("\n")
+            return Markup(f'<pre dir="ltr"><code{cls_attr}>'
+                          f'{_lines(lines, [wrappable(line) for line in lines])}</code></pre>')
         self.colors = (highlighted.background, highlighted.foreground)
         self.looks.update(highlighted.looks())
         return Markup(
@@ -93,7 +97,21 @@ def _spans(code: HighlightedCode) -> Markup:
         if word:
             parts.append(_long_word(word))
         lines.append(Markup("").join(parts))
-    return Markup("\n").join(lines)
+    return _lines(["".join(s.text for s in line) for line in code.lines], lines)
+
+
+def _lines(texts: list[str], lines: list[Markup]) -> Markup:
+    """The lines of a block (``texts``, marked up as ``lines``), each a ``span.code-line`` that
+    report.css sets as a block whose wrapped part hangs in by ``--hang`` characters
+    (:func:`~renderers.writers.common.code_hang`), as Typst's ``code-line`` does. Each line's
+    newline stays inside its span: the text of the block is the code as written, and a
+    newline between two blocks would add an empty line."""
+    last = len(lines) - 1
+    return Markup("").join(
+        Markup('<span class="code-line" style="--hang:%d">%s%s</span>')
+        % (code_hang(text), line, "\n" if index < last else "")
+        for index, (text, line) in enumerate(zip(texts, lines, strict=True))
+    )
 
 
 def _long_word(runs: list[Markup]) -> Markup:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from renderers.labels import Labels
 from renderers.text import split_runs_at_long_words
-from renderers.writers.common import CONTENTS_ID
+from renderers.writers.common import CODE_TAB_SIZE, CONTENTS_ID, code_hang
 from renderers.writers.contents import ContentsEntry
 from renderers.writers.typst.escape import string_literal, text_markup, word_pieces
 from renderers.writers.typst.parts import array, call, content, section_title
@@ -23,26 +23,22 @@ from renderers.writers.typst.parts import array, call, content, section_title
 if TYPE_CHECKING:
     from renderers.writers.highlight import Highlighter, TokenLook
 
-#: Tab stops in code blocks (HTML ``<pre>``'s default).
-TAB_SIZE = 8
-
 
 def code_lines(lines: Sequence[str]) -> str:
     """Verbatim lines (tabs expanded, long words breakable), each a ``code-line``."""
     return "".join(
         code_line(line, text_markup(line, collapse=False))
-        for line in (line.expandtabs(TAB_SIZE) for line in lines)
+        for line in (line.expandtabs(CODE_TAB_SIZE) for line in lines)
     )
 
 
 def code_line(text: str, markup: str) -> str:
     """One line of code (``text``, its tabs expanded) as ``markup``: a paragraph of its own,
-    whose wrapped part hangs in by the line's own indentation plus the template's continuation
-    indent; a blank line keeps its height."""
+    whose wrapped part hangs in by :func:`~renderers.writers.common.code_hang` characters; a
+    blank line keeps its height."""
     if not text.strip():
         return "#code-line(0, none);"
-    indent = len(text) - len(text.lstrip(" "))
-    return f"#code-line({indent}, {content(markup)});"
+    return f"#code-line({code_hang(text)}, {content(markup)});"
 
 
 class CodeBlocks:
@@ -66,7 +62,7 @@ class CodeBlocks:
                         *captioned)
         foreground = highlighted.foreground
         lines = [
-            code_line("".join(piece for piece, _ in line).expandtabs(TAB_SIZE),
+            code_line("".join(piece for piece, _ in line).expandtabs(CODE_TAB_SIZE),
                       "".join(_runs(line, foreground)))
             for line in highlighted.runs()
         ]
@@ -83,7 +79,7 @@ def _runs(line: Sequence[tuple[str, TokenLook]], foreground: str) -> Iterator[st
         if not in_long_word:
             yield _run(text, look, foreground)
             continue
-        for piece in word_pieces(text.expandtabs(TAB_SIZE)):
+        for piece in word_pieces(text.expandtabs(CODE_TAB_SIZE)):
             yield f"#box[{_run(piece, look, foreground)}];"
 
 
@@ -91,7 +87,7 @@ def _run(text: str, look: TokenLook, foreground: str) -> str:
     """One run of code in its look (plain text when it looks like the block's own text)."""
     from renderers.writers.highlight import TokenLook  # imported by the block's highlighting
 
-    markup = text_markup(text.expandtabs(TAB_SIZE), collapse=False)
+    markup = text_markup(text.expandtabs(CODE_TAB_SIZE), collapse=False)
     if look == TokenLook(foreground):
         return markup
     flags = ", ".join("true" if f else "false" for f in (look.bold, look.italic, look.underline))
