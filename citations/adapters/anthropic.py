@@ -34,6 +34,7 @@ from typing import Any
 from citations.adapters.base import (
     AdaptedAnswer,
     Draft,
+    Mark,
     Piece,
     as_index,
     as_list,
@@ -42,6 +43,8 @@ from citations.adapters.base import (
     child,
     finish,
     new_draft,
+    out_of_code,
+    place,
     settle,
 )
 from citations.errors import AnswerError
@@ -116,13 +119,13 @@ def cited_sources(draft: Draft, block: Mapping[str, Any], path: str) -> list[int
     return numbers
 
 
-def block_pieces(text: str, numbers: list[int]) -> list[Piece]:
-    """A text block's pieces: its text, the citation after its last word, its trailing space."""
+def block_pieces(text: str, numbers: list[int], start: int = 0) -> list[Piece]:
+    """The pieces of a text block from ``start``: its text, the citation after its last word
+    (after the code, when the block ends in code), its trailing space."""
     if not numbers:
-        return [text] if text else []
-    position = settle(text, 0, len(text))
-    pieces: list[Piece] = [text[:position], tuple(numbers), text[position:]]
-    return [p for p in pieces if p != ""]
+        return [text[start:]] if text[start:] else []
+    marks = out_of_code(text, [Mark(settle(text, 0, len(text)), list(numbers))])
+    return place(text, marks, start, len(text))
 
 
 def add_search_results(draft: Draft, block: Mapping[str, Any], path: str) -> None:

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from citations.codemap import markdown_code_spans
 from citations.errors import AnswerError, PoolError
 from citations.model import Source
 from citations.pool import SourcePool, dedupe_key, source_from_row
@@ -248,12 +250,15 @@ class Mark:
     """A citation of local sources at ``position`` of a text (right after the cited span).
 
     ``cut_from`` (when set) is where text removed in favour of the token starts: the span was
-    the provider's own rendering of the citation (an inline link to the cited URL).
+    the provider's own rendering of the citation (an inline link to the cited URL). ``lead``
+    and ``trail`` are text written around the token (its own line after a code block).
     """
 
     position: int
     sources: list[int]
     cut_from: int | None = None
+    lead: str = ""
+    trail: str = ""
 
 
 def settle(text: str, start: int, end: int, base: int = 0) -> int:
@@ -331,7 +336,11 @@ def place(
         cut = mark.position if mark.cut_from is None else mark.cut_from
         if cut > cursor:
             pieces.append(text[cursor - base : cut - base])
+        if mark.lead:
+            pieces.append(mark.lead)
         pieces.append(tuple(mark.sources))
+        if mark.trail:
+            pieces.append(mark.trail)
         cursor = max(cursor, mark.position)
     if stop > cursor:
         pieces.append(text[cursor - base : stop - base])
@@ -340,7 +349,66 @@ def place(
 
 def marked_text(text: str, marks: MarkSet) -> list[Piece]:
     """Every piece of ``text`` with all of ``marks`` placed (the non-streamed path)."""
-    return place(text, marks.take(len(text)), 0, len(text))
+    return place(text, out_of_code(text, marks.take(len(text))), 0, len(text))
+
+
+#: The container marks and indentation that start a line (list item indent, ``>`` quotes).
+_LINE_PREFIX = re.compile(r"[ \t>]*")
+
+
+def out_of_code(text: str, marks: list[Mark]) -> list[Mark]:
+    """``marks`` with each citation that falls inside markdown code moved right after it.
+
+    A token in code is code: it would show as ``[[S:n]]`` and its source would go uncited, and
+    one after a closing fence on its line keeps the fence from closing. So a citation inside a
+    code span goes after its closing backtick, and one inside (or at the end of) a code block
+    goes on the line after the block, indented as that block's container is.
+    """
+    if not marks or not ("`" in text or "~~~" in text or "    " in text or "\t" in text
+                         or "<" in text):
+        return marks
+    spans = sorted(markdown_code_spans(text))
+    starts = [start for start, _ in spans]
+    placed: dict[int, Mark] = {}
+    for mark in marks:
+        k = bisect.bisect_left(starts, mark.position) - 1
+        if k >= 0 and mark.position <= spans[k][1]:
+            mark = _after_code(text, *spans[k], mark)
+        found = placed.get(mark.position)
+        if found is None:
+            placed[mark.position] = mark
+        else:
+            found.sources += [s for s in mark.sources if s not in found.sources]
+            found.lead, found.trail = found.lead or mark.lead, found.trail or mark.trail
+            if found.cut_from is None or (
+                mark.cut_from is not None and mark.cut_from < found.cut_from
+            ):
+                found.cut_from = mark.cut_from
+    return list(placed.values())
+
+
+def _after_code(text: str, start: int, end: int, mark: Mark) -> Mark:
+    """``mark`` moved out of the code ``text[start:end]`` (unchanged when it is not inside)."""
+    code = text[start:end]
+    line_start = text.rfind("\n", 0, end - 1) + 1
+    last_line = text[line_start:end].rstrip("\n")
+    prefix = _LINE_PREFIX.match(last_line)
+    indent = prefix.group() if prefix else ""
+    fenced = last_line[len(indent):].startswith(("```", "~~~"))
+    block = code.endswith("\n") or (fenced and "\n" in code)
+    if not block:  # a code span (or an HTML code element): after its end, not at it
+        if mark.position == end:
+            return mark
+        return Mark(end, mark.sources)
+    if mark.position == end and code.endswith("\n"):
+        return mark  # the line after the block already
+    if not fenced and indent.endswith("    "):
+        indent = indent[:-4]  # an indented block's last line: its container's indent only
+    elif not fenced:
+        indent = indent.rstrip(" \t")
+    if code.endswith("\n"):
+        return Mark(end, mark.sources, lead=indent, trail="\n")
+    return Mark(end, mark.sources, lead="\n" + indent)
 
 
 # -- sources -------------------------------------------------------------------------------

@@ -11,7 +11,10 @@ finished response, because both place citations with the same marks and source c
   ``annotation_index``) after the delta holding the text it cites. Text is released up to the
   end of the previous delta — never its trailing white space (a citation may still settle
   there) nor a possible inline link (its annotation may still replace it) — so every citation
-  is placed before its text leaves. ``response.output_text.done`` releases the rest.
+  is placed before its text leaves. ``response.output_text.done`` releases the rest. One
+  exception: a citation annotated *inside* code, which the non-streamed answer moves after the
+  code (:func:`~citations.adapters.base.out_of_code`), stays where it is annotated here — the
+  stream has released the code's start and cannot hold the token until the code ends.
 - **Anthropic Messages** (platform.claude.com/docs/en/build-with-claude/streaming,
   /citations#streaming-support): ``content_block_start`` opens a block (a
   ``web_search_tool_result`` arrives whole), ``content_block_delta`` brings ``text_delta`` or
@@ -298,10 +301,7 @@ class AnthropicEvents(_Stream):
     def _stop(self, state: _Block) -> str:
         position = settle(state.text, 0, len(state.text))
         assert position == state.released or not state.text[: state.released].strip()
-        pieces: list[Piece] = [tuple(state.numbers)] if state.numbers else []
-        if len(state.text) > state.released:
-            pieces.append(state.text[state.released :])
-        return self.emit(pieces)
+        return self.emit(anthropic.block_pieces(state.text, state.numbers, state.released))
 
     def close(self) -> str:
         tail = "".join(self._stop(state) for state in self.blocks.values())

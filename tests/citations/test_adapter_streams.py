@@ -161,3 +161,16 @@ def test_streamed_inline_link_with_parentheses_in_its_url_is_replaced_at_every_c
     assert from_openai(response).content == expected
     for cut in range(1, len(text)):
         assert run(OpenAIEvents(), openai_events(response, lambda _t, c=cut: [c])) == expected
+
+
+def test_streamed_anthropic_block_ending_in_a_code_fence_equals_the_message() -> None:
+    message = {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Run this:\n\n```sh\npip install foo\n```\n", "citations": [
+            {"type": "web_search_result_location", "url": "https://pypi.org/project/foo/",
+             "title": "foo", "cited_text": "pip install foo", "encrypted_index": "x"}]},
+        {"type": "text", "text": "Then import it."},
+    ]}
+    events = anthropic_events(message, lambda text: [3, 20], lambda deltas: 0)
+    batch = from_anthropic(message).content
+    assert batch == "Run this:\n\n```sh\npip install foo\n```\n[[S:1]]\nThen import it."
+    assert run(AnthropicEvents(), events) == batch

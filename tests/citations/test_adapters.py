@@ -373,3 +373,63 @@ def test_lone_surrogates_keep_positions() -> None:
         {"type": "url_citation", "start_index": 0, "end_index": text.index(" Next"),
          "url": "https://a.org", "title": "A"}]}]}
     assert from_openai(answer).content == "Broken \ud83c text here.[[S:1]] Next."
+
+
+def _openai_cited(text: str, cited: str, url: str = "https://docs.python.org/3/") -> Any:
+    start = text.index(cited)
+    return {"type": "message", "content": [{"type": "output_text", "text": text, "annotations": [
+        {"type": "url_citation", "start_index": start, "end_index": start + len(cited),
+         "url": url, "title": "Docs"}]}]}
+
+
+@pytest.mark.parametrize(("text", "cited", "content"), [
+    # a span inside a fenced block: the token gets its own line after the block, which keeps
+    # the blank line that ends it
+    ("Set it:\n\n```python\nx = 1  # on\n```\n\nNext.", "x = 1",
+     "Set it:\n\n```python\nx = 1  # on\n```\n[[S:1]]\n\nNext."),
+    # the whole block, fence to fence, ending the text (no line break after the fence)
+    ("Set it:\n\n```sh\npip install x\n```", "```sh\npip install x\n```",
+     "Set it:\n\n```sh\npip install x\n```\n[[S:1]]"),
+    # a block ending the text with its line break: the token's line ends as the block did
+    ("Set it:\n\n```sh\npip install x\n```\n", "pip install x",
+     "Set it:\n\n```sh\npip install x\n```\n[[S:1]]\n"),
+    # inside a list item: the token's line keeps the item's indent
+    ("- Set it:\n\n  ```sh\n  pip install x\n  ```\n- Next", "pip install x",
+     "- Set it:\n\n  ```sh\n  pip install x\n  ```\n  [[S:1]]\n- Next"),
+    # an indented block: its container's indent only (none here)
+    ("Set it:\n\n    pip install x\n\nNext.", "pip install x",
+     "Set it:\n\n    pip install x\n[[S:1]]\n\nNext."),
+    # a code span: right after its closing backtick
+    ("Call `open(path)` to read it.", "open(path)", "Call `open(path)`[[S:1]] to read it."),
+    # a span ending right after code is not moved
+    ("Call `open(path)` to read it.", "Call `open(path)`", "Call `open(path)`[[S:1]] to read it."),
+])
+def test_openai_citation_in_code_goes_after_the_code(text: str, cited: str, content: str) -> None:
+    # A token inside code is code: it showed as "[[S:1]]" and its source went uncited.
+    adapted = from_openai(_openai_cited(text, cited))
+    assert adapted.content == content
+    from citations.tokens import citation_groups
+    assert [list(group) for group in citation_groups(adapted.content)] == [[1]]
+
+
+def test_citations_moved_out_of_one_code_block_become_one_token() -> None:
+    text = "```\na = 1\nb = 2\n```\n\nNext."
+    answer = _openai_cited(text, "a = 1")
+    answer["content"][0]["annotations"].append(
+        {"type": "url_citation", "start_index": text.index("b = 2"),
+         "end_index": text.index("b = 2") + 5, "url": "https://b.org", "title": "B"})
+    assert from_openai(answer).content == "```\na = 1\nb = 2\n```\n[[S:1,2]]\n\nNext."
+
+
+def test_anthropic_block_ending_in_a_code_fence_cites_after_the_fence() -> None:
+    # The token after the closing fence on its line kept the fence open: the code block ran to
+    # the end of the document and its source went uncited.
+    message = {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Run this:\n\n```sh\npip install foo\n```", "citations": [
+            {"type": "web_search_result_location", "url": "https://pypi.org/project/foo/",
+             "title": "foo", "cited_text": "pip install foo", "encrypted_index": "x"}]},
+        {"type": "text", "text": "\n\nThen import it."},
+    ]}
+    assert from_anthropic(message).content == (
+        "Run this:\n\n```sh\npip install foo\n```\n[[S:1]]\n\nThen import it."
+    )
