@@ -204,6 +204,7 @@ class OpenAIEvents(_Stream):
                 upto -= 1
             if not self.keep_inline_links:
                 upto = base + openai.link_hold(tail, upto - base)
+            upto = base + openai.marker_hold(tail, upto - base)
         if upto < part.released or (upto == part.released and not final):
             return ""
         marks = part.marks.take(upto if final else upto - 1)

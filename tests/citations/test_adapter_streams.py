@@ -174,3 +174,17 @@ def test_streamed_anthropic_block_ending_in_a_code_fence_equals_the_message() ->
     batch = from_anthropic(message).content
     assert batch == "Run this:\n\n```sh\npip install foo\n```\n[[S:1]]\nThen import it."
     assert run(AnthropicEvents(), events) == batch
+
+
+def test_streamed_file_search_marker_is_replaced_at_every_cut() -> None:
+    # A 【4:0†source】 marker is held while its annotation may still replace it.
+    text = "The term ends in March 2025【4:0†contract.pdf】. Next."
+    response = {"id": "r", "object": "response", "status": "completed", "output": [
+        {"id": "msg_1", "type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": text, "annotations": [
+                {"type": "file_citation", "file_id": "file-1", "filename": "contract.pdf",
+                 "index": text.index("【")}]}]}]}
+    expected = "The term ends in March 2025[[S:1]]. Next."
+    assert from_openai(response).content == expected
+    for cut in range(1, len(text)):
+        assert run(OpenAIEvents(), openai_events(response, lambda _t, c=cut: [c])) == expected

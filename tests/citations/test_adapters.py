@@ -433,3 +433,37 @@ def test_anthropic_block_ending_in_a_code_fence_cites_after_the_fence() -> None:
     assert from_anthropic(message).content == (
         "Run this:\n\n```sh\npip install foo\n```\n[[S:1]]\n\nThen import it."
     )
+
+
+FILE_SEARCH_TEXT = (
+    "The term ends in March 2025【4:0†contract.pdf】. Late fees apply【4:1†terms.pdf】."
+)
+
+
+def _file_search_answer(*indices: int) -> Any:
+    files = ["contract.pdf", "terms.pdf"]
+    return {"type": "message", "content": [{"type": "output_text", "text": FILE_SEARCH_TEXT,
+        "annotations": [{"type": "file_citation", "file_id": f"file-{k}", "filename": files[k],
+                         "index": index} for k, index in enumerate(indices)]}]}
+
+
+@pytest.mark.parametrize("at", ["start", "end"])
+def test_openai_file_search_markers_are_replaced_by_their_citation(at: str) -> None:
+    # The model's own 【4:0†source】 marker at a file_citation's index is its rendering of that
+    # citation: the token replaces it (the index may point at the marker's start or its end).
+    markers = ["【4:0†contract.pdf】", "【4:1†terms.pdf】"]
+    indices = [FILE_SEARCH_TEXT.index(m) + (len(m) if at == "end" else 0) for m in markers]
+    adapted = from_openai(_file_search_answer(*indices))
+    assert adapted.content == "The term ends in March 2025[[S:1]]. Late fees apply[[S:2]]."
+    assert adapted.warnings == ()
+
+
+def test_openai_file_search_marker_without_annotation_is_reported() -> None:
+    adapted = from_openai(_file_search_answer(FILE_SEARCH_TEXT.index("【4:0")))
+    assert adapted.content == (
+        "The term ends in March 2025[[S:1]]. Late fees apply【4:1†terms.pdf】."
+    )
+    assert adapted.warnings == (
+        "content[0].text: 【4:1†terms.pdf】 is a file-search citation marker that no "
+        "file_citation annotation places; left as text",
+    )
