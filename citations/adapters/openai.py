@@ -17,7 +17,9 @@ Offsets — what the documentation says and how it is read here:
   character here (two in a JavaScript string): offsets are never UTF-16 or bytes.
 - ``file_citation`` (file search) and ``file_path`` carry one ``index``, "the position index in
   the message text where the file citation appears … by character index" (openai-python issue
-  #2512, clarified in PR #2751): the citation is placed exactly there.
+  #2512, clarified in PR #2751): the citation is placed exactly there. A file-search marker
+  the model wrote there itself, ``【4:0†source】`` (starting or ending at ``index``), is
+  replaced by the token; one no annotation places stays as text, with a warning.
 - ``container_file_citation`` has ``start_index``/``end_index`` like ``url_citation``.
 
 Placement: the token goes at ``end_index`` (before white space that ends the span). Web search
