@@ -473,6 +473,11 @@ class SourceCollector:
         self.refs.setdefault(ref if ref is not None else number, number)
         return number
 
+    def url_of(self, number: int) -> str | None:
+        """The URL of local source ``number``, if it has one."""
+        url = self._locals[number - 1].row.get("url")
+        return url if isinstance(url, str) else None
+
     def sid(self, number: int) -> int:
         """The pool sid of local source ``number``."""
         return self._locals[number - 1].sid

@@ -467,3 +467,23 @@ def test_openai_file_search_marker_without_annotation_is_reported() -> None:
         "content[0].text: 【4:1†terms.pdf】 is a file-search citation marker that no "
         "file_citation annotation places; left as text",
     )
+
+
+def _sonar(content: str) -> Any:
+    return {"id": "p", "model": "sonar-pro", "object": "chat.completion", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": content}}],
+        "citations": ["https://www.eia.gov/storage", "https://www.ercot.com/gridinfo"]}
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    # a marker the model linked to its own source is that citation (shown once, not as "1")
+    ("Texas leads [1](https://www.eia.gov/storage?utm_source=perplexity).",
+     "Texas leads[[S:1]]."),
+    ("Texas leads[1](https://www.eia.gov/storage)[2](https://www.ercot.com/gridinfo).",
+     "Texas leads[[S:1,2]]."),
+    # a link elsewhere is the model's own link: kept
+    ("See [1](https://example.org/other) for more [2].",
+     "See [1](https://example.org/other) for more[[S:2]]."),
+])
+def test_perplexity_linked_markers_cite_their_source(content: str, expected: str) -> None:
+    assert from_perplexity(_sonar(content)).content == expected
