@@ -8,8 +8,8 @@ Offsets: there are none. The citations are the numbered markers the model writes
 ``[n]`` naming the n-th entry (1-based) of ``citations`` — or of ``search_results`` when
 ``citations`` is absent; titles, dates and snippets come from the ``search_results`` entry with
 the same URL. Markers are found in the text itself (outside code), so multi-byte text needs no
-conversion; a marker linked to its own source's URL, ``[1](https://…)``, is one too. A reasoning model's leading ``<think>…</think>`` block is not part of the answer and
-is dropped.
+conversion; a marker linked to its own source's URL, ``[1](https://…)``, is one too. A
+reasoning model's leading ``<think>…</think>`` block is not part of the answer and is dropped.
 """
 
 from __future__ import annotations
