@@ -548,6 +548,8 @@ class Draft:
 def finish(draft: Draft, provider: Provider, shape: str) -> AdaptedAnswer:
     """The adapted answer: tokens with final sids, the merged pool and the sid map."""
     content = draft.render()
+    if not content.strip():
+        draft.warnings.append("the answer holds no text: the document is empty")
     pool, sid_map = draft.collector.finish()
     citations = sum(1 for p in draft.pieces if not isinstance(p, str))
     return AdaptedAnswer(

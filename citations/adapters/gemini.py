@@ -59,6 +59,10 @@ def recognize(answer: object) -> str | None:
     candidates = answer.get("candidates")
     if isinstance(candidates, list) and candidates and isinstance(candidates[0], Mapping):
         answer = candidates[0]
+        if "content" not in answer and first(answer, "finishReason", "finish_reason"):
+            return GROUNDING  # a candidate the model gave no content (blocked, cut short)
+    elif first(answer, "promptFeedback", "prompt_feedback") is not None and not candidates:
+        return GROUNDING  # a prompt blocked before any candidate
     content = answer.get("content")
     if isinstance(content, Mapping) and isinstance(content.get("parts"), list) and (
         "candidates" in answer or first(answer, "groundingMetadata", "grounding_metadata")
@@ -81,16 +85,28 @@ def from_gemini(answer: Any, pool: object = None) -> AdaptedAnswer:
                 "with 'content.parts'",
         )
     path = ""
+    if not answer.get("candidates") and "content" not in answer:
+        feedback, feedback_path = field_of(answer, "", "promptFeedback", "prompt_feedback")
+        reason = first(as_object(feedback, feedback_path), "blockReason", "block_reason")
+        blocked = f": the prompt was blocked ({reason})" if reason else ""
+        raise AnswerError(feedback_path, f"the response has no candidate{blocked}")
     if isinstance(answer.get("candidates"), list):
         answer, path = as_object(answer["candidates"][0], "candidates[0]"), "candidates[0]"
-    parts = as_list(answer["content"]["parts"], child(path, "content.parts"))
+    reason = first(answer, "finishReason", "finish_reason")
+    ended = f" (finishReason {reason})" if reason not in (None, "STOP") else ""
+    if "content" not in answer:
+        raise AnswerError(child(path, "content"), f"the candidate has no content{ended}")
+    parts = as_list(
+        as_object(answer["content"], child(path, "content")).get("parts"),
+        child(path, "content.parts"),
+    )
     texts: dict[int, str] = {}
     for i, part in enumerate(parts):
         part = as_object(part, child(child(path, "content.parts"), i))
         if isinstance(part.get("text"), str) and not part.get("thought"):
             texts[i] = part["text"]
     if not texts:
-        raise AnswerError(child(path, "content.parts"), "no text part in the candidate")
+        raise AnswerError(child(path, "content.parts"), f"no text part in the candidate{ended}")
     draft = new_draft(pool)
     metadata, meta_path = field_of(answer, path, "groundingMetadata", "grounding_metadata")
     marks = {i: MarkSet() for i in texts}

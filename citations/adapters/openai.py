@@ -136,6 +136,7 @@ def from_openai(
 
 def _read_responses(draft: Draft, items: list[Any], base: str, keep: bool) -> None:
     wrote = False
+    refusal: tuple[str, object] | None = None
     for i, item in enumerate(items):
         item_path = child(base, i) if base else ""
         if not isinstance(item, Mapping) or item.get("type") != "message":
@@ -146,6 +147,8 @@ def _read_responses(draft: Draft, items: list[Any], base: str, keep: bool) -> No
             part = as_object(part, child(child(item_path, "content"), j))
             if part.get("type") == "output_text":
                 texts.append((child(child(item_path, "content"), j), part))
+            elif part.get("type") == "refusal" and refusal is None:
+                refusal = (child(child(item_path, "content"), j), part.get("refusal"))
         if not texts:
             continue
         draft.paragraph_break()
@@ -163,6 +166,8 @@ def _read_responses(draft: Draft, items: list[Any], base: str, keep: bool) -> No
             stray_file_markers(draft, text, marks, child(part_path, "text"))
             draft.extend(marked_text(text, marks))
     if not wrote:
+        if refusal is not None:
+            raise AnswerError(refusal[0], f"the model refused: {refusal[1]!r}")
         raise AnswerError(base or "content", "no message with output_text in the response")
 
 
@@ -174,6 +179,12 @@ def _read_chat(draft: Draft, answer: Mapping[str, Any], keep: bool) -> None:
         message = as_object(choice.get("message"), path)
     else:
         path, message = "", answer
+    if message.get("content") is None:
+        if isinstance(message.get("refusal"), str):
+            raise AnswerError(child(path, "refusal"), f"the model refused: {message['refusal']!r}")
+        if message.get("tool_calls"):
+            raise AnswerError(child(path, "content"), "no text: the message calls tools (answer "
+                              "them and render the final assistant message)")
     text = as_text(message.get("content"), child(path, "content"))
     annotations = as_list(message.get("annotations") or [], child(path, "annotations"))
     marks = MarkSet()

@@ -487,3 +487,46 @@ def _sonar(content: str) -> Any:
 ])
 def test_perplexity_linked_markers_cite_their_source(content: str, expected: str) -> None:
     assert from_perplexity(_sonar(content)).content == expected
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    ({"candidates": [{"finishReason": "SAFETY", "safetyRatings": []}]},
+     "candidates[0].content: the candidate has no content (finishReason SAFETY)"),
+    ({"candidates": [{"content": {"parts": [], "role": "model"}, "finishReason": "MAX_TOKENS"}]},
+     "candidates[0].content.parts: no text part in the candidate (finishReason MAX_TOKENS)"),
+    ({"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {}},
+     "promptFeedback: the response has no candidate: the prompt was blocked (SAFETY)"),
+])
+def test_gemini_answer_without_text_says_why(answer: Any, message: str) -> None:
+    # A blocked answer was "not an answer" (or, in the CLI, a missing pool): now it is read as
+    # Gemini's and the error names the field and the reason the API gave.
+    with pytest.raises(AnswerError) as caught:
+        adapt(answer)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    ({"object": "response", "output": [{"type": "message", "role": "assistant", "content": [
+        {"type": "refusal", "refusal": "I can't help with that."}]}]},
+     "output[0].content[0]: the model refused: \"I can't help with that.\""),
+    ({"object": "chat.completion", "choices": [{"index": 0, "message": {
+        "role": "assistant", "content": None, "refusal": "I can't help with that."}}]},
+     "choices[0].message.refusal: the model refused: \"I can't help with that.\""),
+    ({"object": "chat.completion", "choices": [{"index": 0, "message": {
+        "role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}}]},
+     "choices[0].message.content: no text: the message calls tools (answer them and render "
+     "the final assistant message)"),
+])
+def test_openai_answer_without_text_says_why(answer: Any, message: str) -> None:
+    with pytest.raises(AnswerError) as caught:
+        from_openai(answer)
+    assert str(caught.value) == message
+
+
+def test_an_empty_answer_is_said_not_rendered_silently() -> None:
+    empty = {"object": "response", "output": [{"type": "message", "role": "assistant",
+             "content": [{"type": "output_text", "text": "\n", "annotations": []}]}]}
+    sonar = {"choices": [{"message": {"role": "assistant", "content": ""}}], "citations": []}
+    for adapted in (from_openai(empty), from_perplexity(sonar)):
+        assert adapted.warnings == ("the answer holds no text: the document is empty",)
