@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from citations import json_keys
-from citations.adapters import anthropic, gemini, langchain, llamaindex, openai, perplexity
+from citations.adapters import (
+    anthropic,
+    gemini,
+    langchain,
+    llamaindex,
+    openai,
+    perplexity,
+    streams,
+)
 from citations.adapters.base import PROVIDERS, AdaptedAnswer, Provider, plain
 from citations.errors import AnswerError
 
@@ -29,6 +37,12 @@ SIDECAR_ACCEPTED = (
     'a JSON object citing through a "_citations" member, a list of '
     '{"path": "/json/pointer", "sids": [1, 3]} entries'
 )
+
+#: The shapes of a whole stream's events, collected in a list.
+STREAMED: dict[Provider, str] = {
+    "openai": "OpenAI Responses stream events",
+    "anthropic": "Anthropic Messages stream events",
+}
 
 #: Recognizers in the order they are asked.
 _RECOGNIZERS: tuple[tuple[Provider, Callable[[object], str | None]], ...] = (
@@ -51,8 +65,8 @@ ADAPTERS: dict[Provider, Callable[..., AdaptedAnswer]] = {
 
 ACCEPTED = (
     "an OpenAI Responses or Chat Completions object, an Anthropic Message, a Perplexity "
-    "completion, a Gemini response, a LangChain AIMessage or retrieval output, or a LlamaIndex "
-    "Response"
+    "completion, a Gemini response, a LangChain AIMessage or retrieval output, a LlamaIndex "
+    "Response, or the list of an OpenAI Responses or Anthropic Messages stream's events"
 )
 
 
@@ -75,6 +89,9 @@ def detect(answer: object) -> Detection | None:
         return None
     if isinstance(data, Mapping) and isinstance(data.get("_citations"), list):
         return Detection("sidecar", SIDECAR)
+    streamed = streams.is_event_list(data)
+    if streamed is not None:
+        return Detection(streamed, STREAMED[streamed])
     for provider, recognize in _RECOGNIZERS:
         shape = recognize(data)
         if shape is not None:
@@ -119,4 +136,6 @@ def adapt(
         raise AnswerError(
             "", f"provider {provider!r} is not known; accepted: {', '.join(PROVIDERS)}"
         )
+    if streams.is_event_list(data) == provider:
+        return streams.from_events(data, pool)
     return ADAPTERS[provider](data, pool)  # type: ignore[index]

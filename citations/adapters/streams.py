@@ -75,6 +75,36 @@ def open_event_stream(first_event: object, pool: object = None) -> EventStream:
     )
 
 
+def is_event_list(answer: object) -> Provider | None:
+    """The provider whose streamed events ``answer`` lists (a whole stream, collected), or
+    None."""
+    if not isinstance(answer, list) or not answer or not isinstance(answer[0], Mapping):
+        return None
+    kind = answer[0].get("type")
+    if isinstance(kind, str) and kind.startswith("response."):
+        return "openai"
+    return "anthropic" if kind in _ANTHROPIC_EVENTS else None
+
+
+def from_events(events: list[Any], pool: object = None) -> AdaptedAnswer:
+    """A whole collected stream (its events in order) as the answer it streamed; an error
+    names the event (``[7].delta``)."""
+    stream: EventStream | None = None
+    for i, event in enumerate(events):
+        try:
+            if stream is None:
+                stream = open_event_stream(event, pool)
+            stream.feed(event)
+        except AnswerError as exc:
+            raise AnswerError(child(f"[{i}]", exc.path) if exc.path else f"[{i}]",
+                              str(exc).removeprefix(f"{exc.path}: ")) from exc
+    if stream is None:
+        raise AnswerError("", "no event in the stream")
+    stream.close()
+    assert stream.answer is not None
+    return stream.answer
+
+
 def _event(event: object) -> Mapping[str, Any]:
     data = json.loads(event) if isinstance(event, str | bytes) else plain(event)
     if not isinstance(data, Mapping):

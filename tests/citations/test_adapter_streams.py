@@ -188,3 +188,33 @@ def test_streamed_file_search_marker_is_replaced_at_every_cut() -> None:
     assert from_openai(response).content == expected
     for cut in range(1, len(text)):
         assert run(OpenAIEvents(), openai_events(response, lambda _t, c=cut: [c])) == expected
+
+
+@pytest.mark.parametrize(("events", "answer", "adapter"), [
+    ("openai-responses.stream.jsonl", "openai-responses.json", from_openai),
+    ("anthropic-web-search.stream.jsonl", "anthropic-web-search.json", from_anthropic),
+])
+def test_a_collected_stream_is_an_answer(events: str, answer: str, adapter: Any) -> None:
+    # An agent that kept the events it streamed hands over their list: it is read as the
+    # answer it streamed (it was "not an answer", and the CLI asked for a pool).
+    from citations.adapters import adapt, detect
+
+    collected = stream_file(events)
+    found = detect(collected)
+    assert found is not None and found.shape.endswith("stream events")
+    adapted = adapt(json.dumps(collected), POOL)
+    batch = adapter(load(answer), POOL)
+    assert (adapted.content, adapted.pool, adapted.sid_map) == (
+        batch.content, batch.pool, batch.sid_map
+    )
+    assert adapt(collected, POOL, provider=found.kind).content == batch.content
+
+
+def test_a_collected_stream_error_names_the_event() -> None:
+    from citations.adapters import adapt
+
+    collected = stream_file("anthropic-web-search.stream.jsonl")
+    collected[3] = {"type": "content_block_start", "index": 1, "content_block": "text"}
+    with pytest.raises(AnswerError) as caught:
+        adapt(collected)
+    assert str(caught.value) == "[3].content[1].content_block: expected an object"
