@@ -10,6 +10,7 @@ provider's answer.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -66,7 +67,8 @@ ADAPTERS: dict[Provider, Callable[..., AdaptedAnswer]] = {
 ACCEPTED = (
     "an OpenAI Responses or Chat Completions object, an Anthropic Message, a Perplexity "
     "completion, a Gemini response, a LangChain AIMessage or retrieval output, a LlamaIndex "
-    "Response, or the list of an OpenAI Responses or Anthropic Messages stream's events"
+    "Response, the list of an OpenAI Responses or Anthropic Messages stream's events, or a "
+    "conversation whose last assistant message is one of these"
 )
 
 
@@ -92,11 +94,29 @@ def detect(answer: object) -> Detection | None:
     streamed = streams.is_event_list(data)
     if streamed is not None:
         return Detection(streamed, STREAMED[streamed])
+    reply = last_reply(data)
+    if reply is not None:
+        found = detect(data[reply])
+        if found is None or found.kind == "sidecar":
+            return None
+        return Detection(found.kind, f"{found.shape}, the last assistant message [{reply}] of "
+                                     "a conversation")
     for provider, recognize in _RECOGNIZERS:
         shape = recognize(data)
         if shape is not None:
             return Detection(provider, shape)
     return None
+
+
+def last_reply(data: object) -> int | None:
+    """The index of the last assistant message when ``data`` is a conversation (a list of
+    ``{"role": …}`` messages, as sent back to a chat API), else None."""
+    if not isinstance(data, list) or not data or not all(
+        isinstance(m, Mapping) and isinstance(m.get("role"), str) for m in data
+    ):
+        return None
+    replies = [i for i, m in enumerate(data) if m["role"] == "assistant"]
+    return replies[-1] if replies else None
 
 
 def parse_answer(text: str | bytes, origin: str = "answer", *, accepted: str = ACCEPTED) -> Any:
@@ -138,4 +158,20 @@ def adapt(
         )
     if streams.is_event_list(data) == provider:
         return streams.from_events(data, pool)
-    return ADAPTERS[provider](data, pool)  # type: ignore[index]
+    reply = last_reply(data)
+    if reply is None:
+        return ADAPTERS[provider](data, pool)  # type: ignore[index]
+    try:
+        adapted = ADAPTERS[provider](data[reply], pool)  # type: ignore[index]
+    except AnswerError as exc:
+        where = f"[{reply}]"
+        raise AnswerError(f"{where}.{exc.path}" if exc.path else where,
+                          str(exc).removeprefix(f"{exc.path}: ")) from exc
+    earlier = sum(1 for m in data[:reply] if m["role"] == "assistant")
+    if not earlier:
+        return adapted
+    return dataclasses.replace(adapted, warnings=(
+        f"[{reply}]: the conversation's last assistant message is the document; {earlier} "
+        f"earlier assistant message{'s' * (earlier != 1)} left out",
+        *adapted.warnings,
+    ))

@@ -530,3 +530,30 @@ def test_an_empty_answer_is_said_not_rendered_silently() -> None:
     sonar = {"choices": [{"message": {"role": "assistant", "content": ""}}], "citations": []}
     for adapted in (from_openai(empty), from_perplexity(sonar)):
         assert adapted.warnings == ("the answer holds no text: the document is empty",)
+
+
+def test_a_conversation_is_read_as_its_last_assistant_message() -> None:
+    # The messages list an agent sends back to the API (multi-turn): its last assistant
+    # message is the answer; earlier turns are named in a warning, errors name the message.
+    reply = load("anthropic-web-search.json")
+    conversation = [
+        {"role": "user", "content": "Heat pumps?"},
+        {"role": "assistant", "content": [{"type": "text", "text": "An earlier answer."}]},
+        {"role": "user", "content": "And in 2024?"},
+        {"role": "assistant", "content": reply["content"]},
+    ]
+    found = detect(conversation)
+    assert found is not None and found.kind == "anthropic"
+    assert found.shape.endswith("the last assistant message [3] of a conversation")
+    adapted = adapt(conversation)
+    assert adapted.content == from_anthropic(reply).content
+    assert adapted.warnings[0] == (
+        "[3]: the conversation's last assistant message is the document; 1 earlier assistant "
+        "message left out"
+    )
+    chat = [{"role": "user", "content": "Paris?"}, {"role": "assistant", "content": "Paris.",
+             "annotations": [{"type": "url_citation", "url_citation": {
+                 "start_index": 0, "end_index": 99, "url": "https://a.org", "title": "A"}}]}]
+    with pytest.raises(AnswerError) as caught:
+        adapt(chat, provider="openai")
+    assert str(caught.value).startswith("[1].annotations[0].url_citation.end_index: 99 is beyond")
