@@ -204,7 +204,8 @@ _RANGES: dict[str, tuple[str, str, str, int]] = {
 
 
 def _location(citation: Mapping[str, Any], kind: str, path: str) -> str:
-    """``"pages 3–4"`` (inclusive, as read) from a validated exclusive range."""
+    """``"pages 3–4"`` or ``"page 3"`` (inclusive, as read) from a validated exclusive
+    range."""
     start_name, end_name, unit, lowest = _RANGES[kind]
     start = as_index(citation.get(start_name), child(path, start_name))
     end = as_index(citation.get(end_name), child(path, end_name))
@@ -215,4 +216,4 @@ def _location(citation: Mapping[str, Any], kind: str, path: str) -> str:
         raise AnswerError(child(path, end_name), f"{end} is not after {start_name} {start} "
                           "(the end is exclusive)")
     last = max(end - 1, start)
-    return f"{unit} {start}" if last == start else f"{unit} {start}–{last}"
+    return f"{unit.removesuffix('s')} {start}" if last == start else f"{unit} {start}–{last}"

@@ -182,8 +182,8 @@ def test_anthropic_document_locations_are_kept_and_validated() -> None:
     adapted = from_anthropic(load("anthropic-documents.json"))
     rows = {s.sid: s for s in adapted.pool}
     assert rows[1].extra["location"] == "characters 0–22"
-    assert rows[2].extra["location"] == "pages 3"
-    assert rows[3].extra["location"] == "blocks 1"
+    assert rows[2].extra["location"] == "page 3"  # one page: "page", not "pages 3"
+    assert rows[3].extra["location"] == "block 1"
     assert rows[4].url.startswith("https://www.statnett.no/")
     bad = load("anthropic-documents.json")
     bad["content"][3]["citations"][0]["end_page_number"] = 3
