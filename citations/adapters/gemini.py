@@ -112,14 +112,15 @@ def from_gemini(answer: Any, pool: object = None) -> AdaptedAnswer:
     marks = {i: MarkSet() for i in texts}
     if metadata is not None:
         metadata = as_object(metadata, meta_path)
-        _add_chunks(draft, metadata, meta_path)
-        _add_supports(draft, metadata, meta_path, texts, marks)
+        add_chunks(draft, metadata, meta_path)
+        add_supports(draft, metadata, meta_path, texts, marks)
     for i, text in texts.items():
         draft.extend(marked_text(text, marks[i]))
     return finish(draft, "gemini", GROUNDING)
 
 
-def _add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
+def add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
+    """Name the sources of ``groundingChunks`` (the answer's own numbers: chunk index + 1)."""
     chunks, chunks_path = field_of(metadata, path, "groundingChunks", "grounding_chunks")
     for i, chunk in enumerate(as_list(chunks or [], chunks_path)):
         where = child(chunks_path, i)
@@ -158,13 +159,14 @@ def _add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
         draft.collector.add(row, where, ref=i + 1)
 
 
-def _add_supports(
+def add_supports(
     draft: Draft,
     metadata: Mapping[str, Any],
     path: str,
     texts: dict[int, str],
     marks: dict[int, MarkSet],
 ) -> None:
+    """Mark each support's citation at its segment's end in ``texts`` (by part index)."""
     supports, supports_path = field_of(metadata, path, "groundingSupports", "grounding_supports")
     refs = draft.collector.refs
     offsets = {i: TextOffsets(text) for i, text in texts.items()}

@@ -557,3 +557,22 @@ def test_a_conversation_is_read_as_its_last_assistant_message() -> None:
     with pytest.raises(AnswerError) as caught:
         adapt(chat, provider="openai")
     assert str(caught.value).startswith("[1].annotations[0].url_citation.end_index: 99 is beyond")
+
+
+def test_langchain_gemini_message_reads_its_grounding_metadata() -> None:
+    # ChatGoogleGenerativeAI leaves Gemini's grounding (snake_case, UTF-8 byte offsets) in
+    # response_metadata: the message read 0 citations and 0 sources, without a word.
+    text = "Wind gave 23 % of España's power in 2024 🌬️. Solar grew too."
+    cited = "Wind gave 23 % of España's power in 2024 🌬️."
+    message = {"type": "ai", "content": text, "response_metadata": {
+        "finish_reason": "STOP", "model_name": "gemini-2.5-flash", "grounding_metadata": {
+            "web_search_queries": ["spain wind 2024"],
+            "grounding_chunks": [{"web": {"uri": "https://vertexaisearch.cloud.google.com/"
+                                          "grounding-api-redirect/AAA", "title": "ree.es"}}],
+            "grounding_supports": [{"segment": {"end_index": len(cited.encode()), "text": cited},
+                                    "grounding_chunk_indices": [0]}]}}}
+    adapted = adapt(message)
+    assert adapted.provider == "langchain" and adapted.warnings == ()
+    assert adapted.content == f"{cited}[[S:1]] Solar grew too."
+    source = adapted.pool.get(1)
+    assert source is not None and source.extra["domain"] == "ree.es"
