@@ -3,7 +3,8 @@
 Shapes read: a ``generateContent`` response (``{"candidates": [{"content": {"parts": [...]},
 "groundingMetadata": {...}}]}``, first candidate) or one candidate, in the REST API's camelCase
 or the google-genai SDK's snake_case (``grounding_metadata``, ``grounding_supports`` …). The
-text is the candidate's text parts in order (``thought`` parts left out).
+text is the candidate's text parts in order (``thought`` parts left out), with code the model
+ran and its output as code blocks between them; other parts are left out with a warning.
 
 Offsets — what the documentation says (ai.google.dev/api/generate-content#Segment; Vertex AI
 ``GroundingSupport.segment``, cloud.google.com/vertex-ai/generative-ai/docs/reference/rest):
@@ -24,6 +25,7 @@ Each support's citation goes at its segment's end and names ``groundingChunkIndi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -114,9 +116,41 @@ def from_gemini(answer: Any, pool: object = None) -> AdaptedAnswer:
         metadata = as_object(metadata, meta_path)
         add_chunks(draft, metadata, meta_path)
         add_supports(draft, metadata, meta_path, texts, marks)
-    for i, text in texts.items():
-        draft.extend(marked_text(text, marks[i]))
+    for i, part in enumerate(parts):
+        if i in texts:
+            draft.extend(marked_text(texts[i], marks[i]))
+        else:
+            _other_part(draft, part, child(child(path, "content.parts"), i))
     return finish(draft, "gemini", GROUNDING)
+
+
+def _other_part(draft: Draft, part: Mapping[str, Any], path: str) -> None:
+    """A part that is not answer text: code the model ran and its output become code blocks
+    (the text around them refers to them); a thought is not part of the answer; any other
+    part (an image, a function call) is left out with a warning."""
+    code, code_path = field_of(part, path, "executableCode", "executable_code")
+    result, result_path = field_of(part, path, "codeExecutionResult", "code_execution_result")
+    if code is not None:
+        code = as_object(code, code_path)
+        language = as_text(code.get("language"), child(code_path, "language"), optional=True)
+        body = as_text(code.get("code"), child(code_path, "code"))
+        _code_block(draft, body, "python" if language.upper() in ("", "PYTHON") else language)
+    elif result is not None:
+        result = as_object(result, result_path)
+        output = as_text(result.get("output"), child(result_path, "output"), optional=True)
+        _code_block(draft, output, "text")
+    elif not part.get("thought"):
+        kind = next((k for k in part if k not in ("thought", "thoughtSignature",
+                                                 "thought_signature")), "empty")
+        draft.warnings.append(f"{path}: {kind} is not answer text; left out")
+
+
+def _code_block(draft: Draft, body: str, language: str) -> None:
+    """``body`` as a fenced code block of its own (a fence longer than any backtick run in it)."""
+    fence = "`" * max([3, *(len(run) + 1 for run in re.findall(r"`{3,}", body))])
+    draft.paragraph_break()
+    draft.text(f"{fence}{language.lower()}\n{body.rstrip(chr(10))}\n{fence}")
+    draft.paragraph_break()
 
 
 def add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:

@@ -576,3 +576,29 @@ def test_langchain_gemini_message_reads_its_grounding_metadata() -> None:
     assert adapted.content == f"{cited}[[S:1]] Solar grew too."
     source = adapted.pool.get(1)
     assert source is not None and source.extra["domain"] == "ree.es"
+
+
+def test_gemini_code_execution_parts_are_code_blocks_and_other_parts_are_named() -> None:
+    # The code the model ran and its output were dropped without a word (the text around them
+    # says "Let me compute it:"); an image part is left out with a warning.
+    cited = "The sum is 10, as the prime list confirms."
+    answer = {"candidates": [{"content": {"role": "model", "parts": [
+        {"text": "Planning the sum.", "thought": True},
+        {"text": "Let me compute it:"},
+        {"executableCode": {"language": "PYTHON", "code": "print(sum([2, 3, 5]))\n"}},
+        {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "10\n"}},
+        {"text": cited},
+        {"inlineData": {"mimeType": "image/png", "data": "iVBOR"}}]},
+        "finishReason": "STOP", "groundingMetadata": {
+            "groundingChunks": [{"web": {"uri": "https://en.wikipedia.org/wiki/Prime_number",
+                                         "title": "wikipedia.org"}}],
+            "groundingSupports": [{"segment": {"partIndex": 4, "endIndex": len(cited),
+                                               "text": cited}, "groundingChunkIndices": [0]}]}}]}
+    adapted = from_gemini(answer)
+    assert adapted.content == (
+        "Let me compute it:\n\n```python\nprint(sum([2, 3, 5]))\n```\n\n```text\n10\n```\n\n"
+        f"{cited}[[S:1]]"
+    )
+    assert adapted.warnings == (
+        "candidates[0].content.parts[5]: inlineData is not answer text; left out",
+    )
