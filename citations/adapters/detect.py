@@ -67,8 +67,8 @@ ADAPTERS: dict[Provider, Callable[..., AdaptedAnswer]] = {
 ACCEPTED = (
     "an OpenAI Responses or Chat Completions object, an Anthropic Message, a Perplexity "
     "completion, a Gemini response, a LangChain AIMessage or retrieval output, a LlamaIndex "
-    "Response, the list of an OpenAI Responses or Anthropic Messages stream's events, or a "
-    "conversation whose last assistant message is one of these"
+    "Response, the list of an OpenAI Responses or Anthropic Messages stream's events or of a "
+    "chat completion's chunks, or a conversation whose last assistant message is one of these"
 )
 
 
@@ -94,6 +94,14 @@ def detect(answer: object) -> Detection | None:
     streamed = streams.is_event_list(data)
     if streamed is not None:
         return Detection(streamed, STREAMED[streamed])
+    try:
+        completion = streams.assembled_chunks(data)
+    except AnswerError:
+        return None
+    if completion is not None:
+        found = detect(completion)
+        return None if found is None else Detection(found.kind, f"{found.shape}, streamed "
+                                                                "(chat.completion.chunk list)")
     reply = last_reply(data)
     if reply is not None:
         found = detect(data[reply])
@@ -145,7 +153,8 @@ def adapt(
     Raises :class:`AnswerError` when the answer is not one of the accepted shapes or is
     malformed (naming the field).
     """
-    data = parse_answer(answer) if isinstance(answer, str | bytes) else plain(answer)
+    data: Any = parse_answer(answer) if isinstance(answer, str | bytes) else plain(answer)
+    data = streams.assembled_chunks(data) or data
     if provider is None:
         found = detect(data)
         if found is None or found.kind == "sidecar":

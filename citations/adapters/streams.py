@@ -37,6 +37,8 @@ from citations.adapters.base import (
     Piece,
     Provider,
     TextOffsets,
+    as_list,
+    as_text,
     child,
     finish,
     new_draft,
@@ -84,6 +86,36 @@ def is_event_list(answer: object) -> Provider | None:
     if isinstance(kind, str) and kind.startswith("response."):
         return "openai"
     return "anthropic" if kind in _ANTHROPIC_EVENTS else None
+
+
+def assembled_chunks(answer: object) -> dict[str, Any] | None:
+    """The chat completion a collected list of ``chat.completion.chunk`` objects streamed (the
+    first choice's ``delta`` texts and annotations joined; top-level fields such as
+    Perplexity's ``citations`` from the last chunk holding them), else None."""
+    if not isinstance(answer, list) or not answer or not all(
+        isinstance(c, Mapping) and c.get("object") == "chat.completion.chunk" for c in answer
+    ):
+        return None
+    completion: dict[str, Any] = {"object": "chat.completion"}
+    content: list[str] = []
+    annotations: list[Any] = []
+    for i, chunk in enumerate(answer):
+        completion.update({k: v for k, v in chunk.items() if k not in ("object", "choices")})
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices:
+            continue  # the closing usage chunk has no choice
+        delta = choices[0].get("delta") if isinstance(choices[0], Mapping) else None
+        if not isinstance(delta, Mapping):
+            raise AnswerError(f"[{i}].choices[0].delta", "expected an object")
+        if delta.get("content") is not None:
+            content.append(as_text(delta["content"], f"[{i}].choices[0].delta.content"))
+        where = f"[{i}].choices[0].delta"
+        annotations += as_list(delta.get("annotations") or [], f"{where}.annotations")
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(content)}
+    if annotations:
+        message["annotations"] = annotations
+    completion["choices"] = [{"index": 0, "message": message}]
+    return completion
 
 
 def from_events(events: list[Any], pool: object = None) -> AdaptedAnswer:

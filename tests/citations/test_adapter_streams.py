@@ -218,3 +218,34 @@ def test_a_collected_stream_error_names_the_event() -> None:
     with pytest.raises(AnswerError) as caught:
         adapt(collected)
     assert str(caught.value) == "[3].content[1].content_block: expected an object"
+
+
+def test_collected_chat_completion_chunks_are_the_completion() -> None:
+    # Perplexity (and OpenAI's search models) stream chat.completion.chunk objects; their list
+    # is the completion they streamed: text joined, annotations and citations kept.
+    from citations.adapters import adapt, detect, from_perplexity
+
+    completion = load("perplexity-sonar.json")
+    text = completion["choices"][0]["message"]["content"]
+    top = {k: v for k, v in completion.items() if k not in ("object", "choices")}
+    chunks = [{**top, "object": "chat.completion.chunk", "choices": [
+        {"index": 0, "delta": {"role": "assistant", "content": text[i : i + 9]}}]}
+        for i in range(0, len(text), 9)]
+    chunks.append({"id": top.get("id"), "object": "chat.completion.chunk", "choices": [],
+                   "usage": {"total_tokens": 9}})
+    found = detect(chunks)
+    assert found is not None and found.kind == "perplexity"
+    assert adapt(chunks).content == from_perplexity(completion).content
+
+    said = "Paris hosted the 2024 Olympics."
+    openai_chunks = [
+        {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": said}}]},
+        {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"annotations": [
+            {"type": "url_citation", "url_citation": {"start_index": 0, "end_index": len(said),
+             "url": "https://olympics.com", "title": "Olympics"}}]}, "finish_reason": "stop"}]},
+    ]
+    assert adapt(openai_chunks).content == "Paris hosted the 2024 Olympics.[[S:1]]"
+    openai_chunks[1]["choices"][0]["delta"] = "x"
+    with pytest.raises(AnswerError) as caught:
+        adapt(openai_chunks)
+    assert str(caught.value) == "[1].choices[0].delta: expected an object"
