@@ -263,13 +263,30 @@ class Mark:
 
 def settle(text: str, start: int, end: int, base: int = 0) -> int:
     """Where a citation of ``text[start:end]`` goes: after the span, but before white space
-    that ends it (a citation hangs on the last word, never on a space or a line break).
+    that ends it (a citation hangs on the last word, never on a space or a line break), and
+    inside a table cell the span ends with: before the cell's closing ``|`` (after a row's
+    last pipe a token is an extra cell, which a table drops with its citation).
 
     ``text`` may be the end of a longer text, starting at its index ``base``.
     """
+    low = max(start, base)
     position = end
-    while position > max(start, base) and text[position - 1 - base].isspace():
+    while position > low and text[position - 1 - base].isspace():
         position -= 1
+    if position > low + 1 and text[position - 1 - base] == "|" and (
+        text[position - 2 - base] != "\\"
+    ):
+        inside = position - 1
+        while inside > low and text[inside - 1 - base] in " \t":
+            inside -= 1
+        if inside == low:
+            return low  # the cell's content is before the span (or not yet streamed)
+        cell = inside
+        while cell > low and text[cell - 1 - base] in " \t:-":
+            cell -= 1
+        delimiter = cell > low and text[cell - 1 - base] == "|" and cell < inside
+        if text[inside - 1 - base] != "|" and not delimiter:
+            position = inside
     return position
 
 

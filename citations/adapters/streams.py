@@ -262,8 +262,7 @@ class OpenAIEvents(_Stream):
         """Emit ``part`` up to ``upto`` minus what a later annotation may still change."""
         tail, base = part.tail, part.base
         if not final:
-            while upto > part.released and tail[upto - 1 - base].isspace():
-                upto -= 1
+            upto = settle(tail, part.released, upto, base)
             if not self.keep_inline_links:
                 upto = base + openai.link_hold(tail, upto - base)
             upto = base + openai.marker_hold(tail, upto - base)
@@ -354,7 +353,7 @@ class AnthropicEvents(_Stream):
 
     def _text(self, state: _Block, text: str) -> str:
         state.text += text
-        upto = len(state.text.rstrip())
+        upto = settle(state.text, state.released, len(state.text))
         if upto <= state.released:
             return ""
         piece = state.text[state.released : upto]
@@ -363,7 +362,7 @@ class AnthropicEvents(_Stream):
 
     def _stop(self, state: _Block) -> str:
         position = settle(state.text, 0, len(state.text))
-        assert position == state.released or not state.text[: state.released].strip()
+        assert position >= state.released or not state.text[: state.released].strip()
         return self.emit(anthropic.block_pieces(state.text, state.numbers, state.released))
 
     def close(self) -> str:

@@ -249,3 +249,23 @@ def test_collected_chat_completion_chunks_are_the_completion() -> None:
     with pytest.raises(AnswerError) as caught:
         adapt(openai_chunks)
     assert str(caught.value) == "[1].choices[0].delta: expected an object"
+
+
+def test_streamed_table_row_citations_equal_the_batch_at_every_cut() -> None:
+    from tests.citations.test_adapters import TABLE_MESSAGE
+
+    batch = from_anthropic(TABLE_MESSAGE).content
+    assert "23 %[[S:1]] |" in batch
+    for cut in range(1, 16):
+        events = anthropic_events(TABLE_MESSAGE, lambda _t, c=cut: [c], lambda deltas: 0)
+        assert run(AnthropicEvents(), events) == batch
+    text = "| Year | GW |\n|---|---|\n| 2024 | 450 |\n\nNext."
+    response = {"id": "r", "object": "response", "status": "completed", "output": [
+        {"id": "msg_1", "type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": text, "annotations": [
+                {"type": "url_citation", "start_index": 24, "end_index": 38,
+                 "url": "https://a.org", "title": "A"}]}]}]}
+    expected = text.replace("| 2024 | 450 |", "| 2024 | 450[[S:1]] |")
+    assert from_openai(response).content == expected
+    for cut in range(1, len(text)):
+        assert run(OpenAIEvents(), openai_events(response, lambda _t, c=cut: [c])) == expected

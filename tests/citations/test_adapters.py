@@ -602,3 +602,32 @@ def test_gemini_code_execution_parts_are_code_blocks_and_other_parts_are_named()
     assert adapted.warnings == (
         "candidates[0].content.parts[5]: inlineData is not answer text; left out",
     )
+
+
+TABLE_MESSAGE = {"type": "message", "role": "assistant", "content": [
+    {"type": "text", "text": "| Country | Wind share |\n|---|---|\n"},
+    {"type": "text", "text": "| Spain | 23 % |", "citations": [
+        {"type": "web_search_result_location", "url": "https://www.ree.es/en", "title": "REE",
+         "cited_text": "23 %", "encrypted_index": "a"}]},
+    {"type": "text", "text": "\n| Denmark | 58 % |  ", "citations": [
+        {"type": "web_search_result_location", "url": "https://ens.dk/en", "title": "DEA",
+         "cited_text": "58 %", "encrypted_index": "b"}]},
+    {"type": "text", "text": "\n\nBoth grew."},
+]}
+
+
+def test_a_citation_ending_a_table_row_goes_inside_its_last_cell() -> None:
+    # After the row's closing pipe a token is an extra cell, which the table drops: the
+    # citation vanished from every format (0 sources cited) without a warning.
+    assert from_anthropic(TABLE_MESSAGE).content == (
+        "| Country | Wind share |\n|---|---|\n| Spain | 23 %[[S:1]] |\n"
+        "| Denmark | 58 %[[S:2]] |  \n\nBoth grew."
+    )
+    text = "| Year | GW |\n|:--|--:|\n| 2024 | 450 |\n\nNext."
+    row = "| 2024 | 450 |"
+    answer = _openai_cited(text, row)
+    assert from_openai(answer).content == text.replace(row, "| 2024 | 450[[S:1]] |")
+    delimiter = _openai_cited(text, "|:--|--:|")  # never inside a delimiter row
+    assert from_openai(delimiter).content == text.replace("--:|\n", "--:|[[S:1]]\n")
+    escaped = _openai_cited("The pipe \\| ends here.", "The pipe \\|")  # an escaped pipe is text
+    assert from_openai(escaped).content == "The pipe \\|[[S:1]] ends here."
