@@ -261,11 +261,16 @@ class Mark:
     trail: str = ""
 
 
+#: A setext heading's underline (``Title`` over ``=====``): a token after it unmakes it.
+_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)")
+
+
 def settle(text: str, start: int, end: int, base: int = 0) -> int:
     """Where a citation of ``text[start:end]`` goes: after the span, but before white space
     that ends it (a citation hangs on the last word, never on a space or a line break), and
     inside a table cell the span ends with: before the cell's closing ``|`` (after a row's
-    last pipe a token is an extra cell, which a table drops with its citation).
+    last pipe a token is an extra cell, which a table drops with its citation); on a setext
+    heading's text line, not after its underline.
 
     ``text`` may be the end of a longer text, starting at its index ``base``.
     """
@@ -273,6 +278,9 @@ def settle(text: str, start: int, end: int, base: int = 0) -> int:
     position = end
     while position > low and text[position - 1 - base].isspace():
         position -= 1
+    line = text.rfind("\n", 0, position - base) + 1 + base
+    if line > low and _UNDERLINE.fullmatch(text, line - base, position - base):
+        return settle(text, start, line, base)  # a setext underline: on the heading's text
     if position > low + 1 and text[position - 1 - base] == "|" and (
         text[position - 2 - base] != "\\"
     ):

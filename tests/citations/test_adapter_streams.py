@@ -269,3 +269,18 @@ def test_streamed_table_row_citations_equal_the_batch_at_every_cut() -> None:
     assert from_openai(response).content == expected
     for cut in range(1, len(text)):
         assert run(OpenAIEvents(), openai_events(response, lambda _t, c=cut: [c])) == expected
+
+
+def test_citation_of_a_setext_heading_stays_on_its_text_batch_and_streamed() -> None:
+    # After the underline a token unmade the heading ("\\======" showed as text).
+    message = {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Wind in 2024\n============", "citations": [
+            {"type": "web_search_result_location", "url": "https://a.org", "title": "A",
+             "cited_text": "x", "encrypted_index": "a"}]},
+        {"type": "text", "text": "\n\nIt grew."},
+    ]}
+    batch = from_anthropic(message).content
+    assert batch == "Wind in 2024[[S:1]]\n============\n\nIt grew."
+    for cut in range(1, 25):
+        events = anthropic_events(message, lambda _t, c=cut: [c], lambda deltas: 0)
+        assert run(AnthropicEvents(), events) == batch
