@@ -34,18 +34,14 @@ from typing import Any
 from citations.adapters.base import (
     AdaptedAnswer,
     Draft,
-    Mark,
-    Piece,
     as_index,
     as_list,
     as_object,
     as_text,
     child,
+    cited_at_end,
     finish,
     new_draft,
-    out_of_code,
-    place,
-    settle,
 )
 from citations.errors import AnswerError
 from citations.links import safe_link
@@ -105,7 +101,7 @@ def read_block(draft: Draft, block: Mapping[str, Any], path: str) -> None:
     elif kind == "text":
         text = as_text(block.get("text"), child(path, "text"))
         numbers = cited_sources(draft, block, path)
-        draft.extend(block_pieces(text, numbers))
+        draft.extend(cited_at_end(text, numbers))
 
 
 def cited_sources(draft: Draft, block: Mapping[str, Any], path: str) -> list[int]:
@@ -117,15 +113,6 @@ def cited_sources(draft: Draft, block: Mapping[str, Any], path: str) -> list[int
         if number is not None and number not in numbers:
             numbers.append(number)
     return numbers
-
-
-def block_pieces(text: str, numbers: list[int], start: int = 0) -> list[Piece]:
-    """The pieces of a text block from ``start``: its text, the citation after its last word
-    (after the code, when the block ends in code), its trailing space."""
-    if not numbers:
-        return [text[start:]] if text[start:] else []
-    marks = out_of_code(text, [Mark(settle(text, 0, len(text)), list(numbers))])
-    return place(text, marks, start, len(text))
 
 
 def add_search_results(draft: Draft, block: Mapping[str, Any], path: str) -> None:

@@ -377,6 +377,16 @@ def marked_text(text: str, marks: MarkSet) -> list[Piece]:
     return place(text, out_of_code(text, marks.take(len(text))), 0, len(text))
 
 
+def cited_at_end(text: str, numbers: list[int], start: int = 0) -> list[Piece]:
+    """The pieces of ``text`` from ``start`` with one citation of ``numbers`` after its last
+    word (after the code, when it ends in code) — how a whole text block, or an answer that
+    cites without saying where, is cited."""
+    if not numbers:
+        return [text[start:]] if text[start:] else []
+    marks = out_of_code(text, [Mark(settle(text, 0, len(text)), list(numbers))])
+    return place(text, marks, start, len(text))
+
+
 #: The container marks and indentation that start a line (list item indent, ``>`` quotes).
 _LINE_PREFIX = re.compile(r"[ \t>]*")
 

@@ -116,12 +116,31 @@ def from_gemini(answer: Any, pool: object = None) -> AdaptedAnswer:
         metadata = as_object(metadata, meta_path)
         add_chunks(draft, metadata, meta_path)
         add_supports(draft, metadata, meta_path, texts, marks)
+        _unsupported_chunks_at_end(draft, meta_path, texts, marks)
     for i, part in enumerate(parts):
         if i in texts:
             draft.extend(marked_text(texts[i], marks[i]))
         else:
             _other_part(draft, part, child(child(path, "content.parts"), i))
     return finish(draft, "gemini", GROUNDING)
+
+
+def _unsupported_chunks_at_end(
+    draft: Draft, path: str, texts: dict[int, str], marks: dict[int, MarkSet]
+) -> None:
+    """Cite every grounding chunk at the end of the answer when no support places any (the
+    answer used them but does not say where), with a warning; they were listed nowhere."""
+    numbers = list(dict.fromkeys(draft.collector.refs.values()))
+    if not numbers or any(m.by_position for m in marks.values()):
+        return
+    last = max(texts)
+    for number in numbers:
+        marks[last].add(settle(texts[last], 0, len(texts[last])), number)
+    count = len(numbers)
+    draft.warnings.append(
+        f"{path}: no groundingSupports place the {count} grounding chunk{'s' * (count != 1)}; "
+        "cited at the end of the answer"
+    )
 
 
 def _other_part(draft: Draft, part: Mapping[str, Any], path: str) -> None:

@@ -41,6 +41,7 @@ from citations.adapters.base import (
     as_object,
     as_text,
     child,
+    cited_at_end,
     field_of,
     finish,
     marked_text,
@@ -151,7 +152,7 @@ def _read_message(draft: Draft, message: Mapping[str, Any], path: str) -> None:
             continue
         text = as_text(block.get("text"), child(where, "text"))
         if block.get("citations"):
-            draft.extend(anthropic.block_pieces(text, anthropic.cited_sources(draft, block, where)))
+            draft.extend(cited_at_end(text, anthropic.cited_sources(draft, block, where)))
             continue
         marks = MarkSet()
         offsets = TextOffsets(text)
@@ -223,7 +224,7 @@ def _read_retrieval(draft: Draft, answer: Mapping[str, Any], text_key: str, docs
     cited = _cited_ids(answer, len(answer[docs_key]))
     refs = draft.collector.refs
     numbers = list(dict.fromkeys(refs[i + 1] for i in cited))
-    draft.extend(anthropic.block_pieces(text, numbers))
+    draft.extend(cited_at_end(text, numbers))
 
 
 def _cited_ids(answer: Mapping[str, Any], count: int) -> list[int]:

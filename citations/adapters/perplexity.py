@@ -24,6 +24,7 @@ from citations.adapters.base import (
     as_object,
     as_text,
     child,
+    cited_at_end,
     finish,
     new_draft,
 )
@@ -76,7 +77,17 @@ def from_perplexity(answer: Any, pool: object = None) -> AdaptedAnswer:
             result = as_object(result, where)
             url = as_text(result.get("url"), child(where, "url"))
             draft.collector.add(_row(url, result), where, ref=i + 1)
-    draft.extend(replace_markers(draft, text, draft.collector.refs, "choices[0].message.content"))
+    where = "choices[0].message.content"
+    pieces = replace_markers(draft, text, draft.collector.refs, where)
+    numbers = list(dict.fromkeys(draft.collector.refs.values()))
+    if numbers and text.strip() and all(isinstance(p, str) for p in pieces):
+        pieces = cited_at_end(text, numbers)
+        count = len(numbers)
+        draft.warnings.append(
+            f"{where}: no [n] marker names the {count} listed source{'s' * (count != 1)}; "
+            "cited at the end of the answer"
+        )
+    draft.extend(pieces)
     return finish(draft, "perplexity", SONAR)
 
 

@@ -40,6 +40,7 @@ from citations.adapters.base import (
     as_list,
     as_text,
     child,
+    cited_at_end,
     finish,
     new_draft,
     place,
@@ -363,7 +364,7 @@ class AnthropicEvents(_Stream):
     def _stop(self, state: _Block) -> str:
         position = settle(state.text, 0, len(state.text))
         assert position >= state.released or not state.text[: state.released].strip()
-        return self.emit(anthropic.block_pieces(state.text, state.numbers, state.released))
+        return self.emit(cited_at_end(state.text, state.numbers, state.released))
 
     def close(self) -> str:
         tail = "".join(self._stop(state) for state in self.blocks.values())

@@ -631,3 +631,20 @@ def test_a_citation_ending_a_table_row_goes_inside_its_last_cell() -> None:
     assert from_openai(delimiter).content == text.replace("--:|\n", "--:|[[S:1]]\n")
     escaped = _openai_cited("The pipe \\| ends here.", "The pipe \\|")  # an escaped pipe is text
     assert from_openai(escaped).content == "The pipe \\|[[S:1]] ends here."
+
+
+def test_sources_no_marker_or_support_places_are_cited_at_the_end_with_a_warning() -> None:
+    # Grounding chunks without supports, or Sonar citations without [n] markers, were listed
+    # nowhere: the answer rendered uncited and its sources vanished without a word.
+    sonar = _sonar("Texas leads US battery storage, California follows.")
+    adapted = from_perplexity(sonar)
+    assert adapted.content == "Texas leads US battery storage, California follows.[[S:1,2]]"
+    assert adapted.warnings == ("choices[0].message.content: no [n] marker names the 2 listed "
+                                "sources; cited at the end of the answer",)
+    gemini = {"candidates": [{"content": {"role": "model", "parts": [{"text": "Wind grew.\n"}]},
+              "finishReason": "STOP", "groundingMetadata": {"groundingChunks": [
+                  {"web": {"uri": "https://a.org/x", "title": "a.org"}}]}}]}
+    adapted = from_gemini(gemini)
+    assert adapted.content == "Wind grew.[[S:1]]\n"
+    assert adapted.warnings == ("candidates[0].groundingMetadata: no groundingSupports place the "
+                                "1 grounding chunk; cited at the end of the answer",)
