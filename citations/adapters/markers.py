@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from citations.adapters.base import Draft, Piece
+from citations.adapters.base import Draft, Piece, settle
 from citations.codemap import markdown_code_spans
 from citations.urls import normalize_url
 
@@ -62,9 +62,15 @@ def replace_markers(draft: Draft, text: str, refs: dict[int, int], path: str) ->
         before = text[cursor:cut]
         if len(before) >= 2 and before[-1] in " \t\u00a0" and not before[-2].isspace():
             cut -= 1
+        moved = ""
+        inside = settle(text, cursor, cut)
+        if text[inside:cut].strip() == "|":  # after a row's closing pipe: into its last cell
+            cut, moved = inside, text[inside:cut].rstrip()
         if cut > cursor:
             pieces.append(text[cursor:cut])
         pieces.append(tuple(numbers))
+        if moved:
+            pieces.append(moved)
         if unknown:
             pieces.append("".join(unknown))
         cursor = end

@@ -648,3 +648,11 @@ def test_sources_no_marker_or_support_places_are_cited_at_the_end_with_a_warning
     assert adapted.content == "Wind grew.[[S:1]]\n"
     assert adapted.warnings == ("candidates[0].groundingMetadata: no groundingSupports place the "
                                 "1 grounding chunk; cited at the end of the answer",)
+
+
+def test_a_marker_after_a_table_row_goes_inside_its_last_cell() -> None:
+    # After the row's closing pipe the token is an extra cell, which the table drops.
+    content = "| State | GW |\n|---|---|\n| Texas | 4.3 | [1]\n| California | 5.1 |[2]\n\nDone."
+    assert from_perplexity(_sonar(content)).content == (
+        "| State | GW |\n|---|---|\n| Texas | 4.3[[S:1]] |\n| California | 5.1[[S:2]] |\n\nDone."
+    )
