@@ -276,11 +276,15 @@ def settle(text: str, start: int, end: int, base: int = 0) -> int:
     """
     low = max(start, base)
     position = end
-    while position > low and text[position - 1 - base].isspace():
-        position -= 1
-    line = text.rfind("\n", 0, position - base) + 1 + base
-    if line > low and _UNDERLINE.fullmatch(text, line - base, position - base):
-        return settle(text, start, line, base)  # a setext underline: on the heading's text
+    while True:
+        while position > low and text[position - 1 - base].isspace():
+            position -= 1
+        if position <= low or text[position - 1 - base] not in "=-":
+            break
+        line = text.rfind("\n", 0, position - base) + 1 + base
+        if not (line > low and _UNDERLINE.fullmatch(text, line - base, position - base)):
+            break
+        position = line  # a setext underline: the citation goes on the heading's text
     if position > low + 1 and text[position - 1 - base] == "|" and (
         text[position - 2 - base] != "\\"
     ):

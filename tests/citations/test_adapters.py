@@ -656,3 +656,10 @@ def test_a_marker_after_a_table_row_goes_inside_its_last_cell() -> None:
     assert from_perplexity(_sonar(content)).content == (
         "| State | GW |\n|---|---|\n| Texas | 4.3[[S:1]] |\n| California | 5.1[[S:2]] |\n\nDone."
     )
+
+
+def test_settle_walks_up_many_underline_lines_without_recursion() -> None:
+    from citations.adapters.base import settle
+
+    text = "Title\n" + "-\n" * 20_000  # each "-" line is an underline or an empty item
+    assert settle(text, 0, len(text)) == len("Title")
