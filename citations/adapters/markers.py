@@ -18,9 +18,10 @@ from citations.urls import normalize_url
 
 _GROUP = r"\[\s{0,2}\d{1,4}(?:\s{0,2},\s{0,2}\d{1,4}){0,50}\s{0,2}\]"
 #: A marker the model made a link to its source, ``[1](https://…)`` (a URL may hold balanced
-#: parentheses one level deep, as a CommonMark destination may).
+#: parentheses one level deep, as a CommonMark destination may). A run of them takes no
+#: lookahead: one that fails at the run's end would be retried from every marker (quadratic).
 _LINKED = r"\[\d{1,4}\]\((?:[^()\[\]\s]|\([^()\[\]\s]*\)){1,2000}\)"
-_RUN = re.compile(rf"(?<![\]!\\])(?:(?:{_LINKED})+(?!\[)|(?:{_GROUP})+(?![(\[:]))")
+_RUN = re.compile(rf"(?<![\]!\\])(?:(?:{_LINKED})+|(?:{_GROUP})+(?![(\[:]))")
 _GROUP_RE = re.compile(_GROUP)
 _LINKED_RE = re.compile(r"\[(\d{1,4})\]\((.*?)\)(?=\[|$)")
 
