@@ -408,11 +408,14 @@ def out_of_code(text: str, marks: list[Mark]) -> list[Mark]:
         return marks
     spans = sorted(markdown_code_spans(text))
     starts = [start for start, _ in spans]
+    exits: dict[int, _CodeExit] = {}  # each span's exit, worked out once
     placed: dict[int, Mark] = {}
     for mark in marks:
         k = bisect.bisect_left(starts, mark.position) - 1
         if k >= 0 and mark.position <= spans[k][1]:
-            mark = _after_code(text, *spans[k], mark)
+            if k not in exits:
+                exits[k] = _code_exit(text, *spans[k])
+            mark = exits[k].move(mark)
         found = placed.get(mark.position)
         if found is None:
             placed[mark.position] = mark
@@ -426,28 +429,42 @@ def out_of_code(text: str, marks: list[Mark]) -> list[Mark]:
     return list(placed.values())
 
 
-def _after_code(text: str, start: int, end: int, mark: Mark) -> Mark:
-    """``mark`` moved out of the code ``text[start:end]`` (unchanged when it is not inside)."""
-    code = text[start:end]
+@dataclass(frozen=True)
+class _CodeExit:
+    """Where citations inside one stretch of code go: ``end``, written with ``lead`` and
+    ``trail`` around the token; ``block`` code (ending with its line) keeps a citation already
+    at ``end``, a code span or an unterminated last line moves every one inside it."""
+
+    end: int
+    lead: str
+    trail: str
+    keeps_end: bool
+
+    def move(self, mark: Mark) -> Mark:
+        if mark.position == self.end and self.keeps_end:
+            return mark  # right after the code already
+        return Mark(self.end, mark.sources, lead=self.lead, trail=self.trail)
+
+
+def _code_exit(text: str, start: int, end: int) -> _CodeExit:
+    """How a citation leaves the code ``text[start:end]``: after a code span's closing
+    backtick, or on the line after a block, indented as the block's container is."""
+    if text.find("\n", start, end) < 0:
+        return _CodeExit(end, "", "", keeps_end=True)  # a code span (or HTML code element)
+    ends_line = text[end - 1] == "\n"
     line_start = text.rfind("\n", 0, end - 1) + 1
-    last_line = text[line_start:end].rstrip("\n")
+    last_line = text[line_start : end - 1 if ends_line else end]
     prefix = _LINE_PREFIX.match(last_line)
     indent = prefix.group() if prefix else ""
     fenced = last_line[len(indent):].startswith(("```", "~~~"))
-    block = code.endswith("\n") or (fenced and "\n" in code)
-    if not block:  # a code span (or an HTML code element): after its end, not at it
-        if mark.position == end:
-            return mark
-        return Mark(end, mark.sources)
-    if mark.position == end and code.endswith("\n"):
-        return mark  # the line after the block already
-    if not fenced and indent.endswith("    "):
-        indent = indent[:-4]  # an indented block's last line: its container's indent only
-    elif not fenced:
-        indent = indent.rstrip(" \t")
-    if code.endswith("\n"):
-        return Mark(end, mark.sources, lead=indent, trail="\n")
-    return Mark(end, mark.sources, lead="\n" + indent)
+    if not ends_line and not fenced:  # a multi-line code span: after its closing backtick
+        return _CodeExit(end, "", "", keeps_end=True)
+    if not fenced:
+        # an indented block's last line: its container's indent only
+        indent = indent[:-4] if indent.endswith("    ") else indent.rstrip(" \t")
+    if ends_line:
+        return _CodeExit(end, indent, "\n", keeps_end=True)
+    return _CodeExit(end, "\n" + indent, "", keeps_end=False)
 
 
 # -- sources -------------------------------------------------------------------------------

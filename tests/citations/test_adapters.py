@@ -399,6 +399,9 @@ def _openai_cited(text: str, cited: str, url: str = "https://docs.python.org/3/"
     # an indented block: its container's indent only (none here)
     ("Set it:\n\n    pip install x\n\nNext.", "pip install x",
      "Set it:\n\n    pip install x\n[[S:1]]\n\nNext."),
+    # an indented block of one line in a list item: the item's indent
+    ("- Set it:\n\n      pip install x\n\n  Next.", "pip install x",
+     "- Set it:\n\n      pip install x\n  [[S:1]]\n\n  Next."),
     # a code span: right after its closing backtick
     ("Call `open(path)` to read it.", "open(path)", "Call `open(path)`[[S:1]] to read it."),
     # a span ending right after code is not moved
