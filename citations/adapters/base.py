@@ -79,6 +79,13 @@ def child(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
+def within(path: str, error: AnswerError) -> AnswerError:
+    """``error`` about a part of the answer at ``path`` (a stream's event ``[7]``, a
+    conversation's message ``[3]``), its path made the answer's."""
+    detail = str(error).removeprefix(f"{error.path}: ") if error.path else str(error)
+    return AnswerError(child(path, error.path) if error.path else path, detail)
+
+
 def plain(value: object, depth: int = 0) -> Any:
     """``value`` as JSON-like data: SDK objects (pydantic ``model_dump``, dataclasses,
     ``to_dict``) become dicts, tuples become lists; nesting deeper than :data:`MAX_DEPTH` is

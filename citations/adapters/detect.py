@@ -26,7 +26,7 @@ from citations.adapters import (
     perplexity,
     streams,
 )
-from citations.adapters.base import PROVIDERS, AdaptedAnswer, Provider, plain
+from citations.adapters.base import PROVIDERS, AdaptedAnswer, Provider, plain, within
 from citations.errors import AnswerError
 
 AnswerKind = Literal[
@@ -173,9 +173,7 @@ def adapt(
     try:
         adapted = ADAPTERS[provider](data[reply], pool)  # type: ignore[index]
     except AnswerError as exc:
-        where = f"[{reply}]"
-        raise AnswerError(f"{where}.{exc.path}" if exc.path else where,
-                          str(exc).removeprefix(f"{exc.path}: ")) from exc
+        raise within(f"[{reply}]", exc) from exc
     earlier = sum(1 for m in data[:reply] if m["role"] == "assistant")
     if not earlier:
         return adapted

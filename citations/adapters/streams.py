@@ -46,6 +46,7 @@ from citations.adapters.base import (
     place,
     plain,
     settle,
+    within,
 )
 from citations.errors import AnswerError
 
@@ -129,8 +130,7 @@ def from_events(events: list[Any], pool: object = None) -> AdaptedAnswer:
                 stream = open_event_stream(event, pool)
             stream.feed(event)
         except AnswerError as exc:
-            raise AnswerError(child(f"[{i}]", exc.path) if exc.path else f"[{i}]",
-                              str(exc).removeprefix(f"{exc.path}: ")) from exc
+            raise within(f"[{i}]", exc) from exc
     if stream is None:
         raise AnswerError("", "no event in the stream")
     stream.close()
