@@ -34,15 +34,14 @@ from typing import Any
 from citations.adapters.base import (
     AdaptedAnswer,
     Draft,
-    Piece,
     as_index,
     as_list,
     as_object,
     as_text,
     child,
+    cited_at_end,
     finish,
     new_draft,
-    settle,
 )
 from citations.errors import AnswerError
 from citations.links import safe_link
@@ -102,7 +101,7 @@ def read_block(draft: Draft, block: Mapping[str, Any], path: str) -> None:
     elif kind == "text":
         text = as_text(block.get("text"), child(path, "text"))
         numbers = cited_sources(draft, block, path)
-        draft.extend(block_pieces(text, numbers))
+        draft.extend(cited_at_end(text, numbers))
 
 
 def cited_sources(draft: Draft, block: Mapping[str, Any], path: str) -> list[int]:
@@ -114,15 +113,6 @@ def cited_sources(draft: Draft, block: Mapping[str, Any], path: str) -> list[int
         if number is not None and number not in numbers:
             numbers.append(number)
     return numbers
-
-
-def block_pieces(text: str, numbers: list[int]) -> list[Piece]:
-    """A text block's pieces: its text, the citation after its last word, its trailing space."""
-    if not numbers:
-        return [text] if text else []
-    position = settle(text, 0, len(text))
-    pieces: list[Piece] = [text[:position], tuple(numbers), text[position:]]
-    return [p for p in pieces if p != ""]
 
 
 def add_search_results(draft: Draft, block: Mapping[str, Any], path: str) -> None:
@@ -201,7 +191,8 @@ _RANGES: dict[str, tuple[str, str, str, int]] = {
 
 
 def _location(citation: Mapping[str, Any], kind: str, path: str) -> str:
-    """``"pages 3–4"`` (inclusive, as read) from a validated exclusive range."""
+    """``"pages 3–4"`` or ``"page 3"`` (inclusive, as read) from a validated exclusive
+    range."""
     start_name, end_name, unit, lowest = _RANGES[kind]
     start = as_index(citation.get(start_name), child(path, start_name))
     end = as_index(citation.get(end_name), child(path, end_name))
@@ -212,4 +203,4 @@ def _location(citation: Mapping[str, Any], kind: str, path: str) -> str:
         raise AnswerError(child(path, end_name), f"{end} is not after {start_name} {start} "
                           "(the end is exclusive)")
     last = max(end - 1, start)
-    return f"{unit} {start}" if last == start else f"{unit} {start}–{last}"
+    return f"{unit.removesuffix('s')} {start}" if last == start else f"{unit} {start}–{last}"

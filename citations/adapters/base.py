@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from citations.codemap import markdown_code_spans
 from citations.errors import AnswerError, PoolError
 from citations.model import Source
 from citations.pool import SourcePool, dedupe_key, source_from_row
@@ -75,6 +77,13 @@ def child(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else key
+
+
+def within(path: str, error: AnswerError) -> AnswerError:
+    """``error`` about a part of the answer at ``path`` (a stream's event ``[7]``, a
+    conversation's message ``[3]``), its path made the answer's."""
+    detail = str(error).removeprefix(f"{error.path}: ") if error.path else str(error)
+    return AnswerError(child(path, error.path) if error.path else path, detail)
 
 
 def plain(value: object, depth: int = 0) -> Any:
@@ -248,23 +257,55 @@ class Mark:
     """A citation of local sources at ``position`` of a text (right after the cited span).
 
     ``cut_from`` (when set) is where text removed in favour of the token starts: the span was
-    the provider's own rendering of the citation (an inline link to the cited URL).
+    the provider's own rendering of the citation (an inline link to the cited URL). ``lead``
+    and ``trail`` are text written around the token (its own line after a code block).
     """
 
     position: int
     sources: list[int]
     cut_from: int | None = None
+    lead: str = ""
+    trail: str = ""
+
+
+#: A setext heading's underline (``Title`` over ``=====``): a token after it unmakes it.
+_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)")
 
 
 def settle(text: str, start: int, end: int, base: int = 0) -> int:
     """Where a citation of ``text[start:end]`` goes: after the span, but before white space
-    that ends it (a citation hangs on the last word, never on a space or a line break).
+    that ends it (a citation hangs on the last word, never on a space or a line break), and
+    inside a table cell the span ends with: before the cell's closing ``|`` (after a row's
+    last pipe a token is an extra cell, which a table drops with its citation); on a setext
+    heading's text line, not after its underline.
 
     ``text`` may be the end of a longer text, starting at its index ``base``.
     """
+    low = max(start, base)
     position = end
-    while position > max(start, base) and text[position - 1 - base].isspace():
-        position -= 1
+    while True:
+        while position > low and text[position - 1 - base].isspace():
+            position -= 1
+        if position <= low or text[position - 1 - base] not in "=-":
+            break
+        line = text.rfind("\n", 0, position - base) + 1 + base
+        if not (line > low and _UNDERLINE.fullmatch(text, line - base, position - base)):
+            break
+        position = line  # a setext underline: the citation goes on the heading's text
+    if position > low + 1 and text[position - 1 - base] == "|" and (
+        text[position - 2 - base] != "\\"
+    ):
+        inside = position - 1
+        while inside > low and text[inside - 1 - base] in " \t":
+            inside -= 1
+        if inside == low:
+            return low  # the cell's content is before the span (or not yet streamed)
+        cell = inside
+        while cell > low and text[cell - 1 - base] in " \t:-":
+            cell -= 1
+        delimiter = cell > low and text[cell - 1 - base] == "|" and cell < inside
+        if text[inside - 1 - base] != "|" and not delimiter:
+            position = inside
     return position
 
 
@@ -331,7 +372,11 @@ def place(
         cut = mark.position if mark.cut_from is None else mark.cut_from
         if cut > cursor:
             pieces.append(text[cursor - base : cut - base])
+        if mark.lead:
+            pieces.append(mark.lead)
         pieces.append(tuple(mark.sources))
+        if mark.trail:
+            pieces.append(mark.trail)
         cursor = max(cursor, mark.position)
     if stop > cursor:
         pieces.append(text[cursor - base : stop - base])
@@ -340,7 +385,93 @@ def place(
 
 def marked_text(text: str, marks: MarkSet) -> list[Piece]:
     """Every piece of ``text`` with all of ``marks`` placed (the non-streamed path)."""
-    return place(text, marks.take(len(text)), 0, len(text))
+    return place(text, out_of_code(text, marks.take(len(text))), 0, len(text))
+
+
+def cited_at_end(text: str, numbers: list[int], start: int = 0) -> list[Piece]:
+    """The pieces of ``text`` from ``start`` with one citation of ``numbers`` after its last
+    word (after the code, when it ends in code) — how a whole text block, or an answer that
+    cites without saying where, is cited."""
+    if not numbers:
+        return [text[start:]] if text[start:] else []
+    marks = out_of_code(text, [Mark(settle(text, 0, len(text)), list(numbers))])
+    return place(text, marks, start, len(text))
+
+
+#: The container marks and indentation that start a line (list item indent, ``>`` quotes).
+_LINE_PREFIX = re.compile(r"[ \t>]*")
+
+
+def out_of_code(text: str, marks: list[Mark]) -> list[Mark]:
+    """``marks`` with each citation that falls inside markdown code moved right after it.
+
+    A token in code is code: it would show as ``[[S:n]]`` and its source would go uncited, and
+    one after a closing fence on its line keeps the fence from closing. So a citation inside a
+    code span goes after its closing backtick, and one inside (or at the end of) a code block
+    goes on the line after the block, indented as that block's container is.
+    """
+    if not marks or not ("`" in text or "~~~" in text or "    " in text or "\t" in text
+                         or "<" in text):
+        return marks
+    spans = sorted(markdown_code_spans(text))
+    starts = [start for start, _ in spans]
+    exits: dict[int, _CodeExit] = {}  # each span's exit, worked out once
+    placed: dict[int, Mark] = {}
+    for mark in marks:
+        k = bisect.bisect_left(starts, mark.position) - 1
+        if k >= 0 and mark.position <= spans[k][1]:
+            if k not in exits:
+                exits[k] = _code_exit(text, *spans[k])
+            mark = exits[k].move(mark)
+        found = placed.get(mark.position)
+        if found is None:
+            placed[mark.position] = mark
+        else:
+            found.sources += [s for s in mark.sources if s not in found.sources]
+            found.lead, found.trail = found.lead or mark.lead, found.trail or mark.trail
+            if found.cut_from is None or (
+                mark.cut_from is not None and mark.cut_from < found.cut_from
+            ):
+                found.cut_from = mark.cut_from
+    return list(placed.values())
+
+
+@dataclass(frozen=True)
+class _CodeExit:
+    """Where citations inside one stretch of code go: ``end``, written with ``lead`` and
+    ``trail`` around the token; ``block`` code (ending with its line) keeps a citation already
+    at ``end``, a code span or an unterminated last line moves every one inside it."""
+
+    end: int
+    lead: str
+    trail: str
+    keeps_end: bool
+
+    def move(self, mark: Mark) -> Mark:
+        if mark.position == self.end and self.keeps_end:
+            return mark  # right after the code already
+        return Mark(self.end, mark.sources, lead=self.lead, trail=self.trail)
+
+
+def _code_exit(text: str, start: int, end: int) -> _CodeExit:
+    """How a citation leaves the code ``text[start:end]``: after a code span's closing
+    backtick, or on the line after a block, indented as the block's container is."""
+    if text.find("\n", start, end) < 0:
+        return _CodeExit(end, "", "", keeps_end=True)  # a code span (or HTML code element)
+    ends_line = text[end - 1] == "\n"
+    line_start = text.rfind("\n", 0, end - 1) + 1
+    last_line = text[line_start : end - 1 if ends_line else end]
+    prefix = _LINE_PREFIX.match(last_line)
+    indent = prefix.group() if prefix else ""
+    fenced = last_line[len(indent):].startswith(("```", "~~~"))
+    if not ends_line and not fenced:  # a multi-line code span: after its closing backtick
+        return _CodeExit(end, "", "", keeps_end=True)
+    if not fenced:
+        # an indented block's last line: its container's indent only
+        indent = indent[:-4] if indent.endswith("    ") else indent.rstrip(" \t")
+    if ends_line:
+        return _CodeExit(end, indent, "\n", keeps_end=True)
+    return _CodeExit(end, "\n" + indent, "", keeps_end=False)
 
 
 # -- sources -------------------------------------------------------------------------------
@@ -404,6 +535,11 @@ class SourceCollector:
                     local.row.setdefault(name, value)
         self.refs.setdefault(ref if ref is not None else number, number)
         return number
+
+    def url_of(self, number: int) -> str | None:
+        """The URL of local source ``number``, if it has one."""
+        url = self._locals[number - 1].row.get("url")
+        return url if isinstance(url, str) else None
 
     def sid(self, number: int) -> int:
         """The pool sid of local source ``number``."""
@@ -475,6 +611,8 @@ class Draft:
 def finish(draft: Draft, provider: Provider, shape: str) -> AdaptedAnswer:
     """The adapted answer: tokens with final sids, the merged pool and the sid map."""
     content = draft.render()
+    if not content.strip():
+        draft.warnings.append("the answer holds no text: the document is empty")
     pool, sid_map = draft.collector.finish()
     citations = sum(1 for p in draft.pieces if not isinstance(p, str))
     return AdaptedAnswer(

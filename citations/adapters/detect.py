@@ -10,14 +10,23 @@ provider's answer.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from citations import json_keys
-from citations.adapters import anthropic, gemini, langchain, llamaindex, openai, perplexity
-from citations.adapters.base import PROVIDERS, AdaptedAnswer, Provider, plain
+from citations.adapters import (
+    anthropic,
+    gemini,
+    langchain,
+    llamaindex,
+    openai,
+    perplexity,
+    streams,
+)
+from citations.adapters.base import PROVIDERS, AdaptedAnswer, Provider, plain, within
 from citations.errors import AnswerError
 
 AnswerKind = Literal[
@@ -29,6 +38,12 @@ SIDECAR_ACCEPTED = (
     'a JSON object citing through a "_citations" member, a list of '
     '{"path": "/json/pointer", "sids": [1, 3]} entries'
 )
+
+#: The shapes of a whole stream's events, collected in a list.
+STREAMED: dict[Provider, str] = {
+    "openai": "OpenAI Responses stream events",
+    "anthropic": "Anthropic Messages stream events",
+}
 
 #: Recognizers in the order they are asked.
 _RECOGNIZERS: tuple[tuple[Provider, Callable[[object], str | None]], ...] = (
@@ -51,8 +66,9 @@ ADAPTERS: dict[Provider, Callable[..., AdaptedAnswer]] = {
 
 ACCEPTED = (
     "an OpenAI Responses or Chat Completions object, an Anthropic Message, a Perplexity "
-    "completion, a Gemini response, a LangChain AIMessage or retrieval output, or a LlamaIndex "
-    "Response"
+    "completion, a Gemini response, a LangChain AIMessage or retrieval output, a LlamaIndex "
+    "Response, the list of an OpenAI Responses or Anthropic Messages stream's events or of a "
+    "chat completion's chunks, or a conversation whose last assistant message is one of these"
 )
 
 
@@ -75,11 +91,40 @@ def detect(answer: object) -> Detection | None:
         return None
     if isinstance(data, Mapping) and isinstance(data.get("_citations"), list):
         return Detection("sidecar", SIDECAR)
+    streamed = streams.is_event_list(data)
+    if streamed is not None:
+        return Detection(streamed, STREAMED[streamed])
+    try:
+        completion = streams.assembled_chunks(data)
+    except AnswerError:
+        return None
+    if completion is not None:
+        found = detect(completion)
+        return None if found is None else Detection(found.kind, f"{found.shape}, streamed "
+                                                                "(chat.completion.chunk list)")
+    reply = last_reply(data)
+    if reply is not None:
+        found = detect(data[reply])
+        if found is None or found.kind == "sidecar":
+            return None
+        return Detection(found.kind, f"{found.shape}, the last assistant message [{reply}] of "
+                                     "a conversation")
     for provider, recognize in _RECOGNIZERS:
         shape = recognize(data)
         if shape is not None:
             return Detection(provider, shape)
     return None
+
+
+def last_reply(data: object) -> int | None:
+    """The index of the last assistant message when ``data`` is a conversation (a list of
+    ``{"role": …}`` messages, as sent back to a chat API), else None."""
+    if not isinstance(data, list) or not data or not all(
+        isinstance(m, Mapping) and isinstance(m.get("role"), str) for m in data
+    ):
+        return None
+    replies = [i for i, m in enumerate(data) if m["role"] == "assistant"]
+    return replies[-1] if replies else None
 
 
 def parse_answer(text: str | bytes, origin: str = "answer", *, accepted: str = ACCEPTED) -> Any:
@@ -108,7 +153,8 @@ def adapt(
     Raises :class:`AnswerError` when the answer is not one of the accepted shapes or is
     malformed (naming the field).
     """
-    data = parse_answer(answer) if isinstance(answer, str | bytes) else plain(answer)
+    data: Any = parse_answer(answer) if isinstance(answer, str | bytes) else plain(answer)
+    data = streams.assembled_chunks(data) or data
     if provider is None:
         found = detect(data)
         if found is None or found.kind == "sidecar":
@@ -119,4 +165,20 @@ def adapt(
         raise AnswerError(
             "", f"provider {provider!r} is not known; accepted: {', '.join(PROVIDERS)}"
         )
-    return ADAPTERS[provider](data, pool)  # type: ignore[index]
+    if streams.is_event_list(data) == provider:
+        return streams.from_events(data, pool)
+    reply = last_reply(data)
+    if reply is None:
+        return ADAPTERS[provider](data, pool)  # type: ignore[index]
+    try:
+        adapted = ADAPTERS[provider](data[reply], pool)  # type: ignore[index]
+    except AnswerError as exc:
+        raise within(f"[{reply}]", exc) from exc
+    earlier = sum(1 for m in data[:reply] if m["role"] == "assistant")
+    if not earlier:
+        return adapted
+    return dataclasses.replace(adapted, warnings=(
+        f"[{reply}]: the conversation's last assistant message is the document; {earlier} "
+        f"earlier assistant message{'s' * (earlier != 1)} left out",
+        *adapted.warnings,
+    ))

@@ -3,7 +3,8 @@
 Shapes read: a ``generateContent`` response (``{"candidates": [{"content": {"parts": [...]},
 "groundingMetadata": {...}}]}``, first candidate) or one candidate, in the REST API's camelCase
 or the google-genai SDK's snake_case (``grounding_metadata``, ``grounding_supports`` …). The
-text is the candidate's text parts in order (``thought`` parts left out).
+text is the candidate's text parts in order (``thought`` parts left out), with code the model
+ran and its output as code blocks between them; other parts are left out with a warning.
 
 Offsets — what the documentation says (ai.google.dev/api/generate-content#Segment; Vertex AI
 ``GroundingSupport.segment``, cloud.google.com/vertex-ai/generative-ai/docs/reference/rest):
@@ -24,6 +25,7 @@ Each support's citation goes at its segment's end and names ``groundingChunkIndi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,6 +61,10 @@ def recognize(answer: object) -> str | None:
     candidates = answer.get("candidates")
     if isinstance(candidates, list) and candidates and isinstance(candidates[0], Mapping):
         answer = candidates[0]
+        if "content" not in answer and first(answer, "finishReason", "finish_reason"):
+            return GROUNDING  # a candidate the model gave no content (blocked, cut short)
+    elif first(answer, "promptFeedback", "prompt_feedback") is not None and not candidates:
+        return GROUNDING  # a prompt blocked before any candidate
     content = answer.get("content")
     if isinstance(content, Mapping) and isinstance(content.get("parts"), list) and (
         "candidates" in answer or first(answer, "groundingMetadata", "grounding_metadata")
@@ -81,29 +87,93 @@ def from_gemini(answer: Any, pool: object = None) -> AdaptedAnswer:
                 "with 'content.parts'",
         )
     path = ""
+    if not answer.get("candidates") and "content" not in answer:
+        feedback, feedback_path = field_of(answer, "", "promptFeedback", "prompt_feedback")
+        reason = first(as_object(feedback, feedback_path), "blockReason", "block_reason")
+        blocked = f": the prompt was blocked ({reason})" if reason else ""
+        raise AnswerError(feedback_path, f"the response has no candidate{blocked}")
     if isinstance(answer.get("candidates"), list):
         answer, path = as_object(answer["candidates"][0], "candidates[0]"), "candidates[0]"
-    parts = as_list(answer["content"]["parts"], child(path, "content.parts"))
+    reason = first(answer, "finishReason", "finish_reason")
+    ended = f" (finishReason {reason})" if reason not in (None, "STOP") else ""
+    if "content" not in answer:
+        raise AnswerError(child(path, "content"), f"the candidate has no content{ended}")
+    parts = as_list(
+        as_object(answer["content"], child(path, "content")).get("parts"),
+        child(path, "content.parts"),
+    )
     texts: dict[int, str] = {}
     for i, part in enumerate(parts):
         part = as_object(part, child(child(path, "content.parts"), i))
         if isinstance(part.get("text"), str) and not part.get("thought"):
             texts[i] = part["text"]
     if not texts:
-        raise AnswerError(child(path, "content.parts"), "no text part in the candidate")
+        raise AnswerError(child(path, "content.parts"), f"no text part in the candidate{ended}")
     draft = new_draft(pool)
     metadata, meta_path = field_of(answer, path, "groundingMetadata", "grounding_metadata")
     marks = {i: MarkSet() for i in texts}
     if metadata is not None:
         metadata = as_object(metadata, meta_path)
-        _add_chunks(draft, metadata, meta_path)
-        _add_supports(draft, metadata, meta_path, texts, marks)
-    for i, text in texts.items():
-        draft.extend(marked_text(text, marks[i]))
+        add_chunks(draft, metadata, meta_path)
+        add_supports(draft, metadata, meta_path, texts, marks)
+        _unsupported_chunks_at_end(draft, meta_path, texts, marks)
+    for i, part in enumerate(parts):
+        if i in texts:
+            draft.extend(marked_text(texts[i], marks[i]))
+        else:
+            _other_part(draft, part, child(child(path, "content.parts"), i))
     return finish(draft, "gemini", GROUNDING)
 
 
-def _add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
+def _unsupported_chunks_at_end(
+    draft: Draft, path: str, texts: dict[int, str], marks: dict[int, MarkSet]
+) -> None:
+    """Cite every grounding chunk at the end of the answer when no support places any (the
+    answer used them but does not say where), with a warning; they were listed nowhere."""
+    numbers = list(dict.fromkeys(draft.collector.refs.values()))
+    if not numbers or any(m.by_position for m in marks.values()):
+        return
+    last = max(texts)
+    for number in numbers:
+        marks[last].add(settle(texts[last], 0, len(texts[last])), number)
+    count = len(numbers)
+    draft.warnings.append(
+        f"{path}: no groundingSupports place the {count} grounding chunk{'s' * (count != 1)}; "
+        "cited at the end of the answer"
+    )
+
+
+def _other_part(draft: Draft, part: Mapping[str, Any], path: str) -> None:
+    """A part that is not answer text: code the model ran and its output become code blocks
+    (the text around them refers to them); a thought is not part of the answer; any other
+    part (an image, a function call) is left out with a warning."""
+    code, code_path = field_of(part, path, "executableCode", "executable_code")
+    result, result_path = field_of(part, path, "codeExecutionResult", "code_execution_result")
+    if code is not None:
+        code = as_object(code, code_path)
+        language = as_text(code.get("language"), child(code_path, "language"), optional=True)
+        body = as_text(code.get("code"), child(code_path, "code"))
+        _code_block(draft, body, "python" if language.upper() in ("", "PYTHON") else language)
+    elif result is not None:
+        result = as_object(result, result_path)
+        output = as_text(result.get("output"), child(result_path, "output"), optional=True)
+        _code_block(draft, output, "text")
+    elif not part.get("thought"):
+        kind = next((k for k in part if k not in ("thought", "thoughtSignature",
+                                                 "thought_signature")), "empty")
+        draft.warnings.append(f"{path}: {kind} is not answer text; left out")
+
+
+def _code_block(draft: Draft, body: str, language: str) -> None:
+    """``body`` as a fenced code block of its own (a fence longer than any backtick run in it)."""
+    fence = "`" * max([3, *(len(run) + 1 for run in re.findall(r"`{3,}", body))])
+    draft.paragraph_break()
+    draft.text(f"{fence}{language.lower()}\n{body.rstrip(chr(10))}\n{fence}")
+    draft.paragraph_break()
+
+
+def add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
+    """Name the sources of ``groundingChunks`` (the answer's own numbers: chunk index + 1)."""
     chunks, chunks_path = field_of(metadata, path, "groundingChunks", "grounding_chunks")
     for i, chunk in enumerate(as_list(chunks or [], chunks_path)):
         where = child(chunks_path, i)
@@ -142,13 +212,14 @@ def _add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
         draft.collector.add(row, where, ref=i + 1)
 
 
-def _add_supports(
+def add_supports(
     draft: Draft,
     metadata: Mapping[str, Any],
     path: str,
     texts: dict[int, str],
     marks: dict[int, MarkSet],
 ) -> None:
+    """Mark each support's citation at its segment's end in ``texts`` (by part index)."""
     supports, supports_path = field_of(metadata, path, "groundingSupports", "grounding_supports")
     refs = draft.collector.refs
     offsets = {i: TextOffsets(text) for i, text in texts.items()}

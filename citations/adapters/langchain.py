@@ -20,7 +20,9 @@ Offsets: LangChain's ``Citation`` documents ``start_index``/``end_index`` as ind
 *response text* (not the source) and passes providers' indices through unchanged; LangChain is
 Python, so they are ``str`` indices — Unicode code points, end exclusive (as OpenAI's, whose
 annotations LangChain carries). A citation without indices cites its whole text block (placed
-at its end). Anthropic ``citations`` are read as :mod:`citations.adapters.anthropic` reads them.
+at its end). Anthropic ``citations`` are read as :mod:`citations.adapters.anthropic` reads them;
+a Gemini message's ``response_metadata.grounding_metadata`` (ChatGoogleGenerativeAI puts it there,
+byte offsets into the text) as :mod:`citations.adapters.gemini` reads it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from citations.adapters import anthropic
+from citations.adapters import anthropic, gemini
 from citations.adapters.base import (
     AdaptedAnswer,
     Draft,
@@ -39,6 +41,8 @@ from citations.adapters.base import (
     as_object,
     as_text,
     child,
+    cited_at_end,
+    field_of,
     finish,
     marked_text,
     new_draft,
@@ -134,7 +138,8 @@ def _read_message(draft: Draft, message: Mapping[str, Any], path: str) -> None:
     content = message.get("content")
     content_path = child(path, "content")
     if isinstance(content, str):
-        draft.text(content)
+        if not _grounded(draft, message, path, content):
+            draft.text(content)
         return
     for i, block in enumerate(as_list(content, content_path)):
         where = child(content_path, i)
@@ -147,7 +152,7 @@ def _read_message(draft: Draft, message: Mapping[str, Any], path: str) -> None:
             continue
         text = as_text(block.get("text"), child(where, "text"))
         if block.get("citations"):
-            draft.extend(anthropic.block_pieces(text, anthropic.cited_sources(draft, block, where)))
+            draft.extend(cited_at_end(text, anthropic.cited_sources(draft, block, where)))
             continue
         marks = MarkSet()
         offsets = TextOffsets(text)
@@ -155,6 +160,25 @@ def _read_message(draft: Draft, message: Mapping[str, Any], path: str) -> None:
         for k, annotation in enumerate(annotations):
             _annotate(draft, marks, offsets, annotation, child(child(where, "annotations"), k))
         draft.extend(marked_text(text, marks))
+
+
+def _grounded(draft: Draft, message: Mapping[str, Any], path: str, text: str) -> bool:
+    """Read ``text`` with the Gemini grounding that ChatGoogleGenerativeAI leaves in
+    ``response_metadata.grounding_metadata`` (UTF-8 byte offsets into the text, as Gemini's);
+    False when there is none."""
+    metadata_of, metadata_path = field_of(message, path, "response_metadata")
+    if not isinstance(metadata_of, Mapping):
+        return False
+    grounding, grounding_path = field_of(metadata_of, metadata_path, "grounding_metadata",
+                                         "groundingMetadata")
+    if grounding is None:
+        return False
+    grounding = as_object(grounding, grounding_path)
+    marks = {0: MarkSet()}
+    gemini.add_chunks(draft, grounding, grounding_path)
+    gemini.add_supports(draft, grounding, grounding_path, {0: text}, marks)
+    draft.extend(marked_text(text, marks[0]))
+    return True
 
 
 def _annotate(
@@ -200,7 +224,7 @@ def _read_retrieval(draft: Draft, answer: Mapping[str, Any], text_key: str, docs
     cited = _cited_ids(answer, len(answer[docs_key]))
     refs = draft.collector.refs
     numbers = list(dict.fromkeys(refs[i + 1] for i in cited))
-    draft.extend(anthropic.block_pieces(text, numbers))
+    draft.extend(cited_at_end(text, numbers))
 
 
 def _cited_ids(answer: Mapping[str, Any], count: int) -> list[int]:

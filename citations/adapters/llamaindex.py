@@ -23,13 +23,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from citations.adapters import anthropic
 from citations.adapters.base import (
     AdaptedAnswer,
     as_list,
     as_object,
     as_text,
     child,
+    cited_at_end,
     finish,
     new_draft,
 )
@@ -71,7 +71,7 @@ def from_llamaindex(answer: Any, pool: object = None) -> AdaptedAnswer:
     refs = draft.collector.refs
     pieces = replace_markers(draft, text, refs, "response")
     if all(isinstance(p, str) for p in pieces) and refs:
-        pieces = anthropic.block_pieces(text, list(dict.fromkeys(refs.values())))
+        pieces = cited_at_end(text, list(dict.fromkeys(refs.values())))
     draft.extend(pieces)
     return finish(draft, "llamaindex", RESPONSE)
 

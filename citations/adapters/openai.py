@@ -17,7 +17,9 @@ Offsets — what the documentation says and how it is read here:
   character here (two in a JavaScript string): offsets are never UTF-16 or bytes.
 - ``file_citation`` (file search) and ``file_path`` carry one ``index``, "the position index in
   the message text where the file citation appears … by character index" (openai-python issue
-  #2512, clarified in PR #2751): the citation is placed exactly there.
+  #2512, clarified in PR #2751): the citation is placed exactly there. A file-search marker
+  the model wrote there itself, ``【4:0†source】`` (starting or ending at ``index``), is
+  replaced by the token; one no annotation places stays as text, with a warning.
 - ``container_file_citation`` has ``start_index``/``end_index`` like ``url_citation``.
 
 Placement: the token goes at ``end_index`` (before white space that ends the span). Web search
@@ -134,6 +136,7 @@ def from_openai(
 
 def _read_responses(draft: Draft, items: list[Any], base: str, keep: bool) -> None:
     wrote = False
+    refusal: tuple[str, object] | None = None
     for i, item in enumerate(items):
         item_path = child(base, i) if base else ""
         if not isinstance(item, Mapping) or item.get("type") != "message":
@@ -144,6 +147,8 @@ def _read_responses(draft: Draft, items: list[Any], base: str, keep: bool) -> No
             part = as_object(part, child(child(item_path, "content"), j))
             if part.get("type") == "output_text":
                 texts.append((child(child(item_path, "content"), j), part))
+            elif part.get("type") == "refusal" and refusal is None:
+                refusal = (child(child(item_path, "content"), j), part.get("refusal"))
         if not texts:
             continue
         draft.paragraph_break()
@@ -158,8 +163,11 @@ def _read_responses(draft: Draft, items: list[Any], base: str, keep: bool) -> No
                     draft, marks, offsets, annotation, child(child(part_path, "annotations"), k),
                     keep,
                 )
+            stray_file_markers(draft, text, marks, child(part_path, "text"))
             draft.extend(marked_text(text, marks))
     if not wrote:
+        if refusal is not None:
+            raise AnswerError(refusal[0], f"the model refused: {refusal[1]!r}")
         raise AnswerError(base or "content", "no message with output_text in the response")
 
 
@@ -171,6 +179,12 @@ def _read_chat(draft: Draft, answer: Mapping[str, Any], keep: bool) -> None:
         message = as_object(choice.get("message"), path)
     else:
         path, message = "", answer
+    if message.get("content") is None:
+        if isinstance(message.get("refusal"), str):
+            raise AnswerError(child(path, "refusal"), f"the model refused: {message['refusal']!r}")
+        if message.get("tool_calls"):
+            raise AnswerError(child(path, "content"), "no text: the message calls tools (answer "
+                              "them and render the final assistant message)")
     text = as_text(message.get("content"), child(path, "content"))
     annotations = as_list(message.get("annotations") or [], child(path, "annotations"))
     marks = MarkSet()
@@ -178,6 +192,7 @@ def _read_chat(draft: Draft, answer: Mapping[str, Any], keep: bool) -> None:
     for k, annotation in enumerate(annotations):
         where = child(child(path, "annotations"), k)
         add_annotation(draft, marks, offsets, annotation, where, keep)
+    stray_file_markers(draft, text, marks, child(path, "content"))
     draft.extend(marked_text(text, marks))
 
 
@@ -217,12 +232,55 @@ def add_annotation(
         number = draft.collector.add(row, fpath, identity=f"file:{file_id}")
         if kind == "file_citation":
             index = as_index(fields.get("index"), child(fpath, "index"))
-            return marks.add(offsets.index(index, "codepoints", child(fpath, "index")), number)
+            position = offsets.index(index, "codepoints", child(fpath, "index"))
+            marker = _file_marker_at(text, position, base)
+            if marker is not None:
+                return marks.add(marker[1], number, marker[0])
+            return marks.add(position, number)
         start, end = _span(offsets, fields, fpath)
         return marks.add(settle(text, start, end, base), number)
     if kind != "file_path":  # file_path links a file the model generated: not a citation
         draft.warnings.append(f"{path}: annotation type {kind!r} is not a citation; skipped")
     return None
+
+
+#: The marker file search writes for a citation, ``【4:0†source】`` (message 4, result 0).
+FILE_MARKER = re.compile(r"【[^【】\n]{0,200}†[^【】\n]{0,200}】")
+MAX_MARKER_CHARS = 403
+
+
+def marker_hold(text: str, stop: int) -> int:
+    """Where a file-search marker ending ``text[:stop]`` starts, whole or begun (an annotation
+    may still replace it), else ``stop``: streamed text before it can be released."""
+    start = text.rfind("【", max(stop - MAX_MARKER_CHARS, 0), stop)
+    return start if start >= 0 and "】" not in text[start : stop - 1] else stop
+
+
+def _file_marker_at(text: str, position: int, base: int = 0) -> tuple[int, int] | None:
+    """The span of a file-search marker starting or ending at ``position``, else None: it is
+    the model's own rendering of the citation there, replaced by the token."""
+    if position < base:
+        return None  # streamed: text before the kept tail has been released
+    found = FILE_MARKER.match(text, position - base)
+    if found is not None:
+        return position, position + len(found.group())
+    start = text.rfind("【", max(position - base - MAX_MARKER_CHARS, 0), position - base)
+    if start >= 0:
+        found = FILE_MARKER.fullmatch(text, start, position - base)
+        if found is not None:
+            return start + base, position
+    return None
+
+
+def stray_file_markers(draft: Draft, text: str, marks: MarkSet, path: str) -> None:
+    """Warn about each file-search marker no annotation replaces (it stays as text)."""
+    cuts = {(m.cut_from, m.position) for m in marks.by_position.values()}
+    for found in FILE_MARKER.finditer(text):
+        if found.span() not in cuts:
+            draft.warnings.append(
+                f"{path}: {found.group()} is a file-search citation marker that no "
+                "file_citation annotation places; left as text"
+            )
 
 
 def _span(offsets: TextOffsets, fields: Mapping[str, Any], path: str) -> tuple[int, int]:

@@ -8,8 +8,8 @@ Offsets: there are none. The citations are the numbered markers the model writes
 ``[n]`` naming the n-th entry (1-based) of ``citations`` — or of ``search_results`` when
 ``citations`` is absent; titles, dates and snippets come from the ``search_results`` entry with
 the same URL. Markers are found in the text itself (outside code), so multi-byte text needs no
-conversion. A reasoning model's leading ``<think>…</think>`` block is not part of the answer and
-is dropped.
+conversion; a marker linked to its own source's URL, ``[1](https://…)``, is one too. A
+reasoning model's leading ``<think>…</think>`` block is not part of the answer and is dropped.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from citations.adapters.base import (
     as_object,
     as_text,
     child,
+    cited_at_end,
     finish,
     new_draft,
 )
@@ -76,7 +77,17 @@ def from_perplexity(answer: Any, pool: object = None) -> AdaptedAnswer:
             result = as_object(result, where)
             url = as_text(result.get("url"), child(where, "url"))
             draft.collector.add(_row(url, result), where, ref=i + 1)
-    draft.extend(replace_markers(draft, text, draft.collector.refs, "choices[0].message.content"))
+    where = "choices[0].message.content"
+    pieces = replace_markers(draft, text, draft.collector.refs, where)
+    numbers = list(dict.fromkeys(draft.collector.refs.values()))
+    if numbers and text.strip() and all(isinstance(p, str) for p in pieces):
+        pieces = cited_at_end(text, numbers)
+        count = len(numbers)
+        draft.warnings.append(
+            f"{where}: no [n] marker names the {count} listed source{'s' * (count != 1)}; "
+            "cited at the end of the answer"
+        )
+    draft.extend(pieces)
     return finish(draft, "perplexity", SONAR)
 
 

@@ -11,7 +11,10 @@ finished response, because both place citations with the same marks and source c
   ``annotation_index``) after the delta holding the text it cites. Text is released up to the
   end of the previous delta — never its trailing white space (a citation may still settle
   there) nor a possible inline link (its annotation may still replace it) — so every citation
-  is placed before its text leaves. ``response.output_text.done`` releases the rest.
+  is placed before its text leaves. ``response.output_text.done`` releases the rest. One
+  exception: a citation annotated *inside* code, which the non-streamed answer moves after the
+  code (:func:`~citations.adapters.base.out_of_code`), stays where it is annotated here — the
+  stream has released the code's start and cannot hold the token until the code ends.
 - **Anthropic Messages** (platform.claude.com/docs/en/build-with-claude/streaming,
   /citations#streaming-support): ``content_block_start`` opens a block (a
   ``web_search_tool_result`` arrives whole), ``content_block_delta`` brings ``text_delta`` or
@@ -34,12 +37,16 @@ from citations.adapters.base import (
     Piece,
     Provider,
     TextOffsets,
+    as_list,
+    as_text,
     child,
+    cited_at_end,
     finish,
     new_draft,
     place,
     plain,
     settle,
+    within,
 )
 from citations.errors import AnswerError
 
@@ -70,6 +77,65 @@ def open_event_stream(first_event: object, pool: object = None) -> EventStream:
         "type", f"event type {kind!r} is not a streamed answer event; accepted: OpenAI "
                 "Responses events (response.*) and Anthropic Messages events",
     )
+
+
+def is_event_list(answer: object) -> Provider | None:
+    """The provider whose streamed events ``answer`` lists (a whole stream, collected), or
+    None."""
+    if not isinstance(answer, list) or not answer or not isinstance(answer[0], Mapping):
+        return None
+    kind = answer[0].get("type")
+    if isinstance(kind, str) and kind.startswith("response."):
+        return "openai"
+    return "anthropic" if kind in _ANTHROPIC_EVENTS else None
+
+
+def assembled_chunks(answer: object) -> dict[str, Any] | None:
+    """The chat completion a collected list of ``chat.completion.chunk`` objects streamed (the
+    first choice's ``delta`` texts and annotations joined; top-level fields such as
+    Perplexity's ``citations`` from the last chunk holding them), else None."""
+    if not isinstance(answer, list) or not answer or not all(
+        isinstance(c, Mapping) and c.get("object") == "chat.completion.chunk" for c in answer
+    ):
+        return None
+    completion: dict[str, Any] = {"object": "chat.completion"}
+    content: list[str] = []
+    annotations: list[Any] = []
+    for i, chunk in enumerate(answer):
+        completion.update({k: v for k, v in chunk.items() if k not in ("object", "choices")})
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices:
+            continue  # the closing usage chunk has no choice
+        delta = choices[0].get("delta") if isinstance(choices[0], Mapping) else None
+        if not isinstance(delta, Mapping):
+            raise AnswerError(f"[{i}].choices[0].delta", "expected an object")
+        if delta.get("content") is not None:
+            content.append(as_text(delta["content"], f"[{i}].choices[0].delta.content"))
+        where = f"[{i}].choices[0].delta"
+        annotations += as_list(delta.get("annotations") or [], f"{where}.annotations")
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(content)}
+    if annotations:
+        message["annotations"] = annotations
+    completion["choices"] = [{"index": 0, "message": message}]
+    return completion
+
+
+def from_events(events: list[Any], pool: object = None) -> AdaptedAnswer:
+    """A whole collected stream (its events in order) as the answer it streamed; an error
+    names the event (``[7].delta``)."""
+    stream: EventStream | None = None
+    for i, event in enumerate(events):
+        try:
+            if stream is None:
+                stream = open_event_stream(event, pool)
+            stream.feed(event)
+        except AnswerError as exc:
+            raise within(f"[{i}]", exc) from exc
+    if stream is None:
+        raise AnswerError("", "no event in the stream")
+    stream.close()
+    assert stream.answer is not None
+    return stream.answer
 
 
 def _event(event: object) -> Mapping[str, Any]:
@@ -197,10 +263,10 @@ class OpenAIEvents(_Stream):
         """Emit ``part`` up to ``upto`` minus what a later annotation may still change."""
         tail, base = part.tail, part.base
         if not final:
-            while upto > part.released and tail[upto - 1 - base].isspace():
-                upto -= 1
+            upto = settle(tail, part.released, upto, base)
             if not self.keep_inline_links:
                 upto = base + openai.link_hold(tail, upto - base)
+            upto = base + openai.marker_hold(tail, upto - base)
         if upto < part.released or (upto == part.released and not final):
             return ""
         marks = part.marks.take(upto if final else upto - 1)
@@ -288,7 +354,7 @@ class AnthropicEvents(_Stream):
 
     def _text(self, state: _Block, text: str) -> str:
         state.text += text
-        upto = len(state.text.rstrip())
+        upto = settle(state.text, state.released, len(state.text))
         if upto <= state.released:
             return ""
         piece = state.text[state.released : upto]
@@ -297,11 +363,8 @@ class AnthropicEvents(_Stream):
 
     def _stop(self, state: _Block) -> str:
         position = settle(state.text, 0, len(state.text))
-        assert position == state.released or not state.text[: state.released].strip()
-        pieces: list[Piece] = [tuple(state.numbers)] if state.numbers else []
-        if len(state.text) > state.released:
-            pieces.append(state.text[state.released :])
-        return self.emit(pieces)
+        assert position >= state.released or not state.text[: state.released].strip()
+        return self.emit(cited_at_end(state.text, state.numbers, state.released))
 
     def close(self) -> str:
         tail = "".join(self._stop(state) for state in self.blocks.values())

@@ -161,3 +161,126 @@ def test_streamed_inline_link_with_parentheses_in_its_url_is_replaced_at_every_c
     assert from_openai(response).content == expected
     for cut in range(1, len(text)):
         assert run(OpenAIEvents(), openai_events(response, lambda _t, c=cut: [c])) == expected
+
+
+def test_streamed_anthropic_block_ending_in_a_code_fence_equals_the_message() -> None:
+    message = {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Run this:\n\n```sh\npip install foo\n```\n", "citations": [
+            {"type": "web_search_result_location", "url": "https://pypi.org/project/foo/",
+             "title": "foo", "cited_text": "pip install foo", "encrypted_index": "x"}]},
+        {"type": "text", "text": "Then import it."},
+    ]}
+    events = anthropic_events(message, lambda text: [3, 20], lambda deltas: 0)
+    batch = from_anthropic(message).content
+    assert batch == "Run this:\n\n```sh\npip install foo\n```\n[[S:1]]\nThen import it."
+    assert run(AnthropicEvents(), events) == batch
+
+
+def test_streamed_file_search_marker_is_replaced_at_every_cut() -> None:
+    # A 【4:0†source】 marker is held while its annotation may still replace it.
+    text = "The term ends in March 2025【4:0†contract.pdf】. Next."
+    response = {"id": "r", "object": "response", "status": "completed", "output": [
+        {"id": "msg_1", "type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": text, "annotations": [
+                {"type": "file_citation", "file_id": "file-1", "filename": "contract.pdf",
+                 "index": text.index("【")}]}]}]}
+    expected = "The term ends in March 2025[[S:1]]. Next."
+    assert from_openai(response).content == expected
+    for cut in range(1, len(text)):
+        assert run(OpenAIEvents(), openai_events(response, lambda _t, c=cut: [c])) == expected
+
+
+@pytest.mark.parametrize(("events", "answer", "adapter"), [
+    ("openai-responses.stream.jsonl", "openai-responses.json", from_openai),
+    ("anthropic-web-search.stream.jsonl", "anthropic-web-search.json", from_anthropic),
+])
+def test_a_collected_stream_is_an_answer(events: str, answer: str, adapter: Any) -> None:
+    # An agent that kept the events it streamed hands over their list: it is read as the
+    # answer it streamed (it was "not an answer", and the CLI asked for a pool).
+    from citations.adapters import adapt, detect
+
+    collected = stream_file(events)
+    found = detect(collected)
+    assert found is not None and found.shape.endswith("stream events")
+    adapted = adapt(json.dumps(collected), POOL)
+    batch = adapter(load(answer), POOL)
+    assert (adapted.content, adapted.pool, adapted.sid_map) == (
+        batch.content, batch.pool, batch.sid_map
+    )
+    assert adapt(collected, POOL, provider=found.kind).content == batch.content
+
+
+def test_a_collected_stream_error_names_the_event() -> None:
+    from citations.adapters import adapt
+
+    collected = stream_file("anthropic-web-search.stream.jsonl")
+    collected[3] = {"type": "content_block_start", "index": 1, "content_block": "text"}
+    with pytest.raises(AnswerError) as caught:
+        adapt(collected)
+    assert str(caught.value) == "[3].content[1].content_block: expected an object"
+
+
+def test_collected_chat_completion_chunks_are_the_completion() -> None:
+    # Perplexity (and OpenAI's search models) stream chat.completion.chunk objects; their list
+    # is the completion they streamed: text joined, annotations and citations kept.
+    from citations.adapters import adapt, detect, from_perplexity
+
+    completion = load("perplexity-sonar.json")
+    text = completion["choices"][0]["message"]["content"]
+    top = {k: v for k, v in completion.items() if k not in ("object", "choices")}
+    chunks = [{**top, "object": "chat.completion.chunk", "choices": [
+        {"index": 0, "delta": {"role": "assistant", "content": text[i : i + 9]}}]}
+        for i in range(0, len(text), 9)]
+    chunks.append({"id": top.get("id"), "object": "chat.completion.chunk", "choices": [],
+                   "usage": {"total_tokens": 9}})
+    found = detect(chunks)
+    assert found is not None and found.kind == "perplexity"
+    assert adapt(chunks).content == from_perplexity(completion).content
+
+    said = "Paris hosted the 2024 Olympics."
+    openai_chunks = [
+        {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": said}}]},
+        {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"annotations": [
+            {"type": "url_citation", "url_citation": {"start_index": 0, "end_index": len(said),
+             "url": "https://olympics.com", "title": "Olympics"}}]}, "finish_reason": "stop"}]},
+    ]
+    assert adapt(openai_chunks).content == "Paris hosted the 2024 Olympics.[[S:1]]"
+    openai_chunks[1]["choices"][0]["delta"] = "x"
+    with pytest.raises(AnswerError) as caught:
+        adapt(openai_chunks)
+    assert str(caught.value) == "[1].choices[0].delta: expected an object"
+
+
+def test_streamed_table_row_citations_equal_the_batch_at_every_cut() -> None:
+    from tests.citations.test_adapters import TABLE_MESSAGE
+
+    batch = from_anthropic(TABLE_MESSAGE).content
+    assert "23 %[[S:1]] |" in batch
+    for cut in range(1, 16):
+        events = anthropic_events(TABLE_MESSAGE, lambda _t, c=cut: [c], lambda deltas: 0)
+        assert run(AnthropicEvents(), events) == batch
+    text = "| Year | GW |\n|---|---|\n| 2024 | 450 |\n\nNext."
+    response = {"id": "r", "object": "response", "status": "completed", "output": [
+        {"id": "msg_1", "type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": text, "annotations": [
+                {"type": "url_citation", "start_index": 24, "end_index": 38,
+                 "url": "https://a.org", "title": "A"}]}]}]}
+    expected = text.replace("| 2024 | 450 |", "| 2024 | 450[[S:1]] |")
+    assert from_openai(response).content == expected
+    for cut in range(1, len(text)):
+        assert run(OpenAIEvents(), openai_events(response, lambda _t, c=cut: [c])) == expected
+
+
+def test_citation_of_a_setext_heading_stays_on_its_text_batch_and_streamed() -> None:
+    # After the underline a token unmade the heading ("\\======" showed as text).
+    message = {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Wind in 2024\n============", "citations": [
+            {"type": "web_search_result_location", "url": "https://a.org", "title": "A",
+             "cited_text": "x", "encrypted_index": "a"}]},
+        {"type": "text", "text": "\n\nIt grew."},
+    ]}
+    batch = from_anthropic(message).content
+    assert batch == "Wind in 2024[[S:1]]\n============\n\nIt grew."
+    for cut in range(1, 25):
+        events = anthropic_events(message, lambda _t, c=cut: [c], lambda deltas: 0)
+        assert run(AnthropicEvents(), events) == batch

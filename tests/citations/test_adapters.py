@@ -182,8 +182,8 @@ def test_anthropic_document_locations_are_kept_and_validated() -> None:
     adapted = from_anthropic(load("anthropic-documents.json"))
     rows = {s.sid: s for s in adapted.pool}
     assert rows[1].extra["location"] == "characters 0–22"
-    assert rows[2].extra["location"] == "pages 3"
-    assert rows[3].extra["location"] == "blocks 1"
+    assert rows[2].extra["location"] == "page 3"  # one page: "page", not "pages 3"
+    assert rows[3].extra["location"] == "block 1"
     assert rows[4].url.startswith("https://www.statnett.no/")
     bad = load("anthropic-documents.json")
     bad["content"][3]["citations"][0]["end_page_number"] = 3
@@ -373,3 +373,305 @@ def test_lone_surrogates_keep_positions() -> None:
         {"type": "url_citation", "start_index": 0, "end_index": text.index(" Next"),
          "url": "https://a.org", "title": "A"}]}]}
     assert from_openai(answer).content == "Broken \ud83c text here.[[S:1]] Next."
+
+
+def _openai_cited(text: str, cited: str, url: str = "https://docs.python.org/3/") -> Any:
+    start = text.index(cited)
+    return {"type": "message", "content": [{"type": "output_text", "text": text, "annotations": [
+        {"type": "url_citation", "start_index": start, "end_index": start + len(cited),
+         "url": url, "title": "Docs"}]}]}
+
+
+@pytest.mark.parametrize(("text", "cited", "content"), [
+    # a span inside a fenced block: the token gets its own line after the block, which keeps
+    # the blank line that ends it
+    ("Set it:\n\n```python\nx = 1  # on\n```\n\nNext.", "x = 1",
+     "Set it:\n\n```python\nx = 1  # on\n```\n[[S:1]]\n\nNext."),
+    # the whole block, fence to fence, ending the text (no line break after the fence)
+    ("Set it:\n\n```sh\npip install x\n```", "```sh\npip install x\n```",
+     "Set it:\n\n```sh\npip install x\n```\n[[S:1]]"),
+    # a block ending the text with its line break: the token's line ends as the block did
+    ("Set it:\n\n```sh\npip install x\n```\n", "pip install x",
+     "Set it:\n\n```sh\npip install x\n```\n[[S:1]]\n"),
+    # inside a list item: the token's line keeps the item's indent
+    ("- Set it:\n\n  ```sh\n  pip install x\n  ```\n- Next", "pip install x",
+     "- Set it:\n\n  ```sh\n  pip install x\n  ```\n  [[S:1]]\n- Next"),
+    # an indented block: its container's indent only (none here)
+    ("Set it:\n\n    pip install x\n\nNext.", "pip install x",
+     "Set it:\n\n    pip install x\n[[S:1]]\n\nNext."),
+    # an indented block of one line in a list item: the item's indent
+    ("- Set it:\n\n      pip install x\n\n  Next.", "pip install x",
+     "- Set it:\n\n      pip install x\n  [[S:1]]\n\n  Next."),
+    # a code span: right after its closing backtick
+    ("Call `open(path)` to read it.", "open(path)", "Call `open(path)`[[S:1]] to read it."),
+    # a span ending right after code is not moved
+    ("Call `open(path)` to read it.", "Call `open(path)`", "Call `open(path)`[[S:1]] to read it."),
+])
+def test_openai_citation_in_code_goes_after_the_code(text: str, cited: str, content: str) -> None:
+    # A token inside code is code: it showed as "[[S:1]]" and its source went uncited.
+    adapted = from_openai(_openai_cited(text, cited))
+    assert adapted.content == content
+    from citations.tokens import citation_groups
+    assert [list(group) for group in citation_groups(adapted.content)] == [[1]]
+
+
+def test_citations_moved_out_of_one_code_block_become_one_token() -> None:
+    text = "```\na = 1\nb = 2\n```\n\nNext."
+    answer = _openai_cited(text, "a = 1")
+    answer["content"][0]["annotations"].append(
+        {"type": "url_citation", "start_index": text.index("b = 2"),
+         "end_index": text.index("b = 2") + 5, "url": "https://b.org", "title": "B"})
+    assert from_openai(answer).content == "```\na = 1\nb = 2\n```\n[[S:1,2]]\n\nNext."
+
+
+def test_anthropic_block_ending_in_a_code_fence_cites_after_the_fence() -> None:
+    # The token after the closing fence on its line kept the fence open: the code block ran to
+    # the end of the document and its source went uncited.
+    message = {"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Run this:\n\n```sh\npip install foo\n```", "citations": [
+            {"type": "web_search_result_location", "url": "https://pypi.org/project/foo/",
+             "title": "foo", "cited_text": "pip install foo", "encrypted_index": "x"}]},
+        {"type": "text", "text": "\n\nThen import it."},
+    ]}
+    assert from_anthropic(message).content == (
+        "Run this:\n\n```sh\npip install foo\n```\n[[S:1]]\n\nThen import it."
+    )
+
+
+FILE_SEARCH_TEXT = (
+    "The term ends in March 2025【4:0†contract.pdf】. Late fees apply【4:1†terms.pdf】."
+)
+
+
+def _file_search_answer(*indices: int) -> Any:
+    files = ["contract.pdf", "terms.pdf"]
+    return {"type": "message", "content": [{"type": "output_text", "text": FILE_SEARCH_TEXT,
+        "annotations": [{"type": "file_citation", "file_id": f"file-{k}", "filename": files[k],
+                         "index": index} for k, index in enumerate(indices)]}]}
+
+
+@pytest.mark.parametrize("at", ["start", "end"])
+def test_openai_file_search_markers_are_replaced_by_their_citation(at: str) -> None:
+    # The model's own 【4:0†source】 marker at a file_citation's index is its rendering of that
+    # citation: the token replaces it (the index may point at the marker's start or its end).
+    markers = ["【4:0†contract.pdf】", "【4:1†terms.pdf】"]
+    indices = [FILE_SEARCH_TEXT.index(m) + (len(m) if at == "end" else 0) for m in markers]
+    adapted = from_openai(_file_search_answer(*indices))
+    assert adapted.content == "The term ends in March 2025[[S:1]]. Late fees apply[[S:2]]."
+    assert adapted.warnings == ()
+
+
+def test_openai_file_search_marker_without_annotation_is_reported() -> None:
+    adapted = from_openai(_file_search_answer(FILE_SEARCH_TEXT.index("【4:0")))
+    assert adapted.content == (
+        "The term ends in March 2025[[S:1]]. Late fees apply【4:1†terms.pdf】."
+    )
+    assert adapted.warnings == (
+        "content[0].text: 【4:1†terms.pdf】 is a file-search citation marker that no "
+        "file_citation annotation places; left as text",
+    )
+
+
+def _sonar(content: str) -> Any:
+    return {"id": "p", "model": "sonar-pro", "object": "chat.completion", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": content}}],
+        "citations": ["https://www.eia.gov/storage", "https://www.ercot.com/gridinfo"]}
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    # a marker the model linked to its own source is that citation (shown once, not as "1")
+    ("Texas leads [1](https://www.eia.gov/storage?utm_source=perplexity).",
+     "Texas leads[[S:1]]."),
+    ("Texas leads[1](https://www.eia.gov/storage)[2](https://www.ercot.com/gridinfo).",
+     "Texas leads[[S:1,2]]."),
+    # a link elsewhere is the model's own link: kept
+    ("See [1](https://example.org/other) for more [2].",
+     "See [1](https://example.org/other) for more[[S:2]]."),
+])
+def test_perplexity_linked_markers_cite_their_source(content: str, expected: str) -> None:
+    assert from_perplexity(_sonar(content)).content == expected
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    ({"candidates": [{"finishReason": "SAFETY", "safetyRatings": []}]},
+     "candidates[0].content: the candidate has no content (finishReason SAFETY)"),
+    ({"candidates": [{"content": {"parts": [], "role": "model"}, "finishReason": "MAX_TOKENS"}]},
+     "candidates[0].content.parts: no text part in the candidate (finishReason MAX_TOKENS)"),
+    ({"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {}},
+     "promptFeedback: the response has no candidate: the prompt was blocked (SAFETY)"),
+])
+def test_gemini_answer_without_text_says_why(answer: Any, message: str) -> None:
+    # A blocked answer was "not an answer" (or, in the CLI, a missing pool): now it is read as
+    # Gemini's and the error names the field and the reason the API gave.
+    with pytest.raises(AnswerError) as caught:
+        adapt(answer)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    ({"object": "response", "output": [{"type": "message", "role": "assistant", "content": [
+        {"type": "refusal", "refusal": "I can't help with that."}]}]},
+     "output[0].content[0]: the model refused: \"I can't help with that.\""),
+    ({"object": "chat.completion", "choices": [{"index": 0, "message": {
+        "role": "assistant", "content": None, "refusal": "I can't help with that."}}]},
+     "choices[0].message.refusal: the model refused: \"I can't help with that.\""),
+    ({"object": "chat.completion", "choices": [{"index": 0, "message": {
+        "role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}}]},
+     "choices[0].message.content: no text: the message calls tools (answer them and render "
+     "the final assistant message)"),
+])
+def test_openai_answer_without_text_says_why(answer: Any, message: str) -> None:
+    with pytest.raises(AnswerError) as caught:
+        from_openai(answer)
+    assert str(caught.value) == message
+
+
+def test_an_empty_answer_is_said_not_rendered_silently() -> None:
+    empty = {"object": "response", "output": [{"type": "message", "role": "assistant",
+             "content": [{"type": "output_text", "text": "\n", "annotations": []}]}]}
+    sonar = {"choices": [{"message": {"role": "assistant", "content": ""}}], "citations": []}
+    for adapted in (from_openai(empty), from_perplexity(sonar)):
+        assert adapted.warnings == ("the answer holds no text: the document is empty",)
+
+
+def test_a_conversation_is_read_as_its_last_assistant_message() -> None:
+    # The messages list an agent sends back to the API (multi-turn): its last assistant
+    # message is the answer; earlier turns are named in a warning, errors name the message.
+    reply = load("anthropic-web-search.json")
+    conversation = [
+        {"role": "user", "content": "Heat pumps?"},
+        {"role": "assistant", "content": [{"type": "text", "text": "An earlier answer."}]},
+        {"role": "user", "content": "And in 2024?"},
+        {"role": "assistant", "content": reply["content"]},
+    ]
+    found = detect(conversation)
+    assert found is not None and found.kind == "anthropic"
+    assert found.shape.endswith("the last assistant message [3] of a conversation")
+    adapted = adapt(conversation)
+    assert adapted.content == from_anthropic(reply).content
+    assert adapted.warnings[0] == (
+        "[3]: the conversation's last assistant message is the document; 1 earlier assistant "
+        "message left out"
+    )
+    chat = [{"role": "user", "content": "Paris?"}, {"role": "assistant", "content": "Paris.",
+             "annotations": [{"type": "url_citation", "url_citation": {
+                 "start_index": 0, "end_index": 99, "url": "https://a.org", "title": "A"}}]}]
+    with pytest.raises(AnswerError) as caught:
+        adapt(chat, provider="openai")
+    assert str(caught.value).startswith("[1].annotations[0].url_citation.end_index: 99 is beyond")
+
+
+def test_langchain_gemini_message_reads_its_grounding_metadata() -> None:
+    # ChatGoogleGenerativeAI leaves Gemini's grounding (snake_case, UTF-8 byte offsets) in
+    # response_metadata: the message read 0 citations and 0 sources, without a word.
+    text = "Wind gave 23 % of España's power in 2024 🌬️. Solar grew too."
+    cited = "Wind gave 23 % of España's power in 2024 🌬️."
+    message = {"type": "ai", "content": text, "response_metadata": {
+        "finish_reason": "STOP", "model_name": "gemini-2.5-flash", "grounding_metadata": {
+            "web_search_queries": ["spain wind 2024"],
+            "grounding_chunks": [{"web": {"uri": "https://vertexaisearch.cloud.google.com/"
+                                          "grounding-api-redirect/AAA", "title": "ree.es"}}],
+            "grounding_supports": [{"segment": {"end_index": len(cited.encode()), "text": cited},
+                                    "grounding_chunk_indices": [0]}]}}}
+    adapted = adapt(message)
+    assert adapted.provider == "langchain" and adapted.warnings == ()
+    assert adapted.content == f"{cited}[[S:1]] Solar grew too."
+    source = adapted.pool.get(1)
+    assert source is not None and source.extra["domain"] == "ree.es"
+
+
+def test_gemini_code_execution_parts_are_code_blocks_and_other_parts_are_named() -> None:
+    # The code the model ran and its output were dropped without a word (the text around them
+    # says "Let me compute it:"); an image part is left out with a warning.
+    cited = "The sum is 10, as the prime list confirms."
+    answer = {"candidates": [{"content": {"role": "model", "parts": [
+        {"text": "Planning the sum.", "thought": True},
+        {"text": "Let me compute it:"},
+        {"executableCode": {"language": "PYTHON", "code": "print(sum([2, 3, 5]))\n"}},
+        {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "10\n"}},
+        {"text": cited},
+        {"inlineData": {"mimeType": "image/png", "data": "iVBOR"}}]},
+        "finishReason": "STOP", "groundingMetadata": {
+            "groundingChunks": [{"web": {"uri": "https://en.wikipedia.org/wiki/Prime_number",
+                                         "title": "wikipedia.org"}}],
+            "groundingSupports": [{"segment": {"partIndex": 4, "endIndex": len(cited),
+                                               "text": cited}, "groundingChunkIndices": [0]}]}}]}
+    adapted = from_gemini(answer)
+    assert adapted.content == (
+        "Let me compute it:\n\n```python\nprint(sum([2, 3, 5]))\n```\n\n```text\n10\n```\n\n"
+        f"{cited}[[S:1]]"
+    )
+    assert adapted.warnings == (
+        "candidates[0].content.parts[5]: inlineData is not answer text; left out",
+    )
+
+
+TABLE_MESSAGE = {"type": "message", "role": "assistant", "content": [
+    {"type": "text", "text": "| Country | Wind share |\n|---|---|\n"},
+    {"type": "text", "text": "| Spain | 23 % |", "citations": [
+        {"type": "web_search_result_location", "url": "https://www.ree.es/en", "title": "REE",
+         "cited_text": "23 %", "encrypted_index": "a"}]},
+    {"type": "text", "text": "\n| Denmark | 58 % |  ", "citations": [
+        {"type": "web_search_result_location", "url": "https://ens.dk/en", "title": "DEA",
+         "cited_text": "58 %", "encrypted_index": "b"}]},
+    {"type": "text", "text": "\n\nBoth grew."},
+]}
+
+
+def test_a_citation_ending_a_table_row_goes_inside_its_last_cell() -> None:
+    # After the row's closing pipe a token is an extra cell, which the table drops: the
+    # citation vanished from every format (0 sources cited) without a warning.
+    assert from_anthropic(TABLE_MESSAGE).content == (
+        "| Country | Wind share |\n|---|---|\n| Spain | 23 %[[S:1]] |\n"
+        "| Denmark | 58 %[[S:2]] |  \n\nBoth grew."
+    )
+    text = "| Year | GW |\n|:--|--:|\n| 2024 | 450 |\n\nNext."
+    row = "| 2024 | 450 |"
+    answer = _openai_cited(text, row)
+    assert from_openai(answer).content == text.replace(row, "| 2024 | 450[[S:1]] |")
+    delimiter = _openai_cited(text, "|:--|--:|")  # never inside a delimiter row
+    assert from_openai(delimiter).content == text.replace("--:|\n", "--:|[[S:1]]\n")
+    escaped = _openai_cited("The pipe \\| ends here.", "The pipe \\|")  # an escaped pipe is text
+    assert from_openai(escaped).content == "The pipe \\|[[S:1]] ends here."
+
+
+def test_sources_no_marker_or_support_places_are_cited_at_the_end_with_a_warning() -> None:
+    # Grounding chunks without supports, or Sonar citations without [n] markers, were listed
+    # nowhere: the answer rendered uncited and its sources vanished without a word.
+    sonar = _sonar("Texas leads US battery storage, California follows.")
+    adapted = from_perplexity(sonar)
+    assert adapted.content == "Texas leads US battery storage, California follows.[[S:1,2]]"
+    assert adapted.warnings == ("choices[0].message.content: no [n] marker names the 2 listed "
+                                "sources; cited at the end of the answer",)
+    gemini = {"candidates": [{"content": {"role": "model", "parts": [{"text": "Wind grew.\n"}]},
+              "finishReason": "STOP", "groundingMetadata": {"groundingChunks": [
+                  {"web": {"uri": "https://a.org/x", "title": "a.org"}}]}}]}
+    adapted = from_gemini(gemini)
+    assert adapted.content == "Wind grew.[[S:1]]\n"
+    assert adapted.warnings == ("candidates[0].groundingMetadata: no groundingSupports place the "
+                                "1 grounding chunk; cited at the end of the answer",)
+
+
+def test_a_marker_after_a_table_row_goes_inside_its_last_cell() -> None:
+    # After the row's closing pipe the token is an extra cell, which the table drops.
+    content = "| State | GW |\n|---|---|\n| Texas | 4.3 | [1]\n| California | 5.1 |[2]\n\nDone."
+    assert from_perplexity(_sonar(content)).content == (
+        "| State | GW |\n|---|---|\n| Texas | 4.3[[S:1]] |\n| California | 5.1[[S:2]] |\n\nDone."
+    )
+
+
+def test_settle_walks_up_many_underline_lines_without_recursion() -> None:
+    from citations.adapters.base import settle
+
+    text = "Title\n" + "-\n" * 20_000  # each "-" line is an underline or an empty item
+    assert settle(text, 0, len(text)) == len("Title")
+
+
+@at_sizes(5_000, 50_000)
+def test_a_long_run_of_linked_markers_is_read_in_one_pass(size: int) -> None:
+    # With a lookahead after the run, each failure was retried from every marker: 50,000
+    # linked markers before a "[" took minutes.
+    content = "Claim" + "[1](https://www.eia.gov/storage)" * size + "[x"
+    adapted = from_perplexity(_sonar(content))
+    assert adapted.content == "Claim[[S:1]][x"
