@@ -272,6 +272,13 @@ class Mark:
 _UNDERLINE = re.compile(r" {0,3}(?:=+|-+)")
 
 
+def _before_space(text: str, low: int, position: int, base: int) -> int:
+    """``position`` moved left past white space, not past ``low``."""
+    while position > low and text[position - 1 - base].isspace():
+        position -= 1
+    return position
+
+
 def settle(text: str, start: int, end: int, base: int = 0) -> int:
     """Where a citation of ``text[start:end]`` goes: after the span, but before white space
     that ends it (a citation hangs on the last word, never on a space or a line break), and
@@ -282,16 +289,12 @@ def settle(text: str, start: int, end: int, base: int = 0) -> int:
     ``text`` may be the end of a longer text, starting at its index ``base``.
     """
     low = max(start, base)
-    position = end
-    while True:
-        while position > low and text[position - 1 - base].isspace():
-            position -= 1
-        if position <= low or text[position - 1 - base] not in "=-":
-            break
+    position = _before_space(text, low, end, base)
+    if position > low and text[position - 1 - base] in "=-":
         line = text.rfind("\n", 0, position - base) + 1 + base
-        if not (line > low and _UNDERLINE.fullmatch(text, line - base, position - base)):
-            break
-        position = line  # a setext underline: the citation goes on the heading's text
+        if line > low and _UNDERLINE.fullmatch(text, line - base, position - base):
+            # a setext underline (one: a heading has one): the citation goes on its text line
+            position = _before_space(text, low, line, base)
     if position > low + 1 and text[position - 1 - base] == "|" and (
         text[position - 2 - base] != "\\"
     ):
