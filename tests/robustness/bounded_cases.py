@@ -207,6 +207,17 @@ CASES: dict[str, Case] = {
         ("md",),
         options=lambda _: {"limits": {"max_seconds": 5}},
     ),
+    "long-mark-run": Case(
+        "native: a letter under 200,000 acute accents (one cluster, shaped in one native call)",
+        lambda _: "# T\n\nBefore x" + "\u0301" * 200_000 + "y after [[S:1]].\n",
+        ("pdf",),
+    ),
+    "long-mark-run-typst": Case(
+        "native: a letter under 200,000 acute accents, through Typst",
+        lambda _: "# T\n\nBefore x" + "\u0301" * 200_000 + "y after [[S:1]].\n",
+        ("pdf",),
+        options=lambda _: {"pdf_engine": "typst"},
+    ),
     "css-escapes": Case(
         "18: CSS escapes",
         lambda _: (

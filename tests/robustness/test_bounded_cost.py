@@ -54,6 +54,8 @@ EXPECTED: dict[str, dict[str, str]] = {
     "long-list": {"md": "ok"},
     "many-attributes": {"md": "RenderTimeout:limit_exceeded"},
     "many-html-tags": {"md": "RenderTimeout:limit_exceeded"},
+    "long-mark-run": {"pdf": "ok"},
+    "long-mark-run-typst": {"pdf": "ok"},
 }
 
 
