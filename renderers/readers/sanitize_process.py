@@ -29,7 +29,7 @@ counted (:func:`_attribute_slots`).
 The substitution that would avoid the slow characters altogether (private-use stand-ins through
 nh3, restored after) was measured and refused: an input holding a stand-in defeats it, and it
 adds a rewriting layer to the sanitizer. The cure is upstream (html5ever rewrote its escaping in
-pull #740); when an nh3 release is linear here, measure again and raise :data:`IN_PROCESS_WORK`.
+pull #740); when an nh3 release is linear here, measure again and lower :data:`ESCAPE_NS`.
 """
 
 from __future__ import annotations
