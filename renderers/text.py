@@ -113,6 +113,56 @@ def split_runs_at_long_words(
     return pieces
 
 
+#: The most combining marks and joiners the PDF engines shape with the character they follow;
+#: the rest are shaped as the next cluster. Pango and Typst lay one cluster out in one call into
+#: native code, in time (and, in Typst, memory) growing faster than its length: a letter under
+#: 80,000 acute accents took Pango 52 s and Typst 27 s and 12 GB, where the deadline cannot
+#: interrupt them. No writing system needs more: Unicode's stream-safe text has at most 30
+#: (UAX #15).
+MOST_MARKS = 30
+#: Characters that join the character before them besides combining marks (a break must not
+#: precede them).
+JOINERS = frozenset("\u200c\u200d\ufe0e\ufe0f")
+
+
+def extends_cluster(char: str) -> bool:
+    """Whether ``char`` belongs to the character before it: a combining mark or a joiner."""
+    return char in JOINERS or unicodedata.combining(char) != 0
+
+
+@cache
+def _long_mark_run() -> re.Pattern[str]:
+    """A run of more than MOST_MARKS characters :func:`extends_cluster` accepts (built once,
+    when first needed: it lists every combining mark)."""
+    marks = sorted({*map(ord, JOINERS), *(code for code in range(0x110000)
+                                         if unicodedata.combining(chr(code)))})
+    ranges: list[tuple[int, int]] = []
+    for code in marks:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    members = "".join(
+        re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in ranges
+    )
+    return re.compile(f"[{members}]{{{MOST_MARKS + 1},}}")
+
+
+def cut_long_mark_runs(text: str) -> list[str]:
+    """``text`` in pieces, cut after every MOST_MARKS marks of a longer run of them (one piece
+    when there is none, as in all text but the absurd)."""
+    if text.isascii():
+        return [text]
+    pieces: list[str] = []
+    start = 0
+    for run in _long_mark_run().finditer(text):
+        for cut in range(run.start() + MOST_MARKS, run.end(), MOST_MARKS):
+            pieces.append(text[start:cut])
+            start = cut
+    pieces.append(text[start:])
+    return pieces
+
+
 def has_long_word(text: str) -> bool:
     """Whether ``text`` holds a word of LONG_WORD characters or more."""
     return _LONG_WORD.search(text) is not None

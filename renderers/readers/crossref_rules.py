@@ -65,6 +65,7 @@ from renderers.document import (
     unspaced_letter,
 )
 from renderers.readers.heading_attrs import split_attributes
+from renderers.text import cut_long_mark_runs
 
 LABEL = CROSSREF_LABEL
 
@@ -165,8 +166,11 @@ def _bare_end(src: str, start: int, end: int) -> int:
 
 def _nfc(label: str) -> str:
     """A label in one normal form, so that ``fig:café`` written composed and decomposed
-    (``e`` + U+0301, as some editors save it) is one label."""
-    return unicodedata.normalize("NFC", label)
+    (``e`` + U+0301, as some editors save it) is one label. A run of more than MOST_MARKS marks
+    is normalised in pieces: CPython orders a run of marks in time quadratic in its length, in
+    one call the deadline cannot interrupt (40,000 pairs of two marks of different classes took
+    5 s; the content limit allows hours)."""
+    return "".join(unicodedata.normalize("NFC", piece) for piece in cut_long_mark_runs(label))
 
 
 def _word_before(src: str, pos: int) -> str:

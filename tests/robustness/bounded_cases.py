@@ -195,6 +195,29 @@ CASES: dict[str, Case] = {
         lambda _: "- item [[S:1]]\n" * 100_000,
         ("md",),
     ),
+    "many-attributes": Case(
+        "native: 1.2 million attributes on one tag (nh3's parse checks each against the rest)",
+        lambda _: "<h1>T</h1><p " + " ".join(f"a{i}" for i in range(1_200_000)) + ">x [[S:1]]</p>",
+        ("md",),
+        options=lambda _: {"limits": {"max_seconds": 5}},
+    ),
+    "many-html-tags": Case(
+        "native: 200,000 <html> tags of one attribute each (nh3 merges each into the root)",
+        lambda _: "<p>x [[S:1]]</p>" + "".join(f"<html a{i}>" for i in range(200_000)),
+        ("md",),
+        options=lambda _: {"limits": {"max_seconds": 5}},
+    ),
+    "long-mark-run": Case(
+        "native: a letter under 200,000 acute accents (one cluster, shaped in one native call)",
+        lambda _: "# T\n\nBefore x" + "\u0301" * 200_000 + "y after [[S:1]].\n",
+        ("pdf",),
+    ),
+    "long-mark-run-typst": Case(
+        "native: a letter under 200,000 acute accents, through Typst",
+        lambda _: "# T\n\nBefore x" + "\u0301" * 200_000 + "y after [[S:1]].\n",
+        ("pdf",),
+        options=lambda _: {"pdf_engine": "typst"},
+    ),
     "css-escapes": Case(
         "18: CSS escapes",
         lambda _: (

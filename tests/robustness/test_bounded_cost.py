@@ -52,6 +52,10 @@ EXPECTED: dict[str, dict[str, str]] = {
     "css-escapes": {"pdf": "ok"},
     "unclosed-cite-sups": {"md": "ok"},
     "long-list": {"md": "ok"},
+    "many-attributes": {"md": "RenderTimeout:limit_exceeded"},
+    "many-html-tags": {"md": "RenderTimeout:limit_exceeded"},
+    "long-mark-run": {"pdf": "ok"},
+    "long-mark-run-typst": {"pdf": "ok"},
 }
 
 

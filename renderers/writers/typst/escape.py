@@ -30,8 +30,11 @@ import re
 from renderers.text import (
     ISOLATES,
     LONG_WORD,
+    MOST_MARKS,
     POP_ISOLATE,
     Direction,
+    cut_long_mark_runs,
+    extends_cluster,
     has_long_word,
     split_long_words,
 )
@@ -247,6 +250,8 @@ def text_markup(text: str, *, collapse: bool = True, bidi: bool = False) -> str:
         text = collapse_white_space(text)
     if text.isascii():  # most text: no emoji (each has a character beyond ASCII)
         return _words(text, bidi)
+    if len(marked := cut_long_mark_runs(text)) > 1:
+        return _marks_cut(marked, bidi)
     out: list[str] = []
     last = 0
     for emoji in _EMOJI.finditer(text):
@@ -254,6 +259,20 @@ def text_markup(text: str, *, collapse: bool = True, bidi: bool = False) -> str:
         out.append(f"#emoji-text({string_literal(emoji.group(0))});")
         last = emoji.end()
     out.append(_words(text[last:], bidi))
+    return "".join(out)
+
+
+def _marks_cut(pieces: list[str], bidi: bool) -> str:
+    """Text whose runs of marks :func:`~renderers.text.cut_long_mark_runs` cut: the marks that
+    open each piece after the first in a box of their own, so that Typst shapes them apart from
+    the marks before them (a box, not a text of its own style: thousands of those in a
+    paragraph are laid out in quadratic time, as many boxes are not)."""
+    out = [text_markup(pieces[0], collapse=False, bidi=bidi)]
+    for piece in pieces[1:]:
+        marks = next((i for i, char in enumerate(piece[:MOST_MARKS]) if not extends_cluster(char)),
+                     min(len(piece), MOST_MARKS))
+        out.append(f"#box[{text_expr(piece[:marks])}];")
+        out.append(text_markup(piece[marks:], collapse=False, bidi=bidi))
     return "".join(out)
 
 
