@@ -9,11 +9,15 @@ note in the README that the import path changed.
 from __future__ import annotations
 
 import importlib
+import re
+from pathlib import Path
 
 import pytest
 
 import citations
 import renderers
+
+ROOT = Path(__file__).resolve().parents[2]
 
 RENDERERS_ALL = [
     "FORMATS", "InputError", "LimitError", "Limits", "OptionError", "OutputPathError",
@@ -133,13 +137,70 @@ def test_error_trees() -> None:
 def test_every_error_class_the_readme_names_can_be_imported_from_the_package() -> None:
     """``from renderers import OverwriteError`` (and ``OptionError``) failed although the README
     tells callers to catch them."""
-    import re
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`([A-Z][A-Za-z]*Error)`", readme))
     assert {"OptionError", "OverwriteError"} <= named
     missing = [
         n for n in named - {"OSError"} if not hasattr(renderers, n) and not hasattr(citations, n)
     ]
     assert not missing, missing
+
+
+
+#: What a file the Packages table names ends in (else the name is a function's or a class's).
+FILE_SUFFIXES = (".py", ".js", ".j2", ".typ", ".css")
+
+
+def _package_rows() -> list[tuple[list[str], str]]:
+    """docs/architecture.md's Packages table: each row's named paths and its job."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = doc.split("\n## Packages\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in table.splitlines():
+        if line.startswith("| `"):
+            cell, job = line[2:].split(" | ", 1)
+            rows.append((re.findall(r"`([^`]+)`", cell), job))
+    return rows
+
+
+def test_every_module_has_a_row_in_the_architecture_page() -> None:
+    """A module added without a row, or a row left naming a file that was moved, makes the page
+    the guide keeps true lie. A row names files by path, its siblings by name (``png.py``) or
+    from a parent (``html/images.py``); a package row (``renderers/math/``) names its modules in
+    its text."""
+    named: set[Path] = set()
+    missing: list[str] = []
+    for names, job in _package_rows():
+        base = (ROOT / names[0]).parent
+        for name in names:
+            if name.endswith("/"):
+                package = ROOT / name
+                stems = {t.split(".")[0] for t in re.findall(r"`([\w.]+)", job)}
+                named.update(f for f in package.rglob("*.py") if f.stem in stems)
+                continue
+            if Path(name).suffix not in FILE_SUFFIXES:
+                continue  # a function beside the files (`svg.table_gaps`)
+            found = next((c for c in (ROOT / name, base / name, base.parent / name) if c.exists()),
+                         None)
+            if found is None:
+                missing.append(name)
+            else:
+                named.add(found)
+    modules = {f for top in ("renderers", "citations") for f in (ROOT / top).rglob("*.py")
+               if f.stem != "__init__" or f.parent.name == "writers"}
+    assert not missing, f"rows name files that do not exist: {missing}"
+    rowless = sorted(str(f.relative_to(ROOT)) for f in modules - named)
+    assert not rowless, f"modules without a row in docs/architecture.md: {rowless}"
+
+
+def test_every_runtime_dependency_says_why_in_the_readme() -> None:
+    """The README's dependency table names each package pyproject.toml installs."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Dependencies and why each is there", 1)[1].split("\n## ", 1)[0]
+    listed = {name.strip() for line in table.splitlines() if line.startswith("| ")
+              for name in re.split(r"[,/]", line.split(" | ")[0].removeprefix("| "))}
+    required = [re.split(r"[\[<>=!~; ]", dep, maxsplit=1)[0] for dep in project["dependencies"]]
+    assert [dep for dep in required if dep not in listed] == []
