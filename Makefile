@@ -32,7 +32,7 @@ test: $(DEV_STAMP) system-deps
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
-# The quick loop: every test not marked slow, libreoffice or browser (about a minute on 2 cores).
+# The quick loop: every test not marked slow, libreoffice or browser (under 90 s on 2 cores: the limit the project keeps).
 test-fast: $(DEV_STAMP) system-deps
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow and not libreoffice and not browser"
 
