@@ -326,7 +326,9 @@ def set_space_after(p: Element, twips: int) -> None:
 def add_table(
     parent: Element, widths: list[int], *, indent: int = 0, rtl: bool = False
 ) -> Element:
-    """Append a bordered ``w:tbl`` with column ``widths`` (twips); rows via :func:`add_row`.
+    """Append a bordered ``w:tbl`` with column ``widths`` (twips), laid out fixed (Word would
+    otherwise fit columns to their text, LibreOffice not); rows via :func:`add_row`, each
+    cell as wide as its grid column (:func:`add_cell`).
 
     A right-to-left table (``w:bidiVisual``) lays its columns out from the right."""
     tbl = etree.SubElement(parent, w("tbl"))
@@ -339,6 +341,7 @@ def add_table(
     borders = sub(tbl_pr, "tblBorders")
     for edge in ("top", "left", "bottom", "right", "insideH", "insideV"):
         sub(borders, edge, {"val": "single", "sz": "4", "space": "0", "color": "A6A6A6"})
+    sub(tbl_pr, "tblLayout", {"type": "fixed"})  # the widths given, in Word and LibreOffice
     margins = sub(tbl_pr, "tblCellMar")
     margin = str(cell_margin(widths))
     sub(margins, "left", {"w": margin, "type": "dxa"})

@@ -137,6 +137,7 @@ from renderers.writers.docx.numbering import (
     list_indent,
 )
 from renderers.writers.docx.oxml import (
+    CELL_MARGIN,
     Element,
     ParaProps,
     RunProps,
@@ -162,6 +163,7 @@ from renderers.writers.docx.styles import (
     set_default_language,
     untrack_title,
 )
+from renderers.writers.docx.tables import table_widths
 from renderers.writers.highlight import Highlighter
 from renderers.writers.ooxml import (
     PackageCollector,
@@ -671,17 +673,19 @@ class _DocxWriter:
                               keep_next=True, bidi=reads == "rtl")
             cap = add_paragraph(parent, caption)
             self._caption(cap, table.label, table.number, table.caption, scope)
+        rows: list[tuple[tuple[TableCell, ...], bool]] = []
+        if table.header:
+            rows.append((table.header, True))
+        rows.extend((row, False) for row in table.rows)
         available = self.text_width // EMU_PER_TWIP - scope.indent
-        widths = [available // columns] * columns
+        texts = [[(plain_text(cell.children), header) for cell in cells]
+                 for cells, header in rows]
+        widths = table_widths(texts, columns, available, CELL_MARGIN)
         rtl = blocks_direction((table,)) == "rtl"
         tbl = add_table(parent, widths, indent=scope.indent, rtl=rtl)
         default: list[Alignment] = ["default"] * columns
         aligns = [*table.aligns, *default]
         cell_scope = _Scope()
-        rows: list[tuple[tuple[TableCell, ...], bool]] = []
-        if table.header:
-            rows.append((table.header, True))
-        rows.extend((row, False) for row in table.rows)
         for cells, header in rows:
             tr = add_row(tbl, header=header)
             base = RunProps(bold=header)
