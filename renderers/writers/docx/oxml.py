@@ -135,6 +135,31 @@ def add_run(parent: Element, text: str, props: RunProps = _PLAIN) -> Element:
     return run
 
 
+#: An ISO date (``2022-04-04``, ``2022-04``): its hyphens may not end a line.
+_ISO_DATE = re.compile(r"(?<![\w-])\d{4}-\d{2}(?:-\d{2})?(?![\w-])")
+
+
+def add_dated_run(parent: Element, text: str, props: RunProps = _PLAIN) -> Element:
+    """Append a run holding ``text``, each ISO date in it kept on one line: its hyphens are
+    Word's own no-break hyphens (``w:noBreakHyphen``). LibreOffice broke "2022-04-/04" at a
+    plain one; it shows a no-break hyphen as "-" and copies it as U+2011, python-docx reads
+    it as "-"."""
+    run = etree.SubElement(parent, w("r"))
+    run_props(run, props)
+    at = 0
+    for date in _ISO_DATE.finditer(text):
+        if date.start() > at:
+            _text(run, text[at:date.start()])
+        for index, part in enumerate(date.group().split("-")):
+            if index:
+                sub(run, "noBreakHyphen")
+            _text(run, part)
+        at = date.end()
+    if at < len(text):
+        _text(run, text[at:])
+    return run
+
+
 def _text(run: Element, text: str) -> None:
     t = etree.SubElement(run, w("t"))
     t.text = text

@@ -143,6 +143,7 @@ from renderers.writers.docx.oxml import (
     RunProps,
     add_break,
     add_cell,
+    add_dated_run,
     add_drawing,
     add_paragraph,
     add_row,
@@ -466,8 +467,10 @@ class _DocxWriter:
         return p
 
     def _backlink(self, p: Element, anchor: str, tooltip: str) -> None:
+        """The back-link, joined to the word before it by a no-break space: at a plain space
+        LibreOffice started a line with the arrow alone."""
         link = add_hyperlink(p, anchor=anchor, tooltip=tooltip)
-        add_run(link, f" {BACKLINK_MARK}", RunProps(color=CITE_COLOR))
+        add_run(link, f"\u00a0{BACKLINK_MARK}", RunProps(color=CITE_COLOR))
 
     def _notes(self, body: Element) -> None:
         """The Notes list (a, b, c …), each note back-linked to its first reference."""
@@ -522,7 +525,7 @@ class _DocxWriter:
         else:
             add_run(p, parts.title, self._direction(parts.title))
         if details := parts.details_run():
-            add_run(p, details, self._direction(parts.details_text))
+            add_dated_run(p, details, self._direction(parts.details_text))
 
     def _direction(self, text: str, props: RunProps = PLAIN) -> RunProps:
         """``props`` marked right-to-left when ``text`` starts right-to-left."""
