@@ -137,3 +137,15 @@ def test_libreoffice_keeps_words_dates_and_back_links_whole(data: bytes, tmp_pat
     assert len(dates) == 24, joined  # none broken at a hyphen
     assert "\u2191" not in lines  # no back-link alone on a line
     assert not any(line.startswith("\u2191") for line in lines)
+
+
+def test_a_right_to_left_entry_holds_its_date_left_to_right() -> None:
+    """U+2011 is a bidi neutral: without a LEFT-TO-RIGHT MARK before it, LibreOffice set an
+    Arabic report's date "16-10-2024" (``test_rtl`` reads it through LibreOffice)."""
+    pool = [{"sid": 1, "title": "تقرير الطاقة", "url": "https://example.org/a",
+             "source_type": "web", "published_at": "2024-10-16", "text": "نص."}]
+    body = _body(render_markdown("docx", "# تقرير\n\nنص عربي.[[S:1]]\n", pool))
+    entry = next(p for p in body.iter(f"{W}p") if p.find(f".//{W}noBreakHyphen") is not None)
+    run = next(r for r in entry.iter(f"{W}r") if r.find(f"{W}noBreakHyphen") is not None)
+    texts = [t.text or "" for t in run.iter(f"{W}t")]
+    assert texts[0].endswith("\u200e") and texts[1:4] == ["2024", "10", "16"]

@@ -139,17 +139,25 @@ def add_run(parent: Element, text: str, props: RunProps = _PLAIN) -> Element:
 _ISO_DATE = re.compile(r"(?<![\w-])\d{4}-\d{2}(?:-\d{2})?(?![\w-])")
 
 
-def add_dated_run(parent: Element, text: str, props: RunProps = _PLAIN) -> Element:
+def add_dated_run(
+    parent: Element, text: str, props: RunProps = _PLAIN, *, rtl: bool = False
+) -> Element:
     """Append a run holding ``text``, each ISO date in it kept on one line: its hyphens are
     Word's own no-break hyphens (``w:noBreakHyphen``). LibreOffice broke "2022-04-/04" at a
     plain one; it shows a no-break hyphen as "-" and copies it as U+2011, python-docx reads
-    it as "-"."""
+    it as "-".
+
+    U+2011 is a neutral to the bidi algorithm, where "-" joins digits into one number: in a
+    right-to-left paragraph (``rtl``) LibreOffice set "16-10-2024". There each date follows a
+    LEFT-TO-RIGHT MARK, which makes its digits, and so the hyphens between them, left to
+    right (UAX #9 W7, N1)."""
     run = etree.SubElement(parent, w("r"))
     run_props(run, props)
     at = 0
     for date in _ISO_DATE.finditer(text):
-        if date.start() > at:
-            _text(run, text[at:date.start()])
+        before = text[at:date.start()] + ("\u200e" if rtl else "")
+        if before:
+            _text(run, before)
         for index, part in enumerate(date.group().split("-")):
             if index:
                 sub(run, "noBreakHyphen")

@@ -525,7 +525,7 @@ class _DocxWriter:
         else:
             add_run(p, parts.title, self._direction(parts.title))
         if details := parts.details_run():
-            add_dated_run(p, details, self._direction(parts.details_text))
+            add_dated_run(p, details, self._direction(parts.details_text), rtl=parts.rtl)
 
     def _direction(self, text: str, props: RunProps = PLAIN) -> RunProps:
         """``props`` marked right-to-left when ``text`` starts right-to-left."""
