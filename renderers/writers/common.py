@@ -22,6 +22,8 @@ Writers differ in how they lay things out, never in what they decide. This modul
 * **a numbered caption's lead and direction** — :func:`caption_lead`, :func:`caption_direction`;
 * **a link that would show nothing** but its citations — :func:`shows_nothing`;
 * **a table cell's side margins** when columns are narrow — :func:`narrow_cell_margin`;
+* **a table's column widths** from what its cells hold — :func:`column_widths` (the writer
+  measures each column's :class:`ColumnNeed`), and :func:`distribute` in whole units;
 * **a PDF link's URI** — :func:`pdf_uri`: a URL with non-ASCII characters percent-encoded;
 * **where a wrapped code line continues** — :func:`code_hang`;
 * **task-list boxes** — :func:`task_box`, and :func:`item_marker`: a task item's box takes
@@ -147,6 +149,50 @@ def narrow_cell_margin(column: float, most: float) -> float:
     margins were wider than a column: Word and LibreOffice drew DOCX cells with no text, and
     LibreOffice pushed a PPTX table off its slide."""
     return min(most, column / 4)
+
+
+@dataclass(frozen=True)
+class ColumnNeed:
+    """What one table column's cells ask for, in the writer's unit, margins included:
+    ``natural`` its longest cell on one line, ``word`` its widest word unbroken."""
+
+    natural: float
+    word: float
+
+
+#: The most of a table's width a column's preference counts for when columns wrap: one long
+#: column leaves the others more than their longest word.
+COLUMN_CAP = 0.6
+
+
+def column_widths(needs: Sequence[ColumnNeed], total: float, floor: float) -> list[float]:
+    """Column widths summing to ``total``, every column at least ``floor`` (its margins and an
+    em of text). When every cell fits on one line, shares follow the lines' lengths. Else each
+    column keeps its widest word (at most an equal share, so that a short column next to a
+    long one keeps its words whole: equal columns broke "PagedAttention" in a narrow notes
+    column) and the rest goes to the columns that wrap, by their length capped at
+    :data:`COLUMN_CAP`; when even the words do not fit, equal shares."""
+    ncols = len(needs)
+    natural = [max(floor, n.natural) for n in needs]
+    if sum(natural) <= total:
+        scale = total / sum(natural)
+        return [w * scale for w in natural]
+    minimum = [max(floor, min(n.word, total / ncols)) for n in needs]
+    rest = total - sum(minimum)
+    if rest <= 0:
+        return [total / ncols] * ncols
+    capped = [min(n, total * COLUMN_CAP) for n in natural]
+    extra = [max(c - m, 0.0) for c, m in zip(capped, minimum, strict=True)]
+    share = sum(extra) or 1.0
+    return [m + rest * e / share for m, e in zip(minimum, extra, strict=True)]
+
+
+def distribute(total: int, widths: Sequence[float]) -> tuple[int, ...]:
+    """Whole-unit widths (EMU, twips) proportional to ``widths`` summing exactly to ``total``."""
+    scale = sum(widths) or 1.0
+    out = [int(total * w / scale) for w in widths]
+    out[-1] += total - sum(out)
+    return tuple(out)
 
 
 def check_page_size(number: int, width: float, height: float, limits: Limits) -> None:

@@ -109,7 +109,9 @@ def rels(data: bytes, name: str = "word/_rels/document.xml.rels") -> dict[str, d
 
 
 def text(element: etree._Element) -> str:
-    return "".join(t.text or "" for t in element.iter(f"{W}t"))
+    """The text of ``element`` as Word shows it: a no-break hyphen is a hyphen."""
+    return "".join("-" if t.tag == f"{W}noBreakHyphen" else t.text or ""
+                   for t in element.iter(f"{W}t", f"{W}noBreakHyphen"))
 
 
 def paragraphs(data: bytes) -> list[etree._Element]:
@@ -174,8 +176,11 @@ def test_sources_section_links_titles_and_back_to_text(report: bytes) -> None:
         assert rel["Target"] == expected[text(link)]
         back = [h.get(f"{W}anchor") for h in entry.iter(f"{W}hyperlink") if h.get(f"{W}anchor")]
         assert back and back[0].startswith("cite_")
-    assert text(entries[0]) == "1.World Energy Outlook 2024 \u2014 iea.org \u00b7 2024-10-16 \u2191"
-    assert text(entries[3]) == "4.Board memo \u2014 attachments/memo.pdf \u2191"
+    # the date on one line (no-break hyphens), the back-link joined to it (no-break space)
+    assert text(entries[0]) == ("1.World Energy Outlook 2024 \u2014 iea.org \u00b7 "
+                                "2024-10-16\u00a0\u2191")
+    assert len(list(entries[0].iter(f"{W}noBreakHyphen"))) == 2
+    assert text(entries[3]) == "4.Board memo \u2014 attachments/memo.pdf\u00a0\u2191"
     assert not any(h.get(R_ID) for h in entries[3].iter(f"{W}hyperlink"))
     names = [b.get(f"{W}name") for e in entries for b in e.iter(f"{W}bookmarkStart")]
     assert names == ["src_1", "src_2", "src_3", "src_4"]
@@ -272,7 +277,7 @@ def test_title_quote_rule_and_author_footnote(report: bytes) -> None:
     note = paras[notes_at + 1]
     marks = [b.get(f"{W}name") for b in note.iter(f"{W}bookmarkStart")]
     assert marks == [reference.get(f"{W}anchor")]
-    assert text(note) == "a.An author footnote about storage. \u2191"
+    assert text(note) == "a.An author footnote about storage.\u00a0\u2191"
     back = next(h for h in note.iter(f"{W}hyperlink") if h.get(f"{W}anchor"))
     first_ref = [b.get(f"{W}name") for b in line.iter(f"{W}bookmarkStart")]
     assert [back.get(f"{W}anchor")] == first_ref

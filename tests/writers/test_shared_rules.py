@@ -104,9 +104,13 @@ def pdf_data(html: str) -> bytes:
 
 
 def docx_paragraphs(data: bytes) -> list[str]:
+    """Each paragraph's text as a reader sees it: a no-break hyphen or space as a plain one
+    (the DOCX keeps Sources dates and back-links from breaking with them)."""
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         root = etree.fromstring(package.read("word/document.xml"))
-    return ["".join(t.text or "" for t in p.iter(f"{W}t")) for p in root.iter(f"{W}p")]
+    return ["".join("-" if t.tag == f"{W}noBreakHyphen" else t.text or ""
+                    for t in p.iter(f"{W}t", f"{W}noBreakHyphen")).replace("\u00a0", " ")
+            for p in root.iter(f"{W}p")]
 
 
 def pdf_words(data: bytes) -> str:

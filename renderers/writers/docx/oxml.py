@@ -135,6 +135,39 @@ def add_run(parent: Element, text: str, props: RunProps = _PLAIN) -> Element:
     return run
 
 
+#: An ISO date (``2022-04-04``, ``2022-04``): its hyphens may not end a line.
+_ISO_DATE = re.compile(r"(?<![\w-])\d{4}-\d{2}(?:-\d{2})?(?![\w-])")
+
+
+def add_dated_run(
+    parent: Element, text: str, props: RunProps = _PLAIN, *, rtl: bool = False
+) -> Element:
+    """Append a run holding ``text``, each ISO date in it kept on one line: its hyphens are
+    Word's own no-break hyphens (``w:noBreakHyphen``). LibreOffice broke "2022-04-/04" at a
+    plain one; it shows a no-break hyphen as "-" and copies it as U+2011, python-docx reads
+    it as "-".
+
+    U+2011 is a neutral to the bidi algorithm, where "-" joins digits into one number: in a
+    right-to-left paragraph (``rtl``) LibreOffice set "16-10-2024". There each date follows a
+    LEFT-TO-RIGHT MARK, which makes its digits, and so the hyphens between them, left to
+    right (UAX #9 W7, N1)."""
+    run = etree.SubElement(parent, w("r"))
+    run_props(run, props)
+    at = 0
+    for date in _ISO_DATE.finditer(text):
+        before = text[at:date.start()] + ("\u200e" if rtl else "")
+        if before:
+            _text(run, before)
+        for index, part in enumerate(date.group().split("-")):
+            if index:
+                sub(run, "noBreakHyphen")
+            _text(run, part)
+        at = date.end()
+    if at < len(text):
+        _text(run, text[at:])
+    return run
+
+
 def _text(run: Element, text: str) -> None:
     t = etree.SubElement(run, w("t"))
     t.text = text
@@ -326,7 +359,9 @@ def set_space_after(p: Element, twips: int) -> None:
 def add_table(
     parent: Element, widths: list[int], *, indent: int = 0, rtl: bool = False
 ) -> Element:
-    """Append a bordered ``w:tbl`` with column ``widths`` (twips); rows via :func:`add_row`.
+    """Append a bordered ``w:tbl`` with column ``widths`` (twips), laid out fixed (Word would
+    otherwise fit columns to their text, LibreOffice not); rows via :func:`add_row`, each
+    cell as wide as its grid column (:func:`add_cell`).
 
     A right-to-left table (``w:bidiVisual``) lays its columns out from the right."""
     tbl = etree.SubElement(parent, w("tbl"))
@@ -339,6 +374,7 @@ def add_table(
     borders = sub(tbl_pr, "tblBorders")
     for edge in ("top", "left", "bottom", "right", "insideH", "insideV"):
         sub(borders, edge, {"val": "single", "sz": "4", "space": "0", "color": "A6A6A6"})
+    sub(tbl_pr, "tblLayout", {"type": "fixed"})  # the widths given, in Word and LibreOffice
     margins = sub(tbl_pr, "tblCellMar")
     margin = str(cell_margin(widths))
     sub(margins, "left", {"w": margin, "type": "dxa"})

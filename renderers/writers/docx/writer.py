@@ -137,11 +137,13 @@ from renderers.writers.docx.numbering import (
     list_indent,
 )
 from renderers.writers.docx.oxml import (
+    CELL_MARGIN,
     Element,
     ParaProps,
     RunProps,
     add_break,
     add_cell,
+    add_dated_run,
     add_drawing,
     add_paragraph,
     add_row,
@@ -162,6 +164,7 @@ from renderers.writers.docx.styles import (
     set_default_language,
     untrack_title,
 )
+from renderers.writers.docx.tables import table_widths
 from renderers.writers.highlight import Highlighter
 from renderers.writers.ooxml import (
     PackageCollector,
@@ -464,8 +467,10 @@ class _DocxWriter:
         return p
 
     def _backlink(self, p: Element, anchor: str, tooltip: str) -> None:
+        """The back-link, joined to the word before it by a no-break space: at a plain space
+        LibreOffice started a line with the arrow alone."""
         link = add_hyperlink(p, anchor=anchor, tooltip=tooltip)
-        add_run(link, f" {BACKLINK_MARK}", RunProps(color=CITE_COLOR))
+        add_run(link, f"\u00a0{BACKLINK_MARK}", RunProps(color=CITE_COLOR))
 
     def _notes(self, body: Element) -> None:
         """The Notes list (a, b, c …), each note back-linked to its first reference."""
@@ -520,7 +525,7 @@ class _DocxWriter:
         else:
             add_run(p, parts.title, self._direction(parts.title))
         if details := parts.details_run():
-            add_run(p, details, self._direction(parts.details_text))
+            add_dated_run(p, details, self._direction(parts.details_text), rtl=parts.rtl)
 
     def _direction(self, text: str, props: RunProps = PLAIN) -> RunProps:
         """``props`` marked right-to-left when ``text`` starts right-to-left."""
@@ -671,17 +676,19 @@ class _DocxWriter:
                               keep_next=True, bidi=reads == "rtl")
             cap = add_paragraph(parent, caption)
             self._caption(cap, table.label, table.number, table.caption, scope)
+        rows: list[tuple[tuple[TableCell, ...], bool]] = []
+        if table.header:
+            rows.append((table.header, True))
+        rows.extend((row, False) for row in table.rows)
         available = self.text_width // EMU_PER_TWIP - scope.indent
-        widths = [available // columns] * columns
+        texts = [[(plain_text(cell.children), header) for cell in cells]
+                 for cells, header in rows]
+        widths = table_widths(texts, columns, available, CELL_MARGIN)
         rtl = blocks_direction((table,)) == "rtl"
         tbl = add_table(parent, widths, indent=scope.indent, rtl=rtl)
         default: list[Alignment] = ["default"] * columns
         aligns = [*table.aligns, *default]
         cell_scope = _Scope()
-        rows: list[tuple[tuple[TableCell, ...], bool]] = []
-        if table.header:
-            rows.append((table.header, True))
-        rows.extend((row, False) for row in table.rows)
         for cells, header in rows:
             tr = add_row(tbl, header=header)
             base = RunProps(bold=header)

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from renderers.document import Alignment, Table, TableCell
-from renderers.writers.common import narrow_cell_margin
+from renderers.writers.common import ColumnNeed, narrow_cell_margin
+from renderers.writers.common import column_widths as shared_widths
+from renderers.writers.common import distribute as distribute  # the layout's EMU widths
 from renderers.writers.pptx.metrics import TextMetrics, unbroken_width
 from renderers.writers.pptx.model import INSET_X, INSET_Y, Para, Run
 from renderers.writers.pptx.runs import (
@@ -100,38 +102,25 @@ def column_widths(
     metrics: TextMetrics, rows: Sequence[Row], ncols: int, size: float, total: float,
     inset: float,
 ) -> list[float]:
-    """Column widths (points) summing to ``total``: proportional to content when every cell
-    fits on one line; else each column keeps its minimum (:func:`_column_needs`) and the rest
-    goes to the columns that wrap, or, when even the minimums do not fit, equal shares."""
-    natural, minimum = _column_needs(metrics, rows, ncols, size, total, inset)
-    if sum(natural) <= total:
-        scale = total / sum(natural)
-        return [w * scale for w in natural]
-    rest = total - sum(minimum)
-    if rest <= 0:
-        return [total / ncols] * ncols
-    capped = [min(n, total * 0.6) for n in natural]
-    extra = [max(c - m, 0.0) for c, m in zip(capped, minimum, strict=True)]
-    share = sum(extra) or 1.0
-    return [m + rest * e / share for m, e in zip(minimum, extra, strict=True)]
+    """Column widths (points) summing to ``total``, by the shared rule
+    (:func:`~renderers.writers.common.column_widths`) from each column's measured needs."""
+    needs = _column_needs(metrics, rows, ncols, size, inset)
+    return shared_widths(needs, total, 2 * inset + size)
 
 
 def _column_needs(
-    metrics: TextMetrics, rows: Sequence[Row], ncols: int, size: float, total: float,
-    inset: float,
-) -> tuple[list[float], list[float]]:
-    """Each column's natural width (its longest cell on one line) and its minimum: its widest
-    word unbroken, at most an equal share of ``total``, so that a short column next to a long
-    one keeps its words whole. Both include the insets and at least one em of text."""
-    natural = [2 * inset + size] * ncols
-    minimum = [2 * inset + size] * ncols
+    metrics: TextMetrics, rows: Sequence[Row], ncols: int, size: float, inset: float
+) -> list[ColumnNeed]:
+    """Each column's longest cell on one line and widest word unbroken, with the insets."""
+    natural = [0.0] * ncols
+    word = [0.0] * ncols
     for row in rows:
         for c, cell in enumerate(row):
             text_w = sum(metrics.text_width(r.text, r.style, size) for r in cell)
             natural[c] = max(natural[c], unbroken_width(text_w) + 2 * inset)
-            word = unbroken_width(metrics.widest_word(segments(cell), size)) + 2 * inset
-            minimum[c] = max(minimum[c], min(word, total / ncols))
-    return natural, minimum
+            widest = unbroken_width(metrics.widest_word(segments(cell), size)) + 2 * inset
+            word[c] = max(word[c], widest)
+    return [ColumnNeed(n, w) for n, w in zip(natural, word, strict=True)]
 
 
 def row_height(
@@ -201,11 +190,3 @@ def _cells(
 
 def _align(aligns: tuple[Alignment, ...], column: int) -> Alignment:
     return aligns[column] if column < len(aligns) else "default"
-
-
-def distribute(total: int, widths: Sequence[float]) -> tuple[int, ...]:
-    """Integer EMU widths proportional to ``widths`` summing exactly to ``total``."""
-    scale = sum(widths) or 1.0
-    out = [int(total * w / scale) for w in widths]
-    out[-1] += total - sum(out)
-    return tuple(out)
