@@ -511,17 +511,19 @@ def cite_direction(run: Sequence[Cite], line: Direction,
     separator must stand between the two.
 
     ``before``: the direction of the last strong character before the run in its line
-    (:func:`preceding_directions`). After a phrase reading the other way, digits join that
-    phrase's run (after Arabic letters they are Arabic numbers, rule W2; after Latin ones in
-    an Arabic line, Latin, W7) and the separators between them take its side: in an English
-    line "said ارتفعت المبيعات¹" showed the "1" left of the phrase, as if it cited "said",
-    and "1, 2" read "2 ,1". Held apart there too, in its own direction, the run is a neutral
-    between the phrase and what follows, and sits after the phrase in the line's order."""
+    (:func:`preceding_directions`). After right-to-left letters in a left-to-right line,
+    digits are Arabic numbers (rule W2) that join the letters' run, and the separators
+    between them take its side: "said ارتفعت المبيعات¹" showed the "1" left of the phrase,
+    as if it cited "said", and "1, 2" read "2 ,1". Held apart there too, in its own
+    direction, the run is a neutral between the phrase and what follows, and sits after the
+    phrase in the line's order. After Latin letters in a right-to-left line, digits are
+    Latin (W7) and read in order at the end of those words ("English¹"), as Chromium sets
+    them; they stay so."""
     if not run or not run[0].numbers or _opens_with_separator(run[0]):
         return None
     shown = "".join(cite_shown(cite) for cite in run).strip()
     own = text_direction(shown) or "ltr"
-    if before is not None and before != line:
+    if before == "rtl" and line == "ltr":
         return own
     if shown.isdigit():
         return None

@@ -608,7 +608,8 @@ Written = Callable[[Inline], str]
 
 
 def held_line_runs(runs: Sequence[Run], written: Written, line: Direction,
-                   preceding: Mapping[str, Direction]) -> list[Run | HeldRun[Run]]:
+                   preceding: Mapping[str, Direction] | None = None,
+                   ) -> list[Run | HeldRun[Run]]:
     """``runs`` (:func:`~renderers.writers.common.joined_runs` of a ``line``) with each run
     that reads against the line and spans several of them as one :class:`HeldRun`, each
     European number after Arabic letters in another box marked (:class:`NumberContext`); a
@@ -617,7 +618,7 @@ def held_line_runs(runs: Sequence[Run], written: Written, line: Direction,
     (:func:`~renderers.writers.common.preceding_directions`)."""
     if line == "ltr" and not has_right_to_left(plain_text(_joined(runs))):
         return list(runs)
-    reading = _ReportLine(written, line, preceding)
+    reading = _ReportLine(written, line, preceding or {})
     return held_runs(reading.numbered(runs, NumberContext()), reading.classes, reading.cut,
                      line)
 
