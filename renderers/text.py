@@ -278,8 +278,9 @@ def enclosing_marks(inner: Direction, outer: Direction,
     neutrals, a quotation mark or a full stop, stay at its ends), then ``outer``'s, so that what
     follows takes the line's direction. After text reading ``before``, that same ``inner``
     against the line, ``outer``'s mark leads too: else the text joined that run and stood at
-    its far end (in an Arabic line "Sales rose¹" showed the "1" between the Latin words and the
-    Arabic before them), where an isolate sits after it in the line's order."""
+    its far end (in an Arabic line, "1, 2" after "heat pumps" stood between the Latin words
+    and the Arabic before them), where HTML's and Typst's isolate sets it after the run in the
+    line's order."""
     lead = MARKS[outer] if before == inner != outer else ""
     return lead + MARKS[inner], MARKS[inner] + MARKS[outer]
 

@@ -14,7 +14,8 @@ Writers differ in how they lay things out, never in what they decide. This modul
   Notes and of a note style's Citation notes, and a citation note's direction;
 * **a citation in its line of text** — :func:`cite_direction`: whether a citation, with the
   superscripts joined to it (:func:`joined_runs`), is held apart as one unit from a line that
-  reads the other way, and in which direction; :func:`cite_wraps` and :func:`unbroken_parts`:
+  reads the other way or after text that does (:func:`preceding_directions`), and in which
+  direction; :func:`cite_wraps` and :func:`unbroken_parts`:
   where a line may break inside it (after a separator of a long run, nowhere in a short one);
 * **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
   their separators, the back-link and its glyph, the entry's direction;

@@ -20,7 +20,8 @@ several (``English عربي *3.5%*``) is held in a span with ``dir="rtl"``; a le
 without right-to-left text is left alone.
 
 A citation held apart from its line (:func:`~renderers.writers.common.cite_direction`: "[1]",
-"(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
+"(IEA, 2024)", "1, 2", a "1" after Arabic words in an English line) is an isolate in the
+browser and a box in Typst: a neutral object, which
 joins no run and ends none; so is any element of the author's with a ``dir``, and a picture (an
 image, an inline formula, a form control: U+FFFC to the algorithm in Chromium and Typst). A
 citation not held apart from its line, and a cross-reference, read as the text they show
