@@ -321,12 +321,18 @@ def balanced_bidi(text: str) -> str:
     return "".join(out)
 
 
-def enclosing_marks(inner: Direction, outer: Direction) -> tuple[str, str]:
+def enclosing_marks(inner: Direction, outer: Direction,
+                    before: Direction | None = None) -> tuple[str, str]:
     """The marks around text that reads ``inner`` inside a line that reads ``outer``, for
     writers without isolates: ``inner``'s mark before it and after it (its leading and final
     neutrals, a quotation mark or a full stop, stay at its ends), then ``outer``'s, so that what
-    follows takes the line's direction."""
-    return MARKS[inner], MARKS[inner] + MARKS[outer]
+    follows takes the line's direction. After text reading ``before``, that same ``inner``
+    against the line, ``outer``'s mark leads too: else the text joined that run and stood at
+    its far end (in an Arabic line, "1, 2" after "heat pumps" stood between the Latin words
+    and the Arabic before them), where HTML's and Typst's isolate sets it after the run in the
+    line's order."""
+    lead = MARKS[outer] if before == inner != outer else ""
+    return lead + MARKS[inner], MARKS[inner] + MARKS[outer]
 
 
 def is_rtl(text: str) -> bool:

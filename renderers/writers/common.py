@@ -14,7 +14,8 @@ Writers differ in how they lay things out, never in what they decide. This modul
   Notes and of a note style's Citation notes, and a citation note's direction;
 * **a citation in its line of text** — :func:`cite_direction`: whether a citation, with the
   superscripts joined to it (:func:`joined_runs`), is held apart as one unit from a line that
-  reads the other way, and in which direction; :func:`cite_wraps` and :func:`unbroken_parts`:
+  reads the other way or after text that does (:func:`preceding_directions`), and in which
+  direction; :func:`cite_wraps` and :func:`unbroken_parts`:
   where a line may break inside it (after a separator of a long run, nowhere in a short one);
 * **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
   their separators, the back-link and its glyph, the entry's direction;
@@ -46,6 +47,7 @@ from renderers.document import (
     Anchor,
     Block,
     Cite,
+    Code,
     Document,
     Emph,
     Figure,
@@ -538,10 +540,11 @@ def _opens_with_separator(cite: Cite) -> bool:
     return cite.joined and (bool(cite.note) or not cite.children)
 
 
-def cite_direction(run: Sequence[Cite], line: Direction) -> Direction | None:
+def cite_direction(run: Sequence[Cite], line: Direction,
+                   before: Direction | None = None) -> Direction | None:
     """The direction the citation ``run`` (a citation and the superscripts joined to it:
     :func:`joined_runs`) is held in as one unit, apart from its line of text reading ``line``:
-    None when it reads as the line does.
+    None when it reads as the line does and so does the text ``before`` it.
 
     A citation reads as one unit in its own direction: by the first strong character of what
     it shows, left to right when it has none (the numbers, brackets and Latin punctuation of
@@ -552,14 +555,55 @@ def cite_direction(run: Sequence[Cite], line: Direction) -> Direction | None:
     box or isolate marks, DOCX and PPTX :func:`~renderers.text.enclosing_marks`), in its place
     in the line, each number still its own link. Digits alone read the same either way; a
     joined superscript is held only with the citation it follows, because its leading
-    separator must stand between the two."""
+    separator must stand between the two.
+
+    ``before``: the direction of the last strong character before the run in its line
+    (:func:`preceding_directions`). After right-to-left letters in a left-to-right line,
+    digits are Arabic numbers (rule W2) that join the letters' run, and the separators
+    between them take its side: "said ارتفعت المبيعات¹" showed the "1" left of the phrase,
+    as if it cited "said", and "1, 2" read "2 ,1". Held apart there too, in its own
+    direction, the run is a neutral between the phrase and what follows, and sits after the
+    phrase in the line's order. After Latin letters in a right-to-left line, digits are
+    Latin (W7) and read in order at the end of those words ("English¹"), as Chromium sets
+    them; they stay so."""
     if not run or not run[0].numbers or _opens_with_separator(run[0]):
         return None
     shown = "".join(cite_shown(cite) for cite in run).strip()
+    own = text_direction(shown) or "ltr"
+    if before == "rtl" and line == "ltr":
+        return own
     if shown.isdigit():
         return None
-    own = text_direction(shown) or "ltr"
     return None if own == line else own
+
+
+def preceding_directions(blocks: tuple[Block, ...]) -> dict[str, Direction]:
+    """The anchor of each citation run (:func:`joined_runs`) in ``blocks`` whose line's text
+    before it reads, by its last strong character, against the line (by its first), and that
+    direction: what :func:`cite_direction` takes as ``before``. Citations count as neutrals
+    (one held apart is one), as do pictures, formulas and note references."""
+    found: dict[str, Direction] = {}
+    for nodes in inline_runs(blocks):
+        line = text_direction(plain_text(nodes))
+        if line is not None:
+            _read_preceding(nodes, line, None, found)
+    return found
+
+
+def _read_preceding(nodes: Iterable[Inline], line: Direction, last: Direction | None,
+                    found: dict[str, Direction]) -> Direction | None:
+    """``found`` with the citation runs of ``nodes`` whose text before reads against ``line``;
+    the direction of the last strong character read (``last`` before ``nodes``)."""
+    for run in joined_runs(nodes):
+        node = run[0]
+        if isinstance(node, Cite):
+            if last is not None and last != line:
+                found[node.anchor] = last
+        elif isinstance(node, Text | Code):
+            last = text_direction(node.text[::-1]) or last
+        elif isinstance(node, Emph | Strong | Strike | Styled | Link):
+            last = _read_preceding(node.children, line, last, found)
+    return last
 
 
 def cite_shown(cite: Cite) -> str:

@@ -1632,8 +1632,8 @@ def test_html_holds_right_to_left_runs_of_a_left_to_right_line() -> None:
     written = marked("html", english)
     original = report.held_line_runs
     try:
-        report.held_line_runs = lambda runs, written, line: (  # type: ignore[assignment]
-            list(runs) if line == "ltr" else original(runs, written, line))
+        report.held_line_runs = lambda runs, written, line, *_: (  # type: ignore[assignment]
+            list(runs) if line == "ltr" else original(runs, written, line, *_))
         assert marked("html", english) == written
     finally:
         report.held_line_runs = original
@@ -1670,19 +1670,20 @@ AUTHORED_POOL = SourcePool.from_rows([
 #: how each reads from the left as the bidi algorithm (Typst, Chromium without the spans) sets
 #: it. A citation not held apart reads as the text it shows: "(مؤلف, 2024)" in a right-to-left
 #: line ends the English run (WeasyPrint drew it right of "words", inside the run's span);
-#: "(Smith, 2020)" in a left-to-right line parts the Arabic words around it (WeasyPrint held
-#: them in one span). One held apart is a neutral isolate: "(مؤلف, 2024)" in a left-to-right
-#: line stands on the line's side of the Arabic words (WeasyPrint drew it left of them).
+#: One held apart is a neutral isolate: "(مؤلف, 2024)" in a left-to-right line stands on the
+#: line's side of the Arabic words (WeasyPrint drew it left of them); so does a mark after
+#: them (it stood left of them, between them and "text"), and "(Smith, 2020)" between two
+#: Arabic words follows the first in their order (it parted them the other way round).
 AUTHORED_LINES: dict[str, dict[str, str]] = {
     "author-date": {
         "نص عربي **English** words[[S:1]] نص.": ".صن(2024,فلؤم(Englishwordsيبرعصن",
         "English text **عربي** كلمات[[S:1]] more.": "Englishtextتاملكيبرع(2024,فلؤم(more.",
         "English text **عربي** كلمات[[S:2]] عربي more.":
-            "Englishtextتاملكيبرع(Smith,2020(يبرعmore.",
+            "Englishtextيبرع(Smith,2020(تاملكيبرعmore.",
     },
     "superscript": {
         "نص عربي **English** words[[S:1]] نص.": ".صنEnglishwords1يبرعصن",
-        "English text **عربي** كلمات[[S:1]] more.": "Englishtext1تاملكيبرعmore.",
+        "English text **عربي** كلمات[[S:1]] more.": "Englishtextتاملكيبرع1more.",
     },
 }
 
@@ -1705,7 +1706,9 @@ def test_html_reads_a_citation_not_held_apart_as_the_text_it_shows() -> None:
     lines = list(AUTHORED_LINES["author-date"])
     assert held(lines[0], "ltr") == ["Englishwords"]  # "(مؤلف, 2024)" was inside
     assert held(lines[1], "rtl") == ["عربيكلمات"]  # "(مؤلف, 2024)" was inside
-    assert held(lines[2], "rtl") == ["عربيكلمات"]  # the span ran on to the second "عربي"
+    # after Arabic words, "(Smith, 2020)" is held apart too (a neutral in the Arabic run,
+    # after "كلمات" in its order): the span holds it with the second "عربي"
+    assert held(lines[2], "rtl") == ["عربيكلمات(Smith,2020(عربي"]
 
 
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
@@ -1732,7 +1735,7 @@ def test_chromium_sets_a_citation_after_a_run_as_the_pdfs_do(
     pages: dict[str, tuple[bytes, str]] = {}
     for kind in ("held", "alone"):
         if kind == "alone":  # a citation held apart keeps its own dir, an isolate
-            monkeypatch.setattr(report, "held_line_runs", lambda runs, written, line: list(runs))
+            monkeypatch.setattr(report, "held_line_runs", lambda runs, *_: list(runs))
         for look, lines in AUTHORED_LINES.items():
             for n, (line, expected) in enumerate(lines.items()):
                 pages[f"{look}-{n}-{kind}.html"] = (authored("html", look, line), expected)

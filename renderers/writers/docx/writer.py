@@ -98,6 +98,7 @@ from renderers.writers.common import (
     image_fallback,
     joined_runs,
     page_dimensions,
+    preceding_directions,
     title_block,
     title_block_position,
     unresolved_note_text,
@@ -302,6 +303,8 @@ class _DocxWriter:
         #: bookmarks) list: one left out has the outline level of body text
         self.outline = body_outline(rdoc.document.blocks, self.title.heading)
         self.notes = AuthorNotes(reading_blocks(rdoc.document))
+        #: citation runs after text reading against their line (:func:`cite_direction`)
+        self.preceding = preceding_directions(reading_blocks(rdoc.document))
         self.styles = StyleBook(document.styles.element)
         self.numbering = Numbering(document.part.numbering_part.element)
         self.footnotes = Footnotes(document.part)
@@ -836,8 +839,11 @@ class _DocxWriter:
             return
         line = line_direction(p)
         footnotes = self.footnote_mode or cites[0].note > 0
-        direction = cite_direction(cites, line) if len(cites) > 1 or not footnotes else None
-        opening, closing = enclosing_marks(direction, line) if direction else ("", "")
+        before = self.preceding.get(cites[0].anchor)
+        direction = (cite_direction(cites, line, before) if len(cites) > 1 or not footnotes
+                     else None)
+        opening, closing = (enclosing_marks(direction, line, before) if direction
+                            else ("", ""))
         for index, cite in enumerate(cites):
             if footnotes:
                 if index == 0 and opening:

@@ -9,6 +9,7 @@ partial.
 from __future__ import annotations
 
 import lxml.html
+from lxml import etree
 from lxml.html import HtmlElement
 from markupsafe import Markup
 
@@ -218,7 +219,10 @@ def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
     """``dir`` on each citation whose direction is not its line's (:func:`cite_direction`), as
     the report writer sets it, the space before it moved outside; a citation and the
     superscripts joined to it (:func:`joined_runs`) get one ``span.cite-run`` around them all.
-    After :func:`_set_directions`, which gives the lines theirs."""
+    After :func:`_set_directions`, which gives the lines theirs. A citation after text reading
+    against its line is held too (:func:`cite_direction`'s ``before``:
+    :func:`_preceding_directions`)."""
+    preceding = _preceding_directions(root)
     done: set[str] = set()
     for element in list(root.iter("sup", "span")):
         anchor = element.get("id") or ""
@@ -232,7 +236,7 @@ def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
         elements = elements[: len(run)]
         done.update(e.get("id") for e in elements)
         direction = cite_direction([written[e.get("id")] for e in elements],
-                                   _line_direction(element))
+                                   _line_direction(element), preceding.get(anchor))
         if direction is None:
             continue
         held = element
@@ -252,6 +256,33 @@ def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
             previous.tail = (previous.tail or "") + space
         else:
             parent.text = (parent.text or "") + space
+
+
+def _preceding_directions(root: HtmlElement) -> dict[str, Direction]:
+    """Each citation's id → the direction of the last strong character before it in its line
+    (the author's reading of :func:`~renderers.writers.common.preceding_directions`): one
+    walk, not recursive (nesting may be deep), each block a line of its own, a citation's
+    content and verbatim text neutral."""
+    found: dict[str, Direction] = {}
+    if not has_right_to_left(root.text_content()):
+        return found
+    last: Direction | None = None
+    walk = etree.iterwalk(root, events=("start", "end", "comment"))
+    for event, element in walk:
+        if event == "start":
+            if is_citation(element) or element.tag in VERBATIM_TAGS:
+                if last is not None and is_citation(element):
+                    found[element.get("id") or ""] = last
+                walk.skip_subtree()
+                continue
+            if element.tag in DIRECTED_TAGS:
+                last = None
+            last = text_direction((element.text or "")[::-1]) or last
+            continue
+        if event == "end" and element.tag in DIRECTED_TAGS:
+            last = None
+        last = text_direction((element.tail or "")[::-1]) or last
+    return found
 
 
 def _line_direction(element: HtmlElement) -> Direction:

@@ -20,7 +20,8 @@ several (``English عربي *3.5%*``) is held in a span with ``dir="rtl"``; a le
 without right-to-left text is left alone.
 
 A citation held apart from its line (:func:`~renderers.writers.common.cite_direction`: "[1]",
-"(IEA, 2024)", "1, 2") is an isolate in the browser and a box in Typst: a neutral object, which
+"(IEA, 2024)", "1, 2", a "1" after Arabic words in an English line) is an isolate in the
+browser and a box in Typst: a neutral object, which
 joins no run and ends none; so is any element of the author's with a ``dir``, and a picture (an
 image, an inline formula, a form control: U+FFFC to the algorithm in Chromium and Typst). A
 citation not held apart from its line, and a cross-reference, read as the text they show
@@ -59,7 +60,7 @@ import functools
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, pairwise
 from typing import Generic, Literal, TypeAlias, TypeVar
@@ -607,15 +608,18 @@ Run: TypeAlias = tuple[Inline, ...]
 Written = Callable[[Inline], str]
 
 
-def held_line_runs(runs: Sequence[Run], written: Written,
-                   line: Direction) -> list[Run | HeldRun[Run]]:
+def held_line_runs(runs: Sequence[Run], written: Written, line: Direction,
+                   preceding: Mapping[str, Direction] | None = None,
+                   ) -> list[Run | HeldRun[Run]]:
     """``runs`` (:func:`~renderers.writers.common.joined_runs` of a ``line``) with each run
     that reads against the line and spans several of them as one :class:`HeldRun`, each
     European number after Arabic letters in another box marked (:class:`NumberContext`); a
-    left-to-right line without right-to-left text as it is."""
+    left-to-right line without right-to-left text as it is. ``preceding``: the citation runs
+    after text reading against their line
+    (:func:`~renderers.writers.common.preceding_directions`)."""
     if line == "ltr" and not has_right_to_left(plain_text(_joined(runs))):
         return list(runs)
-    reading = _ReportLine(written, line)
+    reading = _ReportLine(written, line, preceding or {})
     return held_runs(reading.numbered(runs, NumberContext()), reading.classes, reading.cut,
                      line)
 
@@ -628,6 +632,9 @@ class _ReportLine:
     #: The line's direction, which a citation is held apart from or read in
     #: (:meth:`cite_classes`).
     line: Direction
+    #: A citation run's anchor → the direction of the text before it, where that reads
+    #: against its line (:func:`~renderers.writers.common.preceding_directions`).
+    preceding: Mapping[str, Direction]
     #: id(object) → its classes: an object is written and read once a line (an image's
     #: markup holds its bytes).
     objects: dict[int, Codes | None] = field(default_factory=dict)
@@ -666,7 +673,7 @@ class _ReportLine:
         right-to-left line, whatever the line), "(مؤلف, 2024)" after "English words" joined
         the English run of a right-to-left line, which its Arabic letters end."""
         cites = [node for node in run if isinstance(node, Cite)]
-        if cites and cite_direction(cites, self.line):
+        if cites and cite_direction(cites, self.line, self.preceding.get(cites[0].anchor)):
             return "n"
         return "".join(_text_classes(cite_shown(node)) if isinstance(node, Cite) else "E"
                        for node in run)

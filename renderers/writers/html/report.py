@@ -9,7 +9,7 @@ for the title, author notes, Sources entries, missing images and task boxes is d
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from html import unescape
@@ -100,6 +100,7 @@ from renderers.writers.common import (
     has_citation_notes,
     joined_runs,
     mark_pieces,
+    preceding_directions,
     shows_nothing,
     source_preview,
     task_box,
@@ -438,6 +439,8 @@ class ReportWriter:
         self.ids = HeadingIds()
         self.direction: Direction = "ltr"  # inherited by the block being written
         self.notes_series = AuthorNotes(reading_blocks(document))
+        #: citation runs after text reading against their line (:func:`cite_direction`)
+        self.preceding = preceding_directions(reading_blocks(document))
         self.images = EmbeddedImages(reading_blocks(document), options, target, self.ids, words)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
         self.cite_notes: list[dict[str, object]] = []  # a note style's notes, in order
@@ -645,7 +648,7 @@ class ReportWriter:
     def inlines(self, nodes: Iterable[Inline]) -> Markup:
         runs = list(joined_runs(nodes))
         # runs that read against the line, numbers after Arabic letters: html/bidi.py
-        shown = held_line_runs(runs, self.inline, self.direction)
+        shown = held_line_runs(runs, self.inline, self.direction, self.preceding)
         return Markup("").join(self.run(run) for run in shown)
 
     def run(self, run: tuple[Inline, ...] | HeldRun) -> Markup:
@@ -665,7 +668,7 @@ class ReportWriter:
         cites = [node for node in run if isinstance(node, Cite)]
         wraps = cite_wraps(cites)
         marks = Markup("").join(self.cite(node, None, wraps=wraps) for node in cites)
-        direction = cite_direction(cites, self.direction)
+        direction = self.cite_direction(cites)
         if direction is None:
             return marks
         return Markup(f'<span class="cite-run" dir="{direction}">{marks}</span>')
@@ -705,7 +708,7 @@ class ReportWriter:
                     return escape(unresolved_note_text(label))
                 return self.note_reference(note)
             case Cite():
-                return self.cite(node, cite_direction((node,), self.direction),
+                return self.cite(node, self.cite_direction((node,)),
                                  wraps=cite_wraps((node,)))
             case Math():
                 self.has_math = True
@@ -715,6 +718,10 @@ class ReportWriter:
                 return crossref_markup(node, self.words)
             case _:
                 raise UnsupportedNodeError(f"HTML writer: unsupported inline {type(node).__name__}")
+
+    def cite_direction(self, cites: Sequence[Cite]) -> Direction | None:
+        """:func:`cite_direction` of ``cites`` in the line being written."""
+        return cite_direction(cites, self.direction, self.preceding.get(cites[0].anchor))
 
     def cite(self, cite: Cite, direction: Direction | None, *, wraps: bool = False) -> Markup:
         """One citation, its ``dir`` ``direction`` (:func:`cite_direction`), in a run that

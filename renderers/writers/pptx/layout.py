@@ -51,6 +51,7 @@ from renderers.writers.common import (
     document_words,
     image_fallback,
     item_marker,
+    preceding_directions,
     title_block,
 )
 from renderers.writers.contents import (
@@ -119,7 +120,8 @@ class _DeckBuilder(SlideFlow):
         self.rdoc = rdoc
         self.load_image = load_image
         self.notes = AuthorNotes(reading_blocks(rdoc.document))
-        self.inlines = InlineRuns(self.words, self.notes)
+        self.inlines = InlineRuns(self.words, self.notes,
+                                  preceding_directions(reading_blocks(rdoc.document)))
         self.highlight = Highlighter(options.highlight_style)
 
     # ------------------------------------------------------------ blocks

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from citations.chars import UNSAFE_CHARS
@@ -79,9 +79,13 @@ class InlineRuns:
     run per number), a reference to an author note its letter (:class:`AuthorNotes` numbers
     the notes once for the whole deck)."""
 
-    def __init__(self, words: Labels, notes: AuthorNotes | None = None) -> None:
+    def __init__(self, words: Labels, notes: AuthorNotes | None = None,
+                 preceding: Mapping[str, Direction] | None = None) -> None:
         self.words = words  # the document's (renderers.labels)
         self.notes = notes
+        #: citation runs after text reading against their line
+        #: (:func:`~renderers.writers.common.preceding_directions`)
+        self.preceding = preceding or {}
         self._referenced: set[str] = set()  # notes whose first reference is made
         #: The direction of the paragraph being written, which its citations read against
         self.line: Direction = "ltr"
@@ -150,7 +154,8 @@ class InlineRuns:
         (:func:`~renderers.writers.common.cite_direction`): between direction marks, the space
         before it outside them."""
         shown = [dataclasses.replace(c, note=0, children=()) if c.note else c for c in cites]
-        direction = cite_direction(shown, self.line)
+        before = self.preceding.get(cites[0].anchor)
+        direction = cite_direction(shown, self.line, before)
         space, runs = "", []
         for index, cite in enumerate(shown):
             if index == 0 and direction:
@@ -163,7 +168,7 @@ class InlineRuns:
                 runs += cite_runs(cite.numbers, cite.anchor, joined=cite.joined)
         if direction is None:
             return runs
-        opening, closing = enclosing_marks(direction, self.line)
+        opening, closing = enclosing_marks(direction, self.line, before)
         return [Run(space), Run(opening), *runs, Run(closing)]
 
     def styled_cite(self, children: tuple[Inline, ...], anchor: str) -> list[Run]:

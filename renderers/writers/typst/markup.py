@@ -106,6 +106,7 @@ from renderers.writers.common import (
     mark_pieces,
     page_dimensions,
     pdf_uri,
+    preceding_directions,
     task_box,
     title_block,
     title_block_position,
@@ -305,6 +306,8 @@ class _Markup:
         self.code = CodeBlocks(options.highlight_style)
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         self.notes = AuthorNotes(reading_blocks(rdoc.document))
+        #: citation runs after text reading against their line (:func:`cite_direction`)
+        self.preceding = preceding_directions(reading_blocks(rdoc.document))
         self.heading_ids: dict[int, str] = {}
         self.title = document_title(rdoc.document, options)
         #: which headings the contents and the PDF outline (bookmarks) list
@@ -715,7 +718,7 @@ class _Markup:
         space, shown = cite_space(cite.children)
         placed = call("text-anchor", mark) if mark != "none" else ""
         lead = self.inlines((Text(space),)) if space else ""
-        direction = cite_direction((cite,), self.direction)
+        direction = cite_direction((cite,), self.direction, self.preceding.get(cite.anchor))
         if direction is None:
             return lead + placed + self.inlines(shown)
         return lead + placed + held(self.inlines(shown), plain_text(shown), direction)
@@ -734,7 +737,7 @@ class _Markup:
                 self.cite_notes.append((cite.note, cite.children, cite.anchor))
             target = CITE_NOTE_PREFIX if cite.note else "src-"
             marks.append(_Mark(cite.anchor, mark_pieces(cite), target, cite.joined, wraps))
-        direction = cite_direction(cites, line)
+        direction = cite_direction(cites, line, self.preceding.get(cites[0].anchor))
         if direction is None:
             return "".join(self.cite_mark(mark) for mark in marks)
         if wraps:
