@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from renderers.math import intertext, siunitx
 from renderers.math.columns import array_columns
 from renderers.math.errors import MathError
-from renderers.math.groups import closing_bracket
+from renderers.math.groups import BEGIN_OR_END, closing_bracket, table_marks
 from renderers.math.mhchem import expand as expand_chemistry
 from renderers.math.rules import marked, row_rules
 
@@ -84,7 +84,6 @@ _SHOWN = ", ".join(sorted(
 ))
 _END = re.compile(r"\\end\s*\{([^{}]*)\}")
 _BEGIN = re.compile(r"\\begin\s*\{([^{}]*)\}")
-_BEGIN_OR_END = re.compile(r"\\(begin|end)\s*\{([^{}]*)\}")
 #: ``\\[4pt]``: extra space after a row, which latex2mathml shows as the text "[4pt]".
 _ROW_SPACE = re.compile(
     r"(?<!\\)((?:\\\\)*\\\\)\s*\[\s*-?[\d.]+\s*(?:pt|mm|cm|em|ex|in|bp|pc|mu)\s*\]"
@@ -215,7 +214,7 @@ def margin_tag(tex: str) -> tuple[str, tuple[str, ...]]:
         return tex, ()
     for match in _TAG.finditer(tex):
         depth = 0
-        for edge in _BEGIN_OR_END.finditer(tex, 0, match.start()):
+        for edge in BEGIN_OR_END.finditer(tex, 0, match.start()):
             if edge.group(2).strip() not in UNWRAPPED:  # ``equation``'s tag is the formula's
                 depth += 1 if edge.group(1) == "begin" else -1
         if depth == 0:
@@ -319,7 +318,7 @@ def _unopened(text: str) -> str:
 def _matching_end(tex: str, start: int, name: str) -> re.Match[str] | None:
     """The ``\\end{name}`` closing an environment whose body starts at ``start``."""
     depth = 0
-    for match in _BEGIN_OR_END.finditer(tex, start):
+    for match in BEGIN_OR_END.finditer(tex, start):
         if match.group(2).strip() != name:
             continue
         if match.group(1) == "begin":
@@ -362,32 +361,18 @@ def _display_cells(body: str) -> str:
     latex2mathml reads them inside a group as unknown commands)."""
     cells: list[str] = []
     breaks: list[str] = []
-    start = index = depth = 0
-    while index < len(body):
-        char = body[index]
-        if body.startswith("\\\\", index) and depth == 0:
+    start = 0
+    for index, depth in table_marks(body):
+        if depth:
+            continue
+        if body.startswith("\\\\", index):
             cells.append(body[start:index])
             breaks.append("\\\\")
-            index += 2
-            start = index
-            continue
-        if char == "\\":
-            environment = _BEGIN_OR_END.match(body, index)
-            if environment is not None:
-                depth += 1 if environment.group(1) == "begin" else -1
-                index = environment.end()
-            else:
-                index += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        elif char == "&" and depth == 0:
+            start = index + 2
+        elif body[index] == "&":
             cells.append(body[start:index])
             breaks.append("&")
             start = index + 1
-        index += 1
     cells.append(body[start:])
     parts: list[str] = []
     for cell, separator in zip(cells, [*breaks, ""], strict=True):

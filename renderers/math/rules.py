@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from renderers.math.errors import MathError
+from renderers.math.groups import table_marks
 
 if TYPE_CHECKING:  # the tree's module imports this one's readers of the TeX
     from renderers.math.tex import MathNode
@@ -32,7 +33,6 @@ MOST = 2
 _HLINE = re.compile(r"\\h(?:dash)?line(?![A-Za-z])")
 #: Rules TeX draws that are not read: under some columns only, or inside one cell.
 _PARTIAL = re.compile(r"\\(cline|vline|cdashline|hhline)(?![A-Za-z])")
-_ENVIRONMENT = re.compile(r"\\(begin|end)\s*\{[^{}]*\}")
 _COUNTS = re.compile(r"^([0-2](?:\.[0-2])*)?;((?:\d{1,4}:[0-2](?:\.\d{1,4}:[0-2])*)?)$")
 
 
@@ -60,35 +60,24 @@ def row_rules(body: str) -> tuple[str, dict[int, int]]:
     refused by name (latex2mathml called them unknown commands)."""
     counts: dict[int, int] = {}
     out: list[str] = []
-    edge = depth = pos = index = 0
-    while index < len(body):
-        char = body[index]
-        if char == "\\":
-            environment = _ENVIRONMENT.match(body, index)
-            if environment is not None:
-                depth += 1 if environment.group(1) == "begin" else -1
-                index = environment.end()
-                continue
-            partial = _PARTIAL.match(body, index)
-            if partial is not None:
-                raise MathError(f"a table's \\{partial.group(1)} (a rule across some columns or "
-                                "inside a cell) is not supported (accepted: \\hline between "
-                                "rows, | in an array's column specification)")
-            hline = _HLINE.match(body, index) if depth == 0 else None
-            if hline is not None:
-                counts[edge] = min(counts.get(edge, 0) + 1, MOST)
-                out.append(body[pos:index])
-                pos = index = hline.end()
-                continue
-            if body.startswith("\\\\", index) and depth == 0:
-                edge += 1
-            index += 2
+    edge = pos = 0
+    for index, depth in table_marks(body):
+        if body[index] != "\\":
             continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        index += 1
+        partial = _PARTIAL.match(body, index)
+        if partial is not None:
+            raise MathError(f"a table's \\{partial.group(1)} (a rule across some columns or "
+                            "inside a cell) is not supported (accepted: \\hline between "
+                            "rows, | in an array's column specification)")
+        if depth:
+            continue
+        hline = _HLINE.match(body, index)
+        if hline is not None:
+            counts[edge] = min(counts.get(edge, 0) + 1, MOST)
+            out.append(body[pos:index])
+            pos = hline.end()
+        elif body.startswith("\\\\", index):
+            edge += 1
     out.append(body[pos:])
     return "".join(out), counts
 
