@@ -375,8 +375,13 @@ def document_text(document: Document) -> str:
     Code and raw blocks contribute their verbatim text (a listing its caption first), images
     their alt text, tables every cell.
     """
+    return blocks_text(document.blocks)
+
+
+def blocks_text(blocks: tuple[Block, ...]) -> str:
+    """The visible text of ``blocks``, one line per block, as :func:`document_text` reads it."""
     lines: list[str] = []
-    _collect(document.blocks, lines)
+    _collect(blocks, lines)
     return "\n".join(lines)
 
 

@@ -77,6 +77,15 @@ def test_typst_holds_the_marks_after_an_arabic_phrase_in_a_box() -> None:
     assert '#cite-mark("cite-2", (("src-2", "2"),))' in text  # after English: as it was
 
 
+def test_typst_holds_such_marks_in_an_abstract_too() -> None:
+    """The Typst writer reads the directions only in a document with right-to-left text; an
+    abstract's counts (front matter), not only the body's."""
+    options = build_options(pdf_engine="typst")
+    rdoc = resolve(read_markdown(f"---\nabstract: |\n  {SAID}\n---\n\nPlain body.\n"), POOL)
+    text = typst_source(rdoc, options).text
+    assert text.count("#cite-run(ltr, [#cite-mark(") == 1, text
+
+
 def mark_position(pdf: bytes, phrase: str, after: str) -> tuple[float, float, float]:
     """On the first page holding ``phrase``: the right edge of its characters (on their first
     line), the left edge of the first raised "1" on that line, and the left edge of
