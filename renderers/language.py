@@ -223,6 +223,12 @@ def _script_letter(language: str) -> re.Pattern[str]:
     return re.compile(f"[{_SCRIPT_CHARS[language]}]")
 
 
+def script_chars(language: str) -> str:
+    """The characters of the script taken for ``language`` (a key of the detection's table), as
+    the body of a regular-expression class, for a rule about that script elsewhere."""
+    return _SCRIPT_CHARS[language]
+
+
 def has_script(text: str, language: str) -> bool:
     """Whether ``text`` has a letter of the script taken for ``language`` (a key of the
     detection's table: ar, he, cjk, hi, ru, el, th, en)."""

@@ -9,7 +9,7 @@ from typing import Literal
 
 from docx.oxml.parser import parse_xml
 
-from renderers.language import DEFAULT_LANGUAGE, Language
+from renderers.language import DEFAULT_LANGUAGE, Language, script_chars
 from renderers.writers.docx.oxml import W_NS, Element, child, w
 
 
@@ -186,8 +186,7 @@ def name_east_asian_font(styles: Element, face: str) -> None:
 #: Letters that join their neighbours (Arabic, Syriac, N'Ko, Mongolian; the headline stroke of
 #: Devanagari, Bengali and Gurmukhi): letter spacing tears each word apart.
 _JOINED_LETTERS = re.compile(
-    "[\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc"
-    "\u0700-\u074f\u07c0-\u07ff\u1800-\u18af\u0900-\u0a7f]"
+    f"[{script_chars('ar')}\u0700-\u074f\u07c0-\u07ff\u1800-\u18af\u0900-\u0a7f]"
 )
 
 
