@@ -10,7 +10,7 @@ import unicodedata
 from unittest.mock import patch
 
 from renderers.readers.crossref_rules import _nfc
-from renderers.text import MOST_MARKS, cut_long_mark_runs, extends_cluster
+from renderers.text import MARK_CODE_POINTS, MOST_MARKS, cut_long_mark_runs, extends_cluster
 from renderers.writers.html.breaks import RUN_CHUNK, split_long_runs
 from renderers.writers.typst.escape import text_markup
 
@@ -31,6 +31,16 @@ def test_a_long_run_of_marks_is_cut_after_the_most_marks_and_nothing_is_lost() -
     assert "".join(pieces) == ZALGO
     assert len(pieces) == 1_000 // MOST_MARKS + 1
     assert all(longest_mark_run(piece) <= MOST_MARKS for piece in pieces)
+
+
+def test_every_combining_mark_lies_where_the_mark_table_looks() -> None:
+    """The table of marks is built from MARK_CODE_POINTS alone; no character of nonzero
+    combining class in this Python's Unicode lies outside it."""
+    outside = [code for code in range(0x110000) if code not in MARK_CODE_POINTS
+               and unicodedata.combining(chr(code))]
+    assert outside == []
+    last_mark = "\U0001e94a"  # ADLAM NUKTA, the highest mark: a run of it is still cut
+    assert len(cut_long_mark_runs("x" + last_mark * (MOST_MARKS + 1))) == 2
 
 
 def test_ordinary_text_is_one_piece() -> None:
