@@ -8,9 +8,10 @@ becomes those letters:
   bottom) are read as ``l``: their width is dropped, their text set left as TeX sets it;
 - ``*{n}{…}`` is expanded, at most :data:`MAX_COLUMNS` columns in all;
 - ``|`` is taken out and counted at its place, before the first column, between two or
-  after the last (``||`` counts two, more are read as two): :func:`array_columns` returns
-  the counts, which :mod:`renderers.math.rules` puts on the table (latex2mathml's own
-  ``columnlines`` counted an outer bar as the line after the first column);
+  after the last (``||`` counts two, more are read as two), and so is arydshln's ``:`` (a
+  dashed rule; ``::`` two): :func:`array_columns` returns the rules at each edge, which
+  :mod:`renderers.math.rules` puts on the table (latex2mathml's own ``columnlines`` counted
+  an outer bar as the line after the first column);
 - ``@{…}``, ``!{…}``, ``>{…}`` and ``<{…}`` that hold only spaces (``@{}``, ``@{\\,}``,
   ``!{\\quad}``) are **dropped**: they change only the space around a column, which the
   drawing sets as an ``array``'s. Ones holding anything else (``@{,}``, ``>{\\displaystyle}``)
@@ -23,11 +24,13 @@ import re
 
 from renderers.math.errors import MathError
 from renderers.math.groups import closing_bracket
+from renderers.math.rules import Edge
 
 #: Most columns one specification may expand to (``*{1000000}{c}`` is refused, not built).
 MAX_COLUMNS = 64
 #: What a specification may hold, for the refusal naming what it does not.
-ACCEPTED = "l, c, r, |, p{…}, m{…}, b{…}, *{n}{…}, and @{…}, !{…}, >{…}, <{…} holding only spaces"
+ACCEPTED = ("l, c, r, |, :, p{…}, m{…}, b{…}, *{n}{…}, and @{…}, !{…}, >{…}, <{…} holding only "
+            "spaces")
 _PARAGRAPH = frozenset("pmb")
 _INSERTS = frozenset("@!><")
 #: The spaces an inserted ``@{…}`` may hold: TeX's named spaces, kerns and skips with their
@@ -42,11 +45,11 @@ _POSITION = re.compile(r"\s*\[\s*[tbc]\s*\]")
 _SPECIFICATION = re.compile(r"\s*\{")
 
 
-def array_columns(body: str) -> tuple[str, tuple[int, ...]]:
+def array_columns(body: str) -> tuple[str, tuple[Edge, ...]]:
     """``body`` of an ``array`` (its placement ``[t]`` and specification first) with the
     specification as latex2mathml reads it (letters only) and the placement dropped, and the
-    rules the specification draws: at each of the columns' edges, left to right, the number
-    of bars (0, 1 or 2); raises :class:`MathError` naming what it cannot read."""
+    rules the specification draws at each of the columns' edges, left to right; raises
+    :class:`MathError` naming what it cannot read."""
     position = _POSITION.match(body)
     start = position.end() if position else 0
     opening = _SPECIFICATION.match(body, start)
@@ -56,10 +59,11 @@ def array_columns(body: str) -> tuple[str, tuple[int, ...]]:
     if end is None:
         raise MathError("array: the column specification's '{' has no closing brace")
     columns = _expanded(body[opening.end() : end], [0])
-    letters = columns.replace("|", "")
+    letters = columns.replace("|", "").replace(":", "")
     if not letters:
         raise MathError("array: the column specification has no column (accepted: l, c, r …)")
-    rules = tuple(min(len(bars), 2) for bars in re.split("[lcr]", columns))
+    rules = tuple(Edge(min(len(bars), 2), bool(bars) and set(bars) == {":"})
+                  for bars in re.split("[lcr]", columns))
     return "{" + letters + "}" + body[end + 1 :], rules
 
 
@@ -79,8 +83,8 @@ def _expanded(spec: str, count: list[int]) -> str:
             out.append("l" if char in _PARAGRAPH else char)
             if char in _PARAGRAPH:
                 _, index = _argument(spec, index, char)
-        elif char == "|":
-            out.append("|")
+        elif char in "|:":
+            out.append(char)
         elif char in _INSERTS:
             inserted, index = _argument(spec, index, char)
             if not _ONLY_SPACES.fullmatch(inserted):
@@ -96,7 +100,7 @@ def _expanded(spec: str, count: list[int]) -> str:
             for _ in range(int(times)):  # each round adds a column or fails: bounded
                 before = count[0]
                 out.append(_expanded(repeated, count))
-                if count[0] == before:  # ``*{n}{|}``: bars only, read as one
+                if count[0] == before:  # ``*{n}{|}``: rules only, read once
                     break
         else:
             raise MathError(f"array: the column specification's '{char}' cannot be read "

@@ -464,8 +464,8 @@ def _ruled_matrix(parent: Element, table: MathNode, rules: TableRules) -> None:
     (LibreOffice 7.4 draws no bordered box). A rule between two rows has no such form and is
     left out."""
     matrix = bar_columns(table, rules)
-    left, right, top, bottom = (rules.columns[0], rules.columns[-1], rules.rows[0],
-                                rules.rows[-1])
+    left, right, top, bottom = (rules.columns[0].count, rules.columns[-1].count,
+                                rules.rows[0].count, rules.rows[-1].count)
     if top or bottom:
         box = _sub(parent, "borderBox")
         props = _sub(box, "borderBoxPr")

@@ -239,7 +239,7 @@ def _margin(node: MathNode) -> str | None:
     if not cells or not cells[0].attr("columnalign"):
         return None
     rules = table_rules(node)
-    if rules is not None and (rules.columns[0] or rules.columns[-1]):
+    if rules is not None and (rules.columns[0].count or rules.columns[-1].count):
         return ARRAY_MARGIN  # TeX's outer rule stands \arraycolsep outside the column
     if node.attr("columnspacing").strip() or all(map(_display_style, cells)):
         return "0em"

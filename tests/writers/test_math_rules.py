@@ -69,11 +69,13 @@ def _walk(node: MathNode) -> list[MathNode]:
 REFUSED = {
     r"\begin{array}{cc} a & b \\ \cline{1-2} c & d \end{array}": "a table's \\cline (a rule",
     r"\begin{array}{cc} a & \vline b \end{array}": "a table's \\vline (a rule",
-    r"\begin{array}{c:c} a & b \end{array}": "array: the column specification's ':' cannot",
+    r"\begin{array}{cc} a & b \\ \cdashline{1-2} c & d \end{array}": "a table's \\cdashline",
+    r"\begin{array}{c;{2pt/2pt}c} a & b \end{array}": "array: the column specification's ';'",
 }
 
 
-@pytest.mark.parametrize(("tex", "reason"), REFUSED.items(), ids=["cline", "vline", "dashed"])
+@pytest.mark.parametrize(("tex", "reason"), REFUSED.items(),
+                         ids=["cline", "vline", "cdashline", "dash-pattern"])
 def test_rules_not_read_are_refused_by_name(tex: str, reason: str) -> None:
     error = tex_error(tex, display=True)
     assert error is not None and error.startswith(reason), error
