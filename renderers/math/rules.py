@@ -19,7 +19,9 @@ rows, linear text as ``|``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import TYPE_CHECKING, Literal
 
 from renderers.math.errors import MathError
@@ -218,3 +220,54 @@ def bar_columns(table: MathNode, rules: TableRules) -> MathNode:
         rows.append(replace(row, children=tuple(cells)))
     attrs = tuple(attr for attr in table.attrs if not attr[0].startswith("data-"))
     return replace(table, attrs=attrs, children=tuple(rows))
+
+
+#: The element holding a part of a table with rules over and under it (its ``over`` and
+#: ``under`` counts), for Office Math (``m:bar``); not MathML.
+RULED_CELL = "x-ruled"
+
+
+def barred_rows(table: MathNode, rules: TableRules,
+                width: Callable[[MathNode], float]) -> MathNode:
+    """``table`` (its bar columns in, :func:`bar_columns`) with its row rules as bars, for
+    Office Math, which has no rule in a matrix but a bar over or under anything: the rows
+    between two rules are a matrix of their own, under a bar for each rule below them (over
+    one for a rule above the first row), and these matrices are the rows of a one-column
+    one. A bar under one row's cells would stop at each column gap (LibreOffice keeps its own
+    gap, whatever ``m:cGp`` says); under a whole matrix it runs across. So that the columns
+    of the parts line up, each cell is filled out with space to its column's widest
+    (``width`` measures a cell in em, as the drawing sets it; Word's and LibreOffice's fonts
+    differ from the drawing's by a little). A dashed rule is a solid bar (Office Math's bar
+    has no dashes)."""
+    rows = table.children
+    columns = max((len(row.children) for row in rows), default=0)
+    measured = [[width(replace(cell, tag="mrow", attrs=())) for cell in row.children]
+                for row in rows]
+    widths = [max((row[index] for row in measured if index < len(row)), default=0.0)
+              for index in range(columns)]
+    filled = [replace(row, children=tuple(
+        replace(cell, children=_filled(cell, widths[index] - measured[number][index]))
+        for index, cell in enumerate(row.children))) for number, row in enumerate(rows)]
+    cuts = [0, *(edge for edge in range(1, len(rows)) if rules.rows[edge].count), len(rows)]
+    parts = []
+    for first, last in pairwise(cuts):
+        over = rules.rows[0].count if first == 0 else 0
+        part = replace(table, children=tuple(filled[first:last]))
+        attrs = (("over", str(over)), ("under", str(rules.rows[last].count)))
+        ruled_part = replace(table, tag=RULED_CELL, attrs=attrs, children=(part,), text="")
+        cell = replace(table, tag="mtd", attrs=(), children=(ruled_part,), text="")
+        parts.append(replace(table, tag="mtr", attrs=(), children=(cell,), text=""))
+    return replace(table, attrs=(), children=tuple(parts))
+
+
+def _filled(cell: MathNode, fill: float) -> tuple[MathNode, ...]:
+    """The content of ``cell`` with ``fill`` em of space on the side away from its
+    alignment (half on each side of a centred one)."""
+    if fill < 0.05:
+        return cell.children
+    side = cell.attr("columnalign")
+    before = fill if side == "right" else 0.0 if side == "left" else fill / 2
+    spaces = [replace(cell, tag="mspace", attrs=(("width", f"{em:.3f}em"),), children=(),
+                      text="") for em in (before, fill - before)]
+    return tuple(part for part in (spaces[0], *cell.children, spaces[1])
+                 if part.tag != "mspace" or part.attr("width") != "0.000em")

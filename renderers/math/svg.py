@@ -175,7 +175,7 @@ def _drawn_tree(formula: Formula) -> Formula:
     margined = table_margins(formula.root)
     shown = drawable(formula if margined is formula.root
                      else dataclasses.replace(formula, root=margined))
-    spaced = stretched_arrows(tex_atoms(shown.root), arrow_size, _width)
+    spaced = stretched_arrows(tex_atoms(shown.root), arrow_size, drawn_width)
     root = ziamath_lengths(table_gaps(spaced))
     return shown if root is shown.root else dataclasses.replace(shown, root=root)
 
@@ -273,7 +273,7 @@ def arrow_size(arrow: str) -> ArrowSize:
     return ArrowSize(alone.width, bottom, top, over.height - over.depth - top)
 
 
-def _width(node: MathNode) -> float:
+def drawn_width(node: MathNode) -> float:
     """How wide (em) ziamath draws ``node`` alone, its lengths read as in the formula."""
     return _draw(f'<math xmlns="{MATHML_NS}">{node_markup(ziamath_lengths(node))}</math>').width
 

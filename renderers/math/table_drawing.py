@@ -51,7 +51,7 @@ def ruled_tables() -> Callable[..., None]:
 def dashes(length: float, dash: float, gap: float) -> list[tuple[float, float]]:
     """Where the dashes of a line ``length`` long fall: each one's start and length, half a
     dash at each end and whole periods between, the gaps stretched or shrunk to fit (a line
-    shorter than a period is one dash)."""
+    shorter than half a period is one dash)."""
     periods = round(length / (dash + gap))
     if periods < 1:
         return [(0.0, length)]
