@@ -62,8 +62,10 @@ _EM = re.compile(r"(-?\d*\.?\d+)em")
 
 def math_space(width: str | None) -> str:
     """The characters for an ``mspace`` of ``width`` (latex2mathml's ``0.167em`` for ``\\,``,
-    ``2em`` for ``\\qquad``): whole em spaces, then the nearest smaller space; nothing for a
-    negative one (``\\!``, which Word cannot draw). A width in other units: one word space."""
+    ``2em`` for ``\\qquad``): whole em spaces, an en space when half an em or more is left
+    (0.8 em is not rounded to one em, as the filled cells of a ruled table need), then the
+    nearest smaller space; nothing for a negative one (``\\!``, which Word cannot draw). A
+    width in other units: one word space."""
     if width is not None and width.startswith("negative"):
         return ""
     match = _EM.fullmatch(width or "")
@@ -71,9 +73,11 @@ def math_space(width: str | None) -> str:
         return " "
     em = float(match.group(1))
     whole, rest = divmod(max(em, 0.0), 1.0)
+    half = "\u2002" if 0.5 <= rest < 0.95 else ""
+    rest -= 0.5 if half else 0.0
     nearest = min(SPACES, key=lambda pair: abs(pair[0] - rest))
     tail = nearest[1] if rest > 0.05 else ""
-    return "\u2003" * min(int(whole), 8) + tail
+    return "\u2003" * min(int(whole), 8) + half + tail
 
 
 #: The plain upright style (``\\mathrm``, ``\\operatorname``, element symbols, units). Such a
