@@ -38,7 +38,8 @@ _HLINE = re.compile(r"\\h(dash)?line(?![A-Za-z])")
 #: Rules TeX draws that are not read: under some columns only, or inside one cell.
 _PARTIAL = re.compile(r"\\(cline|vline|cdashline|hhline)(?![A-Za-z])")
 _COUNTS = re.compile(
-    r"^([0-2]d?(?:\.[0-2]d?)*)?;((?:\d{1,4}:[0-2]d?(?:\.\d{1,4}:[0-2]d?)*)?)$")
+    r"^([0-2]d?(?:\.[0-2]d?)*)?;((?:\d{1,4}:[0-2]d?(?:\.\d{1,4}:[0-2]d?)*)?)"
+    r"(?:;(-?\d{1,3}\.\d{3}|)/(-?\d{1,3}\.\d{3}|))?$")
 #: How an edge's rules are drawn, in MathML's words (``columnlines``, ``rowlines``).
 LineStyle = Literal["none", "solid", "dashed"]
 
@@ -123,14 +124,19 @@ def row_rules(body: str) -> tuple[str, dict[int, Edge]]:
     return "".join(out), counts
 
 
-def marked(columns: tuple[Edge, ...], rows: dict[int, Edge]) -> str:
-    """The TeX that carries the rules into the table's first cell ("" when there is none)."""
+def marked(columns: tuple[Edge, ...], rows: dict[int, Edge],
+           margins: tuple[float | None, float | None] = (None, None)) -> str:
+    """The TeX that carries the rules, and the margins an ``@{…}`` sets at the table's sides
+    (:func:`~renderers.math.columns.array_columns`), into its first cell ("" when it has
+    neither)."""
     ruled = any(edge.count for edge in columns)
-    if not ruled and not rows:
+    if not ruled and not rows and margins == (None, None):
         return ""
     shown_columns = ".".join(edge.token for edge in columns) if ruled else ""
     shown_rows = ".".join(f"{index}:{edge.token}" for index, edge in sorted(rows.items()))
-    return f"\\text{{{MARK}{shown_columns};{shown_rows}}}"
+    shown = "" if margins == (None, None) else ";" + "/".join(
+        "" if margin is None else f"{max(min(margin, 99.0), -99.0):.3f}" for margin in margins)
+    return f"\\text{{{MARK}{shown_columns};{shown_rows}{shown}}}"
 
 
 def ruled(node: MathNode) -> MathNode:
@@ -175,6 +181,9 @@ def _attributes(mark: str, rows: tuple[MathNode, ...]) -> tuple[tuple[str, str],
     for name, shown in (("data-columnrules", columns), ("data-rowrules", between)):
         if any(edge.count for edge in shown):
             attrs.append((name, " ".join(edge.token for edge in shown)))
+    if found.group(3) is not None:
+        sides = (found.group(3), found.group(4))
+        attrs.append(("data-margins", " ".join(f"{side}em" if side else "-" for side in sides)))
     return tuple(attrs)
 
 

@@ -217,13 +217,19 @@ def table_margins(node: MathNode) -> MathNode:
 
 def _with_margins(node: MathNode, margin: str | None) -> tuple[MathNode, ...]:
     """``node`` with the space ``margin`` on each side (:func:`_margin`), or alone; a table
-    with rules told where its outer ones go (:mod:`renderers.math.table_drawing`)."""
+    with rules told where its outer ones go (:mod:`renderers.math.table_drawing`). An
+    ``@{…}`` at a side of an ``array`` sets that side's (``data-margins``, "-" for a side
+    without one: :func:`~renderers.math.columns.array_columns`)."""
     if margin is None:
         return (node,)
+    left, right = (margin if side == "-" else side
+                   for side in (node.attr("data-margins") or "- -").split())
     if table_rules(node) is not None:
-        node = MathNode(node.tag, (*node.attrs, ("data-rulemargin", margin)), node.children)
-    space = MathNode("mspace", (("width", margin),))
-    return (space, node, space) if margin != "0em" else (space, node)
+        shown = margin if left == right == margin else f"{left} {right}"
+        node = MathNode(node.tag, (*node.attrs, ("data-rulemargin", shown)), node.children)
+    before = MathNode("mspace", (("width", left),))
+    after = MathNode("mspace", (("width", right),))
+    return (before, node) if float(right.removesuffix("em")) == 0 else (before, node, after)
 
 
 def _margin(node: MathNode) -> str | None:

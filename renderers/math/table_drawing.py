@@ -79,11 +79,12 @@ def _draw_rules(table: Any) -> None:
              for column in range(width)]
     rights = [max(xy[0] + node.bbox.xmax for row in rows if column < len(row)
                   for node, xy in (row[column],)) for column in range(width)]
-    margin = table.size_px(element.get("data-rulemargin", "0em"))
-    # outer rules at the table's edges and the margin beyond (the drawing's space there)
-    xs = [table.bbox.xmin - margin,
+    margins = [table.size_px(side) for side in element.get("data-rulemargin", "0em").split()]
+    # outer rules at the table's edges and the margin beyond (the drawing's space there; an
+    # ``@{}`` may take one side's off)
+    xs = [table.bbox.xmin - margins[0],
           *((right + left) / 2 for right, left in zip(rights, lefts[1:], strict=False)),
-          table.bbox.xmax + margin]
+          table.bbox.xmax + margins[-1]]
 
     em = table.glyphsize
     line = RULE * em
