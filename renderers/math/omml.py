@@ -474,9 +474,9 @@ def _ruled_matrix(parent: Element, table: MathNode, rules: TableRules) -> None:
     end)."""
     matrix = bar_columns(table, rules)
     if any(edge.count for edge in rules.rows):
-        from renderers.math.svg import drawn_width  # the drawing's measure, loaded when used
+        from renderers.math.svg import cell_widths  # the drawing's measure, loaded when used
 
-        matrix = barred_rows(matrix, rules, drawn_width)
+        matrix = barred_rows(matrix, rules, cell_widths)
     left, right = rules.columns[0].count, rules.columns[-1].count
     if left or right:
         delimiter = _sub(parent, "d")

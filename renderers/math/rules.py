@@ -19,7 +19,7 @@ rows, linear text as ``|``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Literal
@@ -237,7 +237,7 @@ RULED_CELL = "x-ruled"
 
 
 def barred_rows(table: MathNode, rules: TableRules,
-                width: Callable[[MathNode], float]) -> MathNode:
+                widths: Callable[[MathNode], Sequence[Sequence[float]]]) -> MathNode:
     """``table`` (its bar columns in, :func:`bar_columns`) with its row rules as bars, for
     Office Math, which has no rule in a matrix but a bar over or under anything: the rows
     between two rules are a matrix of their own, under a bar for each rule below them (over
@@ -245,17 +245,16 @@ def barred_rows(table: MathNode, rules: TableRules,
     one. A bar under one row's cells would stop at each column gap (LibreOffice keeps its own
     gap, whatever ``m:cGp`` says); under a whole matrix it runs across. So that the columns
     of the parts line up, each cell is filled out with space to its column's widest
-    (``width`` measures a cell in em, as the drawing sets it; Word's and LibreOffice's fonts
-    differ from the drawing's by a little). A dashed rule is a solid bar (Office Math's bar
-    has no dashes)."""
+    (``widths`` measures each cell of a table in em, as the drawing sets it; Word's and
+    LibreOffice's fonts differ from the drawing's by a little). A dashed rule is a solid bar
+    (Office Math's bar has no dashes)."""
     rows = table.children
     columns = max((len(row.children) for row in rows), default=0)
-    measured = [[width(replace(cell, tag="mrow", attrs=())) for cell in row.children]
-                for row in rows]
-    widths = [max((row[index] for row in measured if index < len(row)), default=0.0)
+    measured = widths(table)
+    widest = [max((row[index] for row in measured if index < len(row)), default=0.0)
               for index in range(columns)]
     filled = [replace(row, children=tuple(
-        replace(cell, children=_filled(cell, widths[index] - measured[number][index]))
+        replace(cell, children=_filled(cell, widest[index] - measured[number][index]))
         for index, cell in enumerate(row.children))) for number, row in enumerate(rows)]
     cuts = [0, *(edge for edge in range(1, len(rows)) if rules.rows[edge].count), len(rows)]
     parts = []

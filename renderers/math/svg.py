@@ -284,6 +284,28 @@ def drawn_width(node: MathNode) -> float:
     return _draw(f'<math xmlns="{MATHML_NS}">{node_markup(ziamath_lengths(node))}</math>').width
 
 
+@lru_cache(maxsize=32)
+def cell_widths(table: MathNode) -> tuple[tuple[float, ...], ...]:
+    """How wide (em) ziamath draws each cell of ``table``, row by row: one layout of the
+    table alone (a layout a cell costs ziamath some milliseconds more)."""
+    with warnings.catch_warnings():  # ziamath finds its font with a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import ziamath
+        from ziamath.nodes.mtable import Mtable
+
+        _configure()
+        markup = f'<math xmlns="{MATHML_NS}">{node_markup(ziamath_lengths(table))}</math>'
+        pending = [ziamath.Math(markup, size=DRAW_SIZE, margin=0).node]
+    while pending:  # the table's node: the first one of its kind, outside in
+        node = pending.pop(0)
+        if isinstance(node, Mtable):
+            cells = iter(node.nodes)
+            return tuple(tuple(next(cells).bbox.xmax / DRAW_SIZE for _ in row)
+                         for row in node.element)
+        pending.extend(getattr(node, "nodes", ()))
+    return tuple((0.0,) * len(row.children) for row in table.children)
+
+
 def formula_drawing(formula: Formula) -> DrawnFormula:
     """The formula's drawing for a writer (:func:`draw_formula`); one shown as its TeX source
     is reported as a ``math-not-drawn`` diagnostic of the artifact being written (the
