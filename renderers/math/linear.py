@@ -3,7 +3,7 @@ that hold only text: PPTX inline math, alt text, contents entries and PDF outlin
 
 from __future__ import annotations
 
-from renderers.math.rules import table_rules
+from renderers.math.rules import BARS, NO_RULE, Edge, table_rules
 from renderers.math.tex import ARROW, Formula, MathError, MathNode, parse_tex
 
 #: Characters with a superscript and a subscript form, and those forms. The minus sign U+2212 is
@@ -90,15 +90,20 @@ def _text(node: MathNode) -> str:
                            for child in parts).replace("  ", " ")  # a space beside it once
 
 
-def _ruled_row(row: MathNode, rules: tuple[int, ...]) -> str:
+#: A rule between two cells in a line of text (the others as Office Math draws them:
+#: :data:`~renderers.math.rules.BARS`).
+_TEXT_BARS = {**BARS, Edge(1): "|"}
+
+
+def _ruled_row(row: MathNode, rules: tuple[Edge, ...]) -> str:
     """A row of a table with rules: a rule between two cells as " | " (the augmented matrix
-    "1, 2 | 3"; " ‖ " for ``||``); the outer ones and those between rows are left out, where
-    "|" would read as an absolute value."""
+    "1, 2 | 3"; " ‖ " for ``||``, " ╎ " for a dashed one); the outer ones and those between
+    rows are left out, where "|" would read as an absolute value."""
     out = ""
     for index, cell in enumerate(row.children):
         if index:
-            count = rules[index] if index < len(rules) - 1 else 0
-            out += f" {'‖' if count == 2 else '|'} " if count else ", "
+            edge = rules[index] if index < len(rules) - 1 else NO_RULE
+            out += f" {_TEXT_BARS[edge]} " if edge.count else ", "
         out += _text(cell)
     return out
 

@@ -10,18 +10,22 @@ value for a double rule, given as ``solid``, nor for one outer side) and as CSS 
 cells, which is what Chromium draws (MathML Core dropped the attributes): a rule between two
 columns is the right border of the cells before it, in the middle of the gap their padding
 makes, as TeX sets a rule in the middle of ``2\\arraycolsep``; a double rule is a ``double``
-border as wide as TeX's two rules and ``\\doublerulesep``.
+border as wide as TeX's two rules and ``\\doublerulesep``. A dashed rule (arydshln's ``:``
+and ``\\hdashline``) is ``dashed`` in both; CSS has no double dashed border, so ``::`` is one
+dashed border, and the browser chooses the dashes' length (Chromium: a few pixels, not
+arydshln's 4 pt).
 """
 
 from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from renderers.math.rules import TableRules, table_rules
+from renderers.math.rules import NO_RULE, Edge, TableRules, table_rules
 from renderers.math.tex import MATHML_NS, Formula, MathNode
 
-#: One rule as a cell border, and two (TeX: 0.4 pt rules 2 pt apart, at 10 pt).
-_BORDERS = {1: ".04em solid", 2: ".28em double"}
+#: One rule as a cell border, and two (TeX: 0.4 pt rules 2 pt apart, at 10 pt); dashed ones.
+_BORDERS = {Edge(1): ".04em solid", Edge(2): ".28em double", Edge(1, True): ".04em dashed",
+            Edge(2, True): ".04em dashed"}
 
 
 def mathml_markup(formula: Formula, *, annotate: bool = True) -> str:
@@ -49,18 +53,19 @@ def node_markup(node: MathNode) -> str:
 def _bordered(table: MathNode, rules: TableRules) -> MathNode:
     """``table`` with its rules as MathML's attributes and as its cells' borders."""
     attrs = list(table.attrs)
-    for name, counts in (("columnlines", rules.inner_columns()), ("rowlines", rules.inner_rows())):
-        if any(counts):
-            attrs.append((name, " ".join("solid" if count else "none" for count in counts)))
+    for name, edges in (("columnlines", rules.inner_columns()), ("rowlines", rules.inner_rows())):
+        if any(edge.count for edge in edges):
+            attrs.append((name, " ".join(edge.style for edge in edges)))
     rows = []
     for row_index, row in enumerate(table.children):
         cells = []
         for index, cell in enumerate(row.children):
-            sides = (("left", rules.columns[0] if index == 0 else 0),
+            sides = (("left", rules.columns[0] if index == 0 else NO_RULE),
                      ("right", rules.columns[min(index + 1, len(rules.columns) - 1)]),
-                     ("top", rules.rows[0] if row_index == 0 else 0),
+                     ("top", rules.rows[0] if row_index == 0 else NO_RULE),
                      ("bottom", rules.rows[min(row_index + 1, len(rules.rows) - 1)]))
-            style = ";".join(f"border-{side}:{_BORDERS[count]}" for side, count in sides if count)
+            style = ";".join(f"border-{side}:{_BORDERS[edge]}" for side, edge in sides
+                             if edge.count)
             cells.append(MathNode(cell.tag, (*cell.attrs, ("style", style)), cell.children,
                                   cell.text) if style else cell)
         rows.append(MathNode(row.tag, row.attrs, tuple(cells), row.text))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from renderers.math import intertext, siunitx
@@ -338,10 +339,13 @@ def _rewritten(name: str, begin: str, body: str, end: str) -> str:
     if name == "align":  # one formula, one number (its label's): rows are not numbered
         return r"\begin{align*}" + body + r"\end{align*}"
     if name == "array":  # the array package's preamble (``@{}cc``, ``*{3}{c}``) as c, l, r
-        body, columns = array_columns(body)
+        body, columns, margins, styles = array_columns(body)
         spec_end = body.index("}") + 1
         rest, rows = row_rules(body[spec_end:])
-        return begin + body[:spec_end] + marked(columns, rows) + rest + end
+        if any(styles):
+            rest = _styled_cells(rest, lambda column: styles[column] if column < len(styles)
+                                 else None)
+        return begin + body[:spec_end] + marked(columns, rows, margins) + rest + end
     if name in RULED:  # ``\hline`` in a matrix
         body, rows = row_rules(body)
         return begin + marked((), rows) + body + end
@@ -351,14 +355,17 @@ def _rewritten(name: str, begin: str, body: str, end: str) -> str:
     if rewrite.argument is not None:
         body = rewrite.argument.sub("", body, count=1)
     if rewrite.display_cells:
-        body = _display_cells(body)
+        body = _styled_cells(body, lambda _: "displaystyle", unnumbered=True)
     return rewrite.begin + body + rewrite.end
 
 
-def _display_cells(body: str) -> str:
-    """``body`` with each cell's content set in display style (``{\\displaystyle …}``) and
-    ``\\notag``/``\\nonumber`` dropped (the rewritten table has no numbers to drop, and
-    latex2mathml reads them inside a group as unknown commands)."""
+def _styled_cells(body: str, style: Callable[[int], str | None], *,
+                  unnumbered: bool = False) -> str:
+    """``body`` with each cell's content set in its column's ``style`` (``{\\displaystyle
+    …}``: what an environment rewritten to an ``array`` does to each cell, or an array's
+    ``>{\\displaystyle}`` to one column's), and when ``unnumbered``, ``\\notag``/
+    ``\\nonumber`` dropped (the rewritten table has no numbers to drop, and latex2mathml reads
+    them inside a group as unknown commands)."""
     cells: list[str] = []
     breaks: list[str] = []
     start = 0
@@ -375,8 +382,11 @@ def _display_cells(body: str) -> str:
             start = index + 1
     cells.append(body[start:])
     parts: list[str] = []
+    column = 0
     for cell, separator in zip(cells, [*breaks, ""], strict=True):
-        content = _NO_NUMBER.sub("", cell)
-        parts.append("{\\displaystyle " + content + "}" if content.strip() else content)
+        content = _NO_NUMBER.sub("", cell) if unnumbered else cell
+        shown = style(column)
+        parts.append(f"{{\\{shown} {content}}}" if shown and content.strip() else content)
         parts.append(separator)
+        column = column + 1 if separator == "&" else 0
     return "".join(parts)

@@ -25,7 +25,7 @@ from typing import TypeAlias
 from lxml import etree
 
 from renderers.math.arrows import LONG_ARROWS, LabelledArrow, labelled_arrow
-from renderers.math.rules import TableRules, bar_columns, table_rules
+from renderers.math.rules import TableRules, bar_columns, barred_rows, table_rules
 from renderers.math.spans import office_cells
 from renderers.math.tex import Formula, MathNode
 
@@ -62,8 +62,10 @@ _EM = re.compile(r"(-?\d*\.?\d+)em")
 
 def math_space(width: str | None) -> str:
     """The characters for an ``mspace`` of ``width`` (latex2mathml's ``0.167em`` for ``\\,``,
-    ``2em`` for ``\\qquad``): whole em spaces, then the nearest smaller space; nothing for a
-    negative one (``\\!``, which Word cannot draw). A width in other units: one word space."""
+    ``2em`` for ``\\qquad``): whole em spaces, an en space when half an em or more is left
+    (0.8 em is not rounded to one em, as the filled cells of a ruled table need), then the
+    nearest smaller space; nothing for a negative one (``\\!``, which Word cannot draw). A
+    width in other units: one word space."""
     if width is not None and width.startswith("negative"):
         return ""
     match = _EM.fullmatch(width or "")
@@ -71,9 +73,11 @@ def math_space(width: str | None) -> str:
         return " "
     em = float(match.group(1))
     whole, rest = divmod(max(em, 0.0), 1.0)
+    half = "\u2002" if 0.5 <= rest < 0.95 else ""
+    rest -= 0.5 if half else 0.0
     nearest = min(SPACES, key=lambda pair: abs(pair[0] - rest))
     tail = nearest[1] if rest > 0.05 else ""
-    return "\u2003" * min(int(whole), 8) + tail
+    return "\u2003" * min(int(whole), 8) + half + tail
 
 
 #: The plain upright style (``\\mathrm``, ``\\operatorname``, element symbols, units). Such a
@@ -339,6 +343,8 @@ def _node(parent: Element, node: MathNode) -> None:
             _enclosed(parent, node)
         case "mphantom":
             _arg(_sub(parent, "phant"), "e", MathNode("mrow", children=parts))
+        case "x-ruled":  # :data:`~renderers.math.rules.RULED_CELL`
+            _barred(parent, node)
         case "x-fence":
             delimiter = _sub(parent, "d")
             props = _sub(delimiter, "dPr")
@@ -457,24 +463,22 @@ def _ruled_matrix(parent: Element, table: MathNode, rules: TableRules) -> None:
     """A table with rules. Office Math has no rule in a matrix (``m:m`` has no border, and a
     Word table cannot stand inside ``m:oMath``), so the closest forms it has: a rule between
     two columns is a column of bars (:data:`~renderers.math.rules.BARS`) in every row, as
-    people write an augmented matrix in Word; outer rules at the sides only (``{|cc|}``) are
+    people write an augmented matrix in Word; a rule above or below a row (``\\hline``) is a
+    bar (``m:bar``) over or under each of its cells, filled out to meet across the table
+    (:func:`~renderers.math.rules.barred_rows`); outer rules at the sides (``{|cc|}``) are
     bracket bars around the matrix (``m:d``, the side without a rule empty), which Word and
-    LibreOffice stretch to its height; with a top or bottom rule (``\\hline``) the outer
-    rules are an ``m:borderBox`` with the unruled sides hidden, the frame Word draws
-    (LibreOffice 7.4 draws no bordered box). A rule between two rows has no such form and is
-    left out."""
+    LibreOffice stretch to its height. LibreOffice 7.4 draws no ``m:borderBox`` (not even
+    its bottom side alone) and shows an ``m:phant`` as its placeholder, which ruled out a box
+    around the rows and a row of hidden cells under a rule. A dashed rule at a side
+    is a plain bar: a dashed bracket is not stretched (LibreOffice sets a short one at each
+    end)."""
     matrix = bar_columns(table, rules)
-    left, right, top, bottom = (rules.columns[0], rules.columns[-1], rules.rows[0],
-                                rules.rows[-1])
-    if top or bottom:
-        box = _sub(parent, "borderBox")
-        props = _sub(box, "borderBoxPr")
-        for side, count in (("hideTop", top), ("hideBot", bottom), ("hideLeft", left),
-                            ("hideRight", right)):
-            if not count:
-                _sub(props, side, "1")
-        _arg(box, "e", matrix)
-    elif left or right:
+    if any(edge.count for edge in rules.rows):
+        from renderers.math.svg import cell_widths  # the drawing's measure, loaded when used
+
+        matrix = barred_rows(matrix, rules, cell_widths)
+    left, right = rules.columns[0].count, rules.columns[-1].count
+    if left or right:
         delimiter = _sub(parent, "d")
         props = _sub(delimiter, "dPr")
         _sub(props, "begChr", _SIDE_BARS.get(left, ""))
@@ -482,6 +486,20 @@ def _ruled_matrix(parent: Element, table: MathNode, rules: TableRules) -> None:
         _arg(delimiter, "e", matrix)
     else:
         _content(parent, (matrix,))
+
+
+def _barred(parent: Element, node: MathNode) -> None:
+    """A cell of a ruled row (:data:`~renderers.math.rules.RULED_CELL`): its content in a bar
+    under it for each rule below, in a bar over it for each above (two nested bars: a double
+    rule)."""
+    element = parent
+    for position, count in (("bot", node.attr("under")), ("top", node.attr("over"))):
+        for _ in range(int(count or 0)):
+            bar = _sub(element, "bar")
+            _sub(_sub(bar, "barPr"), "pos", position)
+            element = _sub(bar, "e")
+    _content(element, node.children)
+    _operands_held(element)
 
 
 def _enclosed(parent: Element, node: MathNode) -> None:

@@ -175,7 +175,7 @@ def _drawn_tree(formula: Formula) -> Formula:
     margined = table_margins(formula.root)
     shown = drawable(formula if margined is formula.root
                      else dataclasses.replace(formula, root=margined))
-    spaced = stretched_arrows(tex_atoms(shown.root), arrow_size, _width)
+    spaced = stretched_arrows(tex_atoms(shown.root), arrow_size, drawn_width)
     root = ziamath_lengths(table_gaps(spaced))
     return shown if root is shown.root else dataclasses.replace(shown, root=root)
 
@@ -217,13 +217,19 @@ def table_margins(node: MathNode) -> MathNode:
 
 def _with_margins(node: MathNode, margin: str | None) -> tuple[MathNode, ...]:
     """``node`` with the space ``margin`` on each side (:func:`_margin`), or alone; a table
-    with rules told where its outer ones go (:mod:`renderers.math.table_drawing`)."""
+    with rules told where its outer ones go (:mod:`renderers.math.table_drawing`). An
+    ``@{…}`` at a side of an ``array`` sets that side's (``data-margins``, "-" for a side
+    without one: :func:`~renderers.math.columns.array_columns`)."""
     if margin is None:
         return (node,)
+    left, right = (margin if side == "-" else side
+                   for side in (node.attr("data-margins") or "- -").split())
     if table_rules(node) is not None:
-        node = MathNode(node.tag, (*node.attrs, ("data-rulemargin", margin)), node.children)
-    space = MathNode("mspace", (("width", margin),))
-    return (space, node, space) if margin != "0em" else (space, node)
+        shown = margin if left == right == margin else f"{left} {right}"
+        node = MathNode(node.tag, (*node.attrs, ("data-rulemargin", shown)), node.children)
+    before = MathNode("mspace", (("width", left),))
+    after = MathNode("mspace", (("width", right),))
+    return (before, node) if float(right.removesuffix("em")) == 0 else (before, node, after)
 
 
 def _margin(node: MathNode) -> str | None:
@@ -239,7 +245,7 @@ def _margin(node: MathNode) -> str | None:
     if not cells or not cells[0].attr("columnalign"):
         return None
     rules = table_rules(node)
-    if rules is not None and (rules.columns[0] or rules.columns[-1]):
+    if rules is not None and (rules.columns[0].count or rules.columns[-1].count):
         return ARRAY_MARGIN  # TeX's outer rule stands \arraycolsep outside the column
     if node.attr("columnspacing").strip() or all(map(_display_style, cells)):
         return "0em"
@@ -273,9 +279,31 @@ def arrow_size(arrow: str) -> ArrowSize:
     return ArrowSize(alone.width, bottom, top, over.height - over.depth - top)
 
 
-def _width(node: MathNode) -> float:
+def drawn_width(node: MathNode) -> float:
     """How wide (em) ziamath draws ``node`` alone, its lengths read as in the formula."""
     return _draw(f'<math xmlns="{MATHML_NS}">{node_markup(ziamath_lengths(node))}</math>').width
+
+
+@lru_cache(maxsize=32)
+def cell_widths(table: MathNode) -> tuple[tuple[float, ...], ...]:
+    """How wide (em) ziamath draws each cell of ``table``, row by row: one layout of the
+    table alone (a layout a cell costs ziamath some milliseconds more)."""
+    with warnings.catch_warnings():  # ziamath finds its font with a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import ziamath
+        from ziamath.nodes.mtable import Mtable
+
+        _configure()
+        markup = f'<math xmlns="{MATHML_NS}">{node_markup(ziamath_lengths(table))}</math>'
+        pending = [ziamath.Math(markup, size=DRAW_SIZE, margin=0).node]
+    while pending:  # the table's node: the first one of its kind, outside in
+        node = pending.pop(0)
+        if isinstance(node, Mtable):
+            cells = iter(node.nodes)
+            return tuple(tuple(next(cells).bbox.xmax / DRAW_SIZE for _ in row)
+                         for row in node.element)
+        pending.extend(getattr(node, "nodes", ()))
+    return tuple((0.0,) * len(row.children) for row in table.children)
 
 
 def formula_drawing(formula: Formula) -> DrawnFormula:

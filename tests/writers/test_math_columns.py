@@ -10,6 +10,7 @@ import pytest
 
 from renderers.math import MathNode, parse_tex
 from renderers.math.columns import MAX_COLUMNS
+from renderers.math.svg import draw_formula
 from renderers.math.tex import tex_error
 
 
@@ -58,7 +59,7 @@ def test_an_array_specification_reads_as_its_columns(spec: str, expected: tuple[
 #: Specifications refused, and the start of the reason.
 REFUSED = {
     "{@{,}cc}": "array: the column specification's '@{,}' puts material in each row",
-    r"{>{\displaystyle}c}": "array: the column specification's '>{\\displaystyle}'",
+    r"{>{\color{red}}c}": "array: the column specification's '>{\\color{red}}'",
     "{cx}": "array: the column specification's 'x' cannot be read (accepted: l, c, r, |",
     "{*{1000000}{c}}": f"array: more than {MAX_COLUMNS} columns",
     "{*{n}{c}}": "array: '*{n}' repeats a column a number of times; 'n' is no number",
@@ -76,3 +77,47 @@ def test_a_specification_that_cannot_be_read_is_refused_by_name(spec: str, reaso
 def test_bars_alone_repeated_are_read_once() -> None:
     assert _table(r"\begin{array}{c*{1000000}{|}c} a & b \end{array}")[:2] == (
         ["center", "center"], "0 1 0")
+
+
+def test_a_style_before_a_column_sets_each_of_its_cells_in_it() -> None:
+    nodes = _nodes(parse_tex(r"\begin{array}{>{\displaystyle}c|>{\scriptstyle}c c}"
+                             r" a & b & c \\ \hline d & & f \end{array}", display=True).root)
+    table = next(node for node in nodes if node.tag == "mtable")
+
+    def style(cell: MathNode) -> tuple[str, str] | None:
+        found = [node for node in _nodes(cell) if node.tag == "mstyle"]
+        return (found[0].attr("displaystyle"), found[0].attr("scriptlevel")) if found else None
+
+    styles = [[style(cell) for cell in row.children] for row in table.children]
+    # the empty cell is left as it is
+    assert styles == [[("true", "0"), ("false", "1"), None], [("true", "0"), None, None]]
+    assert (table.attr("data-columnrules"), table.attr("data-rowrules")) == ("0 1 0 0", "0 1 0")
+
+
+#: Specifications with an ``@{…}`` at a side, and the margins the drawing keeps there.
+MARGINS = {
+    "{@{}cc@{}}": "0.000em 0.000em",
+    r"{@{\quad}c@{\,}c}": "1.000em -",
+    r"{c@{\hspace{5pt}}}": "- 0.500em",
+    "{|@{}c|}": "0.000em -",
+    "{@{}|c|}": "",  # outside the rule: no space of the drawing's changes
+    "{cc}": "",
+}
+
+
+@pytest.mark.parametrize(("spec", "margins"), MARGINS.items(), ids=MARGINS)
+def test_an_insert_at_a_side_sets_that_margin(spec: str, margins: str) -> None:
+    nodes = _nodes(parse_tex(rf"\begin{{array}}{spec} a & b \end{{array}}", display=True).root)
+    table = next(node for node in nodes if node.tag == "mtable")
+    assert table.attr("data-margins") == margins
+
+
+def test_the_drawing_takes_an_arrays_margin_off_for_an_empty_insert() -> None:
+    plain, bare, left = (draw_formula(parse_tex(
+        rf"\left(\begin{{array}}{spec} 1 & 2 \end{{array}}\right)", True))
+        for spec in ("{cc}", "{@{}cc@{}}", "{@{}cc}"))
+    assert plain.width - bare.width == pytest.approx(1.0, abs=0.01)  # TeX's 5 pt each side
+    assert plain.width - left.width == pytest.approx(0.5, abs=0.01)
+    ruled = draw_formula(parse_tex(r"\begin{array}{|@{}c|} 1 \end{array}", True))
+    ruled_plain = draw_formula(parse_tex(r"\begin{array}{|c|} 1 \end{array}", True))
+    assert ruled_plain.width - ruled.width == pytest.approx(0.5, abs=0.01)

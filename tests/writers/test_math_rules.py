@@ -43,10 +43,16 @@ COUNTS = {
     # a last "\\" before \hline opens no row: the rule is the bottom one
     r"\begin{array}{c} a \\ b \\ \hline \end{array}": ("", "0 0 1"),
     r"\begin{pmatrix} a & b \\ \hline c & d \end{pmatrix}": ("", "0 1 0"),
+    # arydshln's dashed rules: an edge is dashed when each of its rules is
+    r"\begin{array}{c:c} a & b \end{array}": ("0 1d 0", ""),
+    r"\begin{array}{:c::c|:c} a & b & c \end{array}": ("1d 2d 2 0", ""),
+    r"\begin{array}{c} \hdashline a \\ \hline\hdashline b \\ \hdashline\hdashline "
+    r"\end{array}": ("", "1d 2 2d"),
 }
 
 
-@pytest.mark.parametrize(("tex", "expected"), COUNTS.items(), ids=list(map(str, range(6))))
+@pytest.mark.parametrize(("tex", "expected"), COUNTS.items(),
+                         ids=list(map(str, range(len(COUNTS)))))
 def test_the_rules_are_counted_at_each_edge(tex: str, expected: tuple[str, str]) -> None:
     table = _table(tex)
     assert (table.attr("data-columnrules"), table.attr("data-rowrules")) == expected
@@ -69,11 +75,13 @@ def _walk(node: MathNode) -> list[MathNode]:
 REFUSED = {
     r"\begin{array}{cc} a & b \\ \cline{1-2} c & d \end{array}": "a table's \\cline (a rule",
     r"\begin{array}{cc} a & \vline b \end{array}": "a table's \\vline (a rule",
-    r"\begin{array}{c:c} a & b \end{array}": "array: the column specification's ':' cannot",
+    r"\begin{array}{cc} a & b \\ \cdashline{1-2} c & d \end{array}": "a table's \\cdashline",
+    r"\begin{array}{c;{2pt/2pt}c} a & b \end{array}": "array: the column specification's ';'",
 }
 
 
-@pytest.mark.parametrize(("tex", "reason"), REFUSED.items(), ids=["cline", "vline", "dashed"])
+@pytest.mark.parametrize(("tex", "reason"), REFUSED.items(),
+                         ids=["cline", "vline", "cdashline", "dash-pattern"])
 def test_rules_not_read_are_refused_by_name(tex: str, reason: str) -> None:
     error = tex_error(tex, display=True)
     assert error is not None and error.startswith(reason), error
@@ -160,28 +168,53 @@ def _glyph_heights(svg: str) -> list[tuple[float, float]]:
     return heights
 
 
-def test_word_gives_bars_side_bars_and_a_border_box(tmp_path: Path) -> None:
-    source = f"$${AUGMENTED}$$\n\n$${SIDES}$$\n\n$${RULED}$$\n"
+def word_formulas(tmp_path: Path, *tex: str) -> list[etree._Element]:
+    """The ``m:oMath`` of each displayed formula ``tex``, read back from the DOCX."""
+    source = "".join(f"$${formula}$$\n\n" for formula in tex)
     (result,) = render(source, tmp_path, formats="docx", sources_pool=[])
     with zipfile.ZipFile(result.path) as package:
         root = etree.fromstring(package.read("word/document.xml"))
+    return list(root.iterfind(".//m:oMath", {"m": M_NS}))
+
+
+def word_rows(element: etree._Element) -> list[list[str]]:
+    """The text of each cell of each matrix row in ``element`` (space runs left out)."""
+    return [["".join(cell.itertext()).strip("\u2002\u2003\u2005\u205f\u2009")
+             for cell in row.iterfind("m:e", {"m": M_NS})]
+            for row in element.iterfind(".//m:mr", {"m": M_NS}) if row.find(".//m:mr",
+                                                                              {"m": M_NS}) is None]
+
+
+def word_bars(element: etree._Element) -> tuple[list[str], etree._Element]:
+    """The positions of the bars ``element`` (an ``m:e``) holds one inside another, outside
+    in, and what the innermost holds."""
     m = {"m": M_NS}
-    augmented, sides, ruled = root.iterfind(".//m:oMath", m)
+    positions = []
+    while (bar := element.find("m:bar", m)) is not None:
+        positions.append(bar.find("m:barPr/m:pos", m).get(f"{{{M_NS}}}val"))
+        element = bar.find("m:e", m)
+    return positions, element
 
-    def rows(element: etree._Element) -> list[list[str]]:
-        return [["".join(cell.itertext()) for cell in row.iterfind("m:e", m)]
-                for row in element.iterfind(".//m:mr", m)]
 
-    assert rows(augmented) == [["1", "2", "\u01c0", "3"], ["4", "5", "\u01c0", "6"]]
+def test_word_gives_bars_side_bars_and_bars_over_and_under_rows(tmp_path: Path) -> None:
+    augmented, sides, ruled = word_formulas(tmp_path, AUGMENTED, SIDES, RULED)
+    m = {"m": M_NS}
+    assert word_rows(augmented) == [["1", "2", "\u01c0", "3"], ["4", "5", "\u01c0", "6"]]
     assert sides.find(".//m:borderBox", m) is None
     bars = sides.find(".//m:d/m:dPr", m)
     assert bars is not None
     assert [bars.find(f"m:{end}", m).get(f"{{{M_NS}}}val") for end in ("begChr", "endChr")] == [
         "|", "|"]
-    assert rows(sides) == [["1", "‖", "0"], ["0", "‖", "1"]]
-    box = ruled.find(".//m:borderBox", m)
-    assert box is not None and box.find("m:e/m:m", m) is not None
-    assert box.find("m:borderBoxPr", m) is None or not len(box.find("m:borderBoxPr", m))
+    assert word_rows(sides) == [["1", "‖", "0"], ["0", "‖", "1"]]
+    # {|l|r|} with \hline above, between and below its rows: side bars around a column of
+    # two matrices, the first under a bar and over one, the second over one
+    assert ruled.find(".//m:borderBox", m) is None
+    outer = ruled.find("m:d/m:e/m:m", m)
+    assert outer is not None
+    parts = [word_bars(row.find("m:e", m)) for row in outer.iterfind("m:mr", m)]
+    assert [positions for positions, _ in parts] == [["bot", "top"], ["bot"]]
+    assert [word_rows(inner) for _, inner in parts] == [[["a", "\u01c0", "b"]],
+                                                         [["c", "\u01c0", "d"]]]
 
 
 def test_linear_text_shows_the_rules_between_columns() -> None:
