@@ -594,8 +594,8 @@ def preceding_directions(blocks: tuple[Block, ...], *,
     A hard line break starts the reading again: Chromium, WeasyPrint, Typst and LibreOffice
     Writer run the bidi algorithm afresh after it (a new paragraph to it), so "1, 2" opening
     the line after an Arabic line end reads in order there, held or not. ``across_breaks``
-    for a writer whose reader does not: LibreOffice Impress reads a slide paragraph's breaks
-    as spaces, and there that "1, 2" read "2 ,1" unless held."""
+    for a writer whose reader does not: LibreOffice Impress reads on across a slide
+    paragraph's breaks, and there that "1, 2" (as text) read "2 ,1" unless held."""
     found: dict[str, Direction] = {}
     for nodes in inline_runs(blocks):
         line = text_direction(plain_text(nodes))
