@@ -92,13 +92,13 @@ from renderers.writers.common import (
     cite_direction,
     cite_space,
     document_author,
+    document_preceding,
     document_title,
     document_words,
     entry_parts,
     image_fallback,
     joined_runs,
     page_dimensions,
-    preceding_directions,
     title_block,
     title_block_position,
     unresolved_note_text,
@@ -304,7 +304,7 @@ class _DocxWriter:
         self.outline = body_outline(rdoc.document.blocks, self.title.heading)
         self.notes = AuthorNotes(reading_blocks(rdoc.document))
         #: citation runs after text reading against their line (:func:`cite_direction`)
-        self.preceding = preceding_directions(reading_blocks(rdoc.document))
+        self.preceding = document_preceding(rdoc.document)
         self.styles = StyleBook(document.styles.element)
         self.numbering = Numbering(document.part.numbering_part.element)
         self.footnotes = Footnotes(document.part)
@@ -832,16 +832,14 @@ class _DocxWriter:
         """A citation, or one and the superscripts joined to it (:func:`joined_runs`), held
         apart as one unit from a line that reads the other way (:func:`cite_direction`):
         between :func:`~renderers.text.enclosing_marks`, the space before it outside. A Word
-        footnote reference shows one number whatever the citation cites, so footnotes are held
-        only when joined ("1, 2")."""
+        footnote reference shows one number whatever the citation cites (``notes``)."""
         cites = [cite for cite in cites if cite.numbers]
         if not cites:
             return
         line = line_direction(p)
         footnotes = self.footnote_mode or cites[0].note > 0
         before = self.preceding.get(cites[0].anchor)
-        direction = (cite_direction(cites, line, before) if len(cites) > 1 or not footnotes
-                     else None)
+        direction = cite_direction(cites, line, before, notes=footnotes)
         opening, closing = (enclosing_marks(direction, line, before) if direction
                             else ("", ""))
         for index, cite in enumerate(cites):

@@ -261,8 +261,9 @@ def _hold_citations(root: HtmlElement, written: dict[str, Cite]) -> None:
 def _preceding_directions(root: HtmlElement) -> dict[str, Direction]:
     """Each citation's id → the direction of the last strong character before it in its line
     (the author's reading of :func:`~renderers.writers.common.preceding_directions`): one
-    walk, not recursive (nesting may be deep), each block a line of its own, a citation's
-    content and verbatim text neutral."""
+    walk, not recursive (nesting may be deep), each block a line of its own and read afresh
+    after a ``<br>`` (as the browsers' bidi algorithm is), a citation's content and verbatim
+    text neutral."""
     found: dict[str, Direction] = {}
     if not has_right_to_left(root.text_content()):
         return found
@@ -275,7 +276,7 @@ def _preceding_directions(root: HtmlElement) -> dict[str, Direction]:
                     found[element.get("id") or ""] = last
                 walk.skip_subtree()
                 continue
-            if element.tag in DIRECTED_TAGS:
+            if element.tag in DIRECTED_TAGS or element.tag == "br":
                 last = None
             last = text_direction((element.text or "")[::-1]) or last
             continue

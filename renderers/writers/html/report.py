@@ -94,13 +94,13 @@ from renderers.writers.common import (
     cite_space,
     cite_wraps,
     document_authors,
+    document_preceding,
     document_title,
     document_words,
     entry_parts,
     has_citation_notes,
     joined_runs,
     mark_pieces,
-    preceding_directions,
     shows_nothing,
     source_preview,
     task_box,
@@ -440,7 +440,7 @@ class ReportWriter:
         self.direction: Direction = "ltr"  # inherited by the block being written
         self.notes_series = AuthorNotes(reading_blocks(document))
         #: citation runs after text reading against their line (:func:`cite_direction`)
-        self.preceding = preceding_directions(reading_blocks(document))
+        self.preceding = document_preceding(document)
         self.images = EmbeddedImages(reading_blocks(document), options, target, self.ids, words)
         self.note_refs: dict[str, list[str]] = {}  # label → anchors of its references
         self.cite_notes: list[dict[str, object]] = []  # a note style's notes, in order

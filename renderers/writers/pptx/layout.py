@@ -121,7 +121,8 @@ class _DeckBuilder(SlideFlow):
         self.load_image = load_image
         self.notes = AuthorNotes(reading_blocks(rdoc.document))
         self.inlines = InlineRuns(self.words, self.notes,
-                                  preceding_directions(reading_blocks(rdoc.document)))
+                                  preceding_directions(reading_blocks(rdoc.document),
+                                                       across_breaks=True))
         self.highlight = Highlighter(options.highlight_style)
 
     # ------------------------------------------------------------ blocks

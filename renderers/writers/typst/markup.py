@@ -97,6 +97,7 @@ from renderers.writers.common import (
     cite_space,
     cite_wraps,
     document_author,
+    document_preceding,
     document_title,
     document_words,
     entry_parts,
@@ -106,7 +107,6 @@ from renderers.writers.common import (
     mark_pieces,
     page_dimensions,
     pdf_uri,
-    preceding_directions,
     task_box,
     title_block,
     title_block_position,
@@ -326,8 +326,7 @@ class _Markup:
         #: citation runs after text reading against their line (:func:`cite_direction`): none
         #: in a document without right-to-left text, which is then not walked (3 ms of the
         #: 50-page report, the Typst engine's benchmark)
-        self.preceding = (preceding_directions(reading_blocks(rdoc.document)) if self.bidi
-                          else {})
+        self.preceding = document_preceding(rdoc.document) if self.bidi else {}
         self.list_depth = 0
         self.block_depth = 0
         self.inline_depth = 0
