@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from citations.codemap import markdown_code_spans
 from citations.errors import AnswerError, PoolError
+from citations.locations import PageSet
 from citations.model import Source
 from citations.pool import SourcePool, dedupe_key, source_from_row
 from citations.tokens import format_token
@@ -486,6 +487,7 @@ class _Local:
     row: dict[str, Any]
     key: str
     sid: int
+    pages: PageSet = field(default_factory=PageSet)
 
 
 @dataclass
@@ -496,7 +498,8 @@ class SourceCollector:
     gives (:meth:`SourcePool.merge`: a known dedupe key keeps its sid, a new source gets the next
     free one) — so tokens can be written while an answer streams. A source named again fills
     fields it lacked when it is keyed by URL or path (a content-keyed source stays as first
-    named, so its key, and therefore its sid, cannot change).
+    named, so its key, and therefore its sid, cannot change). The pages each naming cites are
+    gathered, whatever the key (they are no part of it), and become the row's ``location``.
     """
 
     base: SourcePool
@@ -513,11 +516,13 @@ class SourceCollector:
         *,
         identity: str | None = None,
         ref: int | None = None,
+        pages: PageSet | None = None,
     ) -> int:
         """Name a source (``row`` without a sid); return its local number (1, 2, …).
 
         ``identity`` says when two rows are one source (default: the pool's dedupe key);
-        ``ref`` is the answer's own number for it (default: its local number when new).
+        ``ref`` is the answer's own number for it (default: its local number when new);
+        ``pages`` the pages this naming cites it at.
         """
         clean = {k: v for k, v in row.items() if v not in (None, "", [], {})}
         try:
@@ -536,6 +541,8 @@ class SourceCollector:
             if local.key.startswith(("url:", "path:")):
                 for name, value in clean.items():
                     local.row.setdefault(name, value)
+        if pages:
+            self._locals[number - 1].pages.merge(pages)
         self.refs.setdefault(ref if ref is not None else number, number)
         return number
 
@@ -563,7 +570,11 @@ class SourceCollector:
 
     def finish(self) -> tuple[SourcePool, dict[int, int]]:
         """The merged pool and the sid map (the answer's own numbers → sids)."""
-        rows = [{**local.row, "sid": local.number} for local in self._locals]
+        rows = [
+            {**local.row, **({"location": local.pages.describe()} if local.pages else {}),
+             "sid": local.number}
+            for local in self._locals
+        ]
         merged, mapping = self.base.merge(SourcePool.from_rows(rows, origin="answer"))
         for local in self._locals:  # the sids written into tokens are the merge's sids
             assert mapping[local.number] == local.sid, (local.number, mapping, local.sid)
