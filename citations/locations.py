@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from citations.model import Source
+
 #: Between two ranges of pages, and inside one.
 RANGE_JOIN = ", "
 RANGE_DASH = "\u2013"
@@ -102,3 +104,10 @@ def cited_pages(location: str) -> str:
     7"``), else ``""``: what a CSL style's ``page`` gets."""
     found = _LOCATION.fullmatch(location.strip())
     return found.group(1) if found else ""
+
+
+def source_location(source: Source) -> str:
+    """Where in ``source`` it is cited, as its row says (``location``: an adapter's pages, or a
+    pool's own words, ``"chapter 2"``), else ``""``."""
+    value = source.extra.get("location")
+    return value if isinstance(value, str) else ""

@@ -8,8 +8,13 @@ from typing import Any
 
 import pytest
 
-from citations.adapters import AnswerError, from_anthropic, from_gemini, from_langchain
-from citations.adapters import from_llamaindex
+from citations.adapters import (
+    AnswerError,
+    from_anthropic,
+    from_gemini,
+    from_langchain,
+    from_llamaindex,
+)
 from citations.locations import PageSet, cited_pages
 
 LOCATIONS = Path(__file__).resolve().parent.parent / "fixtures" / "answers" / "locations"
@@ -50,7 +55,7 @@ def test_anthropic_document_cited_at_several_pages_keeps_them_all() -> None:
     adapted = from_anthropic(load("anthropic-pdf-pages.json"))
     report, minutes = adapted.sources
     assert report.title == "Annual report 2024"
-    assert report.extra["location"] == "pages 7–8, 3–4"  # 7, 3–4, 4, 8 as cited
+    assert report.extra["location"] == "pages 3–4, 7"  # cited at 3–4, 7, 4 and 3
     assert report.text == "Capacity rose 12 %."  # the first cited text stays the row's text
     assert "location" not in minutes.extra  # characters: the row's text is the cited text
     assert adapted.content.endswith(
