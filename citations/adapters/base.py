@@ -440,6 +440,65 @@ def out_of_code(text: str, marks: list[Mark]) -> list[Mark]:
     return list(placed.values())
 
 
+#: A blank line: no code span runs across one, and after one followed by a line that starts
+#: without a space (:data:`_SECTION_CUT`) no code block started before it runs on.
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_SECTION_CUT = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
+#: What a markdown text without any of these cannot hold code by (as :func:`out_of_code`).
+_CODE_HINTS = ("`", "~~~", "    ", "\t", "<")
+
+
+@dataclass
+class CodeSorted:
+    """Marks of a growing text sorted by what its code makes of them: ``ready`` are placed as
+    the whole text will place them (moved out of code, :func:`out_of_code`); ``waiting`` are
+    not yet known to be in code or not; no text at or after ``hold`` may be released yet."""
+
+    ready: list[Mark]
+    waiting: list[Mark]
+    hold: int | None
+
+
+def out_of_code_so_far(text: str, marks: list[Mark], *, final: bool) -> CodeSorted:
+    """:func:`out_of_code` for a text still streaming (``text`` is all of it so far): each mark
+    moves as it will in the finished text, or waits until that is known.
+
+    A mark in a code span that closed is known, as is one in a code block with a section cut
+    (a blank line, then an unindented line) after it; one in code still open waits, holding
+    the text from the code's end so far. A mark outside code waits while a backtick or ``<``
+    before it in its paragraph may yet open a span around it, holding the text from the mark.
+    """
+    if final or not marks or not any(hint in text for hint in _CODE_HINTS):
+        return CodeSorted(out_of_code(text, marks), [], None)
+    spans = sorted(markdown_code_spans(text))
+    starts = [start for start, _ in spans]
+    ready: list[Mark] = []
+    waiting: list[Mark] = []
+    hold: int | None = None
+    for mark in marks:
+        k = bisect.bisect_left(starts, mark.position) - 1
+        if k >= 0 and mark.position <= spans[k][1]:
+            start, end = spans[k]
+            closed = (text.find("\n", start, end) < 0 and end < len(text)) or (
+                _SECTION_CUT.search(text, end) is not None
+            )
+            wait_from = end
+        else:
+            # from the last empty line before it (a blank line of spaces may be passed over:
+            # looking further back only makes it wait more)
+            paragraph = text.rfind("\n\n", 0, mark.position) + 1
+            opener = "`" in text[paragraph : mark.position] or "<" in text[
+                paragraph : mark.position]
+            closed = not opener or _BLANK_LINE.search(text, mark.position) is not None
+            wait_from = mark.position
+        if closed:
+            ready.append(mark)
+        else:
+            waiting.append(mark)
+            hold = wait_from if hold is None else min(hold, wait_from)
+    return CodeSorted(out_of_code(text, ready), waiting, hold)
+
+
 @dataclass(frozen=True)
 class _CodeExit:
     """Where citations inside one stretch of code go: ``end``, written with ``lead`` and
