@@ -499,6 +499,55 @@ def out_of_code_so_far(text: str, marks: list[Mark], *, final: bool) -> CodeSort
     return CodeSorted(out_of_code(text, ready), waiting, hold)
 
 
+#: Raw-HTML blocks that may run past a blank line (CommonMark kinds 1-5): a window never
+#: starts after one (its end is not looked for).
+_HTML_RUNS_ON = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
+
+
+@dataclass
+class CodeWindow:
+    """The end of a streaming text, from a section start (a blank line, then an unindented
+    line) that no code block runs across: read alone, it has the code it has in place, so
+    :meth:`sort` costs the length of the window, not of the text."""
+
+    start: int = 0
+    text: str = ""
+
+    def append(self, delta: str) -> None:
+        self.text += delta
+
+    def sort(self, marks: list[Mark], *, final: bool) -> CodeSorted:
+        """:func:`out_of_code_so_far` of ``marks`` (positions in the whole text)."""
+        if not marks:
+            return CodeSorted([], [], None)
+        shift = self.start
+        moved = out_of_code_so_far(self.text, [_shifted(m, -shift) for m in marks], final=final)
+        return CodeSorted(
+            [_shifted(m, shift) for m in moved.ready],
+            [_shifted(m, shift) for m in moved.waiting],
+            None if moved.hold is None else moved.hold + shift,
+        )
+
+    def forget_before(self, position: int) -> None:
+        """Start the window at the last section start at or before ``position`` that no code
+        (nor a raw-HTML block) runs across, if there is one."""
+        cut = None
+        for found in _SECTION_CUT.finditer(self.text, 0, position - self.start):
+            cut = found.end()
+        if cut is None:
+            return
+        head = self.text[:cut]
+        if _HTML_RUNS_ON.search(head) or any(end >= cut for _, end in
+                                             markdown_code_spans(head)):
+            return
+        self.text, self.start = self.text[cut:], self.start + cut
+
+
+def _shifted(mark: Mark, by: int) -> Mark:
+    cut = None if mark.cut_from is None else mark.cut_from + by
+    return Mark(mark.position + by, mark.sources, cut, mark.lead, mark.trail)
+
+
 @dataclass(frozen=True)
 class _CodeExit:
     """Where citations inside one stretch of code go: ``end``, written with ``lead`` and

@@ -35,6 +35,7 @@ from typing import Any, Protocol
 from citations.adapters import anthropic, openai
 from citations.adapters.base import (
     AdaptedAnswer,
+    CodeWindow,
     Draft,
     Mark,
     MarkSet,
@@ -47,7 +48,6 @@ from citations.adapters.base import (
     cited_at_end,
     finish,
     new_draft,
-    out_of_code_so_far,
     place,
     plain,
     settle,
@@ -186,6 +186,8 @@ class _Part:
     #: Marks taken from ``marks`` and not yet written: moved past code not yet released, or
     #: waiting until it is known whether code holds them.
     pending: list[Mark] = field(default_factory=list)
+    #: The text its code is read from, for citations annotated in or near code.
+    code: CodeWindow = field(default_factory=CodeWindow)
     released: int = 0
     done: bool = False
 
@@ -193,12 +195,7 @@ class _Part:
         self.tail += delta
         self.chunks.append(delta)
         self.length += len(delta)
-
-    def text(self) -> str:
-        """The whole text so far (joined once per delta at most)."""
-        if len(self.chunks) > 1:
-            self.chunks = ["".join(self.chunks)]
-        return self.chunks[0] if self.chunks else ""
+        self.code.append(delta)
 
     def offsets(self) -> TextOffsets:
         return TextOffsets(self.tail, base=self.base, length=self.length)
@@ -284,7 +281,7 @@ class OpenAIEvents(_Stream):
         if upto < part.released or (upto == part.released and not final):
             return ""
         taken = part.pending + part.marks.take(upto if final else upto - 1)
-        sorted_marks = out_of_code_so_far(part.text() if taken else "", taken, final=final)
+        sorted_marks = part.code.sort(taken, final=final)
         if sorted_marks.hold is not None:
             upto = max(min(upto, sorted_marks.hold), part.released)
         last = upto if final else upto - 1
@@ -297,6 +294,8 @@ class OpenAIEvents(_Stream):
         pieces = place(tail, marks, part.released, upto, base)
         part.released = upto
         part.forget_before(upto)
+        if not part.pending:
+            part.code.forget_before(upto)
         return self.emit(pieces)
 
     def close(self) -> str:
