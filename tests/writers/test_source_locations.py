@@ -28,6 +28,8 @@ def test_pdf_and_docx_entries_name_the_cited_pages(tmp_path: Path) -> None:
     with zipfile.ZipFile(io.BytesIO(Path(docx.path).read_bytes())) as package:
         body = package.read("word/document.xml").decode("utf-8")
     assert "Annual report 2024" in body and "pages 3–4, 7" in body
+    records = json.loads((tmp_path / "sources_used.json").read_text("utf-8"))
+    assert [r["locations"] for r in records] == [{"1": "pages 3–4, 7"}] * 2
 
 
 def test_a_pool_location_is_a_detail_between_label_and_date(tmp_path: Path) -> None:
@@ -36,6 +38,11 @@ def test_a_pool_location_is_a_detail_between_label_and_date(tmp_path: Path) -> N
     out = write_markdown("Rule.[[S:1]]", tmp_path / "r.md", sources_pool=pool)
     assert "[^1]: Grid code — grid-code.pdf · chapter 2 · 2024-03-01" in Path(
         out.path).read_text("utf-8")
+    write_markdown("Rule.[[S:1]]", tmp_path / "plain.md",
+                   sources_pool=[{"sid": 1, "title": "Grid code"}])
+    records = json.loads((tmp_path / "sources_used.json").read_text("utf-8"))
+    found = {r["filename"]: r.get("locations") for r in records}
+    assert found == {"r.md": {"1": "chapter 2"}, "plain.md": None}  # no location: no key
 
 
 def test_csl_styles_print_the_pages_as_the_item_page(tmp_path: Path) -> None:
