@@ -457,6 +457,9 @@ class CodeSorted:
     ready: list[Mark]
     waiting: list[Mark]
     hold: int | None
+    #: The marks were left where they are, code or not: the text to read, which may hold
+    #: code, was longer than :data:`CODE_WINDOW_CHARS`.
+    unread: bool = False
 
 
 def out_of_code_so_far(text: str, marks: list[Mark], *, final: bool) -> CodeSorted:
@@ -487,8 +490,7 @@ def out_of_code_so_far(text: str, marks: list[Mark], *, final: bool) -> CodeSort
             # from the last empty line before it (a blank line of spaces may be passed over:
             # looking further back only makes it wait more)
             paragraph = text.rfind("\n\n", 0, mark.position) + 1
-            opener = "`" in text[paragraph : mark.position] or "<" in text[
-                paragraph : mark.position]
+            opener = _open_code_before(text, paragraph, mark.position, spans, starts)
             closed = not opener or _BLANK_LINE.search(text, mark.position) is not None
             wait_from = mark.position
         if closed:
@@ -504,24 +506,62 @@ def out_of_code_so_far(text: str, marks: list[Mark], *, final: bool) -> CodeSort
 _HTML_RUNS_ON = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
 
 
+_CODE_OPENER = re.compile(r"`|<(?i:code|pre)\b")
+
+
+def _open_code_before(
+    text: str, start: int, end: int, spans: list[tuple[int, int]], starts: list[int]
+) -> bool:
+    """Whether ``text[start:end]`` holds a backtick, ``<code`` or ``<pre`` in no code span: a
+    code span it opens may yet close after ``end``."""
+    for found in _CODE_OPENER.finditer(text, start, end):
+        k = bisect.bisect_right(starts, found.start()) - 1
+        if k < 0 or found.start() >= spans[k][1]:
+            return True
+    return False
+
+
 @dataclass
 class CodeWindow:
     """The end of a streaming text, from a section start (a blank line, then an unindented
     line) that no code block runs across: read alone, it has the code it has in place, so
-    :meth:`sort` costs the length of the window, not of the text."""
+    :meth:`sort` costs the length of the window, not of the text. Section starts are looked
+    for in the text released since the last look only, and the window is joined only to sort
+    marks or to move its start."""
 
     start: int = 0
-    text: str = ""
+    #: The window's text: ``pieces`` looked at for section starts, then ``fresh`` ones.
+    pieces: list[str] = field(default_factory=list)
+    fresh: list[str] = field(default_factory=list)
+    scanned: int = 0  # the length of ``pieces``
+    length: int = 0
+    cut: int = 0  # the last section start found (a window offset; 0: none)
+
+    #: Whether a backtick or ``<`` has come (code spans and HTML code can hold citations).
+    hinted: bool = False
 
     def append(self, delta: str) -> None:
-        self.text += delta
+        self.fresh.append(delta)
+        self.length += len(delta)
+        self.hinted = self.hinted or "`" in delta or "<" in delta
+
+    def text(self) -> str:
+        self.pieces = ["".join(self.pieces + self.fresh)] if self.length else []
+        self.fresh, self.scanned = [], self.length
+        return self.pieces[0] if self.pieces else ""
 
     def sort(self, marks: list[Mark], *, final: bool) -> CodeSorted:
-        """:func:`out_of_code_so_far` of ``marks`` (positions in the whole text)."""
+        """:func:`out_of_code_so_far` of ``marks`` (positions in the whole text); in a window
+        longer than :data:`CODE_WINDOW_CHARS` (a paragraph that long, or code with no section
+        start after it) they stay where they are, as reading it again for every citation would
+        cost the square of its length."""
         if not marks:
             return CodeSorted([], [], None)
+        if self.length > CODE_WINDOW_CHARS and not final:
+            return CodeSorted(marks, [], None, unread=self.hinted)
         shift = self.start
-        moved = out_of_code_so_far(self.text, [_shifted(m, -shift) for m in marks], final=final)
+        moved = out_of_code_so_far(self.text(), [_shifted(m, -shift) for m in marks],
+                                   final=final)
         return CodeSorted(
             [_shifted(m, shift) for m in moved.ready],
             [_shifted(m, shift) for m in moved.waiting],
@@ -529,18 +569,34 @@ class CodeWindow:
         )
 
     def forget_before(self, position: int) -> None:
-        """Start the window at the last section start at or before ``position`` that no code
-        (nor a raw-HTML block) runs across, if there is one."""
-        cut = None
-        for found in _SECTION_CUT.finditer(self.text, 0, position - self.start):
-            cut = found.end()
-        if cut is None:
-            return
-        head = self.text[:cut]
-        if _HTML_RUNS_ON.search(head) or any(end >= cut for _, end in
-                                             markdown_code_spans(head)):
-            return
-        self.text, self.start = self.text[cut:], self.start + cut
+        """Start the window at the last section start before ``position`` that no code (nor
+        a raw-HTML block) runs across, when one has been found since the window last moved."""
+        if self.fresh and position - self.start > self.scanned:
+            fresh = "".join(self.fresh)
+            context = self.pieces[-1][-_CUT_CONTEXT:] if self.pieces else ""
+            base = self.scanned - len(context)
+            for found in _SECTION_CUT.finditer(context + fresh):
+                self.cut = max(self.cut, base + found.end())
+            self.pieces.append(fresh)
+            self.fresh, self.scanned = [], self.scanned + len(fresh)
+        if self.cut and self.cut <= position - self.start:
+            text = self.text()
+            head = text[: self.cut]
+            if not _HTML_RUNS_ON.search(head) and all(
+                end < self.cut for _, end in markdown_code_spans(head)
+            ):
+                self.pieces = [text[self.cut :]]
+                self.start += self.cut
+                self.length -= self.cut
+                self.scanned -= self.cut
+            self.cut = 0
+
+
+#: The longest window a streamed citation is moved out of code in.
+CODE_WINDOW_CHARS = 8192
+#: How far back from the text looked at last a section start is looked for again (a blank
+#: line of more spaces than this that ends just there is missed: the window moves later).
+_CUT_CONTEXT = 64
 
 
 def _shifted(mark: Mark, by: int) -> Mark:

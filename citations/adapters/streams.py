@@ -16,8 +16,11 @@ finished response, because both place citations with the same marks and source c
   (:func:`~citations.adapters.base.out_of_code_so_far`): it waits, and the text from the
   code's end with it, until the code is known to have ended; one after a backtick in its
   paragraph waits, and the text from it, until the paragraph ends (the backtick may yet open a
-  code span around it). Only then is the text so far read for code, so an answer without
-  citations near code costs no more.
+  code span around it). The code is read from the last section start no code runs across
+  (:class:`~citations.adapters.base.CodeWindow`), and only when citations are there to place;
+  past :data:`~citations.adapters.base.CODE_WINDOW_CHARS` of such text (one paragraph that
+  long) a citation in code stays where it is annotated, with a warning, as reading the text
+  again for each citation would cost the square of its length.
 - **Anthropic Messages** (platform.claude.com/docs/en/build-with-claude/streaming,
   /citations#streaming-support): ``content_block_start`` opens a block (a
   ``web_search_tool_result`` arrives whole), ``content_block_delta`` brings ``text_delta`` or
@@ -34,6 +37,7 @@ from typing import Any, Protocol
 
 from citations.adapters import anthropic, openai
 from citations.adapters.base import (
+    CODE_WINDOW_CHARS,
     AdaptedAnswer,
     CodeWindow,
     Draft,
@@ -190,6 +194,7 @@ class _Part:
     code: CodeWindow = field(default_factory=CodeWindow)
     released: int = 0
     done: bool = False
+    warned: bool = False  # that citations in its code are left there
 
     def append(self, delta: str) -> None:
         self.tail += delta
@@ -282,6 +287,12 @@ class OpenAIEvents(_Stream):
             return ""
         taken = part.pending + part.marks.take(upto if final else upto - 1)
         sorted_marks = part.code.sort(taken, final=final)
+        if sorted_marks.unread and not part.warned:
+            part.warned = True
+            self.draft.warnings.append(
+                f"{part.path}: a paragraph or code block longer than {CODE_WINDOW_CHARS:,} "
+                "characters: a citation annotated inside code in it stays there"
+            )
         if sorted_marks.hold is not None:
             upto = max(min(upto, sorted_marks.hold), part.released)
         last = upto if final else upto - 1

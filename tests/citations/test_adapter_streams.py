@@ -340,3 +340,16 @@ def test_any_chunking_of_code_moves_citations_as_the_response(
     stream = OpenAIEvents()
     events = openai_events(response, lambda t: _cuts(data.draw, t))
     assert run(stream, events) == from_openai(response).content
+
+
+def test_a_citation_in_code_of_a_paragraph_past_the_window_stays_with_a_warning() -> None:
+    from citations.adapters.base import CODE_WINDOW_CHARS
+
+    text = "word " * (CODE_WINDOW_CHARS // 5 + 10) + "then `pip install foo` now."
+    response = _code_response(text, [("pip install", "https://a.org")])
+    stream = OpenAIEvents()
+    content = run(stream, openai_events(response, words_cuts))
+    assert "`pip install[[S:1]] foo`" in content  # where annotated, as before this rule
+    assert from_openai(response).content.endswith("`pip install foo`[[S:1]] now.")
+    assert stream.answer is not None and any("8,192 characters" in w
+                                             for w in stream.answer.warnings)
