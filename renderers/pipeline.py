@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from citations.chars import clean_text, encoding_shown, text_encoding
+from citations.locations import source_location
 from renderers.deadline import Deadline
 from renderers.diagnostics import Code, Diagnostic, capped, collect, count, forward, summary, unique
 from renderers.document import Cite, iter_inlines, reading_blocks
@@ -514,9 +515,14 @@ class Session:
     def _record_extra(self, fmt: str) -> dict[str, Any]:
         """What a record carries beyond the contract keys (ARCHITECTURE §3.4a), only where it
         differs from the default look, so default records keep their shape: the citation style
-        (``style``, ``citation_format``) and the PDF engine that typeset a PDF or PNG
-        (``engine``)."""
+        (``style``, ``citation_format``), the PDF engine that typeset a PDF or PNG
+        (``engine``), and where in its sources the artifact cites them (``locations``: sid →
+        the Sources entry's location, ``"pages 3–4, 7"``, for the sources that have one)."""
         record: dict[str, Any] = {}
+        locations = {str(entry.sid): where for entry in self.rdoc.entries
+                     if (where := source_location(entry.source))}
+        if locations:
+            record["locations"] = locations
         if self.rdoc.style:
             record["style"] = self.rdoc.style
         if self.options.citation_format != "superscript":

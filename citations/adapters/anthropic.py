@@ -17,8 +17,11 @@ Offsets — what the documentation says (platform.claude.com/docs/en/build-with-
   plain-text document; ``page_location`` — ``start_page_number`` 1-indexed,
   ``end_page_number`` exclusive (PDF pages); ``content_block_location`` and
   ``search_result_location`` — ``start_block_index``/``end_block_index`` 0-indexed, end
-  exclusive, over the document's (or search result's) content blocks. They are validated and
-  kept as the source row's ``location``; ``cited_text`` becomes its text.
+  exclusive, over the document's (or search result's) content blocks. All are validated; the
+  pages become the source row's ``location`` (every page the document is cited at, merged:
+  ``"pages 3–4, 7"`` — :mod:`citations.locations`), while character and block offsets count
+  into the API's copy of the text, which a reader does not have, and are not kept;
+  ``cited_text`` becomes the row's text.
 - ``web_search_result_location`` names a page by ``url``/``title`` with the ``cited_text``;
   the ``page_age`` of the matching search result becomes its date.
 
@@ -45,6 +48,7 @@ from citations.adapters.base import (
 )
 from citations.errors import AnswerError
 from citations.links import safe_link
+from citations.locations import PageSet
 
 MESSAGE = "Anthropic Messages content blocks with citations"
 
@@ -162,17 +166,17 @@ def add_citation(draft: Draft, citation: object, path: str) -> int | None:
             "text": cited,
             "source_type": "document",
             "document_index": index,
-            "location": _location(citation, kind, path),
         }
-        return draft.collector.add(row, path, identity=f"document:{index}")
+        return draft.collector.add(row, path, identity=f"document:{index}",
+                                   pages=_pages(citation, kind, path))
     if kind == "search_result_location":
         source = as_text(citation.get("source"), child(path, "source"))
         row = {
             "title": title or source,
             "text": cited,
             "source_type": "search_result",
-            "location": _location(citation, kind, path),
         }
+        _pages(citation, kind, path)  # validated; blocks are no location a reader can use
         if safe_link(source) and source.startswith(("http://", "https://")):
             row["url"] = source
         else:
@@ -190,9 +194,9 @@ _RANGES: dict[str, tuple[str, str, str, int]] = {
 }
 
 
-def _location(citation: Mapping[str, Any], kind: str, path: str) -> str:
-    """``"pages 3–4"`` or ``"page 3"`` (inclusive, as read) from a validated exclusive
-    range."""
+def _pages(citation: Mapping[str, Any], kind: str, path: str) -> PageSet:
+    """The pages a citation points at (none but for ``page_location``), its exclusive range
+    validated whatever its unit."""
     start_name, end_name, unit, lowest = _RANGES[kind]
     start = as_index(citation.get(start_name), child(path, start_name))
     end = as_index(citation.get(end_name), child(path, end_name))
@@ -202,5 +206,7 @@ def _location(citation: Mapping[str, Any], kind: str, path: str) -> str:
     if end <= start and not (kind == "char_location" and end == start):
         raise AnswerError(child(path, end_name), f"{end} is not after {start_name} {start} "
                           "(the end is exclusive)")
-    last = max(end - 1, start)
-    return f"{unit.removesuffix('s')} {start}" if last == start else f"{unit} {start}–{last}"
+    pages = PageSet()
+    if unit == "pages":
+        pages.add(start, end - 1)
+    return pages

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from citations.codemap import markdown_code_spans
 from citations.errors import AnswerError, PoolError
+from citations.locations import PageSet
 from citations.model import Source
 from citations.pool import SourcePool, dedupe_key, source_from_row
 from citations.tokens import format_token
@@ -439,6 +440,170 @@ def out_of_code(text: str, marks: list[Mark]) -> list[Mark]:
     return list(placed.values())
 
 
+#: A blank line: no code span runs across one, and after one followed by a line that starts
+#: without a space (:data:`_SECTION_CUT`) no code block started before it runs on.
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_SECTION_CUT = re.compile(r"\n[ \t]*\n(?=[^ \t\n])")
+#: What a markdown text without any of these cannot hold code by (as :func:`out_of_code`).
+_CODE_HINTS = ("`", "~~~", "    ", "\t", "<")
+
+
+@dataclass
+class CodeSorted:
+    """Marks of a growing text sorted by what its code makes of them: ``ready`` are placed as
+    the whole text will place them (moved out of code, :func:`out_of_code`); ``waiting`` are
+    not yet known to be in code or not; no text at or after ``hold`` may be released yet."""
+
+    ready: list[Mark]
+    waiting: list[Mark]
+    hold: int | None
+    #: The marks were left where they are, code or not: the text to read, which may hold
+    #: code, was longer than :data:`CODE_WINDOW_CHARS`.
+    unread: bool = False
+
+
+def out_of_code_so_far(text: str, marks: list[Mark], *, final: bool) -> CodeSorted:
+    """:func:`out_of_code` for a text still streaming (``text`` is all of it so far): each mark
+    moves as it will in the finished text, or waits until that is known.
+
+    A mark in a code span that closed is known, as is one in a code block with a section cut
+    (a blank line, then an unindented line) after it; one in code still open waits, holding
+    the text from the code's end so far. A mark outside code waits while a backtick or ``<``
+    before it in its paragraph may yet open a span around it, holding the text from the mark.
+    """
+    if final or not marks or not any(hint in text for hint in _CODE_HINTS):
+        return CodeSorted(out_of_code(text, marks), [], None)
+    spans = sorted(markdown_code_spans(text))
+    starts = [start for start, _ in spans]
+    ready: list[Mark] = []
+    waiting: list[Mark] = []
+    hold: int | None = None
+    for mark in marks:
+        k = bisect.bisect_left(starts, mark.position) - 1
+        if k >= 0 and mark.position <= spans[k][1]:
+            start, end = spans[k]
+            closed = (text.find("\n", start, end) < 0 and end < len(text)) or (
+                _SECTION_CUT.search(text, end) is not None
+            )
+            wait_from = end
+        else:
+            # from the last empty line before it (a blank line of spaces may be passed over:
+            # looking further back only makes it wait more)
+            paragraph = text.rfind("\n\n", 0, mark.position) + 1
+            opener = _open_code_before(text, paragraph, mark.position, spans, starts)
+            closed = not opener or _BLANK_LINE.search(text, mark.position) is not None
+            wait_from = mark.position
+        if closed:
+            ready.append(mark)
+        else:
+            waiting.append(mark)
+            hold = wait_from if hold is None else min(hold, wait_from)
+    return CodeSorted(out_of_code(text, ready), waiting, hold)
+
+
+#: Raw-HTML blocks that may run past a blank line (CommonMark kinds 1-5): a window never
+#: starts after one (its end is not looked for).
+_HTML_RUNS_ON = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
+
+
+_CODE_OPENER = re.compile(r"`|<(?i:code|pre)\b")
+
+
+def _open_code_before(
+    text: str, start: int, end: int, spans: list[tuple[int, int]], starts: list[int]
+) -> bool:
+    """Whether ``text[start:end]`` holds a backtick, ``<code`` or ``<pre`` in no code span: a
+    code span it opens may yet close after ``end``."""
+    for found in _CODE_OPENER.finditer(text, start, end):
+        k = bisect.bisect_right(starts, found.start()) - 1
+        if k < 0 or found.start() >= spans[k][1]:
+            return True
+    return False
+
+
+@dataclass
+class CodeWindow:
+    """The end of a streaming text, from a section start (a blank line, then an unindented
+    line) that no code block runs across: read alone, it has the code it has in place, so
+    :meth:`sort` costs the length of the window, not of the text. Section starts are looked
+    for in the text released since the last look only, and the window is joined only to sort
+    marks or to move its start."""
+
+    start: int = 0
+    #: The window's text: ``pieces`` looked at for section starts, then ``fresh`` ones.
+    pieces: list[str] = field(default_factory=list)
+    fresh: list[str] = field(default_factory=list)
+    scanned: int = 0  # the length of ``pieces``
+    length: int = 0
+    cut: int = 0  # the last section start found (a window offset; 0: none)
+
+    #: Whether a backtick or ``<`` has come (code spans and HTML code can hold citations).
+    hinted: bool = False
+
+    def append(self, delta: str) -> None:
+        self.fresh.append(delta)
+        self.length += len(delta)
+        self.hinted = self.hinted or "`" in delta or "<" in delta
+
+    def text(self) -> str:
+        self.pieces = ["".join(self.pieces + self.fresh)] if self.length else []
+        self.fresh, self.scanned = [], self.length
+        return self.pieces[0] if self.pieces else ""
+
+    def sort(self, marks: list[Mark], *, final: bool) -> CodeSorted:
+        """:func:`out_of_code_so_far` of ``marks`` (positions in the whole text); in a window
+        longer than :data:`CODE_WINDOW_CHARS` (a paragraph that long, or code with no section
+        start after it) they stay where they are, as reading it again for every citation would
+        cost the square of its length."""
+        if not marks:
+            return CodeSorted([], [], None)
+        if self.length > CODE_WINDOW_CHARS and not final:
+            return CodeSorted(marks, [], None, unread=self.hinted)
+        shift = self.start
+        moved = out_of_code_so_far(self.text(), [_shifted(m, -shift) for m in marks],
+                                   final=final)
+        return CodeSorted(
+            [_shifted(m, shift) for m in moved.ready],
+            [_shifted(m, shift) for m in moved.waiting],
+            None if moved.hold is None else moved.hold + shift,
+        )
+
+    def forget_before(self, position: int) -> None:
+        """Start the window at the last section start before ``position`` that no code (nor
+        a raw-HTML block) runs across, when one has been found since the window last moved."""
+        if self.fresh and position - self.start > self.scanned:
+            fresh = "".join(self.fresh)
+            context = self.pieces[-1][-_CUT_CONTEXT:] if self.pieces else ""
+            base = self.scanned - len(context)
+            for found in _SECTION_CUT.finditer(context + fresh):
+                self.cut = max(self.cut, base + found.end())
+            self.pieces.append(fresh)
+            self.fresh, self.scanned = [], self.scanned + len(fresh)
+        if self.cut and self.cut <= position - self.start:
+            text = self.text()
+            head = text[: self.cut]
+            if not _HTML_RUNS_ON.search(head) and all(
+                end < self.cut for _, end in markdown_code_spans(head)
+            ):
+                self.pieces = [text[self.cut :]]
+                self.start += self.cut
+                self.length -= self.cut
+                self.scanned -= self.cut
+            self.cut = 0
+
+
+#: The longest window a streamed citation is moved out of code in.
+CODE_WINDOW_CHARS = 8192
+#: How far back from the text looked at last a section start is looked for again (a blank
+#: line of more spaces than this that ends just there is missed: the window moves later).
+_CUT_CONTEXT = 64
+
+
+def _shifted(mark: Mark, by: int) -> Mark:
+    cut = None if mark.cut_from is None else mark.cut_from + by
+    return Mark(mark.position + by, mark.sources, cut, mark.lead, mark.trail)
+
+
 @dataclass(frozen=True)
 class _CodeExit:
     """Where citations inside one stretch of code go: ``end``, written with ``lead`` and
@@ -486,6 +651,7 @@ class _Local:
     row: dict[str, Any]
     key: str
     sid: int
+    pages: PageSet = field(default_factory=PageSet)
 
 
 @dataclass
@@ -496,7 +662,8 @@ class SourceCollector:
     gives (:meth:`SourcePool.merge`: a known dedupe key keeps its sid, a new source gets the next
     free one) — so tokens can be written while an answer streams. A source named again fills
     fields it lacked when it is keyed by URL or path (a content-keyed source stays as first
-    named, so its key, and therefore its sid, cannot change).
+    named, so its key, and therefore its sid, cannot change). The pages each naming cites are
+    gathered, whatever the key (they are no part of it), and become the row's ``location``.
     """
 
     base: SourcePool
@@ -513,11 +680,13 @@ class SourceCollector:
         *,
         identity: str | None = None,
         ref: int | None = None,
+        pages: PageSet | None = None,
     ) -> int:
         """Name a source (``row`` without a sid); return its local number (1, 2, …).
 
         ``identity`` says when two rows are one source (default: the pool's dedupe key);
-        ``ref`` is the answer's own number for it (default: its local number when new).
+        ``ref`` is the answer's own number for it (default: its local number when new);
+        ``pages`` the pages this naming cites it at.
         """
         clean = {k: v for k, v in row.items() if v not in (None, "", [], {})}
         try:
@@ -536,6 +705,8 @@ class SourceCollector:
             if local.key.startswith(("url:", "path:")):
                 for name, value in clean.items():
                     local.row.setdefault(name, value)
+        if pages:
+            self._locals[number - 1].pages.merge(pages)
         self.refs.setdefault(ref if ref is not None else number, number)
         return number
 
@@ -563,7 +734,11 @@ class SourceCollector:
 
     def finish(self) -> tuple[SourcePool, dict[int, int]]:
         """The merged pool and the sid map (the answer's own numbers → sids)."""
-        rows = [{**local.row, "sid": local.number} for local in self._locals]
+        rows = [
+            {**local.row, **({"location": local.pages.describe()} if local.pages else {}),
+             "sid": local.number}
+            for local in self._locals
+        ]
         merged, mapping = self.base.merge(SourcePool.from_rows(rows, origin="answer"))
         for local in self._locals:  # the sids written into tokens are the merge's sids
             assert mapping[local.number] == local.sid, (local.number, mapping, local.sid)

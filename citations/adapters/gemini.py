@@ -20,7 +20,9 @@ warning — some proxies re-count offsets. An offset inside a character raises
 
 Each support's citation goes at its segment's end and names ``groundingChunkIndices`` into
 ``groundingChunks`` (``web`` pages, ``retrievedContext`` documents, ``maps`` places);
-``sid_map`` maps chunk index + 1 to the sid.
+``sid_map`` maps chunk index + 1 to the sid. A RAG Engine chunk's ``ragChunk.pageSpan``
+(``firstPage``–``lastPage``, 1-indexed, inclusive) becomes its row's ``location``; chunks of one
+file (one ``uri``) are one source, its pages merged (:mod:`citations.locations`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from citations.adapters.base import (
 )
 from citations.errors import AnswerError
 from citations.links import domain_of, host_name
+from citations.locations import PageSet
 
 GROUNDING = "Gemini response with groundingMetadata (groundingChunks + groundingSupports)"
 _UNITS: tuple[OffsetUnit, ...] = ("utf8", "codepoints", "utf16")
@@ -181,6 +184,7 @@ def add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
         web, web_path = field_of(chunk, where, "web")
         retrieved, retrieved_path = field_of(chunk, where, "retrievedContext", "retrieved_context")
         place, place_path = field_of(chunk, where, "maps")
+        pages = PageSet()
         if web is not None:
             web = as_object(web, web_path)
             uri = as_text(web.get("uri"), child(web_path, "uri"))
@@ -202,6 +206,7 @@ def add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
                 row["url"] = uri
             elif uri:
                 row["artifact_path"] = uri
+            pages = _rag_pages(retrieved, retrieved_path)
         elif place is not None:
             place = as_object(place, place_path)
             uri = as_text(place.get("uri"), child(place_path, "uri"))
@@ -209,7 +214,30 @@ def add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
                                                 optional=True), "source_type": "place"}
         else:
             raise AnswerError(where, "a grounding chunk holds 'web', 'retrievedContext' or 'maps'")
-        draft.collector.add(row, where, ref=i + 1)
+        draft.collector.add(row, where, ref=i + 1, pages=pages)
+
+
+def _rag_pages(retrieved: Mapping[str, Any], path: str) -> PageSet:
+    """The pages of a RAG Engine chunk: ``ragChunk.pageSpan`` ``firstPage``–``lastPage``,
+    1-indexed and inclusive (Vertex AI's ``RagChunk.PageSpan``); none when it is not given."""
+    pages = PageSet()
+    chunk, chunk_path = field_of(retrieved, path, "ragChunk", "rag_chunk")
+    if not isinstance(chunk, Mapping):
+        return pages
+    span, span_path = field_of(chunk, chunk_path, "pageSpan", "page_span")
+    if span is None:
+        return pages
+    span = as_object(span, span_path)
+    first_value, first_path = field_of(span, span_path, "firstPage", "first_page")
+    last_value, last_path = field_of(span, span_path, "lastPage", "last_page")
+    first = as_index(first_value, first_path)
+    last = first if last_value is None else as_index(last_value, last_path)
+    if first < 1:
+        raise AnswerError(first_path, f"{first} is below 1 (pages count from 1)")
+    if last < first:
+        raise AnswerError(last_path, f"{last} is before firstPage {first} (both inclusive)")
+    pages.add(first, last)
+    return pages
 
 
 def add_supports(

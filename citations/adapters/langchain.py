@@ -14,7 +14,8 @@ Shapes read:
   of LangChain's "How to get a RAG application to add citations", ids counting the context
   documents from 0) or ``[{"source_id": 0, "quote": "…"}]`` (``QuotedAnswer``). The citation
   goes at the end of the answer; without ``citations``, the answer cites all its context
-  documents there.
+  documents there. A document's page (``metadata.page_label``, else ``metadata.page`` + 1:
+  the PDF loaders count it from 0) becomes the row's ``location``.
 
 Offsets: LangChain's ``Citation`` documents ``start_index``/``end_index`` as indices of the
 *response text* (not the source) and passes providers' indices through unchanged; LangChain is
@@ -51,6 +52,7 @@ from citations.adapters.base import (
 from citations.adapters.openai import add_annotation
 from citations.errors import AnswerError
 from citations.links import domain_of
+from citations.locations import PageSet
 
 MESSAGE = "LangChain AIMessage with citation content blocks"
 RETRIEVAL = "LangChain retrieval output (answer + context documents)"
@@ -218,8 +220,9 @@ def _annotate(
 def _read_retrieval(draft: Draft, answer: Mapping[str, Any], text_key: str, docs_key: str) -> None:
     for i, doc in enumerate(answer[docs_key]):
         where = child(docs_key, i)
-        draft.collector.add(_document_row(_unwrap(doc), where), where, ref=i + 1,
-                            identity=f"document:{i}")
+        unwrapped = _unwrap(doc)
+        draft.collector.add(_document_row(unwrapped, where), where, ref=i + 1,
+                            identity=f"document:{i}", pages=_document_page(unwrapped))
     text = answer[text_key]
     cited = _cited_ids(answer, len(answer[docs_key]))
     refs = draft.collector.refs
@@ -264,11 +267,24 @@ def _document_row(doc: Mapping[str, Any], path: str) -> dict[str, Any]:
         row["artifact_path"] = name
     title = meta.get("title")
     row["title"] = title if isinstance(title, str) and title else name or domain_of(location)
-    page = meta.get("page_label", meta.get("page"))
-    if isinstance(page, int | str) and not isinstance(page, bool) and str(page) != "":
-        row["page"] = page
     for key in ("published_at", "date", "published"):
         if isinstance(meta.get(key), str):
             row["published_at"] = meta[key]
             break
     return row
+
+
+def _document_page(doc: Mapping[str, Any]) -> PageSet:
+    """The page a ``Document`` is from: ``metadata.page_label`` (the page's own label, as
+    recent PDF loaders set it), else ``metadata.page`` — counted from 0 by LangChain's PDF
+    loaders (PyPDFLoader, PyMuPDFLoader, PDFPlumberLoader), so page 0 is page 1."""
+    pages = PageSet()
+    meta = doc.get("metadata")
+    if not isinstance(meta, Mapping):
+        return pages
+    label, page = meta.get("page_label"), meta.get("page")
+    if label not in (None, ""):
+        pages.add_page(label)
+    elif isinstance(page, int) and not isinstance(page, bool) and page >= 0:
+        pages.add(page + 1, page + 1)
+    return pages

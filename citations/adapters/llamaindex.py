@@ -12,9 +12,11 @@ read from that prefix (else the node's position, from 1), the prefix is dropped 
 text, and the ``[N]`` markers become tokens (:mod:`citations.adapters.markers`). A response
 without any marker — a plain query engine's — cites all its source nodes at its end.
 
-Offsets: none in the answer (markers are found in the text). A node's ``start_char_idx`` /
-``end_char_idx`` are Python ``str`` indices into its *source document* (code points) and are
-kept on the row as ``location``.
+Offsets: none in the answer (markers are found in the text). A node's page — the PDF reader's
+``page_label`` (the page's own label, 1-based unless the PDF names its pages), else ``page`` —
+becomes the row's ``location`` (``"page 4"``; nodes of one file cited at several pages give
+``"pages 3–4, 7"``, :mod:`citations.locations`). Its ``start_char_idx`` / ``end_char_idx``
+count into the node's source text, which the reader does not have, and are not kept.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from citations.adapters.base import (
 )
 from citations.adapters.markers import replace_markers
 from citations.errors import AnswerError
+from citations.locations import PageSet
 
 RESPONSE = "LlamaIndex Response with source_nodes"
 _SOURCE_PREFIX = re.compile(r"\A\s*Source\s+(\d{1,4})\s*:\s*\n?")
@@ -65,8 +68,8 @@ def from_llamaindex(answer: Any, pool: object = None) -> AdaptedAnswer:
     draft = new_draft(pool)
     for i, item in enumerate(as_list(answer["source_nodes"], "source_nodes")):
         where = child("source_nodes", i)
-        number, row = _node_row(as_object(item, where), where, i + 1)
-        draft.collector.add(row, where, ref=number, identity=f"node:{number}")
+        number, row, pages = _node_row(as_object(item, where), where, i + 1)
+        draft.collector.add(row, where, ref=number, identity=f"node:{number}", pages=pages)
     text = as_text(answer["response"], "response")
     refs = draft.collector.refs
     pieces = replace_markers(draft, text, refs, "response")
@@ -76,8 +79,10 @@ def from_llamaindex(answer: Any, pool: object = None) -> AdaptedAnswer:
     return finish(draft, "llamaindex", RESPONSE)
 
 
-def _node_row(item: Mapping[str, Any], path: str, position: int) -> tuple[int, dict[str, Any]]:
-    """``(source number, row)`` of one ``NodeWithScore``."""
+def _node_row(
+    item: Mapping[str, Any], path: str, position: int
+) -> tuple[int, dict[str, Any], PageSet]:
+    """``(source number, row, page)`` of one ``NodeWithScore``."""
     node, node_path = item, path
     if isinstance(item.get("node"), Mapping):
         node, node_path = item["node"], child(path, "node")
@@ -105,16 +110,12 @@ def _node_row(item: Mapping[str, Any], path: str, position: int) -> tuple[int, d
     elif name:
         row["artifact_path"] = name
     row["title"] = meta_text("title", "document_title") or name or url or f"Source {number}"
-    page = meta.get("page_label", meta.get("page"))
-    if isinstance(page, int | str) and not isinstance(page, bool) and str(page):
-        row["page"] = page
+    pages = PageSet()
+    pages.add_page(meta.get("page_label", meta.get("page")))
     score = item.get("score")
     if isinstance(score, int | float) and not isinstance(score, bool):
         row["relevance"] = float(score)
-    start, end = node.get("start_char_idx"), node.get("end_char_idx")
-    if isinstance(start, int) and isinstance(end, int) and 0 <= start <= end:
-        row["location"] = f"characters {start}–{max(end - 1, start)}"
     node_id = node.get("id_", node.get("node_id"))
     if isinstance(node_id, str):
         row["node_id"] = node_id
-    return number, row
+    return number, row, pages

@@ -11,10 +11,16 @@ finished response, because both place citations with the same marks and source c
   ``annotation_index``) after the delta holding the text it cites. Text is released up to the
   end of the previous delta — never its trailing white space (a citation may still settle
   there) nor a possible inline link (its annotation may still replace it) — so every citation
-  is placed before its text leaves. ``response.output_text.done`` releases the rest. One
-  exception: a citation annotated *inside* code, which the non-streamed answer moves after the
-  code (:func:`~citations.adapters.base.out_of_code`), stays where it is annotated here — the
-  stream has released the code's start and cannot hold the token until the code ends.
+  is placed before its text leaves. ``response.output_text.done`` releases the rest. A
+  citation annotated *inside* code moves after the code as the non-streamed answer moves it
+  (:func:`~citations.adapters.base.out_of_code_so_far`): it waits, and the text from the
+  code's end with it, until the code is known to have ended; one after a backtick in its
+  paragraph waits, and the text from it, until the paragraph ends (the backtick may yet open a
+  code span around it). The code is read from the last section start no code runs across
+  (:class:`~citations.adapters.base.CodeWindow`), and only when citations are there to place;
+  past :data:`~citations.adapters.base.CODE_WINDOW_CHARS` of such text (one paragraph that
+  long) a citation in code stays where it is annotated, with a warning, as reading the text
+  again for each citation would cost the square of its length.
 - **Anthropic Messages** (platform.claude.com/docs/en/build-with-claude/streaming,
   /citations#streaming-support): ``content_block_start`` opens a block (a
   ``web_search_tool_result`` arrives whole), ``content_block_delta`` brings ``text_delta`` or
@@ -31,8 +37,11 @@ from typing import Any, Protocol
 
 from citations.adapters import anthropic, openai
 from citations.adapters.base import (
+    CODE_WINDOW_CHARS,
     AdaptedAnswer,
+    CodeWindow,
     Draft,
+    Mark,
     MarkSet,
     Piece,
     Provider,
@@ -178,13 +187,20 @@ class _Part:
     length: int = 0
     chunks: list[str] = field(default_factory=list)
     marks: MarkSet = field(default_factory=MarkSet)
+    #: Marks taken from ``marks`` and not yet written: moved past code not yet released, or
+    #: waiting until it is known whether code holds them.
+    pending: list[Mark] = field(default_factory=list)
+    #: The text its code is read from, for citations annotated in or near code.
+    code: CodeWindow = field(default_factory=CodeWindow)
     released: int = 0
     done: bool = False
+    warned: bool = False  # that citations in its code are left there
 
     def append(self, delta: str) -> None:
         self.tail += delta
         self.chunks.append(delta)
         self.length += len(delta)
+        self.code.append(delta)
 
     def offsets(self) -> TextOffsets:
         return TextOffsets(self.tail, base=self.base, length=self.length)
@@ -269,10 +285,28 @@ class OpenAIEvents(_Stream):
             upto = base + openai.marker_hold(tail, upto - base)
         if upto < part.released or (upto == part.released and not final):
             return ""
-        marks = part.marks.take(upto if final else upto - 1)
+        taken = part.pending + part.marks.take(upto if final else upto - 1)
+        sorted_marks = part.code.sort(taken, final=final)
+        if sorted_marks.unread and not part.warned:
+            part.warned = True
+            self.draft.warnings.append(
+                f"{part.path}: a paragraph or code block longer than {CODE_WINDOW_CHARS:,} "
+                "characters: a citation annotated inside code in it stays there"
+            )
+        if sorted_marks.hold is not None:
+            upto = max(min(upto, sorted_marks.hold), part.released)
+        last = upto if final else upto - 1
+        marks = [m for m in sorted_marks.ready if m.position <= last]
+        part.pending = [m for m in sorted_marks.ready if m.position > last]
+        part.pending += sorted_marks.waiting
+        if upto == part.released and not final:
+            part.pending[:0] = marks  # nothing released: they wait with the rest
+            return ""
         pieces = place(tail, marks, part.released, upto, base)
         part.released = upto
         part.forget_before(upto)
+        if not part.pending:
+            part.code.forget_before(upto)
         return self.emit(pieces)
 
     def close(self) -> str:

@@ -5,7 +5,12 @@ Canonical fields map directly (``title``, ``url`` → ``URL``, ``published_at`` 
 :data:`citations.model.BIBLIOGRAPHIC_FIELDS` (container, collection, publisher and its place,
 volume, issue, page, edition, DOI, ISBN, ISSN, language) and the names of
 :data:`citations.model.NAME_FIELDS` come from the row's extra fields. Files and attachments are
-``document`` items whose artifact path is their ``archive_location``. Only http, https and
+``document`` items whose artifact path is their ``archive_location``. The pages a source is
+cited at (its ``location``, :mod:`citations.locations`) are its ``page`` when the row gives none:
+CSL has no bibliography variable for a pinpoint (``locator`` belongs to one citation, and a
+row's location gathers all of them), so a style prints them where it prints an item's pages —
+IEEE, APA, Chicago notes, Vancouver and Nature for a document; Chicago author-date and Harvard
+print no pages for one, and show no location. Only http, https and
 mailto URLs are passed on; a DOI is passed on bare (``10.5555/x``, from ``doi:…`` or
 ``https://doi.org/…`` too), and only when it is one, so the style prints it and
 :mod:`renderers.styles.markup` links it to ``https://doi.org/…``.
@@ -24,6 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from citations.links import safe_link
+from citations.locations import cited_pages, source_location
 from citations.model import BIBLIOGRAPHIC_FIELDS, NAME_FIELDS, Source
 from renderers.labels import ENGLISH
 from renderers.resolve import file_name, source_title
@@ -92,6 +98,9 @@ def csl_item(source: Source, title: str | None = None) -> dict[str, Any]:
             text = doi(text)
         if text:
             item[variable] = text
+    cited = cited_pages(source_location(source))
+    if cited and "page" not in item:  # the pages it is cited at, when the row names no pages
+        item["page"] = _text(cited)
     return item
 
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote
 
+from citations.locations import source_location
 from citations.numbering import EN_DASH, display_segments, note_segments
 from renderers.document import (
     Alignment,
@@ -745,7 +746,9 @@ DETAILS_JOIN = " \u00b7 "
 #: form, unlike U+21A9 (↩).
 BACKLINK_MARK = "\u2191"
 
-DetailKind = Literal["label", "date"]
+#: What a detail says: the domain or file name, where in the source it is cited (its row's
+#: ``location``, ``"pages 3–4, 7"``), the date.
+DetailKind = Literal["label", "location", "date"]
 
 
 @dataclass(frozen=True)
@@ -845,10 +848,12 @@ def source_field(text: str) -> str:
 
 
 def entry_parts(entry: SourceEntry) -> EntryParts:
-    """The parts of ``entry``: the label only when it says more than the title, then the date."""
+    """The parts of ``entry``: the label only when it says more than the title, the pages it
+    is cited at, then the date."""
     title = source_field(entry.title)
     candidates: list[tuple[DetailKind, str]] = [
         ("label", source_field(entry.label)),
+        ("location", source_field(source_location(entry.source))),
         ("date", source_field(entry.date)),
     ]
     kept = [(kind, text) for kind, text in candidates if text and text != title]

@@ -15,6 +15,7 @@ from citations.adapters import AnswerError, from_anthropic, from_openai
 from citations.adapters.streams import AnthropicEvents, OpenAIEvents, open_event_stream
 from citations.streaming import StreamRewriter, rewrite_stream
 from tests.fixtures.answers.events import anthropic_events, openai_events
+from tests.fixtures.answers.events import words as words_cuts
 
 ANSWERS = Path(__file__).resolve().parent.parent / "fixtures" / "answers"
 POOL = [{"sid": 1, "title": "Known IEA page", "url": "https://www.iea.org/reports/renewables-2024"}]
@@ -284,3 +285,71 @@ def test_citation_of_a_setext_heading_stays_on_its_text_batch_and_streamed() -> 
     for cut in range(1, 25):
         events = anthropic_events(message, lambda _t, c=cut: [c], lambda deltas: 0)
         assert run(AnthropicEvents(), events) == batch
+
+
+def _code_response(text: str, cited: list[tuple[str, str]]) -> dict[str, Any]:
+    """A Responses object whose url_citations end right after each ``(after, url)`` text."""
+    annotations = []
+    for after, url in cited:
+        end = text.index(after) + len(after)
+        annotations.append({"type": "url_citation", "start_index": 0, "end_index": end,
+                            "url": url, "title": url})
+    return {"object": "response", "output": [{
+        "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": annotations}]}]}
+
+
+CODE_ANSWERS = [
+    ("Install it with `pip install foo` today, then run it.",
+     [("pip install", "https://a.org"), ("today", "https://b.org")]),
+    ("Try this:\n\n```python\nimport foo\nfoo.run()\n```\nIt prints ok.\n\nDone here.",
+     [("import foo", "https://a.org"), ("foo.run()", "https://b.org"),
+      ("prints ok.", "https://c.org")]),
+    ("Steps:\n\n    make build\n    make test\n\nthen ship `it` now.",
+     [("make build", "https://a.org"), ("`it", "https://b.org")]),
+    ("A `b c` d `e` f.", [("A `b", "https://a.org"), ("d `e`", "https://b.org")]),
+    ("Unclosed `tick here and more text", [("tick", "https://a.org")]),
+    ("Open fence:\n\n```\ncode line\nmore", [("code line", "https://a.org")]),
+    ("- item\n\n  ```\n  x = 1\n  ```\n- next `y`\n\nEnd.",
+     [("x = 1\n  ```", "https://a.org"), ("next `y", "https://b.org")]),
+    ("Use <code>a b</code> and then `c` too.\n\nMore.",
+     [("<code>a", "https://a.org"), ("then", "https://b.org"), ("`c", "https://c.org")]),
+    ("Before[x] a tick ` after", [("Before", "https://a.org"), ("tick", "https://b.org")]),
+]
+
+
+@pytest.mark.parametrize(("text", "cited"), CODE_ANSWERS)
+@pytest.mark.parametrize("chunking", ["words", "chars"])
+def test_a_streamed_citation_inside_code_moves_out_as_in_the_response(
+    text: str, cited: list[tuple[str, str]], chunking: str
+) -> None:
+    response = _code_response(text, cited)
+    batch = from_openai(response)
+    cuts = (lambda t: list(range(1, len(t)))) if chunking == "chars" else words_cuts
+    stream = OpenAIEvents()
+    assert run(stream, openai_events(response, cuts)) == batch.content
+    assert stream.answer is not None and stream.answer.pool == batch.pool
+
+
+@given(st.sampled_from(CODE_ANSWERS), st.data())
+def test_any_chunking_of_code_moves_citations_as_the_response(
+    case: tuple[str, list[tuple[str, str]]], data: st.DataObject
+) -> None:
+    text, cited = case
+    response = _code_response(text, cited)
+    stream = OpenAIEvents()
+    events = openai_events(response, lambda t: _cuts(data.draw, t))
+    assert run(stream, events) == from_openai(response).content
+
+
+def test_a_citation_in_code_of_a_paragraph_past_the_window_stays_with_a_warning() -> None:
+    from citations.adapters.base import CODE_WINDOW_CHARS
+
+    text = "word " * (CODE_WINDOW_CHARS // 5 + 10) + "then `pip install foo` now."
+    response = _code_response(text, [("pip install", "https://a.org")])
+    stream = OpenAIEvents()
+    content = run(stream, openai_events(response, words_cuts))
+    assert "`pip install[[S:1]] foo`" in content  # where annotated, as before this rule
+    assert from_openai(response).content.endswith("`pip install foo`[[S:1]] now.")
+    assert stream.answer is not None and any("8,192 characters" in w
+                                             for w in stream.answer.warnings)

@@ -181,9 +181,9 @@ def test_gemini_rows_name_the_site_behind_the_grounding_redirect() -> None:
 def test_anthropic_document_locations_are_kept_and_validated() -> None:
     adapted = from_anthropic(load("anthropic-documents.json"))
     rows = {s.sid: s for s in adapted.pool}
-    assert rows[1].extra["location"] == "characters 0–22"
+    assert "location" not in rows[1].extra  # characters count into the API's copy: not kept
     assert rows[2].extra["location"] == "page 3"  # one page: "page", not "pages 3"
-    assert rows[3].extra["location"] == "block 1"
+    assert "location" not in rows[3].extra  # nor do content blocks
     assert rows[4].url.startswith("https://www.statnett.no/")
     bad = load("anthropic-documents.json")
     bad["content"][3]["citations"][0]["end_page_number"] = 3
@@ -212,7 +212,7 @@ def test_langchain_documents_never_show_a_full_path() -> None:
     adapted = from_langchain(load("langchain-retrieval.json"))
     omie = adapted.pool.get(2)
     assert omie is not None and omie.artifact_path == "omie-2024.pdf" and not omie.physical_path
-    assert omie.extra["page"] == 4
+    assert omie.extra["location"] == "page 5" and "page" not in omie.extra  # page 4 from 0
 
 
 def test_llamaindex_source_numbers_come_from_the_prefix() -> None:

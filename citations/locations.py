@@ -1,0 +1,113 @@
+"""Where in a source its citations point, as a reader can look it up: the pages.
+
+An answer built from a 200-page PDF names, per citation, the pages that back it (Anthropic's
+``page_location``, a Vertex RAG chunk's ``pageSpan``, a LangChain or LlamaIndex document's page
+metadata). A source cited several times keeps every page it was cited at, in the order first
+cited, ranges merged where they touch or overlap, and shows them as one text — the row's
+``location``, ``"pages 3–4, 7"`` — which the Sources entry prints as a detail and a CSL style
+as its ``page``. Character and content-block offsets are not locations a reader can use (they
+count into the API's copy of the text, and the row's ``text`` is the cited text already), so
+they never become one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from citations.model import Source
+
+#: Between two ranges of pages, and inside one.
+RANGE_JOIN = ", "
+RANGE_DASH = "\u2013"
+_LOCATION = re.compile(r"pages? (\S.*)")
+#: Longest page label kept (a label longer than this is no page label).
+MAX_LABEL_CHARS = 40
+
+
+@dataclass
+class PageSet:
+    """The pages one source is cited at: numbered ranges (first, last; inclusive, from 1) and
+    labels that are no number (``"iv"``, ``"A-3"``), in the order first cited."""
+
+    items: list[list[int] | str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def add(self, first: int, last: int) -> None:
+        """Add pages ``first``–``last``: every range it touches or overlaps joins it, at the
+        place of the earliest of them."""
+        low, high = min(first, last), max(first, last)
+        kept: list[list[int] | str] = []
+        joined: list[int] | None = None
+        for item in self.items:
+            if isinstance(item, list) and item[0] <= high + 1 and low <= item[1] + 1:
+                low, high = min(low, item[0]), max(high, item[1])
+                if joined is None:
+                    joined = item
+                    kept.append(item)
+                continue
+            kept.append(item)
+        if joined is None:
+            kept.append([low, high])
+        else:
+            joined[:] = [low, high]
+        self.items = kept
+
+    def add_label(self, label: str) -> None:
+        """Add a page named by a label that is no number (kept once)."""
+        if label not in self.items:
+            self.items.append(label)
+
+    def add_page(self, value: object) -> None:
+        """Add one page as metadata names it: a number or a label (``5``, ``"5"``, ``"iv"``);
+        anything else is left out."""
+        if isinstance(value, bool):
+            return
+        if isinstance(value, int):
+            if value > 0:
+                self.add(value, value)
+            return
+        if isinstance(value, str):
+            label = " ".join(value.split())
+            if label.isdigit() and label.isascii():
+                if int(label) > 0:
+                    self.add(int(label), int(label))
+            elif 0 < len(label) <= MAX_LABEL_CHARS:
+                self.add_label(label)
+
+    def merge(self, other: PageSet) -> None:
+        """Add every page of ``other``, in its order."""
+        for item in other.items:
+            if isinstance(item, list):
+                self.add(item[0], item[1])
+            else:
+                self.add_label(item)
+
+    def describe(self) -> str:
+        """``"page 3"``, ``"pages 3–4, 7"``, ``"pages iv, 2"``; ``""`` for none."""
+        parts = [
+            item if isinstance(item, str)
+            else str(item[0]) if item[0] == item[1] else f"{item[0]}{RANGE_DASH}{item[1]}"
+            for item in self.items
+        ]
+        if not parts:
+            return ""
+        one = len(parts) == 1 and not (isinstance(self.items[0], list)
+                                       and self.items[0][0] != self.items[0][1])
+        return ("page " if one else "pages ") + RANGE_JOIN.join(parts)
+
+
+def cited_pages(location: str) -> str:
+    """The pages of a row's ``location`` when it names pages (``"pages 3–4, 7"`` → ``"3–4,
+    7"``), else ``""``: what a CSL style's ``page`` gets."""
+    found = _LOCATION.fullmatch(location.strip())
+    return found.group(1) if found else ""
+
+
+def source_location(source: Source) -> str:
+    """Where in ``source`` it is cited, as its row says (``location``: an adapter's pages, or a
+    pool's own words, ``"chapter 2"``), else ``""``."""
+    value = source.extra.get("location")
+    return value if isinstance(value, str) else ""
