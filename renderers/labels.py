@@ -81,6 +81,10 @@ class Labels:
     more: str = "+{count} more"
     #: The title of a source whose row has no title, URL or file name.
     source: str = "Source {sid}"
+    #: Where in a source it is cited, in its Sources entry: one page, and several or a range
+    #: (``{pages}``: "3", "3–4, 7"). The words are CSL's locale terms for "page".
+    cited_page: str = "page {pages}"
+    cited_pages: str = "pages {pages}"
     #: The title of a document that has none where one is required (HTML ``<title>``, the PDF).
     untitled: str = "Report"
 
@@ -148,6 +152,7 @@ LABELS: dict[str, Labels] = {
         figures="Abbildungen {numbers}", tables="Tabellen {numbers}", conjunction=" und ",
         equation="Gleichung {number}", equations="Gleichungen {numbers}",
         listing="Listing {number}", listings="Listings {numbers}",
+        cited_page="Seite {pages}", cited_pages="Seiten {pages}",
     ),
     "fr": Labels(
         sources="Sources", notes="Notes", citation_notes="Notes bibliographiques",
@@ -160,6 +165,7 @@ LABELS: dict[str, Labels] = {
         figures="Figures {numbers}", tables="Tableaux {numbers}", conjunction=" et ",
         equation="Équation {number}", equations="Équations {numbers}",
         listing="Listing {number}", listings="Listings {numbers}",
+        cited_page="page {pages}", cited_pages="pages {pages}",
     ),
     "es": Labels(
         sources="Fuentes", notes="Notas", citation_notes="Notas bibliográficas",
@@ -171,6 +177,7 @@ LABELS: dict[str, Labels] = {
         figures="Figuras {numbers}", tables="Tablas {numbers}", conjunction=" y ",
         equation="Ecuación {number}", equations="Ecuaciones {numbers}",
         listing="Listado {number}", listings="Listados {numbers}",
+        cited_page="página {pages}", cited_pages="páginas {pages}",
     ),
     "it": Labels(
         sources="Fonti", notes="Note", citation_notes="Note bibliografiche", contents="Indice",
@@ -182,6 +189,7 @@ LABELS: dict[str, Labels] = {
         figures="Figure {numbers}", tables="Tabelle {numbers}", conjunction=" e ",
         equation="Equazione {number}", equations="Equazioni {numbers}",
         listing="Listato {number}", listings="Listati {numbers}",
+        cited_page="pagina {pages}", cited_pages="pagine {pages}",
     ),
     "pt": Labels(
         sources="Fontes", notes="Notas", citation_notes="Notas bibliográficas",
@@ -193,6 +201,7 @@ LABELS: dict[str, Labels] = {
         figures="Figuras {numbers}", tables="Tabelas {numbers}", conjunction=" e ",
         equation="Equação {number}", equations="Equações {numbers}",
         listing="Listagem {number}", listings="Listagens {numbers}",
+        cited_page="página {pages}", cited_pages="páginas {pages}",
     ),
     "nl": Labels(
         sources="Bronnen", notes="Noten", citation_notes="Bronvermeldingen", contents="Inhoud",
@@ -204,6 +213,7 @@ LABELS: dict[str, Labels] = {
         figures="Figuren {numbers}", tables="Tabellen {numbers}", conjunction=" en ",
         equation="Vergelijking {number}", equations="Vergelijkingen {numbers}",
         listing="Codefragment {number}", listings="Codefragmenten {numbers}",
+        cited_page="pagina {pages}", cited_pages="pagina’s {pages}",
     ),
     "sv": Labels(
         sources="Källor", notes="Noter", citation_notes="Källhänvisningar",
@@ -216,6 +226,7 @@ LABELS: dict[str, Labels] = {
         figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" och ",
         equation="Ekvation {number}", equations="Ekvationer {numbers}",
         listing="Kodlistning {number}", listings="Kodlistningar {numbers}",
+        cited_page="sida {pages}", cited_pages="sidor {pages}",
     ),
     "da": Labels(
         sources="Kilder", notes="Noter", citation_notes="Kildehenvisninger", contents="Indhold",
@@ -227,6 +238,7 @@ LABELS: dict[str, Labels] = {
         figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" og ",
         equation="Ligning {number}", equations="Ligninger {numbers}",
         listing="Kodeudsnit {number}", listings="Kodeudsnit {numbers}",
+        cited_page="side {pages}", cited_pages="sider {pages}",
     ),
     "nb": Labels(
         sources="Kilder", notes="Noter", citation_notes="Kildehenvisninger", contents="Innhold",
@@ -238,6 +250,7 @@ LABELS: dict[str, Labels] = {
         figures="Figurer {numbers}", tables="Tabeller {numbers}", conjunction=" og ",
         equation="Likning {number}", equations="Likninger {numbers}",
         listing="Kodeutdrag {number}", listings="Kodeutdrag {numbers}",
+        cited_page="side {pages}", cited_pages="sider {pages}",
     ),
     "fi": Labels(
         sources="Lähteet", notes="Huomautukset", citation_notes="Lähdeviitteet",
@@ -250,6 +263,7 @@ LABELS: dict[str, Labels] = {
         figures="Kuvat {numbers}", tables="Taulukot {numbers}", conjunction=" ja ",
         equation="Yhtälö {number}", equations="Yhtälöt {numbers}",
         listing="Listaus {number}", listings="Listaukset {numbers}",
+        cited_page="sivu {pages}", cited_pages="sivut {pages}",
     ),
     "pl": Labels(
         sources="Źródła", notes="Przypisy", citation_notes="Przypisy bibliograficzne",
@@ -262,6 +276,7 @@ LABELS: dict[str, Labels] = {
         figures="Rysunki {numbers}", tables="Tabele {numbers}", conjunction=" i ",
         equation="Równanie {number}", equations="Równania {numbers}",
         listing="Listing {number}", listings="Listingi {numbers}",
+        cited_page="strona {pages}", cited_pages="strony {pages}",
     ),
     "cs": Labels(
         sources="Zdroje", notes="Poznámky", citation_notes="Bibliografické poznámky",
@@ -273,6 +288,7 @@ LABELS: dict[str, Labels] = {
         figures="Obrázky {numbers}", tables="Tabulky {numbers}", conjunction=" a ",
         equation="Rovnice {number}", equations="Rovnice {numbers}",
         listing="Výpis {number}", listings="Výpisy {numbers}",
+        cited_page="strana {pages}", cited_pages="strany {pages}",
     ),
     "ru": Labels(
         sources="Источники", notes="Примечания", citation_notes="Библиографические примечания",
@@ -285,6 +301,7 @@ LABELS: dict[str, Labels] = {
         figures="Рисунки {numbers}", tables="Таблицы {numbers}", conjunction=" и ",
         equation="Уравнение {number}", equations="Уравнения {numbers}",
         listing="Листинг {number}", listings="Листинги {numbers}",
+        cited_page="страница {pages}", cited_pages="страницы {pages}",
     ),
     "uk": Labels(
         sources="Джерела", notes="Примітки", citation_notes="Бібліографічні примітки",
@@ -297,6 +314,7 @@ LABELS: dict[str, Labels] = {
         figures="Рисунки {numbers}", tables="Таблиці {numbers}", conjunction=" і ",
         equation="Рівняння {number}", equations="Рівняння {numbers}",
         listing="Лістинг {number}", listings="Лістинги {numbers}",
+        cited_page="сторінка {pages}", cited_pages="сторінки {pages}",
     ),
     "el": Labels(
         sources="Πηγές", notes="Σημειώσεις", citation_notes="Βιβλιογραφικές σημειώσεις",
@@ -309,6 +327,7 @@ LABELS: dict[str, Labels] = {
         figures="Σχήματα {numbers}", tables="Πίνακες {numbers}", conjunction=" και ",
         equation="Εξίσωση {number}", equations="Εξισώσεις {numbers}",
         listing="Κώδικας {number}", listings="Κώδικες {numbers}",
+        cited_page="σελίδα {pages}", cited_pages="σελίδες {pages}",
     ),
     "tr": Labels(
         sources="Kaynaklar", notes="Notlar", citation_notes="Kaynak notları",
@@ -320,6 +339,7 @@ LABELS: dict[str, Labels] = {
         figures="Şekiller {numbers}", tables="Tablolar {numbers}", conjunction=" ve ",
         equation="Denklem {number}", equations="Denklemler {numbers}",
         listing="Kod {number}", listings="Kodlar {numbers}",
+        cited_page="sayfa {pages}", cited_pages="sayfalar {pages}",
     ),
     "ar": Labels(
         sources="المصادر", notes="الملاحظات", citation_notes="حواشي المصادر",
@@ -332,6 +352,7 @@ LABELS: dict[str, Labels] = {
         conjunction=" و", separator="\u060c ",
         equation="معادلة {number}", equations="المعادلات {numbers}",
         listing="شيفرة {number}", listings="الشيفرات {numbers}",
+        cited_page="صفحة {pages}", cited_pages="صفحات {pages}",
     ),
     "he": Labels(
         sources="מקורות", notes="הערות", citation_notes="הערות ביבליוגרפיות",
@@ -343,6 +364,7 @@ LABELS: dict[str, Labels] = {
         figures="איורים {numbers}", tables="טבלאות {numbers}", conjunction=" ו\u05be",
         equation="משוואה {number}", equations="משוואות {numbers}",
         listing="קטע קוד {number}", listings="קטעי קוד {numbers}",
+        cited_page="עמוד {pages}", cited_pages="עמודים {pages}",
     ),
     "fa": Labels(
         sources="منابع", notes="یادداشت\u200cها", citation_notes="یادداشت\u200cهای منابع",
@@ -355,6 +377,7 @@ LABELS: dict[str, Labels] = {
         conjunction=" و ", separator="\u060c ",
         equation="معادله {number}", equations="معادله\u200cهای {numbers}",
         listing="کد {number}", listings="کد\u200cهای {numbers}",
+        cited_page="صفحه {pages}", cited_pages="صفحات {pages}",
     ),
     "hi": Labels(
         sources="स्रोत", notes="टिप्पणियाँ", citation_notes="स्रोत टिप्पणियाँ",
@@ -366,6 +389,7 @@ LABELS: dict[str, Labels] = {
         figures="चित्र {numbers}", tables="तालिकाएँ {numbers}", conjunction=" और ",
         equation="समीकरण {number}", equations="समीकरण {numbers}",
         listing="कोड सूची {number}", listings="कोड सूचियाँ {numbers}",
+        cited_page="पृष्ठ {pages}", cited_pages="पृष्ठ {pages}",
     ),
     "ja": Labels(
         sources="出典", notes="注", citation_notes="出典注", contents="目次",
@@ -378,6 +402,7 @@ LABELS: dict[str, Labels] = {
         conjunction="、", separator="、", range="\uff5e",
         equation="式{number}", equations="式{numbers}",
         listing="リスト{number}", listings="リスト{numbers}",
+        cited_page="{pages}ページ", cited_pages="{pages}ページ",
     ),
     "zh-Hans": Labels(
         sources="来源", notes="注释", citation_notes="来源注释", contents="目录",
@@ -389,6 +414,7 @@ LABELS: dict[str, Labels] = {
         figures="图{numbers}", tables="表{numbers}", conjunction="和", separator="、",
         equation="公式{number}", equations="公式{numbers}",
         listing="代码{number}", listings="代码{numbers}",
+        cited_page="第{pages}页", cited_pages="第{pages}页",
     ),
     "zh-Hant": Labels(
         sources="來源", notes="註釋", citation_notes="來源註釋", contents="目錄",
@@ -400,6 +426,7 @@ LABELS: dict[str, Labels] = {
         figures="圖{numbers}", tables="表{numbers}", conjunction="和", separator="、",
         equation="公式{number}", equations="公式{numbers}",
         listing="程式碼{number}", listings="程式碼{numbers}",
+        cited_page="第{pages}頁", cited_pages="第{pages}頁",
     ),
     "ko": Labels(
         sources="출처", notes="주석", citation_notes="출처 주석", contents="목차",
@@ -411,6 +438,7 @@ LABELS: dict[str, Labels] = {
         figures="그림 {numbers}", tables="표 {numbers}", conjunction=" 및 ",
         equation="식 {number}", equations="식 {numbers}",
         listing="코드 {number}", listings="코드 {numbers}",
+        cited_page="{pages}페이지", cited_pages="{pages}페이지",
     ),
 }
 #: Tags that name a language of :data:`LABELS` under another subtag.

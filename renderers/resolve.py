@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citations.links import safe_link, source_domain
+from citations.locations import cited_pages, source_location
 from citations.model import Source
 from citations.numbering import CitationPlan, NumberingMode, plan_citations
 from citations.pool import SourcePool
@@ -59,6 +60,8 @@ class SourceEntry:
     date: str
     anchor: str  # "src-N"
     backlink: str  # anchor of the first citation of this source ("cite-K")
+    #: Where in the source it is cited, in the document's words ("Seiten 3–4, 7"), or "".
+    location: str = ""
     formatted: tuple[Inline, ...] = ()  # the entry in a CSL style (renderers.styles), else ()
     marker: str | None = None  # the style's marker ("[1]", "1.", "" unnumbered); None: "N."
     #: The Sources list's direction, the document's (:func:`document_direction`): an Arabic
@@ -172,6 +175,17 @@ def document_direction(document: Document) -> Direction:
     """The document's direction by its first strong character, as ``dir="auto"`` on the page
     decides; left to right when it has none."""
     return blocks_direction(document.blocks) or "ltr"
+
+
+def entry_location(source: Source, words: Labels) -> str:
+    """Where in ``source`` it is cited, as its entry shows it: the pages an adapter recorded,
+    worded in the document's language ("Seiten 3–4, 7"), or a pool's own words as written."""
+    location = source_location(source)
+    pages = cited_pages(location)
+    if not pages:
+        return location
+    return (words.cited_page if location.startswith("page ") else words.cited_pages).format(
+        pages=pages)
 
 
 def source_title(source: Source, words: Labels) -> str:
@@ -316,6 +330,7 @@ def _resolve(
             date=entry_date(source),
             anchor=entry_anchor(n),
             backlink=first_anchor.get(n, ""),
+            location=entry_location(source, words),
             direction=direction,
         )
         for n, source in plan.entries

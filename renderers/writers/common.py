@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote
 
-from citations.locations import source_location
 from citations.numbering import EN_DASH, display_segments, note_segments
 from renderers.document import (
     Alignment,
@@ -853,7 +852,7 @@ def entry_parts(entry: SourceEntry) -> EntryParts:
     title = source_field(entry.title)
     candidates: list[tuple[DetailKind, str]] = [
         ("label", source_field(entry.label)),
-        ("location", source_field(source_location(entry.source))),
+        ("location", source_field(entry.location)),
         ("date", source_field(entry.date)),
     ]
     kept = [(kind, text) for kind, text in candidates if text and text != title]

@@ -15,7 +15,7 @@ from citations.adapters import (
     from_langchain,
     from_llamaindex,
 )
-from citations.locations import PageSet, cited_pages
+from citations.locations import MOST_ITEMS, PageSet, cited_pages
 
 LOCATIONS = Path(__file__).resolve().parent.parent / "fixtures" / "answers" / "locations"
 
@@ -41,6 +41,22 @@ def test_pages_merge_where_they_touch_in_the_order_first_cited(
         pages.add(first, last)
     assert pages.describe() == shown
     assert cited_pages(shown) == shown.split(" ", 1)[1]
+
+
+def test_a_source_keeps_at_most_the_most_items_and_says_more_were_cited() -> None:
+    """Each page added is compared with those kept: thousands of scattered pages stay a short,
+    linear list ending in an ellipsis, and pages touching a kept range still join it."""
+    pages = PageSet()
+    for page in range(1, 40_001, 2):
+        pages.add(page, page)
+    pages.add(2, 2)
+    pages.add_page("iv")
+    shown = pages.describe()
+    assert shown.startswith("pages 1–3, 5, 7, ") and shown.endswith(", \u2026")
+    assert len(pages.items) == MOST_ITEMS
+    other = PageSet()
+    other.merge(pages)
+    assert other.describe() == shown
 
 
 def test_page_labels_are_kept_as_written() -> None:

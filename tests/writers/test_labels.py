@@ -126,7 +126,7 @@ def test_every_set_has_every_word_and_placeholder() -> None:
               "caption": {"name"}, "image_described": {"alt"}, "more": {"count"},
               "source": {"sid"}, "figures": {"numbers"}, "tables": {"numbers"},
               "equation": {"number"}, "equations": {"numbers"}, "listing": {"number"},
-              "listings": {"numbers"}}
+              "listings": {"numbers"}, "cited_page": {"pages"}, "cited_pages": {"pages"}}
     for name, words in LABELS.items():
         for field, text in vars(words).items():
             wanted = fields.get(field, set())

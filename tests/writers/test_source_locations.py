@@ -53,3 +53,17 @@ def test_csl_styles_print_the_pages_as_the_item_page(tmp_path: Path) -> None:
                             if "Annual report 2024" in line and line.startswith("[^"))
     assert "pp. 3–4, 7" in found["ieee"] and "(pp. 3–4, 7)" in found["apa"]
     assert "3–4" not in found["harvard"]  # Harvard prints no pages for a document
+
+
+def test_the_pages_are_worded_in_the_documents_language(tmp_path: Path) -> None:
+    """The adapter records "pages 3–4, 7"; the entry says it in the declared language (CSL's
+    locale terms), as the Sources heading does; sources_used.json keeps the recorded form."""
+    found = {}
+    for lang in ("de", "ja"):
+        out = write_markdown(answer(), tmp_path / f"{lang}.md", lang=lang)
+        found[lang] = next(line for line in Path(out.path).read_text("utf-8").splitlines()
+                           if "Annual report 2024" in line and line.startswith("[^"))
+    assert "Annual report 2024 — Seiten 3–4, 7" in found["de"]
+    assert "3–4, 7ページ" in found["ja"] and "pages" not in found["ja"]
+    records = json.loads((tmp_path / "sources_used.json").read_text("utf-8"))
+    assert {r["locations"]["1"] for r in records} == {"pages 3–4, 7"}
