@@ -48,6 +48,18 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
   delimiter=" ">``) joins its parts with its own delimiter. citeproc-py used the calling
   ``<date>``'s (usually none), so NLM/Vancouver wrote "cited 2025Jan5".
 
+* **Page ranges.** ``page-range-format`` shortens the second page of a range (CSL appendix
+  V). citeproc-py compared the two numbers digit by digit from the left whatever their
+  lengths, so Vancouver's ``minimal`` printed "186:1–2" for pages 1–12, and applied the
+  four-digit rule of ``chicago-15`` to ``chicago-16`` too. :func:`range_end` follows the
+  appendix, and expands an abbreviated range first ("321-28" → "321–328" in APA).
+* **Labels of empty variables.** A ``cs:label`` is rendered only when its variable is not
+  empty; citeproc-py always printed the term, so Chicago wrote "BBC News, October 27, 2021.
+  Edition." and every short note of a journal article ended ", edition".
+* **Citation order.** Without a ``cs:sort`` in ``cs:citation`` the cites of a citation keep
+  the order the author gave (a sort keeps it for ties); citeproc-py put them in bibliography
+  order first, so Chicago's "[[S:1,3]]" read "(Nguyen et al. 2024; Vaswani 2017)".
+
 Each is the specification's rule, not a per-style tweak; the tests of :mod:`renderers.styles`
 show them on the bundled styles.
 
@@ -70,7 +82,10 @@ from citeproc import model as citeproc_model
 from citeproc.model import (
     CitationStylesElement,
     Date,
+    FormatNumber,
     Key,
+    Label,
+    Layout,
     Macro,
     Name,
     Names,
@@ -84,6 +99,7 @@ from renderers.styles.catalog import CSL_NS
 from renderers.styles.markup import CLOSINGS, strip_marks
 
 _KEYS_WITH_FORMATTING = Key.sort_keys
+_LABEL_PROCESS = Label.process
 _CASE = TextCased.case
 #: Words ``text-case="title"`` leaves in lower case inside a title: citeproc-js's skip words
 #: (the CSL specification's stop words, more prepositions, and the particles "de", "d'",
@@ -422,6 +438,83 @@ def _plain(keys: list[Any]) -> list[Any]:
     return [strip_marks(str(k)) if isinstance(k, str | list) else k for k in keys]
 
 
+def range_end(first: str, last: str, range_format: str | None) -> str:
+    """The second number of the page range ``first``–``last`` in ``range_format`` (CSL
+    appendix V: expanded 321–328, minimal 321–8, minimal-two 321–28, chicago-15/16 by the
+    first page). An abbreviated ``last`` ("28" after "321") is expanded first; a range whose
+    ends are not both plain numbers keeps ``last`` as written."""
+    if not (first.isdecimal() and last.isdecimal() and first.isascii() and last.isascii()):
+        return last
+    if len(last) < len(first):
+        expanded = first[: len(first) - len(last)] + last
+        last = expanded if int(expanded) > int(first) else last
+    if len(last) != len(first):
+        return last
+    changed = len(last) - next(
+        (i for i, (a, b) in enumerate(zip(first, last, strict=True)) if a != b), len(last)
+    )
+    style = _chicago_range(int(first), changed, len(first), range_format)
+    if style == "minimal":
+        return last[-max(changed, 1):]
+    if style == "minimal-two":
+        return last[-max(changed, 2):]
+    return last
+
+
+def _chicago_range(first: int, changed: int, digits: int, range_format: str | None) -> str:
+    """``range_format``, or for a Chicago format the simple format its rule picks for a
+    range from ``first`` whose last ``changed`` of ``digits`` digits change."""
+    if range_format not in ("chicago", "chicago-15", "chicago-16"):
+        return range_format or "expanded"
+    if first < 100 or first % 100 == 0:
+        return "expanded"
+    if range_format != "chicago-16" and digits == 4 and changed >= 3:
+        return "expanded"  # 1496–1504 (Chicago 15th edition)
+    return "minimal" if first % 100 < 10 else "minimal-two"
+
+
+def _format_last_page(self: FormatNumber, first: str, last: str) -> str:
+    """``FormatNumber._format_last_page`` by :func:`range_end`."""
+    return range_end(first, last, self.get_root().get_option("page-range-format"))
+
+
+def _label_process(
+    self: Label, item: Any, variable: str | None = None, *args: Any, **kwargs: Any
+) -> Any:
+    """``Label.process`` rendering nothing for an empty variable of its own (a name label
+    is given its variable by ``cs:names``, a locator label is left to citeproc-py)."""
+    own = self.get("variable")
+    if variable is None and own and own != "locator":
+        try:
+            value = item.reference[own.replace("-", "_")]
+        except VariableError:
+            return None
+        if not str(value).strip():
+            return None
+    return _LABEL_PROCESS(self, item, variable, *args, **kwargs)
+
+
+def _render_citation(self: Layout, citation: Any, callback: Any) -> Any:
+    """``Layout.render_citation`` keeping the cites in the order given: sorted only by the
+    citation's own ``cs:sort`` (a stable sort: ties keep that order)."""
+    good = [cite for cite in citation.cites if not cite.is_bad()]
+    bad = [cite for cite in citation.cites if cite.is_bad()]
+    if self.getparent().sort is not None:
+        good = self.getparent().sort.sort(good, self)
+    out = []
+    for item in good:
+        self.repressed = {}
+        try:
+            output = self.render_children(item)
+        except VariableError:
+            continue
+        if output is not None:
+            out.append(item.get("prefix", "") + output + item.get("suffix", ""))
+            self.getparent().cites.append(item)
+    out.extend(callback(item) or f"{item.key}?" for item in bad)
+    return self.format(self.wrap(self.join(out)))
+
+
 def install_fixes() -> None:
     """Install the corrections (idempotent)."""
     if Key.sort_keys is not _plain_sort_keys:
@@ -441,5 +534,11 @@ def install_fixes() -> None:
         TextCased.case = _case
     if Date.render_single_date is not _render_single_date:
         Date.render_single_date = _render_single_date
+    if FormatNumber._format_last_page is not _format_last_page:
+        FormatNumber._format_last_page = _format_last_page
+    if Label.process is not _label_process:
+        Label.process = _label_process
+    if Layout.render_citation is not _render_citation:
+        Layout.render_citation = _render_citation
     if citeproc_model.to_ordinal is not _to_ordinal:
         citeproc_model.to_ordinal = _to_ordinal

@@ -10,12 +10,16 @@ import pytest
 
 from citations.model import Source
 from renderers.api import render
+from renderers.document import Cite, iter_inlines, plain_text
+from renderers.options import build_options
+from renderers.pipeline import prepare
 from renderers.styles.catalog import styles_dir
 from renderers.styles.fixes import (
     given_initials,
     merged_seams,
     ordinal_suffix,
     punctuation_in_quotes,
+    range_end,
     title_case,
 )
 from renderers.styles.markup import closing
@@ -399,3 +403,72 @@ def test_no_period_after_a_titles_own_question_mark_in_a_rendered_entry(tmp_path
     render("# T\n\nSolar.[[S:1]]\n", tmp_path, sources_pool=pool, formats=["md"], csl="apa")
     text = (tmp_path / "report.md").read_text("utf-8")
     assert "*What is solar power?* (2024, May 8)." in text, text
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "range_format", "expected"),
+    [  # the examples of CSL 1.0.2, appendix V
+        ("42", "45", "expanded", "45"), ("321", "28", "expanded", "328"),
+        ("2787", "2816", "expanded", "2816"),
+        ("42", "45", "minimal", "5"), ("321", "328", "minimal", "8"),
+        ("2787", "2816", "minimal", "816"), ("1", "12", "minimal", "12"),
+        ("98", "102", "minimal", "102"), ("113", "129", "minimal", "29"),
+        ("42", "45", "minimal-two", "45"), ("321", "328", "minimal-two", "28"),
+        ("2787", "2816", "minimal-two", "816"), ("1", "12", "minimal-two", "12"),
+        ("3", "10", "chicago-16", "10"), ("71", "72", "chicago-16", "72"),
+        ("100", "104", "chicago-16", "104"), ("1100", "1123", "chicago-16", "1123"),
+        ("107", "108", "chicago-16", "8"), ("1002", "1006", "chicago-16", "6"),
+        ("321", "328", "chicago-16", "28"), ("1087", "1089", "chicago-16", "89"),
+        ("1496", "1500", "chicago-16", "500"), ("11564", "11615", "chicago-16", "615"),
+        ("12991", "13001", "chicago-16", "3001"),
+        ("1496", "1504", "chicago-15", "1504"), ("2787", "2816", "chicago", "2816"),
+        ("S12", "S15", "minimal", "S15"), ("5998", "6008", None, "6008"),
+    ],
+)
+def test_page_ranges_follow_the_page_range_formats_of_csl(
+    first: str, last: str, range_format: str | None, expected: str
+) -> None:
+    assert range_end(first, last, range_format) == expected
+
+
+#: A short journal article (pages 1–12), a newspaper article, and an article cited twice.
+SERIAL_POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "Heat pumps", "source_type": "article", "author": "Smith, Jane",
+     "journal": "Energy Policy", "volume": "186", "pages": "1-12", "published_at": "2024-05"},
+    {"sid": 2, "title": "Net zero explained", "source_type": "news", "author": "Harrabin, Roger",
+     "container": "BBC News", "published_at": "2021-10-27"},
+    {"sid": 3, "title": "Attention", "source_type": "article", "author": "Vaswani, Ashish",
+     "journal": "NeurIPS", "volume": 30, "pages": "5998-6008", "published_at": "2017"},
+]
+
+
+def test_vancouver_prints_a_short_page_range_whole(tmp_path: Path) -> None:
+    # NLM's minimal format drops only the digits both pages share: 1–12, 5998–6008 (citeproc-py
+    # printed "1–2", comparing "1" with "12" digit by digit).
+    text = rendered_md(tmp_path, "A[[S:1]] B[[S:3]]\n", SERIAL_POOL, "vancouver")
+    assert "Energy Policy. 2024 May;186:1–12." in text
+    assert "NeurIPS. 2017;30:5998–6008." in text
+
+
+def test_chicago_prints_no_label_for_an_empty_edition(tmp_path: Path) -> None:
+    # A cs:label renders only with its variable: no "Edition." after a newspaper's date and no
+    # ", edition" in the short note of a journal article.
+    content = "A[[S:1]] B[[S:2]] C[[S:1]]\n"
+    text = rendered_md(tmp_path, content, SERIAL_POOL, "chicago-note")
+    assert "edition" not in text.lower(), text
+    assert "Harrabin, Roger. “Net Zero Explained.” *BBC News*, October 27, 2021." in text
+    rdoc = prepare(content, sources_pool=SERIAL_POOL,
+                   options=build_options(csl="chicago-note")).rdoc
+    notes = [plain_text(n.children) for n in iter_inlines(rdoc.document.blocks)
+             if isinstance(n, Cite)]
+    assert notes[2] == "Smith, “Heat Pumps.”"
+
+
+def test_a_citation_without_a_sort_keeps_the_order_given(tmp_path: Path) -> None:
+    # Chicago author-date has no cs:sort in its citation: "[[S:3,1]]" cites Vaswani first, as
+    # written (citeproc-py sorted the cites in bibliography order); APA sorts by author.
+    content = "Both [[S:3,1]].\n"
+    chicago = rendered_md(tmp_path / "c", content, SERIAL_POOL, "chicago-author-date")
+    assert "(Vaswani 2017[^1]; Smith 2024[^2])" in chicago
+    apa = rendered_md(tmp_path / "a", content, SERIAL_POOL, "apa")
+    assert "(Smith, 2024[^2]; Vaswani, 2017[^1])" in apa
