@@ -23,6 +23,7 @@ from renderers.styles.fixes import (
     title_case,
 )
 from renderers.styles.markup import closing
+from renderers.styles.processor import year_suffix
 
 #: Authors in scripts without letter case, and a lower-case given name.
 UNCASED_POOL: list[dict[str, Any]] = [
@@ -279,8 +280,8 @@ def test_chicago_demotes_non_dropping_particles_in_display_and_sort(tmp_path: Pa
     text = rendered_md(tmp_path, PARTICLE_TEXT, PARTICLE_POOL, "chicago-author-date")
     assert "A (de la Vallée Poussin 1905[^1]) B (van Gogh 1996[^2])" in text
     assert text.split("## Sources\n\n", 1)[1].splitlines() == [
-        "[^3]: Fourier, Joseph. 1822. *Heat*. Didot.",
-        "[^4]: Fourier, Joseph. 1822. *Théorie analytique de la chaleur*. Didot.",
+        "[^3]: Fourier, Joseph. 1822a. *Heat*. Didot.",  # two works of 1822: a, b
+        "[^4]: Fourier, Joseph. 1822b. *Théorie analytique de la chaleur*. Didot.",
         "[^2]: Gogh, Vincent van. 1996. *Letters*. Penguin.",
         "[^1]: Vallée Poussin, Charles de la. 1905. *Éléments de Géométrie*. Gauthier-Villars.",
     ]
@@ -472,3 +473,53 @@ def test_a_citation_without_a_sort_keeps_the_order_given(tmp_path: Path) -> None
     assert "(Vaswani 2017[^1]; Smith 2024[^2])" in chicago
     apa = rendered_md(tmp_path / "a", content, SERIAL_POOL, "apa")
     assert "(Smith, 2024[^2]; Vaswani, 2017[^1])" in apa
+
+
+#: Two works of one author in one year, one by two authors that year, an author-less report
+#: and a name with a particle.
+SAME_YEAR_POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "Heat pump adoption", "source_type": "article", "author": "Smith, Jane",
+     "journal": "Energy Policy", "published_at": "2024-05"},
+    {"sid": 2, "title": "Annual report", "source_type": "report", "author": "Smith, Jane",
+     "publisher": "Acme", "published_at": "2024"},
+    {"sid": 3, "title": "Prices", "source_type": "article", "author": ["Smith, Jane", "Doe, John"],
+     "journal": "Energy Policy", "published_at": "2024"},
+    {"sid": 4, "title": "Internal cost review", "artifact_path": "review.pdf",
+     "source_type": "file", "published_at": "2025"},
+    {"sid": 5, "title": "Letters", "source_type": "book", "author": "van Gogh, Vincent",
+     "publisher": "Penguin", "published_at": "1996"},
+]
+SAME_YEAR_TEXT = "A [[S:1]]. B [[S:2]]. C [[S:3]]. D [[S:4]]. E [[S:5]].\n"
+
+
+@pytest.mark.parametrize(
+    ("csl", "first", "second", "entries"),
+    [
+        ("apa", "(Smith, 2024b[^1])", "(Smith, 2024a[^2])",
+         ["*Internal cost review*", "Smith, J. (2024a). *Annual report*", "Smith, J. (2024b). Heat",
+          "Smith, J., & Doe, J. (2024)", "van Gogh"]),
+        ("chicago-author-date", "(Smith 2024b[^1])", "(Smith 2024a[^2])",
+         ["Gogh, Vincent van", "“Internal Cost Review.”", "Smith, Jane. 2024a. *Annual",
+          "Smith, Jane. 2024b. “Heat", "Smith, Jane, and John Doe. 2024."]),
+        ("harvard", "(Smith, 2024b[^1])", "(Smith, 2024a[^2])",
+         ["van Gogh, V. (1996)", "“Internal cost review” (2025)", "Smith, J. (2024a) *Annual",
+          "Smith, J. (2024b) “Heat", "Smith, J. and Doe, J. (2024)"]),
+    ],
+)
+def test_same_author_same_year_works_get_year_suffixes_and_sort_as_citeproc_js(
+    tmp_path: Path, csl: str, first: str, second: str, entries: list[str]
+) -> None:
+    # Year suffixes go in bibliography order (Annual report before Heat pump adoption); the
+    # two-author work keeps its plain year. A quoted title files by its first word, and
+    # Harvard (sort-only) files "van Gogh" under G: the orders citeproc-js gives.
+    text = rendered_md(tmp_path, SAME_YEAR_TEXT, SAME_YEAR_POOL, csl)
+    assert f"A {first}. B {second}." in text
+    shown = text.split("## Sources\n\n", 1)[1].splitlines()
+    assert len(shown) == len(entries)
+    for line, start in zip(shown, entries, strict=True):
+        assert line.split(": ", 1)[1].startswith(start), (line, start)
+
+
+def test_year_suffixes_run_past_z() -> None:
+    assert [year_suffix(i) for i in (0, 1, 25, 26, 27, 701, 702)] == [
+        "a", "b", "z", "aa", "ab", "zz", "aaa"]
