@@ -31,6 +31,9 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
   "“Solar Costs,” 2024"); citeproc-py reads the option but never applies it.
   :class:`OutputFixes` does, on the processor's output, by the option and ``close-quote`` of
   the locale in use (:mod:`renderers.styles.locales`): none in German („…“.) or French.
+* **Quotes inside quotes.** A title that holds a quotation and that a style puts in quotation
+  marks (``quotes="true"``) gets the locale's inner quotes for its own: IEEE "“‘Net zero’ by
+  2050,”", not "““Net zero” by 2050,”" (citeproc-js flips them so).
 * **Title case.** ``text-case="title"`` capitalizes the lower-case words of an English title
   but its stop words, which stay lower-case unless they open or close the title or follow a
   colon. citeproc-py knew only the specification's short stop-word list and never
@@ -93,6 +96,7 @@ from citeproc.model import (
     Macro,
     Name,
     Names,
+    Quoted,
     Substitute,
     TextCased,
     VariableError,
@@ -105,6 +109,7 @@ from renderers.styles.markup import CLOSINGS, strip_marks
 _KEYS_WITH_FORMATTING = Key.sort_keys
 _LABEL_PROCESS = Label.process
 _NAME_PROCESS = Name.process
+_QUOTE = Quoted.quote
 #: Quotation marks a style may open a sort key with (``quotes="true"`` around a title).
 _QUOTE_MARKS = "\"'“”‘’«»„‚‹›「」『』"
 
@@ -447,6 +452,18 @@ def _plain(keys: list[Any]) -> list[Any]:
             for k in keys]
 
 
+def _quote(self: Quoted, string: Any) -> Any:
+    """``Quoted.quote`` giving the quotation marks inside the quoted text the locale's inner
+    quotes (an apostrophe, which may be the inner closing quote, is left alone)."""
+    if str(self.get("quotes", "false")).lower() == "true":
+        for outer, inner in (("open-quote", "open-inner-quote"),
+                             ("close-quote", "close-inner-quote")):
+            mark, replacement = (str(self.get_single_term(name=n) or "") for n in (outer, inner))
+            if mark and replacement and mark != replacement:
+                string = string.replace(mark, replacement)
+    return _QUOTE(self, string)
+
+
 def _name_process(
     self: Name, item: Any, variable: Any, context: Any = None, sort_options: Any = None,
     **kwargs: Any,
@@ -558,6 +575,8 @@ def install_fixes() -> None:
         Date.render_single_date = _render_single_date
     if FormatNumber._format_last_page is not _format_last_page:
         FormatNumber._format_last_page = _format_last_page
+    if Quoted.quote is not _quote:
+        Quoted.quote = _quote
     if Name.process is not _name_process:
         Name.process = _name_process
     if Label.process is not _label_process:

@@ -523,3 +523,14 @@ def test_same_author_same_year_works_get_year_suffixes_and_sort_as_citeproc_js(
 def test_year_suffixes_run_past_z() -> None:
     assert [year_suffix(i) for i in (0, 1, 25, 26, 27, 701, 702)] == [
         "a", "b", "z", "aa", "ab", "zz", "aaa"]
+
+
+def test_a_quotation_in_a_quoted_title_takes_the_inner_quotes(tmp_path: Path) -> None:
+    # IEEE and Chicago quote an article's title: its own quotation becomes ‘…’ (en-US inner
+    # quotes), as citeproc-js writes it; an apostrophe stays as it is.
+    pool = [{"sid": 1, "title": "“Net zero” by 2050: Europe’s plan", "source_type": "news",
+             "author": "Harrabin, Roger", "container": "BBC News", "published_at": "2021-10-27"}]
+    ieee = rendered_md(tmp_path / "i", "A[[S:1]]\n", pool, "ieee")
+    assert "R. Harrabin, “‘Net zero’ by 2050: Europe’s plan,” *BBC News*" in ieee
+    chicago = rendered_md(tmp_path / "c", "A[[S:1]]\n", pool, "chicago-author-date")
+    assert "“‘Net Zero’ by 2050: Europe’s Plan.”" in chicago
