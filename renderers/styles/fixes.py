@@ -152,6 +152,7 @@ class _Run:
     calls_variable: dict[str, bool] = field(default_factory=dict)
     variables: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sort_keys: dict[tuple[str, str], Any] = field(default_factory=dict)
+    inner_quotes: tuple[tuple[str, str], ...] | None = None  # the locale's, once looked up
 
 
 _RUN: ContextVar[_Run | None] = ContextVar("citerender_csl_run", default=None)
@@ -456,12 +457,24 @@ def _quote(self: Quoted, string: Any) -> Any:
     """``Quoted.quote`` giving the quotation marks inside the quoted text the locale's inner
     quotes (an apostrophe, which may be the inner closing quote, is left alone)."""
     if str(self.get("quotes", "false")).lower() == "true":
-        for outer, inner in (("open-quote", "open-inner-quote"),
-                             ("close-quote", "close-inner-quote")):
-            mark, replacement = (str(self.get_single_term(name=n) or "") for n in (outer, inner))
-            if mark and replacement and mark != replacement:
-                string = string.replace(mark, replacement)
+        for mark, replacement in _inner_quotes(self):
+            string = string.replace(mark, replacement)
     return _QUOTE(self, string)
+
+
+def _inner_quotes(element: Quoted) -> tuple[tuple[str, str], ...]:
+    """The locale's opening and closing quotes, each with its inner quote (once a run)."""
+    run = _RUN.get()
+    if run is not None and run.inner_quotes is not None:
+        return run.inner_quotes
+    pairs = []
+    for outer, inner in (("open-quote", "open-inner-quote"), ("close-quote", "close-inner-quote")):
+        mark, replacement = (str(element.get_single_term(name=n) or "") for n in (outer, inner))
+        if mark and replacement and mark != replacement:
+            pairs.append((mark, replacement))
+    if run is not None:
+        run.inner_quotes = tuple(pairs)
+    return tuple(pairs)
 
 
 def _name_process(

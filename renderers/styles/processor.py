@@ -171,10 +171,12 @@ def _add_year_suffixes(
 
 
 def _names_and_year(item: dict[str, Any]) -> str:
-    """What two items whose citations read alike share: their names and year."""
+    """What two items whose citations read alike share: their names and year, and without
+    names the title that stands for them."""
     names = [item.get(variable) for variable in ("author", "editor", "translator")]
     year = (item.get("issued", {}).get("date-parts") or [[None]])[0][0]
-    return json.dumps([names, year], sort_keys=True, ensure_ascii=False)
+    title = "" if any(names) else item.get("title", "")
+    return json.dumps([names, year, title], sort_keys=True, ensure_ascii=False)
 
 
 def year_suffix(index: int) -> str:
