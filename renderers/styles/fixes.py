@@ -64,8 +64,12 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
   empty; citeproc-py always printed the term, so Chicago wrote "BBC News, October 27, 2021.
   Edition." and every short note of a journal article ended ", edition".
 * **Citation order.** Without a ``cs:sort`` in ``cs:citation`` the cites of a citation keep
-  the order the author gave (a sort keeps it for ties); citeproc-py put them in bibliography
-  order first, so Chicago's "[[S:1,3]]" read "(Nguyen et al. 2024; Vaswani 2017)".
+  the order the author gave; citeproc-py put them in bibliography order, so Chicago's
+  "[[S:1,3]]" read "(Nguyen et al. 2024; Vaswani 2017)". (With a sort, ties stay in
+  bibliography order.)
+* **Cite grouping.** With ``collapse="year"`` (APA, Chicago author-date, Harvard) the cites of
+  one citation whose names read alike are grouped and the names printed once: "(Smith, 2024a,
+  2024b)", not "(Smith, 2024a; Smith, 2024b)"; citeproc-py ignored ``collapse``.
 
 Each is the specification's rule, not a per-style tweak; the tests of :mod:`renderers.styles`
 show them on the bundled styles.
@@ -101,7 +105,7 @@ from citeproc.model import (
     TextCased,
     VariableError,
 )
-from citeproc.string import NoCase
+from citeproc.string import NoCase, join
 
 from renderers.styles.catalog import CSL_NS
 from renderers.styles.markup import CLOSINGS, strip_marks
@@ -110,6 +114,7 @@ _KEYS_WITH_FORMATTING = Key.sort_keys
 _LABEL_PROCESS = Label.process
 _NAME_PROCESS = Name.process
 _QUOTE = Quoted.quote
+_NAMES_RENDER = Names.render
 #: Quotation marks a style may open a sort key with (``quotes="true"`` around a title).
 _QUOTE_MARKS = "\"'“”‘’«»„‚‹›「」『』"
 
@@ -547,13 +552,17 @@ def _label_process(
 
 
 def _render_citation(self: Layout, citation: Any, callback: Any) -> Any:
-    """``Layout.render_citation`` keeping the cites in the order given: sorted only by the
-    citation's own ``cs:sort`` (a stable sort: ties keep that order)."""
+    """``Layout.render_citation`` keeping the cites in the order given unless the citation
+    has its own ``cs:sort`` (ties then in bibliography order, as citeproc-js breaks them:
+    "2024a, 2024b"); with ``collapse`` by year, the cites of the same names grouped
+    (:func:`_grouped_by_names`)."""
     good = [cite for cite in citation.cites if not cite.is_bad()]
     bad = [cite for cite in citation.cites if cite.is_bad()]
     if self.getparent().sort is not None:
+        keys = citation.bibliography.keys
+        good.sort(key=lambda cite: keys.index(cite.key))
         good = self.getparent().sort.sort(good, self)
-    out = []
+    rendered: list[tuple[Any, Any]] = []
     for item in good:
         self.repressed = {}
         try:
@@ -561,10 +570,80 @@ def _render_citation(self: Layout, citation: Any, callback: Any) -> Any:
         except VariableError:
             continue
         if output is not None:
-            out.append(item.get("prefix", "") + output + item.get("suffix", ""))
+            rendered.append((item, output))
             self.getparent().cites.append(item)
+    if str(self.getparent().get("collapse", "")).startswith("year") and len(rendered) > 1:
+        out = _grouped_by_names(self, rendered)
+    else:
+        out = [_affixed(item, output) for item, output in rendered]
     out.extend(callback(item) or f"{item.key}?" for item in bad)
     return self.format(self.wrap(self.join(out)))
+
+
+def _affixed(item: Any, text: Any) -> Any:
+    return item.get("prefix", "") + text + item.get("suffix", "")
+
+
+def _grouped_by_names(layout: Layout, rendered: list[tuple[Any, Any]]) -> list[Any]:
+    """The cites of a citation with ``collapse="year"``: those whose names read alike grouped
+    where the first of them stands, each after the first without its names ("Smith, 2024a,
+    2024b"; CSL 1.0.2, Cite Grouping and Cite Collapsing), joined by ``cite-group-delimiter``.
+    Only cites whose items share their names are rendered again, without them."""
+    delimiter = layout.getparent().get("cite-group-delimiter", ", ")
+    keys = [_names_key(item) for item, _ in rendered]
+    shared = {key for key in keys if key is not None and keys.count(key) > 1}
+    groups: dict[str, list[Any]] = {}
+    slots: list[list[Any]] = []
+    for (item, output), key in zip(rendered, keys, strict=True):
+        names = ""
+        if key in shared:
+            alone = _without_names(layout, item)
+            text = str(output)
+            if alone and text.endswith(str(alone)) and len(text) > len(str(alone)):
+                names = text[: -len(str(alone))]
+        if names and names in groups:
+            groups[names].append(_affixed(item, alone))
+            continue
+        slot = [_affixed(item, output)]
+        slots.append(slot)
+        if names:
+            groups[names] = slot
+    return [slot[0] if len(slot) == 1 else join(slot, delimiter) for slot in slots]
+
+
+def _names_key(item: Any) -> str | None:
+    """The names of a cite's item (author, editor, translator) as one key; None without."""
+    parts = []
+    for role in ("author", "editor", "translator"):
+        names = item.reference.get(role) or ()
+        parts.append([sorted((str(k), str(v)) for k, v in name.items()) for name in names])
+    return repr(parts) if any(parts) else None
+
+
+_WITHOUT_NAMES: ContextVar[list[bool] | None] = ContextVar("citerender_csl_no_names",
+                                                           default=None)
+
+
+def _without_names(layout: Layout, item: Any) -> Any:
+    """The cite of ``item`` with its first ``cs:names`` left out (citeproc-js's
+    suppress-author), or None."""
+    token = _WITHOUT_NAMES.set([True])
+    layout.repressed = {}
+    try:
+        return layout.render_children(item)
+    except VariableError:
+        return None
+    finally:
+        _WITHOUT_NAMES.reset(token)
+
+
+def _names_render(self: Names, *args: Any, **kwargs: Any) -> Any:
+    """``Names.render``, nothing for the first names of a cite rendered without them."""
+    pending = _WITHOUT_NAMES.get()
+    if pending and pending[0]:
+        pending[0] = False
+        return None
+    return _NAMES_RENDER(self, *args, **kwargs)
 
 
 def install_fixes() -> None:
@@ -594,6 +673,8 @@ def install_fixes() -> None:
         Name.process = _name_process
     if Label.process is not _label_process:
         Label.process = _label_process
+    if Names.render is not _names_render:
+        Names.render = _names_render
     if Layout.render_citation is not _render_citation:
         Layout.render_citation = _render_citation
     if citeproc_model.to_ordinal is not _to_ordinal:

@@ -16,8 +16,9 @@ citeproc-py does not disambiguate cites at all. With a style's
 ``disambiguate-add-year-suffix``, works of the same authors whose citations read alike get
 year suffixes here (:func:`_add_year_suffixes`: "Smith, 2024a", "Smith, 2024b", lettered in
 bibliography order, as CSL says); the other methods (adding names or given names) are not
-done. Nor are collapsing of cited numbers or years within a CSL citation ("Smith, 2024a,
-2024b") and ``subsequent-author-substitute``.
+done. Cites of the same names are grouped by :mod:`renderers.styles.fixes` ("Smith, 2024a,
+2024b"); cited numbers are not collapsed within a CSL citation, and
+``subsequent-author-substitute`` is not done.
 """
 
 from __future__ import annotations

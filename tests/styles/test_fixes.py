@@ -534,3 +534,21 @@ def test_a_quotation_in_a_quoted_title_takes_the_inner_quotes(tmp_path: Path) ->
     assert "R. Harrabin, “‘Net zero’ by 2050: Europe’s plan,” *BBC News*" in ieee
     chicago = rendered_md(tmp_path / "c", "A[[S:1]]\n", pool, "chicago-author-date")
     assert "“‘Net Zero’ by 2050: Europe’s Plan.”" in chicago
+
+
+@pytest.mark.parametrize(
+    ("csl", "expected"),
+    [
+        ("apa", "(Smith, 2024a[^3], 2024b[^1]; Smith & Doe, 2024[^2])"),
+        ("harvard", "(Smith, 2024a[^3], 2024b[^1]; Smith and Doe, 2024[^2])"),
+        # no sort in Chicago's citation: the order written, each name group where it starts
+        ("chicago-author-date", "(Smith 2024b[^1], 2024a[^3]; Smith and Doe 2024[^2])"),
+    ],
+)
+def test_cites_of_the_same_names_are_grouped_with_the_names_once(
+    tmp_path: Path, csl: str, expected: str
+) -> None:
+    # collapse="year": "(Smith, 2024a, 2024b)" (APA 7, 8.12), each year still linking its own
+    # entry; two authors are other names and stand apart.
+    text = rendered_md(tmp_path, "All [[S:1,3,2]].\n", SAME_YEAR_POOL, csl)
+    assert f"All {expected}." in text, text
