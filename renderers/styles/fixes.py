@@ -8,6 +8,10 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
 * **Sort keys.** Keys are compared as plain text (CSL: formatting does not take part in
   sorting); citeproc-py compared them with their formatting, so an italic title (an author-less
   web page in APA) sorted after every name.
+  Quotation marks a style puts around a title do not take part either (CSL: a key is the
+  variable's value): an author-less report filed as "“Internal cost review”" came after every
+  name in Chicago and Harvard. A name key follows ``demote-non-dropping-particle="sort-only"``
+  (Harvard): "van Gogh, V." is printed so but filed under G, as citeproc-js files it.
 * **Initials.** ``initialize-with`` turns given names into initials. citeproc-py took every
   given-name word that does not start with an upper-case letter for a particle and wrapped it in
   stray marks ("王, . 小明 ." in APA): a word in a script without letter case (Chinese,
@@ -27,6 +31,9 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
   "“Solar Costs,” 2024"); citeproc-py reads the option but never applies it.
   :class:`OutputFixes` does, on the processor's output, by the option and ``close-quote`` of
   the locale in use (:mod:`renderers.styles.locales`): none in German („…“.) or French.
+* **Quotes inside quotes.** A title that holds a quotation and that a style puts in quotation
+  marks (``quotes="true"``) gets the locale's inner quotes for its own: IEEE "“‘Net zero’ by
+  2050,”", not "““Net zero” by 2050,”" (citeproc-js flips them so).
 * **Title case.** ``text-case="title"`` capitalizes the lower-case words of an English title
   but its stop words, which stay lower-case unless they open or close the title or follow a
   colon. citeproc-py knew only the specification's short stop-word list and never
@@ -47,6 +54,22 @@ bundled styles meet, installed once on its classes (:func:`install_fixes`).
 * **Localized date delimiters.** A localized date format (``<locale><date form="text"
   delimiter=" ">``) joins its parts with its own delimiter. citeproc-py used the calling
   ``<date>``'s (usually none), so NLM/Vancouver wrote "cited 2025Jan5".
+
+* **Page ranges.** ``page-range-format`` shortens the second page of a range (CSL appendix
+  V). citeproc-py compared the two numbers digit by digit from the left whatever their
+  lengths, so Vancouver's ``minimal`` printed "186:1–2" for pages 1–12, and applied the
+  four-digit rule of ``chicago-15`` to ``chicago-16`` too. :func:`range_end` follows the
+  appendix, and expands an abbreviated range first ("321-28" → "321–328" in APA).
+* **Labels of empty variables.** A ``cs:label`` is rendered only when its variable is not
+  empty; citeproc-py always printed the term, so Chicago wrote "BBC News, October 27, 2021.
+  Edition." and every short note of a journal article ended ", edition".
+* **Citation order.** Without a ``cs:sort`` in ``cs:citation`` the cites of a citation keep
+  the order the author gave; citeproc-py put them in bibliography order, so Chicago's
+  "[[S:1,3]]" read "(Nguyen et al. 2024; Vaswani 2017)". (With a sort, ties stay in
+  bibliography order.)
+* **Cite grouping.** With ``collapse="year"`` (APA, Chicago author-date, Harvard) the cites of
+  one citation whose names read alike are grouped and the names printed once: "(Smith, 2024a,
+  2024b)", not "(Smith, 2024a; Smith, 2024b)"; citeproc-py ignored ``collapse``.
 
 Each is the specification's rule, not a per-style tweak; the tests of :mod:`renderers.styles`
 show them on the bundled styles.
@@ -70,20 +93,31 @@ from citeproc import model as citeproc_model
 from citeproc.model import (
     CitationStylesElement,
     Date,
+    FormatNumber,
     Key,
+    Label,
+    Layout,
     Macro,
     Name,
     Names,
+    Quoted,
     Substitute,
     TextCased,
     VariableError,
 )
-from citeproc.string import NoCase
+from citeproc.string import NoCase, join
 
 from renderers.styles.catalog import CSL_NS
 from renderers.styles.markup import CLOSINGS, strip_marks
 
 _KEYS_WITH_FORMATTING = Key.sort_keys
+_LABEL_PROCESS = Label.process
+_NAME_PROCESS = Name.process
+_QUOTE = Quoted.quote
+_NAMES_RENDER = Names.render
+#: Quotation marks a style may open a sort key with (``quotes="true"`` around a title).
+_QUOTE_MARKS = "\"'“”‘’«»„‚‹›「」『』"
+
 _CASE = TextCased.case
 #: Words ``text-case="title"`` leaves in lower case inside a title: citeproc-js's skip words
 #: (the CSL specification's stop words, more prepositions, and the particles "de", "d'",
@@ -123,6 +157,7 @@ class _Run:
     calls_variable: dict[str, bool] = field(default_factory=dict)
     variables: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sort_keys: dict[tuple[str, str], Any] = field(default_factory=dict)
+    inner_quotes: tuple[tuple[str, str], ...] | None = None  # the locale's, once looked up
 
 
 _RUN: ContextVar[_Run | None] = ContextVar("citerender_csl_run", default=None)
@@ -419,7 +454,196 @@ def _plain_sort_keys(self: Key, items: Any, context: Any) -> list[Any]:
 
 
 def _plain(keys: list[Any]) -> list[Any]:
-    return [strip_marks(str(k)) if isinstance(k, str | list) else k for k in keys]
+    return [strip_marks(str(k)).lstrip(_QUOTE_MARKS) if isinstance(k, str | list) else k
+            for k in keys]
+
+
+def _quote(self: Quoted, string: Any) -> Any:
+    """``Quoted.quote`` giving the quotation marks inside the quoted text the locale's inner
+    quotes (an apostrophe, which may be the inner closing quote, is left alone)."""
+    if str(self.get("quotes", "false")).lower() == "true":
+        for mark, replacement in _inner_quotes(self):
+            string = string.replace(mark, replacement)
+    return _QUOTE(self, string)
+
+
+def _inner_quotes(element: Quoted) -> tuple[tuple[str, str], ...]:
+    """The locale's opening and closing quotes, each with its inner quote (once a run)."""
+    run = _RUN.get()
+    if run is not None and run.inner_quotes is not None:
+        return run.inner_quotes
+    pairs = []
+    for outer, inner in (("open-quote", "open-inner-quote"), ("close-quote", "close-inner-quote")):
+        mark, replacement = (str(element.get_single_term(name=n) or "") for n in (outer, inner))
+        if mark and replacement and mark != replacement:
+            pairs.append((mark, replacement))
+    if run is not None:
+        run.inner_quotes = tuple(pairs)
+    return tuple(pairs)
+
+
+def _name_process(
+    self: Name, item: Any, variable: Any, context: Any = None, sort_options: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """``Name.process`` demoting a non-dropping particle in a sort key when the style says
+    ``sort-only`` (citeproc-py demoted it only in a variable's key, not a macro's)."""
+    if sort_options is not None and "demote-non-dropping-particle" not in sort_options:
+        demote = str(self.get_option("demote-non-dropping-particle", context)).lower()
+        if demote == "sort-only":
+            sort_options = {**sort_options, "demote-non-dropping-particle": "display-and-sort"}
+    return _NAME_PROCESS(self, item, variable, context, sort_options, **kwargs)
+
+
+def range_end(first: str, last: str, range_format: str | None) -> str:
+    """The second number of the page range ``first``–``last`` in ``range_format`` (CSL
+    appendix V: expanded 321–328, minimal 321–8, minimal-two 321–28, chicago-15/16 by the
+    first page). An abbreviated ``last`` ("28" after "321") is expanded first; a range whose
+    ends are not both plain numbers keeps ``last`` as written."""
+    if not (first.isdecimal() and last.isdecimal() and first.isascii() and last.isascii()):
+        return last
+    if len(last) < len(first):
+        expanded = first[: len(first) - len(last)] + last
+        last = expanded if int(expanded) > int(first) else last
+    if len(last) != len(first):
+        return last
+    changed = len(last) - next(
+        (i for i, (a, b) in enumerate(zip(first, last, strict=True)) if a != b), len(last)
+    )
+    style = _chicago_range(int(first), changed, len(first), range_format)
+    if style == "minimal":
+        return last[-max(changed, 1):]
+    if style == "minimal-two":
+        return last[-max(changed, 2):]
+    return last
+
+
+def _chicago_range(first: int, changed: int, digits: int, range_format: str | None) -> str:
+    """``range_format``, or for a Chicago format the simple format its rule picks for a
+    range from ``first`` whose last ``changed`` of ``digits`` digits change."""
+    if range_format not in ("chicago", "chicago-15", "chicago-16"):
+        return range_format or "expanded"
+    if first < 100 or first % 100 == 0:
+        return "expanded"
+    if range_format != "chicago-16" and digits == 4 and changed >= 3:
+        return "expanded"  # 1496–1504 (Chicago 15th edition)
+    return "minimal" if first % 100 < 10 else "minimal-two"
+
+
+def _format_last_page(self: FormatNumber, first: str, last: str) -> str:
+    """``FormatNumber._format_last_page`` by :func:`range_end`."""
+    return range_end(first, last, self.get_root().get_option("page-range-format"))
+
+
+def _label_process(
+    self: Label, item: Any, variable: str | None = None, *args: Any, **kwargs: Any
+) -> Any:
+    """``Label.process`` rendering nothing for an empty variable of its own (a name label
+    is given its variable by ``cs:names``, a locator label is left to citeproc-py)."""
+    own = self.get("variable")
+    if variable is None and own and own != "locator":
+        try:
+            value = item.reference[own.replace("-", "_")]
+        except VariableError:
+            return None
+        if not str(value).strip():
+            return None
+    return _LABEL_PROCESS(self, item, variable, *args, **kwargs)
+
+
+def _render_citation(self: Layout, citation: Any, callback: Any) -> Any:
+    """``Layout.render_citation`` keeping the cites in the order given unless the citation
+    has its own ``cs:sort`` (ties then in bibliography order, as citeproc-js breaks them:
+    "2024a, 2024b"); with ``collapse`` by year, the cites of the same names grouped
+    (:func:`_grouped_by_names`)."""
+    good = [cite for cite in citation.cites if not cite.is_bad()]
+    bad = [cite for cite in citation.cites if cite.is_bad()]
+    if self.getparent().sort is not None:
+        keys = citation.bibliography.keys
+        good.sort(key=lambda cite: keys.index(cite.key))
+        good = self.getparent().sort.sort(good, self)
+    rendered: list[tuple[Any, Any]] = []
+    for item in good:
+        self.repressed = {}
+        try:
+            output = self.render_children(item)
+        except VariableError:
+            continue
+        if output is not None:
+            rendered.append((item, output))
+            self.getparent().cites.append(item)
+    if str(self.getparent().get("collapse", "")).startswith("year") and len(rendered) > 1:
+        out = _grouped_by_names(self, rendered)
+    else:
+        out = [_affixed(item, output) for item, output in rendered]
+    out.extend(callback(item) or f"{item.key}?" for item in bad)
+    return self.format(self.wrap(self.join(out)))
+
+
+def _affixed(item: Any, text: Any) -> Any:
+    return item.get("prefix", "") + text + item.get("suffix", "")
+
+
+def _grouped_by_names(layout: Layout, rendered: list[tuple[Any, Any]]) -> list[Any]:
+    """The cites of a citation with ``collapse="year"``: those whose names read alike grouped
+    where the first of them stands, each after the first without its names ("Smith, 2024a,
+    2024b"; CSL 1.0.2, Cite Grouping and Cite Collapsing), joined by ``cite-group-delimiter``.
+    Only cites whose items share their names are rendered again, without them."""
+    delimiter = layout.getparent().get("cite-group-delimiter", ", ")
+    keys = [_names_key(item) for item, _ in rendered]
+    shared = {key for key in keys if key is not None and keys.count(key) > 1}
+    groups: dict[str, list[Any]] = {}
+    slots: list[list[Any]] = []
+    for (item, output), key in zip(rendered, keys, strict=True):
+        names = ""
+        if key in shared:
+            alone = _without_names(layout, item)
+            text = str(output)
+            if alone and text.endswith(str(alone)) and len(text) > len(str(alone)):
+                names = text[: -len(str(alone))]
+        if names and names in groups:
+            groups[names].append(_affixed(item, alone))
+            continue
+        slot = [_affixed(item, output)]
+        slots.append(slot)
+        if names:
+            groups[names] = slot
+    return [slot[0] if len(slot) == 1 else join(slot, delimiter) for slot in slots]
+
+
+def _names_key(item: Any) -> str | None:
+    """The names of a cite's item (author, editor, translator) as one key; None without."""
+    parts = []
+    for role in ("author", "editor", "translator"):
+        names = item.reference.get(role) or ()
+        parts.append([sorted((str(k), str(v)) for k, v in name.items()) for name in names])
+    return repr(parts) if any(parts) else None
+
+
+_WITHOUT_NAMES: ContextVar[list[bool] | None] = ContextVar("citerender_csl_no_names",
+                                                           default=None)
+
+
+def _without_names(layout: Layout, item: Any) -> Any:
+    """The cite of ``item`` with its first ``cs:names`` left out (citeproc-js's
+    suppress-author), or None."""
+    token = _WITHOUT_NAMES.set([True])
+    layout.repressed = {}
+    try:
+        return layout.render_children(item)
+    except VariableError:
+        return None
+    finally:
+        _WITHOUT_NAMES.reset(token)
+
+
+def _names_render(self: Names, *args: Any, **kwargs: Any) -> Any:
+    """``Names.render``, nothing for the first names of a cite rendered without them."""
+    pending = _WITHOUT_NAMES.get()
+    if pending and pending[0]:
+        pending[0] = False
+        return None
+    return _NAMES_RENDER(self, *args, **kwargs)
 
 
 def install_fixes() -> None:
@@ -441,5 +665,17 @@ def install_fixes() -> None:
         TextCased.case = _case
     if Date.render_single_date is not _render_single_date:
         Date.render_single_date = _render_single_date
+    if FormatNumber._format_last_page is not _format_last_page:
+        FormatNumber._format_last_page = _format_last_page
+    if Quoted.quote is not _quote:
+        Quoted.quote = _quote
+    if Name.process is not _name_process:
+        Name.process = _name_process
+    if Label.process is not _label_process:
+        Label.process = _label_process
+    if Names.render is not _names_render:
+        Names.render = _names_render
+    if Layout.render_citation is not _render_citation:
+        Layout.render_citation = _render_citation
     if citeproc_model.to_ordinal is not _to_ordinal:
         citeproc_model.to_ordinal = _to_ordinal

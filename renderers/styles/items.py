@@ -13,7 +13,8 @@ IEEE, APA, Chicago notes, Vancouver and Nature for a document; Chicago author-da
 print no pages for one, and show no location. Only http, https and
 mailto URLs are passed on; a DOI is passed on bare (``10.5555/x``, from ``doi:…`` or
 ``https://doi.org/…`` too), and only when it is one, so the style prints it and
-:mod:`renderers.styles.markup` links it to ``https://doi.org/…``.
+:mod:`renderers.styles.markup` links it to ``https://doi.org/…``. Titles, names and the other
+fields of words get typographic apostrophes ("O’Brien"), as citeproc-js and pandoc print them.
 
 Names are split as citeproc-js splits them: lower-case words that open a family name are its
 non-dropping particle ("van Gogh" → "van" + "Gogh", "de la Vallée Poussin"), lower-case words
@@ -33,7 +34,7 @@ from citations.locations import cited_pages, source_location
 from citations.model import BIBLIOGRAPHIC_FIELDS, NAME_FIELDS, Source
 from renderers.labels import ENGLISH
 from renderers.resolve import file_name, source_title
-from renderers.styles.markup import strip_marks
+from renderers.styles.markup import strip_marks, typographic_apostrophes
 from renderers.text import balanced_bidi
 
 #: ``source_type`` values (lower-cased) → CSL item types; anything else is a web page for a row
@@ -52,6 +53,10 @@ SOURCE_TYPES: dict[str, str] = {
 _DOI = re.compile(r"(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)", re.IGNORECASE)
 _DATE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
 _MAX_FIELD = 1000
+#: The bibliographic variables written in words, whose apostrophes are typographic (not a
+#: DOI, ISBN, number or language tag).
+_WORD_VARIABLES = frozenset({"container-title", "collection-title", "publisher",
+                             "publisher-place"})
 _MAX_NAMES = 50
 #: A name part written in a script whose personal names put the family name first with no
 #: space between the parts (Han, kana, Hangul). citeproc-js shows such a name as written,
@@ -75,7 +80,7 @@ def csl_item(source: Source, title: str | None = None) -> dict[str, Any]:
     item: dict[str, Any] = {
         "id": item_id(source.sid),
         "type": kind or ("webpage" if url else "document"),
-        "title": _text(source_title(source, ENGLISH) if title is None else title),
+        "title": _words(source_title(source, ENGLISH) if title is None else title),
     }
     if url:
         item["URL"] = url
@@ -94,6 +99,8 @@ def csl_item(source: Source, title: str | None = None) -> dict[str, Any]:
     for variable, keys in BIBLIOGRAPHIC_FIELDS.items():
         value = _first(source.extra, keys)
         text = _text(str(value)) if isinstance(value, str | int | float) else ""
+        if variable in _WORD_VARIABLES:
+            text = typographic_apostrophes(text)
         if variable == "DOI":
             text = doi(text)
         if text:
@@ -138,6 +145,11 @@ def _text(value: str) -> str:
     return balanced_bidi(strip_marks(" ".join(value.split()))[:_MAX_FIELD])
 
 
+def _words(value: str) -> str:
+    """A field of words (a title, a name): :func:`_text` with typographic apostrophes."""
+    return typographic_apostrophes(_text(value))
+
+
 def _first(extra: dict[str, Any], keys: Iterable[str]) -> Any:
     return next((extra[k] for k in keys if extra.get(k) not in (None, "", [])), None)
 
@@ -152,7 +164,7 @@ def _names(value: Any) -> list[dict[str, str]]:
     names: list[dict[str, str]] = []
     for entry in raw[:_MAX_NAMES]:
         if isinstance(entry, dict):
-            kept = {k: _text(str(v)) for k, v in entry.items()
+            kept = {k: _words(str(v)) for k, v in entry.items()
                     if k in _NAME_PARTS and isinstance(v, str) and v.strip()}
             if "literal" in kept:
                 names.append({"literal": kept["literal"]})
@@ -161,10 +173,10 @@ def _names(value: Any) -> list[dict[str, str]]:
         elif isinstance(entry, str) and entry.strip():
             family, comma, given = entry.partition(",")
             if comma and family.strip() and given.strip() and "," not in given:
-                name = {"family": _text(family), "given": _text(given)}
+                name = {"family": _words(family), "given": _words(given)}
                 names.append(_family_first(_particles(name)))
             else:
-                names.append({"literal": _text(entry)})
+                names.append({"literal": _words(entry)})
     return names
 
 

@@ -34,6 +34,16 @@ ITEM_SEP = chr(_BASE + 0x40)
 CLOSINGS = "".join(_CLOSE)
 
 
+#: A straight apostrophe between two letters or digits ("O'Brien", "Europe's").
+_APOSTROPHE = re.compile(r"(?<=\w)'(?=\w)")
+
+
+def typographic_apostrophes(text: str) -> str:
+    """``text`` with each apostrophe inside a word typographic ("O’Brien"), as citeproc-js and
+    pandoc print a name or title given with a straight one."""
+    return _APOSTROPHE.sub("\u2019", text)
+
+
 def strip_marks(text: str) -> str:
     """``text`` without the private-use characters the spans are made of."""
     return _MARKS.sub("", text)
@@ -233,7 +243,7 @@ def link_title(inlines: tuple[Inline, ...], title: str, url: str) -> tuple[Inlin
     ``url``: for styles that print no URL, the title carries the link, as the default look's
     entries do."""
     target = safe_link(url)
-    wanted = " ".join(title.split())
+    wanted = typographic_apostrophes(" ".join(title.split()))  # as the item gave it
     if not target or not wanted:
         return inlines
     finder = re.compile(re.escape(wanted), re.IGNORECASE)

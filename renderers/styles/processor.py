@@ -12,14 +12,19 @@ in :mod:`renderers.styles.fixes`; it ignores ``display="left-margin"``, so the b
 ``citation-number`` is wrapped in a number span here and becomes the entry's marker (else a
 numeric entry reads ``[1]IEA…``).
 
-What citeproc-py does not do at all, and so citerender does not either: year-suffix
-disambiguation ("2024a"), collapsing of cited numbers within a CSL citation, and
-``subsequent-author-substitute``.
+citeproc-py does not disambiguate cites at all. With a style's
+``disambiguate-add-year-suffix``, works of the same authors whose citations read alike get
+year suffixes here (:func:`_add_year_suffixes`: "Smith, 2024a", "Smith, 2024b", lettered in
+bibliography order, as CSL says); the other methods (adding names or given names) are not
+done. Cites of the same names are grouped by :mod:`renderers.styles.fixes` ("Smith, 2024a,
+2024b"); cited numbers are not collapsed within a CSL citation, and
+``subsequent-author-substitute`` is not done.
 """
 
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +46,7 @@ from renderers.styles.markup import (
     link_urls,
     opening,
     parse_marked,
+    strip_marks,
 )
 
 
@@ -103,7 +109,8 @@ def _format_in_run(
 ) -> StyledDocument:
     _mark_numbers(processor)
     by_number = {entry.number: entry for entry in entries}
-    data = CiteProcJSON([_item(entry) for entry in entries])
+    items = [_item(entry) for entry in entries]
+    data = CiteProcJSON(items)
     bibliography = CitationStylesBibliography(processor, data, FORMATTER)
     fixes = OutputFixes.of(processor.root)  # the formatter is set: terms can be read
     bibliography.register(Citation([CitationItem(_key(n)) for n in sorted(by_number)]))
@@ -112,6 +119,7 @@ def _format_in_run(
         bibliography.register(citation)
     if processor.has_bibliography():
         bibliography.sort()
+    _add_year_suffixes(processor, fixes, bibliography, items)
     link = None if style.is_note else entry_target
     # A citation that does not depend on its position (no position test in the style's
     # citation) reads the same wherever it stands: each set of sources is formatted once.
@@ -133,6 +141,53 @@ def _format_in_run(
         for number, item in zip(order, bibliography.items, strict=True)
     }
     return StyledDocument(entries=styled, order=order, citations=texts)
+
+
+def _add_year_suffixes(
+    processor: CitationStylesStyle,
+    fixes: OutputFixes,
+    bibliography: CitationStylesBibliography,
+    items: Sequence[dict[str, Any]],
+) -> None:
+    """Give the works whose citations would read alike a year suffix ("2024a", "2024b"), when
+    the style's citation asks for one: works of the same names and year (only those are
+    rendered to compare), lettered in bibliography order (CSL 1.0.2, Disambiguation)."""
+    citation = processor.root.find(f"{{{CSL_NS}}}citation")
+    if citation is None or citation.get("disambiguate-add-year-suffix") != "true":
+        return
+    by_id = {item["id"]: item for item in items}
+    candidates: dict[str, list[CitationItem]] = {}
+    for cited in bibliography.items:
+        candidates.setdefault(_names_and_year(by_id[cited.key]), []).append(cited)
+    for group in candidates.values():
+        alike: dict[str, list[CitationItem]] = {}
+        for cited in group if len(group) > 1 else ():
+            alone = Citation([CitationItem(cited.key)])
+            alone.bibliography = cited.bibliography
+            text = fixes.apply(processor.render_citation(alone, [], _unknown) or "")
+            alike.setdefault(strip_marks(text), []).append(cited)
+        for same in alike.values():
+            for index, cited in enumerate(same if len(same) > 1 else ()):
+                cited.reference["year_suffix"] = year_suffix(index)
+
+
+def _names_and_year(item: dict[str, Any]) -> str:
+    """What two items whose citations read alike share: their names and year, and without
+    names the title that stands for them."""
+    names = [item.get(variable) for variable in ("author", "editor", "translator")]
+    year = (item.get("issued", {}).get("date-parts") or [[None]])[0][0]
+    title = "" if any(names) else item.get("title", "")
+    return json.dumps([names, year, title], sort_keys=True, ensure_ascii=False)
+
+
+def year_suffix(index: int) -> str:
+    """The ``index``-th year suffix (from 0): a … z, then aa, ab … (as citeproc-js)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("a") + rest) + letters
+    return letters
 
 
 def _key(number: int) -> str:

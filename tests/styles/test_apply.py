@@ -121,3 +121,15 @@ def test_the_style_is_recorded_in_sources_used(tmp_path: Path) -> None:
     assert records["report.md"]["style"] == "harvard"
     assert records["report.md"]["citation_format"] == "inline-links"
     assert "style" not in records["plain.md"] and "citation_format" not in records["plain.md"]
+
+
+def test_a_title_with_an_apostrophe_still_carries_the_link() -> None:
+    # Nature prints no URL for a journal article: its title links to the source, found in the
+    # entry though the style prints the apostrophe typographic ("Europe’s", as citeproc-js).
+    pool = [{"sid": 1, "title": "Europe's grid", "url": "https://example.org/grid",
+             "source_type": "article", "author": "O'Brien, Patrick", "journal": "Energy",
+             "volume": 9, "pages": "1-9", "published_at": "2024"}]
+    rdoc = prepare("Grid [[S:1]].\n", sources_pool=pool, options=build_options(csl="nature")).rdoc
+    entry = rdoc.entries[0].formatted
+    assert shown(entry).startswith("O’Brien, P. Europe’s grid.")
+    assert Link("https://example.org/grid", (Text("Europe’s grid"),)) in entry

@@ -10,15 +10,20 @@ import pytest
 
 from citations.model import Source
 from renderers.api import render
+from renderers.document import Cite, iter_inlines, plain_text
+from renderers.options import build_options
+from renderers.pipeline import prepare
 from renderers.styles.catalog import styles_dir
 from renderers.styles.fixes import (
     given_initials,
     merged_seams,
     ordinal_suffix,
     punctuation_in_quotes,
+    range_end,
     title_case,
 )
 from renderers.styles.markup import closing
+from renderers.styles.processor import year_suffix
 
 #: Authors in scripts without letter case, and a lower-case given name.
 UNCASED_POOL: list[dict[str, Any]] = [
@@ -275,8 +280,8 @@ def test_chicago_demotes_non_dropping_particles_in_display_and_sort(tmp_path: Pa
     text = rendered_md(tmp_path, PARTICLE_TEXT, PARTICLE_POOL, "chicago-author-date")
     assert "A (de la Vallée Poussin 1905[^1]) B (van Gogh 1996[^2])" in text
     assert text.split("## Sources\n\n", 1)[1].splitlines() == [
-        "[^3]: Fourier, Joseph. 1822. *Heat*. Didot.",
-        "[^4]: Fourier, Joseph. 1822. *Théorie analytique de la chaleur*. Didot.",
+        "[^3]: Fourier, Joseph. 1822a. *Heat*. Didot.",  # two works of 1822: a, b
+        "[^4]: Fourier, Joseph. 1822b. *Théorie analytique de la chaleur*. Didot.",
         "[^2]: Gogh, Vincent van. 1996. *Letters*. Penguin.",
         "[^1]: Vallée Poussin, Charles de la. 1905. *Éléments de Géométrie*. Gauthier-Villars.",
     ]
@@ -399,3 +404,151 @@ def test_no_period_after_a_titles_own_question_mark_in_a_rendered_entry(tmp_path
     render("# T\n\nSolar.[[S:1]]\n", tmp_path, sources_pool=pool, formats=["md"], csl="apa")
     text = (tmp_path / "report.md").read_text("utf-8")
     assert "*What is solar power?* (2024, May 8)." in text, text
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "range_format", "expected"),
+    [  # the examples of CSL 1.0.2, appendix V
+        ("42", "45", "expanded", "45"), ("321", "28", "expanded", "328"),
+        ("2787", "2816", "expanded", "2816"),
+        ("42", "45", "minimal", "5"), ("321", "328", "minimal", "8"),
+        ("2787", "2816", "minimal", "816"), ("1", "12", "minimal", "12"),
+        ("98", "102", "minimal", "102"), ("113", "129", "minimal", "29"),
+        ("42", "45", "minimal-two", "45"), ("321", "328", "minimal-two", "28"),
+        ("2787", "2816", "minimal-two", "816"), ("1", "12", "minimal-two", "12"),
+        ("3", "10", "chicago-16", "10"), ("71", "72", "chicago-16", "72"),
+        ("100", "104", "chicago-16", "104"), ("1100", "1123", "chicago-16", "1123"),
+        ("107", "108", "chicago-16", "8"), ("1002", "1006", "chicago-16", "6"),
+        ("321", "328", "chicago-16", "28"), ("1087", "1089", "chicago-16", "89"),
+        ("1496", "1500", "chicago-16", "500"), ("11564", "11615", "chicago-16", "615"),
+        ("12991", "13001", "chicago-16", "3001"),
+        ("1496", "1504", "chicago-15", "1504"), ("2787", "2816", "chicago", "2816"),
+        ("S12", "S15", "minimal", "S15"), ("5998", "6008", None, "6008"),
+    ],
+)
+def test_page_ranges_follow_the_page_range_formats_of_csl(
+    first: str, last: str, range_format: str | None, expected: str
+) -> None:
+    assert range_end(first, last, range_format) == expected
+
+
+#: A short journal article (pages 1–12), a newspaper article, and an article cited twice.
+SERIAL_POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "Heat pumps", "source_type": "article", "author": "Smith, Jane",
+     "journal": "Energy Policy", "volume": "186", "pages": "1-12", "published_at": "2024-05"},
+    {"sid": 2, "title": "Net zero explained", "source_type": "news", "author": "Harrabin, Roger",
+     "container": "BBC News", "published_at": "2021-10-27"},
+    {"sid": 3, "title": "Attention", "source_type": "article", "author": "Vaswani, Ashish",
+     "journal": "NeurIPS", "volume": 30, "pages": "5998-6008", "published_at": "2017"},
+]
+
+
+def test_vancouver_prints_a_short_page_range_whole(tmp_path: Path) -> None:
+    # NLM's minimal format drops only the digits both pages share: 1–12, 5998–6008 (citeproc-py
+    # printed "1–2", comparing "1" with "12" digit by digit).
+    text = rendered_md(tmp_path, "A[[S:1]] B[[S:3]]\n", SERIAL_POOL, "vancouver")
+    assert "Energy Policy. 2024 May;186:1–12." in text
+    assert "NeurIPS. 2017;30:5998–6008." in text
+
+
+def test_chicago_prints_no_label_for_an_empty_edition(tmp_path: Path) -> None:
+    # A cs:label renders only with its variable: no "Edition." after a newspaper's date and no
+    # ", edition" in the short note of a journal article.
+    content = "A[[S:1]] B[[S:2]] C[[S:1]]\n"
+    text = rendered_md(tmp_path, content, SERIAL_POOL, "chicago-note")
+    assert "edition" not in text.lower(), text
+    assert "Harrabin, Roger. “Net Zero Explained.” *BBC News*, October 27, 2021." in text
+    rdoc = prepare(content, sources_pool=SERIAL_POOL,
+                   options=build_options(csl="chicago-note")).rdoc
+    notes = [plain_text(n.children) for n in iter_inlines(rdoc.document.blocks)
+             if isinstance(n, Cite)]
+    assert notes[2] == "Smith, “Heat Pumps.”"
+
+
+def test_a_citation_without_a_sort_keeps_the_order_given(tmp_path: Path) -> None:
+    # Chicago author-date has no cs:sort in its citation: "[[S:3,1]]" cites Vaswani first, as
+    # written (citeproc-py sorted the cites in bibliography order); APA sorts by author.
+    content = "Both [[S:3,1]].\n"
+    chicago = rendered_md(tmp_path / "c", content, SERIAL_POOL, "chicago-author-date")
+    assert "(Vaswani 2017[^1]; Smith 2024[^2])" in chicago
+    apa = rendered_md(tmp_path / "a", content, SERIAL_POOL, "apa")
+    assert "(Smith, 2024[^2]; Vaswani, 2017[^1])" in apa
+
+
+#: Two works of one author in one year, one by two authors that year, an author-less report
+#: and a name with a particle.
+SAME_YEAR_POOL: list[dict[str, Any]] = [
+    {"sid": 1, "title": "Heat pump adoption", "source_type": "article", "author": "Smith, Jane",
+     "journal": "Energy Policy", "published_at": "2024-05"},
+    {"sid": 2, "title": "Annual report", "source_type": "report", "author": "Smith, Jane",
+     "publisher": "Acme", "published_at": "2024"},
+    {"sid": 3, "title": "Prices", "source_type": "article", "author": ["Smith, Jane", "Doe, John"],
+     "journal": "Energy Policy", "published_at": "2024"},
+    {"sid": 4, "title": "Internal cost review", "artifact_path": "review.pdf",
+     "source_type": "file", "published_at": "2025"},
+    {"sid": 5, "title": "Letters", "source_type": "book", "author": "van Gogh, Vincent",
+     "publisher": "Penguin", "published_at": "1996"},
+]
+SAME_YEAR_TEXT = "A [[S:1]]. B [[S:2]]. C [[S:3]]. D [[S:4]]. E [[S:5]].\n"
+
+
+@pytest.mark.parametrize(
+    ("csl", "first", "second", "entries"),
+    [
+        ("apa", "(Smith, 2024b[^1])", "(Smith, 2024a[^2])",
+         ["*Internal cost review*", "Smith, J. (2024a). *Annual report*", "Smith, J. (2024b). Heat",
+          "Smith, J., & Doe, J. (2024)", "van Gogh"]),
+        ("chicago-author-date", "(Smith 2024b[^1])", "(Smith 2024a[^2])",
+         ["Gogh, Vincent van", "“Internal Cost Review.”", "Smith, Jane. 2024a. *Annual",
+          "Smith, Jane. 2024b. “Heat", "Smith, Jane, and John Doe. 2024."]),
+        ("harvard", "(Smith, 2024b[^1])", "(Smith, 2024a[^2])",
+         ["van Gogh, V. (1996)", "“Internal cost review” (2025)", "Smith, J. (2024a) *Annual",
+          "Smith, J. (2024b) “Heat", "Smith, J. and Doe, J. (2024)"]),
+    ],
+)
+def test_same_author_same_year_works_get_year_suffixes_and_sort_as_citeproc_js(
+    tmp_path: Path, csl: str, first: str, second: str, entries: list[str]
+) -> None:
+    # Year suffixes go in bibliography order (Annual report before Heat pump adoption); the
+    # two-author work keeps its plain year. A quoted title files by its first word, and
+    # Harvard (sort-only) files "van Gogh" under G: the orders citeproc-js gives.
+    text = rendered_md(tmp_path, SAME_YEAR_TEXT, SAME_YEAR_POOL, csl)
+    assert f"A {first}. B {second}." in text
+    shown = text.split("## Sources\n\n", 1)[1].splitlines()
+    assert len(shown) == len(entries)
+    for line, start in zip(shown, entries, strict=True):
+        assert line.split(": ", 1)[1].startswith(start), (line, start)
+
+
+def test_year_suffixes_run_past_z() -> None:
+    assert [year_suffix(i) for i in (0, 1, 25, 26, 27, 701, 702)] == [
+        "a", "b", "z", "aa", "ab", "zz", "aaa"]
+
+
+def test_a_quotation_in_a_quoted_title_takes_the_inner_quotes(tmp_path: Path) -> None:
+    # IEEE and Chicago quote an article's title: its own quotation becomes ‘…’ (en-US inner
+    # quotes), as citeproc-js writes it; an apostrophe stays as it is.
+    pool = [{"sid": 1, "title": "“Net zero” by 2050: Europe’s plan", "source_type": "news",
+             "author": "Harrabin, Roger", "container": "BBC News", "published_at": "2021-10-27"}]
+    ieee = rendered_md(tmp_path / "i", "A[[S:1]]\n", pool, "ieee")
+    assert "R. Harrabin, “‘Net zero’ by 2050: Europe’s plan,” *BBC News*" in ieee
+    chicago = rendered_md(tmp_path / "c", "A[[S:1]]\n", pool, "chicago-author-date")
+    assert "“‘Net Zero’ by 2050: Europe’s Plan.”" in chicago
+
+
+@pytest.mark.parametrize(
+    ("csl", "expected"),
+    [
+        ("apa", "(Smith, 2024a[^3], 2024b[^1]; Smith & Doe, 2024[^2])"),
+        ("harvard", "(Smith, 2024a[^3], 2024b[^1]; Smith and Doe, 2024[^2])"),
+        # no sort in Chicago's citation: the order written, each name group where it starts
+        ("chicago-author-date", "(Smith 2024b[^1], 2024a[^3]; Smith and Doe 2024[^2])"),
+    ],
+)
+def test_cites_of_the_same_names_are_grouped_with_the_names_once(
+    tmp_path: Path, csl: str, expected: str
+) -> None:
+    # collapse="year": "(Smith, 2024a, 2024b)" (APA 7, 8.12), each year still linking its own
+    # entry; two authors are other names and stand apart.
+    text = rendered_md(tmp_path, "All [[S:1,3,2]].\n", SAME_YEAR_POOL, csl)
+    assert f"All {expected}." in text, text

@@ -102,3 +102,15 @@ def test_lower_case_particles_are_split_off_names_as_citeproc_js_does() -> None:
         {"literal": "International Energy Agency"},  # organisations stay literal
         {"literal": "van Gogh Museum"},
     ]
+
+
+def test_words_get_typographic_apostrophes_and_identifiers_keep_theirs() -> None:
+    item = csl_item(Source(sid=1, title="Europe's plan", extra={
+        "author": ["O'Brien, Patrick", {"literal": "Women's Institute"}],
+        "journal": "Nature's Review", "doi": "10.1000/a'b", "publisher": "Penguin's"}))
+    assert item["title"] == "Europe’s plan"
+    assert item["author"] == [{"family": "O’Brien", "given": "Patrick"},
+                              {"literal": "Women’s Institute"}]
+    assert item["container-title"] == "Nature’s Review" and item["publisher"] == "Penguin’s"
+    assert item["DOI"] == "10.1000/a'b"
+    assert csl_item(Source(sid=2, title="'Quoted' title"))["title"] == "'Quoted' title"
