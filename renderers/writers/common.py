@@ -725,6 +725,13 @@ class EntryDetail:
     text: str
     separator: str
 
+    @property
+    def plain_separator(self) -> str:
+        """The separator with a plain space for its no-break one: Markdown's, which programs
+        read as text (``Title — iea.org · 2024-10-16``) and whose renderers lay out their own
+        footnotes."""
+        return self.separator.replace("\u00a0", " ")
+
 
 @dataclass(frozen=True)
 class EntryParts:
