@@ -18,7 +18,8 @@ Writers differ in how they lay things out, never in what they decide. This modul
   direction; :func:`cite_wraps` and :func:`unbroken_parts`:
   where a line may break inside it (after a separator of a long run, nowhere in a short one);
 * **a Sources entry** — :func:`entry_parts`: number, title, link, the details (label, date) with
-  their separators, the back-link and its glyph, the entry's direction;
+  their separators (each kept on the line of the part before it), the back-link, its glyph and
+  what joins it to the word before it, the entry's direction;
 * **an image that cannot be shown** — :func:`image_fallback`;
 * **a numbered caption's lead and direction** — :func:`caption_lead`, :func:`caption_direction`;
 * **a link that would show nothing** but its citations — :func:`shows_nothing`;
@@ -736,14 +737,21 @@ def cite_space(children: tuple[Inline, ...]) -> tuple[str, tuple[Inline, ...]]:
 
 # ---------------------------------------------------------------- Sources entries
 
-#: Between an entry's title and its details (``Title — iea.org · 2024-10-16``).
-DETAILS_LEAD = " \u2014 "
+#: Between an entry's title and its details (``Title — iea.org · 2024-10-16``). Each separator
+#: follows the part before it after a no-break space, which every format keeps (WeasyPrint,
+#: Typst, Word, LibreOffice, a browser showing the Markdown): at a plain space a line could
+#: start with "—" or "·", which reads as a stray mark rather than as the end of a part.
+DETAILS_LEAD = "\u00a0\u2014 "
 #: Between two details.
-DETAILS_JOIN = " \u00b7 "
+DETAILS_JOIN = "\u00a0\u00b7 "
 #: The back-link from an entry to its first citation (and from a note to its reference).
 #: U+2191: the office fonts (Arial, Liberation Sans, Calibri) all have it and it has no emoji
 #: form, unlike U+21A9 (↩).
 BACKLINK_MARK = "\u2191"
+#: Between the back-link and the word before it: a no-break space, so that the arrow never
+#: starts a line alone. (LibreOffice breaks before a slide's link whatever precedes it: the PPTX
+#: writer puts that word in the link, :func:`~renderers.writers.pptx.runs.with_backlink`.)
+BACKLINK_JOIN = "\u00a0"
 
 #: What a detail says: the domain or file name, where in the source it is cited (its row's
 #: ``location``, ``"pages 3–4, 7"``), the date.
@@ -757,6 +765,13 @@ class EntryDetail:
     kind: DetailKind
     text: str
     separator: str
+
+    @property
+    def plain_separator(self) -> str:
+        """The separator with a plain space for its no-break one: Markdown's, which programs
+        read as text (``Title — iea.org · 2024-10-16``) and whose renderers lay out their own
+        footnotes."""
+        return self.separator.replace("\u00a0", " ")
 
 
 @dataclass(frozen=True)

@@ -287,7 +287,7 @@ def sources_definition(entry: SourceEntry, images: ImageDefinitions, words: Labe
     if parts.url:
         title = f"[{title}]({_destination(parts.url)})"
     details = "".join(
-        d.separator + escape_text(d.text, line_start=False) for d in parts.details
+        d.plain_separator + escape_text(d.text, line_start=False) for d in parts.details
     )
     return f"[^{parts.number}]: {lead}{title}{details}"
 

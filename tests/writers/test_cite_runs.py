@@ -73,7 +73,7 @@ def entry_tops(pdf: bytes) -> dict[str, tuple[int, float]]:
         for index in range(len(document)):
             textpage = document[index].get_textpage()
             text = textpage.get_text_range()
-            for match in re.finditer("Source (\\d+) \u2014", text):
+            for match in re.finditer("Source (\\d+)\\s\u2014", text):
                 _, _, _, top = textpage.get_charbox(match.start())
                 tops[match.group(1)] = (index, top)
     finally:

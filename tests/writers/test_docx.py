@@ -176,11 +176,12 @@ def test_sources_section_links_titles_and_back_to_text(report: bytes) -> None:
         assert rel["Target"] == expected[text(link)]
         back = [h.get(f"{W}anchor") for h in entry.iter(f"{W}hyperlink") if h.get(f"{W}anchor")]
         assert back and back[0].startswith("cite_")
-    # the date on one line (no-break hyphens), the back-link joined to it (no-break space)
-    assert text(entries[0]) == ("1.World Energy Outlook 2024 \u2014 iea.org \u00b7 "
+    # the date on one line (no-break hyphens), the back-link and each separator joined to the
+    # word before it (no-break spaces)
+    assert text(entries[0]) == ("1.World Energy Outlook 2024\u00a0\u2014 iea.org\u00a0\u00b7 "
                                 "2024-10-16\u00a0\u2191")
     assert len(list(entries[0].iter(f"{W}noBreakHyphen"))) == 2
-    assert text(entries[3]) == "4.Board memo \u2014 attachments/memo.pdf\u00a0\u2191"
+    assert text(entries[3]) == "4.Board memo\u00a0\u2014 attachments/memo.pdf\u00a0\u2191"
     assert not any(h.get(R_ID) for h in entries[3].iter(f"{W}hyperlink"))
     names = [b.get(f"{W}name") for e in entries for b in e.iter(f"{W}bookmarkStart")]
     assert names == ["src_1", "src_2", "src_3", "src_4"]
@@ -385,10 +386,11 @@ def test_footnotes_option(sample_pool: list[dict[str, Any]]) -> None:
     second = notes[references[1].get(f"{W}id")]
     lines = [text(p) for p in second.iter(f"{W}p")]
     # each footnote line is the source's Sources entry: linked title, label · date
-    assert lines[0].strip() == "World Energy Outlook 2024 \u2014 iea.org \u00b7 2024-10-16"
+    assert lines[0].strip() == ("World Energy Outlook 2024\u00a0\u2014 iea.org\u00a0\u00b7 "
+                                "2024-10-16")
     title_link = next(h for h in second.iter(f"{W}hyperlink") if h.get(R_ID))
     assert text(title_link) == "World Energy Outlook 2024"
-    assert len(lines) == 4 and lines[3] == "Board memo \u2014 attachments/memo.pdf"
+    assert len(lines) == 4 and lines[3] == "Board memo\u00a0\u2014 attachments/memo.pdf"
     note_rels = rels(data, "word/_rels/footnotes.xml.rels")
     assert {r["Target"] for r in note_rels.values()} >= {"https://www.iea.org/reports/weo-2024"}
 

@@ -21,8 +21,9 @@ from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
 from renderers.resolve import ResolvedDocument, resolve
 from renderers.writers.pptx.metrics import TextMetrics
-from renderers.writers.pptx.model import EMU_PER_PT
+from renderers.writers.pptx.model import EMU_PER_PT, Run
 from renderers.writers.pptx.output import pptx_bytes
+from renderers.writers.pptx.runs import with_backlink
 from tests.helpers import convert_with_libreoffice, pdf_text
 from tests.support.render import render_in_fresh_process
 
@@ -169,8 +170,8 @@ def test_every_slide_jump_targets_the_sources_slide_holding_its_number(report: A
                 continue
             target = by_part[slide.part.related_part(link.get(qn("r:id")))]
             text = r.findtext(qn("a:t"))
-            if text.strip() == "↑":
-                continue  # backlink from an entry to its first citation
+            if text.endswith("\u00a0↑"):
+                continue  # backlink from an entry (its last word with it) to its first citation
             # a footer's link holds its label too ("[1] iea.org"): the number is its start
             found = re.match(r"\[?(\d+)\]?(?:\u00a0|$)", text.strip())
             assert found, text
@@ -581,16 +582,32 @@ def test_author_notes_are_lettered_on_a_notes_slide_before_the_sources() -> None
         assert link.get("action") == JUMP
         assert body.part.related_part(link.get(qn("r:id"))) is notes.part
     assert slide_text(notes).splitlines()[1:] == [
-        "a. First. ↑", "b. Second. ↑", "c. Nobody cites this."]
-    back = next(r for r in runs(notes) if r.findtext(qn("a:t")) == " ↑")
+        "a. First.\u00a0↑", "b. Second.\u00a0↑", "c. Nobody cites this."]
+    # the note's last word is in the back-link's run: LibreOffice breaks before a link, never
+    # inside it, so the arrow cannot start a line alone
+    back = next(r for r in runs(notes) if r.findtext(qn("a:t")) == "First.\u00a0↑")
     link = back.find(qn("a:rPr")).find(qn("a:hlinkClick"))
     assert notes.part.related_part(link.get(qn("r:id"))) is body.part
+
+
+def test_the_back_link_takes_the_last_plain_word_into_its_link() -> None:
+    # LibreOffice breaks a line before a link whatever precedes it: the word goes with the arrow
+    details = Run(" \u2014 iea.org\u00a0\u00b7 2024-10-16", italic=True)
+    assert with_backlink([Run("Title", url="https://a.example"), details], "cite-1", rtl=False) == (
+        Run("Title", url="https://a.example"), Run(" \u2014 iea.org\u00a0\u00b7 ", italic=True),
+        Run("2024-10-16\u00a0\u2191", italic=True, target="cite-1"))
+    assert with_backlink([Run("Memo")], "n", rtl=False) == (Run("Memo\u00a0\u2191", target="n"),)
+    # no word of its own to take: after a link, a citation, a trailing space
+    for last in (Run("Title", url="https://a.example"), Run("3", cite=3), Run("note ")):
+        assert with_backlink([last], "n", rtl=False) == (last, Run("\u00a0\u2191", target="n"))
+    # right to left: the space outside the link, which LibreOffice lays out left to right
+    assert with_backlink([details], "n", rtl=True) == (details, Run(" "), Run("\u2191", target="n"))
 
 
 def test_sources_entries_and_image_fallbacks_follow_the_shared_rules() -> None:
     _, prs, _ = render("## S\n\nSee [[S:1]].\n\n![](https://example.com/x.png)\n", make_pool(1))
     entry = slide_text(sources_slides(prs)[0]).splitlines()[1]
-    assert entry == "1. Report 1 on storage markets — site1.org · 2024-03-01 ↑"
+    assert entry == "1. Report 1 on storage markets\u00a0— site1.org\u00a0· 2024-03-01\u00a0↑"
     assert "[Image]" in slide_text(prs.slides[0])
 
 

@@ -172,9 +172,10 @@ def test_entry_parts_and_image_fallback() -> None:
     rdoc = resolved("a[[S:1]] b[[S:3]]\n")
     web, memo = (entry_parts(entry) for entry in rdoc.entries)
     assert (web.marker, web.title, web.details_text) == (
-        "1.", "World Energy Outlook 2024", " \u2014 iea.org \u00b7 2024-10-16")
+        "1.", "World Energy Outlook 2024", "\u00a0\u2014 iea.org\u00a0\u00b7 2024-10-16")
     assert [d.kind for d in web.details] == ["label", "date"] and web.backlink == "cite-1"
-    assert (memo.title, memo.details_text, memo.url) == ("Tenant memo", " \u2014 q3-memo.pdf", "")
+    assert (memo.title, memo.details_text, memo.url) == (
+        "Tenant memo", "\u00a0\u2014 q3-memo.pdf", "")
     same = SourceEntry(1, 9, rdoc.entries[0].source, "iea.org", "", "iea.org", "", "src-1", "")
     assert entry_parts(same).details == ()  # a label that only repeats the title is left out
     assert image_fallback(Image("x.png", alt="  A  chart "), ENGLISH) == "[Image: A chart]"
@@ -302,13 +303,16 @@ def test_docx_notes_are_letters_citations_numbers_in_libreoffice(
 def test_the_sources_entry_is_the_same_in_every_format(
     rdoc: ResolvedDocument, html: str, docx_data: bytes, pdf_data: bytes
 ) -> None:
-    entry = f"World Energy Outlook 2024 \u2014 iea.org \u00b7 2024-10-16 {BACKLINK_MARK}"
+    # each separator and the back-link after a no-break space: none of them starts a line
+    entry = ("World Energy Outlook 2024\u00a0\u2014 iea.org\u00a0\u00b7 2024-10-16\u00a0"
+             f"{BACKLINK_MARK}")
     root = lxml.html.document_fromstring(html)
     first = root.get_element_by_id("src-1")
-    assert " ".join(first.text_content().split()) == entry
-    assert f"1.{entry}" in docx_paragraphs(docx_data)
-    assert entry in " ".join(pdf_words(pdf_data).split())
-    md = markdown_text(rdoc, RenderOptions())
+    assert first.text_content().strip() == entry
+    read = " ".join(entry.split())  # as docx_paragraphs and pdf_words read no-break spaces
+    assert f"1.{read}" in docx_paragraphs(docx_data)
+    assert read in " ".join(pdf_words(pdf_data).split())
+    md = markdown_text(rdoc, RenderOptions())  # plain text, as programs read it
     assert ("[^1]: [World Energy Outlook 2024](https://www.iea.org/reports/weo-2024) \u2014 "
             "iea.org \u00b7 2024-10-16") in md
 

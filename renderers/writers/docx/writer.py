@@ -79,6 +79,7 @@ from renderers.text import (
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
     ADDED_SECTION_LEVEL,
+    BACKLINK_JOIN,
     BACKLINK_MARK,
     AuthorNote,
     AuthorNotes,
@@ -470,10 +471,10 @@ class _DocxWriter:
         return p
 
     def _backlink(self, p: Element, anchor: str, tooltip: str) -> None:
-        """The back-link, joined to the word before it by a no-break space: at a plain space
-        LibreOffice started a line with the arrow alone."""
+        """The back-link, joined to the word before it (:data:`~renderers.writers.common.
+        BACKLINK_JOIN`): at a plain space LibreOffice started a line with the arrow alone."""
         link = add_hyperlink(p, anchor=anchor, tooltip=tooltip)
-        add_run(link, f"\u00a0{BACKLINK_MARK}", RunProps(color=CITE_COLOR))
+        add_run(link, BACKLINK_JOIN + BACKLINK_MARK, RunProps(color=CITE_COLOR))
 
     def _notes(self, body: Element) -> None:
         """The Notes list (a, b, c …), each note back-linked to its first reference."""

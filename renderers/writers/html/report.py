@@ -76,6 +76,7 @@ from renderers.text import (
 )
 from renderers.writers import Artifact, WriteSource
 from renderers.writers.common import (
+    BACKLINK_JOIN,
     BACKLINK_MARK,
     CITATION_NOTES_ID,
     CONTENTS_ID,
@@ -416,6 +417,7 @@ def render_page(
         cite_notes=cite_notes or [],
         sources_heading=rdoc.sources_heading,
         backlink_mark=BACKLINK_MARK,
+        backlink_join=BACKLINK_JOIN,
         backlink_title=words.backlink,
         note_backlink_title=words.note_backlink,
     )

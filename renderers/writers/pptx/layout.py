@@ -44,7 +44,6 @@ from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.text import blocks_direction
 from renderers.writers.common import (
-    BACKLINK_MARK,
     AuthorNotes,
     block_alignment,
     document_title,
@@ -97,6 +96,8 @@ from renderers.writers.pptx.runs import (
     clean,
     continued_title,
     entry_para,
+    runs_rtl,
+    with_backlink,
 )
 from renderers.writers.pptx.tables import distribute, measure_table
 
@@ -252,7 +253,7 @@ class _DeckBuilder(SlideFlow):
                 runs = (mark, *self.inlines.para(first.children))
                 blocks.pop(0)
             if note.referenced:
-                runs = (*runs, Run(f" {BACKLINK_MARK}", target=note.reference_anchor))
+                runs = with_backlink(runs, note.reference_anchor, rtl=runs_rtl(runs))
             self.add_para(Para(runs, size=SOURCES_SIZE, space_before=4.0))
             self.blocks(blocks, 1)
         self.close()

@@ -41,6 +41,7 @@ from renderers.labels import Labels
 from renderers.resolve import SourceEntry, entry_number
 from renderers.text import MARKS, Direction, enclosing_marks, is_rtl, link_target, text_direction
 from renderers.writers.common import (
+    BACKLINK_JOIN,
     BACKLINK_MARK,
     AuthorNotes,
     cite_direction,
@@ -326,9 +327,8 @@ def continued_title(title: tuple[Run, ...], words: Labels) -> tuple[Run, ...]:
 
 def entry_para(entry: SourceEntry, inlines: InlineRuns) -> Para:
     """A Sources entry (:func:`~renderers.writers.common.entry_parts`) as one paragraph:
-    ``1. Title — label · date ↑``, the title linked to the entry's URL (when safe). In a
-    right-to-left entry the space before the back-link is not the link's: LibreOffice lays a
-    link (a field) out left to right, and the space stood on the arrow's far side."""
+    ``1. Title — label · date ↑``, the title linked to the entry's URL (when safe), the
+    back-link kept with the word before it (:func:`with_backlink`)."""
     parts = entry_parts(entry)
     if parts.formatted:  # a CSL style's entry; numbered on slides, which cite by number
         marker = parts.marker or f"{parts.number}."
@@ -342,11 +342,33 @@ def entry_para(entry: SourceEntry, inlines: InlineRuns) -> Para:
     details = parts.details_run(lambda text: cap(clean(text), 200))
     if details and not parts.formatted:
         runs.append(Run(details))
-    if parts.backlink and parts.rtl:  # the space outside the link: see below
-        runs.extend((Run(" "), Run(BACKLINK_MARK, target=parts.backlink)))
-    elif parts.backlink:
-        runs.append(Run(f" {BACKLINK_MARK}", target=parts.backlink))
+    if parts.backlink:
+        runs = list(with_backlink(runs, parts.backlink, rtl=parts.rtl))
     return Para(tuple(runs), size=SOURCES_SIZE, space_before=4.0, rtl=parts.rtl)
+
+
+def with_backlink(runs: Sequence[Run], target: str, *, rtl: bool) -> tuple[Run, ...]:
+    """``runs`` and the back-link to ``target`` after them, the arrow on the line of the word
+    before it. LibreOffice lays a link out as one piece (a field) and breaks before it when it
+    does not fit, whatever precedes it (a no-break space, a word joiner): the arrow started a
+    line alone. So the last word of a plain last run goes into the link's run, in that run's
+    style, after :data:`~renderers.writers.common.BACKLINK_JOIN`: they move as one. After a
+    link or a citation there is no word to take, and the arrow follows the join as PowerPoint
+    keeps it. In right-to-left text (``rtl``) the space stays out of the link, which
+    LibreOffice lays out left to right: inside, the space stood on the arrow's far side."""
+    if rtl:
+        return (*runs, Run(" "), Run(BACKLINK_MARK, target=target))
+    link = Run(BACKLINK_JOIN + BACKLINK_MARK, target=target)
+    last = runs[-1] if runs else None
+    if last is None or last.url or last.target or last.cite or last.defines or last.spans \
+            or last.superscript or last.code:
+        return (*runs, link)
+    head, space, word = last.text.rpartition(" ")
+    if not word or "\n" in word:
+        return (*runs, link)
+    kept = (last.with_text(head + space),) if head or space else ()
+    taken = dataclasses.replace(last, text=word + link.text, target=target)
+    return (*runs[:-1], *kept, taken)
 
 
 def cap(text: str, limit: int) -> str:

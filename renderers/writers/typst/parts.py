@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from renderers.document import InlineStyle
 from renderers.sandbox import LoadedImage
 from renderers.text import Direction, has_long_word, text_direction
-from renderers.writers.common import BACKLINK_MARK, EntryParts, pdf_uri
+from renderers.writers.common import BACKLINK_JOIN, BACKLINK_MARK, EntryParts, pdf_uri
 from renderers.writers.typst.escape import isolated, string_literal, text_markup
 
 #: Image formats Typst reads as they are; the others the sandbox accepts become PNG first.
@@ -131,6 +131,8 @@ def typst_image(image: LoadedImage) -> tuple[bytes, str]:
 #: symbols the body's stack draws from Noto Sans CJK, for which the writer loads those fonts
 #: (:func:`~renderers.writers.typst.fonts.cjk_symbols_in`); it is drawn in the symbol fonts.
 _BACKLINK_MARK = f'"\\u{{{ord(BACKLINK_MARK):x}}}"'
+#: What joins the back-link to the word before it (``backlink`` in the template).
+_BACKLINK_JOIN = string_literal(BACKLINK_JOIN)
 
 
 def note_fields(anchor: str, marker: str, body: str, backlink: str, direction: str | None) -> str:
@@ -142,6 +144,7 @@ def note_fields(anchor: str, marker: str, body: str, backlink: str, direction: s
         "body": content(body),
         "backlink": string_literal(backlink) if backlink else "none",
         "mark": _BACKLINK_MARK,
+        "join": _BACKLINK_JOIN,
         "dir": direction or "none",
     }
     return "(" + ", ".join(f"{key}: {value}" for key, value in fields.items()) + ")"
@@ -194,6 +197,7 @@ def source_entry(entry: EntryParts, formatted: str, *, bidi: bool) -> str:
         "details": details,
         "backlink": string_literal(entry.backlink) if entry.backlink else "none",
         "mark": _BACKLINK_MARK,
+        "join": _BACKLINK_JOIN,
         "dir": "rtl" if entry.rtl else "none",
         "formatted": optional(formatted),
         "marker": string_literal(entry.marker),
