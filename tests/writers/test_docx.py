@@ -243,11 +243,12 @@ def test_table_has_header_cells_and_alignment(report: bytes) -> None:
 
 def test_code_is_verbatim_monospace_and_unsafe_links_are_dropped(report: bytes) -> None:
     body = part(report)
-    code = next(p for p in body.iter(f"{W}p") if "indented" in text(p))
-    assert text(code) == 'x = "[[S:1]]"    indented'
-    assert code.find(f".//{W}br") is not None
-    assert code.find(f"{W}r/{W}rPr/{W}rFonts").get(f"{W}ascii") == "Consolas"
-    assert code.find(f"{W}pPr/{W}shd") is not None
+    paragraphs = list(body.iter(f"{W}p"))
+    code = next(i for i, p in enumerate(paragraphs) if "indented" in text(p))
+    first, second = paragraphs[code - 1:code + 1]  # a paragraph per line
+    assert (text(first), text(second)) == ('x = "[[S:1]]"', "    indented")
+    assert first.find(f"{W}r/{W}rPr/{W}rFonts").get(f"{W}ascii") == "Consolas"
+    assert first.find(f"{W}pPr/{W}shd") is not None and second.find(f"{W}pPr/{W}shd") is not None
     assert any(text(r) == "code [[S:1]]" for r in body.iter(f"{W}r"))
     assert all("javascript" not in r["Target"] for r in rels(report).values())
     assert "evil" in text(body) and all("evil" not in text(h) for h in body.iter(f"{W}hyperlink"))
@@ -501,7 +502,7 @@ def _boxed(paragraph: Any) -> bool:
 def test_code_blocks_in_a_row_stay_separate_boxes() -> None:
     """Word and LibreOffice join adjacent paragraphs with the same borders into one box: three
     code blocks in a row were drawn as one. A one-point paragraph without borders parts them;
-    a block of several lines stays one boxed paragraph."""
+    the lines of one block, a paragraph each, stay one box, nothing between them."""
     markdown = ("```python\ndef f():\n    return 1\n```\n\n```yaml\nkey: value\n```\n\n"
                 "```unknownlang\nplain text\n```\n\nText.\n\n```\none\ntwo\nthree\n```\n")
     data = render_markdown("docx", markdown, [])
@@ -509,10 +510,10 @@ def test_code_blocks_in_a_row_stay_separate_boxes() -> None:
     boxed = [_boxed(p) for p in paragraphs]
     texts = [p.text for p in paragraphs]
     shown = list(zip(texts, boxed, strict=True))
-    assert boxed == [True, False, True, False, True, False, True], shown
-    assert texts[1] == texts[3] == ""
-    assert texts[6] == "one\ntwo\nthree"
-    gap = paragraphs[1]._p.pPr.find(W + "spacing")
+    assert boxed == [True, True, False, True, False, True, False, True, True, True], shown
+    assert texts[2] == texts[4] == ""
+    assert texts[7:] == ["one", "two", "three"]
+    gap = paragraphs[2]._p.pPr.find(W + "spacing")
     assert gap is not None and gap.get(W + "line") == "20" and gap.get(W + "lineRule") == "exact"
 
 

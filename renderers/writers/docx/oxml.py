@@ -192,11 +192,13 @@ class ParaProps:
 
     style: str = ""
     keep_next: bool = False
+    keep_lines: bool = False  # the paragraph's lines on one page
     num: tuple[int, int] | None = None  # (numId, ilvl)
     border_left: bool = False
     border_box: bool = False
     border_bottom: bool = False
     shade: str = ""
+    tabs: tuple[int, ...] = ()  # left tab stops (twips from the text's left margin)
     space_before: int | None = None
     space_after: int | None = None
     line_exact: int | None = None  # the line's exact height (twips)
@@ -259,14 +261,19 @@ def part_joined_frames(parent: Element, mark: Element | None, props: ParaProps) 
         mark.addnext(gap)  # lxml moves the element
 
 
-def _frame(p: Element) -> tuple[bytes, bytes] | None:
-    """The borders and indent of paragraph ``p`` as XML, or None when it has no border."""
+def _frame(p: Element) -> tuple[bytes, int] | None:
+    """The borders of paragraph ``p`` as XML and the indent its frame is drawn at (``left``
+    less ``hanging``: a code line's first line hangs out to the block's edge), or None when
+    it has no border."""
     ppr = p.find(w("pPr"))
     borders = ppr.find(w("pBdr")) if ppr is not None else None
     if ppr is None or borders is None:
         return None
     indent = ppr.find(w("ind"))
-    return etree.tostring(borders), etree.tostring(indent) if indent is not None else b""
+    if indent is None:
+        return etree.tostring(borders), 0
+    return etree.tostring(borders), (int(indent.get(w("left"), "0"))
+                                     - int(indent.get(w("hanging"), "0")))
 
 
 @cache
@@ -277,6 +284,8 @@ def _ppr_prototype(props: ParaProps) -> Element | None:
         sub(ppr, "pStyle", {"val": props.style})
     if props.keep_next:
         sub(ppr, "keepNext")
+    if props.keep_lines:
+        sub(ppr, "keepLines")
     if props.num is not None:
         num_pr = sub(ppr, "numPr")
         sub(num_pr, "ilvl", {"val": str(props.num[1])})
@@ -296,6 +305,10 @@ def _ppr_prototype(props: ParaProps) -> Element | None:
                             "space": "6" if wide else "4", "color": "A6A6A6"})
     if props.shade:
         sub(ppr, "shd", {"val": "clear", "color": "auto", "fill": props.shade})
+    if props.tabs:
+        stops = sub(ppr, "tabs")
+        for pos in props.tabs:
+            sub(stops, "tab", {"val": "left", "pos": str(pos)})
     if props.bidi:
         sub(ppr, "bidi")
     if props.space_before is not None or props.space_after is not None or props.line_exact:
