@@ -93,7 +93,8 @@ def _add_lines(
         if mark is not None:
             run_props(p.find(w("pPr")), mark)  # w:rPr ends w:pPr
         for piece, look in line:
-            add_run(p, piece, look)
+            if piece:
+                add_run(p, piece, look)
         first = p if first is None else first
     assert first is not None  # a block has at least one line, if empty
     return first
