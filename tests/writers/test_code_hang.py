@@ -233,3 +233,17 @@ def test_long_wrapping_code_stays_in_its_boxes_on_the_slides(tmp_path: Path) -> 
     assert boxes >= 3
     drawn = "".join("".join(page.get_textpage().get_text_range().split()) for page in pdf)
     assert "".join(rows.split()) in drawn.replace("Data(cont.)", "")
+
+
+def test_code_in_a_right_to_left_document_stays_left_to_right_and_hangs_in() -> None:
+    arabic = f"# تقرير\n\nهذا نص عربي قبل الشيفرة.\n\n```python\n{CALL}\n    return x\n```\n"
+    lines = _docx_code_lines(render_markdown("docx", arabic, []))
+    assert [p.find(f"{W}pPr/{W}bidi") for p in lines] == [None, None]
+    assert [int(p.find(f"{W}pPr/{W}ind").get(f"{W}hanging")) for p in lines] == [
+        round(h * MONO_ADVANCE * TEXT_SIZE) for h in (4, 8)]
+    deck = Presentation(io.BytesIO(render_markdown("pptx", arabic, [])))
+    box = next(shape for slide in deck.slides for shape in slide.shapes
+               if shape.name.startswith("Code"))
+    ppr = [p._p.find(f"{A}pPr") for p in box.text_frame.paragraphs]
+    assert [p.get("rtl") for p in ppr] == [None, None]
+    assert 0 < int(ppr[0].get("marL")) < int(ppr[1].get("marL"))
