@@ -77,19 +77,24 @@ def _add_lines(
     texts = ["".join(text for text, _ in line) for line in lines]
     hangs = _hangs(texts)
     last = len(lines) - 1
+    made: dict[tuple[int, bool, bool, bool, bool], ParaProps] = {}  # lines repeat few
     first: Element | None = None
     for index, (line, hang) in enumerate(zip(lines, hangs, strict=True)):
-        end = frame.indent + hang
-        p = add_paragraph(parent, replace(
-            frame,
-            indent=end, hanging=hang, keep_lines=True,
-            tabs=_tab_stops(frame.indent, end) if "\t" in texts[index] else (),
-            # the first two lines and the last two stay together, as widow control keeps
-            # the lines of one paragraph
-            keep_next=index in (0, last - 1) and index < last,
-            space_before=frame.space_before if index == 0 else 0,
-            space_after=frame.space_after if index == last else 0,
-        ))
+        # the first two lines and the last two stay together, as widow control keeps the
+        # lines of one paragraph
+        keep = index in (0, last - 1) and index < last
+        key = (hang, "\t" in texts[index], keep, index == 0, index == last)
+        props = made.get(key)
+        if props is None:
+            end = frame.indent + hang
+            props = made[key] = replace(
+                frame,
+                indent=end, hanging=hang, keep_lines=True, keep_next=keep,
+                tabs=_tab_stops(frame.indent, end) if key[1] else (),
+                space_before=frame.space_before if index == 0 else 0,
+                space_after=frame.space_after if index == last else 0,
+            )
+        p = add_paragraph(parent, props)
         if mark is not None:
             run_props(p.find(w("pPr")), mark)  # w:rPr ends w:pPr
         for piece, look in line:

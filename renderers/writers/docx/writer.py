@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import docx
 from docx.shared import Twips
+from lxml import etree
 
 from citations.links import safe_link
 from citations.numbering import display_segments, joined_lead
@@ -214,9 +215,9 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
                          keep_base=options.reference_docx is not None)
     writer = _DocxWriter(document, rdoc, options)
     writer.write()
-    text = "".join(document.element.body.itertext())
+    text = _all_text(document.element.body)
     if writer.footnotes.written:
-        text += "".join(writer.footnotes.part.element.itertext())
+        text += _all_text(writer.footnotes.part.element)
     untrack_title(document.styles.element, writer.title.text)
     if needs_cjk(text):
         name_east_asian_font(document.styles.element, f"Noto Sans CJK {language.cjk_face(text)}")
@@ -227,6 +228,12 @@ def docx_bytes(rdoc: ResolvedDocument, options: RenderOptions) -> bytes:
     )
     drop_thumbnail(document.part.package)
     return _package_bytes(document.part.package)
+
+
+def _all_text(part: Element) -> str:
+    """Every text node of ``part``, serialized by lxml: ``itertext`` asked python-docx's
+    ``text`` of every paragraph and run (an XPath each), 0.1 ms a code line."""
+    return etree.tostring(part, method="text", encoding="unicode")
 
 
 def docx_artifact(source: WriteSource) -> Artifact:
