@@ -154,6 +154,7 @@ from renderers.writers.docx.oxml import (
     added_after,
     clear_body,
     drop_thumbnail,
+    indents_tables_at_edge,
     last_child,
     line_direction,
     part_joined_frames,
@@ -355,6 +356,7 @@ class _DocxWriter:
         self.image_bytes = ImageBytes(options.limits.max_image_bytes)
         section = document.sections[-1]
         self.text_width = int(section.page_width - section.left_margin - section.right_margin)
+        self.tables_at_edge = indents_tables_at_edge(document.settings.element)
         #: the sections this writer adds whose headings a link may lead to (the author's
         #: anchor of the same id is no place, as in HTML and PDF)
         made = {"notes": bool(self.notes),
@@ -593,9 +595,9 @@ class _DocxWriter:
                         bidi=rtl,
                     ))
                     self._caption(cap, label, number, caption, scope)
-                mark = last_child(parent)
-                add_code_block(parent, self._para(scope), text, language, self.highlight)
-                part_joined_frames(parent, mark, self._para(scope))
+                add_code_block(parent, self._para(scope), text, language, self.highlight,
+                               width=self.text_width // EMU_PER_TWIP - scope.indent,
+                               indent_at_edge=self.tables_at_edge)
             case BlockQuote(blocks):
                 inset = scope.indent + INDENT_STEP
                 quoted = replace(scope, indent=inset, origin=inset, quote=True)
