@@ -1,7 +1,8 @@
 """A wrapped code line hangs in by its own indentation plus four characters, in every layout
 that wraps code: both PDF engines (text positions read back from the PDF), the HTML (the
-``--hang`` of each line's span), DOCX (a paragraph per line, ``w:ind``) and PPTX (``marL`` and
-``indent``, the slides reserving the extra lines), the last two also as LibreOffice draws them.
+``--hang`` of each line's span), DOCX (a paragraph per line, ``w:ind``, in a boxed table)
+and PPTX (``marL`` and ``indent``, the slides reserving the extra lines), the last two also
+as LibreOffice draws them.
 They had all started the wrapped part at the block's left edge, where it read as a new
 statement, shallower than the line it belongs to."""
 
@@ -94,10 +95,22 @@ def test_an_authors_own_line_number_spans_stay_in_their_line() -> None:
 DOCX_MARKDOWN = MARKDOWN + "\n```\nplain\n\n\tdone()\n```\n"
 
 
+def _docx_code_tables(data: bytes) -> list[Any]:
+    """The ``w:tbl`` of every code block (a box of one column, no lines between its rows)."""
+    body = docx.Document(io.BytesIO(data)).element.body
+    return [tbl for tbl in body.iter(f"{W}tbl")
+            if tbl.find(f"{W}tblPr/{W}tblBorders/{W}insideH") is None]
+
+
 def _docx_code_lines(data: bytes) -> list[Any]:
-    """The ``w:p`` of every code line (shaded), in order."""
-    document = docx.Document(io.BytesIO(data))
-    return [p._p for p in document.paragraphs if p._p.find(f"{W}pPr/{W}shd") is not None]
+    """The ``w:p`` of every code line, in order."""
+    return [p for tbl in _docx_code_tables(data) for p in tbl.iter(f"{W}p")]
+
+
+def _twips(element: Any, path: str, attr: str = "w") -> int:
+    found = element.find(path)
+    assert found is not None, path
+    return int(found.get(f"{W}{attr}"))
 
 
 def test_every_docx_code_line_is_a_paragraph_hanging_in_by_its_own_hang() -> None:
@@ -109,28 +122,99 @@ def test_every_docx_code_line_is_a_paragraph_hanging_in_by_its_own_hang() -> Non
     for p, hang in zip(lines, hangs, strict=True):
         ind = p.find(f"{W}pPr/{W}ind")
         assert (int(ind.get(f"{W}left")), int(ind.get(f"{W}hanging"))) == (hang, hang)
-        assert p.find(f"{W}pPr/{W}keepLines") is not None
-    # the empty line takes the hang of the line above it: its paragraph shares the frame
+        # the box is the table's: a line has no border or shading of its own
+        assert p.find(f"{W}pPr/{W}pBdr") is None and p.find(f"{W}pPr/{W}shd") is None
+        spacing = p.find(f"{W}pPr/{W}spacing")
+        assert (spacing.get(f"{W}before"), spacing.get(f"{W}after")) == ("0", "0")
+    # the empty line takes the hang of the line above it
     assert lines[4].find(f"{W}r") is None
     keep = [p.find(f"{W}pPr/{W}keepNext") is not None for p in lines]
     assert keep == [True, True, False, True, True, False]  # first two and last two together
-    after = [p.find(f"{W}pPr/{W}spacing") for p in lines]
-    assert [s is not None and s.get(f"{W}after") == "0" for s in after] == [
-        True, True, False, True, True, False]
     # a leading tab keeps its default stop: the hang, a tab stop too, comes after it
     stops = [int(t.get(f"{W}pos")) for t in lines[5].iter(f"{W}tab") if t.get(f"{W}pos")]
     assert stops == list(range(720, hangs[5] + 720, 720))
     assert lines[5].find(f".//{W}r/{W}tab") is not None
 
 
+def test_a_docx_code_block_is_one_box_a_row_per_line() -> None:
+    """Word joins bordered paragraphs into one box only when their indents match too: lines
+    hanging differently would have been a stair of boxes. The box is a table's, at the
+    paragraphs' place: its text at the body's edge, its edges the border's space (4 pt)
+    outside, rows that keep a wrapped line on one page and no space between them."""
+    data = render_markdown("docx", DOCX_MARKDOWN, [])
+    document = docx.Document(io.BytesIO(data))
+    section = document.sections[-1]
+    text_width = (section.page_width - section.left_margin - section.right_margin) // 635
+    tables = _docx_code_tables(data)
+    assert len(tables) == 2
+    for tbl in tables:
+        assert tbl.find(f"{W}tblPr/{W}bidiVisual") is None
+        assert tbl.find(f"{W}tblPr/{W}tblInd") is None  # text at the margin, the box 4 pt out
+        assert _twips(tbl, f"{W}tblPr/{W}tblW") == text_width + 160
+        assert tbl.find(f"{W}tblPr/{W}tblLayout").get(f"{W}type") == "fixed"
+        edges = tbl.find(f"{W}tblPr/{W}tblBorders")
+        assert [(e.tag[len(W):], e.get(f"{W}sz"), e.get(f"{W}color")) for e in edges] == [
+            (side, "6", "A6A6A6") for side in ("top", "left", "bottom", "right")]
+        margins = tbl.find(f"{W}tblPr/{W}tblCellMar")
+        assert [(m.tag[len(W):], m.get(f"{W}w")) for m in margins] == [
+            (side, "80") for side in ("top", "left", "bottom", "right")]
+        rows = tbl.findall(f"{W}tr")
+        assert len(rows) == 3 and all(r.find(f"{W}trPr/{W}cantSplit") is not None for r in rows)
+        inner = [[m.tag[len(W):] for m in r.iterfind(f"{W}tc/{W}tcPr/{W}tcMar/*")] for r in rows]
+        assert inner == [["bottom"], ["top", "bottom"], ["top"]]  # padding at the box's edges
+        fills = {r.find(f"{W}tc/{W}tcPr/{W}shd").get(f"{W}fill") for r in rows}
+        assert len(fills) == 1
+        # the one-point paragraph after it keeps the next block (a table too) apart
+        after = tbl.getnext()
+        assert after.tag == f"{W}p" and after.find(f"{W}pPr/{W}pBdr") is None
+        assert after.find(f"{W}pPr/{W}spacing").get(f"{W}line") == "20"
+    plain = tables[1].find(f"{W}tr/{W}tc/{W}tcPr/{W}shd").get(f"{W}fill")
+    assert plain == "F2F2F2"
+
+
 def test_a_docx_code_block_in_a_quote_hangs_from_the_quotes_indent() -> None:
-    quoted = "> ```\n> x = 1\n>     y = compute()\n> ```\n"
-    lines = _docx_code_lines(render_markdown("docx", quoted, []))
-    inds = [p.find(f"{W}pPr/{W}ind") for p in lines]
-    edges = {int(i.get(f"{W}left")) - int(i.get(f"{W}hanging")) for i in inds}
-    assert len(edges) == 1 and edges.pop() > 0  # one frame edge: the quote's indent
-    assert [int(i.get(f"{W}hanging")) for i in inds] == [
+    quoted = "> Quote.\n>\n> ```\n> x = 1\n>     y = compute()\n> ```\n"
+    data = render_markdown("docx", quoted, [])
+    (tbl,) = _docx_code_tables(data)
+    quote = docx.Document(io.BytesIO(data)).paragraphs[0]._p
+    indent = _twips(quote, f"{W}pPr/{W}ind", "left")
+    assert indent > 0 and _twips(tbl, f"{W}tblPr/{W}tblInd") == indent  # text at the quote's
+    # the box carries the quote's bar at its left, 6 pt from the text, as the paragraphs did
+    assert tbl.find(f"{W}tblPr/{W}tblBorders/{W}left").get(f"{W}sz") == "18"
+    assert _twips(tbl, f"{W}tblPr/{W}tblCellMar/{W}left") == 120
+    lines = _docx_code_lines(data)
+    assert [_twips(p, f"{W}pPr/{W}ind", "hanging") for p in lines] == [
         round(h * MONO_ADVANCE * TEXT_SIZE) for h in (4, 8)]
+
+
+def test_a_docx_code_block_in_a_list_item_spans_the_items_width() -> None:
+    data = render_markdown("docx", "- item\n\n  ```\n  x = 1\n  ```\n", [])
+    document = docx.Document(io.BytesIO(data))
+    section = document.sections[-1]
+    text_width = (section.page_width - section.left_margin - section.right_margin) // 635
+    (tbl,) = _docx_code_tables(data)
+    indent = _twips(tbl, f"{W}tblPr/{W}tblInd")
+    assert indent > 0 and _twips(tbl, f"{W}tblPr/{W}tblW") == text_width - indent + 160
+
+
+def test_a_docx_code_box_stays_in_place_in_a_word_2013_document(tmp_path: Path) -> None:
+    """From compatibility mode 15 (what Word saves now) ``w:tblInd`` places a table's edge,
+    not its text: a reference DOCX of that mode gets the box's edge a margin left of the
+    text's indent, so that the text still starts at it."""
+    base = docx.Document()
+    compat = base.settings.element.find(f"{W}compat")
+    mode = next(s for s in compat if s.get(f"{W}name") == "compatibilityMode")
+    mode.set(f"{W}val", "15")
+    reference = tmp_path / "word2013.docx"
+    base.save(str(reference))
+    quoted = "> ```\n> x = 1\n> ```\n"
+    old = _docx_code_tables(render_markdown("docx", quoted, []))[0]
+    new = _docx_code_tables(render_markdown("docx", quoted, [],
+                                            reference_docx=str(reference)))[0]
+    assert _twips(new, f"{W}tblPr/{W}tblInd") == _twips(old, f"{W}tblPr/{W}tblInd") - 120
+    body = _docx_code_tables(render_markdown("docx", "```\nx\n```\n", [],
+                                             reference_docx=str(reference)))[0]
+    assert _twips(body, f"{W}tblPr/{W}tblInd") == -80
 
 
 def test_every_pptx_code_line_hangs_by_its_own_hang() -> None:
@@ -178,6 +262,26 @@ def test_a_wrapped_code_line_hangs_in_as_libreoffice_draws_it(fmt: str, tmp_path
     assert low * 4 * advance < hang < 4.05 * advance
     assert low * 12 * advance < deep < 12.05 * advance  # right of the 8 spaces it wraps
     assert lines[loop + 2][2].startswith("out.outputs")
+
+
+@pytest.mark.libreoffice
+def test_a_long_docx_code_block_breaks_between_its_lines(tmp_path: Path) -> None:
+    """A block longer than the page starts under the text before it and breaks between two
+    of its lines, each wrapped line whole on its page: in one table cell LibreOffice broke
+    a wrapped line across pages, and a line kept with the next there moved the whole block
+    to the next page."""
+    rows = [f"{' ' * (4 * (n % 3))}value_{n} = compute(alpha={n}, beta={n * 2}, "
+            f"gamma='{'abc' * (n % 9)}', delta=[{', '.join(str(k) for k in range(n % 25))}])"
+            for n in range(70)]
+    markdown = "# Long\n\n" + "Text. " * 300 + "\n\n```python\n" + "\n".join(rows) + "\n```\n"
+    path = tmp_path / "long.docx"
+    path.write_bytes(render_markdown("docx", markdown, []))
+    pdf = pdfium.PdfDocument(convert_with_libreoffice(path, tmp_path))
+    pages = ["".join(page.get_textpage().get_text_range().split()) for page in pdf]
+    assert "value_0=" in pages[0] and "value_1=" in pages[0]  # not moved to the next page
+    for row in rows:
+        flat = "".join(row.split())
+        assert any(flat in page for page in pages), f"split across pages: {row[:30]}"
 
 
 #: Forty indented lines, each wrapping to two to four lines on a slide.
@@ -237,7 +341,10 @@ def test_long_wrapping_code_stays_in_its_boxes_on_the_slides(tmp_path: Path) -> 
 
 def test_code_in_a_right_to_left_document_stays_left_to_right_and_hangs_in() -> None:
     arabic = f"# تقرير\n\nهذا نص عربي قبل الشيفرة.\n\n```python\n{CALL}\n    return x\n```\n"
-    lines = _docx_code_lines(render_markdown("docx", arabic, []))
+    data = render_markdown("docx", arabic, [])
+    (tbl,) = _docx_code_tables(data)
+    assert tbl.find(f"{W}tblPr/{W}bidiVisual") is None  # not mirrored: the box at the left
+    lines = _docx_code_lines(data)
     assert [p.find(f"{W}pPr/{W}bidi") for p in lines] == [None, None]
     assert [int(p.find(f"{W}pPr/{W}ind").get(f"{W}hanging")) for p in lines] == [
         round(h * MONO_ADVANCE * TEXT_SIZE) for h in (4, 8)]
