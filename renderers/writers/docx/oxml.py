@@ -466,20 +466,34 @@ def add_row(tbl: Element, *, header: bool = False, whole: bool = False) -> Eleme
     not split across pages."""
     tr = etree.SubElement(tbl, w("tr"))
     if header or whole:
-        tr_pr = sub(tr, "trPr")
-        sub(tr_pr, "cantSplit")
-        if header:
-            sub(tr_pr, "tblHeader")
+        tr.append(copy.copy(_trpr_prototype(header)))
     return tr
+
+
+@cache
+def _trpr_prototype(header: bool) -> Element:
+    """``w:trPr`` of a row that may not split, repeated on every page as a ``header``."""
+    tr_pr = etree.Element(w("trPr"), nsmap={"w": W_NS})
+    sub(tr_pr, "cantSplit")
+    if header:
+        sub(tr_pr, "tblHeader")
+    return tr_pr
 
 
 def add_cell(
     tr: Element, width: int, *, shade: str = "", margins: tuple[Side, ...] = ()
 ) -> Element:
     """Append a ``w:tc`` of ``width`` twips, without the table's cell margins at the sides
-    ``margins`` names; the caller adds at least one paragraph."""
+    ``margins`` names; the caller adds at least one paragraph. Its ``w:tcPr`` is copied from
+    a cached prototype: a code block's rows repeat three."""
     tc = etree.SubElement(tr, w("tc"))
-    tc_pr = sub(tc, "tcPr")
+    tc.append(copy.copy(_tcpr_prototype(width, shade, margins)))
+    return tc
+
+
+@cache
+def _tcpr_prototype(width: int, shade: str, margins: tuple[Side, ...]) -> Element:
+    tc_pr = etree.Element(w("tcPr"), nsmap={"w": W_NS})
     sub(tc_pr, "tcW", {"w": str(width), "type": "dxa"})
     if shade:
         sub(tc_pr, "shd", {"val": "clear", "color": "auto", "fill": shade})
@@ -487,7 +501,7 @@ def add_cell(
         mar = sub(tc_pr, "tcMar")
         for side in margins:
             sub(mar, side, {"w": "0", "type": "dxa"})
-    return tc
+    return tc_pr
 
 
 def add_drawing(p: Element, inline: Element) -> None:
