@@ -78,7 +78,7 @@ def add_code_block(
         ]
         shade, mark = highlighted.background, None
     edges = frame_edges(replace(props, border_box=True))
-    padding = {edge.side: edge.space * 20 for edge in edges}
+    padding = {edge.side: edge.padding for edge in edges}
     outer = width + padding["left"] + padding["right"]
     tbl = add_table(parent, [outer], indent=props.indent, edges=edges,
                     indent_at_edge=indent_at_edge)

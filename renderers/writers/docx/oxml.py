@@ -192,7 +192,6 @@ class ParaProps:
 
     style: str = ""
     keep_next: bool = False
-    keep_lines: bool = False  # the paragraph's lines on one page
     num: tuple[int, int] | None = None  # (numId, ilvl)
     border_left: bool = False
     border_box: bool = False
@@ -293,6 +292,11 @@ class Edge:
     size: int
     space: int
 
+    @property
+    def padding(self) -> int:
+        """The space in twips: a table's cells' margin at this edge."""
+        return self.space * 20
+
 
 def frame_edges(props: ParaProps) -> tuple[Edge, ...]:
     """The edges ``props`` draws: a box, a quote's wide bar at the left (on a box too: a code
@@ -316,8 +320,6 @@ def _ppr_prototype(props: ParaProps) -> Element | None:
         sub(ppr, "pStyle", {"val": props.style})
     if props.keep_next:
         sub(ppr, "keepNext")
-    if props.keep_lines:
-        sub(ppr, "keepLines")
     if props.num is not None:
         num_pr = sub(ppr, "numPr")
         sub(num_pr, "ilvl", {"val": str(props.num[1])})
@@ -418,7 +420,7 @@ def add_table(
     if rtl:
         sub(tbl_pr, "bidiVisual")
     sub(tbl_pr, "tblW", {"w": str(sum(widths)), "type": "dxa"})
-    padding = {edge.side: edge.space * 20 for edge in edges if edge.space}
+    padding = {edge.side: edge.padding for edge in edges if edge.space}
     if not padding:
         padding = dict.fromkeys(("left", "right"), cell_margin(widths))
     if indent_at_edge:
