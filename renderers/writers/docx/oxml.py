@@ -246,7 +246,7 @@ def added_after(parent: Element, mark: Element | None) -> Iterator[Element]:
 
 def part_joined_frames(parent: Element, mark: Element | None, props: ParaProps) -> None:
     """Keep the block written after ``mark`` (:func:`last_child` before it) apart from the
-    block before it when both are framed alike (two quotes' bars, two rules): Word and
+    block before it when both are framed alike (two quotes' bars): Word and
     LibreOffice draw adjacent paragraphs with the same borders and indent as one frame. An
     empty one-point paragraph (``props``' indent and direction) parts them; a border of
     another colour would too, but by a difference the reader is not meant to see."""
