@@ -244,11 +244,15 @@ def test_table_has_header_cells_and_alignment(report: bytes) -> None:
 
 def test_code_is_verbatim_monospace_and_unsafe_links_are_dropped(report: bytes) -> None:
     body = part(report)
-    code = next(p for p in body.iter(f"{W}p") if "indented" in text(p))
-    assert text(code) == 'x = "[[S:1]]"    indented'
-    assert code.find(f".//{W}br") is not None
-    assert code.find(f"{W}r/{W}rPr/{W}rFonts").get(f"{W}ascii") == "Consolas"
-    assert code.find(f"{W}pPr/{W}shd") is not None
+    paragraphs = list(body.iter(f"{W}p"))
+    code = next(i for i, p in enumerate(paragraphs) if "indented" in text(p))
+    first, second = paragraphs[code - 1:code + 1]  # a paragraph per line
+    assert (text(first), text(second)) == ('x = "[[S:1]]"', "    indented")
+    assert first.find(f"{W}r/{W}rPr/{W}rFonts").get(f"{W}ascii") == "Consolas"
+    cells = [first.getparent(), second.getparent()]  # a row each, of one shaded box
+    assert [c.tag for c in cells] == [f"{W}tc"] * 2 and cells[0].getparent().getparent() is \
+        cells[1].getparent().getparent()
+    assert all(c.find(f"{W}tcPr/{W}shd") is not None for c in cells)
     assert any(text(r) == "code [[S:1]]" for r in body.iter(f"{W}r"))
     assert all("javascript" not in r["Target"] for r in rels(report).values())
     assert "evil" in text(body) and all("evil" not in text(h) for h in body.iter(f"{W}hyperlink"))
@@ -500,22 +504,33 @@ def _boxed(paragraph: Any) -> bool:
     return ppr is not None and ppr.find(W + "pBdr") is not None
 
 
+def _blocks(data: bytes) -> list[tuple[str, str]]:
+    """The body's blocks as (kind, text): "table" for a table (its text), "box" for a
+    bordered paragraph, "p" for another."""
+    shown = []
+    for block in docx.Document(io.BytesIO(data)).element.body:
+        if block.tag == W + "tbl":
+            shown.append(("table", text(block)))
+        elif block.tag == W + "p":
+            bordered = block.find(f"{W}pPr/{W}pBdr") is not None
+            shown.append(("box" if bordered else "p", text(block)))
+    return shown
+
+
 def test_code_blocks_in_a_row_stay_separate_boxes() -> None:
-    """Word and LibreOffice join adjacent paragraphs with the same borders into one box: three
-    code blocks in a row were drawn as one. A one-point paragraph without borders parts them;
-    a block of several lines stays one boxed paragraph."""
+    """Each code block is a table of its own, and two tables with nothing between them are
+    one in Word and LibreOffice: a one-point paragraph follows each block. Its lines, a row
+    each, stay one box."""
     markdown = ("```python\ndef f():\n    return 1\n```\n\n```yaml\nkey: value\n```\n\n"
                 "```unknownlang\nplain text\n```\n\nText.\n\n```\none\ntwo\nthree\n```\n")
     data = render_markdown("docx", markdown, [])
-    paragraphs = docx.Document(io.BytesIO(data)).paragraphs
-    boxed = [_boxed(p) for p in paragraphs]
-    texts = [p.text for p in paragraphs]
-    shown = list(zip(texts, boxed, strict=True))
-    assert boxed == [True, False, True, False, True, False, True], shown
-    assert texts[1] == texts[3] == ""
-    assert texts[6] == "one\ntwo\nthree"
-    gap = paragraphs[1]._p.pPr.find(W + "spacing")
-    assert gap is not None and gap.get(W + "line") == "20" and gap.get(W + "lineRule") == "exact"
+    assert _blocks(data) == [
+        ("table", "def f():    return 1"), ("p", ""), ("table", "key: value"), ("p", ""),
+        ("table", "plain text"), ("p", ""), ("p", "Text."), ("table", "onetwothree"), ("p", "")]
+    body = docx.Document(io.BytesIO(data)).element.body
+    gap = body.find(W + "tbl").getnext().find(f"{W}pPr/{W}spacing")
+    assert gap.get(W + "line") == "20" and gap.get(W + "lineRule") == "exact"
+    assert gap.get(W + "before") == "0" and gap.get(W + "after") is None  # the style's below
 
 
 def test_block_quotes_in_a_row_keep_their_own_bars() -> None:
@@ -541,11 +556,12 @@ def test_a_block_is_marked_by_the_last_child_before_it_not_by_a_count() -> None:
     assert mark is first and list(added_after(body, mark)) == added
     markdown = "> Quote.\n\n> Quote.\n\n" + "".join(f"<a id=\"a{n}\"></a>\n\n```\ncode {n}\n```\n\n"
                                                  f"[to {n}](#a{n})\n\n" for n in range(3))
-    paragraphs = docx.Document(io.BytesIO(render_markdown("docx", markdown, []))).paragraphs
-    assert [(p.text, _boxed(p)) for p in paragraphs][:5] == [
-        ("Quote.", True), ("", False), ("Quote.", True), ("code 0", True), ("to 0", False)]
-    xml = etree.tostring(paragraphs[3]._p).decode()
-    assert 'w:name="a0"' in xml  # the anchor's bookmark opens the code block's paragraph
+    data = render_markdown("docx", markdown, [])
+    assert _blocks(data)[:6] == [("box", "Quote."), ("p", ""), ("box", "Quote."),
+                                 ("table", "code 0"), ("p", ""), ("p", "to 0")]
+    line = docx.Document(io.BytesIO(data)).element.body.find(f"{W}tbl/{W}tr/{W}tc/{W}p")
+    xml = etree.tostring(line).decode()
+    assert 'w:name="a0"' in xml  # the anchor's bookmark opens the code block's first line
 
 
 @pytest.mark.parametrize("toc", [False, True])

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.oxml.ns import nsmap
@@ -197,6 +197,7 @@ class ParaProps:
     border_box: bool = False
     border_bottom: bool = False
     shade: str = ""
+    tabs: tuple[int, ...] = ()  # left tab stops (twips from the text's left margin)
     space_before: int | None = None
     space_after: int | None = None
     line_exact: int | None = None  # the line's exact height (twips)
@@ -245,7 +246,7 @@ def added_after(parent: Element, mark: Element | None) -> Iterator[Element]:
 
 def part_joined_frames(parent: Element, mark: Element | None, props: ParaProps) -> None:
     """Keep the block written after ``mark`` (:func:`last_child` before it) apart from the
-    block before it when both are framed alike (two code boxes, two quotes' bars): Word and
+    block before it when both are framed alike (two quotes' bars): Word and
     LibreOffice draw adjacent paragraphs with the same borders and indent as one frame. An
     empty one-point paragraph (``props``' indent and direction) parts them; a border of
     another colour would too, but by a difference the reader is not meant to see."""
@@ -255,8 +256,12 @@ def part_joined_frames(parent: Element, mark: Element | None, props: ParaProps) 
     if mark.tag != w("p") or first.tag != w("p") or _frame(mark) is None:
         return
     if _frame(mark) == _frame(first):
-        gap = add_paragraph(parent, replace(_PARTING, indent=props.indent, bidi=props.bidi))
-        mark.addnext(gap)  # lxml moves the element
+        mark.addnext(add_paragraph(parent, parting(props)))  # lxml moves the element
+
+
+def parting(props: ParaProps) -> ParaProps:
+    """The paragraph that parts two framed blocks, at ``props``' indent and direction."""
+    return replace(_PARTING, indent=props.indent, bidi=props.bidi)
 
 
 def _frame(p: Element) -> tuple[bytes, bytes] | None:
@@ -267,6 +272,44 @@ def _frame(p: Element) -> tuple[bytes, bytes] | None:
         return None
     indent = ppr.find(w("ind"))
     return etree.tostring(borders), etree.tostring(indent) if indent is not None else b""
+
+
+#: The colour of every frame's lines: quotes' bars, rules, code boxes, tables' grids.
+BORDER_COLOR = "A6A6A6"
+
+
+#: An edge of a frame (a paragraph's or a table's), or a table's lines between its cells.
+Side: TypeAlias = Literal["top", "left", "bottom", "right", "insideH", "insideV"]
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One edge of a frame: its line's width in eighths of a point and the space between it
+    and the text in points (a paragraph's ``w:pBdr`` child; a table's border with that
+    space as its cells' margin)."""
+
+    side: Side
+    size: int
+    space: int
+
+    @property
+    def padding(self) -> int:
+        """The space in twips: a table's cells' margin at this edge."""
+        return self.space * 20
+
+
+def frame_edges(props: ParaProps) -> tuple[Edge, ...]:
+    """The edges ``props`` draws: a box, a quote's wide bar at the left (on a box too: a code
+    block in a quote), a rule below."""
+    sides: tuple[Side, ...] = ()
+    if props.border_box:
+        sides = ("top", "left", "bottom", "right")
+    elif props.border_left:
+        sides = ("left",)
+    if props.border_bottom and "bottom" not in sides:
+        sides += ("bottom",)
+    return tuple(Edge(side, 18, 6) if props.border_left and side == "left" else Edge(side, 6, 4)
+                 for side in sides)
 
 
 @cache
@@ -281,21 +324,17 @@ def _ppr_prototype(props: ParaProps) -> Element | None:
         num_pr = sub(ppr, "numPr")
         sub(num_pr, "ilvl", {"val": str(props.num[1])})
         sub(num_pr, "numId", {"val": str(props.num[0])})
-    if props.border_left or props.border_box or props.border_bottom:
+    if edges := frame_edges(props):
         bdr = sub(ppr, "pBdr")
-        edges: tuple[str, ...] = ()
-        if props.border_box:
-            edges = ("top", "left", "bottom", "right")
-        elif props.border_left:
-            edges = ("left",)
-        if props.border_bottom and "bottom" not in edges:
-            edges += ("bottom",)
         for edge in edges:
-            wide = props.border_left and edge == "left"
-            sub(bdr, edge, {"val": "single", "sz": "18" if wide else "6",
-                            "space": "6" if wide else "4", "color": "A6A6A6"})
+            sub(bdr, edge.side, {"val": "single", "sz": str(edge.size), "space": str(edge.space),
+                                 "color": BORDER_COLOR})
     if props.shade:
         sub(ppr, "shd", {"val": "clear", "color": "auto", "fill": props.shade})
+    if props.tabs:
+        stops = sub(ppr, "tabs")
+        for pos in props.tabs:
+            sub(stops, "tab", {"val": "left", "pos": str(pos)})
     if props.bidi:
         sub(ppr, "bidi")
     if props.space_before is not None or props.space_after is not None or props.line_exact:
@@ -356,35 +395,62 @@ def set_space_after(p: Element, twips: int) -> None:
 # ---------------------------------------------------------------- tables
 
 
-def add_table(
-    parent: Element, widths: list[int], *, indent: int = 0, rtl: bool = False
-) -> Element:
-    """Append a bordered ``w:tbl`` with column ``widths`` (twips), laid out fixed (Word would
-    otherwise fit columns to their text, LibreOffice not); rows via :func:`add_row`, each
-    cell as wide as its grid column (:func:`add_cell`).
+#: A data table's lines: its edges and those between its cells, thin; the text's space from
+#: them is the cells' side margin (:func:`cell_margin`).
+GRID = tuple(Edge(side, 4, 0)
+             for side in ("top", "left", "bottom", "right", "insideH", "insideV"))
 
-    A right-to-left table (``w:bidiVisual``) lays its columns out from the right."""
+
+def add_table(
+    parent: Element, widths: list[int], *, indent: int = 0, rtl: bool = False,
+    edges: tuple[Edge, ...] = GRID, indent_at_edge: bool = False,
+) -> Element:
+    """Append a ``w:tbl`` with column ``widths`` (twips), laid out fixed (Word would
+    otherwise fit columns to their text, LibreOffice not), drawn with ``edges``; rows via
+    :func:`add_row`, each cell as wide as its grid column (:func:`add_cell`).
+
+    Edges with a space (a frame's, :func:`frame_edges`) keep the cells' text that far from
+    each of them, as a paragraph's border does. The first cell's text starts at ``indent``,
+    as a paragraph's at that indent, its edge a cell margin further left: ``w:tblInd``, which
+    Word measures to that text, or to the edge in a base document of compatibility mode 15
+    and later (``indent_at_edge``, :func:`indents_tables_at_edge`). A right-to-left table
+    (``w:bidiVisual``) lays its columns out from the right."""
     tbl = etree.SubElement(parent, w("tbl"))
     tbl_pr = sub(tbl, "tblPr")
     if rtl:
         sub(tbl_pr, "bidiVisual")
     sub(tbl_pr, "tblW", {"w": str(sum(widths)), "type": "dxa"})
+    padding = {edge.side: edge.padding for edge in edges if edge.space}
+    if not padding:
+        padding = dict.fromkeys(("left", "right"), cell_margin(widths))
+    if indent_at_edge:
+        indent -= padding.get("left", 0)
     if indent:
         sub(tbl_pr, "tblInd", {"w": str(indent), "type": "dxa"})
     borders = sub(tbl_pr, "tblBorders")
-    for edge in ("top", "left", "bottom", "right", "insideH", "insideV"):
-        sub(borders, edge, {"val": "single", "sz": "4", "space": "0", "color": "A6A6A6"})
+    for edge in edges:
+        sub(borders, edge.side, {"val": "single", "sz": str(edge.size), "space": "0",
+                                 "color": BORDER_COLOR})
     sub(tbl_pr, "tblLayout", {"type": "fixed"})  # the widths given, in Word and LibreOffice
     margins = sub(tbl_pr, "tblCellMar")
-    margin = str(cell_margin(widths))
-    sub(margins, "left", {"w": margin, "type": "dxa"})
-    sub(margins, "right", {"w": margin, "type": "dxa"})
+    for side in ("top", "left", "bottom", "right"):  # the schema's order
+        if side in padding:
+            sub(margins, side, {"w": str(padding[side]), "type": "dxa"})
     sub(tbl_pr, "tblLook", {"val": "04A0", "firstRow": "1", "lastRow": "0", "firstColumn": "0",
                             "lastColumn": "0", "noHBand": "0", "noVBand": "1"})
     grid = sub(tbl, "tblGrid")
     for width in widths:
         sub(grid, "gridCol", {"w": str(width)})
     return tbl
+
+
+def indents_tables_at_edge(settings: Element) -> bool:
+    """Whether the base document's ``settings`` (``word/settings.xml``) ask for Word 2013's
+    layout or later (compatibility mode 15), where ``w:tblInd`` places a table's left edge,
+    not its first cell's text (as in python-docx's template, mode 14; LibreOffice follows
+    either). Documents that Word saves now are of mode 15: a reference DOCX often is."""
+    mode = settings.find(f"{w('compat')}/{w('compatSetting')}[@{w('name')}='compatibilityMode']")
+    return mode is not None and int(mode.get(w("val"), "0")) >= 15
 
 
 #: Space between a cell's border and its text, each side, in twips (4 pt)...
@@ -397,24 +463,47 @@ def cell_margin(widths: list[int]) -> int:
     return int(narrow_cell_margin(min(widths, default=CELL_MARGIN), CELL_MARGIN))
 
 
-def add_row(tbl: Element, *, header: bool = False) -> Element:
-    """Append a ``w:tr``; a header row repeats on every page and may not split."""
+def add_row(tbl: Element, *, header: bool = False, whole: bool = False) -> Element:
+    """Append a ``w:tr``; a header row repeats on every page and, as a ``whole`` one, may
+    not split across pages."""
     tr = etree.SubElement(tbl, w("tr"))
-    if header:
-        tr_pr = sub(tr, "trPr")
-        sub(tr_pr, "cantSplit")
-        sub(tr_pr, "tblHeader")
+    if header or whole:
+        tr.append(copy.copy(_trpr_prototype(header)))
     return tr
 
 
-def add_cell(tr: Element, width: int, *, shade: str = "") -> Element:
-    """Append a ``w:tc`` of ``width`` twips; the caller adds at least one paragraph."""
+@cache
+def _trpr_prototype(header: bool) -> Element:
+    """``w:trPr`` of a row that may not split, repeated on every page as a ``header``."""
+    tr_pr = etree.Element(w("trPr"), nsmap={"w": W_NS})
+    sub(tr_pr, "cantSplit")
+    if header:
+        sub(tr_pr, "tblHeader")
+    return tr_pr
+
+
+def add_cell(
+    tr: Element, width: int, *, shade: str = "", margins: tuple[Side, ...] = ()
+) -> Element:
+    """Append a ``w:tc`` of ``width`` twips, without the table's cell margins at the sides
+    ``margins`` names; the caller adds at least one paragraph. Its ``w:tcPr`` is copied from
+    a cached prototype: a code block's rows repeat three."""
     tc = etree.SubElement(tr, w("tc"))
-    tc_pr = sub(tc, "tcPr")
+    tc.append(copy.copy(_tcpr_prototype(width, shade, margins)))
+    return tc
+
+
+@cache
+def _tcpr_prototype(width: int, shade: str, margins: tuple[Side, ...]) -> Element:
+    tc_pr = etree.Element(w("tcPr"), nsmap={"w": W_NS})
     sub(tc_pr, "tcW", {"w": str(width), "type": "dxa"})
     if shade:
         sub(tc_pr, "shd", {"val": "clear", "color": "auto", "fill": shade})
-    return tc
+    if margins:
+        mar = sub(tc_pr, "tcMar")
+        for side in margins:
+            sub(mar, side, {"w": "0", "type": "dxa"})
+    return tc_pr
 
 
 def add_drawing(p: Element, inline: Element) -> None:

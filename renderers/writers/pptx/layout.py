@@ -61,7 +61,7 @@ from renderers.writers.contents import (
     contents_headings,
 )
 from renderers.writers.highlight import Highlighter
-from renderers.writers.pptx.code import CodeLines, code_lines
+from renderers.writers.pptx.code import CodeLines, code_lines, hang_width, line_starts
 from renderers.writers.pptx.flow import SlideFlow
 from renderers.writers.pptx.math import caption_runs, equation_mark_run, equation_picture
 from renderers.writers.pptx.metrics import TextMetrics
@@ -85,7 +85,6 @@ from renderers.writers.pptx.model import (
     Picture,
     PictureItem,
     Run,
-    Style,
     TableItem,
     TextItem,
     pt_to_emu,
@@ -289,10 +288,7 @@ class _DeckBuilder(SlideFlow):
         lines = code.lines
         width = self.text_width
         line_h = self.metrics.line_height(CODE_SIZE)
-        counts = [
-            self.metrics.line_count([(ln, (False, False, True), False)], width, CODE_SIZE)
-            for ln in lines
-        ]
+        counts = [len(line_starts(ln, self.metrics, width, CODE_SIZE)) for ln in lines]
         whole = sum(counts) * line_h <= self.content_h - 2 * INSET_Y + 0.01
         i, moved = 0, False
         while i < len(lines):
@@ -317,9 +313,10 @@ class _DeckBuilder(SlideFlow):
                 used = self.clip_code_line(code, i, room)
             self.flush_text()
             height = used + 2 * INSET_Y
+            hangs = tuple(hang_width(ln, self.metrics, width, CODE_SIZE) for ln in lines[i:j])
             self.items.append(CodeItem(tuple(lines[i:j]), language, pt_to_emu(top),
                                        pt_to_emu(height), colors=tuple(code.colors[i:j]),
-                                       fill=code.fill))
+                                       fill=code.fill, hangs=hangs))
             self.y = top + height
             i = j
             if i < len(lines):
@@ -329,14 +326,11 @@ class _DeckBuilder(SlideFlow):
         """Shorten line ``index`` of ``code`` to what fits ``room``; return its height."""
         line_h = self.metrics.line_height(CODE_SIZE)
         max_lines = max(1, int(room // line_h))
-        style: Style = (False, False, True)
-        line = code.lines[index]
-        starts = self.metrics.line_starts([(line, style, False)], self.text_width, CODE_SIZE)
+        starts = line_starts(code.lines[index], self.metrics, self.text_width, CODE_SIZE)
         if len(starts) > max_lines:
             self.warnings.append("pptx: a code line too long for one slide was shortened")
             code.clip(index, max(starts[max_lines] - 1, 0), "…")
-            line = code.lines[index]
-            starts = self.metrics.line_starts([(line, style, False)], self.text_width, CODE_SIZE)
+            starts = line_starts(code.lines[index], self.metrics, self.text_width, CODE_SIZE)
         return len(starts) * line_h
 
     # ------------------------------------------------------------ tables

@@ -220,7 +220,8 @@ class TextItem:
 @dataclass(frozen=True)
 class CodeItem:
     """A code box; ``colors`` holds each line's coloured runs and ``fill`` the style's
-    background when the block is highlighted."""
+    background when the block is highlighted; ``hangs`` how far (points) each line's wrapped
+    part hangs in."""
 
     lines: tuple[str, ...]
     language: str
@@ -229,6 +230,7 @@ class CodeItem:
     size: float = CODE_SIZE
     colors: tuple[tuple[CodeRun, ...], ...] = ()
     fill: str = ""
+    hangs: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

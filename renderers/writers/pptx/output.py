@@ -529,9 +529,11 @@ class DeckWriter:
             lines = [px.run_xml(line, size=CODE_SIZE, typeface=self.mono, lang=self.deck.lang)
                      if line else ""
                      for line in item.lines]
+        hangs = item.hangs or (0.0,) * len(lines)
         body = px.text_body_xml([
-            px.paragraph_xml(runs, size=CODE_SIZE, line_factor=LINE_FACTOR, lang=self.deck.lang)
-            for runs in lines
+            px.paragraph_xml(runs, size=CODE_SIZE, line_factor=LINE_FACTOR, lang=self.deck.lang,
+                             margin_left=hang, indent=-hang)
+            for runs, hang in zip(lines, hangs, strict=True)
         ], inset_x=INSET_X, inset_y=INSET_Y)
         self.textbox(shapes, box, body, name=f"Code {item.language}".strip(),
                      fill=item.fill or CODE_FILL, line=CODE_LINE)
