@@ -646,36 +646,31 @@ def _names_render(self: Names, *args: Any, **kwargs: Any) -> Any:
     return _NAMES_RENDER(self, *args, **kwargs)
 
 
+#: Each correction: the class or module it replaces an attribute of, the attribute, and the
+#: replacement.
+_PATCHES: tuple[tuple[Any, str, Any], ...] = (
+    (Key, "sort_keys", _plain_sort_keys),
+    (CitationStylesElement, "get_macro", _get_macro),
+    (Macro, "calls_variable", _macro_calls_variable),
+    (Substitute, "render", _substitute_render),
+    (Name, "initialize", _initialize),
+    (TextCased, "case", _case),
+    (Date, "render_single_date", _render_single_date),
+    (FormatNumber, "_format_last_page", _format_last_page),
+    (Quoted, "quote", _quote),
+    (Name, "process", _name_process),
+    (Label, "process", _label_process),
+    (Names, "render", _names_render),
+    (Layout, "render_citation", _render_citation),
+    (citeproc_model, "to_ordinal", _to_ordinal),
+)
+
+
 def install_fixes() -> None:
     """Install the corrections (idempotent)."""
-    if Key.sort_keys is not _plain_sort_keys:
-        Key.sort_keys = _plain_sort_keys
-    if CitationStylesElement.get_macro is not _get_macro:
-        CitationStylesElement.get_macro = _get_macro
-    if Macro.calls_variable is not _macro_calls_variable:
-        Macro.calls_variable = _macro_calls_variable
-    if Substitute.render is not _substitute_render:
-        Substitute.render = _substitute_render
-    if Name.initialize is not _initialize:
-        Name.initialize = _initialize
+    for owner, name, replacement in _PATCHES:
+        if getattr(owner, name) is not replacement:
+            setattr(owner, name, replacement)
     # ``initialize`` is an inheritable name option: looked up on the name, then its citation or
     # bibliography, then the style, like ``initialize-with``; CSL's default is "true".
     CitationStylesElement._default_options.setdefault("initialize", "true")
-    if TextCased.case is not _case:
-        TextCased.case = _case
-    if Date.render_single_date is not _render_single_date:
-        Date.render_single_date = _render_single_date
-    if FormatNumber._format_last_page is not _format_last_page:
-        FormatNumber._format_last_page = _format_last_page
-    if Quoted.quote is not _quote:
-        Quoted.quote = _quote
-    if Name.process is not _name_process:
-        Name.process = _name_process
-    if Label.process is not _label_process:
-        Label.process = _label_process
-    if Names.render is not _names_render:
-        Names.render = _names_render
-    if Layout.render_citation is not _render_citation:
-        Layout.render_citation = _render_citation
-    if citeproc_model.to_ordinal is not _to_ordinal:
-        citeproc_model.to_ordinal = _to_ordinal
