@@ -12,11 +12,17 @@ read from that prefix (else the node's position, from 1), the prefix is dropped 
 text, and the ``[N]`` markers become tokens (:mod:`citations.adapters.markers`). A response
 without any marker — a plain query engine's — cites all its source nodes at its end.
 
-Offsets: none in the answer (markers are found in the text). A node's page — the PDF reader's
-``page_label`` (the page's own label, 1-based unless the PDF names its pages), else ``page`` —
-becomes the row's ``location`` (``"page 4"``; nodes of one file cited at several pages give
-``"pages 3–4, 7"``, :mod:`citations.locations`). Its ``start_char_idx`` / ``end_char_idx``
-count into the node's source text, which the reader does not have, and are not kept.
+Sources: nodes of one file (the same ``file_path`` and ``file_name``) or of one URL are one
+source, numbered where first retrieved — CitationQueryEngine cuts one PDF into several "Source
+N" chunks, and a reader looks for the PDF once in the Sources. Its row (text, score, node id)
+is its first cited node's, so the text shown backs a claim.
+
+Offsets: none in the answer (markers are found in the text). A cited node's page — the PDF
+reader's ``page_label`` (the page's own label, 1-based unless the PDF names its pages), else
+``page`` — goes into its source's ``location`` (``"page 4"``; nodes of one file cited at several
+pages give ``"pages 3–4, 7"``, in the order first cited, :mod:`citations.locations`). Its
+``start_char_idx`` / ``end_char_idx`` count into the node's source text, which the reader does
+not have, and are not kept.
 """
 
 from __future__ import annotations
