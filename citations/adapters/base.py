@@ -789,7 +789,9 @@ class Chunk:
     pages: PageSet
 
 
-def add_chunks(collector: SourceCollector, chunks: Sequence[Chunk], cited: Sequence[int]) -> None:
+def add_retrieved(
+    collector: SourceCollector, chunks: Sequence[Chunk], cited: Sequence[int]
+) -> None:
     """Name the sources of retrieved ``chunks``, one per identity, numbered in the order first
     retrieved, each chunk's ``ref`` naming its source (a ref given twice names the first chunk
     given it). ``cited`` is the refs the answer cites, in the order first cited: a source's row

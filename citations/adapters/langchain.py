@@ -41,7 +41,7 @@ from citations.adapters.base import (
     Draft,
     MarkSet,
     TextOffsets,
-    add_chunks,
+    add_retrieved,
     as_index,
     as_list,
     as_object,
@@ -227,7 +227,7 @@ def _read_retrieval(draft: Draft, answer: Mapping[str, Any], text_key: str, docs
     docs = answer[docs_key]
     chunks = [_document_chunk(_unwrap(doc), child(docs_key, i), i) for i, doc in enumerate(docs)]
     cited = _cited_ids(answer, len(docs))
-    add_chunks(draft.collector, chunks, list(dict.fromkeys(i + 1 for i in cited)))
+    add_retrieved(draft.collector, chunks, list(dict.fromkeys(i + 1 for i in cited)))
     refs = draft.collector.refs
     numbers = list(dict.fromkeys(refs[i + 1] for i in cited))
     draft.extend(cited_at_end(answer[text_key], numbers))

@@ -34,7 +34,7 @@ from typing import Any
 from citations.adapters.base import (
     AdaptedAnswer,
     Chunk,
-    add_chunks,
+    add_retrieved,
     as_list,
     as_object,
     as_text,
@@ -87,7 +87,7 @@ def from_llamaindex(answer: Any, pool: object = None) -> AdaptedAnswer:
     urls = {chunk.ref: chunk.row.get("url") for chunk in reversed(chunks)}
     pieces = replace_markers(draft, text, numbers, "response", url_of=urls.get)
     cited = list(dict.fromkeys(n for p in pieces if not isinstance(p, str) for n in p))
-    add_chunks(draft.collector, chunks, cited or list(numbers))
+    add_retrieved(draft.collector, chunks, cited or list(numbers))
     refs = draft.collector.refs
     if cited:
         draft.extend(renumbered(pieces, refs))
