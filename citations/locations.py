@@ -8,6 +8,10 @@ cited, ranges merged where they touch or overlap, and shows them as one text —
 as its ``page``. Character and content-block offsets are not locations a reader can use (they
 count into the API's copy of the text, and the row's ``text`` is the cited text already), so
 they never become one.
+
+A source the caller's pool already holds gets the answer's pages too (:func:`with_pages`):
+joined to the pages its row names, or as its location when it has none; a location in the
+pool's own words (``"chapter 2"``) is no list of pages and stays as the pool wrote it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from citations.model import Source
 RANGE_JOIN = ", "
 RANGE_DASH = "\u2013"
 _LOCATION = re.compile(r"pages? (\S.*)")
+#: A range of numbered pages as a pool may write it: ``3–4``, ``3-4``.
+_RANGE = re.compile(r"([0-9]+)\s*[-\u2013]\s*([0-9]+)")
 #: Longest page label kept (a label longer than this is no page label).
 MAX_LABEL_CHARS = 40
 #: Most ranges and labels one source keeps: a reader looks pages up, not a list of thousands,
@@ -100,6 +106,27 @@ class PageSet:
             else:
                 self.add_label(item)
 
+    @classmethod
+    def parse(cls, location: str) -> PageSet | None:
+        """The pages a location names as :meth:`describe` writes them (``"pages 3–4, 7"``,
+        ``"page iv"``; ``3-4`` is a range too), else None (``"chapter 2"``, ``""``)."""
+        found = _LOCATION.fullmatch(" ".join(location.split()))
+        if found is None:
+            return None
+        pages = cls()
+        for part in found.group(1).split(RANGE_JOIN.strip()):
+            part = part.strip()
+            numbered = _RANGE.fullmatch(part)
+            if part == MORE:
+                pages.more = True
+            elif numbered is not None and 0 < int(numbered.group(1)) <= int(numbered.group(2)):
+                pages.add(int(numbered.group(1)), int(numbered.group(2)))
+            elif part and len(part) <= MAX_LABEL_CHARS:
+                pages.add_page(part)  # a number, or a label ("iv", "A-3", "12-3")
+            else:
+                return None
+        return pages if pages else None
+
     def describe(self) -> str:
         """``"page 3"``, ``"pages 3–4, 7"``, ``"pages iv, 2"``; ``""`` for none."""
         parts = [
@@ -114,6 +141,21 @@ class PageSet:
         if self.more:
             parts.append(MORE)
         return ("page " if one and not self.more else "pages ") + RANGE_JOIN.join(parts)
+
+
+def with_pages(location: object, pages: PageSet) -> str | None:
+    """The location of a pool row whose own is ``location`` once an answer cites it at
+    ``pages``: the pages it names followed by ``pages`` (merged where they touch), ``pages``
+    alone when it has none; None when it is no list of pages (the pool's own words, kept)."""
+    if location is None or location == "":
+        return pages.describe()
+    if not isinstance(location, str):
+        return None
+    held = PageSet.parse(location)
+    if held is None:
+        return None
+    held.merge(pages)
+    return held.describe()
 
 
 def cited_pages(location: str) -> str:

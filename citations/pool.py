@@ -567,6 +567,25 @@ class SourcePool:
         pool.warnings = tuple(refused)
         return pool, mapping
 
+    def with_rows(self, sources: Iterable[Source]) -> SourcePool:
+        """This pool with the rows of ``sources`` replacing those of their sids: a row's own
+        details (an adapter's cited pages) change, its identity never does — a sid it lacks or
+        a changed dedupe key raises :class:`PoolError` (sids stay those the pool handed out)."""
+        replaced = dict(self._sources)
+        for source in sources:
+            if source.sid not in replaced:
+                raise PoolError(f"{self.origin}: sid {source.sid} is not in the pool")
+            if dedupe_key(source) != self._keys[source.sid]:
+                raise PoolError(
+                    f"{self.origin}: sid {source.sid} would change its identity (URL, path or "
+                    "content); accepted: the same source with other details"
+                )
+            replaced[source.sid] = source
+        pool = SourcePool._from_parts(replaced, self._keys, self._by_key, self._canonical,
+                                      self.origin)
+        pool.warnings = self.warnings
+        return pool
+
     @classmethod
     def _from_parts(
         cls,

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from citations.codemap import markdown_code_spans
 from citations.errors import AnswerError, PoolError
-from citations.locations import PageSet
+from citations.locations import PageSet, with_pages
 from citations.model import Source
 from citations.pool import SourcePool, dedupe_key, source_from_row
 from citations.tokens import format_token
@@ -706,9 +706,13 @@ class SourceCollector:
                 for name, value in clean.items():
                     local.row.setdefault(name, value)
         if pages:
-            self._locals[number - 1].pages.merge(pages)
+            self.add_pages(number, pages)
         self.refs.setdefault(ref if ref is not None else number, number)
         return number
+
+    def add_pages(self, number: int, pages: PageSet) -> None:
+        """Add ``pages`` to where local source ``number`` is cited."""
+        self._locals[number - 1].pages.merge(pages)
 
     def url_of(self, number: int) -> str | None:
         """The URL of local source ``number``, if it has one."""
@@ -732,17 +736,85 @@ class SourceCollector:
         self._next_sid += 1
         return sid
 
-    def finish(self) -> tuple[SourcePool, dict[int, int]]:
-        """The merged pool and the sid map (the answer's own numbers → sids)."""
+    def finish(self) -> tuple[SourcePool, dict[int, int], list[str]]:
+        """The merged pool, the sid map (the answer's own numbers → sids) and warnings.
+
+        The pages of every naming that ends up under one sid are that sid's location; a row
+        the pool already held gets them as :func:`citations.locations.with_pages` says (a
+        warning names a pool location kept in its own words)."""
+        pages_of: dict[int, PageSet] = {}
+        for local in self._locals:
+            if local.pages:
+                pages_of.setdefault(local.sid, PageSet()).merge(local.pages)
         rows = [
-            {**local.row, **({"location": local.pages.describe()} if local.pages else {}),
+            {**local.row, **({"location": pages_of[local.sid].describe()}
+                             if local.sid in pages_of else {}),
              "sid": local.number}
             for local in self._locals
         ]
         merged, mapping = self.base.merge(SourcePool.from_rows(rows, origin="answer"))
         for local in self._locals:  # the sids written into tokens are the merge's sids
             assert mapping[local.number] == local.sid, (local.number, mapping, local.sid)
-        return merged, {ref: mapping[number] for ref, number in self.refs.items()}
+        warnings: list[str] = []
+        updated: list[Source] = []
+        for sid, pages in pages_of.items():
+            held = self.base.get(sid)
+            if held is None:
+                continue
+            location = with_pages(held.extra.get("location"), pages)
+            if location is None:
+                warnings.append(
+                    f"{self.base.origin}: sid {sid} keeps its location "
+                    f"{held.extra['location']!r} as the pool wrote it; the answer cites it at "
+                    f"{pages.describe()}"
+                )
+            elif location != held.extra.get("location"):
+                updated.append(dataclasses.replace(held, extra={**held.extra,
+                                                                "location": location}))
+        if updated:
+            merged = merged.with_rows(updated)
+        return merged, {ref: mapping[number] for ref, number in self.refs.items()}, warnings
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrieved piece of a source (a LangChain ``Document``, a LlamaIndex node): ``ref``
+    is the answer's own number for it, ``identity`` the source it is part of (a URL, a file),
+    ``pages`` where in that source it is."""
+
+    ref: int
+    row: dict[str, Any]
+    path: str
+    identity: str
+    pages: PageSet
+
+
+def add_retrieved(
+    collector: SourceCollector, chunks: Sequence[Chunk], cited: Sequence[int]
+) -> None:
+    """Name the sources of retrieved ``chunks``, one per identity, numbered in the order first
+    retrieved, each chunk's ``ref`` naming its source (a ref given twice names the first chunk
+    given it). ``cited`` is the refs the answer cites, in the order first cited: a source's row
+    is its first cited chunk's (its first chunk's when none is cited), so the text shown backs
+    a claim, and its pages are those of its cited chunks, in that order."""
+    first_of: dict[int, int] = {}
+    for k, chunk in enumerate(chunks):
+        first_of.setdefault(chunk.ref, k)
+    lead: dict[str, Chunk] = {}
+    for chunk in [*(chunks[first_of[ref]] for ref in cited), *chunks]:
+        lead.setdefault(chunk.identity, chunk)
+    for chunk in chunks:
+        first = lead[chunk.identity]
+        collector.add(first.row, first.path, identity=chunk.identity, ref=chunk.ref)
+    for ref in cited:
+        collector.add_pages(collector.refs[ref], chunks[first_of[ref]].pages)
+
+
+def renumbered(pieces: Iterable[Piece], refs: Mapping[int, int]) -> list[Piece]:
+    """``pieces`` citing the answer's own numbers, citing the local numbers ``refs`` gives
+    instead (two numbers of one source cite it once)."""
+    return [p if isinstance(p, str) else tuple(dict.fromkeys(refs[n] for n in p))
+            for p in pieces]
 
 
 def token_for(collector: SourceCollector, numbers: Sequence[int]) -> str:
@@ -791,7 +863,8 @@ def finish(draft: Draft, provider: Provider, shape: str) -> AdaptedAnswer:
     content = draft.render()
     if not content.strip():
         draft.warnings.append("the answer holds no text: the document is empty")
-    pool, sid_map = draft.collector.finish()
+    pool, sid_map, pool_warnings = draft.collector.finish()
+    draft.warnings.extend(pool_warnings)
     citations = sum(1 for p in draft.pieces if not isinstance(p, str))
     return AdaptedAnswer(
         content=content,

@@ -185,6 +185,7 @@ def add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
         retrieved, retrieved_path = field_of(chunk, where, "retrievedContext", "retrieved_context")
         place, place_path = field_of(chunk, where, "maps")
         pages = PageSet()
+        identity = None  # the row's dedupe key: its URL, else its content
         if web is not None:
             web = as_object(web, web_path)
             uri = as_text(web.get("uri"), child(web_path, "uri"))
@@ -206,6 +207,7 @@ def add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
                 row["url"] = uri
             elif uri:
                 row["artifact_path"] = uri
+                identity = f"file:{uri}"  # chunks of one file (gs://…) are one source
             pages = _rag_pages(retrieved, retrieved_path)
         elif place is not None:
             place = as_object(place, place_path)
@@ -214,7 +216,7 @@ def add_chunks(draft: Draft, metadata: Mapping[str, Any], path: str) -> None:
                                                 optional=True), "source_type": "place"}
         else:
             raise AnswerError(where, "a grounding chunk holds 'web', 'retrievedContext' or 'maps'")
-        draft.collector.add(row, where, ref=i + 1, pages=pages)
+        draft.collector.add(row, where, ref=i + 1, pages=pages, identity=identity)
 
 
 def _rag_pages(retrieved: Mapping[str, Any], path: str) -> PageSet:

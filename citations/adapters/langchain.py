@@ -14,8 +14,11 @@ Shapes read:
   of LangChain's "How to get a RAG application to add citations", ids counting the context
   documents from 0) or ``[{"source_id": 0, "quote": "…"}]`` (``QuotedAnswer``). The citation
   goes at the end of the answer; without ``citations``, the answer cites all its context
-  documents there. A document's page (``metadata.page_label``, else ``metadata.page`` + 1:
-  the PDF loaders count it from 0) becomes the row's ``location``.
+  documents there. Documents of one source — one URL, or one file (``metadata.source``, else
+  ``file_path`` / ``path``: the path as given) — are one Sources entry, numbered where first
+  retrieved; its text is its first cited document's, its ``location`` the pages of its cited
+  documents (``metadata.page_label``, else ``metadata.page`` + 1: the PDF loaders count it
+  from 0), ``"pages 2, 5"``.
 
 Offsets: LangChain's ``Citation`` documents ``start_index``/``end_index`` as indices of the
 *response text* (not the source) and passes providers' indices through unchanged; LangChain is
@@ -34,9 +37,11 @@ from typing import Any
 from citations.adapters import anthropic, gemini
 from citations.adapters.base import (
     AdaptedAnswer,
+    Chunk,
     Draft,
     MarkSet,
     TextOffsets,
+    add_retrieved,
     as_index,
     as_list,
     as_object,
@@ -53,6 +58,7 @@ from citations.adapters.openai import add_annotation
 from citations.errors import AnswerError
 from citations.links import domain_of
 from citations.locations import PageSet
+from citations.urls import normalize_path, normalize_url
 
 MESSAGE = "LangChain AIMessage with citation content blocks"
 RETRIEVAL = "LangChain retrieval output (answer + context documents)"
@@ -218,16 +224,13 @@ def _annotate(
 
 
 def _read_retrieval(draft: Draft, answer: Mapping[str, Any], text_key: str, docs_key: str) -> None:
-    for i, doc in enumerate(answer[docs_key]):
-        where = child(docs_key, i)
-        unwrapped = _unwrap(doc)
-        draft.collector.add(_document_row(unwrapped, where), where, ref=i + 1,
-                            identity=f"document:{i}", pages=_document_page(unwrapped))
-    text = answer[text_key]
-    cited = _cited_ids(answer, len(answer[docs_key]))
+    docs = answer[docs_key]
+    chunks = [_document_chunk(_unwrap(doc), child(docs_key, i), i) for i, doc in enumerate(docs)]
+    cited = _cited_ids(answer, len(docs))
+    add_retrieved(draft.collector, chunks, list(dict.fromkeys(i + 1 for i in cited)))
     refs = draft.collector.refs
     numbers = list(dict.fromkeys(refs[i + 1] for i in cited))
-    draft.extend(cited_at_end(text, numbers))
+    draft.extend(cited_at_end(answer[text_key], numbers))
 
 
 def _cited_ids(answer: Mapping[str, Any], count: int) -> list[int]:
@@ -248,30 +251,34 @@ def _cited_ids(answer: Mapping[str, Any], count: int) -> list[int]:
     return ids
 
 
-def _document_row(doc: Mapping[str, Any], path: str) -> dict[str, Any]:
-    """A LangChain ``Document`` as a pool row: a web page (``source``/``url`` is http(s)) or a
-    file shown by its name (never its full path)."""
+def _document_chunk(doc: Mapping[str, Any], path: str, index: int) -> Chunk:
+    """A LangChain ``Document`` (context document ``index``, from 0) as a chunk of its source:
+    a web page (``source``/``url`` is http(s)) or a file shown by its name (never its full
+    path); documents of one URL or one file path are one source."""
     content = as_text(doc.get("page_content"), child(path, "page_content"))
     meta = doc.get("metadata") or {}
     meta = as_object(meta, child(path, "metadata"))
     location = next(
         (v for k in ("url", "source", "file_path", "path") if isinstance(v := meta.get(k), str)
-         and v), "",
+         and v.strip()), "",
     )
     row: dict[str, Any] = {"content": content, "source_type": "document"}
     name = location.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    identity = f"document:{index}"
     if location.startswith(("http://", "https://")):
         row["url"] = location
         row["source_type"] = "web"
-    elif name:
+        identity = "url:" + normalize_url(location)
+    elif location:
         row["artifact_path"] = name
+        identity = "file:" + normalize_path(location)
     title = meta.get("title")
     row["title"] = title if isinstance(title, str) and title else name or domain_of(location)
     for key in ("published_at", "date", "published"):
         if isinstance(meta.get(key), str):
             row["published_at"] = meta[key]
             break
-    return row
+    return Chunk(index + 1, row, path, identity, _document_page(doc))
 
 
 def _document_page(doc: Mapping[str, Any]) -> PageSet:

@@ -12,11 +12,17 @@ read from that prefix (else the node's position, from 1), the prefix is dropped 
 text, and the ``[N]`` markers become tokens (:mod:`citations.adapters.markers`). A response
 without any marker — a plain query engine's — cites all its source nodes at its end.
 
-Offsets: none in the answer (markers are found in the text). A node's page — the PDF reader's
-``page_label`` (the page's own label, 1-based unless the PDF names its pages), else ``page`` —
-becomes the row's ``location`` (``"page 4"``; nodes of one file cited at several pages give
-``"pages 3–4, 7"``, :mod:`citations.locations`). Its ``start_char_idx`` / ``end_char_idx``
-count into the node's source text, which the reader does not have, and are not kept.
+Sources: nodes of one file (the same ``file_path`` and ``file_name``) or of one URL are one
+source, numbered where first retrieved — CitationQueryEngine cuts one PDF into several "Source
+N" chunks, and a reader looks for the PDF once in the Sources. Its row (text, score, node id)
+is its first cited node's, so the text shown backs a claim.
+
+Offsets: none in the answer (markers are found in the text). A cited node's page — the PDF
+reader's ``page_label`` (the page's own label, 1-based unless the PDF names its pages), else
+``page`` — goes into its source's ``location`` (``"page 4"``; nodes of one file cited at several
+pages give ``"pages 3–4, 7"``, in the order first cited, :mod:`citations.locations`). Its
+``start_char_idx`` / ``end_char_idx`` count into the node's source text, which the reader does
+not have, and are not kept.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from typing import Any
 
 from citations.adapters.base import (
     AdaptedAnswer,
+    Chunk,
+    add_retrieved,
     as_list,
     as_object,
     as_text,
@@ -34,10 +42,12 @@ from citations.adapters.base import (
     cited_at_end,
     finish,
     new_draft,
+    renumbered,
 )
 from citations.adapters.markers import replace_markers
 from citations.errors import AnswerError
 from citations.locations import PageSet
+from citations.urls import normalize_path, normalize_url
 
 RESPONSE = "LlamaIndex Response with source_nodes"
 _SOURCE_PREFIX = re.compile(r"\A\s*Source\s+(\d{1,4})\s*:\s*\n?")
@@ -66,23 +76,29 @@ def from_llamaindex(answer: Any, pool: object = None) -> AdaptedAnswer:
             "", "not a LlamaIndex answer; accepted: {'response': str, 'source_nodes': [...]}"
         )
     draft = new_draft(pool)
+    chunks: list[Chunk] = []
     for i, item in enumerate(as_list(answer["source_nodes"], "source_nodes")):
         where = child("source_nodes", i)
-        number, row, pages = _node_row(as_object(item, where), where, i + 1)
-        draft.collector.add(row, where, ref=number, identity=f"node:{number}", pages=pages)
+        chunks.append(_node_chunk(as_object(item, where), where, i + 1))
     text = as_text(answer["response"], "response")
+    numbers: dict[int, int] = {}  # "Source N" → the first node numbered N
+    for chunk in chunks:
+        numbers.setdefault(chunk.ref, chunk.ref)
+    urls = {chunk.ref: chunk.row.get("url") for chunk in reversed(chunks)}
+    pieces = replace_markers(draft, text, numbers, "response", url_of=urls.get)
+    cited = list(dict.fromkeys(n for p in pieces if not isinstance(p, str) for n in p))
+    add_retrieved(draft.collector, chunks, cited or list(numbers))
     refs = draft.collector.refs
-    pieces = replace_markers(draft, text, refs, "response")
-    if all(isinstance(p, str) for p in pieces) and refs:
-        pieces = cited_at_end(text, list(dict.fromkeys(refs.values())))
-    draft.extend(pieces)
+    if cited:
+        draft.extend(renumbered(pieces, refs))
+    else:
+        draft.extend(cited_at_end(text, list(dict.fromkeys(refs.values()))))
     return finish(draft, "llamaindex", RESPONSE)
 
 
-def _node_row(
-    item: Mapping[str, Any], path: str, position: int
-) -> tuple[int, dict[str, Any], PageSet]:
-    """``(source number, row, page)`` of one ``NodeWithScore``."""
+def _node_chunk(item: Mapping[str, Any], path: str, position: int) -> Chunk:
+    """One ``NodeWithScore`` as a chunk of its source: the page at its URL, else the file its
+    ``file_path`` and ``file_name`` name (nodes of one file are one source), else itself."""
     node, node_path = item, path
     if isinstance(item.get("node"), Mapping):
         node, node_path = item["node"], child(path, "node")
@@ -101,14 +117,16 @@ def _node_row(
         return next((v for n in names if isinstance(v := meta.get(n), str) and v), "")
 
     url = meta_text("url", "source_url", "link", "source")
-    name = meta_text("file_name", "filename") or meta_text("file_path").replace("\\", "/").rsplit(
-        "/", 1
-    )[-1]
+    file_path = meta_text("file_path")
+    name = meta_text("file_name", "filename") or file_path.replace("\\", "/").rsplit("/", 1)[-1]
     row: dict[str, Any] = {"text": text, "source_type": "document"}
+    identity = f"node:{number}"
     if url.startswith(("http://", "https://")):
         row["url"], row["source_type"] = url, "web"
+        identity = "url:" + normalize_url(url)
     elif name:
         row["artifact_path"] = name
+        identity = f"file:{normalize_path(file_path)}\x00{name}"
     row["title"] = meta_text("title", "document_title") or name or url or f"Source {number}"
     pages = PageSet()
     pages.add_page(meta.get("page_label", meta.get("page")))
@@ -118,4 +136,4 @@ def _node_row(
     node_id = node.get("id_", node.get("node_id"))
     if isinstance(node_id, str):
         row["node_id"] = node_id
-    return number, row, pages
+    return Chunk(number, row, path, identity, pages)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 
 from citations.adapters.base import Draft, Piece, settle
 from citations.codemap import markdown_code_spans
@@ -26,11 +27,18 @@ _GROUP_RE = re.compile(_GROUP)
 _LINKED_RE = re.compile(r"\[(\d{1,4})\]\((.*?)\)(?=\[|$)")
 
 
-def replace_markers(draft: Draft, text: str, refs: dict[int, int], path: str) -> list[Piece]:
-    """``text`` with each run of markers turned into a citation of the local sources ``refs``
-    gives for its numbers (the answer's numbers → local numbers). A number ``refs`` lacks stays
-    as text, with a warning naming ``path``. A run of linked markers, ``[1](url)``, is a
-    citation when every link goes to its source's URL, and stays a link otherwise."""
+def replace_markers(
+    draft: Draft,
+    text: str,
+    refs: dict[int, int],
+    path: str,
+    url_of: Callable[[int], str | None] | None = None,
+) -> list[Piece]:
+    """``text`` with each run of markers turned into a citation of the sources ``refs`` gives
+    for its numbers (the answer's numbers → local numbers, or any numbers ``url_of`` knows:
+    default, the collector's). A number ``refs`` lacks stays as text, with a warning naming
+    ``path``. A run of linked markers, ``[1](url)``, is a citation when every link goes to its
+    source's URL, and stays a link otherwise."""
     code = sorted(markdown_code_spans(text)) if _RUN.search(text) else []
     starts = [start for start, _ in code]
     pieces: list[Piece] = []
@@ -43,7 +51,7 @@ def replace_markers(draft: Draft, text: str, refs: dict[int, int], path: str) ->
         numbers: list[int] = []
         unknown: list[str] = []
         if run.group().endswith(")"):
-            numbers = _linked_sources(draft, run.group(), refs)
+            numbers = _linked_sources(url_of or draft.collector.url_of, run.group(), refs)
             if not numbers:
                 continue
         for group in [] if numbers else _GROUP_RE.finditer(run.group()):
@@ -80,7 +88,9 @@ def replace_markers(draft: Draft, text: str, refs: dict[int, int], path: str) ->
     return pieces
 
 
-def _linked_sources(draft: Draft, run: str, refs: dict[int, int]) -> list[int]:
+def _linked_sources(
+    url_of: Callable[[int], str | None], run: str, refs: dict[int, int]
+) -> list[int]:
     """The local sources a run of linked markers cites, or ``[]`` when a link goes elsewhere
     than its number's source (then it is the model's own link, kept)."""
     numbers: list[int] = []
@@ -88,7 +98,7 @@ def _linked_sources(draft: Draft, run: str, refs: dict[int, int]) -> list[int]:
         number = refs.get(int(found.group(1)))
         if number is None:
             return []
-        url = draft.collector.url_of(number)
+        url = url_of(number)
         if url is None or normalize_url(url) != normalize_url(found.group(2)):
             return []
         if number not in numbers:

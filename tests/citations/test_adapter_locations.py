@@ -16,6 +16,7 @@ from citations.adapters import (
     from_llamaindex,
 )
 from citations.locations import MOST_ITEMS, PageSet, cited_pages
+from citations.pool import SourcePool
 
 LOCATIONS = Path(__file__).resolve().parent.parent / "fixtures" / "answers" / "locations"
 
@@ -137,3 +138,130 @@ def test_langchain_page_counts_from_zero_and_page_label_wins() -> None:
     ]}
     rows = from_langchain(answer).sources
     assert [r.extra.get("location") for r in rows] == ["page 1", "page ii", None]
+
+
+def test_langchain_documents_of_one_file_are_one_source_with_all_cited_pages() -> None:
+    """PyPDFLoader gives a Document per page: the pages of one file are one Sources entry
+    (numbered where first retrieved), chunks of one URL another; a file of the same name in
+    another folder stays apart, and a page no citation names is not among the pages."""
+    adapted = from_langchain(load("langchain-pdf-chunks.json"))
+    report, balance, draft = adapted.sources
+    assert (report.title, report.artifact_path) == ("Annual report 2024", "annual-2024.pdf")
+    assert report.extra["location"] == "pages 2, 5"  # page 10 (context[3]) is not cited
+    assert report.content == "Installed capacity rose 12 % over the year."
+    assert balance.url.endswith("/balance-2024") and "location" not in balance.extra
+    assert balance.content == "The average wholesale price was 63 €/MWh."  # the first chunk's
+    assert (draft.artifact_path, draft.extra["location"]) == ("annual-2024.pdf", "page 1")
+    assert adapted.sid_map == {1: 1, 2: 2, 3: 1, 4: 1, 5: 2, 6: 3}
+    assert adapted.content.endswith("63 €/MWh.[[S:1-3]]")
+    assert "/srv/" not in json.dumps(adapted.pool.rows())
+
+
+def test_langchain_source_text_is_its_first_cited_document() -> None:
+    answer = load("langchain-pdf-chunks.json")
+    answer["citations"] = [{"source_id": 2, "quote": "Outages fell"}, 5, 0]
+    report, balance, _ = from_langchain(answer).sources
+    assert report.content == "Outages fell by a third."  # cited before context[0]
+    assert report.extra["location"] == "pages 5, 2"  # in the order first cited
+    assert "location" not in balance.extra  # retrieved, never cited: in the pool, no pages
+
+
+def test_llamaindex_nodes_of_one_file_are_one_source_with_all_cited_pages() -> None:
+    adapted = from_llamaindex(load("llamaindex-pdf-chunks.json"))
+    assert adapted.content == (
+        "Capacity rose 12 %[[S:1]] and outages fell[[S:1]]. Prices averaged 63 €/MWh[[S:2]]."
+    )
+    report, balance = adapted.sources
+    assert report.extra["location"] == "pages 3–4, 7"  # cited at 3, 7, 4; 12 never cited
+    assert report.text == "Installed capacity rose 12 % over the year."  # [2] is cited first
+    assert report.extra["node_id"] == "c-2" and report.relevance == 0.85
+    assert "location" not in balance.extra
+    assert adapted.sid_map == {1: 1, 2: 1, 3: 1, 4: 2, 5: 1}
+
+
+def test_llamaindex_file_identity_is_path_and_name() -> None:
+    """Nodes naming another file — by path or by name — are another source."""
+    answer = load("llamaindex-pdf-chunks.json")
+    answer["source_nodes"][2]["node"]["metadata"]["file_path"] = "/srv/other/annual-2024.pdf"
+    answer["source_nodes"][0]["node"]["metadata"]["file_name"] = "annual-2024-v2.pdf"
+    adapted = from_llamaindex(answer)
+    assert [(s.artifact_path, s.extra.get("location")) for s in adapted.sources] == [
+        ("annual-2024-v2.pdf", "page 7"), ("annual-2024.pdf", "page 3"),
+        ("annual-2024.pdf", "page 4"), ("", None),
+    ]
+
+
+def test_gemini_rag_chunks_of_one_file_with_other_texts_are_one_source() -> None:
+    def rag(text: str, page: int) -> dict[str, Any]:
+        return {"retrievedContext": {"uri": "gs://d/werk.pdf", "title": "Werksbericht",
+                                     "text": text, "ragChunk": {"text": text, "pageSpan": {
+                                         "firstPage": page, "lastPage": page}}}}
+
+    answer = {"candidates": [{"content": {"parts": [{"text": "A. B."}]}, "groundingMetadata": {
+        "groundingChunks": [rag("Erster Teil.", 4), rag("Zweiter Teil.", 9)],
+        "groundingSupports": [{"segment": {"startIndex": 0, "endIndex": 2},
+                               "groundingChunkIndices": [0, 1]}]}}]}
+    adapted = from_gemini(answer)
+    (werk,) = adapted.sources
+    assert werk.extra["location"] == "pages 4, 9" and werk.text == "Erster Teil."
+    assert adapted.content == "A.[[S:1]] B."
+
+
+def _pdf_doc(page: int) -> dict[str, Any]:
+    return {"type": "Document", "page_content": f"Text of page {page + 1}.",
+            "metadata": {"source": "https://example.org/handbook.pdf", "page": page}}
+
+
+HANDBOOK = {"answer": "Claim.", "context": [_pdf_doc(4), _pdf_doc(8)]}
+
+
+@pytest.mark.parametrize(("held", "shown"), [
+    ({}, "pages 5, 9"),  # no location yet: the answer's pages
+    ({"location": "pages 1–2"}, "pages 1–2, 5, 9"),  # pages: the answer's are added
+    ({"location": "page 4"}, "pages 4–5, 9"),  # touching pages join one range
+    ({"location": "pages 9, 5"}, "pages 9, 5"),  # nothing new
+])
+def test_a_pool_row_with_pages_gets_the_answers_pages(held: dict[str, Any], shown: str) -> None:
+    pool = [{"sid": 1, "title": "Note", "url": "https://example.org/note"},
+            {"sid": 7, "title": "Handbook", "url": "https://example.org/handbook.pdf", **held}]
+    adapted = from_langchain(HANDBOOK, pool=pool)
+    handbook = adapted.pool.get(7)
+    assert handbook is not None and handbook.title == "Handbook"  # the pool's row, kept
+    assert handbook.extra["location"] == shown and adapted.sid_map == {1: 7, 2: 7}
+    assert adapted.pool.get(1) == SourcePool.from_rows(pool).get(1)
+    assert adapted.warnings == ()
+
+
+def test_a_pool_location_in_its_own_words_stays_as_written() -> None:
+    """"chapter 2" is no list of pages: joining pages to it would make a location no style
+    can read as pages, so it stays, and a warning says which pages the answer cited."""
+    pool = [{"sid": 3, "title": "Handbook", "url": "https://example.org/handbook.pdf",
+             "location": "chapter 2"}]
+    adapted = from_langchain(HANDBOOK, pool=pool)
+    assert adapted.pool.get(3).extra["location"] == "chapter 2"  # type: ignore[union-attr]
+    assert adapted.warnings == (
+        "sources_pool: sid 3 keeps its location 'chapter 2' as the pool wrote it; the answer "
+        "cites it at pages 5, 9",
+    )
+
+
+def test_a_second_answer_adds_its_pages_to_the_first_answers_row() -> None:
+    """A conversation's answers merged one after another: the file cited by both keeps one
+    sid, its location gathering the pages of both."""
+    first = from_langchain({"answer": "A.", "context": [_pdf_doc(4)]})
+    second = from_langchain({"answer": "B.", "context": [_pdf_doc(1)]}, pool=first.pool)
+    (handbook,) = second.pool
+    assert handbook.extra["location"] == "pages 5, 2" and second.sid_map == {1: 1}
+    assert first.pool.get(1).extra["location"] == "page 5"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("location", "pages"), [
+    ("pages 3–4, 7", "pages 3–4, 7"),
+    ("page iv", "page iv"),
+    ("pages 3-4,  7, \u2026", "pages 3–4, 7, \u2026"),
+    ("pages 12-3", "page 12-3"),  # no range backwards: a label
+    ("chapter 2", None), ("", None), ("page 0", None), ("pp. 5", None),
+])
+def test_a_location_is_read_back_as_pages(location: str, pages: str | None) -> None:
+    found = PageSet.parse(location)
+    assert (found.describe() if found is not None else None) == pages

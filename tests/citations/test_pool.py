@@ -221,6 +221,20 @@ def test_merge_appends_and_maps(sample_pool: list[dict[str, object]]) -> None:
     assert merged.canonical_sid(4) == 1
 
 
+def test_with_rows_changes_details_never_identity(sample_pool: list[dict[str, object]]) -> None:
+    pool = SourcePool.from_rows(sample_pool)
+    held = pool.get(2)
+    assert held is not None
+    changed = pool.with_rows([Source(**{**held.__dict__, "extra": {"location": "page 4"}})])
+    assert changed.get(2).extra == {"location": "page 4"}  # type: ignore[union-attr]
+    assert changed.sids == pool.sids and changed.key_of(2) == pool.key_of(2)
+    assert pool.get(2) == held  # the original pool is unchanged
+    with pytest.raises(PoolError, match="sid 2 would change its identity"):
+        pool.with_rows([Source(**{**held.__dict__, "url": "https://other.org/"})])
+    with pytest.raises(PoolError, match="sid 99 is not in the pool"):
+        pool.with_rows([Source(sid=99, title="x")])
+
+
 _ROW = st.fixed_dictionaries({
     "title": st.text(max_size=5),
     "url": st.sampled_from(["", "https://a.org/x", "HTTPS://A.ORG/x/", "https://b.org",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -67,3 +68,20 @@ def test_the_pages_are_worded_in_the_documents_language(tmp_path: Path) -> None:
     assert "3–4, 7ページ" in found["ja"] and "pages" not in found["ja"]
     records = json.loads((tmp_path / "sources_used.json").read_text("utf-8"))
     assert {r["locations"]["1"] for r in records} == {"pages 3–4, 7"}
+
+
+def test_a_files_pages_from_several_retrieved_documents_are_one_entry(tmp_path: Path) -> None:
+    """A LangChain retrieval answer citing two pages of one PDF (and two chunks of one web
+    page): the PDF and DOCX show one entry per file with both pages, one for the page."""
+    chunks = json.loads((ANSWER.parent / "langchain-pdf-chunks.json").read_text("utf-8"))
+    pdf = write_pdf(chunks, tmp_path / "chunks.pdf")
+    text = " ".join(pdf_text(Path(pdf.path)).split())
+    assert text.count("Annual report 2024 — annual-2024.pdf · pages 2, 5") == 1
+    assert text.count("Balance 2024 | Red Eléctrica") == 1
+    assert text.count("annual-2024.pdf — page 1") == 1  # the same name in another folder
+    docx = write_docx(chunks, tmp_path / "chunks.docx")
+    with zipfile.ZipFile(io.BytesIO(Path(docx.path).read_bytes())) as package:
+        body = package.read("word/document.xml").decode("utf-8")
+    shown = "".join(re.findall(r"<w:t(?: [^>]*)?>([^<]*)</w:t>", body)).replace("\xa0", " ")
+    assert shown.count("Annual report 2024 — annual-2024.pdf · pages 2, 5") == 1
+    assert shown.count("Balance 2024 | Red Eléctrica") == 1
