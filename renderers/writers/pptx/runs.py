@@ -364,7 +364,7 @@ def with_backlink(runs: Sequence[Run], target: str, *, rtl: bool) -> tuple[Run, 
     line alone. So the last word of a plain last run goes into the link's run, in that run's
     style, after :data:`~renderers.writers.common.BACKLINK_JOIN`: they move as one. After a
     link or a citation there is no word to take, and the arrow follows the join as PowerPoint
-    keeps it. In right-to-left text (``rtl``) the link's text is :func:`_embedded`."""
+    keeps it. In right-to-left text (``rtl``) the link's text is embedded (:func:`_link_text`)."""
     link = Run(_link_text("", rtl), target=target)
     last = runs[-1] if runs else None
     if last is None or last.url or last.target or last.cite or last.defines or last.spans \
@@ -380,21 +380,16 @@ def with_backlink(runs: Sequence[Run], target: str, *, rtl: bool) -> tuple[Run, 
 
 def _link_text(word: str, rtl: bool) -> str:
     """The back-link's text: ``word`` (the entry's last, or none), the join, the arrow; in a
-    right-to-left paragraph (``rtl``) :func:`_embedded`."""
+    right-to-left paragraph (``rtl``) inside a RIGHT-TO-LEFT EMBEDDING. LibreOffice lays a
+    link field out left to right in any paragraph: bare, the arrow stood right of its word, at
+    the word's start in reading order (with the space alone in the link, on the arrow's far
+    side; kept outside, the arrow stood alone on a line and the date before it broke at its
+    hyphens). Embedded, the arrow ends the word, left of it, where the bidi algorithm over the
+    whole paragraph (PowerPoint) sets it with or without the embedding. An embedding, not an
+    isolate (:data:`~renderers.text.ISOLATES`, Unicode 6.3): not assumed of PowerPoint, as
+    the marks around a DOCX or PPTX citation are not."""
     text = word + BACKLINK_JOIN + BACKLINK_MARK
-    return _embedded(text) if rtl else text
-
-
-def _embedded(text: str) -> str:
-    """``text`` in a RIGHT-TO-LEFT EMBEDDING. LibreOffice lays a link field out left to right
-    in any paragraph: bare, the arrow stood right of its word in an Arabic entry, at the start
-    of the word in reading order (and with the space alone in the link, on the arrow's far
-    side). Embedded, the arrow ends the word, left of it, as the bidi algorithm sets it over
-    the whole paragraph (PowerPoint), where the embedding moves nothing: the word and the
-    neutrals after it read right to left there already. An embedding, not an isolate:
-    :data:`~renderers.text.ISOLATES` are younger (Unicode 6.3) and not assumed of PowerPoint,
-    as the marks around a DOCX or PPTX citation are not."""
-    return f"{_RTL_EMBEDDING}{text}{POP_FORMATTING}"
+    return f"{_RTL_EMBEDDING}{text}{POP_FORMATTING}" if rtl else text
 
 
 def cap(text: str, limit: int) -> str:
