@@ -600,8 +600,15 @@ def test_the_back_link_takes_the_last_plain_word_into_its_link() -> None:
     # no word of its own to take: after a link, a citation, a trailing space
     for last in (Run("Title", url="https://a.example"), Run("3", cite=3), Run("note ")):
         assert with_backlink([last], "n", rtl=False) == (last, Run("\u00a0\u2191", target="n"))
-    # right to left: the space outside the link, which LibreOffice lays out left to right
-    assert with_backlink([details], "n", rtl=True) == (details, Run(" "), Run("\u2191", target="n"))
+    # right to left: the same, the link's text in a right-to-left embedding (LibreOffice lays
+    # a link out left to right, the arrow right of its word)
+    rtl = Run(" \u2014 iea.org\u200e\u200f\u00a0\u00b7 2024-10-16\u200f")
+    assert with_backlink([rtl], "n", rtl=True) == (
+        Run(" \u2014 iea.org\u200e\u200f\u00a0\u00b7 "),
+        Run("\u202b2024-10-16\u200f\u00a0\u2191\u202c", target="n"))
+    title = Run("\u062a\u0642\u0631\u064a\u0631", url="https://a.example")
+    assert with_backlink([title], "n", rtl=True) == (
+        title, Run("\u202b\u00a0\u2191\u202c", target="n"))
 
 
 def test_sources_entries_and_image_fallbacks_follow_the_shared_rules() -> None:

@@ -7,7 +7,12 @@ a little over it put the end of a line at every place in the entry's last words:
 a line could start with "·" or "—" (the break fell before the separator) and the back-link "↑"
 could stand alone on a line (LibreOffice breaks before a slide's link whatever precedes it).
 Each test also checks that the layout did break at the neighbouring places (just after a
-separator, before the word the arrow keeps), so that it proves something about those breaks."""
+separator, before the word the arrow keeps), so that it proves something about those breaks.
+
+The same entries in Arabic on slides: LibreOffice lays a link field out left to right in a
+right-to-left paragraph, and the back-link kept its space outside the link there; the arrow
+stood alone on a line (3 times in 120 entries) and the dates, outside the link, broke at their
+hyphens (10 pieces: "2024-" ending one line, "↑ 01-16" the next)."""
 
 from __future__ import annotations
 
@@ -26,35 +31,52 @@ WORDS = ["Global", "energy", "transition", "outlook", "for", "electricity", "mar
          "grid", "flexibility", "investment", "pathways"]
 ENTRIES = 99
 SEPARATORS = ("\u2014", "\u00b7")
+#: The Arabic titles' words after the first, for a right-to-left report; from six words to
+#: sixteen, as Arabic words are narrow; the longest title fits a slide's line (a longer one,
+#: a link LibreOffice wraps inside, would start the next line with the details' " — ").
+ARABIC = ["الطاقة", "العالمية", "وآفاق", "التحول", "في", "أسواق", "الكهرباء", "والشبكات",
+          "المرنة", "والاستثمار", "المستدام", "الطويل", "للمنطقة", "العربية", "ومستقبل",
+          "الإمدادات", "النظيفة", "والمتجددة"]
+ARABIC_ENTRIES = 110
 #: A Sources entry's date, as the pool gives it (ISO).
 DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
 
-def pool() -> PoolRows:
+def pool(rtl: bool = False) -> PoolRows:
     """Sources whose titles lengthen a letter at a time (their first word, "Q" to
-    "Qrrrrrrrrrr") and a word every eleven entries, each with a domain and a date (two
-    separators): long enough to wrap on a page and on a slide."""
+    "Qrrrrrrrrrr"; in Arabic "ت" to "تقققققققققق") and a word every eleven entries, each with a
+    domain and a date (two separators): long enough to wrap on a page and on a slide."""
     rows: PoolRows = []
-    for index in range(ENTRIES):
-        first = "Q" + "r" * (index % 11)
-        title = " ".join([first, *WORDS[: 4 + index // 11]])
+    for index in range(ARABIC_ENTRIES if rtl else ENTRIES):
+        if rtl:
+            title = " ".join(["ت" + "ق" * (index % 11), *ARABIC[: 6 + index // 11]])
+        else:
+            title = " ".join(["Q" + "r" * (index % 11), *WORDS[: 4 + index // 11]])
         rows.append({"sid": index + 1, "title": title,
                      "url": f"https://www.energy-agency{index % 5}.org/r/{index}",
                      "published_at": f"2024-{index % 12 + 1:02d}-16", "source_type": "web"})
     return rows
 
 
-def document() -> str:
-    """Every source cited once, in order, so that each entry has its back-link."""
+def document(rtl: bool = False) -> str:
+    """Every source cited once, in order, so that each entry has its back-link; in Arabic the
+    report, and so its Sources, reads right to left."""
+    if rtl:
+        claims = "\n\n".join(f"ادعاء {index} [[S:{index + 1}]]." for index in range(ARABIC_ENTRIES))
+        return f"# تقرير\n\n{claims}\n"
     claims = "\n\n".join(f"Claim {index} [[S:{index + 1}]]." for index in range(ENTRIES))
     return f"# Report\n\n{claims}\n"
 
 
-def sources_lines(pdf: bytes) -> list[str]:
-    """The lines of the PDF from the first entry's on (the Sources come last)."""
+def sources_lines(pdf: bytes, rtl: bool = False) -> list[str]:
+    """The lines of the PDF from the first entry's on (the Sources come last), each read left
+    to right as drawn: a right-to-left entry's first line ends with its number (".1")."""
     lines = [text for _, _, text in pdf_lines(pdf)]
-    first = next(i for i, line in enumerate(lines) if line.startswith("1. Q "))
-    return lines[first:]
+    if rtl:
+        first = next(i for i, line in enumerate(lines) if re.search(r"(?<![\d.])\.1$", line))
+    else:
+        first = next(i for i, line in enumerate(lines) if line.startswith("1. Q "))
+    return [line for line in lines[first:] if not line.startswith("Sources")]
 
 
 def assert_no_bad_break(lines: list[str]) -> None:
@@ -68,17 +90,39 @@ def assert_no_bad_break(lines: list[str]) -> None:
     assert any(DATE.fullmatch(line.removesuffix(BACKLINK_MARK).strip()) for line in lines), lines
 
 
+def assert_no_bad_break_rtl(lines: list[str]) -> None:
+    """Read as drawn, a right-to-left entry ends at the left: no line ends (starts, in reading
+    order) with a separator, every arrow starts its line, followed by a whole date in its
+    order ("↑ 2024-10-16", not "↑ 16" or "16-10-2024 ↑"), and no date is cut at a hyphen
+    ("2024-" ending a line). And the layout did break next to those places: a line ends
+    with a separator, another holds the arrow and its date alone."""
+    for line in lines:
+        assert not line.endswith(SEPARATORS), line
+        if BACKLINK_MARK in line:
+            assert re.match(rf"{BACKLINK_MARK} {DATE.pattern}( |$)", line), line
+        for number in re.findall(r"[\d-]*\d[\d-]*", line):
+            assert "-" not in number or DATE.fullmatch(number), line
+    assert sum(BACKLINK_MARK in line for line in lines) == ARABIC_ENTRIES
+    assert any(line.startswith(SEPARATORS) for line in lines), lines
+    assert any(re.fullmatch(rf"{BACKLINK_MARK} {DATE.pattern}", line) for line in lines), lines
+
+
+#: The files LibreOffice lays out, by name: their format and whether the report is Arabic.
+OFFICE_FILES: dict[str, tuple[str, bool]] = {
+    "docx": ("docx", False), "pptx": ("pptx", False), "pptx-rtl": ("pptx", True)}
+
+
 @pytest.fixture(scope="module")
 def office_pdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, bytes]]:
-    """The DOCX and the PPTX as LibreOffice lays them out (one start for both)."""
+    """The DOCX and the PPTXs as LibreOffice lays them out (one start for all)."""
     out = tmp_path_factory.mktemp("sources-lines")
     paths: list[Path] = []
-    for fmt in ("docx", "pptx"):
-        path = out / f"sources-{fmt}.{fmt}"  # LibreOffice names each PDF by its file's stem
-        path.write_bytes(render_markdown(fmt, document(), pool()))  # type: ignore[arg-type]
+    for name, (fmt, rtl) in OFFICE_FILES.items():
+        path = out / f"sources-{name}.{fmt}"  # LibreOffice names each PDF by its file's stem
+        path.write_bytes(render_markdown(fmt, document(rtl), pool(rtl)))  # type: ignore[arg-type]
         paths.append(path)
     pdfs = convert_all_with_libreoffice(paths, out)
-    yield {path.suffix[1:]: pdf.read_bytes() for path, pdf in zip(paths, pdfs, strict=True)}
+    yield {name: pdf.read_bytes() for name, pdf in zip(OFFICE_FILES, pdfs, strict=True)}
 
 
 @pytest.mark.parametrize("engine", ["weasyprint", "typst"])
@@ -92,6 +136,14 @@ def test_pdf_sources_lines_never_start_with_a_separator_or_the_back_link(engine:
 def test_office_sources_lines_never_start_with_a_separator_or_the_back_link(
         office_pdfs: dict[str, bytes], fmt: str) -> None:
     assert_no_bad_break(sources_lines(office_pdfs[fmt]))
+
+
+@pytest.mark.libreoffice
+def test_right_to_left_slide_keeps_the_back_link_with_its_date(
+        office_pdfs: dict[str, bytes]) -> None:
+    # the arrow in the link with the entry's last word, in a right-to-left embedding
+    # (renderers.writers.pptx.runs.with_backlink): never alone, left of the date it ends
+    assert_no_bad_break_rtl(sources_lines(office_pdfs["pptx-rtl"], rtl=True))
 
 
 def test_markdown_keeps_plain_separators() -> None:

@@ -39,7 +39,15 @@ from renderers.document import (
 from renderers.errors import UnsupportedNodeError
 from renderers.labels import Labels
 from renderers.resolve import SourceEntry, entry_number
-from renderers.text import MARKS, Direction, enclosing_marks, is_rtl, link_target, text_direction
+from renderers.text import (
+    MARKS,
+    POP_FORMATTING,
+    Direction,
+    enclosing_marks,
+    is_rtl,
+    link_target,
+    text_direction,
+)
 from renderers.writers.common import (
     BACKLINK_JOIN,
     BACKLINK_MARK,
@@ -56,6 +64,8 @@ from renderers.writers.pptx.metrics import Segment, TextMetrics
 from renderers.writers.pptx.model import SOURCES_SIZE, Para, Run
 
 _SPACES = re.compile(r"[\t\r\n]+")
+#: RIGHT-TO-LEFT EMBEDDING, which :data:`~renderers.text.POP_FORMATTING` ends.
+_RTL_EMBEDDING = "\u202b"
 
 
 def clean(text: str) -> str:
@@ -354,11 +364,8 @@ def with_backlink(runs: Sequence[Run], target: str, *, rtl: bool) -> tuple[Run, 
     line alone. So the last word of a plain last run goes into the link's run, in that run's
     style, after :data:`~renderers.writers.common.BACKLINK_JOIN`: they move as one. After a
     link or a citation there is no word to take, and the arrow follows the join as PowerPoint
-    keeps it. In right-to-left text (``rtl``) the space stays out of the link, which
-    LibreOffice lays out left to right: inside, the space stood on the arrow's far side."""
-    if rtl:
-        return (*runs, Run(" "), Run(BACKLINK_MARK, target=target))
-    link = Run(BACKLINK_JOIN + BACKLINK_MARK, target=target)
+    keeps it. In right-to-left text (``rtl``) the link's text is embedded (:func:`_link_text`)."""
+    link = Run(_link_text("", rtl), target=target)
     last = runs[-1] if runs else None
     if last is None or last.url or last.target or last.cite or last.defines or last.spans \
             or last.superscript or last.code:
@@ -367,8 +374,22 @@ def with_backlink(runs: Sequence[Run], target: str, *, rtl: bool) -> tuple[Run, 
     if not word or "\n" in word:
         return (*runs, link)
     kept = (last.with_text(head + space),) if head or space else ()
-    taken = dataclasses.replace(last, text=word + link.text, target=target)
+    taken = dataclasses.replace(last, text=_link_text(word, rtl), target=target)
     return (*runs[:-1], *kept, taken)
+
+
+def _link_text(word: str, rtl: bool) -> str:
+    """The back-link's text: ``word`` (the entry's last, or none), the join, the arrow; in a
+    right-to-left paragraph (``rtl``) inside a RIGHT-TO-LEFT EMBEDDING. LibreOffice lays a
+    link field out left to right in any paragraph: bare, the arrow stood right of its word, at
+    the word's start in reading order (with the space alone in the link, on the arrow's far
+    side; kept outside, the arrow stood alone on a line and the date before it broke at its
+    hyphens). Embedded, the arrow ends the word, left of it, where the bidi algorithm over the
+    whole paragraph (PowerPoint) sets it with or without the embedding. An embedding, not an
+    isolate (:data:`~renderers.text.ISOLATES`, Unicode 6.3): not assumed of PowerPoint, as
+    the marks around a DOCX or PPTX citation are not."""
+    text = word + BACKLINK_JOIN + BACKLINK_MARK
+    return f"{_RTL_EMBEDDING}{text}{POP_FORMATTING}" if rtl else text
 
 
 def cap(text: str, limit: int) -> str:
