@@ -244,14 +244,22 @@ def text_direction(text: str) -> Direction | None:
     scripts, ``"ltr"`` for the rest, None when ``text`` has no strong character at all.
 
     This is the one rule every writer uses to mark right-to-left paragraphs, list items, table
-    cells and Sources entries.
+    cells and Sources entries. What an isolate holds (LRI, RLI or FSI … PDI: a CSL entry's
+    Arabic name in English, :mod:`renderers.styles.bidi`) is skipped, as P2 skips it.
     """
+    depth = 0
     for char in text:
         kind = unicodedata.bidirectional(char)
         if kind in ("R", "AL"):
-            return "rtl"
-        if kind == "L":
-            return "ltr"
+            if not depth:
+                return "rtl"
+        elif kind == "L":
+            if not depth:
+                return "ltr"
+        elif kind in ("LRI", "RLI", "FSI"):
+            depth += 1
+        elif kind == "PDI" and depth:
+            depth -= 1
     return None
 
 
