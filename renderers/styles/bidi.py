@@ -16,13 +16,15 @@ It is done where the variables become the style's text, once for every writer:
   words reading against the document, so that every other entry is formatted as it was;
 * :func:`isolate_units` turns the spans of the style's output into isolate marks for the units
   that read against ``base`` and drops the others' spans. ``base`` is what the text around them
-  reads: the document's direction for a citation (a citation whose own words read otherwise is
-  held apart by its writer, ``cite_direction``), an entry's own (:func:`entry_base`).
+  reads: a citation's (:func:`cite_base`; one whose own words read otherwise than its line is
+  held apart by its writer, ``cite_direction``), a note's (:func:`own_base`), an entry's
+  (:func:`entry_base`).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from citations.model import NAME_FIELDS
@@ -35,6 +37,11 @@ WORD_VARIABLES = ("title", "container-title", "collection-title", "publisher",
                   "publisher-place", "archive_location")
 #: A unit span: its number, then its text (units never nest).
 _UNIT = re.compile(f"{opening('unit')}(.)(.*?){closing('unit')}", re.DOTALL)
+#: The bidi classes of each direction's strong characters.
+_STRONG: dict[Direction, frozenset[str]] = {"ltr": frozenset({"L"}),
+                                            "rtl": frozenset({"R", "AL"})}
+#: The marks of a citation item's span: the parts of two items' names are never one name.
+_ITEMS = frozenset((opening("item"), closing("item")))
 
 
 def mark_units(item: dict[str, Any], direction: Direction) -> dict[str, Any]:
@@ -70,9 +77,26 @@ def entry_base(text: str, direction: Direction) -> Direction:
     reading ``direction``: the list's when it reads left to right, else the entry's own by its
     first strong character (``EntryParts.formatted_direction``, which isolates a Latin entry
     of an Arabic list)."""
-    if direction == "ltr":
-        return "ltr"
+    return "ltr" if direction == "ltr" else own_base(text, direction)
+
+
+def own_base(text: str, direction: Direction) -> Direction:
+    """The direction the style's output ``text`` reads in by its first strong character (else
+    ``direction``): a note style's note, which is a paragraph of its own
+    (``citation_note_direction``), and an entry of a right-to-left list."""
     return text_direction(strip_marks(text)) or direction
+
+
+def cite_base(text: str, direction: Direction) -> Direction:
+    """The direction a styled citation (the style's output ``text``) reads in, in a document
+    reading ``direction``: the document's when the citation holds a letter of it ("(Smith &
+    محمد, 2022)" in English, "(سميث & Smith, 2022)" in Arabic), else its own, as it read
+    before (an Arabic author's "(مؤلف, 2024)" in English, "(IEA, 2024)" in Arabic: held apart
+    whole by ``cite_direction``)."""
+    kinds = _STRONG[direction]
+    if any(unicodedata.bidirectional(char) in kinds for char in strip_marks(text)):
+        return direction
+    return "rtl" if direction == "ltr" else "ltr"
 
 
 def isolate_units(text: str, base: Direction) -> str:
@@ -89,7 +113,7 @@ def isolate_units(text: str, base: Direction) -> str:
         first = last = spans[index]
         index += 1
         while (index < len(spans) and spans[index].group(1) == first.group(1)
-               and text_direction(strip_marks(text[last.end():spans[index].start()])) is None):
+               and _joins(text[last.end():spans[index].start()])):
             last = spans[index]
             index += 1
         out.append(text[position:first.start()])
@@ -100,3 +124,9 @@ def isolate_units(text: str, base: Direction) -> str:
         position = last.end()
     out.append(text[position:])
     return "".join(out)
+
+
+def _joins(between: str) -> bool:
+    """Whether two parts of a name with ``between`` them are one name: nothing strong between
+    them, and no end of a citation item."""
+    return text_direction(strip_marks(between)) is None and _ITEMS.isdisjoint(between)

@@ -35,7 +35,13 @@ from citeproc.source.json import CiteProcJSON
 from renderers.document import Cite, Inline, Text
 from renderers.errors import OptionError
 from renderers.resolve import SourceEntry, entry_target
-from renderers.styles.bidi import entry_base, isolate_units, mark_units
+from renderers.styles.bidi import (
+    cite_base,
+    entry_base,
+    isolate_units,
+    mark_units,
+    own_base,
+)
 from renderers.styles.catalog import CSL_NS, CslStyle
 from renderers.styles.fixes import OutputFixes, install_fixes, style_run
 from renderers.styles.items import csl_item, doi_link
@@ -131,7 +137,9 @@ def _format_in_run(
     direction = entries[0].direction if entries else "ltr"  # the document's
     for cite, (anchor, citation) in zip(cites, shown, strict=False):
         if positional or cite.numbers not in known:
-            text = isolate_units(fixes.apply(bibliography.cite(citation, _unknown)), direction)
+            text = fixes.apply(bibliography.cite(citation, _unknown))
+            base = own_base if style.is_note else cite_base
+            text = isolate_units(text, base(text, direction))
             known[cite.numbers] = parse_marked(text, link).inlines
         texts[anchor] = known[cite.numbers]
     if style.is_note:
