@@ -41,10 +41,13 @@ ROWS: list[dict[str, Any]] = [
     {"sid": 2, "title": "تاريخ الجبر", "url": "https://ex.org/b",
      "published_at": "2021-01-01", "source_type": "book",
      "authors": ["حسن, علي", "Smith, John"], "publisher": "Oxford Press"},
+    {"sid": 3, "title": "الجبر الحديث", "url": "https://ex.org/c",
+     "published_at": "2020-01-01", "source_type": "book",
+     "authors": ["Smith, John", "حسن, علي"], "publisher": "Oxford Press"},
 ]
 POOL = SourcePool.from_rows(ROWS)
-ENGLISH = "# T\n\nAlgebra grew [[S:1]] and more [[S:2]] text.\n"
-ARABIC = "# ت\n\nنما علم الجبر [[S:1]] ثم [[S:2]] نص.\n"
+ENGLISH = "# T\n\nAlgebra grew [[S:1]] and more [[S:2]] text [[S:3]].\n"
+ARABIC = "# ت\n\nنما علم الجبر [[S:1]] ثم [[S:2]] نص [[S:3]].\n"
 
 
 def styled(content: str, **options: Any) -> ResolvedDocument:
@@ -116,7 +119,7 @@ def test_an_english_entry_and_citation_isolate_the_arabic_names() -> None:
     assert f"Al-Khwarizmi, M., & {RLI}{NAME}{PDI}. (2022)." in entries[1]
     assert f"{RLI}دار النشر{PDI}." in entries[1]
     assert entries[2].startswith(f"{RLI}حسن, علي{PDI}, & Smith, J. (2021). {RLI}تاريخ الجبر{PDI}")
-    assert cite_texts(rdoc) == [f"(Al-Khwarizmi & {RLI}محمد{PDI}, 2022)",
+    assert cite_texts(rdoc)[:2] == [f"(Al-Khwarizmi & {RLI}محمد{PDI}, 2022)",
                                 f"({RLI}حسن{PDI} & Smith, 2021)"]
 
 
@@ -130,7 +133,7 @@ def test_a_citation_opening_with_an_isolated_name_reads_as_its_line() -> None:
 
 def test_an_arabic_report_isolates_the_latin_names_of_its_citations() -> None:
     rdoc = styled(ARABIC)
-    assert cite_texts(rdoc) == [f"({LRI}Al-Khwarizmi{PDI} & محمد, 2022)",
+    assert cite_texts(rdoc)[:2] == [f"({LRI}Al-Khwarizmi{PDI} & محمد, 2022)",
                                 f"(حسن & {LRI}Smith{PDI}, 2021)"]
     entries = entry_texts(rdoc)  # a Latin entry of the Arabic list: its Arabic words isolated
     assert f"Al-Khwarizmi, M., & {RLI}{NAME}{PDI}. (2022)." in entries[1]
@@ -174,11 +177,11 @@ def rendered(fmt: str, content: str, **options: Any) -> bytes:
 
 
 def order(lines: list[tuple[float, float, str]], key: str, *words: str) -> list[int]:
-    """Where each of ``words`` is drawn (its first character, from the left) in the 45
+    """Where each of ``words`` is drawn (its first character, from the left) in the 60
     characters from ``key`` on, as drawn; an Arabic word is found as drawn (its letters from
     the right)."""
     line = next(text for _, _, text in lines if key in text)
-    window = line[line.find(key):][:45]
+    window = line[line.find(key):][:60]
     drawn = [word[::-1] if text_direction(word) == "rtl" else word for word in words]
     places = [window.find(word) for word in drawn]
     assert -1 not in places, (window, drawn)
@@ -191,6 +194,11 @@ def check_english(lines: list[tuple[float, float, str]]) -> None:
     assert amp < given < family < year, lines  # the name reads right to left in its place
     first, name, cited = order(lines, "(Al-Khwarizmi", "Al-Khwarizmi", "محمد", "2022")
     assert first < name < cited, lines
+    # an Arabic name, digits and an Arabic title after Latin words: each in its place (held
+    # as one run, WeasyPrint had set the title left of the name)
+    amp, family, given, year, last, title = order(lines, "Smith, J., &", "&", "حسن", "علي",
+                                                  "2020", "الحديث", "الجبر")
+    assert amp < given < family < year < last < title, lines
 
 
 def check_arabic(lines: list[tuple[float, float, str]]) -> None:
