@@ -247,7 +247,7 @@ def text_direction(text: str) -> Direction | None:
     cells and Sources entries. What an isolate holds (LRI, RLI or FSI … PDI: a CSL entry's
     Arabic name in English, :mod:`renderers.styles.bidi`) is skipped, as P2 skips it.
     """
-    depth = 0
+    depth = 0  # of the isolates open
     for char in text:
         kind = unicodedata.bidirectional(char)
         if kind in ("R", "AL"):
@@ -256,11 +256,13 @@ def text_direction(text: str) -> Direction | None:
         elif kind == "L":
             if not depth:
                 return "ltr"
-        elif kind in ("LRI", "RLI", "FSI"):
-            depth += 1
-        elif kind == "PDI" and depth:
-            depth -= 1
+        elif kind in _ISOLATE_STEPS:
+            depth = max(0, depth + _ISOLATE_STEPS[kind])
     return None
+
+
+#: How an isolate initiator (LRI, RLI, FSI) or its end (PDI) changes how many are open.
+_ISOLATE_STEPS = {"LRI": 1, "RLI": 1, "FSI": 1, "PDI": -1}
 
 
 #: Characters of the right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko … and their
