@@ -244,15 +244,25 @@ def text_direction(text: str) -> Direction | None:
     scripts, ``"ltr"`` for the rest, None when ``text`` has no strong character at all.
 
     This is the one rule every writer uses to mark right-to-left paragraphs, list items, table
-    cells and Sources entries.
+    cells and Sources entries. What an isolate holds (LRI, RLI or FSI … PDI: a CSL entry's
+    Arabic name in English, :mod:`renderers.styles.bidi`) is skipped, as P2 skips it.
     """
+    depth = 0  # of the isolates open
     for char in text:
         kind = unicodedata.bidirectional(char)
         if kind in ("R", "AL"):
-            return "rtl"
-        if kind == "L":
-            return "ltr"
+            if not depth:
+                return "rtl"
+        elif kind == "L":
+            if not depth:
+                return "ltr"
+        elif kind in _ISOLATE_STEPS:
+            depth = max(0, depth + _ISOLATE_STEPS[kind])
     return None
+
+
+#: How an isolate initiator (LRI, RLI, FSI) or its end (PDI) changes how many are open.
+_ISOLATE_STEPS = {"LRI": 1, "RLI": 1, "FSI": 1, "PDI": -1}
 
 
 #: Characters of the right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko … and their

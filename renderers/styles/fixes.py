@@ -108,7 +108,7 @@ from citeproc.model import (
 from citeproc.string import NoCase, join
 
 from renderers.styles.catalog import CSL_NS
-from renderers.styles.markup import CLOSINGS, strip_marks
+from renderers.styles.markup import CLOSINGS, strip_marks, unit_parts
 
 _KEYS_WITH_FORMATTING = Key.sort_keys
 _LABEL_PROCESS = Label.process
@@ -291,7 +291,9 @@ def _initialize(self: Name, given: Any, mark: Any, context: Any) -> str:
     """``Name.initialize`` by :func:`given_initials`, honouring ``initialize="false"``."""
     hyphenate = bool(self.get_option("initialize-with-hyphen", context))
     initialize = str(self.get_option("initialize", context)).lower() != "false"
-    return given_initials(str(given), str(mark), hyphenate=hyphenate, initialize=initialize)
+    start, inner, end = unit_parts(str(given))  # a name in a unit span keeps it
+    return start + given_initials(inner, str(mark), hyphenate=hyphenate,
+                                  initialize=initialize) + end
 
 
 @dataclass(frozen=True)
@@ -616,7 +618,8 @@ def _names_key(item: Any) -> str | None:
     parts = []
     for role in ("author", "editor", "translator"):
         names = item.reference.get(role) or ()
-        parts.append([sorted((str(k), str(v)) for k, v in name.items()) for name in names])
+        parts.append([sorted((str(k), strip_marks(str(v))) for k, v in name.items())
+                      for name in names])
     return repr(parts) if any(parts) else None
 
 

@@ -16,15 +16,17 @@ from collections.abc import Callable
 
 from citations.links import safe_link
 from renderers.document import Emph, Inline, InlineStyle, Link, Strong, Styled, Text
+from renderers.text import BIDI_CONTROLS
 
 #: Private-use characters that delimit spans in the processor's output (never in input data).
 _BASE = 0xE000
 _MARKS = re.compile("[\ue000-\ue0ff]")
 
-Kind = str  # "i", "b", "u", "sup", "sub", "plain", "item", "number"
+Kind = str  # "i", "b", "u", "sup", "sub", "plain", "item", "number", "unit"
 _OPEN: dict[Kind, str] = {}
 _CLOSE: dict[str, Kind] = {}
-for _index, _kind in enumerate(("i", "b", "u", "sup", "sub", "plain", "item", "number")):
+for _index, _kind in enumerate(("i", "b", "u", "sup", "sub", "plain", "item", "number",
+                                "unit")):
     _OPEN[_kind] = chr(_BASE + 2 * _index)
     _CLOSE[chr(_BASE + 2 * _index + 1)] = _kind
 _OPENERS = {char: kind for kind, char in _OPEN.items()}
@@ -32,6 +34,12 @@ _OPENERS = {char: kind for kind, char in _OPEN.items()}
 ITEM_SEP = chr(_BASE + 0x40)
 #: Every span's closing character, in one string (for a regular expression's ``[...]``).
 CLOSINGS = "".join(_CLOSE)
+#: A unit span (:mod:`renderers.styles.bidi`: one name, one title) opens with the unit mark
+#: and one of these, its number, so that the parts of one name are told from the next name's.
+UNIT_NUMBERS = 0x80
+_UNIT_NUMBER_BASE = _BASE + 0x80
+_UNIT_NUMBER_CHARS = frozenset(map(chr, range(_UNIT_NUMBER_BASE,
+                                              _UNIT_NUMBER_BASE + UNIT_NUMBERS)))
 
 
 #: A straight apostrophe between two letters or digits ("O'Brien", "Europe's").
@@ -61,6 +69,20 @@ def item_prefix(number: int) -> str:
     """What a citation item's ``prefix`` holds so that its rendering becomes a link to the
     Sources entry ``number``."""
     return f"{_OPEN['item']}{number}{ITEM_SEP}"
+
+
+def unit(text: str, number: int) -> str:
+    """``text`` (a name part, a title) as unit ``number`` (any int; two units are told apart
+    by their numbers modulo :data:`UNIT_NUMBERS`)."""
+    return f"{_OPEN['unit']}{chr(_UNIT_NUMBER_BASE + number % UNIT_NUMBERS)}{text}{closing('unit')}"
+
+
+def unit_parts(text: str) -> tuple[str, str, str]:
+    """A unit's opening (its mark and number), its text and its closing mark; ``("", text,
+    "")`` for text that is not one unit."""
+    if len(text) >= 3 and text[0] == _OPEN["unit"] and text[-1] == closing("unit"):
+        return text[:2], text[2:-1], text[-1]
+    return "", text, ""
 
 
 def _wrapper(kind: Kind) -> type[str]:
@@ -117,8 +139,9 @@ def parse_marked(text: str, entry_link: Callable[[int], str] | None = None) -> P
             node = _node(kind, tuple(children), entry_link, marker)
             for part in node:
                 _append(stack[-1][1], part)
-        elif char in _CLOSE or (char == ITEM_SEP and stack[-1][0] != "item"):
-            continue  # an unbalanced mark: dropped, the words kept
+        elif (char in _CLOSE or (char == ITEM_SEP and stack[-1][0] != "item")
+              or char in _UNIT_NUMBER_CHARS):
+            continue  # an unbalanced mark (or a unit's number): dropped, the words kept
         else:
             buffer.append(char)
     flush()
@@ -273,7 +296,8 @@ def _title_in(node: Inline, finder: re.Pattern[str], url: str) -> tuple[Inline, 
                 parts.append(Text(text[found.end() :]))
             return tuple(parts)
         case Emph(children) | Strong(children):
-            if finder.fullmatch("".join(_plain(children)).strip()):
+            shown = BIDI_CONTROLS.sub("", "".join(_plain(children)))  # an isolated title too
+            if finder.fullmatch(shown.strip()):
                 return (Link(url, (node,)),)
             return None
         case _:

@@ -35,6 +35,13 @@ from citeproc.source.json import CiteProcJSON
 from renderers.document import Cite, Inline, Text
 from renderers.errors import OptionError
 from renderers.resolve import SourceEntry, entry_target
+from renderers.styles.bidi import (
+    cite_base,
+    entry_base,
+    isolate_units,
+    mark_units,
+    own_base,
+)
 from renderers.styles.catalog import CSL_NS, CslStyle
 from renderers.styles.fixes import OutputFixes, install_fixes, style_run
 from renderers.styles.items import csl_item, doi_link
@@ -127,9 +134,12 @@ def _format_in_run(
     known: dict[tuple[int, ...], tuple[Inline, ...]] = {}
     texts: dict[str, tuple[Inline, ...]] = {}
     shown = citations if style.is_note or style.is_author_date else []  # numeric: numbers
+    direction = entries[0].direction if entries else "ltr"  # the document's
     for cite, (anchor, citation) in zip(cites, shown, strict=False):
         if positional or cite.numbers not in known:
             text = fixes.apply(bibliography.cite(citation, _unknown))
+            base = own_base if style.is_note else cite_base
+            text = isolate_units(text, base(text, direction))
             known[cite.numbers] = parse_marked(text, link).inlines
         texts[anchor] = known[cite.numbers]
     if style.is_note:
@@ -177,7 +187,7 @@ def _names_and_year(item: dict[str, Any]) -> str:
     names = [item.get(variable) for variable in ("author", "editor", "translator")]
     year = (item.get("issued", {}).get("date-parts") or [[None]])[0][0]
     title = "" if any(names) else item.get("title", "")
-    return json.dumps([names, year, title], sort_keys=True, ensure_ascii=False)
+    return strip_marks(json.dumps([names, year, title], sort_keys=True, ensure_ascii=False))
 
 
 def year_suffix(index: int) -> str:
@@ -199,7 +209,8 @@ def _number(key: str) -> int:
 
 
 def _item(entry: SourceEntry) -> dict[str, Any]:
-    return {**csl_item(entry.source, entry.title), "id": _key(entry.number)}
+    item = mark_units(csl_item(entry.source, entry.title), entry.direction)
+    return {**item, "id": _key(entry.number)}
 
 
 def _citation(cite: Cite) -> Citation:
@@ -227,13 +238,19 @@ def _entry(
     if not rendered:
         alone = Citation([CitationItem(item.key)])
         alone.bibliography = item.bibliography
-        text = fixes.apply(processor.render_citation(alone, [], _unknown) or "")
+        text = _isolated(fixes.apply(processor.render_citation(alone, [], _unknown) or ""),
+                         entry)
         return StyledEntry(_linked(parse_marked(text).inlines, entry), "")
-    parsed = parse_marked(fixes.apply(rendered[0]))
+    parsed = parse_marked(_isolated(fixes.apply(rendered[0]), entry))
     marker = parsed.marker or ""
     if marker:  # the style's number is the entry's rank; the display number may differ (sid)
         marker = marker.replace(str(item.number), str(entry.number), 1)
     return StyledEntry(_linked(_trim(parsed.inlines), entry), marker)
+
+
+def _isolated(text: str, entry: SourceEntry) -> str:
+    """The entry's ``text`` with its names and titles that read against it isolated."""
+    return isolate_units(text, entry_base(text, entry.direction))
 
 
 def _linked(inlines: tuple[Inline, ...], entry: SourceEntry) -> tuple[Inline, ...]:

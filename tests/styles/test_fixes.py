@@ -3,6 +3,7 @@ files a render writes."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,7 @@ def test_names_without_letter_case_are_not_initialised(
     with no space (as citeproc-js shows it) in every style; other names keep the style's order,
     without initials where their script has no letter case."""
     text = rendered_md(tmp_path, UNCASED_TEXT, UNCASED_POOL, csl)
+    text = re.sub("&#x206[6-9];", "", text)  # a Hebrew name's isolate (styles/bidi.py) aside
     for entry in entries:
         assert entry in text, text
     assert ". 小明" not in text and " . " not in text and "小明 王" not in text, text

@@ -353,6 +353,8 @@ def _text_classes(text: str) -> Codes:
     last: a line reads each of its texts twice (:class:`NumberContext`, then
     :func:`held_runs`), and each element inside it once more for its own line."""
     codes = text.translate(_CHAR_CODES)
+    if _ISOLATE_START.search(text) is not None:
+        codes = _isolates_neutral(text, codes)
     if "M" not in codes and "X" not in codes:
         return codes
 
@@ -365,6 +367,26 @@ def _text_classes(text: str) -> Codes:
         return ("T" if beside_digit else "n") * (end - start)
 
     return _PENDING.sub(settled, codes)
+
+
+#: An isolate initiator (LRI, RLI, FSI), which a PDI closes.
+_ISOLATE_START = re.compile("[\u2066-\u2068]")
+
+
+def _isolates_neutral(text: str, codes: Codes) -> Codes:
+    """``codes`` with what each isolate of ``text`` holds, its marks included, neutral: one
+    neutral object to the line, as the bidi algorithm reads it (a CSL entry's Arabic name in
+    English, :mod:`renderers.styles.bidi`); an isolate left open holds the rest of the text."""
+    out = list(codes)
+    depth = 0
+    for index, char in enumerate(text):
+        if "\u2066" <= char <= "\u2068":
+            depth += 1
+        if depth:
+            out[index] = "n"
+        if char == "\u2069" and depth:
+            depth -= 1
+    return "".join(out)
 
 
 class _CharCodes(dict[int, str]):

@@ -284,10 +284,24 @@ def _words(text: str, bidi: bool) -> str:
                    for piece, long in split_long_words(text))
 
 
+#: The characters a text shows each in a text of its own: a soft hyphen (:data:`SOFT_HYPHEN`)
+#: and the isolate marks a text may hold (a CSL entry's name in another script,
+#: :mod:`renderers.styles.bidi`), each shaped alone as :data:`_MARK_MARKUP` says.
+_ALONE = re.compile("[\u00ad\u2066-\u2069]")
+_ALONE_MARKUP = {SOFT_HYPHEN: _SOFT_HYPHEN_MARKUP,
+                 **{chr(c): _MARK_MARKUP.format(c) for c in range(0x2066, 0x206A)}}
+
+
 def _plain(text: str) -> str:
-    """``text`` as an embedded string expression, each soft hyphen a text of its own
-    (:data:`SOFT_HYPHEN`); nothing for no text."""
-    if SOFT_HYPHEN not in text:
+    """``text`` as an embedded string expression, each soft hyphen and isolate mark a text of
+    its own (:data:`_ALONE`); nothing for no text."""
+    if _ALONE.search(text) is None:
         return text_expr(text) if text else ""
-    return _SOFT_HYPHEN_MARKUP.join(text_expr(part) if part else ""
-                                    for part in text.split(SOFT_HYPHEN))
+    out: list[str] = []
+    last = 0
+    for found in _ALONE.finditer(text):
+        out.append(text_expr(text[last:found.start()]) if found.start() > last else "")
+        out.append(_ALONE_MARKUP[found.group()])
+        last = found.end()
+    out.append(text_expr(text[last:]) if last < len(text) else "")
+    return "".join(out)
