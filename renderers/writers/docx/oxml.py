@@ -139,7 +139,7 @@ def add_run(parent: Element, text: str, props: RunProps = _PLAIN) -> Element:
 #: An ISO date (``2022-04-04``, ``2022-04``): its hyphens may not end a line.
 _ISO_DATE = re.compile(r"(?<![\w-])\d{4}-\d{2}(?:-\d{2})?(?![\w-])")
 #: After each hyphen of a date in a right-to-left line: no line break there (UAX #14 WJ).
-WORD_JOINER = "\u2060"
+_WORD_JOINER = "\u2060"
 
 
 def add_directed_runs(
@@ -172,14 +172,14 @@ def _dated_text(run: Element, text: str, *, joined: bool) -> None:
     own, and inside the left-to-right date of a right-to-left line it then cut the date where
     the line was full ("2024-03-1" / "6", 19 cut in 110 Arabic entries) or drew the rest of
     the entry over it ("2024‑- ·1 e6n ↑ergy…"), whatever joiner or mark went with it; with the
-    joiners, none. UAX #14 forbids a break on either side of a joiner and before a hyphen, so
-    Word, which must not break before it either, is assumed to keep the date whole too."""
+    joiners, none. UAX #14 allows no break beside a joiner, nor before a hyphen; Word is
+    assumed to follow it there (not tried)."""
     at = 0
     for date in _ISO_DATE.finditer(text):
         if date.start() > at:
             _text(run, text[at:date.start()])
         if joined:
-            _text(run, date.group().replace("-", "-" + WORD_JOINER))
+            _text(run, date.group().replace("-", "-" + _WORD_JOINER))
         else:
             for index, part in enumerate(date.group().split("-")):
                 if index:
