@@ -139,13 +139,37 @@ def test_libreoffice_keeps_words_dates_and_back_links_whole(data: bytes, tmp_pat
     assert not any(line.startswith("\u2191") for line in lines)
 
 
-def test_a_right_to_left_entry_holds_its_date_left_to_right() -> None:
-    """U+2011 is a bidi neutral: without a LEFT-TO-RIGHT MARK before it, LibreOffice set an
-    Arabic report's date "16-10-2024" (``test_rtl`` reads it through LibreOffice)."""
-    pool = [{"sid": 1, "title": "تقرير الطاقة", "url": "https://example.org/a",
-             "source_type": "web", "published_at": "2024-10-16", "text": "نص."}]
+def _runs(entry: etree._Element) -> list[tuple[str, bool]]:
+    """Each run of ``entry`` as its text and whether it is marked right to left (``w:rtl``)."""
+    return [("".join(t.text or "" for t in r.iter(f"{W}t")), r.find(f"{W}rPr/{W}rtl") is not None)
+            for r in entry.iter(f"{W}r")]
+
+
+def _arabic_entry(title: str, **row: str) -> etree._Element:
+    """The Sources entry of an Arabic report citing one source titled ``title``."""
+    pool = [{"sid": 1, "title": title, "url": "https://example.org/a", "source_type": "web",
+             "published_at": "2024-10-16", "text": "نص.", **row}]
     body = _body(render_markdown("docx", "# تقرير\n\nنص عربي.[[S:1]]\n", pool))
-    entry = next(p for p in body.iter(f"{W}p") if p.find(f".//{W}noBreakHyphen") is not None)
-    run = next(r for r in entry.iter(f"{W}r") if r.find(f"{W}noBreakHyphen") is not None)
-    texts = [t.text or "" for t in run.iter(f"{W}t")]
-    assert texts[0].endswith("\u200e") and texts[1:4] == ["2024", "10", "16"]
+    return next(p for p in body.iter(f"{W}p")
+                if p.find(f".//{W}bookmarkStart[@{W}name='src_1']") is not None)
+
+
+def test_a_right_to_left_entry_holds_its_date_left_to_right_and_whole() -> None:
+    """The date follows a LEFT-TO-RIGHT MARK (its hyphens then read between its digits, not
+    "16-10-2024"), in a run not marked ``w:rtl`` (which would make its hyphens right to left in
+    Word), each hyphen followed by a WORD JOINER: Word's no-break hyphen LibreOffice cut or
+    garbled in a right-to-left line (``test_sources_lines`` reads them through LibreOffice)."""
+    entry = _arabic_entry("تقرير الطاقة")
+    assert entry.find(f".//{W}noBreakHyphen") is None
+    runs = _runs(entry)
+    date = next(index for index, (text, _) in enumerate(runs) if "2024" in text)
+    assert runs[date] == ("\u200e2024-\u206010-\u206016", False)
+    assert runs[date + 1] == ("\u200f", True)  # the closing mark, then the back-link
+    assert ("\u200f\u00a0\u00b7 ", True) in runs and ("example.org\u200e", False) in runs
+
+
+def test_a_right_to_left_entry_marks_only_its_right_to_left_text_rtl() -> None:
+    # w:rtl makes a run's spaces right to left in Word: "Global Energy" would read "Energy
+    # Global"; and a run without it should hold no Arabic letters (ECMA-376 §17.3.2.30)
+    runs = _runs(_arabic_entry("تقرير Global Energy للعام 2024"))
+    assert runs[1:4] == [("تقرير ", True), ("Global Energy", False), (" للعام 2024", True)]

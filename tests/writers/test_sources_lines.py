@@ -12,7 +12,12 @@ separator, before the word the arrow keeps), so that it proves something about t
 The same entries in Arabic on slides: LibreOffice lays a link field out left to right in a
 right-to-left paragraph, and the back-link kept its space outside the link there; the arrow
 stood alone on a line (3 times in 120 entries) and the dates, outside the link, broke at their
-hyphens (10 pieces: "2024-" ending one line, "↑ 01-16" the next)."""
+hyphens (10 pieces: "2024-" ending one line, "↑ 01-16" the next).
+
+And in a right-to-left DOCX, where the dates' hyphens were Word's no-break hyphens: LibreOffice
+Writer lays each out as a piece of its own, and in the left-to-right date of a right-to-left line
+it cut 19 of 110 dates where the line was full ("2024-03-1", "↑ 6") and drew two entries' ends
+over themselves ("2024‑- ·1 e1n‑1e6rg ↑y-agency0.org")."""
 
 from __future__ import annotations
 
@@ -107,9 +112,25 @@ def assert_no_bad_break_rtl(lines: list[str]) -> None:
     assert any(re.fullmatch(rf"{BACKLINK_MARK} {DATE.pattern}", line) for line in lines), lines
 
 
+#: What a line of a right-to-left entry may hold besides Arabic words, read as drawn: the
+#: marker (".12"), a separator, the arrow, a date, a domain (or its halves, broken at its
+#: hyphen). Characters of two of them drawn over each other ("e1n‑1e6rg") match none.
+RTL_TOKEN = re.compile(rf"\.\d+|[{''.join(SEPARATORS)}{BACKLINK_MARK}]|{DATE.pattern}"
+                       r"|(?:energy-)?(?:agency\d\.org)?")
+
+
+def assert_read_whole(lines: list[str]) -> None:
+    """Every line of right-to-left entries holds only whole parts: no characters of one part
+    drawn among another's."""
+    for line in lines:
+        tokens = re.sub(r"[\u0600-\u06ff]+", " ", line).split()
+        assert all(RTL_TOKEN.fullmatch(token) for token in tokens), line
+
+
 #: The files LibreOffice lays out, by name: their format and whether the report is Arabic.
 OFFICE_FILES: dict[str, tuple[str, bool]] = {
-    "docx": ("docx", False), "pptx": ("pptx", False), "pptx-rtl": ("pptx", True)}
+    "docx": ("docx", False), "pptx": ("pptx", False), "pptx-rtl": ("pptx", True),
+    "docx-rtl": ("docx", True)}
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +165,15 @@ def test_right_to_left_slide_keeps_the_back_link_with_its_date(
     # the arrow in the link with the entry's last word, in a right-to-left embedding
     # (renderers.writers.pptx.runs.with_backlink): never alone, left of the date it ends
     assert_no_bad_break_rtl(sources_lines(office_pdfs["pptx-rtl"], rtl=True))
+
+
+@pytest.mark.libreoffice
+def test_right_to_left_docx_keeps_each_date_whole(office_pdfs: dict[str, bytes]) -> None:
+    # a date's hyphens each a hyphen-minus and a word joiner, not Word's no-break hyphen
+    # (renderers.writers.docx.oxml._dated_text): each date whole, the arrow left of it
+    lines = sources_lines(office_pdfs["docx-rtl"], rtl=True)
+    assert_no_bad_break_rtl(lines)
+    assert_read_whole(lines)
 
 
 def test_markdown_keeps_plain_separators() -> None:

@@ -146,7 +146,7 @@ from renderers.writers.docx.oxml import (
     RunProps,
     add_break,
     add_cell,
-    add_dated_run,
+    add_directed_runs,
     add_drawing,
     add_paragraph,
     add_row,
@@ -534,11 +534,11 @@ class _DocxWriter:
         if parts.url:
             link = add_hyperlink(p, rid=relations.link(parts.url))
             style = RunProps(style=self.styles.get("Hyperlink"))
-            add_run(link, parts.title, self._direction(parts.title, style))
+            add_directed_runs(link, parts.title, style, parts.direction)
         else:
-            add_run(p, parts.title, self._direction(parts.title))
+            add_directed_runs(p, parts.title, PLAIN, parts.direction)
         if details := parts.details_run():
-            add_dated_run(p, details, self._direction(parts.details_text), rtl=parts.rtl)
+            add_directed_runs(p, details, PLAIN, parts.direction, dates=True)
 
     def _direction(self, text: str, props: RunProps = PLAIN) -> RunProps:
         """``props`` marked right-to-left when ``text`` starts right-to-left."""
