@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -371,8 +372,9 @@ def with_backlink(runs: Sequence[Run], target: str, *, rtl: bool) -> tuple[Run, 
             or last.superscript or last.code:
         return (*runs, link)
     head, space, word = last.text.rpartition(" ")
-    if not word or "\n" in word:
-        return (*runs, link)
+    if not word or "\n" in word or word.isspace() or all(
+            unicodedata.category(char) == "Cf" for char in word):
+        return (*runs, link)  # no word: the marks closing a CSL entry's own direction
     kept = (last.with_text(head + space),) if head or space else ()
     taken = dataclasses.replace(last, text=_link_text(word, rtl), target=target)
     return (*runs[:-1], *kept, taken)
