@@ -24,6 +24,7 @@ from renderers.workers.jobstate import (
     finished_state,
     look_up,
     new_state,
+    save_result,
 )
 from renderers.workers.stores import ArtifactStore, open_store
 from renderers.workers.submit import Submission, submit
@@ -196,3 +197,38 @@ def test_a_board_keeps_the_newest_run(board: JobBoard) -> None:
         assert board.claim(JobState.from_dict(older))
     assert board.put(late)
     assert board.get(JOB) == late
+
+
+def test_a_message_redelivered_after_its_run_ended_begins_a_new_run(
+    board: JobBoard, store: ArtifactStore, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Run 1 stored its result, its board write was refused (the board says ``running``), then
+    its artifact was removed. A delivery of its message began from the board's ``running`` as
+    run 1 again, and while it rendered, reads answered run 1's old result from the store."""
+    from renderers.workers import celery_app
+    from renderers.workers.celery_app import WorkerSettings, make_celery, run_render_task
+
+    sent: list[JobState] = []
+    submit(REQUEST, board=board, store=store, enqueue=lambda state, payload: sent.append(state))
+    started = begin(board, sent[0], worker="w@one", pid=1, lease_s=600)
+    assert isinstance(started, JobState)
+    store.put(ARTIFACT, b"Removed later.")
+    save_result(store, started.with_status("done", finished_at=1.0,
+                                           result={"artifacts": [ARTIFACT]}))
+    store.delete(ARTIFACT)
+    seen: list[JobState] = []
+    held = HeldBoard(board, lambda state: state.status == "running",
+                     lambda: seen.append(_read(board, store)), after=True)
+    monkeypatch.setattr(celery_app, "board_for", lambda _: held)
+    monkeypatch.setattr(celery_app, "refresh_advertisement", lambda _: None)
+    settings = WorkerSettings(broker="redis://127.0.0.1:1/0", store=store.url)
+    app = make_celery(settings)
+    try:
+        run_render_task(settings, sent[0].to_dict(), REQUEST.payload, store.url,
+                        worker="w@two", app=app)
+    finally:
+        app.close()
+    assert len(seen) == 1 and seen[0].status == "running" and seen[0].run == 2
+    done = _read(board, store)
+    assert done.status == "done" and done.run == 2 and done.attempts == 2
+    assert done.result is not None and store.get(done.result["artifacts"][0]) is not None
