@@ -96,7 +96,7 @@ from renderers.workers.jobstate import (
     JobBoard,
     JobState,
     MemoryBoard,
-    load_result,
+    current_state,
     result_key,
 )
 from renderers.workers.provenance import record_key
@@ -340,17 +340,7 @@ class JobsAPI:
         return state
 
     def _lookup(self, job_id: str) -> JobState | None:
-        try:
-            state = self.board.get(job_id)
-        except BrokerUnavailable:
-            stored = load_result(self.store(), job_id)  # finished jobs outlive Redis
-            if stored is None:
-                raise
-            return stored
-        if state is None or state.status != "done":
-            stored = load_result(self.store(), job_id)
-            return stored if stored is not None else state
-        return state
+        return current_state(self.board, self.store, job_id)
 
     def _zip(self, keys: list[str], stem: str) -> BinaryIO:
         """The zip of a job's pages in an unnamed temporary file, read from its start; one

@@ -62,7 +62,13 @@ from renderers.workers.execute import (
     render_to_store,
     store_for,
 )
-from renderers.workers.jobstate import JobBoard, JobState, RedisBoard, finished_state
+from renderers.workers.jobstate import (
+    JobBoard,
+    JobState,
+    RedisBoard,
+    finished_state,
+    look_up,
+)
 from renderers.workers.stores import ArtifactStore
 from renderers.workers.webhooks import WebhookPolicy, send_webhook, webhook_budget_s
 
@@ -331,9 +337,12 @@ def run_render_task(
     store = store_for(settings.store)
     refresh_advertisement(settings)
     queued = JobState.from_dict(state)
-    if finished_state(board, store, queued.id) is not None:
+    found = look_up(board, store, queued.id)
+    if found.finished is not None:
         return  # redelivered after it finished: nothing to do
-    current = board.get(queued.id) or queued
+    # The job's newest state, whichever run published this message: a run the store says
+    # ended is begun again as a new one (:func:`~renderers.workers.execute.begin`).
+    current = found.state or queued
     if store_url != store.url:
         finish(board, store, current, failure(
             "store_mismatch", f"the job was submitted for the store {store_url} but this worker "

@@ -32,7 +32,7 @@ from citations.errors import ErrorCode
 from citations.store import SourcesUsedStore
 from renderers.service.codes import ServiceCode
 from renderers.workers.errors import StoreUnavailable
-from renderers.workers.jobstate import JobBoard, JobState, save_result
+from renderers.workers.jobstate import JobBoard, JobState, next_run, save_result
 from renderers.workers.provenance import write_records
 from renderers.workers.stores import ArtifactStore, open_store
 
@@ -161,10 +161,13 @@ def begin(
             "memory); it is not tried again",
         )
     now = time.time()
+    # A job begun again after it ended (a message redelivered once its artifacts were removed)
+    # is a new run, so the old run's result no longer answers for it (jobstate's module doc).
+    run = state.run if state.status in ("queued", "running") else next_run(state)
     running = state.with_status("running", attempts=attempts, worker=worker, pid=pid,
                                 started_at=now, error=None,
                                 lease_until=None if lease_s is None else now + lease_s,
-                                lease_s=lease_s)
+                                lease_s=lease_s, run=run)
     board.put(running)
     return running
 
@@ -185,7 +188,10 @@ def record(board: JobBoard, store: ArtifactStore, state: JobState, finished: Fin
             log.warning("job %s: its result could not be stored: %s", final.id, exc)
             final = state.with_status("failed", finished_at=final.finished_at, error=failure(
                 ServiceCode.UNAVAILABLE, f"the job's result could not be stored: {exc}").error)
-    board.put(final)
-    log.info("job %s %s (attempt %d)", final.id, final.status, final.attempts)
+    if board.put(final):
+        log.info("job %s %s (attempt %d)", final.id, final.status, final.attempts)
+    else:
+        log.info("job %s %s (attempt %d), after a newer run of it was queued, which stands",
+                 final.id, final.status, final.attempts)
     return final
 

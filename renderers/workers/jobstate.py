@@ -36,6 +36,16 @@ replica and worker (no process keeps job state of its own), and :class:`MemoryBo
 single-process service without a broker. A finished job's state is also written to the
 artifact store (``jobs/<id>.json``, after its artifacts and provenance), which outlives
 Redis: the store's copy is what makes a repeat of a finished request free.
+
+Every state names its **run** (:attr:`JobState.run`): one more each time the job is queued
+anew, or begun again after it finished (:func:`next_run`). Writers of one job do not take
+turns: a worker records its end in the store, then on the board, and a client may read the
+store's ``done`` in between, remove the artifact and send the request again. That request
+queues a new run, and the first run's board write, landing after it, put the old result back
+over it (the client then read the first run's ``done`` again, its artifact gone). So a board
+keeps no state of a run older than the one it holds (:meth:`JobBoard.put`), and the store's
+result answers only when it is of the board's run or a later one (:func:`newest`): written
+first, it is ahead of the board until the run's board write lands, never behind it.
 """
 
 from __future__ import annotations
@@ -44,6 +54,7 @@ import dataclasses
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, cast
 
@@ -100,6 +111,9 @@ class JobState:
     result: dict[str, Any] | None = None
     #: A failed job: ``{"code", "message", "field"}``.
     error: dict[str, str] | None = None
+    #: Which run of the job this state belongs to (module doc, :func:`next_run`); 0: a state
+    #: written before runs were counted, which any run replaces.
+    run: int = 0
     #: Read from a board that keeps leases on its own clock: whether the running job's lease
     #: had not yet expired there. None: not known, ``lease_until`` decides. Never stored.
     lease_held: bool | None = dataclasses.field(default=None, compare=False)
@@ -216,6 +230,41 @@ def load_result(store: ArtifactStore, job_id: str) -> JobState | None:
     return state if state.status == "done" else None
 
 
+def next_run(latest: JobState | None) -> int:
+    """The run of a job queued anew, or begun again after it finished, when ``latest`` is the
+    newest state known of it (None: none): one more than its run (module doc)."""
+    return (latest.run if latest is not None else 0) + 1
+
+
+def newest(state: JobState | None, stored: JobState | None) -> JobState | None:
+    """The job's newest word of the board's ``state`` and the store's finished ``stored``:
+    the stored result when it is of the board's run or a later one (the store is written
+    first, so the board may lag it by one write, or Redis forgot the job), else the board's
+    state (the stored result is an older run's, which a newer one replaced)."""
+    if stored is not None and (state is None or stored.run >= state.run):
+        return stored
+    return state
+
+
+def current_state(
+    board: JobBoard, store: Callable[[], ArtifactStore], job_id: str,
+) -> JobState | None:
+    """What ``GET /jobs/{id}`` answers: the board's state, or the store's result when it is
+    newer (:func:`newest`); only the store's result while the board is unreachable (a finished
+    job outlives Redis), else :class:`BrokerUnavailable`. ``store`` is called only when the
+    board's state is not ``done`` (a service may not have found its store yet)."""
+    try:
+        state = board.get(job_id)
+    except BrokerUnavailable:
+        stored = load_result(store(), job_id)
+        if stored is None:
+            raise
+        return stored
+    if state is not None and state.status == "done":
+        return state
+    return newest(state, load_result(store(), job_id))
+
+
 def artifacts_kept(store: ArtifactStore, state: JobState) -> bool:
     """Whether every artifact of the finished ``state`` is still in the store (one listing of
     the job's folder). A lifecycle rule or an operator may remove them; then the job counts as
@@ -233,26 +282,30 @@ class JobLookup:
 
     #: The job's state on the board (None: the board never knew it, or forgot it).
     board_state: JobState | None
+    #: Its newest state (:func:`newest`): the board's, or the store's result of the same run
+    #: or a later one (a run that ended while the board still says ``running``).
+    state: JobState | None
     #: Its finished state, when it is done and its artifacts are still stored.
     finished: JobState | None
-    #: The store holds a finished result whose artifacts have been removed since.
+    #: The store's result is the newest state, and its artifacts have been removed since.
     stale_result: bool
 
 
 def look_up(board: JobBoard, store: ArtifactStore, job_id: str) -> JobLookup:
     """Read the job from the board, then (unless it is done there) from the store, which is
-    written before the board: a finished state found only in the store is put back on the
-    board (Redis forgot it)."""
+    written before the board: a finished state newer than the board's (:func:`newest`) is put
+    back on the board (Redis forgot it, or the run's own board write has not landed yet)."""
     state = board.get(job_id)
     if state is not None and state.status == "done" and artifacts_kept(store, state):
-        return JobLookup(state, state, False)
+        return JobLookup(state, state, state, False)
     stored = load_result(store, job_id)
-    if stored is None:
-        return JobLookup(state, None, False)
+    latest = newest(state, stored)
+    if stored is None or latest is not stored:
+        return JobLookup(state, latest, None, False)
     if not artifacts_kept(store, stored):
-        return JobLookup(state, None, True)
+        return JobLookup(state, stored, None, True)
     board.put(stored)
-    return JobLookup(state, stored, False)
+    return JobLookup(state, stored, stored, False)
 
 
 def finished_state(board: JobBoard, store: ArtifactStore, job_id: str) -> JobState | None:
@@ -267,8 +320,10 @@ class JobBoard(Protocol):
     def get(self, job_id: str) -> JobState | None:
         """The state, or None for an unknown job."""
 
-    def put(self, state: JobState) -> None:
-        """Store ``state`` (replacing the job's previous state)."""
+    def put(self, state: JobState) -> bool:
+        """Store ``state`` (replacing the job's previous state) unless the board holds a state
+        of a newer run (:attr:`JobState.run`): a late write of a replaced run is dropped.
+        Whether it was stored."""
 
     def claim(self, state: JobState) -> bool:
         """Store ``state`` only if the job has no state yet; whether it was stored."""
@@ -281,23 +336,28 @@ class MemoryBoard:
     """Job states in this process (the service without a broker)."""
 
     def __init__(self) -> None:
-        self._states: dict[str, str] = {}
+        #: id → (run, state as JSON).
+        self._states: dict[str, tuple[int, str]] = {}
         self._lock = threading.Lock()
 
     def get(self, job_id: str) -> JobState | None:
         with self._lock:
-            text = self._states.get(job_id)
-        return JobState.loads(text) if text is not None else None
+            held = self._states.get(job_id)
+        return JobState.loads(held[1]) if held is not None else None
 
-    def put(self, state: JobState) -> None:
+    def put(self, state: JobState) -> bool:
         with self._lock:
-            self._states[state.id] = state.dumps()
+            held = self._states.get(state.id)
+            if held is not None and held[0] > state.run:
+                return False
+            self._states[state.id] = (state.run, state.dumps())
+            return True
 
     def claim(self, state: JobState) -> bool:
         with self._lock:
             if state.id in self._states:
                 return False
-            self._states[state.id] = state.dumps()
+            self._states[state.id] = (state.run, state.dumps())
             return True
 
     def drop(self, job_id: str) -> None:
@@ -305,14 +365,30 @@ class MemoryBoard:
             self._states.pop(job_id, None)
 
 
-#: Claim a job (its state only if it has none) and, when claimed, set or remove its lease
-#: key, at once: a claim that loses must not touch the lease of the job that holds the id.
-_CLAIM_SCRIPT = """
-if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return 0 end
+#: Set or remove a stored state's lease key (KEYS[2]; ARGV[3] its milliseconds, '' for none;
+#: ARGV[4] its holder), the tail of both scripts below.
+_SET_LEASE = """
 if ARGV[3] == '' then redis.call('DEL', KEYS[2])
 else redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[3]) end
 return 1
 """
+#: Claim a job (its state only if it has none) and, when claimed, set or remove its lease
+#: key, at once: a claim that loses must not touch the lease of the job that holds the id.
+_CLAIM_SCRIPT = """
+if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return 0 end
+""" + _SET_LEASE
+#: Store a state (ARGV[1], for ARGV[2] seconds) and set or remove its lease key, at once,
+#: unless the state held is of a newer run than ARGV[5] (:meth:`JobBoard.put`). A held state
+#: that cannot be read (or of a version without runs) is replaced.
+_PUT_SCRIPT = """
+local held = redis.call('GET', KEYS[1])
+if held then
+  local readable, state = pcall(cjson.decode, held)
+  if readable and type(state) == 'table' and (tonumber(state['run']) or 0) > tonumber(ARGV[5])
+  then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+""" + _SET_LEASE
 
 
 def _refuses_scripts(error: BaseException) -> bool:
@@ -341,6 +417,7 @@ class RedisBoard:
             url, socket_connect_timeout=2, socket_timeout=10, health_check_interval=30
         )
         self._claim = self._redis.register_script(_CLAIM_SCRIPT)
+        self._put = self._redis.register_script(_PUT_SCRIPT)
 
     def _run(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -349,7 +426,7 @@ class RedisBoard:
             if _refuses_scripts(exc):
                 raise BrokerUnavailable(
                     f"the broker {redact_url(self.url)} refuses Lua scripts ({what}: {exc}); "
-                    "Celery's Redis transport (kombu's locks) and the job board's claim run "
+                    "Celery's Redis transport (kombu's locks) and the job board's writes run "
                     "them: allow the user @scripting (ACL) or use a Redis plan that allows EVAL"
                 ) from exc
             raise BrokerUnavailable(
@@ -381,25 +458,24 @@ class RedisBoard:
             state.lease_held = bool(leased)
         return state
 
-    def put(self, state: JobState) -> None:
-        """Store ``state``; a state with a lease (:meth:`JobState.lease_ms`) sets its key to
-        expire on Redis's clock, any other state removes it (both at once)."""
-        writes = self._redis.pipeline(transaction=True)
-        writes.set(_KEY_PREFIX + state.id, state.dumps(), ex=self.ttl_s)
-        lease_ms = state.lease_ms()
-        if lease_ms is not None:
-            writes.set(_LEASE_PREFIX + state.id, state.worker or "1", px=lease_ms)
-        else:
-            writes.delete(_LEASE_PREFIX + state.id)
-        self._run("write", writes.execute)
+    def put(self, state: JobState) -> bool:
+        """Store ``state`` unless Redis holds a newer run of the job (:meth:`JobBoard.put`); a
+        state with a lease (:meth:`JobState.lease_ms`) sets its key to expire on Redis's
+        clock, any other state removes it (one script: the check and both writes at once)."""
+        return self._write(self._put, state, state.run)
 
     def claim(self, state: JobState) -> bool:
         """Store ``state`` and its lease only if the job has no state yet (one script)."""
+        return self._write(self._claim, state)
+
+    def _write(self, script: Any, state: JobState, *more: object) -> bool:
+        """Run ``script`` (:data:`_CLAIM_SCRIPT`, :data:`_PUT_SCRIPT`) for ``state``: whether
+        it was stored."""
         lease_ms = state.lease_ms()
         stored = self._run(
-            "write", self._claim, keys=[_KEY_PREFIX + state.id, _LEASE_PREFIX + state.id],
+            "write", script, keys=[_KEY_PREFIX + state.id, _LEASE_PREFIX + state.id],
             args=[state.dumps(), self.ttl_s, "" if lease_ms is None else lease_ms,
-                  state.worker or "1"])
+                  state.worker or "1", *more])
         return bool(stored)
 
     def drop(self, job_id: str) -> None:
@@ -423,9 +499,10 @@ class RedisBoard:
         self._redis.close()
 
 
-def new_state(job_id: str, fmt: str, stem: str, webhook: str = "") -> JobState:
-    """A queued state for a job submitted now, its publisher's lease with it."""
+def new_state(job_id: str, fmt: str, stem: str, webhook: str = "", run: int = 1) -> JobState:
+    """A queued state for a job submitted now, its publisher's lease with it (``run``: see
+    :func:`next_run`)."""
     now = time.time()
     return JobState(id=job_id, status="queued", format=fmt, stem=stem, created_at=now,
-                    updated_at=now, webhook=webhook, queued_lease_s=STALE_QUEUED_S)
+                    updated_at=now, webhook=webhook, queued_lease_s=STALE_QUEUED_S, run=run)
 
