@@ -133,8 +133,14 @@ def extends_cluster(char: str) -> bool:
 #: Where Unicode puts every character of nonzero combining class: from U+0300 (the first
 #: combining diacritic) to the end of plane 1. Asking ``unicodedata`` about these 130,000 code
 #: points takes 10 ms; about all 1.1 million took 74 ms of every render with non-ASCII text, an
-#: eighth of the Typst engine's Python side. A test checks the rest of Unicode has none.
+#: eighth of the Typst engine's Python side. A test checks the rest of Unicode has none, and
+#: that the joiners lie here too.
 MARK_CODE_POINTS = range(0x0300, 0x20000)
+#: A run of more than MOST_MARKS characters of MARK_CODE_POINTS: where a long run of marks may
+#: be. Text without one (all text but CJK, Thai and the absurd) never builds the table of marks.
+_MAYBE_MARK_RUN = re.compile(
+    f"[{chr(MARK_CODE_POINTS.start)}-{chr(MARK_CODE_POINTS.stop - 1)}]{{{MOST_MARKS + 1},}}"
+)
 
 
 @cache
@@ -158,7 +164,7 @@ def _long_mark_run() -> re.Pattern[str]:
 def cut_long_mark_runs(text: str) -> list[str]:
     """``text`` in pieces, cut after every MOST_MARKS marks of a longer run of them (one piece
     when there is none, as in all text but the absurd)."""
-    if text.isascii():
+    if text.isascii() or _MAYBE_MARK_RUN.search(text) is None:
         return [text]
     pieces: list[str] = []
     start = 0
