@@ -295,8 +295,7 @@ def _displayed_formulas(children: tuple[Inline, ...]) -> bool:
         (isinstance(c, Math) and c.display) or isinstance(c, SoftBreak) for c in children)
 
 
-
-def _inline_targets(blocks: Sequence[Block]) -> tuple[set[str], set[str], set[str], set[str]]:
+def _inline_targets(blocks: tuple[Block, ...]) -> tuple[set[str], set[str], set[str], set[str]]:
     """The labels ``blocks``' inlines define, by kind, in one walk: numbered equations'
     anchors, note-style citations' note labels, anchors' ids and citations' anchors."""
     equations: set[str] = set()
