@@ -138,8 +138,11 @@ def extends_cluster(char: str) -> bool:
 MARK_CODE_POINTS = range(0x0300, 0x20000)
 #: A run of more than MOST_MARKS characters of MARK_CODE_POINTS: where a long run of marks may
 #: be. Text without one (all text but CJK, Thai and the absurd) never builds the table of marks.
+#: The class is written as what it leaves out, which compiles in 0.05 ms (listing its 130,000
+#: code points took 2 ms: the compiler sets a flag for each one in the BMP).
 _MAYBE_MARK_RUN = re.compile(
-    f"[{chr(MARK_CODE_POINTS.start)}-{chr(MARK_CODE_POINTS.stop - 1)}]{{{MOST_MARKS + 1},}}"
+    f"[^\\x00-{chr(MARK_CODE_POINTS.start - 1)}{chr(MARK_CODE_POINTS.stop)}-\\U0010ffff]"
+    f"{{{MOST_MARKS + 1},}}"
 )
 
 
