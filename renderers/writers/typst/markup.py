@@ -68,7 +68,6 @@ from renderers.options import RenderOptions
 from renderers.resolve import ResolvedDocument, SourceEntry
 from renderers.sandbox import load_image
 from renderers.text import (
-    CJK_CHARS,
     ISOLATES,
     POP_ISOLATE,
     Direction,
@@ -77,6 +76,7 @@ from renderers.text import (
     blocks_text,
     has_right_to_left,
     link_target,
+    needs_cjk,
     paragraph_dir,
     text_direction,
 )
@@ -279,7 +279,7 @@ def opens_before_cjk(children: tuple[Inline, ...]) -> bool:
         return False
     text = children[0].text.lstrip()
     letter = next((index for index, char in enumerate(text) if char.isalpha()), 0)
-    return (letter > 0 and CJK_CHARS.match(text[letter]) is not None
+    return (letter > 0 and needs_cjk(text[letter])
             and font_face(find_font(["NotoSans-Regular.ttf"])).covers(text[0]))
 
 
