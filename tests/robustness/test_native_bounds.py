@@ -10,7 +10,14 @@ import unicodedata
 from unittest.mock import patch
 
 from renderers.readers.crossref_rules import _nfc
-from renderers.text import MARK_CODE_POINTS, MOST_MARKS, cut_long_mark_runs, extends_cluster
+from renderers.text import (
+    JOINERS,
+    MARK_CODE_POINTS,
+    MOST_MARKS,
+    _long_mark_run,
+    cut_long_mark_runs,
+    extends_cluster,
+)
 from renderers.writers.html.breaks import RUN_CHUNK, split_long_runs
 from renderers.writers.typst.escape import text_markup
 
@@ -39,8 +46,23 @@ def test_every_combining_mark_lies_where_the_mark_table_looks() -> None:
     outside = [code for code in range(0x110000) if code not in MARK_CODE_POINTS
                and unicodedata.combining(chr(code))]
     assert outside == []
+    assert all(ord(joiner) in MARK_CODE_POINTS for joiner in JOINERS)
     last_mark = "\U0001e94a"  # ADLAM NUKTA, the highest mark: a run of it is still cut
     assert len(cut_long_mark_runs("x" + last_mark * (MOST_MARKS + 1))) == 2
+    first_mark = "\u0300"
+    assert len(cut_long_mark_runs("x" + first_mark * (MOST_MARKS + 1))) == 2
+    assert len(cut_long_mark_runs("x" + "\u200d" * (MOST_MARKS + 1))) == 2
+
+
+def test_text_without_a_long_run_beyond_u0300_never_builds_the_table_of_marks() -> None:
+    """The table (10 ms of CPU) is built only for text that may hold a long run of marks: a
+    run of more than MOST_MARKS characters from U+0300 on. CJK text may; it stays whole."""
+    _long_mark_run.cache_clear()
+    assert cut_long_mark_runs("caf\u00e9 \u00b7 \u201cquoted\u201d \u2014 e\u0301") == [
+        "caf\u00e9 \u00b7 \u201cquoted\u201d \u2014 e\u0301"]
+    assert _long_mark_run.cache_info().currsize == 0
+    han = "\u4e2d\u6587" * MOST_MARKS
+    assert cut_long_mark_runs(han) == [han]
 
 
 def test_ordinary_text_is_one_piece() -> None:

@@ -16,9 +16,10 @@ import pytest
 
 from renderers.api import render
 from renderers.errors import OptionError
-from renderers.language import Language, detect_language, normalize_tag
+from renderers.language import Language, detect_language, normalize_tag, script_chars
 from renderers.readers.html import read_html
 from renderers.readers.markdown import read_markdown
+from renderers.text import CJK_CLASS, may_have_cjk, needs_cjk
 from tests.helpers import require_client
 
 POOL = [{"sid": 1, "title": "One", "url": "https://example.org/"}]
@@ -69,6 +70,21 @@ def test_a_malformed_tag_is_refused_saying_what_is_accepted(bad: str) -> None:
 ])  # fmt: skip
 def test_the_dominant_script_decides(text: str, language: str) -> None:
     assert detect_language(text) == language
+
+
+def test_every_cjk_character_passes_the_cheap_check_that_spares_latin_text_the_cjk_classes(
+) -> None:
+    """:func:`may_have_cjk` lets through every character of both CJK classes (the fonts' and
+    the detection's Han, kana and Hangul), and not the punctuation of Latin text."""
+    every = "".join(map(chr, range(0x110000)))
+    for cjk_class in (CJK_CLASS, f"[{script_chars('cjk')}]"):
+        found = re.findall(cjk_class, every)
+        assert len(found) > 100_000
+        assert all(may_have_cjk(char) for char in found)
+    latin = "caf\u00e9 \u201cquoted\u201d \u2014 \u2026 \u2022 \u20ac5 \u2192 \u2264 \u00b7"
+    assert not may_have_cjk(latin)
+    assert not needs_cjk(latin)
+    assert needs_cjk("\u2460") and needs_cjk("x \u6f22") and not needs_cjk("\u1100")
 
 
 @pytest.mark.parametrize(("tag", "face"), [

@@ -27,7 +27,7 @@ from renderers.document import (
     plain_text,
     walk_inlines,
 )
-from renderers.text import CJK_CHARS, CJK_CLASS, LONG_WORD, text_direction
+from renderers.text import CJK_CLASS, LONG_WORD, needs_cjk, text_direction
 from renderers.writers.typst.escape import SOFT_HYPHEN, string_literal
 from renderers.writers.typst.math import numbered_anchor_of
 from renderers.writers.typst.parts import array, call, content, label_call, labelled, optional
@@ -145,7 +145,7 @@ def _pieces(text: str) -> Iterator[str]:
             piece = part.removesuffix(SOFT_HYPHEN).replace(SOFT_HYPHEN, "")
             if piece and part.endswith(SOFT_HYPHEN):
                 piece += "-"  # the hyphen drawn at the break
-            if CJK_CHARS.search(piece) is None:
+            if not needs_cjk(piece):
                 if piece:
                     yield piece
             else:
