@@ -24,7 +24,11 @@ from citations.model import Source
 #: Between two ranges of pages, and inside one.
 RANGE_JOIN = ", "
 RANGE_DASH = "\u2013"
-_LOCATION = re.compile(r"pages? (\S.*)")
+#: The words :meth:`PageSet.describe` leads one page and several with; :data:`_LOCATION` reads
+#: them back.
+ONE_PAGE = "page"
+SEVERAL_PAGES = "pages"
+_LOCATION = re.compile(rf"({ONE_PAGE}|{SEVERAL_PAGES}) (\S.*)")
 #: A range of numbered pages as a pool may write it: ``3–4``, ``3-4``.
 _RANGE = re.compile(r"([0-9]+)\s*[-\u2013]\s*([0-9]+)")
 #: Longest page label kept (a label longer than this is no page label).
@@ -114,7 +118,7 @@ class PageSet:
         if found is None:
             return None
         pages = cls()
-        for part in found.group(1).split(RANGE_JOIN.strip()):
+        for part in found.group(2).split(RANGE_JOIN.strip()):
             part = part.strip()
             numbered = _RANGE.fullmatch(part)
             if part == MORE:
@@ -140,7 +144,8 @@ class PageSet:
                                        and self.items[0][0] != self.items[0][1])
         if self.more:
             parts.append(MORE)
-        return ("page " if one and not self.more else "pages ") + RANGE_JOIN.join(parts)
+        lead = ONE_PAGE if one and not self.more else SEVERAL_PAGES
+        return f"{lead} {RANGE_JOIN.join(parts)}"
 
 
 def with_pages(location: object, pages: PageSet) -> str | None:
@@ -162,7 +167,17 @@ def cited_pages(location: str) -> str:
     """The pages of a row's ``location`` when it names pages (``"pages 3–4, 7"`` → ``"3–4,
     7"``), else ``""``: what a CSL style's ``page`` gets."""
     found = _LOCATION.fullmatch(location.strip())
-    return found.group(1) if found else ""
+    return found.group(2) if found else ""
+
+
+def worded_pages(location: str, one: str, several: str) -> str:
+    """``location`` in a document's words when it names pages: ``one`` or ``several`` (each a
+    template with ``{pages}``: "Seite {pages}", "Seiten {pages}") as it names one page or more;
+    else ``location`` as written (a pool's own words, ``"chapter 2"``)."""
+    found = _LOCATION.fullmatch(location.strip())
+    if found is None:
+        return location
+    return (one if found.group(1) == ONE_PAGE else several).format(pages=found.group(2))
 
 
 def source_location(source: Source) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citations.links import safe_link, source_domain
-from citations.locations import cited_pages, source_location
+from citations.locations import source_location, worded_pages
 from citations.model import Source
 from citations.numbering import CitationPlan, NumberingMode, plan_citations
 from citations.pool import SourcePool
@@ -180,12 +180,7 @@ def document_direction(document: Document) -> Direction:
 def entry_location(source: Source, words: Labels) -> str:
     """Where in ``source`` it is cited, as its entry shows it: the pages an adapter recorded,
     worded in the document's language ("Seiten 3–4, 7"), or a pool's own words as written."""
-    location = source_location(source)
-    pages = cited_pages(location)
-    if not pages:
-        return location
-    return (words.cited_page if location.startswith("page ") else words.cited_pages).format(
-        pages=pages)
+    return worded_pages(source_location(source), words.cited_page, words.cited_pages)
 
 
 def source_title(source: Source, words: Labels) -> str:
