@@ -798,11 +798,6 @@ class EntryParts:
         return f"{self.number}." if self.style_marker is None else self.style_marker
 
     @property
-    def details_text(self) -> str:
-        """The details with their separators: ``" — iea.org · 2024-10-16"`` (or "")."""
-        return "".join(d.separator + d.text for d in self.details)
-
-    @property
     def rtl(self) -> bool:
         """Whether the entry reads right to left (the document does)."""
         return self.direction == "rtl"

@@ -171,10 +171,10 @@ def test_title_rule() -> None:
 def test_entry_parts_and_image_fallback() -> None:
     rdoc = resolved("a[[S:1]] b[[S:3]]\n")
     web, memo = (entry_parts(entry) for entry in rdoc.entries)
-    assert (web.marker, web.title, web.details_text) == (
+    assert (web.marker, web.title, web.details_run()) == (
         "1.", "World Energy Outlook 2024", "\u00a0\u2014 iea.org\u00a0\u00b7 2024-10-16")
     assert [d.kind for d in web.details] == ["label", "date"] and web.backlink == "cite-1"
-    assert (memo.title, memo.details_text, memo.url) == (
+    assert (memo.title, memo.details_run(), memo.url) == (
         "Tenant memo", "\u00a0\u2014 q3-memo.pdf", "")
     same = SourceEntry(1, 9, rdoc.entries[0].source, "iea.org", "", "iea.org", "", "src-1", "")
     assert entry_parts(same).details == ()  # a label that only repeats the title is left out
